@@ -1,0 +1,309 @@
+// Package app is one player's terminal: a Bubble Tea model per connection with the
+// screens of the game (title, character roll, the dungeon, the map, help). It turns keys
+// into world commands and world views into text. It must not change world state except by
+// sending commands, and it knows nothing of SSH or storage: the server translates a
+// session into Params at the edge.
+package app
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"sync/atomic"
+
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/orthanc-ssh/orthanc-ssh/world"
+)
+
+// MinWidth and MinHeight are the smallest terminal the game draws in.
+const (
+	MinWidth  = 80
+	MinHeight = 24
+)
+
+// Params is everything a session knows about its player, in plain values.
+type Params struct {
+	Fingerprint string
+	// Saved is the player's stored knight, or nil for a new key.
+	Saved  *world.Adventurer
+	Engine *world.Engine
+	Width  int
+	Height int
+	// Rand rolls a new knight's characteristics; each session has its own.
+	Rand *rand.Rand
+}
+
+type screen int
+
+const (
+	screenTitle screen = iota
+	screenRoll
+	screenName
+	screenJoining
+	screenPlay
+	screenMap
+	screenHelp
+	screenQuit
+	screenEnded
+)
+
+// Model is one connection's game screen. It is owned by its Bubble Tea program.
+type Model struct {
+	ctx    context.Context
+	p      Params
+	theme  theme
+	screen screen
+	width  int
+	height int
+
+	// character roll
+	stats     world.Stats
+	hits      int
+	suggested string
+	name      textinput.Model
+	nameErr   string
+
+	player   atomic.Pointer[world.Player]
+	mailbox  *Mailbox
+	view     world.View
+	haveView bool
+	doorMode bool
+	ended    string
+}
+
+// New makes the model for one session; ctx ends when the connection does.
+func New(ctx context.Context, p Params) *Model {
+	if p.Rand == nil {
+		p.Rand = rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
+	}
+	ti := textinput.New()
+	ti.CharLimit = world.MaxNameLen
+	ti.Prompt = "Name: "
+	return &Model{ctx: ctx, p: p, theme: platoTheme(), width: p.Width, height: p.Height,
+		name: ti, mailbox: NewMailbox()}
+}
+
+// Leave takes the knight out of the world if it joined, saving it. The server calls it
+// when the program has ended, however it ended.
+func (m *Model) Leave(ctx context.Context) (world.Adventurer, bool, error) {
+	pl := m.player.Load()
+	if pl == nil {
+		return world.Adventurer{}, false, nil
+	}
+	return pl.Leave(ctx)
+}
+
+// Init starts the program; nothing needs doing until the first key.
+func (m *Model) Init() tea.Cmd { return nil }
+
+type joinedMsg struct {
+	player *world.Player
+	err    error
+}
+
+type viewMsg world.View
+
+func (m *Model) join(rec world.Adventurer) tea.Cmd {
+	m.screen = screenJoining
+	return func() tea.Msg {
+		pl, err := m.p.Engine.Join(m.ctx, rec, m.mailbox)
+		return joinedMsg{pl, err}
+	}
+}
+
+func (m *Model) waitView() tea.Cmd {
+	return func() tea.Msg {
+		v, ok := m.mailbox.Next(m.ctx)
+		if !ok {
+			return nil
+		}
+		return viewMsg(v)
+	}
+}
+
+// Update handles one message.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+		return m, nil
+	case joinedMsg:
+		if msg.err != nil {
+			m.ended = "The world is not running; please try again later."
+			m.screen = screenEnded
+			return m, tea.Quit
+		}
+		m.player.Store(msg.player)
+		m.screen = screenPlay
+		return m, m.waitView()
+	case viewMsg:
+		v := world.View(msg)
+		if v.Ended != "" {
+			m.ended = v.Ended
+			m.screen = screenEnded
+			return m, tea.Quit
+		}
+		m.view, m.haveView = v, true
+		return m, m.waitView()
+	case tea.KeyPressMsg:
+		if msg.String() == "ctrl+c" {
+			return m, tea.Quit
+		}
+		return m, m.key(msg)
+	}
+	if m.screen == screenName {
+		var cmd tea.Cmd
+		m.name, cmd = m.name.Update(msg)
+		return m, cmd
+	}
+	return m, nil
+}
+
+func (m *Model) roll() {
+	m.stats = world.RollStats(m.p.Rand)
+	m.hits = world.StartHits(m.p.Rand, m.stats.Con)
+}
+
+func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
+	s := k.String()
+	switch m.screen {
+	case screenTitle:
+		if s == "enter" || s == "space" {
+			if m.p.Saved != nil {
+				return m.join(*m.p.Saved)
+			}
+			m.roll()
+			m.screen = screenRoll
+		} else if s == "q" {
+			return tea.Quit
+		}
+	case screenRoll:
+		switch s {
+		case "r":
+			m.roll()
+		case "enter":
+			m.suggested = world.RandomName(m.p.Rand)
+			m.name.Placeholder = m.suggested
+			m.screen = screenName
+			return m.name.Focus()
+		}
+	case screenName:
+		if s == "enter" {
+			raw := m.name.Value()
+			if strings.TrimSpace(raw) == "" {
+				raw = m.suggested
+			}
+			name, err := world.CleanName(raw)
+			if err != nil {
+				m.nameErr = "A name is 1 to 20 letters, digits, spaces, ' or -, starting with a letter."
+				return nil
+			}
+			rec := world.NewAdventurer(m.p.Fingerprint, name, m.stats, m.hits)
+			return m.join(rec)
+		}
+		m.nameErr = ""
+		var cmd tea.Cmd
+		m.name, cmd = m.name.Update(k)
+		return cmd
+	case screenPlay:
+		return m.playKey(s)
+	case screenMap, screenHelp:
+		m.screen = screenPlay
+	case screenQuit:
+		switch s {
+		case "y", "q", "enter":
+			return tea.Quit
+		default:
+			m.screen = screenPlay
+		}
+	}
+	return nil
+}
+
+// moveKeys maps keys to directions; the shifted forms (and d, then a direction) open doors.
+var moveKeys = map[string]struct {
+	dir  world.Dir
+	door bool
+}{
+	"up": {world.North, false}, "down": {world.South, false}, "left": {world.West, false}, "right": {world.East, false},
+	"k": {world.North, false}, "j": {world.South, false}, "h": {world.West, false}, "l": {world.East, false},
+	"shift+up": {world.North, true}, "shift+down": {world.South, true}, "shift+left": {world.West, true}, "shift+right": {world.East, true},
+	"K": {world.North, true}, "J": {world.South, true}, "H": {world.West, true}, "L": {world.East, true},
+}
+
+func (m *Model) playKey(s string) tea.Cmd {
+	if mv, ok := moveKeys[s]; ok && m.view.Self.Depth > 0 {
+		m.do(world.Move{Dir: mv.dir, Door: mv.door || m.doorMode})
+		m.doorMode = false
+		return nil
+	}
+	m.doorMode = false
+	switch s {
+	case "d":
+		m.doorMode = m.view.Self.Depth > 0
+	case ">":
+		m.do(world.Climb{Down: true})
+	case "<":
+		m.do(world.Climb{})
+	case "enter":
+		if m.view.Outside() {
+			m.do(world.Enter{})
+		}
+	case "m":
+		m.screen = screenMap
+	case "?", "f1":
+		m.screen = screenHelp
+	case "q":
+		m.screen = screenQuit
+	}
+	return nil
+}
+
+func (m *Model) do(c world.Command) {
+	if pl := m.player.Load(); pl != nil {
+		_ = pl.Do(m.ctx, c) // fails only when the session or the world is ending
+	}
+}
+
+// View draws the current screen.
+func (m *Model) View() tea.View {
+	v := tea.NewView(m.render(false))
+	v.AltScreen = true
+	return v
+}
+
+// Text is the current screen without colour, as a player with NO_COLOR sees it (tests use it).
+func (m *Model) Text() string { return m.render(true) }
+
+func (m *Model) render(plain bool) string {
+	w, h := m.width, m.height
+	if w < MinWidth || h < MinHeight {
+		return fmt.Sprintf("Please enlarge your terminal to at least %d×%d\n(it is %d×%d now).", MinWidth, MinHeight, w, h)
+	}
+	c := newCanvas(w, h)
+	switch m.screen {
+	case screenTitle:
+		m.drawTitle(c)
+	case screenRoll:
+		m.drawRoll(c)
+	case screenName:
+		m.drawRoll(c)
+		c.text(4, 15, "Name your knight, or press Enter to be "+m.suggested+".", clsText)
+		c.text(4, 17, m.name.Value()+"_", clsSelf)
+		c.text(4, 19, m.nameErr, clsTitle)
+	case screenJoining:
+		c.text(2, 2, "Entering the dungeon...", clsText)
+	case screenPlay, screenQuit:
+		m.drawPlay(c)
+	case screenMap:
+		m.drawMap(c)
+	case screenHelp:
+		drawHelp(c)
+	case screenEnded:
+		c.text(2, 2, m.ended, clsTitle)
+	}
+	return strings.Join(c.lines(&m.theme, plain), "\n")
+}

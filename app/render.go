@@ -1,0 +1,275 @@
+package app
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	"github.com/orthanc-ssh/orthanc-ssh/world"
+)
+
+// cell is one terminal column of the screen.
+type cell struct {
+	r   rune
+	cls class
+}
+
+// canvas is a rectangle of cells that turns into styled lines.
+type canvas struct {
+	w, h  int
+	cells []cell
+}
+
+func newCanvas(w, h int) *canvas {
+	c := &canvas{w: w, h: h, cells: make([]cell, w*h)}
+	for i := range c.cells {
+		c.cells[i] = cell{' ', clsText}
+	}
+	return c
+}
+
+func (c *canvas) set(x, y int, r rune, cls class) {
+	if x >= 0 && y >= 0 && x < c.w && y < c.h {
+		c.cells[y*c.w+x] = cell{r, cls}
+	}
+}
+
+// text writes s from column x of row y, cut at the canvas edge.
+func (c *canvas) text(x, y int, s string, cls class) {
+	for _, r := range s {
+		c.set(x, y, r, cls)
+		x++
+	}
+}
+
+// lines renders the canvas with the theme; runs of one class become one styled string.
+func (c *canvas) lines(t *theme, plain bool) []string {
+	out := make([]string, c.h)
+	var b, run strings.Builder
+	for y := range c.h {
+		b.Reset()
+		row := c.cells[y*c.w : (y+1)*c.w]
+		for i := 0; i < len(row); {
+			j := i
+			run.Reset()
+			for j < len(row) && row[j].cls == row[i].cls {
+				run.WriteRune(row[j].r)
+				j++
+			}
+			if plain {
+				b.WriteString(run.String())
+			} else {
+				b.WriteString(t[row[i].cls].Render(run.String()))
+			}
+			i = j
+		}
+		out[y] = b.String()
+	}
+	return out
+}
+
+// Squares are drawn two columns wide with their edges in the columns and rows between
+// them (DESIGN §11): square x starts at column 3x+1, square y sits on row 2y+1.
+const (
+	colsPerSquare = 3
+	rowsPerSquare = 2
+)
+
+// levelPainter draws part of a level into a canvas.
+type levelPainter struct {
+	l     *world.Level
+	shown func(p world.Pos) bool // squares drawn
+	found map[int]bool           // secret doors this player has found (by EdgeIndex)
+	marks map[world.Pos]mark     // what stands on a square (the player, others)
+}
+
+type mark struct {
+	text string // two columns
+	cls  class
+}
+
+// edgeLook is how a player sees an edge: secret doors are walls until found, and one in
+// six shows as a wall with a box in it (seed 000).
+func (lp *levelPainter) edgeLook(p world.Pos, d world.Dir) world.Edge {
+	e := lp.l.Edge(p, d)
+	if e.IsSecret() && lp.found[lp.l.EdgeIndex(p, d)] {
+		return world.EdgeDoor
+	}
+	if e == world.EdgeSecret {
+		return world.EdgeWall
+	}
+	return e
+}
+
+// edgeAt is the edge drawn at canvas position (cx, cy) of the whole level picture, and
+// whether it is drawn at all (only edges of shown squares are).
+func (lp *levelPainter) edgeAt(cx, cy int) (world.Edge, bool) {
+	l := lp.l
+	if cy%rowsPerSquare == 0 && cx%colsPerSquare != 0 { // horizontal edge above square (x, y)
+		x, y := cx/colsPerSquare, cy/rowsPerSquare
+		above, below := world.Pos{X: x, Y: y - 1}, world.Pos{X: x, Y: y}
+		if !(lp.showable(above) || lp.showable(below)) {
+			return 0, false
+		}
+		if y == l.H {
+			return lp.edgeLook(above, world.South), true
+		}
+		return lp.edgeLook(below, world.North), true
+	}
+	if cy%rowsPerSquare == 1 && cx%colsPerSquare == 0 { // vertical edge left of square (x, y)
+		x, y := cx/colsPerSquare, cy/rowsPerSquare
+		left, right := world.Pos{X: x - 1, Y: y}, world.Pos{X: x, Y: y}
+		if !(lp.showable(left) || lp.showable(right)) {
+			return 0, false
+		}
+		if x == l.W {
+			return lp.edgeLook(left, world.East), true
+		}
+		return lp.edgeLook(right, world.West), true
+	}
+	return 0, false
+}
+
+func (lp *levelPainter) showable(p world.Pos) bool { return lp.l.In(p) && lp.shown(p) }
+
+func solid(e world.Edge, drawn bool) bool { return drawn && e != world.EdgeOpen }
+
+// cornerGlyphs is indexed by which of the four lines meet at a corner: up 1, right 2,
+// down 4, left 8.
+var cornerGlyphs = [16]rune{' ', '╵', '╶', '└', '╷', '│', '┌', '├', '╴', '┘', '─', '┴', '┐', '┤', '┬', '┼'}
+
+func edgeGlyph(e world.Edge, horizontal, second bool) (rune, class) {
+	switch e {
+	case world.EdgeWall:
+		if horizontal {
+			return '─', clsWall
+		}
+		return '│', clsWall
+	case world.EdgeDoor:
+		if horizontal {
+			return '╌', clsDoor
+		}
+		return '╎', clsDoor
+	case world.EdgeLocked:
+		if horizontal {
+			return '═', clsDoor
+		}
+		return '║', clsDoor
+	case world.EdgeSecretMarked:
+		if horizontal && !second {
+			return '─', clsWall
+		}
+		return '□', clsWall
+	}
+	return ' ', clsText
+}
+
+func featureMark(f world.Feature) (string, bool) {
+	switch f {
+	case world.FeatExit:
+		return "EX", true
+	case world.FeatStairsUp:
+		return "<<", true
+	case world.FeatStairsDown:
+		return ">>", true
+	case world.FeatChute:
+		return "()", true
+	case world.FeatPit:
+		return "[]", true
+	}
+	return "", false
+}
+
+// paint draws the level into c so that square center sits in the middle of c (or the
+// whole level is centred when it fits).
+func (lp *levelPainter) paint(c *canvas, center world.Pos) {
+	fullW, fullH := lp.l.W*colsPerSquare+1, lp.l.H*rowsPerSquare+1
+	ox := offset(fullW, c.w, center.X*colsPerSquare+1)
+	oy := offset(fullH, c.h, center.Y*rowsPerSquare+1)
+	for y := range c.h {
+		cy := y + oy
+		if cy < 0 || cy >= fullH {
+			continue
+		}
+		for x := range c.w {
+			cx := x + ox
+			if cx < 0 || cx >= fullW {
+				continue
+			}
+			r, cls := lp.glyphAt(cx, cy)
+			c.set(x, y, r, cls)
+		}
+	}
+}
+
+// offset is the first canvas column (or row) of the level picture that a window of
+// size win shows, keeping focus in the middle but not scrolling past the ends.
+func offset(full, win, focus int) int {
+	if full <= win {
+		return -(win - full) / 2
+	}
+	return max(0, min(focus-win/2, full-win))
+}
+
+func (lp *levelPainter) glyphAt(cx, cy int) (rune, class) {
+	switch {
+	case cy%rowsPerSquare == 0 && cx%colsPerSquare == 0:
+		bits := 0
+		if e, ok := lp.edgeAt(cx, cy-1); solid(e, ok) {
+			bits |= 1
+		}
+		if e, ok := lp.edgeAt(cx+1, cy); solid(e, ok) {
+			bits |= 2
+		}
+		if e, ok := lp.edgeAt(cx, cy+1); solid(e, ok) {
+			bits |= 4
+		}
+		if e, ok := lp.edgeAt(cx-1, cy); solid(e, ok) {
+			bits |= 8
+		}
+		return cornerGlyphs[bits], clsWall
+	case cy%rowsPerSquare == 0 || cx%colsPerSquare == 0:
+		e, ok := lp.edgeAt(cx, cy)
+		if !ok {
+			return ' ', clsText
+		}
+		return edgeGlyph(e, cy%rowsPerSquare == 0, cx%colsPerSquare == 2)
+	}
+	p := world.Pos{X: cx / colsPerSquare, Y: cy / rowsPerSquare}
+	if !lp.showable(p) {
+		return ' ', clsText
+	}
+	half := cx%colsPerSquare - 1
+	if m, ok := lp.marks[p]; ok {
+		return runeAt(m.text, half), m.cls
+	}
+	if s, ok := featureMark(lp.l.Feature(p)); ok {
+		return runeAt(s, half), clsFeature
+	}
+	return ' ', clsText
+}
+
+func runeAt(s string, i int) rune {
+	for _, r := range s {
+		if i == 0 {
+			return r
+		}
+		i--
+	}
+	return ' '
+}
+
+// initials are the two columns that stand for another player: the first two letters of
+// the name.
+func initials(name string) string {
+	var b strings.Builder
+	for _, r := range name {
+		if b.Len() == 0 || utf8.RuneCountInString(b.String()) < 2 {
+			b.WriteRune(r)
+		}
+	}
+	s := b.String()
+	for utf8.RuneCountInString(s) < 2 {
+		s += " "
+	}
+	return s
+}

@@ -1,0 +1,206 @@
+package app
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/orthanc-ssh/orthanc-ssh/world"
+)
+
+var banner = []string{
+	` ___  ____ _____ _   _    _    _   _  ____ `,
+	`/ _ \|  _ \_   _| | | |  / \  | \ | |/ ___|`,
+	`| | | | |_) || | | |_| | / _ \ |  \| | |    `,
+	`| |_| |  _ < | | |  _  |/ ___ \| |\  | |___ `,
+	` \___/|_| \_\|_| |_| |_/_/   \_\_| \_|\____|`,
+}
+
+func (m *Model) drawTitle(c *canvas) {
+	top := max(1, c.h/2-8)
+	for i, line := range banner {
+		c.text((c.w-len(banner[0]))/2, top+i, line, clsTitle)
+	}
+	lines := []string{
+		"A dungeon of the PLATO age, shared by everyone connected.",
+		"",
+	}
+	if m.p.Saved != nil {
+		lines = append(lines, fmt.Sprintf("Welcome back, %s.", m.p.Saved.Name), "", "Press Enter to continue your adventure.")
+	} else {
+		lines = append(lines, "Your SSH key is your account: a new key rolls a new knight.", "", "Press Enter to begin.")
+	}
+	for i, s := range lines {
+		c.text((c.w-len([]rune(s)))/2, top+len(banner)+2+i, s, clsText)
+	}
+}
+
+func (m *Model) drawRoll(c *canvas) {
+	c.text(2, 1, "A new knight", clsTitle)
+	c.text(2, 3, "The dice have spoken. A good knight has every characteristic of at least 10.", clsText)
+	rows := []struct {
+		name string
+		v    int
+	}{{"Strength", m.stats.Str}, {"Intelligence", m.stats.Int}, {"Constitution", m.stats.Con}, {"Dexterity", m.stats.Dex}}
+	for i, r := range rows {
+		c.text(6, 5+i, fmt.Sprintf("%-14s %2d", r.name, r.v), clsText)
+	}
+	c.text(6, 10, fmt.Sprintf("%-14s %2d", "Hits", m.hits), clsText)
+	c.text(6, 11, fmt.Sprintf("%-14s %2d", "Spell units", world.SpellUnitsForLevel(1)), clsText)
+	if m.screen == screenRoll {
+		c.text(2, 13, "Press r to roll again, Enter to keep this knight.", clsTitle)
+	}
+}
+
+// drawPlay lays out the dungeon screen: a header, the view around the knight, who else is
+// on the level, the last messages and the status line.
+func (m *Model) drawPlay(c *canvas) {
+	v := m.view
+	s := v.Self
+	c.text(0, 0, "ORTHANC", clsTitle)
+	stats := fmt.Sprintf("Str %d  Int %d  Con %d  Dex %d", s.Str, s.Int, s.Con, s.Dex)
+	c.text(10, 0, stats, clsText)
+	keys := "? help  m map  q quit"
+	c.text(c.w-len(keys), 0, keys, clsDim)
+
+	const msgLines = 3
+	mapTop, mapH := 1, c.h-1-1-1-msgLines // header, others line, messages, status
+	if !m.haveView {
+		c.text(2, 2, "Entering the dungeon...", clsText)
+	} else if v.Outside() {
+		drawOutside(c, mapTop, mapH)
+	} else {
+		sub := newCanvas(c.w, mapH)
+		m.painter(v.Visible, true).paint(sub, s.Pos)
+		c.blit(sub, 0, mapTop)
+	}
+
+	var others, unseen []string
+	for _, o := range v.Others {
+		if o.Seen {
+			others = append(others, o.Name)
+		} else {
+			unseen = append(unseen, o.Name)
+		}
+	}
+	line := ""
+	if len(others) > 0 {
+		line = "With you: " + strings.Join(others, ", ") + ". "
+	}
+	if len(unseen) > 0 {
+		line += "Elsewhere on this level: " + strings.Join(unseen, ", ") + "."
+	}
+	c.text(0, mapTop+mapH, line, clsDim)
+
+	msgs := v.Messages
+	if m.screen == screenQuit {
+		msgs = append(append([]string(nil), msgs...), "Leave the dungeon for now? Your knight is saved where it stands. (y/n)")
+	} else if m.doorMode {
+		msgs = append(append([]string(nil), msgs...), "Open a door: which direction?")
+	}
+	if len(msgs) > msgLines {
+		msgs = msgs[len(msgs)-msgLines:]
+	}
+	for i, msg := range msgs {
+		cls := clsDim
+		if i == len(msgs)-1 {
+			cls = clsText
+		}
+		c.text(0, c.h-1-msgLines+i, msg, cls)
+	}
+	c.text(0, c.h-1, statusLine(s), clsTitle)
+}
+
+func statusLine(s world.Self) string {
+	where := fmt.Sprintf("Depth %d", s.Depth)
+	if s.Depth == 0 {
+		where = "Outside"
+	}
+	return fmt.Sprintf("%s │ Level %d │ Hits %d/%d │ Spells %d │ Exp %d │ %s",
+		s.Name, s.Level, s.Hits, s.MaxHits, s.SpellUnits, s.Experience, where)
+}
+
+func drawOutside(c *canvas, top, h int) {
+	lines := []string{
+		"You stand in the daylight outside the dungeon of Orthanc.",
+		"",
+		"Press Enter to climb back down, or q to rest here until you return.",
+	}
+	for i, s := range lines {
+		c.text((c.w-len([]rune(s)))/2, top+h/2-1+i, s, clsText)
+	}
+}
+
+// painter draws the level of the current view showing the squares in set; with others
+// set it also draws the other players the knight can see.
+func (m *Model) painter(set []byte, others bool) *levelPainter {
+	v := m.view
+	l := v.Level
+	lp := &levelPainter{
+		l:     l,
+		shown: func(p world.Pos) bool { return world.Bit(set, p.Y*l.W+p.X) },
+		found: map[int]bool{},
+		marks: map[world.Pos]mark{},
+	}
+	for _, d := range v.FoundDoors {
+		lp.found[d] = true
+	}
+	if others {
+		for _, o := range v.Others {
+			if o.Seen {
+				lp.marks[o.Pos] = mark{initials(o.Name), clsOther}
+			}
+		}
+	}
+	lp.marks[v.Self.Pos] = mark{"()", clsSelf} // seed 000: "You appear as a circle."
+	return lp
+}
+
+func (m *Model) drawMap(c *canvas) {
+	v := m.view
+	if !m.haveView || v.Outside() {
+		c.text(2, 2, "You are outside the dungeon; there is no map to show. Any key returns.", clsText)
+		return
+	}
+	c.text(0, 0, fmt.Sprintf("Map of level %d: where you have been. You are the circle. Any key returns.", v.Self.Depth), clsTitle)
+	sub := newCanvas(c.w, c.h-1)
+	m.painter(v.Known, false).paint(sub, v.Self.Pos)
+	c.blit(sub, 0, 1)
+}
+
+var helpText = []string{
+	"HELP — the knight's lesson",
+	"",
+	"You are a knight come to a dungeon full of treasure and, unfortunately, monsters too.",
+	"Gather experience by fighting, by taking treasure, and now and then by finding magic.",
+	"",
+	"Moving   arrows or h j k l        Doors   shift+arrow, H J K L, or d then a direction",
+	"Stairs   > go down, < go up       Exit    < on the exit (EX) of level 1",
+	"Map      m                        Quit    q (your knight is saved where it stands)",
+	"",
+	"Walls and doors lie between squares. Locked doors (═ ║) lead into rooms: throw",
+	"yourself at one with shift+direction; Strength decides whether it gives way.",
+	"Secret doors look like walls, but about one time in six as a wall with a box (□).",
+	"Other knights show as the first two letters of their names; you are ().",
+	"",
+	"Press any key to return.",
+}
+
+func drawHelp(c *canvas) {
+	for i, s := range helpText {
+		cls := clsText
+		if i == 0 {
+			cls = clsTitle
+		}
+		c.text(2, 1+i, s, cls)
+	}
+}
+
+// blit copies src into c with its top-left corner at (x, y).
+func (c *canvas) blit(src *canvas, x, y int) {
+	for sy := range src.h {
+		for sx := range src.w {
+			cl := src.cells[sy*src.w+sx]
+			c.set(x+sx, y+sy, cl.r, cl.cls)
+		}
+	}
+}

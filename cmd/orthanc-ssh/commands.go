@@ -1,0 +1,190 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"charm.land/ssh"
+
+	"github.com/orthanc-ssh/orthanc-ssh/keys"
+	"github.com/orthanc-ssh/orthanc-ssh/store"
+)
+
+// A command is what `ssh host NAME args...` runs when there is no game screen.
+type command struct {
+	name, usage, summary string
+	run                  func(s *server, sess ssh.Session, args []string) int
+}
+
+var commands []command
+
+func init() {
+	commands = []command{
+		{"help", "help", "this list", (*server).cmdHelp},
+		{"whoami", "whoami [--json]", "your knight: characteristics, hits, where it stands", (*server).cmdWhoami},
+		{"who", "who [--json]", "the knights in the dungeon now", (*server).cmdWho},
+	}
+}
+
+// runCommand runs a non-interactive command and ends the session with its exit status:
+// 0 on success, 1 on any error (with one line on stderr).
+func (s *server) runCommand(sess ssh.Session) {
+	args := sess.Command()
+	if len(args) == 0 {
+		args = []string{"help"}
+	}
+	for _, c := range commands {
+		if c.name == args[0] {
+			_ = sess.Exit(c.run(s, sess, args[1:]))
+			return
+		}
+	}
+	fmt.Fprintf(sess.Stderr(), "orthanc: unknown command %q; try `help`\n", printable(args[0]))
+	_ = sess.Exit(1)
+}
+
+// printable cuts a client-supplied word short and drops control characters, so an error
+// message never echoes escape sequences back to a terminal.
+func printable(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if b.Len() >= 40 {
+			b.WriteString("…")
+			break
+		}
+		if r >= 0x20 && r != 0x7f && !(r >= 0x80 && r < 0xa0) {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// jsonFlag accepts only --json; anything else is a usage error.
+func jsonFlag(sess ssh.Session, usage string, args []string) (asJSON, ok bool) {
+	for _, a := range args {
+		if a != "--json" {
+			fmt.Fprintf(sess.Stderr(), "orthanc: unexpected %q; usage: %s\n", printable(a), usage)
+			return false, false
+		}
+		asJSON = true
+	}
+	return asJSON, true
+}
+
+func (s *server) cmdHelp(sess ssh.Session, args []string) int {
+	w := tabwriter.NewWriter(sess, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(w, "Orthanc over SSH. Connect with a terminal to play: ssh -p PORT host")
+	fmt.Fprintln(w, "Commands (ssh -p PORT host COMMAND):")
+	for _, c := range commands {
+		fmt.Fprintf(w, "  %s\t%s\n", c.usage, c.summary)
+	}
+	_ = w.Flush()
+	return 0
+}
+
+// whoami is the --json shape of `whoami`; the text form prints the same keys as
+// "key: value" lines.
+type whoami struct {
+	Fingerprint string `json:"fingerprint"`
+	Name        string `json:"name"`
+	Online      bool   `json:"online"`
+	Level       int    `json:"level"`
+	Experience  int    `json:"experience"`
+	Hits        int    `json:"hits"`
+	MaxHits     int    `json:"max_hits"`
+	SpellUnits  int    `json:"spell_units"`
+	Str         int    `json:"str"`
+	Int         int    `json:"int"`
+	Con         int    `json:"con"`
+	Dex         int    `json:"dex"`
+	Depth       int    `json:"depth"`
+	X           int    `json:"x"`
+	Y           int    `json:"y"`
+}
+
+func (s *server) cmdWhoami(sess ssh.Session, args []string) int {
+	asJSON, ok := jsonFlag(sess, "whoami [--json]", args)
+	if !ok {
+		return 1
+	}
+	fp := keys.Fingerprint(sess.PublicKey())
+	rec, online, err := s.engine.Lookup(sess.Context(), fp)
+	if err == nil && !online {
+		rec, err = s.saver.Load(fp)
+	}
+	if errors.Is(err, store.ErrNotFound) {
+		fmt.Fprintf(sess.Stderr(), "orthanc: no knight for key %s yet; connect with a terminal to roll one\n", fp)
+		return 1
+	}
+	if err != nil {
+		s.log.Error("whoami", "fingerprint", fp, "err", err)
+		fmt.Fprintln(sess.Stderr(), "orthanc: your knight could not be read just now; try again later")
+		return 1
+	}
+	out := whoami{fp, rec.Name, online, rec.Level, rec.Experience, rec.Hits, rec.MaxHits,
+		rec.SpellUnits, rec.Str, rec.Int, rec.Con, rec.Dex, rec.Depth, rec.X, rec.Y}
+	if asJSON {
+		return writeJSON(sess, out)
+	}
+	for _, kv := range [][2]any{
+		{"fingerprint", out.Fingerprint}, {"name", out.Name}, {"online", out.Online},
+		{"level", out.Level}, {"experience", out.Experience}, {"hits", out.Hits},
+		{"max_hits", out.MaxHits}, {"spell_units", out.SpellUnits}, {"str", out.Str},
+		{"int", out.Int}, {"con", out.Con}, {"dex", out.Dex}, {"depth", out.Depth},
+		{"x", out.X}, {"y", out.Y},
+	} {
+		fmt.Fprintf(sess, "%s: %v\n", kv[0], kv[1])
+	}
+	return 0
+}
+
+func (s *server) cmdWho(sess ssh.Session, args []string) int {
+	asJSON, ok := jsonFlag(sess, "who [--json]", args)
+	if !ok {
+		return 1
+	}
+	who, err := s.engine.Who(sess.Context())
+	if err != nil {
+		fmt.Fprintln(sess.Stderr(), "orthanc: the world is not answering; try again later")
+		return 1
+	}
+	if asJSON {
+		type entry struct {
+			Name  string `json:"name"`
+			Level int    `json:"level"`
+			Depth int    `json:"depth"`
+		}
+		list := make([]entry, 0, len(who))
+		for _, w := range who {
+			list = append(list, entry{w.Name, w.Level, w.Depth})
+		}
+		return writeJSON(sess, list)
+	}
+	if len(who) == 0 {
+		fmt.Fprintln(sess, "No one is in the dungeon.")
+		return 0
+	}
+	w := tabwriter.NewWriter(sess, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(w, "NAME\tLEVEL\tWHERE")
+	for _, e := range who {
+		where := fmt.Sprintf("depth %d", e.Depth)
+		if e.Depth == 0 {
+			where = "outside"
+		}
+		fmt.Fprintf(w, "%s\t%d\t%s\n", e.Name, e.Level, where)
+	}
+	_ = w.Flush()
+	return 0
+}
+
+func writeJSON(w io.Writer, v any) int {
+	enc := json.NewEncoder(w)
+	if err := enc.Encode(v); err != nil {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,66 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strconv"
+	"time"
+)
+
+// defaultSeed is the seed of the "original" dungeon: every server that keeps the default
+// builds the same one.
+const defaultSeed = 1977
+
+// config is the server's settings, from flags first, then ORTHANC_* variables, then defaults.
+type config struct {
+	addr      string
+	data      string
+	adminKeys string
+	seed      uint64
+	tick      time.Duration
+}
+
+// parseConfig reads flags and environment (DESIGN §2).
+func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (config, error) {
+	env := func(name, def string) string {
+		if v := getenv(name); v != "" {
+			return v
+		}
+		return def
+	}
+	fs := flag.NewFlagSet("orthanc-ssh", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var c config
+	var seed, tick string
+	fs.StringVar(&c.addr, "addr", env("ORTHANC_ADDR", ":2222"), "listen address (env ORTHANC_ADDR)")
+	fs.StringVar(&c.data, "data", env("ORTHANC_DATA", "./data"), "folder for orthanc.db and the host key (env ORTHANC_DATA)")
+	fs.StringVar(&c.adminKeys, "admin-keys", getenv("ORTHANC_ADMIN_KEYS"), "authorized_keys file of admin keys (env ORTHANC_ADMIN_KEYS; default <data>/admin_keys)")
+	fs.StringVar(&seed, "seed", env("ORTHANC_SEED", strconv.Itoa(defaultSeed)), "seed of the original dungeon (env ORTHANC_SEED)")
+	fs.StringVar(&tick, "tick", env("ORTHANC_TICK", "25ms"), "wall time of one game turn; ten turns make a round (env ORTHANC_TICK)")
+	if err := fs.Parse(args); err != nil {
+		return config{}, err
+	}
+	if fs.NArg() > 0 {
+		return config{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	var err error
+	if c.seed, err = strconv.ParseUint(seed, 10, 64); err != nil {
+		return config{}, fmt.Errorf("seed %q: want a whole number from 0 to 18446744073709551615", seed)
+	}
+	if c.tick, err = time.ParseDuration(tick); err != nil {
+		return config{}, fmt.Errorf("tick %q: want a duration such as 25ms", tick)
+	}
+	if c.tick < time.Millisecond || c.tick > time.Second {
+		return config{}, errors.New("tick must be between 1ms and 1s")
+	}
+	if c.data == "" {
+		return config{}, errors.New("data folder must not be empty")
+	}
+	if c.adminKeys == "" {
+		c.adminKeys = filepath.Join(c.data, "admin_keys")
+	}
+	return c, nil
+}

@@ -1,0 +1,238 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/orthanc-ssh/orthanc-ssh/keys"
+	"github.com/orthanc-ssh/orthanc-ssh/world"
+)
+
+// openDir is a direction the knight can walk from the entrance of the default dungeon.
+func openDir(t *testing.T) (world.Dir, string) {
+	t.Helper()
+	l := world.Generate(1, world.LevelSeed(defaultSeed, 1), false)
+	keys := map[world.Dir]string{world.North: keyUp, world.South: keyDown, world.East: keyRight, world.West: keyLeft}
+	for _, d := range world.Dirs {
+		if l.Edge(l.Up, d) == world.EdgeOpen {
+			return d, keys[d]
+		}
+	}
+	t.Fatal("the entrance of the default dungeon has no open side")
+	return 0, ""
+}
+
+// A brand-new player reaches the dungeon by pressing Enter at every prompt.
+func TestNewPlayerReachesTheDungeonWithEnter(t *testing.T) {
+	srv := startServer(t, t.TempDir())
+	key := newKey(t)
+	tm := openTerminal(t, srv.addr, key, 80, 24, nil)
+	screen := tm.enterDungeon("")
+	if !strings.Contains(screen, "Level 1") || !strings.Contains(screen, "Hits") || !strings.Contains(screen, "Spells 4") {
+		t.Fatalf("status line missing:\n%s", screen)
+	}
+	if !strings.Contains(screen, "()") {
+		t.Fatalf("the knight is not drawn:\n%s", screen)
+	}
+	w := whoamiJSON(t, srv.addr, key)
+	if w.Fingerprint != keys.Fingerprint(key.PublicKey()) || w.Depth != 1 || !w.Online || w.Name == "" {
+		t.Fatalf("whoami: %+v", w)
+	}
+	l := world.Generate(1, world.LevelSeed(defaultSeed, 1), false)
+	if w.X != l.Up.X || w.Y != l.Up.Y {
+		t.Fatalf("new knight at %d,%d, want the entrance %v", w.X, w.Y, l.Up)
+	}
+}
+
+func TestMovingChangesWhoami(t *testing.T) {
+	srv := startServer(t, t.TempDir())
+	key := newKey(t)
+	tm := openTerminal(t, srv.addr, key, 80, 24, nil)
+	tm.enterDungeon("Percival")
+	before := whoamiJSON(t, srv.addr, key)
+	d, k := openDir(t)
+	tm.press(k)
+	dx, dy := d.Delta()
+	waitUntil(t, "whoami to show the move", func() bool {
+		w := whoamiJSON(t, srv.addr, key)
+		return w.X == before.X+dx && w.Y == before.Y+dy
+	})
+	out, _, code := runCmd(t, srv.addr, key, "whoami")
+	if code != 0 || !strings.Contains(out, "name: Percival\n") || !strings.Contains(out, "depth: 1\n") {
+		t.Fatalf("whoami text (exit %d):\n%s", code, out)
+	}
+}
+
+func TestTwoPlayersSeeEachOther(t *testing.T) {
+	srv := startServer(t, t.TempDir())
+	ka, kb := newKey(t), newKey(t)
+	a := openTerminal(t, srv.addr, ka, 80, 24, nil)
+	a.enterDungeon("Gawain")
+	b := openTerminal(t, srv.addr, kb, 100, 30, nil)
+	b.enterDungeon("Bors")
+
+	out, _, code := runCmd(t, srv.addr, ka, "who")
+	if code != 0 || !strings.Contains(out, "Gawain") || !strings.Contains(out, "Bors") {
+		t.Fatalf("who (exit %d):\n%s", code, out)
+	}
+	out, _, _ = runCmd(t, srv.addr, ka, "who --json")
+	if !strings.Contains(out, `"name":"Gawain"`) || !strings.Contains(out, `"name":"Bors"`) {
+		t.Fatalf("who --json: %s", out)
+	}
+	// Both start at the entrance: each sees the other there, drawn by initials.
+	a.waitFor("With you: Bors", "Bo")
+	b.waitFor("With you: Gawain", "Ga")
+
+	// Bors walks away; Gawain's screen follows him live.
+	_, k := openDir(t)
+	b.press(k)
+	waitUntil(t, "Bors to move", func() bool {
+		w := whoamiJSON(t, srv.addr, kb)
+		return w.X != whoamiJSON(t, srv.addr, ka).X || w.Y != whoamiJSON(t, srv.addr, ka).Y
+	})
+	a.waitFor("Bors") // still listed: with him, or elsewhere on the level
+}
+
+func TestDifferentKeysHaveDifferentKnights(t *testing.T) {
+	srv := startServer(t, t.TempDir())
+	ka, kb := newKey(t), newKey(t)
+	openTerminal(t, srv.addr, ka, 80, 24, nil).enterDungeon("Tristan")
+	_, errOut, code := runCmd(t, srv.addr, kb, "whoami")
+	if code != 1 || !strings.Contains(errOut, "no knight") {
+		t.Fatalf("whoami for a key without a knight: exit %d, %q", code, errOut)
+	}
+	openTerminal(t, srv.addr, kb, 80, 24, nil).enterDungeon("Lancelot")
+	a, b := whoamiJSON(t, srv.addr, ka), whoamiJSON(t, srv.addr, kb)
+	if a.Name != "Tristan" || b.Name != "Lancelot" || a.Fingerprint == b.Fingerprint {
+		t.Fatalf("knights: %+v and %+v", a, b)
+	}
+}
+
+func TestUnknownCommandExitsOne(t *testing.T) {
+	srv := startServer(t, t.TempDir())
+	key := newKey(t)
+	for _, cmd := range []string{"frobnicate", "who --bogus", "whoami extra", "\x1b]0;evil\x07"} {
+		out, errOut, code := runCmd(t, srv.addr, key, cmd)
+		if code != 1 || out != "" || strings.Count(errOut, "\n") != 1 || strings.ContainsAny(errOut, "\x1b\x07") {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q", cmd, code, out, errOut)
+		}
+	}
+	out, _, code := runCmd(t, srv.addr, key, "help")
+	if code != 0 || !strings.Contains(out, "whoami") {
+		t.Fatalf("help: exit %d %q", code, out)
+	}
+}
+
+// A knight is where it was left after a disconnect and a server restart.
+func TestRestartKeepsTheKnightWhereItStood(t *testing.T) {
+	dir := t.TempDir()
+	srv := startServer(t, dir)
+	key := newKey(t)
+	tm := openTerminal(t, srv.addr, key, 80, 24, nil)
+	tm.enterDungeon("Galahad")
+	before := whoamiJSON(t, srv.addr, key)
+	d, k := openDir(t)
+	tm.press(k)
+	dx, dy := d.Delta()
+	waitUntil(t, "the move", func() bool { w := whoamiJSON(t, srv.addr, key); return w.X == before.X+dx && w.Y == before.Y+dy })
+	moved := whoamiJSON(t, srv.addr, key)
+	tm.press("q")
+	tm.waitFor("(y/n)")
+	tm.press("y")
+	select {
+	case <-tm.done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("q, y did not end the session")
+	}
+	if err := srv.stop(); err != nil {
+		t.Fatalf("stop: %v", err)
+	}
+
+	srv = startServer(t, dir)
+	after := whoamiJSON(t, srv.addr, key)
+	if after.Online || after.X != moved.X || after.Y != moved.Y || after.Depth != moved.Depth || after.Name != "Galahad" {
+		t.Fatalf("after restart: %+v, before: %+v", after, moved)
+	}
+	tm = openTerminal(t, srv.addr, key, 160, 50, nil)
+	tm.waitFor("Welcome back, Galahad")
+	tm.press(keyEnter)
+	tm.waitFor("Galahad │ Level 1", "Depth 1")
+	if w := whoamiJSON(t, srv.addr, key); w.X != moved.X || w.Y != moved.Y {
+		t.Fatalf("back in the dungeon at %d,%d, left at %d,%d", w.X, w.Y, moved.X, moved.Y)
+	}
+}
+
+// Dropping the connection (no q) also saves the knight, and shutting the server down while
+// players are connected saves them too.
+func TestShutdownWithPlayersConnectedSavesThem(t *testing.T) {
+	dir := t.TempDir()
+	srv := startServer(t, dir)
+	key := newKey(t)
+	tm := openTerminal(t, srv.addr, key, 80, 24, nil)
+	tm.enterDungeon("Kay")
+	_, k := openDir(t)
+	tm.press(k)
+	var moved whoami
+	waitUntil(t, "the move", func() bool { moved = whoamiJSON(t, srv.addr, key); return moved.X != -1 && moved.Online })
+	start := time.Now()
+	if err := srv.stop(); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("shutdown took %v", d)
+	}
+	srv = startServer(t, dir)
+	if w := whoamiJSON(t, srv.addr, key); w.Name != "Kay" || w.X != moved.X || w.Y != moved.Y {
+		t.Fatalf("after shutdown: %+v, before %+v", w, moved)
+	}
+}
+
+// A second server on the same data folder fails at once, naming the locked file.
+func TestSecondServerOnTheSameDataFailsFast(t *testing.T) {
+	dir := t.TempDir()
+	startServer(t, dir)
+	var stderr strings.Builder
+	start := time.Now()
+	code := run(context.Background(), []string{"-addr", "127.0.0.1:0", "-data", dir}, func(string) string { return "" }, &stderr)
+	if code != 1 || time.Since(start) > 5*time.Second {
+		t.Fatalf("second server: exit %d after %v", code, time.Since(start))
+	}
+	if !strings.Contains(stderr.String(), filepath.Join(dir, "orthanc.db")) || !strings.Contains(stderr.String(), "in use") {
+		t.Fatalf("second server's message does not name the locked file: %s", stderr.String())
+	}
+}
+
+// The host key is made on first start and reused after.
+func TestHostKeyIsKept(t *testing.T) {
+	dir := t.TempDir()
+	srv := startServer(t, dir)
+	first, err := os.ReadFile(filepath.Join(dir, "ssh_host_ed25519_key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = srv.stop()
+	startServer(t, dir)
+	second, _ := os.ReadFile(filepath.Join(dir, "ssh_host_ed25519_key"))
+	if string(first) != string(second) {
+		t.Fatal("the host key changed between starts")
+	}
+}
+
+// A terminal smaller than 80×24 is asked to grow; growing it shows the game.
+func TestSmallTerminalIsAskedToEnlarge(t *testing.T) {
+	srv := startServer(t, t.TempDir())
+	tm := openTerminal(t, srv.addr, newKey(t), 60, 20, nil)
+	tm.waitFor("Please enlarge your terminal to at least 80×24")
+	tm.mu.Lock()
+	tm.em.Resize(80, 24)
+	tm.mu.Unlock()
+	if err := tm.sess.WindowChange(24, 80); err != nil {
+		t.Fatal(err)
+	}
+	tm.waitFor("Press Enter to begin")
+}
+

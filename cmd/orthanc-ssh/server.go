@@ -1,0 +1,224 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"net"
+	"path/filepath"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"charm.land/ssh"
+	"charm.land/wish/v2"
+	"charm.land/wish/v2/bubbletea"
+
+	"github.com/orthanc-ssh/orthanc-ssh/app"
+	"github.com/orthanc-ssh/orthanc-ssh/keys"
+	"github.com/orthanc-ssh/orthanc-ssh/store"
+	"github.com/orthanc-ssh/orthanc-ssh/world"
+)
+
+// checkpointEvery is how much wall time may pass between saves of a moving knight: the
+// most a crash (kill -9) can lose.
+const checkpointEvery = 2 * time.Second
+
+// shutdownGrace bounds how long shutdown waits for sessions to save and close.
+const shutdownGrace = 5 * time.Second
+
+// server is the running game: store, world engine and SSH listener.
+type server struct {
+	cfg    config
+	log    *slog.Logger
+	store  *store.Store
+	saver  *store.Saver
+	engine *world.Engine
+	admins *keys.AllowList
+	ssh    *ssh.Server
+
+	sessions sync.WaitGroup
+}
+
+func newServer(cfg config, log *slog.Logger) (*server, error) {
+	signer, keyPath, created, err := keys.LoadOrCreateHostKey(cfg.data)
+	if err != nil {
+		return nil, fmt.Errorf("host key: %w", err)
+	}
+	if created {
+		log.Info("created host key", "path", keyPath, "fingerprint", keys.Fingerprint(signer.PublicKey()))
+	}
+	admins, bad, err := keys.LoadAllowList(cfg.adminKeys)
+	if err != nil {
+		return nil, fmt.Errorf("admin keys: %w", err)
+	}
+	for _, e := range bad {
+		log.Warn("admin keys: skipped a bad line", "file", cfg.adminKeys, "err", e)
+	}
+	st, err := store.Open(filepath.Join(cfg.data, "orthanc.db"), store.Options{})
+	if err != nil {
+		return nil, err
+	}
+	s := &server{cfg: cfg, log: log, store: st, saver: store.NewSaver(st, log), admins: admins}
+	s.engine = world.New(world.Config{
+		Seed:            cfg.seed,
+		CheckpointTurns: max(1, int(checkpointEvery/cfg.tick)),
+		Saver:           s.saver,
+	})
+	s.ssh, err = wish.NewServer(
+		func(srv *ssh.Server) error { srv.AddHostKey(signer); return nil },
+		wish.WithPublicKeyAuth(func(ssh.Context, ssh.PublicKey) bool { return true }),
+		wish.WithMiddleware(
+			s.finish,
+			bubbletea.MiddlewareWithProgramHandler(s.program),
+			s.logSessions,
+			s.recoverPanics,
+		),
+	)
+	if err != nil {
+		st.Close()
+		return nil, fmt.Errorf("ssh server: %w", err)
+	}
+	return s, nil
+}
+
+// serve runs the world, the saver and the SSH server on ln until ctx ends, then shuts
+// down in order: stop accepting, close sessions (each saves its knight), save every
+// knight still in the world, stop the world, write everything, close the store.
+func (s *server) serve(ctx context.Context, ln net.Listener) error {
+	worldCtx, stopWorld := context.WithCancel(context.Background())
+	ticker := time.NewTicker(s.cfg.tick)
+	defer ticker.Stop()
+	worldDone := make(chan struct{})
+	go func() { s.engine.Run(worldCtx, ticker.C); close(worldDone) }()
+	saverCtx, stopSaver := context.WithCancel(context.Background())
+	saverDone := make(chan struct{})
+	go func() { s.saver.Run(saverCtx); close(saverDone) }()
+
+	s.log.Info("listening", "addr", ln.Addr().String(), "data", s.cfg.data, "seed", s.cfg.seed, "tick", s.cfg.tick)
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- s.ssh.Serve(ln) }()
+
+	var err error
+	select {
+	case <-ctx.Done():
+	case err = <-serveErr:
+		if errors.Is(err, ssh.ErrServerClosed) {
+			err = nil
+		}
+	}
+	s.log.Info("shutting down")
+	_ = s.ssh.Close() // closes the listener and every connection; sessions then leave the world
+	waited := make(chan struct{})
+	go func() { s.sessions.Wait(); close(waited) }()
+	select {
+	case <-waited:
+	case <-time.After(shutdownGrace):
+		s.log.Warn("sessions still open after the grace period; saving from the world")
+	}
+	saveCtx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	n, _ := s.engine.SaveAll(saveCtx)
+	cancel()
+	stopWorld()
+	<-worldDone
+	stopSaver()
+	<-saverDone
+	if ferr := s.saver.Flush(); ferr != nil && err == nil {
+		err = ferr
+	}
+	if cerr := s.store.Close(); cerr != nil && err == nil {
+		err = cerr
+	}
+	s.log.Info("stopped", "saved_in_world", n)
+	return err
+}
+
+// close releases what newServer opened, for a server that never served.
+func (s *server) close() { _ = s.store.Close() }
+
+// recoverPanics is the outermost middleware: a panic in one session is logged with its
+// stack and ends only that session.
+func (s *server) recoverPanics(next ssh.Handler) ssh.Handler {
+	return func(sess ssh.Session) {
+		defer func() {
+			if r := recover(); r != nil {
+				s.log.Error("session panic", "panic", r, "stack", string(debug.Stack()))
+				_ = sess.Exit(1)
+			}
+		}()
+		next(sess)
+	}
+}
+
+// logSessions logs each session's start and end with its key, address and duration, and
+// counts open sessions for shutdown.
+func (s *server) logSessions(next ssh.Handler) ssh.Handler {
+	return func(sess ssh.Session) {
+		s.sessions.Add(1)
+		defer s.sessions.Done()
+		start := time.Now()
+		fp := keys.Fingerprint(sess.PublicKey())
+		_, _, pty := sess.Pty()
+		s.log.Info("session start", "fingerprint", fp, "addr", sess.RemoteAddr().String(), "pty", pty, "command", len(sess.Command()) > 0)
+		next(sess)
+		s.log.Info("session end", "fingerprint", fp, "addr", sess.RemoteAddr().String(), "duration", time.Since(start).Round(time.Millisecond))
+	}
+}
+
+type ctxKey int
+
+const modelKey ctxKey = iota
+
+// program builds the game for a session with a terminal; sessions without one (or with a
+// command other than play) get nil and go on to the command line.
+func (s *server) program(sess ssh.Session) *tea.Program {
+	ptyReq, _, isPty := sess.Pty()
+	cmd := sess.Command()
+	if !isPty || (len(cmd) > 0 && cmd[0] != "play") {
+		return nil
+	}
+	fp := keys.Fingerprint(sess.PublicKey())
+	var saved *world.Adventurer
+	rec, err := s.saver.Load(fp)
+	switch {
+	case err == nil:
+		saved = &rec
+	case !errors.Is(err, store.ErrNotFound):
+		s.log.Error("load adventurer", "fingerprint", fp, "err", err)
+		wish.Fatalln(sess, "Your knight could not be loaded just now; nothing was changed. Please try again later.")
+		sess.Context().SetValue(modelKey, (*app.Model)(nil))
+		return nil
+	}
+	m := app.New(sess.Context(), app.Params{
+		Fingerprint: fp,
+		Saved:       saved,
+		Engine:      s.engine,
+		Width:       ptyReq.Window.Width,
+		Height:      ptyReq.Window.Height,
+		Rand:        rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())),
+	})
+	sess.Context().SetValue(modelKey, m)
+	opts := append(bubbletea.MakeOptions(sess), tea.WithoutSignalHandler())
+	return tea.NewProgram(m, opts...)
+}
+
+// finish runs after the game ends (taking the knight out of the world, which saves it),
+// or runs the command line for sessions without a game.
+func (s *server) finish(ssh.Handler) ssh.Handler {
+	return func(sess ssh.Session) {
+		if v := sess.Context().Value(modelKey); v != nil {
+			if m, _ := v.(*app.Model); m != nil {
+				ctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+				defer cancel()
+				if _, _, err := m.Leave(ctx); err != nil {
+					s.log.Error("leave", "fingerprint", keys.Fingerprint(sess.PublicKey()), "err", err)
+				}
+			}
+			return
+		}
+		s.runCommand(sess)
+	}
+}

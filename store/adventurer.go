@@ -1,0 +1,150 @@
+package store
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/orthanc-ssh/orthanc-ssh/world"
+)
+
+// ValueVersion is the version of the encoding of a stored adventurer, the "v"
+// in {"v":1,"adventurer":{...}}.
+const ValueVersion = 1
+
+// errNoFingerprint is returned for a record that cannot be keyed.
+var errNoFingerprint = errors.New("adventurer has no fingerprint")
+
+// adventurerValue is the stored form of an adventurer.
+type adventurerValue struct {
+	V          int               `json:"v"`
+	Adventurer *world.Adventurer `json:"adventurer"`
+}
+
+// rawAdventurerValue reads the version before the body, so a value of an
+// unknown version is refused rather than half-read.
+type rawAdventurerValue struct {
+	V          int             `json:"v"`
+	Adventurer json.RawMessage `json:"adventurer"`
+}
+
+func encodeAdventurer(a *world.Adventurer) ([]byte, error) {
+	data, err := json.Marshal(adventurerValue{V: ValueVersion, Adventurer: a})
+	if err != nil {
+		return nil, fmt.Errorf("encode adventurer %s: %w", a.Fingerprint, err)
+	}
+	return data, nil
+}
+
+// decodeAdventurer decodes the value stored under fingerprint fp. Fields it
+// does not know are ignored, so a value written with added fields still reads.
+func decodeAdventurer(fp string, data []byte) (world.Adventurer, error) {
+	var raw rawAdventurerValue
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return world.Adventurer{}, fmt.Errorf("decode adventurer %s: %w", fp, err)
+	}
+	if raw.V != ValueVersion {
+		return world.Adventurer{}, fmt.Errorf("decode adventurer %s: value version %d, this program knows %d: %w",
+			fp, raw.V, ValueVersion, ErrUnknownVersion)
+	}
+	if len(raw.Adventurer) == 0 || bytes.Equal(raw.Adventurer, []byte("null")) {
+		return world.Adventurer{}, fmt.Errorf("decode adventurer %s: value has no adventurer", fp)
+	}
+	var a world.Adventurer
+	if err := json.Unmarshal(raw.Adventurer, &a); err != nil {
+		return world.Adventurer{}, fmt.Errorf("decode adventurer %s: %w", fp, err)
+	}
+	switch a.Fingerprint {
+	case fp:
+	case "":
+		a.Fingerprint = fp
+	default:
+		return world.Adventurer{}, fmt.Errorf("decode adventurer %s: record says fingerprint %s", fp, a.Fingerprint)
+	}
+	return a, nil
+}
+
+// LoadAdventurer returns the adventurer stored under fingerprint fp, or an
+// error wrapping ErrNotFound if there is none. The result shares no memory
+// with the database.
+func (s *Store) LoadAdventurer(fp string) (world.Adventurer, error) {
+	var data []byte
+	err := s.db.View(func(tx *bolt.Tx) error {
+		// Bytes from Get are only valid inside the transaction: copy them out.
+		data = bytes.Clone(tx.Bucket(bucketAdventurers).Get([]byte(fp)))
+		return nil
+	})
+	if err != nil {
+		return world.Adventurer{}, fmt.Errorf("load adventurer %s: %w", fp, err)
+	}
+	if data == nil {
+		return world.Adventurer{}, fmt.Errorf("load adventurer %s: %w", fp, ErrNotFound)
+	}
+	return decodeAdventurer(fp, data)
+}
+
+// SaveAdventurers stores each record under its Fingerprint, replacing what
+// was there, all in one transaction: either every record is written or none
+// is. A record without a fingerprint fails the whole call.
+func (s *Store) SaveAdventurers(recs []world.Adventurer) error {
+	if len(recs) == 0 {
+		return nil
+	}
+	// Encode before taking bbolt's write lock, to keep the transaction short.
+	keys := make([][]byte, len(recs))
+	vals := make([][]byte, len(recs))
+	for i := range recs {
+		if recs[i].Fingerprint == "" {
+			return fmt.Errorf("save adventurers: record %d (%q): %w", i, recs[i].Name, errNoFingerprint)
+		}
+		v, err := encodeAdventurer(&recs[i])
+		if err != nil {
+			return fmt.Errorf("save adventurers: %w", err)
+		}
+		keys[i], vals[i] = []byte(recs[i].Fingerprint), v
+	}
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketAdventurers)
+		for i := range keys {
+			if err := b.Put(keys[i], vals[i]); err != nil {
+				return fmt.Errorf("put %s: %w", keys[i], err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("save %d adventurers to %s: %w", len(recs), s.path, err)
+	}
+	return nil
+}
+
+// DeleteAdventurer removes the adventurer stored under fp. Deleting one that
+// is not there is not an error.
+func (s *Store) DeleteAdventurer(fp string) error {
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketAdventurers).Delete([]byte(fp))
+	})
+	if err != nil {
+		return fmt.Errorf("delete adventurer %s: %w", fp, err)
+	}
+	return nil
+}
+
+// CountAdventurers returns how many adventurers are stored.
+func (s *Store) CountAdventurers() (int, error) {
+	n := 0
+	err := s.db.View(func(tx *bolt.Tx) error {
+		c := tx.Bucket(bucketAdventurers).Cursor()
+		for k, _ := c.First(); k != nil; k, _ = c.Next() {
+			n++
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("count adventurers in %s: %w", s.path, err)
+	}
+	return n, nil
+}

@@ -1,0 +1,223 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/orthanc-ssh/orthanc-ssh/world"
+)
+
+// Retry delays after a failed write when no new Put arrives to trigger one.
+const (
+	retryMin = 500 * time.Millisecond
+	retryMax = 30 * time.Second
+)
+
+// SaverStats counts a Saver's writes since it was made.
+type SaverStats struct {
+	// Batches is the number of successful batch writes.
+	Batches uint64
+	// Records is the number of records those batches wrote.
+	Records uint64
+	// LastLatency is how long the most recent write took, whether or not it
+	// succeeded.
+	LastLatency time.Duration
+	// Errors is the number of failed batch writes.
+	Errors uint64
+}
+
+// pendingRecord is a record waiting to be written, with the sequence number
+// of the Put that made it, so a write does not drop a newer Put that arrived
+// while it was on disk.
+type pendingRecord struct {
+	rec world.Adventurer
+	seq uint64
+}
+
+// Saver is a write-behind layer over a Store, so the game engine never waits
+// on disk: Put files records in memory and returns, and the Run goroutine
+// writes them in batches. Load sees records not yet written, so a player who
+// reconnects at once gets the newest state. If a write fails the records stay
+// pending and are retried. A Saver is safe for concurrent use.
+type Saver struct {
+	st   *Store
+	log  *slog.Logger
+	kick chan struct{} // capacity 1: "there is something to write"
+
+	writeMu sync.Mutex // held for a whole write, so Run and Flush take turns
+
+	mu       sync.Mutex // guards the fields below; never held during disk I/O
+	pending  map[string]pendingRecord
+	seq      uint64
+	stats    SaverStats
+	failures int // consecutive failed writes
+
+	// duringWrite, if set (by tests), runs after a write has taken its
+	// snapshot of the pending records and before it saves them.
+	duringWrite func()
+}
+
+// NewSaver returns a Saver writing to st and logging write failures to log
+// (slog.Default() if nil). Start its Run goroutine to write in the background.
+func NewSaver(st *Store, log *slog.Logger) *Saver {
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Saver{
+		st:      st,
+		log:     log,
+		kick:    make(chan struct{}, 1),
+		pending: make(map[string]pendingRecord),
+	}
+}
+
+// Put queues records to be written. It never waits on disk: it stores a clone
+// of each record (so the caller may go on changing its own) under the
+// record's fingerprint, replacing any record still pending for that
+// fingerprint (the last Put wins), and wakes Run. A record without a
+// fingerprint cannot be keyed; it is dropped and logged.
+func (s *Saver) Put(recs ...world.Adventurer) {
+	clones := make([]world.Adventurer, 0, len(recs))
+	for i := range recs {
+		if recs[i].Fingerprint == "" {
+			s.log.Error("saver: dropping adventurer without fingerprint", "name", recs[i].Name)
+			continue
+		}
+		clones = append(clones, recs[i].Clone())
+	}
+	if len(clones) == 0 {
+		return
+	}
+	s.mu.Lock()
+	for _, c := range clones {
+		s.seq++
+		s.pending[c.Fingerprint] = pendingRecord{rec: c, seq: s.seq}
+	}
+	s.mu.Unlock()
+	select {
+	case s.kick <- struct{}{}:
+	default: // a wake-up is already queued
+	}
+}
+
+// Load returns the adventurer under fingerprint fp: the pending record if
+// one is waiting to be written, otherwise the stored one (an error wrapping
+// ErrNotFound if there is none). The result is the caller's to change.
+func (s *Saver) Load(fp string) (world.Adventurer, error) {
+	s.mu.Lock()
+	p, ok := s.pending[fp]
+	s.mu.Unlock()
+	if ok {
+		return p.rec.Clone(), nil
+	}
+	// A record leaves pending only after its write commits, so if it is not
+	// pending here the store already has it (or never had it).
+	return s.st.LoadAdventurer(fp)
+}
+
+// Flush writes everything pending now, in one batch, and returns when it is
+// on disk. On failure the records stay pending.
+func (s *Saver) Flush() error {
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	return s.write()
+}
+
+// Pending returns how many records are waiting to be written.
+func (s *Saver) Pending() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.pending)
+}
+
+// Stats returns the write counters.
+func (s *Saver) Stats() SaverStats {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.stats
+}
+
+// Run writes pending records whenever Put signals, and after a failed write
+// retries with a growing delay (from 0.5 s up to 30 s) until a write
+// succeeds. When ctx is done it makes a final Flush and returns. Run it in
+// one goroutine per Saver.
+func (s *Saver) Run(ctx context.Context) {
+	var retry <-chan time.Time
+	delay := retryMin
+	for {
+		select {
+		case <-ctx.Done():
+			if err := s.Flush(); err != nil {
+				s.log.Error("saver: stopping with unsaved records", "path", s.st.Path(), "records", s.Pending())
+			}
+			return
+		case <-s.kick:
+		case <-retry:
+		}
+		if err := s.Flush(); err != nil {
+			retry = time.After(delay)
+			delay = min(2*delay, retryMax)
+			continue
+		}
+		retry, delay = nil, retryMin
+	}
+}
+
+// write saves a snapshot of the pending records; the caller holds writeMu.
+func (s *Saver) write() error {
+	s.mu.Lock()
+	if len(s.pending) == 0 {
+		s.mu.Unlock()
+		return nil
+	}
+	batch := make([]world.Adventurer, 0, len(s.pending))
+	seqs := make(map[string]uint64, len(s.pending))
+	for fp, p := range s.pending {
+		// Pending records are never modified in place, so the batch can
+		// share them with the map.
+		batch = append(batch, p.rec)
+		seqs[fp] = p.seq
+	}
+	s.mu.Unlock()
+	// bbolt writes keys in order fastest.
+	slices.SortFunc(batch, func(a, b world.Adventurer) int { return strings.Compare(a.Fingerprint, b.Fingerprint) })
+
+	if s.duringWrite != nil {
+		s.duringWrite()
+	}
+	start := time.Now()
+	err := s.st.SaveAdventurers(batch)
+	latency := time.Since(start)
+
+	s.mu.Lock()
+	s.stats.LastLatency = latency
+	if err != nil {
+		s.stats.Errors++
+		s.failures++
+		failures := s.failures
+		s.mu.Unlock()
+		s.log.Error("saver: write failed; records stay pending",
+			"path", s.st.Path(), "records", len(batch), "consecutive_failures", failures,
+			"latency", latency, "err", err)
+		return fmt.Errorf("flush %d adventurers: %w", len(batch), err)
+	}
+	for fp, seq := range seqs {
+		if p, ok := s.pending[fp]; ok && p.seq == seq {
+			delete(s.pending, fp) // not replaced by a Put during the write
+		}
+	}
+	s.stats.Batches++
+	s.stats.Records += uint64(len(batch))
+	recovered := s.failures
+	s.failures = 0
+	s.mu.Unlock()
+	if recovered > 0 {
+		s.log.Info("saver: writes recovered", "path", s.st.Path(), "failed_attempts", recovered, "records", len(batch))
+	}
+	return nil
+}

@@ -1,0 +1,60 @@
+package world
+
+// Adventurer is a knight as it is saved: the record the store keeps under the player's key
+// fingerprint and the engine loads on join. It holds no pointers, so it copies by value
+// (apart from the map slices, which Clone copies).
+type Adventurer struct {
+	Fingerprint string `json:"fingerprint"`
+	Name        string `json:"name"`
+
+	Str int `json:"str"`
+	Int int `json:"int"`
+	Con int `json:"con"`
+	Dex int `json:"dex"`
+
+	Experience         int `json:"experience"`
+	TreasureExperience int `json:"treasure_experience"`
+	// Level is the level reached at the last successful exit (seed 000: "Level only
+	// increases on successful exit from the dungeon").
+	Level      int `json:"level"`
+	Hits       int `json:"hits"`
+	MaxHits    int `json:"max_hits"`
+	SpellUnits int `json:"spell_units"`
+
+	Depth int `json:"depth"`
+	X     int `json:"x"`
+	Y     int `json:"y"`
+
+	// Maps is what the adventurer has seen, one entry per level visited.
+	Maps []LevelMap `json:"maps,omitempty"`
+
+	// Turn is the engine turn this record was taken at; a newer record replaces an older one.
+	Turn uint64 `json:"turn"`
+}
+
+// LevelMap is one level's squares an adventurer has seen, as a bitset over W*H squares.
+// Seed ties it to one generation of the level: a regenerated level starts a fresh map.
+type LevelMap struct {
+	Depth int    `json:"depth"`
+	Seed  uint64 `json:"seed"`
+	W     int    `json:"w"`
+	H     int    `json:"h"`
+	Seen  []byte `json:"seen"`
+	// Doors are the secret doors found on this level, as Level.EdgeIndex values.
+	Doors []int `json:"doors,omitempty"`
+}
+
+// Clone copies the adventurer, maps included.
+func (a Adventurer) Clone() Adventurer {
+	c := a
+	c.Maps = make([]LevelMap, len(a.Maps))
+	for i, m := range a.Maps {
+		m.Seen = append([]byte(nil), m.Seen...)
+		m.Doors = append([]int(nil), m.Doors...)
+		c.Maps[i] = m
+	}
+	return c
+}
+
+// Pos is where the adventurer stands on its level.
+func (a Adventurer) Pos() Pos { return Pos{a.X, a.Y} }

@@ -1,0 +1,530 @@
+// Package world owns the rules and the shared state of the game: the dungeon, the
+// adventurers in it, and time. One goroutine (Engine.Run) owns all of it; sessions talk to
+// the engine by messages and get back immutable views. The package does no I/O, never
+// reads the clock and never uses a global random source, so a seed and a sequence of
+// commands replay exactly. It must not import ssh, terminal or storage packages.
+package world
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"time"
+)
+
+// Tuning constants and their effect at the default 25 ms tick:
+//
+//	constant                 value   effect
+//	DefaultCheckpointTurns   80      changed adventurers are saved every 2 s; a crash loses at most that
+//	maxQueued                2       keys typed faster than the knight can walk are dropped beyond two
+//	maxMessages              50      lines of message log kept per player
+const (
+	DefaultCheckpointTurns = 80
+	maxQueued              = 2
+	maxMessages            = 50
+)
+
+// ErrStopped is returned when the engine is no longer running.
+var ErrStopped = errors.New("world engine stopped")
+
+// Saver receives adventurer records to persist. Put is called from the engine goroutine
+// and must not block on disk.
+type Saver interface {
+	Put(recs ...Adventurer)
+}
+
+// Subscriber receives the views of one session. Deliver is called from the engine
+// goroutine and must not block (keep only the newest view).
+type Subscriber interface {
+	Deliver(View)
+}
+
+// Config says how to build an Engine.
+type Config struct {
+	Seed            uint64 // seed of the original dungeon
+	Depth           int    // number of levels; DefaultDepth when zero
+	CheckpointTurns int    // turns between checkpoints; DefaultCheckpointTurns when zero
+	Saver           Saver  // where records go; may be nil in tests
+}
+
+// Engine is the game world. Its state is owned by the goroutine running Run (or, in
+// tests, by the goroutine calling Step and the unexported handlers directly).
+type Engine struct {
+	cfg    Config
+	rng    *rand.Rand
+	turn   uint64
+	levels []*Level
+	snaps  []*Level // read-only copies handed out in views; nil when stale
+
+	players map[string]*player // by key fingerprint
+	order   []*player          // join order, so every turn runs in the same order
+
+	nextSession uint64
+	inbox       chan any
+	done        chan struct{}
+}
+
+// player is an adventurer in the world, owned by the engine goroutine.
+type player struct {
+	rec     Adventurer
+	session uint64
+	sub     Subscriber
+	energy  Energy
+	queue   []Command
+	visible []byte
+	mapIdx  int // index into rec.Maps for the current level, -1 outside
+	msgs    []string
+	dirty   bool // its view must be sent again
+	changed bool // its record must be saved at the next checkpoint
+}
+
+// New builds an engine with every level of the dungeon generated from cfg.Seed.
+func New(cfg Config) *Engine {
+	if cfg.Depth <= 0 {
+		cfg.Depth = DefaultDepth
+	}
+	return newWithLevels(cfg, GenerateDungeon(cfg.Seed, cfg.Depth))
+}
+
+// newWithLevels builds an engine on given levels (tests use hand-drawn ones).
+func newWithLevels(cfg Config, levels []*Level) *Engine {
+	cfg.Depth = len(levels)
+	if cfg.CheckpointTurns <= 0 {
+		cfg.CheckpointTurns = DefaultCheckpointTurns
+	}
+	e := &Engine{
+		cfg:     cfg,
+		rng:     rand.New(rand.NewPCG(cfg.Seed, 0x6f7274)),
+		levels:  levels,
+		players: map[string]*player{},
+		inbox:   make(chan any, 256),
+		done:    make(chan struct{}),
+	}
+	e.snaps = make([]*Level, len(e.levels))
+	return e
+}
+
+// Turn is the number of turns stepped so far.
+func (e *Engine) Turn() uint64 { return e.turn }
+
+// Levels is the number of dungeon levels.
+func (e *Engine) Levels() int { return len(e.levels) }
+
+// Level returns a read-only copy of the level at depth (1-based), for tools and tests.
+func (e *Engine) Level(depth int) *Level { return e.snapshot(depth) }
+
+// Run owns the engine until ctx ends: it handles session messages and steps one turn on
+// every tick. On the way out it hands every live adventurer to the Saver.
+func (e *Engine) Run(ctx context.Context, tick <-chan time.Time) {
+	defer close(e.done)
+	for {
+		select {
+		case <-ctx.Done():
+			e.saveAll()
+			return
+		case m := <-e.inbox:
+			e.handle(m)
+		case <-tick:
+			e.Step()
+		}
+	}
+}
+
+// Step advances the world one turn: every actor whose energy allows acts, changed
+// adventurers are checkpointed on schedule, and changed views are delivered.
+func (e *Engine) Step() {
+	e.turn++
+	for _, p := range e.order {
+		ready := p.energy.Ready()
+		acted := false
+		if ready && len(p.queue) > 0 {
+			cmd := p.queue[0]
+			p.queue = p.queue[:copy(p.queue, p.queue[1:])]
+			p.energy.Spend(e.act(p, cmd))
+			acted = true
+		}
+		p.energy.EndTurn(ready && !acted)
+	}
+	if e.turn%uint64(e.cfg.CheckpointTurns) == 0 {
+		e.checkpoint()
+	}
+	e.publish()
+}
+
+// --- messages from sessions -------------------------------------------------------------
+
+type joinReq struct {
+	rec   Adventurer
+	sub   Subscriber
+	reply chan *Player
+}
+
+type leaveReq struct {
+	fp      string
+	session uint64
+	reply   chan leaveReply
+}
+
+type leaveReply struct {
+	rec Adventurer
+	ok  bool
+}
+
+type cmdReq struct {
+	fp      string
+	session uint64
+	cmd     Command
+}
+
+type queryReq struct {
+	fn   func()
+	done chan struct{}
+}
+
+func (e *Engine) handle(m any) {
+	switch m := m.(type) {
+	case joinReq:
+		m.reply <- e.join(m.rec, m.sub)
+	case leaveReq:
+		rec, ok := e.leave(m.fp, m.session)
+		m.reply <- leaveReply{rec, ok}
+	case cmdReq:
+		e.enqueue(m.fp, m.session, m.cmd)
+	case queryReq:
+		m.fn()
+		close(m.done)
+	}
+}
+
+// send delivers m to the engine goroutine, giving up when ctx ends or the engine stops.
+func (e *Engine) send(ctx context.Context, m any) error {
+	select {
+	case e.inbox <- m:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-e.done:
+		return ErrStopped
+	}
+}
+
+// query runs fn on the engine goroutine and waits for it.
+func (e *Engine) query(ctx context.Context, fn func()) error {
+	q := queryReq{fn: fn, done: make(chan struct{})}
+	if err := e.send(ctx, q); err != nil {
+		return err
+	}
+	select {
+	case <-q.done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-e.done:
+		return ErrStopped
+	}
+}
+
+// Player is a session's handle on its adventurer in the world. It is safe to use from the
+// session's goroutines; every call becomes a message to the engine.
+type Player struct {
+	e       *Engine
+	fp      string
+	session uint64
+}
+
+// Join puts the adventurer into the world and starts delivering views to sub. If the
+// same key is already playing, the new session takes the adventurer over (with its live
+// state) and the old session is told to close.
+func (e *Engine) Join(ctx context.Context, rec Adventurer, sub Subscriber) (*Player, error) {
+	reply := make(chan *Player, 1)
+	if err := e.send(ctx, joinReq{rec.Clone(), sub, reply}); err != nil {
+		return nil, err
+	}
+	select {
+	case p := <-reply:
+		return p, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-e.done:
+		return nil, ErrStopped
+	}
+}
+
+// Do asks for an action; it is carried out when the adventurer's energy allows.
+func (p *Player) Do(ctx context.Context, cmd Command) error {
+	return p.e.send(ctx, cmdReq{p.fp, p.session, cmd})
+}
+
+// Leave takes the adventurer out of the world and returns its final record (already
+// handed to the Saver). ok is false when another session had taken the adventurer over.
+func (p *Player) Leave(ctx context.Context) (rec Adventurer, ok bool, err error) {
+	reply := make(chan leaveReply, 1)
+	if err := p.e.send(ctx, leaveReq{p.fp, p.session, reply}); err != nil {
+		return Adventurer{}, false, err
+	}
+	select {
+	case r := <-reply:
+		return r.rec, r.ok, nil
+	case <-ctx.Done():
+		return Adventurer{}, false, ctx.Err()
+	case <-p.e.done:
+		return Adventurer{}, false, ErrStopped
+	}
+}
+
+// WhoEntry is one online player in the who-list.
+type WhoEntry struct {
+	Name        string `json:"name"`
+	Fingerprint string `json:"fingerprint"`
+	Level       int    `json:"level"`
+	Depth       int    `json:"depth"`
+}
+
+// Who lists the players online, in the order they joined.
+func (e *Engine) Who(ctx context.Context) ([]WhoEntry, error) {
+	var out []WhoEntry
+	err := e.query(ctx, func() {
+		for _, p := range e.order {
+			out = append(out, WhoEntry{p.rec.Name, p.rec.Fingerprint, p.rec.Level, p.rec.Depth})
+		}
+	})
+	return out, err
+}
+
+// Lookup returns the live record of an online adventurer.
+func (e *Engine) Lookup(ctx context.Context, fp string) (rec Adventurer, online bool, err error) {
+	err = e.query(ctx, func() {
+		if p, ok := e.players[fp]; ok {
+			rec, online = e.record(p), true
+		}
+	})
+	return rec, online, err
+}
+
+// SaveAll hands every live adventurer to the Saver now and reports how many there were.
+func (e *Engine) SaveAll(ctx context.Context) (n int, err error) {
+	err = e.query(ctx, func() { n = e.saveAll() })
+	return n, err
+}
+
+// --- state changes, on the engine goroutine ---------------------------------------------
+
+func (e *Engine) join(rec Adventurer, sub Subscriber) *Player {
+	e.nextSession++
+	if old, ok := e.players[rec.Fingerprint]; ok {
+		if old.sub != nil {
+			old.sub.Deliver(View{Turn: e.turn, Ended: "This knight has been taken over by a new connection with the same key."})
+		}
+		old.sub, old.session, old.dirty = sub, e.nextSession, true
+		e.say(old, "Welcome back, "+old.rec.Name+". (Your other connection was closed.)")
+		e.publish()
+		return &Player{e, rec.Fingerprint, old.session}
+	}
+	p := &player{rec: rec, session: e.nextSession, sub: sub, mapIdx: -1, dirty: true, changed: true}
+	e.players[rec.Fingerprint] = p
+	e.order = append(e.order, p)
+	if p.rec.Depth > len(e.levels) || p.rec.Depth < 0 {
+		p.rec.Depth = 1 // the dungeon has fewer levels than when it left: back to the top
+		p.rec.X, p.rec.Y = -1, -1
+	}
+	if p.rec.Depth > 0 {
+		l := e.levels[p.rec.Depth-1]
+		if pos := p.rec.Pos(); !l.In(pos) || l.Terrain(pos) == Rock {
+			p.rec.X, p.rec.Y = l.Up.X, l.Up.Y
+		}
+		e.arrive(p)
+		e.touchLevel(p.rec.Depth)
+		e.say(p, fmt.Sprintf("Welcome, %s. You stand on level %d of the dungeon.", p.rec.Name, p.rec.Depth))
+	} else {
+		e.say(p, fmt.Sprintf("Welcome, %s. You are outside the dungeon.", p.rec.Name))
+	}
+	e.publish()
+	return &Player{e, rec.Fingerprint, p.session}
+}
+
+func (e *Engine) leave(fp string, session uint64) (Adventurer, bool) {
+	p, ok := e.players[fp]
+	if !ok || p.session != session {
+		return Adventurer{}, false
+	}
+	rec := e.record(p)
+	if e.cfg.Saver != nil {
+		e.cfg.Saver.Put(rec)
+	}
+	delete(e.players, fp)
+	e.order = slices.DeleteFunc(e.order, func(q *player) bool { return q == p })
+	e.touchLevel(p.rec.Depth)
+	e.publish()
+	return rec, true
+}
+
+func (e *Engine) enqueue(fp string, session uint64, cmd Command) {
+	p, ok := e.players[fp]
+	if !ok || p.session != session || len(p.queue) >= maxQueued {
+		return
+	}
+	p.queue = append(p.queue, cmd)
+}
+
+// record is the player's adventurer as it should be saved now.
+func (e *Engine) record(p *player) Adventurer {
+	r := p.rec.Clone()
+	r.Turn = e.turn
+	return r
+}
+
+func (e *Engine) checkpoint() {
+	if e.cfg.Saver == nil {
+		return
+	}
+	var recs []Adventurer
+	for _, p := range e.order {
+		if p.changed {
+			recs = append(recs, e.record(p))
+			p.changed = false
+		}
+	}
+	if len(recs) > 0 {
+		e.cfg.Saver.Put(recs...)
+	}
+}
+
+func (e *Engine) saveAll() int {
+	if e.cfg.Saver == nil {
+		return len(e.order)
+	}
+	recs := make([]Adventurer, 0, len(e.order))
+	for _, p := range e.order {
+		recs = append(recs, e.record(p))
+		p.changed = false
+	}
+	if len(recs) > 0 {
+		e.cfg.Saver.Put(recs...)
+	}
+	return len(recs)
+}
+
+// say adds a line to the player's message log.
+func (e *Engine) say(p *player, msg string) {
+	if len(p.msgs) >= maxMessages {
+		p.msgs = p.msgs[:copy(p.msgs, p.msgs[1:])]
+	}
+	p.msgs = append(p.msgs, msg)
+	p.dirty = true
+}
+
+// snapshot is the read-only copy of a level that views share.
+func (e *Engine) snapshot(depth int) *Level {
+	if depth < 1 || depth > len(e.levels) {
+		return nil
+	}
+	if e.snaps[depth-1] == nil {
+		e.snaps[depth-1] = e.levels[depth-1].Clone()
+	}
+	return e.snaps[depth-1]
+}
+
+// touchLevel marks every player on the level as needing a new view.
+func (e *Engine) touchLevel(depth int) {
+	for _, q := range e.order {
+		if q.rec.Depth == depth && depth > 0 {
+			q.dirty = true
+		}
+	}
+}
+
+// publish delivers a fresh view to every player whose view changed.
+func (e *Engine) publish() {
+	for _, p := range e.order {
+		if p.dirty {
+			p.dirty = false
+			if p.sub != nil {
+				p.sub.Deliver(e.view(p))
+			}
+		}
+	}
+}
+
+func (e *Engine) view(p *player) View {
+	v := View{
+		Turn:     e.turn,
+		Messages: slices.Clone(p.msgs),
+		Self: Self{
+			Name: p.rec.Name, Fingerprint: p.rec.Fingerprint, Level: p.rec.Level,
+			Experience: p.rec.Experience, Hits: p.rec.Hits, MaxHits: p.rec.MaxHits,
+			SpellUnits: p.rec.SpellUnits, Str: p.rec.Str, Int: p.rec.Int, Con: p.rec.Con,
+			Dex: p.rec.Dex, Depth: p.rec.Depth, Pos: p.rec.Pos(),
+		},
+	}
+	if p.rec.Depth == 0 {
+		return v
+	}
+	v.Level = e.snapshot(p.rec.Depth)
+	v.Self.Feature = v.Level.Feature(p.rec.Pos())
+	v.Visible = slices.Clone(p.visible)
+	if p.mapIdx >= 0 {
+		m := p.rec.Maps[p.mapIdx]
+		v.Known = slices.Clone(m.Seen)
+		v.FoundDoors = slices.Clone(m.Doors)
+	}
+	for _, q := range e.order {
+		if q != p && q.rec.Depth == p.rec.Depth {
+			pos := q.rec.Pos()
+			v.Others = append(v.Others, Other{q.rec.Name, pos, Bit(p.visible, v.Level.idx(pos))})
+		}
+	}
+	return v
+}
+
+// arrive sets up a player on the square it now stands on (after joining, moving or taking
+// stairs): its map of the level, what it sees, and the views of those who see it.
+func (e *Engine) arrive(p *player) {
+	l := e.levels[p.rec.Depth-1]
+	p.mapIdx = -1
+	for i, m := range p.rec.Maps {
+		if m.Depth == p.rec.Depth {
+			if m.Seed != l.Seed || m.W != l.W || m.H != l.H || len(m.Seen) != bitsetLen(l.W*l.H) {
+				p.rec.Maps[i] = LevelMap{Depth: l.Depth, Seed: l.Seed, W: l.W, H: l.H, Seen: make([]byte, bitsetLen(l.W*l.H))}
+			}
+			p.mapIdx = i
+		}
+	}
+	if p.mapIdx < 0 {
+		p.rec.Maps = append(p.rec.Maps, LevelMap{Depth: l.Depth, Seed: l.Seed, W: l.W, H: l.H, Seen: make([]byte, bitsetLen(l.W*l.H))})
+		p.mapIdx = len(p.rec.Maps) - 1
+	}
+	e.look(p)
+}
+
+// look recomputes what the player sees, adds it to its map and refreshes the views of
+// players who can see it.
+func (e *Engine) look(p *player) {
+	l := e.levels[p.rec.Depth-1]
+	if len(p.visible) != bitsetLen(l.W*l.H) {
+		p.visible = make([]byte, bitsetLen(l.W*l.H))
+	}
+	l.visible(p.rec.Pos(), p.visible)
+	seen := p.rec.Maps[p.mapIdx].Seen
+	for i := range seen {
+		seen[i] |= p.visible[i]
+	}
+	p.dirty, p.changed = true, true
+}
+
+// moved refreshes the views of the players on a level who can see from or to.
+func (e *Engine) moved(p *player, depth int, from, to Pos) {
+	if depth < 1 {
+		return
+	}
+	l := e.levels[depth-1]
+	for _, q := range e.order {
+		if q == p || q.rec.Depth != depth {
+			continue
+		}
+		if (l.In(from) && Bit(q.visible, l.idx(from))) || (l.In(to) && Bit(q.visible, l.idx(to))) {
+			q.dirty = true
+		}
+	}
+}

@@ -1,0 +1,379 @@
+package world
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Two hand-drawn levels. Level 1: the exit E, a corridor with a door D, stairs down >,
+// and a room behind a locked door L. Level 2: stairs up < and a secret door S.
+const (
+	fixtureLevel1 = `
++-+-+-+-+
+|E    D |
++-+-+-+ +
+|. .L  >|
++ + +-+-+
+|. .|#|#|
++-+-+-+-+`
+	fixtureLevel2 = `
++-+-+-+
+|<  S |
++-+-+-+`
+)
+
+// recorder is a Subscriber and Saver that remembers what it was given.
+type recorder struct {
+	views []View
+	saved []Adventurer
+}
+
+func (r *recorder) Deliver(v View)         { r.views = append(r.views, v) }
+func (r *recorder) Put(recs ...Adventurer) { r.saved = append(r.saved, recs...) }
+func (r *recorder) last() View             { return r.views[len(r.views)-1] }
+func (r *recorder) lastMessage() string    { m := r.last().Messages; return m[len(m)-1] }
+func (r *recorder) lastSaved(fp string) Adventurer {
+	for i := len(r.saved) - 1; i >= 0; i-- {
+		if r.saved[i].Fingerprint == fp {
+			return r.saved[i]
+		}
+	}
+	return Adventurer{}
+}
+
+func fixtureEngine(t *testing.T, saver Saver) *Engine {
+	t.Helper()
+	l1, err := ParseASCII(1, fixtureLevel1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l2, err := ParseASCII(2, fixtureLevel2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return newWithLevels(Config{Seed: 7, Saver: saver}, []*Level{l1, l2})
+}
+
+func knight(fp string, str int) Adventurer {
+	return NewAdventurer(fp, "Kay "+fp, Stats{Str: str, Int: 10, Con: 10, Dex: 10}, 10)
+}
+
+// do queues a command and steps until the engine has carried it out.
+func do(e *Engine, fp string, c Command) {
+	p := e.players[fp]
+	e.enqueue(fp, p.session, c)
+	for len(p.queue) > 0 {
+		e.Step()
+	}
+}
+
+func TestNewKnightStartsAtTheExit(t *testing.T) {
+	e := fixtureEngine(t, nil)
+	sub := &recorder{}
+	e.join(knight("a", 10), sub)
+	v := sub.last()
+	if v.Self.Depth != 1 || v.Self.Pos != (Pos{0, 0}) || v.Self.Feature != FeatExit {
+		t.Fatalf("new knight at depth %d %v on %v, want level 1 at the exit", v.Self.Depth, v.Self.Pos, v.Self.Feature)
+	}
+	// From the exit the corridor is seen east up to the door.
+	for x, want := range []bool{true, true, true, false} {
+		if got := Bit(v.Visible, v.Level.idx(Pos{x, 0})); got != want {
+			t.Errorf("square %d,0 visible=%v, want %v", x, got, want)
+		}
+	}
+	if !Bit(v.Known, 0) {
+		t.Error("the square the knight stands on is not on its map")
+	}
+}
+
+// Seed 003: at speed 0 a move costs 100% of a round, so a knight holding a key walks one
+// square every ten turns.
+func TestWalkingTakesARoundPerSquare(t *testing.T) {
+	e := fixtureEngine(t, nil)
+	e.join(knight("a", 10), &recorder{})
+	p := e.players["a"]
+	e.enqueue("a", p.session, Move{Dir: East})
+	e.enqueue("a", p.session, Move{Dir: East})
+	e.Step()
+	if p.rec.Pos() != (Pos{1, 0}) {
+		t.Fatalf("after one turn at %v, want 1,0", p.rec.Pos())
+	}
+	for range TurnsPerRound - 1 {
+		e.Step()
+	}
+	if p.rec.Pos() != (Pos{1, 0}) {
+		t.Fatalf("second move came early: at %v after %d turns", p.rec.Pos(), TurnsPerRound)
+	}
+	e.Step()
+	if p.rec.Pos() != (Pos{2, 0}) {
+		t.Fatalf("second move not made after a round: at %v", p.rec.Pos())
+	}
+}
+
+func TestWallsAndDoors(t *testing.T) {
+	e := fixtureEngine(t, nil)
+	sub := &recorder{}
+	e.join(knight("a", 10), sub)
+	p := e.players["a"]
+
+	do(e, "a", Move{Dir: North})
+	if p.rec.Pos() != (Pos{0, 0}) || !strings.Contains(sub.lastMessage(), "wall") {
+		t.Fatalf("walked through a wall: %v %q", p.rec.Pos(), sub.lastMessage())
+	}
+	if p.energy > 0 {
+		t.Fatalf("bumping a wall cost %v energy", p.energy)
+	}
+	do(e, "a", Move{Dir: East})
+	do(e, "a", Move{Dir: East})
+	do(e, "a", Move{Dir: East}) // the door at 2,0 | 3,0 without shift
+	if p.rec.Pos() != (Pos{2, 0}) || !strings.Contains(sub.lastMessage(), "door blocks") {
+		t.Fatalf("a plain move crossed a door: %v %q", p.rec.Pos(), sub.lastMessage())
+	}
+	do(e, "a", Move{Dir: East, Door: true})
+	if p.rec.Pos() != (Pos{3, 0}) {
+		t.Fatalf("shift+east did not open the door: at %v", p.rec.Pos())
+	}
+}
+
+// Seed 000: Strength "determines your ability to open up doors". With Strength 20 a
+// locked door always gives way (chance Str in 20); with Strength 0 it never does, and
+// every try costs a move.
+func TestForcingALockedDoor(t *testing.T) {
+	for _, tc := range []struct {
+		str   int
+		opens bool
+	}{{20, true}, {0, false}} {
+		e := fixtureEngine(t, nil)
+		sub := &recorder{}
+		e.join(knight("a", tc.str), sub)
+		p := e.players["a"]
+		p.rec.X, p.rec.Y = 2, 1 // in the corridor east of the room's locked door
+		e.look(p)
+		do(e, "a", Move{Dir: West, Door: true})
+		got := p.rec.Pos() == (Pos{1, 1})
+		if got != tc.opens {
+			t.Fatalf("Str %d: in the room=%v, want %v (%q)", tc.str, got, tc.opens, sub.lastMessage())
+		}
+		if tc.opens {
+			if e.levels[0].Edge(Pos{1, 1}, East) != EdgeDoor {
+				t.Fatal("a broken door is still locked for everyone else")
+			}
+			v := sub.last()
+			if !Bit(v.Visible, v.Level.idx(Pos{0, 2})) {
+				t.Fatal("inside the room the whole room is not visible")
+			}
+		} else if p.energy <= 0 {
+			t.Fatal("a failed try at a locked door cost nothing")
+		}
+	}
+}
+
+func TestStairsExitAndSecretDoor(t *testing.T) {
+	e := fixtureEngine(t, nil)
+	sub := &recorder{}
+	e.join(knight("a", 10), sub)
+	p := e.players["a"]
+	do(e, "a", Climb{Down: true})
+	if p.rec.Depth != 1 || !strings.Contains(sub.lastMessage(), "no stairs down") {
+		t.Fatalf("went down without stairs: %q", sub.lastMessage())
+	}
+	p.rec.X, p.rec.Y = 3, 1
+	e.look(p)
+	do(e, "a", Climb{Down: true})
+	if p.rec.Depth != 2 || p.rec.Pos() != (Pos{0, 0}) {
+		t.Fatalf("after > at depth %d %v, want level 2 at its up stairs", p.rec.Depth, p.rec.Pos())
+	}
+	// The secret door at 1,0 | 2,0 looks like a wall; shift finds it.
+	do(e, "a", Move{Dir: East})
+	do(e, "a", Move{Dir: East})
+	if p.rec.Pos() != (Pos{1, 0}) || !strings.Contains(sub.lastMessage(), "wall") {
+		t.Fatalf("secret door did not look like a wall: %v %q", p.rec.Pos(), sub.lastMessage())
+	}
+	do(e, "a", Move{Dir: East, Door: true})
+	if p.rec.Pos() != (Pos{2, 0}) || len(sub.last().FoundDoors) != 1 {
+		t.Fatalf("secret door not found: %v %q", p.rec.Pos(), sub.lastMessage())
+	}
+	p.rec.X, p.rec.Y = 0, 0
+	e.look(p)
+	do(e, "a", Climb{})
+	if p.rec.Depth != 1 || p.rec.Pos() != (Pos{3, 1}) {
+		t.Fatalf("< from level 2 put the knight at depth %d %v, want level 1's down stairs", p.rec.Depth, p.rec.Pos())
+	}
+	p.rec.X, p.rec.Y = 0, 0
+	e.look(p)
+	do(e, "a", Climb{})
+	if !sub.last().Outside() {
+		t.Fatal("< on the exit did not leave the dungeon")
+	}
+	do(e, "a", Enter{})
+	if p.rec.Depth != 1 || p.rec.Pos() != (Pos{0, 0}) {
+		t.Fatalf("Enter from outside: depth %d %v", p.rec.Depth, p.rec.Pos())
+	}
+}
+
+func TestPlayersSeeEachOtherMove(t *testing.T) {
+	e := fixtureEngine(t, nil)
+	a, b := &recorder{}, &recorder{}
+	e.join(knight("a", 10), a)
+	e.join(knight("b", 10), b)
+	if o := a.last().Others; len(o) != 1 || !o[0].Seen || o[0].Name != "Kay b" {
+		t.Fatalf("a does not see b: %+v", o)
+	}
+	n := len(a.views)
+	do(e, "b", Move{Dir: East})
+	if len(a.views) == n {
+		t.Fatal("a got no new view when b moved in sight")
+	}
+	if o := a.last().Others; o[0].Pos != (Pos{1, 0}) {
+		t.Fatalf("a sees b at %v, want 1,0", o[0].Pos)
+	}
+	// An idle world sends nothing: no view is delivered when nothing changed.
+	na, nb := len(a.views), len(b.views)
+	for range 100 {
+		e.Step()
+	}
+	if len(a.views) != na || len(b.views) != nb {
+		t.Fatalf("idle turns sent %d and %d views", len(a.views)-na, len(b.views)-nb)
+	}
+}
+
+func TestSameKeyTakesOver(t *testing.T) {
+	e := fixtureEngine(t, nil)
+	first, second := &recorder{}, &recorder{}
+	p1 := e.join(knight("a", 10), first)
+	do(e, "a", Move{Dir: East})
+	p2 := e.join(knight("a", 10), second)
+	if first.last().Ended == "" {
+		t.Fatal("the first session was not told to close")
+	}
+	if second.last().Self.Pos != (Pos{1, 0}) {
+		t.Fatalf("the new session did not take over the live knight: at %v", second.last().Self.Pos)
+	}
+	if _, ok := e.leave("a", p1.session); ok {
+		t.Fatal("the old session's leave removed the knight from the new one")
+	}
+	if len(e.order) != 1 {
+		t.Fatalf("%d players in the world, want 1", len(e.order))
+	}
+	if rec, ok := e.leave("a", p2.session); !ok || rec.X != 1 {
+		t.Fatalf("leave: %v %+v", ok, rec)
+	}
+}
+
+func TestCheckpointsSaveOnlyChangedKnights(t *testing.T) {
+	saver := &recorder{}
+	e := fixtureEngine(t, saver)
+	e.join(knight("a", 10), &recorder{})
+	e.join(knight("b", 10), &recorder{})
+	for range DefaultCheckpointTurns {
+		e.Step()
+	}
+	if len(saver.saved) != 2 {
+		t.Fatalf("first checkpoint saved %d records, want 2", len(saver.saved))
+	}
+	do(e, "a", Move{Dir: East})
+	for e.turn%DefaultCheckpointTurns != 0 {
+		e.Step()
+	}
+	if len(saver.saved) != 3 || saver.saved[2].Fingerprint != "a" || saver.saved[2].X != 1 {
+		t.Fatalf("second checkpoint: %+v", saver.saved[2:])
+	}
+	rec, _ := e.leave("b", e.players["b"].session)
+	if got := saver.lastSaved("b"); got.Turn != rec.Turn {
+		t.Fatal("leaving did not save the knight")
+	}
+}
+
+// The same seed and the same commands give the same world, turn for turn.
+func TestEngineIsDeterministic(t *testing.T) {
+	run := func() []Adventurer {
+		e := New(Config{Seed: 42, Depth: 3})
+		for _, fp := range []string{"a", "b"} {
+			e.join(knight(fp, 11), nil)
+		}
+		dirs := []Dir{East, South, West, North}
+		for i := range 300 {
+			fp := []string{"a", "b"}[i%2]
+			e.enqueue(fp, e.players[fp].session, Move{Dir: dirs[(i/3)%4], Door: i%5 == 0})
+			e.Step()
+		}
+		return []Adventurer{e.record(e.players["a"]), e.record(e.players["b"])}
+	}
+	a, b := run(), run()
+	for i := range a {
+		if a[i].X != b[i].X || a[i].Y != b[i].Y || a[i].Depth != b[i].Depth || !slices.Equal(a[i].Maps[0].Seen, b[i].Maps[0].Seen) {
+			t.Fatalf("two runs differ: %+v vs %+v", a[i], b[i])
+		}
+	}
+}
+
+// A misplaced record (a level that no longer exists, a square of rock) is put back at
+// the entrance instead of into the rock.
+func TestJoinRepairsImpossiblePositions(t *testing.T) {
+	e := fixtureEngine(t, nil)
+	rec := knight("a", 10)
+	rec.Depth, rec.X, rec.Y = 9, 3, 3
+	e.join(rec, nil)
+	if p := e.players["a"]; p.rec.Depth != 1 || p.rec.Pos() != (Pos{0, 0}) {
+		t.Fatalf("at depth %d %v", p.rec.Depth, p.rec.Pos())
+	}
+	rec = knight("b", 10)
+	rec.Depth, rec.X, rec.Y = 1, 2, 2 // rock
+	e.join(rec, nil)
+	if p := e.players["b"]; p.rec.Pos() != (Pos{0, 0}) {
+		t.Fatalf("knight left in the rock at %v", p.rec.Pos())
+	}
+}
+
+// Run serves Join, Do, Who, Lookup and Leave from other goroutines.
+func TestRunServesSessions(t *testing.T) {
+	e := fixtureEngine(t, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	tick := make(chan time.Time)
+	go e.Run(ctx, tick)
+	defer cancel()
+
+	sub := &chanSub{ch: make(chan View, 64)}
+	p, err := e.Join(ctx, knight("a", 10), sub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Do(ctx, Move{Dir: East}); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		tick <- time.Time{}
+		rec, online, err := e.Lookup(ctx, "a")
+		if err != nil || !online {
+			t.Fatal(online, err)
+		}
+		if rec.X == 1 {
+			break
+		}
+	}
+	who, _ := e.Who(ctx)
+	if len(who) != 1 || who[0].Name != "Kay a" {
+		t.Fatalf("who: %+v", who)
+	}
+	rec, ok, err := p.Leave(ctx)
+	if err != nil || !ok || rec.X != 1 {
+		t.Fatalf("leave: %+v %v %v", rec, ok, err)
+	}
+	cancel()
+	<-e.done
+	if _, err := e.Who(context.Background()); err != ErrStopped {
+		t.Fatalf("Who on a stopped engine: %v", err)
+	}
+}
+
+type chanSub struct{ ch chan View }
+
+func (c *chanSub) Deliver(v View) {
+	select {
+	case c.ch <- v:
+	default:
+	}
+}

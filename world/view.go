@@ -1,0 +1,110 @@
+package world
+
+// View is what one player's screen is drawn from: an immutable snapshot the engine hands
+// to a session. Nothing in a View is written after it is delivered, so a session may read
+// it from any goroutine.
+type View struct {
+	Turn uint64
+	Self Self
+	// Level is a read-only snapshot of the level the player is on (nil outside). It is shared
+	// by every view of that level until the level changes; never modify it.
+	Level *Level
+	// Visible marks the squares the player sees now, Known the squares it has ever seen
+	// on this level (bitsets over Level.W*Level.H squares, see Bit).
+	Visible []byte
+	Known   []byte
+	// FoundDoors are secret doors this player has found on this level (EdgeIndex values).
+	FoundDoors []int
+	// Others are the other players on the same level; Seen says whether this player can
+	// see them now (only those are drawn on the dungeon view).
+	Others []Other
+	// Messages is the player's recent message log, oldest first.
+	Messages []string
+	// Ended is set when the session must close, saying why (for example, the same key
+	// connected again from somewhere else).
+	Ended string
+}
+
+// Self is the player's own status, as the status line shows it.
+type Self struct {
+	Name        string
+	Fingerprint string
+	Level       int
+	Experience  int
+	Hits        int
+	MaxHits     int
+	SpellUnits  int
+	Str         int
+	Int         int
+	Con         int
+	Dex         int
+	Depth       int // 0 means outside the dungeon
+	Pos         Pos
+	Feature     Feature // what the player stands on
+}
+
+// Other is another player as seen from this one.
+type Other struct {
+	Name string
+	Pos  Pos
+	Seen bool
+}
+
+// Outside reports whether the player has left the dungeon.
+func (v View) Outside() bool { return v.Self.Depth == 0 }
+
+// Bit reports whether bit i of a bitset is set.
+func Bit(set []byte, i int) bool {
+	return i >= 0 && i/8 < len(set) && set[i/8]&(1<<(i%8)) != 0
+}
+
+func setBit(set []byte, i int) { set[i/8] |= 1 << (i % 8) }
+
+func bitsetLen(n int) int { return (n + 7) / 8 }
+
+// EdgeIndex numbers the east (0) and south (1) edges of each square so a found secret door
+// can be remembered as one int: the edge on side d of p.
+func (l *Level) EdgeIndex(p Pos, d Dir) int {
+	switch d {
+	case North:
+		p, d = p.Step(North), South
+	case West:
+		p, d = p.Step(West), East
+	}
+	i := (p.Y*l.W + p.X) * 2
+	if d == South {
+		i++
+	}
+	return i
+}
+
+// visible fills set with the squares seen from p: the whole room when p is in a room,
+// otherwise straight along the corridor in each direction up to the next door, wall or
+// room (DESIGN §11).
+func (l *Level) visible(p Pos, set []byte) {
+	clear(set)
+	if !l.In(p) {
+		return
+	}
+	setBit(set, l.idx(p))
+	if r := l.RoomAt(p); r >= 0 {
+		rr := l.Rooms[r]
+		for y := rr.Y; y < rr.Y+rr.H; y++ {
+			for x := rr.X; x < rr.X+rr.W; x++ {
+				if q := (Pos{x, y}); l.RoomAt(q) == r {
+					setBit(set, l.idx(q))
+				}
+			}
+		}
+		return
+	}
+	for _, d := range Dirs {
+		for q := p; l.Edge(q, d) == EdgeOpen; {
+			q = q.Step(d)
+			setBit(set, l.idx(q))
+			if l.Terrain(q) == Room {
+				break
+			}
+		}
+	}
+}
