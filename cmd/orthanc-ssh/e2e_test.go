@@ -235,4 +235,3 @@ func TestSmallTerminalIsAskedToEnlarge(t *testing.T) {
 	}
 	tm.waitFor("Press Enter to begin")
 }
-
