@@ -104,6 +104,9 @@ func (lp *levelPainter) edgeLook(p world.Pos, d world.Dir) world.Edge {
 // whether it is drawn at all (only edges of shown squares are).
 func (lp *levelPainter) edgeAt(cx, cy int) (world.Edge, bool) {
 	l := lp.l
+	if cx < 0 || cy < 0 {
+		return 0, false
+	}
 	if cy%rowsPerSquare == 0 && cx%colsPerSquare != 0 { // horizontal edge above square (x, y)
 		x, y := cx/colsPerSquare, cy/rowsPerSquare
 		above, below := world.Pos{X: x, Y: y - 1}, world.Pos{X: x, Y: y}

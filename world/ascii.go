@@ -104,14 +104,11 @@ func ParseASCII(depth int, s string) (*Level, error) {
 	for row, ln := range lines {
 		for col := 0; col < width; col++ {
 			c := ln[col]
-			bad := func() error {
-				return fmt.Errorf("ascii level: unexpected %q at line %d column %d", c, row+1, col+1)
-			}
 			x, y := col/2, row/2
 			switch {
 			case row%2 == 0 && col%2 == 0:
 				if c != asciiCorner {
-					return nil, bad()
+					return nil, unexpected(c, row, col)
 				}
 			case row%2 == 1 && col%2 == 1:
 				p := Pos{x, y}
@@ -124,7 +121,7 @@ func ParseASCII(depth int, s string) (*Level, error) {
 				default:
 					f := charFeature(c)
 					if f == FeatNone {
-						return nil, bad()
+						return nil, unexpected(c, row, col)
 					}
 					l.SetTerrain(p, Corridor) // may become Room below
 					l.SetFeature(p, f)
@@ -142,7 +139,7 @@ func ParseASCII(depth int, s string) (*Level, error) {
 				}
 				e, ok := charEdge(c, wall)
 				if !ok {
-					return nil, bad()
+					return nil, unexpected(c, row, col)
 				}
 				// The level boundary is always wall; anything else there would not round-trip.
 				if (d == West && (col == 0 || col == width-1)) || (d == North && (row == 0 || row == len(lines)-1)) {
@@ -170,6 +167,11 @@ func ParseASCII(depth int, s string) (*Level, error) {
 	l.inferFeatureRooms()
 	l.numberRooms()
 	return l, nil
+}
+
+// unexpected reports a character that does not belong where it stands.
+func unexpected(c byte, row, col int) error {
+	return fmt.Errorf("ascii level: unexpected %q at line %d column %d", c, row+1, col+1)
 }
 
 // trimPicture splits s into lines, dropping blank lines at both ends, trailing carriage

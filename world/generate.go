@@ -89,6 +89,8 @@ type generator struct {
 	// Scratch space reused between searches.
 	cost       []int // corridor step cost per square
 	dist, prev []int
+	mark       []int // cheapestPath: stamp of the search that last set dist and prev
+	stamp      int
 	ring       [maxStepCost + 1][]int
 	walk       []int // walkDistances result
 	queue      []int // walkDistances queue
@@ -193,7 +195,7 @@ func (g *generator) placeDoors() []Pos {
 			}
 			f := c.p.Step(c.d)
 			// Two doors side by side look odd and add nothing; keep them apart.
-			if slices.ContainsFunc(chosen, func(o Pos) bool { return manhattan(o, f) <= 1 }) {
+			if slices.ContainsFunc(chosen, func(o Pos) bool { return stepsApart(o, f) <= 1 }) {
 				continue
 			}
 			chosen = append(chosen, f)
@@ -230,15 +232,10 @@ func (g *generator) secretKind() Edge {
 	return EdgeSecret
 }
 
-func manhattan(a, b Pos) int {
-	return abs(a.X-b.X) + abs(a.Y-b.Y)
-}
-
-func abs(x int) int {
-	if x < 0 {
-		return -x
-	}
-	return x
+// stepsApart is the Manhattan distance between two squares: the fewest steps between them
+// on an open floor, since moves are up, down, left or right only.
+func stepsApart(a, b Pos) int {
+	return max(a.X-b.X, b.X-a.X) + max(a.Y-b.Y, b.Y-a.Y)
 }
 
 // placeStairs picks the up square (the exit on depth 1) and, unless bottom, the down square,
@@ -276,9 +273,9 @@ func (g *generator) placeStairs(fronts []Pos, bottom bool) {
 		if p == l.Up {
 			continue
 		}
-		if d := manhattan(p, l.Up); d >= minDist {
+		if d := stepsApart(p, l.Up); d >= minDist {
 			far = append(far, p)
-		} else if d > manhattan(best, l.Up) || best == l.Up {
+		} else if d > stepsApart(best, l.Up) || best == l.Up {
 			best = p
 		}
 	}
@@ -309,15 +306,19 @@ func (g *generator) carveNetwork(fronts []Pos) {
 	inNet := make([]bool, n)
 	inNet[l.idx(l.Up)] = true
 
+	// The way down comes first, so it is the spine of the level, and so no corridor square
+	// outside the network (the down square) can stand in the way of a later search.
 	targets := slices.Clone(fronts)
-	if l.HasDown {
-		targets = append(targets, l.Down)
-	}
 	r.Shuffle(len(targets), func(i, j int) { targets[i], targets[j] = targets[j], targets[i] })
+	if l.HasDown {
+		targets = append([]Pos{l.Down}, targets...)
+	}
 	for _, t := range targets {
 		if inNet[l.idx(t)] {
 			continue
 		}
+		// A search always succeeds: rooms keep a margin to the boundary and a gap between
+		// each other, so rock never gets walled in. (The reachability test checks this.)
 		path := g.cheapestPath(t, inNet)
 		g.carve(path)
 		for _, p := range path {
@@ -360,18 +361,18 @@ func (g *generator) cheapestPath(start Pos, goal []bool) []Pos {
 	w, h, n := l.W, l.H, l.W*l.H
 	terrain, cost := l.terrain, g.cost
 	if g.dist == nil {
-		g.dist, g.prev = make([]int, n), make([]int, n)
+		g.dist, g.prev, g.mark = make([]int, n), make([]int, n), make([]int, n)
 	}
-	dist, prev := g.dist, g.prev
-	for i := range dist {
-		dist[i], prev[i] = -1, -1
-	}
+	// A square's dist and prev are valid only if its mark is this search's stamp, which
+	// saves clearing them for every search.
+	g.stamp++
+	dist, prev, mark, stamp := g.dist, g.prev, g.mark, g.stamp
 	var ring [maxStepCost + 1][]int
 	for k := range ring {
 		ring[k] = g.ring[k][:0]
 	}
 	s := l.idx(start)
-	dist[s] = 0
+	dist[s], prev[s], mark[s] = 0, -1, stamp
 	ring[0] = append(ring[0], s)
 	pending, end := 1, -1
 	for d := 0; pending > 0 && end < 0; d++ {
@@ -407,8 +408,8 @@ func (g *generator) cheapestPath(start Pos, goal []bool) []Pos {
 				if j < 0 || (terrain[j] != Rock && !goal[j]) {
 					continue
 				}
-				if nd := d + cost[j]; dist[j] < 0 || nd < dist[j] {
-					dist[j], prev[j] = nd, i
+				if nd := d + cost[j]; mark[j] != stamp || nd < dist[j] {
+					dist[j], prev[j], mark[j] = nd, i, stamp
 					nb := nd % len(ring)
 					ring[nb] = append(ring[nb], j)
 					pending++
@@ -432,10 +433,14 @@ func (g *generator) cheapestPath(start Pos, goal []bool) []Pos {
 // Loop tuning: how many extra passages to add, and the shape of the ones worth adding.
 const (
 	minLoops, maxLoops = 3, 6
-	loopTries          = 24
-	loopMinSpan        = 3  // squares apart on the map, at least
+	loopTries          = 12
+	loopMinSpan        = 2  // squares apart on the map, at least
 	loopMaxSpan        = 12 // and at most
 )
+
+// loopDetour is how far apart along the corridors two squares span apart on the map must be
+// for a passage between them to be worth adding.
+func loopDetour(span int) int { return span + 10 }
 
 // addLoops adds a few passages between corridor squares that are close on the map but far
 // apart along the corridors, so the network is not a pure tree: there are alternative routes
@@ -454,25 +459,29 @@ func (g *generator) addLoops() {
 	want := minLoops + r.IntN(maxLoops-minLoops+1)
 	for try := 0; want > 0 && try < loopTries && len(corr) > 1; try++ {
 		a := corr[r.IntN(len(corr))]
-		walk := g.walkDistances(a)
-		// Candidates are worth it only if the new passage would be a real shortcut.
+		walk := g.walkDistances(a, loopDetour(loopMaxSpan))
+		// Candidates are worth it only if the new passage would be a real shortcut; the
+		// passage goes to whichever candidate is cheapest to tunnel to.
 		var cand []Pos
 		for _, b := range corr {
-			span := manhattan(a, b)
-			if span >= loopMinSpan && span <= loopMaxSpan && walk[l.idx(b)] >= 2*span+8 {
+			span := stepsApart(a, b)
+			if span >= loopMinSpan && span <= loopMaxSpan && walk[l.idx(b)] >= loopDetour(span) {
 				cand = append(cand, b)
+				goal[l.idx(b)] = true
 			}
 		}
 		if len(cand) == 0 {
 			continue
 		}
-		b := cand[r.IntN(len(cand))]
-		span := manhattan(a, b)
-		goal[l.idx(b)] = true
 		path := g.cheapestPath(a, goal)
-		goal[l.idx(b)] = false
+		for _, b := range cand {
+			goal[l.idx(b)] = false
+		}
 		// A passage that has to wander far round rooms and corridors is no shortcut.
-		if path == nil || len(path)-1 > span+span/2+2 {
+		if path == nil {
+			continue
+		}
+		if span := stepsApart(a, path[len(path)-1]); len(path)-1 > span+span/2+2 {
 			continue
 		}
 		g.carve(path)
@@ -482,9 +491,9 @@ func (g *generator) addLoops() {
 }
 
 // walkDistances is the number of steps from a to every square through open edges and doors
-// of any kind; unreachable squares get a large number. The slice is scratch space, valid
-// until the next call.
-func (g *generator) walkDistances(a Pos) []int {
+// of any kind, counted up to limit; squares farther away or unreachable get limit. The
+// slice is scratch space, valid until the next call.
+func (g *generator) walkDistances(a Pos, limit int) []int {
 	l := g.l
 	w, h, n := l.W, l.H, l.W*l.H
 	east, south := l.east, l.south
@@ -492,35 +501,36 @@ func (g *generator) walkDistances(a Pos) []int {
 		g.walk = make([]int, n)
 		g.queue = make([]int, 0, n)
 	}
-	const far = 1 << 30
 	walk := g.walk
 	for i := range walk {
-		walk[i] = far
+		walk[i] = limit
 	}
-	// Breadth-first over square indexes; every edge that is not a wall can be passed.
+	// Breadth-first over square indexes; every edge that is not a wall can be passed. The
+	// neighbours are spelled out rather than looped over: this runs often.
 	queue := append(g.queue[:0], l.idx(a))
 	walk[queue[0]] = 0
 	for head := 0; head < len(queue); head++ {
 		i := queue[head]
-		x, y := i%w, i/w
 		next := walk[i] + 1
-		visit := func(j int, e Edge) {
-			if e != EdgeWall && walk[j] == far {
-				walk[j] = next
-				queue = append(queue, j)
-			}
+		if next >= limit {
+			break // breadth-first: everything still queued is as far
 		}
-		if y > 0 {
-			visit(i-w, south[i-w])
+		x, y := i%w, i/w
+		if j := i - w; y > 0 && south[j] != EdgeWall && walk[j] == limit {
+			walk[j] = next
+			queue = append(queue, j)
 		}
-		if x < w-1 {
-			visit(i+1, east[i])
+		if j := i + 1; x < w-1 && east[i] != EdgeWall && walk[j] == limit {
+			walk[j] = next
+			queue = append(queue, j)
 		}
-		if y < h-1 {
-			visit(i+w, south[i])
+		if j := i + w; y < h-1 && south[i] != EdgeWall && walk[j] == limit {
+			walk[j] = next
+			queue = append(queue, j)
 		}
-		if x > 0 {
-			visit(i-1, east[i-1])
+		if j := i - 1; x > 0 && east[j] != EdgeWall && walk[j] == limit {
+			walk[j] = next
+			queue = append(queue, j)
 		}
 	}
 	g.queue = queue

@@ -1,0 +1,192 @@
+package app
+
+import (
+	"context"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/orthanc-ssh/orthanc-ssh/world"
+)
+
+// runWorld starts an engine that steps only when the test says so.
+func runWorld(t *testing.T) (*world.Engine, chan time.Time) {
+	t.Helper()
+	e := world.New(world.Config{Seed: 1977, Depth: 3})
+	ctx, cancel := context.WithCancel(context.Background())
+	tick := make(chan time.Time)
+	go e.Run(ctx, tick)
+	t.Cleanup(cancel)
+	return e, tick
+}
+
+// feed sends msg to the model and, as the Bubble Tea runtime would, carries out the
+// commands that join the world and wait for views, feeding their results back. Other
+// commands (the name field's cursor blink) are left alone.
+func feed(t *testing.T, m *Model, msg tea.Msg) {
+	t.Helper()
+	_, cmd := m.Update(msg)
+	for cmd != nil {
+		out := make(chan tea.Msg, 1)
+		go func() { out <- cmd() }()
+		var next tea.Msg
+		select {
+		case next = <-out:
+		case <-time.After(300 * time.Millisecond):
+			return
+		}
+		switch next.(type) {
+		case joinedMsg:
+			_, cmd = m.Update(next)
+		case viewMsg:
+			m.Update(next)
+			return // the next command would wait for another view
+		default:
+			return
+		}
+	}
+}
+
+func press(t *testing.T, m *Model, keys ...string) {
+	t.Helper()
+	for _, k := range keys {
+		var msg tea.KeyPressMsg
+		switch k {
+		case "enter":
+			msg = tea.KeyPressMsg{Code: tea.KeyEnter}
+		case "right":
+			msg = tea.KeyPressMsg{Code: tea.KeyRight}
+		case "shift+right":
+			msg = tea.KeyPressMsg{Code: tea.KeyRight, Mod: tea.ModShift}
+		default:
+			r := []rune(k)[0]
+			msg = tea.KeyPressMsg{Code: r, Text: k}
+		}
+		feed(t, m, msg)
+	}
+}
+
+func newModel(t *testing.T, e *world.Engine, saved *world.Adventurer) *Model {
+	return New(context.Background(), Params{Fingerprint: "SHA256:test", Saved: saved, Engine: e,
+		Width: 80, Height: 24, Rand: rand.New(rand.NewPCG(1, 2))})
+}
+
+func TestEnterAtEveryPromptReachesTheDungeon(t *testing.T) {
+	e, _ := runWorld(t)
+	m := newModel(t, e, nil)
+	if s := m.Text(); !strings.Contains(s, "Press Enter to begin") {
+		t.Fatalf("title:\n%s", s)
+	}
+	press(t, m, "enter")
+	first := m.Text()
+	if !strings.Contains(first, "Strength") || !strings.Contains(first, "Press r to roll again") {
+		t.Fatalf("roll screen:\n%s", first)
+	}
+	for range 5 {
+		press(t, m, "r")
+		if m.Text() != first {
+			break
+		}
+	}
+	if m.Text() == first {
+		t.Fatal("r did not roll a new knight in five tries")
+	}
+	press(t, m, "enter")
+	if s := m.Text(); !strings.Contains(s, "press Enter to be "+m.suggested) {
+		t.Fatalf("name prompt:\n%s", s)
+	}
+	press(t, m, "enter")
+	s := m.Text()
+	for _, want := range []string{m.suggested + " │ Level 1 │ Hits", "Spells 4", "Exp 0", "Depth 1", "()", "level 1 of the dungeon"} {
+		if !strings.Contains(s, want) {
+			t.Fatalf("dungeon screen lacks %q:\n%s", want, s)
+		}
+	}
+	if lines := strings.Split(s, "\n"); len(lines) != 24 {
+		t.Fatalf("screen has %d lines, want 24", len(lines))
+	}
+}
+
+func TestABadNameIsRefusedWithAReason(t *testing.T) {
+	e, _ := runWorld(t)
+	m := newModel(t, e, nil)
+	press(t, m, "enter", "enter", "9", "enter")
+	if s := m.Text(); !strings.Contains(s, "starting with a letter") || m.screen != screenName {
+		t.Fatalf("a name starting with a digit was not refused:\n%s", s)
+	}
+}
+
+func TestSavedKnightIsWelcomedBack(t *testing.T) {
+	e, _ := runWorld(t)
+	rec := world.NewAdventurer("SHA256:test", "Bedivere", world.Stats{Str: 12, Int: 11, Con: 10, Dex: 9}, 11)
+	m := newModel(t, e, &rec)
+	if s := m.Text(); !strings.Contains(s, "Welcome back, Bedivere.") {
+		t.Fatalf("title for a saved knight:\n%s", s)
+	}
+	press(t, m, "enter")
+	if s := m.Text(); !strings.Contains(s, "Bedivere │ Level 1 │ Hits 11/11") || !strings.Contains(s, "Str 12  Int 11  Con 10  Dex 9") {
+		t.Fatalf("dungeon screen:\n%s", s)
+	}
+	press(t, m, "m")
+	if s := m.Text(); !strings.Contains(s, "Map of level 1") || !strings.Contains(s, "()") {
+		t.Fatalf("map screen:\n%s", s)
+	}
+	press(t, m, "x", "?")
+	if s := m.Text(); !strings.Contains(s, "HELP") || !strings.Contains(s, "shift+arrow") {
+		t.Fatalf("help screen:\n%s", s)
+	}
+	press(t, m, "x", "q")
+	if s := m.Text(); !strings.Contains(s, "(y/n)") {
+		t.Fatalf("q does not ask:\n%s", s)
+	}
+	press(t, m, "n")
+	if m.screen != screenPlay {
+		t.Fatal("n did not go back to the game")
+	}
+}
+
+func TestSmallTerminalGetsAClearMessage(t *testing.T) {
+	m := newModel(t, nil, nil)
+	for _, size := range [][2]int{{79, 24}, {80, 23}, {0, 0}, {1, 1}} {
+		m.Update(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
+		if s := m.Text(); !strings.Contains(s, "Please enlarge your terminal to at least 80×24") {
+			t.Fatalf("%v: %q", size, s)
+		}
+	}
+	m.Update(tea.WindowSizeMsg{Width: 10000, Height: 10000})
+	m.Update(tea.WindowSizeMsg{Width: 160, Height: 50})
+	if lines := strings.Split(m.Text(), "\n"); len(lines) != 50 || len([]rune(lines[0])) != 160 {
+		t.Fatalf("160×50 screen is %d lines of %d", len(lines), len([]rune(lines[0])))
+	}
+}
+
+// The screen of a knight standing at the start of a hand-made corridor, drawn without
+// colour: edges sit between two-column squares.
+func TestDrawingEdgesBetweenSquares(t *testing.T) {
+	l, err := world.ParseASCII(1, `
++-+-+-+
+|EL   |
++ +-+$+
+|   S |
++-+-+-+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := func(world.Pos) bool { return true }
+	c := newCanvas(3*l.W+1, 2*l.H+1)
+	(&levelPainter{l: l, shown: all, found: map[int]bool{}, marks: map[world.Pos]mark{{X: 0, Y: 0}: {"()", clsSelf}}}).paint(c, world.Pos{})
+	got := strings.Join(c.lines(nil, true), "\n")
+	want := strings.Join([]string{
+		"┌──┬─────┐",
+		"│()║     │",
+		"│  └──┬─□┤",
+		"│     │  │",
+		"└─────┴──┘",
+	}, "\n")
+	if got != want {
+		t.Fatalf("drawn:\n%s\nwant:\n%s", got, want)
+	}
+}
