@@ -8,8 +8,8 @@ import (
 )
 
 var banner = []string{
-	` ___  ____ _____ _   _    _    _   _  ____ `,
-	`/ _ \|  _ \_   _| | | |  / \  | \ | |/ ___|`,
+	`  ___  ____ _____ _   _    _    _   _  ____ `,
+	` / _ \|  _ \_   _| | | |  / \  | \ | |/ ___|`,
 	`| | | | |_) || | | |_| | / _ \ |  \| | |    `,
 	`| |_| |  _ < | | |  _  |/ ___ \| |\  | |___ `,
 	` \___/|_| \_\|_| |_| |_/_/   \_\_| \_|\____|`,
@@ -115,6 +115,9 @@ func statusLine(s world.Self) string {
 	if s.Depth == 0 {
 		where = "Outside"
 	}
+	if f := s.Feature.String(); f != "" {
+		where += " │ On the " + f
+	}
 	return fmt.Sprintf("%s │ Level %d │ Hits %d/%d │ Spells %d │ Exp %d │ %s",
 		s.Name, s.Level, s.Hits, s.MaxHits, s.SpellUnits, s.Experience, where)
 }
@@ -168,18 +171,21 @@ func (m *Model) drawMap(c *canvas) {
 }
 
 var helpText = []string{
-	"HELP — the knight's lesson",
+	"HELP: the knight's lesson",
 	"",
-	"You are a knight come to a dungeon full of treasure and, unfortunately, monsters too.",
-	"Gather experience by fighting, by taking treasure, and now and then by finding magic.",
+	"You are a knight come to a dungeon full of treasure and, unfortunately,",
+	"monsters too. Gather experience by fighting, by taking treasure, and now",
+	"and then by finding magic.",
 	"",
-	"Moving   arrows or h j k l        Doors   shift+arrow, H J K L, or d then a direction",
-	"Stairs   > go down, < go up       Exit    < on the exit (EX) of level 1",
-	"Map      m                        Quit    q (your knight is saved where it stands)",
+	"  walk          arrows, or h j k l",
+	"  open a door   shift+arrow, H J K L, or d then a direction",
+	"  stairs        > goes down, < goes up",
+	"  leave         < on the exit (EX) of level 1",
+	"  map           m          quit   q (your knight is saved where it stands)",
 	"",
-	"Walls and doors lie between squares. Locked doors (═ ║) lead into rooms: throw",
-	"yourself at one with shift+direction; Strength decides whether it gives way.",
-	"Secret doors look like walls, but about one time in six as a wall with a box (□).",
+	"Walls and doors lie between squares. Locked doors (═ ║) lead into rooms:",
+	"throw yourself at one with shift+direction; Strength decides if it gives.",
+	"Secret doors look like walls, but one time in six as a wall with a box (□).",
 	"Other knights show as the first two letters of their names; you are ().",
 	"",
 	"Press any key to return.",

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -174,10 +175,11 @@ func TestShutdownWithPlayersConnectedSavesThem(t *testing.T) {
 	key := newKey(t)
 	tm := openTerminal(t, srv.addr, key, 80, 24, nil)
 	tm.enterDungeon("Kay")
+	before := whoamiJSON(t, srv.addr, key)
 	_, k := openDir(t)
 	tm.press(k)
 	var moved whoami
-	waitUntil(t, "the move", func() bool { moved = whoamiJSON(t, srv.addr, key); return moved.X != -1 && moved.Online })
+	waitUntil(t, "the move", func() bool { moved = whoamiJSON(t, srv.addr, key); return moved.X != before.X || moved.Y != before.Y })
 	start := time.Now()
 	if err := srv.stop(); err != nil {
 		t.Fatal(err)
@@ -234,4 +236,35 @@ func TestSmallTerminalIsAskedToEnlarge(t *testing.T) {
 		t.Fatal(err)
 	}
 	tm.waitFor("Press Enter to begin")
+}
+
+// Colour follows the client: the PLATO orange in 256 colours for xterm-256color, in true
+// colour when the client says so, and no colour at all with NO_COLOR.
+func TestColourFollowsTheClient(t *testing.T) {
+	srv := startServer(t, t.TempDir())
+	colour := regexp.MustCompile(`\x1b\[[0-9;:]*[34]8[;:][25]`)
+	for _, tc := range []struct {
+		name string
+		env  map[string]string
+		want string // a colour sequence that must appear, or "" for none at all
+	}{
+		{"256 colours", nil, "38;5;208"},
+		{"true colour", map[string]string{"COLORTERM": "truecolor"}, "38;2;255;140;0"},
+		{"NO_COLOR", map[string]string{"NO_COLOR": "1"}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tm := openTerminal(t, srv.addr, newKey(t), 80, 24, tc.env)
+			tm.enterDungeon("")
+			raw := tm.rawOutput()
+			if tc.want == "" {
+				if m := colour.FindString(raw); m != "" {
+					t.Fatalf("NO_COLOR output has a colour sequence %q", m)
+				}
+				return
+			}
+			if !strings.Contains(raw, tc.want) {
+				t.Fatalf("output lacks %q; colour sequences seen: %q", tc.want, colour.FindAllString(raw, 5))
+			}
+		})
+	}
 }

@@ -136,6 +136,7 @@ type terminal struct {
 	stdin  io.WriteCloser
 	mu     sync.Mutex
 	em     *vt.Emulator
+	raw    bytes.Buffer // every byte the server sent
 	done   chan struct{}
 }
 
@@ -185,6 +186,7 @@ func openTerminal(t testing.TB, addr string, key gossh.Signer, w, h int, env map
 			n, err := stdout.Read(buf)
 			if n > 0 {
 				tm.mu.Lock()
+				tm.raw.Write(buf[:n])
 				_, _ = tm.em.Write(buf[:n])
 				tm.mu.Unlock()
 			}
@@ -209,6 +211,13 @@ func (tm *terminal) screen() string {
 	tm.mu.Lock()
 	defer tm.mu.Unlock()
 	return tm.em.String()
+}
+
+// rawOutput is every byte received so far, escape sequences included.
+func (tm *terminal) rawOutput() string {
+	tm.mu.Lock()
+	defer tm.mu.Unlock()
+	return tm.raw.String()
 }
 
 // waitFor waits until every want appears on screen and returns the screen.

@@ -1,0 +1,110 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/orthanc-ssh/orthanc-ssh/world"
+)
+
+// Sinks keep the compiler from dropping the work a benchmark measures.
+var (
+	benchTeaViewSink tea.View
+	benchTextSink    string
+)
+
+// benchRun carries out a command as the Bubble Tea runtime would and returns its message,
+// failing the benchmark if it takes longer than a few seconds.
+func benchRun(b *testing.B, cmd tea.Cmd) tea.Msg {
+	b.Helper()
+	if cmd == nil {
+		b.Fatal("no command to run")
+	}
+	out := make(chan tea.Msg, 1)
+	go func() { out <- cmd() }()
+	select {
+	case msg := <-out:
+		return msg
+	case <-time.After(5 * time.Second):
+		b.Fatal("command did not finish")
+		return nil
+	}
+}
+
+// benchPlayModel returns a w×h model on the dungeon screen of a running world: a saved
+// knight that has joined level 1 after five other knights, walked a few squares and got
+// the newest view of the world.
+func benchPlayModel(b *testing.B, w, h int) *Model {
+	b.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	b.Cleanup(cancel)
+	e := world.New(world.Config{Seed: 1977, Depth: 3})
+	tick := make(chan time.Time)
+	go e.Run(ctx, tick)
+
+	stats := world.Stats{Str: 12, Int: 11, Con: 10, Dex: 9}
+	for i, name := range []string{"Gawain", "Percival", "Lancelot", "Tristan", "Galahad"} {
+		rec := world.NewAdventurer(fmt.Sprintf("SHA256:other%d", i), name, stats, 10)
+		if _, err := e.Join(ctx, rec, NewMailbox()); err != nil {
+			b.Fatal(err)
+		}
+	}
+	rec := world.NewAdventurer("SHA256:bench", "Bedivere", stats, 11)
+	m := New(ctx, Params{Fingerprint: rec.Fingerprint, Saved: &rec, Engine: e,
+		Width: w, Height: h, Rand: rand.New(rand.NewPCG(1, 2))})
+
+	// Enter on the title screen joins the world; the join's answer starts the wait for views.
+	_, cmd := m.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
+	_, cmd = m.Update(benchRun(b, cmd))
+	m.Update(benchRun(b, cmd))
+
+	// Walk a little (a step costs a round of ten turns), then take the newest view.
+	pl := m.player.Load()
+	for _, d := range []world.Dir{world.East, world.South, world.East, world.North, world.West} {
+		if err := pl.Do(ctx, world.Move{Dir: d}); err != nil {
+			b.Fatal(err)
+		}
+		for range world.TurnsPerRound {
+			tick <- time.Time{}
+		}
+	}
+	if _, err := e.Who(ctx); err != nil { // waits until the engine has handled every tick
+		b.Fatal(err)
+	}
+	m.Update(benchRun(b, m.waitView()))
+	if m.screen != screenPlay || !m.haveView || m.view.Level == nil {
+		b.Fatalf("model is not in the dungeon (screen %d):\n%s", m.screen, m.Text())
+	}
+	return m
+}
+
+// benchRender measures drawing the dungeon screen at w×h, with colour (what a session
+// sends to Bubble Tea) and without (NO_COLOR).
+func benchRender(b *testing.B, w, h int) {
+	m := benchPlayModel(b, w, h)
+	b.Run("styled", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			benchTeaViewSink = m.View()
+		}
+		b.ReportMetric(float64(len(benchTeaViewSink.Content)), "bytes/frame")
+	})
+	b.Run("plain", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			benchTextSink = m.Text()
+		}
+		b.ReportMetric(float64(len(benchTextSink)), "bytes/frame")
+	})
+}
+
+// BenchmarkRenderFrame80x24 draws the dungeon screen on the smallest terminal allowed.
+func BenchmarkRenderFrame80x24(b *testing.B) { benchRender(b, 80, 24) }
+
+// BenchmarkRenderFrame160x50 draws the dungeon screen on a large terminal.
+func BenchmarkRenderFrame160x50(b *testing.B) { benchRender(b, 160, 50) }

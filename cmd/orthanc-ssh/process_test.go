@@ -1,0 +1,155 @@
+package main
+
+import (
+	"bufio"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/orthanc-ssh/orthanc-ssh/store"
+)
+
+// These tests run the real binary as its own process, so signals and kill -9 hit a server
+// exactly as they would in production.
+
+var (
+	buildOnce sync.Once
+	binPath   string
+	buildErr  error
+)
+
+func serverBinary(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "orthanc-bin")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "orthanc-ssh")
+		out, err := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", binPath, ".").CombinedOutput()
+		if err != nil {
+			buildErr = err
+			t.Logf("%s", out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatalf("build server: %v", buildErr)
+	}
+	return binPath
+}
+
+var listenLine = regexp.MustCompile(`msg=listening addr=(\S+)`)
+
+// startProcess runs the server binary on a free port and returns it with its address.
+func startProcess(t *testing.T, dir string) (*exec.Cmd, string) {
+	t.Helper()
+	cmd := exec.Command(serverBinary(t), "-addr", "127.0.0.1:0", "-data", dir, "-tick", "5ms")
+	cmd.Env = append(os.Environ(), "ORTHANC_SEED=")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	addr := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			if m := listenLine.FindStringSubmatch(sc.Text()); m != nil {
+				addr <- m[1]
+			}
+		}
+	}()
+	select {
+	case a := <-addr:
+		return cmd, a
+	case <-time.After(20 * time.Second):
+		t.Fatal("server did not report its address")
+	}
+	return nil, ""
+}
+
+func waitExit(t *testing.T, cmd *exec.Cmd, within time.Duration) int {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+		return cmd.ProcessState.ExitCode()
+	case <-time.After(within):
+		t.Fatalf("server still running %v after the signal", within)
+		return -1
+	}
+}
+
+// SIGINT (and SIGTERM) stop the server within a few seconds with status 0, and knights of
+// players still connected are saved where they stand.
+func TestSignalSavesEveryoneAndExitsZero(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			dir := t.TempDir()
+			cmd, addr := startProcess(t, dir)
+			key := newKey(t)
+			tm := openTerminal(t, addr, key, 80, 24, nil)
+			tm.enterDungeon("Lucan")
+			start := whoamiJSON(t, addr, key)
+			_, k := openDir(t)
+			tm.press(k)
+			var moved whoami
+			waitUntil(t, "the move", func() bool { moved = whoamiJSON(t, addr, key); return moved.X != start.X || moved.Y != start.Y })
+			if err := cmd.Process.Signal(sig); err != nil {
+				t.Fatal(err)
+			}
+			if code := waitExit(t, cmd, 5*time.Second); code != 0 {
+				t.Fatalf("exit status %d after %v", code, sig)
+			}
+			_, addr = startProcess(t, dir)
+			if w := whoamiJSON(t, addr, key); w.X != moved.X || w.Y != moved.Y || w.Name != "Lucan" {
+				t.Fatalf("after %v and restart: %+v, was %+v", sig, w, moved)
+			}
+		})
+	}
+}
+
+// kill -9 loses at most the last checkpoint interval of walking and never the knight or
+// the database.
+func TestKillNineLosesAtMostACheckpoint(t *testing.T) {
+	dir := t.TempDir()
+	cmd, addr := startProcess(t, dir)
+	key := newKey(t)
+	tm := openTerminal(t, addr, key, 80, 24, nil)
+	tm.enterDungeon("Gaheris")
+	start := whoamiJSON(t, addr, key)
+	_, k := openDir(t)
+	tm.press(k)
+	var moved whoami
+	waitUntil(t, "the move", func() bool { moved = whoamiJSON(t, addr, key); return moved.X != start.X || moved.Y != start.Y })
+	time.Sleep(checkpointEvery + time.Second) // one checkpoint has certainly happened since
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+
+	st, err := store.Open(filepath.Join(dir, "orthanc.db"), store.Options{})
+	if err != nil {
+		t.Fatalf("database after kill -9: %v", err)
+	}
+	if err := st.Check(); err != nil {
+		t.Fatalf("database after kill -9 fails its check: %v", err)
+	}
+	_ = st.Close()
+
+	_, addr = startProcess(t, dir)
+	if w := whoamiJSON(t, addr, key); w.X != moved.X || w.Y != moved.Y || w.Name != "Gaheris" {
+		t.Fatalf("after kill -9: %+v, was %+v", w, moved)
+	}
+}

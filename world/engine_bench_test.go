@@ -1,0 +1,154 @@
+package world
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+)
+
+// Sinks keep the compiler from dropping the work a benchmark measures.
+var (
+	benchViewSink   View
+	benchLevelsSink []*Level
+)
+
+// countingSub is a Subscriber that only counts deliveries; it never blocks.
+type countingSub struct{ n int }
+
+func (c *countingSub) Deliver(View) { c.n++ }
+
+// discardSaver is a Saver that only counts the records handed to it.
+type discardSaver struct{ n int }
+
+func (d *discardSaver) Put(recs ...Adventurer) { d.n += len(recs) }
+
+// benchWorld is an engine with adventurers joined and a counting subscriber each.
+type benchWorld struct {
+	e    *Engine
+	subs []*countingSub
+	rng  *rand.Rand
+	cmds int // Moves queued so far
+}
+
+// newBenchWorld builds the default 10-level dungeon of seed 1977 and joins n adventurers,
+// adventurer i on level i%levels+1 at that level's up stairs.
+func newBenchWorld(b *testing.B, n, levels int, saver Saver) *benchWorld {
+	b.Helper()
+	e := New(Config{Seed: 1977, Saver: saver})
+	w := &benchWorld{e: e, rng: rand.New(rand.NewPCG(1977, 42))}
+	for i := range n {
+		rec := NewAdventurer(fmt.Sprintf("fp%d", i), fmt.Sprintf("Knight %d", i),
+			Stats{Str: 10, Int: 10, Con: 10, Dex: 10}, 10)
+		rec.Depth = i%levels + 1
+		rec.X, rec.Y = -1, -1
+		sub := &countingSub{}
+		w.subs = append(w.subs, sub)
+		e.join(rec, sub)
+	}
+	if len(e.order) != n {
+		b.Fatalf("%d players joined, want %d", len(e.order), n)
+	}
+	return w
+}
+
+// delivered is the number of views delivered so far to all subscribers.
+func (w *benchWorld) delivered() int {
+	n := 0
+	for _, s := range w.subs {
+		n += s.n
+	}
+	return n
+}
+
+// step gives every adventurer with an empty queue a Move in a random direction, as a
+// session whose player holds an arrow key would, and steps one turn.
+func (w *benchWorld) step() {
+	for _, p := range w.e.order {
+		if len(p.queue) == 0 {
+			w.e.enqueue(p.rec.Fingerprint, p.session, Move{Dir: Dirs[w.rng.IntN(len(Dirs))]})
+			w.cmds++
+		}
+	}
+	w.e.Step()
+}
+
+// benchMoving measures Step with n adventurers all walking at random. A warm-up spreads
+// them out from the stairs and fills their message logs before the timer starts.
+func benchMoving(b *testing.B, n int, saver Saver) {
+	w := newBenchWorld(b, n, DefaultDepth, saver)
+	for range 200 {
+		w.step()
+	}
+	views, cmds := w.delivered(), w.cmds
+	b.ReportAllocs()
+	for b.Loop() {
+		w.step()
+	}
+	b.ReportMetric(float64(w.delivered()-views)/float64(b.N), "views/step")
+	b.ReportMetric(float64(w.cmds-cmds)/float64(b.N), "cmds/step")
+}
+
+// BenchmarkStep1000Moving is one turn of a full server: 1000 adventurers on 10 levels, all
+// walking. Moves into walls cost no time, so well over a tenth of them act each turn.
+func BenchmarkStep1000Moving(b *testing.B) { benchMoving(b, 1000, nil) }
+
+// BenchmarkStep1000MovingSaver is BenchmarkStep1000Moving with a Saver attached, so every
+// 80th turn also takes a checkpoint of the changed adventurers.
+func BenchmarkStep1000MovingSaver(b *testing.B) {
+	s := &discardSaver{}
+	benchMoving(b, 1000, s)
+}
+
+// BenchmarkStepMovingPlayers shows how the cost of a busy turn grows with the number of
+// players (one tenth of them per level).
+func BenchmarkStepMovingPlayers(b *testing.B) {
+	for _, n := range []int{100, 300, 1000, 2000} {
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) { benchMoving(b, n, nil) })
+	}
+}
+
+// BenchmarkStepIdle1000 is a turn in which 1000 adventurers stand still: it should cost
+// next to nothing and deliver no views.
+func BenchmarkStepIdle1000(b *testing.B) {
+	w := newBenchWorld(b, 1000, DefaultDepth, nil)
+	w.e.Step() // the first turn after the joins
+	views := w.delivered()
+	b.ReportAllocs()
+	for b.Loop() {
+		w.e.Step()
+	}
+	b.ReportMetric(float64(w.delivered()-views)/float64(b.N), "views/step")
+}
+
+// BenchmarkView builds one player's view on a level shared with 100 other players, after
+// they have walked about for a while.
+func BenchmarkView(b *testing.B) {
+	w := newBenchWorld(b, 101, 1, nil)
+	for range 300 {
+		w.step()
+	}
+	p := w.e.order[0]
+	b.ReportAllocs()
+	for b.Loop() {
+		benchViewSink = w.e.view(p)
+	}
+	seen := 0
+	for _, o := range benchViewSink.Others {
+		if o.Seen {
+			seen++
+		}
+	}
+	b.ReportMetric(float64(len(benchViewSink.Others)), "others/view")
+	b.ReportMetric(float64(seen), "seen/view")
+}
+
+// BenchmarkGenerateDungeon generates a whole 10-level dungeon, a new seed each time.
+func BenchmarkGenerateDungeon(b *testing.B) {
+	b.ReportAllocs()
+	seed := uint64(0)
+	for b.Loop() {
+		seed++
+		benchLevelsSink = GenerateDungeon(seed, DefaultDepth)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*DefaultDepth), "ns/level")
+}
