@@ -78,6 +78,9 @@ const (
 type levelPainter struct {
 	l     *world.Level
 	shown func(p world.Pos) bool // squares drawn
+	// bright, when set, marks the squares seen now; the rest of shown (remembered) is
+	// drawn faint.
+	bright func(p world.Pos) bool
 	found map[int]bool           // secret doors this player has found (by EdgeIndex)
 	marks map[world.Pos]mark     // what stands on a square (the player, others)
 }
@@ -199,6 +202,9 @@ func (lp *levelPainter) paint(c *canvas, center world.Pos) {
 				continue
 			}
 			r, cls := lp.glyphAt(cx, cy)
+			if lp.bright != nil && cls != clsSelf && !lp.nearBright(cx, cy) {
+				cls = clsDim
+			}
 			c.set(x, y, r, cls)
 		}
 	}
@@ -211,6 +217,23 @@ func offset(full, win, focus int) int {
 		return -(win - full) / 2
 	}
 	return max(0, min(focus-win/2, full-win))
+}
+
+// nearBright reports whether canvas position (cx, cy) is part of, or borders, a square
+// seen now: a square's own cells, its edges and its corners.
+func (lp *levelPainter) nearBright(cx, cy int) bool {
+	for dy := -1; dy <= 1; dy++ {
+		for dx := -1; dx <= 1; dx++ {
+			x, y := cx+dx, cy+dy
+			if x < 0 || y < 0 || x%colsPerSquare == 0 || y%rowsPerSquare == 0 {
+				continue
+			}
+			if p := (world.Pos{X: x / colsPerSquare, Y: y / rowsPerSquare}); lp.l.In(p) && lp.bright(p) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func (lp *levelPainter) glyphAt(cx, cy int) (rune, class) {

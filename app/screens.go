@@ -70,7 +70,10 @@ func (m *Model) drawPlay(c *canvas) {
 		drawOutside(c, mapTop, mapH)
 	} else {
 		sub := newCanvas(c.w, mapH)
-		m.painter(v.Visible, true).paint(sub, s.Pos)
+		// What the knight sees now is bright; what it remembers of the level is faint.
+		lp := m.painter(v.Known, true)
+		lp.bright = func(p world.Pos) bool { return world.Bit(v.Visible, p.Y*v.Level.W+p.X) }
+		lp.paint(sub, s.Pos)
 		c.blit(sub, 0, mapTop)
 	}
 
