@@ -81,8 +81,8 @@ type levelPainter struct {
 	// bright, when set, marks the squares seen now; the rest of shown (remembered) is
 	// drawn faint.
 	bright func(p world.Pos) bool
-	found map[int]bool           // secret doors this player has found (by EdgeIndex)
-	marks map[world.Pos]mark     // what stands on a square (the player, others)
+	found  map[int]bool       // secret doors this player has found (by EdgeIndex)
+	marks  map[world.Pos]mark // what stands on a square (the player, others)
 }
 
 type mark struct {
