@@ -47,6 +47,7 @@ const (
 	screenMap
 	screenHelp
 	screenQuit
+	screenDead
 	screenEnded
 )
 
@@ -70,6 +71,7 @@ type Model struct {
 	mailbox  *Mailbox
 	view     world.View
 	haveView bool
+	tomb     *world.Death // the knight's death, on the death screen
 	doorMode bool
 	ended    string
 }
@@ -146,6 +148,12 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.screen = screenEnded
 			return m, tea.Quit
 		}
+		if v.Dead != nil {
+			// The engine has let go of this knight; the player may roll a new one.
+			m.player.Store(nil)
+			m.view, m.tomb, m.screen = v, v.Dead, screenDead
+			return m, nil
+		}
 		m.view, m.haveView = v, true
 		return m, m.waitView()
 	case tea.KeyPressMsg:
@@ -172,7 +180,7 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	switch m.screen {
 	case screenTitle:
 		if s == "enter" || s == "space" {
-			if m.p.Saved != nil {
+			if m.p.Saved != nil && m.p.Saved.Death == nil {
 				return m.join(*m.p.Saved)
 			}
 			m.roll()
@@ -212,6 +220,13 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		return m.playKey(s)
 	case screenMap, screenHelp:
 		m.screen = screenPlay
+	case screenDead:
+		if s == "enter" {
+			m.roll()
+			m.screen = screenRoll
+		} else if s == "q" {
+			return tea.Quit
+		}
 	case screenQuit:
 		switch s {
 		case "y", "q", "enter":
@@ -244,6 +259,12 @@ func (m *Model) playKey(s string) tea.Cmd {
 	switch s {
 	case "d":
 		m.doorMode = m.view.Self.Depth > 0
+	case "f":
+		m.do(world.Fight{})
+	case "r":
+		m.do(world.Run{})
+	case "s":
+		m.do(world.Shoot{})
 	case ">":
 		m.do(world.Climb{Down: true})
 	case "<":
@@ -302,6 +323,8 @@ func (m *Model) render(plain bool) string {
 		m.drawMap(c)
 	case screenHelp:
 		drawHelp(c)
+	case screenDead:
+		m.drawDead(c)
 	case screenEnded:
 		c.text(2, 2, m.ended, clsTitle)
 	}

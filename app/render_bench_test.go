@@ -37,8 +37,8 @@ func benchRun(b *testing.B, cmd tea.Cmd) tea.Msg {
 }
 
 // benchPlayModel returns a w×h model on the dungeon screen of a running world: a saved
-// knight that has joined level 1 after five other knights, walked a few squares and got
-// the newest view of the world.
+// knight standing in the largest room of level 1 with five other knights, who has walked
+// a few squares and got the newest view of the world.
 func benchPlayModel(b *testing.B, w, h int) *Model {
 	b.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -47,14 +47,20 @@ func benchPlayModel(b *testing.B, w, h int) *Model {
 	tick := make(chan time.Time)
 	go e.Run(ctx, tick)
 
+	room := largestRoom(e.Level(1))
+	if len(room) < 6 {
+		b.Fatalf("largest room of level 1 has %d squares", len(room))
+	}
 	stats := world.Stats{Str: 12, Int: 11, Con: 10, Dex: 9}
 	for i, name := range []string{"Gawain", "Percival", "Lancelot", "Tristan", "Galahad"} {
 		rec := world.NewAdventurer(fmt.Sprintf("SHA256:other%d", i), name, stats, 10)
+		rec.X, rec.Y = room[i].X, room[i].Y
 		if _, err := e.Join(ctx, rec, NewMailbox()); err != nil {
 			b.Fatal(err)
 		}
 	}
 	rec := world.NewAdventurer("SHA256:bench", "Bedivere", stats, 11)
+	rec.X, rec.Y = room[len(room)-1].X, room[len(room)-1].Y
 	m := New(ctx, Params{Fingerprint: rec.Fingerprint, Saved: &rec, Engine: e,
 		Width: w, Height: h, Rand: rand.New(rand.NewPCG(1, 2))})
 
@@ -65,7 +71,7 @@ func benchPlayModel(b *testing.B, w, h int) *Model {
 
 	// Walk a little (a step costs a round of ten turns), then take the newest view.
 	pl := m.player.Load()
-	for _, d := range []world.Dir{world.East, world.South, world.East, world.North, world.West} {
+	for _, d := range []world.Dir{world.West, world.North, world.East, world.South, world.West} {
 		if err := pl.Do(ctx, world.Move{Dir: d}); err != nil {
 			b.Fatal(err)
 		}
@@ -81,6 +87,25 @@ func benchPlayModel(b *testing.B, w, h int) *Model {
 		b.Fatalf("model is not in the dungeon (screen %d):\n%s", m.screen, m.Text())
 	}
 	return m
+}
+
+// largestRoom lists the squares of the largest room of l.
+func largestRoom(l *world.Level) []world.Pos {
+	var best []world.Pos
+	for i, r := range l.Rooms {
+		var sq []world.Pos
+		for y := r.Y; y < r.Y+r.H; y++ {
+			for x := r.X; x < r.X+r.W; x++ {
+				if p := (world.Pos{X: x, Y: y}); l.RoomAt(p) == i {
+					sq = append(sq, p)
+				}
+			}
+		}
+		if len(sq) > len(best) {
+			best = sq
+		}
+	}
+	return best
 }
 
 // benchRender measures drawing the dungeon screen at w×h, with colour (what a session

@@ -24,8 +24,11 @@ func (m *Model) drawTitle(c *canvas) {
 		"A dungeon of the PLATO age, shared by everyone connected.",
 		"",
 	}
-	if m.p.Saved != nil {
-		lines = append(lines, fmt.Sprintf("Welcome back, %s.", m.p.Saved.Name), "", "Press Enter to continue your adventure.")
+	if sv := m.p.Saved; sv != nil && sv.Death != nil {
+		lines = append(lines, fmt.Sprintf("Your last knight, %s, was slain by %s on level %d.", sv.Name, sv.Death.Killer, sv.Death.Depth),
+			"", "Press Enter to roll a new knight.")
+	} else if sv != nil {
+		lines = append(lines, fmt.Sprintf("Welcome back, %s.", sv.Name), "", "Press Enter to continue your adventure.")
 	} else {
 		lines = append(lines, "Your SSH key is your account: a new key rolls a new knight.", "", "Press Enter to begin.")
 	}
@@ -75,6 +78,9 @@ func (m *Model) drawPlay(c *canvas) {
 		lp.bright = func(p world.Pos) bool { return world.Bit(v.Visible, p.Y*v.Level.W+p.X) }
 		lp.paint(sub, s.Pos)
 		c.blit(sub, 0, mapTop)
+		if v.Fight != nil || len(v.LastFight) > 0 {
+			m.drawFight(c, mapTop, mapH)
+		}
 	}
 
 	var others, unseen []string
@@ -157,6 +163,11 @@ func (m *Model) painter(set []byte, others bool) *levelPainter {
 			}
 		}
 	}
+	if others {
+		for _, mo := range v.Monsters {
+			lp.marks[mo.Pos] = mark{mo.Glyph, clsMonster}
+		}
+	}
 	lp.marks[v.Self.Pos] = mark{"()", clsSelf} // seed 000: "You appear as a circle."
 	return lp
 }
@@ -184,8 +195,11 @@ var helpText = []string{
 	"  open a door   shift+arrow, H J K L, or d then a direction",
 	"  stairs        > goes down, < goes up",
 	"  leave         < on the exit (EX) of level 1",
+	"  fight         f          run    r (not in rooms)    shoot   s",
 	"  map           m          quit   q (your knight is saved where it stands)",
 	"",
+	"Rooms hold monsters guarding treasure; stepping in starts a fight. You hit",
+	"when a die with as many sides as your Dexterity rolls over 6. Death is final.",
 	"Walls and doors lie between squares. Locked doors (═ ║) lead into rooms:",
 	"throw yourself at one with shift+direction; Strength decides if it gives.",
 	"Secret doors look like walls, but one time in six as a wall with a box (□).",
@@ -212,4 +226,143 @@ func (c *canvas) blit(src *canvas, x, y int) {
 			c.set(x+sx, y+sy, cl.r, cl.cls)
 		}
 	}
+}
+
+// drawFight draws the encounter panel over the right side of the dungeon view: the
+// monster, the knights in the fight, the log, and what the player may do.
+func (m *Model) drawFight(c *canvas, top, h int) {
+	v := m.view
+	w := min(46, c.w/2)
+	x := c.w - w
+	var lines []string
+	var log []string
+	title := " FIGHT "
+	if f := v.Fight; f != nil {
+		lines = append(lines, fmt.Sprintf("%s (%s, level %d)", capitalize(f.Monster), f.Class, f.Level),
+			fmt.Sprintf("Its hits: %d", f.Hits))
+		for _, k := range f.Knights {
+			lines = append(lines, fmt.Sprintf("%s: %d/%d hits", k.Name, k.Hits, k.MaxHits))
+		}
+		lines = append(lines, "")
+		log = f.Log
+	} else {
+		title = " LAST FIGHT "
+		log = v.LastFight
+	}
+	var foot []string
+	if f := v.Fight; f != nil {
+		keys := "f fight   r run   s shoot"
+		if f.InRoom {
+			keys = "f fight   s shoot   (no running in a room)"
+		}
+		if f.YourMove {
+			foot = []string{"Your move: " + keys}
+		} else {
+			foot = []string{keys}
+		}
+	} else {
+		foot = []string{"Walk on to close this."}
+	}
+	inner := w - 4
+	var wrapped []string
+	for _, l := range log {
+		wrapped = append(wrapped, wrap(l, inner)...)
+	}
+	room := h - 2 - len(lines) - len(foot) - 1
+	if room < 1 {
+		room = 1
+	}
+	if len(wrapped) > room {
+		wrapped = wrapped[len(wrapped)-room:]
+	}
+	lines = append(lines, wrapped...)
+	for len(lines) < h-2-len(foot) {
+		lines = append(lines, "")
+	}
+	lines = append(lines, foot...)
+	// frame
+	for y := 0; y < h; y++ {
+		for xx := x; xx < c.w; xx++ {
+			c.set(xx, top+y, ' ', clsText)
+		}
+	}
+	c.set(x, top, '┌', clsWall)
+	c.set(c.w-1, top, '┐', clsWall)
+	c.set(x, top+h-1, '└', clsWall)
+	c.set(c.w-1, top+h-1, '┘', clsWall)
+	for xx := x + 1; xx < c.w-1; xx++ {
+		c.set(xx, top, '─', clsWall)
+		c.set(xx, top+h-1, '─', clsWall)
+	}
+	for y := 1; y < h-1; y++ {
+		c.set(x, top+y, '│', clsWall)
+		c.set(c.w-1, top+y, '│', clsWall)
+	}
+	c.text(x+2, top, title, clsTitle)
+	for i, l := range lines {
+		if i >= h-2 {
+			break
+		}
+		cls := clsText
+		if i >= len(lines)-len(foot) {
+			cls = clsTitle
+		}
+		c.text(x+2, top+1+i, truncate(l, inner), cls)
+	}
+}
+
+func (m *Model) drawDead(c *canvas) {
+	d := m.tomb
+	name := m.view.Self.Name
+	lines := []string{
+		"R. I. P.",
+		"",
+		name,
+		fmt.Sprintf("level %d, %d experience", d.Level, d.Experience),
+		fmt.Sprintf("slain by %s", d.Killer),
+		fmt.Sprintf("on level %d of the dungeon", d.Depth),
+		"",
+		"Death is permanent. Press Enter to roll a new knight, q to leave.",
+	}
+	top := max(1, c.h/2-len(lines)/2-2)
+	for i, s := range lines {
+		cls := clsText
+		if i == 0 || i == 2 {
+			cls = clsTitle
+		}
+		c.text((c.w-len([]rune(s)))/2, top+i, s, cls)
+	}
+}
+
+// wrap breaks s into lines of at most w columns at spaces.
+func wrap(s string, w int) []string {
+	var out []string
+	for len([]rune(s)) > w {
+		r := []rune(s)
+		cut := w
+		for cut > 0 && r[cut] != ' ' {
+			cut--
+		}
+		if cut == 0 {
+			cut = w
+		}
+		out = append(out, string(r[:cut]))
+		s = strings.TrimLeft(string(r[cut:]), " ")
+	}
+	return append(out, s)
+}
+
+func truncate(s string, w int) string {
+	if r := []rune(s); len(r) > w {
+		return string(r[:w])
+	}
+	return s
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	r := []rune(s)
+	return strings.ToUpper(string(r[0])) + string(r[1:])
 }

@@ -26,6 +26,7 @@ const (
 	clsFeature
 	clsDim
 	clsTitle
+	clsMonster
 	numClasses
 )
 
@@ -44,6 +45,7 @@ func platoTheme() theme {
 	t[clsFeature] = base.Bold(true)
 	t[clsDim] = base.Faint(true)
 	t[clsTitle] = base.Bold(true)
+	t[clsMonster] = base.Foreground(platoBright).Bold(true).Underline(true)
 	return t
 }
 

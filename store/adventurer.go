@@ -90,7 +90,12 @@ func (s *Store) LoadAdventurer(fp string) (world.Adventurer, error) {
 // was there, all in one transaction: either every record is written or none
 // is. A record without a fingerprint fails the whole call.
 func (s *Store) SaveAdventurers(recs []world.Adventurer) error {
-	if len(recs) == 0 {
+	return s.Save(recs, nil)
+}
+
+// Save writes adventurers and tombstones in one transaction.
+func (s *Store) Save(recs []world.Adventurer, tombs []Tombstone) error {
+	if len(recs) == 0 && len(tombs) == 0 {
 		return nil
 	}
 	// Encode before taking bbolt's write lock, to keep the transaction short.
@@ -113,7 +118,7 @@ func (s *Store) SaveAdventurers(recs []world.Adventurer) error {
 				return fmt.Errorf("put %s: %w", keys[i], err)
 			}
 		}
-		return nil
+		return putTombstones(tx, tombs)
 	})
 	if err != nil {
 		return fmt.Errorf("save %d adventurers to %s: %w", len(recs), s.path, err)

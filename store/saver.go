@@ -53,6 +53,7 @@ type Saver struct {
 
 	mu       sync.Mutex // guards the fields below; never held during disk I/O
 	pending  map[string]pendingRecord
+	tombs    []Tombstone // dead knights' tombstones waiting to be written, kept apart so a new knight's record cannot replace them
 	seq      uint64
 	stats    SaverStats
 	failures int // consecutive failed writes
@@ -93,10 +94,14 @@ func (s *Saver) Put(recs ...world.Adventurer) {
 	if len(clones) == 0 {
 		return
 	}
+	now := time.Now()
 	s.mu.Lock()
 	for _, c := range clones {
 		s.seq++
 		s.pending[c.Fingerprint] = pendingRecord{rec: c, seq: s.seq}
+		if c.Death != nil {
+			s.tombs = append(s.tombs, Tombstone{Died: now, Adventurer: c})
+		}
 	}
 	s.mu.Unlock()
 	select {
@@ -171,10 +176,11 @@ func (s *Saver) Run(ctx context.Context) {
 // write saves a snapshot of the pending records; the caller holds writeMu.
 func (s *Saver) write() error {
 	s.mu.Lock()
-	if len(s.pending) == 0 {
+	if len(s.pending) == 0 && len(s.tombs) == 0 {
 		s.mu.Unlock()
 		return nil
 	}
+	tombs := s.tombs
 	batch := make([]world.Adventurer, 0, len(s.pending))
 	seqs := make(map[string]uint64, len(s.pending))
 	for fp, p := range s.pending {
@@ -191,7 +197,7 @@ func (s *Saver) write() error {
 		s.duringWrite()
 	}
 	start := time.Now()
-	err := s.st.SaveAdventurers(batch)
+	err := s.st.Save(batch, tombs)
 	latency := time.Since(start)
 
 	s.mu.Lock()
@@ -206,6 +212,7 @@ func (s *Saver) write() error {
 			"latency", latency, "err", err)
 		return fmt.Errorf("flush %d adventurers: %w", len(batch), err)
 	}
+	s.tombs = s.tombs[len(tombs):] // Puts during the write only appended
 	for fp, seq := range seqs {
 		if p, ok := s.pending[fp]; ok && p.seq == seq {
 			delete(s.pending, fp) // not replaced by a Put during the write

@@ -28,6 +28,9 @@ type Adventurer struct {
 	// Maps is what the adventurer has seen, one entry per level visited.
 	Maps []LevelMap `json:"maps,omitempty"`
 
+	// Death is set when the knight has died: the record is then its tombstone.
+	Death *Death `json:"death,omitempty"`
+
 	// Turn is the engine turn this record was taken at; a newer record replaces an older one.
 	Turn uint64 `json:"turn"`
 }
@@ -47,6 +50,10 @@ type LevelMap struct {
 // Clone copies the adventurer, maps included.
 func (a Adventurer) Clone() Adventurer {
 	c := a
+	if a.Death != nil {
+		d := *a.Death
+		c.Death = &d
+	}
 	c.Maps = make([]LevelMap, len(a.Maps))
 	for i, m := range a.Maps {
 		m.Seen = append([]byte(nil), m.Seen...)

@@ -86,7 +86,21 @@ func (e *Engine) move(p *player, m Move) float64 {
 		e.say(p, "You found a secret door!")
 	}
 	to := from.Step(m.Dir)
+	p.prev = from
+	p.lastFight = nil
 	e.place(p, p.rec.Depth, to)
+	// Seed 000: rooms are "where the treasure and monsters are hidden"; stepping into a
+	// guarded room, or onto a wanderer, starts a fight.
+	if r := l.RoomAt(to); r >= 0 {
+		if g := e.roomGuard(l.Depth, r); g != nil {
+			e.startFight(p, g)
+			return cost
+		}
+	}
+	if w := e.monsterAt(l.Depth, to); w != nil {
+		e.startFight(p, w)
+		return cost
+	}
 	switch l.Feature(to) {
 	case FeatExit:
 		e.say(p, "The exit is here. Press < to climb out of the dungeon.")
@@ -124,6 +138,7 @@ func (e *Engine) climb(p *player, down bool) float64 {
 	case !down && f == FeatExit:
 		e.place(p, 0, Pos{})
 		e.say(p, "You climb out of the dungeon into the daylight. Press Enter to go back down.")
+		e.successfulExit(p)
 	default:
 		if down {
 			e.say(p, "There are no stairs down here.")
@@ -152,4 +167,22 @@ func (e *Engine) place(p *player, depth int, pos Pos) {
 	}
 	e.arrive(p)
 	e.touchLevel(depth)
+}
+
+// successfulExit is seed 000's reward for leaving the dungeon alive: "Level only increases
+// on successful exit from the dungeon. When your level increases, spells and hits also
+// increase. Additional hits are determined by the roll of an eight-sided die, modified by
+// your constitution." and "When you make a successful exit from the dungeon, your spell
+// units are replenished." Ruling: a rest in the daylight also heals every wound.
+func (e *Engine) successfulExit(p *player) {
+	r := &p.rec
+	for lvl := LevelForExperience(r.Experience); r.Level < lvl; {
+		r.Level++
+		gain := max(1, 1+e.rng.IntN(8)+ConBonus(r.Con))
+		r.MaxHits += gain
+		e.say(p, fmt.Sprintf("You have reached level %d! (+%d hits)", r.Level, gain))
+	}
+	r.Hits = r.MaxHits
+	r.SpellUnits = SpellUnitsForLevel(r.Level)
+	p.changed = true
 }

@@ -46,6 +46,7 @@ type Config struct {
 	Seed            uint64 // seed of the original dungeon
 	Depth           int    // number of levels; DefaultDepth when zero
 	CheckpointTurns int    // turns between checkpoints; DefaultCheckpointTurns when zero
+	GraceTurns      int    // turns a fight waits for a knight to choose; DefaultGraceTurns when zero
 	Saver           Saver  // where records go; may be nil in tests
 }
 
@@ -57,6 +58,10 @@ type Engine struct {
 	turn   uint64
 	levels []*Level
 	snaps  []*Level // read-only copies handed out in views; nil when stale
+	state  []levelState
+	fights []*encounter
+
+	nextMonster int
 
 	players map[string]*player // by key fingerprint
 	order   []*player          // join order, so every turn runs in the same order
@@ -78,6 +83,12 @@ type player struct {
 	msgs    []string
 	dirty   bool // its view must be sent again
 	changed bool // its record must be saved at the next checkpoint
+
+	prev      Pos        // the square it came from, where running takes it back
+	fight     *encounter // the fight it is in, if any
+	runTries  int        // tries to run in this fight (seed 000: failing more often each try)
+	waited    int        // turns the fight has waited for it to choose
+	lastFight []string   // the log of its last fight, shown until the next one
 }
 
 // New builds an engine with every level of the dungeon generated from cfg.Seed.
@@ -94,6 +105,9 @@ func newWithLevels(cfg Config, levels []*Level) *Engine {
 	if cfg.CheckpointTurns <= 0 {
 		cfg.CheckpointTurns = DefaultCheckpointTurns
 	}
+	if cfg.GraceTurns <= 0 {
+		cfg.GraceTurns = DefaultGraceTurns
+	}
 	e := &Engine{
 		cfg:     cfg,
 		rng:     rand.New(rand.NewPCG(cfg.Seed, 0x6f7274)),
@@ -103,6 +117,12 @@ func newWithLevels(cfg Config, levels []*Level) *Engine {
 		done:    make(chan struct{}),
 	}
 	e.snaps = make([]*Level, len(e.levels))
+	e.state = make([]levelState, len(e.levels))
+	for i, l := range e.levels {
+		// Each level's guards come from the level's own seed, so the original dungeon is
+		// stocked the same way on every server.
+		e.stock(i+1, rand.New(rand.NewPCG(l.Seed, 0x6d6f6e)))
+	}
 	return e
 }
 
@@ -137,6 +157,9 @@ func (e *Engine) Run(ctx context.Context, tick <-chan time.Time) {
 func (e *Engine) Step() {
 	e.turn++
 	for _, p := range e.order {
+		if p.fight != nil {
+			continue // its fight keeps its time
+		}
 		ready := p.energy.Ready()
 		acted := false
 		if ready && len(p.queue) > 0 {
@@ -147,6 +170,12 @@ func (e *Engine) Step() {
 		}
 		p.energy.EndTurn(ready && !acted)
 	}
+	for _, enc := range append([]*encounter(nil), e.fights...) {
+		if enc.monster.fight == enc {
+			e.fightTurn(enc)
+		}
+	}
+	e.wander()
 	if e.turn%uint64(e.cfg.CheckpointTurns) == 0 {
 		e.checkpoint()
 	}
@@ -349,15 +378,22 @@ func (e *Engine) leave(fp string, session uint64) (Adventurer, bool) {
 	if !ok || p.session != session {
 		return Adventurer{}, false
 	}
+	e.leaveFight(p)
+	rec := e.remove(p)
+	e.publish()
+	return rec, true
+}
+
+// remove takes a player out of the world, handing its final record to the Saver.
+func (e *Engine) remove(p *player) Adventurer {
 	rec := e.record(p)
 	if e.cfg.Saver != nil {
 		e.cfg.Saver.Put(rec)
 	}
-	delete(e.players, fp)
+	delete(e.players, p.rec.Fingerprint)
 	e.order = slices.DeleteFunc(e.order, func(q *player) bool { return q == p })
 	e.touchLevel(p.rec.Depth)
-	e.publish()
-	return rec, true
+	return rec
 }
 
 func (e *Engine) enqueue(fp string, session uint64, cmd Command) {
@@ -474,6 +510,28 @@ func (e *Engine) view(p *player) View {
 			pos := q.rec.Pos()
 			v.Others = append(v.Others, Other{q.rec.Name, pos, Bit(p.visible, v.Level.idx(pos))})
 		}
+	}
+	for _, m := range e.state[p.rec.Depth-1].monsters {
+		if Bit(p.visible, v.Level.idx(m.pos)) {
+			k := m.Kind()
+			v.Monsters = append(v.Monsters, SeenMonster{Name: k.Name, Glyph: k.Glyph, Pos: m.pos})
+		}
+	}
+	if enc := p.fight; enc != nil {
+		m := enc.monster
+		k := m.Kind()
+		fv := &FightView{Monster: k.Name, Class: k.Class.String(), Level: k.Level, Glyph: k.Glyph,
+			Hits: m.hits, Log: slices.Clone(enc.log), InRoom: enc.inRoom,
+			YourMove: p.energy.Ready() && len(p.queue) == 0}
+		if fv.YourMove {
+			fv.GraceLeft = e.cfg.GraceTurns - p.waited
+		}
+		for _, q := range enc.players {
+			fv.Knights = append(fv.Knights, FightKnight{Name: q.rec.Name, Hits: q.rec.Hits, MaxHits: q.rec.MaxHits})
+		}
+		v.Fight = fv
+	} else if len(p.lastFight) > 0 {
+		v.LastFight = p.lastFight
 	}
 	return v
 }

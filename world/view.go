@@ -20,6 +20,14 @@ type View struct {
 	Others []Other
 	// Messages is the player's recent message log, oldest first.
 	Messages []string
+	// Monsters are the monsters the player sees now.
+	Monsters []SeenMonster
+	// Fight is the fight the player is in, if any; LastFight is the log of the fight it
+	// was last in, until it walks on.
+	Fight     *FightView
+	LastFight []string
+	// Dead is set on the last view of a knight that died: its tombstone.
+	Dead *Death
 	// Ended is set when the session must close, saying why (for example, the same key
 	// connected again from somewhere else).
 	Ended string
@@ -48,6 +56,36 @@ type Other struct {
 	Name string
 	Pos  Pos
 	Seen bool
+}
+
+// SeenMonster is a monster on a square the player sees.
+type SeenMonster struct {
+	Name  string
+	Glyph string
+	Pos   Pos
+}
+
+// FightView is the encounter panel: the monster, the knights in the fight and the log.
+type FightView struct {
+	Monster string
+	Class   string
+	Level   int
+	Glyph   string
+	Hits    int
+	Knights []FightKnight
+	Log     []string
+	InRoom  bool // running is not allowed
+	// YourMove is true when the fight waits for this knight; GraceLeft is how many turns
+	// it still waits before the knight loses its chance.
+	YourMove  bool
+	GraceLeft int
+}
+
+// FightKnight is one knight in a fight.
+type FightKnight struct {
+	Name    string
+	Hits    int
+	MaxHits int
 }
 
 // Outside reports whether the player has left the dungeon.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/orthanc-ssh/orthanc-ssh/keys"
 	"github.com/orthanc-ssh/orthanc-ssh/store"
+	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
 // A command is what `ssh host NAME args...` runs when there is no game screen.
@@ -24,7 +25,7 @@ var commands []command
 
 func init() {
 	commands = []command{
-		{"help", "help", "this list", (*server).cmdHelp},
+		{"help", "help [monsters] [--json]", "this list; help monsters prints the monster tables", (*server).cmdHelp},
 		{"whoami", "whoami [--json]", "your knight: characteristics, hits, where it stands", (*server).cmdWhoami},
 		{"who", "who [--json]", "the knights in the dungeon now", (*server).cmdWho},
 	}
@@ -76,6 +77,13 @@ func jsonFlag(sess ssh.Session, usage string, args []string) (asJSON, ok bool) {
 }
 
 func (s *server) cmdHelp(sess ssh.Session, args []string) int {
+	if len(args) > 0 && args[0] == "monsters" {
+		return cmdHelpMonsters(sess, args[1:])
+	}
+	if len(args) > 0 {
+		fmt.Fprintf(sess.Stderr(), "orthanc: no help on %q; try `help` or `help monsters`\n", printable(args[0]))
+		return 1
+	}
 	w := tabwriter.NewWriter(sess, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(w, "Orthanc over SSH. Connect with a terminal to play: ssh -p PORT host")
 	fmt.Fprintln(w, "Commands (ssh -p PORT host COMMAND):")
@@ -186,5 +194,61 @@ func writeJSON(w io.Writer, v any) int {
 	if err := enc.Encode(v); err != nil {
 		return 1
 	}
+	return 0
+}
+
+// monsterJSON is one row of `help monsters --json`.
+type monsterJSON struct {
+	Name            string `json:"name"`
+	Class           string `json:"class"`
+	Level           int    `json:"level"`
+	HitDice         string `json:"hit_dice"`
+	AttackDice      string `json:"attack_dice"`
+	Dexterity       int    `json:"dexterity"`
+	Experience      int    `json:"experience"`
+	Speed           int    `json:"speed"`
+	AttacksPerRound int    `json:"attacks_per_round"`
+	Glyph           string `json:"glyph"`
+}
+
+// cmdHelpMonsters prints the monster tables, as the seed's help lesson did.
+func cmdHelpMonsters(sess ssh.Session, args []string) int {
+	asJSON, ok := jsonFlag(sess, "help monsters [--json]", args)
+	if !ok {
+		return 1
+	}
+	if asJSON {
+		list := make([]monsterJSON, 0, len(world.Monsters))
+		for _, k := range world.Monsters {
+			list = append(list, monsterJSON{k.Name, k.Class.String(), k.Level, k.HitDice.String(), k.AttackDice.String(),
+				k.Dex, k.Experience, k.Speed, k.AttacksPerRound, k.Glyph})
+		}
+		return writeJSON(sess, list)
+	}
+	w := tabwriter.NewWriter(sess, 0, 0, 2, ' ', 0)
+	for c := world.MonsterClass(0); c < world.NumMonsterClasses; c++ {
+		fmt.Fprintf(w, "%s\n", c)
+		fmt.Fprintln(w, "  NAME\tLEVEL\tHIT DICE\tATTACK DICE\tDEX\tEXPERIENCE\tSPEED\tATTACKS")
+		for _, k := range world.Monsters {
+			if k.Class == c {
+				fmt.Fprintf(w, "  %s\t%d\t%s\t%s\t%d\t%d\t%+d\t%d\n", k.Name, k.Level, k.HitDice, k.AttackDice, k.Dex, k.Experience, k.Speed, k.AttacksPerRound)
+			}
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintln(w, "Where are the monsters? Chance (percent) of each monster level on each dungeon level:")
+	fmt.Fprint(w, "  monster level")
+	for d := 1; d <= len(world.MonsterLevelOdds); d++ {
+		fmt.Fprintf(w, "\tD%d", d)
+	}
+	fmt.Fprintln(w)
+	for ml := 0; ml < 10; ml++ {
+		fmt.Fprintf(w, "  %d", ml+1)
+		for d := range world.MonsterLevelOdds {
+			fmt.Fprintf(w, "\t%d", world.MonsterLevelOdds[d][ml])
+		}
+		fmt.Fprintln(w)
+	}
+	_ = w.Flush()
 	return 0
 }

@@ -27,6 +27,10 @@ import (
 // most a crash (kill -9) can lose.
 const checkpointEvery = 2 * time.Second
 
+// fightGrace is how long a fight waits for a player to choose before it loses that chance
+// to act (DESIGN §3), so an idle player never freezes a fight.
+const fightGrace = 5 * time.Second
+
 // shutdownGrace bounds how long shutdown waits for sessions to save and close.
 const shutdownGrace = 5 * time.Second
 
@@ -66,6 +70,7 @@ func newServer(cfg config, log *slog.Logger) (*server, error) {
 	s.engine = world.New(world.Config{
 		Seed:            cfg.seed,
 		CheckpointTurns: max(1, int(checkpointEvery/cfg.tick)),
+		GraceTurns:      max(1, int(fightGrace/cfg.tick)),
 		Saver:           s.saver,
 	})
 	s.ssh, err = wish.NewServer(

@@ -1,0 +1,65 @@
+package store
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/orthanc-ssh/orthanc-ssh/world"
+)
+
+// Tombstone is a dead knight as the tombstones bucket keeps it: its last record (with
+// world.Death set) and when it died.
+type Tombstone struct {
+	Died       time.Time        `json:"died"`
+	Adventurer world.Adventurer `json:"adventurer"`
+}
+
+type tombstoneValue struct {
+	V int `json:"v"`
+	Tombstone
+}
+
+// tombstoneKey orders a key's tombstones by time: fingerprint, a slash, the death time.
+func tombstoneKey(t *Tombstone) []byte {
+	return []byte(t.Adventurer.Fingerprint + "/" + t.Died.UTC().Format(time.RFC3339Nano))
+}
+
+// Tombstones returns every tombstone, oldest key first.
+func (s *Store) Tombstones() ([]Tombstone, error) {
+	var out []Tombstone
+	err := s.db.View(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketTombstones).ForEach(func(k, v []byte) error {
+			var t tombstoneValue
+			if err := json.Unmarshal(v, &t); err != nil {
+				return fmt.Errorf("tombstone %s: %w", k, err)
+			}
+			if t.V != ValueVersion {
+				return fmt.Errorf("tombstone %s: value version %d, want %d: %w", k, t.V, ValueVersion, ErrUnknownVersion)
+			}
+			out = append(out, t.Tombstone)
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read tombstones from %s: %w", s.path, err)
+	}
+	return out, nil
+}
+
+// putTombstones writes tombstones inside an update transaction.
+func putTombstones(tx *bolt.Tx, tombs []Tombstone) error {
+	b := tx.Bucket(bucketTombstones)
+	for i := range tombs {
+		data, err := json.Marshal(tombstoneValue{V: ValueVersion, Tombstone: tombs[i]})
+		if err != nil {
+			return fmt.Errorf("encode tombstone: %w", err)
+		}
+		if err := b.Put(tombstoneKey(&tombs[i]), data); err != nil {
+			return fmt.Errorf("put tombstone: %w", err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,209 @@
+package world
+
+import "math/rand/v2"
+
+// Tuning of the dungeon's monsters (seed 000: "Monsters normally stay where they are -- a
+// cleared path usually stays clear. However, monsters respawn if most are killed on a
+// level, and there is a chance that a monster may spontaneously appear!"):
+//
+//	constant            value    effect at the default 25 ms tick
+//	guardChance         85%      most rooms hold a monster guarding them
+//	wanderChance        1/4000   a level with knights on it grows a wanderer about every 100 s
+//	maxWanderers        3        wanderers on one level at once
+//	respawnBelow        1/3      when fewer than a third of a level's guards live, the level restocks
+const (
+	guardChance  = 0.85
+	wanderChance = 1.0 / 4000
+	maxWanderers = 3
+	respawnBelow = 3 // live guards * respawnBelow < guards placed ⇒ restock
+)
+
+// monster is one live monster, owned by the engine goroutine.
+type monster struct {
+	id     int
+	kind   MonsterID
+	depth  int
+	pos    Pos
+	hits   int
+	room   int // the room it guards, or -1 for a wanderer
+	energy Energy
+	fight  *encounter
+}
+
+func (m *monster) Kind() *MonsterKind { return m.kind.Kind() }
+
+// levelState is what lives on one level besides its geometry.
+type levelState struct {
+	monsters []*monster
+	guards   int // guards placed at the last (re)stock
+}
+
+// stock puts a guard in most rooms of the level. It draws from its own generator, seeded
+// from the level, so the original dungeon's guards are the same on every server.
+func (e *Engine) stock(depth int, r *rand.Rand) {
+	l := e.levels[depth-1]
+	st := &e.state[depth-1]
+	st.guards = 0
+	for i, room := range l.Rooms {
+		if e.roomGuard(depth, i) != nil || r.Float64() >= guardChance {
+			continue
+		}
+		pos := Pos{room.X + r.IntN(room.W), room.Y + r.IntN(room.H)}
+		e.spawn(depth, PickMonster(r, depth), pos, i, r)
+		st.guards++
+	}
+}
+
+func (e *Engine) spawn(depth int, kind MonsterID, pos Pos, room int, r *rand.Rand) *monster {
+	e.nextMonster++
+	m := &monster{id: e.nextMonster, kind: kind, depth: depth, pos: pos, room: room}
+	m.hits = max(1, kind.Kind().HitDice.Roll(r))
+	e.state[depth-1].monsters = append(e.state[depth-1].monsters, m)
+	return m
+}
+
+// roomGuard is the live monster guarding room i of a level, if any.
+func (e *Engine) roomGuard(depth, room int) *monster {
+	for _, m := range e.state[depth-1].monsters {
+		if m.room == room {
+			return m
+		}
+	}
+	return nil
+}
+
+// monsterAt is a live monster on the square, if any (the first placed).
+func (e *Engine) monsterAt(depth int, p Pos) *monster {
+	for _, m := range e.state[depth-1].monsters {
+		if m.pos == p {
+			return m
+		}
+	}
+	return nil
+}
+
+// removeMonster takes a dead (or vanished) monster off its level and restocks the level
+// when most of its guards are gone.
+func (e *Engine) removeMonster(m *monster) {
+	st := &e.state[m.depth-1]
+	for i, x := range st.monsters {
+		if x == m {
+			st.monsters = append(st.monsters[:i], st.monsters[i+1:]...)
+			break
+		}
+	}
+	e.monsterMoved(m.depth, m.pos)
+	alive := 0
+	for _, x := range st.monsters {
+		if x.room >= 0 {
+			alive++
+		}
+	}
+	if st.guards > 0 && alive*respawnBelow < st.guards {
+		e.stock(m.depth, e.rng)
+		for _, p := range e.order {
+			if p.rec.Depth == m.depth {
+				e.say(p, "Somewhere on this level, the dungeon stirs: new monsters have come.")
+			}
+		}
+	}
+}
+
+// wander moves the level's wanderers and sometimes lets a new one appear. Only levels
+// with knights on them are stirred, so an empty server costs nothing.
+func (e *Engine) wander() {
+	for depth := 1; depth <= len(e.levels); depth++ {
+		if !e.occupied(depth) {
+			continue
+		}
+		st := &e.state[depth-1]
+		wanderers := 0
+		for _, m := range st.monsters {
+			if m.room >= 0 {
+				continue
+			}
+			wanderers++
+			if m.fight != nil {
+				continue
+			}
+			if m.energy.Ready() {
+				e.stepWanderer(m)
+				m.energy.Spend(MoveCost(m.Kind().Speed))
+			}
+			m.energy.EndTurn(false)
+		}
+		if wanderers < maxWanderers && e.rng.Float64() < wanderChance {
+			e.spawnWanderer(depth)
+		}
+	}
+}
+
+func (e *Engine) occupied(depth int) bool {
+	for _, p := range e.order {
+		if p.rec.Depth == depth {
+			return true
+		}
+	}
+	return false
+}
+
+// spawnWanderer puts a new monster on a corridor square no knight can see.
+func (e *Engine) spawnWanderer(depth int) {
+	l := e.levels[depth-1]
+	for range 20 {
+		p := Pos{e.rng.IntN(l.W), e.rng.IntN(l.H)}
+		if l.Terrain(p) != Corridor || l.Feature(p) != FeatNone || e.seenByAnyone(depth, p) {
+			continue
+		}
+		e.spawn(depth, PickMonster(e.rng, depth), p, -1, e.rng)
+		return
+	}
+}
+
+func (e *Engine) seenByAnyone(depth int, p Pos) bool {
+	i := e.levels[depth-1].idx(p)
+	for _, q := range e.order {
+		if q.rec.Depth == depth && Bit(q.visible, i) {
+			return true
+		}
+	}
+	return false
+}
+
+// stepWanderer moves a wanderer one square through an open edge along the corridors
+// (wanderers do not open doors or enter rooms), and starts a fight if it walks onto a knight.
+func (e *Engine) stepWanderer(m *monster) {
+	l := e.levels[m.depth-1]
+	var opts [4]Pos
+	n := 0
+	for _, d := range Dirs {
+		q := m.pos.Step(d)
+		if l.Edge(m.pos, d) == EdgeOpen && l.Terrain(q) == Corridor {
+			opts[n] = q
+			n++
+		}
+	}
+	if n == 0 {
+		return
+	}
+	from := m.pos
+	m.pos = opts[e.rng.IntN(n)]
+	e.monsterMoved(m.depth, from)
+	e.monsterMoved(m.depth, m.pos)
+	for _, p := range e.order {
+		if p.rec.Depth == m.depth && p.rec.Pos() == m.pos && p.fight == nil {
+			e.startFight(p, m)
+			return
+		}
+	}
+}
+
+// monsterMoved refreshes the views of the knights who can see the square.
+func (e *Engine) monsterMoved(depth int, p Pos) {
+	i := e.levels[depth-1].idx(p)
+	for _, q := range e.order {
+		if q.rec.Depth == depth && Bit(q.visible, i) {
+			q.dirty = true
+		}
+	}
+}
