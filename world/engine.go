@@ -132,8 +132,23 @@ func (e *Engine) Turn() uint64 { return e.turn }
 // Levels is the number of dungeon levels.
 func (e *Engine) Levels() int { return len(e.levels) }
 
-// Level returns a read-only copy of the level at depth (1-based), for tools and tests.
+// Level returns a read-only copy of the level at depth (1-based), for tools and tests;
+// call it only before Run starts or from the goroutine stepping the engine.
 func (e *Engine) Level(depth int) *Level { return e.snapshot(depth) }
+
+// Monsters lists the live monsters of a level. Like Level, it reads engine state directly,
+// so call it only before Run starts or from the goroutine stepping the engine.
+func (e *Engine) Monsters(depth int) []SeenMonster {
+	if depth < 1 || depth > len(e.levels) {
+		return nil
+	}
+	var out []SeenMonster
+	for _, m := range e.state[depth-1].monsters {
+		k := m.Kind()
+		out = append(out, SeenMonster{Name: k.Name, Glyph: k.Glyph, Pos: m.pos})
+	}
+	return out
+}
 
 // Run owns the engine until ctx ends: it handles session messages and steps one turn on
 // every tick. On the way out it hands every live adventurer to the Saver.

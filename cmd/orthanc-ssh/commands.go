@@ -100,6 +100,8 @@ type whoami struct {
 	Fingerprint string `json:"fingerprint"`
 	Name        string `json:"name"`
 	Online      bool   `json:"online"`
+	Dead        bool   `json:"dead"`
+	KilledBy    string `json:"killed_by,omitempty"`
 	Level       int    `json:"level"`
 	Experience  int    `json:"experience"`
 	Hits        int    `json:"hits"`
@@ -133,13 +135,16 @@ func (s *server) cmdWhoami(sess ssh.Session, args []string) int {
 		fmt.Fprintln(sess.Stderr(), "orthanc: your knight could not be read just now; try again later")
 		return 1
 	}
-	out := whoami{fp, rec.Name, online, rec.Level, rec.Experience, rec.Hits, rec.MaxHits,
+	out := whoami{fp, rec.Name, online, rec.Death != nil, "", rec.Level, rec.Experience, rec.Hits, rec.MaxHits,
 		rec.SpellUnits, rec.Str, rec.Int, rec.Con, rec.Dex, rec.Depth, rec.X, rec.Y}
+	if rec.Death != nil {
+		out.KilledBy = rec.Death.Killer
+	}
 	if asJSON {
 		return writeJSON(sess, out)
 	}
 	for _, kv := range [][2]any{
-		{"fingerprint", out.Fingerprint}, {"name", out.Name}, {"online", out.Online},
+		{"fingerprint", out.Fingerprint}, {"name", out.Name}, {"online", out.Online}, {"dead", out.Dead},
 		{"level", out.Level}, {"experience", out.Experience}, {"hits", out.Hits},
 		{"max_hits", out.MaxHits}, {"spell_units", out.SpellUnits}, {"str", out.Str},
 		{"int", out.Int}, {"con", out.Con}, {"dex", out.Dex}, {"depth", out.Depth},

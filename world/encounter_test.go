@@ -1,0 +1,255 @@
+package world
+
+import (
+	"strings"
+	"testing"
+)
+
+// A level with a corridor and one room behind a plain door: E at 0,0, the room at 2..3,0..1.
+const fightLevel = `
++-+-+-+-+
+|E  D. .|
++ +-+ + +
+|   |. .|
++-+-+-+-+`
+
+func fightEngine(t *testing.T, saver Saver) *Engine {
+	t.Helper()
+	l, err := ParseASCII(1, fightLevel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newWithLevels(Config{Seed: 3, Saver: saver, GraceTurns: 20}, []*Level{l})
+	e.state[0].monsters = nil // the tests place their own monsters
+	e.state[0].guards = 0
+	return e
+}
+
+func mustMonster(t *testing.T, name string) MonsterID {
+	t.Helper()
+	id, ok := MonsterByName(name)
+	if !ok {
+		t.Fatalf("no monster %q", name)
+	}
+	return id
+}
+
+// stepUntil steps the engine until cond holds, failing after many turns.
+func stepUntil(t *testing.T, e *Engine, what string, cond func() bool) {
+	t.Helper()
+	for range 100000 {
+		if cond() {
+			return
+		}
+		e.Step()
+	}
+	t.Fatalf("never happened: %s", what)
+}
+
+func TestEnteringAGuardedRoomStartsAFight(t *testing.T) {
+	e := fightEngine(t, nil)
+	sub := &recorder{}
+	e.join(knight("a", 10), sub)
+	p := e.players["a"]
+	rat := e.spawn(1, mustMonster(t, "giant rat"), Pos{3, 1}, 0, e.rng)
+	do(e, "a", Move{Dir: East})
+	do(e, "a", Move{Dir: East, Door: true}) // through the door into the room
+	if p.fight == nil || p.fight.monster != rat {
+		t.Fatalf("no fight on entering the guarded room: %q", sub.lastMessage())
+	}
+	v := e.view(p)
+	if v.Fight == nil || !strings.Contains(v.Fight.Log[0], "guards this room") || !v.Fight.InRoom {
+		t.Fatalf("fight view: %+v", v.Fight)
+	}
+	// Seed 000: "If you are in a room, you may not run."
+	e.enqueue("a", p.session, Run{})
+	stepUntil(t, e, "the run to be refused", func() bool { return strings.Contains(strings.Join(p.msgs, "\n"), "may not run") })
+	if p.fight == nil {
+		t.Fatal("ran from a room")
+	}
+}
+
+// A strong knight kills a giant rat: the monster leaves the level, its experience is the
+// knight's, and the room is clear for the next knight.
+func TestWinningAFight(t *testing.T) {
+	e := fightEngine(t, nil)
+	rec := knight("a", 18)
+	rec.Dex, rec.Hits, rec.MaxHits = 18, 500, 500
+	e.join(rec, &recorder{})
+	p := e.players["a"]
+	rat := e.spawn(1, mustMonster(t, "giant rat"), Pos{2, 0}, 0, e.rng)
+	e.place(p, 1, Pos{2, 0})
+	e.startFight(p, rat)
+	stepUntil(t, e, "the rat to die", func() bool {
+		if p.fight != nil && len(p.queue) == 0 {
+			e.enqueue("a", p.session, Fight{})
+		}
+		return p.fight == nil
+	})
+	if p.rec.Experience != rat.Kind().Experience {
+		t.Fatalf("experience %d, want the rat's %d", p.rec.Experience, rat.Kind().Experience)
+	}
+	if e.roomGuard(1, 0) != nil || len(e.state[0].monsters) != 0 {
+		t.Fatal("the dead rat still guards the room")
+	}
+	if log := strings.Join(p.lastFight, "\n"); !strings.Contains(log, "is dead!") {
+		t.Fatalf("log does not say the rat died:\n%s", log)
+	}
+}
+
+// An idle knight never freezes a fight: after the grace period it loses its chance to
+// act and the monster swings.
+func TestIdleKnightLosesItsTurnAfterTheGrace(t *testing.T) {
+	e := fightEngine(t, nil)
+	rec := knight("a", 10)
+	rec.Dex, rec.Hits, rec.MaxHits = 20, 500, 500 // swings first
+	e.join(rec, &recorder{})
+	p := e.players["a"]
+	ogre := e.spawn(1, mustMonster(t, "ogre"), Pos{2, 0}, 0, e.rng)
+	e.place(p, 1, Pos{2, 0})
+	e.startFight(p, ogre)
+	for range e.cfg.GraceTurns {
+		e.Step()
+	}
+	if ogre.fight.monsterActed != 0 {
+		t.Fatal("the monster acted while the knight was still within its grace")
+	}
+	stepUntil(t, e, "the ogre to attack", func() bool { return ogre.fight.monsterActed > 0 })
+	if !strings.Contains(strings.Join(ogre.fight.log, "\n"), "hesitates") {
+		t.Fatal("the log does not say the knight hesitated")
+	}
+}
+
+// Seed 000: "Running is not always successful, and its chances of failure increase each
+// time you try to run." In a corridor a knight gets away sooner or later and ends up back
+// where it came from.
+func TestRunningFromAWanderer(t *testing.T) {
+	e := fightEngine(t, nil)
+	rec := knight("a", 10)
+	rec.Hits, rec.MaxHits = 500, 500
+	e.join(rec, &recorder{})
+	p := e.players["a"]
+	do(e, "a", Move{Dir: East})
+	bat := e.spawn(1, mustMonster(t, "giant rat"), Pos{1, 0}, -1, e.rng)
+	e.startFight(p, bat)
+	stepUntil(t, e, "the knight to get away", func() bool {
+		if p.fight != nil && len(p.queue) == 0 {
+			e.enqueue("a", p.session, Run{})
+		}
+		return p.fight == nil
+	})
+	if p.rec.Pos() != (Pos{0, 0}) {
+		t.Fatalf("after running the knight is at %v, want back at 0,0", p.rec.Pos())
+	}
+	if bat.fight != nil || e.monsterAt(1, Pos{1, 0}) != bat {
+		t.Fatal("the wanderer did not stay behind")
+	}
+}
+
+// Seed 000: death is permanent. The knight's last record carries its death and goes to
+// the saver (the store writes the tombstone); the session gets the tombstone.
+func TestDeathIsFinal(t *testing.T) {
+	saver := &recorder{}
+	e := fightEngine(t, saver)
+	sub := &recorder{}
+	rec := knight("a", 3)
+	rec.Dex, rec.Hits, rec.MaxHits = 3, 1, 1
+	e.join(rec, sub)
+	p := e.players["a"]
+	priest := e.spawn(1, mustMonster(t, "evil high priest"), Pos{2, 0}, 0, e.rng)
+	e.place(p, 1, Pos{2, 0})
+	e.startFight(p, priest)
+	stepUntil(t, e, "the knight to die", func() bool {
+		if p.fight != nil && len(p.queue) == 0 {
+			e.enqueue("a", p.session, Fight{})
+		}
+		return len(e.players) == 0
+	})
+	last := sub.last()
+	if last.Dead == nil || !strings.Contains(last.Dead.Killer, "Evil High Priest") || last.Dead.Depth != 1 {
+		t.Fatalf("last view: %+v", last.Dead)
+	}
+	if got := saver.lastSaved("a"); got.Death == nil || got.Hits != 0 {
+		t.Fatalf("saved record has no death: %+v", got)
+	}
+	if priest.fight != nil {
+		t.Fatal("the fight outlived the only knight in it")
+	}
+	if _, ok := e.leave("a", p.session); ok {
+		t.Fatal("a dead knight could still leave the world")
+	}
+}
+
+// Seed 000: "Level only increases on successful exit from the dungeon. When your level
+// increases, spells and hits also increase." and units = (level+1)×2.
+func TestSuccessfulExitRaisesTheLevel(t *testing.T) {
+	e := fightEngine(t, nil)
+	rec := knight("a", 10)
+	rec.Experience, rec.Hits, rec.SpellUnits = 33260, 3, 0 // seed 000: 33260 is level 6
+	e.join(rec, &recorder{})
+	p := e.players["a"]
+	do(e, "a", Move{Dir: East}) // walking does not raise the level
+	if p.rec.Level != 1 {
+		t.Fatal("level rose inside the dungeon")
+	}
+	do(e, "a", Move{Dir: West})
+	do(e, "a", Climb{})
+	if p.rec.Depth != 0 || p.rec.Level != 6 {
+		t.Fatalf("after the exit: depth %d level %d, want outside at level 6", p.rec.Depth, p.rec.Level)
+	}
+	if p.rec.SpellUnits != 14 || p.rec.MaxHits < 10+5 || p.rec.Hits != p.rec.MaxHits {
+		t.Fatalf("after the exit: spells %d hits %d/%d", p.rec.SpellUnits, p.rec.Hits, p.rec.MaxHits)
+	}
+}
+
+// Seed 000: "monsters respawn if most are killed on a level".
+func TestLevelRestocksWhenMostGuardsAreDead(t *testing.T) {
+	e := New(Config{Seed: 1977, Depth: 1})
+	st := &e.state[0]
+	placed := st.guards
+	if placed < 3 || len(st.monsters) != placed {
+		t.Fatalf("level 1 has %d guards (%d monsters)", placed, len(st.monsters))
+	}
+	killed := 0
+	for len(st.monsters) > 0 && killed < placed {
+		before := len(st.monsters)
+		e.removeMonster(st.monsters[0])
+		killed++
+		if len(st.monsters) >= before {
+			break // restocked
+		}
+	}
+	if killed*respawnBelow < placed || len(st.monsters) == 0 {
+		t.Fatalf("after %d of %d guards died the level has %d monsters", killed, placed, len(st.monsters))
+	}
+	if killed > placed-placed/respawnBelow {
+		t.Fatalf("restocked only after %d of %d guards died", killed, placed)
+	}
+}
+
+// Seed 000: "there is a chance that a monster may spontaneously appear!" — on a level with
+// a knight on it, wanderers appear over time and move about; on an empty level nothing stirs.
+func TestWanderersAppearWhereKnightsAre(t *testing.T) {
+	e := New(Config{Seed: 5, Depth: 2})
+	wanderers := func(depth int) int {
+		n := 0
+		for _, m := range e.state[depth-1].monsters {
+			if m.room < 0 {
+				n++
+			}
+		}
+		return n
+	}
+	rec := knight("a", 10)
+	rec.Hits, rec.MaxHits = 1000, 1000
+	e.join(rec, &recorder{})
+	for range 40000 {
+		e.Step()
+	}
+	if n := wanderers(1); n == 0 || n > maxWanderers {
+		t.Fatalf("%d wanderers on the knight's level after 40000 turns", n)
+	}
+	if n := wanderers(2); n != 0 {
+		t.Fatalf("%d wanderers on a level no knight visited", n)
+	}
+}
