@@ -46,6 +46,7 @@ const (
 	screenPlay
 	screenMap
 	screenHelp
+	screenInventory
 	screenQuit
 	screenDead
 	screenEnded
@@ -220,6 +221,14 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		return m.playKey(s)
 	case screenMap, screenHelp:
 		m.screen = screenPlay
+	case screenInventory:
+		if len(s) == 1 && s[0] >= 'a' && s[0] <= 'z' {
+			if i := int(s[0] - 'a'); i < len(m.view.Self.Items) {
+				m.do(world.UseItem{Index: i})
+			}
+			return nil
+		}
+		m.screen = screenPlay
 	case screenDead:
 		if s == "enter" {
 			m.roll()
@@ -275,6 +284,8 @@ func (m *Model) playKey(s string) tea.Cmd {
 		}
 	case "m":
 		m.screen = screenMap
+	case "i":
+		m.screen = screenInventory
 	case "?", "f1":
 		m.screen = screenHelp
 	case "q":
@@ -323,6 +334,8 @@ func (m *Model) render(plain bool) string {
 		m.drawMap(c)
 	case screenHelp:
 		drawHelp(c)
+	case screenInventory:
+		m.drawInventory(c)
 	case screenDead:
 		m.drawDead(c)
 	case screenEnded:

@@ -156,6 +156,7 @@ func (m *Model) painter(set []byte, others bool) *levelPainter {
 	for _, d := range v.FoundDoors {
 		lp.found[d] = true
 	}
+	lp.light = v.Self.Light
 	if others {
 		for _, o := range v.Others {
 			if o.Seen {
@@ -196,6 +197,7 @@ var helpText = []string{
 	"  stairs        > goes down, < goes up",
 	"  leave         < on the exit (EX) of level 1",
 	"  fight         f          run    r (not in rooms)    shoot   s",
+	"  inventory     i          (wear or take off boots and rings, read manuals)",
 	"  map           m          quit   q (your knight is saved where it stands)",
 	"",
 	"Rooms hold monsters guarding treasure; stepping in starts a fight. You hit",
@@ -365,4 +367,31 @@ func capitalize(s string) string {
 	}
 	r := []rune(s)
 	return strings.ToUpper(string(r[0])) + string(r[1:])
+}
+
+func (m *Model) drawInventory(c *canvas) {
+	s := m.view.Self
+	c.text(2, 1, "INVENTORY", clsTitle)
+	c.text(2, 3, fmt.Sprintf("Gold %d   Treasure experience %d", s.Gold, s.TreasureExperience), clsText)
+	y := 5
+	for i, it := range s.Items {
+		if i >= 26 || y >= c.h-3 {
+			break
+		}
+		line := fmt.Sprintf("%c  %s", 'a'+i, it.Name())
+		switch info := it.Info(); {
+		case info.Wearable && it.Worn:
+			line += "  (worn; press to take off)"
+		case info.Wearable:
+			line += "  (press to wear)"
+		case info.Readable:
+			line += "  (press to read)"
+		}
+		c.text(4, y, line, clsText)
+		y++
+	}
+	if msgs := m.view.Messages; len(msgs) > 0 {
+		c.text(2, c.h-3, msgs[len(msgs)-1], clsDim)
+	}
+	c.text(2, c.h-2, "A letter wears, takes off or reads that item; any other key returns.", clsTitle)
 }

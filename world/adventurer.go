@@ -21,6 +21,12 @@ type Adventurer struct {
 	MaxHits    int `json:"max_hits"`
 	SpellUnits int `json:"spell_units"`
 
+	// Gold is the purse: the worth of the treasure taken, to spend in the markets.
+	Gold  int    `json:"gold"`
+	Items []Item `json:"items,omitempty"`
+	// Moves counts the knight's moves, for the ring of regeneration's "every 25 moves".
+	Moves int `json:"moves,omitempty"`
+
 	Depth int `json:"depth"`
 	X     int `json:"x"`
 	Y     int `json:"y"`
@@ -54,6 +60,7 @@ func (a Adventurer) Clone() Adventurer {
 		d := *a.Death
 		c.Death = &d
 	}
+	c.Items = append([]Item(nil), a.Items...)
 	c.Maps = make([]LevelMap, len(a.Maps))
 	for i, m := range a.Maps {
 		m.Seen = append([]byte(nil), m.Seen...)
@@ -65,3 +72,12 @@ func (a Adventurer) Clone() Adventurer {
 
 // Pos is where the adventurer stands on its level.
 func (a Adventurer) Pos() Pos { return Pos{a.X, a.Y} }
+
+// PercentKills is seed 000's "(experience minus treasure) divided by experience", as a
+// whole percent (0 for a knight with no experience).
+func (a Adventurer) PercentKills() int {
+	if a.Experience <= 0 {
+		return 0
+	}
+	return (a.Experience - a.TreasureExperience) * 100 / a.Experience
+}

@@ -23,9 +23,113 @@ func (Move) isCommand()  {}
 func (Climb) isCommand() {}
 func (Enter) isCommand() {}
 
-// speed is the adventurer's speed in seed 003's sense; spells, boots and weight will move
-// it later.
-func (e *Engine) speed(*player) int { return 0 }
+// UseItem wears or takes off the boots or ring at Index of the knight's items, or reads
+// the manual there (seed 000: "Touch them to wear or remove them.").
+type UseItem struct{ Index int }
+
+func (UseItem) isCommand() {}
+
+// speed is the knight's speed in seed 003's sense: boots of speed give +10 ("they work
+// like a continuous Speed spell").
+func (e *Engine) speed(p *player) int {
+	if e.hasted(p) {
+		return 10
+	}
+	return 0
+}
+
+// hasted reports whether the knight has Speed (seed 000: "Gives you first hit in combat,
+// and takes less time to move").
+func (e *Engine) hasted(p *player) bool { return wearing(p.rec.Items, ItemBootsOfSpeed) }
+
+// dieSides is the knight's to-hit die: its Dexterity adjusted for the weight it carries
+// (seed 000).
+func (e *Engine) dieSides(p *player) int {
+	return EffectiveDex(p.rec.Dex, carried(p.rec.Items), CarryCapacity(p.rec.Str))
+}
+
+// maxRings is how many rings a knight can wear at once: one on each hand.
+const maxRings = 2
+
+func isRing(k ItemKind) bool  { return k >= ItemRingOfLight && k <= ItemRingOfSustainStrength }
+func isBoots(k ItemKind) bool { return k == ItemBootsOfSpeed || k == ItemBootsOfLevitation }
+
+func (e *Engine) useItem(p *player, i int) float64 {
+	if i < 0 || i >= len(p.rec.Items) {
+		return 0
+	}
+	it := &p.rec.Items[i]
+	info := it.Info()
+	p.changed = true
+	switch {
+	case info.Wearable && it.Worn:
+		it.Worn = false
+		e.say(p, fmt.Sprintf("You take off the %s.", it.Name()))
+	case info.Wearable:
+		rings := 0
+		for j, o := range p.rec.Items {
+			if o.Worn && isBoots(o.Kind) && isBoots(it.Kind) {
+				p.rec.Items[j].Worn = false // one pair of boots at a time
+				e.say(p, fmt.Sprintf("You take off the %s.", o.Name()))
+			}
+			if o.Worn && isRing(o.Kind) {
+				rings++
+			}
+		}
+		if isRing(it.Kind) && rings >= maxRings {
+			e.say(p, "You already wear a ring on each hand; take one off first.")
+			return 0
+		}
+		it.Worn = true
+		e.say(p, fmt.Sprintf("You put on the %s.", it.Name()))
+	case info.Readable:
+		e.read(p, i)
+	default:
+		e.say(p, fmt.Sprintf("The %s needs no wearing: you use the best you carry.", it.Name()))
+		return 0
+	}
+	if p.rec.Depth > 0 {
+		e.look(p) // a ring of light changes what the knight sees
+	}
+	return CostRest // seed 003: wielding and the like take a full round
+}
+
+// read reads a manual (seed 000, "Manuals"), which is used up.
+func (e *Engine) read(p *player, i int) {
+	r := &p.rec
+	switch r.Items[i].Kind {
+	case ItemManualOfBodilyHealth:
+		r.Con++
+		e.say(p, "You read the manual of bodily health. Your Constitution rises by 1.")
+	case ItemManualOfGainfulExercise:
+		r.Str++
+		e.say(p, "You read the manual of gainful exercise. Your Strength rises by 1.")
+	case ItemManualOfQuickness:
+		r.Dex++
+		e.say(p, "You read the manual of quickness of action. Your Dexterity rises by 1.")
+	case ItemManualOfPhilosophy:
+		r.Int++
+		e.say(p, "You read the manual of philosophy. Your Intelligence rises by 1.")
+	case ItemManualOfVileDarkness:
+		// "Reading this takes away half of your available hit points (just to keep you honest)."
+		r.Hits = max(1, r.Hits-r.Hits/2)
+		e.say(p, "You read the manual of vile darkness. Half your hits drain away, just to keep you honest.")
+	}
+	r.Items = append(r.Items[:i], r.Items[i+1:]...)
+}
+
+// regenerationMoves is seed 000's ring of regeneration: "replaces 1 hit and spell unit for
+// every 25 moves".
+const regenerationMoves = 25
+
+// moved counts a move and lets a ring of regeneration work.
+func (e *Engine) countMove(p *player) {
+	p.rec.Moves++
+	if p.rec.Moves%regenerationMoves == 0 && wearing(p.rec.Items, ItemRingOfRegeneration) {
+		p.rec.Hits = min(p.rec.MaxHits, p.rec.Hits+1)
+		p.rec.SpellUnits = min(SpellUnitsForLevel(p.rec.Level), p.rec.SpellUnits+1)
+	}
+}
 
 // act carries out one command and returns its cost in percent of a round; a command that
 // does nothing (walking into a wall) costs nothing.
@@ -41,6 +145,11 @@ func (e *Engine) act(p *player, c Command) float64 {
 			return 0
 		}
 		return e.climb(p, c.Down)
+	case UseItem:
+		return e.useItem(p, c.Index)
+	case Fight, Run, Shoot:
+		e.say(p, "There is nothing here to fight.")
+		return 0
 	case Enter:
 		if p.rec.Depth != 0 {
 			return 0
@@ -89,8 +198,15 @@ func (e *Engine) move(p *player, m Move) float64 {
 	p.prev = from
 	p.lastFight = nil
 	e.place(p, p.rec.Depth, to)
+	e.countMove(p)
 	// Seed 000: rooms are "where the treasure and monsters are hidden"; stepping into a
-	// guarded room, or onto a wanderer, starts a fight.
+	// guarded room, or onto a wanderer, starts a fight — unless the knight is invisible.
+	if wearing(p.rec.Items, ItemRingOfInvisibility) {
+		if r := l.RoomAt(to); r >= 0 && e.roomGuard(l.Depth, r) != nil {
+			e.say(p, "A monster guards this room, but it cannot see you.")
+		}
+		return cost
+	}
 	if r := l.RoomAt(to); r >= 0 {
 		if g := e.roomGuard(l.Depth, r); g != nil {
 			e.startFight(p, g)
@@ -186,3 +302,7 @@ func (e *Engine) successfulExit(p *player) {
 	r.SpellUnits = SpellUnitsForLevel(r.Level)
 	p.changed = true
 }
+
+// lit reports whether the knight has light about it (seed 000: "secret doors will always
+// appear"): a ring of light.
+func (e *Engine) lit(p *player) bool { return wearing(p.rec.Items, ItemRingOfLight) }

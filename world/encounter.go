@@ -88,9 +88,10 @@ func (e *Engine) startFight(p *player, m *monster) {
 	} else {
 		enc.logf("%s (%s, level %d) attacks!", capital(aName(k.Name)), k.Class, k.Level)
 	}
-	// Seed 000: "If you don't have 'speed' on, but your dexterity is greater than or equal
+	// Seed 000: "If you have cast a 'speed' spell, you will have the choice of what you want
+	// to do first. If you don't have 'speed' on, but your dexterity is greater than or equal
 	// to the monster's dexterity, then you get first choice also."
-	if SwingsFirst(false, p.rec.Dex, k.Dex) {
+	if SwingsFirst(e.hasted(p), e.dieSides(p), k.Dex) {
 		p.energy, m.energy = 0, Energy(TurnEnergy/2)
 		enc.logf("%s is quicker and may strike first. (f fight, r run, s shoot)", p.rec.Name)
 	} else {
@@ -163,13 +164,13 @@ func (e *Engine) fightAct(p *player, enc *encounter, c Command) float64 {
 		// Seed 000: "Your die has the number of sides corresponding to your dexterity,
 		// adjusted for the weight you carry ... You will hit the monster if ... the roll
 		// of your die is greater than 6."
-		sides := EffectiveDex(p.rec.Dex, 0, CarryCapacity(p.rec.Str))
-		if PlayerHits(e.rng, sides, false, k.Class) {
-			dmg := PlayerDamage(e.rng, p.rec.Level, 0, p.rec.Str)
+		if PlayerHits(e.rng, e.dieSides(p), false, k.Class) {
+			// Seed 000: "adjusted further by the 'plus' value of your sword".
+			dmg := PlayerDamage(e.rng, p.rec.Level, best(p.rec.Items, ItemSword), p.rec.Str)
 			m.hits -= dmg
 			if m.hits <= 0 {
 				enc.logf("%s hits %s for %d. %s is dead!", p.rec.Name, theName(k), dmg, capital(theName(k)))
-				e.monsterKilled(enc)
+				e.monsterKilled(enc, p)
 			} else {
 				enc.logf("%s hits %s for %d.", p.rec.Name, theName(k), dmg)
 			}
@@ -195,8 +196,7 @@ func (e *Engine) fightAct(p *player, enc *encounter, c Command) float64 {
 		}
 		return MoveCost(e.speed(p))
 	case Shoot:
-		e.say(p, "You have no arrows of slaying.")
-		return 0
+		return e.shoot(p, enc)
 	default:
 		e.say(p, "You are in a fight! f fights, r runs.")
 		return 0
@@ -230,11 +230,17 @@ func (e *Engine) monsterAttack(enc *encounter) {
 	// first round"; its first round is its first AttacksPerRound attacks.
 	firstRound := enc.monsterActed < max(1, k.AttacksPerRound)
 	enc.monsterActed++
-	if !MonsterHits(e.rng, k.Dex, false, k.Class) {
+	// Seed 000, ring of invisibility: "You are safe from attack."
+	if wearing(p.rec.Items, ItemRingOfInvisibility) {
+		enc.logf("%s swings wildly but cannot find %s.", capital(theName(k)), p.rec.Name)
+		return
+	}
+	if !MonsterHits(e.rng, k.Dex, wearing(p.rec.Items, ItemRingOfProtection), k.Class) {
 		enc.logf("%s misses %s.", capital(theName(k)), p.rec.Name)
 		return
 	}
-	dmg := MonsterDamage(e.rng, k.AttackDice, k.Class, firstRound, 0, 0)
+	// Seed 000: "The 'plus' value of your shield and armor is deducted from the attack."
+	dmg := MonsterDamage(e.rng, k.AttackDice, k.Class, firstRound, best(p.rec.Items, ItemShield), best(p.rec.Items, ItemArmour))
 	if dmg == 0 {
 		enc.logf("%s hits %s, but the blow glances off.", capital(theName(k)), p.rec.Name)
 		return
@@ -251,7 +257,7 @@ func (e *Engine) monsterAttack(enc *encounter) {
 
 // monsterKilled ends the fight: the monster's experience is shared equally among the
 // knights in the fight (at least 1 each) and the monster leaves the level.
-func (e *Engine) monsterKilled(enc *encounter) {
+func (e *Engine) monsterKilled(enc *encounter, killer *player) {
 	m := enc.monster
 	k := m.Kind()
 	share := max(1, k.Experience/max(1, len(enc.players)))
@@ -260,8 +266,106 @@ func (e *Engine) monsterKilled(enc *encounter) {
 		p.changed = true
 		e.say(p, fmt.Sprintf("You killed %s. (+%d experience)", theName(k), share))
 	}
+	if m.room >= 0 {
+		e.takeTreasure(enc, killer, RollTreasure(e.rng, m.depth))
+	}
+	players := enc.players
 	e.endFight(enc)
 	e.removeMonster(m)
+	for _, p := range players {
+		e.mayLoseMagic(p)
+	}
+}
+
+// takeTreasure shares a guard's hoard: its worth (experience and gold, seed 000) split
+// equally among the knights in the fight, any magic item to the knight who struck the
+// last blow.
+func (e *Engine) takeTreasure(enc *encounter, killer *player, t Treasure) {
+	share := t.Value / max(1, len(enc.players))
+	for _, p := range enc.players {
+		p.rec.Experience += share
+		p.rec.TreasureExperience += share
+		p.rec.Gold += share
+		msg := "You find " + strings.Join(t.Lines, ", ") + "."
+		if len(enc.players) > 1 {
+			msg += fmt.Sprintf(" Your share is worth %d.", share)
+		} else {
+			msg += fmt.Sprintf(" (+%d experience and gold)", share)
+		}
+		e.say(p, msg)
+	}
+	if t.Item != nil && killer != nil {
+		e.gain(killer, *t.Item)
+	}
+}
+
+// gain gives a knight an item; arrows go into the quiver it has, up to seed 000's 31.
+func (e *Engine) gain(p *player, it Item) {
+	if it.Kind == ItemQuiver {
+		for i := range p.rec.Items {
+			if q := &p.rec.Items[i]; q.Kind == ItemQuiver {
+				q.Count = min(MaxArrows, q.Count+it.Count)
+				e.say(p, fmt.Sprintf("You find arrows of mythical slaying; your quiver holds %d.", q.Count))
+				return
+			}
+		}
+		it.Count = min(MaxArrows, it.Count)
+	}
+	p.rec.Items = append(p.rec.Items, it)
+	p.changed = true
+	msg := fmt.Sprintf("You find a %s!", it.Name())
+	if it.Info().Wearable {
+		msg += " (i to wear it)"
+	} else if it.Info().Readable {
+		msg += " (i to read it)"
+	}
+	e.say(p, msg)
+}
+
+// magicLossChance is the chance that a knight loses one magic item after a battle (seed
+// 000: "After a battle, any magic item may be lost."): one battle in ten.
+const magicLossChance = 0.10
+
+func (e *Engine) mayLoseMagic(p *player) {
+	var magic []int
+	for i, it := range p.rec.Items {
+		if it.Magic() {
+			magic = append(magic, i)
+		}
+	}
+	if len(magic) == 0 || e.rng.Float64() >= magicLossChance {
+		return
+	}
+	i := magic[e.rng.IntN(len(magic))]
+	e.say(p, fmt.Sprintf("After the battle your %s is gone: its magic is spent.", p.rec.Items[i].Name()))
+	p.rec.Items = append(p.rec.Items[:i], p.rec.Items[i+1:]...)
+	p.changed = true
+}
+
+// shoot looses an arrow of mythical slaying (seed 000: "Arrows automatically kill any
+// mythical type monster. They do not work on any other monster.").
+func (e *Engine) shoot(p *player, enc *encounter) float64 {
+	k := enc.monster.Kind()
+	for i := range p.rec.Items {
+		q := &p.rec.Items[i]
+		if q.Kind != ItemQuiver || q.Count == 0 {
+			continue
+		}
+		q.Count--
+		if q.Count == 0 {
+			p.rec.Items = append(p.rec.Items[:i], p.rec.Items[i+1:]...)
+		}
+		p.changed = true
+		if ArrowKills(k.Class) {
+			enc.logf("%s shoots an arrow of slaying. %s is dead!", p.rec.Name, capital(theName(k)))
+			e.monsterKilled(enc, p)
+		} else {
+			enc.logf("%s shoots an arrow of slaying, but it does nothing to %s.", p.rec.Name, theName(k))
+		}
+		return CostThrow // seed 003: shooting costs a whole round
+	}
+	e.say(p, "You have no arrows of slaying.")
+	return 0
 }
 
 // endFight releases everyone from a fight.

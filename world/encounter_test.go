@@ -19,7 +19,7 @@ func fightEngine(t *testing.T, saver Saver) *Engine {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := newWithLevels(Config{Seed: 3, Saver: saver, GraceTurns: 20}, []*Level{l})
+	e := newWithLevels(Config{Seed: 3, Saver: saver, GraceTurns: 20, WanderChance: -1}, []*Level{l})
 	e.state[0].monsters = nil // the tests place their own monsters
 	e.state[0].guards = 0
 	return e
@@ -86,8 +86,12 @@ func TestWinningAFight(t *testing.T) {
 		}
 		return p.fight == nil
 	})
-	if p.rec.Experience != rat.Kind().Experience {
-		t.Fatalf("experience %d, want the rat's %d", p.rec.Experience, rat.Kind().Experience)
+	// Seed 000: experience from the kill, and from "the treasures the monsters have".
+	if p.rec.Experience != rat.Kind().Experience+p.rec.TreasureExperience || p.rec.TreasureExperience == 0 {
+		t.Fatalf("experience %d (treasure %d), want the rat's %d plus its hoard", p.rec.Experience, p.rec.TreasureExperience, rat.Kind().Experience)
+	}
+	if p.rec.Gold != p.rec.TreasureExperience {
+		t.Fatalf("gold %d, want the hoard's worth %d", p.rec.Gold, p.rec.TreasureExperience)
 	}
 	if e.roomGuard(1, 0) != nil || len(e.state[0].monsters) != 0 {
 		t.Fatal("the dead rat still guards the room")

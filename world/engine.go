@@ -47,7 +47,10 @@ type Config struct {
 	Depth           int    // number of levels; DefaultDepth when zero
 	CheckpointTurns int    // turns between checkpoints; DefaultCheckpointTurns when zero
 	GraceTurns      int    // turns a fight waits for a knight to choose; DefaultGraceTurns when zero
-	Saver           Saver  // where records go; may be nil in tests
+	// WanderChance is the chance per turn that a wanderer appears on a level with knights
+	// on it; zero means the default, a negative value never (for tests that place monsters).
+	WanderChance float64
+	Saver        Saver // where records go; may be nil in tests
 }
 
 // Engine is the game world. Its state is owned by the goroutine running Run (or, in
@@ -107,6 +110,9 @@ func newWithLevels(cfg Config, levels []*Level) *Engine {
 	}
 	if cfg.GraceTurns <= 0 {
 		cfg.GraceTurns = DefaultGraceTurns
+	}
+	if cfg.WanderChance == 0 {
+		cfg.WanderChance = wanderChance
 	}
 	e := &Engine{
 		cfg:     cfg,
@@ -507,6 +513,8 @@ func (e *Engine) view(p *player) View {
 			Experience: p.rec.Experience, Hits: p.rec.Hits, MaxHits: p.rec.MaxHits,
 			SpellUnits: p.rec.SpellUnits, Str: p.rec.Str, Int: p.rec.Int, Con: p.rec.Con,
 			Dex: p.rec.Dex, Depth: p.rec.Depth, Pos: p.rec.Pos(),
+			Gold: p.rec.Gold, TreasureExperience: p.rec.TreasureExperience,
+			Items: slices.Clone(p.rec.Items), Light: e.lit(p),
 		},
 	}
 	if p.rec.Depth == 0 {

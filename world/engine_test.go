@@ -54,7 +54,7 @@ func fixtureEngine(t *testing.T, saver Saver) *Engine {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return newWithLevels(Config{Seed: 7, Saver: saver}, []*Level{l1, l2})
+	return newWithLevels(Config{Seed: 7, Saver: saver, WanderChance: -1}, []*Level{l1, l2})
 }
 
 func knight(fp string, str int) Adventurer {

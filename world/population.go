@@ -132,7 +132,7 @@ func (e *Engine) wander() {
 			}
 			m.energy.EndTurn(false)
 		}
-		if wanderers < maxWanderers && e.rng.Float64() < wanderChance {
+		if wanderers < maxWanderers && e.rng.Float64() < e.cfg.WanderChance {
 			e.spawnWanderer(depth)
 		}
 	}

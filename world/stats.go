@@ -65,6 +65,8 @@ func NewAdventurer(fingerprint, name string, s Stats, hits int) Adventurer {
 		Str: s.Str, Int: s.Int, Con: s.Con, Dex: s.Dex,
 		Level: 1, Hits: hits, MaxHits: hits, Depth: 1, X: -1, Y: -1,
 		SpellUnits: SpellUnitsForLevel(1), // seed 000: "You also have 4 spell units"
+		// Seed 000: "As any well-equipped knight of the time, you have a normal sword to start with."
+		Items: []Item{{Kind: ItemSword}},
 	}
 }
 

@@ -49,6 +49,12 @@ type Self struct {
 	Depth       int // 0 means outside the dungeon
 	Pos         Pos
 	Feature     Feature // what the player stands on
+
+	Gold               int
+	TreasureExperience int
+	Items              []Item
+	// Light is set while secret doors show to this knight (a ring of light).
+	Light bool
 }
 
 // Other is another player as seen from this one.

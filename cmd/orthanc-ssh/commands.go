@@ -114,6 +114,18 @@ type whoami struct {
 	Depth       int    `json:"depth"`
 	X           int    `json:"x"`
 	Y           int    `json:"y"`
+
+	Gold               int         `json:"gold"`
+	TreasureExperience int         `json:"treasure_experience"`
+	PercentKills       int         `json:"percent_kills"`
+	Equipment          []equipment `json:"equipment"`
+	Effects            []string    `json:"effects"`
+}
+
+// equipment is one carried item in whoami.
+type equipment struct {
+	Name string `json:"name"`
+	Worn bool   `json:"worn,omitempty"`
 }
 
 func (s *server) cmdWhoami(sess ssh.Session, args []string) int {
@@ -135,10 +147,19 @@ func (s *server) cmdWhoami(sess ssh.Session, args []string) int {
 		fmt.Fprintln(sess.Stderr(), "orthanc: your knight could not be read just now; try again later")
 		return 1
 	}
-	out := whoami{fp, rec.Name, online, rec.Death != nil, "", rec.Level, rec.Experience, rec.Hits, rec.MaxHits,
-		rec.SpellUnits, rec.Str, rec.Int, rec.Con, rec.Dex, rec.Depth, rec.X, rec.Y}
+	out := whoami{Fingerprint: fp, Name: rec.Name, Online: online, Dead: rec.Death != nil, Level: rec.Level,
+		Experience: rec.Experience, Hits: rec.Hits, MaxHits: rec.MaxHits, SpellUnits: rec.SpellUnits,
+		Str: rec.Str, Int: rec.Int, Con: rec.Con, Dex: rec.Dex, Depth: rec.Depth, X: rec.X, Y: rec.Y}
 	if rec.Death != nil {
 		out.KilledBy = rec.Death.Killer
+	}
+	out.Gold, out.TreasureExperience, out.PercentKills = rec.Gold, rec.TreasureExperience, rec.PercentKills()
+	out.Equipment, out.Effects = []equipment{}, []string{}
+	for _, it := range rec.Items {
+		out.Equipment = append(out.Equipment, equipment{it.Name(), it.Worn})
+		if it.Worn {
+			out.Effects = append(out.Effects, it.Name())
+		}
 	}
 	if asJSON {
 		return writeJSON(sess, out)
@@ -148,7 +169,8 @@ func (s *server) cmdWhoami(sess ssh.Session, args []string) int {
 		{"level", out.Level}, {"experience", out.Experience}, {"hits", out.Hits},
 		{"max_hits", out.MaxHits}, {"spell_units", out.SpellUnits}, {"str", out.Str},
 		{"int", out.Int}, {"con", out.Con}, {"dex", out.Dex}, {"depth", out.Depth},
-		{"x", out.X}, {"y", out.Y},
+		{"x", out.X}, {"y", out.Y}, {"gold", out.Gold},
+		{"treasure_experience", out.TreasureExperience}, {"percent_kills", out.PercentKills},
 	} {
 		fmt.Fprintf(sess, "%s: %v\n", kv[0], kv[1])
 	}

@@ -1,0 +1,200 @@
+package world
+
+import (
+	"fmt"
+	"math/rand/v2"
+)
+
+// ItemKind is a kind of equipment or magic item (seed 000, "Treasure" and "Equipment").
+type ItemKind uint8
+
+// The items of seed 000, plus MAG's two rings (free action, sustain strength; seed 001).
+const (
+	ItemSword ItemKind = iota // Plus 0 is the knight's normal sword
+	ItemShield
+	ItemArmour
+	ItemBootsOfSpeed
+	ItemBootsOfLevitation
+	ItemRingOfLight
+	ItemRingOfProtection
+	ItemRingOfInvisibility
+	ItemRingOfRegeneration
+	ItemRingOfFreeAction
+	ItemRingOfSustainStrength
+	ItemQuiver // Count arrows of mythical slaying
+	ItemManualOfBodilyHealth
+	ItemManualOfGainfulExercise
+	ItemManualOfQuickness
+	ItemManualOfPhilosophy
+	ItemManualOfVileDarkness
+	NumItemKinds
+)
+
+// ItemInfo is what every item of a kind shares.
+type ItemInfo struct {
+	Name     string
+	Weight   int  // in the units of CarryCapacity
+	Wearable bool // boots and rings work only while worn (seed 000: "You must wear boots to have an effect")
+	Readable bool // manuals
+	Magic    bool // may be lost after a battle
+}
+
+// Items is the item table, indexed by ItemKind.
+var Items = [NumItemKinds]ItemInfo{
+	ItemSword:                   {Name: "sword", Weight: 10},
+	ItemShield:                  {Name: "shield", Weight: 15, Magic: true},
+	ItemArmour:                  {Name: "armour", Weight: 30, Magic: true},
+	ItemBootsOfSpeed:            {Name: "boots of speed", Weight: 5, Wearable: true, Magic: true},
+	ItemBootsOfLevitation:       {Name: "boots of levitation", Weight: 5, Wearable: true, Magic: true},
+	ItemRingOfLight:             {Name: "ring of light", Wearable: true, Magic: true},
+	ItemRingOfProtection:        {Name: "ring of protection", Wearable: true, Magic: true},
+	ItemRingOfInvisibility:      {Name: "ring of invisibility", Wearable: true, Magic: true},
+	ItemRingOfRegeneration:      {Name: "ring of regeneration", Wearable: true, Magic: true},
+	ItemRingOfFreeAction:        {Name: "ring of free action", Wearable: true, Magic: true},
+	ItemRingOfSustainStrength:   {Name: "ring of sustain strength", Wearable: true, Magic: true},
+	ItemQuiver:                  {Name: "quiver of arrows of mythical slaying", Weight: 3, Magic: true},
+	ItemManualOfBodilyHealth:    {Name: "manual of bodily health", Weight: 5, Readable: true, Magic: true},
+	ItemManualOfGainfulExercise: {Name: "manual of gainful exercise", Weight: 5, Readable: true, Magic: true},
+	ItemManualOfQuickness:       {Name: "manual of quickness of action", Weight: 5, Readable: true, Magic: true},
+	ItemManualOfPhilosophy:      {Name: "manual of philosophy", Weight: 5, Readable: true, Magic: true},
+	ItemManualOfVileDarkness:    {Name: "manual of vile darkness", Weight: 5, Readable: true, Magic: true},
+}
+
+// Item is one thing a knight carries.
+type Item struct {
+	Kind  ItemKind `json:"kind"`
+	Plus  int      `json:"plus,omitempty"`  // swords, shields, armour: +1..+3
+	Count int      `json:"count,omitempty"` // arrows in a quiver
+	Worn  bool     `json:"worn,omitempty"`
+}
+
+// Info is the item's kind.
+func (it Item) Info() *ItemInfo {
+	if it.Kind < NumItemKinds {
+		return &Items[it.Kind]
+	}
+	return &ItemInfo{Name: "thing"}
+}
+
+// Magic reports whether the item can be lost after a battle: every magic item, and a
+// sword only when it is a magic (+1..+3) one.
+func (it Item) Magic() bool {
+	return it.Info().Magic || (it.Kind == ItemSword && it.Plus > 0)
+}
+
+// Name is how the item is written: "sword +2", "quiver of 12 arrows of mythical slaying".
+func (it Item) Name() string {
+	info := it.Info()
+	switch {
+	case it.Kind == ItemQuiver:
+		return fmt.Sprintf("quiver of %d arrows of mythical slaying", it.Count)
+	case it.Plus != 0:
+		return fmt.Sprintf("%s %+d", info.Name, it.Plus)
+	}
+	return info.Name
+}
+
+// Treasure is what a killed guard leaves behind (seed 000: "collect the treasures the
+// monsters have"): coins and valuables worth Value gold pieces, and perhaps a magic item.
+type Treasure struct {
+	Lines []string // "230 gold pieces", "a gem worth 400"
+	Value int      // gold pieces; also the experience it brings
+	Item  *Item
+}
+
+// coinKinds are seed 000's coins with their worth in gold pieces per coin (tenths for
+// silver): silver 1/10, gold 1, electrum 2, platinum 5.
+var coinKinds = [...]struct {
+	name   string
+	tenths int // worth of one coin in tenths of a gold piece
+	dice   Dice
+}{
+	{"silver", 1, D(4, 100)},
+	{"gold", 10, D(2, 50)},
+	{"electrum", 20, D(1, 50)},
+	{"platinum", 50, D(1, 30)},
+}
+
+// RollTreasure rolls a guard's hoard on dungeon level depth. Rulings (docs/DESIGN.md):
+// coins of one metal, more valuable metals likelier deeper, scaled by depth; a gem worth
+// d10×50×depth one time in three, jewelry worth d10×100×depth one time in six; a magic
+// item one time in five plus 2% a level.
+func RollTreasure(r *rand.Rand, depth int) Treasure {
+	depth = max(1, depth)
+	var t Treasure
+	metal := min(len(coinKinds)-1, r.IntN(2+depth/3))
+	ck := coinKinds[metal]
+	n := ck.dice.Roll(r) * depth
+	tenths := n * ck.tenths
+	t.Value += tenths / 10
+	t.Lines = append(t.Lines, fmt.Sprintf("%d %s pieces", n, ck.name))
+	if r.IntN(3) == 0 {
+		v := (1 + r.IntN(10)) * 50 * depth
+		t.Value += v
+		t.Lines = append(t.Lines, fmt.Sprintf("a gem worth %d", v))
+	}
+	if r.IntN(6) == 0 {
+		v := (1 + r.IntN(10)) * 100 * depth
+		t.Value += v
+		t.Lines = append(t.Lines, fmt.Sprintf("jewelry worth %d", v))
+	}
+	if r.Float64() < 0.20+0.02*float64(depth) {
+		it := RollMagicItem(r, depth)
+		t.Item = &it
+	}
+	return t
+}
+
+// RollMagicItem picks a magic item; deeper levels give better pluses.
+func RollMagicItem(r *rand.Rand, depth int) Item {
+	plus := func() int { return min(3, 1+r.IntN(1+depth/3)) }
+	switch roll := r.IntN(100); {
+	case roll < 18:
+		return Item{Kind: ItemSword, Plus: plus()}
+	case roll < 30:
+		return Item{Kind: ItemShield, Plus: plus()}
+	case roll < 40:
+		return Item{Kind: ItemArmour, Plus: plus()}
+	case roll < 45:
+		return Item{Kind: ItemBootsOfSpeed}
+	case roll < 50:
+		return Item{Kind: ItemBootsOfLevitation}
+	case roll < 75:
+		return Item{Kind: ItemRingOfLight + ItemKind(r.IntN(6))}
+	case roll < 85:
+		return Item{Kind: ItemQuiver, Count: 1 + r.IntN(MaxArrows)}
+	default:
+		return Item{Kind: ItemManualOfBodilyHealth + ItemKind(r.IntN(5))}
+	}
+}
+
+// best is the highest plus among the carried items of a kind (seed 000: a sword, shield or
+// armour's "plus" counts; a knight uses the best it has), or 0.
+func best(items []Item, kind ItemKind) int {
+	b := 0
+	for _, it := range items {
+		if it.Kind == kind && it.Plus > b {
+			b = it.Plus
+		}
+	}
+	return b
+}
+
+// wearing reports whether the knight wears an item of the kind.
+func wearing(items []Item, kind ItemKind) bool {
+	for _, it := range items {
+		if it.Kind == kind && it.Worn {
+			return true
+		}
+	}
+	return false
+}
+
+// carried is the weight of everything the knight carries.
+func carried(items []Item) int {
+	w := 0
+	for _, it := range items {
+		w += it.Info().Weight
+	}
+	return w
+}

@@ -1,0 +1,199 @@
+package world
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// Seed 000: "you have a normal sword to start with."
+func TestANewKnightCarriesANormalSword(t *testing.T) {
+	a := NewAdventurer("fp", "Kay", Stats{10, 10, 10, 10}, 10)
+	if len(a.Items) != 1 || a.Items[0].Kind != ItemSword || a.Items[0].Plus != 0 || a.Items[0].Magic() {
+		t.Fatalf("items %+v", a.Items)
+	}
+}
+
+// Treasure grows with depth, always holds coins, and sometimes a magic item.
+func TestTreasureRolls(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	mean := func(depth int) (value float64, items float64) {
+		const n = 20000
+		for range n {
+			tr := RollTreasure(r, depth)
+			if tr.Value < 0 || len(tr.Lines) == 0 || !strings.Contains(tr.Lines[0], "pieces") {
+				t.Fatalf("treasure %+v", tr)
+			}
+			value += float64(tr.Value)
+			if tr.Item != nil {
+				items++
+			}
+		}
+		return value / n, items / n
+	}
+	v1, i1 := mean(1)
+	v5, i5 := mean(5)
+	if v5 < 3*v1 {
+		t.Errorf("treasure on level 5 (%.0f) is not much richer than on level 1 (%.0f)", v5, v1)
+	}
+	if i1 < 0.19 || i1 > 0.25 || i5 < 0.27 || i5 > 0.33 {
+		t.Errorf("magic item chance %.3f on level 1, %.3f on level 5; want about 0.22 and 0.30", i1, i5)
+	}
+	for range 5000 {
+		it := RollMagicItem(r, 10)
+		if it.Plus < 0 || it.Plus > 3 || (it.Kind == ItemQuiver && (it.Count < 1 || it.Count > MaxArrows)) {
+			t.Fatalf("item %+v", it)
+		}
+	}
+}
+
+// Seed 000: "The 'plus' value of your shield and armor is deducted from the attack", and a
+// sword's plus is added to the knight's blow; a knight uses the best it carries.
+func TestEquipmentPlusesCount(t *testing.T) {
+	items := []Item{{Kind: ItemSword}, {Kind: ItemSword, Plus: 2}, {Kind: ItemShield, Plus: 1}, {Kind: ItemArmour, Plus: 3}}
+	if best(items, ItemSword) != 2 || best(items, ItemShield) != 1 || best(items, ItemArmour) != 3 || best(items, ItemBootsOfSpeed) != 0 {
+		t.Fatal("best pluses wrong")
+	}
+	if carried(items) != 10+10+15+30 {
+		t.Fatalf("carried %d", carried(items))
+	}
+}
+
+func inventoryEngine(t *testing.T, items ...Item) (*Engine, *player, *recorder) {
+	t.Helper()
+	e := fightEngine(t, nil)
+	sub := &recorder{}
+	rec := knight("a", 10)
+	rec.Items = append(rec.Items, items...)
+	e.join(rec, sub)
+	return e, e.players["a"], sub
+}
+
+// Seed 000: boots and rings "You must wear ... to have an effect. Touch them to wear or
+// remove them." Boots of speed work "like a continuous Speed spell".
+func TestWearingBootsOfSpeed(t *testing.T) {
+	e, p, _ := inventoryEngine(t, Item{Kind: ItemBootsOfSpeed})
+	if e.speed(p) != 0 {
+		t.Fatal("boots work while carried")
+	}
+	do(e, "a", UseItem{Index: 1})
+	if !p.rec.Items[1].Worn || e.speed(p) != 10 || !e.hasted(p) {
+		t.Fatal("worn boots of speed do not speed the knight")
+	}
+	// Seed 003: at +10 a move costs 50%: five turns a square.
+	e.enqueue("a", p.session, Move{Dir: East})
+	e.enqueue("a", p.session, Move{Dir: West})
+	for p.energy > 0 || len(p.queue) > 0 {
+		e.Step()
+	}
+	if p.energy.Ready() && p.rec.Pos() != (Pos{0, 0}) {
+		t.Fatalf("at %v", p.rec.Pos())
+	}
+	do(e, "a", UseItem{Index: 1})
+	if p.rec.Items[1].Worn {
+		t.Fatal("boots not taken off")
+	}
+}
+
+func TestTwoRingsAtMost(t *testing.T) {
+	e, p, sub := inventoryEngine(t, Item{Kind: ItemRingOfLight}, Item{Kind: ItemRingOfProtection}, Item{Kind: ItemRingOfRegeneration})
+	do(e, "a", UseItem{Index: 1})
+	do(e, "a", UseItem{Index: 2})
+	do(e, "a", UseItem{Index: 3})
+	if p.rec.Items[3].Worn || !strings.Contains(sub.lastMessage(), "ring on each hand") {
+		t.Fatalf("a third ring went on: %q", sub.lastMessage())
+	}
+	if !sub.last().Self.Light {
+		t.Fatal("a worn ring of light does not light the knight's way")
+	}
+}
+
+// Seed 000: "Of Regeneration: When worn, this ring replaces 1 hit and spell unit for every
+// 25 moves."
+func TestRingOfRegeneration(t *testing.T) {
+	e, p, _ := inventoryEngine(t, Item{Kind: ItemRingOfRegeneration, Worn: true})
+	p.rec.Hits, p.rec.SpellUnits = 1, 0
+	for i := range 50 {
+		do(e, "a", Move{Dir: []Dir{East, West}[i%2]})
+	}
+	if p.rec.Hits != 3 || p.rec.SpellUnits != 2 {
+		t.Fatalf("after 50 moves: hits %d spells %d, want 3 and 2", p.rec.Hits, p.rec.SpellUnits)
+	}
+}
+
+// Seed 000, manuals: each adds 1 to its characteristic; vile darkness "takes away half of
+// your available hit points". A manual is used up.
+func TestReadingManuals(t *testing.T) {
+	e, p, _ := inventoryEngine(t, Item{Kind: ItemManualOfGainfulExercise}, Item{Kind: ItemManualOfVileDarkness})
+	p.rec.Hits = 10
+	do(e, "a", UseItem{Index: 1})
+	if p.rec.Str != 11 || len(p.rec.Items) != 2 {
+		t.Fatalf("after gainful exercise: Str %d, %d items", p.rec.Str, len(p.rec.Items))
+	}
+	do(e, "a", UseItem{Index: 1})
+	if p.rec.Hits != 5 || len(p.rec.Items) != 1 {
+		t.Fatalf("after vile darkness: hits %d, %d items", p.rec.Hits, len(p.rec.Items))
+	}
+}
+
+// Seed 000: "Arrows automatically kill any mythical type monster. They do not work on any
+// other monster."
+func TestArrowsOfSlaying(t *testing.T) {
+	e, p, _ := inventoryEngine(t, Item{Kind: ItemQuiver, Count: 2})
+	p.rec.Hits, p.rec.MaxHits = 1000, 1000
+	rat := e.spawn(1, mustMonster(t, "giant rat"), Pos{0, 0}, -1, e.rng)
+	e.startFight(p, rat)
+	e.enqueue("a", p.session, Shoot{})
+	stepUntil(t, e, "the arrow", func() bool { return p.rec.Items[1].Count == 1 })
+	if rat.fight == nil {
+		t.Fatal("an arrow of slaying killed a giant rat")
+	}
+	e.leaveFight(p)
+	e.removeMonster(rat)
+	dragon := e.spawn(1, mustMonster(t, "dragon"), Pos{0, 0}, -1, e.rng)
+	e.startFight(p, dragon)
+	e.enqueue("a", p.session, Shoot{})
+	stepUntil(t, e, "the dragon to die", func() bool { return p.fight == nil })
+	if len(p.rec.Items) != 1 {
+		t.Fatalf("the empty quiver is still carried: %+v", p.rec.Items)
+	}
+	if !strings.Contains(strings.Join(p.lastFight, " "), "dead") {
+		t.Fatalf("log: %q", p.lastFight)
+	}
+}
+
+// Seed 000: "After a battle, any magic item may be lost." One battle in ten costs a magic
+// item; a normal sword is never lost.
+func TestMagicMayBeLostAfterABattle(t *testing.T) {
+	e, p, _ := inventoryEngine(t)
+	lost := 0
+	const n = 20000
+	for range n {
+		p.rec.Items = []Item{{Kind: ItemSword}, {Kind: ItemRingOfLight}}
+		e.mayLoseMagic(p)
+		switch len(p.rec.Items) {
+		case 1:
+			if p.rec.Items[0].Kind != ItemSword {
+				t.Fatal("the normal sword was lost")
+			}
+			lost++
+		case 2:
+		default:
+			t.Fatal("more than one item lost")
+		}
+	}
+	if f := float64(lost) / n; f < 0.09 || f > 0.11 {
+		t.Fatalf("magic lost after %.3f of battles, want 0.10", f)
+	}
+}
+
+// Seed 000: "'Percent kills' ... is determined by: (experience minus treasure) divided by
+// experience."
+func TestPercentKills(t *testing.T) {
+	for _, tc := range []struct{ exp, treasure, want int }{{0, 0, 0}, {1000, 250, 75}, {33260, 33260, 0}, {500, 0, 100}} {
+		a := Adventurer{Experience: tc.exp, TreasureExperience: tc.treasure}
+		if got := a.PercentKills(); got != tc.want {
+			t.Errorf("exp %d treasure %d: %d%%, want %d%%", tc.exp, tc.treasure, got, tc.want)
+		}
+	}
+}
