@@ -34,7 +34,12 @@ type Params struct {
 	Height int
 	// Rand rolls a new knight's characteristics; each session has its own.
 	Rand *rand.Rand
+	// Fame reads the hall of fame for the scores screen; nil shows none.
+	Fame FameFunc
 }
+
+// FameFunc returns the hall of fame as lines to show (the server reads the store).
+type FameFunc func() []string
 
 type screen int
 
@@ -47,6 +52,8 @@ const (
 	screenMap
 	screenHelp
 	screenInventory
+	screenFame
+	screenRetire
 	screenQuit
 	screenDead
 	screenEnded
@@ -72,7 +79,9 @@ type Model struct {
 	mailbox  *Mailbox
 	view     world.View
 	haveView bool
-	tomb     *world.Death // the knight's death, on the death screen
+	tomb     *world.Death      // the knight's death, on the death screen
+	retired  *world.Retirement // the knight's retirement, on the retirement screen
+	fame     FameFunc
 	doorMode bool
 	ended    string
 }
@@ -149,10 +158,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.screen = screenEnded
 			return m, tea.Quit
 		}
-		if v.Dead != nil {
+		if v.Dead != nil || v.Retired != nil {
 			// The engine has let go of this knight; the player may roll a new one.
 			m.player.Store(nil)
-			m.view, m.tomb, m.screen = v, v.Dead, screenDead
+			m.view, m.tomb, m.retired, m.screen = v, v.Dead, v.Retired, screenDead
 			return m, nil
 		}
 		m.view, m.haveView = v, true
@@ -181,7 +190,7 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	switch m.screen {
 	case screenTitle:
 		if s == "enter" || s == "space" {
-			if m.p.Saved != nil && m.p.Saved.Death == nil {
+			if m.p.Saved != nil && !m.p.Saved.Ended() {
 				return m.join(*m.p.Saved)
 			}
 			m.roll()
@@ -219,8 +228,13 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		return cmd
 	case screenPlay:
 		return m.playKey(s)
-	case screenMap, screenHelp:
+	case screenMap, screenHelp, screenFame:
 		m.screen = screenPlay
+	case screenRetire:
+		m.screen = screenPlay
+		if s == "y" {
+			m.do(world.Retire{})
+		}
 	case screenInventory:
 		if len(s) == 1 && s[0] >= 'a' && s[0] <= 'z' {
 			if i := int(s[0] - 'a'); i < len(m.view.Self.Items) {
@@ -286,6 +300,12 @@ func (m *Model) playKey(s string) tea.Cmd {
 		m.screen = screenMap
 	case "i":
 		m.screen = screenInventory
+	case "F":
+		m.screen = screenFame
+	case "R":
+		if m.view.Outside() {
+			m.screen = screenRetire
+		}
 	case "?", "f1":
 		m.screen = screenHelp
 	case "q":
@@ -328,8 +348,10 @@ func (m *Model) render(plain bool) string {
 		c.text(4, 19, m.nameErr, clsTitle)
 	case screenJoining:
 		c.text(2, 2, "Entering the dungeon...", clsText)
-	case screenPlay, screenQuit:
+	case screenPlay, screenQuit, screenRetire:
 		m.drawPlay(c)
+	case screenFame:
+		m.drawFame(c)
 	case screenMap:
 		m.drawMap(c)
 	case screenHelp:

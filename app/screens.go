@@ -24,7 +24,10 @@ func (m *Model) drawTitle(c *canvas) {
 		"A dungeon of the PLATO age, shared by everyone connected.",
 		"",
 	}
-	if sv := m.p.Saved; sv != nil && sv.Death != nil {
+	if sv := m.p.Saved; sv != nil && sv.Retirement != nil {
+		lines = append(lines, fmt.Sprintf("Your last knight, %s, retired with %d experience.", sv.Name, sv.Retirement.Experience),
+			"", "Press Enter to roll a new knight.")
+	} else if sv != nil && sv.Death != nil {
 		lines = append(lines, fmt.Sprintf("Your last knight, %s, was slain by %s on level %d.", sv.Name, sv.Death.Killer, sv.Death.Depth),
 			"", "Press Enter to roll a new knight.")
 	} else if sv != nil {
@@ -101,7 +104,9 @@ func (m *Model) drawPlay(c *canvas) {
 	c.text(0, mapTop+mapH, line, clsDim)
 
 	msgs := v.Messages
-	if m.screen == screenQuit {
+	if m.screen == screenRetire {
+		msgs = append(append([]string(nil), msgs...), "Retire this knight into the hall of fame? Its adventures end. (y/n)")
+	} else if m.screen == screenQuit {
 		msgs = append(append([]string(nil), msgs...), "Leave the dungeon for now? Your knight is saved where it stands. (y/n)")
 	} else if m.doorMode {
 		msgs = append(append([]string(nil), msgs...), "Open a door: which direction?")
@@ -135,7 +140,8 @@ func drawOutside(c *canvas, top, h int) {
 	lines := []string{
 		"You stand in the daylight outside the dungeon of Orthanc.",
 		"",
-		"Press Enter to climb back down, or q to rest here until you return.",
+		"Press Enter to climb back down, R to retire into the hall of fame,",
+		"or q to rest here until you return.",
 	}
 	for i, s := range lines {
 		c.text((c.w-len([]rune(s)))/2, top+h/2-1+i, s, clsText)
@@ -198,6 +204,7 @@ var helpText = []string{
 	"  leave         < on the exit (EX) of level 1",
 	"  fight         f          run    r (not in rooms)    shoot   s",
 	"  inventory     i          (wear or take off boots and rings, read manuals)",
+	"  hall of fame  F          retire   R (outside the dungeon)",
 	"  map           m          quit   q (your knight is saved where it stands)",
 	"",
 	"Rooms hold monsters guarding treasure; stepping in starts a fight. You hit",
@@ -316,6 +323,21 @@ func (m *Model) drawFight(c *canvas, top, h int) {
 func (m *Model) drawDead(c *canvas) {
 	d := m.tomb
 	name := m.view.Self.Name
+	if r := m.retired; r != nil {
+		lines := []string{
+			"RETIRED WITH HONOUR",
+			"",
+			name,
+			fmt.Sprintf("level %d, %d experience, %d%% from kills", r.Level, r.Experience, r.PercentKills),
+			"",
+			"The king is pleased. Press Enter to roll a new knight, q to leave.",
+		}
+		top := max(1, c.h/2-len(lines)/2-2)
+		for i, s := range lines {
+			c.text((c.w-len([]rune(s)))/2, top+i, s, clsTitle)
+		}
+		return
+	}
 	lines := []string{
 		"R. I. P.",
 		"",
@@ -394,4 +416,23 @@ func (m *Model) drawInventory(c *canvas) {
 		c.text(2, c.h-3, msgs[len(msgs)-1], clsDim)
 	}
 	c.text(2, c.h-2, "A letter wears, takes off or reads that item; any other key returns.", clsTitle)
+}
+
+func (m *Model) drawFame(c *canvas) {
+	c.text(2, 1, "HALL OF FAME", clsTitle)
+	c.text(2, 2, "The knights who retired with honour near the seat of the king.", clsText)
+	var lines []string
+	if m.p.Fame != nil {
+		lines = m.p.Fame()
+	}
+	if len(lines) == 0 {
+		lines = []string{"No knight has retired yet."}
+	}
+	for i, l := range lines {
+		if 4+i >= c.h-2 {
+			break
+		}
+		c.text(4, 4+i, l, clsText)
+	}
+	c.text(2, c.h-2, "Any key returns.", clsTitle)
 }

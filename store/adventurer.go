@@ -93,9 +93,9 @@ func (s *Store) SaveAdventurers(recs []world.Adventurer) error {
 	return s.Save(recs, nil)
 }
 
-// Save writes adventurers and tombstones in one transaction.
-func (s *Store) Save(recs []world.Adventurer, tombs []Tombstone) error {
-	if len(recs) == 0 && len(tombs) == 0 {
+// Save writes adventurers, tombstones and hall-of-fame entries in one transaction.
+func (s *Store) Save(recs []world.Adventurer, tombs []Tombstone, fame ...FameEntry) error {
+	if len(recs) == 0 && len(tombs) == 0 && len(fame) == 0 {
 		return nil
 	}
 	// Encode before taking bbolt's write lock, to keep the transaction short.
@@ -118,7 +118,10 @@ func (s *Store) Save(recs []world.Adventurer, tombs []Tombstone) error {
 				return fmt.Errorf("put %s: %w", keys[i], err)
 			}
 		}
-		return putTombstones(tx, tombs)
+		if err := putTombstones(tx, tombs); err != nil {
+			return err
+		}
+		return putFame(tx, fame)
 	})
 	if err != nil {
 		return fmt.Errorf("save %d adventurers to %s: %w", len(recs), s.path, err)

@@ -54,6 +54,7 @@ type Saver struct {
 	mu       sync.Mutex // guards the fields below; never held during disk I/O
 	pending  map[string]pendingRecord
 	tombs    []Tombstone // dead knights' tombstones waiting to be written, kept apart so a new knight's record cannot replace them
+	fame     []FameEntry // retired knights waiting to be written, likewise
 	seq      uint64
 	stats    SaverStats
 	failures int // consecutive failed writes
@@ -101,6 +102,9 @@ func (s *Saver) Put(recs ...world.Adventurer) {
 		s.pending[c.Fingerprint] = pendingRecord{rec: c, seq: s.seq}
 		if c.Death != nil {
 			s.tombs = append(s.tombs, Tombstone{Died: now, Adventurer: c})
+		}
+		if c.Retirement != nil {
+			s.fame = append(s.fame, FameEntry{Retired: now, Adventurer: c})
 		}
 	}
 	s.mu.Unlock()
@@ -176,11 +180,11 @@ func (s *Saver) Run(ctx context.Context) {
 // write saves a snapshot of the pending records; the caller holds writeMu.
 func (s *Saver) write() error {
 	s.mu.Lock()
-	if len(s.pending) == 0 && len(s.tombs) == 0 {
+	if len(s.pending) == 0 && len(s.tombs) == 0 && len(s.fame) == 0 {
 		s.mu.Unlock()
 		return nil
 	}
-	tombs := s.tombs
+	tombs, fame := s.tombs, s.fame
 	batch := make([]world.Adventurer, 0, len(s.pending))
 	seqs := make(map[string]uint64, len(s.pending))
 	for fp, p := range s.pending {
@@ -197,7 +201,7 @@ func (s *Saver) write() error {
 		s.duringWrite()
 	}
 	start := time.Now()
-	err := s.st.Save(batch, tombs)
+	err := s.st.Save(batch, tombs, fame...)
 	latency := time.Since(start)
 
 	s.mu.Lock()
@@ -213,6 +217,7 @@ func (s *Saver) write() error {
 		return fmt.Errorf("flush %d adventurers: %w", len(batch), err)
 	}
 	s.tombs = s.tombs[len(tombs):] // Puts during the write only appended
+	s.fame = s.fame[len(fame):]
 	for fp, seq := range seqs {
 		if p, ok := s.pending[fp]; ok && p.seq == seq {
 			delete(s.pending, fp) // not replaced by a Put during the write

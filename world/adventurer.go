@@ -36,6 +36,8 @@ type Adventurer struct {
 
 	// Death is set when the knight has died: the record is then its tombstone.
 	Death *Death `json:"death,omitempty"`
+	// Retirement is set when the knight has retired into the hall of fame.
+	Retirement *Retirement `json:"retirement,omitempty"`
 
 	// Turn is the engine turn this record was taken at; a newer record replaces an older one.
 	Turn uint64 `json:"turn"`
@@ -60,6 +62,10 @@ func (a Adventurer) Clone() Adventurer {
 		d := *a.Death
 		c.Death = &d
 	}
+	if a.Retirement != nil {
+		r := *a.Retirement
+		c.Retirement = &r
+	}
 	c.Items = append([]Item(nil), a.Items...)
 	c.Maps = make([]LevelMap, len(a.Maps))
 	for i, m := range a.Maps {
@@ -81,3 +87,16 @@ func (a Adventurer) PercentKills() int {
 	}
 	return (a.Experience - a.TreasureExperience) * 100 / a.Experience
 }
+
+// Retirement is how a knight left the game with honour (seed 000: "You will try to get all
+// the experience you can out of this dungeon so that you can retire with honor near the
+// seat of the king").
+type Retirement struct {
+	Level        int    `json:"level"`
+	Experience   int    `json:"experience"`
+	PercentKills int    `json:"percent_kills"`
+	Turn         uint64 `json:"turn"`
+}
+
+// Ended reports whether the knight is dead or retired: its key rolls a new one.
+func (a Adventurer) Ended() bool { return a.Death != nil || a.Retirement != nil }

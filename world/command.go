@@ -19,9 +19,13 @@ type Climb struct{ Down bool }
 // Enter goes back down into the dungeon from outside, at the exit of level 1.
 type Enter struct{}
 
-func (Move) isCommand()  {}
-func (Climb) isCommand() {}
-func (Enter) isCommand() {}
+// Retire ends the knight's adventures with honour; only outside the dungeon.
+type Retire struct{}
+
+func (Retire) isCommand() {}
+func (Move) isCommand()   {}
+func (Climb) isCommand()  {}
+func (Enter) isCommand()  {}
 
 // UseItem wears or takes off the boots or ring at Index of the knight's items, or reads
 // the manual there (seed 000: "Touch them to wear or remove them.").
@@ -118,14 +122,10 @@ func (e *Engine) read(p *player, i int) {
 	r.Items = append(r.Items[:i], r.Items[i+1:]...)
 }
 
-// regenerationMoves is seed 000's ring of regeneration: "replaces 1 hit and spell unit for
-// every 25 moves".
-const regenerationMoves = 25
-
 // moved counts a move and lets a ring of regeneration work.
 func (e *Engine) countMove(p *player) {
 	p.rec.Moves++
-	if p.rec.Moves%regenerationMoves == 0 && wearing(p.rec.Items, ItemRingOfRegeneration) {
+	if p.rec.Moves%RegenerationMoves == 0 && wearing(p.rec.Items, ItemRingOfRegeneration) {
 		p.rec.Hits = min(p.rec.MaxHits, p.rec.Hits+1)
 		p.rec.SpellUnits = min(SpellUnitsForLevel(p.rec.Level), p.rec.SpellUnits+1)
 	}
@@ -147,6 +147,9 @@ func (e *Engine) act(p *player, c Command) float64 {
 		return e.climb(p, c.Down)
 	case UseItem:
 		return e.useItem(p, c.Index)
+	case Retire:
+		e.retire(p)
+		return 0
 	case Fight, Run, Shoot:
 		e.say(p, "There is nothing here to fight.")
 		return 0
@@ -306,3 +309,22 @@ func (e *Engine) successfulExit(p *player) {
 // lit reports whether the knight has light about it (seed 000: "secret doors will always
 // appear"): a ring of light.
 func (e *Engine) lit(p *player) bool { return wearing(p.rec.Items, ItemRingOfLight) }
+
+// retire moves a knight outside the dungeon into the hall of fame (seed 000: "When you
+// retire, you start again with a new adventurer."). Its record goes to the saver with the
+// retirement set, and the session is told so the player can roll a new knight.
+func (e *Engine) retire(p *player) {
+	if p.rec.Depth != 0 {
+		e.say(p, "You can retire only outside the dungeon.")
+		return
+	}
+	p.rec.Retirement = &Retirement{Level: p.rec.Level, Experience: p.rec.Experience,
+		PercentKills: p.rec.PercentKills(), Turn: e.turn}
+	e.say(p, fmt.Sprintf("%s retires with honour near the seat of the king, with %d experience.", p.rec.Name, p.rec.Experience))
+	v := e.view(p)
+	v.Retired = p.rec.Retirement
+	e.remove(p)
+	if p.sub != nil {
+		p.sub.Deliver(v)
+	}
+}

@@ -257,3 +257,30 @@ func TestWanderersAppearWhereKnightsAre(t *testing.T) {
 		t.Fatalf("%d wanderers on a level no knight visited", n)
 	}
 }
+
+// Seed 000: "You can 'retire'. ... When you retire, you start again with a new adventurer."
+// Retiring is done outside the dungeon; the record goes to the saver with its retirement.
+func TestRetiring(t *testing.T) {
+	saver := &recorder{}
+	e := fightEngine(t, saver)
+	sub := &recorder{}
+	rec := knight("a", 10)
+	rec.Experience, rec.TreasureExperience = 4000, 1000
+	e.join(rec, sub)
+	do(e, "a", Retire{})
+	if len(e.players) != 1 || !strings.Contains(sub.lastMessage(), "only outside") {
+		t.Fatalf("retired inside the dungeon: %q", sub.lastMessage())
+	}
+	do(e, "a", Climb{}) // out through the exit: level 3 for 4000 experience
+	do(e, "a", Retire{})
+	if len(e.players) != 0 {
+		t.Fatal("the retired knight is still in the world")
+	}
+	r := sub.last().Retired
+	if r == nil || r.Level != 3 || r.Experience != 4000 || r.PercentKills != 75 {
+		t.Fatalf("retirement %+v", r)
+	}
+	if got := saver.lastSaved("a"); got.Retirement == nil || !got.Ended() {
+		t.Fatalf("saved record %+v", got)
+	}
+}

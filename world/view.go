@@ -28,6 +28,8 @@ type View struct {
 	LastFight []string
 	// Dead is set on the last view of a knight that died: its tombstone.
 	Dead *Death
+	// Retired is set on the last view of a knight that retired.
+	Retired *Retirement
 	// Ended is set when the session must close, saying why (for example, the same key
 	// connected again from somewhere else).
 	Ended string

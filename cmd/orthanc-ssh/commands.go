@@ -28,6 +28,7 @@ func init() {
 		{"help", "help [monsters] [--json]", "this list; help monsters prints the monster tables", (*server).cmdHelp},
 		{"whoami", "whoami [--json]", "your knight: characteristics, hits, where it stands", (*server).cmdWhoami},
 		{"who", "who [--json]", "the knights in the dungeon now", (*server).cmdWho},
+		{"scores", "scores [--json]", "the hall of fame: the top three retired knights, and yours", (*server).cmdScores},
 	}
 }
 
@@ -278,4 +279,79 @@ func cmdHelpMonsters(sess ssh.Session, args []string) int {
 	}
 	_ = w.Flush()
 	return 0
+}
+
+// fameTop is how many retirees the hall of fame shows server-wide (seed 000: "The top three
+// retirees are saved.").
+const fameTop = 3
+
+// scoreJSON is one row of `scores --json`.
+type scoreJSON struct {
+	Rank         int    `json:"rank"`
+	Name         string `json:"name"`
+	Level        int    `json:"level"`
+	Experience   int    `json:"experience"`
+	PercentKills int    `json:"percent_kills"`
+	Retired      string `json:"retired"`
+	Yours        bool   `json:"yours"`
+}
+
+// scores is the hall of fame as fp sees it: the top three, then fp's own retirees.
+func (s *server) scores(fp string) ([]scoreJSON, error) {
+	if err := s.saver.Flush(); err != nil {
+		return nil, err
+	}
+	all, err := s.store.Fame()
+	if err != nil {
+		return nil, err
+	}
+	out := []scoreJSON{}
+	for i, f := range all {
+		a := f.Adventurer
+		mine := a.Fingerprint == fp
+		if i < fameTop || mine {
+			out = append(out, scoreJSON{i + 1, a.Name, a.Level, a.Experience, a.PercentKills(),
+				f.Retired.UTC().Format("2006-01-02"), mine})
+		}
+	}
+	return out, nil
+}
+
+func (s *server) cmdScores(sess ssh.Session, args []string) int {
+	asJSON, ok := jsonFlag(sess, "scores [--json]", args)
+	if !ok {
+		return 1
+	}
+	list, err := s.scores(keys.Fingerprint(sess.PublicKey()))
+	if err != nil {
+		s.log.Error("scores", "err", err)
+		fmt.Fprintln(sess.Stderr(), "orthanc: the hall of fame could not be read just now; try again later")
+		return 1
+	}
+	if asJSON {
+		return writeJSON(sess, list)
+	}
+	for _, l := range scoreLines(list) {
+		fmt.Fprintln(sess, l)
+	}
+	return 0
+}
+
+// scoreLines writes the hall of fame as lines of text, for the command and the game screen.
+func scoreLines(list []scoreJSON) []string {
+	if len(list) == 0 {
+		return []string{"No knight has retired yet."}
+	}
+	var b strings.Builder
+	w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(w, "RANK\tNAME\tLEVEL\tEXPERIENCE\tKILLS\tRETIRED\t")
+	for _, e := range list {
+		mine := ""
+		if e.Yours {
+			mine = "(yours)"
+		}
+		fmt.Fprintf(w, "%d\t%s\t%d\t%d\t%d%%\t%s\t%s\n", e.Rank, e.Name, e.Level, e.Experience, e.PercentKills, e.Retired, mine)
+	}
+	_ = w.Flush()
+	return strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
 }

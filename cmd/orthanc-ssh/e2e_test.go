@@ -268,3 +268,39 @@ func TestColourFollowsTheClient(t *testing.T) {
 		})
 	}
 }
+
+// A knight leaves through the exit (seed 000's successful exit), retires from outside, and
+// the hall of fame shows it: `scores`, `scores --json` and the in-game screen. The key then
+// rolls a new knight.
+func TestRetireIntoTheHallOfFame(t *testing.T) {
+	srv := startServer(t, t.TempDir())
+	key := newKey(t)
+	out, _, code := runCmd(t, srv.addr, key, "scores")
+	if code != 0 || !strings.Contains(out, "No knight has retired yet.") {
+		t.Fatalf("scores on a new server (exit %d): %q", code, out)
+	}
+	tm := openTerminal(t, srv.addr, key, 80, 24, nil)
+	tm.enterDungeon("Palamedes")
+	tm.press("<")
+	tm.waitFor("outside the dungeon of Orthanc", "Outside")
+	tm.press("R")
+	tm.waitFor("(y/n)")
+	tm.press("y")
+	tm.waitFor("RETIRED WITH HONOUR", "Palamedes")
+	out, _, code = runCmd(t, srv.addr, key, "scores")
+	if code != 0 || !strings.Contains(out, "Palamedes") || !strings.Contains(out, "(yours)") {
+		t.Fatalf("scores (exit %d):\n%s", code, out)
+	}
+	out, _, _ = runCmd(t, srv.addr, newKey(t), "scores --json")
+	if !strings.Contains(out, `"name":"Palamedes"`) || !strings.Contains(out, `"yours":false`) {
+		t.Fatalf("scores --json: %s", out)
+	}
+	tm.press(keyEnter)
+	tm.waitFor("Press r to roll again")
+	tm.press(keyEnter)
+	tm.waitFor("Name your knight")
+	tm.press("Tor", keyEnter)
+	tm.waitFor("Tor │ Level 1")
+	tm.press("F")
+	tm.waitFor("HALL OF FAME", "Palamedes")
+}

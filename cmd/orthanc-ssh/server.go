@@ -190,7 +190,7 @@ func (s *server) program(sess ssh.Session) *tea.Program {
 	rec, err := s.saver.Load(fp)
 	switch {
 	case err == nil:
-		saved = &rec
+		saved = &rec // a dead or retired knight's record: the title offers a new roll
 	case !errors.Is(err, store.ErrNotFound):
 		s.log.Error("load adventurer", "fingerprint", fp, "err", err)
 		wish.Fatalln(sess, "Your knight could not be loaded just now; nothing was changed. Please try again later.")
@@ -204,6 +204,14 @@ func (s *server) program(sess ssh.Session) *tea.Program {
 		Width:       ptyReq.Window.Width,
 		Height:      ptyReq.Window.Height,
 		Rand:        rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())),
+		Fame: func() []string {
+			list, err := s.scores(fp)
+			if err != nil {
+				s.log.Error("scores", "err", err)
+				return []string{"The hall of fame could not be read just now."}
+			}
+			return scoreLines(list)
+		},
 	})
 	sess.Context().SetValue(modelKey, m)
 	opts := append(bubbletea.MakeOptions(sess), tea.WithoutSignalHandler())
