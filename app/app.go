@@ -53,6 +53,8 @@ const (
 	screenHelp
 	screenInventory
 	screenFame
+	screenSpells
+	screenESP
 	screenRetire
 	screenQuit
 	screenDead
@@ -83,6 +85,7 @@ type Model struct {
 	retired  *world.Retirement // the knight's retirement, on the retirement screen
 	fame     FameFunc
 	doorMode bool
+	spellLvl int // the spell level whose menu is open
 	ended    string
 }
 
@@ -235,6 +238,22 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		if s == "y" {
 			m.do(world.Retire{})
 		}
+	case screenSpells:
+		m.screen = screenPlay
+		spells := world.SpellsOfLevel(m.spellLvl)
+		if len(s) == 1 && s[0] >= 'a' && int(s[0]-'a') < len(spells) {
+			sp := spells[s[0]-'a']
+			if sp == world.SpellESP {
+				m.screen = screenESP // ESP needs a direction to look in
+				return nil
+			}
+			m.do(world.Cast{Spell: sp})
+		}
+	case screenESP:
+		m.screen = screenPlay
+		if mv, ok := moveKeys[s]; ok {
+			m.do(world.Cast{Spell: world.SpellESP, Dir: mv.dir})
+		}
 	case screenInventory:
 		if len(s) == 1 && s[0] >= 'a' && s[0] <= 'z' {
 			if i := int(s[0] - 'a'); i < len(m.view.Self.Items) {
@@ -282,6 +301,9 @@ func (m *Model) playKey(s string) tea.Cmd {
 	switch s {
 	case "d":
 		m.doorMode = m.view.Self.Depth > 0
+	case "1", "2", "3", "4":
+		m.spellLvl = int(s[0] - '0')
+		m.screen = screenSpells
 	case "f":
 		m.do(world.Fight{})
 	case "r":
@@ -348,8 +370,11 @@ func (m *Model) render(plain bool) string {
 		c.text(4, 19, m.nameErr, clsTitle)
 	case screenJoining:
 		c.text(2, 2, "Entering the dungeon...", clsText)
-	case screenPlay, screenQuit, screenRetire:
+	case screenPlay, screenQuit, screenRetire, screenESP:
 		m.drawPlay(c)
+	case screenSpells:
+		m.drawPlay(c)
+		m.drawSpells(c)
 	case screenFame:
 		m.drawFame(c)
 	case screenMap:

@@ -95,8 +95,11 @@ func (m *Model) drawPlay(c *canvas) {
 		}
 	}
 	line := ""
+	if len(s.Effects) > 0 {
+		line = "Spells: " + strings.Join(s.Effects, ", ") + ". "
+	}
 	if len(others) > 0 {
-		line = "With you: " + strings.Join(others, ", ") + ". "
+		line += "With you: " + strings.Join(others, ", ") + ". "
 	}
 	if len(unseen) > 0 {
 		line += "Elsewhere on this level: " + strings.Join(unseen, ", ") + "."
@@ -104,7 +107,9 @@ func (m *Model) drawPlay(c *canvas) {
 	c.text(0, mapTop+mapH, line, clsDim)
 
 	msgs := v.Messages
-	if m.screen == screenRetire {
+	if m.screen == screenESP {
+		msgs = append(append([]string(nil), msgs...), "ESP: which direction do you look? (an arrow)")
+	} else if m.screen == screenRetire {
 		msgs = append(append([]string(nil), msgs...), "Retire this knight into the hall of fame? Its adventures end. (y/n)")
 	} else if m.screen == screenQuit {
 		msgs = append(append([]string(nil), msgs...), "Leave the dungeon for now? Your knight is saved where it stands. (y/n)")
@@ -203,6 +208,7 @@ var helpText = []string{
 	"  stairs        > goes down, < goes up",
 	"  leave         < on the exit (EX) of level 1",
 	"  fight         f          run    r (not in rooms)    shoot   s",
+	"  cast          1 2 3 4    (a spell of that level; a level-n spell costs n units)",
 	"  inventory     i          (wear or take off boots and rings, read manuals)",
 	"  hall of fame  F          retire   R (outside the dungeon)",
 	"  map           m          quit   q (your knight is saved where it stands)",
@@ -435,4 +441,36 @@ func (m *Model) drawFame(c *canvas) {
 		c.text(4, 4+i, l, clsText)
 	}
 	c.text(2, c.h-2, "Any key returns.", clsTitle)
+}
+
+// drawSpells draws the menu of one level's spells over the dungeon view.
+func (m *Model) drawSpells(c *canvas) {
+	v := m.view
+	fighting := v.Fight != nil
+	spells := world.SpellsOfLevel(m.spellLvl)
+	w := min(c.w-4, 78)
+	h := len(spells) + 6
+	x, y := (c.w-w)/2, 2
+	for yy := y; yy < y+h; yy++ {
+		for xx := x; xx < x+w; xx++ {
+			c.set(xx, yy, ' ', clsText)
+		}
+	}
+	c.text(x+1, y, fmt.Sprintf("LEVEL %d SPELLS  (%d units each; you have %d)", m.spellLvl, m.spellLvl, v.Self.SpellUnits), clsTitle)
+	for i, sp := range spells {
+		info := sp.Info()
+		cls := clsText
+		note := ""
+		switch {
+		case !sp.CastableIn(fighting) && fighting:
+			cls, note = clsDim, " (not in a fight)"
+		case !sp.CastableIn(fighting):
+			cls, note = clsDim, " (only in a fight)"
+		case v.Self.SpellUnits < m.spellLvl:
+			cls, note = clsDim, " (not enough units)"
+		}
+		line := fmt.Sprintf("%c  %-17s %s", 'a'+i, info.Name+note, info.Help)
+		c.text(x+1, y+2+i, truncate(line, w-2), cls)
+	}
+	c.text(x+1, y+h-2, "A letter casts that spell; any other key closes this.", clsTitle)
 }

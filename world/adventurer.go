@@ -24,6 +24,8 @@ type Adventurer struct {
 	// Gold is the purse: the worth of the treasure taken, to spend in the markets.
 	Gold  int    `json:"gold"`
 	Items []Item `json:"items,omitempty"`
+	// Effects are the spells working on the knight.
+	Effects []Effect `json:"effects,omitempty"`
 	// Moves counts the knight's moves, for the ring of regeneration's "every 25 moves".
 	Moves int `json:"moves,omitempty"`
 
@@ -67,6 +69,7 @@ func (a Adventurer) Clone() Adventurer {
 		c.Retirement = &r
 	}
 	c.Items = append([]Item(nil), a.Items...)
+	c.Effects = append([]Effect(nil), a.Effects...)
 	c.Maps = make([]LevelMap, len(a.Maps))
 	for i, m := range a.Maps {
 		m.Seen = append([]byte(nil), m.Seen...)

@@ -44,7 +44,21 @@ func (e *Engine) speed(p *player) int {
 
 // hasted reports whether the knight has Speed (seed 000: "Gives you first hit in combat,
 // and takes less time to move").
-func (e *Engine) hasted(p *player) bool { return wearing(p.rec.Items, ItemBootsOfSpeed) }
+func (e *Engine) hasted(p *player) bool {
+	return wearing(p.rec.Items, ItemBootsOfSpeed) || p.has(SpellSpeed)
+}
+
+// protected reports whether the knight has Protection (seed 000: "Gives you a 1/6 better
+// chance of not being hit. 1/3 for undead"): the spell or the ring.
+func (e *Engine) protected(p *player) bool {
+	return wearing(p.rec.Items, ItemRingOfProtection) || p.has(SpellProtection)
+}
+
+// invisible reports whether the knight is invisible (seed 000: "You are safe from attack"):
+// the spell or the ring.
+func (e *Engine) invisible(p *player) bool {
+	return wearing(p.rec.Items, ItemRingOfInvisibility) || p.has(SpellInvisibility)
+}
 
 // dieSides is the knight's to-hit die: its Dexterity adjusted for the weight it carries
 // (seed 000).
@@ -125,6 +139,7 @@ func (e *Engine) read(p *player, i int) {
 // moved counts a move and lets a ring of regeneration work.
 func (e *Engine) countMove(p *player) {
 	p.rec.Moves++
+	e.tickEffects(p)
 	if p.rec.Moves%RegenerationMoves == 0 && wearing(p.rec.Items, ItemRingOfRegeneration) {
 		p.rec.Hits = min(p.rec.MaxHits, p.rec.Hits+1)
 		p.rec.SpellUnits = min(SpellUnitsForLevel(p.rec.Level), p.rec.SpellUnits+1)
@@ -147,6 +162,8 @@ func (e *Engine) act(p *player, c Command) float64 {
 		return e.climb(p, c.Down)
 	case UseItem:
 		return e.useItem(p, c.Index)
+	case Cast:
+		return e.cast(p, c)
 	case Retire:
 		e.retire(p)
 		return 0
@@ -172,6 +189,10 @@ func (e *Engine) move(p *player, m Move) float64 {
 	cost := MoveCost(e.speed(p))
 	switch {
 	case edge == EdgeOpen:
+	case p.passWall && (edge == EdgeWall || edge.IsSecret()) && l.Terrain(from.Step(m.Dir)) != Rock:
+		// Seed 000, Pass Wall: "Allows you to pass through any wall."
+		p.passWall = false
+		e.say(p, "You pass through the wall.")
 	case edge == EdgeWall || (edge.IsSecret() && !m.Door):
 		if m.Door {
 			e.say(p, fmt.Sprintf("You search the wall to the %s but find no door.", m.Dir))
@@ -204,7 +225,7 @@ func (e *Engine) move(p *player, m Move) float64 {
 	e.countMove(p)
 	// Seed 000: rooms are "where the treasure and monsters are hidden"; stepping into a
 	// guarded room, or onto a wanderer, starts a fight — unless the knight is invisible.
-	if wearing(p.rec.Items, ItemRingOfInvisibility) {
+	if e.invisible(p) {
 		if r := l.RoomAt(to); r >= 0 && e.roomGuard(l.Depth, r) != nil {
 			e.say(p, "A monster guards this room, but it cannot see you.")
 		}
@@ -303,12 +324,15 @@ func (e *Engine) successfulExit(p *player) {
 	}
 	r.Hits = r.MaxHits
 	r.SpellUnits = SpellUnitsForLevel(r.Level)
+	e.dropEffects(p, func(ef Effect) bool { return ef.Moves == DurationTrip })
 	p.changed = true
 }
 
 // lit reports whether the knight has light about it (seed 000: "secret doors will always
-// appear"): a ring of light.
-func (e *Engine) lit(p *player) bool { return wearing(p.rec.Items, ItemRingOfLight) }
+// appear"): a ring of light, Light or Continuous Light.
+func (e *Engine) lit(p *player) bool {
+	return wearing(p.rec.Items, ItemRingOfLight) || p.has(SpellLight) || p.has(SpellContinuousLight)
+}
 
 // retire moves a knight outside the dungeon into the hall of fame (seed 000: "When you
 // retire, you start again with a new adventurer."). Its record goes to the saver with the

@@ -160,11 +160,14 @@ func (e *Engine) fightAct(p *player, enc *encounter, c Command) float64 {
 	m := enc.monster
 	k := m.Kind()
 	switch c.(type) {
+	case UseItem:
+		return e.useItem(p, c.(UseItem).Index) // seed 002: equipping is a move in a battle
 	case Fight:
 		// Seed 000: "Your die has the number of sides corresponding to your dexterity,
 		// adjusted for the weight you carry ... You will hit the monster if ... the roll
 		// of your die is greater than 6."
-		if PlayerHits(e.rng, e.dieSides(p), false, k.Class) {
+		// Seed 000: with "pray" the knight hits on more than 3, and always against Undead.
+		if PlayerHits(e.rng, e.dieSides(p), p.has(SpellPray), k.Class) {
 			// Seed 000: "adjusted further by the 'plus' value of your sword".
 			dmg := PlayerDamage(e.rng, p.rec.Level, best(p.rec.Items, ItemSword), p.rec.Str)
 			m.hits -= dmg
@@ -197,6 +200,8 @@ func (e *Engine) fightAct(p *player, enc *encounter, c Command) float64 {
 		return MoveCost(e.speed(p))
 	case Shoot:
 		return e.shoot(p, enc)
+	case Cast:
+		return e.cast(p, c.(Cast))
 	default:
 		e.say(p, "You are in a fight! f fights, r runs.")
 		return 0
@@ -231,11 +236,15 @@ func (e *Engine) monsterAttack(enc *encounter) {
 	firstRound := enc.monsterActed < max(1, k.AttacksPerRound)
 	enc.monsterActed++
 	// Seed 000, ring of invisibility: "You are safe from attack."
-	if wearing(p.rec.Items, ItemRingOfInvisibility) {
+	if m.held {
+		enc.logf("%s does not fight back.", capital(theName(k)))
+		return
+	}
+	if e.invisible(p) {
 		enc.logf("%s swings wildly but cannot find %s.", capital(theName(k)), p.rec.Name)
 		return
 	}
-	if !MonsterHits(e.rng, k.Dex, wearing(p.rec.Items, ItemRingOfProtection), k.Class) {
+	if !MonsterHits(e.rng, k.Dex, e.protected(p), k.Class) {
 		enc.logf("%s misses %s.", capital(theName(k)), p.rec.Name)
 		return
 	}
@@ -368,11 +377,12 @@ func (e *Engine) shoot(p *player, enc *encounter) float64 {
 	return 0
 }
 
-// endFight releases everyone from a fight.
+// endFight releases everyone from a fight; spells that last one fight (Pray) end with it.
 func (e *Engine) endFight(enc *encounter) {
 	for _, p := range enc.players {
 		p.fight, p.dirty = nil, true
 		p.lastFight = enc.log
+		e.dropEffects(p, func(ef Effect) bool { return ef.Moves == DurationFight })
 	}
 	enc.players = nil
 	enc.monster.fight = nil
@@ -393,6 +403,7 @@ func (e *Engine) leaveFight(p *player) {
 	}
 	p.fight, p.dirty = nil, true
 	p.lastFight = enc.log
+	e.dropEffects(p, func(ef Effect) bool { return ef.Moves == DurationFight })
 	for i, q := range enc.players {
 		if q == p {
 			enc.players = append(enc.players[:i], enc.players[i+1:]...)

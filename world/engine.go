@@ -92,6 +92,8 @@ type player struct {
 	runTries  int        // tries to run in this fight (seed 000: failing more often each try)
 	waited    int        // turns the fight has waited for it to choose
 	lastFight []string   // the log of its last fight, shown until the next one
+	passWall  bool       // Pass Wall was cast: the next step may go through a wall
+	espDir    Dir        // the direction of the ESP being cast
 }
 
 // New builds an engine with every level of the dungeon generated from cfg.Seed.
@@ -186,8 +188,11 @@ func (e *Engine) Step() {
 		if ready && len(p.queue) > 0 {
 			cmd := p.queue[0]
 			p.queue = p.queue[:copy(p.queue, p.queue[1:])]
-			p.energy.Spend(e.act(p, cmd))
-			acted = true
+			cost := e.act(p, cmd)
+			p.energy.Spend(cost)
+			// A command that did nothing (a bump into a wall) is not an action: the knight
+			// stays ready without banking time.
+			acted = cost > 0
 		}
 		p.energy.EndTurn(ready && !acted)
 	}
@@ -516,6 +521,9 @@ func (e *Engine) view(p *player) View {
 			Gold: p.rec.Gold, TreasureExperience: p.rec.TreasureExperience,
 			Items: slices.Clone(p.rec.Items), Light: e.lit(p),
 		},
+	}
+	for _, ef := range p.rec.Effects {
+		v.Self.Effects = append(v.Self.Effects, ef.String())
 	}
 	if p.rec.Depth == 0 {
 		return v

@@ -28,6 +28,7 @@ type monster struct {
 	room   int // the room it guards, or -1 for a wanderer
 	energy Energy
 	fight  *encounter
+	held   bool // charmed, held or asleep: it does not fight back (seed 000, Charm)
 }
 
 func (m *monster) Kind() *MonsterKind { return m.kind.Kind() }

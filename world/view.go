@@ -55,8 +55,10 @@ type Self struct {
 	Gold               int
 	TreasureExperience int
 	Items              []Item
-	// Light is set while secret doors show to this knight (a ring of light).
+	// Light is set while secret doors show to this knight (a ring of light, a spell).
 	Light bool
+	// Effects are the spells working on the knight, as text ("Light (24 moves)").
+	Effects []string
 }
 
 // Other is another player as seen from this one.

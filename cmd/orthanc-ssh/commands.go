@@ -162,6 +162,9 @@ func (s *server) cmdWhoami(sess ssh.Session, args []string) int {
 			out.Effects = append(out.Effects, it.Name())
 		}
 	}
+	for _, ef := range rec.Effects {
+		out.Effects = append(out.Effects, ef.String())
+	}
 	if asJSON {
 		return writeJSON(sess, out)
 	}

@@ -304,3 +304,25 @@ func TestRetireIntoTheHallOfFame(t *testing.T) {
 	tm.press("F")
 	tm.waitFor("HALL OF FAME", "Palamedes")
 }
+
+// A spell is cast from the menu that 1 opens: Depth tells the level and costs one unit
+// (seed 000: "Level 1 spells cost you 1 unit each").
+func TestCastASpell(t *testing.T) {
+	srv := startServer(t, t.TempDir())
+	key := newKey(t)
+	tm := openTerminal(t, srv.addr, key, 80, 24, nil)
+	tm.enterDungeon("Ector")
+	tm.press("1")
+	tm.waitFor("LEVEL 1 SPELLS", "Depth", "Magic Missile")
+	tm.press("e") // Depth, the fifth spell of level 1
+	tm.waitFor("you are on level 1 of the dungeon", "Spells 3")
+	if w := whoamiJSON(t, srv.addr, key); w.SpellUnits != 3 {
+		t.Fatalf("spell units %d after one level-1 spell, want 3", w.SpellUnits)
+	}
+	tm.press("1", "f") // Light: secret doors show for 24 moves
+	tm.waitFor("casts Light", "Spells 2")
+	out, _, _ := runCmd(t, srv.addr, key, "whoami --json")
+	if !strings.Contains(out, `"effects":["Light (24 moves)"]`) {
+		t.Fatalf("whoami effects: %s", out)
+	}
+}

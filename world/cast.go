@@ -1,0 +1,327 @@
+package world
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Cast casts a spell (seed 000 keys 1–4). Dir is the direction ESP looks in.
+type Cast struct {
+	Spell SpellID
+	Dir   Dir
+}
+
+func (Cast) isCommand() {}
+
+// Effect is a spell working on a knight: Moves left, or DurationTrip / DurationFight.
+type Effect struct {
+	Spell SpellID `json:"spell"`
+	Moves int     `json:"moves"`
+}
+
+// String is the effect as whoami and the status line show it: "Light (24 moves)".
+func (ef Effect) String() string {
+	name := ef.Spell.Info().Name
+	switch ef.Moves {
+	case DurationTrip:
+		return name + " (this trip)"
+	case DurationFight:
+		return name + " (this fight)"
+	}
+	return fmt.Sprintf("%s (%d moves)", name, ef.Moves)
+}
+
+// espRange is how far ESP looks through walls, in squares.
+const espRange = 8
+
+// has reports whether a spell's effect is on the knight.
+func (p *player) has(s SpellID) bool {
+	for _, ef := range p.rec.Effects {
+		if ef.Spell == s {
+			return true
+		}
+	}
+	return false
+}
+
+// addEffect puts a lasting spell on the knight, renewing it if it is already there.
+func (p *player) addEffect(s SpellID) {
+	d := s.Info().Duration
+	for i := range p.rec.Effects {
+		if p.rec.Effects[i].Spell == s {
+			p.rec.Effects[i].Moves = d
+			return
+		}
+	}
+	p.rec.Effects = append(p.rec.Effects, Effect{Spell: s, Moves: d})
+}
+
+// dropEffects removes the effects for which drop is true and says which wore off.
+func (e *Engine) dropEffects(p *player, drop func(Effect) bool) {
+	kept := p.rec.Effects[:0]
+	for _, ef := range p.rec.Effects {
+		if drop(ef) {
+			e.say(p, fmt.Sprintf("Your %s spell wears off.", ef.Spell.Info().Name))
+			continue
+		}
+		kept = append(kept, ef)
+	}
+	p.rec.Effects = kept
+}
+
+// tickEffects counts one move off every effect that lasts a number of moves (seed 000
+// gives durations in turns, which were the knight's moves on PLATO).
+func (e *Engine) tickEffects(p *player) {
+	for i := range p.rec.Effects {
+		if p.rec.Effects[i].Moves > 0 {
+			p.rec.Effects[i].Moves--
+		}
+	}
+	e.dropEffects(p, func(ef Effect) bool { return ef.Moves == 0 })
+}
+
+// cast carries out a Cast command in or out of a fight and returns its cost.
+func (e *Engine) cast(p *player, c Cast) float64 {
+	info := c.Spell.Info()
+	if info == nil {
+		return 0
+	}
+	fighting := p.fight != nil
+	if !c.Spell.CastableIn(fighting) {
+		if fighting {
+			e.say(p, fmt.Sprintf("%s cannot be cast in a fight.", info.Name))
+		} else {
+			e.say(p, fmt.Sprintf("%s can be cast only in a fight.", info.Name))
+		}
+		return 0
+	}
+	cost := UnitCost(c.Spell)
+	if p.rec.SpellUnits < cost {
+		e.say(p, fmt.Sprintf("%s needs %d spell units; you have %d.", info.Name, cost, p.rec.SpellUnits))
+		return 0
+	}
+	if ok, why := e.canCast(p, c.Spell); !ok {
+		e.say(p, why)
+		return 0
+	}
+	p.rec.SpellUnits -= cost
+	p.changed = true
+	p.espDir = c.Dir
+	e.castEffect(p, c)
+	return CastEnergy(c.Spell, p.rec.Int)
+}
+
+// canCast refuses, before any unit is spent, a spell that cannot work where the knight is.
+func (e *Engine) canCast(p *player, s SpellID) (bool, string) {
+	switch s {
+	case SpellPassFloor:
+		if p.rec.Depth >= len(e.levels) {
+			return false, "There is no level below this one."
+		}
+	case SpellPassWall, SpellESP, SpellDepth, SpellLight, SpellContinuousLight, SpellLevitation, SpellFindTraps, SpellPassCeiling:
+		if p.rec.Depth == 0 {
+			return false, "That spell is for the dungeon."
+		}
+	}
+	return true, ""
+}
+
+// logOrSay writes a line to the fight log when the knight is fighting, else to its messages.
+func (e *Engine) logOrSay(p *player, format string, args ...any) {
+	if p.fight != nil {
+		p.fight.logf(format, args...)
+		return
+	}
+	e.say(p, fmt.Sprintf(format, args...))
+}
+
+func (e *Engine) castEffect(p *player, c Cast) {
+	s := c.Spell
+	info := s.Info()
+	name := p.rec.Name
+	if p.fight != nil && info.OnMonster {
+		e.castOnMonster(p, p.fight, s)
+		return
+	}
+	switch s {
+	case SpellCure:
+		// Seed 000: "Heals wounds. Replenishes hits in doses of 2-7, modified by your intelligence."
+		n := min(CureAmount(e.rng, p.rec.Int), p.rec.MaxHits-p.rec.Hits)
+		p.rec.Hits += n
+		e.say(p, fmt.Sprintf("You cast Cure and recover %d hits.", n))
+	case SpellDepth:
+		e.say(p, fmt.Sprintf("You cast Depth: you are on level %d of the dungeon.", p.rec.Depth))
+	case SpellFindTraps:
+		p.addEffect(s)
+		e.say(p, "You cast Find Traps. You sense no traps around you.")
+	case SpellESP:
+		e.esp(p)
+	case SpellPassWall:
+		p.passWall = true
+		e.say(p, "You cast Pass Wall: your next step may go through a wall.")
+	case SpellPassFloor, SpellPassCeiling:
+		e.passLevel(p, s == SpellPassFloor)
+	case SpellPray:
+		p.addEffect(s)
+		p.fight.logf("%s prays. Blows will land more surely in this fight.", name)
+	default: // the lasting effects: Levitation, Light, Speed, Protection, Continuous Light, Invisibility
+		p.addEffect(s)
+		e.logOrSay(p, "%s casts %s.", name, info.Name)
+		if p.rec.Depth > 0 {
+			e.look(p) // light shows secret doors at once
+		}
+	}
+}
+
+// castOnMonster casts a spell aimed at the monster of a fight.
+func (e *Engine) castOnMonster(p *player, enc *encounter, s SpellID) {
+	m := enc.monster
+	k := m.Kind()
+	info := s.Info()
+	who := p.rec.Name
+	// Seed 000: "Only level 4 spells affect animated type monsters", and each spell's own
+	// classes and levels.
+	if !Affects(s, k) {
+		enc.logf("%s casts %s, but it has no effect on %s.", who, info.Name, theName(k))
+		return
+	}
+	if SpellFails(e.rng, s, p.rec.Int) {
+		if s == SpellTeleport {
+			// Seed 000: Teleport "fails by teleporting you (guaranteeing survival)".
+			enc.logf("%s casts Teleport; it goes astray and carries %s away!", who, who)
+			e.leaveFight(p)
+			e.place(p, p.rec.Depth, e.randomSquare(p.rec.Depth))
+			return
+		}
+		enc.logf("%s casts %s, but the spell fails.", who, info.Name)
+		return
+	}
+	switch s {
+	case SpellMagicMissile, SpellBlastbolt:
+		dmg := MissileDamage(e.rng, s, k.Class)
+		m.hits -= dmg
+		if m.hits <= 0 {
+			enc.logf("%s casts %s at %s for %d. %s is dead!", who, info.Name, theName(k), dmg, capital(theName(k)))
+			e.monsterKilled(enc, p)
+			return
+		}
+		enc.logf("%s casts %s at %s for %d.", who, info.Name, theName(k), dmg)
+	case SpellCharm, SpellHoldPerson, SpellHoldMonster, SpellSleep:
+		m.held = true
+		verb := map[SpellID]string{SpellCharm: "is charmed", SpellHoldPerson: "is held", SpellHoldMonster: "is held", SpellSleep: "falls asleep"}[s]
+		enc.logf("%s casts %s. %s %s and will not fight back.", who, info.Name, capital(theName(k)), verb)
+	case SpellDimensionDoor, SpellTeleport:
+		// Seed 000: the monster is moved away, not killed: "You may encounter the monster
+		// again". It becomes a wanderer somewhere else on the level.
+		enc.logf("%s casts %s. %s vanishes!", who, info.Name, capital(theName(k)))
+		players := enc.players
+		e.endFight(enc)
+		from := m.pos
+		m.room, m.pos = -1, e.randomCorridor(m.depth)
+		e.monsterMoved(m.depth, from)
+		for _, q := range players {
+			e.dropEffects(q, func(ef Effect) bool { return ef.Moves == DurationFight })
+		}
+	}
+}
+
+// esp looks through walls along the chosen direction (seed 000: "You are able to detect
+// monsters and treasures. You choose the direction in which to look.").
+func (e *Engine) esp(p *player) {
+	dir := p.espDir
+	from := p.rec.Pos()
+	l := e.levels[p.rec.Depth-1]
+	var seen []string
+	for n := 1; n <= espRange; n++ {
+		q := Pos{from.X + n*deltaX(dir), from.Y + n*deltaY(dir)}
+		if !l.In(q) {
+			break
+		}
+		if m := e.monsterAt(p.rec.Depth, q); m != nil {
+			what := aName(m.Kind().Name)
+			if m.room >= 0 {
+				what += " guarding treasure"
+			}
+			seen = append(seen, fmt.Sprintf("%s %d squares %s", what, n, dir))
+		}
+	}
+	if len(seen) == 0 {
+		e.say(p, fmt.Sprintf("You cast ESP and look %s through the walls: nothing stirs.", dir))
+		return
+	}
+	e.say(p, "You cast ESP and sense "+strings.Join(seen, "; ")+".")
+}
+
+func absInt(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+func deltaX(d Dir) int { dx, _ := d.Delta(); return dx }
+func deltaY(d Dir) int { _, dy := d.Delta(); return dy }
+
+// passLevel moves the knight through the floor or the ceiling (seed 000, level 4: "Allows
+// you to pass either up or down to the next level") to the nearest open square there.
+// Through the ceiling of level 1 is out of the dungeon: a successful exit.
+func (e *Engine) passLevel(p *player, down bool) {
+	depth := p.rec.Depth + 1
+	if !down {
+		depth = p.rec.Depth - 1
+	}
+	if depth == 0 {
+		e.place(p, 0, Pos{})
+		e.say(p, "You rise through the ceiling into the daylight.")
+		e.successfulExit(p)
+		return
+	}
+	to := e.nearestOpen(depth, p.rec.Pos())
+	e.place(p, depth, to)
+	if down {
+		e.say(p, fmt.Sprintf("You sink through the floor to level %d.", depth))
+	} else {
+		e.say(p, fmt.Sprintf("You rise through the ceiling to level %d.", depth))
+	}
+}
+
+// nearestOpen is the non-rock square of a level closest to p (p itself if it is open).
+func (e *Engine) nearestOpen(depth int, p Pos) Pos {
+	l := e.levels[depth-1]
+	bestPos, bestD := l.Up, 1<<30
+	for y := range l.H {
+		for x := range l.W {
+			q := Pos{x, y}
+			if l.Terrain(q) == Rock {
+				continue
+			}
+			if d := absInt(q.X-p.X) + absInt(q.Y-p.Y); d < bestD {
+				bestPos, bestD = q, d
+			}
+		}
+	}
+	return bestPos
+}
+
+// randomSquare is a random open square of a level; randomCorridor a random corridor square.
+func (e *Engine) randomSquare(depth int) Pos {
+	l := e.levels[depth-1]
+	for range 1000 {
+		q := Pos{e.rng.IntN(l.W), e.rng.IntN(l.H)}
+		if l.Terrain(q) != Rock {
+			return q
+		}
+	}
+	return l.Up
+}
+
+func (e *Engine) randomCorridor(depth int) Pos {
+	l := e.levels[depth-1]
+	for range 1000 {
+		q := Pos{e.rng.IntN(l.W), e.rng.IntN(l.H)}
+		if l.Terrain(q) == Corridor {
+			return q
+		}
+	}
+	return l.Up
+}
