@@ -86,6 +86,7 @@ type Model struct {
 	fame     FameFunc
 	doorMode bool
 	spellLvl int // the spell level whose menu is open
+	helpTop  int // first line of the help shown
 	ended    string
 }
 
@@ -231,7 +232,11 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		return cmd
 	case screenPlay:
 		return m.playKey(s)
-	case screenMap, screenHelp, screenFame:
+	case screenHelp:
+		if !m.scrollHelp(s) {
+			m.screen = screenPlay
+		}
+	case screenMap, screenFame:
 		m.screen = screenPlay
 	case screenRetire:
 		m.screen = screenPlay
@@ -329,7 +334,7 @@ func (m *Model) playKey(s string) tea.Cmd {
 			m.screen = screenRetire
 		}
 	case "?", "f1":
-		m.screen = screenHelp
+		m.screen, m.helpTop = screenHelp, 0
 	case "q":
 		m.screen = screenQuit
 	}
@@ -380,7 +385,7 @@ func (m *Model) render(plain bool) string {
 	case screenMap:
 		m.drawMap(c)
 	case screenHelp:
-		drawHelp(c)
+		m.drawHelp(c)
 	case screenInventory:
 		m.drawInventory(c)
 	case screenDead:

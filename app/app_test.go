@@ -138,6 +138,15 @@ func TestSavedKnightIsWelcomedBack(t *testing.T) {
 	if s := m.Text(); !strings.Contains(s, "HELP") || !strings.Contains(s, "shift+arrow") {
 		t.Fatalf("help screen:\n%s", s)
 	}
+	// Seed 000's lesson showed the monster tables; so does ours, further down.
+	var seen strings.Builder
+	for range 30 {
+		press(t, m, " ")
+		seen.WriteString(m.Text())
+	}
+	if s := seen.String(); !strings.Contains(s, "Programmer") || !strings.Contains(s, "Where are the monsters?") {
+		t.Fatalf("the help has no monster tables:\n%s", s)
+	}
 	press(t, m, "x", "q")
 	if s := m.Text(); !strings.Contains(s, "(y/n)") {
 		t.Fatalf("q does not ask:\n%s", s)

@@ -220,17 +220,48 @@ var helpText = []string{
 	"Secret doors look like walls, but one time in six as a wall with a box (□).",
 	"Other knights show as the first two letters of their names; you are ().",
 	"",
-	"Press any key to return.",
+	"THE MONSTERS (seed 000: \"Eight classes of monsters reside in the dungeon\")",
+	"",
 }
 
-func drawHelp(c *canvas) {
-	for i, s := range helpText {
+// helpLines is the whole help: the lesson, then the monster tables.
+var helpLines = append(append([]string(nil), helpText...), world.MonsterTableLines()...)
+
+// scrollHelp moves the help by a key and reports whether the key was a scrolling one.
+func (m *Model) scrollHelp(key string) bool {
+	page := max(1, m.height-4)
+	switch key {
+	case "up", "k":
+		m.helpTop--
+	case "down", "j":
+		m.helpTop++
+	case "pgup", "b":
+		m.helpTop -= page
+	case "pgdown", "space", " ":
+		m.helpTop += page
+	case "home", "g":
+		m.helpTop = 0
+	case "end", "G":
+		m.helpTop = len(helpLines)
+	default:
+		return false
+	}
+	m.helpTop = max(0, min(m.helpTop, len(helpLines)-page))
+	return true
+}
+
+func (m *Model) drawHelp(c *canvas) {
+	page := c.h - 3
+	for i := 0; i < page && m.helpTop+i < len(helpLines); i++ {
 		cls := clsText
-		if i == 0 {
+		if m.helpTop+i == 0 {
 			cls = clsTitle
 		}
-		c.text(2, 1+i, s, cls)
+		c.text(2, 1+i, helpLines[m.helpTop+i], cls)
 	}
+	more := fmt.Sprintf("lines %d-%d of %d: arrows, space and b scroll; any other key returns",
+		m.helpTop+1, min(m.helpTop+page, len(helpLines)), len(helpLines))
+	c.text(2, c.h-1, more, clsTitle)
 }
 
 // blit copies src into c with its top-left corner at (x, y).

@@ -256,31 +256,9 @@ func cmdHelpMonsters(sess ssh.Session, args []string) int {
 		}
 		return writeJSON(sess, list)
 	}
-	w := tabwriter.NewWriter(sess, 0, 0, 2, ' ', 0)
-	for c := world.MonsterClass(0); c < world.NumMonsterClasses; c++ {
-		fmt.Fprintf(w, "%s\n", c)
-		fmt.Fprintln(w, "  NAME\tLEVEL\tHIT DICE\tATTACK DICE\tDEX\tEXPERIENCE\tSPEED\tATTACKS")
-		for _, k := range world.Monsters {
-			if k.Class == c {
-				fmt.Fprintf(w, "  %s\t%d\t%s\t%s\t%d\t%d\t%+d\t%d\n", k.Name, k.Level, k.HitDice, k.AttackDice, k.Dex, k.Experience, k.Speed, k.AttacksPerRound)
-			}
-		}
-		fmt.Fprintln(w)
+	for _, l := range world.MonsterTableLines() {
+		fmt.Fprintln(sess, l)
 	}
-	fmt.Fprintln(w, "Where are the monsters? Chance (percent) of each monster level on each dungeon level:")
-	fmt.Fprint(w, "  monster level")
-	for d := 1; d <= len(world.MonsterLevelOdds); d++ {
-		fmt.Fprintf(w, "\tD%d", d)
-	}
-	fmt.Fprintln(w)
-	for ml := 0; ml < 10; ml++ {
-		fmt.Fprintf(w, "  %d", ml+1)
-		for d := range world.MonsterLevelOdds {
-			fmt.Fprintf(w, "\t%d", world.MonsterLevelOdds[d][ml])
-		}
-		fmt.Fprintln(w)
-	}
-	_ = w.Flush()
 	return 0
 }
 
