@@ -90,14 +90,28 @@ func (s *Store) LoadAdventurer(fp string) (world.Adventurer, error) {
 // was there, all in one transaction: either every record is written or none
 // is. A record without a fingerprint fails the whole call.
 func (s *Store) SaveAdventurers(recs []world.Adventurer) error {
-	return s.Save(recs, nil)
+	return s.Save(Batch{Adventurers: recs})
 }
 
-// Save writes adventurers, tombstones and hall-of-fame entries in one transaction.
-func (s *Store) Save(recs []world.Adventurer, tombs []Tombstone, fame ...FameEntry) error {
-	if len(recs) == 0 && len(tombs) == 0 && len(fame) == 0 {
+// Batch is everything one write puts in the file, in one transaction.
+type Batch struct {
+	Adventurers []world.Adventurer
+	Tombstones  []Tombstone
+	Fame        []FameEntry
+	Levels      []world.LevelState
+}
+
+func (b *Batch) empty() bool {
+	return len(b.Adventurers) == 0 && len(b.Tombstones) == 0 && len(b.Fame) == 0 && len(b.Levels) == 0
+}
+
+// Save writes a batch of adventurers, tombstones, hall-of-fame entries and level states in
+// one transaction: all of it lands, or none.
+func (s *Store) Save(batch Batch) error {
+	if batch.empty() {
 		return nil
 	}
+	recs := batch.Adventurers
 	// Encode before taking bbolt's write lock, to keep the transaction short.
 	keys := make([][]byte, len(recs))
 	vals := make([][]byte, len(recs))
@@ -118,10 +132,13 @@ func (s *Store) Save(recs []world.Adventurer, tombs []Tombstone, fame ...FameEnt
 				return fmt.Errorf("put %s: %w", keys[i], err)
 			}
 		}
-		if err := putTombstones(tx, tombs); err != nil {
+		if err := putTombstones(tx, batch.Tombstones); err != nil {
 			return err
 		}
-		return putFame(tx, fame)
+		if err := putFame(tx, batch.Fame); err != nil {
+			return err
+		}
+		return putLevels(tx, batch.Levels)
 	})
 	if err != nil {
 		return fmt.Errorf("save %d adventurers to %s: %w", len(recs), s.path, err)

@@ -40,3 +40,21 @@ func TestTombstonesAndFameSurviveANewKnight(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestLevelStatesRoundTrip(t *testing.T) {
+	st, err := Open(filepath.Join(t.TempDir(), "orthanc.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	sv := NewSaver(st, nil)
+	sv.PutLevels(world.LevelState{Depth: 2, Seed: 9, Broken: []int{5}, Monsters: []world.MonsterState{{Kind: 3, X: 1, Y: 2, Hits: 7, Room: 0}}, Guards: 4})
+	sv.PutLevels(world.LevelState{Depth: 1, Seed: 8}, world.LevelState{Depth: 2, Seed: 9, Guards: 3}) // newer state of level 2
+	if err := sv.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	got, err := st.Levels()
+	if err != nil || len(got) != 2 || got[0].Depth != 1 || got[1].Depth != 2 || got[1].Guards != 3 || len(got[1].Monsters) != 0 {
+		t.Fatalf("levels %+v, %v", got, err)
+	}
+}

@@ -53,8 +53,9 @@ type Saver struct {
 
 	mu       sync.Mutex // guards the fields below; never held during disk I/O
 	pending  map[string]pendingRecord
-	tombs    []Tombstone // dead knights' tombstones waiting to be written, kept apart so a new knight's record cannot replace them
-	fame     []FameEntry // retired knights waiting to be written, likewise
+	tombs    []Tombstone              // dead knights' tombstones waiting to be written, kept apart so a new knight's record cannot replace them
+	fame     []FameEntry              // retired knights waiting to be written, likewise
+	levels   map[int]world.LevelState // newest state of each level waiting to be written
 	seq      uint64
 	stats    SaverStats
 	failures int // consecutive failed writes
@@ -111,6 +112,28 @@ func (s *Saver) Put(recs ...world.Adventurer) {
 	select {
 	case s.kick <- struct{}{}:
 	default: // a wake-up is already queued
+	}
+}
+
+// PutLevels queues level states to be written, keeping only the newest per level. Like
+// Put, it never waits for the disk.
+func (s *Saver) PutLevels(states ...world.LevelState) {
+	if len(states) == 0 {
+		return
+	}
+	s.mu.Lock()
+	if s.levels == nil {
+		s.levels = map[int]world.LevelState{}
+	}
+	for _, l := range states {
+		l.Broken = slices.Clone(l.Broken)
+		l.Monsters = slices.Clone(l.Monsters)
+		s.levels[l.Depth] = l
+	}
+	s.mu.Unlock()
+	select {
+	case s.kick <- struct{}{}:
+	default:
 	}
 }
 
@@ -180,11 +203,12 @@ func (s *Saver) Run(ctx context.Context) {
 // write saves a snapshot of the pending records; the caller holds writeMu.
 func (s *Saver) write() error {
 	s.mu.Lock()
-	if len(s.pending) == 0 && len(s.tombs) == 0 && len(s.fame) == 0 {
+	if len(s.pending) == 0 && len(s.tombs) == 0 && len(s.fame) == 0 && len(s.levels) == 0 {
 		s.mu.Unlock()
 		return nil
 	}
-	tombs, fame := s.tombs, s.fame
+	tombs, fame, levels := s.tombs, s.fame, s.levels
+	s.levels = nil // a Put during the write starts a new map; on failure the old one is merged back
 	batch := make([]world.Adventurer, 0, len(s.pending))
 	seqs := make(map[string]uint64, len(s.pending))
 	for fp, p := range s.pending {
@@ -201,12 +225,25 @@ func (s *Saver) write() error {
 		s.duringWrite()
 	}
 	start := time.Now()
-	err := s.st.Save(batch, tombs, fame...)
+	var ls []world.LevelState
+	for _, l := range levels {
+		ls = append(ls, l)
+	}
+	slices.SortFunc(ls, func(a, b world.LevelState) int { return a.Depth - b.Depth })
+	err := s.st.Save(Batch{Adventurers: batch, Tombstones: tombs, Fame: fame, Levels: ls})
 	latency := time.Since(start)
 
 	s.mu.Lock()
 	s.stats.LastLatency = latency
 	if err != nil {
+		for d, l := range levels {
+			if _, newer := s.levels[d]; !newer {
+				if s.levels == nil {
+					s.levels = map[int]world.LevelState{}
+				}
+				s.levels[d] = l
+			}
+		}
 		s.stats.Errors++
 		s.failures++
 		failures := s.failures

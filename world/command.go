@@ -211,6 +211,9 @@ func (e *Engine) move(p *player, m Move) float64 {
 			return cost
 		}
 		l.SetEdge(from, m.Dir, EdgeDoor)
+		st := &e.state[l.Depth-1]
+		st.broken = append(st.broken, l.EdgeIndex(from, m.Dir))
+		st.changed = true
 		e.snaps[l.Depth-1] = nil
 		e.touchLevel(l.Depth)
 		e.say(p, "You break the locked door down!")
@@ -301,6 +304,9 @@ func (e *Engine) place(p *player, depth int, pos Pos) {
 		return
 	}
 	e.touchLevel(oldDepth)
+	if oldDepth > 0 {
+		e.state[oldDepth-1].changed = true // save it once more as the knight leaves it
+	}
 	if depth == 0 {
 		p.mapIdx, p.visible = -1, nil
 		return

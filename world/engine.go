@@ -29,10 +29,11 @@ const (
 // ErrStopped is returned when the engine is no longer running.
 var ErrStopped = errors.New("world engine stopped")
 
-// Saver receives adventurer records to persist. Put is called from the engine goroutine
-// and must not block on disk.
+// Saver receives adventurer records and level states to persist. Both are called from the
+// engine goroutine and must not block on disk.
 type Saver interface {
 	Put(recs ...Adventurer)
+	PutLevels(states ...LevelState)
 }
 
 // Subscriber receives the views of one session. Deliver is called from the engine
@@ -51,6 +52,8 @@ type Config struct {
 	// on it; zero means the default, a negative value never (for tests that place monsters).
 	WanderChance float64
 	Saver        Saver // where records go; may be nil in tests
+	// Levels are saved level states to restore over the freshly generated dungeon.
+	Levels []LevelState
 }
 
 // Engine is the game world. Its state is owned by the goroutine running Run (or, in
@@ -130,6 +133,10 @@ func newWithLevels(cfg Config, levels []*Level) *Engine {
 		// Each level's guards come from the level's own seed, so the original dungeon is
 		// stocked the same way on every server.
 		e.stock(i+1, rand.New(rand.NewPCG(l.Seed, 0x6d6f6e)))
+		e.state[i].changed = false
+	}
+	for _, ls := range cfg.Levels {
+		e.restore(ls)
 	}
 	return e
 }
@@ -419,6 +426,9 @@ func (e *Engine) remove(p *player) Adventurer {
 	delete(e.players, p.rec.Fingerprint)
 	e.order = slices.DeleteFunc(e.order, func(q *player) bool { return q == p })
 	e.touchLevel(p.rec.Depth)
+	if p.rec.Depth > 0 {
+		e.state[p.rec.Depth-1].changed = true
+	}
 	return rec
 }
 
@@ -451,6 +461,7 @@ func (e *Engine) checkpoint() {
 	if len(recs) > 0 {
 		e.cfg.Saver.Put(recs...)
 	}
+	e.saveLevels(false)
 }
 
 func (e *Engine) saveAll() int {
@@ -465,6 +476,7 @@ func (e *Engine) saveAll() int {
 	if len(recs) > 0 {
 		e.cfg.Saver.Put(recs...)
 	}
+	e.saveLevels(true)
 	return len(recs)
 }
 

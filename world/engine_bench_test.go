@@ -21,7 +21,8 @@ func (c *countingSub) Deliver(View) { c.n++ }
 // discardSaver is a Saver that only counts the records handed to it.
 type discardSaver struct{ n int }
 
-func (d *discardSaver) Put(recs ...Adventurer) { d.n += len(recs) }
+func (d *discardSaver) Put(recs ...Adventurer)     { d.n += len(recs) }
+func (d *discardSaver) PutLevels(ls ...LevelState) { d.n += len(ls) }
 
 // benchWorld is an engine with adventurers joined and a counting subscriber each.
 type benchWorld struct {

@@ -27,14 +27,16 @@ const (
 
 // recorder is a Subscriber and Saver that remembers what it was given.
 type recorder struct {
-	views []View
-	saved []Adventurer
+	views  []View
+	saved  []Adventurer
+	levels []LevelState
 }
 
-func (r *recorder) Deliver(v View)         { r.views = append(r.views, v) }
-func (r *recorder) Put(recs ...Adventurer) { r.saved = append(r.saved, recs...) }
-func (r *recorder) last() View             { return r.views[len(r.views)-1] }
-func (r *recorder) lastMessage() string    { m := r.last().Messages; return m[len(m)-1] }
+func (r *recorder) Deliver(v View)             { r.views = append(r.views, v) }
+func (r *recorder) Put(recs ...Adventurer)     { r.saved = append(r.saved, recs...) }
+func (r *recorder) PutLevels(ls ...LevelState) { r.levels = append(r.levels, ls...) }
+func (r *recorder) last() View                 { return r.views[len(r.views)-1] }
+func (r *recorder) lastMessage() string        { m := r.last().Messages; return m[len(m)-1] }
 func (r *recorder) lastSaved(fp string) Adventurer {
 	for i := len(r.saved) - 1; i >= 0; i-- {
 		if r.saved[i].Fingerprint == fp {
@@ -375,5 +377,65 @@ func (c *chanSub) Deliver(v View) {
 	select {
 	case c.ch <- v:
 	default:
+	}
+}
+
+// A restart finds the dungeon as the knights left it: a broken door stays broken and a
+// killed guard stays dead (seed 000: "a cleared path usually stays clear").
+func TestLevelStateSurvivesARestart(t *testing.T) {
+	saver := &recorder{}
+	e := New(Config{Seed: 1977, Saver: saver})
+	l := e.levels[0]
+	var door Pos
+	var dir Dir
+	found := false
+	for y := 0; y < l.H && !found; y++ {
+		for x := 0; x < l.W && !found; x++ {
+			for _, d := range []Dir{East, South} {
+				if l.Edge(Pos{x, y}, d) == EdgeLocked {
+					door, dir, found = Pos{x, y}, d, true
+					break
+				}
+			}
+		}
+	}
+	rec := knight("a", 20) // Str 20 always breaks a door
+	e.join(rec, &recorder{})
+	p := e.players["a"]
+	p.rec.X, p.rec.Y = door.X, door.Y
+	e.look(p)
+	do(e, "a", Move{Dir: dir, Door: true})
+	if l.Edge(door, dir) != EdgeDoor {
+		t.Fatal("the locked door did not break")
+	}
+	victim := e.state[0].monsters[len(e.state[0].monsters)-1]
+	e.removeMonster(victim)
+	alive := len(e.state[0].monsters)
+	e.saveAll()
+
+	var levels []LevelState
+	seen := map[int]bool{}
+	for i := len(saver.levels) - 1; i >= 0; i-- { // the newest state of each level
+		if ls := saver.levels[i]; !seen[ls.Depth] {
+			seen[ls.Depth] = true
+			levels = append(levels, ls)
+		}
+	}
+	e2 := New(Config{Seed: 1977, Levels: levels})
+	if e2.levels[0].Edge(door, dir) != EdgeDoor {
+		t.Fatal("the broken door is locked again after the restart")
+	}
+	if n := len(e2.state[0].monsters); n != alive {
+		t.Fatalf("%d monsters on level 1 after the restart, %d before", n, alive)
+	}
+	for _, m := range e2.state[0].monsters {
+		if m.pos == victim.pos && m.kind == victim.kind && m.room == victim.room {
+			t.Fatal("the killed guard is back")
+		}
+	}
+	// A state saved for another generation of the level is ignored.
+	other := New(Config{Seed: 1978, Levels: levels})
+	if len(other.state[0].monsters) == alive && other.levels[0].Seed == levels[0].Seed {
+		t.Fatal("a state of another dungeon was applied")
 	}
 }

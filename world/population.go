@@ -36,7 +36,9 @@ func (m *monster) Kind() *MonsterKind { return m.kind.Kind() }
 // levelState is what lives on one level besides its geometry.
 type levelState struct {
 	monsters []*monster
-	guards   int // guards placed at the last (re)stock
+	guards   int   // guards placed at the last (re)stock
+	broken   []int // locked doors forced open, as Level.EdgeIndex values
+	changed  bool  // something here changed since the level was last saved
 }
 
 // stock puts a guard in most rooms of the level. It draws from its own generator, seeded
@@ -45,6 +47,7 @@ func (e *Engine) stock(depth int, r *rand.Rand) {
 	l := e.levels[depth-1]
 	st := &e.state[depth-1]
 	st.guards = 0
+	st.changed = true
 	for i, room := range l.Rooms {
 		if e.roomGuard(depth, i) != nil || r.Float64() >= guardChance {
 			continue
@@ -60,6 +63,7 @@ func (e *Engine) spawn(depth int, kind MonsterID, pos Pos, room int, r *rand.Ran
 	m := &monster{id: e.nextMonster, kind: kind, depth: depth, pos: pos, room: room}
 	m.hits = max(1, kind.Kind().HitDice.Roll(r))
 	e.state[depth-1].monsters = append(e.state[depth-1].monsters, m)
+	e.state[depth-1].changed = true
 	return m
 }
 
@@ -87,6 +91,7 @@ func (e *Engine) monsterAt(depth int, p Pos) *monster {
 // when most of its guards are gone.
 func (e *Engine) removeMonster(m *monster) {
 	st := &e.state[m.depth-1]
+	st.changed = true
 	for i, x := range st.monsters {
 		if x == m {
 			st.monsters = append(st.monsters[:i], st.monsters[i+1:]...)

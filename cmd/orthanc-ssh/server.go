@@ -66,8 +66,14 @@ func newServer(cfg config, log *slog.Logger) (*server, error) {
 	if err != nil {
 		return nil, err
 	}
+	levels, err := st.Levels()
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
 	s := &server{cfg: cfg, log: log, store: st, saver: store.NewSaver(st, log), admins: admins}
 	s.engine = world.New(world.Config{
+		Levels:          levels,
 		Seed:            cfg.seed,
 		CheckpointTurns: max(1, int(checkpointEvery/cfg.tick)),
 		GraceTurns:      max(1, int(fightGrace/cfg.tick)),

@@ -1,0 +1,99 @@
+package world
+
+// LevelState is what changes on a level as it is played: the doors knights broke and the
+// monsters alive. It is saved so that a restart finds the dungeon as the knights left it
+// (seed 000: "a cleared path usually stays clear"; DESIGN §10). Seed ties it to one
+// generation of the level: a state saved for another generation is ignored.
+type LevelState struct {
+	Depth    int            `json:"depth"`
+	Seed     uint64         `json:"seed"`
+	Broken   []int          `json:"broken,omitempty"` // forced locked doors (Level.EdgeIndex), plain doors now
+	Monsters []MonsterState `json:"monsters"`
+	Guards   int            `json:"guards"` // guards placed at the last stocking, for the restock rule
+}
+
+// MonsterState is one live monster in a LevelState.
+type MonsterState struct {
+	Kind MonsterID `json:"kind"`
+	X    int       `json:"x"`
+	Y    int       `json:"y"`
+	Hits int       `json:"hits"`
+	Room int       `json:"room"`
+}
+
+// levelSnapshot is the level's state to save now.
+func (e *Engine) levelSnapshot(depth int) LevelState {
+	st := &e.state[depth-1]
+	ls := LevelState{Depth: depth, Seed: e.levels[depth-1].Seed, Guards: st.guards,
+		Broken: append([]int(nil), st.broken...), Monsters: make([]MonsterState, 0, len(st.monsters))}
+	for _, m := range st.monsters {
+		ls.Monsters = append(ls.Monsters, MonsterState{Kind: m.kind, X: m.pos.X, Y: m.pos.Y, Hits: m.hits, Room: m.room})
+	}
+	return ls
+}
+
+// restore puts a saved state back on its level, if it belongs to this generation of it.
+// Monsters of kinds the table no longer has, or on squares that are not open, are dropped.
+func (e *Engine) restore(ls LevelState) bool {
+	if ls.Depth < 1 || ls.Depth > len(e.levels) || e.levels[ls.Depth-1].Seed != ls.Seed {
+		return false
+	}
+	l := e.levels[ls.Depth-1]
+	st := &e.state[ls.Depth-1]
+	for _, ei := range ls.Broken {
+		p, d, ok := l.edgeAt(ei)
+		if ok && l.Edge(p, d) == EdgeLocked {
+			l.SetEdge(p, d, EdgeDoor)
+			st.broken = append(st.broken, ei)
+		}
+	}
+	e.snaps[ls.Depth-1] = nil
+	st.monsters = st.monsters[:0]
+	for _, ms := range ls.Monsters {
+		pos := Pos{ms.X, ms.Y}
+		if ms.Kind.Kind() == nil || !l.In(pos) || l.Terrain(pos) == Rock || ms.Hits <= 0 {
+			continue
+		}
+		room := ms.Room
+		if room >= len(l.Rooms) {
+			room = -1
+		}
+		e.nextMonster++
+		st.monsters = append(st.monsters, &monster{id: e.nextMonster, kind: ms.Kind, depth: ls.Depth, pos: pos, hits: ms.Hits, room: room})
+	}
+	st.guards = ls.Guards
+	return true
+}
+
+// edgeAt is the inverse of EdgeIndex: the square and side an edge index names.
+func (l *Level) edgeAt(i int) (Pos, Dir, bool) {
+	sq := i / 2
+	if i < 0 || sq >= l.W*l.H {
+		return Pos{}, 0, false
+	}
+	d := East
+	if i%2 == 1 {
+		d = South
+	}
+	return Pos{sq % l.W, sq / l.W}, d, true
+}
+
+// saveLevels hands the saver the state of every level that changed since the last save
+// (or, with all, of every level). A level with knights on it counts as changed: its
+// monsters move and fight.
+func (e *Engine) saveLevels(all bool) {
+	if e.cfg.Saver == nil {
+		return
+	}
+	var out []LevelState
+	for d := 1; d <= len(e.levels); d++ {
+		st := &e.state[d-1]
+		if all || st.changed || e.occupied(d) {
+			out = append(out, e.levelSnapshot(d))
+			st.changed = false
+		}
+	}
+	if len(out) > 0 {
+		e.cfg.Saver.PutLevels(out...)
+	}
+}
