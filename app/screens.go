@@ -75,13 +75,18 @@ func (m *Model) drawPlay(c *canvas) {
 	} else if v.Outside() {
 		drawOutside(c, mapTop, mapH)
 	} else {
-		sub := newCanvas(c.w, mapH)
+		mapW := c.w
+		panel := v.Fight != nil || len(v.LastFight) > 0
+		if panel {
+			mapW -= fightPanelWidth(c.w) // keep the knight in view beside the panel
+		}
+		sub := newCanvas(mapW, mapH)
 		// What the knight sees now is bright; what it remembers of the level is faint.
 		lp := m.painter(v.Known, true)
 		lp.bright = func(p world.Pos) bool { return world.Bit(v.Visible, p.Y*v.Level.W+p.X) }
 		lp.paint(sub, s.Pos)
 		c.blit(sub, 0, mapTop)
-		if v.Fight != nil || len(v.LastFight) > 0 {
+		if panel {
 			m.drawFight(c, mapTop, mapH)
 		}
 	}
@@ -274,11 +279,14 @@ func (c *canvas) blit(src *canvas, x, y int) {
 	}
 }
 
+// fightPanelWidth is the width of the encounter panel on a screen w columns wide.
+func fightPanelWidth(w int) int { return min(46, w/2) }
+
 // drawFight draws the encounter panel over the right side of the dungeon view: the
 // monster, the knights in the fight, the log, and what the player may do.
 func (m *Model) drawFight(c *canvas, top, h int) {
 	v := m.view
-	w := min(46, c.w/2)
+	w := fightPanelWidth(c.w)
 	x := c.w - w
 	var lines []string
 	var log []string
@@ -297,14 +305,16 @@ func (m *Model) drawFight(c *canvas, top, h int) {
 	}
 	var foot []string
 	if f := v.Fight; f != nil {
-		keys := "f fight   r run   s shoot"
+		keys := "f fight  r run  s shoot  1-4 cast"
 		if f.InRoom {
-			keys = "f fight   s shoot   (no running in a room)"
+			keys = "f fight  s shoot  1-4 cast"
 		}
 		if f.YourMove {
-			foot = []string{"Your move: " + keys}
-		} else {
-			foot = []string{keys}
+			foot = append(foot, "Your move!")
+		}
+		foot = append(foot, keys)
+		if f.InRoom {
+			foot = append(foot, "(no running from a room)")
 		}
 	} else {
 		foot = []string{"Walk on to close this."}
@@ -479,7 +489,7 @@ func (m *Model) drawSpells(c *canvas) {
 	v := m.view
 	fighting := v.Fight != nil
 	spells := world.SpellsOfLevel(m.spellLvl)
-	w := min(c.w-4, 78)
+	w := min(c.w-2, 120)
 	h := len(spells) + 6
 	x, y := (c.w-w)/2, 2
 	for yy := y; yy < y+h; yy++ {
@@ -487,20 +497,25 @@ func (m *Model) drawSpells(c *canvas) {
 			c.set(xx, yy, ' ', clsText)
 		}
 	}
-	c.text(x+1, y, fmt.Sprintf("LEVEL %d SPELLS  (%d units each; you have %d)", m.spellLvl, m.spellLvl, v.Self.SpellUnits), clsTitle)
+	units := "units"
+	if m.spellLvl == 1 {
+		units = "unit"
+	}
+	c.text(x+1, y, fmt.Sprintf("LEVEL %d SPELLS: %d %s each; you have %d. Cast in: fight, walk or any.", m.spellLvl, m.spellLvl, units, v.Self.SpellUnits), clsTitle)
 	for i, sp := range spells {
 		info := sp.Info()
-		cls := clsText
-		note := ""
+		when := "walk"
 		switch {
-		case !sp.CastableIn(fighting) && fighting:
-			cls, note = clsDim, " (not in a fight)"
-		case !sp.CastableIn(fighting):
-			cls, note = clsDim, " (only in a fight)"
-		case v.Self.SpellUnits < m.spellLvl:
-			cls, note = clsDim, " (not enough units)"
+		case info.Anytime:
+			when = "any"
+		case info.Combat:
+			when = "fight"
 		}
-		line := fmt.Sprintf("%c  %-17s %s", 'a'+i, info.Name+note, info.Help)
+		cls := clsText
+		if !sp.CastableIn(fighting) || v.Self.SpellUnits < m.spellLvl {
+			cls = clsDim
+		}
+		line := fmt.Sprintf("%c  %-17s %-6s %s", 'a'+i, info.Name, when, info.Help)
 		c.text(x+1, y+2+i, truncate(line, w-2), cls)
 	}
 	c.text(x+1, y+h-2, "A letter casts that spell; any other key closes this.", clsTitle)

@@ -124,8 +124,15 @@ func (e *Engine) fightTurn(enc *encounter) {
 		case len(p.queue) > 0:
 			cmd := p.queue[0]
 			p.queue = p.queue[:copy(p.queue, p.queue[1:])]
+			cost := e.fightAct(p, enc, cmd)
+			if cost == 0 {
+				// A command that did nothing (a step while fighting, a refused spell) is
+				// not the knight's move: the fight keeps waiting for it.
+				deciding = true
+				break
+			}
 			p.waited = 0
-			p.energy.Spend(e.fightAct(p, enc, cmd))
+			p.energy.Spend(cost)
 		case p.waited < e.cfg.GraceTurns:
 			p.waited++
 			deciding = true
