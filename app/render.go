@@ -179,7 +179,7 @@ func featureMark(f world.Feature) (string, bool) {
 	case world.FeatStairsDown:
 		return ">>", true
 	case world.FeatChute:
-		return "()", true
+		return "\\/", true
 	case world.FeatPit:
 		return "[]", true
 	}

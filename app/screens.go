@@ -142,6 +142,9 @@ func statusLine(s world.Self) string {
 	if f := s.Feature.String(); f != "" {
 		where += " │ On the " + f
 	}
+	if len(s.Status) > 0 {
+		where += " │ " + capitalize(strings.Join(s.Status, ", "))
+	}
 	return fmt.Sprintf("%s │ Level %d │ Hits %d/%d │ Spells %d │ Exp %d │ %s",
 		s.Name, s.Level, s.Hits, s.MaxHits, s.SpellUnits, s.Experience, where)
 }
@@ -179,6 +182,9 @@ func (m *Model) painter(set []byte, others bool) *levelPainter {
 				lp.marks[o.Pos] = mark{initials(o.Name), clsOther}
 			}
 		}
+	}
+	for _, t := range v.Traps {
+		lp.marks[t] = mark{"··", clsFeature} // seed 000: traps "show on the map as dots"
 	}
 	if others {
 		for _, mo := range v.Monsters {
@@ -223,6 +229,7 @@ var helpText = []string{
 	"Walls and doors lie between squares. Locked doors (═ ║) lead into rooms:",
 	"throw yourself at one with shift+direction; Strength decides if it gives.",
 	"Secret doors look like walls, but one time in six as a wall with a box (□).",
+	"Hidden traps (··) show once known; \\/ is a chute and [] a pit.",
 	"Other knights show as the first two letters of their names; you are ().",
 	"",
 	"THE MONSTERS (seed 000: \"Eight classes of monsters reside in the dungeon\")",

@@ -26,6 +26,8 @@ type Adventurer struct {
 	Items []Item `json:"items,omitempty"`
 	// Effects are the spells working on the knight.
 	Effects []Effect `json:"effects,omitempty"`
+	// Status are the conditions traps left on the knight (seed 001).
+	Status []Status `json:"status,omitempty"`
 	// Moves counts the knight's moves, for the ring of regeneration's "every 25 moves".
 	Moves int `json:"moves,omitempty"`
 
@@ -55,6 +57,8 @@ type LevelMap struct {
 	Seen  []byte `json:"seen"`
 	// Doors are the secret doors found on this level, as Level.EdgeIndex values.
 	Doors []int `json:"doors,omitempty"`
+	// Traps are the traps known on this level, as square indices (y*W+x).
+	Traps []int `json:"traps,omitempty"`
 }
 
 // Clone copies the adventurer, maps included.
@@ -70,10 +74,12 @@ func (a Adventurer) Clone() Adventurer {
 	}
 	c.Items = append([]Item(nil), a.Items...)
 	c.Effects = append([]Effect(nil), a.Effects...)
+	c.Status = append([]Status(nil), a.Status...)
 	c.Maps = make([]LevelMap, len(a.Maps))
 	for i, m := range a.Maps {
 		m.Seen = append([]byte(nil), m.Seen...)
 		m.Doors = append([]int(nil), m.Doors...)
+		m.Traps = append([]int(nil), m.Traps...)
 		c.Maps[i] = m
 	}
 	return c

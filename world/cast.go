@@ -153,7 +153,8 @@ func (e *Engine) castEffect(p *player, c Cast) {
 		e.say(p, fmt.Sprintf("You cast Depth: you are on level %d of the dungeon.", p.rec.Depth))
 	case SpellFindTraps:
 		p.addEffect(s)
-		e.say(p, "You cast Find Traps. You sense no traps around you.")
+		e.say(p, "You cast Find Traps.")
+		e.findTraps(p, true)
 	case SpellESP:
 		e.esp(p)
 	case SpellPassWall:

@@ -63,7 +63,7 @@ func (e *Engine) invisible(p *player) bool {
 // dieSides is the knight's to-hit die: its Dexterity adjusted for the weight it carries
 // (seed 000).
 func (e *Engine) dieSides(p *player) int {
-	return EffectiveDex(p.rec.Dex, carried(p.rec.Items), CarryCapacity(p.rec.Str))
+	return EffectiveDex(p.rec.Dex, carried(p.rec.Items), CarryCapacity(e.str(p)))
 }
 
 // maxRings is how many rings a knight can wear at once: one on each hand.
@@ -149,10 +149,19 @@ func (e *Engine) countMove(p *player) {
 // act carries out one command and returns its cost in percent of a round; a command that
 // does nothing (walking into a wall) costs nothing.
 func (e *Engine) act(p *player, c Command) float64 {
+	if held, cost := e.held(p, c); held {
+		return cost
+	}
 	switch c := c.(type) {
 	case Move:
 		if p.rec.Depth == 0 {
 			return 0
+		}
+		if p.status(StatusConfused) != nil && e.rng.IntN(2) == 0 {
+			// Ruling: a confused knight goes a random way half the time (seed 001 gives
+			// confusion no numbers).
+			c.Dir = Dirs[e.rng.IntN(4)]
+			e.say(p, "You stumble about in confusion.")
 		}
 		return e.move(p, c)
 	case Climb:
@@ -206,7 +215,7 @@ func (e *Engine) move(p *player, m Move) float64 {
 	case edge == EdgeLocked:
 		// Seed 000: Strength "determines your ability to open up doors". A knight breaks a
 		// locked door with chance Str in 20; a broken door stays open for everyone.
-		if e.rng.IntN(20) >= p.rec.Str {
+		if e.rng.IntN(20) >= e.str(p) {
 			e.say(p, "You throw yourself at the locked door. It holds.")
 			return cost
 		}
@@ -244,6 +253,16 @@ func (e *Engine) move(p *player, m Move) float64 {
 		e.startFight(p, w)
 		return cost
 	}
+	if e.fallThrough(p, false) {
+		return cost
+	}
+	e.springTrap(p)
+	if _, ok := e.players[p.rec.Fingerprint]; !ok || p.rec.Pos() != to {
+		return cost // the trap killed the knight or carried it off
+	}
+	if p.has(SpellFindTraps) {
+		e.findTraps(p, false)
+	}
 	switch l.Feature(to) {
 	case FeatExit:
 		e.say(p, "The exit is here. Press < to climb out of the dungeon.")
@@ -270,6 +289,8 @@ func (e *Engine) climb(p *player, down bool) float64 {
 	pos := p.rec.Pos()
 	cost := MoveCost(e.speed(p))
 	switch f := l.Feature(pos); {
+	case down && f == FeatChute:
+		e.fallThrough(p, true) // a levitating knight chooses to use the chute
 	case down && f == FeatStairsDown:
 		next := e.levels[p.rec.Depth]
 		e.place(p, p.rec.Depth+1, next.Up)

@@ -80,6 +80,7 @@ func (e *Engine) startFight(p *player, m *monster) {
 		enc.logf("%s joins the fight against %s!", p.rec.Name, theName(k))
 		return
 	}
+	m.asleep, m.stuck = false, false // a knight wakes a gassed monster
 	enc := &encounter{monster: m, players: []*player{p}, inRoom: m.room >= 0}
 	m.fight, p.fight = enc, enc
 	e.fights = append(e.fights, enc)
@@ -118,6 +119,11 @@ func (e *Engine) fightTurn(enc *encounter) {
 	deciding := false
 	for _, p := range append([]*player(nil), enc.players...) {
 		if p.fight != enc || !p.energy.Ready() {
+			continue
+		}
+		if p.status(StatusAsleep) != nil {
+			enc.logf("%s is asleep and cannot fight.", p.rec.Name)
+			p.energy.Spend(CostRest)
 			continue
 		}
 		switch {
@@ -176,7 +182,7 @@ func (e *Engine) fightAct(p *player, enc *encounter, c Command) float64 {
 		// Seed 000: with "pray" the knight hits on more than 3, and always against Undead.
 		if PlayerHits(e.rng, e.dieSides(p), p.has(SpellPray), k.Class) {
 			// Seed 000: "adjusted further by the 'plus' value of your sword".
-			dmg := PlayerDamage(e.rng, p.rec.Level, best(p.rec.Items, ItemSword), p.rec.Str)
+			dmg := PlayerDamage(e.rng, p.rec.Level, best(p.rec.Items, ItemSword), e.str(p))
 			m.hits -= dmg
 			if m.hits <= 0 {
 				enc.logf("%s hits %s for %d. %s is dead!", p.rec.Name, theName(k), dmg, capital(theName(k)))

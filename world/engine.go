@@ -203,6 +203,11 @@ func (e *Engine) Step() {
 		}
 		p.energy.EndTurn(ready && !acted)
 	}
+	if e.turn%TurnsPerRound == 0 {
+		for _, p := range append([]*player(nil), e.order...) {
+			e.tickStatus(p)
+		}
+	}
 	for _, enc := range append([]*encounter(nil), e.fights...) {
 		if enc.monster.fight == enc {
 			e.fightTurn(enc)
@@ -537,6 +542,9 @@ func (e *Engine) view(p *player) View {
 	for _, ef := range p.rec.Effects {
 		v.Self.Effects = append(v.Self.Effects, ef.String())
 	}
+	for _, st := range p.rec.Status {
+		v.Self.Status = append(v.Self.Status, st.String())
+	}
 	if p.rec.Depth == 0 {
 		return v
 	}
@@ -547,6 +555,9 @@ func (e *Engine) view(p *player) View {
 		m := p.rec.Maps[p.mapIdx]
 		v.Known = slices.Clone(m.Seen)
 		v.FoundDoors = slices.Clone(m.Doors)
+		for _, sq := range m.Traps {
+			v.Traps = append(v.Traps, Pos{sq % v.Level.W, sq / v.Level.W})
+		}
 	}
 	for _, q := range e.order {
 		if q != p && q.rec.Depth == p.rec.Depth {
@@ -606,11 +617,16 @@ func (e *Engine) look(p *player) {
 	if len(p.visible) != bitsetLen(l.W*l.H) {
 		p.visible = make([]byte, bitsetLen(l.W*l.H))
 	}
-	l.visible(p.rec.Pos(), p.visible)
+	if p.status(StatusBlind) != nil {
+		clear(p.visible) // seed 001: "You can't see anything!"
+	} else {
+		l.visible(p.rec.Pos(), p.visible)
+	}
 	seen := p.rec.Maps[p.mapIdx].Seen
 	for i := range seen {
 		seen[i] |= p.visible[i]
 	}
+	e.lightTraps(p)
 	p.dirty, p.changed = true, true
 }
 

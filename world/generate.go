@@ -74,6 +74,7 @@ func Generate(depth int, seed uint64, bottom bool) *Level {
 	g.carveNetwork(fronts)
 	g.addLoops()
 	g.corridorDoors()
+	placeHazards(g.l, bottom)
 	return g.l
 }
 

@@ -234,7 +234,7 @@ func checkStairs(l *Level, bottom bool) error {
 	}
 	n := 0
 	for p := range squares(l) {
-		if l.Feature(p) != FeatNone {
+		if f := l.Feature(p); f != FeatNone && f != FeatChute && f != FeatPit {
 			n++
 		}
 	}
@@ -282,6 +282,7 @@ func TestGeneratedLevelInvariants(t *testing.T) {
 		{"room shapes and doors", checkRoomShapes},
 		{"stairs", checkStairs},
 		{"rock walled", checkRockWalled},
+		{"hazards", checkHazards},
 	}
 	testDungeons() // generate before the subtests start, not in each of them
 	for _, c := range checks {
@@ -509,4 +510,41 @@ func TestLevelSeed(t *testing.T) {
 	if LevelSeed(42, 3) != LevelSeed(42, 3) {
 		t.Fatal("LevelSeed is not a function")
 	}
+}
+
+// checkHazards: seed 001's trap count for levels 1-10 ("1 + rnd(2)": 1 or 2), hidden on open
+// squares; one chute and one pit on corridors above the bottom level, none on the bottom
+// (nothing to fall to); none next to the stairs.
+func checkHazards(l *Level, bottom bool) error {
+	traps, chutes, pits := 0, 0, 0
+	for p := range squares(l) {
+		if l.Trap(p) != TrapNone {
+			traps++
+			if l.Terrain(p) == Rock || l.Feature(p) != FeatNone {
+				return fmt.Errorf("trap %v on %v", l.Trap(p), p)
+			}
+		}
+		switch l.Feature(p) {
+		case FeatChute:
+			chutes++
+		case FeatPit:
+			pits++
+		default:
+			continue
+		}
+		if l.Terrain(p) != Corridor || l.nextToStairs(p) {
+			return fmt.Errorf("%v at %v is off a corridor or next to the stairs", l.Feature(p), p)
+		}
+	}
+	if traps < 1 || traps > 2 {
+		return fmt.Errorf("%d traps, seed 001 gives 1 or 2 on levels 1-10", traps)
+	}
+	want := 1
+	if bottom {
+		want = 0
+	}
+	if chutes != want || pits != want {
+		return fmt.Errorf("%d chutes and %d pits, want %d of each", chutes, pits, want)
+	}
+	return nil
 }

@@ -118,11 +118,12 @@ type Level struct {
 	Seed  uint64 // the seed this level was generated from
 	W, H  int
 
-	terrain []Terrain // W*H
-	room    []int16   // W*H, room index or -1
-	feature []Feature // W*H
-	east    []Edge    // W*H, edge on the east side of each square
-	south   []Edge    // W*H, edge on the south side of each square
+	terrain []Terrain  // W*H
+	room    []int16    // W*H, room index or -1
+	feature []Feature  // W*H
+	trap    []TrapKind // W*H, the hidden MAG trap on each square (TrapNone for none)
+	east    []Edge     // W*H, edge on the east side of each square
+	south   []Edge     // W*H, edge on the south side of each square
 
 	// Rooms lists the rooms; a room's squares carry its index in room.
 	Rooms []RoomRect
@@ -143,7 +144,7 @@ func (r RoomRect) Contains(p Pos) bool {
 func NewLevel(depth int, seed uint64, w, h int) *Level {
 	n := w * h
 	l := &Level{Depth: depth, Seed: seed, W: w, H: h,
-		terrain: make([]Terrain, n), room: make([]int16, n), feature: make([]Feature, n),
+		terrain: make([]Terrain, n), room: make([]int16, n), feature: make([]Feature, n), trap: make([]TrapKind, n),
 		east: make([]Edge, n), south: make([]Edge, n)}
 	for i := range n {
 		l.room[i] = -1
@@ -190,6 +191,17 @@ func (l *Level) Feature(p Pos) Feature {
 	}
 	return l.feature[l.idx(p)]
 }
+
+// Trap is the trap hidden on p, or TrapNone.
+func (l *Level) Trap(p Pos) TrapKind {
+	if !l.In(p) {
+		return TrapNone
+	}
+	return l.trap[l.idx(p)]
+}
+
+// SetTrap hides a trap on p (TrapNone removes it).
+func (l *Level) SetTrap(p Pos, t TrapKind) { l.trap[l.idx(p)] = t }
 
 // SetFeature puts f on p.
 func (l *Level) SetFeature(p Pos, f Feature) { l.feature[l.idx(p)] = f }
@@ -242,6 +254,7 @@ func (l *Level) Clone() *Level {
 	c.terrain = append([]Terrain(nil), l.terrain...)
 	c.room = append([]int16(nil), l.room...)
 	c.feature = append([]Feature(nil), l.feature...)
+	c.trap = append([]TrapKind(nil), l.trap...)
 	c.east = append([]Edge(nil), l.east...)
 	c.south = append([]Edge(nil), l.south...)
 	c.Rooms = append([]RoomRect(nil), l.Rooms...)
@@ -265,7 +278,7 @@ func (l *Level) MarshalBinary() ([]byte, error) {
 	if err := binary.Write(&b, binary.LittleEndian, hdr); err != nil {
 		return nil, err
 	}
-	for _, s := range []any{l.terrain, l.room, l.feature, l.east, l.south} {
+	for _, s := range []any{l.terrain, l.room, l.feature, l.trap, l.east, l.south} {
 		if err := binary.Write(&b, binary.LittleEndian, s); err != nil {
 			return nil, err
 		}

@@ -29,6 +29,8 @@ type monster struct {
 	energy Energy
 	fight  *encounter
 	held   bool // charmed, held or asleep: it does not fight back (seed 000, Charm)
+	stuck  bool // in a trap: 1 in 7 a turn to get free (seed 001)
+	asleep bool // gassed: it sleeps until a knight wakes it (seed 001)
 }
 
 func (m *monster) Kind() *MonsterKind { return m.kind.Kind() }
@@ -133,7 +135,14 @@ func (e *Engine) wander() {
 				continue
 			}
 			if m.energy.Ready() {
-				e.stepWanderer(m)
+				switch {
+				case m.asleep:
+				case m.stuck:
+					// Seed 001: "the monster has a 1 out of 7 chance (14 percent) to escape".
+					m.stuck = e.rng.IntN(7) != 0
+				default:
+					e.stepWanderer(m)
+				}
 				m.energy.Spend(MoveCost(m.Kind().Speed))
 			}
 			m.energy.EndTurn(false)
@@ -196,6 +205,10 @@ func (e *Engine) stepWanderer(m *monster) {
 	m.pos = opts[e.rng.IntN(n)]
 	e.monsterMoved(m.depth, from)
 	e.monsterMoved(m.depth, m.pos)
+	e.monsterTrap(m)
+	if !e.alive(m) {
+		return
+	}
 	for _, p := range e.order {
 		if p.rec.Depth == m.depth && p.rec.Pos() == m.pos && p.fight == nil {
 			e.startFight(p, m)
@@ -212,4 +225,14 @@ func (e *Engine) monsterMoved(depth int, p Pos) {
 			q.dirty = true
 		}
 	}
+}
+
+// alive reports whether the monster is still on its level.
+func (e *Engine) alive(m *monster) bool {
+	for _, x := range e.state[m.depth-1].monsters {
+		if x == m {
+			return true
+		}
+	}
+	return false
 }

@@ -15,6 +15,8 @@ type View struct {
 	Known   []byte
 	// FoundDoors are secret doors this player has found on this level (EdgeIndex values).
 	FoundDoors []int
+	// Traps are the traps this player knows on this level.
+	Traps []Pos
 	// Others are the other players on the same level; Seen says whether this player can
 	// see them now (only those are drawn on the dungeon view).
 	Others []Other
@@ -59,6 +61,8 @@ type Self struct {
 	Light bool
 	// Effects are the spells working on the knight, as text ("Light (24 moves)").
 	Effects []string
+	// Status are the conditions traps left on the knight, as text ("stuck (5 tries)").
+	Status []string
 }
 
 // Other is another player as seen from this one.

@@ -165,6 +165,9 @@ func (s *server) cmdWhoami(sess ssh.Session, args []string) int {
 	for _, ef := range rec.Effects {
 		out.Effects = append(out.Effects, ef.String())
 	}
+	for _, st := range rec.Status {
+		out.Effects = append(out.Effects, st.String())
+	}
 	if asJSON {
 		return writeJSON(sess, out)
 	}

@@ -32,7 +32,13 @@ const testTick = 5 * time.Millisecond
 
 func startServer(t *testing.T, dir string) *testServer {
 	t.Helper()
-	cfg := config{addr: "127.0.0.1:0", data: dir, adminKeys: filepath.Join(dir, "admin_keys"), seed: defaultSeed, tick: testTick}
+	return startServerSeed(t, dir, defaultSeed)
+}
+
+// startServerSeed starts the server on a dungeon of another seed.
+func startServerSeed(t *testing.T, dir string, seed uint64) *testServer {
+	t.Helper()
+	cfg := config{addr: "127.0.0.1:0", data: dir, adminKeys: filepath.Join(dir, "admin_keys"), seed: seed, tick: testTick}
 	srv, err := newServer(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatal(err)

@@ -1,0 +1,418 @@
+package world
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Rulings on seed 001 (docs/DESIGN.md): a MAG "turn" is one round of the world clock (ten
+// engine turns, the time a knight at speed 0 takes for one action); being stuck counts
+// tries to move, as the seed says. Monsters always set off the traps they step on.
+
+// findTrapsRange is how far Find Traps senses traps, in squares (seed 000: "Tells you what
+// traps are around you").
+const findTrapsRange = 3
+
+// str is the knight's Strength less what poison has taken for now (seed 001).
+func (e *Engine) str(p *player) int {
+	s := p.rec.Str
+	for _, st := range p.rec.Status {
+		if st.Kind == StatusWeak {
+			s--
+		}
+	}
+	return max(1, s)
+}
+
+// status is the condition of a kind on the knight, if any.
+func (p *player) status(k StatusKind) *Status {
+	for i := range p.rec.Status {
+		if p.rec.Status[i].Kind == k {
+			return &p.rec.Status[i]
+		}
+	}
+	return nil
+}
+
+func (p *player) addStatus(k StatusKind, left int) {
+	p.rec.Status = append(p.rec.Status, Status{Kind: k, Left: left})
+	p.changed, p.dirty = true, true
+}
+
+// levitating reports whether the knight floats (seed 000: boots of levitation, the spell).
+func (e *Engine) levitating(p *player) bool {
+	return wearing(p.rec.Items, ItemBootsOfLevitation) || p.has(SpellLevitation)
+}
+
+// knowTrap puts a trap on the knight's map of its level (seed 000: "Traps ... show on the
+// map as dots").
+func (e *Engine) knowTrap(p *player, sq int) {
+	if p.mapIdx < 0 {
+		return
+	}
+	m := &p.rec.Maps[p.mapIdx]
+	if !slices.Contains(m.Traps, sq) {
+		m.Traps = append(m.Traps, sq)
+		p.changed, p.dirty = true, true
+	}
+}
+
+// springTrap runs the trap on the square a knight just stepped onto (seed 001).
+func (e *Engine) springTrap(p *player) {
+	l := e.levels[p.rec.Depth-1]
+	pos := p.rec.Pos()
+	t := l.Trap(pos)
+	if t == TrapNone {
+		return
+	}
+	r := e.rng
+	freeAction := wearing(p.rec.Items, ItemRingOfFreeAction)
+	if freeAction && t != TrapBear {
+		// Seed 001: "A ring of free action allows the player to avoid all traps", with
+		// its two messages; the bear trap still holds for a turn ("Player stuck for 1 turn
+		// if wearing a ring of free action").
+		switch t {
+		case TrapWeb:
+			e.say(p, "Wait! The web melts and you pass through it.")
+			e.knowTrap(p, l.idx(pos))
+		case TrapStrangleWeed:
+			e.say(p, "You manage to slip from its grasp!")
+			e.knowTrap(p, l.idx(pos))
+		}
+		return
+	}
+	if r.Float64() < AvoidChance {
+		return // seed 001: "A player avoids traps 47.5 percent of the time"; no message
+	}
+	e.knowTrap(p, l.idx(pos))
+	hurt := func(n int, by string) bool {
+		p.rec.Hits -= n
+		p.changed = true
+		if p.rec.Hits <= 0 {
+			e.die(p, by)
+			return true
+		}
+		return false
+	}
+	switch t {
+	case TrapWeb:
+		e.say(p, "You are caught in a sticky, strandy spider web!")
+		p.addStatus(StatusStuck, rangeRoll(r, 5, 9))
+	case TrapStun:
+		e.say(p, "<<ZZRRRRAAAPP>> An electric burning rips through your body!")
+		if hurt(rangeRoll(r, 1, 5), "a stun trap") {
+			return
+		}
+		switch r.IntN(3) {
+		case 0:
+			if p.status(StatusConfused) == nil {
+				p.addStatus(StatusConfused, rangeRoll(r, 10, 19))
+			}
+		case 1:
+			if p.status(StatusBlind) == nil {
+				e.say(p, "You can't see anything!")
+				p.addStatus(StatusBlind, rangeRoll(r, 5, 14))
+				e.look(p)
+			}
+		default:
+			if p.status(StatusAsleep) == nil {
+				e.say(p, "You go unconscious!")
+				p.addStatus(StatusAsleep, rangeRoll(r, 5, 9))
+			}
+		}
+	case TrapPendulum:
+		e.say(p, "A huge sharp pendulum blade swings down from above...")
+		if r.Float64() >= PendulumChance(p.rec.Level) {
+			e.say(p, "...and misses you by a hair.")
+			return
+		}
+		hurt(rangeRoll(r, 5+p.rec.Depth, 9+p.rec.Depth), "a pendulum")
+	case TrapStrangleWeed:
+		e.say(p, "A weed snakes out and wraps around your neck!")
+		p.addStatus(StatusStrangle, rangeRoll(r, 5, 9))
+	case TrapPoisonNeedle:
+		e.say(p, "Ouch! A poison needle stabbed you in the foot.")
+		if hurt(rangeRoll(r, 5, 9), "a poison needle") {
+			return
+		}
+		if wearing(p.rec.Items, ItemRingOfSustainStrength) {
+			return // "Strength is not lost if player is wearing a ring of sustain strength."
+		}
+		first := rangeRoll(r, 500, 999)
+		p.addStatus(StatusWeak, first)
+		if r.IntN(2) == 1 {
+			// "down 2 points for 500 to 999 turns and then be down 1 point for an
+			// additional 500 to 999 turns"
+			p.addStatus(StatusWeak, first+rangeRoll(r, 500, 999))
+		}
+		e.say(p, "You feel weaker.")
+	case TrapSleepingGas:
+		e.say(p, "A curious white mist encircles you...you fall asleep.")
+		p.addStatus(StatusAsleep, rangeRoll(r, 5, 9))
+	case TrapBear:
+		e.say(p, "A bear trap snaps shut on your foot!")
+		if hurt(rangeRoll(r, 1, 6), "a bear trap") {
+			return
+		}
+		if freeAction {
+			p.addStatus(StatusStuck, 1)
+		} else {
+			p.addStatus(StatusStuck, rangeRoll(r, 5, 9))
+		}
+	case TrapFlyingSpear:
+		// Seed 001: "Has no effect when in a maze room"; this dungeon has no maze rooms.
+		e.say(p, "A spear shoots out from a hole in the wall!")
+		hurt(SpearDamage(r), "a flying spear")
+	case TrapTeleport:
+		// Seed 001: "teleported to a random square on the current dungeon level and is
+		// confused for 1 to 3 turns"; "Message: no message".
+		e.place(p, p.rec.Depth, e.randomSquare(p.rec.Depth))
+		p.addStatus(StatusConfused, rangeRoll(r, 1, 3))
+	}
+}
+
+// fallThrough handles chutes and pits under a knight who just arrived on a square (seed
+// 000: chutes "drop you one or more levels", pits drop you one level with a fall; "Allows
+// you to levitate over traps in the dungeon, such as pits and chutes. You are given the
+// choice of using a chute, however.").
+func (e *Engine) fallThrough(p *player, chosen bool) bool {
+	l := e.levels[p.rec.Depth-1]
+	f := l.Feature(p.rec.Pos())
+	if f != FeatChute && f != FeatPit {
+		return false
+	}
+	if e.levitating(p) && !chosen {
+		if f == FeatChute {
+			e.say(p, "You float over a chute. Press > to drop down it.")
+		} else {
+			e.say(p, "You float over a pit.")
+		}
+		return false
+	}
+	drop := 1
+	if f == FeatChute && e.rng.IntN(3) == 0 {
+		drop = 2 // ruling: a chute drops two levels one time in three
+	}
+	depth := min(len(e.levels), p.rec.Depth+drop)
+	e.place(p, depth, e.nearestOpen(depth, p.rec.Pos()))
+	if f == FeatChute {
+		e.say(p, fmt.Sprintf("You slide down a chute to level %d!", depth))
+		return true
+	}
+	n := 1 + e.rng.IntN(6) // ruling: a pit's fall hurts d6
+	p.rec.Hits -= n
+	e.say(p, fmt.Sprintf("You fall into a pit and land on level %d! (-%d hits)", depth, n))
+	if p.rec.Hits <= 0 {
+		e.die(p, "a fall into a pit")
+	}
+	return true
+}
+
+// findTraps is Find Traps at work: the traps near the knight go on its map and it is told
+// where they are.
+func (e *Engine) findTraps(p *player, announce bool) {
+	l := e.levels[p.rec.Depth-1]
+	at := p.rec.Pos()
+	var found []string
+	for y := at.Y - findTrapsRange; y <= at.Y+findTrapsRange; y++ {
+		for x := at.X - findTrapsRange; x <= at.X+findTrapsRange; x++ {
+			q := Pos{x, y}
+			if t := l.Trap(q); t != TrapNone {
+				e.knowTrap(p, l.idx(q))
+				found = append(found, fmt.Sprintf("a %s %s", t, direction(at, q)))
+			}
+		}
+	}
+	switch {
+	case len(found) > 0:
+		e.say(p, "You sense "+strings.Join(found, "; ")+".")
+	case announce:
+		e.say(p, "You sense no traps around you.")
+	}
+}
+
+// direction says where q lies from p: "2 squares north-east", "here".
+func direction(p, q Pos) string {
+	dx, dy := q.X-p.X, q.Y-p.Y
+	if dx == 0 && dy == 0 {
+		return "here"
+	}
+	ns, ew := "", ""
+	if dy < 0 {
+		ns = "north"
+	} else if dy > 0 {
+		ns = "south"
+	}
+	if dx < 0 {
+		ew = "west"
+	} else if dx > 0 {
+		ew = "east"
+	}
+	way := ns + ew
+	if ns != "" && ew != "" {
+		way = ns + "-" + ew
+	}
+	return fmt.Sprintf("%d squares %s", max(absInt(dx), absInt(dy)), way)
+}
+
+// lightTraps shows the traps on lit, visible squares (ruling: Light reveals traps as it
+// reveals secret doors).
+func (e *Engine) lightTraps(p *player) {
+	if !e.lit(p) {
+		return
+	}
+	l := e.levels[p.rec.Depth-1]
+	for i, t := range l.trap {
+		if t != TrapNone && Bit(p.visible, i) {
+			e.knowTrap(p, i)
+		}
+	}
+}
+
+// tickStatus runs a round of the world clock on a knight's conditions: they count down,
+// strangle weed chokes, and spent conditions end with a word.
+func (e *Engine) tickStatus(p *player) {
+	if len(p.rec.Status) == 0 {
+		return
+	}
+	kept := p.rec.Status[:0]
+	for _, st := range p.rec.Status {
+		switch st.Kind {
+		case StatusStuck:
+			kept = append(kept, st) // only tries to move wear it down
+			continue
+		case StatusStrangle:
+			// Seed 001: strangle weed — "stuck and loses 1 hit point each turn".
+			p.rec.Hits--
+			kept = append(kept, st)
+			continue
+		}
+		st.Left--
+		if st.Left > 0 {
+			kept = append(kept, st)
+			continue
+		}
+		switch st.Kind {
+		case StatusConfused:
+			e.say(p, "You feel less confused now.")
+		case StatusBlind:
+			e.say(p, "You can see again.")
+		case StatusAsleep:
+			e.say(p, "You wake up.")
+		case StatusWeak:
+			e.say(p, "You feel your strength coming back.")
+		}
+	}
+	p.rec.Status = kept
+	p.changed, p.dirty = true, true
+	if p.rec.Depth > 0 && p.status(StatusBlind) == nil {
+		e.look(p)
+	}
+	if p.rec.Hits <= 0 {
+		e.die(p, "strangle weed")
+	}
+}
+
+// held reports whether a condition keeps the knight from acting, and says so. A stuck
+// knight trying to move uses up one of its tries (seed 001: "Player has to try to move for
+// 5 to 9 turns to escape the trap").
+func (e *Engine) held(p *player, c Command) (bool, float64) {
+	if p.status(StatusAsleep) != nil {
+		e.say(p, "You are asleep and cannot act.")
+		return true, 0
+	}
+	if _, isMove := c.(Move); !isMove {
+		return false, 0
+	}
+	for _, k := range []StatusKind{StatusStrangle, StatusStuck} {
+		st := p.status(k)
+		if st == nil {
+			continue
+		}
+		st.Left--
+		if st.Left <= 0 {
+			p.rec.Status = slices.DeleteFunc(p.rec.Status, func(s Status) bool { return s.Kind == k })
+			e.say(p, "You struggle free!")
+		} else {
+			e.say(p, "You struggle but are still stuck.")
+		}
+		p.changed = true
+		return true, MoveCost(e.speed(p))
+	}
+	return false, 0
+}
+
+// --- monsters and traps ---
+
+// sayWhereSeen tells the knights who can see square q of a level.
+func (e *Engine) sayWhereSeen(depth int, q Pos, msg string) []*player {
+	i := e.levels[depth-1].idx(q)
+	var who []*player
+	for _, p := range e.order {
+		if p.rec.Depth == depth && Bit(p.visible, i) {
+			e.say(p, msg)
+			who = append(who, p)
+		}
+	}
+	return who
+}
+
+// monsterTrap runs the trap a monster stepped on (seed 001: "A monster can be affected by
+// a trap even when the monster is not visible to the player"; its messages reach only
+// those who see it, and "You hear a zapping sound." reaches everyone on the level).
+func (e *Engine) monsterTrap(m *monster) {
+	l := e.levels[m.depth-1]
+	t := l.Trap(m.pos)
+	if t == TrapNone || t == TrapFlyingSpear { // "Monster: not affected by this trap"
+		return
+	}
+	r := e.rng
+	name := capital(theName(m.Kind()))
+	seen := func(msg string) {
+		for _, p := range e.sayWhereSeen(m.depth, m.pos, msg) {
+			e.knowTrap(p, l.idx(m.pos)) // "hidden until ... a monster steps on it when the monster is visible"
+		}
+	}
+	switch t {
+	case TrapWeb:
+		m.stuck = true
+		seen(name + " gets caught in a spider web!")
+	case TrapStun:
+		m.hits--
+		if r.IntN(2) == 0 {
+			m.stuck = true
+		}
+		for _, p := range e.order {
+			if p.rec.Depth == m.depth {
+				e.say(p, "You hear a zapping sound.")
+			}
+		}
+	case TrapPendulum:
+		m.hits -= rangeRoll(r, 5+m.depth, 9+m.depth)
+		seen("A pendulum swings down and slices into " + theName(m.Kind()) + "!")
+	case TrapStrangleWeed:
+		m.stuck = true
+		m.hits -= rangeRoll(r, 1, 4)
+		seen("A weed snakes out and wraps around " + theName(m.Kind()) + "!")
+	case TrapPoisonNeedle:
+		m.hits -= rangeRoll(r, 5, 9)
+		seen("A needle jabs " + theName(m.Kind()) + ".")
+	case TrapSleepingGas:
+		m.asleep = true
+		seen("A faint white wisp of mist encircles " + theName(m.Kind()) + ".")
+	case TrapBear:
+		m.stuck = true
+		m.hits -= rangeRoll(r, 1, 6)
+		seen("A bear trap snaps shut on " + theName(m.Kind()) + ".")
+	case TrapTeleport:
+		from := m.pos
+		m.pos = e.randomCorridor(m.depth)
+		e.monsterMoved(m.depth, from)
+		e.monsterMoved(m.depth, m.pos)
+	}
+	if m.hits <= 0 {
+		e.sayWhereSeen(m.depth, m.pos, name+" dies.")
+		e.removeMonster(m)
+	}
+}

@@ -1,0 +1,403 @@
+package world
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// Seed 001: "levels 1 - 10: minimum 1, maximum 2, 1 + rnd(2); 11 - 20: 1..5, 1 + rnd(2) +
+// rnd(4); 21+: 1..8, 1 + rnd(2) + rnd(4) + rnd(4)", rnd(X) being "rand() MOD X".
+func TestTrapCountFormula(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 1))
+	for _, tc := range []struct{ depth, lo, hi int }{{1, 1, 2}, {10, 1, 2}, {11, 1, 5}, {20, 1, 5}, {21, 1, 8}, {40, 1, 8}} {
+		seen := map[int]bool{}
+		for range 20000 {
+			n := TrapCount(r, tc.depth)
+			if n < tc.lo || n > tc.hi {
+				t.Fatalf("depth %d: %d traps, seed 001 allows %d..%d", tc.depth, n, tc.lo, tc.hi)
+			}
+			seen[n] = true
+		}
+		if len(seen) != tc.hi-tc.lo+1 {
+			t.Errorf("depth %d: counts seen %v, want every one of %d..%d", tc.depth, seen, tc.lo, tc.hi)
+		}
+	}
+}
+
+// Seed 001's pendulum table, row by row.
+func TestPendulumTable(t *testing.T) {
+	table := []float64{45.0, 42.5, 40.0, 37.5, 35.0, 32.5, 30.0, 27.5, 25.0, 22.5, 20.0, 17.5, 15.0, 12.5, 10.0, 7.5, 5.0, 2.5, 0.0, 0.0, 0.0}
+	for i, want := range table {
+		level := i + 1
+		if got := PendulumChance(level) * 100; got < want-1e-9 || got > want+1e-9 {
+			t.Errorf("experience level %d: %.1f%%, seed 001 says %.1f%%", level, got, want)
+		}
+	}
+}
+
+// Seed 001's flying spear: "2d3 ... a random number from 0 to 2 plus another random number
+// from 0 to 2": 0..4, every value reached.
+func TestSpearDamageRange(t *testing.T) {
+	r := rand.New(rand.NewPCG(2, 2))
+	seen := map[int]bool{}
+	for range 10000 {
+		d := SpearDamage(r)
+		if d < 0 || d > 4 {
+			t.Fatalf("spear did %d", d)
+		}
+		seen[d] = true
+	}
+	if len(seen) != 5 {
+		t.Fatalf("spear damage seen %v, want 0..4", seen)
+	}
+}
+
+// trapEngine stands a knight next to square (1,0) of the fight level, with a trap there.
+func trapEngine(t *testing.T, trap TrapKind, seed uint64) (*Engine, *player, *recorder) {
+	t.Helper()
+	e := fightEngine(t, nil)
+	e.rng = rand.New(rand.NewPCG(seed, 99))
+	e.levels[0].SetTrap(Pos{1, 0}, trap)
+	sub := &recorder{}
+	rec := knight("a", 12)
+	rec.Hits, rec.MaxHits = 1000, 1000
+	e.join(rec, sub)
+	return e, e.players["a"], sub
+}
+
+// stepOn walks onto the trap square and back until the trap goes off, and reports the
+// message it gave (the message log since the step).
+func stepOn(t *testing.T, e *Engine, p *player) string {
+	t.Helper()
+	for range 200 {
+		before := len(p.msgs)
+		do(e, "a", Move{Dir: East})
+		if p.rec.Maps[p.mapIdx].Traps != nil {
+			return strings.Join(p.msgs[before:], "\n")
+		}
+		p.rec.X, p.rec.Y = 0, 0
+		e.look(p)
+	}
+	t.Fatal("the trap never went off")
+	return ""
+}
+
+// Seed 001: "A player avoids traps 47.5 percent of the time."
+func TestPlayersAvoidTraps47Point5Percent(t *testing.T) {
+	e, p, _ := trapEngine(t, TrapFlyingSpear, 5)
+	const n = 20000
+	sprung := 0
+	for range n {
+		p.rec.Maps[p.mapIdx].Traps = nil
+		e.springTrapAt(p, Pos{1, 0})
+		if p.rec.Maps[p.mapIdx].Traps != nil {
+			sprung++
+		}
+	}
+	if avoided := 1 - float64(sprung)/n; avoided < 0.465 || avoided > 0.485 {
+		t.Fatalf("avoided %.3f of traps, seed 001 says 0.475", avoided)
+	}
+}
+
+// springTrapAt springs the trap at q on the knight without moving it there for real.
+func (e *Engine) springTrapAt(p *player, q Pos) {
+	at := p.rec.Pos()
+	p.rec.X, p.rec.Y = q.X, q.Y
+	e.springTrap(p)
+	p.rec.X, p.rec.Y = at.X, at.Y
+	p.rec.Status = nil
+}
+
+// Each trap's message and effect on a knight, as seed 001 gives them.
+func TestTrapsOnKnights(t *testing.T) {
+	for _, tc := range []struct {
+		trap  TrapKind
+		msg   string
+		check func(*Engine, *player) string
+	}{
+		{TrapWeb, "You are caught in a sticky, strandy spider web!", func(e *Engine, p *player) string {
+			if st := p.status(StatusStuck); st == nil || st.Left < 5 || st.Left > 9 {
+				return "not stuck for 5 to 9 tries"
+			}
+			return ""
+		}},
+		{TrapStun, "<<ZZRRRRAAAPP>> An electric burning rips through your body!", func(e *Engine, p *player) string {
+			if lost := 1000 - p.rec.Hits; lost < 1 || lost > 5 {
+				return "did not lose 1 to 5 hits"
+			}
+			if len(p.rec.Status) != 1 {
+				return "not confused, blind or asleep"
+			}
+			return ""
+		}},
+		{TrapStrangleWeed, "A weed snakes out and wraps around your neck!", func(e *Engine, p *player) string {
+			if p.status(StatusStrangle) == nil {
+				return "not held by the weed"
+			}
+			hits := p.rec.Hits
+			for range TurnsPerRound {
+				e.Step()
+			}
+			if p.rec.Hits != hits-1 {
+				return "the weed did not take a hit in a turn"
+			}
+			return ""
+		}},
+		{TrapPoisonNeedle, "Ouch! A poison needle stabbed you in the foot.", func(e *Engine, p *player) string {
+			if lost := 1000 - p.rec.Hits; lost < 5 || lost > 9 {
+				return "did not lose 5 to 9 hits"
+			}
+			if e.str(p) >= 12 || e.str(p) < 10 {
+				return "Strength not down by 1 or 2"
+			}
+			return ""
+		}},
+		{TrapSleepingGas, "A curious white mist encircles you...you fall asleep.", func(e *Engine, p *player) string {
+			if st := p.status(StatusAsleep); st == nil || st.Left < 5 || st.Left > 9 {
+				return "not asleep for 5 to 9 turns"
+			}
+			e.enqueue("a", p.session, Move{Dir: West})
+			e.Step()
+			if p.rec.Pos() != (Pos{1, 0}) {
+				return "a sleeping knight walked"
+			}
+			return ""
+		}},
+		{TrapBear, "A bear trap snaps shut on your foot!", func(e *Engine, p *player) string {
+			if lost := 1000 - p.rec.Hits; lost < 1 || lost > 6 {
+				return "did not lose 1 to 6 hits"
+			}
+			if st := p.status(StatusStuck); st == nil || st.Left < 5 || st.Left > 9 {
+				return "not stuck for 5 to 9 tries"
+			}
+			return ""
+		}},
+		{TrapFlyingSpear, "A spear shoots out from a hole in the wall!", func(e *Engine, p *player) string {
+			if lost := 1000 - p.rec.Hits; lost < 0 || lost > 4 {
+				return "did not lose 0 to 4 hits"
+			}
+			return ""
+		}},
+	} {
+		t.Run(tc.trap.String(), func(t *testing.T) {
+			e, p, _ := trapEngine(t, tc.trap, uint64(tc.trap))
+			msg := stepOn(t, e, p)
+			if !strings.Contains(msg, tc.msg) {
+				t.Fatalf("message %q, seed 001 says %q", msg, tc.msg)
+			}
+			if why := tc.check(e, p); why != "" {
+				t.Fatal(why)
+			}
+		})
+	}
+}
+
+// Seed 001, pendulum: "Player loses (5 + dungeon_level) to (9 + dungeon_level) hit points"
+// with the chance of the table; teleportation: "teleported to a random square on the
+// current dungeon level and is confused for 1 to 3 turns".
+func TestPendulumAndTeleportTraps(t *testing.T) {
+	e, p, _ := trapEngine(t, TrapPendulum, 7)
+	seen := map[int]bool{}
+	for range 3000 {
+		before := p.rec.Hits
+		e.springTrapAt(p, Pos{1, 0})
+		if lost := before - p.rec.Hits; lost != 0 {
+			if lost < 6 || lost > 10 {
+				t.Fatalf("pendulum on level 1 took %d hits, seed 001 says 6..10", lost)
+			}
+			seen[lost] = true
+		}
+		p.rec.Hits = 1000
+	}
+	if len(seen) != 5 {
+		t.Fatalf("pendulum damage seen %v, want 6..10", seen)
+	}
+
+	e, p, _ = trapEngine(t, TrapTeleport, 8)
+	stepOn(t, e, p)
+	if st := p.status(StatusConfused); st == nil || st.Left < 1 || st.Left > 3 || p.rec.Pos() == (Pos{1, 0}) && e.levels[0].Trap(p.rec.Pos()) == TrapNone {
+		t.Fatalf("after teleportation: at %v, status %+v", p.rec.Pos(), p.rec.Status)
+	}
+}
+
+// Seed 001: "A ring of free action allows the player to avoid all traps", with "Wait! The
+// web melts and you pass through it."; the bear trap still holds it "for 1 turn".
+func TestRingOfFreeAction(t *testing.T) {
+	e, p, sub := trapEngine(t, TrapWeb, 9)
+	p.rec.Items = append(p.rec.Items, Item{Kind: ItemRingOfFreeAction, Worn: true})
+	do(e, "a", Move{Dir: East})
+	if !strings.Contains(sub.lastMessage(), "Wait! The web melts and you pass through it.") || p.status(StatusStuck) != nil {
+		t.Fatalf("free action and a web: %q %+v", sub.lastMessage(), p.rec.Status)
+	}
+	e, p, _ = trapEngine(t, TrapBear, 10)
+	p.rec.Items = append(p.rec.Items, Item{Kind: ItemRingOfFreeAction, Worn: true})
+	stepOn(t, e, p)
+	if st := p.status(StatusStuck); st == nil || st.Left != 1 {
+		t.Fatalf("free action and a bear trap: %+v", p.rec.Status)
+	}
+}
+
+// Seed 001: "Player has to try to move for 5 to 9 turns to escape the trap."
+func TestBeingStuck(t *testing.T) {
+	e, p, _ := trapEngine(t, TrapWeb, 11)
+	stepOn(t, e, p)
+	tries := p.status(StatusStuck).Left
+	for i := range tries {
+		if p.rec.Pos() != (Pos{1, 0}) {
+			t.Fatalf("got out after %d of %d tries", i, tries)
+		}
+		do(e, "a", Move{Dir: West})
+	}
+	if p.status(StatusStuck) != nil {
+		t.Fatal("still stuck after all the tries")
+	}
+	do(e, "a", Move{Dir: West})
+	if p.rec.Pos() != (Pos{0, 0}) {
+		t.Fatal("cannot walk after struggling free")
+	}
+}
+
+// Seed 001: poison needle strength loss; "Strength is not lost if player is wearing a ring
+// of sustain strength"; and it comes back after 500 to 999 turns.
+func TestPoisonNeedleStrength(t *testing.T) {
+	e, p, _ := trapEngine(t, TrapPoisonNeedle, 12)
+	p.rec.Items = append(p.rec.Items, Item{Kind: ItemRingOfSustainStrength, Worn: true})
+	stepOn(t, e, p)
+	if e.str(p) != 12 {
+		t.Fatal("Strength lost through a ring of sustain strength")
+	}
+	e, p, _ = trapEngine(t, TrapPoisonNeedle, 13)
+	stepOn(t, e, p)
+	if e.str(p) >= 12 {
+		t.Fatal("no Strength lost")
+	}
+	for range 2000 * TurnsPerRound {
+		e.Step()
+	}
+	if e.str(p) != 12 || len(p.rec.Status) != 0 {
+		t.Fatalf("Strength %d after 2000 turns, want it back to 12", e.str(p))
+	}
+}
+
+// Seed 001: monsters are affected by traps whether or not anyone sees them; the message
+// reaches only the knights who see the monster, except "You hear a zapping sound.", which
+// everyone on the level hears.
+func TestWanderersSpringTraps(t *testing.T) {
+	e := fightEngine(t, nil)
+	l := e.levels[0]
+	l.SetTrap(Pos{0, 1}, TrapBear)
+	l.SetTrap(Pos{1, 1}, TrapStun)
+	watcher, blind := &recorder{}, &recorder{}
+	e.join(knight("w", 10), watcher) // at the exit 0,0: sees 0,1 down the corridor
+	rec := knight("b", 10)
+	e.join(rec, blind)
+	e.place(e.players["b"], 1, Pos{3, 1}) // inside the room: cannot see the corridor
+	rat := e.spawn(1, mustMonster(t, "giant rat"), Pos{0, 1}, -1, e.rng)
+	rat.hits = 100
+	e.monsterTrap(rat)
+	e.publish()
+	if !rat.stuck || rat.hits >= 100 || rat.hits < 94 {
+		t.Fatalf("bear trap on the rat: stuck %v hits %d", rat.stuck, rat.hits)
+	}
+	if !strings.Contains(watcher.lastMessage(), "A bear trap snaps shut on the Giant Rat.") {
+		t.Fatalf("the watcher was told %q", watcher.lastMessage())
+	}
+	if strings.Contains(strings.Join(blind.last().Messages, "\n"), "bear trap") {
+		t.Fatal("a knight who cannot see the rat was told about it")
+	}
+	if !containsInt(e.players["w"].rec.Maps[0].Traps, l.idx(Pos{0, 1})) {
+		t.Fatal("the trap the watcher saw go off is not on its map")
+	}
+	rat.pos = Pos{1, 1}
+	e.monsterTrap(rat)
+	e.publish()
+	for _, r := range []*recorder{watcher, blind} {
+		if !strings.Contains(r.lastMessage(), "You hear a zapping sound.") {
+			t.Fatalf("zapping sound not heard: %q", r.lastMessage())
+		}
+	}
+	// A stuck monster gets free one time in seven.
+	freed := 0
+	for range 7000 {
+		rat.stuck = true
+		rat.energy = 0
+		rat.pos = Pos{0, 1}
+		e.wander()
+		if !rat.stuck {
+			freed++
+		}
+	}
+	if f := float64(freed) / 7000; f < 0.12 || f > 0.165 {
+		t.Fatalf("a stuck monster got free %.3f of its turns, seed 001 says 1 in 7", f)
+	}
+}
+
+func containsInt(s []int, v int) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// Seed 000: chutes "drop you one or more levels" and levitation lets you "levitate over
+// traps in the dungeon, such as pits and chutes. You are given the choice of using a chute,
+// however."
+func TestChutesPitsAndLevitation(t *testing.T) {
+	e := fixtureEngine(t, nil)
+	e.levels[0].SetFeature(Pos{1, 0}, FeatChute)
+	e.levels[0].SetFeature(Pos{2, 1}, FeatPit)
+	rec := knight("a", 10)
+	rec.Hits, rec.MaxHits = 100, 100
+	rec.Items = append(rec.Items, Item{Kind: ItemBootsOfLevitation, Worn: true})
+	sub := &recorder{}
+	e.join(rec, sub)
+	p := e.players["a"]
+	do(e, "a", Move{Dir: East})
+	if p.rec.Depth != 1 || !strings.Contains(sub.lastMessage(), "float over a chute") {
+		t.Fatalf("a levitating knight fell: depth %d %q", p.rec.Depth, sub.lastMessage())
+	}
+	do(e, "a", Climb{Down: true})
+	if p.rec.Depth != 2 {
+		t.Fatalf("> on a chute while levitating: depth %d", p.rec.Depth)
+	}
+	e.place(p, 1, Pos{3, 1})
+	p.rec.Items[1].Worn = false
+	do(e, "a", Move{Dir: West})
+	if p.rec.Depth != 2 || p.rec.Hits >= 100 || !strings.Contains(sub.lastMessage(), "fall into a pit") {
+		t.Fatalf("a pit: depth %d hits %d %q", p.rec.Depth, p.rec.Hits, sub.lastMessage())
+	}
+}
+
+// Seed 000: Find Traps "Tells you what traps are around you"; known traps show on the map.
+func TestFindTraps(t *testing.T) {
+	e, p, sub := trapEngine(t, TrapBear, 14)
+	p.rec.SpellUnits = 2
+	do(e, "a", Cast{Spell: SpellFindTraps})
+	if !strings.Contains(sub.lastMessage(), "bear trap 1 squares east") {
+		t.Fatalf("Find Traps said %q", sub.lastMessage())
+	}
+	if v := e.view(p); len(v.Traps) != 1 || v.Traps[0] != (Pos{1, 0}) {
+		t.Fatalf("known traps in the view: %v", v.Traps)
+	}
+}
+
+// A blind knight sees nothing; its sight comes back when the blindness wears off.
+func TestBlindness(t *testing.T) {
+	e, p, _ := trapEngine(t, TrapNone, 15)
+	p.addStatus(StatusBlind, 2)
+	e.look(p)
+	for i := range p.visible {
+		if p.visible[i] != 0 {
+			t.Fatal("a blind knight sees")
+		}
+	}
+	for range 2 * TurnsPerRound {
+		e.Step()
+	}
+	if p.status(StatusBlind) != nil || !Bit(p.visible, 0) {
+		t.Fatal("sight did not come back")
+	}
+}
