@@ -393,5 +393,5 @@ func (m *Model) render(plain bool) string {
 	case screenEnded:
 		c.text(2, 2, m.ended, clsTitle)
 	}
-	return strings.Join(c.lines(&m.theme, plain), "\n")
+	return c.render(&m.theme, plain)
 }

@@ -199,3 +199,21 @@ func TestDrawingEdgesBetweenSquares(t *testing.T) {
 		t.Fatalf("drawn:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+// The escape sequences worked out once per class draw exactly what lipgloss draws for a
+// run of text in that style (lipgloss restyles each character of an underlined run; the
+// cells come out the same).
+func TestThemeMatchesLipgloss(t *testing.T) {
+	th := platoTheme()
+	for cls := range numClasses {
+		for _, text := range []string{"──┐", "()", "Sir Kay hits the Troll for 7.", " "} {
+			if cls == clsMonster && strings.Contains(text, " ") {
+				continue // lipgloss drops bold on the spaces of an underlined run; monsters are two letters
+			}
+			want := strings.ReplaceAll(th.styles[cls].Render(text), th.close[cls]+th.open[cls], "")
+			if got := th.open[cls] + text + th.close[cls]; got != want {
+				t.Fatalf("class %d, %q: %q, lipgloss writes %q", cls, text, got, want)
+			}
+		}
+	}
+}

@@ -41,30 +41,36 @@ func (c *canvas) text(x, y int, s string, cls class) {
 	}
 }
 
-// lines renders the canvas with the theme; runs of one class become one styled string.
-func (c *canvas) lines(t *theme, plain bool) []string {
-	out := make([]string, c.h)
-	var b, run strings.Builder
+// render writes the canvas as lines of text; with a theme, each run of cells of one class
+// is wrapped in that class's escape sequences (plain leaves them out). It is on every
+// frame's path, so it writes into one buffer with the sequences worked out in advance.
+func (c *canvas) render(t *theme, plain bool) string {
+	var b strings.Builder
+	b.Grow(c.w*c.h*2 + c.h)
 	for y := range c.h {
-		b.Reset()
+		if y > 0 {
+			b.WriteByte('\n')
+		}
 		row := c.cells[y*c.w : (y+1)*c.w]
 		for i := 0; i < len(row); {
-			j := i
-			run.Reset()
-			for j < len(row) && row[j].cls == row[i].cls {
-				run.WriteRune(row[j].r)
-				j++
+			cls := row[i].cls
+			if !plain {
+				b.WriteString(t.open[cls])
 			}
-			if plain {
-				b.WriteString(run.String())
-			} else {
-				b.WriteString(t[row[i].cls].Render(run.String()))
+			for ; i < len(row) && row[i].cls == cls; i++ {
+				b.WriteRune(row[i].r)
 			}
-			i = j
+			if !plain {
+				b.WriteString(t.close[cls])
+			}
 		}
-		out[y] = b.String()
 	}
-	return out
+	return b.String()
+}
+
+// lines is render split into lines, for tests.
+func (c *canvas) lines(t *theme, plain bool) []string {
+	return strings.Split(c.render(t, plain), "\n")
 }
 
 // Squares are drawn two columns wide with their edges in the columns and rows between

@@ -1,7 +1,7 @@
 package app
 
 import (
-	"image/color"
+	"strings"
 
 	"charm.land/lipgloss/v2"
 )
@@ -30,23 +30,37 @@ const (
 	numClasses
 )
 
-// theme holds one style per class.
-type theme [numClasses]lipgloss.Style
+// theme holds one style per class, and the escape sequences each style puts around a run
+// of plain text, worked out once so a frame needs no styling calls.
+type theme struct {
+	styles      [numClasses]lipgloss.Style
+	open, close [numClasses]string
+}
 
 func platoTheme() theme {
 	base := lipgloss.NewStyle().Foreground(platoOrange).Background(platoBlack)
 	var t theme
-	for i := range t {
-		t[i] = base
+	for i := range t.styles {
+		t.styles[i] = base
 	}
-	t[clsDoor] = base.Foreground(platoBright)
-	t[clsSelf] = base.Foreground(platoBright).Bold(true)
-	t[clsOther] = base.Reverse(true)
-	t[clsFeature] = base.Bold(true)
-	t[clsDim] = base.Faint(true)
-	t[clsTitle] = base.Bold(true)
-	t[clsMonster] = base.Foreground(platoBright).Bold(true).Underline(true)
+	t.styles[clsDoor] = base.Foreground(platoBright)
+	t.styles[clsSelf] = base.Foreground(platoBright).Bold(true)
+	t.styles[clsOther] = base.Reverse(true)
+	t.styles[clsFeature] = base.Bold(true)
+	t.styles[clsDim] = base.Faint(true)
+	t.styles[clsTitle] = base.Bold(true)
+	t.styles[clsMonster] = base.Foreground(platoBright).Bold(true).Underline(true)
+	for i, st := range t.styles {
+		t.open[i], t.close[i] = wrapping(st)
+	}
 	return t
 }
 
-var _ color.Color = platoOrange
+// wrapping is what a style writes before and after a run of plain text: lipgloss renders a
+// one-line run as its opening sequence, the text, and a reset.
+func wrapping(st lipgloss.Style) (open, close string) {
+	const probe = "x"
+	out := st.Render(probe)
+	i := strings.Index(out, probe)
+	return out[:i], out[i+len(probe):]
+}
