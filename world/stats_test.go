@@ -2,7 +2,9 @@ package world
 
 import (
 	"math/rand/v2"
+	"strings"
 	"testing"
+	"unicode"
 )
 
 func TestLevelForExperience(t *testing.T) {
@@ -67,4 +69,26 @@ func TestCleanName(t *testing.T) {
 			t.Fatalf("generated name rejected: %v", err)
 		}
 	}
+}
+
+// FuzzCleanName: whatever a player types, a name that passes is short, printable ASCII of
+// the allowed kinds and starts with a letter; nothing panics.
+func FuzzCleanName(f *testing.F) {
+	for _, s := range []string{"Kay", " Sir  Kay ", "\x1b[31mRed", "Kаy", "a\u202eb", "\xff\xfe", "O'Brien-2", strings.Repeat("a", 100)} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		name, err := CleanName(s)
+		if err != nil {
+			return
+		}
+		if len(name) == 0 || len(name) > MaxNameLen || !unicode.IsLetter(rune(name[0])) {
+			t.Fatalf("CleanName(%q) = %q", s, name)
+		}
+		for _, r := range name {
+			if r > unicode.MaxASCII || !(unicode.IsLetter(r) || unicode.IsDigit(r) || r == ' ' || r == '\'' || r == '-') {
+				t.Fatalf("CleanName(%q) = %q lets %q through", s, name, r)
+			}
+		}
+	})
 }

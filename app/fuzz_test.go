@@ -1,0 +1,112 @@
+package app
+
+import (
+	"context"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/orthanc-ssh/orthanc-ssh/world"
+)
+
+// keyFor turns one fuzzed byte into a key a terminal could send: printable characters as
+// themselves, and a handful of values as the special keys the game listens for.
+func keyFor(b byte) tea.KeyPressMsg {
+	switch b {
+	case 0:
+		return tea.KeyPressMsg{Code: tea.KeyEnter}
+	case 1:
+		return tea.KeyPressMsg{Code: tea.KeyUp}
+	case 2:
+		return tea.KeyPressMsg{Code: tea.KeyDown}
+	case 3:
+		return tea.KeyPressMsg{Code: tea.KeyLeft}
+	case 4:
+		return tea.KeyPressMsg{Code: tea.KeyRight, Mod: tea.ModShift}
+	case 5:
+		return tea.KeyPressMsg{Code: tea.KeyEscape}
+	case 6:
+		return tea.KeyPressMsg{Code: tea.KeyBackspace}
+	case 7:
+		return tea.KeyPressMsg{Code: tea.KeyPgDown}
+	}
+	r := rune(b)
+	if b >= 0x80 {
+		r = rune(0x400 + int(b)) // letters from another script
+	}
+	return tea.KeyPressMsg{Code: r, Text: string(r)}
+}
+
+// FuzzKeys types arbitrary keys (and resizes the terminal now and then) into a session
+// that is playing in a running world: nothing may panic, every screen must fit the
+// terminal, and the world must keep answering.
+func FuzzKeys(f *testing.F) {
+	f.Add([]byte("\x00\x00\x00lllljjjj"))                     // Enter through the start, walk
+	f.Add([]byte("\x00r\x00Kay\x00?\x07\x07\x05i\x05m\x05q"))  // roll, name, help, inventory, map, quit?
+	f.Add([]byte("\x00\x00\x00d\x011a2f3\x014\x05fffrrs:<>R")) // doors, spells, fight keys
+	f.Add([]byte("\x00\x00\xff\xfe\x80\x00\x06\x06\x06\x00"))  // foreign letters in the name
+	e := world.New(world.Config{Seed: 1977, Depth: 3})
+	ctx, cancel := context.WithCancel(context.Background())
+	f.Cleanup(cancel)
+	tick := make(chan time.Time)
+	go e.Run(ctx, tick)
+	n := 0
+	f.Fuzz(func(t *testing.T, keys []byte) {
+		if len(keys) > 400 {
+			keys = keys[:400]
+		}
+		n++
+		m := New(ctx, Params{Fingerprint: "SHA256:fuzz" + string(rune('a'+n%26)), Engine: e, Width: 80, Height: 24,
+			Rand: rand.New(rand.NewPCG(uint64(n), 1))})
+		defer m.Leave(context.Background())
+		for i, b := range keys {
+			if b == 0xfd && i+2 < len(keys) { // a resize, to sizes from 0×0 up to huge
+				w, h := int(keys[i+1])*40, int(keys[i+2])*20
+				m.Update(tea.WindowSizeMsg{Width: w % 10001, Height: h % 10001})
+				continue
+			}
+			msg := keyFor(b)
+			if msg.String() == "ctrl+c" {
+				continue
+			}
+			_, cmd := m.Update(msg)
+			if cmd != nil && m.screen == screenJoining {
+				runCmd(m, cmd) // other commands (the name field's cursor blink) are dropped
+			}
+			select {
+			case tick <- time.Time{}:
+			default:
+			}
+			out := m.Text()
+			if m.width >= MinWidth && m.height >= MinHeight && m.width <= 400 && m.height <= 200 {
+				if lines := strings.Count(out, "\n") + 1; lines != m.height {
+					t.Fatalf("screen %dx%d drew %d lines", m.width, m.height, lines)
+				}
+			}
+		}
+		if _, err := e.Who(context.Background()); err != nil {
+			t.Fatalf("the world stopped answering: %v", err)
+		}
+	})
+}
+
+// runCmd carries out a command the way the runtime would, for the ones that join the
+// world or bring a view; others (cursor blinks, quitting) are dropped.
+func runCmd(m *Model, cmd tea.Cmd) {
+	out := make(chan tea.Msg, 1)
+	go func() { out <- cmd() }()
+	select {
+	case msg := <-out:
+		switch msg.(type) {
+		case joinedMsg, viewMsg:
+			_, next := m.Update(msg)
+			if _, ok := msg.(joinedMsg); ok && next != nil {
+				runCmd(m, next)
+			}
+		}
+	case <-time.After(time.Second):
+	}
+}
