@@ -178,7 +178,7 @@ var Monsters = [...]MonsterKind{
 	{Name: "Animated Broom", Class: Animated, Level: 1, HitDice: D(1, 6), AttackDice: D(1, 4), Dex: 9, Experience: 40, Speed: 10, AttacksPerRound: 1, Glyph: "Bm"},
 	{Name: "Animated Armour", Class: Animated, Level: 2, HitDice: D(2, 10), AttackDice: D(1, 8), Dex: 7, Experience: 170, Speed: -10, AttacksPerRound: 1, Glyph: "Aa"},
 	{Name: "Wood Golem", Class: Animated, Level: 3, HitDice: D(3, 10), AttackDice: D(1, 10), Dex: 8, Experience: 380, Speed: -10, AttacksPerRound: 1, Glyph: "Wg"},
-	{Name: "Gargoyle", Class: Animated, Level: 4, HitDice: D(4, 8), AttackDice: D(1, 4), Dex: 12, Experience: 680, Speed: 10, AttacksPerRound: 4, Glyph: "Ga"},
+	{Name: "Gargoyle", Class: Animated, Level: 4, HitDice: D(4, 8), AttackDice: D(1, 6), Dex: 10, Experience: 680, Speed: 10, AttacksPerRound: 2, Glyph: "Ga"},
 	{Name: "Flesh Golem", Class: Animated, Level: 5, HitDice: D(5, 10), AttackDice: D(2, 8), Dex: 8, Experience: 1050, Speed: -10, AttacksPerRound: 2, Glyph: "Fl"},
 	{Name: "Clay Golem", Class: Animated, Level: 6, HitDice: D(6, 10), AttackDice: D(3, 10), Dex: 8, Experience: 1550, Speed: -10, AttacksPerRound: 1, Glyph: "Cl"},
 	{Name: "Stone Golem", Class: Animated, Level: 7, HitDice: D(8, 10), AttackDice: D(3, 8), Dex: 8, Experience: 2100, Speed: -10, AttacksPerRound: 1, Glyph: "St"},
@@ -197,11 +197,11 @@ var Monsters = [...]MonsterKind{
 // levels 1–2, and level 10 is 85% monster levels 8–10.
 var MonsterLevelOdds = [MaxMonsterLevel][MaxMonsterLevel]int{
 	// Columns are monster levels 1..10.
-	{55, 30, 10, 4, 1, 0, 0, 0, 0, 0},  // dungeon level 1
-	{30, 35, 20, 10, 4, 1, 0, 0, 0, 0}, // dungeon level 2
-	{15, 25, 30, 18, 8, 3, 1, 0, 0, 0}, // dungeon level 3
-	{7, 15, 23, 28, 17, 7, 2, 1, 0, 0}, // dungeon level 4
-	{3, 8, 15, 22, 27, 15, 7, 2, 1, 0}, // dungeon level 5
+	{70, 25, 4, 1, 0, 0, 0, 0, 0, 0},   // dungeon level 1
+	{35, 40, 17, 6, 2, 0, 0, 0, 0, 0},  // dungeon level 2
+	{18, 30, 32, 14, 5, 1, 0, 0, 0, 0}, // dungeon level 3
+	{8, 17, 27, 30, 13, 4, 1, 0, 0, 0}, // dungeon level 4
+	{3, 9, 17, 24, 30, 12, 4, 1, 0, 0}, // dungeon level 5
 	{1, 4, 8, 15, 22, 27, 15, 6, 2, 0}, // dungeon level 6
 	{0, 2, 4, 8, 15, 23, 27, 14, 5, 2}, // dungeon level 7
 	{0, 1, 2, 4, 8, 15, 23, 27, 14, 6}, // dungeon level 8
