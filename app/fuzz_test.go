@@ -44,7 +44,7 @@ func keyFor(b byte) tea.KeyPressMsg {
 // that is playing in a running world: nothing may panic, every screen must fit the
 // terminal, and the world must keep answering.
 func FuzzKeys(f *testing.F) {
-	f.Add([]byte("\x00\x00\x00lllljjjj"))                     // Enter through the start, walk
+	f.Add([]byte("\x00\x00\x00lllljjjj"))                      // Enter through the start, walk
 	f.Add([]byte("\x00r\x00Kay\x00?\x07\x07\x05i\x05m\x05q"))  // roll, name, help, inventory, map, quit?
 	f.Add([]byte("\x00\x00\x00d\x011a2f3\x014\x05fffrrs:<>R")) // doors, spells, fight keys
 	f.Add([]byte("\x00\x00\xff\xfe\x80\x00\x06\x06\x06\x00"))  // foreign letters in the name

@@ -27,6 +27,35 @@ func (Move) isCommand()   {}
 func (Climb) isCommand()  {}
 func (Enter) isCommand()  {}
 
+// Drop leaves the item at Index behind for good (seed 003: dropping costs half a round).
+// The knight's last sword cannot be dropped.
+type Drop struct{ Index int }
+
+func (Drop) isCommand() {}
+
+func (e *Engine) drop(p *player, i int) float64 {
+	if i < 0 || i >= len(p.rec.Items) {
+		return 0
+	}
+	it := p.rec.Items[i]
+	if it.Kind == ItemSword {
+		swords := 0
+		for _, o := range p.rec.Items {
+			if o.Kind == ItemSword {
+				swords++
+			}
+		}
+		if swords == 1 {
+			e.say(p, "A knight keeps at least one sword.")
+			return 0
+		}
+	}
+	p.rec.Items = append(p.rec.Items[:i], p.rec.Items[i+1:]...)
+	p.changed = true
+	e.say(p, fmt.Sprintf("You leave the %s behind.", it.Name()))
+	return CostDrop
+}
+
 // UseItem wears or takes off the boots or ring at Index of the knight's items, or reads
 // the manual there (seed 000: "Touch them to wear or remove them.").
 type UseItem struct{ Index int }
@@ -171,6 +200,8 @@ func (e *Engine) act(p *player, c Command) float64 {
 		return e.climb(p, c.Down)
 	case UseItem:
 		return e.useItem(p, c.Index)
+	case Drop:
+		return e.drop(p, c.Index)
 	case Cast:
 		return e.cast(p, c)
 	case Retire:

@@ -139,6 +139,9 @@ func (e *Engine) fightTurn(enc *encounter) {
 			}
 			p.waited = 0
 			p.energy.Spend(cost)
+			// Each action in a fight counts as one of the knight's moves for the spells
+			// working on it, so Invisibility and Protection run out in a fight too.
+			e.tickEffects(p)
 		case p.waited < e.cfg.GraceTurns:
 			p.waited++
 			deciding = true
@@ -195,7 +198,16 @@ func (e *Engine) fightAct(p *player, enc *encounter, c Command) float64 {
 		}
 		return BlowCost(Blows(p.rec.Dex, p.rec.Level))
 	case Run:
-		// Seed 000: "If you are in a room, you may not run."
+		// Seed 000: "If you are in a room, you may not run." Ruling: from a monster that is
+		// charmed, held or asleep a knight may always walk away, even in a room.
+		if m.held {
+			enc.logf("%s leaves %s behind.", p.rec.Name, theName(k))
+			e.leaveFight(p)
+			if to, ok := e.fleeSquare(p, m.pos); ok {
+				e.place(p, p.rec.Depth, to)
+			}
+			return MoveCost(e.speed(p))
+		}
 		if e.levels[p.rec.Depth-1].RoomAt(p.rec.Pos()) >= 0 {
 			e.say(p, "You may not run from a fight in a room.")
 			return 0

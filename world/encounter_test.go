@@ -284,3 +284,77 @@ func TestRetiring(t *testing.T) {
 		t.Fatalf("saved record %+v", got)
 	}
 }
+
+// Seed 000: a knight with the higher Dexterity "gets first choice" — also when the fight
+// starts with its step into a guarded room (the step's time does not hand the monster the
+// first blow).
+func TestQuickerKnightStrikesFirstInARoom(t *testing.T) {
+	e := fightEngine(t, nil)
+	rec := knight("a", 10)
+	rec.Dex, rec.Hits, rec.MaxHits = 20, 500, 500
+	e.join(rec, &recorder{})
+	p := e.players["a"]
+	e.spawn(1, mustMonster(t, "giant rat"), Pos{3, 1}, 0, e.rng)
+	do(e, "a", Move{Dir: East})
+	e.enqueue("a", p.session, Move{Dir: East, Door: true})
+	for p.fight == nil {
+		e.Step()
+	}
+	for range 5 {
+		e.Step()
+	}
+	if p.fight.monsterActed != 0 || !e.view(p).Fight.YourMove {
+		t.Fatalf("the rat acted first (%d attacks) though the knight is quicker", p.fight.monsterActed)
+	}
+}
+
+// A charmed, held or sleeping monster lets a knight walk away, even from a room.
+func TestWalkingAwayFromAHeldMonster(t *testing.T) {
+	e := fightEngine(t, nil)
+	e.join(knight("a", 10), &recorder{})
+	p := e.players["a"]
+	do(e, "a", Move{Dir: East})
+	rat := e.spawn(1, mustMonster(t, "giant rat"), Pos{2, 0}, 0, e.rng)
+	e.place(p, 1, Pos{2, 0})
+	p.prev = Pos{1, 0}
+	e.startFight(p, rat)
+	rat.held = true
+	e.enqueue("a", p.session, Run{})
+	stepUntil(t, e, "the knight to walk away", func() bool { return p.fight == nil })
+	if p.rec.Pos() != (Pos{1, 0}) {
+		t.Fatalf("at %v after walking away", p.rec.Pos())
+	}
+}
+
+// Spells that last a number of moves also run out in a fight: each action counts.
+func TestInvisibilityRunsOutInAFight(t *testing.T) {
+	e := fightEngine(t, nil)
+	rec := knight("a", 10)
+	rec.Hits, rec.MaxHits, rec.Int, rec.SpellUnits = 5000, 5000, 18, 8
+	e.join(rec, &recorder{})
+	p := e.players["a"]
+	ogre := e.spawn(1, mustMonster(t, "ogre"), Pos{0, 0}, -1, e.rng)
+	ogre.hits = 1 << 20
+	e.startFight(p, ogre)
+	e.enqueue("a", p.session, Cast{Spell: SpellInvisibility})
+	stepUntil(t, e, "the spell", func() bool { return p.has(SpellInvisibility) })
+	stepUntil(t, e, "Invisibility to run out", func() bool {
+		if len(p.queue) == 0 {
+			e.enqueue("a", p.session, Fight{})
+		}
+		return !p.has(SpellInvisibility)
+	})
+}
+
+// Seed 003: "dropping an item ... 50%"; a knight keeps one sword.
+func TestDropping(t *testing.T) {
+	e, p, sub := inventoryEngine(t, Item{Kind: ItemArmour, Plus: 1})
+	do(e, "a", Drop{Index: 0})
+	if len(p.rec.Items) != 2 || !strings.Contains(sub.lastMessage(), "keeps at least one sword") {
+		t.Fatalf("dropped the only sword: %+v", p.rec.Items)
+	}
+	do(e, "a", Drop{Index: 1})
+	if len(p.rec.Items) != 1 || p.energy.Ready() && p.energy != 0 {
+		t.Fatalf("after dropping the armour: %+v", p.rec.Items)
+	}
+}

@@ -196,6 +196,11 @@ func (e *Engine) Step() {
 			cmd := p.queue[0]
 			p.queue = p.queue[:copy(p.queue, p.queue[1:])]
 			cost := e.act(p, cmd)
+			if p.fight != nil {
+				// The step started a fight, which has set who strikes first (seed 000);
+				// charging the step now would hand the monster the first blow.
+				continue
+			}
 			p.energy.Spend(cost)
 			// A command that did nothing (a bump into a wall) is not an action: the knight
 			// stays ready without banking time.

@@ -536,6 +536,10 @@ func checkHazards(l *Level, bottom bool) error {
 			return fmt.Errorf("%v at %v is off a corridor or next to the stairs", l.Feature(p), p)
 		}
 	}
+	// A knight who cannot levitate can still walk from the up stairs to the down stairs.
+	if !l.stairsConnectedWithout(Pos{-1, -1}) {
+		return fmt.Errorf("a chute or pit cuts the way between the stairs")
+	}
 	if traps < 1 || traps > 2 {
 		return fmt.Errorf("%d traps, seed 001 gives 1 or 2 on levels 1-10", traps)
 	}

@@ -90,12 +90,42 @@ func placeHazards(l *Level, bottom bool) {
 	}
 	for _, f := range []Feature{FeatChute, FeatPit} {
 		for range 20 {
-			if p, ok := free(); ok && l.Terrain(p) == Corridor {
+			// A knight without levitation cannot cross a chute or pit, so one never sits
+			// where it would cut the way between the stairs.
+			if p, ok := free(); ok && l.Terrain(p) == Corridor && l.stairsConnectedWithout(p) {
 				l.SetFeature(p, f)
 				break
 			}
 		}
 	}
+}
+
+// stairsConnectedWithout reports whether the down stairs can still be reached from the up
+// stairs (doors passable) with square block and every chute and pit closed off.
+func (l *Level) stairsConnectedWithout(block Pos) bool {
+	seen := make([]bool, l.W*l.H)
+	closed := func(q Pos) bool {
+		f := l.Feature(q)
+		return q == block || f == FeatChute || f == FeatPit
+	}
+	queue := []Pos{l.Up}
+	seen[l.idx(l.Up)] = true
+	for len(queue) > 0 {
+		p := queue[0]
+		queue = queue[1:]
+		if p == l.Down {
+			return true
+		}
+		for _, d := range Dirs {
+			q := p.Step(d)
+			if !l.In(q) || seen[l.idx(q)] || l.Edge(p, d) == EdgeWall || closed(q) {
+				continue
+			}
+			seen[l.idx(q)] = true
+			queue = append(queue, q)
+		}
+	}
+	return !l.HasDown // the bottom level has no down stairs to reach
 }
 
 // nextToStairs keeps hazards off the squares around the stairs and the exit, so arriving
