@@ -193,8 +193,9 @@ var Monsters = [...]MonsterKind{
 // to exactly 100, so PickMonster can roll a single d100 against it.
 //
 // Each level's most likely monster level is its own depth, with odds falling away on both
-// sides and leaning deeper, so going down always raises the stakes: level 1 is 85% monster
-// levels 1–2, and level 10 is 85% monster levels 8–10.
+// sides (leaning deeper below level 5), so going down always raises the stakes: level 1 is
+// 95% monster levels 1–2 (tuned by the balance run, docs/MONSTERS.md), and level 10 is 85%
+// monster levels 8–10.
 var MonsterLevelOdds = [MaxMonsterLevel][MaxMonsterLevel]int{
 	// Columns are monster levels 1..10.
 	{70, 25, 4, 1, 0, 0, 0, 0, 0, 0},   // dungeon level 1
