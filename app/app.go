@@ -36,6 +36,9 @@ type Params struct {
 	Rand *rand.Rand
 	// Fame reads the hall of fame for the scores screen; nil shows none.
 	Fame FameFunc
+	// Admin runs a line of the in-game admin console (':'); nil for a player who is not
+	// an admin, who is told the console is for admins.
+	Admin AdminFunc
 }
 
 // FameFunc returns the hall of fame as lines to show (the server reads the store).
@@ -88,6 +91,7 @@ type Model struct {
 	spellLvl int // the spell level whose menu is open
 	helpTop  int // first line of the help shown
 	ended    string
+	console  console // the admin console over the dungeon screen
 }
 
 // New makes the model for one session; ctx ends when the connection does.
@@ -99,7 +103,7 @@ func New(ctx context.Context, p Params) *Model {
 	ti.CharLimit = world.MaxNameLen
 	ti.Prompt = "Name: "
 	return &Model{ctx: ctx, p: p, theme: platoTheme(), width: p.Width, height: p.Height,
-		name: ti, mailbox: NewMailbox()}
+		name: ti, mailbox: NewMailbox(), console: newConsole()}
 }
 
 // Leave takes the knight out of the world if it joined, saving it. The server calls it
@@ -111,6 +115,11 @@ func (m *Model) Leave(ctx context.Context) (world.Adventurer, bool, error) {
 	}
 	return pl.Leave(ctx)
 }
+
+// Ended is why the world closed this session (an admin removed the knight, the same key
+// connected again), or "" when the player left. Read it after the program has ended: the
+// server prints it once the game screen is gone, so the player keeps the reason.
+func (m *Model) Ended() string { return m.ended }
 
 // Init starts the program; nothing needs doing until the first key.
 func (m *Model) Init() tea.Cmd { return nil }
@@ -174,7 +183,13 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.String() == "ctrl+c" {
 			return m, tea.Quit
 		}
+		if cmd, ok := m.consoleKey(msg); ok {
+			return m, cmd
+		}
 		return m, m.key(msg)
+	case consoleResultMsg:
+		m.console.showResult(msg)
+		return m, nil
 	}
 	if m.screen == screenName {
 		var cmd tea.Cmd
@@ -263,6 +278,12 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		if len(s) == 1 && s[0] >= 'a' && s[0] <= 'z' {
 			if i := int(s[0] - 'a'); i < len(m.view.Self.Items) {
 				m.do(world.UseItem{Index: i})
+			}
+			return nil
+		}
+		if len(s) == 1 && s[0] >= 'A' && s[0] <= 'Z' {
+			if i := int(s[0] - 'A'); i < len(m.view.Self.Items) {
+				m.do(world.Drop{Index: i})
 			}
 			return nil
 		}
@@ -377,6 +398,7 @@ func (m *Model) render(plain bool) string {
 		c.text(2, 2, "Entering the dungeon...", clsText)
 	case screenPlay, screenQuit, screenRetire, screenESP:
 		m.drawPlay(c)
+		m.drawConsole(c)
 	case screenSpells:
 		m.drawPlay(c)
 		m.drawSpells(c)

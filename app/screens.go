@@ -52,6 +52,10 @@ func (m *Model) drawRoll(c *canvas) {
 	}
 	c.text(6, 10, fmt.Sprintf("%-14s %2d", "Hits", m.hits), clsText)
 	c.text(6, 11, fmt.Sprintf("%-14s %2d", "Spell units", world.SpellUnitsForLevel(1)), clsText)
+	if m.stats.Dex <= 6 {
+		// Seed 000: you hit when your die, with sides = Dexterity, rolls over 6.
+		c.text(6, 12, "Beware: with Dexterity 6 or less your sword hits only with Pray.", clsTitle)
+	}
 	if m.screen == screenRoll {
 		c.text(2, 13, "Press r to roll again, Enter to keep this knight.", clsTitle)
 	}
@@ -469,7 +473,7 @@ func (m *Model) drawInventory(c *canvas) {
 	if msgs := m.view.Messages; len(msgs) > 0 {
 		c.text(2, c.h-3, msgs[len(msgs)-1], clsDim)
 	}
-	c.text(2, c.h-2, "A letter wears, takes off or reads that item; any other key returns.", clsTitle)
+	c.text(2, c.h-2, "A letter wears, takes off or reads that item; a capital drops it; other keys return.", clsTitle)
 }
 
 func (m *Model) drawFame(c *canvas) {

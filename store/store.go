@@ -15,6 +15,7 @@
 //	├── levels           reserved for level state (empty in schema 1)
 //	├── fame             reserved for the hall of fame (empty in schema 1)
 //	├── tombstones       reserved for dead adventurers (empty in schema 1)
+//	├── bans             fingerprint → {"v":1,"ban":{fingerprint, name, reason, by, at}}
 //	└── meta
 //	    └── version      SchemaVersion as decimal ASCII ("1")
 //
@@ -54,10 +55,13 @@ var (
 	bucketLevels      = []byte("levels")
 	bucketFame        = []byte("fame")
 	bucketTombstones  = []byte("tombstones")
+	bucketBans        = []byte("bans")
 	bucketMeta        = []byte("meta")
 	keyVersion        = []byte("version")
 
-	allBuckets = [][]byte{bucketAdventurers, bucketLevels, bucketFame, bucketTombstones, bucketMeta}
+	// allBuckets are created at Open when missing. A bucket added later (bans) is created
+	// in an older file on its first Open, with no version change: older programs ignore it.
+	allBuckets = [][]byte{bucketAdventurers, bucketLevels, bucketFame, bucketTombstones, bucketBans, bucketMeta}
 )
 
 var (
@@ -234,6 +238,14 @@ func (s *Store) Check() error {
 			if tx.Bucket(name) == nil {
 				problems = append(problems, fmt.Errorf("bucket %s missing", name))
 			}
+		}
+		if b := tx.Bucket(bucketBans); b != nil {
+			_ = b.ForEach(func(k, v []byte) error {
+				if _, err := decodeBan(k, v); err != nil {
+					problems = append(problems, err)
+				}
+				return nil
+			})
 		}
 		if b := tx.Bucket(bucketAdventurers); b != nil {
 			return b.ForEach(func(k, v []byte) error {

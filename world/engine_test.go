@@ -433,9 +433,18 @@ func TestLevelStateSurvivesARestart(t *testing.T) {
 			t.Fatal("the killed guard is back")
 		}
 	}
-	// A state saved for another generation of the level is ignored.
+	// A state saved for another generation of the level brings that generation back: the
+	// saved seed wins over the configured one, so a level an admin regenerated survives a
+	// restart (issue 7). Before, such a state was ignored; a server started with another
+	// -seed now keeps its saved dungeon until an admin reverts it to the new original.
 	other := New(Config{Seed: 1978, Levels: levels})
-	if len(other.state[0].monsters) == alive && other.levels[0].Seed == levels[0].Seed {
-		t.Fatal("a state of another dungeon was applied")
+	if other.levels[0].Seed != e.levels[0].Seed || other.levels[0].Edge(door, dir) != EdgeDoor || len(other.state[0].monsters) != alive {
+		t.Fatalf("a saved level of another generation was not rebuilt from its seed: seed %d, want %d; %d monsters, want %d",
+			other.levels[0].Seed, e.levels[0].Seed, len(other.state[0].monsters), alive)
+	}
+	a, _ := other.levels[0].MarshalBinary()
+	b, _ := e2.levels[0].MarshalBinary()
+	if !slices.Equal(a, b) {
+		t.Fatal("the level rebuilt from its saved seed differs from the one restored over the same seed")
 	}
 }

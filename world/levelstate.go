@@ -3,7 +3,8 @@ package world
 // LevelState is what changes on a level as it is played: the doors knights broke and the
 // monsters alive. It is saved so that a restart finds the dungeon as the knights left it
 // (seed 000: "a cleared path usually stays clear"; DESIGN §10). Seed ties it to one
-// generation of the level: a state saved for another generation is ignored.
+// generation of the level: restoring a state saved for another generation (an admin's
+// regen) rebuilds the level from the saved seed before applying the rest.
 type LevelState struct {
 	Depth    int            `json:"depth"`
 	Seed     uint64         `json:"seed"`
@@ -32,11 +33,16 @@ func (e *Engine) levelSnapshot(depth int) LevelState {
 	return ls
 }
 
-// restore puts a saved state back on its level, if it belongs to this generation of it.
-// Monsters of kinds the table no longer has, or on squares that are not open, are dropped.
+// restore puts a saved state back on its level. A state saved for another generation of
+// the level (an admin regenerated it) first rebuilds the level from the saved seed, so a
+// regenerated level survives a restart; the bottom level is built as the bottom. Monsters
+// of kinds the table no longer has, or on squares that are not open, are dropped.
 func (e *Engine) restore(ls LevelState) bool {
-	if ls.Depth < 1 || ls.Depth > len(e.levels) || e.levels[ls.Depth-1].Seed != ls.Seed {
+	if ls.Depth < 1 || ls.Depth > len(e.levels) {
 		return false
+	}
+	if e.levels[ls.Depth-1].Seed != ls.Seed {
+		e.resetLevel(ls.Depth, Generate(ls.Depth, ls.Seed, ls.Depth == len(e.levels)))
 	}
 	l := e.levels[ls.Depth-1]
 	st := &e.state[ls.Depth-1]

@@ -45,6 +45,13 @@ func (s *server) runCommand(sess ssh.Session) {
 			return
 		}
 	}
+	if findAdmin(args[0]) != nil {
+		// Every admin command goes through the one gate, with the key the session
+		// authenticated with.
+		_, _, pty := sess.Pty()
+		_ = sess.Exit(s.runAdmin(sess.Context(), sess.PublicKey(), args, sess, sess.Stderr(), false, pty))
+		return
+	}
 	fmt.Fprintf(sess.Stderr(), "orthanc: unknown command %q; try `help`\n", printable(args[0]))
 	_ = sess.Exit(1)
 }
@@ -92,6 +99,10 @@ func (s *server) cmdHelp(sess ssh.Session, args []string) int {
 		fmt.Fprintf(w, "  %s\t%s\n", c.usage, c.summary)
 	}
 	_ = w.Flush()
+	if s.isAdmin(sess.PublicKey()) { // admin commands are listed to admins only
+		fmt.Fprintln(sess)
+		writeAdminHelp(sess, false)
+	}
 	return 0
 }
 
@@ -193,6 +204,9 @@ func (s *server) cmdWho(sess ssh.Session, args []string) int {
 	if err != nil {
 		fmt.Fprintln(sess.Stderr(), "orthanc: the world is not answering; try again later")
 		return 1
+	}
+	if s.isAdmin(sess.PublicKey()) { // admins also see keys and addresses
+		return s.writeAdminWho(sess, who, asJSON)
 	}
 	if asJSON {
 		type entry struct {

@@ -21,6 +21,8 @@ type config struct {
 	adminKeys string
 	seed      uint64
 	tick      time.Duration
+	// metricsAddr is where /metrics is served in Prometheus text format; empty: nowhere.
+	metricsAddr string
 }
 
 // parseConfig reads flags and environment (DESIGN §2).
@@ -39,6 +41,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.StringVar(&c.data, "data", env("ORTHANC_DATA", "./data"), "folder for orthanc.db and the host key (env ORTHANC_DATA)")
 	fs.StringVar(&c.adminKeys, "admin-keys", getenv("ORTHANC_ADMIN_KEYS"), "authorized_keys file of admin keys (env ORTHANC_ADMIN_KEYS; default <data>/admin_keys)")
 	fs.StringVar(&seed, "seed", env("ORTHANC_SEED", strconv.Itoa(defaultSeed)), "seed of the original dungeon (env ORTHANC_SEED)")
+	fs.StringVar(&c.metricsAddr, "metrics-addr", getenv("ORTHANC_METRICS_ADDR"), "serve Prometheus metrics at http://ADDR/metrics, such as 127.0.0.1:9222; off when empty (env ORTHANC_METRICS_ADDR)")
 	fs.StringVar(&tick, "tick", env("ORTHANC_TICK", "25ms"), "wall time of one game turn; ten turns make a round (env ORTHANC_TICK)")
 	if err := fs.Parse(args); err != nil {
 		return config{}, err

@@ -43,8 +43,13 @@ type server struct {
 	engine *world.Engine
 	admins *keys.AllowList
 	ssh    *ssh.Server
+	live   *registry // open sessions, for the admin's who and stats
+	obs    *observer // tick and save times, metrics
 
 	sessions sync.WaitGroup
+	// metrics is the listener /metrics is served on, nil when metrics are off. It is
+	// opened with the server, so a bad address fails at start.
+	metrics net.Listener
 }
 
 func newServer(cfg config, log *slog.Logger) (*server, error) {
@@ -71,7 +76,8 @@ func newServer(cfg config, log *slog.Logger) (*server, error) {
 		st.Close()
 		return nil, err
 	}
-	s := &server{cfg: cfg, log: log, store: st, saver: store.NewSaver(st, log), admins: admins}
+	s := &server{cfg: cfg, log: log, store: st, saver: store.NewSaver(st, log), admins: admins, live: newRegistry()}
+	s.obs = newObserver(s)
 	s.engine = world.New(world.Config{
 		Levels:          levels,
 		Seed:            cfg.seed,
@@ -80,11 +86,21 @@ func newServer(cfg config, log *slog.Logger) (*server, error) {
 		Saver:           s.saver,
 	})
 	s.ssh, err = wish.NewServer(
-		func(srv *ssh.Server) error { srv.AddHostKey(signer); return nil },
+		func(srv *ssh.Server) error {
+			srv.AddHostKey(signer)
+			srv.ConnCallback = s.wrapConn               // counts bytes sent
+			srv.ServerConfigCallback = s.serverConfig   // counts failed public-key attempts
+			srv.ConnectionFailedCallback = s.connFailed // counts failed handshakes
+			return nil
+		},
 		wish.WithPublicKeyAuth(func(ssh.Context, ssh.PublicKey) bool { return true }),
+		// Middleware runs from the last listed (outermost) to the first: recover, log,
+		// track the session, refuse banned keys, then the game or the command line.
 		wish.WithMiddleware(
 			s.finish,
 			bubbletea.MiddlewareWithProgramHandler(s.program),
+			s.refuseBanned,
+			s.track,
 			s.logSessions,
 			s.recoverPanics,
 		),
@@ -92,6 +108,10 @@ func newServer(cfg config, log *slog.Logger) (*server, error) {
 	if err != nil {
 		st.Close()
 		return nil, fmt.Errorf("ssh server: %w", err)
+	}
+	if s.metrics, err = s.listenMetrics(); err != nil {
+		st.Close()
+		return nil, err
 	}
 	return s, nil
 }
@@ -101,10 +121,17 @@ func newServer(cfg config, log *slog.Logger) (*server, error) {
 // knight still in the world, stop the world, write everything, close the store.
 func (s *server) serve(ctx context.Context, ln net.Listener) error {
 	worldCtx, stopWorld := context.WithCancel(context.Background())
-	ticker := time.NewTicker(s.cfg.tick)
-	defer ticker.Stop()
 	worldDone := make(chan struct{})
-	go func() { s.engine.Run(worldCtx, ticker.C); close(worldDone) }()
+	ticksDone := make(chan struct{})
+	// The engine gets no ticker: runTicks steps it, timing each step at the edge.
+	go func() { s.engine.Run(worldCtx, nil); close(worldDone) }()
+	go func() { s.runTicks(worldCtx); close(ticksDone) }()
+	metricsCtx, stopMetrics := context.WithCancel(context.Background())
+	defer stopMetrics()
+	if s.metrics != nil {
+		s.log.Info("metrics", "addr", s.metrics.Addr().String(), "path", "/metrics")
+		go s.serveMetrics(metricsCtx, s.metrics)
+	}
 	saverCtx, stopSaver := context.WithCancel(context.Background())
 	saverDone := make(chan struct{})
 	go func() { s.saver.Run(saverCtx); close(saverDone) }()
@@ -135,6 +162,7 @@ func (s *server) serve(ctx context.Context, ln net.Listener) error {
 	cancel()
 	stopWorld()
 	<-worldDone
+	<-ticksDone
 	stopSaver()
 	<-saverDone
 	if ferr := s.saver.Flush(); ferr != nil && err == nil {
@@ -148,7 +176,12 @@ func (s *server) serve(ctx context.Context, ln net.Listener) error {
 }
 
 // close releases what newServer opened, for a server that never served.
-func (s *server) close() { _ = s.store.Close() }
+func (s *server) close() {
+	if s.metrics != nil {
+		_ = s.metrics.Close()
+	}
+	_ = s.store.Close()
+}
 
 // recoverPanics is the outermost middleware: a panic in one session is logged with its
 // stack and ends only that session.
@@ -191,7 +224,8 @@ func (s *server) program(sess ssh.Session) *tea.Program {
 	if !isPty || (len(cmd) > 0 && cmd[0] != "play") {
 		return nil
 	}
-	fp := keys.Fingerprint(sess.PublicKey())
+	key := sess.PublicKey() // the key that authenticated, not one the client only offered
+	fp := keys.Fingerprint(key)
 	var saved *world.Adventurer
 	rec, err := s.saver.Load(fp)
 	switch {
@@ -218,6 +252,7 @@ func (s *server) program(sess ssh.Session) *tea.Program {
 			}
 			return scoreLines(list)
 		},
+		Admin: s.consoleHook(sess.Context(), key), // nil unless the key is an admin's
 	})
 	sess.Context().SetValue(modelKey, m)
 	opts := append(bubbletea.MakeOptions(sess), tea.WithoutSignalHandler())
@@ -234,6 +269,9 @@ func (s *server) finish(ssh.Handler) ssh.Handler {
 				defer cancel()
 				if _, _, err := m.Leave(ctx); err != nil {
 					s.log.Error("leave", "fingerprint", keys.Fingerprint(sess.PublicKey()), "err", err)
+				}
+				if why := m.Ended(); why != "" {
+					fmt.Fprintln(sess, why) // the game screen is gone: keep the reason on the terminal
 				}
 			}
 			return

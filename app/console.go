@@ -1,0 +1,256 @@
+package app
+
+import (
+	"strings"
+
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/orthanc-ssh/orthanc-ssh/world"
+)
+
+// AdminFunc runs one line typed in the in-game console through the server's admin
+// command table and returns its output and whether it succeeded. The server passes one
+// only to sessions whose key is an admin's; the server still checks every line.
+type AdminFunc func(line string) (output string, ok bool)
+
+// Console tuning:
+//
+//	constant            value   effect
+//	maxConsoleLines     500     output lines kept for scrolling back
+//	maxConsoleHistory   50      lines typed that up and down recall
+//	consoleInputLimit   400     characters one console line may hold
+const (
+	maxConsoleLines   = 500
+	maxConsoleHistory = 50
+	consoleInputLimit = 400
+)
+
+// consoleForAdmins is what a player who is not an admin is told on pressing ':'.
+const consoleForAdmins = "The console is for admins."
+
+// console is the one-line admin console that ':' opens over the dungeon screen, with a
+// scrollable panel of output above it. It is part of the Model and owned by its program.
+type console struct {
+	open    bool
+	busy    bool // a line is running
+	input   textinput.Model
+	out     []consoleOut // output, oldest first
+	anchor  int          // index in out of the last line typed (its echo)
+	top     int          // first wrapped line shown, when not following
+	follow  bool         // show the last command's output from its start
+	history []string
+	recall  int    // index into history while recalling; len(history) when not
+	note    string // a one-line note shown in the message area while the console is closed
+}
+
+// consoleOut is one line of console output.
+type consoleOut struct {
+	text string
+	cls  class
+}
+
+// consoleResultMsg carries a console line's output back to the program.
+type consoleResultMsg struct {
+	output string
+	ok     bool
+}
+
+func newConsole() console {
+	ti := textinput.New()
+	ti.CharLimit = consoleInputLimit
+	ti.Prompt = ": "
+	return console{input: ti}
+}
+
+// consoleKey handles a key for the console: ':' on the dungeon screen opens it (or tells a
+// player who is not an admin that it is not theirs), and while it is open every key is
+// its own. handled is false for keys the game should have.
+func (m *Model) consoleKey(k tea.KeyPressMsg) (cmd tea.Cmd, handled bool) {
+	if m.screen != screenPlay {
+		return nil, false
+	}
+	cs := &m.console
+	s := k.String()
+	if !cs.open {
+		cs.note = ""
+		if s != ":" {
+			return nil, false
+		}
+		if m.p.Admin == nil {
+			cs.note = consoleForAdmins
+			return nil, true
+		}
+		cs.open, cs.follow, cs.recall = true, true, len(cs.history)
+		cs.input.Reset()
+		return cs.input.Focus(), true
+	}
+	switch s {
+	case "esc":
+		cs.open = false
+		cs.input.Blur()
+	case "enter":
+		line := strings.TrimSpace(cs.input.Value())
+		if line == "" || cs.busy {
+			return nil, true
+		}
+		cs.input.Reset()
+		cs.addHistory(line)
+		cs.add(": "+line, clsSelf)
+		cs.anchor = len(cs.out) - 1
+		cs.busy, cs.follow = true, true
+		run := m.p.Admin
+		return func() tea.Msg {
+			out, ok := run(line)
+			return consoleResultMsg{out, ok}
+		}, true
+	case "pgup", "pgdown":
+		lines, top, rows := m.consoleWindow(m.width)
+		step := max(1, rows-1)
+		if s == "pgup" {
+			top -= step
+		} else {
+			top += step
+		}
+		cs.top, cs.follow = min(max(0, top), max(0, len(lines)-rows)), false
+	case "up":
+		if cs.recall > 0 {
+			cs.recall--
+			cs.input.SetValue(cs.history[cs.recall])
+			cs.input.CursorEnd()
+		}
+	case "down":
+		if cs.recall < len(cs.history) {
+			cs.recall++
+			v := ""
+			if cs.recall < len(cs.history) {
+				v = cs.history[cs.recall]
+			}
+			cs.input.SetValue(v)
+			cs.input.CursorEnd()
+		}
+	default:
+		var c tea.Cmd
+		cs.input, c = cs.input.Update(k)
+		return c, true
+	}
+	return nil, true
+}
+
+// showResult puts a finished line's output in the panel. Output is cleaned of escape
+// sequences and control characters before it reaches the screen.
+func (cs *console) showResult(msg consoleResultMsg) {
+	cs.busy = false
+	cls := clsText
+	if !msg.ok {
+		cls = clsTitle
+	}
+	text := strings.TrimRight(msg.output, "\n")
+	if text == "" {
+		if msg.ok {
+			cs.add("(done)", clsDim)
+		} else {
+			cs.add("(failed)", cls)
+		}
+		return
+	}
+	for _, line := range strings.Split(text, "\n") {
+		cs.add(world.CleanLine(line), cls)
+	}
+}
+
+func (cs *console) add(text string, cls class) {
+	cs.out = append(cs.out, consoleOut{text, cls})
+	if over := len(cs.out) - maxConsoleLines; over > 0 {
+		cs.out = cs.out[over:]
+		cs.anchor = max(0, cs.anchor-over)
+	}
+}
+
+func (cs *console) addHistory(line string) {
+	if n := len(cs.history); n == 0 || cs.history[n-1] != line {
+		cs.history = append(cs.history, line)
+	}
+	if over := len(cs.history) - maxConsoleHistory; over > 0 {
+		cs.history = cs.history[over:]
+	}
+	cs.recall = len(cs.history)
+}
+
+// consoleRows is how many output rows the panel has: half the screen.
+func (m *Model) consoleRows() int { return max(3, (m.height-2)/2) }
+
+// consoleWindow is the console's output cut to width w, the first line to show and the
+// number of rows shown. Following, it shows the last command's output from its start
+// when it is longer than the panel (a pager's habit), else the newest lines.
+func (m *Model) consoleWindow(w int) (lines []consoleOut, top, rows int) {
+	cs := &m.console
+	anchor := 0
+	for i, o := range cs.out {
+		if i == cs.anchor {
+			anchor = len(lines)
+		}
+		for _, part := range cut(o.text, w) {
+			lines = append(lines, consoleOut{part, o.cls})
+		}
+	}
+	rows = min(m.consoleRows(), len(lines))
+	last := max(0, len(lines)-rows)
+	top = min(cs.top, last)
+	if cs.follow {
+		top = min(anchor, last)
+	}
+	return lines, top, rows
+}
+
+// drawConsole draws the console over the bottom of the dungeon screen: a rule, the
+// output (wrapped, newest at the bottom), and the input line in place of the last
+// message. Closed, it shows only its note, if any.
+func (m *Model) drawConsole(c *canvas) {
+	if m.screen != screenPlay {
+		return
+	}
+	cs := &m.console
+	inputRow := c.h - 2 // the last message row, just above the status line
+	blank := strings.Repeat(" ", c.w)
+	if !cs.open {
+		if cs.note != "" {
+			c.text(0, inputRow, blank, clsText)
+			c.text(0, inputRow, cs.note, clsText)
+		}
+		return
+	}
+	lines, first, rows := m.consoleWindow(c.w)
+	shown := lines[first : first+rows]
+	top := inputRow - len(shown) - 1
+	rule := "── console: Enter runs a line, Esc closes, PgUp/PgDn scroll, help lists the commands "
+	if first > 0 || first+rows < len(lines) {
+		rule += "(more) "
+	}
+	c.text(0, top, blank, clsDim)
+	c.text(0, top, rule+strings.Repeat("─", max(0, c.w-len([]rune(rule)))), clsDim)
+	for i, o := range shown {
+		c.text(0, top+1+i, blank, clsText)
+		c.text(0, top+1+i, o.text, o.cls)
+	}
+	c.text(0, inputRow, blank, clsText)
+	in := cs.input.Prompt + cs.input.Value() + "_"
+	if cs.busy {
+		in += "  (running...)"
+	}
+	c.text(0, inputRow, in, clsSelf)
+}
+
+// cut breaks s into pieces of at most w runes (output tables are cut, not word-wrapped).
+func cut(s string, w int) []string {
+	r := []rune(s)
+	if len(r) <= w || w <= 0 {
+		return []string{s}
+	}
+	var out []string
+	for len(r) > w {
+		out = append(out, string(r[:w]))
+		r = r[w:]
+	}
+	return append(out, string(r))
+}

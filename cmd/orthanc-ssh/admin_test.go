@@ -1,0 +1,618 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/vt"
+	gossh "golang.org/x/crypto/ssh"
+
+	"github.com/orthanc-ssh/orthanc-ssh/keys"
+	"github.com/orthanc-ssh/orthanc-ssh/store"
+	"github.com/orthanc-ssh/orthanc-ssh/world"
+)
+
+// writeAdminKeys writes the admin allow-list into the data folder, as an operator would
+// before starting the server.
+func writeAdminKeys(t *testing.T, dir string, admins ...gossh.Signer) {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("# admins of this test server\n")
+	for _, a := range admins {
+		b.Write(gossh.MarshalAuthorizedKey(a.PublicKey()))
+	}
+	if err := os.WriteFile(filepath.Join(dir, "admin_keys"), []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// startAdminServer starts the real server with one admin key.
+func startAdminServer(t *testing.T) (*testServer, gossh.Signer) {
+	t.Helper()
+	dir := t.TempDir()
+	admin := newKey(t)
+	writeAdminKeys(t, dir, admin)
+	return startServer(t, dir), admin
+}
+
+// statsJSONOf runs `stats --json` as the admin.
+func statsJSONOf(t *testing.T, addr string, admin gossh.Signer) statsJSON {
+	t.Helper()
+	out, errOut, code := runCmd(t, addr, admin, "stats --json")
+	if code != 0 {
+		t.Fatalf("stats --json: exit %d: %s", code, errOut)
+	}
+	var st statsJSON
+	if err := json.Unmarshal([]byte(out), &st); err != nil {
+		t.Fatalf("stats --json: %v in %q", err, out)
+	}
+	return st
+}
+
+// An admin regenerates the level a knight is playing on: the knight's session lives on,
+// it stands on the new level's up stairs (a square of the new level, not rock), its screen
+// says why, and it can walk on. Revert brings the original seeds back (stats --json).
+func TestAdminRegenMovesAPlayingKnightToTheNewLevel(t *testing.T) {
+	t.Parallel()
+	srv, admin := startAdminServer(t)
+	player := newKey(t)
+	tm := openTerminal(t, srv.addr, player, 80, 24, nil)
+	tm.enterDungeon("Gareth")
+	start := whoamiJSON(t, srv.addr, player)
+	_, k := openDir(t)
+	tm.press(k)
+	waitUntil(t, "the first step", func() bool { w := whoamiJSON(t, srv.addr, player); return w.X != start.X || w.Y != start.Y })
+
+	out, errOut, code := runCmd(t, srv.addr, admin, "regen 1 --seed 99 --json")
+	if code != 0 {
+		t.Fatalf("regen: exit %d: %s", code, errOut)
+	}
+	var got regenJSON
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("regen --json: %v in %q", err, out)
+	}
+	seed := world.LevelSeed(99, 1)
+	if got.DungeonSeed != 99 || len(got.Levels) != 1 || got.Levels[0].Seed != seed || got.Levels[0].Original || got.Levels[0].Players != 1 {
+		t.Fatalf("regen --json: %+v", got)
+	}
+	tm.waitFor("level 1 is remade", "You stand on its exit")
+	l := world.Generate(1, seed, false)
+	w := whoamiJSON(t, srv.addr, player)
+	if !w.Online || w.Depth != 1 || w.X != l.Up.X || w.Y != l.Up.Y || l.Terrain(world.Pos{X: w.X, Y: w.Y}) == world.Rock {
+		t.Fatalf("after regen the knight is at %d,%d depth %d (online %v); the new level's exit is %v", w.X, w.Y, w.Depth, w.Online, l.Up)
+	}
+	// The session is alive and plays the new level.
+	keyOf := map[world.Dir]string{world.North: keyUp, world.South: keyDown, world.East: keyRight, world.West: keyLeft}
+	for _, d := range world.Dirs {
+		if l.Edge(l.Up, d) == world.EdgeOpen {
+			tm.press(keyOf[d])
+			dx, dy := d.Delta()
+			waitUntil(t, "a step on the new level", func() bool {
+				w := whoamiJSON(t, srv.addr, player)
+				return w.X == l.Up.X+dx && w.Y == l.Up.Y+dy
+			})
+			break
+		}
+	}
+
+	st := statsJSONOf(t, srv.addr, admin)
+	if len(st.Levels) != world.DefaultDepth || st.Levels[0].Seed != seed || st.Levels[0].Original ||
+		st.Levels[1].Seed != world.LevelSeed(defaultSeed, 2) || st.PlayersOnline != 1 || st.DungeonSeed != defaultSeed {
+		t.Fatalf("stats after regen: %+v", st)
+	}
+	out, errOut, code = runCmd(t, srv.addr, admin, "revert")
+	if code != 0 || !strings.Contains(out, "Reverted with dungeon seed 1977") {
+		t.Fatalf("revert: exit %d: %s %s", code, out, errOut)
+	}
+	for _, lv := range statsJSONOf(t, srv.addr, admin).Levels {
+		if lv.Seed != world.LevelSeed(defaultSeed, lv.Depth) || !lv.Original {
+			t.Fatalf("after revert: %+v", lv)
+		}
+	}
+	orig := world.Generate(1, world.LevelSeed(defaultSeed, 1), false)
+	if w := whoamiJSON(t, srv.addr, player); w.X != orig.Up.X || w.Y != orig.Up.Y || !w.Online {
+		t.Fatalf("after revert the knight is at %d,%d, want the original exit %v", w.X, w.Y, orig.Up)
+	}
+	for _, bad := range []string{"regen", "regen 0", "regen 11 --seed 1", "regen 1 --seed x", "regen 1 --bogus", "revert 1 2"} {
+		if _, errOut, code := runCmd(t, srv.addr, admin, bad); code != 1 || !strings.HasPrefix(errOut, "orthanc: ") {
+			t.Errorf("%q: exit %d, stderr %q", bad, code, errOut)
+		}
+	}
+}
+
+// No admin command escapes the gate: a key that is not an admin's gets exactly
+// "permission denied" and status 1 for every entry of the table, with or without
+// arguments or --help, and help does not list them.
+func TestEveryAdminCommandRefusesANonAdmin(t *testing.T) {
+	t.Parallel()
+	srv, admin := startAdminServer(t)
+	player := newKey(t)
+	for _, c := range adminCommands {
+		for _, line := range []string{c.name, c.name + " --help", c.name + " all --seed 1 --json"} {
+			out, errOut, code := runCmd(t, srv.addr, player, line)
+			if code != 1 || out != "" || errOut != "permission denied\n" {
+				t.Errorf("%q as a player: exit %d, stdout %q, stderr %q", line, code, out, errOut)
+			}
+		}
+	}
+	out, _, _ := runCmd(t, srv.addr, player, "help")
+	adminOut, _, _ := runCmd(t, srv.addr, admin, "help")
+	for _, c := range adminCommands {
+		if strings.Contains(out, c.usage) {
+			t.Errorf("help shows %q to a player", c.usage)
+		}
+		if !strings.Contains(adminOut, c.usage) {
+			t.Errorf("help does not show %q to an admin", c.usage)
+		}
+	}
+	if out, _, _ := runCmd(t, srv.addr, admin, "bans --json"); strings.TrimSpace(out) != "[]" {
+		t.Fatalf("a refused command changed something: bans %s", out)
+	}
+}
+
+// Every admin command explains itself with --help, and exits 0.
+func TestEveryAdminCommandAnswersHelp(t *testing.T) {
+	t.Parallel()
+	srv, admin := startAdminServer(t)
+	for _, c := range adminCommands {
+		out, errOut, code := runCmd(t, srv.addr, admin, c.name+" --help")
+		if code != 0 || !strings.Contains(out, "usage: "+c.usage) || errOut != "" {
+			t.Errorf("%s --help: exit %d, stdout %q, stderr %q", c.name, code, out, errOut)
+		}
+	}
+}
+
+// foreignSigner offers someone else's public key, which it cannot sign for: the server
+// accepts the offer (every key may play), and the "signature" that follows is refused as
+// a failed attempt (x/crypto drops the connection on a signature that does not verify,
+// so the forgery names an algorithm the server does not take; the attempt then fails and
+// the client goes on to its next key, as an attacker's client would).
+type foreignSigner struct {
+	pub    gossh.PublicKey
+	signed atomic.Bool
+}
+
+func (f *foreignSigner) PublicKey() gossh.PublicKey { return f.pub }
+func (f *foreignSigner) Sign(io.Reader, []byte) (*gossh.Signature, error) {
+	f.signed.Store(true)
+	return &gossh.Signature{Format: "forged", Blob: []byte("not a signature")}, nil
+}
+
+// dialOfferingFirst connects offering first the foreign signer (the admin's public key,
+// which it cannot sign for), then its own key.
+func dialOfferingFirst(t *testing.T, addr string, foreign *foreignSigner, own gossh.Signer) *gossh.Client {
+	t.Helper()
+	c, err := gossh.Dial("tcp", addr, &gossh.ClientConfig{
+		User: "player",
+		Auth: []gossh.AuthMethod{gossh.PublicKeysCallback(func() ([]gossh.Signer, error) {
+			return []gossh.Signer{foreign, own}, nil
+		})},
+		HostKeyCallback: gossh.InsecureIgnoreHostKey(),
+		Timeout:         5 * time.Second,
+	})
+	if err != nil {
+		t.Fatalf("dial %s: %v", addr, err)
+	}
+	return c
+}
+
+// runOn runs a command on an open client.
+func runOn(t *testing.T, c *gossh.Client, cmd string) (stdout, stderr string, code int) {
+	t.Helper()
+	s, err := c.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var out, errb strings.Builder
+	s.Stdout, s.Stderr = &out, &errb
+	var exit *gossh.ExitError
+	if err := s.Run(cmd); errors.As(err, &exit) {
+		code = exit.ExitStatus()
+	} else if err != nil {
+		t.Fatalf("run %q: %v", cmd, err)
+	}
+	return out.String(), errb.String(), code
+}
+
+// Regression (auth bypass, as soft-serve pins it): the public-key callback sees every key
+// a client offers, including keys it cannot sign for. A client that offers the admin's
+// public key first and then authenticates with its own must be its own key everywhere —
+// the commands, whoami, and the game's console — never the admin.
+func TestOfferingTheAdminKeyWithoutItsSignatureIsNotAdmin(t *testing.T) {
+	t.Parallel()
+	srv, admin := startAdminServer(t)
+	own := newKey(t)
+	foreign := &foreignSigner{pub: admin.PublicKey()}
+	c := dialOfferingFirst(t, srv.addr, foreign, own)
+	defer c.Close()
+	if !foreign.signed.Load() {
+		t.Fatal("the server never accepted the offer of the admin's key, so the test proves nothing")
+	}
+	for _, cmd := range []string{"stats", "regen all", "backup", "ban nobody"} {
+		out, errOut, code := runOn(t, c, cmd)
+		if code != 1 || out != "" || errOut != "permission denied\n" {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q", cmd, code, out, errOut)
+		}
+	}
+	_, errOut, _ := runOn(t, c, "whoami")
+	if fp := keys.Fingerprint(own.PublicKey()); !strings.Contains(errOut, fp) {
+		t.Errorf("whoami names %q, want the key that signed, %s", errOut, fp)
+	}
+	out, _, _ := runOn(t, c, "help")
+	if strings.Contains(out, "regen") {
+		t.Error("help lists the admin commands")
+	}
+	tm := terminalOn(t, c, 80, 24)
+	tm.enterDungeon("Pretender")
+	tm.press(":")
+	tm.waitFor("The console is for admins.")
+}
+
+// terminalOn opens a game screen on an already connected client (openTerminal dials its
+// own, with one key).
+func terminalOn(t *testing.T, c *gossh.Client, w, h int) *terminal {
+	t.Helper()
+	s, err := c.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RequestPty("xterm-256color", h, w, gossh.TerminalModes{}); err != nil {
+		t.Fatal(err)
+	}
+	stdin, err := s.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := s.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tm := &terminal{t: t, client: c, sess: s, stdin: stdin, em: vt.NewEmulator(w, h), done: make(chan struct{})}
+	if err := s.Shell(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		buf := make([]byte, 256)
+		for {
+			n, err := tm.em.Read(buf)
+			if n > 0 {
+				_, _ = stdin.Write(buf[:n])
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	go func() {
+		defer close(tm.done)
+		buf := make([]byte, 32*1024)
+		for {
+			n, err := stdout.Read(buf)
+			if n > 0 {
+				tm.mu.Lock()
+				tm.raw.Write(buf[:n])
+				_, _ = tm.em.Write(buf[:n])
+				tm.mu.Unlock()
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	t.Cleanup(func() { _ = s.Close() })
+	return tm
+}
+
+// A backup taken while a knight walks is a bbolt file that opens and passes store.Check.
+func TestBackupWhileKnightsMove(t *testing.T) {
+	t.Parallel()
+	srv, admin := startAdminServer(t)
+	tm := openTerminal(t, srv.addr, newKey(t), 80, 24, nil)
+	tm.enterDungeon("Lamorak")
+	d, k := openDir(t)
+	back := map[world.Dir]string{world.North: keyDown, world.South: keyUp, world.East: keyLeft, world.West: keyRight}[d]
+	stop := make(chan struct{})
+	walking := sync.WaitGroup{}
+	walking.Go(func() {
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			case <-time.After(15 * time.Millisecond):
+			}
+			key := k
+			if i%2 == 1 {
+				key = back
+			}
+			if _, err := io.WriteString(tm.stdin, key); err != nil {
+				return
+			}
+		}
+	})
+	defer func() { close(stop); walking.Wait() }()
+	for i := range 3 {
+		out, errOut, code := runCmd(t, srv.addr, admin, "backup")
+		if code != 0 || errOut != "" {
+			t.Fatalf("backup %d: exit %d: %s", i, code, errOut)
+		}
+		path := filepath.Join(t.TempDir(), "orthanc.db")
+		if err := os.WriteFile(path, []byte(out), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		st, err := store.Open(path, store.Options{})
+		if err != nil {
+			t.Fatalf("backup %d does not open: %v", i, err)
+		}
+		if err := st.Check(); err != nil {
+			t.Fatalf("backup %d: %v", i, err)
+		}
+		_ = st.Close()
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// A banned key is turned away at login, with a terminal and without; banning removes the
+// knight that was playing; unban lets the key back in. An admin's key cannot be banned.
+func TestBanRefusesTheKeyAtLoginAndUnbanLetsItIn(t *testing.T) {
+	t.Parallel()
+	srv, admin := startAdminServer(t)
+	player := newKey(t)
+	fp := keys.Fingerprint(player.PublicKey())
+	tm := openTerminal(t, srv.addr, player, 80, 24, nil)
+	tm.enterDungeon("Mordred")
+
+	out, errOut, code := runCmd(t, srv.addr, admin, "ban mordred --reason spamming the chat")
+	if code != 0 || !strings.Contains(out, "Banned Mordred ("+fp+")") || !strings.Contains(out, "removed from the dungeon") {
+		t.Fatalf("ban: exit %d: %q %q", code, out, errOut)
+	}
+	select {
+	case <-tm.done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the banned knight's session stayed open")
+	}
+	if !strings.Contains(tm.rawOutput(), "An admin has removed you") {
+		t.Errorf("the banned player was not told; the screen shows:\n%s", tm.screen())
+	}
+	out, errOut, code = runCmd(t, srv.addr, player, "whoami")
+	if code != 1 || out != "" || errOut != bannedMessage+"\n" {
+		t.Fatalf("whoami with a banned key: exit %d, %q, %q", code, out, errOut)
+	}
+	again := openTerminal(t, srv.addr, player, 80, 24, nil)
+	again.waitFor(bannedMessage)
+	var exit *gossh.ExitError
+	if err := again.sess.Wait(); !errors.As(err, &exit) || exit.ExitStatus() != 1 {
+		t.Fatalf("a banned key's game session ended with %v, want exit status 1", err)
+	}
+
+	out, _, _ = runCmd(t, srv.addr, admin, "bans --json")
+	var bans []store.Ban
+	if err := json.Unmarshal([]byte(out), &bans); err != nil || len(bans) != 1 || bans[0].Fingerprint != fp ||
+		bans[0].Name != "Mordred" || bans[0].Reason != "spamming the chat" || bans[0].By != keys.Fingerprint(admin.PublicKey()) {
+		t.Fatalf("bans --json: %v %s", err, out)
+	}
+	if _, errOut, code := runCmd(t, srv.addr, admin, "ban "+keys.Fingerprint(admin.PublicKey())); code != 1 || !strings.Contains(errOut, "admin's key") {
+		t.Fatalf("banning an admin's key: exit %d, %q", code, errOut)
+	}
+	if _, errOut, code := runCmd(t, srv.addr, admin, "ban Nobody At All"); code != 1 || !strings.Contains(errOut, "no knight") {
+		t.Fatalf("banning a name no knight has: exit %d, %q", code, errOut)
+	}
+	if out, errOut, code := runCmd(t, srv.addr, admin, "unban MORDRED"); code != 0 || !strings.Contains(out, fp) {
+		t.Fatalf("unban: exit %d: %q %q", code, out, errOut)
+	}
+	if w := whoamiJSON(t, srv.addr, player); w.Name != "Mordred" {
+		t.Fatalf("after unban: %+v", w)
+	}
+	if _, _, code := runCmd(t, srv.addr, admin, "unban "+fp); code != 1 {
+		t.Fatal("unbanning a key that is not banned succeeded")
+	}
+}
+
+// Kick closes the knight's session and saves it; a broadcast reaches every screen,
+// cleaned; who shows admins keys and addresses, and players neither.
+func TestKickBroadcastAndWho(t *testing.T) {
+	t.Parallel()
+	srv, admin := startAdminServer(t)
+	pa, pb := newKey(t), newKey(t)
+	a := openTerminal(t, srv.addr, pa, 80, 24, nil)
+	a.enterDungeon("Dagonet")
+	b := openTerminal(t, srv.addr, pb, 80, 24, nil)
+	b.enterDungeon("Pelleas")
+
+	out, _, code := runCmd(t, srv.addr, admin, "who")
+	if code != 0 || !strings.Contains(out, keys.Fingerprint(pa.PublicKey())) || !strings.Contains(out, "127.0.0.1:") || !strings.Contains(out, "ADDRESS") {
+		t.Fatalf("who as an admin:\n%s", out)
+	}
+	out, _, _ = runCmd(t, srv.addr, admin, "who --json")
+	var rows []adminWhoJSON
+	if err := json.Unmarshal([]byte(out), &rows); err != nil || len(rows) != 2 || !strings.HasPrefix(rows[0].Addr, "127.0.0.1:") || rows[0].BytesSent == 0 {
+		t.Fatalf("who --json as an admin: %v %s", err, out)
+	}
+	out, _, _ = runCmd(t, srv.addr, pa, "who --json")
+	if strings.Contains(out, "127.0.0.1") || strings.Contains(out, "SHA256:") || !strings.Contains(out, "Pelleas") {
+		t.Fatalf("who --json as a player: %s", out)
+	}
+
+	out, errOut, code := runCmd(t, srv.addr, admin, "broadcast 'Hear \x1b[31mye\x1b[0m, \u202ehear ye!'")
+	if code != 0 || !strings.Contains(out, "Sent to 2 knights: [admin] Hear ye, hear ye!") {
+		t.Fatalf("broadcast: exit %d: %q %q", code, out, errOut)
+	}
+	a.waitFor("[admin] Hear ye, hear ye!")
+	b.waitFor("[admin] Hear ye, hear ye!")
+	if strings.Contains(a.rawOutput(), "\x1b[31m") || strings.Contains(a.rawOutput(), "\u202e") {
+		t.Fatal("the broadcast reached the screen with its escape sequences")
+	}
+
+	out, errOut, code = runCmd(t, srv.addr, admin, "kick DAGONET")
+	if code != 0 || !strings.Contains(out, "Removed") {
+		t.Fatalf("kick: exit %d: %q %q", code, out, errOut)
+	}
+	select {
+	case <-a.done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("kick did not close the session")
+	}
+	if w := whoamiJSON(t, srv.addr, pa); w.Online || w.Name != "Dagonet" {
+		t.Fatalf("after kick: %+v", w)
+	}
+	if _, errOut, code := runCmd(t, srv.addr, admin, "kick Dagonet"); code != 1 || !strings.Contains(errOut, "online") {
+		t.Fatalf("kicking a knight that is not online: exit %d, %q", code, errOut)
+	}
+	b.waitFor("Pelleas │ Level 1") // the other knight plays on
+}
+
+// The console: ':' in an admin's game opens it, lines run through the same command table
+// (stats, regen), and a player who is not an admin is told it is not theirs.
+func TestAdminConsoleInTheGame(t *testing.T) {
+	t.Parallel()
+	srv, admin := startAdminServer(t)
+	tm := openTerminal(t, srv.addr, admin, 100, 30, nil)
+	tm.enterDungeon("Arthur")
+	tm.press(":")
+	tm.waitFor("── console")
+	tm.press("stats", keyEnter)
+	tm.waitFor(": stats", "players online", "(more)") // longer than the panel: its start shows
+	tm.press("\x1b[6~")                               // PgDn
+	tm.waitFor("LEVEL  SEED")
+	tm.press("regen 2 --seed 7", keyEnter)
+	tm.waitFor("Regenerated with dungeon seed 7")
+	if st := statsJSONOf(t, srv.addr, admin); st.Levels[1].Seed != world.LevelSeed(7, 2) {
+		t.Fatalf("regen from the console did not rebuild level 2: %+v", st.Levels[1])
+	}
+	tm.press("backup", keyEnter)
+	tm.waitFor("run it from a shell")
+	tm.press("\x1b")
+	waitUntil(t, "Esc to close the console", func() bool { return !strings.Contains(tm.screen(), "── console") })
+
+	other := openTerminal(t, srv.addr, newKey(t), 80, 24, nil)
+	other.enterDungeon("Mark")
+	other.press(":")
+	other.waitFor("The console is for admins.")
+}
+
+// startConfigured starts the real server with cfg (addresses chosen by the test) and
+// returns it too, so a test can reach its metrics listener.
+func startConfigured(t *testing.T, cfg config) (*testServer, *server) {
+	t.Helper()
+	srv, err := newServer(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- srv.serve(ctx, ln) }()
+	ts := &testServer{addr: ln.Addr().String(), dir: cfg.data}
+	var once sync.Once
+	var stopErr error
+	ts.stop = func() error {
+		once.Do(func() { cancel(); stopErr = <-done })
+		return stopErr
+	}
+	t.Cleanup(func() { _ = ts.stop() })
+	return ts, srv
+}
+
+// scrape reads /metrics into name → value, for the samples without labels.
+func scrape(t *testing.T, addr string) map[string]float64 {
+	t.Helper()
+	resp, err := http.Get("http://" + addr + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	out := map[string]float64{}
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		name, value, ok := strings.Cut(sc.Text(), " ")
+		if !ok || strings.HasPrefix(name, "#") {
+			continue
+		}
+		if v, err := strconv.ParseFloat(value, 64); err == nil {
+			out[name] = v
+		}
+	}
+	return out
+}
+
+// With -metrics-addr the server serves Prometheus metrics: sessions, players, tick and
+// save times, failed public-key attempts and bytes sent.
+func TestMetrics(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	admin := newKey(t)
+	writeAdminKeys(t, dir, admin)
+	ts, srv := startConfigured(t, config{addr: "127.0.0.1:0", data: dir, adminKeys: filepath.Join(dir, "admin_keys"),
+		seed: defaultSeed, tick: testTick, metricsAddr: "127.0.0.1:0"})
+	player := newKey(t)
+	tm := openTerminal(t, ts.addr, player, 80, 24, nil)
+	tm.enterDungeon("Lucan")
+	c := dialOfferingFirst(t, ts.addr, &foreignSigner{pub: admin.PublicKey()}, player)
+	_ = c.Close()
+	if _, errOut, code := runCmd(t, ts.addr, admin, "revert 2"); code != 0 { // saves at once
+		t.Fatalf("revert: %s", errOut)
+	}
+	addr := srv.metrics.Addr().String()
+	var m map[string]float64
+	waitUntil(t, "a save to be measured", func() bool {
+		m = scrape(t, addr)
+		return m["orthanc_save_duration_seconds_count"] > 0
+	})
+	for name, want := range map[string]func(float64) bool{
+		"orthanc_sessions":                     func(v float64) bool { return v >= 1 },
+		"orthanc_players_online":               func(v float64) bool { return v == 1 },
+		"orthanc_monsters_alive":               func(v float64) bool { return v > 0 },
+		"orthanc_tick_duration_seconds_count":  func(v float64) bool { return v > 10 },
+		"orthanc_auth_failures_total":          func(v float64) bool { return v == 1 },
+		"orthanc_bytes_sent_total":             func(v float64) bool { return v > 1000 },
+		"orthanc_saves_total":                  func(v float64) bool { return v > 0 },
+		"go_goroutines":                        func(v float64) bool { return v > 0 },
+		"orthanc_save_duration_seconds_count":  func(v float64) bool { return v > 0 },
+		"orthanc_handshake_failures_total":     func(v float64) bool { return v >= 0 },
+		"orthanc_tick_duration_seconds_bucket": nil, // has labels: checked below
+	} {
+		if want == nil {
+			continue
+		}
+		if v, ok := m[name]; !ok || !want(v) {
+			t.Errorf("metric %s = %v (present %v)", name, v, ok)
+		}
+	}
+	resp, err := http.Get("http://" + addr + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(body), `orthanc_tick_duration_seconds_bucket{le="+Inf"}`) {
+		t.Error("no tick duration histogram")
+	}
+}
+
+// A bad metrics address fails at start, naming it.
+func TestBadMetricsAddressFailsAtStart(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	_, err := newServer(config{addr: "127.0.0.1:0", data: dir, adminKeys: filepath.Join(dir, "admin_keys"),
+		seed: defaultSeed, tick: testTick, metricsAddr: "256.0.0.1:1"}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err == nil || !strings.Contains(err.Error(), "metrics listen 256.0.0.1:1") {
+		t.Fatalf("newServer with a bad metrics address: %v", err)
+	}
+}

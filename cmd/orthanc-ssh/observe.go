@@ -1,0 +1,337 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"charm.land/ssh"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	gossh "golang.org/x/crypto/ssh"
+
+	"github.com/orthanc-ssh/orthanc-ssh/store"
+)
+
+// This file is what the server knows about itself for the admin console and the metrics
+// endpoint: the live sessions (the engine knows knights, not addresses), how long each
+// world step takes, how long saves take, and the Prometheus registry.
+
+// Tuning of the observations:
+//
+//	constant         value   effect
+//	durationWindow   1000    tick and save percentiles in `stats` cover the last 1000 of each (25 s of ticks)
+//	metricsTimeout   1 s     a scrape waits at most this long for the world's census
+const (
+	durationWindow = 1000
+	metricsTimeout = time.Second
+)
+
+// liveSession is one open SSH session, as the admin's who and stats see it.
+type liveSession struct {
+	id    uint64
+	fp    string
+	addr  string
+	start time.Time
+	game  bool          // a terminal session (the game), not a one-off command
+	sent  *atomic.Int64 // bytes sent on the session's connection
+	close func()        // closes the session
+}
+
+// registry is the set of open sessions. It lives at the server edge (the engine knows
+// nothing of connections), so a mutex guards it.
+type registry struct {
+	mu   sync.Mutex
+	next uint64
+	m    map[uint64]*liveSession
+}
+
+func newRegistry() *registry { return &registry{m: map[uint64]*liveSession{}} }
+
+// add registers a session and returns the function that removes it.
+func (r *registry) add(s liveSession) (remove func()) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.next++
+	s.id = r.next
+	r.m[s.id] = &s
+	return func() {
+		r.mu.Lock()
+		delete(r.m, s.id)
+		r.mu.Unlock()
+	}
+}
+
+// len is the number of open sessions.
+func (r *registry) len() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.m)
+}
+
+// list returns a copy of the open sessions, oldest first.
+func (r *registry) list() []liveSession {
+	r.mu.Lock()
+	out := make([]liveSession, 0, len(r.m))
+	for _, s := range r.m {
+		out = append(out, *s)
+	}
+	r.mu.Unlock()
+	slices.SortFunc(out, func(a, b liveSession) int { return cmp.Compare(a.id, b.id) })
+	return out
+}
+
+// game returns the newest game session of the key, if one is open.
+func (r *registry) game(fp string) (liveSession, bool) {
+	var best liveSession
+	found := false
+	for _, s := range r.list() {
+		if s.fp == fp && s.game {
+			best, found = s, true
+		}
+	}
+	return best, found
+}
+
+// closeKey closes every session of the key after delay (so a last screen can reach the
+// player first) and reports how many it will close.
+func (r *registry) closeKey(fp string, delay time.Duration) int {
+	n := 0
+	for _, s := range r.list() {
+		if s.fp == fp {
+			time.AfterFunc(delay, s.close)
+			n++
+		}
+	}
+	return n
+}
+
+// durations keeps the last durationWindow durations of something, for percentiles.
+type durations struct {
+	mu    sync.Mutex
+	ring  [durationWindow]time.Duration
+	count uint64
+}
+
+func (d *durations) add(x time.Duration) {
+	d.mu.Lock()
+	d.ring[d.count%durationWindow] = x
+	d.count++
+	d.mu.Unlock()
+}
+
+// percentiles summarises the window.
+type percentiles struct {
+	Count uint64  `json:"count"` // observations ever; the percentiles cover the last durationWindow
+	P50   float64 `json:"p50_ms"`
+	P90   float64 `json:"p90_ms"`
+	P99   float64 `json:"p99_ms"`
+	Max   float64 `json:"max_ms"`
+}
+
+func (d *durations) percentiles() percentiles {
+	d.mu.Lock()
+	n := int(min(d.count, durationWindow))
+	xs := slices.Clone(d.ring[:n])
+	count := d.count
+	d.mu.Unlock()
+	if n == 0 {
+		return percentiles{}
+	}
+	slices.Sort(xs)
+	at := func(q float64) float64 { return ms(xs[min(n-1, int(q*float64(n)))]) }
+	return percentiles{Count: count, P50: at(0.50), P90: at(0.90), P99: at(0.99), Max: ms(xs[n-1])}
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// observer holds the server's measurements and its Prometheus metrics.
+type observer struct {
+	start time.Time
+	ticks durations
+	saves durations
+
+	lastSaves store.SaverStats // the saver's counters at the last sample; tick loop only
+
+	reg            *prometheus.Registry
+	tickSeconds    prometheus.Histogram
+	saveSeconds    prometheus.Histogram
+	authFailures   prometheus.Counter
+	handshakeFails prometheus.Counter
+	bytesSent      prometheus.Counter
+}
+
+// newObserver makes the measurements and registers the metrics (served only when the
+// server has a metrics address).
+func newObserver(s *server) *observer {
+	o := &observer{
+		start: time.Now(),
+		reg:   prometheus.NewRegistry(),
+		tickSeconds: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name: "orthanc_tick_duration_seconds", Help: "Wall time of one world step (one game turn).",
+			Buckets: prometheus.ExponentialBuckets(0.00005, 2, 12), // 50 µs to about 100 ms
+		}),
+		saveSeconds: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name: "orthanc_save_duration_seconds", Help: "Wall time of one write of the saver's batch to the database.",
+			Buckets: prometheus.ExponentialBuckets(0.0001, 2, 14), // 100 µs to about 1.6 s
+		}),
+		authFailures: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "orthanc_auth_failures_total",
+			Help: "Public-key authentication attempts that failed (a key offered without a valid signature); every key that proves itself may play.",
+		}),
+		handshakeFails: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "orthanc_handshake_failures_total", Help: "SSH connections that ended before a session could start.",
+		}),
+		bytesSent: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "orthanc_bytes_sent_total", Help: "Bytes written to SSH connections, encryption included.",
+		}),
+	}
+	census := func(f func(players, monsters, fights int) int) func() float64 {
+		return func() float64 {
+			ctx, cancel := context.WithTimeout(context.Background(), metricsTimeout)
+			defer cancel()
+			c, err := s.engine.Census(ctx)
+			if err != nil {
+				return 0
+			}
+			return float64(f(c.Players, c.Monsters(), c.Fights))
+		}
+	}
+	o.reg.MustRegister(
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		o.tickSeconds, o.saveSeconds, o.authFailures, o.handshakeFails, o.bytesSent,
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "orthanc_sessions", Help: "Open SSH sessions (games and commands)."},
+			func() float64 { return float64(s.live.len()) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "orthanc_players_online", Help: "Knights in the world."},
+			census(func(p, _, _ int) int { return p })),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "orthanc_monsters_alive", Help: "Live monsters on every level."},
+			census(func(_, m, _ int) int { return m })),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "orthanc_fights", Help: "Fights under way."},
+			census(func(_, _, f int) int { return f })),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "orthanc_saves_total", Help: "Batches the saver wrote."},
+			func() float64 { return float64(s.saver.Stats().Batches) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "orthanc_save_errors_total", Help: "Batches the saver failed to write (it retries)."},
+			func() float64 { return float64(s.saver.Stats().Errors) }),
+	)
+	return o
+}
+
+// tick records one world step's duration.
+func (o *observer) tick(d time.Duration) {
+	o.ticks.add(d)
+	o.tickSeconds.Observe(d.Seconds())
+}
+
+// sampleSaver records the latency of the saver's newest write when it has written since
+// the last sample. The saver keeps only its last latency, so a second write within one
+// tick goes unrecorded; writes come every checkpoint (2 s), so that is rare.
+func (o *observer) sampleSaver(st store.SaverStats) {
+	if st.Batches+st.Errors != o.lastSaves.Batches+o.lastSaves.Errors {
+		o.saves.add(st.LastLatency)
+		o.saveSeconds.Observe(st.LastLatency.Seconds())
+	}
+	o.lastSaves = st
+}
+
+// runTicks steps the world on every tick until ctx ends or the world stops, timing each
+// step. The engine's Run gets no ticker of its own: the clock is read here, at the edge.
+func (s *server) runTicks(ctx context.Context) {
+	t := time.NewTicker(s.cfg.tick)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		var d time.Duration
+		err := s.engine.Tick(ctx, func(step func()) {
+			start := time.Now()
+			step()
+			d = time.Since(start)
+		})
+		if err != nil {
+			return // the world has stopped
+		}
+		s.obs.tick(d)
+		s.obs.sampleSaver(s.saver.Stats())
+	}
+}
+
+// countingConn counts the bytes the server writes to one connection.
+type countingConn struct {
+	net.Conn
+	sent  *atomic.Int64
+	total prometheus.Counter
+}
+
+func (c *countingConn) Write(p []byte) (int, error) {
+	n, err := c.Conn.Write(p)
+	c.sent.Add(int64(n))
+	c.total.Add(float64(n))
+	return n, err
+}
+
+type connCtxKey int
+
+const sentKey connCtxKey = iota
+
+// wrapConn is the SSH server's ConnCallback: it counts what each connection is sent.
+func (s *server) wrapConn(ctx ssh.Context, c net.Conn) net.Conn {
+	sent := &atomic.Int64{}
+	ctx.SetValue(sentKey, sent)
+	return &countingConn{Conn: c, sent: sent, total: s.obs.bytesSent}
+}
+
+// serverConfig is the SSH server's base configuration: it counts failed public-key
+// attempts. With every key welcome, a failure is a key offered whose signature does not
+// verify (such as a client offering someone else's public key).
+func (s *server) serverConfig(ssh.Context) *gossh.ServerConfig {
+	return &gossh.ServerConfig{AuthLogCallback: func(conn gossh.ConnMetadata, method string, err error) {
+		if method == "publickey" && err != nil {
+			s.obs.authFailures.Inc()
+			s.log.Info("auth failure", "addr", conn.RemoteAddr().String(), "method", method, "err", err)
+		}
+	}}
+}
+
+// connFailed is the SSH server's ConnectionFailedCallback.
+func (s *server) connFailed(c net.Conn, err error) {
+	s.obs.handshakeFails.Inc()
+	s.log.Debug("handshake failed", "addr", c.RemoteAddr().String(), "err", err)
+}
+
+// serveMetrics serves /metrics on ln until ctx ends.
+func (s *server) serveMetrics(ctx context.Context, ln net.Listener) {
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(s.obs.reg, promhttp.HandlerOpts{}))
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	go func() {
+		<-ctx.Done()
+		_ = hs.Close()
+	}()
+	if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		s.log.Error("metrics server", "addr", ln.Addr().String(), "err", err)
+	}
+}
+
+// listenMetrics opens the metrics listener, if the server has a metrics address.
+func (s *server) listenMetrics() (net.Listener, error) {
+	if s.cfg.metricsAddr == "" {
+		return nil, nil
+	}
+	ln, err := net.Listen("tcp", s.cfg.metricsAddr)
+	if err != nil {
+		return nil, fmt.Errorf("metrics listen %s: %w", s.cfg.metricsAddr, err)
+	}
+	return ln, nil
+}

@@ -1,0 +1,102 @@
+package store
+
+import (
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/orthanc-ssh/orthanc-ssh/world"
+)
+
+func TestBanUnbanRoundTrip(t *testing.T) {
+	st := openTemp(t)
+	at := time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)
+	if banned, err := st.IsBanned("SHA256:a"); err != nil || banned {
+		t.Fatalf("a new store bans a key: %v, %v", banned, err)
+	}
+	for i, b := range []Ban{
+		{Fingerprint: "SHA256:b", Name: "Mordred", Reason: "spam", By: "SHA256:admin", At: at.Add(time.Hour)},
+		{Fingerprint: "SHA256:a", Reason: "", By: "SHA256:admin", At: at},
+	} {
+		if err := st.Ban(b); err != nil {
+			t.Fatalf("ban %d: %v", i, err)
+		}
+	}
+	if err := st.Ban(Ban{}); err == nil {
+		t.Fatal("a ban without a fingerprint was stored")
+	}
+	bans, err := st.Bans()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(bans) != 2 || bans[0].Fingerprint != "SHA256:a" || bans[1].Name != "Mordred" || bans[1].Reason != "spam" || !bans[1].At.Equal(at.Add(time.Hour)) {
+		t.Fatalf("bans: %+v", bans)
+	}
+	if banned, _ := st.IsBanned("SHA256:b"); !banned {
+		t.Fatal("the banned key is not banned")
+	}
+	if ok, err := st.Unban("SHA256:b"); !ok || err != nil {
+		t.Fatalf("unban: %v, %v", ok, err)
+	}
+	if ok, err := st.Unban("SHA256:b"); ok || err != nil {
+		t.Fatalf("unban twice: %v, %v", ok, err)
+	}
+	if banned, _ := st.IsBanned("SHA256:b"); banned {
+		t.Fatal("the unbanned key is still banned")
+	}
+	if err := st.Check(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A file written before the bans bucket existed gets it on Open, with no version change.
+func TestOpenAddsTheBansBucketToAnOlderFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "orthanc.db")
+	st, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.db.Update(func(tx *bolt.Tx) error { return tx.DeleteBucket(bucketBans) }); err != nil {
+		t.Fatal(err)
+	}
+	_ = st.Close()
+	st, err = Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if err := st.Check(); err != nil {
+		t.Fatal(err)
+	}
+	if banned, err := st.IsBanned("SHA256:x"); banned || err != nil {
+		t.Fatalf("IsBanned on the upgraded file: %v, %v", banned, err)
+	}
+}
+
+func TestFingerprintsByName(t *testing.T) {
+	st := openTemp(t)
+	recs := []world.Adventurer{
+		{Fingerprint: "SHA256:1", Name: "Sir Kay"},
+		{Fingerprint: "SHA256:2", Name: "Bors"},
+		{Fingerprint: "SHA256:3", Name: "sir kay"},
+	}
+	if err := st.SaveAdventurers(recs); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		want []string
+	}{
+		{"SIR KAY", []string{"SHA256:1", "SHA256:3"}},
+		{" bors ", []string{"SHA256:2"}},
+		{"Lancelot", nil},
+	} {
+		got, err := st.FingerprintsByName(tc.name)
+		if err != nil || !slices.Equal(got, tc.want) {
+			t.Errorf("FingerprintsByName(%q) = %v, %v; want %v", tc.name, got, err, tc.want)
+		}
+	}
+}

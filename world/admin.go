@@ -1,0 +1,405 @@
+package world
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// This file is the engine's side of the admin console (issue 7): regenerating and
+// reverting levels while the server runs, removing a knight, broadcasting a line, and the
+// census the server's stats read. Every method here runs its work on the engine goroutine
+// through query, like every other engine API; the world still never touches the clock, a
+// socket or the disk.
+
+// Errors of the admin API.
+var (
+	// ErrNoSuchLevel is returned for a depth the dungeon does not have.
+	ErrNoSuchLevel = errors.New("no such level")
+	// ErrAmbiguousName is returned by Kick when several knights online share the name
+	// (names are not unique yet): the admin must name the key fingerprint instead.
+	ErrAmbiguousName = errors.New("several knights online have that name")
+	// ErrEmptyText is returned by Broadcast when nothing printable is left of the text.
+	ErrEmptyText = errors.New("nothing printable to send")
+)
+
+// MaxBroadcastRunes caps the length of an admin's broadcast, after cleaning.
+const MaxBroadcastRunes = 200
+
+// Messages the admin actions leave in players' logs and views.
+const (
+	// KickedMessage is the last thing a knight removed by an admin sees.
+	KickedMessage = "An admin has removed you from the dungeon."
+	// broadcastPrefix marks a broadcast line in the message log.
+	broadcastPrefix = "[admin] "
+)
+
+// LevelInfo describes one level of the running dungeon for the admin console.
+type LevelInfo struct {
+	Depth int    `json:"depth"`
+	Seed  uint64 `json:"seed"`
+	// Original is true while the level is the one the configured dungeon seed builds.
+	Original bool `json:"original"`
+	Monsters int  `json:"monsters"`
+	Players  int  `json:"players"`
+}
+
+// Census is a count of what is alive in the world, for the admin's stats and metrics.
+type Census struct {
+	Turn    uint64      `json:"turn"`
+	Players int         `json:"players"`
+	Fights  int         `json:"fights"`
+	Levels  []LevelInfo `json:"levels"`
+}
+
+// Monsters is the number of live monsters on every level together.
+func (c Census) Monsters() int {
+	n := 0
+	for _, l := range c.Levels {
+		n += l.Monsters
+	}
+	return n
+}
+
+// Regenerate rebuilds one level (depth ≥ 1) or, with depth 0, every level of the dungeon
+// while it runs: level d becomes Generate(d, LevelSeed(dungeonSeed, d), d is the bottom).
+// Knights on a rebuilt level are moved to its up stairs and told; fights there end with
+// the old monsters vanishing (no knight dies or loses an item); the level is stocked from
+// its new seed and its state handed to the Saver at once. It returns the rebuilt levels.
+func (e *Engine) Regenerate(ctx context.Context, depth int, dungeonSeed uint64) ([]LevelInfo, error) {
+	return e.rebuild(ctx, depth, dungeonSeed)
+}
+
+// Revert rebuilds one level, or every level with depth 0, from the configured dungeon
+// seed: the original dungeon, byte for byte, freshly stocked (broken doors are whole
+// again and the original guards are back). Knights on a reverted level are moved as by
+// Regenerate.
+func (e *Engine) Revert(ctx context.Context, depth int) ([]LevelInfo, error) {
+	return e.rebuild(ctx, depth, e.cfg.Seed)
+}
+
+func (e *Engine) rebuild(ctx context.Context, depth int, dungeonSeed uint64) ([]LevelInfo, error) {
+	var out []LevelInfo
+	var err error
+	qerr := e.query(ctx, func() {
+		if depth < 0 || depth > len(e.levels) {
+			err = fmt.Errorf("level %d of %d: %w", depth, len(e.levels), ErrNoSuchLevel)
+			return
+		}
+		first, last := depth, depth
+		if depth == 0 {
+			first, last = 1, len(e.levels)
+		}
+		var states []LevelState
+		var moved []Adventurer
+		for d := first; d <= last; d++ {
+			moved = append(moved, e.regenerate(d, LevelSeed(dungeonSeed, d))...)
+			states = append(states, e.levelSnapshot(d))
+			e.state[d-1].changed = false
+			out = append(out, e.levelInfo(d))
+		}
+		if e.cfg.Saver != nil {
+			// Levels first: a knight saved on a new level's square should never be read
+			// back against the old level.
+			e.cfg.Saver.PutLevels(states...)
+			if len(moved) > 0 {
+				e.cfg.Saver.Put(moved...)
+			}
+		}
+		e.publish()
+	})
+	if qerr != nil {
+		return nil, qerr
+	}
+	return out, err
+}
+
+// regenerate replaces the level at depth with the one seed builds, on the engine
+// goroutine, and returns the records of the knights it moved.
+func (e *Engine) regenerate(depth int, seed uint64) []Adventurer {
+	old := e.levels[depth-1].Seed
+	for _, enc := range slices.Clone(e.fights) {
+		if enc.monster.depth != depth {
+			continue
+		}
+		enc.logf("The dungeon shifts: %s is gone.", theName(enc.monster.Kind()))
+		e.endFight(enc)
+	}
+	e.resetLevel(depth, Generate(depth, seed, depth == len(e.levels)))
+	l := e.levels[depth-1]
+	var moved []Adventurer
+	for _, p := range e.order {
+		if p.rec.Depth != depth {
+			continue
+		}
+		p.rec.X, p.rec.Y = l.Up.X, l.Up.Y
+		p.prev = l.Up
+		p.queue = p.queue[:0] // keys typed for the old level mean nothing on the new one
+		e.arrive(p)           // a map of another generation of the level starts afresh
+		how := "remade"
+		if seed == old {
+			how = "made anew" // the same level, its doors whole and its guards back
+		}
+		e.say(p, fmt.Sprintf("The dungeon shifts: level %d is %s. You stand on its %s.", depth, how, l.Feature(l.Up)))
+		p.changed = false
+		moved = append(moved, e.record(p))
+	}
+	e.touchLevel(depth)
+	return moved
+}
+
+// resetLevel puts a freshly generated level in place at depth, with the state of a level
+// nobody has played yet: its guards stocked from its own seed, as New stocks them, no
+// door broken. It must stay in step with how newWithLevels sets up each level.
+func (e *Engine) resetLevel(depth int, l *Level) {
+	e.levels[depth-1] = l
+	e.snaps[depth-1] = nil
+	e.state[depth-1] = levelState{}
+	e.stock(depth, rand.New(rand.NewPCG(l.Seed, 0x6d6f6e)))
+	e.state[depth-1].changed = true
+}
+
+// levelInfo describes the level at depth; on the engine goroutine.
+func (e *Engine) levelInfo(depth int) LevelInfo {
+	l := e.levels[depth-1]
+	players := 0
+	for _, p := range e.order {
+		if p.rec.Depth == depth {
+			players++
+		}
+	}
+	return LevelInfo{Depth: depth, Seed: l.Seed, Original: l.Seed == LevelSeed(e.cfg.Seed, depth),
+		Monsters: len(e.state[depth-1].monsters), Players: players}
+}
+
+// LevelsInfo describes every level of the dungeon, shallowest first.
+func (e *Engine) LevelsInfo(ctx context.Context) ([]LevelInfo, error) {
+	var out []LevelInfo
+	err := e.query(ctx, func() {
+		for d := 1; d <= len(e.levels); d++ {
+			out = append(out, e.levelInfo(d))
+		}
+	})
+	return out, err
+}
+
+// Census counts the knights online, the fights under way and the monsters alive on each
+// level, at the current turn.
+func (e *Engine) Census(ctx context.Context) (Census, error) {
+	var c Census
+	err := e.query(ctx, func() {
+		c = Census{Turn: e.turn, Players: len(e.order), Fights: len(e.fights)}
+		for d := 1; d <= len(e.levels); d++ {
+			c.Levels = append(c.Levels, e.levelInfo(d))
+		}
+	})
+	return c, err
+}
+
+// Kick removes a knight from the world: who is a key fingerprint, or a knight's name
+// (case-insensitive). The knight leaves any fight, is handed to the Saver, and its session
+// gets a last view with Ended set to KickedMessage. It reports whether a knight was
+// online; a name that several knights online share fails with ErrAmbiguousName.
+func (e *Engine) Kick(ctx context.Context, who string) (bool, error) {
+	var found bool
+	var err error
+	qerr := e.query(ctx, func() {
+		var p *player
+		p, err = e.find(who)
+		if p == nil {
+			return
+		}
+		found = true
+		e.leaveFight(p)
+		e.remove(p)
+		if p.sub != nil {
+			p.sub.Deliver(View{Turn: e.turn, Ended: KickedMessage})
+		}
+		e.publish()
+	})
+	if qerr != nil {
+		return false, qerr
+	}
+	return found, err
+}
+
+// find is the online knight with the fingerprint, or else the one with the name; on the
+// engine goroutine.
+func (e *Engine) find(who string) (*player, error) {
+	if p, ok := e.players[who]; ok {
+		return p, nil
+	}
+	var match *player
+	for _, p := range e.order {
+		if strings.EqualFold(p.rec.Name, strings.TrimSpace(who)) {
+			if match != nil {
+				return nil, fmt.Errorf("%q: %w", who, ErrAmbiguousName)
+			}
+			match = p
+		}
+	}
+	return match, nil
+}
+
+// Broadcast puts one line, "[admin] " and the text cleaned by CleanText (at most
+// MaxBroadcastRunes runes), in every online knight's messages, and reports how many
+// knights it reached.
+func (e *Engine) Broadcast(ctx context.Context, text string) (int, error) {
+	line := CleanText(text, MaxBroadcastRunes)
+	if line == "" {
+		return 0, ErrEmptyText
+	}
+	n := 0
+	err := e.query(ctx, func() {
+		for _, p := range e.order {
+			e.say(p, broadcastPrefix+line)
+			n++
+		}
+		e.publish()
+	})
+	return n, err
+}
+
+// Tick steps the world one turn on the engine goroutine, for a server that runs its own
+// tick loop (Run with a nil tick channel) in order to time each step. wrap, when not nil,
+// is called on the engine goroutine with the step to run and must run it exactly once;
+// the caller reads the clock around it, so the engine itself never does.
+func (e *Engine) Tick(ctx context.Context, wrap func(step func())) error {
+	if wrap == nil {
+		return e.query(ctx, e.Step)
+	}
+	return e.query(ctx, func() { wrap(e.Step) })
+}
+
+// CleanText makes text that one person typed safe to show on another's terminal: it
+// removes escape sequences (CSI, OSC, DCS, SOS, PM, APC and the short ESC forms, in their
+// 7-bit and 8-bit spellings), C0 and C1 control characters, bidirectional overrides and
+// isolates, zero-width and other invisible format characters, line and paragraph
+// separators, and invalid UTF-8. Tabs and line breaks become spaces, runs of spaces become
+// one, and the result is trimmed and cut to at most limit runes (no cap when limit ≤ 0).
+func CleanText(text string, limit int) string { return cleanText(text, limit, true) }
+
+// CleanLine removes from one line of output what CleanText removes, but keeps its spaces
+// as they are (a tab or line break becomes one space), so columns still line up.
+func CleanLine(line string) string { return strings.TrimRight(cleanText(line, 0, false), " ") }
+
+func cleanText(text string, limit int, collapse bool) string {
+	var b strings.Builder
+	n := 0
+	space := false // a space is pending (collapse only)
+	emit := func(r rune) {
+		if collapse && unicode.IsSpace(r) {
+			space = n > 0
+			return
+		}
+		if space {
+			b.WriteByte(' ')
+			n++
+			space = false
+		}
+		b.WriteRune(r)
+		n++
+	}
+	for i := 0; i < len(text) && (limit <= 0 || n < limit); {
+		r, size := utf8.DecodeRuneInString(text[i:])
+		switch {
+		case r == utf8.RuneError && size <= 1:
+			i++ // invalid UTF-8
+		case r == 0x1b: // ESC
+			i = skipEscape(text, i+size)
+		case r == 0x9b: // 8-bit CSI
+			i = skipCSI(text, i+size)
+		case r == 0x90 || r == 0x98 || r == 0x9d || r == 0x9e || r == 0x9f: // 8-bit DCS, SOS, OSC, PM, APC
+			i = skipString(text, i+size)
+		case r == '\t' || r == '\n' || r == '\r' || r == 0x2028 || r == 0x2029:
+			emit(' ')
+			i += size
+		case unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || invisible(r):
+			i += size
+		default:
+			if limit > 0 && space && n+1 >= limit {
+				return strings.TrimSpace(b.String()) // no room for a space and a rune
+			}
+			emit(r)
+			i += size
+		}
+	}
+	if !collapse {
+		return b.String()
+	}
+	return strings.TrimSpace(b.String())
+}
+
+// invisible reports runes that draw nothing (or draw blank) and are not format
+// characters by category, but can still be used to hide or spoof text.
+func invisible(r rune) bool {
+	switch r {
+	case 0x115f, 0x1160, 0x3164, 0xffa0, // Hangul fillers
+		0x180e,         // Mongolian vowel separator
+		0x2800,         // braille blank
+		0xfffc, 0xfffd: // object replacement, replacement character
+		return true
+	}
+	return r >= 0xfe00 && r <= 0xfe0f || r >= 0xe0100 && r <= 0xe01ef // variation selectors
+}
+
+// skipEscape skips the escape sequence whose ESC ended just before i and returns the
+// index after it.
+func skipEscape(s string, i int) int {
+	if i >= len(s) {
+		return i
+	}
+	switch s[i] {
+	case '[':
+		return skipCSI(s, i+1)
+	case ']', 'P', 'X', '^', '_': // OSC, DCS, SOS, PM, APC: a string up to ST or BEL
+		return skipString(s, i+1)
+	}
+	// nF sequences: intermediate bytes 0x20–0x2F, then one final byte.
+	for i < len(s) && s[i] >= 0x20 && s[i] <= 0x2f {
+		i++
+	}
+	if i < len(s) && s[i] >= 0x30 && s[i] <= 0x7e {
+		i++
+	}
+	return i
+}
+
+// skipCSI skips a control sequence's parameter and intermediate bytes and its final byte.
+func skipCSI(s string, i int) int {
+	for i < len(s) {
+		c := s[i]
+		i++
+		if c >= 0x40 && c <= 0x7e {
+			return i
+		}
+		if c < 0x20 || c > 0x3f {
+			return i - 1 // not a well-formed sequence: the byte is read again as text
+		}
+	}
+	return i
+}
+
+// skipString skips a control string up to and including its terminator: ST (ESC \ or
+// 0x9c) or BEL; an unterminated string runs to the end of the text.
+func skipString(s string, i int) int {
+	for i < len(s) {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == 0x07 || r == 0x9c:
+			return i + size
+		case r == 0x1b:
+			if i+1 < len(s) && s[i+1] == '\\' {
+				return i + 2
+			}
+			return i // the string ends; the ESC starts the next sequence
+		}
+		i += size
+	}
+	return i
+}

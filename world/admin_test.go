@@ -1,0 +1,402 @@
+package world
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// running starts e's goroutine (stepped only by the test) and stops it at cleanup.
+func running(t *testing.T, e *Engine) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { e.Run(ctx, nil); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return ctx
+}
+
+// on runs fn on the engine goroutine, where the test may read and change engine state.
+func on(t *testing.T, e *Engine, fn func()) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := e.query(ctx, fn); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// marshal is the level's bytes, for comparing levels.
+func marshal(t *testing.T, l *Level) []byte {
+	t.Helper()
+	b, err := l.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// An admin regenerates the level two knights are on, one of them in a fight: both land on
+// the new level's up stairs with nothing lost, the fight ends with the old monster gone,
+// their maps of the level start afresh, and the new level is saved at once.
+func TestRegenerateMovesKnightsToTheStairsAndEndsFights(t *testing.T) {
+	saver := &recorder{}
+	e := New(Config{Seed: 1977, Saver: saver, WanderChance: -1})
+	ctx := running(t, e)
+	subA, subB := &recorder{}, &recorder{}
+	var before []Adventurer
+	on(t, e, func() {
+		e.join(knight("a", 10), subA)
+		e.join(knight("b", 10), subB)
+		b := e.players["b"]
+		var guard *monster
+		for _, m := range e.state[0].monsters {
+			if m.room >= 0 {
+				guard = m
+				break
+			}
+		}
+		if guard == nil {
+			t.Error("no guard on level 1 of the default dungeon")
+			return
+		}
+		b.rec.X, b.rec.Y = guard.pos.X, guard.pos.Y
+		e.look(b)
+		e.startFight(b, guard)
+		b.rec.Items = append(b.rec.Items, Item{Kind: ItemSword, Plus: 2})
+		before = []Adventurer{e.record(e.players["a"]), e.record(b)}
+	})
+	if t.Failed() {
+		return
+	}
+	const newSeed = 42
+	infos, err := e.Regenerate(ctx, 1, newSeed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := LevelSeed(newSeed, 1)
+	if len(infos) != 1 || infos[0].Depth != 1 || infos[0].Seed != want || infos[0].Original || infos[0].Players != 2 {
+		t.Fatalf("infos %+v, want level 1 with seed %d", infos, want)
+	}
+	fresh := Generate(1, want, false)
+	on(t, e, func() {
+		l := e.levels[0]
+		if !slices.Equal(marshal(t, l), marshal(t, fresh)) {
+			t.Error("level 1 is not Generate(1, LevelSeed(42, 1), false)")
+		}
+		if len(e.fights) != 0 {
+			t.Errorf("%d fights still under way", len(e.fights))
+		}
+		for i, fp := range []string{"a", "b"} {
+			p := e.players[fp]
+			if p == nil {
+				t.Errorf("knight %s left the world", fp)
+				continue
+			}
+			if p.rec.Pos() != l.Up || p.rec.Depth != 1 || l.Terrain(p.rec.Pos()) == Rock {
+				t.Errorf("knight %s at %v on depth %d, want the up stairs %v", fp, p.rec.Pos(), p.rec.Depth, l.Up)
+			}
+			if p.fight != nil || p.rec.Death != nil {
+				t.Errorf("knight %s still fighting or dead", fp)
+			}
+			if p.rec.Hits != before[i].Hits || !slices.Equal(p.rec.Items, before[i].Items) || p.rec.Experience != before[i].Experience {
+				t.Errorf("knight %s lost something: %+v, before %+v", fp, p.rec, before[i])
+			}
+			m := p.rec.Maps[p.mapIdx]
+			if m.Seed != want || len(m.Doors) != 0 || !slices.Equal(m.Seen, p.visible) {
+				t.Errorf("knight %s's map of level 1 was not started afresh: seed %d", fp, m.Seed)
+			}
+			if msg := p.msgs[len(p.msgs)-1]; !strings.Contains(msg, "level 1 is remade") {
+				t.Errorf("knight %s was told %q", fp, msg)
+			}
+		}
+		for _, m := range e.state[0].monsters {
+			if l.Terrain(m.pos) != Room || m.room < 0 {
+				t.Errorf("monster %s at %v is not a guard of the new level", m.Kind().Name, m.pos)
+			}
+		}
+		if e.levels[1].Seed != LevelSeed(1977, 2) {
+			t.Error("level 2 changed too")
+		}
+		var saved *LevelState
+		for i := range saver.levels {
+			if saver.levels[i].Depth == 1 {
+				saved = &saver.levels[i]
+			}
+		}
+		if saved == nil || saved.Seed != want || len(saved.Monsters) != len(e.state[0].monsters) {
+			t.Errorf("the new level 1 was not handed to the saver: %+v", saved)
+		}
+		if r := saver.lastSaved("b"); r.X != l.Up.X || r.Y != l.Up.Y {
+			t.Errorf("the moved knight was not saved on the stairs: %+v", r)
+		}
+	})
+	if v := subB.last(); v.Fight != nil || v.Self.Pos != fresh.Up || !strings.Contains(strings.Join(v.LastFight, "\n"), "The dungeon shifts") {
+		t.Fatalf("the fighting knight's view: fight %v at %v, last fight %q", v.Fight, v.Self.Pos, v.LastFight)
+	}
+}
+
+// Revert rebuilds the original dungeon byte for byte, with the original guards, after a
+// regen of every level and a broken door.
+func TestRevertRestoresTheOriginalDungeonByteForByte(t *testing.T) {
+	original := New(Config{Seed: 1977})
+	e := New(Config{Seed: 1977, Saver: &recorder{}})
+	ctx := running(t, e)
+	if _, err := e.Regenerate(ctx, 0, 12345); err != nil {
+		t.Fatal(err)
+	}
+	infos, err := e.LevelsInfo(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, in := range infos {
+		if in.Original || in.Seed != LevelSeed(12345, in.Depth) {
+			t.Fatalf("after regen all: %+v", in)
+		}
+	}
+	on(t, e, func() {
+		if e.levels[len(e.levels)-1].HasDown {
+			t.Error("the regenerated bottom level has stairs down")
+		}
+	})
+	infos, err = e.Revert(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(infos) != original.Levels() {
+		t.Fatalf("revert rebuilt %d levels, want %d", len(infos), original.Levels())
+	}
+	on(t, e, func() {
+		for d := 1; d <= original.Levels(); d++ {
+			if !slices.Equal(marshal(t, e.levels[d-1]), marshal(t, original.Level(d))) {
+				t.Errorf("level %d differs from the original after revert", d)
+			}
+			if !slices.Equal(e.Monsters(d), original.Monsters(d)) {
+				t.Errorf("level %d's monsters differ from the original's after revert", d)
+			}
+			if !infos[d-1].Original {
+				t.Errorf("level %d not reported original", d)
+			}
+		}
+	})
+	if _, err := e.Revert(ctx, 11); !errors.Is(err, ErrNoSuchLevel) {
+		t.Fatalf("revert 11: %v, want ErrNoSuchLevel", err)
+	}
+	if _, err := e.Regenerate(ctx, -1, 1); !errors.Is(err, ErrNoSuchLevel) {
+		t.Fatalf("regen -1: %v, want ErrNoSuchLevel", err)
+	}
+}
+
+// A regenerated level comes back after a restart: the saved state's seed rebuilds it, the
+// bottom level as the bottom.
+func TestRegeneratedLevelsSurviveARestart(t *testing.T) {
+	saver := &recorder{}
+	e := New(Config{Seed: 1977, Saver: saver})
+	ctx := running(t, e)
+	if _, err := e.Regenerate(ctx, 3, 5); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Regenerate(ctx, DefaultDepth, 6); err != nil {
+		t.Fatal(err)
+	}
+	var states []LevelState
+	var monsters3 []SeenMonster
+	on(t, e, func() {
+		states = slices.Clone(saver.levels)
+		monsters3 = e.Monsters(3)
+	})
+	again := New(Config{Seed: 1977, Levels: states})
+	for _, tc := range []struct {
+		depth  int
+		seed   uint64
+		bottom bool
+	}{{3, LevelSeed(5, 3), false}, {DefaultDepth, LevelSeed(6, DefaultDepth), true}, {1, LevelSeed(1977, 1), false}} {
+		want := Generate(tc.depth, tc.seed, tc.bottom)
+		if !slices.Equal(marshal(t, again.Level(tc.depth)), marshal(t, want)) {
+			t.Errorf("level %d after the restart is not the one seed %d builds", tc.depth, tc.seed)
+		}
+	}
+	if !slices.Equal(again.Monsters(3), monsters3) {
+		t.Errorf("level 3's monsters after the restart: %v, before %v", again.Monsters(3), monsters3)
+	}
+}
+
+func TestKickRemovesAndSavesTheKnight(t *testing.T) {
+	saver := &recorder{}
+	e := New(Config{Seed: 1977, Saver: saver, WanderChance: -1})
+	ctx := running(t, e)
+	sub := &recorder{}
+	on(t, e, func() {
+		rec := knight("a", 10)
+		rec.Name = "Sir Kay"
+		e.join(rec, sub)
+		e.join(knight("b", 10), &recorder{})
+		e.join(knight("c", 10), &recorder{}) // "Kay b" and "Kay c" share no name with "Sir Kay"
+	})
+	ok, err := e.Kick(ctx, "sir KAY")
+	if err != nil || !ok {
+		t.Fatalf("kick by name: %v, %v", ok, err)
+	}
+	on(t, e, func() {
+		if _, in := e.players["a"]; in {
+			t.Error("the kicked knight is still in the world")
+		}
+		if v := sub.last(); v.Ended != KickedMessage {
+			t.Errorf("the kicked session's last view: %+v", v)
+		}
+		if r := saver.lastSaved("a"); r.Name != "Sir Kay" {
+			t.Errorf("the kicked knight was not saved: %+v", r)
+		}
+	})
+	if ok, err := e.Kick(ctx, "Sir Kay"); ok || err != nil {
+		t.Fatalf("kicking a knight that is gone: %v, %v", ok, err)
+	}
+	on(t, e, func() { e.players["c"].rec.Name = "Kay b" })
+	if _, err := e.Kick(ctx, "kay B"); !errors.Is(err, ErrAmbiguousName) {
+		t.Fatalf("kicking a shared name: %v, want ErrAmbiguousName", err)
+	}
+	if ok, err := e.Kick(ctx, "c"); !ok || err != nil {
+		t.Fatalf("kick by fingerprint: %v, %v", ok, err)
+	}
+	who, _ := e.Who(ctx)
+	if len(who) != 1 || who[0].Fingerprint != "b" {
+		t.Fatalf("who after the kicks: %+v", who)
+	}
+}
+
+func TestBroadcastReachesEveryoneCleaned(t *testing.T) {
+	e := New(Config{Seed: 1977, WanderChance: -1})
+	ctx := running(t, e)
+	subs := []*recorder{{}, {}}
+	on(t, e, func() {
+		e.join(knight("a", 10), subs[0])
+		e.join(knight("b", 10), subs[1])
+	})
+	n, err := e.Broadcast(ctx, "The \x1b[31mking\x1b[0m is\u202e coming\x07")
+	if err != nil || n != 2 {
+		t.Fatalf("broadcast: %d, %v", n, err)
+	}
+	on(t, e, func() {
+		for i, s := range subs {
+			if got := s.lastMessage(); got != "[admin] The king is coming" {
+				t.Errorf("knight %d saw %q", i, got)
+			}
+		}
+	})
+	if _, err := e.Broadcast(ctx, "\x1b]0;title\x07 \u200b"); !errors.Is(err, ErrEmptyText) {
+		t.Fatalf("an empty broadcast: %v", err)
+	}
+}
+
+func TestCensusAndTick(t *testing.T) {
+	e := New(Config{Seed: 1977, WanderChance: -1})
+	ctx := running(t, e)
+	on(t, e, func() { e.join(knight("a", 10), &recorder{}) })
+	steps := 0
+	for range 3 {
+		if err := e.Tick(ctx, func(step func()) { step(); steps++ }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := e.Tick(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	c, err := e.Census(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh := New(Config{Seed: 1977})
+	if c.Turn != 4 || steps != 3 || c.Players != 1 || c.Fights != 0 || len(c.Levels) != DefaultDepth || c.Levels[0].Players != 1 {
+		t.Fatalf("census %+v after %d wrapped steps", c, steps)
+	}
+	total := 0
+	for d := 1; d <= DefaultDepth; d++ {
+		total += len(fresh.Monsters(d))
+	}
+	if c.Monsters() != total {
+		t.Fatalf("census counts %d monsters, the dungeon has %d", c.Monsters(), total)
+	}
+}
+
+func TestCleanText(t *testing.T) {
+	long := strings.Repeat("ab ", 100)
+	for _, tc := range []struct{ name, in, want string }{
+		{"plain", "Hello, knights!", "Hello, knights!"},
+		{"CSI colour", "\x1b[1;31mred\x1b[0m text", "red text"},
+		{"CSI cursor and clear", "a\x1b[2J\x1b[H\x1b[?1049hb", "ab"},
+		{"8-bit CSI", "a\u009b31mb", "ab"},
+		{"OSC title, BEL", "x\x1b]0;pwned\x07y", "xy"},
+		{"OSC hyperlink, ST", "\x1b]8;;http://evil\x1b\\link\x1b]8;;\x1b\\", "link"},
+		{"8-bit OSC", "a\u009d0;t\u009cb", "ab"},
+		{"DCS", "a\x1bP1$r0m\x1b\\b", "ab"},
+		{"APC and PM and SOS", "a\x1b_x\x1b\\b\x1b^y\x1b\\c\x1bXz\x1b\\d", "abcd"},
+		{"unterminated OSC", "ok\x1b]0;never ends", "ok"},
+		{"short ESC forms", "a\x1bcb\x1b7c\x1b(Bd", "abcd"},
+		{"lone ESC at end", "abc\x1b", "abc"},
+		{"C0 controls", "a\x00b\x07c\x08d\x7fe", "abcde"},
+		{"C1 controls", "a\u0085b\u008dc\u0090x\u009cd", "abcd"},
+		{"line breaks and tabs", "one\ntwo\r\nthree\tfour", "one two three four"},
+		{"line and paragraph separators", "a\u2028b\u2029c", "a b c"},
+		{"bidi embeddings and overrides", "a\u202ab\u202bc\u202cd\u202de\u202ef", "abcdef"},
+		{"bidi isolates", "a\u2066b\u2067c\u2068d\u2069e", "abcde"},
+		{"bidi marks", "a\u200eb\u200fc\u061cd", "abcd"},
+		{"zero-width", "a\u200bb\u200cc\u200dd\u2060e\ufefff", "abcdef"},
+		{"soft hyphen and fillers", "a\u00adb\u3164c\u180ed", "abcd"},
+		{"invalid UTF-8", "a\xffb\xc0c", "abc"},
+		{"spaces collapse and trim", "  a   b  ", "a b"},
+		{"accents and other scripts stay", "Ælfgifu çà 騎士", "Ælfgifu çà 騎士"},
+		{"cap", long, strings.TrimSpace(long[:200])},
+		{"cap counts runes", strings.Repeat("é", 250), strings.Repeat("é", 200)},
+		{"escapes do not count", strings.Repeat("\x1b[0m", 300) + "x", "x"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := CleanText(tc.in, MaxBroadcastRunes)
+			if got != tc.want {
+				t.Fatalf("CleanText(%q) = %q, want %q", tc.in, got, tc.want)
+			}
+			if n := len([]rune(got)); n > MaxBroadcastRunes {
+				t.Fatalf("%d runes, over the cap", n)
+			}
+		})
+	}
+	if got := CleanText(strings.Repeat("x", 500), 0); len(got) != 500 {
+		t.Fatalf("no cap: %d runes", len(got))
+	}
+}
+
+// FuzzCleanText checks that nothing CleanText lets through can move the cursor, change
+// the terminal's state or reorder text, and that the cap holds.
+func FuzzCleanText(f *testing.F) {
+	for _, s := range []string{"hi", "\x1b[31mx", "\x1b]0;t\x07", "\u202e", "a\u009bb"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got := CleanText(s, MaxBroadcastRunes)
+		if n := len([]rune(got)); n > MaxBroadcastRunes {
+			t.Fatalf("%d runes", n)
+		}
+		for _, r := range got {
+			if r < 0x20 || r >= 0x7f && r < 0xa0 || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069 || r == 0x200b || r == 0xfeff {
+				t.Fatalf("CleanText(%q) = %q keeps %U", s, got, r)
+			}
+		}
+		if again := CleanText(got, MaxBroadcastRunes); again != got {
+			t.Fatalf("not idempotent: %q then %q", got, again)
+		}
+	})
+}
+
+func TestCleanLineKeepsColumns(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"NAME   LEVEL  WHERE", "NAME   LEVEL  WHERE"},
+		{"a\tb\x1b[1mc\u202e  ", "a bc"},
+		{"  indented", "  indented"},
+	} {
+		if got := CleanLine(tc.in); got != tc.want {
+			t.Errorf("CleanLine(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
