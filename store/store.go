@@ -12,9 +12,9 @@
 //
 //	<file>.db
 //	├── adventurers      fingerprint ("SHA256:...") → {"v":1,"adventurer":{...}}
-//	├── levels           reserved for level state (empty in schema 1)
-//	├── fame             reserved for the hall of fame (empty in schema 1)
-//	├── tombstones       reserved for dead adventurers (empty in schema 1)
+//	├── levels           depth (uint32, big-endian) → JSON {"v":1,"level":LevelState}
+//	├── fame             fingerprint/RFC 3339 time → JSON {"v":1,...FameEntry}
+//	├── tombstones       fingerprint/RFC 3339 time → JSON {"v":1,...Tombstone}
 //	├── bans             fingerprint → {"v":1,"ban":{fingerprint, name, reason, by, at}}
 //	└── meta
 //	    └── version      SchemaVersion as decimal ASCII ("1")

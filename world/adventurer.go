@@ -109,3 +109,14 @@ type Retirement struct {
 
 // Ended reports whether the knight is dead or retired: its key rolls a new one.
 func (a Adventurer) Ended() bool { return a.Death != nil || a.Retirement != nil }
+
+// regenerated reports whether the knight's map of level l belongs to another generation of
+// it: the level was rebuilt since the knight was last there.
+func (a Adventurer) regenerated(l *Level) bool {
+	for _, m := range a.Maps {
+		if m.Depth == l.Depth {
+			return m.Seed != l.Seed
+		}
+	}
+	return false
+}

@@ -403,7 +403,9 @@ func (e *Engine) join(rec Adventurer, sub Subscriber) *Player {
 	}
 	if p.rec.Depth > 0 {
 		l := e.levels[p.rec.Depth-1]
-		if pos := p.rec.Pos(); !l.In(pos) || l.Terrain(pos) == Rock {
+		if pos := p.rec.Pos(); !l.In(pos) || l.Terrain(pos) == Rock || p.rec.regenerated(l) {
+			// The square is gone, or the level was rebuilt while the knight was away (an
+			// admin's regen): it starts again from the level's up stairs.
 			p.rec.X, p.rec.Y = l.Up.X, l.Up.Y
 		}
 		e.arrive(p)

@@ -448,3 +448,17 @@ func TestLevelStateSurvivesARestart(t *testing.T) {
 		t.Fatal("the level rebuilt from its saved seed differs from the one restored over the same seed")
 	}
 }
+
+// A knight that was away while its level was rebuilt comes back on the new level's up
+// stairs, not on whatever square has its old coordinates (it could be inside a room).
+func TestKnightAwayDuringARegenStartsOnTheStairs(t *testing.T) {
+	e := New(Config{Seed: 1977, Depth: 2})
+	l := e.levels[0]
+	rec := knight("a", 10)
+	rec.Depth, rec.X, rec.Y = 1, l.Down.X, l.Down.Y
+	rec.Maps = []LevelMap{{Depth: 1, Seed: l.Seed + 1, W: l.W, H: l.H, Seen: make([]byte, bitsetLen(l.W*l.H))}}
+	e.join(rec, nil)
+	if p := e.players["a"]; p.rec.Pos() != l.Up {
+		t.Fatalf("at %v, want the up stairs %v", p.rec.Pos(), l.Up)
+	}
+}
