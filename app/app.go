@@ -18,10 +18,13 @@ import (
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
-// MinWidth and MinHeight are the smallest terminal the game draws in.
+// MinWidth and MinHeight are the smallest terminal the game draws in; MaxWidth and
+// MaxHeight the largest frame it draws (a bigger terminal shows it in its top-left corner).
 const (
 	MinWidth  = 80
 	MinHeight = 24
+	MaxWidth  = 400
+	MaxHeight = 200
 )
 
 // Params is everything a session knows about its player, in plain values.
@@ -383,7 +386,9 @@ func (m *Model) render(plain bool) string {
 	if w < MinWidth || h < MinHeight {
 		return fmt.Sprintf("Please enlarge your terminal to at least %d×%d\n(it is %d×%d now).", MinWidth, MinHeight, w, h)
 	}
-	c := newCanvas(w, h)
+	// A frame is never larger than MaxWidth×MaxHeight, whatever size a client claims: a
+	// 10000×10000 window would otherwise cost hundreds of megabytes a frame.
+	c := newCanvas(min(w, MaxWidth), min(h, MaxHeight))
 	switch m.screen {
 	case screenTitle:
 		m.drawTitle(c)

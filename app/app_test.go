@@ -166,6 +166,9 @@ func TestSmallTerminalGetsAClearMessage(t *testing.T) {
 		}
 	}
 	m.Update(tea.WindowSizeMsg{Width: 10000, Height: 10000})
+	if lines := strings.Split(m.Text(), "\n"); len(lines) != MaxHeight || len([]rune(lines[0])) != MaxWidth {
+		t.Fatalf("a 10000×10000 terminal got a %d-line frame of %d columns, want %d×%d", len(lines), len([]rune(lines[0])), MaxWidth, MaxHeight)
+	}
 	m.Update(tea.WindowSizeMsg{Width: 160, Height: 50})
 	if lines := strings.Split(m.Text(), "\n"); len(lines) != 50 || len([]rune(lines[0])) != 160 {
 		t.Fatalf("160×50 screen is %d lines of %d", len(lines), len([]rune(lines[0])))

@@ -560,7 +560,7 @@ func TestMetrics(t *testing.T) {
 	admin := newKey(t)
 	writeAdminKeys(t, dir, admin)
 	ts, srv := startConfigured(t, config{addr: "127.0.0.1:0", data: dir, adminKeys: filepath.Join(dir, "admin_keys"),
-		seed: defaultSeed, tick: testTick, metricsAddr: "127.0.0.1:0"})
+		seed: defaultSeed, tick: testTick, metricsAddr: "127.0.0.1:0", limits: defaultLimits})
 	player := newKey(t)
 	tm := openTerminal(t, ts.addr, player, 80, 24, nil)
 	tm.enterDungeon("Lucan")

@@ -23,6 +23,7 @@ type config struct {
 	tick      time.Duration
 	// metricsAddr is where /metrics is served in Prometheus text format; empty: nowhere.
 	metricsAddr string
+	limits      limits
 }
 
 // parseConfig reads flags and environment (DESIGN §2).
@@ -43,8 +44,38 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.StringVar(&seed, "seed", env("ORTHANC_SEED", strconv.Itoa(defaultSeed)), "seed of the original dungeon (env ORTHANC_SEED)")
 	fs.StringVar(&c.metricsAddr, "metrics-addr", getenv("ORTHANC_METRICS_ADDR"), "serve Prometheus metrics at http://ADDR/metrics, such as 127.0.0.1:9222; off when empty (env ORTHANC_METRICS_ADDR)")
 	fs.StringVar(&tick, "tick", env("ORTHANC_TICK", "25ms"), "wall time of one game turn; ten turns make a round (env ORTHANC_TICK)")
+	c.limits = defaultLimits
+	intFlag := func(p *int, name, envName, usage string) {
+		fs.Func(name, fmt.Sprintf("%s (env %s; default %d)", usage, envName, *p), func(v string) error { return parseInt(p, v) })
+		if v := getenv(envName); v != "" {
+			_ = parseInt(p, v) // a bad value is reported below, when checked
+		}
+	}
+	durFlag := func(p *time.Duration, name, envName, usage string) {
+		fs.Func(name, fmt.Sprintf("%s (env %s; default %v)", usage, envName, *p), func(v string) error { return parseDur(p, v) })
+		if v := getenv(envName); v != "" {
+			_ = parseDur(p, v)
+		}
+	}
+	intFlag(&c.limits.maxSessions, "max-sessions", "ORTHANC_MAX_SESSIONS", "connections open at once")
+	intFlag(&c.limits.maxPerIP, "max-per-ip", "ORTHANC_MAX_PER_IP", "connections from one address")
+	intFlag(&c.limits.maxPerKey, "max-per-key", "ORTHANC_MAX_PER_KEY", "sessions of one key")
+	durFlag(&c.limits.handshakeTimeout, "handshake-timeout", "ORTHANC_HANDSHAKE_TIMEOUT", "time to finish the SSH handshake")
+	durFlag(&c.limits.idleTimeout, "idle-timeout", "ORTHANC_IDLE_TIMEOUT", "a game session with no keystroke for this long is closed (knight saved)")
+	durFlag(&c.limits.maxLifetime, "max-lifetime", "ORTHANC_MAX_LIFETIME", "longest a connection may last")
+	durFlag(&c.limits.stallTimeout, "stall-timeout", "ORTHANC_STALL_TIMEOUT", "a client that does not take in a frame for this long is closed")
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
+	}
+	for _, n := range []int{c.limits.maxSessions, c.limits.maxPerIP, c.limits.maxPerKey} {
+		if n < 1 {
+			return config{}, errors.New("session limits must be at least 1")
+		}
+	}
+	for _, d := range []time.Duration{c.limits.handshakeTimeout, c.limits.idleTimeout, c.limits.maxLifetime, c.limits.stallTimeout} {
+		if d <= 0 {
+			return config{}, errors.New("timeouts must be positive durations such as 30s")
+		}
 	}
 	if fs.NArg() > 0 {
 		return config{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
@@ -66,4 +97,24 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 		c.adminKeys = filepath.Join(c.data, "admin_keys")
 	}
 	return c, nil
+}
+
+func parseInt(p *int, v string) error {
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		*p = 0 // rejected by the range check with a clear message
+		return fmt.Errorf("%q is not a whole number", v)
+	}
+	*p = n
+	return nil
+}
+
+func parseDur(p *time.Duration, v string) error {
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		*p = 0
+		return fmt.Errorf("%q is not a duration such as 30s", v)
+	}
+	*p = d
+	return nil
 }

@@ -38,7 +38,7 @@ func startServer(t *testing.T, dir string) *testServer {
 // startServerSeed starts the server on a dungeon of another seed.
 func startServerSeed(t *testing.T, dir string, seed uint64) *testServer {
 	t.Helper()
-	cfg := config{addr: "127.0.0.1:0", data: dir, adminKeys: filepath.Join(dir, "admin_keys"), seed: seed, tick: testTick}
+	cfg := config{addr: "127.0.0.1:0", data: dir, adminKeys: filepath.Join(dir, "admin_keys"), seed: seed, tick: testTick, limits: defaultLimits}
 	srv, err := newServer(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatal(err)

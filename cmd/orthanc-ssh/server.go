@@ -47,6 +47,7 @@ type server struct {
 	obs    *observer // tick and save times, metrics
 
 	sessions sync.WaitGroup
+	perKey   keyCounter // open sessions per key, for the per-key limit
 	// metrics is the listener /metrics is served on, nil when metrics are off. It is
 	// opened with the server, so a bad address fails at start.
 	metrics net.Listener
@@ -76,7 +77,8 @@ func newServer(cfg config, log *slog.Logger) (*server, error) {
 		st.Close()
 		return nil, err
 	}
-	s := &server{cfg: cfg, log: log, store: st, saver: store.NewSaver(st, log), admins: admins, live: newRegistry()}
+	s := &server{cfg: cfg, log: log, store: st, saver: store.NewSaver(st, log), admins: admins, live: newRegistry(),
+		perKey: keyCounter{n: map[string]int{}}}
 	s.obs = newObserver(s)
 	s.engine = world.New(world.Config{
 		Levels:          levels,
@@ -91,6 +93,10 @@ func newServer(cfg config, log *slog.Logger) (*server, error) {
 			srv.ConnCallback = s.wrapConn               // counts bytes sent
 			srv.ServerConfigCallback = s.serverConfig   // counts failed public-key attempts
 			srv.ConnectionFailedCallback = s.connFailed // counts failed handshakes
+			srv.HandshakeTimeout = cfg.limits.handshakeTimeout
+			srv.MaxTimeout = cfg.limits.maxLifetime
+			// Only plain sessions: no port, agent or X11 forwarding, and bounded requests.
+			srv.ChannelHandlers = map[string]ssh.ChannelHandler{"session": s.sessionChannel}
 			return nil
 		},
 		wish.WithPublicKeyAuth(func(ssh.Context, ssh.PublicKey) bool { return true }),
@@ -99,6 +105,7 @@ func newServer(cfg config, log *slog.Logger) (*server, error) {
 		wish.WithMiddleware(
 			s.finish,
 			bubbletea.MiddlewareWithProgramHandler(s.program),
+			s.limitKeys,
 			s.refuseBanned,
 			s.track,
 			s.logSessions,
@@ -138,7 +145,7 @@ func (s *server) serve(ctx context.Context, ln net.Listener) error {
 
 	s.log.Info("listening", "addr", ln.Addr().String(), "data", s.cfg.data, "seed", s.cfg.seed, "tick", s.cfg.tick)
 	serveErr := make(chan error, 1)
-	go func() { serveErr <- s.ssh.Serve(ln) }()
+	go func() { serveErr <- s.ssh.Serve(newLimitListener(ln, s.cfg.limits)) }()
 
 	var err error
 	select {
@@ -256,6 +263,7 @@ func (s *server) program(sess ssh.Session) *tea.Program {
 	})
 	sess.Context().SetValue(modelKey, m)
 	opts := append(bubbletea.MakeOptions(sess), tea.WithoutSignalHandler())
+	opts = append(opts, s.guardIO(sess)...) // after MakeOptions: these input and output win
 	return tea.NewProgram(m, opts...)
 }
 
