@@ -183,15 +183,16 @@ func (f filteredChannel) Accept() (gossh.Channel, <-chan *gossh.Request, error) 
 //   - env beyond maxEnvVars variables or maxEnvBytes each, and any request past
 //     maxSessionReqs, are refused, so a client cannot grow a session without bound;
 //   - agent and X11 forwarding requests are refused (only plain sessions are served);
-//   - a window-change that arrives before the shell or command is held back and passed on
-//     (the latest one) right after it. The SSH library keeps one pending window size
-//     between the PTY request and the shell; a second one would block its request loop
-//     before the shell starts, and the session would hang.
+//   - the PTY request is answered here and held, with any window-changes after it, until
+//     the shell or command: then it is passed on carrying the latest window size. The SSH
+//     library keeps one pending window size between the PTY request and the shell; a
+//     window-change in between blocked its request loop before the shell started, and the
+//     session hung (and passing the change on later races with the handler reading it).
 func filterRequests(in <-chan *gossh.Request, out chan<- *gossh.Request) {
 	defer close(out)
 	env, n := 0, 0
 	started := false
-	var held []byte
+	var pty *ptyRequest
 	for req := range in {
 		n++
 		if n > maxSessionReqs {
@@ -208,23 +209,47 @@ func filterRequests(in <-chan *gossh.Request, out chan<- *gossh.Request) {
 		case "auth-agent-req@openssh.com", "x11-req":
 			_ = req.Reply(false, nil)
 			continue
-		case "window-change":
-			if !started {
-				held = append(held[:0], req.Payload...)
-				_ = req.Reply(true, nil)
-				continue
+		case "pty-req":
+			if started || pty != nil {
+				break // the library refuses a second one
 			}
-		case "shell", "exec", "subsystem":
-			out <- req
-			started = true
-			if held != nil {
-				out <- &gossh.Request{Type: "window-change", Payload: held}
-				held = nil
+			var p ptyRequest
+			if gossh.Unmarshal(req.Payload, &p) != nil {
+				break // the library refuses a malformed one
 			}
+			pty = &p
+			_ = req.Reply(true, nil)
 			continue
+		case "window-change":
+			if started || pty == nil {
+				break
+			}
+			var w windowChange
+			if gossh.Unmarshal(req.Payload, &w) == nil {
+				pty.Columns, pty.Rows, pty.Width, pty.Height = w.Columns, w.Rows, w.Width, w.Height
+			}
+			_ = req.Reply(true, nil)
+			continue
+		case "shell", "exec", "subsystem":
+			if pty != nil && !started {
+				out <- &gossh.Request{Type: "pty-req", Payload: gossh.Marshal(pty)}
+			}
+			started = true
 		}
 		out <- req
 	}
+}
+
+// ptyRequest and windowChange are the payloads of RFC 4254's "pty-req" and
+// "window-change" requests.
+type ptyRequest struct {
+	Term                         string
+	Columns, Rows, Width, Height uint32
+	Modes                        string
+}
+
+type windowChange struct {
+	Columns, Rows, Width, Height uint32
 }
 
 // guardIO wraps a game session's input and output: the input marks the last keystroke (for
@@ -233,12 +258,13 @@ func filterRequests(in <-chan *gossh.Request, out chan<- *gossh.Request) {
 func (s *server) guardIO(sess ssh.Session) []tea.ProgramOption {
 	g := &ioGuard{sess: sess, stall: s.cfg.limits.stallTimeout, onStall: func() {
 		s.log.Warn(stalledLogLabel, "fingerprint", keys.Fingerprint(sess.PublicKey()), "addr", sess.RemoteAddr().String())
-		_ = sess.Close()
+		closeConn(sess)
 	}}
 	g.lastKey.Store(time.Now().UnixNano())
 	go g.watchIdle(s.cfg.limits.idleTimeout, func() {
 		fmt.Fprintf(sess, "\r\nYou were idle for %v; your knight is saved where it stands.\r\n", s.cfg.limits.idleTimeout)
-		_ = sess.Close()
+		s.log.Info("session idle: closing", "fingerprint", keys.Fingerprint(sess.PublicKey()), "idle", s.cfg.limits.idleTimeout)
+		closeConn(sess)
 	})
 	return []tea.ProgramOption{tea.WithInput(g), tea.WithOutput(g)}
 }
@@ -261,10 +287,18 @@ func (g *ioGuard) Read(p []byte) (int, error) {
 }
 
 // Write writes a frame, closing the session if the client does not take it in time.
-func (g *ioGuard) Write(p []byte) (int, error) {
-	t := time.AfterFunc(g.stall, g.onStall)
+func (g *ioGuard) Write(p []byte) (int, error) { return (&ioGuardWriter{g, g.sess}).Write(p) }
+
+// ioGuardWriter is the stall watch around one writer.
+type ioGuardWriter struct {
+	g *ioGuard
+	w io.Writer
+}
+
+func (gw *ioGuardWriter) Write(p []byte) (int, error) {
+	t := time.AfterFunc(gw.g.stall, gw.g.onStall)
 	defer t.Stop()
-	return g.sess.Write(p)
+	return gw.w.Write(p)
 }
 
 // watchIdle closes the session once no key has come for the idle timeout.
@@ -283,4 +317,14 @@ func (g *ioGuard) watchIdle(idle time.Duration, onIdle func()) {
 			}
 		}
 	}
+}
+
+// closeConn closes a session's whole connection: that ends its context, so the game stops
+// and the knight leaves the world (and is saved) the usual way.
+func closeConn(sess ssh.Session) {
+	if c, ok := sess.Context().Value(ssh.ContextKeyConn).(gossh.Conn); ok {
+		_ = c.Close()
+		return
+	}
+	_ = sess.Close()
 }

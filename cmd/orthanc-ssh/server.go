@@ -234,7 +234,12 @@ func (s *server) program(sess ssh.Session) *tea.Program {
 	key := sess.PublicKey() // the key that authenticated, not one the client only offered
 	fp := keys.Fingerprint(key)
 	var saved *world.Adventurer
-	rec, err := s.saver.Load(fp)
+	// A knight already in the world (the same key playing elsewhere) is the newest record;
+	// joining then takes it over. Otherwise the saver has the newest.
+	rec, online, err := s.engine.Lookup(sess.Context(), fp)
+	if err == nil && !online {
+		rec, err = s.saver.Load(fp)
+	}
 	switch {
 	case err == nil:
 		saved = &rec // a dead or retired knight's record: the title offers a new roll

@@ -1,0 +1,393 @@
+package main
+
+import (
+	"bufio"
+	"crypto/rand"
+	"io"
+	"net"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	gossh "golang.org/x/crypto/ssh"
+)
+
+// hardened starts a server with the default limits changed by tweak.
+func hardened(t *testing.T, tweak func(*limits)) *testServer {
+	t.Helper()
+	dir := t.TempDir()
+	lim := defaultLimits
+	tweak(&lim)
+	ts, _ := startConfigured(t, config{addr: "127.0.0.1:0", data: dir, adminKeys: filepath.Join(dir, "admin_keys"),
+		seed: defaultSeed, tick: testTick, limits: lim})
+	return ts
+}
+
+// Connections over the per-address limit are refused before the SSH handshake with a
+// line of text; when one closes, a new one is let in.
+func TestPerAddressLimit(t *testing.T) {
+	ts := hardened(t, func(l *limits) { l.maxPerIP = 2 })
+	a, b := dial(t, ts.addr, newKey(t)), dial(t, ts.addr, newKey(t))
+	c, err := net.Dial("tcp", ts.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	line, _ := bufio.NewReader(c).ReadString('\n')
+	if !strings.Contains(line, "too many connections from your address") {
+		t.Fatalf("third connection from one address got %q", line)
+	}
+	a.Close()
+	b.Close()
+	waitUntil(t, "a place to free up", func() bool {
+		cl, err := gossh.Dial("tcp", ts.addr, &gossh.ClientConfig{User: "p", Auth: []gossh.AuthMethod{gossh.PublicKeys(newKey(t))},
+			HostKeyCallback: gossh.InsecureIgnoreHostKey(), Timeout: time.Second})
+		if err == nil {
+			cl.Close()
+		}
+		return err == nil
+	})
+}
+
+// The server as a whole holds at most max-sessions connections.
+func TestServerFull(t *testing.T) {
+	ts := hardened(t, func(l *limits) { l.maxSessions = 1 })
+	defer dial(t, ts.addr, newKey(t)).Close()
+	c, err := net.Dial("tcp", ts.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if line, _ := bufio.NewReader(c).ReadString('\n'); !strings.Contains(line, "the server is full") {
+		t.Fatalf("got %q", line)
+	}
+}
+
+// A key may have at most max-per-key sessions at once.
+func TestPerKeyLimit(t *testing.T) {
+	ts := hardened(t, func(l *limits) { l.maxPerKey = 1 })
+	key := newKey(t)
+	openTerminal(t, ts.addr, key, 80, 24, nil).waitFor("Press Enter to begin")
+	_, errOut, code := runCmd(t, ts.addr, key, "whoami")
+	if code != 1 || !strings.Contains(errOut, "Too many sessions with this key") {
+		t.Fatalf("second session of a key: exit %d %q", code, errOut)
+	}
+	if _, _, code := runCmd(t, ts.addr, newKey(t), "help"); code != 0 {
+		t.Fatal("another key was refused")
+	}
+}
+
+// A client that opens a connection and never finishes the handshake is dropped.
+func TestHandshakeTimeout(t *testing.T) {
+	ts := hardened(t, func(l *limits) { l.handshakeTimeout = 300 * time.Millisecond })
+	c, err := net.Dial("tcp", ts.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if _, err := io.Copy(io.Discard, c); err != nil || time.Since(start) > 3*time.Second {
+		t.Fatalf("silent client kept for %v (%v)", time.Since(start), err)
+	}
+}
+
+// A game session with no keystroke for the idle timeout is closed with a message and the
+// knight is saved; output alone (other knights moving) does not count as activity.
+func TestIdleTimeout(t *testing.T) {
+	ts := hardened(t, func(l *limits) { l.idleTimeout = 800 * time.Millisecond })
+	key := newKey(t)
+	tm := openTerminal(t, ts.addr, key, 80, 24, nil)
+	tm.enterDungeon("Sleepy")
+	select {
+	case <-tm.done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("an idle session was not closed")
+	}
+	if !strings.Contains(tm.rawOutput(), "You were idle for") {
+		t.Fatal("the idle player was not told why")
+	}
+	waitUntil(t, "the idle knight to be saved and out of the world", func() bool {
+		w := whoamiJSON(t, ts.addr, key)
+		return !w.Online && w.Name == "Sleepy"
+	})
+}
+
+// No connection lives longer than max-lifetime.
+func TestMaxLifetime(t *testing.T) {
+	ts := hardened(t, func(l *limits) { l.maxLifetime = 700 * time.Millisecond })
+	tm := openTerminal(t, ts.addr, newKey(t), 80, 24, nil)
+	select {
+	case <-tm.done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the connection outlived max-lifetime")
+	}
+}
+
+// Only plain sessions are served: port forwarding, agent forwarding and X11 are refused.
+func TestNoForwarding(t *testing.T) {
+	ts := hardened(t, func(*limits) {})
+	c := dial(t, ts.addr, newKey(t))
+	defer c.Close()
+	if conn, err := c.Dial("tcp", "127.0.0.1:1"); err == nil {
+		conn.Close()
+		t.Fatal("a direct-tcpip channel was opened")
+	}
+	s, err := c.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, req := range []string{"auth-agent-req@openssh.com", "x11-req"} {
+		if ok, err := s.SendRequest(req, true, nil); ok || err != nil {
+			t.Fatalf("%s: ok=%v err=%v", req, ok, err)
+		}
+	}
+}
+
+// A client may set a bounded number of environment variables; the rest are refused and
+// the session still works.
+func TestEnvFlood(t *testing.T) {
+	ts := hardened(t, func(*limits) {})
+	c := dial(t, ts.addr, newKey(t))
+	defer c.Close()
+	s, err := c.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	accepted := 0
+	for i := range 100 {
+		if s.Setenv("V"+strings.Repeat("x", i%3), strings.Repeat("y", 10)) == nil {
+			accepted++
+		}
+	}
+	if s.Setenv("BIG", strings.Repeat("z", 5000)) == nil {
+		t.Fatal("a 5000-byte variable was accepted")
+	}
+	if accepted != maxEnvVars {
+		t.Fatalf("%d variables accepted, want %d", accepted, maxEnvVars)
+	}
+	out, err := s.Output("help")
+	if err != nil || !strings.Contains(string(out), "whoami") {
+		t.Fatalf("help after the env flood: %v %q", err, out)
+	}
+}
+
+// Regression: the SSH library kept one pending window size between the PTY request and the
+// shell; a window-change sent in between blocked its request loop and the session hung. The
+// filter holds it back until the shell has started.
+func TestWindowChangeBeforeShellDoesNotHang(t *testing.T) {
+	ts := hardened(t, func(*limits) {})
+	c := dial(t, ts.addr, newKey(t))
+	defer c.Close()
+	s, err := c.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.RequestPty("xterm-256color", 24, 80, gossh.TerminalModes{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, sz := range [][2]int{{30, 100}, {40, 120}, {50, 160}} {
+		if err := s.WindowChange(sz[0], sz[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, _ := s.StdoutPipe()
+	shell := make(chan error, 1)
+	go func() { shell <- s.Shell() }()
+	select {
+	case err := <-shell:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the shell request hung after a window-change")
+	}
+	got := make(chan bool, 1)
+	go func() {
+		buf := make([]byte, 64*1024)
+		var all strings.Builder
+		for {
+			n, err := out.Read(buf)
+			all.Write(buf[:n])
+			if strings.Contains(all.String(), "Press Enter") {
+				got <- true
+				return
+			}
+			if err != nil {
+				got <- false
+				return
+			}
+		}
+	}()
+	select {
+	case ok := <-got:
+		if !ok {
+			t.Fatal("no title screen")
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("no title screen after the window-changes")
+	}
+}
+
+// Absurd window sizes and a flood of arbitrary bytes (invalid UTF-8, escape sequences,
+// controls) neither crash the server nor disturb another player.
+func TestAbsurdSizesAndByteFloods(t *testing.T) {
+	ts := hardened(t, func(*limits) {})
+	other := newKey(t)
+	calm := openTerminal(t, ts.addr, other, 80, 24, nil)
+	calm.enterDungeon("Calm")
+	wild := openTerminal(t, ts.addr, newKey(t), 80, 24, nil)
+	wild.enterDungeon("Wild")
+	for _, sz := range [][2]int{{0, 0}, {1, 1}, {10000, 10000}, {80, 24}} {
+		if err := wild.sess.WindowChange(sz[1], sz[0]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	junk := make([]byte, 200*1024)
+	_, _ = rand.Read(junk)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); _, _ = wild.stdin.Write(junk) }()
+	// The calm player keeps playing meanwhile.
+	before := whoamiJSON(t, ts.addr, other)
+	_, k := openDir(t)
+	calm.press(k)
+	waitUntil(t, "the calm player to move", func() bool {
+		w := whoamiJSON(t, ts.addr, other)
+		return w.X != before.X || w.Y != before.Y
+	})
+	wg.Wait()
+	if _, _, code := runCmd(t, ts.addr, newKey(t), "help"); code != 0 {
+		t.Fatal("the server stopped serving after the flood")
+	}
+}
+
+// The same key connecting twice: the second connection takes the knight over, and the
+// first is told and closed — never two sessions driving one knight.
+func TestSameKeyTakeover(t *testing.T) {
+	ts := hardened(t, func(*limits) {})
+	key := newKey(t)
+	first := openTerminal(t, ts.addr, key, 80, 24, nil)
+	first.enterDungeon("Twice")
+	second := openTerminal(t, ts.addr, key, 80, 24, nil)
+	second.waitFor("Welcome back, Twice")
+	second.press(keyEnter)
+	second.waitFor("Twice │ Level 1")
+	select {
+	case <-first.done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the first connection was not closed")
+	}
+	if !strings.Contains(first.rawOutput(), "taken over by a new connection") {
+		t.Fatal("the first connection was not told why")
+	}
+	out, _, _ := runCmd(t, ts.addr, newKey(t), "who")
+	if strings.Count(out, "Twice") != 1 {
+		t.Fatalf("who lists the knight %d times:\n%s", strings.Count(out, "Twice"), out)
+	}
+}
+
+// stallConn is a client connection that stops reading when told: the server's frames
+// then pile up in the SSH window and the socket, as with a client that hung.
+type stallConn struct {
+	net.Conn
+	mu      sync.Mutex
+	stalled bool
+	release chan struct{}
+}
+
+func (c *stallConn) Read(p []byte) (int, error) {
+	c.mu.Lock()
+	stalled := c.stalled
+	c.mu.Unlock()
+	if stalled {
+		<-c.release
+		return 0, io.EOF
+	}
+	return c.Conn.Read(p)
+}
+
+func (c *stallConn) stall() { c.mu.Lock(); c.stalled = true; c.mu.Unlock() }
+
+// A client that stops reading its screen never holds up the world or anyone else: with one
+// client stalled in the dungeon, another walks and is answered at once.
+func TestStalledClientHoldsUpNoOne(t *testing.T) {
+	ts := hardened(t, func(l *limits) { l.stallTimeout = time.Second })
+	key := newKey(t)
+	raw, err := net.Dial("tcp", ts.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := &stallConn{Conn: raw, release: make(chan struct{})}
+	defer close(sc.release)
+	cc, chans, reqs, err := gossh.NewClientConn(sc, ts.addr, &gossh.ClientConfig{User: "p",
+		Auth: []gossh.AuthMethod{gossh.PublicKeys(key)}, HostKeyCallback: gossh.InsecureIgnoreHostKey()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := gossh.NewClient(cc, chans, reqs)
+	defer client.Close()
+	s, err := client.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RequestPty("xterm-256color", 24, 80, gossh.TerminalModes{}); err != nil {
+		t.Fatal(err)
+	}
+	out, _ := s.StdoutPipe()
+	in, _ := s.StdinPipe()
+	go func() { _, _ = io.Copy(io.Discard, out) }()
+	if err := s.Shell(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	for range 3 {
+		_, _ = io.WriteString(in, "\r")
+		time.Sleep(200 * time.Millisecond)
+	}
+	waitUntil(t, "the knight to enter", func() bool {
+		o, _, _ := runCmd(t, ts.addr, newKey(t), "who")
+		return strings.Contains(o, "depth 1")
+	})
+	sc.stall()
+	for i := range 50 { // the stalled client keeps resizing: frames pile up for it
+		_ = s.WindowChange(24+i%2*176, 80+i%2*320)
+	}
+	healthy := newKey(t)
+	h := openTerminal(t, ts.addr, healthy, 80, 24, nil)
+	h.enterDungeon("Healthy")
+	before := whoamiJSON(t, ts.addr, healthy)
+	_, k := openDir(t)
+	start := time.Now()
+	h.press(k)
+	waitUntil(t, "the healthy player to move", func() bool {
+		w := whoamiJSON(t, ts.addr, healthy)
+		return w.X != before.X || w.Y != before.Y
+	})
+	t.Logf("with a stalled client in the dungeon, a move showed in whoami after %v", time.Since(start).Round(time.Millisecond))
+}
+
+// A frame the client does not take in within the stall timeout closes the session.
+func TestStallTimeoutClosesTheSession(t *testing.T) {
+	w, r := net.Pipe() // nobody reads r: a write blocks, as to a client that stopped reading
+	defer r.Close()
+	fired := make(chan time.Duration, 1)
+	start := time.Now()
+	g := &ioGuard{stall: 200 * time.Millisecond, onStall: func() { fired <- time.Since(start); w.Close() }}
+	g.sess = nil
+	done := make(chan error, 1)
+	go func() { _, err := (&ioGuardWriter{g, w}).Write([]byte("frame")); done <- err }()
+	select {
+	case d := <-fired:
+		if d < 200*time.Millisecond || d > 2*time.Second {
+			t.Fatalf("stall fired after %v, want 200ms", d)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("a blocked write never fired the stall timeout")
+	}
+	if err := <-done; err == nil {
+		t.Fatal("the blocked write did not fail once the session was closed")
+	}
+}
