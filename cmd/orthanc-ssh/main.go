@@ -9,11 +9,15 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
+
+	"github.com/orthanc-ssh/orthanc-ssh/store"
 )
 
 func main() {
@@ -35,7 +39,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	log := slog.New(slog.NewTextHandler(stderr, nil))
 	srv, err := newServer(cfg, log)
 	if err != nil {
-		log.Error("start", "err", err)
+		log.Error("start", "err", err, "fix", startAdvice(err, cfg))
 		return 1
 	}
 	ln, err := net.Listen("tcp", cfg.addr)
@@ -49,4 +53,22 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		return 1
 	}
 	return 0
+}
+
+// startAdvice says what an operator can do about a server that will not start. The server
+// never overwrites a file it cannot read: it refuses to start and leaves it as it is.
+func startAdvice(err error, cfg config) string {
+	db := filepath.Join(cfg.data, "orthanc.db")
+	switch {
+	case errors.Is(err, store.ErrLocked):
+		return "another orthanc-ssh is using " + db + "; stop it, or give this one another -data folder"
+	case errors.Is(err, store.ErrNotDatabase):
+		return db + " is damaged or not an orthanc database and was left untouched: restore it from a backup " +
+			"(ssh -p PORT host backup > orthanc.db, taken while it ran) or move it away to start a new dungeon"
+	case errors.Is(err, store.ErrUnknownVersion):
+		return db + " was written by a newer orthanc-ssh and was left untouched: run that version, or restore a backup made by this one"
+	case errors.Is(err, fs.ErrPermission), errors.Is(err, syscall.ENOTDIR), errors.Is(err, syscall.EROFS):
+		return "the data folder " + cfg.data + " cannot be written: fix its permissions or give another -data folder"
+	}
+	return "see the error above"
 }
