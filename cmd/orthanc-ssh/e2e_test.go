@@ -187,6 +187,9 @@ func TestShutdownWithPlayersConnectedSavesThem(t *testing.T) {
 	if d := time.Since(start); d > 5*time.Second {
 		t.Fatalf("shutdown took %v", d)
 	}
+	if !strings.Contains(tm.rawOutput(), "The server is going down for now. Your knight is saved") {
+		t.Fatal("the player was not told the server is going down")
+	}
 	srv = startServer(t, dir)
 	if w := whoamiJSON(t, srv.addr, key); w.Name != "Kay" || w.X != moved.X || w.Y != moved.Y {
 		t.Fatalf("after shutdown: %+v, before %+v", w, moved)

@@ -16,6 +16,9 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 	gossh "golang.org/x/crypto/ssh"
+
+	"github.com/orthanc-ssh/orthanc-ssh/keys"
+	"github.com/orthanc-ssh/orthanc-ssh/store"
 )
 
 // hardened starts a server with the default limits changed by tweak.
@@ -456,4 +459,66 @@ func TestBadDataRefusesToStart(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Shutting down with players connected, one of them stalled: everyone is told, everyone is
+// saved, and the server is gone within a bounded time.
+func TestShutdownWithAStalledClient(t *testing.T) {
+	dir := t.TempDir()
+	ts, _ := startConfigured(t, config{addr: "127.0.0.1:0", data: dir, adminKeys: filepath.Join(dir, "admin_keys"),
+		seed: defaultSeed, tick: testTick, limits: defaultLimits})
+	stalledKey := newKey(t)
+	raw, err := net.Dial("tcp", ts.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := &stallConn{Conn: raw, release: make(chan struct{})}
+	defer close(sc.release)
+	cc, chans, reqs, err := gossh.NewClientConn(sc, ts.addr, &gossh.ClientConfig{User: "p",
+		Auth: []gossh.AuthMethod{gossh.PublicKeys(stalledKey)}, HostKeyCallback: gossh.InsecureIgnoreHostKey()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := gossh.NewClient(cc, chans, reqs)
+	defer client.Close()
+	s, _ := client.NewSession()
+	_ = s.RequestPty("xterm-256color", 24, 80, gossh.TerminalModes{})
+	out, _ := s.StdoutPipe()
+	in, _ := s.StdinPipe()
+	go func() { _, _ = io.Copy(io.Discard, out) }()
+	_ = s.Shell()
+	time.Sleep(300 * time.Millisecond)
+	for range 3 {
+		_, _ = io.WriteString(in, "\r")
+		time.Sleep(200 * time.Millisecond)
+	}
+	healthyKey := newKey(t)
+	h := openTerminal(t, ts.addr, healthyKey, 80, 24, nil)
+	h.enterDungeon("Healthy")
+	waitUntil(t, "both knights in the dungeon", func() bool {
+		o, _, _ := runCmd(t, ts.addr, newKey(t), "who")
+		return strings.Count(o, "depth 1") == 2
+	})
+	sc.stall()
+	start := time.Now()
+	if err := ts.stop(); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Fatalf("shutdown with a stalled client took %v", d)
+	}
+	if !strings.Contains(h.rawOutput(), farewellMessage) {
+		t.Fatal("the healthy player was not told the server is going down")
+	}
+	st, err := store.Open(filepath.Join(dir, "orthanc.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	for _, k := range []gossh.Signer{stalledKey, healthyKey} {
+		if a, err := st.LoadAdventurer(keys.Fingerprint(k.PublicKey())); err != nil || a.Depth != 1 {
+			t.Fatalf("a knight was not saved: %+v %v", a, err)
+		}
+	}
+	t.Logf("shutdown with a stalled client took %v", time.Since(start).Round(10*time.Millisecond))
 }

@@ -31,6 +31,13 @@ const checkpointEvery = 2 * time.Second
 // to act (DESIGN §3), so an idle player never freezes a fight.
 const fightGrace = 5 * time.Second
 
+// farewellMessage is what every player's screen says when the server goes down.
+const farewellMessage = "The server is going down for now. Your knight is saved where it stands."
+
+// farewellWait is how long shutdown lets sessions close themselves after the farewell
+// before it closes every connection.
+const farewellWait = 2 * time.Second
+
 // shutdownGrace bounds how long shutdown waits for sessions to save and close.
 const shutdownGrace = 5 * time.Second
 
@@ -156,14 +163,24 @@ func (s *server) serve(ctx context.Context, ln net.Listener) error {
 		}
 	}
 	s.log.Info("shutting down")
-	_ = s.ssh.Close() // closes the listener and every connection; sessions then leave the world
 	waited := make(chan struct{})
 	go func() { s.sessions.Wait(); close(waited) }()
+	// Everyone is told first, so their screens say why; their sessions close themselves
+	// and save. Whoever has not gone after farewellWait is cut off with the connections.
+	farewellCtx, cancelFarewell := context.WithTimeout(context.Background(), time.Second)
+	told, _ := s.engine.Farewell(farewellCtx, farewellMessage)
+	cancelFarewell()
+	select {
+	case <-waited:
+	case <-time.After(farewellWait):
+	}
+	_ = s.ssh.Close() // closes the listener and every connection; sessions then leave the world
 	select {
 	case <-waited:
 	case <-time.After(shutdownGrace):
 		s.log.Warn("sessions still open after the grace period; saving from the world")
 	}
+	s.log.Info("sessions closed", "told", told)
 	saveCtx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	n, _ := s.engine.SaveAll(saveCtx)
 	cancel()
