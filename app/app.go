@@ -1,8 +1,10 @@
 // Package app is one player's terminal: a Bubble Tea model per connection with the
-// screens of the game (title, character roll, the dungeon, the map, help). It turns keys
-// into world commands and world views into text. It must not change world state except by
-// sending commands, and it knows nothing of SSH or storage: the server translates a
-// session into Params at the edge.
+// screens of the game (title, character roll, the dungeon, the map, help, chat, the
+// who-list, options), a read-only spectator's screen, and the screen-reader mode, which
+// speaks the same game as an append-only transcript of sentences. It turns keys and typed
+// commands into world commands and world views into text. It must not change world state
+// except by sending commands, and it knows nothing of SSH or storage: the server
+// translates a session into Params at the edge.
 package app
 
 import (
@@ -11,6 +13,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
@@ -42,6 +45,27 @@ type Params struct {
 	// Admin runs a line of the in-game admin console (':'); nil for a player who is not
 	// an admin, who is told the console is for admins.
 	Admin AdminFunc
+	// Plain starts the session in screen-reader mode (play --plain); it is remembered
+	// with the knight like the title's question.
+	Plain bool
+	// Names keeps knights' names unique; nil accepts any name CleanName accepts.
+	Names Names
+	// Watch makes a spectator's session (ssh host watch NAME): it shows the views Box
+	// receives, read-only, and has no knight of its own.
+	Watch *world.Watch
+	Box   *Mailbox
+	// Options are the spectator's own settings (a watching key's saved options), for a
+	// Watch session; a playing session reads them from Saved.
+	Options world.Options
+}
+
+// Names checks and reserves knights' names for one key (the server's, backed by the
+// store). Names that NameKey folds together are the same name.
+type Names interface {
+	// Taken reports whether another key's knight has the name.
+	Taken(name string) bool
+	// Claim reserves the name for this key; it is false when the name is taken.
+	Claim(name string) bool
 }
 
 // FameFunc returns the hall of fame as lines to show (the server reads the store).
@@ -65,6 +89,10 @@ const (
 	screenQuit
 	screenDead
 	screenEnded
+	screenLog     // the message and chat log
+	screenWho     // who is in the game, to pick someone to watch
+	screenOptions // the options
+	screenWatch   // another player's screen, read-only
 )
 
 // Model is one connection's game screen. It is owned by its Bubble Tea program.
@@ -95,6 +123,19 @@ type Model struct {
 	helpTop  int // first line of the help shown
 	ended    string
 	console  console // the admin console over the dungeon screen
+
+	opts    world.Options // the player's settings: from the saved knight, then the options screen
+	synced  bool          // the options were sent to the world after joining
+	chat    chatLine      // the chat line over the dungeon screen
+	logTop  int           // first line of the message log shown; -1 follows the newest
+	who     []world.WhoEntry
+	whoNote string
+	watch   watching // the player this session watches, if any
+	back    screen   // where the options screen returns to
+	mute    textinput.Model
+	muting  bool // the mute name field is open on the options screen
+	colour  colourState
+	pl      plainState // screen-reader mode
 }
 
 // New makes the model for one session; ctx ends when the connection does.
@@ -105,13 +146,33 @@ func New(ctx context.Context, p Params) *Model {
 	ti := textinput.New()
 	ti.CharLimit = world.MaxNameLen
 	ti.Prompt = "Name: "
-	return &Model{ctx: ctx, p: p, theme: platoTheme(), width: p.Width, height: p.Height,
-		name: ti, mailbox: NewMailbox(), console: newConsole()}
+	mute := textinput.New()
+	mute.CharLimit = world.MaxNameLen
+	mute.Prompt = "Mute or unmute: "
+	m := &Model{ctx: ctx, p: p, width: p.Width, height: p.Height,
+		name: ti, mailbox: NewMailbox(), console: newConsole(), chat: newChatLine(), mute: mute, logTop: -1}
+	switch {
+	case p.Watch != nil:
+		m.opts = p.Options.Clone()
+		m.watch = watching{w: p.Watch, box: p.Box, only: true}
+		m.screen = screenWatch
+	case p.Saved != nil:
+		m.opts = p.Saved.Options.Clone()
+	}
+	if p.Plain {
+		m.opts.Plain = true
+	}
+	m.theme = themeFor(m.opts.Theme)
+	m.pl.active = m.opts.Plain
+	return m
 }
 
 // Leave takes the knight out of the world if it joined, saving it. The server calls it
 // when the program has ended, however it ended.
 func (m *Model) Leave(ctx context.Context) (world.Adventurer, bool, error) {
+	if w := m.watch.w; w != nil {
+		_ = w.Stop(ctx) // fails only when the world is ending, which ends the watch too
+	}
 	pl := m.player.Load()
 	if pl == nil {
 		return world.Adventurer{}, false, nil
@@ -124,8 +185,22 @@ func (m *Model) Leave(ctx context.Context) (world.Adventurer, bool, error) {
 // server prints it once the game screen is gone, so the player keeps the reason.
 func (m *Model) Ended() string { return m.ended }
 
-// Init starts the program; nothing needs doing until the first key.
-func (m *Model) Init() tea.Cmd { return nil }
+// Init starts the program: a spectator starts waiting for the watched player's views, and
+// screen-reader mode speaks the title.
+func (m *Model) Init() tea.Cmd {
+	var cmds []tea.Cmd
+	if m.watch.only {
+		cmds = append(cmds, m.waitWatch())
+	}
+	if m.pl.active {
+		m.plainIntro()
+		// The renderer clears its part of the screen on its first frame: the first lines
+		// wait for it, as they do when the mode is turned on later.
+		m.pl.printing = true
+		cmds = append(cmds, tea.Tick(firstPrintDelay, func(time.Time) tea.Msg { return printedMsg{} }))
+	}
+	return tea.Batch(cmds...)
+}
 
 type joinedMsg struct {
 	player *world.Player
@@ -152,54 +227,123 @@ func (m *Model) waitView() tea.Cmd {
 	}
 }
 
-// Update handles one message.
+// Update handles one message. In screen-reader mode, whatever it has to say is printed
+// afterwards, in order.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	cmd := m.update(msg)
+	if m.pl.active || len(m.pl.out) > 0 {
+		cmd = tea.Batch(cmd, m.flushPlain())
+	}
+	return m, cmd
+}
+
+func (m *Model) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
-		return m, nil
+		return nil
+	case tea.ColorProfileMsg:
+		return m.colourProfile(msg.Profile)
+	case printedMsg:
+		m.pl.printing = false
+		return nil
 	case joinedMsg:
 		if msg.err != nil {
 			m.ended = "The world is not running; please try again later."
 			m.screen = screenEnded
-			return m, tea.Quit
+			m.say(m.ended)
+			return tea.Quit
 		}
 		m.player.Store(msg.player)
-		m.screen = screenPlay
-		return m, m.waitView()
+		m.screen, m.synced = screenPlay, false
+		return m.waitView()
 	case viewMsg:
-		v := world.View(msg)
-		if v.Ended != "" {
-			m.ended = v.Ended
-			m.screen = screenEnded
-			return m, tea.Quit
+		return m.ownView(world.View(msg))
+	case watchViewMsg:
+		return m.watchedView(msg)
+	case watchStartMsg:
+		return m.startWatching(msg)
+	case whoMsg:
+		m.who, m.whoNote = msg.who, msg.note
+		if m.pl.active {
+			m.sayWho()
 		}
-		if v.Dead != nil || v.Retired != nil {
-			// The engine has let go of this knight; the player may roll a new one.
-			m.player.Store(nil)
-			m.view, m.tomb, m.retired, m.screen = v, v.Dead, v.Retired, screenDead
-			return m, nil
+		return nil
+	case tea.PasteMsg:
+		if m.pl.active {
+			m.pl.paste(msg.Content)
+			return nil
 		}
-		m.view, m.haveView = v, true
-		return m, m.waitView()
 	case tea.KeyPressMsg:
 		if msg.String() == "ctrl+c" {
-			return m, tea.Quit
+			return tea.Quit
+		}
+		if m.pl.active {
+			return m.plainKey(msg)
 		}
 		if cmd, ok := m.consoleKey(msg); ok {
-			return m, cmd
+			return cmd
 		}
-		return m, m.key(msg)
+		if cmd, ok := m.chatKey(msg); ok {
+			return cmd
+		}
+		return m.key(msg)
 	case consoleResultMsg:
 		m.console.showResult(msg)
-		return m, nil
+		if m.pl.active {
+			m.sayConsole(msg)
+		}
+		return nil
 	}
-	if m.screen == screenName {
+	switch {
+	case m.pl.active:
+	case m.screen == screenName:
 		var cmd tea.Cmd
 		m.name, cmd = m.name.Update(msg)
-		return m, cmd
+		return cmd
+	case m.chat.open:
+		var cmd tea.Cmd
+		m.chat.input, cmd = m.chat.input.Update(msg)
+		return cmd
 	}
-	return m, nil
+	return nil
+}
+
+// ownView takes a view of the player's own knight.
+func (m *Model) ownView(v world.View) tea.Cmd {
+	if v.Ended != "" {
+		m.ended = v.Ended
+		m.screen = screenEnded
+		m.say(v.Ended)
+		return tea.Quit
+	}
+	if v.Dead != nil || v.Retired != nil {
+		// The engine has let go of this knight; the player may roll a new one.
+		m.player.Store(nil)
+		prev := m.view
+		m.view, m.tomb, m.retired = v, v.Dead, v.Retired
+		if m.watch.w != nil && !m.watch.only {
+			m.stopWatching("")
+		}
+		m.screen = screenDead
+		if m.pl.active {
+			m.narrate(prev, v, false)
+			m.sayEnd()
+		}
+		return nil
+	}
+	prev, had := m.view, m.haveView
+	m.view, m.haveView = v, true
+	if !m.synced {
+		// This session's options win over what the world held (a saved record, or the
+		// knight's other connection): send them once the knight is in.
+		m.synced = true
+		m.sendOptions()
+	}
+	if m.pl.active && m.screen != screenWatch {
+		m.narrate(prev, v, !had)
+	}
+	return m.waitView()
 }
 
 func (m *Model) roll() {
@@ -207,17 +351,81 @@ func (m *Model) roll() {
 	m.hits = world.StartHits(m.p.Rand, m.stats.Con)
 }
 
+// begin leaves the title: a saved knight goes back in, a new key rolls a knight.
+func (m *Model) begin() tea.Cmd {
+	if m.p.Saved != nil && !m.p.Saved.Ended() {
+		rec := m.p.Saved.Clone()
+		rec.Options = m.opts.Clone()
+		return m.join(rec)
+	}
+	m.roll()
+	m.screen = screenRoll
+	return nil
+}
+
+// toName goes from the roll to the name prompt, suggesting a name nobody has.
+func (m *Model) toName() tea.Cmd {
+	m.suggested = m.suggestName()
+	m.name.Placeholder = m.suggested
+	m.name.Reset()
+	m.nameErr = ""
+	m.screen = screenName
+	return m.name.Focus()
+}
+
+// suggestName is a random knight's name that no other key's knight has: a few tries of
+// the usual names, then the same with a number.
+func (m *Model) suggestName() string {
+	name := world.RandomName(m.p.Rand)
+	for i := 0; m.p.Names != nil && m.p.Names.Taken(name) && i < 20; i++ {
+		name = world.RandomName(m.p.Rand)
+		if i >= 5 {
+			first, _, _ := strings.Cut(name, " ")
+			name = fmt.Sprintf("%s %d", first, 2+m.p.Rand.IntN(9998))
+		}
+	}
+	return name
+}
+
+// Why a name is refused.
+const (
+	badNameNote   = "A name is 1 to 20 letters, digits, spaces, ' or -, starting with a letter."
+	takenNameNote = "That name is taken (or looks too like another knight's); please choose another."
+)
+
+// nameKnight checks the typed name (or the suggestion, when nothing was typed), reserves
+// it and joins the new knight; it returns a note when the name is refused.
+func (m *Model) nameKnight(raw string) (tea.Cmd, string) {
+	if strings.TrimSpace(raw) == "" {
+		raw = m.suggested
+	}
+	name, err := world.CleanName(raw)
+	if err != nil {
+		return nil, badNameNote
+	}
+	if m.p.Names != nil && !m.p.Names.Claim(name) {
+		return nil, takenNameNote
+	}
+	rec := world.NewAdventurer(m.p.Fingerprint, name, m.stats, m.hits)
+	rec.Options = m.opts.Clone()
+	return m.join(rec), ""
+}
+
 func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	s := k.String()
 	switch m.screen {
 	case screenTitle:
-		if s == "enter" || s == "space" {
-			if m.p.Saved != nil && !m.p.Saved.Ended() {
-				return m.join(*m.p.Saved)
-			}
-			m.roll()
-			m.screen = screenRoll
-		} else if s == "q" {
+		switch s {
+		case "enter", "space":
+			return m.begin()
+		case "y", "Y":
+			// "Do you use a screen reader? y/N": y turns screen-reader mode on (and it is
+			// remembered with the knight); Enter is no.
+			m.opts.Plain = true
+			return m.setPlain(true)
+		case "o":
+			m.openOptions()
+		case "q":
 			return tea.Quit
 		}
 	case screenRoll:
@@ -225,24 +433,13 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		case "r":
 			m.roll()
 		case "enter":
-			m.suggested = world.RandomName(m.p.Rand)
-			m.name.Placeholder = m.suggested
-			m.screen = screenName
-			return m.name.Focus()
+			return m.toName()
 		}
 	case screenName:
 		if s == "enter" {
-			raw := m.name.Value()
-			if strings.TrimSpace(raw) == "" {
-				raw = m.suggested
-			}
-			name, err := world.CleanName(raw)
-			if err != nil {
-				m.nameErr = "A name is 1 to 20 letters, digits, spaces, ' or -, starting with a letter."
-				return nil
-			}
-			rec := world.NewAdventurer(m.p.Fingerprint, name, m.stats, m.hits)
-			return m.join(rec)
+			cmd, note := m.nameKnight(m.name.Value())
+			m.nameErr = note
+			return cmd
 		}
 		m.nameErr = ""
 		var cmd tea.Cmd
@@ -250,6 +447,16 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		return cmd
 	case screenPlay:
 		return m.playKey(s)
+	case screenLog:
+		if !m.scrollLog(s) {
+			m.screen = screenPlay
+		}
+	case screenWho:
+		return m.whoKey(s)
+	case screenOptions:
+		return m.optionsKey(k)
+	case screenWatch:
+		return m.watchKey(s)
 	case screenHelp:
 		if !m.scrollHelp(s) {
 			m.screen = screenPlay
@@ -295,6 +502,7 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		if s == "enter" {
 			m.roll()
 			m.screen = screenRoll
+			m.view, m.haveView = world.View{}, false
 		} else if s == "q" {
 			return tea.Quit
 		}
@@ -340,13 +548,20 @@ func (m *Model) playKey(s string) tea.Cmd {
 	case "s":
 		m.do(world.Shoot{})
 	case ">":
-		m.do(world.Climb{Down: true})
+		if m.view.Outside() {
+			m.do(world.Enter{}) // outside, > goes back down into the dungeon
+		} else {
+			m.do(world.Climb{Down: true})
+		}
 	case "<":
 		m.do(world.Climb{})
-	case "enter":
-		if m.view.Outside() {
-			m.do(world.Enter{})
-		}
+	case "M", "ctrl+p":
+		m.screen, m.logTop = screenLog, -1
+	case "w":
+		m.screen, m.who, m.whoNote = screenWho, nil, ""
+		return m.askWho()
+	case "o":
+		m.openOptions()
 	case "m":
 		m.screen = screenMap
 	case "i":
@@ -366,20 +581,33 @@ func (m *Model) playKey(s string) tea.Cmd {
 }
 
 func (m *Model) do(c world.Command) {
+	if c == nil {
+		return
+	}
 	if pl := m.player.Load(); pl != nil {
 		_ = pl.Do(m.ctx, c) // fails only when the session or the world is ending
 	}
 }
 
-// View draws the current screen.
+// View draws the current screen. In screen-reader mode it is only the input line, on the
+// normal screen: everything else has been printed above it, once.
 func (m *Model) View() tea.View {
+	if m.pl.active {
+		return m.plainView()
+	}
 	v := tea.NewView(m.render(false))
 	v.AltScreen = true
 	return v
 }
 
-// Text is the current screen without colour, as a player with NO_COLOR sees it (tests use it).
-func (m *Model) Text() string { return m.render(true) }
+// Text is the current screen without colour, as a player with NO_COLOR sees it (tests use
+// it); in screen-reader mode, the transcript so far and the input line.
+func (m *Model) Text() string {
+	if m.pl.active {
+		return m.plainText()
+	}
+	return m.render(true)
+}
 
 func (m *Model) render(plain bool) string {
 	w, h := m.width, m.height
@@ -403,7 +631,16 @@ func (m *Model) render(plain bool) string {
 		c.text(2, 2, "Entering the dungeon...", clsText)
 	case screenPlay, screenQuit, screenRetire, screenESP:
 		m.drawPlay(c)
+		m.drawChat(c)
 		m.drawConsole(c)
+	case screenWatch:
+		m.drawWatch(c)
+	case screenLog:
+		m.drawLog(c)
+	case screenWho:
+		m.drawWho(c)
+	case screenOptions:
+		m.drawOptions(c)
 	case screenSpells:
 		m.drawPlay(c)
 		m.drawSpells(c)

@@ -44,10 +44,12 @@ func keyFor(b byte) tea.KeyPressMsg {
 // that is playing in a running world: nothing may panic, every screen must fit the
 // terminal, and the world must keep answering.
 func FuzzKeys(f *testing.F) {
-	f.Add([]byte("\x00\x00\x00lllljjjj"))                      // Enter through the start, walk
-	f.Add([]byte("\x00r\x00Kay\x00?\x07\x07\x05i\x05m\x05q"))  // roll, name, help, inventory, map, quit?
-	f.Add([]byte("\x00\x00\x00d\x011a2f3\x014\x05fffrrs:<>R")) // doors, spells, fight keys
-	f.Add([]byte("\x00\x00\xff\xfe\x80\x00\x06\x06\x06\x00"))  // foreign letters in the name
+	f.Add([]byte("\x00\x00\x00lllljjjj"))                               // Enter through the start, walk
+	f.Add([]byte("\x00r\x00Kay\x00?\x07\x07\x05i\x05m\x05q"))           // roll, name, help, inventory, map, quit?
+	f.Add([]byte("\x00\x00\x00d\x011a2f3\x014\x05fffrrs:<>R"))          // doors, spells, fight keys
+	f.Add([]byte("\x00\x00\xff\xfe\x80\x00\x06\x06\x06\x00"))           // foreign letters in the name
+	f.Add([]byte("\x00\x00\x00\x00hi\x1b[2J\x00'/w x y\x00wao"))        // chat, who, options
+	f.Add([]byte("y\x00\x00Kay\x00look\x00map grid\x00\x01\x02st\x00")) // screen-reader mode
 	e := world.New(world.Config{Seed: 1977, Depth: 3})
 	ctx, cancel := context.WithCancel(context.Background())
 	f.Cleanup(cancel)
@@ -81,6 +83,9 @@ func FuzzKeys(f *testing.F) {
 			default:
 			}
 			out := m.Text()
+			if m.pl.active {
+				continue // a transcript, not a screen
+			}
 			if m.width >= MinWidth && m.height >= MinHeight && m.width <= 400 && m.height <= 200 {
 				if lines := strings.Count(out, "\n") + 1; lines != m.height {
 					t.Fatalf("screen %dx%d drew %d lines", m.width, m.height, lines)

@@ -35,6 +35,9 @@ func (m *Model) drawTitle(c *canvas) {
 	} else {
 		lines = append(lines, "Your SSH key is your account: a new key rolls a new knight.", "", "Press Enter to begin.")
 	}
+	// The screen-reader question is answered by the same key that starts the game: Enter
+	// is no, so pressing Enter through the start still reaches the dungeon.
+	lines = append(lines, "", "Do you use a screen reader? y/N", "(y: the game as lines of text; o: options)")
 	for i, s := range lines {
 		c.text((c.w-len([]rune(s)))/2, top+len(banner)+2+i, s, clsText)
 	}
@@ -61,20 +64,32 @@ func (m *Model) drawRoll(c *canvas) {
 	}
 }
 
+// shown is the view the dungeon screen draws: the watched player's while watching.
+func (m *Model) shown() world.View {
+	if m.screen == screenWatch {
+		return m.watch.view
+	}
+	return m.view
+}
+
+// keyHelp is the short key help line of the dungeon screen (the options turn it off).
+const keyHelp = "? help  Enter chat  o options  q quit"
+
 // drawPlay lays out the dungeon screen: a header, the view around the knight, who else is
-// on the level, the last messages and the status line.
+// on the level (and who is watching), the last messages and the status line.
 func (m *Model) drawPlay(c *canvas) {
-	v := m.view
+	v := m.shown()
 	s := v.Self
 	c.text(0, 0, "ORTHANC", clsTitle)
 	stats := fmt.Sprintf("Str %d  Int %d  Con %d  Dex %d", s.Str, s.Int, s.Con, s.Dex)
 	c.text(10, 0, stats, clsText)
-	keys := "? help  m map  q quit"
-	c.text(c.w-len(keys), 0, keys, clsDim)
+	if !m.opts.HideKeys {
+		c.text(c.w-len(keyHelp), 0, keyHelp, clsDim)
+	}
 
 	const msgLines = 3
 	mapTop, mapH := 1, c.h-1-1-1-msgLines // header, others line, messages, status
-	if !m.haveView {
+	if have := m.haveView || m.screen == screenWatch; !have {
 		c.text(2, 2, "Entering the dungeon...", clsText)
 	} else if v.Outside() {
 		drawOutside(c, mapTop, mapH)
@@ -104,6 +119,9 @@ func (m *Model) drawPlay(c *canvas) {
 		}
 	}
 	line := ""
+	if len(v.Watchers) > 0 {
+		line = "Watched by " + strings.Join(v.Watchers, ", ") + ". "
+	}
 	if len(s.Effects) > 0 {
 		line = "Spells: " + strings.Join(s.Effects, ", ") + ". "
 	}
@@ -113,7 +131,11 @@ func (m *Model) drawPlay(c *canvas) {
 	if len(unseen) > 0 {
 		line += "Elsewhere on this level: " + strings.Join(unseen, ", ") + "."
 	}
-	c.text(0, mapTop+mapH, line, clsDim)
+	cls := clsDim
+	if len(v.Watchers) > 0 {
+		cls = clsText
+	}
+	c.text(0, mapTop+mapH, line, cls)
 
 	msgs := v.Messages
 	if m.screen == screenESP {
@@ -157,8 +179,8 @@ func drawOutside(c *canvas, top, h int) {
 	lines := []string{
 		"You stand in the daylight outside the dungeon of Orthanc.",
 		"",
-		"Press Enter to climb back down, R to retire into the hall of fame,",
-		"or q to rest here until you return.",
+		"Press > to climb back down, R to retire into the hall of fame,",
+		"Enter to talk, or q to rest here until you return.",
 	}
 	for i, s := range lines {
 		c.text((c.w-len([]rune(s)))/2, top+h/2-1+i, s, clsText)
@@ -168,7 +190,7 @@ func drawOutside(c *canvas, top, h int) {
 // painter draws the level of the current view showing the squares in set; with others
 // set it also draws the other players the knight can see.
 func (m *Model) painter(set []byte, others bool) *levelPainter {
-	v := m.view
+	v := m.shown()
 	l := v.Level
 	lp := &levelPainter{
 		l:     l,
@@ -225,8 +247,15 @@ var helpText = []string{
 	"  fight         f          run    r (not in rooms)    shoot   s",
 	"  cast          1 2 3 4    (a spell of that level; a level-n spell costs n units)",
 	"  inventory     i          (wear or take off boots and rings, read manuals)",
-	"  hall of fame  F          retire   R (outside the dungeon)",
+	"  hall of fame  F          retire   R (outside the dungeon; > goes back down)",
 	"  map           m          quit   q (your knight is saved where it stands)",
+	"  chat          Enter or ' opens the chat line: plain text says to those",
+	"                who see you, /shout TEXT all, /w NAME TEXT whispers",
+	"  messages      M          the message and chat log, to scroll back",
+	"  who           w          who is in the game; a letter watches them",
+	"  options       o          screen-reader mode, theme, colours, spectators,",
+	"                           muted players; the title's y asks for the",
+	"                           screen-reader mode (ssh -t host play --plain)",
 	"",
 	"Rooms hold monsters guarding treasure; stepping in starts a fight. You hit",
 	"when a die with as many sides as your Dexterity rolls over 6. Death is final.",
@@ -296,7 +325,7 @@ func fightPanelWidth(w int) int { return min(46, w/2) }
 // drawFight draws the encounter panel over the right side of the dungeon view: the
 // monster, the knights in the fight, the log, and what the player may do.
 func (m *Model) drawFight(c *canvas, top, h int) {
-	v := m.view
+	v := m.shown()
 	w := fightPanelWidth(c.w)
 	x := c.w - w
 	var lines []string

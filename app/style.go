@@ -37,6 +37,48 @@ type theme struct {
 	open, close [numClasses]string
 }
 
+// The high-contrast look: bright white on black, doors and the knight in bright yellow,
+// monsters in bright cyan, and no faint text (faint is what low vision loses first).
+var (
+	contrastWhite  = lipgloss.Color("#FFFFFF")
+	contrastGrey   = lipgloss.Color("#D0D0D0")
+	contrastYellow = lipgloss.Color("#FFFF00")
+	contrastCyan   = lipgloss.Color("#00FFFF")
+)
+
+// Theme names, as world.Options.Theme keeps them.
+const (
+	themePlato    = ""
+	themeContrast = "contrast"
+)
+
+// themeFor builds the theme an option names; an unknown name is PLATO orange.
+func themeFor(name string) theme {
+	if name == themeContrast {
+		return contrastTheme()
+	}
+	return platoTheme()
+}
+
+func contrastTheme() theme {
+	base := lipgloss.NewStyle().Foreground(contrastWhite).Background(platoBlack)
+	var t theme
+	for i := range t.styles {
+		t.styles[i] = base
+	}
+	t.styles[clsDoor] = base.Foreground(contrastYellow)
+	t.styles[clsSelf] = base.Foreground(contrastYellow).Bold(true)
+	t.styles[clsOther] = base.Reverse(true)
+	t.styles[clsFeature] = base.Foreground(contrastYellow).Bold(true)
+	t.styles[clsDim] = base.Foreground(contrastGrey)
+	t.styles[clsTitle] = base.Foreground(contrastYellow).Bold(true)
+	t.styles[clsMonster] = base.Foreground(contrastCyan).Bold(true).Underline(true)
+	for i, st := range t.styles {
+		t.open[i], t.close[i] = wrapping(st)
+	}
+	return t
+}
+
 func platoTheme() theme {
 	base := lipgloss.NewStyle().Foreground(platoOrange).Background(platoBlack)
 	var t theme

@@ -1,7 +1,6 @@
 package store
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -111,26 +110,15 @@ func decodeBan(k, v []byte) (Ban, error) {
 // in fingerprint order.
 func (s *Store) FingerprintsByName(name string) ([]string, error) {
 	name = strings.TrimSpace(name)
-	var out []string
-	err := s.db.View(func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketAdventurers).ForEach(func(k, v []byte) error {
-			// Only the name is needed: skip decoding the rest of the record.
-			var rec struct {
-				Adventurer struct {
-					Name string `json:"name"`
-				} `json:"adventurer"`
-			}
-			if err := json.Unmarshal(v, &rec); err != nil {
-				return fmt.Errorf("decode adventurer %s: %w", k, err)
-			}
-			if strings.EqualFold(rec.Adventurer.Name, name) {
-				out = append(out, string(bytes.Clone(k)))
-			}
-			return nil
-		})
-	})
+	all, err := s.KnightNames()
 	if err != nil {
-		return nil, fmt.Errorf("find adventurers named %q in %s: %w", name, s.path, err)
+		return nil, fmt.Errorf("find adventurers named %q: %w", name, err)
+	}
+	var out []string
+	for _, k := range all {
+		if strings.EqualFold(k.Name, name) {
+			out = append(out, k.Fingerprint)
+		}
 	}
 	return out, nil
 }

@@ -7,8 +7,6 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 )
 
 // This file is the engine's side of the admin console (issue 7): regenerating and
@@ -27,9 +25,6 @@ var (
 	// ErrEmptyText is returned by Broadcast when nothing printable is left of the text.
 	ErrEmptyText = errors.New("nothing printable to send")
 )
-
-// MaxBroadcastRunes caps the length of an admin's broadcast, after cleaning.
-const MaxBroadcastRunes = 200
 
 // Messages the admin actions leave in players' logs and views.
 const (
@@ -274,132 +269,4 @@ func (e *Engine) Tick(ctx context.Context, wrap func(step func())) error {
 		return e.query(ctx, e.Step)
 	}
 	return e.query(ctx, func() { wrap(e.Step) })
-}
-
-// CleanText makes text that one person typed safe to show on another's terminal: it
-// removes escape sequences (CSI, OSC, DCS, SOS, PM, APC and the short ESC forms, in their
-// 7-bit and 8-bit spellings), C0 and C1 control characters, bidirectional overrides and
-// isolates, zero-width and other invisible format characters, line and paragraph
-// separators, and invalid UTF-8. Tabs and line breaks become spaces, runs of spaces become
-// one, and the result is trimmed and cut to at most limit runes (no cap when limit ≤ 0).
-func CleanText(text string, limit int) string { return cleanText(text, limit, true) }
-
-// CleanLine removes from one line of output what CleanText removes, but keeps its spaces
-// as they are (a tab or line break becomes one space), so columns still line up.
-func CleanLine(line string) string { return strings.TrimRight(cleanText(line, 0, false), " ") }
-
-func cleanText(text string, limit int, collapse bool) string {
-	var b strings.Builder
-	n := 0
-	space := false // a space is pending (collapse only)
-	emit := func(r rune) {
-		if collapse && unicode.IsSpace(r) {
-			space = n > 0
-			return
-		}
-		if space {
-			b.WriteByte(' ')
-			n++
-			space = false
-		}
-		b.WriteRune(r)
-		n++
-	}
-	for i := 0; i < len(text) && (limit <= 0 || n < limit); {
-		r, size := utf8.DecodeRuneInString(text[i:])
-		switch {
-		case r == utf8.RuneError && size <= 1:
-			i++ // invalid UTF-8
-		case r == 0x1b: // ESC
-			i = skipEscape(text, i+size)
-		case r == 0x9b: // 8-bit CSI
-			i = skipCSI(text, i+size)
-		case r == 0x90 || r == 0x98 || r == 0x9d || r == 0x9e || r == 0x9f: // 8-bit DCS, SOS, OSC, PM, APC
-			i = skipString(text, i+size)
-		case r == '\t' || r == '\n' || r == '\r' || r == 0x2028 || r == 0x2029:
-			emit(' ')
-			i += size
-		case unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || invisible(r):
-			i += size
-		default:
-			if limit > 0 && space && n+1 >= limit {
-				return strings.TrimSpace(b.String()) // no room for a space and a rune
-			}
-			emit(r)
-			i += size
-		}
-	}
-	if !collapse {
-		return b.String()
-	}
-	return strings.TrimSpace(b.String())
-}
-
-// invisible reports runes that draw nothing (or draw blank) and are not format
-// characters by category, but can still be used to hide or spoof text.
-func invisible(r rune) bool {
-	switch r {
-	case 0x115f, 0x1160, 0x3164, 0xffa0, // Hangul fillers
-		0x180e,         // Mongolian vowel separator
-		0x2800,         // braille blank
-		0xfffc, 0xfffd: // object replacement, replacement character
-		return true
-	}
-	return r >= 0xfe00 && r <= 0xfe0f || r >= 0xe0100 && r <= 0xe01ef // variation selectors
-}
-
-// skipEscape skips the escape sequence whose ESC ended just before i and returns the
-// index after it.
-func skipEscape(s string, i int) int {
-	if i >= len(s) {
-		return i
-	}
-	switch s[i] {
-	case '[':
-		return skipCSI(s, i+1)
-	case ']', 'P', 'X', '^', '_': // OSC, DCS, SOS, PM, APC: a string up to ST or BEL
-		return skipString(s, i+1)
-	}
-	// nF sequences: intermediate bytes 0x20–0x2F, then one final byte.
-	for i < len(s) && s[i] >= 0x20 && s[i] <= 0x2f {
-		i++
-	}
-	if i < len(s) && s[i] >= 0x30 && s[i] <= 0x7e {
-		i++
-	}
-	return i
-}
-
-// skipCSI skips a control sequence's parameter and intermediate bytes and its final byte.
-func skipCSI(s string, i int) int {
-	for i < len(s) {
-		c := s[i]
-		i++
-		if c >= 0x40 && c <= 0x7e {
-			return i
-		}
-		if c < 0x20 || c > 0x3f {
-			return i - 1 // not a well-formed sequence: the byte is read again as text
-		}
-	}
-	return i
-}
-
-// skipString skips a control string up to and including its terminator: ST (ESC \ or
-// 0x9c) or BEL; an unterminated string runs to the end of the text.
-func skipString(s string, i int) int {
-	for i < len(s) {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == 0x07 || r == 0x9c:
-			return i + size
-		case r == 0x1b:
-			if i+1 < len(s) && s[i+1] == '\\' {
-				return i + 2
-			}
-			return i // the string ends; the ESC starts the next sequence
-		}
-		i += size
-	}
-	return i
 }

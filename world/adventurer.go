@@ -45,6 +45,10 @@ type Adventurer struct {
 
 	// Turn is the engine turn this record was taken at; a newer record replaces an older one.
 	Turn uint64 `json:"turn"`
+
+	// Options are the player's settings. They belong to the key: a new knight rolled after
+	// a death or a retirement takes them over.
+	Options Options `json:"options,omitzero"`
 }
 
 // LevelMap is one level's squares an adventurer has seen, as a bitset over W*H squares.
@@ -75,6 +79,7 @@ func (a Adventurer) Clone() Adventurer {
 	c.Items = append([]Item(nil), a.Items...)
 	c.Effects = append([]Effect(nil), a.Effects...)
 	c.Status = append([]Status(nil), a.Status...)
+	c.Options = a.Options.Clone()
 	c.Maps = make([]LevelMap, len(a.Maps))
 	for i, m := range a.Maps {
 		m.Seen = append([]byte(nil), m.Seen...)

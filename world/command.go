@@ -51,8 +51,8 @@ func (e *Engine) drop(p *player, i int) float64 {
 		}
 	}
 	p.rec.Items = append(p.rec.Items[:i], p.rec.Items[i+1:]...)
-	p.changed = true
 	e.say(p, fmt.Sprintf("You leave the %s behind.", it.Name()))
+	e.saveNow(p)
 	return CostDrop
 }
 
@@ -131,6 +131,7 @@ func (e *Engine) useItem(p *player, i int) float64 {
 		e.say(p, fmt.Sprintf("You put on the %s.", it.Name()))
 	case info.Readable:
 		e.read(p, i)
+		defer e.saveNow(p) // the manual is used up
 	default:
 		e.say(p, fmt.Sprintf("The %s needs no wearing: you use the best you carry.", it.Name()))
 		return 0
@@ -332,7 +333,7 @@ func (e *Engine) climb(p *player, down bool) float64 {
 		e.say(p, fmt.Sprintf("You climb up to level %d.", p.rec.Depth))
 	case !down && f == FeatExit:
 		e.place(p, 0, Pos{})
-		e.say(p, "You climb out of the dungeon into the daylight. Press Enter to go back down.")
+		e.say(p, "You climb out of the dungeon into the daylight. Press > to go back down.")
 		e.successfulExit(p)
 	default:
 		if down {
@@ -384,6 +385,7 @@ func (e *Engine) successfulExit(p *player) {
 	r.SpellUnits = SpellUnitsForLevel(r.Level)
 	e.dropEffects(p, func(ef Effect) bool { return ef.Moves == DurationTrip })
 	p.changed = true
+	e.saveNow(p) // a level gained is saved at once
 }
 
 // lit reports whether the knight has light about it (seed 000: "secret doors will always

@@ -55,6 +55,7 @@ func (enc *encounter) logf(format string, args ...any) {
 	enc.log = append(enc.log, line)
 	for _, p := range enc.players {
 		p.dirty = true
+		p.fightSeq++
 	}
 }
 
@@ -143,6 +144,9 @@ func (e *Engine) fightTurn(enc *encounter) {
 			// working on it, so Invisibility and Protection run out in a fight too.
 			e.tickEffects(p)
 		case p.waited < e.cfg.GraceTurns:
+			if p.waited == 0 {
+				p.dirty = true // its session learns it is its move (View.Fight.YourMove)
+			}
 			p.waited++
 			deciding = true
 		default:
@@ -308,6 +312,7 @@ func (e *Engine) monsterKilled(enc *encounter, killer *player) {
 	e.removeMonster(m)
 	for _, p := range players {
 		e.mayLoseMagic(p)
+		e.saveNow(p) // experience and treasure won are saved at once
 	}
 }
 

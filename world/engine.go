@@ -19,11 +19,11 @@ import (
 //	constant                 value   effect
 //	DefaultCheckpointTurns   80      changed adventurers are saved every 2 s; a crash loses at most that
 //	maxQueued                2       keys typed faster than the knight can walk are dropped beyond two
-//	maxMessages              50      lines of message log kept per player
+//	maxMessages              100     lines of message log (game, chat, announcements) kept per player
 const (
 	DefaultCheckpointTurns = 80
 	maxQueued              = 2
-	maxMessages            = 50
+	maxMessages            = 100
 )
 
 // ErrStopped is returned when the engine is no longer running.
@@ -51,7 +51,10 @@ type Config struct {
 	// WanderChance is the chance per turn that a wanderer appears on a level with knights
 	// on it; zero means the default, a negative value never (for tests that place monsters).
 	WanderChance float64
-	Saver        Saver // where records go; may be nil in tests
+	// ChatWindowTurns is the window of chat flood control (ChatLines lines at most);
+	// DefaultChatWindowTurns when zero.
+	ChatWindowTurns int
+	Saver           Saver // where records go; may be nil in tests
 	// Levels are saved level states to restore over the freshly generated dungeon.
 	Levels []LevelState
 }
@@ -73,6 +76,8 @@ type Engine struct {
 	order   []*player          // join order, so every turn runs in the same order
 
 	nextSession uint64
+	nextWatch   uint64
+	talk        map[string]*talker // recent chat by key fingerprint, for flood control
 	inbox       chan any
 	done        chan struct{}
 }
@@ -87,8 +92,9 @@ type player struct {
 	visible []byte
 	mapIdx  int // index into rec.Maps for the current level, -1 outside
 	msgs    []string
-	dirty   bool // its view must be sent again
-	changed bool // its record must be saved at the next checkpoint
+	said    uint64 // messages ever said to it, so a session can tell the new ones
+	dirty   bool   // its view must be sent again
+	changed bool   // its record must be saved at the next checkpoint
 
 	prev      Pos        // the square it came from, where running takes it back
 	fight     *encounter // the fight it is in, if any
@@ -97,6 +103,8 @@ type player struct {
 	lastFight []string   // the log of its last fight, shown until the next one
 	passWall  bool       // Pass Wall was cast: the next step may go through a wall
 	espDir    Dir        // the direction of the ESP being cast
+	fightSeq  uint64     // fight log lines written while it was in the fight
+	watchers  []*watcher // spectators, who get its views too
 }
 
 // New builds an engine with every level of the dungeon generated from cfg.Seed.
@@ -267,6 +275,15 @@ func (e *Engine) handle(m any) {
 	case queryReq:
 		m.fn()
 		close(m.done)
+	case chatReq:
+		e.chat(m)
+	case optionsReq:
+		e.setOptions(m)
+	case watchReq:
+		w, err := e.watch(m)
+		m.reply <- watchReply{w, err}
+	case unwatchReq:
+		e.unwatch(m)
 	}
 }
 
@@ -352,6 +369,8 @@ type WhoEntry struct {
 	Fingerprint string `json:"fingerprint"`
 	Level       int    `json:"level"`
 	Depth       int    `json:"depth"`
+	// Watchable is false when the player has turned spectating off.
+	Watchable bool `json:"-"`
 }
 
 // Who lists the players online, in the order they joined.
@@ -359,7 +378,7 @@ func (e *Engine) Who(ctx context.Context) ([]WhoEntry, error) {
 	var out []WhoEntry
 	err := e.query(ctx, func() {
 		for _, p := range e.order {
-			out = append(out, WhoEntry{p.rec.Name, p.rec.Fingerprint, p.rec.Level, p.rec.Depth})
+			out = append(out, WhoEntry{p.rec.Name, p.rec.Fingerprint, p.rec.Level, p.rec.Depth, !p.rec.Options.NoSpectators})
 		}
 	})
 	return out, err
@@ -395,8 +414,10 @@ func (e *Engine) join(rec Adventurer, sub Subscriber) *Player {
 		return &Player{e, rec.Fingerprint, old.session}
 	}
 	p := &player{rec: rec, session: e.nextSession, sub: sub, mapIdx: -1, dirty: true, changed: true}
+	e.announce(nil, p.rec.Name+" joins the game.")
 	e.players[rec.Fingerprint] = p
 	e.order = append(e.order, p)
+	defer e.saveNow(p) // a new knight exists on disk from its first moment
 	if p.rec.Depth > len(e.levels) || p.rec.Depth < 0 {
 		p.rec.Depth = 1 // the dungeon has fewer levels than when it left: back to the top
 		p.rec.X, p.rec.Y = -1, -1
@@ -437,6 +458,9 @@ func (e *Engine) remove(p *player) Adventurer {
 	}
 	delete(e.players, p.rec.Fingerprint)
 	e.order = slices.DeleteFunc(e.order, func(q *player) bool { return q == p })
+	bye := farewell(p)
+	e.endWatches(p, bye)
+	e.announce(nil, bye)
 	e.touchLevel(p.rec.Depth)
 	if p.rec.Depth > 0 {
 		e.state[p.rec.Depth-1].changed = true
@@ -459,8 +483,20 @@ func (e *Engine) record(p *player) Adventurer {
 	return r
 }
 
+// saveNow hands the knight's record to the Saver at once, for the events that matter
+// (DESIGN §10: joining, a level gained, treasure or an item gained or lost); a crash then
+// loses none of them, only walking since the last checkpoint.
+func (e *Engine) saveNow(p *player) {
+	if e.cfg.Saver == nil {
+		return
+	}
+	e.cfg.Saver.Put(e.record(p))
+	p.changed = false
+}
+
 func (e *Engine) checkpoint() {
 	if e.cfg.Saver == nil {
+		e.forgetTalk()
 		return
 	}
 	var recs []Adventurer
@@ -474,6 +510,7 @@ func (e *Engine) checkpoint() {
 		e.cfg.Saver.Put(recs...)
 	}
 	e.saveLevels(false)
+	e.forgetTalk()
 }
 
 func (e *Engine) saveAll() int {
@@ -498,6 +535,7 @@ func (e *Engine) say(p *player, msg string) {
 		p.msgs = p.msgs[:copy(p.msgs, p.msgs[1:])]
 	}
 	p.msgs = append(p.msgs, msg)
+	p.said++
 	p.dirty = true
 }
 
@@ -526,8 +564,15 @@ func (e *Engine) publish() {
 	for _, p := range e.order {
 		if p.dirty {
 			p.dirty = false
+			if p.sub == nil && len(p.watchers) == 0 {
+				continue
+			}
+			v := e.view(p)
 			if p.sub != nil {
-				p.sub.Deliver(e.view(p))
+				p.sub.Deliver(v)
+			}
+			for _, w := range p.watchers {
+				w.sub.Deliver(v) // views are immutable: every watcher shares this one
 			}
 		}
 	}
@@ -537,6 +582,9 @@ func (e *Engine) view(p *player) View {
 	v := View{
 		Turn:     e.turn,
 		Messages: slices.Clone(p.msgs),
+		Said:     p.said,
+		FightSeq: p.fightSeq,
+		Watchers: p.watcherNames(),
 		Self: Self{
 			Name: p.rec.Name, Fingerprint: p.rec.Fingerprint, Level: p.rec.Level,
 			Experience: p.rec.Experience, Hits: p.rec.Hits, MaxHits: p.rec.MaxHits,
@@ -544,6 +592,7 @@ func (e *Engine) view(p *player) View {
 			Dex: p.rec.Dex, Depth: p.rec.Depth, Pos: p.rec.Pos(),
 			Gold: p.rec.Gold, TreasureExperience: p.rec.TreasureExperience,
 			Items: slices.Clone(p.rec.Items), Light: e.lit(p),
+			Options: p.rec.Options.Clone(),
 		},
 	}
 	for _, ef := range p.rec.Effects {

@@ -20,8 +20,16 @@ type View struct {
 	// Others are the other players on the same level; Seen says whether this player can
 	// see them now (only those are drawn on the dungeon view).
 	Others []Other
-	// Messages is the player's recent message log, oldest first.
+	// Messages is the player's recent message log (game messages, chat and
+	// announcements), oldest first; Said counts every message ever put in it, so a
+	// session that skipped views can tell how many of the last ones are new.
 	Messages []string
+	Said     uint64
+	// FightSeq counts the fight log lines written while the player was in a fight, in
+	// the same way: the newest of them end Fight.Log (or LastFight once the fight is over).
+	FightSeq uint64
+	// Watchers are the names of those watching this player's screen.
+	Watchers []string
 	// Monsters are the monsters the player sees now.
 	Monsters []SeenMonster
 	// Fight is the fight the player is in, if any; LastFight is the log of the fight it
@@ -63,6 +71,8 @@ type Self struct {
 	Effects []string
 	// Status are the conditions traps left on the knight, as text ("stuck (5 tries)").
 	Status []string
+	// Options are the player's settings as the world keeps them.
+	Options Options
 }
 
 // Other is another player as seen from this one.

@@ -29,6 +29,8 @@ func init() {
 		{"whoami", "whoami [--json]", "your knight: characteristics, hits, where it stands", (*server).cmdWhoami},
 		{"who", "who [--json]", "the knights in the dungeon now", (*server).cmdWho},
 		{"scores", "scores [--json]", "the hall of fame: the top three retired knights, and yours", (*server).cmdScores},
+		{"play", "play [--plain]", "with a terminal (ssh -t): the game; --plain for screen-reader mode", (*server).cmdPlay},
+		{"watch", "watch NAME", "with a terminal (ssh -t): watch a player's screen, read-only", (*server).cmdWatch},
 	}
 }
 

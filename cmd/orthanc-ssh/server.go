@@ -55,6 +55,7 @@ type server struct {
 
 	sessions sync.WaitGroup
 	perKey   keyCounter // open sessions per key, for the per-key limit
+	names    nameBook   // knights' names, kept unique (names.go)
 	// metrics is the listener /metrics is served on, nil when metrics are off. It is
 	// opened with the server, so a bad address fails at start.
 	metrics net.Listener
@@ -92,6 +93,7 @@ func newServer(cfg config, log *slog.Logger) (*server, error) {
 		Seed:            cfg.seed,
 		CheckpointTurns: max(1, int(checkpointEvery/cfg.tick)),
 		GraceTurns:      max(1, int(fightGrace/cfg.tick)),
+		ChatWindowTurns: max(1, int(chatWindow/cfg.tick)),
 		Saver:           s.saver,
 	})
 	s.ssh, err = wish.NewServer(
@@ -245,7 +247,16 @@ const modelKey ctxKey = iota
 func (s *server) program(sess ssh.Session) *tea.Program {
 	ptyReq, _, isPty := sess.Pty()
 	cmd := sess.Command()
+	if isPty && len(cmd) > 0 && cmd[0] == "watch" {
+		return s.watchProgram(sess, cmd[1:]) // spectate.go
+	}
 	if !isPty || (len(cmd) > 0 && cmd[0] != "play") {
+		return nil
+	}
+	plain, ok := playArgs(cmd)
+	if !ok {
+		s.refuse(sess, "usage: play [--plain]   (--plain: screen-reader mode)")
+		sess.Context().SetValue(modelKey, (*app.Model)(nil))
 		return nil
 	}
 	key := sess.PublicKey() // the key that authenticated, not one the client only offered
@@ -282,6 +293,8 @@ func (s *server) program(sess ssh.Session) *tea.Program {
 			return scoreLines(list)
 		},
 		Admin: s.consoleHook(sess.Context(), key), // nil unless the key is an admin's
+		Plain: plain,
+		Names: s.namesFor(fp),
 	})
 	sess.Context().SetValue(modelKey, m)
 	opts := append(bubbletea.MakeOptions(sess), tea.WithoutSignalHandler())

@@ -1,0 +1,287 @@
+package app
+
+import (
+	"fmt"
+	"strings"
+
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/orthanc-ssh/orthanc-ssh/world"
+)
+
+// chatInputLimit bounds what the chat line holds; the world cuts a line to
+// world.MaxChatRunes after cleaning it.
+const chatInputLimit = 400
+
+// chatHelp says what the chat line takes.
+const chatHelp = "Plain text says to those who see you; /shout TEXT reaches everyone, /w NAME TEXT whispers, /p TEXT is for your party, /mute NAME and /unmute NAME filter."
+
+// chatLine is the one-line chat input that Enter (or ') opens over the dungeon screen,
+// in the pattern of the admin console. It is part of the Model and owned by its program.
+type chatLine struct {
+	open    bool
+	input   textinput.Model
+	history []string
+	recall  int
+	note    string // a one-line note shown in the message area until the next key
+}
+
+func newChatLine() chatLine {
+	ti := textinput.New()
+	ti.CharLimit = chatInputLimit
+	ti.Prompt = "Say: "
+	return chatLine{input: ti}
+}
+
+// chatAction is what a typed chat line asks for: a line for the world, a change to the
+// mute list, or only a note for the player.
+type chatAction struct {
+	chat   *world.Chat
+	mute   string
+	unmute string
+	note   string
+}
+
+// parseChat reads a chat line the way chat clients do: plain text says; /shout, /w (or
+// /whisper, /tell) NAME and /p shout, whisper and talk to the party. A name with spaces
+// may be quoted (/w "Gawain the Bold" hello); unquoted, the world finds the longest name
+// of a knight online that starts the text.
+func parseChat(line string) chatAction {
+	line = strings.TrimSpace(line)
+	if line == "" {
+		return chatAction{}
+	}
+	if !strings.HasPrefix(line, "/") {
+		return chatAction{chat: &world.Chat{Kind: world.ChatSay, Text: line}}
+	}
+	cmd, rest, _ := strings.Cut(line, " ")
+	rest = strings.TrimSpace(rest)
+	switch strings.ToLower(cmd) {
+	case "/say":
+		return chatAction{chat: &world.Chat{Kind: world.ChatSay, Text: rest}}
+	case "/shout", "/sh", "/yell":
+		return chatAction{chat: &world.Chat{Kind: world.ChatShout, Text: rest}}
+	case "/w", "/whisper", "/tell", "/t", "/msg":
+		c := &world.Chat{Kind: world.ChatWhisper, Text: rest}
+		if strings.HasPrefix(rest, `"`) {
+			if name, text, ok := strings.Cut(rest[1:], `"`); ok {
+				c.To, c.Text = name, strings.TrimSpace(text)
+			}
+		}
+		return chatAction{chat: c}
+	case "/p", "/party":
+		return chatAction{chat: &world.Chat{Kind: world.ChatParty, Text: rest}}
+	case "/mute", "/ignore":
+		if rest == "" {
+			return chatAction{note: "Mute whom? /mute NAME hides that knight's chat."}
+		}
+		return chatAction{mute: rest}
+	case "/unmute", "/unignore":
+		if rest == "" {
+			return chatAction{note: "Unmute whom? /unmute NAME."}
+		}
+		return chatAction{unmute: rest}
+	case "/help", "/?":
+		return chatAction{note: chatHelp}
+	}
+	return chatAction{note: fmt.Sprintf("%s is not a chat command. %s", world.CleanText(cmd, 20), chatHelp)}
+}
+
+// sendChat carries out a typed chat line and returns a note for the player, if any.
+func (m *Model) sendChat(line string) string {
+	a := parseChat(line)
+	switch {
+	case a.chat != nil:
+		pl := m.player.Load()
+		if pl == nil {
+			return "You are not in the game."
+		}
+		if err := pl.Chat(m.ctx, *a.chat); err != nil {
+			return "The world is not answering; your line was not sent."
+		}
+	case a.mute != "":
+		return m.setMuted(a.mute, true)
+	case a.unmute != "":
+		return m.setMuted(a.unmute, false)
+	}
+	return a.note
+}
+
+// setMuted adds a name to the mute list or takes it off, and says what it did.
+func (m *Model) setMuted(raw string, mute bool) string {
+	name, err := world.CleanName(raw)
+	if err != nil {
+		return "That is not a knight's name."
+	}
+	o := m.opts.Clone()
+	muted := o.Mutes(name)
+	switch {
+	case mute && muted:
+		return name + " is already muted."
+	case mute:
+		o.Muted = append(o.Muted, name)
+	case !muted:
+		return name + " is not muted."
+	default:
+		k := world.NameKey(name)
+		kept := o.Muted[:0]
+		for _, n := range o.Muted {
+			if world.NameKey(n) != k {
+				kept = append(kept, n)
+			}
+		}
+		o.Muted = kept
+	}
+	m.setOptions(o)
+	if mute {
+		return fmt.Sprintf("You will not see what %s says. (/unmute %s undoes it.)", name, name)
+	}
+	return fmt.Sprintf("You will see what %s says again.", name)
+}
+
+// chatKey handles a key for the chat line: Enter or ' on the dungeon screen opens it, and
+// while it is open every key is its own. handled is false for keys the game should have.
+func (m *Model) chatKey(k tea.KeyPressMsg) (cmd tea.Cmd, handled bool) {
+	if m.screen != screenPlay {
+		return nil, false
+	}
+	ch := &m.chat
+	s := k.String()
+	if !ch.open {
+		ch.note = ""
+		if s != "enter" && s != "'" {
+			return nil, false
+		}
+		ch.open, ch.recall = true, len(ch.history)
+		ch.input.Reset()
+		return ch.input.Focus(), true
+	}
+	switch s {
+	case "esc":
+		ch.open = false
+		ch.input.Blur()
+	case "enter":
+		line := strings.TrimSpace(ch.input.Value())
+		ch.open = false
+		ch.input.Blur()
+		if line == "" {
+			return nil, true
+		}
+		ch.remember(line)
+		ch.note = m.sendChat(line)
+	case "up":
+		if ch.recall > 0 {
+			ch.recall--
+			ch.input.SetValue(ch.history[ch.recall])
+			ch.input.CursorEnd()
+		}
+	case "down":
+		if ch.recall < len(ch.history) {
+			ch.recall++
+			v := ""
+			if ch.recall < len(ch.history) {
+				v = ch.history[ch.recall]
+			}
+			ch.input.SetValue(v)
+			ch.input.CursorEnd()
+		}
+	default:
+		var c tea.Cmd
+		ch.input, c = ch.input.Update(k)
+		return c, true
+	}
+	return nil, true
+}
+
+// remember keeps a line for up and down to recall.
+func (ch *chatLine) remember(line string) {
+	if n := len(ch.history); n == 0 || ch.history[n-1] != line {
+		ch.history = append(ch.history, line)
+	}
+	if over := len(ch.history) - maxConsoleHistory; over > 0 {
+		ch.history = ch.history[over:]
+	}
+	ch.recall = len(ch.history)
+}
+
+// drawChat draws the open chat line in place of the last message, with what it takes on
+// the row above, or the note of the last line sent.
+func (m *Model) drawChat(c *canvas) {
+	if m.screen != screenPlay || m.console.open {
+		return
+	}
+	ch := &m.chat
+	row := c.h - 2
+	blank := strings.Repeat(" ", c.w)
+	if !ch.open {
+		if ch.note != "" {
+			lines := wrap(ch.note, c.w)
+			for i, l := range lines {
+				y := row - len(lines) + 1 + i
+				c.text(0, y, blank, clsText)
+				c.text(0, y, l, clsText)
+			}
+		}
+		return
+	}
+	c.text(0, row-1, blank, clsDim)
+	c.text(0, row-1, truncate("Enter sends, Esc cancels. /shout everyone, /w NAME whisper, /p party, /help", c.w), clsDim)
+	c.text(0, row, blank, clsText)
+	in := ch.input.Prompt + ch.input.Value() + "_"
+	if r := []rune(in); len(r) > c.w {
+		in = string(r[len(r)-c.w:])
+	}
+	c.text(0, row, in, clsSelf)
+}
+
+// scrollLog moves the message log by a key and reports whether the key was a scrolling one.
+func (m *Model) scrollLog(key string) bool {
+	msgs := m.view.Messages
+	page := max(1, m.height-4)
+	last := max(0, len(msgs)-page)
+	top := m.logTop
+	if top < 0 {
+		top = last
+	}
+	switch key {
+	case "up", "k":
+		top--
+	case "down", "j":
+		top++
+	case "pgup", "b":
+		top -= page
+	case "pgdown", "space", " ":
+		top += page
+	case "home", "g":
+		top = 0
+	case "end", "G":
+		top = last
+	default:
+		return false
+	}
+	m.logTop = max(0, min(top, last))
+	if m.logTop == last {
+		m.logTop = -1 // follow the newest lines again
+	}
+	return true
+}
+
+// drawLog draws the scroll-back of the player's messages: game messages, chat and
+// announcements, newest at the bottom.
+func (m *Model) drawLog(c *canvas) {
+	msgs := m.view.Messages
+	c.text(2, 0, "MESSAGES AND CHAT: the last "+plural(len(msgs), "line", "lines"), clsTitle)
+	page := c.h - 3
+	top := m.logTop
+	if top < 0 {
+		top = max(0, len(msgs)-page)
+	}
+	for i := 0; i < page && top+i < len(msgs); i++ {
+		c.text(2, 1+i, truncate(msgs[top+i], c.w-4), clsText)
+	}
+	if len(msgs) == 0 {
+		c.text(2, 2, "Nothing yet.", clsDim)
+	}
+	c.text(2, c.h-1, "arrows, space and b scroll; Enter in the dungeon opens the chat line; any other key returns", clsTitle)
+}

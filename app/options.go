@@ -1,0 +1,297 @@
+package app
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
+
+	"github.com/orthanc-ssh/orthanc-ssh/world"
+)
+
+// The options screen (o): screen-reader mode, theme, colours, the key help line,
+// spectators and muted players. Options live in world.Options, saved with the knight, so
+// they follow the key to its next connection and its next knight.
+
+// colourChoice is one value of the colour option.
+type colourChoice struct {
+	key   string // as world.Options.Colour keeps it
+	label string
+	p     colorprofile.Profile
+}
+
+// colourChoices are the colour option's values in the order o cycles through them; the
+// first follows what the terminal says (its profile, or none with NO_COLOR).
+var colourChoices = []colourChoice{
+	{"", "follow the terminal", colorprofile.Unknown},
+	{"truecolor", "true colour", colorprofile.TrueColor},
+	{"256", "256 colours", colorprofile.ANSI256},
+	{"16", "16 colours", colorprofile.ANSI},
+	{"none", "no colour", colorprofile.ASCII},
+}
+
+// colourState is how colour is forced. Bubble Tea turns the screen's colours into what
+// the renderer's profile can show, and a tea.ColorProfileMsg that reaches the program sets
+// that profile; so forcing a profile is sending one, and "follow the terminal" is sending
+// back the one the terminal reported.
+type colourState struct {
+	client *colorprofile.Profile  // what the terminal reported, once it has
+	sent   []colorprofile.Profile // profiles sent by this model, not yet come back
+}
+
+// forcedProfile is the profile an option forces, if it forces one.
+func forcedProfile(key string) (colorprofile.Profile, bool) {
+	for _, c := range colourChoices {
+		if c.key == key && c.p != colorprofile.Unknown {
+			return c.p, true
+		}
+	}
+	return colorprofile.Unknown, false
+}
+
+// colourProfile takes a tea.ColorProfileMsg: one this model sent comes back through
+// Update too and is only counted; any other is the terminal's, and a forced profile is
+// sent again over it.
+func (m *Model) colourProfile(p colorprofile.Profile) tea.Cmd {
+	cs := &m.colour
+	if len(cs.sent) > 0 && cs.sent[0] == p {
+		cs.sent = cs.sent[1:]
+		return nil
+	}
+	cs.client = &p
+	if forced, ok := forcedProfile(m.opts.Colour); ok && forced != p {
+		return m.applyColour()
+	}
+	return nil
+}
+
+// applyColour sends the profile the colour option asks for to the program.
+func (m *Model) applyColour() tea.Cmd {
+	p, ok := forcedProfile(m.opts.Colour)
+	if !ok {
+		if m.colour.client == nil {
+			return nil // the terminal's own profile is still in force
+		}
+		p = *m.colour.client
+	}
+	m.colour.sent = append(m.colour.sent, p)
+	// The renderer redraws only cells that changed, and a new profile changes none of
+	// them: clear the screen after it so every cell is written in the new colours.
+	return tea.Sequence(func() tea.Msg { return tea.ColorProfileMsg{Profile: p} }, tea.ClearScreen)
+}
+
+// setOptions takes new options: the theme, colours and mode follow at once, and the world
+// keeps them with the knight.
+func (m *Model) setOptions(o world.Options) tea.Cmd {
+	old := m.opts
+	m.opts = o
+	m.theme = themeFor(o.Theme)
+	var cmds []tea.Cmd
+	if o.Colour != old.Colour {
+		cmds = append(cmds, m.applyColour())
+	}
+	if o.Plain != m.pl.active {
+		cmds = append(cmds, m.setPlain(o.Plain))
+	}
+	m.sendOptions()
+	return tea.Batch(cmds...)
+}
+
+// sendOptions hands the options to the world, to keep with the knight.
+func (m *Model) sendOptions() {
+	if pl := m.player.Load(); pl != nil {
+		_ = pl.SetOptions(m.ctx, m.opts) // fails only when the session or the world is ending
+	}
+}
+
+// noteMsg is a message that does nothing but let a timer pass.
+type noteMsg struct{}
+
+// setPlain turns screen-reader mode on or off for this session now. Turning it on leaves
+// the alternate screen, so the first lines wait a moment for the renderer to have left it;
+// turning it off repaints the whole screen.
+func (m *Model) setPlain(on bool) tea.Cmd {
+	if on == m.pl.active {
+		return nil
+	}
+	m.pl.reset()
+	m.pl.active = on
+	m.chat.open, m.console.open, m.muting = false, false, false
+	if !on {
+		return tea.Sequence(tea.Tick(100*time.Millisecond, func(time.Time) tea.Msg { return noteMsg{} }), tea.ClearScreen)
+	}
+	if m.screen == screenOptions {
+		m.screen = m.back
+	}
+	switch m.screen {
+	case screenTitle:
+		m.plainIntro()
+	case screenRoll:
+		m.sayRoll()
+	case screenName:
+		m.sayNamePrompt()
+	case screenDead:
+		m.sayEnd()
+	case screenWatch, screenJoining, screenEnded:
+		m.say("Screen-reader mode is on: the game speaks in lines, and you type commands and press Enter. Type help for the commands.")
+	default: // the dungeon and the screens over it, which the mode says in words instead
+		m.screen = screenPlay
+		m.say("Screen-reader mode is on: the game speaks in lines, and you type commands and press Enter. Type help for the commands.")
+		if m.haveView {
+			m.pl.own = told{said: m.view.Said, fightSeq: m.view.FightSeq}
+			m.say(m.lookText(m.view, true)...)
+		}
+	}
+	m.pl.printing = true // until the renderer has left the alternate screen
+	return tea.Tick(firstPrintDelay, func(time.Time) tea.Msg { return printedMsg{} })
+}
+
+// openOptions shows the options screen, returning to the screen it was opened from.
+func (m *Model) openOptions() {
+	if m.screen != screenOptions {
+		m.back = m.screen
+	}
+	m.screen, m.muting = screenOptions, false
+}
+
+// optionRows are the options screen's lines: a label and the value now.
+func (m *Model) optionRows() [][2]string {
+	o := m.opts
+	onOff := func(b bool, on, off string) string {
+		if b {
+			return on
+		}
+		return off
+	}
+	theme := "PLATO orange on black"
+	if o.Theme == themeContrast {
+		theme = "high contrast: white and yellow on black"
+	}
+	colour := colourChoices[0].label
+	for _, c := range colourChoices {
+		if c.key == o.Colour {
+			colour = c.label
+		}
+	}
+	if o.Colour == "" && m.colour.client != nil {
+		colour += " (" + profileName(*m.colour.client) + ")"
+	}
+	spect := onOff(o.NoSpectators, "not allowed", "allowed")
+	if w := m.view.Watchers; len(w) > 0 && !o.NoSpectators {
+		spect += " (watching you now: " + strings.Join(w, ", ") + ")"
+	}
+	muted := "nobody"
+	if len(o.Muted) > 0 {
+		muted = strings.Join(o.Muted, ", ")
+	}
+	return [][2]string{
+		{"Screen-reader mode", onOff(o.Plain, "on", "off")},
+		{"Theme", theme},
+		{"Colours", colour},
+		{"Key help line", onOff(o.HideKeys, "hidden", "shown")},
+		{"Spectators", spect},
+		{"Muted players", muted},
+	}
+}
+
+// profileName says a colour profile in words.
+func profileName(p colorprofile.Profile) string {
+	switch p {
+	case colorprofile.TrueColor:
+		return "true colour"
+	case colorprofile.ANSI256:
+		return "256 colours"
+	case colorprofile.ANSI:
+		return "16 colours"
+	}
+	return "no colour"
+}
+
+// optionsKey handles a key on the options screen: a letter changes its option (f asks
+// for a name to mute or unmute); anything else returns.
+func (m *Model) optionsKey(k tea.KeyPressMsg) tea.Cmd {
+	s := k.String()
+	if m.muting {
+		switch s {
+		case "esc":
+			m.muting = false
+		case "enter":
+			m.muting = false
+			if v := strings.TrimSpace(m.mute.Value()); v != "" {
+				if m.opts.Mutes(v) {
+					m.chat.note = m.setMuted(v, false)
+				} else {
+					m.chat.note = m.setMuted(v, true)
+				}
+			}
+		default:
+			var cmd tea.Cmd
+			m.mute, cmd = m.mute.Update(k)
+			return cmd
+		}
+		return nil
+	}
+	m.chat.note = ""
+	o := m.opts.Clone()
+	switch s {
+	case "a":
+		o.Plain = !o.Plain
+	case "b":
+		if o.Theme == themeContrast {
+			o.Theme = themePlato
+		} else {
+			o.Theme = themeContrast
+		}
+	case "c":
+		next := 0
+		for i, c := range colourChoices {
+			if c.key == o.Colour {
+				next = (i + 1) % len(colourChoices)
+			}
+		}
+		o.Colour = colourChoices[next].key
+	case "d":
+		o.HideKeys = !o.HideKeys
+	case "e":
+		o.NoSpectators = !o.NoSpectators
+	case "f":
+		m.muting = true
+		m.mute.Reset()
+		return m.mute.Focus()
+	default:
+		m.screen = m.back
+		return nil
+	}
+	return m.setOptions(o)
+}
+
+// drawOptions draws the options screen.
+func (m *Model) drawOptions(c *canvas) {
+	c.text(2, 1, "OPTIONS", clsTitle)
+	c.text(2, 2, "Saved with your knight, for this key's next connection and its next knight.", clsText)
+	y := 4
+	for i, r := range m.optionRows() {
+		c.text(4, y, truncate(fmt.Sprintf("%c  %-20s %s", 'a'+i, r[0], r[1]), c.w-6), clsText)
+		y++
+	}
+	y++
+	help := []string{
+		"a: the game as lines of text for screen readers; you type commands.",
+		"c: colours follow your terminal (and NO_COLOR) unless you pick a profile.",
+		"e: who may watch your screen (ssh -t host watch NAME, or w in the game).",
+		"f: type a name to mute it, or a muted name to unmute it.",
+	}
+	for _, h := range help {
+		c.text(4, y, truncate(h, c.w-6), clsDim)
+		y++
+	}
+	if m.muting {
+		c.text(4, y+1, m.mute.Prompt+m.mute.Value()+"_", clsSelf)
+		c.text(4, y+2, "Enter mutes or unmutes that name; Esc cancels.", clsDim)
+	} else if m.chat.note != "" {
+		c.text(4, y+1, truncate(m.chat.note, c.w-6), clsText)
+	}
+	c.text(2, c.h-2, "A letter changes that option; any other key returns.", clsTitle)
+}

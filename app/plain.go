@@ -1,0 +1,860 @@
+package app
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/orthanc-ssh/orthanc-ssh/world"
+)
+
+// Screen-reader mode (DESIGN §11): the whole game as an append-only transcript. Nothing
+// is drawn and nothing is repainted: each thing the game has to say is printed once, as a
+// line of plain sentences, above a one-line prompt on the terminal's normal screen
+// (tea.Println inserts lines above the program's view, and the view is only the prompt).
+// The player types commands (north, look, fight, cast 1 e, say hello) and presses Enter,
+// as screen-reader users of MUDs expect; arrow keys walk, shift+arrows open doors.
+// Everything the full screen does can be done here.
+
+// Screen-reader mode tuning:
+//
+//	constant          value   effect
+//	plainInputLimit   400     characters one typed line may hold
+//	plainKeep         400     lines of transcript kept for Text (tests, the log)
+//	plainFirst        5       messages told on the first view after joining or watching
+//	firstPrintDelay   150ms   the first lines wait this long for the renderer's first frame
+const (
+	plainInputLimit = 400
+	plainKeep       = 400
+	plainFirst      = 5
+	firstPrintDelay = 150 * time.Millisecond
+)
+
+// plainState is screen-reader mode's state. It is part of the Model.
+type plainState struct {
+	active   bool
+	line     []rune // the line being typed
+	history  []string
+	recall   int
+	out      []string // lines waiting to be printed
+	printing bool     // a batch of lines is on its way to the terminal
+	// transcript is what has been printed, newest last (the last plainKeep lines).
+	transcript []string
+	// own and watched are what has been told of the player's own knight and of the knight
+	// it watches, kept apart so a stretch of watching does not lose the player's messages.
+	own, watched told
+	pending      string // a question waiting for its answer ("retire")
+}
+
+// told is how far the views of one knight have been told: the newest message and fight
+// line (the view's counters), so each is told once, and whether it was the knight's move.
+type told struct {
+	said, fightSeq uint64
+	yourMove       bool
+}
+
+// printedMsg says a batch of lines has been printed; the next may go.
+type printedMsg struct{}
+
+// reset clears what belongs to one stretch of the mode (the typed line, lines not yet
+// printed, a question); the history and the transcript stay.
+func (ps *plainState) reset() {
+	ps.line, ps.out, ps.printing, ps.pending = nil, nil, false, ""
+	ps.own.yourMove, ps.watched.yourMove = false, false
+}
+
+// say queues lines to be printed in screen-reader mode (and does nothing otherwise).
+func (m *Model) say(lines ...string) {
+	if !m.pl.active {
+		return
+	}
+	for _, l := range lines {
+		if l == "" {
+			continue
+		}
+		m.pl.out = append(m.pl.out, l)
+		m.pl.transcript = append(m.pl.transcript, l)
+	}
+	if over := len(m.pl.transcript) - plainKeep; over > 0 {
+		m.pl.transcript = m.pl.transcript[over:]
+	}
+}
+
+// flushPlain prints the queued lines, one batch at a time: the next batch goes when the
+// program has printed this one (printedMsg), so lines never overtake each other.
+func (m *Model) flushPlain() tea.Cmd {
+	ps := &m.pl
+	if !ps.active {
+		ps.out = nil
+		return nil
+	}
+	if ps.printing || len(ps.out) == 0 {
+		return nil
+	}
+	text := strings.Join(ps.out, "\n")
+	ps.out, ps.printing = nil, true
+	return tea.Sequence(tea.Println(text), func() tea.Msg { return printedMsg{} })
+}
+
+// plainPrompt is the prompt before the typed line.
+const plainPrompt = "> "
+
+// plainView is the program's view in screen-reader mode: only the input line, on the
+// normal screen, with the terminal's cursor at its end (where a screen reader looks).
+func (m *Model) plainView() tea.View {
+	line := plainPrompt + string(m.pl.line)
+	if w := m.width; w > 0 {
+		if r := []rune(line); len(r) >= w {
+			line = string(r[len(r)-w+1:]) // the end of a long line, where the typing is
+		}
+	}
+	v := tea.NewView(line)
+	v.Cursor = tea.NewCursor(len([]rune(line)), 0)
+	return v
+}
+
+// plainText is the transcript and the input line, for tests.
+func (m *Model) plainText() string {
+	return strings.Join(append(append([]string(nil), m.pl.transcript...), plainPrompt+string(m.pl.line)), "\n")
+}
+
+// paste adds pasted text to the typed line.
+func (ps *plainState) paste(s string) {
+	for _, r := range s {
+		ps.typeRune(r)
+	}
+}
+
+func (ps *plainState) typeRune(r rune) {
+	if unicode.IsPrint(r) && len(ps.line) < plainInputLimit {
+		ps.line = append(ps.line, r)
+	}
+}
+
+// arrows walk in screen-reader mode; shifted, they open doors.
+var plainArrows = map[string]world.Move{
+	"up": {Dir: world.North}, "down": {Dir: world.South}, "right": {Dir: world.East}, "left": {Dir: world.West},
+	"shift+up": {Dir: world.North, Door: true}, "shift+down": {Dir: world.South, Door: true},
+	"shift+right": {Dir: world.East, Door: true}, "shift+left": {Dir: world.West, Door: true},
+}
+
+// plainKey handles a key in screen-reader mode: typing and editing the line, Enter to
+// run it, arrows to walk (or to recall lines when there is nowhere to walk).
+func (m *Model) plainKey(k tea.KeyPressMsg) tea.Cmd {
+	ps := &m.pl
+	s := k.String()
+	if mv, ok := plainArrows[s]; ok && m.screen == screenPlay && m.haveView && !m.view.Outside() {
+		m.do(mv)
+		return nil
+	}
+	switch s {
+	case "enter":
+		line := strings.TrimSpace(string(ps.line))
+		ps.line = nil
+		m.say(plainPrompt + line)
+		if line != "" {
+			if n := len(ps.history); n == 0 || ps.history[n-1] != line {
+				ps.history = append(ps.history, line)
+			}
+			if over := len(ps.history) - maxConsoleHistory; over > 0 {
+				ps.history = ps.history[over:]
+			}
+		}
+		ps.recall = len(ps.history)
+		return m.plainLine(line)
+	case "backspace", "ctrl+h":
+		if n := len(ps.line); n > 0 {
+			ps.line = ps.line[:n-1]
+		}
+	case "ctrl+u", "esc":
+		ps.line = nil
+	case "ctrl+w":
+		t := strings.TrimRight(string(ps.line), " ")
+		if i := strings.LastIndexByte(t, ' '); i >= 0 {
+			ps.line = []rune(t[:i+1])
+		} else {
+			ps.line = nil
+		}
+	case "up", "ctrl+p":
+		if ps.recall > 0 {
+			ps.recall--
+			ps.line = []rune(ps.history[ps.recall])
+		}
+	case "down", "ctrl+n":
+		if ps.recall < len(ps.history) {
+			ps.recall++
+			ps.line = nil
+			if ps.recall < len(ps.history) {
+				ps.line = []rune(ps.history[ps.recall])
+			}
+		}
+	case "space":
+		ps.typeRune(' ')
+	default:
+		for _, r := range k.Text {
+			ps.typeRune(r)
+		}
+	}
+	return nil
+}
+
+// plainIntro is the title, spoken.
+func (m *Model) plainIntro() {
+	m.say("ORTHANC: a dungeon of the PLATO age, shared by everyone connected.",
+		"Screen-reader mode is on: the game speaks in lines; type a command and press Enter. Type help at any time, and options to change the settings.")
+	switch sv := m.p.Saved; {
+	case sv != nil && sv.Retirement != nil:
+		m.say(fmt.Sprintf("Your last knight, %s, retired with %d experience. Press Enter to roll a new knight.", sv.Name, sv.Retirement.Experience))
+	case sv != nil && sv.Death != nil:
+		m.say(fmt.Sprintf("Your last knight, %s, was slain by %s on level %d. Press Enter to roll a new knight.", sv.Name, sv.Death.Killer, sv.Death.Depth))
+	case sv != nil:
+		m.say(fmt.Sprintf("Welcome back, %s. Press Enter to continue your adventure.", sv.Name))
+	case m.watch.only:
+		m.say(fmt.Sprintf("You watch %s. What happens to them is told to you. Type look, status, map or messages; stop to leave.", m.watch.w.Name()))
+	default:
+		m.say("Your SSH key is your account: a new key rolls a new knight. Press Enter to begin.")
+	}
+}
+
+// sayRoll speaks the character roll.
+func (m *Model) sayRoll() {
+	st := m.stats
+	m.say(fmt.Sprintf("A new knight. The dice have spoken: Strength %d, Intelligence %d, Constitution %d, Dexterity %d; %d hits and %d spell units.",
+		st.Str, st.Int, st.Con, st.Dex, m.hits, world.SpellUnitsForLevel(1)))
+	if st.Dex <= 6 {
+		m.say("Beware: with Dexterity 6 or less your sword hits only with Pray.")
+	}
+	m.say("A good knight has every characteristic of at least 10. Type r to roll again, or press Enter to keep this knight.")
+}
+
+// sayNamePrompt asks for the knight's name.
+func (m *Model) sayNamePrompt() {
+	m.say(fmt.Sprintf("Name your knight: type a name and press Enter, or press Enter to be %s.", m.suggested))
+}
+
+// sayEnd speaks a death or a retirement.
+func (m *Model) sayEnd() {
+	name := m.view.Self.Name
+	if r := m.retired; r != nil {
+		m.say(fmt.Sprintf("Retired with honour: %s, level %d, %d experience, %d%% from kills. The king is pleased.", name, r.Level, r.Experience, r.PercentKills))
+	} else if d := m.tomb; d != nil {
+		m.say(fmt.Sprintf("R.I.P. %s, level %d, %d experience, slain by %s on level %d of the dungeon. Death is permanent.", name, d.Level, d.Experience, d.Killer, d.Depth))
+	}
+	m.say("Press Enter to roll a new knight, or type quit to leave.")
+}
+
+// sayWho speaks the who-list.
+func (m *Model) sayWho() {
+	if m.whoNote != "" {
+		m.say(m.whoNote)
+		return
+	}
+	var ws []string
+	for _, e := range m.who {
+		where := fmt.Sprintf("level %d knight, depth %d", e.Level, e.Depth)
+		if e.Depth == 0 {
+			where = fmt.Sprintf("level %d knight, outside", e.Level)
+		}
+		switch {
+		case e.Fingerprint == m.p.Fingerprint:
+			where += ", you"
+		case !e.Watchable:
+			where += ", no spectators"
+		}
+		ws = append(ws, fmt.Sprintf("%s (%s)", e.Name, where))
+	}
+	if len(ws) == 0 {
+		m.say("No one is in the game.")
+		return
+	}
+	m.say(fmt.Sprintf("In the game, %d: %s. Type watch and a name to watch someone.", len(ws), strings.Join(ws, "; ")))
+}
+
+// sayConsole speaks the output of an admin console line.
+func (m *Model) sayConsole(msg consoleResultMsg) {
+	text := strings.TrimRight(msg.output, "\n")
+	if text == "" {
+		m.say(map[bool]string{true: "Done.", false: "Failed."}[msg.ok])
+		return
+	}
+	for _, l := range strings.Split(text, "\n") {
+		m.say(world.CleanLine(l))
+	}
+}
+
+// plainKeys turns the keys world messages name into the words screen-reader mode takes.
+var plainKeys = strings.NewReplacer(
+	"Shift+arrow (or d, then a direction) opens it.", "Type open and the direction (or press shift and the arrow) to open it.",
+	"Press < to", "Type up to",
+	"Press > to", "Type down to",
+)
+
+// plainMessage adapts a world message to typed commands where it names keys.
+func plainMessage(s string) string { return plainKeys.Replace(s) }
+
+// narrate tells what changed between two views of the knight this session follows (its
+// own, or the one it watches): new fight lines and messages, where it now stands after a
+// move, what came into sight, whose move it is. first is the first view after joining,
+// watching or turning the mode on: it tells the last few messages and a full look.
+func (m *Model) narrate(prev, v world.View, first bool) {
+	ps := &m.pl.own
+	if m.screen == screenWatch {
+		ps = &m.pl.watched
+	}
+	first = first || v.Said < ps.said || v.FightSeq < ps.fightSeq
+	if first {
+		ps.said = v.Said - min(v.Said, plainFirst)
+		ps.fightSeq = v.FightSeq - min(v.FightSeq, 3)
+		ps.yourMove = false
+	}
+	log := v.LastFight
+	if v.Fight != nil {
+		log = v.Fight.Log
+	}
+	var fightLines, msgs []string
+	if n := min(int(v.FightSeq-ps.fightSeq), len(log)); n > 0 {
+		fightLines = log[len(log)-n:]
+	}
+	if n := min(int(v.Said-ps.said), len(v.Messages)); n > 0 {
+		for _, msg := range v.Messages[len(v.Messages)-n:] {
+			msgs = append(msgs, plainMessage(msg))
+		}
+	}
+	// The view does not say how messages and fight lines interleave: a fight that has
+	// just started follows what led to it (a door broken), and anything else follows the
+	// blows (the treasure after the kill).
+	if v.Fight != nil && prev.Fight == nil {
+		m.say(msgs...)
+		m.say(fightLines...)
+	} else {
+		m.say(fightLines...)
+		m.say(msgs...)
+	}
+	ps.said, ps.fightSeq = v.Said, v.FightSeq
+	switch {
+	case v.Dead != nil || v.Retired != nil:
+		return
+	case first:
+		m.say(m.lookText(v, true)...)
+	case v.Self.Depth != prev.Self.Depth || v.Self.Pos != prev.Self.Pos:
+		m.say(m.stepText(prev, v)...)
+	default:
+		m.say(comings(prev, v)...)
+	}
+	if f := v.Fight; f != nil && f.YourMove && (!ps.yourMove || len(fightLines) > 0) {
+		m.say(movePrompt(v))
+	}
+	ps.yourMove = v.Fight != nil && v.Fight.YourMove
+}
+
+// comings says who and what came into sight (or went out of it) between two views of a
+// knight standing still.
+func comings(prev, v world.View) []string {
+	if v.Outside() {
+		return nil
+	}
+	p := v.Self.Pos
+	var out []string
+	had := map[string]bool{}
+	for _, mo := range prev.Monsters {
+		had[mo.Name+"@"+fmt.Sprint(mo.Pos)] = true
+	}
+	for _, mo := range v.Monsters {
+		if !had[mo.Name+"@"+fmt.Sprint(mo.Pos)] {
+			out = append(out, fmt.Sprintf("%s comes into sight, %s.", capitalize(aName(mo.Name)), place(p, mo.Pos)))
+		}
+	}
+	seen := map[string]world.Pos{}
+	for _, o := range prev.Others {
+		if o.Seen {
+			seen[o.Name] = o.Pos
+		}
+	}
+	for _, o := range v.Others {
+		was, ok := seen[o.Name]
+		delete(seen, o.Name)
+		switch {
+		case o.Seen && !ok:
+			out = append(out, fmt.Sprintf("%s comes into sight, %s.", o.Name, place(p, o.Pos)))
+		case o.Seen && was != o.Pos:
+			out = append(out, fmt.Sprintf("%s moves: now %s.", o.Name, place(p, o.Pos)))
+		case !o.Seen && ok:
+			out = append(out, o.Name+" goes out of sight.")
+		}
+	}
+	for name := range seen {
+		out = append(out, name+" goes out of sight.")
+	}
+	return out
+}
+
+// plainLine runs one typed line, by screen.
+func (m *Model) plainLine(line string) tea.Cmd {
+	word := strings.ToLower(firstWord(line))
+	if word == "help" || word == "?" {
+		m.say(plainHelp...)
+		return nil
+	}
+	switch m.screen {
+	case screenTitle:
+		switch word {
+		case "":
+			cmd := m.begin()
+			if m.screen == screenRoll {
+				m.sayRoll()
+			}
+			return cmd
+		case "q", "quit":
+			return tea.Quit
+		case "options", "set":
+			return m.plainOptions(line)
+		}
+		m.say("Press Enter to begin, or type help.")
+	case screenRoll:
+		switch word {
+		case "":
+			cmd := m.toName()
+			m.sayNamePrompt()
+			return cmd
+		case "r", "roll", "reroll":
+			m.roll()
+			m.sayRoll()
+		case "q", "quit":
+			return tea.Quit
+		default:
+			m.say("Type r to roll again, or press Enter to keep this knight.")
+		}
+	case screenName:
+		cmd, note := m.nameKnight(line)
+		if note != "" {
+			m.say(note)
+			m.sayNamePrompt()
+			return nil
+		}
+		m.say("Entering the dungeon...")
+		return cmd
+	case screenJoining:
+		m.say("Entering the dungeon; a moment...")
+	case screenDead:
+		switch word {
+		case "":
+			m.roll()
+			m.screen = screenRoll
+			m.view, m.haveView = world.View{}, false
+			m.sayRoll()
+		case "q", "quit":
+			return tea.Quit
+		default:
+			m.say("Press Enter to roll a new knight, or type quit to leave.")
+		}
+	case screenWatch:
+		return m.plainWatchLine(line, word)
+	case screenEnded:
+		return tea.Quit
+	default:
+		m.screen = screenPlay
+		return m.plainCommand(line)
+	}
+	return nil
+}
+
+// firstWord is the first word of a line.
+func firstWord(line string) string {
+	f := strings.Fields(line)
+	if len(f) == 0 {
+		return ""
+	}
+	return f[0]
+}
+
+// plainWatchLine runs a typed line while watching someone: only reading commands work.
+func (m *Model) plainWatchLine(line, word string) tea.Cmd {
+	v := m.watch.view
+	switch word {
+	case "stop", "q", "quit", "leave", "exit", "unwatch":
+		if m.watch.only {
+			return tea.Quit
+		}
+		m.stopWatching("You stop watching.")
+	case "l", "look", "where":
+		if m.watch.have {
+			m.say(m.lookText(v, true)...)
+		}
+	case "st", "status", "score":
+		m.say(statusText(v)...)
+	case "map":
+		if strings.Contains(line, "grid") {
+			m.say(mapGrid(v)...)
+		} else {
+			m.say(mapText(v)...)
+		}
+	case "messages", "msgs", "msg", "log":
+		m.sayMessages(v, line)
+	case "":
+	default:
+		m.say("You are watching: look, status, map and messages work, and stop stops watching.")
+	}
+	return nil
+}
+
+// sayMessages repeats the last messages of a view: ten, or as many as the line asks.
+func (m *Model) sayMessages(v world.View, line string) {
+	n := 10
+	if f := strings.Fields(line); len(f) > 1 {
+		if k, err := strconv.Atoi(f[1]); err == nil && k > 0 {
+			n = k
+		}
+	}
+	msgs := v.Messages
+	if n < len(msgs) {
+		msgs = msgs[len(msgs)-n:]
+	}
+	if len(msgs) == 0 {
+		m.say("No messages yet.")
+		return
+	}
+	m.say(fmt.Sprintf("The last %d messages, oldest first:", len(msgs)))
+	for _, msg := range msgs {
+		m.say(plainMessage(msg))
+	}
+}
+
+// plainDirs are the words for directions.
+var plainDirs = map[string]world.Dir{
+	"n": world.North, "north": world.North, "s": world.South, "south": world.South,
+	"e": world.East, "east": world.East, "w": world.West, "west": world.West,
+}
+
+// plainCommand runs a typed command in the game.
+func (m *Model) plainCommand(line string) tea.Cmd {
+	v := m.view
+	fields := strings.Fields(line)
+	if len(fields) == 0 {
+		return nil
+	}
+	word := strings.ToLower(fields[0])
+	args := fields[1:]
+	rest := strings.TrimSpace(strings.TrimPrefix(line, fields[0]))
+	fighting := v.Fight != nil
+	switch {
+	case strings.HasPrefix(line, "'") || strings.HasPrefix(line, `"`):
+		return m.plainChat("/say " + strings.TrimSpace(line[1:]))
+	case strings.HasPrefix(line, "/"):
+		return m.plainChat(line)
+	case strings.HasPrefix(line, ":"):
+		return m.plainConsole(strings.TrimSpace(line[1:]))
+	}
+	if d, ok := plainDirs[word]; ok && len(args) == 0 && !(fighting && word == "s") {
+		m.walk(world.Move{Dir: d})
+		return nil
+	}
+	switch word {
+	case "go", "walk":
+		if d, ok := plainDir(args); ok {
+			m.walk(world.Move{Dir: d})
+		} else {
+			m.say("Go which way? north, south, east or west.")
+		}
+	case "open", "door", "d", "force", "search", "unlock":
+		if d, ok := plainDir(args); ok {
+			m.walk(world.Move{Dir: d, Door: true})
+		} else if word == "d" {
+			m.plainClimb(true)
+		} else {
+			m.say("Open which way? For example: open east.")
+		}
+	case "down", ">", "descend", "enter":
+		m.plainClimb(true)
+	case "up", "u", "<", "climb", "ascend", "exit":
+		m.plainClimb(false)
+	case "l", "look", "where", "describe":
+		m.say(m.lookText(v, true)...)
+	case "st", "status", "score", "stats", "hp":
+		m.say(statusText(v)...)
+	case "messages", "msgs", "msg", "log":
+		m.sayMessages(v, line)
+	case "map":
+		if len(args) > 0 && strings.EqualFold(args[0], "grid") {
+			m.say(mapGrid(v)...)
+		} else {
+			m.say(mapText(v)...)
+		}
+	case "f", "fight", "attack", "kill", "k", "hit":
+		m.do(world.Fight{})
+	case "r", "run", "flee":
+		m.do(world.Run{})
+	case "shoot", "s", "fire":
+		m.do(world.Shoot{})
+	case "cast", "c", "1", "2", "3", "4":
+		if word != "cast" && word != "c" {
+			args = append([]string{word}, args...)
+		}
+		m.plainCast(args)
+	case "spells", "spell":
+		lvl := 0
+		if len(args) > 0 {
+			lvl, _ = strconv.Atoi(args[0])
+		}
+		m.say(spellsText(v, max(0, min(lvl, 4)))...)
+	case "i", "inv", "inventory", "items":
+		m.say(inventoryText(v)...)
+	case "use", "wear", "remove", "read", "takeoff", "wield":
+		if i, ok := m.itemArg(args); ok {
+			m.do(world.UseItem{Index: i})
+		}
+	case "drop":
+		if i, ok := m.itemArg(args); ok {
+			m.do(world.Drop{Index: i})
+		}
+	case "retire":
+		if !v.Outside() {
+			m.say("You can retire only outside the dungeon: go up the exit of level 1 first.")
+			break
+		}
+		m.pl.pending = "retire"
+		m.say("Retire this knight into the hall of fame? Its adventures end. Type yes to retire, anything else to stay.")
+	case "yes", "y":
+		if m.pl.pending == "retire" {
+			m.pl.pending = ""
+			m.do(world.Retire{})
+		} else {
+			m.say("There is no question to answer.")
+		}
+		return nil
+	case "say":
+		return m.plainChat("/say " + rest)
+	case "shout", "yell":
+		return m.plainChat("/shout " + rest)
+	case "whisper", "tell":
+		return m.plainChat("/w " + rest)
+	case "party", "p":
+		return m.plainChat("/p " + rest)
+	case "mute":
+		return m.plainChat("/mute " + rest)
+	case "unmute":
+		return m.plainChat("/unmute " + rest)
+	case "who":
+		return m.askWho()
+	case "watch":
+		if rest == "" {
+			m.say("Watch whom? Type who for the list, then watch and a name.")
+			break
+		}
+		return m.watchName(rest)
+	case "options", "set", "option", "settings":
+		return m.plainOptions(line)
+	case "fame", "scores", "hall":
+		lines := []string{"No knight has retired yet."}
+		if m.p.Fame != nil {
+			lines = m.p.Fame()
+		}
+		m.say("The hall of fame:")
+		for _, l := range lines {
+			m.say(world.CleanLine(l))
+		}
+	case "q", "quit", "exit!", "logout", "bye":
+		return tea.Quit
+	default:
+		m.say(fmt.Sprintf("I do not know %q. Type help for the commands.", world.CleanText(fields[0], 20)))
+	}
+	m.pl.pending = ""
+	return nil
+}
+
+// walk asks for a move, in the dungeon.
+func (m *Model) walk(mv world.Move) {
+	if m.view.Outside() {
+		m.say("You are outside the dungeon: type down to climb back in.")
+		return
+	}
+	m.do(mv)
+}
+
+// plainClimb takes the stairs (down or up), or goes back down from outside.
+func (m *Model) plainClimb(down bool) {
+	switch {
+	case m.view.Outside() && down:
+		m.do(world.Enter{})
+	case m.view.Outside():
+		m.say("You are already outside the dungeon.")
+	default:
+		m.do(world.Climb{Down: down})
+	}
+}
+
+// plainDir reads a direction word.
+func plainDir(args []string) (world.Dir, bool) {
+	if len(args) == 0 {
+		return 0, false
+	}
+	d, ok := plainDirs[strings.ToLower(args[0])]
+	return d, ok
+}
+
+// itemArg reads the letter (or the start of the name) of a carried item.
+func (m *Model) itemArg(args []string) (int, bool) {
+	items := m.view.Self.Items
+	if len(args) == 0 {
+		m.say("Which? Type inventory for the letters.")
+		return 0, false
+	}
+	a := strings.ToLower(strings.Join(args, " "))
+	if len(a) == 1 && a[0] >= 'a' && int(a[0]-'a') < len(items) {
+		return int(a[0] - 'a'), true
+	}
+	for i, it := range items {
+		if strings.HasPrefix(strings.ToLower(it.Name()), a) {
+			return i, true
+		}
+	}
+	m.say("You carry no such thing. Type inventory for the letters.")
+	return 0, false
+}
+
+// plainCast casts from typed words: a level and a letter (cast 1 e), or a name (cast
+// light, cast magic missile); ESP takes a direction last (cast esp north). A level alone
+// lists its spells.
+func (m *Model) plainCast(args []string) {
+	if len(args) == 0 {
+		m.say(spellsText(m.view, 0)...)
+		return
+	}
+	var sp world.SpellID
+	var dir world.Dir
+	dirGiven := false
+	takeDir := func(w string) bool {
+		d, ok := plainDirs[strings.ToLower(w)]
+		if ok {
+			dir, dirGiven = d, true
+		}
+		return ok
+	}
+	if lvl, err := strconv.Atoi(args[0]); err == nil {
+		// cast LEVEL LETTER [DIRECTION]
+		spells := world.SpellsOfLevel(lvl)
+		if len(spells) == 0 {
+			m.say("Spells are of levels 1 to 4.")
+			return
+		}
+		if len(args) < 2 || len(args[1]) != 1 || args[1][0] < 'a' || int(args[1][0]-'a') >= len(spells) {
+			m.say(spellsText(m.view, lvl)...)
+			return
+		}
+		sp = spells[args[1][0]-'a']
+		if len(args) > 2 {
+			takeDir(args[2])
+		}
+	} else {
+		// cast NAME [DIRECTION]
+		found := false
+		for _, words := range [][]string{args, args[:len(args)-1]} {
+			if len(words) == 0 || found {
+				continue
+			}
+			name := strings.ToLower(strings.Join(words, " "))
+			for l := 1; l <= 4 && !found; l++ {
+				for _, s := range world.SpellsOfLevel(l) {
+					if strings.ToLower(s.Info().Name) == name {
+						sp, found = s, true
+						break
+					}
+				}
+			}
+			if found && len(words) < len(args) && !takeDir(args[len(args)-1]) {
+				found = false
+			}
+		}
+		if !found {
+			m.say(fmt.Sprintf("There is no spell called %q. Type spells for the list.", world.CleanText(strings.Join(args, " "), 30)))
+			return
+		}
+	}
+	if sp == world.SpellESP && !dirGiven {
+		m.say("ESP looks one way: add the direction, for example cast esp north.")
+		return
+	}
+	m.do(world.Cast{Spell: sp, Dir: dir})
+}
+
+// plainChat sends a chat line and says the note, if any.
+func (m *Model) plainChat(line string) tea.Cmd {
+	if note := m.sendChat(line); note != "" {
+		m.say(note)
+	}
+	return nil
+}
+
+// plainConsole runs an admin console line.
+func (m *Model) plainConsole(line string) tea.Cmd {
+	if m.p.Admin == nil {
+		m.say(consoleForAdmins)
+		return nil
+	}
+	if line == "" {
+		m.say("Type : and an admin command, for example : stats.")
+		return nil
+	}
+	run := m.p.Admin
+	return func() tea.Msg {
+		out, ok := run(line)
+		return consoleResultMsg{out, ok}
+	}
+}
+
+// plainOptions speaks the options, or changes one: set plain off, set theme contrast,
+// set colour 16, set keys off, set spectators off.
+func (m *Model) plainOptions(line string) tea.Cmd {
+	f := strings.Fields(strings.ToLower(line))
+	if len(f) < 3 {
+		var ws []string
+		for _, r := range m.optionRows() {
+			ws = append(ws, r[0]+": "+r[1])
+		}
+		m.say("Options: "+strings.Join(ws, "; ")+".",
+			"To change one, type set and its name and value: set plain off; set theme contrast or plato; set colour auto, truecolor, 256, 16 or none; set keys on or off; set spectators on or off. mute NAME and unmute NAME filter chat.")
+		return nil
+	}
+	o := m.opts.Clone()
+	on := f[2] == "on" || f[2] == "yes" || f[2] == "true"
+	switch f[1] {
+	case "plain", "reader", "screenreader", "screen-reader":
+		o.Plain = on
+	case "theme":
+		if f[2] == "contrast" || f[2] == "high" {
+			o.Theme = themeContrast
+		} else {
+			o.Theme = themePlato
+		}
+	case "colour", "color", "colours", "colors":
+		o.Colour = ""
+		for _, c := range colourChoices {
+			if c.key == f[2] {
+				o.Colour = c.key
+			}
+		}
+	case "keys":
+		o.HideKeys = !on
+	case "spectators", "watching", "watchers":
+		o.NoSpectators = !on
+	default:
+		m.say(fmt.Sprintf("There is no option %q. Type options for the list.", world.CleanText(f[1], 20)))
+		return nil
+	}
+	m.say("Done.")
+	return m.setOptions(o)
+}
+
+// plainHelp is the help of screen-reader mode.
+var plainHelp = []string{
+	"Commands: type a word and press Enter. Arrow keys also walk, and shift with an arrow opens a door.",
+	"Walking: n, s, e, w (or north, south, east, west). open and a direction opens, forces or searches for a door. down and up take the stairs; up on the exit of level 1 leaves the dungeon, and down from outside goes back in.",
+	"Looking: look (or l) says where you are and what you see. status (or st) reads your knight. map describes what you have seen; map grid draws it in plain characters. messages repeats the last ten messages (messages 30 for more).",
+	"Fighting: f fights, r runs (not from a room), shoot looses an arrow of slaying, cast 1 e casts the fifth level 1 spell (or cast light; spells lists them all).",
+	"Things: inventory (or i) lists what you carry; use and a letter wears, takes off or reads; drop and a letter leaves it.",
+	"Talking: say TEXT (or 'TEXT) to those who see you, shout TEXT to everyone, whisper NAME TEXT to one knight, party TEXT to your party. mute NAME and unmute NAME filter what you hear.",
+	"Others: who lists who is in the game; watch NAME follows another player's game, read-only, and stop ends it. fame reads the hall of fame. retire, outside the dungeon, retires your knight. options shows the settings. quit (or q) leaves; your knight is saved where it stands.",
+}

@@ -1,0 +1,292 @@
+package app
+
+import (
+	"context"
+	"reflect"
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/orthanc-ssh/orthanc-ssh/world"
+)
+
+// boxDrawing reports the first box-drawing character (U+2500–U+257F) in s, if any.
+func boxDrawing(s string) (rune, bool) {
+	for _, r := range s {
+		if r >= 0x2500 && r <= 0x257f {
+			return r, true
+		}
+	}
+	return 0, false
+}
+
+// The title asks "Do you use a screen reader? y/N": y turns the mode on there and then;
+// the start is spoken, the knight enters, and the game answers typed words in sentences,
+// with no drawing at all. The choice is kept with the knight.
+func TestTitleYesTurnsOnScreenReaderMode(t *testing.T) {
+	e, tick := runWorld(t)
+	ticker(t, tick)
+	m := playModel(t, e, "SHA256:reader", Params{})
+	d := newDriver(t, m)
+	if s := m.Text(); !strings.Contains(s, "Do you use a screen reader? y/N") || !strings.Contains(s, "Press Enter to begin") {
+		t.Fatalf("title:\n%s", s)
+	}
+	d.key("y")
+	if !m.pl.active || m.View().AltScreen {
+		t.Fatal("y did not turn screen-reader mode on")
+	}
+	d.waitOut("Screen-reader mode is on", "Press Enter to begin.")
+	d.line("")
+	d.waitOut("The dice have spoken: Strength")
+	d.line("r")
+	if strings.Count(d.out(), "The dice have spoken") != 2 {
+		t.Fatalf("r did not roll again:\n%s", d.out())
+	}
+	d.line("")
+	d.waitOut("Name your knight")
+	d.line("Percival")
+	d.waitOut("Welcome, Percival.", "You are on level 1,")
+	d.line("look")
+	d.line("status")
+	d.line("map")
+	d.line("map grid")
+	d.line("help")
+	d.line("messages")
+	s := d.waitOut("> look", "Percival, a level 1 knight", "Your map of level 1", "Commands:", "The last ")
+	if strings.Count(s, "You are on level 1,") < 2 {
+		t.Fatalf("look did not answer with a sentence:\n%s", s)
+	}
+	if r, ok := boxDrawing(s + m.View().Content); ok {
+		t.Fatalf("screen-reader mode drew %q:\n%s", r, s)
+	}
+	if v := m.View(); !strings.HasPrefix(v.Content, plainPrompt) || strings.Contains(v.Content, "\n") || v.Cursor == nil {
+		t.Fatalf("the view is not one input line with the cursor: %q", v.Content)
+	}
+	rec, _, err := m.Leave(context.Background())
+	if err != nil || !rec.Options.Plain {
+		t.Fatalf("the choice was not kept with the knight: %+v, %v", rec.Options, err)
+	}
+}
+
+// Typed words do everything keys do: walking (and arrows), doors, stairs, fights and
+// spells, inventory, chat, options; an unknown word is answered, not ignored.
+func TestPlainCommandsReachTheWorld(t *testing.T) {
+	e, tick := runWorld(t)
+	ticker(t, tick)
+	m := playModel(t, e, "SHA256:reader", Params{Plain: true})
+	d := newDriver(t, m)
+	d.waitOut("Screen-reader mode is on")
+	d.line("")
+	d.line("")
+	d.line("Lamorak")
+	d.waitOut("Welcome, Lamorak.")
+	start := m.view.Self.Pos
+	for _, w := range []string{"n", "s", "e", "w"} {
+		d.line(w)
+	}
+	d.key("up", "down", "left", "right")
+	d.waitOut("> n", "> w")
+	d.line("cast 1 e")
+	d.waitOut("you are on level 1 of the dungeon")
+	d.line("fight")
+	d.waitOut("There is nothing here to fight.")
+	d.line("inventory")
+	d.waitOut("You carry")
+	d.line("frobnicate")
+	d.waitOut(`I do not know "frobnicate"`)
+	d.line("retire")
+	d.waitOut("You can retire only outside the dungeon")
+	d.line("say hello")
+	d.waitOut("You say: hello")
+	d.line("/w Nobody hi")
+	d.waitOut("No knight named Nobody is in the game.")
+	d.line("options")
+	d.waitOut("Options: Screen-reader mode: on")
+	if m.view.Self.Pos == start && !strings.Contains(d.out(), "blocks the way") {
+		t.Fatalf("no step was taken or refused:\n%s", d.out())
+	}
+	d.line("set plain off")
+	d.settle()
+	if m.pl.active || !m.View().AltScreen {
+		t.Fatal("set plain off did not go back to the full screen")
+	}
+	if s := m.Text(); !strings.Contains(s, "Lamorak │ Level 1") {
+		t.Fatalf("the full screen after screen-reader mode:\n%s", s)
+	}
+}
+
+// Lines go to the terminal one batch at a time, so a later batch never overtakes an
+// earlier one.
+func TestPlainPrintsOneBatchAtATime(t *testing.T) {
+	m := New(context.Background(), Params{Plain: true, Width: 80, Height: 24})
+	m.say("first")
+	if m.flushPlain() == nil {
+		t.Fatal("nothing printed")
+	}
+	m.say("second")
+	if m.flushPlain() != nil {
+		t.Fatal("a second batch went before the first was printed")
+	}
+	if _, cmd := m.Update(printedMsg{}); cmd == nil {
+		t.Fatal("the second batch did not follow the first")
+	}
+}
+
+func TestParseChat(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		kind world.ChatKind
+		to   string
+		text string
+		note string
+		mute string
+	}{
+		{in: "hello there", kind: world.ChatSay, text: "hello there"},
+		{in: "/shout to arms", kind: world.ChatShout, text: "to arms"},
+		{in: "/SH to arms", kind: world.ChatShout, text: "to arms"},
+		{in: "/w Bors meet me", kind: world.ChatWhisper, text: "Bors meet me"},
+		{in: `/tell "Gawain the Bold" meet me`, kind: world.ChatWhisper, to: "Gawain the Bold", text: "meet me"},
+		{in: "/p onward", kind: world.ChatParty, text: "onward"},
+		{in: "/mute Bors", mute: "Bors"},
+		{in: "/frob x", note: "/frob is not a chat command"},
+		{in: "/help", note: "/shout TEXT reaches everyone"},
+	} {
+		a := parseChat(tc.in)
+		switch {
+		case tc.note != "":
+			if !strings.Contains(a.note, tc.note) {
+				t.Errorf("%q: note %q", tc.in, a.note)
+			}
+		case tc.mute != "":
+			if a.mute != tc.mute {
+				t.Errorf("%q: mute %q", tc.in, a.mute)
+			}
+		case a.chat == nil || a.chat.Kind != tc.kind || a.chat.To != tc.to || a.chat.Text != tc.text:
+			t.Errorf("%q: %+v", tc.in, a.chat)
+		}
+	}
+}
+
+// fakeNames is a name book: the names other keys own.
+type fakeNames map[string]bool
+
+func (f fakeNames) Taken(name string) bool { return f[world.NameKey(name)] }
+func (f fakeNames) Claim(name string) bool {
+	if f[world.NameKey(name)] {
+		return false
+	}
+	f[world.NameKey(name)] = true
+	return true
+}
+
+// A name another knight has (or one that looks like it) is refused at the prompt with a
+// reason, and the suggestion is always a free name.
+func TestTakenNameIsRefused(t *testing.T) {
+	e, _ := runWorld(t)
+	names := fakeNames{world.NameKey("Percival"): true}
+	for _, n := range []string{"Gawain", "Lancelot", "Bors", "Tristan", "Galahad", "Bedivere", "Gareth", "Lamorak", "Kay",
+		"Ywain", "Dagonet", "Pelleas", "Lucan", "Gaheris", "Agravain", "Safir", "Palamedes", "Ector", "Lionel", "Tor",
+		"Caradoc", "Erec", "Geraint"} {
+		for _, ep := range []string{"Bold", "Brave", "Just", "Red", "Grey", "Young", "Tall", "Wise", "Swift", "Stout"} {
+			names[world.NameKey(n+" the "+ep)] = true
+		}
+	}
+	m := newModel(t, e, nil)
+	m.p.Names = names
+	press(t, m, "enter", "enter")
+	if names.Taken(m.suggested) {
+		t.Fatalf("suggested a taken name: %q", m.suggested)
+	}
+	typeLine(m, "PERC1VAL")
+	press(t, m, "enter")
+	if s := m.Text(); m.screen != screenName || !strings.Contains(s, "That name is taken") {
+		t.Fatalf("a look-alike of a taken name was not refused:\n%s", s)
+	}
+}
+
+// The options screen changes the theme, the colours, the key line, spectators and mutes;
+// the world keeps them with the knight.
+func TestOptionsScreen(t *testing.T) {
+	e, tick := runWorld(t)
+	ticker(t, tick)
+	m := playModel(t, e, "SHA256:opts", Params{})
+	d := newDriver(t, m)
+	d.key("enter", "enter", "enter")
+	if !strings.Contains(m.Text(), keyHelp) {
+		t.Fatalf("no key line:\n%s", m.Text())
+	}
+	d.key("o")
+	if s := m.Text(); !strings.Contains(s, "OPTIONS") || !strings.Contains(s, "Screen-reader mode   off") {
+		t.Fatalf("options screen:\n%s", s)
+	}
+	d.key("b", "d", "e", "f", "Bors", "enter")
+	d.send(tea.KeyPressMsg{Code: 'c', Text: "c"})
+	d.settle()
+	o := m.opts
+	if o.Theme != themeContrast || !o.HideKeys || !o.NoSpectators || o.Colour != "truecolor" || !o.Mutes("bors") {
+		t.Fatalf("options now %+v", o)
+	}
+	// The terminal reports its own profile: the forced one is sent again over it.
+	_, cmd := m.Update(tea.ColorProfileMsg{Profile: 4})
+	if cmd == nil {
+		t.Fatal("a forced colour profile was not kept")
+	}
+	msg := cmd()
+	if rv := reflect.ValueOf(msg); rv.Kind() == reflect.Slice && rv.Len() > 0 { // a sequence: the profile, then a repaint
+		msg = rv.Index(0).Interface().(tea.Cmd)()
+	}
+	if p, ok := msg.(tea.ColorProfileMsg); !ok || p.Profile.String() != "TrueColor" {
+		t.Fatalf("forced profile sent as %v", msg)
+	}
+	d.key("x")
+	if s := m.Text(); strings.Contains(s, keyHelp) {
+		t.Fatalf("the key line is still shown:\n%s", s)
+	}
+	who, err := e.Who(context.Background())
+	if err != nil || len(who) != 1 || who[0].Watchable {
+		t.Fatalf("the world does not know spectators are off: %+v %v", who, err)
+	}
+	rec, _, _ := m.Leave(context.Background())
+	if !rec.Options.NoSpectators || rec.Options.Theme != themeContrast {
+		t.Fatalf("saved options %+v", rec.Options)
+	}
+}
+
+// A player picks another from the who-list and watches their screen, read-only, at its own
+// size; the watched player's screen says who watches; Esc goes back.
+func TestWatchFromTheWhoList(t *testing.T) {
+	e, tick := runWorld(t)
+	ticker(t, tick)
+	a := playModel(t, e, "SHA256:a", Params{})
+	da := newDriver(t, a)
+	da.key("enter", "enter", "Gawain", "enter")
+	b := playModel(t, e, "SHA256:b", Params{})
+	b.width, b.height = 120, 40
+	db := newDriver(t, b)
+	db.key("enter", "enter", "Bors", "enter")
+	db.key("w")
+	if s := b.Text(); !strings.Contains(s, "WHO IS IN THE GAME") || !strings.Contains(s, "Gawain") {
+		t.Fatalf("who-list:\n%s", s)
+	}
+	db.key("a")
+	if s := b.Text(); b.screen != screenWatch || !strings.Contains(s, "WATCHING Gawain") || strings.Count(s, "\n") != 39 {
+		t.Fatalf("watch screen:\n%s", s)
+	}
+	da.settle()
+	if s := a.Text(); !strings.Contains(s, "Watched by Bors") {
+		t.Fatalf("the watched player does not see the watcher:\n%s", s)
+	}
+	db.key("x") // read-only: nothing happens
+	if b.screen != screenWatch {
+		t.Fatal("a key left the watch screen")
+	}
+	db.key("esc")
+	if b.screen != screenPlay {
+		t.Fatal("Esc did not stop watching")
+	}
+	da.settle()
+	if s := a.Text(); strings.Contains(s, "Watched by") {
+		t.Fatalf("still watched after Esc:\n%s", s)
+	}
+}

@@ -1,0 +1,260 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/orthanc-ssh/orthanc-ssh/world"
+)
+
+// Spectating: the who-list (w) and the read-only screen of another player. The world
+// delivers the watched player's views to this session's own Mailbox as well as to the
+// player's; this session draws them at its own terminal's size. A spectator's session
+// (ssh -t host watch NAME) is the same screen with no knight behind it.
+
+// watching is the player this session watches, if any. It is part of the Model.
+type watching struct {
+	w      *world.Watch
+	box    *Mailbox
+	ctx    context.Context // ends when the watch does, so its waiting command returns
+	cancel context.CancelFunc
+	view   world.View
+	have   bool
+	only   bool // a spectator's session: no knight of its own
+}
+
+// watchViewMsg is a view of the watched player, from the mailbox it came through.
+type watchViewMsg struct {
+	box *Mailbox
+	v   world.View
+}
+
+// watchStartMsg is the world's answer to a request to watch someone.
+type watchStartMsg struct {
+	name string
+	w    *world.Watch
+	box  *Mailbox
+	err  error
+}
+
+// whoMsg is the who-list, or a note saying why there is none.
+type whoMsg struct {
+	who  []world.WhoEntry
+	note string
+}
+
+// WatchError says in words why watching name failed, for the player (and for the server
+// when `watch NAME` fails before the game starts).
+func WatchError(err error, name string) string {
+	name = world.CleanText(name, world.MaxNameLen+10)
+	if re := (*world.RefusedError)(nil); errors.As(err, &re) {
+		name = re.Name
+	}
+	switch {
+	case errors.Is(err, world.ErrNotOnline):
+		return fmt.Sprintf("No knight named %s is in the game now.", name)
+	case errors.Is(err, world.ErrNoSpectators):
+		return fmt.Sprintf("%s does not allow spectators.", name)
+	case errors.Is(err, world.ErrAmbiguousName):
+		return fmt.Sprintf("Several knights in the game are named %s.", name)
+	}
+	return "The world is not answering; please try again later."
+}
+
+// askWho asks the world who is in the game.
+func (m *Model) askWho() tea.Cmd {
+	return func() tea.Msg {
+		who, err := m.p.Engine.Who(m.ctx)
+		if err != nil {
+			return whoMsg{note: "The world is not answering; please try again later."}
+		}
+		return whoMsg{who: who}
+	}
+}
+
+// watchName asks the world to let this session watch the knight named name.
+func (m *Model) watchName(name string) tea.Cmd {
+	me := m.view.Self.Name
+	if me == "" {
+		me = "a visitor"
+	}
+	box := NewMailbox()
+	return func() tea.Msg {
+		w, err := m.p.Engine.Watch(m.ctx, name, me, box)
+		return watchStartMsg{name, w, box, err}
+	}
+}
+
+// startWatching takes the world's answer to watchName.
+func (m *Model) startWatching(msg watchStartMsg) tea.Cmd {
+	if msg.err != nil {
+		note := WatchError(msg.err, msg.name)
+		m.chat.note, m.whoNote = note, note
+		m.say(note)
+		return nil
+	}
+	if m.watch.w != nil {
+		m.stopWatching("")
+	}
+	ctx, cancel := context.WithCancel(m.ctx)
+	m.watch = watching{w: msg.w, box: msg.box, ctx: ctx, cancel: cancel}
+	m.pl.watched = told{}
+	m.screen = screenWatch
+	m.say(fmt.Sprintf("You watch %s. What happens to them is told to you; type stop to stop watching.", msg.w.Name()))
+	return m.waitWatch()
+}
+
+// waitWatch waits for the next view of the watched player.
+func (m *Model) waitWatch() tea.Cmd {
+	box, ctx := m.watch.box, m.watch.ctx
+	if ctx == nil {
+		ctx = m.ctx
+	}
+	return func() tea.Msg {
+		v, ok := box.Next(ctx)
+		if !ok {
+			return nil
+		}
+		return watchViewMsg{box, v}
+	}
+}
+
+// watchedView takes a view of the watched player.
+func (m *Model) watchedView(msg watchViewMsg) tea.Cmd {
+	if msg.box != m.watch.box || m.watch.box == nil {
+		return nil // from a watch that has ended
+	}
+	v := msg.v
+	if v.Ended != "" {
+		if m.watch.only {
+			m.ended = v.Ended
+			m.screen = screenEnded
+			m.say(v.Ended)
+			return tea.Quit
+		}
+		m.watch.w = nil // the world has already let go of this watch
+		m.stopWatching(v.Ended)
+		return nil
+	}
+	prev, had := m.watch.view, m.watch.have
+	m.watch.view, m.watch.have = v, true
+	if m.pl.active {
+		m.narrate(prev, v, !had)
+	}
+	return m.waitWatch()
+}
+
+// stopWatching ends this session's watch and goes back to its own game, with a note.
+func (m *Model) stopWatching(note string) {
+	if m.watch.w != nil {
+		_ = m.watch.w.Stop(m.ctx) // fails only when the world is ending
+	}
+	if m.watch.cancel != nil {
+		m.watch.cancel()
+	}
+	m.watch = watching{}
+	if m.screen == screenWatch {
+		m.screen = screenPlay
+	}
+	m.chat.note = note
+	if note != "" {
+		m.say(note)
+	}
+	if m.pl.active && m.haveView {
+		// What was said to the player's own knight meanwhile, then where it stands.
+		m.narrate(m.view, m.view, false)
+		m.say(m.lookText(m.view, false)...)
+	}
+}
+
+// watchKey handles a key while watching: the screen is read-only, so Esc, q or w stop
+// (and end a spectator's session); other keys do nothing.
+func (m *Model) watchKey(s string) tea.Cmd {
+	switch s {
+	case "esc", "q", "w":
+		if m.watch.only {
+			return tea.Quit
+		}
+		m.stopWatching("")
+	}
+	return nil
+}
+
+// whoKey handles a key on the who-list: a letter watches that knight; any other key
+// returns to the game.
+func (m *Model) whoKey(s string) tea.Cmd {
+	if len(s) == 1 && s[0] >= 'a' && s[0] <= 'z' {
+		if i := int(s[0] - 'a'); i < len(m.who) {
+			return m.pickWatch(m.who[i])
+		}
+	}
+	m.screen = screenPlay
+	return nil
+}
+
+// pickWatch starts watching a knight from the who-list, or says why not.
+func (m *Model) pickWatch(e world.WhoEntry) tea.Cmd {
+	switch {
+	case e.Fingerprint == m.p.Fingerprint:
+		m.whoNote = "That is you."
+	case !e.Watchable:
+		m.whoNote = fmt.Sprintf("%s does not allow spectators.", e.Name)
+	default:
+		return m.watchName(e.Name)
+	}
+	m.say(m.whoNote)
+	return nil
+}
+
+// drawWho draws the who-list.
+func (m *Model) drawWho(c *canvas) {
+	c.text(2, 1, "WHO IS IN THE GAME", clsTitle)
+	c.text(2, 2, "A letter watches that knight's screen, read-only; any other key returns.", clsText)
+	if m.who == nil && m.whoNote == "" {
+		c.text(4, 4, "Asking...", clsDim)
+	}
+	y := 4
+	for i, e := range m.who {
+		if y >= c.h-3 || i >= 26 {
+			break
+		}
+		where := fmt.Sprintf("depth %d", e.Depth)
+		if e.Depth == 0 {
+			where = "outside"
+		}
+		note := ""
+		switch {
+		case e.Fingerprint == m.p.Fingerprint:
+			note = "(you)"
+		case !e.Watchable:
+			note = "(no spectators)"
+		}
+		c.text(4, y, truncate(fmt.Sprintf("%c  %-20s level %-3d %-9s %s", 'a'+i, e.Name, e.Level, where, note), c.w-6), clsText)
+		y++
+	}
+	if m.whoNote != "" {
+		c.text(4, c.h-3, truncate(m.whoNote, c.w-6), clsTitle)
+	}
+}
+
+// drawWatch draws the watched player's screen with a line saying whose it is.
+func (m *Model) drawWatch(c *canvas) {
+	name := ""
+	if m.watch.w != nil {
+		name = m.watch.w.Name()
+	}
+	if !m.watch.have {
+		c.text(2, 2, fmt.Sprintf("Waiting for %s's screen...", name), clsText)
+		return
+	}
+	m.drawPlay(c)
+	stop := "Esc stops watching"
+	if m.watch.only {
+		stop = "q or Esc leaves"
+	}
+	bar := fmt.Sprintf(" WATCHING %s, read-only. %s ", name, stop)
+	c.text(0, 0, bar+fmt.Sprintf("%*s", max(0, c.w-len([]rune(bar))), ""), clsOther)
+}

@@ -1,0 +1,86 @@
+package main
+
+import (
+	"sync"
+	"time"
+
+	"github.com/orthanc-ssh/orthanc-ssh/app"
+	"github.com/orthanc-ssh/orthanc-ssh/world"
+)
+
+// chatWindow is the window of chat flood control: a key may send world.ChatLines lines
+// within it (the engine counts it in turns of the configured tick).
+const chatWindow = 10 * time.Second
+
+// nameBook keeps knights' names unique across keys (DESIGN §12, "Names"): the owner of
+// every name, as world.NameKey folds it, read once from the store and then kept up to
+// date by the name prompt, which claims a name before the knight joins. Claiming at the
+// prompt also settles two players who pick the same name at the same moment: the second
+// is refused. It is safe for concurrent use.
+type nameBook struct {
+	mu     sync.Mutex
+	loaded bool
+	owner  map[string]string // NameKey → key fingerprint
+}
+
+// book is the name book, read from the store the first time it is needed. A store that
+// cannot be read leaves it with the names claimed since the start, and it is read again
+// next time.
+func (s *server) book() *nameBook {
+	b := &s.names
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.owner == nil {
+		b.owner = map[string]string{}
+	}
+	if b.loaded {
+		return b
+	}
+	names, err := s.store.KnightNames()
+	if err != nil {
+		s.log.Error("read knights' names", "err", err)
+		return b
+	}
+	for _, n := range names {
+		if k := world.NameKey(n.Name); b.owner[k] == "" {
+			b.owner[k] = n.Fingerprint
+		}
+	}
+	b.loaded = true
+	return b
+}
+
+// taken reports whether a key other than fp owns the name.
+func (b *nameBook) taken(name, fp string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	owner := b.owner[world.NameKey(name)]
+	return owner != "" && owner != fp
+}
+
+// claim reserves the name for fp, unless another key owns it.
+func (b *nameBook) claim(name, fp string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	k := world.NameKey(name)
+	if owner := b.owner[k]; owner != "" && owner != fp {
+		return false
+	}
+	b.owner[k] = fp
+	return true
+}
+
+// sessionNames is the name book as one key's session sees it (app.Names).
+type sessionNames struct {
+	s  *server
+	fp string
+}
+
+// namesFor is the app's view of the name book for the key fp.
+func (s *server) namesFor(fp string) app.Names { return sessionNames{s, fp} }
+
+// Taken implements app.Names.
+func (n sessionNames) Taken(name string) bool { return n.s.book().taken(name, n.fp) }
+
+// Claim implements app.Names.
+func (n sessionNames) Claim(name string) bool { return n.s.book().claim(name, n.fp) }

@@ -1,0 +1,339 @@
+package main
+
+import (
+	"errors"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/vt"
+	gossh "golang.org/x/crypto/ssh"
+
+	"github.com/orthanc-ssh/orthanc-ssh/world"
+)
+
+// End-to-end tests of issue 6 (many players, every terminal): chat between real SSH
+// clients, spectating, screen-reader mode and names, each through the real server.
+
+// openTerminalCmd is openTerminal for a command run with a terminal (ssh -t host CMD),
+// or the game's shell when cmd is empty, with its stdin safe for the emulator's answers.
+func openTerminalCmd(t *testing.T, addr string, key gossh.Signer, w, h int, cmd string) *terminal {
+	t.Helper()
+	c := dial(t, addr, key)
+	s, err := c.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RequestPty("xterm-256color", h, w, gossh.TerminalModes{}); err != nil {
+		t.Fatal(err)
+	}
+	pipe, err := s.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdin := &lockedWriter{w: pipe}
+	stdout, err := s.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tm := &terminal{t: t, client: c, sess: s, stdin: stdin, em: vt.NewEmulator(w, h), done: make(chan struct{})}
+	if cmd == "" {
+		err = s.Shell()
+	} else {
+		err = s.Start(cmd)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { // the emulator's answers to terminal queries go back to the server
+		buf := make([]byte, 256)
+		for {
+			n, err := tm.em.Read(buf)
+			if n > 0 {
+				_, _ = stdin.Write(buf[:n])
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	go func() {
+		defer close(tm.done)
+		buf := make([]byte, 32*1024)
+		for {
+			n, err := stdout.Read(buf)
+			if n > 0 {
+				tm.mu.Lock()
+				tm.raw.Write(buf[:n])
+				_, _ = tm.em.Write(buf[:n])
+				tm.mu.Unlock()
+			}
+			if err != nil {
+				if !errors.Is(err, io.EOF) {
+					t.Logf("read: %v", err)
+				}
+				return
+			}
+		}
+	}()
+	t.Cleanup(tm.close)
+	return tm
+}
+
+// waitRaw waits until every want appears in the bytes the server sent (screen-reader mode
+// prints whole lines, so its text is there as sent).
+func (tm *terminal) waitRaw(want ...string) string {
+	tm.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		s := tm.rawOutput()
+		ok := true
+		for _, w := range want {
+			ok = ok && strings.Contains(s, w)
+		}
+		if ok {
+			return s
+		}
+		if time.Now().After(deadline) {
+			tm.t.Fatalf("output never held %q; it holds:\n%s", want, s)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// exitStatus waits for the session to end and returns its exit status.
+func (tm *terminal) exitStatus() int {
+	tm.t.Helper()
+	select {
+	case <-tm.done:
+	case <-time.After(10 * time.Second):
+		tm.t.Fatalf("the session did not end:\n%s", tm.screen())
+	}
+	var exit *gossh.ExitError
+	switch err := tm.sess.Wait(); {
+	case err == nil:
+		return 0
+	case errors.As(err, &exit):
+		return exit.ExitStatus()
+	default:
+		tm.t.Fatalf("wait: %v", err)
+		return -1
+	}
+}
+
+// walkSurely presses the keys of a path one at a time, each only once the knight stands
+// where the one before took it, so a slow machine never makes it step twice.
+func walkSurely(t *testing.T, tm *terminal, addr string, key gossh.Signer, keys []string, squares []world.Pos) {
+	t.Helper()
+	w := whoamiJSON(t, addr, key)
+	at := world.Pos{X: w.X, Y: w.Y}
+	for i, k := range keys {
+		want := squares[i]
+		deadline := time.Now().Add(20 * time.Second)
+		for at != want {
+			tm.press(k)
+			for again := time.Now().Add(time.Second); at != want && time.Now().Before(again); {
+				time.Sleep(20 * time.Millisecond)
+				w := whoamiJSON(t, addr, key)
+				if now := (world.Pos{X: w.X, Y: w.Y}); now != at && now != want {
+					t.Fatalf("step %d: the knight went to %v, not %v\n%s", i, now, want, tm.screen())
+				} else {
+					at = now
+				}
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("step %d: stuck at %v on the way to %v\n%s", i, at, want, tm.screen())
+			}
+		}
+	}
+}
+
+// chat opens the chat line, types a line and sends it.
+func (tm *terminal) chat(line string) {
+	tm.press(keyEnter, line, keyEnter)
+}
+
+// Escape sequences an attacker might put in chat: a window title, a clipboard write
+// (OSC 52), a screen clear, an 8-bit CSI, a right-to-left override.
+var injections = []string{"\x1b]0;", "\x1b]2;", "\x1b]52", "\x1b[2J", "\u009b", "\u009d", "\u202e"}
+
+// Players talk: a taken name is refused at the prompt; a line with escape sequences in it
+// reaches the knight who sees the speaker without any of them; a whisper reaches only its
+// knight; a shout reaches a knight on another level, a plain line does not; a flood is
+// slowed with a note to the sender.
+func TestChatBetweenPlayers(t *testing.T) {
+	srv := startServer(t, t.TempDir())
+	ka, kb, kc := newKey(t), newKey(t), newKey(t)
+	a := openTerminal(t, srv.addr, ka, 100, 30, nil)
+	a.enterDungeon("Gawain")
+
+	// A name another key's knight has, even spelled with look-alikes, is refused.
+	b := openTerminal(t, srv.addr, kb, 100, 30, nil)
+	b.waitFor("Press Enter to begin")
+	b.press(keyEnter)
+	b.waitFor("Press r to roll again")
+	b.press(keyEnter)
+	b.waitFor("Name your knight")
+	b.press("GAWA1N", keyEnter)
+	b.waitFor("That name is taken")
+	b.press(strings.Repeat("\x7f", 6), "Bors", keyEnter)
+	b.waitFor("level 1 of the dungeon", "Depth 1")
+
+	// Cai goes down to level 2.
+	c := openTerminal(t, srv.addr, kc, 100, 30, nil)
+	c.enterDungeon("Cai")
+	keys, squares := pathTo(t, defaultSeed, func(_ *world.Engine, l *world.Level, q world.Pos) bool { return l.Feature(q) == world.FeatStairsDown })
+	walkSurely(t, c, srv.addr, kc, keys, squares)
+	c.press(">")
+	waitUntil(t, "Cai to reach level 2", func() bool { return whoamiJSON(t, srv.addr, kc).Depth == 2 })
+
+	b.waitFor("With you: Gawain")
+	mark := len(b.rawOutput())
+	a.press(keyEnter, "hi \x1b]0;pwned\x07\x1b[2J\x1b]52;c;Zm9vYmFy\x07there")
+	a.press("\x1b[200~ and\x1b]2;x\x07 \u202emore\u009b2J\x1b[201~") // pasted, controls and all
+	a.press(keyEnter)
+	b.waitFor("Gawain says: hi there and")
+	a.waitFor("You say: hi there and")
+	raw := b.rawOutput()[mark:]
+	for _, bad := range injections {
+		if strings.Contains(raw, bad) {
+			t.Fatalf("the listener's terminal received %q:\n%q", bad, raw)
+		}
+	}
+
+	a.chat("/w bors psst, secret")
+	b.waitFor("Gawain whispers: psst, secret")
+	a.waitFor("You whisper to Bors: psst, secret")
+	a.chat("/shout to arms")
+	c.waitFor("Gawain shouts: to arms")
+	for _, s := range []string{"psst", "says: hi"} {
+		if strings.Contains(c.rawOutput(), s) {
+			t.Fatalf("a knight on another level received %q", s)
+		}
+	}
+
+	// Six lines at once use up the flood allowance (five lines in ten seconds, with the
+	// three above counted if they are that recent): the sixth at least is dropped.
+	for i := 1; i <= 6; i++ {
+		a.chat("/shout flood " + string(rune('0'+i)))
+	}
+	a.waitFor("You are talking too fast")
+	time.Sleep(200 * time.Millisecond)
+	b.press("M")
+	s := b.waitFor("MESSAGES AND CHAT", "shouts: flood 1")
+	if strings.Contains(s, "flood 6") || strings.Contains(s, "talking too fast") {
+		t.Fatalf("the flood reached another knight:\n%s", s)
+	}
+}
+
+// Spectating: ssh -t host watch NAME shows a knight's screen live, at the watcher's size;
+// the knight sees it is watched; the who-list in the game watches too; turning spectators
+// off tells the watchers and refuses new ones; an unknown name gets a clear line and
+// status 1.
+func TestSpectating(t *testing.T) {
+	srv := startServer(t, t.TempDir())
+	ka, kb := newKey(t), newKey(t)
+	a := openTerminal(t, srv.addr, ka, 80, 24, nil)
+	a.enterDungeon("Gawain")
+
+	w := openTerminalCmd(t, srv.addr, kb, 120, 40, "watch gawain")
+	w.waitFor("WATCHING Gawain", "Gawain │ Level 1", "On the exit")
+	a.waitFor("Watched by a visitor")
+	_, k := openDir(t)
+	a.press(k)
+	waitUntil(t, "the watcher to see the move", func() bool {
+		s := w.screen()
+		return strings.Contains(s, "Gawain │ Level 1") && !strings.Contains(s, "On the exit")
+	})
+	if lines := strings.Split(strings.TrimRight(w.screen(), "\n"), "\n"); len(lines) < 30 {
+		t.Fatalf("the watcher's 120×40 screen drew %d lines", len(lines))
+	}
+
+	b := openTerminal(t, srv.addr, kb, 100, 30, nil)
+	b.enterDungeon("Bors")
+	b.press("w")
+	b.waitFor("WHO IS IN THE GAME", "a  Gawain")
+	b.press("a")
+	b.waitFor("WATCHING Gawain")
+	a.waitFor("Watched by a visitor, Bors")
+
+	a.press("o")
+	a.waitFor("OPTIONS", "Spectators")
+	a.press("e")
+	w.waitFor("Gawain has turned spectating off.")
+	if code := w.exitStatus(); code != 0 {
+		t.Fatalf("a watch ended by the knight: status %d", code)
+	}
+	b.waitFor("Gawain has turned spectating off.", "Bors │ Level 1")
+
+	refused := openTerminalCmd(t, srv.addr, kb, 80, 24, "watch Gawain")
+	refused.waitFor("Gawain does not allow spectators.")
+	if code := refused.exitStatus(); code != 1 {
+		t.Fatalf("a refused watch: status %d", code)
+	}
+	unknown := openTerminalCmd(t, srv.addr, kb, 80, 24, "watch Nobody")
+	unknown.waitFor("No knight named Nobody is in the game now.")
+	if code := unknown.exitStatus(); code != 1 {
+		t.Fatalf("watching an unknown name: status %d", code)
+	}
+	if _, errOut, code := runCmd(t, srv.addr, kb, "watch Gawain"); code != 1 || !strings.Contains(errOut, "needs a terminal") {
+		t.Fatalf("watch without a terminal: status %d, %q", code, errOut)
+	}
+}
+
+// Screen-reader mode: play --plain speaks the game as lines, with no box drawing and no
+// alternate screen, and answers look with a sentence. Answering the title's question with
+// y turns it on, and the next connection starts in it.
+func TestScreenReaderMode(t *testing.T) {
+	srv := startServer(t, t.TempDir())
+	p := openTerminalCmd(t, srv.addr, newKey(t), 80, 24, "play --plain")
+	p.waitRaw("Screen-reader mode is on", "Press Enter to begin.")
+	p.press(keyEnter)
+	p.waitRaw("The dice have spoken")
+	p.press(keyEnter)
+	p.waitRaw("Name your knight")
+	p.press("Gawain", keyEnter)
+	p.waitRaw("Welcome, Gawain.", "You are on level 1, ")
+	p.press("look", keyEnter)
+	raw := p.waitRaw("> look")
+	deadline := time.Now().Add(10 * time.Second)
+	for strings.Count(raw, "You are on level 1, ") < 2 {
+		if time.Now().After(deadline) {
+			t.Fatalf("look was not answered with a sentence:\n%s", raw)
+		}
+		time.Sleep(20 * time.Millisecond)
+		raw = p.rawOutput()
+	}
+	_, k := openDir(t)
+	p.press(k, "status", keyEnter, "map", keyEnter)
+	raw = p.waitRaw("Gawain, a level 1 knight", "Your map of level 1")
+	for _, r := range raw {
+		if r >= 0x2500 && r <= 0x257f {
+			t.Fatalf("screen-reader mode sent box drawing %q:\n%s", r, raw)
+		}
+	}
+	if strings.Contains(raw, "\x1b[?1049h") {
+		t.Fatal("screen-reader mode switched to the alternate screen")
+	}
+
+	key := newKey(t)
+	q := openTerminalCmd(t, srv.addr, key, 80, 24, "")
+	q.waitFor("Do you use a screen reader? y/N")
+	q.press("y")
+	q.waitRaw("Screen-reader mode is on")
+	q.press(keyEnter)
+	q.waitRaw("The dice have spoken")
+	q.press(keyEnter)
+	q.waitRaw("Name your knight")
+	q.press(keyEnter)
+	q.waitRaw("Welcome, ")
+	q.press("quit", keyEnter)
+	q.exitStatus()
+
+	again := openTerminalCmd(t, srv.addr, key, 80, 24, "")
+	raw = again.waitRaw("Screen-reader mode is on", "Welcome back, ")
+	if strings.Contains(raw, "\x1b[?1049h") || strings.Contains(raw, "Do you use a screen reader") {
+		t.Fatalf("the next connection did not start in screen-reader mode:\n%q", raw)
+	}
+}

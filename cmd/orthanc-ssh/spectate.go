@@ -1,0 +1,97 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+	"charm.land/ssh"
+	"charm.land/wish/v2/bubbletea"
+
+	"github.com/orthanc-ssh/orthanc-ssh/app"
+	"github.com/orthanc-ssh/orthanc-ssh/keys"
+	"github.com/orthanc-ssh/orthanc-ssh/world"
+)
+
+// Spectating over SSH: `ssh -t -p PORT host watch NAME` shows another player's screen,
+// live and read-only, at this terminal's size. The session registers with the engine as
+// a watcher of the knight before the program starts, so a name that is not in the game
+// (or a knight who refuses spectators) gets one clear line and status 1 at once.
+
+// watchUsage is the usage line of watch.
+const watchUsage = "usage: ssh -t -p PORT host watch NAME"
+
+// watchProgram builds the spectator's program for `watch NAME...` (the words after
+// watch are the name: names may hold spaces), or refuses the session and returns nil.
+func (s *server) watchProgram(sess ssh.Session, args []string) *tea.Program {
+	refuse := func(msg string) *tea.Program {
+		s.refuse(sess, msg)
+		sess.Context().SetValue(modelKey, (*app.Model)(nil))
+		return nil
+	}
+	name := strings.TrimSpace(strings.Join(args, " "))
+	if name == "" || strings.HasPrefix(name, "-") {
+		return refuse(watchUsage)
+	}
+	ptyReq, _, _ := sess.Pty()
+	fp := keys.Fingerprint(sess.PublicKey())
+	// The watcher is shown to the watched player by its own knight's name, if it has one.
+	me, opts := "a visitor", world.Options{}
+	if rec, err := s.saver.Load(fp); err == nil {
+		opts = rec.Options
+		if !rec.Ended() {
+			me = rec.Name
+		}
+	}
+	box := app.NewMailbox()
+	w, err := s.engine.Watch(sess.Context(), name, me, box)
+	if err != nil {
+		if !errors.Is(err, world.ErrNotOnline) && !errors.Is(err, world.ErrNoSpectators) && !errors.Is(err, world.ErrAmbiguousName) {
+			s.log.Error("watch", "fingerprint", fp, "err", err)
+		}
+		return refuse(app.WatchError(err, name))
+	}
+	s.log.Info("watch", "fingerprint", fp, "watched", w.Name())
+	m := app.New(sess.Context(), app.Params{
+		Fingerprint: fp,
+		Engine:      s.engine,
+		Width:       ptyReq.Window.Width,
+		Height:      ptyReq.Window.Height,
+		Rand:        rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())),
+		Watch:       w,
+		Box:         box,
+		Options:     opts,
+	})
+	sess.Context().SetValue(modelKey, m)
+	opts2 := append(bubbletea.MakeOptions(sess), tea.WithoutSignalHandler())
+	opts2 = append(opts2, s.guardIO(sess)...) // after MakeOptions: these input and output win
+	return tea.NewProgram(m, opts2...)
+}
+
+// playArgs reads the arguments of `play`: --plain asks for screen-reader mode. ok is
+// false for anything else. A session with no command plays without it.
+func playArgs(cmd []string) (plain, ok bool) {
+	if len(cmd) == 0 {
+		return false, true
+	}
+	for _, a := range cmd[1:] {
+		if a != "--plain" {
+			return false, false
+		}
+		plain = true
+	}
+	return plain, true
+}
+
+// cmdPlay and cmdWatch answer play and watch run without a terminal: they need one.
+func (s *server) cmdPlay(sess ssh.Session, _ []string) int {
+	fmt.Fprintln(sess.Stderr(), "orthanc: play needs a terminal: ssh -t -p PORT host play [--plain]")
+	return 1
+}
+
+func (s *server) cmdWatch(sess ssh.Session, _ []string) int {
+	fmt.Fprintln(sess.Stderr(), "orthanc: watch needs a terminal: ssh -t -p PORT host watch NAME")
+	return 1
+}

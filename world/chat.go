@@ -1,0 +1,250 @@
+package world
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+// Chat (DESIGN §9): a knight says a line to those who can see it, shouts to the whole
+// server, or whispers to one knight; party talk waits for parties. Every line is cleaned
+// (CleanText) on the engine goroutine before it is put in anyone's messages, whoever sent
+// it, and a key that talks too fast has its excess lines dropped with a note. Lines are
+// messages like any other: they reach a terminal through the player's view.
+//
+// Tuning, at the default 25 ms tick:
+//
+//	constant / config              value   effect
+//	ChatLines                      5       lines a key may send within the window
+//	DefaultChatWindowTurns         400     the window: 10 s; Config.ChatWindowTurns overrides
+//
+// The window is counted in turns, so the world still never reads the clock; the server
+// sets Config.ChatWindowTurns from its tick.
+const (
+	ChatLines              = 5
+	DefaultChatWindowTurns = 400
+)
+
+// ChatKind says who a line of chat is for.
+type ChatKind uint8
+
+// The kinds of chat.
+const (
+	ChatSay     ChatKind = iota // the knights who can see the speaker
+	ChatShout                   // everyone online
+	ChatWhisper                 // one knight, by name
+	ChatParty                   // the speaker's party (parties are not built yet)
+)
+
+// Chat is one line a player sends.
+type Chat struct {
+	Kind ChatKind
+	// To names the knight a whisper is for. When it is empty, the knight's name is read
+	// from the start of Text: the longest run of words that is the name of a knight online
+	// (names may hold spaces).
+	To   string
+	Text string
+}
+
+// Notes chat leaves in the sender's messages.
+const (
+	// FloodNote is what a knight who talks too fast is told; the line was not sent.
+	FloodNote = "You are talking too fast: that line was not sent. (At most 5 lines in 10 seconds.)"
+	// PartyNote answers /p until parties exist.
+	PartyNote = "Parties are not built yet; /p will talk to your party once they are."
+	// NobodyHears follows a line said where no other knight could hear it.
+	nobodyHears = " (no one is near enough to hear)"
+)
+
+type chatReq struct {
+	fp      string
+	session uint64
+	chat    Chat
+}
+
+// Chat sends a line of chat. It is carried out at once, whatever the knight's energy:
+// talking takes no time.
+func (p *Player) Chat(ctx context.Context, c Chat) error {
+	return p.e.send(ctx, chatReq{p.fp, p.session, c})
+}
+
+// talker is the recent chat of one key, for flood control: the turns of the lines it
+// sent within the window, oldest first. It is kept by fingerprint, so reconnecting or
+// opening a second connection does not reset it.
+type talker struct {
+	turns []uint64
+}
+
+// chat is Chat on the engine goroutine.
+func (e *Engine) chat(m chatReq) {
+	p, ok := e.players[m.fp]
+	if !ok || p.session != m.session {
+		return
+	}
+	defer e.publish()
+	c := m.chat
+	if c.Kind == ChatParty {
+		e.say(p, PartyNote)
+		return
+	}
+	text := CleanText(c.Text, 0) // cut to length once the whisper's name is taken off
+	var to *player
+	if c.Kind == ChatWhisper {
+		var note string
+		if to, text, note = e.whisperee(c.To, text); to == nil {
+			e.say(p, note)
+			return
+		}
+	}
+	text = CleanText(text, MaxChatRunes)
+	if text == "" {
+		e.say(p, "Say what? (Nothing printable was left of that line.)")
+		return
+	}
+	if !e.allowChat(p.rec.Fingerprint) {
+		e.say(p, FloodNote)
+		return
+	}
+	from := p.rec.Name
+	switch c.Kind {
+	case ChatShout:
+		e.say(p, "You shout: "+text)
+		for _, q := range e.order {
+			if q != p && !q.rec.Options.Mutes(from) {
+				e.say(q, from+" shouts: "+text)
+			}
+		}
+	case ChatWhisper:
+		e.say(p, fmt.Sprintf("You whisper to %s: %s", to.rec.Name, text))
+		if to != p && !to.rec.Options.Mutes(from) {
+			e.say(to, from+" whispers: "+text)
+		}
+	default:
+		heard := false
+		for _, q := range e.order {
+			if q != p && e.hears(q, p) {
+				heard = true
+				if !q.rec.Options.Mutes(from) {
+					e.say(q, from+" says: "+text)
+				}
+			}
+		}
+		if heard {
+			e.say(p, "You say: "+text)
+		} else {
+			e.say(p, "You say: "+text+nobodyHears)
+		}
+	}
+}
+
+// hears reports whether q hears what p says: q is on p's level and sees p's square, or
+// stands on it; outside the dungeon everyone outside is together in the daylight.
+func (e *Engine) hears(q, p *player) bool {
+	if q.rec.Depth != p.rec.Depth {
+		return false
+	}
+	if p.rec.Depth == 0 || q.rec.Pos() == p.rec.Pos() {
+		return true
+	}
+	l := e.levels[p.rec.Depth-1]
+	return l.In(p.rec.Pos()) && Bit(q.visible, l.idx(p.rec.Pos()))
+}
+
+// whisperee finds who a whisper is for: the knight online named to, or else the knight
+// whose name starts text (the longest that matches), and the text left to whisper. When
+// there is no such knight it returns nil and a note for the sender.
+func (e *Engine) whisperee(to, text string) (q *player, rest, note string) {
+	if to = strings.TrimSpace(to); to != "" {
+		if q := e.online(to); q != nil {
+			return q, text, ""
+		}
+		return nil, "", fmt.Sprintf("No knight named %s is in the game.", CleanText(to, MaxNameLen+10))
+	}
+	words := strings.Fields(text)
+	if len(words) == 0 {
+		return nil, "", "Whisper to whom? Type /w, a name, then the words."
+	}
+	for k := min(len(words), MaxNameLen); k >= 1; k-- {
+		if q := e.online(strings.Join(words[:k], " ")); q != nil {
+			return q, strings.Join(words[k:], " "), ""
+		}
+	}
+	return nil, "", fmt.Sprintf("No knight named %s is in the game.", CleanText(words[0], MaxNameLen+10))
+}
+
+// online is the knight online with the name, compared without regard to case; when
+// several share it (names from before they were unique), the first to have joined.
+func (e *Engine) online(name string) *player {
+	for _, q := range e.order {
+		if strings.EqualFold(q.rec.Name, name) {
+			return q
+		}
+	}
+	return nil
+}
+
+// allowChat counts a line against the key's flood allowance and reports whether it may
+// be sent: at most ChatLines lines within the window.
+func (e *Engine) allowChat(fp string) bool {
+	if e.talk == nil {
+		e.talk = map[string]*talker{}
+	}
+	t := e.talk[fp]
+	if t == nil {
+		t = &talker{}
+		e.talk[fp] = t
+	}
+	t.forget(e.turn, e.chatWindow())
+	if len(t.turns) >= ChatLines {
+		return false
+	}
+	t.turns = append(t.turns, e.turn)
+	return true
+}
+
+// forget drops the lines older than the window.
+func (t *talker) forget(now, window uint64) {
+	i := 0
+	for i < len(t.turns) && now-t.turns[i] >= window {
+		i++
+	}
+	t.turns = t.turns[:copy(t.turns, t.turns[i:])]
+}
+
+func (e *Engine) chatWindow() uint64 {
+	if e.cfg.ChatWindowTurns > 0 {
+		return uint64(e.cfg.ChatWindowTurns)
+	}
+	return DefaultChatWindowTurns
+}
+
+// forgetTalk drops the flood counts of keys that have been quiet for a whole window, so
+// the map does not grow with every key that ever spoke.
+func (e *Engine) forgetTalk() {
+	for fp, t := range e.talk {
+		if t.forget(e.turn, e.chatWindow()); len(t.turns) == 0 {
+			delete(e.talk, fp)
+		}
+	}
+}
+
+// announce puts a line in the messages of everyone online but except (which may be nil):
+// joins, leaves, deaths and retirements.
+func (e *Engine) announce(except *player, msg string) {
+	for _, q := range e.order {
+		if q != except {
+			e.say(q, msg)
+		}
+	}
+}
+
+// farewell is the line everyone else reads when p leaves the world, by how it left.
+func farewell(p *player) string {
+	switch r := p.rec; {
+	case r.Death != nil:
+		return fmt.Sprintf("%s has been slain by %s on level %d.", r.Name, r.Death.Killer, r.Death.Depth)
+	case r.Retirement != nil:
+		return fmt.Sprintf("%s retires with honour into the hall of fame.", r.Name)
+	}
+	return fmt.Sprintf("%s leaves the game.", p.rec.Name)
+}

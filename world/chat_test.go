@@ -1,0 +1,245 @@
+package world
+
+import (
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// chatters joins knights named after their fingerprints to the fixture dungeon and puts
+// each on a square of level 1 (or on another level, or outside): at is fingerprint →
+// depth and square.
+func chatters(t *testing.T, at map[string]struct {
+	depth int
+	pos   Pos
+}) (*Engine, map[string]*recorder) {
+	t.Helper()
+	e := fixtureEngine(t, nil)
+	subs := map[string]*recorder{}
+	for _, fp := range slices.Sorted(maps.Keys(at)) {
+		subs[fp] = &recorder{}
+		rec := NewAdventurer(fp, strings.ToUpper(fp[:1])+fp[1:], Stats{Str: 10, Int: 10, Con: 10, Dex: 10}, 10)
+		e.join(rec, subs[fp])
+		p := e.players[fp]
+		w := at[fp]
+		p.rec.Depth, p.rec.X, p.rec.Y = w.depth, w.pos.X, w.pos.Y
+		if w.depth > 0 {
+			e.arrive(p)
+		}
+	}
+	e.publish()
+	return e, subs
+}
+
+// said is the player's message log as the engine holds it.
+func said(e *Engine, fp string) string { return strings.Join(e.players[fp].msgs, "\n") }
+
+func sayAs(e *Engine, fp string, c Chat) {
+	e.chat(chatReq{fp, e.players[fp].session, c})
+}
+
+// Seed of the rule (DESIGN §9): a plain line is heard by the knights who see the
+// speaker's square; it is cleaned of escape sequences first.
+func TestSayReachesTheKnightsWhoSeeTheSpeaker(t *testing.T) {
+	type where = struct {
+		depth int
+		pos   Pos
+	}
+	e, _ := chatters(t, map[string]where{
+		"arthur": {1, Pos{0, 0}}, // at the exit
+		"bors":   {1, Pos{2, 0}}, // down the corridor: sees the exit
+		"cai":    {1, Pos{3, 0}}, // behind the door
+		"dag":    {2, Pos{0, 0}}, // another level
+		"ector":  {0, Pos{}},     // outside
+	})
+	sayAs(e, "arthur", Chat{Text: "hello \x1b[2J\x1b]0;pwned\x07there\u202e"})
+	if got := said(e, "arthur"); !strings.Contains(got, "You say: hello there") || strings.Contains(got, "no one is near") {
+		t.Fatalf("the speaker's log:\n%s", got)
+	}
+	if got := said(e, "bors"); !strings.Contains(got, "Arthur says: hello there") {
+		t.Fatalf("a knight who sees the speaker did not hear:\n%s", got)
+	}
+	for _, fp := range []string{"cai", "dag", "ector"} {
+		if got := said(e, fp); strings.Contains(got, "hello") {
+			t.Fatalf("%s heard a line it should not have:\n%s", fp, got)
+		}
+	}
+	for _, msg := range e.players["bors"].msgs {
+		if strings.ContainsAny(msg, "\x1b\x07\u202e") {
+			t.Fatalf("an escape reached another knight: %q", msg)
+		}
+	}
+	sayAs(e, "cai", Chat{Text: "anyone?"})
+	if got := said(e, "cai"); !strings.Contains(got, "You say: anyone? (no one is near enough to hear)") {
+		t.Fatalf("a line no one hears:\n%s", got)
+	}
+	// Outside the dungeon everyone outside hears.
+	e.players["dag"].rec.Depth = 0
+	sayAs(e, "ector", Chat{Text: "sunny"})
+	if !strings.Contains(said(e, "dag"), "Ector says: sunny") {
+		t.Fatalf("outside, a knight did not hear:\n%s", said(e, "dag"))
+	}
+}
+
+func TestShoutWhisperAndParty(t *testing.T) {
+	type where = struct {
+		depth int
+		pos   Pos
+	}
+	e, _ := chatters(t, map[string]where{
+		"arthur": {1, Pos{0, 0}},
+		"bors":   {2, Pos{0, 0}},
+		"cai":    {0, Pos{}},
+	})
+	e.players["bors"].rec.Name = "Bors the Bold"
+	sayAs(e, "arthur", Chat{Kind: ChatShout, Text: "to arms"})
+	for _, fp := range []string{"bors", "cai"} {
+		if !strings.Contains(said(e, fp), "Arthur shouts: to arms") {
+			t.Fatalf("%s did not hear the shout:\n%s", fp, said(e, fp))
+		}
+	}
+	// A whisper names its knight without regard to case; a name may have spaces.
+	sayAs(e, "arthur", Chat{Kind: ChatWhisper, Text: "bors the bold meet me below"})
+	if !strings.Contains(said(e, "bors"), "Arthur whispers: meet me below") ||
+		!strings.Contains(said(e, "arthur"), "You whisper to Bors the Bold: meet me below") {
+		t.Fatalf("whisper:\n%s\n--\n%s", said(e, "bors"), said(e, "arthur"))
+	}
+	if strings.Contains(said(e, "cai"), "meet me") {
+		t.Fatal("a whisper reached a third knight")
+	}
+	sayAs(e, "arthur", Chat{Kind: ChatWhisper, To: "CAI", Text: "psst"})
+	if !strings.Contains(said(e, "cai"), "Arthur whispers: psst") {
+		t.Fatalf("whisper by To:\n%s", said(e, "cai"))
+	}
+	sayAs(e, "arthur", Chat{Kind: ChatWhisper, Text: "Nobody here"})
+	if !strings.Contains(said(e, "arthur"), "No knight named Nobody is in the game.") {
+		t.Fatalf("whisper to no one:\n%s", said(e, "arthur"))
+	}
+	sayAs(e, "arthur", Chat{Kind: ChatParty, Text: "hi party"})
+	if !strings.Contains(said(e, "arthur"), PartyNote) || strings.Contains(said(e, "bors"), "hi party") {
+		t.Fatal("party chat before parties exist")
+	}
+}
+
+// Flood control counts lines per key over a window of turns: the sixth line within the
+// window is dropped with a note to the sender only, a reconnect does not reset the count,
+// and once the window has passed the key may talk again.
+func TestFloodIsSlowedPerKey(t *testing.T) {
+	type where = struct {
+		depth int
+		pos   Pos
+	}
+	e, subs := chatters(t, map[string]where{"arthur": {1, Pos{0, 0}}, "bors": {1, Pos{1, 0}}})
+	e.cfg.ChatWindowTurns = 100
+	for i := range ChatLines {
+		sayAs(e, "arthur", Chat{Text: "line " + string(rune('a'+i))})
+	}
+	// The same key connects again: the count goes with the key.
+	e.join(e.players["arthur"].rec, subs["arthur"])
+	sayAs(e, "arthur", Chat{Text: "one too many"})
+	if strings.Contains(said(e, "bors"), "one too many") {
+		t.Fatal("the flood reached another knight")
+	}
+	if !strings.Contains(said(e, "arthur"), FloodNote) || strings.Contains(said(e, "bors"), FloodNote) {
+		t.Fatal("the note went to the wrong knight")
+	}
+	for range 100 {
+		e.Step()
+	}
+	sayAs(e, "arthur", Chat{Text: "later"})
+	if !strings.Contains(said(e, "bors"), "Arthur says: later") {
+		t.Fatalf("after the window the key may not talk:\n%s", said(e, "bors"))
+	}
+	for range DefaultCheckpointTurns * 2 {
+		e.Step()
+	}
+	if len(e.talk) != 0 {
+		t.Fatalf("quiet keys are remembered: %d", len(e.talk))
+	}
+}
+
+func TestMutedKnightsAreNotHeard(t *testing.T) {
+	type where = struct {
+		depth int
+		pos   Pos
+	}
+	e, _ := chatters(t, map[string]where{"arthur": {1, Pos{0, 0}}, "bors": {1, Pos{1, 0}}})
+	b := e.players["bors"]
+	e.setOptions(optionsReq{"bors", b.session, Options{Muted: []string{"ARTHUR", "bad\x1bname", "Arthur"}}})
+	if got := b.rec.Options.Muted; !slices.Equal(got, []string{"ARTHUR"}) {
+		t.Fatalf("mute list kept %q", got)
+	}
+	sayAs(e, "arthur", Chat{Text: "can you hear me"})
+	sayAs(e, "arthur", Chat{Kind: ChatShout, Text: "HEAR ME"})
+	if strings.Contains(said(e, "bors"), "hear me") || strings.Contains(said(e, "bors"), "HEAR ME") {
+		t.Fatalf("a muted knight was heard:\n%s", said(e, "bors"))
+	}
+	// A look-alike spelling of the muted name is muted as well.
+	if !(Options{Muted: []string{"Lancelot"}}).Mutes("LANCE1OT") {
+		t.Fatal("a look-alike of a muted name is heard")
+	}
+}
+
+// Joins, leaves, deaths and retirements are announced to everyone online.
+func TestAnnouncements(t *testing.T) {
+	e := fixtureEngine(t, nil)
+	a, b := &recorder{}, &recorder{}
+	e.join(knight("a", 10), a)
+	e.join(knight("b", 10), b)
+	if got := said(e, "a"); !strings.Contains(got, "Kay b joins the game.") {
+		t.Fatalf("join not announced:\n%s", got)
+	}
+	if strings.Contains(said(e, "b"), "Kay b joins") {
+		t.Fatal("a knight was told of its own arrival")
+	}
+	e.join(knight("c", 10), &recorder{})
+	e.leave("c", e.players["c"].session)
+	if !strings.Contains(said(e, "a"), "Kay c leaves the game.") {
+		t.Fatalf("leave not announced:\n%s", said(e, "a"))
+	}
+	e.die(e.players["b"], "the Troll")
+	if !strings.Contains(said(e, "a"), "Kay b has been slain by the Troll on level 1.") {
+		t.Fatalf("death not announced:\n%s", said(e, "a"))
+	}
+	e.join(knight("d", 10), &recorder{})
+	d := e.players["d"]
+	d.rec.Depth = 0
+	e.retire(d)
+	if !strings.Contains(said(e, "a"), "Kay d retires with honour into the hall of fame.") {
+		t.Fatalf("retirement not announced:\n%s", said(e, "a"))
+	}
+}
+
+// The public API: a line sent from a session's goroutine is carried out at once, without
+// waiting for the knight's energy.
+func TestChatThroughThePlayerHandle(t *testing.T) {
+	e := fixtureEngine(t, nil)
+	ctx := running(t, e)
+	mb := &chanSub{ch: make(chan View, 64)}
+	pa, err := e.Join(ctx, knight("a", 10), &recorder{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Join(ctx, knight("b", 10), mb); err != nil {
+		t.Fatal(err)
+	}
+	if err := pa.Chat(ctx, Chat{Kind: ChatShout, Text: "ho"}); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.After(5 * time.Second)
+	for {
+		select {
+		case v := <-mb.ch:
+			if n := len(v.Messages); n > 0 && v.Messages[n-1] == "Kay a shouts: ho" {
+				if v.Said != uint64(n) {
+					t.Fatalf("Said %d for %d messages", v.Said, n)
+				}
+				return
+			}
+		case <-deadline:
+			t.Fatal("the shout never arrived")
+		}
+	}
+}

@@ -1,0 +1,96 @@
+package world
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Options are a player's settings, kept with the knight in the store and handed on to
+// the key's next knight, so they belong to the key. The zero value is the default: the
+// full screen in PLATO orange, colours as the terminal says, the key help line shown,
+// spectators allowed, nobody muted. The world reads only NoSpectators and Muted; the rest
+// is the terminal's business, kept here so it is saved per key.
+type Options struct {
+	// Plain is screen-reader mode: an append-only transcript of sentences, no drawing.
+	Plain bool `json:"plain,omitempty"`
+	// Theme names the colours: "" is PLATO orange on black, "contrast" the high-contrast one.
+	Theme string `json:"theme,omitempty"`
+	// Colour forces a colour profile: "" follows the terminal; "truecolor", "256", "16"
+	// or "none".
+	Colour string `json:"colour,omitempty"`
+	// HideKeys turns the short key help line off.
+	HideKeys bool `json:"hide_keys,omitempty"`
+	// NoSpectators refuses anyone who would watch this player's screen.
+	NoSpectators bool `json:"no_spectators,omitempty"`
+	// Muted are the names whose chat this player does not see.
+	Muted []string `json:"muted,omitempty"`
+}
+
+// maxMuted bounds the mute list; maxOptionText bounds the free-form option strings.
+const (
+	maxMuted      = 50
+	maxOptionText = 16
+)
+
+// Clone copies the options.
+func (o Options) Clone() Options {
+	o.Muted = slices.Clone(o.Muted)
+	return o
+}
+
+// Mutes reports whether chat from the knight named name is hidden, comparing names as
+// uniqueness does (NameKey), so a look-alike spelling of a muted name is muted too.
+func (o Options) Mutes(name string) bool {
+	k := NameKey(name)
+	return slices.ContainsFunc(o.Muted, func(m string) bool { return NameKey(m) == k })
+}
+
+// clean makes options that came from a session safe to keep: names on the mute list
+// pass CleanName and appear once, the list and the strings are bounded.
+func (o Options) clean() Options {
+	o.Theme = CleanText(o.Theme, maxOptionText)
+	o.Colour = CleanText(o.Colour, maxOptionText)
+	var muted []string
+	for _, m := range o.Muted {
+		name, err := CleanName(m)
+		if err != nil || len(muted) >= maxMuted || (Options{Muted: muted}).Mutes(name) {
+			continue
+		}
+		muted = append(muted, name)
+	}
+	o.Muted = muted
+	return o
+}
+
+type optionsReq struct {
+	fp      string
+	session uint64
+	opts    Options
+}
+
+// SetOptions replaces the player's options; they are saved with the knight. Turning
+// spectators off ends every watch of this player, telling the watchers why.
+func (p *Player) SetOptions(ctx context.Context, o Options) error {
+	return p.e.send(ctx, optionsReq{p.fp, p.session, o.Clone()})
+}
+
+// setOptions is SetOptions on the engine goroutine.
+func (e *Engine) setOptions(m optionsReq) {
+	p, ok := e.players[m.fp]
+	if !ok || p.session != m.session {
+		return
+	}
+	p.rec.Options = m.opts.clean()
+	p.changed, p.dirty = true, true
+	if p.rec.Options.NoSpectators && len(p.watchers) > 0 {
+		names := make([]string, 0, len(p.watchers))
+		for _, w := range p.watchers {
+			names = append(names, w.name)
+		}
+		e.endWatches(p, fmt.Sprintf("%s has turned spectating off.", p.rec.Name))
+		e.say(p, fmt.Sprintf("Spectators are no longer allowed; %s stopped watching.", strings.Join(names, ", ")))
+	}
+	e.publish()
+}

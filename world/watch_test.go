@@ -1,0 +1,122 @@
+package world
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// A spectator gets every view of the knight it watches; the knight's views name the
+// spectator; stopping tells the knight.
+func TestWatchDeliversTheWatchedKnightsViews(t *testing.T) {
+	e := fixtureEngine(t, nil)
+	a, b := &recorder{}, &recorder{}
+	e.join(knight("a", 10), a)
+	e.join(knight("b", 10), b)
+	spy := &recorder{}
+	w, err := e.watch(watchReq{target: "KAY A", name: "Kay b", sub: spy})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.Name() != "Kay a" || len(spy.views) != 1 || spy.last().Self.Name != "Kay a" {
+		t.Fatalf("the first view: %d views, watching %q", len(spy.views), w.Name())
+	}
+	if got := a.last().Watchers; !slices.Equal(got, []string{"Kay b"}) {
+		t.Fatalf("the watched knight's view lists %q", got)
+	}
+	if !strings.Contains(a.lastMessage(), "Kay b is watching you.") {
+		t.Fatalf("the watched knight was not told: %q", a.lastMessage())
+	}
+	do(e, "a", Move{Dir: East})
+	if got := spy.last().Self.Pos; got != (Pos{1, 0}) {
+		t.Fatalf("the spectator sees the knight at %v, want 1,0", got)
+	}
+	e.unwatch(unwatchReq{w.fp, w.id})
+	if a.last().Watchers != nil || !strings.Contains(a.lastMessage(), "Kay b stopped watching you.") {
+		t.Fatalf("after stop: watchers %q, %q", a.last().Watchers, a.lastMessage())
+	}
+	n := len(spy.views)
+	do(e, "a", Move{Dir: West})
+	if len(spy.views) != n {
+		t.Fatal("views still reach a spectator who stopped")
+	}
+	e.unwatch(unwatchReq{w.fp, w.id}) // twice is harmless
+}
+
+// Turning spectators off ends every watch with a reason and refuses new ones; unknown
+// names are refused; a knight's leaving ends the watch.
+func TestSpectatingOffAndLeaving(t *testing.T) {
+	e := fixtureEngine(t, nil)
+	a := &recorder{}
+	e.join(knight("a", 10), a)
+	if _, err := e.watch(watchReq{target: "Nobody", name: "x", sub: &recorder{}}); !errors.Is(err, ErrNotOnline) {
+		t.Fatalf("an unknown name: %v", err)
+	}
+	spy := &recorder{}
+	if _, err := e.watch(watchReq{target: "kay a", name: "Spy", sub: spy}); err != nil {
+		t.Fatal(err)
+	}
+	e.setOptions(optionsReq{"a", e.players["a"].session, Options{NoSpectators: true}})
+	if got := spy.last().Ended; got != "Kay a has turned spectating off." {
+		t.Fatalf("the spectator was told %q", got)
+	}
+	if !strings.Contains(a.lastMessage(), "Spy stopped watching") || a.last().Watchers != nil {
+		t.Fatalf("the knight: %q, watchers %q", a.lastMessage(), a.last().Watchers)
+	}
+	if _, err := e.watch(watchReq{target: "Kay a", name: "Spy", sub: &recorder{}}); !errors.Is(err, ErrNoSpectators) {
+		t.Fatalf("watching a knight who refuses spectators: %v", err)
+	}
+	e.setOptions(optionsReq{"a", e.players["a"].session, Options{}})
+	spy = &recorder{}
+	if _, err := e.watch(watchReq{target: "Kay a", name: "Spy", sub: spy}); err != nil {
+		t.Fatal(err)
+	}
+	e.leave("a", e.players["a"].session)
+	if got := spy.last().Ended; got != "Kay a leaves the game." {
+		t.Fatalf("the spectator of a knight who left was told %q", got)
+	}
+}
+
+// Options are kept with the knight and saved; a new knight is not needed to keep them.
+func TestOptionsAreSavedWithTheKnight(t *testing.T) {
+	saver := &recorder{}
+	e := fixtureEngine(t, saver)
+	e.join(knight("a", 10), &recorder{})
+	o := Options{Plain: true, Theme: "contrast", Colour: "16", HideKeys: true, Muted: []string{"Bors"}}
+	e.setOptions(optionsReq{"a", e.players["a"].session, o})
+	rec, _ := e.leave("a", e.players["a"].session)
+	if got := rec.Options; !got.Plain || got.Theme != "contrast" || got.Colour != "16" || !got.HideKeys || !slices.Equal(got.Muted, []string{"Bors"}) {
+		t.Fatalf("saved options %+v", got)
+	}
+	if got := saver.lastSaved("a").Options; !got.Plain {
+		t.Fatalf("the saver got %+v", got)
+	}
+}
+
+// Regression: a knight whose energy came back in a fight was not sent a new view, so its
+// session (and screen-reader mode, which says "Your move") did not learn that the fight was
+// waiting for it until something else happened.
+func TestAKnightIsToldWhenItIsItsMove(t *testing.T) {
+	e := fightEngine(t, nil)
+	sub := &recorder{}
+	e.join(knight("a", 10), sub)
+	e.spawn(1, mustMonster(t, "giant rat"), Pos{3, 1}, 0, e.rng)
+	do(e, "a", Move{Dir: East})
+	do(e, "a", Move{Dir: East, Door: true})
+	p := e.players["a"]
+	for range 3 { // a blow, then wait until the knight may strike again
+		if p.fight == nil {
+			return
+		}
+		e.enqueue("a", p.session, Fight{})
+		stepUntil(t, e, "the blow", func() bool { return p.fight == nil || len(p.queue) == 0 && p.waited == 0 })
+		stepUntil(t, e, "the knight's move", func() bool { return p.fight == nil || p.waited > 0 })
+		if p.fight == nil {
+			return
+		}
+		if f := sub.last().Fight; f == nil || !f.YourMove {
+			t.Fatal("the knight's move came, and its last view does not say so")
+		}
+	}
+}
