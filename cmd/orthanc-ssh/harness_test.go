@@ -161,10 +161,11 @@ func openTerminal(t testing.TB, addr string, key gossh.Signer, w, h int, env map
 	if err := s.RequestPty("xterm-256color", h, w, gossh.TerminalModes{}); err != nil {
 		t.Fatal(err)
 	}
-	stdin, err := s.StdinPipe()
+	rawIn, err := s.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
+	stdin := &lockedWriter{w: rawIn} // keys and the emulator's answers share it
 	stdout, err := s.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -288,3 +289,111 @@ func waitUntil(t testing.TB, what string, cond func() bool) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// openTerminalNoCleanup opens a terminal for a goroutine that may outlive a server process
+// (the kill loop): failures return nil instead of failing the test.
+func openTerminalNoCleanup(t testing.TB, addr string, key gossh.Signer, w, h int) *terminal {
+	c, err := gossh.Dial("tcp", addr, &gossh.ClientConfig{User: "player", Auth: []gossh.AuthMethod{gossh.PublicKeys(key)},
+		HostKeyCallback: gossh.InsecureIgnoreHostKey(), Timeout: 5 * time.Second})
+	if err != nil {
+		return nil
+	}
+	s, err := c.NewSession()
+	if err != nil {
+		c.Close()
+		return nil
+	}
+	if s.RequestPty("xterm-256color", h, w, gossh.TerminalModes{}) != nil {
+		c.Close()
+		return nil
+	}
+	rawIn, _ := s.StdinPipe()
+	stdin := &lockedWriter{w: rawIn}
+	stdout, _ := s.StdoutPipe()
+	tm := &terminal{t: t, client: c, sess: s, stdin: stdin, em: vt.NewEmulator(w, h), done: make(chan struct{})}
+	if s.Shell() != nil {
+		c.Close()
+		return nil
+	}
+	go func() {
+		buf := make([]byte, 256)
+		for {
+			n, err := tm.em.Read(buf)
+			if n > 0 {
+				_, _ = stdin.Write(buf[:n])
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	go func() {
+		defer close(tm.done)
+		buf := make([]byte, 32*1024)
+		for {
+			n, err := stdout.Read(buf)
+			if n > 0 {
+				tm.mu.Lock()
+				_, _ = tm.em.Write(buf[:n])
+				tm.mu.Unlock()
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return tm
+}
+
+// waitQuiet waits for text on screen without failing the test.
+func (tm *terminal) waitQuiet(want string, d time.Duration) bool {
+	deadline := time.Now().Add(d)
+	for time.Now().Before(deadline) {
+		if strings.Contains(tm.screen(), want) {
+			return true
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return false
+}
+
+// runCmdQuiet runs a command without failing the test on a connection error.
+func runCmdQuiet(addr string, key gossh.Signer, cmd string) (string, string, int) {
+	c, err := gossh.Dial("tcp", addr, &gossh.ClientConfig{User: "player", Auth: []gossh.AuthMethod{gossh.PublicKeys(key)},
+		HostKeyCallback: gossh.InsecureIgnoreHostKey(), Timeout: 5 * time.Second})
+	if err != nil {
+		return "", err.Error(), -1
+	}
+	defer c.Close()
+	s, err := c.NewSession()
+	if err != nil {
+		return "", err.Error(), -1
+	}
+	defer s.Close()
+	var out, errb bytes.Buffer
+	s.Stdout, s.Stderr = &out, &errb
+	code := 0
+	if err := s.Run(cmd); err != nil {
+		code = -1
+		var exit *gossh.ExitError
+		if errors.As(err, &exit) {
+			code = exit.ExitStatus()
+		}
+	}
+	return out.String(), errb.String(), code
+}
+
+// lockedWriter lets the test's key presses and the emulator's answers to terminal queries
+// share the session's input without racing.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.WriteCloser
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+func (l *lockedWriter) Close() error { return l.w.Close() }

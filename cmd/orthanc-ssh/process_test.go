@@ -2,15 +2,21 @@ package main
 
 import (
 	"bufio"
+	"encoding/json"
+	"io"
+	mathrand "math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"strconv"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	gossh "golang.org/x/crypto/ssh"
 
 	"github.com/orthanc-ssh/orthanc-ssh/store"
 )
@@ -152,4 +158,106 @@ func TestKillNineLosesAtMostACheckpoint(t *testing.T) {
 	if w := whoamiJSON(t, addr, key); w.X != moved.X || w.Y != moved.Y || w.Name != "Gaheris" {
 		t.Fatalf("after kill -9: %+v, was %+v", w, moved)
 	}
+}
+
+// killLoopRounds is how many times TestKillLoop kills the server: a few in every test run,
+// ORTHANC_KILL_LOOP (e.g. 50) for the full soak.
+func killLoopRounds() int {
+	if n, err := strconv.Atoi(os.Getenv("ORTHANC_KILL_LOOP")); err == nil && n > 0 {
+		return n
+	}
+	return 3
+}
+
+// The server is killed with SIGKILL at random moments while knights walk and fight; after
+// every kill the file opens and passes bbolt's consistency check, no knight is lost, and a
+// knight's position is never older than the checkpoint interval allows.
+func TestKillLoop(t *testing.T) {
+	dir := t.TempDir()
+	rounds := killLoopRounds()
+	r := mathrand.New(mathrand.NewPCG(uint64(time.Now().UnixNano()), 7))
+	players := make([]gossh.Signer, 3)
+	for i := range players {
+		players[i] = newKey(t)
+	}
+	known := map[string]bool{}
+	sampled, behind := 0, 0
+	for round := range rounds {
+		cmd, addr := startProcess(t, dir)
+		stop := make(chan struct{})
+		var wg sync.WaitGroup
+		for i, key := range players {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				tm := openTerminalNoCleanup(t, addr, key, 80, 24)
+				if tm == nil {
+					return
+				}
+				defer tm.close()
+				if !tm.waitQuiet("Press Enter", 5*time.Second) {
+					return
+				}
+				for range 3 {
+					if _, err := io.WriteString(tm.stdin, keyEnter); err != nil {
+						return
+					}
+					time.Sleep(100 * time.Millisecond)
+				}
+				arrows := []string{keyUp, keyDown, keyLeft, keyRight, "\x1b[1;2C", "\x1b[1;2D", "f"}
+				for j := 0; ; j++ {
+					select {
+					case <-stop:
+						return
+					default:
+					}
+					if _, err := io.WriteString(tm.stdin, arrows[(i+j)%len(arrows)]); err != nil {
+						return // the server was killed under it
+					}
+					time.Sleep(30 * time.Millisecond)
+				}
+			}()
+		}
+		time.Sleep(time.Duration(800+r.IntN(2500)) * time.Millisecond)
+		last := map[string]whoami{}
+		for _, key := range players {
+			if o, _, code := runCmdQuiet(addr, key, "whoami --json"); code == 0 {
+				var w whoami
+				if json.Unmarshal([]byte(o), &w) == nil {
+					last[w.Fingerprint] = w
+				}
+			}
+		}
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		close(stop)
+		wg.Wait()
+
+		st, err := store.Open(filepath.Join(dir, "orthanc.db"), store.Options{})
+		if err != nil {
+			t.Fatalf("round %d: the file does not open after kill -9: %v", round, err)
+		}
+		if err := st.Check(); err != nil {
+			t.Fatalf("round %d: consistency check after kill -9: %v", round, err)
+		}
+		for fp, w := range last {
+			a, err := st.LoadAdventurer(fp)
+			if err != nil {
+				t.Fatalf("round %d: knight %s lost after kill -9: %v", round, w.Name, err)
+			}
+			known[fp] = true
+			sampled++
+			if a.X != w.X || a.Y != w.Y || a.Depth != w.Depth {
+				behind++ // it walked after its last save: the most a crash may take back
+			}
+		}
+		for fp := range known {
+			if _, err := st.LoadAdventurer(fp); err != nil {
+				t.Fatalf("round %d: a knight saved in an earlier round is gone: %v", round, err)
+			}
+		}
+		_ = st.Close()
+	}
+	t.Logf("%d kills: the file always opened and passed its check, no knight was lost; %d of %d knights sampled just before a kill came back a few squares behind (walking since their last save, at most %v)",
+		rounds, behind, sampled, checkpointEvery)
 }
