@@ -6,6 +6,7 @@ import (
 	"context"
 	"crypto/rand"
 	"io"
+	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"charm.land/ssh"
 	bolt "go.etcd.io/bbolt"
 	gossh "golang.org/x/crypto/ssh"
 
@@ -521,4 +523,24 @@ func TestShutdownWithAStalledClient(t *testing.T) {
 		}
 	}
 	t.Logf("shutdown with a stalled client took %v", time.Since(start).Round(10*time.Millisecond))
+}
+
+// panicSession is just enough of a session for the recover middleware.
+type panicSession struct {
+	ssh.Session
+	exited int
+}
+
+func (p *panicSession) Exit(code int) error { p.exited = code; return nil }
+
+// A panic in a session's handler is recovered, logged with its stack, and ends only that
+// session with status 1.
+func TestPanicInASessionIsRecovered(t *testing.T) {
+	var logs bytes.Buffer
+	s := &server{log: slog.New(slog.NewTextHandler(&logs, nil))}
+	sess := &panicSession{exited: -1}
+	s.recoverPanics(func(ssh.Session) { panic("boom") })(sess)
+	if sess.exited != 1 || !strings.Contains(logs.String(), "session panic") || !strings.Contains(logs.String(), "boom") || !strings.Contains(logs.String(), "goroutine") {
+		t.Fatalf("exit %d, log %q", sess.exited, logs.String())
+	}
 }
