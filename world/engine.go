@@ -75,6 +75,7 @@ type Engine struct {
 	players map[string]*player // by key fingerprint
 	order   []*player          // join order, so every turn runs in the same order
 
+	turnOrder   []*player // scratch: the order a turn walks, copied so players may leave mid-turn
 	nextSession uint64
 	nextWatch   uint64
 	talk        map[string]*talker // recent chat by key fingerprint, for flood control
@@ -194,7 +195,13 @@ func (e *Engine) Run(ctx context.Context, tick <-chan time.Time) {
 // adventurers are checkpointed on schedule, and changed views are delivered.
 func (e *Engine) Step() {
 	e.turn++
-	for _, p := range e.order {
+	// A knight may leave the world during the turn (a trap kills it), so the turn walks a
+	// copy of the join order and skips whoever is gone.
+	e.turnOrder = append(e.turnOrder[:0], e.order...)
+	for _, p := range e.turnOrder {
+		if e.players[p.rec.Fingerprint] != p {
+			continue
+		}
 		if p.fight != nil {
 			continue // its fight keeps its time
 		}
@@ -217,8 +224,11 @@ func (e *Engine) Step() {
 		p.energy.EndTurn(ready && !acted)
 	}
 	if e.turn%TurnsPerRound == 0 {
-		for _, p := range append([]*player(nil), e.order...) {
-			e.tickStatus(p)
+		e.turnOrder = append(e.turnOrder[:0], e.order...)
+		for _, p := range e.turnOrder {
+			if e.players[p.rec.Fingerprint] == p {
+				e.tickStatus(p)
+			}
 		}
 	}
 	for _, enc := range append([]*encounter(nil), e.fights...) {

@@ -401,3 +401,39 @@ func TestBlindness(t *testing.T) {
 		t.Fatal("sight did not come back")
 	}
 }
+
+// Regression: a knight killed by a trap during a turn left the world while the turn was
+// still walking the list of knights, and the engine goroutine panicked on the next one,
+// taking the whole server down. The turn now walks a copy and skips the departed.
+func TestDeathOnATrapMidTurnDoesNotCrash(t *testing.T) {
+	e := fightEngine(t, nil)
+	e.levels[0].SetTrap(Pos{1, 0}, TrapPendulum)
+	rec := knight("a", 10)
+	rec.Hits, rec.MaxHits = 1, 1
+	e.join(rec, &recorder{})
+	for _, fp := range []string{"b", "c", "d"} {
+		e.join(knight(fp, 10), &recorder{})
+	}
+	a := e.players["a"]
+	for range 2000 {
+		if _, alive := e.players["a"]; !alive {
+			break
+		}
+		if len(a.queue) == 0 {
+			a.rec.X, a.rec.Y = 0, 0
+			e.enqueue("a", a.session, Move{Dir: East})
+		}
+		for _, fp := range []string{"b", "c", "d"} { // the others act in the same turns
+			if p := e.players[fp]; len(p.queue) == 0 {
+				e.enqueue(fp, p.session, Move{Dir: []Dir{South, North}[e.turn%2]})
+			}
+		}
+		e.Step()
+	}
+	if _, alive := e.players["a"]; alive {
+		t.Fatal("the pendulum never killed the one-hit knight")
+	}
+	if len(e.order) != 3 {
+		t.Fatalf("%d knights left, want 3", len(e.order))
+	}
+}
