@@ -356,16 +356,16 @@ func (e *Engine) place(p *player, depth int, pos Pos) {
 		e.moved(p, depth, oldPos, pos)
 		return
 	}
-	e.touchLevel(oldDepth)
 	if oldDepth > 0 {
-		e.state[oldDepth-1].changed = true // save it once more as the knight leaves it
+		e.moved(p, oldDepth, oldPos, oldPos) // those who saw it leave
+		e.state[oldDepth-1].changed = true   // save it once more as the knight leaves it
 	}
 	if depth == 0 {
 		p.mapIdx, p.visible = -1, nil
 		return
 	}
 	e.arrive(p)
-	e.touchLevel(depth)
+	e.moved(p, depth, pos, pos) // those who see it arrive
 }
 
 // successfulExit is seed 000's reward for leaving the dungeon alive: "Level only increases

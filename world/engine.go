@@ -440,7 +440,7 @@ func (e *Engine) join(rec Adventurer, sub Subscriber) *Player {
 			p.rec.X, p.rec.Y = l.Up.X, l.Up.Y
 		}
 		e.arrive(p)
-		e.touchLevel(p.rec.Depth)
+		e.moved(p, p.rec.Depth, p.rec.Pos(), p.rec.Pos()) // those who see it arrive
 		e.say(p, fmt.Sprintf("Welcome, %s. You stand on level %d of the dungeon.", p.rec.Name, p.rec.Depth))
 	} else {
 		e.say(p, fmt.Sprintf("Welcome, %s. You are outside the dungeon.", p.rec.Name))
@@ -471,8 +471,8 @@ func (e *Engine) remove(p *player) Adventurer {
 	bye := farewell(p)
 	e.endWatches(p, bye)
 	e.announce(nil, bye)
-	e.touchLevel(p.rec.Depth)
 	if p.rec.Depth > 0 {
+		e.moved(p, p.rec.Depth, p.rec.Pos(), p.rec.Pos()) // those who saw it go
 		e.state[p.rec.Depth-1].changed = true
 	}
 	return rec
@@ -625,10 +625,13 @@ func (e *Engine) view(p *player) View {
 			v.Traps = append(v.Traps, Pos{sq % v.Level.W, sq / v.Level.W})
 		}
 	}
+	// Only the knights in sight: listing everyone on the level made every join, leave and
+	// step cost the square of the knights there (the who-list names them all instead).
 	for _, q := range e.order {
 		if q != p && q.rec.Depth == p.rec.Depth {
-			pos := q.rec.Pos()
-			v.Others = append(v.Others, Other{q.rec.Name, pos, Bit(p.visible, v.Level.idx(pos))})
+			if pos := q.rec.Pos(); Bit(p.visible, v.Level.idx(pos)) {
+				v.Others = append(v.Others, Other{q.rec.Name, pos, true})
+			}
 		}
 	}
 	for _, m := range e.state[p.rec.Depth-1].monsters {
