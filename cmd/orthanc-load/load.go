@@ -1,0 +1,387 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"sync"
+	"time"
+
+	gossh "golang.org/x/crypto/ssh"
+)
+
+// Modes: how a session knows it has arrived.
+const (
+	ModeGame = "game" // walk the game's start screens into the dungeon
+	ModeBare = "bare" // the bare reference: the first frame is the arrival
+)
+
+// Config is one load run.
+type Config struct {
+	Addr   string
+	N      int     // sessions to open
+	Active int     // how many of them send keys; the rest stay idle
+	Rate   float64 // keys a second per active session
+	// Duration is the measured window, which starts when every session has arrived or
+	// failed; Ramp spreads the N connection starts evenly over its length.
+	Duration time.Duration
+	Ramp     time.Duration
+	// WalkTimeout bounds one session's way from the dial to the dungeon.
+	WalkTimeout time.Duration
+	// Drain is how long answers to the window's last keys are waited for.
+	Drain time.Duration
+	Mode  string
+	Seed  uint64 // seeds the keys each session chooses
+
+	// ServerPID, when not zero, is the server process read from /proc for CPU and RSS.
+	ServerPID int
+	// AdminKey, when set, signs in to the game server as an admin to read `stats
+	// --json` at the window's start, every StatsEvery, and at its end.
+	AdminKey   gossh.Signer
+	StatsEvery time.Duration
+
+	// Progress, when set, gets a line every few seconds while sessions connect.
+	Progress io.Writer
+}
+
+func (c *Config) check() error {
+	switch {
+	case c.Addr == "":
+		return errors.New("no address")
+	case c.N < 1:
+		return fmt.Errorf("-n %d: need at least one session", c.N)
+	case c.Active < 0 || c.Active > c.N:
+		return fmt.Errorf("-active %d: must be between 0 and -n (%d)", c.Active, c.N)
+	case c.Active > 0 && c.Rate <= 0:
+		return fmt.Errorf("-rate %g: active sessions need a positive key rate", c.Rate)
+	case c.Duration <= 0:
+		return fmt.Errorf("-duration %s: must be positive", c.Duration)
+	case c.Ramp < 0:
+		return fmt.Errorf("-ramp %s: must not be negative", c.Ramp)
+	case c.Mode != ModeGame && c.Mode != ModeBare:
+		return fmt.Errorf("-mode %q: must be %s or %s", c.Mode, ModeGame, ModeBare)
+	}
+	if c.WalkTimeout <= 0 {
+		c.WalkTimeout = 30 * time.Second
+	}
+	if c.Drain <= 0 {
+		c.Drain = 2 * time.Second
+	}
+	if c.StatsEvery <= 0 {
+		c.StatsEvery = 20 * time.Second
+	}
+	return nil
+}
+
+// isActive spreads the active sessions evenly over the N (and so over the ramp).
+func isActive(i, active, n int) bool { return (i+1)*active/n > i*active/n }
+
+// Run opens the sessions, walks them in, measures the window and closes everything. It
+// returns within about Ramp + WalkTimeout + Duration + Drain + 10 s, sooner when ctx ends
+// (the report then covers what was measured).
+func Run(ctx context.Context, cfg Config) (*Report, error) {
+	if err := cfg.check(); err != nil {
+		return nil, err
+	}
+	var script []step
+	if cfg.Mode == ModeGame {
+		script = gameScript
+	}
+	pid := strconv.Itoa(cfg.ServerPID)
+	var srvBase, loadBase procSample
+	var err error
+	if cfg.ServerPID != 0 {
+		if srvBase, err = readProc(pid); err != nil {
+			return nil, fmt.Errorf("server pid %d: %w", cfg.ServerPID, err)
+		}
+	}
+	loadBase, _ = readProc("self")
+
+	win := &window{}
+	sessions := make([]*session, cfg.N)
+	for i := range sessions {
+		sessions[i] = newSession(i, isActive(i, cfg.Active, cfg.N), win)
+	}
+	var (
+		errMu sync.Mutex
+		errs  errorCounts
+	)
+	record := func(err error) {
+		kind := "other"
+		if f, ok := errors.AsType[*failure](err); ok {
+			kind = f.kind
+		}
+		errMu.Lock()
+		errs.add(kind, err)
+		errMu.Unlock()
+	}
+
+	keysCtx, stopKeys := context.WithCancel(ctx)
+	defer stopKeys()
+	var walked, playing sync.WaitGroup
+	start := time.Now()
+	walked.Add(cfg.N)
+	rampDone := make(chan struct{})
+	go func() { // the ramp: start the sessions evenly over cfg.Ramp
+		defer close(rampDone)
+		for i, s := range sessions {
+			at := start.Add(time.Duration(int64(cfg.Ramp) * int64(i) / int64(cfg.N)))
+			if d := time.Until(at); d > 0 {
+				select {
+				case <-time.After(d):
+				case <-ctx.Done():
+				}
+			}
+			if ctx.Err() != nil {
+				walked.Add(-(cfg.N - i))
+				return
+			}
+			playing.Add(1)
+			go func() {
+				defer playing.Done()
+				ok := s.walkIn(ctx, cfg, script, record, &walked)
+				if ok && s.active {
+					rng := rand.New(rand.NewPCG(cfg.Seed, uint64(s.id)))
+					if err := s.play(keysCtx, cfg.Rate, rng); err != nil {
+						record(err)
+					}
+				}
+			}()
+		}
+	}()
+	stopProgress := progress(cfg.Progress, sessions, start)
+	waitCtx(ctx, &walked)
+	stopProgress()
+
+	// The window.
+	var rep Report
+	rep.LoadAverage[0] = loadAverage()
+	win.start.Store(time.Now().UnixNano())
+	srv0, _ := readProcIf(cfg.ServerPID)
+	load0, _ := readProc("self")
+	bytes0 := make([]int64, len(sessions))
+	for i, s := range sessions {
+		bytes0[i] = s.bytes.Load()
+	}
+	var (
+		samples  []statsSample
+		statErrs int
+		statsWG  sync.WaitGroup
+	)
+	statsCtx, stopStats := context.WithCancel(ctx)
+	sample := func() {
+		st, err := fetchStats(ctx, cfg.Addr, cfg.AdminKey)
+		if err != nil {
+			statErrs++
+			record(fail("stats", err))
+			return
+		}
+		samples = append(samples, st)
+	}
+	if cfg.AdminKey != nil {
+		statsWG.Add(1)
+		go func() {
+			defer statsWG.Done()
+			sample()
+			t := time.NewTicker(cfg.StatsEvery)
+			defer t.Stop()
+			for {
+				select {
+				case <-statsCtx.Done():
+					return
+				case <-t.C:
+					sample()
+				}
+			}
+		}()
+	}
+	select {
+	case <-time.After(cfg.Duration):
+	case <-ctx.Done():
+	}
+	winEnd := time.Now()
+	win.end.Store(winEnd.UnixNano())
+	stopKeys()
+	srv1, _ := readProcIf(cfg.ServerPID)
+	load1, _ := readProc("self")
+	bytes1 := make([]int64, len(sessions))
+	for i, s := range sessions {
+		bytes1[i] = s.bytes.Load()
+	}
+	stopStats()
+	statsWG.Wait()
+	if cfg.AdminKey != nil && ctx.Err() == nil {
+		sample() // the last sample, after the window's last step
+	}
+	rep.LoadAverage[1] = loadAverage()
+	winSecs := winEnd.Sub(time.Unix(0, win.start.Load())).Seconds()
+
+	// Answers to the last keys, then close everything.
+	select {
+	case <-time.After(cfg.Drain):
+	case <-ctx.Done():
+	}
+	for _, s := range sessions {
+		s.close()
+	}
+	<-rampDone // no session starts after this, so playing.Wait cannot race an Add
+	done := make(chan struct{})
+	go func() { playing.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		record(fail("close", errors.New("sessions still running 10 s after close")))
+	}
+
+	rep.Addr, rep.Mode, rep.N, rep.Active, rep.Rate = cfg.Addr, cfg.Mode, cfg.N, cfg.Active, cfg.Rate
+	rep.RampSeconds, rep.WindowSeconds = round3(cfg.Ramp.Seconds()), round3(winSecs)
+	var first, arrival, lat []time.Duration
+	var bActive, bIdle, uActive, uIdle []float64
+	for i, s := range sessions {
+		r := s.result()
+		if !r.established {
+			rep.Failed++
+			continue
+		}
+		rep.Established++
+		if r.dropped {
+			rep.Dropped++
+			record(fail("disconnected", r.readErr))
+		}
+		first = append(first, r.firstFrame)
+		arrival = append(arrival, r.arrival)
+		lat = append(lat, r.latencies...)
+		rep.Keys.Sent += r.sent
+		rep.Keys.Answered += len(r.latencies)
+		rep.Keys.Unanswered += r.unanswered
+		rep.Keys.Recoveries += r.recoveries
+		rep.Keys.Overlapped += r.overlapped
+		if winSecs > 0 {
+			bps := float64(bytes1[i]-bytes0[i]) / winSecs
+			burst := float64(r.bursts) / winSecs
+			if s.active {
+				bActive, uActive = append(bActive, bps), append(uActive, burst)
+			} else {
+				bIdle, uIdle = append(bIdle, bps), append(uIdle, burst)
+			}
+		}
+	}
+	rep.FirstFrame, rep.Arrival, rep.Latency = percentiles(first), percentiles(arrival), percentiles(lat)
+	rep.BytesActive, rep.BytesIdle = rates(bActive), rates(bIdle)
+	rep.BurstsActive, rep.BurstsIdle = rates(uActive), rates(uIdle)
+	if cfg.ServerPID != 0 {
+		rep.Server = procStats(cfg.ServerPID, srvBase, srv0, srv1, rep.Established)
+	}
+	if load1.cpuTicks != 0 {
+		rep.Load = procStats(os.Getpid(), loadBase, load0, load1, rep.Established)
+	}
+	if cfg.AdminKey != nil {
+		rep.World = summariseWorld(samples, statErrs)
+	}
+	errMu.Lock()
+	rep.Errors, rep.ErrorExamples = errs.counts, errs.examples
+	errMu.Unlock()
+	if rep.Errors == nil {
+		rep.Errors = map[string]int{}
+	}
+	return &rep, ctx.Err()
+}
+
+// walkIn connects the session and waits until it is in the dungeon, it fails, or
+// cfg.WalkTimeout has passed since it started; walked is done either way. It reports
+// whether the session arrived.
+func (s *session) walkIn(ctx context.Context, cfg Config, script []step, record func(error), walked *sync.WaitGroup) bool {
+	defer walked.Done()
+	deadline := time.Now().Add(cfg.WalkTimeout)
+	if err := s.connect(ctx, cfg.Addr, script, deadline); err != nil {
+		record(err)
+		return false
+	}
+	t := time.NewTimer(time.Until(deadline))
+	defer t.Stop()
+	select {
+	case <-s.arrived:
+		return true
+	case <-s.readDone:
+		s.mu.Lock()
+		err := s.readErr
+		s.mu.Unlock()
+		if err == nil {
+			err = errors.New("closed by the run")
+		}
+		record(fail("closed before arrival", err))
+	case <-t.C:
+		record(fail("walk-in timeout", fmt.Errorf("not in the dungeon after %s; the screen shows: %s", cfg.WalkTimeout, trimScreen(s.screen()))))
+	case <-ctx.Done():
+	}
+	s.close()
+	return false
+}
+
+// readProcIf reads the process when pid is not zero.
+func readProcIf(pid int) (procSample, error) {
+	if pid == 0 {
+		return procSample{}, nil
+	}
+	return readProc(strconv.Itoa(pid))
+}
+
+// procStats summarises a process over the window: base is before the first connection,
+// a and b the window's start and end.
+func procStats(pid int, base, a, b procSample, sessions int) *ProcStats {
+	ps := &ProcStats{PID: pid, CPUPercent: cpuPercent(a, b), RSSBaselineKB: base.rssKB, RSSKB: b.rssKB, RSSPeakKB: b.hwmKB}
+	if sessions > 0 {
+		ps.RSSPerSessionKB = round3(float64(b.rssKB-base.rssKB) / float64(sessions))
+	}
+	return ps
+}
+
+// waitCtx waits for wg, or for ctx to end.
+func waitCtx(ctx context.Context, wg *sync.WaitGroup) {
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+	}
+}
+
+// progress prints how many sessions have connected and arrived every five seconds until
+// the returned function is called.
+func progress(w io.Writer, sessions []*session, start time.Time) (stop func()) {
+	if w == nil {
+		return func() {}
+	}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(5 * time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+			framed, arrived := 0, 0
+			for _, s := range sessions {
+				s.mu.Lock()
+				if s.firstFrame > 0 {
+					framed++
+				}
+				if s.arrival > 0 {
+					arrived++
+				}
+				s.mu.Unlock()
+			}
+			fmt.Fprintf(w, "%5.0fs  %d/%d drew a frame, %d in the dungeon\n", time.Since(start).Seconds(), framed, len(sessions), arrived)
+		}
+	}()
+	return func() { close(done); wg.Wait() }
+}

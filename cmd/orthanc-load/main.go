@@ -1,0 +1,140 @@
+// Command orthanc-load is the load tool: it opens many real SSH sessions to an
+// orthanc-ssh server (or to the bare reference server in cmd/orthanc-load/bare), walks
+// each new player into the dungeon, sends keys for a while, and reports what the
+// sessions saw. Operators use it to size a box; docs/PERFORMANCE.md has the figures it
+// measured and the commands that measured them.
+//
+//	go run ./cmd/orthanc-load -addr 127.0.0.1:2222 -n 100 -active 10 -rate 2 -duration 60s -ramp 10s
+//
+// Each session has its own ed25519 key (so each is a new player), an 80×24 PTY and TERM
+// xterm-256color. Sessions start evenly over -ramp. In game mode a session reads its
+// screen through a terminal emulator (github.com/charmbracelet/x/vt) and presses Enter
+// at the title, at the roll and at the name prompt; it has arrived when the screen shows
+// the first dungeon screen (its status line). Idle sessions then drop the emulator: in the
+// steady state they only count bytes and timestamps, which keeps the tool's CPU small
+// next to the server's at a thousand sessions. In bare mode the first frame is the
+// arrival.
+//
+// The measured window starts once every session has arrived or failed and lasts
+// -duration. Active sessions (-active of the -n, spread evenly) send -rate keys a second
+// on an open-loop schedule with a random phase and ±10 % jitter: mostly arrows (walking a
+// while one way, then turning), 5 % `m` (the map) and 2 % `?` (help), each followed by x,
+// which goes back to the dungeon. The others stay idle.
+//
+// Keystroke-to-next-frame latency is the time from writing a key to the SSH channel to
+// the arrival, on that session, of the next byte of output of any kind. Every key written
+// since the previous output is answered by the same byte. Output that a key did not cause
+// (another knight walking by, a monster) can answer it early, so on a busy screen the
+// figure is a lower bound; it includes the load tool's own scheduling delay, which
+// matters when it shares the box with the server. A key that sees no output for 5 s is
+// unanswered and counts in no percentile; the session then gets a recovery key (Esc on
+// the dungeon screen, which closes whatever took the keys; Enter elsewhere, which takes a
+// dead knight through a new roll and name). Recovery keys are not measured. Keys written
+// in the window still waiting 2 s after it ends are unanswered.
+//
+// Active sessions in game mode keep their emulator after arriving, to steer: when a new
+// message says a wall or a door blocks the way, the knight turns, as a player would (a
+// third identical bump would change nothing on the screen and so draw no frame). Idle
+// sessions drop it.
+//
+// The report gives sessions established (in the dungeon), failed and dropped (closed
+// by the server after arriving); errors by kind; connect-to-first-frame (from the TCP
+// dial to the first byte of output) and connect-to-dungeon times; key latency
+// percentiles; bytes received per session per second (what the terminal gets, after
+// decryption) for active and idle sessions; and, with -pid, the server's CPU and RSS
+// from /proc, and with -admin-key, the world's step times and turn rate from the game's
+// admin `stats --json`. -json prints the report as JSON.
+//
+// The run ends by itself after at most -ramp + -walk-timeout + -duration + about 15 s;
+// Ctrl-C ends it sooner with what was measured.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run parses the flags, runs the load and prints the report; it returns the exit code:
+// 0 when every session was established and none dropped, 1 otherwise, 2 for bad flags.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("orthanc-load", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var cfg Config
+	var asJSON, quiet bool
+	var adminKey string
+	fs.StringVar(&cfg.Addr, "addr", "127.0.0.1:2222", "server address")
+	fs.IntVar(&cfg.N, "n", 10, "sessions to open")
+	fs.IntVar(&cfg.Active, "active", -1, "how many of the sessions send keys (-1: all); the rest stay idle")
+	fs.Float64Var(&cfg.Rate, "rate", 2, "keys a second per active session")
+	fs.DurationVar(&cfg.Duration, "duration", 30*time.Second, "measured window, after every session has arrived")
+	fs.DurationVar(&cfg.Ramp, "ramp", 10*time.Second, "time over which the connections start, evenly spread")
+	fs.DurationVar(&cfg.WalkTimeout, "walk-timeout", 30*time.Second, "longest a session may take from dial to the dungeon")
+	fs.StringVar(&cfg.Mode, "mode", ModeGame, "game: walk the start screens; bare: the bare reference (first frame is arrival)")
+	fs.Uint64Var(&cfg.Seed, "seed", 1, "seed of the keys the sessions choose")
+	fs.IntVar(&cfg.ServerPID, "pid", 0, "server process id, to read its CPU and RSS from /proc (Linux)")
+	fs.StringVar(&adminKey, "admin-key", "", "private key file of a game admin, to read the world's step times with the stats command")
+	fs.DurationVar(&cfg.StatsEvery, "stats-every", 20*time.Second, "how often -admin-key reads the stats in the window")
+	fs.BoolVar(&asJSON, "json", false, "print the report as JSON")
+	fs.BoolVar(&quiet, "quiet", false, "no progress lines on stderr")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "orthanc-load: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	if cfg.Active < 0 {
+		cfg.Active = cfg.N
+	}
+	if adminKey != "" {
+		k, err := loadAdminKey(adminKey)
+		if err != nil {
+			fmt.Fprintln(stderr, "orthanc-load:", err)
+			return 2
+		}
+		cfg.AdminKey = k
+	}
+	if !quiet {
+		cfg.Progress = stderr
+	}
+	rep, err := Run(ctx, cfg)
+	if rep == nil {
+		fmt.Fprintln(stderr, "orthanc-load:", err)
+		return 2
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "orthanc-load: stopped early:", err)
+	}
+	if asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rep); err != nil {
+			fmt.Fprintln(stderr, "orthanc-load:", err)
+			return 1
+		}
+	} else if err := rep.writeText(stdout); err != nil {
+		fmt.Fprintln(stderr, "orthanc-load:", err)
+		return 1
+	}
+	if rep.Failed > 0 || rep.Dropped > 0 || err != nil {
+		return 1
+	}
+	return 0
+}

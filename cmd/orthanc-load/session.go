@@ -1,0 +1,462 @@
+package main
+
+import (
+	"context"
+	"crypto/ed25519"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	gossh "golang.org/x/crypto/ssh"
+)
+
+// Keys as a terminal sends them.
+const (
+	keyEnter = "\r"
+	keyUp    = "\x1b[A"
+	keyDown  = "\x1b[B"
+	keyRight = "\x1b[C"
+	keyLeft  = "\x1b[D"
+	// keyBack leaves the map or the help page: the game takes any key that is not a
+	// scrolling key back to the dungeon, and x does nothing on the dungeon screen.
+	keyBack = "x"
+	keyEsc  = "\x1b"
+)
+
+var arrows = [4]string{keyUp, keyRight, keyDown, keyLeft}
+
+// bumpText is in the game's message when a wall or a door stops a knight ("A wall blocks
+// the way north.").
+const bumpText = "blocks the way"
+
+// The game's dungeon screen ends with three message lines and the status line.
+const (
+	msgFirst = termHeight - 4
+	msgEnd   = termHeight - 1
+)
+
+// Screen size and terminal type of every session.
+const (
+	termWidth  = 80
+	termHeight = 24
+	termType   = "xterm-256color"
+)
+
+// Tuning of a session:
+//
+//	constant     value   effect
+//	stuckAfter   5 s     a key without output for this long is unanswered; the session gets Enter
+//	burstGap     5 ms    output this long after the previous output starts a new burst (about a frame)
+//	pMap         5 %     share of keys that open the map (the next key closes it)
+//	pHelp        2 %     share of keys that open the help page (the next key closes it)
+//	pTurn        30 %    share of moves that change direction (the rest keep walking one way)
+const (
+	stuckAfter = 5 * time.Second
+	burstGap   = 5 * time.Millisecond
+	pMap       = 0.05
+	pHelp      = 0.02
+	pTurn      = 0.30
+)
+
+// window is the measured steady state. Keys written and output bursts seen inside it
+// count; before it starts and after it ends they do not.
+type window struct {
+	start atomic.Int64 // unix nanoseconds; 0 until it starts
+	end   atomic.Int64 // unix nanoseconds; 0 while open
+}
+
+func (w *window) in(t time.Time) bool {
+	s, e, n := w.start.Load(), w.end.Load(), t.UnixNano()
+	return s != 0 && n >= s && (e == 0 || n < e)
+}
+
+// pendingKey is a key written and not yet followed by output.
+type pendingKey struct {
+	at       time.Time
+	measured bool // written inside the window, and not a recovery key
+}
+
+// session is one simulated player: an SSH connection with a PTY.
+type session struct {
+	id     int
+	active bool
+	win    *window
+
+	conn   net.Conn
+	client *gossh.Client
+	stdin  io.Writer
+
+	dialAt     time.Time
+	firstFrame time.Duration // dial to first output byte; 0 until then
+	arrival    time.Duration // dial to in the dungeon; 0 until then
+	arrived    chan struct{} // closed on arrival
+	readDone   chan struct{} // closed when the reader ends
+	bytes      atomic.Int64
+
+	mu         sync.Mutex
+	walk       *walker // the screen: nil in bare mode, and once an idle session is in
+	closing    bool    // the run is closing the session: its end is not a drop
+	readErr    error   // why the reader ended, unless the run closed it
+	lastOut    time.Time
+	bursts     int
+	pending    []pendingKey
+	latencies  []time.Duration
+	sent       int
+	unanswered int
+	recoveries int
+	overlapped int    // measured keys written while an earlier key still waited for output
+	msgs       string // the message lines at the last key (active sessions in game mode)
+	back       bool   // the last key opened the map or help: the next one closes it
+	dir        int    // the direction it is walking in
+}
+
+func newSession(id int, active bool, win *window) *session {
+	return &session{id: id, active: active, win: win, arrived: make(chan struct{}), readDone: make(chan struct{})}
+}
+
+// failure is an error with the kind it is counted under.
+type failure struct {
+	kind string
+	err  error
+}
+
+func (f *failure) Error() string { return f.kind + ": " + f.err.Error() }
+func (f *failure) Unwrap() error { return f.err }
+
+func fail(kind string, err error) error { return &failure{kind: kind, err: err} }
+
+// connect dials addr, authenticates with a fresh ed25519 key, asks for an 80×24
+// xterm-256color PTY and starts the shell, then reads the output on its own goroutine.
+// In game mode the output goes through a walker that presses Enter through the start
+// screens; in bare mode the first frame is the arrival. The deadline bounds the handshake.
+func (s *session) connect(ctx context.Context, addr string, script []step, deadline time.Time) error {
+	_, priv, err := ed25519.GenerateKey(nil)
+	if err != nil {
+		return fail("key", fmt.Errorf("generate key: %w", err))
+	}
+	signer, err := gossh.NewSignerFromKey(priv)
+	if err != nil {
+		return fail("key", fmt.Errorf("signer: %w", err))
+	}
+	s.dialAt = time.Now()
+	d := net.Dialer{Timeout: time.Until(deadline)}
+	conn, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return fail("dial", fmt.Errorf("dial %s: %w", addr, err))
+	}
+	s.mu.Lock()
+	s.conn = conn
+	closing := s.closing
+	s.mu.Unlock()
+	if closing {
+		_ = conn.Close()
+		return fail("dial", errors.New("run ended while dialling"))
+	}
+	_ = conn.SetDeadline(deadline)
+	cc, chans, reqs, err := gossh.NewClientConn(conn, addr, &gossh.ClientConfig{
+		User:            "load",
+		Auth:            []gossh.AuthMethod{gossh.PublicKeys(signer)},
+		HostKeyCallback: gossh.InsecureIgnoreHostKey(), // loopback load test: any host key
+	})
+	if err != nil {
+		_ = conn.Close()
+		return fail("handshake", fmt.Errorf("ssh handshake: %w", err))
+	}
+	client := gossh.NewClient(cc, chans, reqs)
+	sess, err := client.NewSession()
+	if err != nil {
+		_ = client.Close()
+		return fail("session", fmt.Errorf("new session: %w", err))
+	}
+	if err := sess.RequestPty(termType, termHeight, termWidth, gossh.TerminalModes{}); err != nil {
+		_ = client.Close()
+		return fail("session", fmt.Errorf("request pty: %w", err))
+	}
+	stdin, err := sess.StdinPipe()
+	if err != nil {
+		_ = client.Close()
+		return fail("session", fmt.Errorf("stdin: %w", err))
+	}
+	stdout, err := sess.StdoutPipe()
+	if err != nil {
+		_ = client.Close()
+		return fail("session", fmt.Errorf("stdout: %w", err))
+	}
+	s.mu.Lock()
+	s.client, s.stdin = client, stdin
+	if script != nil {
+		s.walk = newWalker(script, termWidth, termHeight, knightName(rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))), stdin)
+	}
+	s.mu.Unlock()
+	if err := sess.Shell(); err != nil {
+		_ = client.Close()
+		return fail("session", fmt.Errorf("shell: %w", err))
+	}
+	_ = conn.SetDeadline(time.Time{})
+	go s.read(stdout)
+	return nil
+}
+
+// read takes the session's output until it ends: it counts bytes, times the first
+// frame, walks the start screens, and answers the keys waiting for output.
+func (s *session) read(stdout io.Reader) {
+	defer close(s.readDone)
+	buf := make([]byte, 32*1024)
+	for {
+		n, err := stdout.Read(buf)
+		if n > 0 {
+			s.output(time.Now(), buf[:n])
+		}
+		if err != nil {
+			s.mu.Lock()
+			if !s.closing {
+				s.readErr = err
+			}
+			if s.walk != nil {
+				s.walk.close()
+				s.walk = nil
+			}
+			s.mu.Unlock()
+			return
+		}
+	}
+}
+
+// output handles one read of output that arrived at now.
+func (s *session) output(now time.Time, b []byte) {
+	s.bytes.Add(int64(len(b)))
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.firstFrame == 0 {
+		s.firstFrame = max(now.Sub(s.dialAt), time.Nanosecond)
+		if s.walk == nil { // bare mode: the first frame is the arrival
+			s.arrive(now)
+		}
+	}
+	if s.walk != nil && s.arrival > 0 {
+		_, _ = s.walk.em.Write(b) // an active session keeps its screen, to steer by
+	} else if s.walk != nil {
+		send, arrived := s.walk.feed(b)
+		for _, k := range send {
+			_, _ = io.WriteString(s.stdin, k) // a failure shows as a walk-in timeout
+		}
+		if arrived {
+			if !s.active {
+				s.walk.close()
+				s.walk = nil
+			}
+			s.arrive(now)
+		}
+	}
+	for _, p := range s.pending {
+		if p.measured {
+			s.latencies = append(s.latencies, now.Sub(p.at))
+		}
+	}
+	s.pending = s.pending[:0]
+	if s.win.in(now) && now.Sub(s.lastOut) > burstGap {
+		s.bursts++
+	}
+	s.lastOut = now
+}
+
+// arrive marks the session in the dungeon; s.mu is held.
+func (s *session) arrive(now time.Time) {
+	if s.arrival == 0 {
+		s.arrival = max(now.Sub(s.dialAt), time.Nanosecond)
+		close(s.arrived)
+	}
+}
+
+// screen is the emulated screen while walking in, for the walk-in timeout's message.
+func (s *session) screen() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.walk == nil {
+		return ""
+	}
+	return s.walk.screen()
+}
+
+// play sends keys at rate a second until ctx ends, on a fixed schedule with a random
+// phase and ±10 % jitter. The schedule does not wait for answers (an open loop), so a
+// slow server shows as latency rather than as fewer keys.
+func (s *session) play(ctx context.Context, rate float64, rng *rand.Rand) error {
+	interval := time.Duration(float64(time.Second) / rate)
+	next := time.Now().Add(time.Duration(rng.Int64N(int64(interval) + 1)))
+	t := time.NewTimer(time.Until(next))
+	defer t.Stop()
+	s.dir = rng.IntN(len(arrows))
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-s.readDone:
+			return nil
+		case <-t.C:
+		}
+		if err := s.press(rng); err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return fail("write", err)
+		}
+		jitter := time.Duration((rng.Float64()*0.2 - 0.1) * float64(interval))
+		next = next.Add(interval + jitter)
+		now := time.Now()
+		if next.Before(now) {
+			next = now
+		}
+		t.Reset(next.Sub(now))
+	}
+}
+
+// press writes the next key: mostly an arrow, sometimes the map or the help page and
+// then a key back, and a recovery key when the keys have gone unanswered for stuckAfter
+// (see recoveryKey).
+func (s *session) press(rng *rand.Rand) error {
+	s.mu.Lock()
+	now := time.Now()
+	var key string
+	measured := true
+	switch {
+	case len(s.pending) > 0 && now.Sub(s.pending[0].at) > stuckAfter:
+		for _, p := range s.pending {
+			if p.measured {
+				s.unanswered++
+			}
+		}
+		s.pending = s.pending[:0]
+		s.recoveries++
+		key, measured, s.back = s.recoveryKey(), false, false
+	case s.back:
+		key, s.back = keyBack, false
+	default:
+		switch r := rng.Float64(); {
+		case r < pMap:
+			key, s.back = "m", true
+		case r < pMap+pHelp:
+			key, s.back = "?", true
+		default:
+			switch {
+			case s.blocked() || len(s.pending) > 0:
+				// A wall or a door is in the way, or the last key changed nothing on
+				// the screen (the third bump into the same wall leaves the message
+				// lines as they were): a player would turn, so turn.
+				s.dir = (s.dir + 1 + rng.IntN(len(arrows)-1)) % len(arrows)
+			case rng.Float64() < pTurn:
+				s.dir = rng.IntN(len(arrows))
+			}
+			key = arrows[s.dir]
+		}
+	}
+	if measured && len(s.pending) > 0 && s.win.in(now) {
+		s.overlapped++
+	}
+	measured = measured && s.win.in(now)
+	if measured {
+		s.sent++
+	}
+	s.pending = append(s.pending, pendingKey{at: now, measured: measured})
+	stdin := s.stdin
+	s.mu.Unlock()
+	if _, err := io.WriteString(stdin, key); err != nil {
+		return fmt.Errorf("write key: %w", err)
+	}
+	return nil
+}
+
+// recoveryKey is the key for a session whose keys go unanswered; s.mu is held. On the
+// dungeon screen it is Esc, which closes whatever line or overlay took the keys (the
+// game's chat line, opened by Enter, takes arrows); elsewhere (the knight died, or a
+// session without a screen) it is Enter, which goes from the death screen through a
+// new roll and name back into the dungeon, one screen per recovery.
+func (s *session) recoveryKey() string {
+	if s.walk != nil && strings.Contains(s.walk.lines(termHeight-1, termHeight), dungeonStatus) {
+		return keyEsc
+	}
+	return keyEnter
+}
+
+// blocked reports whether a new message since the last key says a wall or a door
+// blocks the way; s.mu is held. Only sessions that keep a screen (active, game mode)
+// can tell.
+func (s *session) blocked() bool {
+	if s.walk == nil {
+		return false
+	}
+	msgs := s.walk.lines(msgFirst, msgEnd)
+	changed := msgs != s.msgs
+	s.msgs = msgs
+	last := msgs[strings.LastIndexByte(msgs[:len(msgs)-1], '\n')+1:]
+	return changed && strings.Contains(last, bumpText)
+}
+
+// close ends the session; its end is then not counted as a drop.
+func (s *session) close() {
+	s.mu.Lock()
+	s.closing = true
+	client, conn := s.client, s.conn
+	s.mu.Unlock()
+	if client != nil {
+		_ = client.Close()
+	} else if conn != nil {
+		_ = conn.Close()
+	}
+}
+
+// result is what a session measured, read once the run has stopped it.
+type result struct {
+	established bool
+	dropped     bool
+	readErr     error
+	firstFrame  time.Duration
+	arrival     time.Duration
+	latencies   []time.Duration
+	sent        int
+	unanswered  int
+	recoveries  int
+	overlapped  int
+	bursts      int
+}
+
+// result collects the session's measurements; keys still waiting are unanswered.
+func (s *session) result() result {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := result{
+		established: s.arrival > 0, firstFrame: s.firstFrame, arrival: s.arrival,
+		latencies: s.latencies, sent: s.sent, unanswered: s.unanswered, recoveries: s.recoveries, overlapped: s.overlapped, bursts: s.bursts,
+	}
+	for _, p := range s.pending {
+		if p.measured {
+			r.unanswered++
+		}
+	}
+	if r.established && s.readErr != nil {
+		r.dropped, r.readErr = true, s.readErr
+	}
+	return r
+}
+
+// trimScreen shortens an emulated screen for an error message: its non-blank lines,
+// joined with " | ", at most 300 characters.
+func trimScreen(screen string) string {
+	var lines []string
+	for l := range strings.SplitSeq(screen, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	s := strings.Join(lines, " | ")
+	if len(s) > 300 {
+		s = s[:300] + "…"
+	}
+	return s
+}
