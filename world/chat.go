@@ -230,10 +230,15 @@ func (e *Engine) forgetTalk() {
 
 // announce puts a line in the messages of everyone online but except (which may be nil):
 // joins, leaves, deaths and retirements.
+//
+// The line joins each knight's log without sending it a new view: with many knights
+// online, a view for everyone at every join would cost the square of their number (the
+// load tool measured the server stalling at 1000). The line shows with the knight's next
+// view, which comes with its next action or anything it sees.
 func (e *Engine) announce(except *player, msg string) {
 	for _, q := range e.order {
 		if q != except {
-			e.say(q, msg)
+			e.note(q, msg)
 		}
 	}
 }

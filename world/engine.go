@@ -541,12 +541,18 @@ func (e *Engine) saveAll() int {
 
 // say adds a line to the player's message log.
 func (e *Engine) say(p *player, msg string) {
+	e.note(p, msg)
+	p.dirty = true
+}
+
+// note adds a line to the player's log without asking for a new view: it shows with the
+// next one.
+func (e *Engine) note(p *player, msg string) {
 	if len(p.msgs) >= maxMessages {
 		p.msgs = p.msgs[:copy(p.msgs, p.msgs[1:])]
 	}
 	p.msgs = append(p.msgs, msg)
 	p.said++
-	p.dirty = true
 }
 
 // snapshot is the read-only copy of a level that views share.
