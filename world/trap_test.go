@@ -437,3 +437,79 @@ func TestDeathOnATrapMidTurnDoesNotCrash(t *testing.T) {
 		t.Fatalf("%d knights left, want 3", len(e.order))
 	}
 }
+
+// Seed 001's ranges, over many seeded springs of each trap: every value from the minimum to
+// the maximum comes up, and nothing outside.
+func TestTrapRangesMinToMax(t *testing.T) {
+	type rng struct{ lo, hi int }
+	for _, tc := range []struct {
+		trap    TrapKind
+		measure func(before int, p *player) map[string]int // what to range-check, by name
+		want    map[string]rng
+	}{
+		{TrapWeb, nil, map[string]rng{"stuck tries": {5, 9}}},
+		{TrapStun, nil, map[string]rng{"hits lost": {1, 5}, "confused turns": {10, 19}, "blind turns": {5, 14}, "asleep turns": {5, 9}}},
+		{TrapStrangleWeed, nil, map[string]rng{"strangled tries": {5, 9}}},
+		// "down 1 point for 500 to 999 turns"; the second point, when lost, comes back 500
+		// to 999 turns after the first (checked for its range below, 1000..1998).
+		{TrapPoisonNeedle, nil, map[string]rng{"hits lost": {5, 9}, "weak turns": {500, 999}}},
+		{TrapSleepingGas, nil, map[string]rng{"asleep turns": {5, 9}}},
+		{TrapBear, nil, map[string]rng{"hits lost": {1, 6}, "stuck tries": {5, 9}}},
+		{TrapFlyingSpear, nil, map[string]rng{"hits lost": {0, 4}}},
+		{TrapTeleport, nil, map[string]rng{"confused turns": {1, 3}}},
+	} {
+		t.Run(tc.trap.String(), func(t *testing.T) {
+			e, p, _ := trapEngine(t, tc.trap, 100+uint64(tc.trap))
+			seen := map[string]map[int]bool{}
+			note := func(name string, v int) {
+				if seen[name] == nil {
+					seen[name] = map[int]bool{}
+				}
+				seen[name][v] = true
+			}
+			for range 20000 {
+				p.rec.Hits, p.rec.Maps[p.mapIdx].Traps = 1000, nil
+				p.rec.X, p.rec.Y = 1, 0
+				p.rec.Status = nil
+				e.springTrap(p)
+				if p.rec.Maps[p.mapIdx].Traps == nil {
+					continue // avoided
+				}
+				if lost := 1000 - p.rec.Hits; tc.trap != TrapTeleport && tc.trap != TrapWeb && tc.trap != TrapStrangleWeed && tc.trap != TrapSleepingGas {
+					note("hits lost", lost)
+				}
+				for _, st := range p.rec.Status {
+					switch st.Kind {
+					case StatusStuck:
+						note("stuck tries", st.Left)
+					case StatusStrangle:
+						note("strangled tries", st.Left)
+					case StatusConfused:
+						note("confused turns", st.Left)
+					case StatusBlind:
+						note("blind turns", st.Left)
+					case StatusAsleep:
+						note("asleep turns", st.Left)
+					case StatusWeak:
+						if st.Left <= 999 {
+							note("weak turns", st.Left)
+						} else if st.Left > 1998 {
+							t.Fatalf("the second Strength point comes back after %d turns, at most 999+999", st.Left)
+						}
+					}
+				}
+			}
+			for name, r := range tc.want {
+				vals := seen[name]
+				for v := range vals {
+					if v < r.lo || v > r.hi {
+						t.Fatalf("%s: %d, seed 001 allows %d..%d", name, v, r.lo, r.hi)
+					}
+				}
+				if !vals[r.lo] || !vals[r.hi] {
+					t.Fatalf("%s: minimum %d or maximum %d never came up in %d values", name, r.lo, r.hi, len(vals))
+				}
+			}
+		})
+	}
+}
