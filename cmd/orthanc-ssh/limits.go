@@ -30,7 +30,7 @@ type limits struct {
 // Defaults, and what they mean for a 2-core server:
 //
 //	limit             default  effect
-//	max-sessions      1000     the measured capacity of a 2-core box (docs/PERFORMANCE.md)
+//	max-sessions      500      about what a 2-core box serves (p99 352 ms with 50 of 500 walking; docs/PERFORMANCE.md)
 //	max-per-ip        20       a household or a classroom behind one address still fits
 //	max-per-key       4        a game, a watcher and commands at once; a fifth is refused
 //	handshake         10s      a client that never finishes the handshake is dropped
@@ -38,7 +38,7 @@ type limits struct {
 //	lifetime          12h      no connection lives forever
 //	stall             30s      a client that stops reading its screen is closed, knight saved
 var defaultLimits = limits{
-	maxSessions: 1000, maxPerIP: 20, maxPerKey: 4,
+	maxSessions: 500, maxPerIP: 20, maxPerKey: 4,
 	handshakeTimeout: 10 * time.Second, idleTimeout: 30 * time.Minute,
 	maxLifetime: 12 * time.Hour, stallTimeout: 30 * time.Second,
 }
