@@ -18,7 +18,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/charmbracelet/x/vt"
 	gossh "golang.org/x/crypto/ssh"
 
 	"github.com/orthanc-ssh/orthanc-ssh/keys"
@@ -267,54 +266,11 @@ func TestOfferingTheAdminKeyWithoutItsSignatureIsNotAdmin(t *testing.T) {
 // own, with one key).
 func terminalOn(t *testing.T, c *gossh.Client, w, h int) *terminal {
 	t.Helper()
-	s, err := c.NewSession()
+	tm, err := startTerminal(t, c, w, h, nil, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.RequestPty("xterm-256color", h, w, gossh.TerminalModes{}); err != nil {
-		t.Fatal(err)
-	}
-	stdin, err := s.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := s.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	tm := &terminal{t: t, client: c, sess: s, stdin: stdin, em: vt.NewEmulator(w, h), done: make(chan struct{})}
-	if err := s.Shell(); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		buf := make([]byte, 256)
-		for {
-			n, err := tm.em.Read(buf)
-			if n > 0 {
-				_, _ = stdin.Write(buf[:n])
-			}
-			if err != nil {
-				return
-			}
-		}
-	}()
-	go func() {
-		defer close(tm.done)
-		buf := make([]byte, 32*1024)
-		for {
-			n, err := stdout.Read(buf)
-			if n > 0 {
-				tm.mu.Lock()
-				tm.raw.Write(buf[:n])
-				_, _ = tm.em.Write(buf[:n])
-				tm.mu.Unlock()
-			}
-			if err != nil {
-				return
-			}
-		}
-	}()
-	t.Cleanup(func() { _ = s.Close() })
+	t.Cleanup(func() { _ = tm.sess.Close() })
 	return tm
 }
 

@@ -149,32 +149,50 @@ type terminal struct {
 func openTerminal(t testing.TB, addr string, key gossh.Signer, w, h int, env map[string]string) *terminal {
 	t.Helper()
 	c := dial(t, addr, key)
+	tm, err := startTerminal(t, c, w, h, env, "")
+	if err != nil {
+		c.Close()
+		t.Fatal(err)
+	}
+	t.Cleanup(tm.close)
+	return tm
+}
+
+// startTerminal opens a session with a PTY on a connected client, runs cmd (the game's
+// shell when empty), and feeds its output to a terminal emulator; the emulator's answers to
+// terminal queries go back as input, as a real terminal's would.
+func startTerminal(t testing.TB, c *gossh.Client, w, h int, env map[string]string, cmd string) (*terminal, error) {
 	s, err := c.NewSession()
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	for k, v := range env {
 		if err := s.Setenv(k, v); err != nil {
-			t.Fatal(err)
+			return nil, err
 		}
 	}
 	if err := s.RequestPty("xterm-256color", h, w, gossh.TerminalModes{}); err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	rawIn, err := s.StdinPipe()
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	stdin := &lockedWriter{w: rawIn} // keys and the emulator's answers share it
 	stdout, err := s.StdoutPipe()
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	tm := &terminal{t: t, client: c, sess: s, stdin: stdin, em: vt.NewEmulator(w, h), done: make(chan struct{})}
-	if err := s.Shell(); err != nil {
-		t.Fatal(err)
+	if cmd == "" {
+		err = s.Shell()
+	} else {
+		err = s.Start(cmd)
 	}
-	go func() { // the emulator's answers to terminal queries go back to the server
+	if err != nil {
+		return nil, err
+	}
+	go func() {
 		buf := make([]byte, 256)
 		for {
 			n, err := tm.em.Read(buf)
@@ -202,8 +220,7 @@ func openTerminal(t testing.TB, addr string, key gossh.Signer, w, h int, env map
 			}
 		}
 	}()
-	t.Cleanup(tm.close)
-	return tm
+	return tm, nil
 }
 
 func (tm *terminal) close() {
@@ -298,50 +315,11 @@ func openTerminalNoCleanup(t testing.TB, addr string, key gossh.Signer, w, h int
 	if err != nil {
 		return nil
 	}
-	s, err := c.NewSession()
+	tm, err := startTerminal(t, c, w, h, nil, "")
 	if err != nil {
 		c.Close()
 		return nil
 	}
-	if s.RequestPty("xterm-256color", h, w, gossh.TerminalModes{}) != nil {
-		c.Close()
-		return nil
-	}
-	rawIn, _ := s.StdinPipe()
-	stdin := &lockedWriter{w: rawIn}
-	stdout, _ := s.StdoutPipe()
-	tm := &terminal{t: t, client: c, sess: s, stdin: stdin, em: vt.NewEmulator(w, h), done: make(chan struct{})}
-	if s.Shell() != nil {
-		c.Close()
-		return nil
-	}
-	go func() {
-		buf := make([]byte, 256)
-		for {
-			n, err := tm.em.Read(buf)
-			if n > 0 {
-				_, _ = stdin.Write(buf[:n])
-			}
-			if err != nil {
-				return
-			}
-		}
-	}()
-	go func() {
-		defer close(tm.done)
-		buf := make([]byte, 32*1024)
-		for {
-			n, err := stdout.Read(buf)
-			if n > 0 {
-				tm.mu.Lock()
-				_, _ = tm.em.Write(buf[:n])
-				tm.mu.Unlock()
-			}
-			if err != nil {
-				return
-			}
-		}
-	}()
 	return tm
 }
 

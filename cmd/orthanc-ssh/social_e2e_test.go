@@ -2,12 +2,10 @@ package main
 
 import (
 	"errors"
-	"io"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/charmbracelet/x/vt"
 	gossh "golang.org/x/crypto/ssh"
 
 	"github.com/orthanc-ssh/orthanc-ssh/world"
@@ -21,62 +19,11 @@ import (
 func openTerminalCmd(t *testing.T, addr string, key gossh.Signer, w, h int, cmd string) *terminal {
 	t.Helper()
 	c := dial(t, addr, key)
-	s, err := c.NewSession()
+	tm, err := startTerminal(t, c, w, h, nil, cmd)
 	if err != nil {
+		c.Close()
 		t.Fatal(err)
 	}
-	if err := s.RequestPty("xterm-256color", h, w, gossh.TerminalModes{}); err != nil {
-		t.Fatal(err)
-	}
-	pipe, err := s.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdin := &lockedWriter{w: pipe}
-	stdout, err := s.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	tm := &terminal{t: t, client: c, sess: s, stdin: stdin, em: vt.NewEmulator(w, h), done: make(chan struct{})}
-	if cmd == "" {
-		err = s.Shell()
-	} else {
-		err = s.Start(cmd)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() { // the emulator's answers to terminal queries go back to the server
-		buf := make([]byte, 256)
-		for {
-			n, err := tm.em.Read(buf)
-			if n > 0 {
-				_, _ = stdin.Write(buf[:n])
-			}
-			if err != nil {
-				return
-			}
-		}
-	}()
-	go func() {
-		defer close(tm.done)
-		buf := make([]byte, 32*1024)
-		for {
-			n, err := stdout.Read(buf)
-			if n > 0 {
-				tm.mu.Lock()
-				tm.raw.Write(buf[:n])
-				_, _ = tm.em.Write(buf[:n])
-				tm.mu.Unlock()
-			}
-			if err != nil {
-				if !errors.Is(err, io.EOF) {
-					t.Logf("read: %v", err)
-				}
-				return
-			}
-		}
-	}()
 	t.Cleanup(tm.close)
 	return tm
 }
