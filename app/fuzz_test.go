@@ -115,3 +115,49 @@ func runCmd(m *Model, cmd tea.Cmd) {
 	case <-time.After(time.Second):
 	}
 }
+
+// FuzzPlainCommands types arbitrary command lines into a screen-reader session that has
+// walked into the dungeon: every line gets an answer or is ignored, nothing panics, and no
+// line the game says contains a control character a terminal would act on.
+func FuzzPlainCommands(f *testing.F) {
+	for _, s := range []string{
+		"north", "open w", "cast 1 e", "cast light", "cast 9 z", "use a", "use 99", "say hi \x1b]52;c;aGk=\x07",
+		"shout \x9b2J", "whisper", "whisper nobody hi", "watch", "map grid", "messages 1000000", "set theme nope",
+		"set plain off", "set plain on", "retire", "fame", ": regen all", "inventory", "fight", "status", "look",
+		"\xff\xfe", strings.Repeat("n ", 200),
+	} {
+		f.Add(s)
+	}
+	e := world.New(world.Config{Seed: 1977, Depth: 3})
+	ctx, cancel := context.WithCancel(context.Background())
+	f.Cleanup(cancel)
+	tick := make(chan time.Time)
+	go e.Run(ctx, tick)
+	n := 0
+	f.Fuzz(func(t *testing.T, line string) {
+		n++
+		m := New(ctx, Params{Fingerprint: "SHA256:plain" + string(rune('a'+n%26)), Engine: e, Width: 80, Height: 24, Plain: true,
+			Rand: rand.New(rand.NewPCG(uint64(n), 2))})
+		defer m.Leave(context.Background())
+		for _, k := range []tea.KeyPressMsg{{Code: tea.KeyEnter}, {Code: tea.KeyEnter}, {Code: tea.KeyEnter}} {
+			_, cmd := m.Update(k)
+			if cmd != nil && m.screen == screenJoining {
+				runCmd(m, cmd)
+			}
+		}
+		for _, line := range strings.Split(line, "\n") {
+			for _, r := range line {
+				m.Update(tea.KeyPressMsg{Code: r, Text: string(r)})
+			}
+			_, cmd := m.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
+			if cmd != nil && m.screen == screenJoining {
+				runCmd(m, cmd)
+			}
+		}
+		for _, r := range m.plainText() {
+			if r == 0x1b || r == 0x7f || (r < 0x20 && r != '\n') || (r >= 0x80 && r < 0xa0) {
+				t.Fatalf("the transcript carries control character %U after %q", r, line)
+			}
+		}
+	})
+}
