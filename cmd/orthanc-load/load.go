@@ -23,9 +23,12 @@ const (
 // Config is one load run.
 type Config struct {
 	Addr   string
-	N      int     // sessions to open
-	Active int     // how many of them send keys; the rest stay idle
-	Rate   float64 // keys a second per active session
+	N      int // sessions to open
+	Active int // how many of them send keys; the rest stay idle
+	// Stalled is how many idle sessions stop reading their output once in the dungeon, as
+	// a hung client would: the server's frames then pile up unread for them.
+	Stalled int
+	Rate    float64 // keys a second per active session
 	// Duration is the measured window, which starts when every session has arrived or
 	// failed; Ramp spreads the N connection starts evenly over its length.
 	Duration time.Duration
@@ -105,6 +108,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	sessions := make([]*session, cfg.N)
 	for i := range sessions {
 		sessions[i] = newSession(i, isActive(i, cfg.Active, cfg.N), win)
+		sessions[i].stallAfterArrival = !sessions[i].active && stalledSoFar(sessions[:i]) < cfg.Stalled
 	}
 	var (
 		errMu sync.Mutex
@@ -384,4 +388,15 @@ func progress(w io.Writer, sessions []*session, start time.Time) (stop func()) {
 		}
 	}()
 	return func() { close(done); wg.Wait() }
+}
+
+// stalledSoFar counts the sessions already chosen to stall.
+func stalledSoFar(ss []*session) int {
+	n := 0
+	for _, s := range ss {
+		if s.stallAfterArrival {
+			n++
+		}
+	}
+	return n
 }

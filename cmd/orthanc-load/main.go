@@ -79,6 +79,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&cfg.Addr, "addr", "127.0.0.1:2222", "server address")
 	fs.IntVar(&cfg.N, "n", 10, "sessions to open")
 	fs.IntVar(&cfg.Active, "active", -1, "how many of the sessions send keys (-1: all); the rest stay idle")
+	fs.IntVar(&cfg.Stalled, "stalled", 0, "how many idle sessions stop reading their output once in the dungeon, like hung clients")
 	fs.Float64Var(&cfg.Rate, "rate", 2, "keys a second per active session")
 	fs.DurationVar(&cfg.Duration, "duration", 30*time.Second, "measured window, after every session has arrived")
 	fs.DurationVar(&cfg.Ramp, "ramp", 10*time.Second, "time over which the connections start, evenly spread")

@@ -114,6 +114,8 @@ type session struct {
 	msgs       string // the message lines at the last key (active sessions in game mode)
 	back       bool   // the last key opened the map or help: the next one closes it
 	dir        int    // the direction it is walking in
+
+	stallAfterArrival bool // stop reading output once in the dungeon (a hung client)
 }
 
 func newSession(id int, active bool, win *window) *session {
@@ -209,6 +211,14 @@ func (s *session) read(stdout io.Reader) {
 	defer close(s.readDone)
 	buf := make([]byte, 32*1024)
 	for {
+		if s.stallAfterArrival {
+			select {
+			case <-s.arrived:
+				<-s.stalled() // hung: read nothing more until the run closes the session
+				return
+			default:
+			}
+		}
 		n, err := stdout.Read(buf)
 		if n > 0 {
 			s.output(time.Now(), buf[:n])
@@ -459,4 +469,22 @@ func trimScreen(screen string) string {
 		s = s[:300] + "…"
 	}
 	return s
+}
+
+// stalled is closed when the run closes the session; a stalled session waits on it.
+func (s *session) stalled() <-chan struct{} {
+	ch := make(chan struct{})
+	go func() {
+		for {
+			s.mu.Lock()
+			closing := s.closing
+			s.mu.Unlock()
+			if closing {
+				close(ch)
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}()
+	return ch
 }

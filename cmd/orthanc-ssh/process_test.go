@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -247,6 +248,30 @@ func TestKillLoop(t *testing.T) {
 			}
 			known[fp] = true
 			sampled++
+			// Items are saved at once when gained or lost, so what the knight carried a moment
+			// before the kill is what the file holds: nothing doubled, nothing lost.
+			var stored []string
+			for _, it := range a.Items {
+				stored = append(stored, it.Name())
+			}
+			var carried []string
+			for _, eq := range w.Equipment {
+				carried = append(carried, eq.Name)
+			}
+			if strings.Join(stored, "|") != strings.Join(carried, "|") {
+				t.Fatalf("round %d: %s carried %q before the kill, the file holds %q", round, w.Name, carried, stored)
+			}
+			worn := map[string]int{}
+			for _, it := range a.Items {
+				if it.Worn {
+					worn[it.Info().Name]++
+				}
+			}
+			for name, n := range worn {
+				if n > 1 {
+					t.Fatalf("round %d: %s wears %d of %s", round, w.Name, n, name)
+				}
+			}
 			if a.X != w.X || a.Y != w.Y || a.Depth != w.Depth {
 				behind++ // it walked after its last save: the most a crash may take back
 			}
