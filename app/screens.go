@@ -110,26 +110,19 @@ func (m *Model) drawPlay(c *canvas) {
 		}
 	}
 
-	var others, unseen []string
+	var others []string // the view names only the knights in sight (the who-list has the rest)
 	for _, o := range v.Others {
-		if o.Seen {
-			others = append(others, o.Name)
-		} else {
-			unseen = append(unseen, o.Name)
-		}
+		others = append(others, o.Name)
 	}
 	line := ""
 	if len(v.Watchers) > 0 {
 		line = "Watched by " + strings.Join(v.Watchers, ", ") + ". "
 	}
 	if len(s.Effects) > 0 {
-		line = "Spells: " + strings.Join(s.Effects, ", ") + ". "
+		line += "Spells: " + strings.Join(s.Effects, ", ") + ". "
 	}
 	if len(others) > 0 {
 		line += "With you: " + strings.Join(others, ", ") + ". "
-	}
-	if len(unseen) > 0 {
-		line += "Elsewhere on this level: " + strings.Join(unseen, ", ") + "."
 	}
 	cls := clsDim
 	if len(v.Watchers) > 0 {
