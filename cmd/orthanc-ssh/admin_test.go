@@ -2,12 +2,10 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -460,32 +458,6 @@ func TestAdminConsoleInTheGame(t *testing.T) {
 	other.waitFor("The console is for admins.")
 }
 
-// startConfigured starts the real server with cfg (addresses chosen by the test) and
-// returns it too, so a test can reach its metrics listener.
-func startConfigured(t *testing.T, cfg config) (*testServer, *server) {
-	t.Helper()
-	srv, err := newServer(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- srv.serve(ctx, ln) }()
-	ts := &testServer{addr: ln.Addr().String(), dir: cfg.data}
-	var once sync.Once
-	var stopErr error
-	ts.stop = func() error {
-		once.Do(func() { cancel(); stopErr = <-done })
-		return stopErr
-	}
-	t.Cleanup(func() { _ = ts.stop() })
-	return ts, srv
-}
-
 // scrape reads /metrics into name → value, for the samples without labels.
 func scrape(t *testing.T, addr string) map[string]float64 {
 	t.Helper()
@@ -515,8 +487,9 @@ func TestMetrics(t *testing.T) {
 	dir := t.TempDir()
 	admin := newKey(t)
 	writeAdminKeys(t, dir, admin)
-	ts, srv := startConfigured(t, config{addr: "127.0.0.1:0", data: dir, adminKeys: filepath.Join(dir, "admin_keys"),
-		seed: defaultSeed, tick: testTick, metricsAddr: "127.0.0.1:0", limits: defaultLimits})
+	cfg := testConfig(dir, defaultSeed)
+	cfg.metricsAddr = "127.0.0.1:0"
+	ts, srv := startConfigured(t, cfg)
 	player := newKey(t)
 	tm := openTerminal(t, ts.addr, player, 80, 24, nil)
 	tm.enterDungeon("Lucan")
@@ -566,8 +539,9 @@ func TestMetrics(t *testing.T) {
 func TestBadMetricsAddressFailsAtStart(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	_, err := newServer(config{addr: "127.0.0.1:0", data: dir, adminKeys: filepath.Join(dir, "admin_keys"),
-		seed: defaultSeed, tick: testTick, metricsAddr: "256.0.0.1:1"}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	cfg := testConfig(dir, defaultSeed)
+	cfg.metricsAddr = "256.0.0.1:1"
+	_, err := newServer(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err == nil || !strings.Contains(err.Error(), "metrics listen 256.0.0.1:1") {
 		t.Fatalf("newServer with a bad metrics address: %v", err)
 	}

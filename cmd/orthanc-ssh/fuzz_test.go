@@ -32,8 +32,7 @@ func FuzzAdminCommandLine(f *testing.F) {
 	if err := os.WriteFile(filepath.Join(dir, "admin_keys"), gossh.MarshalAuthorizedKey(admin.PublicKey()), 0o600); err != nil {
 		f.Fatal(err)
 	}
-	srv, err := newServer(config{addr: "127.0.0.1:0", data: dir, adminKeys: filepath.Join(dir, "admin_keys"),
-		seed: defaultSeed, tick: testTick, limits: defaultLimits}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	srv, err := newServer(testConfig(dir, defaultSeed), slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		f.Fatal(err)
 	}

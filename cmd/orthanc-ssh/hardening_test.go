@@ -26,11 +26,9 @@ import (
 // hardened starts a server with the default limits changed by tweak.
 func hardened(t *testing.T, tweak func(*limits)) *testServer {
 	t.Helper()
-	dir := t.TempDir()
-	lim := defaultLimits
-	tweak(&lim)
-	ts, _ := startConfigured(t, config{addr: "127.0.0.1:0", data: dir, adminKeys: filepath.Join(dir, "admin_keys"),
-		seed: defaultSeed, tick: testTick, limits: lim})
+	cfg := testConfig(t.TempDir(), defaultSeed)
+	tweak(&cfg.limits)
+	ts, _ := startConfigured(t, cfg)
 	return ts
 }
 
@@ -320,24 +318,23 @@ func (c *stallConn) Read(p []byte) (int, error) {
 
 func (c *stallConn) stall() { c.mu.Lock(); c.stalled = true; c.mu.Unlock() }
 
-// A client that stops reading its screen never holds up the world or anyone else: with one
-// client stalled in the dungeon, another walks and is answered at once.
-func TestStalledClientHoldsUpNoOne(t *testing.T) {
-	ts := hardened(t, func(l *limits) { l.stallTimeout = time.Second })
-	key := newKey(t)
-	raw, err := net.Dial("tcp", ts.addr)
+// stallablePlayer connects key through a connection that can be made to stop reading, and
+// presses Enter through the start screens into the dungeon.
+func stallablePlayer(t *testing.T, addr string, key gossh.Signer) (*stallConn, *gossh.Session) {
+	t.Helper()
+	raw, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}
 	sc := &stallConn{Conn: raw, release: make(chan struct{})}
-	defer close(sc.release)
-	cc, chans, reqs, err := gossh.NewClientConn(sc, ts.addr, &gossh.ClientConfig{User: "p",
+	t.Cleanup(func() { close(sc.release) })
+	cc, chans, reqs, err := gossh.NewClientConn(sc, addr, &gossh.ClientConfig{User: "p",
 		Auth: []gossh.AuthMethod{gossh.PublicKeys(key)}, HostKeyCallback: gossh.InsecureIgnoreHostKey()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	client := gossh.NewClient(cc, chans, reqs)
-	defer client.Close()
+	t.Cleanup(func() { client.Close() })
 	s, err := client.NewSession()
 	if err != nil {
 		t.Fatal(err)
@@ -356,6 +353,14 @@ func TestStalledClientHoldsUpNoOne(t *testing.T) {
 		_, _ = io.WriteString(in, "\r")
 		time.Sleep(200 * time.Millisecond)
 	}
+	return sc, s
+}
+
+// A client that stops reading its screen never holds up the world or anyone else: with one
+// client stalled in the dungeon, another walks and is answered at once.
+func TestStalledClientHoldsUpNoOne(t *testing.T) {
+	ts := hardened(t, func(l *limits) { l.stallTimeout = time.Second })
+	sc, s := stallablePlayer(t, ts.addr, newKey(t))
 	waitUntil(t, "the knight to enter", func() bool {
 		o, _, _ := runCmd(t, ts.addr, newKey(t), "who")
 		return strings.Contains(o, "depth 1")
@@ -467,33 +472,9 @@ func TestBadDataRefusesToStart(t *testing.T) {
 // saved, and the server is gone within a bounded time.
 func TestShutdownWithAStalledClient(t *testing.T) {
 	dir := t.TempDir()
-	ts, _ := startConfigured(t, config{addr: "127.0.0.1:0", data: dir, adminKeys: filepath.Join(dir, "admin_keys"),
-		seed: defaultSeed, tick: testTick, limits: defaultLimits})
+	ts, _ := startConfigured(t, testConfig(dir, defaultSeed))
 	stalledKey := newKey(t)
-	raw, err := net.Dial("tcp", ts.addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc := &stallConn{Conn: raw, release: make(chan struct{})}
-	defer close(sc.release)
-	cc, chans, reqs, err := gossh.NewClientConn(sc, ts.addr, &gossh.ClientConfig{User: "p",
-		Auth: []gossh.AuthMethod{gossh.PublicKeys(stalledKey)}, HostKeyCallback: gossh.InsecureIgnoreHostKey()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	client := gossh.NewClient(cc, chans, reqs)
-	defer client.Close()
-	s, _ := client.NewSession()
-	_ = s.RequestPty("xterm-256color", 24, 80, gossh.TerminalModes{})
-	out, _ := s.StdoutPipe()
-	in, _ := s.StdinPipe()
-	go func() { _, _ = io.Copy(io.Discard, out) }()
-	_ = s.Shell()
-	time.Sleep(300 * time.Millisecond)
-	for range 3 {
-		_, _ = io.WriteString(in, "\r")
-		time.Sleep(200 * time.Millisecond)
-	}
+	sc, _ := stallablePlayer(t, ts.addr, stalledKey)
 	healthyKey := newKey(t)
 	h := openTerminal(t, ts.addr, healthyKey, 80, 24, nil)
 	h.enterDungeon("Healthy")

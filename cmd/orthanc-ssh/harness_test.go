@@ -38,7 +38,20 @@ func startServer(t *testing.T, dir string) *testServer {
 // startServerSeed starts the server on a dungeon of another seed.
 func startServerSeed(t *testing.T, dir string, seed uint64) *testServer {
 	t.Helper()
-	cfg := config{addr: "127.0.0.1:0", data: dir, adminKeys: filepath.Join(dir, "admin_keys"), seed: seed, tick: testTick, limits: defaultLimits}
+	ts, _ := startConfigured(t, testConfig(dir, seed))
+	return ts
+}
+
+// testConfig is the server's configuration in tests: loopback, a fast tick, default limits.
+func testConfig(dir string, seed uint64) config {
+	return config{addr: "127.0.0.1:0", data: dir, adminKeys: filepath.Join(dir, "admin_keys"),
+		seed: seed, tick: testTick, limits: defaultLimits}
+}
+
+// startConfigured starts the real server with cfg on a free loopback port and returns it
+// too, so a test can reach its internals (the metrics listener, the engine).
+func startConfigured(t *testing.T, cfg config) (*testServer, *server) {
+	t.Helper()
 	srv, err := newServer(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatal(err)
@@ -52,7 +65,7 @@ func startServerSeed(t *testing.T, dir string, seed uint64) *testServer {
 	go func() { done <- srv.serve(ctx, ln) }()
 	var once sync.Once
 	var stopErr error
-	ts := &testServer{addr: ln.Addr().String(), dir: dir}
+	ts := &testServer{addr: ln.Addr().String(), dir: cfg.data}
 	ts.stop = func() error {
 		once.Do(func() {
 			cancel()
@@ -65,7 +78,7 @@ func startServerSeed(t *testing.T, dir string, seed uint64) *testServer {
 		return stopErr
 	}
 	t.Cleanup(func() { _ = ts.stop() })
-	return ts
+	return ts, srv
 }
 
 func newKey(t testing.TB) gossh.Signer {
