@@ -220,3 +220,33 @@ func TestThemeMatchesLipgloss(t *testing.T) {
 		}
 	}
 }
+
+// Up and down recall typed lines, newest first, without repeats in a row; past the newest,
+// down gives an empty line.
+func TestLineHistory(t *testing.T) {
+	var h lineHistory
+	for _, l := range []string{"a", "b", "b", "c"} {
+		h.add(l)
+	}
+	var got []string
+	for {
+		l, ok := h.prev()
+		if !ok {
+			break
+		}
+		got = append(got, l)
+	}
+	if strings.Join(got, ",") != "c,b,a" {
+		t.Fatalf("recalled %v", got)
+	}
+	if l, _ := h.next(); l != "b" {
+		t.Fatalf("down after the oldest gave %q", l)
+	}
+	h.next()
+	if l, ok := h.next(); !ok || l != "" {
+		t.Fatalf("down past the newest: %q %v", l, ok)
+	}
+	if _, ok := h.next(); ok {
+		t.Fatal("down when not recalling did something")
+	}
+}

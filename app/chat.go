@@ -22,8 +22,7 @@ const chatHelp = "Plain text says to those who see you; /shout TEXT reaches ever
 type chatLine struct {
 	open    bool
 	input   textinput.Model
-	history []string
-	recall  int
+	history lineHistory
 	note    string // a one-line note shown in the message area until the next key
 }
 
@@ -153,7 +152,8 @@ func (m *Model) chatKey(k tea.KeyPressMsg) (cmd tea.Cmd, handled bool) {
 		if s != "enter" && s != "'" {
 			return nil, false
 		}
-		ch.open, ch.recall = true, len(ch.history)
+		ch.open = true
+		ch.history.reset()
 		ch.input.Reset()
 		return ch.input.Focus(), true
 	}
@@ -168,22 +168,15 @@ func (m *Model) chatKey(k tea.KeyPressMsg) (cmd tea.Cmd, handled bool) {
 		if line == "" {
 			return nil, true
 		}
-		ch.remember(line)
+		ch.history.add(line)
 		ch.note = m.sendChat(line)
-	case "up":
-		if ch.recall > 0 {
-			ch.recall--
-			ch.input.SetValue(ch.history[ch.recall])
-			ch.input.CursorEnd()
+	case "up", "down":
+		recall := ch.history.prev
+		if s == "down" {
+			recall = ch.history.next
 		}
-	case "down":
-		if ch.recall < len(ch.history) {
-			ch.recall++
-			v := ""
-			if ch.recall < len(ch.history) {
-				v = ch.history[ch.recall]
-			}
-			ch.input.SetValue(v)
+		if line, ok := recall(); ok {
+			ch.input.SetValue(line)
 			ch.input.CursorEnd()
 		}
 	default:
@@ -192,17 +185,6 @@ func (m *Model) chatKey(k tea.KeyPressMsg) (cmd tea.Cmd, handled bool) {
 		return c, true
 	}
 	return nil, true
-}
-
-// remember keeps a line for up and down to recall.
-func (ch *chatLine) remember(line string) {
-	if n := len(ch.history); n == 0 || ch.history[n-1] != line {
-		ch.history = append(ch.history, line)
-	}
-	if over := len(ch.history) - maxConsoleHistory; over > 0 {
-		ch.history = ch.history[over:]
-	}
-	ch.recall = len(ch.history)
 }
 
 // drawChat draws the open chat line in place of the last message, with what it takes on

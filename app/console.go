@@ -39,8 +39,7 @@ type console struct {
 	anchor  int          // index in out of the last line typed (its echo)
 	top     int          // first wrapped line shown, when not following
 	follow  bool         // show the last command's output from its start
-	history []string
-	recall  int    // index into history while recalling; len(history) when not
+	history lineHistory
 	note    string // a one-line note shown in the message area while the console is closed
 }
 
@@ -81,7 +80,8 @@ func (m *Model) consoleKey(k tea.KeyPressMsg) (cmd tea.Cmd, handled bool) {
 			cs.note = consoleForAdmins
 			return nil, true
 		}
-		cs.open, cs.follow, cs.recall = true, true, len(cs.history)
+		cs.open, cs.follow = true, true
+		cs.history.reset()
 		cs.input.Reset()
 		return cs.input.Focus(), true
 	}
@@ -95,7 +95,7 @@ func (m *Model) consoleKey(k tea.KeyPressMsg) (cmd tea.Cmd, handled bool) {
 			return nil, true
 		}
 		cs.input.Reset()
-		cs.addHistory(line)
+		cs.history.add(line)
 		cs.add(": "+line, clsSelf)
 		cs.anchor = len(cs.out) - 1
 		cs.busy, cs.follow = true, true
@@ -113,20 +113,13 @@ func (m *Model) consoleKey(k tea.KeyPressMsg) (cmd tea.Cmd, handled bool) {
 			top += step
 		}
 		cs.top, cs.follow = min(max(0, top), max(0, len(lines)-rows)), false
-	case "up":
-		if cs.recall > 0 {
-			cs.recall--
-			cs.input.SetValue(cs.history[cs.recall])
-			cs.input.CursorEnd()
+	case "up", "down":
+		recall := cs.history.prev
+		if s == "down" {
+			recall = cs.history.next
 		}
-	case "down":
-		if cs.recall < len(cs.history) {
-			cs.recall++
-			v := ""
-			if cs.recall < len(cs.history) {
-				v = cs.history[cs.recall]
-			}
-			cs.input.SetValue(v)
+		if line, ok := recall(); ok {
+			cs.input.SetValue(line)
 			cs.input.CursorEnd()
 		}
 	default:
@@ -165,16 +158,6 @@ func (cs *console) add(text string, cls class) {
 		cs.out = cs.out[over:]
 		cs.anchor = max(0, cs.anchor-over)
 	}
-}
-
-func (cs *console) addHistory(line string) {
-	if n := len(cs.history); n == 0 || cs.history[n-1] != line {
-		cs.history = append(cs.history, line)
-	}
-	if over := len(cs.history) - maxConsoleHistory; over > 0 {
-		cs.history = cs.history[over:]
-	}
-	cs.recall = len(cs.history)
 }
 
 // consoleRows is how many output rows the panel has: half the screen.

@@ -38,8 +38,7 @@ const (
 type plainState struct {
 	active   bool
 	line     []rune // the line being typed
-	history  []string
-	recall   int
+	history  lineHistory
 	out      []string // lines waiting to be printed
 	printing bool     // a batch of lines is on its way to the terminal
 	// transcript is what has been printed, newest last (the last plainKeep lines).
@@ -157,14 +156,9 @@ func (m *Model) plainKey(k tea.KeyPressMsg) tea.Cmd {
 		ps.line = nil
 		m.say(plainPrompt + line)
 		if line != "" {
-			if n := len(ps.history); n == 0 || ps.history[n-1] != line {
-				ps.history = append(ps.history, line)
-			}
-			if over := len(ps.history) - maxConsoleHistory; over > 0 {
-				ps.history = ps.history[over:]
-			}
+			ps.history.add(line)
 		}
-		ps.recall = len(ps.history)
+		ps.history.reset()
 		return m.plainLine(line)
 	case "backspace", "ctrl+h":
 		if n := len(ps.line); n > 0 {
@@ -180,17 +174,12 @@ func (m *Model) plainKey(k tea.KeyPressMsg) tea.Cmd {
 			ps.line = nil
 		}
 	case "up", "ctrl+p":
-		if ps.recall > 0 {
-			ps.recall--
-			ps.line = []rune(ps.history[ps.recall])
+		if line, ok := ps.history.prev(); ok {
+			ps.line = []rune(line)
 		}
 	case "down", "ctrl+n":
-		if ps.recall < len(ps.history) {
-			ps.recall++
-			ps.line = nil
-			if ps.recall < len(ps.history) {
-				ps.line = []rune(ps.history[ps.recall])
-			}
+		if line, ok := ps.history.next(); ok {
+			ps.line = []rune(line)
 		}
 	case "space":
 		ps.typeRune(' ')
