@@ -93,6 +93,9 @@ const (
 	screenWho     // who is in the game, to pick someone to watch
 	screenOptions // the options
 	screenWatch   // another player's screen, read-only
+	screenStats   // every combatant's statistics in a battle (battle.go)
+	screenParty   // the party (party.go)
+	screenMarket  // a market's wares and the knight's things (market.go)
 )
 
 // Model is one connection's game screen. It is owned by its Bubble Tea program.
@@ -135,7 +138,9 @@ type Model struct {
 	mute    textinput.Model
 	muting  bool // the mute name field is open on the options screen
 	colour  colourState
-	pl      plainState // screen-reader mode
+	pl      plainState  // screen-reader mode
+	bt      battle      // group battles and parties (battle.go, party.go)
+	mk      marketState // the market screen (market.go)
 }
 
 // New makes the model for one session; ctx ends when the connection does.
@@ -287,6 +292,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		if cmd, ok := m.chatKey(msg); ok {
 			return cmd
 		}
+		if cmd, ok := m.groupKey(msg); ok {
+			return cmd
+		}
 		return m.key(msg)
 	case consoleResultMsg:
 		m.console.showResult(msg)
@@ -334,6 +342,7 @@ func (m *Model) ownView(v world.View) tea.Cmd {
 	}
 	prev, had := m.view, m.haveView
 	m.view, m.haveView = v, true
+	m.closeMarketIfLeft()
 	if !m.synced {
 		// This session's options win over what the world held (a saved record, or the
 		// knight's other connection): send them once the knight is in.
@@ -457,6 +466,8 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		return m.optionsKey(k)
 	case screenWatch:
 		return m.watchKey(s)
+	case screenMarket:
+		return m.marketKey(s)
 	case screenHelp:
 		if !m.scrollHelp(s) {
 			m.screen = screenPlay
@@ -529,6 +540,9 @@ var moveKeys = map[string]struct {
 }
 
 func (m *Model) playKey(s string) tea.Cmd {
+	if m.surfaceKey(s) { // walking and trading outside (surface.go)
+		return nil
+	}
 	if mv, ok := moveKeys[s]; ok && m.view.Self.Depth > 0 {
 		m.do(world.Move{Dir: mv.dir, Door: mv.door || m.doorMode})
 		m.doorMode = false
@@ -584,8 +598,8 @@ func (m *Model) do(c world.Command) {
 	if c == nil {
 		return
 	}
-	if pl := m.player.Load(); pl != nil {
-		_ = pl.Do(m.ctx, c) // fails only when the session or the world is ending
+	if to := m.sender(); to != nil {
+		_ = to.Do(m.ctx, c) // fails only when the session or the world is ending
 	}
 }
 
@@ -631,8 +645,15 @@ func (m *Model) render(plain bool) string {
 		c.text(2, 2, "Entering the dungeon...", clsText)
 	case screenPlay, screenQuit, screenRetire, screenESP:
 		m.drawPlay(c)
+		m.drawPartyList(c)
 		m.drawChat(c)
 		m.drawConsole(c)
+	case screenStats:
+		m.drawStats(c)
+	case screenParty:
+		m.drawPartyScreen(c)
+	case screenMarket:
+		m.drawMarket(c)
 	case screenWatch:
 		m.drawWatch(c)
 	case screenLog:

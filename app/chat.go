@@ -15,7 +15,8 @@ import (
 const chatInputLimit = 400
 
 // chatHelp says what the chat line takes.
-const chatHelp = "Plain text says to those who see you; /shout TEXT reaches everyone, /w NAME TEXT whispers, /p TEXT is for your party, /mute NAME and /unmute NAME filter."
+const chatHelp = "Plain text says to those who see you; /shout TEXT reaches everyone, /w NAME TEXT whispers, /p TEXT is for your party, /mute NAME and /unmute NAME filter. " +
+	"Parties: /invite NAME, /ask NAME (to join theirs), /accept [NAME], /decline [NAME], /leave, /disband, /party (the party screen)."
 
 // chatLine is the one-line chat input that Enter (or ') opens over the dungeon screen,
 // in the pattern of the admin console. It is part of the Model and owned by its program.
@@ -37,6 +38,8 @@ func newChatLine() chatLine {
 // mute list, or only a note for the player.
 type chatAction struct {
 	chat   *world.Chat
+	party  *world.PartyAction
+	screen bool // open the party screen
 	mute   string
 	unmute string
 	note   string
@@ -45,7 +48,9 @@ type chatAction struct {
 // parseChat reads a chat line the way chat clients do: plain text says; /shout, /w (or
 // /whisper, /tell) NAME and /p shout, whisper and talk to the party. A name with spaces
 // may be quoted (/w "Gawain the Bold" hello); unquoted, the world finds the longest name
-// of a knight online that starts the text.
+// of a knight online that starts the text. The party commands (/invite NAME, /ask NAME,
+// /accept [NAME], /decline [NAME], /leave, /disband) take everything after the command
+// as the name; /party alone opens the party screen.
 func parseChat(line string) chatAction {
 	line = strings.TrimSpace(line)
 	if line == "" {
@@ -70,7 +75,30 @@ func parseChat(line string) chatAction {
 		}
 		return chatAction{chat: c}
 	case "/p", "/party":
+		if rest == "" && strings.EqualFold(cmd, "/party") {
+			return chatAction{screen: true}
+		}
 		return chatAction{chat: &world.Chat{Kind: world.ChatParty, Text: rest}}
+	case "/invite", "/inv", "/ask":
+		kind, verb := world.PartyInvite, "Invite"
+		if strings.EqualFold(cmd, "/ask") {
+			kind, verb = world.PartyAsk, "Ask"
+		}
+		name := partyName(rest)
+		if name == "" {
+			return chatAction{note: fmt.Sprintf("%s whom? %s NAME.", verb, strings.ToLower(cmd))}
+		}
+		return chatAction{party: &world.PartyAction{Kind: kind, Name: name}}
+	case "/accept", "/decline":
+		kind := world.PartyAccept
+		if strings.EqualFold(cmd, "/decline") {
+			kind = world.PartyDecline
+		}
+		return chatAction{party: &world.PartyAction{Kind: kind, Name: partyName(rest)}}
+	case "/leave":
+		return chatAction{party: &world.PartyAction{Kind: world.PartyLeave}}
+	case "/disband":
+		return chatAction{party: &world.PartyAction{Kind: world.PartyDisband}}
 	case "/mute", "/ignore":
 		if rest == "" {
 			return chatAction{note: "Mute whom? /mute NAME hides that knight's chat."}
@@ -99,6 +127,13 @@ func (m *Model) sendChat(line string) string {
 		if err := pl.Chat(m.ctx, *a.chat); err != nil {
 			return "The world is not answering; your line was not sent."
 		}
+	case a.party != nil:
+		return m.partyAction(*a.party)
+	case a.screen:
+		if m.pl.active {
+			return strings.Join(partySentences(m.view), " ")
+		}
+		m.screen = screenParty
 	case a.mute != "":
 		return m.setMuted(a.mute, true)
 	case a.unmute != "":
@@ -187,6 +222,19 @@ func (m *Model) chatKey(k tea.KeyPressMsg) (cmd tea.Cmd, handled bool) {
 	return nil, true
 }
 
+// openChatWith opens the chat line on the dungeon screen with text already typed (the
+// party screen's keys start a party command this way).
+func (m *Model) openChatWith(text string) tea.Cmd {
+	m.screen = screenPlay
+	ch := &m.chat
+	ch.open, ch.note = true, ""
+	ch.history.reset()
+	ch.input.Reset()
+	ch.input.SetValue(text)
+	ch.input.CursorEnd()
+	return ch.input.Focus()
+}
+
 // drawChat draws the open chat line in place of the last message, with what it takes on
 // the row above, or the note of the last line sent.
 func (m *Model) drawChat(c *canvas) {
@@ -208,7 +256,7 @@ func (m *Model) drawChat(c *canvas) {
 		return
 	}
 	c.text(0, row-1, blank, clsDim)
-	c.text(0, row-1, truncate("Enter sends, Esc cancels. /shout everyone, /w NAME whisper, /p party, /help", c.w), clsDim)
+	c.text(0, row-1, truncate("Enter sends, Esc cancels. /shout, /w NAME, /p party, /invite NAME, /party, /help", c.w), clsDim)
 	c.text(0, row, blank, clsText)
 	in := ch.input.Prompt + ch.input.Value() + "_"
 	if r := []rune(in); len(r) > c.w {

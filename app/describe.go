@@ -210,6 +210,9 @@ func sightAlong(v world.View, p world.Pos, d world.Dir) (n int, room bool) {
 // With full unset, a room's doors are left out.
 func whereSentences(v world.View, full bool) []string {
 	s := v.Self
+	if v.Outside() && v.Surface != nil && v.Surface.Map != nil {
+		return surfaceWhere(v, full) // surface.go
+	}
 	if v.Outside() {
 		return []string{"You stand in the daylight outside the dungeon of Orthanc. Type down to climb back in, retire to retire into the hall of fame, or quit to rest here."}
 	}
@@ -314,6 +317,9 @@ func roomExits(v world.View, r int) string {
 // stairs and other features, known traps; and, with full set, the knights elsewhere on
 // the level.
 func thingSentences(v world.View, full bool) []string {
+	if v.Outside() && v.Surface != nil {
+		return surfaceThings(v, full) // surface.go
+	}
 	if v.Outside() {
 		var with []string
 		for _, o := range v.Others {
@@ -368,32 +374,13 @@ func place(p, q world.Pos) string {
 	return rel(p, q)
 }
 
-// fightSentence says how a fight stands, and what the knight may do when it is its move.
-func fightSentence(v world.View) string {
-	f := v.Fight
-	if f == nil {
-		return ""
-	}
-	s := fmt.Sprintf("You are fighting %s (%s, level %d): it has %s; you have %d of %d.",
-		aName(f.Monster), f.Class, f.Level, plural(f.Hits, "hit", "hits"), v.Self.Hits, v.Self.MaxHits)
-	for _, k := range f.Knights {
-		if k.Name != v.Self.Name {
-			s += fmt.Sprintf(" %s fights with you (%d of %d hits).", k.Name, k.Hits, k.MaxHits)
-		}
-	}
-	return s
-}
+// fightSentence says how a battle stands: who fights whom, each monster's hits, the
+// knight's target, the fallen and the fainted (battle.go).
+func fightSentence(v world.View) string { return battleSentence(v) }
 
-// movePrompt is what the knight may do when a fight waits for it, with how the fight
-// stands.
-func movePrompt(v world.View) string {
-	f := v.Fight
-	stand := fmt.Sprintf("Your move: %s has %s, you have %d of %d.", theName(f.Monster), plural(f.Hits, "hit", "hits"), v.Self.Hits, v.Self.MaxHits)
-	if f.InRoom {
-		return stand + " Type f to fight, shoot, or cast; there is no running from a room."
-	}
-	return stand + " Type f to fight, r to run, shoot, or cast."
-}
+// movePrompt is what the knight may do when a battle waits for it, with how the battle
+// stands and which monster is its target (battle.go).
+func movePrompt(v world.View) string { return battlePrompt(v) }
 
 // lookText is the look command: where the knight is and everything it sees. With full
 // unset it is what a step says: a room's doors are left out once the knight is in it.
@@ -506,7 +493,7 @@ func spellsText(v world.View, level int) []string {
 // where the knight stands.
 func mapText(v world.View) []string {
 	if v.Outside() {
-		return []string{"You are outside the dungeon; there is no map to read."}
+		return surfaceMapText(v) // surface.go
 	}
 	l, p := v.Level, v.Self.Pos
 	total, seen := 0, 0
@@ -567,7 +554,7 @@ func mapText(v world.View) []string {
 // trap, # a room's floor; unknown squares are blank.
 func mapGrid(v world.View) []string {
 	if v.Outside() {
-		return mapText(v)
+		return surfaceMapGrid(v) // surface.go
 	}
 	l := v.Level
 	x0, y0, x1, y1 := l.W, l.H, -1, -1

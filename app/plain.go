@@ -146,8 +146,8 @@ var plainArrows = map[string]world.Move{
 func (m *Model) plainKey(k tea.KeyPressMsg) tea.Cmd {
 	ps := &m.pl
 	s := k.String()
-	if mv, ok := plainArrows[s]; ok && m.screen == screenPlay && m.haveView && !m.view.Outside() {
-		m.do(mv)
+	if mv, ok := plainArrows[s]; ok && m.screen == screenPlay && m.haveView && (!m.view.Outside() || m.onSurface()) {
+		m.walk(mv)
 		return nil
 	}
 	switch s {
@@ -280,6 +280,7 @@ var plainKeys = strings.NewReplacer(
 	"Shift+arrow (or d, then a direction) opens it.", "Type open and the direction (or press shift and the arrow) to open it.",
 	"Press < to", "Type up to",
 	"Press > to", "Type down to",
+	"; b buys, s sells.", ": type market for its wares.",
 )
 
 // plainMessage adapts a world message to typed commands where it names keys.
@@ -344,7 +345,7 @@ func (m *Model) narrate(prev, v world.View, first bool) {
 // knight standing still.
 func comings(prev, v world.View) []string {
 	if v.Outside() {
-		return nil
+		return surfaceComings(prev, v) // surface.go
 	}
 	p := v.Self.Pos
 	var out []string
@@ -541,6 +542,9 @@ func (m *Model) plainCommand(line string) tea.Cmd {
 		m.walk(world.Move{Dir: d})
 		return nil
 	}
+	if m.plainGroup(word, args, rest) { // battles and parties (party.go)
+		return nil
+	}
 	switch word {
 	case "go", "walk":
 		if d, ok := plainDir(args); ok {
@@ -589,6 +593,10 @@ func (m *Model) plainCommand(line string) tea.Cmd {
 			lvl, _ = strconv.Atoi(args[0])
 		}
 		m.say(spellsText(v, max(0, min(lvl, 4)))...)
+	case "market", "wares", "shop", "trade":
+		m.say(marketText(v)...)
+	case "buy", "sell":
+		m.plainTrade(word == "sell", args)
 	case "i", "inv", "inventory", "items":
 		m.say(inventoryText(v)...)
 	case "use", "wear", "remove", "read", "takeoff", "wield":
@@ -606,6 +614,7 @@ func (m *Model) plainCommand(line string) tea.Cmd {
 		}
 		m.pl.pending = "retire"
 		m.say("Retire this knight into the hall of fame? Its adventures end. Type yes to retire, anything else to stay.")
+		return nil // the question waits for the next line
 	case "yes", "y":
 		if m.pl.pending == "retire" {
 			m.pl.pending = ""
@@ -656,6 +665,10 @@ func (m *Model) plainCommand(line string) tea.Cmd {
 
 // walk asks for a move, in the dungeon.
 func (m *Model) walk(mv world.Move) {
+	if m.onSurface() { // the surface's grid has no doors (surface.go)
+		m.do(world.Move{Dir: mv.Dir})
+		return
+	}
 	if m.view.Outside() {
 		m.say("You are outside the dungeon: type down to climb back in.")
 		return
@@ -842,8 +855,10 @@ var plainHelp = []string{
 	"Commands: type a word and press Enter. Arrow keys also walk, and shift with an arrow opens a door.",
 	"Walking: n, s, e, w (or north, south, east, west). open and a direction opens, forces or searches for a door. down and up take the stairs; up on the exit of level 1 leaves the dungeon, and down from outside goes back in.",
 	"Looking: look (or l) says where you are and what you see. status (or st) reads your knight. map describes what you have seen; map grid draws it in plain characters. messages repeats the last ten messages (messages 30 for more).",
-	"Fighting: f fights, r runs (not from a room), shoot looses an arrow of slaying, cast 1 e casts the fifth level 1 spell (or cast light; spells lists them all).",
+	"Fighting: f fights, r runs (not from a room), shoot looses an arrow of slaying, cast 1 e casts the fifth level 1 spell (or cast light; spells lists them all). In a battle, target 2 (or target and a name) aims at another monster, and stats (or look) gives every combatant's statistics; neither costs your move.",
+	"Parties: invite NAME invites a knight into your party, ask NAME asks to join theirs; accept and decline (with a name when several wait) answer; party lists the members; leave party leaves it; disband ends it, if you lead it.",
 	"Things: inventory (or i) lists what you carry; use and a letter wears, takes off or reads; drop and a letter leaves it.",
+	"Outside: n, s, e, w (or the arrows) walk the surface; look says what your space is and what lies around it; map reads the surface row by row (map grid draws it); down at the dungeon entrance goes back in. On a market, market lists its wares and your things with numbers; buy 2 buys the second ware, sell 1 sells your first thing.",
 	"Talking: say TEXT (or 'TEXT) to those who see you, shout TEXT to everyone, whisper NAME TEXT to one knight, party TEXT to your party. mute NAME and unmute NAME filter what you hear.",
 	"Others: who lists who is in the game; watch NAME follows another player's game, read-only, and stop ends it. fame reads the hall of fame. retire, outside the dungeon, retires your knight. options shows the settings. quit (or q) leaves; your knight is saved where it stands.",
 }

@@ -91,6 +91,8 @@ func (m *Model) drawPlay(c *canvas) {
 	mapTop, mapH := 1, c.h-1-1-1-msgLines // header, others line, messages, status
 	if have := m.haveView || m.screen == screenWatch; !have {
 		c.text(2, 2, "Entering the dungeon...", clsText)
+	} else if v.Outside() && v.Surface != nil && v.Surface.Map != nil {
+		m.drawSurface(c, v, mapTop, mapH) // the grid outside the dungeon (surface.go)
 	} else if v.Outside() {
 		drawOutside(c, mapTop, mapH)
 	} else {
@@ -238,12 +240,18 @@ var helpText = []string{
 	"  stairs        > goes down, < goes up",
 	"  leave         < on the exit (EX) of level 1",
 	"  fight         f          run    r (not in rooms)    shoot   s",
+	"  in a battle   t or Tab   the next monster to strike at   x  everyone's",
+	"                statistics (looking costs no time); i drinks a potion",
 	"  cast          1 2 3 4    (a spell of that level; a level-n spell costs n units)",
 	"  inventory     i          (wear or take off boots and rings, read manuals)",
 	"  hall of fame  F          retire   R (outside the dungeon; > goes back down)",
+	"  outside       arrows walk the surface; on a market ($) b buys, s sells;",
+	"                > goes down at the dungeon entrance (EX)",
 	"  map           m          quit   q (your knight is saved where it stands)",
 	"  chat          Enter or ' opens the chat line: plain text says to those",
 	"                who see you, /shout TEXT all, /w NAME TEXT whispers",
+	"  party         P          the party; /invite NAME, /ask NAME, /accept,",
+	"                /decline, /leave, /disband, /p TEXT talks to the party",
 	"  messages      M          the message and chat log, to scroll back",
 	"  who           w          who is in the game; a letter watches them",
 	"  options       o          screen-reader mode, theme, colours, spectators,",
@@ -257,6 +265,8 @@ var helpText = []string{
 	"Secret doors look like walls, but one time in six as a wall with a box (□).",
 	"Hidden traps (··) show once known; \\/ is a chute and [] a pit.",
 	"Other knights show as the first two letters of their names; you are ().",
+	"A party fights together: members on your square share your battles, and",
+	"one who falls while another stands faints, and comes to if the party wins.",
 	"",
 	"THE MONSTERS (seed 000: \"Eight classes of monsters reside in the dungeon\")",
 	"",
@@ -315,88 +325,56 @@ func (c *canvas) blit(src *canvas, x, y int) {
 // fightPanelWidth is the width of the encounter panel on a screen w columns wide.
 func fightPanelWidth(w int) int { return min(46, w/2) }
 
-// drawFight draws the encounter panel over the right side of the dungeon view: the
-// monster, the knights in the fight, the log, and what the player may do.
+// drawFight draws the battle panel over the right side of the view: every monster of the
+// battle by letter with its hits (> marks this knight's target), the heroes with theirs,
+// the round and whose move it is, the log (newest at the bottom) and the keys. Once the
+// battle is over it shows that battle's log until the knight walks on.
 func (m *Model) drawFight(c *canvas, top, h int) {
 	v := m.shown()
 	w := fightPanelWidth(c.w)
 	x := c.w - w
-	var lines []string
+	inner := w - 4
+	var lines, foot []panelLine
 	var log []string
 	title := " FIGHT "
 	if f := v.Fight; f != nil {
-		lines = append(lines, fmt.Sprintf("%s (%s, level %d)", capitalize(f.Monster), f.Class, f.Level),
-			fmt.Sprintf("Its hits: %d", f.Hits))
-		for _, k := range f.Knights {
-			lines = append(lines, fmt.Sprintf("%s: %d/%d hits", k.Name, k.Hits, k.MaxHits))
+		title = fmt.Sprintf(" FIGHT, ROUND %d ", max(1, f.Round))
+		if f.Surface {
+			title = fmt.Sprintf(" BATTLE, ROUND %d ", max(1, f.Round))
 		}
-		lines = append(lines, "")
+		cls := clsDim
+		if f.YourMove {
+			cls = clsTitle
+		}
+		foot = append(foot, panelLine{moveLine(f), cls})
+		for _, k := range pack(battleKeys(f), inner) {
+			foot = append(foot, panelLine{k, clsTitle})
+		}
+		// The combatants take what they need, leaving the log at least two lines.
+		lines = combatantLines(v, inner, max(2, h-2-len(foot)-3))
+		lines = append(lines, panelLine{strings.Repeat("╌", inner), clsWall})
 		log = f.Log
 	} else {
 		title = " LAST FIGHT "
 		log = v.LastFight
+		foot = []panelLine{{"Walk on to close this.", clsTitle}}
 	}
-	var foot []string
-	if f := v.Fight; f != nil {
-		keys := "f fight  r run  s shoot  1-4 cast"
-		if f.InRoom {
-			keys = "f fight  s shoot  1-4 cast"
-		}
-		if f.YourMove {
-			foot = append(foot, "Your move!")
-		}
-		foot = append(foot, keys)
-		if f.InRoom {
-			foot = append(foot, "(no running from a room)")
-		}
-	} else {
-		foot = []string{"Walk on to close this."}
+	wrapped := wrapAll(log, inner)
+	room := max(1, h-2-len(lines)-len(foot))
+	wrapped = lastLines(wrapped, room)
+	for _, l := range wrapped {
+		lines = append(lines, panelLine{l, clsText})
 	}
-	inner := w - 4
-	var wrapped []string
-	for _, l := range log {
-		wrapped = append(wrapped, wrap(l, inner)...)
-	}
-	room := h - 2 - len(lines) - len(foot) - 1
-	if room < 1 {
-		room = 1
-	}
-	if len(wrapped) > room {
-		wrapped = wrapped[len(wrapped)-room:]
-	}
-	lines = append(lines, wrapped...)
 	for len(lines) < h-2-len(foot) {
-		lines = append(lines, "")
+		lines = append(lines, panelLine{})
 	}
 	lines = append(lines, foot...)
-	// frame
-	for y := 0; y < h; y++ {
-		for xx := x; xx < c.w; xx++ {
-			c.set(xx, top+y, ' ', clsText)
-		}
-	}
-	c.set(x, top, '┌', clsWall)
-	c.set(c.w-1, top, '┐', clsWall)
-	c.set(x, top+h-1, '└', clsWall)
-	c.set(c.w-1, top+h-1, '┘', clsWall)
-	for xx := x + 1; xx < c.w-1; xx++ {
-		c.set(xx, top, '─', clsWall)
-		c.set(xx, top+h-1, '─', clsWall)
-	}
-	for y := 1; y < h-1; y++ {
-		c.set(x, top+y, '│', clsWall)
-		c.set(c.w-1, top+y, '│', clsWall)
-	}
-	c.text(x+2, top, title, clsTitle)
+	box(c, x, top, w, h, title)
 	for i, l := range lines {
 		if i >= h-2 {
 			break
 		}
-		cls := clsText
-		if i >= len(lines)-len(foot) {
-			cls = clsTitle
-		}
-		c.text(x+2, top+1+i, truncate(l, inner), cls)
+		c.text(x+2, top+1+i, truncate(l.text, inner), l.cls)
 	}
 }
 
@@ -495,7 +473,7 @@ func (m *Model) drawInventory(c *canvas) {
 	if msgs := m.view.Messages; len(msgs) > 0 {
 		c.text(2, c.h-3, msgs[len(msgs)-1], clsDim)
 	}
-	c.text(2, c.h-2, "A letter wears, takes off or reads that item; a capital drops it; other keys return.", clsTitle)
+	c.text(2, c.h-2, "A letter wears, takes off, reads or drinks that item; a capital drops it; other keys return.", clsTitle)
 }
 
 func (m *Model) drawFame(c *canvas) {

@@ -119,10 +119,10 @@ func (e *Engine) rebuild(ctx context.Context, depth int, dungeonSeed uint64) ([]
 func (e *Engine) regenerate(depth int, seed uint64) []Adventurer {
 	old := e.levels[depth-1].Seed
 	for _, enc := range slices.Clone(e.fights) {
-		if enc.monster.depth != depth {
+		if enc.depth != depth {
 			continue
 		}
-		enc.logf("The dungeon shifts: %s is gone.", theName(enc.monster.Kind()))
+		enc.logf("The dungeon shifts: the monsters are gone.")
 		e.endFight(enc)
 	}
 	e.resetLevel(depth, Generate(depth, seed, depth == len(e.levels)))

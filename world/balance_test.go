@@ -499,7 +499,7 @@ func (b *balanceBot) equip() Command {
 func (b *balanceBot) fight() Command {
 	p := b.p
 	r := &p.rec
-	m := p.fight.monster
+	m := b.e.targetOf(p, p.fight)
 	k := m.Kind()
 	if b.strat == strategyReckless {
 		return Fight{}

@@ -174,9 +174,12 @@ func (e *Engine) castEffect(p *player, c Cast) {
 	}
 }
 
-// castOnMonster casts a spell aimed at the monster of a fight.
+// castOnMonster casts a spell aimed at the knight's target in a battle.
 func (e *Engine) castOnMonster(p *player, enc *encounter, s SpellID) {
-	m := enc.monster
+	m := e.targetOf(p, enc)
+	if m == nil {
+		return
+	}
 	k := m.Kind()
 	info := s.Info()
 	who := p.rec.Name
@@ -191,7 +194,9 @@ func (e *Engine) castOnMonster(p *player, enc *encounter, s SpellID) {
 			// Seed 000: Teleport "fails by teleporting you (guaranteeing survival)".
 			enc.logf("%s casts Teleport; it goes astray and carries %s away!", who, who)
 			e.leaveFight(p)
-			e.place(p, p.rec.Depth, e.randomSquare(p.rec.Depth))
+			if p.rec.Depth > 0 {
+				e.place(p, p.rec.Depth, e.randomSquare(p.rec.Depth))
+			}
 			return
 		}
 		enc.logf("%s casts %s, but the spell fails.", who, info.Name)
@@ -200,10 +205,16 @@ func (e *Engine) castOnMonster(p *player, enc *encounter, s SpellID) {
 	switch s {
 	case SpellMagicMissile, SpellBlastbolt:
 		dmg := MissileDamage(e.rng, s, k.Class)
+		// Seed 002: "Monsters have a base dodge chance, allowing them to occasionally
+		// avoid taking damage from an attack or a spell."
+		if e.dodges(k.Dex) {
+			enc.logf("%s casts %s at %s, but it dodges.", who, info.Name, theName(k))
+			return
+		}
 		m.hits -= dmg
 		if m.hits <= 0 {
 			enc.logf("%s casts %s at %s for %d. %s is dead!", who, info.Name, theName(k), dmg, capital(theName(k)))
-			e.monsterKilled(enc, p)
+			e.monsterKilled(enc, m, p)
 			return
 		}
 		enc.logf("%s casts %s at %s for %d.", who, info.Name, theName(k), dmg)
@@ -213,15 +224,24 @@ func (e *Engine) castOnMonster(p *player, enc *encounter, s SpellID) {
 		enc.logf("%s casts %s. %s %s and will not fight back.", who, info.Name, capital(theName(k)), verb)
 	case SpellDimensionDoor, SpellTeleport:
 		// Seed 000: the monster is moved away, not killed: "You may encounter the monster
-		// again". It becomes a wanderer somewhere else on the level.
+		// again". In the dungeon it becomes a wanderer somewhere else on the level; a
+		// monster made for a surface battle is simply gone.
 		enc.logf("%s casts %s. %s vanishes!", who, info.Name, capital(theName(k)))
-		players := enc.players
-		e.endFight(enc)
-		from := m.pos
-		m.room, m.pos = -1, e.randomCorridor(m.depth)
-		e.monsterMoved(m.depth, from)
-		for _, q := range players {
-			e.dropEffects(q, func(ef Effect) bool { return ef.Moves == DurationFight })
+		e.monsterGone(enc, m)
+		if m.depth > 0 {
+			from := m.pos
+			m.room, m.pos = -1, e.randomCorridor(m.depth)
+			e.monsterMoved(m.depth, from)
+		}
+		if len(enc.standing()) == 0 {
+			// Nothing was killed, so no battle was won: no magic is lost, but the fainted
+			// come to as after a victory.
+			for _, q := range enc.players {
+				if q.fainted {
+					q.rec.Hits = max(1, q.rec.Hits)
+				}
+			}
+			e.endFight(enc)
 		}
 	}
 }

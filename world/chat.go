@@ -7,7 +7,7 @@ import (
 )
 
 // Chat (DESIGN §9): a knight says a line to those who can see it, shouts to the whole
-// server, or whispers to one knight; party talk waits for parties. Every line is cleaned
+// server, whispers to one knight, or talks to its party (party.go). Every line is cleaned
 // (CleanText) on the engine goroutine before it is put in anyone's messages, whoever sent
 // it, and a key that talks too fast has its excess lines dropped with a note. Lines are
 // messages like any other: they reach a terminal through the player's view.
@@ -33,7 +33,7 @@ const (
 	ChatSay     ChatKind = iota // the knights who can see the speaker
 	ChatShout                   // everyone online
 	ChatWhisper                 // one knight, by name
-	ChatParty                   // the speaker's party (parties are not built yet)
+	ChatParty                   // the speaker's party
 )
 
 // Chat is one line a player sends.
@@ -50,8 +50,6 @@ type Chat struct {
 const (
 	// FloodNote is what a knight who talks too fast is told; the line was not sent.
 	FloodNote = "You are talking too fast: that line was not sent. (At most 5 lines in 10 seconds.)"
-	// PartyNote answers /p until parties exist.
-	PartyNote = "Parties are not built yet; /p will talk to your party once they are."
 	// NobodyHears follows a line said where no other knight could hear it.
 	nobodyHears = " (no one is near enough to hear)"
 )
@@ -83,9 +81,12 @@ func (e *Engine) chat(m chatReq) {
 	}
 	defer e.publish()
 	c := m.chat
+	var party []*player
 	if c.Kind == ChatParty {
-		e.say(p, PartyNote)
-		return
+		if party = e.partyMembers(p); party == nil {
+			e.say(p, NoPartyNote)
+			return
+		}
 	}
 	text := CleanText(c.Text, 0) // cut to length once the whisper's name is taken off
 	var to *player
@@ -112,6 +113,13 @@ func (e *Engine) chat(m chatReq) {
 		for _, q := range e.order {
 			if q != p && !q.rec.Options.Mutes(from) {
 				e.say(q, from+" shouts: "+text)
+			}
+		}
+	case ChatParty:
+		e.say(p, "You tell the party: "+text)
+		for _, q := range party {
+			if q != p && !q.rec.Options.Mutes(from) {
+				e.say(q, from+" (party): "+text)
 			}
 		}
 	case ChatWhisper:
@@ -219,8 +227,10 @@ func (e *Engine) chatWindow() uint64 {
 }
 
 // forgetTalk drops the flood counts of keys that have been quiet for a whole window, so
-// the map does not grow with every key that ever spoke.
+// the map does not grow with every key that ever spoke. It runs at every checkpoint, and
+// so does the parties' clock (partyTick), which has no call of its own in Step.
 func (e *Engine) forgetTalk() {
+	e.partyTick()
 	for fp, t := range e.talk {
 		if t.forget(e.turn, e.chatWindow()); len(t.turns) == 0 {
 			delete(e.talk, fp)

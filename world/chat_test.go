@@ -118,8 +118,8 @@ func TestShoutWhisperAndParty(t *testing.T) {
 		t.Fatalf("whisper to no one:\n%s", said(e, "arthur"))
 	}
 	sayAs(e, "arthur", Chat{Kind: ChatParty, Text: "hi party"})
-	if !strings.Contains(said(e, "arthur"), PartyNote) || strings.Contains(said(e, "bors"), "hi party") {
-		t.Fatal("party chat before parties exist")
+	if !strings.Contains(said(e, "arthur"), NoPartyNote) || strings.Contains(said(e, "bors"), "hi party") {
+		t.Fatal("party chat from a knight alone")
 	}
 }
 

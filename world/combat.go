@@ -242,3 +242,10 @@ const MaxArrows = 31
 // Seed 000: "Arrows automatically kill any mythical type monster. They do not work on any
 // other monster."
 func ArrowKills(class MonsterClass) bool { return class == Mythical }
+
+// DodgePercent is the chance, in percent, that a combatant with this Dexterity avoids a
+// blow, an attack or a spell that would have hurt it (seed 002: "Monsters have a base
+// dodge chance ... Heroes also have a dodge chance"). Ruling: 2% for each point of
+// Dexterity above 10, for heroes and monsters alike (a monster's Dexterity is the sides of
+// its to-hit die), so Dex 18 dodges 16% of the time and Dex 10 or less never.
+func DodgePercent(dex int) int { return max(0, 2*(dex-10)) }

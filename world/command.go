@@ -56,8 +56,9 @@ func (e *Engine) drop(p *player, i int) float64 {
 	return CostDrop
 }
 
-// UseItem wears or takes off the boots or ring at Index of the knight's items, or reads
-// the manual there (seed 000: "Touch them to wear or remove them.").
+// UseItem wears or takes off the boots or ring at Index of the knight's items, reads the
+// manual there (seed 000: "Touch them to wear or remove them."), or drinks the potion
+// there (seed 002).
 type UseItem struct{ Index int }
 
 func (UseItem) isCommand() {}
@@ -132,6 +133,8 @@ func (e *Engine) useItem(p *player, i int) float64 {
 	case info.Readable:
 		e.read(p, i)
 		defer e.saveNow(p) // the manual is used up
+	case info.Drinkable:
+		return e.drink(p, i)
 	default:
 		e.say(p, fmt.Sprintf("The %s needs no wearing: you use the best you carry.", it.Name()))
 		return 0
@@ -140,6 +143,62 @@ func (e *Engine) useItem(p *player, i int) float64 {
 		e.look(p) // a ring of light changes what the knight sees
 	}
 	return CostRest // seed 003: wielding and the like take a full round
+}
+
+// PotionHealing is the hits a potion of healing restores, never above the knight's
+// maximum. Ruling (seed 002 gives potions no numbers): 3d6, about two Cure spells.
+var PotionHealing = D(3, 6)
+
+// PotionSpellUnits is the spell units a potion of spell units restores, never above
+// SpellUnitsForLevel. Ruling: 2, the cost of one level-2 spell.
+const PotionSpellUnits = 2
+
+// drink drinks the potion at index i (seed 002: "Use a potion from the hero's
+// inventory"); it is used up. In a battle every hero reads it in the battle log ("Merlin
+// used a health potion and recovered 300 HP!"). Ruling: a knight whose hits (or spell
+// units) are full keeps the potion, and it costs nothing.
+func (e *Engine) drink(p *player, i int) float64 {
+	r := &p.rec
+	it := r.Items[i]
+	var line string
+	switch it.Kind {
+	case ItemPotionHealing:
+		if r.Hits >= r.MaxHits {
+			e.say(p, "You are not wounded; you keep the potion of healing.")
+			return 0
+		}
+		n := min(PotionHealing.Roll(e.rng), r.MaxHits-r.Hits)
+		r.Hits += n
+		line = fmt.Sprintf("%s drinks a potion of healing and recovers %s.", r.Name, howMany(n, "hit"))
+	case ItemPotionSpellUnits:
+		most := SpellUnitsForLevel(r.Level)
+		if r.SpellUnits >= most {
+			e.say(p, "Your spell units are full; you keep the potion of spell units.")
+			return 0
+		}
+		n := min(PotionSpellUnits, most-r.SpellUnits)
+		r.SpellUnits += n
+		line = fmt.Sprintf("%s drinks a potion of spell units and regains %s.", r.Name, howMany(n, "spell unit"))
+	default:
+		return 0
+	}
+	r.Items = append(r.Items[:i], r.Items[i+1:]...)
+	p.changed = true
+	if p.fight != nil {
+		p.fight.logf("%s", line)
+	} else {
+		e.say(p, line)
+	}
+	e.saveNow(p) // the potion is used up
+	return CostPotion
+}
+
+// howMany writes n things: "1 hit", "12 hits".
+func howMany(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
 }
 
 // read reads a manual (seed 000, "Manuals"), which is used up.
@@ -184,21 +243,29 @@ func (e *Engine) act(p *player, c Command) float64 {
 	}
 	switch c := c.(type) {
 	case Move:
-		if p.rec.Depth == 0 {
-			return 0
-		}
 		if p.status(StatusConfused) != nil && e.rng.IntN(2) == 0 {
 			// Ruling: a confused knight goes a random way half the time (seed 001 gives
 			// confusion no numbers).
 			c.Dir = Dirs[e.rng.IntN(4)]
 			e.say(p, "You stumble about in confusion.")
 		}
+		if p.rec.Depth == 0 {
+			return e.surfaceMove(p, c.Dir)
+		}
 		return e.move(p, c)
 	case Climb:
 		if p.rec.Depth == 0 {
+			if c.Down {
+				return e.enter(p) // > outside goes down, as Enter does
+			}
+			e.say(p, "You are already outside.")
 			return 0
 		}
 		return e.climb(p, c.Down)
+	case Buy:
+		return e.buy(p, c.Index, c.Item)
+	case Sell:
+		return e.sell(p, c.Index)
 	case UseItem:
 		return e.useItem(p, c.Index)
 	case Drop:
@@ -215,10 +282,7 @@ func (e *Engine) act(p *player, c Command) float64 {
 		if p.rec.Depth != 0 {
 			return 0
 		}
-		l := e.levels[0]
-		e.place(p, 1, l.Up)
-		e.say(p, "You climb back down into the dungeon.")
-		return MoveCost(e.speed(p))
+		return e.enter(p)
 	}
 	return 0
 }
@@ -332,7 +396,7 @@ func (e *Engine) climb(p *player, down bool) float64 {
 		e.place(p, p.rec.Depth-1, prev.Down)
 		e.say(p, fmt.Sprintf("You climb up to level %d.", p.rec.Depth))
 	case !down && f == FeatExit:
-		e.place(p, 0, Pos{})
+		e.place(p, 0, e.outside.grid.Entrance)
 		e.say(p, "You climb out of the dungeon into the daylight. Press > to go back down.")
 		e.successfulExit(p)
 	default:
@@ -346,11 +410,27 @@ func (e *Engine) climb(p *player, down bool) float64 {
 	return cost
 }
 
-// place moves the player to pos on depth (0 is outside) and refreshes everyone affected.
+// place moves the player to pos on depth (0 is the surface) and refreshes everyone
+// affected. Ruling: whoever comes up out of the dungeon (by the exit, or through the
+// ceiling of level 1) stands on the surface's entrance, whatever pos says.
 func (e *Engine) place(p *player, depth int, pos Pos) {
 	oldDepth, oldPos := p.rec.Depth, p.rec.Pos()
+	if depth == 0 && oldDepth != 0 {
+		pos = e.outside.grid.Entrance
+	}
 	p.rec.Depth, p.rec.X, p.rec.Y = depth, pos.X, pos.Y
 	p.changed, p.dirty = true, true
+	if oldDepth == 0 && depth != 0 {
+		e.touchSurface(p) // those outside see it go
+	}
+	if depth == 0 {
+		if oldDepth > 0 {
+			e.moved(p, oldDepth, oldPos, oldPos) // those who saw it leave
+			e.state[oldDepth-1].changed = true   // save it once more as the knight leaves it
+		}
+		e.arriveOnSurface(p) // those outside see it come or move
+		return
+	}
 	if depth == oldDepth {
 		e.look(p)
 		e.moved(p, depth, oldPos, pos)
@@ -359,10 +439,6 @@ func (e *Engine) place(p *player, depth int, pos Pos) {
 	if oldDepth > 0 {
 		e.moved(p, oldDepth, oldPos, oldPos) // those who saw it leave
 		e.state[oldDepth-1].changed = true   // save it once more as the knight leaves it
-	}
-	if depth == 0 {
-		p.mapIdx, p.visible = -1, nil
-		return
 	}
 	e.arrive(p)
 	e.moved(p, depth, pos, pos) // those who see it arrive

@@ -2,6 +2,7 @@ package world
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -12,17 +13,27 @@ const DefaultGraceTurns = 200
 // maxFightLog is how many lines of a fight's log are kept.
 const maxFightLog = 40
 
-// encounter is a fight between knights and one monster, owned by the engine goroutine.
+// encounter is a battle between heroes and monsters, owned by the engine goroutine.
 // Seed 000: "In combat, you and the monster simply take turns swinging at each other with
-// your swords until one of you is dead." Turns come from the energy model (seed 003): a
-// combatant acts when its energy allows, and the fight waits (up to a grace period) for a
-// knight who is ready but has not yet chosen what to do.
+// your swords until one of you is dead." Seed 002 makes it a party's battle: every hero
+// and every monster in it acts, monsters pick their targets among the standing heroes, a
+// hero at 0 hits faints while another still stands, and the standing heroes recover a
+// little at the end of each round. Turns come from the energy model (seed 003): a
+// combatant acts when its energy allows, and the battle waits (up to a grace period) for
+// a hero who is ready but has not yet chosen what to do.
 type encounter struct {
-	monster      *monster
-	players      []*player
-	inRoom       bool
-	monsterActed int // attacks the monster has made; its first round is the first AttacksPerRound of them
-	log          []string
+	// monsters are every monster of the battle in the order they joined it; gone marks
+	// the ones killed or sent away, which stay so an index names one monster throughout.
+	monsters []*monster
+	gone     []bool
+	players  []*player // the heroes, fainted ones included
+	depth    int       // 0 for a battle on the surface
+	pos      Pos
+	inRoom   bool
+	ticks    int // turns the battle's clock has run (it stands still while a hero chooses)
+	rounds   int // rounds completed
+	over     bool
+	log      []string
 }
 
 // Fight swings at the monster (seed 000 key f).
@@ -34,9 +45,15 @@ type Run struct{}
 // Shoot looses an arrow of mythical slaying (seed 000 key s).
 type Shoot struct{}
 
-func (Fight) isCommand() {}
-func (Run) isCommand()   {}
-func (Shoot) isCommand() {}
+// Target chooses the monster the knight's blows, spells and arrows go at, by its index in
+// FightView.Monsters. Choosing takes no time and is never the knight's move (seed 002:
+// looking at a combatant "will not consume the turn").
+type Target struct{ Index int }
+
+func (Target) isCommand() {}
+func (Fight) isCommand()  {}
+func (Run) isCommand()    {}
+func (Shoot) isCommand()  {}
 
 // Death is how a knight died; a dead knight's record is its tombstone.
 type Death struct {
@@ -69,38 +86,123 @@ func capital(s string) string {
 	return strings.ToUpper(s[:1]) + s[1:]
 }
 
-// startFight puts a knight into a fight with m, joining a fight already under way.
+// startFight puts a knight, and the members of its party standing with it, into a fight
+// with m, or into the fight m is already in. A knight outside the party of the heroes
+// fighting there is turned back: joining a battle under way takes the party's consent,
+// that is, being let into the party (seed 002's party fights together).
 func (e *Engine) startFight(p *player, m *monster) {
-	k := m.Kind()
-	p.queue = p.queue[:0]
-	p.runTries, p.waited = 0, 0
+	heroes := e.partyHere(p)
 	if enc := m.fight; enc != nil {
-		enc.players = append(enc.players, p)
-		p.fight = enc
-		p.energy = Energy(TurnEnergy / 2)
-		enc.logf("%s joins the fight against %s!", p.rec.Name, theName(k))
+		if !e.mayJoin(p, enc) {
+			e.turnBack(p, enc)
+			return
+		}
+		for _, q := range heroes {
+			e.joinFight(q, enc)
+		}
 		return
 	}
-	m.asleep, m.stuck = false, false // a knight wakes a gassed monster
-	enc := &encounter{monster: m, players: []*player{p}, inRoom: m.room >= 0}
-	m.fight, p.fight = enc, enc
+	e.startBattle(heroes, []*monster{m}, m.room >= 0)
+}
+
+// mayJoin reports whether p may join a battle under way: when it shares a party with a
+// hero in it (a knight alone may join a fight no one is in, which cannot happen).
+func (e *Engine) mayJoin(p *player, enc *encounter) bool {
+	for _, q := range enc.players {
+		if e.partyTogether(p, q) {
+			return true
+		}
+	}
+	return len(enc.players) == 0
+}
+
+// turnBack sends a knight that may not join a battle back where it came from.
+func (e *Engine) turnBack(p *player, enc *encounter) {
+	lead := enc.players[0].rec.Name
+	e.say(p, fmt.Sprintf("%s's party is fighting there; you hold back. To help, ask to join the party: /ask %s", lead, lead))
+	if p.rec.Depth > 0 && p.prev != p.rec.Pos() {
+		l := e.levels[p.rec.Depth-1]
+		if l.In(p.prev) {
+			e.place(p, p.rec.Depth, p.prev)
+		}
+	}
+}
+
+// joinFight puts one more hero into a battle under way; it acts half a round later.
+func (e *Engine) joinFight(p *player, enc *encounter) {
+	if p.fight == enc {
+		return
+	}
+	e.readyForBattle(p)
+	enc.players = append(enc.players, p)
+	p.fight = enc
+	p.energy = Energy(TurnEnergy / 2)
+	enc.logf("%s joins the fight!", p.rec.Name)
+}
+
+func (e *Engine) readyForBattle(p *player) {
+	p.queue = p.queue[:0]
+	p.runTries, p.waited = 0, 0
+	p.fainted, p.target = false, nil
+}
+
+// startBattle starts a battle between heroes and foes: monsters where the heroes stand in
+// the dungeon, or monsters made for the battle on the surface (newFoe). Who swings first
+// follows seed 000 for each hero against the quickest monster.
+func (e *Engine) startBattle(heroes []*player, foes []*monster, inRoom bool) {
+	if len(heroes) == 0 || len(foes) == 0 {
+		return
+	}
+	lead := heroes[0]
+	enc := &encounter{depth: lead.rec.Depth, pos: lead.rec.Pos(), inRoom: inRoom}
 	e.fights = append(e.fights, enc)
-	if m.room >= 0 {
-		enc.logf("%s (%s, level %d) guards this room!", capital(aName(k.Name)), k.Class, k.Level)
-	} else {
-		enc.logf("%s (%s, level %d) attacks!", capital(aName(k.Name)), k.Class, k.Level)
+	for _, p := range heroes {
+		e.readyForBattle(p)
+		p.fight = enc
+		enc.players = append(enc.players, p)
+	}
+	quickest := 0
+	for _, m := range foes {
+		m.asleep, m.stuck = false, false // heroes wake a gassed monster
+		m.fight, m.acted = enc, 0
+		enc.monsters = append(enc.monsters, m)
+		enc.gone = append(enc.gone, false)
+		k := m.Kind()
+		quickest = max(quickest, k.Dex)
+		switch {
+		case m.room >= 0:
+			enc.logf("%s (%s, level %d) guards this room!", capital(aName(k.Name)), k.Class, k.Level)
+		default:
+			enc.logf("%s (%s, level %d) attacks!", capital(aName(k.Name)), k.Class, k.Level)
+		}
 	}
 	// Seed 000: "If you have cast a 'speed' spell, you will have the choice of what you want
 	// to do first. If you don't have 'speed' on, but your dexterity is greater than or equal
-	// to the monster's dexterity, then you get first choice also."
-	if SwingsFirst(e.hasted(p), e.dieSides(p), k.Dex) {
-		p.energy, m.energy = 0, Energy(TurnEnergy/2)
-		enc.logf("%s is quicker and may strike first. (f fight, r run, s shoot)", p.rec.Name)
-	} else {
-		m.energy, p.energy = 0, Energy(TurnEnergy/2)
-		enc.logf("%s is quicker than %s!", capital(theName(k)), p.rec.Name)
+	// to the monster's dexterity, then you get first choice also." Against several monsters
+	// a hero must be as quick as the quickest of them; a monster strikes first when some
+	// hero is slower than it.
+	for _, p := range heroes {
+		if SwingsFirst(e.hasted(p), e.dieSides(p), quickest) {
+			p.energy = 0
+			enc.logf("%s is quicker and may strike first. (f fight, r run, s shoot)", p.rec.Name)
+		} else {
+			p.energy = Energy(TurnEnergy / 2)
+		}
 	}
-	e.monsterMoved(m.depth, m.pos)
+	for _, m := range foes {
+		m.energy = Energy(TurnEnergy / 2)
+		k := m.Kind()
+		for _, p := range heroes {
+			if !SwingsFirst(e.hasted(p), e.dieSides(p), k.Dex) {
+				m.energy = 0
+				enc.logf("%s is quicker than %s!", capital(theName(k)), p.rec.Name)
+				break
+			}
+		}
+	}
+	if enc.depth > 0 {
+		e.monsterMoved(enc.depth, enc.pos)
+	}
 }
 
 func aName(name string) string {
@@ -113,13 +215,75 @@ func aName(name string) string {
 	return "a " + name
 }
 
-// fightTurn runs one turn of a fight: knights who are ready act on their chosen command,
-// the monster attacks when its energy allows, and time stands still while a knight is
-// still choosing (up to the grace period).
+// standing lists the monsters of the battle still in it.
+func (enc *encounter) standing() []*monster {
+	var out []*monster
+	for i, m := range enc.monsters {
+		if !enc.gone[i] {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// standingHeroes lists the heroes who have not fainted.
+func (enc *encounter) standingHeroes() []*player {
+	var out []*player
+	for _, p := range enc.players {
+		if !p.fainted {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func (enc *encounter) index(m *monster) int {
+	for i, x := range enc.monsters {
+		if x == m {
+			return i
+		}
+	}
+	return -1
+}
+
+// targetOf is the monster p's blows go at: its chosen one while it stands, else the first
+// standing monster.
+func (e *Engine) targetOf(p *player, enc *encounter) *monster {
+	if i := enc.index(p.target); i >= 0 && !enc.gone[i] {
+		return p.target
+	}
+	for i, m := range enc.monsters {
+		if !enc.gone[i] {
+			p.target = m
+			return m
+		}
+	}
+	return nil
+}
+
+// setTarget is Target on the engine goroutine: it takes no time.
+func (e *Engine) setTarget(p *player, i int) {
+	enc := p.fight
+	if enc == nil {
+		e.say(p, "You are not in a fight.")
+		return
+	}
+	if i < 0 || i >= len(enc.monsters) || enc.gone[i] {
+		e.say(p, "That monster is not in the fight.")
+		return
+	}
+	p.target, p.dirty = enc.monsters[i], true
+}
+
+// fightTurn runs one turn of a battle: heroes who are ready act on their chosen command
+// (seed 002: "The heroes move first in each round"), then each standing monster attacks
+// when its energy allows; time stands still while a hero is still choosing (up to the
+// grace period). Every TurnsPerRound turns of the battle's clock a round ends and the
+// standing heroes recover (endRound).
 func (e *Engine) fightTurn(enc *encounter) {
 	deciding := false
-	for _, p := range append([]*player(nil), enc.players...) {
-		if p.fight != enc || !p.energy.Ready() {
+	for _, p := range slices.Clone(enc.players) {
+		if p.fight != enc || p.fainted || !p.energy.Ready() {
 			continue
 		}
 		if p.status(StatusAsleep) != nil {
@@ -154,17 +318,19 @@ func (e *Engine) fightTurn(enc *encounter) {
 			enc.logf("%s hesitates.", p.rec.Name)
 			p.energy.Spend(BlowCost(Blows(p.rec.Dex, p.rec.Level)))
 		}
-		if enc.monster.fight != enc {
-			return // the fight is over
+		if enc.over {
+			return
 		}
 	}
 	if deciding || len(enc.players) == 0 {
 		return
 	}
-	m := enc.monster
-	if m.energy.Ready() {
-		e.monsterAttack(enc)
-		if m.fight != enc {
+	for _, m := range enc.standing() {
+		if !m.energy.Ready() {
+			continue
+		}
+		e.monsterAttack(enc, m)
+		if enc.over {
 			return
 		}
 		m.energy.Spend(100 / float64(max(1, m.Kind().AttacksPerRound)))
@@ -172,69 +338,126 @@ func (e *Engine) fightTurn(enc *encounter) {
 	for _, p := range enc.players {
 		p.energy.EndTurn(false)
 	}
-	m.energy.EndTurn(false)
+	for _, m := range enc.standing() {
+		m.energy.EndTurn(false)
+	}
+	enc.ticks++
+	if enc.ticks%TurnsPerRound == 0 {
+		e.endRound(enc)
+	}
+}
+
+// Recovery at the end of a round (seed 002: "At the end of each round (after the
+// monsters' turn), heroes that have not fainted regain some of their HP and mana."):
+//
+//	RoundHits(maxHits)   max(1, maxHits/10) hits each round
+//	SpellRoundEvery      one spell unit every 5th round, up to the level's units
+//
+// A round is TurnsPerRound turns of the battle's clock, the time a knight at speed 0 takes
+// for one action; the clock stands still while a hero chooses, so waiting earns nothing.
+// Spell units come slowly because Orthanc's are few (4 at level 1).
+const SpellRoundEvery = 5
+
+// RoundHits is the hits a standing hero recovers at the end of a round.
+func RoundHits(maxHits int) int { return max(1, maxHits/10) }
+
+func (e *Engine) endRound(enc *encounter) {
+	enc.rounds++
+	for _, p := range enc.standingHeroes() {
+		before := p.rec.Hits
+		p.rec.Hits = min(p.rec.MaxHits, p.rec.Hits+RoundHits(p.rec.MaxHits))
+		if enc.rounds%SpellRoundEvery == 0 {
+			p.rec.SpellUnits = min(max(p.rec.SpellUnits, SpellUnitsForLevel(p.rec.Level)), p.rec.SpellUnits+1)
+		}
+		if p.rec.Hits != before {
+			p.changed, p.dirty = true, true
+		}
+	}
 }
 
 // fightAct carries out a knight's command in a fight and returns its cost.
 func (e *Engine) fightAct(p *player, enc *encounter, c Command) float64 {
-	m := enc.monster
+	m := e.targetOf(p, enc)
+	if m == nil {
+		return 0
+	}
 	k := m.Kind()
-	switch c.(type) {
+	switch c := c.(type) {
 	case UseItem:
-		return e.useItem(p, c.(UseItem).Index) // seed 002: equipping is a move in a battle
+		return e.useItem(p, c.Index) // seed 002: drinking a potion or equipping is a move in a battle
 	case Fight:
 		// Seed 000: "Your die has the number of sides corresponding to your dexterity,
 		// adjusted for the weight you carry ... You will hit the monster if ... the roll
 		// of your die is greater than 6."
 		// Seed 000: with "pray" the knight hits on more than 3, and always against Undead.
-		if PlayerHits(e.rng, e.dieSides(p), p.has(SpellPray), k.Class) {
-			// Seed 000: "adjusted further by the 'plus' value of your sword".
-			dmg := PlayerDamage(e.rng, p.rec.Level, best(p.rec.Items, ItemSword), e.str(p))
-			m.hits -= dmg
-			if m.hits <= 0 {
-				enc.logf("%s hits %s for %d. %s is dead!", p.rec.Name, theName(k), dmg, capital(theName(k)))
-				e.monsterKilled(enc, p)
-			} else {
-				enc.logf("%s hits %s for %d.", p.rec.Name, theName(k), dmg)
-			}
-		} else {
+		cost := BlowCost(Blows(p.rec.Dex, p.rec.Level))
+		if !PlayerHits(e.rng, e.dieSides(p), p.has(SpellPray), k.Class) {
 			enc.logf("%s misses %s.", p.rec.Name, theName(k))
+			return cost
 		}
-		return BlowCost(Blows(p.rec.Dex, p.rec.Level))
+		if e.dodges(k.Dex) {
+			enc.logf("%s swings at %s, but it dodges.", p.rec.Name, theName(k))
+			return cost
+		}
+		// Seed 000: "adjusted further by the 'plus' value of your sword".
+		dmg := PlayerDamage(e.rng, p.rec.Level, best(p.rec.Items, ItemSword), e.str(p))
+		m.hits -= dmg
+		if m.hits <= 0 {
+			enc.logf("%s hits %s for %d. %s is dead!", p.rec.Name, theName(k), dmg, capital(theName(k)))
+			e.monsterKilled(enc, m, p)
+		} else {
+			enc.logf("%s hits %s for %d.", p.rec.Name, theName(k), dmg)
+		}
+		return cost
 	case Run:
-		// Seed 000: "If you are in a room, you may not run." Ruling: from a monster that is
-		// charmed, held or asleep a knight may always walk away, even in a room.
-		if m.held {
-			enc.logf("%s leaves %s behind.", p.rec.Name, theName(k))
-			e.leaveFight(p)
-			if to, ok := e.fleeSquare(p, m.pos); ok {
-				e.place(p, p.rec.Depth, to)
-			}
-			return MoveCost(e.speed(p))
-		}
-		if e.levels[p.rec.Depth-1].RoomAt(p.rec.Pos()) >= 0 {
-			e.say(p, "You may not run from a fight in a room.")
-			return 0
-		}
-		if !RunSucceeds(e.rng, p.runTries) {
-			p.runTries++
-			enc.logf("%s tries to run, but %s blocks the way.", p.rec.Name, theName(k))
-			return MoveCost(e.speed(p))
-		}
-		enc.logf("%s runs away from %s!", p.rec.Name, theName(k))
-		e.leaveFight(p)
-		if to, ok := e.fleeSquare(p, m.pos); ok {
-			e.place(p, p.rec.Depth, to)
-		}
-		return MoveCost(e.speed(p))
+		return e.run(p, enc)
 	case Shoot:
-		return e.shoot(p, enc)
+		return e.shoot(p, enc, m)
 	case Cast:
-		return e.cast(p, c.(Cast))
+		return e.cast(p, c)
 	default:
 		e.say(p, "You are in a fight! f fights, r runs.")
 		return 0
 	}
+}
+
+// dodges rolls a dodge for a combatant with this Dexterity (DodgePercent).
+func (e *Engine) dodges(dex int) bool { return e.rng.IntN(100) < DodgePercent(dex) }
+
+// run tries to leave the battle (seed 000: running only in corridors, failing more often
+// each try). From monsters that are all charmed, held or asleep a hero may always walk
+// away, even in a room.
+func (e *Engine) run(p *player, enc *encounter) float64 {
+	cost := MoveCost(e.speed(p))
+	held := true
+	for _, m := range enc.standing() {
+		held = held && m.held
+	}
+	foes := "the monsters"
+	if st := enc.standing(); len(st) == 1 {
+		foes = theName(st[0].Kind())
+	}
+	switch {
+	case held:
+		enc.logf("%s leaves %s behind.", p.rec.Name, foes)
+	case enc.inRoom || (p.rec.Depth > 0 && e.levels[p.rec.Depth-1].RoomAt(p.rec.Pos()) >= 0):
+		// Seed 000: "If you are in a room, you may not run."
+		e.say(p, "You may not run from a fight in a room.")
+		return 0
+	case !RunSucceeds(e.rng, p.runTries):
+		p.runTries++
+		enc.logf("%s tries to run, but %s blocks the way.", p.rec.Name, foes)
+		return cost
+	default:
+		enc.logf("%s runs away from %s!", p.rec.Name, foes)
+	}
+	e.leaveFight(p)
+	if p.rec.Depth > 0 {
+		if to, ok := e.fleeSquare(p, enc.pos); ok {
+			e.place(p, p.rec.Depth, to)
+		}
+	}
+	return cost
 }
 
 // fleeSquare is where a knight who ran ends up: back where it came from if it can get
@@ -255,26 +478,34 @@ func (e *Engine) fleeSquare(p *player, monsterAt Pos) (Pos, bool) {
 	return Pos{}, false
 }
 
-// monsterAttack makes one attack on a knight still in the fight.
-func (e *Engine) monsterAttack(enc *encounter) {
-	m := enc.monster
+// monsterAttack makes one attack of m on a standing hero, chosen at random (seed 002:
+// "The monsters will only attack the heroes").
+func (e *Engine) monsterAttack(enc *encounter, m *monster) {
 	k := m.Kind()
-	p := enc.players[e.rng.IntN(len(enc.players))]
+	heroes := enc.standingHeroes()
+	if len(heroes) == 0 {
+		return
+	}
+	p := heroes[e.rng.IntN(len(heroes))]
 	// Seed 000: the monster's damage is doubled "for Magic User type monsters in the
 	// first round"; its first round is its first AttacksPerRound attacks.
-	firstRound := enc.monsterActed < max(1, k.AttacksPerRound)
-	enc.monsterActed++
-	// Seed 000, ring of invisibility: "You are safe from attack."
+	firstRound := m.acted < max(1, k.AttacksPerRound)
+	m.acted++
 	if m.held {
 		enc.logf("%s does not fight back.", capital(theName(k)))
 		return
 	}
+	// Seed 000, ring of invisibility: "You are safe from attack."
 	if e.invisible(p) {
 		enc.logf("%s swings wildly but cannot find %s.", capital(theName(k)), p.rec.Name)
 		return
 	}
 	if !MonsterHits(e.rng, k.Dex, e.protected(p), k.Class) {
 		enc.logf("%s misses %s.", capital(theName(k)), p.rec.Name)
+		return
+	}
+	if e.dodges(e.dieSides(p)) {
+		enc.logf("%s strikes at %s, who dodges.", capital(theName(k)), p.rec.Name)
 		return
 	}
 	// Seed 000: "The 'plus' value of your shield and armor is deducted from the attack."
@@ -289,14 +520,30 @@ func (e *Engine) monsterAttack(enc *encounter) {
 		enc.logf("%s hits %s for %d.", capital(theName(k)), p.rec.Name, dmg)
 		return
 	}
+	if len(heroes) > 1 {
+		// Seed 002: "If a monster's attack lowers a hero's HP to 0, that hero will faint.
+		// Fainted heroes cannot take actions for the remainder of the battle."
+		p.rec.Hits, p.fainted, p.queue = 0, true, p.queue[:0]
+		enc.logf("%s hits %s for %d. %s faints!", capital(theName(k)), p.rec.Name, dmg, p.rec.Name)
+		return
+	}
+	// The last hero standing falls: seed 000's death, and seed 002's "If the monsters win
+	// the fight, the game is over" for the fainted heroes with it.
 	enc.logf("%s hits %s for %d. %s is slain!", capital(theName(k)), p.rec.Name, dmg, p.rec.Name)
-	e.die(p, aName(k.Name))
+	fallen := slices.DeleteFunc(slices.Clone(enc.players), func(q *player) bool { return q == p || !q.fainted })
+	killer := aName(k.Name)
+	e.die(p, killer)
+	for _, q := range fallen {
+		if e.players[q.rec.Fingerprint] == q {
+			e.die(q, killer)
+		}
+	}
 }
 
-// monsterKilled ends the fight: the monster's experience is shared equally among the
-// knights in the fight (at least 1 each) and the monster leaves the level.
-func (e *Engine) monsterKilled(enc *encounter, killer *player) {
-	m := enc.monster
+// monsterKilled takes a killed monster out of the battle: its experience is shared
+// equally among the heroes of the battle (at least 1 each), a guard's treasure is shared
+// (takeTreasure), and the battle is won when no monster stands.
+func (e *Engine) monsterKilled(enc *encounter, m *monster, killer *player) {
 	k := m.Kind()
 	share := max(1, k.Experience/max(1, len(enc.players)))
 	for _, p := range enc.players {
@@ -304,36 +551,71 @@ func (e *Engine) monsterKilled(enc *encounter, killer *player) {
 		p.changed = true
 		e.say(p, fmt.Sprintf("You killed %s. (+%d experience)", theName(k), share))
 	}
-	if m.room >= 0 {
+	if m.room >= 0 && m.depth > 0 {
 		e.takeTreasure(enc, killer, RollTreasure(e.rng, m.depth))
 	}
-	players := enc.players
+	e.monsterGone(enc, m)
+	if m.depth > 0 {
+		e.removeMonster(m)
+	}
+	if len(enc.standing()) == 0 {
+		e.battleWon(enc)
+	}
+}
+
+// monsterGone marks a monster out of the battle (killed or sent away).
+func (e *Engine) monsterGone(enc *encounter, m *monster) {
+	if i := enc.index(m); i >= 0 {
+		enc.gone[i] = true
+	}
+	m.fight = nil
+	for _, p := range enc.players {
+		p.dirty = true
+	}
+}
+
+// battleWon ends a battle with no monster left standing: seed 002's fainted heroes are
+// revived with 1 hit, a magic item may be lost (seed 000), and everyone is saved at once.
+func (e *Engine) battleWon(enc *encounter) {
+	players := slices.Clone(enc.players)
+	for _, p := range players {
+		if p.fainted {
+			p.rec.Hits = max(1, p.rec.Hits)
+			enc.logf("%s comes to, with %d hit.", p.rec.Name, p.rec.Hits)
+		}
+	}
 	e.endFight(enc)
-	e.removeMonster(m)
 	for _, p := range players {
 		e.mayLoseMagic(p)
 		e.saveNow(p) // experience and treasure won are saved at once
 	}
 }
 
-// takeTreasure shares a guard's hoard: its worth (experience and gold, seed 000) split
-// equally among the knights in the fight, any magic item to the knight who struck the
-// last blow.
+// takeTreasure shares a guard's hoard: its worth (experience, seed 000) and its coins
+// (gold) split equally among the heroes of the battle; gems, jewelry and any magic item go
+// to the hero who struck the last blow.
 func (e *Engine) takeTreasure(enc *encounter, killer *player, t Treasure) {
-	share := t.Value / max(1, len(enc.players))
+	n := max(1, len(enc.players))
+	share, coins := t.Value/n, t.Coins/n
 	for _, p := range enc.players {
 		p.rec.Experience += share
 		p.rec.TreasureExperience += share
-		p.rec.Gold += share
+		p.rec.Gold += coins
 		msg := "You find " + strings.Join(t.Lines, ", ") + "."
-		if len(enc.players) > 1 {
-			msg += fmt.Sprintf(" Your share is worth %d.", share)
+		if n > 1 {
+			msg += fmt.Sprintf(" Your share is worth %d experience and %d gold.", share, coins)
 		} else {
-			msg += fmt.Sprintf(" (+%d experience and gold)", share)
+			msg += fmt.Sprintf(" (+%d experience, +%d gold)", share, coins)
 		}
 		e.say(p, msg)
 	}
-	if t.Item != nil && killer != nil {
+	if killer == nil {
+		return
+	}
+	for _, it := range t.Valuables {
+		e.gain(killer, it)
+	}
+	if t.Item != nil {
 		e.gain(killer, *t.Item)
 	}
 }
@@ -381,10 +663,10 @@ func (e *Engine) mayLoseMagic(p *player) {
 	p.changed = true
 }
 
-// shoot looses an arrow of mythical slaying (seed 000: "Arrows automatically kill any
-// mythical type monster. They do not work on any other monster.").
-func (e *Engine) shoot(p *player, enc *encounter) float64 {
-	k := enc.monster.Kind()
+// shoot looses an arrow of mythical slaying at m (seed 000: "Arrows automatically kill
+// any mythical type monster. They do not work on any other monster.").
+func (e *Engine) shoot(p *player, enc *encounter, m *monster) float64 {
+	k := m.Kind()
 	for i := range p.rec.Items {
 		q := &p.rec.Items[i]
 		if q.Kind != ItemQuiver || q.Count == 0 {
@@ -397,7 +679,7 @@ func (e *Engine) shoot(p *player, enc *encounter) float64 {
 		p.changed = true
 		if ArrowKills(k.Class) {
 			enc.logf("%s shoots an arrow of slaying. %s is dead!", p.rec.Name, capital(theName(k)))
-			e.monsterKilled(enc, p)
+			e.monsterKilled(enc, m, p)
 		} else {
 			enc.logf("%s shoots an arrow of slaying, but it does nothing to %s.", p.rec.Name, theName(k))
 		}
@@ -407,15 +689,28 @@ func (e *Engine) shoot(p *player, enc *encounter) float64 {
 	return 0
 }
 
-// endFight releases everyone from a fight; spells that last one fight (Pray) end with it.
+// endFight releases everyone from a battle; spells that last one fight (Pray) end with
+// it. Monsters still standing stay where they are in the dungeon; on the surface they go
+// (they were made for the battle).
 func (e *Engine) endFight(enc *encounter) {
+	if enc.over {
+		return
+	}
+	enc.over = true
 	for _, p := range enc.players {
-		p.fight, p.dirty = nil, true
+		p.fight, p.dirty, p.fainted, p.target = nil, true, false, nil
 		p.lastFight = enc.log
 		e.dropEffects(p, func(ef Effect) bool { return ef.Moves == DurationFight })
 	}
 	enc.players = nil
-	enc.monster.fight = nil
+	for i, m := range enc.monsters {
+		if !enc.gone[i] {
+			m.fight = nil
+		}
+	}
+	if enc.depth > 0 {
+		e.monsterMoved(enc.depth, enc.pos)
+	}
 	for i, f := range e.fights {
 		if f == enc {
 			e.fights = append(e.fights[:i], e.fights[i+1:]...)
@@ -424,23 +719,22 @@ func (e *Engine) endFight(enc *encounter) {
 	}
 }
 
-// leaveFight takes one knight out of a fight (it ran, died or disconnected); the fight
-// ends when no knight is left, and the monster stays where it is.
+// leaveFight takes one hero out of a battle (it ran, died, was carried off or
+// disconnected); the battle ends when no standing hero is left. A fainted hero carried
+// out of a battle (a disconnection) comes to with 1 hit.
 func (e *Engine) leaveFight(p *player) {
 	enc := p.fight
 	if enc == nil {
 		return
 	}
-	p.fight, p.dirty = nil, true
+	if p.fainted && p.rec.Death == nil {
+		p.rec.Hits = max(1, p.rec.Hits)
+	}
+	p.fight, p.dirty, p.fainted, p.target = nil, true, false, nil
 	p.lastFight = enc.log
 	e.dropEffects(p, func(ef Effect) bool { return ef.Moves == DurationFight })
-	for i, q := range enc.players {
-		if q == p {
-			enc.players = append(enc.players[:i], enc.players[i+1:]...)
-			break
-		}
-	}
-	if len(enc.players) == 0 {
+	enc.players = slices.DeleteFunc(enc.players, func(q *player) bool { return q == p })
+	if len(enc.standingHeroes()) == 0 {
 		e.endFight(enc)
 	}
 }
@@ -448,9 +742,9 @@ func (e *Engine) leaveFight(p *player) {
 // die ends a knight: seed 000's death is permanent. Its record becomes its tombstone and
 // the session is told, so the player can roll a new knight.
 func (e *Engine) die(p *player, killer string) {
-	e.leaveFight(p)
 	p.rec.Hits = 0
 	p.rec.Death = &Death{Killer: killer, Depth: p.rec.Depth, Level: p.rec.Level, Experience: p.rec.Experience, Turn: e.turn}
+	e.leaveFight(p)
 	e.say(p, fmt.Sprintf("You have been slain by %s.", killer))
 	v := e.view(p)
 	v.Dead = p.rec.Death
@@ -458,4 +752,44 @@ func (e *Engine) die(p *player, killer string) {
 	if p.sub != nil {
 		p.sub.Deliver(v)
 	}
+}
+
+// fightView is the battle panel for p.
+func (e *Engine) fightView(p *player, enc *encounter) *FightView {
+	fv := &FightView{Log: slices.Clone(enc.log), InRoom: enc.inRoom, Surface: enc.depth == 0,
+		Round: enc.rounds + 1, Target: -1,
+		YourMove: !p.fainted && p.energy.Ready() && len(p.queue) == 0}
+	if t := e.targetOf(p, enc); t != nil {
+		fv.Target = enc.index(t)
+	}
+	for i, m := range enc.monsters {
+		k := m.Kind()
+		fv.Monsters = append(fv.Monsters, FightMonster{Name: k.Name, Class: k.Class.String(), Glyph: k.Glyph,
+			Level: k.Level, Hits: max(0, m.hits), MaxHits: max(m.maxHits, m.hits), Dex: k.Dex, Attack: k.AttackDice,
+			AttacksPerRound: k.AttacksPerRound, Speed: k.Speed, Experience: k.Experience,
+			Dodge: DodgePercent(k.Dex), Held: m.held, Dead: enc.gone[i]})
+	}
+	if fv.YourMove {
+		fv.GraceLeft = e.cfg.GraceTurns - p.waited
+	}
+	for _, q := range enc.players {
+		fv.Knights = append(fv.Knights, FightKnight{Name: q.rec.Name, Level: q.rec.Level,
+			Hits: q.rec.Hits, MaxHits: q.rec.MaxHits, SpellUnits: q.rec.SpellUnits,
+			Str: q.rec.Str, Int: q.rec.Int, Con: q.rec.Con, Dex: q.rec.Dex,
+			Sword: best(q.rec.Items, ItemSword), Shield: best(q.rec.Items, ItemShield),
+			Armour: best(q.rec.Items, ItemArmour), Blows: Blows(q.rec.Dex, q.rec.Level),
+			Dodge: DodgePercent(e.dieSides(q)), Fainted: q.fainted})
+	}
+	return fv
+}
+
+// newFoe makes a monster for a surface battle (seed 002: "The monsters are created at the
+// beginning of the battle"): it stands on the surface square pos (depth 0), belongs to
+// no level, and is gone when the battle ends.
+func (e *Engine) newFoe(kind MonsterID, pos Pos) *monster {
+	e.nextMonster++
+	m := &monster{id: e.nextMonster, kind: kind, pos: pos, room: -1}
+	m.hits = max(1, kind.Kind().HitDice.Roll(e.rng))
+	m.maxHits = m.hits
+	return m
 }

@@ -54,7 +54,7 @@ func TestEnteringAGuardedRoomStartsAFight(t *testing.T) {
 	rat := e.spawn(1, mustMonster(t, "giant rat"), Pos{3, 1}, 0, e.rng)
 	do(e, "a", Move{Dir: East})
 	do(e, "a", Move{Dir: East, Door: true}) // through the door into the room
-	if p.fight == nil || p.fight.monster != rat {
+	if p.fight == nil || p.fight.monsters[0] != rat {
 		t.Fatalf("no fight on entering the guarded room: %q", sub.lastMessage())
 	}
 	v := e.view(p)
@@ -90,8 +90,13 @@ func TestWinningAFight(t *testing.T) {
 	if p.rec.Experience != rat.Kind().Experience+p.rec.TreasureExperience || p.rec.TreasureExperience == 0 {
 		t.Fatalf("experience %d (treasure %d), want the rat's %d plus its hoard", p.rec.Experience, p.rec.TreasureExperience, rat.Kind().Experience)
 	}
-	if p.rec.Gold != p.rec.TreasureExperience {
-		t.Fatalf("gold %d, want the hoard's worth %d", p.rec.Gold, p.rec.TreasureExperience)
+	// The coins are gold at once; gems and jewelry are carried, to be sold at a market.
+	worth := p.rec.Gold
+	for _, it := range p.rec.Items {
+		worth += it.Value
+	}
+	if p.rec.Gold == 0 || worth != p.rec.TreasureExperience {
+		t.Fatalf("gold %d and valuables make %d, want the hoard's worth %d", p.rec.Gold, worth, p.rec.TreasureExperience)
 	}
 	if e.roomGuard(1, 0) != nil || len(e.state[0].monsters) != 0 {
 		t.Fatal("the dead rat still guards the room")
@@ -115,10 +120,10 @@ func TestIdleKnightLosesItsTurnAfterTheGrace(t *testing.T) {
 	for range e.cfg.GraceTurns {
 		e.Step()
 	}
-	if ogre.fight.monsterActed != 0 {
+	if ogre.acted != 0 {
 		t.Fatal("the monster acted while the knight was still within its grace")
 	}
-	stepUntil(t, e, "the ogre to attack", func() bool { return ogre.fight.monsterActed > 0 })
+	stepUntil(t, e, "the ogre to attack", func() bool { return ogre.acted > 0 })
 	if !strings.Contains(strings.Join(ogre.fight.log, "\n"), "hesitates") {
 		t.Fatal("the log does not say the knight hesitated")
 	}
@@ -303,8 +308,8 @@ func TestQuickerKnightStrikesFirstInARoom(t *testing.T) {
 	for range 5 {
 		e.Step()
 	}
-	if p.fight.monsterActed != 0 || !e.view(p).Fight.YourMove {
-		t.Fatalf("the rat acted first (%d attacks) though the knight is quicker", p.fight.monsterActed)
+	if p.fight.monsters[0].acted != 0 || !e.view(p).Fight.YourMove {
+		t.Fatalf("the rat acted first (%d attacks) though the knight is quicker", p.fight.monsters[0].acted)
 	}
 }
 

@@ -57,6 +57,8 @@ type Config struct {
 	Saver           Saver // where records go; may be nil in tests
 	// Levels are saved level states to restore over the freshly generated dungeon.
 	Levels []LevelState
+	// SurfaceSize is the side of the square surface grid; DefaultSurfaceSize when zero.
+	SurfaceSize int
 }
 
 // Engine is the game world. Its state is owned by the goroutine running Run (or, in
@@ -79,6 +81,8 @@ type Engine struct {
 	nextSession uint64
 	nextWatch   uint64
 	talk        map[string]*talker // recent chat by key fingerprint, for flood control
+	outside     surfaceState       // the surface and its markets (surface.go, market.go)
+	parties     partyState         // the parties of heroes (party.go)
 	inbox       chan any
 	done        chan struct{}
 }
@@ -105,6 +109,8 @@ type player struct {
 	passWall  bool       // Pass Wall was cast: the next step may go through a wall
 	espDir    Dir        // the direction of the ESP being cast
 	fightSeq  uint64     // fight log lines written while it was in the fight
+	target    *monster   // the monster its blows go at (Target), nil for the first standing one
+	fainted   bool       // at 0 hits in a battle others still fight (seed 002)
 	watchers  []*watcher // spectators, who get its views too
 }
 
@@ -147,6 +153,7 @@ func newWithLevels(cfg Config, levels []*Level) *Engine {
 	for _, ls := range cfg.Levels {
 		e.restore(ls)
 	}
+	e.initSurface()
 	return e
 }
 
@@ -232,7 +239,7 @@ func (e *Engine) Step() {
 		}
 	}
 	for _, enc := range append([]*encounter(nil), e.fights...) {
-		if enc.monster.fight == enc {
+		if !enc.over {
 			e.fightTurn(enc)
 		}
 	}
@@ -287,6 +294,8 @@ func (e *Engine) handle(m any) {
 		close(m.done)
 	case chatReq:
 		e.chat(m)
+	case partyReq:
+		e.party(m)
 	case optionsReq:
 		e.setOptions(m)
 	case watchReq:
@@ -443,6 +452,7 @@ func (e *Engine) join(rec Adventurer, sub Subscriber) *Player {
 		e.moved(p, p.rec.Depth, p.rec.Pos(), p.rec.Pos()) // those who see it arrive
 		e.say(p, fmt.Sprintf("Welcome, %s. You stand on level %d of the dungeon.", p.rec.Name, p.rec.Depth))
 	} else {
+		e.arriveOnSurface(p)
 		e.say(p, fmt.Sprintf("Welcome, %s. You are outside the dungeon.", p.rec.Name))
 	}
 	e.publish()
@@ -462,6 +472,7 @@ func (e *Engine) leave(fp string, session uint64) (Adventurer, bool) {
 
 // remove takes a player out of the world, handing its final record to the Saver.
 func (e *Engine) remove(p *player) Adventurer {
+	e.partyLeft(p)
 	rec := e.record(p)
 	if e.cfg.Saver != nil {
 		e.cfg.Saver.Put(rec)
@@ -474,13 +485,23 @@ func (e *Engine) remove(p *player) Adventurer {
 	if p.rec.Depth > 0 {
 		e.moved(p, p.rec.Depth, p.rec.Pos(), p.rec.Pos()) // those who saw it go
 		e.state[p.rec.Depth-1].changed = true
+	} else {
+		e.touchSurface(p) // everyone outside sees it go
 	}
 	return rec
 }
 
 func (e *Engine) enqueue(fp string, session uint64, cmd Command) {
 	p, ok := e.players[fp]
-	if !ok || p.session != session || len(p.queue) >= maxQueued {
+	if !ok || p.session != session {
+		return
+	}
+	if t, ok := cmd.(Target); ok {
+		e.setTarget(p, t.Index) // choosing takes no time, so it does not wait in the queue
+		e.publish()
+		return
+	}
+	if len(p.queue) >= maxQueued {
 		return
 	}
 	p.queue = append(p.queue, cmd)
@@ -617,7 +638,14 @@ func (e *Engine) view(p *player) View {
 	for _, st := range p.rec.Status {
 		v.Self.Status = append(v.Self.Status, st.String())
 	}
+	e.fillParty(p, &v)
 	if p.rec.Depth == 0 {
+		e.fillSurface(p, &v)
+		if enc := p.fight; enc != nil {
+			v.Fight = e.fightView(p, enc)
+		} else if len(p.lastFight) > 0 {
+			v.LastFight = p.lastFight
+		}
 		return v
 	}
 	v.Level = e.snapshot(p.rec.Depth)
@@ -647,18 +675,7 @@ func (e *Engine) view(p *player) View {
 		}
 	}
 	if enc := p.fight; enc != nil {
-		m := enc.monster
-		k := m.Kind()
-		fv := &FightView{Monster: k.Name, Class: k.Class.String(), Level: k.Level, Glyph: k.Glyph,
-			Hits: m.hits, Log: slices.Clone(enc.log), InRoom: enc.inRoom,
-			YourMove: p.energy.Ready() && len(p.queue) == 0}
-		if fv.YourMove {
-			fv.GraceLeft = e.cfg.GraceTurns - p.waited
-		}
-		for _, q := range enc.players {
-			fv.Knights = append(fv.Knights, FightKnight{Name: q.rec.Name, Hits: q.rec.Hits, MaxHits: q.rec.MaxHits})
-		}
-		v.Fight = fv
+		v.Fight = e.fightView(p, enc)
 	} else if len(p.lastFight) > 0 {
 		v.LastFight = p.lastFight
 	}

@@ -27,6 +27,12 @@ const (
 	ItemManualOfQuickness
 	ItemManualOfPhilosophy
 	ItemManualOfVileDarkness
+	// Seed 002's potions and the valuables of seed 000's treasure, sold in the markets.
+	// New kinds go here, before NumItemKinds: saved items keep their numbers.
+	ItemPotionHealing    // restores 3d6 hits
+	ItemPotionSpellUnits // restores 2 spell units
+	ItemGem              // Value gold pieces
+	ItemJewelry          // Value gold pieces
 	NumItemKinds
 )
 
@@ -36,7 +42,10 @@ type ItemInfo struct {
 	Weight   int  // in the units of CarryCapacity
 	Wearable bool // boots and rings work only while worn (seed 000: "You must wear boots to have an effect")
 	Readable bool // manuals
-	Magic    bool // may be lost after a battle
+	// Drinkable marks the potions (seed 002: "Use a potion from the hero's inventory");
+	// drinking one uses it up.
+	Drinkable bool
+	Magic     bool // may be lost after a battle
 }
 
 // Items is the item table, indexed by ItemKind.
@@ -58,6 +67,11 @@ var Items = [NumItemKinds]ItemInfo{
 	ItemManualOfQuickness:       {Name: "manual of quickness of action", Weight: 5, Readable: true, Magic: true},
 	ItemManualOfPhilosophy:      {Name: "manual of philosophy", Weight: 5, Readable: true, Magic: true},
 	ItemManualOfVileDarkness:    {Name: "manual of vile darkness", Weight: 5, Readable: true, Magic: true},
+	// Potions and valuables are not magic: a battle never takes them.
+	ItemPotionHealing:    {Name: "potion of healing", Weight: 1, Drinkable: true},
+	ItemPotionSpellUnits: {Name: "potion of spell units", Weight: 1, Drinkable: true},
+	ItemGem:              {Name: "gem"},
+	ItemJewelry:          {Name: "piece of jewelry"},
 }
 
 // Item is one thing a knight carries.
@@ -66,6 +80,8 @@ type Item struct {
 	Plus  int      `json:"plus,omitempty"`  // swords, shields, armour: +1..+3
 	Count int      `json:"count,omitempty"` // arrows in a quiver
 	Worn  bool     `json:"worn,omitempty"`
+	// Value is a gem's or jewelry's worth in gold pieces: what a market pays for it.
+	Value int `json:"value,omitempty"`
 }
 
 // Info is the item's kind.
@@ -82,7 +98,8 @@ func (it Item) Magic() bool {
 	return it.Info().Magic || (it.Kind == ItemSword && it.Plus > 0)
 }
 
-// Name is how the item is written: "sword +2", "quiver of 12 arrows of mythical slaying".
+// Name is how the item is written: "sword +2", "quiver of 12 arrows of mythical slaying",
+// "gem worth 400".
 func (it Item) Name() string {
 	info := it.Info()
 	switch {
@@ -90,6 +107,8 @@ func (it Item) Name() string {
 		return fmt.Sprintf("quiver of %d arrows of mythical slaying", it.Count)
 	case it.Plus != 0:
 		return fmt.Sprintf("%s %+d", info.Name, it.Plus)
+	case it.Kind == ItemGem || it.Kind == ItemJewelry:
+		return fmt.Sprintf("%s worth %d", info.Name, it.Value)
 	}
 	return info.Name
 }
@@ -98,8 +117,14 @@ func (it Item) Name() string {
 // monsters have"): coins and valuables worth Value gold pieces, and perhaps a magic item.
 type Treasure struct {
 	Lines []string // "230 gold pieces", "a gem worth 400"
-	Value int      // gold pieces; also the experience it brings
-	Item  *Item
+	Value int      // gold pieces, coins and valuables together; also the experience it brings
+	// Coins is the worth of the coins alone, in gold pieces (silver counted in tenths,
+	// rounded down): the gold the hoard puts in the purse.
+	Coins int
+	// Valuables are its gem and jewelry as items (ItemGem, ItemJewelry with their Value),
+	// to be carried and sold in a market for their worth.
+	Valuables []Item
+	Item      *Item
 }
 
 // coinKinds are seed 000's coins with their worth in gold pieces per coin (tenths for
@@ -118,7 +143,8 @@ var coinKinds = [...]struct {
 // RollTreasure rolls a guard's hoard on dungeon level depth. Rulings (docs/DESIGN.md):
 // coins of one metal, more valuable metals likelier deeper, scaled by depth; a gem worth
 // d10×50×depth one time in three, jewelry worth d10×100×depth one time in six; a magic
-// item one time in five plus 2% a level.
+// item one time in five plus 2% a level. The gem and jewelry are also Valuables, items to
+// sell; Value stays the whole hoard's worth (coins and valuables), as Lines tell it.
 func RollTreasure(r *rand.Rand, depth int) Treasure {
 	depth = max(1, depth)
 	var t Treasure
@@ -126,16 +152,19 @@ func RollTreasure(r *rand.Rand, depth int) Treasure {
 	ck := coinKinds[metal]
 	n := ck.dice.Roll(r) * depth
 	tenths := n * ck.tenths
-	t.Value += tenths / 10
+	t.Coins = tenths / 10
+	t.Value += t.Coins
 	t.Lines = append(t.Lines, fmt.Sprintf("%d %s pieces", n, ck.name))
 	if r.IntN(3) == 0 {
 		v := (1 + r.IntN(10)) * 50 * depth
 		t.Value += v
+		t.Valuables = append(t.Valuables, Item{Kind: ItemGem, Value: v})
 		t.Lines = append(t.Lines, fmt.Sprintf("a gem worth %d", v))
 	}
 	if r.IntN(6) == 0 {
 		v := (1 + r.IntN(10)) * 100 * depth
 		t.Value += v
+		t.Valuables = append(t.Valuables, Item{Kind: ItemJewelry, Value: v})
 		t.Lines = append(t.Lines, fmt.Sprintf("jewelry worth %d", v))
 	}
 	if r.Float64() < 0.20+0.02*float64(depth) {

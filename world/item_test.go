@@ -1,6 +1,7 @@
 package world
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -195,5 +196,112 @@ func TestPercentKills(t *testing.T) {
 		if got := a.PercentKills(); got != tc.want {
 			t.Errorf("exp %d treasure %d: %d%%, want %d%%", tc.exp, tc.treasure, got, tc.want)
 		}
+	}
+}
+
+// Seed 002: "Use a potion from the hero's inventory". A potion of healing restores 3d6
+// hits, never above the maximum; it is used up and takes a round; a knight who is not
+// wounded keeps it.
+func TestPotionOfHealing(t *testing.T) {
+	potion := Item{Kind: ItemPotionHealing}
+	e, p, _ := inventoryEngine(t, potion, potion, potion)
+	p.rec.Hits, p.rec.MaxHits = 1, 100
+	if cost := e.act(p, UseItem{Index: 1}); cost != CostPotion {
+		t.Fatalf("drinking cost %v", cost)
+	}
+	if p.rec.Hits < 1+3 || p.rec.Hits > 1+18 || len(p.rec.Items) != 3 {
+		t.Fatalf("after the potion: hits %d, %d items", p.rec.Hits, len(p.rec.Items))
+	}
+	if want := fmt.Sprintf("Kay a drinks a potion of healing and recovers %d hits.", p.rec.Hits-1); lastMsg(p) != want {
+		t.Fatalf("%q, want %q", lastMsg(p), want)
+	}
+	p.rec.Hits = 99
+	e.act(p, UseItem{Index: 1})
+	if p.rec.Hits != 100 || lastMsg(p) != "Kay a drinks a potion of healing and recovers 1 hit." {
+		t.Fatalf("near the top: hits %d, %q", p.rec.Hits, lastMsg(p))
+	}
+	if cost := e.act(p, UseItem{Index: 1}); cost != 0 || len(p.rec.Items) != 2 || !strings.Contains(lastMsg(p), "keep the potion") {
+		t.Fatalf("unwounded: cost %v, %d items, %q", cost, len(p.rec.Items), lastMsg(p))
+	}
+}
+
+// A potion of spell units restores 2, never above SpellUnitsForLevel.
+func TestPotionOfSpellUnits(t *testing.T) {
+	potion := Item{Kind: ItemPotionSpellUnits}
+	e, p, _ := inventoryEngine(t, potion, potion, potion)
+	p.rec.SpellUnits = 0 // level 1: 4 at most (seed 000: "units = (level+1) × 2")
+	e.act(p, UseItem{Index: 1})
+	if p.rec.SpellUnits != 2 || len(p.rec.Items) != 3 || lastMsg(p) != "Kay a drinks a potion of spell units and regains 2 spell units." {
+		t.Fatalf("units %d, %d items, %q", p.rec.SpellUnits, len(p.rec.Items), lastMsg(p))
+	}
+	p.rec.SpellUnits = 3
+	e.act(p, UseItem{Index: 1})
+	if p.rec.SpellUnits != 4 || len(p.rec.Items) != 2 {
+		t.Fatalf("capped: units %d", p.rec.SpellUnits)
+	}
+	if cost := e.act(p, UseItem{Index: 1}); cost != 0 || len(p.rec.Items) != 2 || p.rec.SpellUnits != 4 {
+		t.Fatalf("full: cost %v, units %d", cost, p.rec.SpellUnits)
+	}
+}
+
+// In a battle the potion is the knight's move and every hero reads it in the battle log
+// (seed 002: "Merlin used a health potion and recovered 300 HP!"); outside the dungeon
+// potions work too.
+func TestPotionsInABattleAndOutside(t *testing.T) {
+	e, p, _ := inventoryEngine(t, Item{Kind: ItemPotionHealing})
+	p.rec.Hits, p.rec.MaxHits = 500, 1000
+	fightWith(t, e, p, "giant rat")
+	enc := p.fight
+	e.enqueue("a", p.session, UseItem{Index: 1})
+	stepUntil(t, e, "the potion", func() bool { return len(p.rec.Items) == 1 })
+	if !strings.Contains(strings.Join(enc.log, "\n"), "Kay a drinks a potion of healing and recovers") {
+		t.Fatalf("battle log %q", enc.log)
+	}
+
+	e2 := fightEngine(t, nil)
+	q, _ := outsideKnight(t, e2, "b", e2.outside.grid.Entrance)
+	q.rec.Items = append(q.rec.Items, Item{Kind: ItemPotionSpellUnits})
+	q.rec.SpellUnits = 0
+	if cost := e2.act(q, UseItem{Index: 1}); cost != CostPotion || q.rec.SpellUnits != 2 {
+		t.Fatalf("outside: cost %v, units %d", cost, q.rec.SpellUnits)
+	}
+}
+
+// The gem and jewelry of a hoard are items worth their value; Value stays the whole
+// hoard (coins and valuables) and Lines tell it as before.
+func TestTreasureValuables(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	kinds := map[ItemKind]int{}
+	for range 20000 {
+		depth := 1 + r.IntN(10)
+		tr := RollTreasure(r, depth)
+		sum := tr.Coins
+		if len(tr.Lines) != 1+len(tr.Valuables) || tr.Coins < 0 {
+			t.Fatalf("treasure %+v", tr)
+		}
+		for i, it := range tr.Valuables {
+			sum += it.Value
+			kinds[it.Kind]++
+			want := fmt.Sprintf("a gem worth %d", it.Value)
+			if it.Kind == ItemJewelry {
+				want = fmt.Sprintf("jewelry worth %d", it.Value)
+			}
+			if tr.Lines[1+i] != want || it.Value <= 0 || it.Magic() {
+				t.Fatalf("valuable %+v told as %q", it, tr.Lines[1+i])
+			}
+			if p, ok := SellPrice(it); !ok || p != it.Value {
+				t.Fatalf("%s sells for %d", it.Name(), p)
+			}
+		}
+		if sum != tr.Value {
+			t.Fatalf("coins %d and valuables %+v make %d, Value %d", tr.Coins, tr.Valuables, sum, tr.Value)
+		}
+	}
+	// Seed 000 rulings: a gem one time in three, jewelry one in six.
+	if g, j := kinds[ItemGem], kinds[ItemJewelry]; g < 6300 || g > 7000 || j < 3000 || j > 3700 {
+		t.Fatalf("%d gems and %d pieces of jewelry in 20000 hoards", g, j)
+	}
+	if n := (Item{Kind: ItemJewelry, Value: 700}).Name(); n != "piece of jewelry worth 700" {
+		t.Fatalf("name %q", n)
 	}
 }

@@ -20,17 +20,19 @@ const (
 
 // monster is one live monster, owned by the engine goroutine.
 type monster struct {
-	id     int
-	kind   MonsterID
-	depth  int
-	pos    Pos
-	hits   int
-	room   int // the room it guards, or -1 for a wanderer
-	energy Energy
-	fight  *encounter
-	held   bool // charmed, held or asleep: it does not fight back (seed 000, Charm)
-	stuck  bool // in a trap: 1 in 7 a turn to get free (seed 001)
-	asleep bool // gassed: it sleeps until a knight wakes it (seed 001)
+	id      int
+	kind    MonsterID
+	depth   int
+	pos     Pos
+	hits    int
+	maxHits int // its hits when it appeared
+	acted   int // attacks made in its current battle; its first round is the first AttacksPerRound of them
+	room    int // the room it guards, or -1 for a wanderer
+	energy  Energy
+	fight   *encounter
+	held    bool // charmed, held or asleep: it does not fight back (seed 000, Charm)
+	stuck   bool // in a trap: 1 in 7 a turn to get free (seed 001)
+	asleep  bool // gassed: it sleeps until a knight wakes it (seed 001)
 }
 
 func (m *monster) Kind() *MonsterKind { return m.kind.Kind() }
@@ -64,6 +66,7 @@ func (e *Engine) spawn(depth int, kind MonsterID, pos Pos, room int, r *rand.Ran
 	e.nextMonster++
 	m := &monster{id: e.nextMonster, kind: kind, depth: depth, pos: pos, room: room}
 	m.hits = max(1, kind.Kind().HitDice.Roll(r))
+	m.maxHits = m.hits
 	e.state[depth-1].monsters = append(e.state[depth-1].monsters, m)
 	e.state[depth-1].changed = true
 	return m

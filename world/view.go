@@ -40,6 +40,16 @@ type View struct {
 	Dead *Death
 	// Retired is set on the last view of a knight that retired.
 	Retired *Retirement
+	// Party lists the knight's party, the leader first, when it is in a party of two or
+	// more (a knight alone is a party of one and has no list).
+	Party []PartyMember
+	// Invites are the knights whose invitations to their party wait for this knight's
+	// answer; Asks are the knights asking to join this knight's party.
+	Invites []string
+	Asks    []string
+	// Surface is set while the knight is outside the dungeon (Self.Depth 0, Self.Pos a
+	// square of the surface).
+	Surface *SurfaceView
 	// Ended is set when the session must close, saying why (for example, the same key
 	// connected again from somewhere else).
 	Ended string
@@ -89,27 +99,98 @@ type SeenMonster struct {
 	Pos   Pos
 }
 
-// FightView is the encounter panel: the monster, the knights in the fight and the log.
+// FightView is the battle panel (seeds 000 and 002): the monsters, the heroes and the log.
 type FightView struct {
-	Monster string
-	Class   string
-	Level   int
-	Glyph   string
-	Hits    int
+	// Monsters are every monster of the battle in the order they joined it, the fallen
+	// ones too (Dead), so an index names the same monster for the whole battle.
+	Monsters []FightMonster
+	// Target is the index in Monsters of the monster this knight's blows, spells and
+	// arrows go at (Target changes it); always a standing monster while one stands.
+	Target  int
 	Knights []FightKnight
 	Log     []string
 	InRoom  bool // running is not allowed
+	Surface bool // a battle on the surface (seed 002)
+	// Round counts the battle's rounds; the standing heroes recover a little at the end
+	// of each (see RoundHits).
+	Round int
 	// YourMove is true when the fight waits for this knight; GraceLeft is how many turns
 	// it still waits before the knight loses its chance.
 	YourMove  bool
 	GraceLeft int
 }
 
-// FightKnight is one knight in a fight.
+// FightMonster is one monster in a battle, with the statistics seed 002 lets a hero look
+// at without spending the turn.
+type FightMonster struct {
+	Name            string
+	Class           string
+	Glyph           string
+	Level           int
+	Hits            int
+	MaxHits         int
+	Dex             int  // the sides of its to-hit die
+	Attack          Dice // damage of one attack that hits
+	AttacksPerRound int
+	Speed           int
+	Experience      int
+	Dodge           int  // percent chance to avoid a blow or a spell (DodgePercent)
+	Held            bool // charmed, held or asleep: it does not fight back
+	Dead            bool
+}
+
+// FightKnight is one hero in a battle, with its statistics.
 type FightKnight struct {
-	Name    string
-	Hits    int
-	MaxHits int
+	Name       string
+	Level      int
+	Hits       int
+	MaxHits    int
+	SpellUnits int
+	Str        int
+	Int        int
+	Con        int
+	Dex        int
+	Sword      int // the best plus of each, as it counts in the fight
+	Shield     int
+	Armour     int
+	Blows      int // blows a round
+	Dodge      int // percent chance to avoid a monster's attack (DodgePercent)
+	Fainted    bool
+}
+
+// PartyMember is one knight of the player's party, as the party list shows it.
+type PartyMember struct {
+	Name     string
+	Leader   bool
+	Level    int
+	Hits     int
+	MaxHits  int
+	Depth    int // 0 is the surface
+	Pos      Pos
+	Fighting bool
+}
+
+// SurfaceView is what a knight outside the dungeon sees: the whole surface in daylight.
+type SurfaceView struct {
+	// Map is the surface grid, shared by every view; never modify it.
+	Map *Surface
+	// Others are the other knights on the surface (all of them are seen).
+	Others []Other
+	// Market is the market the knight stands on, if any.
+	Market *MarketView
+}
+
+// MarketView is a market space's stock and prices.
+type MarketView struct {
+	Name  string
+	Wares []Ware
+}
+
+// Ware is one line of a market's stock: an item, its price in gold and how many are left.
+type Ware struct {
+	Item  Item
+	Price int
+	Count int
 }
 
 // Outside reports whether the player has left the dungeon.
@@ -169,4 +250,12 @@ func (l *Level) visible(p Pos, set []byte) {
 			}
 		}
 	}
+}
+
+// Foe is the monster this knight's blows go at: Monsters[Target], or nil when none stands.
+func (f *FightView) Foe() *FightMonster {
+	if f == nil || f.Target < 0 || f.Target >= len(f.Monsters) || f.Monsters[f.Target].Dead {
+		return nil
+	}
+	return &f.Monsters[f.Target]
 }

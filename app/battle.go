@@ -1,0 +1,752 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/orthanc-ssh/orthanc-ssh/world"
+)
+
+// Group battles (seeds 000 and 002, DESIGN §6): many heroes against many monsters. The
+// battle panel beside the view lists every combatant, the statistics screen (x) shows all
+// of their numbers without spending the turn, and t (or Tab) chooses which monster this
+// knight's blows, spells and arrows go at. Screen-reader mode says the same in sentences.
+
+// sender is what the game's keys reach the world through: the session's *world.Player,
+// or a test's recorder.
+type sender interface {
+	Do(ctx context.Context, c world.Command) error
+	Party(ctx context.Context, a world.PartyAction) error
+}
+
+// battle is the group-battle and party state of a session. It is part of the Model.
+type battle struct {
+	// to, when set, takes the commands instead of the player (tests record them).
+	to sender
+	// The target last asked for, and the target the view showed when it was asked: until
+	// a view shows another target, t goes on from the one asked for, so two quick presses
+	// move two monsters along.
+	asked, askedFrom int
+	asking           bool
+	statsBack        screen // where the statistics screen returns to
+}
+
+// sender is where commands go: the test's recorder, or the knight's player (nil when the
+// knight is not in the world).
+func (m *Model) sender() sender {
+	if m.bt.to != nil {
+		return m.bt.to
+	}
+	if pl := m.player.Load(); pl != nil {
+		return pl
+	}
+	return nil
+}
+
+// groupKey handles the keys of battles and parties: on the dungeon screen t, Tab and
+// shift+Tab choose the target and x opens the statistics (in a fight), P the party
+// screen; on those screens, every key. handled is false for keys the game should have.
+func (m *Model) groupKey(k tea.KeyPressMsg) (cmd tea.Cmd, handled bool) {
+	s := k.String()
+	switch m.screen {
+	case screenPlay:
+		f := m.view.Fight
+		switch s {
+		case "t", "tab":
+			if f != nil {
+				m.cycleTarget(1)
+				return nil, true
+			}
+		case "shift+tab", "T":
+			if f != nil {
+				m.cycleTarget(-1)
+				return nil, true
+			}
+		case "x":
+			if f != nil {
+				m.screen, m.bt.statsBack = screenStats, screenPlay
+				return nil, true
+			}
+		case "P":
+			m.screen = screenParty
+			return nil, true
+		}
+		return nil, false
+	case screenStats:
+		return m.statsKey(s), true
+	case screenParty:
+		return m.partyKey(s), true
+	}
+	return nil, false
+}
+
+// statsKey is a key on the statistics screen: looking costs nothing, t changes the
+// target, f, r and s act (and go back to the battle panel), anything else goes back.
+func (m *Model) statsKey(s string) tea.Cmd {
+	switch s {
+	case "t", "tab":
+		m.cycleTarget(1)
+		return nil
+	case "shift+tab", "T":
+		m.cycleTarget(-1)
+		return nil
+	case "f":
+		m.do(world.Fight{})
+	case "r":
+		m.do(world.Run{})
+	case "s":
+		m.do(world.Shoot{})
+	}
+	m.screen = screenPlay
+	return nil
+}
+
+// standing are the indexes of the monsters of a battle still standing.
+func standing(f *world.FightView) []int {
+	var out []int
+	for i, mo := range f.Monsters {
+		if !mo.Dead {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// nextTarget is the standing monster step places after from (wrapping around), and
+// whether it is another monster than from.
+func nextTarget(f *world.FightView, from, step int) (int, bool) {
+	n := len(f.Monsters)
+	if n == 0 {
+		return 0, false
+	}
+	for i := 1; i <= n; i++ {
+		j := ((from+step*i)%n + n) % n
+		if !f.Monsters[j].Dead {
+			return j, j != from
+		}
+	}
+	return 0, false
+}
+
+// cycleTarget asks the world to aim this knight at the next (step 1) or the previous
+// (step -1) standing monster. Choosing is free: it never costs the turn.
+func (m *Model) cycleTarget(step int) {
+	f := m.view.Fight
+	if f == nil {
+		return
+	}
+	from := f.Target
+	if a := m.bt.asked; m.bt.asking && f.Target == m.bt.askedFrom && a >= 0 && a < len(f.Monsters) && !f.Monsters[a].Dead {
+		from = a // the world has not shown the last choice yet
+	}
+	to, ok := nextTarget(f, from, step)
+	if !ok {
+		if len(standing(f)) == 1 {
+			m.chat.note = "Only one monster stands: it is your target."
+		}
+		return
+	}
+	m.setTarget(to)
+}
+
+// setTarget sends the choice of target.
+func (m *Model) setTarget(i int) {
+	f := m.view.Fight
+	m.bt.asked, m.bt.askedFrom, m.bt.asking = i, f.Target, true
+	m.do(world.Target{Index: i})
+}
+
+// monsterLetter is the letter a monster of a battle goes by on the screen: a, b, c...
+func monsterLetter(i int) string {
+	if i < 26 {
+		return string(rune('a' + i))
+	}
+	return fmt.Sprint(i + 1)
+}
+
+// panelLine is one line of a panel, with its look.
+type panelLine struct {
+	text string
+	cls  class
+}
+
+// rightAlign puts right at the end of a w-column line that starts with left, cutting
+// left when both do not fit.
+func rightAlign(left, right string, w int) string {
+	room := w - len([]rune(right)) - 1
+	if room < 1 {
+		return truncate(left+" "+right, w)
+	}
+	left = truncate(left, room)
+	return left + strings.Repeat(" ", w-len([]rune(left))-len([]rune(right))) + right
+}
+
+// hitsText is "12/20".
+func hitsText(hits, maxHits int) string { return fmt.Sprintf("%d/%d", hits, maxHits) }
+
+// combatantLines are the battle panel's list of monsters and heroes, w columns wide, in
+// at most rows lines: when they do not all fit, the fallen monsters are counted rather
+// than listed, then the list is cut.
+func combatantLines(v world.View, w, rows int) []panelLine {
+	f := v.Fight
+	var mons, heroes []panelLine
+	fallen := 0
+	for i, mo := range f.Monsters {
+		mark := " "
+		if i == f.Target && !mo.Dead {
+			mark = ">"
+		}
+		state, cls := hitsText(mo.Hits, mo.MaxHits), clsText
+		switch {
+		case mo.Dead:
+			state, cls = "dead", clsDim
+			fallen++
+		case mo.Held:
+			state += " held"
+		}
+		if mark == ">" {
+			cls = clsTitle
+		}
+		mons = append(mons, panelLine{rightAlign(fmt.Sprintf("%s %s %s", mark, monsterLetter(i), capitalize(mo.Name)), state, w), cls})
+	}
+	for _, k := range f.Knights {
+		state, cls := hitsText(k.Hits, k.MaxHits), clsText
+		if k.Name == v.Self.Name {
+			cls = clsSelf
+		}
+		if k.Fainted {
+			state, cls = "fainted", clsDim
+		}
+		heroes = append(heroes, panelLine{rightAlign("  "+k.Name, state, w), cls})
+	}
+	rule := panelLine{strings.Repeat("╌", w), clsWall}
+	if len(mons)+len(heroes)+1 > rows && fallen > 0 {
+		kept := mons[:0:0]
+		for i, mo := range f.Monsters {
+			if !mo.Dead {
+				kept = append(kept, mons[i])
+			}
+		}
+		mons = append(kept, panelLine{fmt.Sprintf("  and %s fallen", plural(fallen, "monster", "monsters")), clsDim})
+	}
+	out := append(append(mons, rule), heroes...)
+	if len(out) > rows {
+		out = out[:max(0, rows)]
+	}
+	return out
+}
+
+// graceBar is how much of its grace a knight has left to choose, as a bar of ten cells
+// (the view counts turns, not seconds; the full bar is the default grace).
+func graceBar(left int) string {
+	n := min(10, (left*10+world.DefaultGraceTurns-1)/world.DefaultGraceTurns)
+	return strings.Repeat("█", max(0, n)) + strings.Repeat("░", 10-max(0, n))
+}
+
+// battleKeys are the keys of a fight, for the panel's foot.
+func battleKeys(f *world.FightView) []string {
+	keys := []string{"f fight", "r run", "s shoot", "1-4 cast", "i items", "t target", "x stats"}
+	if f.InRoom {
+		keys = append(keys[:1], keys[2:]...)
+		keys = append(keys, "(no running from a room)")
+	}
+	return keys
+}
+
+// pack lays out items in lines of at most w columns, two spaces apart, never splitting
+// one.
+func pack(items []string, w int) []string {
+	var out []string
+	cur := ""
+	for _, it := range items {
+		switch {
+		case cur == "":
+			cur = it
+		case len([]rune(cur))+2+len([]rune(it)) <= w:
+			cur += "  " + it
+		default:
+			out = append(out, cur)
+			cur = it
+		}
+	}
+	if cur != "" {
+		out = append(out, cur)
+	}
+	return out
+}
+
+// moveLine says whose move it is: this knight's (with the grace it has left), or not.
+func moveLine(f *world.FightView) string {
+	if f.YourMove {
+		return "Your move! " + graceBar(f.GraceLeft)
+	}
+	if len(standing(f)) == 0 {
+		return "The battle is won."
+	}
+	return "The battle goes on..."
+}
+
+// --- the statistics screen ------------------------------------------------------------
+
+// column is one column of a table: a short and a long heading (the long ones are used
+// when the whole table fits with them), its cells, and whether it is aligned left.
+type column struct {
+	short, long string
+	cells       []string
+	left        bool
+}
+
+// table lays out columns in at most w columns: long headings two spaces apart when they
+// fit, else short ones one space apart; the first left column (the names) is cut to fit
+// what remains. The first line is the heading.
+func table(cols []column, w int) []string {
+	gap := 2
+	widths := func(long bool) ([]int, int) {
+		ws := make([]int, len(cols))
+		total := 0
+		for i, c := range cols {
+			h := c.short
+			if long {
+				h = c.long
+			}
+			ws[i] = len([]rune(h))
+			for _, s := range c.cells {
+				ws[i] = max(ws[i], len([]rune(s)))
+			}
+			total += ws[i]
+		}
+		return ws, total + gap*(len(cols)-1)
+	}
+	ws, total := widths(true)
+	long := total <= w
+	if !long {
+		gap = 1
+		ws, total = widths(false)
+	}
+	if total > w { // cut the names
+		for i, c := range cols {
+			if c.left && ws[i] > 0 {
+				ws[i] = max(8, ws[i]-(total-w))
+				break
+			}
+		}
+	}
+	rows := 0
+	for _, c := range cols {
+		rows = max(rows, len(c.cells))
+	}
+	out := make([]string, rows+1)
+	for r := -1; r < rows; r++ {
+		var b strings.Builder
+		for i, c := range cols {
+			s := c.short
+			if long {
+				s = c.long
+			}
+			if r >= 0 {
+				s = ""
+				if r < len(c.cells) {
+					s = c.cells[r]
+				}
+			}
+			s = truncate(s, ws[i])
+			pad := strings.Repeat(" ", ws[i]-len([]rune(s)))
+			if i > 0 {
+				b.WriteString(strings.Repeat(" ", gap))
+			}
+			if c.left {
+				b.WriteString(s + pad)
+			} else {
+				b.WriteString(pad + s)
+			}
+		}
+		out[r+1] = strings.TrimRight(b.String(), " ")
+	}
+	return out
+}
+
+// plus is "+2", "+0", "-1".
+func plus(n int) string { return fmt.Sprintf("%+d", n) }
+
+// attackText is a monster's attack: its dice, times its attacks a round when more than one.
+func attackText(mo world.FightMonster) string {
+	s := mo.Attack.String()
+	if mo.AttacksPerRound > 1 {
+		s += fmt.Sprintf("×%d", mo.AttacksPerRound)
+	}
+	return s
+}
+
+// heroTable is the statistics of the heroes of a battle.
+func heroTable(v world.View, w int) []string {
+	f := v.Fight
+	cols := []column{
+		{short: "Hero", long: "Hero", left: true}, {short: "Lvl", long: "Level"}, {short: "Hits", long: "Hits"},
+		{short: "SU", long: "Spell units"}, {short: "Str", long: "Str"}, {short: "Int", long: "Int"},
+		{short: "Con", long: "Con"}, {short: "Dex", long: "Dex"}, {short: "Swd", long: "Sword"},
+		{short: "Shd", long: "Shield"}, {short: "Arm", long: "Armour"}, {short: "Blows", long: "Blows"},
+		{short: "Dodge", long: "Dodge"}, {short: "", long: "", left: true},
+	}
+	for _, k := range f.Knights {
+		name := k.Name
+		if k.Name == v.Self.Name {
+			name += " (you)"
+		}
+		state := ""
+		if k.Fainted {
+			state = "fainted"
+		}
+		for i, s := range []string{name, fmt.Sprint(k.Level), hitsText(k.Hits, k.MaxHits), fmt.Sprint(k.SpellUnits),
+			fmt.Sprint(k.Str), fmt.Sprint(k.Int), fmt.Sprint(k.Con), fmt.Sprint(k.Dex),
+			plus(k.Sword), plus(k.Shield), plus(k.Armour), fmt.Sprint(k.Blows), fmt.Sprintf("%d%%", k.Dodge), state} {
+			cols[i].cells = append(cols[i].cells, s)
+		}
+	}
+	return table(cols, w)
+}
+
+// monsterTable is the statistics of the monsters of a battle, the target marked.
+func monsterTable(f *world.FightView, w int) []string {
+	cols := []column{
+		{short: "", long: "", left: true}, {short: "Monster", long: "Monster", left: true},
+		{short: "Class", long: "Class", left: true}, {short: "Lvl", long: "Level"}, {short: "Hits", long: "Hits"},
+		{short: "Attack", long: "Attack"}, {short: "To-hit", long: "To-hit die"}, {short: "Spd", long: "Speed"},
+		{short: "Dodge", long: "Dodge"}, {short: "Exp", long: "Experience"}, {short: "", long: "", left: true},
+	}
+	for i, mo := range f.Monsters {
+		mark := "  " + monsterLetter(i)
+		if i == f.Target && !mo.Dead {
+			mark = "> " + monsterLetter(i)
+		}
+		state := ""
+		switch {
+		case mo.Dead:
+			state = "dead"
+		case mo.Held:
+			state = "held"
+		}
+		for j, s := range []string{mark, capitalize(mo.Name), mo.Class, fmt.Sprint(mo.Level), hitsText(mo.Hits, mo.MaxHits),
+			attackText(mo), fmt.Sprintf("d%d", mo.Dex), plus(mo.Speed), fmt.Sprintf("%d%%", mo.Dodge),
+			fmt.Sprint(mo.Experience), state} {
+			cols[j].cells = append(cols[j].cells, s)
+		}
+	}
+	return table(cols, w)
+}
+
+// drawStats draws the statistics of every combatant of the battle (seed 002: looking
+// "will not consume the turn"). It is drawn from each new view, so it stays live.
+func (m *Model) drawStats(c *canvas) {
+	v := m.view
+	f := v.Fight
+	if f == nil {
+		c.text(2, 1, "BATTLE STATISTICS", clsTitle)
+		c.text(2, 3, "The battle is over.", clsText)
+		for i, l := range lastLines(v.LastFight, c.h-7) {
+			c.text(2, 5+i, truncate(l, c.w-4), clsDim)
+		}
+		c.text(2, c.h-1, "Any key returns.", clsTitle)
+		return
+	}
+	w := c.w - 4
+	title := fmt.Sprintf("BATTLE STATISTICS, ROUND %d", max(1, f.Round))
+	c.text(2, 0, title, clsTitle)
+	c.text(2+len(title)+2, 0, truncate("Looking costs no time.", max(0, c.w-len(title)-6)), clsDim)
+	y := 2
+	for i, l := range heroTable(v, w) {
+		cls := clsText
+		switch {
+		case i == 0:
+			cls = clsTitle
+		case f.Knights[i-1].Fainted:
+			cls = clsDim
+		case f.Knights[i-1].Name == v.Self.Name:
+			cls = clsSelf
+		}
+		c.text(2, y, l, cls)
+		y++
+	}
+	y++
+	for i, l := range monsterTable(f, w) {
+		cls := clsText
+		switch {
+		case i == 0:
+			cls = clsTitle
+		case f.Monsters[i-1].Dead:
+			cls = clsDim
+		case i-1 == f.Target:
+			cls = clsTitle
+		}
+		c.text(2, y, l, cls)
+		y++
+	}
+	foot := []string{
+		"Attack: damage dice × attacks a round. To-hit: the die, hitting above 6.",
+		"Dodge: the chance to avoid a blow or a spell. > marks your target.",
+	}
+	if w < 100 {
+		foot = append([]string{"SU spell units. Swd Shd Arm: sword, shield and armour plus."}, foot...)
+	}
+	var footLines []string
+	for _, s := range foot {
+		footLines = append(footLines, wrap(s, w)...)
+	}
+	keys := moveLine(f) + "   t next target  f fight  Esc returns"
+	bottom := c.h - 1 - len(footLines)
+	if y+1 < bottom {
+		// The newest lines of the log, in the room left, so the battle is seen going on.
+		for i, l := range lastLines(wrapAll(f.Log, w), bottom-y-2) {
+			c.text(2, y+1+i, l, clsDim)
+		}
+	}
+	for i, l := range footLines {
+		if bottom+i > y {
+			c.text(2, bottom+i-1, l, clsDim)
+		}
+	}
+	c.text(2, c.h-1, truncate(keys, c.w-4), clsTitle)
+}
+
+// wrapAll wraps each line to w columns.
+func wrapAll(lines []string, w int) []string {
+	var out []string
+	for _, l := range lines {
+		out = append(out, wrap(l, w)...)
+	}
+	return out
+}
+
+// lastLines is the last n lines (none when n < 1).
+func lastLines(lines []string, n int) []string {
+	if n < 1 {
+		return nil
+	}
+	if len(lines) > n {
+		return lines[len(lines)-n:]
+	}
+	return lines
+}
+
+// --- the battle in words ------------------------------------------------------------
+
+// monsterWords is one monster of a battle in a sentence: "1, a troll (Giant, level 3), 12
+// of 20 hits, your target".
+func monsterWords(f *world.FightView, i int, full bool) string {
+	mo := f.Monsters[i]
+	s := fmt.Sprintf("%d, %s", i+1, aName(mo.Name))
+	if full {
+		s += fmt.Sprintf(" (%s, level %d)", mo.Class, mo.Level)
+	}
+	switch {
+	case mo.Dead:
+		return s + ", dead"
+	case mo.Held:
+		s += ", held"
+	}
+	s += fmt.Sprintf(", %d of %d hits", mo.Hits, mo.MaxHits)
+	if i == f.Target {
+		s += ", your target"
+	}
+	return s
+}
+
+// heroNames are the other heroes of the battle by name, and the fainted ones (this
+// knight included, as "you").
+func heroNames(v world.View) (others []string, fainted []string) {
+	for _, k := range v.Fight.Knights {
+		if k.Name == v.Self.Name {
+			if k.Fainted {
+				fainted = append(fainted, "you")
+			}
+			continue
+		}
+		if k.Fainted {
+			fainted = append(fainted, k.Name)
+			continue
+		}
+		others = append(others, fmt.Sprintf("%s (%d of %d hits)", k.Name, k.Hits, k.MaxHits))
+	}
+	return others, fainted
+}
+
+// battleSentence says how a battle stands: who fights whom, each monster's hits and
+// which is the knight's target, the fallen and fainted.
+func battleSentence(v world.View) string {
+	f := v.Fight
+	if f == nil {
+		return ""
+	}
+	others, fainted := heroNames(v)
+	who := "You"
+	if len(others) > 0 {
+		who = "You and " + listWords(others)
+	}
+	where := "a battle"
+	if f.Surface {
+		where = "a battle on the surface"
+	}
+	var foes, dead []string
+	for i, mo := range f.Monsters {
+		if mo.Dead {
+			dead = append(dead, fmt.Sprintf("%s (%d)", theName(mo.Name), i+1))
+			continue
+		}
+		foes = append(foes, monsterWords(f, i, true))
+	}
+	var s string
+	if len(foes) == 0 {
+		s = fmt.Sprintf("%s, in %s, have no monster left standing.", who, where)
+	} else {
+		s = fmt.Sprintf("%s are in %s, round %d, against %s: %s.", who, where, max(1, f.Round),
+			plural(len(foes), "monster", "monsters"), strings.Join(foes, "; "))
+	}
+	if len(dead) > 0 {
+		s += " Fallen: " + listWords(dead) + "."
+	}
+	if len(fainted) > 0 {
+		s += " Fainted: " + listWords(fainted) + "."
+	}
+	return s + fmt.Sprintf(" You have %d of %d hits.", v.Self.Hits, v.Self.MaxHits)
+}
+
+// battlePrompt is what the knight may do when a battle waits for it, with how the
+// battle stands: its target, the other monsters, the fainted.
+func battlePrompt(v world.View) string {
+	f := v.Fight
+	s := "Your move"
+	if foe := f.Foe(); foe != nil {
+		s += fmt.Sprintf(": your target is %s (%d), %s", theName(foe.Name), f.Target+1, plural(foe.Hits, "hit", "hits"))
+		if foe.Held {
+			s += ", held"
+		}
+		var rest []string
+		for i, mo := range f.Monsters {
+			if i != f.Target && !mo.Dead {
+				rest = append(rest, fmt.Sprintf("%s (%d) %s", theName(mo.Name), i+1, plural(mo.Hits, "hit", "hits")))
+			}
+		}
+		if len(rest) > 0 {
+			s += "; also " + listWords(rest)
+		}
+	}
+	s += fmt.Sprintf(". You have %d of %d hits.", v.Self.Hits, v.Self.MaxHits)
+	if _, fainted := heroNames(v); len(fainted) > 0 {
+		s += " Fainted: " + listWords(fainted) + "."
+	}
+	do := "Type f to fight, r to run, shoot, or cast"
+	if f.InRoom {
+		do = "Type f to fight, shoot, or cast; there is no running from a room"
+	}
+	if len(standing(f)) > 1 {
+		do += "; target and a number changes your target"
+	}
+	return s + " " + do + "."
+}
+
+// statsSentences are every combatant's statistics, as sentences.
+func statsSentences(v world.View) []string {
+	f := v.Fight
+	if f == nil {
+		return []string{"You are not in a battle."}
+	}
+	out := []string{fmt.Sprintf("Battle statistics, round %d. Looking costs no time.", max(1, f.Round))}
+	for _, k := range f.Knights {
+		name := k.Name
+		if k.Name == v.Self.Name {
+			name += " (you)"
+		}
+		s := fmt.Sprintf("%s: level %d, %d of %d hits, %s; Strength %d, Intelligence %d, Constitution %d, Dexterity %d; sword %s, shield %s, armour %s; %s a round; dodges %d%%.",
+			name, k.Level, k.Hits, k.MaxHits, plural(k.SpellUnits, "spell unit", "spell units"), k.Str, k.Int, k.Con, k.Dex,
+			plus(k.Sword), plus(k.Shield), plus(k.Armour), plural(k.Blows, "blow", "blows"), k.Dodge)
+		if k.Fainted {
+			s += " Fainted."
+		}
+		out = append(out, s)
+	}
+	for i, mo := range f.Monsters {
+		s := fmt.Sprintf("Monster %d, %s: %s of level %d, %d of %d hits; attacks %s for %s; to-hit die d%d; speed %s; dodges %d%%; worth %d experience.",
+			i+1, theName(mo.Name), aName(mo.Class), mo.Level, mo.Hits, mo.MaxHits,
+			timesARound(mo.AttacksPerRound), mo.Attack, mo.Dex, plus(mo.Speed), mo.Dodge, mo.Experience)
+		switch {
+		case mo.Dead:
+			s += " Dead."
+		case mo.Held:
+			s += " Held: it does not fight back."
+		}
+		if i == f.Target && !mo.Dead {
+			s += " Your target."
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// timesARound is "once a round", "twice a round", "3 times a round".
+func timesARound(n int) string {
+	switch n {
+	case 1:
+		return "once a round"
+	case 2:
+		return "twice a round"
+	}
+	return fmt.Sprintf("%d times a round", n)
+}
+
+// targetArg reads the monster a typed target names: its number (1 is the first), its
+// letter, or the start of its name (the first standing one that matches).
+func targetArg(f *world.FightView, arg string) (int, bool) {
+	arg = strings.ToLower(strings.TrimSpace(arg))
+	if arg == "" {
+		return 0, false
+	}
+	var n int
+	if _, err := fmt.Sscan(arg, &n); err == nil && fmt.Sprint(n) == arg {
+		return n - 1, n >= 1 && n <= len(f.Monsters)
+	}
+	if len(arg) == 1 && arg[0] >= 'a' && int(arg[0]-'a') < len(f.Monsters) {
+		return int(arg[0] - 'a'), true
+	}
+	arg = strings.TrimPrefix(strings.TrimPrefix(arg, "the "), "a ")
+	for _, dead := range []bool{false, true} {
+		for i, mo := range f.Monsters {
+			if mo.Dead == dead && strings.HasPrefix(strings.ToLower(mo.Name), arg) {
+				return i, true
+			}
+		}
+	}
+	return 0, false
+}
+
+// plainTarget is the typed target command.
+func (m *Model) plainTarget(rest string) {
+	f := m.view.Fight
+	if f == nil {
+		m.say("You are not in a battle.")
+		return
+	}
+	if rest == "" {
+		to, ok := nextTarget(f, f.Target, 1)
+		if !ok {
+			m.say("Only one monster stands: it is your target. Type target and a number to choose another when there are more.")
+			return
+		}
+		m.setTarget(to)
+		m.say(fmt.Sprintf("Your target is now %s.", monsterWords(f, to, false)))
+		return
+	}
+	i, ok := targetArg(f, rest)
+	switch {
+	case !ok:
+		m.say(fmt.Sprintf("There is no monster %q in this battle. Type stats for the list.", world.CleanText(rest, 30)))
+	case f.Monsters[i].Dead:
+		m.say(fmt.Sprintf("%s is dead already.", capitalize(theName(f.Monsters[i].Name))))
+	case i == f.Target:
+		m.say(fmt.Sprintf("%s is your target already.", capitalize(theName(f.Monsters[i].Name))))
+	default:
+		m.setTarget(i)
+		m.say(fmt.Sprintf("Your target is now %s.", monsterWords(f, i, false)))
+	}
+}

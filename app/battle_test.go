@@ -1,0 +1,405 @@
+package app
+
+import (
+	"context"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/orthanc-ssh/orthanc-ssh/world"
+)
+
+// recorder stands in for the world: it keeps every command and party action a session
+// sends.
+type recorder struct {
+	mu    sync.Mutex
+	cmds  []world.Command
+	party []world.PartyAction
+}
+
+func (r *recorder) Do(_ context.Context, c world.Command) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.cmds = append(r.cmds, c)
+	return nil
+}
+
+func (r *recorder) Party(_ context.Context, a world.PartyAction) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.party = append(r.party, a)
+	return nil
+}
+
+func (r *recorder) sent() ([]world.Command, []world.PartyAction) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]world.Command(nil), r.cmds...), append([]world.PartyAction(nil), r.party...)
+}
+
+func (r *recorder) reset() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.cmds, r.party = nil, nil
+}
+
+// battleLevel is a small level: a corridor and a room where the battle is.
+func battleLevel(t *testing.T) *world.Level {
+	t.Helper()
+	l, err := world.ParseASCII(2, `
++-+-+-+-+-+-+-+-+-+-+-+-+
+|E            L. . . . .|
++-+-+-+-+-+-+-+ + + + + +
+|#|#|#|#|#|#|#|. . . . .|
++-+-+-+-+-+-+-+ + + + + +
+|#|#|#|#|#|#|#|. . . . .|
++-+-+-+-+-+-+-+-+-+-+-+-+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// allSquares is a bitset with every square of l set.
+func allSquares(l *world.Level) []byte {
+	b := make([]byte, (l.W*l.H+7)/8)
+	for i := range b {
+		b[i] = 0xff
+	}
+	return b
+}
+
+// twoOnTwo is a view of Sir Kay in a room with Gawain (fainted) against a troll and a
+// goblin, the goblin its target, its move.
+func twoOnTwo(t *testing.T) world.View {
+	t.Helper()
+	l := battleLevel(t)
+	me := world.Pos{X: 8, Y: 1}
+	return world.View{
+		Self: world.Self{Name: "Sir Kay", Level: 3, Hits: 12, MaxHits: 15, SpellUnits: 8,
+			Str: 14, Int: 12, Con: 11, Dex: 15, Depth: 2, Pos: me},
+		Level: l, Visible: allSquares(l), Known: allSquares(l),
+		Others:   []world.Other{{Name: "Gawain", Pos: me, Seen: true}},
+		Monsters: []world.SeenMonster{{Name: "Troll", Glyph: "Tr", Pos: world.Pos{X: 9, Y: 1}}, {Name: "Goblin", Glyph: "Go", Pos: world.Pos{X: 9, Y: 2}}},
+		Messages: []string{"You force the door open.", "A troll and a goblin guard this room!"},
+		Fight: &world.FightView{
+			Monsters: []world.FightMonster{
+				{Name: "Troll", Class: "Giant", Glyph: "Tr", Level: 4, Hits: 17, MaxHits: 24, Dex: 10,
+					Attack: world.D(2, 8), AttacksPerRound: 2, Speed: 0, Experience: 320, Dodge: 5},
+				{Name: "Goblin", Class: "Goblin", Glyph: "Go", Level: 1, Hits: 3, MaxHits: 7, Dex: 8,
+					Attack: world.D(1, 6), AttacksPerRound: 1, Speed: 10, Experience: 25, Dodge: 2, Held: true},
+			},
+			Target: 1,
+			Knights: []world.FightKnight{
+				{Name: "Sir Kay", Level: 3, Hits: 12, MaxHits: 15, SpellUnits: 8, Str: 14, Int: 12, Con: 11, Dex: 15,
+					Sword: 1, Shield: 0, Armour: 2, Blows: 2, Dodge: 12},
+				{Name: "Gawain", Level: 2, Hits: 0, MaxHits: 11, SpellUnits: 6, Str: 16, Int: 9, Con: 13, Dex: 11,
+					Blows: 1, Dodge: 8, Fainted: true},
+			},
+			Log: []string{
+				"Sir Kay hits the Goblin for 4.",
+				"The Troll hits Gawain for 9. Gawain faints!",
+				"Sir Kay casts Hold Monster at the Goblin. The Goblin is held.",
+				"The Troll misses Sir Kay.",
+			},
+			InRoom: true, Round: 3, YourMove: true, GraceLeft: 120,
+		},
+	}
+}
+
+// battleModel is a playing session showing v, whose commands go to a recorder.
+func battleModel(t *testing.T, v world.View, w, h int) (*Model, *recorder) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	m := New(ctx, Params{Fingerprint: "SHA256:kay", Width: w, Height: h, Rand: rand.New(rand.NewPCG(1, 2))})
+	rec := &recorder{}
+	m.bt.to = rec
+	m.screen, m.view, m.haveView, m.synced = screenPlay, v, true, true
+	return m, rec
+}
+
+func keyMsg(k string) tea.KeyPressMsg {
+	switch k {
+	case "tab":
+		return tea.KeyPressMsg{Code: tea.KeyTab}
+	case "shift+tab":
+		return tea.KeyPressMsg{Code: tea.KeyTab, Mod: tea.ModShift}
+	case "esc":
+		return tea.KeyPressMsg{Code: tea.KeyEscape}
+	case "enter":
+		return tea.KeyPressMsg{Code: tea.KeyEnter}
+	}
+	r := []rune(k)[0]
+	return tea.KeyPressMsg{Code: r, Text: k}
+}
+
+func keys(m *Model, ks ...string) {
+	for _, k := range ks {
+		m.Update(keyMsg(k))
+	}
+}
+
+// checkFrame fails unless the frame is h lines of w columns.
+func checkFrame(t *testing.T, s string, w, h int) {
+	t.Helper()
+	lines := strings.Split(s, "\n")
+	if len(lines) != h {
+		t.Fatalf("frame has %d lines, want %d:\n%s", len(lines), h, s)
+	}
+	for i, l := range lines {
+		if n := len([]rune(l)); n != w {
+			t.Fatalf("line %d is %d columns, want %d:\n%s", i, n, w, s)
+		}
+	}
+}
+
+// The battle panel lists both monsters by letter with their hits and the target marked,
+// both heroes (the fainted one said so), the round, whose move it is, the newest log lines
+// and the keys, at 80×24 and at 160×50.
+func TestBattlePanelListsEveryCombatant(t *testing.T) {
+	for _, size := range [][2]int{{80, 24}, {160, 50}} {
+		m, _ := battleModel(t, twoOnTwo(t), size[0], size[1])
+		s := m.Text()
+		t.Logf("%d×%d:\n%s", size[0], size[1], s)
+		checkFrame(t, s, size[0], size[1])
+		for _, want := range []string{
+			"FIGHT, ROUND 3", "  a Troll", "17/24", "> b Goblin", "3/7 held",
+			"Sir Kay", "12/15", "Gawain", "fainted", "Your move! ██████",
+			"The Troll misses Sir Kay.", "t target", "x stats", "i items", "f fight",
+			"(no running from a room)", "()",
+		} {
+			if !strings.Contains(s, want) {
+				t.Errorf("%d×%d: the panel lacks %q", size[0], size[1], want)
+			}
+		}
+		if strings.Contains(s, "r run") {
+			t.Errorf("%d×%d: running is offered in a room", size[0], size[1])
+		}
+		// Every monster and hero is on its own line of the panel, in order.
+		panel := panelText(s, size[0])
+		order := []string{"a Troll", "b Goblin", "Sir Kay", "Gawain"}
+		last := -1
+		for _, w := range order {
+			i := strings.Index(panel, w)
+			if i < last {
+				t.Errorf("%d×%d: %q is out of order in the panel:\n%s", size[0], size[1], w, panel)
+			}
+			last = i
+		}
+	}
+}
+
+// panelText is the right-hand battle panel of a frame, line by line.
+func panelText(s string, w int) string {
+	x := w - fightPanelWidth(w)
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		r := []rune(l)
+		if len(r) > x {
+			out = append(out, string(r[x:]))
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// A fallen monster is shown dead; the marker is on the target only; when it is not this
+// knight's move the panel says so; many monsters still leave room for the log.
+func TestBattlePanelFallenAndCrowded(t *testing.T) {
+	v := twoOnTwo(t)
+	f := *v.Fight
+	f.Monsters = append([]world.FightMonster(nil), f.Monsters...)
+	f.Monsters[0].Dead, f.Monsters[0].Hits = true, 0
+	f.YourMove = false
+	v.Fight = &f
+	m, _ := battleModel(t, v, 80, 24)
+	s := m.Text()
+	if !strings.Contains(s, "  a Troll") || !strings.Contains(s, "dead") || strings.Count(s, ">") != 1 {
+		t.Fatalf("a dead troll:\n%s", s)
+	}
+	if !strings.Contains(s, "The battle goes on") {
+		t.Fatalf("not the knight's move:\n%s", s)
+	}
+	// Eight monsters, six of them fallen, and four heroes at 80×24: the fallen are counted.
+	var mons []world.FightMonster
+	for i := range 8 {
+		mo := f.Monsters[1]
+		mo.Dead = i < 6
+		mons = append(mons, mo)
+	}
+	f.Monsters, f.Target = mons, 7
+	f.Knights = append(f.Knights, world.FightKnight{Name: "Bors", Hits: 5, MaxHits: 9}, world.FightKnight{Name: "Lionel", Hits: 7, MaxHits: 8})
+	m.view.Fight = &f
+	s = m.Text()
+	checkFrame(t, s, 80, 24)
+	if !strings.Contains(s, "and 6 monsters fallen") || !strings.Contains(s, "> h Goblin") || !strings.Contains(s, "Lionel") ||
+		!strings.Contains(s, "The Troll misses Sir Kay.") {
+		t.Fatalf("a crowded battle:\n%s", s)
+	}
+}
+
+// t (or Tab) aims at the next standing monster, skipping the fallen and wrapping round;
+// a second press before the world answers goes on from the first; shift+Tab goes back.
+// Choosing sends world.Target and nothing else.
+func TestTargetKeyCyclesStandingMonsters(t *testing.T) {
+	v := twoOnTwo(t)
+	f := *v.Fight
+	f.Monsters = []world.FightMonster{f.Monsters[0], f.Monsters[1], f.Monsters[0], f.Monsters[1]}
+	f.Monsters[1].Dead = true
+	f.Target = 0
+	v.Fight = &f
+	m, rec := battleModel(t, v, 80, 24)
+	keys(m, "t")
+	keys(m, "tab")
+	cmds, _ := rec.sent()
+	if len(cmds) != 2 || cmds[0] != (world.Target{Index: 2}) || cmds[1] != (world.Target{Index: 3}) {
+		t.Fatalf("t, Tab sent %v, want Target 2 then 3", cmds)
+	}
+	// The world answers: the view shows target 3. t wraps round to the first.
+	rec.reset()
+	v2 := v
+	f2 := f
+	f2.Target = 3
+	v2.Fight = &f2
+	m.Update(viewMsg(v2))
+	keys(m, "t")
+	if cmds, _ := rec.sent(); len(cmds) != 1 || cmds[0] != (world.Target{Index: 0}) {
+		t.Fatalf("t after the world's answer sent %v, want Target 0", cmds)
+	}
+	rec.reset()
+	f3 := f2
+	f3.Target = 0
+	v2.Fight = &f3
+	m.Update(viewMsg(v2))
+	keys(m, "shift+tab")
+	if cmds, _ := rec.sent(); len(cmds) != 1 || cmds[0] != (world.Target{Index: 3}) {
+		t.Fatalf("shift+Tab sent %v, want Target 3", cmds)
+	}
+	if m.screen != screenPlay {
+		t.Fatalf("choosing a target left the screen: %v", m.screen)
+	}
+	// One monster standing: there is nothing to choose, and nothing is sent.
+	rec.reset()
+	f4 := f3
+	f4.Monsters = []world.FightMonster{f.Monsters[0], f.Monsters[1]}
+	v2.Fight = &f4
+	m.Update(viewMsg(v2))
+	keys(m, "t")
+	if cmds, _ := rec.sent(); len(cmds) != 0 {
+		t.Fatalf("t with one monster standing sent %v", cmds)
+	}
+	// Out of a fight, t does nothing.
+	v2.Fight = nil
+	m.Update(viewMsg(v2))
+	keys(m, "t", "x")
+	if cmds, _ := rec.sent(); len(cmds) != 0 || m.screen != screenPlay {
+		t.Fatalf("t and x out of a fight: %v, screen %v", cmds, m.screen)
+	}
+}
+
+// x shows every combatant's statistics without sending anything (seed 002: it "will not
+// consume the turn"); the screen is drawn from each new view; Esc goes back.
+func TestStatsScreenCostsNoTurn(t *testing.T) {
+	for _, size := range [][2]int{{80, 24}, {160, 50}} {
+		m, rec := battleModel(t, twoOnTwo(t), size[0], size[1])
+		keys(m, "x")
+		if m.screen != screenStats {
+			t.Fatalf("x did not open the statistics: %v", m.screen)
+		}
+		s := m.Text()
+		t.Logf("%d×%d:\n%s", size[0], size[1], s)
+		checkFrame(t, s, size[0], size[1])
+		for _, want := range []string{
+			"BATTLE STATISTICS, ROUND 3", "Sir Kay (you)", "Gawain", "fainted", "12/15", "0/11",
+			"Troll", "Giant", "17/24", "2d8×2", "d10", "320", "5%", "> b", "Goblin", "held", "+10", "12%",
+		} {
+			if !strings.Contains(s, want) {
+				t.Errorf("%d×%d: the statistics lack %q", size[0], size[1], want)
+			}
+		}
+		if cmds, party := rec.sent(); len(cmds)+len(party) != 0 {
+			t.Fatalf("looking sent %v %v", cmds, party)
+		}
+		// A new view redraws it: the troll has been hit.
+		v := twoOnTwo(t)
+		v.Fight.Monsters[0].Hits = 9
+		m.Update(viewMsg(v))
+		if s := m.Text(); !strings.Contains(s, "9/24") || m.screen != screenStats {
+			t.Fatalf("the statistics did not follow the view:\n%s", s)
+		}
+		keys(m, "esc")
+		if m.screen != screenPlay {
+			t.Fatalf("Esc did not close the statistics: %v", m.screen)
+		}
+		if cmds, party := rec.sent(); len(cmds)+len(party) != 0 {
+			t.Fatalf("looking sent %v %v", cmds, party)
+		}
+	}
+	// On the statistics screen t still chooses, and f fights and goes back.
+	m, rec := battleModel(t, twoOnTwo(t), 80, 24)
+	keys(m, "x", "t")
+	keys(m, "f")
+	if cmds, _ := rec.sent(); len(cmds) != 2 || cmds[0] != (world.Target{Index: 0}) || cmds[1] != (world.Fight{}) || m.screen != screenPlay {
+		t.Fatalf("t and f on the statistics: %v, screen %v", cmds, m.screen)
+	}
+	// When the battle ends under it, it says so.
+	keys(m, "x")
+	v := twoOnTwo(t)
+	v.LastFight, v.Fight = v.Fight.Log, nil
+	m.Update(viewMsg(v))
+	if s := m.Text(); !strings.Contains(s, "The battle is over.") {
+		t.Fatalf("after the battle:\n%s", s)
+	}
+}
+
+// Screen-reader mode says the whole battle: who fights whom, each monster's hits, the
+// target, the fainted; the move prompt names the target; the words target, stats and look
+// work in a fight and never cost the move.
+func TestBattleInWords(t *testing.T) {
+	v := twoOnTwo(t)
+	s := fightSentence(v)
+	for _, want := range []string{"You are in a battle, round 3, against 2 monsters", "1, a Troll (Giant, level 4), 17 of 24 hits",
+		"2, a Goblin (Goblin, level 1), held, 3 of 7 hits, your target", "Fainted: Gawain.", "You have 12 of 15 hits."} {
+		if !strings.Contains(s, want) {
+			t.Errorf("fightSentence lacks %q: %s", want, s)
+		}
+	}
+	p := movePrompt(v)
+	for _, want := range []string{"Your move: your target is the Goblin (2), 3 hits, held", "also the Troll (1) 17 hits",
+		"Fainted: Gawain.", "no running from a room", "target and a number"} {
+		if !strings.Contains(p, want) {
+			t.Errorf("movePrompt lacks %q: %s", want, p)
+		}
+	}
+	m, rec := battleModel(t, v, 80, 24)
+	m.pl.active = true
+	for _, l := range []string{"target 1", "target goblin", "target b", "target 9", "target", "stats", "look", "x"} {
+		m.plainLine(l)
+	}
+	cmds, _ := rec.sent()
+	want := []world.Command{world.Target{Index: 0}, world.Target{Index: 0}}
+	if len(cmds) != len(want) || cmds[0] != want[0] || cmds[1] != want[1] {
+		t.Fatalf("typed targets sent %v, want %v", cmds, want)
+	}
+	out := strings.Join(m.pl.transcript, "\n")
+	for _, w := range []string{"Your target is now 1, a Troll, 17 of 24 hits.", "The Goblin is your target already.",
+		`There is no monster "9" in this battle.`, "Battle statistics, round 3.",
+		"Sir Kay (you): level 3, 12 of 15 hits, 8 spell units; Strength 14, Intelligence 12, Constitution 11, Dexterity 15; sword +1, shield +0, armour +2; 2 blows a round; dodges 12%.",
+		"Gawain: level 2, 0 of 11 hits", "Fainted.",
+		"Monster 1, the Troll: a Giant of level 4, 17 of 24 hits; attacks twice a round for 2d8; to-hit die d10; speed +0; dodges 5%; worth 320 experience.",
+		"Monster 2, the Goblin: a Goblin of level 1", "Held: it does not fight back. Your target.",
+		"You are on level 2, in a room"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("the transcript lacks %q:\n%s", w, out)
+		}
+	}
+	if n := strings.Count(out, "Battle statistics, round 3."); n != 2 {
+		t.Errorf("stats and x said the statistics %d times", n)
+	}
+	if _, ok := boxDrawing(out); ok {
+		t.Errorf("box drawing in the transcript:\n%s", out)
+	}
+}

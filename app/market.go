@@ -1,0 +1,303 @@
+package app
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/orthanc-ssh/orthanc-ssh/world"
+)
+
+// The market screen (seed 002: "items can be bought or sold"): on a market space b opens
+// it on the wares, s on the knight's things (as the world's greeting says). It lists the market's wares (a letter buys one) and the knight's things (Tab, then
+// a letter sells one); the world answers in the message line. Esc or q goes back, and
+// leaving the market's space closes it. Letters skip q, which always goes back, so a
+// slip of the finger never sells a seventeenth thing.
+
+// marketState is the market screen's state. It is part of the Model.
+type marketState struct {
+	selling bool // the letters sell the knight's things, not buy the wares
+}
+
+// marketHere is the market the knight stands on, or nil.
+func (m *Model) marketHere() *world.MarketView {
+	if !m.onSurface() {
+		return nil
+	}
+	return m.view.Surface.Market
+}
+
+// openMarket opens the market screen, on the selling list or the buying one, when the
+// knight is on a market and not in a battle. It reports whether it opened.
+func (m *Model) openMarket(selling bool) bool {
+	if m.marketHere() == nil || m.view.Fight != nil {
+		return false
+	}
+	m.screen, m.mk.selling = screenMarket, selling
+	return true
+}
+
+// closeMarketIfLeft goes back to the play screen when a view finds the knight no longer
+// on the market whose screen is open (the party moved on, a battle began elsewhere).
+func (m *Model) closeMarketIfLeft() {
+	if m.screen == screenMarket && m.marketHere() == nil {
+		m.screen = screenPlay
+	}
+}
+
+// marketLetter is the letter of entry i of a market list: a to z without q.
+func marketLetter(i int) rune {
+	r := rune('a' + i)
+	if r >= 'q' {
+		r++
+	}
+	return r
+}
+
+// marketIndex is the entry a key letters, or -1.
+func marketIndex(s string) int {
+	if len(s) != 1 || s[0] < 'a' || s[0] > 'z' || s[0] == 'q' {
+		return -1
+	}
+	i := int(s[0] - 'a')
+	if s[0] > 'q' {
+		i--
+	}
+	return i
+}
+
+// marketMax is the most entries a list letters (a to z without q).
+const marketMax = 25
+
+// marketKey handles a key on the market screen.
+func (m *Model) marketKey(s string) tea.Cmd {
+	mv := m.marketHere()
+	if mv == nil {
+		m.screen = screenPlay
+		return nil
+	}
+	switch s {
+	case "esc", "q":
+		m.screen = screenPlay
+		return nil
+	case "tab", "shift+tab":
+		m.mk.selling = !m.mk.selling
+		return nil
+	}
+	i := marketIndex(s)
+	switch {
+	case i < 0:
+	case m.mk.selling && i < len(m.view.Self.Items):
+		m.do(world.Sell{Index: i})
+	case !m.mk.selling && i < len(mv.Wares):
+		m.do(world.Buy{Index: i, Item: mv.Wares[i].Item})
+	}
+	return nil
+}
+
+// wareLeft says how many of a ware are left, in four columns.
+func wareLeft(w world.Ware) string {
+	if w.Count <= 0 {
+		return "none"
+	}
+	return strconv.Itoa(w.Count)
+}
+
+// drawMarket draws the market screen: the name and the knight's gold, the wares and the
+// knight's things side by side (the list the letters work on is bright), the last
+// messages, the keys and the status line.
+func (m *Model) drawMarket(c *canvas) {
+	mv := m.marketHere()
+	s := m.view.Self
+	if mv == nil {
+		c.text(2, 2, "You are no longer at a market. Any key returns.", clsText)
+		return
+	}
+	colW := min(56, (c.w-3)/2)
+	x0 := (c.w - (2*colW + 3)) / 2
+	xr := x0 + colW + 3
+	title := strings.ToUpper(marketTitle(mv.Name))
+	gold := fmt.Sprintf("Your gold: %d", s.Gold)
+	c.text(x0, 0, truncate(title, 2*colW+3-len(gold)-2), clsTitle)
+	c.text(x0+2*colW+3-len(gold), 0, gold, clsTitle)
+
+	const msgLines = 3
+	listTop, listEnd := 3, c.h-1-1-msgLines-1 // the lists end above a blank row, the messages, keys, status
+	sepEnd := min(listEnd, listTop+max(12, len(mv.Wares)+1, len(s.Items)+1))
+	for y := 2; y < sepEnd; y++ {
+		c.set(x0+colW+1, y, '│', clsWall)
+	}
+
+	// The wares.
+	// The list the letters work on is bright, the other faint.
+	buyCls, sellCls, buyHeadCls, sellHeadCls := clsText, clsDim, clsTitle, clsDim
+	buyHead, sellHead := "FOR SALE: a letter buys", "YOUR THINGS (Tab to sell)"
+	if m.mk.selling {
+		buyCls, sellCls, buyHeadCls, sellHeadCls = clsDim, clsText, clsDim, clsTitle
+		buyHead, sellHead = "FOR SALE (Tab to buy)", "YOUR THINGS: a letter sells"
+	}
+	c.text(x0, 2, truncate(buyHead, colW-10), buyHeadCls)
+	c.text(x0+colW-9, 2, "gold left", clsDim)
+	rows := listEnd - listTop
+	for i, w := range mv.Wares {
+		if i >= marketMax {
+			break
+		}
+		if i >= rows-1 && len(mv.Wares) > rows {
+			c.text(x0, listTop+i, fmt.Sprintf("... and %d more (a larger terminal shows them)", len(mv.Wares)-i), clsDim)
+			break
+		}
+		cls := buyCls
+		if w.Count <= 0 || w.Price > s.Gold {
+			cls = clsDim
+		}
+		tail := fmt.Sprintf("%5d %4s", w.Price, wareLeft(w))
+		name := truncate(w.Item.Name(), colW-3-len(tail)-1)
+		c.text(x0, listTop+i, fmt.Sprintf("%c  %s", marketLetter(i), name), cls)
+		c.text(x0+colW-len(tail), listTop+i, tail, cls)
+	}
+	if len(mv.Wares) == 0 {
+		c.text(x0, listTop, "Nothing is for sale today.", clsDim)
+	}
+
+	// The knight's things, with what a market pays for each (world.SellPrice); a thing
+	// no market buys is faint.
+	c.text(xr, 2, truncate(sellHead, colW-6), sellHeadCls)
+	c.text(xr+colW-4, 2, "pays", clsDim)
+	for i, it := range s.Items {
+		if i >= marketMax {
+			break
+		}
+		if i >= rows-1 && len(s.Items) > rows {
+			c.text(xr, listTop+i, fmt.Sprintf("... and %d more", len(s.Items)-i), clsDim)
+			break
+		}
+		name := it.Name()
+		if it.Worn {
+			name += " (worn)"
+		}
+		cls, tail := sellCls, "    -"
+		if price, ok := world.SellPrice(it); ok {
+			tail = fmt.Sprintf("%5d", price)
+		} else {
+			cls = clsDim
+		}
+		c.text(xr, listTop+i, truncate(fmt.Sprintf("%c  %s", marketLetter(i), name), colW-len(tail)-1), cls)
+		c.text(xr+colW-len(tail), listTop+i, tail, cls)
+	}
+	if len(s.Items) == 0 {
+		c.text(xr, listTop, "You carry nothing to sell.", clsDim)
+	}
+
+	msgs := m.view.Messages
+	if len(msgs) > msgLines {
+		msgs = msgs[len(msgs)-msgLines:]
+	}
+	for i, msg := range msgs {
+		cls := clsDim
+		if i == len(msgs)-1 {
+			cls = clsText
+		}
+		c.text(x0, c.h-2-msgLines+i, msg, cls)
+	}
+	keys := "a letter buys that ware   Tab: sell instead   Esc or q: back"
+	if m.mk.selling {
+		keys = "a letter sells that thing   Tab: buy instead   Esc or q: back"
+	}
+	c.text(x0, c.h-2, keys, clsTitle)
+	c.text(0, c.h-1, statusLine(s), clsTitle)
+}
+
+// marketText lists the market's wares and the knight's things with numbers, for
+// screen-reader mode's market command.
+func marketText(v world.View) []string {
+	if !v.Outside() || v.Surface == nil || v.Surface.Market == nil {
+		return []string{"There is no market here: markets are the dollar spaces of the surface. Type map to find one."}
+	}
+	mv := v.Surface.Market
+	title := capitalize(marketTitle(mv.Name))
+	var out []string
+	if len(mv.Wares) == 0 {
+		out = append(out, title+" has nothing for sale today.")
+	} else {
+		var ws []string
+		for i, w := range mv.Wares {
+			left := fmt.Sprintf("%d left", w.Count)
+			if w.Count <= 0 {
+				left = "sold out"
+			}
+			ws = append(ws, fmt.Sprintf("%d, %s, %s (%s)", i+1, w.Item.Name(), plural(w.Price, "gold piece", "gold pieces"), left))
+		}
+		out = append(out, fmt.Sprintf("%s sells: %s.", title, strings.Join(ws, "; ")))
+	}
+	out = append(out, fmt.Sprintf("You have %s.", plural(v.Self.Gold, "gold piece", "gold pieces")))
+	if len(v.Self.Items) == 0 {
+		out = append(out, "You carry nothing to sell.")
+	} else {
+		var is []string
+		for i, it := range v.Self.Items {
+			w := fmt.Sprintf("%d, %s", i+1, it.Name())
+			if it.Worn {
+				w += " (worn)"
+			}
+			if price, ok := world.SellPrice(it); ok {
+				w += ", for " + plural(price, "gold piece", "gold pieces")
+			} else {
+				w += ", which no market buys"
+			}
+			is = append(is, w)
+		}
+		out = append(out, "Your things: "+strings.Join(is, "; ")+".")
+	}
+	return append(out, "Type buy and a number to buy one, sell and a number to sell one of your things.")
+}
+
+// plainTrade buys or sells from typed words: buy 2, sell 1 (the numbers market lists);
+// sell takes an item's letter or name too, as use does, and buy a ware's name.
+func (m *Model) plainTrade(sell bool, args []string) {
+	v := m.view
+	if !v.Outside() || v.Surface == nil || v.Surface.Market == nil {
+		m.say(marketText(v)[0])
+		return
+	}
+	verb, n := "buy", len(v.Surface.Market.Wares)
+	if sell {
+		verb, n = "sell", len(v.Self.Items)
+	}
+	if len(args) == 0 {
+		m.say(fmt.Sprintf("%s which? Type market for the numbers.", capitalize(verb)))
+		return
+	}
+	i := -1
+	if k, err := strconv.Atoi(args[0]); err == nil {
+		if k < 1 || k > n {
+			m.say(fmt.Sprintf("There is no number %s to %s. Type market for the numbers.", world.CleanText(args[0], 12), verb))
+			return
+		}
+		i = k - 1
+	} else if sell {
+		var ok bool
+		if i, ok = m.itemArg(args); !ok {
+			return
+		}
+	} else {
+		a := strings.ToLower(strings.Join(args, " "))
+		for j, w := range v.Surface.Market.Wares {
+			if strings.HasPrefix(strings.ToLower(w.Item.Name()), a) {
+				i = j
+				break
+			}
+		}
+		if i < 0 {
+			m.say("The market sells no such thing. Type market for the numbers.")
+			return
+		}
+	}
+	if sell {
+		m.do(world.Sell{Index: i})
+	} else {
+		m.do(world.Buy{Index: i, Item: v.Surface.Market.Wares[i].Item})
+	}
+}

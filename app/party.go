@@ -1,0 +1,444 @@
+package app
+
+import (
+	"fmt"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/orthanc-ssh/orthanc-ssh/world"
+)
+
+// Parties (seed 002's party of heroes, DESIGN §9): a knight invites another (or asks to
+// join one), the other accepts or declines; the party meets its battles together. The
+// party list is drawn over the dungeon or surface view, P opens the party screen, and
+// the chat line's slash commands and screen-reader mode's words do the rest.
+
+// partyWhere says where a member of the party is: "level 3", "surface", "fighting".
+func partyWhere(pm world.PartyMember) string {
+	if pm.Fighting {
+		return "fighting"
+	}
+	if pm.Depth == 0 {
+		return "surface"
+	}
+	return fmt.Sprintf("level %d", pm.Depth)
+}
+
+// partyWhereLong says it in full: "fighting on level 3", "on the surface".
+func partyWhereLong(pm world.PartyMember) string {
+	at := "on the surface"
+	if pm.Depth > 0 {
+		at = fmt.Sprintf("on level %d", pm.Depth)
+	}
+	if pm.Fighting {
+		return "fighting " + at
+	}
+	return at
+}
+
+// pendingLines are the invitations and askings waiting for this knight's answer, as the
+// screen shows them: "Sir Kay invites you: /accept or /decline". With more than one
+// waiting, each names its knight.
+func pendingLines(v world.View) []string {
+	several := len(v.Invites)+len(v.Asks) > 1
+	answer := func(name string) string {
+		if several {
+			return fmt.Sprintf("/accept %s or /decline %s", name, name)
+		}
+		return "/accept or /decline"
+	}
+	var out []string
+	for _, n := range v.Invites {
+		out = append(out, fmt.Sprintf("%s invites you: %s", n, answer(n)))
+	}
+	for _, n := range v.Asks {
+		out = append(out, fmt.Sprintf("%s asks to join: %s", n, answer(n)))
+	}
+	return out
+}
+
+// partyRow is one member in the compact list, w columns wide: "* Sir Kay   12/15 level 3".
+func partyRow(pm world.PartyMember, w int) string {
+	mark := "  "
+	if pm.Leader {
+		mark = "* "
+	}
+	return rightAlign(mark+pm.Name, fmt.Sprintf("%7s %-8s", hitsText(pm.Hits, pm.MaxHits), partyWhere(pm)), w)
+}
+
+// drawPartyList draws the compact party list over the dungeon or surface view when the
+// knight is in a party or has invitations to answer: against an edge of the part of the
+// view the battle panel leaves free, where it hides the least of what is drawn there
+// (the right column when there is no panel, under the view beside one, when those are
+// as good), and never over the knight.
+func (m *Model) drawPartyList(c *canvas) {
+	v := m.shown()
+	if !m.haveView || (len(v.Party) == 0 && len(v.Invites) == 0 && len(v.Asks) == 0) {
+		return
+	}
+	const mapTop = 1
+	mapH := c.h - 6 // as drawPlay lays out the screen: header, view, others, 3 messages, status
+	panel := v.Fight != nil || len(v.LastFight) > 0
+	freeW := c.w
+	if panel {
+		freeW -= fightPanelWidth(c.w)
+	}
+	inner := 0
+	for _, pm := range v.Party {
+		inner = max(inner, len([]rune(pm.Name))+2+1+16)
+	}
+	pending := pendingLines(v)
+	for _, p := range pending {
+		inner = max(inner, len([]rune(p)))
+	}
+	inner = min(inner, fightPanelWidth(c.w)-4, freeW-4)
+	var lines []panelLine
+	for _, pm := range v.Party {
+		cls := clsText
+		switch {
+		case pm.Name == v.Self.Name:
+			cls = clsSelf
+		case pm.Hits <= 0:
+			cls = clsDim
+		}
+		lines = append(lines, panelLine{partyRow(pm, inner), cls})
+	}
+	for _, p := range pending {
+		for _, l := range wrap(p, inner) {
+			lines = append(lines, panelLine{l, clsTitle})
+		}
+	}
+	w, h := inner+4, min(len(lines)+2, mapH)
+	prefer := [2]int{freeW - w, mapTop + mapH - h} // under the view, in the right column
+	if panel {
+		prefer = [2]int{0, mapTop + mapH - h} // under the view, beside the panel
+	}
+	x, y := placeBox(c, 0, mapTop, freeW, mapH, w, h, prefer)
+	title := " PARTY  P "
+	if len(v.Party) == 0 {
+		title = " PARTY "
+	}
+	box(c, x, y, w, h, title)
+	for i, l := range lines {
+		if i >= h-2 {
+			break
+		}
+		c.text(x+2, y+1+i, truncate(l.text, w-4), l.cls)
+	}
+}
+
+// placeBox finds where a w×h box goes in the region of c at (rx, ry), rw×rh: the spot
+// against one of the region's edges nearest prefer where it hides nothing drawn; else
+// prefer itself; else where it hides least. Never over the knight (clsSelf). It
+// allocates nothing: a frame is drawn often.
+func placeBox(c *canvas, rx, ry, rw, rh, w, h int, prefer [2]int) (int, int) {
+	bestX, bestY, best := prefer[0], prefer[1], -1
+	try := func(x, y int) {
+		if x < rx || y < ry || x+w > rx+rw || y+h > ry+rh || x+w > c.w || y+h > c.h {
+			return
+		}
+		cost := max(x-prefer[0], prefer[0]-x) + max(y-prefer[1], prefer[1]-y)
+		for yy := y; yy < y+h; yy++ {
+			for _, cl := range c.cells[yy*c.w+x : yy*c.w+x+w] {
+				if cl.cls == clsSelf {
+					return
+				}
+				if cl.r != ' ' {
+					cost += 10000
+				}
+			}
+			if best >= 0 && cost >= best {
+				return
+			}
+		}
+		bestX, bestY, best = x, y, cost
+	}
+	try(prefer[0], prefer[1])
+	if best >= 10000 {
+		return bestX, bestY // nowhere is free: the preferred spot, where the player expects it
+	}
+	for x := rx; x+w <= rx+rw; x++ {
+		try(x, ry)
+		try(x, ry+rh-h)
+	}
+	for y := ry; y+h <= ry+rh; y++ {
+		try(rx, y)
+		try(rx+rw-w, y)
+	}
+	return bestX, bestY
+}
+
+// box clears a w×h rectangle of c at (x, y) and frames it, with a title in the top edge.
+func box(c *canvas, x, y, w, h int, title string) {
+	for yy := y; yy < y+h; yy++ {
+		for xx := x; xx < x+w; xx++ {
+			c.set(xx, yy, ' ', clsText)
+		}
+	}
+	for xx := x + 1; xx < x+w-1; xx++ {
+		c.set(xx, y, '─', clsWall)
+		c.set(xx, y+h-1, '─', clsWall)
+	}
+	for yy := y + 1; yy < y+h-1; yy++ {
+		c.set(x, yy, '│', clsWall)
+		c.set(x+w-1, yy, '│', clsWall)
+	}
+	c.set(x, y, '┌', clsWall)
+	c.set(x+w-1, y, '┐', clsWall)
+	c.set(x, y+h-1, '└', clsWall)
+	c.set(x+w-1, y+h-1, '┘', clsWall)
+	c.text(x+2, y, truncate(title, max(0, w-4)), clsTitle)
+}
+
+// partyCommands are the party's chat-line commands, as the party screen and the help
+// list them.
+var partyCommands = [][2]string{
+	{"/invite NAME", "invite a knight into your party; you lead a new one"},
+	{"/ask NAME", "ask to join a knight's party"},
+	{"/accept [NAME]", "accept an invitation, or let in a knight who asked"},
+	{"/decline [NAME]", "decline an invitation, or turn away a knight who asked"},
+	{"/leave", "leave your party"},
+	{"/disband", "end the party (its leader only)"},
+	{"/p TEXT", "talk to your party"},
+}
+
+// drawPartyScreen draws the party screen (P): the members, what waits for an answer, the
+// commands and the keys.
+func (m *Model) drawPartyScreen(c *canvas) {
+	v := m.view
+	c.text(2, 0, "YOUR PARTY", clsTitle)
+	y := 2
+	if len(v.Party) == 0 {
+		c.text(2, y, "You are not in a party. Invite a knight, or ask to join one: a party meets its battles together.", clsText)
+		y += 2
+	} else {
+		cols := []column{{short: "", long: "", left: true}, {short: "Knight", long: "Knight", left: true},
+			{short: "Level", long: "Level"}, {short: "Hits", long: "Hits"}, {short: "Where", long: "Where", left: true}}
+		for _, pm := range v.Party {
+			mark, name := "", pm.Name
+			if pm.Leader {
+				mark = "*"
+			}
+			if pm.Name == v.Self.Name {
+				name += " (you)"
+			}
+			for i, s := range []string{mark, name, fmt.Sprint(pm.Level), hitsText(pm.Hits, pm.MaxHits), partyWhereLong(pm)} {
+				cols[i].cells = append(cols[i].cells, s)
+			}
+		}
+		for i, l := range table(cols, c.w-4) {
+			cls := clsText
+			switch {
+			case i == 0:
+				cls = clsTitle
+			case v.Party[i-1].Name == v.Self.Name:
+				cls = clsSelf
+			}
+			c.text(2, y, l, cls)
+			y++
+		}
+		c.text(2, y, "* leads the party.", clsDim)
+		y += 2
+	}
+	for _, p := range pendingLines(v) {
+		for _, l := range wrap(p, c.w-4) {
+			c.text(2, y, l, clsTitle)
+			y++
+		}
+	}
+	if len(v.Invites)+len(v.Asks) > 0 {
+		y++
+	}
+	if y+len(partyCommands)+5 < c.h {
+		c.text(2, y, "On the chat line (Enter):", clsText)
+		y++
+		for _, pc := range partyCommands {
+			c.text(4, y, truncate(fmt.Sprintf("%-16s %s", pc[0], pc[1]), c.w-6), clsText)
+			y++
+		}
+	}
+	if msgs := v.Messages; len(msgs) > 0 {
+		for i, l := range lastLines(msgs, 2) {
+			c.text(2, c.h-4+i, truncate(l, c.w-4), clsDim)
+		}
+	}
+	keys := []string{"i invite", "a ask", "p talk"}
+	if len(v.Invites)+len(v.Asks) > 0 {
+		keys = append(keys, "y accept", "n decline")
+	}
+	if len(v.Party) > 0 {
+		keys = append(keys, "l leave", "D disband")
+	}
+	keys = append(keys, "Esc returns")
+	for i, l := range lastLines(pack(keys, c.w-4), 2) {
+		c.text(2, c.h-2+i, l, clsTitle)
+	}
+}
+
+// firstPending is the knight whose invitation or asking waits longest, or "".
+func firstPending(v world.View) string {
+	if len(v.Invites) > 0 {
+		return v.Invites[0]
+	}
+	if len(v.Asks) > 0 {
+		return v.Asks[0]
+	}
+	return ""
+}
+
+// partyKey is a key on the party screen.
+func (m *Model) partyKey(s string) tea.Cmd {
+	v := m.view
+	switch s {
+	case "i":
+		return m.openChatWith("/invite ")
+	case "a":
+		return m.openChatWith("/ask ")
+	case "p":
+		return m.openChatWith("/p ")
+	case "enter", "'":
+		return m.openChatWith("")
+	case "y":
+		if n := firstPending(v); n != "" {
+			m.partyAction(world.PartyAction{Kind: world.PartyAccept, Name: n})
+		}
+		return nil
+	case "n":
+		if n := firstPending(v); n != "" {
+			m.partyAction(world.PartyAction{Kind: world.PartyDecline, Name: n})
+		}
+		return nil
+	case "l":
+		if len(v.Party) > 0 {
+			m.partyAction(world.PartyAction{Kind: world.PartyLeave})
+		}
+		return nil
+	case "D":
+		if len(v.Party) > 0 {
+			m.partyAction(world.PartyAction{Kind: world.PartyDisband})
+		}
+		return nil
+	}
+	m.screen = screenPlay
+	return nil
+}
+
+// partyAction sends a party action to the world; it returns a note when it could not.
+func (m *Model) partyAction(a world.PartyAction) string {
+	to := m.sender()
+	if to == nil {
+		return "You are not in the game."
+	}
+	if err := to.Party(m.ctx, a); err != nil {
+		return "The world is not answering; try again."
+	}
+	return ""
+}
+
+// --- the party in words -------------------------------------------------------------
+
+// partySentences say who is in the knight's party and what waits for its answer.
+func partySentences(v world.View) []string {
+	var out []string
+	if len(v.Party) == 0 {
+		out = append(out, "You are not in a party. Type invite and a name to invite a knight, or ask and a name to ask to join one.")
+	} else {
+		var ms []string
+		for _, pm := range v.Party {
+			var tags []string
+			if pm.Leader {
+				tags = append(tags, "leader")
+			}
+			if pm.Name == v.Self.Name {
+				tags = append(tags, "you")
+			}
+			name := pm.Name
+			if len(tags) > 0 {
+				name += " (" + strings.Join(tags, ", ") + ")"
+			}
+			ms = append(ms, fmt.Sprintf("%s, level %d, %d of %d hits, %s", name, pm.Level, pm.Hits, pm.MaxHits, partyWhereLong(pm)))
+		}
+		out = append(out, fmt.Sprintf("Your party, %d: %s.", len(v.Party), strings.Join(ms, "; ")))
+	}
+	for _, n := range v.Invites {
+		out = append(out, fmt.Sprintf("%s invites you into their party: type accept %s, or decline %s.", n, n, n))
+	}
+	for _, n := range v.Asks {
+		out = append(out, fmt.Sprintf("%s asks to join your party: type accept %s, or decline %s.", n, n, n))
+	}
+	if len(v.Party) > 0 {
+		out = append(out, "party and some text talks to your party; leave party leaves it; disband ends it, if you lead it.")
+	}
+	return out
+}
+
+// plainGroup runs the typed words of battles and parties; handled is false for the
+// words the other commands have (party TEXT and p TEXT talk to the party, as before).
+func (m *Model) plainGroup(word string, args []string, rest string) (handled bool) {
+	v := m.view
+	say := func(note string) {
+		if note != "" {
+			m.say(note)
+		}
+	}
+	switch word {
+	case "target", "aim":
+		m.plainTarget(rest)
+	case "stats", "x", "statistics":
+		if v.Fight == nil {
+			return false // stats outside a battle is the knight's status
+		}
+		m.say(statsSentences(v)...)
+	case "l", "look", "where", "describe":
+		if v.Fight == nil || len(args) > 0 {
+			return false
+		}
+		m.say(m.lookText(v, true)...)
+		m.say(statsSentences(v)[1:]...)
+	case "invite", "ask":
+		kind := world.PartyInvite
+		if word == "ask" {
+			kind = world.PartyAsk
+		}
+		name := partyName(rest)
+		if name == "" {
+			m.say(fmt.Sprintf("%s whom? Type %s and a knight's name.", capitalize(word), word))
+			break
+		}
+		say(m.partyAction(world.PartyAction{Kind: kind, Name: name}))
+	case "accept", "decline", "refuse":
+		kind := world.PartyAccept
+		if word == "decline" || word == "refuse" {
+			kind = world.PartyDecline
+		}
+		say(m.partyAction(world.PartyAction{Kind: kind, Name: partyName(rest)}))
+	case "leave":
+		if len(args) == 0 || !strings.EqualFold(args[0], "party") {
+			m.say("Type leave party to leave your party, or quit to leave the game.")
+			break
+		}
+		say(m.partyAction(world.PartyAction{Kind: world.PartyLeave}))
+	case "disband":
+		say(m.partyAction(world.PartyAction{Kind: world.PartyDisband}))
+	case "party", "members", "group":
+		if rest != "" && word == "party" {
+			return false // party TEXT talks to the party
+		}
+		m.say(partySentences(v)...)
+	default:
+		return false
+	}
+	m.pl.pending = ""
+	return true
+}
+
+// partyName is the knight's name after a party command: everything after the command,
+// trimmed, without quotes around it.
+func partyName(rest string) string {
+	rest = strings.TrimSpace(rest)
+	if len(rest) >= 2 && rest[0] == '"' && rest[len(rest)-1] == '"' {
+		rest = strings.TrimSpace(rest[1 : len(rest)-1])
+	}
+	return world.CleanText(rest, 2*world.MaxNameLen)
+}

@@ -1,0 +1,418 @@
+package app
+
+import (
+	"context"
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/orthanc-ssh/orthanc-ssh/world"
+)
+
+// surfaceSent stands in for the world in the surface's tests: it keeps the commands a
+// session sends.
+type surfaceSent struct {
+	mu   sync.Mutex
+	cmds []world.Command
+}
+
+func (r *surfaceSent) Do(_ context.Context, c world.Command) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.cmds = append(r.cmds, c)
+	return nil
+}
+
+func (r *surfaceSent) Party(context.Context, world.PartyAction) error { return nil }
+
+// take returns the commands sent since the last take.
+func (r *surfaceSent) take() []world.Command {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c := r.cmds
+	r.cmds = nil
+	return c
+}
+
+// testSurface is an 8×8 surface: # rock, . common ground, $ a market, E the entrance.
+// The markets are named in reading order from marketNames.
+var testSurfaceRows = []string{
+	"#.$..#$.",
+	"..#.....",
+	"$...$.#.",
+	"..E..$..",
+	"#..#....",
+	".$....#$",
+	"...#..$.",
+	"#$.....#",
+}
+
+// marketNames are as the world names markets, but one, which names itself otherwise.
+var marketNames = []string{"the Market of the Golden Lamb", "the Market of the Silver Fox", "the Iron Pot", "Ye Olde Bazaar",
+	"the Market of the Blue Boar", "the Market of the Red Lion", "the Market of the Green Man", "the Market of the Bell", "the Market of the Crown"}
+
+func testSurface() *world.Surface {
+	s := &world.Surface{W: 8, H: 8, Markets: map[int]string{}}
+	n := 0
+	for y, row := range testSurfaceRows {
+		for x, ch := range row {
+			k := world.SurfaceCommon
+			switch ch {
+			case '#':
+				k = world.SurfaceInaccessible
+			case '$':
+				k = world.SurfaceMarket
+				s.Markets[y*8+x] = marketNames[n%len(marketNames)]
+				n++
+			case 'E':
+				k = world.SurfaceEntrance
+				s.Entrance = world.Pos{X: x, Y: y}
+			}
+			s.Cells = append(s.Cells, k)
+		}
+	}
+	return s
+}
+
+// goldenLamb is the market at (2, 0).
+func goldenLamb() *world.MarketView {
+	return &world.MarketView{Name: "the Market of the Golden Lamb", Wares: []world.Ware{
+		{Item: world.Item{Kind: world.ItemSword, Plus: 1}, Price: 200, Count: 3},
+		{Item: world.Item{Kind: world.ItemShield}, Price: 90, Count: 1},
+		{Item: world.Item{Kind: world.ItemArmour, Plus: 2}, Price: 900, Count: 2},
+		{Item: world.Item{Kind: world.ItemRingOfLight}, Price: 150, Count: 0},
+	}}
+}
+
+// surfaceView is Sir Kay on the surface at p, with Gawain two spaces east of the entrance
+// and the market's view when p is the Golden Lamb.
+func surfaceView(p world.Pos) world.View {
+	s := testSurface()
+	sv := &world.SurfaceView{Map: s, Others: []world.Other{{Name: "Gawain", Pos: world.Pos{X: 4, Y: 3}, Seen: true}}}
+	if p == (world.Pos{X: 2, Y: 0}) {
+		sv.Market = goldenLamb()
+	}
+	return world.View{
+		Self: world.Self{Name: "Sir Kay", Level: 2, Hits: 14, MaxHits: 15, SpellUnits: 6, Str: 14, Int: 12, Con: 11, Dex: 15,
+			Depth: 0, Pos: p, Gold: 120, Items: []world.Item{{Kind: world.ItemSword}, {Kind: world.ItemBootsOfSpeed, Worn: true},
+				{Kind: world.ItemPotionHealing}, {Kind: world.ItemGem, Value: 400}}},
+		Surface:  sv,
+		Others:   []world.Other{{Name: "Gawain", Pos: world.Pos{X: 4, Y: 3}, Seen: true}},
+		Messages: []string{"You climb out into the daylight."},
+	}
+}
+
+// surfaceModel is a playing session showing v, its commands going to a recorder.
+func surfaceModel(t *testing.T, v world.View, w, h int) (*Model, *surfaceSent) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	m := New(ctx, Params{Fingerprint: "SHA256:kay", Width: w, Height: h, Rand: rand.New(rand.NewPCG(1, 2))})
+	rec := &surfaceSent{}
+	m.bt.to = rec
+	m.screen, m.view, m.haveView, m.synced = screenPlay, v, true, true
+	return m, rec
+}
+
+// surfacePress gives the model keys as the terminal sends them.
+func surfacePress(m *Model, ks ...string) {
+	for _, k := range ks {
+		var msg tea.KeyPressMsg
+		switch k {
+		case "tab":
+			msg = tea.KeyPressMsg{Code: tea.KeyTab}
+		case "esc":
+			msg = tea.KeyPressMsg{Code: tea.KeyEscape}
+		case "enter":
+			msg = tea.KeyPressMsg{Code: tea.KeyEnter}
+		case "up":
+			msg = tea.KeyPressMsg{Code: tea.KeyUp}
+		case "down":
+			msg = tea.KeyPressMsg{Code: tea.KeyDown}
+		case "left":
+			msg = tea.KeyPressMsg{Code: tea.KeyLeft}
+		case "right":
+			msg = tea.KeyPressMsg{Code: tea.KeyRight}
+		case "shift+right":
+			msg = tea.KeyPressMsg{Code: tea.KeyRight, Mod: tea.ModShift}
+		default:
+			r := []rune(k)[0]
+			msg = tea.KeyPressMsg{Code: r, Text: k}
+		}
+		m.Update(msg)
+	}
+}
+
+// The surface is drawn as a grid at the smallest and at a large terminal: the knight's
+// circle, the entrance, the markets' signs, the other knight's initials, rock, what the
+// knight's space is and the keys, all inside the frame.
+func TestSurfaceIsDrawnAsAGrid(t *testing.T) {
+	for _, size := range [][2]int{{80, 24}, {160, 50}, {100, 30}, {400, 200}} {
+		w, h := size[0], size[1]
+		m, _ := surfaceModel(t, surfaceView(world.Pos{X: 2, Y: 0}), w, h)
+		s := m.Text()
+		lines := strings.Split(s, "\n")
+		if len(lines) != h {
+			t.Fatalf("%dx%d: %d lines", w, h, len(lines))
+		}
+		for i, l := range lines {
+			if n := len([]rune(l)); n != w {
+				t.Fatalf("%dx%d: line %d is %d columns", w, h, i, n)
+			}
+		}
+		for _, want := range []string{"()", "EX", "$GL", "$SF", "Ga", "░", "THE SURFACE", "The Market of the Golden Lamb:", "b to trade, s to sell.", "Gold 120",
+			"Sir Kay │ Level 2 │ Hits 14/15", "Outside", "You climb out into the daylight."} {
+			if !strings.Contains(s, want) {
+				t.Fatalf("%dx%d: the surface lacks %q:\n%s", w, h, want, s)
+			}
+		}
+		if strings.Contains(s, "daylight outside the dungeon") {
+			t.Fatalf("%dx%d: the old outside text is still drawn:\n%s", w, h, s)
+		}
+		// The knight's mark is in reverse video for the other knight, as in the dungeon.
+		if !strings.Contains(m.render(false), m.theme.open[clsOther]+"Ga") {
+			t.Fatalf("%dx%d: Gawain is not drawn as another knight", w, h)
+		}
+		// Centred: as much room left of the frame as right of the words, roughly.
+		top := -1
+		for _, l := range lines {
+			if i := strings.Index(l, "┌"); i >= 0 {
+				top = len([]rune(l[:i]))
+				break
+			}
+		}
+		if w > 100 && (top < 5 || top > w/2) {
+			t.Fatalf("%dx%d: the frame starts at column %d:\n%s", w, h, top, s)
+		}
+	}
+}
+
+// Every size from the smallest up fits the grid and the words without overlap.
+func TestSurfaceLayoutFits(t *testing.T) {
+	for w := 20; w <= 220; w += 3 {
+		for h := 10; h <= 80; h += 2 {
+			l := layoutSurface(8, 8, w, h)
+			if l.gx < 0 || l.gy < 0 || l.gx+l.gw > w || l.gy+l.gh > h {
+				if w >= 18 && h >= 10 {
+					t.Fatalf("%dx%d: frame %+v outside the area", w, h, l)
+				}
+			}
+			if l.beside && (l.ix < l.gx+l.gw || l.ix+l.iw > w) {
+				t.Fatalf("%dx%d: words beside overlap: %+v", w, h, l)
+			}
+			if l.under && (l.iy < l.gy+l.gh || l.iy+infoUnder-1 > h) {
+				t.Fatalf("%dx%d: words under overlap: %+v", w, h, l)
+			}
+		}
+	}
+	if l := layoutSurface(8, 8, 80, 18); l.ch != 2 || !l.beside {
+		t.Fatalf("80×24 draws spaces %d rows high, words beside %v; want 2 rows with the words beside", l.ch, l.beside)
+	}
+}
+
+// In a battle on the surface the battle panel takes the right of the screen, as in the
+// dungeon, and the grid fits to its left.
+func TestSurfaceBattleLeavesRoomForThePanel(t *testing.T) {
+	v := surfaceView(world.Pos{X: 1, Y: 3})
+	v.Fight = &world.FightView{Surface: true, YourMove: true, Round: 1,
+		Monsters: []world.FightMonster{{Name: "Wolf", Class: "Animal", Glyph: "Wo", Level: 2, Hits: 8, MaxHits: 8}},
+		Knights:  []world.FightKnight{{Name: "Sir Kay", Level: 2, Hits: 14, MaxHits: 15}},
+		Log:      []string{"A wolf springs at you out of the long grass!"}}
+	m, rec := surfaceModel(t, v, 80, 24)
+	s := m.Text()
+	panelX := 80 - fightPanelWidth(80)
+	found := false
+	for _, l := range strings.Split(s, "\n") {
+		r := []rune(l)
+		if i := strings.Index(l, "()"); i >= 0 {
+			found = true
+			if x := len([]rune(l[:i])); x >= panelX {
+				t.Fatalf("the knight is drawn under the panel, column %d:\n%s", x, s)
+			}
+		}
+		for x := panelX; x < len(r); x++ {
+			if r[x] == '·' || r[x] == '$' {
+				t.Fatalf("the grid runs under the battle panel:\n%s", s)
+			}
+		}
+	}
+	if !found || !strings.Contains(s, "EX") {
+		t.Fatalf("the surface is not drawn beside the battle:\n%s", s)
+	}
+	// Keys still walk (the world refuses while the battle lasts).
+	surfacePress(m, "l")
+	if got := rec.take(); !reflect.DeepEqual(got, []world.Command{world.Move{Dir: world.East}}) {
+		t.Fatalf("l in a surface battle sent %#v", got)
+	}
+}
+
+// Arrows and hjkl walk on the surface (depth 0), shifted ones too, without doors; d is
+// the dungeon's door key and does nothing outside; > goes down.
+func TestMovingOnTheSurface(t *testing.T) {
+	m, rec := surfaceModel(t, surfaceView(world.Pos{X: 2, Y: 3}), 80, 24)
+	surfacePress(m, "up", "down", "left", "right", "k", "j", "h", "l", "shift+right", "L")
+	want := []world.Command{
+		world.Move{Dir: world.North}, world.Move{Dir: world.South}, world.Move{Dir: world.West}, world.Move{Dir: world.East},
+		world.Move{Dir: world.North}, world.Move{Dir: world.South}, world.Move{Dir: world.West}, world.Move{Dir: world.East},
+		world.Move{Dir: world.East}, world.Move{Dir: world.East},
+	}
+	if got := rec.take(); !reflect.DeepEqual(got, want) {
+		t.Fatalf("moves sent %#v, want %#v", got, want)
+	}
+	surfacePress(m, "d", "l")
+	if got := rec.take(); !reflect.DeepEqual(got, []world.Command{world.Move{Dir: world.East}}) || m.doorMode {
+		t.Fatalf("d then l sent %#v (door mode %v)", got, m.doorMode)
+	}
+	if s := m.Text(); !strings.Contains(s, "The dungeon entrance:") || !strings.Contains(s, "> goes down") {
+		t.Fatalf("the entrance is not explained:\n%s", s)
+	}
+	surfacePress(m, ">")
+	if got := rec.take(); !reflect.DeepEqual(got, []world.Command{world.Enter{}}) {
+		t.Fatalf("> sent %#v", got)
+	}
+	// b off a market does nothing.
+	surfacePress(m, "b")
+	if m.screen != screenPlay {
+		t.Fatalf("b off a market opened screen %d", m.screen)
+	}
+	m.view = surfaceView(world.Pos{X: 1, Y: 1})
+	if s := m.Text(); !strings.Contains(s, "Common ground:") || !strings.Contains(s, "battles may come.") {
+		t.Fatalf("common ground is not explained:\n%s", s)
+	}
+}
+
+// Outside without a surface (a world that has none) keeps the old daylight screen, and
+// the keys do not walk.
+func TestOutsideWithoutASurface(t *testing.T) {
+	v := surfaceView(world.Pos{X: 2, Y: 3})
+	v.Surface = nil
+	m, rec := surfaceModel(t, v, 80, 24)
+	if s := m.Text(); !strings.Contains(s, "daylight outside the dungeon") {
+		t.Fatalf("outside without a surface:\n%s", s)
+	}
+	surfacePress(m, "l", "b")
+	if got := rec.take(); len(got) != 0 || m.screen != screenPlay {
+		t.Fatalf("keys outside without a surface sent %#v, screen %d", got, m.screen)
+	}
+}
+
+// Screen-reader mode speaks the surface: where the knight is and what lies around, the
+// map in words and as a grid; direction words and arrows walk; down goes in at the
+// entrance; retire still works outside.
+func TestPlainSurface(t *testing.T) {
+	m, rec := surfaceModel(t, surfaceView(world.Pos{X: 2, Y: 3}), 80, 24)
+	m.pl.active, m.opts.Plain = true, true
+	typeLine := func(line string) {
+		for _, r := range line {
+			if r == ' ' {
+				m.Update(tea.KeyPressMsg{Code: tea.KeySpace, Text: " "})
+			} else {
+				m.Update(tea.KeyPressMsg{Code: r, Text: string(r)})
+			}
+		}
+		m.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
+	}
+	typeLine("look")
+	s := m.Text()
+	for _, want := range []string{
+		"You are on the surface, at the dungeon entrance: type down to go down.",
+		"North is common ground; south is common ground; east is common ground; west is common ground.",
+		"you are in row 4, column 3",
+		"The nearest market is the Market of",
+		"Gawain is 2 squares east.",
+	} {
+		if !strings.Contains(s, want) {
+			t.Fatalf("look lacks %q:\n%s", want, s)
+		}
+	}
+	for _, w := range []string{"north", "s", "east", "w"} {
+		typeLine(w)
+	}
+	surfacePress(m, "up", "right")
+	want := []world.Command{world.Move{Dir: world.North}, world.Move{Dir: world.South}, world.Move{Dir: world.East},
+		world.Move{Dir: world.West}, world.Move{Dir: world.North}, world.Move{Dir: world.East}}
+	if got := rec.take(); !reflect.DeepEqual(got, want) {
+		t.Fatalf("walking words sent %#v, want %#v", got, want)
+	}
+	typeLine("down")
+	if got := rec.take(); !reflect.DeepEqual(got, []world.Command{world.Enter{}}) {
+		t.Fatalf("down sent %#v", got)
+	}
+	typeLine("map")
+	typeLine("map grid")
+	s = m.Text()
+	for _, want := range []string{
+		"The surface, 8 by 8 spaces",
+		"Row 1: rock, common, the Market of the Golden Lamb, 2 common, rock, the Market of the Silver Fox, common.",
+		"Row 4: 2 common, the dungeon entrance (you), common, common (Gawain), the Market of the Blue Boar, 2 common.",
+		" 1  # . $ . . # $ .",
+		" 4  . . @ . K $ . .",
+	} {
+		if !strings.Contains(s, want) {
+			t.Fatalf("the map lacks %q:\n%s", want, s)
+		}
+	}
+	if r, ok := boxDrawing(s); ok {
+		t.Fatalf("screen-reader mode drew %q:\n%s", r, s)
+	}
+	typeLine("market")
+	if s := m.Text(); !strings.Contains(s, "There is no market here") {
+		t.Fatalf("market off a market:\n%s", s)
+	}
+	typeLine("retire")
+	typeLine("yes")
+	if got := rec.take(); !reflect.DeepEqual(got, []world.Command{world.Retire{}}) {
+		t.Fatalf("retire, yes sent %#v", got)
+	}
+}
+
+// A step on the surface is told: the new space and its sides; others coming and going
+// are told too.
+func TestPlainSurfaceNarratesSteps(t *testing.T) {
+	m, _ := surfaceModel(t, surfaceView(world.Pos{X: 2, Y: 3}), 80, 24)
+	m.pl.active = true
+	next := surfaceView(world.Pos{X: 2, Y: 2})
+	m.narrate(m.view, next, false)
+	m.view = next
+	s := m.Text()
+	if !strings.Contains(s, "You are on the surface, on common ground, where battles may come.") ||
+		!strings.Contains(s, "North is rock; south is the dungeon entrance;") {
+		t.Fatalf("a step:\n%s", s)
+	}
+	later := surfaceView(world.Pos{X: 2, Y: 2})
+	later.Surface.Others = []world.Other{{Name: "Gawain", Pos: world.Pos{X: 2, Y: 2}}, {Name: "Tristan", Pos: world.Pos{X: 7, Y: 7}}}
+	m.narrate(next, later, false)
+	s = m.Text()
+	for _, want := range []string{"Gawain comes to your space.", "Tristan is now on the surface, 5 south and 5 east."} {
+		if !strings.Contains(s, want) {
+			t.Fatalf("comings lack %q:\n%s", want, s)
+		}
+	}
+	m.narrate(later, next, false)
+	if s := m.Text(); !strings.Contains(s, "Tristan has left the surface.") || !strings.Contains(s, "Gawain leaves your space: now 1 south and 2 east.") {
+		t.Fatalf("goings:\n%s", s)
+	}
+}
+
+// TestSurfaceFrames prints the surface and the market at 80×24 (go test -run Frames -v).
+func TestSurfaceFrames(t *testing.T) {
+	m, _ := surfaceModel(t, surfaceView(world.Pos{X: 2, Y: 0}), 80, 24)
+	t.Logf("surface, 80×24:\n%s", m.Text())
+	surfacePress(m, "b")
+	t.Logf("market, 80×24:\n%s", m.Text())
+	surfacePress(m, "tab")
+	t.Logf("market selling, 80×24:\n%s", m.Text())
+	m2, _ := surfaceModel(t, surfaceView(world.Pos{X: 2, Y: 0}), 160, 50)
+	t.Logf("surface, 160×50:\n%s", m2.Text())
+	v := surfaceView(world.Pos{X: 1, Y: 3})
+	v.Fight = &world.FightView{Surface: true, YourMove: true, Round: 1,
+		Monsters: []world.FightMonster{{Name: "Wolf", Class: "Animal", Glyph: "Wo", Level: 2, Hits: 8, MaxHits: 8}},
+		Knights:  []world.FightKnight{{Name: "Sir Kay", Level: 2, Hits: 14, MaxHits: 15}},
+		Log:      []string{"A wolf springs at you out of the long grass!"}}
+	m3, _ := surfaceModel(t, v, 80, 24)
+	t.Logf("surface battle, 80×24:\n%s", m3.Text())
+}

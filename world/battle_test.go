@@ -1,0 +1,325 @@
+package world
+
+import (
+	"math"
+	"strings"
+	"testing"
+)
+
+// battleOf puts the knights fps (joined at full strength) and monsters named into one
+// battle on the fight level's room square, and returns it.
+func battleOf(t *testing.T, e *Engine, fps []string, names ...string) *encounter {
+	t.Helper()
+	var heroes []*player
+	for _, fp := range fps {
+		rec := knight(fp, 12)
+		rec.Dex, rec.Hits, rec.MaxHits = 12, 40, 40
+		e.join(rec, &recorder{})
+		p := e.players[fp]
+		e.place(p, 1, Pos{1, 1})
+		heroes = append(heroes, p)
+	}
+	var foes []*monster
+	for _, n := range names {
+		foes = append(foes, e.spawn(1, mustMonster(t, n), Pos{1, 1}, -1, e.rng))
+	}
+	e.startBattle(heroes, foes, false)
+	return heroes[0].fight
+}
+
+func log(enc *encounter) string { return strings.Join(enc.log, "\n") }
+
+// Seed 002: "If a monster's attack lowers a hero's HP to 0, that hero will faint.
+// Fainted heroes cannot take actions for the remainder of the battle." and, when the
+// party wins, the fainted are revived with 1 hit (DESIGN §6).
+func TestAFaintedHeroIsRevivedWhenThePartyWins(t *testing.T) {
+	e := fightEngine(t, nil)
+	enc := battleOf(t, e, []string{"a", "b"}, "giant rat")
+	a, b := e.players["a"], e.players["b"]
+	rat := enc.monsters[0]
+	a.rec.Hits = 1
+	for !a.fainted {
+		if rat.fight == nil {
+			t.Fatal("the battle ended before the rat felled anyone")
+		}
+		rat.hits = 1000 // the rat cannot die yet
+		b.rec.Hits = b.rec.MaxHits
+		e.monsterAttack(enc, rat)
+	}
+	if a.rec.Hits != 0 || a.rec.Death != nil || a.fight != enc {
+		t.Fatalf("fainted hero: hits %d, death %v, still in the battle %v", a.rec.Hits, a.rec.Death, a.fight == enc)
+	}
+	if !strings.Contains(log(enc), "Kay a faints!") {
+		t.Fatalf("the log does not say the hero fainted:\n%s", log(enc))
+	}
+	// A fainted hero takes no actions: its commands do nothing and the battle does not
+	// wait for it.
+	a.energy = 0
+	e.enqueue("a", a.session, Fight{})
+	if v := e.view(a); v.Fight.YourMove || !v.Fight.Knights[0].Fainted {
+		t.Fatalf("fainted hero's view: %+v", v.Fight)
+	}
+	// The monsters turn only on the standing: over many attacks b is always the target.
+	for range 200 {
+		b.rec.Hits = b.rec.MaxHits
+		e.monsterAttack(enc, rat)
+	}
+	if a.rec.Hits != 0 {
+		t.Fatal("a monster attacked a fainted hero")
+	}
+	rat.hits = 1
+	b.energy = 0
+	b.queue = nil
+	b.rec.Dex = 30 // sure to hit
+	stepUntil(t, e, "the rat to die", func() bool {
+		if b.fight != nil && len(b.queue) == 0 {
+			e.enqueue("b", b.session, Fight{})
+		}
+		return b.fight == nil
+	})
+	if a.rec.Hits != 1 || a.fainted || a.fight != nil || a.rec.Death != nil {
+		t.Fatalf("after the victory the fainted hero has %d hits (fainted %v)", a.rec.Hits, a.fainted)
+	}
+	if !strings.Contains(strings.Join(a.lastFight, "\n"), "Kay a comes to, with 1 hit.") {
+		t.Fatalf("the log does not say the hero came to:\n%s", strings.Join(a.lastFight, "\n"))
+	}
+}
+
+// Seed 002: "If the monsters win the fight, the game is over": when the last standing
+// hero falls it dies as seed 000 says, and the fainted die with it.
+func TestWhenTheLastHeroFallsThePartyDies(t *testing.T) {
+	e := fightEngine(t, nil)
+	enc := battleOf(t, e, []string{"a", "b"}, "ogre")
+	a, b := e.players["a"], e.players["b"]
+	ogre := enc.monsters[0]
+	a.fainted, a.rec.Hits = true, 0
+	b.rec.Hits = 1
+	for e.players["b"] != nil {
+		e.monsterAttack(enc, ogre)
+	}
+	if b.rec.Death == nil || a.rec.Death == nil || e.players["a"] != nil {
+		t.Fatalf("deaths: standing %v, fainted %v", b.rec.Death, a.rec.Death)
+	}
+	if a.rec.Death.Killer != "an Ogre" || !enc.over || len(e.fights) != 0 {
+		t.Fatalf("killer %q, battle over %v, fights %d", a.rec.Death.Killer, enc.over, len(e.fights))
+	}
+}
+
+// A hero alone falls as Orthanc says: slain, not fainted.
+func TestAHeroAloneDies(t *testing.T) {
+	e := fightEngine(t, nil)
+	enc := battleOf(t, e, []string{"a"}, "ogre")
+	a := e.players["a"]
+	a.rec.Hits = 1
+	for e.players["a"] != nil {
+		e.monsterAttack(enc, enc.monsters[0])
+	}
+	if a.rec.Death == nil || a.fainted {
+		t.Fatalf("death %v, fainted %v", a.rec.Death, a.fainted)
+	}
+}
+
+// Seed 002: "At the end of each round (after the monsters' turn), heroes that have not
+// fainted regain some of their HP and mana." RoundHits a round, a spell unit every
+// SpellRoundEvery rounds, never above the maximum; the fainted regain nothing.
+func TestStandingHeroesRecoverAtTheEndOfEachRound(t *testing.T) {
+	for _, c := range []struct{ max, want int }{{5, 1}, {13, 1}, {20, 2}, {95, 9}, {400, 40}} {
+		if got := RoundHits(c.max); got != c.want {
+			t.Errorf("RoundHits(%d) = %d, want %d", c.max, got, c.want)
+		}
+	}
+	e := fightEngine(t, nil)
+	enc := battleOf(t, e, []string{"a", "b"}, "giant rat")
+	a, b := e.players["a"], e.players["b"]
+	a.rec.Hits, a.rec.SpellUnits = 10, 0
+	b.rec.Hits, b.fainted = 0, true
+	for r := 1; r <= SpellRoundEvery; r++ {
+		e.endRound(enc)
+		if want := min(40, 10+r*RoundHits(40)); a.rec.Hits != want {
+			t.Fatalf("round %d: standing hero has %d hits, want %d", r, a.rec.Hits, want)
+		}
+	}
+	if a.rec.SpellUnits != 1 || b.rec.Hits != 0 || b.rec.SpellUnits != 4 {
+		t.Fatalf("after %d rounds: spell units %d; fainted hero hits %d, units %d", SpellRoundEvery, a.rec.SpellUnits, b.rec.Hits, b.rec.SpellUnits)
+	}
+	a.rec.Hits, a.rec.SpellUnits = 40, SpellUnitsForLevel(a.rec.Level)
+	for range 3 * SpellRoundEvery {
+		e.endRound(enc)
+	}
+	if a.rec.Hits != 40 || a.rec.SpellUnits != SpellUnitsForLevel(a.rec.Level) {
+		t.Fatalf("recovery passed the maximum: %d hits, %d units", a.rec.Hits, a.rec.SpellUnits)
+	}
+	// Rounds come from the battle's clock: TurnsPerRound turns in which nobody chooses.
+	enc.rounds = 0
+	for range 3 * TurnsPerRound {
+		a.energy, b.energy = 100, 100
+		for _, m := range enc.monsters {
+			m.hits, m.energy = 1000, 100
+		}
+		e.Step()
+	}
+	if enc.rounds != 3 {
+		t.Fatalf("%d rounds in %d turns", enc.rounds, 3*TurnsPerRound)
+	}
+}
+
+// Dodging (seed 002), ruled as 2% a point of Dexterity above 10 for heroes and monsters.
+func TestDodgePercent(t *testing.T) {
+	for _, c := range []struct{ dex, want int }{{3, 0}, {10, 0}, {11, 2}, {15, 10}, {18, 16}, {25, 30}} {
+		if got := DodgePercent(c.dex); got != c.want {
+			t.Errorf("DodgePercent(%d) = %d, want %d", c.dex, got, c.want)
+		}
+	}
+	e := fightEngine(t, nil)
+	const n = 200000
+	dodged := 0
+	for range n {
+		if e.dodges(18) {
+			dodged++
+		}
+	}
+	if got := float64(dodged) / n; math.Abs(got-0.16) > 0.005 {
+		t.Fatalf("Dex 18 dodged %.4f of %d tries, want 0.16", got, n)
+	}
+}
+
+// Monsters choose their targets among the standing heroes, evenly.
+func TestMonstersChooseAmongTheStandingHeroes(t *testing.T) {
+	e := fightEngine(t, nil)
+	enc := battleOf(t, e, []string{"a", "b", "c"}, "giant rat")
+	rat := enc.monsters[0]
+	e.players["c"].fainted = true
+	e.players["c"].rec.Hits = 1000
+	hit := map[string]int{}
+	for range 30000 {
+		for _, p := range enc.players {
+			p.rec.Hits = 1000
+		}
+		e.monsterAttack(enc, rat)
+		for _, p := range enc.players {
+			if p.rec.Hits < 1000 {
+				hit[p.rec.Fingerprint]++
+			}
+		}
+	}
+	if hit["c"] != 0 || hit["a"] == 0 || hit["b"] == 0 {
+		t.Fatalf("hits taken: %v", hit)
+	}
+	if r := float64(hit["a"]) / float64(hit["b"]); r < 0.9 || r > 1.1 {
+		t.Fatalf("targets are uneven: %v", hit)
+	}
+}
+
+// Seed 002: choosing or looking never consumes the turn. Target names the monster the
+// blows go at, takes effect at once, and the battle still waits for the knight.
+func TestTargetTakesNoTime(t *testing.T) {
+	e := fightEngine(t, nil)
+	enc := battleOf(t, e, []string{"a"}, "giant rat", "kobold")
+	a := e.players["a"]
+	a.energy = 0
+	before := a.energy
+	e.enqueue("a", a.session, Target{Index: 1})
+	if a.target != enc.monsters[1] || a.energy != before || len(a.queue) != 0 {
+		t.Fatalf("target %v, energy %v → %v, queue %d", a.target, before, a.energy, len(a.queue))
+	}
+	if v := e.view(a); v.Fight.Target != 1 || v.Fight.Foe().Name != "Kobold" || len(v.Fight.Monsters) != 2 {
+		t.Fatalf("view: target %d, monsters %+v", v.Fight.Target, v.Fight.Monsters)
+	}
+	e.enqueue("a", a.session, Target{Index: 7})
+	if !strings.Contains(strings.Join(a.msgs, "\n"), "not in the fight") || a.target != enc.monsters[1] {
+		t.Fatal("a target out of range was not refused")
+	}
+	// A blow goes at the target; once it is dead the next standing monster is the target.
+	kobold := enc.monsters[1]
+	kobold.hits = 1
+	a.rec.Dex = 40
+	stepUntil(t, e, "the kobold to die", func() bool {
+		if a.fight != nil && len(a.queue) == 0 {
+			e.enqueue("a", a.session, Fight{})
+		}
+		return kobold.fight == nil
+	})
+	if enc.monsters[0].hits != enc.monsters[0].maxHits || a.fight != enc {
+		t.Fatal("the blow hit the rat, or the battle ended with the rat standing")
+	}
+	if v := e.view(a); v.Fight.Target != 0 || !v.Fight.Monsters[1].Dead {
+		t.Fatalf("after the kobold died: target %d, monsters %+v", v.Fight.Target, v.Fight.Monsters)
+	}
+}
+
+// Sharing (DESIGN §12): each kill's experience is split equally among the heroes of the
+// battle, fainted ones included; a guard's coins too, while its gems, jewelry and magic
+// item go to the hero who struck the last blow.
+func TestExperienceAndTreasureAreSplit(t *testing.T) {
+	e := fightEngine(t, nil)
+	enc := battleOf(t, e, []string{"a", "b"}, "ogre")
+	a, b := e.players["a"], e.players["b"]
+	ogre := enc.monsters[0]
+	b.fainted, b.rec.Hits = true, 0
+	e.takeTreasure(enc, a, Treasure{Lines: []string{"101 gold pieces", "a gem worth 400"}, Value: 501, Coins: 101,
+		Valuables: []Item{{Kind: ItemGem, Value: 400}}})
+	if a.rec.Gold != 50 || b.rec.Gold != 50 || a.rec.TreasureExperience != 250 || b.rec.TreasureExperience != 250 {
+		t.Fatalf("gold %d/%d, treasure experience %d/%d", a.rec.Gold, b.rec.Gold, a.rec.TreasureExperience, b.rec.TreasureExperience)
+	}
+	if len(a.rec.Items) != 2 || a.rec.Items[1].Kind != ItemGem || a.rec.Items[1].Value != 400 || len(b.rec.Items) != 1 {
+		t.Fatalf("items: a %v, b %v", a.rec.Items, b.rec.Items)
+	}
+	xa, xb := a.rec.Experience, b.rec.Experience
+	ogre.room = -1 // no hoard this time
+	e.monsterKilled(enc, ogre, a)
+	share := ogre.Kind().Experience / 2
+	if a.rec.Experience-xa != share || b.rec.Experience-xb != share {
+		t.Fatalf("experience gained %d and %d, want %d each", a.rec.Experience-xa, b.rec.Experience-xb, share)
+	}
+	if b.rec.Hits != 1 || a.fight != nil || b.fight != nil {
+		t.Fatal("the battle did not end with the fainted hero revived")
+	}
+}
+
+// Seed 002's party fights together: a member who steps into a battle under way joins it;
+// a knight outside the party is turned back and told how to ask. Members standing with
+// the knight who meets a monster are in the battle from the start.
+func TestAPartyMemberJoinsAFightUnderWay(t *testing.T) {
+	e := fightEngine(t, nil)
+	for _, fp := range []string{"a", "b", "c", "d"} {
+		rec := knight(fp, 12)
+		rec.Hits, rec.MaxHits = 500, 500
+		e.join(rec, &recorder{})
+		e.place(e.players[fp], 1, Pos{1, 0})
+	}
+	form(t, e, "a", "b", "d")
+	a, b, c, d := e.players["a"], e.players["b"], e.players["c"], e.players["d"]
+	e.place(d, 1, Pos{0, 0}) // d stays behind
+	// A wanderer comes onto the square where a and b stand: both are in the battle.
+	bat := e.spawn(1, mustMonster(t, "giant rat"), Pos{1, 0}, -1, e.rng)
+	e.startFight(a, bat)
+	if a.fight == nil || b.fight != a.fight || len(a.fight.players) != 2 || c.fight != nil {
+		t.Fatalf("the party on the square did not meet the wanderer together: a %v, b %v, c %v", a.fight, b.fight, c.fight)
+	}
+	e.endFight(a.fight)
+	e.removeMonster(bat)
+	// a opens the guarded room; b, then the stranger c, then d follow it in.
+	rat := e.spawn(1, mustMonster(t, "giant rat"), Pos{3, 1}, 0, e.rng)
+	rat.hits = 1000
+	a.energy = 0
+	do(e, "a", Move{Dir: East, Door: true})
+	b.energy = 0
+	do(e, "b", Move{Dir: East, Door: true})
+	if a.fight == nil || b.fight != a.fight || len(a.fight.players) != 2 {
+		t.Fatalf("the party member did not join the guard's battle: a %v, b %v", a.fight, b.fight)
+	}
+	enc := a.fight
+	c.energy = 0
+	e.enqueue("c", c.session, Move{Dir: East, Door: true})
+	stepUntil(t, e, "the stranger to try the room", func() bool { return len(c.queue) == 0 })
+	if c.fight != nil || c.rec.Pos() != (Pos{1, 0}) || !strings.Contains(said(e, "c"), "/ask Kay a") {
+		t.Fatalf("the stranger: fight %v, at %v, told:\n%s", c.fight, c.rec.Pos(), said(e, "c"))
+	}
+	do(e, "d", Move{Dir: East})
+	d.energy = 0
+	e.enqueue("d", d.session, Move{Dir: East, Door: true})
+	stepUntil(t, e, "the member to step in", func() bool { return len(d.queue) == 0 })
+	if d.fight != enc || len(enc.players) != 3 || !strings.Contains(log(enc), "Kay b joins the fight!") || !strings.Contains(log(enc), "Kay d joins the fight!") {
+		t.Fatalf("the party member did not join the battle: %v\n%s", d.fight, log(enc))
+	}
+}

@@ -1,0 +1,378 @@
+package world
+
+import (
+	"fmt"
+	"math/rand/v2"
+)
+
+// The surface (seed 002, DESIGN §4): a square grid of spaces around the dungeon entrance.
+
+// SurfaceKind is the kind of one space of the surface.
+type SurfaceKind uint8
+
+// Seed 002's three kinds of space, and the dungeon entrance (a common space without
+// battles, where > goes down).
+const (
+	SurfaceInaccessible SurfaceKind = iota // the heroes cannot enter it
+	SurfaceMarket                          // items can be bought and sold
+	SurfaceCommon                          // battles can occur
+	SurfaceEntrance                        // the way down into the dungeon
+)
+
+// DefaultSurfaceSize is seed 002's example world: "An example world size is 8 spaces by
+// 8 spaces."
+const DefaultSurfaceSize = 8
+
+// MinSurfaceSize and MaxSurfaceSize bound the side of the grid: below 3 there is no room
+// for the three kinds of space, and above 24 the market names would run out.
+const (
+	MinSurfaceSize = 3
+	MaxSurfaceSize = 24
+)
+
+// Seed 002: "In this size our suggestion is to have 20% inaccessible spaces, 30% market
+// spaces, and 50% common spaces." The counts are these shares of the grid, rounded; the
+// entrance is one of the common spaces (8×8: 13 inaccessible, 19 markets, 31 common and
+// the entrance).
+const (
+	surfaceInaccessibleShare = 0.20
+	surfaceMarketShare       = 0.30
+)
+
+// surfaceStream and marketStream pick the random streams the surface and its markets are
+// drawn from, apart from the engine's own and the dungeon's, so adding the surface left
+// the dungeon exactly as it was.
+const (
+	surfaceStream = 0x737572666163 // "surfac"
+	marketStream  = 0x6d61726b6574 // "market"
+)
+
+// Surface is the grid. It is built once and never changed, so views share it.
+type Surface struct {
+	W, H     int
+	Cells    []SurfaceKind // row by row
+	Entrance Pos
+	// Markets names each market space, by its index in Cells ("the Market of the Golden
+	// Lamb": lower-case "the", to sit inside a sentence).
+	Markets map[int]string
+}
+
+// In reports whether p is on the grid.
+func (s *Surface) In(p Pos) bool { return p.X >= 0 && p.Y >= 0 && p.X < s.W && p.Y < s.H }
+
+// At is the kind of the space at p; off the grid is inaccessible.
+func (s *Surface) At(p Pos) SurfaceKind {
+	if !s.In(p) {
+		return SurfaceInaccessible
+	}
+	return s.Cells[p.Y*s.W+p.X]
+}
+
+// Accessible reports whether the heroes may stand on p.
+func (s *Surface) Accessible(p Pos) bool { return s.At(p) != SurfaceInaccessible }
+
+// Market is the name of the market at p, or "" when p is not a market space.
+func (s *Surface) Market(p Pos) string {
+	if s.At(p) != SurfaceMarket {
+		return ""
+	}
+	return s.Markets[p.Y*s.W+p.X]
+}
+
+func (s *Surface) idx(p Pos) int { return p.Y*s.W + p.X }
+
+// marketAdjectives and marketNouns make the markets' names: "the Market of the Golden
+// Lamb". Every pair is a distinct name; 16×16 is more than the 173 markets of the
+// largest grid.
+var (
+	marketAdjectives = [...]string{"Golden", "Silver", "Red", "White", "Black", "Green", "Blue", "Laughing",
+		"Sleeping", "Crowned", "Wandering", "Iron", "Copper", "Painted", "Hungry", "Dancing"}
+	marketNouns = [...]string{"Lamb", "Stag", "Lion", "Boar", "Swan", "Dragon", "Griffin", "Unicorn",
+		"Fox", "Owl", "Raven", "Bear", "Hart", "Falcon", "Kettle", "Lantern"}
+)
+
+// GenerateSurface builds the surface grid of side size (DefaultSurfaceSize when size is 0
+// or less, else clamped to MinSurfaceSize..MaxSurfaceSize) from seed. The same seed and
+// size always give the same grid. Seed 002's shares are kept exactly (rounded): 20%
+// inaccessible, 30% markets, the rest common with the entrance among them. The entrance
+// is on a middle square, and every accessible space can be reached from it by steps up,
+// down, left and right.
+func GenerateSurface(seed uint64, size int) *Surface {
+	if size <= 0 {
+		size = DefaultSurfaceSize
+	}
+	size = min(max(size, MinSurfaceSize), MaxSurfaceSize)
+	r := rand.New(rand.NewPCG(seed, surfaceStream))
+	n := size * size
+	s := &Surface{W: size, H: size, Cells: make([]SurfaceKind, n), Markets: map[int]string{}}
+	for i := range s.Cells {
+		s.Cells[i] = SurfaceCommon
+	}
+	// The entrance: the middle square of an odd grid, one of the middle four of an even one.
+	mid := (size - 1) / 2
+	s.Entrance = Pos{mid, mid}
+	if size%2 == 0 {
+		s.Entrance = Pos{mid + r.IntN(2), mid + r.IntN(2)}
+	}
+	s.Cells[s.idx(s.Entrance)] = SurfaceEntrance
+
+	// Inaccessible spaces: walk the other squares in a random order and close each one
+	// whose closing leaves the open squares connected, until there are enough. A square
+	// passed over (it would have cut the land in two) is tried again on the next pass,
+	// since closing others may have freed it; some open square that is not the entrance
+	// can always be closed (a spanning tree has two leaves), so the count is always met.
+	want := int(float64(n)*surfaceInaccessibleShare + 0.5)
+	order := r.Perm(n)
+	for closed := 0; closed < want; {
+		progress := false
+		for _, i := range order {
+			if closed == want {
+				break
+			}
+			if s.Cells[i] != SurfaceCommon {
+				continue
+			}
+			s.Cells[i] = SurfaceInaccessible
+			if s.connected() {
+				closed++
+				progress = true
+			} else {
+				s.Cells[i] = SurfaceCommon
+			}
+		}
+		if !progress {
+			break // cannot happen (see above); a guard against an endless loop
+		}
+	}
+
+	// Markets: among the open squares other than the entrance, in a random order.
+	markets := int(float64(n)*surfaceMarketShare + 0.5)
+	var open []int
+	for _, i := range r.Perm(n) {
+		if s.Cells[i] == SurfaceCommon {
+			open = append(open, i)
+		}
+	}
+	names := r.Perm(len(marketAdjectives) * len(marketNouns))
+	for k, i := range open[:min(markets, len(open))] {
+		s.Cells[i] = SurfaceMarket
+		nm := names[k%len(names)]
+		s.Markets[i] = fmt.Sprintf("the Market of the %s %s",
+			marketAdjectives[nm/len(marketNouns)], marketNouns[nm%len(marketNouns)])
+	}
+	return s
+}
+
+// connected reports whether every accessible space can be reached from the entrance.
+func (s *Surface) connected() bool {
+	seen := make([]bool, len(s.Cells))
+	stack := []Pos{s.Entrance}
+	seen[s.idx(s.Entrance)] = true
+	reached := 1
+	for len(stack) > 0 {
+		p := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for _, d := range Dirs {
+			q := p.Step(d)
+			if s.Accessible(q) && !seen[s.idx(q)] {
+				seen[s.idx(q)] = true
+				reached++
+				stack = append(stack, q)
+			}
+		}
+	}
+	for _, k := range s.Cells {
+		if k != SurfaceInaccessible {
+			reached--
+		}
+	}
+	return reached == 0
+}
+
+// surfaceState is the engine's surface: the grid and the markets' stock.
+type surfaceState struct {
+	grid *Surface
+	// markets is each market's stock, by the market's index in grid.Cells. It lives in
+	// memory only: the markets restock when the server restarts.
+	markets map[int]*market
+}
+
+// initSurface builds the surface and stocks its markets from the engine's seed, each on
+// a stream of its own, so the dungeon and the engine's dice are as they were without it.
+func (e *Engine) initSurface() {
+	g := GenerateSurface(e.cfg.Seed, e.cfg.SurfaceSize)
+	e.outside = surfaceState{grid: g, markets: map[int]*market{}}
+	for ordinal, i := range g.marketIndices() {
+		e.outside.markets[i] = newMarket(e.cfg.Seed, i, g.Markets[i], ordinal%2 == 0, e.turn)
+	}
+}
+
+// marketIndices lists the market spaces' indices in Cells, in order.
+func (s *Surface) marketIndices() []int {
+	var out []int
+	for i, k := range s.Cells {
+		if k == SurfaceMarket {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// arriveOnSurface sets up a knight that joins, or comes up, outside the dungeon: a square
+// that is not an accessible space of the grid puts it on the entrance.
+func (e *Engine) arriveOnSurface(p *player) {
+	p.mapIdx, p.visible = -1, nil
+	if !e.outside.grid.Accessible(p.rec.Pos()) {
+		// Records from before the surface kept any X, Y outside (Pos{} after the exit).
+		g := e.outside.grid.Entrance
+		p.rec.X, p.rec.Y = g.X, g.Y
+		p.changed = true
+	}
+	e.touchSurface(p)
+}
+
+// touchSurface marks the views of the knights on the surface other than p as changed:
+// every knight outside sees every other one.
+func (e *Engine) touchSurface(p *player) {
+	for _, q := range e.order {
+		if q != p && q.rec.Depth == 0 {
+			q.dirty = true
+		}
+	}
+}
+
+// fillSurface adds the surface to a view of a knight outside the dungeon.
+func (e *Engine) fillSurface(p *player, v *View) {
+	sv := &SurfaceView{Map: e.outside.grid}
+	for _, q := range e.order {
+		if q != p && q.rec.Depth == 0 {
+			sv.Others = append(sv.Others, Other{Name: q.rec.Name, Pos: q.rec.Pos(), Seen: true})
+		}
+	}
+	v.Others = sv.Others // the same knights: outside, everyone is in sight
+	if m := e.marketAt(p.rec.Pos()); m != nil {
+		m.catchUp(e.turn)
+		sv.Market = &MarketView{Name: m.name, Wares: m.wares()}
+	}
+	v.Surface = sv
+}
+
+// surfaceBattleDie is the die seed 002 rolls on every visit of a common space ("Every
+// time the heroes visit a space we 'roll a die,' and, if they are unlucky, then the
+// monsters are created and the battle begins immediately"). Ruling: a six-sided die, and
+// a 1 is unlucky. One battle in six steps makes a crossing of the 8×8 land (about four
+// common spaces) meet a battle about half the time: the surface is dangerous enough to
+// matter, and the markets (which never start a battle) stay within reach.
+const surfaceBattleDie = 6
+
+// surfaceMove walks a knight, and the members of its party standing with it, one space
+// of the surface (seed 002: "the party can move up, down, left, or right to an adjacent
+// space"). Refused steps cost nothing; a step costs the mover a move (seed 003), the
+// others follow without paying.
+func (e *Engine) surfaceMove(p *player, d Dir) float64 {
+	g := e.outside.grid
+	from := p.rec.Pos()
+	to := from.Step(d)
+	switch {
+	case !g.In(to):
+		e.say(p, fmt.Sprintf("You are at the edge of the land: you can go no further %s.", d))
+		return 0
+	case !g.Accessible(to):
+		e.say(p, fmt.Sprintf("You cannot go %s: that way is impassable.", d))
+		return 0
+	}
+	heroes := e.partyHere(p)
+	for _, q := range heroes {
+		q.prev = from
+		q.lastFight = nil
+		e.place(q, 0, to)
+		e.countMove(q)
+		if q != p {
+			e.say(q, fmt.Sprintf("You follow %s %s.", p.rec.Name, d))
+		}
+	}
+	switch g.At(to) {
+	case SurfaceMarket:
+		for _, q := range heroes {
+			e.say(q, fmt.Sprintf("You are at %s; b buys, s sells.", g.Market(to)))
+		}
+	case SurfaceEntrance:
+		for _, q := range heroes {
+			e.say(q, "You are at the entrance of the dungeon (EX). Press > to go down.")
+		}
+	case SurfaceCommon:
+		// The die is rolled once for the party's move.
+		if e.rng.IntN(surfaceBattleDie) == 0 {
+			e.ambush(heroes, to)
+		}
+	}
+	return MoveCost(e.speed(p))
+}
+
+// ambush starts a surface battle: seed 002's "as many monsters as there are heroes",
+// their levels "scaled to the levels of the heroes" (SurfaceFoes). Ruling: as in the
+// dungeon, monsters do not notice an invisible knight, so a party that is invisible to
+// the last hero walks on. It returns the monsters it made.
+func (e *Engine) ambush(heroes []*player, at Pos) []*monster {
+	seen := false
+	for _, q := range heroes {
+		if !e.invisible(q) {
+			seen = true
+		}
+	}
+	if !seen {
+		for _, q := range heroes {
+			e.say(q, "Monsters prowl close by, but they cannot see you.")
+		}
+		return nil
+	}
+	levels := make([]int, len(heroes))
+	for i, q := range heroes {
+		levels[i] = q.rec.Level
+	}
+	var foes []*monster
+	for _, id := range SurfaceFoes(e.rng, levels) {
+		foes = append(foes, e.newFoe(id, at))
+	}
+	e.startBattle(heroes, foes, false)
+	return foes
+}
+
+// SurfaceFoes chooses the monsters of a surface battle for heroes of the given levels
+// (seed 002: "Their levels should be scaled to the levels of the heroes. There will be as
+// many monsters as there are heroes."). Each monster's level is the heroes' average level,
+// rounded, then one lower, the same or one higher with equal chance, within
+// 1..MaxMonsterLevel; the monster is any of that level in Monsters, with equal chance.
+// The result depends only on r.
+func SurfaceFoes(r *rand.Rand, heroLevels []int) []MonsterID {
+	if len(heroLevels) == 0 {
+		return nil
+	}
+	sum := 0
+	for _, l := range heroLevels {
+		sum += max(1, l)
+	}
+	n := len(heroLevels)
+	avg := (2*sum + n) / (2 * n) // rounded half up
+	out := make([]MonsterID, n)
+	for i := range out {
+		level := min(max(avg+r.IntN(3)-1, 1), MaxMonsterLevel)
+		for level > 1 && len(monstersOfLevel[level-1]) == 0 {
+			level-- // only an edited table has an empty level (see PickMonster)
+		}
+		ids := monstersOfLevel[level-1]
+		out[i] = ids[r.IntN(len(ids))]
+	}
+	return out
+}
+
+// enter takes a knight from the surface down into the dungeon: only from the entrance.
+func (e *Engine) enter(p *player) float64 {
+	if p.rec.Pos() != e.outside.grid.Entrance {
+		e.say(p, "The way down is at the entrance (EX).")
+		return 0
+	}
+	e.place(p, 1, e.levels[0].Up)
+	e.say(p, "You climb back down into the dungeon.")
+	return MoveCost(e.speed(p))
+}

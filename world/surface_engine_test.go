@@ -1,0 +1,284 @@
+package world
+
+import (
+	"strings"
+	"testing"
+)
+
+// outsideKnight joins a knight standing at pos on the surface.
+func outsideKnight(t *testing.T, e *Engine, fp string, pos Pos) (*player, *recorder) {
+	t.Helper()
+	sub := &recorder{}
+	rec := knight(fp, 10)
+	rec.Depth, rec.X, rec.Y = 0, pos.X, pos.Y
+	e.join(rec, sub)
+	return e.players[fp], sub
+}
+
+// findStep finds a space of kind from with a neighbour of kind to, and the way there.
+func findStep(t *testing.T, g *Surface, from, to SurfaceKind) (Pos, Dir) {
+	t.Helper()
+	for y := range g.H {
+		for x := range g.W {
+			p := Pos{x, y}
+			if g.At(p) != from {
+				continue
+			}
+			for _, d := range Dirs {
+				if q := p.Step(d); g.In(q) && g.At(q) == to {
+					return p, d
+				}
+			}
+		}
+	}
+	t.Fatalf("no %v space next to a %v one:\n%s", from, to, surfaceASCII(g))
+	return Pos{}, North
+}
+
+// setPos puts a knight on a surface square without a move.
+func setPos(e *Engine, p *player, pos Pos) {
+	p.rec.X, p.rec.Y = pos.X, pos.Y
+	e.publish()
+}
+
+// Seed 000's successful exit comes out on seed 002's grid, at the entrance; only the
+// entrance leads back down.
+func TestTheExitLeadsToTheSurfaceEntrance(t *testing.T) {
+	e := fixtureEngine(t, nil)
+	sub := &recorder{}
+	e.join(knight("a", 10), sub)
+	p := e.players["a"]
+	g := e.outside.grid
+	do(e, "a", Climb{})
+	v := sub.last()
+	if p.rec.Depth != 0 || p.rec.Pos() != g.Entrance || v.Surface == nil || v.Surface.Map != g || v.Level != nil {
+		t.Fatalf("after the exit: depth %d at %v (entrance %v), surface %+v", p.rec.Depth, p.rec.Pos(), g.Entrance, v.Surface)
+	}
+	if !strings.Contains(strings.Join(v.Messages, "\n"), "daylight") {
+		t.Fatalf("messages %q", v.Messages)
+	}
+	if cost := e.act(p, Climb{}); cost != 0 || p.msgs[len(p.msgs)-1] != "You are already outside." {
+		t.Fatalf("< outside: cost %v, %q", cost, p.msgs[len(p.msgs)-1])
+	}
+	// Off the entrance, > does not go down.
+	var off Pos
+	for _, d := range Dirs {
+		if q := g.Entrance.Step(d); g.Accessible(q) {
+			off = q
+		}
+	}
+	setPos(e, p, off)
+	if cost := e.act(p, Enter{}); cost != 0 || p.rec.Depth != 0 || p.msgs[len(p.msgs)-1] != "The way down is at the entrance (EX)." {
+		t.Fatalf("> off the entrance: cost %v depth %d %q", cost, p.rec.Depth, p.msgs[len(p.msgs)-1])
+	}
+	setPos(e, p, g.Entrance)
+	if cost := e.act(p, Enter{}); cost != MoveCost(0) || p.rec.Depth != 1 || p.rec.Pos() != e.levels[0].Up {
+		t.Fatalf("> on the entrance: cost %v, depth %d at %v", cost, p.rec.Depth, p.rec.Pos())
+	}
+}
+
+// Seed 002: "the party can move up, down, left, or right to an adjacent space", never
+// into an inaccessible one; the market space says what it is.
+func TestSurfaceMoves(t *testing.T) {
+	e := fightEngine(t, nil)
+	g := e.outside.grid
+	p, sub := outsideKnight(t, e, "a", g.Entrance)
+	if p.rec.Pos() != g.Entrance || sub.last().Surface == nil {
+		t.Fatalf("outside at %v, surface %v", p.rec.Pos(), sub.last().Surface)
+	}
+	// Into an inaccessible space: refused, free.
+	at, d := findStep(t, g, SurfaceCommon, SurfaceInaccessible)
+	setPos(e, p, at)
+	if cost := e.act(p, Move{Dir: d}); cost != 0 || p.rec.Pos() != at || !strings.Contains(p.msgs[len(p.msgs)-1], "impassable") {
+		t.Fatalf("into an inaccessible space: cost %v at %v %q\n%s", cost, p.rec.Pos(), p.msgs[len(p.msgs)-1], surfaceASCII(g))
+	}
+	// Off the edge: refused, free.
+	for x := range g.W {
+		if g.Accessible(Pos{x, 0}) {
+			setPos(e, p, Pos{x, 0})
+			break
+		}
+	}
+	from := p.rec.Pos()
+	if cost := e.act(p, Move{Dir: North}); cost != 0 || p.rec.Pos() != from || !strings.Contains(p.msgs[len(p.msgs)-1], "edge") {
+		t.Fatalf("off the grid: cost %v at %v %q", cost, p.rec.Pos(), p.msgs[len(p.msgs)-1])
+	}
+	// Onto a market: a move's cost, and the market says so.
+	at, d = findStep(t, g, SurfaceCommon, SurfaceMarket)
+	setPos(e, p, at)
+	cost := e.act(p, Move{Dir: d})
+	e.publish()
+	name := g.Market(at.Step(d))
+	v := sub.last()
+	if cost != MoveCost(0) || p.rec.Pos() != at.Step(d) || v.Self.Pos != at.Step(d) {
+		t.Fatalf("onto a market: cost %v at %v", cost, p.rec.Pos())
+	}
+	if want := "You are at " + name + "; b buys, s sells."; sub.lastMessage() != want {
+		t.Fatalf("message %q, want %q", sub.lastMessage(), want)
+	}
+	if v.Surface.Market == nil || v.Surface.Market.Name != name || len(v.Surface.Market.Wares) < MinWares {
+		t.Fatalf("market view %+v", v.Surface.Market)
+	}
+	// Onto the entrance.
+	at, d = findStep(t, g, SurfaceCommon, SurfaceEntrance)
+	setPos(e, p, at)
+	if cost := e.act(p, Move{Dir: d}); cost != MoveCost(0) || !strings.Contains(p.msgs[len(p.msgs)-1], "entrance") {
+		t.Fatalf("onto the entrance: cost %v %q", cost, p.msgs[len(p.msgs)-1])
+	}
+}
+
+// Seed 002: "Every time the heroes visit a common tile, there is a chance that they will
+// engage in a battle ... we 'roll a die'": one step in six onto a common space, never
+// onto a market or the entrance.
+func TestCommonSpacesStartBattlesOneTimeInSix(t *testing.T) {
+	e := fightEngine(t, nil)
+	g := e.outside.grid
+	p, _ := outsideKnight(t, e, "a", g.Entrance)
+	p.rec.Hits, p.rec.MaxHits = 10000, 10000
+	battles := func(from Pos, d Dir, n int) int {
+		got := 0
+		for range n {
+			setPos(e, p, from)
+			before := e.nextMonster
+			e.surfaceMove(p, d)
+			if made := e.nextMonster - before; made > 0 {
+				if made != 1 {
+					t.Fatalf("a battle for one knight with %d monsters", made)
+				}
+				got++
+			}
+			if p.fight != nil {
+				e.leaveFight(p)
+			}
+		}
+		return got
+	}
+	at, d := findStep(t, g, SurfaceCommon, SurfaceCommon)
+	if n := battles(at, d, 6000); n < 850 || n > 1150 {
+		t.Errorf("%d battles in 6000 steps onto a common space, want about 1000", n)
+	}
+	at, d = findStep(t, g, SurfaceCommon, SurfaceMarket)
+	if n := battles(at, d, 600); n != 0 {
+		t.Errorf("%d battles stepping onto a market", n)
+	}
+	at, d = findStep(t, g, SurfaceCommon, SurfaceEntrance)
+	if n := battles(at, d, 600); n != 0 {
+		t.Errorf("%d battles stepping onto the entrance", n)
+	}
+	// Walking to and fro on common spaces, the knight meets a battle on the surface.
+	at, d = findStep(t, g, SurfaceCommon, SurfaceCommon)
+	setPos(e, p, at)
+	back := Dirs[(d+2)%4]
+	for i := 0; p.fight == nil; i++ {
+		if i > 1000 {
+			t.Fatal("no battle in 1000 steps")
+		}
+		do(e, "a", Move{Dir: []Dir{d, back}[i%2]})
+	}
+	e.publish()
+	if v := e.view(p); v.Fight == nil || v.Surface == nil || len(v.Fight.Monsters) != 1 {
+		t.Fatalf("battle view %+v", v.Fight)
+	}
+}
+
+// Seed 002: "There will be as many monsters as there are heroes", scaled to their levels.
+func TestAmbushMatchesTheHeroes(t *testing.T) {
+	e := fightEngine(t, nil)
+	g := e.outside.grid
+	a, _ := outsideKnight(t, e, "a", g.Entrance)
+	b, _ := outsideKnight(t, e, "b", g.Entrance)
+	a.rec.Level, b.rec.Level = 4, 6
+	for range 50 {
+		foes := e.ambush([]*player{a, b}, g.Entrance)
+		if len(foes) != 2 {
+			t.Fatalf("%d monsters for two heroes", len(foes))
+		}
+		for _, m := range foes {
+			if l := m.Kind().Level; l < 4 || l > 6 || m.pos != g.Entrance || m.hits < 1 {
+				t.Fatalf("a level-%d %s at %v for heroes of levels 4 and 6", l, m.Kind().Name, m.pos)
+			}
+		}
+		for _, q := range []*player{a, b} {
+			if q.fight != nil {
+				e.leaveFight(q)
+			}
+		}
+	}
+	// Monsters do not notice knights who are all invisible (as in the dungeon).
+	for _, q := range []*player{a, b} {
+		q.rec.Items = append(q.rec.Items, Item{Kind: ItemRingOfInvisibility, Worn: true})
+	}
+	if foes := e.ambush([]*player{a, b}, g.Entrance); foes != nil || !strings.Contains(a.msgs[len(a.msgs)-1], "cannot see you") {
+		t.Fatalf("invisible party met %d monsters: %q", len(foes), a.msgs[len(a.msgs)-1])
+	}
+}
+
+// Knights outside see each other wherever they are, and a step outside refreshes them.
+func TestKnightsOutsideSeeEachOther(t *testing.T) {
+	e := fightEngine(t, nil)
+	g := e.outside.grid
+	a, as := outsideKnight(t, e, "a", g.Entrance)
+	at, d := findStep(t, g, SurfaceCommon, SurfaceMarket)
+	b, _ := outsideKnight(t, e, "b", at)
+	if o := as.last().Surface.Others; len(o) != 1 || o[0].Name != "Kay b" || o[0].Pos != at || !o[0].Seen {
+		t.Fatalf("a sees %+v", o)
+	}
+	n := len(as.views)
+	e.enqueue("b", b.session, Move{Dir: d})
+	e.Step()
+	if len(as.views) == n {
+		t.Fatal("a got no new view when b walked")
+	}
+	if o := as.last().Surface.Others; len(o) != 1 || o[0].Pos != at.Step(d) {
+		t.Fatalf("after b's step a sees %+v", o)
+	}
+	// b goes down: a sees it go.
+	setPos(e, b, g.Entrance)
+	n = len(as.views)
+	do(e, "b", Enter{})
+	if len(as.views) == n || len(as.last().Surface.Others) != 0 {
+		t.Fatalf("b went down; a sees %+v", as.last().Surface.Others)
+	}
+	_ = a
+}
+
+// Records from before the surface kept any X, Y outside: they are put on the entrance.
+func TestJoiningOutsideRepairsThePosition(t *testing.T) {
+	e := fightEngine(t, nil)
+	g := e.outside.grid
+	wall, _ := findStep(t, g, SurfaceInaccessible, SurfaceCommon)
+	market, _ := findStep(t, g, SurfaceMarket, SurfaceCommon)
+	for i, c := range []struct{ at, want Pos }{
+		{wall, g.Entrance}, {Pos{-1, 3}, g.Entrance}, {Pos{g.W, 0}, g.Entrance}, {market, market},
+	} {
+		fp := string(rune('a' + i))
+		p, sub := outsideKnight(t, e, fp, c.at)
+		if p.rec.Pos() != c.want || sub.last().Self.Pos != c.want || sub.last().Surface == nil {
+			t.Errorf("joined outside at %v: now at %v, want %v", c.at, p.rec.Pos(), c.want)
+		}
+	}
+}
+
+// Legends' party moves as one: the members standing with the knight walk with it, free.
+func TestThePartyWalksTogether(t *testing.T) {
+	e := fightEngine(t, nil)
+	g := e.outside.grid
+	at, d := findStep(t, g, SurfaceCommon, SurfaceMarket)
+	a, _ := outsideKnight(t, e, "a", at)
+	b, _ := outsideKnight(t, e, "b", at)
+	e.party(partyReq{"a", a.session, PartyAction{Kind: PartyInvite, Name: "Kay b"}})
+	e.party(partyReq{"b", b.session, PartyAction{Kind: PartyAccept, Name: "Kay a"}})
+	if len(e.partyHere(a)) != 2 {
+		t.Skip("parties are not built yet")
+	}
+	before := b.energy
+	if cost := e.act(a, Move{Dir: d}); cost != MoveCost(0) {
+		t.Fatalf("the leader's step cost %v", cost)
+	}
+	if a.rec.Pos() != at.Step(d) || b.rec.Pos() != at.Step(d) || b.energy != before {
+		t.Fatalf("a at %v, b at %v (energy %v from %v)", a.rec.Pos(), b.rec.Pos(), b.energy, before)
+	}
+	if !strings.Contains(strings.Join(b.msgs, "\n"), "You follow Kay a") {
+		t.Fatalf("b was not told: %q", b.msgs)
+	}
+}
