@@ -285,7 +285,7 @@ func TestRetireIntoTheHallOfFame(t *testing.T) {
 	tm := openTerminal(t, srv.addr, key, 80, 24, nil)
 	tm.enterDungeon("Palamedes")
 	tm.press("<")
-	tm.waitFor("outside the dungeon of Orthanc", "Outside")
+	tm.waitFor("THE SURFACE", "EX", "Outside")
 	tm.press("R")
 	tm.waitFor("(y/n)")
 	tm.press("y")

@@ -1,0 +1,181 @@
+package main
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	gossh "golang.org/x/crypto/ssh"
+
+	"github.com/orthanc-ssh/orthanc-ssh/world"
+)
+
+// firstMarket is the surface's first market (the one every server stocks with potions:
+// every other market does, from the first) and a common space beside it, with the keys
+// that step from one to the other.
+func firstMarket(t *testing.T, seed uint64) (market, common world.Pos, there, back string) {
+	t.Helper()
+	g := world.GenerateSurface(seed, world.DefaultSurfaceSize)
+	steps := []struct {
+		dx, dy      int
+		there, back string
+	}{{1, 0, keyRight, keyLeft}, {-1, 0, keyLeft, keyRight}, {0, 1, keyDown, keyUp}, {0, -1, keyUp, keyDown}}
+	for i, k := range g.Cells {
+		if k != world.SurfaceMarket {
+			continue
+		}
+		market = world.Pos{X: i % g.W, Y: i / g.W}
+		for _, s := range steps {
+			if c := (world.Pos{X: market.X + s.dx, Y: market.Y + s.dy}); g.At(c) == world.SurfaceCommon {
+				return market, c, s.there, s.back
+			}
+		}
+		t.Fatalf("the first market at %v has no common space beside it", market)
+	}
+	t.Fatal("the surface has no market")
+	return
+}
+
+// waitScreen waits until cond holds for the screen, and returns it.
+func (tm *terminal) waitScreen(what string, cond func(string) bool) string {
+	tm.t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		s := tm.screen()
+		if cond(s) {
+			return s
+		}
+		if time.Now().After(deadline) {
+			tm.t.Fatalf("screen never showed %s; it shows:\n%s", what, s)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// whereIs is a knight's square as whoami tells it.
+func whereIs(t *testing.T, addr string, key gossh.Signer) world.Pos {
+	w := whoamiJSON(t, addr, key)
+	return world.Pos{X: w.X, Y: w.Y}
+}
+
+// Seed 002 end to end, with two real SSH clients: Kay invites Bors into a party; Kay buys
+// a potion of healing at a market; the party walks the surface together (Bors follows
+// Kay's steps) until the die starts a battle, which holds two monsters, one for each
+// hero; both heroes act, Kay drinks the potion as its move, and both screens show the
+// same battle log; the party wins and both come out of the battle.
+func TestPartyBattleOnTheSurface(t *testing.T) {
+	dir := t.TempDir()
+	market, common, there, back := firstMarket(t, defaultSeed)
+	kay, bors := newKey(t), newKey(t)
+	for _, k := range []struct {
+		key  gossh.Signer
+		name string
+		gold int
+	}{{kay, "Kay", 500}, {bors, "Bors", 0}} {
+		seedKnight(t, dir, k.key, func(a *world.Adventurer) {
+			a.Name, a.Gold = k.name, k.gold
+			a.Str, a.Dex = 18, 18
+			a.Hits, a.MaxHits = 20, 60 // wounded, so the potion has work to do
+			a.Depth, a.X, a.Y = 0, market.X, market.Y
+		})
+	}
+	srv := startServer(t, dir)
+	tk := openTerminal(t, srv.addr, kay, 100, 30, nil)
+	tb := openTerminal(t, srv.addr, bors, 100, 30, nil)
+	for _, tm := range []*terminal{tk, tb} {
+		tm.waitFor("Welcome back")
+		tm.press(keyEnter)
+		tm.waitFor("THE SURFACE")
+	}
+
+	// The party.
+	tk.chat("/invite Bors")
+	tb.waitFor("Kay invites you to join the party.")
+	tb.chat("/accept")
+	tk.waitFor("Bors joins the party.")
+	tb.waitFor("You join Kay's party.")
+
+	// The market: a letter buys the potion of healing.
+	tk.press("b")
+	s := tk.waitFor("potion of healing", "Your gold: 500")
+	letter := regexp.MustCompile(`(?m)^([a-z])  potion of healing`).FindStringSubmatch(s)
+	if letter == nil {
+		t.Fatalf("no letter for the potion of healing:\n%s", s)
+	}
+	tk.press(letter[1])
+	tk.waitFor("You buy a potion of healing for 60 gold; you have 440 left.")
+	tk.press("\x1b")
+	tk.waitFor("THE SURFACE")
+
+	// Walk together until the die starts a battle (one step in six onto common ground).
+	inBattle := func(s string) bool {
+		return strings.Contains(s, "BATTLE, ROUND") || strings.Contains(s, "FIGHT, ROUND")
+	}
+	at := market
+	for step := 0; !inBattle(tk.screen()); step++ {
+		if step > 120 {
+			t.Fatalf("no battle in %d steps:\n%s", step, tk.screen())
+		}
+		key, to := there, common
+		if at == common {
+			key, to = back, market
+		}
+		tk.press(key)
+		for end := time.Now().Add(10 * time.Second); whereIs(t, srv.addr, kay) != to; time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(end) {
+				t.Fatalf("step %d: Kay never reached %v:\n%s", step, to, tk.screen())
+			}
+		}
+		at = to
+		if b := whereIs(t, srv.addr, bors); b != to {
+			t.Fatalf("step %d: Kay is at %v, Bors at %v: the party did not walk together", step, to, b)
+		}
+		time.Sleep(30 * time.Millisecond) // the battle, if any, reaches the screen with the step
+	}
+	if at != common {
+		t.Fatalf("a battle started on %v, not on common ground", at)
+	}
+	// Seed 002: "There will be as many monsters as there are heroes."
+	attacks := regexp.MustCompile(`│ [> ] [a-z] [A-Z]`) // one line a monster in the battle panel
+	for _, tm := range []*terminal{tk, tb} {
+		s := tm.waitScreen("the battle", inBattle)
+		if n := len(attacks.FindAllString(s, -1)); n != 2 {
+			t.Fatalf("%d monsters attack, want 2 for 2 heroes:\n%s", n, s)
+		}
+	}
+
+	// Both act: Bors fights, Kay drinks the potion (i, then its letter).
+	tb.press("f")
+	tk.press("i")
+	s = tk.waitFor("potion of healing")
+	letter = regexp.MustCompile(`(?m)([a-z])[).]? +potion of healing`).FindStringSubmatch(s)
+	if letter == nil {
+		t.Fatalf("no letter for the potion in the inventory:\n%s", s)
+	}
+	tk.press(letter[1])
+	tk.waitScreen("the potion gone from the inventory", func(s string) bool { return !strings.Contains(s, "potion of healing") })
+	tk.press("\x1b")
+	drank := regexp.MustCompile(`Kay drinks a potion of healing and[\s│]+recovers \d+ hits\.`)
+	borsActs := regexp.MustCompile(`Bors (hits|misses|swings at)`)
+	for _, tm := range []*terminal{tk, tb} {
+		tm.waitScreen("Kay drinking and Bors fighting", func(s string) bool {
+			return drank.MatchString(s) && borsActs.MatchString(s)
+		})
+	}
+	// Fight on until the party wins: both leave the battle.
+	deadline := time.Now().Add(60 * time.Second)
+	for inBattle(tk.screen()) || inBattle(tb.screen()) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the battle never ended:\n%s\n%s", tk.screen(), tb.screen())
+		}
+		tk.press("f")
+		tb.press("f")
+		time.Sleep(100 * time.Millisecond)
+	}
+	for _, key := range []gossh.Signer{kay, bors} {
+		if w := whoamiJSON(t, srv.addr, key); w.Dead || w.Experience == 0 {
+			t.Fatalf("after the battle: %+v", w)
+		}
+	}
+}
