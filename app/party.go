@@ -2,6 +2,7 @@ package app
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -67,6 +68,28 @@ func partyRow(pm world.PartyMember, w int) string {
 	return rightAlign(mark+pm.Name, fmt.Sprintf("%7s %-8s", hitsText(pm.Hits, pm.MaxHits), partyWhere(pm)), w)
 }
 
+// wholePartyInBattle reports whether every member of the party is in the knight's battle.
+func wholePartyInBattle(v world.View) bool {
+	if v.Fight == nil {
+		return false
+	}
+	for _, pm := range v.Party {
+		if !slices.ContainsFunc(v.Fight.Knights, func(k world.FightKnight) bool { return k.Name == pm.Name }) {
+			return false
+		}
+	}
+	return true
+}
+
+// partyBoxRows is about how many rows the party list takes (its box included), so a
+// screen with a column of its own to fill can leave that much free at the bottom.
+func partyBoxRows(v world.View) int {
+	if len(v.Party) == 0 && len(v.Invites) == 0 && len(v.Asks) == 0 {
+		return 0
+	}
+	return len(v.Party) + 2*len(pendingLines(v)) + 2
+}
+
 // drawPartyList draws the compact party list over the dungeon or surface view when the
 // knight is in a party or has invitations to answer: against an edge of the part of the
 // view the battle panel leaves free, where it hides the least of what is drawn there
@@ -76,6 +99,9 @@ func (m *Model) drawPartyList(c *canvas) {
 	v := m.shown()
 	if !m.haveView || (len(v.Party) == 0 && len(v.Invites) == 0 && len(v.Asks) == 0) {
 		return
+	}
+	if len(v.Invites) == 0 && len(v.Asks) == 0 && wholePartyInBattle(v) {
+		return // the battle panel lists them all, with their hits
 	}
 	const mapTop = 1
 	mapH := c.h - 6 // as drawPlay lays out the screen: header, view, others, 3 messages, status

@@ -59,6 +59,13 @@ func TestPartyListIsDrawn(t *testing.T) {
 	if l := lineWith(s, "* Sir Kay"); !strings.Contains(l, "│") || strings.Index(l, "* Sir Kay") > 40 {
 		t.Errorf("in a battle the list is not beside the panel: %q", l)
 	}
+	// When the whole party is in the battle and nothing waits, the panel lists them all
+	// with their hits, so the list keeps out of the view's way.
+	v.Party, v.Asks, v.Invites = v.Party[:2], nil, nil
+	m.view = v
+	if s := m.Text(); strings.Contains(s, "PARTY") || !strings.Contains(s, "Gawain") {
+		t.Errorf("the party list is drawn beside a panel that lists the whole party:\n%s", s)
+	}
 	// Alone and with nothing waiting, there is no list.
 	v.Party, v.Asks, v.Invites = nil, nil, nil
 	m.view = v

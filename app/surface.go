@@ -368,11 +368,13 @@ func (m *Model) drawSurfaceWords(c *canvas, v world.View, l surfaceLayout) {
 			legend = append(legend, fmt.Sprintf("$%-3s%s", marketInitials(name), capitalize(marketTitle(name))))
 		}
 	}
-	if len(legend) > 0 && l.iy+l.ih-y >= 3 {
+	// The party list goes at the bottom of this column: the legend leaves it room.
+	bottom := l.iy + l.ih - partyBoxRows(v)
+	if len(legend) > 0 && bottom-y >= 4 { // a blank, the heading, a market and "and N more"
 		y++
 		put("Markets:", clsText)
 		for i, s := range legend {
-			if l.iy+l.ih-y == 1 && i < len(legend)-1 {
+			if bottom-y == 1 && i < len(legend)-1 {
 				put(fmt.Sprintf("and %d more", len(legend)-i), clsDim)
 				break
 			}

@@ -153,14 +153,31 @@ func GenerateSurface(seed uint64, size int) *Surface {
 			open = append(open, i)
 		}
 	}
-	names := r.Perm(len(marketAdjectives) * len(marketNouns))
+	names := marketNames(r)
 	for k, i := range open[:min(markets, len(open))] {
 		s.Cells[i] = SurfaceMarket
-		nm := names[k%len(names)]
-		s.Markets[i] = fmt.Sprintf("the Market of the %s %s",
-			marketAdjectives[nm/len(marketNouns)], marketNouns[nm%len(marketNouns)])
+		s.Markets[i] = names[k%len(names)]
 	}
 	return s
+}
+
+// marketNames orders every market name at random, those whose initials ("GL" for the
+// Golden Lamb, as the map marks a market) no earlier name has first, so the markets of
+// a grid up to 11×11 names' worth have marks of their own.
+func marketNames(r *rand.Rand) []string {
+	var first, rest []string
+	taken := map[[2]byte]bool{}
+	for _, nm := range r.Perm(len(marketAdjectives) * len(marketNouns)) {
+		adj, noun := marketAdjectives[nm/len(marketNouns)], marketNouns[nm%len(marketNouns)]
+		name := fmt.Sprintf("the Market of the %s %s", adj, noun)
+		if in := [2]byte{adj[0], noun[0]}; !taken[in] {
+			taken[in] = true
+			first = append(first, name)
+		} else {
+			rest = append(rest, name)
+		}
+	}
+	return append(first, rest...)
 }
 
 // connected reports whether every accessible space can be reached from the entrance.

@@ -168,3 +168,23 @@ func TestSurfaceFoes(t *testing.T) {
 		t.Fatalf("%v then %v", a, b)
 	}
 }
+
+// The map marks a market by its name's initials, so on a grid of the default size no two
+// markets share them.
+func TestMarketsHaveMarksOfTheirOwn(t *testing.T) {
+	for seed := uint64(0); seed < 300; seed++ {
+		s := GenerateSurface(seed, DefaultSurfaceSize)
+		seen := map[string]string{}
+		for _, name := range s.Markets {
+			var adj, noun string
+			if _, err := fmt.Sscanf(name, "the Market of the %s %s", &adj, &noun); err != nil {
+				t.Fatalf("seed %d: market name %q", seed, name)
+			}
+			in := adj[:1] + noun[:1]
+			if other, ok := seen[in]; ok {
+				t.Fatalf("seed %d: %q and %q share the mark %s", seed, other, name, in)
+			}
+			seen[in] = name
+		}
+	}
+}
