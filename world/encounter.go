@@ -350,7 +350,7 @@ func (e *Engine) fightTurn(enc *encounter) {
 // Recovery at the end of a round (seed 002: "At the end of each round (after the
 // monsters' turn), heroes that have not fainted regain some of their HP and mana."):
 //
-//	RoundHits(maxHits)   max(1, maxHits/10) hits each round
+//	RoundHits(maxHits)   max(1, maxHits/20) hits each round
 //	SpellRoundEvery      one spell unit every 5th round, up to the level's units
 //
 // A round is TurnsPerRound turns of the battle's clock, the time a knight at speed 0 takes
@@ -359,7 +359,7 @@ func (e *Engine) fightTurn(enc *encounter) {
 const SpellRoundEvery = 5
 
 // RoundHits is the hits a standing hero recovers at the end of a round.
-func RoundHits(maxHits int) int { return max(1, maxHits/10) }
+func RoundHits(maxHits int) int { return max(1, maxHits/20) }
 
 func (e *Engine) endRound(enc *encounter) {
 	enc.rounds++
