@@ -419,6 +419,11 @@ func (e *Engine) place(p *player, depth int, pos Pos) {
 		pos = e.outside.grid.Entrance
 	}
 	p.rec.Depth, p.rec.X, p.rec.Y = depth, pos.X, pos.Y
+	if depth != oldDepth {
+		e.levelsChanged()
+	} else {
+		e.positionsChanged()
+	}
 	p.changed, p.dirty = true, true
 	if oldDepth == 0 && depth != 0 {
 		e.touchSurface(p) // those outside see it go

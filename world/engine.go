@@ -77,14 +77,18 @@ type Engine struct {
 	players map[string]*player // by key fingerprint
 	order   []*player          // join order, so every turn runs in the same order
 
-	turnOrder   []*player // scratch: the order a turn walks, copied so players may leave mid-turn
-	nextSession uint64
-	nextWatch   uint64
-	talk        map[string]*talker // recent chat by key fingerprint, for flood control
-	outside     surfaceState       // the surface and its markets (surface.go, market.go)
-	parties     partyState         // the parties of heroes (party.go)
-	inbox       chan any
-	done        chan struct{}
+	turnOrder       []*player // scratch: the order a turn walks, copied so players may leave mid-turn
+	nextSession     uint64
+	nextWatch       uint64
+	talk            map[string]*talker // recent chat by key fingerprint, for flood control
+	outside         surfaceState       // the surface and its markets (surface.go, market.go)
+	occ             occupancy          // who stands on each square (crowd.go)
+	levelOrder      [][]*player        // the knights of each level (0 is the surface), in join order
+	levelOrderStale bool
+	nextSeq         uint64
+	parties         partyState // the parties of heroes (party.go)
+	inbox           chan any
+	done            chan struct{}
 }
 
 // player is an adventurer in the world, owned by the engine goroutine.
@@ -111,6 +115,7 @@ type player struct {
 	fightSeq  uint64     // fight log lines written while it was in the fight
 	target    *monster   // the monster its blows go at (Target), nil for the first standing one
 	fainted   bool       // at 0 hits in a battle others still fight (seed 002)
+	seq       uint64     // when it joined: who is named first on a crowded square
 	watchers  []*watcher // spectators, who get its views too
 }
 
@@ -432,7 +437,9 @@ func (e *Engine) join(rec Adventurer, sub Subscriber) *Player {
 		e.publish()
 		return &Player{e, rec.Fingerprint, old.session}
 	}
-	p := &player{rec: rec, session: e.nextSession, sub: sub, mapIdx: -1, dirty: true, changed: true}
+	e.nextSeq++
+	p := &player{rec: rec, session: e.nextSession, sub: sub, mapIdx: -1, dirty: true, changed: true, seq: e.nextSeq}
+	e.levelsChanged()
 	e.announce(nil, p.rec.Name+" joins the game.")
 	e.players[rec.Fingerprint] = p
 	e.order = append(e.order, p)
@@ -479,6 +486,7 @@ func (e *Engine) remove(p *player) Adventurer {
 	}
 	delete(e.players, p.rec.Fingerprint)
 	e.order = slices.DeleteFunc(e.order, func(q *player) bool { return q == p })
+	e.levelsChanged()
 	bye := farewell(p)
 	e.endWatches(p, bye)
 	e.announce(nil, bye)
@@ -569,8 +577,11 @@ func (e *Engine) say(p *player, msg string) {
 // note adds a line to the player's log without asking for a new view: it shows with the
 // next one.
 func (e *Engine) note(p *player, msg string) {
+	// Views share the log (see view), so a line once written is never changed: the log
+	// drops its oldest line by moving its start, and append moves it to a new array when
+	// this one is full.
 	if len(p.msgs) >= maxMessages {
-		p.msgs = p.msgs[:copy(p.msgs, p.msgs[1:])]
+		p.msgs = p.msgs[1:]
 	}
 	p.msgs = append(p.msgs, msg)
 	p.said++
@@ -618,7 +629,7 @@ func (e *Engine) publish() {
 func (e *Engine) view(p *player) View {
 	v := View{
 		Turn:     e.turn,
-		Messages: slices.Clone(p.msgs),
+		Messages: p.msgs[:len(p.msgs):len(p.msgs)], // shared: note never writes over a line a view holds
 		Said:     p.said,
 		FightSeq: p.fightSeq,
 		Watchers: p.watcherNames(),
@@ -650,24 +661,22 @@ func (e *Engine) view(p *player) View {
 	}
 	v.Level = e.snapshot(p.rec.Depth)
 	v.Self.Feature = v.Level.Feature(p.rec.Pos())
-	v.Visible = slices.Clone(p.visible)
+	// Shared, not copied: look replaces these sets rather than changing them, and found
+	// doors are only ever appended (the cap keeps a reader's append off them).
+	v.Visible = p.visible
 	if p.mapIdx >= 0 {
 		m := p.rec.Maps[p.mapIdx]
-		v.Known = slices.Clone(m.Seen)
-		v.FoundDoors = slices.Clone(m.Doors)
-		for _, sq := range m.Traps {
-			v.Traps = append(v.Traps, Pos{sq % v.Level.W, sq / v.Level.W})
-		}
-	}
-	// Only the knights in sight: listing everyone on the level made every join, leave and
-	// step cost the square of the knights there (the who-list names them all instead).
-	for _, q := range e.order {
-		if q != p && q.rec.Depth == p.rec.Depth {
-			if pos := q.rec.Pos(); Bit(p.visible, v.Level.idx(pos)) {
-				v.Others = append(v.Others, Other{q.rec.Name, pos, true})
+		v.Known = m.Seen
+		v.FoundDoors = m.Doors[:len(m.Doors):len(m.Doors)]
+		if len(m.Traps) > 0 {
+			v.Traps = make([]Pos, 0, len(m.Traps))
+			for _, sq := range m.Traps {
+				v.Traps = append(v.Traps, Pos{sq % v.Level.W, sq / v.Level.W})
 			}
 		}
 	}
+	// Only the knights in sight, a few a square (crowd.go); the who-list names everyone.
+	v.Others = e.othersInSight(p, v.Level)
 	for _, m := range e.state[p.rec.Depth-1].monsters {
 		if Bit(p.visible, v.Level.idx(m.pos)) {
 			k := m.Kind()
@@ -706,34 +715,24 @@ func (e *Engine) arrive(p *player) {
 // players who can see it.
 func (e *Engine) look(p *player) {
 	l := e.levels[p.rec.Depth-1]
-	if len(p.visible) != bitsetLen(l.W*l.H) {
-		p.visible = make([]byte, bitsetLen(l.W*l.H))
+	// Views share the visible and seen sets (view does not copy them), so both are new
+	// arrays whenever they change, never changed in place.
+	vis := make([]byte, bitsetLen(l.W*l.H))
+	if p.status(StatusBlind) == nil { // seed 001, blind: "You can't see anything!"
+		l.visible(p.rec.Pos(), vis)
 	}
-	if p.status(StatusBlind) != nil {
-		clear(p.visible) // seed 001: "You can't see anything!"
-	} else {
-		l.visible(p.rec.Pos(), p.visible)
-	}
-	seen := p.rec.Maps[p.mapIdx].Seen
-	for i := range seen {
-		seen[i] |= p.visible[i]
+	p.visible = vis
+	m := &p.rec.Maps[p.mapIdx]
+	for i := range m.Seen {
+		if vis[i]&^m.Seen[i] != 0 {
+			seen := slices.Clone(m.Seen)
+			for j := range seen {
+				seen[j] |= vis[j]
+			}
+			m.Seen = seen
+			break
+		}
 	}
 	e.lightTraps(p)
 	p.dirty, p.changed = true, true
-}
-
-// moved refreshes the views of the players on a level who can see from or to.
-func (e *Engine) moved(p *player, depth int, from, to Pos) {
-	if depth < 1 {
-		return
-	}
-	l := e.levels[depth-1]
-	for _, q := range e.order {
-		if q == p || q.rec.Depth != depth {
-			continue
-		}
-		if (l.In(from) && Bit(q.visible, l.idx(from))) || (l.In(to) && Bit(q.visible, l.idx(to))) {
-			q.dirty = true
-		}
-	}
 }

@@ -243,6 +243,7 @@ func (e *Engine) arriveOnSurface(p *player) {
 		// Records from before the surface kept any X, Y outside (Pos{} after the exit).
 		g := e.outside.grid.Entrance
 		p.rec.X, p.rec.Y = g.X, g.Y
+		e.positionsChanged()
 		p.changed = true
 	}
 	e.touchSurface(p)

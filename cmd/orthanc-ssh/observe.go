@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -314,6 +315,11 @@ func (s *server) connFailed(c net.Conn, err error) {
 func (s *server) serveMetrics(ctx context.Context, ln net.Listener) {
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(s.obs.reg, promhttp.HandlerOpts{}))
+	// The Go profiler, for finding where a loaded server spends its time (docs/PERFORMANCE.md).
+	// It shares the metrics address, which an operator keeps on loopback or a private network.
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	go func() {
 		<-ctx.Done()

@@ -1,0 +1,178 @@
+package world
+
+import (
+	"math/bits"
+	"slices"
+)
+
+// Who a knight sees (DESIGN §12, "Crowds"). A view names, on each square its knight sees,
+// at most ShownPerSquare of the other knights standing there, the first to have joined
+// the game first. A square where a crowd stands (the exit of level 1 on a busy server)
+// then looks the same whoever else arrives or leaves behind the first few, so an arrival
+// there costs a new view only for the knights who would see a difference: the work of a
+// step stays proportional to what it changes on screens, not to the size of the crowd.
+//
+// The knights of each square come from an index built at most once a turn from the
+// knights' positions (occupancy), and a step asks only the knights of its own level
+// (levelOrder), so neither a view nor a step walks every knight in the game.
+
+// ShownPerSquare is how many other knights a view names on one square.
+const ShownPerSquare = 4
+
+// occupancy lists the knights on each square of each level, in join order, as linked
+// lists through e.order's indices: head[depth-1][square] is the first, next[i] the one
+// after e.order[i]. It is rebuilt when a position may have changed since it was built.
+type occupancy struct {
+	valid bool
+	head  [][]int32
+	next  []int32
+	// who is each knight of e.order as a view names it, side by side in memory: a view
+	// reads a few dozen of them, and reaching into each knight's record cost a cache
+	// miss apiece.
+	who []Other
+}
+
+// positionsChanged says that a knight's square changed: the occupancy index is rebuilt
+// when next needed.
+func (e *Engine) positionsChanged() { e.occ.valid = false }
+
+// levelsChanged says that a knight changed level, joined or left: the level lists are
+// rebuilt too.
+func (e *Engine) levelsChanged() {
+	e.occ.valid = false
+	e.levelOrderStale = true
+}
+
+// occupants builds the occupancy index if it is stale and returns it.
+func (e *Engine) occupants() *occupancy {
+	o := &e.occ
+	if o.valid {
+		return o
+	}
+	if len(o.head) != len(e.levels) {
+		o.head = make([][]int32, len(e.levels))
+	}
+	for d, l := range e.levels {
+		if len(o.head[d]) != l.W*l.H {
+			o.head[d] = make([]int32, l.W*l.H)
+		}
+		for i := range o.head[d] {
+			o.head[d][i] = -1
+		}
+	}
+	o.next, o.who = o.next[:0], o.who[:0]
+	for _, p := range e.order {
+		o.next = append(o.next, -1)
+		o.who = append(o.who, Other{p.rec.Name, p.rec.Pos(), true})
+	}
+	for i := len(e.order) - 1; i >= 0; i-- {
+		p := e.order[i]
+		d := p.rec.Depth
+		if d < 1 || d > len(e.levels) {
+			continue
+		}
+		l := e.levels[d-1]
+		if pos := p.rec.Pos(); l.In(pos) {
+			sq := l.idx(pos)
+			o.next[i] = o.head[d-1][sq]
+			o.head[d-1][sq] = int32(i)
+		}
+	}
+	o.valid = true
+	return o
+}
+
+// othersInSight lists the knights p sees, at most ShownPerSquare a square, in a slice of
+// exactly that length (a view is built often: one allocation, no growing).
+func (e *Engine) othersInSight(p *player, l *Level) []Other {
+	o := e.occupants()
+	head := o.head[l.Depth-1]
+	var buf [32]Other
+	out := buf[:0]
+	for b, set := range p.visible {
+		for ; set != 0; set &= set - 1 {
+			sq := b*8 + bits.TrailingZeros8(set)
+			shown := 0
+			for i := head[sq]; i >= 0 && shown < ShownPerSquare; i = o.next[i] {
+				if e.order[i] != p {
+					out = append(out, o.who[i])
+					shown++
+				}
+			}
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return slices.Clone(out)
+}
+
+// onLevel is the knights on a level, in join order.
+func (e *Engine) onLevel(depth int) []*player {
+	if e.levelOrderStale || len(e.levelOrder) != len(e.levels)+1 {
+		if len(e.levelOrder) != len(e.levels)+1 {
+			e.levelOrder = make([][]*player, len(e.levels)+1)
+		}
+		for d := range e.levelOrder {
+			clear(e.levelOrder[d])
+			e.levelOrder[d] = e.levelOrder[d][:0]
+		}
+		for _, q := range e.order {
+			if d := q.rec.Depth; d >= 0 && d < len(e.levelOrder) {
+				e.levelOrder[d] = append(e.levelOrder[d], q)
+			}
+		}
+		e.levelOrderStale = false
+	}
+	if depth < 0 || depth >= len(e.levelOrder) {
+		return nil
+	}
+	return e.levelOrder[depth]
+}
+
+// moved refreshes the views of the knights whose screens p's arrival at to, or departure
+// from from, changes: those who see the square and would now see a different set of
+// knights named there (p is among the first ShownPerSquare on it for them). Call it after
+// p's position has changed; when p arrives on or leaves a level, from and to are the same
+// square.
+func (e *Engine) moved(p *player, depth int, from, to Pos) {
+	if depth < 1 || depth > len(e.levels) {
+		return
+	}
+	l := e.levels[depth-1]
+	squares := [2]Pos{from, to}
+	n := 2
+	if from == to {
+		n = 1
+	}
+	var ahead [2]int // knights other than p on each square who joined before p
+	for _, q := range e.onLevel(depth) {
+		if q == p || q.seq > p.seq {
+			continue
+		}
+		for i := range n {
+			if q.rec.Pos() == squares[i] {
+				ahead[i]++
+			}
+		}
+	}
+	for _, q := range e.onLevel(depth) {
+		if q == p || q.dirty {
+			continue
+		}
+		for i := range n {
+			s := squares[i]
+			if !l.In(s) || !Bit(q.visible, l.idx(s)) {
+				continue
+			}
+			rank := ahead[i]
+			if q.seq < p.seq && q.rec.Pos() == s {
+				rank-- // q does not name itself
+			}
+			if rank < ShownPerSquare {
+				q.dirty = true
+				break
+			}
+		}
+	}
+}

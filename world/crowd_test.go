@@ -1,0 +1,97 @@
+package world
+
+import (
+	"fmt"
+	"testing"
+)
+
+// A crowd on one square (DESIGN §12, "Crowds"): a view names at most ShownPerSquare of
+// the other knights on a square, the first to join first; a knight arriving or leaving
+// behind them changes no one's screen, so no one gets a new view; one of the first few
+// does, and everyone who sees the square gets one.
+func TestACrowdIsNamedByItsFirstFew(t *testing.T) {
+	e := fixtureEngine(t, nil)
+	subs := map[string]*recorder{}
+	for i := range 10 {
+		fp := fmt.Sprintf("k%d", i)
+		subs[fp] = &recorder{}
+		e.join(knight(fp, 10), subs[fp]) // all on the exit of level 1
+	}
+	e.publish()
+	last := subs["k9"].last()
+	if len(last.Others) != ShownPerSquare {
+		t.Fatalf("the last knight sees %d others named on its square, want %d: %+v", len(last.Others), ShownPerSquare, last.Others)
+	}
+	for i, o := range last.Others {
+		if want := fmt.Sprintf("Kay k%d", i); o.Name != want {
+			t.Fatalf("named %d is %q, want %q (the first to join)", i, o.Name, want)
+		}
+	}
+	if o := subs["k0"].last().Others; len(o) != ShownPerSquare || o[0].Name != "Kay k1" {
+		t.Fatalf("the first knight sees %+v; it does not name itself", o)
+	}
+	count := func() map[string]int {
+		n := map[string]int{}
+		for fp, r := range subs {
+			n[fp] = len(r.views)
+		}
+		return n
+	}
+	// A knight joining behind the first four, and one leaving from behind them, change no
+	// other screen.
+	before := count()
+	e.join(knight("k10", 10), &recorder{})
+	e.publish()
+	e.leave("k9", e.players["k9"].session)
+	e.publish()
+	for fp, n := range count() {
+		if fp != "k9" && n != before[fp] {
+			t.Errorf("%s got %d new views when knights behind the crowd's first few came and went", fp, n-before[fp])
+		}
+	}
+	delete(subs, "k9")
+	// k1 steps off: it was named, so everyone else on the square (who sees it) is told.
+	before = count()
+	do(e, "k1", Move{Dir: East})
+	for fp, n := range count() {
+		if fp != "k1" && n == before[fp] {
+			t.Errorf("%s got no new view when one of the named knights left", fp)
+		}
+	}
+	if o := subs["k8"].last().Others; len(o) != ShownPerSquare+1 || o[0].Name != "Kay k0" || o[ShownPerSquare-1].Name != "Kay k4" || o[ShownPerSquare].Pos != (Pos{1, 0}) {
+		t.Fatalf("after k1 stepped east, k8 sees %+v", o)
+	}
+}
+
+// Views share the message log, the seen squares and the found doors with the engine;
+// what a view holds never changes afterwards.
+func TestViewsDoNotChangeAfterwards(t *testing.T) {
+	e := fixtureEngine(t, nil)
+	r := &recorder{}
+	e.join(knight("a", 10), r)
+	p := e.players["a"]
+	for i := range maxMessages + 5 {
+		e.say(p, fmt.Sprintf("line %d", i))
+	}
+	e.publish()
+	v := r.last()
+	msgs := append([]string(nil), v.Messages...)
+	seen := append([]byte(nil), v.Known...)
+	visible := append([]byte(nil), v.Visible...)
+	for i := range 3 * maxMessages {
+		e.say(p, fmt.Sprintf("later %d", i))
+	}
+	do(e, "a", Move{Dir: East})
+	do(e, "a", Move{Dir: East})
+	for i := range msgs {
+		if v.Messages[i] != msgs[i] {
+			t.Fatalf("message %d of an old view changed: %q, was %q", i, v.Messages[i], msgs[i])
+		}
+	}
+	if string(v.Known) != string(seen) || string(v.Visible) != string(visible) {
+		t.Fatal("an old view's squares changed")
+	}
+	if len(v.Messages) != maxMessages || len(r.last().Messages) != maxMessages {
+		t.Fatalf("logs of %d and %d lines, want %d", len(v.Messages), len(r.last().Messages), maxMessages)
+	}
+}
