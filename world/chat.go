@@ -79,6 +79,7 @@ func (e *Engine) chat(m chatReq) {
 	if !ok || p.session != m.session {
 		return
 	}
+	e.stir(p)
 	defer e.publish()
 	c := m.chat
 	var party []*player

@@ -19,6 +19,37 @@ import (
 // ShownPerSquare is how many other knights a view names on one square.
 const ShownPerSquare = 4
 
+// What others do reaches an active player's screen at once, and an idle player's (one
+// that has sent nothing for IdleTurns) once every IdleRefreshTurns, each at its own turn
+// of that period: a screen nobody is typing at changes at most once a second for what
+// walks past, so a crowd of idle players costs a fraction of the frames. Its own knight's
+// changes (a message, a blow, its hits) still show at once.
+//
+//	constant                  value   effect at the default 25 ms tick
+//	DefaultIdleTurns          400     idle after 10 s without a key
+//	DefaultIdleRefreshTurns   40      an idle screen shows others' moves once a second
+const (
+	DefaultIdleTurns        = 400
+	DefaultIdleRefreshTurns = 40
+)
+
+// stir notes that the player sent something: it is active, and sees what others do at
+// once again.
+func (e *Engine) stir(p *player) {
+	p.active = e.turn
+	if p.seen {
+		p.dirty = true
+	}
+}
+
+// refreshDue reports whether p's view, changed only by what others did, is sent now.
+func (e *Engine) refreshDue(p *player) bool {
+	if e.turn-p.active < uint64(e.cfg.IdleTurns) {
+		return true
+	}
+	return (e.turn+p.seq)%uint64(e.cfg.IdleRefreshTurns) == 0
+}
+
 // occupancy lists the knights on each square of each level, in join order, as linked
 // lists through e.order's indices: head[depth-1][square] is the first, next[i] the one
 // after e.order[i]. It is rebuilt when a position may have changed since it was built.
@@ -157,7 +188,7 @@ func (e *Engine) moved(p *player, depth int, from, to Pos) {
 		}
 	}
 	for _, q := range e.onLevel(depth) {
-		if q == p || q.dirty {
+		if q == p || q.dirty || q.seen {
 			continue
 		}
 		for i := range n {
@@ -170,7 +201,7 @@ func (e *Engine) moved(p *player, depth int, from, to Pos) {
 				rank-- // q does not name itself
 			}
 			if rank < ShownPerSquare {
-				q.dirty = true
+				q.seen = true
 				break
 			}
 		}

@@ -95,3 +95,42 @@ func TestViewsDoNotChangeAfterwards(t *testing.T) {
 		t.Fatalf("logs of %d and %d lines, want %d", len(v.Messages), len(r.last().Messages), maxMessages)
 	}
 }
+
+// An idle player's screen shows what others do once every IdleRefreshTurns; its own
+// messages show at once; a key makes it active again and shows what it missed at once.
+func TestAnIdleScreenShowsOthersOnceARefresh(t *testing.T) {
+	e := fixtureEngine(t, nil)
+	e.cfg.IdleTurns, e.cfg.IdleRefreshTurns = 50, 20
+	idle, walker := &recorder{}, &recorder{}
+	e.join(knight("idle", 10), idle)
+	e.join(knight("walker", 10), walker)
+	for range e.cfg.IdleTurns {
+		e.Step()
+	}
+	n := len(idle.views)
+	for i := range 40 {
+		dir := East
+		if i%2 == 1 {
+			dir = West
+		}
+		do(e, "walker", Move{Dir: dir}) // in sight of the idle knight all the while
+	}
+	turns := 40 * TurnsPerRound
+	got := len(idle.views) - n
+	if want := turns / e.cfg.IdleRefreshTurns; got > want+1 || got < want-1 {
+		t.Fatalf("an idle knight got %d views in %d turns of a knight walking in sight, want about %d", got, turns, want)
+	}
+	e.say(e.players["idle"], "A message of its own.")
+	n = len(idle.views)
+	e.Step()
+	if len(idle.views) != n+1 {
+		t.Fatal("an idle knight's own message did not show at once")
+	}
+	do(e, "walker", Move{Dir: East})
+	n = len(idle.views)
+	e.enqueue("idle", e.players["idle"].session, Move{Dir: North}) // into a wall: still a key
+	e.Step()
+	if len(idle.views) == n || idle.last().Others[0].Pos != e.players["walker"].rec.Pos() {
+		t.Fatal("a key did not bring the idle knight's screen up to date at once")
+	}
+}

@@ -59,6 +59,11 @@ type Config struct {
 	Levels []LevelState
 	// SurfaceSize is the side of the square surface grid; DefaultSurfaceSize when zero.
 	SurfaceSize int
+	// IdleTurns is how long a player may send nothing before it counts as idle, and
+	// IdleRefreshTurns how often an idle player's screen shows what others do (crowd.go);
+	// DefaultIdleTurns and DefaultIdleRefreshTurns when zero.
+	IdleTurns        int
+	IdleRefreshTurns int
 }
 
 // Engine is the game world. Its state is owned by the goroutine running Run (or, in
@@ -116,6 +121,8 @@ type player struct {
 	target    *monster   // the monster its blows go at (Target), nil for the first standing one
 	fainted   bool       // at 0 hits in a battle others still fight (seed 002)
 	seq       uint64     // when it joined: who is named first on a crowded square
+	seen      bool       // what others do in its sight changed its view (crowd.go)
+	active    uint64     // the turn it last sent anything
 	watchers  []*watcher // spectators, who get its views too
 }
 
@@ -135,6 +142,12 @@ func newWithLevels(cfg Config, levels []*Level) *Engine {
 	}
 	if cfg.GraceTurns <= 0 {
 		cfg.GraceTurns = DefaultGraceTurns
+	}
+	if cfg.IdleTurns <= 0 {
+		cfg.IdleTurns = DefaultIdleTurns
+	}
+	if cfg.IdleRefreshTurns <= 0 {
+		cfg.IdleRefreshTurns = DefaultIdleRefreshTurns
 	}
 	if cfg.WanderChance == 0 {
 		cfg.WanderChance = wanderChance
@@ -438,7 +451,7 @@ func (e *Engine) join(rec Adventurer, sub Subscriber) *Player {
 		return &Player{e, rec.Fingerprint, old.session}
 	}
 	e.nextSeq++
-	p := &player{rec: rec, session: e.nextSession, sub: sub, mapIdx: -1, dirty: true, changed: true, seq: e.nextSeq}
+	p := &player{rec: rec, session: e.nextSession, sub: sub, mapIdx: -1, dirty: true, changed: true, seq: e.nextSeq, active: e.turn}
 	e.levelsChanged()
 	e.announce(nil, p.rec.Name+" joins the game.")
 	e.players[rec.Fingerprint] = p
@@ -504,6 +517,7 @@ func (e *Engine) enqueue(fp string, session uint64, cmd Command) {
 	if !ok || p.session != session {
 		return
 	}
+	e.stir(p)
 	if t, ok := cmd.(Target); ok {
 		e.setTarget(p, t.Index) // choosing takes no time, so it does not wait in the queue
 		e.publish()
@@ -600,18 +614,19 @@ func (e *Engine) snapshot(depth int) *Level {
 
 // touchLevel marks every player on the level as needing a new view.
 func (e *Engine) touchLevel(depth int) {
-	for _, q := range e.order {
-		if q.rec.Depth == depth && depth > 0 {
-			q.dirty = true
-		}
+	if depth < 1 {
+		return
+	}
+	for _, q := range e.onLevel(depth) {
+		q.seen = true
 	}
 }
 
 // publish delivers a fresh view to every player whose view changed.
 func (e *Engine) publish() {
 	for _, p := range e.order {
-		if p.dirty {
-			p.dirty = false
+		if p.dirty || (p.seen && e.refreshDue(p)) {
+			p.dirty, p.seen = false, false
 			if p.sub == nil && len(p.watchers) == 0 {
 				continue
 			}

@@ -129,6 +129,7 @@ func (e *Engine) party(m partyReq) {
 	if !ok || p.session != m.session {
 		return
 	}
+	e.stir(p)
 	defer e.publish()
 	e.expireRequests()
 	switch a := m.act; a.Kind {

@@ -221,11 +221,13 @@ func (e *Engine) stepWanderer(m *monster) {
 }
 
 // monsterMoved refreshes the views of the knights who can see the square.
+// Like a knight walking past, it shows at once to active players and at the next refresh
+// to idle ones (crowd.go); a monster that starts a fight with a knight tells it at once.
 func (e *Engine) monsterMoved(depth int, p Pos) {
 	i := e.levels[depth-1].idx(p)
-	for _, q := range e.order {
-		if q.rec.Depth == depth && Bit(q.visible, i) {
-			q.dirty = true
+	for _, q := range e.onLevel(depth) {
+		if Bit(q.visible, i) {
+			q.seen = true
 		}
 	}
 }

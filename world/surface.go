@@ -252,9 +252,9 @@ func (e *Engine) arriveOnSurface(p *player) {
 // touchSurface marks the views of the knights on the surface other than p as changed:
 // every knight outside sees every other one.
 func (e *Engine) touchSurface(p *player) {
-	for _, q := range e.order {
-		if q != p && q.rec.Depth == 0 {
-			q.dirty = true
+	for _, q := range e.onLevel(0) {
+		if q != p {
+			q.seen = true
 		}
 	}
 }
