@@ -21,6 +21,12 @@ func typeLine(m *Model, s string) {
 	}
 }
 
+// enterLine types s and presses Enter, as a player does at a command line.
+func enterLine(m *Model, s string) {
+	typeLine(m, s)
+	m.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
+}
+
 func TestAdminConsoleRunsALineAndShowsCleanOutput(t *testing.T) {
 	e, _ := runWorld(t)
 	var got []string

@@ -5,8 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	tea "charm.land/bubbletea/v2"
-
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
@@ -143,16 +141,7 @@ func TestLeavingTheMarketClosesIt(t *testing.T) {
 func TestPlainMarket(t *testing.T) {
 	m, rec := surfaceModel(t, surfaceView(world.Pos{X: 2, Y: 0}), 80, 24)
 	m.pl.active, m.opts.Plain = true, true
-	typeLine := func(line string) {
-		for _, r := range line {
-			if r == ' ' {
-				m.Update(tea.KeyPressMsg{Code: tea.KeySpace, Text: " "})
-			} else {
-				m.Update(tea.KeyPressMsg{Code: r, Text: string(r)})
-			}
-		}
-		m.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
-	}
+	typeLine := func(line string) { enterLine(m, line) }
 	typeLine("look")
 	if s := m.Text(); !strings.Contains(s, "You are on the surface, at a market: the Market of the Golden Lamb. Type market for its wares.") {
 		t.Fatalf("look on a market:\n%s", s)

@@ -306,16 +306,7 @@ func TestOutsideWithoutASurface(t *testing.T) {
 func TestPlainSurface(t *testing.T) {
 	m, rec := surfaceModel(t, surfaceView(world.Pos{X: 2, Y: 3}), 80, 24)
 	m.pl.active, m.opts.Plain = true, true
-	typeLine := func(line string) {
-		for _, r := range line {
-			if r == ' ' {
-				m.Update(tea.KeyPressMsg{Code: tea.KeySpace, Text: " "})
-			} else {
-				m.Update(tea.KeyPressMsg{Code: r, Text: string(r)})
-			}
-		}
-		m.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
-	}
+	typeLine := func(line string) { enterLine(m, line) }
 	typeLine("look")
 	s := m.Text()
 	for _, want := range []string{
