@@ -123,9 +123,16 @@ type Model struct {
 	fame     FameFunc
 	doorMode bool
 	spellLvl int // the spell level whose menu is open
-	helpTop  int // first line of the help shown
-	ended    string
-	console  console // the admin console over the dungeon screen
+	// frame is the last screen drawn; it is drawn again only after a message that may
+	// change it (keep says the last one did not: a step only asks the world, and the
+	// screen changes when the world answers). Bubble Tea asks for the screen after every
+	// message, and a walking player sends a key for nearly every view it gets.
+	frame   tea.View
+	frameOK bool
+	keep    bool
+	helpTop int // first line of the help shown
+	ended   string
+	console console // the admin console over the dungeon screen
 
 	opts    world.Options // the player's settings: from the saved knight, then the options screen
 	synced  bool          // the options were sent to the world after joining
@@ -235,7 +242,9 @@ func (m *Model) waitView() tea.Cmd {
 // Update handles one message. In screen-reader mode, whatever it has to say is printed
 // afterwards, in order.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	m.keep = false
 	cmd := m.update(msg)
+	m.frameOK = m.frameOK && m.keep
 	if m.pl.active || len(m.pl.out) > 0 {
 		cmd = tea.Batch(cmd, m.flushPlain())
 	}
@@ -545,6 +554,7 @@ func (m *Model) playKey(s string) tea.Cmd {
 	}
 	if mv, ok := moveKeys[s]; ok && m.view.Self.Depth > 0 {
 		m.do(world.Move{Dir: mv.dir, Door: mv.door || m.doorMode})
+		m.keep = !m.doorMode && m.screen == screenPlay // the door hint, if shown, goes
 		m.doorMode = false
 		return nil
 	}
@@ -609,9 +619,12 @@ func (m *Model) View() tea.View {
 	if m.pl.active {
 		return m.plainView()
 	}
-	v := tea.NewView(m.render(false))
-	v.AltScreen = true
-	return v
+	if !m.frameOK {
+		m.frame = tea.NewView(m.render(false))
+		m.frame.AltScreen = true
+		m.frameOK = true
+	}
+	return m.frame
 }
 
 // Text is the current screen without colour, as a player with NO_COLOR sees it (tests use

@@ -250,3 +250,33 @@ func TestLineHistory(t *testing.T) {
 		t.Fatal("down when not recalling did something")
 	}
 }
+
+// The screen is drawn again only after a message that may change it: a step sends the
+// world a command and changes nothing until the world answers, so its frame is the last
+// one; the world's answer, or a key that opens another screen, draws a new one.
+func TestAStepKeepsTheFrameUntilTheWorldAnswers(t *testing.T) {
+	v := twoOnTwo(t)
+	v.Fight = nil
+	m, rec := battleModel(t, v, 80, 24)
+	first := m.View().Content
+	m.Update(tea.KeyPressMsg{Code: tea.KeyRight})
+	if len(rec.cmds) != 1 {
+		t.Fatalf("the step sent %v", rec.cmds)
+	}
+	if !m.frameOK || m.View().Content != first {
+		t.Fatal("a step drew the screen again before the world answered")
+	}
+	moved := v
+	moved.Self.Pos.X++
+	moved.Messages = append(append([]string(nil), v.Messages...), "You walk east.")
+	moved.Said++
+	m.Update(viewMsg(moved))
+	if m.View().Content == first {
+		t.Fatal("the world's answer did not draw a new screen")
+	}
+	after := m.View().Content
+	m.Update(tea.KeyPressMsg{Code: 'm', Text: "m"})
+	if m.View().Content == after {
+		t.Fatal("opening the map kept the old frame")
+	}
+}
