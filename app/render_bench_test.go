@@ -115,6 +115,7 @@ func benchRender(b *testing.B, w, h int) {
 	b.Run("styled", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
+			m.frameOK = false // as after every message that may change the screen
 			benchTeaViewSink = m.View()
 		}
 		b.ReportMetric(float64(len(benchTeaViewSink.Content)), "bytes/frame")
