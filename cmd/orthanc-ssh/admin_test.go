@@ -533,6 +533,16 @@ func TestMetrics(t *testing.T) {
 	if !strings.Contains(string(body), `orthanc_tick_duration_seconds_bucket{le="+Inf"}`) {
 		t.Error("no tick duration histogram")
 	}
+	// The profiler shares the address (docs/OPERATIONS.md).
+	resp, err = http.Get("http://" + addr + "/debug/pprof/goroutine?debug=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), "goroutine profile") {
+		t.Errorf("the profiler answered %s:\n%.200s", resp.Status, body)
+	}
 }
 
 // A bad metrics address fails at start, naming it.
