@@ -149,6 +149,18 @@ func TestStandingHeroesRecoverAtTheEndOfEachRound(t *testing.T) {
 	if a.rec.Hits != 40 || a.rec.SpellUnits != SpellUnitsForLevel(a.rec.Level) {
 		t.Fatalf("recovery passed the maximum: %d hits, %d units", a.rec.Hits, a.rec.SpellUnits)
 	}
+	// In one battle a hero recovers at most half its hits and half its units: a knight
+	// that cannot hit, in a room with a monster that cannot outpace its recovery, would
+	// otherwise fight for ever.
+	a.recovered, a.unitsRecovered = 0, 0
+	a.rec.Hits, a.rec.SpellUnits = 1, 0
+	for range 50 * SpellRoundEvery {
+		e.endRound(enc)
+	}
+	if a.rec.Hits != 1+RecoveryCap(40) || a.rec.SpellUnits != RecoveryCap(SpellUnitsForLevel(a.rec.Level)) {
+		t.Fatalf("after many rounds: %d hits (want %d), %d units (want %d)", a.rec.Hits, 1+RecoveryCap(40),
+			a.rec.SpellUnits, RecoveryCap(SpellUnitsForLevel(a.rec.Level)))
+	}
 	// Rounds come from the battle's clock: TurnsPerRound turns in which nobody chooses.
 	enc.rounds = 0
 	for range 3 * TurnsPerRound {

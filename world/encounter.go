@@ -143,6 +143,7 @@ func (e *Engine) joinFight(p *player, enc *encounter) {
 func (e *Engine) readyForBattle(p *player) {
 	p.queue = p.queue[:0]
 	p.runTries, p.waited = 0, 0
+	p.recovered, p.unitsRecovered = 0, 0
 	p.fainted, p.target = false, nil
 }
 
@@ -352,11 +353,18 @@ func (e *Engine) fightTurn(enc *encounter) {
 //
 //	RoundHits(maxHits)   max(1, maxHits/20) hits each round
 //	SpellRoundEvery      one spell unit every 5th round, up to the level's units
+//	RecoveryCap          in one battle at most half the hits and half the units (at least 1)
 //
 // A round is TurnsPerRound turns of the battle's clock, the time a knight at speed 0 takes
 // for one action; the clock stands still while a hero chooses, so waiting earns nothing.
-// Spell units come slowly because Orthanc's are few (4 at level 1).
+// Spell units come slowly because Orthanc's are few (4 at level 1). The cap ends the
+// stalemate of a knight that cannot hit (Dexterity 6 or less) locked in a room with a
+// monster whose blows no more than match its recovery: the battle would never end.
 const SpellRoundEvery = 5
+
+// RecoveryCap is the most a hero recovers in one battle of a maximum of max (hits, or the
+// level's spell units): half of it, at least 1.
+func RecoveryCap(max int) int { return (max + 1) / 2 }
 
 // RoundHits is the hits a standing hero recovers at the end of a round.
 func RoundHits(maxHits int) int { return max(1, maxHits/20) }
@@ -364,12 +372,16 @@ func RoundHits(maxHits int) int { return max(1, maxHits/20) }
 func (e *Engine) endRound(enc *encounter) {
 	enc.rounds++
 	for _, p := range enc.standingHeroes() {
-		before := p.rec.Hits
-		p.rec.Hits = min(p.rec.MaxHits, p.rec.Hits+RoundHits(p.rec.MaxHits))
-		if enc.rounds%SpellRoundEvery == 0 {
-			p.rec.SpellUnits = min(max(p.rec.SpellUnits, SpellUnitsForLevel(p.rec.Level)), p.rec.SpellUnits+1)
+		hits := min(RoundHits(p.rec.MaxHits), p.rec.MaxHits-p.rec.Hits, RecoveryCap(p.rec.MaxHits)-p.recovered)
+		if hits > 0 {
+			p.rec.Hits += hits
+			p.recovered += hits
+			p.changed, p.dirty = true, true
 		}
-		if p.rec.Hits != before {
+		units := SpellUnitsForLevel(p.rec.Level)
+		if enc.rounds%SpellRoundEvery == 0 && p.rec.SpellUnits < units && p.unitsRecovered < RecoveryCap(units) {
+			p.rec.SpellUnits++
+			p.unitsRecovered++
 			p.changed, p.dirty = true, true
 		}
 	}

@@ -120,10 +120,12 @@ type player struct {
 	fightSeq  uint64     // fight log lines written while it was in the fight
 	target    *monster   // the monster its blows go at (Target), nil for the first standing one
 	fainted   bool       // at 0 hits in a battle others still fight (seed 002)
-	seq       uint64     // when it joined: who is named first on a crowded square
-	seen      bool       // what others do in its sight changed its view (crowd.go)
-	active    uint64     // the turn it last sent anything
-	watchers  []*watcher // spectators, who get its views too
+
+	recovered, unitsRecovered int        // hits and spell units recovered in this battle (RecoveryCap)
+	seq                       uint64     // when it joined: who is named first on a crowded square
+	seen                      bool       // what others do in its sight changed its view (crowd.go)
+	active                    uint64     // the turn it last sent anything
+	watchers                  []*watcher // spectators, who get its views too
 }
 
 // New builds an engine with every level of the dungeon generated from cfg.Seed.
