@@ -390,7 +390,16 @@ func (e *Engine) enter(p *player) float64 {
 		e.say(p, "The way down is at the entrance (EX).")
 		return 0
 	}
-	e.place(p, 1, e.levels[0].Up)
-	e.say(p, "You climb back down into the dungeon.")
+	// The party goes down as it walks the surface: as one (seed 002). Below, each knight
+	// walks on its own.
+	heroes := e.partyHere(p)
+	for _, q := range heroes {
+		e.place(q, 1, e.levels[0].Up)
+		if q == p {
+			e.say(p, "You climb back down into the dungeon.")
+		} else {
+			e.say(q, fmt.Sprintf("You follow %s down into the dungeon.", p.rec.Name))
+		}
+	}
 	return MoveCost(e.speed(p))
 }

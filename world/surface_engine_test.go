@@ -269,7 +269,7 @@ func TestThePartyWalksTogether(t *testing.T) {
 	e.party(partyReq{"a", a.session, PartyAction{Kind: PartyInvite, Name: "Kay b"}})
 	e.party(partyReq{"b", b.session, PartyAction{Kind: PartyAccept, Name: "Kay a"}})
 	if len(e.partyHere(a)) != 2 {
-		t.Skip("parties are not built yet")
+		t.Fatal("the party did not form")
 	}
 	before := b.energy
 	if cost := e.act(a, Move{Dir: d}); cost != MoveCost(0) {
@@ -279,6 +279,16 @@ func TestThePartyWalksTogether(t *testing.T) {
 		t.Fatalf("a at %v, b at %v (energy %v from %v)", a.rec.Pos(), b.rec.Pos(), b.energy, before)
 	}
 	if !strings.Contains(strings.Join(b.msgs, "\n"), "You follow Kay a") {
+		t.Fatalf("b was not told: %q", b.msgs)
+	}
+	// At the entrance the party goes down together, as it walks.
+	e.place(a, 0, g.Entrance)
+	e.place(b, 0, g.Entrance)
+	e.act(a, Enter{})
+	if a.rec.Depth != 1 || b.rec.Depth != 1 || b.rec.Pos() != e.levels[0].Up {
+		t.Fatalf("after > at the entrance: a on %d, b on %d at %v", a.rec.Depth, b.rec.Depth, b.rec.Pos())
+	}
+	if !strings.Contains(strings.Join(b.msgs, "\n"), "You follow Kay a down into the dungeon.") {
 		t.Fatalf("b was not told: %q", b.msgs)
 	}
 }
