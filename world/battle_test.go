@@ -335,3 +335,20 @@ func TestAPartyMemberJoinsAFightUnderWay(t *testing.T) {
 		t.Fatalf("the party member did not join the battle: %v\n%s", d.fight, log(enc))
 	}
 }
+
+// A fainted hero saved mid-battle (a checkpoint, a shutdown) is saved as it would leave
+// the battle: with 1 hit, never as a living knight with none.
+func TestAFaintedHeroIsSavedWithOneHit(t *testing.T) {
+	saver := &recorder{}
+	e := fightEngine(t, saver)
+	enc := battleOf(t, e, []string{"a", "b"}, "ogre")
+	a := e.players["a"]
+	a.fainted, a.rec.Hits = true, 0
+	e.saveNow(a)
+	if got := saver.lastSaved("a"); got.Hits != 1 || got.Death != nil {
+		t.Fatalf("saved a fainted hero with %d hits (death %v)", got.Hits, got.Death)
+	}
+	if a.rec.Hits != 0 || !a.fainted || a.fight != enc {
+		t.Fatal("saving changed the live battle")
+	}
+}

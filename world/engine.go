@@ -535,6 +535,11 @@ func (e *Engine) enqueue(fp string, session uint64, cmd Command) {
 func (e *Engine) record(p *player) Adventurer {
 	r := p.rec.Clone()
 	r.Turn = e.turn
+	if p.fainted {
+		// A fainted hero is saved as it would leave the battle: come to, with 1 hit, so a
+		// crash or a shutdown mid-battle never brings back a living knight with 0 hits.
+		r.Hits = max(1, r.Hits)
+	}
 	return r
 }
 
