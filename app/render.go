@@ -57,7 +57,10 @@ func (c *canvas) render(t *theme, plain bool) string {
 			if !plain {
 				b.WriteString(t.open[cls])
 			}
-			for ; i < len(row) && row[i].cls == cls; i++ {
+			// A blank looks the same in every class that neither underlines nor reverses
+			// (they share the background), so blanks join the run they stand in: fewer
+			// escape sequences for the terminal, and for Bubble Tea to parse each frame.
+			for ; i < len(row) && (row[i].cls == cls || row[i].r == ' ' && (plain || t.plainBlank[cls] && t.plainBlank[row[i].cls])); i++ {
 				b.WriteRune(row[i].r)
 			}
 			if !plain {

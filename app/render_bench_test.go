@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	uv "github.com/charmbracelet/ultraviolet"
 
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
@@ -134,3 +136,26 @@ func BenchmarkRenderFrame80x24(b *testing.B) { benchRender(b, 80, 24) }
 
 // BenchmarkRenderFrame160x50 draws the dungeon screen on a large terminal.
 func BenchmarkRenderFrame160x50(b *testing.B) { benchRender(b, 160, 50) }
+
+// BenchmarkFrameIntoCells is the first half of what Bubble Tea does with each new frame
+// before diffing it against the last: it parses the frame's string, escape sequences and
+// all, into a screen of cells. At scale this costs more than drawing the frame (see
+// docs/PERFORMANCE.md), and it grows with the number of escape sequences in the string.
+func BenchmarkFrameIntoCells(b *testing.B) {
+	for _, size := range [][2]int{{80, 24}, {160, 50}} {
+		b.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(b *testing.B) {
+			m := benchPlayModel(b, size[0], size[1])
+			m.frameOK = false
+			frame := m.View().Content
+			scr := uv.NewScreenBuffer(size[0], size[1])
+			area := uv.Rect(0, 0, size[0], size[1])
+			b.ReportAllocs()
+			for b.Loop() {
+				scr.Clear()
+				uv.NewStyledString(frame).Draw(scr, area)
+			}
+			b.ReportMetric(float64(len(frame)), "bytes/frame")
+			b.ReportMetric(float64(strings.Count(frame, "\x1b[")), "sequences/frame")
+		})
+	}
+}

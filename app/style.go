@@ -35,6 +35,9 @@ const (
 type theme struct {
 	styles      [numClasses]lipgloss.Style
 	open, close [numClasses]string
+	// plainBlank marks the classes in which a blank cell looks like any other blank: no
+	// underline, no reverse video (every class has the same background).
+	plainBlank [numClasses]bool
 }
 
 // The high-contrast look: bright white on black, doors and the knight in bright yellow,
@@ -73,9 +76,7 @@ func contrastTheme() theme {
 	t.styles[clsDim] = base.Foreground(contrastGrey)
 	t.styles[clsTitle] = base.Foreground(contrastYellow).Bold(true)
 	t.styles[clsMonster] = base.Foreground(contrastCyan).Bold(true).Underline(true)
-	for i, st := range t.styles {
-		t.open[i], t.close[i] = wrapping(st)
-	}
+	t.finish()
 	return t
 }
 
@@ -92,10 +93,16 @@ func platoTheme() theme {
 	t.styles[clsDim] = base.Faint(true)
 	t.styles[clsTitle] = base.Bold(true)
 	t.styles[clsMonster] = base.Foreground(platoBright).Bold(true).Underline(true)
+	t.finish()
+	return t
+}
+
+// finish works out what each style writes around a run and whether its blanks are plain.
+func (t *theme) finish() {
 	for i, st := range t.styles {
 		t.open[i], t.close[i] = wrapping(st)
+		t.plainBlank[i] = !st.GetUnderline() && !st.GetReverse() && st.GetBackground() == t.styles[clsText].GetBackground()
 	}
-	return t
 }
 
 // wrapping is what a style writes before and after a run of plain text: lipgloss renders a

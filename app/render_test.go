@@ -1,0 +1,78 @@
+package app
+
+import (
+	"image/color"
+	"strings"
+	"testing"
+
+	uv "github.com/charmbracelet/ultraviolet"
+)
+
+// Blanks join the run of cells they stand in when they look the same there (DESIGN §12,
+// "The screen"): the frame a terminal shows is the one it would show with every cell
+// styled on its own. Checked cell by cell as Bubble Tea reads both strings: the same
+// text, the same style for every printed character, and for every blank the same
+// background, underline and reverse video.
+func TestBlanksJoinRunsWithoutChangingTheScreen(t *testing.T) {
+	const w, h = 40, 6
+	c := newCanvas(w, h)
+	classes := []class{clsText, clsWall, clsDoor, clsSelf, clsOther, clsFeature, clsDim, clsTitle, clsMonster}
+	for y := range h {
+		for x := range w {
+			r := ' '
+			if (x*7+y*3)%5 < 2 {
+				r = rune('a' + (x+y)%26)
+			}
+			c.set(x, y, r, classes[(x/3+y*5+x*y)%len(classes)])
+		}
+	}
+	for _, name := range []string{themePlato, themeContrast} {
+		th := themeFor(name)
+		var ref strings.Builder // every cell styled on its own
+		for y := range h {
+			if y > 0 {
+				ref.WriteByte('\n')
+			}
+			for x := range w {
+				cl := c.cells[y*w+x]
+				ref.WriteString(th.open[cl.cls] + string(cl.r) + th.close[cl.cls])
+			}
+		}
+		got, want := screenOf(c.render(&th, false), w, h), screenOf(ref.String(), w, h)
+		for y := range h {
+			for x := range w {
+				g, r := got.CellAt(x, y), want.CellAt(x, y)
+				if g.Content != r.Content {
+					t.Fatalf("%s: cell %d,%d is %q, want %q", name, x, y, g.Content, r.Content)
+				}
+				same := g.Style.Equal(&r.Style)
+				if r.Content == " " {
+					same = colorsEqual(g.Style.Bg, r.Style.Bg) && g.Style.Underline == r.Style.Underline &&
+						g.Style.Attrs&uv.AttrReverse == r.Style.Attrs&uv.AttrReverse
+				}
+				if !same {
+					t.Fatalf("%s: cell %d,%d (%q) looks different: %+v, want %+v", name, x, y, r.Content, g.Style, r.Style)
+				}
+			}
+		}
+		runs := strings.Count(c.render(&th, false), "\x1b[")
+		if all := strings.Count(ref.String(), "\x1b["); runs >= all {
+			t.Errorf("%s: %d escape sequences, no fewer than styling every cell (%d)", name, runs, all)
+		}
+	}
+}
+
+func screenOf(s string, w, h int) uv.ScreenBuffer {
+	scr := uv.NewScreenBuffer(w, h)
+	uv.NewStyledString(s).Draw(scr, uv.Rect(0, 0, w, h))
+	return scr
+}
+
+func colorsEqual(a, b color.Color) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	ar, ag, ab, aa := a.RGBA()
+	br, bg, bb, ba := b.RGBA()
+	return ar == br && ag == bg && ab == bb && aa == ba
+}
