@@ -82,7 +82,7 @@ func twoOnTwo(t *testing.T) world.View {
 		Self: world.Self{Name: "Sir Kay", Level: 3, Hits: 12, MaxHits: 15, SpellUnits: 8,
 			Str: 14, Int: 12, Con: 11, Dex: 15, Depth: 2, Pos: me},
 		Level: l, Visible: allSquares(l), Known: allSquares(l),
-		Others:   []world.Other{{Name: "Gawain", Pos: me, Seen: true}},
+		Others:   []world.Other{{Name: "Gawain", Pos: me}},
 		Monsters: []world.SeenMonster{{Name: "Troll", Glyph: "Tr", Pos: world.Pos{X: 9, Y: 1}}, {Name: "Goblin", Glyph: "Go", Pos: world.Pos{X: 9, Y: 2}}},
 		Messages: []string{"You force the door open.", "A troll and a goblin guard this room!"},
 		Fight: &world.FightView{

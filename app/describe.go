@@ -335,13 +335,8 @@ func thingSentences(v world.View, full bool) []string {
 	for _, mo := range v.Monsters {
 		out = append(out, capitalize(aName(mo.Name))+" is "+place(p, mo.Pos)+".")
 	}
-	var elsewhere []string
 	for _, o := range v.Others {
-		if o.Seen {
-			out = append(out, o.Name+" is "+place(p, o.Pos)+".")
-		} else {
-			elsewhere = append(elsewhere, o.Name)
-		}
+		out = append(out, o.Name+" is "+place(p, o.Pos)+".")
 	}
 	l := v.Level
 	for y := range l.H {
@@ -360,9 +355,7 @@ func thingSentences(v world.View, full bool) []string {
 			out = append(out, "A known trap: "+rel(p, t)+".")
 		}
 	}
-	if full && len(elsewhere) > 0 {
-		out = append(out, "Elsewhere on this level: "+listWords(elsewhere)+".")
-	}
+
 	return out
 }
 

@@ -360,20 +360,16 @@ func comings(prev, v world.View) []string {
 	}
 	seen := map[string]world.Pos{}
 	for _, o := range prev.Others {
-		if o.Seen {
-			seen[o.Name] = o.Pos
-		}
+		seen[o.Name] = o.Pos
 	}
 	for _, o := range v.Others {
 		was, ok := seen[o.Name]
 		delete(seen, o.Name)
 		switch {
-		case o.Seen && !ok:
+		case !ok:
 			out = append(out, fmt.Sprintf("%s comes into sight, %s.", o.Name, place(p, o.Pos)))
-		case o.Seen && was != o.Pos:
+		case was != o.Pos:
 			out = append(out, fmt.Sprintf("%s moves: now %s.", o.Name, place(p, o.Pos)))
-		case !o.Seen && ok:
-			out = append(out, o.Name+" goes out of sight.")
 		}
 	}
 	for name := range seen {

@@ -199,9 +199,7 @@ func (m *Model) painter(set []byte, others bool) *levelPainter {
 	lp.light = v.Self.Light
 	if others {
 		for _, o := range v.Others {
-			if o.Seen {
-				lp.marks[o.Pos] = mark{initials(o.Name), clsOther}
-			}
+			lp.marks[o.Pos] = mark{initials(o.Name), clsOther}
 		}
 	}
 	for _, t := range v.Traps {

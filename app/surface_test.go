@@ -92,7 +92,7 @@ func goldenLamb() *world.MarketView {
 // and the market's view when p is the Golden Lamb.
 func surfaceView(p world.Pos) world.View {
 	s := testSurface()
-	sv := &world.SurfaceView{Map: s, Others: []world.Other{{Name: "Gawain", Pos: world.Pos{X: 4, Y: 3}, Seen: true}}}
+	sv := &world.SurfaceView{Map: s, Others: []world.Other{{Name: "Gawain", Pos: world.Pos{X: 4, Y: 3}}}}
 	if p == (world.Pos{X: 2, Y: 0}) {
 		sv.Market = goldenLamb()
 	}
@@ -101,7 +101,7 @@ func surfaceView(p world.Pos) world.View {
 			Depth: 0, Pos: p, Gold: 120, Items: []world.Item{{Kind: world.ItemSword}, {Kind: world.ItemBootsOfSpeed, Worn: true},
 				{Kind: world.ItemPotionHealing}, {Kind: world.ItemGem, Value: 400}}},
 		Surface:  sv,
-		Others:   []world.Other{{Name: "Gawain", Pos: world.Pos{X: 4, Y: 3}, Seen: true}},
+		Others:   []world.Other{{Name: "Gawain", Pos: world.Pos{X: 4, Y: 3}}},
 		Messages: []string{"You climb out into the daylight."},
 	}
 }

@@ -94,7 +94,7 @@ func (e *Engine) occupants() *occupancy {
 	o.next, o.who = o.next[:0], o.who[:0]
 	for _, p := range e.order {
 		o.next = append(o.next, -1)
-		o.who = append(o.who, Other{p.rec.Name, p.rec.Pos(), true})
+		o.who = append(o.who, Other{p.rec.Name, p.rec.Pos()})
 	}
 	for i := len(e.order) - 1; i >= 0; i-- {
 		p := e.order[i]

@@ -154,14 +154,7 @@ func BenchmarkView(b *testing.B) {
 	for b.Loop() {
 		benchViewSink = w.e.view(p)
 	}
-	seen := 0
-	for _, o := range benchViewSink.Others {
-		if o.Seen {
-			seen++
-		}
-	}
 	b.ReportMetric(float64(len(benchViewSink.Others)), "others/view")
-	b.ReportMetric(float64(seen), "seen/view")
 }
 
 // BenchmarkGenerateDungeon generates a whole 10-level dungeon, a new seed each time.

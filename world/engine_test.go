@@ -221,7 +221,7 @@ func TestPlayersSeeEachOtherMove(t *testing.T) {
 	a, b := &recorder{}, &recorder{}
 	e.join(knight("a", 10), a)
 	e.join(knight("b", 10), b)
-	if o := a.last().Others; len(o) != 1 || !o[0].Seen || o[0].Name != "Kay b" {
+	if o := a.last().Others; len(o) != 1 || o[0].Name != "Kay b" {
 		t.Fatalf("a does not see b: %+v", o)
 	}
 	n := len(a.views)

@@ -264,7 +264,7 @@ func (e *Engine) fillSurface(p *player, v *View) {
 	sv := &SurfaceView{Map: e.outside.grid}
 	for _, q := range e.order {
 		if q != p && q.rec.Depth == 0 {
-			sv.Others = append(sv.Others, Other{Name: q.rec.Name, Pos: q.rec.Pos(), Seen: true})
+			sv.Others = append(sv.Others, Other{Name: q.rec.Name, Pos: q.rec.Pos()})
 		}
 	}
 	v.Others = sv.Others // the same knights: outside, everyone is in sight

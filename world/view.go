@@ -85,11 +85,10 @@ type Self struct {
 	Options Options
 }
 
-// Other is another player as seen from this one.
+// Other is another player that this one sees (a view lists only those in sight).
 type Other struct {
 	Name string
 	Pos  Pos
-	Seen bool
 }
 
 // SeenMonster is a monster on a square the player sees.
