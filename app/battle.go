@@ -239,10 +239,13 @@ func combatantLines(v world.View, w, rows int) []panelLine {
 	return out
 }
 
-// graceBar is how much of its grace a knight has left to choose, as a bar of ten cells
-// (the view counts turns, not seconds; the full bar is the default grace).
-func graceBar(left int) string {
-	n := min(10, (left*10+world.DefaultGraceTurns-1)/world.DefaultGraceTurns)
+// graceBar is how much of its grace (total turns) a knight has left to choose, as a bar of
+// ten cells.
+func graceBar(left, total int) string {
+	if total <= 0 {
+		total = world.DefaultGraceTurns
+	}
+	n := min(10, (left*10+total-1)/total)
 	return strings.Repeat("█", max(0, n)) + strings.Repeat("░", 10-max(0, n))
 }
 
@@ -281,10 +284,19 @@ func pack(items []string, w int) []string {
 // moveLine says whose move it is: this knight's (with the grace it has left), or not.
 func moveLine(f *world.FightView) string {
 	if f.YourMove {
-		return "Your move! " + graceBar(f.GraceLeft)
+		return "Your move! " + graceBar(f.GraceLeft, f.GraceTurns)
 	}
 	if len(standing(f)) == 0 {
 		return "The battle is won."
+	}
+	var waiting []string
+	for _, k := range f.Knights {
+		if k.Choosing {
+			waiting = append(waiting, k.Name)
+		}
+	}
+	if len(waiting) > 0 {
+		return "Waiting for " + strings.Join(waiting, ", ") + "..."
 	}
 	return "The battle goes on..."
 }

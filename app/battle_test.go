@@ -223,6 +223,17 @@ func TestBattlePanelFallenAndCrowded(t *testing.T) {
 	if !strings.Contains(s, "The battle goes on") {
 		t.Fatalf("not the knight's move:\n%s", s)
 	}
+	// When the battle waits for another hero, the panel names it; the grace bar counts
+	// the world's own grace.
+	f.Knights = append([]world.FightKnight(nil), f.Knights...)
+	f.Knights[1].Choosing = true
+	m.view.Fight = &f
+	if s := m.Text(); !strings.Contains(s, "Waiting for Gawain...") {
+		t.Fatalf("the panel does not say whom the battle waits for:\n%s", s)
+	}
+	if got := graceBar(500, 1000); got != "█████░░░░░" {
+		t.Fatalf("half of a 1000-turn grace draws %q", got)
+	}
 	// Eight monsters, six of them fallen, and four heroes at 80×24: the fallen are counted.
 	var mons []world.FightMonster
 	for i := range 8 {

@@ -236,6 +236,8 @@ func TestTargetTakesNoTime(t *testing.T) {
 	}
 	if v := e.view(a); v.Fight.Target != 1 || v.Fight.Foe().Name != "Kobold" || len(v.Fight.Monsters) != 2 {
 		t.Fatalf("view: target %d, monsters %+v", v.Fight.Target, v.Fight.Monsters)
+	} else if !v.Fight.YourMove || !v.Fight.Knights[0].Choosing || v.Fight.GraceTurns != e.cfg.GraceTurns {
+		t.Fatalf("the battle waits for the knight, but its view says %+v", v.Fight)
 	}
 	e.enqueue("a", a.session, Target{Index: 7})
 	if !strings.Contains(strings.Join(a.msgs, "\n"), "not in the fight") || a.target != enc.monsters[1] {

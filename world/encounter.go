@@ -768,9 +768,9 @@ func (e *Engine) die(p *player, killer string) {
 
 // fightView is the battle panel for p.
 func (e *Engine) fightView(p *player, enc *encounter) *FightView {
+	choosing := func(q *player) bool { return !q.fainted && q.energy.Ready() && len(q.queue) == 0 }
 	fv := &FightView{Log: slices.Clone(enc.log), InRoom: enc.inRoom, Surface: enc.depth == 0,
-		Round: enc.rounds + 1, Target: -1,
-		YourMove: !p.fainted && p.energy.Ready() && len(p.queue) == 0}
+		Round: enc.rounds + 1, Target: -1, YourMove: choosing(p), GraceTurns: e.cfg.GraceTurns}
 	if t := e.targetOf(p, enc); t != nil {
 		fv.Target = enc.index(t)
 	}
@@ -790,7 +790,7 @@ func (e *Engine) fightView(p *player, enc *encounter) *FightView {
 			Str: q.rec.Str, Int: q.rec.Int, Con: q.rec.Con, Dex: q.rec.Dex,
 			Sword: best(q.rec.Items, ItemSword), Shield: best(q.rec.Items, ItemShield),
 			Armour: best(q.rec.Items, ItemArmour), Blows: Blows(q.rec.Dex, q.rec.Level),
-			Dodge: DodgePercent(e.dieSides(q)), Fainted: q.fainted})
+			Dodge: DodgePercent(e.dieSides(q)), Fainted: q.fainted, Choosing: choosing(q)})
 	}
 	return fv
 }

@@ -114,9 +114,10 @@ type FightView struct {
 	// of each (see RoundHits).
 	Round int
 	// YourMove is true when the fight waits for this knight; GraceLeft is how many turns
-	// it still waits before the knight loses its chance.
-	YourMove  bool
-	GraceLeft int
+	// it still waits before the knight loses its chance, of GraceTurns in all.
+	YourMove   bool
+	GraceLeft  int
+	GraceTurns int
 }
 
 // FightMonster is one monster in a battle, with the statistics seed 002 lets a hero look
@@ -155,6 +156,7 @@ type FightKnight struct {
 	Blows      int // blows a round
 	Dodge      int // percent chance to avoid a monster's attack (DodgePercent)
 	Fainted    bool
+	Choosing   bool // the battle waits for this hero to choose
 }
 
 // PartyMember is one knight of the player's party, as the party list shows it.
