@@ -426,14 +426,19 @@ func (e *Engine) place(p *player, depth int, pos Pos) {
 	}
 	p.changed, p.dirty = true, true
 	if oldDepth == 0 && depth != 0 {
-		e.touchSurface(p) // those outside see it go
+		e.moved(p, 0, oldPos, oldPos) // those outside see it go
 	}
 	if depth == 0 {
 		if oldDepth > 0 {
 			e.moved(p, oldDepth, oldPos, oldPos) // those who saw it leave
 			e.state[oldDepth-1].changed = true   // save it once more as the knight leaves it
 		}
-		e.arriveOnSurface(p) // those outside see it come or move
+		e.arriveOnSurface(p)
+		if oldDepth == 0 {
+			e.moved(p, 0, oldPos, p.rec.Pos()) // those outside see it move
+		} else {
+			e.moved(p, 0, p.rec.Pos(), p.rec.Pos()) // those outside see it come
+		}
 		return
 	}
 	if depth == oldDepth {

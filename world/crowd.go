@@ -167,10 +167,15 @@ func (e *Engine) onLevel(depth int) []*player {
 // p's position has changed; when p arrives on or leaves a level, from and to are the same
 // square.
 func (e *Engine) moved(p *player, depth int, from, to Pos) {
-	if depth < 1 || depth > len(e.levels) {
+	if depth < 0 || depth > len(e.levels) {
 		return
 	}
-	l := e.levels[depth-1]
+	// Outside (depth 0) is daylight: everyone there sees every space.
+	sees := func(q *player, s Pos) bool { return true }
+	if depth > 0 {
+		l := e.levels[depth-1]
+		sees = func(q *player, s Pos) bool { return l.In(s) && Bit(q.visible, l.idx(s)) }
+	}
 	squares := [2]Pos{from, to}
 	n := 2
 	if from == to {
@@ -193,7 +198,7 @@ func (e *Engine) moved(p *player, depth int, from, to Pos) {
 		}
 		for i := range n {
 			s := squares[i]
-			if !l.In(s) || !Bit(q.visible, l.idx(s)) {
+			if !sees(q, s) {
 				continue
 			}
 			rank := ahead[i]

@@ -134,3 +134,48 @@ func TestAnIdleScreenShowsOthersOnceARefresh(t *testing.T) {
 		t.Fatal("a key did not bring the idle knight's screen up to date at once")
 	}
 }
+
+// Outside, where everyone sees every space, a crowd at the entrance is named by its first
+// few too: a knight arriving behind them changes no one's screen; one of them stepping
+// away changes everyone's.
+func TestACrowdOutsideIsNamedByItsFirstFew(t *testing.T) {
+	e := fightEngine(t, nil)
+	at := e.outside.grid.Entrance
+	subs := map[string]*recorder{}
+	for i := range 8 {
+		fp := fmt.Sprintf("k%d", i)
+		_, subs[fp] = outsideKnight(t, e, fp, at)
+	}
+	e.publish()
+	if o := subs["k7"].last().Surface.Others; len(o) != ShownPerSquare || o[0].Name != "Kay k0" {
+		t.Fatalf("the last knight outside sees %+v", o)
+	}
+	before := map[string]int{}
+	for fp, r := range subs {
+		before[fp] = len(r.views)
+	}
+	outsideKnight(t, e, "k8", at)
+	e.publish()
+	for fp, r := range subs {
+		if len(r.views) != before[fp] {
+			t.Errorf("%s got a new view when a knight arrived behind the crowd's first few", fp)
+		}
+	}
+	var to Pos
+	for _, d := range Dirs {
+		if q := at.Step(d); e.outside.grid.Accessible(q) {
+			to = q
+			e.place(e.players["k0"], 0, to)
+			break
+		}
+	}
+	e.publish()
+	for fp, r := range subs {
+		if fp != "k0" && len(r.views) == before[fp] {
+			t.Errorf("%s got no new view when a named knight stepped away", fp)
+		}
+	}
+	if o := subs["k7"].last().Surface.Others; len(o) != ShownPerSquare+1 || o[0].Name != "Kay k0" || o[0].Pos != to {
+		t.Fatalf("after k0 stepped away, k7 sees %+v", o)
+	}
+}

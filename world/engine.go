@@ -475,6 +475,7 @@ func (e *Engine) join(rec Adventurer, sub Subscriber) *Player {
 		e.say(p, fmt.Sprintf("Welcome, %s. You stand on level %d of the dungeon.", p.rec.Name, p.rec.Depth))
 	} else {
 		e.arriveOnSurface(p)
+		e.moved(p, 0, p.rec.Pos(), p.rec.Pos()) // those outside see it come
 		e.say(p, fmt.Sprintf("Welcome, %s. You are outside the dungeon.", p.rec.Name))
 	}
 	e.publish()
@@ -509,7 +510,7 @@ func (e *Engine) remove(p *player) Adventurer {
 		e.moved(p, p.rec.Depth, p.rec.Pos(), p.rec.Pos()) // those who saw it go
 		e.state[p.rec.Depth-1].changed = true
 	} else {
-		e.touchSurface(p) // everyone outside sees it go
+		e.moved(p, 0, p.rec.Pos(), p.rec.Pos()) // those outside see it go
 	}
 	return rec
 }

@@ -246,28 +246,21 @@ func (e *Engine) arriveOnSurface(p *player) {
 		e.positionsChanged()
 		p.changed = true
 	}
-	e.touchSurface(p)
-}
-
-// touchSurface marks the views of the knights on the surface other than p as changed:
-// every knight outside sees every other one.
-func (e *Engine) touchSurface(p *player) {
-	for _, q := range e.onLevel(0) {
-		if q != p {
-			q.seen = true
-		}
-	}
 }
 
 // fillSurface adds the surface to a view of a knight outside the dungeon.
 func (e *Engine) fillSurface(p *player, v *View) {
 	sv := &SurfaceView{Map: e.outside.grid}
-	for _, q := range e.order {
-		if q != p && q.rec.Depth == 0 {
-			sv.Others = append(sv.Others, Other{Name: q.rec.Name, Pos: q.rec.Pos()})
+	// Everyone outside is in sight, named at most ShownPerSquare a space as in the
+	// dungeon (crowd.go), so a crowd at the entrance costs what it changes on screens.
+	shown := make(map[Pos]int)
+	for _, q := range e.onLevel(0) {
+		if pos := q.rec.Pos(); q != p && shown[pos] < ShownPerSquare {
+			shown[pos]++
+			sv.Others = append(sv.Others, Other{Name: q.rec.Name, Pos: pos})
 		}
 	}
-	v.Others = sv.Others // the same knights: outside, everyone is in sight
+	v.Others = sv.Others // the same knights
 	if m := e.marketAt(p.rec.Pos()); m != nil {
 		m.catchUp(e.turn)
 		sv.Market = &MarketView{Name: m.name, Wares: m.wares()}
