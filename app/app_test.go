@@ -280,3 +280,15 @@ func TestAStepKeepsTheFrameUntilTheWorldAnswers(t *testing.T) {
 		t.Fatal("opening the map kept the old frame")
 	}
 }
+
+// Under the view: the knights on the player's own square are "with you", the others it
+// sees are "in sight".
+func TestWithYouAndInSight(t *testing.T) {
+	v := twoOnTwo(t)
+	v.Fight = nil
+	v.Others = append(v.Others, world.Other{Name: "Bors", Pos: world.Pos{X: v.Self.Pos.X + 1, Y: v.Self.Pos.Y}})
+	m, _ := battleModel(t, v, 80, 24)
+	if s := m.Text(); !strings.Contains(s, "With you: Gawain. In sight: Bors.") {
+		t.Fatalf("the line under the view:\n%s", s)
+	}
+}

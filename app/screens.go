@@ -112,9 +112,15 @@ func (m *Model) drawPlay(c *canvas) {
 		}
 	}
 
-	var others []string // the view names only the knights in sight (the who-list has the rest)
+	// The view names only the knights in sight (the who-list has the rest): those on the
+	// knight's own square are with it, the rest in sight.
+	var here, others []string
 	for _, o := range v.Others {
-		others = append(others, o.Name)
+		if o.Pos == s.Pos {
+			here = append(here, o.Name)
+		} else {
+			others = append(others, o.Name)
+		}
 	}
 	line := ""
 	if len(v.Watchers) > 0 {
@@ -123,8 +129,11 @@ func (m *Model) drawPlay(c *canvas) {
 	if len(s.Effects) > 0 {
 		line += "Spells: " + strings.Join(s.Effects, ", ") + ". "
 	}
+	if len(here) > 0 {
+		line += "With you: " + strings.Join(here, ", ") + ". "
+	}
 	if len(others) > 0 {
-		line += "With you: " + strings.Join(others, ", ") + ". "
+		line += "In sight: " + strings.Join(others, ", ") + ". "
 	}
 	cls := clsDim
 	if len(v.Watchers) > 0 {
