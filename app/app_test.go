@@ -53,19 +53,7 @@ func feed(t *testing.T, m *Model, msg tea.Msg) {
 func press(t *testing.T, m *Model, keys ...string) {
 	t.Helper()
 	for _, k := range keys {
-		var msg tea.KeyPressMsg
-		switch k {
-		case "enter":
-			msg = tea.KeyPressMsg{Code: tea.KeyEnter}
-		case "right":
-			msg = tea.KeyPressMsg{Code: tea.KeyRight}
-		case "shift+right":
-			msg = tea.KeyPressMsg{Code: tea.KeyRight, Mod: tea.ModShift}
-		default:
-			r := []rune(k)[0]
-			msg = tea.KeyPressMsg{Code: r, Text: k}
-		}
-		feed(t, m, msg)
+		feed(t, m, keyMsg(k))
 	}
 }
 

@@ -40,6 +40,15 @@ func (r *recorder) sent() ([]world.Command, []world.PartyAction) {
 	return append([]world.Command(nil), r.cmds...), append([]world.PartyAction(nil), r.party...)
 }
 
+// take returns the commands sent since the last take.
+func (r *recorder) take() []world.Command {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c := r.cmds
+	r.cmds = nil
+	return c
+}
+
 func (r *recorder) reset() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -122,6 +131,7 @@ func battleModel(t *testing.T, v world.View, w, h int) (*Model, *recorder) {
 	return m, rec
 }
 
+// keyMsg is the key a terminal sends for a key's name ("tab", "shift+right", "x").
 func keyMsg(k string) tea.KeyPressMsg {
 	switch k {
 	case "tab":
@@ -132,6 +142,16 @@ func keyMsg(k string) tea.KeyPressMsg {
 		return tea.KeyPressMsg{Code: tea.KeyEscape}
 	case "enter":
 		return tea.KeyPressMsg{Code: tea.KeyEnter}
+	case "up":
+		return tea.KeyPressMsg{Code: tea.KeyUp}
+	case "down":
+		return tea.KeyPressMsg{Code: tea.KeyDown}
+	case "left":
+		return tea.KeyPressMsg{Code: tea.KeyLeft}
+	case "right":
+		return tea.KeyPressMsg{Code: tea.KeyRight}
+	case "shift+right":
+		return tea.KeyPressMsg{Code: tea.KeyRight, Mod: tea.ModShift}
 	}
 	r := []rune(k)[0]
 	return tea.KeyPressMsg{Code: r, Text: k}

@@ -1,42 +1,12 @@
 package app
 
 import (
-	"context"
-	"math/rand/v2"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
-
-	tea "charm.land/bubbletea/v2"
 
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
-
-// surfaceSent stands in for the world in the surface's tests: it keeps the commands a
-// session sends.
-type surfaceSent struct {
-	mu   sync.Mutex
-	cmds []world.Command
-}
-
-func (r *surfaceSent) Do(_ context.Context, c world.Command) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.cmds = append(r.cmds, c)
-	return nil
-}
-
-func (r *surfaceSent) Party(context.Context, world.PartyAction) error { return nil }
-
-// take returns the commands sent since the last take.
-func (r *surfaceSent) take() []world.Command {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	c := r.cmds
-	r.cmds = nil
-	return c
-}
 
 // testSurface is an 8×8 surface: # rock, . common ground, $ a market, E the entrance.
 // The markets are named in reading order from marketNames.
@@ -107,45 +77,13 @@ func surfaceView(p world.Pos) world.View {
 }
 
 // surfaceModel is a playing session showing v, its commands going to a recorder.
-func surfaceModel(t *testing.T, v world.View, w, h int) (*Model, *surfaceSent) {
+func surfaceModel(t *testing.T, v world.View, w, h int) (*Model, *recorder) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	m := New(ctx, Params{Fingerprint: "SHA256:kay", Width: w, Height: h, Rand: rand.New(rand.NewPCG(1, 2))})
-	rec := &surfaceSent{}
-	m.bt.to = rec
-	m.screen, m.view, m.haveView, m.synced = screenPlay, v, true, true
-	return m, rec
+	return battleModel(t, v, w, h)
 }
 
 // surfacePress gives the model keys as the terminal sends them.
-func surfacePress(m *Model, ks ...string) {
-	for _, k := range ks {
-		var msg tea.KeyPressMsg
-		switch k {
-		case "tab":
-			msg = tea.KeyPressMsg{Code: tea.KeyTab}
-		case "esc":
-			msg = tea.KeyPressMsg{Code: tea.KeyEscape}
-		case "enter":
-			msg = tea.KeyPressMsg{Code: tea.KeyEnter}
-		case "up":
-			msg = tea.KeyPressMsg{Code: tea.KeyUp}
-		case "down":
-			msg = tea.KeyPressMsg{Code: tea.KeyDown}
-		case "left":
-			msg = tea.KeyPressMsg{Code: tea.KeyLeft}
-		case "right":
-			msg = tea.KeyPressMsg{Code: tea.KeyRight}
-		case "shift+right":
-			msg = tea.KeyPressMsg{Code: tea.KeyRight, Mod: tea.ModShift}
-		default:
-			r := []rune(k)[0]
-			msg = tea.KeyPressMsg{Code: r, Text: k}
-		}
-		m.Update(msg)
-	}
-}
+func surfacePress(m *Model, ks ...string) { keys(m, ks...) }
 
 // The surface is drawn as a grid at the smallest and at a large terminal: the knight's
 // circle, the entrance, the markets' signs, the other knight's initials, rock, what the
