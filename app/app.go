@@ -548,6 +548,9 @@ var moveKeys = map[string]struct {
 	"K": {world.North, true}, "J": {world.South, true}, "H": {world.West, true}, "L": {world.East, true},
 }
 
+// fightKeys are seed 000's keys of a fight: f fight, r run, s shoot.
+var fightKeys = map[string]world.Command{"f": world.Fight{}, "r": world.Run{}, "s": world.Shoot{}}
+
 func (m *Model) playKey(s string) tea.Cmd {
 	if m.surfaceKey(s) { // walking and trading outside (surface.go)
 		return nil
@@ -565,12 +568,8 @@ func (m *Model) playKey(s string) tea.Cmd {
 	case "1", "2", "3", "4":
 		m.spellLvl = int(s[0] - '0')
 		m.screen = screenSpells
-	case "f":
-		m.do(world.Fight{})
-	case "r":
-		m.do(world.Run{})
-	case "s":
-		m.do(world.Shoot{})
+	case "f", "r", "s":
+		m.do(fightKeys[s])
 	case ">":
 		if m.view.Outside() {
 			m.do(world.Enter{}) // outside, > goes back down into the dungeon

@@ -93,13 +93,8 @@ func (m *Model) statsKey(s string) tea.Cmd {
 	case "shift+tab", "T":
 		m.cycleTarget(-1)
 		return nil
-	case "f":
-		m.do(world.Fight{})
-	case "r":
-		m.do(world.Run{})
-	case "s":
-		m.do(world.Shoot{})
 	}
+	m.do(fightKeys[s]) // f, r and s act from here too; anything else just goes back
 	m.screen = screenPlay
 	return nil
 }

@@ -123,7 +123,6 @@ func (m *Model) drawMarket(c *canvas) {
 	c.text(x0, 0, truncate(title, 2*colW+3-len(gold)-2), clsTitle)
 	c.text(x0+2*colW+3-len(gold), 0, gold, clsTitle)
 
-	const msgLines = 3
 	listTop, listEnd := 3, c.h-1-1-msgLines-1 // the lists end above a blank row, the messages, keys, status
 	sepEnd := min(listEnd, listTop+max(12, len(mv.Wares)+1, len(s.Items)+1))
 	for y := 2; y < sepEnd; y++ {
@@ -191,17 +190,7 @@ func (m *Model) drawMarket(c *canvas) {
 		c.text(xr, listTop, "You carry nothing to sell.", clsDim)
 	}
 
-	msgs := m.view.Messages
-	if len(msgs) > msgLines {
-		msgs = msgs[len(msgs)-msgLines:]
-	}
-	for i, msg := range msgs {
-		cls := clsDim
-		if i == len(msgs)-1 {
-			cls = clsText
-		}
-		c.text(x0, c.h-2-msgLines+i, msg, cls)
-	}
+	drawMessages(c, x0, c.h-2-msgLines, m.view.Messages)
 	keys := "a letter buys that ware   Tab: sell instead   Esc or q: back"
 	if m.mk.selling {
 		keys = "a letter sells that thing   Tab: buy instead   Esc or q: back"

@@ -87,7 +87,6 @@ func (m *Model) drawPlay(c *canvas) {
 		c.text(c.w-len(keyHelp), 0, keyHelp, clsDim)
 	}
 
-	const msgLines = 3
 	mapTop, mapH := 1, c.h-1-1-1-msgLines // header, others line, messages, status
 	if have := m.haveView || m.screen == screenWatch; !have {
 		c.text(2, 2, "Entering the dungeon...", clsText)
@@ -151,17 +150,23 @@ func (m *Model) drawPlay(c *canvas) {
 	} else if m.doorMode {
 		msgs = append(append([]string(nil), msgs...), "Open a door: which direction?")
 	}
-	if len(msgs) > msgLines {
-		msgs = msgs[len(msgs)-msgLines:]
-	}
+	drawMessages(c, 0, c.h-1-msgLines, msgs)
+	c.text(0, c.h-1, statusLine(s), clsTitle)
+}
+
+// msgLines is how many of the newest messages a screen shows above its status line.
+const msgLines = 3
+
+// drawMessages draws the last msgLines messages from row y, the newest bright.
+func drawMessages(c *canvas, x, y int, msgs []string) {
+	msgs = msgs[max(0, len(msgs)-msgLines):]
 	for i, msg := range msgs {
 		cls := clsDim
 		if i == len(msgs)-1 {
 			cls = clsText
 		}
-		c.text(0, c.h-1-msgLines+i, msg, cls)
+		c.text(x, y+i, msg, cls)
 	}
-	c.text(0, c.h-1, statusLine(s), clsTitle)
 }
 
 func statusLine(s world.Self) string {
