@@ -354,3 +354,20 @@ func TestAFaintedHeroIsSavedWithOneHit(t *testing.T) {
 		t.Fatal("saving changed the live battle")
 	}
 }
+
+// Seed 002: "The heroes move first in each round." A hero and a monster ready in the
+// same turn: the hero's blow is in the log before the monster's attack.
+func TestHeroesMoveFirstInARound(t *testing.T) {
+	e := fightEngine(t, nil)
+	enc := battleOf(t, e, []string{"a"}, "ogre")
+	a, ogre := e.players["a"], enc.monsters[0]
+	ogre.hits = 1000
+	a.energy, ogre.energy = 0, 0
+	n := len(enc.log)
+	e.enqueue("a", a.session, Fight{})
+	e.Step()
+	lines := enc.log[n:]
+	if len(lines) < 2 || !strings.HasPrefix(lines[0], "Kay a ") || !strings.HasPrefix(lines[1], "The Ogre ") {
+		t.Fatalf("the turn's log: %q", lines)
+	}
+}
