@@ -236,8 +236,11 @@ func (m *Model) drawPartyScreen(c *canvas) {
 	c.text(2, 0, "YOUR PARTY", clsTitle)
 	y := 2
 	if len(v.Party) == 0 {
-		c.text(2, y, "You are not in a party. Invite a knight, or ask to join one: a party meets its battles together.", clsText)
-		y += 2
+		for _, l := range wrap("You are not in a party. Invite a knight, or ask to join one: a party meets its battles together.", c.w-4) {
+			c.text(2, y, l, clsText)
+			y++
+		}
+		y++
 	} else {
 		cols := []column{{short: "", long: "", left: true}, {short: "Knight", long: "Knight", left: true},
 			{short: "Level", long: "Level"}, {short: "Hits", long: "Hits"}, {short: "Where", long: "Where", left: true}}

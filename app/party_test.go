@@ -271,3 +271,16 @@ func TestPartyBetweenPlayers(t *testing.T) {
 		t.Fatalf("the party list under the view:\n%s", s)
 	}
 }
+
+// The party screen of a knight alone explains parties in full at 80 columns.
+func TestPartyScreenAloneFitsTheScreen(t *testing.T) {
+	v := twoOnTwo(t)
+	v.Fight, v.Party = nil, nil
+	m, _ := battleModel(t, v, 80, 24)
+	keys(m, "P")
+	s := m.Text()
+	if !strings.Contains(s, "a party meets") || !strings.Contains(s, "battles together.") {
+		t.Fatalf("the party screen of a knight alone:\n%s", s)
+	}
+	checkFrame(t, s, 80, 24)
+}
