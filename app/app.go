@@ -10,10 +10,10 @@ package app
 import (
 	"context"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"strings"
 	"sync/atomic"
-	"time"
 
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
@@ -57,6 +57,9 @@ type Params struct {
 	// Options are the spectator's own settings (a watching key's saved options), for a
 	// Watch session; a playing session reads them from Saved.
 	Options world.Options
+	// Out is the session's terminal: the model draws its screen there itself (View), as
+	// changes to what it last drew. Nil draws nowhere; Text still tells the screen.
+	Out io.Writer
 }
 
 // Names checks and reserves knights' names for one key (the server's, backed by the
@@ -123,11 +126,12 @@ type Model struct {
 	fame     FameFunc
 	doorMode bool
 	spellLvl int // the spell level whose menu is open
-	// frame is the last screen drawn; it is drawn again only after a message that may
-	// change it (keep says the last one did not: a step only asks the world, and the
-	// screen changes when the world answers). Bubble Tea asks for the screen after every
-	// message, and a walking player sends a key for nearly every view it gets.
-	frame   tea.View
+	// term is the player's terminal as last drawn. frameOK says it shows the screen now:
+	// it is drawn again only after a message that may change it (keep says the last one
+	// did not: a step only asks the world, and the screen changes when the world
+	// answers). Bubble Tea asks for the screen after every message, and a walking player
+	// sends a key for nearly every view it gets.
+	term    terminal
 	frameOK bool
 	keep    bool
 	helpTop int // first line of the help shown
@@ -174,7 +178,8 @@ func New(ctx context.Context, p Params) *Model {
 	if p.Plain {
 		m.opts.Plain = true
 	}
-	m.theme = themeFor(m.opts.Theme)
+	m.term.out = p.Out
+	m.restyle()
 	m.pl.active = m.opts.Plain
 	return m
 }
@@ -206,10 +211,6 @@ func (m *Model) Init() tea.Cmd {
 	}
 	if m.pl.active {
 		m.plainIntro()
-		// The renderer clears its part of the screen on its first frame: the first lines
-		// wait for it, as they do when the mode is turned on later.
-		m.pl.printing = true
-		cmds = append(cmds, tea.Tick(firstPrintDelay, func(time.Time) tea.Msg { return printedMsg{} }))
 	}
 	return tea.Batch(cmds...)
 }
@@ -245,9 +246,6 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	m.keep = false
 	cmd := m.update(msg)
 	m.frameOK = m.frameOK && m.keep
-	if m.pl.active || len(m.pl.out) > 0 {
-		cmd = tea.Batch(cmd, m.flushPlain())
-	}
 	return m, cmd
 }
 
@@ -257,9 +255,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		m.width, m.height = msg.Width, msg.Height
 		return nil
 	case tea.ColorProfileMsg:
-		return m.colourProfile(msg.Profile)
-	case printedMsg:
-		m.pl.printing = false
+		m.colour.client = &msg.Profile
+		m.restyle()
 		return nil
 	case joinedMsg:
 		if msg.err != nil {
@@ -440,7 +437,7 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 			// "Do you use a screen reader? y/N": y turns screen-reader mode on (and it is
 			// remembered with the knight); Enter is no.
 			m.opts.Plain = true
-			return m.setPlain(true)
+			m.setPlain(true)
 		case "o":
 			m.openOptions()
 		case "q":
@@ -612,19 +609,34 @@ func (m *Model) do(c world.Command) {
 	}
 }
 
-// View draws the current screen. In screen-reader mode it is only the input line, on the
-// normal screen: everything else has been printed above it, once.
+// View draws what changed on the player's terminal itself and gives Bubble Tea an empty
+// view: the server runs the program without Bubble Tea's renderer (terminal says why).
+// Bubble Tea calls it after every message, on the program's goroutine. In screen-reader
+// mode it prints the lines waiting to be said and the input line. Nothing is drawn
+// until the terminal's colours are known (Bubble Tea sends them first thing).
 func (m *Model) View() tea.View {
-	if m.pl.active {
-		return m.plainView()
+	if _, ok := m.profile(); !ok || m.term.out == nil {
+		return tea.View{}
 	}
+	if m.pl.active {
+		lines := m.pl.out
+		m.pl.out = nil
+		m.term.plain(lines, m.promptLine())
+		return tea.View{}
+	}
+	m.pl.out = nil
 	if !m.frameOK {
-		m.frame = tea.NewView(m.render(false))
-		m.frame.AltScreen = true
+		c := m.term.canvas(m.frameSize())
+		m.draw(c)
+		m.term.paint(c, &m.theme)
 		m.frameOK = true
 	}
-	return m.frame
+	return tea.View{}
 }
+
+// Close gives the player's terminal back as it was before the game. The server calls it
+// when the program has ended, before it prints anything more.
+func (m *Model) Close() { m.term.restore() }
 
 // Text is the current screen without colour, as a player with NO_COLOR sees it (tests use
 // it); in screen-reader mode, the transcript so far and the input line.
@@ -636,13 +648,38 @@ func (m *Model) Text() string {
 }
 
 func (m *Model) render(plain bool) string {
-	w, h := m.width, m.height
-	if w < MinWidth || h < MinHeight {
-		return fmt.Sprintf("Please enlarge your terminal to at least %d×%d\n(it is %d×%d now).", MinWidth, MinHeight, w, h)
+	if msg, small := m.tooSmall(); small {
+		return msg
 	}
-	// A frame is never larger than MaxWidth×MaxHeight, whatever size a client claims: a
-	// 10000×10000 window would otherwise cost hundreds of megabytes a frame.
-	c := newCanvas(min(w, MaxWidth), min(h, MaxHeight))
+	c := newCanvas(m.frameSize())
+	m.draw(c)
+	return c.render(&m.theme, plain)
+}
+
+// frameSize is the size of the frames drawn: the terminal's, but never larger than
+// MaxWidth×MaxHeight, whatever size a client claims (a 10000×10000 window would
+// otherwise cost hundreds of megabytes a frame).
+func (m *Model) frameSize() (w, h int) {
+	return min(max(m.width, 0), MaxWidth), min(max(m.height, 0), MaxHeight)
+}
+
+// tooSmall is what a terminal smaller than MinWidth×MinHeight is told instead of the game.
+func (m *Model) tooSmall() (string, bool) {
+	w, h := m.width, m.height
+	if w >= MinWidth && h >= MinHeight {
+		return "", false
+	}
+	return fmt.Sprintf("Please enlarge your terminal to at least %d×%d\n(it is %d×%d now).", MinWidth, MinHeight, w, h), true
+}
+
+// draw draws the current screen on c.
+func (m *Model) draw(c *canvas) {
+	if msg, small := m.tooSmall(); small {
+		for i, l := range wrap(strings.ReplaceAll(msg, "\n", " "), max(c.w, 1)) {
+			c.text(0, i, l, clsText)
+		}
+		return
+	}
 	switch m.screen {
 	case screenTitle:
 		m.drawTitle(c)
@@ -690,5 +727,4 @@ func (m *Model) render(plain bool) string {
 	case screenEnded:
 		c.text(2, 2, m.ended, clsTitle)
 	}
-	return c.render(&m.theme, plain)
 }

@@ -1,37 +1,40 @@
 package app
 
 import (
+	"bytes"
 	"context"
-	"fmt"
 	"math/rand/v2"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
 // driver runs a Model the way the Bubble Tea runtime does, closely enough for tests:
-// commands run on their own goroutines, their messages come back through Update, batches
-// fan out, sequences run in order, and what tea.Println would print is recorded.
+// commands run on their own goroutines, their messages come back through Update (each
+// followed by View, which draws), batches fan out, sequences run in order, and what the
+// model writes to its terminal is recorded.
 type driver struct {
-	t       *testing.T
-	m       *Model
-	msgs    chan tea.Msg
-	mu      sync.Mutex
-	printed []string // lines printed above the program, in order
-	quit    bool
+	t    *testing.T
+	m    *Model
+	msgs chan tea.Msg
+	term bytes.Buffer // everything the model wrote to its terminal
+	quit bool
 }
 
 var cmdType = reflect.TypeOf(tea.Cmd(nil))
 
 func newDriver(t *testing.T, m *Model) *driver {
 	d := &driver{t: t, m: m, msgs: make(chan tea.Msg, 256)}
+	m.term.out = &d.term
 	d.run(m.Init())
+	d.send(tea.ColorProfileMsg{Profile: colorprofile.TrueColor}) // as Bubble Tea sends first
 	d.settle()
 	return d
 }
@@ -47,6 +50,7 @@ func (d *driver) run(cmd tea.Cmd) {
 // send gives the model a message and carries out what it returns.
 func (d *driver) send(msg tea.Msg) {
 	_, cmd := d.m.Update(msg)
+	d.m.View()
 	d.run(cmd)
 }
 
@@ -79,10 +83,6 @@ func (d *driver) handle(msg tea.Msg) {
 				}
 			}
 		}()
-	case fmt.Sprintf("%T", msg) == "tea.printLineMessage":
-		d.mu.Lock()
-		d.printed = append(d.printed, strings.Split(rv.Field(0).String(), "\n")...)
-		d.mu.Unlock()
 	default:
 		d.send(msg)
 	}
@@ -139,11 +139,18 @@ func (d *driver) line(s string) {
 	d.key(s, "enter")
 }
 
-// out is everything printed so far.
+// out is the transcript screen-reader mode has printed so far: every line the terminal
+// was given whole, as the terminal shows it (a carriage return starts the line again).
 func (d *driver) out() string {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return strings.Join(d.printed, "\n")
+	text := ansi.Strip(d.term.String())
+	lines := strings.Split(text, "\r\n")
+	lines = lines[:len(lines)-1] // the prompt, still being typed on
+	for i, l := range lines {
+		if j := strings.LastIndexByte(l, '\r'); j >= 0 {
+			lines[i] = l[j+1:]
+		}
+	}
+	return strings.Join(lines, "\n")
 }
 
 // waitOut waits until the printed transcript holds every want.

@@ -3,7 +3,6 @@ package app
 import (
 	"fmt"
 	"strings"
-	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
@@ -32,13 +31,10 @@ var colourChoices = []colourChoice{
 	{"none", "no colour", colorprofile.ASCII},
 }
 
-// colourState is how colour is forced. Bubble Tea turns the screen's colours into what
-// the renderer's profile can show, and a tea.ColorProfileMsg that reaches the program sets
-// that profile; so forcing a profile is sending one, and "follow the terminal" is sending
-// back the one the terminal reported.
+// colourState is what the terminal said of its colours: the profile Bubble Tea detected
+// from its TERM and NO_COLOR, once the program has sent it.
 type colourState struct {
-	client *colorprofile.Profile  // what the terminal reported, once it has
-	sent   []colorprofile.Profile // profiles sent by this model, not yet come back
+	client *colorprofile.Profile
 }
 
 // forcedProfile is the profile an option forces, if it forces one.
@@ -51,35 +47,24 @@ func forcedProfile(key string) (colorprofile.Profile, bool) {
 	return colorprofile.Unknown, false
 }
 
-// colourProfile takes a tea.ColorProfileMsg: one this model sent comes back through
-// Update too and is only counted; any other is the terminal's, and a forced profile is
-// sent again over it.
-func (m *Model) colourProfile(p colorprofile.Profile) tea.Cmd {
-	cs := &m.colour
-	if len(cs.sent) > 0 && cs.sent[0] == p {
-		cs.sent = cs.sent[1:]
-		return nil
+// profile is the colour profile the screen is drawn in: the one the colour option forces,
+// else the terminal's; ok is false while neither is known.
+func (m *Model) profile() (p colorprofile.Profile, ok bool) {
+	if p, ok := forcedProfile(m.opts.Colour); ok {
+		return p, true
 	}
-	cs.client = &p
-	if forced, ok := forcedProfile(m.opts.Colour); ok && forced != p {
-		return m.applyColour()
+	if m.colour.client != nil {
+		return *m.colour.client, true
 	}
-	return nil
+	return colorprofile.Unknown, false
 }
 
-// applyColour sends the profile the colour option asks for to the program.
-func (m *Model) applyColour() tea.Cmd {
-	p, ok := forcedProfile(m.opts.Colour)
-	if !ok {
-		if m.colour.client == nil {
-			return nil // the terminal's own profile is still in force
-		}
-		p = *m.colour.client
-	}
-	m.colour.sent = append(m.colour.sent, p)
-	// The renderer redraws only cells that changed, and a new profile changes none of
-	// them: clear the screen after it so every cell is written in the new colours.
-	return tea.Sequence(func() tea.Msg { return tea.ColorProfileMsg{Profile: p} }, tea.ClearScreen)
+// restyle makes the theme for the options and the profile now, and has the next frame
+// written whole: a new theme changes how cells look, not which cells there are.
+func (m *Model) restyle() {
+	p, _ := m.profile()
+	m.theme = themeFor(m.opts.Theme, p)
+	m.term.redraw()
 }
 
 // setOptions takes new options: the theme, colours and mode follow at once, and the world
@@ -87,16 +72,12 @@ func (m *Model) applyColour() tea.Cmd {
 func (m *Model) setOptions(o world.Options) tea.Cmd {
 	old := m.opts
 	m.opts = o
-	m.theme = themeFor(o.Theme)
-	var cmds []tea.Cmd
-	if o.Colour != old.Colour {
-		cmds = append(cmds, m.applyColour())
+	if o.Theme != old.Theme || o.Colour != old.Colour {
+		m.restyle()
 	}
-	if o.Plain != m.pl.active {
-		cmds = append(cmds, m.setPlain(o.Plain))
-	}
+	m.setPlain(o.Plain)
 	m.sendOptions()
-	return tea.Batch(cmds...)
+	return nil
 }
 
 // sendOptions hands the options to the world, to keep with the knight.
@@ -106,21 +87,17 @@ func (m *Model) sendOptions() {
 	}
 }
 
-// noteMsg is a message that does nothing but let a timer pass.
-type noteMsg struct{}
-
-// setPlain turns screen-reader mode on or off for this session now. Turning it on leaves
-// the alternate screen, so the first lines wait a moment for the renderer to have left it;
-// turning it off repaints the whole screen.
-func (m *Model) setPlain(on bool) tea.Cmd {
+// setPlain turns screen-reader mode on or off for this session now. The next frame
+// leaves the alternate screen for the transcript, or comes back to it and draws it whole.
+func (m *Model) setPlain(on bool) {
 	if on == m.pl.active {
-		return nil
+		return
 	}
 	m.pl.reset()
 	m.pl.active = on
 	m.chat.open, m.console.open, m.muting = false, false, false
 	if !on {
-		return tea.Sequence(tea.Tick(100*time.Millisecond, func(time.Time) tea.Msg { return noteMsg{} }), tea.ClearScreen)
+		return
 	}
 	if m.screen == screenOptions {
 		m.screen = m.back
@@ -144,8 +121,6 @@ func (m *Model) setPlain(on bool) tea.Cmd {
 			m.say(m.lookText(m.view, true)...)
 		}
 	}
-	m.pl.printing = true // until the renderer has left the alternate screen
-	return tea.Tick(firstPrintDelay, func(time.Time) tea.Msg { return printedMsg{} })
 }
 
 // openOptions shows the options screen, returning to the screen it was opened from.

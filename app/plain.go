@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"time"
 	"unicode"
 
 	tea "charm.land/bubbletea/v2"
@@ -14,8 +13,7 @@ import (
 
 // Screen-reader mode (DESIGN §11): the whole game as an append-only transcript. Nothing
 // is drawn and nothing is repainted: each thing the game has to say is printed once, as a
-// line of plain sentences, above a one-line prompt on the terminal's normal screen
-// (tea.Println inserts lines above the program's view, and the view is only the prompt).
+// line of plain sentences, above a one-line prompt on the terminal's normal screen.
 // The player types commands (north, look, fight, cast 1 e, say hello) and presses Enter,
 // as screen-reader users of MUDs expect; arrow keys walk, shift+arrows open doors.
 // Everything the full screen does can be done here.
@@ -26,21 +24,18 @@ import (
 //	plainInputLimit   400     characters one typed line may hold
 //	plainKeep         400     lines of transcript kept for Text (tests, the log)
 //	plainFirst        5       messages told on the first view after joining or watching
-//	firstPrintDelay   150ms   the first lines wait this long for the renderer's first frame
 const (
 	plainInputLimit = 400
 	plainKeep       = 400
 	plainFirst      = 5
-	firstPrintDelay = 150 * time.Millisecond
 )
 
 // plainState is screen-reader mode's state. It is part of the Model.
 type plainState struct {
-	active   bool
-	line     []rune // the line being typed
-	history  lineHistory
-	out      []string // lines waiting to be printed
-	printing bool     // a batch of lines is on its way to the terminal
+	active  bool
+	line    []rune // the line being typed
+	history lineHistory
+	out     []string // lines waiting to be printed (by View)
 	// transcript is what has been printed, newest last (the last plainKeep lines).
 	transcript []string
 	// own and watched are what has been told of the player's own knight and of the knight
@@ -56,13 +51,10 @@ type told struct {
 	yourMove       bool
 }
 
-// printedMsg says a batch of lines has been printed; the next may go.
-type printedMsg struct{}
-
 // reset clears what belongs to one stretch of the mode (the typed line, lines not yet
 // printed, a question); the history and the transcript stay.
 func (ps *plainState) reset() {
-	ps.line, ps.out, ps.printing, ps.pending = nil, nil, false, ""
+	ps.line, ps.out, ps.pending = nil, nil, ""
 	ps.own.yourMove, ps.watched.yourMove = false, false
 }
 
@@ -83,37 +75,19 @@ func (m *Model) say(lines ...string) {
 	}
 }
 
-// flushPlain prints the queued lines, one batch at a time: the next batch goes when the
-// program has printed this one (printedMsg), so lines never overtake each other.
-func (m *Model) flushPlain() tea.Cmd {
-	ps := &m.pl
-	if !ps.active {
-		ps.out = nil
-		return nil
-	}
-	if ps.printing || len(ps.out) == 0 {
-		return nil
-	}
-	text := strings.Join(ps.out, "\n")
-	ps.out, ps.printing = nil, true
-	return tea.Sequence(tea.Println(text), func() tea.Msg { return printedMsg{} })
-}
-
 // plainPrompt is the prompt before the typed line.
 const plainPrompt = "> "
 
-// plainView is the program's view in screen-reader mode: only the input line, on the
-// normal screen, with the terminal's cursor at its end (where a screen reader looks).
-func (m *Model) plainView() tea.View {
+// promptLine is the input line screen-reader mode shows, the cursor at its end (where a
+// screen reader looks): the end of a line longer than the terminal, where the typing is.
+func (m *Model) promptLine() string {
 	line := plainPrompt + string(m.pl.line)
 	if w := m.width; w > 0 {
 		if r := []rune(line); len(r) >= w {
-			line = string(r[len(r)-w+1:]) // the end of a long line, where the typing is
+			line = string(r[len(r)-w+1:])
 		}
 	}
-	v := tea.NewView(line)
-	v.Cursor = tea.NewCursor(len([]rune(line)), 0)
-	return v
+	return line
 }
 
 // plainText is the transcript and the input line, for tests.

@@ -1,12 +1,14 @@
 package app
 
 import (
+	"bytes"
 	"context"
-	"reflect"
 	"strings"
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
@@ -33,7 +35,7 @@ func TestTitleYesTurnsOnScreenReaderMode(t *testing.T) {
 		t.Fatalf("title:\n%s", s)
 	}
 	d.key("y")
-	if !m.pl.active || m.View().AltScreen {
+	if !m.pl.active || m.term.mode != termPlain {
 		t.Fatal("y did not turn screen-reader mode on")
 	}
 	d.waitOut("Screen-reader mode is on", "Press Enter to begin.")
@@ -57,11 +59,12 @@ func TestTitleYesTurnsOnScreenReaderMode(t *testing.T) {
 	if strings.Count(s, "You are on level 1,") < 2 {
 		t.Fatalf("look did not answer with a sentence:\n%s", s)
 	}
-	if r, ok := boxDrawing(s + m.View().Content); ok {
+	if r, ok := boxDrawing(d.term.String()); ok {
 		t.Fatalf("screen-reader mode drew %q:\n%s", r, s)
 	}
-	if v := m.View(); !strings.HasPrefix(v.Content, plainPrompt) || strings.Contains(v.Content, "\n") || v.Cursor == nil {
-		t.Fatalf("the view is not one input line with the cursor: %q", v.Content)
+	d.key("hel")
+	if tail := d.term.String(); !strings.HasSuffix(tail, "\r"+ansi.EraseEntireLine+plainPrompt+"hel") {
+		t.Fatalf("typing did not leave the cursor at the end of the input line: %q", tail[max(0, len(tail)-40):])
 	}
 	rec, _, err := m.Leave(context.Background())
 	if err != nil || !rec.Options.Plain {
@@ -108,7 +111,7 @@ func TestPlainCommandsReachTheWorld(t *testing.T) {
 	}
 	d.line("set plain off")
 	d.settle()
-	if m.pl.active || !m.View().AltScreen {
+	if m.pl.active || m.term.mode != termFull {
 		t.Fatal("set plain off did not go back to the full screen")
 	}
 	if s := m.Text(); !strings.Contains(s, "Lamorak │ Level 1") {
@@ -116,20 +119,36 @@ func TestPlainCommandsReachTheWorld(t *testing.T) {
 	}
 }
 
-// Lines go to the terminal one batch at a time, so a later batch never overtakes an
-// earlier one.
-func TestPlainPrintsOneBatchAtATime(t *testing.T) {
-	m := New(context.Background(), Params{Plain: true, Width: 80, Height: 24})
+// Lines are printed in the order they were said, each once, above the input line, which
+// is written again under them; the full screen is left first.
+func TestPlainPrintsLinesInOrderAboveThePrompt(t *testing.T) {
+	var out bytes.Buffer
+	m := New(context.Background(), Params{Width: 80, Height: 24, Out: &out})
+	m.Update(tea.ColorProfileMsg{Profile: colorprofile.ASCII})
+	m.View()
+	if m.term.mode != termFull {
+		t.Fatal("the title was not drawn on the full screen")
+	}
+	m.setOptions(world.Options{Plain: true})
 	m.say("first")
-	if m.flushPlain() == nil {
-		t.Fatal("nothing printed")
+	m.View()
+	m.say("second", "third")
+	m.View()
+	got := out.String()
+	i := strings.Index(got, leaveFull)
+	if i < 0 {
+		t.Fatalf("the full screen was not left: %q", got)
 	}
-	m.say("second")
-	if m.flushPlain() != nil {
-		t.Fatal("a second batch went before the first was printed")
+	if !strings.Contains(got[i:], "\r"+ansi.EraseEntireLine+"ORTHANC") || !strings.Contains(got[i:], "begin.\r\nfirst\r\n") {
+		t.Fatalf("first not printed: %q", got[i:])
 	}
-	if _, cmd := m.Update(printedMsg{}); cmd == nil {
-		t.Fatal("the second batch did not follow the first")
+	if !strings.HasSuffix(got, "\r"+ansi.EraseEntireLine+"second\r\nthird\r\n"+plainPrompt) {
+		t.Fatalf("second and third not printed in order above the prompt: %q", got[i:])
+	}
+	n := out.Len()
+	m.View()
+	if out.Len() != n {
+		t.Fatalf("nothing new to say, and the terminal was written to: %q", out.String()[n:])
 	}
 }
 
@@ -227,17 +246,10 @@ func TestOptionsScreen(t *testing.T) {
 	if o.Theme != themeContrast || !o.HideKeys || !o.NoSpectators || o.Colour != "truecolor" || !o.Mutes("bors") {
 		t.Fatalf("options now %+v", o)
 	}
-	// The terminal reports its own profile: the forced one is sent again over it.
-	_, cmd := m.Update(tea.ColorProfileMsg{Profile: 4})
-	if cmd == nil {
-		t.Fatal("a forced colour profile was not kept")
-	}
-	msg := cmd()
-	if rv := reflect.ValueOf(msg); rv.Kind() == reflect.Slice && rv.Len() > 0 { // a sequence: the profile, then a repaint
-		msg = rv.Index(0).Interface().(tea.Cmd)()
-	}
-	if p, ok := msg.(tea.ColorProfileMsg); !ok || p.Profile.String() != "TrueColor" {
-		t.Fatalf("forced profile sent as %v", msg)
+	// The terminal reports its own profile: the forced one stays.
+	m.Update(tea.ColorProfileMsg{Profile: colorprofile.ANSI256})
+	if p, _ := m.profile(); p != colorprofile.TrueColor || !strings.Contains(m.theme.open[clsText], "38;2;") {
+		t.Fatalf("a forced colour profile was not kept: %v, %q", p, m.theme.open[clsText])
 	}
 	d.key("x")
 	if s := m.Text(); strings.Contains(s, keyHelp) {

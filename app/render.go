@@ -4,14 +4,20 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/clipperhouse/displaywidth"
+
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
-// cell is one terminal column of the screen.
+// cell is one terminal column of the screen. A wide character (most CJK, many emoji)
+// fills two: its own cell and, to its right, a cell with rune 0 that the terminal fills.
 type cell struct {
 	r   rune
 	cls class
 }
+
+// wideRest is the rune of the right half of a wide character.
+const wideRest rune = 0
 
 // canvas is a rectangle of cells that turns into styled lines.
 type canvas struct {
@@ -20,55 +26,100 @@ type canvas struct {
 }
 
 func newCanvas(w, h int) *canvas {
-	c := &canvas{w: w, h: h, cells: make([]cell, w*h)}
-	for i := range c.cells {
-		c.cells[i] = cell{' ', clsText}
-	}
-	return c
+	return blankCanvas(w, h, make([]cell, w*h))
 }
 
-func (c *canvas) set(x, y int, r rune, cls class) {
-	if x >= 0 && y >= 0 && x < c.w && y < c.h {
-		c.cells[y*c.w+x] = cell{r, cls}
+// blankCanvas makes a w×h canvas of blanks on cells, which must hold w*h of them.
+func blankCanvas(w, h int, cells []cell) *canvas {
+	for i := range cells {
+		cells[i] = cell{' ', clsText}
+	}
+	return &canvas{w: w, h: h, cells: cells}
+}
+
+// set puts one character at x, y and says how many columns it took. A character the
+// terminal shows zero columns wide (a combining mark, a variation selector) is left out,
+// and a wide one that does not fit before the edge becomes a blank, so every cell of the
+// canvas is one column of the terminal. Writing over half of a wide character blanks the
+// other half, as a terminal does.
+func (c *canvas) set(x, y int, r rune, cls class) int {
+	w := 1
+	if r >= 0x80 {
+		w = displaywidth.Rune(r)
+	}
+	if w == 0 || x < 0 || y < 0 || x >= c.w || y >= c.h {
+		return w
+	}
+	row := c.cells[y*c.w : (y+1)*c.w]
+	c.split(row, x)
+	if w == 2 {
+		if x+1 >= c.w {
+			row[x] = cell{' ', cls}
+			return w
+		}
+		c.split(row, x+1)
+		row[x+1] = cell{wideRest, cls}
+	}
+	row[x] = cell{r, cls}
+	return w
+}
+
+// split blanks the other half of a wide character that cell x of row is part of.
+func (c *canvas) split(row []cell, x int) {
+	switch {
+	case row[x].r == wideRest && x > 0:
+		row[x-1].r = ' '
+	case x+1 < len(row) && row[x+1].r == wideRest:
+		row[x+1].r = ' '
 	}
 }
 
 // text writes s from column x of row y, cut at the canvas edge.
 func (c *canvas) text(x, y int, s string, cls class) {
 	for _, r := range s {
-		c.set(x, y, r, cls)
-		x++
+		x += c.set(x, y, r, cls)
 	}
 }
 
 // render writes the canvas as lines of text; with a theme, each run of cells of one class
-// is wrapped in that class's escape sequences (plain leaves them out). It is on every
-// frame's path, so it writes into one buffer with the sequences worked out in advance.
+// is wrapped in that class's escape sequences (plain leaves them out).
 func (c *canvas) render(t *theme, plain bool) string {
-	var b strings.Builder
-	b.Grow(c.w*c.h*2 + c.h)
+	b := make([]byte, 0, c.w*c.h*2+c.h)
 	for y := range c.h {
 		if y > 0 {
-			b.WriteByte('\n')
+			b = append(b, '\n')
 		}
-		row := c.cells[y*c.w : (y+1)*c.w]
-		for i := 0; i < len(row); {
-			cls := row[i].cls
-			if !plain {
-				b.WriteString(t.open[cls])
+		b = t.appendCells(b, c.cells[y*c.w:(y+1)*c.w], plain)
+	}
+	return string(b)
+}
+
+// appendCells appends a stretch of one row: each run of cells of one class wrapped in
+// that class's escape sequences, worked out in advance (plain leaves them out). It is on
+// every frame's path.
+func (t *theme) appendCells(b []byte, row []cell, plain bool) []byte {
+	for i := 0; i < len(row); {
+		cls := row[i].cls
+		if !plain {
+			b = append(b, t.open[cls]...)
+		}
+		// A blank looks the same in every class that neither underlines nor reverses
+		// (they share the background), so blanks join the run they stand in: fewer
+		// escape sequences for the terminal to read.
+		for ; i < len(row) && (row[i].cls == cls || row[i].r == ' ' && (plain || t.plainBlank[cls] && t.plainBlank[row[i].cls])); i++ {
+			if r := row[i].r; r < utf8.RuneSelf {
+				if r != wideRest {
+					b = append(b, byte(r))
+				}
+			} else {
+				b = utf8.AppendRune(b, r)
 			}
-			// A blank looks the same in every class that neither underlines nor reverses
-			// (they share the background), so blanks join the run they stand in: fewer
-			// escape sequences for the terminal, and for Bubble Tea to parse each frame.
-			for ; i < len(row) && (row[i].cls == cls || row[i].r == ' ' && (plain || t.plainBlank[cls] && t.plainBlank[row[i].cls])); i++ {
-				b.WriteRune(row[i].r)
-			}
-			if !plain {
-				b.WriteString(t.close[cls])
-			}
+		}
+		if !plain {
+			b = append(b, t.close[cls]...)
 		}
 	}
-	return b.String()
+	return b
 }
 
 // lines is render split into lines, for tests.

@@ -4,20 +4,18 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"strings"
 	"testing"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-	uv "github.com/charmbracelet/ultraviolet"
+	"github.com/charmbracelet/colorprofile"
 
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
 // Sinks keep the compiler from dropping the work a benchmark measures.
 var (
-	benchTeaViewSink tea.View
-	benchTextSink    string
+	benchTextSink string
 )
 
 // benchRun carries out a command as the Bubble Tea runtime would and returns its message,
@@ -110,17 +108,50 @@ func largestRoom(l *world.Level) []world.Pos {
 	return best
 }
 
-// benchRender measures drawing the dungeon screen at w×h, with colour (what a session
-// sends to Bubble Tea) and without (NO_COLOR).
+// countWriter counts what a frame writes to the terminal.
+type countWriter struct{ n, writes int }
+
+func (w *countWriter) Write(p []byte) (int, error) {
+	w.n += len(p)
+	w.writes++
+	return len(p), nil
+}
+
+// benchRender measures a session's screen at w×h: a frame written whole (the first, and
+// after a resize), the frame after a step (the world's answer drawn as the cells it
+// changed, what a walking player costs), and the text without colour (tests, NO_COLOR).
 func benchRender(b *testing.B, w, h int) {
 	m := benchPlayModel(b, w, h)
-	b.Run("styled", func(b *testing.B) {
+	out := &countWriter{}
+	m.term.out = out
+	m.Update(tea.ColorProfileMsg{Profile: colorprofile.TrueColor})
+	b.Run("whole", func(b *testing.B) {
 		b.ReportAllocs()
+		*out = countWriter{}
 		for b.Loop() {
-			m.frameOK = false // as after every message that may change the screen
-			benchTeaViewSink = m.View()
+			m.term.redraw()
+			m.frameOK = false
+			m.View()
 		}
-		b.ReportMetric(float64(len(benchTeaViewSink.Content)), "bytes/frame")
+		b.ReportMetric(float64(out.n)/float64(out.writes), "bytes/frame")
+	})
+	b.Run("step", func(b *testing.B) {
+		// Two views a square apart, as a knight walking east and back sees them.
+		here := m.view
+		there := here
+		there.Self.Pos.X++
+		views := [2]world.View{here, there}
+		m.Update(viewMsg(here))
+		m.View()
+		b.ReportAllocs()
+		*out = countWriter{}
+		i := 0
+		for b.Loop() {
+			i++
+			m.Update(viewMsg(views[i%2]))
+			m.View()
+		}
+		b.ReportMetric(float64(out.n)/float64(out.writes), "bytes/frame")
 	})
 	b.Run("plain", func(b *testing.B) {
 		b.ReportAllocs()
@@ -136,26 +167,3 @@ func BenchmarkRenderFrame80x24(b *testing.B) { benchRender(b, 80, 24) }
 
 // BenchmarkRenderFrame160x50 draws the dungeon screen on a large terminal.
 func BenchmarkRenderFrame160x50(b *testing.B) { benchRender(b, 160, 50) }
-
-// BenchmarkFrameIntoCells is the first half of what Bubble Tea does with each new frame
-// before diffing it against the last: it parses the frame's string, escape sequences and
-// all, into a screen of cells. At scale this costs more than drawing the frame (see
-// docs/PERFORMANCE.md), and it grows with the number of escape sequences in the string.
-func BenchmarkFrameIntoCells(b *testing.B) {
-	for _, size := range [][2]int{{80, 24}, {160, 50}} {
-		b.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(b *testing.B) {
-			m := benchPlayModel(b, size[0], size[1])
-			m.frameOK = false
-			frame := m.View().Content
-			scr := uv.NewScreenBuffer(size[0], size[1])
-			area := uv.Rect(0, 0, size[0], size[1])
-			b.ReportAllocs()
-			for b.Loop() {
-				scr.Clear()
-				uv.NewStyledString(frame).Draw(scr, area)
-			}
-			b.ReportMetric(float64(len(frame)), "bytes/frame")
-			b.ReportMetric(float64(strings.Count(frame, "\x1b[")), "sequences/frame")
-		})
-	}
-}

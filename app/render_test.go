@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/charmbracelet/colorprofile"
 	uv "github.com/charmbracelet/ultraviolet"
 )
 
@@ -27,7 +28,7 @@ func TestBlanksJoinRunsWithoutChangingTheScreen(t *testing.T) {
 		}
 	}
 	for _, name := range []string{themePlato, themeContrast} {
-		th := themeFor(name)
+		th := themeFor(name, colorprofile.TrueColor)
 		var ref strings.Builder // every cell styled on its own
 		for y := range h {
 			if y > 0 {

@@ -1,13 +1,15 @@
 package app
 
 import (
+	"bytes"
 	"strings"
 
 	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/colorprofile"
 )
 
-// The PLATO look: plasma-panel orange on black. Bubble Tea turns these colours into the
-// nearest the client's profile can show (256 or 16 colours) or drops them (NO_COLOR).
+// The PLATO look: plasma-panel orange on black. A theme turns these colours into the
+// nearest the terminal's profile can show (256 or 16 colours) or drops them (NO_COLOR).
 var (
 	platoOrange = lipgloss.Color("#FF8C00")
 	platoBright = lipgloss.Color("#FFB347")
@@ -55,12 +57,15 @@ const (
 	themeContrast = "contrast"
 )
 
-// themeFor builds the theme an option names; an unknown name is PLATO orange.
-func themeFor(name string) theme {
+// themeFor builds the theme an option names, in the colours a terminal of profile p
+// shows; an unknown name is PLATO orange.
+func themeFor(name string, p colorprofile.Profile) theme {
+	t := platoTheme()
 	if name == themeContrast {
-		return contrastTheme()
+		t = contrastTheme()
 	}
-	return platoTheme()
+	t.downsample(p)
+	return t
 }
 
 func contrastTheme() theme {
@@ -102,6 +107,24 @@ func (t *theme) finish() {
 	for i, st := range t.styles {
 		t.open[i], t.close[i] = wrapping(st)
 		t.plainBlank[i] = !st.GetUnderline() && !st.GetReverse() && st.GetBackground() == t.styles[clsText].GetBackground()
+	}
+}
+
+// downsample turns the theme's sequences into what a terminal of profile p shows, as
+// colorprofile does for any output: the nearest of 256 or 16 colours, or none.
+func (t *theme) downsample(p colorprofile.Profile) {
+	if p == colorprofile.Unknown || p == colorprofile.TrueColor {
+		return
+	}
+	var b bytes.Buffer
+	w := colorprofile.Writer{Forward: &b, Profile: p}
+	conv := func(seq string) string {
+		b.Reset()
+		_, _ = w.WriteString(seq) // a bytes.Buffer takes every write
+		return b.String()
+	}
+	for i := range t.open {
+		t.open[i], t.close[i] = conv(t.open[i]), conv(t.close[i])
 	}
 }
 

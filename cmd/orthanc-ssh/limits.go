@@ -8,7 +8,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	tea "charm.land/bubbletea/v2"
 	"charm.land/ssh"
 	gossh "golang.org/x/crypto/ssh"
 
@@ -255,7 +254,7 @@ type windowChange struct {
 // guardIO wraps a game session's input and output: the input marks the last keystroke (for
 // the idle timeout), and a write the client does not take in within the stall timeout
 // closes the session, so one stalled client never holds anything but itself.
-func (s *server) guardIO(sess ssh.Session) []tea.ProgramOption {
+func (s *server) guardIO(sess ssh.Session) *ioGuard {
 	g := &ioGuard{sess: sess, stall: s.cfg.limits.stallTimeout, onStall: func() {
 		s.log.Warn(stalledLogLabel, "fingerprint", keys.Fingerprint(sess.PublicKey()), "addr", sess.RemoteAddr().String())
 		closeConn(sess)
@@ -266,7 +265,7 @@ func (s *server) guardIO(sess ssh.Session) []tea.ProgramOption {
 		s.log.Info("session idle: closing", "fingerprint", keys.Fingerprint(sess.PublicKey()), "idle", s.cfg.limits.idleTimeout)
 		closeConn(sess)
 	})
-	return []tea.ProgramOption{tea.WithInput(g), tea.WithOutput(g)}
+	return g
 }
 
 // ioGuard is one game session's input and output, watched.

@@ -287,6 +287,7 @@ func (s *server) program(sess ssh.Session) *tea.Program {
 		sess.Context().SetValue(modelKey, (*app.Model)(nil))
 		return nil
 	}
+	g := s.guardIO(sess)
 	m := app.New(sess.Context(), app.Params{
 		Fingerprint: fp,
 		Saved:       saved,
@@ -305,13 +306,21 @@ func (s *server) program(sess ssh.Session) *tea.Program {
 		Admin: s.consoleHook(sess.Context(), key), // nil unless the key is an admin's
 		Plain: plain,
 		Names: s.namesFor(fp),
+		Out:   g,
 	})
 	sess.Context().SetValue(modelKey, m)
-	opts := append(bubbletea.MakeOptions(sess), tea.WithoutSignalHandler())
-	opts = append(opts, s.guardIO(sess)...) // after MakeOptions: these input and output win
-	// 30 frames a second at most: the renderer's ticker costs CPU even for idle sessions
-	// (measured: 300 idle sessions at the default 60 took a fifth of a core).
-	opts = append(opts, tea.WithFPS(30))
+	return newProgram(sess, m, g)
+}
+
+// newProgram makes the Bubble Tea program of a game session. Its renderer is off: the
+// model draws its own frames as the cells that changed (app's terminal), where Bubble
+// Tea's renderer parses each whole frame back into cells and compares them all, which
+// cost two thirds of the server's CPU at 1000 players (docs/PERFORMANCE.md).
+func newProgram(sess ssh.Session, m *app.Model, g *ioGuard) *tea.Program {
+	opts := append(bubbletea.MakeOptions(sess), tea.WithoutSignalHandler(), tea.WithoutRenderer(),
+		// The render ticker runs even without a renderer: once a second is its least.
+		tea.WithFPS(1),
+		tea.WithInput(g), tea.WithOutput(g)) // after MakeOptions: these input and output win
 	return tea.NewProgram(m, opts...)
 }
 
@@ -321,6 +330,7 @@ func (s *server) finish(ssh.Handler) ssh.Handler {
 	return func(sess ssh.Session) {
 		if v := sess.Context().Value(modelKey); v != nil {
 			if m, _ := v.(*app.Model); m != nil {
+				m.Close() // the player's own screen back, before anything more is written
 				ctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 				defer cancel()
 				if _, _, err := m.Leave(ctx); err != nil {

@@ -8,7 +8,6 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"charm.land/ssh"
-	"charm.land/wish/v2/bubbletea"
 
 	"github.com/orthanc-ssh/orthanc-ssh/app"
 	"github.com/orthanc-ssh/orthanc-ssh/keys"
@@ -54,6 +53,7 @@ func (s *server) watchProgram(sess ssh.Session, args []string) *tea.Program {
 		return refuse(app.WatchError(err, name))
 	}
 	s.log.Info("watch", "fingerprint", fp, "watched", w.Name())
+	g := s.guardIO(sess)
 	m := app.New(sess.Context(), app.Params{
 		Fingerprint: fp,
 		Engine:      s.engine,
@@ -63,11 +63,10 @@ func (s *server) watchProgram(sess ssh.Session, args []string) *tea.Program {
 		Watch:       w,
 		Box:         box,
 		Options:     opts,
+		Out:         g,
 	})
 	sess.Context().SetValue(modelKey, m)
-	opts2 := append(bubbletea.MakeOptions(sess), tea.WithoutSignalHandler())
-	opts2 = append(opts2, s.guardIO(sess)...) // after MakeOptions: these input and output win
-	return tea.NewProgram(m, opts2...)
+	return newProgram(sess, m, g)
 }
 
 // playArgs reads the arguments of `play`: --plain asks for screen-reader mode. ok is

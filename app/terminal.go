@@ -1,0 +1,187 @@
+package app
+
+import (
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+// terminal is the player's terminal as this session last drew it. The game writes its
+// own frames rather than handing Bubble Tea a string each time: Bubble Tea parses every
+// frame back into cells and compares them all, which was two thirds of the server's CPU
+// with 1000 players (docs/PERFORMANCE.md). A frame here already is cells, so the
+// terminal compares them with the cells it shows and writes only the stretches that
+// changed, in one write.
+//
+// It is used by one goroutine, the session's Bubble Tea program.
+type terminal struct {
+	out  io.Writer // nil draws nowhere (tests that read Model.Text)
+	mode termMode
+	// shown is what the screen shows, row by row, w×h; nil when it is unknown (first
+	// frame, new size, new colours), and the next frame is written whole.
+	shown []cell
+	w, h  int
+	spare []cell // a frame's cells no longer shown, for the next frame to reuse
+	// prompt is the input line shown in screen-reader mode.
+	prompt string
+	buf    []byte
+	failed bool // a write failed: the connection is going, and nothing more is written
+}
+
+// termMode is which screen the terminal is on.
+type termMode uint8
+
+const (
+	termNone  termMode = iota // nothing written yet
+	termFull                  // the alternate screen, cursor hidden: the game's frames
+	termPlain                 // the normal screen: screen-reader mode's transcript and prompt
+)
+
+// Terminal sequences. Entering the game's screen saves the player's screen and cursor;
+// bracketed paste lets a paste arrive as one message, not as keys that walk.
+const (
+	enterFull   = ansi.SetModeAltScreenSaveCursor + ansi.ResetModeTextCursorEnable + ansi.SetModeBracketedPaste
+	leaveFull   = ansi.ResetStyle + ansi.ResetModeAltScreenSaveCursor + ansi.SetModeTextCursorEnable
+	clearScreen = ansi.ResetStyle + ansi.CursorHomePosition + ansi.EraseEntireScreen
+)
+
+// canvas gives a blank w×h canvas for the next frame, on the cells of the frame before
+// the one shown when they fit.
+func (t *terminal) canvas(w, h int) *canvas {
+	cells := t.spare
+	t.spare = nil
+	if cap(cells) < w*h {
+		cells = make([]cell, w*h)
+	}
+	return blankCanvas(w, h, cells[:w*h])
+}
+
+// redraw forgets what the screen shows, so the next frame is written whole (new colours).
+func (t *terminal) redraw() {
+	t.spare, t.shown = nil, nil
+}
+
+// paint shows a frame of the game: the cells that differ from what the screen shows,
+// each changed stretch of a row written from the cursor position at its start. The
+// terminal keeps c's cells; c must not be used after.
+func (t *terminal) paint(c *canvas, th *theme) {
+	b := t.buf[:0]
+	if t.mode != termFull {
+		b = append(b, enterFull...)
+		t.mode, t.shown = termFull, nil
+	}
+	if c.w != t.w || c.h != t.h {
+		t.w, t.h, t.shown = c.w, c.h, nil
+	}
+	if t.shown == nil {
+		b = append(b, clearScreen...)
+		for y := range c.h {
+			b = appendCUP(b, 0, y)
+			b = th.appendCells(b, c.cells[y*c.w:(y+1)*c.w], false)
+		}
+	} else {
+		b = t.appendChanges(b, c, th)
+	}
+	t.spare, t.shown = t.shown, c.cells
+	t.write(b)
+}
+
+// joinGap is how many unchanged cells may lie between two changed stretches of a row
+// and still be written with them: moving the cursor costs about as much as writing them.
+const joinGap = 6
+
+// appendChanges appends what turns the screen shown into c, row by row.
+func (t *terminal) appendChanges(b []byte, c *canvas, th *theme) []byte {
+	w := c.w
+	for y := range c.h {
+		now, was := c.cells[y*w:(y+1)*w], t.shown[y*w:(y+1)*w]
+		for x := 0; x < w; x++ {
+			if now[x] == was[x] {
+				continue
+			}
+			start, end := x, x+1
+			for j, gap := x+1, 0; j < w && gap <= joinGap; j++ {
+				if now[j] != was[j] {
+					end, gap = j+1, 0
+				} else {
+					gap++
+				}
+			}
+			// A wide character is written whole: from its first half, through its second.
+			if now[start].r == wideRest && start > 0 {
+				start--
+			}
+			if end < w && now[end].r == wideRest {
+				end++
+			}
+			b = appendCUP(b, start, y)
+			b = th.appendCells(b, now[start:end], false)
+			x = end - 1
+		}
+	}
+	return b
+}
+
+// appendCUP appends the sequence that moves the cursor to column x, row y (from 0).
+func appendCUP(b []byte, x, y int) []byte {
+	b = append(b, "\x1b["...)
+	b = strconv.AppendInt(b, int64(y+1), 10)
+	b = append(b, ';')
+	b = strconv.AppendInt(b, int64(x+1), 10)
+	return append(b, 'H')
+}
+
+// plain shows screen-reader mode: lines printed once on the normal screen, above the
+// prompt, and the prompt with the cursor at its end. Only a prompt that changed is
+// written again.
+func (t *terminal) plain(lines []string, prompt string) {
+	b := t.buf[:0]
+	switch t.mode {
+	case termFull:
+		b = append(b, leaveFull...)
+		t.prompt = "\x00" // the line the cursor is back on is the player's: write over it
+	case termNone:
+		b = append(b, ansi.SetModeBracketedPaste...)
+		t.prompt = "\x00"
+	}
+	t.mode, t.shown = termPlain, nil
+	if len(lines) == 0 && prompt == t.prompt {
+		return
+	}
+	b = append(b, '\r')
+	b = append(b, ansi.EraseEntireLine...)
+	for _, l := range lines {
+		// The session's terminal gets bytes as they are written: a line break must also
+		// return the carriage.
+		b = append(b, strings.ReplaceAll(l, "\n", "\r\n")...)
+		b = append(b, "\r\n"...)
+	}
+	b = append(b, prompt...)
+	t.prompt = prompt
+	t.write(b)
+}
+
+// restore gives the player's terminal back as it was before the game: the normal screen,
+// the cursor shown, paste as keys again. The session writes it when the game ends.
+func (t *terminal) restore() {
+	switch t.mode {
+	case termFull:
+		t.write(append(append(t.buf[:0], leaveFull...), ansi.ResetModeBracketedPaste...))
+	case termPlain:
+		t.write(append(append(t.buf[:0], "\r\n"...), ansi.ResetModeBracketedPaste...))
+	}
+	t.mode = termNone
+}
+
+// write sends one frame's bytes in one write, keeping the buffer for the next.
+func (t *terminal) write(b []byte) {
+	t.buf = b[:0]
+	if t.out == nil || t.failed || len(b) == 0 {
+		return
+	}
+	if _, err := t.out.Write(b); err != nil {
+		t.failed = true // the connection is closing; the session ends on its own
+	}
+}

@@ -1,0 +1,179 @@
+package app
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/colorprofile"
+	uv "github.com/charmbracelet/ultraviolet"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/vt"
+)
+
+// testRunes are what random frames are made of: blanks, letters, the map's box drawing,
+// wide characters that fill two columns, and a combining mark, which takes none.
+var testRunes = []rune("     abcXYZ#@.·─│┼╋世界龍\u0301")
+
+// randomChange changes n random cells of c, with random runes and classes.
+func randomChange(r *rand.Rand, c *canvas, n int) {
+	for range n {
+		x, y := r.IntN(c.w), r.IntN(c.h)
+		c.set(x, y, testRunes[r.IntN(len(testRunes))], class(r.IntN(int(numClasses))))
+	}
+}
+
+// checkScreen fails unless the emulator shows c cell for cell, and in the same styles as
+// the emulator want (of c's size) shows when it is given c whole.
+func checkScreen(t *testing.T, step int, em, want *vt.Emulator, c *canvas, th *theme) {
+	t.Helper()
+	var whole bytes.Buffer
+	ref := terminal{out: &whole}
+	copyOf := &canvas{w: c.w, h: c.h, cells: append([]cell(nil), c.cells...)}
+	ref.paint(copyOf, th) // clears the screen first: nothing of the last check stays
+	_, _ = want.Write(whole.Bytes())
+	for y := range c.h {
+		for x := range c.w {
+			g, w := em.CellAt(x, y), want.CellAt(x, y)
+			r := c.cells[y*c.w+x].r
+			content := string(r)
+			if r == wideRest {
+				content = ""
+			}
+			if g == nil || g.Content != content || w.Content != content {
+				t.Fatalf("step %d: cell %d,%d shows %q (whole frame: %q), want %q\nscreen:\n%s", step, x, y, g.Content, w.Content, content, em.String())
+			}
+			// A blank shows only its background, underline and reverse video (blanks join
+			// the styled runs they stand in).
+			same := g.Style.Equal(&w.Style)
+			if content == " " {
+				same = colorsEqual(g.Style.Bg, w.Style.Bg) && g.Style.Underline == w.Style.Underline &&
+					g.Style.Attrs&uv.AttrReverse == w.Style.Attrs&uv.AttrReverse
+			}
+			if !same {
+				t.Fatalf("step %d: cell %d,%d (%q) is styled %+v, the whole frame %+v", step, x, y, content, g.Style, w.Style)
+			}
+		}
+	}
+}
+
+// Whatever the frames, the terminal shows exactly the last one: hundreds of seeded random
+// frames, small changes and large, wide characters written over, new sizes and new
+// colours, each painted as changes to the one before and read back by a terminal
+// emulator.
+func TestPaintShowsEveryFrameExactly(t *testing.T) {
+	for seed := range uint64(6) {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			r := rand.New(rand.NewPCG(seed, 1977))
+			profiles := []colorprofile.Profile{colorprofile.TrueColor, colorprofile.ANSI256, colorprofile.ANSI, colorprofile.ASCII}
+			th := themeFor(themePlato, profiles[seed%4])
+			var out bytes.Buffer
+			term := terminal{out: &out}
+			w, h := 30, 8
+			em, want := vt.NewEmulator(w, h), vt.NewEmulator(w, h)
+			prev := newCanvas(w, h)
+			for step := range 300 {
+				switch r.IntN(40) {
+				case 0: // the window changes size
+					w, h = 10+r.IntN(30), 3+r.IntN(10)
+					em.Resize(w, h)
+					want = vt.NewEmulator(w, h)
+					prev = newCanvas(w, h)
+				case 1: // the colours change
+					th = themeFor([]string{themePlato, themeContrast}[r.IntN(2)], profiles[r.IntN(4)])
+					term.redraw()
+				}
+				c := term.canvas(w, h)
+				copy(c.cells, prev.cells)
+				randomChange(r, c, []int{0, 1, 3, 20, w * h}[r.IntN(5)])
+				prev = &canvas{w: w, h: h, cells: append([]cell(nil), c.cells...)}
+				out.Reset()
+				term.paint(c, &th)
+				_, _ = em.Write(out.Bytes())
+				checkScreen(t, step, em, want, prev, &th)
+			}
+		})
+	}
+}
+
+// A frame like the last writes nothing; one changed cell writes that cell, where it is.
+func TestPaintWritesOnlyWhatChanged(t *testing.T) {
+	th := themeFor(themePlato, colorprofile.TrueColor)
+	var out bytes.Buffer
+	term := terminal{out: &out}
+	c := term.canvas(80, 24)
+	c.text(2, 2, "Bedivere", clsSelf)
+	term.paint(c, &th)
+	if s := out.String(); !strings.HasPrefix(s, enterFull+clearScreen) {
+		t.Fatalf("the first frame does not take the screen and clear it: %q", s[:min(len(s), 40)])
+	}
+	whole := out.Len()
+
+	out.Reset()
+	c = term.canvas(80, 24)
+	c.text(2, 2, "Bedivere", clsSelf)
+	term.paint(c, &th)
+	if out.Len() != 0 {
+		t.Fatalf("an unchanged frame wrote %q", out.String())
+	}
+
+	out.Reset()
+	c = term.canvas(80, 24)
+	c.text(2, 2, "Bedivere", clsSelf)
+	c.set(40, 10, '@', clsMonster)
+	term.paint(c, &th)
+	got := out.String()
+	if !strings.HasPrefix(got, "\x1b[11;41H") || strings.Count(got, "H") != 1 || !strings.Contains(got, "@") || len(got) > 60 {
+		t.Fatalf("one changed cell wrote %q (%d bytes; the whole frame was %d)", got, len(got), whole)
+	}
+}
+
+// Cells are terminal columns: a wide character takes two, a combining mark none, a wide
+// character that does not fit at the edge is a blank, and writing over half of a wide
+// character blanks the other half.
+func TestCanvasCellsAreColumns(t *testing.T) {
+	c := newCanvas(6, 1)
+	c.text(0, 0, "a世e\u0301", clsText)
+	if got := c.render(nil, true); got != "a世e  " {
+		t.Fatalf("got %q", got)
+	}
+	c.set(2, 0, 'x', clsText) // the right half of 世
+	if got := c.render(nil, true); got != "a xe  " {
+		t.Fatalf("after writing over a right half: %q", got)
+	}
+	c.text(3, 0, "界", clsText)
+	c.set(3, 0, 'y', clsText) // the left half of 界
+	if got := c.render(nil, true); got != "a xy  " {
+		t.Fatalf("after writing over a left half: %q", got)
+	}
+	c.text(5, 0, "龍", clsText)
+	if got := c.render(nil, true); got != "a xy  " {
+		t.Fatalf("a wide character at the edge: %q", got)
+	}
+}
+
+// The terminal is given back as it was: the normal screen, the cursor, paste as keys.
+func TestRestoreGivesTheTerminalBack(t *testing.T) {
+	th := themeFor(themePlato, colorprofile.TrueColor)
+	var out bytes.Buffer
+	term := terminal{out: &out}
+	em := vt.NewEmulator(80, 24)
+	term.paint(term.canvas(80, 24), &th)
+	_, _ = em.Write(out.Bytes())
+	if !em.IsAltScreen() || !em.CursorHidden() {
+		t.Fatal("the game is not on the alternate screen with the cursor hidden")
+	}
+	out.Reset()
+	term.restore()
+	_, _ = em.Write(out.Bytes())
+	if em.IsAltScreen() || em.CursorHidden() || !strings.Contains(out.String(), ansi.ResetModeBracketedPaste) {
+		t.Fatalf("the terminal was not given back: %q", out.String())
+	}
+	out.Reset()
+	term.restore()
+	if out.Len() != 0 {
+		t.Fatalf("a second restore wrote %q", out.String())
+	}
+}
