@@ -19,18 +19,22 @@ import (
 // ShownPerSquare is how many other knights a view names on one square.
 const ShownPerSquare = 4
 
-// What others do reaches an active player's screen at once, and an idle player's (one
-// that has sent nothing for IdleTurns) once every IdleRefreshTurns, each at its own turn
-// of that period: a screen nobody is typing at changes at most once a second for what
-// walks past, so a crowd of idle players costs a fraction of the frames. Its own knight's
-// changes (a message, a blow, its hits) still show at once.
+// What others do reaches an active player's screen within ActiveRefreshTurns, and an
+// idle player's (one that has sent nothing for IdleTurns) once every IdleRefreshTurns,
+// each at its own turn of the period: a screen nobody is typing at changes at most once
+// a second for what walks past, so a crowd of idle players costs a fraction of the
+// frames, and a crowd walking past an active player costs it 20 frames a second, not 40
+// (a knight steps at most once a round, so no step is missed). Its own knight's changes
+// (a message, a blow, its hits, its own step) still show at once.
 //
-//	constant                  value   effect at the default 25 ms tick
-//	DefaultIdleTurns          400     idle after 10 s without a key
-//	DefaultIdleRefreshTurns   40      an idle screen shows others' moves once a second
+//	constant                    value   effect at the default 25 ms tick
+//	DefaultIdleTurns            400     idle after 10 s without a key
+//	DefaultIdleRefreshTurns     40      an idle screen shows others' moves once a second
+//	DefaultActiveRefreshTurns   2       an active screen shows them within 50 ms
 const (
-	DefaultIdleTurns        = 400
-	DefaultIdleRefreshTurns = 40
+	DefaultIdleTurns          = 400
+	DefaultIdleRefreshTurns   = 40
+	DefaultActiveRefreshTurns = 2
 )
 
 // stir notes that the player sent something: it is active, and sees what others do at
@@ -44,10 +48,11 @@ func (e *Engine) stir(p *player) {
 
 // refreshDue reports whether p's view, changed only by what others did, is sent now.
 func (e *Engine) refreshDue(p *player) bool {
-	if e.turn-p.active < uint64(e.cfg.IdleTurns) {
-		return true
+	every := e.cfg.ActiveRefreshTurns
+	if e.turn-p.active >= uint64(e.cfg.IdleTurns) {
+		every = e.cfg.IdleRefreshTurns
 	}
-	return (e.turn+p.seq)%uint64(e.cfg.IdleRefreshTurns) == 0
+	return (e.turn+p.seq)%uint64(every) == 0
 }
 
 // occupancy lists the knights on each square of each level, in join order, as linked
@@ -118,7 +123,7 @@ func (e *Engine) occupants() *occupancy {
 func (e *Engine) othersInSight(p *player, l *Level) []Other {
 	o := e.occupants()
 	head := o.head[l.Depth-1]
-	var buf [32]Other
+	var buf [64]Other
 	out := buf[:0]
 	for b, set := range p.visible {
 		for ; set != 0; set &= set - 1 {
@@ -135,7 +140,13 @@ func (e *Engine) othersInSight(p *player, l *Level) []Other {
 	if len(out) == 0 {
 		return nil
 	}
-	return slices.Clone(out)
+	// Views share the list (nothing changes one in place), so one like the last view's is
+	// that one again: most views a step makes are of knights whose crowd did not change.
+	if slices.Equal(out, p.others) {
+		return p.others
+	}
+	p.others = slices.Clip(slices.Clone(out))
+	return p.others
 }
 
 // onLevel is the knights on a level, in join order.

@@ -96,6 +96,48 @@ func TestViewsDoNotChangeAfterwards(t *testing.T) {
 	}
 }
 
+// An active player's screen shows what others do within ActiveRefreshTurns, once a
+// period however many steps are taken in sight; its own step shows at once.
+func TestAnActiveScreenShowsOthersWithinARefresh(t *testing.T) {
+	e := fixtureEngine(t, nil)
+	e.cfg.ActiveRefreshTurns = DefaultActiveRefreshTurns
+	watcher := &recorder{}
+	e.join(knight("watcher", 10), watcher)
+	for i := range 5 {
+		fp := fmt.Sprintf("w%d", i)
+		e.join(knight(fp, 10), &recorder{})
+	}
+	e.Step()
+	w := e.players["watcher"]
+	for range 40 {
+		n := len(watcher.views)
+		for i := range 5 { // five knights step in sight on the same turn...
+			fp := fmt.Sprintf("w%d", i)
+			e.enqueue(fp, e.players[fp].session, Move{Dir: []Dir{East, West}[e.turn/TurnsPerRound%2]})
+		}
+		e.stir(w) // ...while the watcher is active
+		e.Step()
+		got := len(watcher.views) - n
+		for range DefaultActiveRefreshTurns - 1 {
+			e.Step()
+		}
+		got2 := len(watcher.views) - n
+		if got > 1 || got2 != 1 {
+			t.Fatalf("turn %d: five steps in sight made %d views on their turn and %d within %d turns, want at most 1 and then exactly 1",
+				e.turn, got, got2, DefaultActiveRefreshTurns)
+		}
+		for range TurnsPerRound - DefaultActiveRefreshTurns { // until the walkers may step again
+			e.Step()
+		}
+	}
+	n := len(watcher.views)
+	e.enqueue("watcher", w.session, Move{Dir: East})
+	e.Step()
+	if len(watcher.views) != n+1 {
+		t.Fatal("an active knight's own step did not show at once")
+	}
+}
+
 // An idle player's screen shows what others do once every IdleRefreshTurns; its own
 // messages show at once; a key makes it active again and shows what it missed at once.
 func TestAnIdleScreenShowsOthersOnceARefresh(t *testing.T) {

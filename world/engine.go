@@ -60,10 +60,11 @@ type Config struct {
 	// SurfaceSize is the side of the square surface grid; DefaultSurfaceSize when zero.
 	SurfaceSize int
 	// IdleTurns is how long a player may send nothing before it counts as idle, and
-	// IdleRefreshTurns how often an idle player's screen shows what others do (crowd.go);
-	// DefaultIdleTurns and DefaultIdleRefreshTurns when zero.
-	IdleTurns        int
-	IdleRefreshTurns int
+	// IdleRefreshTurns and ActiveRefreshTurns how often an idle and an active player's
+	// screen shows what others do (crowd.go); the Default values when zero.
+	IdleTurns          int
+	IdleRefreshTurns   int
+	ActiveRefreshTurns int
 }
 
 // Engine is the game world. Its state is owned by the goroutine running Run (or, in
@@ -124,6 +125,7 @@ type player struct {
 	recovered, unitsRecovered int        // hits and spell units recovered in this battle (RecoveryCap)
 	seq                       uint64     // when it joined: who is named first on a crowded square
 	seen                      bool       // what others do in its sight changed its view (crowd.go)
+	others                    []Other    // the knights in sight its last view named, shared with that view
 	active                    uint64     // the turn it last sent anything
 	watchers                  []*watcher // spectators, who get its views too
 }
@@ -147,6 +149,9 @@ func newWithLevels(cfg Config, levels []*Level) *Engine {
 	}
 	if cfg.IdleTurns <= 0 {
 		cfg.IdleTurns = DefaultIdleTurns
+	}
+	if cfg.ActiveRefreshTurns <= 0 {
+		cfg.ActiveRefreshTurns = DefaultActiveRefreshTurns
 	}
 	if cfg.IdleRefreshTurns <= 0 {
 		cfg.IdleRefreshTurns = DefaultIdleRefreshTurns

@@ -56,7 +56,10 @@ func fixtureEngine(t *testing.T, saver Saver) *Engine {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return newWithLevels(Config{Seed: 7, Saver: saver, WanderChance: -1}, []*Level{l1, l2})
+	// Others' moves show on the step that made them (not within DefaultActiveRefreshTurns),
+	// so a test sees them after that step; TestAnActiveScreenShowsOthersWithinARefresh
+	// checks the period.
+	return newWithLevels(Config{Seed: 7, Saver: saver, WanderChance: -1, ActiveRefreshTurns: 1}, []*Level{l1, l2})
 }
 
 func knight(fp string, str int) Adventurer {

@@ -33,10 +33,11 @@ const fightGrace = 5 * time.Second
 
 // A player that sends nothing for idleAfter is idle, and its screen shows what others do
 // only every idleRefresh (world.DefaultIdleTurns, DESIGN §12 "Crowds"): a crowd of idle
-// players then costs few frames.
+// players then costs few frames. An active player's shows it within activeRefresh.
 const (
-	idleAfter   = 10 * time.Second
-	idleRefresh = time.Second
+	idleAfter     = 10 * time.Second
+	idleRefresh   = time.Second
+	activeRefresh = 50 * time.Millisecond
 )
 
 // farewellMessage is what every player's screen says when the server goes down.
@@ -97,14 +98,15 @@ func newServer(cfg config, log *slog.Logger) (*server, error) {
 		perKey: keyCounter{n: map[string]int{}}}
 	s.obs = newObserver(s)
 	s.engine = world.New(world.Config{
-		Levels:           levels,
-		Seed:             cfg.seed,
-		CheckpointTurns:  max(1, int(checkpointEvery/cfg.tick)),
-		GraceTurns:       max(1, int(fightGrace/cfg.tick)),
-		ChatWindowTurns:  max(1, int(chatWindow/cfg.tick)),
-		IdleTurns:        max(1, int(idleAfter/cfg.tick)),
-		IdleRefreshTurns: max(1, int(idleRefresh/cfg.tick)),
-		Saver:            s.saver,
+		Levels:             levels,
+		Seed:               cfg.seed,
+		CheckpointTurns:    max(1, int(checkpointEvery/cfg.tick)),
+		GraceTurns:         max(1, int(fightGrace/cfg.tick)),
+		ChatWindowTurns:    max(1, int(chatWindow/cfg.tick)),
+		IdleTurns:          max(1, int(idleAfter/cfg.tick)),
+		IdleRefreshTurns:   max(1, int(idleRefresh/cfg.tick)),
+		ActiveRefreshTurns: max(1, int(activeRefresh/cfg.tick)),
+		Saver:              s.saver,
 	})
 	s.ssh, err = wish.NewServer(
 		func(srv *ssh.Server) error {
