@@ -24,8 +24,10 @@ type terminal struct {
 	shown []cell
 	w, h  int
 	spare []cell // a frame's cells no longer shown, for the next frame to reuse
-	// prompt is the input line shown in screen-reader mode.
-	prompt string
+	// prompt is the input line shown in screen-reader mode, if promptOK: the line the
+	// cursor is on shows it.
+	prompt   string
+	promptOK bool
 	buf    []byte
 	failed bool // a write failed: the connection is going, and nothing more is written
 }
@@ -141,13 +143,14 @@ func (t *terminal) plain(lines []string, prompt string) {
 	switch t.mode {
 	case termFull:
 		b = append(b, leaveFull...)
-		t.prompt = "\x00" // the line the cursor is back on is the player's: write over it
 	case termNone:
 		b = append(b, ansi.SetModeBracketedPaste...)
-		t.prompt = "\x00"
 	}
-	t.mode, t.shown = termPlain, nil
-	if len(lines) == 0 && prompt == t.prompt {
+	if t.mode != termPlain {
+		// The line the cursor is on is the player's own, from before the game: write over it.
+		t.mode, t.shown, t.promptOK = termPlain, nil, false
+	}
+	if len(lines) == 0 && t.promptOK && prompt == t.prompt {
 		return
 	}
 	b = append(b, '\r')
@@ -159,7 +162,7 @@ func (t *terminal) plain(lines []string, prompt string) {
 		b = append(b, "\r\n"...)
 	}
 	b = append(b, prompt...)
-	t.prompt = prompt
+	t.prompt, t.promptOK = prompt, true
 	t.write(b)
 }
 
