@@ -81,42 +81,68 @@ func (c *canvas) text(x, y int, s string, cls class) {
 	}
 }
 
-// render writes the canvas as lines of text; with a theme, each run of cells of one class
-// is wrapped in that class's escape sequences (plain leaves them out).
+// render writes the canvas as lines of text; with a theme, each run of cells of one look
+// is wrapped in that look's escape sequences (plain leaves them out).
 func (c *canvas) render(t *theme, plain bool) string {
 	b := make([]byte, 0, c.w*c.h*2+c.h)
 	for y := range c.h {
 		if y > 0 {
 			b = append(b, '\n')
 		}
-		b = t.appendCells(b, c.cells[y*c.w:(y+1)*c.w], plain)
+		row := c.cells[y*c.w : (y+1)*c.w]
+		if plain {
+			b = appendRunes(b, row)
+			continue
+		}
+		var pen class
+		b, pen = t.appendCells(b, row, penNone)
+		if pen != penNone {
+			b = append(b, t.close[pen]...)
+		}
 	}
 	return string(b)
 }
 
-// appendCells appends a stretch of one row: each run of cells of one class wrapped in
-// that class's escape sequences, worked out in advance (plain leaves them out). It is on
+// penNone is the pen of a terminal with no style set (after a reset).
+const penNone = numClasses
+
+// appendCells appends cells in their styles. pen is the class whose escape sequence is in
+// effect (penNone for none); the pen in effect after is returned. A run of cells that
+// look alike (the same class, or classes with the same sequences, and blanks where only
+// the background shows) gets one sequence, and none if the pen already draws it. It is on
 // every frame's path.
-func (t *theme) appendCells(b []byte, row []cell, plain bool) []byte {
+func (t *theme) appendCells(b []byte, row []cell, pen class) ([]byte, class) {
 	for i := 0; i < len(row); {
 		cls := row[i].cls
-		if !plain {
-			b = append(b, t.open[cls]...)
-		}
+		j := i + 1
 		// A blank looks the same in every class that neither underlines nor reverses
 		// (they share the background), so blanks join the run they stand in: fewer
 		// escape sequences for the terminal to read.
-		for ; i < len(row) && (row[i].cls == cls || row[i].r == ' ' && (plain || t.plainBlank[cls] && t.plainBlank[row[i].cls])); i++ {
-			if r := row[i].r; r < utf8.RuneSelf {
-				if r != wideRest {
-					b = append(b, byte(r))
-				}
-			} else {
-				b = utf8.AppendRune(b, r)
-			}
+		for ; j < len(row) && (t.alike[cls][row[j].cls] || row[j].r == ' ' && t.plainBlank[cls] && t.plainBlank[row[j].cls]); j++ {
 		}
-		if !plain {
-			b = append(b, t.close[cls]...)
+		if pen == penNone || !t.alike[pen][cls] {
+			if pen != penNone {
+				b = append(b, t.close[pen]...)
+			}
+			b = append(b, t.open[cls]...)
+			pen = cls
+		}
+		b = appendRunes(b, row[i:j])
+		i = j
+	}
+	return b, pen
+}
+
+// appendRunes appends the characters of cells (the right half of a wide one is the
+// terminal's to fill).
+func appendRunes(b []byte, row []cell) []byte {
+	for _, c := range row {
+		switch r := c.r; {
+		case r == wideRest:
+		case r < utf8.RuneSelf:
+			b = append(b, byte(r))
+		default:
+			b = utf8.AppendRune(b, r)
 		}
 	}
 	return b
@@ -263,7 +289,9 @@ func (lp *levelPainter) paint(c *canvas, center world.Pos) {
 				continue
 			}
 			r, cls := lp.glyphAt(cx, cy)
-			if lp.bright != nil && cls != clsSelf && !lp.nearBright(cx, cy) {
+			// A plain blank looks the same dimmed (only the background shows), and most
+			// cells are blank: they keep their class without asking.
+			if lp.bright != nil && cls != clsSelf && (r != ' ' || cls != clsText) && !lp.nearBright(cx, cy) {
 				cls = clsDim
 			}
 			c.set(x, y, r, cls)

@@ -40,6 +40,9 @@ type theme struct {
 	// plainBlank marks the classes in which a blank cell looks like any other blank: no
 	// underline, no reverse video (every class has the same background).
 	plainBlank [numClasses]bool
+	// alike marks pairs of classes drawn with the same sequences (in the profile the
+	// theme was made for: with no colour, several classes look the same).
+	alike [numClasses][numClasses]bool
 }
 
 // The high-contrast look: bright white on black, doors and the knight in bright yellow,
@@ -108,6 +111,7 @@ func (t *theme) finish() {
 		t.open[i], t.close[i] = wrapping(st)
 		t.plainBlank[i] = !st.GetUnderline() && !st.GetReverse() && st.GetBackground() == t.styles[clsText].GetBackground()
 	}
+	t.compare()
 }
 
 // downsample turns the theme's sequences into what a terminal of profile p shows, as
@@ -125,6 +129,16 @@ func (t *theme) downsample(p colorprofile.Profile) {
 	}
 	for i := range t.open {
 		t.open[i], t.close[i] = conv(t.open[i]), conv(t.close[i])
+	}
+	t.compare()
+}
+
+// compare works out which classes are drawn alike.
+func (t *theme) compare() {
+	for i := range t.alike {
+		for j := range t.alike[i] {
+			t.alike[i][j] = t.open[i] == t.open[j] && t.close[i] == t.close[j]
+		}
 	}
 }
 

@@ -77,14 +77,19 @@ func (t *terminal) paint(c *canvas, th *theme) {
 	if c.w != t.w || c.h != t.h {
 		t.w, t.h, t.shown = c.w, c.h, nil
 	}
+	pen := penNone
 	if t.shown == nil {
 		b = append(b, clearScreen...)
 		for y := range c.h {
 			b = appendCUP(b, 0, y)
-			b = th.appendCells(b, c.cells[y*c.w:(y+1)*c.w], false)
+			b, pen = th.appendCells(b, c.cells[y*c.w:(y+1)*c.w], pen)
 		}
 	} else {
-		b = t.appendChanges(b, c, th)
+		b, pen = t.appendChanges(b, c, th)
+	}
+	if pen != penNone {
+		// Nothing else the session writes (a closing line) inherits the game's colours.
+		b = append(b, th.close[pen]...)
 	}
 	t.spare, t.shown = t.shown, c.cells
 	t.write(b)
@@ -94,9 +99,12 @@ func (t *terminal) paint(c *canvas, th *theme) {
 // and still be written with them: moving the cursor costs about as much as writing them.
 const joinGap = 6
 
-// appendChanges appends what turns the screen shown into c, row by row.
-func (t *terminal) appendChanges(b []byte, c *canvas, th *theme) []byte {
+// appendChanges appends what turns the screen shown into c, row by row, and returns the
+// pen in effect after.
+func (t *terminal) appendChanges(b []byte, c *canvas, th *theme) ([]byte, class) {
 	w := c.w
+	pen := penNone
+	cx, cy := -1, -1 // where the cursor is, when known
 	for y := range c.h {
 		now, was := c.cells[y*w:(y+1)*w], t.shown[y*w:(y+1)*w]
 		for x := 0; x < w; x++ {
@@ -118,12 +126,29 @@ func (t *terminal) appendChanges(b []byte, c *canvas, th *theme) []byte {
 			if end < w && now[end].r == wideRest {
 				end++
 			}
-			b = appendCUP(b, start, y)
-			b = th.appendCells(b, now[start:end], false)
+			if y == cy && start > cx {
+				b = appendCUF(b, start-cx)
+			} else {
+				b = appendCUP(b, start, y)
+			}
+			b, pen = th.appendCells(b, now[start:end], pen)
+			cx, cy = end, y
+			if end == w {
+				cy = -1 // at the right edge a terminal waits to wrap: move from scratch
+			}
 			x = end - 1
 		}
 	}
-	return b
+	return b, pen
+}
+
+// appendCUF appends the sequence that moves the cursor n columns right.
+func appendCUF(b []byte, n int) []byte {
+	b = append(b, "\x1b["...)
+	if n > 1 {
+		b = strconv.AppendInt(b, int64(n), 10)
+	}
+	return append(b, 'C')
 }
 
 // appendCUP appends the sequence that moves the cursor to column x, row y (from 0).
