@@ -60,6 +60,8 @@ type Params struct {
 	// Out is the session's terminal: the model draws its screen there itself (View), as
 	// changes to what it last drew. Nil draws nowhere; Text still tells the screen.
 	Out io.Writer
+	// Term is the terminal's type (TERM), which says how it can be drawn on.
+	Term string
 }
 
 // Names checks and reserves knights' names for one key (the server's, backed by the
@@ -178,7 +180,7 @@ func New(ctx context.Context, p Params) *Model {
 	if p.Plain {
 		m.opts.Plain = true
 	}
-	m.term.out = p.Out
+	m.term.out, m.term.bce = p.Out, erasesInColour(p.Term)
 	m.restyle()
 	m.pl.active = m.opts.Plain
 	return m

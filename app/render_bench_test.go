@@ -123,7 +123,7 @@ func (w *countWriter) Write(p []byte) (int, error) {
 func benchRender(b *testing.B, w, h int) {
 	m := benchPlayModel(b, w, h)
 	out := &countWriter{}
-	m.term.out = out
+	m.term.out, m.term.bce = out, erasesInColour("xterm-256color") // as most players' terminals
 	m.Update(tea.ColorProfileMsg{Profile: colorprofile.TrueColor})
 	b.Run("whole", func(b *testing.B) {
 		b.ReportAllocs()

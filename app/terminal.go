@@ -17,7 +17,10 @@ import (
 //
 // It is used by one goroutine, the session's Bubble Tea program.
 type terminal struct {
-	out  io.Writer // nil draws nowhere (tests that read Model.Text)
+	out io.Writer // nil draws nowhere (tests that read Model.Text)
+	// bce says the terminal erases in the background colour in effect (xterm and its
+	// kind): blank stretches are erased, not written, and a new screen is cleared black.
+	bce  bool
 	mode termMode
 	// shown is what the screen shows, row by row, w×h; nil when it is unknown (first
 	// frame, new size, new colours), and the next frame is written whole.
@@ -28,8 +31,8 @@ type terminal struct {
 	// cursor is on shows it.
 	prompt   string
 	promptOK bool
-	buf    []byte
-	failed bool // a write failed: the connection is going, and nothing more is written
+	buf      []byte
+	failed   bool // a write failed: the connection is going, and nothing more is written
 }
 
 // termMode is which screen the terminal is on.
@@ -48,6 +51,19 @@ const (
 	leaveFull   = ansi.ResetStyle + ansi.ResetModeAltScreenSaveCursor + ansi.SetModeTextCursorEnable
 	clearScreen = ansi.ResetStyle + ansi.CursorHomePosition + ansi.EraseEntireScreen
 )
+
+// erasesInColour reports whether a terminal of type term (TERM) erases in the background
+// colour in effect (BCE) and knows ECH: xterm and the terminals that follow it, as
+// Bubble Tea's renderer assumes. Others get every cell written.
+func erasesInColour(term string) bool {
+	family, _, _ := strings.Cut(term, "-")
+	switch family {
+	case "xterm", "screen", "tmux", "rxvt", "alacritty", "kitty", "foot", "st", "wezterm",
+		"ghostty", "contour", "rio", "linux", "putty", "konsole", "gnome", "vte", "iterm2":
+		return true
+	}
+	return false
+}
 
 // canvas gives a blank w×h canvas for the next frame, on the cells of the frame before
 // the one shown when they fit.
@@ -78,14 +94,22 @@ func (t *terminal) paint(c *canvas, th *theme) {
 		t.w, t.h, t.shown = c.w, c.h, nil
 	}
 	pen := penNone
-	if t.shown == nil {
+	switch {
+	case t.shown != nil:
+		b, pen = t.appendChanges(b, c, t.shown, th, pen)
+	case t.bce:
+		// Cleared in the text's colours, the screen shows a blank canvas: what differs
+		// from one is all there is to write.
+		b = append(b, clearScreen...)
+		b = append(b, th.open[clsText]...)
+		b = append(b, ansi.CursorHomePosition+ansi.EraseScreenBelow...) // from the top: all of it
+		b, pen = t.appendChanges(b, c, newCanvas(c.w, c.h).cells, th, clsText)
+	default:
 		b = append(b, clearScreen...)
 		for y := range c.h {
 			b = appendCUP(b, 0, y)
 			b, pen = th.appendCells(b, c.cells[y*c.w:(y+1)*c.w], pen)
 		}
-	} else {
-		b, pen = t.appendChanges(b, c, th)
 	}
 	if pen != penNone {
 		// Nothing else the session writes (a closing line) inherits the game's colours.
@@ -99,14 +123,13 @@ func (t *terminal) paint(c *canvas, th *theme) {
 // and still be written with them: moving the cursor costs about as much as writing them.
 const joinGap = 6
 
-// appendChanges appends what turns the screen shown into c, row by row, and returns the
-// pen in effect after.
-func (t *terminal) appendChanges(b []byte, c *canvas, th *theme) ([]byte, class) {
+// appendChanges appends what turns the screen showing shown into c, row by row, starting
+// with pen, and returns the pen in effect after.
+func (t *terminal) appendChanges(b []byte, c *canvas, shown []cell, th *theme, pen class) ([]byte, class) {
 	w := c.w
-	pen := penNone
 	cx, cy := -1, -1 // where the cursor is, when known
 	for y := range c.h {
-		now, was := c.cells[y*w:(y+1)*w], t.shown[y*w:(y+1)*w]
+		now, was := c.cells[y*w:(y+1)*w], shown[y*w:(y+1)*w]
 		for x := 0; x < w; x++ {
 			if now[x] == was[x] {
 				continue
@@ -131,15 +154,62 @@ func (t *terminal) appendChanges(b []byte, c *canvas, th *theme) ([]byte, class)
 			} else {
 				b = appendCUP(b, start, y)
 			}
-			b, pen = th.appendCells(b, now[start:end], pen)
-			cx, cy = end, y
-			if end == w {
+			b, pen, cx = t.appendStretch(b, now, start, end, th, pen)
+			cy = y
+			if cx == w {
 				cy = -1 // at the right edge a terminal waits to wrap: move from scratch
 			}
 			x = end - 1
 		}
 	}
 	return b, pen
+}
+
+// echMin is the shortest run of blanks erased (ECH) rather than written: the sequence and
+// the move past it cost about as much as writing that many blanks.
+const echMin = 8
+
+// appendStretch appends the cells row[start:end], the cursor being at start, starting
+// with pen; it returns the pen in effect after and the column the cursor is in. With bce,
+// runs of echMin blanks or more are erased in their background instead of written.
+func (t *terminal) appendStretch(b []byte, row []cell, start, end int, th *theme, pen class) ([]byte, class, int) {
+	x := start
+	for x < end {
+		i, n := end, 0 // the next run of blanks to erase, if any
+		if t.bce {
+			for j := x; j < end; {
+				k := j
+				for k < end && row[k].r == ' ' && th.plainBlank[row[k].cls] {
+					k++
+				}
+				if k-j >= echMin {
+					i, n = j, k-j
+					break
+				}
+				j = k + 1
+			}
+		}
+		b, pen = th.appendCells(b, row[x:i], pen)
+		if n == 0 {
+			return b, pen, end
+		}
+		if pen == penNone || !th.plainBlank[pen] { // every plain blank shares the background
+			if pen != penNone {
+				b = append(b, th.close[pen]...)
+			}
+			pen = row[i].cls
+			b = append(b, th.open[pen]...)
+		}
+		b = append(b, "\x1b["...)
+		b = strconv.AppendInt(b, int64(n), 10)
+		b = append(b, 'X') // ECH: erase n cells, the cursor staying
+		x = i + n
+		if x == end {
+			return b, pen, i
+		}
+		b = appendCUF(b, n)
+	}
+	return b, pen, end
 }
 
 // appendCUF appends the sequence that moves the cursor n columns right.

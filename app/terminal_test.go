@@ -17,6 +17,18 @@ import (
 // wide characters that fill two columns, and a combining mark, which takes none.
 var testRunes = []rune("     abcXYZ#@.·─│┼╋世界龍\u0301")
 
+// blankRows blanks n random stretches of rows of c, of up to a whole row, in one class: a
+// screen changing to another leaves long runs of blanks.
+func blankRows(r *rand.Rand, c *canvas, n int) {
+	for range n {
+		y, x := r.IntN(c.h), r.IntN(c.w)
+		cls := class(r.IntN(int(numClasses)))
+		for i := x; i < min(c.w, x+r.IntN(c.w)+1); i++ {
+			c.set(i, y, ' ', cls)
+		}
+	}
+}
+
 // randomChange changes n random cells of c, with random runes and classes.
 func randomChange(r *rand.Rand, c *canvas, n int) {
 	for range n {
@@ -70,7 +82,7 @@ func TestPaintShowsEveryFrameExactly(t *testing.T) {
 			profiles := []colorprofile.Profile{colorprofile.TrueColor, colorprofile.ANSI256, colorprofile.ANSI, colorprofile.ASCII}
 			th := themeFor(themePlato, profiles[seed%4])
 			var out bytes.Buffer
-			term := terminal{out: &out}
+			term := terminal{out: &out, bce: seed%2 == 0}
 			w, h := 30, 8
 			em, want := vt.NewEmulator(w, h), vt.NewEmulator(w, h)
 			prev := newCanvas(w, h)
@@ -88,6 +100,7 @@ func TestPaintShowsEveryFrameExactly(t *testing.T) {
 				c := term.canvas(w, h)
 				copy(c.cells, prev.cells)
 				randomChange(r, c, []int{0, 1, 3, 20, w * h}[r.IntN(5)])
+				blankRows(r, c, r.IntN(3))
 				prev = &canvas{w: w, h: h, cells: append([]cell(nil), c.cells...)}
 				out.Reset()
 				term.paint(c, &th)
@@ -151,6 +164,16 @@ func TestCanvasCellsAreColumns(t *testing.T) {
 	c.text(5, 0, "龍", clsText)
 	if got := c.render(nil, true); got != "a xy  " {
 		t.Fatalf("a wide character at the edge: %q", got)
+	}
+}
+
+// Erasing in colour is for the terminals that do it; others get every cell written.
+func TestErasesInColour(t *testing.T) {
+	for term, want := range map[string]bool{"xterm-256color": true, "xterm": true, "screen": true,
+		"tmux-256color": true, "alacritty": true, "linux": true, "vt100": false, "dumb": false, "": false} {
+		if got := erasesInColour(term); got != want {
+			t.Errorf("%q: %v, want %v", term, got, want)
+		}
 	}
 }
 

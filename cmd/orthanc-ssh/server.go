@@ -309,6 +309,7 @@ func (s *server) program(sess ssh.Session) *tea.Program {
 		Plain: plain,
 		Names: s.namesFor(fp),
 		Out:   g,
+		Term:  ptyReq.Term,
 	})
 	sess.Context().SetValue(modelKey, m)
 	return newProgram(sess, m, g)

@@ -64,6 +64,7 @@ func (s *server) watchProgram(sess ssh.Session, args []string) *tea.Program {
 		Box:         box,
 		Options:     opts,
 		Out:         g,
+		Term:        ptyReq.Term,
 	})
 	sess.Context().SetValue(modelKey, m)
 	return newProgram(sess, m, g)
