@@ -322,7 +322,7 @@ func thingSentences(v world.View, full bool) []string {
 	}
 	if v.Outside() {
 		var with []string
-		for _, o := range v.Others {
+		for _, o := range v.InSight() {
 			with = append(with, o.Name)
 		}
 		if len(with) > 0 {
@@ -335,7 +335,7 @@ func thingSentences(v world.View, full bool) []string {
 	for _, mo := range v.Monsters {
 		out = append(out, capitalize(aName(mo.Name))+" is "+place(p, mo.Pos)+".")
 	}
-	for _, o := range v.Others {
+	for _, o := range v.InSight() {
 		out = append(out, o.Name+" is "+place(p, o.Pos)+".")
 	}
 	l := v.Level

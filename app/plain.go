@@ -333,10 +333,10 @@ func comings(prev, v world.View) []string {
 		}
 	}
 	seen := map[string]world.Pos{}
-	for _, o := range prev.Others {
+	for _, o := range prev.InSight() {
 		seen[o.Name] = o.Pos
 	}
-	for _, o := range v.Others {
+	for _, o := range v.InSight() {
 		was, ok := seen[o.Name]
 		delete(seen, o.Name)
 		switch {

@@ -114,7 +114,7 @@ func (m *Model) drawPlay(c *canvas) {
 	// The view names only the knights in sight (the who-list has the rest): those on the
 	// knight's own square are with it, the rest in sight.
 	var here, others []string
-	for _, o := range v.Others {
+	for _, o := range v.InSight() {
 		if o.Pos == s.Pos {
 			here = append(here, o.Name)
 		} else {
@@ -212,7 +212,7 @@ func (m *Model) painter(set []byte, others bool) *levelPainter {
 	}
 	lp.light = v.Self.Light
 	if others {
-		for _, o := range v.Others {
+		for _, o := range v.InSight() {
 			lp.marks[o.Pos] = mark{initials(o.Name), clsOther}
 		}
 	}

@@ -1,7 +1,6 @@
 package world
 
 import (
-	"math/bits"
 	"slices"
 )
 
@@ -62,10 +61,12 @@ type occupancy struct {
 	valid bool
 	head  [][]int32
 	next  []int32
-	// who is each knight of e.order as a view names it, side by side in memory: a view
-	// reads a few dozen of them, and reaching into each knight's record cost a cache
-	// miss apiece.
+	// who is each knight of e.order as a view names it, side by side in memory: a crowd
+	// reads dozens of them, and reaching into each knight's record cost a cache miss
+	// apiece.
 	who []Other
+	// crowds are the levels' crowds made since the index was built (nil: not yet).
+	crowds []*Crowd
 }
 
 // positionsChanged says that a knight's square changed: the occupancy index is rebuilt
@@ -96,6 +97,10 @@ func (e *Engine) occupants() *occupancy {
 			o.head[d][i] = -1
 		}
 	}
+	if len(o.crowds) != len(e.levels) {
+		o.crowds = make([]*Crowd, len(e.levels))
+	}
+	clear(o.crowds)
 	o.next, o.who = o.next[:0], o.who[:0]
 	for _, p := range e.order {
 		o.next = append(o.next, -1)
@@ -118,35 +123,50 @@ func (e *Engine) occupants() *occupancy {
 	return o
 }
 
-// othersInSight lists the knights p sees, at most ShownPerSquare a square, in a slice of
-// exactly that length (a view is built often: one allocation, no growing).
-func (e *Engine) othersInSight(p *player, l *Level) []Other {
+// Crowd is where the knights of one level stand, as views name them: on each square, the
+// first ShownPerSquare+1 to have joined, in join order (one more than a view names, for a
+// viewer among them, who does not name itself), square by square. It is made at most
+// once a turn for a level, when a view needs it, and every view of the level made until
+// a knight moves shares it: the engine's work for the knights in sight is one list a
+// level, and each session picks out the ones its knight sees (View.InSight). Nothing
+// changes a crowd once made.
+type Crowd struct {
+	knights []crowdKnight
+}
+
+// crowdKnight is one knight of a crowd: as views name it, its square, its join order.
+type crowdKnight struct {
+	Other
+	sq  int32
+	seq uint64
+}
+
+// crowd returns the crowd of level depth (from 1), making it if a knight moved since.
+func (e *Engine) crowd(depth int) *Crowd {
 	o := e.occupants()
-	head := o.head[l.Depth-1]
-	var buf [64]Other
-	out := buf[:0]
-	for b, set := range p.visible {
-		for ; set != 0; set &= set - 1 {
-			sq := b*8 + bits.TrailingZeros8(set)
-			shown := 0
-			for i := head[sq]; i >= 0 && shown < ShownPerSquare; i = o.next[i] {
-				if e.order[i] != p {
-					out = append(out, o.who[i])
-					shown++
-				}
-			}
+	if c := o.crowds[depth-1]; c != nil {
+		return c
+	}
+	l, head := e.levels[depth-1], o.head[depth-1]
+	squares := e.crowdSquares[:0]
+	for _, q := range e.onLevel(depth) {
+		if pos := q.rec.Pos(); l.In(pos) {
+			squares = append(squares, int32(l.idx(pos)))
 		}
 	}
-	if len(out) == 0 {
-		return nil
+	slices.Sort(squares)
+	squares = slices.Compact(squares)
+	e.crowdSquares = squares
+	c := &Crowd{knights: make([]crowdKnight, 0, len(squares)*2)}
+	for _, sq := range squares {
+		n := 0
+		for i := head[sq]; i >= 0 && n <= ShownPerSquare; i = o.next[i] {
+			c.knights = append(c.knights, crowdKnight{o.who[i], sq, e.order[i].seq})
+			n++
+		}
 	}
-	// Views share the list (nothing changes one in place), so one like the last view's is
-	// that one again: most views a step makes are of knights whose crowd did not change.
-	if slices.Equal(out, p.others) {
-		return p.others
-	}
-	p.others = slices.Clip(slices.Clone(out))
-	return p.others
+	o.crowds[depth-1] = c
+	return c
 }
 
 // onLevel is the knights on a level, in join order.

@@ -18,16 +18,16 @@ func TestACrowdIsNamedByItsFirstFew(t *testing.T) {
 		e.join(knight(fp, 10), subs[fp]) // all on the exit of level 1
 	}
 	e.publish()
-	last := subs["k9"].last()
-	if len(last.Others) != ShownPerSquare {
-		t.Fatalf("the last knight sees %d others named on its square, want %d: %+v", len(last.Others), ShownPerSquare, last.Others)
+	last := subs["k9"].last().InSight()
+	if len(last) != ShownPerSquare {
+		t.Fatalf("the last knight sees %d others named on its square, want %d: %+v", len(last), ShownPerSquare, last)
 	}
-	for i, o := range last.Others {
+	for i, o := range last {
 		if want := fmt.Sprintf("Kay k%d", i); o.Name != want {
 			t.Fatalf("named %d is %q, want %q (the first to join)", i, o.Name, want)
 		}
 	}
-	if o := subs["k0"].last().Others; len(o) != ShownPerSquare || o[0].Name != "Kay k1" {
+	if o := subs["k0"].last().InSight(); len(o) != ShownPerSquare || o[0].Name != "Kay k1" {
 		t.Fatalf("the first knight sees %+v; it does not name itself", o)
 	}
 	count := func() map[string]int {
@@ -58,7 +58,7 @@ func TestACrowdIsNamedByItsFirstFew(t *testing.T) {
 			t.Errorf("%s got no new view when one of the named knights left", fp)
 		}
 	}
-	if o := subs["k8"].last().Others; len(o) != ShownPerSquare+1 || o[0].Name != "Kay k0" || o[ShownPerSquare-1].Name != "Kay k4" || o[ShownPerSquare].Pos != (Pos{1, 0}) {
+	if o := subs["k8"].last().InSight(); len(o) != ShownPerSquare+1 || o[0].Name != "Kay k0" || o[ShownPerSquare-1].Name != "Kay k4" || o[ShownPerSquare].Pos != (Pos{1, 0}) {
 		t.Fatalf("after k1 stepped east, k8 sees %+v", o)
 	}
 }
@@ -172,7 +172,7 @@ func TestAnIdleScreenShowsOthersOnceARefresh(t *testing.T) {
 	n = len(idle.views)
 	e.enqueue("idle", e.players["idle"].session, Move{Dir: North}) // into a wall: still a key
 	e.Step()
-	if len(idle.views) == n || idle.last().Others[0].Pos != e.players["walker"].rec.Pos() {
+	if len(idle.views) == n || idle.last().InSight()[0].Pos != e.players["walker"].rec.Pos() {
 		t.Fatal("a key did not bring the idle knight's screen up to date at once")
 	}
 }

@@ -20,7 +20,7 @@ func fightEngine(t *testing.T, saver Saver) *Engine {
 		t.Fatal(err)
 	}
 	e := newWithLevels(Config{Seed: 3, Saver: saver, GraceTurns: 20, WanderChance: -1, ActiveRefreshTurns: 1}, []*Level{l}) // as fixtureEngine
-	e.state[0].monsters = nil // the tests place their own monsters
+	e.state[0].monsters = nil                                                                                               // the tests place their own monsters
 	e.state[0].guards = 0
 	return e
 }

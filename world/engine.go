@@ -91,6 +91,7 @@ type Engine struct {
 	occ             occupancy          // who stands on each square (crowd.go)
 	levelOrder      [][]*player        // the knights of each level (0 is the surface), in join order
 	levelOrderStale bool
+	crowdSquares    []int32 // scratch for crowd: the squares knights stand on
 	nextSeq         uint64
 	parties         partyState // the parties of heroes (party.go)
 	inbox           chan any
@@ -125,7 +126,6 @@ type player struct {
 	recovered, unitsRecovered int        // hits and spell units recovered in this battle (RecoveryCap)
 	seq                       uint64     // when it joined: who is named first on a crowded square
 	seen                      bool       // what others do in its sight changed its view (crowd.go)
-	others                    []Other    // the knights in sight its last view named, shared with that view
 	active                    uint64     // the turn it last sent anything
 	watchers                  []*watcher // spectators, who get its views too
 }
@@ -703,8 +703,9 @@ func (e *Engine) view(p *player) View {
 			}
 		}
 	}
-	// Only the knights in sight, a few a square (crowd.go); the who-list names everyone.
-	v.Others = e.othersInSight(p, v.Level)
+	// The level's crowd, which the view reads the knights in sight from (crowd.go); the
+	// who-list names everyone.
+	v.crowd, v.viewer = e.crowd(p.rec.Depth), p.seq
 	for _, m := range e.state[p.rec.Depth-1].monsters {
 		if Bit(p.visible, v.Level.idx(m.pos)) {
 			k := m.Kind()

@@ -154,7 +154,24 @@ func BenchmarkView(b *testing.B) {
 	for b.Loop() {
 		benchViewSink = w.e.view(p)
 	}
-	b.ReportMetric(float64(len(benchViewSink.Others)), "others/view")
+	b.ReportMetric(float64(len(benchViewSink.InSight())), "others/view")
+}
+
+// BenchmarkInSight picks the knights in sight out of the level's crowd, as a session does
+// for each frame it draws (the engine's share of that work is one crowd a level a turn).
+func BenchmarkInSight(b *testing.B) {
+	w := newBenchWorld(b, 101, 1, nil)
+	for range 300 {
+		w.step()
+	}
+	v := w.e.view(w.e.order[0])
+	var n int
+	b.ReportAllocs()
+	for b.Loop() {
+		n = len(v.InSight())
+	}
+	b.ReportMetric(float64(n), "others/view")
+	b.ReportMetric(float64(len(v.crowd.knights)), "crowd")
 }
 
 // BenchmarkGenerateDungeon generates a whole 10-level dungeon, a new seed each time.

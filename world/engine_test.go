@@ -224,7 +224,7 @@ func TestPlayersSeeEachOtherMove(t *testing.T) {
 	a, b := &recorder{}, &recorder{}
 	e.join(knight("a", 10), a)
 	e.join(knight("b", 10), b)
-	if o := a.last().Others; len(o) != 1 || o[0].Name != "Kay b" {
+	if o := a.last().InSight(); len(o) != 1 || o[0].Name != "Kay b" {
 		t.Fatalf("a does not see b: %+v", o)
 	}
 	n := len(a.views)
@@ -232,7 +232,7 @@ func TestPlayersSeeEachOtherMove(t *testing.T) {
 	if len(a.views) == n {
 		t.Fatal("a got no new view when b moved in sight")
 	}
-	if o := a.last().Others; o[0].Pos != (Pos{1, 0}) {
+	if o := a.last().InSight(); o[0].Pos != (Pos{1, 0}) {
 		t.Fatalf("a sees b at %v, want 1,0", o[0].Pos)
 	}
 	// An idle world sends nothing: no view is delivered when nothing changed.

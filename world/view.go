@@ -1,5 +1,7 @@
 package world
 
+import "slices"
+
 // View is what one player's screen is drawn from: an immutable snapshot the engine hands
 // to a session. Nothing in a View is written after it is delivered, so a session may read
 // it from any goroutine.
@@ -17,9 +19,14 @@ type View struct {
 	FoundDoors []int
 	// Traps are the traps this player knows on this level.
 	Traps []Pos
-	// Others are the other players on the same level; Seen says whether this player can
-	// see them now (only those are drawn on the dungeon view).
+	// Others are the other knights this player sees, when the view names them itself:
+	// outside (everyone there is in sight) and in views made by hand. A dungeon view names
+	// them through its level's crowd instead; InSight reads either.
 	Others []Other
+	// crowd is where the knights of the level stand, shared by the level's views of one
+	// turn; viewer is the player's own place in it (its join order).
+	crowd  *Crowd
+	viewer uint64
 	// Messages is the player's recent message log (game messages, chat and
 	// announcements), oldest first; Said counts every message ever put in it, so a
 	// session that skipped views can tell how many of the last ones are new.
@@ -196,6 +203,32 @@ type Ware struct {
 
 // Outside reports whether the player has left the dungeon.
 func (v View) Outside() bool { return v.Self.Depth == 0 }
+
+// InSight is the other knights the player sees: on each square it sees, at most
+// ShownPerSquare, the first to have joined (DESIGN §12, "Crowds"), in the order of the
+// squares. A new slice each call.
+func (v View) InSight() []Other {
+	if v.crowd == nil {
+		return v.Others
+	}
+	var buf [32]Other
+	out := buf[:0]
+	sq, n := int32(-1), 0
+	for _, k := range v.crowd.knights {
+		if k.sq != sq {
+			sq, n = k.sq, 0
+		}
+		if k.seq == v.viewer || n == ShownPerSquare || !Bit(v.Visible, int(k.sq)) {
+			continue
+		}
+		out = append(out, k.Other)
+		n++
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return slices.Clone(out)
+}
 
 // Bit reports whether bit i of a bitset is set.
 func Bit(set []byte, i int) bool {
