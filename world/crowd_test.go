@@ -2,6 +2,7 @@ package world
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 )
 
@@ -69,6 +70,7 @@ func TestViewsDoNotChangeAfterwards(t *testing.T) {
 	e := fixtureEngine(t, nil)
 	r := &recorder{}
 	e.join(knight("a", 10), r)
+	e.join(knight("b", 10), &recorder{})
 	p := e.players["a"]
 	for i := range maxMessages + 5 {
 		e.say(p, fmt.Sprintf("line %d", i))
@@ -78,11 +80,19 @@ func TestViewsDoNotChangeAfterwards(t *testing.T) {
 	msgs := append([]string(nil), v.Messages...)
 	seen := append([]byte(nil), v.Known...)
 	visible := append([]byte(nil), v.Visible...)
+	others := v.InSight()
+	if len(others) != 1 {
+		t.Fatalf("a sees %+v, want b", others)
+	}
 	for i := range 3 * maxMessages {
 		e.say(p, fmt.Sprintf("later %d", i))
 	}
 	do(e, "a", Move{Dir: East})
+	do(e, "b", Move{Dir: East})
 	do(e, "a", Move{Dir: East})
+	if got := v.InSight(); !slices.Equal(got, others) {
+		t.Fatalf("an old view's knights in sight changed: %+v, was %+v", got, others)
+	}
 	for i := range msgs {
 		if v.Messages[i] != msgs[i] {
 			t.Fatalf("message %d of an old view changed: %q, was %q", i, v.Messages[i], msgs[i])
