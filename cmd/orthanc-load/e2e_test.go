@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	mrand "math/rand/v2"
 	"net"
 	"os"
 	"slices"
@@ -287,5 +288,31 @@ func TestRecoveryKey(t *testing.T) {
 	s.walk.feed([]byte("\x1b[2J\x1b[H\x1b[24;1HSir Kay │ Level 1 │ Depth 3"))
 	if got := s.recoveryKey(); got != keyEsc {
 		t.Errorf("dungeon screen: %q, want Esc\n%s", got, s.walk.screen())
+	}
+}
+
+// In a battle a walker fights when the panel says it is its move, and sends nothing while
+// the battle waits for others: an arrow there changes nothing on the screen, so it would
+// count as a key the server never answered.
+func TestWalkersFightTheirBattles(t *testing.T) {
+	s := newSession(0, true, &window{})
+	var keys strings.Builder
+	s.stdin = &keys
+	s.walk = newWalker(gameScript, termWidth, termHeight, "Bot abc", io.Discard)
+	defer s.walk.close()
+	rng := mrand.New(mrand.NewPCG(1, 2))
+	s.walk.feed([]byte("\x1b[2J\x1b[H\x1b[10;1HYour move! ██████░░░░\x1b[24;1HSir Kay │ Level 1 │ Depth 1"))
+	if err := s.press(rng); err != nil || keys.String() != keyFight {
+		t.Fatalf("on its move the walker sent %q (%v), want f", keys.String(), err)
+	}
+	keys.Reset()
+	s.pending = nil
+	s.walk.feed([]byte("\x1b[2J\x1b[H\x1b[10;1HWaiting for Bors...\x1b[24;1HSir Kay │ Level 1 │ Depth 1"))
+	if err := s.press(rng); err != nil || keys.Len() != 0 || len(s.pending) != 0 {
+		t.Fatalf("waiting in a battle, the walker sent %q (%d pending, %v)", keys.String(), len(s.pending), err)
+	}
+	s.walk.feed([]byte("\x1b[2J\x1b[H\x1b[24;1HSir Kay │ Level 1 │ Depth 1"))
+	if err := s.press(rng); err != nil || keys.Len() == 0 || keys.String() == keyFight {
+		t.Fatalf("out of the battle the walker sent %q (%v), want a walking key", keys.String(), err)
 	}
 }

@@ -35,6 +35,17 @@ var arrows = [4]string{keyUp, keyRight, keyDown, keyLeft}
 // the way north.").
 const bumpText = "blocks the way"
 
+// In a battle the panel says whose move it is: yourMoveText when it is the knight's (it
+// fights: keyFight), battleText while the battle waits for others or goes on (it waits:
+// an arrow would change nothing on the screen, and the key would count against the
+// server as an answer the game never owed).
+const (
+	yourMoveText = "Your move!"
+	keyFight     = "f"
+)
+
+var battleTexts = []string{"Waiting for ", "The battle goes on..."}
+
 // The game's dungeon screen ends with three message lines and the status line.
 const (
 	msgFirst = termHeight - 4
@@ -328,8 +339,9 @@ func (s *session) play(ctx context.Context, rate float64, rng *rand.Rand) error 
 }
 
 // press writes the next key: mostly an arrow, sometimes the map or the help page and
-// then a key back, and a recovery key when the keys have gone unanswered for stuckAfter
-// (see recoveryKey).
+// then a key back; in a battle f on the knight's move and nothing while it waits for
+// others; and a recovery key when the keys have gone unanswered for stuckAfter (see
+// recoveryKey).
 func (s *session) press(rng *rand.Rand) error {
 	s.mu.Lock()
 	now := time.Now()
@@ -347,6 +359,11 @@ func (s *session) press(rng *rand.Rand) error {
 		key, measured, s.back = s.recoveryKey(), false, false
 	case s.back:
 		key, s.back = keyBack, false
+	case s.walk != nil && strings.Contains(s.walk.screen(), yourMoveText):
+		key = keyFight
+	case s.walk != nil && s.waitingInBattle():
+		s.mu.Unlock()
+		return nil // a player waits for its move
 	default:
 		switch r := rng.Float64(); {
 		case r < pMap:
@@ -380,6 +397,17 @@ func (s *session) press(rng *rand.Rand) error {
 		return fmt.Errorf("write key: %w", err)
 	}
 	return nil
+}
+
+// waitingInBattle reports whether the screen shows a battle waiting for others; s.mu is held.
+func (s *session) waitingInBattle() bool {
+	scr := s.walk.screen()
+	for _, t := range battleTexts {
+		if strings.Contains(scr, t) {
+			return true
+		}
+	}
+	return false
 }
 
 // recoveryKey is the key for a session whose keys go unanswered; s.mu is held. On the
