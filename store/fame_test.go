@@ -2,6 +2,7 @@ package store
 
 import (
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/orthanc-ssh/orthanc-ssh/world"
@@ -50,11 +51,18 @@ func TestLevelStatesRoundTrip(t *testing.T) {
 	sv := NewSaver(st, nil)
 	sv.PutLevels(world.LevelState{Depth: 2, Seed: 9, Broken: []int{5}, Monsters: []world.MonsterState{{Kind: 3, X: 1, Y: 2, Hits: 7, Room: 0}}, Guards: 4})
 	sv.PutLevels(world.LevelState{Depth: 1, Seed: 8}, world.LevelState{Depth: 2, Seed: 9, Guards: 3}) // newer state of level 2
+	// The surface's state (depth 0) holds the markets' stock.
+	stock := []world.StockState{{Item: world.Item{Kind: world.ItemPotionHealing}, Price: 60, Count: 2, Start: 3},
+		{Item: world.Item{Kind: world.ItemGem, Value: 120}, Price: 120, Count: 1}}
+	sv.PutLevels(world.LevelState{Depth: 0, Seed: 1977, Markets: []world.MarketState{{Square: 12, Stock: stock}}})
 	if err := sv.Flush(); err != nil {
 		t.Fatal(err)
 	}
 	got, err := st.Levels()
-	if err != nil || len(got) != 2 || got[0].Depth != 1 || got[1].Depth != 2 || got[1].Guards != 3 || len(got[1].Monsters) != 0 {
+	if err != nil || len(got) != 3 || got[0].Depth != 0 || got[1].Depth != 1 || got[2].Depth != 2 || got[2].Guards != 3 || len(got[2].Monsters) != 0 {
 		t.Fatalf("levels %+v, %v", got, err)
+	}
+	if m := got[0].Markets; len(m) != 1 || m[0].Square != 12 || !slices.Equal(m[0].Stock, stock) {
+		t.Fatalf("the surface's markets came back as %+v", m)
 	}
 }

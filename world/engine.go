@@ -179,6 +179,9 @@ func newWithLevels(cfg Config, levels []*Level) *Engine {
 		e.restore(ls)
 	}
 	e.initSurface()
+	for _, ls := range cfg.Levels {
+		e.restoreSurface(ls) // the markets' stock, saved as the surface's state
+	}
 	return e
 }
 

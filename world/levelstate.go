@@ -11,6 +11,23 @@ type LevelState struct {
 	Broken   []int          `json:"broken,omitempty"` // forced locked doors (Level.EdgeIndex), plain doors now
 	Monsters []MonsterState `json:"monsters"`
 	Guards   int            `json:"guards"` // guards placed at the last stocking, for the restock rule
+	// Markets is the stock of the surface's markets: only in the surface's state (depth
+	// 0, Seed the engine's seed, which made the surface).
+	Markets []MarketState `json:"markets,omitempty"`
+}
+
+// MarketState is one market's stock in the surface's LevelState.
+type MarketState struct {
+	Square int          `json:"square"` // the market's index in the surface's cells
+	Stock  []StockState `json:"stock"`
+}
+
+// StockState is one line of a market's stock.
+type StockState struct {
+	Item  Item `json:"item"`
+	Price int  `json:"price"`
+	Count int  `json:"count"`
+	Start int  `json:"start,omitempty"` // the count it was stocked with; 0 for an item a knight sold there
 }
 
 // MonsterState is one live monster in a LevelState.
@@ -71,6 +88,44 @@ func (e *Engine) restore(ls LevelState) bool {
 	return true
 }
 
+// surfaceSnapshot is the surface's state to save now: its markets' stock.
+func (e *Engine) surfaceSnapshot() LevelState {
+	ls := LevelState{Depth: 0, Seed: e.cfg.Seed}
+	for _, sq := range e.outside.grid.marketIndices() {
+		m := e.outside.markets[sq]
+		ms := MarketState{Square: sq, Stock: make([]StockState, 0, len(m.stock))}
+		for _, l := range m.stock {
+			ms.Stock = append(ms.Stock, StockState{Item: l.Item, Price: l.Price, Count: l.Count, Start: l.start})
+		}
+		ls.Markets = append(ls.Markets, ms)
+	}
+	return ls
+}
+
+// restoreSurface puts saved market stock back. A state saved for another surface (the
+// server's seed changed) is ignored, as is a market whose space is no market now; lines
+// with a negative count or price are dropped. The restock clock starts again.
+func (e *Engine) restoreSurface(ls LevelState) bool {
+	if ls.Depth != 0 || ls.Seed != e.cfg.Seed || e.outside.grid == nil {
+		return false
+	}
+	for _, ms := range ls.Markets {
+		m := e.outside.markets[ms.Square]
+		if m == nil {
+			continue
+		}
+		m.stock = m.stock[:0]
+		for _, st := range ms.Stock {
+			if st.Count < 0 || st.Price < 0 || st.Start < 0 {
+				continue
+			}
+			m.stock = append(m.stock, stockLine{Ware{Item: st.Item, Price: st.Price, Count: st.Count}, st.Start})
+		}
+		m.restocked = e.turn
+	}
+	return true
+}
+
 // edgeAt is the inverse of EdgeIndex: the square and side an edge index names.
 func (l *Level) edgeAt(i int) (Pos, Dir, bool) {
 	sq := i / 2
@@ -92,6 +147,10 @@ func (e *Engine) saveLevels(all bool) {
 		return
 	}
 	var out []LevelState
+	if e.outside.grid != nil && (all || e.outside.changed) {
+		out = append(out, e.surfaceSnapshot())
+		e.outside.changed = false
+	}
 	for d := 1; d <= len(e.levels); d++ {
 		st := &e.state[d-1]
 		if all || st.changed || e.occupied(d) {

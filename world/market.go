@@ -143,21 +143,25 @@ func newMarket(seed uint64, i int, name string, potions bool, turn uint64) *mark
 	return m
 }
 
-// catchUp restocks the market for the RestockTurns periods that have ended by turn. It is
-// done when the market is looked at or traded with, so it needs no work on every turn.
-func (m *market) catchUp(turn uint64) {
+// catchUp restocks the market for the RestockTurns periods that have ended by turn, and
+// says whether the stock changed. It is done when the market is looked at or traded
+// with, so it needs no work on every turn.
+func (m *market) catchUp(turn uint64) bool {
 	if turn <= m.restocked {
-		return
+		return false
 	}
 	periods := (turn - m.restocked) / RestockTurns
 	m.restocked += periods * RestockTurns
+	changed := false
 	for ; periods > 0; periods-- {
 		i := slices.IndexFunc(m.stock, func(l stockLine) bool { return l.Count < l.start })
 		if i < 0 {
-			return
+			break
 		}
 		m.stock[i].Count++
+		changed = true
 	}
+	return changed
 }
 
 // wares is the market's stock as a view shows it (a copy).
@@ -203,7 +207,7 @@ func (e *Engine) tradeAt(p *player) *market {
 		e.say(p, "There is no market here.")
 		return nil
 	}
-	m.catchUp(e.turn)
+	e.outside.changed = m.catchUp(e.turn) || e.outside.changed
 	return m
 }
 
@@ -254,6 +258,7 @@ func (e *Engine) buy(p *player, i int, want Item) float64 {
 		msg += " (i to drink it)"
 	}
 	e.say(p, msg)
+	e.outside.changed = true
 	e.saveNow(p)
 	e.touchMarket(p)
 	return 0
@@ -292,6 +297,7 @@ func (e *Engine) sell(p *player, i int) float64 {
 	p.rec.Gold += price
 	p.changed = true
 	m.take(it)
+	e.outside.changed = true
 	e.say(p, fmt.Sprintf("You sell the %s for %d gold; you have %d.", it.Name(), price, p.rec.Gold))
 	e.saveNow(p)
 	e.touchMarket(p)

@@ -3,6 +3,7 @@ package world
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -305,5 +306,58 @@ func TestBuyingAMovedLineIsRefused(t *testing.T) {
 	e.act(p, Buy{Index: 1, Item: want})
 	if p.rec.Gold == gold || p.rec.Items[len(p.rec.Items)-1] != want {
 		t.Fatalf("the right line was refused: %q", lastMsg(p))
+	}
+}
+
+// The markets' stock is saved with the levels, as the surface's state (depth 0), at the
+// checkpoint after a trade, and is as it was after a restart: what was bought is gone and
+// what was sold is there. A state saved for another surface (another seed) is ignored.
+func TestMarketStockSurvivesARestart(t *testing.T) {
+	gem := Item{Kind: ItemGem, Value: 120}
+	e, p, _, m := atMarket(t, 5000, gem)
+	saver := e.cfg.Saver.(*recorder)
+	e.saveLevels(false)
+	surfaceStates := func() []LevelState {
+		var out []LevelState
+		for _, ls := range saver.levels {
+			if ls.Depth == 0 {
+				out = append(out, ls)
+			}
+		}
+		return out
+	}
+	if n := len(surfaceStates()); n != 0 {
+		t.Fatalf("%d surface states saved before any trade", n)
+	}
+	e.act(p, Buy{Index: 0})
+	e.act(p, Sell{Index: slices.Index(p.rec.Items, gem)})
+	e.saveLevels(false)
+	states := surfaceStates()
+	if len(states) != 1 {
+		t.Fatalf("%d surface states saved after a trade, want 1", len(states))
+	}
+	e.saveLevels(false)
+	if len(surfaceStates()) != 1 {
+		t.Fatal("the surface was saved again with nothing changed")
+	}
+
+	again := New(Config{Seed: e.cfg.Seed, Levels: states})
+	m2 := again.marketAt(p.rec.Pos())
+	if got, want := m2.wares(), m.wares(); !slices.Equal(got, want) {
+		t.Fatalf("after a restart the market has %+v, before %+v", got, want)
+	}
+	if m2.stock[len(m2.stock)-1].Item != gem {
+		t.Fatalf("the gem sold is not in the stock after a restart: %+v", m2.wares())
+	}
+	fresh := New(Config{Seed: e.cfg.Seed}).marketAt(p.rec.Pos()).wares()
+	if slices.Equal(fresh, m.wares()) {
+		t.Fatal("the trade changed nothing to restore")
+	}
+	other := New(Config{Seed: e.cfg.Seed + 1, Levels: states})
+	want := New(Config{Seed: e.cfg.Seed + 1})
+	for sq, om := range other.outside.markets {
+		if !slices.Equal(om.wares(), want.outside.markets[sq].wares()) {
+			t.Fatalf("another seed's surface took the saved stock at %d", sq)
+		}
 	}
 }

@@ -209,9 +209,10 @@ func (s *Surface) connected() bool {
 // surfaceState is the engine's surface: the grid and the markets' stock.
 type surfaceState struct {
 	grid *Surface
-	// markets is each market's stock, by the market's index in grid.Cells. It lives in
-	// memory only: the markets restock when the server restarts.
+	// markets is each market's stock, by the market's index in grid.Cells; changed says
+	// a stock changed since it was last saved (levelstate.go).
 	markets map[int]*market
+	changed bool
 }
 
 // initSurface builds the surface and stocks its markets from the engine's seed, each on
@@ -262,7 +263,7 @@ func (e *Engine) fillSurface(p *player, v *View) {
 	}
 	v.Others = sv.Others // the same knights
 	if m := e.marketAt(p.rec.Pos()); m != nil {
-		m.catchUp(e.turn)
+		e.outside.changed = m.catchUp(e.turn) || e.outside.changed
 		sv.Market = &MarketView{Name: m.name, Wares: m.wares()}
 	}
 	v.Surface = sv
