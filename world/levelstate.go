@@ -104,7 +104,7 @@ func (e *Engine) surfaceSnapshot() LevelState {
 
 // restoreSurface puts saved market stock back. A state saved for another surface (the
 // server's seed changed) is ignored, as is a market whose space is no market now; lines
-// with a negative count or price are dropped. The restock clock starts again.
+// with a negative count or price, or an item of no kind the game knows, are dropped. The restock clock starts again.
 func (e *Engine) restoreSurface(ls LevelState) bool {
 	if ls.Depth != 0 || ls.Seed != e.cfg.Seed || e.outside.grid == nil {
 		return false
@@ -116,7 +116,7 @@ func (e *Engine) restoreSurface(ls LevelState) bool {
 		}
 		m.stock = m.stock[:0]
 		for _, st := range ms.Stock {
-			if st.Count < 0 || st.Price < 0 || st.Start < 0 {
+			if st.Count < 0 || st.Price < 0 || st.Start < 0 || st.Item.Kind >= NumItemKinds {
 				continue
 			}
 			m.stock = append(m.stock, stockLine{Ware{Item: st.Item, Price: st.Price, Count: st.Count}, st.Start})

@@ -353,6 +353,19 @@ func TestMarketStockSurvivesARestart(t *testing.T) {
 	if slices.Equal(fresh, m.wares()) {
 		t.Fatal("the trade changed nothing to restore")
 	}
+	// A damaged state loses only its bad lines.
+	bad := states[0]
+	bad.Markets = slices.Clone(bad.Markets)
+	for i := range bad.Markets {
+		if bad.Markets[i].Square == again.outside.grid.idx(p.rec.Pos()) {
+			bad.Markets[i].Stock = append(slices.Clone(bad.Markets[i].Stock),
+				StockState{Item: Item{Kind: NumItemKinds + 3}, Price: 5, Count: 1}, StockState{Item: gem, Price: 9, Count: -2})
+		}
+	}
+	damaged := New(Config{Seed: e.cfg.Seed, Levels: []LevelState{bad}})
+	if got := damaged.marketAt(p.rec.Pos()).wares(); !slices.Equal(got, m.wares()) {
+		t.Fatalf("a damaged state gave %+v, want %+v", got, m.wares())
+	}
 	other := New(Config{Seed: e.cfg.Seed + 1, Levels: states})
 	want := New(Config{Seed: e.cfg.Seed + 1})
 	for sq, om := range other.outside.markets {
