@@ -177,7 +177,10 @@ func TestDrawingEdgesBetweenSquares(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	all := func(world.Pos) bool { return true }
+	all := make([]byte, (l.W*l.H+7)/8)
+	for i := range all {
+		all[i] = 0xff
+	}
 	c := newCanvas(3*l.W+1, 2*l.H+1)
 	(&levelPainter{l: l, shown: all, found: map[int]bool{}, marks: map[world.Pos]mark{{X: 0, Y: 0}: {"()", clsSelf}}}).paint(c, world.Pos{})
 	got := strings.Join(c.lines(nil, true), "\n")

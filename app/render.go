@@ -44,13 +44,17 @@ func blankCanvas(w, h int, cells []cell) *canvas {
 // other half, as a terminal does.
 func (c *canvas) set(x, y int, r rune, cls class) int {
 	w := 1
-	if r >= 0x80 {
+	if r >= 0x300 { // every rune below the combining marks is one column
 		w = displaywidth.Rune(r)
 	}
-	if w == 0 || x < 0 || y < 0 || x >= c.w || y >= c.h {
+	if w == 0 || uint(x) >= uint(c.w) || uint(y) >= uint(c.h) {
 		return w
 	}
 	row := c.cells[y*c.w : (y+1)*c.w]
+	if w == 1 && row[x].r != wideRest && (x+1 == len(row) || row[x+1].r != wideRest) {
+		row[x] = cell{r, cls} // nothing wide to split: the common case, on every frame's path
+		return 1
+	}
 	c.split(row, x)
 	if w == 2 {
 		if x+1 >= c.w {
@@ -163,10 +167,11 @@ const (
 // levelPainter draws part of a level into a canvas.
 type levelPainter struct {
 	l     *world.Level
-	shown func(p world.Pos) bool // squares drawn
-	// bright, when set, marks the squares seen now; the rest of shown (remembered) is
-	// drawn faint.
-	bright func(p world.Pos) bool
+	shown []byte // squares drawn (a bitset over the level's squares, see world.Bit)
+	// bright, when dim is set, marks the squares seen now; the rest of shown (remembered)
+	// is drawn faint.
+	bright []byte
+	dim    bool
 	found  map[int]bool       // secret doors this player has found (by EdgeIndex)
 	light  bool               // seed 000: with light "secret doors will always appear"
 	marks  map[world.Pos]mark // what stands on a square (the player, others)
@@ -222,7 +227,9 @@ func (lp *levelPainter) edgeAt(cx, cy int) (world.Edge, bool) {
 	return 0, false
 }
 
-func (lp *levelPainter) showable(p world.Pos) bool { return lp.l.In(p) && lp.shown(p) }
+func (lp *levelPainter) showable(p world.Pos) bool {
+	return lp.l.In(p) && world.Bit(lp.shown, p.Y*lp.l.W+p.X)
+}
 
 func solid(e world.Edge, drawn bool) bool { return drawn && e != world.EdgeOpen }
 
@@ -291,7 +298,7 @@ func (lp *levelPainter) paint(c *canvas, center world.Pos) {
 			r, cls := lp.glyphAt(cx, cy)
 			// A plain blank looks the same dimmed (only the background shows), and most
 			// cells are blank: they keep their class without asking.
-			if lp.bright != nil && cls != clsSelf && (r != ' ' || cls != clsText) && !lp.nearBright(cx, cy) {
+			if lp.dim && cls != clsSelf && (r != ' ' || cls != clsText) && !lp.nearBright(cx, cy) {
 				cls = clsDim
 			}
 			c.set(x, y, r, cls)
@@ -317,7 +324,7 @@ func (lp *levelPainter) nearBright(cx, cy int) bool {
 			if x < 0 || y < 0 || x%colsPerSquare == 0 || y%rowsPerSquare == 0 {
 				continue
 			}
-			if p := (world.Pos{X: x / colsPerSquare, Y: y / rowsPerSquare}); lp.l.In(p) && lp.bright(p) {
+			if p := (world.Pos{X: x / colsPerSquare, Y: y / rowsPerSquare}); lp.l.In(p) && world.Bit(lp.bright, p.Y*lp.l.W+p.X) {
 				return true
 			}
 		}

@@ -103,7 +103,7 @@ func (m *Model) drawPlay(c *canvas) {
 		sub := newCanvas(mapW, mapH)
 		// What the knight sees now is bright; what it remembers of the level is faint.
 		lp := m.painter(v.Known, true)
-		lp.bright = func(p world.Pos) bool { return world.Bit(v.Visible, p.Y*v.Level.W+p.X) }
+		lp.bright, lp.dim = v.Visible, true
 		lp.paint(sub, s.Pos)
 		c.blit(sub, 0, mapTop)
 		if panel {
@@ -203,7 +203,7 @@ func (m *Model) painter(set []byte, others bool) *levelPainter {
 	l := v.Level
 	lp := &levelPainter{
 		l:     l,
-		shown: func(p world.Pos) bool { return world.Bit(set, p.Y*l.W+p.X) },
+		shown: set,
 		found: map[int]bool{},
 		marks: map[world.Pos]mark{},
 	}
@@ -328,8 +328,9 @@ func (m *Model) drawHelp(c *canvas) {
 func (c *canvas) blit(src *canvas, x, y int) {
 	for sy := range src.h {
 		for sx := range src.w {
-			cl := src.cells[sy*src.w+sx]
-			c.set(x+sx, y+sy, cl.r, cl.cls)
+			if cl := src.cells[sy*src.w+sx]; cl.r != wideRest { // a wide character brings its second half
+				c.set(x+sx, y+sy, cl.r, cl.cls)
+			}
 		}
 	}
 }

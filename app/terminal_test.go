@@ -165,6 +165,14 @@ func TestCanvasCellsAreColumns(t *testing.T) {
 	if got := c.render(nil, true); got != "a xy  " {
 		t.Fatalf("a wide character at the edge: %q", got)
 	}
+	// Drawn onto another canvas, a wide character keeps both its halves.
+	src := newCanvas(4, 1)
+	src.text(0, 0, "b世c", clsText)
+	dst := newCanvas(6, 1)
+	dst.blit(src, 1, 0)
+	if got := dst.render(nil, true); got != " b世c " {
+		t.Fatalf("blit of a wide character: %q", got)
+	}
 }
 
 // Erasing in colour is for the terminals that do it; others get every cell written.
