@@ -141,14 +141,7 @@ func TestRestartKeepsTheKnightWhereItStood(t *testing.T) {
 	dx, dy := d.Delta()
 	waitUntil(t, "the move", func() bool { w := whoamiJSON(t, srv.addr, key); return w.X == before.X+dx && w.Y == before.Y+dy })
 	moved := whoamiJSON(t, srv.addr, key)
-	tm.press("q")
-	tm.waitFor("(y/n)")
-	tm.press("y")
-	select {
-	case <-tm.done:
-	case <-time.After(10 * time.Second):
-		t.Fatal("q, y did not end the session")
-	}
+	tm.quit()
 	if err := srv.stop(); err != nil {
 		t.Fatalf("stop: %v", err)
 	}

@@ -295,6 +295,19 @@ func (tm *terminal) press(keys ...string) {
 	}
 }
 
+// quit leaves the game as a player does (q, then y) and waits for the session to end.
+func (tm *terminal) quit() {
+	tm.t.Helper()
+	tm.press("q")
+	tm.waitFor("(y/n)")
+	tm.press("y")
+	select {
+	case <-tm.done:
+	case <-time.After(10 * time.Second):
+		tm.t.Fatalf("q, y did not end the session:\n%s", tm.screen())
+	}
+}
+
 // enterDungeon takes a brand-new player from the title screen into the dungeon, naming
 // the knight (or pressing Enter at every prompt when name is empty).
 func (tm *terminal) enterDungeon(name string) string {
