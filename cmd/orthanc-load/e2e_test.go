@@ -316,3 +316,36 @@ func TestWalkersFightTheirBattles(t *testing.T) {
 		t.Fatalf("out of the battle the walker sent %q (%v), want a walking key", keys.String(), err)
 	}
 }
+
+// Walkers in game mode say a line in the chat now and then (pChat of their keys: Enter,
+// the line, Enter, written at once); sessions without a screen (bare mode) never do.
+func TestWalkersChatNowAndThen(t *testing.T) {
+	count := func(s *session) (chats, keys int) {
+		var out strings.Builder
+		s.stdin = &out
+		rng := mrand.New(mrand.NewPCG(3, 4))
+		for range 5000 {
+			out.Reset()
+			s.pending = nil
+			if err := s.press(rng); err != nil {
+				t.Fatal(err)
+			}
+			keys++
+			if out.String() == keyEnter+chatText+keyEnter {
+				chats++
+			}
+		}
+		return chats, keys
+	}
+	s := newSession(0, true, &window{})
+	s.walk = newWalker(gameScript, termWidth, termHeight, "Bot abc", io.Discard)
+	defer s.walk.close()
+	s.walk.feed([]byte("\x1b[2J\x1b[H\x1b[24;1HSir Kay │ Level 1 │ Depth 1"))
+	chats, keys := count(s)
+	if share := float64(chats) / float64(keys); share < 0.012 || share > 0.03 {
+		t.Fatalf("%d chat lines in %d keys (%.3f), want about %.2f", chats, keys, share, pChat)
+	}
+	if chats, _ := count(newSession(1, true, &window{})); chats != 0 {
+		t.Fatalf("a session without a screen chatted %d times", chats)
+	}
+}

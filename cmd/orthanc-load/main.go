@@ -19,7 +19,9 @@
 // -duration. Active sessions (-active of the -n, spread evenly) send -rate keys a second
 // on an open-loop schedule with a random phase and ±10 % jitter: mostly arrows (walking a
 // while one way, then turning), 5 % `m` (the map) and 2 % `?` (help), each followed by x,
-// which goes back to the dungeon. The others stay idle.
+// which goes back to the dungeon, and in game mode 2 % a line said in the chat; in a
+// battle, f on the knight's move and nothing while the battle waits. The others stay
+// idle.
 //
 // Keystroke-to-next-frame latency is the time from writing a key to the SSH channel to
 // the arrival, on that session, of the next byte of output of any kind. Every key written

@@ -46,6 +46,9 @@ const (
 
 var battleTexts = []string{"Waiting for ", "The battle goes on..."}
 
+// chatText is what a walker says in the chat: every knight in sight reads it.
+const chatText = "Well met, knights of the load test!"
+
 // The game's dungeon screen ends with three message lines and the status line.
 const (
 	msgFirst = termHeight - 4
@@ -66,12 +69,14 @@ const (
 //	burstGap     5 ms    output this long after the previous output starts a new burst (about a frame)
 //	pMap         5 %     share of keys that open the map (the next key closes it)
 //	pHelp        2 %     share of keys that open the help page (the next key closes it)
+//	pChat        2 %     share of keys that say a line in the chat (game mode: Enter, the line, Enter)
 //	pTurn        30 %    share of moves that change direction (the rest keep walking one way)
 const (
 	stuckAfter = 5 * time.Second
 	burstGap   = 5 * time.Millisecond
 	pMap       = 0.05
 	pHelp      = 0.02
+	pChat      = 0.02
 	pTurn      = 0.30
 )
 
@@ -339,7 +344,7 @@ func (s *session) play(ctx context.Context, rate float64, rng *rand.Rand) error 
 }
 
 // press writes the next key: mostly an arrow, sometimes the map or the help page and
-// then a key back; in a battle f on the knight's move and nothing while it waits for
+// then a key back, and now and then (game mode) a line in the chat; in a battle f on the knight's move and nothing while it waits for
 // others; and a recovery key when the keys have gone unanswered for stuckAfter (see
 // recoveryKey).
 func (s *session) press(rng *rand.Rand) error {
@@ -370,6 +375,10 @@ func (s *session) press(rng *rand.Rand) error {
 			key, s.back = "m", true
 		case r < pMap+pHelp:
 			key, s.back = "?", true
+		case s.walk != nil && r < pMap+pHelp+pChat:
+			// Enter opens the chat line and Enter sends it; written at once, as a quick
+			// typist's keys arrive, and answered by the line in the message area.
+			key = keyEnter + chatText + keyEnter
 		default:
 			switch {
 			case s.blocked() || len(s.pending) > 0:
