@@ -23,7 +23,7 @@ type terminal struct {
 	bce  bool
 	mode termMode
 	// shown is what the screen shows, row by row, w×h; nil when it is unknown (first
-	// frame, new size, new colours), and the next frame is written whole.
+	// frame, new size, new colours), and the next frame clears the screen first.
 	shown []cell
 	w, h  int
 	spare []cell // a frame's cells no longer shown, for the next frame to reuse
