@@ -349,3 +349,26 @@ func TestWalkersChatNowAndThen(t *testing.T) {
 		t.Fatalf("a session without a screen chatted %d times", chats)
 	}
 }
+
+// After a death a walker rolls a new knight and walks back in at its own pace, a key a
+// tick, instead of waiting to be found stuck.
+func TestWalkersStartAgainAfterDeath(t *testing.T) {
+	s := newSession(0, true, &window{})
+	var keys strings.Builder
+	s.stdin = &keys
+	s.walk = newWalker(gameScript, termWidth, termHeight, "Bot abc", io.Discard)
+	defer s.walk.close()
+	rng := mrand.New(mrand.NewPCG(5, 6))
+	for _, tc := range []struct{ screen, want string }{
+		{"You were slain by a Balrog.\r\nDeath is permanent. Press Enter to roll a new knight, q to leave.", keyEnter},
+		{"Str 12 Int 9\r\nPress r to roll again, Enter to keep this knight.", keyEnter},
+		{"Press r to roll again, Enter to keep this knight.\r\nName your knight, or press Enter to be Sir Kay.", "Bot abc" + keyEnter},
+	} {
+		keys.Reset()
+		s.pending = nil
+		s.walk.feed([]byte("\x1b[2J\x1b[H" + tc.screen))
+		if err := s.press(rng); err != nil || keys.String() != tc.want {
+			t.Fatalf("on %q the walker sent %q (%v), want %q", tc.screen, keys.String(), err, tc.want)
+		}
+	}
+}

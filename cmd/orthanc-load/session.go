@@ -344,9 +344,10 @@ func (s *session) play(ctx context.Context, rate float64, rng *rand.Rand) error 
 }
 
 // press writes the next key: mostly an arrow, sometimes the map or the help page and
-// then a key back, and now and then (game mode) a line in the chat; in a battle f on the knight's move and nothing while it waits for
-// others; and a recovery key when the keys have gone unanswered for stuckAfter (see
-// recoveryKey).
+// then a key back, and now and then (game mode) a line in the chat; in a battle f on the
+// knight's move and nothing while it waits for others; after a death the keys of a new
+// knight (startKey); and a recovery key when the keys have gone unanswered for
+// stuckAfter (see recoveryKey).
 func (s *session) press(rng *rand.Rand) error {
 	s.mu.Lock()
 	now := time.Now()
@@ -364,6 +365,8 @@ func (s *session) press(rng *rand.Rand) error {
 		key, measured, s.back = s.recoveryKey(), false, false
 	case s.back:
 		key, s.back = keyBack, false
+	case s.walk != nil && s.startKey() != "":
+		key = s.startKey()
 	case s.walk != nil && strings.Contains(s.walk.screen(), yourMoveText):
 		key = keyFight
 	case s.walk != nil && s.waitingInBattle():
@@ -406,6 +409,22 @@ func (s *session) press(rng *rand.Rand) error {
 		return fmt.Errorf("write key: %w", err)
 	}
 	return nil
+}
+
+// startKey is the key that takes a knight that died (or retired) back into the dungeon
+// from the screen it is on, as the walk in does: Enter for a new knight, to keep the roll
+// and to begin, the walker's name and Enter at the name prompt; "" on any other screen.
+// s.mu is held.
+func (s *session) startKey() string {
+	scr := s.walk.screen()
+	switch {
+	case strings.Contains(scr, "Name your knight"):
+		return s.walk.name + keyEnter
+	case strings.Contains(scr, "Press Enter to roll a new knight"), strings.Contains(scr, "Press r to roll again"),
+		strings.Contains(scr, "Press Enter to begin"):
+		return keyEnter
+	}
+	return ""
 }
 
 // waitingInBattle reports whether the screen shows a battle waiting for others; s.mu is held.
