@@ -353,6 +353,10 @@ func (s *session) press(rng *rand.Rand) error {
 	now := time.Now()
 	var key string
 	measured := true
+	var scr string // the screen, read once a key by the sessions that keep one
+	if s.walk != nil {
+		scr = s.walk.screen()
+	}
 	switch {
 	case len(s.pending) > 0 && now.Sub(s.pending[0].at) > stuckAfter:
 		for _, p := range s.pending {
@@ -365,11 +369,11 @@ func (s *session) press(rng *rand.Rand) error {
 		key, measured, s.back = s.recoveryKey(), false, false
 	case s.back:
 		key, s.back = keyBack, false
-	case s.walk != nil && s.startKey() != "":
-		key = s.startKey()
-	case s.walk != nil && strings.Contains(s.walk.screen(), yourMoveText):
+	case startKey(scr, s.walk) != "":
+		key = startKey(scr, s.walk)
+	case strings.Contains(scr, yourMoveText):
 		key = keyFight
-	case s.walk != nil && s.waitingInBattle():
+	case waitingInBattle(scr):
 		s.mu.Unlock()
 		return nil // a player waits for its move
 	default:
@@ -412,14 +416,12 @@ func (s *session) press(rng *rand.Rand) error {
 }
 
 // startKey is the key that takes a knight that died (or retired) back into the dungeon
-// from the screen it is on, as the walk in does: Enter for a new knight, to keep the roll
-// and to begin, the walker's name and Enter at the name prompt; "" on any other screen.
-// s.mu is held.
-func (s *session) startKey() string {
-	scr := s.walk.screen()
+// from the screen scr, as the walk in does: Enter for a new knight, to keep the roll and
+// to begin, the walker's name and Enter at the name prompt; "" on any other screen.
+func startKey(scr string, w *walker) string {
 	switch {
 	case strings.Contains(scr, "Name your knight"):
-		return s.walk.name + keyEnter
+		return w.name + keyEnter
 	case strings.Contains(scr, "Press Enter to roll a new knight"), strings.Contains(scr, "Press r to roll again"),
 		strings.Contains(scr, "Press Enter to begin"):
 		return keyEnter
@@ -427,9 +429,8 @@ func (s *session) startKey() string {
 	return ""
 }
 
-// waitingInBattle reports whether the screen shows a battle waiting for others; s.mu is held.
-func (s *session) waitingInBattle() bool {
-	scr := s.walk.screen()
+// waitingInBattle reports whether the screen scr shows a battle waiting for others.
+func waitingInBattle(scr string) bool {
 	for _, t := range battleTexts {
 		if strings.Contains(scr, t) {
 			return true
