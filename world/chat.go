@@ -113,7 +113,7 @@ func (e *Engine) chat(m chatReq) {
 		e.say(p, "You shout: "+text)
 		for _, q := range e.order {
 			if q != p && !q.rec.Options.Mutes(from) {
-				e.say(q, from+" shouts: "+text)
+				e.hear(q, from+" shouts: "+text)
 			}
 		}
 	case ChatParty:
@@ -134,7 +134,7 @@ func (e *Engine) chat(m chatReq) {
 			if q != p && e.hears(q, p) {
 				heard = true
 				if !q.rec.Options.Mutes(from) {
-					e.say(q, from+" says: "+text)
+					e.hear(q, from+" says: "+text)
 				}
 			}
 		}
@@ -144,6 +144,16 @@ func (e *Engine) chat(m chatReq) {
 			e.say(p, "You say: "+text+nobodyHears)
 		}
 	}
+}
+
+// hear gives q a line another knight said to everyone around (or shouted). It is what
+// others do, like their steps (crowd.go): it reaches an active screen within
+// ActiveRefreshTurns and an idle one at its refresh, so a line said in a crowded room
+// costs a frame a listener at most that often, not one each at once. Whispers and party
+// talk, said to a few, show at once (say).
+func (e *Engine) hear(q *player, line string) {
+	e.note(q, line)
+	q.seen = true
 }
 
 // hears reports whether q hears what p says: q is on p's level and sees p's square, or

@@ -243,3 +243,46 @@ func TestChatThroughThePlayerHandle(t *testing.T) {
 		}
 	}
 }
+
+// A line said in a room is what others do: an idle listener reads it at its refresh, an
+// active one within ActiveRefreshTurns, and the speaker at once; a whisper shows at once.
+func TestSaidLinesReachListenersAtTheirRefresh(t *testing.T) {
+	e := fixtureEngine(t, nil)
+	e.cfg.IdleTurns, e.cfg.IdleRefreshTurns, e.cfg.ActiveRefreshTurns = 50, 20, DefaultActiveRefreshTurns
+	subs := map[string]*recorder{}
+	for _, fp := range []string{"speaker", "idle", "active"} {
+		subs[fp] = &recorder{}
+		e.join(knight(fp, 10), subs[fp]) // all on the exit of level 1
+	}
+	for range e.cfg.IdleTurns {
+		e.Step()
+	}
+	e.stir(e.players["active"])
+	heard := func(fp, line string) bool {
+		return strings.Contains(strings.Join(subs[fp].last().Messages, "\n"), line)
+	}
+	sayAs(e, "speaker", Chat{Text: "hail"})
+	if !heard("speaker", "You say: hail") {
+		t.Fatal("the speaker did not see its own line at once")
+	}
+	if heard("idle", "Kay speaker says: hail") {
+		t.Fatal("an idle listener got its own frame for the line at once")
+	}
+	turns := 0
+	for ; !heard("active", "Kay speaker says: hail"); turns++ {
+		e.Step()
+	}
+	if turns > DefaultActiveRefreshTurns {
+		t.Fatalf("the active listener read the line after %d turns, want at most %d", turns, DefaultActiveRefreshTurns)
+	}
+	for ; !heard("idle", "Kay speaker says: hail"); turns++ {
+		e.Step()
+	}
+	if turns > e.cfg.IdleRefreshTurns {
+		t.Fatalf("the idle listener read the line after %d turns, want at most %d", turns, e.cfg.IdleRefreshTurns)
+	}
+	sayAs(e, "speaker", Chat{Kind: ChatWhisper, To: "Kay idle", Text: "psst"})
+	if !heard("idle", "Kay speaker whispers: psst") {
+		t.Fatal("a whisper did not show at once")
+	}
+}
