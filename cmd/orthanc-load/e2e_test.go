@@ -291,15 +291,21 @@ func TestRecoveryKey(t *testing.T) {
 	}
 }
 
+// walkingSession is an active game-mode session with a screen whose keys are recorded.
+func walkingSession(t *testing.T) (*session, *strings.Builder) {
+	s := newSession(0, true, &window{})
+	keys := &strings.Builder{}
+	s.stdin = keys
+	s.walk = newWalker(gameScript, termWidth, termHeight, "Bot abc", io.Discard)
+	t.Cleanup(s.walk.close)
+	return s, keys
+}
+
 // In a battle a walker fights when the panel says it is its move, and sends nothing while
 // the battle waits for others: an arrow there changes nothing on the screen, so it would
 // count as a key the server never answered.
 func TestWalkersFightTheirBattles(t *testing.T) {
-	s := newSession(0, true, &window{})
-	var keys strings.Builder
-	s.stdin = &keys
-	s.walk = newWalker(gameScript, termWidth, termHeight, "Bot abc", io.Discard)
-	defer s.walk.close()
+	s, keys := walkingSession(t)
 	rng := mrand.New(mrand.NewPCG(1, 2))
 	s.walk.feed([]byte("\x1b[2J\x1b[H\x1b[10;1HYour move! ██████░░░░\x1b[24;1HSir Kay │ Level 1 │ Depth 1"))
 	if err := s.press(rng); err != nil || keys.String() != keyFight {
@@ -353,11 +359,7 @@ func TestWalkersChatNowAndThen(t *testing.T) {
 // After a death a walker rolls a new knight and walks back in at its own pace, a key a
 // tick, instead of waiting to be found stuck.
 func TestWalkersStartAgainAfterDeath(t *testing.T) {
-	s := newSession(0, true, &window{})
-	var keys strings.Builder
-	s.stdin = &keys
-	s.walk = newWalker(gameScript, termWidth, termHeight, "Bot abc", io.Discard)
-	defer s.walk.close()
+	s, keys := walkingSession(t)
 	rng := mrand.New(mrand.NewPCG(5, 6))
 	for _, tc := range []struct{ screen, want string }{
 		{"You were slain by a Balrog.\r\nDeath is permanent. Press Enter to roll a new knight, q to leave.", keyEnter},
