@@ -175,25 +175,11 @@ func (e *Engine) invite(p *player, name string) {
 		e.say(p, fullNote("Your party"))
 		return
 	}
-	if i := e.request(q, p, true); i >= 0 {
-		e.accept(i) // q asked to join: inviting it answers yes
-		return
-	}
-	if e.request(p, q, false) >= 0 {
-		e.say(p, fmt.Sprintf("You have already invited %s; the invitation waits for an answer.", q.rec.Name))
-		return
-	}
-	if !e.allowChat(p.rec.Fingerprint) {
-		e.say(p, PartyFloodNote)
-		return
-	}
-	e.say(p, fmt.Sprintf("You invite %s to join the party.", q.rec.Name))
-	if q.rec.Options.Mutes(p.rec.Name) {
-		return // like a whisper to a knight who mutes the sender
-	}
-	e.parties.pending = append(e.parties.pending, partyRequest{from: p, to: q, turn: e.turn})
 	n := p.rec.Name
-	e.say(q, fmt.Sprintf("%s invites you to join the party. (/accept %s or /decline %s)", n, n, n))
+	e.sendRequest(p, q, false,
+		fmt.Sprintf("You have already invited %s; the invitation waits for an answer.", q.rec.Name),
+		fmt.Sprintf("You invite %s to join the party.", q.rec.Name),
+		fmt.Sprintf("%s invites you to join the party. (/accept %s or /decline %s)", n, n, n))
 }
 
 // ask is p asking to join the party of the knight named; its leader answers.
@@ -215,29 +201,40 @@ func (e *Engine) ask(p *player, name string) {
 		e.say(p, fullNote(lead.rec.Name+"'s party"))
 		return
 	}
-	if i := e.request(lead, p, false); i >= 0 {
-		e.accept(i) // the leader invited p: asking answers yes
+	sent := fmt.Sprintf("You ask %s to let you join the party.", q.rec.Name)
+	if lead != q {
+		sent = fmt.Sprintf("You ask %s, who leads %s's party, to let you join it.", lead.rec.Name, q.rec.Name)
+	}
+	n := p.rec.Name
+	e.sendRequest(p, lead, true,
+		fmt.Sprintf("You have already asked %s; your request waits for an answer.", lead.rec.Name),
+		sent, fmt.Sprintf("%s asks to join your party. (/accept %s or /decline %s)", n, n, n))
+}
+
+// sendRequest sends p's invitation (ask false) or request to join (ask true) to the knight
+// who answers it. The opposite request already waiting from that knight is an answer yes
+// (inviting a knight who asked, asking a leader who invited). already is what p reads when
+// its request already waits, sent what it reads on sending, told what the other reads; a
+// knight who mutes p is not told, like a whisper.
+func (e *Engine) sendRequest(p, to *player, ask bool, already, sent, told string) {
+	if i := e.request(to, p, !ask); i >= 0 {
+		e.accept(i)
 		return
 	}
-	if e.request(p, lead, true) >= 0 {
-		e.say(p, fmt.Sprintf("You have already asked %s; your request waits for an answer.", lead.rec.Name))
+	if e.request(p, to, ask) >= 0 {
+		e.say(p, already)
 		return
 	}
 	if !e.allowChat(p.rec.Fingerprint) {
 		e.say(p, PartyFloodNote)
 		return
 	}
-	if lead == q {
-		e.say(p, fmt.Sprintf("You ask %s to let you join the party.", q.rec.Name))
-	} else {
-		e.say(p, fmt.Sprintf("You ask %s, who leads %s's party, to let you join it.", lead.rec.Name, q.rec.Name))
-	}
-	if lead.rec.Options.Mutes(p.rec.Name) {
+	e.say(p, sent)
+	if to.rec.Options.Mutes(p.rec.Name) {
 		return
 	}
-	e.parties.pending = append(e.parties.pending, partyRequest{from: p, to: lead, ask: true, turn: e.turn})
-	n := p.rec.Name
-	e.say(lead, fmt.Sprintf("%s asks to join your party. (/accept %s or /decline %s)", n, n, n))
+	e.parties.pending = append(e.parties.pending, partyRequest{from: p, to: to, ask: ask, turn: e.turn})
+	e.say(to, told)
 }
 
 // answer is p accepting (yes) or declining the request named (the only one when name is
