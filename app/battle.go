@@ -7,6 +7,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/orthanc-ssh/orthanc-ssh/internal/english"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
@@ -205,7 +206,7 @@ func combatantLines(v world.View, w, rows int) []panelLine {
 		if mark == ">" {
 			cls = clsTitle
 		}
-		mons = append(mons, panelLine{rightAlign(fmt.Sprintf("%s %s %s", mark, monsterLetter(i), capitalize(mo.Name)), state, w), cls})
+		mons = append(mons, panelLine{rightAlign(fmt.Sprintf("%s %s %s", mark, monsterLetter(i), english.Capital(mo.Name)), state, w), cls})
 	}
 	for _, k := range f.Knights {
 		state, cls := hitsText(k.Hits, k.MaxHits), clsText
@@ -225,7 +226,7 @@ func combatantLines(v world.View, w, rows int) []panelLine {
 				kept = append(kept, mons[i])
 			}
 		}
-		mons = append(kept, panelLine{fmt.Sprintf("  and %s fallen", plural(fallen, "monster", "monsters")), clsDim})
+		mons = append(kept, panelLine{fmt.Sprintf("  and %s fallen", english.Count(fallen, "monster", "monsters")), clsDim})
 	}
 	out := append(append(mons, rule), heroes...)
 	if len(out) > rows {
@@ -435,7 +436,7 @@ func monsterTable(f *world.FightView, w int) []string {
 		case mo.Held:
 			state = "held"
 		}
-		for j, s := range []string{mark, capitalize(mo.Name), mo.Class, fmt.Sprint(mo.Level), hitsText(mo.Hits, mo.MaxHits),
+		for j, s := range []string{mark, english.Capital(mo.Name), mo.Class, fmt.Sprint(mo.Level), hitsText(mo.Hits, mo.MaxHits),
 			attackText(mo), fmt.Sprintf("d%d", mo.Dex), plus(mo.Speed), fmt.Sprintf("%d%%", mo.Dodge),
 			fmt.Sprint(mo.Experience), state} {
 			cols[j].cells = append(cols[j].cells, s)
@@ -543,7 +544,7 @@ func lastLines(lines []string, n int) []string {
 // of 20 hits, your target".
 func monsterWords(f *world.FightView, i int, full bool) string {
 	mo := f.Monsters[i]
-	s := fmt.Sprintf("%d, %s", i+1, aName(mo.Name))
+	s := fmt.Sprintf("%d, %s", i+1, english.A(mo.Name))
 	if full {
 		s += fmt.Sprintf(" (%s, level %d)", mo.Class, mo.Level)
 	}
@@ -589,7 +590,7 @@ func battleSentence(v world.View) string {
 	others, fainted := heroNames(v)
 	who := "You"
 	if len(others) > 0 {
-		who = "You and " + listWords(others)
+		who = "You and " + english.List(others)
 	}
 	where := "a battle"
 	if f.Surface {
@@ -598,7 +599,7 @@ func battleSentence(v world.View) string {
 	var foes, dead []string
 	for i, mo := range f.Monsters {
 		if mo.Dead {
-			dead = append(dead, fmt.Sprintf("%s (%d)", theName(mo.Name), i+1))
+			dead = append(dead, fmt.Sprintf("%s (%d)", english.The(mo.Name), i+1))
 			continue
 		}
 		foes = append(foes, monsterWords(f, i, true))
@@ -608,13 +609,13 @@ func battleSentence(v world.View) string {
 		s = fmt.Sprintf("%s, in %s, have no monster left standing.", who, where)
 	} else {
 		s = fmt.Sprintf("%s are in %s, round %d, against %s: %s.", who, where, max(1, f.Round),
-			plural(len(foes), "monster", "monsters"), strings.Join(foes, "; "))
+			english.Count(len(foes), "monster", "monsters"), strings.Join(foes, "; "))
 	}
 	if len(dead) > 0 {
-		s += " Fallen: " + listWords(dead) + "."
+		s += " Fallen: " + english.List(dead) + "."
 	}
 	if len(fainted) > 0 {
-		s += " Fainted: " + listWords(fainted) + "."
+		s += " Fainted: " + english.List(fainted) + "."
 	}
 	return s + fmt.Sprintf(" You have %d of %d hits.", v.Self.Hits, v.Self.MaxHits)
 }
@@ -625,23 +626,23 @@ func battlePrompt(v world.View) string {
 	f := v.Fight
 	s := "Your move"
 	if foe := f.Foe(); foe != nil {
-		s += fmt.Sprintf(": your target is %s (%d), %s", theName(foe.Name), f.Target+1, plural(foe.Hits, "hit", "hits"))
+		s += fmt.Sprintf(": your target is %s (%d), %s", english.The(foe.Name), f.Target+1, english.Count(foe.Hits, "hit", "hits"))
 		if foe.Held {
 			s += ", held"
 		}
 		var rest []string
 		for i, mo := range f.Monsters {
 			if i != f.Target && !mo.Dead {
-				rest = append(rest, fmt.Sprintf("%s (%d) %s", theName(mo.Name), i+1, plural(mo.Hits, "hit", "hits")))
+				rest = append(rest, fmt.Sprintf("%s (%d) %s", english.The(mo.Name), i+1, english.Count(mo.Hits, "hit", "hits")))
 			}
 		}
 		if len(rest) > 0 {
-			s += "; also " + listWords(rest)
+			s += "; also " + english.List(rest)
 		}
 	}
 	s += fmt.Sprintf(". You have %d of %d hits.", v.Self.Hits, v.Self.MaxHits)
 	if _, fainted := heroNames(v); len(fainted) > 0 {
-		s += " Fainted: " + listWords(fainted) + "."
+		s += " Fainted: " + english.List(fainted) + "."
 	}
 	do := "Type f to fight, r to run, shoot, or cast"
 	if f.InRoom {
@@ -666,8 +667,8 @@ func statsSentences(v world.View) []string {
 			name += " (you)"
 		}
 		s := fmt.Sprintf("%s: level %d, %d of %d hits, %s; Strength %d, Intelligence %d, Constitution %d, Dexterity %d; sword %s, shield %s, armour %s; %s a round; dodges %d%%.",
-			name, k.Level, k.Hits, k.MaxHits, plural(k.SpellUnits, "spell unit", "spell units"), k.Str, k.Int, k.Con, k.Dex,
-			plus(k.Sword), plus(k.Shield), plus(k.Armour), plural(k.Blows, "blow", "blows"), k.Dodge)
+			name, k.Level, k.Hits, k.MaxHits, english.Count(k.SpellUnits, "spell unit", "spell units"), k.Str, k.Int, k.Con, k.Dex,
+			plus(k.Sword), plus(k.Shield), plus(k.Armour), english.Count(k.Blows, "blow", "blows"), k.Dodge)
 		if k.Fainted {
 			s += " Fainted."
 		}
@@ -675,7 +676,7 @@ func statsSentences(v world.View) []string {
 	}
 	for i, mo := range f.Monsters {
 		s := fmt.Sprintf("Monster %d, %s: %s of level %d, %d of %d hits; attacks %s for %s; to-hit die d%d; speed %s; dodges %d%%; worth %d experience.",
-			i+1, theName(mo.Name), aName(mo.Class), mo.Level, mo.Hits, mo.MaxHits,
+			i+1, english.The(mo.Name), english.A(mo.Class), mo.Level, mo.Hits, mo.MaxHits,
 			timesARound(mo.AttacksPerRound), mo.Attack, mo.Dex, plus(mo.Speed), mo.Dodge, mo.Experience)
 		switch {
 		case mo.Dead:
@@ -749,9 +750,9 @@ func (m *Model) plainTarget(rest string) {
 	case !ok:
 		m.say(fmt.Sprintf("There is no monster %q in this battle. Type stats for the list.", world.CleanText(rest, 30)))
 	case f.Monsters[i].Dead:
-		m.say(fmt.Sprintf("%s is dead already.", capitalize(theName(f.Monsters[i].Name))))
+		m.say(fmt.Sprintf("%s is dead already.", english.Capital(english.The(f.Monsters[i].Name))))
 	case i == f.Target:
-		m.say(fmt.Sprintf("%s is your target already.", capitalize(theName(f.Monsters[i].Name))))
+		m.say(fmt.Sprintf("%s is your target already.", english.Capital(english.The(f.Monsters[i].Name))))
 	default:
 		m.setTarget(i)
 		m.say(fmt.Sprintf("Your target is now %s.", monsterWords(f, i, false)))

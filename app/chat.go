@@ -7,6 +7,7 @@ import (
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/orthanc-ssh/orthanc-ssh/internal/english"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
@@ -301,7 +302,7 @@ func (m *Model) scrollLog(key string) bool {
 // announcements, newest at the bottom.
 func (m *Model) drawLog(c *canvas) {
 	msgs := m.view.Messages
-	c.text(2, 0, "MESSAGES AND CHAT: the last "+plural(len(msgs), "line", "lines"), clsTitle)
+	c.text(2, 0, "MESSAGES AND CHAT: the last "+english.Count(len(msgs), "line", "lines"), clsTitle)
 	page := c.h - 3
 	top := m.logTop
 	if top < 0 {

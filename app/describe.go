@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/orthanc-ssh/orthanc-ssh/internal/english"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
@@ -15,17 +16,6 @@ import (
 
 // dirWords are the directions in the order sentences list them.
 var dirWords = []world.Dir{world.North, world.South, world.East, world.West}
-
-// listWords joins words as a sentence lists them: "a", "a and b", "a, b and c".
-func listWords(w []string) string {
-	switch len(w) {
-	case 0:
-		return ""
-	case 1:
-		return w[0]
-	}
-	return strings.Join(w[:len(w)-1], ", ") + " and " + w[len(w)-1]
-}
 
 // squares is "1 square" or "n squares".
 func squares(n int) string {
@@ -61,27 +51,6 @@ func rel(p, q world.Pos) string {
 		return n + " squares " + d
 	}
 	return parts[0] + " and " + parts[1]
-}
-
-// aName is "a goblin", "an orc", or a name that brings its own article ("the Programmer").
-func aName(name string) string {
-	switch {
-	case name == "":
-		return "something"
-	case strings.HasPrefix(strings.ToLower(name), "the "):
-		return name
-	case strings.ContainsRune("AEIOUaeiou", rune(name[0])):
-		return "an " + name
-	}
-	return "a " + name
-}
-
-// theName is "the goblin", or a name that brings its own article.
-func theName(name string) string {
-	if strings.HasPrefix(strings.ToLower(name), "the ") {
-		return name
-	}
-	return "the " + name
 }
 
 // seenEdge is the edge on side d of p as the knight knows it: secret doors are walls
@@ -143,9 +112,9 @@ func featureThere(f world.Feature, where string) string {
 	case world.FeatExit:
 		return "The exit is " + where + "."
 	case world.FeatStairsUp, world.FeatStairsDown:
-		return capitalize(f.String()) + " are " + where + "."
+		return english.Capital(f.String()) + " are " + where + "."
 	}
-	return capitalize(aName(f.String())) + " is " + where + "."
+	return english.Capital(english.A(f.String())) + " is " + where + "."
 }
 
 // corridorShape says where in a corridor the knight stands, from the open sides of its
@@ -167,15 +136,7 @@ func corridorShape(open []world.Dir) string {
 		}
 		return "at a bend in a corridor, going " + names[0] + " and " + names[1]
 	}
-	return "at a junction of corridors, going " + listWords(names)
-}
-
-// plural is "1 hit" or "n hits".
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
+	return "at a junction of corridors, going " + english.List(names)
 }
 
 // openSides are the sides of p with no wall or door, in sentence order.
@@ -230,7 +191,7 @@ func whereSentences(v world.View, full bool) []string {
 		out = append(out, fmt.Sprintf("You are on level %d, %s.", s.Depth, corridorShape(open)))
 		for _, d := range dirWords {
 			if w := edgeWord(seenEdge(v, p, d)); w != "" {
-				out = append(out, fmt.Sprintf("%s is to the %s.", capitalize(w), d))
+				out = append(out, fmt.Sprintf("%s is to the %s.", english.Capital(w), d))
 			}
 		}
 		var sight []string
@@ -244,7 +205,7 @@ func whereSentences(v world.View, full bool) []string {
 			}
 		}
 		if len(sight) > 0 {
-			out = append(out, "You see "+listWords(sight)+".")
+			out = append(out, "You see "+english.List(sight)+".")
 		}
 	}
 	if f := featureSentence(s.Feature); f != "" {
@@ -326,14 +287,14 @@ func thingSentences(v world.View, full bool) []string {
 			with = append(with, o.Name)
 		}
 		if len(with) > 0 {
-			return []string{"With you in the daylight: " + listWords(with) + "."}
+			return []string{"With you in the daylight: " + english.List(with) + "."}
 		}
 		return nil
 	}
 	p := v.Self.Pos
 	var out []string
 	for _, mo := range v.Monsters {
-		out = append(out, capitalize(aName(mo.Name))+" is "+place(p, mo.Pos)+".")
+		out = append(out, english.Capital(english.A(mo.Name))+" is "+place(p, mo.Pos)+".")
 	}
 	for _, o := range v.InSight() {
 		out = append(out, o.Name+" is "+place(p, o.Pos)+".")
@@ -415,13 +376,13 @@ func statusText(v world.View) []string {
 		fmt.Sprintf("Strength %d, Intelligence %d, Constitution %d, Dexterity %d.", s.Str, s.Int, s.Con, s.Dex),
 	}
 	if len(s.Effects) > 0 {
-		out = append(out, "Spells working: "+listWords(s.Effects)+".")
+		out = append(out, "Spells working: "+english.List(s.Effects)+".")
 	}
 	if len(s.Status) > 0 {
-		out = append(out, "Conditions: "+listWords(s.Status)+".")
+		out = append(out, "Conditions: "+english.List(s.Status)+".")
 	}
 	if len(v.Watchers) > 0 {
-		out = append(out, "Watching you: "+listWords(v.Watchers)+".")
+		out = append(out, "Watching you: "+english.List(v.Watchers)+".")
 	}
 	return out
 }

@@ -7,6 +7,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/orthanc-ssh/orthanc-ssh/internal/english"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
@@ -206,7 +207,7 @@ func marketText(v world.View) []string {
 		return []string{"There is no market here: markets are the dollar spaces of the surface. Type map to find one."}
 	}
 	mv := v.Surface.Market
-	title := capitalize(marketTitle(mv.Name))
+	title := english.Capital(marketTitle(mv.Name))
 	var out []string
 	if len(mv.Wares) == 0 {
 		out = append(out, title+" has nothing for sale today.")
@@ -217,11 +218,11 @@ func marketText(v world.View) []string {
 			if w.Count <= 0 {
 				left = "sold out"
 			}
-			ws = append(ws, fmt.Sprintf("%d, %s, %s (%s)", i+1, w.Item.Name(), plural(w.Price, "gold piece", "gold pieces"), left))
+			ws = append(ws, fmt.Sprintf("%d, %s, %s (%s)", i+1, w.Item.Name(), english.Count(w.Price, "gold piece", "gold pieces"), left))
 		}
 		out = append(out, fmt.Sprintf("%s sells: %s.", title, strings.Join(ws, "; ")))
 	}
-	out = append(out, fmt.Sprintf("You have %s.", plural(v.Self.Gold, "gold piece", "gold pieces")))
+	out = append(out, fmt.Sprintf("You have %s.", english.Count(v.Self.Gold, "gold piece", "gold pieces")))
 	if len(v.Self.Items) == 0 {
 		out = append(out, "You carry nothing to sell.")
 	} else {
@@ -232,7 +233,7 @@ func marketText(v world.View) []string {
 				w += " (worn)"
 			}
 			if price, ok := world.SellPrice(it); ok {
-				w += ", for " + plural(price, "gold piece", "gold pieces")
+				w += ", for " + english.Count(price, "gold piece", "gold pieces")
 			} else {
 				w += ", which no market buys"
 			}
@@ -256,7 +257,7 @@ func (m *Model) plainTrade(sell bool, args []string) {
 		verb, n = "sell", len(v.Self.Items)
 	}
 	if len(args) == 0 {
-		m.say(fmt.Sprintf("%s which? Type market for the numbers.", capitalize(verb)))
+		m.say(fmt.Sprintf("%s which? Type market for the numbers.", english.Capital(verb)))
 		return
 	}
 	i := -1

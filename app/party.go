@@ -7,6 +7,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/orthanc-ssh/orthanc-ssh/internal/english"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
@@ -432,7 +433,7 @@ func (m *Model) plainGroup(word string, args []string, rest string) (handled boo
 		}
 		name := partyName(rest)
 		if name == "" {
-			m.say(fmt.Sprintf("%s whom? Type %s and a knight's name.", capitalize(word), word))
+			m.say(fmt.Sprintf("%s whom? Type %s and a knight's name.", english.Capital(word), word))
 			break
 		}
 		say(m.partyAction(world.PartyAction{Kind: kind, Name: name}))

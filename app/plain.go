@@ -8,6 +8,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/orthanc-ssh/orthanc-ssh/internal/english"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
@@ -329,7 +330,7 @@ func comings(prev, v world.View) []string {
 	}
 	for _, mo := range v.Monsters {
 		if !had[mo.Name+"@"+fmt.Sprint(mo.Pos)] {
-			out = append(out, fmt.Sprintf("%s comes into sight, %s.", capitalize(aName(mo.Name)), place(p, mo.Pos)))
+			out = append(out, fmt.Sprintf("%s comes into sight, %s.", english.Capital(english.A(mo.Name)), place(p, mo.Pos)))
 		}
 	}
 	seen := map[string]world.Pos{}

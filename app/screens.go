@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/orthanc-ssh/orthanc-ssh/internal/english"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
@@ -178,7 +179,7 @@ func statusLine(s world.Self) string {
 		where += " │ On the " + f
 	}
 	if len(s.Status) > 0 {
-		where += " │ " + capitalize(strings.Join(s.Status, ", "))
+		where += " │ " + english.Capital(strings.Join(s.Status, ", "))
 	}
 	return fmt.Sprintf("%s │ Level %d │ Hits %d/%d │ Spells %d │ Exp %d │ %s",
 		s.Name, s.Level, s.Hits, s.MaxHits, s.SpellUnits, s.Experience, where)
@@ -452,14 +453,6 @@ func truncate(s string, w int) string {
 		return string(r[:w])
 	}
 	return s
-}
-
-func capitalize(s string) string {
-	if s == "" {
-		return s
-	}
-	r := []rune(s)
-	return strings.ToUpper(string(r[0])) + string(r[1:])
 }
 
 func (m *Model) drawInventory(c *canvas) {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/orthanc-ssh/orthanc-ssh/internal/english"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
@@ -303,7 +304,7 @@ func hereLines(v world.View) (what, how string) {
 	s, p := v.Surface.Map, v.Self.Pos
 	switch s.At(p) {
 	case world.SurfaceMarket:
-		return capitalize(spaceName(s, p)) + ":", "b to trade, s to sell."
+		return english.Capital(spaceName(s, p)) + ":", "b to trade, s to sell."
 	case world.SurfaceEntrance:
 		return "The dungeon entrance:", "> goes down."
 	}
@@ -365,7 +366,7 @@ func (m *Model) drawSurfaceWords(c *canvas, v world.View, l surfaceLayout) {
 	for i, kind := range s.Cells {
 		if kind == world.SurfaceMarket {
 			name := s.Markets[i]
-			legend = append(legend, fmt.Sprintf("$%-3s%s", marketInitials(name), capitalize(marketTitle(name))))
+			legend = append(legend, fmt.Sprintf("$%-3s%s", marketInitials(name), english.Capital(marketTitle(name))))
 		}
 	}
 	// The party list goes at the bottom of this column: the legend leaves it room.
@@ -403,7 +404,7 @@ func surfaceWhere(v world.View, full bool) []string {
 	for _, d := range dirWords {
 		sides = append(sides, fmt.Sprintf("%s is %s", d, spaceName(s, p.Step(d))))
 	}
-	out = append(out, capitalize(strings.Join(sides, "; "))+".")
+	out = append(out, english.Capital(strings.Join(sides, "; "))+".")
 	if !full {
 		return out
 	}
@@ -455,7 +456,7 @@ func surfaceThings(v world.View, full bool) []string {
 		}
 	}
 	if len(here) > 0 {
-		out = append([]string{"Here with you: " + listWords(here) + "."}, out...)
+		out = append([]string{"Here with you: " + english.List(here) + "."}, out...)
 	}
 	return out
 }
@@ -537,7 +538,7 @@ func surfaceMapText(v world.View) []string {
 			}
 			flush()
 			if len(people) > 0 {
-				w += " (" + listWords(people) + ")"
+				w += " (" + english.List(people) + ")"
 			}
 			if plain && len(people) == 0 {
 				run, runWord = 1, w

@@ -3,6 +3,8 @@ package world
 import (
 	"fmt"
 	"strings"
+
+	"github.com/orthanc-ssh/orthanc-ssh/internal/english"
 )
 
 // Cast casts a spell (seed 000 keys 1–4). Dir is the direction ESP looks in.
@@ -213,7 +215,7 @@ func (e *Engine) castOnMonster(p *player, enc *encounter, s SpellID) {
 		}
 		m.hits -= dmg
 		if m.hits <= 0 {
-			enc.logf("%s casts %s at %s for %d. %s is dead!", who, info.Name, theName(k), dmg, capital(theName(k)))
+			enc.logf("%s casts %s at %s for %d. %s is dead!", who, info.Name, theName(k), dmg, english.Capital(theName(k)))
 			e.monsterKilled(enc, m, p)
 			return
 		}
@@ -221,12 +223,12 @@ func (e *Engine) castOnMonster(p *player, enc *encounter, s SpellID) {
 	case SpellCharm, SpellHoldPerson, SpellHoldMonster, SpellSleep:
 		m.held = true
 		verb := map[SpellID]string{SpellCharm: "is charmed", SpellHoldPerson: "is held", SpellHoldMonster: "is held", SpellSleep: "falls asleep"}[s]
-		enc.logf("%s casts %s. %s %s and will not fight back.", who, info.Name, capital(theName(k)), verb)
+		enc.logf("%s casts %s. %s %s and will not fight back.", who, info.Name, english.Capital(theName(k)), verb)
 	case SpellDimensionDoor, SpellTeleport:
 		// Seed 000: the monster is moved away, not killed: "You may encounter the monster
 		// again". In the dungeon it becomes a wanderer somewhere else on the level; a
 		// monster made for a surface battle is simply gone.
-		enc.logf("%s casts %s. %s vanishes!", who, info.Name, capital(theName(k)))
+		enc.logf("%s casts %s. %s vanishes!", who, info.Name, english.Capital(theName(k)))
 		e.monsterGone(enc, m)
 		if m.depth > 0 {
 			from := m.pos
@@ -259,7 +261,7 @@ func (e *Engine) esp(p *player) {
 			break
 		}
 		if m := e.monsterAt(p.rec.Depth, q); m != nil {
-			what := aName(m.Kind().Name)
+			what := english.A(m.Kind().Name)
 			if m.room >= 0 {
 				what += " guarding treasure"
 			}

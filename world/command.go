@@ -1,6 +1,10 @@
 package world
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/orthanc-ssh/orthanc-ssh/internal/english"
+)
 
 // Command is an action a player asks for. It is carried out on the engine goroutine when
 // the adventurer's energy allows (seed 003).
@@ -169,7 +173,7 @@ func (e *Engine) drink(p *player, i int) float64 {
 		}
 		n := min(PotionHealing.Roll(e.rng), r.MaxHits-r.Hits)
 		r.Hits += n
-		line = fmt.Sprintf("%s drinks a potion of healing and recovers %s.", r.Name, howMany(n, "hit"))
+		line = fmt.Sprintf("%s drinks a potion of healing and recovers %s.", r.Name, english.Count(n, "hit"))
 	case ItemPotionSpellUnits:
 		most := SpellUnitsForLevel(r.Level)
 		if r.SpellUnits >= most {
@@ -178,7 +182,7 @@ func (e *Engine) drink(p *player, i int) float64 {
 		}
 		n := min(PotionSpellUnits, most-r.SpellUnits)
 		r.SpellUnits += n
-		line = fmt.Sprintf("%s drinks a potion of spell units and regains %s.", r.Name, howMany(n, "spell unit"))
+		line = fmt.Sprintf("%s drinks a potion of spell units and regains %s.", r.Name, english.Count(n, "spell unit"))
 	default:
 		return 0
 	}
@@ -191,14 +195,6 @@ func (e *Engine) drink(p *player, i int) float64 {
 	}
 	e.saveNow(p) // the potion is used up
 	return CostPotion
-}
-
-// howMany writes n things: "1 hit", "12 hits".
-func howMany(n int, thing string) string {
-	if n == 1 {
-		return "1 " + thing
-	}
-	return fmt.Sprintf("%d %ss", n, thing)
 }
 
 // read reads a manual (seed 000, "Manuals"), which is used up.

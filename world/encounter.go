@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/orthanc-ssh/orthanc-ssh/internal/english"
 )
 
 // DefaultGraceTurns is how long the fight waits for a knight to choose before it loses
@@ -77,14 +79,7 @@ func (enc *encounter) logf(format string, args ...any) {
 }
 
 // theName is "the Troll", or "the Programmer".
-func theName(k *MonsterKind) string { return "the " + k.Name }
-
-func capital(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
-}
+func theName(k *MonsterKind) string { return english.The(k.Name) }
 
 // startFight puts a knight, and the members of its party standing with it, into a fight
 // with m, or into the fight m is already in. A knight outside the party of the heroes
@@ -172,9 +167,9 @@ func (e *Engine) startBattle(heroes []*player, foes []*monster, inRoom bool) {
 		quickest = max(quickest, k.Dex)
 		switch {
 		case m.room >= 0:
-			enc.logf("%s (%s, level %d) guards this room!", capital(aName(k.Name)), k.Class, k.Level)
+			enc.logf("%s (%s, level %d) guards this room!", english.Capital(english.A(k.Name)), k.Class, k.Level)
 		default:
-			enc.logf("%s (%s, level %d) attacks!", capital(aName(k.Name)), k.Class, k.Level)
+			enc.logf("%s (%s, level %d) attacks!", english.Capital(english.A(k.Name)), k.Class, k.Level)
 		}
 	}
 	// Seed 000: "If you have cast a 'speed' spell, you will have the choice of what you want
@@ -196,7 +191,7 @@ func (e *Engine) startBattle(heroes []*player, foes []*monster, inRoom bool) {
 		for _, p := range heroes {
 			if !SwingsFirst(e.hasted(p), e.dieSides(p), k.Dex) {
 				m.energy = 0
-				enc.logf("%s is quicker than %s!", capital(theName(k)), p.rec.Name)
+				enc.logf("%s is quicker than %s!", english.Capital(theName(k)), p.rec.Name)
 				break
 			}
 		}
@@ -204,16 +199,6 @@ func (e *Engine) startBattle(heroes []*player, foes []*monster, inRoom bool) {
 	if enc.depth > 0 {
 		e.monsterMoved(enc.depth, enc.pos)
 	}
-}
-
-func aName(name string) string {
-	if strings.HasPrefix(name, "the ") || strings.HasPrefix(name, "The ") {
-		return name
-	}
-	if strings.ContainsRune("AEIOUaeiou", rune(name[0])) {
-		return "an " + name
-	}
-	return "a " + name
 }
 
 // standing lists the monsters of the battle still in it.
@@ -415,7 +400,7 @@ func (e *Engine) fightAct(p *player, enc *encounter, c Command) float64 {
 		dmg := PlayerDamage(e.rng, p.rec.Level, best(p.rec.Items, ItemSword), e.str(p))
 		m.hits -= dmg
 		if m.hits <= 0 {
-			enc.logf("%s hits %s for %d. %s is dead!", p.rec.Name, theName(k), dmg, capital(theName(k)))
+			enc.logf("%s hits %s for %d. %s is dead!", p.rec.Name, theName(k), dmg, english.Capital(theName(k)))
 			e.monsterKilled(enc, m, p)
 		} else {
 			enc.logf("%s hits %s for %d.", p.rec.Name, theName(k), dmg)
@@ -504,46 +489,46 @@ func (e *Engine) monsterAttack(enc *encounter, m *monster) {
 	firstRound := m.acted < max(1, k.AttacksPerRound)
 	m.acted++
 	if m.held {
-		enc.logf("%s does not fight back.", capital(theName(k)))
+		enc.logf("%s does not fight back.", english.Capital(theName(k)))
 		return
 	}
 	// Seed 000, ring of invisibility: "You are safe from attack."
 	if e.invisible(p) {
-		enc.logf("%s swings wildly but cannot find %s.", capital(theName(k)), p.rec.Name)
+		enc.logf("%s swings wildly but cannot find %s.", english.Capital(theName(k)), p.rec.Name)
 		return
 	}
 	if !MonsterHits(e.rng, k.Dex, e.protected(p), k.Class) {
-		enc.logf("%s misses %s.", capital(theName(k)), p.rec.Name)
+		enc.logf("%s misses %s.", english.Capital(theName(k)), p.rec.Name)
 		return
 	}
 	if e.dodges(e.dieSides(p)) {
-		enc.logf("%s strikes at %s, who dodges.", capital(theName(k)), p.rec.Name)
+		enc.logf("%s strikes at %s, who dodges.", english.Capital(theName(k)), p.rec.Name)
 		return
 	}
 	// Seed 000: "The 'plus' value of your shield and armor is deducted from the attack."
 	dmg := MonsterDamage(e.rng, k.AttackDice, k.Class, firstRound, best(p.rec.Items, ItemShield), best(p.rec.Items, ItemArmour))
 	if dmg == 0 {
-		enc.logf("%s hits %s, but the blow glances off.", capital(theName(k)), p.rec.Name)
+		enc.logf("%s hits %s, but the blow glances off.", english.Capital(theName(k)), p.rec.Name)
 		return
 	}
 	p.rec.Hits -= dmg
 	p.changed = true
 	if p.rec.Hits > 0 {
-		enc.logf("%s hits %s for %d.", capital(theName(k)), p.rec.Name, dmg)
+		enc.logf("%s hits %s for %d.", english.Capital(theName(k)), p.rec.Name, dmg)
 		return
 	}
 	if len(heroes) > 1 {
 		// Seed 002: "If a monster's attack lowers a hero's HP to 0, that hero will faint.
 		// Fainted heroes cannot take actions for the remainder of the battle."
 		p.rec.Hits, p.fainted, p.queue = 0, true, p.queue[:0]
-		enc.logf("%s hits %s for %d. %s faints!", capital(theName(k)), p.rec.Name, dmg, p.rec.Name)
+		enc.logf("%s hits %s for %d. %s faints!", english.Capital(theName(k)), p.rec.Name, dmg, p.rec.Name)
 		return
 	}
 	// The last hero standing falls: seed 000's death, and seed 002's "If the monsters win
 	// the fight, the game is over" for the fainted heroes with it.
-	enc.logf("%s hits %s for %d. %s is slain!", capital(theName(k)), p.rec.Name, dmg, p.rec.Name)
+	enc.logf("%s hits %s for %d. %s is slain!", english.Capital(theName(k)), p.rec.Name, dmg, p.rec.Name)
 	fallen := slices.DeleteFunc(slices.Clone(enc.players), func(q *player) bool { return q == p || !q.fainted })
-	killer := aName(k.Name)
+	killer := english.A(k.Name)
 	e.die(p, killer)
 	for _, q := range fallen {
 		if e.players[q.rec.Fingerprint] == q {
@@ -646,7 +631,7 @@ func (e *Engine) gain(p *player, it Item) {
 	}
 	p.rec.Items = append(p.rec.Items, it)
 	p.changed = true
-	msg := fmt.Sprintf("You find a %s!", it.Name())
+	msg := "You find " + english.A(it.Name()) + "!"
 	if it.Info().Wearable {
 		msg += " (i to wear it)"
 	} else if it.Info().Readable {
@@ -690,7 +675,7 @@ func (e *Engine) shoot(p *player, enc *encounter, m *monster) float64 {
 		}
 		p.changed = true
 		if ArrowKills(k.Class) {
-			enc.logf("%s shoots an arrow of slaying. %s is dead!", p.rec.Name, capital(theName(k)))
+			enc.logf("%s shoots an arrow of slaying. %s is dead!", p.rec.Name, english.Capital(theName(k)))
 			e.monsterKilled(enc, m, p)
 		} else {
 			enc.logf("%s shoots an arrow of slaying, but it does nothing to %s.", p.rec.Name, theName(k))

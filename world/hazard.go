@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/orthanc-ssh/orthanc-ssh/internal/english"
 )
 
 // Rulings on seed 001 (docs/DESIGN.md): a MAG "turn" is one round of the world clock (ten
@@ -220,7 +222,7 @@ func (e *Engine) findTraps(p *player, announce bool) {
 			q := Pos{x, y}
 			if t := l.Trap(q); t != TrapNone {
 				e.knowTrap(p, l.idx(q))
-				found = append(found, fmt.Sprintf("a %s %s", t, direction(at, q)))
+				found = append(found, english.A(t.String())+" "+direction(at, q))
 			}
 		}
 	}
@@ -368,7 +370,7 @@ func (e *Engine) monsterTrap(m *monster) {
 		return
 	}
 	r := e.rng
-	name := capital(theName(m.Kind()))
+	name := english.Capital(theName(m.Kind()))
 	seen := func(msg string) {
 		for _, p := range e.sayWhereSeen(m.depth, m.pos, msg) {
 			e.knowTrap(p, l.idx(m.pos)) // "hidden until ... a monster steps on it when the monster is visible"

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+
+	"github.com/orthanc-ssh/orthanc-ssh/internal/english"
 )
 
 // The markets of the surface (seed 002: "Market spaces, where items can be bought or
@@ -253,7 +255,7 @@ func (e *Engine) buy(p *player, i int, want Item) float64 {
 	}
 	p.rec.Items = append(p.rec.Items, it)
 	p.changed = true
-	msg := fmt.Sprintf("You buy %s for %d gold; you have %d left.", aName(it.Name()), price, p.rec.Gold)
+	msg := fmt.Sprintf("You buy %s for %d gold; you have %d left.", english.A(it.Name()), price, p.rec.Gold)
 	if it.Info().Drinkable {
 		msg += " (i to drink it)"
 	}
@@ -284,7 +286,7 @@ func (e *Engine) sell(p *player, i int) float64 {
 	price, ok := SellPrice(it)
 	switch {
 	case !ok:
-		e.say(p, fmt.Sprintf("No one at %s buys %s; you keep it.", m.name, aName(it.Name())))
+		e.say(p, fmt.Sprintf("No one at %s buys %s; you keep it.", m.name, english.A(it.Name())))
 		return 0
 	case it.Worn:
 		e.say(p, fmt.Sprintf("Take off the %s first.", it.Name()))

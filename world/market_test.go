@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/orthanc-ssh/orthanc-ssh/internal/english"
 )
 
 // atMarket joins a knight with gold on a market space of a fresh engine.
@@ -89,7 +91,7 @@ func TestBuyAndSellBack(t *testing.T) {
 			t.Fatalf("bought %s: gold %d→%d, items %d→%d, stock %d→%d (%q)", l.Item.Name(), gold, p.rec.Gold,
 				items, len(p.rec.Items), l.Count, m.stock[i].Count, lastMsg(p))
 		}
-		if want := fmt.Sprintf("You buy %s for %d gold; you have %d left.", aName(l.Item.Name()), l.Price, p.rec.Gold); !strings.HasPrefix(lastMsg(p), want) {
+		if want := fmt.Sprintf("You buy %s for %d gold; you have %d left.", english.A(l.Item.Name()), l.Price, p.rec.Gold); !strings.HasPrefix(lastMsg(p), want) {
 			t.Fatalf("message %q, want %q", lastMsg(p), want)
 		}
 		if len(e.cfg.Saver.(*recorder).saved) != saved+1 {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/orthanc-ssh/orthanc-ssh/internal/english"
 )
 
 // Parties of heroes (seed 002, DESIGN §9). A knight alone is a party of one and leads it;
@@ -568,7 +570,7 @@ func fullNote(whose string) string {
 // upperFirst capitalises a sentence that starts with "your".
 func upperFirst(s string) string {
 	if strings.HasPrefix(s, "your ") {
-		return "Your" + s[4:]
+		return english.Capital(s)
 	}
 	return s
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/orthanc-ssh/orthanc-ssh/internal/english"
 )
 
 // Spectating (DESIGN §9): a watcher receives every view of the watched player, the same
@@ -112,7 +114,7 @@ func (e *Engine) watch(m watchReq) (*Watch, error) {
 	}
 	e.nextWatch++
 	p.watchers = append(p.watchers, &watcher{id: e.nextWatch, name: m.name, sub: m.sub})
-	e.say(p, capital(m.name)+" is watching you.")
+	e.say(p, english.Capital(m.name)+" is watching you.")
 	e.publish() // the new watcher's first view
 	return &Watch{e: e, fp: p.rec.Fingerprint, id: e.nextWatch, name: p.rec.Name}, nil
 }
@@ -129,7 +131,7 @@ func (e *Engine) unwatch(m unwatchReq) {
 	}
 	name := p.watchers[i].name
 	p.watchers = slices.Delete(p.watchers, i, i+1)
-	e.say(p, capital(name)+" stopped watching you.")
+	e.say(p, english.Capital(name)+" stopped watching you.")
 	e.publish()
 }
 
