@@ -4,8 +4,10 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
+	"github.com/clipperhouse/displaywidth"
 )
 
 // terminal is the player's terminal as this session last drew it. The game writes its
@@ -245,11 +247,35 @@ func (t *terminal) plain(lines []string, prompt string) {
 		// The line the cursor is on is the player's own, from before the game: write over it.
 		t.mode, t.shown, t.promptOK = termPlain, nil, false
 	}
-	if len(lines) == 0 && t.promptOK && prompt == t.prompt {
-		return
+	if len(lines) == 0 && t.promptOK {
+		if prompt == t.prompt {
+			return
+		}
+		// Typing and erasing at the end of the line are echoed as a terminal echoes them,
+		// the new characters, or backspace-space-backspace for each one erased, so a
+		// screen reader hears the key typed and not the whole line again.
+		if added, ok := strings.CutPrefix(prompt, t.prompt); ok {
+			t.prompt = prompt
+			t.write(append(b, added...))
+			return
+		}
+		if erased, ok := strings.CutPrefix(t.prompt, prompt); ok && narrow(erased) {
+			for range utf8.RuneCountInString(erased) {
+				b = append(b, "\b \b"...)
+			}
+			t.prompt = prompt
+			t.write(b)
+			return
+		}
 	}
-	b = append(b, '\r')
-	b = append(b, ansi.EraseEntireLine...)
+	if len(lines) > 0 && t.promptOK && lines[0] == t.prompt {
+		// The first line is the typed line as it stands (Enter): it stays as typed.
+		b = append(b, "\r\n"...)
+		lines = lines[1:]
+	} else {
+		b = append(b, '\r')
+		b = append(b, ansi.EraseEntireLine...)
+	}
 	for _, l := range lines {
 		// The session's terminal gets bytes as they are written: a line break must also
 		// return the carriage.
@@ -259,6 +285,17 @@ func (t *terminal) plain(lines []string, prompt string) {
 	b = append(b, prompt...)
 	t.prompt, t.promptOK = prompt, true
 	t.write(b)
+}
+
+// narrow reports whether every character of s takes one column, so that one backspace
+// takes the cursor back over each.
+func narrow(s string) bool {
+	for _, r := range s {
+		if r < ' ' || displaywidth.Rune(r) != 1 {
+			return false
+		}
+	}
+	return true
 }
 
 // restore gives the player's terminal back as it was before the game: the normal screen,
