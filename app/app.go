@@ -14,6 +14,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
@@ -62,6 +63,20 @@ type Params struct {
 	Out io.Writer
 	// Term is the terminal's type (TERM), which says how it can be drawn on.
 	Term string
+	// Tick is the wall time of one game turn (the server's -tick), so that a battle's
+	// countdown, kept in turns, is shown in seconds; zero is DefaultTick.
+	Tick time.Duration
+}
+
+// DefaultTick is the server's default wall time of one game turn.
+const DefaultTick = 25 * time.Millisecond
+
+// tick is the wall time of one game turn.
+func (m *Model) tick() time.Duration {
+	if m.p.Tick > 0 {
+		return m.p.Tick
+	}
+	return DefaultTick
 }
 
 // Names checks and reserves knights' names for one key (the server's, backed by the
@@ -310,6 +325,11 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			m.sayConsole(msg)
 		}
 		return nil
+	case Farewell:
+		m.ended = msg.Reason
+		m.screen = screenEnded
+		m.say(msg.Reason)
+		return tea.Quit
 	}
 	switch {
 	case m.pl.active:
@@ -324,6 +344,12 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	}
 	return nil
 }
+
+// Farewell ends the session with a reason the player keeps on the terminal, on whatever
+// screen it is (the title, the roll, the death screen, watching, playing): the server
+// sends it to every session when it goes down. A knight in the world then leaves it and
+// is saved, as on any disconnect.
+type Farewell struct{ Reason string }
 
 // ownView takes a view of the player's own knight.
 func (m *Model) ownView(v world.View) tea.Cmd {

@@ -3,7 +3,9 @@ package app
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -277,17 +279,25 @@ func pack(items []string, w int) []string {
 	return out
 }
 
-// moveLine says whose move it is: this knight's (with the grace it has left), or not.
-func moveLine(f *world.FightView) string {
+// moveLine says whose move it is: this knight's (with the grace it has left while it
+// holds up other heroes; a knight alone is never hurried), or whose the battle waits for,
+// with each one's countdown.
+func moveLine(f *world.FightView, tick time.Duration) string {
 	if f.YourMove {
-		return "Your move! " + graceBar(f.GraceLeft, f.GraceTurns)
+		if f.GraceLeft > 0 {
+			return "Your move! " + graceBar(f.GraceLeft, f.GraceTurns) + " " + seconds(f.GraceLeft, tick)
+		}
+		return "Your move. The battle waits for you."
 	}
 	if len(standing(f)) == 0 {
 		return "The battle is won."
 	}
 	var waiting []string
 	for _, k := range f.Knights {
-		if k.Choosing {
+		switch {
+		case k.Choosing && k.GraceLeft > 0:
+			waiting = append(waiting, k.Name+" ("+seconds(k.GraceLeft, tick)+")")
+		case k.Choosing:
 			waiting = append(waiting, k.Name)
 		}
 	}
@@ -295,6 +305,12 @@ func moveLine(f *world.FightView) string {
 		return "Waiting for " + strings.Join(waiting, ", ") + "..."
 	}
 	return "The battle goes on..."
+}
+
+// seconds is a number of turns as the wall time it lasts, rounded up: "12 s".
+func seconds(turns int, tick time.Duration) string {
+	d := time.Duration(turns) * tick
+	return strconv.Itoa(int((d+time.Second-1)/time.Second)) + " s"
 }
 
 // --- the statistics screen ------------------------------------------------------------
@@ -502,7 +518,7 @@ func (m *Model) drawStats(c *canvas) {
 	for _, s := range foot {
 		footLines = append(footLines, wrap(s, w)...)
 	}
-	keys := moveLine(f) + "   t next target  f fight  Esc returns"
+	keys := moveLine(f, m.tick()) + "   t next target  f fight  Esc returns"
 	bottom := c.h - 1 - len(footLines)
 	if y+1 < bottom {
 		// The newest lines of the log, in the room left, so the battle is seen going on.

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -114,7 +115,7 @@ func twoOnTwo(t *testing.T) world.View {
 				"Sir Kay casts Hold Monster at the Goblin. The Goblin is held.",
 				"The Troll misses Sir Kay.",
 			},
-			InRoom: true, Round: 3, YourMove: true, GraceLeft: 120,
+			InRoom: true, Round: 3, YourMove: true, GraceLeft: 120, GraceTurns: 200,
 		},
 	}
 }
@@ -188,7 +189,7 @@ func TestBattlePanelListsEveryCombatant(t *testing.T) {
 		checkFrame(t, s, size[0], size[1])
 		for _, want := range []string{
 			"FIGHT, ROUND 3", "  a Troll", "17/24", "> b Goblin", "3/7 held",
-			"Sir Kay", "12/15", "Gawain", "fainted", "Your move! ██████",
+			"Sir Kay", "12/15", "Gawain", "fainted", "Your move! ██████░░░░ 3 s",
 			"The Troll misses Sir Kay.", "t target", "x stats", "i items", "f fight",
 			"(no running from a room)", "()",
 		} {
@@ -253,6 +254,24 @@ func TestBattlePanelFallenAndCrowded(t *testing.T) {
 	}
 	if got := graceBar(500, 1000); got != "█████░░░░░" {
 		t.Fatalf("half of a 1000-turn grace draws %q", got)
+	}
+	// A hero holding up the others is counted down on every hero's panel, in seconds.
+	f.Knights[1].GraceLeft = 480
+	if s := m.Text(); !strings.Contains(s, "Waiting for Gawain (12 s)...") {
+		t.Fatalf("the panel does not count down Gawain's grace:\n%s", s)
+	}
+	// A knight alone is never hurried: no countdown, and the panel says the battle waits.
+	lone := f
+	lone.YourMove, lone.GraceLeft = true, 0
+	if got := moveLine(&lone, DefaultTick); got != "Your move. The battle waits for you." {
+		t.Fatalf("a lone knight's move line: %q", got)
+	}
+	lone.GraceLeft, lone.GraceTurns = 1199, 1200
+	if got := moveLine(&lone, DefaultTick); got != "Your move! ██████████ 30 s" {
+		t.Fatalf("a hero holding up others: %q", got)
+	}
+	if p := m.movePrompt(world.View{Self: m.view.Self, Fight: &lone}); !strings.Contains(p, "The others wait for you: you have 30 seconds to choose.") {
+		t.Fatalf("screen-reader mode does not tell the grace: %s", p)
 	}
 	// Eight monsters, six of them fallen, and four heroes at 80×24: the fallen are counted.
 	var mons []world.FightMonster
@@ -398,7 +417,7 @@ func TestBattleInWords(t *testing.T) {
 			t.Errorf("fightSentence lacks %q: %s", want, s)
 		}
 	}
-	p := movePrompt(v)
+	p := (&Model{}).movePrompt(v)
 	for _, want := range []string{"Your move: your target is the Goblin (2), 3 hits, held", "also the Troll (1) 17 hits",
 		"Fainted: Gawain.", "no running from a room", "target and a number"} {
 		if !strings.Contains(p, want) {
@@ -432,5 +451,22 @@ func TestBattleInWords(t *testing.T) {
 	}
 	if _, ok := boxDrawing(out); ok {
 		t.Errorf("box drawing in the transcript:\n%s", out)
+	}
+}
+
+// Issue 14: opening the message log, help, statistics, inventory or a spell menu on the
+// knight's move never costs the move by itself: each only looks, and sends the world no
+// command, so the battle's wait (unlimited for a lone knight) is untouched.
+func TestLookingDuringYourMoveSendsNoCommand(t *testing.T) {
+	for _, open := range []string{"M", "?", "x", "i", "1", "2", "3", "4", "m", "P", "F"} {
+		m, rec := battleModel(t, twoOnTwo(t), 80, 24)
+		m.Update(keyMsg(open))
+		m.Update(keyMsg("esc"))
+		rec.mu.Lock()
+		cmds := slices.Clone(rec.cmds)
+		rec.mu.Unlock()
+		if len(cmds) != 0 {
+			t.Errorf("opening %q and closing it again sent %v", open, cmds)
+		}
 	}
 }

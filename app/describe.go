@@ -334,7 +334,13 @@ func fightSentence(v world.View) string { return battleSentence(v) }
 
 // movePrompt is what the knight may do when a battle waits for it, with how the battle
 // stands and which monster is its target (battle.go).
-func movePrompt(v world.View) string { return battlePrompt(v) }
+func (m *Model) movePrompt(v world.View) string {
+	s := battlePrompt(v)
+	if f := v.Fight; f != nil && f.GraceLeft > 0 {
+		s += " The others wait for you: you have " + strings.TrimSuffix(seconds(f.GraceLeft, m.tick()), " s") + " seconds to choose."
+	}
+	return s
+}
 
 // lookText is the look command: where the knight is and everything it sees. With full
 // unset it is what a step says: a room's doors are left out once the knight is in it.

@@ -276,29 +276,14 @@ func (m *Model) narrate(prev, v world.View, first bool) {
 		ps.fightSeq = v.FightSeq - min(v.FightSeq, 3)
 		ps.yourMove = false
 	}
-	log := v.LastFight
-	if v.Fight != nil {
-		log = v.Fight.Log
-	}
-	var fightLines, msgs []string
-	if n := min(int(v.FightSeq-ps.fightSeq), len(log)); n > 0 {
-		fightLines = log[len(log)-n:]
-	}
+	// Fight lines are messages too (the world writes them to the message log as they
+	// happen), so telling the new messages tells the battle in its order.
 	if n := min(int(v.Said-ps.said), len(v.Messages)); n > 0 {
 		for _, msg := range v.Messages[len(v.Messages)-n:] {
-			msgs = append(msgs, plainMessage(msg))
+			m.say(plainMessage(msg))
 		}
 	}
-	// The view does not say how messages and fight lines interleave: a fight that has
-	// just started follows what led to it (a door broken), and anything else follows the
-	// blows (the treasure after the kill).
-	if v.Fight != nil && prev.Fight == nil {
-		m.say(msgs...)
-		m.say(fightLines...)
-	} else {
-		m.say(fightLines...)
-		m.say(msgs...)
-	}
+	fought := v.FightSeq > ps.fightSeq
 	ps.said, ps.fightSeq = v.Said, v.FightSeq
 	switch {
 	case v.Dead != nil || v.Retired != nil:
@@ -310,8 +295,8 @@ func (m *Model) narrate(prev, v world.View, first bool) {
 	default:
 		m.say(comings(prev, v)...)
 	}
-	if f := v.Fight; f != nil && f.YourMove && (!ps.yourMove || len(fightLines) > 0) {
-		m.say(movePrompt(v))
+	if f := v.Fight; f != nil && f.YourMove && (!ps.yourMove || fought) {
+		m.say(m.movePrompt(v))
 	}
 	ps.yourMove = v.Fight != nil && v.Fight.YourMove
 }

@@ -2,6 +2,7 @@ package app
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/orthanc-ssh/orthanc-ssh/internal/english"
@@ -142,6 +143,11 @@ func (m *Model) drawPlay(c *canvas) {
 	c.text(0, mapTop+mapH, line, cls)
 
 	msgs := v.Messages
+	if v.Fight != nil {
+		msgs = withoutLines(msgs, v.Fight.Log, msgLines) // the panel shows the fight's own
+	} else if len(v.LastFight) > 0 {
+		msgs = withoutLines(msgs, v.LastFight, msgLines)
+	}
 	if m.screen == screenESP {
 		msgs = append(append([]string(nil), msgs...), "ESP: which direction do you look? (an arrow)")
 	} else if m.screen == screenRetire {
@@ -153,6 +159,24 @@ func (m *Model) drawPlay(c *canvas) {
 	}
 	drawMessages(c, 0, c.h-1-msgLines, msgs)
 	c.text(0, c.h-1, statusLine(s), clsTitle)
+}
+
+// withoutLines is the newest n messages that are not lines of a fight's log: the world
+// writes a battle's lines to the message log too, and beside the battle panel that shows
+// them they would only push out the rest.
+func withoutLines(msgs, log []string, n int) []string {
+	shown := make(map[string]bool, len(log))
+	for _, l := range log {
+		shown[l] = true
+	}
+	var out []string
+	for i := len(msgs) - 1; i >= 0 && len(out) < n; i-- {
+		if !shown[msgs[i]] {
+			out = append(out, msgs[i])
+		}
+	}
+	slices.Reverse(out)
+	return out
 }
 
 // msgLines is how many of the newest messages a screen shows above its status line.
@@ -360,7 +384,7 @@ func (m *Model) drawFight(c *canvas, top, h int) {
 		if f.YourMove {
 			cls = clsTitle
 		}
-		foot = append(foot, panelLine{moveLine(f), cls})
+		foot = append(foot, panelLine{moveLine(f, m.tick()), cls})
 		for _, k := range pack(battleKeys(f), inner) {
 			foot = append(foot, panelLine{k, clsTitle})
 		}

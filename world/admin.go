@@ -137,6 +137,7 @@ func (e *Engine) regenerate(depth int, seed uint64) []Adventurer {
 		p.prev = l.Up
 		p.queue = p.queue[:0] // keys typed for the old level mean nothing on the new one
 		e.arrive(p)           // a map of another generation of the level starts afresh
+		e.keepSafe(p)         // a new level, read before anything attacks
 		how := "remade"
 		if seed == old {
 			how = "made anew" // the same level, its doors whole and its guards back

@@ -8,9 +8,20 @@ import (
 	"github.com/orthanc-ssh/orthanc-ssh/internal/english"
 )
 
-// DefaultGraceTurns is how long the fight waits for a knight to choose before it loses
-// that chance to act: 200 turns, five seconds at the default 25 ms tick (DESIGN §3).
-const DefaultGraceTurns = 200
+// Pacing of a battle (DESIGN §3, "Pacing of a fight"). Orthanc was turn-based: the
+// monster waits for the knight. In a shared world a battle of several heroes cannot wait
+// for ever for one who has gone quiet, so:
+//
+//	constant             value   effect at the default 25 ms tick
+//	(a knight alone)     none    a battle with no other hero waiting never hurries its knight
+//	DefaultGraceTurns    1200    a hero holding up others hesitates after 30 s (-battle-grace)
+//	PlainGraceFactor     3       a screen-reader player's grace is three times as long
+//	graceSteps           30      a countdown refreshes every hero's panel 30 times over a grace
+const (
+	DefaultGraceTurns = 1200
+	PlainGraceFactor  = 3
+	graceSteps        = 30
+)
 
 // maxFightLog is how many lines of a fight's log are kept.
 const maxFightLog = 40
@@ -66,6 +77,9 @@ type Death struct {
 	Turn       uint64 `json:"turn"`
 }
 
+// logf writes a line of the battle: to the battle's log, which its panel shows, and to
+// the message log of every hero in it, so the message log (M, and screen-reader mode's
+// messages) tells the whole story, fights included, in the order it happened.
 func (enc *encounter) logf(format string, args ...any) {
 	line := fmt.Sprintf(format, args...)
 	if len(enc.log) >= maxFightLog {
@@ -75,6 +89,7 @@ func (enc *encounter) logf(format string, args ...any) {
 	for _, p := range enc.players {
 		p.dirty = true
 		p.fightSeq++
+		note(p, line)
 	}
 }
 
@@ -137,7 +152,7 @@ func (e *Engine) joinFight(p *player, enc *encounter) {
 
 func (e *Engine) readyForBattle(p *player) {
 	p.queue = p.queue[:0]
-	p.runTries, p.waited = 0, 0
+	p.runTries, p.waited, p.asked = 0, 0, false
 	p.recovered, p.unitsRecovered = 0, 0
 	p.fainted, p.target = false, nil
 }
@@ -263,9 +278,10 @@ func (e *Engine) setTarget(p *player, i int) {
 
 // fightTurn runs one turn of a battle: heroes who are ready act on their chosen command
 // (seed 002: "The heroes move first in each round"), then each standing monster attacks
-// when its energy allows; time stands still while a hero is still choosing (up to the
-// grace period). Every TurnsPerRound turns of the battle's clock a round ends and the
-// standing heroes recover (endRound).
+// when its energy allows; time stands still while a hero is still choosing. A hero who
+// holds up others (holdsUp) has its grace (graceOf) to choose, counted down on every
+// hero's panel, then hesitates; a knight alone is never hurried. Every TurnsPerRound
+// turns of the battle's clock a round ends and the standing heroes recover (endRound).
 func (e *Engine) fightTurn(enc *encounter) {
 	deciding := false
 	for _, p := range slices.Clone(enc.players) {
@@ -277,8 +293,7 @@ func (e *Engine) fightTurn(enc *encounter) {
 			p.energy.Spend(CostRest)
 			continue
 		}
-		switch {
-		case len(p.queue) > 0:
+		if len(p.queue) > 0 {
 			cmd := p.queue[0]
 			p.queue = p.queue[:copy(p.queue, p.queue[1:])]
 			cost := e.fightAct(p, enc, cmd)
@@ -286,27 +301,35 @@ func (e *Engine) fightTurn(enc *encounter) {
 				// A command that did nothing (a step while fighting, a refused spell) is
 				// not the knight's move: the fight keeps waiting for it.
 				deciding = true
-				break
+			} else {
+				p.waited, p.asked = 0, false
+				p.energy.Spend(cost)
+				// Each action in a fight counts as one of the knight's moves for the spells
+				// working on it, so Invisibility and Protection run out in a fight too.
+				e.tickEffects(p)
 			}
-			p.waited = 0
-			p.energy.Spend(cost)
-			// Each action in a fight counts as one of the knight's moves for the spells
-			// working on it, so Invisibility and Protection run out in a fight too.
-			e.tickEffects(p)
-		case p.waited < e.cfg.GraceTurns:
-			if p.waited == 0 {
-				p.dirty = true // its session learns it is its move (View.Fight.YourMove)
+			if enc.over {
+				return
 			}
-			p.waited++
+			continue
+		}
+		if !p.asked {
+			p.asked, p.dirty = true, true // its session learns it is its move (View.Fight.YourMove)
+		}
+		if !e.holdsUp(p, enc) {
+			deciding = true // nobody waits on it: the battle waits as long as it takes
+			continue
+		}
+		if p.waited++; p.waited < e.graceOf(p) {
+			if p.waited == 1 || p.waited%e.graceStep() == 0 {
+				enc.touch() // every hero's countdown shows the time left
+			}
 			deciding = true
-		default:
-			p.waited = 0
-			enc.logf("%s hesitates.", p.rec.Name)
-			p.energy.Spend(BlowCost(Blows(p.rec.Dex, p.rec.Level)))
+			continue
 		}
-		if enc.over {
-			return
-		}
+		p.waited, p.asked = 0, false
+		enc.logf("%s hesitates.", p.rec.Name)
+		p.energy.Spend(BlowCost(Blows(p.rec.Dex, p.rec.Level)))
 	}
 	if deciding || len(enc.players) == 0 {
 		return
@@ -330,6 +353,44 @@ func (e *Engine) fightTurn(enc *encounter) {
 	enc.ticks++
 	if enc.ticks%TurnsPerRound == 0 {
 		e.endRound(enc)
+	}
+}
+
+// choosing reports whether the battle waits for this hero to choose: it stands, is awake,
+// its energy allows it to act and it has nothing queued.
+func (e *Engine) choosing(p *player) bool {
+	return !p.fainted && p.energy.Ready() && len(p.queue) == 0 && p.status(StatusAsleep) == nil
+}
+
+// holdsUp reports whether a hero that has not chosen keeps another hero of its battle
+// waiting: one who has chosen, or whose energy is still spent, or who has fainted (its
+// player waits for the battle to end). A knight alone, or heroes who are all still
+// choosing, hold up no one, so the battle waits for them without a limit.
+func (e *Engine) holdsUp(p *player, enc *encounter) bool {
+	for _, q := range enc.players {
+		if q != p && !e.choosing(q) {
+			return true
+		}
+	}
+	return false
+}
+
+// graceOf is how long a hero that holds up others has to choose: the server's battle
+// grace, PlainGraceFactor times as long for a screen-reader player.
+func (e *Engine) graceOf(p *player) int {
+	if p.rec.Options.Plain {
+		return e.cfg.GraceTurns * PlainGraceFactor
+	}
+	return e.cfg.GraceTurns
+}
+
+// graceStep is how often a running countdown refreshes the heroes' panels.
+func (e *Engine) graceStep() int { return max(1, e.cfg.GraceTurns/graceSteps) }
+
+// touch asks for a new view for every hero of the battle.
+func (enc *encounter) touch() {
+	for _, p := range enc.players {
+		p.dirty = true
 	}
 }
 
@@ -449,6 +510,7 @@ func (e *Engine) run(p *player, enc *encounter) float64 {
 		enc.logf("%s runs away from %s!", p.rec.Name, foes)
 	}
 	e.leaveFight(p)
+	p.respiteUntil = e.turn + uint64(e.cfg.SafeTurns) // the monster does not follow at once
 	if p.rec.Depth > 0 {
 		if to, ok := e.fleeSquare(p, enc.pos); ok {
 			e.place(p, p.rec.Depth, to)
@@ -753,9 +815,8 @@ func (e *Engine) die(p *player, killer string) {
 
 // fightView is the battle panel for p.
 func (e *Engine) fightView(p *player, enc *encounter) *FightView {
-	choosing := func(q *player) bool { return !q.fainted && q.energy.Ready() && len(q.queue) == 0 }
 	fv := &FightView{Log: slices.Clone(enc.log), InRoom: enc.inRoom, Surface: enc.depth == 0,
-		Round: enc.rounds + 1, Target: -1, YourMove: choosing(p), GraceTurns: e.cfg.GraceTurns}
+		Round: enc.rounds + 1, Target: -1, YourMove: e.choosing(p), GraceTurns: e.graceOf(p)}
 	if t := e.targetOf(p, enc); t != nil {
 		fv.Target = enc.index(t)
 	}
@@ -766,8 +827,8 @@ func (e *Engine) fightView(p *player, enc *encounter) *FightView {
 			AttacksPerRound: k.AttacksPerRound, Speed: k.Speed, Experience: k.Experience,
 			Dodge: DodgePercent(k.Dex), Held: m.held, Dead: enc.gone[i]})
 	}
-	if fv.YourMove {
-		fv.GraceLeft = e.cfg.GraceTurns - p.waited
+	if fv.YourMove && e.holdsUp(p, enc) {
+		fv.GraceLeft = e.graceOf(p) - p.waited
 	}
 	for _, q := range enc.players {
 		fv.Knights = append(fv.Knights, FightKnight{Name: q.rec.Name, Level: q.rec.Level,
@@ -775,7 +836,10 @@ func (e *Engine) fightView(p *player, enc *encounter) *FightView {
 			Str: q.rec.Str, Int: q.rec.Int, Con: q.rec.Con, Dex: q.rec.Dex,
 			Sword: best(q.rec.Items, ItemSword), Shield: best(q.rec.Items, ItemShield),
 			Armour: best(q.rec.Items, ItemArmour), Blows: Blows(q.rec.Dex, q.rec.Level),
-			Dodge: DodgePercent(e.dieSides(q)), Fainted: q.fainted, Choosing: choosing(q)})
+			Dodge: DodgePercent(e.dieSides(q)), Fainted: q.fainted, Choosing: e.choosing(q)})
+		if k := &fv.Knights[len(fv.Knights)-1]; k.Choosing && e.holdsUp(q, enc) {
+			k.GraceLeft = e.graceOf(q) - q.waited
+		}
 	}
 	return fv
 }

@@ -86,6 +86,12 @@ func TestWinningAFight(t *testing.T) {
 		}
 		return p.fight == nil
 	})
+	// The message log tells the story (issue 14): the blows, the kill, the loot, in order.
+	story := strings.Join(p.msgs, "\n")
+	blow, kill, loot := strings.Index(story, "hits the Giant Rat for"), strings.Index(story, "You killed the Giant Rat."), strings.Index(story, "You find ")
+	if blow < 0 || kill < blow || loot < kill || !strings.Contains(story, "The Giant Rat is dead!") {
+		t.Fatalf("the message log does not tell the fight:\n%s", story)
+	}
 	// Seed 000: experience from the kill, and from "the treasures the monsters have".
 	if p.rec.Experience != rat.Kind().Experience+p.rec.TreasureExperience || p.rec.TreasureExperience == 0 {
 		t.Fatalf("experience %d (treasure %d), want the rat's %d plus its hoard", p.rec.Experience, p.rec.TreasureExperience, rat.Kind().Experience)
@@ -106,26 +112,83 @@ func TestWinningAFight(t *testing.T) {
 	}
 }
 
-// An idle knight never freezes a fight: after the grace period it loses its chance to
-// act and the monster swings.
-func TestIdleKnightLosesItsTurnAfterTheGrace(t *testing.T) {
+// Orthanc was turn-based: the monster waits for the knight. A knight fighting alone is
+// never hurried, however long it takes to choose: ten minutes of turns pass and the ogre
+// has not swung, and the knight's view still says it is its move, with no countdown.
+func TestALoneKnightIsNeverHurried(t *testing.T) {
 	e := fightEngine(t, nil)
 	rec := knight("a", 10)
 	rec.Dex, rec.Hits, rec.MaxHits = 20, 500, 500 // swings first
-	e.join(rec, &recorder{})
+	sub := &recorder{}
+	e.join(rec, sub)
 	p := e.players["a"]
 	ogre := e.spawn(1, mustMonster(t, "ogre"), Pos{2, 0}, 0, e.rng)
 	e.place(p, 1, Pos{2, 0})
 	e.startFight(p, ogre)
-	for range e.cfg.GraceTurns {
+	const tenMinutes = 10 * 60 * 40 // turns of 25 ms
+	for range tenMinutes {
 		e.Step()
 	}
-	if ogre.acted != 0 {
-		t.Fatal("the monster acted while the knight was still within its grace")
+	if ogre.acted != 0 || p.rec.Hits != 500 {
+		t.Fatalf("the ogre acted %d times while the lone knight was choosing", ogre.acted)
 	}
-	stepUntil(t, e, "the ogre to attack", func() bool { return ogre.acted > 0 })
-	if !strings.Contains(strings.Join(ogre.fight.log, "\n"), "hesitates") {
-		t.Fatal("the log does not say the knight hesitated")
+	if strings.Contains(log(ogre.fight), "hesitates") {
+		t.Fatal("a lone knight hesitated")
+	}
+	f := sub.last().Fight
+	if f == nil || !f.YourMove || f.GraceLeft != 0 || f.Knights[0].GraceLeft != 0 {
+		t.Fatalf("the view after ten minutes: %+v", f)
+	}
+	do(e, "a", Fight{}) // the choice, when it comes, is the knight's move as ever
+	stepUntil(t, e, "the ogre to strike back", func() bool { return ogre.acted > 0 || ogre.fight == nil })
+}
+
+// In a battle of several heroes, one who has not chosen holds up the others for the
+// battle grace at most, shown to every hero as a countdown; then it hesitates and the
+// battle goes on. A screen-reader player's grace is PlainGraceFactor times as long.
+func TestASilentHeroIsSkippedAfterTheGrace(t *testing.T) {
+	for _, plain := range []bool{false, true} {
+		e := fightEngine(t, nil)
+		enc := battleOf(t, e, []string{"kay", "bors"}, "ogre")
+		kay, bors := e.players["kay"], e.players["bors"]
+		bors.rec.Options.Plain = plain
+		for _, p := range enc.players {
+			p.rec.Hits, p.rec.MaxHits, p.energy = 500, 500, 0
+		}
+		enc.monsters[0].energy = 0
+		grace := e.cfg.GraceTurns
+		if plain {
+			grace *= PlainGraceFactor
+		}
+		// Both choose nothing: neither holds up the other, and the battle waits.
+		for range 5 * grace {
+			e.Step()
+		}
+		if enc.monsters[0].acted != 0 || strings.Contains(log(enc), "hesitates") {
+			t.Fatalf("plain %v: the battle moved on while every hero was choosing:\n%s", plain, log(enc))
+		}
+		// Kay strikes; Bors now holds Kay up, and its countdown starts.
+		do(e, "kay", Fight{})
+		stepUntil(t, e, "Kay's blow", func() bool { return len(kay.queue) == 0 && !kay.energy.Ready() })
+		e.Step()
+		v := e.view(kay)
+		if v.Fight.Knights[1].GraceLeft <= 0 || v.Fight.Knights[1].GraceLeft > grace {
+			t.Fatalf("plain %v: Kay sees Bors's countdown as %d of %d", plain, v.Fight.Knights[1].GraceLeft, grace)
+		}
+		if bv := e.view(bors); !bv.Fight.YourMove || bv.Fight.GraceLeft != bv.Fight.Knights[1].GraceLeft || bv.Fight.GraceTurns != grace {
+			t.Fatalf("plain %v: Bors's own view: %+v", plain, bv.Fight)
+		}
+		waited := 1
+		for !strings.Contains(log(enc), bors.rec.Name+" hesitates") {
+			e.Step()
+			waited++
+			if waited > 2*grace {
+				t.Fatalf("plain %v: Bors never hesitated", plain)
+			}
+		}
+		if waited < grace-1 || waited > grace+1 {
+			t.Fatalf("plain %v: Bors hesitated after %d turns, want its grace %d", plain, waited, grace)
+		}
 	}
 }
 

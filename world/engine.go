@@ -19,11 +19,11 @@ import (
 //	constant                 value   effect
 //	DefaultCheckpointTurns   80      changed adventurers are saved every 2 s; a crash loses at most that
 //	maxQueued                2       keys typed faster than the knight can walk are dropped beyond two
-//	maxMessages              100     lines of message log (game, chat, announcements) kept per player
+//	maxMessages              200     lines of message log (game, fights, chat, announcements) kept per player
 const (
 	DefaultCheckpointTurns = 80
 	maxQueued              = 2
-	maxMessages            = 100
+	maxMessages            = 200
 )
 
 // ErrStopped is returned when the engine is no longer running.
@@ -47,7 +47,9 @@ type Config struct {
 	Seed            uint64 // seed of the original dungeon
 	Depth           int    // number of levels; DefaultDepth when zero
 	CheckpointTurns int    // turns between checkpoints; DefaultCheckpointTurns when zero
-	GraceTurns      int    // turns a fight waits for a knight to choose; DefaultGraceTurns when zero
+	// GraceTurns is how long a hero who holds up other heroes of its battle has to choose
+	// (a knight alone is never hurried); DefaultGraceTurns when zero.
+	GraceTurns int
 	// WanderChance is the chance per turn that a wanderer appears on a level with knights
 	// on it; zero means the default, a negative value never (for tests that place monsters).
 	WanderChance float64
@@ -65,6 +67,9 @@ type Config struct {
 	IdleTurns          int
 	IdleRefreshTurns   int
 	ActiveRefreshTurns int
+	// SafeTurns is how long a knight's safe arrival lasts at most (arrival.go);
+	// DefaultSafeTurns when zero.
+	SafeTurns int
 }
 
 // Engine is the game world. Its state is owned by the goroutine running Run (or, in
@@ -115,7 +120,8 @@ type player struct {
 	prev      Pos        // the square it came from, where running takes it back
 	fight     *encounter // the fight it is in, if any
 	runTries  int        // tries to run in this fight (seed 000: failing more often each try)
-	waited    int        // turns the fight has waited for it to choose
+	waited    int        // turns it has held up other heroes of its fight while choosing
+	asked     bool       // its session has been told it is its move in the fight
 	lastFight []string   // the log of its last fight, shown until the next one
 	passWall  bool       // Pass Wall was cast: the next step may go through a wall
 	espDir    Dir        // the direction of the ESP being cast
@@ -128,6 +134,10 @@ type player struct {
 	seen                      bool       // what others do in its sight changed its view (crowd.go)
 	active                    uint64     // the turn it last sent anything
 	watchers                  []*watcher // spectators, who get its views too
+	// safeUntil ends the knight's safe arrival (arrival.go): until then, or until it
+	// acts, no monster starts a fight with it. respiteUntil ends the time after it got
+	// away from a fight, when no wanderer starts one with it.
+	safeUntil, respiteUntil uint64
 }
 
 // New builds an engine with every level of the dungeon generated from cfg.Seed.
@@ -155,6 +165,9 @@ func newWithLevels(cfg Config, levels []*Level) *Engine {
 	}
 	if cfg.IdleRefreshTurns <= 0 {
 		cfg.IdleRefreshTurns = DefaultIdleRefreshTurns
+	}
+	if cfg.SafeTurns <= 0 {
+		cfg.SafeTurns = DefaultSafeTurns
 	}
 	if cfg.WanderChance == 0 {
 		cfg.WanderChance = wanderChance
@@ -241,6 +254,9 @@ func (e *Engine) Step() {
 			continue // its fight keeps its time
 		}
 		ready := p.energy.Ready()
+		if p.safeUntil != 0 && (e.turn >= p.safeUntil || ready && len(p.queue) > 0) && e.arrived(p) {
+			continue // its safe arrival is over and the guard of its room attacks
+		}
 		acted := false
 		if ready && len(p.queue) > 0 {
 			cmd := p.queue[0]
@@ -441,6 +457,20 @@ func (e *Engine) Lookup(ctx context.Context, fp string) (rec Adventurer, online 
 	return rec, online, err
 }
 
+// Party lists the party of an online knight, its leader first; nil when the knight is
+// alone or not online.
+func (e *Engine) Party(ctx context.Context, fp string) ([]PartyMember, error) {
+	var out []PartyMember
+	err := e.query(ctx, func() {
+		if p, ok := e.players[fp]; ok {
+			if pt := e.parties.of[p]; pt != nil {
+				out = partyList(pt)
+			}
+		}
+	})
+	return out, err
+}
+
 // SaveAll hands every live adventurer to the Saver now and reports how many there were.
 func (e *Engine) SaveAll(ctx context.Context) (n int, err error) {
 	err = e.query(ctx, func() { n = e.saveAll() })
@@ -456,12 +486,16 @@ func (e *Engine) join(rec Adventurer, sub Subscriber) *Player {
 			old.sub.Deliver(View{Turn: e.turn, Ended: "This knight has been taken over by a new connection with the same key."})
 		}
 		old.sub, old.session, old.dirty = sub, e.nextSession, true
+		if old.fight == nil {
+			e.keepSafe(old) // the new connection has not seen the screen yet
+		}
 		e.say(old, "Welcome back, "+old.rec.Name+". (Your other connection was closed.)")
 		e.publish()
 		return &Player{e, rec.Fingerprint, old.session}
 	}
 	e.nextSeq++
 	p := &player{rec: rec, session: e.nextSession, sub: sub, mapIdx: -1, dirty: true, changed: true, seq: e.nextSeq, active: e.turn}
+	e.keepSafe(p) // nothing attacks it before it has read its first screen
 	e.levelsChanged()
 	e.announce(nil, p.rec.Name+" joins the game.")
 	e.players[rec.Fingerprint] = p
@@ -478,6 +512,7 @@ func (e *Engine) join(rec Adventurer, sub Subscriber) *Player {
 			// admin's regen): it starts again from the level's up stairs.
 			p.rec.X, p.rec.Y = l.Up.X, l.Up.Y
 		}
+		p.prev = p.rec.Pos() // a knight turned back from a battle stays where it is
 		e.arrive(p)
 		e.moved(p, p.rec.Depth, p.rec.Pos(), p.rec.Pos()) // those who see it arrive
 		e.say(p, fmt.Sprintf("Welcome, %s. You stand on level %d of the dungeon.", p.rec.Name, p.rec.Depth))
@@ -606,7 +641,9 @@ func (e *Engine) say(p *player, msg string) {
 
 // note adds a line to the player's log without asking for a new view: it shows with the
 // next one.
-func (e *Engine) note(p *player, msg string) {
+func (e *Engine) note(p *player, msg string) { note(p, msg) }
+
+func note(p *player, msg string) {
 	// Views share the log (see view), so a line once written is never changed: the log
 	// drops its oldest line by moving its start, and append moves it to a new array when
 	// this one is full.

@@ -170,7 +170,7 @@ func (e *Engine) spawnWanderer(depth int) {
 	l := e.levels[depth-1]
 	for range 20 {
 		p := Pos{e.rng.IntN(l.W), e.rng.IntN(l.H)}
-		if l.Terrain(p) != Corridor || l.Feature(p) != FeatNone || e.seenByAnyone(depth, p) {
+		if l.Terrain(p) != Corridor || l.Feature(p) != FeatNone || e.seenByAnyone(depth, p) || e.safeKnightNear(depth, p, 1) {
 			continue
 		}
 		e.spawn(depth, PickMonster(e.rng, depth), p, -1, e.rng)
@@ -189,14 +189,16 @@ func (e *Engine) seenByAnyone(depth int, p Pos) bool {
 }
 
 // stepWanderer moves a wanderer one square through an open edge along the corridors
-// (wanderers do not open doors or enter rooms), and starts a fight if it walks onto a knight.
+// (wanderers do not open doors or enter rooms, and step around a knight in its safe
+// arrival), and starts a fight if it walks onto a knight it may ambush (mayAmbush): the
+// step of a wanderer, or of one a teleport trap has carried onto the knight.
 func (e *Engine) stepWanderer(m *monster) {
 	l := e.levels[m.depth-1]
 	var opts [4]Pos
 	n := 0
 	for _, d := range Dirs {
 		q := m.pos.Step(d)
-		if l.Edge(m.pos, d) == EdgeOpen && l.Terrain(q) == Corridor {
+		if l.Edge(m.pos, d) == EdgeOpen && l.Terrain(q) == Corridor && !e.safeKnightNear(m.depth, q, 0) {
 			opts[n] = q
 			n++
 		}
@@ -212,8 +214,8 @@ func (e *Engine) stepWanderer(m *monster) {
 	if !e.alive(m) {
 		return
 	}
-	for _, p := range e.order {
-		if p.rec.Depth == m.depth && p.rec.Pos() == m.pos && p.fight == nil {
+	for _, p := range e.onLevel(m.depth) {
+		if p.rec.Pos() == m.pos && p.fight == nil && e.mayAmbush(p) {
 			e.startFight(p, m)
 			return
 		}

@@ -120,8 +120,10 @@ type FightView struct {
 	// Round counts the battle's rounds; the standing heroes recover a little at the end
 	// of each (see RoundHits).
 	Round int
-	// YourMove is true when the fight waits for this knight; GraceLeft is how many turns
-	// it still waits before the knight loses its chance, of GraceTurns in all.
+	// YourMove is true when the fight waits for this knight. GraceLeft is how many turns
+	// it still waits before the knight loses its chance, of GraceTurns in all, while the
+	// knight holds up other heroes; it is 0 when the battle waits for the knight without
+	// a limit (a knight alone is never hurried).
 	YourMove   bool
 	GraceLeft  int
 	GraceTurns int
@@ -164,6 +166,9 @@ type FightKnight struct {
 	Dodge      int // percent chance to avoid a monster's attack (DodgePercent)
 	Fainted    bool
 	Choosing   bool // the battle waits for this hero to choose
+	// GraceLeft is the turns this hero has left to choose before it hesitates, while it
+	// holds up the others (every hero sees the countdown); 0 when it holds up no one.
+	GraceLeft int
 }
 
 // PartyMember is one knight of the player's party, as the party list shows it.

@@ -110,8 +110,8 @@ func TestAKnightIsToldWhenItIsItsMove(t *testing.T) {
 			return
 		}
 		e.enqueue("a", p.session, Fight{})
-		stepUntil(t, e, "the blow", func() bool { return p.fight == nil || len(p.queue) == 0 && p.waited == 0 })
-		stepUntil(t, e, "the knight's move", func() bool { return p.fight == nil || p.waited > 0 })
+		stepUntil(t, e, "the blow", func() bool { return p.fight == nil || len(p.queue) == 0 && !p.asked })
+		stepUntil(t, e, "the knight's move", func() bool { return p.fight == nil || p.asked })
 		if p.fight == nil {
 			return
 		}

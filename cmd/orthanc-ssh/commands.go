@@ -134,6 +134,15 @@ type whoami struct {
 	PercentKills       int         `json:"percent_kills"`
 	Equipment          []equipment `json:"equipment"`
 	Effects            []string    `json:"effects"`
+	Party              party       `json:"party"`
+}
+
+// party is the knight's party in whoami: its leader and every member (the leader first),
+// both empty when the knight is alone. Parties live in the world and are not saved, so
+// a knight who is not online is alone.
+type party struct {
+	Leader  string   `json:"leader"`
+	Members []string `json:"members"`
 }
 
 // equipment is one carried item in whoami.
@@ -181,8 +190,23 @@ func (s *server) cmdWhoami(sess ssh.Session, args []string) int {
 	for _, st := range rec.Status {
 		out.Effects = append(out.Effects, st.String())
 	}
+	out.Party.Members = []string{}
+	members, err := s.engine.Party(sess.Context(), fp)
+	if err != nil {
+		s.log.Error("whoami party", "fingerprint", fp, "err", err)
+	}
+	for _, m := range members {
+		if m.Leader {
+			out.Party.Leader = m.Name
+		}
+		out.Party.Members = append(out.Party.Members, m.Name)
+	}
 	if asJSON {
 		return writeJSON(sess, out)
+	}
+	partyLine := "none"
+	if len(members) > 0 {
+		partyLine = strings.Join(out.Party.Members, ", ") + " (led by " + out.Party.Leader + ")"
 	}
 	for _, kv := range [][2]any{
 		{"fingerprint", out.Fingerprint}, {"name", out.Name}, {"online", out.Online}, {"dead", out.Dead},
@@ -191,6 +215,7 @@ func (s *server) cmdWhoami(sess ssh.Session, args []string) int {
 		{"int", out.Int}, {"con", out.Con}, {"dex", out.Dex}, {"depth", out.Depth},
 		{"x", out.X}, {"y", out.Y}, {"gold", out.Gold},
 		{"treasure_experience", out.TreasureExperience}, {"percent_kills", out.PercentKills},
+		{"party", partyLine},
 	} {
 		fmt.Fprintf(sess, "%s: %v\n", kv[0], kv[1])
 	}

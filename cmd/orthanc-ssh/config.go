@@ -23,6 +23,9 @@ type config struct {
 	tick      time.Duration
 	// metricsAddr is where /metrics is served in Prometheus text format; empty: nowhere.
 	metricsAddr string
+	// battleGrace is how long a hero who holds up the others of its battle has to choose
+	// (a knight alone is never hurried; DESIGN §3).
+	battleGrace time.Duration
 	limits      limits
 }
 
@@ -63,6 +66,8 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	durFlag(&c.limits.handshakeTimeout, "handshake-timeout", "ORTHANC_HANDSHAKE_TIMEOUT", "time to finish the SSH handshake")
 	durFlag(&c.limits.idleTimeout, "idle-timeout", "ORTHANC_IDLE_TIMEOUT", "a game session with no keystroke for this long is closed (knight saved)")
 	durFlag(&c.limits.maxLifetime, "max-lifetime", "ORTHANC_MAX_LIFETIME", "longest a connection may last")
+	c.battleGrace = defaultBattleGrace
+	durFlag(&c.battleGrace, "battle-grace", "ORTHANC_BATTLE_GRACE", "how long a hero who holds up the others of its battle has to choose; a knight alone is never hurried, a screen-reader player has three times as long")
 	durFlag(&c.limits.stallTimeout, "stall-timeout", "ORTHANC_STALL_TIMEOUT", "a client that does not take in a frame for this long is closed")
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
@@ -72,7 +77,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 			return config{}, errors.New("session limits must be at least 1")
 		}
 	}
-	for _, d := range []time.Duration{c.limits.handshakeTimeout, c.limits.idleTimeout, c.limits.maxLifetime, c.limits.stallTimeout} {
+	for _, d := range []time.Duration{c.battleGrace, c.limits.handshakeTimeout, c.limits.idleTimeout, c.limits.maxLifetime, c.limits.stallTimeout} {
 		if d <= 0 {
 			return config{}, errors.New("timeouts must be positive durations such as 30s")
 		}

@@ -43,6 +43,9 @@ func TestNewPlayerReachesTheDungeonWithEnter(t *testing.T) {
 	if w.Fingerprint != keys.Fingerprint(key.PublicKey()) || w.Depth != 1 || !w.Online || w.Name == "" {
 		t.Fatalf("whoami: %+v", w)
 	}
+	if w.Party.Leader != "" || w.Party.Members == nil || len(w.Party.Members) != 0 {
+		t.Fatalf("a knight alone has the party %+v, want an empty leader and members []", w.Party)
+	}
 	l := world.Generate(1, world.LevelSeed(defaultSeed, 1), false)
 	if w.X != l.Up.X || w.Y != l.Up.Y {
 		t.Fatalf("new knight at %d,%d, want the entrance %v", w.X, w.Y, l.Up)
@@ -63,7 +66,7 @@ func TestMovingChangesWhoami(t *testing.T) {
 		return w.X == before.X+dx && w.Y == before.Y+dy
 	})
 	out, _, code := runCmd(t, srv.addr, key, "whoami")
-	if code != 0 || !strings.Contains(out, "name: Percival\n") || !strings.Contains(out, "depth: 1\n") {
+	if code != 0 || !strings.Contains(out, "name: Percival\n") || !strings.Contains(out, "depth: 1\n") || !strings.Contains(out, "party: none\n") {
 		t.Fatalf("whoami text (exit %d):\n%s", code, out)
 	}
 }
@@ -320,5 +323,46 @@ func TestCastASpell(t *testing.T) {
 	out, _, _ := runCmd(t, srv.addr, key, "whoami --json")
 	if !strings.Contains(out, `"effects":["Light (24 moves)"]`) {
 		t.Fatalf("whoami effects: %s", out)
+	}
+}
+
+// Issue 14: at shutdown a player on the death screen was not told (the log said told=3
+// with 4 connected): only sessions with a knight in the world were. Every game session
+// is told, whatever screen it is on: playing, the title, the death screen, watching.
+func TestEverySessionIsToldAtShutdown(t *testing.T) {
+	dir := t.TempDir()
+	doomedKey := newKey(t)
+	keys_, squares := pathToGuard(t)
+	door := squares[len(squares)-2]
+	seedKnight(t, dir, doomedKey, func(a *world.Adventurer) {
+		a.Name, a.Dex, a.Hits, a.MaxHits = "Doomed", 3, 1, 1
+		a.X, a.Y = door.X, door.Y
+	})
+	srv := startServer(t, dir)
+	player := openTerminal(t, srv.addr, newKey(t), 80, 24, nil)
+	player.enterDungeon("Kay")
+	title := openTerminal(t, srv.addr, newKey(t), 80, 24, nil)
+	title.waitFor("Do you use a screen reader?")
+	watcher := openTerminalCmd(t, srv.addr, newKey(t), 80, 24, "watch Kay")
+	watcher.waitFor("Kay │ Level 1")
+	dead := openTerminal(t, srv.addr, doomedKey, 100, 30, nil)
+	dead.waitFor("Welcome back, Doomed")
+	dead.press(keyEnter)
+	dead.waitFor("Doomed │ Level 1")
+	walk(t, dead, srv.addr, doomedKey, keys_[len(keys_)-1:], squares[len(squares)-1:])
+	waitUntil(t, "Doomed to die", func() bool {
+		if strings.Contains(dead.screen(), "R. I. P.") {
+			return true
+		}
+		dead.press("f") // swing (and miss) so the monster swings back
+		return false
+	})
+	if err := srv.stop(); err != nil {
+		t.Fatal(err)
+	}
+	for name, tm := range map[string]*terminal{"playing": player, "on the title": title, "watching": watcher, "on the death screen": dead} {
+		if !strings.Contains(tm.rawOutput(), farewellMessage) {
+			t.Errorf("a session %s was not told the server is going down:\n%s", name, tm.screen())
+		}
 	}
 }

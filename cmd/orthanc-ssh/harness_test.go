@@ -45,7 +45,7 @@ func startServerSeed(t *testing.T, dir string, seed uint64) *testServer {
 // testConfig is the server's configuration in tests: loopback, a fast tick, default limits.
 func testConfig(dir string, seed uint64) config {
 	return config{addr: "127.0.0.1:0", data: dir, adminKeys: filepath.Join(dir, "admin_keys"),
-		seed: seed, tick: testTick, limits: defaultLimits}
+		seed: seed, tick: testTick, battleGrace: defaultBattleGrace, limits: defaultLimits}
 }
 
 // startConfigured starts the real server with cfg on a free loopback port and returns it

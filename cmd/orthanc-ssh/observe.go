@@ -49,6 +49,7 @@ type liveSession struct {
 	game  bool          // a terminal session (the game), not a one-off command
 	sent  *atomic.Int64 // bytes sent on the session's connection
 	close func()        // closes the session
+	ctx   ssh.Context   // the session's context, which holds its program (programKey)
 }
 
 // registry is the set of open sessions. It lives at the server edge (the engine knows

@@ -2,6 +2,7 @@ package main
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -95,6 +96,15 @@ func TestPartyBattleOnTheSurface(t *testing.T) {
 	tb.chat("/accept")
 	tk.waitFor("Bors joins the party.")
 	tb.waitFor("You join Kay's party.")
+	// whoami says whom each is with (issue 14).
+	for _, key := range []gossh.Signer{kay, bors} {
+		if p := whoamiJSON(t, srv.addr, key).Party; p.Leader != "Kay" || !slices.Equal(p.Members, []string{"Kay", "Bors"}) {
+			t.Fatalf("whoami's party: %+v", p)
+		}
+	}
+	if out, _, _ := runCmd(t, srv.addr, bors, "whoami"); !strings.Contains(out, "party: Kay, Bors (led by Kay)\n") {
+		t.Fatalf("whoami's text does not say the party:\n%s", out)
+	}
 
 	// The market: a letter buys the potion of healing.
 	tk.press("b")
@@ -156,7 +166,8 @@ func TestPartyBattleOnTheSurface(t *testing.T) {
 	tk.press(letter[1])
 	tk.waitScreen("the potion gone from the inventory", func(s string) bool { return !strings.Contains(s, "potion of healing") })
 	tk.press("\x1b")
-	drank := regexp.MustCompile(`Kay drinks a potion of healing and[\s│]+recovers \d+ hits\.`)
+	// The line may wrap in the panel: its end is then on the next row, after the map's.
+	drank := regexp.MustCompile(`Kay drinks a potion of healing and( +|\s*│\n[^\n]*│ )recovers \d+ hits\.`)
 	borsActs := regexp.MustCompile(`Bors (hits|misses|swings at)`)
 	for _, tm := range []*terminal{tk, tb} {
 		tm.waitScreen("Kay drinking and Bors fighting", func(s string) bool {

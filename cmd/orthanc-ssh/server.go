@@ -27,9 +27,14 @@ import (
 // most a crash (kill -9) can lose.
 const checkpointEvery = 2 * time.Second
 
-// fightGrace is how long a fight waits for a player to choose before it loses that chance
-// to act (DESIGN §3), so an idle player never freezes a fight.
-const fightGrace = 5 * time.Second
+// defaultBattleGrace is how long a hero who holds up the other heroes of its battle has to
+// choose before it loses that chance to act (-battle-grace, DESIGN §3): one who has gone
+// quiet never freezes the others' fight. A knight alone is never hurried.
+const defaultBattleGrace = 30 * time.Second
+
+// safeArrival is the longest a knight that joins is left alone to read its first screen
+// (world.DefaultSafeTurns, DESIGN §12 "Fair play"); its first action ends it sooner.
+const safeArrival = 10 * time.Second
 
 // A player that sends nothing for idleAfter is idle, and its screen shows what others do
 // only every idleRefresh (world.DefaultIdleTurns, DESIGN §12 "Crowds"): a crowd of idle
@@ -101,9 +106,10 @@ func newServer(cfg config, log *slog.Logger) (*server, error) {
 		Levels:             levels,
 		Seed:               cfg.seed,
 		CheckpointTurns:    max(1, int(checkpointEvery/cfg.tick)),
-		GraceTurns:         max(1, int(fightGrace/cfg.tick)),
+		GraceTurns:         max(1, int(cfg.battleGrace/cfg.tick)),
 		ChatWindowTurns:    max(1, int(chatWindow/cfg.tick)),
 		IdleTurns:          max(1, int(idleAfter/cfg.tick)),
+		SafeTurns:          max(1, int(safeArrival/cfg.tick)),
 		IdleRefreshTurns:   max(1, int(idleRefresh/cfg.tick)),
 		ActiveRefreshTurns: max(1, int(activeRefresh/cfg.tick)),
 		Saver:              s.saver,
@@ -181,9 +187,7 @@ func (s *server) serve(ctx context.Context, ln net.Listener) error {
 	go func() { s.sessions.Wait(); close(waited) }()
 	// Everyone is told first, so their screens say why; their sessions close themselves
 	// and save. Whoever has not gone after farewellWait is cut off with the connections.
-	farewellCtx, cancelFarewell := context.WithTimeout(context.Background(), time.Second)
-	told, _ := s.engine.Farewell(farewellCtx, farewellMessage)
-	cancelFarewell()
+	told := s.farewell(farewellMessage)
 	select {
 	case <-waited:
 	case <-time.After(farewellWait):
@@ -252,7 +256,25 @@ func (s *server) logSessions(next ssh.Handler) ssh.Handler {
 
 type ctxKey int
 
-const modelKey ctxKey = iota
+const (
+	modelKey   ctxKey = iota // the session's *app.Model, nil for one refused before its game
+	programKey               // the session's *tea.Program, for the farewell at shutdown
+)
+
+// farewell tells every game session, whatever screen it is on, that the server is going
+// down; each closes itself (its knight leaves the world and is saved). It returns how
+// many were told. Send waits until the program takes the message, so each is sent on its
+// own goroutine, which ends when the program does.
+func (s *server) farewell(reason string) int {
+	told := 0
+	for _, ls := range s.live.list() {
+		if prog, _ := ls.ctx.Value(programKey).(*tea.Program); prog != nil {
+			go prog.Send(app.Farewell{Reason: reason})
+			told++
+		}
+	}
+	return told
+}
 
 // program builds the game for a session with a terminal; sessions without one (or with a
 // command other than play) get nil and go on to the command line.
@@ -310,6 +332,7 @@ func (s *server) program(sess ssh.Session) *tea.Program {
 		Names: s.namesFor(fp),
 		Out:   g,
 		Term:  ptyReq.Term,
+		Tick:  s.cfg.tick,
 	})
 	sess.Context().SetValue(modelKey, m)
 	return newProgram(sess, m, g)
@@ -324,7 +347,9 @@ func newProgram(sess ssh.Session, m *app.Model, g *ioGuard) *tea.Program {
 		// The render ticker runs even without a renderer: once a second is its least.
 		tea.WithFPS(1),
 		tea.WithInput(g), tea.WithOutput(g)) // after MakeOptions: these input and output win
-	return tea.NewProgram(m, opts...)
+	prog := tea.NewProgram(m, opts...)
+	sess.Context().SetValue(programKey, prog)
+	return prog
 }
 
 // finish runs after the game ends (taking the knight out of the world, which saves it),

@@ -65,6 +65,7 @@ func (s *server) watchProgram(sess ssh.Session, args []string) *tea.Program {
 		Options:     opts,
 		Out:         g,
 		Term:        ptyReq.Term,
+		Tick:        s.cfg.tick,
 	})
 	sess.Context().SetValue(modelKey, m)
 	return newProgram(sess, m, g)

@@ -1,0 +1,66 @@
+package world
+
+// A safe arrival (DESIGN §12, "Fair play"): a knight that joins the world, new, returning
+// or rolled after a death, that takes its knight over from another connection, or that a
+// rebuilt level moves, has not read its screen yet. Until it first acts or SafeTurns pass,
+// no wanderer appears on or next to its square or steps onto it, and no monster starts a
+// fight with it. A knight that got away from a fight has the same time before a wanderer
+// starts another (respiteUntil), so the one it fled does not catch it on the next step.
+//
+//	constant           value   effect at the default 25 ms tick
+//	DefaultSafeTurns   400     a safe arrival lasts at most 10 s; so does the respite after a run
+const DefaultSafeTurns = 400
+
+// keepSafe starts a knight's safe arrival.
+func (e *Engine) keepSafe(p *player) { p.safeUntil = e.turn + uint64(e.cfg.SafeTurns) }
+
+// safe reports whether the knight is in its safe arrival.
+func (e *Engine) safe(p *player) bool { return e.turn < p.safeUntil }
+
+// mayAmbush reports whether a monster coming to the knight may start a fight with it:
+// not while it is invisible (seed 000, ring of invisibility: "You are safe from attack"),
+// in its safe arrival, or in the respite after it got away from a fight.
+func (e *Engine) mayAmbush(p *player) bool {
+	return !e.invisible(p) && !e.safe(p) && e.turn >= p.respiteUntil
+}
+
+// safeKnightNear reports whether a knight in its safe arrival stands within reach squares
+// (counting diagonals) of q on the level.
+func (e *Engine) safeKnightNear(depth int, q Pos, reach int) bool {
+	for _, p := range e.onLevel(depth) {
+		at := p.rec.Pos()
+		if e.safe(p) && abs(at.X-q.X) <= reach && abs(at.Y-q.Y) <= reach {
+			return true
+		}
+	}
+	return false
+}
+
+// arrived ends a knight's safe arrival, because it acts or its time is up. A knight that
+// stands in a room whose guard lives (it left the game in the middle of that fight, say)
+// is then attacked before its action: leaving and coming back is no way out of a room,
+// from which seed 000 allows no running. It reports whether a fight started.
+func (e *Engine) arrived(p *player) bool {
+	p.safeUntil = 0
+	if p.rec.Depth < 1 || e.invisible(p) {
+		return false
+	}
+	l := e.levels[p.rec.Depth-1]
+	r := l.RoomAt(p.rec.Pos())
+	if r < 0 {
+		return false
+	}
+	g := e.roomGuard(l.Depth, r)
+	if g == nil {
+		return false
+	}
+	e.startFight(p, g)
+	return p.fight != nil
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
+}
