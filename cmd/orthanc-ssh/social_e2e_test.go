@@ -1,7 +1,9 @@
 package main
 
 import (
+	"context"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -282,5 +284,92 @@ func TestScreenReaderMode(t *testing.T) {
 	raw = again.waitRaw("Screen-reader mode is on", "Welcome back, ")
 	if strings.Contains(raw, "\x1b[?1049h") || strings.Contains(raw, "Do you use a screen reader") {
 		t.Fatalf("the next connection did not start in screen-reader mode:\n%q", raw)
+	}
+}
+
+// Issue 14, read from the bytes the client receives in screen-reader mode: typed
+// characters come back as they are (no rewritten line for a screen reader to read out
+// again), a backspace as backspace-space-backspace, and Enter keeps the typed line; the
+// fight is told line by line, and `messages` repeats it with everything else; a knight
+// fighting alone is never hurried; shutdown tells the player.
+func TestScreenReaderFightOverSSH(t *testing.T) {
+	dir := t.TempDir()
+	key := newKey(t)
+	keys_, squares := pathToGuard(t)
+	door := squares[len(squares)-2]
+	seedKnight(t, dir, key, func(a *world.Adventurer) {
+		a.Name, a.Hits, a.MaxHits, a.Str = "Lancelot", 300, 300, 18
+		a.X, a.Y = door.X, door.Y
+		a.Options.Plain = true
+	})
+	srv, game := startConfigured(t, testConfig(dir, defaultSeed))
+	turn := func() uint64 {
+		c, err := game.engine.Census(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c.Turn
+	}
+	p := openTerminalCmd(t, srv.addr, key, 80, 24, "")
+	p.waitRaw("Screen-reader mode is on", "Welcome back, Lancelot")
+	p.press(keyEnter)
+	p.waitRaw("You stand on level 1")
+
+	// Echo, byte for byte.
+	typed := func(k, want string) {
+		t.Helper()
+		before := len(p.rawOutput())
+		p.press(k)
+		waitUntil(t, "the echo of "+strconv.Quote(k), func() bool { return len(p.rawOutput()) >= before+len(want) })
+		if got := p.rawOutput()[before:]; got != want {
+			t.Fatalf("typing %q sent back %q, want %q", k, got, want)
+		}
+	}
+	typed("l", "l")
+	typed("o", "o")
+	typed("x", "x")
+	typed("\x7f", "\b \b") // backspace
+	typed("o", "o")
+	typed("k", "k")
+	before := len(p.rawOutput())
+	p.press(keyEnter)
+	raw := p.waitRaw("You are on level 1, ")
+	if got := raw[before:]; !strings.HasPrefix(got, "\r\n") {
+		t.Fatalf("Enter did not keep the typed line: %q", got[:min(len(got), 40)])
+	}
+
+	// Into the guarded room: the fight is told, and it waits for the knight.
+	waitUntil(t, "the knight to break the door and meet the guard", func() bool {
+		if strings.Contains(p.rawOutput(), "guards this room!") {
+			return true
+		}
+		if strings.Count(p.rawOutput(), "It holds.") == strings.Count(p.rawOutput(), "You throw yourself") {
+			p.press(keys_[len(keys_)-1]) // a locked door: Strength breaks it, in a few tries
+		}
+		return false
+	})
+	p.waitRaw("guards this room!", "Your move")
+	told, from := len(p.rawOutput()), turn()
+	waitUntil(t, "a thousand turns", func() bool { return turn() > from+1000 })
+	if tail := p.rawOutput()[told:]; strings.Contains(tail, "hesitates") || strings.Contains(tail, " hits Lancelot") {
+		t.Fatalf("a knight fighting alone was hurried:\n%s", tail)
+	}
+	for range 3 {
+		p.press("fight", keyEnter)
+	}
+	raw = p.waitRaw("Lancelot hits the", "Lancelot misses the")
+	p.press("messages 40", keyEnter)
+	raw = p.waitRaw("The last ")
+	msgs := raw[strings.LastIndex(raw, "The last "):]
+	for _, want := range []string{"guards this room!", "Lancelot "} {
+		if !strings.Contains(msgs, want) {
+			t.Fatalf("messages leaves out the fight (%q):\n%s", want, msgs)
+		}
+	}
+	if err := srv.stop(); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(p.rawOutput(), farewellMessage) {
+		t.Fatal("the player was not told the server is going down")
 	}
 }
