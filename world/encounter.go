@@ -672,11 +672,17 @@ func (e *Engine) takeTreasure(enc *encounter, killer *player, t Treasure) {
 		return
 	}
 	for _, it := range t.Valuables {
-		e.gain(killer, it)
+		e.carry(killer, it) // already named in the "You find" line above
 	}
 	if t.Item != nil {
 		e.gain(killer, *t.Item)
 	}
+}
+
+// carry gives a knight an item without a word: one the message that found it named.
+func (e *Engine) carry(p *player, it Item) {
+	p.rec.Items = append(p.rec.Items, it)
+	p.changed = true
 }
 
 // gain gives a knight an item; arrows go into the quiver it has, up to seed 000's 31.
