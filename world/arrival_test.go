@@ -164,20 +164,7 @@ func TestLeavingMidFightIsNoWayOutOfARoom(t *testing.T) {
 // started a new fight at once. The run is told, and no wanderer starts a fight with the
 // knight for SafeTurns after it got away.
 func TestAfterARunTheWandererDoesNotFollowAtOnce(t *testing.T) {
-	e := fightEngine(t, nil)
-	rec := knight("a", 10)
-	rec.Hits, rec.MaxHits = 500, 500
-	e.join(rec, &recorder{})
-	p := e.players["a"]
-	do(e, "a", Move{Dir: East})
-	rat := e.spawn(1, mustMonster(t, "giant rat"), Pos{1, 0}, -1, e.rng)
-	e.startFight(p, rat)
-	stepUntil(t, e, "the knight to get away", func() bool {
-		if p.fight != nil && len(p.queue) == 0 {
-			e.enqueue("a", p.session, Run{})
-		}
-		return p.fight == nil
-	})
+	e, p, _ := runFromARat(t)
 	if msgs := strings.Join(p.msgs, "\n"); !strings.Contains(msgs, "Kay a runs away from the Giant Rat!") {
 		t.Fatalf("the message log does not tell the run:\n%s", msgs)
 	}

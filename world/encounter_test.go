@@ -192,24 +192,32 @@ func TestASilentHeroIsSkippedAfterTheGrace(t *testing.T) {
 	}
 }
 
-// Seed 000: "Running is not always successful, and its chances of failure increase each
-// time you try to run." In a corridor a knight gets away sooner or later and ends up back
-// where it came from.
-func TestRunningFromAWanderer(t *testing.T) {
+// runFromARat has a knight step east from the exit, meet a giant rat wandering there and
+// run until it gets away (back to the exit, 0,0).
+func runFromARat(t *testing.T) (*Engine, *player, *monster) {
+	t.Helper()
 	e := fightEngine(t, nil)
 	rec := knight("a", 10)
 	rec.Hits, rec.MaxHits = 500, 500
 	e.join(rec, &recorder{})
 	p := e.players["a"]
 	do(e, "a", Move{Dir: East})
-	bat := e.spawn(1, mustMonster(t, "giant rat"), Pos{1, 0}, -1, e.rng)
-	e.startFight(p, bat)
+	rat := e.spawn(1, mustMonster(t, "giant rat"), Pos{1, 0}, -1, e.rng)
+	e.startFight(p, rat)
 	stepUntil(t, e, "the knight to get away", func() bool {
 		if p.fight != nil && len(p.queue) == 0 {
 			e.enqueue("a", p.session, Run{})
 		}
 		return p.fight == nil
 	})
+	return e, p, rat
+}
+
+// Seed 000: "Running is not always successful, and its chances of failure increase each
+// time you try to run." In a corridor a knight gets away sooner or later and ends up back
+// where it came from.
+func TestRunningFromAWanderer(t *testing.T) {
+	e, p, bat := runFromARat(t)
 	if p.rec.Pos() != (Pos{0, 0}) {
 		t.Fatalf("after running the knight is at %v, want back at 0,0", p.rec.Pos())
 	}
