@@ -333,8 +333,8 @@ func TestScreenReaderFightOverSSH(t *testing.T) {
 	typed("k", "k")
 	before := len(p.rawOutput())
 	p.press(keyEnter)
-	raw := p.waitRaw("You are on level 1, ")
-	if got := raw[before:]; !strings.HasPrefix(got, "\r\n") {
+	waitUntil(t, "the answer to look", func() bool { return strings.Contains(p.rawOutput()[before:], "You are on level 1, ") })
+	if got := p.rawOutput()[before:]; !strings.HasPrefix(got, "\r\n") {
 		t.Fatalf("Enter did not keep the typed line: %q", got[:min(len(got), 40)])
 	}
 
@@ -357,9 +357,12 @@ func TestScreenReaderFightOverSSH(t *testing.T) {
 	for range 3 {
 		p.press("fight", keyEnter)
 	}
-	raw = p.waitRaw("Lancelot hits the", "Lancelot misses the")
+	waitUntil(t, "a blow", func() bool {
+		r := p.rawOutput()[told:]
+		return strings.Contains(r, "Lancelot hits the") || strings.Contains(r, "Lancelot misses the")
+	})
 	p.press("messages 40", keyEnter)
-	raw = p.waitRaw("The last ")
+	raw := p.waitRaw("The last ")
 	msgs := raw[strings.LastIndex(raw, "The last "):]
 	for _, want := range []string{"guards this room!", "Lancelot "} {
 		if !strings.Contains(msgs, want) {
