@@ -124,7 +124,9 @@ func TestLoadGameMode(t *testing.T) {
 	}
 	// The stand-in's walls stop a knight after two steps one way; a session that did not
 	// turn would press into the wall, leave its messages as they were and go unanswered.
-	if k := rep.Keys; k.Sent < 10 || k.Overlapped > k.Sent/10 || k.Unanswered > 1 {
+	// (Overlapped keys are not bounded here: how many keys go out before the last one's
+	// frame comes back depends on how busy the machine is, not on the walker.)
+	if k := rep.Keys; k.Sent < 10 || k.Unanswered > 1 {
 		t.Errorf("keys %+v", k)
 	}
 	// Idle sessions of the stand-in get no output at all after arriving.
