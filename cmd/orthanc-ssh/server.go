@@ -259,6 +259,7 @@ type ctxKey int
 const (
 	modelKey   ctxKey = iota // the session's *app.Model, nil for one refused before its game
 	programKey               // the session's *tea.Program, for the farewell at shutdown
+	inputKey                 // the session's input pump
 )
 
 // farewell tells every game session, whatever screen it is on, that the server is going
@@ -341,14 +342,18 @@ func (s *server) program(sess ssh.Session) *tea.Program {
 // newProgram makes the Bubble Tea program of a game session. Its renderer is off: the
 // model draws its own frames as the cells that changed (app's terminal), where Bubble
 // Tea's renderer parses each whole frame back into cells and compares them all, which
-// cost two thirds of the server's CPU at 1000 players (docs/PERFORMANCE.md).
+// cost two thirds of the server's CPU at 1000 players (docs/PERFORMANCE.md). Its input
+// is off too: the session's keys come through an input pump (input.go), which finish
+// stops when the program has ended.
 func newProgram(sess ssh.Session, m *app.Model, g *ioGuard) *tea.Program {
 	opts := append(bubbletea.MakeOptions(sess), tea.WithoutSignalHandler(), tea.WithoutRenderer(),
 		// The render ticker runs even without a renderer: once a second is its least.
 		tea.WithFPS(1),
-		tea.WithInput(g), tea.WithOutput(g)) // after MakeOptions: these input and output win
+		tea.WithInput(nil), tea.WithOutput(g)) // after MakeOptions: these input and output win
 	prog := tea.NewProgram(m, opts...)
 	sess.Context().SetValue(programKey, prog)
+	ptyReq, _, _ := sess.Pty()
+	sess.Context().SetValue(inputKey, startInput(g, ptyReq.Term, prog.Send))
 	return prog
 }
 
@@ -356,6 +361,12 @@ func newProgram(sess ssh.Session, m *app.Model, g *ioGuard) *tea.Program {
 // or runs the command line for sessions without a game.
 func (s *server) finish(ssh.Handler) ssh.Handler {
 	return func(sess ssh.Session) {
+		if in, ok := sess.Context().Value(inputKey).(*inputPump); ok {
+			in.stopInput() // the program has ended: nothing more is parsed for it
+			if n := in.dropped.Load(); n > 0 {
+				s.log.Info("session input dropped", "fingerprint", keys.Fingerprint(sess.PublicKey()), "bytes", n)
+			}
+		}
 		if v := sess.Context().Value(modelKey); v != nil {
 			if m, _ := v.(*app.Model); m != nil {
 				m.Close() // the player's own screen back, before anything more is written

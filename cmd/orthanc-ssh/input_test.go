@@ -1,0 +1,257 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	uv "github.com/charmbracelet/ultraviolet"
+	gossh "golang.org/x/crypto/ssh"
+)
+
+// Regression (issue 17): a session that hung up with input still unread left its input
+// reader goroutine blocked for ever, sending parsed keys to a program that had ended; it
+// held the session, its connection and the queued input (30 sessions of 300 KB: 17 more
+// goroutines and 69 MB more heap, never given back).
+
+// leakSessions is how many sessions each round of TestNoLeakPerSession opens, and
+// leakInput how much each sends.
+const (
+	leakSessions = 30
+	leakInput    = 300 * 1024
+)
+
+// rawGame opens a game session with a PTY on a fresh connection whose screen is thrown
+// away (no terminal emulator, whose goroutines would outlive the test's count).
+func rawGame(t *testing.T, addr string) (*gossh.Client, *gossh.Session, io.WriteCloser) {
+	t.Helper()
+	c := dial(t, addr, newKey(t))
+	s, err := c.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RequestPty("xterm-256color", 24, 80, gossh.TerminalModes{}); err != nil {
+		t.Fatal(err)
+	}
+	in, err := s.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Stdout, s.Stderr = io.Discard, io.Discard
+	if err := s.Shell(); err != nil {
+		t.Fatal(err)
+	}
+	return c, s, in
+}
+
+// heapNow is the live heap after a collection, in bytes.
+func heapNow() uint64 {
+	runtime.GC()
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc
+}
+
+// settle waits (up to 15 s) until the server has no session open and the process's
+// goroutines are within slack of base, and returns the goroutine count and heap then.
+func settle(srv *server, base, slack int) (int, uint64) {
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		n := runtime.NumGoroutine()
+		if (srv.live.len() == 0 && n <= base+slack) || time.Now().After(deadline) {
+			return n, heapNow()
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// summariseStacks keeps the first frames of each goroutine's stack, so a failure shows
+// where the extra ones are parked without pages of output.
+func summariseStacks(all []byte) string {
+	var out strings.Builder
+	for _, g := range bytes.Split(all, []byte("\n\n")) {
+		lines := strings.Split(string(g), "\n")
+		out.WriteString(strings.Join(lines[:min(len(lines), 5)], "\n"))
+		out.WriteString("\n\n")
+	}
+	return out.String()
+}
+
+// After 30 sessions that each send 300 KB of keys and hang up, and 30 that paste while the
+// game quits under them, the server is back to its goroutines and heap from before.
+func TestNoLeakPerSession(t *testing.T) {
+	cfg := testConfig(t.TempDir(), defaultSeed)
+	cfg.limits.maxPerIP, cfg.limits.maxSessions = 200, 200
+	ts, srv := startConfigured(t, cfg)
+	// One session first, so what the server starts once (the world's caches, the
+	// runtime's workers) is in the baseline.
+	c, s, in := rawGame(t, ts.addr)
+	_, _ = io.WriteString(in, "j")
+	_ = s.Close()
+	_ = c.Close()
+	waitUntil(t, "the first session to end", func() bool { return srv.live.len() == 0 })
+	base := runtime.NumGoroutine()
+	baseHeap := heapNow()
+	t.Logf("baseline: %d goroutines, heap %.1f MB", base, float64(baseHeap)/1e6)
+
+	keys := bytes.Repeat([]byte("jjjjjjjjj\n"), leakInput/10)
+	round := func(name string, send func(in io.Writer)) {
+		var wg sync.WaitGroup
+		for range leakSessions {
+			c, s, in := rawGame(t, ts.addr)
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				send(in)
+				_ = s.Close()
+				_ = c.Close()
+			}()
+		}
+		wg.Wait()
+		n, heap := settle(srv, base, 2)
+		t.Logf("after %d sessions that %s: %d goroutines (baseline %d), heap %.1f MB (baseline %.1f MB)",
+			leakSessions, name, n, base, float64(heap)/1e6, float64(baseHeap)/1e6)
+		if n > base+2 {
+			buf := make([]byte, 1<<20)
+			t.Errorf("after %d sessions that %s: %d goroutines, %d over the baseline; they are:\n%s",
+				leakSessions, name, n, n-base, summariseStacks(buf[:runtime.Stack(buf, true)]))
+		}
+		if heap > baseHeap+10<<20 {
+			t.Errorf("after %d sessions that %s the heap is %.1f MB, %.1f MB over the baseline", leakSessions, name,
+				float64(heap)/1e6, float64(heap-baseHeap)/1e6)
+		}
+	}
+	round("sent 300 KB of keys and hung up", func(in io.Writer) { _, _ = in.Write(keys) })
+	paste := append(append([]byte("\x1b[200~"), bytes.Repeat([]byte("a pasted line\r\n"), leakInput/15)...), "\x1b[201~"...)
+	round("pasted while the game quit", func(in io.Writer) {
+		_, _ = io.WriteString(in, "\x03") // ctrl+c: the game quits at once
+		_, _ = in.Write(paste)
+	})
+}
+
+// stream writes n bytes of filler to w in small writes, so the test itself holds little.
+func stream(t *testing.T, w io.Writer, filler byte, n int) {
+	t.Helper()
+	chunk := bytes.Repeat([]byte{filler}, 32<<10)
+	for sent := 0; sent < n; sent += len(chunk) {
+		if _, err := w.Write(chunk); err != nil {
+			t.Fatalf("stream: %v", err)
+		}
+	}
+}
+
+// A paste that never ends holds a bounded amount of memory while the client is
+// connected, and the game takes keys again once it ends. Before the pump the parser
+// gathered the paste for as long as bytes kept coming.
+func TestEndlessPasteIsBounded(t *testing.T) {
+	ts := startServer(t, t.TempDir())
+	key := newKey(t)
+	tm := openTerminal(t, ts.addr, key, 80, 24, nil)
+	tm.enterDungeon("Flood")
+	before := heapNow()
+	tm.press(pasteStart)
+	stream(t, tm.stdin, 'p', 8<<20)
+	during := heapNow()
+	t.Logf("heap before %.1f MB, with 8 MB of a paste still open %.1f MB", float64(before)/1e6, float64(during)/1e6)
+	// Up to 2 MiB may still be on its way (the SSH channel's window); the paste itself is
+	// cut at maxPaste. Gathered whole, it would be more than 8 MB.
+	if during > before+4<<20 {
+		t.Errorf("8 MB of a paste grew the heap by %.1f MB", float64(during-before)/1e6)
+	}
+	tm.press(pasteEnd)
+	start := whoamiJSON(t, ts.addr, key)
+	_, k := openDir(t)
+	tm.press(k)
+	waitUntil(t, "the knight to walk after the paste", func() bool {
+		w := whoamiJSON(t, ts.addr, key)
+		return w.X != start.X || w.Y != start.Y
+	})
+}
+
+// endless is input that never ends: after its start it repeats one byte, as fast as it
+// is read, until done is closed.
+type endless struct {
+	start  []byte
+	filler byte
+	done   chan struct{}
+}
+
+func (e *endless) Read(p []byte) (int, error) {
+	select {
+	case <-e.done:
+		return 0, io.EOF
+	default:
+	}
+	n := copy(p, e.start)
+	e.start = e.start[n:]
+	for i := n; i < len(p); i++ {
+		p[i] = e.filler
+	}
+	return len(p), nil
+}
+
+// An escape sequence that never ends is given up after about maxUnparsed bytes, with no
+// pause in the input: the parser lets go of it and reads what follows as keys. Before the
+// pump it held the sequence, and parsed it again on every read, while bytes kept coming.
+func TestEndlessSequenceIsGivenUp(t *testing.T) {
+	in := &endless{start: []byte("\x1b]52;c;"), filler: 'A', done: make(chan struct{})}
+	defer close(in.done)
+	var mu sync.Mutex
+	var unknown, keys int
+	p := startInput(in, "xterm-256color", func(ev uv.Event) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch ev := ev.(type) {
+		case uv.UnknownEvent:
+			unknown = max(unknown, len(ev))
+		case uv.KeyPressEvent:
+			keys++
+		}
+	})
+	defer p.stopInput()
+	waitUntil(t, "the sequence to be given up and keys to follow", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return unknown > 0 && keys > 0
+	})
+	mu.Lock()
+	defer mu.Unlock()
+	if unknown > maxUnparsed+inputQueue*readChunk {
+		t.Fatalf("the parser held %d bytes of one sequence", unknown)
+	}
+	t.Logf("an endless sequence was given up after %d bytes", unknown)
+}
+
+// A paste of at most maxPaste bytes passes whole; a longer one is cut there and still
+// ends; text around pastes passes; markers split across reads are found.
+func TestPasteLimit(t *testing.T) {
+	long := strings.Repeat("x", maxPaste+100)
+	for _, tc := range []struct {
+		name string
+		in   []string // the reads, in order
+		want string
+	}{
+		{"keys", []string{"jjk"}, "jjk"},
+		{"short paste", []string{"a" + pasteStart + "hello" + pasteEnd + "b"}, "a" + pasteStart + "hello" + pasteEnd + "b"},
+		{"long paste", []string{pasteStart + long + pasteEnd + "k"}, pasteStart + long[:maxPaste] + pasteEnd + "k"},
+		{"long paste in pieces", []string{pasteStart + long[:9000], long[9000:], pasteEnd[:3], pasteEnd[3:] + "k"},
+			pasteStart + long[:maxPaste] + pasteEnd + "k"},
+		{"escape keys", []string{"\x1b[A\x1b[20~\x1b"}, "\x1b[A\x1b[20~\x1b"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var l pasteLimit
+			var got []byte
+			for _, in := range tc.in {
+				got = l.filter(got, []byte(in))
+			}
+			if string(got) != tc.want {
+				t.Fatalf("got %d bytes %.40q…, want %d bytes %.40q…", len(got), got, len(tc.want), tc.want)
+			}
+		})
+	}
+}
