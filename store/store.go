@@ -26,8 +26,11 @@ package store
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"hash"
+	"hash/fnv"
 	"io"
 	"io/fs"
 	"os"
@@ -97,10 +100,13 @@ type Store struct {
 }
 
 // Open opens the store at path, creating the file (and its parent folder,
-// mode 0700) if missing. A file another process holds fails after
-// opts.Timeout with ErrLocked; a file that is not a bbolt database fails with
-// ErrNotDatabase; a file of an unknown schema version fails with
-// ErrUnknownVersion. Refused files are not modified.
+// mode 0700) if missing. An existing file is first read whole in a read-only
+// pass (inspect), and nothing is written to it unless it passes: a file
+// another process holds fails after opts.Timeout with ErrLocked; an empty,
+// truncated, damaged or foreign file fails with ErrNotDatabase (a panic or
+// memory fault inside bbolt while reading it included); a file of an unknown
+// schema version fails with ErrUnknownVersion. A file that passes is written
+// to at Open only when it lacks a bucket or its schema version.
 func Open(path string, opts Options) (st *Store, err error) {
 	timeout := opts.Timeout
 	if timeout <= 0 {
@@ -110,32 +116,192 @@ func Open(path string, opts Options) (st *Store, err error) {
 		return nil, fmt.Errorf("open store %s: create folder: %w", path, err)
 	}
 	fi, statErr := os.Stat(path)
-	hadData := statErr == nil && fi.Mode().IsRegular() && fi.Size() > 0
-
-	db, err := openBolt(path, timeout)
-	if err != nil {
-		return nil, classifyOpenError(path, timeout, hadData, err)
+	exists := statErr == nil && fi.Mode().IsRegular()
+	needsInit := true
+	if exists {
+		if fi.Size() == 0 {
+			// bbolt would take an empty file as a new database: a restore that failed
+			// (backup > orthanc.db) would start an empty dungeon unnoticed.
+			return nil, fmt.Errorf("open store %s: the file is empty (zero length): %w", path, ErrNotDatabase)
+		}
+		if needsInit, err = inspect(path, timeout, fi.Size()); err != nil {
+			return nil, err
+		}
 	}
-	if err := initSchema(db); err != nil {
-		_ = db.Close()
-		return nil, fmt.Errorf("open store %s: %w", path, err)
+	db, err := openBolt(path, timeout, false, true)
+	if err != nil {
+		return nil, classifyOpenError(path, timeout, exists, err)
+	}
+	if needsInit {
+		if err := initSchema(db); err != nil {
+			_ = db.Close()
+			return nil, fmt.Errorf("open store %s: %w", path, err)
+		}
 	}
 	return &Store{db: db, path: path}, nil
 }
 
 // openBolt opens the bbolt file, turning a panic or memory fault while
-// reading a damaged file into an error.
-func openBolt(path string, timeout time.Duration) (db *bolt.DB, err error) {
+// reading a damaged file into an error. Read-only, it takes a shared lock and
+// never writes; with freelist, it reads the free list at once, here, rather
+// than later on a goroutine of bbolt's own (written, it always does).
+func openBolt(path string, timeout time.Duration, readOnly, freelist bool) (db *bolt.DB, err error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if r := recover(); r != nil {
 			if db != nil {
 				_ = db.Close()
 			}
-			db, err = nil, fmt.Errorf("%w: bbolt: %v", ErrNotDatabase, r)
+			db, err = nil, fmt.Errorf("%w: bbolt panicked reading it: %v", ErrNotDatabase, r)
 		}
 	}()
-	return bolt.Open(path, 0o600, &bolt.Options{Timeout: timeout})
+	return bolt.Open(path, 0o600, &bolt.Options{Timeout: timeout, ReadOnly: readOnly, PreLoadFreelist: freelist})
+}
+
+// inspect checks an existing file in a read-only pass, before anything may
+// write to it: bbolt's header pages (at open), the file's length against the
+// length the header gives, the structure of the pages bbolt will follow
+// (checkPages), every page reachable from the root with every key and value
+// on it, bbolt's consistency check, the schema version, and that every value
+// of the layout's buckets decodes (a value of an unknown version is no damage:
+// it is refused when read). It reports whether the file lacks a bucket or the schema version.
+func inspect(path string, timeout time.Duration, size int64) (needsInit bool, err error) {
+	// First bbolt reads only the meta pages (and takes a shared lock): the structure
+	// it would follow is checked from the file itself before it reads any more.
+	db, err := openBolt(path, timeout, true, false)
+	if err != nil {
+		return false, classifyOpenError(path, timeout, true, err)
+	}
+	var txid uint64
+	_ = db.View(func(tx *bolt.Tx) error { txid = uint64(tx.ID()); return nil })
+	err = checkStructure(path, size, db.Info().PageSize, txid)
+	_ = db.Close()
+	if err != nil {
+		return false, fmt.Errorf("open store %s: %w: %w", path, ErrNotDatabase, err)
+	}
+	if db, err = openBolt(path, timeout, true, true); err != nil {
+		return false, classifyOpenError(path, timeout, true, err)
+	}
+	defer db.Close()
+	needsInit, err = readWhole(db, size)
+	if err != nil {
+		return false, fmt.Errorf("open store %s: %w", path, err)
+	}
+	return needsInit, nil
+}
+
+// checkStructure is checkFile; a test replaces it to reach bbolt's own reading
+// of a damaged file.
+var checkStructure = checkFile
+
+// readWhole is inspect's reading, in one read transaction. Every page is read
+// here first, on a goroutine where a memory fault (a damaged page pointing
+// outside the file) becomes a panic that is recovered, because bbolt's check
+// runs on a goroutine of its own where a fault would end the process.
+func readWhole(db *bolt.DB, size int64) (needsInit bool, err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil {
+			needsInit, err = false, fmt.Errorf("%w: bbolt panicked reading it: %v", ErrNotDatabase, r)
+		}
+	}()
+	err = db.View(func(tx *bolt.Tx) error {
+		if tx.Size() > size {
+			return fmt.Errorf("%w: the file is %d bytes, its header says %d: it was cut short", ErrNotDatabase, size, tx.Size())
+		}
+		h := fnv.New64a()
+		if err := tx.ForEach(func(name []byte, b *bolt.Bucket) error { return readBucket(h, name, b) }); err != nil {
+			return err
+		}
+		var problems []error
+		for err := range tx.Check() {
+			if len(problems) < 3 {
+				problems = append(problems, err)
+			}
+		}
+		if len(problems) > 0 {
+			return fmt.Errorf("%w: bbolt's check: %w", ErrNotDatabase, errors.Join(problems...))
+		}
+		var stored []byte
+		if meta := tx.Bucket(bucketMeta); meta != nil {
+			stored = meta.Get(keyVersion)
+		}
+		if err := checkVersion(tx, stored); err != nil {
+			return err
+		}
+		needsInit = stored == nil
+		for _, name := range allBuckets {
+			needsInit = needsInit || tx.Bucket(name) == nil
+		}
+		return nil
+	})
+	return needsInit, err
+}
+
+// readBucket reads every key and value of bucket name and its sub-buckets
+// into h, and checks the values of the layout's buckets.
+func readBucket(h hash.Hash64, name []byte, b *bolt.Bucket) error {
+	c := b.Cursor()
+	for k, v := c.First(); k != nil; k, v = c.Next() {
+		_, _ = h.Write(k)
+		if v == nil { // a sub-bucket
+			if sub := b.Bucket(k); sub != nil {
+				if err := readBucket(h, k, sub); err != nil {
+					return err
+				}
+			}
+			continue
+		}
+		_, _ = h.Write(v)
+		if err := checkValue(name, k, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkValue reports a value of one of the layout's buckets that does not
+// decode as this package writes it (a value of a version this program does
+// not know is no damage: it is refused when read).
+func checkValue(bucket, k, v []byte) error {
+	var err error
+	switch string(bucket) {
+	case string(bucketAdventurers):
+		_, err = decodeAdventurer(string(k), v)
+	case string(bucketBans):
+		_, err = decodeBan(k, v)
+	case string(bucketLevels):
+		err = json.Unmarshal(v, new(levelValue))
+	case string(bucketFame):
+		err = json.Unmarshal(v, new(fameValue))
+	case string(bucketTombstones):
+		err = json.Unmarshal(v, new(tombstoneValue))
+	}
+	if err != nil && !errors.Is(err, ErrUnknownVersion) {
+		return fmt.Errorf("%w: bucket %s, key %q: %w", ErrNotDatabase, bucket, k, err)
+	}
+	return nil
+}
+
+// checkVersion refuses a schema version this program does not know, or a
+// file with adventurers but no schema version.
+func checkVersion(tx *bolt.Tx, stored []byte) error {
+	if stored != nil {
+		v, err := strconv.Atoi(string(stored))
+		if err != nil {
+			return fmt.Errorf("schema version %q: %w", stored, ErrUnknownVersion)
+		}
+		if v != SchemaVersion {
+			return fmt.Errorf("schema version %d, this program knows %d: %w", v, SchemaVersion, ErrUnknownVersion)
+		}
+		return nil
+	}
+	if b := tx.Bucket(bucketAdventurers); b != nil {
+		if k, _ := b.Cursor().First(); k != nil {
+			return fmt.Errorf("adventurers stored but no schema version: %w", ErrUnknownVersion)
+		}
+	}
+	return nil
 }
 
 // classifyOpenError wraps an error from bolt.Open with the store's sentinels.
@@ -162,26 +328,17 @@ func classifyOpenError(path string, timeout time.Duration, hadData bool, err err
 	return fmt.Errorf("open store %s: %w", path, err)
 }
 
-// initSchema checks the schema version and creates any missing bucket, all in
-// one transaction; on refusal the transaction rolls back and nothing is written.
+// initSchema writes the schema version and creates any missing bucket, all in
+// one transaction, for a new file or one that lacks them (inspect has checked
+// an existing file's version already).
 func initSchema(db *bolt.DB) error {
 	return db.Update(func(tx *bolt.Tx) error {
 		var stored []byte
 		if meta := tx.Bucket(bucketMeta); meta != nil {
 			stored = meta.Get(keyVersion)
 		}
-		if stored != nil {
-			v, err := strconv.Atoi(string(stored))
-			if err != nil {
-				return fmt.Errorf("schema version %q: %w", stored, ErrUnknownVersion)
-			}
-			if v != SchemaVersion {
-				return fmt.Errorf("schema version %d, this program knows %d: %w", v, SchemaVersion, ErrUnknownVersion)
-			}
-		} else if b := tx.Bucket(bucketAdventurers); b != nil {
-			if k, _ := b.Cursor().First(); k != nil {
-				return fmt.Errorf("adventurers stored but no schema version: %w", ErrUnknownVersion)
-			}
+		if err := checkVersion(tx, stored); err != nil {
+			return err
 		}
 		for _, name := range allBuckets {
 			if _, err := tx.CreateBucketIfNotExists(name); err != nil {

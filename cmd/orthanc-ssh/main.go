@@ -63,8 +63,8 @@ func startAdvice(err error, cfg config) string {
 	case errors.Is(err, store.ErrLocked):
 		return "another orthanc-ssh is using " + db + "; stop it, or give this one another -data folder"
 	case errors.Is(err, store.ErrNotDatabase):
-		return db + " is damaged or not an orthanc database and was left untouched: restore it from a backup " +
-			"(ssh -p PORT host backup > orthanc.db, taken while it ran) or move it away to start a new dungeon"
+		return db + " is damaged, empty or not an orthanc database and was left untouched: restore it from a backup " +
+			"(ssh -p PORT host backup > orthanc.db, taken while it ran), or start a new dungeon with -data naming another folder"
 	case errors.Is(err, store.ErrUnknownVersion):
 		return db + " was written by a newer orthanc-ssh and was left untouched: run that version, or restore a backup made by this one"
 	case errors.Is(err, fs.ErrPermission), errors.Is(err, syscall.ENOTDIR), errors.Is(err, syscall.EROFS):
