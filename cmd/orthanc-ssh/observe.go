@@ -17,7 +17,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
-	gossh "golang.org/x/crypto/ssh"
 
 	"github.com/orthanc-ssh/orthanc-ssh/store"
 )
@@ -321,18 +320,6 @@ func (s *server) wrapConn(ctx ssh.Context, c net.Conn) net.Conn {
 	sent := &atomic.Int64{}
 	ctx.SetValue(sentKey, sent)
 	return &countingConn{Conn: c, sent: sent, total: s.obs.bytesSent}
-}
-
-// serverConfig is the SSH server's base configuration: it counts failed public-key
-// attempts. With every key welcome, a failure is a key offered whose signature does not
-// verify (such as a client offering someone else's public key).
-func (s *server) serverConfig(ssh.Context) *gossh.ServerConfig {
-	return &gossh.ServerConfig{AuthLogCallback: func(conn gossh.ConnMetadata, method string, err error) {
-		if method == "publickey" && err != nil {
-			s.obs.authFailures.Inc()
-			s.log.Info("auth failure", "addr", conn.RemoteAddr().String(), "method", method, "err", err)
-		}
-	}}
 }
 
 // connFailed is the SSH server's ConnectionFailedCallback.

@@ -1,0 +1,185 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"encoding/pem"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	gossh "golang.org/x/crypto/ssh"
+
+	"github.com/orthanc-ssh/orthanc-ssh/keys"
+)
+
+// Regression (issue 17): the server offered the library's default algorithms, among them
+// key exchanges on NIST curves and with SHA-1 and MACs with SHA-1 or encrypt-and-MAC,
+// which ssh-audit fails or warns on. A client that offers only one of those is refused;
+// OpenSSH, PuTTY and Dropbear still connect.
+
+// A client offering only an algorithm the server dropped cannot connect.
+func TestDroppedAlgorithmsAreRefused(t *testing.T) {
+	ts := startServer(t, t.TempDir())
+	key := newKey(t)
+	for _, tc := range []struct {
+		name string
+		cfg  gossh.Config
+	}{
+		{"kex ecdh-sha2-nistp256", gossh.Config{KeyExchanges: []string{gossh.KeyExchangeECDHP256}}},
+		{"kex ecdh-sha2-nistp384", gossh.Config{KeyExchanges: []string{gossh.KeyExchangeECDHP384}}},
+		{"kex ecdh-sha2-nistp521", gossh.Config{KeyExchanges: []string{gossh.KeyExchangeECDHP521}}},
+		{"kex diffie-hellman-group14-sha1", gossh.Config{KeyExchanges: []string{gossh.InsecureKeyExchangeDH14SHA1}}},
+		{"kex diffie-hellman-group14-sha256", gossh.Config{KeyExchanges: []string{gossh.KeyExchangeDH14SHA256}}},
+		{"kex diffie-hellman-group1-sha1", gossh.Config{KeyExchanges: []string{gossh.InsecureKeyExchangeDH1SHA1}}},
+		{"cipher aes128-cbc", gossh.Config{Ciphers: []string{gossh.InsecureCipherAES128CBC}}},
+		{"cipher 3des-cbc", gossh.Config{Ciphers: []string{gossh.InsecureCipherTripleDESCBC}}},
+		{"mac hmac-sha1", gossh.Config{Ciphers: []string{gossh.CipherAES128CTR}, MACs: []string{gossh.HMACSHA1}}},
+		{"mac hmac-sha1-96", gossh.Config{Ciphers: []string{gossh.CipherAES128CTR}, MACs: []string{gossh.InsecureHMACSHA196}}},
+		{"mac hmac-sha2-256", gossh.Config{Ciphers: []string{gossh.CipherAES128CTR}, MACs: []string{gossh.HMACSHA256}}},
+		{"mac hmac-sha2-512", gossh.Config{Ciphers: []string{gossh.CipherAES128CTR}, MACs: []string{gossh.HMACSHA512}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := gossh.Dial("tcp", ts.addr, &gossh.ClientConfig{Config: tc.cfg, User: "player",
+				Auth: []gossh.AuthMethod{gossh.PublicKeys(key)}, HostKeyCallback: gossh.InsecureIgnoreHostKey(), Timeout: 5 * time.Second})
+			if err == nil {
+				c.Close()
+				t.Fatal("connected")
+			}
+			if !strings.Contains(err.Error(), "no common algorithm") {
+				t.Fatalf("refused, but not for the algorithm: %v", err)
+			}
+		})
+	}
+	// What the server offers still serves a client that takes the library's defaults.
+	if _, _, code := runCmd(t, ts.addr, key, "help"); code != 0 {
+		t.Fatal("a default client was refused")
+	}
+}
+
+// newKeyFile makes a player's key and writes it as an OpenSSH private key file (mode
+// 0600) in a temporary folder, for the real clients.
+func newKeyFile(t *testing.T) (gossh.Signer, string) {
+	t.Helper()
+	_, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	signer, err := gossh.NewSignerFromKey(priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	block, err := gossh.MarshalPrivateKey(priv, "test player")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "id_ed25519")
+	if err := os.WriteFile(path, pem.EncodeToMemory(block), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return signer, path
+}
+
+// clientBinary finds a client program, or skips the test saying which package brings it.
+func clientBinary(t *testing.T, name, pkg string) string {
+	t.Helper()
+	p, err := exec.LookPath(name)
+	if err != nil {
+		t.Skipf("%s not installed (Debian package %s); .ci/run installs it", name, pkg)
+	}
+	return p
+}
+
+// client runs a real SSH client program with a deadline and returns what it printed.
+func client(t *testing.T, name string, args ...string) (string, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	var out bytes.Buffer
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Stdout, cmd.Stderr = &out, &out
+	cmd.Stdin = strings.NewReader("")
+	err := cmd.Run()
+	return out.String(), err
+}
+
+// OpenSSH's ssh, PuTTY's plink and Dropbear's dbclient connect with the algorithms the
+// server offers, and run a command.
+func TestClientsConnect(t *testing.T) {
+	dir := t.TempDir()
+	ts := startServer(t, dir)
+	host, port, _ := net.SplitHostPort(ts.addr)
+	_, keyPath := newKeyFile(t)
+	hostKey, _, _, err := keys.LoadOrCreateHostKey(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(t *testing.T, out string, err error) {
+		t.Helper()
+		if err != nil || !strings.Contains(out, "whoami") {
+			t.Fatalf("the command failed (%v):\n%s", err, out)
+		}
+	}
+	t.Run("OpenSSH", func(t *testing.T) {
+		ssh := clientBinary(t, "ssh", "openssh-client")
+		out, err := client(t, ssh, append(opensshOptions(keyPath), "-p", port, "player@"+host, "help")...)
+		check(t, out, err)
+	})
+	t.Run("PuTTY", func(t *testing.T) {
+		plink := clientBinary(t, "plink", "putty-tools")
+		puttygen := clientBinary(t, "puttygen", "putty-tools")
+		ppk := keyPath + ".ppk"
+		if out, err := client(t, puttygen, keyPath, "-O", "private", "-o", ppk); err != nil {
+			t.Fatalf("puttygen: %v\n%s", err, out)
+		}
+		out, err := client(t, plink, "-batch", "-ssh", "-P", port, "-i", ppk,
+			"-hostkey", keys.Fingerprint(hostKey.PublicKey()), "player@"+host, "help")
+		check(t, out, err)
+	})
+	t.Run("Dropbear", func(t *testing.T) {
+		dbclient := clientBinary(t, "dbclient", "dropbear-bin")
+		convert := clientBinary(t, "dropbearconvert", "dropbear-bin")
+		db := keyPath + ".dropbear"
+		if out, err := client(t, convert, "openssh", "dropbear", keyPath, db); err != nil {
+			t.Fatalf("dropbearconvert: %v\n%s", err, out)
+		}
+		// -y -y: no host key check (the test's server is new each run).
+		out, err := client(t, dbclient, "-y", "-y", "-i", db, "-p", port, "player@"+host, "help")
+		check(t, out, err)
+	})
+}
+
+// opensshOptions are the ssh options of a test: this key only, no agent, no config, no
+// known hosts.
+func opensshOptions(keyPath string) []string {
+	return []string{"-F", "/dev/null", "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null",
+		"-o", "BatchMode=yes", "-o", "IdentitiesOnly=yes", "-o", "IdentityAgent=none", "-o", "ConnectTimeout=10",
+		"-i", keyPath}
+}
+
+// ssh-audit (where installed) finds nothing to fail or warn on in the key exchanges, host
+// key, ciphers and MACs, but the algorithms newer than it knows.
+func TestSSHAudit(t *testing.T) {
+	audit := clientBinary(t, "ssh-audit", "ssh-audit")
+	ts := startServer(t, t.TempDir())
+	host, port, _ := net.SplitHostPort(ts.addr)
+	out, _ := client(t, audit, "-n", "-p", port, host) // -n: no colours; the exit status counts warnings
+	sections := 0
+	for _, line := range strings.Split(out, "\n") {
+		if strings.HasPrefix(line, "(kex)") || strings.HasPrefix(line, "(key)") || strings.HasPrefix(line, "(enc)") || strings.HasPrefix(line, "(mac)") {
+			sections++
+		}
+		if (strings.Contains(line, "[fail]") || strings.Contains(line, "[warn]")) && !strings.Contains(line, "unknown algorithm") {
+			t.Errorf("ssh-audit: %s", strings.TrimSpace(line))
+		}
+	}
+	if sections == 0 {
+		t.Fatalf("ssh-audit printed no algorithms:\n%s", out)
+	}
+}
