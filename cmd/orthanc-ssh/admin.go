@@ -799,7 +799,7 @@ func (s *server) track(next ssh.Handler) ssh.Handler {
 		remove := s.live.add(liveSession{
 			fp: keys.Fingerprint(sess.PublicKey()), addr: sess.RemoteAddr().String(), start: time.Now(),
 			game: pty && (len(cmd) == 0 || cmd[0] == "play"), sent: sent,
-			close: func() { _ = sess.Close() }, ctx: sess.Context(),
+			close: func() { _ = sess.Close() },
 		})
 		defer remove()
 		next(sess)

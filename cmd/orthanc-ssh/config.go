@@ -60,10 +60,12 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 			_ = parseDur(p, v)
 		}
 	}
-	intFlag(&c.limits.maxSessions, "max-sessions", "ORTHANC_MAX_SESSIONS", "connections open at once")
-	intFlag(&c.limits.maxPerIP, "max-per-ip", "ORTHANC_MAX_PER_IP", "connections from one address")
-	intFlag(&c.limits.maxPerKey, "max-per-key", "ORTHANC_MAX_PER_KEY", "sessions of one key")
+	intFlag(&c.limits.maxSessions, "max-sessions", "ORTHANC_MAX_SESSIONS", "connections with a session open (a game or a command)")
+	intFlag(&c.limits.maxHandshakes, "max-handshakes", "ORTHANC_MAX_HANDSHAKES", "connections not in a session: in the SSH handshake, logging in, or yet to open one")
+	intFlag(&c.limits.maxPerIP, "max-per-ip", "ORTHANC_MAX_PER_IP", "connections from one address (an IPv6 /64)")
+	intFlag(&c.limits.maxPerKey, "max-per-key", "ORTHANC_MAX_PER_KEY", "sessions of one key, and of one connection")
 	durFlag(&c.limits.handshakeTimeout, "handshake-timeout", "ORTHANC_HANDSHAKE_TIMEOUT", "time to finish the SSH handshake")
+	durFlag(&c.limits.channelTimeout, "channel-timeout", "ORTHANC_CHANNEL_TIMEOUT", "a connection with no session open for this long (after logging in, or after its last session) is closed")
 	durFlag(&c.limits.idleTimeout, "idle-timeout", "ORTHANC_IDLE_TIMEOUT", "a game session with no keystroke for this long is closed (knight saved)")
 	durFlag(&c.limits.maxLifetime, "max-lifetime", "ORTHANC_MAX_LIFETIME", "longest a connection may last")
 	c.battleGrace = defaultBattleGrace
@@ -72,12 +74,12 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
 	}
-	for _, n := range []int{c.limits.maxSessions, c.limits.maxPerIP, c.limits.maxPerKey} {
+	for _, n := range []int{c.limits.maxSessions, c.limits.maxHandshakes, c.limits.maxPerIP, c.limits.maxPerKey} {
 		if n < 1 {
 			return config{}, errors.New("session limits must be at least 1")
 		}
 	}
-	for _, d := range []time.Duration{c.battleGrace, c.limits.handshakeTimeout, c.limits.idleTimeout, c.limits.maxLifetime, c.limits.stallTimeout} {
+	for _, d := range []time.Duration{c.battleGrace, c.limits.handshakeTimeout, c.limits.channelTimeout, c.limits.idleTimeout, c.limits.maxLifetime, c.limits.stallTimeout} {
 		if d <= 0 {
 			return config{}, errors.New("timeouts must be positive durations such as 30s")
 		}

@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -32,41 +34,260 @@ func hardened(t *testing.T, tweak func(*limits)) *testServer {
 	return ts
 }
 
-// Connections over the per-address limit are refused before the SSH handshake with a
-// line of text; when one closes, a new one is let in.
+// dialBanner connects with key and returns the login banner the server sent, and the
+// error of a login it refused.
+func dialBanner(t *testing.T, addr string, key gossh.Signer) (banner string, err error) {
+	t.Helper()
+	var mu sync.Mutex
+	c, err := gossh.Dial("tcp", addr, &gossh.ClientConfig{User: "player", Auth: []gossh.AuthMethod{gossh.PublicKeys(key)},
+		HostKeyCallback: gossh.InsecureIgnoreHostKey(), Timeout: 5 * time.Second,
+		BannerCallback: func(msg string) error { mu.Lock(); banner += msg; mu.Unlock(); return nil }})
+	if err == nil {
+		c.Close()
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	return banner, err
+}
+
+// Connections over the per-address limit are refused at login, with a banner saying why;
+// when one closes, a new one is let in.
 func TestPerAddressLimit(t *testing.T) {
 	ts := hardened(t, func(l *limits) { l.maxPerIP = 2 })
 	a, b := dial(t, ts.addr, newKey(t)), dial(t, ts.addr, newKey(t))
-	c, err := net.Dial("tcp", ts.addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	line, _ := bufio.NewReader(c).ReadString('\n')
-	if !strings.Contains(line, "too many connections from your address") {
-		t.Fatalf("third connection from one address got %q", line)
+	banner, err := dialBanner(t, ts.addr, newKey(t))
+	if err == nil || !strings.Contains(banner, "too many connections from your address") {
+		t.Fatalf("third connection from one address: banner %q, err %v", banner, err)
 	}
 	a.Close()
 	b.Close()
 	waitUntil(t, "a place to free up", func() bool {
-		cl, err := gossh.Dial("tcp", ts.addr, &gossh.ClientConfig{User: "p", Auth: []gossh.AuthMethod{gossh.PublicKeys(newKey(t))},
-			HostKeyCallback: gossh.InsecureIgnoreHostKey(), Timeout: time.Second})
-		if err == nil {
-			cl.Close()
-		}
+		_, err := dialBanner(t, ts.addr, newKey(t))
 		return err == nil
 	})
 }
 
-// The server as a whole holds at most max-sessions connections.
-func TestServerFull(t *testing.T) {
-	ts := hardened(t, func(l *limits) { l.maxSessions = 1 })
+// Past the per-address limit, a few connections go through the handshake to be told why;
+// more are closed at once with a line of text.
+func TestPerAddressFloodIsClosedAtOnce(t *testing.T) {
+	ts := hardened(t, func(l *limits) { l.maxPerIP = 1 })
 	defer dial(t, ts.addr, newKey(t)).Close()
+	for range refusalsPerAddr { // silent: they hold their handshake place
+		c, err := net.Dial("tcp", ts.addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+	}
 	c, err := net.Dial("tcp", ts.addr)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if line, _ := bufio.NewReader(c).ReadString('\n'); !strings.Contains(line, "the server is full") {
-		t.Fatalf("got %q", line)
+	defer c.Close()
+	if line, _ := bufio.NewReader(c).ReadString('\n'); !strings.Contains(line, "too many connections from your address") {
+		t.Fatalf("a connection past the refusals got %q", line)
+	}
+}
+
+// The server as a whole has at most max-sessions connections with a session open; one
+// more is refused at login with a banner. Connections without a session take no
+// player's place.
+func TestServerFull(t *testing.T) {
+	ts := hardened(t, func(l *limits) { l.maxSessions = 1 })
+	idle := dial(t, ts.addr, newKey(t)) // logged in, no session: no player's place
+	defer idle.Close()
+	openTerminal(t, ts.addr, newKey(t), 80, 24, nil).waitFor("Press Enter to begin")
+	banner, err := dialBanner(t, ts.addr, newKey(t))
+	if err == nil || !strings.Contains(banner, "the server is full") {
+		t.Fatalf("a connection to a full server: banner %q, err %v", banner, err)
+	}
+}
+
+// A connection that logged in before the server filled up is refused at its first
+// session, on stderr, and its place is not taken.
+func TestServerFillsUpDuringTheLogin(t *testing.T) {
+	ts := hardened(t, func(l *limits) { l.maxSessions = 1 })
+	late := dial(t, ts.addr, newKey(t))
+	defer late.Close()
+	openTerminal(t, ts.addr, newKey(t), 80, 24, nil).waitFor("Press Enter to begin")
+	_, errOut, code := runOn(t, late, "help")
+	if code != 1 || !strings.Contains(errOut, "the server is full") {
+		t.Fatalf("a session on a full server: exit %d, stderr %q", code, errOut)
+	}
+}
+
+// Connections in the handshake have places of their own (max-handshakes): when they are
+// all taken, a player already in plays on, and the next connection is told the server
+// is busy.
+func TestHandshakesHaveTheirOwnPlaces(t *testing.T) {
+	ts := hardened(t, func(l *limits) { l.maxHandshakes = 3 })
+	key := newKey(t)
+	tm := openTerminal(t, ts.addr, key, 80, 24, nil)
+	tm.enterDungeon("Steady")
+	for range 3 { // silent: never a byte of SSH
+		c, err := net.Dial("tcp", ts.addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+	}
+	c, err := net.Dial("tcp", ts.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if line, _ := bufio.NewReader(c).ReadString('\n'); !strings.Contains(line, "the server is busy") {
+		t.Fatalf("a connection with every handshake place taken got %q", line)
+	}
+	before := whoamiLive(t, tm, key)
+	_, k := openDir(t)
+	tm.press(k)
+	waitUntil(t, "the player already in to walk", func() bool {
+		w := whoamiLive(t, tm, key)
+		return w.X != before.X || w.Y != before.Y
+	})
+}
+
+// whoamiLive runs whoami --json on the terminal's own connection (a new connection would
+// need a handshake place).
+func whoamiLive(t *testing.T, tm *terminal, key gossh.Signer) whoami {
+	t.Helper()
+	out, errOut, code := runOn(t, tm.client, "whoami --json")
+	if code != 0 {
+		t.Fatalf("whoami exit %d: %s", code, errOut)
+	}
+	var w whoami
+	if err := json.Unmarshal([]byte(out), &w); err != nil {
+		t.Fatalf("whoami --json: %v in %q", err, out)
+	}
+	return w
+}
+
+// Regression (issue 17): a session's context is its connection's, shared by every
+// session on it; a command run beside a game on one connection (as a multiplexing
+// OpenSSH client runs it) found the game's model there when it finished, and took the
+// knight out of the world. The game now plays on.
+func TestACommandBesideAGameLeavesTheGameAlone(t *testing.T) {
+	ts := hardened(t, func(*limits) {})
+	key := newKey(t)
+	tm := openTerminal(t, ts.addr, key, 80, 24, nil)
+	tm.enterDungeon("Beside")
+	for range 2 {
+		if w := whoamiLive(t, tm, key); !w.Online {
+			t.Fatal("the knight left the world when a command beside it finished")
+		}
+	}
+	before := whoamiLive(t, tm, key)
+	_, k := openDir(t)
+	tm.press(k)
+	waitUntil(t, "the game to play on", func() bool {
+		w := whoamiLive(t, tm, key)
+		return w.Online && (w.X != before.X || w.Y != before.Y)
+	})
+}
+
+// A connection may have at most max-per-key session channels open; one more is refused,
+// so one connection cannot hold the input buffers of many.
+func TestSessionChannelsPerConnection(t *testing.T) {
+	ts := hardened(t, func(l *limits) { l.maxPerKey = 2 })
+	c := dial(t, ts.addr, newKey(t))
+	defer c.Close()
+	for range 2 {
+		s, err := c.NewSession()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+	}
+	if s, err := c.NewSession(); err == nil {
+		s.Close()
+		t.Fatal("a third session channel was opened")
+	}
+}
+
+// IPv6 clients are counted per /64, IPv4 ones per address.
+func TestAddrKey(t *testing.T) {
+	for _, tc := range []struct{ addr, key string }{
+		{"192.0.2.7:5000", "192.0.2.7"},
+		{"[2001:db8:1:2:3:4:5:6]:22", "2001:db8:1:2::/64"},
+		{"[2001:db8:1:2:ffff::1]:22", "2001:db8:1:2::/64"},
+		{"[2001:db8:1:3::1]:22", "2001:db8:1:3::/64"},
+		{"[::ffff:192.0.2.7]:5000", "192.0.2.7"},
+		{"[fe80::1%eth0]:22", "fe80::/64"},
+	} {
+		a, err := net.ResolveTCPAddr("tcp", tc.addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := addrKey(a); got != tc.key {
+			t.Errorf("addrKey(%s) = %s, want %s", tc.addr, got, tc.key)
+		}
+	}
+}
+
+// fakeListener hands out in-memory connections that seem to come from the given
+// addresses.
+type fakeListener struct {
+	conns chan net.Conn
+}
+
+func (f *fakeListener) Accept() (net.Conn, error) {
+	c, ok := <-f.conns
+	if !ok {
+		return nil, net.ErrClosed
+	}
+	return c, nil
+}
+func (f *fakeListener) Close() error   { return nil }
+func (f *fakeListener) Addr() net.Addr { return &net.TCPAddr{} }
+
+// fromConn is one end of a pipe with a remote address of its own.
+type fromConn struct {
+	net.Conn
+	from net.Addr
+}
+
+func (c fromConn) RemoteAddr() net.Addr { return c.from }
+
+// The per-address limit counts one IPv6 /64 as one address: twenty-odd addresses of one
+// /64 do not get twenty places each.
+func TestPerAddressLimitCountsIPv6Per64(t *testing.T) {
+	f := &fakeListener{conns: make(chan net.Conn, 64)}
+	lim := defaultLimits
+	lim.maxPerIP = 3
+	var mu sync.Mutex
+	refused := 0
+	l := newLimitListener(f, lim, func(string, net.Addr) { mu.Lock(); refused++; mu.Unlock() })
+	var admitted []*limitedConn
+	for i := range 3 + refusalsPerAddr + 2 {
+		server, client := net.Pipe()
+		defer client.Close()
+		go func() { _, _ = io.Copy(io.Discard, client) }()
+		f.conns <- fromConn{server, &net.TCPAddr{IP: net.ParseIP(fmt.Sprintf("2001:db8::%x", i+1)), Port: 40000 + i}}
+	}
+	close(f.conns)
+	for {
+		c, err := l.Accept()
+		if err != nil {
+			break
+		}
+		admitted = append(admitted, c.(*limitedConn))
+	}
+	over := 0
+	for _, c := range admitted {
+		if c.slot.overAddr {
+			over++
+		}
+	}
+	if len(admitted) != 3+refusalsPerAddr || over != refusalsPerAddr || refused != 2 {
+		t.Fatalf("from one /64: %d admitted (%d of them to be refused at login), %d closed at once; want %d, %d, 2",
+			len(admitted), over, refused, 3+refusalsPerAddr, refusalsPerAddr)
+	}
+	for _, c := range admitted {
+		_ = c.Close()
+	}
+	if w, p := l.counts(); w != 0 || p != 0 || len(l.perAddr) != 0 {
+		t.Fatalf("after closing: %d waiting, %d playing, %v", w, p, l.perAddr)
 	}
 }
 

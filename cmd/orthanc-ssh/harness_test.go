@@ -52,7 +52,13 @@ func testConfig(dir string, seed uint64) config {
 // too, so a test can reach its internals (the metrics listener, the engine).
 func startConfigured(t *testing.T, cfg config) (*testServer, *server) {
 	t.Helper()
-	srv, err := newServer(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	return startLogging(t, cfg, io.Discard)
+}
+
+// startLogging is startConfigured with the server's log written to log.
+func startLogging(t *testing.T, cfg config, log io.Writer) (*testServer, *server) {
+	t.Helper()
+	srv, err := newServer(cfg, slog.New(slog.NewTextHandler(log, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"net"
+	"net/netip"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -17,10 +19,12 @@ import (
 // limits are the server's protections against too many, too idle or too greedy clients.
 // Each has a flag (config.go) and its default below.
 type limits struct {
-	maxSessions      int           // connections open at once, in all
-	maxPerIP         int           // connections from one address, refused before the SSH handshake
-	maxPerKey        int           // sessions of one key
+	maxSessions      int           // connections with a session open (a game or a command)
+	maxHandshakes    int           // connections not in a session: in the handshake, logging in, or yet to open one
+	maxPerIP         int           // connections from one address (an IPv6 /64), in a session or not
+	maxPerKey        int           // sessions of one key, and session channels of one connection
 	handshakeTimeout time.Duration // to finish the SSH handshake
+	channelTimeout   time.Duration // a connection with no session open for this long is closed
 	idleTimeout      time.Duration // since the last keystroke (not output) in the game
 	maxLifetime      time.Duration // of one connection
 	stallTimeout     time.Duration // a frame the client does not take in closes the session
@@ -30,15 +34,17 @@ type limits struct {
 //
 //	limit             default  effect
 //	max-sessions      500      about what a 2-core box serves (p99 352 ms with 50 of 500 walking; docs/PERFORMANCE.md)
+//	max-handshakes    1000     connections not yet in a session never take a player's place; more are closed at once
 //	max-per-ip        20       a household or a classroom behind one address still fits
 //	max-per-key       4        a game, a watcher and commands at once; a fifth is refused
 //	handshake         10s      a client that never finishes the handshake is dropped
+//	channel           20s      a connection that logs in and opens no session is dropped
 //	idle              30m      an AFK knight is saved and its session closed
 //	lifetime          12h      no connection lives forever
 //	stall             30s      a client that stops reading its screen is closed, knight saved
 var defaultLimits = limits{
-	maxSessions: 500, maxPerIP: 20, maxPerKey: 4,
-	handshakeTimeout: 10 * time.Second, idleTimeout: 30 * time.Minute,
+	maxSessions: 500, maxHandshakes: 1000, maxPerIP: 20, maxPerKey: 4,
+	handshakeTimeout: 10 * time.Second, channelTimeout: 20 * time.Second, idleTimeout: 30 * time.Minute,
 	maxLifetime: 12 * time.Hour, stallTimeout: 30 * time.Second,
 }
 
@@ -48,24 +54,54 @@ const (
 	maxEnvVars      = 32
 	maxEnvBytes     = 1024
 	maxSessionReqs  = 10000
-	tooManyMessage  = "orthanc: too many connections from your address; try again later\r\n"
-	serverFullMsg   = "orthanc: the server is full; try again later\r\n"
 	tooManyPerKey   = "Too many sessions with this key are open; close one and try again."
 	stalledLogLabel = "session stalled: closing"
 )
 
-// limitListener refuses connections over the total and per-address limits before any SSH
-// is spoken, with a line of text the client's terminal shows.
+// What a refused client is told. The first three come in the SSH login banner, which
+// OpenSSH and other clients show; busyMsg, for a server with every handshake place
+// taken, is a line written before SSH begins (most clients show only that the
+// connection closed).
+const (
+	serverFullMsg = "orthanc: the server is full; try again later\r\n"
+	tooManyMsg    = "orthanc: too many connections from your address; try again later\r\n"
+	bannedMsg     = "orthanc: " + bannedMessage + "\r\n"
+	busyMsg       = "orthanc: the server is busy; try again in a moment\r\n"
+)
+
+// refusalsPerAddr is how many connections from an address already at its limit may go
+// through the handshake at once to be told why they are refused; more are closed at once.
+const refusalsPerAddr = 4
+
+// Reasons a connection is refused, as the log and orthanc_connections_refused_total
+// name them.
+const (
+	refusedFull    = "server_full"
+	refusedPerAddr = "per_address"
+	refusedBusy    = "handshakes_full"
+)
+
+// limitListener admits connections within the limits. It counts each connection in one of
+// two pools: waiting (not in a session: in the handshake, logging in, or yet to open a
+// session, at most the channel timeout) and playing (a session open), so connections
+// that are not playing can never take the places of those that are. A connection past
+// the per-address limit, or arriving when every player's place is taken, is still let
+// through the handshake (a few per address) so that its login banner can say why it is
+// refused.
 type limitListener struct {
 	net.Listener
-	lim   limits
-	mu    sync.Mutex
-	total int
-	perIP map[string]int
+	lim      limits
+	onRefuse func(reason string, addr net.Addr) // counts and logs a refusal; may be nil
+
+	mu       sync.Mutex
+	waiting  int
+	playing  int
+	perAddr  map[string]int
+	byRemote map[string]*connSlot // connections by remote address, for the handshake's failure callback
 }
 
-func newLimitListener(ln net.Listener, lim limits) *limitListener {
-	return &limitListener{Listener: ln, lim: lim, perIP: map[string]int{}}
+func newLimitListener(ln net.Listener, lim limits, onRefuse func(string, net.Addr)) *limitListener {
+	return &limitListener{Listener: ln, lim: lim, onRefuse: onRefuse, perAddr: map[string]int{}, byRemote: map[string]*connSlot{}}
 }
 
 // Accept hands on the next connection within the limits, closing the rest.
@@ -75,36 +111,70 @@ func (l *limitListener) Accept() (net.Conn, error) {
 		if err != nil {
 			return nil, err
 		}
-		ip := hostOf(c.RemoteAddr())
+		addr := addrKey(c.RemoteAddr())
 		l.mu.Lock()
-		msg := ""
-		switch {
-		case l.total >= l.lim.maxSessions:
-			msg = serverFullMsg
-		case l.perIP[ip] >= l.lim.maxPerIP:
-			msg = tooManyMessage
-		default:
-			l.total++
-			l.perIP[ip]++
+		refuse := ""
+		switch n := l.perAddr[addr]; {
+		case l.waiting >= l.lim.maxHandshakes:
+			refuse = refusedBusy
+		case n >= l.lim.maxPerIP+refusalsPerAddr:
+			refuse = refusedPerAddr
+		}
+		var slot *connSlot
+		if refuse == "" {
+			slot = &connSlot{l: l, addr: addr, remote: c.RemoteAddr().String(), conn: c, overAddr: l.perAddr[addr] >= l.lim.maxPerIP}
+			l.waiting++
+			l.perAddr[addr]++
+			l.byRemote[slot.remote] = slot
+			slot.timer = time.AfterFunc(l.lim.channelTimeout, slot.noSession)
 		}
 		l.mu.Unlock()
-		if msg != "" {
+		if refuse != "" {
+			msg := busyMsg
+			if refuse == refusedPerAddr {
+				msg = tooManyMsg
+			}
 			_ = c.SetWriteDeadline(time.Now().Add(time.Second))
 			_, _ = io.WriteString(c, msg)
 			_ = c.Close()
+			if l.onRefuse != nil {
+				l.onRefuse(refuse, c.RemoteAddr())
+			}
 			continue
 		}
-		return &limitedConn{Conn: c, release: func() { l.release(ip) }}, nil
+		return &limitedConn{Conn: c, slot: slot}, nil
 	}
 }
 
-func (l *limitListener) release(ip string) {
+// slot returns the open connection from the remote address (host and port), or nil.
+func (l *limitListener) slot(remote string) *connSlot {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.total--
-	if l.perIP[ip]--; l.perIP[ip] <= 0 {
-		delete(l.perIP, ip)
+	return l.byRemote[remote]
+}
+
+// counts returns the connections waiting and playing, for tests and stats.
+func (l *limitListener) counts() (waiting, playing int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.waiting, l.playing
+}
+
+// addrKey is what the per-address limit counts: an IPv4 address, or the /64 an IPv6
+// address is in (a household or a host is usually given a whole /64, so counting single
+// IPv6 addresses would give it unlimited places).
+func addrKey(a net.Addr) string {
+	host := hostOf(a)
+	ip, err := netip.ParseAddr(host)
+	if err != nil {
+		return host
 	}
+	ip = ip.WithZone("").Unmap()
+	if ip.Is6() {
+		p, _ := ip.Prefix(64)
+		return p.String()
+	}
+	return ip.String()
 }
 
 func hostOf(a net.Addr) string {
@@ -114,16 +184,188 @@ func hostOf(a net.Addr) string {
 	return a.String()
 }
 
-// limitedConn gives its place back once, when closed.
+// connSlot is one admitted connection's place in the limits. Its counts are guarded by
+// the listener's mutex; auth is used only by the connection's handshake goroutine.
+type connSlot struct {
+	l        *limitListener
+	addr     string // addrKey of the client
+	remote   string // the client's host and port
+	conn     net.Conn
+	overAddr bool // admitted past the per-address limit, to be refused at login
+	timer    *time.Timer
+
+	sessions int    // sessions running on the connection
+	channels int    // session channels open on the connection
+	refused  string // why the login was refused ("" while it is not)
+	closed   bool
+
+	auth authState
+}
+
+// authState is what the login has seen so far, for the auth failure log.
+type authState struct {
+	offered     bool   // a key was offered and would be let in if signed for
+	reason      string // why the last attempt was refused, when the server refused it
+	fingerprint string // the key of that attempt
+}
+
+// refusal decides at the start of the login whether the connection is refused, and why;
+// the decision is kept for the rest of the login.
+func (c *connSlot) refusal() (reason, msg string) {
+	c.l.mu.Lock()
+	defer c.l.mu.Unlock()
+	if c.refused == "" {
+		switch {
+		case c.overAddr:
+			c.refused = refusedPerAddr
+		case c.l.playing >= c.l.lim.maxSessions:
+			c.refused = refusedFull
+		}
+	}
+	switch c.refused {
+	case refusedPerAddr:
+		return c.refused, tooManyMsg
+	case refusedFull:
+		return c.refused, serverFullMsg
+	}
+	return "", ""
+}
+
+// isRefused reports whether the login has been refused.
+func (c *connSlot) isRefused() bool {
+	c.l.mu.Lock()
+	defer c.l.mu.Unlock()
+	return c.refused != ""
+}
+
+// startSession moves the connection into the playing pool with its first session; it is
+// false when every player's place is taken (the server filled up during the login) or
+// the connection is closing.
+func (c *connSlot) startSession() bool {
+	c.l.mu.Lock()
+	defer c.l.mu.Unlock()
+	if c.closed {
+		return false
+	}
+	if c.sessions == 0 {
+		if c.l.playing >= c.l.lim.maxSessions {
+			return false
+		}
+		c.timer.Stop()
+		c.l.waiting--
+		c.l.playing++
+	}
+	c.sessions++
+	return true
+}
+
+// endSession ends a session; with the last one the connection waits again, for at most
+// the channel timeout.
+func (c *connSlot) endSession() {
+	c.l.mu.Lock()
+	defer c.l.mu.Unlock()
+	if c.sessions--; c.sessions > 0 || c.closed {
+		return
+	}
+	c.l.playing--
+	c.l.waiting++
+	c.timer.Reset(c.l.lim.channelTimeout)
+}
+
+// openChannel counts a session channel; it is false past max-per-key channels, which
+// bounds what one connection holds (each channel may buffer the client's unread input).
+func (c *connSlot) openChannel() bool {
+	c.l.mu.Lock()
+	defer c.l.mu.Unlock()
+	if c.channels >= c.l.lim.maxPerKey {
+		return false
+	}
+	c.channels++
+	return true
+}
+
+func (c *connSlot) closeChannel() {
+	c.l.mu.Lock()
+	c.channels--
+	c.l.mu.Unlock()
+}
+
+// noSession closes a connection that has had no session for the channel timeout.
+func (c *connSlot) noSession() {
+	c.l.mu.Lock()
+	idle := c.sessions == 0 && !c.closed
+	c.l.mu.Unlock()
+	if idle {
+		_ = c.conn.Close()
+	}
+}
+
+// release gives the connection's place back, once, when it closes.
+func (c *connSlot) release() {
+	c.l.mu.Lock()
+	defer c.l.mu.Unlock()
+	if c.closed {
+		return
+	}
+	c.closed = true
+	c.timer.Stop()
+	if c.sessions > 0 {
+		c.l.playing--
+	} else {
+		c.l.waiting--
+	}
+	if c.l.perAddr[c.addr]--; c.l.perAddr[c.addr] <= 0 {
+		delete(c.l.perAddr, c.addr)
+	}
+	// byRemote keeps the slot until the SSH server is done with the connection (forget):
+	// the SSH library closes a connection whose handshake failed before it reports why.
+}
+
+// forget drops the connection from the remote address once the SSH server is done
+// with it.
+func (l *limitListener) forget(remote string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	delete(l.byRemote, remote)
+}
+
+// limitedConn gives its place back when closed.
 type limitedConn struct {
 	net.Conn
-	once    sync.Once
-	release func()
+	slot *connSlot
 }
 
 func (c *limitedConn) Close() error {
-	c.once.Do(c.release)
+	c.slot.release()
 	return c.Conn.Close()
+}
+
+// slotOf returns the place of a session's or a login's connection, or nil (a connection
+// that did not come through a limitListener, as in unit tests).
+func slotOf(ctx context.Context) *connSlot {
+	slot, _ := ctx.Value(slotKey).(*connSlot)
+	return slot
+}
+
+// holdSlot is a middleware that counts the session in its connection's place: the first
+// session of a connection takes a player's place, and is refused (server full) when the
+// server filled up while the connection logged in.
+func (s *server) holdSlot(next ssh.Handler) ssh.Handler {
+	return func(sess ssh.Session) {
+		slot := slotOf(sess.Context())
+		if slot == nil {
+			next(sess)
+			return
+		}
+		if !slot.startSession() {
+			s.refused(refusedFull, sess.RemoteAddr())
+			fmt.Fprint(sess.Stderr(), serverFullMsg)
+			_ = sess.Exit(1)
+			return
+		}
+		defer slot.endSession()
+		next(sess)
+	}
 }
 
 // keyCounter counts open sessions per key.
@@ -160,7 +402,15 @@ func (s *server) limitKeys(next ssh.Handler) ssh.Handler {
 
 // sessionChannel is the SSH "session" channel handler: the library's own, behind a filter
 // of the requests a client sends on the channel.
+// A connection may have at most max-per-key session channels open.
 func (s *server) sessionChannel(srv *ssh.Server, conn *gossh.ServerConn, newChan gossh.NewChannel, ctx ssh.Context) {
+	if slot := slotOf(ctx); slot != nil {
+		if !slot.openChannel() {
+			_ = newChan.Reject(gossh.ResourceShortage, "too many sessions on this connection")
+			return
+		}
+		defer slot.closeChannel()
+	}
 	ssh.DefaultSessionHandler(srv, conn, filteredChannel{NewChannel: newChan}, ctx)
 }
 
@@ -255,7 +505,7 @@ type windowChange struct {
 // the idle timeout), and a write the client does not take in within the stall timeout
 // closes the session, so one stalled client never holds anything but itself.
 func (s *server) guardIO(sess ssh.Session) *ioGuard {
-	g := &ioGuard{sess: sess, stall: s.cfg.limits.stallTimeout, onStall: func() {
+	g := &ioGuard{sess: sess, stall: s.cfg.limits.stallTimeout, done: make(chan struct{}), onStall: func() {
 		s.log.Warn(stalledLogLabel, "fingerprint", keys.Fingerprint(sess.PublicKey()), "addr", sess.RemoteAddr().String())
 		closeConn(sess)
 	}}
@@ -273,8 +523,14 @@ type ioGuard struct {
 	sess    ssh.Session
 	stall   time.Duration
 	onStall func()
-	lastKey atomic.Int64 // unix nanoseconds of the last byte read
+	lastKey atomic.Int64  // unix nanoseconds of the last byte read
+	done    chan struct{} // closed when the game has ended: the idle watch stops
+	once    sync.Once
 }
+
+// stopWatching ends the idle watch once the game has ended (the connection may go on,
+// with other sessions).
+func (g *ioGuard) stopWatching() { g.once.Do(func() { close(g.done) }) }
 
 // Read reads keys from the client, noting when.
 func (g *ioGuard) Read(p []byte) (int, error) {
@@ -308,6 +564,8 @@ func (g *ioGuard) watchIdle(idle time.Duration, onIdle func()) {
 	for {
 		select {
 		case <-g.sess.Context().Done():
+			return
+		case <-g.done:
 			return
 		case <-t.C:
 			if time.Since(time.Unix(0, g.lastKey.Load())) >= idle {

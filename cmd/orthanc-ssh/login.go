@@ -1,8 +1,15 @@
 package main
 
 import (
+	"errors"
+	"io"
+	"net"
+	"strings"
+
 	"charm.land/ssh"
 	gossh "golang.org/x/crypto/ssh"
+
+	"github.com/orthanc-ssh/orthanc-ssh/keys"
 )
 
 // The SSH algorithms the server offers, chosen here rather than left to the library's
@@ -11,10 +18,10 @@ import (
 // which ssh-audit fails or warns on. What stays: a post-quantum hybrid and curve25519 key
 // exchange, with a 4096-bit Diffie-Hellman group for clients without curve25519; AEAD
 // ciphers, and AES-CTR with encrypt-then-MAC SHA-2. OpenSSH from 7.4 and current PuTTY
-// and Dropbear clients negotiate them (TestClientsConnect runs ssh, plink and dbclient). The host key is ed25519
-// (keys.LoadOrCreateHostKey). Players' keys may be ed25519, ECDSA or RSA with SHA-2
-// signatures; RSA signatures with SHA-1 (ssh-rsa) are refused, as OpenSSH has refused
-// them by default since 8.8.
+// and Dropbear clients negotiate them (TestClientsConnect runs ssh, plink and dbclient).
+// The host key is ed25519 (keys.LoadOrCreateHostKey). Players' keys may be ed25519,
+// ECDSA or RSA with SHA-2 signatures; RSA signatures with SHA-1 (ssh-rsa) are refused, as
+// OpenSSH has refused them by default since 8.8.
 var (
 	kexAlgorithms    = []string{gossh.KeyExchangeMLKEM768X25519, gossh.KeyExchangeCurve25519, gossh.KeyExchangeDH16SHA512}
 	cipherAlgorithms = []string{gossh.CipherChaCha20Poly1305, gossh.CipherAES256GCM, gossh.CipherAES128GCM,
@@ -24,19 +31,115 @@ var (
 		gossh.KeyAlgoECDSA521, gossh.KeyAlgoSKECDSA256, gossh.KeyAlgoRSASHA512, gossh.KeyAlgoRSASHA256}
 )
 
+// Why a login attempt failed, as the auth failure log and orthanc_auth_failures_total
+// name it.
+const (
+	authBanned    = "banned"    // a banned key
+	authSignature = "signature" // a key whose signature did not verify, or a malformed login
+	authMethod    = "method"    // a method or key algorithm the server does not take
+)
+
 // serverConfig is the SSH server's base configuration for one connection: the
-// algorithms above, and the count of failed public-key attempts. With every key welcome,
-// a failure is a key offered whose signature does not verify (such as a client offering
-// someone else's public key).
-func (s *server) serverConfig(ssh.Context) *gossh.ServerConfig {
+// algorithms above, and the login's callbacks: the client's login is kept (for the
+// banner of a banned key) and every failed attempt is logged and counted.
+func (s *server) serverConfig(ctx ssh.Context) *gossh.ServerConfig {
+	slot := slotOf(ctx)
 	return &gossh.ServerConfig{
 		Config:                  gossh.Config{KeyExchanges: kexAlgorithms, Ciphers: cipherAlgorithms, MACs: macAlgorithms},
 		PublicKeyAuthAlgorithms: userKeyAlgorithms,
+		PreAuthConnCallback:     func(c gossh.ServerPreAuthConn) { ctx.SetValue(preAuthKey, c) },
 		AuthLogCallback: func(conn gossh.ConnMetadata, method string, err error) {
-			if method == "publickey" && err != nil {
-				s.obs.authFailures.Inc()
-				s.log.Info("auth failure", "addr", conn.RemoteAddr().String(), "method", method, "err", err)
+			// "none" is how a client asks which methods there are; a refused
+			// connection's attempts are its refusal, logged once.
+			if err == nil || method == "none" || (slot != nil && slot.isRefused()) {
+				return
 			}
+			reason, fp := authMethod, ""
+			if slot != nil && slot.auth.reason != "" {
+				reason, fp = slot.auth.reason, slot.auth.fingerprint
+				slot.auth.reason, slot.auth.fingerprint = "", ""
+			}
+			s.authFailed(reason, method, fp, conn.RemoteAddr(), err)
 		},
 	}
+}
+
+// loginBanner is the login banner: for a connection the limits refuse, why. Clients show
+// it before they report that the login failed.
+func (s *server) loginBanner(ctx ssh.Context) string {
+	slot := slotOf(ctx)
+	if slot == nil {
+		return ""
+	}
+	reason, msg := slot.refusal()
+	if reason != "" {
+		s.refused(reason, ctx.RemoteAddr())
+	}
+	return msg
+}
+
+// checkKey is the public-key handler: it lets in every key except on a connection the
+// limits refuse, and a banned key, which is told so in a banner. The key a session then
+// plays as is the one that signed (sess.PublicKey()), never one merely offered here.
+func (s *server) checkKey(ctx ssh.Context, key ssh.PublicKey) bool {
+	slot := slotOf(ctx)
+	if slot != nil && slot.isRefused() {
+		return false
+	}
+	fp := keys.Fingerprint(key)
+	banned, err := s.store.IsBanned(fp)
+	if err != nil {
+		// The session's own check (refuseBanned) says so to the player.
+		s.log.Error("check ban", "fingerprint", fp, "err", err)
+	}
+	if banned {
+		if c, ok := ctx.Value(preAuthKey).(gossh.ServerPreAuthConn); ok {
+			_ = c.SendAuthBanner(bannedMsg)
+		}
+		if slot != nil {
+			slot.auth.reason, slot.auth.fingerprint = authBanned, fp
+		}
+		return false
+	}
+	if slot != nil {
+		slot.auth.offered = true
+	}
+	return true
+}
+
+// connFailed is the SSH server's ConnectionFailedCallback. The SSH library ends a
+// connection at once, with no failed attempt to log, when a signature does not verify: a
+// connection that ends with an error of its own after a key was let in for signing is
+// logged and counted as that auth failure. Failed logins end with the attempts already
+// logged; hang-ups and timeouts are no failure of authentication.
+func (s *server) connFailed(c net.Conn, err error) {
+	s.obs.handshakeFails.Inc()
+	s.log.Debug("handshake failed", "addr", c.RemoteAddr().String(), "err", err)
+	slot := s.limits.slot(c.RemoteAddr().String())
+	if slot == nil || !slot.auth.offered || slot.isRefused() {
+		return
+	}
+	var authErr *gossh.ServerAuthError
+	var netErr net.Error
+	if errors.As(err, &authErr) || errors.As(err, &netErr) || errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) ||
+		strings.HasPrefix(err.Error(), "ssh: disconnect") {
+		return
+	}
+	s.authFailed(authSignature, "publickey", "", c.RemoteAddr(), err)
+}
+
+// authFailed logs and counts one failed login attempt.
+func (s *server) authFailed(reason, method, fp string, addr net.Addr, err error) {
+	s.obs.authFailures.WithLabelValues(reason).Inc()
+	args := []any{"addr", addr.String(), "method", method, "reason", reason, "err", err}
+	if fp != "" {
+		args = append(args, "fingerprint", fp)
+	}
+	s.log.Info("auth failure", args...)
+}
+
+// refused logs and counts a connection the limits refuse.
+func (s *server) refused(reason string, addr net.Addr) {
+	s.obs.refusals.WithLabelValues(reason).Inc()
+	s.log.Info("connection refused", "reason", reason, "addr", addr.String())
 }

@@ -48,7 +48,6 @@ type liveSession struct {
 	game  bool          // a terminal session (the game), not a one-off command
 	sent  *atomic.Int64 // bytes sent on the session's connection
 	close func()        // closes the session
-	ctx   ssh.Context   // the session's context, which holds its program (programKey)
 }
 
 // registry is the set of open sessions. It lives at the server edge (the engine knows
@@ -169,7 +168,8 @@ type observer struct {
 	reg            *prometheus.Registry
 	tickSeconds    prometheus.Histogram
 	saveSeconds    prometheus.Histogram
-	authFailures   prometheus.Counter
+	authFailures   *prometheus.CounterVec
+	refusals       *prometheus.CounterVec
 	handshakeFails prometheus.Counter
 	bytesSent      prometheus.Counter
 }
@@ -188,10 +188,14 @@ func newObserver(s *server) *observer {
 			Name: "orthanc_save_duration_seconds", Help: "Wall time of one write of the saver's batch to the database.",
 			Buckets: prometheus.ExponentialBuckets(0.0001, 2, 14), // 100 µs to about 1.6 s
 		}),
-		authFailures: prometheus.NewCounter(prometheus.CounterOpts{
+		authFailures: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "orthanc_auth_failures_total",
-			Help: "Public-key authentication attempts that failed (a key offered without a valid signature); every key that proves itself may play.",
-		}),
+			Help: "Login attempts the server refused, by reason: banned (a banned key), signature (a key whose signature did not verify), method (a method or key algorithm the server does not take). Every other key that proves itself may play.",
+		}, []string{"reason"}),
+		refusals: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "orthanc_connections_refused_total",
+			Help: "Connections refused by the limits, by reason: server_full, per_address, handshakes_full.",
+		}, []string{"reason"}),
 		handshakeFails: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "orthanc_handshake_failures_total", Help: "SSH connections that ended before a session could start.",
 		}),
@@ -213,7 +217,7 @@ func newObserver(s *server) *observer {
 	o.reg.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		o.tickSeconds, o.saveSeconds, o.authFailures, o.handshakeFails, o.bytesSent,
+		o.tickSeconds, o.saveSeconds, o.authFailures, o.refusals, o.handshakeFails, o.bytesSent,
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "orthanc_sessions", Help: "Open SSH sessions (games and commands)."},
 			func() float64 { return float64(s.live.len()) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "orthanc_players_online", Help: "Knights in the world."},
@@ -313,19 +317,23 @@ func (c *countingConn) Write(p []byte) (int, error) {
 
 type connCtxKey int
 
-const sentKey connCtxKey = iota
+// Connection context values: the bytes sent, the connection's place in the limits, and
+// its login (for the login banner of a refused key).
+const (
+	sentKey connCtxKey = iota
+	slotKey
+	preAuthKey
+)
 
-// wrapConn is the SSH server's ConnCallback: it counts what each connection is sent.
+// wrapConn is the SSH server's ConnCallback: it counts what each connection is sent, and
+// keeps the connection's place in the limits (limits.go) where its sessions find it.
 func (s *server) wrapConn(ctx ssh.Context, c net.Conn) net.Conn {
 	sent := &atomic.Int64{}
 	ctx.SetValue(sentKey, sent)
+	if lc, ok := c.(*limitedConn); ok {
+		ctx.SetValue(slotKey, lc.slot)
+	}
 	return &countingConn{Conn: c, sent: sent, total: s.obs.bytesSent}
-}
-
-// connFailed is the SSH server's ConnectionFailedCallback.
-func (s *server) connFailed(c net.Conn, err error) {
-	s.obs.handshakeFails.Inc()
-	s.log.Debug("handshake failed", "addr", c.RemoteAddr().String(), "err", err)
 }
 
 // serveMetrics serves /metrics on ln until ctx ends.

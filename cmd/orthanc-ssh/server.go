@@ -66,10 +66,13 @@ type server struct {
 	ssh    *ssh.Server
 	live   *registry // open sessions, for the admin's who and stats
 	obs    *observer // tick and save times, metrics
+	// limits admits connections (limits.go); set by serve before it accepts any.
+	limits *limitListener
 
 	sessions sync.WaitGroup
-	perKey   keyCounter // open sessions per key, for the per-key limit
-	names    nameBook   // knights' names, kept unique (names.go)
+	games    gameSessions // game sessions' models, from the program handler to finish
+	perKey   keyCounter   // open sessions per key, for the per-key limit
+	names    nameBook     // knights' names, kept unique (names.go)
 	// metrics is the listener /metrics is served on, nil when metrics are off. It is
 	// opened with the server, so a bad address fails at start.
 	metrics net.Listener
@@ -118,17 +121,22 @@ func newServer(cfg config, log *slog.Logger) (*server, error) {
 		func(srv *ssh.Server) error {
 			srv.AddHostKey(signer)
 			srv.ConnCallback = s.wrapConn               // counts bytes sent
-			srv.ServerConfigCallback = s.serverConfig   // counts failed public-key attempts
-			srv.ConnectionFailedCallback = s.connFailed // counts failed handshakes
+			srv.ServerConfigCallback = s.serverConfig   // algorithms, and the login's callbacks (login.go)
+			srv.ConnectionFailedCallback = s.connFailed // counts failed handshakes and forged signatures
+			srv.ConnectionCloseCallback = func(c net.Conn) { s.limits.forget(c.RemoteAddr().String()) }
 			srv.HandshakeTimeout = cfg.limits.handshakeTimeout
 			srv.MaxTimeout = cfg.limits.maxLifetime
 			// Only plain sessions: no port, agent or X11 forwarding, and bounded requests.
 			srv.ChannelHandlers = map[string]ssh.ChannelHandler{"session": s.sessionChannel}
 			return nil
 		},
-		wish.WithPublicKeyAuth(func(ssh.Context, ssh.PublicKey) bool { return true }),
-		// Middleware runs from the last listed (outermost) to the first: recover, log,
-		// track the session, refuse banned keys, then the game or the command line.
+		// Every key may play but a banned one; a connection the limits refuse is told why
+		// in the login banner (login.go).
+		wish.WithPublicKeyAuth(s.checkKey),
+		wish.WithBannerHandler(s.loginBanner),
+		// Middleware runs from the last listed (outermost) to the first: recover, take a
+		// player's place, log, track the session, refuse banned keys, then the game or the
+		// command line.
 		wish.WithMiddleware(
 			s.finish,
 			bubbletea.MiddlewareWithProgramHandler(s.program),
@@ -136,6 +144,7 @@ func newServer(cfg config, log *slog.Logger) (*server, error) {
 			s.refuseBanned,
 			s.track,
 			s.logSessions,
+			s.holdSlot,
 			s.recoverPanics,
 		),
 	)
@@ -172,7 +181,12 @@ func (s *server) serve(ctx context.Context, ln net.Listener) error {
 
 	s.log.Info("listening", "addr", ln.Addr().String(), "data", s.cfg.data, "seed", s.cfg.seed, "tick", s.cfg.tick)
 	serveErr := make(chan error, 1)
-	go func() { serveErr <- s.ssh.Serve(newLimitListener(ln, s.cfg.limits)) }()
+	s.limits = newLimitListener(ln, s.cfg.limits, func(reason string, addr net.Addr) {
+		// Closed before SSH begins, perhaps by the thousand: counted, logged quietly.
+		s.obs.refusals.WithLabelValues(reason).Inc()
+		s.log.Debug("connection refused", "reason", reason, "addr", addr.String())
+	})
+	go func() { serveErr <- s.ssh.Serve(s.limits) }()
 
 	var err error
 	select {
@@ -254,13 +268,57 @@ func (s *server) logSessions(next ssh.Handler) ssh.Handler {
 	}
 }
 
-type ctxKey int
+// gameSessions keeps each game session's model, input and output guard from the program
+// handler to finish. They cannot be kept in the session's context: that is its
+// connection's, shared by every session on the connection, so a command run beside a
+// game on one connection (as a multiplexing OpenSSH client does) found the game's model
+// there when it finished, and took the knight out of the world.
+type gameSessions struct {
+	mu sync.Mutex
+	m  map[ssh.Session]gameSession
+}
 
-const (
-	modelKey   ctxKey = iota // the session's *app.Model, nil for one refused before its game
-	programKey               // the session's *tea.Program, for the farewell at shutdown
-	inputKey                 // the session's input pump
-)
+// gameSession is what finish needs of a session the program handler took: its model and
+// guard (nil for a session it refused with a message), and its input pump.
+type gameSession struct {
+	model *app.Model
+	guard *ioGuard
+	input *inputPump
+	prog  *tea.Program // for the farewell at shutdown
+}
+
+// put records what the program handler made of a session.
+func (g *gameSessions) put(sess ssh.Session, gs gameSession) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.m == nil {
+		g.m = map[ssh.Session]gameSession{}
+	}
+	g.m[sess] = gs
+}
+
+// programs lists the programs of the game sessions open now.
+func (g *gameSessions) programs() []*tea.Program {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	var out []*tea.Program
+	for _, gs := range g.m {
+		if gs.prog != nil {
+			out = append(out, gs.prog)
+		}
+	}
+	return out
+}
+
+// take returns and forgets what the program handler made of a session; ok is false for a
+// session it left to the command line.
+func (g *gameSessions) take(sess ssh.Session) (gs gameSession, ok bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	gs, ok = g.m[sess]
+	delete(g.m, sess)
+	return gs, ok
+}
 
 // farewell tells every game session, whatever screen it is on, that the server is going
 // down; each closes itself (its knight leaves the world and is saved). It returns how
@@ -268,11 +326,9 @@ const (
 // own goroutine, which ends when the program does.
 func (s *server) farewell(reason string) int {
 	told := 0
-	for _, ls := range s.live.list() {
-		if prog, _ := ls.ctx.Value(programKey).(*tea.Program); prog != nil {
-			go prog.Send(app.Farewell{Reason: reason})
-			told++
-		}
+	for _, prog := range s.games.programs() {
+		go prog.Send(app.Farewell{Reason: reason})
+		told++
 	}
 	return told
 }
@@ -291,7 +347,7 @@ func (s *server) program(sess ssh.Session) *tea.Program {
 	plain, ok := playArgs(cmd)
 	if !ok {
 		s.refuse(sess, "usage: play [--plain]   (--plain: screen-reader mode)")
-		sess.Context().SetValue(modelKey, (*app.Model)(nil))
+		s.games.put(sess, gameSession{})
 		return nil
 	}
 	key := sess.PublicKey() // the key that authenticated, not one the client only offered
@@ -309,7 +365,7 @@ func (s *server) program(sess ssh.Session) *tea.Program {
 	case !errors.Is(err, store.ErrNotFound):
 		s.log.Error("load adventurer", "fingerprint", fp, "err", err)
 		wish.Fatalln(sess, "Your knight could not be loaded just now; nothing was changed. Please try again later.")
-		sess.Context().SetValue(modelKey, (*app.Model)(nil))
+		s.games.put(sess, gameSession{})
 		return nil
 	}
 	g := s.guardIO(sess)
@@ -335,8 +391,7 @@ func (s *server) program(sess ssh.Session) *tea.Program {
 		Term:  ptyReq.Term,
 		Tick:  s.cfg.tick,
 	})
-	sess.Context().SetValue(modelKey, m)
-	return newProgram(sess, m, g)
+	return s.newProgram(sess, m, g)
 }
 
 // newProgram makes the Bubble Tea program of a game session. Its renderer is off: the
@@ -345,15 +400,14 @@ func (s *server) program(sess ssh.Session) *tea.Program {
 // cost two thirds of the server's CPU at 1000 players (docs/PERFORMANCE.md). Its input
 // is off too: the session's keys come through an input pump (input.go), which finish
 // stops when the program has ended.
-func newProgram(sess ssh.Session, m *app.Model, g *ioGuard) *tea.Program {
+func (s *server) newProgram(sess ssh.Session, m *app.Model, g *ioGuard) *tea.Program {
 	opts := append(bubbletea.MakeOptions(sess), tea.WithoutSignalHandler(), tea.WithoutRenderer(),
 		// The render ticker runs even without a renderer: once a second is its least.
 		tea.WithFPS(1),
 		tea.WithInput(nil), tea.WithOutput(g)) // after MakeOptions: these input and output win
 	prog := tea.NewProgram(m, opts...)
-	sess.Context().SetValue(programKey, prog)
 	ptyReq, _, _ := sess.Pty()
-	sess.Context().SetValue(inputKey, startInput(g, ptyReq.Term, prog.Send))
+	s.games.put(sess, gameSession{model: m, guard: g, input: startInput(g, ptyReq.Term, prog.Send), prog: prog})
 	return prog
 }
 
@@ -361,14 +415,18 @@ func newProgram(sess ssh.Session, m *app.Model, g *ioGuard) *tea.Program {
 // or runs the command line for sessions without a game.
 func (s *server) finish(ssh.Handler) ssh.Handler {
 	return func(sess ssh.Session) {
-		if in, ok := sess.Context().Value(inputKey).(*inputPump); ok {
-			in.stopInput() // the program has ended: nothing more is parsed for it
-			if n := in.dropped.Load(); n > 0 {
+		gs, ok := s.games.take(sess)
+		if gs.input != nil {
+			gs.input.stopInput() // the program has ended: nothing more is parsed for it
+			if n := gs.input.dropped.Load(); n > 0 {
 				s.log.Info("session input dropped", "fingerprint", keys.Fingerprint(sess.PublicKey()), "bytes", n)
 			}
 		}
-		if v := sess.Context().Value(modelKey); v != nil {
-			if m, _ := v.(*app.Model); m != nil {
+		if gs.guard != nil {
+			gs.guard.stopWatching()
+		}
+		if ok {
+			if m := gs.model; m != nil {
 				m.Close() // the player's own screen back, before anything more is written
 				ctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 				defer cancel()

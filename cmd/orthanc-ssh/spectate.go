@@ -27,7 +27,7 @@ const watchUsage = "usage: ssh -t -p PORT host watch NAME"
 func (s *server) watchProgram(sess ssh.Session, args []string) *tea.Program {
 	refuse := func(msg string) *tea.Program {
 		s.refuse(sess, msg)
-		sess.Context().SetValue(modelKey, (*app.Model)(nil))
+		s.games.put(sess, gameSession{})
 		return nil
 	}
 	name := strings.TrimSpace(strings.Join(args, " "))
@@ -67,8 +67,7 @@ func (s *server) watchProgram(sess ssh.Session, args []string) *tea.Program {
 		Term:        ptyReq.Term,
 		Tick:        s.cfg.tick,
 	})
-	sess.Context().SetValue(modelKey, m)
-	return newProgram(sess, m, g)
+	return s.newProgram(sess, m, g)
 }
 
 // playArgs reads the arguments of `play`: --plain asks for screen-reader mode. ok is
