@@ -576,6 +576,8 @@ type statsJSON struct {
 	Tick          percentiles       `json:"tick"`
 	Saves         saveStatsJSON     `json:"saves"`
 	Memory        memoryJSON        `json:"memory"`
+	// Warnings are the server's files other users could read or change.
+	Warnings []permissionWarning `json:"permission_warnings"`
 }
 
 type saveStatsJSON struct {
@@ -623,7 +625,8 @@ func (s *server) adminStats(c *adminCall) int {
 		DungeonSeed: s.cfg.seed, Levels: census.Levels, Tick: s.obs.ticks.percentiles(),
 		Saves: saveStatsJSON{Batches: sv.Batches, Records: sv.Records, Errors: sv.Errors, Pending: s.saver.Pending(),
 			LastLatencyMS: ms(sv.LastLatency), Latency: s.obs.saves.percentiles()},
-		Memory: memoryJSON{HeapAllocBytes: mem.HeapAlloc, SysBytes: mem.Sys, Goroutines: runtime.NumGoroutine()},
+		Memory:   memoryJSON{HeapAllocBytes: mem.HeapAlloc, SysBytes: mem.Sys, Goroutines: runtime.NumGoroutine()},
+		Warnings: permissionWarnings(s.cfg),
 	}
 	c.result = "shown"
 	if a.json {
@@ -647,6 +650,9 @@ func (s *server) adminStats(c *adminCall) int {
 	row("save (ms)", "p50 %.3f  p90 %.3f  p99 %.3f  max %.3f  (last %d saves)", l.P50, l.P90, l.P99, l.Max, min(l.Count, durationWindow))
 	row("memory", "heap %.1f MiB, from the system %.1f MiB, %d goroutines",
 		float64(st.Memory.HeapAllocBytes)/(1<<20), float64(st.Memory.SysBytes)/(1<<20), st.Memory.Goroutines)
+	for _, w := range st.Warnings {
+		row("warning", "%s", w)
+	}
 	_ = tw.Flush()
 	fmt.Fprintln(c.out)
 	writeLevels(c.out, st.Levels)

@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"syscall"
 
+	"github.com/orthanc-ssh/orthanc-ssh/keys"
 	"github.com/orthanc-ssh/orthanc-ssh/store"
 )
 
@@ -59,7 +60,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 // never overwrites a file it cannot read: it refuses to start and leaves it as it is.
 func startAdvice(err error, cfg config) string {
 	db := filepath.Join(cfg.data, "orthanc.db")
+	hostKey := filepath.Join(cfg.data, keys.HostKeyFile)
 	switch {
+	case errors.Is(err, errHostKey) && fileExists(hostKey) && errors.Is(err, fs.ErrPermission):
+		return "the host key " + hostKey + " cannot be read by this user: give it to the user the server runs as (chown), mode 0600"
+	case errors.Is(err, errHostKey) && fileExists(hostKey):
+		return "the host key " + hostKey + " cannot be used: restore it from a copy, or move it away for a new one (players' clients will warn of a changed host key)"
 	case errors.Is(err, store.ErrLocked):
 		return "another orthanc-ssh is using " + db + "; stop it, or give this one another -data folder"
 	case errors.Is(err, store.ErrNotDatabase):
@@ -71,4 +77,10 @@ func startAdvice(err error, cfg config) string {
 		return "the data folder " + cfg.data + " cannot be written: fix its permissions or give another -data folder"
 	}
 	return "see the error above"
+}
+
+// fileExists reports whether path names something that exists (even unreadable).
+func fileExists(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
 }

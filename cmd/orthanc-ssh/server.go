@@ -55,6 +55,9 @@ const farewellWait = 2 * time.Second
 // shutdownGrace bounds how long shutdown waits for sessions to save and close.
 const shutdownGrace = 5 * time.Second
 
+// errHostKey marks an error of loading or creating the host key, for the advice at start.
+var errHostKey = errors.New("host key")
+
 // server is the running game: store, world engine and SSH listener.
 type server struct {
 	cfg    config
@@ -81,7 +84,7 @@ type server struct {
 func newServer(cfg config, log *slog.Logger) (*server, error) {
 	signer, keyPath, created, err := keys.LoadOrCreateHostKey(cfg.data)
 	if err != nil {
-		return nil, fmt.Errorf("host key: %w", err)
+		return nil, fmt.Errorf("%w: %w", errHostKey, err)
 	}
 	if created {
 		log.Info("created host key", "path", keyPath, "fingerprint", keys.Fingerprint(signer.PublicKey()))
@@ -96,6 +99,9 @@ func newServer(cfg config, log *slog.Logger) (*server, error) {
 	st, err := store.Open(filepath.Join(cfg.data, "orthanc.db"), store.Options{})
 	if err != nil {
 		return nil, err
+	}
+	for _, w := range permissionWarnings(cfg) {
+		log.Warn("permissions: "+w.Problem, "path", w.Path, "mode", w.Mode, "fix", w.Fix)
 	}
 	levels, err := st.Levels()
 	if err != nil {
