@@ -27,8 +27,15 @@ func main() {
 	os.Exit(run(ctx, os.Args[1:], os.Getenv, os.Stderr))
 }
 
-// run starts the server and blocks until ctx ends, then shuts down; it returns the exit code.
+// run starts the server and blocks until ctx ends, then shuts down; it returns the exit
+// code: 0 after a shutdown by signal, 1 when the server cannot start or stops on an
+// error (a panic in the world or the saver among them), 2 for bad flags.
 func run(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) int {
+	return runWith(ctx, args, getenv, stderr, testHooks{})
+}
+
+// runWith is run with test hooks set on the server.
+func runWith(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer, hooks testHooks) int {
 	cfg, err := parseConfig(args, getenv, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
@@ -43,6 +50,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		log.Error("start", "err", err, "fix", startAdvice(err, cfg))
 		return 1
 	}
+	srv.hooks = hooks
 	ln, err := net.Listen("tcp", cfg.addr)
 	if err != nil {
 		log.Error("listen", "addr", cfg.addr, "err", err)

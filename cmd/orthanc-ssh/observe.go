@@ -271,6 +271,9 @@ func (s *server) runTicks(ctx context.Context) {
 		}
 		var steps [maxCatchUp]time.Duration
 		err := s.engine.Tick(ctx, func(step func()) {
+			if s.hooks.step != nil {
+				s.hooks.step()
+			}
 			for i := range n {
 				t0 := time.Now()
 				step()

@@ -71,6 +71,8 @@ type server struct {
 	obs    *observer // tick and save times, metrics
 	// limits admits connections (limits.go); set by serve before it accepts any.
 	limits *limitListener
+	crash  chan crashed // a panic of the world or the saver, for serve (capacity 1)
+	hooks  testHooks
 
 	sessions sync.WaitGroup
 	games    gameSessions // game sessions' models, from the program handler to finish
@@ -109,7 +111,7 @@ func newServer(cfg config, log *slog.Logger) (*server, error) {
 		return nil, err
 	}
 	s := &server{cfg: cfg, log: log, store: st, saver: store.NewSaver(st, log), admins: admins, live: newRegistry(),
-		perKey: keyCounter{n: map[string]int{}}}
+		perKey: keyCounter{n: map[string]int{}}, crash: make(chan crashed, 1)}
 	s.obs = newObserver(s)
 	s.engine = world.New(world.Config{
 		Levels:             levels,
@@ -173,8 +175,8 @@ func (s *server) serve(ctx context.Context, ln net.Listener) error {
 	worldDone := make(chan struct{})
 	ticksDone := make(chan struct{})
 	// The engine gets no ticker: runTicks steps it, timing each step at the edge.
-	go func() { s.engine.Run(worldCtx, nil); close(worldDone) }()
-	go func() { s.runTicks(worldCtx); close(ticksDone) }()
+	go s.keepGoing("world", worldDone, func() { s.engine.Run(worldCtx, nil) })
+	go s.keepGoing("tick loop", ticksDone, func() { s.runTicks(worldCtx) })
 	metricsCtx, stopMetrics := context.WithCancel(context.Background())
 	defer stopMetrics()
 	if s.metrics != nil {
@@ -183,7 +185,13 @@ func (s *server) serve(ctx context.Context, ln net.Listener) error {
 	}
 	saverCtx, stopSaver := context.WithCancel(context.Background())
 	saverDone := make(chan struct{})
-	go func() { s.saver.Run(saverCtx); close(saverDone) }()
+	go s.keepGoing("saver", saverDone, func() {
+		if s.hooks.saverRun != nil {
+			s.hooks.saverRun(saverCtx, s.saver)
+			return
+		}
+		s.saver.Run(saverCtx)
+	})
 
 	s.log.Info("listening", "addr", ln.Addr().String(), "data", s.cfg.data, "seed", s.cfg.seed, "tick", s.cfg.tick)
 	serveErr := make(chan error, 1)
@@ -201,6 +209,11 @@ func (s *server) serve(ctx context.Context, ln net.Listener) error {
 		if errors.Is(err, ssh.ErrServerClosed) {
 			err = nil
 		}
+	case c := <-s.crash:
+		// Never a server that takes players in but does not tick or save: log the bug,
+		// save what can be saved, and exit non-zero for the supervisor to restart it.
+		s.log.Error(c.where+" panic: stopping", "panic", c.value, "stack", string(c.stack))
+		err = fmt.Errorf("the %s panicked: %v", c.where, c.value)
 	}
 	s.log.Info("shutting down")
 	waited := make(chan struct{})
@@ -227,7 +240,7 @@ func (s *server) serve(ctx context.Context, ln net.Listener) error {
 	<-ticksDone
 	stopSaver()
 	<-saverDone
-	if ferr := s.saver.Flush(); ferr != nil && err == nil {
+	if ferr := s.finalFlush(); ferr != nil && err == nil {
 		err = ferr
 	}
 	if cerr := s.store.Close(); cerr != nil && err == nil {
@@ -235,6 +248,49 @@ func (s *server) serve(ctx context.Context, ln net.Listener) error {
 	}
 	s.log.Info("stopped", "saved_in_world", n)
 	return err
+}
+
+// crashed is a panic on the world's, the tick loop's or the saver's goroutine: the
+// server cannot go on.
+type crashed struct {
+	where string
+	value any
+	stack []byte
+}
+
+// testHooks let a test make the world or the saver panic; nil in a real server, and no
+// flag sets them.
+type testHooks struct {
+	step     func()                                     // runs on the world's goroutine before each tick's steps
+	saverRun func(ctx context.Context, sv *store.Saver) // runs in place of the saver's Run
+}
+
+// keepGoing runs fn (the world's or the saver's loop) and closes done when it returns. A
+// panic is recovered here, where its stack is still known, and handed to serve, which
+// stops the server.
+func (s *server) keepGoing(where string, done chan<- struct{}, fn func()) {
+	defer close(done)
+	defer func() {
+		if r := recover(); r != nil {
+			select {
+			case s.crash <- crashed{where: where, value: r, stack: debug.Stack()}:
+			default: // serve is stopping for another crash already
+			}
+		}
+	}()
+	fn()
+}
+
+// finalFlush writes what the saver holds when the server stops. After a panic in the
+// saver, the same bug may strike again: that panic is an error here.
+func (s *server) finalFlush() (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			s.log.Error("saver panic in the final flush", "panic", r, "stack", string(debug.Stack()))
+			err = fmt.Errorf("final flush: the saver panicked: %v", r)
+		}
+	}()
+	return s.saver.Flush()
 }
 
 // close releases what newServer opened, for a server that never served.
