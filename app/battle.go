@@ -258,20 +258,25 @@ func battleKeys(f *world.FightView) []string {
 }
 
 // pack lays out items in lines of at most w columns, two spaces apart, never splitting
-// one.
-func pack(items []string, w int) []string {
+// one (an item wider than a line is wrapped on lines of its own).
+func pack(items []string, w int) []string { return packSep(items, w, "  ") }
+
+// packSep is pack with sep between the items on a line.
+func packSep(items []string, w int, sep string) []string {
 	var out []string
 	cur := ""
 	for _, it := range items {
 		switch {
 		case cur == "":
-			cur = it
-		case len([]rune(cur))+2+len([]rune(it)) <= w:
-			cur += "  " + it
+		case textWidth(cur)+textWidth(sep)+textWidth(it) <= w:
+			cur += sep + it
+			continue
 		default:
 			out = append(out, cur)
-			cur = it
 		}
+		lines := wrap(it, w)
+		out = append(out, lines[:len(lines)-1]...)
+		cur = lines[len(lines)-1]
 	}
 	if cur != "" {
 		out = append(out, cur)

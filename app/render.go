@@ -43,10 +43,7 @@ func blankCanvas(w, h int, cells []cell) *canvas {
 // canvas is one column of the terminal. Writing over half of a wide character blanks the
 // other half, as a terminal does.
 func (c *canvas) set(x, y int, r rune, cls class) int {
-	w := 1
-	if r >= 0x300 { // every rune below the combining marks is one column
-		w = displaywidth.Rune(r)
-	}
+	w := cellWidth(r)
 	if w == 0 || uint(x) >= uint(c.w) || uint(y) >= uint(c.h) {
 		return w
 	}
@@ -66,6 +63,24 @@ func (c *canvas) set(x, y int, r rune, cls class) int {
 	}
 	row[x] = cell{r, cls}
 	return w
+}
+
+// cellWidth is how many columns r takes on the canvas, as on the player's terminal: 0, 1
+// or 2.
+func cellWidth(r rune) int {
+	if r < 0x300 { // every rune below the combining marks is one column
+		return 1
+	}
+	return displaywidth.Rune(r)
+}
+
+// textWidth is how many columns s takes on the canvas.
+func textWidth(s string) int {
+	n := 0
+	for _, r := range s {
+		n += cellWidth(r)
+	}
+	return n
 }
 
 // split blanks the other half of a wide character that cell x of row is part of.

@@ -77,3 +77,40 @@ func colorsEqual(a, b color.Color) bool {
 	br, bg, bb, ba := b.RGBA()
 	return ar == br && ag == bg && ab == bb && aa == ba
 }
+
+// wrap keeps every word whole on one line, measuring in terminal columns: a wide
+// character takes two, so a line of them breaks sooner. Spaces inside a line stay (a
+// table's columns line up); only a word longer than a line is broken; continuation lines
+// hang under their label.
+func TestWrapKeepsWordsWhole(t *testing.T) {
+	for _, tc := range []struct {
+		s    string
+		w    int
+		hang int
+		want []string
+	}{
+		{"Light (24 moves), Find Traps (6 moves)", 19, 0, []string{"Light (24 moves),", "Find Traps (6", "moves)"}},
+		{"", 10, 0, []string{""}},
+		{"fits", 4, 0, []string{"fits"}},
+		{"  a    b", 8, 0, []string{"  a    b"}},
+		{"modified by your intelligence.", 12, 0, []string{"modified by", "your", "intelligence", "."}},
+		{"c  Cure   Heals wounds: 2-7 hits", 20, 9, []string{"c  Cure   Heals", "         wounds: 2-7", "         hits"}},
+		{"騎士の 剣は 鋭い", 8, 0, []string{"騎士の", "剣は", "鋭い"}},
+		{"騎士騎士騎士", 5, 0, []string{"騎士", "騎士", "騎士"}},
+		{"x 騎", 2, 0, []string{"x", "騎"}},
+		{"騎", 1, 0, []string{"騎"}},
+	} {
+		got := wrapHang(tc.s, tc.w, tc.hang)
+		if strings.Join(got, "|") != strings.Join(tc.want, "|") {
+			t.Errorf("wrapHang(%q, %d, %d) = %q, want %q", tc.s, tc.w, tc.hang, got, tc.want)
+		}
+		for _, l := range got {
+			if textWidth(l) > tc.w && !(tc.w == 1 && l == "騎") {
+				t.Errorf("wrapHang(%q, %d, %d): %q is %d columns", tc.s, tc.w, tc.hang, l, textWidth(l))
+			}
+		}
+	}
+	if got := pack([]string{"f fight", "r run", "quiver of 12 arrows of mythical slaying"}, 16); strings.Join(got, "|") != "f fight  r run|quiver of 12|arrows of|mythical slaying" {
+		t.Errorf("pack wraps an item wider than a line as %q", got)
+	}
+}

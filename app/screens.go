@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/orthanc-ssh/orthanc-ssh/internal/english"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
@@ -454,22 +455,53 @@ func (m *Model) drawDead(c *canvas) {
 	}
 }
 
-// wrap breaks s into lines of at most w columns at spaces.
-func wrap(s string, w int) []string {
+// wrap breaks s into lines of at most w columns at spaces, so that every word stays whole
+// on one line: the one helper every screen wraps its texts with. Widths are the
+// terminal's (a wide character takes two columns); only a word longer than a whole line
+// is broken. Spaces within a line are kept (tables line up), those at a break are
+// dropped.
+func wrap(s string, w int) []string { return wrapHang(s, w, 0) }
+
+// wrapHang is wrap with every line after the first indented by hang columns, for a text
+// that hangs from a label ("c  Cure   walk   Heals wounds..."). A text that is only
+// spaces is one line.
+func wrapHang(s string, w, hang int) []string {
+	w = max(w, 1)
+	hang = max(0, min(hang, w-1))
 	var out []string
-	for len([]rune(s)) > w {
-		r := []rune(s)
-		cut := w
-		for cut > 0 && r[cut] != ' ' {
-			cut--
+	indent := ""
+	for {
+		room := w - len(indent)
+		brk, width, lastSpace, word := -1, 0, -1, false
+		for i, r := range s {
+			cw := cellWidth(r)
+			if width+cw > room {
+				brk = i
+				break
+			}
+			if r == ' ' && word {
+				lastSpace = i
+			}
+			word = word || r != ' '
+			width += cw
 		}
-		if cut == 0 {
-			cut = w
+		switch {
+		case brk < 0: // the rest fits
+			return append(out, indent+s)
+		case s[brk] == ' ': // the first rune that does not fit is a space: break there
+		case lastSpace > 0:
+			brk = lastSpace
+		case brk == 0: // not even one character fits (a wide one in one column): take it
+			_, n := utf8.DecodeRuneInString(s)
+			brk = n
 		}
-		out = append(out, string(r[:cut]))
-		s = strings.TrimLeft(string(r[cut:]), " ")
+		out = append(out, indent+strings.TrimRight(s[:brk], " "))
+		s = strings.TrimLeft(s[brk:], " ")
+		if s == "" {
+			return out
+		}
+		indent = strings.Repeat(" ", hang)
 	}
-	return append(out, s)
 }
 
 func truncate(s string, w int) string {
