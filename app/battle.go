@@ -247,15 +247,75 @@ func graceBar(left, total int) string {
 	return strings.Repeat("█", max(0, n)) + strings.Repeat("░", 10-max(0, n))
 }
 
-// battleKeys are the keys of a fight, for the panel's foot.
-func battleKeys(f *world.FightView) []string {
-	keys := []string{"f fight", "r run", "s shoot", "1-4 cast", "i items", "t target", "x stats"}
-	if f.InRoom {
-		keys = append(keys[:1], keys[2:]...)
-		keys = append(keys, "(no running from a room)")
+// The actions a fight offers are the ones the knight has (issue 14): the world refuses the
+// rest, but a key line should not send a player to a refusal.
+
+// hasArrows reports whether the knight carries an arrow of slaying, to shoot.
+func hasArrows(s world.Self) bool {
+	for _, it := range s.Items {
+		if it.Kind == world.ItemQuiver && it.Count > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// fightInRoom reports whether the knight fights in a room, where it may not run (seed
+// 000): the battle was met there, or the knight stands in one.
+func fightInRoom(v world.View) bool {
+	if v.Fight.InRoom {
+		return true
+	}
+	return v.Self.Depth > 0 && v.Level != nil && v.Level.RoomAt(v.Self.Pos) >= 0
+}
+
+// allHeld reports whether every monster still standing is charmed, held or asleep: then
+// a knight may walk away from them even in a room (the world's rule).
+func allHeld(f *world.FightView) bool {
+	st := standing(f)
+	for _, i := range st {
+		if !f.Monsters[i].Held {
+			return false
+		}
+	}
+	return len(st) > 0
+}
+
+// runWay is how the knight may leave the fight: "run", "leave" (held monsters, in a
+// room), or "" when it may not.
+func runWay(v world.View) string {
+	switch {
+	case !fightInRoom(v):
+		return "run"
+	case allHeld(v.Fight):
+		return "leave"
+	}
+	return ""
+}
+
+// battleKeys are the keys of a fight the knight can use now, for the panel's foot.
+func battleKeys(v world.View) []string {
+	f := v.Fight
+	keys := []string{"f fight"}
+	if way := runWay(v); way != "" {
+		keys = append(keys, "r "+way)
+	}
+	if hasArrows(v.Self) {
+		keys = append(keys, "s shoot")
+	}
+	keys = append(keys, "1-4 cast", "i items")
+	if len(standing(f)) > 1 {
+		keys = append(keys, "t target")
+	}
+	keys = append(keys, "x stats")
+	if runWay(v) == "" {
+		keys = append(keys, noRunNote)
 	}
 	return keys
 }
+
+// noRunNote ends a room's keys: why r is not among them.
+const noRunNote = "(no running from a room)"
 
 // pack lays out items in lines of at most w columns, two spaces apart, never splitting
 // one (an item wider than a line is wrapped on lines of its own).
@@ -665,14 +725,33 @@ func battlePrompt(v world.View) string {
 	if _, fainted := heroNames(v); len(fainted) > 0 {
 		s += " Fainted: " + english.List(fainted) + "."
 	}
-	do := "Type f to fight, r to run, shoot, or cast"
-	if f.InRoom {
-		do = "Type f to fight, shoot, or cast; there is no running from a room"
+	return s + " " + promptActions(v) + "."
+}
+
+// promptActions is what the move prompt offers: only what the knight can do now.
+func promptActions(v world.View) string {
+	do := []string{"f to fight"}
+	switch runWay(v) {
+	case "run":
+		do = append(do, "r to run")
+	case "leave":
+		do = append(do, "r to walk away from the held monsters")
 	}
-	if len(standing(f)) > 1 {
-		do += "; target and a number changes your target"
+	if hasArrows(v.Self) {
+		do = append(do, "shoot")
 	}
-	return s + " " + do + "."
+	do = append(do, "cast")
+	s := "Type " + strings.Join(do[:len(do)-1], ", ") + ", or " + do[len(do)-1]
+	if len(do) == 2 {
+		s = "Type " + do[0] + " or " + do[1]
+	}
+	if runWay(v) == "" {
+		s += "; there is no running from a room"
+	}
+	if len(standing(v.Fight)) > 1 {
+		s += "; target and a number changes your target"
+	}
+	return s
 }
 
 // statsSentences are every combatant's statistics, as sentences.

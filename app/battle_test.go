@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -468,5 +469,96 @@ func TestLookingDuringYourMoveSendsNoCommand(t *testing.T) {
 		if len(cmds) != 0 {
 			t.Errorf("opening %q and closing it again sent %v", open, cmds)
 		}
+	}
+}
+
+// Issue 14: s shoot was offered to a knight with no arrows, and in a room the prompt still
+// said r runs. The keys under the battle panel and screen-reader mode's move prompt offer
+// only what the knight can do: shooting with an arrow of slaying in its quiver, running
+// outside a room (in a corridor, on the surface), and walking away from monsters that are
+// all held, even in a room (the world allows it). The world's refusals stay as they are.
+func TestOnlyPossibleActionsAreOffered(t *testing.T) {
+	quiver := []world.Item{{Kind: world.ItemSword}, {Kind: world.ItemQuiver, Count: 3}}
+	empty := []world.Item{{Kind: world.ItemSword}, {Kind: world.ItemQuiver, Count: 0}}
+	type want struct{ shoot, run, leave, note bool }
+	for _, tc := range []struct {
+		where  string
+		arrows bool
+		held   bool
+		want   want
+	}{
+		{"room", true, false, want{shoot: true, note: true}},
+		{"room", false, false, want{note: true}},
+		{"room", false, true, want{leave: true}},
+		{"in a room, met in the corridor", true, false, want{shoot: true, note: true}},
+		{"corridor", true, false, want{shoot: true, run: true}},
+		{"corridor", false, false, want{run: true}},
+		{"surface", true, false, want{shoot: true, run: true}},
+		{"surface", false, false, want{run: true}},
+	} {
+		v := twoOnTwo(t)
+		f := *v.Fight
+		f.Monsters = append([]world.FightMonster(nil), f.Monsters...)
+		f.Monsters[0].Held = tc.held // the goblin is held already
+		switch tc.where {
+		case "room":
+			f.InRoom = true
+		case "in a room, met in the corridor":
+			f.InRoom = false // the knight stands in the room all the same
+		case "corridor":
+			f.InRoom, v.Self.Pos = false, world.Pos{X: 3, Y: 0}
+		case "surface":
+			sv := surfaceView(world.Pos{X: 3, Y: 2})
+			f.InRoom, f.Surface = false, true
+			v.Surface, v.Self.Depth, v.Self.Pos, v.Level = sv.Surface, 0, sv.Self.Pos, nil
+		}
+		v.Self.Items = empty
+		if tc.arrows {
+			v.Self.Items = quiver
+		}
+		v.Fight = &f
+		name := fmt.Sprintf("%s, arrows %v, held %v", tc.where, tc.arrows, tc.held)
+		keys := strings.Join(battleKeys(v), "  ")
+		prompt := battlePrompt(v)
+		has := func(s, sub string) bool { return strings.Contains(s, sub) }
+		for _, c := range []struct {
+			what      string
+			got, want bool
+		}{
+			{"s shoot", has(keys, "s shoot"), tc.want.shoot},
+			{"shoot in the prompt", has(prompt, "shoot"), tc.want.shoot},
+			{"r run", has(keys, "r run"), tc.want.run},
+			{"r to run", has(prompt, "r to run"), tc.want.run},
+			{"r leave", has(keys, "r leave"), tc.want.leave},
+			{"walk away", has(prompt, "r to walk away from the held monsters"), tc.want.leave},
+			{"the note", has(keys, "(no running from a room)"), tc.want.note},
+			{"no running in the prompt", has(prompt, "there is no running from a room"), tc.want.note},
+		} {
+			if c.got != c.want {
+				t.Errorf("%s: %s is %v, want %v:\n  keys %q\n  prompt %q", name, c.what, c.got, c.want, keys, prompt)
+			}
+		}
+		for _, k := range []string{"f fight", "1-4 cast", "i items", "t target", "x stats"} {
+			if !has(keys, k) {
+				t.Errorf("%s: the keys lack %q: %q", name, k, keys)
+			}
+		}
+		if !has(prompt, "Type f to fight") || !has(prompt, "cast") {
+			t.Errorf("%s: the prompt %q", name, prompt)
+		}
+	}
+	// The panel shows the keys the view allows, and one monster standing offers no target.
+	v := twoOnTwo(t)
+	v.Self.Items = quiver
+	f := *v.Fight
+	f.Monsters = []world.FightMonster{f.Monsters[0]}
+	f.Target = 0
+	v.Fight = &f
+	m, _ := battleModel(t, v, 80, 24)
+	if s := m.Text(); !strings.Contains(s, "s shoot") || strings.Contains(s, "t target") || strings.Contains(s, "r run") {
+		t.Errorf("the panel offers what the knight cannot do, or not what it can:\n%s", s)
+	}
+	if p := battlePrompt(v); strings.Contains(p, "target and a number") {
+		t.Errorf("one monster standing, the prompt offers a target: %q", p)
 	}
 }

@@ -277,7 +277,7 @@ var helpText = []string{
 	"  open a door   shift+arrow, H J K L, or d then a direction",
 	"  stairs        > goes down, < goes up",
 	"  leave         < on the exit (EX) of level 1",
-	"  fight         f          run    r (not in rooms)    shoot   s",
+	"  fight         f          run   r (not in rooms)   shoot   s (with arrows)",
 	"  in a battle   t or Tab   the next monster to strike at   x  everyone's",
 	"                statistics (looking costs no time); i drinks a potion",
 	"  cast          1 2 3 4    (a spell of that level; a level-n spell costs n units)",
@@ -386,7 +386,7 @@ func (m *Model) drawFight(c *canvas, top, h int) {
 			cls = clsTitle
 		}
 		foot = append(foot, panelLine{moveLine(f, m.tick()), cls})
-		for _, k := range pack(battleKeys(f), inner) {
+		for _, k := range pack(battleKeys(v), inner) {
 			foot = append(foot, panelLine{k, clsTitle})
 		}
 		// The combatants take what they need, leaving the log at least two lines.
