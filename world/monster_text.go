@@ -14,7 +14,9 @@ func MonsterTableLines() []string {
 	w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	for c := MonsterClass(0); c < NumMonsterClasses; c++ {
 		fmt.Fprintf(w, "%s\n", c)
-		fmt.Fprintln(w, "  NAME\tLEVEL\tHIT DICE\tATTACK DICE\tDEX\tEXPERIENCE\tSPEED\tATTACKS\t")
+		// The headings take two lines, so the widest class fits 80 columns.
+		fmt.Fprintln(w, "  NAME\tLEVEL\tHIT\tATTACK\tDEX\tEXPERIENCE\tSPEED\tATTACKS\t")
+		fmt.Fprintln(w, "  \t\tDICE\tDICE\t\t\t\t\t")
 		for _, k := range Monsters {
 			if k.Class == c {
 				fmt.Fprintf(w, "  %s\t%d\t%s\t%s\t%d\t%d\t%+d\t%d\t\n", k.Name, k.Level, k.HitDice, k.AttackDice, k.Dex, k.Experience, k.Speed, k.AttacksPerRound)
@@ -22,8 +24,8 @@ func MonsterTableLines() []string {
 		}
 		fmt.Fprintln(w, "\t\t\t\t\t\t\t\t")
 	}
-	fmt.Fprintln(w, "Where are the monsters? Chance in percent of meeting each monster level (down)")
-	fmt.Fprintln(w, "on each dungeon level (across).")
+	fmt.Fprintln(w, "Where are the monsters? The chance in percent of meeting each monster level")
+	fmt.Fprintln(w, "(down) on each dungeon level (across).")
 	fmt.Fprint(w, "  LEVEL")
 	for d := range MonsterLevelOdds {
 		fmt.Fprintf(w, "\tD%d", d+1)
