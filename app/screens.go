@@ -280,9 +280,9 @@ var helpText = []string{
 	"  fight         f          run   r (not in rooms)   shoot   s (with arrows)",
 	"  in a battle   t or Tab   the next monster to strike at   x  everyone's",
 	"                statistics (looking costs no time); i drinks a potion",
-	"  cast          1 2 3 4    (a spell of that level; a level-n spell costs n units)",
+	"  cast          1 2 3 4    (a spell of that level, costing that many units)",
 	"  inventory     i          (wear or take off boots and rings, read manuals)",
-	"  hall of fame  F          retire   R (outside the dungeon; > goes back down)",
+	"  hall of fame  F          retire   R (outside; > goes back down)",
 	"  outside       arrows walk the surface; on a market ($) b buys, s sells;",
 	"                > goes down at the dungeon entrance (EX)",
 	"  map           m          quit   q (your knight is saved where it stands)",
@@ -297,7 +297,7 @@ var helpText = []string{
 	"                           screen-reader mode (ssh -t host play --plain)",
 	"",
 	"Rooms hold monsters guarding treasure; stepping in starts a fight. You hit",
-	"when a die with as many sides as your Dexterity rolls over 6. Death is final.",
+	"when a die of as many sides as your Dexterity rolls over 6. Death is final.",
 	"Walls and doors lie between squares. Locked doors (═ ║) lead into rooms:",
 	"throw yourself at one with shift+direction; Strength decides if it gives.",
 	"Secret doors look like walls, but one time in six as a wall with a box (□).",
@@ -313,41 +313,52 @@ var helpText = []string{
 // helpLines is the whole help: the lesson, then the monster tables.
 var helpLines = append(append([]string(nil), helpText...), world.MonsterTableLines()...)
 
+// helpPage is the help at the screen's size: its lines wrapped to the width (a line of
+// the key table hangs under its description), and how many show at once.
+func (m *Model) helpPage() (lines []string, page int) {
+	w, h := m.frameSize()
+	for _, l := range helpLines {
+		lines = append(lines, wrapHang(l, w-4, hangOf(l))...)
+	}
+	return lines, max(1, h-3)
+}
+
+// hangOf is where the wrapped lines of a help line start: under the text after its label
+// ("  cast          1 2 3 4  ..." hangs under the keys), or under its own start.
+func hangOf(line string) int {
+	lead := len(line) - len(strings.TrimLeft(line, " "))
+	if lead == 0 {
+		return 0
+	}
+	if i := strings.Index(line[lead:], "  "); i >= 0 {
+		rest := line[lead+i:]
+		return lead + i + len(rest) - len(strings.TrimLeft(rest, " "))
+	}
+	return lead
+}
+
 // scrollHelp moves the help by a key and reports whether the key was a scrolling one.
 func (m *Model) scrollHelp(key string) bool {
-	page := max(1, m.height-4)
-	switch key {
-	case "up", "k":
-		m.helpTop--
-	case "down", "j":
-		m.helpTop++
-	case "pgup", "b":
-		m.helpTop -= page
-	case "pgdown", "space", " ":
-		m.helpTop += page
-	case "home", "g":
-		m.helpTop = 0
-	case "end", "G":
-		m.helpTop = len(helpLines)
-	default:
-		return false
+	lines, page := m.helpPage()
+	if k, ok := letterScroll[key]; ok {
+		key = k
 	}
-	m.helpTop = max(0, min(m.helpTop, len(helpLines)-page))
-	return true
+	return scrollKey(key, &m.helpTop, len(lines), page)
 }
 
 func (m *Model) drawHelp(c *canvas) {
-	page := c.h - 3
-	for i := 0; i < page && m.helpTop+i < len(helpLines); i++ {
+	lines, page := m.helpPage()
+	m.helpTop = max(0, min(m.helpTop, len(lines)-page))
+	for i := 0; i < page && m.helpTop+i < len(lines); i++ {
 		cls := clsText
 		if m.helpTop+i == 0 {
 			cls = clsTitle
 		}
-		c.text(2, 1+i, helpLines[m.helpTop+i], cls)
+		c.text(2, 1+i, lines[m.helpTop+i], cls)
 	}
 	more := fmt.Sprintf("lines %d-%d of %d: arrows, space and b scroll; any other key returns",
-		m.helpTop+1, min(m.helpTop+page, len(helpLines)), len(helpLines))
-	c.text(2, c.h-1, more, clsTitle)
+		m.helpTop+1, min(m.helpTop+page, len(lines)), len(lines))
+	c.text(2, c.h-1, more, clsTitle) // at most 72 columns
 }
 
 // blit copies src into c with its top-left corner at (x, y).
@@ -503,6 +514,35 @@ func wrapHang(s string, w, hang int) []string {
 		indent = strings.Repeat(" ", hang)
 	}
 }
+
+// scrollKey moves top, the first of n lines shown page at a time, by a key that scrolls
+// a list (arrows, PgUp and PgDn, space, Home and End), and reports whether the key was
+// one. Screens whose letters are free add their own (j, k, b, g, G).
+func scrollKey(key string, top *int, n, page int) bool {
+	page = max(1, page)
+	switch key {
+	case "up":
+		*top--
+	case "down":
+		*top++
+	case "pgup":
+		*top -= page
+	case "pgdown", "space", " ":
+		*top += page
+	case "home":
+		*top = 0
+	case "end":
+		*top = n
+	default:
+		return false
+	}
+	*top = max(0, min(*top, n-page))
+	return true
+}
+
+// letterScroll are the letters that scroll a screen with no letters of its own (the help,
+// the message log), as the keys scrollKey knows.
+var letterScroll = map[string]string{"k": "up", "j": "down", "b": "pgup", "g": "home", "G": "end"}
 
 func truncate(s string, w int) string {
 	if r := []rune(s); len(r) > w {
