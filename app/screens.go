@@ -597,24 +597,23 @@ func (m *Model) drawFame(c *canvas) {
 	c.text(2, c.h-2, "Any key returns.", clsTitle)
 }
 
-// drawSpells draws the menu of one level's spells over the dungeon view.
+// drawSpells draws the menu of one level's spells over the dungeon view, each spell's help
+// wrapped under its start.
 func (m *Model) drawSpells(c *canvas) {
 	v := m.view
 	fighting := v.Fight != nil
 	spells := world.SpellsOfLevel(m.spellLvl)
 	w := min(c.w-2, 120)
-	h := len(spells) + 6
 	x, y := (c.w-w)/2, 2
-	for yy := y; yy < y+h; yy++ {
-		for xx := x; xx < x+w; xx++ {
-			c.set(xx, yy, ' ', clsText)
-		}
-	}
 	units := "units"
 	if m.spellLvl == 1 {
 		units = "unit"
 	}
-	c.text(x+1, y, fmt.Sprintf("LEVEL %d SPELLS: %d %s each; you have %d. Cast in: fight, walk or any.", m.spellLvl, m.spellLvl, units, v.Self.SpellUnits), clsTitle)
+	var lines []panelLine
+	for _, l := range wrap(fmt.Sprintf("LEVEL %d SPELLS: %d %s each; you have %d. Cast in: fight, walk or any.", m.spellLvl, m.spellLvl, units, v.Self.SpellUnits), w-2) {
+		lines = append(lines, panelLine{l, clsTitle})
+	}
+	lines = append(lines, panelLine{})
 	for i, sp := range spells {
 		info := sp.Info()
 		when := "walk"
@@ -628,8 +627,27 @@ func (m *Model) drawSpells(c *canvas) {
 		if !sp.CastableIn(fighting) || v.Self.SpellUnits < m.spellLvl {
 			cls = clsDim
 		}
-		line := fmt.Sprintf("%c  %-17s %-6s %s", 'a'+i, info.Name, when, info.Help)
-		c.text(x+1, y+2+i, truncate(line, w-2), cls)
+		head := fmt.Sprintf("%c  %-17s %-6s ", 'a'+i, info.Name, when)
+		for _, l := range wrapHang(head+info.Help, w-2, textWidth(head)) {
+			lines = append(lines, panelLine{l, cls})
+		}
 	}
-	c.text(x+1, y+h-2, "A letter casts that spell; any other key closes this.", clsTitle)
+	lines = append(lines, panelLine{})
+	for _, l := range wrap("A letter casts that spell; any other key closes this.", w-2) {
+		lines = append(lines, panelLine{l, clsTitle})
+	}
+	// The menu's rows are cleared across the screen when it is nearly as wide, so no
+	// word of what is under it shows at its sides.
+	x0, x1 := x, x+w
+	if w >= c.w-2 {
+		x0, x1 = 0, c.w
+	}
+	for yy := y; yy < y+len(lines)+1; yy++ {
+		for xx := x0; xx < x1; xx++ {
+			c.set(xx, yy, ' ', clsText)
+		}
+	}
+	for i, l := range lines {
+		c.text(x+1, y+i, l.text, l.cls)
+	}
 }
