@@ -152,6 +152,7 @@ type Model struct {
 	frameOK bool
 	keep    bool
 	helpTop int // first line of the help shown
+	invTop  int // first line of the inventory shown
 	ended   string
 	console console // the admin console over the dungeon screen
 
@@ -530,6 +531,9 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 			m.do(world.Cast{Spell: world.SpellESP, Dir: mv.dir})
 		}
 	case screenInventory:
+		if p := m.inventoryPage(); len(p.lines) > p.page && scrollKey(s, &m.invTop, len(p.lines), p.page) {
+			return nil
+		}
 		if len(s) == 1 && s[0] >= 'a' && s[0] <= 'z' {
 			if i := int(s[0] - 'a'); i < len(m.view.Self.Items) {
 				m.do(world.UseItem{Index: i})
@@ -613,7 +617,7 @@ func (m *Model) playKey(s string) tea.Cmd {
 	case "m":
 		m.screen = screenMap
 	case "i":
-		m.screen = screenInventory
+		m.screen, m.invTop = screenInventory, 0
 	case "F":
 		m.screen = screenFame
 	case "R":

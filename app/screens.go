@@ -544,6 +544,52 @@ func scrollKey(key string, top *int, n, page int) bool {
 // the message log), as the keys scrollKey knows.
 var letterScroll = map[string]string{"k": "up", "j": "down", "b": "pgup", "g": "home", "G": "end"}
 
+// invFoot is the inventory's keys.
+const invFoot = "A letter wears, takes off, reads or drinks that item; a capital drops it; other keys return."
+
+// invPage is the inventory laid out at the screen's size.
+type invPage struct {
+	lines []string // the things, a long one hanging under its start
+	msg   []string // the newest message
+	keys  []string
+	page  int // lines of the list shown at once
+}
+
+// inventoryPage lays out the inventory at the screen's size: the list from row 5, then
+// the newest message and the keys at the bottom; a list longer than the room scrolls,
+// with a line under it saying which part is shown.
+func (m *Model) inventoryPage() invPage {
+	w, h := m.frameSize()
+	var p invPage
+	for i, it := range m.view.Self.Items {
+		letter := "   " // no letter is left for it: screen-reader mode's use reaches it by name
+		if i < 26 {
+			letter = fmt.Sprintf("%c  ", 'a'+i)
+		}
+		line := letter + it.Name()
+		switch info := it.Info(); {
+		case info.Wearable && it.Worn:
+			line += "  (worn; press to take off)"
+		case info.Wearable:
+			line += "  (press to wear)"
+		case info.Readable:
+			line += "  (press to read)"
+		}
+		p.lines = append(p.lines, wrapHang(line, w-6, 3)...)
+	}
+	if msgs := m.view.Messages; len(msgs) > 0 {
+		p.msg = wrap(msgs[len(msgs)-1], w-4)
+	}
+	p.keys = wrap(invFoot, w-4)
+	p.page = h - 1 - 5 - len(p.msg) - len(p.keys) // a blank row above the foot
+	if len(p.lines) > p.page {
+		p.keys = wrap(invFoot+" Up and down scroll the list.", w-4)
+		p.page = h - 1 - 5 - len(p.msg) - len(p.keys) - 1 // and the line saying what is shown
+	}
+	p.page = max(1, p.page)
+	return p
+}
+
 func truncate(s string, w int) string {
 	if r := []rune(s); len(r) > w {
 		return string(r[:w])
@@ -555,27 +601,23 @@ func (m *Model) drawInventory(c *canvas) {
 	s := m.view.Self
 	c.text(2, 1, "INVENTORY", clsTitle)
 	c.text(2, 3, fmt.Sprintf("Gold %d   Treasure experience %d", s.Gold, s.TreasureExperience), clsText)
-	y := 5
-	for i, it := range s.Items {
-		if i >= 26 || y >= c.h-3 {
-			break
-		}
-		line := fmt.Sprintf("%c  %s", 'a'+i, it.Name())
-		switch info := it.Info(); {
-		case info.Wearable && it.Worn:
-			line += "  (worn; press to take off)"
-		case info.Wearable:
-			line += "  (press to wear)"
-		case info.Readable:
-			line += "  (press to read)"
-		}
-		c.text(4, y, line, clsText)
+	p := m.inventoryPage()
+	m.invTop = max(0, min(m.invTop, len(p.lines)-p.page))
+	for i := 0; i < p.page && m.invTop+i < len(p.lines); i++ {
+		c.text(4, 5+i, p.lines[m.invTop+i], clsText)
+	}
+	if len(p.lines) > p.page {
+		c.text(4, 5+p.page, fmt.Sprintf("(lines %d-%d of %d)", m.invTop+1, m.invTop+p.page, len(p.lines)), clsDim)
+	}
+	y := c.h - 1 - len(p.keys) - len(p.msg)
+	for _, l := range p.msg {
+		c.text(2, y, l, clsDim)
 		y++
 	}
-	if msgs := m.view.Messages; len(msgs) > 0 {
-		c.text(2, c.h-3, msgs[len(msgs)-1], clsDim)
+	for _, l := range p.keys {
+		c.text(2, y, l, clsTitle)
+		y++
 	}
-	c.text(2, c.h-2, "A letter wears, takes off, reads or drinks that item; a capital drops it; other keys return.", clsTitle)
 }
 
 func (m *Model) drawFame(c *canvas) {
