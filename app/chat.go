@@ -266,33 +266,36 @@ func (m *Model) drawChat(c *canvas) {
 	c.text(0, row, in, clsSelf)
 }
 
+// logFoot is the message log's keys.
+const logFoot = "arrows, space and b scroll; Enter in the dungeon opens the chat line; any other key returns"
+
+// logPage is the message log at the screen's size: every message wrapped to the width
+// (a long one hangs under its start), the keys, and how many rows show the messages.
+func (m *Model) logPage() (lines, foot []string, page int) {
+	w, h := m.frameSize()
+	for _, msg := range m.view.Messages {
+		lines = append(lines, wrapHang(msg, w-4, 2)...)
+	}
+	foot = wrap(logFoot, w-4)
+	return lines, foot, max(1, h-2-len(foot))
+}
+
 // scrollLog moves the message log by a key and reports whether the key was a scrolling one.
 func (m *Model) scrollLog(key string) bool {
-	msgs := m.view.Messages
-	page := max(1, m.height-4)
-	last := max(0, len(msgs)-page)
+	lines, _, page := m.logPage()
+	last := max(0, len(lines)-page)
 	top := m.logTop
 	if top < 0 {
 		top = last
 	}
-	switch key {
-	case "up", "k":
-		top--
-	case "down", "j":
-		top++
-	case "pgup", "b":
-		top -= page
-	case "pgdown", "space", " ":
-		top += page
-	case "home", "g":
-		top = 0
-	case "end", "G":
-		top = last
-	default:
+	if k, ok := letterScroll[key]; ok {
+		key = k
+	}
+	if !scrollKey(key, &top, len(lines), page) {
 		return false
 	}
-	m.logTop = max(0, min(top, last))
-	if m.logTop == last {
+	m.logTop = top
+	if m.logTop >= last {
 		m.logTop = -1 // follow the newest lines again
 	}
 	return true
@@ -302,17 +305,23 @@ func (m *Model) scrollLog(key string) bool {
 // announcements, newest at the bottom.
 func (m *Model) drawLog(c *canvas) {
 	msgs := m.view.Messages
-	c.text(2, 0, "MESSAGES AND CHAT: the last "+english.Count(len(msgs), "line", "lines"), clsTitle)
-	page := c.h - 3
+	lines, foot, page := m.logPage()
+	title := "MESSAGES AND CHAT: the last " + english.Count(len(msgs), "message", "messages")
 	top := m.logTop
-	if top < 0 {
-		top = max(0, len(msgs)-page)
+	if top < 0 || top > len(lines)-page {
+		top = max(0, len(lines)-page)
 	}
-	for i := 0; i < page && top+i < len(msgs); i++ {
-		c.text(2, 1+i, truncate(msgs[top+i], c.w-4), clsText)
+	if len(lines) > page {
+		title += fmt.Sprintf(", lines %d-%d of %d", top+1, min(top+page, len(lines)), len(lines))
+	}
+	c.text(2, 0, title, clsTitle) // at most 67 columns
+	for i := 0; i < page && top+i < len(lines); i++ {
+		c.text(2, 1+i, lines[top+i], clsText)
 	}
 	if len(msgs) == 0 {
 		c.text(2, 2, "Nothing yet.", clsDim)
 	}
-	c.text(2, c.h-1, "arrows, space and b scroll; Enter in the dungeon opens the chat line; any other key returns", clsTitle)
+	for i, l := range foot {
+		c.text(2, c.h-len(foot)+i, l, clsTitle)
+	}
 }
