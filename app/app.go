@@ -170,6 +170,7 @@ type Model struct {
 	pl      plainState  // screen-reader mode
 	bt      battle      // group battles and parties (battle.go, party.go)
 	mk      marketState // the market screen (market.go)
+	lay     playLayout  // how the dungeon screen last drawn shared out its rows
 }
 
 // New makes the model for one session; ctx ends when the connection does.

@@ -236,34 +236,48 @@ func (m *Model) openChatWith(text string) tea.Cmd {
 	return ch.input.Focus()
 }
 
+// chatLineHelp is what the open chat line takes, shown above it.
+const chatLineHelp = "Enter sends, Esc cancels. /shout, /w NAME, /p party, /invite NAME, /party, /help"
+
 // drawChat draws the open chat line in place of the last message, with what it takes on
-// the row above, or the note of the last line sent.
+// the rows above, or the note of the last line sent.
 func (m *Model) drawChat(c *canvas) {
 	if m.screen != screenPlay || m.console.open {
 		return
 	}
 	ch := &m.chat
-	row := c.h - 2
+	row := m.lay.msgRow()
 	blank := strings.Repeat(" ", c.w)
 	if !ch.open {
 		if ch.note != "" {
-			lines := wrap(ch.note, c.w)
-			for i, l := range lines {
-				y := row - len(lines) + 1 + i
-				c.text(0, y, blank, clsText)
-				c.text(0, y, l, clsText)
-			}
+			drawAbove(c, row, wrap(ch.note, c.w), clsText)
 		}
 		return
 	}
-	c.text(0, row-1, blank, clsDim)
-	c.text(0, row-1, truncate("Enter sends, Esc cancels. /shout, /w NAME, /p party, /invite NAME, /party, /help", c.w), clsDim)
+	drawAbove(c, row-1, wrap(chatLineHelp, c.w), clsDim)
 	c.text(0, row, blank, clsText)
 	in := ch.input.Prompt + ch.input.Value() + "_"
-	if r := []rune(in); len(r) > c.w {
-		in = string(r[len(r)-c.w:])
+	c.text(0, row, inputTail(in, c.w), clsSelf)
+}
+
+// drawAbove writes lines on blanked rows ending at row bottom, over whatever is there.
+func drawAbove(c *canvas, bottom int, lines []string, cls class) {
+	blank := strings.Repeat(" ", c.w)
+	for i, l := range lines {
+		y := bottom - len(lines) + 1 + i
+		c.text(0, y, blank, cls)
+		c.text(0, y, l, cls)
 	}
-	c.text(0, row, in, clsSelf)
+}
+
+// inputTail is the end of a typed line that fits in w columns: an input field shows
+// where the typing is, as every line editor does.
+func inputTail(in string, w int) string {
+	r := []rune(in)
+	for len(r) > 0 && textWidth(string(r)) > w {
+		r = r[1:]
+	}
+	return string(r)
 }
 
 // logFoot is the message log's keys.

@@ -194,24 +194,23 @@ func (m *Model) drawConsole(c *canvas) {
 		return
 	}
 	cs := &m.console
-	inputRow := c.h - 2 // the last message row, just above the status line
+	inputRow := m.lay.msgRow() // the last message row, just above the status line
 	blank := strings.Repeat(" ", c.w)
 	if !cs.open {
 		if cs.note != "" {
-			c.text(0, inputRow, blank, clsText)
-			c.text(0, inputRow, cs.note, clsText)
+			drawAbove(c, inputRow, wrap(cs.note, c.w), clsText)
 		}
 		return
 	}
 	lines, first, rows := m.consoleWindow(c.w)
 	shown := lines[first : first+rows]
 	top := inputRow - len(shown) - 1
-	rule := "── console: Enter runs a line, Esc closes, PgUp/PgDn scroll, help lists the commands "
+	rule := "── console: Enter runs, Esc closes, PgUp/PgDn scroll, help lists commands "
 	if first > 0 || first+rows < len(lines) {
-		rule += "(more) "
+		rule = "── console: Enter runs, Esc closes, PgUp/PgDn (more), help lists commands "
 	}
 	c.text(0, top, blank, clsDim)
-	c.text(0, top, rule+strings.Repeat("─", max(0, c.w-len([]rune(rule)))), clsDim)
+	c.text(0, top, rule+strings.Repeat("─", max(0, c.w-textWidth(rule))), clsDim)
 	for i, o := range shown {
 		c.text(0, top+1+i, blank, clsText)
 		c.text(0, top+1+i, o.text, o.cls)
@@ -221,7 +220,7 @@ func (m *Model) drawConsole(c *canvas) {
 	if cs.busy {
 		in += "  (running...)"
 	}
-	c.text(0, inputRow, in, clsSelf)
+	c.text(0, inputRow, inputTail(in, c.w), clsSelf)
 }
 
 // cut breaks s into pieces of at most w runes (output tables are cut, not word-wrapped).

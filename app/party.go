@@ -104,8 +104,7 @@ func (m *Model) drawPartyList(c *canvas) {
 	if len(v.Invites) == 0 && len(v.Asks) == 0 && wholePartyInBattle(v) {
 		return // the battle panel lists them all, with their hits
 	}
-	const mapTop = 1
-	mapH := c.h - 6 // as drawPlay lays out the screen: header, view, others, 3 messages, status
+	mapTop, mapH := m.lay.mapTop, m.lay.mapH // as drawPlay laid out the screen
 	panel := v.Fight != nil || len(v.LastFight) > 0
 	freeW := c.w
 	if panel {

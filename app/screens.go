@@ -78,6 +78,98 @@ func (m *Model) shown() world.View {
 // keyHelp is the short key help line of the dungeon screen (the options turn it off).
 const keyHelp = "? help  Enter chat  o options  q quit"
 
+// playLayout is how the dungeon (or surface) screen shares out its rows at one size: the
+// header, the view, the lines under the view, the newest messages and the status line.
+// Every text is wrapped to the width, never cut, so the view takes what the words leave.
+// In a fight the battle panel takes the right of the screen from the header down to the
+// messages, and the lines under the view are wrapped beside it. drawPlay works it out and
+// the parts drawn over the screen after it (the party list, the chat line, the console)
+// read it.
+type playLayout struct {
+	mapTop, mapH int
+	panelH       int         // the battle panel's rows from mapTop, 0 without one
+	under        []string    // who watches, the spells working, who is with the knight and in sight
+	msgTop       int         // the first row of the messages
+	msgs         []panelLine // the newest messages, wrapped, oldest first, msgLines at least
+	status       []string    // the status line, wrapped at its separators
+}
+
+// msgRow is the last message row: the chat line and the console type there.
+func (l playLayout) msgRow() int { return l.msgTop + len(l.msgs) - 1 }
+
+// underMax is how many rows the lines under the view take at most on a screen h rows high
+// before the knights in sight are counted instead of named. They take one always: the
+// view does not jump when a spell starts.
+func underMax(h int) int { return max(4, h/6) }
+
+// layoutPlay shares out a w×h screen showing v, with extra as the newest message (a
+// question the screen asks), if any.
+func layoutPlay(v world.View, w, h int, extra string) playLayout {
+	panel := v.Fight != nil || len(v.LastFight) > 0
+	underW := w
+	if panel {
+		underW -= fightPanelWidth(w)
+	}
+	l := playLayout{mapTop: 1, under: underLines(v, underW, underMax(h)), status: statusLines(v.Self, w)}
+	msgs := v.Messages
+	if v.Fight != nil {
+		msgs = withoutLines(msgs, v.Fight.Log, msgLines) // the panel shows the fight's own
+	} else if len(v.LastFight) > 0 {
+		msgs = withoutLines(msgs, v.LastFight, msgLines)
+	}
+	if extra != "" {
+		msgs = append(append([]string(nil), msgs...), extra)
+	}
+	l.msgs = messageLines(msgs, w, msgLines)
+	l.msgTop = h - len(l.status) - len(l.msgs)
+	l.mapH = max(1, l.msgTop-len(l.under)-l.mapTop)
+	if panel {
+		l.panelH = l.msgTop - l.mapTop
+	}
+	return l
+}
+
+// underLines are the lines under the view: who is watching, the spells working, the
+// knights on the knight's own square and the others in sight (the who-list has the rest),
+// wrapped to w. When the names would take more than most lines, the last knights in
+// sight are counted instead.
+func underLines(v world.View, w, most int) []string {
+	var here, others []string
+	for _, o := range v.InSight() {
+		if o.Pos == v.Self.Pos {
+			here = append(here, o.Name)
+		} else {
+			others = append(others, o.Name)
+		}
+	}
+	text := func(shown int) string {
+		line := ""
+		if len(v.Watchers) > 0 {
+			line = "Watched by " + strings.Join(v.Watchers, ", ") + ". "
+		}
+		if len(v.Self.Effects) > 0 {
+			line += "Spells: " + strings.Join(v.Self.Effects, ", ") + ". "
+		}
+		if len(here) > 0 {
+			line += "With you: " + strings.Join(here, ", ") + ". "
+		}
+		switch {
+		case shown == len(others) && shown > 0:
+			line += "In sight: " + strings.Join(others, ", ") + ". "
+		case shown > 0:
+			line += fmt.Sprintf("In sight: %s and %d more (w lists everyone). ", strings.Join(others[:shown], ", "), len(others)-shown)
+		case len(others) > 0:
+			line += fmt.Sprintf("In sight: %s (w lists everyone). ", english.Count(len(others), "knight", "knights"))
+		}
+		return strings.TrimRight(line, " ")
+	}
+	lines := wrap(text(len(others)), w)
+	for n := len(others) - 1; len(lines) > most && n >= 0; n-- {
+		lines = wrap(text(n), w)
+	}
+	return lines
+}
+
 // drawPlay lays out the dungeon screen: a header, the view around the knight, who else is
 // on the level (and who is watching), the last messages and the status line.
 func (m *Model) drawPlay(c *canvas) {
@@ -86,21 +178,36 @@ func (m *Model) drawPlay(c *canvas) {
 	c.text(0, 0, "ORTHANC", clsTitle)
 	stats := fmt.Sprintf("Str %d  Int %d  Con %d  Dex %d", s.Str, s.Int, s.Con, s.Dex)
 	c.text(10, 0, stats, clsText)
-	if !m.opts.HideKeys {
-		c.text(c.w-len(keyHelp), 0, keyHelp, clsDim)
+	if !m.opts.HideKeys && c.w-textWidth(keyHelp) > 10+textWidth(stats) {
+		c.text(c.w-textWidth(keyHelp), 0, keyHelp, clsDim)
 	}
 
-	mapTop, mapH := 1, c.h-1-1-1-msgLines // header, others line, messages, status
+	extra := ""
+	switch {
+	case m.screen == screenESP:
+		extra = "ESP: which direction do you look? (an arrow)"
+	case m.screen == screenRetire:
+		extra = "Retire this knight into the hall of fame? Its adventures end. (y/n)"
+	case m.screen == screenQuit:
+		extra = "Leave the dungeon for now? Your knight is saved where it stands. (y/n)"
+	case m.doorMode:
+		extra = "Open a door: which direction?"
+	}
+	l := layoutPlay(v, c.w, c.h, extra)
+	m.lay = l
+	mapTop, mapH := l.mapTop, l.mapH
+	fightPanel := l.panelH > 0 // drawn beside the dungeon and the surface, not on the way in
 	if have := m.haveView || m.screen == screenWatch; !have {
 		c.text(2, 2, "Entering the dungeon...", clsText)
+		fightPanel = false
 	} else if v.Outside() && v.Surface != nil && v.Surface.Map != nil {
 		m.drawSurface(c, v, mapTop, mapH) // the grid outside the dungeon (surface.go)
 	} else if v.Outside() {
+		fightPanel = false
 		drawOutside(c, mapTop, mapH)
 	} else {
 		mapW := c.w
-		panel := v.Fight != nil || len(v.LastFight) > 0
-		if panel {
+		if l.panelH > 0 {
 			mapW -= fightPanelWidth(c.w) // keep the knight in view beside the panel
 		}
 		sub := newCanvas(mapW, mapH)
@@ -109,57 +216,24 @@ func (m *Model) drawPlay(c *canvas) {
 		lp.bright, lp.dim = v.Visible, true
 		lp.paint(sub, s.Pos)
 		c.blit(sub, 0, mapTop)
-		if panel {
-			m.drawFight(c, mapTop, mapH)
-		}
+	}
+	if fightPanel {
+		m.drawFight(c, mapTop, l.panelH)
 	}
 
-	// The view names only the knights in sight (the who-list has the rest): those on the
-	// knight's own square are with it, the rest in sight.
-	var here, others []string
-	for _, o := range v.InSight() {
-		if o.Pos == s.Pos {
-			here = append(here, o.Name)
-		} else {
-			others = append(others, o.Name)
-		}
-	}
-	line := ""
-	if len(v.Watchers) > 0 {
-		line = "Watched by " + strings.Join(v.Watchers, ", ") + ". "
-	}
-	if len(s.Effects) > 0 {
-		line += "Spells: " + strings.Join(s.Effects, ", ") + ". "
-	}
-	if len(here) > 0 {
-		line += "With you: " + strings.Join(here, ", ") + ". "
-	}
-	if len(others) > 0 {
-		line += "In sight: " + strings.Join(others, ", ") + ". "
-	}
 	cls := clsDim
 	if len(v.Watchers) > 0 {
 		cls = clsText
 	}
-	c.text(0, mapTop+mapH, line, cls)
-
-	msgs := v.Messages
-	if v.Fight != nil {
-		msgs = withoutLines(msgs, v.Fight.Log, msgLines) // the panel shows the fight's own
-	} else if len(v.LastFight) > 0 {
-		msgs = withoutLines(msgs, v.LastFight, msgLines)
+	for i, line := range l.under {
+		c.text(0, mapTop+mapH+i, line, cls)
 	}
-	if m.screen == screenESP {
-		msgs = append(append([]string(nil), msgs...), "ESP: which direction do you look? (an arrow)")
-	} else if m.screen == screenRetire {
-		msgs = append(append([]string(nil), msgs...), "Retire this knight into the hall of fame? Its adventures end. (y/n)")
-	} else if m.screen == screenQuit {
-		msgs = append(append([]string(nil), msgs...), "Leave the dungeon for now? Your knight is saved where it stands. (y/n)")
-	} else if m.doorMode {
-		msgs = append(append([]string(nil), msgs...), "Open a door: which direction?")
+	for i, ml := range l.msgs {
+		c.text(0, l.msgTop+i, ml.text, ml.cls)
 	}
-	drawMessages(c, 0, c.h-1-msgLines, msgs)
-	c.text(0, c.h-1, statusLine(s), clsTitle)
+	for i, line := range l.status {
+		c.text(0, c.h-len(l.status)+i, line, clsTitle)
+	}
 }
 
 // withoutLines is the newest n messages that are not lines of a fight's log: the world
@@ -180,8 +254,55 @@ func withoutLines(msgs, log []string, n int) []string {
 	return out
 }
 
-// msgLines is how many of the newest messages a screen shows above its status line.
+// msgLines is how many rows the newest messages have above a screen's status line: more
+// when the newest alone needs more.
 const msgLines = 3
+
+// messageLines are the newest messages wrapped to w, the newest bright, in rows lines:
+// as many whole messages as fit, and all of the newest however long it is. Blank lines
+// fill the rows above when the messages are fewer.
+func messageLines(msgs []string, w, rows int) []panelLine {
+	var out []panelLine
+	for i := len(msgs) - 1; i >= 0; i-- {
+		lines := wrap(msgs[i], w)
+		if len(out) > 0 && len(out)+len(lines) > rows {
+			break
+		}
+		cls := clsDim
+		if i == len(msgs)-1 {
+			cls = clsText
+		}
+		add := make([]panelLine, 0, len(lines)+len(out))
+		for _, t := range lines {
+			add = append(add, panelLine{t, cls})
+		}
+		out = append(add, out...)
+	}
+	for len(out) < rows {
+		out = append([]panelLine{{}}, out...)
+	}
+	return out
+}
+
+// statusFields are the parts of the status line, in order.
+func statusFields(s world.Self) []string {
+	where := fmt.Sprintf("Depth %d", s.Depth)
+	if s.Depth == 0 {
+		where = "Outside"
+	}
+	fields := []string{s.Name, fmt.Sprintf("Level %d", s.Level), fmt.Sprintf("Hits %d/%d", s.Hits, s.MaxHits),
+		fmt.Sprintf("Spells %d", s.SpellUnits), fmt.Sprintf("Exp %d", s.Experience), where}
+	if f := s.Feature.String(); f != "" {
+		fields = append(fields, "On the "+f)
+	}
+	if len(s.Status) > 0 {
+		fields = append(fields, english.Capital(strings.Join(s.Status, ", ")))
+	}
+	return fields
+}
+
+// statusSep is what stands between the fields of the status line.
+const statusSep = " │ "
 
 // drawMessages draws the last msgLines messages from row y, the newest bright.
 func drawMessages(c *canvas, x, y int, msgs []string) {
@@ -195,20 +316,11 @@ func drawMessages(c *canvas, x, y int, msgs []string) {
 	}
 }
 
-func statusLine(s world.Self) string {
-	where := fmt.Sprintf("Depth %d", s.Depth)
-	if s.Depth == 0 {
-		where = "Outside"
-	}
-	if f := s.Feature.String(); f != "" {
-		where += " │ On the " + f
-	}
-	if len(s.Status) > 0 {
-		where += " │ " + english.Capital(strings.Join(s.Status, ", "))
-	}
-	return fmt.Sprintf("%s │ Level %d │ Hits %d/%d │ Spells %d │ Exp %d │ %s",
-		s.Name, s.Level, s.Hits, s.MaxHits, s.SpellUnits, s.Experience, where)
-}
+// statusLine is the status line in one line, however long.
+func statusLine(s world.Self) string { return strings.Join(statusFields(s), statusSep) }
+
+// statusLines is the status line wrapped to w columns between its fields.
+func statusLines(s world.Self, w int) []string { return packSep(statusFields(s), w, statusSep) }
 
 func drawOutside(c *canvas, top, h int) {
 	lines := []string{

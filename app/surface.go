@@ -112,7 +112,7 @@ func layoutSurface(W, H, w, h int) surfaceLayout {
 }
 
 // drawSurface draws the surface into the play screen's map area (rows top to top+h-1),
-// with the battle panel on the right while there is one, as drawPlay does in the dungeon.
+// leaving the right of it to the battle panel while there is one (drawPlay draws it).
 func (m *Model) drawSurface(c *canvas, v world.View, top, h int) {
 	w := c.w
 	panel := v.Fight != nil || len(v.LastFight) > 0
@@ -131,9 +131,6 @@ func (m *Model) drawSurface(c *canvas, v world.View, top, h int) {
 		m.drawSurfaceWords(sub, v, l)
 	}
 	c.blit(sub, 0, top)
-	if panel {
-		m.drawFight(c, top, h)
-	}
 }
 
 // drawSurfaceGrid draws the frame and every space.
