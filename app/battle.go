@@ -35,6 +35,7 @@ type battle struct {
 	asked, askedFrom int
 	asking           bool
 	statsBack        screen // where the statistics screen returns to
+	statsTop         int    // the first line of the statistics shown, when they scroll
 }
 
 // sender is where commands go: the test's recorder, or the knight's player (nil when the
@@ -70,7 +71,7 @@ func (m *Model) groupKey(k tea.KeyPressMsg) (cmd tea.Cmd, handled bool) {
 			}
 		case "x":
 			if f != nil {
-				m.screen, m.bt.statsBack = screenStats, screenPlay
+				m.screen, m.bt.statsBack, m.bt.statsTop = screenStats, screenPlay, 0
 				return nil, true
 			}
 		case "P":
@@ -95,6 +96,12 @@ func (m *Model) statsKey(s string) tea.Cmd {
 		return nil
 	case "shift+tab", "T":
 		m.cycleTarget(-1)
+		return nil
+	case "up", "k":
+		m.bt.statsTop = max(0, m.bt.statsTop-1)
+		return nil
+	case "down", "j":
+		m.bt.statsTop++ // drawStats stops it at the end
 		return nil
 	}
 	m.do(fightKeys[s]) // f, r and s act from here too; anything else just goes back
@@ -171,26 +178,41 @@ type panelLine struct {
 	cls  class
 }
 
-// rightAlign puts right at the end of a w-column line that starts with left, cutting
-// left when both do not fit.
-func rightAlign(left, right string, w int) string {
-	room := w - len([]rune(right)) - 1
-	if room < 1 {
-		return truncate(left+" "+right, w)
+// rightAlign puts right at the end of a w-column line that starts with left. When both do
+// not fit on one line, left is wrapped and right ends the line after it (or its last
+// line, if it fits there): nothing is cut.
+func rightAlign(left, right string, w int) []string {
+	end := func(l string) string { return l + strings.Repeat(" ", max(0, w-textWidth(l)-textWidth(right))) + right }
+	if textWidth(left)+1+textWidth(right) <= w {
+		return []string{end(left)}
 	}
-	left = truncate(left, room)
-	return left + strings.Repeat(" ", w-len([]rune(left))-len([]rune(right))) + right
+	lines := wrap(left, w)
+	if last := lines[len(lines)-1]; textWidth(last)+1+textWidth(right) <= w {
+		return append(lines[:len(lines)-1], end(last))
+	}
+	return append(lines, end(""))
 }
 
 // hitsText is "12/20".
 func hitsText(hits, maxHits int) string { return fmt.Sprintf("%d/%d", hits, maxHits) }
 
+// How the battle panel lists the combatants, from the roomiest: a line for each, the
+// fallen monsters counted, the heroes sharing lines, both, and cut short.
+const (
+	formFull = iota
+	formFallenCounted
+	formHeroesShared
+	formBoth
+	formCut
+)
+
 // combatantLines are the battle panel's list of monsters and heroes, w columns wide, in
-// at most rows lines: when they do not all fit, the fallen monsters are counted rather
-// than listed, then the list is cut.
-func combatantLines(v world.View, w, rows int) []panelLine {
+// at most rows lines, and the form they take: when they do not all fit, the fallen
+// monsters are counted rather than listed, then the heroes share lines; if even that is
+// too long, the list ends with a line saying x shows everyone.
+func combatantLines(v world.View, w, rows int) (lines []panelLine, form int) {
 	f := v.Fight
-	var mons, heroes []panelLine
+	var mons, standingMons, heroes []panelLine
 	fallen := 0
 	for i, mo := range f.Monsters {
 		mark := " "
@@ -208,8 +230,14 @@ func combatantLines(v world.View, w, rows int) []panelLine {
 		if mark == ">" {
 			cls = clsTitle
 		}
-		mons = append(mons, panelLine{rightAlign(fmt.Sprintf("%s %s %s", mark, monsterLetter(i), english.Capital(mo.Name)), state, w), cls})
+		for _, l := range rightAlign(fmt.Sprintf("%s %s %s", mark, monsterLetter(i), english.Capital(mo.Name)), state, w) {
+			mons = append(mons, panelLine{l, cls})
+			if !mo.Dead {
+				standingMons = append(standingMons, panelLine{l, cls})
+			}
+		}
 	}
+	var shared []string // the heroes in a sentence, for a panel too short for a line each
 	for _, k := range f.Knights {
 		state, cls := hitsText(k.Hits, k.MaxHits), clsText
 		if k.Name == v.Self.Name {
@@ -218,21 +246,45 @@ func combatantLines(v world.View, w, rows int) []panelLine {
 		if k.Fainted {
 			state, cls = "fainted", clsDim
 		}
-		heroes = append(heroes, panelLine{rightAlign("  "+k.Name, state, w), cls})
+		for _, l := range rightAlign("  "+k.Name, state, w) {
+			heroes = append(heroes, panelLine{l, cls})
+		}
+		shared = append(shared, k.Name+" "+state)
+	}
+	var sharedLines []panelLine
+	for _, l := range wrapHang("  "+strings.Join(shared, ", "), w, 2) {
+		sharedLines = append(sharedLines, panelLine{l, clsText})
+	}
+	if fallen > 0 {
+		standingMons = append(standingMons, panelLine{fmt.Sprintf("  and %s fallen", english.Count(fallen, "monster", "monsters")), clsDim})
 	}
 	rule := panelLine{strings.Repeat("╌", w), clsWall}
-	if len(mons)+len(heroes)+1 > rows && fallen > 0 {
-		kept := mons[:0:0]
-		for i, mo := range f.Monsters {
-			if !mo.Dead {
-				kept = append(kept, mons[i])
-			}
+	forms := [][2][]panelLine{formFull: {mons, heroes}, formFallenCounted: {standingMons, heroes},
+		formHeroesShared: {mons, sharedLines}, formBoth: {standingMons, sharedLines}}
+	for form, t := range forms {
+		if len(t[0])+1+len(t[1]) <= rows {
+			return append(append(append([]panelLine(nil), t[0]...), rule), t[1]...), form
 		}
-		mons = append(kept, panelLine{fmt.Sprintf("  and %s fallen", english.Count(fallen, "monster", "monsters")), clsDim})
 	}
-	out := append(append(mons, rule), heroes...)
-	if len(out) > rows {
-		out = out[:max(0, rows)]
+	out := append(append(append([]panelLine(nil), standingMons...), rule), sharedLines...)
+	more := wrap("and more: x shows everyone", w)
+	out = out[:max(0, rows-len(more))]
+	for _, l := range more {
+		out = append(out, panelLine{l, clsDim})
+	}
+	return out, formCut
+}
+
+// logLines are the newest whole lines of a log wrapped to w, in at most rows lines: an
+// entry that does not fit whole is left out, with every older one.
+func logLines(log []string, w, rows int) []string {
+	var out []string
+	for i := len(log) - 1; i >= 0; i-- {
+		lines := wrap(log[i], w)
+		if len(out)+len(lines) > rows {
+			break
+		}
+		out = append(lines, out...)
 	}
 	return out
 }
@@ -388,11 +440,10 @@ type column struct {
 	left        bool
 }
 
-// table lays out columns in at most w columns: long headings two spaces apart when they
-// fit, else short ones one space apart; the first left column (the names) is cut to fit
-// what remains. The first line is the heading.
-func table(cols []column, w int) []string {
-	gap := 2
+// tableWidths are the widths of a table's columns in w columns, the gap between them and
+// whether the long headings are used (see table).
+func tableWidths(cols []column, w int) (ws []int, gap int, long bool) {
+	gap = 2
 	widths := func(long bool) ([]int, int) {
 		ws := make([]int, len(cols))
 		total := 0
@@ -401,35 +452,60 @@ func table(cols []column, w int) []string {
 			if long {
 				h = c.long
 			}
-			ws[i] = len([]rune(h))
+			ws[i] = textWidth(h)
 			for _, s := range c.cells {
-				ws[i] = max(ws[i], len([]rune(s)))
+				ws[i] = max(ws[i], textWidth(s))
 			}
 			total += ws[i]
 		}
 		return ws, total + gap*(len(cols)-1)
 	}
 	ws, total := widths(true)
-	long := total <= w
+	long = total <= w
 	if !long {
 		gap = 1
 		ws, total = widths(false)
 	}
-	if total > w { // cut the names
+	if total > w { // narrow the names, to no less than their longest word
+		widest := -1
 		for i, c := range cols {
-			if c.left && ws[i] > 0 {
-				ws[i] = max(8, ws[i]-(total-w))
-				break
+			if c.left && (widest < 0 || ws[i] > ws[widest]) {
+				widest = i
 			}
 		}
+		if widest >= 0 {
+			least := 1
+			for _, s := range cols[widest].cells {
+				for _, word := range strings.Fields(s) {
+					least = max(least, textWidth(word))
+				}
+			}
+			ws[widest] = max(least, ws[widest]-(total-w))
+		}
 	}
+	return ws, gap, long
+}
+
+// tableLine is one line of a table and the row it belongs to (-1 for the heading).
+type tableLine struct {
+	text string
+	row  int
+}
+
+// table lays out columns in at most w columns: long headings two spaces apart when they
+// fit, else short ones one space apart; when even those do not fit, the widest left column
+// (the names) is narrowed and its cells wrap onto more lines of their row. The first line
+// is the heading.
+func table(cols []column, w int) []tableLine {
+	ws, gap, long := tableWidths(cols, w)
 	rows := 0
 	for _, c := range cols {
 		rows = max(rows, len(c.cells))
 	}
-	out := make([]string, rows+1)
+	var out []tableLine
 	for r := -1; r < rows; r++ {
-		var b strings.Builder
+		cells := make([][]string, len(cols))
+		height := 1
 		for i, c := range cols {
 			s := c.short
 			if long {
@@ -441,18 +517,28 @@ func table(cols []column, w int) []string {
 					s = c.cells[r]
 				}
 			}
-			s = truncate(s, ws[i])
-			pad := strings.Repeat(" ", ws[i]-len([]rune(s)))
-			if i > 0 {
-				b.WriteString(strings.Repeat(" ", gap))
-			}
-			if c.left {
-				b.WriteString(s + pad)
-			} else {
-				b.WriteString(pad + s)
-			}
+			cells[i] = wrap(s, ws[i])
+			height = max(height, len(cells[i]))
 		}
-		out[r+1] = strings.TrimRight(b.String(), " ")
+		for k := range height {
+			var b strings.Builder
+			for i, c := range cols {
+				s := ""
+				if k < len(cells[i]) {
+					s = cells[i][k]
+				}
+				pad := strings.Repeat(" ", max(0, ws[i]-textWidth(s)))
+				if i > 0 {
+					b.WriteString(strings.Repeat(" ", gap))
+				}
+				if c.left {
+					b.WriteString(s + pad)
+				} else {
+					b.WriteString(pad + s)
+				}
+			}
+			out = append(out, tableLine{strings.TrimRight(b.String(), " "), r})
+		}
 	}
 	return out
 }
@@ -470,7 +556,10 @@ func attackText(mo world.FightMonster) string {
 }
 
 // heroTable is the statistics of the heroes of a battle.
-func heroTable(v world.View, w int) []string {
+func heroTable(v world.View, w int) []tableLine { return table(heroColumns(v), w) }
+
+// heroColumns are heroTable's columns.
+func heroColumns(v world.View) []column {
 	f := v.Fight
 	cols := []column{
 		{short: "Hero", long: "Hero", left: true}, {short: "Lvl", long: "Level"}, {short: "Hits", long: "Hits"},
@@ -494,11 +583,14 @@ func heroTable(v world.View, w int) []string {
 			cols[i].cells = append(cols[i].cells, s)
 		}
 	}
-	return table(cols, w)
+	return cols
 }
 
 // monsterTable is the statistics of the monsters of a battle, the target marked.
-func monsterTable(f *world.FightView, w int) []string {
+func monsterTable(f *world.FightView, w int) []tableLine { return table(monsterColumns(f), w) }
+
+// monsterColumns are monsterTable's columns.
+func monsterColumns(f *world.FightView) []column {
 	cols := []column{
 		{short: "", long: "", left: true}, {short: "Monster", long: "Monster", left: true},
 		{short: "Class", long: "Class", left: true}, {short: "Lvl", long: "Level"}, {short: "Hits", long: "Hits"},
@@ -523,7 +615,7 @@ func monsterTable(f *world.FightView, w int) []string {
 			cols[j].cells = append(cols[j].cells, s)
 		}
 	}
-	return table(cols, w)
+	return cols
 }
 
 // drawStats draws the statistics of every combatant of the battle (seed 002: looking
@@ -531,47 +623,69 @@ func monsterTable(f *world.FightView, w int) []string {
 func (m *Model) drawStats(c *canvas) {
 	v := m.view
 	f := v.Fight
+	w := c.w - 4
 	if f == nil {
 		c.text(2, 1, "BATTLE STATISTICS", clsTitle)
 		c.text(2, 3, "The battle is over.", clsText)
-		for i, l := range lastLines(v.LastFight, c.h-7) {
-			c.text(2, 5+i, truncate(l, c.w-4), clsDim)
+		for i, l := range logLines(v.LastFight, w, c.h-7) {
+			c.text(2, 5+i, l, clsDim)
 		}
 		c.text(2, c.h-1, "Any key returns.", clsTitle)
 		return
 	}
-	w := c.w - 4
 	title := fmt.Sprintf("BATTLE STATISTICS, ROUND %d", max(1, f.Round))
 	c.text(2, 0, title, clsTitle)
-	c.text(2+len(title)+2, 0, truncate("Looking costs no time.", max(0, c.w-len(title)-6)), clsDim)
-	y := 2
-	for i, l := range heroTable(v, w) {
+	if note := "Looking costs no time."; textWidth(title)+2+textWidth(note) <= w {
+		c.text(2+textWidth(title)+2, 0, note, clsDim)
+	}
+	var body []panelLine
+	for _, l := range heroTable(v, w) {
 		cls := clsText
 		switch {
-		case i == 0:
+		case l.row < 0:
 			cls = clsTitle
-		case f.Knights[i-1].Fainted:
+		case f.Knights[l.row].Fainted:
 			cls = clsDim
-		case f.Knights[i-1].Name == v.Self.Name:
+		case f.Knights[l.row].Name == v.Self.Name:
 			cls = clsSelf
 		}
-		c.text(2, y, l, cls)
-		y++
+		body = append(body, panelLine{l.text, cls})
 	}
-	y++
-	for i, l := range monsterTable(f, w) {
+	body = append(body, panelLine{})
+	for _, l := range monsterTable(f, w) {
 		cls := clsText
 		switch {
-		case i == 0:
+		case l.row < 0:
 			cls = clsTitle
-		case f.Monsters[i-1].Dead:
+		case f.Monsters[l.row].Dead:
 			cls = clsDim
-		case i-1 == f.Target:
+		case l.row == f.Target:
 			cls = clsTitle
 		}
-		c.text(2, y, l, cls)
-		y++
+		body = append(body, panelLine{l.text, cls})
 	}
+	keys := []string{moveLine(f, m.tick()) + " "}
+	if len(standing(f)) > 1 {
+		keys = append(keys, "t next target")
+	}
+	keys = append(keys, "f fight", "Esc returns")
+	top, rows := 2, c.h-2 // the body's rows, above the keys
+	keyLines := pack(keys, w)
+	if len(body) > rows-len(keyLines) {
+		// Tables taller than the screen scroll, and the keys say so.
+		keyLines = pack(append(keys, "up and down: more"), w)
+	}
+	rows -= len(keyLines)
+	m.bt.statsTop = max(0, min(m.bt.statsTop, len(body)-rows))
+	for i, l := range body[m.bt.statsTop:min(len(body), m.bt.statsTop+rows)] {
+		c.text(2, top+i, l.text, l.cls)
+	}
+	for i, l := range keyLines {
+		c.text(2, c.h-len(keyLines)+i, l, clsTitle)
+	}
+	// In the rows the tables leave: what the columns mean, then the newest lines of the
+	// log, so the battle is seen going on.
+	y := top + len(body) + 1
 	foot := []string{
 		"Attack: damage dice × attacks a round. To-hit: the die, hitting above 6.",
 		"Dodge: the chance to avoid a blow or a spell. > marks your target.",
@@ -579,24 +693,17 @@ func (m *Model) drawStats(c *canvas) {
 	if w < 100 {
 		foot = append([]string{"SU spell units. Swd Shd Arm: sword, shield and armour plus."}, foot...)
 	}
-	var footLines []string
-	for _, s := range foot {
-		footLines = append(footLines, wrap(s, w)...)
+	footLines := wrapAll(foot, w)
+	end := top + rows
+	if m.bt.statsTop > 0 || y+len(footLines) > end {
+		return
 	}
-	keys := moveLine(f, m.tick()) + "   t next target  f fight  Esc returns"
-	bottom := c.h - 1 - len(footLines)
-	if y+1 < bottom {
-		// The newest lines of the log, in the room left, so the battle is seen going on.
-		for i, l := range lastLines(wrapAll(f.Log, w), bottom-y-2) {
-			c.text(2, y+1+i, l, clsDim)
-		}
+	for i, l := range logLines(f.Log, w, end-len(footLines)-1-y) {
+		c.text(2, y+i, l, clsDim)
 	}
 	for i, l := range footLines {
-		if bottom+i > y {
-			c.text(2, bottom+i-1, l, clsDim)
-		}
+		c.text(2, end-len(footLines)+i, l, clsDim)
 	}
-	c.text(2, c.h-1, truncate(keys, c.w-4), clsTitle)
 }
 
 // wrapAll wraps each line to w columns.

@@ -60,13 +60,19 @@ func pendingLines(v world.View) []string {
 	return out
 }
 
-// partyRow is one member in the compact list, w columns wide: "* Sir Kay   12/15 level 3".
-func partyRow(pm world.PartyMember, w int) string {
+// partyRow is one member in the compact list, w columns wide: "* Sir Kay   12/15 level 3",
+// on two lines when the name leaves no room on one.
+func partyRow(pm world.PartyMember, w int) []string {
 	mark := "  "
 	if pm.Leader {
 		mark = "* "
 	}
-	return rightAlign(mark+pm.Name, fmt.Sprintf("%7s %-8s", hitsText(pm.Hits, pm.MaxHits), partyWhere(pm)), w)
+	return rightAlign(mark+pm.Name, partyRight(pm), w)
+}
+
+// partyRight is the end of a member's row: its hits and where it is, in columns.
+func partyRight(pm world.PartyMember) string {
+	return fmt.Sprintf("%7s %-8s", hitsText(pm.Hits, pm.MaxHits), partyWhere(pm))
 }
 
 // wholePartyInBattle reports whether every member of the party is in the knight's battle.
@@ -110,15 +116,17 @@ func (m *Model) drawPartyList(c *canvas) {
 	if panel {
 		freeW -= fightPanelWidth(c.w)
 	}
+	// The members' rows take the width they need when the view leaves it; the requests
+	// wrap within the panel's width.
 	inner := 0
 	for _, pm := range v.Party {
-		inner = max(inner, len([]rune(pm.Name))+2+1+16)
+		inner = max(inner, textWidth(pm.Name)+2+1+textWidth(partyRight(pm)))
 	}
 	pending := pendingLines(v)
 	for _, p := range pending {
-		inner = max(inner, len([]rune(p)))
+		inner = max(inner, min(textWidth(p), fightPanelWidth(c.w)-4))
 	}
-	inner = min(inner, fightPanelWidth(c.w)-4, freeW-4)
+	inner = max(1, min(inner, freeW-4))
 	var lines []panelLine
 	for _, pm := range v.Party {
 		cls := clsText
@@ -128,11 +136,21 @@ func (m *Model) drawPartyList(c *canvas) {
 		case pm.Hits <= 0:
 			cls = clsDim
 		}
-		lines = append(lines, panelLine{partyRow(pm, inner), cls})
+		for _, l := range partyRow(pm, inner) {
+			lines = append(lines, panelLine{l, cls})
+		}
 	}
 	for _, p := range pending {
 		for _, l := range wrap(p, inner) {
 			lines = append(lines, panelLine{l, clsTitle})
+		}
+	}
+	if len(lines) > mapH-2 {
+		// A view too short for the list: what fits, and where the rest is.
+		more := wrap("more: P shows the party", inner)
+		lines = lines[:max(0, mapH-2-len(more))]
+		for _, l := range more {
+			lines = append(lines, panelLine{l, clsDim})
 		}
 	}
 	w, h := inner+4, min(len(lines)+2, mapH)
@@ -150,7 +168,7 @@ func (m *Model) drawPartyList(c *canvas) {
 		if i >= h-2 {
 			break
 		}
-		c.text(x+2, y+1+i, truncate(l.text, w-4), l.cls)
+		c.text(x+2, y+1+i, l.text, l.cls)
 	}
 }
 
@@ -214,7 +232,9 @@ func box(c *canvas, x, y, w, h int, title string) {
 	c.set(x+w-1, y, '┐', clsWall)
 	c.set(x, y+h-1, '└', clsWall)
 	c.set(x+w-1, y+h-1, '┘', clsWall)
-	c.text(x+2, y, truncate(title, max(0, w-4)), clsTitle)
+	if textWidth(title) <= w-4 {
+		c.text(x+2, y, title, clsTitle)
+	}
 }
 
 // partyCommands are the party's chat-line commands, as the party screen and the help
@@ -256,41 +276,25 @@ func (m *Model) drawPartyScreen(c *canvas) {
 				cols[i].cells = append(cols[i].cells, s)
 			}
 		}
-		for i, l := range table(cols, c.w-4) {
+		for _, l := range table(cols, c.w-4) {
 			cls := clsText
 			switch {
-			case i == 0:
+			case l.row < 0:
 				cls = clsTitle
-			case v.Party[i-1].Name == v.Self.Name:
+			case v.Party[l.row].Name == v.Self.Name:
 				cls = clsSelf
 			}
-			c.text(2, y, l, cls)
+			c.text(2, y, l.text, cls)
 			y++
 		}
 		c.text(2, y, "* leads the party.", clsDim)
 		y += 2
 	}
 	for _, p := range pendingLines(v) {
-		for _, l := range wrap(p, c.w-4) {
-			c.text(2, y, l, clsTitle)
-			y++
-		}
+		y += c.paragraph(2, y, c.w-4, p, clsTitle)
 	}
 	if len(v.Invites)+len(v.Asks) > 0 {
 		y++
-	}
-	if y+len(partyCommands)+5 < c.h {
-		c.text(2, y, "On the chat line (Enter):", clsText)
-		y++
-		for _, pc := range partyCommands {
-			c.text(4, y, truncate(fmt.Sprintf("%-16s %s", pc[0], pc[1]), c.w-6), clsText)
-			y++
-		}
-	}
-	if msgs := v.Messages; len(msgs) > 0 {
-		for i, l := range lastLines(msgs, 2) {
-			c.text(2, c.h-4+i, truncate(l, c.w-4), clsDim)
-		}
 	}
 	keys := []string{"i invite", "a ask", "p talk"}
 	if len(v.Invites)+len(v.Asks) > 0 {
@@ -300,8 +304,27 @@ func (m *Model) drawPartyScreen(c *canvas) {
 		keys = append(keys, "l leave", "D disband")
 	}
 	keys = append(keys, "Esc returns")
-	for i, l := range lastLines(pack(keys, c.w-4), 2) {
-		c.text(2, c.h-2+i, l, clsTitle)
+	keyLines := pack(keys, c.w-4)
+	msgs := messageLines(v.Messages, c.w-4, 2)
+	msgTop := c.h - len(keyLines) - len(msgs)
+	// The commands when they all fit above the messages, with a blank row between.
+	var cmds []string
+	for _, pc := range partyCommands {
+		cmds = append(cmds, wrapHang(fmt.Sprintf("%-16s %s", pc[0], pc[1]), c.w-6, 17)...)
+	}
+	if y+1+len(cmds) < msgTop {
+		c.text(2, y, "On the chat line (Enter):", clsText)
+		y++
+		for _, l := range cmds {
+			c.text(4, y, l, clsText)
+			y++
+		}
+	}
+	for i, l := range msgs {
+		c.text(2, msgTop+i, l.text, clsDim)
+	}
+	for i, l := range keyLines {
+		c.text(2, c.h-len(keyLines)+i, l, clsTitle)
 	}
 }
 

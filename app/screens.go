@@ -490,12 +490,14 @@ func fightPanelWidth(w int) int { return min(46, w/2) }
 // drawFight draws the battle panel over the right side of the view: every monster of the
 // battle by letter with its hits (> marks this knight's target), the heroes with theirs,
 // the round and whose move it is, the log (newest at the bottom) and the keys. Once the
-// battle is over it shows that battle's log until the knight walks on.
+// battle is over it shows that battle's log until the knight walks on. The combatants
+// come first; the log shows the newest entries that fit whole.
 func (m *Model) drawFight(c *canvas, top, h int) {
 	v := m.shown()
 	w := fightPanelWidth(c.w)
 	x := c.w - w
 	inner := w - 4
+	rows := h - 2
 	var lines, foot []panelLine
 	var log []string
 	title := " FIGHT "
@@ -508,35 +510,57 @@ func (m *Model) drawFight(c *canvas, top, h int) {
 		if f.YourMove {
 			cls = clsTitle
 		}
-		foot = append(foot, panelLine{moveLine(f, m.tick()), cls})
-		for _, k := range pack(battleKeys(v), inner) {
-			foot = append(foot, panelLine{k, clsTitle})
+		for _, l := range wrap(moveLine(f, m.tick()), inner) {
+			foot = append(foot, panelLine{l, cls})
 		}
-		// The combatants take what they need, leaving the log at least two lines.
-		lines = combatantLines(v, inner, max(2, h-2-len(foot)-3))
-		lines = append(lines, panelLine{strings.Repeat("╌", inner), clsWall})
+		// The combatants take what they need, leaving the log two lines under a rule if
+		// they can (sharing lines if they must), else none. The note that there is no
+		// running from a room shows only when every combatant has a line of its own with it.
+		keys := battleKeys(v)
+		note := keys[len(keys)-1] == noRunNote
+		keyLines := func(ks []string) []panelLine {
+			var out []panelLine
+			for _, k := range pack(ks, inner) {
+				out = append(out, panelLine{k, clsTitle})
+			}
+			return out
+		}
+		form := formCut
+		if note {
+			with := keyLines(keys)
+			if lines, form = combatantLines(v, inner, rows-len(foot)-len(with)-3); form == formFull {
+				foot = append(foot, with...)
+			}
+			keys = keys[:len(keys)-1]
+		}
+		if form != formFull {
+			foot = append(foot, keyLines(keys)...)
+			if lines, form = combatantLines(v, inner, rows-len(foot)-3); form == formCut {
+				lines, _ = combatantLines(v, inner, rows-len(foot))
+			}
+		}
+		if len(lines) < rows-len(foot)-1 {
+			lines = append(lines, panelLine{strings.Repeat("╌", inner), clsWall})
+		}
 		log = f.Log
 	} else {
 		title = " LAST FIGHT "
 		log = v.LastFight
 		foot = []panelLine{{"Walk on to close this.", clsTitle}}
 	}
-	wrapped := wrapAll(log, inner)
-	room := max(1, h-2-len(lines)-len(foot))
-	wrapped = lastLines(wrapped, room)
-	for _, l := range wrapped {
+	for _, l := range logLines(log, inner, rows-len(lines)-len(foot)) {
 		lines = append(lines, panelLine{l, clsText})
 	}
-	for len(lines) < h-2-len(foot) {
+	for len(lines) < rows-len(foot) {
 		lines = append(lines, panelLine{})
 	}
 	lines = append(lines, foot...)
 	box(c, x, top, w, h, title)
 	for i, l := range lines {
-		if i >= h-2 {
+		if i >= rows {
 			break
 		}
-		c.text(x+2, top+1+i, truncate(l.text, inner), l.cls)
+		c.text(x+2, top+1+i, l.text, l.cls)
 	}
 }
 
@@ -625,6 +649,15 @@ func wrapHang(s string, w, hang int) []string {
 		}
 		indent = strings.Repeat(" ", hang)
 	}
+}
+
+// paragraph writes s wrapped to w columns from (x, y) and returns how many lines it took.
+func (c *canvas) paragraph(x, y, w int, s string, cls class) int {
+	lines := wrap(s, w)
+	for i, l := range lines {
+		c.text(x, y+i, l, cls)
+	}
+	return len(lines)
 }
 
 // scrollKey moves top, the first of n lines shown page at a time, by a key that scrolls
