@@ -720,9 +720,9 @@ func (m *Model) draw(c *canvas) {
 		m.drawRoll(c)
 	case screenName:
 		m.drawRoll(c)
-		c.text(4, 15, "Name your knight, or press Enter to be "+m.suggested+".", clsText)
+		c.paragraph(4, 15, c.w-6, "Name your knight, or press Enter to be "+m.suggested+".", clsText)
 		c.text(4, 17, m.name.Value()+"_", clsSelf)
-		c.text(4, 19, m.nameErr, clsTitle)
+		c.paragraph(4, 19, c.w-6, m.nameErr, clsTitle)
 	case screenJoining:
 		c.text(2, 2, "Entering the dungeon...", clsText)
 	case screenPlay, screenQuit, screenRetire, screenESP:
@@ -758,6 +758,6 @@ func (m *Model) draw(c *canvas) {
 	case screenDead:
 		m.drawDead(c)
 	case screenEnded:
-		c.text(2, 2, m.ended, clsTitle)
+		c.paragraph(2, 2, c.w-4, m.ended, clsTitle)
 	}
 }

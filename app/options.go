@@ -242,31 +242,39 @@ func (m *Model) optionsKey(k tea.KeyPressMsg) tea.Cmd {
 	return m.setOptions(o)
 }
 
+// optionHelp says more of the options than their rows do.
+var optionHelp = []string{
+	"a: the game as lines of text for screen readers; you type commands.",
+	"c: colours follow your terminal (and NO_COLOR) unless you pick a profile.",
+	"e: who may watch your screen (ssh -t host watch NAME, or w in the game).",
+	"f: type a name to mute it, or a muted name to unmute it.",
+}
+
 // drawOptions draws the options screen.
 func (m *Model) drawOptions(c *canvas) {
 	c.text(2, 1, "OPTIONS", clsTitle)
-	c.text(2, 2, "Saved with your knight, for this key's next connection and its next knight.", clsText)
-	y := 4
+	y := 2
+	y += c.paragraph(2, y, c.w-4, "Saved with your knight, for this key's next connection and its next knight.", clsText)
+	y++
 	for i, r := range m.optionRows() {
-		c.text(4, y, truncate(fmt.Sprintf("%c  %-20s %s", 'a'+i, r[0], r[1]), c.w-6), clsText)
-		y++
+		// A long value (the muted players) hangs under the values.
+		for _, l := range wrapHang(fmt.Sprintf("%c  %-20s %s", 'a'+i, r[0], r[1]), c.w-6, 24) {
+			c.text(4, y, l, clsText)
+			y++
+		}
 	}
 	y++
-	help := []string{
-		"a: the game as lines of text for screen readers; you type commands.",
-		"c: colours follow your terminal (and NO_COLOR) unless you pick a profile.",
-		"e: who may watch your screen (ssh -t host watch NAME, or w in the game).",
-		"f: type a name to mute it, or a muted name to unmute it.",
-	}
-	for _, h := range help {
-		c.text(4, y, truncate(h, c.w-6), clsDim)
-		y++
+	for _, h := range optionHelp {
+		for _, l := range wrapHang(h, c.w-6, 3) {
+			c.text(4, y, l, clsDim)
+			y++
+		}
 	}
 	if m.muting {
-		c.text(4, y+1, m.mute.Prompt+m.mute.Value()+"_", clsSelf)
-		c.text(4, y+2, "Enter mutes or unmutes that name; Esc cancels.", clsDim)
+		c.text(4, y+1, inputTail(m.mute.Prompt+m.mute.Value()+"_", c.w-6), clsSelf)
+		c.paragraph(4, y+2, c.w-6, "Enter mutes or unmutes that name; Esc cancels.", clsDim)
 	} else if m.chat.note != "" {
-		c.text(4, y+1, truncate(m.chat.note, c.w-6), clsText)
+		c.paragraph(4, y+1, c.w-6, m.chat.note, clsText)
 	}
 	c.text(2, c.h-2, "A letter changes that option; any other key returns.", clsTitle)
 }

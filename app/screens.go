@@ -41,9 +41,19 @@ func (m *Model) drawTitle(c *canvas) {
 	// The screen-reader question is answered by the same key that starts the game: Enter
 	// is no, so pressing Enter through the start still reaches the dungeon.
 	lines = append(lines, "", "Do you use a screen reader? y/N", "(y: the game as lines of text; o: options)")
-	for i, s := range lines {
-		c.text((c.w-len([]rune(s)))/2, top+len(banner)+2+i, s, clsText)
+	centred(c, top+len(banner)+2, lines, clsText)
+}
+
+// centred writes lines centred on the screen from row y, each wrapped to the width, and
+// returns the row after them.
+func centred(c *canvas, y int, lines []string, cls class) int {
+	for _, s := range lines {
+		for _, l := range wrap(s, c.w-4) {
+			c.text((c.w-textWidth(l))/2, y, l, cls)
+			y++
+		}
 	}
+	return y
 }
 
 func (m *Model) drawRoll(c *canvas) {
@@ -60,7 +70,7 @@ func (m *Model) drawRoll(c *canvas) {
 	c.text(6, 11, fmt.Sprintf("%-14s %2d", "Spell units", world.SpellUnitsForLevel(1)), clsText)
 	if m.stats.Dex <= 6 {
 		// Seed 000: you hit when your die, with sides = Dexterity, rolls over 6.
-		c.text(6, 12, "Beware: with Dexterity 6 or less your sword hits only with Pray.", clsTitle)
+		c.text(6, 12, "Beware: with Dexterity 6 or less your sword hits only with Pray.", clsTitle) // 70 columns
 	}
 	if m.screen == screenRoll {
 		c.text(2, 13, "Press r to roll again, Enter to keep this knight.", clsTitle)
@@ -329,9 +339,7 @@ func drawOutside(c *canvas, top, h int) {
 		"Press > to climb back down, R to retire into the hall of fame,",
 		"Enter to talk, or q to rest here until you return.",
 	}
-	for i, s := range lines {
-		c.text((c.w-len([]rune(s)))/2, top+h/2-1+i, s, clsText)
-	}
+	centred(c, top+h/2-1, lines, clsText)
 }
 
 // painter draws the level of the current view showing the squares in set; with others
@@ -576,10 +584,7 @@ func (m *Model) drawDead(c *canvas) {
 			"",
 			"The king is pleased. Press Enter to roll a new knight, q to leave.",
 		}
-		top := max(1, c.h/2-len(lines)/2-2)
-		for i, s := range lines {
-			c.text((c.w-len([]rune(s)))/2, top+i, s, clsTitle)
-		}
+		centred(c, max(1, c.h/2-len(lines)/2-2), lines, clsTitle)
 		return
 	}
 	lines := []string{
@@ -592,13 +597,13 @@ func (m *Model) drawDead(c *canvas) {
 		"",
 		"Death is permanent. Press Enter to roll a new knight, q to leave.",
 	}
-	top := max(1, c.h/2-len(lines)/2-2)
+	y := max(1, c.h/2-len(lines)/2-2)
 	for i, s := range lines {
 		cls := clsText
 		if i == 0 || i == 2 {
 			cls = clsTitle
 		}
-		c.text((c.w-len([]rune(s)))/2, top+i, s, cls)
+		y = centred(c, y, []string{s}, cls)
 	}
 }
 

@@ -317,10 +317,12 @@ func (m *Model) drawSurfaceWords(c *canvas, v world.View, l surfaceLayout) {
 	what, how := hereLines(v)
 	x, y, w := l.ix, l.iy, l.iw
 	put := func(s string, cls class) {
-		if y < l.iy+l.ih {
-			c.text(x, y, truncate(s, w), cls)
+		for _, line := range wrapHang(s, w, 4) {
+			if y < l.iy+l.ih {
+				c.text(x, y, line, cls)
+			}
+			y++
 		}
-		y++
 	}
 	var here []string
 	for _, o := range v.Surface.Others {
@@ -333,17 +335,22 @@ func (m *Model) drawSurfaceWords(c *canvas, v world.View, l surfaceLayout) {
 		if len(here) > 0 {
 			line += " Here: " + strings.Join(here, ", ") + "."
 		}
+		gold := fmt.Sprintf("Gold %d", v.Self.Gold)
+		if len(wrap(line, w))+1+len(wrap(surfaceKeyLine, w)) > l.ih {
+			// No room for the keys under this map: they are in the help (?).
+			put(line, clsTitle)
+			put(gold, clsText)
+			return
+		}
 		put(line, clsTitle)
-		put(fmt.Sprintf("Gold %d", v.Self.Gold), clsText)
+		put(gold, clsText)
 		put(surfaceKeyLine, clsDim)
 		return
 	}
 	put(what, clsTitle)
 	put(how, clsTitle)
 	if len(here) > 0 {
-		for _, s := range wrap("Here with you: "+strings.Join(here, ", ")+".", w) {
-			put(s, clsText)
-		}
+		put("Here with you: "+strings.Join(here, ", ")+".", clsText)
 	}
 	y++
 	put(fmt.Sprintf("Gold %d", v.Self.Gold), clsText)
@@ -357,7 +364,7 @@ func (m *Model) drawSurfaceWords(c *canvas, v world.View, l surfaceLayout) {
 	} {
 		put(k, clsDim)
 	}
-	// The markets' names, as many as fit.
+	// The markets' names, as many as fit whole.
 	s := v.Surface.Map
 	var legend []string
 	for i, kind := range s.Cells {
@@ -372,7 +379,9 @@ func (m *Model) drawSurfaceWords(c *canvas, v world.View, l surfaceLayout) {
 		y++
 		put("Markets:", clsText)
 		for i, s := range legend {
-			if bottom-y == 1 && i < len(legend)-1 {
+			n := len(wrapHang(s, w, 4))
+			last := i == len(legend)-1
+			if !last && y+n+1 > bottom || last && y+n > bottom {
 				put(fmt.Sprintf("and %d more", len(legend)-i), clsDim)
 				break
 			}

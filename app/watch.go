@@ -218,7 +218,10 @@ func (m *Model) drawWho(c *canvas) {
 	}
 	y := 4
 	for i, e := range m.who {
-		if y >= c.h-3 || i >= 26 {
+		if y >= c.h-4 || i >= 26 {
+			// No row or letter is left: the rest are counted (screen-reader mode's who
+			// names everyone).
+			c.text(4, y, fmt.Sprintf("and %d more", len(m.who)-i), clsDim)
 			break
 		}
 		where := fmt.Sprintf("depth %d", e.Depth)
@@ -232,11 +235,14 @@ func (m *Model) drawWho(c *canvas) {
 		case !e.Watchable:
 			note = "(no spectators)"
 		}
-		c.text(4, y, truncate(fmt.Sprintf("%c  %-20s level %-3d %-9s %s", 'a'+i, e.Name, e.Level, where, note), c.w-6), clsText)
+		c.text(4, y, fmt.Sprintf("%c  %-20s level %-3d %-9s %s", 'a'+i, e.Name, e.Level, where, note), clsText) // at most 60 columns
 		y++
 	}
 	if m.whoNote != "" {
-		c.text(4, c.h-3, truncate(m.whoNote, c.w-6), clsTitle)
+		lines := wrap(m.whoNote, c.w-6)
+		for i, l := range lines {
+			c.text(4, c.h-1-len(lines)+i, l, clsTitle)
+		}
 	}
 }
 
