@@ -19,7 +19,8 @@ import (
 
 // marketState is the market screen's state. It is part of the Model.
 type marketState struct {
-	selling bool // the letters sell the knight's things, not buy the wares
+	selling bool   // the letters sell the knight's things, not buy the wares
+	top     [2]int // the first line shown of the wares and of the knight's things
 }
 
 // marketHere is the market the knight stands on, or nil.
@@ -36,7 +37,7 @@ func (m *Model) openMarket(selling bool) bool {
 	if m.marketHere() == nil || m.view.Fight != nil {
 		return false
 	}
-	m.screen, m.mk.selling = screenMarket, selling
+	m.screen, m.mk = screenMarket, marketState{selling: selling}
 	return true
 }
 
@@ -87,6 +88,14 @@ func (m *Model) marketKey(s string) tea.Cmd {
 		m.mk.selling = !m.mk.selling
 		return nil
 	}
+	p, active := m.marketLayout(mv), 0
+	lines := p.wares
+	if m.mk.selling {
+		lines, active = p.things, 1
+	}
+	if len(lines) > p.rows && scrollKey(s, &m.mk.top[active], len(lines), p.rows-1) {
+		return nil
+	}
 	i := marketIndex(s)
 	switch {
 	case i < 0:
@@ -106,74 +115,55 @@ func wareLeft(w world.Ware) string {
 	return strconv.Itoa(w.Count)
 }
 
-// drawMarket draws the market screen: the name and the knight's gold, the wares and the
-// knight's things side by side (the list the letters work on is bright), the last
-// messages, the keys and the status line.
-func (m *Model) drawMarket(c *canvas) {
-	mv := m.marketHere()
+// marketPage is the market screen laid out at one size: two columns for the lists, and
+// from the bottom the status line, the keys and the newest messages.
+type marketPage struct {
+	colW, x0, xr  int
+	listTop, rows int // the lists' first row and how many rows each has
+	wares, things []panelLine
+	keys, status  []string
+	msgs          []panelLine
+}
+
+// marketEntry is one entry of a market list: its letter and name (wrapped under its start
+// when long) with tail at the end of its last line, colW wide.
+func marketEntry(i int, name, tail string, colW int, cls class) []panelLine {
+	letter := "   " // past the letters: screen-reader mode's buy and sell reach it by number
+	if i < marketMax {
+		letter = fmt.Sprintf("%c  ", marketLetter(i))
+	}
+	lines := wrapHang(letter+name, colW-textWidth(tail)-1, 3)
+	out := make([]panelLine, len(lines))
+	for j, l := range lines {
+		out[j] = panelLine{l, cls}
+	}
+	last := &out[len(out)-1]
+	last.text += strings.Repeat(" ", max(1, colW-textWidth(last.text)-textWidth(tail))) + tail
+	return out
+}
+
+// marketLayout lays out the market screen at the screen's size.
+func (m *Model) marketLayout(mv *world.MarketView) marketPage {
+	w, h := m.frameSize()
 	s := m.view.Self
-	if mv == nil {
-		c.text(2, 2, "You are no longer at a market. Any key returns.", clsText)
-		return
-	}
-	colW := min(56, (c.w-3)/2)
-	x0 := (c.w - (2*colW + 3)) / 2
-	xr := x0 + colW + 3
-	title := strings.ToUpper(marketTitle(mv.Name))
-	gold := fmt.Sprintf("Your gold: %d", s.Gold)
-	c.text(x0, 0, truncate(title, 2*colW+3-len(gold)-2), clsTitle)
-	c.text(x0+2*colW+3-len(gold), 0, gold, clsTitle)
-
-	listTop, listEnd := 3, c.h-1-1-msgLines-1 // the lists end above a blank row, the messages, keys, status
-	sepEnd := min(listEnd, listTop+max(12, len(mv.Wares)+1, len(s.Items)+1))
-	for y := 2; y < sepEnd; y++ {
-		c.set(x0+colW+1, y, '│', clsWall)
-	}
-
-	// The wares.
+	p := marketPage{colW: min(56, (w-3)/2), listTop: 3}
+	p.x0 = (w - (2*p.colW + 3)) / 2
+	p.xr = p.x0 + p.colW + 3
 	// The list the letters work on is bright, the other faint.
-	buyCls, sellCls, buyHeadCls, sellHeadCls := clsText, clsDim, clsTitle, clsDim
-	buyHead, sellHead := "FOR SALE: a letter buys", "YOUR THINGS (Tab to sell)"
+	buyCls, sellCls := clsText, clsDim
 	if m.mk.selling {
-		buyCls, sellCls, buyHeadCls, sellHeadCls = clsDim, clsText, clsDim, clsTitle
-		buyHead, sellHead = "FOR SALE (Tab to buy)", "YOUR THINGS: a letter sells"
+		buyCls, sellCls = clsDim, clsText
 	}
-	c.text(x0, 2, truncate(buyHead, colW-10), buyHeadCls)
-	c.text(x0+colW-9, 2, "gold left", clsDim)
-	rows := listEnd - listTop
-	for i, w := range mv.Wares {
-		if i >= marketMax {
-			break
-		}
-		if i >= rows-1 && len(mv.Wares) > rows {
-			c.text(x0, listTop+i, fmt.Sprintf("... and %d more (a larger terminal shows them)", len(mv.Wares)-i), clsDim)
-			break
-		}
+	for i, wr := range mv.Wares {
 		cls := buyCls
-		if w.Count <= 0 || w.Price > s.Gold {
+		if wr.Count <= 0 || wr.Price > s.Gold {
 			cls = clsDim
 		}
-		tail := fmt.Sprintf("%5d %4s", w.Price, wareLeft(w))
-		name := truncate(w.Item.Name(), colW-3-len(tail)-1)
-		c.text(x0, listTop+i, fmt.Sprintf("%c  %s", marketLetter(i), name), cls)
-		c.text(x0+colW-len(tail), listTop+i, tail, cls)
+		p.wares = append(p.wares, marketEntry(i, wr.Item.Name(), fmt.Sprintf("%5d %4s", wr.Price, wareLeft(wr)), p.colW, cls)...)
 	}
-	if len(mv.Wares) == 0 {
-		c.text(x0, listTop, "Nothing is for sale today.", clsDim)
-	}
-
 	// The knight's things, with what a market pays for each (world.SellPrice); a thing
 	// no market buys is faint.
-	c.text(xr, 2, truncate(sellHead, colW-6), sellHeadCls)
-	c.text(xr+colW-4, 2, "pays", clsDim)
 	for i, it := range s.Items {
-		if i >= marketMax {
-			break
-		}
-		if i >= rows-1 && len(s.Items) > rows {
-			c.text(xr, listTop+i, fmt.Sprintf("... and %d more", len(s.Items)-i), clsDim)
-			break
-		}
 		name := it.Name()
 		if it.Worn {
 			name += " (worn)"
@@ -184,20 +174,100 @@ func (m *Model) drawMarket(c *canvas) {
 		} else {
 			cls = clsDim
 		}
-		c.text(xr, listTop+i, truncate(fmt.Sprintf("%c  %s", marketLetter(i), name), colW-len(tail)-1), cls)
-		c.text(xr+colW-len(tail), listTop+i, tail, cls)
+		p.things = append(p.things, marketEntry(i, name, tail, p.colW, cls)...)
 	}
-	if len(s.Items) == 0 {
-		c.text(xr, listTop, "You carry nothing to sell.", clsDim)
-	}
-
-	drawMessages(c, x0, c.h-2-msgLines, m.view.Messages)
-	keys := "a letter buys that ware   Tab: sell instead   Esc or q: back"
+	keys := []string{"a letter buys that ware", "Tab: sell instead", "Esc or q: back"}
 	if m.mk.selling {
-		keys = "a letter sells that thing   Tab: buy instead   Esc or q: back"
+		keys = []string{"a letter sells that thing", "Tab: buy instead", "Esc or q: back"}
 	}
-	c.text(x0, c.h-2, keys, clsTitle)
-	c.text(0, c.h-1, statusLine(s), clsTitle)
+	p.status = statusLines(s, w)
+	p.keys = packSep(keys, w-p.x0, "   ")
+	p.msgs = messageLines(m.view.Messages, w-p.x0, msgLines)
+	// The lists end above a blank row, the messages, the keys and the status line.
+	p.rows = max(2, h-len(p.status)-len(p.keys)-len(p.msgs)-1-p.listTop)
+	if len(p.wares) > p.rows || len(p.things) > p.rows {
+		p.keys = packSep(append(keys, "up and down: more"), w-p.x0, "   ")
+		p.rows = max(2, h-len(p.status)-len(p.keys)-len(p.msgs)-1-p.listTop)
+	}
+	return p
+}
+
+// marketMore is the line ending a list too long for its column: where the rest is.
+func marketMore(active bool) string {
+	if active {
+		return "(more: up and down scroll)"
+	}
+	return "(more: Tab, then up and down)"
+}
+
+// drawMarket draws the market screen: the name and the knight's gold, the wares and the
+// knight's things side by side (the list the letters work on is bright, and scrolls when
+// it is longer than its column), the last messages, the keys and the status line.
+func (m *Model) drawMarket(c *canvas) {
+	mv := m.marketHere()
+	s := m.view.Self
+	if mv == nil {
+		c.text(2, 2, "You are no longer at a market. Any key returns.", clsText)
+		return
+	}
+	p := m.marketLayout(mv)
+	x0, xr, colW := p.x0, p.xr, p.colW
+	title := strings.ToUpper(marketTitle(mv.Name))
+	gold := fmt.Sprintf("Your gold: %d", s.Gold)
+	c.text(x0, 0, title, clsTitle)
+	goldRow := 0
+	if textWidth(title)+2+textWidth(gold) > 2*colW+3 {
+		goldRow = 1 // a name too long to share its row
+	}
+	c.text(x0+2*colW+3-textWidth(gold), goldRow, gold, clsTitle)
+
+	listEnd := p.listTop + p.rows
+	sepEnd := min(listEnd, p.listTop+max(12, len(p.wares)+1, len(p.things)+1))
+	for y := 2; y < sepEnd; y++ {
+		c.set(x0+colW+1, y, '│', clsWall)
+	}
+	buyHeadCls, sellHeadCls := clsTitle, clsDim
+	buyHead, sellHead := "FOR SALE: a letter buys", "YOUR THINGS (Tab to sell)"
+	if m.mk.selling {
+		buyHeadCls, sellHeadCls = clsDim, clsTitle
+		buyHead, sellHead = "FOR SALE (Tab to buy)", "YOUR THINGS: a letter sells"
+	}
+	c.text(x0, 2, buyHead, buyHeadCls) // at most 23 columns: a column is 38 or more
+	c.text(x0+colW-9, 2, "gold left", clsDim)
+	c.text(xr, 2, sellHead, sellHeadCls)
+	c.text(xr+colW-4, 2, "pays", clsDim)
+
+	list := func(x int, lines []panelLine, top *int, active bool, none string) {
+		if len(lines) == 0 {
+			c.text(x, p.listTop, none, clsDim)
+			return
+		}
+		rows := p.rows
+		if len(lines) > rows {
+			rows-- // the last row says there is more
+			c.text(x, p.listTop+rows, marketMore(active), clsDim)
+		}
+		*top = max(0, min(*top, len(lines)-rows))
+		for i := 0; i < rows && *top+i < len(lines); i++ {
+			c.text(x, p.listTop+i, lines[*top+i].text, lines[*top+i].cls)
+		}
+	}
+	list(x0, p.wares, &m.mk.top[0], !m.mk.selling, "Nothing is for sale today.")
+	list(xr, p.things, &m.mk.top[1], m.mk.selling, "You carry nothing to sell.")
+
+	y := c.h - len(p.status) - len(p.keys) - len(p.msgs)
+	for _, l := range p.msgs {
+		c.text(x0, y, l.text, l.cls)
+		y++
+	}
+	for _, l := range p.keys {
+		c.text(x0, y, l, clsTitle)
+		y++
+	}
+	for _, l := range p.status {
+		c.text(0, y, l, clsTitle)
+		y++
+	}
 }
 
 // marketText lists the market's wares and the knight's things with numbers, for

@@ -118,8 +118,15 @@ func TestMarketLettersSkipQ(t *testing.T) {
 	if got := rec.take(); !reflect.DeepEqual(got, []world.Command{world.Sell{Index: 16}}) {
 		t.Fatalf("r sold %#v, want the seventeenth thing", got)
 	}
-	if s := m.Text(); !strings.Contains(s, "... and") {
-		t.Fatalf("20 things at 80×24 do not say there are more:\n%s", s)
+	s := m.Text()
+	last := string(marketLetter(len(v.Self.Items)-1)) + "  shield"
+	if !strings.Contains(s, "(more: up and down scroll)") || strings.Contains(s, last) {
+		t.Fatalf("%d things at 80×24 do not say there are more:\n%s", len(v.Self.Items), s)
+	}
+	// The list scrolls, its letters staying the things' own.
+	surfacePress(m, "end")
+	if s := m.Text(); !strings.Contains(s, last) || strings.Contains(s, "│ a  sword") {
+		t.Fatalf("End does not show the end of the list:\n%s", s)
 	}
 }
 

@@ -314,18 +314,6 @@ func statusFields(s world.Self) []string {
 // statusSep is what stands between the fields of the status line.
 const statusSep = " │ "
 
-// drawMessages draws the last msgLines messages from row y, the newest bright.
-func drawMessages(c *canvas, x, y int, msgs []string) {
-	msgs = msgs[max(0, len(msgs)-msgLines):]
-	for i, msg := range msgs {
-		cls := clsDim
-		if i == len(msgs)-1 {
-			cls = clsText
-		}
-		c.text(x, y+i, msg, cls)
-	}
-}
-
 // statusLine is the status line in one line, however long.
 func statusLine(s world.Self) string { return strings.Join(statusFields(s), statusSep) }
 
@@ -738,13 +726,6 @@ func (m *Model) inventoryPage() invPage {
 	}
 	p.page = max(1, p.page)
 	return p
-}
-
-func truncate(s string, w int) string {
-	if r := []rune(s); len(r) > w {
-		return string(r[:w])
-	}
-	return s
 }
 
 func (m *Model) drawInventory(c *canvas) {
