@@ -1,0 +1,526 @@
+package app
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/orthanc-ssh/orthanc-ssh/internal/english"
+	"github.com/orthanc-ssh/orthanc-ssh/world"
+)
+
+// Issue 14: at 80×24, the smallest terminal the game draws in, texts were cut off
+// mid-word: the spells working under the view ("…Protection (20 moves), Find T"), every
+// spell's help in the 1-4 menus ("modified by your intelli"), help lines, the inventory's
+// and the message log's keys. Every screen now wraps its texts at word boundaries and
+// scrolls a list longer than the screen. These tests open every screen at 80×24 and at
+// 160×50 with more on it than fits in a line, and check that each text the game means to
+// show is there whole, taking the texts from the game's own tables.
+
+// sizes are the terminal sizes the screens are checked at.
+var sizes = [][2]int{{80, 24}, {160, 50}}
+
+// words is text with its whitespace made single spaces.
+func words(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// area is the text of columns [x0, x1) of every line of a screen, the lines joined with
+// spaces: a text wrapped within those columns reads whole in it.
+func area(screen string, x0, x1 int) string {
+	var b strings.Builder
+	for _, l := range strings.Split(screen, "\n") {
+		r := []rune(l)
+		b.WriteString(string(r[min(x0, len(r)):min(x1, len(r))]))
+		b.WriteByte(' ')
+	}
+	return words(b.String())
+}
+
+// wholeIn reports whether text is whole in columns [x0, x1) of screen: its words in order,
+// joined across the line breaks of that area.
+func wholeIn(screen string, x0, x1 int, text string) bool {
+	return strings.Contains(area(screen, x0, x1), words(text))
+}
+
+// checkWhole fails for every text that is not whole on screen in columns [x0, x1).
+func checkWhole(t *testing.T, what, screen string, x0, x1 int, texts ...string) {
+	t.Helper()
+	for _, text := range texts {
+		if !wholeIn(screen, x0, x1, text) {
+			t.Errorf("%s: %q is not whole on the screen:\n%s", what, text, screen)
+		}
+	}
+}
+
+// wholeSomewhere fails for every text that is not whole on any of the screens (the
+// positions of a scrolled list).
+func wholeSomewhere(t *testing.T, what string, screens []string, w int, texts ...string) {
+	t.Helper()
+	wholeInSome(t, what, screens, 0, w, texts...)
+}
+
+// wholeInSome fails for every text that is not whole in columns [x0, x1) of any of the
+// screens.
+func wholeInSome(t *testing.T, what string, screens []string, x0, x1 int, texts ...string) {
+	t.Helper()
+	for _, text := range texts {
+		found := false
+		for _, s := range screens {
+			found = found || wholeIn(s, x0, x1, text)
+		}
+		if !found {
+			t.Errorf("%s: %q is whole on none of the %d screens; the last:\n%s", what, text, len(screens), screens[len(screens)-1])
+		}
+	}
+}
+
+// scrolled is the screen after each press of key, until it stops changing (or the key
+// leaves the screen: a list that fits takes no scrolling keys).
+func scrolled(m *Model, key string) []string {
+	screens := []string{m.Text()}
+	on := m.screen
+	for range 500 {
+		keys(m, key)
+		s := m.Text()
+		if s == screens[len(screens)-1] || m.screen != on {
+			break
+		}
+		screens = append(screens, s)
+	}
+	return screens
+}
+
+// longName is a knight's name as long as names go.
+const longName = "Palamedes the Swift"
+
+// allEffects are a spell working of every lasting kind.
+func allEffects() []world.Effect {
+	return []world.Effect{{Spell: world.SpellLight, Moves: 24}, {Spell: world.SpellSpeed, Moves: 18},
+		{Spell: world.SpellProtection, Moves: 20}, {Spell: world.SpellFindTraps, Moves: 6},
+		{Spell: world.SpellContinuousLight, Moves: world.DurationTrip}, {Spell: world.SpellLevitation, Moves: 12},
+		{Spell: world.SpellInvisibility, Moves: 36}, {Spell: world.SpellPray, Moves: world.DurationFight}}
+}
+
+// allItems is one of every item, and then gems: more than a screen's lines.
+func allItems() []world.Item {
+	var items []world.Item
+	for k := range world.NumItemKinds {
+		it := world.Item{Kind: k}
+		switch k {
+		case world.ItemQuiver:
+			it.Count = 12
+		case world.ItemShield, world.ItemArmour:
+			it.Plus = 2
+		case world.ItemGem, world.ItemJewelry:
+			it.Value = 1200
+		case world.ItemBootsOfSpeed:
+			it.Worn = true
+		}
+		items = append(items, it)
+	}
+	for i := range 8 {
+		items = append(items, world.Item{Kind: world.ItemGem, Value: 50 + i})
+	}
+	return items
+}
+
+// longLine is a chat line as long as the world lets one be.
+var longLine = "Shouts from " + longName + ": " + strings.Repeat("the dragon sleeps below the stairs ", 6)
+
+// crowdedView is the knight in the dungeon with everything that can be under the view at
+// once: watchers, every spell working, knights with it and in sight, conditions, and a
+// chat line as long as they go.
+func crowdedView(t *testing.T) world.View {
+	v := twoOnTwo(t)
+	v.Fight = nil
+	v.Self.Name = longName
+	v.Self.Experience, v.Self.MaxHits, v.Self.Hits = 123456, 145, 123
+	v.Self.Feature = world.FeatStairsDown
+	v.Self.Status = []string{"weakened", "slowed"}
+	for _, ef := range allEffects() {
+		v.Self.Effects = append(v.Self.Effects, ef.String())
+	}
+	v.Watchers = []string{"Bedivere the Stout", "Gareth"}
+	v.Others = []world.Other{{Name: "Gawain the Bold", Pos: v.Self.Pos}, {Name: "Lionel", Pos: world.Pos{X: 9, Y: 1}}}
+	v.Messages = append(v.Messages, "You see a stair down.", longLine)
+	return v
+}
+
+// The dungeon screen: every spell working, every field of the status line, the knights,
+// the watchers and the newest messages are whole, the long chat line too.
+func TestDungeonScreenTextsAreWhole(t *testing.T) {
+	for _, sz := range sizes {
+		w, h := sz[0], sz[1]
+		v := crowdedView(t)
+		m, _ := battleModel(t, v, w, h)
+		s := m.Text()
+		checkFrame(t, s, w, h)
+		what := fmt.Sprintf("%d×%d", w, h)
+		checkWhole(t, what, s, 0, w, v.Self.Effects...)
+		checkWhole(t, what, s, 0, w, statusFields(v.Self)...)
+		checkWhole(t, what, s, 0, w, "Watched by Bedivere the Stout, Gareth.", "With you: Gawain the Bold.", "In sight: Lionel.",
+			longLine, keyHelp)
+		// The questions the screen asks are messages too.
+		keys(m, "q")
+		checkWhole(t, what, m.Text(), 0, w, "Leave the dungeon for now? Your knight is saved where it stands. (y/n)")
+		keys(m, "n")
+	}
+}
+
+// The four spell menus: every spell's name and help, whole.
+func TestSpellMenusAreWhole(t *testing.T) {
+	for _, sz := range sizes {
+		w, h := sz[0], sz[1]
+		m, _ := battleModel(t, crowdedView(t), w, h)
+		for lvl := 1; lvl <= world.MaxSpellLevel; lvl++ {
+			keys(m, fmt.Sprint(lvl))
+			s := m.Text()
+			checkFrame(t, s, w, h)
+			for _, sp := range world.SpellsOfLevel(lvl) {
+				checkWhole(t, fmt.Sprintf("%d×%d, level %d", w, h, lvl), s, 0, w, sp.Info().Name+" "+whenCast(sp)+" "+sp.Info().Help)
+			}
+			keys(m, "esc")
+		}
+	}
+}
+
+// whenCast is the menu's word for when a spell may be cast.
+func whenCast(sp world.SpellID) string {
+	switch info := sp.Info(); {
+	case info.Anytime:
+		return "any"
+	case info.Combat:
+		return "fight"
+	}
+	return "walk"
+}
+
+// The help: every line of it, the lesson and the monster tables, is whole at some point
+// of its scrolling, and the line saying where it is too.
+func TestHelpIsWhole(t *testing.T) {
+	for _, sz := range sizes {
+		w, h := sz[0], sz[1]
+		m, _ := battleModel(t, crowdedView(t), w, h)
+		keys(m, "?")
+		screens := scrolled(m, "down")
+		for _, s := range screens {
+			checkFrame(t, s, w, h)
+		}
+		wholeSomewhere(t, fmt.Sprintf("%d×%d help", w, h), screens, w, helpLines...)
+		checkWhole(t, "help", screens[0], 0, w, fmt.Sprintf("lines 1-%d of", h-3), "arrows, space and b scroll; any other key returns")
+	}
+}
+
+// The inventory: every thing's name, however many, at some point of its scrolling; the
+// keys; the newest message.
+func TestInventoryIsWhole(t *testing.T) {
+	for _, sz := range sizes {
+		w, h := sz[0], sz[1]
+		v := crowdedView(t)
+		v.Self.Items = allItems()
+		m, _ := battleModel(t, v, w, h)
+		keys(m, "i")
+		screens := scrolled(m, "down")
+		var names []string
+		for _, it := range v.Self.Items {
+			names = append(names, it.Name())
+		}
+		wholeSomewhere(t, fmt.Sprintf("%d×%d inventory", w, h), screens, w, names...)
+		for _, s := range screens {
+			checkFrame(t, s, w, h)
+			checkWhole(t, "inventory", s, 0, w, invFoot, longLine)
+		}
+		if w == 80 && len(screens) < 2 {
+			t.Errorf("%d things fit at 80×24: the test has too few", len(names))
+		}
+		// A list that fits takes no scrolling, and its keys say so.
+		m.view.Self.Items, m.screen = v.Self.Items[:3], screenInventory
+		s := m.Text()
+		checkWhole(t, "short inventory", s, 0, w, invFoot, v.Self.Items[2].Name())
+		if strings.Contains(s, "scroll") {
+			t.Errorf("%d×%d: a short list says it scrolls:\n%s", w, h, s)
+		}
+	}
+}
+
+// The message log: every message, the long chat lines among them, at some point of its
+// scrolling, and its keys.
+func TestMessageLogIsWhole(t *testing.T) {
+	for _, sz := range sizes {
+		w, h := sz[0], sz[1]
+		v := crowdedView(t)
+		for i := range 40 {
+			v.Messages = append(v.Messages, fmt.Sprintf("%d: %s", i, longLine))
+		}
+		m, _ := battleModel(t, v, w, h)
+		keys(m, "M")
+		screens := scrolled(m, "up")
+		wholeSomewhere(t, fmt.Sprintf("%d×%d log", w, h), screens, w, v.Messages...)
+		for _, s := range screens {
+			checkFrame(t, s, w, h)
+			checkWhole(t, "log", s, 0, w, logFoot)
+		}
+	}
+}
+
+// The options: every row and help line, a long list of muted players and of spectators
+// included, and a note as long as they go.
+func TestOptionsAreWhole(t *testing.T) {
+	for _, sz := range sizes {
+		w, h := sz[0], sz[1]
+		v := crowdedView(t)
+		m, _ := battleModel(t, v, w, h)
+		m.opts.Muted = []string{"Bedivere the Stout", "Agravain the Young", "Lamorak the Grey", "Percival the Wise", "Sir Dagonet"}
+		keys(m, "o")
+		m.chat.note = "You will not see what " + longName + " says. (/unmute " + longName + " undoes it.)"
+		s := m.Text()
+		checkFrame(t, s, w, h)
+		what := fmt.Sprintf("%d×%d options", w, h)
+		for _, r := range m.optionRows() {
+			checkWhole(t, what, s, 0, w, r[0]+" "+r[1])
+		}
+		checkWhole(t, what, s, 0, w, optionHelp...)
+		checkWhole(t, what, s, 0, w, m.chat.note)
+	}
+}
+
+// sixKnights is a party of six, this knight among them, with two knights asking to join.
+func sixKnights(v world.View) world.View {
+	names := []string{v.Self.Name, "Gawain the Bold", "Bedivere the Stout", "Lionel", "Agravain the Young", "Tor"}
+	v.Party = nil
+	for i, n := range names {
+		v.Party = append(v.Party, world.PartyMember{Name: n, Leader: i == 0, Level: 3 + i, Hits: 100 + i, MaxHits: 145, Depth: i % 3, Fighting: i == 4})
+	}
+	v.Asks = []string{"Percival the Wise", "Sir Dagonet"}
+	return v
+}
+
+// The party list over the view and the party screen: six knights with their hits and
+// where they are, and what waits for an answer.
+func TestPartyTextsAreWhole(t *testing.T) {
+	for _, sz := range sizes {
+		w, h := sz[0], sz[1]
+		v := sixKnights(crowdedView(t))
+		m, _ := battleModel(t, v, w, h)
+		s := m.Text()
+		checkFrame(t, s, w, h)
+		what := fmt.Sprintf("%d×%d party list", w, h)
+		x0, x1 := boxArea(t, s, "┌─ PARTY")
+		for _, pm := range v.Party {
+			checkWhole(t, what, s, x0, x1, pm.Name)
+		}
+		checkWhole(t, what, s, x0, x1, pendingLines(v)...)
+		// Beside a battle that not all of the party is in, the list is narrower: a long
+		// name puts its hits on the next line.
+		fv := sixOnSix(t, false)
+		fv.Fight.Knights = fv.Fight.Knights[:2]
+		fv.Party, fv.Asks, fv.Self.Effects, fv.Watchers = v.Party, nil, nil, nil
+		m.Update(viewMsg(fv))
+		s = m.Text()
+		x0, x1 = boxArea(t, s, "┌─ PARTY")
+		for _, pm := range v.Party {
+			checkWhole(t, what+" beside a battle", s, x0, x1, pm.Name, hitsText(pm.Hits, pm.MaxHits))
+		}
+		// In a view too short for the list, what does not fit is not cut: the list says
+		// where the rest is.
+		fv.Self.Effects, fv.Messages = crowdedView(t).Self.Effects, []string{longLine}
+		m.Update(viewMsg(fv))
+		s = m.Text()
+		x0, x1 = boxArea(t, s, "┌─ PARTY")
+		for _, pm := range v.Party {
+			if !wholeIn(s, x0, x1, pm.Name) {
+				checkWhole(t, what+" in a short view", s, x0, x1, "more: P shows the party")
+			}
+		}
+		m.Update(viewMsg(v))
+		keys(m, "P")
+		s = m.Text()
+		checkFrame(t, s, w, h)
+		what = fmt.Sprintf("%d×%d party screen", w, h)
+		for _, pm := range v.Party {
+			checkWhole(t, what, s, 0, w, pm.Name, partyWhereLong(pm))
+		}
+		checkWhole(t, what, s, 0, w, pendingLines(v)...)
+		// With nothing waiting for an answer and a short message, the chat line's
+		// commands fit under the party.
+		v.Asks, v.Messages = nil, []string{"Tor joins the party."}
+		m.Update(viewMsg(v))
+		s = m.Text()
+		for _, pc := range partyCommands {
+			checkWhole(t, what, s, 0, w, pc[0]+" "+pc[1])
+		}
+	}
+}
+
+// boxArea is the inside of the box whose top-left corner starts with corner, in columns.
+func boxArea(t *testing.T, screen, corner string) (x0, x1 int) {
+	t.Helper()
+	for _, l := range strings.Split(screen, "\n") {
+		if i := strings.Index(l, corner); i >= 0 {
+			r := []rune(l)
+			x := len([]rune(l[:i]))
+			end := x + 1
+			for end < len(r) && r[end] != '┐' {
+				end++
+			}
+			return x + 2, end - 1
+		}
+	}
+	t.Fatalf("no box %q on the screen:\n%s", corner, screen)
+	return 0, 0
+}
+
+// The market: every ware and every one of the knight's things (some names long, more of
+// them than fit) at some point of the lists' scrolling, with the keys.
+func TestMarketIsWhole(t *testing.T) {
+	for _, sz := range sizes {
+		w, h := sz[0], sz[1]
+		v := surfaceView(world.Pos{X: 2, Y: 0})
+		v.Self.Name = longName
+		v.Self.Items = allItems()
+		m, _ := surfaceModel(t, v, w, h)
+		keys(m, "b")
+		colW := min(56, (w-3)/2)
+		x0 := (w - (2*colW + 3)) / 2
+		buying := scrolled(m, "down")
+		keys(m, "tab")
+		selling := scrolled(m, "down")
+		for _, wr := range v.Surface.Market.Wares {
+			checkWhole(t, "market", buying[0], x0, x0+colW, wr.Item.Name())
+		}
+		var names []string
+		for _, it := range v.Self.Items {
+			name := it.Name()
+			if it.Worn {
+				name += " (worn)"
+			}
+			names = append(names, name)
+		}
+		found := map[string]bool{}
+		for _, s := range selling {
+			checkFrame(t, s, w, h)
+			for _, n := range names {
+				found[n] = found[n] || wholeIn(s, x0+colW+3, x0+2*colW+3, n)
+			}
+			checkWhole(t, "market", s, 0, w, "a letter sells that thing", "Tab: buy instead", "Esc or q: back")
+		}
+		for _, n := range names {
+			if !found[n] {
+				t.Errorf("%d×%d market: %q is whole in the things' column on none of the %d screens; the last:\n%s", w, h, n, len(selling), selling[len(selling)-1])
+			}
+		}
+	}
+}
+
+// sixOnSix is a battle of six heroes against six monsters, this knight's move.
+func sixOnSix(t *testing.T, surface bool) world.View {
+	v := crowdedView(t)
+	v.Self.Items = allItems()
+	kinds := []string{"Sabre-tooth Tiger", "Evil High Priest", "Carrion Crawler", "Giant Crocodile", "Animated Armour", "Illusionist"}
+	f := &world.FightView{Round: 12, YourMove: true, GraceLeft: 100, GraceTurns: 200, Surface: surface, InRoom: !surface, Target: 2}
+	for i, k := range kinds {
+		f.Monsters = append(f.Monsters, world.FightMonster{Name: k, Class: "Magic User", Level: 7, Hits: 40 + i, MaxHits: 145,
+			Dex: 10, Attack: world.D(10, 10), AttacksPerRound: 2, Speed: -10, Experience: 12345, Dodge: 15, Held: i == 3})
+	}
+	for i, pm := range sixKnights(v).Party {
+		f.Knights = append(f.Knights, world.FightKnight{Name: pm.Name, Level: pm.Level, Hits: pm.Hits, MaxHits: pm.MaxHits,
+			SpellUnits: 22, Str: 18, Int: 17, Con: 16, Dex: 18, Sword: 3, Shield: 2, Armour: 2, Blows: 3, Dodge: 21, Fainted: i == 5})
+	}
+	for i := range 20 {
+		f.Log = append(f.Log, fmt.Sprintf("%s strikes at %s, who dodges (%d).", english.Capital(english.The(kinds[i%6])), f.Knights[i%6].Name, i))
+	}
+	v.Fight = f
+	v.Party = sixKnights(v).Party
+	v.Messages = []string{"You force the door open.", "Six monsters guard this room!"}
+	if surface {
+		sv := surfaceView(world.Pos{X: 3, Y: 2})
+		v.Surface, v.Self.Depth, v.Self.Pos, v.Level = sv.Surface, 0, sv.Self.Pos, nil
+	}
+	return v
+}
+
+// A battle of six heroes against six monsters, in a room and on the surface: every
+// combatant's name and hits, whose move it is, the keys and the newest log entry are whole
+// in the panel; so are they on the statistics screen (x), at some point of its scrolling.
+func TestBattleOfSixIsWhole(t *testing.T) {
+	for _, sz := range sizes {
+		for _, surface := range []bool{false, true} {
+			w, h := sz[0], sz[1]
+			v := sixOnSix(t, surface)
+			f := v.Fight
+			m, _ := battleModel(t, v, w, h)
+			s := m.Text()
+			checkFrame(t, s, w, h)
+			what := fmt.Sprintf("%d×%d battle (surface %v)", w, h, surface)
+			x0, x1 := w-fightPanelWidth(w)+2, w-2
+			for i, mo := range f.Monsters {
+				checkWhole(t, what, s, x0, x1, monsterLetter(i)+" "+english.Capital(mo.Name))
+			}
+			for _, k := range f.Knights {
+				checkWhole(t, what, s, x0, x1, k.Name)
+			}
+			ks := battleKeys(v)
+			if ks[len(ks)-1] == noRunNote {
+				ks = ks[:len(ks)-1] // shown when there is room for it
+			}
+			checkWhole(t, what, s, x0, x1, ks...)
+			checkWhole(t, what, s, x0, x1, moveLine(f, DefaultTick))
+			if strings.Contains(area(s, x0, x1), "more") {
+				t.Errorf("%s: six on six does not fit the panel:\n%s", what, s)
+			}
+			// Beside the panel, the spells working.
+			checkWhole(t, what, s, 0, w-fightPanelWidth(w), v.Self.Effects...)
+
+			keys(m, "x")
+			screens := scrolled(m, "down")
+			for _, s := range screens {
+				checkFrame(t, s, w, h)
+				checkWhole(t, what+" stats", s, 0, w, "f fight", "Esc returns", moveLine(f, DefaultTick))
+			}
+			// The names wrap within their columns.
+			ws, gap, _ := tableWidths(heroColumns(v), w-4)
+			for _, k := range f.Knights {
+				name := k.Name
+				if name == v.Self.Name {
+					name += " (you)"
+				}
+				wholeInSome(t, what+" stats", screens, 2, 2+ws[0], name)
+			}
+			ws, gap, _ = tableWidths(monsterColumns(f), w-4)
+			for _, mo := range f.Monsters {
+				x := 2 + ws[0] + gap
+				wholeInSome(t, what+" stats", screens, x, x+ws[1], english.Capital(mo.Name))
+			}
+			keys(m, "esc")
+		}
+	}
+}
+
+// The hall of fame, the who-list, the title and the tombstone: their lines whole.
+func TestOtherScreensAreWhole(t *testing.T) {
+	fame := []string{"RANK  NAME                 LEVEL  EXPERIENCE  KILLS  RETIRED     ",
+		"1     " + longName + "  10     900000      55%    2026-12-01  (yours)"}
+	for _, sz := range sizes {
+		w, h := sz[0], sz[1]
+		m, _ := battleModel(t, crowdedView(t), w, h)
+		m.p.Fame = func() []string { return fame }
+		keys(m, "F")
+		s := m.Text()
+		checkFrame(t, s, w, h)
+		checkWhole(t, "fame", s, 0, w, fame...)
+		keys(m, "esc")
+
+		m.screen, m.who = screenWho, []world.WhoEntry{{Name: longName, Level: 10, Depth: 3, Watchable: true}}
+		m.whoNote = WatchError(world.ErrNoSpectators, "Bedivere the Stout") + " " + WatchError(world.ErrAmbiguousName, "Bedivere the Stout")
+		checkWhole(t, "who", m.Text(), 0, w, longName, m.whoNote)
+
+		m.screen, m.tomb = screenDead, &world.Death{Killer: "a Sabre-tooth Tiger", Depth: 10, Level: 9, Experience: 123456}
+		checkWhole(t, "tombstone", m.Text(), 0, w, "slain by a Sabre-tooth Tiger", "Death is permanent. Press Enter to roll a new knight, q to leave.")
+
+		m.screen, m.nameErr, m.suggested = screenName, takenNameNote, longName
+		checkWhole(t, "name", m.Text(), 0, w, takenNameNote, "Name your knight, or press Enter to be "+longName+".")
+
+		m.p.Saved = &world.Adventurer{Name: longName, Death: &world.Death{Killer: "a Sabre-tooth Tiger", Depth: 10}}
+		m.screen = screenTitle
+		checkWhole(t, "title", m.Text(), 0, w, "Your last knight, "+longName+", was slain by a Sabre-tooth Tiger on level 10.")
+	}
+}
