@@ -672,10 +672,17 @@ func (m *Model) drawStats(c *canvas) {
 	top, rows := 2, c.h-2 // the body's rows, above the keys
 	keyLines := pack(keys, w)
 	if len(body) > rows-len(keyLines) {
-		// Tables taller than the screen scroll, and the keys say so.
-		keyLines = pack(append(keys, "up and down: more"), w)
+		// Tables taller than the screen scroll, and the keys say which lines show (the
+		// room is reckoned with the widest numbers).
+		where := func(first, rows int) string {
+			return fmt.Sprintf("lines %d-%d of %d: up and down scroll", first+1, min(first+rows, len(body)), len(body))
+		}
+		rows -= len(pack(append(keys, where(len(body), len(body))), w))
+		m.bt.statsTop = max(0, min(m.bt.statsTop, len(body)-rows))
+		keyLines = pack(append(keys, where(m.bt.statsTop, rows)), w)
+	} else {
+		rows -= len(keyLines)
 	}
-	rows -= len(keyLines)
 	m.bt.statsTop = max(0, min(m.bt.statsTop, len(body)-rows))
 	for i, l := range body[m.bt.statsTop:min(len(body), m.bt.statsTop+rows)] {
 		c.text(2, top+i, l.text, l.cls)
