@@ -722,17 +722,6 @@ func wrapAll(lines []string, w int) []string {
 	return out
 }
 
-// lastLines is the last n lines (none when n < 1).
-func lastLines(lines []string, n int) []string {
-	if n < 1 {
-		return nil
-	}
-	if len(lines) > n {
-		return lines[len(lines)-n:]
-	}
-	return lines
-}
-
 // --- the battle in words ------------------------------------------------------------
 
 // monsterWords is one monster of a battle in a sentence: "1, a troll (Giant, level 3), 12

@@ -174,10 +174,20 @@ func underLines(v world.View, w, most int) []string {
 		return strings.TrimRight(line, " ")
 	}
 	lines := wrap(text(len(others)), w)
-	for n := len(others) - 1; len(lines) > most && n >= 0; n-- {
-		lines = wrap(text(n), w)
+	if len(lines) <= most || len(others) == 0 {
+		return lines
 	}
-	return lines
+	// The most knights in sight that can be named within most lines, found by halving
+	// (a crowd is drawn every frame); none when even the counting line is too long.
+	lo, hi := 0, len(others)-1
+	for lo < hi {
+		if n := (lo + hi + 1) / 2; len(wrap(text(n), w)) <= most {
+			lo = n
+		} else {
+			hi = n - 1
+		}
+	}
+	return wrap(text(lo), w)
 }
 
 // drawPlay lays out the dungeon screen: a header, the view around the knight, who else is
@@ -313,9 +323,6 @@ func statusFields(s world.Self) []string {
 
 // statusSep is what stands between the fields of the status line.
 const statusSep = " │ "
-
-// statusLine is the status line in one line, however long.
-func statusLine(s world.Self) string { return strings.Join(statusFields(s), statusSep) }
 
 // statusLines is the status line wrapped to w columns between its fields.
 func statusLines(s world.Self, w int) []string { return packSep(statusFields(s), w, statusSep) }

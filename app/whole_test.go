@@ -2,6 +2,8 @@ package app
 
 import (
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -522,5 +524,35 @@ func TestOtherScreensAreWhole(t *testing.T) {
 		m.p.Saved = &world.Adventurer{Name: longName, Death: &world.Death{Killer: "a Sabre-tooth Tiger", Depth: 10}}
 		m.screen = screenTitle
 		checkWhole(t, "title", m.Text(), 0, w, "Your last knight, "+longName+", was slain by a Sabre-tooth Tiger on level 10.")
+	}
+}
+
+// A crowd in sight would take more lines than the view can spare: the first knights are
+// named, whole, and the rest counted, in at most four lines at 80×24.
+func TestACrowdInSightIsCounted(t *testing.T) {
+	v := crowdedView(t)
+	v.Self.Effects, v.Watchers = nil, nil
+	for i := range 40 {
+		v.Others = append(v.Others, world.Other{Name: fmt.Sprintf("Knight %d the Tall", i), Pos: world.Pos{X: 10, Y: 1}})
+	}
+	l := layoutPlay(v, 80, 24, "")
+	if len(l.under) != underMax(24) {
+		t.Fatalf("the lines under the view take %d rows, want %d: %q", len(l.under), underMax(24), l.under)
+	}
+	m, _ := battleModel(t, v, 80, 24)
+	s := m.Text()
+	text := area(s, 0, 80)
+	shown := regexp.MustCompile(`In sight: (.*) and (\d+) more \(w lists everyone\)\.`).FindStringSubmatch(text)
+	if shown == nil {
+		t.Fatalf("the crowd is not counted:\n%s", s)
+	}
+	names := strings.Split(shown[1], ", ")
+	if n, _ := strconv.Atoi(shown[2]); len(names)+n != 41 || len(names) < 2 {
+		t.Fatalf("%d named and %s counted of 41:\n%s", len(names), shown[2], s)
+	}
+	for i, n := range names {
+		if want := v.Others[1+i].Name; i > 0 && n != want {
+			t.Errorf("knight %d in sight is named %q, want %q", i, n, want)
+		}
 	}
 }
