@@ -163,7 +163,7 @@ func (cs *console) add(text string, cls class) {
 // consoleRows is how many output rows the panel has: half the screen.
 func (m *Model) consoleRows() int { return max(3, (m.height-2)/2) }
 
-// consoleWindow is the console's output cut to width w, the first line to show and the
+// consoleWindow is the console's output wrapped to width w, the first line to show and the
 // number of rows shown. Following, it shows the last command's output from its start
 // when it is longer than the panel (a pager's habit), else the newest lines.
 func (m *Model) consoleWindow(w int) (lines []consoleOut, top, rows int) {
@@ -173,7 +173,7 @@ func (m *Model) consoleWindow(w int) (lines []consoleOut, top, rows int) {
 		if i == cs.anchor {
 			anchor = len(lines)
 		}
-		for _, part := range cut(o.text, w) {
+		for _, part := range wrapHang(o.text, w, hangOf(o.text)) { // a table row hangs under its text
 			lines = append(lines, consoleOut{part, o.cls})
 		}
 	}
@@ -221,18 +221,4 @@ func (m *Model) drawConsole(c *canvas) {
 		in += "  (running...)"
 	}
 	c.text(0, inputRow, inputTail(in, c.w), clsSelf)
-}
-
-// cut breaks s into pieces of at most w runes (output tables are cut, not word-wrapped).
-func cut(s string, w int) []string {
-	r := []rune(s)
-	if len(r) <= w || w <= 0 {
-		return []string{s}
-	}
-	var out []string
-	for len(r) > w {
-		out = append(out, string(r[:w]))
-		r = r[w:]
-	}
-	return append(out, string(r))
 }

@@ -438,8 +438,9 @@ func (m *Model) helpPage() (lines []string, page int) {
 	return lines, max(1, h-3)
 }
 
-// hangOf is where the wrapped lines of a help line start: under the text after its label
-// ("  cast          1 2 3 4  ..." hangs under the keys), or under its own start.
+// hangOf is where the wrapped lines of a line of a table start (the help's keys, the
+// console's command list): under the text after its label ("  cast          1 2 3 4  ..."
+// hangs under the keys), or under its own start.
 func hangOf(line string) int {
 	lead := len(line) - len(strings.TrimLeft(line, " "))
 	if lead == 0 {
