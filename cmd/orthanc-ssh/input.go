@@ -142,10 +142,12 @@ func (p *inputPump) Read(b []byte) (int, error) {
 }
 
 // next waits for the next chunk of input. When the parser has taken maxUnparsed bytes
-// without giving an event, it first waits parserPause, so the parser's escape timeout
-// expires and it gives up the sequence it is holding.
+// without giving an event, it gets no more until it gives one: with no input its escape
+// timeout expires and it gives up the sequence it is holding as an event (forward then
+// starts the count again). The wait goes in steps of parserPause, however long the
+// parser takes on a busy machine, so the bound holds whatever the timing.
 func (p *inputPump) next() ([]byte, error) {
-	if p.unparsed.Load() > maxUnparsed {
+	for p.unparsed.Load() > maxUnparsed {
 		t := time.NewTimer(parserPause)
 		select {
 		case <-p.stop:
@@ -153,7 +155,6 @@ func (p *inputPump) next() ([]byte, error) {
 			return nil, io.EOF
 		case <-t.C:
 		}
-		p.unparsed.Store(0)
 	}
 	select {
 	case <-p.stop:
