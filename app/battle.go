@@ -806,7 +806,11 @@ func battleSentence(v world.View) string {
 
 // battlePrompt is what the knight may do when a battle waits for it, with how the
 // battle stands: its target, the other monsters, the fainted.
-func battlePrompt(v world.View) string {
+func battlePrompt(v world.View) string { return battleStanding(v) + " " + promptActions(v) + "." }
+
+// battleStanding is the first part of the move prompt: the knight's target and the other
+// monsters with their hits, its own hits and the fainted.
+func battleStanding(v world.View) string {
 	f := v.Fight
 	s := "Your move"
 	if foe := f.Foe(); foe != nil {
@@ -828,7 +832,7 @@ func battlePrompt(v world.View) string {
 	if _, fainted := heroNames(v); len(fainted) > 0 {
 		s += " Fainted: " + english.List(fainted) + "."
 	}
-	return s + " " + promptActions(v) + "."
+	return s
 }
 
 // promptActions is what the move prompt offers: only what the knight can do now.

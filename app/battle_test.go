@@ -281,7 +281,7 @@ func TestBattlePanelFallenAndCrowded(t *testing.T) {
 	if got := moveLine(&lone, DefaultTick); got != "Your move! ██████████ 30 s" {
 		t.Fatalf("a hero holding up others: %q", got)
 	}
-	if p := m.movePrompt(world.View{Self: m.view.Self, Fight: &lone}); !strings.Contains(p, "The others wait for you: you have 30 seconds to choose.") {
+	if p := m.movePrompt(world.View{Self: m.view.Self, Fight: &lone}, false); !strings.Contains(p, "The others wait for you: you have 30 seconds to choose.") {
 		t.Fatalf("screen-reader mode does not tell the grace: %s", p)
 	}
 	// Eight monsters, six of them fallen, and four heroes at 80×24: the fallen are counted.
@@ -428,7 +428,10 @@ func TestBattleInWords(t *testing.T) {
 			t.Errorf("fightSentence lacks %q: %s", want, s)
 		}
 	}
-	p := (&Model{}).movePrompt(v)
+	p := (&Model{}).movePrompt(v, false)
+	if short := (&Model{}).movePrompt(v, true); strings.Contains(short, "Type") || !strings.HasPrefix(short, battleStanding(v)) || !strings.HasPrefix(p, battleStanding(v)) {
+		t.Errorf("the short prompt %q is not the full one %q without its actions", short, p)
+	}
 	for _, want := range []string{"Your move: your target is the Goblin (2), 3 hits, held", "also the Troll (1) 17 hits",
 		"Fainted: Gawain.", "no running from a room", "target and a number"} {
 		if !strings.Contains(p, want) {

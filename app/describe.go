@@ -333,9 +333,15 @@ func place(p, q world.Pos) string {
 func fightSentence(v world.View) string { return battleSentence(v) }
 
 // movePrompt is what the knight may do when a battle waits for it, with how the battle
-// stands and which monster is its target (battle.go).
-func (m *Model) movePrompt(v world.View) string {
+// stands and which monster is its target (battle.go). Once the actions have been said in
+// a battle, short leaves them out while they stay the same: a screen reader then speaks
+// "Your move: your target is the Troll (1), 12 hits. You have 30 of 40 hits." each round,
+// not the list of commands again.
+func (m *Model) movePrompt(v world.View, short bool) string {
 	s := battlePrompt(v)
+	if short {
+		s = battleStanding(v)
+	}
 	if f := v.Fight; f != nil && f.GraceLeft > 0 {
 		s += " The others wait for you: you have " + strings.TrimSuffix(seconds(f.GraceLeft, m.tick()), " s") + " seconds to choose."
 	}

@@ -50,6 +50,7 @@ type plainState struct {
 type told struct {
 	said, fightSeq uint64
 	yourMove       bool
+	offered        string // the actions the move prompt last said in this battle
 }
 
 // reset clears what belongs to one stretch of the mode (the typed line, lines not yet
@@ -57,6 +58,7 @@ type told struct {
 func (ps *plainState) reset() {
 	ps.line, ps.out, ps.pending = nil, nil, ""
 	ps.own.yourMove, ps.watched.yourMove = false, false
+	ps.own.offered, ps.watched.offered = "", ""
 }
 
 // say queues lines to be printed in screen-reader mode (and does nothing otherwise).
@@ -296,7 +298,12 @@ func (m *Model) narrate(prev, v world.View, first bool) {
 		m.say(comings(prev, v)...)
 	}
 	if f := v.Fight; f != nil && f.YourMove && (!ps.yourMove || fought) {
-		m.say(m.movePrompt(v))
+		acts := promptActions(v)
+		m.say(m.movePrompt(v, acts == ps.offered))
+		ps.offered = acts
+	}
+	if v.Fight == nil {
+		ps.offered = ""
 	}
 	ps.yourMove = v.Fight != nil && v.Fight.YourMove
 }

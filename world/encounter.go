@@ -195,7 +195,7 @@ func (e *Engine) startBattle(heroes []*player, foes []*monster, inRoom bool) {
 	for _, p := range heroes {
 		if SwingsFirst(e.hasted(p), e.dieSides(p), quickest) {
 			p.energy = 0
-			enc.logf("%s is quicker and may strike first. (f fight, r run, s shoot)", p.rec.Name)
+			enc.logf("%s is quicker and may strike first.", p.rec.Name)
 		} else {
 			p.energy = Energy(TurnEnergy / 2)
 		}

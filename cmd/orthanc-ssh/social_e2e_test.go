@@ -298,7 +298,7 @@ func TestScreenReaderFightOverSSH(t *testing.T) {
 	keys_, squares := pathToGuard(t)
 	door := squares[len(squares)-2]
 	seedKnight(t, dir, key, func(a *world.Adventurer) {
-		a.Name, a.Hits, a.MaxHits, a.Str = "Lancelot", 300, 300, 18
+		a.Name, a.Hits, a.MaxHits, a.Str, a.Dex = "Lancelot", 300, 300, 18, 6 // a die of 6 never hits: the fight goes on
 		a.X, a.Y = door.X, door.Y
 		a.Options.Plain = true
 	})
@@ -354,13 +354,18 @@ func TestScreenReaderFightOverSSH(t *testing.T) {
 	if tail := p.rawOutput()[told:]; strings.Contains(tail, "hesitates") || strings.Contains(tail, " hits Lancelot") {
 		t.Fatalf("a knight fighting alone was hurried:\n%s", tail)
 	}
-	for range 3 {
+	// A blow a prompt: each round's prompt says how the battle stands, and the commands
+	// are said only in the first.
+	for i := range 3 {
 		p.press("fight", keyEnter)
+		waitUntil(t, "the next move", func() bool { return strings.Count(p.rawOutput()[told:], "Your move") > i })
 	}
-	waitUntil(t, "a blow", func() bool {
-		r := p.rawOutput()[told:]
-		return strings.Contains(r, "Lancelot hits the") || strings.Contains(r, "Lancelot misses the")
-	})
+	if !strings.Contains(p.rawOutput()[told:], "Lancelot misses the") {
+		t.Fatalf("no blow was told:\n%s", p.rawOutput()[told:])
+	}
+	if n := strings.Count(p.rawOutput()[told:], "Type f to fight"); n != 0 {
+		t.Fatalf("the commands were said %d times more after the first prompt:\n%s", n, p.rawOutput()[told:])
+	}
 	p.press("messages 40", keyEnter)
 	raw := p.waitRaw("The last ")
 	msgs := raw[strings.LastIndex(raw, "The last "):]
