@@ -2,67 +2,14 @@ package app
 
 import (
 	"bytes"
-	"context"
-	"math/rand/v2"
 	"strings"
 	"testing"
-	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
 
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
-
-// runWorld starts an engine that steps only when the test says so.
-func runWorld(t *testing.T) (*world.Engine, chan time.Time) {
-	t.Helper()
-	e := world.New(world.Config{Seed: 1977, Depth: 3})
-	ctx, cancel := context.WithCancel(context.Background())
-	tick := make(chan time.Time)
-	go e.Run(ctx, tick)
-	t.Cleanup(cancel)
-	return e, tick
-}
-
-// feed sends msg to the model and, as the Bubble Tea runtime would, carries out the
-// commands that join the world and wait for views, feeding their results back. Other
-// commands (the name field's cursor blink) are left alone.
-func feed(t *testing.T, m *Model, msg tea.Msg) {
-	t.Helper()
-	_, cmd := m.Update(msg)
-	for cmd != nil {
-		out := make(chan tea.Msg, 1)
-		go func() { out <- cmd() }()
-		var next tea.Msg
-		select {
-		case next = <-out:
-		case <-time.After(300 * time.Millisecond):
-			return
-		}
-		switch next.(type) {
-		case joinedMsg:
-			_, cmd = m.Update(next)
-		case viewMsg:
-			m.Update(next)
-			return // the next command would wait for another view
-		default:
-			return
-		}
-	}
-}
-
-func press(t *testing.T, m *Model, keys ...string) {
-	t.Helper()
-	for _, k := range keys {
-		feed(t, m, keyMsg(k))
-	}
-}
-
-func newModel(t *testing.T, e *world.Engine, saved *world.Adventurer) *Model {
-	return New(context.Background(), Params{Fingerprint: "SHA256:test", Saved: saved, Engine: e,
-		Width: 80, Height: 24, Rand: rand.New(rand.NewPCG(1, 2))})
-}
 
 func TestEnterAtEveryPromptReachesTheDungeon(t *testing.T) {
 	e, _ := runWorld(t)

@@ -1,61 +1,13 @@
 package app
 
 import (
-	"context"
 	"fmt"
-	"math/rand/v2"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
-
-	tea "charm.land/bubbletea/v2"
 
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
-
-// recorder stands in for the world: it keeps every command and party action a session
-// sends.
-type recorder struct {
-	mu    sync.Mutex
-	cmds  []world.Command
-	party []world.PartyAction
-}
-
-func (r *recorder) Do(_ context.Context, c world.Command) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.cmds = append(r.cmds, c)
-	return nil
-}
-
-func (r *recorder) Party(_ context.Context, a world.PartyAction) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.party = append(r.party, a)
-	return nil
-}
-
-func (r *recorder) sent() ([]world.Command, []world.PartyAction) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]world.Command(nil), r.cmds...), append([]world.PartyAction(nil), r.party...)
-}
-
-// take returns the commands sent since the last take.
-func (r *recorder) take() []world.Command {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	c := r.cmds
-	r.cmds = nil
-	return c
-}
-
-func (r *recorder) reset() {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.cmds, r.party = nil, nil
-}
 
 // battleLevel is a small level: a corridor and a room where the battle is.
 func battleLevel(t *testing.T) *world.Level {
@@ -118,74 +70,6 @@ func twoOnTwo(t *testing.T) world.View {
 			},
 			InRoom: true, Round: 3, YourMove: true, GraceLeft: 120, GraceTurns: 200,
 		},
-	}
-}
-
-// battleModel is a playing session showing v, whose commands go to a recorder.
-func battleModel(t *testing.T, v world.View, w, h int) (*Model, *recorder) {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	m := New(ctx, Params{Fingerprint: "SHA256:kay", Width: w, Height: h, Rand: rand.New(rand.NewPCG(1, 2))})
-	rec := &recorder{}
-	m.bt.to = rec
-	m.screen, m.view, m.haveView, m.synced = screenPlay, v, true, true
-	return m, rec
-}
-
-// keyMsg is the key a terminal sends for a key's name ("tab", "shift+right", "x").
-func keyMsg(k string) tea.KeyPressMsg {
-	switch k {
-	case "tab":
-		return tea.KeyPressMsg{Code: tea.KeyTab}
-	case "shift+tab":
-		return tea.KeyPressMsg{Code: tea.KeyTab, Mod: tea.ModShift}
-	case "esc":
-		return tea.KeyPressMsg{Code: tea.KeyEscape}
-	case "enter":
-		return tea.KeyPressMsg{Code: tea.KeyEnter}
-	case "up":
-		return tea.KeyPressMsg{Code: tea.KeyUp}
-	case "down":
-		return tea.KeyPressMsg{Code: tea.KeyDown}
-	case "left":
-		return tea.KeyPressMsg{Code: tea.KeyLeft}
-	case "right":
-		return tea.KeyPressMsg{Code: tea.KeyRight}
-	case "shift+right":
-		return tea.KeyPressMsg{Code: tea.KeyRight, Mod: tea.ModShift}
-	case "home":
-		return tea.KeyPressMsg{Code: tea.KeyHome}
-	case "end":
-		return tea.KeyPressMsg{Code: tea.KeyEnd}
-	case "pgup":
-		return tea.KeyPressMsg{Code: tea.KeyPgUp}
-	case "pgdown":
-		return tea.KeyPressMsg{Code: tea.KeyPgDown}
-	case "space":
-		return tea.KeyPressMsg{Code: tea.KeySpace, Text: " "}
-	}
-	r := []rune(k)[0]
-	return tea.KeyPressMsg{Code: r, Text: k}
-}
-
-func keys(m *Model, ks ...string) {
-	for _, k := range ks {
-		m.Update(keyMsg(k))
-	}
-}
-
-// checkFrame fails unless the frame is h lines of w columns.
-func checkFrame(t *testing.T, s string, w, h int) {
-	t.Helper()
-	lines := strings.Split(s, "\n")
-	if len(lines) != h {
-		t.Fatalf("frame has %d lines, want %d:\n%s", len(lines), h, s)
-	}
-	for i, l := range lines {
-		if n := len([]rune(l)); n != w {
-			t.Fatalf("line %d is %d columns, want %d:\n%s", i, n, w, s)
-		}
 	}
 }
 

@@ -9,24 +9,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 )
 
-// typeLine types s into the model one key at a time, leaving aside the commands the
-// text field returns (its cursor's blinking).
-func typeLine(m *Model, s string) {
-	for _, r := range s {
-		k := tea.KeyPressMsg{Code: r, Text: string(r)}
-		if r == ' ' {
-			k = tea.KeyPressMsg{Code: tea.KeySpace, Text: " "}
-		}
-		m.Update(k)
-	}
-}
-
-// enterLine types s and presses Enter, as a player does at a command line.
-func enterLine(m *Model, s string) {
-	typeLine(m, s)
-	m.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
-}
-
 func TestAdminConsoleRunsALineAndShowsCleanOutput(t *testing.T) {
 	e, _ := runWorld(t)
 	var got []string

@@ -98,24 +98,6 @@ func FuzzKeys(f *testing.F) {
 	})
 }
 
-// runCmd carries out a command the way the runtime would, for the ones that join the
-// world or bring a view; others (cursor blinks, quitting) are dropped.
-func runCmd(m *Model, cmd tea.Cmd) {
-	out := make(chan tea.Msg, 1)
-	go func() { out <- cmd() }()
-	select {
-	case msg := <-out:
-		switch msg.(type) {
-		case joinedMsg, viewMsg:
-			_, next := m.Update(msg)
-			if _, ok := msg.(joinedMsg); ok && next != nil {
-				runCmd(m, next)
-			}
-		}
-	case <-time.After(time.Second):
-	}
-}
-
 // FuzzPlainCommands types arbitrary command lines into a screen-reader session that has
 // walked into the dungeon: every line gets an answer or is ignored, nothing panics, and no
 // line the game says contains a control character a terminal would act on.

@@ -18,24 +18,6 @@ var (
 	benchTextSink string
 )
 
-// benchRun carries out a command as the Bubble Tea runtime would and returns its message,
-// failing the benchmark if it takes longer than a few seconds.
-func benchRun(b *testing.B, cmd tea.Cmd) tea.Msg {
-	b.Helper()
-	if cmd == nil {
-		b.Fatal("no command to run")
-	}
-	out := make(chan tea.Msg, 1)
-	go func() { out <- cmd() }()
-	select {
-	case msg := <-out:
-		return msg
-	case <-time.After(5 * time.Second):
-		b.Fatal("command did not finish")
-		return nil
-	}
-}
-
 // benchPlayModel returns a w×h model on the dungeon screen of a running world: a saved
 // knight standing in the largest room of level 1 with five other knights, who has walked
 // a few squares and got the newest view of the world.

@@ -76,15 +76,6 @@ func surfaceView(p world.Pos) world.View {
 	}
 }
 
-// surfaceModel is a playing session showing v, its commands going to a recorder.
-func surfaceModel(t *testing.T, v world.View, w, h int) (*Model, *recorder) {
-	t.Helper()
-	return battleModel(t, v, w, h)
-}
-
-// surfacePress gives the model keys as the terminal sends them.
-func surfacePress(m *Model, ks ...string) { keys(m, ks...) }
-
 // The surface is drawn as a grid at the smallest and at a large terminal: the knight's
 // circle, the entrance, the markets' signs, the other knight's initials, rock, what the
 // knight's space is and the keys, all inside the frame.
