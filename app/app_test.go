@@ -13,17 +13,18 @@ import (
 
 func TestEnterAtEveryPromptReachesTheDungeon(t *testing.T) {
 	e, _ := runWorld(t)
-	m := newModel(t, e, nil)
+	m := playModel(t, e, "SHA256:test", Params{})
+	d := newDriver(t, m)
 	if s := m.Text(); !strings.Contains(s, "Press Enter to begin") {
 		t.Fatalf("title:\n%s", s)
 	}
-	press(t, m, "enter")
+	d.key("enter")
 	first := m.Text()
 	if !strings.Contains(first, "Strength") || !strings.Contains(first, "Press r to roll again") {
 		t.Fatalf("roll screen:\n%s", first)
 	}
 	for range 5 {
-		press(t, m, "r")
+		d.key("r")
 		if m.Text() != first {
 			break
 		}
@@ -31,11 +32,11 @@ func TestEnterAtEveryPromptReachesTheDungeon(t *testing.T) {
 	if m.Text() == first {
 		t.Fatal("r did not roll a new knight in five tries")
 	}
-	press(t, m, "enter")
+	d.key("enter")
 	if s := m.Text(); !strings.Contains(s, "press Enter to be "+m.suggested) {
 		t.Fatalf("name prompt:\n%s", s)
 	}
-	press(t, m, "enter")
+	d.key("enter")
 	s := m.Text()
 	for _, want := range []string{m.suggested + " │ Level 1 │ Hits", "Spells 4", "Exp 0", "Depth 1", "()", "level 1 of the dungeon"} {
 		if !strings.Contains(s, want) {
@@ -49,8 +50,8 @@ func TestEnterAtEveryPromptReachesTheDungeon(t *testing.T) {
 
 func TestABadNameIsRefusedWithAReason(t *testing.T) {
 	e, _ := runWorld(t)
-	m := newModel(t, e, nil)
-	press(t, m, "enter", "enter", "9", "enter")
+	m := playModel(t, e, "SHA256:test", Params{})
+	newDriver(t, m).key("enter", "enter", "9", "enter")
 	if s := m.Text(); !strings.Contains(s, "starting with a letter") || m.screen != screenName {
 		t.Fatalf("a name starting with a digit was not refused:\n%s", s)
 	}
@@ -59,43 +60,44 @@ func TestABadNameIsRefusedWithAReason(t *testing.T) {
 func TestSavedKnightIsWelcomedBack(t *testing.T) {
 	e, _ := runWorld(t)
 	rec := world.NewAdventurer("SHA256:test", "Bedivere", world.Stats{Str: 12, Int: 11, Con: 10, Dex: 9}, 11)
-	m := newModel(t, e, &rec)
+	m := playModel(t, e, "SHA256:test", Params{Saved: &rec})
+	d := newDriver(t, m)
 	if s := m.Text(); !strings.Contains(s, "Welcome back, Bedivere.") {
 		t.Fatalf("title for a saved knight:\n%s", s)
 	}
-	press(t, m, "enter")
+	d.key("enter")
 	if s := m.Text(); !strings.Contains(s, "Bedivere │ Level 1 │ Hits 11/11") || !strings.Contains(s, "Str 12  Int 11  Con 10  Dex 9") {
 		t.Fatalf("dungeon screen:\n%s", s)
 	}
-	press(t, m, "m")
+	d.key("m")
 	if s := m.Text(); !strings.Contains(s, "Map of level 1") || !strings.Contains(s, "()") {
 		t.Fatalf("map screen:\n%s", s)
 	}
-	press(t, m, "x", "?")
+	d.key("x", "?")
 	if s := m.Text(); !strings.Contains(s, "HELP") || !strings.Contains(s, "shift+arrow") {
 		t.Fatalf("help screen:\n%s", s)
 	}
 	// Seed 000's lesson showed the monster tables; so does ours, further down.
 	var seen strings.Builder
 	for range 30 {
-		press(t, m, " ")
+		d.key(" ")
 		seen.WriteString(m.Text())
 	}
 	if s := seen.String(); !strings.Contains(s, "Programmer") || !strings.Contains(s, "Where are the monsters?") {
 		t.Fatalf("the help has no monster tables:\n%s", s)
 	}
-	press(t, m, "x", "q")
+	d.key("x", "q")
 	if s := m.Text(); !strings.Contains(s, "(y/n)") {
 		t.Fatalf("q does not ask:\n%s", s)
 	}
-	press(t, m, "n")
+	d.key("n")
 	if m.screen != screenPlay {
 		t.Fatal("n did not go back to the game")
 	}
 }
 
 func TestSmallTerminalGetsAClearMessage(t *testing.T) {
-	m := newModel(t, nil, nil)
+	m := playModel(t, nil, "SHA256:test", Params{})
 	for _, size := range [][2]int{{79, 24}, {80, 23}, {0, 0}, {1, 1}} {
 		m.Update(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
 		if s := m.Text(); !strings.Contains(s, "Please enlarge your terminal to at least 80×24") {
@@ -197,7 +199,7 @@ func TestLineHistory(t *testing.T) {
 func TestAStepKeepsTheFrameUntilTheWorldAnswers(t *testing.T) {
 	v := twoOnTwo(t)
 	v.Fight = nil
-	m, rec := battleModel(t, v, 80, 24)
+	m, rec := viewModel(t, v, 80, 24)
 	var out bytes.Buffer
 	m.term.out = &out
 	m.Update(tea.ColorProfileMsg{Profile: colorprofile.TrueColor})
@@ -234,7 +236,7 @@ func TestWithYouAndInSight(t *testing.T) {
 	v := twoOnTwo(t)
 	v.Fight = nil
 	v.Others = append(v.Others, world.Other{Name: "Bors", Pos: world.Pos{X: v.Self.Pos.X + 1, Y: v.Self.Pos.Y}})
-	m, _ := battleModel(t, v, 80, 24)
+	m, _ := viewModel(t, v, 80, 24)
 	if s := m.Text(); !strings.Contains(s, "With you: Gawain. In sight: Bors.") {
 		t.Fatalf("the line under the view:\n%s", s)
 	}

@@ -78,7 +78,7 @@ func twoOnTwo(t *testing.T) world.View {
 // and the keys, at 80×24 and at 160×50.
 func TestBattlePanelListsEveryCombatant(t *testing.T) {
 	for _, size := range [][2]int{{80, 24}, {160, 50}} {
-		m, _ := battleModel(t, twoOnTwo(t), size[0], size[1])
+		m, _ := viewModel(t, twoOnTwo(t), size[0], size[1])
 		s := m.Text()
 		t.Logf("%d×%d:\n%s", size[0], size[1], s)
 		checkFrame(t, s, size[0], size[1])
@@ -131,7 +131,7 @@ func TestBattlePanelFallenAndCrowded(t *testing.T) {
 	f.Monsters[0].Dead, f.Monsters[0].Hits = true, 0
 	f.YourMove = false
 	v.Fight = &f
-	m, _ := battleModel(t, v, 80, 24)
+	m, _ := viewModel(t, v, 80, 24)
 	s := m.Text()
 	if !strings.Contains(s, "  a Troll") || !strings.Contains(s, "dead") || strings.Count(s, ">") != 1 {
 		t.Fatalf("a dead troll:\n%s", s)
@@ -196,7 +196,7 @@ func TestTargetKeyCyclesStandingMonsters(t *testing.T) {
 	f.Monsters[1].Dead = true
 	f.Target = 0
 	v.Fight = &f
-	m, rec := battleModel(t, v, 80, 24)
+	m, rec := viewModel(t, v, 80, 24)
 	keys(m, "t")
 	keys(m, "tab")
 	cmds, _ := rec.sent()
@@ -249,7 +249,7 @@ func TestTargetKeyCyclesStandingMonsters(t *testing.T) {
 // consume the turn"); the screen is drawn from each new view; Esc goes back.
 func TestStatsScreenCostsNoTurn(t *testing.T) {
 	for _, size := range [][2]int{{80, 24}, {160, 50}} {
-		m, rec := battleModel(t, twoOnTwo(t), size[0], size[1])
+		m, rec := viewModel(t, twoOnTwo(t), size[0], size[1])
 		keys(m, "x")
 		if m.screen != screenStats {
 			t.Fatalf("x did not open the statistics: %v", m.screen)
@@ -284,7 +284,7 @@ func TestStatsScreenCostsNoTurn(t *testing.T) {
 		}
 	}
 	// On the statistics screen t still chooses, and f fights and goes back.
-	m, rec := battleModel(t, twoOnTwo(t), 80, 24)
+	m, rec := viewModel(t, twoOnTwo(t), 80, 24)
 	keys(m, "x", "t")
 	keys(m, "f")
 	if cmds, _ := rec.sent(); len(cmds) != 2 || cmds[0] != (world.Target{Index: 0}) || cmds[1] != (world.Fight{}) || m.screen != screenPlay {
@@ -322,7 +322,7 @@ func TestBattleInWords(t *testing.T) {
 			t.Errorf("movePrompt lacks %q: %s", want, p)
 		}
 	}
-	m, rec := battleModel(t, v, 80, 24)
+	m, rec := viewModel(t, v, 80, 24)
 	m.pl.active = true
 	for _, l := range []string{"target 1", "target goblin", "target b", "target 9", "target", "stats", "look", "x"} {
 		m.plainLine(l)
@@ -357,9 +357,8 @@ func TestBattleInWords(t *testing.T) {
 // command, so the battle's wait (unlimited for a lone knight) is untouched.
 func TestLookingDuringYourMoveSendsNoCommand(t *testing.T) {
 	for _, open := range []string{"M", "?", "x", "i", "1", "2", "3", "4", "m", "P", "F"} {
-		m, rec := battleModel(t, twoOnTwo(t), 80, 24)
-		m.Update(keyMsg(open))
-		m.Update(keyMsg("esc"))
+		m, rec := viewModel(t, twoOnTwo(t), 80, 24)
+		keys(m, open, "esc")
 		rec.mu.Lock()
 		cmds := slices.Clone(rec.cmds)
 		rec.mu.Unlock()
@@ -451,7 +450,7 @@ func TestOnlyPossibleActionsAreOffered(t *testing.T) {
 	f.Monsters = []world.FightMonster{f.Monsters[0]}
 	f.Target = 0
 	v.Fight = &f
-	m, _ := battleModel(t, v, 80, 24)
+	m, _ := viewModel(t, v, 80, 24)
 	if s := m.Text(); !strings.Contains(s, "s shoot") || strings.Contains(s, "t target") || strings.Contains(s, "r run") {
 		t.Errorf("the panel offers what the knight cannot do, or not what it can:\n%s", s)
 	}

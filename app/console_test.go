@@ -1,8 +1,6 @@
 package app
 
 import (
-	"context"
-	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -12,18 +10,18 @@ import (
 func TestAdminConsoleRunsALineAndShowsCleanOutput(t *testing.T) {
 	e, _ := runWorld(t)
 	var got []string
-	m := New(context.Background(), Params{Fingerprint: "SHA256:admin", Engine: e, Width: 80, Height: 24,
-		Rand: rand.New(rand.NewPCG(1, 2)),
+	m := playModel(t, e, "SHA256:admin", Params{
 		Admin: func(line string) (string, bool) {
 			got = append(got, line)
 			return "players online  1\n\x1b[31mred\x1b[0m\tand \u202egood\n", true
 		}})
-	press(t, m, "enter", "enter", "enter")
+	d := newDriver(t, m)
+	d.key("enter", "enter", "enter")
 	m.Update(tea.KeyPressMsg{Code: ':', Text: ":"})
 	if s := m.Text(); !strings.Contains(s, "── console") || !strings.Contains(s, ": _") {
 		t.Fatalf("':' did not open the console:\n%s", s)
 	}
-	typeLine(m, "stats --json")
+	keys(m, "stats --json")
 	_, cmd := m.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
 	if cmd == nil {
 		t.Fatal("Enter ran nothing")
@@ -50,7 +48,7 @@ func TestAdminConsoleRunsALineAndShowsCleanOutput(t *testing.T) {
 	if s := m.Text(); strings.Contains(s, "── console") {
 		t.Fatalf("Esc did not close the console:\n%s", s)
 	}
-	press(t, m, "m")
+	d.key("m")
 	if m.screen != screenMap {
 		t.Fatal("after the console closed, m did not open the map")
 	}
@@ -58,12 +56,13 @@ func TestAdminConsoleRunsALineAndShowsCleanOutput(t *testing.T) {
 
 func TestConsoleIsForAdmins(t *testing.T) {
 	e, _ := runWorld(t)
-	m := newModel(t, e, nil) // no Admin hook
-	press(t, m, "enter", "enter", "enter", ":")
+	m := playModel(t, e, "SHA256:test", Params{}) // no Admin hook
+	d := newDriver(t, m)
+	d.key("enter", "enter", "enter", ":")
 	if s := m.Text(); !strings.Contains(s, consoleForAdmins) || strings.Contains(s, "── console") {
 		t.Fatalf("a player who is not an admin pressed ':':\n%s", s)
 	}
-	press(t, m, "x")
+	d.key("x")
 	if strings.Contains(m.Text(), consoleForAdmins) {
 		t.Fatal("the note stays after the next key")
 	}

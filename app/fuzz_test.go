@@ -61,8 +61,7 @@ func FuzzKeys(f *testing.F) {
 			keys = keys[:400]
 		}
 		n++
-		m := New(ctx, Params{Fingerprint: "SHA256:fuzz" + string(rune('a'+n%26)), Engine: e, Width: 80, Height: 24,
-			Rand: rand.New(rand.NewPCG(uint64(n), 1))})
+		m := playModel(t, e, "SHA256:fuzz"+string(rune('a'+n%26)), Params{Rand: rand.New(rand.NewPCG(uint64(n), 1))})
 		defer m.Leave(context.Background())
 		for i, b := range keys {
 			if b == 0xfd && i+2 < len(keys) { // a resize, to sizes from 0×0 up to huge
@@ -76,7 +75,7 @@ func FuzzKeys(f *testing.F) {
 			}
 			_, cmd := m.Update(msg)
 			if cmd != nil && m.screen == screenJoining {
-				runCmd(m, cmd) // other commands (the name field's cursor blink) are dropped
+				joinNow(t, m, cmd) // other commands (the name field's cursor blink) are dropped
 			}
 			select {
 			case tick <- time.Time{}:
@@ -118,13 +117,12 @@ func FuzzPlainCommands(f *testing.F) {
 	n := 0
 	f.Fuzz(func(t *testing.T, line string) {
 		n++
-		m := New(ctx, Params{Fingerprint: "SHA256:plain" + string(rune('a'+n%26)), Engine: e, Width: 80, Height: 24, Plain: true,
-			Rand: rand.New(rand.NewPCG(uint64(n), 2))})
+		m := playModel(t, e, "SHA256:plain"+string(rune('a'+n%26)), Params{Plain: true, Rand: rand.New(rand.NewPCG(uint64(n), 2))})
 		defer m.Leave(context.Background())
 		for _, k := range []tea.KeyPressMsg{{Code: tea.KeyEnter}, {Code: tea.KeyEnter}, {Code: tea.KeyEnter}} {
 			_, cmd := m.Update(k)
 			if cmd != nil && m.screen == screenJoining {
-				runCmd(m, cmd)
+				joinNow(t, m, cmd)
 			}
 		}
 		for _, line := range strings.Split(line, "\n") {
@@ -133,7 +131,7 @@ func FuzzPlainCommands(f *testing.F) {
 			}
 			_, cmd := m.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
 			if cmd != nil && m.screen == screenJoining {
-				runCmd(m, cmd)
+				joinNow(t, m, cmd)
 			}
 		}
 		for _, r := range m.plainText() {

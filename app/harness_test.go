@@ -1,8 +1,5 @@
 package app
 
-// The test harness: everything the tests use to make a Model and run it. Moved here from
-// the files that grew their own, so that there is one of each.
-
 import (
 	"bytes"
 	"context"
@@ -20,173 +17,29 @@ import (
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
-// driver runs a Model the way the Bubble Tea runtime does, closely enough for tests:
-// commands run on their own goroutines, their messages come back through Update (each
-// followed by View, which draws), batches fan out, sequences run in order, and what the
-// model writes to its terminal is recorded.
-type driver struct {
-	t    *testing.T
-	m    *Model
-	msgs chan tea.Msg
-	term bytes.Buffer // everything the model wrote to its terminal
-	quit bool
-}
+// The test harness: the one way the tests make a Model and run it.
+//
+//	a world    runWorld steps when the test sends a tick; ticker steps it on its own
+//	a Model    playModel is a session on a world; viewModel is a playing session showing
+//	           a view the test made, its commands kept by a recorder (no world at all)
+//	keys       keys presses keys on a Model, its commands left aside (a viewModel's);
+//	           enterLine types a line and presses Enter the same way
+//	running    a driver runs a Model in a world the way the Bubble Tea runtime does: its
+//	           commands on their own goroutines, their messages back through Update;
+//	           waitText and waitOut wait for the screen or the transcript
+//	loops      joinNow carries out the join at once, for the fuzz tests and the
+//	           benchmark, which press keys by the thousand and cannot settle after each
+//	frames     checkFrame checks a frame's size
 
-var cmdType = reflect.TypeOf(tea.Cmd(nil))
-
-func newDriver(t *testing.T, m *Model) *driver {
-	d := &driver{t: t, m: m, msgs: make(chan tea.Msg, 256)}
-	m.term.out = &d.term
-	d.run(m.Init())
-	d.send(tea.ColorProfileMsg{Profile: colorprofile.TrueColor}) // as Bubble Tea sends first
-	d.settle()
-	return d
-}
-
-// run carries out a command on its own goroutine.
-func (d *driver) run(cmd tea.Cmd) {
-	if cmd == nil {
-		return
-	}
-	go func() { d.msgs <- cmd() }()
-}
-
-// send gives the model a message and carries out what it returns.
-func (d *driver) send(msg tea.Msg) {
-	_, cmd := d.m.Update(msg)
-	d.m.View()
-	d.run(cmd)
-}
-
-// handle takes one message a command returned.
-func (d *driver) handle(msg tea.Msg) {
-	if msg == nil {
-		return
-	}
-	switch msg := msg.(type) {
-	case tea.BatchMsg:
-		for _, c := range msg {
-			d.run(c)
-		}
-		return
-	case tea.QuitMsg:
-		d.quit = true
-		return
-	}
-	rv := reflect.ValueOf(msg)
-	switch {
-	case rv.Kind() == reflect.Slice && rv.Type().Elem() == cmdType: // tea.Sequence
-		cmds := make([]tea.Cmd, rv.Len())
-		for i := range cmds {
-			cmds[i] = rv.Index(i).Interface().(tea.Cmd)
-		}
-		go func() {
-			for _, c := range cmds {
-				if c != nil {
-					d.msgs <- c()
-				}
-			}
-		}()
-	default:
-		d.send(msg)
-	}
-}
-
-// settle handles messages until none has come for a moment.
-func (d *driver) settle() {
-	d.t.Helper()
-	for {
-		select {
-		case msg := <-d.msgs:
-			d.handle(msg)
-		case <-time.After(40 * time.Millisecond):
-			return
-		}
-	}
-}
-
-// key presses keys: names like "enter", "up", "shift+right", or text typed a rune at a time.
-func (d *driver) key(keys ...string) {
-	d.t.Helper()
-	for _, k := range keys {
-		switch k {
-		case "enter":
-			d.send(tea.KeyPressMsg{Code: tea.KeyEnter})
-		case "esc":
-			d.send(tea.KeyPressMsg{Code: tea.KeyEscape})
-		case "up":
-			d.send(tea.KeyPressMsg{Code: tea.KeyUp})
-		case "down":
-			d.send(tea.KeyPressMsg{Code: tea.KeyDown})
-		case "left":
-			d.send(tea.KeyPressMsg{Code: tea.KeyLeft})
-		case "right":
-			d.send(tea.KeyPressMsg{Code: tea.KeyRight})
-		case "backspace":
-			d.send(tea.KeyPressMsg{Code: tea.KeyBackspace})
-		default:
-			for _, r := range k {
-				if r == ' ' {
-					d.send(tea.KeyPressMsg{Code: tea.KeySpace, Text: " "})
-				} else {
-					d.send(tea.KeyPressMsg{Code: r, Text: string(r)})
-				}
-			}
-		}
-		d.settle()
-	}
-}
-
-// line types a line and presses Enter.
-func (d *driver) line(s string) {
-	d.t.Helper()
-	d.key(s, "enter")
-}
-
-// out is the transcript screen-reader mode has printed so far: every line the terminal
-// was given whole, as the terminal shows it (a carriage return starts the line again).
-func (d *driver) out() string {
-	text := ansi.Strip(d.term.String())
-	lines := strings.Split(text, "\r\n")
-	lines = lines[:len(lines)-1] // the prompt, still being typed on
-	for i, l := range lines {
-		if j := strings.LastIndexByte(l, '\r'); j >= 0 {
-			lines[i] = l[j+1:]
-		}
-	}
-	return strings.Join(lines, "\n")
-}
-
-// waitOut waits until the printed transcript holds every want.
-func (d *driver) waitOut(want ...string) string {
-	d.t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		d.settle()
-		s := d.out()
-		ok := true
-		for _, w := range want {
-			ok = ok && strings.Contains(s, w)
-		}
-		if ok {
-			return s
-		}
-		if time.Now().After(deadline) {
-			d.t.Fatalf("never printed %q; printed:\n%s", want, s)
-		}
-	}
-}
-
-// playModel is a model for a new key on a world the test steps with tick.
-func playModel(t *testing.T, e *world.Engine, fp string, p Params) *Model {
+// runWorld starts an engine that steps only when the test says so.
+func runWorld(t *testing.T) (*world.Engine, chan time.Time) {
 	t.Helper()
+	e := world.New(world.Config{Seed: 1977, Depth: 3})
 	ctx, cancel := context.WithCancel(context.Background())
+	tick := make(chan time.Time)
+	go e.Run(ctx, tick)
 	t.Cleanup(cancel)
-	p.Fingerprint, p.Engine, p.Width, p.Height = fp, e, 80, 24
-	if p.Rand == nil {
-		p.Rand = rand.New(rand.NewPCG(1, 2))
-	}
-	return New(ctx, p)
+	return e, tick
 }
 
 // ticker steps the world in the background until the test ends.
@@ -207,54 +60,32 @@ func ticker(t *testing.T, tick chan time.Time) {
 	t.Cleanup(func() { close(stop); <-done })
 }
 
-// runWorld starts an engine that steps only when the test says so.
-func runWorld(t *testing.T) (*world.Engine, chan time.Time) {
-	t.Helper()
-	e := world.New(world.Config{Seed: 1977, Depth: 3})
+// playModel is the session of the key fp on the world e (nil: no world), 80×24 unless p
+// says otherwise, its rolls from a fixed seed unless p brings its own. Its context ends
+// with the test.
+func playModel(tb testing.TB, e *world.Engine, fp string, p Params) *Model {
+	tb.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	tick := make(chan time.Time)
-	go e.Run(ctx, tick)
-	t.Cleanup(cancel)
-	return e, tick
-}
-
-// feed sends msg to the model and, as the Bubble Tea runtime would, carries out the
-// commands that join the world and wait for views, feeding their results back. Other
-// commands (the name field's cursor blink) are left alone.
-func feed(t *testing.T, m *Model, msg tea.Msg) {
-	t.Helper()
-	_, cmd := m.Update(msg)
-	for cmd != nil {
-		out := make(chan tea.Msg, 1)
-		go func() { out <- cmd() }()
-		var next tea.Msg
-		select {
-		case next = <-out:
-		case <-time.After(300 * time.Millisecond):
-			return
-		}
-		switch next.(type) {
-		case joinedMsg:
-			_, cmd = m.Update(next)
-		case viewMsg:
-			m.Update(next)
-			return // the next command would wait for another view
-		default:
-			return
-		}
+	tb.Cleanup(cancel)
+	p.Fingerprint, p.Engine = fp, e
+	if p.Width == 0 && p.Height == 0 {
+		p.Width, p.Height = 80, 24
 	}
-}
-
-func press(t *testing.T, m *Model, keys ...string) {
-	t.Helper()
-	for _, k := range keys {
-		feed(t, m, keyMsg(k))
+	if p.Rand == nil {
+		p.Rand = rand.New(rand.NewPCG(1, 2))
 	}
+	return New(ctx, p)
 }
 
-func newModel(t *testing.T, e *world.Engine, saved *world.Adventurer) *Model {
-	return New(context.Background(), Params{Fingerprint: "SHA256:test", Saved: saved, Engine: e,
-		Width: 80, Height: 24, Rand: rand.New(rand.NewPCG(1, 2))})
+// viewModel is Sir Kay's session playing, w×h, showing v, with no world: its commands go
+// to the recorder.
+func viewModel(t *testing.T, v world.View, w, h int) (*Model, *recorder) {
+	t.Helper()
+	m := playModel(t, nil, "SHA256:kay", Params{Width: w, Height: h})
+	rec := &recorder{}
+	m.bt.to = rec
+	m.screen, m.view, m.haveView, m.synced = screenPlay, v, true, true
+	return m, rec
 }
 
 // recorder stands in for the world: it keeps every command and party action a session
@@ -300,58 +131,63 @@ func (r *recorder) reset() {
 	r.cmds, r.party = nil, nil
 }
 
-// battleModel is a playing session showing v, whose commands go to a recorder.
-func battleModel(t *testing.T, v world.View, w, h int) (*Model, *recorder) {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	m := New(ctx, Params{Fingerprint: "SHA256:kay", Width: w, Height: h, Rand: rand.New(rand.NewPCG(1, 2))})
-	rec := &recorder{}
-	m.bt.to = rec
-	m.screen, m.view, m.haveView, m.synced = screenPlay, v, true, true
-	return m, rec
+// namedKeys are the keys a test names, as a terminal sends them.
+var namedKeys = map[string]tea.KeyPressMsg{
+	"enter":       {Code: tea.KeyEnter},
+	"esc":         {Code: tea.KeyEscape},
+	"backspace":   {Code: tea.KeyBackspace},
+	"tab":         {Code: tea.KeyTab},
+	"shift+tab":   {Code: tea.KeyTab, Mod: tea.ModShift},
+	"up":          {Code: tea.KeyUp},
+	"down":        {Code: tea.KeyDown},
+	"left":        {Code: tea.KeyLeft},
+	"right":       {Code: tea.KeyRight},
+	"shift+right": {Code: tea.KeyRight, Mod: tea.ModShift},
+	"home":        {Code: tea.KeyHome},
+	"end":         {Code: tea.KeyEnd},
+	"pgup":        {Code: tea.KeyPgUp},
+	"pgdown":      {Code: tea.KeyPgDown},
+	"space":       {Code: tea.KeySpace, Text: " "},
 }
 
-// keyMsg is the key a terminal sends for a key's name ("tab", "shift+right", "x").
-func keyMsg(k string) tea.KeyPressMsg {
-	switch k {
-	case "tab":
-		return tea.KeyPressMsg{Code: tea.KeyTab}
-	case "shift+tab":
-		return tea.KeyPressMsg{Code: tea.KeyTab, Mod: tea.ModShift}
-	case "esc":
-		return tea.KeyPressMsg{Code: tea.KeyEscape}
-	case "enter":
-		return tea.KeyPressMsg{Code: tea.KeyEnter}
-	case "up":
-		return tea.KeyPressMsg{Code: tea.KeyUp}
-	case "down":
-		return tea.KeyPressMsg{Code: tea.KeyDown}
-	case "left":
-		return tea.KeyPressMsg{Code: tea.KeyLeft}
-	case "right":
-		return tea.KeyPressMsg{Code: tea.KeyRight}
-	case "shift+right":
-		return tea.KeyPressMsg{Code: tea.KeyRight, Mod: tea.ModShift}
-	case "home":
-		return tea.KeyPressMsg{Code: tea.KeyHome}
-	case "end":
-		return tea.KeyPressMsg{Code: tea.KeyEnd}
-	case "pgup":
-		return tea.KeyPressMsg{Code: tea.KeyPgUp}
-	case "pgdown":
-		return tea.KeyPressMsg{Code: tea.KeyPgDown}
-	case "space":
-		return tea.KeyPressMsg{Code: tea.KeySpace, Text: " "}
+// keyMsgs are the key presses of k: a named key ("enter", "shift+tab", "pgdown"), or
+// else text, typed a character at a time.
+func keyMsgs(k string) []tea.KeyPressMsg {
+	if msg, ok := namedKeys[k]; ok {
+		return []tea.KeyPressMsg{msg}
 	}
-	r := []rune(k)[0]
-	return tea.KeyPressMsg{Code: r, Text: k}
+	return textMsgs(k)
 }
 
+// textMsgs are the key presses that type s, even where it spells a key's name ("down").
+func textMsgs(s string) []tea.KeyPressMsg {
+	var out []tea.KeyPressMsg
+	for _, r := range s {
+		if r == ' ' {
+			out = append(out, namedKeys["space"])
+		} else {
+			out = append(out, tea.KeyPressMsg{Code: r, Text: string(r)})
+		}
+	}
+	return out
+}
+
+// keys presses keys (named keys or text) on a model, leaving aside the commands it
+// returns (the name field's cursor blinking; a viewModel has no world to run them on).
 func keys(m *Model, ks ...string) {
 	for _, k := range ks {
-		m.Update(keyMsg(k))
+		for _, msg := range keyMsgs(k) {
+			m.Update(msg)
+		}
 	}
+}
+
+// enterLine types s and presses Enter, as a player does at a command line.
+func enterLine(m *Model, s string) {
+	for _, msg := range textMsgs(s) {
+		m.Update(msg)
+	}
+	m.Update(namedKeys["enter"])
 }
 
 // checkFrame fails unless the frame is h lines of w columns.
@@ -368,57 +204,175 @@ func checkFrame(t *testing.T, s string, w, h int) {
 	}
 }
 
-// typeLine types s into the model one key at a time, leaving aside the commands the
-// text field returns (its cursor's blinking).
-func typeLine(m *Model, s string) {
-	for _, r := range s {
-		k := tea.KeyPressMsg{Code: r, Text: string(r)}
-		if r == ' ' {
-			k = tea.KeyPressMsg{Code: tea.KeySpace, Text: " "}
-		}
-		m.Update(k)
-	}
+// driver runs a Model the way the Bubble Tea runtime does, closely enough for tests:
+// commands run on their own goroutines, their messages come back through Update (each
+// followed by View, which draws), batches fan out, sequences run in order, and what the
+// model writes to its terminal is recorded. A command that ends after the test has is
+// let go.
+type driver struct {
+	t    *testing.T
+	m    *Model
+	msgs chan tea.Msg
+	done chan struct{} // closed when the test ends
+	term bytes.Buffer  // everything the model wrote to its terminal
+	quit bool
 }
 
-// enterLine types s and presses Enter, as a player does at a command line.
-func enterLine(m *Model, s string) {
-	typeLine(m, s)
-	m.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
+var cmdType = reflect.TypeOf(tea.Cmd(nil))
+
+func newDriver(t *testing.T, m *Model) *driver {
+	d := &driver{t: t, m: m, msgs: make(chan tea.Msg, 256), done: make(chan struct{})}
+	t.Cleanup(func() { close(d.done) })
+	m.term.out = &d.term
+	d.run(m.Init())
+	d.send(tea.ColorProfileMsg{Profile: colorprofile.TrueColor}) // as Bubble Tea sends first
+	d.settle()
+	return d
 }
 
-// runCmd carries out a command the way the runtime would, for the ones that join the
-// world or bring a view; others (cursor blinks, quitting) are dropped.
-func runCmd(m *Model, cmd tea.Cmd) {
-	out := make(chan tea.Msg, 1)
-	go func() { out <- cmd() }()
-	select {
-	case msg := <-out:
-		switch msg.(type) {
-		case joinedMsg, viewMsg:
-			_, next := m.Update(msg)
-			if _, ok := msg.(joinedMsg); ok && next != nil {
-				runCmd(m, next)
+// run carries out commands on a goroutine of their own, one after the other.
+func (d *driver) run(cmds ...tea.Cmd) {
+	go func() {
+		for _, cmd := range cmds {
+			if cmd == nil {
+				continue
+			}
+			select {
+			case d.msgs <- cmd():
+			case <-d.done:
+				return
 			}
 		}
-	case <-time.After(time.Second):
+	}()
+}
+
+// send gives the model a message and carries out what it returns.
+func (d *driver) send(msg tea.Msg) {
+	_, cmd := d.m.Update(msg)
+	d.m.View()
+	if cmd != nil {
+		d.run(cmd)
 	}
 }
 
-// surfaceModel is a playing session showing v, its commands going to a recorder.
-func surfaceModel(t *testing.T, v world.View, w, h int) (*Model, *recorder) {
-	t.Helper()
-	return battleModel(t, v, w, h)
+// handle takes one message a command returned.
+func (d *driver) handle(msg tea.Msg) {
+	if msg == nil {
+		return
+	}
+	switch msg := msg.(type) {
+	case tea.BatchMsg:
+		for _, c := range msg {
+			if c != nil {
+				d.run(c)
+			}
+		}
+		return
+	case tea.QuitMsg:
+		d.quit = true
+		return
+	}
+	rv := reflect.ValueOf(msg)
+	switch {
+	case rv.Kind() == reflect.Slice && rv.Type().Elem() == cmdType: // tea.Sequence
+		cmds := make([]tea.Cmd, rv.Len())
+		for i := range cmds {
+			cmds[i] = rv.Index(i).Interface().(tea.Cmd)
+		}
+		d.run(cmds...)
+	default:
+		d.send(msg)
+	}
 }
 
-// surfacePress gives the model keys as the terminal sends them.
-func surfacePress(m *Model, ks ...string) { keys(m, ks...) }
+// settle handles messages until none has come for a moment.
+func (d *driver) settle() {
+	d.t.Helper()
+	for {
+		select {
+		case msg := <-d.msgs:
+			d.handle(msg)
+		case <-time.After(40 * time.Millisecond):
+			return
+		}
+	}
+}
 
-// benchRun carries out a command as the Bubble Tea runtime would and returns its message,
-// failing the benchmark if it takes longer than a few seconds.
-func benchRun(b *testing.B, cmd tea.Cmd) tea.Msg {
-	b.Helper()
+// key presses keys: names like "enter", "up", "shift+right", or text typed a character
+// at a time; the model settles after each.
+func (d *driver) key(keys ...string) {
+	d.t.Helper()
+	for _, k := range keys {
+		for _, msg := range keyMsgs(k) {
+			d.send(msg)
+		}
+		d.settle()
+	}
+}
+
+// line types a line and presses Enter.
+func (d *driver) line(s string) {
+	d.t.Helper()
+	for _, msg := range textMsgs(s) {
+		d.send(msg)
+	}
+	d.settle()
+	d.key("enter")
+}
+
+// out is the transcript screen-reader mode has printed so far: every line the terminal
+// was given whole, as the terminal shows it (a carriage return starts the line again).
+func (d *driver) out() string {
+	text := ansi.Strip(d.term.String())
+	lines := strings.Split(text, "\r\n")
+	lines = lines[:len(lines)-1] // the prompt, still being typed on
+	for i, l := range lines {
+		if j := strings.LastIndexByte(l, '\r'); j >= 0 {
+			lines[i] = l[j+1:]
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// waitFor handles messages until read, given what the model shows, holds every want,
+// and returns what it read; the test fails after 5 s.
+func (d *driver) waitFor(what string, read func() string, want ...string) string {
+	d.t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		d.settle()
+		s := read()
+		ok := true
+		for _, w := range want {
+			ok = ok && strings.Contains(s, w)
+		}
+		if ok {
+			return s
+		}
+		if time.Now().After(deadline) {
+			d.t.Fatalf("never %s %q:\n%s", what, want, s)
+		}
+	}
+}
+
+// waitOut waits until the printed transcript holds every want.
+func (d *driver) waitOut(want ...string) string {
+	d.t.Helper()
+	return d.waitFor("printed", d.out, want...)
+}
+
+// waitText waits until the screen holds every want.
+func (d *driver) waitText(want ...string) string {
+	d.t.Helper()
+	return d.waitFor("showed", d.m.Text, want...)
+}
+
+// runNow carries out a command at once and returns its message; the test fails if it
+// takes more than a few seconds.
+func runNow(tb testing.TB, cmd tea.Cmd) tea.Msg {
+	tb.Helper()
 	if cmd == nil {
-		b.Fatal("no command to run")
+		tb.Fatal("no command to run")
 	}
 	out := make(chan tea.Msg, 1)
 	go func() { out <- cmd() }()
@@ -426,7 +380,23 @@ func benchRun(b *testing.B, cmd tea.Cmd) tea.Msg {
 	case msg := <-out:
 		return msg
 	case <-time.After(5 * time.Second):
-		b.Fatal("command did not finish")
+		tb.Fatal("the command did not finish")
 		return nil
+	}
+}
+
+// joinNow carries out the command that joins the world (a model on the screen that joins
+// it returns it) and takes the first view, as the runtime would; any other command of
+// the model's is left aside.
+func joinNow(tb testing.TB, m *Model, cmd tea.Cmd) {
+	tb.Helper()
+	msg := runNow(tb, cmd)
+	if _, ok := msg.(joinedMsg); !ok {
+		return
+	}
+	if _, next := m.Update(msg); next != nil {
+		if v, ok := runNow(tb, next).(viewMsg); ok {
+			m.Update(v)
+		}
 	}
 }

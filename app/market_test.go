@@ -13,8 +13,8 @@ import (
 // a letter sells; Esc or q goes back; the world's answer shows in the message line.
 func TestMarketScreenBuysAndSells(t *testing.T) {
 	for _, size := range [][2]int{{80, 24}, {160, 50}} {
-		m, rec := surfaceModel(t, surfaceView(world.Pos{X: 2, Y: 0}), size[0], size[1])
-		surfacePress(m, "b")
+		m, rec := viewModel(t, surfaceView(world.Pos{X: 2, Y: 0}), size[0], size[1])
+		keys(m, "b")
 		if m.screen != screenMarket {
 			t.Fatalf("b on a market did not open it (screen %d)", m.screen)
 		}
@@ -30,19 +30,19 @@ func TestMarketScreenBuysAndSells(t *testing.T) {
 		if lines := strings.Split(s, "\n"); len(lines) != size[1] || len([]rune(lines[0])) != size[0] {
 			t.Fatalf("%v: the market screen is %d lines of %d", size, len(lines), len([]rune(lines[0])))
 		}
-		surfacePress(m, "b")
+		keys(m, "b")
 		if got := rec.take(); !reflect.DeepEqual(got, []world.Command{world.Buy{Index: 1, Item: world.Item{Kind: world.ItemShield}}}) {
 			t.Fatalf("b on the market screen sent %#v", got)
 		}
-		surfacePress(m, "z", "e") // no such wares
+		keys(m, "z", "e") // no such wares
 		if got := rec.take(); len(got) != 0 {
 			t.Fatalf("letters past the wares sent %#v", got)
 		}
-		surfacePress(m, "tab")
+		keys(m, "tab")
 		if s := m.Text(); !strings.Contains(s, "YOUR THINGS: a letter sells") || !strings.Contains(s, "FOR SALE (Tab to buy)") {
 			t.Fatalf("Tab did not switch to selling:\n%s", s)
 		}
-		surfacePress(m, "b", "e")
+		keys(m, "b", "e")
 		if got := rec.take(); !reflect.DeepEqual(got, []world.Command{world.Sell{Index: 1}}) {
 			t.Fatalf("Tab, b, e sent %#v", got)
 		}
@@ -54,11 +54,11 @@ func TestMarketScreenBuysAndSells(t *testing.T) {
 		if s := m.Text(); m.screen != screenMarket || !strings.Contains(s, "You sell the boots of speed for 400 gold pieces.") || !strings.Contains(s, "Your gold: 520") {
 			t.Fatalf("the world's answer is not shown:\n%s", s)
 		}
-		surfacePress(m, "q")
+		keys(m, "q")
 		if m.screen != screenPlay {
 			t.Fatal("q did not leave the market")
 		}
-		surfacePress(m, "b", "esc")
+		keys(m, "b", "esc")
 		if m.screen != screenPlay {
 			t.Fatal("Esc did not leave the market")
 		}
@@ -71,21 +71,21 @@ func TestMarketScreenBuysAndSells(t *testing.T) {
 // s on a market opens it on the knight's things, as the world's greeting says; in a
 // battle s still shoots, and off a market it is the play screen's s.
 func TestSOpensTheSellingList(t *testing.T) {
-	m, rec := surfaceModel(t, surfaceView(world.Pos{X: 2, Y: 0}), 80, 24)
-	surfacePress(m, "s")
+	m, rec := viewModel(t, surfaceView(world.Pos{X: 2, Y: 0}), 80, 24)
+	keys(m, "s")
 	if m.screen != screenMarket || !m.mk.selling {
 		t.Fatalf("s on a market: screen %d, selling %v", m.screen, m.mk.selling)
 	}
-	surfacePress(m, "c")
+	keys(m, "c")
 	if got := rec.take(); !reflect.DeepEqual(got, []world.Command{world.Sell{Index: 2}}) {
 		t.Fatalf("s, c sent %#v", got)
 	}
-	surfacePress(m, "esc", "b")
+	keys(m, "esc", "b")
 	if m.screen != screenMarket || m.mk.selling {
 		t.Fatalf("b after s: screen %d, selling %v", m.screen, m.mk.selling)
 	}
-	m2, rec2 := surfaceModel(t, surfaceView(world.Pos{X: 1, Y: 1}), 80, 24)
-	surfacePress(m2, "s")
+	m2, rec2 := viewModel(t, surfaceView(world.Pos{X: 1, Y: 1}), 80, 24)
+	keys(m2, "s")
 	if got := rec2.take(); m2.screen != screenPlay || !reflect.DeepEqual(got, []world.Command{world.Shoot{}}) {
 		t.Fatalf("s off a market: screen %d, sent %#v", m2.screen, got)
 	}
@@ -113,8 +113,8 @@ func TestMarketLettersSkipQ(t *testing.T) {
 	for range 18 {
 		v.Self.Items = append(v.Self.Items, world.Item{Kind: world.ItemShield})
 	}
-	m, rec := surfaceModel(t, v, 80, 24)
-	surfacePress(m, "b", "tab", "r")
+	m, rec := viewModel(t, v, 80, 24)
+	keys(m, "b", "tab", "r")
 	if got := rec.take(); !reflect.DeepEqual(got, []world.Command{world.Sell{Index: 16}}) {
 		t.Fatalf("r sold %#v, want the seventeenth thing", got)
 	}
@@ -124,7 +124,7 @@ func TestMarketLettersSkipQ(t *testing.T) {
 		t.Fatalf("%d things at 80×24 do not say there are more:\n%s", len(v.Self.Items), s)
 	}
 	// The list scrolls, its letters staying the things' own.
-	surfacePress(m, "end")
+	keys(m, "end")
 	if s := m.Text(); !strings.Contains(s, last) || strings.Contains(s, "│ a  sword") {
 		t.Fatalf("End does not show the end of the list:\n%s", s)
 	}
@@ -132,8 +132,8 @@ func TestMarketLettersSkipQ(t *testing.T) {
 
 // Leaving the market's space (the party moves on) closes its screen.
 func TestLeavingTheMarketClosesIt(t *testing.T) {
-	m, _ := surfaceModel(t, surfaceView(world.Pos{X: 2, Y: 0}), 80, 24)
-	surfacePress(m, "b")
+	m, _ := viewModel(t, surfaceView(world.Pos{X: 2, Y: 0}), 80, 24)
+	keys(m, "b")
 	m.Update(viewMsg(surfaceView(world.Pos{X: 3, Y: 0})))
 	if m.screen != screenPlay {
 		t.Fatalf("the market stayed open off its space (screen %d)", m.screen)
@@ -146,7 +146,7 @@ func TestLeavingTheMarketClosesIt(t *testing.T) {
 // Screen-reader mode: market lists the wares and the knight's things with numbers, buy N
 // and sell N (or a name, or a letter for sell) trade; off a market they say so.
 func TestPlainMarket(t *testing.T) {
-	m, rec := surfaceModel(t, surfaceView(world.Pos{X: 2, Y: 0}), 80, 24)
+	m, rec := viewModel(t, surfaceView(world.Pos{X: 2, Y: 0}), 80, 24)
 	m.pl.active, m.opts.Plain = true, true
 	typeLine := func(line string) { enterLine(m, line) }
 	typeLine("look")
@@ -196,7 +196,7 @@ func TestPlainMarket(t *testing.T) {
 
 // Odd lines at a market are answered, and no control character reaches the transcript.
 func TestPlainMarketOddLines(t *testing.T) {
-	m, rec := surfaceModel(t, surfaceView(world.Pos{X: 2, Y: 0}), 80, 24)
+	m, rec := viewModel(t, surfaceView(world.Pos{X: 2, Y: 0}), 80, 24)
 	m.pl.active = true
 	for _, line := range []string{"buy \x1b[2J", "sell 99999999999999999999", "buy -1", "sell \xff", "buy 1\x9b2J",
 		"market market", "map grid grid", "sell", "buy 0", "sell -3", "buy " + strings.Repeat("9", 300)} {

@@ -3,7 +3,6 @@ package app
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
@@ -29,7 +28,7 @@ func TestPartyListIsDrawn(t *testing.T) {
 	v := withParty(t)
 	v.Invites = []string{"Sir Lionel"}
 	v.Fight = nil
-	m, _ := battleModel(t, v, 80, 24)
+	m, _ := viewModel(t, v, 80, 24)
 	s := m.Text()
 	t.Logf("no battle:\n%s", s)
 	checkFrame(t, s, 80, 24)
@@ -102,7 +101,7 @@ func TestPartySlashCommands(t *testing.T) {
 		{"/leave", world.PartyAction{Kind: world.PartyLeave}},
 		{"/disband", world.PartyAction{Kind: world.PartyDisband}},
 	} {
-		m, rec := battleModel(t, withParty(t), 80, 24)
+		m, rec := viewModel(t, withParty(t), 80, 24)
 		if note := m.sendChat(tc.line); note != "" {
 			t.Errorf("%q: note %q", tc.line, note)
 		}
@@ -110,7 +109,7 @@ func TestPartySlashCommands(t *testing.T) {
 			t.Errorf("%q sent %+v, want %+v", tc.line, party, tc.want)
 		}
 	}
-	m, rec := battleModel(t, withParty(t), 80, 24)
+	m, rec := viewModel(t, withParty(t), 80, 24)
 	if note := m.sendChat("/invite"); !strings.Contains(note, "Invite whom?") {
 		t.Errorf("/invite alone: %q", note)
 	}
@@ -137,7 +136,7 @@ func TestPartyScreen(t *testing.T) {
 	v := withParty(t)
 	v.Invites = []string{"Sir Lionel"}
 	v.Asks = []string{"Bors"}
-	m, rec := battleModel(t, v, 80, 24)
+	m, rec := viewModel(t, v, 80, 24)
 	keys(m, "P")
 	if m.screen != screenParty {
 		t.Fatalf("P did not open the party screen: %v", m.screen)
@@ -168,7 +167,7 @@ func TestPartyScreen(t *testing.T) {
 	if m.screen != screenPlay || !m.chat.open || m.chat.input.Value() != "/invite " {
 		t.Fatalf("i: screen %v, chat open %v with %q", m.screen, m.chat.open, m.chat.input.Value())
 	}
-	typeLine(m, "Bors")
+	keys(m, "Bors")
 	keys(m, "enter")
 	if _, party := rec.sent(); party[len(party)-1] != (world.PartyAction{Kind: world.PartyInvite, Name: "Bors"}) {
 		t.Fatalf("i Bors Enter sent %+v", party)
@@ -190,7 +189,7 @@ func TestPartyScreen(t *testing.T) {
 func TestPartyInWords(t *testing.T) {
 	v := withParty(t)
 	v.Invites = []string{"Sir Lionel"}
-	m, rec := battleModel(t, v, 80, 24)
+	m, rec := viewModel(t, v, 80, 24)
 	m.pl.active = true
 	for _, l := range []string{"invite Gareth the Young", "ask  Sir Kay ", "accept", "accept Sir Lionel", "decline Bors",
 		"leave party", "leave", "disband", "invite", "party", "/invite Bors", "/party"} {
@@ -244,25 +243,14 @@ func TestPartyBetweenPlayers(t *testing.T) {
 	db.key("enter", "enter", "Bors", "enter")
 	da.key("enter")
 	da.line("/invite Bors")
-	deadline := time.Now().Add(5 * time.Second)
-	for !strings.Contains(b.Text(), "Gawain invites you: /accept or") {
-		if time.Now().After(deadline) {
-			t.Fatalf("the invitation never showed:\n%s", b.Text())
-		}
-		db.settle()
-	}
+	db.waitText("Gawain invites you: /accept or")
 	db.key("P")
 	if s := b.Text(); !strings.Contains(s, "Gawain invites you") || !strings.Contains(s, "y accept") {
 		t.Fatalf("the party screen:\n%s", s)
 	}
 	db.key("y")
-	for !strings.Contains(a.Text(), "PARTY") || !strings.Contains(b.Text(), "Bors (you)") {
-		if time.Now().After(deadline) {
-			t.Fatalf("no party list:\n%s\n\n%s", a.Text(), b.Text())
-		}
-		da.settle()
-		db.settle()
-	}
+	da.waitText("PARTY")
+	db.waitText("Bors (you)")
 	if s := b.Text(); !strings.Contains(s, "on level 1") || !strings.Contains(s, "l leave") {
 		t.Fatalf("the party screen after accepting:\n%s", s)
 	}
@@ -276,7 +264,7 @@ func TestPartyBetweenPlayers(t *testing.T) {
 func TestPartyScreenAloneFitsTheScreen(t *testing.T) {
 	v := twoOnTwo(t)
 	v.Fight, v.Party = nil, nil
-	m, _ := battleModel(t, v, 80, 24)
+	m, _ := viewModel(t, v, 80, 24)
 	keys(m, "P")
 	s := m.Text()
 	if !strings.Contains(s, "a party meets") || !strings.Contains(s, "battles together.") {

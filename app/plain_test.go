@@ -140,7 +140,7 @@ func TestPlainCommandsReachTheWorld(t *testing.T) {
 // is written again under them; the full screen is left first.
 func TestPlainPrintsLinesInOrderAboveThePrompt(t *testing.T) {
 	var out bytes.Buffer
-	m := New(context.Background(), Params{Width: 80, Height: 24, Out: &out})
+	m := playModel(t, nil, "", Params{Out: &out})
 	m.Update(tea.ColorProfileMsg{Profile: colorprofile.ASCII})
 	m.View()
 	if m.term.mode != termFull {
@@ -228,14 +228,13 @@ func TestTakenNameIsRefused(t *testing.T) {
 			names[world.NameKey(n+" the "+ep)] = true
 		}
 	}
-	m := newModel(t, e, nil)
-	m.p.Names = names
-	press(t, m, "enter", "enter")
+	m := playModel(t, e, "SHA256:test", Params{Names: names})
+	d := newDriver(t, m)
+	d.key("enter", "enter")
 	if names.Taken(m.suggested) {
 		t.Fatalf("suggested a taken name: %q", m.suggested)
 	}
-	typeLine(m, "PERC1VAL")
-	press(t, m, "enter")
+	d.key("PERC1VAL", "enter")
 	if s := m.Text(); m.screen != screenName || !strings.Contains(s, "That name is taken") {
 		t.Fatalf("a look-alike of a taken name was not refused:\n%s", s)
 	}

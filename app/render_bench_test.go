@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -43,13 +42,11 @@ func benchPlayModel(b *testing.B, w, h int) *Model {
 	}
 	rec := world.NewAdventurer("SHA256:bench", "Bedivere", stats, 11)
 	rec.X, rec.Y = room[len(room)-1].X, room[len(room)-1].Y
-	m := New(ctx, Params{Fingerprint: rec.Fingerprint, Saved: &rec, Engine: e,
-		Width: w, Height: h, Rand: rand.New(rand.NewPCG(1, 2))})
+	m := playModel(b, e, rec.Fingerprint, Params{Saved: &rec, Width: w, Height: h})
 
 	// Enter on the title screen joins the world; the join's answer starts the wait for views.
 	_, cmd := m.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
-	_, cmd = m.Update(benchRun(b, cmd))
-	m.Update(benchRun(b, cmd))
+	joinNow(b, m, cmd)
 
 	// Walk a little (a step costs a round of ten turns), then take the newest view.
 	pl := m.player.Load()
@@ -64,7 +61,7 @@ func benchPlayModel(b *testing.B, w, h int) *Model {
 	if _, err := e.Who(ctx); err != nil { // waits until the engine has handled every tick
 		b.Fatal(err)
 	}
-	m.Update(benchRun(b, m.waitView()))
+	m.Update(runNow(b, m.waitView()))
 	if m.screen != screenPlay || !m.haveView || m.view.Level == nil {
 		b.Fatalf("model is not in the dungeon (screen %d):\n%s", m.screen, m.Text())
 	}

@@ -82,7 +82,7 @@ func surfaceView(p world.Pos) world.View {
 func TestSurfaceIsDrawnAsAGrid(t *testing.T) {
 	for _, size := range [][2]int{{80, 24}, {160, 50}, {100, 30}, {400, 200}} {
 		w, h := size[0], size[1]
-		m, _ := surfaceModel(t, surfaceView(world.Pos{X: 2, Y: 0}), w, h)
+		m, _ := viewModel(t, surfaceView(world.Pos{X: 2, Y: 0}), w, h)
 		s := m.Text()
 		lines := strings.Split(s, "\n")
 		if len(lines) != h {
@@ -151,7 +151,7 @@ func TestSurfaceBattleLeavesRoomForThePanel(t *testing.T) {
 		Monsters: []world.FightMonster{{Name: "Wolf", Class: "Animal", Glyph: "Wo", Level: 2, Hits: 8, MaxHits: 8}},
 		Knights:  []world.FightKnight{{Name: "Sir Kay", Level: 2, Hits: 14, MaxHits: 15}},
 		Log:      []string{"A wolf springs at you out of the long grass!"}}
-	m, rec := surfaceModel(t, v, 80, 24)
+	m, rec := viewModel(t, v, 80, 24)
 	s := m.Text()
 	panelX := 80 - fightPanelWidth(80)
 	found := false
@@ -173,7 +173,7 @@ func TestSurfaceBattleLeavesRoomForThePanel(t *testing.T) {
 		t.Fatalf("the surface is not drawn beside the battle:\n%s", s)
 	}
 	// Keys still walk (the world refuses while the battle lasts).
-	surfacePress(m, "l")
+	keys(m, "l")
 	if got := rec.take(); !reflect.DeepEqual(got, []world.Command{world.Move{Dir: world.East}}) {
 		t.Fatalf("l in a surface battle sent %#v", got)
 	}
@@ -182,8 +182,8 @@ func TestSurfaceBattleLeavesRoomForThePanel(t *testing.T) {
 // Arrows and hjkl walk on the surface (depth 0), shifted ones too, without doors; d is
 // the dungeon's door key and does nothing outside; > goes down.
 func TestMovingOnTheSurface(t *testing.T) {
-	m, rec := surfaceModel(t, surfaceView(world.Pos{X: 2, Y: 3}), 80, 24)
-	surfacePress(m, "up", "down", "left", "right", "k", "j", "h", "l", "shift+right", "L")
+	m, rec := viewModel(t, surfaceView(world.Pos{X: 2, Y: 3}), 80, 24)
+	keys(m, "up", "down", "left", "right", "k", "j", "h", "l", "shift+right", "L")
 	want := []world.Command{
 		world.Move{Dir: world.North}, world.Move{Dir: world.South}, world.Move{Dir: world.West}, world.Move{Dir: world.East},
 		world.Move{Dir: world.North}, world.Move{Dir: world.South}, world.Move{Dir: world.West}, world.Move{Dir: world.East},
@@ -192,19 +192,19 @@ func TestMovingOnTheSurface(t *testing.T) {
 	if got := rec.take(); !reflect.DeepEqual(got, want) {
 		t.Fatalf("moves sent %#v, want %#v", got, want)
 	}
-	surfacePress(m, "d", "l")
+	keys(m, "d", "l")
 	if got := rec.take(); !reflect.DeepEqual(got, []world.Command{world.Move{Dir: world.East}}) || m.doorMode {
 		t.Fatalf("d then l sent %#v (door mode %v)", got, m.doorMode)
 	}
 	if s := m.Text(); !strings.Contains(s, "The dungeon entrance:") || !strings.Contains(s, "> goes down") {
 		t.Fatalf("the entrance is not explained:\n%s", s)
 	}
-	surfacePress(m, ">")
+	keys(m, ">")
 	if got := rec.take(); !reflect.DeepEqual(got, []world.Command{world.Enter{}}) {
 		t.Fatalf("> sent %#v", got)
 	}
 	// b off a market does nothing.
-	surfacePress(m, "b")
+	keys(m, "b")
 	if m.screen != screenPlay {
 		t.Fatalf("b off a market opened screen %d", m.screen)
 	}
@@ -219,11 +219,11 @@ func TestMovingOnTheSurface(t *testing.T) {
 func TestOutsideWithoutASurface(t *testing.T) {
 	v := surfaceView(world.Pos{X: 2, Y: 3})
 	v.Surface = nil
-	m, rec := surfaceModel(t, v, 80, 24)
+	m, rec := viewModel(t, v, 80, 24)
 	if s := m.Text(); !strings.Contains(s, "daylight outside the dungeon") {
 		t.Fatalf("outside without a surface:\n%s", s)
 	}
-	surfacePress(m, "l", "b")
+	keys(m, "l", "b")
 	if got := rec.take(); len(got) != 0 || m.screen != screenPlay {
 		t.Fatalf("keys outside without a surface sent %#v, screen %d", got, m.screen)
 	}
@@ -233,7 +233,7 @@ func TestOutsideWithoutASurface(t *testing.T) {
 // map in words and as a grid; direction words and arrows walk; down goes in at the
 // entrance; retire still works outside.
 func TestPlainSurface(t *testing.T) {
-	m, rec := surfaceModel(t, surfaceView(world.Pos{X: 2, Y: 3}), 80, 24)
+	m, rec := viewModel(t, surfaceView(world.Pos{X: 2, Y: 3}), 80, 24)
 	m.pl.active, m.opts.Plain = true, true
 	typeLine := func(line string) { enterLine(m, line) }
 	typeLine("look")
@@ -252,7 +252,7 @@ func TestPlainSurface(t *testing.T) {
 	for _, w := range []string{"north", "s", "east", "w"} {
 		typeLine(w)
 	}
-	surfacePress(m, "up", "right")
+	keys(m, "up", "right")
 	want := []world.Command{world.Move{Dir: world.North}, world.Move{Dir: world.South}, world.Move{Dir: world.East},
 		world.Move{Dir: world.West}, world.Move{Dir: world.North}, world.Move{Dir: world.East}}
 	if got := rec.take(); !reflect.DeepEqual(got, want) {
@@ -293,7 +293,7 @@ func TestPlainSurface(t *testing.T) {
 // A step on the surface is told: the new space and its sides; others coming and going
 // are told too.
 func TestPlainSurfaceNarratesSteps(t *testing.T) {
-	m, _ := surfaceModel(t, surfaceView(world.Pos{X: 2, Y: 3}), 80, 24)
+	m, _ := viewModel(t, surfaceView(world.Pos{X: 2, Y: 3}), 80, 24)
 	m.pl.active = true
 	next := surfaceView(world.Pos{X: 2, Y: 2})
 	m.narrate(m.view, next, false)
@@ -320,19 +320,19 @@ func TestPlainSurfaceNarratesSteps(t *testing.T) {
 
 // TestSurfaceFrames prints the surface and the market at 80×24 (go test -run Frames -v).
 func TestSurfaceFrames(t *testing.T) {
-	m, _ := surfaceModel(t, surfaceView(world.Pos{X: 2, Y: 0}), 80, 24)
+	m, _ := viewModel(t, surfaceView(world.Pos{X: 2, Y: 0}), 80, 24)
 	t.Logf("surface, 80×24:\n%s", m.Text())
-	surfacePress(m, "b")
+	keys(m, "b")
 	t.Logf("market, 80×24:\n%s", m.Text())
-	surfacePress(m, "tab")
+	keys(m, "tab")
 	t.Logf("market selling, 80×24:\n%s", m.Text())
-	m2, _ := surfaceModel(t, surfaceView(world.Pos{X: 2, Y: 0}), 160, 50)
+	m2, _ := viewModel(t, surfaceView(world.Pos{X: 2, Y: 0}), 160, 50)
 	t.Logf("surface, 160×50:\n%s", m2.Text())
 	v := surfaceView(world.Pos{X: 1, Y: 3})
 	v.Fight = &world.FightView{Surface: true, YourMove: true, Round: 1,
 		Monsters: []world.FightMonster{{Name: "Wolf", Class: "Animal", Glyph: "Wo", Level: 2, Hits: 8, MaxHits: 8}},
 		Knights:  []world.FightKnight{{Name: "Sir Kay", Level: 2, Hits: 14, MaxHits: 15}},
 		Log:      []string{"A wolf springs at you out of the long grass!"}}
-	m3, _ := surfaceModel(t, v, 80, 24)
+	m3, _ := viewModel(t, v, 80, 24)
 	t.Logf("surface battle, 80×24:\n%s", m3.Text())
 }

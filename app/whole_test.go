@@ -153,7 +153,7 @@ func TestDungeonScreenTextsAreWhole(t *testing.T) {
 	for _, sz := range sizes {
 		w, h := sz[0], sz[1]
 		v := crowdedView(t)
-		m, _ := battleModel(t, v, w, h)
+		m, _ := viewModel(t, v, w, h)
 		s := m.Text()
 		checkFrame(t, s, w, h)
 		what := fmt.Sprintf("%d×%d", w, h)
@@ -172,7 +172,7 @@ func TestDungeonScreenTextsAreWhole(t *testing.T) {
 func TestSpellMenusAreWhole(t *testing.T) {
 	for _, sz := range sizes {
 		w, h := sz[0], sz[1]
-		m, _ := battleModel(t, crowdedView(t), w, h)
+		m, _ := viewModel(t, crowdedView(t), w, h)
 		for lvl := 1; lvl <= world.MaxSpellLevel; lvl++ {
 			keys(m, fmt.Sprint(lvl))
 			s := m.Text()
@@ -201,7 +201,7 @@ func whenCast(sp world.SpellID) string {
 func TestHelpIsWhole(t *testing.T) {
 	for _, sz := range sizes {
 		w, h := sz[0], sz[1]
-		m, _ := battleModel(t, crowdedView(t), w, h)
+		m, _ := viewModel(t, crowdedView(t), w, h)
 		keys(m, "?")
 		screens := scrolled(m, "down")
 		for _, s := range screens {
@@ -219,7 +219,7 @@ func TestInventoryIsWhole(t *testing.T) {
 		w, h := sz[0], sz[1]
 		v := crowdedView(t)
 		v.Self.Items = allItems()
-		m, _ := battleModel(t, v, w, h)
+		m, _ := viewModel(t, v, w, h)
 		keys(m, "i")
 		screens := scrolled(m, "down")
 		var names []string
@@ -253,7 +253,7 @@ func TestMessageLogIsWhole(t *testing.T) {
 		for i := range 40 {
 			v.Messages = append(v.Messages, fmt.Sprintf("%d: %s", i, longLine))
 		}
-		m, _ := battleModel(t, v, w, h)
+		m, _ := viewModel(t, v, w, h)
 		keys(m, "M")
 		screens := scrolled(m, "up")
 		wholeSomewhere(t, fmt.Sprintf("%d×%d log", w, h), screens, w, v.Messages...)
@@ -270,7 +270,7 @@ func TestOptionsAreWhole(t *testing.T) {
 	for _, sz := range sizes {
 		w, h := sz[0], sz[1]
 		v := crowdedView(t)
-		m, _ := battleModel(t, v, w, h)
+		m, _ := viewModel(t, v, w, h)
 		m.opts.Muted = []string{"Bedivere the Stout", "Agravain the Young", "Lamorak the Grey", "Percival the Wise", "Sir Dagonet"}
 		keys(m, "o")
 		m.chat.note = "You will not see what " + longName + " says. (/unmute " + longName + " undoes it.)"
@@ -302,7 +302,7 @@ func TestPartyTextsAreWhole(t *testing.T) {
 	for _, sz := range sizes {
 		w, h := sz[0], sz[1]
 		v := sixKnights(crowdedView(t))
-		m, _ := battleModel(t, v, w, h)
+		m, _ := viewModel(t, v, w, h)
 		s := m.Text()
 		checkFrame(t, s, w, h)
 		what := fmt.Sprintf("%d×%d party list", w, h)
@@ -379,7 +379,7 @@ func TestMarketIsWhole(t *testing.T) {
 		v := surfaceView(world.Pos{X: 2, Y: 0})
 		v.Self.Name = longName
 		v.Self.Items = allItems()
-		m, _ := surfaceModel(t, v, w, h)
+		m, _ := viewModel(t, v, w, h)
 		keys(m, "b")
 		colW := min(56, (w-3)/2)
 		x0 := (w - (2*colW + 3)) / 2
@@ -449,7 +449,7 @@ func TestBattleOfSixIsWhole(t *testing.T) {
 			w, h := sz[0], sz[1]
 			v := sixOnSix(t, surface)
 			f := v.Fight
-			m, _ := battleModel(t, v, w, h)
+			m, _ := viewModel(t, v, w, h)
 			s := m.Text()
 			checkFrame(t, s, w, h)
 			what := fmt.Sprintf("%d×%d battle (surface %v)", w, h, surface)
@@ -503,7 +503,7 @@ func TestOtherScreensAreWhole(t *testing.T) {
 		"1     " + longName + "  10     900000      55%    2026-12-01  (yours)"}
 	for _, sz := range sizes {
 		w, h := sz[0], sz[1]
-		m, _ := battleModel(t, crowdedView(t), w, h)
+		m, _ := viewModel(t, crowdedView(t), w, h)
 		m.p.Fame = func() []string { return fame }
 		keys(m, "F")
 		s := m.Text()
@@ -539,7 +539,7 @@ func TestACrowdInSightIsCounted(t *testing.T) {
 	if len(l.under) != underMax(24) {
 		t.Fatalf("the lines under the view take %d rows, want %d: %q", len(l.under), underMax(24), l.under)
 	}
-	m, _ := battleModel(t, v, 80, 24)
+	m, _ := viewModel(t, v, 80, 24)
 	s := m.Text()
 	text := area(s, 0, 80)
 	shown := regexp.MustCompile(`In sight: (.*) and (\d+) more \(w lists everyone\)\.`).FindStringSubmatch(text)
