@@ -168,51 +168,6 @@ func (m *Model) plainKey(k tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
-// plainIntro is the title, spoken.
-func (m *Model) plainIntro() {
-	m.say("ORTHANC: a dungeon of the PLATO age, shared by everyone connected.",
-		"Screen-reader mode is on: the game speaks in lines; type a command and press Enter. Type help at any time, and options to change the settings.")
-	switch sv := m.p.Saved; {
-	case sv != nil && sv.Retirement != nil:
-		m.say(fmt.Sprintf("Your last knight, %s, retired with %d experience. Press Enter to roll a new knight.", sv.Name, sv.Retirement.Experience))
-	case sv != nil && sv.Death != nil:
-		m.say(fmt.Sprintf("Your last knight, %s, was slain by %s on level %d. Press Enter to roll a new knight.", sv.Name, sv.Death.Killer, sv.Death.Depth))
-	case sv != nil:
-		m.say(fmt.Sprintf("Welcome back, %s. Press Enter to continue your adventure.", sv.Name))
-	case m.watch.only:
-		m.say(fmt.Sprintf("You watch %s. What happens to them is told to you. Type look, status, map or messages; stop to leave.", m.watch.w.Name()))
-	default:
-		m.say("Your SSH key is your account: a new key rolls a new knight. Press Enter to begin.")
-	}
-}
-
-// sayRoll speaks the character roll.
-func (m *Model) sayRoll() {
-	st := m.stats
-	m.say(fmt.Sprintf("A new knight. The dice have spoken: Strength %d, Intelligence %d, Constitution %d, Dexterity %d; %d hits and %d spell units.",
-		st.Str, st.Int, st.Con, st.Dex, m.hits, world.SpellUnitsForLevel(1)))
-	if st.Dex <= 6 {
-		m.say("Beware: with Dexterity 6 or less your sword hits only with Pray.")
-	}
-	m.say("A good knight has every characteristic of at least 10. Type r to roll again, or press Enter to keep this knight.")
-}
-
-// sayNamePrompt asks for the knight's name.
-func (m *Model) sayNamePrompt() {
-	m.say(fmt.Sprintf("Name your knight: type a name and press Enter, or press Enter to be %s.", m.suggested))
-}
-
-// sayEnd speaks a death or a retirement.
-func (m *Model) sayEnd() {
-	name := m.view.Self.Name
-	if r := m.retired; r != nil {
-		m.say(fmt.Sprintf("Retired with honour: %s, level %d, %d experience, %d%% from kills. The king is pleased.", name, r.Level, r.Experience, r.PercentKills))
-	} else if d := m.tomb; d != nil {
-		m.say(fmt.Sprintf("R.I.P. %s, level %d, %d experience, slain by %s on level %d of the dungeon. Death is permanent.", name, d.Level, d.Experience, d.Killer, d.Depth))
-	}
-	m.say("Press Enter to roll a new knight, or type quit to leave.")
-}
-
 // sayWho speaks the who-list.
 func (m *Model) sayWho() {
 	if m.whoNote != "" {

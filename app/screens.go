@@ -10,40 +10,6 @@ import (
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
-var banner = []string{
-	`  ___  ____ _____ _   _    _    _   _  ____ `,
-	` / _ \|  _ \_   _| | | |  / \  | \ | |/ ___|`,
-	`| | | | |_) || | | |_| | / _ \ |  \| | |    `,
-	`| |_| |  _ < | | |  _  |/ ___ \| |\  | |___ `,
-	` \___/|_| \_\|_| |_| |_/_/   \_\_| \_|\____|`,
-}
-
-func (m *Model) drawTitle(c *canvas) {
-	top := max(1, c.h/2-8)
-	for i, line := range banner {
-		c.text((c.w-len(banner[0]))/2, top+i, line, clsTitle)
-	}
-	lines := []string{
-		"A dungeon of the PLATO age, shared by everyone connected.",
-		"",
-	}
-	if sv := m.p.Saved; sv != nil && sv.Retirement != nil {
-		lines = append(lines, fmt.Sprintf("Your last knight, %s, retired with %d experience.", sv.Name, sv.Retirement.Experience),
-			"", "Press Enter to roll a new knight.")
-	} else if sv != nil && sv.Death != nil {
-		lines = append(lines, fmt.Sprintf("Your last knight, %s, was slain by %s on level %d.", sv.Name, sv.Death.Killer, sv.Death.Depth),
-			"", "Press Enter to roll a new knight.")
-	} else if sv != nil {
-		lines = append(lines, fmt.Sprintf("Welcome back, %s.", sv.Name), "", "Press Enter to continue your adventure.")
-	} else {
-		lines = append(lines, "Your SSH key is your account: a new key rolls a new knight.", "", "Press Enter to begin.")
-	}
-	// The screen-reader question is answered by the same key that starts the game: Enter
-	// is no, so pressing Enter through the start still reaches the dungeon.
-	lines = append(lines, "", "Do you use a screen reader? y/N", "(y: the game as lines of text; o: options)")
-	centred(c, top+len(banner)+2, lines, clsText)
-}
-
 // centred writes lines centred on the screen from row y, each wrapped to the width, and
 // returns the row after them.
 func centred(c *canvas, y int, lines []string, cls class) int {
@@ -54,27 +20,6 @@ func centred(c *canvas, y int, lines []string, cls class) int {
 		}
 	}
 	return y
-}
-
-func (m *Model) drawRoll(c *canvas) {
-	c.text(2, 1, "A new knight", clsTitle)
-	c.text(2, 3, "The dice have spoken. A good knight has every characteristic of at least 10.", clsText)
-	rows := []struct {
-		name string
-		v    int
-	}{{"Strength", m.stats.Str}, {"Intelligence", m.stats.Int}, {"Constitution", m.stats.Con}, {"Dexterity", m.stats.Dex}}
-	for i, r := range rows {
-		c.text(6, 5+i, fmt.Sprintf("%-14s %2d", r.name, r.v), clsText)
-	}
-	c.text(6, 10, fmt.Sprintf("%-14s %2d", "Hits", m.hits), clsText)
-	c.text(6, 11, fmt.Sprintf("%-14s %2d", "Spell units", world.SpellUnitsForLevel(1)), clsText)
-	if m.stats.Dex <= 6 {
-		// Seed 000: you hit when your die, with sides = Dexterity, rolls over 6.
-		c.text(6, 12, "Beware: with Dexterity 6 or less your sword hits only with Pray.", clsTitle) // 70 columns
-	}
-	if m.screen == screenRoll {
-		c.text(2, 13, "Press r to roll again, Enter to keep this knight.", clsTitle)
-	}
 }
 
 // shown is the view the dungeon screen draws: the watched player's while watching.
@@ -565,41 +510,6 @@ func (m *Model) drawFight(c *canvas, top, h int) {
 			break
 		}
 		c.text(x+2, top+1+i, l.text, l.cls)
-	}
-}
-
-func (m *Model) drawDead(c *canvas) {
-	d := m.tomb
-	name := m.view.Self.Name
-	if r := m.retired; r != nil {
-		lines := []string{
-			"RETIRED WITH HONOUR",
-			"",
-			name,
-			fmt.Sprintf("level %d, %d experience, %d%% from kills", r.Level, r.Experience, r.PercentKills),
-			"",
-			"The king is pleased. Press Enter to roll a new knight, q to leave.",
-		}
-		centred(c, max(1, c.h/2-len(lines)/2-2), lines, clsTitle)
-		return
-	}
-	lines := []string{
-		"R. I. P.",
-		"",
-		name,
-		fmt.Sprintf("level %d, %d experience", d.Level, d.Experience),
-		fmt.Sprintf("slain by %s", d.Killer),
-		fmt.Sprintf("on level %d of the dungeon", d.Depth),
-		"",
-		"Death is permanent. Press Enter to roll a new knight, q to leave.",
-	}
-	y := max(1, c.h/2-len(lines)/2-2)
-	for i, s := range lines {
-		cls := clsText
-		if i == 0 || i == 2 {
-			cls = clsTitle
-		}
-		y = centred(c, y, []string{s}, cls)
 	}
 }
 

@@ -1,0 +1,214 @@
+package app
+
+import (
+	"fmt"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/orthanc-ssh/orthanc-ssh/world"
+)
+
+// The way into the game and out of it: the title (with the screen-reader question), the
+// character roll, the name prompt and the tombstone (a death or a retirement), drawn,
+// answered by keys, and said in screen-reader mode.
+
+var banner = []string{
+	`  ___  ____ _____ _   _    _    _   _  ____ `,
+	` / _ \|  _ \_   _| | | |  / \  | \ | |/ ___|`,
+	`| | | | |_) || | | |_| | / _ \ |  \| | |    `,
+	`| |_| |  _ < | | |  _  |/ ___ \| |\  | |___ `,
+	` \___/|_| \_\|_| |_| |_/_/   \_\_| \_|\____|`,
+}
+
+func (m *Model) drawTitle(c *canvas) {
+	top := max(1, c.h/2-8)
+	for i, line := range banner {
+		c.text((c.w-len(banner[0]))/2, top+i, line, clsTitle)
+	}
+	lines := []string{
+		"A dungeon of the PLATO age, shared by everyone connected.",
+		"",
+	}
+	if sv := m.p.Saved; sv != nil && sv.Retirement != nil {
+		lines = append(lines, fmt.Sprintf("Your last knight, %s, retired with %d experience.", sv.Name, sv.Retirement.Experience),
+			"", "Press Enter to roll a new knight.")
+	} else if sv != nil && sv.Death != nil {
+		lines = append(lines, fmt.Sprintf("Your last knight, %s, was slain by %s on level %d.", sv.Name, sv.Death.Killer, sv.Death.Depth),
+			"", "Press Enter to roll a new knight.")
+	} else if sv != nil {
+		lines = append(lines, fmt.Sprintf("Welcome back, %s.", sv.Name), "", "Press Enter to continue your adventure.")
+	} else {
+		lines = append(lines, "Your SSH key is your account: a new key rolls a new knight.", "", "Press Enter to begin.")
+	}
+	// The screen-reader question is answered by the same key that starts the game: Enter
+	// is no, so pressing Enter through the start still reaches the dungeon.
+	lines = append(lines, "", "Do you use a screen reader? y/N", "(y: the game as lines of text; o: options)")
+	centred(c, top+len(banner)+2, lines, clsText)
+}
+
+func (m *Model) drawRoll(c *canvas) {
+	c.text(2, 1, "A new knight", clsTitle)
+	c.text(2, 3, "The dice have spoken. A good knight has every characteristic of at least 10.", clsText)
+	rows := []struct {
+		name string
+		v    int
+	}{{"Strength", m.stats.Str}, {"Intelligence", m.stats.Int}, {"Constitution", m.stats.Con}, {"Dexterity", m.stats.Dex}}
+	for i, r := range rows {
+		c.text(6, 5+i, fmt.Sprintf("%-14s %2d", r.name, r.v), clsText)
+	}
+	c.text(6, 10, fmt.Sprintf("%-14s %2d", "Hits", m.hits), clsText)
+	c.text(6, 11, fmt.Sprintf("%-14s %2d", "Spell units", world.SpellUnitsForLevel(1)), clsText)
+	if m.stats.Dex <= 6 {
+		// Seed 000: you hit when your die, with sides = Dexterity, rolls over 6.
+		c.text(6, 12, "Beware: with Dexterity 6 or less your sword hits only with Pray.", clsTitle) // 70 columns
+	}
+	if m.screen == screenRoll {
+		c.text(2, 13, "Press r to roll again, Enter to keep this knight.", clsTitle)
+	}
+}
+
+func (m *Model) drawDead(c *canvas) {
+	d := m.tomb
+	name := m.view.Self.Name
+	if r := m.retired; r != nil {
+		lines := []string{
+			"RETIRED WITH HONOUR",
+			"",
+			name,
+			fmt.Sprintf("level %d, %d experience, %d%% from kills", r.Level, r.Experience, r.PercentKills),
+			"",
+			"The king is pleased. Press Enter to roll a new knight, q to leave.",
+		}
+		centred(c, max(1, c.h/2-len(lines)/2-2), lines, clsTitle)
+		return
+	}
+	lines := []string{
+		"R. I. P.",
+		"",
+		name,
+		fmt.Sprintf("level %d, %d experience", d.Level, d.Experience),
+		fmt.Sprintf("slain by %s", d.Killer),
+		fmt.Sprintf("on level %d of the dungeon", d.Depth),
+		"",
+		"Death is permanent. Press Enter to roll a new knight, q to leave.",
+	}
+	y := max(1, c.h/2-len(lines)/2-2)
+	for i, s := range lines {
+		cls := clsText
+		if i == 0 || i == 2 {
+			cls = clsTitle
+		}
+		y = centred(c, y, []string{s}, cls)
+	}
+}
+
+func (m *Model) roll() {
+	m.stats = world.RollStats(m.p.Rand)
+	m.hits = world.StartHits(m.p.Rand, m.stats.Con)
+}
+
+// begin leaves the title: a saved knight goes back in, a new key rolls a knight.
+func (m *Model) begin() tea.Cmd {
+	if m.p.Saved != nil && !m.p.Saved.Ended() {
+		rec := m.p.Saved.Clone()
+		rec.Options = m.opts.Clone()
+		return m.join(rec)
+	}
+	m.roll()
+	m.screen = screenRoll
+	return nil
+}
+
+// toName goes from the roll to the name prompt, suggesting a name nobody has.
+func (m *Model) toName() tea.Cmd {
+	m.suggested = m.suggestName()
+	m.name.Placeholder = m.suggested
+	m.name.Reset()
+	m.nameErr = ""
+	m.screen = screenName
+	return m.name.Focus()
+}
+
+// suggestName is a random knight's name that no other key's knight has: a few tries of
+// the usual names, then the same with a number.
+func (m *Model) suggestName() string {
+	name := world.RandomName(m.p.Rand)
+	for i := 0; m.p.Names != nil && m.p.Names.Taken(name) && i < 20; i++ {
+		name = world.RandomName(m.p.Rand)
+		if i >= 5 {
+			first, _, _ := strings.Cut(name, " ")
+			name = fmt.Sprintf("%s %d", first, 2+m.p.Rand.IntN(9998))
+		}
+	}
+	return name
+}
+
+// Why a name is refused.
+const (
+	badNameNote   = "A name is 1 to 20 letters, digits, spaces, ' or -, starting with a letter."
+	takenNameNote = "That name is taken (or looks too like another knight's); please choose another."
+)
+
+// nameKnight checks the typed name (or the suggestion, when nothing was typed), reserves
+// it and joins the new knight; it returns a note when the name is refused.
+func (m *Model) nameKnight(raw string) (tea.Cmd, string) {
+	if strings.TrimSpace(raw) == "" {
+		raw = m.suggested
+	}
+	name, err := world.CleanName(raw)
+	if err != nil {
+		return nil, badNameNote
+	}
+	if m.p.Names != nil && !m.p.Names.Claim(name) {
+		return nil, takenNameNote
+	}
+	rec := world.NewAdventurer(m.p.Fingerprint, name, m.stats, m.hits)
+	rec.Options = m.opts.Clone()
+	return m.join(rec), ""
+}
+
+// plainIntro is the title, spoken.
+func (m *Model) plainIntro() {
+	m.say("ORTHANC: a dungeon of the PLATO age, shared by everyone connected.",
+		"Screen-reader mode is on: the game speaks in lines; type a command and press Enter. Type help at any time, and options to change the settings.")
+	switch sv := m.p.Saved; {
+	case sv != nil && sv.Retirement != nil:
+		m.say(fmt.Sprintf("Your last knight, %s, retired with %d experience. Press Enter to roll a new knight.", sv.Name, sv.Retirement.Experience))
+	case sv != nil && sv.Death != nil:
+		m.say(fmt.Sprintf("Your last knight, %s, was slain by %s on level %d. Press Enter to roll a new knight.", sv.Name, sv.Death.Killer, sv.Death.Depth))
+	case sv != nil:
+		m.say(fmt.Sprintf("Welcome back, %s. Press Enter to continue your adventure.", sv.Name))
+	case m.watch.only:
+		m.say(fmt.Sprintf("You watch %s. What happens to them is told to you. Type look, status, map or messages; stop to leave.", m.watch.w.Name()))
+	default:
+		m.say("Your SSH key is your account: a new key rolls a new knight. Press Enter to begin.")
+	}
+}
+
+// sayRoll speaks the character roll.
+func (m *Model) sayRoll() {
+	st := m.stats
+	m.say(fmt.Sprintf("A new knight. The dice have spoken: Strength %d, Intelligence %d, Constitution %d, Dexterity %d; %d hits and %d spell units.",
+		st.Str, st.Int, st.Con, st.Dex, m.hits, world.SpellUnitsForLevel(1)))
+	if st.Dex <= 6 {
+		m.say("Beware: with Dexterity 6 or less your sword hits only with Pray.")
+	}
+	m.say("A good knight has every characteristic of at least 10. Type r to roll again, or press Enter to keep this knight.")
+}
+
+// sayNamePrompt asks for the knight's name.
+func (m *Model) sayNamePrompt() {
+	m.say(fmt.Sprintf("Name your knight: type a name and press Enter, or press Enter to be %s.", m.suggested))
+}
+
+// sayEnd speaks a death or a retirement.
+func (m *Model) sayEnd() {
+	name := m.view.Self.Name
+	if r := m.retired; r != nil {
+		m.say(fmt.Sprintf("Retired with honour: %s, level %d, %d experience, %d%% from kills. The king is pleased.", name, r.Level, r.Experience, r.PercentKills))
+	} else if d := m.tomb; d != nil {
+		m.say(fmt.Sprintf("R.I.P. %s, level %d, %d experience, slain by %s on level %d of the dungeon. Death is permanent.", name, d.Level, d.Experience, d.Killer, d.Depth))
+	}
+	m.say("Press Enter to roll a new knight, or type quit to leave.")
+}
