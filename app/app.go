@@ -311,15 +311,6 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		if m.pl.active {
 			return m.plainKey(msg)
 		}
-		if cmd, ok := m.consoleKey(msg); ok {
-			return cmd
-		}
-		if cmd, ok := m.chatKey(msg); ok {
-			return cmd
-		}
-		if cmd, ok := m.groupKey(msg); ok {
-			return cmd
-		}
 		return m.key(msg)
 	case consoleResultMsg:
 		m.console.showResult(msg)
@@ -392,178 +383,45 @@ func (m *Model) ownView(v world.View) tea.Cmd {
 }
 
 func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
-	s := k.String()
 	switch m.screen {
 	case screenTitle:
-		switch s {
-		case "enter", "space":
-			return m.begin()
-		case "y", "Y":
-			// "Do you use a screen reader? y/N": y turns screen-reader mode on (and it is
-			// remembered with the knight); Enter is no.
-			m.opts.Plain = true
-			m.setPlain(true)
-		case "o":
-			m.openOptions()
-		case "q":
-			return tea.Quit
-		}
+		return m.titleKey(k)
 	case screenRoll:
-		switch s {
-		case "r":
-			m.roll()
-		case "enter":
-			return m.toName()
-		}
+		return m.rollKey(k)
 	case screenName:
-		if s == "enter" {
-			cmd, note := m.nameKnight(m.name.Value())
-			m.nameErr = note
-			return cmd
-		}
-		m.nameErr = ""
-		var cmd tea.Cmd
-		m.name, cmd = m.name.Update(k)
-		return cmd
+		return m.nameKey(k)
 	case screenPlay:
-		return m.playKey(s)
+		return m.dungeonKey(k)
 	case screenLog:
-		if !m.scrollLog(s) {
-			m.screen = screenPlay
-		}
+		return m.logKey(k)
 	case screenWho:
-		return m.whoKey(s)
+		return m.whoKey(k)
 	case screenOptions:
 		return m.optionsKey(k)
 	case screenWatch:
-		return m.watchKey(s)
+		return m.watchKey(k)
 	case screenMarket:
-		return m.marketKey(s)
+		return m.marketKey(k)
+	case screenStats:
+		return m.statsKey(k)
+	case screenParty:
+		return m.partyKey(k)
 	case screenHelp:
-		if !m.scrollHelp(s) {
-			m.screen = screenPlay
-		}
+		return m.helpKey(k)
 	case screenMap, screenFame:
-		m.screen = screenPlay
+		return m.returnKey(k)
 	case screenRetire:
-		m.screen = screenPlay
-		if s == "y" {
-			m.do(world.Retire{})
-		}
+		return m.retireKey(k)
 	case screenSpells:
-		m.screen = screenPlay
-		spells := world.SpellsOfLevel(m.spellLvl)
-		if len(s) == 1 && s[0] >= 'a' && int(s[0]-'a') < len(spells) {
-			sp := spells[s[0]-'a']
-			if sp == world.SpellESP {
-				m.screen = screenESP // ESP needs a direction to look in
-				return nil
-			}
-			m.do(world.Cast{Spell: sp})
-		}
+		return m.spellsKey(k)
 	case screenESP:
-		m.screen = screenPlay
-		if mv, ok := moveKeys[s]; ok {
-			m.do(world.Cast{Spell: world.SpellESP, Dir: mv.dir})
-		}
+		return m.espKey(k)
 	case screenInventory:
-		if p := m.inventoryPage(); len(p.lines) > p.page && scrollKey(s, &m.invTop, len(p.lines), p.page) {
-			return nil
-		}
-		if len(s) == 1 && s[0] >= 'a' && s[0] <= 'z' {
-			if i := int(s[0] - 'a'); i < len(m.view.Self.Items) {
-				m.do(world.UseItem{Index: i})
-			}
-			return nil
-		}
-		if len(s) == 1 && s[0] >= 'A' && s[0] <= 'Z' {
-			if i := int(s[0] - 'A'); i < len(m.view.Self.Items) {
-				m.do(world.Drop{Index: i})
-			}
-			return nil
-		}
-		m.screen = screenPlay
+		return m.inventoryKey(k)
 	case screenDead:
-		if s == "enter" {
-			m.roll()
-			m.screen = screenRoll
-			m.view, m.haveView = world.View{}, false
-		} else if s == "q" {
-			return tea.Quit
-		}
+		return m.deadKey(k)
 	case screenQuit:
-		switch s {
-		case "y", "q", "enter":
-			return tea.Quit
-		default:
-			m.screen = screenPlay
-		}
-	}
-	return nil
-}
-
-// moveKeys maps keys to directions; the shifted forms (and d, then a direction) open doors.
-var moveKeys = map[string]struct {
-	dir  world.Dir
-	door bool
-}{
-	"up": {world.North, false}, "down": {world.South, false}, "left": {world.West, false}, "right": {world.East, false},
-	"k": {world.North, false}, "j": {world.South, false}, "h": {world.West, false}, "l": {world.East, false},
-	"shift+up": {world.North, true}, "shift+down": {world.South, true}, "shift+left": {world.West, true}, "shift+right": {world.East, true},
-	"K": {world.North, true}, "J": {world.South, true}, "H": {world.West, true}, "L": {world.East, true},
-}
-
-// fightKeys are seed 000's keys of a fight: f fight, r run, s shoot.
-var fightKeys = map[string]world.Command{"f": world.Fight{}, "r": world.Run{}, "s": world.Shoot{}}
-
-func (m *Model) playKey(s string) tea.Cmd {
-	if m.surfaceKey(s) { // walking and trading outside (surface.go)
-		return nil
-	}
-	if mv, ok := moveKeys[s]; ok && m.view.Self.Depth > 0 {
-		m.do(world.Move{Dir: mv.dir, Door: mv.door || m.doorMode})
-		m.keep = !m.doorMode && m.screen == screenPlay // the door hint, if shown, goes
-		m.doorMode = false
-		return nil
-	}
-	m.doorMode = false
-	switch s {
-	case "d":
-		m.doorMode = m.view.Self.Depth > 0
-	case "1", "2", "3", "4":
-		m.spellLvl = int(s[0] - '0')
-		m.screen = screenSpells
-	case "f", "r", "s":
-		m.do(fightKeys[s])
-	case ">":
-		if m.view.Outside() {
-			m.do(world.Enter{}) // outside, > goes back down into the dungeon
-		} else {
-			m.do(world.Climb{Down: true})
-		}
-	case "<":
-		m.do(world.Climb{})
-	case "M", "ctrl+p":
-		m.screen, m.logTop = screenLog, -1
-	case "w":
-		m.screen, m.who, m.whoNote = screenWho, nil, ""
-		return m.askWho()
-	case "o":
-		m.openOptions()
-	case "m":
-		m.screen = screenMap
-	case "i":
-		m.screen, m.invTop = screenInventory, 0
-	case "F":
-		m.screen = screenFame
-	case "R":
-		if m.view.Outside() {
-			m.screen = screenRetire
-		}
-	case "?", "f1":
-		m.screen, m.helpTop = screenHelp, 0
-	case "q":
-		m.screen = screenQuit
+		return m.quitKey(k)
 	}
 	return nil
 }

@@ -50,46 +50,38 @@ func (m *Model) sender() sender {
 	return nil
 }
 
-// groupKey handles the keys of battles and parties: on the dungeon screen t, Tab and
+// groupKey handles the keys of battles and parties on the dungeon screen: t, Tab and
 // shift+Tab choose the target and x opens the statistics (in a fight), P the party
-// screen; on those screens, every key. handled is false for keys the game should have.
+// screen. handled is false for keys the game should have.
 func (m *Model) groupKey(k tea.KeyPressMsg) (cmd tea.Cmd, handled bool) {
-	s := k.String()
-	switch m.screen {
-	case screenPlay:
-		f := m.view.Fight
-		switch s {
-		case "t", "tab":
-			if f != nil {
-				m.cycleTarget(1)
-				return nil, true
-			}
-		case "shift+tab", "T":
-			if f != nil {
-				m.cycleTarget(-1)
-				return nil, true
-			}
-		case "x":
-			if f != nil {
-				m.screen, m.bt.statsBack, m.bt.statsTop = screenStats, screenPlay, 0
-				return nil, true
-			}
-		case "P":
-			m.screen = screenParty
+	f := m.view.Fight
+	switch k.String() {
+	case "t", "tab":
+		if f != nil {
+			m.cycleTarget(1)
 			return nil, true
 		}
-		return nil, false
-	case screenStats:
-		return m.statsKey(s), true
-	case screenParty:
-		return m.partyKey(s), true
+	case "shift+tab", "T":
+		if f != nil {
+			m.cycleTarget(-1)
+			return nil, true
+		}
+	case "x":
+		if f != nil {
+			m.screen, m.bt.statsBack, m.bt.statsTop = screenStats, screenPlay, 0
+			return nil, true
+		}
+	case "P":
+		m.screen = screenParty
+		return nil, true
 	}
 	return nil, false
 }
 
 // statsKey is a key on the statistics screen: looking costs nothing, t changes the
 // target, f, r and s act (and go back to the battle panel), anything else goes back.
-func (m *Model) statsKey(s string) tea.Cmd {
+func (m *Model) statsKey(k tea.KeyPressMsg) tea.Cmd {
+	s := k.String()
 	switch s {
 	case "t", "tab":
 		m.cycleTarget(1)

@@ -339,3 +339,11 @@ func (m *Model) drawLog(c *canvas) {
 		c.text(2, c.h-len(foot)+i, l, clsTitle)
 	}
 }
+
+// logKey scrolls the message log; any other key returns to the game.
+func (m *Model) logKey(k tea.KeyPressMsg) tea.Cmd {
+	if !m.scrollLog(k.String()) {
+		m.screen = screenPlay
+	}
+	return nil
+}

@@ -74,7 +74,8 @@ func marketIndex(s string) int {
 const marketMax = 25
 
 // marketKey handles a key on the market screen.
-func (m *Model) marketKey(s string) tea.Cmd {
+func (m *Model) marketKey(k tea.KeyPressMsg) tea.Cmd {
+	s := k.String()
 	mv := m.marketHere()
 	if mv == nil {
 		m.screen = screenPlay

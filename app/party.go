@@ -340,7 +340,8 @@ func firstPending(v world.View) string {
 }
 
 // partyKey is a key on the party screen.
-func (m *Model) partyKey(s string) tea.Cmd {
+func (m *Model) partyKey(k tea.KeyPressMsg) tea.Cmd {
+	s := k.String()
 	v := m.view
 	switch s {
 	case "i":

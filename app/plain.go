@@ -309,56 +309,15 @@ func (m *Model) plainLine(line string) tea.Cmd {
 	}
 	switch m.screen {
 	case screenTitle:
-		switch word {
-		case "":
-			cmd := m.begin()
-			if m.screen == screenRoll {
-				m.sayRoll()
-			}
-			return cmd
-		case "q", "quit":
-			return tea.Quit
-		case "options", "set":
-			return m.plainOptions(line)
-		}
-		m.say("Press Enter to begin, or type help.")
+		return m.titleLine(line)
 	case screenRoll:
-		switch word {
-		case "":
-			cmd := m.toName()
-			m.sayNamePrompt()
-			return cmd
-		case "r", "roll", "reroll":
-			m.roll()
-			m.sayRoll()
-		case "q", "quit":
-			return tea.Quit
-		default:
-			m.say("Type r to roll again, or press Enter to keep this knight.")
-		}
+		return m.rollLine(line)
 	case screenName:
-		cmd, note := m.nameKnight(line)
-		if note != "" {
-			m.say(note)
-			m.sayNamePrompt()
-			return nil
-		}
-		m.say("Entering the dungeon...")
-		return cmd
+		return m.nameLine(line)
 	case screenJoining:
 		m.say("Entering the dungeon; a moment...")
 	case screenDead:
-		switch word {
-		case "":
-			m.roll()
-			m.screen = screenRoll
-			m.view, m.haveView = world.View{}, false
-			m.sayRoll()
-		case "q", "quit":
-			return tea.Quit
-		default:
-			m.say("Press Enter to roll a new knight, or type quit to leave.")
-		}
+		return m.deadLine(line)
 	case screenWatch:
 		return m.plainWatchLine(line, word)
 	case screenEnded:

@@ -212,3 +212,126 @@ func (m *Model) sayEnd() {
 	}
 	m.say("Press Enter to roll a new knight, or type quit to leave.")
 }
+
+// newKnight leaves the tombstone for the roll of the key's next knight.
+func (m *Model) newKnight() {
+	m.roll()
+	m.screen = screenRoll
+	m.view, m.haveView = world.View{}, false
+}
+
+// titleKey is a key on the title: Enter begins, y answers the screen-reader question, o
+// opens the options, q leaves.
+func (m *Model) titleKey(k tea.KeyPressMsg) tea.Cmd {
+	switch k.String() {
+	case "enter", "space":
+		return m.begin()
+	case "y", "Y":
+		// "Do you use a screen reader? y/N": y turns screen-reader mode on (and it is
+		// remembered with the knight); Enter is no.
+		m.opts.Plain = true
+		m.setPlain(true)
+	case "o":
+		m.openOptions()
+	case "q":
+		return tea.Quit
+	}
+	return nil
+}
+
+// rollKey is a key on the roll: r rolls again, Enter keeps the knight.
+func (m *Model) rollKey(k tea.KeyPressMsg) tea.Cmd {
+	switch k.String() {
+	case "r":
+		m.roll()
+	case "enter":
+		return m.toName()
+	}
+	return nil
+}
+
+// nameKey is a key on the name prompt: Enter names the knight, other keys edit the name.
+func (m *Model) nameKey(k tea.KeyPressMsg) tea.Cmd {
+	if k.String() == "enter" {
+		cmd, note := m.nameKnight(m.name.Value())
+		m.nameErr = note
+		return cmd
+	}
+	m.nameErr = ""
+	var cmd tea.Cmd
+	m.name, cmd = m.name.Update(k)
+	return cmd
+}
+
+// deadKey is a key on the tombstone: Enter rolls a new knight, q leaves.
+func (m *Model) deadKey(k tea.KeyPressMsg) tea.Cmd {
+	switch k.String() {
+	case "enter":
+		m.newKnight()
+	case "q":
+		return tea.Quit
+	}
+	return nil
+}
+
+// titleLine is a line typed on the title in screen-reader mode.
+func (m *Model) titleLine(line string) tea.Cmd {
+	switch strings.ToLower(firstWord(line)) {
+	case "":
+		cmd := m.begin()
+		if m.screen == screenRoll {
+			m.sayRoll()
+		}
+		return cmd
+	case "q", "quit":
+		return tea.Quit
+	case "options", "set":
+		return m.plainOptions(line)
+	}
+	m.say("Press Enter to begin, or type help.")
+	return nil
+}
+
+// rollLine is a line typed on the roll in screen-reader mode.
+func (m *Model) rollLine(line string) tea.Cmd {
+	switch strings.ToLower(firstWord(line)) {
+	case "":
+		cmd := m.toName()
+		m.sayNamePrompt()
+		return cmd
+	case "r", "roll", "reroll":
+		m.roll()
+		m.sayRoll()
+	case "q", "quit":
+		return tea.Quit
+	default:
+		m.say("Type r to roll again, or press Enter to keep this knight.")
+	}
+	return nil
+}
+
+// nameLine is the name typed at the name prompt in screen-reader mode.
+func (m *Model) nameLine(line string) tea.Cmd {
+	cmd, note := m.nameKnight(line)
+	if note != "" {
+		m.say(note)
+		m.sayNamePrompt()
+		return nil
+	}
+	m.say("Entering the dungeon...")
+	return cmd
+}
+
+// deadLine is a line typed at the tombstone in screen-reader mode.
+func (m *Model) deadLine(line string) tea.Cmd {
+	switch strings.ToLower(firstWord(line)) {
+	case "":
+		m.newKnight()
+		m.sayRoll()
+	case "q", "quit":
+		return tea.Quit
+	default:
+		m.say("Press Enter to roll a new knight, or type quit to leave.")
+	}
+	return nil
+}

@@ -172,7 +172,8 @@ func (m *Model) stopWatching(note string) {
 
 // watchKey handles a key while watching: the screen is read-only, so Esc, q or w stop
 // (and end a spectator's session); other keys do nothing.
-func (m *Model) watchKey(s string) tea.Cmd {
+func (m *Model) watchKey(k tea.KeyPressMsg) tea.Cmd {
+	s := k.String()
 	switch s {
 	case "esc", "q", "w":
 		if m.watch.only {
@@ -185,7 +186,8 @@ func (m *Model) watchKey(s string) tea.Cmd {
 
 // whoKey handles a key on the who-list: a letter watches that knight; any other key
 // returns to the game.
-func (m *Model) whoKey(s string) tea.Cmd {
+func (m *Model) whoKey(k tea.KeyPressMsg) tea.Cmd {
+	s := k.String()
 	if len(s) == 1 && s[0] >= 'a' && s[0] <= 'z' {
 		if i := int(s[0] - 'a'); i < len(m.who) {
 			return m.pickWatch(m.who[i])
