@@ -91,32 +91,85 @@ type Names interface {
 // FameFunc returns the hall of fame as lines to show (the server reads the store).
 type FameFunc func() []string
 
+// screen is which of the game's screens a session shows; screens says what each does.
 type screen int
 
 const (
-	screenTitle screen = iota
-	screenRoll
-	screenName
-	screenJoining
-	screenPlay
-	screenMap
-	screenHelp
-	screenInventory
-	screenFame
-	screenSpells
-	screenESP
-	screenRetire
-	screenQuit
-	screenDead
-	screenEnded
-	screenLog     // the message and chat log
-	screenWho     // who is in the game, to pick someone to watch
-	screenOptions // the options
-	screenWatch   // another player's screen, read-only
-	screenStats   // every combatant's statistics in a battle (battle.go)
-	screenParty   // the party (party.go)
-	screenMarket  // a market's wares and the knight's things (market.go)
+	screenTitle     screen = iota // the title, with the screen-reader question
+	screenRoll                    // a new knight's characteristics
+	screenName                    // the knight's name
+	screenJoining                 // on the way into the world
+	screenPlay                    // the dungeon, or the surface outside it
+	screenMap                     // the map of where the knight has been
+	screenHelp                    // the help
+	screenInventory               // what the knight carries
+	screenFame                    // the hall of fame
+	screenSpells                  // a spell menu over the dungeon
+	screenESP                     // ESP's question: which way to look
+	screenRetire                  // the question whether to retire
+	screenQuit                    // the question whether to leave
+	screenDead                    // the tombstone, or a retired knight's honours
+	screenEnded                   // why the session ended
+	screenLog                     // the message and chat log
+	screenWho                     // who is in the game, to pick someone to watch
+	screenOptions                 // the options
+	screenWatch                   // another player's screen, read-only
+	screenStats                   // every combatant's statistics in a battle
+	screenParty                   // the party
+	screenMarket                  // a market's wares and the knight's things
+	numScreens
 )
+
+// screenRow is one screen: everything the Model does differently on it. Adding a screen
+// is a constant above, a row in screens and its functions.
+type screenRow struct {
+	// draw draws the screen on a canvas the size of the frame.
+	draw func(*Model, *canvas)
+	// key takes a key pressed on it; nil: keys do nothing there.
+	key func(*Model, tea.KeyPressMsg) tea.Cmd
+	// typed takes a line typed on it in screen-reader mode. It is nil for the screens
+	// of the game itself, which the mode has no page for: a line typed there goes to the
+	// game's prompt (its words are in words.go), and the mode tells what they show in
+	// sentences instead.
+	typed func(*Model, string) tea.Cmd
+	// speak says the screen when screen-reader mode is turned on there; nil says only
+	// that the mode is on (and, on a screen of the game, where the knight stands).
+	speak func(*Model)
+	// ask is the question a screen over the dungeon asks in its message line.
+	ask string
+}
+
+// screens are the game's screens, by screen. They are filled in by init: their functions
+// read the table themselves (a key that opens another screen, the question drawn under
+// the view), which a variable's initializer may not.
+var screens [numScreens]screenRow
+
+func init() {
+	screens = [numScreens]screenRow{
+		screenTitle:     {draw: (*Model).drawTitle, key: (*Model).titleKey, typed: (*Model).titleLine, speak: (*Model).plainIntro},
+		screenRoll:      {draw: (*Model).drawRoll, key: (*Model).rollKey, typed: (*Model).rollLine, speak: (*Model).sayRoll},
+		screenName:      {draw: (*Model).drawName, key: (*Model).nameKey, typed: (*Model).nameLine, speak: (*Model).sayNamePrompt},
+		screenJoining:   {draw: (*Model).drawJoining, typed: (*Model).joiningLine},
+		screenPlay:      {draw: (*Model).drawDungeon, key: (*Model).dungeonKey},
+		screenMap:       {draw: (*Model).drawMap, key: (*Model).returnKey},
+		screenHelp:      {draw: (*Model).drawHelp, key: (*Model).helpKey},
+		screenInventory: {draw: (*Model).drawInventory, key: (*Model).inventoryKey},
+		screenFame:      {draw: (*Model).drawFame, key: (*Model).returnKey},
+		screenSpells:    {draw: (*Model).drawSpells, key: (*Model).spellsKey},
+		screenESP:       {draw: (*Model).drawDungeon, key: (*Model).espKey, ask: "ESP: which direction do you look? (an arrow)"},
+		screenRetire:    {draw: (*Model).drawDungeon, key: (*Model).retireKey, ask: "Retire this knight into the hall of fame? Its adventures end. (y/n)"},
+		screenQuit:      {draw: (*Model).drawDungeon, key: (*Model).quitKey, ask: "Leave the dungeon for now? Your knight is saved where it stands. (y/n)"},
+		screenDead:      {draw: (*Model).drawDead, key: (*Model).deadKey, typed: (*Model).deadLine, speak: (*Model).sayEnd},
+		screenEnded:     {draw: (*Model).drawEnded, typed: (*Model).endedLine},
+		screenLog:       {draw: (*Model).drawLog, key: (*Model).logKey},
+		screenWho:       {draw: (*Model).drawWho, key: (*Model).whoKey},
+		screenOptions:   {draw: (*Model).drawOptions, key: (*Model).optionsKey},
+		screenWatch:     {draw: (*Model).drawWatch, key: (*Model).watchKey, typed: (*Model).watchLine},
+		screenStats:     {draw: (*Model).drawStats, key: (*Model).statsKey},
+		screenParty:     {draw: (*Model).drawPartyScreen, key: (*Model).partyKey},
+		screenMarket:    {draw: (*Model).drawMarket, key: (*Model).marketKey},
+	}
+}
 
 // Model is one connection's game screen. It is owned by its Bubble Tea program.
 type Model struct {
@@ -382,46 +435,10 @@ func (m *Model) ownView(v world.View) tea.Cmd {
 	return m.waitView()
 }
 
+// key takes a key pressed on the full screen.
 func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
-	switch m.screen {
-	case screenTitle:
-		return m.titleKey(k)
-	case screenRoll:
-		return m.rollKey(k)
-	case screenName:
-		return m.nameKey(k)
-	case screenPlay:
-		return m.dungeonKey(k)
-	case screenLog:
-		return m.logKey(k)
-	case screenWho:
-		return m.whoKey(k)
-	case screenOptions:
-		return m.optionsKey(k)
-	case screenWatch:
-		return m.watchKey(k)
-	case screenMarket:
-		return m.marketKey(k)
-	case screenStats:
-		return m.statsKey(k)
-	case screenParty:
-		return m.partyKey(k)
-	case screenHelp:
-		return m.helpKey(k)
-	case screenMap, screenFame:
-		return m.returnKey(k)
-	case screenRetire:
-		return m.retireKey(k)
-	case screenSpells:
-		return m.spellsKey(k)
-	case screenESP:
-		return m.espKey(k)
-	case screenInventory:
-		return m.inventoryKey(k)
-	case screenDead:
-		return m.deadKey(k)
-	case screenQuit:
-		return m.quitKey(k)
+	if key := screens[m.screen].key; key != nil {
+		return key(m, k)
 	}
 	return nil
 }
@@ -506,51 +523,5 @@ func (m *Model) draw(c *canvas) {
 		}
 		return
 	}
-	switch m.screen {
-	case screenTitle:
-		m.drawTitle(c)
-	case screenRoll:
-		m.drawRoll(c)
-	case screenName:
-		m.drawRoll(c)
-		c.paragraph(4, 15, c.w-6, "Name your knight, or press Enter to be "+m.suggested+".", clsText)
-		c.text(4, 17, m.name.Value()+"_", clsSelf)
-		c.paragraph(4, 19, c.w-6, m.nameErr, clsTitle)
-	case screenJoining:
-		c.text(2, 2, "Entering the dungeon...", clsText)
-	case screenPlay, screenQuit, screenRetire, screenESP:
-		m.drawPlay(c)
-		m.drawPartyList(c)
-		m.drawChat(c)
-		m.drawConsole(c)
-	case screenStats:
-		m.drawStats(c)
-	case screenParty:
-		m.drawPartyScreen(c)
-	case screenMarket:
-		m.drawMarket(c)
-	case screenWatch:
-		m.drawWatch(c)
-	case screenLog:
-		m.drawLog(c)
-	case screenWho:
-		m.drawWho(c)
-	case screenOptions:
-		m.drawOptions(c)
-	case screenSpells:
-		m.drawPlay(c)
-		m.drawSpells(c)
-	case screenFame:
-		m.drawFame(c)
-	case screenMap:
-		m.drawMap(c)
-	case screenHelp:
-		m.drawHelp(c)
-	case screenInventory:
-		m.drawInventory(c)
-	case screenDead:
-		m.drawDead(c)
-	case screenEnded:
-		c.paragraph(2, 2, c.w-4, m.ended, clsTitle)
-	}
+	screens[m.screen].draw(m, c)
 }

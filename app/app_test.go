@@ -96,6 +96,23 @@ func TestSavedKnightIsWelcomedBack(t *testing.T) {
 	}
 }
 
+// Every screen has its row in the table of screens, and draws: a screen added without
+// one would draw nothing and take no keys.
+func TestEveryScreenHasARow(t *testing.T) {
+	for s := range numScreens {
+		r := screens[s]
+		if r.draw == nil {
+			t.Errorf("screen %d has no draw function", s)
+		}
+		if r.key == nil && r.typed == nil {
+			t.Errorf("screen %d takes neither keys nor typed lines", s)
+		}
+		m, _ := viewModel(t, twoOnTwo(t), 80, 24)
+		m.screen, m.tomb = s, &world.Death{Killer: "a Troll", Depth: 2} // the tombstone has a death to show
+		checkFrame(t, m.Text(), 80, 24)
+	}
+}
+
 func TestSmallTerminalGetsAClearMessage(t *testing.T) {
 	m := playModel(t, nil, "SHA256:test", Params{})
 	for _, size := range [][2]int{{79, 24}, {80, 23}, {0, 0}, {1, 1}} {

@@ -178,9 +178,6 @@ func (m *Model) setMuted(raw string, mute bool) string {
 // chatKey handles a key for the chat line: Enter or ' on the dungeon screen opens it, and
 // while it is open every key is its own. handled is false for keys the game should have.
 func (m *Model) chatKey(k tea.KeyPressMsg) (cmd tea.Cmd, handled bool) {
-	if m.screen != screenPlay {
-		return nil, false
-	}
 	ch := &m.chat
 	s := k.String()
 	if !ch.open {

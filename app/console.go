@@ -66,9 +66,6 @@ func newConsole() console {
 // player who is not an admin that it is not theirs), and while it is open every key is
 // its own. handled is false for keys the game should have.
 func (m *Model) consoleKey(k tea.KeyPressMsg) (cmd tea.Cmd, handled bool) {
-	if m.screen != screenPlay {
-		return nil, false
-	}
 	cs := &m.console
 	s := k.String()
 	if !cs.open {

@@ -102,20 +102,15 @@ func (m *Model) setPlain(on bool) {
 	if m.screen == screenOptions {
 		m.screen = m.back
 	}
-	switch m.screen {
-	case screenTitle:
-		m.plainIntro()
-	case screenRoll:
-		m.sayRoll()
-	case screenName:
-		m.sayNamePrompt()
-	case screenDead:
-		m.sayEnd()
-	case screenWatch, screenJoining, screenEnded:
-		m.say("Screen-reader mode is on: the game speaks in lines, and you type commands and press Enter. Type help for the commands.")
+	const isOn = "Screen-reader mode is on: the game speaks in lines, and you type commands and press Enter. Type help for the commands."
+	switch sc := screens[m.screen]; {
+	case sc.speak != nil:
+		sc.speak(m)
+	case sc.typed != nil: // a page of its own in the mode: watching, the way in, the end
+		m.say(isOn)
 	default: // the dungeon and the screens over it, which the mode says in words instead
 		m.screen = screenPlay
-		m.say("Screen-reader mode is on: the game speaks in lines, and you type commands and press Enter. Type help for the commands.")
+		m.say(isOn)
 		if m.haveView {
 			m.pl.own = told{said: m.view.Said, fightSeq: m.view.FightSeq}
 			m.say(m.lookText(m.view, true)...)

@@ -307,26 +307,11 @@ func (m *Model) plainLine(line string) tea.Cmd {
 		m.say(plainHelp...)
 		return nil
 	}
-	switch m.screen {
-	case screenTitle:
-		return m.titleLine(line)
-	case screenRoll:
-		return m.rollLine(line)
-	case screenName:
-		return m.nameLine(line)
-	case screenJoining:
-		m.say("Entering the dungeon; a moment...")
-	case screenDead:
-		return m.deadLine(line)
-	case screenWatch:
-		return m.plainWatchLine(line, word)
-	case screenEnded:
-		return tea.Quit
-	default:
-		m.screen = screenPlay
-		return m.plainCommand(line)
+	if typed := screens[m.screen].typed; typed != nil {
+		return typed(m, line)
 	}
-	return nil
+	m.screen = screenPlay // a screen of the game: the line is for the game's prompt
+	return m.plainCommand(line)
 }
 
 // firstWord is the first word of a line.
@@ -338,10 +323,10 @@ func firstWord(line string) string {
 	return f[0]
 }
 
-// plainWatchLine runs a typed line while watching someone: only reading commands work.
-func (m *Model) plainWatchLine(line, word string) tea.Cmd {
+// watchLine runs a typed line while watching someone: only reading commands work.
+func (m *Model) watchLine(line string) tea.Cmd {
 	v := m.watch.view
-	switch word {
+	switch strings.ToLower(firstWord(line)) {
 	case "stop", "q", "quit", "leave", "exit", "unwatch":
 		if m.watch.only {
 			return tea.Quit

@@ -148,15 +148,8 @@ func (m *Model) drawPlay(c *canvas) {
 		c.text(c.w-textWidth(keyHelp), 0, keyHelp, clsDim)
 	}
 
-	extra := ""
-	switch {
-	case m.screen == screenESP:
-		extra = "ESP: which direction do you look? (an arrow)"
-	case m.screen == screenRetire:
-		extra = "Retire this knight into the hall of fame? Its adventures end. (y/n)"
-	case m.screen == screenQuit:
-		extra = "Leave the dungeon for now? Your knight is saved where it stands. (y/n)"
-	case m.doorMode:
+	extra := screens[m.screen].ask // the question of a screen over the dungeon
+	if extra == "" && m.doorMode {
 		extra = "Open a door: which direction?"
 	}
 	l := layoutPlay(v, c.w, c.h, extra)
@@ -692,6 +685,7 @@ func (m *Model) drawFame(c *canvas) {
 // drawSpells draws the menu of one level's spells over the dungeon view, each spell's help
 // wrapped under its start.
 func (m *Model) drawSpells(c *canvas) {
+	m.drawPlay(c)
 	v := m.view
 	fighting := v.Fight != nil
 	spells := world.SpellsOfLevel(m.spellLvl)
@@ -808,6 +802,15 @@ func (m *Model) playKey(s string) tea.Cmd {
 		m.screen = screenQuit
 	}
 	return nil
+}
+
+// drawDungeon draws the dungeon (or surface) screen and what goes over it: the party
+// list, the chat line and the console.
+func (m *Model) drawDungeon(c *canvas) {
+	m.drawPlay(c)
+	m.drawPartyList(c)
+	m.drawChat(c)
+	m.drawConsole(c)
 }
 
 // dungeonKey is a key on the dungeon (or surface) screen: the admin console and the chat

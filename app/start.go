@@ -68,6 +68,29 @@ func (m *Model) drawRoll(c *canvas) {
 	}
 }
 
+// drawName draws the roll with the name prompt under it.
+func (m *Model) drawName(c *canvas) {
+	m.drawRoll(c)
+	c.paragraph(4, 15, c.w-6, "Name your knight, or press Enter to be "+m.suggested+".", clsText)
+	c.text(4, 17, m.name.Value()+"_", clsSelf)
+	c.paragraph(4, 19, c.w-6, m.nameErr, clsTitle)
+}
+
+// drawJoining is the screen while the world takes the knight in.
+func (*Model) drawJoining(c *canvas) { c.text(2, 2, "Entering the dungeon...", clsText) }
+
+// joiningLine is a line typed while the world takes the knight in.
+func (m *Model) joiningLine(string) tea.Cmd {
+	m.say("Entering the dungeon; a moment...")
+	return nil
+}
+
+// drawEnded says why the session ended.
+func (m *Model) drawEnded(c *canvas) { c.paragraph(2, 2, c.w-4, m.ended, clsTitle) }
+
+// endedLine is a line typed after the session ended: it ends the program.
+func (*Model) endedLine(string) tea.Cmd { return tea.Quit }
+
 func (m *Model) drawDead(c *canvas) {
 	d := m.tomb
 	name := m.view.Self.Name
