@@ -200,7 +200,7 @@ func TestPlainMarketOddLines(t *testing.T) {
 	m.pl.active = true
 	for _, line := range []string{"buy \x1b[2J", "sell 99999999999999999999", "buy -1", "sell \xff", "buy 1\x9b2J",
 		"market market", "map grid grid", "sell", "buy 0", "sell -3", "buy " + strings.Repeat("9", 300)} {
-		m.plainCommand(line)
+		m.plainLine(line)
 	}
 	if got := rec.take(); len(got) != 0 {
 		t.Fatalf("odd lines sent %#v", got)

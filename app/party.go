@@ -7,7 +7,6 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/orthanc-ssh/orthanc-ssh/internal/english"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
@@ -424,66 +423,6 @@ func partySentences(v world.View) []string {
 		out = append(out, "party and some text talks to your party; leave party leaves it; disband ends it, if you lead it.")
 	}
 	return out
-}
-
-// plainGroup runs the typed words of battles and parties; handled is false for the
-// words the other commands have (party TEXT and p TEXT talk to the party, as before).
-func (m *Model) plainGroup(word string, args []string, rest string) (handled bool) {
-	v := m.view
-	say := func(note string) {
-		if note != "" {
-			m.say(note)
-		}
-	}
-	switch word {
-	case "target", "aim":
-		m.plainTarget(rest)
-	case "stats", "x", "statistics":
-		if v.Fight == nil {
-			return false // stats outside a battle is the knight's status
-		}
-		m.say(statsSentences(v)...)
-	case "l", "look", "where", "describe":
-		if v.Fight == nil || len(args) > 0 {
-			return false
-		}
-		m.say(m.lookText(v, true)...)
-		m.say(statsSentences(v)[1:]...)
-	case "invite", "ask":
-		kind := world.PartyInvite
-		if word == "ask" {
-			kind = world.PartyAsk
-		}
-		name := partyName(rest)
-		if name == "" {
-			m.say(fmt.Sprintf("%s whom? Type %s and a knight's name.", english.Capital(word), word))
-			break
-		}
-		say(m.partyAction(world.PartyAction{Kind: kind, Name: name}))
-	case "accept", "decline", "refuse":
-		kind := world.PartyAccept
-		if word == "decline" || word == "refuse" {
-			kind = world.PartyDecline
-		}
-		say(m.partyAction(world.PartyAction{Kind: kind, Name: partyName(rest)}))
-	case "leave":
-		if len(args) == 0 || !strings.EqualFold(args[0], "party") {
-			m.say("Type leave party to leave your party, or quit to leave the game.")
-			break
-		}
-		say(m.partyAction(world.PartyAction{Kind: world.PartyLeave}))
-	case "disband":
-		say(m.partyAction(world.PartyAction{Kind: world.PartyDisband}))
-	case "party", "members", "group":
-		if rest != "" && word == "party" {
-			return false // party TEXT talks to the party
-		}
-		m.say(partySentences(v)...)
-	default:
-		return false
-	}
-	m.pl.pending = ""
-	return true
 }
 
 // partyName is the knight's name after a party command: everything after the command,

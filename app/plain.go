@@ -17,7 +17,9 @@ import (
 // line of plain sentences, above a one-line prompt on the terminal's normal screen.
 // The player types commands (north, look, fight, cast 1 e, say hello) and presses Enter,
 // as screen-reader users of MUDs expect; arrow keys walk, shift+arrows open doors.
-// Everything the full screen does can be done here.
+// Everything the full screen does can be done here. The words, and what each does, are
+// the table in words.go; this file has the mode's state, its input line, what it tells
+// of the game as views come, and the longer work of some words.
 
 // Screen-reader mode tuning:
 //
@@ -300,59 +302,6 @@ func comings(prev, v world.View) []string {
 	return out
 }
 
-// plainLine runs one typed line, by screen.
-func (m *Model) plainLine(line string) tea.Cmd {
-	word := strings.ToLower(firstWord(line))
-	if word == "help" || word == "?" {
-		m.say(plainHelp...)
-		return nil
-	}
-	if typed := screens[m.screen].typed; typed != nil {
-		return typed(m, line)
-	}
-	m.screen = screenPlay // a screen of the game: the line is for the game's prompt
-	return m.plainCommand(line)
-}
-
-// firstWord is the first word of a line.
-func firstWord(line string) string {
-	f := strings.Fields(line)
-	if len(f) == 0 {
-		return ""
-	}
-	return f[0]
-}
-
-// watchLine runs a typed line while watching someone: only reading commands work.
-func (m *Model) watchLine(line string) tea.Cmd {
-	v := m.watch.view
-	switch strings.ToLower(firstWord(line)) {
-	case "stop", "q", "quit", "leave", "exit", "unwatch":
-		if m.watch.only {
-			return tea.Quit
-		}
-		m.stopWatching("You stop watching.")
-	case "l", "look", "where":
-		if m.watch.have {
-			m.say(m.lookText(v, true)...)
-		}
-	case "st", "status", "score":
-		m.say(statusText(v)...)
-	case "map":
-		if strings.Contains(line, "grid") {
-			m.say(mapGrid(v)...)
-		} else {
-			m.say(mapText(v)...)
-		}
-	case "messages", "msgs", "msg", "log":
-		m.sayMessages(v, line)
-	case "":
-	default:
-		m.say("You are watching: look, status, map and messages work, and stop stops watching.")
-	}
-	return nil
-}
-
 // sayMessages repeats the last messages of a view: ten, or as many as the line asks.
 func (m *Model) sayMessages(v world.View, line string) {
 	n := 10
@@ -373,156 +322,6 @@ func (m *Model) sayMessages(v world.View, line string) {
 	for _, msg := range msgs {
 		m.say(plainMessage(msg))
 	}
-}
-
-// plainDirs are the words for directions.
-var plainDirs = map[string]world.Dir{
-	"n": world.North, "north": world.North, "s": world.South, "south": world.South,
-	"e": world.East, "east": world.East, "w": world.West, "west": world.West,
-}
-
-// plainCommand runs a typed command in the game.
-func (m *Model) plainCommand(line string) tea.Cmd {
-	v := m.view
-	fields := strings.Fields(line)
-	if len(fields) == 0 {
-		return nil
-	}
-	word := strings.ToLower(fields[0])
-	args := fields[1:]
-	rest := strings.TrimSpace(strings.TrimPrefix(line, fields[0]))
-	fighting := v.Fight != nil
-	switch {
-	case strings.HasPrefix(line, "'") || strings.HasPrefix(line, `"`):
-		return m.plainChat("/say " + strings.TrimSpace(line[1:]))
-	case strings.HasPrefix(line, "/"):
-		return m.plainChat(line)
-	case strings.HasPrefix(line, ":"):
-		return m.plainConsole(strings.TrimSpace(line[1:]))
-	}
-	if d, ok := plainDirs[word]; ok && len(args) == 0 && !(fighting && word == "s") {
-		m.walk(world.Move{Dir: d})
-		return nil
-	}
-	if m.plainGroup(word, args, rest) { // battles and parties (party.go)
-		return nil
-	}
-	switch word {
-	case "go", "walk":
-		if d, ok := plainDir(args); ok {
-			m.walk(world.Move{Dir: d})
-		} else {
-			m.say("Go which way? north, south, east or west.")
-		}
-	case "open", "door", "d", "force", "search", "unlock":
-		if d, ok := plainDir(args); ok {
-			m.walk(world.Move{Dir: d, Door: true})
-		} else if word == "d" {
-			m.plainClimb(true)
-		} else {
-			m.say("Open which way? For example: open east.")
-		}
-	case "down", ">", "descend", "enter":
-		m.plainClimb(true)
-	case "up", "u", "<", "climb", "ascend", "exit":
-		m.plainClimb(false)
-	case "l", "look", "where", "describe":
-		m.say(m.lookText(v, true)...)
-	case "st", "status", "score", "stats", "hp":
-		m.say(statusText(v)...)
-	case "messages", "msgs", "msg", "log":
-		m.sayMessages(v, line)
-	case "map":
-		if len(args) > 0 && strings.EqualFold(args[0], "grid") {
-			m.say(mapGrid(v)...)
-		} else {
-			m.say(mapText(v)...)
-		}
-	case "f", "fight", "attack", "kill", "k", "hit":
-		m.do(world.Fight{})
-	case "r", "run", "flee":
-		m.do(world.Run{})
-	case "shoot", "s", "fire":
-		m.do(world.Shoot{})
-	case "cast", "c", "1", "2", "3", "4":
-		if word != "cast" && word != "c" {
-			args = append([]string{word}, args...)
-		}
-		m.plainCast(args)
-	case "spells", "spell":
-		lvl := 0
-		if len(args) > 0 {
-			lvl, _ = strconv.Atoi(args[0])
-		}
-		m.say(spellsText(v, max(0, min(lvl, 4)))...)
-	case "market", "wares", "shop", "trade":
-		m.say(marketText(v)...)
-	case "buy", "sell":
-		m.plainTrade(word == "sell", args)
-	case "i", "inv", "inventory", "items":
-		m.say(inventoryText(v)...)
-	case "use", "wear", "remove", "read", "takeoff", "wield":
-		if i, ok := m.itemArg(args); ok {
-			m.do(world.UseItem{Index: i})
-		}
-	case "drop":
-		if i, ok := m.itemArg(args); ok {
-			m.do(world.Drop{Index: i})
-		}
-	case "retire":
-		if !v.Outside() {
-			m.say("You can retire only outside the dungeon: go up the exit of level 1 first.")
-			break
-		}
-		m.pl.pending = "retire"
-		m.say("Retire this knight into the hall of fame? Its adventures end. Type yes to retire, anything else to stay.")
-		return nil // the question waits for the next line
-	case "yes", "y":
-		if m.pl.pending == "retire" {
-			m.pl.pending = ""
-			m.do(world.Retire{})
-		} else {
-			m.say("There is no question to answer.")
-		}
-		return nil
-	case "say":
-		return m.plainChat("/say " + rest)
-	case "shout", "yell":
-		return m.plainChat("/shout " + rest)
-	case "whisper", "tell":
-		return m.plainChat("/w " + rest)
-	case "party", "p":
-		return m.plainChat("/p " + rest)
-	case "mute":
-		return m.plainChat("/mute " + rest)
-	case "unmute":
-		return m.plainChat("/unmute " + rest)
-	case "who":
-		return m.askWho()
-	case "watch":
-		if rest == "" {
-			m.say("Watch whom? Type who for the list, then watch and a name.")
-			break
-		}
-		return m.watchName(rest)
-	case "options", "set", "option", "settings":
-		return m.plainOptions(line)
-	case "fame", "scores", "hall":
-		lines := []string{"No knight has retired yet."}
-		if m.p.Fame != nil {
-			lines = m.p.Fame()
-		}
-		m.say("The hall of fame:")
-		for _, l := range lines {
-			m.say(world.CleanLine(l))
-		}
-	case "q", "quit", "exit!", "logout", "bye":
-		return tea.Quit
-	default:
-		m.say(fmt.Sprintf("I do not know %q. Type help for the commands.", world.CleanText(fields[0], 20)))
-	}
-	m.pl.pending = ""
-	return nil
 }
 
 // walk asks for a move, in the dungeon.
@@ -548,15 +347,6 @@ func (m *Model) plainClimb(down bool) {
 	default:
 		m.do(world.Climb{Down: down})
 	}
-}
-
-// plainDir reads a direction word.
-func plainDir(args []string) (world.Dir, bool) {
-	if len(args) == 0 {
-		return 0, false
-	}
-	d, ok := plainDirs[strings.ToLower(args[0])]
-	return d, ok
 }
 
 // itemArg reads the letter (or the start of the name) of a carried item.
@@ -710,17 +500,4 @@ func (m *Model) plainOptions(line string) tea.Cmd {
 	}
 	m.say("Done.")
 	return m.setOptions(o)
-}
-
-// plainHelp is the help of screen-reader mode.
-var plainHelp = []string{
-	"Commands: type a word and press Enter. Arrow keys also walk, and shift with an arrow opens a door.",
-	"Walking: n, s, e, w (or north, south, east, west). open and a direction opens, forces or searches for a door. down and up take the stairs; up on the exit of level 1 leaves the dungeon, and down from outside goes back in.",
-	"Looking: look (or l) says where you are and what you see. status (or st) reads your knight. map describes what you have seen; map grid draws it in plain characters. messages repeats the last ten messages (messages 30 for more).",
-	"Fighting: f fights, r runs (not from a room), shoot looses an arrow of slaying, cast 1 e casts the fifth level 1 spell (or cast light; spells lists them all). In a battle, target 2 (or target and a name) aims at another monster, and stats (or look) gives every combatant's statistics; neither costs your move.",
-	"Parties: invite NAME invites a knight into your party, ask NAME asks to join theirs; accept and decline (with a name when several wait) answer; party lists the members; leave party leaves it; disband ends it, if you lead it.",
-	"Things: inventory (or i) lists what you carry; use and a letter wears, takes off or reads; drop and a letter leaves it.",
-	"Outside: n, s, e, w (or the arrows) walk the surface; look says what your space is and what lies around it; map reads the surface row by row (map grid draws it); down at the dungeon entrance goes back in. On a market, market lists its wares and your things with numbers; buy 2 buys the second ware, sell 1 sells your first thing.",
-	"Talking: say TEXT (or 'TEXT) to those who see you, shout TEXT to everyone, whisper NAME TEXT to one knight, party TEXT to your party. mute NAME and unmute NAME filter what you hear.",
-	"Others: who lists who is in the game; watch NAME follows another player's game, read-only, and stop ends it. fame reads the hall of fame. retire, outside the dungeon, retires your knight. options shows the settings. quit (or q) leaves; your knight is saved where it stands.",
 }

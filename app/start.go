@@ -358,3 +358,12 @@ func (m *Model) deadLine(line string) tea.Cmd {
 	}
 	return nil
 }
+
+// firstWord is the first word of a line.
+func firstWord(line string) string {
+	f := strings.Fields(line)
+	if len(f) == 0 {
+		return ""
+	}
+	return f[0]
+}
