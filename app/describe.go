@@ -18,39 +18,34 @@ import (
 var dirWords = []world.Dir{world.North, world.South, world.East, world.West}
 
 // squares is "1 square" or "n squares".
-func squares(n int) string {
-	if n == 1 {
-		return "1 square"
-	}
-	return fmt.Sprintf("%d squares", n)
-}
+func squares(n int) string { return english.Count(n, "square") }
 
 // rel says where square q lies from square p: "here", "2 squares north", "3 east and 1
 // north".
 func rel(p, q world.Pos) string {
 	dx, dy := q.X-p.X, q.Y-p.Y
-	var parts []string
+	type step struct {
+		n   int
+		dir string
+	}
+	var parts []step
 	if dy < 0 {
-		parts = append(parts, fmt.Sprintf("%d north", -dy))
+		parts = append(parts, step{-dy, "north"})
 	} else if dy > 0 {
-		parts = append(parts, fmt.Sprintf("%d south", dy))
+		parts = append(parts, step{dy, "south"})
 	}
 	if dx > 0 {
-		parts = append(parts, fmt.Sprintf("%d east", dx))
+		parts = append(parts, step{dx, "east"})
 	} else if dx < 0 {
-		parts = append(parts, fmt.Sprintf("%d west", -dx))
+		parts = append(parts, step{-dx, "west"})
 	}
 	switch len(parts) {
 	case 0:
 		return "here"
 	case 1:
-		n, d, _ := strings.Cut(parts[0], " ")
-		if n == "1" {
-			return "1 square " + d
-		}
-		return n + " squares " + d
+		return squares(parts[0].n) + " " + parts[0].dir
 	}
-	return parts[0] + " and " + parts[1]
+	return fmt.Sprintf("%d %s and %d %s", parts[0].n, parts[0].dir, parts[1].n, parts[1].dir)
 }
 
 // seenEdge is the edge on side d of p as the knight knows it: secret doors are walls
@@ -448,7 +443,7 @@ func spellsText(v world.View, level int) []string {
 			}
 			ws = append(ws, w)
 		}
-		out = append(out, fmt.Sprintf("Level %d spells, %d units each: %s.", l, l, strings.Join(ws, "; ")))
+		out = append(out, fmt.Sprintf("Level %d spells, %s each: %s.", l, english.Count(l, "unit"), strings.Join(ws, "; ")))
 	}
 	out = append(out, fmt.Sprintf("You have %d spell units. Type cast, the level and the letter (cast 1 e), or cast and the name (cast light); ESP takes a direction too.", v.Self.SpellUnits))
 	return out

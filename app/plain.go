@@ -318,7 +318,7 @@ func (m *Model) sayMessages(v world.View, line string) {
 		m.say("No messages yet.")
 		return
 	}
-	m.say(fmt.Sprintf("The last %d messages, oldest first:", len(msgs)))
+	m.say(fmt.Sprintf("The last %s, oldest first:", english.Count(len(msgs), "message")))
 	for _, msg := range msgs {
 		m.say(plainMessage(msg))
 	}

@@ -691,12 +691,8 @@ func (m *Model) drawSpells(c *canvas) {
 	spells := world.SpellsOfLevel(m.spellLvl)
 	w := min(c.w-2, 120)
 	x, y := (c.w-w)/2, 2
-	units := "units"
-	if m.spellLvl == 1 {
-		units = "unit"
-	}
 	var lines []panelLine
-	for _, l := range wrap(fmt.Sprintf("LEVEL %d SPELLS: %d %s each; you have %d. Cast in: fight, walk or any.", m.spellLvl, m.spellLvl, units, v.Self.SpellUnits), w-2) {
+	for _, l := range wrap(fmt.Sprintf("LEVEL %d SPELLS: %s each; you have %d. Cast in: fight, walk or any.", m.spellLvl, english.Count(m.spellLvl, "unit"), v.Self.SpellUnits), w-2) {
 		lines = append(lines, panelLine{l, clsTitle})
 	}
 	lines = append(lines, panelLine{})
