@@ -204,14 +204,7 @@ func (m *Model) chatKey(k tea.KeyPressMsg) (cmd tea.Cmd, handled bool) {
 		ch.history.add(line)
 		ch.note = m.sendChat(line)
 	case "up", "down":
-		recall := ch.history.prev
-		if s == "down" {
-			recall = ch.history.next
-		}
-		if line, ok := recall(); ok {
-			ch.input.SetValue(line)
-			ch.input.CursorEnd()
-		}
+		ch.history.recall(s == "up", &ch.input)
 	default:
 		var c tea.Cmd
 		ch.input, c = ch.input.Update(k)

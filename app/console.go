@@ -111,14 +111,7 @@ func (m *Model) consoleKey(k tea.KeyPressMsg) (cmd tea.Cmd, handled bool) {
 		}
 		cs.top, cs.follow = min(max(0, top), max(0, len(lines)-rows)), false
 	case "up", "down":
-		recall := cs.history.prev
-		if s == "down" {
-			recall = cs.history.next
-		}
-		if line, ok := recall(); ok {
-			cs.input.SetValue(line)
-			cs.input.CursorEnd()
-		}
+		cs.history.recall(s == "up", &cs.input)
 	default:
 		var c tea.Cmd
 		cs.input, c = cs.input.Update(k)

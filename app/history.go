@@ -1,5 +1,7 @@
 package app
 
+import "charm.land/bubbles/v2/textinput"
+
 // lineHistory is what the chat line, the admin console and the screen-reader command line
 // recall with up and down: the last maxConsoleHistory lines typed, without repeats in a row.
 type lineHistory struct {
@@ -41,4 +43,17 @@ func (h *lineHistory) next() (line string, ok bool) {
 		return h.lines[h.at], true
 	}
 	return "", true
+}
+
+// recall puts the line before (up) or after (down) the one recalled into a text field, if
+// there is one: the chat line's and the console's up and down.
+func (h *lineHistory) recall(up bool, in *textinput.Model) {
+	next := h.next
+	if up {
+		next = h.prev
+	}
+	if line, ok := next(); ok {
+		in.SetValue(line)
+		in.CursorEnd()
+	}
 }
