@@ -29,7 +29,9 @@ import (
 //	           waitText and waitOut wait for the screen or the transcript
 //	loops      joinNow carries out the join at once, for the fuzz tests and the
 //	           benchmark, which press keys by the thousand and cannot settle after each
-//	frames     checkFrame checks a frame's size
+//	frames     checkFrame checks a frame's size; boxDrawing finds box drawing in a text
+//	views      the views the tests show: twoOnTwo, a battle in a room of the dungeon;
+//	           surfaceView, a knight on the surface (on a market at 2, 0)
 
 // runWorld starts an engine that steps only when the test says so.
 func runWorld(t *testing.T) (*world.Engine, chan time.Time) {
@@ -202,6 +204,16 @@ func checkFrame(t *testing.T, s string, w, h int) {
 			t.Fatalf("line %d is %d columns, want %d:\n%s", i, n, w, s)
 		}
 	}
+}
+
+// boxDrawing reports the first box-drawing character (U+2500–U+257F) in s, if any.
+func boxDrawing(s string) (rune, bool) {
+	for _, r := range s {
+		if r >= 0x2500 && r <= 0x257f {
+			return r, true
+		}
+	}
+	return 0, false
 }
 
 // driver runs a Model the way the Bubble Tea runtime does, closely enough for tests:
@@ -398,5 +410,139 @@ func joinNow(tb testing.TB, m *Model, cmd tea.Cmd) {
 		if v, ok := runNow(tb, next).(viewMsg); ok {
 			m.Update(v)
 		}
+	}
+}
+
+// --- the views the tests show ------------------------------------------------------
+
+// battleLevel is a small level: a corridor and a room where the battle is.
+func battleLevel(t *testing.T) *world.Level {
+	t.Helper()
+	l, err := world.ParseASCII(2, `
++-+-+-+-+-+-+-+-+-+-+-+-+
+|E            L. . . . .|
++-+-+-+-+-+-+-+ + + + + +
+|#|#|#|#|#|#|#|. . . . .|
++-+-+-+-+-+-+-+ + + + + +
+|#|#|#|#|#|#|#|. . . . .|
++-+-+-+-+-+-+-+-+-+-+-+-+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// allSquares is a bitset with every square of l set.
+func allSquares(l *world.Level) []byte {
+	b := make([]byte, (l.W*l.H+7)/8)
+	for i := range b {
+		b[i] = 0xff
+	}
+	return b
+}
+
+// twoOnTwo is a view of Sir Kay in a room with Gawain (fainted) against a troll and a
+// goblin, the goblin its target, its move.
+func twoOnTwo(t *testing.T) world.View {
+	t.Helper()
+	l := battleLevel(t)
+	me := world.Pos{X: 8, Y: 1}
+	return world.View{
+		Self: world.Self{Name: "Sir Kay", Level: 3, Hits: 12, MaxHits: 15, SpellUnits: 8,
+			Str: 14, Int: 12, Con: 11, Dex: 15, Depth: 2, Pos: me},
+		Level: l, Visible: allSquares(l), Known: allSquares(l),
+		Others:   []world.Other{{Name: "Gawain", Pos: me}},
+		Monsters: []world.SeenMonster{{Name: "Troll", Glyph: "Tr", Pos: world.Pos{X: 9, Y: 1}}, {Name: "Goblin", Glyph: "Go", Pos: world.Pos{X: 9, Y: 2}}},
+		Messages: []string{"You force the door open.", "A troll and a goblin guard this room!"},
+		Fight: &world.FightView{
+			Monsters: []world.FightMonster{
+				{Name: "Troll", Class: "Giant", Glyph: "Tr", Level: 4, Hits: 17, MaxHits: 24, Dex: 10,
+					Attack: world.D(2, 8), AttacksPerRound: 2, Speed: 0, Experience: 320, Dodge: 5},
+				{Name: "Goblin", Class: "Goblin", Glyph: "Go", Level: 1, Hits: 3, MaxHits: 7, Dex: 8,
+					Attack: world.D(1, 6), AttacksPerRound: 1, Speed: 10, Experience: 25, Dodge: 2, Held: true},
+			},
+			Target: 1,
+			Knights: []world.FightKnight{
+				{Name: "Sir Kay", Level: 3, Hits: 12, MaxHits: 15, SpellUnits: 8, Str: 14, Int: 12, Con: 11, Dex: 15,
+					Sword: 1, Shield: 0, Armour: 2, Blows: 2, Dodge: 12},
+				{Name: "Gawain", Level: 2, Hits: 0, MaxHits: 11, SpellUnits: 6, Str: 16, Int: 9, Con: 13, Dex: 11,
+					Blows: 1, Dodge: 8, Fainted: true},
+			},
+			Log: []string{
+				"Sir Kay hits the Goblin for 4.",
+				"The Troll hits Gawain for 9. Gawain faints!",
+				"Sir Kay casts Hold Monster at the Goblin. The Goblin is held.",
+				"The Troll misses Sir Kay.",
+			},
+			InRoom: true, Round: 3, YourMove: true, GraceLeft: 120, GraceTurns: 200,
+		},
+	}
+}
+
+// testSurface is an 8×8 surface: # rock, . common ground, $ a market, E the entrance.
+// The markets are named in reading order from marketNames.
+var testSurfaceRows = []string{
+	"#.$..#$.",
+	"..#.....",
+	"$...$.#.",
+	"..E..$..",
+	"#..#....",
+	".$....#$",
+	"...#..$.",
+	"#$.....#",
+}
+
+// marketNames are as the world names markets, but one, which names itself otherwise.
+var marketNames = []string{"the Market of the Golden Lamb", "the Market of the Silver Fox", "the Iron Pot", "Ye Olde Bazaar",
+	"the Market of the Blue Boar", "the Market of the Red Lion", "the Market of the Green Man", "the Market of the Bell", "the Market of the Crown"}
+
+func testSurface() *world.Surface {
+	s := &world.Surface{W: 8, H: 8, Markets: map[int]string{}}
+	n := 0
+	for y, row := range testSurfaceRows {
+		for x, ch := range row {
+			k := world.SurfaceCommon
+			switch ch {
+			case '#':
+				k = world.SurfaceInaccessible
+			case '$':
+				k = world.SurfaceMarket
+				s.Markets[y*8+x] = marketNames[n%len(marketNames)]
+				n++
+			case 'E':
+				k = world.SurfaceEntrance
+				s.Entrance = world.Pos{X: x, Y: y}
+			}
+			s.Cells = append(s.Cells, k)
+		}
+	}
+	return s
+}
+
+// goldenLamb is the market at (2, 0).
+func goldenLamb() *world.MarketView {
+	return &world.MarketView{Name: "the Market of the Golden Lamb", Wares: []world.Ware{
+		{Item: world.Item{Kind: world.ItemSword, Plus: 1}, Price: 200, Count: 3},
+		{Item: world.Item{Kind: world.ItemShield}, Price: 90, Count: 1},
+		{Item: world.Item{Kind: world.ItemArmour, Plus: 2}, Price: 900, Count: 2},
+		{Item: world.Item{Kind: world.ItemRingOfLight}, Price: 150, Count: 0},
+	}}
+}
+
+// surfaceView is Sir Kay on the surface at p, with Gawain two spaces east of the entrance
+// and the market's view when p is the Golden Lamb.
+func surfaceView(p world.Pos) world.View {
+	s := testSurface()
+	sv := &world.SurfaceView{Map: s, Others: []world.Other{{Name: "Gawain", Pos: world.Pos{X: 4, Y: 3}}}}
+	if p == (world.Pos{X: 2, Y: 0}) {
+		sv.Market = goldenLamb()
+	}
+	return world.View{
+		Self: world.Self{Name: "Sir Kay", Level: 2, Hits: 14, MaxHits: 15, SpellUnits: 6, Str: 14, Int: 12, Con: 11, Dex: 15,
+			Depth: 0, Pos: p, Gold: 120, Items: []world.Item{{Kind: world.ItemSword}, {Kind: world.ItemBootsOfSpeed, Worn: true},
+				{Kind: world.ItemPotionHealing}, {Kind: world.ItemGem, Value: 400}}},
+		Surface:  sv,
+		Others:   []world.Other{{Name: "Gawain", Pos: world.Pos{X: 4, Y: 3}}},
+		Messages: []string{"You climb out into the daylight."},
 	}
 }

@@ -13,16 +13,6 @@ import (
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
-// boxDrawing reports the first box-drawing character (U+2500–U+257F) in s, if any.
-func boxDrawing(s string) (rune, bool) {
-	for _, r := range s {
-		if r >= 0x2500 && r <= 0x257f {
-			return r, true
-		}
-	}
-	return 0, false
-}
-
 // The title asks "Do you use a screen reader? y/N": y turns the mode on there and then;
 // the start is spoken, the knight enters, and the game answers typed words in sentences,
 // with no drawing at all. The choice is kept with the knight.
