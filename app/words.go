@@ -26,7 +26,7 @@ const (
 	atPlay    plainWhen = 1 << iota // the player's own knight, in the game, not fighting
 	atBattle                        // the player's own knight in a battle
 	atWatch                         // another player's knight, watched
-	atStart                         // the way in and out (the title, the roll, the name, the tombstone): those screens take their own lines
+	atStart                         // the way in and out (title, roll, name, tombstone), whose screens take their own lines; help is a word there too
 	playing   = atPlay | atBattle
 	following = playing | atWatch // wherever a knight is followed: the reading words
 	always    = following | atStart
@@ -73,7 +73,7 @@ type plainWord struct {
 	// only is a further condition on the line, for a word that another row takes
 	// otherwise; nil for none.
 	only func(c plainCall) bool
-	run  func(m *Model, c plainCall) tea.Cmd
+	run  func(m *Model, c plainCall) tea.Cmd // what the word does
 }
 
 // plainCall is a typed line as the row that takes it reads it.
