@@ -2,15 +2,10 @@ package main
 
 import (
 	"sync"
-	"time"
 
 	"github.com/orthanc-ssh/orthanc-ssh/app"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
-
-// chatWindow is the window of chat flood control: a key may send world.ChatLines lines
-// within it (the engine counts it in turns of the configured tick).
-const chatWindow = 10 * time.Second
 
 // nameBook keeps knights' names unique across keys (DESIGN §12, "Names"): the owner of
 // every name, as world.NameKey folds it, read once from the store and then kept up to

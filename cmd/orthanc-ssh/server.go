@@ -41,6 +41,10 @@ const defaultBattleGrace = 30 * time.Second
 // (world.DefaultSafeTurns, DESIGN §12 "Fair play"); its first action ends it sooner.
 const safeArrival = 10 * time.Second
 
+// chatWindow is the window of chat flood control: a key may send world.ChatLines lines
+// within it (the engine counts it in turns of the configured tick).
+const chatWindow = 10 * time.Second
+
 // A player that sends nothing for idleAfter is idle, and its screen shows what others do
 // only every idleRefresh (world.DefaultIdleTurns, DESIGN §12 "Crowds"): a crowd of idle
 // players then costs few frames. An active player's shows it within activeRefresh.
