@@ -12,7 +12,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"text/tabwriter"
 	"time"
 
@@ -760,54 +759,4 @@ func (s *server) consoleLine(ctx context.Context, key ssh.PublicKey, line string
 	}
 	fmt.Fprintf(out, "orthanc: unknown command %q; try help\n", printable(args[0]))
 	return 1
-}
-
-// refuseBanned is the middleware that turns a banned key away at login, before the game
-// or any command: one line (on the screen with a terminal, else on stderr) and status 1.
-func (s *server) refuseBanned(next ssh.Handler) ssh.Handler {
-	return func(sess ssh.Session) {
-		fp := keys.Fingerprint(sess.PublicKey())
-		banned, err := s.store.IsBanned(fp)
-		if err != nil {
-			s.log.Error("check ban", "fingerprint", fp, "err", err)
-			s.refuse(sess, "The server cannot check your key just now; please try again later.")
-			return
-		}
-		if banned {
-			s.log.Info("refused a banned key", "fingerprint", fp, "addr", sess.RemoteAddr().String())
-			s.refuse(sess, bannedMessage)
-			return
-		}
-		next(sess)
-	}
-}
-
-// refuse ends a session with one line and status 1. With a terminal, the line goes to
-// the screen (as sshd would merge stderr into the terminal), else to stderr.
-func (s *server) refuse(sess ssh.Session, msg string) {
-	if _, _, pty := sess.Pty(); pty {
-		fmt.Fprintln(sess, msg)
-	} else {
-		fmt.Fprintln(sess.Stderr(), msg)
-	}
-	_ = sess.Exit(1)
-}
-
-// track registers the session for the admin's who and stats while it is open.
-func (s *server) track(next ssh.Handler) ssh.Handler {
-	return func(sess ssh.Session) {
-		_, _, pty := sess.Pty()
-		cmd := sess.Command()
-		sent, _ := sess.Context().Value(sentKey).(*atomic.Int64)
-		if sent == nil {
-			sent = new(atomic.Int64)
-		}
-		remove := s.live.add(liveSession{
-			fp: keys.Fingerprint(sess.PublicKey()), addr: sess.RemoteAddr().String(), start: time.Now(),
-			game: pty && (len(cmd) == 0 || cmd[0] == "play"), sent: sent,
-			close: func() { _ = sess.Close() },
-		})
-		defer remove()
-		next(sess)
-	}
 }

@@ -347,59 +347,6 @@ func slotOf(ctx context.Context) *connSlot {
 	return slot
 }
 
-// holdSlot is a middleware that counts the session in its connection's place: the first
-// session of a connection takes a player's place, and is refused (server full) when the
-// server filled up while the connection logged in.
-func (s *server) holdSlot(next ssh.Handler) ssh.Handler {
-	return func(sess ssh.Session) {
-		slot := slotOf(sess.Context())
-		if slot == nil {
-			next(sess)
-			return
-		}
-		if !slot.startSession() {
-			s.refused(refusedFull, sess.RemoteAddr())
-			fmt.Fprint(sess.Stderr(), serverFullMsg)
-			_ = sess.Exit(1)
-			return
-		}
-		defer slot.endSession()
-		next(sess)
-	}
-}
-
-// keyCounter counts open sessions per key.
-type keyCounter struct {
-	mu sync.Mutex
-	n  map[string]int
-}
-
-// limitKeys is a middleware refusing a key's sessions over the per-key limit.
-func (s *server) limitKeys(next ssh.Handler) ssh.Handler {
-	return func(sess ssh.Session) {
-		fp := keys.Fingerprint(sess.PublicKey())
-		s.perKey.mu.Lock()
-		over := s.perKey.n[fp] >= s.cfg.limits.maxPerKey
-		if !over {
-			s.perKey.n[fp]++
-		}
-		s.perKey.mu.Unlock()
-		if over {
-			fmt.Fprintln(sess.Stderr(), tooManyPerKey)
-			_ = sess.Exit(1)
-			return
-		}
-		defer func() {
-			s.perKey.mu.Lock()
-			if s.perKey.n[fp]--; s.perKey.n[fp] <= 0 {
-				delete(s.perKey.n, fp)
-			}
-			s.perKey.mu.Unlock()
-		}()
-		next(sess)
-	}
-}
-
 // sessionChannel is the SSH "session" channel handler: the library's own, behind a filter
 // of the requests a client sends on the channel.
 // A connection may have at most max-per-key session channels open.

@@ -151,19 +151,7 @@ func newServer(cfg config, log *slog.Logger) (*server, error) {
 		// in the login banner (login.go).
 		wish.WithPublicKeyAuth(s.checkKey),
 		wish.WithBannerHandler(s.loginBanner),
-		// Middleware runs from the last listed (outermost) to the first: recover, take a
-		// player's place, log, track the session, refuse banned keys, then the game or the
-		// command line.
-		wish.WithMiddleware(
-			s.finish,
-			bubbletea.MiddlewareWithProgramHandler(s.program),
-			s.limitKeys,
-			s.refuseBanned,
-			s.track,
-			s.logSessions,
-			s.holdSlot,
-			s.recoverPanics,
-		),
+		wish.WithMiddleware(s.middleware()...), // middleware.go, in chain order
 	)
 	if err != nil {
 		st.Close()
@@ -310,35 +298,6 @@ func (s *server) close() {
 	_ = s.store.Close()
 }
 
-// recoverPanics is the outermost middleware: a panic in one session is logged with its
-// stack and ends only that session.
-func (s *server) recoverPanics(next ssh.Handler) ssh.Handler {
-	return func(sess ssh.Session) {
-		defer func() {
-			if r := recover(); r != nil {
-				s.log.Error("session panic", "panic", r, "stack", string(debug.Stack()))
-				_ = sess.Exit(1)
-			}
-		}()
-		next(sess)
-	}
-}
-
-// logSessions logs each session's start and end with its key, address and duration, and
-// counts open sessions for shutdown.
-func (s *server) logSessions(next ssh.Handler) ssh.Handler {
-	return func(sess ssh.Session) {
-		s.sessions.Add(1)
-		defer s.sessions.Done()
-		start := time.Now()
-		fp := keys.Fingerprint(sess.PublicKey())
-		_, _, pty := sess.Pty()
-		s.log.Info("session start", "fingerprint", fp, "addr", sess.RemoteAddr().String(), "pty", pty, "command", len(sess.Command()) > 0)
-		next(sess)
-		s.log.Info("session end", "fingerprint", fp, "addr", sess.RemoteAddr().String(), "duration", time.Since(start).Round(time.Millisecond))
-	}
-}
-
 // gameSessions keeps each game session's model, input and output guard from the program
 // handler to finish. They cannot be kept in the session's context: that is its
 // connection's, shared by every session on the connection, so a command run beside a
@@ -480,36 +439,4 @@ func (s *server) newProgram(sess ssh.Session, m *app.Model, g *ioGuard) *tea.Pro
 	ptyReq, _, _ := sess.Pty()
 	s.games.put(sess, gameSession{model: m, guard: g, input: startInput(g, ptyReq.Term, prog.Send), prog: prog})
 	return prog
-}
-
-// finish runs after the game ends (taking the knight out of the world, which saves it),
-// or runs the command line for sessions without a game.
-func (s *server) finish(ssh.Handler) ssh.Handler {
-	return func(sess ssh.Session) {
-		gs, ok := s.games.take(sess)
-		if gs.input != nil {
-			gs.input.stopInput() // the program has ended: nothing more is parsed for it
-			if n := gs.input.dropped.Load(); n > 0 {
-				s.log.Info("session input dropped", "fingerprint", keys.Fingerprint(sess.PublicKey()), "bytes", n)
-			}
-		}
-		if gs.guard != nil {
-			gs.guard.stopWatching()
-		}
-		if ok {
-			if m := gs.model; m != nil {
-				m.Close() // the player's own screen back, before anything more is written
-				ctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
-				defer cancel()
-				if _, _, err := m.Leave(ctx); err != nil {
-					s.log.Error("leave", "fingerprint", keys.Fingerprint(sess.PublicKey()), "err", err)
-				}
-				if why := m.Ended(); why != "" {
-					fmt.Fprintln(sess, why) // the game screen is gone: keep the reason on the terminal
-				}
-			}
-			return
-		}
-		s.runCommand(sess)
-	}
 }

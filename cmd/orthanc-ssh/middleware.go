@@ -1,0 +1,212 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"charm.land/ssh"
+	"charm.land/wish/v2"
+	"charm.land/wish/v2/bubbletea"
+
+	"github.com/orthanc-ssh/orthanc-ssh/keys"
+)
+
+// The middlewares every SSH session runs through, in this file in the order a session
+// meets them. The login (login.go) and the connection's place in the limits (limits.go)
+// come before any of them.
+
+// middleware is the chain, listed once. wish runs the last listed first, so a session
+// goes through it from the bottom up:
+//
+//   - recoverPanics, outermost: a panic anywhere below ends only its own session;
+//   - holdSlot: the first session of a connection takes a player's place, and is refused
+//     when the server filled up while the connection logged in;
+//   - logSessions: the session's start and end, with key, address and duration, and the
+//     count of open sessions that shutdown waits for;
+//   - track: the session in the registry the admin's who and stats read;
+//   - refuseBanned: a key banned since its connection logged in is turned away;
+//   - limitKeys: a key's sessions past the per-key limit are refused;
+//   - the program handler: the game for a session with a terminal (game.go), nothing for
+//     the others;
+//   - finish, innermost: after the game, the knight leaves the world (and is saved); a
+//     session without a game runs the command line instead (commands.go).
+func (s *server) middleware() []wish.Middleware {
+	return []wish.Middleware{
+		s.finish,
+		bubbletea.MiddlewareWithProgramHandler(s.program),
+		s.limitKeys,
+		s.refuseBanned,
+		s.track,
+		s.logSessions,
+		s.holdSlot,
+		s.recoverPanics,
+	}
+}
+
+// recoverPanics is the outermost middleware: a panic in one session is logged with its
+// stack and ends only that session.
+func (s *server) recoverPanics(next ssh.Handler) ssh.Handler {
+	return func(sess ssh.Session) {
+		defer func() {
+			if r := recover(); r != nil {
+				s.log.Error("session panic", "panic", r, "stack", string(debug.Stack()))
+				_ = sess.Exit(1)
+			}
+		}()
+		next(sess)
+	}
+}
+
+// holdSlot is a middleware that counts the session in its connection's place: the first
+// session of a connection takes a player's place, and is refused (server full) when the
+// server filled up while the connection logged in.
+func (s *server) holdSlot(next ssh.Handler) ssh.Handler {
+	return func(sess ssh.Session) {
+		slot := slotOf(sess.Context())
+		if slot == nil {
+			next(sess)
+			return
+		}
+		if !slot.startSession() {
+			s.refused(refusedFull, sess.RemoteAddr())
+			fmt.Fprint(sess.Stderr(), serverFullMsg)
+			_ = sess.Exit(1)
+			return
+		}
+		defer slot.endSession()
+		next(sess)
+	}
+}
+
+// logSessions logs each session's start and end with its key, address and duration, and
+// counts open sessions for shutdown.
+func (s *server) logSessions(next ssh.Handler) ssh.Handler {
+	return func(sess ssh.Session) {
+		s.sessions.Add(1)
+		defer s.sessions.Done()
+		start := time.Now()
+		fp := keys.Fingerprint(sess.PublicKey())
+		_, _, pty := sess.Pty()
+		s.log.Info("session start", "fingerprint", fp, "addr", sess.RemoteAddr().String(), "pty", pty, "command", len(sess.Command()) > 0)
+		next(sess)
+		s.log.Info("session end", "fingerprint", fp, "addr", sess.RemoteAddr().String(), "duration", time.Since(start).Round(time.Millisecond))
+	}
+}
+
+// track registers the session for the admin's who and stats while it is open.
+func (s *server) track(next ssh.Handler) ssh.Handler {
+	return func(sess ssh.Session) {
+		_, _, pty := sess.Pty()
+		cmd := sess.Command()
+		sent, _ := sess.Context().Value(sentKey).(*atomic.Int64)
+		if sent == nil {
+			sent = new(atomic.Int64)
+		}
+		remove := s.live.add(liveSession{
+			fp: keys.Fingerprint(sess.PublicKey()), addr: sess.RemoteAddr().String(), start: time.Now(),
+			game: pty && (len(cmd) == 0 || cmd[0] == "play"), sent: sent,
+			close: func() { _ = sess.Close() },
+		})
+		defer remove()
+		next(sess)
+	}
+}
+
+// refuseBanned is the middleware that turns a banned key away at login, before the game
+// or any command: one line (on the screen with a terminal, else on stderr) and status 1.
+func (s *server) refuseBanned(next ssh.Handler) ssh.Handler {
+	return func(sess ssh.Session) {
+		fp := keys.Fingerprint(sess.PublicKey())
+		banned, err := s.store.IsBanned(fp)
+		if err != nil {
+			s.log.Error("check ban", "fingerprint", fp, "err", err)
+			s.refuse(sess, "The server cannot check your key just now; please try again later.")
+			return
+		}
+		if banned {
+			s.log.Info("refused a banned key", "fingerprint", fp, "addr", sess.RemoteAddr().String())
+			s.refuse(sess, bannedMessage)
+			return
+		}
+		next(sess)
+	}
+}
+
+// refuse ends a session with one line and status 1. With a terminal, the line goes to
+// the screen (as sshd would merge stderr into the terminal), else to stderr.
+func (s *server) refuse(sess ssh.Session, msg string) {
+	if _, _, pty := sess.Pty(); pty {
+		fmt.Fprintln(sess, msg)
+	} else {
+		fmt.Fprintln(sess.Stderr(), msg)
+	}
+	_ = sess.Exit(1)
+}
+
+// keyCounter counts open sessions per key.
+type keyCounter struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+// limitKeys is a middleware refusing a key's sessions over the per-key limit.
+func (s *server) limitKeys(next ssh.Handler) ssh.Handler {
+	return func(sess ssh.Session) {
+		fp := keys.Fingerprint(sess.PublicKey())
+		s.perKey.mu.Lock()
+		over := s.perKey.n[fp] >= s.cfg.limits.maxPerKey
+		if !over {
+			s.perKey.n[fp]++
+		}
+		s.perKey.mu.Unlock()
+		if over {
+			fmt.Fprintln(sess.Stderr(), tooManyPerKey)
+			_ = sess.Exit(1)
+			return
+		}
+		defer func() {
+			s.perKey.mu.Lock()
+			if s.perKey.n[fp]--; s.perKey.n[fp] <= 0 {
+				delete(s.perKey.n, fp)
+			}
+			s.perKey.mu.Unlock()
+		}()
+		next(sess)
+	}
+}
+
+// finish runs after the game ends (taking the knight out of the world, which saves it),
+// or runs the command line for sessions without a game.
+func (s *server) finish(ssh.Handler) ssh.Handler {
+	return func(sess ssh.Session) {
+		gs, ok := s.games.take(sess)
+		if gs.input != nil {
+			gs.input.stopInput() // the program has ended: nothing more is parsed for it
+			if n := gs.input.dropped.Load(); n > 0 {
+				s.log.Info("session input dropped", "fingerprint", keys.Fingerprint(sess.PublicKey()), "bytes", n)
+			}
+		}
+		if gs.guard != nil {
+			gs.guard.stopWatching()
+		}
+		if ok {
+			if m := gs.model; m != nil {
+				m.Close() // the player's own screen back, before anything more is written
+				ctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+				defer cancel()
+				if _, _, err := m.Leave(ctx); err != nil {
+					s.log.Error("leave", "fingerprint", keys.Fingerprint(sess.PublicKey()), "err", err)
+				}
+				if why := m.Ended(); why != "" {
+					fmt.Fprintln(sess, why) // the game screen is gone: keep the reason on the terminal
+				}
+			}
+			return
+		}
+		s.runCommand(sess)
+	}
+}
