@@ -5,17 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math/rand/v2"
 	"net"
 	"path/filepath"
 	"runtime/debug"
 	"sync"
 	"time"
 
-	tea "charm.land/bubbletea/v2"
 	"charm.land/ssh"
 	"charm.land/wish/v2"
-	"charm.land/wish/v2/bubbletea"
 
 	"github.com/orthanc-ssh/orthanc-ssh/app"
 	"github.com/orthanc-ssh/orthanc-ssh/keys"
@@ -298,58 +295,6 @@ func (s *server) close() {
 	_ = s.store.Close()
 }
 
-// gameSessions keeps each game session's model, input and output guard from the program
-// handler to finish. They cannot be kept in the session's context: that is its
-// connection's, shared by every session on the connection, so a command run beside a
-// game on one connection (as a multiplexing OpenSSH client does) found the game's model
-// there when it finished, and took the knight out of the world.
-type gameSessions struct {
-	mu sync.Mutex
-	m  map[ssh.Session]gameSession
-}
-
-// gameSession is what finish needs of a session the program handler took: its model and
-// guard (nil for a session it refused with a message), and its input pump.
-type gameSession struct {
-	model *app.Model
-	guard *ioGuard
-	input *inputPump
-	prog  *tea.Program // for the farewell at shutdown
-}
-
-// put records what the program handler made of a session.
-func (g *gameSessions) put(sess ssh.Session, gs gameSession) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.m == nil {
-		g.m = map[ssh.Session]gameSession{}
-	}
-	g.m[sess] = gs
-}
-
-// programs lists the programs of the game sessions open now.
-func (g *gameSessions) programs() []*tea.Program {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	var out []*tea.Program
-	for _, gs := range g.m {
-		if gs.prog != nil {
-			out = append(out, gs.prog)
-		}
-	}
-	return out
-}
-
-// take returns and forgets what the program handler made of a session; ok is false for a
-// session it left to the command line.
-func (g *gameSessions) take(sess ssh.Session) (gs gameSession, ok bool) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	gs, ok = g.m[sess]
-	delete(g.m, sess)
-	return gs, ok
-}
-
 // farewell tells every game session, whatever screen it is on, that the server is going
 // down; each closes itself (its knight leaves the world and is saved). It returns how
 // many were told. Send waits until the program takes the message, so each is sent on its
@@ -361,82 +306,4 @@ func (s *server) farewell(reason string) int {
 		told++
 	}
 	return told
-}
-
-// program builds the game for a session with a terminal; sessions without one (or with a
-// command other than play) get nil and go on to the command line.
-func (s *server) program(sess ssh.Session) *tea.Program {
-	ptyReq, _, isPty := sess.Pty()
-	cmd := sess.Command()
-	if isPty && len(cmd) > 0 && cmd[0] == "watch" {
-		return s.watchProgram(sess, cmd[1:]) // spectate.go
-	}
-	if !isPty || (len(cmd) > 0 && cmd[0] != "play") {
-		return nil
-	}
-	plain, ok := playArgs(cmd)
-	if !ok {
-		s.refuse(sess, "usage: play [--plain]   (--plain: screen-reader mode)")
-		s.games.put(sess, gameSession{})
-		return nil
-	}
-	key := sess.PublicKey() // the key that authenticated, not one the client only offered
-	fp := keys.Fingerprint(key)
-	var saved *world.Adventurer
-	// A knight already in the world (the same key playing elsewhere) is the newest record;
-	// joining then takes it over. Otherwise the saver has the newest.
-	rec, online, err := s.engine.Lookup(sess.Context(), fp)
-	if err == nil && !online {
-		rec, err = s.saver.Load(fp)
-	}
-	switch {
-	case err == nil:
-		saved = &rec // a dead or retired knight's record: the title offers a new roll
-	case !errors.Is(err, store.ErrNotFound):
-		s.log.Error("load adventurer", "fingerprint", fp, "err", err)
-		wish.Fatalln(sess, "Your knight could not be loaded just now; nothing was changed. Please try again later.")
-		s.games.put(sess, gameSession{})
-		return nil
-	}
-	g := s.guardIO(sess)
-	m := app.New(sess.Context(), app.Params{
-		Fingerprint: fp,
-		Saved:       saved,
-		Engine:      s.engine,
-		Width:       ptyReq.Window.Width,
-		Height:      ptyReq.Window.Height,
-		Rand:        rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())),
-		Fame: func() []string {
-			list, err := s.scores(fp)
-			if err != nil {
-				s.log.Error("scores", "err", err)
-				return []string{"The hall of fame could not be read just now."}
-			}
-			return scoreLines(list)
-		},
-		Admin: s.consoleHook(sess.Context(), key), // nil unless the key is an admin's
-		Plain: plain,
-		Names: s.namesFor(fp),
-		Out:   g,
-		Term:  ptyReq.Term,
-		Tick:  s.cfg.tick,
-	})
-	return s.newProgram(sess, m, g)
-}
-
-// newProgram makes the Bubble Tea program of a game session. Its renderer is off: the
-// model draws its own frames as the cells that changed (app's terminal), where Bubble
-// Tea's renderer parses each whole frame back into cells and compares them all, which
-// cost two thirds of the server's CPU at 1000 players (docs/PERFORMANCE.md). Its input
-// is off too: the session's keys come through an input pump (input.go), which finish
-// stops when the program has ended.
-func (s *server) newProgram(sess ssh.Session, m *app.Model, g *ioGuard) *tea.Program {
-	opts := append(bubbletea.MakeOptions(sess), tea.WithoutSignalHandler(), tea.WithoutRenderer(),
-		// The render ticker runs even without a renderer: once a second is its least.
-		tea.WithFPS(1),
-		tea.WithInput(nil), tea.WithOutput(g)) // after MakeOptions: these input and output win
-	prog := tea.NewProgram(m, opts...)
-	ptyReq, _, _ := sess.Pty()
-	s.games.put(sess, gameSession{model: m, guard: g, input: startInput(g, ptyReq.Term, prog.Send), prog: prog})
-	return prog
 }

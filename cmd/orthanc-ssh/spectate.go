@@ -70,21 +70,6 @@ func (s *server) watchProgram(sess ssh.Session, args []string) *tea.Program {
 	return s.newProgram(sess, m, g)
 }
 
-// playArgs reads the arguments of `play`: --plain asks for screen-reader mode. ok is
-// false for anything else. A session with no command plays without it.
-func playArgs(cmd []string) (plain, ok bool) {
-	if len(cmd) == 0 {
-		return false, true
-	}
-	for _, a := range cmd[1:] {
-		if a != "--plain" {
-			return false, false
-		}
-		plain = true
-	}
-	return plain, true
-}
-
 // cmdPlay and cmdWatch answer play and watch run without a terminal: they need one.
 func (s *server) cmdPlay(sess ssh.Session, _ []string) int {
 	fmt.Fprintln(sess.Stderr(), "orthanc: play needs a terminal: ssh -t -p PORT host play [--plain]")
