@@ -1,19 +1,27 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
+	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
 	"charm.land/ssh"
 
 	"github.com/orthanc-ssh/orthanc-ssh/keys"
-	"github.com/orthanc-ssh/orthanc-ssh/store"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
+
+// The admin console (issue 7): commands for the keys in the admin allow-list, run as
+// `ssh -p PORT host COMMAND` or typed after `:` in an admin's game. They all live in one
+// table, adminCommands, and run only through runAdmin, the one gate: it checks the key
+// the session really authenticated with (sess.PublicKey(), never what the auth callback
+// was offered) before anything else, so no command can be added that escapes it.
 
 // A command is what `ssh host NAME args...` runs when there is no game screen.
 type command struct {
@@ -108,162 +116,6 @@ func (s *server) cmdHelp(sess ssh.Session, args []string) int {
 	return 0
 }
 
-// whoami is the --json shape of `whoami`; the text form prints the same keys as
-// "key: value" lines.
-type whoami struct {
-	Fingerprint string `json:"fingerprint"`
-	Name        string `json:"name"`
-	Online      bool   `json:"online"`
-	Dead        bool   `json:"dead"`
-	KilledBy    string `json:"killed_by,omitempty"`
-	Level       int    `json:"level"`
-	Experience  int    `json:"experience"`
-	Hits        int    `json:"hits"`
-	MaxHits     int    `json:"max_hits"`
-	SpellUnits  int    `json:"spell_units"`
-	Str         int    `json:"str"`
-	Int         int    `json:"int"`
-	Con         int    `json:"con"`
-	Dex         int    `json:"dex"`
-	Depth       int    `json:"depth"`
-	X           int    `json:"x"`
-	Y           int    `json:"y"`
-
-	Gold               int         `json:"gold"`
-	TreasureExperience int         `json:"treasure_experience"`
-	PercentKills       int         `json:"percent_kills"`
-	Equipment          []equipment `json:"equipment"`
-	Effects            []string    `json:"effects"`
-	Party              party       `json:"party"`
-}
-
-// party is the knight's party in whoami: its leader and every member (the leader first),
-// both empty when the knight is alone. Parties live in the world and are not saved, so
-// a knight who is not online is alone.
-type party struct {
-	Leader  string   `json:"leader"`
-	Members []string `json:"members"`
-}
-
-// equipment is one carried item in whoami.
-type equipment struct {
-	Name string `json:"name"`
-	Worn bool   `json:"worn,omitempty"`
-}
-
-func (s *server) cmdWhoami(sess ssh.Session, args []string) int {
-	asJSON, ok := jsonFlag(sess, "whoami [--json]", args)
-	if !ok {
-		return 1
-	}
-	fp := keys.Fingerprint(sess.PublicKey())
-	rec, online, err := s.engine.Lookup(sess.Context(), fp)
-	if err == nil && !online {
-		rec, err = s.saver.Load(fp)
-	}
-	if errors.Is(err, store.ErrNotFound) {
-		fmt.Fprintf(sess.Stderr(), "orthanc: no knight for key %s yet; connect with a terminal to roll one\n", fp)
-		return 1
-	}
-	if err != nil {
-		s.log.Error("whoami", "fingerprint", fp, "err", err)
-		fmt.Fprintln(sess.Stderr(), "orthanc: your knight could not be read just now; try again later")
-		return 1
-	}
-	out := whoami{Fingerprint: fp, Name: rec.Name, Online: online, Dead: rec.Death != nil, Level: rec.Level,
-		Experience: rec.Experience, Hits: rec.Hits, MaxHits: rec.MaxHits, SpellUnits: rec.SpellUnits,
-		Str: rec.Str, Int: rec.Int, Con: rec.Con, Dex: rec.Dex, Depth: rec.Depth, X: rec.X, Y: rec.Y}
-	if rec.Death != nil {
-		out.KilledBy = rec.Death.Killer
-	}
-	out.Gold, out.TreasureExperience, out.PercentKills = rec.Gold, rec.TreasureExperience, rec.PercentKills()
-	out.Equipment, out.Effects = []equipment{}, []string{}
-	for _, it := range rec.Items {
-		out.Equipment = append(out.Equipment, equipment{it.Name(), it.Worn})
-		if it.Worn {
-			out.Effects = append(out.Effects, it.Name())
-		}
-	}
-	for _, ef := range rec.Effects {
-		out.Effects = append(out.Effects, ef.String())
-	}
-	for _, st := range rec.Status {
-		out.Effects = append(out.Effects, st.String())
-	}
-	out.Party.Members = []string{}
-	members, err := s.engine.Party(sess.Context(), fp)
-	if err != nil {
-		s.log.Error("whoami party", "fingerprint", fp, "err", err)
-	}
-	for _, m := range members {
-		if m.Leader {
-			out.Party.Leader = m.Name
-		}
-		out.Party.Members = append(out.Party.Members, m.Name)
-	}
-	if asJSON {
-		return writeJSON(sess, out)
-	}
-	partyLine := "none"
-	if len(members) > 0 {
-		partyLine = strings.Join(out.Party.Members, ", ") + " (led by " + out.Party.Leader + ")"
-	}
-	for _, kv := range [][2]any{
-		{"fingerprint", out.Fingerprint}, {"name", out.Name}, {"online", out.Online}, {"dead", out.Dead},
-		{"level", out.Level}, {"experience", out.Experience}, {"hits", out.Hits},
-		{"max_hits", out.MaxHits}, {"spell_units", out.SpellUnits}, {"str", out.Str},
-		{"int", out.Int}, {"con", out.Con}, {"dex", out.Dex}, {"depth", out.Depth},
-		{"x", out.X}, {"y", out.Y}, {"gold", out.Gold},
-		{"treasure_experience", out.TreasureExperience}, {"percent_kills", out.PercentKills},
-		{"party", partyLine},
-	} {
-		fmt.Fprintf(sess, "%s: %v\n", kv[0], kv[1])
-	}
-	return 0
-}
-
-func (s *server) cmdWho(sess ssh.Session, args []string) int {
-	asJSON, ok := jsonFlag(sess, "who [--json]", args)
-	if !ok {
-		return 1
-	}
-	who, err := s.engine.Who(sess.Context())
-	if err != nil {
-		fmt.Fprintln(sess.Stderr(), "orthanc: the world is not answering; try again later")
-		return 1
-	}
-	if s.isAdmin(sess.PublicKey()) { // admins also see keys and addresses
-		return s.writeAdminWho(sess, who, asJSON)
-	}
-	if asJSON {
-		type entry struct {
-			Name  string `json:"name"`
-			Level int    `json:"level"`
-			Depth int    `json:"depth"`
-		}
-		list := make([]entry, 0, len(who))
-		for _, w := range who {
-			list = append(list, entry{w.Name, w.Level, w.Depth})
-		}
-		return writeJSON(sess, list)
-	}
-	if len(who) == 0 {
-		fmt.Fprintln(sess, "No one is in the dungeon.")
-		return 0
-	}
-	w := tabwriter.NewWriter(sess, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(w, "NAME\tLEVEL\tWHERE")
-	for _, e := range who {
-		where := fmt.Sprintf("depth %d", e.Depth)
-		if e.Depth == 0 {
-			where = "outside"
-		}
-		fmt.Fprintf(w, "%s\t%d\t%s\n", e.Name, e.Level, where)
-	}
-	_ = w.Flush()
-	return 0
-}
-
 func writeJSON(w io.Writer, v any) int {
 	enc := json.NewEncoder(w)
 	if err := enc.Encode(v); err != nil {
@@ -272,111 +124,234 @@ func writeJSON(w io.Writer, v any) int {
 	return 0
 }
 
-// monsterJSON is one row of `help monsters --json`.
-type monsterJSON struct {
-	Name            string `json:"name"`
-	Class           string `json:"class"`
-	Level           int    `json:"level"`
-	HitDice         string `json:"hit_dice"`
-	AttackDice      string `json:"attack_dice"`
-	Dexterity       int    `json:"dexterity"`
-	Experience      int    `json:"experience"`
-	Speed           int    `json:"speed"`
-	AttacksPerRound int    `json:"attacks_per_round"`
-	Glyph           string `json:"glyph"`
+// permissionDenied is all a key that is not an admin's learns about an admin command.
+const permissionDenied = "permission denied"
+
+// adminCommand is one command of the admin console.
+type adminCommand struct {
+	name, usage, summary string
+	help                 string // more about the command, for --help
+	run                  func(s *server, c *adminCall) int
 }
 
-// cmdHelpMonsters prints the monster tables, as the seed's help lesson did.
-func cmdHelpMonsters(sess ssh.Session, args []string) int {
-	asJSON, ok := jsonFlag(sess, "help monsters [--json]", args)
-	if !ok {
+// adminCommands is the admin console: every entry runs only through runAdmin.
+var adminCommands []adminCommand
+
+func init() {
+	adminCommands = []adminCommand{
+		{"regen", "regen <level|all> [--seed N] [--json]", "rebuild one level, or all, now, from a new seed",
+			"Level d becomes the one dungeon seed N builds for depth d (N is random unless given, and printed).\n" +
+				"Knights on a rebuilt level move to its up stairs and are told; fights there end and the\n" +
+				"old monsters vanish; no knight dies or loses anything. The level is saved at once and\n" +
+				"stays rebuilt across restarts until `revert`.", (*server).adminRegen},
+		{"revert", "revert [level|all] [--json]", "rebuild levels from the original seed (all by default)",
+			"The original dungeon comes back byte for byte, freshly stocked: broken doors are whole and\n" +
+				"the original guards are back. Knights on a reverted level move to its up stairs.", (*server).adminRevert},
+		{"kick", "kick <name|fingerprint> [--json]", "remove a knight from the dungeon (it is saved and may come back)",
+			"The knight's game ends with \"" + world.KickedMessage + "\"", (*server).adminKick},
+		{"ban", "ban <name|fingerprint> [--reason TEXT] [--json]", "refuse a key at login, and remove its knight now",
+			"A name is looked up among the knights online first, then among every stored knight\n" +
+				"(without regard to case); when several share it, ban by fingerprint (see `who`).\n" +
+				"An admin's key cannot be banned: take it out of the admin keys file first.", (*server).adminBan},
+		{"unban", "unban <name|fingerprint> [--json]", "lift a ban", "", (*server).adminUnban},
+		{"bans", "bans [--json]", "the banned keys", "", (*server).adminBans},
+		{"broadcast", "broadcast <text>", "a line in every knight's messages, marked [admin]",
+			fmt.Sprintf("Control characters, escape sequences and direction overrides are removed, and the\n"+
+				"text is cut to %d characters.", world.MaxBroadcastRunes), (*server).adminBroadcast},
+		{"backup", "backup", "a consistent copy of the database on stdout",
+			"Run it without a terminal and redirect it: ssh -p PORT host backup > orthanc.db\n" +
+				"The copy is taken in one read transaction while the game runs, after the saver has\n" +
+				"written what it holds; it opens with bbolt like the live file.", (*server).adminBackup},
+		{"stats", "stats [--json]", "sessions, players, levels and seeds, tick and save times, memory", "", (*server).adminStats},
+	}
+}
+
+// findAdmin is the admin command with the name, or nil.
+func findAdmin(name string) *adminCommand {
+	for i := range adminCommands {
+		if adminCommands[i].name == name {
+			return &adminCommands[i]
+		}
+	}
+	return nil
+}
+
+// isAdmin reports whether key, the key a session authenticated with, is in the admin
+// allow-list. It is the only test of admin rights in the server.
+func (s *server) isAdmin(key ssh.PublicKey) bool {
+	return key != nil && s.admins.Contains(key)
+}
+
+// adminCall is one run of an admin command.
+type adminCall struct {
+	ctx     context.Context
+	cmd     *adminCommand
+	fp      string   // the admin's key fingerprint
+	args    []string // the arguments after the command's name
+	out     io.Writer
+	errOut  io.Writer
+	console bool   // typed in the game's console rather than run over ssh
+	pty     bool   // the ssh session has a terminal
+	result  string // what the command did, for the log
+}
+
+// runAdmin is the admin gate: it runs the admin command args[0] (which must be in
+// adminCommands) for key, the key the session authenticated with, and returns its exit
+// status. A key that is not an admin's gets exactly "permission denied" and status 1,
+// whatever it asked. Every action an admin takes is logged once, with the outcome.
+func (s *server) runAdmin(ctx context.Context, key ssh.PublicKey, args []string, out, errOut io.Writer, console, pty bool) int {
+	fp := keys.Fingerprint(key)
+	cmd := findAdmin(args[0])
+	if cmd == nil || !s.isAdmin(key) {
+		s.log.Warn("admin: permission denied", "fingerprint", fp, "command", printable(args[0]), "console", console)
+		fmt.Fprintln(errOut, permissionDenied)
 		return 1
 	}
-	if asJSON {
-		list := make([]monsterJSON, 0, len(world.Monsters))
-		for _, k := range world.Monsters {
-			list = append(list, monsterJSON{k.Name, k.Class.String(), k.Level, k.HitDice.String(), k.AttackDice.String(),
-				k.Dex, k.Experience, k.Speed, k.AttacksPerRound, k.Glyph})
+	if slices.ContainsFunc(args[1:], func(a string) bool { return a == "--help" || a == "-h" }) {
+		fmt.Fprintf(out, "usage: %s\n  %s\n", cmd.usage, cmd.summary)
+		if cmd.help != "" {
+			fmt.Fprintf(out, "\n%s\n", cmd.help)
 		}
-		return writeJSON(sess, list)
+		return 0
 	}
-	for _, l := range world.MonsterTableLines() {
-		fmt.Fprintln(sess, l)
+	c := &adminCall{ctx: ctx, cmd: cmd, fp: fp, args: args[1:], out: out, errOut: errOut, console: console, pty: pty}
+	code := cmd.run(s, c)
+	logArgs := make([]string, len(c.args))
+	for i, a := range c.args {
+		logArgs[i] = printable(a)
+	}
+	s.log.Info("admin", "fingerprint", fp, "command", cmd.name, "args", logArgs, "console", console, "exit", code, "result", c.result)
+	return code
+}
+
+// fail reports an error to the admin and ends the command with status 1.
+func (c *adminCall) fail(format string, args ...any) int {
+	msg := fmt.Sprintf(format, args...)
+	c.result = "error: " + msg
+	fmt.Fprintf(c.errOut, "orthanc: %s\n", msg)
+	return 1
+}
+
+// usageError reports a misuse of the command with its usage line.
+func (c *adminCall) usageError(format string, args ...any) int {
+	return c.fail("%s; usage: %s", fmt.Sprintf(format, args...), c.cmd.usage)
+}
+
+// adminArgs are a command's parsed arguments.
+type adminArgs struct {
+	pos     []string
+	json    bool
+	seed    uint64
+	hasSeed bool
+	reason  string
+}
+
+// parse reads the call's arguments; flags lists the flags the command takes ("json",
+// "seed", "reason"). --reason takes the rest of the line. It reports misuse itself.
+func (c *adminCall) parse(flags ...string) (adminArgs, bool) {
+	var a adminArgs
+	takes := func(f string) bool { return slices.Contains(flags, f) }
+	for i := 0; i < len(c.args); i++ {
+		arg := c.args[i]
+		name, value, hasValue := strings.Cut(arg, "=")
+		switch {
+		case arg == "--json" && takes("json"):
+			a.json = true
+		case name == "--seed" && takes("seed"):
+			if !hasValue {
+				if i+1 >= len(c.args) {
+					c.usageError("--seed needs a number")
+					return a, false
+				}
+				i++
+				value = c.args[i]
+			}
+			n, err := strconv.ParseUint(value, 10, 64)
+			if err != nil {
+				c.usageError("seed %q is not a whole number from 0 to 18446744073709551615", printable(value))
+				return a, false
+			}
+			a.seed, a.hasSeed = n, true
+		case name == "--reason" && takes("reason"):
+			rest := c.args[i+1:]
+			if hasValue {
+				rest = append([]string{value}, rest...)
+			}
+			a.reason = world.CleanText(strings.Join(rest, " "), world.MaxBroadcastRunes)
+			return a, true
+		case strings.HasPrefix(arg, "-"):
+			c.usageError("unknown flag %q", printable(arg))
+			return a, false
+		default:
+			a.pos = append(a.pos, arg)
+		}
+	}
+	return a, true
+}
+
+// writeJSON prints v as one line of JSON.
+func (c *adminCall) writeJSON(v any) int {
+	if err := json.NewEncoder(c.out).Encode(v); err != nil {
+		return c.fail("write output: %v", err)
 	}
 	return 0
 }
 
-// fameTop is how many retirees the hall of fame shows server-wide (seed 000: "The top three
-// retirees are saved.").
-const fameTop = 3
-
-// scoreJSON is one row of `scores --json`.
-type scoreJSON struct {
-	Rank         int    `json:"rank"`
-	Name         string `json:"name"`
-	Level        int    `json:"level"`
-	Experience   int    `json:"experience"`
-	PercentKills int    `json:"percent_kills"`
-	Retired      string `json:"retired"`
-	Yours        bool   `json:"yours"`
-}
-
-// scores is the hall of fame as fp sees it: the top three, then fp's own retirees.
-func (s *server) scores(fp string) ([]scoreJSON, error) {
-	if err := s.saver.Flush(); err != nil {
-		return nil, err
+// writeAdminHelp lists the admin commands.
+func writeAdminHelp(w io.Writer, console bool) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	if console {
+		fmt.Fprintln(tw, "Admin console (Enter runs a line, Esc closes, PgUp/PgDn scroll):")
+		fmt.Fprintln(tw, "  who\tthe knights online, with keys and addresses")
+	} else {
+		fmt.Fprintln(tw, "Admin commands (also typed after : in the game; each takes --help):")
 	}
-	all, err := s.store.Fame()
-	if err != nil {
-		return nil, err
-	}
-	out := []scoreJSON{}
-	for i, f := range all {
-		a := f.Adventurer
-		mine := a.Fingerprint == fp
-		if i < fameTop || mine {
-			out = append(out, scoreJSON{i + 1, a.Name, a.Level, a.Experience, a.PercentKills(),
-				f.Retired.UTC().Format("2006-01-02"), mine})
+	for _, c := range adminCommands {
+		if console && c.name == "backup" {
+			continue
 		}
+		fmt.Fprintf(tw, "  %s\t%s\n", c.usage, c.summary)
 	}
-	return out, nil
+	_ = tw.Flush()
 }
 
-func (s *server) cmdScores(sess ssh.Session, args []string) int {
-	asJSON, ok := jsonFlag(sess, "scores [--json]", args)
-	if !ok {
-		return 1
+// consoleHook is the in-game console for a session that authenticated with key: nil
+// unless the key is an admin's. Each line still goes through the gate.
+func (s *server) consoleHook(ctx context.Context, key ssh.PublicKey) func(line string) (string, bool) {
+	if !s.isAdmin(key) {
+		return nil
 	}
-	list, err := s.scores(keys.Fingerprint(sess.PublicKey()))
-	if err != nil {
-		s.log.Error("scores", "err", err)
-		fmt.Fprintln(sess.Stderr(), "orthanc: the hall of fame could not be read just now; try again later")
-		return 1
+	return func(line string) (string, bool) {
+		var out bytes.Buffer
+		code := s.consoleLine(ctx, key, line, &out)
+		return out.String(), code == 0
 	}
-	if asJSON {
-		return writeJSON(sess, list)
-	}
-	for _, l := range scoreLines(list) {
-		fmt.Fprintln(sess, l)
-	}
-	return 0
 }
 
-// scoreLines writes the hall of fame as lines of text, for the command and the game screen.
-func scoreLines(list []scoreJSON) []string {
-	if len(list) == 0 {
-		return []string{"No knight has retired yet."}
+// consoleLine runs one line typed in the game's console: an admin command, or who, or
+// help. Output and errors both go to out, for the console panel.
+func (s *server) consoleLine(ctx context.Context, key ssh.PublicKey, line string, out io.Writer) int {
+	args := strings.Fields(line)
+	if len(args) == 0 {
+		return 0
 	}
-	var b strings.Builder
-	w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(w, "RANK\tNAME\tLEVEL\tEXPERIENCE\tKILLS\tRETIRED\t")
-	for _, e := range list {
-		mine := ""
-		if e.Yours {
-			mine = "(yours)"
+	switch {
+	case findAdmin(args[0]) != nil:
+		return s.runAdmin(ctx, key, args, out, out, true, false)
+	case !s.isAdmin(key):
+		fmt.Fprintln(out, permissionDenied)
+		return 1
+	case args[0] == "who":
+		who, err := s.engine.Who(ctx)
+		if err != nil {
+			fmt.Fprintln(out, "orthanc: the world is not answering; try again later")
+			return 1
 		}
-		fmt.Fprintf(w, "%d\t%s\t%d\t%d\t%d%%\t%s\t%s\n", e.Rank, e.Name, e.Level, e.Experience, e.PercentKills, e.Retired, mine)
+		return s.writeAdminWho(out, who, false)
+	case args[0] == "help" || args[0] == "?":
+		writeAdminHelp(out, true)
+		return 0
 	}
-	_ = w.Flush()
-	return strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
+	fmt.Fprintf(out, "orthanc: unknown command %q; try help\n", printable(args[0]))
+	return 1
 }

@@ -39,6 +39,9 @@ const (
 	authMethod    = "method"    // a method or key algorithm the server does not take
 )
 
+// bannedMessage is what a banned key is told at login.
+const bannedMessage = "This key is banned from this server."
+
 // serverConfig is the SSH server's base configuration for one connection: the
 // algorithms above, and the login's callbacks: the client's login is kept (for the
 // banner of a banned key) and every failed attempt is logged and counted.

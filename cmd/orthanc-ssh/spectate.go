@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"fmt"
 	"math/rand/v2"
 	"strings"
 
@@ -68,15 +67,4 @@ func (s *server) watchProgram(sess ssh.Session, args []string) *tea.Program {
 		Tick:        s.cfg.tick,
 	})
 	return s.newProgram(sess, m, g)
-}
-
-// cmdPlay and cmdWatch answer play and watch run without a terminal: they need one.
-func (s *server) cmdPlay(sess ssh.Session, _ []string) int {
-	fmt.Fprintln(sess.Stderr(), "orthanc: play needs a terminal: ssh -t -p PORT host play [--plain]")
-	return 1
-}
-
-func (s *server) cmdWatch(sess ssh.Session, _ []string) int {
-	fmt.Fprintln(sess.Stderr(), "orthanc: watch needs a terminal: ssh -t -p PORT host watch NAME")
-	return 1
 }
