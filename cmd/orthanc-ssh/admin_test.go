@@ -2,6 +2,8 @@ package main
 
 import (
 	"bufio"
+	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -9,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -25,7 +28,7 @@ import (
 
 // writeAdminKeys writes the admin allow-list into the data folder, as an operator would
 // before starting the server.
-func writeAdminKeys(t *testing.T, dir string, admins ...gossh.Signer) {
+func writeAdminKeys(t testing.TB, dir string, admins ...gossh.Signer) {
 	t.Helper()
 	var b strings.Builder
 	b.WriteString("# admins of this test server\n")
@@ -44,6 +47,17 @@ func startAdminServer(t *testing.T) (*testServer, gossh.Signer) {
 	admin := newKey(t)
 	writeAdminKeys(t, dir, admin)
 	return startServer(t, dir), admin
+}
+
+// adminCommands is the admin console: the rows of the command table only admins may run.
+func adminCommands() []command {
+	var out []command
+	for _, c := range commands {
+		if c.admin {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // statsJSONOf runs `stats --json` as the admin.
@@ -138,7 +152,7 @@ func TestEveryAdminCommandRefusesANonAdmin(t *testing.T) {
 	t.Parallel()
 	srv, admin := startAdminServer(t)
 	player := newKey(t)
-	for _, c := range adminCommands {
+	for _, c := range adminCommands() {
 		for _, line := range []string{c.name, c.name + " --help", c.name + " all --seed 1 --json"} {
 			out, errOut, code := runCmd(t, srv.addr, player, line)
 			if code != 1 || out != "" || errOut != "permission denied\n" {
@@ -148,7 +162,7 @@ func TestEveryAdminCommandRefusesANonAdmin(t *testing.T) {
 	}
 	out, _, _ := runCmd(t, srv.addr, player, "help")
 	adminOut, _, _ := runCmd(t, srv.addr, admin, "help")
-	for _, c := range adminCommands {
+	for _, c := range adminCommands() {
 		if strings.Contains(out, c.usage) {
 			t.Errorf("help shows %q to a player", c.usage)
 		}
@@ -165,11 +179,105 @@ func TestEveryAdminCommandRefusesANonAdmin(t *testing.T) {
 func TestEveryAdminCommandAnswersHelp(t *testing.T) {
 	t.Parallel()
 	srv, admin := startAdminServer(t)
-	for _, c := range adminCommands {
+	for _, c := range adminCommands() {
 		out, errOut, code := runCmd(t, srv.addr, admin, c.name+" --help")
 		if code != 0 || !strings.Contains(out, "usage: "+c.usage) || errOut != "" {
 			t.Errorf("%s --help: exit %d, stdout %q, stderr %q", c.name, code, out, errOut)
 		}
+	}
+}
+
+// Every command of the table, an admin's or everyone's, explains itself with --help from
+// its row, to a key that may run it, and exits 0; help --json lists the rows the key may
+// run, in the table's order.
+func TestEveryCommandAnswersHelp(t *testing.T) {
+	t.Parallel()
+	admin, player := newKey(t), newKey(t)
+	srv := startWorld(t, admin)
+	for _, c := range commands {
+		key := publicKey(t, player)
+		if c.admin {
+			key = publicKey(t, admin)
+		}
+		var out, errOut bytes.Buffer
+		code := srv.runCommandLine(context.Background(), key, []string{c.name, "--help"}, &out, &errOut, false, false)
+		want := "usage: " + c.usage + "\n  " + c.summary + "\n"
+		if c.help != "" {
+			want += "\n" + c.help + "\n"
+		}
+		if code != 0 || out.String() != want || errOut.Len() != 0 {
+			t.Errorf("%s --help: exit %d, stdout %q, stderr %q; want %q", c.name, code, out.String(), errOut.String(), want)
+		}
+	}
+	for _, tc := range []struct {
+		key   gossh.Signer
+		admin bool
+	}{{player, false}, {admin, true}} {
+		var out, errOut bytes.Buffer
+		if code := srv.runCommandLine(context.Background(), publicKey(t, tc.key), []string{"help", "--json"}, &out, &errOut, false, false); code != 0 {
+			t.Fatalf("help --json: exit %d: %s", code, errOut.String())
+		}
+		var got []commandJSON
+		if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+			t.Fatalf("help --json: %v in %q", err, out.String())
+		}
+		var want []string
+		for _, c := range commands {
+			if !c.admin || tc.admin {
+				want = append(want, c.name)
+			}
+		}
+		var names []string
+		for _, c := range got {
+			names = append(names, c.Name)
+		}
+		if !slices.Equal(names, want) {
+			t.Errorf("help --json as admin %v lists %q, want %q", tc.admin, names, want)
+		}
+	}
+}
+
+// The console runs the same table through the same gate: help lists every command that
+// runs there and none that runs only from a shell ("?" too), those say where they run,
+// who shows an admin's columns, and a word that is no command says to try help. A key
+// that is not an admin's has no console.
+func TestTheConsoleRunsTheCommandTable(t *testing.T) {
+	t.Parallel()
+	admin, player := newKey(t), newKey(t)
+	srv := startWorld(t, admin)
+	if srv.consoleHook(context.Background(), publicKey(t, player)) != nil {
+		t.Fatal("a player's game has the admin console")
+	}
+	console := srv.consoleHook(context.Background(), publicKey(t, admin))
+	rec := world.NewAdventurer("SHA256:console-test", "Bedivere", world.Stats{Str: 10, Int: 10, Con: 10, Dex: 10}, 12)
+	joinKnight(t, srv.engine, rec)
+	for _, line := range []string{"help", "?"} {
+		out, ok := console(line)
+		if !ok || !strings.HasPrefix(out, "Admin console (") {
+			t.Fatalf("%q in the console: ok %v:\n%s", line, ok, out)
+		}
+		for _, c := range commands {
+			if shown := strings.Contains(out, "  "+c.usage+" "); shown != (c.shell == "") {
+				t.Errorf("%q in the console shows %q: %v", line, c.usage, shown)
+			}
+		}
+	}
+	for _, c := range commands {
+		if c.shell == "" {
+			continue
+		}
+		if out, ok := console(c.name); ok || out != "orthanc: "+c.shell+"\n" {
+			t.Errorf("%s in the console: ok %v, %q", c.name, ok, out)
+		}
+	}
+	if out, ok := console("who"); !ok || !strings.Contains(out, "FINGERPRINT") || !strings.Contains(out, "SHA256:console-test") {
+		t.Errorf("who in the console: ok %v:\n%s", ok, out)
+	}
+	if out, ok := console("frobnicate now"); ok || out != "orthanc: unknown command \"frobnicate\"; try help\n" {
+		t.Errorf("an unknown command in the console: ok %v, %q", ok, out)
+	}
+	if out, ok := console("   "); !ok || out != "" {
+		t.Errorf("an empty line in the console: ok %v, %q", ok, out)
 	}
 }
 
@@ -385,7 +493,7 @@ func TestKickBroadcastAndWho(t *testing.T) {
 		t.Fatalf("who as an admin:\n%s", out)
 	}
 	out, _, _ = runCmd(t, srv.addr, admin, "who --json")
-	var rows []adminWhoJSON
+	var rows []whoJSON
 	if err := json.Unmarshal([]byte(out), &rows); err != nil || len(rows) != 2 || !strings.HasPrefix(rows[0].Addr, "127.0.0.1:") || rows[0].BytesSent == 0 {
 		t.Fatalf("who --json as an admin: %v %s", err, out)
 	}

@@ -17,53 +17,360 @@ import (
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
-// The admin console (issue 7): commands for the keys in the admin allow-list, run as
-// `ssh -p PORT host COMMAND` or typed after `:` in an admin's game. They all live in one
-// table, adminCommands, and run only through runAdmin, the one gate: it checks the key
-// the session really authenticated with (sess.PublicKey(), never what the auth callback
-// was offered) before anything else, so no command can be added that escapes it.
+// The command line: what a key runs with `ssh -p PORT host NAME args...` (a session with
+// no game), and what an admin types after `:` in the game. Every command is a row of one
+// table, commands, and runs only through one gate, runCommandLine: it checks an admin
+// command against the key the session really authenticated with (sess.PublicKey(), never
+// what the auth callback was offered) before anything else, so no command can be added
+// that escapes it. help and every command's --help are written from the table.
+//
+// To add a command: a row below, and its function (commands_player.go for everyone's,
+// commands_admin.go for the admin console's).
 
-// A command is what `ssh host NAME args...` runs when there is no game screen.
+// command is one row of the table.
 type command struct {
-	name, usage, summary string
-	run                  func(s *server, sess ssh.Session, args []string) int
+	name    string
+	usage   string // its command line, for help and usage errors
+	summary string // one line, for help
+	help    string // more about it, for NAME --help; may be empty
+	admin   bool   // only keys in the admin allow-list may run it
+	takes   takes  // the flags and words it takes, read into the call before it runs
+	// shell is why the command runs only from a shell (ssh host NAME), never in the game's
+	// console; empty for a command that runs in both.
+	shell string
+	run   func(s *server, c *call) int
 }
 
+// takes is what a command reads after its name. Anything else is a usage error.
+type takes uint8
+
+const (
+	takesJSON   takes = 1 << iota // --json: the answer as one line of JSON
+	takesSeed                     // --seed N, or --seed=N
+	takesReason                   // --reason TEXT: the rest of the line, cleaned
+	takesWords                    // words that are not flags: a level, a name, a topic
+	takesLine                     // every word as it came, flags or not (broadcast's text)
+)
+
+// call is one run of a command.
+type call struct {
+	ctx    context.Context
+	cmd    *command
+	key    ssh.PublicKey // the key the session authenticated with
+	fp     string        // its fingerprint
+	admin  bool          // the key is in the admin allow-list
+	args   []string      // the words after the name, without the flags read below
+	out    io.Writer
+	errOut io.Writer // in the console, the same as out
+	json   bool      // --json
+	pty    bool      // the ssh session has a terminal
+	// console is set for a line typed in the game's console rather than run over ssh.
+	console bool
+
+	seed    uint64 // --seed, when hasSeed
+	hasSeed bool
+	reason  string // --reason
+
+	result string // what an admin command did, for the log
+}
+
+// permissionDenied is all a key that is not an admin's learns about an admin command.
+const permissionDenied = "permission denied"
+
+// commands is the table: everyone's commands, then the admin console's. help lists them
+// in this order.
 var commands []command
 
 func init() {
 	commands = []command{
-		{"help", "help [monsters] [--json]", "this list; help monsters prints the monster tables", (*server).cmdHelp},
-		{"whoami", "whoami [--json]", "your knight: characteristics, hits, where it stands", (*server).cmdWhoami},
-		{"who", "who [--json]", "the knights in the dungeon now", (*server).cmdWho},
-		{"scores", "scores [--json]", "the hall of fame: the top three retired knights, and yours", (*server).cmdScores},
-		{"play", "play [--plain]", "with a terminal (ssh -t): the game; --plain for screen-reader mode", (*server).cmdPlay},
-		{"watch", "watch NAME", "with a terminal (ssh -t): watch a player's screen, read-only", (*server).cmdWatch},
+		{name: "help", usage: "help [monsters] [--json]", summary: "this list; help monsters prints the monster tables",
+			takes: takesWords | takesJSON, run: (*server).cmdHelp},
+		{name: "whoami", usage: "whoami [--json]", summary: "your knight: characteristics, hits, where it stands",
+			takes: takesJSON, run: (*server).cmdWhoami},
+		{name: "who", usage: "who [--json]", summary: "the knights in the dungeon now",
+			help:  "Admins also see each knight's key fingerprint, address, time connected and bytes sent.",
+			takes: takesJSON, run: (*server).cmdWho},
+		{name: "scores", usage: "scores [--json]", summary: "the hall of fame: the top three retired knights, and yours",
+			takes: takesJSON, run: (*server).cmdScores},
+		{name: "play", usage: "play [--plain]", summary: "with a terminal (ssh -t): the game; --plain for screen-reader mode",
+			takes: takesLine, shell: "play opens a game of its own; run it from a shell: ssh -t -p PORT host play [--plain]",
+			run: (*server).cmdPlay},
+		{name: "watch", usage: "watch NAME", summary: "with a terminal (ssh -t): watch a player's screen, read-only",
+			takes: takesLine, shell: "watch opens a screen of its own; run it from a shell: ssh -t -p PORT host watch NAME, or press w in the game",
+			run: (*server).cmdWatch},
+
+		{name: "regen", usage: "regen <level|all> [--seed N] [--json]", summary: "rebuild one level, or all, now, from a new seed",
+			help: "Level d becomes the one dungeon seed N builds for depth d (N is random unless given, and printed).\n" +
+				"Knights on a rebuilt level move to its up stairs and are told; fights there end and the\n" +
+				"old monsters vanish; no knight dies or loses anything. The level is saved at once and\n" +
+				"stays rebuilt across restarts until `revert`.",
+			admin: true, takes: takesWords | takesJSON | takesSeed, run: (*server).adminRegen},
+		{name: "revert", usage: "revert [level|all] [--json]", summary: "rebuild levels from the original seed (all by default)",
+			help: "The original dungeon comes back byte for byte, freshly stocked: broken doors are whole and\n" +
+				"the original guards are back. Knights on a reverted level move to its up stairs.",
+			admin: true, takes: takesWords | takesJSON, run: (*server).adminRevert},
+		{name: "kick", usage: "kick <name|fingerprint> [--json]", summary: "remove a knight from the dungeon (it is saved and may come back)",
+			help:  "The knight's game ends with \"" + world.KickedMessage + "\"",
+			admin: true, takes: takesWords | takesJSON, run: (*server).adminKick},
+		{name: "ban", usage: "ban <name|fingerprint> [--reason TEXT] [--json]", summary: "refuse a key at login, and remove its knight now",
+			help: "A name is looked up among the knights online first, then among every stored knight\n" +
+				"(without regard to case); when several share it, ban by fingerprint (see `who`).\n" +
+				"An admin's key cannot be banned: take it out of the admin keys file first.",
+			admin: true, takes: takesWords | takesJSON | takesReason, run: (*server).adminBan},
+		{name: "unban", usage: "unban <name|fingerprint> [--json]", summary: "lift a ban",
+			admin: true, takes: takesWords | takesJSON, run: (*server).adminUnban},
+		{name: "bans", usage: "bans [--json]", summary: "the banned keys",
+			admin: true, takes: takesJSON, run: (*server).adminBans},
+		{name: "broadcast", usage: "broadcast <text>", summary: "a line in every knight's messages, marked [admin]",
+			help: fmt.Sprintf("Control characters, escape sequences and direction overrides are removed, and the\n"+
+				"text is cut to %d characters.", world.MaxBroadcastRunes),
+			admin: true, takes: takesLine, run: (*server).adminBroadcast},
+		{name: "backup", usage: "backup", summary: "a consistent copy of the database on stdout",
+			help: "Run it without a terminal and redirect it: ssh -p PORT host backup > orthanc.db\n" +
+				"The copy is taken in one read transaction while the game runs, after the saver has\n" +
+				"written what it holds; it opens with bbolt like the live file.",
+			shell: "backup streams the database as binary; run it from a shell: ssh -p PORT host backup > orthanc.db",
+			admin: true, run: (*server).adminBackup},
+		{name: "stats", usage: "stats [--json]", summary: "sessions, players, levels and seeds, tick and save times, memory",
+			admin: true, takes: takesJSON, run: (*server).adminStats},
 	}
 }
 
-// runCommand runs a non-interactive command and ends the session with its exit status:
-// 0 on success, 1 on any error (with one line on stderr).
+// findCommand is the command with the name, or nil. "?" is help, as in the game.
+func findCommand(name string) *command {
+	if name == "?" {
+		name = "help"
+	}
+	for i := range commands {
+		if commands[i].name == name {
+			return &commands[i]
+		}
+	}
+	return nil
+}
+
+// isAdmin reports whether key, the key a session authenticated with, is in the admin
+// allow-list. The gate asks it once a command; the console asks it before it opens.
+func (s *server) isAdmin(key ssh.PublicKey) bool {
+	return key != nil && s.admins.Contains(key)
+}
+
+// runCommand runs a session's command, for a session without a game, and ends the
+// session with its exit status: 0 on success, 1 on any error (with one line on stderr).
 func (s *server) runCommand(sess ssh.Session) {
 	args := sess.Command()
 	if len(args) == 0 {
 		args = []string{"help"}
 	}
-	for _, c := range commands {
-		if c.name == args[0] {
-			_ = sess.Exit(c.run(s, sess, args[1:]))
-			return
+	_, _, pty := sess.Pty()
+	_ = sess.Exit(s.runCommandLine(sess.Context(), sess.PublicKey(), args, sess, sess.Stderr(), pty, false))
+}
+
+// consoleHook is the in-game console for a session that authenticated with key: nil
+// unless the key is an admin's. Each line goes through the gate; its output and errors
+// both go to the console's panel.
+func (s *server) consoleHook(ctx context.Context, key ssh.PublicKey) func(line string) (string, bool) {
+	if !s.isAdmin(key) {
+		return nil
+	}
+	return func(line string) (string, bool) {
+		args := strings.Fields(line)
+		if len(args) == 0 {
+			return "", true
+		}
+		var out bytes.Buffer
+		code := s.runCommandLine(ctx, key, args, &out, &out, false, true)
+		return out.String(), code == 0
+	}
+}
+
+// runCommandLine is the gate: it runs the command args[0] for key, the key the session
+// authenticated with, and returns its exit status. An admin command asked by a key that
+// is not an admin's gets exactly "permission denied" and status 1, whatever it asked
+// (--help too): this is the one check of the table's admin flag. Every admin command is
+// logged once, with the outcome.
+func (s *server) runCommandLine(ctx context.Context, key ssh.PublicKey, args []string, out, errOut io.Writer, pty, console bool) int {
+	cmd := findCommand(args[0])
+	if cmd == nil {
+		try := "`help`"
+		if console {
+			try = "help"
+		}
+		fmt.Fprintf(errOut, "orthanc: unknown command %q; try %s\n", printable(args[0]), try)
+		return 1
+	}
+	c := &call{ctx: ctx, cmd: cmd, key: key, fp: keys.Fingerprint(key), admin: s.isAdmin(key),
+		out: out, errOut: errOut, pty: pty, console: console}
+	if cmd.admin && !c.admin {
+		s.log.Warn("admin: permission denied", "fingerprint", c.fp, "command", cmd.name, "console", console)
+		fmt.Fprintln(errOut, permissionDenied)
+		return 1
+	}
+	code := c.run(s, args[1:])
+	if cmd.admin {
+		s.log.Info("admin", "fingerprint", c.fp, "command", cmd.name, "args", printables(args[1:]), "console", console,
+			"exit", code, "result", c.result)
+	}
+	return code
+}
+
+// run runs the call's command with the arguments after its name, once the gate has let
+// it through: --help, then the console's refusal of a shell command, then the arguments.
+func (c *call) run(s *server, args []string) int {
+	if slices.ContainsFunc(args, func(a string) bool { return a == "--help" || a == "-h" }) {
+		fmt.Fprintf(c.out, "usage: %s\n  %s\n", c.cmd.usage, c.cmd.summary)
+		if c.cmd.help != "" {
+			fmt.Fprintf(c.out, "\n%s\n", c.cmd.help)
+		}
+		return 0
+	}
+	if c.console && c.cmd.shell != "" {
+		return c.fail("%s", c.cmd.shell)
+	}
+	if !c.parse(args) {
+		return 1
+	}
+	return c.cmd.run(s, c)
+}
+
+// parse reads args into the call, as its command takes them: --reason takes the rest
+// of the line. It reports misuse itself.
+func (c *call) parse(args []string) bool {
+	t := c.cmd.takes
+	if t&takesLine != 0 {
+		c.args = args
+		return true
+	}
+	for i := 0; i < len(args); i++ {
+		arg := args[i]
+		name, value, hasValue := strings.Cut(arg, "=")
+		switch {
+		case arg == "--json" && t&takesJSON != 0:
+			c.json = true
+		case name == "--seed" && t&takesSeed != 0:
+			if !hasValue {
+				if i+1 >= len(args) {
+					c.usageError("--seed needs a number")
+					return false
+				}
+				i++
+				value = args[i]
+			}
+			n, err := strconv.ParseUint(value, 10, 64)
+			if err != nil {
+				c.usageError("seed %q is not a whole number from 0 to 18446744073709551615", printable(value))
+				return false
+			}
+			c.seed, c.hasSeed = n, true
+		case name == "--reason" && t&takesReason != 0:
+			rest := args[i+1:]
+			if hasValue {
+				rest = append([]string{value}, rest...)
+			}
+			c.reason = world.CleanText(strings.Join(rest, " "), world.MaxBroadcastRunes)
+			return true
+		case strings.HasPrefix(arg, "-"):
+			c.usageError("unknown flag %q", printable(arg))
+			return false
+		case t&takesWords == 0:
+			c.usageError("unexpected %q", printable(arg))
+			return false
+		default:
+			c.args = append(c.args, arg)
 		}
 	}
-	if findAdmin(args[0]) != nil {
-		// Every admin command goes through the one gate, with the key the session
-		// authenticated with.
-		_, _, pty := sess.Pty()
-		_ = sess.Exit(s.runAdmin(sess.Context(), sess.PublicKey(), args, sess, sess.Stderr(), false, pty))
-		return
+	return true
+}
+
+// fail reports an error in one line and ends the command with status 1.
+func (c *call) fail(format string, args ...any) int {
+	msg := fmt.Sprintf(format, args...)
+	c.result = "error: " + msg
+	fmt.Fprintf(c.errOut, "orthanc: %s\n", msg)
+	return 1
+}
+
+// usageError reports a misuse of the command, with its usage line.
+func (c *call) usageError(format string, args ...any) int {
+	return c.fail("%s; usage: %s", fmt.Sprintf(format, args...), c.cmd.usage)
+}
+
+// writeJSON prints v as one line of JSON.
+func (c *call) writeJSON(v any) int {
+	if err := json.NewEncoder(c.out).Encode(v); err != nil {
+		return c.fail("write output: %v", err)
 	}
-	fmt.Fprintf(sess.Stderr(), "orthanc: unknown command %q; try `help`\n", printable(args[0]))
-	_ = sess.Exit(1)
+	return 0
+}
+
+// cmdHelp lists the commands the key may run, from the table: admin commands to admins
+// only, and in the console only what runs there. help monsters prints the monster tables.
+func (s *server) cmdHelp(c *call) int {
+	if len(c.args) > 0 {
+		return helpTopic(c)
+	}
+	var everyone, admins []command
+	for _, cmd := range commands {
+		switch {
+		case c.console && cmd.shell != "": // it does not run there
+		case !cmd.admin:
+			everyone = append(everyone, cmd)
+		case c.admin: // admin commands are listed to admins only
+			admins = append(admins, cmd)
+		}
+	}
+	if c.json {
+		return c.writeJSON(helpJSON(append(everyone, admins...)))
+	}
+	if c.console {
+		writeCommands(c.out, "Admin console (Enter runs a line, Esc closes, PgUp/PgDn scroll):", append(everyone, admins...))
+		return 0
+	}
+	fmt.Fprintln(c.out, "Orthanc over SSH. Connect with a terminal to play: ssh -p PORT host")
+	writeCommands(c.out, "Commands (ssh -p PORT host COMMAND):", everyone)
+	if len(admins) > 0 {
+		fmt.Fprintln(c.out)
+		writeCommands(c.out, "Admin commands (also typed after : in the game; each takes --help):", admins)
+	}
+	return 0
+}
+
+// helpTopic is help with a topic: help monsters prints the monster tables.
+func helpTopic(c *call) int {
+	if c.args[0] != "monsters" {
+		return c.fail("no help on %q; try `help` or `help monsters`", printable(c.args[0]))
+	}
+	if len(c.args) > 1 {
+		return c.fail("unexpected %q; usage: help monsters [--json]", printable(c.args[1]))
+	}
+	return cmdHelpMonsters(c)
+}
+
+// writeCommands prints a heading and the commands' usage lines and summaries as a table.
+func writeCommands(w io.Writer, heading string, cmds []command) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, heading)
+	for _, cmd := range cmds {
+		fmt.Fprintf(tw, "  %s\t%s\n", cmd.usage, cmd.summary)
+	}
+	_ = tw.Flush()
+}
+
+// commandJSON is one row of `help --json`.
+type commandJSON struct {
+	Name    string `json:"name"`
+	Usage   string `json:"usage"`
+	Summary string `json:"summary"`
+	Admin   bool   `json:"admin,omitempty"`
+}
+
+// helpJSON is `help --json`: the commands listed.
+func helpJSON(cmds []command) []commandJSON {
+	out := make([]commandJSON, 0, len(cmds))
+	for _, cmd := range cmds {
+		out = append(out, commandJSON{cmd.name, cmd.usage, cmd.summary, cmd.admin})
+	}
+	return out
 }
 
 // printable cuts a client-supplied word short and drops control characters, so an error
@@ -82,276 +389,11 @@ func printable(s string) string {
 	return b.String()
 }
 
-// jsonFlag accepts only --json; anything else is a usage error.
-func jsonFlag(sess ssh.Session, usage string, args []string) (asJSON, ok bool) {
-	for _, a := range args {
-		if a != "--json" {
-			fmt.Fprintf(sess.Stderr(), "orthanc: unexpected %q; usage: %s\n", printable(a), usage)
-			return false, false
-		}
-		asJSON = true
+// printables is printable of every word, for the log.
+func printables(words []string) []string {
+	out := make([]string, len(words))
+	for i, w := range words {
+		out[i] = printable(w)
 	}
-	return asJSON, true
-}
-
-func (s *server) cmdHelp(sess ssh.Session, args []string) int {
-	if len(args) > 0 && args[0] == "monsters" {
-		return cmdHelpMonsters(sess, args[1:])
-	}
-	if len(args) > 0 {
-		fmt.Fprintf(sess.Stderr(), "orthanc: no help on %q; try `help` or `help monsters`\n", printable(args[0]))
-		return 1
-	}
-	w := tabwriter.NewWriter(sess, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(w, "Orthanc over SSH. Connect with a terminal to play: ssh -p PORT host")
-	fmt.Fprintln(w, "Commands (ssh -p PORT host COMMAND):")
-	for _, c := range commands {
-		fmt.Fprintf(w, "  %s\t%s\n", c.usage, c.summary)
-	}
-	_ = w.Flush()
-	if s.isAdmin(sess.PublicKey()) { // admin commands are listed to admins only
-		fmt.Fprintln(sess)
-		writeAdminHelp(sess, false)
-	}
-	return 0
-}
-
-func writeJSON(w io.Writer, v any) int {
-	enc := json.NewEncoder(w)
-	if err := enc.Encode(v); err != nil {
-		return 1
-	}
-	return 0
-}
-
-// permissionDenied is all a key that is not an admin's learns about an admin command.
-const permissionDenied = "permission denied"
-
-// adminCommand is one command of the admin console.
-type adminCommand struct {
-	name, usage, summary string
-	help                 string // more about the command, for --help
-	run                  func(s *server, c *adminCall) int
-}
-
-// adminCommands is the admin console: every entry runs only through runAdmin.
-var adminCommands []adminCommand
-
-func init() {
-	adminCommands = []adminCommand{
-		{"regen", "regen <level|all> [--seed N] [--json]", "rebuild one level, or all, now, from a new seed",
-			"Level d becomes the one dungeon seed N builds for depth d (N is random unless given, and printed).\n" +
-				"Knights on a rebuilt level move to its up stairs and are told; fights there end and the\n" +
-				"old monsters vanish; no knight dies or loses anything. The level is saved at once and\n" +
-				"stays rebuilt across restarts until `revert`.", (*server).adminRegen},
-		{"revert", "revert [level|all] [--json]", "rebuild levels from the original seed (all by default)",
-			"The original dungeon comes back byte for byte, freshly stocked: broken doors are whole and\n" +
-				"the original guards are back. Knights on a reverted level move to its up stairs.", (*server).adminRevert},
-		{"kick", "kick <name|fingerprint> [--json]", "remove a knight from the dungeon (it is saved and may come back)",
-			"The knight's game ends with \"" + world.KickedMessage + "\"", (*server).adminKick},
-		{"ban", "ban <name|fingerprint> [--reason TEXT] [--json]", "refuse a key at login, and remove its knight now",
-			"A name is looked up among the knights online first, then among every stored knight\n" +
-				"(without regard to case); when several share it, ban by fingerprint (see `who`).\n" +
-				"An admin's key cannot be banned: take it out of the admin keys file first.", (*server).adminBan},
-		{"unban", "unban <name|fingerprint> [--json]", "lift a ban", "", (*server).adminUnban},
-		{"bans", "bans [--json]", "the banned keys", "", (*server).adminBans},
-		{"broadcast", "broadcast <text>", "a line in every knight's messages, marked [admin]",
-			fmt.Sprintf("Control characters, escape sequences and direction overrides are removed, and the\n"+
-				"text is cut to %d characters.", world.MaxBroadcastRunes), (*server).adminBroadcast},
-		{"backup", "backup", "a consistent copy of the database on stdout",
-			"Run it without a terminal and redirect it: ssh -p PORT host backup > orthanc.db\n" +
-				"The copy is taken in one read transaction while the game runs, after the saver has\n" +
-				"written what it holds; it opens with bbolt like the live file.", (*server).adminBackup},
-		{"stats", "stats [--json]", "sessions, players, levels and seeds, tick and save times, memory", "", (*server).adminStats},
-	}
-}
-
-// findAdmin is the admin command with the name, or nil.
-func findAdmin(name string) *adminCommand {
-	for i := range adminCommands {
-		if adminCommands[i].name == name {
-			return &adminCommands[i]
-		}
-	}
-	return nil
-}
-
-// isAdmin reports whether key, the key a session authenticated with, is in the admin
-// allow-list. It is the only test of admin rights in the server.
-func (s *server) isAdmin(key ssh.PublicKey) bool {
-	return key != nil && s.admins.Contains(key)
-}
-
-// adminCall is one run of an admin command.
-type adminCall struct {
-	ctx     context.Context
-	cmd     *adminCommand
-	fp      string   // the admin's key fingerprint
-	args    []string // the arguments after the command's name
-	out     io.Writer
-	errOut  io.Writer
-	console bool   // typed in the game's console rather than run over ssh
-	pty     bool   // the ssh session has a terminal
-	result  string // what the command did, for the log
-}
-
-// runAdmin is the admin gate: it runs the admin command args[0] (which must be in
-// adminCommands) for key, the key the session authenticated with, and returns its exit
-// status. A key that is not an admin's gets exactly "permission denied" and status 1,
-// whatever it asked. Every action an admin takes is logged once, with the outcome.
-func (s *server) runAdmin(ctx context.Context, key ssh.PublicKey, args []string, out, errOut io.Writer, console, pty bool) int {
-	fp := keys.Fingerprint(key)
-	cmd := findAdmin(args[0])
-	if cmd == nil || !s.isAdmin(key) {
-		s.log.Warn("admin: permission denied", "fingerprint", fp, "command", printable(args[0]), "console", console)
-		fmt.Fprintln(errOut, permissionDenied)
-		return 1
-	}
-	if slices.ContainsFunc(args[1:], func(a string) bool { return a == "--help" || a == "-h" }) {
-		fmt.Fprintf(out, "usage: %s\n  %s\n", cmd.usage, cmd.summary)
-		if cmd.help != "" {
-			fmt.Fprintf(out, "\n%s\n", cmd.help)
-		}
-		return 0
-	}
-	c := &adminCall{ctx: ctx, cmd: cmd, fp: fp, args: args[1:], out: out, errOut: errOut, console: console, pty: pty}
-	code := cmd.run(s, c)
-	logArgs := make([]string, len(c.args))
-	for i, a := range c.args {
-		logArgs[i] = printable(a)
-	}
-	s.log.Info("admin", "fingerprint", fp, "command", cmd.name, "args", logArgs, "console", console, "exit", code, "result", c.result)
-	return code
-}
-
-// fail reports an error to the admin and ends the command with status 1.
-func (c *adminCall) fail(format string, args ...any) int {
-	msg := fmt.Sprintf(format, args...)
-	c.result = "error: " + msg
-	fmt.Fprintf(c.errOut, "orthanc: %s\n", msg)
-	return 1
-}
-
-// usageError reports a misuse of the command with its usage line.
-func (c *adminCall) usageError(format string, args ...any) int {
-	return c.fail("%s; usage: %s", fmt.Sprintf(format, args...), c.cmd.usage)
-}
-
-// adminArgs are a command's parsed arguments.
-type adminArgs struct {
-	pos     []string
-	json    bool
-	seed    uint64
-	hasSeed bool
-	reason  string
-}
-
-// parse reads the call's arguments; flags lists the flags the command takes ("json",
-// "seed", "reason"). --reason takes the rest of the line. It reports misuse itself.
-func (c *adminCall) parse(flags ...string) (adminArgs, bool) {
-	var a adminArgs
-	takes := func(f string) bool { return slices.Contains(flags, f) }
-	for i := 0; i < len(c.args); i++ {
-		arg := c.args[i]
-		name, value, hasValue := strings.Cut(arg, "=")
-		switch {
-		case arg == "--json" && takes("json"):
-			a.json = true
-		case name == "--seed" && takes("seed"):
-			if !hasValue {
-				if i+1 >= len(c.args) {
-					c.usageError("--seed needs a number")
-					return a, false
-				}
-				i++
-				value = c.args[i]
-			}
-			n, err := strconv.ParseUint(value, 10, 64)
-			if err != nil {
-				c.usageError("seed %q is not a whole number from 0 to 18446744073709551615", printable(value))
-				return a, false
-			}
-			a.seed, a.hasSeed = n, true
-		case name == "--reason" && takes("reason"):
-			rest := c.args[i+1:]
-			if hasValue {
-				rest = append([]string{value}, rest...)
-			}
-			a.reason = world.CleanText(strings.Join(rest, " "), world.MaxBroadcastRunes)
-			return a, true
-		case strings.HasPrefix(arg, "-"):
-			c.usageError("unknown flag %q", printable(arg))
-			return a, false
-		default:
-			a.pos = append(a.pos, arg)
-		}
-	}
-	return a, true
-}
-
-// writeJSON prints v as one line of JSON.
-func (c *adminCall) writeJSON(v any) int {
-	if err := json.NewEncoder(c.out).Encode(v); err != nil {
-		return c.fail("write output: %v", err)
-	}
-	return 0
-}
-
-// writeAdminHelp lists the admin commands.
-func writeAdminHelp(w io.Writer, console bool) {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	if console {
-		fmt.Fprintln(tw, "Admin console (Enter runs a line, Esc closes, PgUp/PgDn scroll):")
-		fmt.Fprintln(tw, "  who\tthe knights online, with keys and addresses")
-	} else {
-		fmt.Fprintln(tw, "Admin commands (also typed after : in the game; each takes --help):")
-	}
-	for _, c := range adminCommands {
-		if console && c.name == "backup" {
-			continue
-		}
-		fmt.Fprintf(tw, "  %s\t%s\n", c.usage, c.summary)
-	}
-	_ = tw.Flush()
-}
-
-// consoleHook is the in-game console for a session that authenticated with key: nil
-// unless the key is an admin's. Each line still goes through the gate.
-func (s *server) consoleHook(ctx context.Context, key ssh.PublicKey) func(line string) (string, bool) {
-	if !s.isAdmin(key) {
-		return nil
-	}
-	return func(line string) (string, bool) {
-		var out bytes.Buffer
-		code := s.consoleLine(ctx, key, line, &out)
-		return out.String(), code == 0
-	}
-}
-
-// consoleLine runs one line typed in the game's console: an admin command, or who, or
-// help. Output and errors both go to out, for the console panel.
-func (s *server) consoleLine(ctx context.Context, key ssh.PublicKey, line string, out io.Writer) int {
-	args := strings.Fields(line)
-	if len(args) == 0 {
-		return 0
-	}
-	switch {
-	case findAdmin(args[0]) != nil:
-		return s.runAdmin(ctx, key, args, out, out, true, false)
-	case !s.isAdmin(key):
-		fmt.Fprintln(out, permissionDenied)
-		return 1
-	case args[0] == "who":
-		who, err := s.engine.Who(ctx)
-		if err != nil {
-			fmt.Fprintln(out, "orthanc: the world is not answering; try again later")
-			return 1
-		}
-		return s.writeAdminWho(out, who, false)
-	case args[0] == "help" || args[0] == "?":
-		writeAdminHelp(out, true)
-		return 0
-	}
-	fmt.Fprintf(out, "orthanc: unknown command %q; try help\n", printable(args[0]))
-	return 1
+	return out
 }

@@ -22,7 +22,7 @@ import (
 const kickGrace = time.Second
 
 // level reads a level argument: "all" is 0, otherwise a depth from 1.
-func (c *adminCall) level(arg string) (int, bool) {
+func (c *call) level(arg string) (int, bool) {
 	if arg == "all" {
 		return 0, true
 	}
@@ -40,47 +40,40 @@ type regenJSON struct {
 	Levels      []world.LevelInfo `json:"levels"`
 }
 
-func (s *server) adminRegen(c *adminCall) int {
-	a, ok := c.parse("json", "seed")
-	if !ok {
-		return 1
-	}
-	if len(a.pos) != 1 {
+func (s *server) adminRegen(c *call) int {
+	if len(c.args) != 1 {
 		return c.usageError("name one level, or all")
 	}
-	depth, ok := c.level(a.pos[0])
+	depth, ok := c.level(c.args[0])
 	if !ok {
 		return 1
 	}
-	seed := a.seed
-	if !a.hasSeed {
+	seed := c.seed
+	if !c.hasSeed {
 		seed = rand.Uint64()
 	}
 	infos, err := s.engine.Regenerate(c.ctx, depth, seed)
-	return s.rebuilt(c, a, "Regenerated", seed, infos, err)
+	return s.rebuilt(c, "Regenerated", seed, infos, err)
 }
 
-func (s *server) adminRevert(c *adminCall) int {
-	a, ok := c.parse("json")
-	if !ok {
-		return 1
-	}
+func (s *server) adminRevert(c *call) int {
 	depth := 0
-	switch len(a.pos) {
+	switch len(c.args) {
 	case 0:
 	case 1:
-		if depth, ok = c.level(a.pos[0]); !ok {
+		var ok bool
+		if depth, ok = c.level(c.args[0]); !ok {
 			return 1
 		}
 	default:
 		return c.usageError("name one level, or all")
 	}
 	infos, err := s.engine.Revert(c.ctx, depth)
-	return s.rebuilt(c, a, "Reverted", s.cfg.seed, infos, err)
+	return s.rebuilt(c, "Reverted", s.cfg.seed, infos, err)
 }
 
 // rebuilt saves and reports the levels regen or revert rebuilt.
-func (s *server) rebuilt(c *adminCall, a adminArgs, verb string, seed uint64, infos []world.LevelInfo, err error) int {
+func (s *server) rebuilt(c *call, verb string, seed uint64, infos []world.LevelInfo, err error) int {
 	if errors.Is(err, world.ErrNoSuchLevel) {
 		return c.fail("there is no such level: the dungeon has levels 1 to %d", s.engine.Levels())
 	}
@@ -96,7 +89,7 @@ func (s *server) rebuilt(c *adminCall, a adminArgs, verb string, seed uint64, in
 		s.log.Error("admin: save rebuilt levels", "err", err)
 		fmt.Fprintf(c.errOut, "orthanc: warning: the levels are rebuilt but not yet saved (%v); the saver retries\n", err)
 	}
-	if a.json {
+	if c.json {
 		return c.writeJSON(regenJSON{DungeonSeed: seed, Levels: infos})
 	}
 	fmt.Fprintf(c.out, "%s with dungeon seed %d:\n", verb, seed)
@@ -126,12 +119,8 @@ type actionJSON struct {
 	Banned      bool   `json:"banned"`
 }
 
-func (s *server) adminKick(c *adminCall) int {
-	a, ok := c.parse("json")
-	if !ok {
-		return 1
-	}
-	who := strings.Join(a.pos, " ")
+func (s *server) adminKick(c *call) int {
+	who := strings.Join(c.args, " ")
 	if who == "" {
 		return c.usageError("name the knight")
 	}
@@ -145,7 +134,7 @@ func (s *server) adminKick(c *adminCall) int {
 		return c.fail("no knight %q is online", printable(who))
 	}
 	c.result = "kicked " + printable(who)
-	if a.json {
+	if c.json {
 		return c.writeJSON(actionJSON{Name: who, Kicked: true})
 	}
 	fmt.Fprintf(c.out, "Removed %s from the dungeon.\n", printable(who))
@@ -206,12 +195,8 @@ func (s *server) resolveKey(ctx context.Context, target string) (fp, name string
 	return "", "", fmt.Errorf("%w: %s", errSeveral, strings.Join(fps, ", "))
 }
 
-func (s *server) adminBan(c *adminCall) int {
-	a, ok := c.parse("json", "reason")
-	if !ok {
-		return 1
-	}
-	target := strings.Join(a.pos, " ")
+func (s *server) adminBan(c *call) int {
+	target := strings.Join(c.args, " ")
 	if target == "" {
 		return c.usageError("name the knight or the key")
 	}
@@ -228,7 +213,7 @@ func (s *server) adminBan(c *adminCall) int {
 	if slices.Contains(s.admins.Fingerprints(), fp) {
 		return c.fail("%s is an admin's key; take it out of the admin keys file first", fp)
 	}
-	if err := s.store.Ban(store.Ban{Fingerprint: fp, Name: name, Reason: a.reason, By: c.fp, At: time.Now().UTC()}); err != nil {
+	if err := s.store.Ban(store.Ban{Fingerprint: fp, Name: name, Reason: c.reason, By: c.fp, At: time.Now().UTC()}); err != nil {
 		s.log.Error("admin: ban", "fingerprint", fp, "err", err)
 		return c.fail("the ban could not be saved: %v", err)
 	}
@@ -238,7 +223,7 @@ func (s *server) adminBan(c *adminCall) int {
 	}
 	s.live.closeKey(fp, kickGrace) // sessions still on the title screen, or running commands
 	c.result = fmt.Sprintf("banned %s (%s), kicked %v", fp, name, kicked)
-	if a.json {
+	if c.json {
 		return c.writeJSON(actionJSON{Fingerprint: fp, Name: name, Kicked: kicked, Banned: true})
 	}
 	who := fp
@@ -253,12 +238,8 @@ func (s *server) adminBan(c *adminCall) int {
 	return 0
 }
 
-func (s *server) adminUnban(c *adminCall) int {
-	a, ok := c.parse("json")
-	if !ok {
-		return 1
-	}
-	target := strings.Join(a.pos, " ")
+func (s *server) adminUnban(c *call) int {
+	target := strings.Join(c.args, " ")
 	if target == "" {
 		return c.usageError("name the knight or the key")
 	}
@@ -292,27 +273,20 @@ func (s *server) adminUnban(c *adminCall) int {
 		return c.fail("%s is not banned", printable(fp))
 	}
 	c.result = "unbanned " + fp
-	if a.json {
+	if c.json {
 		return c.writeJSON(actionJSON{Fingerprint: fp, Name: name})
 	}
 	fmt.Fprintf(c.out, "Lifted the ban on %s.\n", fp)
 	return 0
 }
 
-func (s *server) adminBans(c *adminCall) int {
-	a, ok := c.parse("json")
-	if !ok {
-		return 1
-	}
-	if len(a.pos) > 0 {
-		return c.usageError("unexpected %q", printable(a.pos[0]))
-	}
+func (s *server) adminBans(c *call) int {
 	bans, err := s.store.Bans()
 	if err != nil {
 		return c.fail("could not read the bans: %v", err)
 	}
 	c.result = fmt.Sprintf("%d bans", len(bans))
-	if a.json {
+	if c.json {
 		return c.writeJSON(bans)
 	}
 	if len(bans) == 0 {
@@ -328,8 +302,8 @@ func (s *server) adminBans(c *adminCall) int {
 	return 0
 }
 
-func (s *server) adminBroadcast(c *adminCall) int {
-	text := strings.Join(c.args, " ") // the whole line is the text: no flags
+func (s *server) adminBroadcast(c *call) int {
+	text := strings.Join(c.args, " ") // the whole line is the text (takesLine): no flags
 	if strings.TrimSpace(text) == "" {
 		return c.usageError("say something")
 	}
@@ -349,13 +323,7 @@ func (s *server) adminBroadcast(c *adminCall) int {
 	return 0
 }
 
-func (s *server) adminBackup(c *adminCall) int {
-	if len(c.args) > 0 {
-		return c.usageError("unexpected %q", printable(c.args[0]))
-	}
-	if c.console {
-		return c.fail("backup streams the database as binary; run it from a shell: ssh -p PORT host backup > orthanc.db")
-	}
+func (s *server) adminBackup(c *call) int {
 	if c.pty {
 		return c.fail("backup writes binary and a terminal would mangle it; run it without -t: ssh -p PORT host backup > orthanc.db")
 	}
@@ -407,14 +375,7 @@ type memoryJSON struct {
 	Goroutines     int    `json:"goroutines"`
 }
 
-func (s *server) adminStats(c *adminCall) int {
-	a, ok := c.parse("json")
-	if !ok {
-		return 1
-	}
-	if len(a.pos) > 0 {
-		return c.usageError("unexpected %q", printable(a.pos[0]))
-	}
+func (s *server) adminStats(c *call) int {
 	census, err := s.engine.Census(c.ctx)
 	if err != nil {
 		return c.fail("the world is not answering: %v", err)
@@ -441,7 +402,7 @@ func (s *server) adminStats(c *adminCall) int {
 		Warnings: permissionWarnings(s.cfg),
 	}
 	c.result = "shown"
-	if a.json {
+	if c.json {
 		return c.writeJSON(st)
 	}
 	tw := tabwriter.NewWriter(c.out, 0, 0, 2, ' ', 0)

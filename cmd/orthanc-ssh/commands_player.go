@@ -3,14 +3,10 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"text/tabwriter"
 	"time"
 
-	"charm.land/ssh"
-
-	"github.com/orthanc-ssh/orthanc-ssh/keys"
 	"github.com/orthanc-ssh/orthanc-ssh/store"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
@@ -58,25 +54,52 @@ type equipment struct {
 	Worn bool   `json:"worn,omitempty"`
 }
 
-func (s *server) cmdWhoami(sess ssh.Session, args []string) int {
-	asJSON, ok := jsonFlag(sess, "whoami [--json]", args)
-	if !ok {
-		return 1
-	}
-	fp := keys.Fingerprint(sess.PublicKey())
-	rec, online, err := s.engine.Lookup(sess.Context(), fp)
+func (s *server) cmdWhoami(c *call) int {
+	rec, online, err := s.engine.Lookup(c.ctx, c.fp)
 	if err == nil && !online {
-		rec, err = s.saver.Load(fp)
+		rec, err = s.saver.Load(c.fp)
 	}
 	if errors.Is(err, store.ErrNotFound) {
-		fmt.Fprintf(sess.Stderr(), "orthanc: no knight for key %s yet; connect with a terminal to roll one\n", fp)
-		return 1
+		return c.fail("no knight for key %s yet; connect with a terminal to roll one", c.fp)
 	}
 	if err != nil {
-		s.log.Error("whoami", "fingerprint", fp, "err", err)
-		fmt.Fprintln(sess.Stderr(), "orthanc: your knight could not be read just now; try again later")
-		return 1
+		s.log.Error("whoami", "fingerprint", c.fp, "err", err)
+		return c.fail("your knight could not be read just now; try again later")
 	}
+	out := whoamiOf(c.fp, rec, online)
+	members, err := s.engine.Party(c.ctx, c.fp)
+	if err != nil {
+		s.log.Error("whoami party", "fingerprint", c.fp, "err", err)
+	}
+	for _, m := range members {
+		if m.Leader {
+			out.Party.Leader = m.Name
+		}
+		out.Party.Members = append(out.Party.Members, m.Name)
+	}
+	if c.json {
+		return c.writeJSON(out)
+	}
+	partyLine := "none"
+	if len(members) > 0 {
+		partyLine = strings.Join(out.Party.Members, ", ") + " (led by " + out.Party.Leader + ")"
+	}
+	for _, kv := range [][2]any{
+		{"fingerprint", out.Fingerprint}, {"name", out.Name}, {"online", out.Online}, {"dead", out.Dead},
+		{"level", out.Level}, {"experience", out.Experience}, {"hits", out.Hits},
+		{"max_hits", out.MaxHits}, {"spell_units", out.SpellUnits}, {"str", out.Str},
+		{"int", out.Int}, {"con", out.Con}, {"dex", out.Dex}, {"depth", out.Depth},
+		{"x", out.X}, {"y", out.Y}, {"gold", out.Gold},
+		{"treasure_experience", out.TreasureExperience}, {"percent_kills", out.PercentKills},
+		{"party", partyLine},
+	} {
+		fmt.Fprintf(c.out, "%s: %v\n", kv[0], kv[1])
+	}
+	return 0
+}
+
+// whoamiOf is whoami of a knight's record, alone (its party comes from the world).
+func whoamiOf(fp string, rec world.Adventurer, online bool) whoami {
 	out := whoami{Fingerprint: fp, Name: rec.Name, Online: online, Dead: rec.Death != nil, Level: rec.Level,
 		Experience: rec.Experience, Hits: rec.Hits, MaxHits: rec.MaxHits, SpellUnits: rec.SpellUnits,
 		Str: rec.Str, Int: rec.Int, Con: rec.Con, Dex: rec.Dex, Depth: rec.Depth, X: rec.X, Y: rec.Y}
@@ -98,76 +121,65 @@ func (s *server) cmdWhoami(sess ssh.Session, args []string) int {
 		out.Effects = append(out.Effects, st.String())
 	}
 	out.Party.Members = []string{}
-	members, err := s.engine.Party(sess.Context(), fp)
-	if err != nil {
-		s.log.Error("whoami party", "fingerprint", fp, "err", err)
-	}
-	for _, m := range members {
-		if m.Leader {
-			out.Party.Leader = m.Name
-		}
-		out.Party.Members = append(out.Party.Members, m.Name)
-	}
-	if asJSON {
-		return writeJSON(sess, out)
-	}
-	partyLine := "none"
-	if len(members) > 0 {
-		partyLine = strings.Join(out.Party.Members, ", ") + " (led by " + out.Party.Leader + ")"
-	}
-	for _, kv := range [][2]any{
-		{"fingerprint", out.Fingerprint}, {"name", out.Name}, {"online", out.Online}, {"dead", out.Dead},
-		{"level", out.Level}, {"experience", out.Experience}, {"hits", out.Hits},
-		{"max_hits", out.MaxHits}, {"spell_units", out.SpellUnits}, {"str", out.Str},
-		{"int", out.Int}, {"con", out.Con}, {"dex", out.Dex}, {"depth", out.Depth},
-		{"x", out.X}, {"y", out.Y}, {"gold", out.Gold},
-		{"treasure_experience", out.TreasureExperience}, {"percent_kills", out.PercentKills},
-		{"party", partyLine},
-	} {
-		fmt.Fprintf(sess, "%s: %v\n", kv[0], kv[1])
-	}
-	return 0
+	return out
 }
 
-func (s *server) cmdWho(sess ssh.Session, args []string) int {
-	asJSON, ok := jsonFlag(sess, "who [--json]", args)
-	if !ok {
-		return 1
-	}
-	who, err := s.engine.Who(sess.Context())
+// whoJSON is one row of `who --json`. Only admins see a knight's fingerprint, address,
+// time connected and bytes sent: for the others those fields are left out.
+type whoJSON struct {
+	Name             string  `json:"name"`
+	Level            int     `json:"level"`
+	Depth            int     `json:"depth"`
+	Fingerprint      string  `json:"fingerprint,omitempty"`
+	Addr             string  `json:"addr,omitempty"`
+	ConnectedSeconds float64 `json:"connected_seconds,omitempty"`
+	BytesSent        int64   `json:"bytes_sent,omitempty"`
+}
+
+// cmdWho lists the knights in the world; an admin's list also has each knight's key and
+// the address, time connected and bytes sent of its game session.
+func (s *server) cmdWho(c *call) int {
+	who, err := s.engine.Who(c.ctx)
 	if err != nil {
-		fmt.Fprintln(sess.Stderr(), "orthanc: the world is not answering; try again later")
-		return 1
+		return c.fail("the world is not answering; try again later")
 	}
-	if s.isAdmin(sess.PublicKey()) { // admins also see keys and addresses
-		return s.writeAdminWho(sess, who, asJSON)
-	}
-	if asJSON {
-		type entry struct {
-			Name  string `json:"name"`
-			Level int    `json:"level"`
-			Depth int    `json:"depth"`
+	rows := make([]whoJSON, 0, len(who))
+	for _, e := range who {
+		r := whoJSON{Name: e.Name, Level: e.Level, Depth: e.Depth}
+		if c.admin {
+			r.Fingerprint = e.Fingerprint
+			if ls, ok := s.live.game(e.Fingerprint); ok {
+				r.Addr, r.BytesSent = ls.addr, ls.sent.Load()
+				r.ConnectedSeconds = time.Since(ls.start).Round(time.Second).Seconds()
+			}
 		}
-		list := make([]entry, 0, len(who))
-		for _, w := range who {
-			list = append(list, entry{w.Name, w.Level, w.Depth})
-		}
-		return writeJSON(sess, list)
+		rows = append(rows, r)
 	}
-	if len(who) == 0 {
-		fmt.Fprintln(sess, "No one is in the dungeon.")
+	if c.json {
+		return c.writeJSON(rows)
+	}
+	if len(rows) == 0 {
+		fmt.Fprintln(c.out, "No one is in the dungeon.")
 		return 0
 	}
-	w := tabwriter.NewWriter(sess, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(w, "NAME\tLEVEL\tWHERE")
-	for _, e := range who {
-		where := fmt.Sprintf("depth %d", e.Depth)
-		if e.Depth == 0 {
+	tw := tabwriter.NewWriter(c.out, 0, 0, 2, ' ', 0)
+	heading := "NAME\tLEVEL\tWHERE"
+	if c.admin {
+		heading += "\tADDRESS\tCONNECTED\tSENT\tFINGERPRINT"
+	}
+	fmt.Fprintln(tw, heading)
+	for _, r := range rows {
+		where := fmt.Sprintf("depth %d", r.Depth)
+		if r.Depth == 0 {
 			where = "outside"
 		}
-		fmt.Fprintf(w, "%s\t%d\t%s\n", e.Name, e.Level, where)
+		fmt.Fprintf(tw, "%s\t%d\t%s", r.Name, r.Level, where)
+		if c.admin {
+			fmt.Fprintf(tw, "\t%s\t%s\t%d KiB\t%s", r.Addr, time.Duration(r.ConnectedSeconds)*time.Second, r.BytesSent/1024, r.Fingerprint)
+		}
+		fmt.Fprintln(tw)
 	}
-	_ = w.Flush()
+	_ = tw.Flush()
 	return 0
 }
 
@@ -186,21 +198,17 @@ type monsterJSON struct {
 }
 
 // cmdHelpMonsters prints the monster tables, as the seed's help lesson did.
-func cmdHelpMonsters(sess ssh.Session, args []string) int {
-	asJSON, ok := jsonFlag(sess, "help monsters [--json]", args)
-	if !ok {
-		return 1
-	}
-	if asJSON {
+func cmdHelpMonsters(c *call) int {
+	if c.json {
 		list := make([]monsterJSON, 0, len(world.Monsters))
 		for _, k := range world.Monsters {
 			list = append(list, monsterJSON{k.Name, k.Class.String(), k.Level, k.HitDice.String(), k.AttackDice.String(),
 				k.Dex, k.Experience, k.Speed, k.AttacksPerRound, k.Glyph})
 		}
-		return writeJSON(sess, list)
+		return c.writeJSON(list)
 	}
 	for _, l := range world.MonsterTableLines() {
-		fmt.Fprintln(sess, l)
+		fmt.Fprintln(c.out, l)
 	}
 	return 0
 }
@@ -241,22 +249,17 @@ func (s *server) scores(fp string) ([]scoreJSON, error) {
 	return out, nil
 }
 
-func (s *server) cmdScores(sess ssh.Session, args []string) int {
-	asJSON, ok := jsonFlag(sess, "scores [--json]", args)
-	if !ok {
-		return 1
-	}
-	list, err := s.scores(keys.Fingerprint(sess.PublicKey()))
+func (s *server) cmdScores(c *call) int {
+	list, err := s.scores(c.fp)
 	if err != nil {
 		s.log.Error("scores", "err", err)
-		fmt.Fprintln(sess.Stderr(), "orthanc: the hall of fame could not be read just now; try again later")
-		return 1
+		return c.fail("the hall of fame could not be read just now; try again later")
 	}
-	if asJSON {
-		return writeJSON(sess, list)
+	if c.json {
+		return c.writeJSON(list)
 	}
 	for _, l := range scoreLines(list) {
-		fmt.Fprintln(sess, l)
+		fmt.Fprintln(c.out, l)
 	}
 	return 0
 }
@@ -280,57 +283,12 @@ func scoreLines(list []scoreJSON) []string {
 	return strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
 }
 
-// cmdPlay and cmdWatch answer play and watch run without a terminal: they need one.
-func (s *server) cmdPlay(sess ssh.Session, _ []string) int {
-	fmt.Fprintln(sess.Stderr(), "orthanc: play needs a terminal: ssh -t -p PORT host play [--plain]")
-	return 1
+// cmdPlay and cmdWatch answer play and watch run without a terminal: they need one. With
+// a terminal, the program handler runs them (game.go, spectate.go).
+func (s *server) cmdPlay(c *call) int {
+	return c.fail("play needs a terminal: ssh -t -p PORT host play [--plain]")
 }
 
-func (s *server) cmdWatch(sess ssh.Session, _ []string) int {
-	fmt.Fprintln(sess.Stderr(), "orthanc: watch needs a terminal: ssh -t -p PORT host watch NAME")
-	return 1
-}
-
-// adminWhoJSON is one row of `who --json` as an admin sees it.
-type adminWhoJSON struct {
-	Name             string  `json:"name"`
-	Level            int     `json:"level"`
-	Depth            int     `json:"depth"`
-	Fingerprint      string  `json:"fingerprint"`
-	Addr             string  `json:"addr,omitempty"`
-	ConnectedSeconds float64 `json:"connected_seconds,omitempty"`
-	BytesSent        int64   `json:"bytes_sent,omitempty"`
-}
-
-// writeAdminWho prints the who-list with what only admins see: each knight's key
-// fingerprint, remote address, time connected and bytes sent.
-func (s *server) writeAdminWho(w io.Writer, who []world.WhoEntry, asJSON bool) int {
-	rows := make([]adminWhoJSON, 0, len(who))
-	for _, e := range who {
-		r := adminWhoJSON{Name: e.Name, Level: e.Level, Depth: e.Depth, Fingerprint: e.Fingerprint}
-		if ls, ok := s.live.game(e.Fingerprint); ok {
-			r.Addr, r.BytesSent = ls.addr, ls.sent.Load()
-			r.ConnectedSeconds = time.Since(ls.start).Round(time.Second).Seconds()
-		}
-		rows = append(rows, r)
-	}
-	if asJSON {
-		return writeJSON(w, rows)
-	}
-	if len(rows) == 0 {
-		fmt.Fprintln(w, "No one is in the dungeon.")
-		return 0
-	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tLEVEL\tWHERE\tADDRESS\tCONNECTED\tSENT\tFINGERPRINT")
-	for _, r := range rows {
-		where := fmt.Sprintf("depth %d", r.Depth)
-		if r.Depth == 0 {
-			where = "outside"
-		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%d KiB\t%s\n", r.Name, r.Level, where, r.Addr,
-			time.Duration(r.ConnectedSeconds)*time.Second, r.BytesSent/1024, r.Fingerprint)
-	}
-	_ = tw.Flush()
-	return 0
+func (s *server) cmdWatch(c *call) int {
+	return c.fail("watch needs a terminal: ssh -t -p PORT host watch NAME")
 }

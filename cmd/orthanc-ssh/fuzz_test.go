@@ -3,21 +3,15 @@ package main
 import (
 	"bytes"
 	"context"
-	"io"
-	"log/slog"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-
-	"charm.land/ssh"
-	gossh "golang.org/x/crypto/ssh"
 )
 
-// FuzzAdminCommandLine runs arbitrary admin command lines, as an admin and as a player, in a
-// running server: every line gets an exit status and at most a few lines of answer, nothing
-// panics, and a player is only ever told "permission denied" for an admin command.
+// FuzzAdminCommandLine runs arbitrary command lines, as an admin and as a player, through
+// the gate of a running server: every line gets an exit status and says why it failed,
+// nothing panics, a player is only ever told "permission denied" for an admin command, and
+// nothing else a player runs answers as it answers an admin.
 func FuzzAdminCommandLine(f *testing.F) {
 	for _, s := range []string{
 		"regen 1 --seed 5", "regen all --json", "regen 0", "regen 99", "regen -1 --seed x", "regen 1 --seed 18446744073709551616",
@@ -27,21 +21,9 @@ func FuzzAdminCommandLine(f *testing.F) {
 	} {
 		f.Add(s)
 	}
-	dir := f.TempDir()
 	admin, player := newKey(f), newKey(f)
-	if err := os.WriteFile(filepath.Join(dir, "admin_keys"), gossh.MarshalAuthorizedKey(admin.PublicKey()), 0o600); err != nil {
-		f.Fatal(err)
-	}
-	srv, err := newServer(testConfig(dir, defaultSeed), slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err != nil {
-		f.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { srv.engine.Run(ctx, nil); close(done) }()
-	f.Cleanup(func() { cancel(); <-done; srv.close() })
-	adminKey, _ := ssh.ParsePublicKey(admin.PublicKey().Marshal())
-	playerKey, _ := ssh.ParsePublicKey(player.PublicKey().Marshal())
+	srv := startWorld(f, admin)
+	adminKey, playerKey := publicKey(f, admin), publicKey(f, player)
 	f.Fuzz(func(t *testing.T, line string) {
 		args := strings.Fields(line)
 		if len(args) == 0 || args[0] == "backup" { // backup streams the whole file: not a line answer
@@ -50,7 +32,7 @@ func FuzzAdminCommandLine(f *testing.F) {
 		c, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		var out, errOut bytes.Buffer
-		code := srv.runAdmin(c, adminKey, args, &out, &errOut, false, false)
+		code := srv.runCommandLine(c, adminKey, args, &out, &errOut, false, false)
 		if code != 0 && code != 1 {
 			t.Fatalf("%q: exit %d", line, code)
 		}
@@ -59,9 +41,19 @@ func FuzzAdminCommandLine(f *testing.F) {
 		}
 		out.Reset()
 		errOut.Reset()
-		if code := srv.runAdmin(c, playerKey, args, &out, &errOut, false, false); code != 1 ||
-			strings.TrimSpace(errOut.String()) != permissionDenied || out.Len() != 0 {
-			t.Fatalf("player ran %q: exit %d, %q %q", line, code, out.String(), errOut.String())
+		code = srv.runCommandLine(c, playerKey, args, &out, &errOut, false, false)
+		if cmd := findCommand(args[0]); cmd != nil && cmd.admin {
+			if code != 1 || strings.TrimSpace(errOut.String()) != permissionDenied || out.Len() != 0 {
+				t.Fatalf("player ran %q: exit %d, %q %q", line, code, out.String(), errOut.String())
+			}
+			return
+		}
+		// Everyone's commands, and names that are no command: an answer, never an admin's.
+		if code != 0 && code != 1 || code == 1 && errOut.Len() == 0 {
+			t.Fatalf("player's %q: exit %d, %q", line, code, errOut.String())
+		}
+		if strings.Contains(out.String(), "FINGERPRINT") || strings.Contains(out.String(), "Admin commands") {
+			t.Fatalf("player's %q was answered as an admin's:\n%s", line, out.String())
 		}
 	})
 }

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"charm.land/ssh"
 	"github.com/charmbracelet/x/vt"
 	gossh "golang.org/x/crypto/ssh"
 )
@@ -85,6 +86,33 @@ func startLogging(t *testing.T, cfg config, log io.Writer) (*testServer, *server
 	}
 	t.Cleanup(func() { _ = ts.stop() })
 	return ts, srv
+}
+
+// startWorld makes the server with the admins' keys and runs its world, without
+// listening: a test calls the server's functions (the command gate, the console) itself.
+func startWorld(t testing.TB, admins ...gossh.Signer) *server {
+	t.Helper()
+	dir := t.TempDir()
+	writeAdminKeys(t, dir, admins...)
+	srv, err := newServer(testConfig(dir, defaultSeed), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { srv.engine.Run(ctx, nil); close(done) }()
+	t.Cleanup(func() { cancel(); <-done; srv.close() })
+	return srv
+}
+
+// publicKey is the signer's public key as the SSH server sees a session's.
+func publicKey(t testing.TB, s gossh.Signer) ssh.PublicKey {
+	t.Helper()
+	k, err := ssh.ParsePublicKey(s.PublicKey().Marshal())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
 }
 
 func newKey(t testing.TB) gossh.Signer {
