@@ -1,21 +1,17 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
 	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -26,29 +22,6 @@ import (
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
-// writeAdminKeys writes the admin allow-list into the data folder, as an operator would
-// before starting the server.
-func writeAdminKeys(t testing.TB, dir string, admins ...gossh.Signer) {
-	t.Helper()
-	var b strings.Builder
-	b.WriteString("# admins of this test server\n")
-	for _, a := range admins {
-		b.Write(gossh.MarshalAuthorizedKey(a.PublicKey()))
-	}
-	if err := os.WriteFile(filepath.Join(dir, "admin_keys"), []byte(b.String()), 0o600); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// startAdminServer starts the real server with one admin key.
-func startAdminServer(t *testing.T) (*testServer, gossh.Signer) {
-	t.Helper()
-	dir := t.TempDir()
-	admin := newKey(t)
-	writeAdminKeys(t, dir, admin)
-	return startServer(t, dir), admin
-}
-
 // adminCommands is the admin console: the rows of the command table only admins may run.
 func adminCommands() []command {
 	var out []command
@@ -58,20 +31,6 @@ func adminCommands() []command {
 		}
 	}
 	return out
-}
-
-// statsJSONOf runs `stats --json` as the admin.
-func statsJSONOf(t *testing.T, addr string, admin gossh.Signer) statsJSON {
-	t.Helper()
-	out, errOut, code := runCmd(t, addr, admin, "stats --json")
-	if code != 0 {
-		t.Fatalf("stats --json: exit %d: %s", code, errOut)
-	}
-	var st statsJSON
-	if err := json.Unmarshal([]byte(out), &st); err != nil {
-		t.Fatalf("stats --json: %v in %q", err, out)
-	}
-	return st
 }
 
 // An admin regenerates the level a knight is playing on: the knight's session lives on,
@@ -281,59 +240,6 @@ func TestTheConsoleRunsTheCommandTable(t *testing.T) {
 	}
 }
 
-// foreignSigner offers someone else's public key, which it cannot sign for: the server
-// accepts the offer (every key may play), and the "signature" that follows is refused as
-// a failed attempt (x/crypto drops the connection on a signature that does not verify,
-// so the forgery names an algorithm the server does not take; the attempt then fails and
-// the client goes on to its next key, as an attacker's client would).
-type foreignSigner struct {
-	pub    gossh.PublicKey
-	signed atomic.Bool
-}
-
-func (f *foreignSigner) PublicKey() gossh.PublicKey { return f.pub }
-func (f *foreignSigner) Sign(io.Reader, []byte) (*gossh.Signature, error) {
-	f.signed.Store(true)
-	return &gossh.Signature{Format: "forged", Blob: []byte("not a signature")}, nil
-}
-
-// dialOfferingFirst connects offering first the foreign signer (the admin's public key,
-// which it cannot sign for), then its own key.
-func dialOfferingFirst(t *testing.T, addr string, foreign *foreignSigner, own gossh.Signer) *gossh.Client {
-	t.Helper()
-	c, err := gossh.Dial("tcp", addr, &gossh.ClientConfig{
-		User: "player",
-		Auth: []gossh.AuthMethod{gossh.PublicKeysCallback(func() ([]gossh.Signer, error) {
-			return []gossh.Signer{foreign, own}, nil
-		})},
-		HostKeyCallback: gossh.InsecureIgnoreHostKey(),
-		Timeout:         5 * time.Second,
-	})
-	if err != nil {
-		t.Fatalf("dial %s: %v", addr, err)
-	}
-	return c
-}
-
-// runOn runs a command on an open client.
-func runOn(t *testing.T, c *gossh.Client, cmd string) (stdout, stderr string, code int) {
-	t.Helper()
-	s, err := c.NewSession()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	var out, errb strings.Builder
-	s.Stdout, s.Stderr = &out, &errb
-	var exit *gossh.ExitError
-	if err := s.Run(cmd); errors.As(err, &exit) {
-		code = exit.ExitStatus()
-	} else if err != nil {
-		t.Fatalf("run %q: %v", cmd, err)
-	}
-	return out.String(), errb.String(), code
-}
-
 // Regression (auth bypass, as soft-serve pins it): the public-key callback sees every key
 // a client offers, including keys it cannot sign for. A client that offers the admin's
 // public key first and then authenticates with its own must be its own key everywhere —
@@ -366,18 +272,6 @@ func TestOfferingTheAdminKeyWithoutItsSignatureIsNotAdmin(t *testing.T) {
 	tm.enterDungeon("Pretender")
 	tm.press(":")
 	tm.waitFor("The console is for admins.")
-}
-
-// terminalOn opens a game screen on an already connected client (openTerminal dials its
-// own, with one key).
-func terminalOn(t *testing.T, c *gossh.Client, w, h int) *terminal {
-	t.Helper()
-	tm, err := startTerminal(t, c, w, h, nil, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = tm.sess.Close() })
-	return tm
 }
 
 // A backup taken while a knight walks is a bbolt file that opens and passes store.Check.
@@ -557,28 +451,6 @@ func TestAdminConsoleInTheGame(t *testing.T) {
 	other.enterDungeon("Mark")
 	other.press(":")
 	other.waitFor("The console is for admins.")
-}
-
-// scrape reads /metrics into name → value, for the samples without labels.
-func scrape(t *testing.T, addr string) map[string]float64 {
-	t.Helper()
-	resp, err := http.Get("http://" + addr + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	out := map[string]float64{}
-	sc := bufio.NewScanner(resp.Body)
-	for sc.Scan() {
-		name, value, ok := strings.Cut(sc.Text(), " ")
-		if !ok || strings.HasPrefix(name, "#") {
-			continue
-		}
-		if v, err := strconv.ParseFloat(value, 64); err == nil {
-			out[name] = v
-		}
-	}
-	return out
 }
 
 // With -metrics-addr the server serves Prometheus metrics: sessions, players, tick and

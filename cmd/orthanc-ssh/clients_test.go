@@ -1,15 +1,7 @@
 package main
 
 import (
-	"bytes"
-	"context"
-	"crypto/ed25519"
-	"crypto/rand"
-	"encoding/pem"
 	"net"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -63,52 +55,6 @@ func TestDroppedAlgorithmsAreRefused(t *testing.T) {
 	}
 }
 
-// newKeyFile makes a player's key and writes it as an OpenSSH private key file (mode
-// 0600) in a temporary folder, for the real clients.
-func newKeyFile(t *testing.T) (gossh.Signer, string) {
-	t.Helper()
-	_, priv, err := ed25519.GenerateKey(rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	signer, err := gossh.NewSignerFromKey(priv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	block, err := gossh.MarshalPrivateKey(priv, "test player")
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "id_ed25519")
-	if err := os.WriteFile(path, pem.EncodeToMemory(block), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return signer, path
-}
-
-// clientBinary finds a client program, or skips the test saying which package brings it.
-func clientBinary(t *testing.T, name, pkg string) string {
-	t.Helper()
-	p, err := exec.LookPath(name)
-	if err != nil {
-		t.Skipf("%s not installed (Debian package %s); .ci/run installs it", name, pkg)
-	}
-	return p
-}
-
-// client runs a real SSH client program with a deadline and returns what it printed.
-func client(t *testing.T, name string, args ...string) (string, error) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	var out bytes.Buffer
-	cmd := exec.CommandContext(ctx, name, args...)
-	cmd.Stdout, cmd.Stderr = &out, &out
-	cmd.Stdin = strings.NewReader("")
-	err := cmd.Run()
-	return out.String(), err
-}
-
 // OpenSSH's ssh, PuTTY's plink and Dropbear's dbclient connect with the algorithms the
 // server offers, and run a command.
 func TestClientsConnect(t *testing.T) {
@@ -153,14 +99,6 @@ func TestClientsConnect(t *testing.T) {
 		out, err := client(t, dbclient, "-y", "-y", "-i", db, "-p", port, "player@"+host, "help")
 		check(t, out, err)
 	})
-}
-
-// opensshOptions are the ssh options of a test: this key only, no agent, no config, no
-// known hosts.
-func opensshOptions(keyPath string) []string {
-	return []string{"-F", "/dev/null", "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null",
-		"-o", "BatchMode=yes", "-o", "IdentitiesOnly=yes", "-o", "IdentityAgent=none", "-o", "ConnectTimeout=10",
-		"-i", keyPath}
 }
 
 // ssh-audit (where installed) finds nothing to fail or warn on in the key exchanges, host

@@ -4,7 +4,6 @@ import (
 	"context"
 	"net"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -15,8 +14,6 @@ import (
 
 // Regression (issue 17): a panic in the world engine or the saver goroutine ended the
 // process at once, with no final save.
-
-var listeningAddr = regexp.MustCompile(`msg=listening addr=(\S+)`)
 
 // runCrashing runs the server (run's code, in the test process) on dir with hooks, and
 // returns its address, its log, and a channel that gets its exit code.

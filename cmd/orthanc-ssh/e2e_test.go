@@ -13,20 +13,6 @@ import (
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
-// openDir is a direction the knight can walk from the entrance of the default dungeon.
-func openDir(t *testing.T) (world.Dir, string) {
-	t.Helper()
-	l := world.Generate(1, world.LevelSeed(defaultSeed, 1), false)
-	keys := map[world.Dir]string{world.North: keyUp, world.South: keyDown, world.East: keyRight, world.West: keyLeft}
-	for _, d := range world.Dirs {
-		if l.Edge(l.Up, d) == world.EdgeOpen {
-			return d, keys[d]
-		}
-	}
-	t.Fatal("the entrance of the default dungeon has no open side")
-	return 0, ""
-}
-
 // A brand-new player reaches the dungeon by pressing Enter at every prompt.
 func TestNewPlayerReachesTheDungeonWithEnter(t *testing.T) {
 	srv := startServer(t, t.TempDir())

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
-	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -24,31 +23,6 @@ import (
 	"github.com/orthanc-ssh/orthanc-ssh/keys"
 	"github.com/orthanc-ssh/orthanc-ssh/store"
 )
-
-// hardened starts a server with the default limits changed by tweak.
-func hardened(t *testing.T, tweak func(*limits)) *testServer {
-	t.Helper()
-	cfg := testConfig(t.TempDir(), defaultSeed)
-	tweak(&cfg.limits)
-	ts, _ := startConfigured(t, cfg)
-	return ts
-}
-
-// dialBanner connects with key and returns the login banner the server sent, and the
-// error of a login it refused.
-func dialBanner(t *testing.T, addr string, key gossh.Signer) (banner string, err error) {
-	t.Helper()
-	var mu sync.Mutex
-	c, err := gossh.Dial("tcp", addr, &gossh.ClientConfig{User: "player", Auth: []gossh.AuthMethod{gossh.PublicKeys(key)},
-		HostKeyCallback: gossh.InsecureIgnoreHostKey(), Timeout: 5 * time.Second,
-		BannerCallback: func(msg string) error { mu.Lock(); banner += msg; mu.Unlock(); return nil }})
-	if err == nil {
-		c.Close()
-	}
-	mu.Lock()
-	defer mu.Unlock()
-	return banner, err
-}
 
 // Connections over the per-address limit are refused at login, with a banner saying why;
 // when one closes, a new one is let in.
@@ -146,21 +120,6 @@ func TestHandshakesHaveTheirOwnPlaces(t *testing.T) {
 		w := whoamiLive(t, tm, key)
 		return w.X != before.X || w.Y != before.Y
 	})
-}
-
-// whoamiLive runs whoami --json on the terminal's own connection (a new connection would
-// need a handshake place).
-func whoamiLive(t *testing.T, tm *terminal, key gossh.Signer) whoami {
-	t.Helper()
-	out, errOut, code := runOn(t, tm.client, "whoami --json")
-	if code != 0 {
-		t.Fatalf("whoami exit %d: %s", code, errOut)
-	}
-	var w whoami
-	if err := json.Unmarshal([]byte(out), &w); err != nil {
-		t.Fatalf("whoami --json: %v in %q", err, out)
-	}
-	return w
 }
 
 // Regression (issue 17): a session's context is its connection's, shared by every

@@ -1,25 +1,47 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/ed25519"
 	"crypto/rand"
 	"encoding/json"
+	"encoding/pem"
 	"errors"
 	"io"
 	"log/slog"
 	"net"
+	"net/http"
+	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
+	"runtime"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"charm.land/ssh"
 	"github.com/charmbracelet/x/vt"
 	gossh "golang.org/x/crypto/ssh"
+
+	"github.com/orthanc-ssh/orthanc-ssh/keys"
+	"github.com/orthanc-ssh/orthanc-ssh/store"
+	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
+
+// The harness of the cmd tests, in one file: the real server started in the test (or as
+// its own process), keys and SSH clients for each identity (a player, an admin, an
+// attacker offering the admin's key first), commands run over SSH, terminals read through
+// an emulator as a player sees them, waiting for what they show, knights seeded into a data
+// folder or joined straight into the world, ways through the default dungeon, and reading
+// parts of a screen.
+
+// Servers.
 
 // testServer is the real server, started in the test on 127.0.0.1:0.
 type testServer struct {
@@ -31,6 +53,12 @@ type testServer struct {
 // testTick is faster than production so a walk takes milliseconds, not seconds.
 const testTick = 5 * time.Millisecond
 
+// testConfig is the server's configuration in tests: loopback, a fast tick, default limits.
+func testConfig(dir string, seed uint64) config {
+	return config{addr: "127.0.0.1:0", data: dir, adminKeys: filepath.Join(dir, "admin_keys"),
+		seed: seed, tick: testTick, battleGrace: defaultBattleGrace, limits: defaultLimits}
+}
+
 func startServer(t *testing.T, dir string) *testServer {
 	t.Helper()
 	return startServerSeed(t, dir, defaultSeed)
@@ -41,12 +69,6 @@ func startServerSeed(t *testing.T, dir string, seed uint64) *testServer {
 	t.Helper()
 	ts, _ := startConfigured(t, testConfig(dir, seed))
 	return ts
-}
-
-// testConfig is the server's configuration in tests: loopback, a fast tick, default limits.
-func testConfig(dir string, seed uint64) config {
-	return config{addr: "127.0.0.1:0", data: dir, adminKeys: filepath.Join(dir, "admin_keys"),
-		seed: seed, tick: testTick, battleGrace: defaultBattleGrace, limits: defaultLimits}
 }
 
 // startConfigured starts the real server with cfg on a free loopback port and returns it
@@ -105,15 +127,114 @@ func startWorld(t testing.TB, admins ...gossh.Signer) *server {
 	return srv
 }
 
-// publicKey is the signer's public key as the SSH server sees a session's.
-func publicKey(t testing.TB, s gossh.Signer) ssh.PublicKey {
+// writeAdminKeys writes the admin allow-list into the data folder, as an operator would
+// before starting the server.
+func writeAdminKeys(t testing.TB, dir string, admins ...gossh.Signer) {
 	t.Helper()
-	k, err := ssh.ParsePublicKey(s.PublicKey().Marshal())
+	var b strings.Builder
+	b.WriteString("# admins of this test server\n")
+	for _, a := range admins {
+		b.Write(gossh.MarshalAuthorizedKey(a.PublicKey()))
+	}
+	if err := os.WriteFile(filepath.Join(dir, "admin_keys"), []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// startAdminServer starts the real server with one admin key.
+func startAdminServer(t *testing.T) (*testServer, gossh.Signer) {
+	t.Helper()
+	dir := t.TempDir()
+	admin := newKey(t)
+	writeAdminKeys(t, dir, admin)
+	return startServer(t, dir), admin
+}
+
+// hardened starts a server with the default limits changed by tweak.
+func hardened(t *testing.T, tweak func(*limits)) *testServer {
+	t.Helper()
+	cfg := testConfig(t.TempDir(), defaultSeed)
+	tweak(&cfg.limits)
+	ts, _ := startConfigured(t, cfg)
+	return ts
+}
+
+var listeningAddr = regexp.MustCompile(`msg=listening addr=(\S+)`)
+
+var (
+	buildOnce sync.Once
+	binPath   string
+	buildErr  error
+)
+
+func serverBinary(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "orthanc-bin")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "orthanc-ssh")
+		out, err := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", binPath, ".").CombinedOutput()
+		if err != nil {
+			buildErr = err
+			t.Logf("%s", out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatalf("build server: %v", buildErr)
+	}
+	return binPath
+}
+
+var listenLine = regexp.MustCompile(`msg=listening addr=(\S+)`)
+
+// startProcess runs the server binary on a free port and returns it with its address.
+func startProcess(t *testing.T, dir string) (*exec.Cmd, string) {
+	t.Helper()
+	cmd := exec.Command(serverBinary(t), "-addr", "127.0.0.1:0", "-data", dir, "-tick", "5ms")
+	cmd.Env = append(os.Environ(), "ORTHANC_SEED=")
+	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return k
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	addr := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			if m := listenLine.FindStringSubmatch(sc.Text()); m != nil {
+				addr <- m[1]
+			}
+		}
+	}()
+	select {
+	case a := <-addr:
+		return cmd, a
+	case <-time.After(20 * time.Second):
+		t.Fatal("server did not report its address")
+	}
+	return nil, ""
 }
+
+func waitExit(t *testing.T, cmd *exec.Cmd, within time.Duration) int {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+		return cmd.ProcessState.ExitCode()
+	case <-time.After(within):
+		t.Fatalf("server still running %v after the signal", within)
+		return -1
+	}
+}
+
+// Keys and clients.
 
 func newKey(t testing.TB) gossh.Signer {
 	t.Helper()
@@ -126,6 +247,16 @@ func newKey(t testing.TB) gossh.Signer {
 		t.Fatal(err)
 	}
 	return s
+}
+
+// publicKey is the signer's public key as the SSH server sees a session's.
+func publicKey(t testing.TB, s gossh.Signer) ssh.PublicKey {
+	t.Helper()
+	k, err := ssh.ParsePublicKey(s.PublicKey().Marshal())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
 }
 
 func dial(t testing.TB, addr string, key gossh.Signer) *gossh.Client {
@@ -141,6 +272,113 @@ func dial(t testing.TB, addr string, key gossh.Signer) *gossh.Client {
 	}
 	return c
 }
+
+// foreignSigner offers someone else's public key, which it cannot sign for: the server
+// accepts the offer (every key may play), and the "signature" that follows is refused as
+// a failed attempt (x/crypto drops the connection on a signature that does not verify,
+// so the forgery names an algorithm the server does not take; the attempt then fails and
+// the client goes on to its next key, as an attacker's client would).
+type foreignSigner struct {
+	pub    gossh.PublicKey
+	signed atomic.Bool
+}
+
+func (f *foreignSigner) PublicKey() gossh.PublicKey { return f.pub }
+
+func (f *foreignSigner) Sign(io.Reader, []byte) (*gossh.Signature, error) {
+	f.signed.Store(true)
+	return &gossh.Signature{Format: "forged", Blob: []byte("not a signature")}, nil
+}
+
+// dialOfferingFirst connects offering first the foreign signer (the admin's public key,
+// which it cannot sign for), then its own key.
+func dialOfferingFirst(t *testing.T, addr string, foreign *foreignSigner, own gossh.Signer) *gossh.Client {
+	t.Helper()
+	c, err := gossh.Dial("tcp", addr, &gossh.ClientConfig{
+		User: "player",
+		Auth: []gossh.AuthMethod{gossh.PublicKeysCallback(func() ([]gossh.Signer, error) {
+			return []gossh.Signer{foreign, own}, nil
+		})},
+		HostKeyCallback: gossh.InsecureIgnoreHostKey(),
+		Timeout:         5 * time.Second,
+	})
+	if err != nil {
+		t.Fatalf("dial %s: %v", addr, err)
+	}
+	return c
+}
+
+// dialBanner connects with key and returns the login banner the server sent, and the
+// error of a login it refused.
+func dialBanner(t *testing.T, addr string, key gossh.Signer) (banner string, err error) {
+	t.Helper()
+	var mu sync.Mutex
+	c, err := gossh.Dial("tcp", addr, &gossh.ClientConfig{User: "player", Auth: []gossh.AuthMethod{gossh.PublicKeys(key)},
+		HostKeyCallback: gossh.InsecureIgnoreHostKey(), Timeout: 5 * time.Second,
+		BannerCallback: func(msg string) error { mu.Lock(); banner += msg; mu.Unlock(); return nil }})
+	if err == nil {
+		c.Close()
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	return banner, err
+}
+
+// newKeyFile makes a player's key and writes it as an OpenSSH private key file (mode
+// 0600) in a temporary folder, for the real clients.
+func newKeyFile(t *testing.T) (gossh.Signer, string) {
+	t.Helper()
+	_, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	signer, err := gossh.NewSignerFromKey(priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	block, err := gossh.MarshalPrivateKey(priv, "test player")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "id_ed25519")
+	if err := os.WriteFile(path, pem.EncodeToMemory(block), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return signer, path
+}
+
+// clientBinary finds a client program, or skips the test saying which package brings it.
+func clientBinary(t *testing.T, name, pkg string) string {
+	t.Helper()
+	p, err := exec.LookPath(name)
+	if err != nil {
+		t.Skipf("%s not installed (Debian package %s); .ci/run installs it", name, pkg)
+	}
+	return p
+}
+
+// client runs a real SSH client program with a deadline and returns what it printed.
+func client(t *testing.T, name string, args ...string) (string, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	var out bytes.Buffer
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Stdout, cmd.Stderr = &out, &out
+	cmd.Stdin = strings.NewReader("")
+	err := cmd.Run()
+	return out.String(), err
+}
+
+// opensshOptions are the ssh options of a test: this key only, no agent, no config, no
+// known hosts.
+func opensshOptions(keyPath string) []string {
+	return []string{"-F", "/dev/null", "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null",
+		"-o", "BatchMode=yes", "-o", "IdentitiesOnly=yes", "-o", "IdentityAgent=none", "-o", "ConnectTimeout=10",
+		"-i", keyPath}
+}
+
+// Commands over SSH.
 
 // runCmd runs a non-PTY command and returns its output and exit status.
 func runCmd(t testing.TB, addr string, key gossh.Signer, cmd string) (stdout, stderr string, code int) {
@@ -166,6 +404,51 @@ func runCmd(t testing.TB, addr string, key gossh.Signer, cmd string) (stdout, st
 	return out.String(), errb.String(), code
 }
 
+// runOn runs a command on an open client.
+func runOn(t *testing.T, c *gossh.Client, cmd string) (stdout, stderr string, code int) {
+	t.Helper()
+	s, err := c.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var out, errb strings.Builder
+	s.Stdout, s.Stderr = &out, &errb
+	var exit *gossh.ExitError
+	if err := s.Run(cmd); errors.As(err, &exit) {
+		code = exit.ExitStatus()
+	} else if err != nil {
+		t.Fatalf("run %q: %v", cmd, err)
+	}
+	return out.String(), errb.String(), code
+}
+
+// runCmdQuiet runs a command without failing the test on a connection error.
+func runCmdQuiet(addr string, key gossh.Signer, cmd string) (string, string, int) {
+	c, err := gossh.Dial("tcp", addr, &gossh.ClientConfig{User: "player", Auth: []gossh.AuthMethod{gossh.PublicKeys(key)},
+		HostKeyCallback: gossh.InsecureIgnoreHostKey(), Timeout: 5 * time.Second})
+	if err != nil {
+		return "", err.Error(), -1
+	}
+	defer c.Close()
+	s, err := c.NewSession()
+	if err != nil {
+		return "", err.Error(), -1
+	}
+	defer s.Close()
+	var out, errb bytes.Buffer
+	s.Stdout, s.Stderr = &out, &errb
+	code := 0
+	if err := s.Run(cmd); err != nil {
+		code = -1
+		var exit *gossh.ExitError
+		if errors.As(err, &exit) {
+			code = exit.ExitStatus()
+		}
+	}
+	return out.String(), errb.String(), code
+}
+
 // whoamiJSON is `whoami --json` for the key.
 func whoamiJSON(t testing.TB, addr string, key gossh.Signer) whoami {
 	t.Helper()
@@ -179,6 +462,65 @@ func whoamiJSON(t testing.TB, addr string, key gossh.Signer) whoami {
 	}
 	return w
 }
+
+// whoamiLive runs whoami --json on the terminal's own connection (a new connection would
+// need a handshake place).
+func whoamiLive(t *testing.T, tm *terminal, key gossh.Signer) whoami {
+	t.Helper()
+	out, errOut, code := runOn(t, tm.client, "whoami --json")
+	if code != 0 {
+		t.Fatalf("whoami exit %d: %s", code, errOut)
+	}
+	var w whoami
+	if err := json.Unmarshal([]byte(out), &w); err != nil {
+		t.Fatalf("whoami --json: %v in %q", err, out)
+	}
+	return w
+}
+
+// statsJSONOf runs `stats --json` as the admin.
+func statsJSONOf(t *testing.T, addr string, admin gossh.Signer) statsJSON {
+	t.Helper()
+	out, errOut, code := runCmd(t, addr, admin, "stats --json")
+	if code != 0 {
+		t.Fatalf("stats --json: exit %d: %s", code, errOut)
+	}
+	var st statsJSON
+	if err := json.Unmarshal([]byte(out), &st); err != nil {
+		t.Fatalf("stats --json: %v in %q", err, out)
+	}
+	return st
+}
+
+// whereIs is a knight's square as whoami tells it.
+func whereIs(t *testing.T, addr string, key gossh.Signer) world.Pos {
+	w := whoamiJSON(t, addr, key)
+	return world.Pos{X: w.X, Y: w.Y}
+}
+
+// scrape reads /metrics into name → value, for the samples without labels.
+func scrape(t *testing.T, addr string) map[string]float64 {
+	t.Helper()
+	resp, err := http.Get("http://" + addr + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	out := map[string]float64{}
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		name, value, ok := strings.Cut(sc.Text(), " ")
+		if !ok || strings.HasPrefix(name, "#") {
+			continue
+		}
+		if v, err := strconv.ParseFloat(value, 64); err == nil {
+			out[name] = v
+		}
+	}
+	return out
+}
+
+// Terminals: a session with a PTY, read through a terminal emulator.
 
 // terminal is a real SSH session with a PTY whose output feeds a terminal emulator, so a
 // test reads the screen the way a player sees it.
@@ -202,6 +544,48 @@ func openTerminal(t testing.TB, addr string, key gossh.Signer, w, h int, env map
 		t.Fatal(err)
 	}
 	t.Cleanup(tm.close)
+	return tm
+}
+
+// openTerminalCmd is openTerminal for a command run with a terminal (ssh -t host CMD),
+// or the game's shell when cmd is empty, with its stdin safe for the emulator's answers.
+func openTerminalCmd(t *testing.T, addr string, key gossh.Signer, w, h int, cmd string) *terminal {
+	t.Helper()
+	c := dial(t, addr, key)
+	tm, err := startTerminal(t, c, w, h, nil, cmd)
+	if err != nil {
+		c.Close()
+		t.Fatal(err)
+	}
+	t.Cleanup(tm.close)
+	return tm
+}
+
+// terminalOn opens a game screen on an already connected client (openTerminal dials its
+// own, with one key).
+func terminalOn(t *testing.T, c *gossh.Client, w, h int) *terminal {
+	t.Helper()
+	tm, err := startTerminal(t, c, w, h, nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = tm.sess.Close() })
+	return tm
+}
+
+// openTerminalNoCleanup opens a terminal for a goroutine that may outlive a server process
+// (the kill loop): failures return nil instead of failing the test.
+func openTerminalNoCleanup(t testing.TB, addr string, key gossh.Signer, w, h int) *terminal {
+	c, err := gossh.Dial("tcp", addr, &gossh.ClientConfig{User: "player", Auth: []gossh.AuthMethod{gossh.PublicKeys(key)},
+		HostKeyCallback: gossh.InsecureIgnoreHostKey(), Timeout: 5 * time.Second})
+	if err != nil {
+		return nil
+	}
+	tm, err := startTerminal(t, c, w, h, nil, "")
+	if err != nil {
+		c.Close()
+		return nil
+	}
 	return tm
 }
 
@@ -291,26 +675,6 @@ func (tm *terminal) rawOutput() string {
 	return tm.raw.String()
 }
 
-// waitFor waits until every want appears on screen and returns the screen.
-func (tm *terminal) waitFor(want ...string) string {
-	tm.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		s := tm.screen()
-		ok := true
-		for _, w := range want {
-			ok = ok && strings.Contains(s, w)
-		}
-		if ok {
-			return s
-		}
-		if time.Now().After(deadline) {
-			tm.t.Fatalf("screen never showed %q; it shows:\n%s", want, s)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 // Keys as a terminal sends them.
 const (
 	keyEnter = "\r"
@@ -327,6 +691,11 @@ func (tm *terminal) press(keys ...string) {
 			tm.t.Fatalf("send key %q: %v", k, err)
 		}
 	}
+}
+
+// chat opens the chat line, types a line and sends it.
+func (tm *terminal) chat(line string) {
+	tm.press(keyEnter, line, keyEnter)
 }
 
 // quit leaves the game as a player does (q, then y) and waits for the session to end.
@@ -355,70 +724,24 @@ func (tm *terminal) enterDungeon(name string) string {
 	return tm.waitFor("level 1 of the dungeon", "Depth 1")
 }
 
-// waitUntil polls cond until it holds or 10 s pass.
-func waitUntil(t testing.TB, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
+// exitStatus waits for the session to end and returns its exit status.
+func (tm *terminal) exitStatus() int {
+	tm.t.Helper()
+	select {
+	case <-tm.done:
+	case <-time.After(10 * time.Second):
+		tm.t.Fatalf("the session did not end:\n%s", tm.screen())
 	}
-}
-
-// openTerminalNoCleanup opens a terminal for a goroutine that may outlive a server process
-// (the kill loop): failures return nil instead of failing the test.
-func openTerminalNoCleanup(t testing.TB, addr string, key gossh.Signer, w, h int) *terminal {
-	c, err := gossh.Dial("tcp", addr, &gossh.ClientConfig{User: "player", Auth: []gossh.AuthMethod{gossh.PublicKeys(key)},
-		HostKeyCallback: gossh.InsecureIgnoreHostKey(), Timeout: 5 * time.Second})
-	if err != nil {
-		return nil
+	var exit *gossh.ExitError
+	switch err := tm.sess.Wait(); {
+	case err == nil:
+		return 0
+	case errors.As(err, &exit):
+		return exit.ExitStatus()
+	default:
+		tm.t.Fatalf("wait: %v", err)
+		return -1
 	}
-	tm, err := startTerminal(t, c, w, h, nil, "")
-	if err != nil {
-		c.Close()
-		return nil
-	}
-	return tm
-}
-
-// waitQuiet waits for text on screen without failing the test.
-func (tm *terminal) waitQuiet(want string, d time.Duration) bool {
-	deadline := time.Now().Add(d)
-	for time.Now().Before(deadline) {
-		if strings.Contains(tm.screen(), want) {
-			return true
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	return false
-}
-
-// runCmdQuiet runs a command without failing the test on a connection error.
-func runCmdQuiet(addr string, key gossh.Signer, cmd string) (string, string, int) {
-	c, err := gossh.Dial("tcp", addr, &gossh.ClientConfig{User: "player", Auth: []gossh.AuthMethod{gossh.PublicKeys(key)},
-		HostKeyCallback: gossh.InsecureIgnoreHostKey(), Timeout: 5 * time.Second})
-	if err != nil {
-		return "", err.Error(), -1
-	}
-	defer c.Close()
-	s, err := c.NewSession()
-	if err != nil {
-		return "", err.Error(), -1
-	}
-	defer s.Close()
-	var out, errb bytes.Buffer
-	s.Stdout, s.Stderr = &out, &errb
-	code := 0
-	if err := s.Run(cmd); err != nil {
-		code = -1
-		var exit *gossh.ExitError
-		if errors.As(err, &exit) {
-			code = exit.ExitStatus()
-		}
-	}
-	return out.String(), errb.String(), code
 }
 
 // lockedWriter lets the test's key presses and the emulator's answers to terminal queries
@@ -435,3 +758,382 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 }
 
 func (l *lockedWriter) Close() error { return l.w.Close() }
+
+// Waiting.
+
+// waitUntil polls cond until it holds or 10 s pass.
+func waitUntil(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// waitFor waits until every want appears on screen and returns the screen.
+func (tm *terminal) waitFor(want ...string) string {
+	tm.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		s := tm.screen()
+		ok := true
+		for _, w := range want {
+			ok = ok && strings.Contains(s, w)
+		}
+		if ok {
+			return s
+		}
+		if time.Now().After(deadline) {
+			tm.t.Fatalf("screen never showed %q; it shows:\n%s", want, s)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// waitRaw waits until every want appears in the bytes the server sent (screen-reader mode
+// prints whole lines, so its text is there as sent).
+func (tm *terminal) waitRaw(want ...string) string {
+	tm.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		s := tm.rawOutput()
+		ok := true
+		for _, w := range want {
+			ok = ok && strings.Contains(s, w)
+		}
+		if ok {
+			return s
+		}
+		if time.Now().After(deadline) {
+			tm.t.Fatalf("output never held %q; it holds:\n%s", want, s)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// waitScreen waits until cond holds for the screen, and returns it.
+func (tm *terminal) waitScreen(what string, cond func(string) bool) string {
+	tm.t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		s := tm.screen()
+		if cond(s) {
+			return s
+		}
+		if time.Now().After(deadline) {
+			tm.t.Fatalf("screen never showed %s; it shows:\n%s", what, s)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// waitQuiet waits for text on screen without failing the test.
+func (tm *terminal) waitQuiet(want string, d time.Duration) bool {
+	deadline := time.Now().Add(d)
+	for time.Now().Before(deadline) {
+		if strings.Contains(tm.screen(), want) {
+			return true
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return false
+}
+
+// Knights and the dungeon.
+
+// seedKnight writes a knight for key into a data folder before the server starts, so an
+// end-to-end test can begin from a given state.
+func seedKnight(t *testing.T, dir string, key gossh.Signer, edit func(*world.Adventurer)) {
+	t.Helper()
+	st, err := store.Open(filepath.Join(dir, "orthanc.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	a := world.NewAdventurer(keys.Fingerprint(key.PublicKey()), "Seeded", world.Stats{Str: 10, Int: 10, Con: 10, Dex: 10}, 12)
+	edit(&a)
+	if err := st.SaveAdventurers([]world.Adventurer{a}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// seedFame puts retired knights into the hall of fame before the server starts.
+func seedFame(t *testing.T, dir string, names ...string) {
+	t.Helper()
+	st, err := store.Open(filepath.Join(dir, "orthanc.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	var fame []store.FameEntry
+	for i, n := range names {
+		a := world.NewAdventurer("SHA256:fame-"+n, n, world.Stats{Str: 12, Int: 12, Con: 12, Dex: 12}, 12)
+		a.Level, a.Experience = 10-i, 900000-1000*i
+		a.Retirement = &world.Retirement{Level: a.Level, Experience: a.Experience, PercentKills: 60}
+		fame = append(fame, store.FameEntry{Retired: time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC), Adventurer: a})
+	}
+	if err := st.Save(store.Batch{Fame: fame}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// viewBox keeps the newest view of a knight joined straight into the engine.
+type viewBox struct {
+	mu sync.Mutex
+	v  world.View
+}
+
+func (b *viewBox) Deliver(v world.View) {
+	b.mu.Lock()
+	b.v = v
+	b.mu.Unlock()
+}
+
+func (b *viewBox) last() world.View {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.v
+}
+
+// joinKnight puts a knight into the world with no connection, as a test's companion, and
+// returns it and the box its views go to.
+func joinKnight(t *testing.T, e *world.Engine, rec world.Adventurer) (*world.Player, *viewBox) {
+	t.Helper()
+	box := &viewBox{}
+	pl, err := e.Join(context.Background(), rec, box)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pl, box
+}
+
+// openDir is a direction the knight can walk from the entrance of the default dungeon.
+func openDir(t *testing.T) (world.Dir, string) {
+	t.Helper()
+	l := world.Generate(1, world.LevelSeed(defaultSeed, 1), false)
+	keys := map[world.Dir]string{world.North: keyUp, world.South: keyDown, world.East: keyRight, world.West: keyLeft}
+	for _, d := range world.Dirs {
+		if l.Edge(l.Up, d) == world.EdgeOpen {
+			return d, keys[d]
+		}
+	}
+	t.Fatal("the entrance of the default dungeon has no open side")
+	return 0, ""
+}
+
+// pathTo finds the shortest walk on level 1 of the default dungeon from the entrance to a
+// square that goal accepts, through corridor squares free of hazards, as the keys a player
+// presses (shifted where the step crosses a door), with the square each key should reach.
+func pathTo(t *testing.T, seed uint64, goal func(e *world.Engine, l *world.Level, q world.Pos) bool) (keys []string, squares []world.Pos) {
+	t.Helper()
+	keys, squares, ok := findPath(seed, goal)
+	if !ok {
+		t.Fatal("no such square reachable on level 1 of the dungeon")
+	}
+	return keys, squares
+}
+
+func findPath(seed uint64, goal func(e *world.Engine, l *world.Level, q world.Pos) bool) (keys []string, squares []world.Pos, ok bool) {
+	e := world.New(world.Config{Seed: seed}) // all levels: the bottom one is built differently
+	l := e.Level(1)
+	type step struct {
+		from world.Pos
+		dir  world.Dir
+	}
+	came := map[world.Pos]step{l.Up: {}}
+	queue := []world.Pos{l.Up}
+	var end world.Pos
+	found := false
+	for len(queue) > 0 && !found {
+		p := queue[0]
+		queue = queue[1:]
+		for _, d := range world.Dirs {
+			q := p.Step(d)
+			if _, seen := came[q]; seen || !l.In(q) || l.Edge(p, d) == world.EdgeWall {
+				continue
+			}
+			came[q] = step{p, d}
+			if goal(e, l, q) {
+				end, found = q, true
+				break
+			}
+			if !guarded(e, l, q) && l.Trap(q) == world.TrapNone && l.Feature(q) != world.FeatChute && l.Feature(q) != world.FeatPit {
+				queue = append(queue, q)
+			}
+		}
+	}
+	if !found {
+		return nil, nil, false
+	}
+	arrows := map[world.Dir]string{world.North: "A", world.South: "B", world.East: "C", world.West: "D"}
+	for p := end; p != l.Up; {
+		s := came[p]
+		k := "\x1b[" + arrows[s.dir]
+		if l.Edge(s.from, s.dir) != world.EdgeOpen {
+			k = "\x1b[1;2" + arrows[s.dir] // shift+arrow opens the door
+		}
+		keys = append([]string{k}, keys...)
+		squares = append([]world.Pos{p}, squares...)
+		p = s.from
+	}
+	return keys, squares, true
+}
+
+// guarded reports whether q lies in a room with a monster in it.
+func guarded(e *world.Engine, l *world.Level, q world.Pos) bool {
+	r := l.RoomAt(q)
+	if r < 0 {
+		return false
+	}
+	for _, m := range e.Monsters(1) {
+		if l.RoomAt(m.Pos) == r {
+			return true
+		}
+	}
+	return false
+}
+
+// pathToGuard is the way into the nearest room with a monster in it.
+func pathToGuard(t *testing.T) ([]string, []world.Pos) {
+	return pathTo(t, defaultSeed, guarded)
+}
+
+// walk presses the keys of a path, waiting for whoami to show each square (a locked door
+// may hold: the knight throws itself at it again).
+func walk(t *testing.T, tm *terminal, addr string, key gossh.Signer, keys []string, squares []world.Pos) {
+	t.Helper()
+	for i, k := range keys {
+		want := squares[i]
+		deadline := time.Now().Add(20 * time.Second)
+		for {
+			tm.press(k)
+			time.Sleep(60 * time.Millisecond)
+			w := whoamiJSON(t, addr, key)
+			if w.X == want.X && w.Y == want.Y {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("step %d: stuck at %d,%d on the way to %v\n%s", i, w.X, w.Y, want, tm.screen())
+			}
+		}
+	}
+}
+
+// walkSurely presses the keys of a path one at a time, each only once the knight stands
+// where the one before took it, so a slow machine never makes it step twice.
+func walkSurely(t *testing.T, tm *terminal, addr string, key gossh.Signer, keys []string, squares []world.Pos) {
+	t.Helper()
+	w := whoamiJSON(t, addr, key)
+	at := world.Pos{X: w.X, Y: w.Y}
+	for i, k := range keys {
+		want := squares[i]
+		deadline := time.Now().Add(20 * time.Second)
+		for at != want {
+			tm.press(k)
+			for again := time.Now().Add(time.Second); at != want && time.Now().Before(again); {
+				time.Sleep(20 * time.Millisecond)
+				w := whoamiJSON(t, addr, key)
+				if now := (world.Pos{X: w.X, Y: w.Y}); now != at && now != want {
+					t.Fatalf("step %d: the knight went to %v, not %v\n%s", i, now, want, tm.screen())
+				} else {
+					at = now
+				}
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("step %d: stuck at %v on the way to %v\n%s", i, at, want, tm.screen())
+			}
+		}
+	}
+}
+
+// firstMarket is the surface's first market (the one every server stocks with potions:
+// every other market does, from the first) and a common space beside it, with the keys
+// that step from one to the other.
+func firstMarket(t *testing.T, seed uint64) (market, common world.Pos, there, back string) {
+	t.Helper()
+	g := world.GenerateSurface(seed, world.DefaultSurfaceSize)
+	steps := []struct {
+		dx, dy      int
+		there, back string
+	}{{1, 0, keyRight, keyLeft}, {-1, 0, keyLeft, keyRight}, {0, 1, keyDown, keyUp}, {0, -1, keyUp, keyDown}}
+	for i, k := range g.Cells {
+		if k != world.SurfaceMarket {
+			continue
+		}
+		market = world.Pos{X: i % g.W, Y: i / g.W}
+		for _, s := range steps {
+			if c := (world.Pos{X: market.X + s.dx, Y: market.Y + s.dy}); g.At(c) == world.SurfaceCommon {
+				return market, c, s.there, s.back
+			}
+		}
+		t.Fatalf("the first market at %v has no common space beside it", market)
+	}
+	t.Fatal("the surface has no market")
+	return
+}
+
+// Reading part of a screen.
+
+// screenWords is text with its whitespace made single spaces.
+func screenWords(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// screenArea is columns [x0, x1) of every line of a screen, the lines joined with spaces:
+// a text wrapped within those columns reads whole in it.
+func screenArea(screen string, x0, x1 int) string {
+	var b strings.Builder
+	for _, l := range strings.Split(screen, "\n") {
+		r := []rune(l)
+		b.WriteString(string(r[min(x0, len(r)):min(x1, len(r))]))
+		b.WriteByte(' ')
+	}
+	return screenWords(b.String())
+}
+
+// panelArea is the columns inside the battle panel of a screen (none when it has none).
+func panelArea(screen string) (x0, x1 int) {
+	for _, l := range strings.Split(screen, "\n") {
+		for _, title := range []string{"┌─ BATTLE", "┌─ FIGHT"} {
+			if i := strings.Index(l, title); i >= 0 {
+				x := len([]rune(l[:i]))
+				return x + 2, x + len([]rune(l[i:])) - 2 // the panel's corner ends the line
+			}
+		}
+	}
+	return 0, 0
+}
+
+// panelText is the text inside the battle panel of a screen, its lines joined with spaces
+// and its whitespace made single: a log line the panel wraps reads whole in it.
+func panelText(screen string) string {
+	x0, x1 := panelArea(screen)
+	var b strings.Builder
+	for _, l := range strings.Split(screen, "\n") {
+		r := []rune(l)
+		b.WriteString(string(r[min(x0, len(r)):min(x1, len(r))]))
+		b.WriteByte(' ')
+	}
+	return strings.Join(strings.Fields(b.String()), " ")
+}
+
+// Logs.
+
+// lockedBuffer is a buffer a server's log and a test's polling share.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}

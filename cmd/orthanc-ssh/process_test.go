@@ -1,15 +1,11 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"io"
 	mathrand "math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"regexp"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -25,79 +21,6 @@ import (
 
 // These tests run the real binary as its own process, so signals and kill -9 hit a server
 // exactly as they would in production.
-
-var (
-	buildOnce sync.Once
-	binPath   string
-	buildErr  error
-)
-
-func serverBinary(t *testing.T) string {
-	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "orthanc-bin")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "orthanc-ssh")
-		out, err := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", binPath, ".").CombinedOutput()
-		if err != nil {
-			buildErr = err
-			t.Logf("%s", out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatalf("build server: %v", buildErr)
-	}
-	return binPath
-}
-
-var listenLine = regexp.MustCompile(`msg=listening addr=(\S+)`)
-
-// startProcess runs the server binary on a free port and returns it with its address.
-func startProcess(t *testing.T, dir string) (*exec.Cmd, string) {
-	t.Helper()
-	cmd := exec.Command(serverBinary(t), "-addr", "127.0.0.1:0", "-data", dir, "-tick", "5ms")
-	cmd.Env = append(os.Environ(), "ORTHANC_SEED=")
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	addr := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			if m := listenLine.FindStringSubmatch(sc.Text()); m != nil {
-				addr <- m[1]
-			}
-		}
-	}()
-	select {
-	case a := <-addr:
-		return cmd, a
-	case <-time.After(20 * time.Second):
-		t.Fatal("server did not report its address")
-	}
-	return nil, ""
-}
-
-func waitExit(t *testing.T, cmd *exec.Cmd, within time.Duration) int {
-	t.Helper()
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case <-done:
-		return cmd.ProcessState.ExitCode()
-	case <-time.After(within):
-		t.Fatalf("server still running %v after the signal", within)
-		return -1
-	}
-}
 
 // SIGINT (and SIGTERM) stop the server within a few seconds with status 0, and knights of
 // players still connected are saved where they stand.

@@ -6,28 +6,9 @@ import (
 	"testing"
 	"time"
 
-	gossh "golang.org/x/crypto/ssh"
-
-	"github.com/orthanc-ssh/orthanc-ssh/keys"
 	"github.com/orthanc-ssh/orthanc-ssh/store"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
-
-// seedKnight writes a knight for key into a data folder before the server starts, so an
-// end-to-end test can begin from a given state.
-func seedKnight(t *testing.T, dir string, key gossh.Signer, edit func(*world.Adventurer)) {
-	t.Helper()
-	st, err := store.Open(filepath.Join(dir, "orthanc.db"), store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	a := world.NewAdventurer(keys.Fingerprint(key.PublicKey()), "Seeded", world.Stats{Str: 10, Int: 10, Con: 10, Dex: 10}, 12)
-	edit(&a)
-	if err := st.SaveAdventurers([]world.Adventurer{a}); err != nil {
-		t.Fatal(err)
-	}
-}
 
 // Seed 000: "Level only increases on successful exit from the dungeon ... Additional hits
 // are determined by the roll of an eight-sided die" and units = (level+1)×2. A knight with

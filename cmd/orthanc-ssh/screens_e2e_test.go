@@ -3,17 +3,13 @@ package main
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/orthanc-ssh/orthanc-ssh/internal/english"
 	"github.com/orthanc-ssh/orthanc-ssh/keys"
-	"github.com/orthanc-ssh/orthanc-ssh/store"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
@@ -23,21 +19,6 @@ import (
 // and the message log's keys. These tests open every screen over a real SSH connection
 // with a PTY at 80×24, read it through a terminal emulator, and check that each text the
 // game means to show is on it whole, taking the texts from the game's own tables.
-
-// screenWords is text with its whitespace made single spaces.
-func screenWords(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-// screenArea is columns [x0, x1) of every line of a screen, the lines joined with spaces:
-// a text wrapped within those columns reads whole in it.
-func screenArea(screen string, x0, x1 int) string {
-	var b strings.Builder
-	for _, l := range strings.Split(screen, "\n") {
-		r := []rune(l)
-		b.WriteString(string(r[min(x0, len(r)):min(x1, len(r))]))
-		b.WriteByte(' ')
-	}
-	return screenWords(b.String())
-}
 
 // wholeOn reports whether text is whole in columns [x0, x1) of screen: its words in order,
 // joined across the line breaks of that area.
@@ -115,36 +96,6 @@ func (tm *terminal) waitWhole(x0, x1 int, texts ...string) string {
 	})
 }
 
-// viewBox keeps the newest view of a knight joined straight into the engine.
-type viewBox struct {
-	mu sync.Mutex
-	v  world.View
-}
-
-func (b *viewBox) Deliver(v world.View) {
-	b.mu.Lock()
-	b.v = v
-	b.mu.Unlock()
-}
-
-func (b *viewBox) last() world.View {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.v
-}
-
-// joinKnight puts a knight into the world with no connection, as a test's companion, and
-// returns it and the box its views go to.
-func joinKnight(t *testing.T, e *world.Engine, rec world.Adventurer) (*world.Player, *viewBox) {
-	t.Helper()
-	box := &viewBox{}
-	pl, err := e.Join(context.Background(), rec, box)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pl, box
-}
-
 // everyThing is one of every item, a quiver with arrows among them, then gems: more than
 // the inventory's lines at 80×24.
 func everyThing() []world.Item {
@@ -182,26 +133,6 @@ func roomSquare(t *testing.T) world.Pos {
 	}
 	t.Fatal("level 1 has no room")
 	return world.Pos{}
-}
-
-// seedFame puts retired knights into the hall of fame before the server starts.
-func seedFame(t *testing.T, dir string, names ...string) {
-	t.Helper()
-	st, err := store.Open(filepath.Join(dir, "orthanc.db"), store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	var fame []store.FameEntry
-	for i, n := range names {
-		a := world.NewAdventurer("SHA256:fame-"+n, n, world.Stats{Str: 12, Int: 12, Con: 12, Dex: 12}, 12)
-		a.Level, a.Experience = 10-i, 900000-1000*i
-		a.Retirement = &world.Retirement{Level: a.Level, Experience: a.Experience, PercentKills: 60}
-		fame = append(fame, store.FameEntry{Retired: time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC), Adventurer: a})
-	}
-	if err := st.Save(store.Batch{Fame: fame}); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // The dungeon's screens at 80×24, for a knight with every lasting spell working and a

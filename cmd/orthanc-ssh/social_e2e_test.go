@@ -2,106 +2,16 @@ package main
 
 import (
 	"context"
-	"errors"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
-
-	gossh "golang.org/x/crypto/ssh"
 
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
 // End-to-end tests of issue 6 (many players, every terminal): chat between real SSH
 // clients, spectating, screen-reader mode and names, each through the real server.
-
-// openTerminalCmd is openTerminal for a command run with a terminal (ssh -t host CMD),
-// or the game's shell when cmd is empty, with its stdin safe for the emulator's answers.
-func openTerminalCmd(t *testing.T, addr string, key gossh.Signer, w, h int, cmd string) *terminal {
-	t.Helper()
-	c := dial(t, addr, key)
-	tm, err := startTerminal(t, c, w, h, nil, cmd)
-	if err != nil {
-		c.Close()
-		t.Fatal(err)
-	}
-	t.Cleanup(tm.close)
-	return tm
-}
-
-// waitRaw waits until every want appears in the bytes the server sent (screen-reader mode
-// prints whole lines, so its text is there as sent).
-func (tm *terminal) waitRaw(want ...string) string {
-	tm.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		s := tm.rawOutput()
-		ok := true
-		for _, w := range want {
-			ok = ok && strings.Contains(s, w)
-		}
-		if ok {
-			return s
-		}
-		if time.Now().After(deadline) {
-			tm.t.Fatalf("output never held %q; it holds:\n%s", want, s)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-// exitStatus waits for the session to end and returns its exit status.
-func (tm *terminal) exitStatus() int {
-	tm.t.Helper()
-	select {
-	case <-tm.done:
-	case <-time.After(10 * time.Second):
-		tm.t.Fatalf("the session did not end:\n%s", tm.screen())
-	}
-	var exit *gossh.ExitError
-	switch err := tm.sess.Wait(); {
-	case err == nil:
-		return 0
-	case errors.As(err, &exit):
-		return exit.ExitStatus()
-	default:
-		tm.t.Fatalf("wait: %v", err)
-		return -1
-	}
-}
-
-// walkSurely presses the keys of a path one at a time, each only once the knight stands
-// where the one before took it, so a slow machine never makes it step twice.
-func walkSurely(t *testing.T, tm *terminal, addr string, key gossh.Signer, keys []string, squares []world.Pos) {
-	t.Helper()
-	w := whoamiJSON(t, addr, key)
-	at := world.Pos{X: w.X, Y: w.Y}
-	for i, k := range keys {
-		want := squares[i]
-		deadline := time.Now().Add(20 * time.Second)
-		for at != want {
-			tm.press(k)
-			for again := time.Now().Add(time.Second); at != want && time.Now().Before(again); {
-				time.Sleep(20 * time.Millisecond)
-				w := whoamiJSON(t, addr, key)
-				if now := (world.Pos{X: w.X, Y: w.Y}); now != at && now != want {
-					t.Fatalf("step %d: the knight went to %v, not %v\n%s", i, now, want, tm.screen())
-				} else {
-					at = now
-				}
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("step %d: stuck at %v on the way to %v\n%s", i, at, want, tm.screen())
-			}
-		}
-	}
-}
-
-// chat opens the chat line, types a line and sends it.
-func (tm *terminal) chat(line string) {
-	tm.press(keyEnter, line, keyEnter)
-}
 
 // Escape sequences an attacker might put in chat: a window title, a clipboard write
 // (OSC 52), a screen clear, an 8-bit CSI, a right-to-left override.
