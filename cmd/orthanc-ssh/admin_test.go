@@ -43,9 +43,7 @@ func TestAdminRegenMovesAPlayingKnightToTheNewLevel(t *testing.T) {
 	tm := openTerminal(t, srv.addr, player, 80, 24, nil)
 	tm.enterDungeon("Gareth")
 	start := whoamiJSON(t, srv.addr, player)
-	_, k := openDir(t)
-	tm.press(k)
-	waitUntil(t, "the first step", func() bool { w := whoamiJSON(t, srv.addr, player); return w.X != start.X || w.Y != start.Y })
+	tm.stepOut("the first step", start, func() whoami { return whoamiJSON(t, srv.addr, player) })
 
 	out, errOut, code := runCmd(t, srv.addr, admin, "regen 1 --seed 99 --json")
 	if code != 0 {
@@ -268,7 +266,7 @@ func TestOfferingTheAdminKeyWithoutItsSignatureIsNotAdmin(t *testing.T) {
 	if strings.Contains(out, "regen") {
 		t.Error("help lists the admin commands")
 	}
-	tm := terminalOn(t, c, 80, 24)
+	tm := terminalOn(t, c, 80, 24, nil, "")
 	tm.enterDungeon("Pretender")
 	tm.press(":")
 	tm.waitFor("The console is for admins.")
@@ -336,9 +334,7 @@ func TestBanRefusesTheKeyAtLoginAndUnbanLetsItIn(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "Banned Mordred ("+fp+")") || !strings.Contains(out, "removed from the dungeon") {
 		t.Fatalf("ban: exit %d: %q %q", code, out, errOut)
 	}
-	select {
-	case <-tm.done:
-	case <-time.After(10 * time.Second):
+	if !tm.ended(10 * time.Second) {
 		t.Fatal("the banned knight's session stayed open")
 	}
 	if !strings.Contains(tm.rawOutput(), "An admin has removed you") {
@@ -410,9 +406,7 @@ func TestKickBroadcastAndWho(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "Removed") {
 		t.Fatalf("kick: exit %d: %q %q", code, out, errOut)
 	}
-	select {
-	case <-a.done:
-	case <-time.After(10 * time.Second):
+	if !a.ended(10 * time.Second) {
 		t.Fatal("kick did not close the session")
 	}
 	if w := whoamiJSON(t, srv.addr, pa); w.Online || w.Name != "Dagonet" {

@@ -108,10 +108,7 @@ func TestPanicInTheSaverStopsTheServer(t *testing.T) {
 	tm := openTerminal(t, addr, key, 80, 24, nil)
 	tm.enterDungeon("Unlucky")
 	start := whoamiJSON(t, addr, key)
-	_, k := openDir(t)
-	tm.press(k)
-	var moved whoami
-	waitUntil(t, "the step", func() bool { moved = whoamiJSON(t, addr, key); return moved.X != start.X || moved.Y != start.Y })
+	moved := tm.stepOut("the step", start, func() whoami { return whoamiJSON(t, addr, key) })
 	close(arm) // within the checkpoint interval: the step is not handed to the saver yet
 	stoppedOnPanic(t, addr, log, exit, "saver", "injected saver panic")
 	st, err := store.Open(filepath.Join(dir, "orthanc.db"), store.Options{})

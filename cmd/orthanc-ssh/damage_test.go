@@ -49,19 +49,21 @@ func startOnce(t *testing.T, data string) (int, string) {
 	go func() {
 		done <- run(ctx, []string{"-addr", "127.0.0.1:0", "-data", data}, func(string) string { return "" }, &log)
 	}()
-	deadline := time.After(20 * time.Second)
-	for {
+	code := -1
+	if !poll(20*time.Second, 10*time.Millisecond, func() bool {
 		select {
-		case code := <-done:
-			return code, log.String()
-		case <-deadline:
-			t.Fatalf("the server neither refused nor started:\n%s", log.String())
-		case <-time.After(10 * time.Millisecond):
-			if strings.Contains(log.String(), "msg=listening") {
-				cancel()
-			}
+		case code = <-done:
+			return true
+		default:
 		}
+		if strings.Contains(log.String(), "msg=listening") {
+			cancel()
+		}
+		return false
+	}) {
+		t.Fatalf("the server neither refused nor started:\n%s", log.String())
 	}
+	return code, log.String()
 }
 
 // seededData makes a data folder the server has run on, with 300 knights besides (so the

@@ -158,10 +158,7 @@ func TestShutdownWithPlayersConnectedSavesThem(t *testing.T) {
 	tm := openTerminal(t, srv.addr, key, 80, 24, nil)
 	tm.enterDungeon("Kay")
 	before := whoamiJSON(t, srv.addr, key)
-	_, k := openDir(t)
-	tm.press(k)
-	var moved whoami
-	waitUntil(t, "the move", func() bool { moved = whoamiJSON(t, srv.addr, key); return moved.X != before.X || moved.Y != before.Y })
+	moved := tm.stepOut("the move", before, func() whoami { return whoamiJSON(t, srv.addr, key) })
 	start := time.Now()
 	if err := srv.stop(); err != nil {
 		t.Fatal(err)
@@ -318,11 +315,8 @@ func TestCastASpell(t *testing.T) {
 func TestEverySessionIsToldAtShutdown(t *testing.T) {
 	dir := t.TempDir()
 	doomedKey := newKey(t)
-	keys_, squares := pathToGuard(t)
-	door := squares[len(squares)-2]
-	seedKnight(t, dir, doomedKey, func(a *world.Adventurer) {
+	in, room := seedAtTheGuardsDoor(t, dir, doomedKey, func(a *world.Adventurer) {
 		a.Name, a.Dex, a.Hits, a.MaxHits = "Doomed", 3, 1, 1
-		a.X, a.Y = door.X, door.Y
 	})
 	srv := startServer(t, dir)
 	player := openTerminal(t, srv.addr, newKey(t), 80, 24, nil)
@@ -335,7 +329,7 @@ func TestEverySessionIsToldAtShutdown(t *testing.T) {
 	dead.waitFor("Welcome back, Doomed")
 	dead.press(keyEnter)
 	dead.waitFor("Doomed │ Level 1")
-	walk(t, dead, srv.addr, doomedKey, keys_[len(keys_)-1:], squares[len(squares)-1:])
+	walk(t, dead, srv.addr, doomedKey, in, room)
 	waitUntil(t, "Doomed to die", func() bool {
 		if strings.Contains(dead.screen(), "R. I. P.") {
 			return true

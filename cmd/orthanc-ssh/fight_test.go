@@ -19,17 +19,14 @@ func TestWalkIntoARoomAndFight(t *testing.T) {
 	keys, squares := pathToGuard(t)
 	walk(t, tm, srv.addr, key, keys, squares)
 	tm.waitFor("FIGHT", "guards this")
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		s := tm.screen()
-		if strings.Contains(s, "is dead!") || strings.Contains(s, "R. I. P.") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the fight did not end:\n%s", s)
+	if !poll(60*time.Second, 50*time.Millisecond, func() bool {
+		if s := tm.screen(); strings.Contains(s, "is dead!") || strings.Contains(s, "R. I. P.") {
+			return true
 		}
 		tm.press("f")
-		time.Sleep(50 * time.Millisecond)
+		return false
+	}) {
+		t.Fatalf("the fight did not end:\n%s", tm.screen())
 	}
 	s := tm.screen()
 	if strings.Contains(s, "R. I. P.") {
@@ -90,19 +87,22 @@ func TestSteppingOnATrap(t *testing.T) {
 	walk(t, tm, srv.addr, key, keys[:len(keys)-1], squares[:len(squares)-1])
 	on, back := keys[len(keys)-1], opposite(keys[len(keys)-1])
 	want := trapMessages[trap]
-	deadline := time.Now().Add(30 * time.Second)
 	// A new knight has few hits: a trap may kill it, and the tombstone names the trap.
-	sprung := func() bool { s := tm.screen(); return strings.Contains(s, want) || strings.Contains(s, "R. I. P.") }
-	for !sprung() {
-		if time.Now().After(deadline) {
-			t.Fatalf("the %v never went off:\n%s", trap, tm.screen())
+	// Until it goes off, the knight steps onto the trap's square and back.
+	step := on
+	if !poll(30*time.Second, 150*time.Millisecond, func() bool {
+		if s := tm.screen(); strings.Contains(s, want) || strings.Contains(s, "R. I. P.") {
+			return true
 		}
-		tm.press(on)
-		time.Sleep(150 * time.Millisecond)
-		if !sprung() {
-			tm.press(back)
-			time.Sleep(150 * time.Millisecond)
+		tm.press(step)
+		if step == on {
+			step = back
+		} else {
+			step = on
 		}
+		return false
+	}) {
+		t.Fatalf("the %v never went off:\n%s", trap, tm.screen())
 	}
 	t.Logf("a %v went off (dungeon seed %d)", trap, seed)
 	if s := tm.screen(); strings.Contains(s, "R. I. P.") {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"crypto/rand"
@@ -46,19 +45,8 @@ func TestPerAddressLimit(t *testing.T) {
 func TestPerAddressFloodIsClosedAtOnce(t *testing.T) {
 	ts := hardened(t, func(l *limits) { l.maxPerIP = 1 })
 	defer dial(t, ts.addr, newKey(t)).Close()
-	for range refusalsPerAddr { // silent: they hold their handshake place
-		c, err := net.Dial("tcp", ts.addr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
-	}
-	c, err := net.Dial("tcp", ts.addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	if line, _ := bufio.NewReader(c).ReadString('\n'); !strings.Contains(line, "too many connections from your address") {
+	holdSilent(t, ts.addr, refusalsPerAddr) // they hold their handshake places
+	if line := firstLine(t, ts.addr); !strings.Contains(line, "too many connections from your address") {
 		t.Fatalf("a connection past the refusals got %q", line)
 	}
 }
@@ -98,28 +86,11 @@ func TestHandshakesHaveTheirOwnPlaces(t *testing.T) {
 	key := newKey(t)
 	tm := openTerminal(t, ts.addr, key, 80, 24, nil)
 	tm.enterDungeon("Steady")
-	for range 3 { // silent: never a byte of SSH
-		c, err := net.Dial("tcp", ts.addr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
-	}
-	c, err := net.Dial("tcp", ts.addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	if line, _ := bufio.NewReader(c).ReadString('\n'); !strings.Contains(line, "the server is busy") {
+	holdSilent(t, ts.addr, 3)
+	if line := firstLine(t, ts.addr); !strings.Contains(line, "the server is busy") {
 		t.Fatalf("a connection with every handshake place taken got %q", line)
 	}
-	before := whoamiLive(t, tm, key)
-	_, k := openDir(t)
-	tm.press(k)
-	waitUntil(t, "the player already in to walk", func() bool {
-		w := whoamiLive(t, tm, key)
-		return w.X != before.X || w.Y != before.Y
-	})
+	tm.stepOut("the player already in to walk", whoamiLive(t, tm), func() whoami { return whoamiLive(t, tm) })
 }
 
 // Regression (issue 17): a session's context is its connection's, shared by every
@@ -132,15 +103,15 @@ func TestACommandBesideAGameLeavesTheGameAlone(t *testing.T) {
 	tm := openTerminal(t, ts.addr, key, 80, 24, nil)
 	tm.enterDungeon("Beside")
 	for range 2 {
-		if w := whoamiLive(t, tm, key); !w.Online {
+		if w := whoamiLive(t, tm); !w.Online {
 			t.Fatal("the knight left the world when a command beside it finished")
 		}
 	}
-	before := whoamiLive(t, tm, key)
+	before := whoamiLive(t, tm)
 	_, k := openDir(t)
 	tm.press(k)
 	waitUntil(t, "the game to play on", func() bool {
-		w := whoamiLive(t, tm, key)
+		w := whoamiLive(t, tm)
 		return w.Online && (w.X != before.X || w.Y != before.Y)
 	})
 }
@@ -285,9 +256,7 @@ func TestIdleTimeout(t *testing.T) {
 	key := newKey(t)
 	tm := openTerminal(t, ts.addr, key, 80, 24, nil)
 	tm.enterDungeon("Sleepy")
-	select {
-	case <-tm.done:
-	case <-time.After(10 * time.Second):
+	if !tm.ended(10 * time.Second) {
 		t.Fatal("an idle session was not closed")
 	}
 	if !strings.Contains(tm.rawOutput(), "You were idle for") {
@@ -303,9 +272,7 @@ func TestIdleTimeout(t *testing.T) {
 func TestMaxLifetime(t *testing.T) {
 	ts := hardened(t, func(l *limits) { l.maxLifetime = 700 * time.Millisecond })
 	tm := openTerminal(t, ts.addr, newKey(t), 80, 24, nil)
-	select {
-	case <-tm.done:
-	case <-time.After(10 * time.Second):
+	if !tm.ended(10 * time.Second) {
 		t.Fatal("the connection outlived max-lifetime")
 	}
 }
@@ -438,13 +405,7 @@ func TestAbsurdSizesAndByteFloods(t *testing.T) {
 	wg.Add(1)
 	go func() { defer wg.Done(); _, _ = wild.stdin.Write(junk) }()
 	// The calm player keeps playing meanwhile.
-	before := whoamiJSON(t, ts.addr, other)
-	_, k := openDir(t)
-	calm.press(k)
-	waitUntil(t, "the calm player to move", func() bool {
-		w := whoamiJSON(t, ts.addr, other)
-		return w.X != before.X || w.Y != before.Y
-	})
+	calm.stepOut("the calm player to move", whoamiJSON(t, ts.addr, other), func() whoami { return whoamiJSON(t, ts.addr, other) })
 	wg.Wait()
 	if _, _, code := runCmd(t, ts.addr, newKey(t), "help"); code != 0 {
 		t.Fatal("the server stopped serving after the flood")
@@ -462,9 +423,7 @@ func TestSameKeyTakeover(t *testing.T) {
 	second.waitFor("Welcome back, Twice")
 	second.press(keyEnter)
 	second.waitFor("Twice │ Level 1")
-	select {
-	case <-first.done:
-	case <-time.After(10 * time.Second):
+	if !first.ended(10 * time.Second) {
 		t.Fatal("the first connection was not closed")
 	}
 	if !strings.Contains(first.rawOutput(), "taken over by a new connection") {
@@ -515,19 +474,7 @@ func stallablePlayer(t *testing.T, addr string, key gossh.Signer) (*stallConn, *
 	}
 	client := gossh.NewClient(cc, chans, reqs)
 	t.Cleanup(func() { client.Close() })
-	s, err := client.NewSession()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.RequestPty("xterm-256color", 24, 80, gossh.TerminalModes{}); err != nil {
-		t.Fatal(err)
-	}
-	out, _ := s.StdoutPipe()
-	in, _ := s.StdinPipe()
-	go func() { _, _ = io.Copy(io.Discard, out) }()
-	if err := s.Shell(); err != nil {
-		t.Fatal(err)
-	}
+	s, in := rawShell(t, client)
 	time.Sleep(300 * time.Millisecond)
 	for range 3 {
 		_, _ = io.WriteString(in, "\r")
@@ -553,13 +500,8 @@ func TestStalledClientHoldsUpNoOne(t *testing.T) {
 	h := openTerminal(t, ts.addr, healthy, 80, 24, nil)
 	h.enterDungeon("Healthy")
 	before := whoamiJSON(t, ts.addr, healthy)
-	_, k := openDir(t)
 	start := time.Now()
-	h.press(k)
-	waitUntil(t, "the healthy player to move", func() bool {
-		w := whoamiJSON(t, ts.addr, healthy)
-		return w.X != before.X || w.Y != before.Y
-	})
+	h.stepOut("the healthy player to move", before, func() whoami { return whoamiJSON(t, ts.addr, healthy) })
 	t.Logf("with a stalled client in the dungeon, a move showed in whoami after %v", time.Since(start).Round(time.Millisecond))
 }
 

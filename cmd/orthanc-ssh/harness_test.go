@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"encoding/pem"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -37,9 +38,9 @@ import (
 // The harness of the cmd tests, in one file: the real server started in the test (or as
 // its own process), keys and SSH clients for each identity (a player, an admin, an
 // attacker offering the admin's key first), commands run over SSH, terminals read through
-// an emulator as a player sees them, waiting for what they show, knights seeded into a data
-// folder or joined straight into the world, ways through the default dungeon, and reading
-// parts of a screen.
+// an emulator as a player sees them, waiting (poll is the one polling loop: every wait is a
+// use of it), knights seeded into a data folder or joined straight into the world, ways
+// through the default dungeon, and reading parts of a screen.
 
 // Servers.
 
@@ -59,6 +60,7 @@ func testConfig(dir string, seed uint64) config {
 		seed: seed, tick: testTick, battleGrace: defaultBattleGrace, limits: defaultLimits}
 }
 
+// startServer starts the real server on the data folder, on the default dungeon.
 func startServer(t *testing.T, dir string) *testServer {
 	t.Helper()
 	return startServerSeed(t, dir, defaultSeed)
@@ -159,14 +161,17 @@ func hardened(t *testing.T, tweak func(*limits)) *testServer {
 	return ts
 }
 
+// listeningAddr finds the address in the log line of a server that listens.
 var listeningAddr = regexp.MustCompile(`msg=listening addr=(\S+)`)
 
+// The server binary, built once for the tests that run it as its own process.
 var (
 	buildOnce sync.Once
 	binPath   string
 	buildErr  error
 )
 
+// serverBinary builds the server once and returns the binary's path.
 func serverBinary(t *testing.T) string {
 	t.Helper()
 	buildOnce.Do(func() {
@@ -188,8 +193,6 @@ func serverBinary(t *testing.T) string {
 	return binPath
 }
 
-var listenLine = regexp.MustCompile(`msg=listening addr=(\S+)`)
-
 // startProcess runs the server binary on a free port and returns it with its address.
 func startProcess(t *testing.T, dir string) (*exec.Cmd, string) {
 	t.Helper()
@@ -207,7 +210,7 @@ func startProcess(t *testing.T, dir string) (*exec.Cmd, string) {
 	go func() {
 		sc := bufio.NewScanner(stderr)
 		for sc.Scan() {
-			if m := listenLine.FindStringSubmatch(sc.Text()); m != nil {
+			if m := listeningAddr.FindStringSubmatch(sc.Text()); m != nil {
 				addr <- m[1]
 			}
 		}
@@ -221,6 +224,8 @@ func startProcess(t *testing.T, dir string) (*exec.Cmd, string) {
 	return nil, ""
 }
 
+// waitExit waits for the server process to exit, for at most within, and returns its
+// exit status.
 func waitExit(t *testing.T, cmd *exec.Cmd, within time.Duration) int {
 	t.Helper()
 	done := make(chan error, 1)
@@ -236,6 +241,7 @@ func waitExit(t *testing.T, cmd *exec.Cmd, within time.Duration) int {
 
 // Keys and clients.
 
+// newKey is a new player's key.
 func newKey(t testing.TB) gossh.Signer {
 	t.Helper()
 	_, priv, err := ed25519.GenerateKey(rand.Reader)
@@ -259,14 +265,16 @@ func publicKey(t testing.TB, s gossh.Signer) ssh.PublicKey {
 	return k
 }
 
+// clientConfig is how a test's client logs in: as "player", with the keys auth offers.
+func clientConfig(auth gossh.AuthMethod) *gossh.ClientConfig {
+	return &gossh.ClientConfig{User: "player", Auth: []gossh.AuthMethod{auth},
+		HostKeyCallback: gossh.InsecureIgnoreHostKey(), Timeout: 5 * time.Second}
+}
+
+// dial connects with key.
 func dial(t testing.TB, addr string, key gossh.Signer) *gossh.Client {
 	t.Helper()
-	c, err := gossh.Dial("tcp", addr, &gossh.ClientConfig{
-		User:            "player",
-		Auth:            []gossh.AuthMethod{gossh.PublicKeys(key)},
-		HostKeyCallback: gossh.InsecureIgnoreHostKey(),
-		Timeout:         5 * time.Second,
-	})
+	c, err := gossh.Dial("tcp", addr, clientConfig(gossh.PublicKeys(key)))
 	if err != nil {
 		t.Fatalf("dial %s: %v", addr, err)
 	}
@@ -294,14 +302,9 @@ func (f *foreignSigner) Sign(io.Reader, []byte) (*gossh.Signature, error) {
 // which it cannot sign for), then its own key.
 func dialOfferingFirst(t *testing.T, addr string, foreign *foreignSigner, own gossh.Signer) *gossh.Client {
 	t.Helper()
-	c, err := gossh.Dial("tcp", addr, &gossh.ClientConfig{
-		User: "player",
-		Auth: []gossh.AuthMethod{gossh.PublicKeysCallback(func() ([]gossh.Signer, error) {
-			return []gossh.Signer{foreign, own}, nil
-		})},
-		HostKeyCallback: gossh.InsecureIgnoreHostKey(),
-		Timeout:         5 * time.Second,
-	})
+	c, err := gossh.Dial("tcp", addr, clientConfig(gossh.PublicKeysCallback(func() ([]gossh.Signer, error) {
+		return []gossh.Signer{foreign, own}, nil
+	})))
 	if err != nil {
 		t.Fatalf("dial %s: %v", addr, err)
 	}
@@ -313,9 +316,9 @@ func dialOfferingFirst(t *testing.T, addr string, foreign *foreignSigner, own go
 func dialBanner(t *testing.T, addr string, key gossh.Signer) (banner string, err error) {
 	t.Helper()
 	var mu sync.Mutex
-	c, err := gossh.Dial("tcp", addr, &gossh.ClientConfig{User: "player", Auth: []gossh.AuthMethod{gossh.PublicKeys(key)},
-		HostKeyCallback: gossh.InsecureIgnoreHostKey(), Timeout: 5 * time.Second,
-		BannerCallback: func(msg string) error { mu.Lock(); banner += msg; mu.Unlock(); return nil }})
+	cfg := clientConfig(gossh.PublicKeys(key))
+	cfg.BannerCallback = func(msg string) error { mu.Lock(); banner += msg; mu.Unlock(); return nil }
+	c, err := gossh.Dial("tcp", addr, cfg)
 	if err == nil {
 		c.Close()
 	}
@@ -378,122 +381,125 @@ func opensshOptions(keyPath string) []string {
 		"-i", keyPath}
 }
 
+// holdSilent opens n connections that never send a byte of SSH, closed at the end of the
+// test.
+func holdSilent(t *testing.T, addr string, n int) {
+	t.Helper()
+	for range n {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+	}
+}
+
+// firstLine connects without speaking SSH and returns the first line the server sends.
+func firstLine(t *testing.T, addr string) string {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	line, _ := bufio.NewReader(c).ReadString('\n')
+	return line
+}
+
 // Commands over SSH.
 
-// runCmd runs a non-PTY command and returns its output and exit status.
+// runCmd runs a non-PTY command on a new connection with key and returns its output and
+// exit status.
 func runCmd(t testing.TB, addr string, key gossh.Signer, cmd string) (stdout, stderr string, code int) {
 	t.Helper()
 	c := dial(t, addr, key)
 	defer c.Close()
-	s, err := c.NewSession()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	var out, errb bytes.Buffer
-	s.Stdout, s.Stderr = &out, &errb
-	err = s.Run(cmd)
-	var exit *gossh.ExitError
-	switch {
-	case err == nil:
-	case errors.As(err, &exit):
-		code = exit.ExitStatus()
-	default:
-		t.Fatalf("run %q: %v", cmd, err)
-	}
-	return out.String(), errb.String(), code
+	return runOn(t, c, cmd)
 }
 
 // runOn runs a command on an open client.
-func runOn(t *testing.T, c *gossh.Client, cmd string) (stdout, stderr string, code int) {
+func runOn(t testing.TB, c *gossh.Client, cmd string) (stdout, stderr string, code int) {
 	t.Helper()
+	stdout, stderr, code, err := runSession(c, cmd)
+	if err != nil {
+		t.Fatalf("run %q: %v", cmd, err)
+	}
+	return stdout, stderr, code
+}
+
+// runCmdQuiet runs a command without failing the test on a connection error (code -1).
+func runCmdQuiet(addr string, key gossh.Signer, cmd string) (string, string, int) {
+	c, err := gossh.Dial("tcp", addr, clientConfig(gossh.PublicKeys(key)))
+	if err != nil {
+		return "", err.Error(), -1
+	}
+	defer c.Close()
+	out, errOut, code, err := runSession(c, cmd)
+	if err != nil {
+		return out, err.Error(), -1
+	}
+	return out, errOut, code
+}
+
+// runSession runs cmd in a new session of c: its output, its exit status, and an error
+// when it gave none (the connection failed).
+func runSession(c *gossh.Client, cmd string) (stdout, stderr string, code int, err error) {
 	s, err := c.NewSession()
 	if err != nil {
-		t.Fatal(err)
+		return "", "", -1, err
 	}
 	defer s.Close()
-	var out, errb strings.Builder
+	var out, errb bytes.Buffer
 	s.Stdout, s.Stderr = &out, &errb
 	var exit *gossh.ExitError
 	if err := s.Run(cmd); errors.As(err, &exit) {
 		code = exit.ExitStatus()
 	} else if err != nil {
-		t.Fatalf("run %q: %v", cmd, err)
+		return out.String(), errb.String(), -1, err
 	}
-	return out.String(), errb.String(), code
+	return out.String(), errb.String(), code, nil
 }
 
-// runCmdQuiet runs a command without failing the test on a connection error.
-func runCmdQuiet(addr string, key gossh.Signer, cmd string) (string, string, int) {
-	c, err := gossh.Dial("tcp", addr, &gossh.ClientConfig{User: "player", Auth: []gossh.AuthMethod{gossh.PublicKeys(key)},
-		HostKeyCallback: gossh.InsecureIgnoreHostKey(), Timeout: 5 * time.Second})
-	if err != nil {
-		return "", err.Error(), -1
+// runJSON runs cmd, which prints one line of JSON, on an open client and reads it as T.
+func runJSON[T any](t testing.TB, c *gossh.Client, cmd string) T {
+	t.Helper()
+	out, errOut, code := runOn(t, c, cmd)
+	var v T
+	if code != 0 {
+		t.Fatalf("%s: exit %d: %s", cmd, code, errOut)
 	}
-	defer c.Close()
-	s, err := c.NewSession()
-	if err != nil {
-		return "", err.Error(), -1
+	if err := json.Unmarshal([]byte(out), &v); err != nil {
+		t.Fatalf("%s: %v in %q", cmd, err, out)
 	}
-	defer s.Close()
-	var out, errb bytes.Buffer
-	s.Stdout, s.Stderr = &out, &errb
-	code := 0
-	if err := s.Run(cmd); err != nil {
-		code = -1
-		var exit *gossh.ExitError
-		if errors.As(err, &exit) {
-			code = exit.ExitStatus()
-		}
-	}
-	return out.String(), errb.String(), code
+	return v
 }
 
-// whoamiJSON is `whoami --json` for the key.
+// whoamiJSON is `whoami --json` for the key, on a new connection.
 func whoamiJSON(t testing.TB, addr string, key gossh.Signer) whoami {
 	t.Helper()
-	out, errOut, code := runCmd(t, addr, key, "whoami --json")
-	if code != 0 {
-		t.Fatalf("whoami exit %d: %s", code, errOut)
-	}
-	var w whoami
-	if err := json.Unmarshal([]byte(out), &w); err != nil {
-		t.Fatalf("whoami --json: %v in %q", err, out)
-	}
-	return w
+	c := dial(t, addr, key)
+	defer c.Close()
+	return runJSON[whoami](t, c, "whoami --json")
 }
 
-// whoamiLive runs whoami --json on the terminal's own connection (a new connection would
+// whoamiLive is `whoami --json` on the terminal's own connection (a new connection would
 // need a handshake place).
-func whoamiLive(t *testing.T, tm *terminal, key gossh.Signer) whoami {
+func whoamiLive(t *testing.T, tm *terminal) whoami {
 	t.Helper()
-	out, errOut, code := runOn(t, tm.client, "whoami --json")
-	if code != 0 {
-		t.Fatalf("whoami exit %d: %s", code, errOut)
-	}
-	var w whoami
-	if err := json.Unmarshal([]byte(out), &w); err != nil {
-		t.Fatalf("whoami --json: %v in %q", err, out)
-	}
-	return w
+	return runJSON[whoami](t, tm.client, "whoami --json")
 }
 
 // statsJSONOf runs `stats --json` as the admin.
 func statsJSONOf(t *testing.T, addr string, admin gossh.Signer) statsJSON {
 	t.Helper()
-	out, errOut, code := runCmd(t, addr, admin, "stats --json")
-	if code != 0 {
-		t.Fatalf("stats --json: exit %d: %s", code, errOut)
-	}
-	var st statsJSON
-	if err := json.Unmarshal([]byte(out), &st); err != nil {
-		t.Fatalf("stats --json: %v in %q", err, out)
-	}
-	return st
+	c := dial(t, addr, admin)
+	defer c.Close()
+	return runJSON[statsJSON](t, c, "stats --json")
 }
 
 // whereIs is a knight's square as whoami tells it.
 func whereIs(t *testing.T, addr string, key gossh.Signer) world.Pos {
+	t.Helper()
 	w := whoamiJSON(t, addr, key)
 	return world.Pos{X: w.X, Y: w.Y}
 }
@@ -535,49 +541,37 @@ type terminal struct {
 	done   chan struct{}
 }
 
+// openTerminal opens the game on a new connection with key, with env set for the
+// session.
 func openTerminal(t testing.TB, addr string, key gossh.Signer, w, h int, env map[string]string) *terminal {
 	t.Helper()
-	c := dial(t, addr, key)
-	tm, err := startTerminal(t, c, w, h, env, "")
-	if err != nil {
-		c.Close()
-		t.Fatal(err)
-	}
-	t.Cleanup(tm.close)
-	return tm
+	return terminalOn(t, dial(t, addr, key), w, h, env, "")
 }
 
 // openTerminalCmd is openTerminal for a command run with a terminal (ssh -t host CMD),
-// or the game's shell when cmd is empty, with its stdin safe for the emulator's answers.
-func openTerminalCmd(t *testing.T, addr string, key gossh.Signer, w, h int, cmd string) *terminal {
+// or the game's shell when cmd is empty.
+func openTerminalCmd(t testing.TB, addr string, key gossh.Signer, w, h int, cmd string) *terminal {
 	t.Helper()
-	c := dial(t, addr, key)
-	tm, err := startTerminal(t, c, w, h, nil, cmd)
+	return terminalOn(t, dial(t, addr, key), w, h, nil, cmd)
+}
+
+// terminalOn opens a terminal on a connected client: env set, cmd run (the game's shell
+// when empty). The end of the test closes it and the client.
+func terminalOn(t testing.TB, c *gossh.Client, w, h int, env map[string]string, cmd string) *terminal {
+	t.Helper()
+	tm, err := startTerminal(t, c, w, h, env, cmd)
 	if err != nil {
 		c.Close()
 		t.Fatal(err)
 	}
 	t.Cleanup(tm.close)
-	return tm
-}
-
-// terminalOn opens a game screen on an already connected client (openTerminal dials its
-// own, with one key).
-func terminalOn(t *testing.T, c *gossh.Client, w, h int) *terminal {
-	t.Helper()
-	tm, err := startTerminal(t, c, w, h, nil, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = tm.sess.Close() })
 	return tm
 }
 
 // openTerminalNoCleanup opens a terminal for a goroutine that may outlive a server process
 // (the kill loop): failures return nil instead of failing the test.
 func openTerminalNoCleanup(t testing.TB, addr string, key gossh.Signer, w, h int) *terminal {
-	c, err := gossh.Dial("tcp", addr, &gossh.ClientConfig{User: "player", Auth: []gossh.AuthMethod{gossh.PublicKeys(key)},
-		HostKeyCallback: gossh.InsecureIgnoreHostKey(), Timeout: 5 * time.Second})
+	c, err := gossh.Dial("tcp", addr, clientConfig(gossh.PublicKeys(key)))
 	if err != nil {
 		return nil
 	}
@@ -654,6 +648,7 @@ func startTerminal(t testing.TB, c *gossh.Client, w, h int, env map[string]strin
 	return tm, nil
 }
 
+// close closes the terminal's session and its client.
 func (tm *terminal) close() {
 	_ = tm.sess.Close()
 	_ = tm.client.Close()
@@ -684,6 +679,7 @@ const (
 	keyLeft  = "\x1b[D"
 )
 
+// press types keys, each as the terminal sends it.
 func (tm *terminal) press(keys ...string) {
 	tm.t.Helper()
 	for _, k := range keys {
@@ -704,9 +700,7 @@ func (tm *terminal) quit() {
 	tm.press("q")
 	tm.waitFor("(y/n)")
 	tm.press("y")
-	select {
-	case <-tm.done:
-	case <-time.After(10 * time.Second):
+	if !tm.ended(10 * time.Second) {
 		tm.t.Fatalf("q, y did not end the session:\n%s", tm.screen())
 	}
 }
@@ -727,9 +721,7 @@ func (tm *terminal) enterDungeon(name string) string {
 // exitStatus waits for the session to end and returns its exit status.
 func (tm *terminal) exitStatus() int {
 	tm.t.Helper()
-	select {
-	case <-tm.done:
-	case <-time.After(10 * time.Second):
+	if !tm.ended(10 * time.Second) {
 		tm.t.Fatalf("the session did not end:\n%s", tm.screen())
 	}
 	var exit *gossh.ExitError
@@ -742,6 +734,37 @@ func (tm *terminal) exitStatus() int {
 		tm.t.Fatalf("wait: %v", err)
 		return -1
 	}
+}
+
+// rawGame opens a game session with a PTY on a fresh connection whose screen is thrown
+// away (no terminal emulator, whose goroutines would outlive the test's count).
+func rawGame(t *testing.T, addr string) (*gossh.Client, *gossh.Session, io.WriteCloser) {
+	t.Helper()
+	c := dial(t, addr, newKey(t))
+	s, in := rawShell(t, c)
+	return c, s, in
+}
+
+// rawShell opens the game's shell with an 80×24 PTY on a connected client, its output
+// thrown away, and returns the session and its input.
+func rawShell(t *testing.T, c *gossh.Client) (*gossh.Session, io.WriteCloser) {
+	t.Helper()
+	s, err := c.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RequestPty("xterm-256color", 24, 80, gossh.TerminalModes{}); err != nil {
+		t.Fatal(err)
+	}
+	in, err := s.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Stdout, s.Stderr = io.Discard, io.Discard
+	if err := s.Shell(); err != nil {
+		t.Fatal(err)
+	}
+	return s, in
 }
 
 // lockedWriter lets the test's key presses and the emulator's answers to terminal queries
@@ -761,85 +784,92 @@ func (l *lockedWriter) Close() error { return l.w.Close() }
 
 // Waiting.
 
+// pollEvery is how often a wait looks again.
+const pollEvery = 20 * time.Millisecond
+
+// poll calls cond every interval until it holds, for at most within, and reports whether
+// it held. It is the one polling loop of the tests: the waits below are uses of it, and a
+// test that must act between looks (a key to press again) does so in cond.
+func poll(within, every time.Duration, cond func() bool) bool {
+	deadline := time.Now().Add(within)
+	for !cond() {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(every)
+	}
+	return true
+}
+
 // waitUntil polls cond until it holds or 10 s pass.
 func waitUntil(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
+	if !poll(10*time.Second, pollEvery, cond) {
+		t.Fatalf("timed out waiting for %s", what)
 	}
 }
 
 // waitFor waits until every want appears on screen and returns the screen.
 func (tm *terminal) waitFor(want ...string) string {
 	tm.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		s := tm.screen()
-		ok := true
-		for _, w := range want {
-			ok = ok && strings.Contains(s, w)
-		}
-		if ok {
-			return s
-		}
-		if time.Now().After(deadline) {
-			tm.t.Fatalf("screen never showed %q; it shows:\n%s", want, s)
-		}
-		time.Sleep(20 * time.Millisecond)
+	var s string
+	if !poll(10*time.Second, pollEvery, func() bool { s = tm.screen(); return containsAll(s, want) }) {
+		tm.t.Fatalf("screen never showed %q; it shows:\n%s", want, s)
 	}
+	return s
 }
 
 // waitRaw waits until every want appears in the bytes the server sent (screen-reader mode
 // prints whole lines, so its text is there as sent).
 func (tm *terminal) waitRaw(want ...string) string {
 	tm.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		s := tm.rawOutput()
-		ok := true
-		for _, w := range want {
-			ok = ok && strings.Contains(s, w)
-		}
-		if ok {
-			return s
-		}
-		if time.Now().After(deadline) {
-			tm.t.Fatalf("output never held %q; it holds:\n%s", want, s)
-		}
-		time.Sleep(20 * time.Millisecond)
+	return tm.waitRawFor(fmt.Sprintf("%q", want), func(s string) bool { return containsAll(s, want) })
+}
+
+// waitRawFor waits until cond holds for the bytes the server sent, and returns them.
+func (tm *terminal) waitRawFor(what string, cond func(string) bool) string {
+	tm.t.Helper()
+	var s string
+	if !poll(10*time.Second, pollEvery, func() bool { s = tm.rawOutput(); return cond(s) }) {
+		tm.t.Fatalf("output never held %s; it holds:\n%s", what, s)
 	}
+	return s
 }
 
 // waitScreen waits until cond holds for the screen, and returns it.
 func (tm *terminal) waitScreen(what string, cond func(string) bool) string {
 	tm.t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		s := tm.screen()
-		if cond(s) {
-			return s
-		}
-		if time.Now().After(deadline) {
-			tm.t.Fatalf("screen never showed %s; it shows:\n%s", what, s)
-		}
-		time.Sleep(20 * time.Millisecond)
+	var s string
+	if !poll(15*time.Second, pollEvery, func() bool { s = tm.screen(); return cond(s) }) {
+		tm.t.Fatalf("screen never showed %s; it shows:\n%s", what, s)
 	}
+	return s
 }
 
 // waitQuiet waits for text on screen without failing the test.
 func (tm *terminal) waitQuiet(want string, d time.Duration) bool {
-	deadline := time.Now().Add(d)
-	for time.Now().Before(deadline) {
-		if strings.Contains(tm.screen(), want) {
-			return true
-		}
-		time.Sleep(20 * time.Millisecond)
+	return poll(d, pollEvery, func() bool { return strings.Contains(tm.screen(), want) })
+}
+
+// ended waits for the terminal's session to end, for at most within, and reports whether
+// it did.
+func (tm *terminal) ended(within time.Duration) bool {
+	select {
+	case <-tm.done:
+		return true
+	case <-time.After(within):
+		return false
 	}
-	return false
+}
+
+// containsAll reports whether s holds every one of want.
+func containsAll(s string, want []string) bool {
+	for _, w := range want {
+		if !strings.Contains(s, w) {
+			return false
+		}
+	}
+	return true
 }
 
 // Knights and the dungeon.
@@ -911,7 +941,7 @@ func joinKnight(t *testing.T, e *world.Engine, rec world.Adventurer) (*world.Pla
 }
 
 // openDir is a direction the knight can walk from the entrance of the default dungeon.
-func openDir(t *testing.T) (world.Dir, string) {
+func openDir(t testing.TB) (world.Dir, string) {
 	t.Helper()
 	l := world.Generate(1, world.LevelSeed(defaultSeed, 1), false)
 	keys := map[world.Dir]string{world.North: keyUp, world.South: keyDown, world.East: keyRight, world.West: keyLeft}
@@ -1001,23 +1031,33 @@ func pathToGuard(t *testing.T) ([]string, []world.Pos) {
 	return pathTo(t, defaultSeed, guarded)
 }
 
+// stepOut presses the key that leads off the entrance of the default dungeon and waits
+// until ask, a whoami of the knight, shows it has left from's square; it returns that
+// whoami.
+func (tm *terminal) stepOut(what string, from whoami, ask func() whoami) whoami {
+	tm.t.Helper()
+	_, k := openDir(tm.t)
+	tm.press(k)
+	var w whoami
+	waitUntil(tm.t, what, func() bool { w = ask(); return w.X != from.X || w.Y != from.Y })
+	return w
+}
+
 // walk presses the keys of a path, waiting for whoami to show each square (a locked door
 // may hold: the knight throws itself at it again).
 func walk(t *testing.T, tm *terminal, addr string, key gossh.Signer, keys []string, squares []world.Pos) {
 	t.Helper()
 	for i, k := range keys {
 		want := squares[i]
-		deadline := time.Now().Add(20 * time.Second)
-		for {
+		var w whoami
+		if !poll(20*time.Second, 60*time.Millisecond, func() bool {
+			if w = whoamiJSON(t, addr, key); w.X == want.X && w.Y == want.Y {
+				return true
+			}
 			tm.press(k)
-			time.Sleep(60 * time.Millisecond)
-			w := whoamiJSON(t, addr, key)
-			if w.X == want.X && w.Y == want.Y {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("step %d: stuck at %d,%d on the way to %v\n%s", i, w.X, w.Y, want, tm.screen())
-			}
+			return false
+		}) {
+			t.Fatalf("step %d: stuck at %d,%d on the way to %v\n%s", i, w.X, w.Y, want, tm.screen())
 		}
 	}
 }
@@ -1026,27 +1066,41 @@ func walk(t *testing.T, tm *terminal, addr string, key gossh.Signer, keys []stri
 // where the one before took it, so a slow machine never makes it step twice.
 func walkSurely(t *testing.T, tm *terminal, addr string, key gossh.Signer, keys []string, squares []world.Pos) {
 	t.Helper()
-	w := whoamiJSON(t, addr, key)
-	at := world.Pos{X: w.X, Y: w.Y}
+	at := whereIs(t, addr, key)
 	for i, k := range keys {
 		want := squares[i]
-		deadline := time.Now().Add(20 * time.Second)
-		for at != want {
+		if !poll(20*time.Second, 0, func() bool {
+			if at == want {
+				return true
+			}
 			tm.press(k)
-			for again := time.Now().Add(time.Second); at != want && time.Now().Before(again); {
-				time.Sleep(20 * time.Millisecond)
-				w := whoamiJSON(t, addr, key)
-				if now := (world.Pos{X: w.X, Y: w.Y}); now != at && now != want {
+			poll(time.Second, pollEvery, func() bool { // the step, or a second more for it
+				if now := whereIs(t, addr, key); now != at && now != want {
 					t.Fatalf("step %d: the knight went to %v, not %v\n%s", i, now, want, tm.screen())
 				} else {
 					at = now
 				}
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("step %d: stuck at %v on the way to %v\n%s", i, at, want, tm.screen())
-			}
+				return at == want
+			})
+			return at == want
+		}) {
+			t.Fatalf("step %d: stuck at %v on the way to %v\n%s", i, at, want, tm.screen())
 		}
 	}
+}
+
+// seedAtTheGuardsDoor writes a knight for key, made by edit, standing on the square
+// before the nearest room with a monster in it, and returns the step into the room: its
+// key and its square.
+func seedAtTheGuardsDoor(t *testing.T, dir string, key gossh.Signer, edit func(*world.Adventurer)) (in []string, room []world.Pos) {
+	t.Helper()
+	keys, squares := pathToGuard(t)
+	door := squares[len(squares)-2]
+	seedKnight(t, dir, key, func(a *world.Adventurer) {
+		edit(a)
+		a.X, a.Y = door.X, door.Y
+	})
+	return keys[len(keys)-1:], squares[len(squares)-1:]
 }
 
 // firstMarket is the surface's first market (the one every server stocks with potions:
@@ -1109,13 +1163,7 @@ func panelArea(screen string) (x0, x1 int) {
 // and its whitespace made single: a log line the panel wraps reads whole in it.
 func panelText(screen string) string {
 	x0, x1 := panelArea(screen)
-	var b strings.Builder
-	for _, l := range strings.Split(screen, "\n") {
-		r := []rune(l)
-		b.WriteString(string(r[min(x0, len(r)):min(x1, len(r))]))
-		b.WriteByte(' ')
-	}
-	return strings.Join(strings.Fields(b.String()), " ")
+	return screenArea(screen, x0, x1)
 }
 
 // Logs.

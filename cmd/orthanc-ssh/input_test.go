@@ -10,7 +10,6 @@ import (
 	"time"
 
 	uv "github.com/charmbracelet/ultraviolet"
-	gossh "golang.org/x/crypto/ssh"
 )
 
 // Regression (issue 17): a session that hung up with input still unread left its input
@@ -25,29 +24,6 @@ const (
 	leakInput    = 300 * 1024
 )
 
-// rawGame opens a game session with a PTY on a fresh connection whose screen is thrown
-// away (no terminal emulator, whose goroutines would outlive the test's count).
-func rawGame(t *testing.T, addr string) (*gossh.Client, *gossh.Session, io.WriteCloser) {
-	t.Helper()
-	c := dial(t, addr, newKey(t))
-	s, err := c.NewSession()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.RequestPty("xterm-256color", 24, 80, gossh.TerminalModes{}); err != nil {
-		t.Fatal(err)
-	}
-	in, err := s.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.Stdout, s.Stderr = io.Discard, io.Discard
-	if err := s.Shell(); err != nil {
-		t.Fatal(err)
-	}
-	return c, s, in
-}
-
 // heapNow is the live heap after a collection, in bytes.
 func heapNow() uint64 {
 	runtime.GC()
@@ -60,14 +36,12 @@ func heapNow() uint64 {
 // settle waits (up to 15 s) until the server has no session open and the process's
 // goroutines are within slack of base, and returns the goroutine count and heap then.
 func settle(srv *server, base, slack int) (int, uint64) {
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		n := runtime.NumGoroutine()
-		if (srv.live.len() == 0 && n <= base+slack) || time.Now().After(deadline) {
-			return n, heapNow()
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	var n int
+	poll(15*time.Second, 50*time.Millisecond, func() bool {
+		n = runtime.NumGoroutine()
+		return srv.live.len() == 0 && n <= base+slack
+	})
+	return n, heapNow()
 }
 
 // summariseStacks keeps the first frames of each goroutine's stack, so a failure shows
@@ -165,12 +139,7 @@ func TestEndlessPasteIsBounded(t *testing.T) {
 	}
 	tm.press(pasteEnd)
 	start := whoamiJSON(t, ts.addr, key)
-	_, k := openDir(t)
-	tm.press(k)
-	waitUntil(t, "the knight to walk after the paste", func() bool {
-		w := whoamiJSON(t, ts.addr, key)
-		return w.X != start.X || w.Y != start.Y
-	})
+	tm.stepOut("the knight to walk after the paste", start, func() whoami { return whoamiJSON(t, ts.addr, key) })
 }
 
 // endless is input that never ends: after its start it repeats one byte, as fast as it

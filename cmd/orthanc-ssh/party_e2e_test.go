@@ -84,10 +84,8 @@ func TestPartyBattleOnTheSurface(t *testing.T) {
 			key, to = back, market
 		}
 		tk.press(key)
-		for end := time.Now().Add(10 * time.Second); whereIs(t, srv.addr, kay) != to; time.Sleep(20 * time.Millisecond) {
-			if time.Now().After(end) {
-				t.Fatalf("step %d: Kay never reached %v:\n%s", step, to, tk.screen())
-			}
+		if !poll(10*time.Second, pollEvery, func() bool { return whereIs(t, srv.addr, kay) == to }) {
+			t.Fatalf("step %d: Kay never reached %v:\n%s", step, to, tk.screen())
 		}
 		at = to
 		if b := whereIs(t, srv.addr, bors); b != to {
@@ -128,14 +126,15 @@ func TestPartyBattleOnTheSurface(t *testing.T) {
 		})
 	}
 	// Fight on until the party wins: both leave the battle.
-	deadline := time.Now().Add(60 * time.Second)
-	for inBattle(tk.screen()) || inBattle(tb.screen()) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the battle never ended:\n%s\n%s", tk.screen(), tb.screen())
+	if !poll(60*time.Second, 100*time.Millisecond, func() bool {
+		if !inBattle(tk.screen()) && !inBattle(tb.screen()) {
+			return true
 		}
 		tk.press("f")
 		tb.press("f")
-		time.Sleep(100 * time.Millisecond)
+		return false
+	}) {
+		t.Fatalf("the battle never ended:\n%s\n%s", tk.screen(), tb.screen())
 	}
 	for _, key := range []gossh.Signer{kay, bors} {
 		if w := whoamiJSON(t, srv.addr, key); w.Dead || w.Experience == 0 {

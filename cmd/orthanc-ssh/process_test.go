@@ -33,10 +33,7 @@ func TestSignalSavesEveryoneAndExitsZero(t *testing.T) {
 			tm := openTerminal(t, addr, key, 80, 24, nil)
 			tm.enterDungeon("Lucan")
 			start := whoamiJSON(t, addr, key)
-			_, k := openDir(t)
-			tm.press(k)
-			var moved whoami
-			waitUntil(t, "the move", func() bool { moved = whoamiJSON(t, addr, key); return moved.X != start.X || moved.Y != start.Y })
+			moved := tm.stepOut("the move", start, func() whoami { return whoamiJSON(t, addr, key) })
 			if err := cmd.Process.Signal(sig); err != nil {
 				t.Fatal(err)
 			}
@@ -60,10 +57,7 @@ func TestKillNineLosesAtMostACheckpoint(t *testing.T) {
 	tm := openTerminal(t, addr, key, 80, 24, nil)
 	tm.enterDungeon("Gaheris")
 	start := whoamiJSON(t, addr, key)
-	_, k := openDir(t)
-	tm.press(k)
-	var moved whoami
-	waitUntil(t, "the move", func() bool { moved = whoamiJSON(t, addr, key); return moved.X != start.X || moved.Y != start.Y })
+	moved := tm.stepOut("the move", start, func() whoami { return whoamiJSON(t, addr, key) })
 	time.Sleep(checkpointEvery + time.Second) // one checkpoint has certainly happened since
 	if err := cmd.Process.Kill(); err != nil {
 		t.Fatal(err)

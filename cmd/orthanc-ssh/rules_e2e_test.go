@@ -36,25 +36,23 @@ func TestSuccessfulExitRaisesTheLevelOverSSH(t *testing.T) {
 func TestDeathOverSSH(t *testing.T) {
 	dir := t.TempDir()
 	key := newKey(t)
-	keys_, squares := pathToGuard(t)
-	door := squares[len(squares)-2] // the square before the room
-	seedKnight(t, dir, key, func(a *world.Adventurer) {
+	in, room := seedAtTheGuardsDoor(t, dir, key, func(a *world.Adventurer) {
 		a.Name, a.Dex, a.Hits, a.MaxHits = "Doomed", 3, 1, 1
-		a.X, a.Y = door.X, door.Y
 	})
 	srv := startServer(t, dir)
 	tm := openTerminal(t, srv.addr, key, 100, 30, nil)
 	tm.waitFor("Welcome back, Doomed")
 	tm.press(keyEnter)
 	tm.waitFor("Doomed │ Level 1")
-	walk(t, tm, srv.addr, key, keys_[len(keys_)-1:], squares[len(squares)-1:])
-	deadline := time.Now().Add(30 * time.Second)
-	for !strings.Contains(tm.screen(), "R. I. P.") { // swing (and miss) so the monster swings back
-		if time.Now().After(deadline) {
-			t.Fatalf("the knight did not die:\n%s", tm.screen())
+	walk(t, tm, srv.addr, key, in, room)
+	if !poll(30*time.Second, 50*time.Millisecond, func() bool {
+		if strings.Contains(tm.screen(), "R. I. P.") {
+			return true
 		}
-		tm.press("f")
-		time.Sleep(50 * time.Millisecond)
+		tm.press("f") // swing (and miss) so the monster swings back
+		return false
+	}) {
+		t.Fatalf("the knight did not die:\n%s", tm.screen())
 	}
 	tm.waitFor("R. I. P.", "Doomed", "slain by")
 	w := whoamiJSON(t, srv.addr, key)

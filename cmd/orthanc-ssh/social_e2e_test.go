@@ -155,18 +155,11 @@ func TestScreenReaderMode(t *testing.T) {
 	p.press("Gawain", keyEnter)
 	p.waitRaw("Welcome, Gawain.", "You are on level 1, ")
 	p.press("look", keyEnter)
-	raw := p.waitRaw("> look")
-	deadline := time.Now().Add(10 * time.Second)
-	for strings.Count(raw, "You are on level 1, ") < 2 {
-		if time.Now().After(deadline) {
-			t.Fatalf("look was not answered with a sentence:\n%s", raw)
-		}
-		time.Sleep(20 * time.Millisecond)
-		raw = p.rawOutput()
-	}
+	p.waitRaw("> look")
+	p.waitRawFor("look answered with a sentence", func(s string) bool { return strings.Count(s, "You are on level 1, ") >= 2 })
 	_, k := openDir(t)
 	p.press(k, "status", keyEnter, "map", keyEnter)
-	raw = p.waitRaw("Gawain, a level 1 knight", "Your map of level 1")
+	raw := p.waitRaw("Gawain, a level 1 knight", "Your map of level 1")
 	for _, r := range raw {
 		if r >= 0x2500 && r <= 0x257f {
 			t.Fatalf("screen-reader mode sent box drawing %q:\n%s", r, raw)
@@ -205,11 +198,8 @@ func TestScreenReaderMode(t *testing.T) {
 func TestScreenReaderFightOverSSH(t *testing.T) {
 	dir := t.TempDir()
 	key := newKey(t)
-	keys_, squares := pathToGuard(t)
-	door := squares[len(squares)-2]
-	seedKnight(t, dir, key, func(a *world.Adventurer) {
+	in, _ := seedAtTheGuardsDoor(t, dir, key, func(a *world.Adventurer) {
 		a.Name, a.Hits, a.MaxHits, a.Str, a.Dex = "Lancelot", 300, 300, 18, 6 // a die of 6 never hits: the fight goes on
-		a.X, a.Y = door.X, door.Y
 		a.Options.Plain = true
 	})
 	srv, game := startConfigured(t, testConfig(dir, defaultSeed))
@@ -254,7 +244,7 @@ func TestScreenReaderFightOverSSH(t *testing.T) {
 			return true
 		}
 		if strings.Count(p.rawOutput(), "It holds.") == strings.Count(p.rawOutput(), "You throw yourself") {
-			p.press(keys_[len(keys_)-1]) // a locked door: Strength breaks it, in a few tries
+			p.press(in[0]) // a locked door: Strength breaks it, in a few tries
 		}
 		return false
 	})
