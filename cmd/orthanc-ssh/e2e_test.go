@@ -166,7 +166,7 @@ func TestShutdownWithPlayersConnectedSavesThem(t *testing.T) {
 	if d := time.Since(start); d > 5*time.Second {
 		t.Fatalf("shutdown took %v", d)
 	}
-	if !strings.Contains(tm.rawOutput(), "The server is going down for now. Your knight is saved") {
+	if !strings.Contains(tm.finalOutput(), "The server is going down for now. Your knight is saved") {
 		t.Fatal("the player was not told the server is going down")
 	}
 	srv = startServer(t, dir)
@@ -341,7 +341,7 @@ func TestEverySessionIsToldAtShutdown(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, tm := range map[string]*terminal{"playing": player, "on the title": title, "watching": watcher, "on the death screen": dead} {
-		if !strings.Contains(tm.rawOutput(), farewellMessage) {
+		if !strings.Contains(tm.finalOutput(), farewellMessage) {
 			t.Errorf("a session %s was not told the server is going down:\n%s", name, tm.screen())
 		}
 	}

@@ -612,7 +612,7 @@ func TestShutdownWithAStalledClient(t *testing.T) {
 	if d := time.Since(start); d > 10*time.Second {
 		t.Fatalf("shutdown with a stalled client took %v", d)
 	}
-	if !strings.Contains(h.rawOutput(), farewellMessage) {
+	if !strings.Contains(h.finalOutput(), farewellMessage) {
 		t.Fatal("the healthy player was not told the server is going down")
 	}
 	st, err := store.Open(filepath.Join(dir, "orthanc.db"), store.Options{})

@@ -862,6 +862,16 @@ func (tm *terminal) ended(within time.Duration) bool {
 	}
 }
 
+// finalOutput is every byte the server sent, once the session has ended (as a shutdown
+// ends it): the last bytes may still be on their way when the server has stopped.
+func (tm *terminal) finalOutput() string {
+	tm.t.Helper()
+	if !tm.ended(10 * time.Second) {
+		tm.t.Fatalf("the session did not end:\n%s", tm.screen())
+	}
+	return tm.rawOutput()
+}
+
 // containsAll reports whether s holds every one of want.
 func containsAll(s string, want []string) bool {
 	for _, w := range want {

@@ -277,7 +277,7 @@ func TestScreenReaderFightOverSSH(t *testing.T) {
 	if err := srv.stop(); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(p.rawOutput(), farewellMessage) {
+	if !strings.Contains(p.finalOutput(), farewellMessage) {
 		t.Fatal("the player was not told the server is going down")
 	}
 }
