@@ -81,6 +81,7 @@ const permissionDenied = "permission denied"
 // in this order.
 var commands []command
 
+// The table is filled in init because help, one of its rows, reads it.
 func init() {
 	commands = []command{
 		{name: "help", usage: "help [monsters] [--json]", summary: "this list; help monsters prints the monster tables",
