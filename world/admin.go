@@ -103,7 +103,7 @@ func (e *Engine) rebuild(ctx context.Context, depth int, dungeonSeed uint64) ([]
 			// back against the old level.
 			e.cfg.Saver.PutLevels(states...)
 			if len(moved) > 0 {
-				e.cfg.Saver.Put(moved...)
+				e.put(moved...)
 			}
 		}
 		e.publish()

@@ -15,13 +15,15 @@ import (
 // Tuning, at the default 25 ms tick:
 //
 //	constant / config              value   effect
-//	ChatLines                      5       lines a key may send within the window
+//	ChatLines                      5       lines a knight may send within the window
+//	GuestChatLines                 2       lines a guest may send within it
 //	DefaultChatWindowTurns         400     the window: 10 s; Config.ChatWindowTurns overrides
 //
 // The window is counted in turns, so the world still never reads the clock; the server
 // sets Config.ChatWindowTurns from its tick.
 const (
 	ChatLines              = 5
+	GuestChatLines         = 2
 	DefaultChatWindowTurns = 400
 )
 
@@ -103,7 +105,7 @@ func (e *Engine) chat(m chatReq) {
 		e.say(p, "Say what? (Nothing printable was left of that line.)")
 		return
 	}
-	if !e.allowChat(p.rec.Fingerprint) {
+	if !e.allowChat(p.rec.Fingerprint, p.rec.Guest) {
 		e.say(p, FloodNote)
 		return
 	}
@@ -204,7 +206,7 @@ func (e *Engine) online(name string) *player {
 
 // allowChat counts a line against the key's flood allowance and reports whether it may
 // be sent: at most ChatLines lines within the window.
-func (e *Engine) allowChat(fp string) bool {
+func (e *Engine) allowChat(fp string, guest bool) bool {
 	if e.talk == nil {
 		e.talk = map[string]*talker{}
 	}
@@ -214,7 +216,7 @@ func (e *Engine) allowChat(fp string) bool {
 		e.talk[fp] = t
 	}
 	t.forget(e.turn, e.chatWindow())
-	if len(t.turns) >= ChatLines {
+	if len(t.turns) >= ChatLines || (guest && len(t.turns) >= GuestChatLines) {
 		return false
 	}
 	t.turns = append(t.turns, e.turn)

@@ -158,6 +158,16 @@ func TestFloodIsSlowedPerKey(t *testing.T) {
 	if len(e.talk) != 0 {
 		t.Fatalf("quiet keys are remembered: %d", len(e.talk))
 	}
+
+	// A guest may say fewer lines in the window.
+	e.players["arthur"].rec.Guest = true
+	for i := range GuestChatLines {
+		sayAs(e, "arthur", Chat{Text: "guest line " + string(rune('a'+i))})
+	}
+	sayAs(e, "arthur", Chat{Text: "a guest's one too many"})
+	if got := said(e, "bors"); !strings.Contains(got, "guest line b") || strings.Contains(got, "a guest's one too many") {
+		t.Fatalf("a guest's flood:\n%s", got)
+	}
 }
 
 func TestMutedKnightsAreNotHeard(t *testing.T) {

@@ -386,9 +386,13 @@ type Player struct {
 	session uint64
 }
 
+// TakenOverMessage ends the game of a session whose knight another session took over.
+const TakenOverMessage = "This knight has been taken over by another connection: one of its keys connected again."
+
 // Join puts the adventurer into the world and starts delivering views to sub. If the
-// same key is already playing, the new session takes the adventurer over (with its live
-// state) and the old session is told to close.
+// same knight is already playing (by the same key or another of its keys: the record's
+// Fingerprint is the knight's id), the new session takes the adventurer over (with its
+// live state) and the old session is told to close.
 func (e *Engine) Join(ctx context.Context, rec Adventurer, sub Subscriber) (*Player, error) {
 	reply := make(chan *Player, 1)
 	if err := e.send(ctx, joinReq{rec.Clone(), sub, reply}); err != nil {
@@ -429,22 +433,29 @@ func (p *Player) Leave(ctx context.Context) (rec Adventurer, ok bool, err error)
 // WhoEntry is one online player in the who-list.
 type WhoEntry struct {
 	Name        string `json:"name"`
-	Fingerprint string `json:"fingerprint"`
+	Fingerprint string `json:"fingerprint"` // the knight's id
 	Level       int    `json:"level"`
 	Depth       int    `json:"depth"`
 	// Watchable is false when the player has turned spectating off.
 	Watchable bool `json:"-"`
+	// Guest is set for a guest's knight.
+	Guest bool `json:"guest,omitempty"`
 }
 
 // Who lists the players online, in the order they joined.
 func (e *Engine) Who(ctx context.Context) ([]WhoEntry, error) {
 	var out []WhoEntry
-	err := e.query(ctx, func() {
-		for _, p := range e.order {
-			out = append(out, WhoEntry{p.rec.Name, p.rec.Fingerprint, p.rec.Level, p.rec.Depth, !p.rec.Options.NoSpectators})
-		}
-	})
+	err := e.query(ctx, func() { out = e.who() })
 	return out, err
+}
+
+// who is the who-list, on the engine goroutine.
+func (e *Engine) who() []WhoEntry {
+	var out []WhoEntry
+	for _, p := range e.order {
+		out = append(out, WhoEntry{p.rec.Name, p.rec.Fingerprint, p.rec.Level, p.rec.Depth, !p.rec.Options.NoSpectators, p.rec.Guest})
+	}
+	return out
 }
 
 // Lookup returns the live record of an online adventurer.
@@ -483,7 +494,7 @@ func (e *Engine) join(rec Adventurer, sub Subscriber) *Player {
 	e.nextSession++
 	if old, ok := e.players[rec.Fingerprint]; ok {
 		if old.sub != nil {
-			old.sub.Deliver(View{Turn: e.turn, Ended: "This knight has been taken over by a new connection with the same key."})
+			old.sub.Deliver(View{Turn: e.turn, Ended: TakenOverMessage})
 		}
 		old.sub, old.session, old.dirty = sub, e.nextSession, true
 		if old.fight == nil {
@@ -541,7 +552,7 @@ func (e *Engine) remove(p *player) Adventurer {
 	e.partyLeft(p)
 	rec := e.record(p)
 	if e.cfg.Saver != nil {
-		e.cfg.Saver.Put(rec)
+		e.put(rec)
 	}
 	delete(e.players, p.rec.Fingerprint)
 	e.order = slices.DeleteFunc(e.order, func(q *player) bool { return q == p })
@@ -587,6 +598,15 @@ func (e *Engine) record(p *player) Adventurer {
 	return r
 }
 
+// put hands records to the Saver, but a guest's, which is never saved (the server keeps
+// a guest's last record for its claim code, from Leave).
+func (e *Engine) put(recs ...Adventurer) {
+	recs = slices.DeleteFunc(recs, func(a Adventurer) bool { return a.Guest })
+	if len(recs) > 0 {
+		e.cfg.Saver.Put(recs...)
+	}
+}
+
 // saveNow hands the knight's record to the Saver at once, for the events that matter
 // (DESIGN §10: joining, a level gained, treasure or an item gained or lost); a crash then
 // loses none of them, only walking since the last checkpoint.
@@ -594,7 +614,7 @@ func (e *Engine) saveNow(p *player) {
 	if e.cfg.Saver == nil {
 		return
 	}
-	e.cfg.Saver.Put(e.record(p))
+	e.put(e.record(p))
 	p.changed = false
 }
 
@@ -611,7 +631,7 @@ func (e *Engine) checkpoint() {
 		}
 	}
 	if len(recs) > 0 {
-		e.cfg.Saver.Put(recs...)
+		e.put(recs...)
 	}
 	e.saveLevels(false)
 	e.forgetTalk()
@@ -627,7 +647,7 @@ func (e *Engine) saveAll() int {
 		p.changed = false
 	}
 	if len(recs) > 0 {
-		e.cfg.Saver.Put(recs...)
+		e.put(recs...)
 	}
 	e.saveLevels(true)
 	return len(recs)

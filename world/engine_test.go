@@ -245,14 +245,16 @@ func TestPlayersSeeEachOtherMove(t *testing.T) {
 	}
 }
 
-func TestSameKeyTakesOver(t *testing.T) {
+// The same knight joining twice (by the same key, or by another of its keys: the server
+// gives both the knight's id) takes the knight over: never two sessions driving it.
+func TestSameKnightTakesOver(t *testing.T) {
 	e := fixtureEngine(t, nil)
 	first, second := &recorder{}, &recorder{}
 	p1 := e.join(knight("a", 10), first)
 	do(e, "a", Move{Dir: East})
 	p2 := e.join(knight("a", 10), second)
-	if first.last().Ended == "" {
-		t.Fatal("the first session was not told to close")
+	if first.last().Ended != TakenOverMessage {
+		t.Fatalf("the first session was told %q, want %q", first.last().Ended, TakenOverMessage)
 	}
 	if second.last().Self.Pos != (Pos{1, 0}) {
 		t.Fatalf("the new session did not take over the live knight: at %v", second.last().Self.Pos)
@@ -265,6 +267,39 @@ func TestSameKeyTakesOver(t *testing.T) {
 	}
 	if rec, ok := e.leave("a", p2.session); !ok || rec.X != 1 {
 		t.Fatalf("leave: %v %+v", ok, rec)
+	}
+}
+
+// A guest's knight is never handed to the Saver: not on joining, at a checkpoint, on
+// SaveAll or on leaving; Leave still returns its last record (for its claim code), and
+// the who-list marks it.
+func TestGuestsAreNeverSaved(t *testing.T) {
+	saver := &recorder{}
+	e := fixtureEngine(t, saver)
+	g := knight("guest-1", 10)
+	g.Guest, g.Name = true, "Guest Tom"
+	p := e.join(g, &recorder{})
+	e.join(knight("b", 10), &recorder{})
+	do(e, "guest-1", Move{Dir: East})
+	for range DefaultCheckpointTurns * 2 {
+		e.Step()
+	}
+	e.saveAll()
+	who := e.who()
+	if len(who) != 2 || !who[0].Guest || who[1].Guest {
+		t.Errorf("who = %+v, want the guest marked", who)
+	}
+	rec, ok := e.leave("guest-1", p.session)
+	if !ok || rec.X != 1 || !rec.Guest {
+		t.Fatalf("the guest's last record: %v %+v", ok, rec)
+	}
+	for _, r := range saver.saved {
+		if r.Guest || r.Fingerprint == "guest-1" {
+			t.Fatalf("a guest was handed to the saver: %+v", r)
+		}
+	}
+	if saver.lastSaved("b").Fingerprint != "b" {
+		t.Fatal("the knight beside the guest was not saved")
 	}
 }
 

@@ -426,7 +426,7 @@ func TestSameKeyTakeover(t *testing.T) {
 	if !first.ended(10 * time.Second) {
 		t.Fatal("the first connection was not closed")
 	}
-	if !strings.Contains(first.rawOutput(), "taken over by a new connection") {
+	if !strings.Contains(first.rawOutput(), "taken over by another connection") {
 		t.Fatal("the first connection was not told why")
 	}
 	out, _, _ := runCmd(t, ts.addr, newKey(t), "who")
