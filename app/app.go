@@ -33,7 +33,14 @@ const (
 
 // Params is everything a session knows about its player, in plain values.
 type Params struct {
+	// Fingerprint is the id of the knight the session plays (the same from each of its
+	// keys; a guest's is its own, for the session only).
 	Fingerprint string
+	// Guest is set for a client with no key: its knight is not saved, its name starts
+	// with GuestPrefix, and the title says how to keep a knight.
+	Guest bool
+	// MOTD is the server's message of the day, shown on the title; empty for none.
+	MOTD string
 	// Saved is the player's stored knight, or nil for a new key.
 	Saved  *world.Adventurer
 	Engine *world.Engine

@@ -149,6 +149,9 @@ func (m *Model) drawPlay(c *canvas) {
 	}
 
 	extra := screens[m.screen].ask // the question of a screen over the dungeon
+	if m.screen == screenQuit && m.p.Guest {
+		extra = guestQuitQuestion
+	}
 	if extra == "" && m.doorMode {
 		extra = "Open a door: which direction?"
 	}

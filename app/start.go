@@ -30,6 +30,12 @@ func (m *Model) drawTitle(c *canvas) {
 		"A dungeon of the PLATO age, shared by everyone connected.",
 		"",
 	}
+	if motd := m.p.MOTD; motd != "" {
+		if w := c.w - 4; len([]rune(motd)) > w {
+			motd = string([]rune(motd)[:max(1, w-1)]) + "…"
+		}
+		lines = append(lines, motd, "")
+	}
 	if sv := m.p.Saved; sv != nil && sv.Retirement != nil {
 		lines = append(lines, fmt.Sprintf("Your last knight, %s, retired with %d experience.", sv.Name, sv.Retirement.Experience),
 			"", "Press Enter to roll a new knight.")
@@ -38,6 +44,8 @@ func (m *Model) drawTitle(c *canvas) {
 			"", "Press Enter to roll a new knight.")
 	} else if sv != nil {
 		lines = append(lines, fmt.Sprintf("Welcome back, %s.", sv.Name), "", "Press Enter to continue your adventure.")
+	} else if m.p.Guest {
+		lines = append(lines, guestTitle[0], guestTitle[1], "", "Press Enter to begin.")
 	} else {
 		lines = append(lines, "Your SSH key is your account: a new key rolls a new knight.", "", "Press Enter to begin.")
 	}
@@ -131,6 +139,34 @@ func (m *Model) roll() {
 	m.hits = world.StartHits(m.p.Rand, m.stats.Con)
 }
 
+// GuestPrefix starts the name of every guest's knight, so that everyone who sees it (the
+// who-list, chat, announcements, the views, a watcher, the web page) knows it for a
+// guest; a knight with a key may not take such a name.
+const GuestPrefix = "Guest "
+
+// guestTitle is what the title tells a guest: its knight is not kept, and how to keep one.
+var guestTitle = [2]string{
+	"You are a guest (no SSH key): this knight is not saved.",
+	"To keep a knight, make a key (ssh-keygen -t ed25519) and connect again.",
+}
+
+// guestQuitQuestion asks a guest whether to leave: its knight is not saved, but it is
+// given a code to keep it.
+const guestQuitQuestion = "Leave? A guest is not saved: you get a code to keep this knight. (y/n)"
+
+// guestName is the name a guest's knight has for the base name typed: GuestPrefix and
+// the name, cut to fit (a guest prefix typed too is not doubled).
+func guestName(base string) string {
+	base = strings.TrimSpace(base)
+	if len(base) >= len(GuestPrefix) && strings.EqualFold(base[:len(GuestPrefix)], GuestPrefix) {
+		base = strings.TrimSpace(base[len(GuestPrefix):])
+	}
+	if n := world.MaxNameLen - len(GuestPrefix); len(base) > n {
+		base = strings.TrimSpace(base[:n])
+	}
+	return GuestPrefix + base
+}
+
 // begin leaves the title: a saved knight goes back in, a new key rolls a knight.
 func (m *Model) begin() tea.Cmd {
 	if m.p.Saved != nil && !m.p.Saved.Ended() {
@@ -156,12 +192,23 @@ func (m *Model) toName() tea.Cmd {
 // suggestName is a random knight's name that no other key's knight has: a few tries of
 // the usual names, then the same with a number.
 func (m *Model) suggestName() string {
-	name := world.RandomName(m.p.Rand)
+	random := func() string {
+		n := world.RandomName(m.p.Rand)
+		if m.p.Guest { // a guest's name is short: its first word, after the guest's mark
+			first, _, _ := strings.Cut(n, " ")
+			return guestName(first)
+		}
+		return n
+	}
+	name := random()
 	for i := 0; m.p.Names != nil && m.p.Names.Taken(name) && i < 20; i++ {
-		name = world.RandomName(m.p.Rand)
+		name = random()
 		if i >= 5 {
-			first, _, _ := strings.Cut(name, " ")
+			first, _, _ := strings.Cut(strings.TrimPrefix(name, GuestPrefix), " ")
 			name = fmt.Sprintf("%s %d", first, 2+m.p.Rand.IntN(9998))
+			if m.p.Guest {
+				name = guestName(name)
+			}
 		}
 	}
 	return name
@@ -179,6 +226,9 @@ func (m *Model) nameKnight(raw string) (tea.Cmd, string) {
 	if strings.TrimSpace(raw) == "" {
 		raw = m.suggested
 	}
+	if m.p.Guest {
+		raw = guestName(raw)
+	}
 	name, err := world.CleanName(raw)
 	if err != nil {
 		return nil, badNameNote
@@ -188,6 +238,7 @@ func (m *Model) nameKnight(raw string) (tea.Cmd, string) {
 	}
 	rec := world.NewAdventurer(m.p.Fingerprint, name, m.stats, m.hits)
 	rec.Options = m.opts.Clone()
+	rec.Guest = m.p.Guest
 	return m.join(rec), ""
 }
 
@@ -195,6 +246,9 @@ func (m *Model) nameKnight(raw string) (tea.Cmd, string) {
 func (m *Model) plainIntro() {
 	m.say("ORTHANC: a dungeon of the PLATO age, shared by everyone connected.",
 		"Screen-reader mode is on: the game speaks in lines; type a command and press Enter. Type help at any time, and options to change the settings.")
+	if m.p.MOTD != "" {
+		m.say("Message of the day: " + m.p.MOTD)
+	}
 	switch sv := m.p.Saved; {
 	case sv != nil && sv.Retirement != nil:
 		m.say(fmt.Sprintf("Your last knight, %s, retired with %d experience. Press Enter to roll a new knight.", sv.Name, sv.Retirement.Experience))
@@ -204,6 +258,8 @@ func (m *Model) plainIntro() {
 		m.say(fmt.Sprintf("Welcome back, %s. Press Enter to continue your adventure.", sv.Name))
 	case m.watch.only:
 		m.say(fmt.Sprintf("You watch %s. What happens to them is told to you. Type look, status, map or messages; stop to leave.", m.watch.w.Name()))
+	case m.p.Guest:
+		m.say(guestTitle[0] + " " + guestTitle[1] + " Press Enter to begin.")
 	default:
 		m.say("Your SSH key is your account: a new key rolls a new knight. Press Enter to begin.")
 	}

@@ -1,0 +1,47 @@
+package app
+
+import (
+	"strings"
+	"testing"
+)
+
+// A guest's title says its knight is not saved and how to make a key, under the message
+// of the day; the knight it names is marked "Guest " (a name typed with the mark is not
+// marked twice) and is a guest's record; the question to leave says it is not saved.
+func TestAGuestsTitleNameAndLeaving(t *testing.T) {
+	e, tick := runWorld(t)
+	ticker(t, tick)
+	m := playModel(t, e, "guest-test", Params{Guest: true, MOTD: "Double treasure this weekend.", Names: fakeNames{}})
+	d := newDriver(t, m)
+	title := m.Text()
+	for _, want := range []string{guestTitle[0], guestTitle[1], "Double treasure this weekend.", "Press Enter to begin"} {
+		if !strings.Contains(title, want) {
+			t.Fatalf("the guest's title lacks %q:\n%s", want, title)
+		}
+	}
+	d.key("enter", "enter")
+	if !strings.HasPrefix(m.suggested, GuestPrefix) {
+		t.Fatalf("suggested %q for a guest", m.suggested)
+	}
+	d.key("guest Tom", "enter")
+	d.waitText("Welcome, Guest Tom.")
+	rec, online, err := e.Lookup(t.Context(), "guest-test")
+	if err != nil || !online || !rec.Guest || rec.Name != "Guest Tom" {
+		t.Fatalf("the guest's knight: %+v %v %v", rec, online, err)
+	}
+	d.key("q")
+	if s := m.Text(); !strings.Contains(s, guestQuitQuestion) {
+		t.Fatalf("the guest's question to leave:\n%s", s)
+	}
+}
+
+func TestGuestName(t *testing.T) {
+	for in, want := range map[string]string{
+		"Tom": "Guest Tom", "guest Tom": "Guest Tom", "  Tom  ": "Guest Tom",
+		"Bartholomew the Bold": "Guest Bartholomew th",
+	} {
+		if got := guestName(in); got != want {
+			t.Errorf("guestName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
