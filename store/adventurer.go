@@ -11,12 +11,13 @@ import (
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
-// ValueVersion is the version of the encoding of a stored adventurer, the "v"
-// in {"v":1,"adventurer":{...}}.
+// ValueVersion is the version of the encoding of a stored value, the "v" in
+// {"v":1,"adventurer":{...}}.
 const ValueVersion = 1
 
-// errNoFingerprint is returned for a record that cannot be keyed.
-var errNoFingerprint = errors.New("adventurer has no fingerprint")
+// errNoFingerprint is returned for a record that cannot be keyed: a knight without its
+// id (held in the record's Fingerprint field), a key without a fingerprint or knight.
+var errNoFingerprint = errors.New("no id or fingerprint")
 
 // adventurerValue is the stored form of an adventurer.
 type adventurerValue struct {
@@ -39,8 +40,9 @@ func encodeAdventurer(a *world.Adventurer) ([]byte, error) {
 	return data, nil
 }
 
-// decodeAdventurer decodes the value stored under fingerprint fp. Fields it
-// does not know are ignored, so a value written with added fields still reads.
+// decodeAdventurer decodes the value stored under knight id fp (in schema 1, a key
+// fingerprint). Fields it does not know are ignored, so a value written with added
+// fields still reads.
 func decodeAdventurer(fp string, data []byte) (world.Adventurer, error) {
 	var raw rawAdventurerValue
 	if err := json.Unmarshal(data, &raw); err != nil {
@@ -67,14 +69,13 @@ func decodeAdventurer(fp string, data []byte) (world.Adventurer, error) {
 	return a, nil
 }
 
-// LoadAdventurer returns the adventurer stored under fingerprint fp, or an
-// error wrapping ErrNotFound if there is none. The result shares no memory
-// with the database.
+// LoadAdventurer returns the knight stored under id fp, or an error wrapping
+// ErrNotFound if there is none. The result shares no memory with the database.
 func (s *Store) LoadAdventurer(fp string) (world.Adventurer, error) {
 	var data []byte
 	err := s.db.View(func(tx *bolt.Tx) error {
 		// Bytes from Get are only valid inside the transaction: copy them out.
-		data = bytes.Clone(tx.Bucket(bucketAdventurers).Get([]byte(fp)))
+		data = bytes.Clone(tx.Bucket(bucketKnights).Get([]byte(fp)))
 		return nil
 	})
 	if err != nil {
@@ -86,9 +87,9 @@ func (s *Store) LoadAdventurer(fp string) (world.Adventurer, error) {
 	return decodeAdventurer(fp, data)
 }
 
-// SaveAdventurers stores each record under its Fingerprint, replacing what
-// was there, all in one transaction: either every record is written or none
-// is. A record without a fingerprint fails the whole call.
+// SaveAdventurers stores each record under its knight id (its Fingerprint field),
+// replacing what was there, all in one transaction: either every record is written or
+// none is. A record without an id fails the whole call.
 func (s *Store) SaveAdventurers(recs []world.Adventurer) error {
 	return s.Save(Batch{Adventurers: recs})
 }
@@ -99,14 +100,17 @@ type Batch struct {
 	Tombstones  []Tombstone
 	Fame        []FameEntry
 	Levels      []world.LevelState
+	// Keys are keys given to their knights with it: a new key's first knight is written
+	// with the key that leads to it.
+	Keys []Key
 }
 
 func (b *Batch) empty() bool {
-	return len(b.Adventurers) == 0 && len(b.Tombstones) == 0 && len(b.Fame) == 0 && len(b.Levels) == 0
+	return len(b.Adventurers) == 0 && len(b.Tombstones) == 0 && len(b.Fame) == 0 && len(b.Levels) == 0 && len(b.Keys) == 0
 }
 
-// Save writes a batch of adventurers, tombstones, hall-of-fame entries and level states in
-// one transaction: all of it lands, or none.
+// Save writes a batch of knights, keys, tombstones, hall-of-fame entries and level
+// states in one transaction: all of it lands, or none.
 func (s *Store) Save(batch Batch) error {
 	if batch.empty() {
 		return nil
@@ -125,11 +129,25 @@ func (s *Store) Save(batch Batch) error {
 		}
 		keys[i], vals[i] = []byte(recs[i].Fingerprint), v
 	}
+	keyVals := make([][]byte, len(batch.Keys))
+	for i, k := range batch.Keys {
+		v, err := encodeKey(k)
+		if err != nil {
+			return fmt.Errorf("save keys: %w", err)
+		}
+		keyVals[i] = v
+	}
 	err := s.db.Update(func(tx *bolt.Tx) error {
-		b := tx.Bucket(bucketAdventurers)
+		b := tx.Bucket(bucketKnights)
 		for i := range keys {
 			if err := b.Put(keys[i], vals[i]); err != nil {
 				return fmt.Errorf("put %s: %w", keys[i], err)
+			}
+		}
+		kb := tx.Bucket(bucketKeys)
+		for i, k := range batch.Keys {
+			if err := kb.Put([]byte(k.Fingerprint), keyVals[i]); err != nil {
+				return fmt.Errorf("put key %s: %w", k.Fingerprint, err)
 			}
 		}
 		if err := putTombstones(tx, batch.Tombstones); err != nil {
@@ -146,11 +164,11 @@ func (s *Store) Save(batch Batch) error {
 	return nil
 }
 
-// DeleteAdventurer removes the adventurer stored under fp. Deleting one that
-// is not there is not an error.
+// DeleteAdventurer removes the knight stored under id fp. Deleting one that is not
+// there is not an error.
 func (s *Store) DeleteAdventurer(fp string) error {
 	err := s.db.Update(func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketAdventurers).Delete([]byte(fp))
+		return tx.Bucket(bucketKnights).Delete([]byte(fp))
 	})
 	if err != nil {
 		return fmt.Errorf("delete adventurer %s: %w", fp, err)
@@ -158,11 +176,11 @@ func (s *Store) DeleteAdventurer(fp string) error {
 	return nil
 }
 
-// CountAdventurers returns how many adventurers are stored.
+// CountAdventurers returns how many knights are stored.
 func (s *Store) CountAdventurers() (int, error) {
 	n := 0
 	err := s.db.View(func(tx *bolt.Tx) error {
-		c := tx.Bucket(bucketAdventurers).Cursor()
+		c := tx.Bucket(bucketKnights).Cursor()
 		for k, _ := c.First(); k != nil; k, _ = c.Next() {
 			n++
 		}

@@ -1,8 +1,10 @@
 package store
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"net/netip"
 	"sort"
 	"strings"
 	"time"
@@ -10,9 +12,14 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// Ban is a key an admin has banned: its sessions are refused at login.
+// Ban is a key, or an address, an admin has banned: its sessions are refused at login.
 type Ban struct {
+	// Fingerprint is the banned key's; empty in a ban of an address.
 	Fingerprint string `json:"fingerprint"`
+	// Addr is the banned address prefix ("203.0.113.7/32", "2001:db8::/64"): every
+	// connection from it is refused, a guest's (which has no key to ban) and a key's
+	// alike. Empty in a ban of a key.
+	Addr string `json:"addr,omitempty"`
 	// Name is the name of the key's knight when it was banned, if it had one, so an admin
 	// can find the ban again by name.
 	Name   string    `json:"name,omitempty"`
@@ -26,25 +33,46 @@ type banValue struct {
 	Ban Ban `json:"ban"`
 }
 
-// Ban stores b under its fingerprint, replacing an earlier ban of the same key.
+// addrBanPrefix starts the bans bucket's keys of bans by address.
+const addrBanPrefix = "addr:"
+
+// banKey is the bans bucket's key of b: its fingerprint, or addrBanPrefix and its
+// address prefix.
+func banKey(b Ban) string {
+	if b.Addr != "" {
+		return addrBanPrefix + b.Addr
+	}
+	return b.Fingerprint
+}
+
+// Ban stores b under its fingerprint (or its address), replacing an earlier ban of
+// the same key (or address prefix). An address must parse as a prefix.
 func (s *Store) Ban(b Ban) error {
-	if b.Fingerprint == "" {
+	if b.Addr != "" {
+		p, err := netip.ParsePrefix(b.Addr)
+		if err != nil {
+			return fmt.Errorf("ban %q: %w", b.Addr, err)
+		}
+		b.Addr, b.Fingerprint = p.Masked().String(), ""
+	}
+	if banKey(b) == "" {
 		return fmt.Errorf("ban: %w", errNoFingerprint)
 	}
 	data, err := json.Marshal(banValue{V: ValueVersion, Ban: b})
 	if err != nil {
-		return fmt.Errorf("encode ban %s: %w", b.Fingerprint, err)
+		return fmt.Errorf("encode ban %s: %w", banKey(b), err)
 	}
 	err = s.db.Update(func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketBans).Put([]byte(b.Fingerprint), data)
+		return tx.Bucket(bucketBans).Put([]byte(banKey(b)), data)
 	})
 	if err != nil {
-		return fmt.Errorf("ban %s in %s: %w", b.Fingerprint, s.path, err)
+		return fmt.Errorf("ban %s in %s: %w", banKey(b), s.path, err)
 	}
 	return nil
 }
 
-// Unban lifts the ban on fp and reports whether there was one.
+// Unban lifts the ban on fp (a fingerprint, or "addr:" and a banned address prefix, as
+// Bans lists it) and reports whether there was one.
 func (s *Store) Unban(fp string) (bool, error) {
 	found := false
 	err := s.db.Update(func(tx *bolt.Tx) error {
@@ -72,6 +100,27 @@ func (s *Store) IsBanned(fp string) (bool, error) {
 		return false, fmt.Errorf("check ban of %s in %s: %w", fp, s.path, err)
 	}
 	return banned, nil
+}
+
+// IsAddrBanned reports whether addr is in a banned address prefix, and which.
+func (s *Store) IsAddrBanned(addr netip.Addr) (bool, string, error) {
+	addr = addr.Unmap()
+	found := ""
+	err := s.db.View(func(tx *bolt.Tx) error {
+		c := tx.Bucket(bucketBans).Cursor()
+		pre := []byte(addrBanPrefix)
+		for k, _ := c.Seek(pre); k != nil && bytes.HasPrefix(k, pre); k, _ = c.Next() {
+			if p, err := netip.ParsePrefix(string(k[len(pre):])); err == nil && p.Contains(addr) {
+				found = p.String()
+				return nil
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return false, "", fmt.Errorf("check ban of address %s in %s: %w", addr, s.path, err)
+	}
+	return found != "", found, nil
 }
 
 // Bans lists every ban, oldest first.
@@ -105,10 +154,9 @@ func decodeBan(k, v []byte) (Ban, error) {
 	return bv.Ban, nil
 }
 
-// FingerprintsByName returns the fingerprints of the stored adventurers named name,
-// compared without regard to case (names are not unique, so there may be several),
-// in fingerprint order.
-func (s *Store) FingerprintsByName(name string) ([]string, error) {
+// KnightsByName returns the ids of the stored knights named name, compared without
+// regard to case (names are not unique, so there may be several), in id order.
+func (s *Store) KnightsByName(name string) ([]string, error) {
 	name = strings.TrimSpace(name)
 	all, err := s.KnightNames()
 	if err != nil {
@@ -117,7 +165,7 @@ func (s *Store) FingerprintsByName(name string) ([]string, error) {
 	var out []string
 	for _, k := range all {
 		if strings.EqualFold(k.Name, name) {
-			out = append(out, k.Fingerprint)
+			out = append(out, k.Knight)
 		}
 	}
 	return out, nil

@@ -76,7 +76,7 @@ func TestOpenAddsTheBansBucketToAnOlderFile(t *testing.T) {
 	}
 }
 
-func TestFingerprintsByName(t *testing.T) {
+func TestKnightsByName(t *testing.T) {
 	st := openTemp(t)
 	recs := []world.Adventurer{
 		{Fingerprint: "SHA256:1", Name: "Sir Kay"},
@@ -94,9 +94,9 @@ func TestFingerprintsByName(t *testing.T) {
 		{" bors ", []string{"SHA256:2"}},
 		{"Lancelot", nil},
 	} {
-		got, err := st.FingerprintsByName(tc.name)
+		got, err := st.KnightsByName(tc.name)
 		if err != nil || !slices.Equal(got, tc.want) {
-			t.Errorf("FingerprintsByName(%q) = %v, %v; want %v", tc.name, got, err, tc.want)
+			t.Errorf("KnightsByName(%q) = %v, %v; want %v", tc.name, got, err, tc.want)
 		}
 	}
 }

@@ -8,20 +8,19 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// KnightName is the name of a stored knight and the key it belongs to.
+// KnightName is the name of a stored knight and its id.
 type KnightName struct {
-	Fingerprint string
-	Name        string
+	Knight string
+	Name   string
 }
 
-// KnightNames lists the name of every stored knight with its key fingerprint, in
-// fingerprint order: the server keeps names unique from it, and finds a knight by name.
-// A dead or retired knight's record stays (and so does its name) until its key rolls a
-// new knight.
+// KnightNames lists the name of every stored knight with its id, in id order: the
+// server keeps names unique from it, and finds a knight by name. A dead or retired
+// knight's record stays (and so does its name) until its keys roll a new knight.
 func (s *Store) KnightNames() ([]KnightName, error) {
 	var out []KnightName
 	err := s.db.View(func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketAdventurers).ForEach(func(k, v []byte) error {
+		return tx.Bucket(bucketKnights).ForEach(func(k, v []byte) error {
 			// Only the name is needed: skip decoding the rest of the record.
 			var rec struct {
 				Adventurer struct {

@@ -56,6 +56,7 @@ type Saver struct {
 	tombs    []Tombstone              // dead knights' tombstones waiting to be written, kept apart so a new knight's record cannot replace them
 	fame     []FameEntry              // retired knights waiting to be written, likewise
 	levels   map[int]world.LevelState // newest state of each level waiting to be written
+	bindings map[string]*binding      // new keys by fingerprint, written with their knight's first record
 	seq      uint64
 	stats    SaverStats
 	failures int // consecutive failed writes
@@ -113,6 +114,55 @@ func (s *Saver) Put(recs ...world.Adventurer) {
 	case s.kick <- struct{}{}:
 	default: // a wake-up is already queued
 	}
+}
+
+// binding is a new key waiting for its knight's first record, and how many sessions
+// hold it.
+type binding struct {
+	key  Key
+	refs int
+}
+
+// Bind holds k, a key that plays no knight yet with the id its first knight is to have,
+// until a record of that knight is written: the key is written in the same transaction,
+// so the store never has a knight without a key. KeyOf sees it meanwhile, so a second
+// session of the key gets the same id. The returned release lets it go when the session
+// that bound it ends; a key bound by several sessions is let go by the last. A key
+// already written is not held again.
+func (s *Saver) Bind(k Key) (release func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.bindings == nil {
+		s.bindings = map[string]*binding{}
+	}
+	b := s.bindings[k.Fingerprint]
+	if b == nil {
+		b = &binding{key: k}
+		s.bindings[k.Fingerprint] = b
+	}
+	b.refs++
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			if b.refs--; b.refs <= 0 && s.bindings[k.Fingerprint] == b {
+				delete(s.bindings, k.Fingerprint)
+			}
+		})
+	}
+}
+
+// KeyOf returns the entry of the key fp: one bound and waiting for its knight's first
+// record, or the stored one (an error wrapping ErrNotFound if there is none).
+func (s *Saver) KeyOf(fp string) (Key, error) {
+	s.mu.Lock()
+	b := s.bindings[fp]
+	s.mu.Unlock()
+	if b != nil {
+		return b.key, nil
+	}
+	return s.st.KeyOf(fp)
 }
 
 // PutLevels queues level states to be written, keeping only the newest per level. Like
@@ -217,7 +267,16 @@ func (s *Saver) write() error {
 		batch = append(batch, p.rec)
 		seqs[fp] = p.seq
 	}
+	var keys []Key
+	written := map[string]*binding{}
+	for fp, b := range s.bindings {
+		if _, ok := seqs[b.key.Knight]; ok {
+			keys = append(keys, b.key)
+			written[fp] = b
+		}
+	}
 	s.mu.Unlock()
+	slices.SortFunc(keys, func(a, b Key) int { return strings.Compare(a.Fingerprint, b.Fingerprint) })
 	// bbolt writes keys in order fastest.
 	slices.SortFunc(batch, func(a, b world.Adventurer) int { return strings.Compare(a.Fingerprint, b.Fingerprint) })
 
@@ -230,7 +289,7 @@ func (s *Saver) write() error {
 		ls = append(ls, l)
 	}
 	slices.SortFunc(ls, func(a, b world.LevelState) int { return a.Depth - b.Depth })
-	err := s.st.Save(Batch{Adventurers: batch, Tombstones: tombs, Fame: fame, Levels: ls})
+	err := s.st.Save(Batch{Adventurers: batch, Tombstones: tombs, Fame: fame, Levels: ls, Keys: keys})
 	latency := time.Since(start)
 
 	s.mu.Lock()
@@ -252,6 +311,11 @@ func (s *Saver) write() error {
 			"path", s.st.Path(), "records", len(batch), "consecutive_failures", failures,
 			"latency", latency, "err", err)
 		return fmt.Errorf("flush %d adventurers: %w", len(batch), err)
+	}
+	for fp, b := range written {
+		if s.bindings[fp] == b {
+			delete(s.bindings, fp) // on disk now: the store answers for it
+		}
 	}
 	s.tombs = s.tombs[len(tombs):] // Puts during the write only appended
 	s.fame = s.fame[len(fame):]

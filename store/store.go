@@ -1,23 +1,34 @@
 // Package store owns the game's persistent state: one bbolt file holding the
-// adventurers (keyed by SSH key fingerprint) and, in later schema versions,
-// level state, the hall of fame and tombstones. It also owns the write-behind
-// Saver that keeps disk latency out of the game engine.
+// knights (keyed by their own id), the index from SSH key fingerprints to knights,
+// level state, the hall of fame, tombstones, bans and the message of the day. It also
+// owns the write-behind Saver that keeps disk latency out of the game engine.
 //
 // It must not import anything terminal- or SSH-related, must not hold game
 // rules (it stores world.Adventurer records as given and never judges them),
 // and the engine's turn loop must not call the Store directly: it hands
 // records to a Saver, whose Put never waits on disk.
 //
-// The file's bucket layout:
+// The file's bucket layout (schema 2):
 //
 //	<file>.db
-//	├── adventurers      fingerprint ("SHA256:...") → {"v":1,"adventurer":{...}}
+//	├── knights          knight id → {"v":1,"adventurer":{...}} (the record's "fingerprint" is the id)
+//	├── keys             key fingerprint ("SHA256:...") → {"v":1,"key":{knight, type, comment, added, last_used}}
 //	├── levels           depth (uint32, big-endian) → JSON {"v":1,"level":LevelState}
-//	├── fame             fingerprint/RFC 3339 time → JSON {"v":1,...FameEntry}
-//	├── tombstones       fingerprint/RFC 3339 time → JSON {"v":1,...Tombstone}
-//	├── bans             fingerprint → {"v":1,"ban":{fingerprint, name, reason, by, at}}
+//	├── fame             knight id/RFC 3339 time → JSON {"v":1,...FameEntry}
+//	├── tombstones       knight id/RFC 3339 time → JSON {"v":1,...Tombstone}
+//	├── bans             fingerprint, or "addr:" and an address prefix → {"v":1,"ban":{...}}
 //	└── meta
-//	    └── version      SchemaVersion as decimal ASCII ("1")
+//	    ├── version      SchemaVersion as decimal ASCII ("2")
+//	    └── motd         {"v":1,"motd":{text, by, at}}: the message of the day, when set
+//
+// A knight has one or more keys, and every key leads to one knight: keys is the only
+// way from a key to its knight, and a knight's keys are the keys entries naming it.
+// A knight id is opaque: a new knight's is random (NewKnightID); a knight from schema
+// 1 kept its key's fingerprint as its id.
+//
+// Schema 1 (until issue 18) had one bucket adventurers, fingerprint → the same value
+// as knights, in place of knights and keys; Open migrates such a file in place
+// (migrate.go), after writing a copy of it beside it.
 //
 // SchemaVersion versions the layout above; the "v" in each value versions
 // that value's encoding. A program refuses a file or a value whose version it
@@ -45,8 +56,11 @@ import (
 )
 
 // SchemaVersion is the version of the bucket layout this package reads and
-// writes, stored under meta/version.
-const SchemaVersion = 1
+// writes, stored under meta/version. Open migrates a file of schemaV1.
+const SchemaVersion = 2
+
+// schemaV1 is the layout before knights had several keys: adventurers by fingerprint.
+const schemaV1 = 1
 
 // DefaultTimeout is how long Open waits for another process to release the
 // file when Options.Timeout is zero.
@@ -54,17 +68,23 @@ const DefaultTimeout = time.Second
 
 // Bucket and key names of the layout drawn in the package comment.
 var (
+	bucketKnights    = []byte("knights")
+	bucketKeys       = []byte("keys")
+	bucketLevels     = []byte("levels")
+	bucketFame       = []byte("fame")
+	bucketTombstones = []byte("tombstones")
+	bucketBans       = []byte("bans")
+	bucketMeta       = []byte("meta")
+	keyVersion       = []byte("version")
+	keyMOTD          = []byte("motd")
+
+	// bucketAdventurers is schema 1's bucket of adventurers by fingerprint, which the
+	// migration to schema 2 empties into knights and keys and deletes.
 	bucketAdventurers = []byte("adventurers")
-	bucketLevels      = []byte("levels")
-	bucketFame        = []byte("fame")
-	bucketTombstones  = []byte("tombstones")
-	bucketBans        = []byte("bans")
-	bucketMeta        = []byte("meta")
-	keyVersion        = []byte("version")
 
 	// allBuckets are created at Open when missing. A bucket added later (bans) is created
 	// in an older file on its first Open, with no version change: older programs ignore it.
-	allBuckets = [][]byte{bucketAdventurers, bucketLevels, bucketFame, bucketTombstones, bucketBans, bucketMeta}
+	allBuckets = [][]byte{bucketKnights, bucketKeys, bucketLevels, bucketFame, bucketTombstones, bucketBans, bucketMeta}
 )
 
 var (
@@ -81,7 +101,7 @@ var (
 	// its header pages are damaged. The file is left as it is.
 	ErrNotDatabase = errors.New("not a bbolt database or damaged")
 
-	// ErrNotFound means no adventurer is stored under the fingerprint.
+	// ErrNotFound means nothing is stored under the id or fingerprint asked for.
 	ErrNotFound = errors.New("not found")
 )
 
@@ -106,7 +126,9 @@ type Store struct {
 // truncated, damaged or foreign file fails with ErrNotDatabase (a panic or
 // memory fault inside bbolt while reading it included); a file of an unknown
 // schema version fails with ErrUnknownVersion. A file that passes is written
-// to at Open only when it lacks a bucket or its schema version.
+// to at Open only when it lacks a bucket or its schema version, or is of schema 1:
+// then a copy of it is written beside it (<path>.schema1-backup) before it is
+// migrated in place, in one transaction (migrate.go).
 func Open(path string, opts Options) (st *Store, err error) {
 	timeout := opts.Timeout
 	if timeout <= 0 {
@@ -117,20 +139,26 @@ func Open(path string, opts Options) (st *Store, err error) {
 	}
 	fi, statErr := os.Stat(path)
 	exists := statErr == nil && fi.Mode().IsRegular()
-	needsInit := true
+	needsInit, version := true, 0
 	if exists {
 		if fi.Size() == 0 {
 			// bbolt would take an empty file as a new database: a restore that failed
 			// (backup > orthanc.db) would start an empty dungeon unnoticed.
 			return nil, fmt.Errorf("open store %s: the file is empty (zero length): %w", path, ErrNotDatabase)
 		}
-		if needsInit, err = inspect(path, timeout, fi.Size()); err != nil {
+		if needsInit, version, err = inspect(path, timeout, fi.Size()); err != nil {
 			return nil, err
 		}
 	}
 	db, err := openBolt(path, timeout, false, true)
 	if err != nil {
 		return nil, classifyOpenError(path, timeout, exists, err)
+	}
+	if version == schemaV1 {
+		if err := migrateV1(db, path); err != nil {
+			_ = db.Close()
+			return nil, fmt.Errorf("open store %s: %w", path, err)
+		}
 	}
 	if needsInit {
 		if err := initSchema(db); err != nil {
@@ -164,30 +192,31 @@ func openBolt(path string, timeout time.Duration, readOnly, freelist bool) (db *
 // (checkPages), every page reachable from the root with every key and value
 // on it, bbolt's consistency check, the schema version, and that every value
 // of the layout's buckets decodes (a value of an unknown version is no damage:
-// it is refused when read). It reports whether the file lacks a bucket or the schema version.
-func inspect(path string, timeout time.Duration, size int64) (needsInit bool, err error) {
+// it is refused when read). It reports whether the file lacks a bucket or the schema
+// version, and the schema version stored (0 for none).
+func inspect(path string, timeout time.Duration, size int64) (needsInit bool, version int, err error) {
 	// First bbolt reads only the meta pages (and takes a shared lock): the structure
 	// it would follow is checked from the file itself before it reads any more.
 	db, err := openBolt(path, timeout, true, false)
 	if err != nil {
-		return false, classifyOpenError(path, timeout, true, err)
+		return false, 0, classifyOpenError(path, timeout, true, err)
 	}
 	var txid uint64
 	_ = db.View(func(tx *bolt.Tx) error { txid = uint64(tx.ID()); return nil })
 	err = checkStructure(path, size, db.Info().PageSize, txid)
 	_ = db.Close()
 	if err != nil {
-		return false, fmt.Errorf("open store %s: %w: %w", path, ErrNotDatabase, err)
+		return false, 0, fmt.Errorf("open store %s: %w: %w", path, ErrNotDatabase, err)
 	}
 	if db, err = openBolt(path, timeout, true, true); err != nil {
-		return false, classifyOpenError(path, timeout, true, err)
+		return false, 0, classifyOpenError(path, timeout, true, err)
 	}
 	defer db.Close()
-	needsInit, err = readWhole(db, size)
+	needsInit, version, err = readWhole(db, size)
 	if err != nil {
-		return false, fmt.Errorf("open store %s: %w", path, err)
+		return false, 0, fmt.Errorf("open store %s: %w", path, err)
 	}
-	return needsInit, nil
+	return needsInit, version, nil
 }
 
 // checkStructure is checkFile; a test replaces it to reach bbolt's own reading
@@ -198,11 +227,11 @@ var checkStructure = checkFile
 // here first, on a goroutine where a memory fault (a damaged page pointing
 // outside the file) becomes a panic that is recovered, because bbolt's check
 // runs on a goroutine of its own where a fault would end the process.
-func readWhole(db *bolt.DB, size int64) (needsInit bool, err error) {
+func readWhole(db *bolt.DB, size int64) (needsInit bool, version int, err error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if r := recover(); r != nil {
-			needsInit, err = false, fmt.Errorf("%w: bbolt panicked reading it: %v", ErrNotDatabase, r)
+			needsInit, version, err = false, 0, fmt.Errorf("%w: bbolt panicked reading it: %v", ErrNotDatabase, r)
 		}
 	}()
 	err = db.View(func(tx *bolt.Tx) error {
@@ -226,7 +255,7 @@ func readWhole(db *bolt.DB, size int64) (needsInit bool, err error) {
 		if meta := tx.Bucket(bucketMeta); meta != nil {
 			stored = meta.Get(keyVersion)
 		}
-		if err := checkVersion(tx, stored); err != nil {
+		if version, err = checkVersion(tx, stored); err != nil {
 			return err
 		}
 		needsInit = stored == nil
@@ -235,7 +264,7 @@ func readWhole(db *bolt.DB, size int64) (needsInit bool, err error) {
 		}
 		return nil
 	})
-	return needsInit, err
+	return needsInit, version, err
 }
 
 // readBucket reads every key and value of bucket name and its sub-buckets
@@ -266,8 +295,10 @@ func readBucket(h hash.Hash64, name []byte, b *bolt.Bucket) error {
 func checkValue(bucket, k, v []byte) error {
 	var err error
 	switch string(bucket) {
-	case string(bucketAdventurers):
+	case string(bucketAdventurers), string(bucketKnights):
 		_, err = decodeAdventurer(string(k), v)
+	case string(bucketKeys):
+		_, err = decodeKey(k, v)
 	case string(bucketBans):
 		_, err = decodeBan(k, v)
 	case string(bucketLevels):
@@ -283,25 +314,28 @@ func checkValue(bucket, k, v []byte) error {
 	return nil
 }
 
-// checkVersion refuses a schema version this program does not know, or a
-// file with adventurers but no schema version.
-func checkVersion(tx *bolt.Tx, stored []byte) error {
+// checkVersion returns the stored schema version (0 for none), and refuses one
+// this program does not know (it knows SchemaVersion, and schema 1, which Open
+// migrates), or a file with knights but no schema version.
+func checkVersion(tx *bolt.Tx, stored []byte) (int, error) {
 	if stored != nil {
 		v, err := strconv.Atoi(string(stored))
 		if err != nil {
-			return fmt.Errorf("schema version %q: %w", stored, ErrUnknownVersion)
+			return 0, fmt.Errorf("schema version %q: %w", stored, ErrUnknownVersion)
 		}
-		if v != SchemaVersion {
-			return fmt.Errorf("schema version %d, this program knows %d: %w", v, SchemaVersion, ErrUnknownVersion)
+		if v != SchemaVersion && v != schemaV1 {
+			return 0, fmt.Errorf("schema version %d, this program knows %d and %d: %w", v, schemaV1, SchemaVersion, ErrUnknownVersion)
 		}
-		return nil
+		return v, nil
 	}
-	if b := tx.Bucket(bucketAdventurers); b != nil {
-		if k, _ := b.Cursor().First(); k != nil {
-			return fmt.Errorf("adventurers stored but no schema version: %w", ErrUnknownVersion)
+	for _, name := range [][]byte{bucketAdventurers, bucketKnights, bucketKeys} {
+		if b := tx.Bucket(name); b != nil {
+			if k, _ := b.Cursor().First(); k != nil {
+				return 0, fmt.Errorf("%s stored but no schema version: %w", name, ErrUnknownVersion)
+			}
 		}
 	}
-	return nil
+	return 0, nil
 }
 
 // classifyOpenError wraps an error from bolt.Open with the store's sentinels.
@@ -337,7 +371,7 @@ func initSchema(db *bolt.DB) error {
 		if meta := tx.Bucket(bucketMeta); meta != nil {
 			stored = meta.Get(keyVersion)
 		}
-		if err := checkVersion(tx, stored); err != nil {
+		if _, err := checkVersion(tx, stored); err != nil {
 			return err
 		}
 		for _, name := range allBuckets {
@@ -384,7 +418,8 @@ func (s *Store) Backup(w io.Writer) (int64, error) {
 }
 
 // Check runs bbolt's consistency check over the whole file and decodes every
-// stored adventurer, returning all problems found joined in one error, or nil.
+// stored knight, key and ban, returning all problems found joined in one error, or
+// nil. A key that names a knight that is not stored is a problem too.
 func (s *Store) Check() error {
 	var problems []error
 	err := s.db.View(func(tx *bolt.Tx) error {
@@ -404,7 +439,18 @@ func (s *Store) Check() error {
 				return nil
 			})
 		}
-		if b := tx.Bucket(bucketAdventurers); b != nil {
+		if b := tx.Bucket(bucketKeys); b != nil {
+			_ = b.ForEach(func(k, v []byte) error {
+				key, err := decodeKey(k, v)
+				if err != nil {
+					problems = append(problems, err)
+				} else if kb := tx.Bucket(bucketKnights); kb != nil && kb.Get([]byte(key.Knight)) == nil && key.Knight != "" {
+					problems = append(problems, fmt.Errorf("key %s: its knight %s is not stored", k, key.Knight))
+				}
+				return nil
+			})
+		}
+		if b := tx.Bucket(bucketKnights); b != nil {
 			return b.ForEach(func(k, v []byte) error {
 				if _, err := decodeAdventurer(string(k), bytes.Clone(v)); err != nil {
 					problems = append(problems, err)

@@ -102,13 +102,13 @@ func TestOpenCreatesLayout(t *testing.T) {
 	}
 	defer db.Close()
 	err = db.View(func(tx *bolt.Tx) error {
-		for _, name := range []string{"adventurers", "levels", "fame", "tombstones", "meta"} {
+		for _, name := range []string{"knights", "keys", "levels", "fame", "tombstones", "bans", "meta"} {
 			if tx.Bucket([]byte(name)) == nil {
 				t.Errorf("bucket %s missing", name)
 			}
 		}
-		if v := string(tx.Bucket([]byte("meta")).Get([]byte("version"))); v != "1" {
-			t.Errorf("meta/version = %q, want \"1\"", v)
+		if v := string(tx.Bucket([]byte("meta")).Get([]byte("version"))); v != "2" {
+			t.Errorf("meta/version = %q, want \"2\"", v)
 		}
 		return nil
 	})
@@ -233,13 +233,13 @@ func TestUnknownSchemaVersionRefused(t *testing.T) {
 	path := st.Path()
 	st.Close()
 	rawUpdate(t, path, func(tx *bolt.Tx) error {
-		return tx.Bucket([]byte("meta")).Put([]byte("version"), []byte("2"))
+		return tx.Bucket([]byte("meta")).Put([]byte("version"), []byte("3"))
 	})
 	before := readFile(t, path)
 
 	_, err := Open(path, Options{})
 	if !errors.Is(err, ErrUnknownVersion) {
-		t.Fatalf("Open of schema 2: %v, want ErrUnknownVersion", err)
+		t.Fatalf("Open of schema 3: %v, want ErrUnknownVersion", err)
 	}
 	if !strings.Contains(err.Error(), path) {
 		t.Errorf("error %q does not name the file", err)
@@ -269,7 +269,7 @@ func TestUnknownValueVersionRefused(t *testing.T) {
 	path := st.Path()
 	st.Close()
 	rawUpdate(t, path, func(tx *bolt.Tx) error {
-		b := tx.Bucket([]byte("adventurers"))
+		b := tx.Bucket([]byte("knights"))
 		if err := b.Put([]byte("SHA256:future"), []byte(`{"v":2,"adventurer":{"fingerprint":"SHA256:future","name":"Z"}}`)); err != nil {
 			return err
 		}

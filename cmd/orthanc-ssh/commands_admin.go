@@ -177,7 +177,7 @@ func (s *server) resolveKey(ctx context.Context, target string) (fp, name string
 		if err := s.saver.Flush(); err != nil {
 			return "", "", fmt.Errorf("write pending knights before the search: %w", err)
 		}
-		if fps, err = s.store.FingerprintsByName(target); err != nil {
+		if fps, err = s.store.KnightsByName(target); err != nil {
 			return "", "", err
 		}
 		if len(fps) == 1 {

@@ -38,7 +38,7 @@ func (s *server) book() *nameBook {
 	}
 	for _, n := range names {
 		if k := world.NameKey(n.Name); b.owner[k] == "" {
-			b.owner[k] = n.Fingerprint
+			b.owner[k] = n.Knight
 		}
 	}
 	b.loaded = true

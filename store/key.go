@@ -1,0 +1,308 @@
+package store
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/base32"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/orthanc-ssh/orthanc-ssh/world"
+)
+
+// Key is one SSH key of a knight, as the keys bucket keeps it.
+type Key struct {
+	// Fingerprint is the key's, as `ssh-keygen -l` prints it: the bucket's key.
+	Fingerprint string `json:"fingerprint"`
+	// Knight is the id of the knight the key plays.
+	Knight string `json:"knight"`
+	// Type is the key's algorithm (ssh-ed25519), when known: a key from schema 1 has none.
+	Type string `json:"type,omitempty"`
+	// Comment is what the player called the key when linking it (the comment in a key
+	// file never reaches the server).
+	Comment string `json:"comment,omitempty"`
+	// Added is when the key was given to the knight (for a key from schema 1, the
+	// migration); LastUsed when it last opened a session, zero for never since added.
+	Added    time.Time `json:"added"`
+	LastUsed time.Time `json:"last_used,omitzero"`
+}
+
+type keyValue struct {
+	V   int `json:"v"`
+	Key Key `json:"key"`
+}
+
+var (
+	// ErrHasKnight means the key already plays a living knight, which a link or a claim
+	// would take from it: it is done only when asked to replace it.
+	ErrHasKnight = errors.New("the key already has a living knight")
+
+	// ErrSameKnight means the key already plays the knight it was to be given.
+	ErrSameKnight = errors.New("the key already plays that knight")
+
+	// ErrLastKey means the key is its knight's only key, which is never removed: the
+	// knight would be left with no way in.
+	ErrLastKey = errors.New("the knight's only key")
+)
+
+// knightIDEncoding writes knight ids in capital letters and digits.
+var knightIDEncoding = base32.StdEncoding.WithPadding(base32.NoPadding)
+
+// NewKnightID returns a new random knight id, "K-" and 16 characters (80 random bits).
+func NewKnightID() string {
+	var b [10]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
+	return "K-" + knightIDEncoding.EncodeToString(b[:])
+}
+
+func encodeKey(k Key) ([]byte, error) {
+	if k.Fingerprint == "" || k.Knight == "" {
+		return nil, fmt.Errorf("encode key %q of knight %q: %w", k.Fingerprint, k.Knight, errNoFingerprint)
+	}
+	data, err := json.Marshal(keyValue{V: ValueVersion, Key: k})
+	if err != nil {
+		return nil, fmt.Errorf("encode key %s: %w", k.Fingerprint, err)
+	}
+	return data, nil
+}
+
+func decodeKey(k, v []byte) (Key, error) {
+	var kv keyValue
+	if err := json.Unmarshal(v, &kv); err != nil {
+		return Key{}, fmt.Errorf("decode key %s: %w", k, err)
+	}
+	if kv.V != ValueVersion {
+		return Key{}, fmt.Errorf("decode key %s: value version %d, this program knows %d: %w", k, kv.V, ValueVersion, ErrUnknownVersion)
+	}
+	if kv.Key.Fingerprint != string(k) || kv.Key.Knight == "" {
+		return Key{}, fmt.Errorf("decode key %s: value says key %q of knight %q", k, kv.Key.Fingerprint, kv.Key.Knight)
+	}
+	return kv.Key, nil
+}
+
+// KeyOf returns the entry of the key with fingerprint fp, or an error wrapping
+// ErrNotFound for a key that plays no knight.
+func (s *Store) KeyOf(fp string) (Key, error) {
+	var k Key
+	err := s.db.View(func(tx *bolt.Tx) error {
+		v := tx.Bucket(bucketKeys).Get([]byte(fp))
+		if v == nil {
+			return ErrNotFound
+		}
+		var err error
+		k, err = decodeKey([]byte(fp), v)
+		return err
+	})
+	if err != nil {
+		return Key{}, fmt.Errorf("find the knight of key %s: %w", fp, err)
+	}
+	return k, nil
+}
+
+// KeysOf returns the keys of the knight with id knight, the first added first. A
+// knight's keys are found by reading the whole bucket: it is asked for by a player's
+// command, never on a tick.
+func (s *Store) KeysOf(knight string) ([]Key, error) {
+	var out []Key
+	err := s.db.View(func(tx *bolt.Tx) error {
+		var err error
+		out, err = keysOf(tx, knight)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list the keys of knight %s: %w", knight, err)
+	}
+	return out, nil
+}
+
+func keysOf(tx *bolt.Tx, knight string) ([]Key, error) {
+	var out []Key
+	err := tx.Bucket(bucketKeys).ForEach(func(k, v []byte) error {
+		key, err := decodeKey(k, v)
+		if err != nil {
+			return err
+		}
+		if key.Knight == knight {
+			out = append(out, key)
+		}
+		return nil
+	})
+	slices.SortStableFunc(out, func(a, b Key) int { return a.Added.Compare(b.Added) })
+	return out, err
+}
+
+// TouchKey records that the key fp opened a session at time at. A key that plays no
+// knight is left alone.
+func (s *Store) TouchKey(fp string, at time.Time) error {
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketKeys)
+		v := b.Get([]byte(fp))
+		if v == nil {
+			return nil
+		}
+		k, err := decodeKey([]byte(fp), v)
+		if err != nil {
+			return err
+		}
+		k.LastUsed = at.UTC()
+		data, err := encodeKey(k)
+		if err != nil {
+			return err
+		}
+		return b.Put([]byte(fp), data)
+	})
+	if err != nil {
+		return fmt.Errorf("touch key %s: %w", fp, err)
+	}
+	return nil
+}
+
+// Attach is what Attach does: which key goes to which knight, and how.
+type Attach struct {
+	// Key is the key to give, with the knight it is to play.
+	Key Key
+	// Knight, when set, is stored first as the new knight Key.Knight (a claimed guest's).
+	Knight *world.Adventurer
+	// Replace lets the key leave a living knight it plays: when that knight has no other
+	// key it is retired into a tombstone with Death, and its record goes.
+	Replace bool
+	Death   world.Death
+	// Remove is a key that loses its place to Key (an admin's keys move OLD NEW); empty
+	// for none.
+	Remove string
+	// At is when it happens, for the tombstone.
+	At time.Time
+}
+
+// Attached is what Attach did.
+type Attached struct {
+	// Left is the knight the key played before, when another; Entombed is true when
+	// that knight, living and left with no key, became a tombstone.
+	Left     string
+	Entombed bool
+}
+
+// Attach gives a key to a knight, in one transaction: the key's entry now names a.Key.Knight (a
+// new key is added). The knight the key played before loses it; a knight left with no
+// key goes from knights (its name with it): a dead or retired one has its tombstone or
+// fame entry already, a living one is refused with ErrHasKnight unless a.Replace, and is
+// then written into tombstones. A key that already plays the knight is ErrSameKnight.
+// The knight must be stored (or given in a.Knight); the caller has flushed its Saver,
+// and keeps the knights concerned out of the world meanwhile.
+func (s *Store) Attach(a Attach) (Attached, error) {
+	var done Attached
+	fp := []byte(a.Key.Fingerprint)
+	var newRec []byte
+	if a.Knight != nil {
+		if a.Knight.Fingerprint != a.Key.Knight {
+			return done, fmt.Errorf("attach key %s: the knight given is %q, not %q", fp, a.Knight.Fingerprint, a.Key.Knight)
+		}
+		var err error
+		if newRec, err = encodeAdventurer(a.Knight); err != nil {
+			return done, err
+		}
+	}
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		knights, keysB := tx.Bucket(bucketKnights), tx.Bucket(bucketKeys)
+		if newRec != nil {
+			if knights.Get([]byte(a.Key.Knight)) != nil {
+				return fmt.Errorf("knight %s is stored already", a.Key.Knight)
+			}
+			if err := knights.Put([]byte(a.Key.Knight), newRec); err != nil {
+				return err
+			}
+		} else if knights.Get([]byte(a.Key.Knight)) == nil {
+			return fmt.Errorf("knight %s: %w", a.Key.Knight, ErrNotFound)
+		}
+		if v := keysB.Get(fp); v != nil {
+			old, err := decodeKey(fp, v)
+			if err != nil {
+				return err
+			}
+			if old.Knight == a.Key.Knight {
+				return ErrSameKnight
+			}
+			done.Left = old.Knight
+			if a.Key.Added.IsZero() {
+				a.Key.Added = old.Added
+			}
+		}
+		data, err := encodeKey(a.Key)
+		if err != nil {
+			return err
+		}
+		if err := keysB.Put(fp, data); err != nil {
+			return err
+		}
+		if a.Remove != "" {
+			if err := keysB.Delete([]byte(a.Remove)); err != nil {
+				return err
+			}
+		}
+		if done.Left == "" {
+			return nil
+		}
+		rest, err := keysOf(tx, done.Left)
+		if err != nil || len(rest) > 0 {
+			return err // the knight left behind keeps its other keys
+		}
+		v := knights.Get([]byte(done.Left))
+		if v == nil {
+			return nil
+		}
+		rec, err := decodeAdventurer(done.Left, bytes.Clone(v))
+		if err != nil {
+			return err
+		}
+		if rec.Death == nil && rec.Retirement == nil {
+			if !a.Replace {
+				return ErrHasKnight
+			}
+			d := a.Death
+			d.Depth, d.Level, d.Experience, d.Turn = rec.Depth, rec.Level, rec.Experience, rec.Turn
+			rec.Death = &d
+			if err := putTombstones(tx, []Tombstone{{Died: a.At, Adventurer: rec}}); err != nil {
+				return err
+			}
+			done.Entombed = true
+		}
+		return knights.Delete([]byte(done.Left))
+	})
+	if err != nil {
+		return Attached{}, fmt.Errorf("give key %s to knight %s: %w", fp, a.Key.Knight, err)
+	}
+	return done, nil
+}
+
+// RemoveKey takes the key fp from its knight; the knight's last key is refused with
+// ErrLastKey, and a key that plays no knight is ErrNotFound.
+func (s *Store) RemoveKey(fp string) error {
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketKeys)
+		v := b.Get([]byte(fp))
+		if v == nil {
+			return ErrNotFound
+		}
+		k, err := decodeKey([]byte(fp), v)
+		if err != nil {
+			return err
+		}
+		all, err := keysOf(tx, k.Knight)
+		if err != nil {
+			return err
+		}
+		if len(all) <= 1 {
+			return ErrLastKey
+		}
+		return b.Delete([]byte(fp))
+	})
+	if err != nil {
+		return fmt.Errorf("remove key %s: %w", fp, err)
+	}
+	return nil
+}

@@ -1,0 +1,219 @@
+package store
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/orthanc-ssh/orthanc-ssh/world"
+)
+
+// buildSchema1 writes a database in the layout of schema 1, as the release before
+// issue 18 wrote it (adventurers by key fingerprint), with bbolt directly: two knights,
+// a level, a fame entry, a tombstone and a ban.
+func buildSchema1(t *testing.T, path string, knights []world.Adventurer, at time.Time) {
+	t.Helper()
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	put := func(tx *bolt.Tx, bucket, key string, v any) {
+		b, err := tx.CreateBucketIfNotExists([]byte(bucket))
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := b.Put([]byte(key), data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	err = db.Update(func(tx *bolt.Tx) error {
+		for _, name := range []string{"adventurers", "levels", "fame", "tombstones", "bans", "meta"} {
+			if _, err := tx.CreateBucketIfNotExists([]byte(name)); err != nil {
+				return err
+			}
+		}
+		for _, a := range knights {
+			put(tx, "adventurers", a.Fingerprint, map[string]any{"v": 1, "adventurer": a})
+		}
+		put(tx, "levels", string(levelKey(3)), map[string]any{"v": 1, "level": world.LevelState{Depth: 3, Seed: 99}})
+		retired := knights[0]
+		retired.Retirement = &world.Retirement{Turn: 5}
+		put(tx, "fame", retired.Fingerprint+"/"+at.Format(time.RFC3339Nano), map[string]any{"v": 1, "retired": at, "adventurer": retired})
+		dead := knights[1]
+		dead.Death = &world.Death{Killer: "a Balrog", Depth: 9}
+		put(tx, "tombstones", dead.Fingerprint+"/"+at.Format(time.RFC3339Nano), map[string]any{"v": 1, "died": at, "adventurer": dead})
+		put(tx, "bans", "SHA256:banned", map[string]any{"v": 1, "ban": Ban{Fingerprint: "SHA256:banned", Name: "Mordred", By: "SHA256:admin", At: at}})
+		return tx.Bucket([]byte("meta")).Put([]byte("version"), []byte("1"))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A database written by the release before issue 18 (schema 1: adventurers by key) is
+// migrated in place at Open, after a copy of it is written beside it: every knight is
+// still there, under its key's fingerprint as its id, with that key leading to it, and
+// every level, fame entry, tombstone and ban is as it was. A second Open has nothing to
+// migrate and writes no second copy.
+func TestSchema1IsMigratedInPlace(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "orthanc.db")
+	at := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	a := fullAdventurer("SHA256:migrate1migrate1migrate1migrate1migrate1mi", 7)
+	b := fullAdventurer("SHA256:migrate2migrate2migrate2migrate2migrate2mi", 8)
+	buildSchema1(t, path, []world.Adventurer{a, b}, at)
+	before := readFile(t, path)
+
+	st, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Check(); err != nil {
+		t.Errorf("Check after the migration: %v", err)
+	}
+	for _, want := range []world.Adventurer{a, b} {
+		got, err := st.LoadAdventurer(want.Fingerprint)
+		if err != nil {
+			t.Fatalf("knight %s after the migration: %v", want.Fingerprint, err)
+		}
+		sameAdventurer(t, got, want)
+		k, err := st.KeyOf(want.Fingerprint)
+		if err != nil || k.Knight != want.Fingerprint || k.Added.IsZero() {
+			t.Errorf("KeyOf(%s) = %+v, %v; want the key leading to its knight", want.Fingerprint, k, err)
+		}
+		if keys, err := st.KeysOf(want.Fingerprint); err != nil || len(keys) != 1 {
+			t.Errorf("KeysOf(%s) = %v, %v; want its one key", want.Fingerprint, keys, err)
+		}
+	}
+	if n, err := st.CountAdventurers(); n != 2 || err != nil {
+		t.Errorf("CountAdventurers = %d, %v; want 2", n, err)
+	}
+	if levels, err := st.Levels(); err != nil || len(levels) != 1 || levels[0].Depth != 3 || levels[0].Seed != 99 {
+		t.Errorf("Levels = %+v, %v", levels, err)
+	}
+	if fame, err := st.Fame(); err != nil || len(fame) != 1 || fame[0].Adventurer.Name != a.Name || !fame[0].Retired.Equal(at) {
+		t.Errorf("Fame = %+v, %v", fame, err)
+	}
+	if tombs, err := st.Tombstones(); err != nil || len(tombs) != 1 || tombs[0].Adventurer.Death.Killer != "a Balrog" {
+		t.Errorf("Tombstones = %+v, %v", tombs, err)
+	}
+	if banned, err := st.IsBanned("SHA256:banned"); !banned || err != nil {
+		t.Errorf("IsBanned after the migration = %v, %v", banned, err)
+	}
+	if names, err := st.KnightNames(); err != nil || len(names) != 2 {
+		t.Errorf("KnightNames = %v, %v", names, err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	// The copy beside it is the file as it was, byte for byte in content: schema 1.
+	backup := path + BackupSuffix
+	if fi, err := os.Stat(backup); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("backup %s: %v, %v", backup, fi, err)
+	}
+	db, err := bolt.Open(backup, 0o600, &bolt.Options{ReadOnly: true, Timeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = db.View(func(tx *bolt.Tx) error {
+		if v := string(tx.Bucket([]byte("meta")).Get([]byte("version"))); v != "1" {
+			t.Errorf("backup's schema version %q, want 1", v)
+		}
+		if tx.Bucket([]byte("adventurers")).Get([]byte(a.Fingerprint)) == nil {
+			t.Error("backup lacks an adventurer")
+		}
+		return nil
+	})
+	db.Close()
+	if len(before) == 0 {
+		t.Fatal("no file built")
+	}
+
+	// The file itself is schema 2 now, without the old bucket; opening it again
+	// migrates nothing and writes no second copy.
+	db, err = bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true, Timeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = db.View(func(tx *bolt.Tx) error {
+		if v := string(tx.Bucket([]byte("meta")).Get([]byte("version"))); v != "2" {
+			t.Errorf("schema version %q after the migration, want 2", v)
+		}
+		if tx.Bucket([]byte("adventurers")) != nil {
+			t.Error("the bucket adventurers is still there")
+		}
+		return nil
+	})
+	db.Close()
+	st, err = Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	entries, _ := os.ReadDir(dir)
+	var copies []string
+	for _, e := range entries {
+		if strings.Contains(e.Name(), BackupSuffix) {
+			copies = append(copies, e.Name())
+		}
+	}
+	if len(copies) != 1 {
+		t.Errorf("copies after two Opens: %v, want one", copies)
+	}
+}
+
+// The backup is written even when an older copy is there already, under another name,
+// never over it.
+func TestMigrationKeepsAnOlderBackup(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "orthanc.db")
+	buildSchema1(t, path, []world.Adventurer{fullAdventurer("SHA256:old1old1old1old1", 1), fullAdventurer("SHA256:old2old2old2old2", 2)}, time.Now().UTC())
+	if err := os.WriteFile(path+BackupSuffix, []byte("an older copy"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	st, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	if string(readFile(t, path+BackupSuffix)) != "an older copy" {
+		t.Error("the older copy was written over")
+	}
+	matches, _ := filepath.Glob(path + BackupSuffix + ".*")
+	if len(matches) != 1 {
+		t.Errorf("new copies: %v, want one", matches)
+	}
+}
+
+// A file of a schema newer than this program knows is refused, and left as it was, as
+// before the migration existed.
+func TestNewerSchemaStillRefused(t *testing.T) {
+	st := openTemp(t)
+	path := st.Path()
+	st.Close()
+	rawUpdate(t, path, func(tx *bolt.Tx) error {
+		return tx.Bucket([]byte("meta")).Put([]byte("version"), []byte("3"))
+	})
+	before := readFile(t, path)
+	if _, err := Open(path, Options{}); !errors.Is(err, ErrUnknownVersion) {
+		t.Fatalf("Open of schema 3: %v, want ErrUnknownVersion", err)
+	}
+	if string(readFile(t, path)) != string(before) {
+		t.Error("refused file was modified")
+	}
+	if _, err := os.Stat(path + BackupSuffix); err == nil {
+		t.Error("a copy was written of a refused file")
+	}
+}
