@@ -25,7 +25,9 @@ import (
 // that escapes it. help and every command's --help are written from the table.
 //
 // To add a command: a row below, and its function (commands_player.go for everyone's,
-// commands_admin.go for the admin console's).
+// commands_admin.go for the admin console's). A row's name may be two words (keys move):
+// it is found before the one-word row (keys) of its first word, so an admin's
+// sub-command has a row, and the gate, of its own.
 
 // command is one row of the table.
 type command struct {
@@ -45,11 +47,13 @@ type command struct {
 type takes uint8
 
 const (
-	takesJSON   takes = 1 << iota // --json: the answer as one line of JSON
-	takesSeed                     // --seed N, or --seed=N
-	takesReason                   // --reason TEXT: the rest of the line, cleaned
-	takesWords                    // words that are not flags: a level, a name, a topic
-	takesLine                     // every word as it came, flags or not (broadcast's text)
+	takesJSON    takes = 1 << iota // --json: the answer as one line of JSON
+	takesSeed                      // --seed N, or --seed=N
+	takesReason                    // --reason TEXT: the rest of the line, cleaned
+	takesWords                     // words that are not flags: a level, a name, a topic
+	takesLine                      // every word as it came, flags or not (broadcast's text)
+	takesReplace                   // --replace: give up the knight the key has
+	takesComment                   // --comment TEXT: the rest of the line, cleaned
 )
 
 // call is one run of a command.
@@ -58,8 +62,10 @@ type call struct {
 	cmd    *command
 	key    ssh.PublicKey // the key the session authenticated with
 	fp     string        // its fingerprint
+	knight string        // the id of the knight it plays; empty when it has none
 	admin  bool          // the key is in the admin allow-list
 	args   []string      // the words after the name, without the flags read below
+	addr   string        // the client's address (addrKey), for counting wrong codes; empty in the console
 	out    io.Writer
 	errOut io.Writer // in the console, the same as out
 	json   bool      // --json
@@ -70,6 +76,8 @@ type call struct {
 	seed    uint64 // --seed, when hasSeed
 	hasSeed bool
 	reason  string // --reason
+	replace bool   // --replace
+	comment string // --comment
 
 	result string // what an admin command did, for the log
 }
@@ -93,6 +101,18 @@ func init() {
 			takes: takesJSON, run: (*server).cmdWho},
 		{name: "scores", usage: "scores [--json]", summary: "the hall of fame: the top three retired knights, and yours",
 			takes: takesJSON, run: (*server).cmdScores},
+		{name: "keys", usage: "keys [add | remove FINGERPRINT] [--json]", summary: "your knight's keys; add: a code to link another key",
+			help: "keys lists the keys that play your knight: fingerprint (as ssh-keygen -l prints it), type,\n" +
+				"comment, when added and when last used.\n" +
+				"keys add prints a one-time code, good once for " + codeLifeWords + ": from your other key run\n" +
+				"  ssh -p PORT host link CODE\n" +
+				"keys remove FINGERPRINT takes a key from your knight; its last key stays.",
+			takes: takesWords | takesJSON, run: (*server).cmdKeys},
+		{name: "link", usage: "link CODE [--replace] [--comment TEXT]", summary: "from another key: play the knight whose `keys add` gave CODE",
+			help: "A key that already plays a living knight is refused unless --replace: that knight is then\n" +
+				"retired into a tombstone (unless it has other keys, which keep it). --comment names the key\n" +
+				"in `keys` (the comment in your key file never reaches the server).",
+			takes: takesWords | takesReplace | takesComment, run: (*server).cmdLink},
 		{name: "play", usage: "play [--plain]", summary: "with a terminal (ssh -t): the game; --plain for screen-reader mode",
 			takes: takesLine, shell: "play opens a game of its own; run it from a shell: ssh -t -p PORT host play [--plain]",
 			run: (*server).cmdPlay},
@@ -134,20 +154,34 @@ func init() {
 			admin: true, run: (*server).adminBackup},
 		{name: "stats", usage: "stats [--json]", summary: "sessions, players, levels and seeds, tick and save times, memory",
 			admin: true, takes: takesJSON, run: (*server).adminStats},
+		{name: "keys move", usage: "keys move OLD NEW", summary: "for a player who lost a key: key NEW (a fingerprint) takes OLD's place",
+			help: "NEW must play no living knight (a dead one's record goes). NEW is a fingerprint as ssh-keygen -l\n" +
+				"prints it: have the player send it, with `ssh-keygen -lf ~/.ssh/id_ed25519.pub`.",
+			admin: true, takes: takesWords | takesJSON, run: (*server).adminKeysMove},
 	}
 }
 
-// findCommand is the command with the name, or nil. "?" is help, as in the game.
-func findCommand(name string) *command {
+// findCommand is the command args begin with, or nil, and how many words its name
+// took: a two-word row (keys move) before the one-word row of its first word. "?" is
+// help, as in the game.
+func findCommand(args []string) (*command, int) {
+	name := args[0]
 	if name == "?" {
 		name = "help"
 	}
-	for i := range commands {
-		if commands[i].name == name {
-			return &commands[i]
+	if len(args) > 1 {
+		for i := range commands {
+			if commands[i].name == name+" "+args[1] {
+				return &commands[i], 2
+			}
 		}
 	}
-	return nil
+	for i := range commands {
+		if commands[i].name == name {
+			return &commands[i], 1
+		}
+	}
+	return nil, 0
 }
 
 // isAdmin reports whether key, the key a session authenticated with, is in the admin
@@ -164,7 +198,7 @@ func (s *server) runCommand(sess ssh.Session) {
 		args = []string{"help"}
 	}
 	_, _, pty := sess.Pty()
-	_ = sess.Exit(s.runCommandLine(sess.Context(), sess.PublicKey(), args, sess, sess.Stderr(), pty, false))
+	_ = sess.Exit(s.runCommandLineFrom(sess.Context(), sess.PublicKey(), addrKey(sess.RemoteAddr()), args, sess, sess.Stderr(), pty, false))
 }
 
 // consoleHook is the in-game console for a session that authenticated with key: nil
@@ -191,7 +225,12 @@ func (s *server) consoleHook(ctx context.Context, key ssh.PublicKey) func(line s
 // (--help too): this is the one check of the table's admin flag. Every admin command is
 // logged once, with the outcome.
 func (s *server) runCommandLine(ctx context.Context, key ssh.PublicKey, args []string, out, errOut io.Writer, pty, console bool) int {
-	cmd := findCommand(args[0])
+	return s.runCommandLineFrom(ctx, key, "", args, out, errOut, pty, console)
+}
+
+// runCommandLineFrom is runCommandLine for a client at addr.
+func (s *server) runCommandLineFrom(ctx context.Context, key ssh.PublicKey, addr string, args []string, out, errOut io.Writer, pty, console bool) int {
+	cmd, words := findCommand(args)
 	if cmd == nil {
 		try := "`help`"
 		if console {
@@ -200,16 +239,22 @@ func (s *server) runCommandLine(ctx context.Context, key ssh.PublicKey, args []s
 		fmt.Fprintf(errOut, "orthanc: unknown command %q; try %s\n", printable(args[0]), try)
 		return 1
 	}
-	c := &call{ctx: ctx, cmd: cmd, key: key, fp: keys.Fingerprint(key), admin: s.isAdmin(key),
+	c := &call{ctx: ctx, cmd: cmd, key: key, fp: keys.Fingerprint(key), admin: s.isAdmin(key), addr: addr,
 		out: out, errOut: errOut, pty: pty, console: console}
+	var err error
+	if c.knight, err = s.knightOf(c.fp); err != nil {
+		s.log.Error("find the key's knight", "fingerprint", c.fp, "err", err)
+		fmt.Fprintln(errOut, "orthanc: your knight could not be read just now; try again later")
+		return 1
+	}
 	if cmd.admin && !c.admin {
 		s.log.Warn("admin: permission denied", "fingerprint", c.fp, "command", cmd.name, "console", console)
 		fmt.Fprintln(errOut, permissionDenied)
 		return 1
 	}
-	code := c.run(s, args[1:])
+	code := c.run(s, args[words:])
 	if cmd.admin {
-		s.log.Info("admin", "fingerprint", c.fp, "command", cmd.name, "args", printables(args[1:]), "console", console,
+		s.log.Info("admin", "fingerprint", c.fp, "command", cmd.name, "args", printables(args[words:]), "console", console,
 			"exit", code, "result", c.result)
 	}
 	return code
@@ -263,6 +308,15 @@ func (c *call) parse(args []string) bool {
 				return false
 			}
 			c.seed, c.hasSeed = n, true
+		case arg == "--replace" && t&takesReplace != 0:
+			c.replace = true
+		case name == "--comment" && t&takesComment != 0:
+			rest := args[i+1:]
+			if hasValue {
+				rest = append([]string{value}, rest...)
+			}
+			c.comment = world.CleanText(strings.Join(rest, " "), maxCommentRunes)
+			return true
 		case name == "--reason" && t&takesReason != 0:
 			rest := args[i+1:]
 			if hasValue {

@@ -114,9 +114,11 @@ func writeLevels(w io.Writer, infos []world.LevelInfo) {
 // actionJSON is the --json output of kick, ban and unban.
 type actionJSON struct {
 	Fingerprint string `json:"fingerprint,omitempty"`
-	Name        string `json:"name,omitempty"`
-	Kicked      bool   `json:"kicked"`
-	Banned      bool   `json:"banned"`
+	// Fingerprints are every key a ban of a knight banned.
+	Fingerprints []string `json:"fingerprints,omitempty"`
+	Name         string   `json:"name,omitempty"`
+	Kicked       bool     `json:"kicked"`
+	Banned       bool     `json:"banned"`
 }
 
 func (s *server) adminKick(c *call) int {
@@ -124,7 +126,15 @@ func (s *server) adminKick(c *call) int {
 	if who == "" {
 		return c.usageError("name the knight")
 	}
-	kicked, err := s.engine.Kick(c.ctx, who)
+	target := who
+	if strings.HasPrefix(who, "SHA256:") { // a key: its knight
+		knight, err := s.knightOf(who)
+		if err != nil {
+			return c.fail("could not look the key up: %v", err)
+		}
+		target = knight
+	}
+	kicked, err := s.engine.Kick(c.ctx, target)
 	switch {
 	case errors.Is(err, world.ErrAmbiguousName):
 		return c.fail("several knights online are named %q; kick by fingerprint (see who)", printable(who))
@@ -147,52 +157,72 @@ var (
 	errSeveral  = errors.New("several knights")
 )
 
-// resolveKey finds the key a ban names: a fingerprint as given, or the key of the knight
-// with the name, among the knights online first, then among the stored ones. name is the
-// knight's name when one is known.
-func (s *server) resolveKey(ctx context.Context, target string) (fp, name string, err error) {
+// banTarget is what a ban names: the keys to ban and their knight.
+type banTarget struct {
+	fps    []string
+	knight string
+	name   string
+}
+
+// resolveBan finds what a ban names: a fingerprint as given, or the knight with the
+// name, among the knights online first, then among the stored ones, and every key of it.
+func (s *server) resolveBan(ctx context.Context, target string) (banTarget, error) {
 	who, err := s.engine.Who(ctx)
 	if err != nil {
-		return "", "", fmt.Errorf("ask the world who is online: %w", err)
+		return banTarget{}, fmt.Errorf("ask the world who is online: %w", err)
 	}
 	if strings.HasPrefix(target, "SHA256:") {
+		t := banTarget{fps: []string{target}}
+		if t.knight, err = s.knightOf(target); err != nil {
+			return banTarget{}, err
+		}
 		for _, w := range who {
-			if w.Fingerprint == target {
-				return target, w.Name, nil
+			if t.knight != "" && w.Fingerprint == t.knight {
+				t.name = w.Name
 			}
 		}
-		if rec, err := s.saver.Load(target); err == nil {
-			return target, rec.Name, nil
+		if rec, err := s.saver.Load(t.knight); t.name == "" && t.knight != "" && err == nil {
+			t.name = rec.Name
 		}
-		return target, "", nil
+		return t, nil
 	}
-	var fps []string
+	var ids []string
+	var t banTarget
 	for _, w := range who {
-		if strings.EqualFold(w.Name, strings.TrimSpace(target)) && !slices.Contains(fps, w.Fingerprint) {
-			fps = append(fps, w.Fingerprint)
-			name = w.Name
+		if strings.EqualFold(w.Name, strings.TrimSpace(target)) && !slices.Contains(ids, w.Fingerprint) {
+			ids = append(ids, w.Fingerprint)
+			t.name = w.Name
 		}
 	}
-	if len(fps) == 0 {
+	if len(ids) == 0 {
 		if err := s.saver.Flush(); err != nil {
-			return "", "", fmt.Errorf("write pending knights before the search: %w", err)
+			return banTarget{}, fmt.Errorf("write pending knights before the search: %w", err)
 		}
-		if fps, err = s.store.KnightsByName(target); err != nil {
-			return "", "", err
+		if ids, err = s.store.KnightsByName(target); err != nil {
+			return banTarget{}, err
 		}
-		if len(fps) == 1 {
-			if rec, err := s.store.LoadAdventurer(fps[0]); err == nil {
-				name = rec.Name
+		if len(ids) == 1 {
+			if rec, err := s.store.LoadAdventurer(ids[0]); err == nil {
+				t.name = rec.Name
 			}
 		}
 	}
-	switch len(fps) {
+	switch len(ids) {
 	case 0:
-		return "", "", errNoKnight
+		return banTarget{}, errNoKnight
 	case 1:
-		return fps[0], name, nil
+	default:
+		return banTarget{}, fmt.Errorf("%w: %s", errSeveral, strings.Join(ids, ", "))
 	}
-	return "", "", fmt.Errorf("%w: %s", errSeveral, strings.Join(fps, ", "))
+	t.knight = ids[0]
+	keys, err := s.store.KeysOf(t.knight)
+	if err != nil {
+		return banTarget{}, err
+	}
+	for _, k := range keys {
+		t.fps = append(t.fps, k.Fingerprint)
+	}
+	return t, nil
 }
 
 func (s *server) adminBan(c *call) int {
@@ -200,7 +230,7 @@ func (s *server) adminBan(c *call) int {
 	if target == "" {
 		return c.usageError("name the knight or the key")
 	}
-	fp, name, err := s.resolveKey(c.ctx, target)
+	t, err := s.resolveBan(c.ctx, target)
 	switch {
 	case errors.Is(err, errNoKnight):
 		return c.fail("no knight %q, online or stored; ban by fingerprint", printable(target))
@@ -210,25 +240,39 @@ func (s *server) adminBan(c *call) int {
 		s.log.Error("admin: ban lookup", "target", printable(target), "err", err)
 		return c.fail("could not look the knight up: %v", err)
 	}
-	if slices.Contains(s.admins.Fingerprints(), fp) {
-		return c.fail("%s is an admin's key; take it out of the admin keys file first", fp)
+	for _, fp := range t.fps {
+		if slices.Contains(s.admins.Fingerprints(), fp) {
+			return c.fail("%s is an admin's key; take it out of the admin keys file first", fp)
+		}
 	}
-	if err := s.store.Ban(store.Ban{Fingerprint: fp, Name: name, Reason: c.reason, By: c.fp, At: time.Now().UTC()}); err != nil {
-		s.log.Error("admin: ban", "fingerprint", fp, "err", err)
-		return c.fail("the ban could not be saved: %v", err)
+	now := time.Now().UTC()
+	for _, fp := range t.fps {
+		if err := s.store.Ban(store.Ban{Fingerprint: fp, Name: t.name, Reason: c.reason, By: c.fp, At: now}); err != nil {
+			s.log.Error("admin: ban", "fingerprint", fp, "err", err)
+			return c.fail("the ban could not be saved: %v", err)
+		}
 	}
-	kicked, err := s.engine.Kick(c.ctx, fp)
-	if err != nil {
-		s.log.Error("admin: kick the banned knight", "fingerprint", fp, "err", err)
+	kicked := false
+	if t.knight != "" {
+		if kicked, err = s.engine.Kick(c.ctx, t.knight); err != nil {
+			s.log.Error("admin: kick the banned knight", "knight", t.knight, "err", err)
+		}
 	}
-	s.live.closeKey(fp, kickGrace) // sessions still on the title screen, or running commands
-	c.result = fmt.Sprintf("banned %s (%s), kicked %v", fp, name, kicked)
+	for _, fp := range t.fps {
+		s.live.closeKey(fp, kickGrace) // sessions still on the title screen, or running commands
+	}
+	banned := strings.Join(t.fps, " ")
+	c.result = fmt.Sprintf("banned %s (%s), kicked %v", strings.TrimSpace(banned), t.name, kicked)
 	if c.json {
-		return c.writeJSON(actionJSON{Fingerprint: fp, Name: name, Kicked: kicked, Banned: true})
+		fp := ""
+		if len(t.fps) > 0 {
+			fp = t.fps[0]
+		}
+		return c.writeJSON(actionJSON{Fingerprint: fp, Fingerprints: t.fps, Name: t.name, Kicked: kicked, Banned: true})
 	}
-	who := fp
-	if name != "" {
-		who = fmt.Sprintf("%s (%s)", name, fp)
+	who := strings.TrimSpace(banned)
+	if t.name != "" {
+		who = fmt.Sprintf("%s (%s)", t.name, who)
 	}
 	fmt.Fprintf(c.out, "Banned %s.", who)
 	if kicked {
@@ -243,40 +287,38 @@ func (s *server) adminUnban(c *call) int {
 	if target == "" {
 		return c.usageError("name the knight or the key")
 	}
-	fp := target
+	fps := []string{target}
 	name := ""
 	if !strings.HasPrefix(target, "SHA256:") {
 		bans, err := s.store.Bans()
 		if err != nil {
 			return c.fail("could not read the bans: %v", err)
 		}
-		var fps []string
+		fps = nil
 		for _, b := range bans {
 			if strings.EqualFold(b.Name, strings.TrimSpace(target)) {
 				fps, name = append(fps, b.Fingerprint), b.Name
 			}
 		}
-		switch len(fps) {
-		case 0:
+		if len(fps) == 0 {
 			return c.fail("no banned knight is named %q; `bans` lists the bans", printable(target))
-		case 1:
-			fp = fps[0]
-		default:
-			return c.fail("several banned keys had knights named %q; unban one by fingerprint: %s", printable(target), strings.Join(fps, ", "))
+		}
+		// A ban of a knight by name banned each of its keys: they are lifted together.
+	}
+	for _, fp := range fps {
+		found, err := s.store.Unban(fp)
+		if err != nil {
+			return c.fail("the ban could not be lifted: %v", err)
+		}
+		if !found {
+			return c.fail("%s is not banned", printable(fp))
 		}
 	}
-	found, err := s.store.Unban(fp)
-	if err != nil {
-		return c.fail("the ban could not be lifted: %v", err)
-	}
-	if !found {
-		return c.fail("%s is not banned", printable(fp))
-	}
-	c.result = "unbanned " + fp
+	c.result = "unbanned " + strings.Join(fps, " ")
 	if c.json {
-		return c.writeJSON(actionJSON{Fingerprint: fp, Name: name})
+		return c.writeJSON(actionJSON{Fingerprint: fps[0], Fingerprints: fps, Name: name})
 	}
-	fmt.Fprintf(c.out, "Lifted the ban on %s.\n", fp)
+	fmt.Fprintf(c.out, "Lifted the ban on %s.\n", strings.Join(fps, ", "))
 	return 0
 }
 
@@ -429,5 +471,64 @@ func (s *server) adminStats(c *call) int {
 	_ = tw.Flush()
 	fmt.Fprintln(c.out)
 	writeLevels(c.out, st.Levels)
+	return 0
+}
+
+// keysMoveJSON is the --json output of keys move.
+type keysMoveJSON struct {
+	Old    string `json:"old"`
+	New    string `json:"new"`
+	Knight string `json:"knight"`
+	Name   string `json:"name"`
+}
+
+// adminKeysMove is keys move OLD NEW: for a player who lost a key, the key NEW takes
+// OLD's place with OLD's knight.
+func (s *server) adminKeysMove(c *call) int {
+	if len(c.args) != 2 || !strings.HasPrefix(c.args[0], "SHA256:") || !strings.HasPrefix(c.args[1], "SHA256:") {
+		return c.usageError("give two key fingerprints, SHA256:...")
+	}
+	oldFP, newFP := c.args[0], c.args[1]
+	if oldFP == newFP {
+		return c.fail("the two keys are the same")
+	}
+	old, err := s.store.KeyOf(oldFP)
+	if errors.Is(err, store.ErrNotFound) {
+		return c.fail("%s plays no knight", printable(oldFP))
+	} else if err != nil {
+		return c.fail("could not read the key: %v", err)
+	}
+	newKnight, err := s.knightOf(newFP)
+	if err != nil {
+		return c.fail("could not read the key: %v", err)
+	}
+	if s.inTheGame(c, newKnight) {
+		return c.fail("%s's knight is in the dungeon; kick it first", printable(newFP))
+	}
+	if err := s.saver.Flush(); err != nil {
+		return c.fail("the server cannot save just now: %v", err)
+	}
+	rec, err := s.saver.Load(old.Knight)
+	if err != nil {
+		return c.fail("could not read the knight: %v", err)
+	}
+	_, err = s.store.Attach(store.Attach{
+		Key:    store.Key{Fingerprint: newFP, Knight: old.Knight, Comment: "moved from " + oldFP[:min(len(oldFP), 15)] + "… by an admin", Added: time.Now().UTC()},
+		Remove: oldFP, At: time.Now().UTC(),
+	})
+	switch {
+	case errors.Is(err, store.ErrHasKnight):
+		return c.fail("%s plays a living knight of its own; it cannot take another", printable(newFP))
+	case errors.Is(err, store.ErrSameKnight):
+		return c.fail("%s plays that knight already", printable(newFP))
+	case err != nil:
+		return c.fail("the key could not be moved: %v", err)
+	}
+	s.live.closeKey(oldFP, kickGrace)
+	c.result = fmt.Sprintf("moved %s's key %s to %s", rec.Name, oldFP, newFP)
+	if c.json {
+		return c.writeJSON(keysMoveJSON{Old: oldFP, New: newFP, Knight: old.Knight, Name: rec.Name})
+	}
+	fmt.Fprintf(c.out, "%s is now played by %s in place of %s.\n", rec.Name, newFP, oldFP)
 	return 0
 }

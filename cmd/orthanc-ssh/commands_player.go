@@ -14,7 +14,10 @@ import (
 // whoami is the --json shape of `whoami`; the text form prints the same keys as
 // "key: value" lines.
 type whoami struct {
+	// Fingerprint is the key the command ran with; Knight the knight's id, the same from
+	// each of its keys.
 	Fingerprint string `json:"fingerprint"`
+	Knight      string `json:"knight"`
 	Name        string `json:"name"`
 	Online      bool   `json:"online"`
 	Dead        bool   `json:"dead"`
@@ -55,9 +58,12 @@ type equipment struct {
 }
 
 func (s *server) cmdWhoami(c *call) int {
-	rec, online, err := s.engine.Lookup(c.ctx, c.fp)
+	if c.knight == "" {
+		return c.fail("no knight for key %s yet; connect with a terminal to roll one", c.fp)
+	}
+	rec, online, err := s.engine.Lookup(c.ctx, c.knight)
 	if err == nil && !online {
-		rec, err = s.saver.Load(c.fp)
+		rec, err = s.saver.Load(c.knight)
 	}
 	if errors.Is(err, store.ErrNotFound) {
 		return c.fail("no knight for key %s yet; connect with a terminal to roll one", c.fp)
@@ -67,7 +73,7 @@ func (s *server) cmdWhoami(c *call) int {
 		return c.fail("your knight could not be read just now; try again later")
 	}
 	out := whoamiOf(c.fp, rec, online)
-	members, err := s.engine.Party(c.ctx, c.fp)
+	members, err := s.engine.Party(c.ctx, c.knight)
 	if err != nil {
 		s.log.Error("whoami party", "fingerprint", c.fp, "err", err)
 	}
@@ -85,7 +91,7 @@ func (s *server) cmdWhoami(c *call) int {
 		partyLine = strings.Join(out.Party.Members, ", ") + " (led by " + out.Party.Leader + ")"
 	}
 	for _, kv := range [][2]any{
-		{"fingerprint", out.Fingerprint}, {"name", out.Name}, {"online", out.Online}, {"dead", out.Dead},
+		{"fingerprint", out.Fingerprint}, {"knight", out.Knight}, {"name", out.Name}, {"online", out.Online}, {"dead", out.Dead},
 		{"level", out.Level}, {"experience", out.Experience}, {"hits", out.Hits},
 		{"max_hits", out.MaxHits}, {"spell_units", out.SpellUnits}, {"str", out.Str},
 		{"int", out.Int}, {"con", out.Con}, {"dex", out.Dex}, {"depth", out.Depth},
@@ -100,7 +106,7 @@ func (s *server) cmdWhoami(c *call) int {
 
 // whoamiOf is whoami of a knight's record, alone (its party comes from the world).
 func whoamiOf(fp string, rec world.Adventurer, online bool) whoami {
-	out := whoami{Fingerprint: fp, Name: rec.Name, Online: online, Dead: rec.Death != nil, Level: rec.Level,
+	out := whoami{Fingerprint: fp, Knight: rec.Fingerprint, Name: rec.Name, Online: online, Dead: rec.Death != nil, Level: rec.Level,
 		Experience: rec.Experience, Hits: rec.Hits, MaxHits: rec.MaxHits, SpellUnits: rec.SpellUnits,
 		Str: rec.Str, Int: rec.Int, Con: rec.Con, Dex: rec.Dex, Depth: rec.Depth, X: rec.X, Y: rec.Y}
 	if rec.Death != nil {
@@ -124,12 +130,14 @@ func whoamiOf(fp string, rec world.Adventurer, online bool) whoami {
 	return out
 }
 
-// whoJSON is one row of `who --json`. Only admins see a knight's fingerprint, address,
-// time connected and bytes sent: for the others those fields are left out.
+// whoJSON is one row of `who --json`. Only admins see the key fingerprint of a knight's
+// game session, its address, time connected and bytes sent: for the others those fields
+// are left out.
 type whoJSON struct {
 	Name             string  `json:"name"`
 	Level            int     `json:"level"`
 	Depth            int     `json:"depth"`
+	Knight           string  `json:"knight,omitempty"`
 	Fingerprint      string  `json:"fingerprint,omitempty"`
 	Addr             string  `json:"addr,omitempty"`
 	ConnectedSeconds float64 `json:"connected_seconds,omitempty"`
@@ -147,9 +155,9 @@ func (s *server) cmdWho(c *call) int {
 	for _, e := range who {
 		r := whoJSON{Name: e.Name, Level: e.Level, Depth: e.Depth}
 		if c.admin {
-			r.Fingerprint = e.Fingerprint
+			r.Knight = e.Fingerprint
 			if ls, ok := s.live.game(e.Fingerprint); ok {
-				r.Addr, r.BytesSent = ls.addr, ls.sent.Load()
+				r.Fingerprint, r.Addr, r.BytesSent = ls.fp, ls.addr, ls.sent.Load()
 				r.ConnectedSeconds = time.Since(ls.start).Round(time.Second).Seconds()
 			}
 		}
@@ -165,7 +173,7 @@ func (s *server) cmdWho(c *call) int {
 	tw := tabwriter.NewWriter(c.out, 0, 0, 2, ' ', 0)
 	heading := "NAME\tLEVEL\tWHERE"
 	if c.admin {
-		heading += "\tADDRESS\tCONNECTED\tSENT\tFINGERPRINT"
+		heading += "\tADDRESS\tCONNECTED\tSENT\tFINGERPRINT\tKNIGHT"
 	}
 	fmt.Fprintln(tw, heading)
 	for _, r := range rows {
@@ -175,7 +183,7 @@ func (s *server) cmdWho(c *call) int {
 		}
 		fmt.Fprintf(tw, "%s\t%d\t%s", r.Name, r.Level, where)
 		if c.admin {
-			fmt.Fprintf(tw, "\t%s\t%s\t%d KiB\t%s", r.Addr, time.Duration(r.ConnectedSeconds)*time.Second, r.BytesSent/1024, r.Fingerprint)
+			fmt.Fprintf(tw, "\t%s\t%s\t%d KiB\t%s\t%s", r.Addr, time.Duration(r.ConnectedSeconds)*time.Second, r.BytesSent/1024, orDash(r.Fingerprint), r.Knight)
 		}
 		fmt.Fprintln(tw)
 	}
@@ -228,7 +236,8 @@ type scoreJSON struct {
 	Yours        bool   `json:"yours"`
 }
 
-// scores is the hall of fame as fp sees it: the top three, then fp's own retirees.
+// scores is the hall of fame as the knight fp (an id) sees it: the top three, then its
+// own retirees.
 func (s *server) scores(fp string) ([]scoreJSON, error) {
 	if err := s.saver.Flush(); err != nil {
 		return nil, err
@@ -240,7 +249,7 @@ func (s *server) scores(fp string) ([]scoreJSON, error) {
 	out := []scoreJSON{}
 	for i, f := range all {
 		a := f.Adventurer
-		mine := a.Fingerprint == fp
+		mine := fp != "" && a.Fingerprint == fp
 		if i < fameTop || mine {
 			out = append(out, scoreJSON{i + 1, a.Name, a.Level, a.Experience, a.PercentKills(),
 				f.Retired.UTC().Format("2006-01-02"), mine})
@@ -250,7 +259,7 @@ func (s *server) scores(fp string) ([]scoreJSON, error) {
 }
 
 func (s *server) cmdScores(c *call) int {
-	list, err := s.scores(c.fp)
+	list, err := s.scores(c.knight)
 	if err != nil {
 		s.log.Error("scores", "err", err)
 		return c.fail("the hall of fame could not be read just now; try again later")
@@ -292,3 +301,197 @@ func (s *server) cmdPlay(c *call) int {
 func (s *server) cmdWatch(c *call) int {
 	return c.fail("watch needs a terminal: ssh -t -p PORT host watch NAME")
 }
+
+// maxCommentRunes is the longest comment of a key.
+const maxCommentRunes = 40
+
+// keyJSON is one row of `keys --json`.
+type keyJSON struct {
+	Fingerprint string `json:"fingerprint"`
+	Type        string `json:"type,omitempty"`
+	Comment     string `json:"comment,omitempty"`
+	Added       string `json:"added"`
+	LastUsed    string `json:"last_used,omitempty"`
+	This        bool   `json:"this,omitempty"` // the key the command ran with
+}
+
+// cmdKeys is keys, keys add and keys remove FINGERPRINT: the keys of the key's knight.
+func (s *server) cmdKeys(c *call) int {
+	if c.knight == "" {
+		return c.fail("no knight for key %s yet; connect with a terminal to roll one", c.fp)
+	}
+	if len(c.args) == 0 {
+		return s.listKeys(c)
+	}
+	switch c.args[0] {
+	case "add":
+		if len(c.args) > 1 || c.json {
+			return c.usageError("keys add takes nothing more")
+		}
+		rec, err := s.saver.Load(c.knight)
+		if err == nil && rec.Ended() {
+			return c.fail("your knight is dead or retired; connect to roll a new one, then add keys to it")
+		}
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			s.log.Error("keys add", "fingerprint", c.fp, "err", err)
+			return c.fail("your knight could not be read just now; try again later")
+		}
+		code := s.codes.add(codeEntry{kind: codeLink, knight: c.knight})
+		c.result = "made a link code"
+		fmt.Fprintf(c.out, "Your code: %s (good once, for %s).\nFrom your other key, run:\n  %s link %s\n",
+			code, codeLifeWords, s.sshCommand(), code)
+		return 0
+	case "remove":
+		if len(c.args) != 2 || c.json {
+			return c.usageError("name the key by its fingerprint")
+		}
+		fp := c.args[1]
+		k, err := s.store.KeyOf(fp)
+		if err != nil || k.Knight != c.knight {
+			if err != nil && !errors.Is(err, store.ErrNotFound) {
+				s.log.Error("keys remove", "fingerprint", c.fp, "err", err)
+				return c.fail("your keys could not be read just now; try again later")
+			}
+			return c.fail("%s is not a key of your knight; `keys` lists them", printable(fp))
+		}
+		if err := s.store.RemoveKey(fp); errors.Is(err, store.ErrLastKey) {
+			return c.fail("that is your knight's only key; link another first (keys add)")
+		} else if err != nil {
+			s.log.Error("keys remove", "fingerprint", c.fp, "removed", fp, "err", err)
+			return c.fail("the key could not be removed just now; try again later")
+		}
+		s.live.closeKey(fp, kickGrace) // a removed key plays no more
+		s.log.Info("key removed", "fingerprint", c.fp, "removed", fp, "knight", c.knight)
+		fmt.Fprintf(c.out, "Removed %s from your knight.\n", fp)
+		return 0
+	}
+	return c.usageError("unknown %q", printable(c.args[0]))
+}
+
+// listKeys is keys: the knight's keys, the first added first.
+func (s *server) listKeys(c *call) int {
+	if err := s.saver.Flush(); err != nil { // a new key's binding is written with its knight
+		s.log.Error("keys: flush", "err", err)
+	}
+	list, err := s.store.KeysOf(c.knight)
+	if err != nil {
+		s.log.Error("keys", "fingerprint", c.fp, "err", err)
+		return c.fail("your keys could not be read just now; try again later")
+	}
+	rows := make([]keyJSON, 0, len(list))
+	for _, k := range list {
+		r := keyJSON{Fingerprint: k.Fingerprint, Type: k.Type, Comment: k.Comment,
+			Added: k.Added.UTC().Format(time.RFC3339), This: k.Fingerprint == c.fp}
+		if !k.LastUsed.IsZero() {
+			r.LastUsed = k.LastUsed.UTC().Format(time.RFC3339)
+		}
+		rows = append(rows, r)
+	}
+	if c.json {
+		return c.writeJSON(rows)
+	}
+	tw := tabwriter.NewWriter(c.out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "FINGERPRINT\tTYPE\tCOMMENT\tADDED\tLAST USED\t")
+	for _, r := range rows {
+		last, this := "-", ""
+		if r.LastUsed != "" {
+			last = r.LastUsed[:10]
+		}
+		if r.This {
+			this = "(this key)"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Fingerprint, orDash(r.Type), orDash(r.Comment), r.Added[:10], last, this)
+	}
+	_ = tw.Flush()
+	return 0
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// codeFailure says why a code was not taken.
+func (c *call) codeFailure(err error, again string) int {
+	if errors.Is(err, errTooManyBad) {
+		return c.fail("too many wrong codes from this key or address; wait %s and try again", codeLifeWords)
+	}
+	return c.fail("no such code, or it has expired or been used; %s", again)
+}
+
+// leftGame refuses a call whose key's knight is in the dungeon: its record there would
+// be saved over what the call changes.
+func (s *server) inTheGame(c *call, knight string) bool {
+	if knight == "" {
+		return false
+	}
+	_, online, err := s.engine.Lookup(c.ctx, knight)
+	return err != nil || online
+}
+
+// cmdLink is link CODE: the key joins the knight whose keys add gave the code.
+func (s *server) cmdLink(c *call) int {
+	if len(c.args) != 1 {
+		return c.usageError("give the code that `keys add` printed")
+	}
+	code := c.args[0]
+	e, err := s.codes.take(code, codeLink, c.fp, c.addr)
+	if err != nil {
+		return c.codeFailure(err, "run `keys add` again with your other key")
+	}
+	if e.knight == c.knight {
+		s.codes.giveBack(code, e)
+		return c.fail("this key already plays that knight")
+	}
+	if s.inTheGame(c, c.knight) {
+		s.codes.giveBack(code, e)
+		return c.fail("this key's knight is in the dungeon; leave the game first")
+	}
+	if err := s.saver.Flush(); err != nil {
+		s.codes.giveBack(code, e)
+		return c.fail("the server cannot save just now; try again later")
+	}
+	rec, err := s.saver.Load(e.knight)
+	if err != nil {
+		return c.fail("the knight of that code is gone")
+	}
+	if rec.Ended() {
+		return c.fail("the knight of that code, %s, has died or retired: its code is no good; roll a new knight and run `keys add` again", rec.Name)
+	}
+	return s.attach(c, code, e, store.Attach{
+		Key: store.Key{Fingerprint: c.fp, Knight: e.knight, Type: c.key.Type(), Comment: c.comment, Added: time.Now().UTC()},
+	}, rec.Name)
+}
+
+// attach gives the call's key to a knight (link), and says what became of the
+// knight the key played before.
+func (s *server) attach(c *call, code string, e codeEntry, a store.Attach, name string) int {
+	a.Replace, a.At = c.replace, time.Now().UTC()
+	a.Death = world.Death{Killer: replacedKiller}
+	done, err := s.store.Attach(a)
+	switch {
+	case errors.Is(err, store.ErrHasKnight):
+		s.codes.giveBack(code, e)
+		old, _ := s.saver.Load(c.knight)
+		return c.fail("this key plays a living knight, %s; run it again with --replace to retire %s into a tombstone", old.Name, old.Name)
+	case errors.Is(err, store.ErrSameKnight):
+		return c.fail("this key already plays that knight")
+	case err != nil:
+		s.codes.giveBack(code, e)
+		s.log.Error("give a key to a knight", "fingerprint", c.fp, "knight", a.Key.Knight, "err", err)
+		return c.fail("the key could not be given to the knight just now; try again later")
+	}
+	s.log.Info("key given to a knight", "fingerprint", c.fp, "knight", a.Key.Knight, "left", done.Left, "entombed", done.Entombed, "command", c.cmd.name)
+	c.result = "key given to " + a.Key.Knight
+	fmt.Fprintf(c.out, "This key now plays %s. Connect to play: %s\n", name, s.sshCommand())
+	if done.Entombed {
+		fmt.Fprintln(c.out, "The knight it played before was retired into a tombstone.")
+	}
+	return 0
+}
+
+// replacedKiller is the "killer" in the tombstone of a knight retired by link
+// --replace: its player took its last key to another knight.
+const replacedKiller = "its player, who took its key to another knight"

@@ -27,6 +27,10 @@ type config struct {
 	// (a knight alone is never hurried; DESIGN §3).
 	battleGrace time.Duration
 	limits      limits
+
+	// publicAddr is the host[:port] players connect to, as messages show it (empty: this
+	// machine's name and the listen port).
+	publicAddr string
 }
 
 // parseConfig reads flags and environment (DESIGN §2).
@@ -47,6 +51,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.StringVar(&seed, "seed", env("ORTHANC_SEED", strconv.Itoa(defaultSeed)), "seed of the original dungeon (env ORTHANC_SEED)")
 	fs.StringVar(&c.metricsAddr, "metrics-addr", getenv("ORTHANC_METRICS_ADDR"), "serve Prometheus metrics at http://ADDR/metrics, such as 127.0.0.1:9222; off when empty (env ORTHANC_METRICS_ADDR)")
 	fs.StringVar(&tick, "tick", env("ORTHANC_TICK", "25ms"), "wall time of one game turn; ten turns make a round (env ORTHANC_TICK)")
+	fs.StringVar(&c.publicAddr, "public-addr", getenv("ORTHANC_PUBLIC_ADDR"), "host[:port] players connect to, as messages show it; default this machine's name and the listen port (env ORTHANC_PUBLIC_ADDR)")
 	c.limits = defaultLimits
 	intFlag := func(p *int, name, envName, usage string) {
 		fs.Func(name, fmt.Sprintf("%s (env %s; default %d)", usage, envName, *p), func(v string) error { return parseInt(p, v) })

@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/orthanc-ssh/orthanc-ssh/keys"
 	"github.com/orthanc-ssh/orthanc-ssh/store"
 )
 
@@ -76,7 +75,7 @@ func TestPanicInTheWorldStopsTheServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	if a, err := st.LoadAdventurer(keys.Fingerprint(key.PublicKey())); err != nil || a.Name != "Doomed" {
+	if a, err := loadKnightOfKey(t, st, key); err != nil || a.Name != "Doomed" {
 		t.Fatalf("the knight was not saved: %+v %v", a, err)
 	}
 }
@@ -116,7 +115,7 @@ func TestPanicInTheSaverStopsTheServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	a, err := st.LoadAdventurer(keys.Fingerprint(key.PublicKey()))
+	a, err := loadKnightOfKey(t, st, key)
 	if err != nil || a.X != moved.X || a.Y != moved.Y {
 		t.Fatalf("the knight's last step was not written by the final flush: %+v %v, was at %d,%d", a, err, moved.X, moved.Y)
 	}

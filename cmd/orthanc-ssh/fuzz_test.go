@@ -42,7 +42,7 @@ func FuzzAdminCommandLine(f *testing.F) {
 		out.Reset()
 		errOut.Reset()
 		code = srv.runCommandLine(c, playerKey, args, &out, &errOut, false, false)
-		if cmd := findCommand(args[0]); cmd != nil && cmd.admin {
+		if cmd, _ := findCommand(args); cmd != nil && cmd.admin {
 			if code != 1 || strings.TrimSpace(errOut.String()) != permissionDenied || out.Len() != 0 {
 				t.Fatalf("player ran %q: exit %d, %q %q", line, code, out.String(), errOut.String())
 			}

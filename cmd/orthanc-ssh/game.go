@@ -11,7 +11,6 @@ import (
 	"charm.land/wish/v2/bubbletea"
 
 	"github.com/orthanc-ssh/orthanc-ssh/app"
-	"github.com/orthanc-ssh/orthanc-ssh/keys"
 	"github.com/orthanc-ssh/orthanc-ssh/store"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
@@ -37,11 +36,13 @@ func (s *server) program(sess ssh.Session) *tea.Program {
 		s.games.put(sess, gameSession{})
 		return nil
 	}
-	key := sess.PublicKey() // the key that authenticated, not one the client only offered
-	fp := keys.Fingerprint(key)
+	key := sess.PublicKey()  // the key that authenticated, not one the client only offered
+	id, _ := s.ids.get(sess) // the track middleware found the knight (or gave a new id)
+	fp := id.knight
 	var saved *world.Adventurer
-	// A knight already in the world (the same key playing elsewhere) is the newest record;
-	// joining then takes it over. Otherwise the saver has the newest.
+	// A knight already in the world (played elsewhere, with this key or another of its
+	// keys) is the newest record; joining then takes it over. Otherwise the saver has the
+	// newest.
 	rec, online, err := s.engine.Lookup(sess.Context(), fp)
 	if err == nil && !online {
 		rec, err = s.saver.Load(fp)
@@ -50,7 +51,7 @@ func (s *server) program(sess ssh.Session) *tea.Program {
 	case err == nil:
 		saved = &rec // a dead or retired knight's record: the title offers a new roll
 	case !errors.Is(err, store.ErrNotFound):
-		s.log.Error("load adventurer", "fingerprint", fp, "err", err)
+		s.log.Error("load adventurer", "fingerprint", id.fp, "knight", fp, "err", err)
 		wish.Fatalln(sess, "Your knight could not be loaded just now; nothing was changed. Please try again later.")
 		s.games.put(sess, gameSession{})
 		return nil

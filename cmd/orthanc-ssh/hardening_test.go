@@ -19,7 +19,6 @@ import (
 	bolt "go.etcd.io/bbolt"
 	gossh "golang.org/x/crypto/ssh"
 
-	"github.com/orthanc-ssh/orthanc-ssh/keys"
 	"github.com/orthanc-ssh/orthanc-ssh/store"
 )
 
@@ -621,7 +620,7 @@ func TestShutdownWithAStalledClient(t *testing.T) {
 	}
 	defer st.Close()
 	for _, k := range []gossh.Signer{stalledKey, healthyKey} {
-		if a, err := st.LoadAdventurer(keys.Fingerprint(k.PublicKey())); err != nil || a.Depth != 1 {
+		if a, err := loadKnightOfKey(t, st, k); err != nil || a.Depth != 1 {
 			t.Fatalf("a knight was not saved: %+v %v", a, err)
 		}
 	}

@@ -57,7 +57,8 @@ const testTick = 5 * time.Millisecond
 // testConfig is the server's configuration in tests: loopback, a fast tick, default limits.
 func testConfig(dir string, seed uint64) config {
 	return config{addr: "127.0.0.1:0", data: dir, adminKeys: filepath.Join(dir, "admin_keys"),
-		seed: seed, tick: testTick, battleGrace: defaultBattleGrace, limits: defaultLimits}
+		seed: seed, tick: testTick, battleGrace: defaultBattleGrace, limits: defaultLimits,
+		publicAddr: "localhost"}
 }
 
 // startServer starts the real server on the data folder, on the default dungeon.
@@ -893,11 +894,24 @@ func seedKnight(t *testing.T, dir string, key gossh.Signer, edit func(*world.Adv
 		t.Fatal(err)
 	}
 	defer st.Close()
-	a := world.NewAdventurer(keys.Fingerprint(key.PublicKey()), "Seeded", world.Stats{Str: 10, Int: 10, Con: 10, Dex: 10}, 12)
+	// The knight's id is its key's fingerprint, as for a knight from before keys were
+	// several (store schema 1).
+	fp := keys.Fingerprint(key.PublicKey())
+	a := world.NewAdventurer(fp, "Seeded", world.Stats{Str: 10, Int: 10, Con: 10, Dex: 10}, 12)
 	edit(&a)
-	if err := st.SaveAdventurers([]world.Adventurer{a}); err != nil {
+	if err := st.Save(store.Batch{Adventurers: []world.Adventurer{a}, Keys: []store.Key{{Fingerprint: fp, Knight: fp, Added: time.Now()}}}); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// loadKnightOfKey reads the knight a key plays from a store.
+func loadKnightOfKey(t *testing.T, st *store.Store, key gossh.Signer) (world.Adventurer, error) {
+	t.Helper()
+	k, err := st.KeyOf(keys.Fingerprint(key.PublicKey()))
+	if err != nil {
+		return world.Adventurer{}, err
+	}
+	return st.LoadAdventurer(k.Knight)
 }
 
 // seedFame puts retired knights into the hall of fame before the server starts.

@@ -97,7 +97,8 @@ func (s *server) logSessions(next ssh.Handler) ssh.Handler {
 	}
 }
 
-// track registers the session for the admin's who and stats while it is open.
+// track works out who the session is (identity.go) and registers it for the admin's who
+// and stats while it is open.
 func (s *server) track(next ssh.Handler) ssh.Handler {
 	return func(sess ssh.Session) {
 		_, _, pty := sess.Pty()
@@ -106,9 +107,19 @@ func (s *server) track(next ssh.Handler) ssh.Handler {
 		if sent == nil {
 			sent = new(atomic.Int64)
 		}
+		game := pty && (len(cmd) == 0 || cmd[0] == "play")
+		id, release, err := s.identify(sess, game)
+		if err != nil {
+			s.log.Error("find the key's knight", "fingerprint", id.fp, "err", err)
+			s.refuse(sess, "The server cannot read your knight just now; nothing was changed. Please try again later.")
+			return
+		}
+		defer release()
+		defer s.ids.put(sess, id)()
+		s.touchKey(id.fp)
 		remove := s.live.add(liveSession{
-			fp: keys.Fingerprint(sess.PublicKey()), addr: sess.RemoteAddr().String(), start: time.Now(),
-			game: pty && (len(cmd) == 0 || cmd[0] == "play"), sent: sent,
+			fp: id.fp, knight: id.knight, addr: sess.RemoteAddr().String(), start: time.Now(),
+			game: game, sent: sent,
 			close: func() { _ = sess.Close() },
 		})
 		defer remove()

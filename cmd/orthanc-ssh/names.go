@@ -7,7 +7,7 @@ import (
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
-// nameBook keeps knights' names unique across keys (DESIGN §12, "Names"): the owner of
+// nameBook keeps knights' names unique across knights (DESIGN §12, "Names"): the owner of
 // every name, as world.NameKey folds it, read once from the store and then kept up to
 // date by the name prompt, which claims a name before the knight joins. Claiming at the
 // prompt also settles two players who pick the same name at the same moment: the second
@@ -15,7 +15,7 @@ import (
 type nameBook struct {
 	mu     sync.Mutex
 	loaded bool
-	owner  map[string]string // NameKey → key fingerprint
+	owner  map[string]string // NameKey → knight id
 }
 
 // book is the name book, read from the store the first time it is needed. A store that
@@ -45,7 +45,7 @@ func (s *server) book() *nameBook {
 	return b
 }
 
-// taken reports whether a key other than fp owns the name.
+// taken reports whether a knight other than fp (a knight id) owns the name.
 func (b *nameBook) taken(name, fp string) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -53,7 +53,7 @@ func (b *nameBook) taken(name, fp string) bool {
 	return owner != "" && owner != fp
 }
 
-// claim reserves the name for fp, unless another key owns it.
+// claim reserves the name for the knight fp, unless another knight owns it.
 func (b *nameBook) claim(name, fp string) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -65,13 +65,13 @@ func (b *nameBook) claim(name, fp string) bool {
 	return true
 }
 
-// sessionNames is the name book as one key's session sees it (app.Names).
+// sessionNames is the name book as one knight's session sees it (app.Names).
 type sessionNames struct {
 	s  *server
-	fp string
+	fp string // the knight's id
 }
 
-// namesFor is the app's view of the name book for the key fp.
+// namesFor is the app's view of the name book for the knight fp (an id).
 func (s *server) namesFor(fp string) app.Names { return sessionNames{s, fp} }
 
 // Taken implements app.Names.

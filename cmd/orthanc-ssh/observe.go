@@ -37,13 +37,14 @@ const (
 
 // liveSession is one open SSH session, as the admin's who and stats see it.
 type liveSession struct {
-	id    uint64
-	fp    string
-	addr  string
-	start time.Time
-	game  bool          // a terminal session (the game), not a one-off command
-	sent  *atomic.Int64 // bytes sent on the session's connection
-	close func()        // closes the session
+	id     uint64
+	fp     string // the session's key
+	knight string // the knight it plays, or would play: empty for a key with none outside a game
+	addr   string
+	start  time.Time
+	game   bool          // a terminal session (the game), not a one-off command
+	sent   *atomic.Int64 // bytes sent on the session's connection
+	close  func()        // closes the session
 }
 
 // registry is the set of open sessions. It lives at the server edge (the engine knows
@@ -89,12 +90,12 @@ func (r *registry) list() []liveSession {
 	return out
 }
 
-// game returns the newest game session of the key, if one is open.
-func (r *registry) game(fp string) (liveSession, bool) {
+// game returns the newest game session of the knight, if one is open.
+func (r *registry) game(knight string) (liveSession, bool) {
 	var best liveSession
 	found := false
 	for _, s := range r.list() {
-		if s.fp == fp && s.game {
+		if s.knight == knight && s.game {
 			best, found = s, true
 		}
 	}

@@ -187,7 +187,7 @@ func TestKillLoop(t *testing.T) {
 			if o, _, code := runCmdQuiet(addr, key, "whoami --json"); code == 0 {
 				var w whoami
 				if json.Unmarshal([]byte(o), &w) == nil {
-					last[w.Fingerprint] = w
+					last[w.Knight] = w
 				}
 			}
 		}

@@ -6,9 +6,12 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"os"
 	"path/filepath"
 	"runtime/debug"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"charm.land/ssh"
@@ -84,9 +87,13 @@ type server struct {
 	games    gameSessions // game sessions' models, from the program handler to finish
 	perKey   keyCounter   // open sessions per key, for the per-key limit
 	names    nameBook     // knights' names, kept unique (names.go)
+	ids      identities   // who each open session is (identity.go)
+	codes    codeBook     // one-time codes of keys add (identity.go)
 	// metrics is the listener /metrics is served on, nil when metrics are off. It is
 	// opened with the server, so a bad address fails at start.
 	metrics net.Listener
+	// listening is the address the SSH listener has, once serve has it.
+	listening atomic.Pointer[string]
 }
 
 func newServer(cfg config, log *slog.Logger) (*server, error) {
@@ -187,6 +194,8 @@ func (s *server) serve(ctx context.Context, ln net.Listener) error {
 		s.saver.Run(saverCtx)
 	})
 
+	listening := ln.Addr().String()
+	s.listening.Store(&listening)
 	s.log.Info("listening", "addr", ln.Addr().String(), "data", s.cfg.data, "seed", s.cfg.seed, "tick", s.cfg.tick)
 	serveErr := make(chan error, 1)
 	s.limits = newLimitListener(ln, s.cfg.limits, func(reason string, addr net.Addr) {
@@ -306,4 +315,38 @@ func (s *server) farewell(reason string) int {
 		told++
 	}
 	return told
+}
+
+// sshCommand is how a player connects, as messages and the web page show it: "ssh -p
+// PORT HOST" (without -p for port 22), from -public-addr, else this machine's name and
+// the port the server listens on.
+func (s *server) sshCommand(flags ...string) string {
+	host, port := s.publicHostPort()
+	cmd := strings.Join(append([]string{"ssh"}, flags...), " ")
+	if port == "22" {
+		return cmd + " " + host
+	}
+	return cmd + " -p " + port + " " + host
+}
+
+// publicHostPort is the host and port players connect to.
+func (s *server) publicHostPort() (host, port string) {
+	_, port, _ = net.SplitHostPort(s.cfg.addr)
+	if a := s.listening.Load(); a != nil {
+		_, port, _ = net.SplitHostPort(*a)
+	}
+	host = s.cfg.publicAddr
+	if h, p, err := net.SplitHostPort(host); err == nil {
+		host, port = h, p
+	}
+	if host == "" {
+		host, _ = os.Hostname()
+	}
+	if host == "" {
+		host = "localhost"
+	}
+	if port == "" {
+		port = "2222"
+	}
+	return host, port
 }

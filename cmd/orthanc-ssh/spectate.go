@@ -37,7 +37,7 @@ func (s *server) watchProgram(sess ssh.Session, args []string) *tea.Program {
 	fp := keys.Fingerprint(sess.PublicKey())
 	// The watcher is shown to the watched player by its own knight's name, if it has one.
 	me, opts := "a visitor", world.Options{}
-	if rec, err := s.saver.Load(fp); err == nil {
+	if rec, err := s.loadKnightOf(fp); err == nil {
 		opts = rec.Options
 		if !rec.Ended() {
 			me = rec.Name

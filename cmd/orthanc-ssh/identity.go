@@ -1,0 +1,295 @@
+package main
+
+import (
+	"crypto/rand"
+	"errors"
+	"strings"
+	"sync"
+	"time"
+
+	"charm.land/ssh"
+
+	"github.com/orthanc-ssh/orthanc-ssh/keys"
+	"github.com/orthanc-ssh/orthanc-ssh/store"
+	"github.com/orthanc-ssh/orthanc-ssh/world"
+)
+
+// Who a session plays as. A key leads to its knight through the store's index of keys
+// (a knight may have several keys, DESIGN §12 "Keys, guests and the web page"); a key
+// that has none yet is given a new knight id when it opens a game, held by the saver
+// until the knight's first record is written with it.
+
+// codeLife is how long a one-time code (keys add) may be used;
+// codeLifeWords says it to a player.
+const (
+	codeLife      = 10 * time.Minute
+	codeLifeWords = "10 minutes"
+)
+
+// Bounds of the codes kept in memory:
+//
+//	constant        value  effect
+//	maxCodes        1000   codes waiting at once; past it the oldest goes
+//	maxCodeTries    5      wrong codes a key or an address may give in codeLife; then it is told to wait
+const (
+	maxCodes     = 1000
+	maxCodeTries = 5
+)
+
+// ident is who one session is: its key's fingerprint and the knight it plays (empty
+// for a key with no knight, outside a game).
+type ident struct {
+	fp     string
+	knight string
+}
+
+// identities keeps each open session's ident, from the track middleware to the end of
+// the session (a session's context is its connection's, shared by all its sessions).
+type identities struct {
+	mu sync.Mutex
+	m  map[ssh.Session]ident
+}
+
+func (ids *identities) put(sess ssh.Session, id ident) (remove func()) {
+	ids.mu.Lock()
+	defer ids.mu.Unlock()
+	if ids.m == nil {
+		ids.m = map[ssh.Session]ident{}
+	}
+	ids.m[sess] = id
+	return func() {
+		ids.mu.Lock()
+		delete(ids.m, sess)
+		ids.mu.Unlock()
+	}
+}
+
+func (ids *identities) get(sess ssh.Session) (ident, bool) {
+	ids.mu.Lock()
+	defer ids.mu.Unlock()
+	id, ok := ids.m[sess]
+	return id, ok
+}
+
+// knightOf returns the id of the knight the key fp plays, or "" for a key that plays
+// none.
+func (s *server) knightOf(fp string) (string, error) {
+	if fp == "" {
+		return "", nil
+	}
+	k, err := s.saver.KeyOf(fp)
+	if errors.Is(err, store.ErrNotFound) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	return k.Knight, nil
+}
+
+// identify works out who a session is, for the track middleware: a key with no knight
+// that opens a game gets a new knight id, bound in the saver for the session's time.
+// release ends what identify holds.
+func (s *server) identify(sess ssh.Session, game bool) (id ident, release func(), err error) {
+	key := sess.PublicKey()
+	id.fp = keys.Fingerprint(key)
+	if id.knight, err = s.knightOf(id.fp); err != nil || id.knight != "" || !game {
+		return id, func() {}, err
+	}
+	id.knight = store.NewKnightID()
+	release = s.saver.Bind(store.Key{Fingerprint: id.fp, Knight: id.knight, Type: key.Type(), Added: time.Now().UTC()})
+	k, err := s.saver.KeyOf(id.fp) // a second session of the key bound it first
+	if err == nil {
+		id.knight = k.Knight
+	}
+	return id, release, nil
+}
+
+// touchEvery is how seldom a key's "last used" is written: a key that opens sessions
+// all day writes it once in this time, not once a session.
+const touchEvery = 10 * time.Minute
+
+// touchKey records that the key fp opened a session, at most every touchEvery.
+func (s *server) touchKey(fp string) {
+	if fp == "" {
+		return
+	}
+	k, err := s.store.KeyOf(fp)
+	if err != nil || time.Since(k.LastUsed) < touchEvery {
+		return
+	}
+	if err := s.store.TouchKey(fp, time.Now()); err != nil {
+		s.log.Error("touch key", "fingerprint", fp, "err", err)
+	}
+}
+
+// codeKind is what a one-time code is for.
+type codeKind uint8
+
+const (
+	codeLink codeKind = iota + 1 // keys add: a key that links with it joins a knight
+)
+
+// codeEntry is one code waiting to be used.
+type codeEntry struct {
+	kind    codeKind
+	knight  string // codeLink: the knight the code gives
+	expires time.Time
+	made    uint64 // order of making, to drop the oldest
+}
+
+// codeBook keeps the one-time codes of keys add, in memory only: a code is good once,
+// for codeLife, and a restart forgets them all. Wrong codes are counted per key and per address, so a code
+// cannot be guessed. It is safe for concurrent use.
+type codeBook struct {
+	mu    sync.Mutex
+	codes map[string]codeEntry
+	tries map[string]codeTries // by fingerprint or address
+	made  uint64
+	now   func() time.Time // time.Now; a test moves it on
+}
+
+// codeTries counts the wrong codes of one key or address since first.
+type codeTries struct {
+	n     int
+	first time.Time
+}
+
+// codeAlphabet has no letters or digits that look alike (0/O, 1/I/L).
+const codeAlphabet = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
+
+// newCode returns a code of two groups of four, such as 7KQM-3XRT (31^8 codes).
+func newCode() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	out := make([]byte, 0, 9)
+	for i, x := range b {
+		if i == 4 {
+			out = append(out, '-')
+		}
+		out = append(out, codeAlphabet[int(x)%len(codeAlphabet)])
+	}
+	return string(out)
+}
+
+func (cb *codeBook) clock() time.Time {
+	if cb.now != nil {
+		return cb.now()
+	}
+	return time.Now()
+}
+
+// add keeps e under a new code and returns the code.
+func (cb *codeBook) add(e codeEntry) string {
+	cb.mu.Lock()
+	defer cb.mu.Unlock()
+	now := cb.clock()
+	if cb.codes == nil {
+		cb.codes, cb.tries = map[string]codeEntry{}, map[string]codeTries{}
+	}
+	cb.prune(now)
+	if len(cb.codes) >= maxCodes {
+		oldest, first := "", uint64(0)
+		for c, e := range cb.codes {
+			if oldest == "" || e.made < first {
+				oldest, first = c, e.made
+			}
+		}
+		delete(cb.codes, oldest)
+	}
+	cb.made++
+	e.made, e.expires = cb.made, now.Add(codeLife)
+	code := newCode()
+	for cb.codes[code].kind != 0 {
+		code = newCode()
+	}
+	cb.codes[code] = e
+	return code
+}
+
+// prune drops expired codes and old counts of wrong ones; the caller holds mu.
+func (cb *codeBook) prune(now time.Time) {
+	for c, e := range cb.codes {
+		if !now.Before(e.expires) {
+			delete(cb.codes, c)
+		}
+	}
+	for who, t := range cb.tries {
+		if now.Sub(t.first) >= codeLife {
+			delete(cb.tries, who)
+		}
+	}
+}
+
+// Why a code was not taken.
+var (
+	errBadCode     = errors.New("no such code")
+	errTooManyBad  = errors.New("too many wrong codes")
+	errWrongKindOf = errors.New("a code of another kind")
+)
+
+// take returns the entry of code, of the kind asked, and forgets it: a code is good
+// once. Who gave it (fingerprints, an address) is counted on a wrong code; past
+// maxCodeTries in codeLife even a good code is refused.
+func (cb *codeBook) take(code string, kind codeKind, who ...string) (codeEntry, error) {
+	cb.mu.Lock()
+	defer cb.mu.Unlock()
+	now := cb.clock()
+	if cb.codes == nil {
+		cb.codes, cb.tries = map[string]codeEntry{}, map[string]codeTries{}
+	}
+	cb.prune(now)
+	for _, w := range who {
+		if cb.tries[w].n >= maxCodeTries {
+			return codeEntry{}, errTooManyBad
+		}
+	}
+	code = strings.ToUpper(strings.TrimSpace(code))
+	e, ok := cb.codes[code]
+	if !ok || e.kind != kind {
+		for _, w := range who {
+			t := cb.tries[w]
+			if t.n == 0 {
+				t.first = now
+			}
+			t.n++
+			cb.tries[w] = t
+		}
+		if ok {
+			return codeEntry{}, errWrongKindOf
+		}
+		return codeEntry{}, errBadCode
+	}
+	delete(cb.codes, code)
+	return e, nil
+}
+
+// giveBack puts an entry taken but not used (the key was refused) back under its code,
+// until it expires as before.
+func (cb *codeBook) giveBack(code string, e codeEntry) {
+	cb.mu.Lock()
+	defer cb.mu.Unlock()
+	if cb.clock().Before(e.expires) {
+		cb.codes[strings.ToUpper(strings.TrimSpace(code))] = e
+	}
+}
+
+// len is the number of codes waiting.
+func (cb *codeBook) len() int {
+	cb.mu.Lock()
+	defer cb.mu.Unlock()
+	return len(cb.codes)
+}
+
+// loadKnightOf returns the newest saved record of the knight the key fp plays (an
+// error wrapping store.ErrNotFound when it plays none).
+func (s *server) loadKnightOf(fp string) (world.Adventurer, error) {
+	knight, err := s.knightOf(fp)
+	if err != nil {
+		return world.Adventurer{}, err
+	}
+	if knight == "" {
+		return world.Adventurer{}, store.ErrNotFound
+	}
+	return s.saver.Load(knight)
+}

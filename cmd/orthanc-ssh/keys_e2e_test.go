@@ -1,0 +1,232 @@
+package main
+
+import (
+	"encoding/json"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	gossh "golang.org/x/crypto/ssh"
+
+	"github.com/orthanc-ssh/orthanc-ssh/keys"
+	"github.com/orthanc-ssh/orthanc-ssh/world"
+)
+
+// linkCodeRe finds the code in what keys add prints.
+var linkCodeRe = regexp.MustCompile(`link ([A-Z0-9]{4}-[A-Z0-9]{4})`)
+
+// keysAdd runs keys add with key and returns the code it printed.
+func keysAdd(t *testing.T, addr string, key gossh.Signer) string {
+	t.Helper()
+	out, errOut, code := runCmd(t, addr, key, "keys add")
+	m := linkCodeRe.FindStringSubmatch(out)
+	if code != 0 || m == nil {
+		t.Fatalf("keys add: %d %q %q", code, out, errOut)
+	}
+	return m[1]
+}
+
+// keysOf is keys --json of key.
+func keysOf(t *testing.T, addr string, key gossh.Signer) []keyJSON {
+	t.Helper()
+	out, errOut, code := runCmd(t, addr, key, "keys --json")
+	var rows []keyJSON
+	if code != 0 || json.Unmarshal([]byte(out), &rows) != nil {
+		t.Fatalf("keys --json: %d %q %q", code, out, errOut)
+	}
+	return rows
+}
+
+// A player on two machines: keys add on the laptop's key gives a code, link CODE from
+// the desktop's key attaches it to the same knight, and whoami --json names the knight
+// from both; keys lists both with the fingerprints ssh-keygen -l prints, the comment the
+// player gave and when each was added and used. The bad cases of each step are refused
+// with a line that says why: a wrong code, a reused one, an expired one, a code for a
+// knight that has died since, a key that has a living knight of its own (unless
+// --replace, which retires that knight into a tombstone), removing a key not the
+// knight's, and removing the last key.
+func TestOneKnightOnTwoMachines(t *testing.T) {
+	ts, srv := startConfigured(t, testConfig(t.TempDir(), defaultSeed))
+	laptop, desktop := newKey(t), newKey(t)
+	tm := openTerminal(t, ts.addr, laptop, 80, 24, nil)
+	tm.enterDungeon("Gawain")
+	tm.quit()
+
+	if _, errOut, code := runCmd(t, ts.addr, desktop, "link ZZZZ-ZZZZ"); code != 1 || !strings.Contains(errOut, "no such code") {
+		t.Fatalf("a wrong code: %d %q", code, errOut)
+	}
+	code := keysAdd(t, ts.addr, laptop)
+	if out, errOut, c := runCmd(t, ts.addr, desktop, "link "+strings.ToLower(code)+" --comment the desktop"); c != 0 || !strings.Contains(out, "This key now plays Gawain") {
+		t.Fatalf("link: %d %q %q", c, out, errOut)
+	}
+	a, b := whoamiJSON(t, ts.addr, laptop), whoamiJSON(t, ts.addr, desktop)
+	if a.Name != "Gawain" || b.Name != "Gawain" || a.Knight != b.Knight || a.Fingerprint == b.Fingerprint {
+		t.Fatalf("whoami from the two keys: %+v / %+v", a, b)
+	}
+	rows := keysOf(t, ts.addr, desktop)
+	if len(rows) != 2 || rows[0].Fingerprint != keys.Fingerprint(laptop.PublicKey()) || rows[1].Fingerprint != keys.Fingerprint(desktop.PublicKey()) ||
+		rows[1].Comment != "the desktop" || !rows[1].This || rows[0].This || rows[0].Type != "ssh-ed25519" || rows[0].Added == "" || rows[0].LastUsed == "" {
+		t.Fatalf("keys --json: %+v", rows)
+	}
+	out, _, _ := runCmd(t, ts.addr, laptop, "keys")
+	if !strings.Contains(out, keys.Fingerprint(desktop.PublicKey())) || !strings.Contains(out, "(this key)") {
+		t.Fatalf("keys:\n%s", out)
+	}
+	if _, errOut, c := runCmd(t, ts.addr, newKey(t), "link "+code); c != 1 || !strings.Contains(errOut, "no such code") {
+		t.Fatalf("a code used twice: %d %q", c, errOut)
+	}
+
+	// An expired code.
+	code = keysAdd(t, ts.addr, laptop)
+	srv.codes.mu.Lock()
+	srv.codes.now = func() time.Time { return time.Now().Add(codeLife + time.Second) }
+	srv.codes.mu.Unlock()
+	if _, errOut, c := runCmd(t, ts.addr, newKey(t), "link "+code); c != 1 || !strings.Contains(errOut, "no such code") {
+		t.Fatalf("an expired code: %d %q", c, errOut)
+	}
+	srv.codes.mu.Lock()
+	srv.codes.now = nil
+	srv.codes.mu.Unlock()
+
+	// A key with a living knight of its own: refused, then with --replace the other
+	// knight is a tombstone.
+	third := newKey(t)
+	tm3 := openTerminal(t, ts.addr, third, 80, 24, nil)
+	tm3.enterDungeon("Percival")
+	code = keysAdd(t, ts.addr, laptop)
+	if _, errOut, c := runCmd(t, ts.addr, third, "link "+code); c != 1 || !strings.Contains(errOut, "leave the game first") {
+		t.Fatalf("link while the key's knight plays: %d %q", c, errOut)
+	}
+	tm3.quit()
+	if _, errOut, c := runCmd(t, ts.addr, third, "link "+code); c != 1 || !strings.Contains(errOut, "living knight, Percival") || !strings.Contains(errOut, "--replace") {
+		t.Fatalf("link over a living knight: %d %q", c, errOut)
+	}
+	if w := whoamiJSON(t, ts.addr, third); w.Name != "Percival" {
+		t.Fatalf("a refused link changed the key's knight: %+v", w)
+	}
+	if out, errOut, c := runCmd(t, ts.addr, third, "link "+code+" --replace"); c != 0 || !strings.Contains(out, "retired into a tombstone") {
+		t.Fatalf("link --replace: %d %q %q", c, out, errOut) // the code was given back when refused
+	}
+	if w := whoamiJSON(t, ts.addr, third); w.Name != "Gawain" {
+		t.Fatalf("after link --replace the key plays %+v", w)
+	}
+	tombs, err := srv.store.Tombstones()
+	if err != nil || len(tombs) != 1 || tombs[0].Adventurer.Name != "Percival" || tombs[0].Adventurer.Death == nil {
+		t.Fatalf("tombstones: %+v %v", tombs, err)
+	}
+
+	// Keys remove: not another knight's key, never the last.
+	stranger := newKey(t)
+	tms := openTerminal(t, ts.addr, stranger, 80, 24, nil)
+	tms.enterDungeon("Kay")
+	tms.quit()
+	if _, errOut, c := runCmd(t, ts.addr, laptop, "keys remove "+keys.Fingerprint(stranger.PublicKey())); c != 1 || !strings.Contains(errOut, "not a key of your knight") {
+		t.Fatalf("removing another knight's key: %d %q", c, errOut)
+	}
+	for _, k := range []gossh.Signer{third, desktop} {
+		if _, errOut, c := runCmd(t, ts.addr, laptop, "keys remove "+keys.Fingerprint(k.PublicKey())); c != 0 {
+			t.Fatalf("keys remove: %d %q", c, errOut)
+		}
+	}
+	if _, errOut, c := runCmd(t, ts.addr, laptop, "keys remove "+keys.Fingerprint(laptop.PublicKey())); c != 1 || !strings.Contains(errOut, "only key") {
+		t.Fatalf("removing the last key: %d %q", c, errOut)
+	}
+	if _, errOut, c := runCmd(t, ts.addr, desktop, "whoami"); c != 1 || !strings.Contains(errOut, "no knight") {
+		t.Fatalf("a removed key still plays: %d %q", c, errOut)
+	}
+
+	// A code for a knight that has died since it was given.
+	code = keysAdd(t, ts.addr, laptop)
+	rec, err := srv.saver.Load(a.Knight)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.Death = &world.Death{Killer: "a Dragon", Depth: 1}
+	srv.saver.Put(rec)
+	if _, errOut, c := runCmd(t, ts.addr, desktop, "link "+code); c != 1 || !strings.Contains(errOut, "died or retired") {
+		t.Fatalf("a code of a dead knight: %d %q", c, errOut)
+	}
+	if _, errOut, c := runCmd(t, ts.addr, laptop, "keys add"); c != 1 || !strings.Contains(errOut, "dead or retired") {
+		t.Fatalf("keys add of a dead knight: %d %q", c, errOut)
+	}
+}
+
+// Wrong codes are counted per key and per address: after maxCodeTries even the right
+// code is refused, so a code cannot be guessed.
+func TestWrongCodesAreCounted(t *testing.T) {
+	ts := startServer(t, t.TempDir())
+	owner, guesser := newKey(t), newKey(t)
+	tm := openTerminal(t, ts.addr, owner, 80, 24, nil)
+	tm.enterDungeon("Tristan")
+	tm.quit()
+	code := keysAdd(t, ts.addr, owner)
+	for range maxCodeTries {
+		runCmd(t, ts.addr, guesser, "link AAAA-AAAA")
+	}
+	if _, errOut, c := runCmd(t, ts.addr, guesser, "link "+code); c != 1 || !strings.Contains(errOut, "too many wrong codes") {
+		t.Fatalf("after %d wrong codes: %d %q", maxCodeTries, c, errOut)
+	}
+}
+
+// The same knight twice, by two of its keys: the second connection takes the knight
+// over, the first is told so and closed — never two sessions driving one knight (the rule
+// was the same key twice before a knight had several keys).
+func TestTwoKeysOfOneKnightNeverDriveItAtOnce(t *testing.T) {
+	ts := startServer(t, t.TempDir())
+	laptop, desktop := newKey(t), newKey(t)
+	first := openTerminal(t, ts.addr, laptop, 80, 24, nil)
+	first.enterDungeon("Bors")
+	code := keysAdd(t, ts.addr, laptop)
+	if _, errOut, c := runCmd(t, ts.addr, desktop, "link "+code); c != 0 {
+		t.Fatalf("link: %d %q", c, errOut)
+	}
+	second := openTerminal(t, ts.addr, desktop, 80, 24, nil)
+	second.waitFor("Welcome back, Bors")
+	second.press(keyEnter)
+	second.waitFor("Bors │ Level 1")
+	if !first.ended(10 * time.Second) {
+		t.Fatal("the first connection was not closed")
+	}
+	if !strings.Contains(first.rawOutput(), "taken over by another connection") {
+		t.Fatal("the first connection was not told why")
+	}
+	out, _, _ := runCmd(t, ts.addr, newKey(t), "who")
+	if strings.Count(out, "Bors") != 1 {
+		t.Fatalf("who lists the knight %d times:\n%s", strings.Count(out, "Bors"), out)
+	}
+}
+
+// An admin's keys move OLD NEW, for a player who lost a key: NEW plays the knight, OLD
+// plays nothing; a key of a living knight cannot be moved onto; a player cannot run it.
+func TestAdminMovesALostKey(t *testing.T) {
+	ts, admin := startAdminServer(t)
+	lost, found := newKey(t), newKey(t)
+	tm := openTerminal(t, ts.addr, lost, 80, 24, nil)
+	tm.enterDungeon("Lamorak")
+	tm.quit()
+	oldFP, newFP := keys.Fingerprint(lost.PublicKey()), keys.Fingerprint(found.PublicKey())
+	if _, errOut, c := runCmd(t, ts.addr, found, "keys move "+oldFP+" "+newFP); c != 1 || strings.TrimSpace(errOut) != permissionDenied {
+		t.Fatalf("a player ran keys move: %d %q", c, errOut)
+	}
+	out, errOut, c := runCmd(t, ts.addr, admin, "keys move "+oldFP+" "+newFP)
+	if c != 0 || !strings.Contains(out, "Lamorak is now played by "+newFP) {
+		t.Fatalf("keys move: %d %q %q", c, out, errOut)
+	}
+	if w := whoamiJSON(t, ts.addr, found); w.Name != "Lamorak" {
+		t.Fatalf("the new key plays %+v", w)
+	}
+	if _, errOut, c := runCmd(t, ts.addr, lost, "whoami"); c != 1 || !strings.Contains(errOut, "no knight") {
+		t.Fatalf("the lost key still plays: %d %q", c, errOut)
+	}
+	other := newKey(t)
+	tmo := openTerminal(t, ts.addr, other, 80, 24, nil)
+	tmo.enterDungeon("Dagonet")
+	tmo.quit()
+	if _, errOut, c := runCmd(t, ts.addr, admin, "keys move "+newFP+" "+keys.Fingerprint(other.PublicKey())); c != 1 || !strings.Contains(errOut, "living knight") {
+		t.Fatalf("keys move onto a key with a living knight: %d %q", c, errOut)
+	}
+	if _, errOut, c := runCmd(t, ts.addr, admin, "keys move SHA256:nobody "+newFP); c != 1 || !strings.Contains(errOut, "plays no knight") {
+		t.Fatalf("keys move of an unknown key: %d %q", c, errOut)
+	}
+}
