@@ -36,6 +36,7 @@ type command struct {
 	summary string // one line, for help
 	help    string // more about it, for NAME --help; may be empty
 	admin   bool   // only keys in the admin allow-list may run it
+	guests  bool   // a guest (no key) may run it too
 	takes   takes  // the flags and words it takes, read into the call before it runs
 	// shell is why the command runs only from a shell (ssh host NAME), never in the game's
 	// console; empty for a command that runs in both.
@@ -60,7 +61,7 @@ const (
 type call struct {
 	ctx    context.Context
 	cmd    *command
-	key    ssh.PublicKey // the key the session authenticated with
+	key    ssh.PublicKey // the key the session authenticated with; nil for a guest
 	fp     string        // its fingerprint
 	knight string        // the id of the knight it plays; empty when it has none
 	admin  bool          // the key is in the admin allow-list
@@ -93,14 +94,14 @@ var commands []command
 func init() {
 	commands = []command{
 		{name: "help", usage: "help [monsters] [--json]", summary: "this list; help monsters prints the monster tables",
-			takes: takesWords | takesJSON, run: (*server).cmdHelp},
+			guests: true, takes: takesWords | takesJSON, run: (*server).cmdHelp},
 		{name: "whoami", usage: "whoami [--json]", summary: "your knight: characteristics, hits, where it stands",
 			takes: takesJSON, run: (*server).cmdWhoami},
 		{name: "who", usage: "who [--json]", summary: "the knights in the dungeon now",
-			help:  "Admins also see each knight's key fingerprint, address, time connected and bytes sent.",
-			takes: takesJSON, run: (*server).cmdWho},
+			help:   "Guests are marked. Admins also see each knight's key fingerprint, address, time connected and bytes sent.",
+			guests: true, takes: takesJSON, run: (*server).cmdWho},
 		{name: "scores", usage: "scores [--json]", summary: "the hall of fame: the top three retired knights, and yours",
-			takes: takesJSON, run: (*server).cmdScores},
+			guests: true, takes: takesJSON, run: (*server).cmdScores},
 		{name: "keys", usage: "keys [add | remove FINGERPRINT] [--json]", summary: "your knight's keys; add: a code to link another key",
 			help: "keys lists the keys that play your knight: fingerprint (as ssh-keygen -l prints it), type,\n" +
 				"comment, when added and when last used.\n" +
@@ -113,6 +114,9 @@ func init() {
 				"retired into a tombstone (unless it has other keys, which keep it). --comment names the key\n" +
 				"in `keys` (the comment in your key file never reaches the server).",
 			takes: takesWords | takesReplace | takesComment, run: (*server).cmdLink},
+		{name: "claim", usage: "claim CODE [--replace]", summary: "from a key: adopt the guest knight you played, with the code it was given",
+			help:  "A guest is told a code when it leaves; for " + codeLifeWords + " a key may claim the knight with it, as it stood.",
+			takes: takesWords | takesReplace, run: (*server).cmdClaim},
 		{name: "play", usage: "play [--plain]", summary: "with a terminal (ssh -t): the game; --plain for screen-reader mode",
 			takes: takesLine, shell: "play opens a game of its own; run it from a shell: ssh -t -p PORT host play [--plain]",
 			run: (*server).cmdPlay},
@@ -250,6 +254,10 @@ func (s *server) runCommandLineFrom(ctx context.Context, key ssh.PublicKey, addr
 	if cmd.admin && !c.admin {
 		s.log.Warn("admin: permission denied", "fingerprint", c.fp, "command", cmd.name, "console", console)
 		fmt.Fprintln(errOut, permissionDenied)
+		return 1
+	}
+	if key == nil && !cmd.guests {
+		fmt.Fprintln(errOut, guestNeedsKey)
 		return 1
 	}
 	code := c.run(s, args[words:])

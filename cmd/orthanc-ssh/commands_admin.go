@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"net/netip"
 	"runtime"
 	"slices"
 	"strconv"
@@ -114,8 +115,10 @@ func writeLevels(w io.Writer, infos []world.LevelInfo) {
 // actionJSON is the --json output of kick, ban and unban.
 type actionJSON struct {
 	Fingerprint string `json:"fingerprint,omitempty"`
-	// Fingerprints are every key a ban of a knight banned.
+	// Fingerprints are every key a ban of a knight banned, Addr the address prefix a
+	// ban of a guest or an address banned.
 	Fingerprints []string `json:"fingerprints,omitempty"`
+	Addr         string   `json:"addr,omitempty"`
 	Name         string   `json:"name,omitempty"`
 	Kicked       bool     `json:"kicked"`
 	Banned       bool     `json:"banned"`
@@ -157,16 +160,22 @@ var (
 	errSeveral  = errors.New("several knights")
 )
 
-// banTarget is what a ban names: the keys to ban and their knight.
+// banTarget is what a ban names: the keys to ban and their knight, or for a guest
+// (which has no key) or an address given as such, the address prefix to ban.
 type banTarget struct {
 	fps    []string
 	knight string
 	name   string
+	addr   string // an address prefix, for a guest or an address
 }
 
-// resolveBan finds what a ban names: a fingerprint as given, or the knight with the
-// name, among the knights online first, then among the stored ones, and every key of it.
+// resolveBan finds what a ban names: an address or address prefix as given; a
+// fingerprint as given; or the knight with the name, among the knights online first,
+// then among the stored ones, and every key of it (a guest online: its address).
 func (s *server) resolveBan(ctx context.Context, target string) (banTarget, error) {
+	if p, ok := parseAddrOrPrefix(target); ok {
+		return banTarget{addr: p.String()}, nil
+	}
 	who, err := s.engine.Who(ctx)
 	if err != nil {
 		return banTarget{}, fmt.Errorf("ask the world who is online: %w", err)
@@ -215,6 +224,15 @@ func (s *server) resolveBan(ctx context.Context, target string) (banTarget, erro
 		return banTarget{}, fmt.Errorf("%w: %s", errSeveral, strings.Join(ids, ", "))
 	}
 	t.knight = ids[0]
+	if strings.HasPrefix(t.knight, guestIDPrefix) {
+		ls, ok := s.live.game(t.knight)
+		if !ok {
+			return banTarget{}, errNoKnight
+		}
+		p, _ := parseAddrOrPrefix(hostOf(stringAddr(ls.addr)))
+		t.addr = p.String()
+		return t, nil
+	}
 	keys, err := s.store.KeysOf(t.knight)
 	if err != nil {
 		return banTarget{}, err
@@ -225,10 +243,36 @@ func (s *server) resolveBan(ctx context.Context, target string) (banTarget, erro
 	return t, nil
 }
 
+// parseAddrOrPrefix reads an address ("203.0.113.7", "2001:db8::1") or a prefix
+// ("203.0.113.0/24"); an address alone is its /32, or for IPv6 its /64, as the limits
+// count an address.
+func parseAddrOrPrefix(s string) (netip.Prefix, bool) {
+	if p, err := netip.ParsePrefix(s); err == nil {
+		return p.Masked(), true
+	}
+	a, err := netip.ParseAddr(s)
+	if err != nil {
+		return netip.Prefix{}, false
+	}
+	a = a.WithZone("").Unmap()
+	bits := 32
+	if a.Is6() {
+		bits = 64
+	}
+	p, _ := a.Prefix(bits)
+	return p, true
+}
+
+// stringAddr is a net.Addr of an address string, for hostOf.
+type stringAddr string
+
+func (a stringAddr) Network() string { return "tcp" }
+func (a stringAddr) String() string  { return string(a) }
+
 func (s *server) adminBan(c *call) int {
 	target := strings.Join(c.args, " ")
 	if target == "" {
-		return c.usageError("name the knight or the key")
+		return c.usageError("name the knight, the key or the address")
 	}
 	t, err := s.resolveBan(c.ctx, target)
 	switch {
@@ -246,6 +290,12 @@ func (s *server) adminBan(c *call) int {
 		}
 	}
 	now := time.Now().UTC()
+	if t.addr != "" {
+		if err := s.store.Ban(store.Ban{Addr: t.addr, Name: t.name, Reason: c.reason, By: c.fp, At: now}); err != nil {
+			s.log.Error("admin: ban", "addr", t.addr, "err", err)
+			return c.fail("the ban could not be saved: %v", err)
+		}
+	}
 	for _, fp := range t.fps {
 		if err := s.store.Ban(store.Ban{Fingerprint: fp, Name: t.name, Reason: c.reason, By: c.fp, At: now}); err != nil {
 			s.log.Error("admin: ban", "fingerprint", fp, "err", err)
@@ -261,14 +311,17 @@ func (s *server) adminBan(c *call) int {
 	for _, fp := range t.fps {
 		s.live.closeKey(fp, kickGrace) // sessions still on the title screen, or running commands
 	}
-	banned := strings.Join(t.fps, " ")
+	if t.addr != "" {
+		s.live.closeAddr(t.addr, kickGrace)
+	}
+	banned := strings.Join(append(slices.Clone(t.fps), t.addr), " ")
 	c.result = fmt.Sprintf("banned %s (%s), kicked %v", strings.TrimSpace(banned), t.name, kicked)
 	if c.json {
 		fp := ""
 		if len(t.fps) > 0 {
 			fp = t.fps[0]
 		}
-		return c.writeJSON(actionJSON{Fingerprint: fp, Fingerprints: t.fps, Name: t.name, Kicked: kicked, Banned: true})
+		return c.writeJSON(actionJSON{Fingerprint: fp, Fingerprints: t.fps, Addr: t.addr, Name: t.name, Kicked: kicked, Banned: true})
 	}
 	who := strings.TrimSpace(banned)
 	if t.name != "" {
@@ -285,11 +338,13 @@ func (s *server) adminBan(c *call) int {
 func (s *server) adminUnban(c *call) int {
 	target := strings.Join(c.args, " ")
 	if target == "" {
-		return c.usageError("name the knight or the key")
+		return c.usageError("name the knight, the key or the address")
 	}
 	fps := []string{target}
 	name := ""
-	if !strings.HasPrefix(target, "SHA256:") {
+	if p, ok := parseAddrOrPrefix(target); ok {
+		fps = []string{"addr:" + p.String()}
+	} else if !strings.HasPrefix(target, "SHA256:") {
 		bans, err := s.store.Bans()
 		if err != nil {
 			return c.fail("could not read the bans: %v", err)
@@ -297,7 +352,7 @@ func (s *server) adminUnban(c *call) int {
 		fps = nil
 		for _, b := range bans {
 			if strings.EqualFold(b.Name, strings.TrimSpace(target)) {
-				fps, name = append(fps, b.Fingerprint), b.Name
+				fps, name = append(fps, banKeyOf(b)), b.Name
 			}
 		}
 		if len(fps) == 0 {
@@ -322,6 +377,15 @@ func (s *server) adminUnban(c *call) int {
 	return 0
 }
 
+// banKeyOf is how bans and unban name a ban: its key's fingerprint, or "addr:" and its
+// address prefix.
+func banKeyOf(b store.Ban) string {
+	if b.Addr != "" {
+		return "addr:" + b.Addr
+	}
+	return b.Fingerprint
+}
+
 func (s *server) adminBans(c *call) int {
 	bans, err := s.store.Bans()
 	if err != nil {
@@ -336,9 +400,9 @@ func (s *server) adminBans(c *call) int {
 		return 0
 	}
 	tw := tabwriter.NewWriter(c.out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "FINGERPRINT\tKNIGHT\tSINCE\tREASON")
+	fmt.Fprintln(tw, "FINGERPRINT OR ADDRESS\tKNIGHT\tSINCE\tREASON")
 	for _, b := range bans {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", b.Fingerprint, b.Name, b.At.UTC().Format(time.DateTime), b.Reason)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", banKeyOf(b), b.Name, b.At.UTC().Format(time.DateTime), b.Reason)
 	}
 	_ = tw.Flush()
 	return 0

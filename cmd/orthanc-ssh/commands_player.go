@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/orthanc-ssh/orthanc-ssh/app"
 	"github.com/orthanc-ssh/orthanc-ssh/store"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
@@ -137,6 +138,7 @@ type whoJSON struct {
 	Name             string  `json:"name"`
 	Level            int     `json:"level"`
 	Depth            int     `json:"depth"`
+	Guest            bool    `json:"guest,omitempty"`
 	Knight           string  `json:"knight,omitempty"`
 	Fingerprint      string  `json:"fingerprint,omitempty"`
 	Addr             string  `json:"addr,omitempty"`
@@ -153,7 +155,7 @@ func (s *server) cmdWho(c *call) int {
 	}
 	rows := make([]whoJSON, 0, len(who))
 	for _, e := range who {
-		r := whoJSON{Name: e.Name, Level: e.Level, Depth: e.Depth}
+		r := whoJSON{Name: e.Name, Level: e.Level, Depth: e.Depth, Guest: e.Guest}
 		if c.admin {
 			r.Knight = e.Fingerprint
 			if ls, ok := s.live.game(e.Fingerprint); ok {
@@ -181,7 +183,7 @@ func (s *server) cmdWho(c *call) int {
 		if r.Depth == 0 {
 			where = "outside"
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s", r.Name, r.Level, where)
+		fmt.Fprintf(tw, "%s\t%d\t%s", r.Name, r.Level, where) // a guest's name says so
 		if c.admin {
 			fmt.Fprintf(tw, "\t%s\t%s\t%d KiB\t%s\t%s", r.Addr, time.Duration(r.ConnectedSeconds)*time.Second, r.BytesSent/1024, orDash(r.Fingerprint), r.Knight)
 		}
@@ -301,6 +303,10 @@ func (s *server) cmdPlay(c *call) int {
 func (s *server) cmdWatch(c *call) int {
 	return c.fail("watch needs a terminal: ssh -t -p PORT host watch NAME")
 }
+
+// guestNeedsKey is what a guest is told of a command that needs a key.
+const guestNeedsKey = "orthanc: guests have no key, and this needs one. Make a key (ssh-keygen -t ed25519) and connect again;\n" +
+	"a guest knight can be kept with the code it is given when it leaves: ssh -p PORT host claim CODE"
 
 // maxCommentRunes is the longest comment of a key.
 const maxCommentRunes = 40
@@ -465,7 +471,7 @@ func (s *server) cmdLink(c *call) int {
 	}, rec.Name)
 }
 
-// attach gives the call's key to a knight (link), and says what became of the
+// attach gives the call's key to a knight (link and claim), and says what became of the
 // knight the key played before.
 func (s *server) attach(c *call, code string, e codeEntry, a store.Attach, name string) int {
 	a.Replace, a.At = c.replace, time.Now().UTC()
@@ -492,6 +498,47 @@ func (s *server) attach(c *call, code string, e codeEntry, a store.Attach, name 
 	return 0
 }
 
-// replacedKiller is the "killer" in the tombstone of a knight retired by link
+// replacedKiller is the "killer" in the tombstone of a knight retired by link or claim
 // --replace: its player took its last key to another knight.
 const replacedKiller = "its player, who took its key to another knight"
+
+// cmdClaim is claim CODE: the key adopts the guest knight that was given the code.
+func (s *server) cmdClaim(c *call) int {
+	if len(c.args) != 1 {
+		return c.usageError("give the code you were shown when your guest knight left")
+	}
+	code := c.args[0]
+	e, err := s.codes.take(code, codeClaim, c.fp, c.addr)
+	if err != nil {
+		return c.codeFailure(err, "a guest knight's code is good for "+codeLifeWords+" after it leaves")
+	}
+	if s.inTheGame(c, c.knight) {
+		s.codes.giveBack(code, e)
+		return c.fail("this key's knight is in the dungeon; leave the game first")
+	}
+	if err := s.saver.Flush(); err != nil {
+		s.codes.giveBack(code, e)
+		return c.fail("the server cannot save just now; try again later")
+	}
+	rec := e.rec.Clone()
+	rec.Fingerprint, rec.Guest = store.NewKnightID(), false
+	rec.Name = s.keptName(rec.Name, rec.Fingerprint)
+	return s.attach(c, code, e, store.Attach{
+		Key:    store.Key{Fingerprint: c.fp, Knight: rec.Fingerprint, Type: c.key.Type(), Comment: "claimed a guest", Added: time.Now().UTC()},
+		Knight: &rec,
+	}, rec.Name)
+}
+
+// keptName is the name a claimed guest keeps: its own without the guest's mark, or with
+// a number added when another knight has it.
+func (s *server) keptName(guestName, knight string) string {
+	base := strings.TrimSpace(strings.TrimPrefix(guestName, app.GuestPrefix))
+	if base == "" {
+		base = "Knight"
+	}
+	name := base
+	for i := 2; !s.namesFor(knight, false).Claim(name); i++ {
+		name = fmt.Sprintf("%s %d", base[:min(len(base), world.MaxNameLen-3)], i)
+	}
+	return name
+}

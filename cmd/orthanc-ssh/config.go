@@ -31,6 +31,8 @@ type config struct {
 	// publicAddr is the host[:port] players connect to, as messages show it (empty: this
 	// machine's name and the listen port).
 	publicAddr string
+	// guests lets a client with no key in, as a guest (keyboard-interactive, login.go).
+	guests bool
 }
 
 // parseConfig reads flags and environment (DESIGN §2).
@@ -52,6 +54,9 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.StringVar(&c.metricsAddr, "metrics-addr", getenv("ORTHANC_METRICS_ADDR"), "serve Prometheus metrics at http://ADDR/metrics, such as 127.0.0.1:9222; off when empty (env ORTHANC_METRICS_ADDR)")
 	fs.StringVar(&tick, "tick", env("ORTHANC_TICK", "25ms"), "wall time of one game turn; ten turns make a round (env ORTHANC_TICK)")
 	fs.StringVar(&c.publicAddr, "public-addr", getenv("ORTHANC_PUBLIC_ADDR"), "host[:port] players connect to, as messages show it; default this machine's name and the listen port (env ORTHANC_PUBLIC_ADDR)")
+	guests := env("ORTHANC_GUESTS", "true")
+	fs.Func("guests", "let a client with no key play as a guest, not saved (env ORTHANC_GUESTS; default true)", func(v string) error { guests = v; return nil })
+	fs.Lookup("guests").DefValue = "true"
 	c.limits = defaultLimits
 	intFlag := func(p *int, name, envName, usage string) {
 		fs.Func(name, fmt.Sprintf("%s (env %s; default %d)", usage, envName, *p), func(v string) error { return parseInt(p, v) })
@@ -69,6 +74,8 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	intFlag(&c.limits.maxHandshakes, "max-handshakes", "ORTHANC_MAX_HANDSHAKES", "connections not in a session: in the SSH handshake, logging in, or yet to open one")
 	intFlag(&c.limits.maxPerIP, "max-per-ip", "ORTHANC_MAX_PER_IP", "connections from one address (an IPv6 /64)")
 	intFlag(&c.limits.maxPerKey, "max-per-key", "ORTHANC_MAX_PER_KEY", "sessions of one key, and of one connection")
+	intFlag(&c.limits.maxGuestsPerIP, "max-guests-per-ip", "ORTHANC_MAX_GUESTS_PER_IP", "guest sessions from one address (an IPv6 /64)")
+	intFlag(&c.limits.maxGuests, "max-guests", "ORTHANC_MAX_GUESTS", "guest sessions on the server")
 	durFlag(&c.limits.handshakeTimeout, "handshake-timeout", "ORTHANC_HANDSHAKE_TIMEOUT", "time to finish the SSH handshake")
 	durFlag(&c.limits.channelTimeout, "channel-timeout", "ORTHANC_CHANNEL_TIMEOUT", "a connection with no session open for this long (after logging in, or after its last session) is closed")
 	durFlag(&c.limits.idleTimeout, "idle-timeout", "ORTHANC_IDLE_TIMEOUT", "a game session with no keystroke for this long is closed (knight saved)")
@@ -79,7 +86,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
 	}
-	for _, n := range []int{c.limits.maxSessions, c.limits.maxHandshakes, c.limits.maxPerIP, c.limits.maxPerKey} {
+	for _, n := range []int{c.limits.maxSessions, c.limits.maxHandshakes, c.limits.maxPerIP, c.limits.maxPerKey, c.limits.maxGuestsPerIP, c.limits.maxGuests} {
 		if n < 1 {
 			return config{}, errors.New("session limits must be at least 1")
 		}
@@ -93,6 +100,9 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 		return config{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
 	var err error
+	if c.guests, err = strconv.ParseBool(guests); err != nil {
+		return config{}, fmt.Errorf("guests %q: want true or false", guests)
+	}
 	if c.seed, err = strconv.ParseUint(seed, 10, 64); err != nil {
 		return config{}, fmt.Errorf("seed %q: want a whole number from 0 to 18446744073709551615", seed)
 	}

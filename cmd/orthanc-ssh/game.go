@@ -59,6 +59,7 @@ func (s *server) program(sess ssh.Session) *tea.Program {
 	g := s.guardIO(sess)
 	m := app.New(sess.Context(), app.Params{
 		Fingerprint: fp,
+		Guest:       id.guest,
 		Saved:       saved,
 		Engine:      s.engine,
 		Width:       ptyReq.Window.Width,
@@ -74,7 +75,7 @@ func (s *server) program(sess ssh.Session) *tea.Program {
 		},
 		Admin: s.consoleHook(sess.Context(), key), // nil unless the key is an admin's
 		Plain: plain,
-		Names: s.namesFor(fp),
+		Names: s.namesFor(fp, id.guest),
 		Out:   g,
 		Term:  ptyReq.Term,
 		Tick:  s.cfg.tick,

@@ -28,6 +28,7 @@ import (
 
 	"charm.land/ssh"
 	"github.com/charmbracelet/x/vt"
+	"github.com/creack/pty"
 	gossh "golang.org/x/crypto/ssh"
 
 	"github.com/orthanc-ssh/orthanc-ssh/keys"
@@ -58,7 +59,7 @@ const testTick = 5 * time.Millisecond
 func testConfig(dir string, seed uint64) config {
 	return config{addr: "127.0.0.1:0", data: dir, adminKeys: filepath.Join(dir, "admin_keys"),
 		seed: seed, tick: testTick, battleGrace: defaultBattleGrace, limits: defaultLimits,
-		publicAddr: "localhost"}
+		publicAddr: "localhost", guests: true}
 }
 
 // startServer starts the real server on the data folder, on the default dungeon.
@@ -535,6 +536,7 @@ type terminal struct {
 	t      testing.TB
 	client *gossh.Client
 	sess   *gossh.Session
+	proc   *exec.Cmd // a real client program's terminal (openSSHTerminal) in place of client and sess
 	stdin  io.WriteCloser
 	mu     sync.Mutex
 	em     *vt.Emulator
@@ -649,8 +651,80 @@ func startTerminal(t testing.TB, c *gossh.Client, w, h int, env map[string]strin
 	return tm, nil
 }
 
+// openSSHTerminal runs the real OpenSSH client with args (opensshArgs' and more) in a
+// pseudo-terminal of w×h, as a person runs it in a terminal window, and reads what it
+// shows through the emulator. The end of the test ends the client.
+func openSSHTerminal(t *testing.T, w, h int, args ...string) *terminal {
+	t.Helper()
+	bin := clientBinary(t, "ssh", "openssh-client")
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), "TERM=xterm-256color")
+	ptmx, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: uint16(h), Cols: uint16(w)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tm := &terminal{t: t, proc: cmd, stdin: &lockedWriter{w: ptmx}, em: vt.NewEmulator(w, h), done: make(chan struct{})}
+	go func() {
+		buf := make([]byte, 256)
+		for {
+			n, err := tm.em.Read(buf)
+			if n > 0 {
+				_, _ = tm.stdin.Write(buf[:n])
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	go func() {
+		defer close(tm.done)
+		buf := make([]byte, 32*1024)
+		for {
+			n, err := ptmx.Read(buf)
+			if n > 0 {
+				tm.mu.Lock()
+				tm.raw.Write(buf[:n])
+				_, _ = tm.em.Write(buf[:n])
+				tm.mu.Unlock()
+			}
+			if err != nil { // the client has ended (EIO on the pseudo-terminal)
+				return
+			}
+		}
+	}()
+	t.Cleanup(tm.close)
+	return tm
+}
+
+// opensshArgs are the arguments of OpenSSH for a test's connection to addr: no config,
+// no known hosts, no agent, the key file if one is given (else no key at all: a person
+// who never made one), then more.
+func opensshArgs(addr, keyPath string, more ...string) []string {
+	host, port, _ := net.SplitHostPort(addr)
+	args := []string{"-F", "/dev/null", "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null",
+		"-o", "IdentityAgent=none", "-o", "ConnectTimeout=10", "-o", "LogLevel=ERROR", "-p", port}
+	if keyPath == "" {
+		args = append(args, "-o", "PubkeyAuthentication=no")
+	} else {
+		args = append(args, "-o", "IdentitiesOnly=yes", "-i", keyPath)
+	}
+	return append(append(args, more...), "player@"+host)
+}
+
+// dialGuest connects with no key, as a guest (keyboard-interactive, which asks nothing).
+func dialGuest(addr string) (*gossh.Client, error) {
+	return gossh.Dial("tcp", addr, clientConfig(gossh.KeyboardInteractive(
+		func(string, string, []string, []bool) ([]string, error) { return nil, nil })))
+}
+
 // close closes the terminal's session and its client.
 func (tm *terminal) close() {
+	if tm.proc != nil {
+		_ = tm.proc.Process.Kill()
+		<-tm.done
+		_ = tm.stdin.Close()
+		return
+	}
 	_ = tm.sess.Close()
 	_ = tm.client.Close()
 	// The emulator is not closed: its Close races with the goroutine reading its answers
@@ -724,6 +798,10 @@ func (tm *terminal) exitStatus() int {
 	tm.t.Helper()
 	if !tm.ended(10 * time.Second) {
 		tm.t.Fatalf("the session did not end:\n%s", tm.screen())
+	}
+	if tm.proc != nil {
+		_ = tm.proc.Wait()
+		return tm.proc.ProcessState.ExitCode()
 	}
 	var exit *gossh.ExitError
 	switch err := tm.sess.Wait(); {

@@ -3,6 +3,8 @@ package main
 import (
 	"crypto/rand"
 	"errors"
+	"fmt"
+	"io"
 	"strings"
 	"sync"
 	"time"
@@ -15,11 +17,16 @@ import (
 )
 
 // Who a session plays as. A key leads to its knight through the store's index of keys
-// (a knight may have several keys, DESIGN §12 "Keys, guests and the web page"); a key
-// that has none yet is given a new knight id when it opens a game, held by the saver
-// until the knight's first record is written with it.
+// (a knight may have several keys, DESIGN §12 "Keys and guests"); a key that has none
+// yet is given a new knight id when it opens a game, held by the saver until the
+// knight's first record is written with it. A session that logged in with no key
+// (keyboard-interactive, login.go) is a guest: a knight id of its own for the session
+// only, never saved; when it leaves, a one-time code lets a key claim the knight.
 
-// codeLife is how long a one-time code (keys add) may be used;
+// guestIDPrefix starts the knight id of a guest, which is never stored.
+const guestIDPrefix = "guest-"
+
+// codeLife is how long a one-time code (keys add, a guest's claim) may be used;
 // codeLifeWords says it to a player.
 const (
 	codeLife      = 10 * time.Minute
@@ -29,18 +36,19 @@ const (
 // Bounds of the codes kept in memory:
 //
 //	constant        value  effect
-//	maxCodes        1000   codes waiting at once; past it the oldest goes
+//	maxCodes        1000   codes waiting at once; past it the oldest goes (a guest's unclaimed knight with it)
 //	maxCodeTries    5      wrong codes a key or an address may give in codeLife; then it is told to wait
 const (
 	maxCodes     = 1000
 	maxCodeTries = 5
 )
 
-// ident is who one session is: its key's fingerprint and the knight it plays (empty
-// for a key with no knight, outside a game).
+// ident is who one session is: its key's fingerprint (empty for a guest) and the
+// knight it plays (empty for a key with no knight, outside a game).
 type ident struct {
 	fp     string
 	knight string
+	guest  bool
 }
 
 // identities keeps each open session's ident, from the track middleware to the end of
@@ -72,7 +80,7 @@ func (ids *identities) get(sess ssh.Session) (ident, bool) {
 }
 
 // knightOf returns the id of the knight the key fp plays, or "" for a key that plays
-// none.
+// none (or a guest's empty fingerprint).
 func (s *server) knightOf(fp string) (string, error) {
 	if fp == "" {
 		return "", nil
@@ -87,11 +95,14 @@ func (s *server) knightOf(fp string) (string, error) {
 	return k.Knight, nil
 }
 
-// identify works out who a session is, for the track middleware: a key with no knight
-// that opens a game gets a new knight id, bound in the saver for the session's time.
-// release ends what identify holds.
+// identify works out who a session is, for the track middleware: a guest gets a knight
+// id of its own; a key with no knight that opens a game gets a new one, bound in the
+// saver for the session's time. release ends what identify holds.
 func (s *server) identify(sess ssh.Session, game bool) (id ident, release func(), err error) {
 	key := sess.PublicKey()
+	if key == nil {
+		return ident{guest: true, knight: guestIDPrefix + store.NewKnightID()[2:]}, func() {}, nil
+	}
 	id.fp = keys.Fingerprint(key)
 	if id.knight, err = s.knightOf(id.fp); err != nil || id.knight != "" || !game {
 		return id, func() {}, err
@@ -127,19 +138,22 @@ func (s *server) touchKey(fp string) {
 type codeKind uint8
 
 const (
-	codeLink codeKind = iota + 1 // keys add: a key that links with it joins a knight
+	codeLink  codeKind = iota + 1 // keys add: a key that links with it joins a knight
+	codeClaim                     // a guest's: a key that claims with it adopts the guest's knight
 )
 
 // codeEntry is one code waiting to be used.
 type codeEntry struct {
 	kind    codeKind
-	knight  string // codeLink: the knight the code gives
+	knight  string            // codeLink: the knight the code gives
+	rec     *world.Adventurer // codeClaim: the guest's knight as it left
 	expires time.Time
 	made    uint64 // order of making, to drop the oldest
 }
 
-// codeBook keeps the one-time codes of keys add, in memory only: a code is good once,
-// for codeLife, and a restart forgets them all. Wrong codes are counted per key and per address, so a code
+// codeBook keeps the one-time codes of keys add and of guests' claims, in memory only:
+// a code is good once, for codeLife, and a restart forgets them all (a guest's knight
+// was never saved anyway). Wrong codes are counted per key and per address, so a code
 // cannot be guessed. It is safe for concurrent use.
 type codeBook struct {
 	mu    sync.Mutex
@@ -292,4 +306,19 @@ func (s *server) loadKnightOf(fp string) (world.Adventurer, error) {
 		return world.Adventurer{}, store.ErrNotFound
 	}
 	return s.saver.Load(knight)
+}
+
+// guestGoodbye is what a guest's terminal keeps when its game ends: how to keep a
+// knight, and for a knight still living, the one-time code that lets a new key adopt it
+// as it stands (rec, its last record, when left).
+func (s *server) guestGoodbye(w io.Writer, rec world.Adventurer, left bool) {
+	fmt.Fprint(w, "\r\nYou played as a guest: nothing was saved.\r\n")
+	if left && rec.Guest && !rec.Ended() {
+		code := s.codes.add(codeEntry{kind: codeClaim, rec: &rec})
+		fmt.Fprintf(w, "To keep %s as it stands, make a key and, within %s, claim it:\r\n"+
+			"  ssh-keygen -t ed25519\r\n"+
+			"  %s claim %s\r\n", rec.Name, codeLifeWords, s.sshCommand(), code)
+		return
+	}
+	fmt.Fprintf(w, "To keep a knight, make a key (ssh-keygen -t ed25519) and connect again: %s\r\n", s.sshCommand())
 }

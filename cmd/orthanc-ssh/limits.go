@@ -23,6 +23,8 @@ type limits struct {
 	maxHandshakes    int           // connections not in a session: in the handshake, logging in, or yet to open one
 	maxPerIP         int           // connections from one address (an IPv6 /64), in a session or not
 	maxPerKey        int           // sessions of one key, and session channels of one connection
+	maxGuestsPerIP   int           // guest sessions from one address (an IPv6 /64)
+	maxGuests        int           // guest sessions on the server
 	handshakeTimeout time.Duration // to finish the SSH handshake
 	channelTimeout   time.Duration // a connection with no session open for this long is closed
 	idleTimeout      time.Duration // since the last keystroke (not output) in the game
@@ -37,13 +39,15 @@ type limits struct {
 //	max-handshakes    1000     connections not yet in a session never take a player's place; more are closed at once
 //	max-per-ip        20       a household or a classroom behind one address still fits
 //	max-per-key       4        a game, a watcher and commands at once; a fifth is refused
+//	max-guests-per-ip 2        guests (no key) from one address: a second device, not a crowd
+//	max-guests        50       guests on the server: a tenth of the players' places
 //	handshake         10s      a client that never finishes the handshake is dropped
 //	channel           20s      a connection that logs in and opens no session is dropped
 //	idle              30m      an AFK knight is saved and its session closed
 //	lifetime          12h      no connection lives forever
 //	stall             30s      a client that stops reading its screen is closed, knight saved
 var defaultLimits = limits{
-	maxSessions: 500, maxHandshakes: 1000, maxPerIP: 20, maxPerKey: 4,
+	maxSessions: 500, maxHandshakes: 1000, maxPerIP: 20, maxPerKey: 4, maxGuestsPerIP: 2, maxGuests: 50,
 	handshakeTimeout: 10 * time.Second, channelTimeout: 20 * time.Second, idleTimeout: 30 * time.Minute,
 	maxLifetime: 12 * time.Hour, stallTimeout: 30 * time.Second,
 }
@@ -55,6 +59,7 @@ const (
 	maxEnvBytes     = 1024
 	maxSessionReqs  = 10000
 	tooManyPerKey   = "Too many sessions with this key are open; close one and try again."
+	tooManyGuests   = "Too many guests are playing from your address (or on the server); make a key (ssh-keygen -t ed25519) and connect again."
 	stalledLogLabel = "session stalled: closing"
 )
 
@@ -66,6 +71,8 @@ const (
 	serverFullMsg = "orthanc: the server is full; try again later\r\n"
 	tooManyMsg    = "orthanc: too many connections from your address; try again later\r\n"
 	bannedMsg     = "orthanc: " + bannedMessage + "\r\n"
+	bannedAddrMsg = "orthanc: " + bannedAddrMessage + "\r\n"
+	noGuestsMsg   = "orthanc: this server takes no guests: make a key (ssh-keygen -t ed25519) and connect again.\r\n"
 	busyMsg       = "orthanc: the server is busy; try again in a moment\r\n"
 )
 
@@ -207,6 +214,10 @@ type authState struct {
 	offered     bool   // a key was offered and would be let in if signed for
 	reason      string // why the last attempt was refused, when the server refused it
 	fingerprint string // the key of that attempt
+	// offeredBanned is set once the connection offered a banned key: it is never let in
+	// as a guest. addrBanned once it was found to come from a banned address.
+	offeredBanned bool
+	addrBanned    bool
 }
 
 // refusal decides at the start of the login whether the connection is refused, and why;

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"net/netip"
 	"strings"
 
 	"charm.land/ssh"
@@ -39,8 +40,12 @@ const (
 	authMethod    = "method"    // a method or key algorithm the server does not take
 )
 
-// bannedMessage is what a banned key is told at login.
-const bannedMessage = "This key is banned from this server."
+// bannedMessage is what a banned key is told at login; bannedAddrMessage what a
+// connection from a banned address is told.
+const (
+	bannedMessage     = "This key is banned from this server."
+	bannedAddrMessage = "Your address is banned from this server."
+)
 
 // serverConfig is the SSH server's base configuration for one connection: the
 // algorithms above, and the login's callbacks: the client's login is kept (for the
@@ -82,11 +87,15 @@ func (s *server) loginBanner(ctx ssh.Context) string {
 }
 
 // checkKey is the public-key handler: it lets in every key except on a connection the
-// limits refuse, and a banned key, which is told so in a banner. The key a session then
-// plays as is the one that signed (sess.PublicKey()), never one merely offered here.
+// limits refuse, a banned key, and any key from a banned address, which are told so in a
+// banner. The key a session then plays as is the one that signed (sess.PublicKey()),
+// never one merely offered here.
 func (s *server) checkKey(ctx ssh.Context, key ssh.PublicKey) bool {
 	slot := slotOf(ctx)
 	if slot != nil && slot.isRefused() {
+		return false
+	}
+	if s.addrBanned(ctx) {
 		return false
 	}
 	fp := keys.Fingerprint(key)
@@ -101,11 +110,68 @@ func (s *server) checkKey(ctx ssh.Context, key ssh.PublicKey) bool {
 		}
 		if slot != nil {
 			slot.auth.reason, slot.auth.fingerprint = authBanned, fp
+			slot.auth.offeredBanned = true // and no guest, when the client falls back
 		}
 		return false
 	}
 	if slot != nil {
 		slot.auth.offered = true
+	}
+	return true
+}
+
+// guestLogin is the keyboard-interactive handler: the way in for a client with no key,
+// as a guest. It asks nothing (OpenSSH then goes straight in). It lets no one in when
+// guests are off, on a connection the limits refuse, from a banned address, or on a
+// connection that offered a banned key: OpenSSH falls back to keyboard-interactive when
+// its keys are refused, and a banned key's owner must not come back as a guest. A client
+// whose key was let in never gets here. A guest's session has no key (sess.PublicKey()
+// is nil: charm's ssh takes the key from the method that succeeded), which is how the
+// server knows it for a guest.
+func (s *server) guestLogin(ctx ssh.Context, _ gossh.KeyboardInteractiveChallenge) bool {
+	slot := slotOf(ctx)
+	switch {
+	case !s.cfg.guests:
+		if c, ok := ctx.Value(preAuthKey).(gossh.ServerPreAuthConn); ok {
+			_ = c.SendAuthBanner(noGuestsMsg)
+		}
+		return false
+	case slot != nil && slot.isRefused():
+		return false
+	case slot != nil && slot.auth.offeredBanned:
+		slot.auth.reason = authBanned
+		return false
+	case s.addrBanned(ctx):
+		return false
+	}
+	return true
+}
+
+// addrBanned reports whether the connection comes from a banned address, telling it so
+// in a banner the first time.
+func (s *server) addrBanned(ctx ssh.Context) bool {
+	slot := slotOf(ctx)
+	if slot != nil && slot.auth.addrBanned {
+		return true
+	}
+	a, err := netip.ParseAddr(hostOf(ctx.RemoteAddr()))
+	if err != nil {
+		return false
+	}
+	banned, prefix, err := s.store.IsAddrBanned(a)
+	if err != nil {
+		s.log.Error("check ban of address", "addr", a.String(), "err", err)
+		return false // the session's own check (refuseBanned) says so to the player
+	}
+	if !banned {
+		return false
+	}
+	if c, ok := ctx.Value(preAuthKey).(gossh.ServerPreAuthConn); ok {
+		_ = c.SendAuthBanner(bannedAddrMsg)
+	}
+	if slot != nil {
+		slot.auth.addrBanned = true
+		slot.auth.reason, slot.auth.fingerprint = authBanned, "addr:"+prefix
 	}
 	return true
 }

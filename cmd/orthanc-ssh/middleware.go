@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"net/netip"
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
@@ -118,7 +119,7 @@ func (s *server) track(next ssh.Handler) ssh.Handler {
 		defer s.ids.put(sess, id)()
 		s.touchKey(id.fp)
 		remove := s.live.add(liveSession{
-			fp: id.fp, knight: id.knight, addr: sess.RemoteAddr().String(), start: time.Now(),
+			fp: id.fp, knight: id.knight, guest: id.guest, addr: sess.RemoteAddr().String(), start: time.Now(),
 			game: game, sent: sent,
 			close: func() { _ = sess.Close() },
 		})
@@ -133,14 +134,22 @@ func (s *server) refuseBanned(next ssh.Handler) ssh.Handler {
 	return func(sess ssh.Session) {
 		fp := keys.Fingerprint(sess.PublicKey())
 		banned, err := s.store.IsBanned(fp)
+		addrBanned := false
+		if a, perr := netip.ParseAddr(hostOf(sess.RemoteAddr())); perr == nil && err == nil {
+			addrBanned, _, err = s.store.IsAddrBanned(a)
+		}
 		if err != nil {
 			s.log.Error("check ban", "fingerprint", fp, "err", err)
 			s.refuse(sess, "The server cannot check your key just now; please try again later.")
 			return
 		}
-		if banned {
-			s.log.Info("refused a banned key", "fingerprint", fp, "addr", sess.RemoteAddr().String())
-			s.refuse(sess, bannedMessage)
+		if banned || addrBanned {
+			s.log.Info("refused a banned key or address", "fingerprint", fp, "addr", sess.RemoteAddr().String())
+			msg := bannedMessage
+			if addrBanned {
+				msg = bannedAddrMessage
+			}
+			s.refuse(sess, msg)
 			return
 		}
 		next(sess)
@@ -158,26 +167,44 @@ func (s *server) refuse(sess ssh.Session, msg string) {
 	_ = sess.Exit(1)
 }
 
-// keyCounter counts open sessions per key.
+// keyCounter counts open sessions per key, and guests' sessions per address and in all.
 type keyCounter struct {
-	mu sync.Mutex
-	n  map[string]int
+	mu     sync.Mutex
+	n      map[string]int
+	guests int
 }
 
-// limitKeys is a middleware refusing a key's sessions over the per-key limit.
+// limitKeys is a middleware refusing a key's sessions over the per-key limit, and a
+// guest's over the guests' limits (per address, and on the server): a guest has no key
+// to count it by, and takes the place of a player who may have none either.
 func (s *server) limitKeys(next ssh.Handler) ssh.Handler {
 	return func(sess ssh.Session) {
 		fp := keys.Fingerprint(sess.PublicKey())
+		limit, msg := s.cfg.limits.maxPerKey, tooManyPerKey
+		guest := fp == ""
+		if guest {
+			fp, limit, msg = "guest "+addrKey(sess.RemoteAddr()), s.cfg.limits.maxGuestsPerIP, tooManyGuests
+		}
 		s.perKey.mu.Lock()
-		over := s.perKey.n[fp] >= s.cfg.limits.maxPerKey
+		over := s.perKey.n[fp] >= limit || (guest && s.perKey.guests >= s.cfg.limits.maxGuests)
 		if !over {
 			s.perKey.n[fp]++
+			if guest {
+				s.perKey.guests++
+			}
 		}
 		s.perKey.mu.Unlock()
 		if over {
-			fmt.Fprintln(sess.Stderr(), tooManyPerKey)
+			fmt.Fprintln(sess.Stderr(), msg)
 			_ = sess.Exit(1)
 			return
+		}
+		if guest {
+			defer func() {
+				s.perKey.mu.Lock()
+				s.perKey.guests--
+				s.perKey.mu.Unlock()
+			}()
 		}
 		defer func() {
 			s.perKey.mu.Lock()
@@ -209,11 +236,15 @@ func (s *server) finish(ssh.Handler) ssh.Handler {
 				m.Close() // the player's own screen back, before anything more is written
 				ctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 				defer cancel()
-				if _, _, err := m.Leave(ctx); err != nil {
+				rec, left, err := m.Leave(ctx)
+				if err != nil {
 					s.log.Error("leave", "fingerprint", keys.Fingerprint(sess.PublicKey()), "err", err)
 				}
 				if why := m.Ended(); why != "" {
 					fmt.Fprintln(sess, why) // the game screen is gone: keep the reason on the terminal
+				}
+				if id, _ := s.ids.get(sess); id.guest {
+					s.guestGoodbye(sess, rec, left && err == nil)
 				}
 			}
 			return

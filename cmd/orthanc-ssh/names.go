@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strings"
 	"sync"
 
 	"github.com/orthanc-ssh/orthanc-ssh/app"
@@ -67,15 +68,29 @@ func (b *nameBook) claim(name, fp string) bool {
 
 // sessionNames is the name book as one knight's session sees it (app.Names).
 type sessionNames struct {
-	s  *server
-	fp string // the knight's id
+	s     *server
+	fp    string // the knight's id
+	guest bool
 }
 
-// namesFor is the app's view of the name book for the knight fp (an id).
-func (s *server) namesFor(fp string) app.Names { return sessionNames{s, fp} }
+// namesFor is the app's view of the name book for the knight fp (an id). A guest's
+// names are the app's, which puts guestPrefix before them; a knight with a key may not
+// take a name that looks like a guest's.
+func (s *server) namesFor(fp string, guest bool) app.Names { return sessionNames{s, fp, guest} }
 
 // Taken implements app.Names.
-func (n sessionNames) Taken(name string) bool { return n.s.book().taken(name, n.fp) }
+func (n sessionNames) Taken(name string) bool {
+	return (!n.guest && looksLikeAGuest(name)) || n.s.book().taken(name, n.fp)
+}
 
 // Claim implements app.Names.
-func (n sessionNames) Claim(name string) bool { return n.s.book().claim(name, n.fp) }
+func (n sessionNames) Claim(name string) bool {
+	return (n.guest || !looksLikeAGuest(name)) && n.s.book().claim(name, n.fp)
+}
+
+// looksLikeAGuest reports whether a name is a guest's: "Guest", or "Guest" and more
+// after a space, hyphen or apostrophe, in any case.
+func looksLikeAGuest(name string) bool {
+	l := strings.ToLower(strings.TrimSpace(name))
+	return l == "guest" || (strings.HasPrefix(l, "guest") && strings.ContainsAny(l[5:6], " -'"))
+}

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/pprof"
+	"net/netip"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -38,8 +39,9 @@ const (
 // liveSession is one open SSH session, as the admin's who and stats see it.
 type liveSession struct {
 	id     uint64
-	fp     string // the session's key
+	fp     string // the session's key; empty for a guest
 	knight string // the knight it plays, or would play: empty for a key with none outside a game
+	guest  bool
 	addr   string
 	start  time.Time
 	game   bool          // a terminal session (the game), not a one-off command
@@ -108,6 +110,23 @@ func (r *registry) closeKey(fp string, delay time.Duration) int {
 	n := 0
 	for _, s := range r.list() {
 		if s.fp == fp {
+			time.AfterFunc(delay, s.close)
+			n++
+		}
+	}
+	return n
+}
+
+// closeAddr closes every session from an address in prefix (as parseAddrOrPrefix reads
+// it) after delay, and reports how many it will close.
+func (r *registry) closeAddr(prefix string, delay time.Duration) int {
+	p, err := netip.ParsePrefix(prefix)
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for _, s := range r.list() {
+		if a, err := netip.ParseAddr(hostOf(stringAddr(s.addr))); err == nil && p.Contains(a.WithZone("").Unmap()) {
 			time.AfterFunc(delay, s.close)
 			n++
 		}

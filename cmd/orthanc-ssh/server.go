@@ -88,7 +88,7 @@ type server struct {
 	perKey   keyCounter   // open sessions per key, for the per-key limit
 	names    nameBook     // knights' names, kept unique (names.go)
 	ids      identities   // who each open session is (identity.go)
-	codes    codeBook     // one-time codes of keys add (identity.go)
+	codes    codeBook     // one-time codes of keys add and guests' claims (identity.go)
 	// metrics is the listener /metrics is served on, nil when metrics are off. It is
 	// opened with the server, so a bad address fails at start.
 	metrics net.Listener
@@ -154,6 +154,7 @@ func newServer(cfg config, log *slog.Logger) (*server, error) {
 		// Every key may play but a banned one; a connection the limits refuse is told why
 		// in the login banner (login.go).
 		wish.WithPublicKeyAuth(s.checkKey),
+		wish.WithKeyboardInteractiveAuth(s.guestLogin), // guests: no key (refused when -guests=false)
 		wish.WithBannerHandler(s.loginBanner),
 		wish.WithMiddleware(s.middleware()...), // middleware.go, in chain order
 	)
