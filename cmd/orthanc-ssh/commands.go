@@ -102,6 +102,8 @@ func init() {
 			guests: true, takes: takesJSON, run: (*server).cmdWho},
 		{name: "scores", usage: "scores [--json]", summary: "the hall of fame: the top three retired knights, and yours",
 			guests: true, takes: takesJSON, run: (*server).cmdScores},
+		{name: "motd", usage: "motd [--json]", summary: "the server's message of the day",
+			guests: true, takes: takesJSON, run: (*server).cmdMOTD},
 		{name: "keys", usage: "keys [add | remove FINGERPRINT] [--json]", summary: "your knight's keys; add: a code to link another key",
 			help: "keys lists the keys that play your knight: fingerprint (as ssh-keygen -l prints it), type,\n" +
 				"comment, when added and when last used.\n" +
@@ -158,6 +160,11 @@ func init() {
 			admin: true, run: (*server).adminBackup},
 		{name: "stats", usage: "stats [--json]", summary: "sessions, players, levels and seeds, tick and save times, memory",
 			admin: true, takes: takesJSON, run: (*server).adminStats},
+		{name: "motd set", usage: "motd set <text>", summary: "set the message of the day (title screen and web page)",
+			help:  fmt.Sprintf("Control characters and escape sequences are removed, and the text is cut to %d characters.", world.MaxBroadcastRunes),
+			admin: true, takes: takesLine, run: (*server).adminMOTDSet},
+		{name: "motd clear", usage: "motd clear", summary: "clear the message of the day",
+			admin: true, run: (*server).adminMOTDClear},
 		{name: "keys move", usage: "keys move OLD NEW", summary: "for a player who lost a key: key NEW (a fingerprint) takes OLD's place",
 			help: "NEW must play no living knight (a dead one's record goes). NEW is a fingerprint as ssh-keygen -l\n" +
 				"prints it: have the player send it, with `ssh-keygen -lf ~/.ssh/id_ed25519.pub`.",

@@ -538,6 +538,30 @@ func (s *server) adminStats(c *call) int {
 	return 0
 }
 
+func (s *server) adminMOTDSet(c *call) int {
+	text := world.CleanText(strings.Join(c.args, " "), world.MaxBroadcastRunes)
+	if strings.TrimSpace(text) == "" {
+		return c.usageError("give the message (motd clear clears it)")
+	}
+	if err := s.setMOTD(store.MOTD{Text: text, By: c.fp, At: time.Now().UTC()}); err != nil {
+		s.log.Error("admin: motd set", "err", err)
+		return c.fail("the message could not be saved: %v", err)
+	}
+	c.result = "set"
+	fmt.Fprintf(c.out, "The message of the day is now: %s\n", text)
+	return 0
+}
+
+func (s *server) adminMOTDClear(c *call) int {
+	if err := s.setMOTD(store.MOTD{}); err != nil {
+		s.log.Error("admin: motd clear", "err", err)
+		return c.fail("the message could not be cleared: %v", err)
+	}
+	c.result = "cleared"
+	fmt.Fprintln(c.out, "The message of the day is cleared.")
+	return 0
+}
+
 // keysMoveJSON is the --json output of keys move.
 type keysMoveJSON struct {
 	Old    string `json:"old"`

@@ -542,3 +542,17 @@ func (s *server) keptName(guestName, knight string) string {
 	}
 	return name
 }
+
+// cmdMOTD prints the message of the day.
+func (s *server) cmdMOTD(c *call) int {
+	m := s.motd()
+	if c.json {
+		return c.writeJSON(map[string]string{"motd": m})
+	}
+	if m == "" {
+		fmt.Fprintln(c.out, "No message of the day.")
+		return 0
+	}
+	fmt.Fprintln(c.out, m)
+	return 0
+}

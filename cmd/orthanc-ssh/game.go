@@ -60,6 +60,7 @@ func (s *server) program(sess ssh.Session) *tea.Program {
 	m := app.New(sess.Context(), app.Params{
 		Fingerprint: fp,
 		Guest:       id.guest,
+		MOTD:        s.motd(),
 		Saved:       saved,
 		Engine:      s.engine,
 		Width:       ptyReq.Window.Width,

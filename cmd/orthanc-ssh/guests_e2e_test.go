@@ -129,7 +129,7 @@ func TestAGuestHasNoKey(t *testing.T) {
 			t.Errorf("a guest ran %q: %d %q", cmd, code, errOut)
 		}
 	}
-	for _, cmd := range []string{"help", "who", "scores"} {
+	for _, cmd := range []string{"help", "who", "scores", "motd"} {
 		if _, errOut, code := runOn(t, c, cmd); code != 0 {
 			t.Errorf("a guest ran %q: %d %q", cmd, code, errOut)
 		}

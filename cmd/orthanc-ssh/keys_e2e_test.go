@@ -230,3 +230,27 @@ func TestAdminMovesALostKey(t *testing.T) {
 		t.Fatalf("keys move of an unknown key: %d %q", c, errOut)
 	}
 }
+
+// The message of the day: an admin sets it, the title screen and motd show it, clear
+// takes it away; a player may not set it.
+func TestMessageOfTheDay(t *testing.T) {
+	ts, admin := startAdminServer(t)
+	player := newKey(t)
+	if _, errOut, c := runCmd(t, ts.addr, player, "motd set hello"); c != 1 || strings.TrimSpace(errOut) != permissionDenied {
+		t.Fatalf("a player set the motd: %d %q", c, errOut)
+	}
+	if out, errOut, c := runCmd(t, ts.addr, admin, "motd set Welcome to the \x1b[31mdungeon\x1b[0m; the Balrog is on level 9."); c != 0 {
+		t.Fatalf("motd set: %d %q %q", c, out, errOut)
+	}
+	out, _, _ := runCmd(t, ts.addr, player, "motd")
+	if !strings.Contains(out, "Welcome to the") || strings.Contains(out, "\x1b") {
+		t.Fatalf("motd: %q", out)
+	}
+	tm := openTerminal(t, ts.addr, player, 80, 24, nil)
+	tm.waitFor("Welcome to the", "Balrog is on level 9.")
+	tm.close()
+	runCmd(t, ts.addr, admin, "motd clear")
+	if out, _, _ := runCmd(t, ts.addr, player, "motd"); !strings.Contains(out, "No message of the day") {
+		t.Fatalf("motd after clear: %q", out)
+	}
+}

@@ -94,6 +94,7 @@ type server struct {
 	metrics net.Listener
 	// listening is the address the SSH listener has, once serve has it.
 	listening atomic.Pointer[string]
+	motdText  atomic.Pointer[string] // the message of the day, read from the store at start
 }
 
 func newServer(cfg config, log *slog.Logger) (*server, error) {
@@ -123,9 +124,15 @@ func newServer(cfg config, log *slog.Logger) (*server, error) {
 		st.Close()
 		return nil, err
 	}
+	motd, err := st.LoadMOTD()
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
 	s := &server{cfg: cfg, log: log, store: st, saver: store.NewSaver(st, log), admins: admins, live: newRegistry(),
 		perKey: keyCounter{n: map[string]int{}}, crash: make(chan crashed, 1)}
 	s.obs = newObserver(s)
+	s.motdText.Store(&motd.Text)
 	s.engine = world.New(world.Config{
 		Levels:             levels,
 		Seed:               cfg.seed,
@@ -350,4 +357,21 @@ func (s *server) publicHostPort() (host, port string) {
 		port = "2222"
 	}
 	return host, port
+}
+
+// motd is the message of the day, as last set ("" for none).
+func (s *server) motd() string {
+	if m := s.motdText.Load(); m != nil {
+		return *m
+	}
+	return ""
+}
+
+// setMOTD saves the message of the day and shows it from now on.
+func (s *server) setMOTD(m store.MOTD) error {
+	if err := s.store.SetMOTD(m); err != nil {
+		return err
+	}
+	s.motdText.Store(&m.Text)
+	return nil
 }
