@@ -1,0 +1,365 @@
+// Package web serves the server's web page: how to connect (with the host key's
+// fingerprint, to check a first ssh against), the message of the day, who is online,
+// the hall of fame and the latest deaths, as HTML made with html/template (no script
+// needed, readable on a phone, in the game's PLATO look), the same as JSON under /api/,
+// and a listing document for MUD directories at /mssp.json.
+//
+// It reads the game only through a StatusFunc, which the server fills with plain values,
+// and changes nothing: every route answers GET and HEAD alone. It must not import the
+// world engine, the store or anything SSH: the server translates at the edge, as it does
+// for app. Player-supplied text (names, the message of the day) reaches the page only
+// through html/template's escaping or encoding/json.
+package web
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/netip"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// Status is everything the page shows, as the server gathered it at one moment.
+type Status struct {
+	// Name is the server's name; MOTD its message of the day, empty for none.
+	Name string `json:"name"`
+	MOTD string `json:"motd,omitempty"`
+	// Host and Port are where players connect; SSH is the command to connect with,
+	// Plain the one for screen-reader mode.
+	Host  string `json:"host"`
+	Port  int    `json:"port"`
+	SSH   string `json:"ssh"`
+	Plain string `json:"ssh_plain"`
+	// HostKey is the host key's SHA256 fingerprint as ssh-keygen -l prints it, with its
+	// type; KnownHosts a known_hosts line for it.
+	HostKey     string `json:"host_key_fingerprint"`
+	HostKeyType string `json:"host_key_type"`
+	KnownHosts  string `json:"known_hosts"`
+	// Guests tells whether a client with no key may play as a guest.
+	Guests bool `json:"guests"`
+	// Started is when the server started.
+	Started time.Time `json:"started"`
+	Online  []Player  `json:"online"`
+	Fame    []Fame    `json:"fame"`
+	Deaths  []Death   `json:"deaths"`
+	// Taken is when the status was gathered.
+	Taken time.Time `json:"taken"`
+}
+
+// Player is one knight online.
+type Player struct {
+	Name  string `json:"name"`
+	Level int    `json:"level"`
+	Depth int    `json:"depth"` // 0: outside the dungeon
+	Guest bool   `json:"guest,omitempty"`
+}
+
+// Fame is one retired knight in the hall of fame.
+type Fame struct {
+	Rank         int       `json:"rank"`
+	Name         string    `json:"name"`
+	Level        int       `json:"level"`
+	Experience   int       `json:"experience"`
+	PercentKills int       `json:"percent_kills"`
+	Retired      time.Time `json:"retired"`
+}
+
+// Death is one knight slain.
+type Death struct {
+	Name   string    `json:"name"`
+	Level  int       `json:"level"`
+	Killer string    `json:"killer"`
+	Depth  int       `json:"depth"`
+	Died   time.Time `json:"died"`
+}
+
+// StatusFunc gathers the status; the page calls it at most once a CacheFor.
+type StatusFunc func(ctx context.Context) (Status, error)
+
+// Tuning of the page, and what each does:
+//
+//	constant       value    effect
+//	CacheFor       5 s      the status is gathered at most this often, whatever the traffic; browsers and proxies may keep a page as long
+//	ratePerSecond  2        requests an address may make a second, on average
+//	rateBurst      20       requests an address may make at once (a page is 2: the HTML and its style)
+//	maxAddrs       10000    addresses remembered for the rate cap; past it the ones with a full allowance are forgotten
+const (
+	CacheFor      = 5 * time.Second
+	ratePerSecond = 2
+	rateBurst     = 20
+	maxAddrs      = 10000
+)
+
+// Codebase, Genre and Language are what the listing for MUD directories says of the game.
+const (
+	Codebase = "orthanc-ssh"
+	Genre    = "Fantasy"
+	Language = "English"
+)
+
+//go:embed page.html style.css
+var files embed.FS
+
+var page = template.Must(template.New("page.html").Funcs(template.FuncMap{
+	"where": func(depth int) string {
+		if depth == 0 {
+			return "outside"
+		}
+		return "level " + strconv.Itoa(depth)
+	},
+	"date": func(t time.Time) string { return t.UTC().Format("2006-01-02") },
+}).ParseFS(files, "page.html"))
+
+var style, _ = files.ReadFile("style.css")
+
+// Handler serves the page. It is safe for concurrent use.
+type Handler struct {
+	status StatusFunc
+	log    *slog.Logger
+	now    func() time.Time
+	mux    *http.ServeMux
+
+	cacheMu sync.Mutex // guards the cache, held while the status is gathered
+	cached  Status
+	at      time.Time // when cached was gathered
+
+	mu    sync.Mutex // guards the rate cap
+	rates map[string]*bucket
+}
+
+// bucket is one address's allowance of requests: tokens, refilled at ratePerSecond.
+type bucket struct {
+	tokens float64
+	last   time.Time
+}
+
+// New returns the page's handler, reading the status from status and logging failures
+// to log.
+func New(status StatusFunc, log *slog.Logger) *Handler {
+	if log == nil {
+		log = slog.Default()
+	}
+	h := &Handler{status: status, log: log, now: time.Now, mux: http.NewServeMux(), rates: map[string]*bucket{}}
+	h.mux.HandleFunc("GET /{$}", h.serveIndex)
+	h.mux.HandleFunc("GET /style.css", h.serveStyle)
+	h.mux.HandleFunc("GET /api/status", h.serveJSON(func(s Status) any { return s }))
+	h.mux.HandleFunc("GET /api/who", h.serveJSON(func(s Status) any { return s.Online }))
+	h.mux.HandleFunc("GET /api/fame", h.serveJSON(func(s Status) any { return s.Fame }))
+	h.mux.HandleFunc("GET /mssp.json", h.serveJSON(mssp))
+	return h
+}
+
+// ServeHTTP answers a request: over the address's rate, 429; a method but GET or HEAD,
+// 405; a path the page does not have, 404.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	hd := w.Header()
+	hd.Set("X-Content-Type-Options", "nosniff")
+	hd.Set("Referrer-Policy", "no-referrer")
+	hd.Set("Content-Security-Policy", "default-src 'none'; style-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+	if !h.allow(clientAddr(r.RemoteAddr)) {
+		hd.Set("Retry-After", "1")
+		http.Error(w, "too many requests; try again in a moment", http.StatusTooManyRequests)
+		return
+	}
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		hd.Set("Allow", "GET, HEAD")
+		http.Error(w, "this page only reads: GET or HEAD", http.StatusMethodNotAllowed)
+		return
+	}
+	h.mux.ServeHTTP(w, r)
+}
+
+// clientAddr is the address a request is counted by: its IP, or for IPv6 its /64.
+func clientAddr(remote string) string {
+	host, _, err := net.SplitHostPort(remote)
+	if err != nil {
+		host = remote
+	}
+	a, err := netip.ParseAddr(host)
+	if err != nil {
+		return host
+	}
+	a = a.WithZone("").Unmap()
+	if a.Is6() {
+		p, _ := a.Prefix(64)
+		return p.String()
+	}
+	return a.String()
+}
+
+// allow takes one request from the address's allowance and reports whether there was one.
+func (h *Handler) allow(addr string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	now := h.now()
+	b := h.rates[addr]
+	if b == nil {
+		if len(h.rates) >= maxAddrs {
+			h.forgetFull(now)
+		}
+		b = &bucket{tokens: rateBurst, last: now}
+		h.rates[addr] = b
+	}
+	b.tokens = min(rateBurst, b.tokens+now.Sub(b.last).Seconds()*ratePerSecond)
+	b.last = now
+	if b.tokens < 1 {
+		return false
+	}
+	b.tokens--
+	return true
+}
+
+// forgetFull drops the addresses whose allowance has filled up again (they would start
+// full anyway); the caller holds mu. If every one is busy, all are dropped: the cap is
+// there to spare the server, not to remember attackers.
+func (h *Handler) forgetFull(now time.Time) {
+	for a, b := range h.rates {
+		if b.tokens+now.Sub(b.last).Seconds()*ratePerSecond >= rateBurst {
+			delete(h.rates, a)
+		}
+	}
+	if len(h.rates) >= maxAddrs {
+		clear(h.rates)
+	}
+}
+
+// snapshot returns the status, gathered at most once a CacheFor.
+func (h *Handler) snapshot(ctx context.Context) (Status, error) {
+	h.cacheMu.Lock()
+	defer h.cacheMu.Unlock() // one gathering at a time; the others wait for it and share it
+	now := h.now()
+	if !h.at.IsZero() && now.Sub(h.at) < CacheFor {
+		return h.cached, nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	st, err := h.status(ctx)
+	if err != nil {
+		return Status{}, err
+	}
+	st.Taken = now.UTC()
+	if st.Online == nil {
+		st.Online = []Player{}
+	}
+	if st.Fame == nil {
+		st.Fame = []Fame{}
+	}
+	if st.Deaths == nil {
+		st.Deaths = []Death{}
+	}
+	h.cached, h.at = st, now
+	return st, nil
+}
+
+// cacheHeaders says how long the answer may be kept, with its ETag; it reports whether
+// the client has it already (If-None-Match), in which case 304 has been written.
+func (h *Handler) cacheHeaders(w http.ResponseWriter, r *http.Request, body []byte, taken time.Time) bool {
+	sum := sha256.Sum256(body)
+	etag := `"` + hex.EncodeToString(sum[:12]) + `"`
+	hd := w.Header()
+	hd.Set("Cache-Control", fmt.Sprintf("public, max-age=%d", int(CacheFor.Seconds())))
+	hd.Set("ETag", etag)
+	if !taken.IsZero() {
+		hd.Set("Last-Modified", taken.UTC().Format(http.TimeFormat))
+	}
+	if r.Header.Get("If-None-Match") == etag {
+		w.WriteHeader(http.StatusNotModified)
+		return true
+	}
+	return false
+}
+
+func (h *Handler) unavailable(w http.ResponseWriter, err error) {
+	h.log.Error("web: gather the status", "err", err)
+	w.Header().Set("Retry-After", "5")
+	http.Error(w, "the server is not answering just now; try again in a moment", http.StatusServiceUnavailable)
+}
+
+func (h *Handler) serveIndex(w http.ResponseWriter, r *http.Request) {
+	st, err := h.snapshot(r.Context())
+	if err != nil {
+		h.unavailable(w, err)
+		return
+	}
+	var buf bytes.Buffer
+	if err := page.Execute(&buf, st); err != nil {
+		h.log.Error("web: render the page", "err", err)
+		http.Error(w, "the page could not be made", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	if h.cacheHeaders(w, r, buf.Bytes(), st.Taken) {
+		return
+	}
+	_, _ = w.Write(buf.Bytes())
+}
+
+func (h *Handler) serveStyle(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/css; charset=utf-8")
+	if h.cacheHeaders(w, r, style, time.Time{}) {
+		return
+	}
+	w.Header().Set("Cache-Control", "public, max-age=3600")
+	_, _ = w.Write(style)
+}
+
+// serveJSON serves part of the status as JSON.
+func (h *Handler) serveJSON(part func(Status) any) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		st, err := h.snapshot(r.Context())
+		if err != nil {
+			h.unavailable(w, err)
+			return
+		}
+		body, err := json.Marshal(part(st))
+		if err != nil {
+			h.log.Error("web: encode", "err", err)
+			http.Error(w, "the answer could not be made", http.StatusInternalServerError)
+			return
+		}
+		body = append(body, '\n')
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Access-Control-Allow-Origin", "*") // public data, for directories' pages
+		if h.cacheHeaders(w, r, body, st.Taken) {
+			return
+		}
+		_, _ = w.Write(body)
+	}
+}
+
+// mssp is the listing document for MUD directories: the variables of the Mud Server
+// Status Protocol (MSSP), as JSON.
+func mssp(st Status) any {
+	guests := "0"
+	if st.Guests {
+		guests = "1"
+	}
+	return map[string]string{
+		"NAME":        st.Name,
+		"PLAYERS":     strconv.Itoa(len(st.Online)),
+		"UPTIME":      strconv.FormatInt(st.Started.Unix(), 10),
+		"CODEBASE":    Codebase,
+		"HOSTNAME":    st.Host,
+		"PORT":        strconv.Itoa(st.Port),
+		"LANGUAGE":    Language,
+		"GENRE":       Genre,
+		"SUBGENRE":    "Dungeon crawl",
+		"GAMEPLAY":    "Hack and Slash",
+		"FAMILY":      "Custom",
+		"STATUS":      "Live",
+		"CRAWL DELAY": strconv.Itoa(int(CacheFor.Seconds())),
+		"SSH":         "1",
+		"GUESTS":      guests,
+		"DESCRIPTION": "A re-creation of the 1970s PLATO dungeon game Orthanc, shared by everyone connected, played over SSH.",
+	}
+}
