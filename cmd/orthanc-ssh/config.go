@@ -28,11 +28,15 @@ type config struct {
 	battleGrace time.Duration
 	limits      limits
 
-	// publicAddr is the host[:port] players connect to, as messages show it (empty: this
+	// name is the server's name, for the web page and the listing; publicAddr the
+	// host[:port] players connect to, as the web page and messages show it (empty: this
 	// machine's name and the listen port).
+	name       string
 	publicAddr string
 	// guests lets a client with no key in, as a guest (keyboard-interactive, login.go).
 	guests bool
+	// httpAddr is where the web page is served (web/); empty: nowhere.
+	httpAddr string
 }
 
 // parseConfig reads flags and environment (DESIGN §2).
@@ -53,7 +57,9 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.StringVar(&seed, "seed", env("ORTHANC_SEED", strconv.Itoa(defaultSeed)), "seed of the original dungeon (env ORTHANC_SEED)")
 	fs.StringVar(&c.metricsAddr, "metrics-addr", getenv("ORTHANC_METRICS_ADDR"), "serve Prometheus metrics at http://ADDR/metrics, such as 127.0.0.1:9222; off when empty (env ORTHANC_METRICS_ADDR)")
 	fs.StringVar(&tick, "tick", env("ORTHANC_TICK", "25ms"), "wall time of one game turn; ten turns make a round (env ORTHANC_TICK)")
-	fs.StringVar(&c.publicAddr, "public-addr", getenv("ORTHANC_PUBLIC_ADDR"), "host[:port] players connect to, as messages show it; default this machine's name and the listen port (env ORTHANC_PUBLIC_ADDR)")
+	fs.StringVar(&c.httpAddr, "http-addr", getenv("ORTHANC_HTTP_ADDR"), "serve the server's web page (who is on, the hall of fame, how to connect) at http://ADDR/, such as :8080; off when empty (env ORTHANC_HTTP_ADDR)")
+	fs.StringVar(&c.name, "name", env("ORTHANC_NAME", "Orthanc"), "the server's name, on its web page and in the listing for MUD directories (env ORTHANC_NAME)")
+	fs.StringVar(&c.publicAddr, "public-addr", getenv("ORTHANC_PUBLIC_ADDR"), "host[:port] players connect to, as the web page and messages show it; default this machine's name and the listen port (env ORTHANC_PUBLIC_ADDR)")
 	guests := env("ORTHANC_GUESTS", "true")
 	fs.Func("guests", "let a client with no key play as a guest, not saved (env ORTHANC_GUESTS; default true)", func(v string) error { guests = v; return nil })
 	fs.Lookup("guests").DefValue = "true"

@@ -59,7 +59,7 @@ const testTick = 5 * time.Millisecond
 func testConfig(dir string, seed uint64) config {
 	return config{addr: "127.0.0.1:0", data: dir, adminKeys: filepath.Join(dir, "admin_keys"),
 		seed: seed, tick: testTick, battleGrace: defaultBattleGrace, limits: defaultLimits,
-		publicAddr: "localhost", guests: true}
+		name: "Orthanc", publicAddr: "localhost", guests: true}
 }
 
 // startServer starts the real server on the data folder, on the default dungeon.

@@ -92,6 +92,10 @@ type server struct {
 	// metrics is the listener /metrics is served on, nil when metrics are off. It is
 	// opened with the server, so a bad address fails at start.
 	metrics net.Listener
+	// httpLn is the listener of the web page, nil when it is off; opened with the server.
+	httpLn net.Listener
+	// hostKey is the server's host key, for the web page's fingerprint.
+	hostKey ssh.PublicKey
 	// listening is the address the SSH listener has, once serve has it.
 	listening atomic.Pointer[string]
 	motdText  atomic.Pointer[string] // the message of the day, read from the store at start
@@ -132,6 +136,7 @@ func newServer(cfg config, log *slog.Logger) (*server, error) {
 	s := &server{cfg: cfg, log: log, store: st, saver: store.NewSaver(st, log), admins: admins, live: newRegistry(),
 		perKey: keyCounter{n: map[string]int{}}, crash: make(chan crashed, 1)}
 	s.obs = newObserver(s)
+	s.hostKey = signer.PublicKey()
 	s.motdText.Store(&motd.Text)
 	s.engine = world.New(world.Config{
 		Levels:             levels,
@@ -173,6 +178,13 @@ func newServer(cfg config, log *slog.Logger) (*server, error) {
 		st.Close()
 		return nil, err
 	}
+	if s.httpLn, err = s.listenHTTP(); err != nil {
+		if s.metrics != nil {
+			_ = s.metrics.Close()
+		}
+		st.Close()
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -191,6 +203,10 @@ func (s *server) serve(ctx context.Context, ln net.Listener) error {
 	if s.metrics != nil {
 		s.log.Info("metrics", "addr", s.metrics.Addr().String(), "path", "/metrics")
 		go s.serveMetrics(metricsCtx, s.metrics)
+	}
+	if s.httpLn != nil {
+		s.log.Info("web page", "addr", s.httpLn.Addr().String())
+		go s.serveWeb(metricsCtx, s.httpLn)
 	}
 	saverCtx, stopSaver := context.WithCancel(context.Background())
 	saverDone := make(chan struct{})
@@ -308,6 +324,9 @@ func (s *server) finalFlush() (err error) {
 func (s *server) close() {
 	if s.metrics != nil {
 		_ = s.metrics.Close()
+	}
+	if s.httpLn != nil {
+		_ = s.httpLn.Close()
 	}
 	_ = s.store.Close()
 }

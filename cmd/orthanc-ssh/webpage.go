@@ -1,0 +1,114 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"slices"
+	"strconv"
+	"time"
+
+	"golang.org/x/crypto/ssh/knownhosts"
+
+	"github.com/orthanc-ssh/orthanc-ssh/keys"
+	"github.com/orthanc-ssh/orthanc-ssh/store"
+	"github.com/orthanc-ssh/orthanc-ssh/web"
+)
+
+// The server's web page (-http-addr, off by default): the web package draws it from the
+// plain values webStatus gathers here, at most once every web.CacheFor, so the page never
+// reaches into the world or the store itself and nothing on it changes game state.
+
+// How much of the hall of fame and of the dead the page shows.
+const (
+	webFame   = 10
+	webDeaths = 10
+)
+
+// The web server's timeouts: a client that sends its request slowly, or reads the answer
+// slowly, holds a connection no longer than these.
+const (
+	webReadTimeout  = 10 * time.Second
+	webWriteTimeout = 10 * time.Second
+	webIdleTimeout  = 60 * time.Second
+)
+
+// listenHTTP opens the web page's listener, if the server has an HTTP address, so a bad
+// address fails at start.
+func (s *server) listenHTTP() (net.Listener, error) {
+	if s.cfg.httpAddr == "" {
+		return nil, nil
+	}
+	ln, err := net.Listen("tcp", s.cfg.httpAddr)
+	if err != nil {
+		return nil, fmt.Errorf("web page listen %s: %w", s.cfg.httpAddr, err)
+	}
+	return ln, nil
+}
+
+// serveWeb serves the page on ln until ctx ends.
+func (s *server) serveWeb(ctx context.Context, ln net.Listener) {
+	hs := &http.Server{
+		Handler:           web.New(s.webStatus, s.log.With("part", "web")),
+		ReadHeaderTimeout: 5 * time.Second, ReadTimeout: webReadTimeout, WriteTimeout: webWriteTimeout,
+		IdleTimeout: webIdleTimeout, MaxHeaderBytes: 8 << 10,
+	}
+	go func() {
+		<-ctx.Done()
+		_ = hs.Close()
+	}()
+	if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		s.log.Error("web page server", "addr", ln.Addr().String(), "err", err)
+	}
+}
+
+// webStatus gathers what the page shows: who is online from the world; the hall of fame
+// and the latest deaths from the store, after the saver has written what it holds.
+func (s *server) webStatus(ctx context.Context) (web.Status, error) {
+	host, port := s.publicHostPort()
+	portN, _ := strconv.Atoi(port)
+	st := web.Status{
+		Name: s.cfg.name, MOTD: s.motd(), Host: host, Port: portN,
+		SSH: s.sshCommand(), Plain: s.sshCommand("-t") + " play --plain",
+		HostKey: keys.Fingerprint(s.hostKey), HostKeyType: s.hostKey.Type(),
+		KnownHosts: knownhosts.Line([]string{knownhosts.Normalize(net.JoinHostPort(host, port))}, s.hostKey),
+		Guests:     s.cfg.guests, Started: s.obs.start,
+	}
+	who, err := s.engine.Who(ctx)
+	if err != nil {
+		return web.Status{}, fmt.Errorf("ask the world who is online: %w", err)
+	}
+	for _, w := range who {
+		st.Online = append(st.Online, web.Player{Name: w.Name, Level: w.Level, Depth: w.Depth, Guest: w.Guest})
+	}
+	if err := s.saver.Flush(); err != nil {
+		return web.Status{}, fmt.Errorf("write pending knights: %w", err)
+	}
+	fame, err := s.store.Fame()
+	if err != nil {
+		return web.Status{}, err
+	}
+	for i, f := range fame[:min(len(fame), webFame)] {
+		a := f.Adventurer
+		st.Fame = append(st.Fame, web.Fame{Rank: i + 1, Name: a.Name, Level: a.Level, Experience: a.Experience,
+			PercentKills: a.PercentKills(), Retired: f.Retired})
+	}
+	tombs, err := s.store.Tombstones()
+	if err != nil {
+		return web.Status{}, err
+	}
+	slices.SortStableFunc(tombs, func(a, b store.Tombstone) int { return b.Died.Compare(a.Died) })
+	for _, t := range tombs {
+		d := t.Adventurer.Death
+		if d == nil || d.Killer == replacedKiller {
+			continue // a knight its player retired for another is no death
+		}
+		st.Deaths = append(st.Deaths, web.Death{Name: t.Adventurer.Name, Level: d.Level, Killer: d.Killer, Depth: d.Depth, Died: t.Died})
+		if len(st.Deaths) == webDeaths {
+			break
+		}
+	}
+	return st, nil
+}
