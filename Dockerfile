@@ -13,6 +13,10 @@ RUN useradd --system --uid 10001 --home-dir /data orthanc \
 COPY --from=build /out/orthanc-ssh /usr/local/bin/orthanc-ssh
 ENV ORTHANC_DATA=/data ORTHANC_ADDR=:2222
 VOLUME /data
-EXPOSE 2222
+# The web page (who is on, the hall of fame, how to connect, the host key's fingerprint)
+# is off unless ORTHANC_HTTP_ADDR is set; ORTHANC_PUBLIC_ADDR says where players connect:
+#   docker run -p 2222:2222 -p 8080:8080 -e ORTHANC_HTTP_ADDR=:8080 \
+#     -e ORTHANC_PUBLIC_ADDR=play.example.org:2222 -v orthanc:/data orthanc-ssh
+EXPOSE 2222 8080
 USER orthanc
 ENTRYPOINT ["orthanc-ssh"]
