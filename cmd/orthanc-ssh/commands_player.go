@@ -427,8 +427,9 @@ func (c *call) codeFailure(err error, again string) int {
 	return c.fail("no such code, or it has expired or been used; %s", again)
 }
 
-// leftGame refuses a call whose key's knight is in the dungeon: its record there would
-// be saved over what the call changes.
+// inTheGame reports whether the knight is in the world (or the world does not answer):
+// a call that gives its key elsewhere waits until it has left, since its record there
+// would be saved over what the call changes.
 func (s *server) inTheGame(c *call, knight string) bool {
 	if knight == "" {
 		return false

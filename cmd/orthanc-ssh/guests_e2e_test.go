@@ -71,6 +71,9 @@ func TestAGuestPlaysWithOpenSSHAndIsClaimedByANewKey(t *testing.T) {
 	if n, err := srv.store.CountAdventurers(); n != 0 || err != nil {
 		t.Fatalf("a guest's knight was stored: %d, %v", n, err)
 	}
+	if srv.book().taken("Guest Tom", "another guest") {
+		t.Fatal("a guest's name stayed taken after it left")
+	}
 
 	// A wrong code, then the right one from a new key: the knight as it stood.
 	claimer := newKey(t)

@@ -237,9 +237,9 @@ func (cb *codeBook) prune(now time.Time) {
 
 // Why a code was not taken.
 var (
-	errBadCode     = errors.New("no such code")
-	errTooManyBad  = errors.New("too many wrong codes")
-	errWrongKindOf = errors.New("a code of another kind")
+	errBadCode    = errors.New("no such code")
+	errTooManyBad = errors.New("too many wrong codes")
+	errWrongKind  = errors.New("a code of another kind")
 )
 
 // take returns the entry of code, of the kind asked, and forgets it: a code is good
@@ -270,7 +270,7 @@ func (cb *codeBook) take(code string, kind codeKind, who ...string) (codeEntry, 
 			cb.tries[w] = t
 		}
 		if ok {
-			return codeEntry{}, errWrongKindOf
+			return codeEntry{}, errWrongKind
 		}
 		return codeEntry{}, errBadCode
 	}

@@ -245,6 +245,7 @@ func (s *server) finish(ssh.Handler) ssh.Handler {
 				}
 				if id, _ := s.ids.get(sess); id.guest {
 					s.guestGoodbye(sess, rec, left && err == nil)
+					s.book().forget(id.knight) // a guest's names go with it (a claim takes one anew)
 				}
 			}
 			return

@@ -66,6 +66,18 @@ func (b *nameBook) claim(name, fp string) bool {
 	return true
 }
 
+// forget lets go of every name the knight fp owns: a guest's, when it leaves, so that
+// guests' names neither pile up nor stay taken.
+func (b *nameBook) forget(fp string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for k, owner := range b.owner {
+		if owner == fp {
+			delete(b.owner, k)
+		}
+	}
+}
+
 // sessionNames is the name book as one knight's session sees it (app.Names).
 type sessionNames struct {
 	s     *server

@@ -29,7 +29,7 @@ func TestCodeBook(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	cb := &codeBook{now: func() time.Time { return now }}
 	code := cb.add(codeEntry{kind: codeLink, knight: "K-A"})
-	if _, err := cb.take(code, codeClaim, "fp"); !errors.Is(err, errWrongKindOf) {
+	if _, err := cb.take(code, codeClaim, "fp"); !errors.Is(err, errWrongKind) {
 		t.Errorf("a link code taken as a claim: %v", err)
 	}
 	e, err := cb.take(code, codeLink, "fp")
