@@ -266,3 +266,44 @@ func TestBanningAGuestBansItsAddress(t *testing.T) {
 		t.Fatalf("banner %q", banner)
 	}
 }
+
+// An attacker offers the admin's public key, which the server accepts for signing, cannot
+// sign for it, and then logs in by keyboard-interactive: the session is a guest with no
+// key, never the admin (the key a session plays as is the one of the method that
+// succeeded; charm's ssh clears the offered key's permissions when keyboard-interactive
+// runs).
+func TestOfferingTheAdminKeyThenComingInAsAGuestIsNoAdmin(t *testing.T) {
+	ts, admin := startAdminServer(t)
+	foreign := &foreignSigner{pub: admin.PublicKey()}
+	c, err := gossh.Dial("tcp", ts.addr, clientConfig(gossh.PublicKeysCallback(func() ([]gossh.Signer, error) {
+		return []gossh.Signer{foreign}, nil
+	})))
+	if err == nil {
+		c.Close()
+		t.Fatal("the admin's key was let in without its signature")
+	}
+	cfg := &gossh.ClientConfig{User: "player", HostKeyCallback: gossh.InsecureIgnoreHostKey(), Timeout: 10 * time.Second,
+		Auth: []gossh.AuthMethod{
+			gossh.PublicKeysCallback(func() ([]gossh.Signer, error) { return []gossh.Signer{foreign}, nil }),
+			gossh.KeyboardInteractive(func(string, string, []string, []bool) ([]string, error) { return nil, nil }),
+		}}
+	c, err = gossh.Dial("tcp", ts.addr, cfg)
+	if err != nil {
+		t.Fatalf("keyboard-interactive after the forged offer: %v", err)
+	}
+	defer c.Close()
+	if !foreign.signed.Load() {
+		t.Fatal("the server never asked for the offered key's signature: the test tests nothing")
+	}
+	if _, errOut, code := runOn(t, c, "stats"); code != 1 || strings.TrimSpace(errOut) != permissionDenied {
+		t.Fatalf("stats after the forged offer: %d %q", code, errOut)
+	}
+	if _, errOut, code := runOn(t, c, "whoami"); code != 1 || !strings.Contains(errOut, guestNeedsKey) {
+		t.Fatalf("whoami after the forged offer: %d %q", code, errOut)
+	}
+	tm := terminalOn(t, c, 80, 24, nil, "")
+	tm.waitFor("You are a guest")
+	tm.enterDungeon("Sly")
+	tm.press(":")
+	tm.waitFor("The console is for admins.")
+}
