@@ -145,6 +145,21 @@ func TestSaverWritesABoundKeyWithItsKnight(t *testing.T) {
 	release()
 	again()
 
+	// A session that ends before its knight's first write lands leaves the key waiting
+	// for that write.
+	release = sv.Bind(Key{Fingerprint: "SHA256:slow", Knight: "K-SLOW"})
+	sv.Put(fullAdventurer("K-SLOW", 1))
+	release()
+	if k, err := sv.KeyOf("SHA256:slow"); err != nil || k.Knight != "K-SLOW" {
+		t.Fatalf("a bound key whose knight waits to be written was let go: %+v, %v", k, err)
+	}
+	if err := sv.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if k, err := st.KeyOf("SHA256:slow"); err != nil || k.Knight != "K-SLOW" {
+		t.Errorf("the waiting key was not written with its knight: %+v, %v", k, err)
+	}
+
 	release = sv.Bind(Key{Fingerprint: "SHA256:gone", Knight: "K-GONE"})
 	release()
 	release() // twice is once

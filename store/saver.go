@@ -127,8 +127,10 @@ type binding struct {
 // until a record of that knight is written: the key is written in the same transaction,
 // so the store never has a knight without a key. KeyOf sees it meanwhile, so a second
 // session of the key gets the same id. The returned release lets it go when the session
-// that bound it ends; a key bound by several sessions is let go by the last. A key
-// already written is not held again.
+// that bound it ends; a key bound by several sessions is let go by the last, and one whose
+// knight has a record waiting to be written is kept until that write takes it with the
+// record (a session may end before its knight's first write lands, as when the disk
+// refuses it for a while).
 func (s *Saver) Bind(k Key) (release func()) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -147,7 +149,9 @@ func (s *Saver) Bind(k Key) (release func()) {
 			s.mu.Lock()
 			defer s.mu.Unlock()
 			if b.refs--; b.refs <= 0 && s.bindings[k.Fingerprint] == b {
-				delete(s.bindings, k.Fingerprint)
+				if _, waiting := s.pending[b.key.Knight]; !waiting {
+					delete(s.bindings, k.Fingerprint)
+				}
 			}
 		})
 	}
