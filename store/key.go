@@ -181,9 +181,11 @@ type Attach struct {
 
 // Attached is what Attach did.
 type Attached struct {
-	// Left is the knight the key played before, when another; Entombed is true when
-	// that knight, living and left with no key, became a tombstone.
+	// Left is the knight the key played before, when another; Gone is true when that
+	// knight, left with no key, was taken out of knights, and Entombed when it was living
+	// and became a tombstone.
 	Left     string
+	Gone     bool
 	Entombed bool
 }
 
@@ -271,6 +273,7 @@ func (s *Store) Attach(a Attach) (Attached, error) {
 			}
 			done.Entombed = true
 		}
+		done.Gone = true
 		return knights.Delete([]byte(done.Left))
 	})
 	if err != nil {

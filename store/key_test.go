@@ -37,7 +37,7 @@ func TestKeysOfAKnight(t *testing.T) {
 	}
 	link.Replace = true
 	done, err := st.Attach(link)
-	if err != nil || done.Left != "K-BBBB" || !done.Entombed {
+	if err != nil || done.Left != "K-BBBB" || !done.Entombed || !done.Gone {
 		t.Fatalf("Attach with Replace = %+v, %v", done, err)
 	}
 	if _, err := st.LoadAdventurer("K-BBBB"); !errors.Is(err, ErrNotFound) {
@@ -111,7 +111,7 @@ func TestAttachFromADeadKnight(t *testing.T) {
 		t.Fatal(err)
 	}
 	done, err := st.Attach(Attach{Key: Key{Fingerprint: "SHA256:b", Knight: "K-LIVE"}})
-	if err != nil || done.Left != "K-DEAD" || done.Entombed {
+	if err != nil || done.Left != "K-DEAD" || done.Entombed || !done.Gone {
 		t.Fatalf("Attach = %+v, %v", done, err)
 	}
 	if _, err := st.LoadAdventurer("K-DEAD"); !errors.Is(err, ErrNotFound) {

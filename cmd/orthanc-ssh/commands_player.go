@@ -490,6 +490,9 @@ func (s *server) attach(c *call, code string, e codeEntry, a store.Attach, name 
 		s.log.Error("give a key to a knight", "fingerprint", c.fp, "knight", a.Key.Knight, "err", err)
 		return c.fail("the key could not be given to the knight just now; try again later")
 	}
+	if done.Gone {
+		s.book().forget(done.Left) // its record is gone, and its names with it
+	}
 	s.log.Info("key given to a knight", "fingerprint", c.fp, "knight", a.Key.Knight, "left", done.Left, "entombed", done.Entombed, "command", c.cmd.name)
 	c.result = "key given to " + a.Key.Knight
 	fmt.Fprintf(c.out, "This key now plays %s. Connect to play: %s\n", name, s.sshCommand())

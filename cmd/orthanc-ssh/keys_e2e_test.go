@@ -115,6 +115,9 @@ func TestOneKnightOnTwoMachines(t *testing.T) {
 	if err != nil || len(tombs) != 1 || tombs[0].Adventurer.Name != "Percival" || tombs[0].Adventurer.Death == nil {
 		t.Fatalf("tombstones: %+v %v", tombs, err)
 	}
+	if srv.book().taken("Percival", "K-ANOTHER") {
+		t.Error("the retired knight's name is still taken")
+	}
 
 	// Keys remove: not another knight's key, never the last.
 	stranger := newKey(t)
