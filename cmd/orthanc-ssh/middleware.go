@@ -28,9 +28,11 @@ import (
 //     when the server filled up while the connection logged in;
 //   - logSessions: the session's start and end, with key, address and duration, and the
 //     count of open sessions that shutdown waits for;
-//   - track: the session in the registry the admin's who and stats read;
-//   - refuseBanned: a key banned since its connection logged in is turned away;
-//   - limitKeys: a key's sessions past the per-key limit are refused;
+//   - track: who the session is (its key's knight, a new key's new knight id, or a
+//     guest; identity.go), and the session in the registry the admin's who and stats read;
+//   - refuseBanned: a key or an address banned since its connection logged in is turned away;
+//   - limitKeys: a key's sessions past the per-key limit are refused, and a guest's past
+//     the guests' limits;
 //   - the program handler: the game for a session with a terminal (game.go), nothing for
 //     the others;
 //   - finish, innermost: after the game, the knight leaves the world (and is saved); a
