@@ -38,9 +38,11 @@ const (
 //	constant        value  effect
 //	maxCodes        1000   codes waiting at once; past it the oldest goes (a guest's unclaimed knight with it)
 //	maxCodeTries    5      wrong codes a key or an address may give in codeLife; then it is told to wait
+//	maxTriers       10000  keys and addresses whose wrong codes are counted; past it the counts start again
 const (
 	maxCodes     = 1000
 	maxCodeTries = 5
+	maxTriers    = 10000
 )
 
 // ident is who one session is: its key's fingerprint (empty for a guest) and the
@@ -261,6 +263,9 @@ func (cb *codeBook) take(code string, kind codeKind, who ...string) (codeEntry, 
 	code = strings.ToUpper(strings.TrimSpace(code))
 	e, ok := cb.codes[code]
 	if !ok || e.kind != kind {
+		if len(cb.tries) >= maxTriers {
+			clear(cb.tries) // the counts are a brake on guessing, not a record of who guessed
+		}
 		for _, w := range who {
 			t := cb.tries[w]
 			if t.n == 0 {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 )
@@ -54,5 +55,11 @@ func TestCodeBook(t *testing.T) {
 	}
 	if n := cb.len(); n != maxCodes {
 		t.Errorf("%d codes kept, want %d", n, maxCodes)
+	}
+	for i := range maxTriers + 10 {
+		_, _ = cb.take("AAAA-AAAA", codeLink, fmt.Sprint("SHA256:guesser", i))
+	}
+	if n := len(cb.tries); n > maxTriers {
+		t.Errorf("%d guessers remembered, more than %d", n, maxTriers)
 	}
 }
