@@ -163,6 +163,8 @@ type codeBook struct {
 	tries map[string]codeTries // by fingerprint or address
 	made  uint64
 	now   func() time.Time // time.Now; a test moves it on
+
+	pruned time.Time // when prune last ran: it runs at most once a second
 }
 
 // codeTries counts the wrong codes of one key or address since first.
@@ -223,8 +225,13 @@ func (cb *codeBook) add(e codeEntry) string {
 	return code
 }
 
-// prune drops expired codes and old counts of wrong ones; the caller holds mu.
+// prune drops expired codes and old counts of wrong ones, at most once a second (a code
+// expired since is refused by take all the same); the caller holds mu.
 func (cb *codeBook) prune(now time.Time) {
+	if now.Sub(cb.pruned) < time.Second {
+		return
+	}
+	cb.pruned = now
 	for c, e := range cb.codes {
 		if !now.Before(e.expires) {
 			delete(cb.codes, c)
@@ -256,12 +263,16 @@ func (cb *codeBook) take(code string, kind codeKind, who ...string) (codeEntry, 
 	}
 	cb.prune(now)
 	for _, w := range who {
-		if cb.tries[w].n >= maxCodeTries {
+		if t := cb.tries[w]; t.n >= maxCodeTries && now.Sub(t.first) < codeLife {
 			return codeEntry{}, errTooManyBad
 		}
 	}
 	code = strings.ToUpper(strings.TrimSpace(code))
 	e, ok := cb.codes[code]
+	if ok && !now.Before(e.expires) {
+		delete(cb.codes, code)
+		ok = false
+	}
 	if !ok || e.kind != kind {
 		if len(cb.tries) >= maxTriers {
 			clear(cb.tries) // the counts are a brake on guessing, not a record of who guessed
