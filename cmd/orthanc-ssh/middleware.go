@@ -93,6 +93,9 @@ func (s *server) logSessions(next ssh.Handler) ssh.Handler {
 		defer s.sessions.Done()
 		start := time.Now()
 		fp := keys.Fingerprint(sess.PublicKey())
+		if fp == "" {
+			fp = "guest" // keyboard-interactive: no key (login.go)
+		}
 		_, _, pty := sess.Pty()
 		s.log.Info("session start", "fingerprint", fp, "addr", sess.RemoteAddr().String(), "pty", pty, "command", len(sess.Command()) > 0)
 		next(sess)
