@@ -338,11 +338,21 @@ func (e *Engine) fightTurn(enc *encounter) {
 		if !m.energy.Ready() {
 			continue
 		}
-		e.monsterAttack(enc, m)
+		// Seed 003: "Unlike players, monsters can make multiple attacks at the same
+		// time": a monster whose energy allows makes all its attacks of a round at once,
+		// each at a standing hero of its own choosing, and the volley costs the round
+		// (100% / AttacksPerRound for each of them).
+		attacks := max(1, m.Kind().AttacksPerRound)
+		for i := 0; i < attacks && !enc.over; i++ {
+			e.monsterAttack(enc, m)
+			if m.held {
+				break // held for the rest of the fight: it says so once
+			}
+		}
 		if enc.over {
 			return
 		}
-		m.energy.Spend(100 / float64(max(1, m.Kind().AttacksPerRound)))
+		m.energy.Spend(monsterVolleyCost)
 	}
 	for _, p := range enc.players {
 		p.energy.EndTurn(false)
@@ -355,6 +365,10 @@ func (e *Engine) fightTurn(enc *encounter) {
 		e.endRound(enc)
 	}
 }
+
+// monsterVolleyCost is what a monster's round of attacks costs, in percent of a round:
+// seed 003 gives monsters "a number of attacks per round", made "at the same time".
+const monsterVolleyCost = 100.0
 
 // choosing reports whether the battle waits for this hero to choose: it stands, is awake,
 // its energy allows it to act and it has nothing queued.
@@ -547,7 +561,8 @@ func (e *Engine) monsterAttack(enc *encounter, m *monster) {
 	}
 	p := heroes[e.rng.IntN(len(heroes))]
 	// Seed 000: the monster's damage is doubled "for Magic User type monsters in the
-	// first round"; its first round is its first AttacksPerRound attacks.
+	// first round"; its first round is its first volley, its first AttacksPerRound
+	// attacks.
 	firstRound := m.acted < max(1, k.AttacksPerRound)
 	m.acted++
 	if m.held {

@@ -312,7 +312,7 @@ func TestPickMonsterDeterministic(t *testing.T) {
 
 // duel fights one first-level knight against one monster under seed 000's rules, with
 // turns taken as the engine takes them (seed 003's energy: the knight spends a blow's
-// cost, the monster 100% / AttacksPerRound). No spells, no running, a plain sword and no
+// cost, the monster makes all its attacks of a round at once and spends the round). No spells, no running, a plain sword and no
 // armour: the worst case a new knight walks into. It reports whether the knight won.
 func duel(r *rand.Rand, k *MonsterKind) bool {
 	s := RollStats(r)
@@ -335,14 +335,16 @@ func duel(r *rand.Rand, k *MonsterKind) bool {
 			pe.Spend(BlowCost(Blows(s.Dex, 1)))
 		}
 		if me.Ready() {
-			first := acted < k.AttacksPerRound
-			acted++
-			if MonsterHits(r, k.Dex, false, k.Class) {
-				if hits -= MonsterDamage(r, k.AttackDice, k.Class, first, 0, 0); hits <= 0 {
-					return false
+			for range k.AttacksPerRound { // seed 003: its attacks "at the same time"
+				first := acted < k.AttacksPerRound
+				acted++
+				if MonsterHits(r, k.Dex, false, k.Class) {
+					if hits -= MonsterDamage(r, k.AttackDice, k.Class, first, 0, 0); hits <= 0 {
+						return false
+					}
 				}
 			}
-			me.Spend(100 / float64(k.AttacksPerRound))
+			me.Spend(monsterVolleyCost)
 		}
 		pe.EndTurn(false)
 		me.EndTurn(false)
