@@ -381,9 +381,14 @@ func (e *Engine) monsterTrap(m *monster) {
 		m.stuck = true
 		seen(name + " gets caught in a spider web!")
 	case TrapStun:
+		// "Monster loses 1 hit point and has a 50 percent chance to become stuck or 50
+		// percent chance to become confused." Ruling: confused for 10 to 19 rounds, as a
+		// stunned knight is.
 		m.hits--
 		if r.IntN(2) == 0 {
 			m.stuck = true
+		} else {
+			m.confused = rangeRoll(r, 10, 19)
 		}
 		for _, p := range e.order {
 			if p.rec.Depth == m.depth {

@@ -33,6 +33,9 @@ type monster struct {
 	held    bool // charmed, held or asleep: it does not fight back (seed 000, Charm)
 	stuck   bool // in a trap: 1 in 7 a turn to get free (seed 001)
 	asleep  bool // gassed: it sleeps until a knight wakes it (seed 001)
+	// confused is the rounds of the world clock it still staggers (seed 001's stun):
+	// half of its steps go a random way, and a way with no corridor is a step lost.
+	confused int
 }
 
 func (m *monster) Kind() *MonsterKind { return m.kind.Kind() }
@@ -137,6 +140,9 @@ func (e *Engine) wander() {
 			if m.fight != nil {
 				continue
 			}
+			if m.confused > 0 && e.turn%TurnsPerRound == 0 {
+				m.confused-- // confusion counts rounds, as a knight's does
+			}
 			if m.energy.Ready() {
 				switch {
 				case m.asleep:
@@ -194,20 +200,35 @@ func (e *Engine) seenByAnyone(depth int, p Pos) bool {
 // step of a wanderer, or of one a teleport trap has carried onto the knight.
 func (e *Engine) stepWanderer(m *monster) {
 	l := e.levels[m.depth-1]
-	var opts [4]Pos
-	n := 0
-	for _, d := range Dirs {
+	open := func(d Dir) bool {
 		q := m.pos.Step(d)
-		if l.Edge(m.pos, d) == EdgeOpen && l.Terrain(q) == Corridor && !e.safeKnightNear(m.depth, q, 0) {
-			opts[n] = q
-			n++
-		}
+		return l.Edge(m.pos, d) == EdgeOpen && l.Terrain(q) == Corridor && !e.safeKnightNear(m.depth, q, 0)
 	}
-	if n == 0 {
-		return
+	var to Pos
+	if m.confused > 0 && e.rng.IntN(2) == 0 {
+		// Ruling: a confused monster staggers as a confused knight does, half of its
+		// steps a random way of the four; a way it cannot go is a step lost.
+		d := Dirs[e.rng.IntN(len(Dirs))]
+		if !open(d) {
+			return
+		}
+		to = m.pos.Step(d)
+	} else {
+		var opts [4]Pos
+		n := 0
+		for _, d := range Dirs {
+			if open(d) {
+				opts[n] = m.pos.Step(d)
+				n++
+			}
+		}
+		if n == 0 {
+			return
+		}
+		to = opts[e.rng.IntN(n)]
 	}
 	from := m.pos
-	m.pos = opts[e.rng.IntN(n)]
+	m.pos = to
 	e.monsterMoved(m.depth, from)
 	e.monsterMoved(m.depth, m.pos)
 	e.monsterTrap(m)

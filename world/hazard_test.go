@@ -1,0 +1,120 @@
+package world
+
+import (
+	"math"
+	"testing"
+)
+
+// A straight corridor of seven squares, the exit at its west end: a wanderer in the
+// middle has two ways to go (east and west) of the four.
+const corridorLevel = `
++-+-+-+-+-+-+-+
+|E            |
++-+-+-+-+-+-+-+`
+
+// corridorEngine is the corridor with knight "a" at the exit, in a safe arrival that
+// does not end (it never acts), so the wanderer it keeps on the level never fights it.
+func corridorEngine(t *testing.T) (*Engine, *player) {
+	t.Helper()
+	l, err := ParseASCII(1, corridorLevel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newWithLevels(Config{Seed: 21, WanderChance: -1, SafeTurns: 1 << 30}, []*Level{l})
+	e.join(knight("a", 10), &recorder{})
+	return e, e.players["a"]
+}
+
+// within fails unless got is within four standard errors of p for n trials: the
+// standard error of a rate is sqrt(p(1-p)/n), so a correct rule fails about once in
+// 16,000 seeds, and with a fixed seed never.
+func within(t *testing.T, what string, got, p float64, n int) {
+	t.Helper()
+	tol := 4 * math.Sqrt(p*(1-p)/float64(n))
+	if math.Abs(got-p) > tol {
+		t.Fatalf("%s: %.4f of %d, want %.4f ± %.4f (four standard errors)", what, got, n, p, tol)
+	}
+}
+
+// Seed 001, stun trap, on a monster: "Monster loses 1 hit point and has a 50 percent
+// chance to become stuck or 50 percent chance to become confused", and "You hear a
+// zapping sound." is "Always printed even for monsters not visible to the player".
+// A wanderer steps from the middle of the corridor onto one of the two stun traps beside
+// it, 4000 times: every time it loses a hit and is stuck or confused (10 to 19 rounds,
+// the ruling), never both, half the time each.
+func TestAStunnedMonsterIsStuckOrConfused(t *testing.T) {
+	e, p := corridorEngine(t)
+	e.levels[0].SetTrap(Pos{3, 0}, TrapStun)
+	e.levels[0].SetTrap(Pos{5, 0}, TrapStun)
+	rat := e.spawn(1, mustMonster(t, "giant rat"), Pos{4, 0}, -1, e.rng)
+	const n = 4000
+	stuck, zaps := 0, 0
+	turns := map[int]bool{}
+	for range n {
+		rat.pos, rat.energy, rat.stuck, rat.confused, rat.hits = Pos{4, 0}, 0, false, 0, 100
+		said := p.said
+		e.Step()
+		if rat.pos == (Pos{4, 0}) || rat.hits != 99 {
+			t.Fatalf("the rat did not step onto a stun trap: at %v with %d hits", rat.pos, rat.hits)
+		}
+		if p.said > said && lastMsg(p) == "You hear a zapping sound." {
+			zaps++
+		}
+		switch {
+		case rat.stuck && rat.confused == 0:
+			stuck++
+		case !rat.stuck && rat.confused > 0:
+			turns[rat.confused] = true
+		default:
+			t.Fatalf("a stunned rat is stuck %v and confused for %d rounds: seed 001 says one or the other", rat.stuck, rat.confused)
+		}
+	}
+	within(t, "stuck after a stun", float64(stuck)/n, 0.5, n)
+	for r := range turns {
+		if r < 10 || r > 19 {
+			t.Fatalf("confused for %d rounds, the ruling says 10 to 19", r)
+		}
+	}
+	if len(turns) != 10 {
+		t.Fatalf("confusion lasted %d different numbers of rounds, want each of 10..19", len(turns))
+	}
+	if zaps != n {
+		t.Fatalf("the zapping sound was heard %d times in %d stuns", zaps, n)
+	}
+}
+
+// A confused monster staggers (the ruling beside seed 001's stun): half of its steps go a
+// random one of the four ways, and a way with no corridor is a step lost. In the middle
+// of the corridor, two ways of four are open, so a confused wanderer stays where it is a
+// quarter of the times it moves (1/2 × 2/4), and an unconfused one never; the confusion
+// wears off after its rounds.
+func TestAConfusedMonsterStaggers(t *testing.T) {
+	e, _ := corridorEngine(t)
+	rat := e.spawn(1, mustMonster(t, "giant rat"), Pos{4, 0}, -1, e.rng)
+	stays := func(confused bool) float64 {
+		const n = 8000
+		stayed := 0
+		for range n {
+			rat.pos, rat.energy, rat.confused = Pos{4, 0}, 0, 0
+			if confused {
+				rat.confused = 100
+			}
+			e.Step()
+			if rat.pos == (Pos{4, 0}) {
+				stayed++
+			}
+		}
+		return float64(stayed) / n
+	}
+	if got := stays(false); got != 0 {
+		t.Fatalf("an unconfused wanderer stayed put %.4f of its steps with two ways open", got)
+	}
+	within(t, "a confused wanderer's lost steps", stays(true), 0.25, 8000)
+	rat.confused = 3
+	for range 3 * TurnsPerRound {
+		e.Step()
+	}
+	if rat.confused != 0 {
+		t.Fatalf("confusion of 3 rounds has %d rounds left after 3 rounds", rat.confused)
+	}
+}
