@@ -35,19 +35,45 @@ func CarryCapacity(str int) int { return max(0, str*10) }
 // A capacity below 1 counts as 1 so that a knight with no strength is slowed by any load
 // rather than dividing by zero.
 func EffectiveDex(dex, carriedWeight, capacity int) int {
+	return max(1, dex-loadPenalty(carriedWeight, capacity))
+}
+
+// loadPenalty is how much a load tells: nothing up to half of capacity, then one for every
+// further full 10% of capacity carried. EffectiveDex takes it off the to-hit die and
+// LoadSpeed off the knight's speed, so one rule of thumb covers both.
+func loadPenalty(carriedWeight, capacity int) int {
 	// Weights beyond 2^40 are clamped and the sums done in int64 so they cannot overflow,
 	// even where int is 32 bits; no real load or strength comes near that.
 	const huge = 1 << 40
 	capacity64 := min(max(1, int64(capacity)), huge)
 	carried := min(max(0, int64(carriedWeight)), huge)
 	// Work in tenths of capacity with integers so that exactly 60% of capacity is exactly
-	// one side and no floating-point rounding can move a boundary.
-	penalty := 0
+	// one step and no floating-point rounding can move a boundary.
 	if over := carried*10 - capacity64*5; over > 0 {
-		// Any penalty past the die's sides leaves one side, so a capped value is enough.
-		penalty = int(min(over/capacity64, math.MaxInt32))
+		// Any penalty past a die's sides or the speed scale's end does the same as a
+		// capped one, so a capped value is enough.
+		return int(min(over/capacity64, math.MaxInt32))
 	}
-	return max(1, dex-penalty)
+	return 0
+}
+
+// LoadSpeed is what a load does to a knight's speed in seed 003's sense ("Sometimes, you
+// will be able to act faster or slower due to magic, weight carried, skill, or other
+// factors"; DESIGN §3: weight carried lowers speed). Ruling: one point of speed for each
+// step of loadPenalty, the steps that take a side off the to-hit die, so it is 0 up to
+// half of capacity and −1 for every further full 10%:
+//
+//	carried (of capacity)   speed   one square costs (MoveCost)
+//	up to 50%               0       100%
+//	60%                     −1      110%
+//	100%                    −5      150%
+//	150%                    −10     200%
+//	250% and more           −20     333% (the seed's slowest, where MoveCost's scale ends)
+//
+// Seed 003's speed slows only moving (Cthangband's speed "only affects how fast the
+// player can run"): blows, spells and potions cost what they cost.
+func LoadSpeed(carriedWeight, capacity int) int {
+	return -loadPenalty(carriedWeight, capacity)
 }
 
 // Thresholds a roll must beat, from seed 000's "Chances of hitting or getting hit?".

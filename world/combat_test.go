@@ -424,3 +424,18 @@ func TestArrows(t *testing.T) {
 		t.Errorf("MaxArrows = %d, want 31", MaxArrows)
 	}
 }
+
+// LoadSpeed's table (the ruling on seed 003's "slower due to ... weight carried"): the
+// steps of the to-hit die's load penalty, as speed.
+func TestLoadSpeed(t *testing.T) {
+	for _, c := range []struct{ carried, capacity, want int }{
+		{0, 100, 0}, {50, 100, 0}, {59, 100, 0}, {60, 100, -1}, {100, 100, -5}, {150, 100, -10}, {250, 100, -20}, {18, 30, -1},
+	} {
+		if got := LoadSpeed(c.carried, c.capacity); got != c.want {
+			t.Errorf("LoadSpeed(%d, %d) = %d, want %d", c.carried, c.capacity, got, c.want)
+		}
+	}
+	if MoveCost(LoadSpeed(100, 100)) != 150 || MoveCost(LoadSpeed(150, 100)) != 200 {
+		t.Error("a full load does not cost 150% a square, one and a half loads 200%")
+	}
+}

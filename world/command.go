@@ -67,13 +67,15 @@ type UseItem struct{ Index int }
 
 func (UseItem) isCommand() {}
 
-// speed is the knight's speed in seed 003's sense: boots of speed give +10 ("they work
-// like a continuous Speed spell").
+// speed is the knight's speed in seed 003's sense: Speed, the spell or boots of speed
+// ("they work like a continuous Speed spell"), gives +10, and a load past half of what
+// its Strength carries takes speed off (LoadSpeed).
 func (e *Engine) speed(p *player) int {
+	s := LoadSpeed(carried(p.rec.Items), CarryCapacity(e.str(p)))
 	if e.hasted(p) {
-		return 10
+		s += 10
 	}
-	return 0
+	return s
 }
 
 // hasted reports whether the knight has Speed (seed 000: "Gives you first hit in combat,

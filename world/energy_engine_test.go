@@ -44,3 +44,91 @@ func TestAMonstersAttacksComeTogetherOnceARound(t *testing.T) {
 		}
 	}
 }
+
+// stepTurns walks knight fp east and west n times on the fight level's corridor and
+// returns the turns between one step and the next (n-1 of them).
+func stepTurns(t *testing.T, e *Engine, fp string, n int) []int {
+	t.Helper()
+	p := e.players[fp]
+	var gaps []int
+	last, lastTurn := p.rec.Pos(), uint64(0)
+	for steps := 0; steps < n; {
+		if len(p.queue) == 0 {
+			d := East
+			if p.rec.X == 1 {
+				d = West
+			}
+			e.enqueue(fp, p.session, Move{Dir: d})
+		}
+		e.Step()
+		if p.rec.Pos() != last {
+			if steps > 0 {
+				gaps = append(gaps, int(e.turn-lastTurn))
+			}
+			last, lastTurn = p.rec.Pos(), e.turn
+			steps++
+		}
+		if e.turn > 10000 {
+			t.Fatal("the knight stopped walking")
+		}
+	}
+	return gaps
+}
+
+// everyGap fails unless each gap between steps is want turns.
+func everyGap(t *testing.T, what string, gaps []int, want ...int) {
+	t.Helper()
+	for i, g := range gaps {
+		if g != want[i%len(want)] {
+			t.Fatalf("%s: steps %v turns apart, want %v", what, gaps, want)
+		}
+	}
+}
+
+// Seed 003: "Moving one square takes a cost depending on speed. If the player's ... speed
+// is zero, it takes 100% of a round to move. If the speed is +10, it takes 50%." Seed 000:
+// Speed "takes less time to move". A knight walks a square a round (10 turns), five turns
+// a square with Speed cast or boots of speed worn.
+func TestSpeedHalvesTheTimeOfAStep(t *testing.T) {
+	e := fightEngine(t, nil)
+	e.join(knight("a", 10), &recorder{})
+	everyGap(t, "speed 0", stepTurns(t, e, "a", 6), 10)
+	e.players["a"].rec.SpellUnits = 2
+	do(e, "a", Cast{Spell: SpellSpeed})
+	everyGap(t, "with Speed", stepTurns(t, e, "a", 6), 5)
+
+	e = fightEngine(t, nil)
+	rec := knight("a", 10)
+	rec.Items = append(rec.Items, Item{Kind: ItemBootsOfSpeed, Worn: true})
+	e.join(rec, &recorder{})
+	everyGap(t, "boots of speed worn", stepTurns(t, e, "a", 6), 5)
+}
+
+// Seed 003: "Sometimes, you will be able to act faster or slower due to magic, weight
+// carried ..."; DESIGN §3: weight carried lowers speed. With Strength 10 a knight carries
+// 100 before the load is full (CarryCapacity); at half of it nothing changes, and every
+// further 10% is a point of speed (LoadSpeed): at 100 (speed −5) a square costs 150%, 15
+// turns; with boots of speed on as well (105 carried, speed +5) 75%, 7.5 turns.
+func TestALoadSlowsTheKnightsSteps(t *testing.T) {
+	walk := func(items ...Item) []int {
+		e := fightEngine(t, nil)
+		rec := knight("a", 10)
+		rec.Items = append(rec.Items, items...)
+		e.join(rec, &recorder{})
+		return stepTurns(t, e, "a", 7)
+	}
+	armour := Item{Kind: ItemArmour} // weight 30
+	shield := Item{Kind: ItemShield} // weight 15
+	// sword 10 + armour 30 + shield 15 = 55: half of 100 and a little, still speed 0.
+	everyGap(t, "55 carried", walk(armour, shield), 10)
+	// sword 10 + 3 armour = 100: a full load.
+	everyGap(t, "100 carried", walk(armour, armour, armour), 15)
+	// and boots of speed (5) on top: 105 carried, speed −5 + 10.
+	everyGap(t, "105 carried, boots of speed worn", walk(armour, armour, armour, Item{Kind: ItemBootsOfSpeed, Worn: true}), 8, 7)
+	// Strength carries it: the same 100 for a knight of Strength 20 is half a load.
+	e := fightEngine(t, nil)
+	rec := knight("a", 20)
+	rec.Items = append(rec.Items, armour, armour, armour)
+	e.join(rec, &recorder{})
+	everyGap(t, "100 carried with Strength 20", stepTurns(t, e, "a", 7), 10)
+}
