@@ -159,13 +159,40 @@ var PotionHealing = D(3, 6)
 // SpellUnitsForLevel. Ruling: 2, the cost of one level-2 spell.
 const PotionSpellUnits = 2
 
+// PouchSlots is how many potions a knight's belt pouch holds. Seed 003: "To quaff a
+// potion ... takes one full round. The exception is that if the potion ... is equipped
+// into a belt pouch, the action takes only 10% of a round." Ruling: every knight wears a
+// belt pouch, as it carries its sword (seed 000's "well-equipped knight"), and it holds
+// the first PouchSlots potions the knight carries, in the order of its items: drinking
+// one of them costs CostPotionPouch, any other potion CostPotion, and drinking one makes
+// room for the next. Two is enough to matter in a fight and few enough that a knight
+// laden with potions still pays for most of them.
+const PouchSlots = 2
+
+// inPouch reports whether the potion at index i of items is in the belt pouch: fewer
+// than PouchSlots potions come before it.
+func inPouch(items []Item, i int) bool {
+	n := 0
+	for _, it := range items[:i] {
+		if it.Info().Drinkable {
+			n++
+		}
+	}
+	return n < PouchSlots
+}
+
 // drink drinks the potion at index i (seed 002: "Use a potion from the hero's
-// inventory"); it is used up. In a battle every hero reads it in the battle log ("Merlin
-// used a health potion and recovered 300 HP!"). Ruling: a knight whose hits (or spell
-// units) are full keeps the potion, and it costs nothing.
+// inventory"); it is used up, and it costs a round, a tenth of one from the belt pouch
+// (PouchSlots). In a battle every hero reads it in the battle log ("Merlin used a health
+// potion and recovered 300 HP!"). Ruling: a knight whose hits (or spell units) are full
+// keeps the potion, and it costs nothing.
 func (e *Engine) drink(p *player, i int) float64 {
 	r := &p.rec
 	it := r.Items[i]
+	cost := CostPotion
+	if inPouch(r.Items, i) {
+		cost = CostPotionPouch
+	}
 	var line string
 	switch it.Kind {
 	case ItemPotionHealing:
@@ -196,7 +223,7 @@ func (e *Engine) drink(p *player, i int) float64 {
 		e.say(p, line)
 	}
 	e.saveNow(p) // the potion is used up
-	return CostPotion
+	return cost
 }
 
 // read reads a manual (seed 000, "Manuals"), which is used up.

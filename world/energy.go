@@ -11,15 +11,18 @@ const TurnsPerRound = 10
 // TurnEnergy is the debt one turn removes, in percent of a round.
 const TurnEnergy = 100.0 / TurnsPerRound
 
-// Action costs in percent of a round (seed 003, "Costs of various actions").
+// Action costs in percent of a round (seed 003, "Costs of various actions"). Seed 003's
+// "A 'natural' attack costs 10%" has no constant: it is Cthangband's bite or claw of a
+// mutated player, and an Orthanc knight fights with its sword (a blow is BlowCost);
+// monsters' bites and claws are their attacks per round, which seed 003 treats "more
+// simply" (monsterVolleyCost). DESIGN §12, "Natural attacks".
 const (
-	CostNaturalAttack = 10.0  // "A 'natural' attack costs 10%."
-	CostThrow         = 100.0 // "Throwing an item always costs 100%."
-	CostPotion        = 100.0 // quaffing takes one full round ...
-	CostPotionPouch   = 10.0  // ... "only 10% of a round" from a belt pouch
-	CostRest          = 100.0 // resting, searching, wielding: "one full turn each"
-	CostDrop          = 50.0  // "dropping an item ... 50%"
-	MaxBlows          = 10    // "It is not possible to get more than ten blows or shots in a round."
+	CostThrow       = 100.0 // "Throwing an item always costs 100%."
+	CostPotion      = 100.0 // quaffing takes one full round ...
+	CostPotionPouch = 10.0  // ... "only 10% of a round" from a belt pouch (PouchSlots)
+	CostRest        = 100.0 // resting, searching, wielding: "one full turn each"
+	CostDrop        = 50.0  // "dropping an item ... 50%"
+	MaxBlows        = 10    // "It is not possible to get more than ten blows or shots in a round."
 )
 
 // Energy is an actor's debt in percent of a round. It is owned by whoever owns the actor

@@ -1,6 +1,7 @@
 package world
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -131,4 +132,101 @@ func TestALoadSlowsTheKnightsSteps(t *testing.T) {
 	rec.Items = append(rec.Items, armour, armour, armour)
 	e.join(rec, &recorder{})
 	everyGap(t, "100 carried with Strength 20", stepTurns(t, e, "a", 7), 10)
+}
+
+// costOf carries out cmd for knight fp, ready to act, and measures what it cost in
+// percent of a round: the turns from the one it was done in until the knight may act
+// again, each TurnEnergy. A cost between two tens measures as the next ten.
+func costOf(t *testing.T, e *Engine, fp string, cmd Command) float64 {
+	t.Helper()
+	p := e.players[fp]
+	if !p.energy.Ready() {
+		t.Fatalf("knight %s is not ready to act (debt %v)", fp, p.energy)
+	}
+	e.enqueue(fp, p.session, cmd)
+	turns := 0
+	for len(p.queue) > 0 {
+		e.Step()
+		turns++
+	}
+	for !p.energy.Ready() {
+		e.Step()
+		turns++
+		if turns > 1000 {
+			t.Fatal("the knight never became ready again")
+		}
+	}
+	return float64(turns) * TurnEnergy
+}
+
+// Seed 003: "To quaff a potion ... takes one full round. The exception is that if the
+// potion ... is equipped into a belt pouch, the action takes only 10% of a round." The
+// belt pouch holds a knight's first two potions (PouchSlots): drinking the third of three
+// costs a round, drinking the first a tenth of one, and once it is gone the next potion
+// is in the pouch.
+func TestTheBeltPouchHoldsTwoQuickPotions(t *testing.T) {
+	potion := Item{Kind: ItemPotionHealing}
+	e, p, _ := inventoryEngine(t, potion, potion, potion)
+	p.rec.Hits, p.rec.MaxHits = 1, 1000
+	if got := costOf(t, e, "a", UseItem{Index: 3}); got != CostPotion || len(p.rec.Items) != 3 {
+		t.Fatalf("the third potion, outside the pouch, cost %v%% (%d items left), want %v%%", got, len(p.rec.Items), CostPotion)
+	}
+	for n := 2; n > 0; n-- {
+		if got := costOf(t, e, "a", UseItem{Index: 1}); got != CostPotionPouch || len(p.rec.Items) != n {
+			t.Fatalf("a potion from the pouch cost %v%% (%d items left), want %v%%", got, len(p.rec.Items), CostPotionPouch)
+		}
+	}
+	// In a battle the quick potion is a tenth of the hero's round: the knight drinks and
+	// is ready again the next turn.
+	e, p, _ = inventoryEngine(t, Item{Kind: ItemPotionSpellUnits}, potion)
+	p.rec.Hits, p.rec.MaxHits, p.rec.SpellUnits = 1, 1000, 0
+	ogre := fightWith(t, e, p, "ogre")
+	ogre.hits, ogre.held = 1000, true
+	p.energy = 0
+	if got := costOf(t, e, "a", UseItem{Index: 2}); got != CostPotionPouch {
+		t.Fatalf("in a battle a potion from the pouch cost %v%%, want %v%%", got, CostPotionPouch)
+	}
+}
+
+// blowsIn counts the blows knight "a" (Dexterity dex, experience level level) strikes in
+// turns turns of a fight with a held Ogre that cannot die, always ready with Fight.
+func blowsIn(t *testing.T, dex, level, turns int) int {
+	t.Helper()
+	e := fightEngine(t, nil)
+	rec := knight("a", 10)
+	rec.Dex, rec.Level, rec.Hits, rec.MaxHits = dex, level, 1000, 1000
+	e.join(rec, &recorder{})
+	p := e.players["a"]
+	ogre := fightWith(t, e, p, "ogre")
+	ogre.hits, ogre.held = 1<<20, true
+	p.energy = 0
+	enc := p.fight
+	n := len(enc.log)
+	blows := 0
+	for range turns {
+		if len(p.queue) == 0 {
+			e.enqueue("a", p.session, Fight{})
+		}
+		e.Step()
+		for _, l := range enc.log[n:] {
+			if strings.HasPrefix(l, p.rec.Name+" ") {
+				blows++
+			}
+		}
+		n = len(enc.log)
+	}
+	return blows
+}
+
+// Seed 003: "Hitting a creature in combat takes 100% divided by the number of blows per
+// round". Blows come from Dexterity and level (Blows: one more for every 4 points of
+// Dexterity above 10 and every 3 levels above the first), so in three rounds a Dex 10
+// first-level knight strikes 3 times, a Dex 18 one 9 times (3 a round), and a Dex 10
+// knight of level 4 6 times (2 a round).
+func TestABlowCostsARoundOverTheBlows(t *testing.T) {
+	for _, c := range []struct{ dex, level, want int }{{10, 1, 3}, {18, 1, 9}, {10, 4, 6}, {14, 4, 9}} {
+		if got := blowsIn(t, c.dex, c.level, 3*TurnsPerRound); got != c.want {
+			t.Errorf("Dex %d, level %d: %d blows in three rounds, want %d (Blows %d)", c.dex, c.level, got, c.want, Blows(c.dex, c.level))
+		}
+	}
 }

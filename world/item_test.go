@@ -200,13 +200,12 @@ func TestPercentKills(t *testing.T) {
 }
 
 // Seed 002: "Use a potion from the hero's inventory". A potion of healing restores 3d6
-// hits, never above the maximum; it is used up and takes a round; a knight who is not
-// wounded keeps it.
+// hits, never above the maximum; it is used up; a knight who is not wounded keeps it.
 func TestPotionOfHealing(t *testing.T) {
 	potion := Item{Kind: ItemPotionHealing}
 	e, p, _ := inventoryEngine(t, potion, potion, potion)
 	p.rec.Hits, p.rec.MaxHits = 1, 100
-	if cost := e.act(p, UseItem{Index: 1}); cost != CostPotion {
+	if cost := e.act(p, UseItem{Index: 1}); cost != CostPotionPouch { // the first potion is in the belt pouch
 		t.Fatalf("drinking cost %v", cost)
 	}
 	if p.rec.Hits < 1+3 || p.rec.Hits > 1+18 || len(p.rec.Items) != 3 {
@@ -262,7 +261,7 @@ func TestPotionsInABattleAndOutside(t *testing.T) {
 	q, _ := outsideKnight(t, e2, "b", e2.outside.grid.Entrance)
 	q.rec.Items = append(q.rec.Items, Item{Kind: ItemPotionSpellUnits})
 	q.rec.SpellUnits = 0
-	if cost := e2.act(q, UseItem{Index: 1}); cost != CostPotion || q.rec.SpellUnits != 2 {
+	if cost := e2.act(q, UseItem{Index: 1}); cost != CostPotionPouch || q.rec.SpellUnits != 2 {
 		t.Fatalf("outside: cost %v, units %d", cost, q.rec.SpellUnits)
 	}
 }

@@ -258,6 +258,9 @@ func (e *Engine) buy(p *player, i int, want Item) float64 {
 	msg := fmt.Sprintf("You buy %s for %d gold; you have %d left.", english.A(it.Name()), price, p.rec.Gold)
 	if it.Info().Drinkable {
 		msg += " (i to drink it)"
+		if inPouch(p.rec.Items, len(p.rec.Items)-1) {
+			msg += " It goes in your belt pouch, quick to reach."
+		}
 	}
 	e.say(p, msg)
 	e.outside.changed = true
