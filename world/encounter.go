@@ -625,7 +625,10 @@ func (e *Engine) monsterKilled(enc *encounter, m *monster, killer *player) {
 		p.changed = true
 		e.say(p, fmt.Sprintf("You killed %s. (+%d experience)", theName(k), share))
 	}
-	if m.room >= 0 && m.depth > 0 {
+	switch {
+	case m.depth == 0:
+		e.takePurse(enc, k) // a monster of a surface battle (seed 002)
+	case m.room >= 0:
 		e.takeTreasure(enc, killer, RollTreasure(e.rng, m.depth))
 	}
 	e.monsterGone(enc, m)
@@ -698,6 +701,23 @@ func (e *Engine) takeTreasure(enc *encounter, killer *player, t Treasure) {
 func (e *Engine) carry(p *player, it Item) {
 	p.rec.Items = append(p.rec.Items, it)
 	p.changed = true
+}
+
+// takePurse shares the coins a monster of a surface battle carried (SurfacePurse) equally
+// among the heroes of the battle, as a hoard's coins are shared; the remainder is lost.
+func (e *Engine) takePurse(enc *encounter, k *MonsterKind) {
+	gold, line := SurfacePurse(e.rng, k.Level)
+	n := max(1, len(enc.players))
+	share := gold / n
+	for _, p := range enc.players {
+		p.rec.Gold += share
+		p.changed = true
+		msg := fmt.Sprintf("%s carried %s. (+%d gold)", english.Capital(theName(k)), line, share)
+		if n > 1 {
+			msg = fmt.Sprintf("%s carried %s. Your share is %d gold.", english.Capital(theName(k)), line, share)
+		}
+		e.say(p, msg)
+	}
 }
 
 // gain gives a knight an item; arrows go into the quiver it has, up to seed 000's 31.

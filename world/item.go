@@ -148,13 +148,10 @@ var coinKinds = [...]struct {
 func RollTreasure(r *rand.Rand, depth int) Treasure {
 	depth = max(1, depth)
 	var t Treasure
-	metal := min(len(coinKinds)-1, r.IntN(2+depth/3))
-	ck := coinKinds[metal]
-	n := ck.dice.Roll(r) * depth
-	tenths := n * ck.tenths
-	t.Coins = tenths / 10
+	var line string
+	t.Coins, line = rollCoins(r, depth)
 	t.Value += t.Coins
-	t.Lines = append(t.Lines, fmt.Sprintf("%d %s pieces", n, ck.name))
+	t.Lines = append(t.Lines, line)
 	if r.IntN(3) == 0 {
 		v := (1 + r.IntN(10)) * 50 * depth
 		t.Value += v
@@ -172,6 +169,28 @@ func RollTreasure(r *rand.Rand, depth int) Treasure {
 		t.Item = &it
 	}
 	return t
+}
+
+// rollCoins rolls the coins of a hoard on dungeon level depth (at least 1): coins of one
+// metal, the more valuable metals likelier deeper, and as many more as the level is deep.
+// It returns their worth in gold pieces (silver counted in tenths, rounded down) and the
+// line that tells them ("230 gold pieces").
+func rollCoins(r *rand.Rand, depth int) (gold int, line string) {
+	metal := min(len(coinKinds)-1, r.IntN(2+depth/3))
+	ck := coinKinds[metal]
+	n := ck.dice.Roll(r) * depth
+	return n * ck.tenths / 10, fmt.Sprintf("%d %s pieces", n, ck.name)
+}
+
+// SurfacePurse rolls the coins a monster killed in a surface battle carries (seed 002:
+// "If the heroes win the fight, they earn money and experience"). Ruling: the coins of a
+// guard's hoard on the dungeon level of the monster's level, and nothing else: gems,
+// jewelry and magic items stay the dungeon's rewards. The coins are gold for the markets,
+// not treasure experience: a battle comes at every sixth step outside and the markets are
+// next door, and the experience the seed promises is the kill's. It returns the gold and
+// the line that tells the coins.
+func SurfacePurse(r *rand.Rand, level int) (gold int, line string) {
+	return rollCoins(r, max(1, level))
 }
 
 // RollMagicItem picks a magic item; deeper levels give better pluses.

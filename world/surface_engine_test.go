@@ -1,6 +1,8 @@
 package world
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -290,5 +292,74 @@ func TestThePartyWalksTogether(t *testing.T) {
 	}
 	if !strings.Contains(strings.Join(b.msgs, "\n"), "You follow Kay a down into the dungeon.") {
 		t.Fatalf("b was not told: %q", b.msgs)
+	}
+}
+
+// Seed 002: "If the heroes win the fight, they earn money and experience." A knight who
+// walks the common ground until a battle starts and wins it has the monster's
+// experience and its purse (SurfacePurse) as gold, and the log says what it carried; two
+// heroes share a purse as they share a hoard's coins. Purses are coins only: no treasure
+// experience, no gems, no magic.
+func TestWinningASurfaceBattlePaysGold(t *testing.T) {
+	e := fightEngine(t, nil)
+	g := e.outside.grid
+	p, _ := outsideKnight(t, e, "a", g.Entrance)
+	p.rec.Dex, p.rec.Hits, p.rec.MaxHits = 30, 10000, 10000 // hits nearly every blow
+	at, d := findStep(t, g, SurfaceCommon, SurfaceCommon)
+	setPos(e, p, at)
+	back := Dirs[(d+2)%4]
+	for i := 0; p.fight == nil; i++ {
+		if i > 1000 {
+			t.Fatal("no battle in 1000 steps")
+		}
+		do(e, "a", Move{Dir: []Dir{d, back}[i%2]})
+	}
+	foe := p.fight.monsters[0]
+	k := foe.Kind()
+	items := len(p.rec.Items)
+	stepUntil(t, e, "the surface battle to be won", func() bool {
+		if p.fight != nil && len(p.queue) == 0 {
+			e.enqueue("a", p.session, Fight{})
+		}
+		return p.fight == nil
+	})
+	if foe.hits > 0 {
+		t.Fatal("the battle ended without the monster dying")
+	}
+	if p.rec.Gold <= 0 || p.rec.Experience != k.Experience || p.rec.TreasureExperience != 0 || len(p.rec.Items) != items {
+		t.Fatalf("after winning: %d gold, %d experience (want the %s's %d), %d treasure experience, %d items (had %d)",
+			p.rec.Gold, p.rec.Experience, k.Name, k.Experience, p.rec.TreasureExperience, len(p.rec.Items), items)
+	}
+	if want := fmt.Sprintf("(+%d gold)", p.rec.Gold); !strings.Contains(said(e, "a"), "The "+k.Name+" carried ") || !strings.Contains(said(e, "a"), want) {
+		t.Fatalf("the messages do not tell the purse of %d gold:\n%s", p.rec.Gold, said(e, "a"))
+	}
+
+	// Two heroes: each gets half the purse.
+	e = fightEngine(t, nil)
+	a, _ := outsideKnight(t, e, "a", at)
+	b, _ := outsideKnight(t, e, "b", at)
+	foes := e.ambush([]*player{a, b}, at)
+	for _, m := range foes {
+		e.rng = rand.New(rand.NewPCG(77, 1))
+		want, _ := SurfacePurse(rand.New(rand.NewPCG(77, 1)), m.Kind().Level)
+		ga, gb := a.rec.Gold, b.rec.Gold
+		e.monsterKilled(a.fight, m, a)
+		if a.rec.Gold-ga != want/2 || b.rec.Gold-gb != want/2 {
+			t.Fatalf("a purse of %d gold paid %d and %d, want %d each", want, a.rec.Gold-ga, b.rec.Gold-gb, want/2)
+		}
+	}
+}
+
+// A surface monster's purse is a guard's coins on the dungeon level of the monster's
+// level: the same draws RollTreasure makes first, so from the same seed they are equal.
+func TestSurfacePurseIsAHoardsCoins(t *testing.T) {
+	for level := 1; level <= MaxMonsterLevel; level++ {
+		for seed := range uint64(50) {
+			got, line := SurfacePurse(rand.New(rand.NewPCG(seed, 2)), level)
+			tr := RollTreasure(rand.New(rand.NewPCG(seed, 2)), level)
+			if got != tr.Coins || line != tr.Lines[0] {
+				t.Fatalf("level %d, seed %d: purse %d (%q), a hoard's coins %d (%q)", level, seed, got, line, tr.Coins, tr.Lines[0])
+			}
+		}
 	}
 }
