@@ -190,6 +190,9 @@ type levelPainter struct {
 	found  map[int]bool       // secret doors this player has found (by EdgeIndex)
 	light  bool               // seed 000: with light "secret doors will always appear"
 	marks  map[world.Pos]mark // what stands on a square (the player, others)
+	// shadows are what the knight's light shows beyond its sight (world.View.Shadows), two
+	// columns each, drawn faint on squares it does not see.
+	shadows map[world.Pos]string
 }
 
 type mark struct {
@@ -372,10 +375,14 @@ func (lp *levelPainter) glyphAt(cx, cy int) (rune, class) {
 		return edgeGlyph(e, cy%rowsPerSquare == 0, cx%colsPerSquare == 2)
 	}
 	p := world.Pos{X: cx / colsPerSquare, Y: cy / rowsPerSquare}
+	half := cx%colsPerSquare - 1
+	if s, ok := lp.shadows[p]; ok {
+		// Seed 000: with light, monsters and treasures "appear as shadows".
+		return runeAt(s, half), clsDim
+	}
 	if !lp.showable(p) {
 		return ' ', clsText
 	}
-	half := cx%colsPerSquare - 1
 	if m, ok := lp.marks[p]; ok {
 		return runeAt(m.text, half), m.cls
 	}

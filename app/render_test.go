@@ -7,6 +7,8 @@ import (
 
 	"github.com/charmbracelet/colorprofile"
 	uv "github.com/charmbracelet/ultraviolet"
+
+	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
 // Blanks join the run of cells they stand in when they look the same there (DESIGN §12,
@@ -112,5 +114,57 @@ func TestWrapKeepsWordsWhole(t *testing.T) {
 	}
 	if got := pack([]string{"f fight", "r run", "quiver of 12 arrows of mythical slaying"}, 16); strings.Join(got, "|") != "f fight  r run|quiver of 12|arrows of|mythical slaying" {
 		t.Errorf("pack wraps an item wider than a line as %q", got)
+	}
+}
+
+// findCells is where s is first written on c, row and column, or -1, -1.
+func findCells(c *canvas, s string) (int, int) {
+	for y, l := range c.lines(nil, true) {
+		if x := strings.Index(l, s); x >= 0 {
+			return y, len([]rune(l[:x]))
+		}
+	}
+	return -1, -1
+}
+
+// Seed 000, Light: "detect monsters and treasures (which appear as shadows)". The world
+// puts what the light shows beyond sight in View.Shadows; the dungeon screen draws each
+// as a faint glyph on its square, dark or not: a monster's own glyph, a hoard as $$.
+// Without shadows in the view, nothing is drawn there.
+func TestLightShadowsAreDrawnFaint(t *testing.T) {
+	v := twoOnTwo(t)
+	v.Fight, v.Others = nil, nil
+	l := v.Level
+	me := world.Pos{X: 5, Y: 0}
+	v.Self.Pos = me
+	corridor := make([]byte, (l.W*l.H+7)/8)
+	for x := range 7 {
+		corridor[x/8] |= 1 << (x % 8) // squares 0..6 of the top row
+	}
+	v.Visible, v.Known = corridor, corridor
+	v.Shadows = []world.Shadow{{Pos: world.Pos{X: 8, Y: 1}, Glyph: "Tr"}, {Pos: world.Pos{X: 10, Y: 2}, Treasure: true}}
+	m, _ := viewModel(t, v, 80, 24)
+	c := newCanvas(m.frameSize())
+	m.draw(c)
+	for _, s := range []string{"Tr", "$$"} {
+		y, x := findCells(c, s)
+		if y < 0 {
+			t.Fatalf("the shadow %q is not drawn:\n%s", s, m.Text())
+		}
+		for i := range 2 {
+			if cls := c.cells[y*c.w+x+i].cls; cls != clsDim {
+				t.Fatalf("the shadow %q is drawn in class %d, want faint (%d)", s, cls, clsDim)
+			}
+		}
+	}
+	// The troll's shadow is on its square: one row below the knight, three squares east.
+	ky, kx := findCells(c, "()")
+	if ty, tx := findCells(c, "Tr"); ty != ky+rowsPerSquare || tx != kx+3*colsPerSquare {
+		t.Fatalf("the knight at row %d col %d, the shadow at row %d col %d", ky, kx, ty, tx)
+	}
+	v.Shadows = nil
+	m, _ = viewModel(t, v, 80, 24)
+	if s := m.Text(); strings.Contains(s, "Tr") || strings.Contains(s, "$$") {
+		t.Fatalf("shadows drawn without light:\n%s", s)
 	}
 }

@@ -306,6 +306,15 @@ func (m *Model) painter(set []byte, others bool) *levelPainter {
 		for _, mo := range v.Monsters {
 			lp.marks[mo.Pos] = mark{mo.Glyph, clsMonster}
 		}
+		if len(v.Shadows) > 0 {
+			lp.shadows = make(map[world.Pos]string, len(v.Shadows))
+		}
+		for _, sh := range v.Shadows {
+			lp.shadows[sh.Pos] = sh.Glyph
+			if sh.Treasure {
+				lp.shadows[sh.Pos] = "$$"
+			}
+		}
 	}
 	lp.marks[v.Self.Pos] = mark{"()", clsSelf} // seed 000: "You appear as a circle."
 	return lp

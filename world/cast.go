@@ -36,6 +36,60 @@ func (ef Effect) String() string {
 // espRange is how far ESP looks through walls, in squares.
 const espRange = 8
 
+// LightRange is how far a knight's light reaches beyond its sight, in squares each way and
+// through walls: the monsters and hoards within it show as shadows (seed 000, Light: "You
+// are able to see all secret doors and detect monsters and treasures (which appear as
+// shadows)"). Ruling: the seed gives the light no reach; four squares show the room
+// beyond a wall, half of ESP's look in one direction.
+const LightRange = 4
+
+// inLight reports whether square q of the knight's level is within its light's reach.
+func (e *Engine) inLight(p *player, q Pos) bool {
+	at := p.rec.Pos()
+	return e.lit(p) && absInt(q.X-at.X) <= LightRange && absInt(q.Y-at.Y) <= LightRange
+}
+
+// shadows lists what the knight's light shows on the squares within its reach that it
+// does not see: every monster, and the hoard of each room's guard (hoardSquare). A blind
+// knight sees no shadows; outside the dungeon there is daylight and no need of them.
+func (e *Engine) shadows(p *player) []Shadow {
+	if p.rec.Depth < 1 || !e.lit(p) || p.status(StatusBlind) != nil {
+		return nil
+	}
+	l := e.levels[p.rec.Depth-1]
+	dark := func(q Pos) bool { return e.inLight(p, q) && !Bit(p.visible, l.idx(q)) }
+	var out []Shadow
+	for _, m := range e.state[p.rec.Depth-1].monsters {
+		if dark(m.pos) {
+			out = append(out, Shadow{Pos: m.pos, Glyph: m.Kind().Glyph})
+		}
+		if m.room >= 0 {
+			if h := hoardSquare(l.Rooms[m.room], m.pos); h != m.pos && dark(h) {
+				out = append(out, Shadow{Pos: h, Treasure: true})
+			}
+		}
+	}
+	return out
+}
+
+// hoardSquare is where a guard's hoard lies in its room, for Light to show: across the
+// room from the guard (the square mirrored through the room's middle), or beside it when
+// the guard stands in the middle, or under it in a room of one square. The hoard is the
+// guard's treasure, taken when the guard falls wherever the blow is struck; the square
+// only shows it.
+func hoardSquare(r RoomRect, guard Pos) Pos {
+	h := Pos{2*r.X + r.W - 1 - guard.X, 2*r.Y + r.H - 1 - guard.Y}
+	if h != guard {
+		return h
+	}
+	for _, d := range Dirs {
+		if q := guard.Step(d); r.Contains(q) {
+			return q
+		}
+	}
+	return guard
+}
+
 // has reports whether a spell's effect is on the knight.
 func (p *player) has(s SpellID) bool {
 	for _, ef := range p.rec.Effects {

@@ -1,6 +1,7 @@
 package world
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -221,5 +222,90 @@ func TestContinuousLightLastsTheTrip(t *testing.T) {
 	do(e, "a", Climb{})
 	if e.lit(p) || p.has(SpellContinuousLight) {
 		t.Fatal("Continuous Light outlasted the trip")
+	}
+}
+
+// A wide room behind a door: the knight stands at 1,0 outside it (seeing only the
+// corridor), the room is 2..10 × 0..1, and a dark corridor runs along the bottom left.
+const shadowLevel = `
++-+-+-+-+-+-+-+-+-+-+-+
+|E  D. . . . . . . . .|
++ +-+ + + + + + + + + +
+|   |. . . . . . . . .|
++-+-+-+-+-+-+-+-+-+-+-+`
+
+// Seed 000, Light: "You are able to see all secret doors and detect monsters and
+// treasures (which appear as shadows)." With light, the monsters and guarded hoards
+// within LightRange (4) squares that the knight does not see are in its view as shadows,
+// through the wall; beyond the reach, in sight, or without light, none. A guard's hoard
+// lies across the room from it (hoardSquare).
+func TestLightShowsMonstersAndTreasureAsShadows(t *testing.T) {
+	l, err := ParseASCII(1, shadowLevel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newWithLevels(Config{Seed: 5, WanderChance: -1, ActiveRefreshTurns: 1}, []*Level{l})
+	e.state[0].monsters, e.state[0].guards = nil, 0
+	sub := &recorder{}
+	rec := knight("a", 10)
+	rec.SpellUnits = 4
+	e.join(rec, sub)
+	p := e.players["a"]
+	do(e, "a", Move{Dir: East})
+	guard := e.spawn(1, mustMonster(t, "troll"), Pos{3, 1}, 0, e.rng) // its hoard at 9,0: beyond the light
+	e.spawn(1, mustMonster(t, "ogre"), Pos{9, 1}, -1, e.rng)          // 8 squares east: beyond the light
+	if v := e.view(p); v.Shadows != nil || v.Monsters != nil {
+		t.Fatalf("without light the knight sees shadows %v, monsters %v", v.Shadows, v.Monsters)
+	}
+	do(e, "a", Cast{Spell: SpellLight})
+	want := []Shadow{{Pos: Pos{3, 1}, Glyph: "Tr"}}
+	if got := sub.last().Shadows; !slices.Equal(got, want) {
+		t.Fatalf("with light the shadows are %v, want %v", got, want)
+	}
+	// The guard across the room: its hoard (at 4,0) is within reach, the guard is not.
+	guard.pos = Pos{8, 1}
+	if got, want := e.view(p).Shadows, []Shadow{{Pos: Pos{4, 0}, Treasure: true}}; !slices.Equal(got, want) {
+		t.Fatalf("the far guard's shadows are %v, want %v", got, want)
+	}
+	// A wanderer in the dark corridor below moves in the light: the knight's view shows
+	// its shadow where it went at once.
+	guard.pos = Pos{3, 1}
+	rat := e.spawn(1, mustMonster(t, "giant rat"), Pos{1, 1}, -1, e.rng)
+	rat.energy = 0
+	n := len(sub.views)
+	e.Step()
+	if rat.pos != (Pos{0, 1}) || len(sub.views) == n {
+		t.Fatalf("the rat at %v; %d new views", rat.pos, len(sub.views)-n)
+	}
+	if got := sub.last().Shadows; !slices.Contains(got, Shadow{Pos: Pos{0, 1}, Glyph: "Rt"}) {
+		t.Fatalf("after the rat's step the shadows are %v", got)
+	}
+	// A blind knight sees no shadows; when the light is gone, none either.
+	p.addStatus(StatusBlind, 5)
+	if got := e.view(p).Shadows; got != nil {
+		t.Fatalf("a blind knight sees shadows %v", got)
+	}
+	p.rec.Status = nil
+	p.rec.Effects = nil
+	if got := e.view(p).Shadows; got != nil {
+		t.Fatalf("without light: shadows %v", got)
+	}
+}
+
+// hoardSquare: across the room, beside a guard in the middle, under one in a one-square room.
+func TestHoardSquare(t *testing.T) {
+	for _, c := range []struct {
+		r           RoomRect
+		guard, want Pos
+	}{
+		{RoomRect{2, 0, 9, 2}, Pos{3, 1}, Pos{9, 0}},
+		{RoomRect{2, 0, 9, 2}, Pos{10, 0}, Pos{2, 1}},
+		{RoomRect{0, 0, 3, 3}, Pos{1, 1}, Pos{1, 0}},
+		{RoomRect{5, 5, 1, 3}, Pos{5, 6}, Pos{5, 5}},
+		{RoomRect{5, 5, 1, 1}, Pos{5, 5}, Pos{5, 5}},
+	} {
+		if got := hoardSquare(c.r, c.guard); got != c.want {
+			t.Errorf("hoardSquare(%v, %v) = %v, want %v", c.r, c.guard, got, c.want)
+		}
 	}
 }

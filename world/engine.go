@@ -772,6 +772,7 @@ func (e *Engine) view(p *player) View {
 			v.Monsters = append(v.Monsters, SeenMonster{Name: k.Name, Glyph: k.Glyph, Pos: m.pos})
 		}
 	}
+	v.Shadows = e.shadows(p)
 	if enc := p.fight; enc != nil {
 		v.Fight = e.fightView(p, enc)
 	} else if len(p.lastFight) > 0 {

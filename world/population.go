@@ -107,6 +107,9 @@ func (e *Engine) removeMonster(m *monster) {
 		}
 	}
 	e.monsterMoved(m.depth, m.pos)
+	if m.room >= 0 {
+		e.monsterMoved(m.depth, hoardSquare(e.levels[m.depth-1].Rooms[m.room], m.pos)) // its hoard's shadow goes
+	}
 	alive := 0
 	for _, x := range st.monsters {
 		if x.room >= 0 {
@@ -243,13 +246,14 @@ func (e *Engine) stepWanderer(m *monster) {
 	}
 }
 
-// monsterMoved refreshes the views of the knights who can see the square.
-// Like a knight walking past, it shows at once to active players and at the next refresh
-// to idle ones (crowd.go); a monster that starts a fight with a knight tells it at once.
+// monsterMoved refreshes the views of the knights who can see the square, or whose light
+// reaches it (its shadow moves). Like a knight walking past, it shows at once to active
+// players and at the next refresh to idle ones (crowd.go); a monster that starts a fight
+// with a knight tells it at once.
 func (e *Engine) monsterMoved(depth int, p Pos) {
 	i := e.levels[depth-1].idx(p)
 	for _, q := range e.onLevel(depth) {
-		if Bit(q.visible, i) {
+		if Bit(q.visible, i) || e.inLight(q, p) {
 			q.seen = true
 		}
 	}

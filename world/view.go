@@ -39,6 +39,10 @@ type View struct {
 	Watchers []string
 	// Monsters are the monsters the player sees now.
 	Monsters []SeenMonster
+	// Shadows are what the knight's light shows beyond its sight: the monsters and the
+	// hoards within LightRange squares, through walls (seed 000, Light: "detect monsters
+	// and treasures (which appear as shadows)"). Empty without light.
+	Shadows []Shadow
 	// Fight is the fight the player is in, if any; LastFight is the log of the fight it
 	// was last in, until it walks on.
 	Fight     *FightView
@@ -103,6 +107,14 @@ type SeenMonster struct {
 	Name  string
 	Glyph string
 	Pos   Pos
+}
+
+// Shadow is a monster or a hoard that the knight's light shows on a square it does not
+// see: a monster has its Glyph, a hoard (a room's guarded treasure) has Treasure set.
+type Shadow struct {
+	Pos      Pos
+	Glyph    string
+	Treasure bool
 }
 
 // FightView is the battle panel (seeds 000 and 002): the monsters, the heroes and the log.
