@@ -422,15 +422,15 @@ func TestInvisibilityRunsOutInAFight(t *testing.T) {
 	})
 }
 
-// Seed 003: "dropping an item ... 50%"; a knight keeps one sword.
+// Seed 003: "The exceptions are dropping an item ..., which take 50% of a turn"; a knight
+// keeps one sword, and trying to drop it costs nothing.
 func TestDropping(t *testing.T) {
 	e, p, sub := inventoryEngine(t, Item{Kind: ItemArmour, Plus: 1})
 	do(e, "a", Drop{Index: 0})
-	if len(p.rec.Items) != 2 || !strings.Contains(sub.lastMessage(), "keeps at least one sword") {
-		t.Fatalf("dropped the only sword: %+v", p.rec.Items)
+	if len(p.rec.Items) != 2 || !strings.Contains(sub.lastMessage(), "keeps at least one sword") || p.energy != 0 {
+		t.Fatalf("dropping the only sword: items %+v, energy %v", p.rec.Items, p.energy)
 	}
-	do(e, "a", Drop{Index: 1})
-	if len(p.rec.Items) != 1 || p.energy.Ready() && p.energy != 0 {
-		t.Fatalf("after dropping the armour: %+v", p.rec.Items)
+	if got := costOf(t, e, "a", Drop{Index: 1}); got != CostDrop || len(p.rec.Items) != 1 || p.rec.Items[0].Kind != ItemSword {
+		t.Fatalf("dropping the armour cost %v%% of a round, want %v%%; items %+v", got, CostDrop, p.rec.Items)
 	}
 }

@@ -47,7 +47,8 @@ func TestAMonstersAttacksComeTogetherOnceARound(t *testing.T) {
 }
 
 // stepTurns walks knight fp east and west n times on the fight level's corridor and
-// returns the turns between one step and the next (n-1 of them).
+// returns the turns between one step and the next (n-1 of them), leaving the knight
+// ready to act.
 func stepTurns(t *testing.T, e *Engine, fp string, n int) []int {
 	t.Helper()
 	p := e.players[fp]
@@ -72,6 +73,9 @@ func stepTurns(t *testing.T, e *Engine, fp string, n int) []int {
 		if e.turn > 10000 {
 			t.Fatal("the knight stopped walking")
 		}
+	}
+	for !p.energy.Ready() {
+		e.Step() // ready for what comes next
 	}
 	return gaps
 }
@@ -228,5 +232,53 @@ func TestABlowCostsARoundOverTheBlows(t *testing.T) {
 		if got := blowsIn(t, c.dex, c.level, 3*TurnsPerRound); got != c.want {
 			t.Errorf("Dex %d, level %d: %d blows in three rounds, want %d (Blows %d)", c.dex, c.level, got, c.want, Blows(c.dex, c.level))
 		}
+	}
+}
+
+// Seed 003: "If the player's skill is at the minimum, the cost is 100%. It decreases to
+// 50% if the player has 6% more skill, 33% at 9% additional skill, and 25% at 12%
+// additional skill." The skill is Intelligence and a spell's minimum 3 + 3 × its level
+// (MinSkill): Depth (level 1, minimum 6) costs a round at Int 6, half at Int 12, a
+// quarter at Int 18 (three turns, the last with 5% to spare); Invisibility (level 4,
+// minimum 15) a round at Int 15, 600/9 = 67% (seven turns) at Int 18.
+func TestCastingCostsBySkill(t *testing.T) {
+	for _, c := range []struct {
+		spell SpellID
+		intel int
+		want  float64
+	}{{SpellDepth, 6, 100}, {SpellDepth, 3, 100}, {SpellDepth, 12, 50}, {SpellDepth, 18, 30}, {SpellInvisibility, 15, 100}, {SpellInvisibility, 18, 70}} {
+		e, p, _ := caster(t, 10)
+		p.rec.Int = c.intel
+		if got := costOf(t, e, "a", Cast{Spell: c.spell}); got != c.want {
+			t.Errorf("%v at Int %d took %v%% of a round (whole turns), want %v%% (CastEnergy %.1f%%)", c.spell, c.intel, got, c.want, CastEnergy(c.spell, c.intel))
+		}
+	}
+}
+
+// Seed 003: "Each monster has a movement speed", on the same scale as the player's: a
+// Giant Rat (speed +10) steps every 5 turns, a Bandit (0) every 10, a Rot Grub (−10)
+// every 20, walking the corridor.
+func TestWanderersWalkAtTheirSpeed(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		want int
+	}{{"giant rat", 5}, {"bandit", 10}, {"rot grub", 20}} {
+		e, _ := corridorEngine(t)
+		m := e.spawn(1, mustMonster(t, c.name), Pos{4, 0}, -1, e.rng)
+		last, lastTurn := m.pos, uint64(0)
+		var gaps []int
+		for len(gaps) < 8 {
+			e.Step()
+			if m.pos != last {
+				if lastTurn > 0 {
+					gaps = append(gaps, int(e.turn-lastTurn))
+				}
+				last, lastTurn = m.pos, e.turn
+			}
+			if e.turn > 1000 {
+				t.Fatalf("the %s stopped walking", c.name)
+			}
+		}
+		everyGap(t, "a "+c.name+" walking", gaps, c.want)
 	}
 }

@@ -71,29 +71,20 @@ func inventoryEngine(t *testing.T, items ...Item) (*Engine, *player, *recorder) 
 }
 
 // Seed 000: boots and rings "You must wear ... to have an effect. Touch them to wear or
-// remove them." Boots of speed work "like a continuous Speed spell".
+// remove them." Boots of speed work "like a continuous Speed spell": carried, they do
+// nothing, and a step costs a round; worn, a step costs 50% (seed 003 at +10: five turns
+// a square). Putting them on or taking them off is wielding, a round (seed 003).
 func TestWearingBootsOfSpeed(t *testing.T) {
 	e, p, _ := inventoryEngine(t, Item{Kind: ItemBootsOfSpeed})
-	if e.speed(p) != 0 {
-		t.Fatal("boots work while carried")
+	everyGap(t, "boots carried", stepTurns(t, e, "a", 4), 10)
+	if got := costOf(t, e, "a", UseItem{Index: 1}); got != CostRest || !p.rec.Items[1].Worn || !e.hasted(p) {
+		t.Fatalf("putting the boots on cost %v%% (worn %v)", got, p.rec.Items[1].Worn)
 	}
-	do(e, "a", UseItem{Index: 1})
-	if !p.rec.Items[1].Worn || e.speed(p) != 10 || !e.hasted(p) {
-		t.Fatal("worn boots of speed do not speed the knight")
+	everyGap(t, "boots worn", stepTurns(t, e, "a", 6), 5)
+	if got := costOf(t, e, "a", UseItem{Index: 1}); got != CostRest || p.rec.Items[1].Worn {
+		t.Fatalf("taking the boots off cost %v%% (worn %v)", got, p.rec.Items[1].Worn)
 	}
-	// Seed 003: at +10 a move costs 50%: five turns a square.
-	e.enqueue("a", p.session, Move{Dir: East})
-	e.enqueue("a", p.session, Move{Dir: West})
-	for p.energy > 0 || len(p.queue) > 0 {
-		e.Step()
-	}
-	if p.energy.Ready() && p.rec.Pos() != (Pos{0, 0}) {
-		t.Fatalf("at %v", p.rec.Pos())
-	}
-	do(e, "a", UseItem{Index: 1})
-	if p.rec.Items[1].Worn {
-		t.Fatal("boots not taken off")
-	}
+	everyGap(t, "boots taken off", stepTurns(t, e, "a", 4), 10)
 }
 
 func TestTwoRingsAtMost(t *testing.T) {
