@@ -1,7 +1,9 @@
 package world
 
 import (
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -49,22 +51,62 @@ func TestCastingCostsUnits(t *testing.T) {
 	}
 }
 
-// Seed 000: Magic Missile gives "from 2 to 20 hits"; "Only level 4 spells affect animated
-// type monsters."
+// Seed 000: Magic Missile gives "from 2 to 20 hits. Double on Undead" (2d10, the
+// ruling), Blastbolt "5 to 60 hits" (5d12); "Only level 4 spells affect animated type
+// monsters." Cast 2000 times at a Troll that cannot die, a missile does 2..20 in 2d10's
+// triangle; at a Skeleton, twice that; at an Animated monster, nothing.
 func TestMissilesAndAnimatedMonsters(t *testing.T) {
+	missiles := func(name string, s SpellID, n int) map[int]int {
+		e, p, _ := caster(t, 10)
+		p.rec.Hits, p.rec.MaxHits = 1<<30, 1<<30
+		m := fightWith(t, e, p, name)
+		m.hits = 1 << 30
+		hit := regexp.MustCompile(`^Kay a casts ` + s.String() + ` at the [A-Za-z ]+ for (\d+)\.`)
+		seen := map[int]int{}
+		total := 0
+		for casts := 0; casts < n; {
+			p.rec.SpellUnits = 10
+			battleLines(t, e, p, 1, func() Command { return Cast{Spell: s} }, func(l string) {
+				if s := hit.FindStringSubmatch(l); s != nil {
+					d, _ := strconv.Atoi(s[1])
+					seen[d]++
+					total += d
+					casts++
+				}
+			})
+		}
+		if m.hits != 1<<30-total {
+			t.Fatalf("%d casts of %v did %d in all, and the %s lost %d hits", n, s, total, name, 1<<30-m.hits)
+		}
+		return seen
+	}
+	const n = 2000
+	seen := missiles("troll", SpellMagicMissile, n)
+	for v, c := range seen {
+		if v < 2 || v > 20 {
+			t.Fatalf("Magic Missile did %d (%d times): seed 000 says 2 to 20", v, c)
+		}
+	}
+	for v := 2; v <= 20; v++ {
+		within(t, "Magic Missile for "+strconv.Itoa(v), float64(seen[v])/n, float64(min(v-1, 21-v))/100, n)
+	}
+	for v := range missiles("skeleton", SpellMagicMissile, 500) {
+		if v%2 != 0 || v < 4 || v > 40 {
+			t.Fatalf("Magic Missile did %d to a Skeleton: seed 000 doubles 2..20 on the Undead", v)
+		}
+	}
+	bolts := missiles("troll", SpellBlastbolt, 500)
+	for v := range bolts {
+		if v < 5 || v > 60 {
+			t.Fatalf("Blastbolt did %d: seed 000 says 5 to 60", v)
+		}
+	}
+
 	e, p, _ := caster(t, 10)
-	troll := fightWith(t, e, p, "troll")
-	before := troll.hits
+	golem := fightWith(t, e, p, Monsters[firstOfClass(t, Animated)].Name)
+	before := golem.hits
 	e.enqueue("a", p.session, Cast{Spell: SpellMagicMissile})
 	stepUntil(t, e, "the missile", func() bool { return p.rec.SpellUnits == 9 })
-	if d := before - troll.hits; troll.fight != nil && (d < 2 || d > 20) {
-		t.Fatalf("missile did %d hits", d)
-	}
-	e.leaveFight(p)
-	golem := fightWith(t, e, p, Monsters[firstOfClass(t, Animated)].Name)
-	before = golem.hits
-	e.enqueue("a", p.session, Cast{Spell: SpellMagicMissile})
-	stepUntil(t, e, "the missile", func() bool { return p.rec.SpellUnits == 8 })
 	if golem.hits != before || !strings.Contains(strings.Join(golem.fight.log, "\n"), "no effect") {
 		t.Fatal("a level-1 missile hurt an Animated monster")
 	}
@@ -96,36 +138,69 @@ func TestSleepingMonsterDoesNotFightBack(t *testing.T) {
 	}
 }
 
-// Seed 000, Teleport: "fails by teleporting you (guaranteeing survival)"; Dimension Door
-// moves the monster away: "You may encounter the monster again".
+// Seed 000, Dimension Door: "Teleports the monster you are fighting outside of the room
+// you are in. Failure rate = 20% to 40%. You may encounter the monster again, since you
+// did not kill it but simply moved it away. If it fails, then the monster gets its turn."
+// Teleport: "Teleports the monster somewhere else in the level. It has a higher failure
+// rate (40-60%), but fails by teleporting you (guaranteeing survival)." Cast 400 times
+// each at a Troll guarding the room the knight stands in: Dimension Door (Int 18) fails
+// 20% of the time and the fight goes on, the Troll striking again; Teleport (Int 3) fails
+// 60% of the time and carries the knight off to another square, out of the fight. When
+// either works the Troll is a wanderer on a corridor square of the level, out of the
+// room, and the knight stands where it stood, the fight over.
 func TestTeleportAndDimensionDoor(t *testing.T) {
-	sawFail, sawSuccess := false, false
-	for i := 0; i < 40 && !(sawFail && sawSuccess); i++ {
-		e, p, _ := caster(t, 4)
-		p.rec.Int = 3 // fails most (60%)
-		for range i {
-			e.rng.Uint64() // a different fight each time
-		}
-		ogre := fightWith(t, e, p, "ogre")
-		e.enqueue("a", p.session, Cast{Spell: SpellTeleport})
-		stepUntil(t, e, "the teleport", func() bool { return p.rec.SpellUnits == 0 })
-		if p.fight != nil {
-			t.Fatal("still fighting after Teleport")
-		}
-		if ogre.pos == p.rec.Pos() && ogre.room >= 0 {
-			t.Fatal("neither the knight nor the ogre moved")
-		}
-		if strings.Contains(strings.Join(p.lastFight, "\n"), "astray") {
-			sawFail = true
-		} else {
-			sawSuccess = true
-			if ogre.room != -1 || e.monsterAt(1, ogre.pos) != ogre {
-				t.Fatal("the teleported ogre is not a wanderer on the level")
+	for _, c := range []struct {
+		spell SpellID
+		intel int
+		fails float64
+	}{{SpellDimensionDoor, 18, 0.20}, {SpellTeleport, 3, 0.60}} {
+		const n = 400
+		failed := 0
+		for i := range n {
+			e, p, _ := caster(t, 4)
+			p.rec.Int = c.intel
+			for range i {
+				e.rng.Uint64() // a different fight each time
+			}
+			e.place(p, 1, Pos{2, 0})
+			troll := e.spawn(1, mustMonster(t, "troll"), Pos{3, 1}, 0, e.rng)
+			e.startFight(p, troll)
+			p.energy = 0
+			do(e, "a", Cast{Spell: c.spell})
+			l := e.levels[0]
+			said := strings.Join(p.msgs, "\n") // the fight's lines are the knight's messages too
+			switch {
+			case strings.Contains(said, "but the spell fails"):
+				failed++
+				if c.spell != SpellDimensionDoor || p.fight == nil || troll.room != 0 || troll.pos != (Pos{3, 1}) {
+					t.Fatalf("%v failed and the fight did not go on: fight %v, troll in room %d at %v", c.spell, p.fight != nil, troll.room, troll.pos)
+				}
+				acted := troll.acted
+				stepUntil(t, e, "the Troll's turn after the failed spell", func() bool {
+					if len(p.queue) == 0 {
+						e.enqueue("a", p.session, Fight{})
+					}
+					return troll.acted > acted
+				})
+			case strings.Contains(said, "astray"):
+				failed++
+				if c.spell != SpellTeleport || p.fight != nil || troll.room != 0 || troll.fight != nil {
+					t.Fatalf("Teleport went astray: knight at %v in a fight %v, troll in room %d", p.rec.Pos(), p.fight != nil, troll.room)
+				}
+				if l.Terrain(p.rec.Pos()) == Rock {
+					t.Fatalf("Teleport carried the knight into rock at %v", p.rec.Pos())
+				}
+			case strings.Contains(said, "vanishes!"):
+				if p.fight != nil || troll.fight != nil || troll.room != -1 || l.Terrain(troll.pos) != Corridor ||
+					e.monsterAt(1, troll.pos) != troll || p.rec.Pos() != (Pos{2, 0}) || e.roomGuard(1, 0) != nil {
+					t.Fatalf("after %v the Troll is in room %d at %v (%v), the knight at %v, fighting %v",
+						c.spell, troll.room, troll.pos, l.Terrain(troll.pos), p.rec.Pos(), p.fight != nil)
+				}
+			default:
+				t.Fatalf("%v did nothing:\n%s", c.spell, strings.Join(p.msgs, "\n"))
 			}
 		}
-	}
-	if !sawFail || !sawSuccess {
-		t.Fatalf("in 40 casts saw failure %v, success %v", sawFail, sawSuccess)
+		within(t, c.spell.String()+" failing", float64(failed)/n, c.fails, n)
 	}
 }
 

@@ -403,6 +403,9 @@ func TestWalkingAwayFromAHeldMonster(t *testing.T) {
 }
 
 // Spells that last a number of moves also run out in a fight: each action counts.
+// Seed 000, Invisibility: "You are safe from attack ... Lasts 36 turns." Cast in a fight
+// with an Ogre, it lasts the cast and 35 blows more, and until then the Ogre swings
+// wildly and never hurts the knight; after it, the Ogre finds the knight again.
 func TestInvisibilityRunsOutInAFight(t *testing.T) {
 	e := fightEngine(t, nil)
 	rec := knight("a", 10)
@@ -412,13 +415,33 @@ func TestInvisibilityRunsOutInAFight(t *testing.T) {
 	ogre := e.spawn(1, mustMonster(t, "ogre"), Pos{0, 0}, -1, e.rng)
 	ogre.hits = 1 << 20
 	e.startFight(p, ogre)
-	e.enqueue("a", p.session, Cast{Spell: SpellInvisibility})
-	stepUntil(t, e, "the spell", func() bool { return p.has(SpellInvisibility) })
-	stepUntil(t, e, "Invisibility to run out", func() bool {
+	p.energy = 0
+	do(e, "a", Cast{Spell: SpellInvisibility})
+	if !p.has(SpellInvisibility) {
+		t.Fatal("Invisibility did not take")
+	}
+	blows, wild := 0, 0
+	for p.has(SpellInvisibility) {
+		battleLines(t, e, p, 1, fight, func(l string) {
+			switch {
+			case strings.HasPrefix(l, "Kay a "):
+				blows++
+			case strings.Contains(l, "swings wildly but cannot find Kay a"):
+				wild++
+			}
+		})
+		if p.rec.Hits != 5000 {
+			t.Fatalf("an invisible knight was hurt: %d hits", p.rec.Hits)
+		}
+	}
+	if blows != 35 || wild == 0 {
+		t.Fatalf("Invisibility lasted the cast and %d blows (want 35); the Ogre swung wildly %d times", blows, wild)
+	}
+	stepUntil(t, e, "the Ogre to find the knight", func() bool {
 		if len(p.queue) == 0 {
 			e.enqueue("a", p.session, Fight{})
 		}
-		return !p.has(SpellInvisibility)
+		return strings.Contains(log(p.fight), "The Ogre hits Kay a") || strings.Contains(log(p.fight), "The Ogre misses Kay a")
 	})
 }
 

@@ -100,23 +100,27 @@ func TestOptionsAreSavedWithTheKnight(t *testing.T) {
 func TestAKnightIsToldWhenItIsItsMove(t *testing.T) {
 	e := fightEngine(t, nil)
 	sub := &recorder{}
-	e.join(knight("a", 10), sub)
-	e.spawn(1, mustMonster(t, "giant rat"), Pos{3, 1}, 0, e.rng)
+	rec := knight("a", 10)
+	rec.Hits, rec.MaxHits = 1<<30, 1<<30 // neither side can end the fight
+	e.join(rec, sub)
+	rat := e.spawn(1, mustMonster(t, "giant rat"), Pos{3, 1}, 0, e.rng)
+	rat.hits = 1 << 30
 	do(e, "a", Move{Dir: East})
 	do(e, "a", Move{Dir: East, Door: true})
 	p := e.players["a"]
-	for range 3 { // a blow, then wait until the knight may strike again
-		if p.fight == nil {
-			return
-		}
+	if p.fight == nil {
+		t.Fatal("no fight on entering the guarded room")
+	}
+	for i := range 3 { // a blow, then wait until the knight may strike again
 		e.enqueue("a", p.session, Fight{})
-		stepUntil(t, e, "the blow", func() bool { return p.fight == nil || len(p.queue) == 0 && !p.asked })
-		stepUntil(t, e, "the knight's move", func() bool { return p.fight == nil || p.asked })
+		stepUntil(t, e, "the blow", func() bool { return len(p.queue) == 0 && !p.asked })
+		n := len(sub.views)
+		stepUntil(t, e, "the knight's move", func() bool { return p.asked })
 		if p.fight == nil {
-			return
+			t.Fatal("the fight ended")
 		}
-		if f := sub.last().Fight; f == nil || !f.YourMove {
-			t.Fatal("the knight's move came, and its last view does not say so")
+		if f := sub.last().Fight; len(sub.views) == n || f == nil || !f.YourMove {
+			t.Fatalf("blow %d: the knight's move came, and its last view does not say so", i+1)
 		}
 	}
 }
