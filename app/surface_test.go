@@ -250,16 +250,46 @@ func TestPlainSurfaceNarratesSteps(t *testing.T) {
 	}
 }
 
-// TestSurfaceFrames prints the surface and the market at 80×24 (go test -run Frames -v).
+// checkSurfaceFrame fails unless the frame is h lines of w columns (checkFrame) and
+// shows every one of wants.
+func checkSurfaceFrame(t *testing.T, name, frame string, w, h int, wants ...string) {
+	t.Helper()
+	checkFrame(t, frame, w, h)
+	for _, want := range wants {
+		if !strings.Contains(frame, want) {
+			t.Fatalf("%s: %q is not on the screen:\n%s", name, want, frame)
+		}
+	}
+}
+
+// TestSurfaceFrames draws the surface, the market (buying and selling), a large
+// terminal's surface and a surface battle, and checks each frame: the whole terminal,
+// no line wider, and what that screen must show (the grid with the knight, Gawain, the
+// entrance and the markets; every ware with its price and count; the knight's things
+// with what the market pays; the battle panel beside the grid). go test -run Frames -v
+// prints them.
 func TestSurfaceFrames(t *testing.T) {
 	m, _ := viewModel(t, surfaceView(world.Pos{X: 2, Y: 0}), 80, 24)
 	t.Logf("surface, 80×24:\n%s", m.Text())
+	checkSurfaceFrame(t, "surface, 80×24", m.Text(), 80, 24, "THE SURFACE", "()", "Ga", "EX", "$GL", "$SF",
+		"The Market of the Golden Lamb", "Gold 120", "In sight: Gawain.", "Sir Kay │ Level 2 │ Hits 14/15")
 	keys(m, "b")
 	t.Logf("market, 80×24:\n%s", m.Text())
+	checkSurfaceFrame(t, "market, 80×24", m.Text(), 80, 24, "THE MARKET OF THE GOLDEN LAMB", "Your gold: 120",
+		"FOR SALE: a letter buys", "a  sword +1                   200    3", "b  shield                      90    1",
+		"c  armour +2                  900    2", "d  ring of light              150 none",
+		"c  potion of healing                30", "d  gem worth 400                   400")
 	keys(m, "tab")
 	t.Logf("market selling, 80×24:\n%s", m.Text())
+	checkSurfaceFrame(t, "market selling, 80×24", m.Text(), 80, 24, "YOUR THINGS: a letter sells", "FOR SALE (Tab to buy)",
+		"b  boots of speed (worn)")
 	m2, _ := viewModel(t, surfaceView(world.Pos{X: 2, Y: 0}), 160, 50)
 	t.Logf("surface, 160×50:\n%s", m2.Text())
+	checkSurfaceFrame(t, "surface, 160×50", m2.Text(), 160, 50, "THE SURFACE", "()",
+		"$GL The Market of the Golden Lamb", "$C  The Market of the Crown")
+	if strings.Contains(m2.Text(), " more") {
+		t.Fatalf("a 160×50 screen does not list all nine markets:\n%s", m2.Text())
+	}
 	v := surfaceView(world.Pos{X: 1, Y: 3})
 	v.Fight = &world.FightView{Surface: true, YourMove: true, Round: 1,
 		Monsters: []world.FightMonster{{Name: "Wolf", Class: "Animal", Glyph: "Wo", Level: 2, Hits: 8, MaxHits: 8}},
@@ -267,4 +297,5 @@ func TestSurfaceFrames(t *testing.T) {
 		Log:      []string{"A wolf springs at you out of the long grass!"}}
 	m3, _ := viewModel(t, v, 80, 24)
 	t.Logf("surface battle, 80×24:\n%s", m3.Text())
+	checkSurfaceFrame(t, "surface battle, 80×24", m3.Text(), 80, 24, "THE SURFACE", "()", "BATTLE", "Wolf", "8/8", "14/15", "A wolf springs")
 }

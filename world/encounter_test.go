@@ -1,6 +1,7 @@
 package world
 
 import (
+	"maps"
 	"strings"
 	"testing"
 )
@@ -455,5 +456,86 @@ func TestDropping(t *testing.T) {
 	}
 	if got := costOf(t, e, "a", Drop{Index: 1}); got != CostDrop || len(p.rec.Items) != 1 || p.rec.Items[0].Kind != ItemSword {
 		t.Fatalf("dropping the armour cost %v%% of a round, want %v%%; items %+v", got, CostDrop, p.rec.Items)
+	}
+}
+
+// Who swings first against several monsters (DESIGN §12): a hero swings first when seed
+// 000 says it would against the quickest monster ("If you don't have 'speed' on, but
+// your dexterity is greater than or equal to the monster's dexterity, then you get first
+// choice"), and a monster swings first when some hero is slower than it. Kay (Dex 12) and
+// Bors (Dex 9) meet a Giant Rat (Dex 10) and a Killer Bee (Dex 14): the bee is quicker
+// than both, the rat than Bors only, so on the first turn both monsters strike and
+// neither hero; with Speed, Kay strikes first whatever their Dexterity.
+func TestWhoSwingsFirstAgainstSeveralMonsters(t *testing.T) {
+	for _, speed := range []bool{false, true} {
+		e := fightEngine(t, nil)
+		var heroes []*player
+		for _, h := range []struct {
+			fp  string
+			dex int
+		}{{"kay", 12}, {"bors", 9}} {
+			rec := knight(h.fp, 10)
+			rec.Dex, rec.Hits, rec.MaxHits, rec.SpellUnits = h.dex, 1000, 1000, 2
+			e.join(rec, &recorder{})
+			p := e.players[h.fp]
+			e.place(p, 1, Pos{1, 0})
+			heroes = append(heroes, p)
+		}
+		kay := heroes[0]
+		if speed {
+			do(e, "kay", Cast{Spell: SpellSpeed})
+		}
+		rat := e.spawn(1, mustMonster(t, "giant rat"), Pos{1, 0}, -1, e.rng)
+		bee := e.spawn(1, mustMonster(t, "killer bee"), Pos{1, 0}, -1, e.rng)
+		e.startBattle(heroes, []*monster{bee, rat}, false) // the quickest first: each monster counts
+		enc := kay.fight
+		for _, p := range heroes {
+			e.enqueue(p.rec.Fingerprint, p.session, Fight{})
+		}
+		n := len(enc.log)
+		e.Step()
+		first := map[string]bool{}
+		for _, l := range enc.log[n:] {
+			for _, who := range []string{"Kay kay ", "Kay bors ", "The Giant Rat ", "The Killer Bee "} {
+				if strings.HasPrefix(l, who) {
+					first[strings.TrimSpace(who)] = true
+				}
+			}
+		}
+		want := map[string]bool{"The Giant Rat": true, "The Killer Bee": true}
+		if speed {
+			want["Kay kay"] = true
+		}
+		if !maps.Equal(first, want) {
+			t.Fatalf("speed %v: on the first turn %v acted, want %v:\n%s", speed, first, want, log(enc))
+		}
+		if strings.Contains(log(enc), "Kay bors is quicker") || strings.Contains(log(enc), "Kay kay is quicker") != speed {
+			t.Fatalf("speed %v: the battle's opening says\n%s", speed, log(enc))
+		}
+	}
+}
+
+// Seed 000, ring of invisibility: "You are safe from attack", and DESIGN §12 "When a fight
+// starts": an invisible knight is not noticed. Invisible, a knight walks into a guarded
+// room and about it without a fight, told the guard cannot see it; with the ring off,
+// its next step in the room starts the fight.
+func TestAnInvisibleKnightEntersAGuardedRoomUnnoticed(t *testing.T) {
+	e, p, sub := inventoryEngine(t, Item{Kind: ItemRingOfInvisibility, Worn: true})
+	rat := e.spawn(1, mustMonster(t, "giant rat"), Pos{3, 1}, 0, e.rng)
+	do(e, "a", Move{Dir: East})
+	do(e, "a", Move{Dir: East, Door: true})
+	if p.rec.Pos() != (Pos{2, 0}) || p.fight != nil || !strings.Contains(sub.lastMessage(), "cannot see you") {
+		t.Fatalf("an invisible knight entering the room: at %v, fighting %v, told %q", p.rec.Pos(), p.fight != nil, sub.lastMessage())
+	}
+	for _, d := range []Dir{South, East, North, West} {
+		do(e, "a", Move{Dir: d})
+		if p.fight != nil {
+			t.Fatalf("the guard noticed the invisible knight at %v", p.rec.Pos())
+		}
+	}
+	do(e, "a", UseItem{Index: 1})
+	do(e, "a", Move{Dir: East})
+	if p.fight == nil || rat.fight != p.fight {
+		t.Fatal("with the ring off the guard did not notice the knight stepping about its room")
 	}
 }
