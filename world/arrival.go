@@ -58,9 +58,4 @@ func (e *Engine) arrived(p *player) bool {
 	return p.fight != nil
 }
 
-func abs(n int) int {
-	if n < 0 {
-		return -n
-	}
-	return n
-}
+func abs(n int) int { return max(n, -n) }

@@ -329,12 +329,7 @@ func (e *Engine) esp(p *player) {
 	e.say(p, "You cast ESP and sense "+strings.Join(seen, "; ")+".")
 }
 
-func absInt(x int) int {
-	if x < 0 {
-		return -x
-	}
-	return x
-}
+func absInt(x int) int { return max(x, -x) }
 
 func deltaX(d Dir) int { dx, _ := d.Delta(); return dx }
 func deltaY(d Dir) int { _, dy := d.Delta(); return dy }

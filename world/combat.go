@@ -49,12 +49,10 @@ func loadPenalty(carriedWeight, capacity int) int {
 	carried := min(max(0, int64(carriedWeight)), huge)
 	// Work in tenths of capacity with integers so that exactly 60% of capacity is exactly
 	// one step and no floating-point rounding can move a boundary.
-	if over := carried*10 - capacity64*5; over > 0 {
-		// Any penalty past a die's sides or the speed scale's end does the same as a
-		// capped one, so a capped value is enough.
-		return int(min(over/capacity64, math.MaxInt32))
-	}
-	return 0
+	over := max(0, carried*10-capacity64*5)
+	// Any penalty past a die's sides or the speed scale's end does the same as a capped
+	// one, so a capped value is enough.
+	return int(min(over/capacity64, math.MaxInt32))
 }
 
 // LoadSpeed is what a load does to a knight's speed in seed 003's sense ("Sometimes, you
@@ -125,11 +123,7 @@ func HitChance(dieSides int, pray bool, class MonsterClass) float64 {
 // chanceOver is the probability that a fair die of sides faces (numbered 1..sides) shows
 // more than over.
 func chanceOver(sides, over int) float64 {
-	over = max(0, over)
-	if sides <= over {
-		return 0
-	}
-	return float64(sides-over) / float64(sides)
+	return float64(max(0, sides-max(0, over))) / float64(sides)
 }
 
 // monsterNeeds is what the monster's raw roll must exceed. Subtracting the protection from
@@ -222,13 +216,7 @@ func MonsterDamage(r *rand.Rand, attack Dice, class MonsterClass, firstRound boo
 // get more than ten blows or shots in a round"). A first-level knight with Dex 10 has one
 // blow, so a blow is a whole round as in the PLATO original; Dex 18 at level 1 gives 3.
 func Blows(dex, level int) int {
-	b := 1
-	if dex > 10 {
-		b += (dex - 10) / 4
-	}
-	if level > 1 {
-		b += (level - 1) / 3
-	}
+	b := 1 + max(0, dex-10)/4 + max(0, level-1)/3
 	return max(1, min(b, MaxBlows))
 }
 
@@ -247,9 +235,12 @@ const (
 // odds equal RunChance exactly.
 func runPercent(tries int) int {
 	tries = max(0, tries)
-	// Clamp before multiplying so a huge tries value cannot overflow into a high chance.
-	tries = min(tries, (runFirstPercent-runFloorPercent)/runStepPercent+1)
-	return max(runFloorPercent, runFirstPercent-runStepPercent*tries)
+	// From the fifth earlier try on the chance is the floor; deciding that before the
+	// multiplication also keeps a huge tries value from overflowing into a high chance.
+	if tries > (runFirstPercent-runFloorPercent)/runStepPercent {
+		return runFloorPercent
+	}
+	return runFirstPercent - runStepPercent*tries
 }
 
 // RunChance is the probability that running away succeeds, given how many times the knight

@@ -268,11 +268,14 @@ func (e *Engine) act(p *player, c Command) float64 {
 	}
 	switch c := c.(type) {
 	case Move:
-		if p.status(StatusConfused) != nil && e.rng.IntN(2) == 0 {
+		if p.status(StatusConfused) != nil {
 			// Ruling: a confused knight goes a random way half the time (seed 001 gives
-			// confusion no numbers).
-			c.Dir = Dirs[e.rng.IntN(4)]
-			e.say(p, "You stumble about in confusion.")
+			// confusion no numbers): one draw of eight, one of the four ways or the way
+			// it meant to go.
+			if w := e.rng.IntN(2 * len(Dirs)); w < len(Dirs) {
+				c.Dir = Dirs[w]
+				e.say(p, "You stumble about in confusion.")
+			}
 		}
 		if p.rec.Depth == 0 {
 			return e.surfaceMove(p, c.Dir)

@@ -143,10 +143,11 @@ func (e *Engine) springTrap(p *player) {
 		}
 		first := rangeRoll(r, 500, 999)
 		p.addStatus(StatusWeak, first)
-		if r.IntN(2) == 1 {
-			// "down 2 points for 500 to 999 turns and then be down 1 point for an
-			// additional 500 to 999 turns"
-			p.addStatus(StatusWeak, first+rangeRoll(r, 500, 999))
+		// "down 2 points for 500 to 999 turns and then be down 1 point for an additional
+		// 500 to 999 turns", half the time: one draw of a thousand, 500..999 being both
+		// the chance and the additional turns.
+		if more := r.IntN(1000); more >= 500 {
+			p.addStatus(StatusWeak, first+more)
 		}
 		e.say(p, "You feel weaker.")
 	case TrapSleepingGas:
@@ -385,10 +386,11 @@ func (e *Engine) monsterTrap(m *monster) {
 		// percent chance to become confused." Ruling: confused for 10 to 19 rounds, as a
 		// stunned knight is.
 		m.hits--
-		if r.IntN(2) == 0 {
+		// One draw of twenty: 0..9 stuck, 10..19 confused for as many rounds.
+		if n := r.IntN(20); n < 10 {
 			m.stuck = true
 		} else {
-			m.confused = rangeRoll(r, 10, 19)
+			m.confused = n
 		}
 		for _, p := range e.order {
 			if p.rec.Depth == m.depth {

@@ -208,15 +208,19 @@ func (e *Engine) stepWanderer(m *monster) {
 		return l.Edge(m.pos, d) == EdgeOpen && l.Terrain(q) == Corridor && !e.safeKnightNear(m.depth, q, 0)
 	}
 	var to Pos
-	if m.confused > 0 && e.rng.IntN(2) == 0 {
+	staggered := false
+	if m.confused > 0 {
 		// Ruling: a confused monster staggers as a confused knight does, half of its
-		// steps a random way of the four; a way it cannot go is a step lost.
-		d := Dirs[e.rng.IntN(len(Dirs))]
-		if !open(d) {
-			return
+		// steps a random way of the four (one draw of eight: a way, or the way it would
+		// have chosen); a way it cannot go is a step lost.
+		if w := e.rng.IntN(2 * len(Dirs)); w < len(Dirs) {
+			if !open(Dirs[w]) {
+				return
+			}
+			to, staggered = m.pos.Step(Dirs[w]), true
 		}
-		to = m.pos.Step(d)
-	} else {
+	}
+	if !staggered {
 		var opts [4]Pos
 		n := 0
 		for _, d := range Dirs {

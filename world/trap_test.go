@@ -697,3 +697,56 @@ func TestTrapRangesMinToMax(t *testing.T) {
 		})
 	}
 }
+
+// Seed 001, poison needle: "There is a 50 percent chance that player strength will go
+// down 1 point for 500 to 999 turns. There is a 50 percent chance that strength will be
+// down 2 points for 500 to 999 turns and then be down 1 point for an additional 500 to 999
+// turns." Over 8000 needles that go off: half take one point, half two, the second coming
+// back 500 to 999 rounds after the first, every one of those.
+func TestAPoisonNeedleWeakensForAWhile(t *testing.T) {
+	e, p, _ := trapEngine(t, TrapPoisonNeedle, 31)
+	const n = 8000 // each of the 500 further turns comes up about 8 times
+	two, sprung := 0, 0
+	firsts, extras := map[int]int{}, map[int]int{}
+	for sprung < n {
+		p.rec.Hits, p.rec.Maps[p.mapIdx].Traps, p.rec.Status = 1000, nil, nil
+		p.rec.X, p.rec.Y = 1, 0
+		e.springTrap(p)
+		if p.rec.Maps[p.mapIdx].Traps == nil {
+			continue // avoided
+		}
+		sprung++
+		var weak []int
+		for _, st := range p.rec.Status {
+			if st.Kind == StatusWeak {
+				weak = append(weak, st.Left)
+			}
+		}
+		switch len(weak) {
+		case 1:
+		case 2:
+			two++
+			extras[weak[1]-weak[0]]++
+		default:
+			t.Fatalf("a poison needle took %d points of Strength", len(weak))
+		}
+		firsts[weak[0]]++
+		if e.str(p) != 12-len(weak) {
+			t.Fatalf("Strength %d with %d points lost", e.str(p), len(weak))
+		}
+	}
+	within(t, "needles taking two points", float64(two)/n, 0.5, n)
+	for _, c := range []struct {
+		what string
+		seen map[int]int
+	}{{"the first point's turns", firsts}, {"the second point's further turns", extras}} {
+		for v := range c.seen {
+			if v < 500 || v > 999 {
+				t.Fatalf("%s: %d, seed 001 says 500 to 999", c.what, v)
+			}
+		}
+		if c.seen[500] == 0 || c.seen[999] == 0 {
+			t.Fatalf("%s: 500 or 999 never came up", c.what)
+		}
+	}
+}
