@@ -195,3 +195,32 @@ func TestTakeOverAndRegenerateAreSafeArrivals(t *testing.T) {
 		t.Fatal("a knight moved by a rebuilt level is not safe")
 	}
 }
+
+// After a run the wanderer does not follow at once (DESIGN §12, "After a run"): a
+// wanderer that walks onto the knight while the respite lasts leaves it alone, and one
+// that walks onto it on the turn the respite ends attacks.
+func TestTheRespiteEndsOnItsTurn(t *testing.T) {
+	for _, ends := range []uint64{1, 2} { // the respite ends on the wanderer's step, or the turn after
+		l, err := ParseASCII(1, `
++-+-+
+|E  |
++-+-+`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := newWithLevels(Config{Seed: 3, WanderChance: -1}, []*Level{l})
+		e.join(knight("a", 10), &recorder{})
+		p := e.players["a"]
+		p.safeUntil = 0 // its arrival is over
+		rat := e.spawn(1, mustMonster(t, "giant rat"), Pos{1, 0}, -1, e.rng)
+		rat.energy = 0
+		p.respiteUntil = e.turn + ends
+		e.Step() // the rat's only way is onto the knight
+		if rat.pos != p.rec.Pos() {
+			t.Fatalf("the rat did not step onto the knight: at %v", rat.pos)
+		}
+		if fought := p.fight != nil; fought != (ends == 1) {
+			t.Fatalf("the respite ending %d turns on: the rat attacked %v", ends, fought)
+		}
+	}
+}

@@ -371,3 +371,264 @@ func TestHeroesMoveFirstInARound(t *testing.T) {
 		t.Fatalf("the turn's log: %q", lines)
 	}
 }
+
+// actorsOf says which of names ("Kay a", "The Giant Rat") begin a line of lines: who
+// acted.
+func actorsOf(lines []string, names ...string) map[string]bool {
+	out := map[string]bool{}
+	for _, l := range lines {
+		for _, n := range names {
+			if strings.HasPrefix(l, n+" ") {
+				out[n] = true
+			}
+		}
+	}
+	return out
+}
+
+// Seed 000's first swing, then the other side: the side that does not swing first has
+// half a turn of debt (TurnEnergy/2), so it acts on the second turn of the battle. Kay (Dex
+// 12) strikes a Giant Rat (Dex 10) on the first turn and the rat strikes on the second;
+// against Bors (Dex 9) the rat strikes first and Bors on the second turn.
+func TestTheOtherSideActsOnTheSecondTurn(t *testing.T) {
+	for _, c := range []struct {
+		fp         string
+		dex        int
+		first, sec string
+	}{{"a", 12, "Kay a", "The Giant Rat"}, {"b", 9, "The Giant Rat", "Kay b"}} {
+		e := fightEngine(t, nil)
+		rec := knight(c.fp, 10)
+		rec.Dex, rec.Hits, rec.MaxHits = c.dex, 1000, 1000
+		e.join(rec, &recorder{})
+		p := e.players[c.fp]
+		rat := fightWith(t, e, p, "giant rat")
+		rat.hits = 1000
+		enc := p.fight
+		var turns []map[string]bool
+		for range 2 {
+			n := len(enc.log)
+			if len(p.queue) == 0 {
+				e.enqueue(c.fp, p.session, Fight{})
+			}
+			e.Step()
+			turns = append(turns, actorsOf(enc.log[n:], c.first, c.sec))
+		}
+		if !turns[0][c.first] || turns[0][c.sec] || !turns[1][c.sec] || turns[1][c.first] {
+			t.Fatalf("Dex %d against a Giant Rat: turn 1 %v, turn 2 %v; want %s, then %s", c.dex, turns[0], turns[1], c.first, c.sec)
+		}
+	}
+}
+
+// A party member who steps into a battle under way joins it with half a turn of debt
+// (TurnEnergy/2): with every hero ready with a command, it acts on the second turn of the
+// battle's clock after it joined, one after the heroes already in it.
+func TestAJoinerActsHalfATurnLater(t *testing.T) {
+	e := fightEngine(t, nil)
+	for _, fp := range []string{"a", "b"} {
+		rec := knight(fp, 12)
+		rec.Level, rec.Hits, rec.MaxHits = 28, 1000, 1000 // ten blows a round: ready every turn
+		e.join(rec, &recorder{})
+		e.place(e.players[fp], 1, Pos{1, 0})
+	}
+	form(t, e, "a", "b")
+	a, b := e.players["a"], e.players["b"]
+	rat := e.spawn(1, mustMonster(t, "giant rat"), Pos{3, 1}, 0, e.rng)
+	rat.hits = 1 << 20
+	a.energy = 0
+	do(e, "a", Move{Dir: East, Door: true})
+	b.energy = 0
+	do(e, "b", Move{Dir: East, Door: true})
+	if b.fight != a.fight || b.energy != Energy(TurnEnergy/2) {
+		t.Fatalf("Kay b joined with energy %v (fighting %v), want half a turn", b.energy, b.fight != nil)
+	}
+	enc := a.fight
+	var acted []map[string]bool
+	for range 2 {
+		for _, p := range []*player{a, b} {
+			if len(p.queue) == 0 {
+				e.enqueue(p.rec.Fingerprint, p.session, Fight{})
+			}
+		}
+		n := len(enc.log)
+		e.Step()
+		acted = append(acted, actorsOf(enc.log[n:], "Kay a", "Kay b"))
+	}
+	if !acted[0]["Kay a"] || acted[0]["Kay b"] || !acted[1]["Kay b"] {
+		t.Fatalf("the turns after Kay b joined: %v, then %v; want Kay a alone, then Kay b", acted[0], acted[1])
+	}
+}
+
+// Seed 002: the monsters attack the heroes, and a hero's statistics can be looked at
+// without spending the turn: a Target beyond the battle's monsters is refused.
+func TestATargetMustBeInTheBattle(t *testing.T) {
+	e := fightEngine(t, nil)
+	enc := battleOf(t, e, []string{"a"}, "giant rat", "kobold")
+	a := e.players["a"]
+	for _, i := range []int{-1, len(enc.monsters)} {
+		e.enqueue("a", a.session, Target{Index: i})
+		if lastMsg(a) != "That monster is not in the fight." || a.target == enc.monsters[1] {
+			t.Fatalf("Target %d: %q", i, lastMsg(a))
+		}
+	}
+}
+
+// RecoveryCap: half, rounded up.
+func TestRecoveryCap(t *testing.T) {
+	for _, c := range []struct{ max, want int }{{40, 20}, {41, 21}, {5, 3}, {4, 2}, {1, 1}} {
+		if got := RecoveryCap(c.max); got != c.want {
+			t.Errorf("RecoveryCap(%d) = %d, want %d", c.max, got, c.want)
+		}
+	}
+}
+
+// A blow or a missile that leaves a monster with no hits kills it: over many fights with
+// a monster of 2 hits, every blow and every Magic Missile of exactly 2 is a kill.
+func TestABlowThatLeavesNoHitsKills(t *testing.T) {
+	for _, spell := range []bool{false, true} {
+		e := fightEngine(t, nil)
+		rec := knight("a", 10)
+		rec.Dex, rec.Int, rec.Hits, rec.MaxHits = 60, 40, 1000, 1000
+		e.join(rec, &recorder{})
+		p := e.players["a"]
+		exact := 0
+		for i := 0; exact < 10; i++ {
+			if i > 5000 {
+				t.Fatalf("spell %v: no blow of exactly 2 in 5000 fights", spell)
+			}
+			rat := fightWith(t, e, p, "giant rat")
+			rat.hits = 2
+			p.energy, p.rec.SpellUnits = 0, 10
+			var cmd Command = Fight{}
+			if spell {
+				cmd = Cast{Spell: SpellMagicMissile}
+			}
+			said := p.said
+			do(e, "a", cmd)
+			if l := strings.Join(saidSince(p, said), "\n"); strings.Contains(l, " for 2.") {
+				exact++
+				if rat.fight != nil || e.alive(rat) || !strings.Contains(l, "The Giant Rat is dead!") {
+					t.Fatalf("spell %v: a monster left with 0 hits lives on:\n%s", spell, l)
+				}
+			}
+			if p.fight != nil {
+				e.leaveFight(p)
+			}
+			if e.alive(rat) {
+				e.removeMonster(rat)
+			}
+		}
+	}
+}
+
+// A knight runs from a surface battle: it stays on its square, out of the battle (DESIGN
+// §12, "Surface battles").
+func TestRunningFromASurfaceBattle(t *testing.T) {
+	e := fightEngine(t, nil)
+	at := e.outside.grid.Entrance
+	p, _ := outsideKnight(t, e, "a", at)
+	p.rec.Hits, p.rec.MaxHits = 1000, 1000
+	foes := e.ambush([]*player{p}, at)
+	foes[0].hits = 1000
+	for p.fight != nil {
+		p.energy = 0
+		do(e, "a", Run{})
+	}
+	if p.rec.Depth != 0 || p.rec.Pos() != at {
+		t.Fatalf("after running from a surface battle: depth %d at %v", p.rec.Depth, p.rec.Pos())
+	}
+}
+
+// A hoard's lines (DESIGN §12, "Splitting the spoils"): alone, the knight is told what the
+// hoard brought it; in a party, its share.
+func TestTheHoardIsTold(t *testing.T) {
+	tr := Treasure{Lines: []string{"101 gold pieces", "a gem worth 400"}, Value: 501, Coins: 101}
+	e := fightEngine(t, nil)
+	enc := battleOf(t, e, []string{"a"}, "ogre")
+	e.takeTreasure(enc, e.players["a"], tr)
+	if got := lastMsg(e.players["a"]); got != "You find 101 gold pieces, a gem worth 400. (+501 experience, +101 gold)" {
+		t.Fatalf("alone: %q", got)
+	}
+	e = fightEngine(t, nil)
+	enc = battleOf(t, e, []string{"a", "b"}, "ogre")
+	e.takeTreasure(enc, e.players["a"], tr)
+	if got := lastMsg(e.players["b"]); got != "You find 101 gold pieces, a gem worth 400. Your share is worth 250 experience and 50 gold." {
+		t.Fatalf("in a party: %q", got)
+	}
+}
+
+// Seed 000: arrows of slaying are "found in a quiver, you can have up to 31 arrows at one
+// time": arrows found go into the quiver the knight has, up to 31.
+func TestArrowsFoundGoIntoTheQuiver(t *testing.T) {
+	e, p, _ := inventoryEngine(t, Item{Kind: ItemQuiver, Count: 20})
+	e.gain(p, Item{Kind: ItemQuiver, Count: 5})
+	if len(p.rec.Items) != 2 || p.rec.Items[1].Count != 25 || lastMsg(p) != "You find arrows of mythical slaying; your quiver holds 25." {
+		t.Fatalf("after finding 5 more arrows: %+v, %q", p.rec.Items, lastMsg(p))
+	}
+	e.gain(p, Item{Kind: ItemQuiver, Count: 20})
+	if len(p.rec.Items) != 2 || p.rec.Items[1].Count != MaxArrows {
+		t.Fatalf("after finding 20 more: %+v, want one quiver of 31", p.rec.Items)
+	}
+	e, p, _ = inventoryEngine(t)
+	e.gain(p, Item{Kind: ItemQuiver, Count: 40})
+	if len(p.rec.Items) != 2 || p.rec.Items[1].Count != MaxArrows {
+		t.Fatalf("a first quiver of 40: %+v", p.rec.Items)
+	}
+}
+
+// Pray "Lasts one full combat"; a spell counted in moves goes on after the fight.
+func TestOnlyPrayEndsWithTheFight(t *testing.T) {
+	e, p, _ := caster(t, 10)
+	do(e, "a", Cast{Spell: SpellProtection})
+	rat := fightWith(t, e, p, "giant rat")
+	rat.hits = 1000
+	p.energy = 0
+	do(e, "a", Cast{Spell: SpellPray})
+	e.leaveFight(p)
+	if p.has(SpellPray) || !p.has(SpellProtection) {
+		t.Fatalf("after the fight: effects %v, want Protection on and Pray gone", p.rec.Effects)
+	}
+	e.removeMonster(rat)
+	rat = fightWith(t, e, p, "giant rat")
+	rat.hits = 1
+	p.energy = 0
+	do(e, "a", Cast{Spell: SpellPray})
+	p.rec.Dex = 60
+	for p.fight != nil {
+		p.energy = 0
+		do(e, "a", Fight{})
+	}
+	if p.has(SpellPray) || !p.has(SpellProtection) {
+		t.Fatalf("after winning: effects %v, want Protection on and Pray gone", p.rec.Effects)
+	}
+}
+
+// A fainted hero carried out of a battle (its connection dropped) comes to with 1 hit; a
+// slain one does not.
+func TestAFaintedHeroCarriedOutComesTo(t *testing.T) {
+	e := fightEngine(t, nil)
+	enc := battleOf(t, e, []string{"a", "b"}, "ogre")
+	a := e.players["a"]
+	a.fainted, a.rec.Hits = true, 0
+	rec, ok := e.leave("a", a.session)
+	if !ok || rec.Hits != 1 || a.rec.Hits != 1 || len(enc.players) != 1 {
+		t.Fatalf("carried out: saved with %d hits, live %d, %d heroes left", rec.Hits, a.rec.Hits, len(enc.players))
+	}
+}
+
+// The battle panel says where the battle is and which round it is in.
+func TestTheFightViewSaysWhereAndWhen(t *testing.T) {
+	e := fightEngine(t, nil)
+	battleOf(t, e, []string{"a"}, "ogre")
+	a := e.players["a"]
+	if v := e.view(a).Fight; v.Surface || v.Round != 1 || v.InRoom {
+		t.Fatalf("a corridor battle's view: surface %v, round %d, in a room %v", v.Surface, v.Round, v.InRoom)
+	}
+	e = fightEngine(t, nil)
+	at := e.outside.grid.Entrance
+	p, _ := outsideKnight(t, e, "a", at)
+	e.ambush([]*player{p}, at)
+	p.fight.rounds = 2
+	if v := e.view(p).Fight; !v.Surface || v.Round != 3 {
+		t.Fatalf("a surface battle's view in its third round: surface %v, round %d", v.Surface, v.Round)
+	}
+}

@@ -1,6 +1,7 @@
 package world
 
 import (
+	"math/rand/v2"
 	"regexp"
 	"slices"
 	"strconv"
@@ -382,5 +383,170 @@ func TestHoardSquare(t *testing.T) {
 		if got := hoardSquare(c.r, c.guard); got != c.want {
 			t.Errorf("hoardSquare(%v, %v) = %v, want %v", c.r, c.guard, got, c.want)
 		}
+	}
+}
+
+// Pass Floor on the bottom level is refused before any unit is spent: there is no level
+// below.
+func TestNoPassingTheBottomFloor(t *testing.T) {
+	e, p, sub := caster(t, 8) // the fight level is the only, so the bottom, level
+	do(e, "a", Cast{Spell: SpellPassFloor})
+	if p.rec.Depth != 1 || p.rec.SpellUnits != 8 || sub.lastMessage() != "There is no level below this one." {
+		t.Fatalf("Pass Floor on the bottom level: depth %d, units %d, %q", p.rec.Depth, p.rec.SpellUnits, sub.lastMessage())
+	}
+}
+
+// Seed 000, Cure: "Heals wounds. Replenishes hits in doses of 2-7", never above the
+// knight's maximum.
+func TestCureNeverHealsPastTheMaximum(t *testing.T) {
+	e, p, sub := caster(t, 10)
+	p.rec.Hits = p.rec.MaxHits - 1
+	do(e, "a", Cast{Spell: SpellCure})
+	if p.rec.Hits != p.rec.MaxHits || sub.lastMessage() != "You cast Cure and recover 1 hits." {
+		t.Fatalf("Cure one hit short of the maximum: %d/%d, %q", p.rec.Hits, p.rec.MaxHits, sub.lastMessage())
+	}
+}
+
+// Speed, Protection and Invisibility may be cast outside the dungeon too (DESIGN §12,
+// "Spells"), where there is daylight and nothing to look at again.
+func TestCastingSpeedOutside(t *testing.T) {
+	e := fightEngine(t, nil)
+	p, sub := outsideKnight(t, e, "a", e.outside.grid.Entrance)
+	p.rec.SpellUnits = 4
+	do(e, "a", Cast{Spell: SpellSpeed})
+	if !e.hasted(p) || p.rec.SpellUnits != 2 || sub.lastMessage() != "Kay a casts Speed." {
+		t.Fatalf("Speed outside: hasted %v, units %d, %q", e.hasted(p), p.rec.SpellUnits, sub.lastMessage())
+	}
+}
+
+// Dimension Door and Teleport in a battle on the surface: the monster, made for the
+// battle, is simply gone, and the battle with it; a Teleport that goes astray carries the
+// knight out of the battle, staying on its square (there is no other level square to put
+// it on).
+func TestTeleportAndDimensionDoorOnTheSurface(t *testing.T) {
+	for _, c := range []struct {
+		spell  SpellID
+		intel  int
+		astray bool
+	}{{SpellDimensionDoor, 18, false}, {SpellTeleport, 18, false}, {SpellTeleport, 3, true}} {
+		done := false
+		for seed := uint64(0); seed < 200 && !done; seed++ {
+			e := fightEngine(t, nil)
+			e.rng = rand.New(rand.NewPCG(seed, 3))
+			at := e.outside.grid.Entrance
+			p, _ := outsideKnight(t, e, "a", at)
+			p.rec.Int, p.rec.SpellUnits, p.rec.Hits, p.rec.MaxHits = c.intel, 4, 1000, 1000
+			foes := e.ambush([]*player{p}, at)
+			p.energy = 0
+			do(e, "a", Cast{Spell: c.spell})
+			said := strings.Join(p.msgs, "\n")
+			switch {
+			case strings.Contains(said, "but the spell fails"):
+				continue
+			case strings.Contains(said, "astray") != c.astray:
+				continue
+			}
+			done = true
+			if p.fight != nil || foes[0].fight != nil || p.rec.Depth != 0 || p.rec.Pos() != at {
+				t.Fatalf("%v on the surface (astray %v): fighting %v, the monster fighting %v, at depth %d %v",
+					c.spell, c.astray, p.fight != nil, foes[0].fight != nil, p.rec.Depth, p.rec.Pos())
+			}
+		}
+		if !done {
+			t.Fatalf("%v (astray %v) never happened in 200 fights", c.spell, c.astray)
+		}
+	}
+}
+
+// A long corridor, for ESP's reach: the knight at its west end, squares 0..11 east and
+// two more south.
+const espLevel = `
++-+-+-+-+-+-+-+-+-+-+-+-+
+|E                      |
++ +-+-+-+-+-+-+-+-+-+-+-+
+| |#|#|#|#|#|#|#|#|#|#|#|
++ +-+-+-+-+-+-+-+-+-+-+-+
+| |#|#|#|#|#|#|#|#|#|#|#|
++-+-+-+-+-+-+-+-+-+-+-+-+`
+
+// Seed 000, ESP: "You are able to detect monsters and treasures. You choose the direction
+// in which to 'look'"; the ruling: eight squares (espRange). Looking east, a monster
+// eight squares away is sensed and one nine squares away is not; looking south, one two
+// squares down is; looking north, nothing.
+func TestESPLooksEightSquares(t *testing.T) {
+	l, err := ParseASCII(1, espLevel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newWithLevels(Config{Seed: 6, WanderChance: -1}, []*Level{l})
+	sub := &recorder{}
+	rec := knight("a", 10)
+	rec.SpellUnits = 9
+	e.join(rec, sub)
+	for _, m := range []struct {
+		name string
+		at   Pos
+	}{{"ogre", Pos{8, 0}}, {"troll", Pos{9, 0}}, {"giant rat", Pos{0, 2}}} {
+		e.spawn(1, mustMonster(t, m.name), m.at, -1, e.rng).asleep = true // they stay put
+	}
+	for _, c := range []struct {
+		dir  Dir
+		want string
+	}{
+		{East, "You cast ESP and sense an Ogre 8 squares east."},
+		{South, "You cast ESP and sense a Giant Rat 2 squares south."},
+		{North, "You cast ESP and look north through the walls: nothing stirs."},
+	} {
+		do(e, "a", Cast{Spell: SpellESP, Dir: c.dir})
+		if got := sub.lastMessage(); got != c.want {
+			t.Errorf("ESP %v: %q, want %q", c.dir, got, c.want)
+		}
+	}
+}
+
+// Two levels for Pass Floor: the knight stands at 3,1 of an open first level; below, only
+// the stairs (0,0), 1,1 and 2,2 are open, and 1,1 and 2,2 are equally near.
+const passFloorLevels = `
++-+-+-+-+
+|E      |
++ + + + +
+|       |
++ + + + +
+|       |
++-+-+-+-+
+---
++-+-+-+-+
+|<|#|#|#|
++-+-+-+-+
+|#| |#|#|
++-+-+-+-+
+|#|#| |#|
++-+-+-+-+`
+
+// Seed 000, Pass floor: "Allows you to pass either up or down to the next level"; the
+// knight comes out on the open square of the level below nearest its own (the first of
+// the nearest, row by row), never in rock.
+func TestPassFloorComesOutOnTheNearestOpenSquare(t *testing.T) {
+	var levels []*Level
+	for i, pic := range strings.Split(passFloorLevels, "---") {
+		l, err := ParseASCII(i+1, pic)
+		if err != nil {
+			t.Fatal(err)
+		}
+		levels = append(levels, l)
+	}
+	e := newWithLevels(Config{Seed: 2, WanderChance: -1}, levels)
+	rec := knight("a", 10)
+	rec.SpellUnits = 8
+	e.join(rec, &recorder{})
+	p := e.players["a"]
+	e.place(p, 1, Pos{3, 1})
+	do(e, "a", Cast{Spell: SpellPassFloor})
+	if p.rec.Depth != 2 || p.rec.Pos() != (Pos{1, 1}) {
+		t.Fatalf("through the floor from 3,1: level %d at %v, want level 2 at 1,1", p.rec.Depth, p.rec.Pos())
+	}
+	do(e, "a", Cast{Spell: SpellPassCeiling})
+	if p.rec.Depth != 1 || p.rec.Pos() != (Pos{1, 1}) {
+		t.Fatalf("back through the ceiling: level %d at %v, want level 1 at 1,1", p.rec.Depth, p.rec.Pos())
 	}
 }

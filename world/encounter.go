@@ -130,7 +130,7 @@ func (e *Engine) mayJoin(p *player, enc *encounter) bool {
 func (e *Engine) turnBack(p *player, enc *encounter) {
 	lead := enc.players[0].rec.Name
 	e.say(p, fmt.Sprintf("%s's party is fighting there; you hold back. To help, ask to join the party: /ask %s", lead, lead))
-	if p.rec.Depth > 0 && p.prev != p.rec.Pos() {
+	if p.rec.Depth != 0 && p.prev != p.rec.Pos() {
 		l := e.levels[p.rec.Depth-1]
 		if l.In(p.prev) {
 			e.place(p, p.rec.Depth, p.prev)
@@ -138,7 +138,7 @@ func (e *Engine) turnBack(p *player, enc *encounter) {
 	}
 }
 
-// joinFight puts one more hero into a battle under way; it acts half a round later.
+// joinFight puts one more hero into a battle under way; it acts half a turn later.
 func (e *Engine) joinFight(p *player, enc *encounter) {
 	if p.fight == enc {
 		return

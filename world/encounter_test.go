@@ -179,7 +179,9 @@ func TestASilentHeroIsSkippedAfterTheGrace(t *testing.T) {
 		if bv := e.view(bors); !bv.Fight.YourMove || bv.Fight.GraceLeft != bv.Fight.Knights[1].GraceLeft || bv.Fight.GraceTurns != grace {
 			t.Fatalf("plain %v: Bors's own view: %+v", plain, bv.Fight)
 		}
-		waited := 1
+		// Bors has held Kay up since the turn of Kay's blow and the one after: it hesitates
+		// on the turn its grace runs out, exactly.
+		waited := 2
 		for !strings.Contains(log(enc), bors.rec.Name+" hesitates") {
 			e.Step()
 			waited++
@@ -187,8 +189,8 @@ func TestASilentHeroIsSkippedAfterTheGrace(t *testing.T) {
 				t.Fatalf("plain %v: Bors never hesitated", plain)
 			}
 		}
-		if waited < grace-1 || waited > grace+1 {
-			t.Fatalf("plain %v: Bors hesitated after %d turns, want its grace %d", plain, waited, grace)
+		if waited != grace {
+			t.Fatalf("plain %v: Bors hesitated on the %dth turn it held Kay up, want its grace %d", plain, waited, grace)
 		}
 	}
 }
@@ -537,5 +539,36 @@ func TestAnInvisibleKnightEntersAGuardedRoomUnnoticed(t *testing.T) {
 	do(e, "a", Move{Dir: East})
 	if p.fight == nil || rat.fight != p.fight {
 		t.Fatal("with the ring off the guard did not notice the knight stepping about its room")
+	}
+}
+
+// A hero's countdown (DESIGN §12, "How long a battle waits") refreshes every hero's panel
+// graceSteps (30) times over the grace, not on every turn: with a grace of 300 turns, Kay,
+// waiting for Bors, is sent 29 views before Bors hesitates (after 10, 20, ... 290 turns;
+// the first came with Kay's own blow) and one when it does.
+func TestTheCountdownRefreshesThirtyTimes(t *testing.T) {
+	l, err := ParseASCII(1, fightLevel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newWithLevels(Config{Seed: 3, GraceTurns: 300, WanderChance: -1, ActiveRefreshTurns: 1}, []*Level{l})
+	e.state[0].monsters, e.state[0].guards = nil, 0
+	enc := battleOf(t, e, []string{"kay", "bors"}, "ogre")
+	kay, bors := e.players["kay"], e.players["bors"]
+	for _, p := range enc.players {
+		p.rec.Hits, p.rec.MaxHits, p.energy = 500, 500, 0
+	}
+	enc.monsters[0].energy = 0
+	do(e, "kay", Fight{})
+	views := kay.sub.(*recorder)
+	n := len(views.views)
+	for !strings.Contains(log(enc), bors.rec.Name+" hesitates") {
+		e.Step()
+		if e.turn > 1000 {
+			t.Fatal("Bors never hesitated")
+		}
+	}
+	if got := len(views.views) - n; got != 30 {
+		t.Fatalf("Kay was sent %d views while Bors's grace ran, want 29 and one for the hesitation", got)
 	}
 }

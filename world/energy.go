@@ -41,8 +41,8 @@ func (e *Energy) Spend(cost float64) { *e += Energy(cost) }
 // moves.
 func (e *Energy) EndTurn(readyButIdle bool) {
 	*e -= TurnEnergy
-	if readyButIdle && *e < 0 {
-		*e = 0
+	if readyButIdle {
+		*e = max(*e, 0)
 	}
 }
 

@@ -221,8 +221,8 @@ func RollMagicItem(r *rand.Rand, depth int) Item {
 func best(items []Item, kind ItemKind) int {
 	b := 0
 	for _, it := range items {
-		if it.Kind == kind && it.Plus > b {
-			b = it.Plus
+		if it.Kind == kind {
+			b = max(b, it.Plus)
 		}
 	}
 	return b

@@ -108,8 +108,8 @@ func TestRingOfRegeneration(t *testing.T) {
 	for i := range 50 {
 		do(e, "a", Move{Dir: []Dir{East, West}[i%2]})
 	}
-	if p.rec.Hits != 3 || p.rec.SpellUnits != 2 {
-		t.Fatalf("after 50 moves: hits %d spells %d, want 3 and 2", p.rec.Hits, p.rec.SpellUnits)
+	if p.rec.Hits != 3 || p.rec.SpellUnits != 2 || p.rec.Moves != 50 {
+		t.Fatalf("after 50 moves (counted %d): hits %d spells %d, want 3 and 2", p.rec.Moves, p.rec.Hits, p.rec.SpellUnits)
 	}
 }
 
@@ -293,5 +293,81 @@ func TestTreasureValuables(t *testing.T) {
 	}
 	if n := (Item{Kind: ItemJewelry, Value: 700}).Name(); n != "piece of jewelry worth 700" {
 		t.Fatalf("name %q", n)
+	}
+}
+
+// An item kind outside the table (from a newer version's record) is a "thing"; a magic
+// sword (+1..+3) is magic, the plain one is not; shields and armour always are.
+func TestItemKindsAndMagic(t *testing.T) {
+	if got := (Item{Kind: NumItemKinds}).Info().Name; got != "thing" {
+		t.Fatalf("an item kind past the table is %q", got)
+	}
+	for _, c := range []struct {
+		it    Item
+		magic bool
+	}{{Item{Kind: ItemSword}, false}, {Item{Kind: ItemSword, Plus: 1}, true}, {Item{Kind: ItemShield}, true},
+		{Item{Kind: ItemPotionHealing}, false}, {Item{Kind: ItemGem, Value: 9}, false}, {Item{Kind: ItemRingOfLight}, true}} {
+		if got := c.it.Magic(); got != c.magic {
+			t.Errorf("%s: magic %v, want %v", c.it.Name(), got, c.magic)
+		}
+	}
+}
+
+// A hoard (DESIGN §12, "Treasure") by dungeon level: coins of one metal, silver or gold on
+// the first two levels and electrum from the third, platinum from the sixth, as many more
+// as the level is deep (gold 2d50 × depth pieces); a gem worth d10 × 50 × depth, jewelry
+// d10 × 100 × depth; a magic item's plus at most 1 + depth/3 (and 3), the six rings alike.
+func TestHoardsByDepth(t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 22))
+	for _, depth := range []int{1, 2, 3, 6, 9} {
+		metals, gems, jewels, pluses := map[string]bool{}, map[int]bool{}, map[int]bool{}, map[int]bool{}
+		rings := map[ItemKind]bool{}
+		for range 20000 {
+			tr := RollTreasure(r, depth)
+			var n int
+			var metal string
+			fmt.Sscanf(tr.Lines[0], "%d %s pieces", &n, &metal)
+			metals[metal] = true
+			if metal == "gold" && (n < 2*depth || n > 100*depth || n%depth != 0 || tr.Coins != n) {
+				t.Fatalf("depth %d: %d gold pieces worth %d", depth, n, tr.Coins)
+			}
+			if metal == "silver" && tr.Coins != n/10 {
+				t.Fatalf("depth %d: %d silver pieces worth %d gold", depth, n, tr.Coins)
+			}
+			for _, v := range tr.Valuables {
+				switch v.Kind {
+				case ItemGem:
+					gems[v.Value] = true
+				case ItemJewelry:
+					jewels[v.Value] = true
+				}
+			}
+			if it := tr.Item; it != nil {
+				if it.Kind == ItemSword || it.Kind == ItemShield || it.Kind == ItemArmour {
+					pluses[it.Plus] = true
+				}
+				if isRing(it.Kind) {
+					rings[it.Kind] = true
+				}
+			}
+		}
+		wantMetals := map[int]int{1: 2, 2: 2, 3: 3, 6: 4, 9: 4}[depth]
+		if len(metals) != wantMetals {
+			t.Errorf("depth %d: coins of %v, want %d metals", depth, metals, wantMetals)
+		}
+		for k := 1; k <= 10; k++ {
+			if !gems[k*50*depth] || !jewels[k*100*depth] {
+				t.Errorf("depth %d: no gem worth %d or jewelry worth %d", depth, k*50*depth, k*100*depth)
+			}
+		}
+		if len(gems) != 10 || len(jewels) != 10 {
+			t.Errorf("depth %d: %d gem worths and %d jewelry worths, want 10 each", depth, len(gems), len(jewels))
+		}
+		if want := min(3, 1+depth/3); len(pluses) != want || !pluses[want] {
+			t.Errorf("depth %d: pluses %v, want 1..%d", depth, pluses, want)
+		}
+		if len(rings) != 6 {
+			t.Errorf("depth %d: rings found %v, want all six kinds", depth, rings)
+		}
 	}
 }

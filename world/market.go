@@ -149,8 +149,8 @@ func newMarket(seed uint64, i int, name string, potions bool, turn uint64) *mark
 // says whether the stock changed. It is done when the market is looked at or traded
 // with, so it needs no work on every turn.
 func (m *market) catchUp(turn uint64) bool {
-	if turn <= m.restocked {
-		return false
+	if turn < m.restocked+RestockTurns {
+		return false // no period has ended yet
 	}
 	periods := (turn - m.restocked) / RestockTurns
 	m.restocked += periods * RestockTurns

@@ -376,3 +376,99 @@ func TestMarketStockSurvivesARestart(t *testing.T) {
 		}
 	}
 }
+
+// Every stock size of MinWares..MaxWares comes up over 200 surfaces (3800 markets), each
+// count 1..MaxWareCount too.
+func TestMarketStockSizesCoverTheRange(t *testing.T) {
+	sizes, counts := map[int]bool{}, map[int]bool{}
+	for seed := range uint64(200) {
+		e := newWithLevels(Config{Seed: seed, WanderChance: -1}, nil)
+		for _, m := range e.outside.markets {
+			sizes[len(m.stock)] = true
+			for _, l := range m.stock {
+				counts[l.start] = true
+			}
+		}
+	}
+	for n := MinWares; n <= MaxWares; n++ {
+		if !sizes[n] {
+			t.Errorf("no market stocked %d wares: sizes %v", n, sizes)
+		}
+	}
+	for n := 1; n <= MaxWareCount; n++ {
+		if !counts[n] {
+			t.Errorf("no ware stocked %d of: counts %v", n, counts)
+		}
+	}
+}
+
+// Each market's stock comes from a stream of its own (the seed plus the market's place),
+// the same on every server of the seed: seed 1977's first market, as it is.
+func TestTheFirstMarketOfSeed1977(t *testing.T) {
+	e := newWithLevels(Config{Seed: 1977, WanderChance: -1}, nil)
+	first := e.outside.grid.marketIndices()[0]
+	m := e.outside.markets[first]
+	var got []string
+	for _, w := range m.wares() {
+		got = append(got, fmt.Sprintf("%s %d×%d", w.Item.Name(), w.Count, w.Price))
+	}
+	// Changing this changes every server's markets.
+	const want = "the Market of the Dancing Bear: sword +3 1×3000, shield +2 3×700, armour +2 2×800, potion of healing 3×60, potion of spell units 5×90"
+	if got := m.name + ": " + strings.Join(got, ", "); got != want {
+		t.Fatalf("seed 1977's first market is\n%s,\nwant\n%s", got, want)
+	}
+}
+
+// A market restocks one ware a period (RestockTurns), counted from the last period's end:
+// two potions short, it has one back after a period, still one a turn later, and both
+// after two periods, never more than it was stocked with; from a market stocked late in
+// the world's life as from one stocked at the start.
+func TestMarketsRestockOneAPeriod(t *testing.T) {
+	const start = 12345
+	m := &market{name: "the Market of the Test", restocked: start,
+		stock: []stockLine{{Ware{Item: Item{Kind: ItemPotionHealing}, Price: 60, Count: 1}, 3}}}
+	for _, step := range []struct {
+		turn uint64
+		want int
+	}{{start, 1}, {start + RestockTurns - 1, 1}, {start + RestockTurns, 2}, {start + RestockTurns + 1, 2}, {start + 2*RestockTurns - 1, 2}, {start + 2*RestockTurns, 3}, {start + 9*RestockTurns, 3}} {
+		m.catchUp(step.turn)
+		if got := m.stock[0].Count; got != step.want {
+			t.Fatalf("at turn %d the ware has %d, want %d", step.turn, got, step.want)
+		}
+	}
+}
+
+// What a market buys: a gem worth nothing is not bought; an item the knight does not
+// have cannot be sold.
+func TestNoSaleOfWhatIsNotThere(t *testing.T) {
+	e, p, _, _ := atMarket(t, 0, Item{Kind: ItemGem, Value: 0})
+	if _, ok := PriceOf(Item{Kind: ItemGem}); ok {
+		t.Fatal("a gem worth nothing has a price")
+	}
+	e.act(p, Sell{Index: 1})
+	if len(p.rec.Items) != 2 || p.rec.Gold != 0 {
+		t.Fatalf("sold a worthless gem: gold %d", p.rec.Gold)
+	}
+	e.act(p, Sell{Index: 2})
+	if lastMsg(p) != "You have no such item." {
+		t.Fatalf("selling the item after the last: %q", lastMsg(p))
+	}
+}
+
+// A trade changes what every knight standing on the market sees (touchMarket), and no one
+// else's view.
+func TestATradeShowsToTheOthersAtTheMarket(t *testing.T) {
+	e, p, _, m := atMarket(t, 100000)
+	here, _ := outsideKnight(t, e, "b", p.rec.Pos())
+	away, _ := outsideKnight(t, e, "c", e.outside.grid.Entrance)
+	e.publish()
+	before := m.stock[0].Count
+	e.act(p, Buy{Index: 0})
+	if !here.dirty || away.dirty {
+		t.Fatalf("after a purchase: the knight at the market to be shown %v, the one away %v", here.dirty, away.dirty)
+	}
+	e.publish()
+	if w := here.sub.(*recorder).last().Surface.Market.Wares[0]; w.Count != before-1 {
+		t.Fatalf("the other knight at the market sees %d, want %d", w.Count, before-1)
+	}
+}

@@ -116,7 +116,7 @@ func (e *Engine) removeMonster(m *monster) {
 			alive++
 		}
 	}
-	if st.guards > 0 && alive*respawnBelow < st.guards {
+	if alive*respawnBelow < st.guards {
 		e.stock(m.depth, e.rng)
 		for _, p := range e.order {
 			if p.rec.Depth == m.depth {

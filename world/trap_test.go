@@ -279,6 +279,30 @@ func TestTheTeleportationTrap(t *testing.T) {
 		within(t, fmt.Sprintf("landing on %v", q), float64(k)/2000, 1.0/8, 2000)
 	}
 	checkSpread(t, "confused rounds", confused, 1, 3)
+
+	// On a level with rock, never into the rock: the fixture's first level has ten open
+	// squares and two of rock.
+	e = fixtureEngine(t, nil)
+	e.state[0].monsters = nil
+	e.levels[0].SetTrap(Pos{1, 0}, TrapTeleport)
+	e.join(knight("a", 10), &recorder{})
+	p = e.players["a"]
+	l = e.levels[0]
+	landed = map[Pos]int{}
+	for range 2000 {
+		p.rec.X, p.rec.Y, p.rec.Status = 0, 0, nil
+		e.look(p)
+		do(e, "a", Move{Dir: East})
+		if p.status(StatusConfused) != nil {
+			landed[p.rec.Pos()]++
+		}
+		if l.Terrain(p.rec.Pos()) == Rock {
+			t.Fatalf("teleported into rock at %v", p.rec.Pos())
+		}
+	}
+	if len(landed) != 10 {
+		t.Fatalf("the knight landed on %d of the 10 open squares: %v", len(landed), landed)
+	}
 }
 
 // Seed 001: "A ring of free action allows the player to avoid all traps", with "Wait! The
@@ -747,6 +771,90 @@ func TestAPoisonNeedleWeakensForAWhile(t *testing.T) {
 		}
 		if c.seen[500] == 0 || c.seen[999] == 0 {
 			t.Fatalf("%s: 500 or 999 never came up", c.what)
+		}
+	}
+}
+
+// A trap or a fall that takes a knight's last hits kills it: a knight of 2 hits on a
+// flying spear dies whenever the spear does 2 or more, and a pit's fall of exactly its
+// hits kills it.
+func TestATrapThatTakesTheLastHitsKills(t *testing.T) {
+	deaths := 0
+	for seed := uint64(0); deaths < 10; seed++ {
+		if seed > 2000 {
+			t.Fatal("no knight died of a spear of exactly its hits in 2000 tries")
+		}
+		e, p, _ := trapEngine(t, TrapFlyingSpear, 500+seed)
+		p.rec.Hits = 2
+		said := p.said
+		do(e, "a", Move{Dir: East})
+		if !slices.Contains(saidSince(p, said), "A spear shoots out from a hole in the wall!") {
+			continue
+		}
+		switch _, alive := e.players["a"]; {
+		case p.rec.Hits <= 0 && alive:
+			t.Fatalf("a knight at %d hits lives on", p.rec.Hits)
+		case p.rec.Hits == 0:
+			deaths++
+		}
+	}
+	falls := 0
+	for seed := uint64(0); falls < 10; seed++ {
+		if seed > 2000 {
+			t.Fatal("no fall of exactly the knight's hits in 2000 tries")
+		}
+		e := fixtureEngine(t, nil)
+		e.rng = rand.New(rand.NewPCG(seed, 77))
+		e.levels[0].SetFeature(Pos{1, 0}, FeatPit)
+		rec := knight("a", 10)
+		rec.Hits = 3
+		e.join(rec, &recorder{})
+		p := e.players["a"]
+		do(e, "a", Move{Dir: East})
+		if _, alive := e.players["a"]; p.rec.Hits <= 0 && alive {
+			t.Fatalf("a knight at %d hits after a pit lives on", p.rec.Hits)
+		} else if p.rec.Hits == 0 {
+			falls++
+		}
+	}
+}
+
+// Seed 000, Find Traps: "Tells you what traps are around you, if any"; the ruling: three
+// squares each way. Traps at three squares are told with their way, one at four is not.
+func TestFindTrapsReachesThreeSquares(t *testing.T) {
+	l, err := ParseASCII(1, espLevel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newWithLevels(Config{Seed: 6, WanderChance: -1}, []*Level{l})
+	sub := &recorder{}
+	rec := knight("a", 10)
+	rec.SpellUnits = 4
+	e.join(rec, sub)
+	l.SetTrap(Pos{3, 0}, TrapBear)
+	l.SetTrap(Pos{4, 0}, TrapWeb)
+	l.SetTrap(Pos{0, 2}, TrapPendulum)
+	do(e, "a", Cast{Spell: SpellFindTraps})
+	if got, want := sub.lastMessage(), "You sense a bear trap 3 squares east; a pendulum 2 squares south."; got != want {
+		t.Fatalf("Find Traps: %q, want %q", got, want)
+	}
+	e.place(e.players["a"], 1, Pos{5, 0})
+	do(e, "a", Cast{Spell: SpellFindTraps})
+	if got, want := sub.lastMessage(), "You sense a bear trap 2 squares west; a spider web 1 squares west."; got != want {
+		t.Fatalf("Find Traps from 5,0: %q, want %q", got, want)
+	}
+}
+
+// direction says where a square lies: the way and the distance, "here" for the same.
+func TestDirection(t *testing.T) {
+	at := Pos{5, 5}
+	for q, want := range map[Pos]string{
+		{5, 5}: "here", {5, 3}: "2 squares north", {5, 8}: "3 squares south", {4, 5}: "1 squares west",
+		{7, 5}: "2 squares east", {7, 4}: "2 squares north-east", {3, 7}: "2 squares south-west",
+		{6, 8}: "3 squares south-east", {2, 4}: "3 squares north-west", {5, 4}: "1 squares north",
+	} {
+		if got := direction(at, q); got != want {
+			t.Errorf("direction(%v, %v) = %q, want %q", at, q, got, want)
 		}
 	}
 }
