@@ -379,8 +379,8 @@ func Affects(s SpellID, k *MonsterKind) bool {
 // rolling, since neither is a level 4 spell; the engine should still ask Affects first.
 func MissileDamage(r *rand.Rand, s SpellID, class MonsterClass) int {
 	in := s.Info()
-	if in == nil || in.Damage.Sides <= 0 || (class == Animated && in.Level < MaxSpellLevel) {
-		return 0
+	if in == nil || (class == Animated && in.Level != MaxSpellLevel) {
+		return 0 // no dice (not a missile) roll 0 anyway
 	}
 	hits := in.Damage.Roll(r)
 	if class == Undead {

@@ -161,3 +161,24 @@ func TestLevelUpHitsAreAD8(t *testing.T) {
 		}
 	}
 }
+
+// Names are 1 to 20 characters (MaxNameLen): twenty pass, twenty-one do not. Random names
+// are "Name the Epithet" (all of them fit), and a new knight stands on no square until it
+// first joins.
+func TestNamesAtTheirLongest(t *testing.T) {
+	if got, err := CleanName("Abcdefghij Klmnopqrs"); err != nil || len(got) != 20 {
+		t.Fatalf("a name of 20: %q, %v", got, err)
+	}
+	if _, err := CleanName("Abcdefghij Klmnopqrst"); err == nil {
+		t.Fatal("a name of 21 passed")
+	}
+	r := rand.New(rand.NewPCG(9, 9))
+	for range 200 {
+		if n := RandomName(r); !strings.Contains(n, " the ") {
+			t.Fatalf("random name %q is not a knight's name and epithet", n)
+		}
+	}
+	if a := NewAdventurer("fp", "Kay", Stats{10, 10, 10, 10}, 10); a.Pos() != (Pos{-1, -1}) || a.Depth != 1 {
+		t.Fatalf("a new knight stands at %v on level %d, want no square of level 1", a.Pos(), a.Depth)
+	}
+}

@@ -120,11 +120,14 @@ func GenerateSurface(seed uint64, size int) *Surface {
 	// whose closing leaves the open squares connected, until there are enough. A square
 	// passed over (it would have cut the land in two) is tried again on the next pass,
 	// since closing others may have freed it; some open square that is not the entrance
-	// can always be closed (a spanning tree has two leaves), so the count is always met.
+	// can always be closed (a spanning tree has two leaves), so the count is always met,
+	// and a pass that closes nothing (which cannot happen) ends the loop rather than
+	// looping for ever.
 	want := int(float64(n)*surfaceInaccessibleShare + 0.5)
 	order := r.Perm(n)
-	for closed := 0; closed < want; {
-		progress := false
+	// Pass after pass while a pass closes something; a pass stops once enough are closed.
+	for closed, progress := 0, true; progress; {
+		progress = false
 		for _, i := range order {
 			if closed == want {
 				break
@@ -139,9 +142,6 @@ func GenerateSurface(seed uint64, size int) *Surface {
 			} else {
 				s.Cells[i] = SurfaceCommon
 			}
-		}
-		if !progress {
-			break // cannot happen (see above); a guard against an endless loop
 		}
 	}
 

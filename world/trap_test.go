@@ -858,3 +858,72 @@ func TestDirection(t *testing.T) {
 		}
 	}
 }
+
+// Names of traps and conditions, and a condition's count: stuck and strangled count tries,
+// the rest turns; a kind outside the tables says so.
+func TestTrapAndStatusNames(t *testing.T) {
+	if TrapTeleport.String() != "teleportation trap" || NumTrapKinds.String() != "trap?" {
+		t.Fatalf("trap names %q, %q", TrapTeleport.String(), NumTrapKinds.String())
+	}
+	for _, c := range []struct {
+		st   Status
+		want string
+	}{
+		{Status{StatusStuck, 5}, "stuck (5 tries)"}, {Status{StatusStrangle, 2}, "strangled (2 tries)"},
+		{Status{StatusConfused, 12}, "confused (12 turns)"}, {Status{StatusWeak, 600}, "weak (600 turns)"},
+		{Status{StatusKind(len(statusNames)), 1}, "status? (1 turns)"},
+	} {
+		if got := c.st.String(); got != c.want {
+			t.Errorf("%+v: %q, want %q", c.st, got, c.want)
+		}
+	}
+}
+
+// Seed 001's nine traps all turn up in generated dungeons, and nothing else.
+func TestGeneratedTrapsAreOfTheNineKinds(t *testing.T) {
+	kinds := map[TrapKind]int{}
+	for seed := range uint64(60) {
+		for _, l := range GenerateDungeon(seed, DefaultDepth) {
+			for p := range squares(l) {
+				if k := l.Trap(p); k != TrapNone {
+					kinds[k]++
+				}
+			}
+		}
+	}
+	for k := TrapWeb; k < NumTrapKinds; k++ {
+		if kinds[k] == 0 {
+			t.Errorf("no %v in 600 levels", k)
+		}
+	}
+	if len(kinds) != int(NumTrapKinds)-1 {
+		t.Fatalf("trap kinds generated: %v", kinds)
+	}
+}
+
+// A corridor from the stairs down to the stairs up through one square: closing that
+// square cuts the way, closing another does not; chutes and pits are never placed on
+// the stairs' own squares or beside them (at most one step away).
+func TestTheWayBetweenTheStairs(t *testing.T) {
+	l, err := ParseASCII(1, `
++-+-+-+-+
+|E     >|
++-+ +-+-+
+|#|   |#|
++-+-+-+-+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !l.stairsConnectedWithout(Pos{-1, -1}) || !l.stairsConnectedWithout(Pos{1, 1}) || l.stairsConnectedWithout(Pos{2, 0}) {
+		t.Fatal("closing 2,0 should cut the stairs apart and closing 1,1 should not")
+	}
+	l.SetFeature(Pos{1, 0}, FeatChute)
+	if l.stairsConnectedWithout(Pos{-1, -1}) {
+		t.Fatal("a chute on the only way between the stairs does not cut it")
+	}
+	for q, want := range map[Pos]bool{{0, 0}: true, {1, 0}: true, {2, 0}: true, {2, 1}: false, {3, 0}: true, {3, 1}: true, {1, 1}: false} {
+		if got := l.nextToStairs(q); got != want {
+			t.Errorf("nextToStairs(%v) = %v, want %v", q, got, want)
+		}
+	}
+}
