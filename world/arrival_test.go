@@ -30,7 +30,11 @@ func TestActingEndsTheSafeArrival(t *testing.T) {
 	e := fightEngine(t, nil)
 	e.join(knight("a", 10), &recorder{})
 	p := e.players["a"]
-	do(e, "a", Move{Dir: South})
+	e.enqueue("a", p.session, Move{Dir: South})
+	e.Step()
+	if p.rec.Pos() != (Pos{0, 1}) {
+		t.Fatalf("the knight's first step was not taken on the turn it asked: at %v", p.rec.Pos())
+	}
 	if e.safe(p) || p.safeUntil != 0 {
 		t.Fatal("the knight is still safe after its first step")
 	}
@@ -144,7 +148,7 @@ func TestLeavingMidFightIsNoWayOutOfARoom(t *testing.T) {
 		}
 		e.join(left, &recorder{})
 		p = e.players["a"]
-		for range e.cfg.SafeTurns - 2 {
+		for range e.cfg.SafeTurns - 1 {
 			e.Step()
 		}
 		if p.fight != nil || p.rec.Pos() != (Pos{2, 0}) {
@@ -153,7 +157,10 @@ func TestLeavingMidFightIsNoWayOutOfARoom(t *testing.T) {
 		if !byTime {
 			e.enqueue("a", p.session, Move{Dir: West, Door: true}) // out through the door
 		}
-		stepUntil(t, e, "the guard to attack", func() bool { return p.fight != nil })
+		e.Step() // the arrival's last turn, or the knight's first action: the guard attacks
+		if p.fight == nil {
+			t.Fatalf("by time %v: no attack on turn %d, SafeTurns after the knight came back", byTime, e.turn)
+		}
 		if p.rec.Pos() != (Pos{2, 0}) || p.fight != ogre.fight || ogre.hits != 7 {
 			t.Fatalf("by time %v: the knight is at %v; the ogre has %d hits", byTime, p.rec.Pos(), ogre.hits)
 		}
@@ -222,5 +229,28 @@ func TestTheRespiteEndsOnItsTurn(t *testing.T) {
 		if fought := p.fight != nil; fought != (ends == 1) {
 			t.Fatalf("the respite ending %d turns on: the rat attacked %v", ends, fought)
 		}
+	}
+}
+
+// Seed 000's first swing holds when a safe arrival ends in a guarded room: a knight of
+// Dexterity 3 that left in the middle of a fight with an Ogre (Dex 8) comes back, and when
+// its arrival is over the Ogre strikes first, on that very turn.
+func TestAQuickerGuardStrikesFirstWhenTheArrivalEnds(t *testing.T) {
+	e := fightEngine(t, nil)
+	rec := knight("a", 10)
+	rec.Dex, rec.Hits, rec.MaxHits = 3, 500, 500
+	e.join(rec, &recorder{})
+	p := e.players["a"]
+	ogre := e.spawn(1, mustMonster(t, "ogre"), Pos{3, 1}, 0, e.rng)
+	e.place(p, 1, Pos{2, 0})
+	e.startFight(p, ogre)
+	left, _ := e.leave("a", p.session)
+	e.join(left, &recorder{})
+	p = e.players["a"]
+	for range e.cfg.SafeTurns {
+		e.Step()
+	}
+	if p.fight == nil || ogre.acted == 0 {
+		t.Fatalf("when the arrival ended: fighting %v, the Ogre attacked %d times; it is quicker and strikes first", p.fight != nil, ogre.acted)
 	}
 }

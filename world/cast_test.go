@@ -550,3 +550,44 @@ func TestPassFloorComesOutOnTheNearestOpenSquare(t *testing.T) {
 		t.Fatalf("back through the ceiling: level %d at %v, want level 1 at 1,1", p.rec.Depth, p.rec.Pos())
 	}
 }
+
+// A room of five columns and six rows beside a corridor two squares wide, for Light's
+// reach: the knight stands in the corridor at 1,3.
+const lightReachLevel = `
++-+-+-+-+-+-+-+
+|E  D. . . . .|
++ +-+ + + + + +
+|   |. . . . .|
++ +-+ + + + + +
+|   |. . . . .|
++ +-+ + + + + +
+|   |. . . . .|
++ +-+ + + + + +
+|   |. . . . .|
++ +-+ + + + + +
+|   |. . . . .|
++-+-+-+-+-+-+-+`
+
+// LightRange: a knight's light reaches four squares each way, counted from where it
+// stands: from 1,3 it shows a monster four squares east (5,3) and two squares down (2,5),
+// and not one five squares east (6,3).
+func TestLightReachesFourSquares(t *testing.T) {
+	l, err := ParseASCII(1, lightReachLevel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newWithLevels(Config{Seed: 5, WanderChance: -1}, []*Level{l})
+	e.state[0].monsters, e.state[0].guards = nil, 0
+	rec := knight("a", 10)
+	rec.Items = append(rec.Items, Item{Kind: ItemRingOfLight, Worn: true})
+	e.join(rec, &recorder{})
+	p := e.players["a"]
+	e.place(p, 1, Pos{1, 3})
+	for _, at := range []Pos{{5, 3}, {2, 5}, {6, 3}} {
+		e.spawn(1, mustMonster(t, "ogre"), at, -1, e.rng).asleep = true
+	}
+	want := []Shadow{{Pos: Pos{5, 3}, Glyph: "Og"}, {Pos: Pos{2, 5}, Glyph: "Og"}}
+	if got := e.view(p).Shadows; !slices.Equal(got, want) {
+		t.Fatalf("from 1,3 the light shows %v, want %v", got, want)
+	}
+}

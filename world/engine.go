@@ -254,7 +254,7 @@ func (e *Engine) Step() {
 			continue // its fight keeps its time
 		}
 		ready := p.energy.Ready()
-		if p.safeUntil != 0 && (e.turn >= p.safeUntil || ready && len(p.queue) > 0) && e.arrived(p) {
+		if p.safeUntil != 0 && (!e.safe(p) || ready && len(p.queue) > 0) && e.arrived(p) {
 			continue // its safe arrival is over and the guard of its room attacks
 		}
 		acted := false
