@@ -168,3 +168,35 @@ func TestLightShadowsAreDrawnFaint(t *testing.T) {
 		t.Fatalf("shadows drawn without light:\n%s", s)
 	}
 }
+
+// Seed 000: "if you have cast a 'light' spell, secret doors will always appear", and
+// otherwise "they appear to be walls, but about one sixth of the time they appear as
+// walls with a box in the middle". The dungeon screen draws an unfound secret door as a
+// wall (│) or a boxed wall (□), and with light (View.Self.Light) as a door (╎).
+func TestLightShowsSecretDoors(t *testing.T) {
+	l, err := world.ParseASCII(1, `
++-+-+-+
+|ES $ |
++-+-+-+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, light := range []bool{false, true} {
+		v := world.View{Self: world.Self{Name: "Sir Kay", Level: 1, Hits: 9, MaxHits: 9, Depth: 1, Light: light},
+			Level: l, Visible: allSquares(l), Known: allSquares(l)}
+		m, _ := viewModel(t, v, 80, 24)
+		row := ""
+		for _, line := range strings.Split(m.Text(), "\n") {
+			if strings.Contains(line, "()") {
+				row = line
+			}
+		}
+		want := "()│  □  │"
+		if light {
+			want = "()╎  ╎  │"
+		}
+		if !strings.Contains(row, want) {
+			t.Fatalf("light %v: the knight's row is %q, want it to show %q", light, row, want)
+		}
+	}
+}
