@@ -632,3 +632,15 @@ func TestTheFightViewSaysWhereAndWhen(t *testing.T) {
 		t.Fatalf("a surface battle's view in its third round: surface %v, round %d", v.Surface, v.Round)
 	}
 }
+
+// A battle's log keeps its last maxFightLog (40) lines.
+func TestTheBattleLogKeepsItsLastFortyLines(t *testing.T) {
+	e := fightEngine(t, nil)
+	enc := battleOf(t, e, []string{"a"}, "ogre")
+	for i := range 50 {
+		enc.logf("line %d", i)
+	}
+	if len(enc.log) != maxFightLog || enc.log[0] != "line 10" || enc.log[maxFightLog-1] != "line 49" {
+		t.Fatalf("the log keeps %d lines, from %q to %q; want 40, line 10 to line 49", len(enc.log), enc.log[0], enc.log[len(enc.log)-1])
+	}
+}

@@ -3,6 +3,7 @@ package world
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -361,5 +362,31 @@ func TestSurfacePurseIsAHoardsCoins(t *testing.T) {
 				t.Fatalf("level %d, seed %d: purse %d (%q), a hoard's coins %d (%q)", level, seed, got, line, tr.Coins, tr.Lines[0])
 			}
 		}
+	}
+}
+
+// A knight leaving a space outside refreshes the others' screens when it was named there,
+// even when it walks into a crowd of ShownPerSquare knights that already fills the names
+// of the space it comes to (DESIGN §12, "Crowds").
+func TestLeavingASpaceForACrowdOutsideIsSeen(t *testing.T) {
+	e := fightEngine(t, nil)
+	g := e.outside.grid
+	from, d := findStep(t, g, SurfaceMarket, SurfaceEntrance)
+	_, sub := outsideKnight(t, e, "w", g.Entrance) // joined first: it sees Kay p wherever it stands
+	for _, fp := range []string{"c1", "c2", "c3", "c4"} {
+		outsideKnight(t, e, fp, g.Entrance)
+	}
+	p, _ := outsideKnight(t, e, "p", from)
+	e.publish()
+	if !slices.ContainsFunc(sub.last().InSight(), func(o Other) bool { return o.Name == p.rec.Name }) {
+		t.Fatalf("the watcher does not see Kay p at the market: %v", sub.last().InSight())
+	}
+	n := len(sub.views)
+	do(e, "p", Move{Dir: d})
+	if p.rec.Pos() != g.Entrance {
+		t.Fatalf("Kay p did not step onto the entrance: at %v", p.rec.Pos())
+	}
+	if len(sub.views) == n || slices.ContainsFunc(sub.last().InSight(), func(o Other) bool { return o.Name == p.rec.Name }) {
+		t.Fatalf("the watcher's screen still names Kay p (%d new views): %v", len(sub.views)-n, sub.last().InSight())
 	}
 }
