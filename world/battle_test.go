@@ -2,6 +2,7 @@ package world
 
 import (
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -470,6 +471,13 @@ func TestATargetMustBeInTheBattle(t *testing.T) {
 			t.Fatalf("Target %d: %q", i, lastMsg(a))
 		}
 	}
+	// The first monster and the last may be chosen.
+	for _, i := range []int{1, 0} {
+		e.enqueue("a", a.session, Target{Index: i})
+		if e.targetOf(a, enc) != enc.monsters[i] {
+			t.Fatalf("Target %d: the target is %v", i, e.targetOf(a, enc).Kind().Name)
+		}
+	}
 }
 
 // RecoveryCap: half, rounded up.
@@ -642,5 +650,66 @@ func TestTheBattleLogKeepsItsLastFortyLines(t *testing.T) {
 	}
 	if len(enc.log) != maxFightLog || enc.log[0] != "line 10" || enc.log[maxFightLog-1] != "line 49" {
 		t.Fatalf("the log keeps %d lines, from %q to %q; want 40, line 10 to line 49", len(enc.log), enc.log[0], enc.log[len(enc.log)-1])
+	}
+}
+
+// A knight that gets away steps back to the square it came from (DESIGN §12, "Running"):
+// through the door it came by, out of a dead end.
+func TestRunningBackThroughADoor(t *testing.T) {
+	l, err := ParseASCII(1, `
++-+-+
+|ED |
++-+-+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newWithLevels(Config{Seed: 3, WanderChance: -1}, []*Level{l})
+	rec := knight("a", 10)
+	rec.Hits, rec.MaxHits = 1000, 1000
+	e.join(rec, &recorder{})
+	p := e.players["a"]
+	do(e, "a", Move{Dir: East, Door: true})
+	rat := fightWith(t, e, p, "giant rat")
+	rat.hits = 1000
+	for p.fight != nil {
+		p.energy = 0
+		do(e, "a", Run{})
+	}
+	if p.rec.Pos() != (Pos{0, 0}) {
+		t.Fatalf("after running from the dead end the knight is at %v, want back through the door at 0,0", p.rec.Pos())
+	}
+}
+
+// A blow that takes a hero's last hits fells it: a knight of 2 hits alone against a
+// Giant Ant (1d4) is slain whenever the ant hits it for 2 or more.
+func TestAMonstersBlowThatTakesTheLastHitsFells(t *testing.T) {
+	slain := 0
+	for seed := uint64(0); slain < 10; seed++ {
+		if seed > 3000 {
+			t.Fatal("no blow of exactly 2 in 3000 fights")
+		}
+		e := fightEngine(t, nil)
+		e.rng = rand.New(rand.NewPCG(seed, 12))
+		rec := knight("a", 10)
+		rec.Dex, rec.Hits, rec.MaxHits = 3, 2, 2 // the ant (Dex 8) strikes first
+		e.join(rec, &recorder{})
+		p := e.players["a"]
+		ant := fightWith(t, e, p, "giant ant")
+		ant.hits = 1000
+		for range 3 * TurnsPerRound {
+			if p.fight == nil {
+				break
+			}
+			if len(p.queue) == 0 {
+				e.enqueue("a", p.session, Fight{})
+			}
+			e.Step()
+		}
+		if strings.Contains(strings.Join(p.msgs, "\n"), "The Giant Ant hits Kay a for 2.") {
+			if _, alive := e.players["a"]; alive || p.rec.Death == nil {
+				t.Fatalf("a knight hit for its last 2 hits lives on with %d:\n%s", p.rec.Hits, strings.Join(p.msgs, "\n"))
+			}
+			slain++
+		}
 	}
 }

@@ -250,8 +250,8 @@ func (enc *encounter) index(m *monster) int {
 // targetOf is the monster p's blows go at: its chosen one while it stands, else the first
 // standing monster.
 func (e *Engine) targetOf(p *player, enc *encounter) *monster {
-	if i := enc.index(p.target); i >= 0 && !enc.gone[i] {
-		return p.target
+	if m := p.target; m != nil && m.fight == enc {
+		return m // still standing in this battle: a monster out of it has no fight
 	}
 	for i, m := range enc.monsters {
 		if !enc.gone[i] {
@@ -743,9 +743,9 @@ func (e *Engine) gain(p *player, it Item) {
 	e.say(p, msg)
 }
 
-// magicLossChance is the chance that a knight loses one magic item after a battle (seed
-// 000: "After a battle, any magic item may be lost."): one battle in ten.
-const magicLossChance = 0.10
+// magicLossOneIn is how rarely a knight loses one magic item after a battle (seed 000:
+// "After a battle, any magic item may be lost."): one battle in ten.
+const magicLossOneIn = 10
 
 func (e *Engine) mayLoseMagic(p *player) {
 	var magic []int
@@ -754,7 +754,7 @@ func (e *Engine) mayLoseMagic(p *player) {
 			magic = append(magic, i)
 		}
 	}
-	if len(magic) == 0 || e.rng.Float64() >= magicLossChance {
+	if len(magic) == 0 || e.rng.IntN(magicLossOneIn) != 0 {
 		return
 	}
 	i := magic[e.rng.IntN(len(magic))]
