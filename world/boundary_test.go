@@ -17,17 +17,45 @@ type fixedSource uint64
 
 func (s fixedSource) Uint64() uint64 { return uint64(s) }
 
-// fixedDraw is a generator whose IntN(n) is always v (0 ≤ v < n): its 64 bits are the
-// middle of v's share of them, so IntN never has to draw again, and every other draw is
-// the same fraction of its range (a Float64 is (v + ½)/n).
-func fixedDraw(t *testing.T, v, n int) *rand.Rand {
+// drawBits is the 64 bits that make IntN(n) draw v (0 ≤ v < n): the middle of v's share
+// of them, so IntN never has to draw again, and every other draw is the same fraction of
+// its range.
+func drawBits(t *testing.T, v, n int) uint64 {
 	t.Helper()
 	// x = (2v+1)/(2n) of 2^64.
 	x, _ := bits.Div64(uint64(2*v+1)>>1, uint64(2*v+1)<<63, uint64(n))
 	if got := rand.New(fixedSource(x)).IntN(n); got != v {
-		t.Fatalf("fixedDraw(%d, %d) draws %d", v, n, got)
+		t.Fatalf("drawBits(%d, %d) draws %d", v, n, got)
 	}
-	return rand.New(fixedSource(x))
+	return x
+}
+
+// fixedDraw is a generator whose IntN(n) is always v.
+func fixedDraw(t *testing.T, v, n int) *rand.Rand {
+	t.Helper()
+	return rand.New(fixedSource(drawBits(t, v, n)))
+}
+
+// sequence is a rand.Source that gives its values in turn, again and again.
+type sequence struct {
+	bits []uint64
+	next int
+}
+
+func (s *sequence) Uint64() uint64 {
+	x := s.bits[s.next%len(s.bits)]
+	s.next++
+	return x
+}
+
+// drawsOf is a generator whose draws are, in turn, draws[i][0] of draws[i][1].
+func drawsOf(t *testing.T, draws ...[2]int) *rand.Rand {
+	t.Helper()
+	s := &sequence{}
+	for _, d := range draws {
+		s.bits = append(s.bits, drawBits(t, d[0], d[1]))
+	}
+	return rand.New(s)
 }
 
 // SpellFails: Charm at Int 18 fails 30%, 450 of the 1500 draws: draw 449 fails, 450 does
@@ -83,6 +111,32 @@ func TestADodgeOnExactlyItsShareOfDraws(t *testing.T) {
 		do(e, "a", Fight{})
 		if got := m.hits < 1<<30; got == c.dodged {
 			t.Fatalf("draw %d of 100 at a Dex 18 Balrog: hurt %v, want it to %s\n%s", c.draw, got, c.outcome, log(p.fight))
+		}
+	}
+}
+
+// Seed 001: "A player avoids traps 47.5 percent of the time": draw 474 of 1000 avoids a
+// trap, 475 springs it. And the pendulum's table: a first-level knight is hurt on draws
+// 0..449 of 1000 (45.0%), a second-level one on 0..424 (42.5%).
+func TestTrapsAvoidedAndPendulumsHurtOnExactlyTheirDraws(t *testing.T) {
+	if AvoidChance*1000 != avoidPerMille {
+		t.Fatalf("AvoidChance %v is not %d thousandths", AvoidChance, avoidPerMille)
+	}
+	for _, c := range []struct {
+		level, avoid, swing int
+		sprung, hurt        bool
+	}{
+		{1, 474, 0, false, false}, {1, 475, 449, true, true}, {1, 475, 450, true, false},
+		{2, 475, 424, true, true}, {2, 475, 425, true, false},
+	} {
+		e, p, _ := trapEngine(t, TrapPendulum, 1)
+		p.rec.Level = c.level
+		e.rng = drawsOf(t, [2]int{c.avoid, 1000}, [2]int{c.swing, 1000}, [2]int{0, 5})
+		do(e, "a", Move{Dir: East})
+		sprung := p.rec.Maps[p.mapIdx].Traps != nil
+		if sprung != c.sprung || (p.rec.Hits < 1000) != c.hurt {
+			t.Fatalf("level %d, draws %d and %d of 1000: sprung %v, hurt %v (hits %d); want %v and %v",
+				c.level, c.avoid, c.swing, sprung, p.rec.Hits < 1000, p.rec.Hits, c.sprung, c.hurt)
 		}
 	}
 }

@@ -459,10 +459,14 @@ func TestTeleportAndDimensionDoorOnTheSurface(t *testing.T) {
 }
 
 // A long corridor, for ESP's reach: the knight at its west end, squares 0..11 east and
-// two more south.
+// four more south.
 const espLevel = `
 +-+-+-+-+-+-+-+-+-+-+-+-+
 |E                      |
++ +-+-+-+-+-+-+-+-+-+-+-+
+| |#|#|#|#|#|#|#|#|#|#|#|
++ +-+-+-+-+-+-+-+-+-+-+-+
+| |#|#|#|#|#|#|#|#|#|#|#|
 + +-+-+-+-+-+-+-+-+-+-+-+
 | |#|#|#|#|#|#|#|#|#|#|#|
 + +-+-+-+-+-+-+-+-+-+-+-+

@@ -84,7 +84,7 @@ func (e *Engine) springTrap(p *player) {
 		}
 		return
 	}
-	if r.Float64() < AvoidChance {
+	if r.IntN(1000) < avoidPerMille {
 		return // seed 001: "A player avoids traps 47.5 percent of the time"; no message
 	}
 	e.knowTrap(p, l.idx(pos))
@@ -125,7 +125,7 @@ func (e *Engine) springTrap(p *player) {
 		}
 	case TrapPendulum:
 		e.say(p, "A huge sharp pendulum blade swings down from above...")
-		if r.Float64() >= PendulumChance(p.rec.Level) {
+		if r.IntN(1000) >= pendulumPerMille(p.rec.Level) {
 			e.say(p, "...and misses you by a hair.")
 			return
 		}

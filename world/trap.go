@@ -53,11 +53,16 @@ func TrapCount(r *rand.Rand, depth int) int {
 // AvoidChance is seed 001's "A player avoids traps 47.5 percent of the time."
 const AvoidChance = 0.475
 
+// avoidPerMille is AvoidChance in thousandths, the draw springTrap makes: 475 of 1000.
+const avoidPerMille = 475
+
 // PendulumChance is the chance a pendulum damages a knight of the given experience level
 // (seed 001's table: 45.0% at level 1, 2.5 points less each level, 0 from level 19).
-func PendulumChance(level int) float64 {
-	return max(0, 45.0-2.5*float64(max(1, level)-1)) / 100
-}
+func PendulumChance(level int) float64 { return float64(pendulumPerMille(level)) / 1000 }
+
+// pendulumPerMille is PendulumChance in thousandths, the draw springTrap makes: the
+// table's steps of 2.5% are whole thousandths.
+func pendulumPerMille(level int) int { return max(0, 450-25*(max(1, level)-1)) }
 
 // rangeRoll is a number from lo to hi inclusive.
 func rangeRoll(r *rand.Rand, lo, hi int) int { return lo + r.IntN(hi-lo+1) }

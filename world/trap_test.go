@@ -834,8 +834,10 @@ func TestFindTrapsReachesThreeSquares(t *testing.T) {
 	l.SetTrap(Pos{3, 0}, TrapBear)
 	l.SetTrap(Pos{4, 0}, TrapWeb)
 	l.SetTrap(Pos{0, 2}, TrapPendulum)
+	l.SetTrap(Pos{0, 3}, TrapPoisonNeedle)
+	l.SetTrap(Pos{0, 4}, TrapStun)
 	do(e, "a", Cast{Spell: SpellFindTraps})
-	if got, want := sub.lastMessage(), "You sense a bear trap 3 squares east; a pendulum 2 squares south."; got != want {
+	if got, want := sub.lastMessage(), "You sense a bear trap 3 squares east; a pendulum 2 squares south; a poison needle 3 squares south."; got != want {
 		t.Fatalf("Find Traps: %q, want %q", got, want)
 	}
 	e.place(e.players["a"], 1, Pos{5, 0})
