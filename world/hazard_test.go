@@ -2,6 +2,7 @@ package world
 
 import (
 	"math"
+	"slices"
 	"testing"
 )
 
@@ -116,5 +117,36 @@ func TestAConfusedMonsterStaggers(t *testing.T) {
 	}
 	if rat.confused != 0 {
 		t.Fatalf("confusion of 3 rounds has %d rounds left after 3 rounds", rat.confused)
+	}
+}
+
+// A trap that takes a monster's last hit kills it: a wanderer of 1 hit stepping onto a
+// stun trap (it "loses 1 hit point") dies, and those who see it are told.
+func TestAStunTrapKillsAMonsterOfOneHit(t *testing.T) {
+	e, p := corridorEngine(t)
+	e.levels[0].SetTrap(Pos{3, 0}, TrapStun)
+	e.levels[0].SetTrap(Pos{5, 0}, TrapStun)
+	rat := e.spawn(1, mustMonster(t, "giant rat"), Pos{4, 0}, -1, e.rng)
+	rat.hits = 1
+	e.Step()
+	if e.alive(rat) {
+		t.Fatalf("a rat of 1 hit lives on after a stun trap, with %d", rat.hits)
+	}
+	if !slices.Contains(p.msgs, "The Giant Rat dies.") {
+		t.Fatalf("the knight who sees the corridor was not told: %q", p.msgs)
+	}
+}
+
+// Seed 001, strangle weed: the knight "loses 1 hit point each turn"; with one hit left
+// the weed kills it at the end of the round.
+func TestStrangleWeedKillsAtTheLastHit(t *testing.T) {
+	e, p := corridorEngine(t)
+	p.rec.Hits = 1
+	p.addStatus(StatusStrangle, 9)
+	for range TurnsPerRound {
+		e.Step()
+	}
+	if _, alive := e.players["a"]; alive || p.rec.Death == nil || p.rec.Death.Killer != "strangle weed" {
+		t.Fatalf("a knight of 1 hit in strangle weed after a round: alive %v, death %+v", alive, p.rec.Death)
 	}
 }
