@@ -71,41 +71,45 @@ func acted(r rune) bool {
 	return unicode.Is(unicode.Cf, r) || invisible(r)
 }
 
+// escapeCorpus are escape-injection payloads, the seeds of every fuzz test of text one
+// player types for another to read (FuzzCleanText, FuzzCommunityText).
+var escapeCorpus = []string{
+	"hi",
+	"\x1b[31mred\x1b[0m",               // SGR colour
+	"\x1b]52;c;ZWNobyBwd25lZA==\x07",   // OSC 52: write the clipboard
+	"\x1b]52;c;ZWNobyBwd25lZA==\x1b\\", // the same, ended by ST
+	"\x1b]0;new title\x07",             // OSC 0: window title
+	"\x1b]2;new title\x1b\\",           // OSC 2
+	"\x1b]8;;http://evil.example/\x07click\x1b]8;;\x07", // OSC 8 hyperlink
+	"\x1b[2J\x1b[H",             // clear the screen, cursor home
+	"\x1b[10;20H\x1b[5A\x1b[3C", // cursor moves
+	"\x1b[?1049h\x1b[?25l",      // alt screen, hide the cursor
+	"\x1b[6n",                   // ask for the cursor position
+	"\x1bP+q544e\x1b\\",         // DCS: request terminfo
+	"\x1bP$q\"p\x1b\\",          // DCS: DECRQSS
+	"\x1b_Gf=24;AAAA\x1b\\",     // APC: kitty graphics
+	"\x9b31m\x9b2J",             // 8-bit CSI
+	"\x9d0;title\x9c",           // 8-bit OSC, 8-bit ST
+	"\xc2\x9b31m",               // U+009B CSI in UTF-8
+	"\xc2\x9d52;c;AAAA\xc2\x9c", // U+009D OSC in UTF-8
+	"\x1bc",                     // RIS: reset the terminal
+	"\x1b#8",                    // DECALN: fill the screen with E
+	"abc\u202edcba",             // right-to-left override
+	"\u2066\u2067\u2068\u2069\u200e\u200f\u061c", // isolates and marks
+	"a\u200db\u200cc\u200bd\u2060e\ufeff",        // zero-width joiners and spaces
+	"\U000E0041\U000E0042",                       // tag characters
+	"\xff\xfe\xc0\xaf\xed\xa0\x80",               // invalid UTF-8, a surrogate
+	"Z\u0336\u0337\u0338\u0339\u033a",            // combining marks
+	"\r\rover\x08\x08written",                    // carriage returns, backspaces
+	"bell\x07\x07",
+}
+
 // FuzzCleanText feeds the sanitiser escape-injection payloads and whatever the fuzzer
 // makes of them. The property: nothing CleanText (or CleanLine) lets through is a byte or
 // character a terminal would act on, the output is valid UTF-8 within the cap, and
 // cleaning twice changes nothing. Run it with go test -fuzz FuzzCleanText ./world.
 func FuzzCleanText(f *testing.F) {
-	for _, s := range []string{
-		"hi",
-		"\x1b[31mred\x1b[0m",               // SGR colour
-		"\x1b]52;c;ZWNobyBwd25lZA==\x07",   // OSC 52: write the clipboard
-		"\x1b]52;c;ZWNobyBwd25lZA==\x1b\\", // the same, ended by ST
-		"\x1b]0;new title\x07",             // OSC 0: window title
-		"\x1b]2;new title\x1b\\",           // OSC 2
-		"\x1b]8;;http://evil.example/\x07click\x1b]8;;\x07", // OSC 8 hyperlink
-		"\x1b[2J\x1b[H",             // clear the screen, cursor home
-		"\x1b[10;20H\x1b[5A\x1b[3C", // cursor moves
-		"\x1b[?1049h\x1b[?25l",      // alt screen, hide the cursor
-		"\x1b[6n",                   // ask for the cursor position
-		"\x1bP+q544e\x1b\\",         // DCS: request terminfo
-		"\x1bP$q\"p\x1b\\",          // DCS: DECRQSS
-		"\x1b_Gf=24;AAAA\x1b\\",     // APC: kitty graphics
-		"\x9b31m\x9b2J",             // 8-bit CSI
-		"\x9d0;title\x9c",           // 8-bit OSC, 8-bit ST
-		"\xc2\x9b31m",               // U+009B CSI in UTF-8
-		"\xc2\x9d52;c;AAAA\xc2\x9c", // U+009D OSC in UTF-8
-		"\x1bc",                     // RIS: reset the terminal
-		"\x1b#8",                    // DECALN: fill the screen with E
-		"abc\u202edcba",             // right-to-left override
-		"\u2066\u2067\u2068\u2069\u200e\u200f\u061c", // isolates and marks
-		"a\u200db\u200cc\u200bd\u2060e\ufeff",        // zero-width joiners and spaces
-		"\U000E0041\U000E0042",                       // tag characters
-		"\xff\xfe\xc0\xaf\xed\xa0\x80",               // invalid UTF-8, a surrogate
-		"Z\u0336\u0337\u0338\u0339\u033a",            // combining marks
-		"\r\rover\x08\x08written",                    // carriage returns, backspaces
-		"bell\x07\x07",
-	} {
+	for _, s := range escapeCorpus {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
