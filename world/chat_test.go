@@ -296,3 +296,18 @@ func TestSaidLinesReachListenersAtTheirRefresh(t *testing.T) {
 		t.Fatal("a whisper did not show at once")
 	}
 }
+
+// Muting and unmuting are confirmed in the message log, however the options changed.
+func TestMutingIsConfirmedInTheLog(t *testing.T) {
+	e := fixtureEngine(t, nil)
+	e.join(knight("a", 10), &recorder{})
+	s := e.players["a"].session
+	e.setOptions(optionsReq{"a", s, Options{Muted: []string{"Mordred"}}})
+	e.setOptions(optionsReq{"a", s, Options{Muted: []string{"Mordred"}, Theme: "contrast"}})
+	e.setOptions(optionsReq{"a", s, Options{}})
+	want := "You have muted Mordred: you will not see what Mordred says. (/unmute Mordred undoes it.)\n" +
+		"You have unmuted Mordred: you will see what Mordred says again."
+	if got := said(e, "a"); !strings.HasSuffix(got, want) {
+		t.Fatalf("the log:\n%s", got)
+	}
+}

@@ -42,8 +42,10 @@ func (o Options) Clone() Options {
 
 // Mutes reports whether chat from the knight named name is hidden, comparing names as
 // uniqueness does (NameKey), so a look-alike spelling of a muted name is muted too.
-func (o Options) Mutes(name string) bool {
-	k := NameKey(name)
+func (o Options) Mutes(name string) bool { return o.mutesKey(NameKey(name)) }
+
+// mutesKey is Mutes of a name already folded by NameKey.
+func (o Options) mutesKey(k string) bool {
 	return slices.ContainsFunc(o.Muted, func(m string) bool { return NameKey(m) == k })
 }
 
@@ -82,8 +84,10 @@ func (e *Engine) setOptions(m optionsReq) {
 	if !ok || p.session != m.session {
 		return
 	}
+	was := p.rec.Options
 	p.rec.Options = m.opts.clean()
 	p.changed, p.dirty = true, true
+	e.sayMutes(p, was, p.rec.Options)
 	if p.rec.Options.NoSpectators && len(p.watchers) > 0 {
 		names := make([]string, 0, len(p.watchers))
 		for _, w := range p.watchers {
@@ -93,4 +97,20 @@ func (e *Engine) setOptions(m optionsReq) {
 		e.say(p, fmt.Sprintf("Spectators are no longer allowed; %s stopped watching.", strings.Join(names, ", ")))
 	}
 	e.publish()
+}
+
+// sayMutes confirms in p's messages (and so in its message log) the names muted and
+// unmuted between two sets of options, however they were changed: the chat line's /mute,
+// the options screen, screen-reader mode's mute.
+func (e *Engine) sayMutes(p *player, was, now Options) {
+	for _, n := range now.Muted {
+		if !was.Mutes(n) {
+			e.say(p, fmt.Sprintf("You have muted %s: you will not see what %s says. (/unmute %s undoes it.)", n, n, n))
+		}
+	}
+	for _, n := range was.Muted {
+		if !now.Mutes(n) {
+			e.say(p, fmt.Sprintf("You have unmuted %s: you will see what %s says again.", n, n))
+		}
+	}
 }
