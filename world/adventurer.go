@@ -1,5 +1,7 @@
 package world
 
+import "maps"
+
 // Adventurer is a knight as it is saved: the record the store keeps under the player's key
 // fingerprint and the engine loads on join. It holds no pointers, so it copies by value
 // (apart from the map slices, which Clone copies).
@@ -57,6 +59,11 @@ type Adventurer struct {
 	// Options are the player's settings. They belong to the key: a new knight rolled after
 	// a death or a retirement takes them over.
 	Options Options `json:"options,omitzero"`
+
+	// Channels are the channels the knight chose to join (true) or to leave (false), by
+	// name; on a channel it never chose, it is as the channel's table row says
+	// (channel.go). They belong to the knight: a new one starts from the table.
+	Channels map[string]bool `json:"channels,omitempty"`
 }
 
 // LevelMap is one level's squares an adventurer has seen, as a bitset over W*H squares.
@@ -88,6 +95,7 @@ func (a Adventurer) Clone() Adventurer {
 	c.Effects = append([]Effect(nil), a.Effects...)
 	c.Status = append([]Status(nil), a.Status...)
 	c.Options = a.Options.Clone()
+	c.Channels = maps.Clone(a.Channels)
 	c.Maps = make([]LevelMap, len(a.Maps))
 	for i, m := range a.Maps {
 		m.Seen = append([]byte(nil), m.Seen...)

@@ -6,11 +6,14 @@ import (
 	"strings"
 )
 
-// Chat (DESIGN §9): a knight says a line to those who can see it, shouts to the whole
-// server, whispers to one knight, or talks to its party (party.go). Every line is cleaned
-// (CleanText) on the engine goroutine before it is put in anyone's messages, whoever sent
-// it, and a key that talks too fast has its excess lines dropped with a note. Lines are
-// messages like any other: they reach a terminal through the player's view.
+// Chat (DESIGN §9): a knight says a line to those who can see it, acts it out (an emote,
+// heard as a say is), shouts to the whole server, whispers to one knight (or replies to
+// the last who whispered to it), talks to its party (party.go) or on a channel
+// (channel.go). Every line is cleaned (CleanText) on the engine goroutine before it is
+// put in anyone's messages, whoever sent it; a silenced knight's lines go nowhere
+// (moderation.go), and a key that talks too fast has its excess lines dropped with a
+// note. Lines are messages like any other: they reach a terminal through the player's
+// view. What is said aloud is kept for a while for reports (moderation.go).
 //
 // Tuning, at the default 25 ms tick:
 //
@@ -36,14 +39,18 @@ const (
 	ChatShout                   // everyone online
 	ChatWhisper                 // one knight, by name
 	ChatParty                   // the speaker's party
+	ChatEmote                   // an action, "Sir Kay waves.", heard by those who would hear a say
+	ChatReply                   // a whisper to the last knight who whispered to the speaker
+	ChatChannel                 // a channel (channel.go), named by To
+	numChatKinds
 )
 
 // Chat is one line a player sends.
 type Chat struct {
 	Kind ChatKind
-	// To names the knight a whisper is for. When it is empty, the knight's name is read
-	// from the start of Text: the longest run of words that is the name of a knight online
-	// (names may hold spaces).
+	// To names the knight a whisper is for, or the channel of a channel line. When a
+	// whisper's To is empty, the knight's name is read from the start of Text: the longest
+	// run of words that is the name of a knight online (names may hold spaces).
 	To   string
 	Text string
 }
@@ -78,12 +85,16 @@ type talker struct {
 // chat is Chat on the engine goroutine.
 func (e *Engine) chat(m chatReq) {
 	p, ok := e.players[m.fp]
-	if !ok || p.session != m.session {
+	if !ok || p.session != m.session || m.chat.Kind >= numChatKinds {
 		return
 	}
 	e.stir(p)
 	defer e.publish()
 	c := m.chat
+	if note := e.silencedNote(p); note != "" {
+		e.say(p, note)
+		return
+	}
 	var party []*player
 	if c.Kind == ChatParty {
 		if party = e.partyMembers(p); party == nil {
@@ -91,11 +102,25 @@ func (e *Engine) chat(m chatReq) {
 			return
 		}
 	}
+	var ch *Channel
+	if c.Kind == ChatChannel {
+		var note string
+		if ch, note = e.channelToTalk(p, c.To); ch == nil {
+			e.say(p, note)
+			return
+		}
+	}
 	text := CleanText(c.Text, 0) // cut to length once the whisper's name is taken off
 	var to *player
-	if c.Kind == ChatWhisper {
+	switch c.Kind {
+	case ChatWhisper, ChatReply:
 		var note string
-		if to, text, note = e.whisperee(c.To, text); to == nil {
+		if c.Kind == ChatReply {
+			to, note = e.replyee(p)
+		} else {
+			to, text, note = e.whisperee(c.To, text)
+		}
+		if to == nil {
 			e.say(p, note)
 			return
 		}
@@ -105,10 +130,12 @@ func (e *Engine) chat(m chatReq) {
 		e.say(p, "Say what? (Nothing printable was left of that line.)")
 		return
 	}
-	if !e.allowChat(p.rec.Fingerprint, p.rec.Guest) {
+	kind := chatTalk[c.Kind]
+	if !e.allowTalk(p, kind) {
 		e.say(p, FloodNote)
 		return
 	}
+	e.soc.counts.said[kind]++
 	from := p.rec.Name
 	switch c.Kind {
 	case ChatShout:
@@ -125,27 +152,68 @@ func (e *Engine) chat(m chatReq) {
 				e.say(q, from+" (party): "+text)
 			}
 		}
-	case ChatWhisper:
+	case ChatWhisper, ChatReply:
 		e.say(p, fmt.Sprintf("You whisper to %s: %s", to.rec.Name, text))
 		if to != p && !to.rec.Options.Mutes(from) {
 			e.say(to, from+" whispers: "+text)
+			to.soc.replyTo = from
 		}
+		if to.soc.away {
+			e.say(p, awayNote(to))
+		}
+	case ChatChannel:
+		e.talkOnChannel(p, ch, text)
+	case ChatEmote:
+		line := emote(from, text)
+		e.aloud(p, line, line)
 	default:
-		heard := false
-		for _, q := range e.order {
-			if q != p && e.hears(q, p) {
-				heard = true
-				if !q.rec.Options.Mutes(from) {
-					e.hear(q, from+" says: "+text)
-				}
+		e.aloud(p, "You say: "+text, from+" says: "+text)
+	}
+	e.keep(p, c.Kind, ch, to, text)
+}
+
+// aloud gives a line said in the room to the knights who hear the speaker (and do not
+// mute it), and mine to the speaker, saying so when no one heard.
+func (e *Engine) aloud(p *player, mine, theirs string) {
+	heard := false
+	for _, q := range e.order {
+		if q != p && e.hears(q, p) {
+			heard = true
+			if !q.rec.Options.Mutes(p.rec.Name) {
+				e.hear(q, theirs)
 			}
 		}
-		if heard {
-			e.say(p, "You say: "+text)
-		} else {
-			e.say(p, "You say: "+text+nobodyHears)
-		}
 	}
+	if !heard {
+		mine += nobodyHears
+	}
+	e.say(p, mine)
+}
+
+// emote is the line of an action: the knight's name, then the text ("Kay waves."), a
+// full stop added when the text ends without a mark of its own. A text that starts with
+// an apostrophe or a comma follows the name at once ("Kay's sword gleams.").
+func emote(name, text string) string {
+	line := name + " " + text
+	if strings.HasPrefix(text, "'") || strings.HasPrefix(text, ",") {
+		line = name + text
+	}
+	if !strings.ContainsAny(text[len(text)-1:], ".!?\"')…") {
+		line += "."
+	}
+	return line
+}
+
+// replyee is the knight a reply goes to: the last who whispered to p, if still online.
+func (e *Engine) replyee(p *player) (*player, string) {
+	name := p.soc.replyTo
+	if name == "" {
+		return nil, "No one has whispered to you yet. (/w NAME TEXT whispers; /r TEXT then answers the last who whispered to you.)"
+	}
+	if q := e.online(name); q != nil {
+		return q, ""
+	}
+	return nil, fmt.Sprintf("%s is not in the game now. (/mail %s TEXT leaves a letter.)", name, name)
 }
 
 // hear gives q a line another knight said to everyone around (or shouted). It is what
@@ -223,6 +291,16 @@ func (e *Engine) allowChat(fp string, guest bool) bool {
 	return true
 }
 
+// allowTalk is allowChat for a line of one kind (with a guest's stricter allowance),
+// counting the lines it refuses.
+func (e *Engine) allowTalk(p *player, kind talkKind) bool {
+	if e.allowChat(p.rec.Fingerprint, p.rec.Guest) {
+		return true
+	}
+	e.soc.counts.refused[kind]++
+	return false
+}
+
 // forget drops the lines older than the window.
 func (t *talker) forget(now, window uint64) {
 	i := 0
@@ -241,9 +319,11 @@ func (e *Engine) chatWindow() uint64 {
 
 // forgetTalk drops the flood counts of keys that have been quiet for a whole window, so
 // the map does not grow with every key that ever spoke. It runs at every checkpoint, and
-// so does the parties' clock (partyTick), which has no call of its own in Step.
+// so do the parties' clock (partyTick) and the community's (socialTick: history past
+// its time, silences that have ended), which have no call of their own in Step.
 func (e *Engine) forgetTalk() {
 	e.partyTick()
+	e.socialTick()
 	for fp, t := range e.talk {
 		if t.forget(e.turn, e.chatWindow()); len(t.turns) == 0 {
 			delete(e.talk, fp)

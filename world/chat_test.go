@@ -297,6 +297,61 @@ func TestSaidLinesReachListenersAtTheirRefresh(t *testing.T) {
 	}
 }
 
+// An emote is heard by those who would hear a say, as "Name text." (issue 20), and
+// cleaned like every line; a reply goes to the last knight who whispered, and tells the
+// sender when that knight has gone or when no one has whispered yet.
+func TestEmoteAndReply(t *testing.T) {
+	type where = struct {
+		depth int
+		pos   Pos
+	}
+	e, _ := chatters(t, map[string]where{
+		"arthur": {1, Pos{0, 0}},
+		"bors":   {1, Pos{2, 0}}, // sees the exit
+		"cai":    {2, Pos{0, 0}}, // another level
+	})
+	sayAs(e, "arthur", Chat{Kind: ChatEmote, Text: "waves \x1b]0;x\x07cheerfully"})
+	if !strings.Contains(said(e, "bors"), "Arthur waves cheerfully.") || !strings.Contains(said(e, "arthur"), "Arthur waves cheerfully.") {
+		t.Fatalf("the emote:\n%s\n--\n%s", said(e, "arthur"), said(e, "bors"))
+	}
+	if strings.Contains(said(e, "cai"), "waves") {
+		t.Fatal("an emote reached a knight on another level")
+	}
+	for text, want := range map[string]string{"'s sword gleams": "Arthur's sword gleams.", "bows!": "Arthur bows!", "asks, \"why?\"": `Arthur asks, "why?"`} {
+		sayAs(e, "arthur", Chat{Kind: ChatEmote, Text: text})
+		if !strings.Contains(said(e, "bors"), want) {
+			t.Fatalf("emote %q: want %q in\n%s", text, want, said(e, "bors"))
+		}
+	}
+	e.players["arthur"].rec.Depth = 2 // beside no one but Cai, on another square
+	e.players["arthur"].rec.X = 5
+	sayAs(e, "arthur", Chat{Kind: ChatEmote, Text: "sighs"})
+	if !strings.Contains(said(e, "arthur"), "Arthur sighs. (no one is near enough to hear)") {
+		t.Fatalf("an emote no one sees:\n%s", said(e, "arthur"))
+	}
+
+	sayAs(e, "bors", Chat{Kind: ChatReply, Text: "hello?"})
+	if !strings.Contains(said(e, "bors"), "No one has whispered to you yet.") {
+		t.Fatalf("a reply with no one to answer:\n%s", said(e, "bors"))
+	}
+	sayAs(e, "cai", Chat{Kind: ChatWhisper, To: "bors", Text: "psst"})
+	sayAs(e, "bors", Chat{Kind: ChatReply, Text: "what?"})
+	if !strings.Contains(said(e, "cai"), "Bors whispers: what?") || !strings.Contains(said(e, "bors"), "You whisper to Cai: what?") {
+		t.Fatalf("the reply:\n%s\n--\n%s", said(e, "bors"), said(e, "cai"))
+	}
+	if strings.Contains(said(e, "arthur"), "what?") {
+		t.Fatal("a reply reached a third knight")
+	}
+	// The reply goes to the newest whisperer, and one who has left is said to be gone.
+	e.talk = nil // Arthur has used its flood allowance above
+	sayAs(e, "arthur", Chat{Kind: ChatWhisper, To: "bors", Text: "me too"})
+	e.leave("arthur", e.players["arthur"].session)
+	sayAs(e, "bors", Chat{Kind: ChatReply, Text: "where are you"})
+	if !strings.Contains(said(e, "bors"), "Arthur is not in the game now. (/mail Arthur TEXT leaves a letter.)") {
+		t.Fatalf("a reply to a knight who left:\n%s", said(e, "bors"))
+	}
+}
+
 // Muting and unmuting are confirmed in the message log, however the options changed.
 func TestMutingIsConfirmedInTheLog(t *testing.T) {
 	e := fixtureEngine(t, nil)

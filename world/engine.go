@@ -70,6 +70,8 @@ type Config struct {
 	// SafeTurns is how long a knight's safe arrival lasts at most (arrival.go);
 	// DefaultSafeTurns when zero.
 	SafeTurns int
+	// Community configures channels, letters, history and silences (community.go).
+	Community CommunityConfig
 }
 
 // Engine is the game world. Its state is owned by the goroutine running Run (or, in
@@ -98,7 +100,8 @@ type Engine struct {
 	levelOrderStale bool
 	crowdSquares    []int32 // scratch for crowd: the squares knights stand on
 	nextSeq         uint64
-	parties         partyState // the parties of heroes (party.go)
+	parties         partyState  // the parties of heroes (party.go)
+	soc             socialState // channels, letters, history, silences (community.go)
 	inbox           chan any
 	done            chan struct{}
 }
@@ -138,6 +141,7 @@ type player struct {
 	// acts, no monster starts a fight with it. respiteUntil ends the time after it got
 	// away from a fight, when no wanderer starts one with it.
 	safeUntil, respiteUntil uint64
+	soc                     playerSocial // its replies and being away (community.go)
 }
 
 // New builds an engine with every level of the dungeon generated from cfg.Seed.
@@ -192,6 +196,7 @@ func newWithLevels(cfg Config, levels []*Level) *Engine {
 		e.restore(ls)
 	}
 	e.initSurface()
+	e.initSocial()
 	for _, ls := range cfg.Levels {
 		e.restoreSurface(ls) // the markets' stock, saved as the surface's state
 	}
@@ -347,6 +352,8 @@ func (e *Engine) handle(m any) {
 		m.reply <- watchReply{w, err}
 	case unwatchReq:
 		e.unwatch(m)
+	case socialMsg:
+		m.handleIn(e)
 	}
 }
 
@@ -440,6 +447,11 @@ type WhoEntry struct {
 	Watchable bool `json:"-"`
 	// Guest is set for a guest's knight.
 	Guest bool `json:"guest,omitempty"`
+	// IdleTurns is how long the player has sent nothing; Away says it said it is away,
+	// with AwayReason (away.go).
+	IdleTurns  uint64 `json:"-"`
+	Away       bool   `json:"-"`
+	AwayReason string `json:"-"`
 }
 
 // Who lists the players online, in the order they joined.
@@ -453,7 +465,7 @@ func (e *Engine) Who(ctx context.Context) ([]WhoEntry, error) {
 func (e *Engine) who() []WhoEntry {
 	var out []WhoEntry
 	for _, p := range e.order {
-		out = append(out, WhoEntry{p.rec.Name, p.rec.Fingerprint, p.rec.Level, p.rec.Depth, !p.rec.Options.NoSpectators, p.rec.Guest})
+		out = append(out, e.whoEntry(p))
 	}
 	return out
 }
@@ -501,6 +513,7 @@ func (e *Engine) join(rec Adventurer, sub Subscriber) *Player {
 			e.keepSafe(old) // the new connection has not seen the screen yet
 		}
 		e.say(old, "Welcome back, "+old.rec.Name+". (Your other connection was closed.)")
+		e.greet(old)
 		e.publish()
 		return &Player{e, rec.Fingerprint, old.session}
 	}
@@ -532,6 +545,7 @@ func (e *Engine) join(rec Adventurer, sub Subscriber) *Player {
 		e.moved(p, 0, p.rec.Pos(), p.rec.Pos()) // those outside see it come
 		e.say(p, fmt.Sprintf("Welcome, %s. You are outside the dungeon.", p.rec.Name))
 	}
+	e.greet(p)
 	e.publish()
 	return &Player{e, rec.Fingerprint, p.session}
 }
@@ -550,6 +564,7 @@ func (e *Engine) leave(fp string, session uint64) (Adventurer, bool) {
 // remove takes a player out of the world, handing its final record to the Saver.
 func (e *Engine) remove(p *player) Adventurer {
 	e.partyLeft(p)
+	e.socialLeft(p)
 	rec := e.record(p)
 	if e.cfg.Saver != nil {
 		e.put(rec)
@@ -738,6 +753,7 @@ func (e *Engine) view(p *player) View {
 		v.Self.Status = append(v.Self.Status, st.String())
 	}
 	e.fillParty(p, &v)
+	e.fillSocial(p, &v)
 	if p.rec.Depth == 0 {
 		e.fillSurface(p, &v)
 		if enc := p.fight; enc != nil {

@@ -227,7 +227,7 @@ func (e *Engine) sendRequest(p, to *player, ask bool, already, sent, told string
 		e.say(p, already)
 		return
 	}
-	if !e.allowChat(p.rec.Fingerprint, p.rec.Guest) {
+	if !e.allowTalk(p, talkRequest) {
 		e.say(p, PartyFloodNote)
 		return
 	}

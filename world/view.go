@@ -64,6 +64,10 @@ type View struct {
 	// Ended is set when the session must close, saying why (for example, the same key
 	// connected again from somewhere else).
 	Ended string
+	// Unread is how many letters wait unread for the knight (mail.go); Away says it is
+	// away (away.go): the session sends Back with the next key.
+	Unread int
+	Away   bool
 }
 
 // Self is the player's own status, as the status line shows it.

@@ -1,0 +1,267 @@
+package world
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/orthanc-ssh/orthanc-ssh/internal/english"
+)
+
+// Letters (issue 20): a knight writes to any knight that has been here, online or not,
+// by name. A letter waits in the recipient's mailbox, kept by the name as NameKey folds it
+// (names are unique across keys), and is handed to the Archive to be kept across
+// restarts; the knight is told how many wait when it arrives, and at once when one comes
+// while it is online. Reading a letter marks it read; a read letter is kept until the
+// knight deletes it or more come. The text is cleaned like chat.
+//
+// Limits:
+//
+//	constant          value   effect
+//	MaxUnread         20      unread letters a mailbox takes; the 21st is refused, its writer told
+//	MaxFromOne        5       unread letters from one writer a mailbox takes, so no one fills another's
+//	MaxRead           20      read letters kept; beyond, the oldest read one goes
+//	MaxLetterRunes    500     characters a letter keeps after cleaning; its writer is told of a cut
+const (
+	MaxUnread      = 20
+	MaxFromOne     = 5
+	MaxRead        = 20
+	MaxLetterRunes = 500
+)
+
+// Letter is one letter in a mailbox.
+type Letter struct {
+	// ID names the letter in the engine while it runs (it is not kept: the engine numbers
+	// the letters it loads).
+	ID   uint64    `json:"-"`
+	From string    `json:"from"`
+	To   string    `json:"to"` // the recipient's name as the writer spelt it when sent
+	Text string    `json:"text"`
+	Sent time.Time `json:"sent"` // when the writer's session sent it; the world never reads the clock
+	Read bool      `json:"read,omitempty"`
+}
+
+type mailReq struct {
+	fp      string
+	session uint64
+	to      string // the recipient's name; when empty, the name starts text
+	text    string
+	sent    time.Time
+}
+
+// SendLetter writes a letter to the knight named to, or (to empty) to the knight whose
+// name starts text (the longest run of words that is a knight's name). sent is when the
+// session sent it, as the letter says.
+func (p *Player) SendLetter(ctx context.Context, to, text string, sent time.Time) error {
+	return p.e.send(ctx, mailReq{p.fp, p.session, to, text, sent})
+}
+
+// Letters returns the knight's letters, the unread ones first, each group newest first.
+// With markRead, the unread ones it returns are read from now on (the session shows them).
+func (p *Player) Letters(ctx context.Context, markRead bool) ([]Letter, error) {
+	var out []Letter
+	err := p.e.query(ctx, func() {
+		q, ok := p.e.players[p.fp]
+		if !ok || q.session != p.session {
+			return
+		}
+		out = p.e.letters(q, markRead)
+	})
+	return out, err
+}
+
+type deleteLetterReq struct {
+	fp      string
+	session uint64
+	id      uint64
+}
+
+// DeleteLetter deletes one of the knight's letters, by its ID.
+func (p *Player) DeleteLetter(ctx context.Context, id uint64) error {
+	return p.e.send(ctx, deleteLetterReq{p.fp, p.session, id})
+}
+
+func (m mailReq) handleIn(e *Engine) {
+	p, ok := e.players[m.fp]
+	if !ok || p.session != m.session {
+		return
+	}
+	e.stir(p)
+	defer e.publish()
+	if note := e.silencedNote(p); note != "" {
+		e.say(p, note)
+		return
+	}
+	k, text, note := e.knightIn(m.to, m.text, "Write to whom? (/mail NAME TEXT)")
+	if note != "" {
+		e.say(p, note)
+		return
+	}
+	key := NameKey(k.Name)
+	whole := CleanText(text, 0)
+	text = CleanText(whole, MaxLetterRunes)
+	unread, mine := 0, 0
+	for _, l := range e.soc.mail[key] {
+		if !l.Read {
+			unread++
+			if NameKey(l.From) == NameKey(p.rec.Name) {
+				mine++
+			}
+		}
+	}
+	switch {
+	case k.Ended:
+		e.say(p, fmt.Sprintf("%s is no longer of this world: letters do not reach a knight who has died or retired.", k.Name))
+		return
+	case key == NameKey(p.rec.Name):
+		e.say(p, "You cannot write to yourself.")
+		return
+	case text == "":
+		e.say(p, fmt.Sprintf("Write what? (/mail %s TEXT)", k.Name))
+		return
+	case unread >= MaxUnread:
+		e.say(p, fmt.Sprintf("%s has %d unread letters, as many as a mailbox holds: yours was not sent.", k.Name, unread))
+		return
+	case mine >= MaxFromOne:
+		e.say(p, fmt.Sprintf("%s has not read the %d letters you sent yet: yours was not sent.", k.Name, mine))
+		return
+	case !e.allowTalk(p, talkLetter):
+		e.say(p, FloodNote)
+		return
+	}
+	e.soc.counts.said[talkLetter]++
+	e.soc.nextLetter++
+	e.soc.mail[key] = keepRead(append(e.soc.mail[key],
+		Letter{ID: e.soc.nextLetter, From: p.rec.Name, To: k.Name, Text: text, Sent: m.sent}))
+	e.archiveMail(key)
+	cut := ""
+	if len([]rune(whole)) > len([]rune(text)) {
+		cut = fmt.Sprintf(" (It was cut to %d characters.)", MaxLetterRunes)
+	}
+	if q := e.online(k.Name); q != nil {
+		e.say(p, fmt.Sprintf("Your letter to %s is delivered.%s", k.Name, cut))
+		if !q.rec.Options.Mutes(p.rec.Name) {
+			e.say(q, fmt.Sprintf("A letter from %s has come. (/mail reads it.)", p.rec.Name))
+		}
+		return
+	}
+	e.say(p, fmt.Sprintf("Your letter to %s is sent: %s will find it on arriving.%s", k.Name, k.Name, cut))
+}
+
+func (m deleteLetterReq) handleIn(e *Engine) {
+	p, ok := e.players[m.fp]
+	if !ok || p.session != m.session {
+		return
+	}
+	e.stir(p)
+	defer e.publish()
+	key := NameKey(p.rec.Name)
+	ls := e.soc.mail[key]
+	for i, l := range ls {
+		if l.ID == m.id {
+			e.soc.mail[key] = append(ls[:i:i], ls[i+1:]...)
+			e.archiveMail(key)
+			e.say(p, fmt.Sprintf("You delete the letter from %s.", l.From))
+			return
+		}
+	}
+}
+
+// letters is p's mailbox as Letters returns it.
+func (e *Engine) letters(p *player, markRead bool) []Letter {
+	key := NameKey(p.rec.Name)
+	ls := e.soc.mail[key]
+	out := make([]Letter, 0, len(ls))
+	for _, read := range []bool{false, true} {
+		for i := len(ls) - 1; i >= 0; i-- {
+			if ls[i].Read == read && !p.rec.Options.Mutes(ls[i].From) {
+				out = append(out, ls[i])
+			}
+		}
+	}
+	if markRead && e.unread(p) > 0 {
+		kept := make([]Letter, len(ls)) // views and answers share no letters with the engine
+		for i, l := range ls {
+			l.Read = true
+			kept[i] = l
+		}
+		e.soc.mail[key] = keepRead(kept)
+		e.archiveMail(key)
+		p.dirty = true // the count of unread letters changed
+	}
+	return out
+}
+
+// keepRead drops the oldest read letters beyond MaxRead.
+func keepRead(ls []Letter) []Letter {
+	read := 0
+	for _, l := range ls {
+		if l.Read {
+			read++
+		}
+	}
+	out := ls[:0]
+	for _, l := range ls {
+		if l.Read && read > MaxRead {
+			read--
+			continue
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+// unread is how many letters wait unread for p, leaving out those of the knights it
+// mutes (which it never reads).
+func (e *Engine) unread(p *player) int {
+	n := 0
+	for _, l := range e.soc.mail[NameKey(p.rec.Name)] {
+		if !l.Read && !p.rec.Options.Mutes(l.From) {
+			n++
+		}
+	}
+	return n
+}
+
+// unreadNote tells a knight arriving how many letters wait for it.
+func unreadNote(n int) string {
+	return fmt.Sprintf("You have %s. (/mail reads them.)", english.Count(n, "unread letter", "unread letters"))
+}
+
+// archiveMail hands the mailbox of the knight whose NameKey is key to the Archive.
+func (e *Engine) archiveMail(key string) {
+	if a := e.cfg.Community.Archive; a != nil {
+		a.PutMail(key, append([]Letter(nil), e.soc.mail[key]...))
+	}
+	if len(e.soc.mail[key]) == 0 {
+		delete(e.soc.mail, key)
+	}
+}
+
+// knightIn finds the knight a letter or a report names: the knight named name, or (name
+// empty) the knight whose name starts text, the longest run of its words that is the name
+// of a knight that has been here. It returns the knight, the text after the name, and a
+// note for the sender when there is no such knight.
+func (e *Engine) knightIn(name, text, whom string) (k KnownKnight, rest, note string) {
+	if name = strings.TrimSpace(name); name != "" {
+		if k, ok := e.soc.known[NameKey(name)]; ok {
+			return k, text, ""
+		}
+		return KnownKnight{}, "", unknownKnightNote(name)
+	}
+	words := strings.Fields(text)
+	if len(words) == 0 {
+		return KnownKnight{}, "", whom
+	}
+	for n := min(len(words), MaxNameLen); n >= 1; n-- {
+		if k, ok := e.soc.known[NameKey(strings.Join(words[:n], " "))]; ok {
+			return k, strings.Join(words[n:], " "), ""
+		}
+	}
+	return KnownKnight{}, "", unknownKnightNote(words[0])
+}
+
+func unknownKnightNote(name string) string {
+	return fmt.Sprintf("No knight named %s has been here.", CleanText(name, MaxNameLen+10))
+}
