@@ -103,14 +103,18 @@ type Batch struct {
 	// Keys are keys given to their knights with it: a new key's first knight is written
 	// with the key that leads to it.
 	Keys []Key
+	// Mail are whole mailboxes by recipient; an empty one is deleted.
+	Mail    map[string][]world.Letter
+	Reports []Report
 }
 
 func (b *Batch) empty() bool {
-	return len(b.Adventurers) == 0 && len(b.Tombstones) == 0 && len(b.Fame) == 0 && len(b.Levels) == 0 && len(b.Keys) == 0
+	return len(b.Adventurers) == 0 && len(b.Tombstones) == 0 && len(b.Fame) == 0 && len(b.Levels) == 0 && len(b.Keys) == 0 &&
+		len(b.Mail) == 0 && len(b.Reports) == 0
 }
 
-// Save writes a batch of knights, keys, tombstones, hall-of-fame entries and level
-// states in one transaction: all of it lands, or none.
+// Save writes a batch of knights, keys, tombstones, hall-of-fame entries, level states,
+// mailboxes and reports in one transaction: all of it lands, or none.
 func (s *Store) Save(batch Batch) error {
 	if batch.empty() {
 		return nil
@@ -154,6 +158,12 @@ func (s *Store) Save(batch Batch) error {
 			return err
 		}
 		if err := putFame(tx, batch.Fame); err != nil {
+			return err
+		}
+		if err := putMail(tx, batch.Mail); err != nil {
+			return err
+		}
+		if err := putReports(tx, batch.Reports); err != nil {
 			return err
 		}
 		return putLevels(tx, batch.Levels)

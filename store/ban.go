@@ -12,7 +12,8 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// Ban is a key, or an address, an admin has banned: its sessions are refused at login.
+// Ban is a key, or an address, an admin has banned: its sessions are refused at login,
+// for ever or until a time.
 type Ban struct {
 	// Fingerprint is the banned key's; empty in a ban of an address.
 	Fingerprint string `json:"fingerprint"`
@@ -26,7 +27,12 @@ type Ban struct {
 	Reason string    `json:"reason,omitempty"`
 	By     string    `json:"by"` // the banning admin's key fingerprint
 	At     time.Time `json:"at"`
+	// Until is when a timed ban lapses by itself; zero for a ban that lasts until lifted.
+	Until time.Time `json:"until,omitzero"`
 }
+
+// Lapsed reports whether the ban has run out at now.
+func (b Ban) Lapsed(now time.Time) bool { return !b.Until.IsZero() && !now.Before(b.Until) }
 
 type banValue struct {
 	V   int `json:"v"`
@@ -89,11 +95,17 @@ func (s *Store) Unban(fp string) (bool, error) {
 	return found, nil
 }
 
-// IsBanned reports whether the key with fingerprint fp is banned.
-func (s *Store) IsBanned(fp string) (bool, error) {
+// IsBanned reports whether the key with fingerprint fp is banned at now: a timed ban that
+// has lapsed is none (Bans deletes it).
+func (s *Store) IsBanned(fp string, now time.Time) (bool, error) {
 	banned := false
 	err := s.db.View(func(tx *bolt.Tx) error {
-		banned = tx.Bucket(bucketBans).Get([]byte(fp)) != nil
+		v := tx.Bucket(bucketBans).Get([]byte(fp))
+		if v == nil {
+			return nil
+		}
+		b, err := decodeBan([]byte(fp), v)
+		banned = err != nil || !b.Lapsed(now) // a ban that cannot be read still bans
 		return nil
 	})
 	if err != nil {
@@ -102,18 +114,24 @@ func (s *Store) IsBanned(fp string) (bool, error) {
 	return banned, nil
 }
 
-// IsAddrBanned reports whether addr is in a banned address prefix, and which.
-func (s *Store) IsAddrBanned(addr netip.Addr) (bool, string, error) {
+// IsAddrBanned reports whether addr is in an address prefix banned at now, and which: a
+// timed ban that has lapsed is none (Bans deletes it).
+func (s *Store) IsAddrBanned(addr netip.Addr, now time.Time) (bool, string, error) {
 	addr = addr.Unmap()
 	found := ""
 	err := s.db.View(func(tx *bolt.Tx) error {
 		c := tx.Bucket(bucketBans).Cursor()
 		pre := []byte(addrBanPrefix)
-		for k, _ := c.Seek(pre); k != nil && bytes.HasPrefix(k, pre); k, _ = c.Next() {
-			if p, err := netip.ParsePrefix(string(k[len(pre):])); err == nil && p.Contains(addr) {
-				found = p.String()
-				return nil
+		for k, v := c.Seek(pre); k != nil && bytes.HasPrefix(k, pre); k, v = c.Next() {
+			p, err := netip.ParsePrefix(string(k[len(pre):]))
+			if err != nil || !p.Contains(addr) {
+				continue
 			}
+			if b, err := decodeBan(k, v); err == nil && b.Lapsed(now) {
+				continue
+			}
+			found = p.String() // a ban that cannot be read still bans
+			return nil
 		}
 		return nil
 	})
@@ -123,18 +141,34 @@ func (s *Store) IsAddrBanned(addr netip.Addr) (bool, string, error) {
 	return found != "", found, nil
 }
 
-// Bans lists every ban, oldest first.
-func (s *Store) Bans() ([]Ban, error) {
+// Bans lists the bans in force at now, oldest first; the timed bans that have lapsed are
+// deleted.
+func (s *Store) Bans(now time.Time) ([]Ban, error) {
 	out := []Ban{}
-	err := s.db.View(func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketBans).ForEach(func(k, v []byte) error {
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		bk := tx.Bucket(bucketBans)
+		var lapsed [][]byte
+		err := bk.ForEach(func(k, v []byte) error {
 			b, err := decodeBan(k, v)
 			if err != nil {
 				return err
 			}
-			out = append(out, b)
+			if b.Lapsed(now) {
+				lapsed = append(lapsed, append([]byte(nil), k...))
+			} else {
+				out = append(out, b)
+			}
 			return nil
 		})
+		if err != nil {
+			return err
+		}
+		for _, k := range lapsed {
+			if err := bk.Delete(k); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("read bans from %s: %w", s.path, err)

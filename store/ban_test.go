@@ -14,7 +14,7 @@ import (
 func TestBanUnbanRoundTrip(t *testing.T) {
 	st := openTemp(t)
 	at := time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)
-	if banned, err := st.IsBanned("SHA256:a"); err != nil || banned {
+	if banned, err := st.IsBanned("SHA256:a", at); err != nil || banned {
 		t.Fatalf("a new store bans a key: %v, %v", banned, err)
 	}
 	for i, b := range []Ban{
@@ -28,14 +28,14 @@ func TestBanUnbanRoundTrip(t *testing.T) {
 	if err := st.Ban(Ban{}); err == nil {
 		t.Fatal("a ban without a fingerprint was stored")
 	}
-	bans, err := st.Bans()
+	bans, err := st.Bans(at)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(bans) != 2 || bans[0].Fingerprint != "SHA256:a" || bans[1].Name != "Mordred" || bans[1].Reason != "spam" || !bans[1].At.Equal(at.Add(time.Hour)) {
 		t.Fatalf("bans: %+v", bans)
 	}
-	if banned, _ := st.IsBanned("SHA256:b"); !banned {
+	if banned, _ := st.IsBanned("SHA256:b", at); !banned {
 		t.Fatal("the banned key is not banned")
 	}
 	if ok, err := st.Unban("SHA256:b"); !ok || err != nil {
@@ -44,11 +44,45 @@ func TestBanUnbanRoundTrip(t *testing.T) {
 	if ok, err := st.Unban("SHA256:b"); ok || err != nil {
 		t.Fatalf("unban twice: %v, %v", ok, err)
 	}
-	if banned, _ := st.IsBanned("SHA256:b"); banned {
+	if banned, _ := st.IsBanned("SHA256:b", at); banned {
 		t.Fatal("the unbanned key is still banned")
 	}
 	if err := st.Check(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A timed ban bans until its time, then lapses by itself: IsBanned says no, and Bans
+// deletes it (issue 20). The clock is the caller's, so the test is exact.
+func TestATimedBanLapses(t *testing.T) {
+	st := openTemp(t)
+	at := time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)
+	until := at.Add(time.Hour)
+	if err := st.Ban(Ban{Fingerprint: "SHA256:t", By: "SHA256:admin", At: at, Until: until}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Ban(Ban{Fingerprint: "SHA256:p", By: "SHA256:admin", At: at}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		now    time.Time
+		banned bool
+	}{{at, true}, {until.Add(-time.Nanosecond), true}, {until, false}, {until.Add(time.Hour), false}} {
+		if banned, err := st.IsBanned("SHA256:t", tc.now); err != nil || banned != tc.banned {
+			t.Errorf("at %v: banned %v, %v; want %v", tc.now, banned, err, tc.banned)
+		}
+	}
+	if bans, err := st.Bans(until.Add(-time.Second)); err != nil || len(bans) != 2 || !bans[1].Until.Equal(until) {
+		t.Fatalf("bans before the end: %+v, %v", bans, err)
+	}
+	if bans, err := st.Bans(until); err != nil || len(bans) != 1 || bans[0].Fingerprint != "SHA256:p" {
+		t.Fatalf("bans after the end: %+v, %v", bans, err)
+	}
+	if banned, _ := st.IsBanned("SHA256:t", at); banned {
+		t.Fatal("a lapsed ban was kept")
+	}
+	if banned, _ := st.IsBanned("SHA256:p", at.AddDate(100, 0, 0)); !banned {
+		t.Fatal("a ban without an end lapsed")
 	}
 }
 
@@ -71,7 +105,7 @@ func TestOpenAddsTheBansBucketToAnOlderFile(t *testing.T) {
 	if err := st.Check(); err != nil {
 		t.Fatal(err)
 	}
-	if banned, err := st.IsBanned("SHA256:x"); banned || err != nil {
+	if banned, err := st.IsBanned("SHA256:x", time.Now()); banned || err != nil {
 		t.Fatalf("IsBanned on the upgraded file: %v, %v", banned, err)
 	}
 }

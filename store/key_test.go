@@ -180,17 +180,30 @@ func TestAddressBans(t *testing.T) {
 		t.Error("a ban of a bad address was stored")
 	}
 	for addr, want := range map[string]bool{"203.0.113.200": true, "::ffff:203.0.113.1": true, "203.0.114.1": false, "2001:db8::1": false} {
-		banned, prefix, err := st.IsAddrBanned(netip.MustParseAddr(addr))
+		banned, prefix, err := st.IsAddrBanned(netip.MustParseAddr(addr), time.Now())
 		if err != nil || banned != want {
 			t.Errorf("IsAddrBanned(%s) = %v %q %v, want %v", addr, banned, prefix, err, want)
 		}
 	}
-	bans, _ := st.Bans()
+	bans, _ := st.Bans(time.Now())
 	if len(bans) != 1 || bans[0].Addr != "203.0.113.0/24" {
 		t.Errorf("Bans = %+v", bans)
 	}
 	if found, err := st.Unban("addr:203.0.113.0/24"); !found || err != nil {
 		t.Errorf("Unban = %v, %v", found, err)
+	}
+
+	// A timed ban of an address (a guest's, banned --for a while) lapses like a key's.
+	at := time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)
+	if err := st.Ban(Ban{Addr: "198.51.100.7/32", By: "SHA256:admin", At: at, Until: at.Add(time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	a := netip.MustParseAddr("198.51.100.7")
+	if banned, _, err := st.IsAddrBanned(a, at.Add(time.Hour-time.Second)); !banned || err != nil {
+		t.Errorf("a timed address ban before its end: %v, %v", banned, err)
+	}
+	if banned, _, err := st.IsAddrBanned(a, at.Add(time.Hour)); banned || err != nil {
+		t.Errorf("a timed address ban after its end: %v, %v", banned, err)
 	}
 }
 

@@ -108,7 +108,7 @@ func TestSchema1IsMigratedInPlace(t *testing.T) {
 	if tombs, err := st.Tombstones(); err != nil || len(tombs) != 1 || tombs[0].Adventurer.Death.Killer != "a Balrog" {
 		t.Errorf("Tombstones = %+v, %v", tombs, err)
 	}
-	if banned, err := st.IsBanned("SHA256:banned"); !banned || err != nil {
+	if banned, err := st.IsBanned("SHA256:banned", time.Now()); !banned || err != nil {
 		t.Errorf("IsBanned after the migration = %v, %v", banned, err)
 	}
 	if names, err := st.KnightNames(); err != nil || len(names) != 2 {

@@ -8,10 +8,12 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// KnightName is the name of a stored knight and its id.
+// KnightName is the name of a stored knight and its id; Ended says the knight has died
+// or retired (letters no longer reach it).
 type KnightName struct {
 	Knight string
 	Name   string
+	Ended  bool
 }
 
 // KnightNames lists the name of every stored knight with its id, in id order: the
@@ -24,13 +26,17 @@ func (s *Store) KnightNames() ([]KnightName, error) {
 			// Only the name is needed: skip decoding the rest of the record.
 			var rec struct {
 				Adventurer struct {
-					Name string `json:"name"`
+					Name       string          `json:"name"`
+					Death      json.RawMessage `json:"death"`
+					Retirement json.RawMessage `json:"retirement"`
 				} `json:"adventurer"`
 			}
 			if err := json.Unmarshal(v, &rec); err != nil {
 				return fmt.Errorf("decode adventurer %s: %w", k, err)
 			}
-			out = append(out, KnightName{string(bytes.Clone(k)), rec.Adventurer.Name})
+			a := rec.Adventurer
+			ended := len(a.Death) > 0 && string(a.Death) != "null" || len(a.Retirement) > 0 && string(a.Retirement) != "null"
+			out = append(out, KnightName{string(bytes.Clone(k)), a.Name, ended})
 			return nil
 		})
 	})

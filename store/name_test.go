@@ -7,19 +7,21 @@ import (
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
-// KnightNames lists every stored knight's name with its key, in key order; a record
-// saved with options reads them back.
+// KnightNames lists every stored knight's name with its key, in key order, and whether
+// it has died or retired; a record saved with options reads them back.
 func TestKnightNames(t *testing.T) {
 	st := openTemp(t)
 	recs := []world.Adventurer{
 		{Fingerprint: "SHA256:2", Name: "Bors", Options: world.Options{Plain: true, Muted: []string{"Kay"}}},
 		{Fingerprint: "SHA256:1", Name: "Sir Kay"},
+		{Fingerprint: "SHA256:3", Name: "Lamorak", Death: &world.Death{Killer: "the Troll"}},
+		{Fingerprint: "SHA256:4", Name: "Percival", Retirement: &world.Retirement{Level: 9}},
 	}
 	if err := st.SaveAdventurers(recs); err != nil {
 		t.Fatal(err)
 	}
 	got, err := st.KnightNames()
-	want := []KnightName{{"SHA256:1", "Sir Kay"}, {"SHA256:2", "Bors"}}
+	want := []KnightName{{"SHA256:1", "Sir Kay", false}, {"SHA256:2", "Bors", false}, {"SHA256:3", "Lamorak", true}, {"SHA256:4", "Percival", true}}
 	if err != nil || !slices.Equal(got, want) {
 		t.Fatalf("KnightNames() = %v, %v; want %v", got, err, want)
 	}

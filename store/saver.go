@@ -53,10 +53,12 @@ type Saver struct {
 
 	mu       sync.Mutex // guards the fields below; never held during disk I/O
 	pending  map[string]pendingRecord
-	tombs    []Tombstone              // dead knights' tombstones waiting to be written, kept apart so a new knight's record cannot replace them
-	fame     []FameEntry              // retired knights waiting to be written, likewise
-	levels   map[int]world.LevelState // newest state of each level waiting to be written
-	bindings map[string]*binding      // new keys by fingerprint, written with their knight's first record
+	tombs    []Tombstone               // dead knights' tombstones waiting to be written, kept apart so a new knight's record cannot replace them
+	fame     []FameEntry               // retired knights waiting to be written, likewise
+	levels   map[int]world.LevelState  // newest state of each level waiting to be written
+	mail     map[string][]world.Letter // newest mailbox of each recipient waiting to be written
+	reports  []Report                  // reports waiting to be written
+	bindings map[string]*binding       // new keys by fingerprint, written with their knight's first record
 	seq      uint64
 	stats    SaverStats
 	failures int // consecutive failed writes
@@ -191,6 +193,36 @@ func (s *Saver) PutLevels(states ...world.LevelState) {
 	}
 }
 
+// PutMail queues a recipient's whole mailbox to be written (an empty one is deleted),
+// keeping only the newest per recipient. Like Put, it never waits for the disk; the
+// world calls it as its Archive.
+func (s *Saver) PutMail(to string, letters []world.Letter) {
+	s.mu.Lock()
+	if s.mail == nil {
+		s.mail = map[string][]world.Letter{}
+	}
+	s.mail[to] = slices.Clone(letters)
+	s.mu.Unlock()
+	s.wake()
+}
+
+// PutReport queues a report to be written. Like Put, it never waits for the disk.
+func (s *Saver) PutReport(r Report) {
+	r.Lines = slices.Clone(r.Lines)
+	s.mu.Lock()
+	s.reports = append(s.reports, r)
+	s.mu.Unlock()
+	s.wake()
+}
+
+// wake tells Run there is something to write.
+func (s *Saver) wake() {
+	select {
+	case s.kick <- struct{}{}:
+	default: // a wake-up is already queued
+	}
+}
+
 // Load returns the adventurer under fingerprint fp: the pending record if
 // one is waiting to be written, otherwise the stored one (an error wrapping
 // ErrNotFound if there is none). The result is the caller's to change.
@@ -257,12 +289,12 @@ func (s *Saver) Run(ctx context.Context) {
 // write saves a snapshot of the pending records; the caller holds writeMu.
 func (s *Saver) write() error {
 	s.mu.Lock()
-	if len(s.pending) == 0 && len(s.tombs) == 0 && len(s.fame) == 0 && len(s.levels) == 0 {
+	if len(s.pending) == 0 && len(s.tombs) == 0 && len(s.fame) == 0 && len(s.levels) == 0 && len(s.mail) == 0 && len(s.reports) == 0 {
 		s.mu.Unlock()
 		return nil
 	}
-	tombs, fame, levels := s.tombs, s.fame, s.levels
-	s.levels = nil // a Put during the write starts a new map; on failure the old one is merged back
+	tombs, fame, levels, mail, reports := s.tombs, s.fame, s.levels, s.mail, s.reports
+	s.levels, s.mail = nil, nil // a Put during the write starts a new map; on failure the old one is merged back
 	batch := make([]world.Adventurer, 0, len(s.pending))
 	seqs := make(map[string]uint64, len(s.pending))
 	for fp, p := range s.pending {
@@ -293,7 +325,7 @@ func (s *Saver) write() error {
 		ls = append(ls, l)
 	}
 	slices.SortFunc(ls, func(a, b world.LevelState) int { return a.Depth - b.Depth })
-	err := s.st.Save(Batch{Adventurers: batch, Tombstones: tombs, Fame: fame, Levels: ls, Keys: keys})
+	err := s.st.Save(Batch{Adventurers: batch, Tombstones: tombs, Fame: fame, Levels: ls, Keys: keys, Mail: mail, Reports: reports})
 	latency := time.Since(start)
 
 	s.mu.Lock()
@@ -305,6 +337,14 @@ func (s *Saver) write() error {
 					s.levels = map[int]world.LevelState{}
 				}
 				s.levels[d] = l
+			}
+		}
+		for to, ls := range mail {
+			if _, newer := s.mail[to]; !newer {
+				if s.mail == nil {
+					s.mail = map[string][]world.Letter{}
+				}
+				s.mail[to] = ls
 			}
 		}
 		s.stats.Errors++
@@ -323,6 +363,7 @@ func (s *Saver) write() error {
 	}
 	s.tombs = s.tombs[len(tombs):] // Puts during the write only appended
 	s.fame = s.fame[len(fame):]
+	s.reports = s.reports[len(reports):]
 	for fp, seq := range seqs {
 		if p, ok := s.pending[fp]; ok && p.seq == seq {
 			delete(s.pending, fp) // not replaced by a Put during the write

@@ -16,7 +16,10 @@
 //	├── levels           depth (uint32, big-endian) → JSON {"v":1,"level":LevelState}
 //	├── fame             knight id/RFC 3339 time → JSON {"v":1,...FameEntry}
 //	├── tombstones       knight id/RFC 3339 time → JSON {"v":1,...Tombstone}
-//	├── bans             fingerprint, or "addr:" and an address prefix → {"v":1,"ban":{...}}
+//	├── bans             fingerprint, or "addr:" and an address prefix → {"v":1,"ban":{..., until}}
+//	├── silences         fingerprint → {"v":1,"silence":{fingerprint, name, reason, by, at, until}}
+//	├── letters          recipient (world.NameKey of the knight's name) → {"v":1,"letters":[{from, to, text, sent, read}]}
+//	├── reports          RFC 3339 time filed/reporter's fingerprint → {"v":1,"report":{filed, from, about, reason, lines}}
 //	└── meta
 //	    ├── version      SchemaVersion as decimal ASCII ("2")
 //	    └── motd         {"v":1,"motd":{text, by, at}}: the message of the day, when set
@@ -74,6 +77,9 @@ var (
 	bucketFame       = []byte("fame")
 	bucketTombstones = []byte("tombstones")
 	bucketBans       = []byte("bans")
+	bucketSilences   = []byte("silences")
+	bucketLetters    = []byte("letters")
+	bucketReports    = []byte("reports")
 	bucketMeta       = []byte("meta")
 	keyVersion       = []byte("version")
 	keyMOTD          = []byte("motd")
@@ -82,9 +88,11 @@ var (
 	// migration to schema 2 empties into knights and keys and deletes.
 	bucketAdventurers = []byte("adventurers")
 
-	// allBuckets are created at Open when missing. A bucket added later (bans) is created
-	// in an older file on its first Open, with no version change: older programs ignore it.
-	allBuckets = [][]byte{bucketKnights, bucketKeys, bucketLevels, bucketFame, bucketTombstones, bucketBans, bucketMeta}
+	// allBuckets are created at Open when missing. A bucket added later (bans; silences,
+	// letters and reports) is created in an older file on its first Open, with no version
+	// change: older programs ignore it.
+	allBuckets = [][]byte{bucketKnights, bucketKeys, bucketLevels, bucketFame, bucketTombstones, bucketBans,
+		bucketSilences, bucketLetters, bucketReports, bucketMeta}
 )
 
 var (
@@ -301,6 +309,12 @@ func checkValue(bucket, k, v []byte) error {
 		_, err = decodeKey(k, v)
 	case string(bucketBans):
 		_, err = decodeBan(k, v)
+	case string(bucketSilences):
+		_, err = decodeSilence(k, v)
+	case string(bucketLetters):
+		_, err = decodeLetters(k, v)
+	case string(bucketReports):
+		_, err = decodeReport(k, v)
 	case string(bucketLevels):
 		err = json.Unmarshal(v, new(levelValue))
 	case string(bucketFame):

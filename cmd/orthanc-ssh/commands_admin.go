@@ -345,7 +345,7 @@ func (s *server) adminUnban(c *call) int {
 	if p, ok := parseAddrOrPrefix(target); ok {
 		fps = []string{"addr:" + p.String()}
 	} else if !strings.HasPrefix(target, "SHA256:") {
-		bans, err := s.store.Bans()
+		bans, err := s.store.Bans(s.now())
 		if err != nil {
 			return c.fail("could not read the bans: %v", err)
 		}
@@ -387,7 +387,7 @@ func banKeyOf(b store.Ban) string {
 }
 
 func (s *server) adminBans(c *call) int {
-	bans, err := s.store.Bans()
+	bans, err := s.store.Bans(s.now())
 	if err != nil {
 		return c.fail("could not read the bans: %v", err)
 	}
@@ -490,7 +490,7 @@ func (s *server) adminStats(c *call) int {
 	if err != nil {
 		return c.fail("could not count the stored knights: %v", err)
 	}
-	bans, err := s.store.Bans()
+	bans, err := s.store.Bans(s.now())
 	if err != nil {
 		return c.fail("could not read the bans: %v", err)
 	}

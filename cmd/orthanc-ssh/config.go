@@ -37,6 +37,9 @@ type config struct {
 	guests bool
 	// httpAddr is where the web page is served (web/); empty: nowhere.
 	httpAddr string
+	// clock is the wall clock of the server's edge (timed bans and silences); nil is
+	// time.Now. No flag sets it: tests inject one, so a ban lapses exactly when they say.
+	clock func() time.Time
 }
 
 // parseConfig reads flags and environment (DESIGN §2).

@@ -99,7 +99,7 @@ func (s *server) checkKey(ctx ssh.Context, key ssh.PublicKey) bool {
 		return false
 	}
 	fp := keys.Fingerprint(key)
-	banned, err := s.store.IsBanned(fp)
+	banned, err := s.store.IsBanned(fp, s.now())
 	if err != nil {
 		// The session's own check (refuseBanned) says so to the player.
 		s.log.Error("check ban", "fingerprint", fp, "err", err)
@@ -158,7 +158,7 @@ func (s *server) addrBanned(ctx ssh.Context) bool {
 	if err != nil {
 		return false
 	}
-	banned, prefix, err := s.store.IsAddrBanned(a)
+	banned, prefix, err := s.store.IsAddrBanned(a, s.now())
 	if err != nil {
 		s.log.Error("check ban of address", "addr", a.String(), "err", err)
 		return false // the session's own check (refuseBanned) says so to the player

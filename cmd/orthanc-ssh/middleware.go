@@ -138,10 +138,10 @@ func (s *server) track(next ssh.Handler) ssh.Handler {
 func (s *server) refuseBanned(next ssh.Handler) ssh.Handler {
 	return func(sess ssh.Session) {
 		fp := keys.Fingerprint(sess.PublicKey())
-		banned, err := s.store.IsBanned(fp)
+		banned, err := s.store.IsBanned(fp, s.now())
 		addrBanned := false
 		if a, perr := netip.ParseAddr(hostOf(sess.RemoteAddr())); perr == nil && err == nil {
-			addrBanned, _, err = s.store.IsAddrBanned(a)
+			addrBanned, _, err = s.store.IsAddrBanned(a, s.now())
 		}
 		if err != nil {
 			s.log.Error("check ban", "fingerprint", fp, "err", err)

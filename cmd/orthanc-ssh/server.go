@@ -101,6 +101,14 @@ type server struct {
 	motdText  atomic.Pointer[string] // the message of the day, read from the store at start
 }
 
+// now is the wall clock of the edge: the configured one, in tests, or the system's.
+func (s *server) now() time.Time {
+	if s.cfg.clock != nil {
+		return s.cfg.clock()
+	}
+	return time.Now()
+}
+
 func newServer(cfg config, log *slog.Logger) (*server, error) {
 	signer, keyPath, created, err := keys.LoadOrCreateHostKey(cfg.data)
 	if err != nil {

@@ -1,0 +1,70 @@
+package store
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/orthanc-ssh/orthanc-ssh/world"
+)
+
+// Letters are kept by recipient: the knight's name as world.NameKey folds it (names are
+// unique across keys), so a letter waits for a knight whatever key or id plays it.
+
+type lettersValue struct {
+	V       int            `json:"v"`
+	Letters []world.Letter `json:"letters"`
+}
+
+// Mail returns every mailbox, by the recipient's NameKey, for the world to load at start.
+func (s *Store) Mail() (map[string][]world.Letter, error) {
+	out := map[string][]world.Letter{}
+	err := s.db.View(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketLetters).ForEach(func(k, v []byte) error {
+			ls, err := decodeLetters(k, v)
+			if err != nil {
+				return err
+			}
+			out[string(bytes.Clone(k))] = ls
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read letters from %s: %w", s.path, err)
+	}
+	return out, nil
+}
+
+// putMail replaces each mailbox of mail; an empty one is deleted.
+func putMail(tx *bolt.Tx, mail map[string][]world.Letter) error {
+	b := tx.Bucket(bucketLetters)
+	for to, ls := range mail {
+		if len(ls) == 0 {
+			if err := b.Delete([]byte(to)); err != nil {
+				return fmt.Errorf("delete letters of %q: %w", to, err)
+			}
+			continue
+		}
+		data, err := json.Marshal(lettersValue{V: ValueVersion, Letters: ls})
+		if err != nil {
+			return fmt.Errorf("encode letters of %q: %w", to, err)
+		}
+		if err := b.Put([]byte(to), data); err != nil {
+			return fmt.Errorf("put letters of %q: %w", to, err)
+		}
+	}
+	return nil
+}
+
+func decodeLetters(k, v []byte) ([]world.Letter, error) {
+	var lv lettersValue
+	if err := json.Unmarshal(v, &lv); err != nil {
+		return nil, fmt.Errorf("decode letters %q: %w", k, err)
+	}
+	if lv.V != ValueVersion {
+		return nil, fmt.Errorf("decode letters %q: value version %d, this program knows %d: %w", k, lv.V, ValueVersion, ErrUnknownVersion)
+	}
+	return lv.Letters, nil
+}

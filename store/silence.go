@@ -1,0 +1,108 @@
+package store
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// Silence is an admin's silencing of a key until a time: its knight plays but cannot talk.
+// Like a ban it is kept by key fingerprint, so a silenced player cannot escape it by
+// rolling a new knight.
+type Silence struct {
+	Fingerprint string    `json:"fingerprint"`
+	Name        string    `json:"name,omitempty"` // the key's knight when it was silenced
+	Reason      string    `json:"reason,omitempty"`
+	By          string    `json:"by"` // the admin's key fingerprint
+	At          time.Time `json:"at"`
+	Until       time.Time `json:"until"`
+}
+
+type silenceValue struct {
+	V       int     `json:"v"`
+	Silence Silence `json:"silence"`
+}
+
+// Silence stores s under its fingerprint, replacing an earlier silence of the key.
+func (s *Store) Silence(sl Silence) error {
+	if sl.Fingerprint == "" {
+		return fmt.Errorf("silence: %w", errNoFingerprint)
+	}
+	data, err := json.Marshal(silenceValue{V: ValueVersion, Silence: sl})
+	if err != nil {
+		return fmt.Errorf("encode silence %s: %w", sl.Fingerprint, err)
+	}
+	err = s.db.Update(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketSilences).Put([]byte(sl.Fingerprint), data)
+	})
+	if err != nil {
+		return fmt.Errorf("silence %s in %s: %w", sl.Fingerprint, s.path, err)
+	}
+	return nil
+}
+
+// Unsilence deletes the silence of fp and reports whether there was one.
+func (s *Store) Unsilence(fp string) (bool, error) {
+	found := false
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketSilences)
+		if found = b.Get([]byte(fp)) != nil; !found {
+			return nil
+		}
+		return b.Delete([]byte(fp))
+	})
+	if err != nil {
+		return false, fmt.Errorf("unsilence %s in %s: %w", fp, s.path, err)
+	}
+	return found, nil
+}
+
+// Silences lists the silences that last beyond now, soonest to end first; the ones that
+// have ended are deleted.
+func (s *Store) Silences(now time.Time) ([]Silence, error) {
+	out := []Silence{}
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketSilences)
+		var ended [][]byte
+		err := b.ForEach(func(k, v []byte) error {
+			sl, err := decodeSilence(k, v)
+			if err != nil {
+				return err
+			}
+			if now.Before(sl.Until) {
+				out = append(out, sl)
+			} else {
+				ended = append(ended, append([]byte(nil), k...))
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		for _, k := range ended {
+			if err := b.Delete(k); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read silences from %s: %w", s.path, err)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Until.Before(out[j].Until) })
+	return out, nil
+}
+
+func decodeSilence(k, v []byte) (Silence, error) {
+	var sv silenceValue
+	if err := json.Unmarshal(v, &sv); err != nil {
+		return Silence{}, fmt.Errorf("decode silence %s: %w", k, err)
+	}
+	if sv.V != ValueVersion {
+		return Silence{}, fmt.Errorf("decode silence %s: value version %d, this program knows %d: %w", k, sv.V, ValueVersion, ErrUnknownVersion)
+	}
+	return sv.Silence, nil
+}
