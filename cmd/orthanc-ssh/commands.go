@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"charm.land/ssh"
 
@@ -55,6 +56,7 @@ const (
 	takesLine                      // every word as it came, flags or not (broadcast's text)
 	takesReplace                   // --replace: give up the knight the key has
 	takesComment                   // --comment TEXT: the rest of the line, cleaned
+	takesFor                       // --for DURATION, or --for=DURATION: how long (a timed ban)
 )
 
 // call is one run of a command.
@@ -76,9 +78,11 @@ type call struct {
 
 	seed    uint64 // --seed, when hasSeed
 	hasSeed bool
-	reason  string // --reason
-	replace bool   // --replace
-	comment string // --comment
+	reason  string        // --reason
+	replace bool          // --replace
+	comment string        // --comment
+	span    time.Duration // --for, when hasFor
+	hasFor  bool
 
 	result string // what an admin command did, for the log
 }
@@ -139,15 +143,32 @@ func init() {
 		{name: "kick", usage: "kick <name|fingerprint> [--json]", summary: "remove a knight from the dungeon (it is saved and may come back)",
 			help:  "The knight's game ends with \"" + world.KickedMessage + "\"",
 			admin: true, takes: takesWords | takesJSON, run: (*server).adminKick},
-		{name: "ban", usage: "ban <name|fingerprint> [--reason TEXT] [--json]", summary: "refuse a key at login, and remove its knight now",
+		{name: "ban", usage: "ban <name|fingerprint> [--for DURATION] [--reason TEXT] [--json]", summary: "refuse a key at login, and remove its knight now",
 			help: "A name is looked up among the knights online first, then among every stored knight\n" +
 				"(without regard to case); when several share it, ban by fingerprint (see `who`).\n" +
+				"With --for (30m, 2h, 7d, 2w) the ban lapses by itself after that long; without, it\n" +
+				"lasts until unban. --reason takes the rest of the line, so it comes last.\n" +
 				"An admin's key cannot be banned: take it out of the admin keys file first.",
-			admin: true, takes: takesWords | takesJSON | takesReason, run: (*server).adminBan},
+			admin: true, takes: takesWords | takesJSON | takesReason | takesFor, run: (*server).adminBan},
 		{name: "unban", usage: "unban <name|fingerprint> [--json]", summary: "lift a ban",
 			admin: true, takes: takesWords | takesJSON, run: (*server).adminUnban},
 		{name: "bans", usage: "bans [--json]", summary: "the banned keys",
 			admin: true, takes: takesJSON, run: (*server).adminBans},
+		{name: "silence", usage: "silence <name|fingerprint> <DURATION> [--reason TEXT] [--json]", summary: "let a knight play but not talk, for a time",
+			help: "The key's knight is told why and until when; what it says, shouts, whispers, writes on\n" +
+				"a channel or in a letter, or gives as an away reason, reaches no one. DURATION is 30m,\n" +
+				"2h, 7d or 2w; the silence ends by itself then, across restarts, or with unsilence.\n" +
+				"The knight is named as for ban. --reason takes the rest of the line, so it comes last.",
+			admin: true, takes: takesWords | takesJSON | takesReason, run: (*server).adminSilence},
+		{name: "unsilence", usage: "unsilence <name|fingerprint> [--json]", summary: "end a silence now",
+			admin: true, takes: takesWords | takesJSON, run: (*server).adminUnsilence},
+		{name: "silences", usage: "silences [--json]", summary: "the keys silenced now, and until when",
+			admin: true, takes: takesJSON, run: (*server).adminSilences},
+		{name: "reports", usage: "reports [--json]", summary: "the reports players filed, with the lines the reported knight said",
+			help: "Each report says who reported whom, when and why, and carries what the reported knight\n" +
+				"said aloud in the 10 minutes before (says, emotes, shouts, channels) and its whispers to\n" +
+				"the reporter. Reports are kept 30 days.",
+			admin: true, takes: takesJSON, run: (*server).adminReports},
 		{name: "broadcast", usage: "broadcast <text>", summary: "a line in every knight's messages, marked [admin]",
 			help: fmt.Sprintf("Control characters, escape sequences and direction overrides are removed, and the\n"+
 				"text is cut to %d characters.", world.MaxBroadcastRunes),
@@ -332,6 +353,21 @@ func (c *call) parse(args []string) bool {
 			}
 			c.comment = world.CleanText(strings.Join(rest, " "), maxCommentRunes)
 			return true
+		case name == "--for" && t&takesFor != 0:
+			if !hasValue {
+				if i+1 >= len(args) {
+					c.usageError("--for needs a duration, such as 2h or 7d")
+					return false
+				}
+				i++
+				value = args[i]
+			}
+			d, err := parseSpan(value)
+			if err != nil {
+				c.usageError("%v", err)
+				return false
+			}
+			c.span, c.hasFor = d, true
 		case name == "--reason" && t&takesReason != 0:
 			rest := args[i+1:]
 			if hasValue {
@@ -350,6 +386,34 @@ func (c *call) parse(args []string) bool {
 		}
 	}
 	return true
+}
+
+// Bounds of a duration an admin gives (a timed ban, a silence).
+const (
+	minSpan = time.Minute
+	maxSpan = 366 * 24 * time.Hour
+)
+
+// parseSpan reads how long a ban or a silence lasts: a Go duration (90m, 2h30m), or a
+// whole number of days or weeks (7d, 2w), from a minute to a year.
+func parseSpan(v string) (time.Duration, error) {
+	d, err := time.ParseDuration(v)
+	if n, ok := strings.CutSuffix(v, "d"); err != nil && ok {
+		if days, aerr := strconv.Atoi(n); aerr == nil {
+			d, err = time.Duration(days)*24*time.Hour, nil
+		}
+	} else if n, ok := strings.CutSuffix(v, "w"); err != nil && ok {
+		if weeks, aerr := strconv.Atoi(n); aerr == nil {
+			d, err = time.Duration(weeks)*7*24*time.Hour, nil
+		}
+	}
+	switch {
+	case err != nil:
+		return 0, fmt.Errorf("duration %q: want one such as 30m, 2h, 7d or 2w", printable(v))
+	case d < minSpan || d > maxSpan:
+		return 0, fmt.Errorf("duration %q: want one from a minute to a year", printable(v))
+	}
+	return d, nil
 }
 
 // fail reports an error in one line and ends the command with status 1.

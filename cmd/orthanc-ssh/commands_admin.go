@@ -122,6 +122,58 @@ type actionJSON struct {
 	Name         string   `json:"name,omitempty"`
 	Kicked       bool     `json:"kicked"`
 	Banned       bool     `json:"banned"`
+	// Until is when a timed ban lapses; left out for a ban without an end.
+	Until time.Time `json:"until,omitzero"`
+}
+
+// keyAndName is a key or a knight as an admin command names it: "Kay (SHA256:...)", or
+// the key alone.
+func keyAndName(fp, name string) string {
+	if name == "" {
+		return fp
+	}
+	return fmt.Sprintf("%s (%s)", name, fp)
+}
+
+// resolveKnight finds the knight an admin command (silence, unsilence) names, as ban
+// does (resolveBan): by a key's fingerprint, or by name among the knights online first,
+// then among the stored ones. An address names no knight. It reports a failure itself;
+// with notAdmin, the knight of an admin's key is refused too.
+func (s *server) resolveKnight(c *call, target, verb string, notAdmin bool) (banTarget, bool) {
+	if _, ok := parseAddrOrPrefix(target); ok {
+		c.usageError("%s names a knight or a key, not an address", verb)
+		return banTarget{}, false
+	}
+	t, err := s.resolveBan(c.ctx, target)
+	switch {
+	case errors.Is(err, errNoKnight):
+		c.fail("no knight %q, online or stored; %s by fingerprint", printable(target), verb)
+		return banTarget{}, false
+	case errors.Is(err, errSeveral):
+		c.fail("several knights are named %q; %s one by fingerprint: %s", printable(target), verb, strings.TrimPrefix(err.Error(), errSeveral.Error()+": "))
+		return banTarget{}, false
+	case err != nil:
+		s.log.Error("admin: "+verb+" lookup", "target", printable(target), "err", err)
+		c.fail("could not look the knight up: %v", err)
+		return banTarget{}, false
+	case t.knight == "":
+		c.fail("%s plays no knight", printable(target))
+		return banTarget{}, false
+	}
+	if notAdmin && !strings.HasPrefix(t.knight, guestIDPrefix) {
+		keys, err := s.store.KeysOf(t.knight)
+		if err != nil {
+			c.fail("could not read the knight's keys: %v", err)
+			return banTarget{}, false
+		}
+		for _, k := range keys {
+			if slices.Contains(s.admins.Fingerprints(), k.Fingerprint) {
+				c.fail("%s is played by an admin's key; take it out of the admin keys file first", keyAndName(t.knight, t.name))
+				return banTarget{}, false
+			}
+		}
+	}
+	return t, true
 }
 
 func (s *server) adminKick(c *call) int {
@@ -289,15 +341,21 @@ func (s *server) adminBan(c *call) int {
 			return c.fail("%s is an admin's key; take it out of the admin keys file first", fp)
 		}
 	}
-	now := time.Now().UTC()
+	// A ban for a time (--for) puts the same end on every ban it writes: the knight's
+	// keys, or the address of a guest.
+	now := s.now().UTC()
+	var until time.Time
+	if c.hasFor {
+		until = now.Add(c.span)
+	}
 	if t.addr != "" {
-		if err := s.store.Ban(store.Ban{Addr: t.addr, Name: t.name, Reason: c.reason, By: c.fp, At: now}); err != nil {
+		if err := s.store.Ban(store.Ban{Addr: t.addr, Name: t.name, Reason: c.reason, By: c.fp, At: now, Until: until}); err != nil {
 			s.log.Error("admin: ban", "addr", t.addr, "err", err)
 			return c.fail("the ban could not be saved: %v", err)
 		}
 	}
 	for _, fp := range t.fps {
-		if err := s.store.Ban(store.Ban{Fingerprint: fp, Name: t.name, Reason: c.reason, By: c.fp, At: now}); err != nil {
+		if err := s.store.Ban(store.Ban{Fingerprint: fp, Name: t.name, Reason: c.reason, By: c.fp, At: now, Until: until}); err != nil {
 			s.log.Error("admin: ban", "fingerprint", fp, "err", err)
 			return c.fail("the ban could not be saved: %v", err)
 		}
@@ -314,20 +372,20 @@ func (s *server) adminBan(c *call) int {
 	if t.addr != "" {
 		s.live.closeAddr(t.addr, kickGrace)
 	}
-	banned := strings.Join(append(slices.Clone(t.fps), t.addr), " ")
-	c.result = fmt.Sprintf("banned %s (%s), kicked %v", strings.TrimSpace(banned), t.name, kicked)
+	ends := ""
+	if c.hasFor {
+		ends = " until " + untilText(until)
+	}
+	banned := strings.TrimSpace(strings.Join(append(slices.Clone(t.fps), t.addr), " "))
+	c.result = fmt.Sprintf("banned %s (%s)%s, kicked %v", banned, t.name, ends, kicked)
 	if c.json {
 		fp := ""
 		if len(t.fps) > 0 {
 			fp = t.fps[0]
 		}
-		return c.writeJSON(actionJSON{Fingerprint: fp, Fingerprints: t.fps, Addr: t.addr, Name: t.name, Kicked: kicked, Banned: true})
+		return c.writeJSON(actionJSON{Fingerprint: fp, Fingerprints: t.fps, Addr: t.addr, Name: t.name, Kicked: kicked, Banned: true, Until: until})
 	}
-	who := strings.TrimSpace(banned)
-	if t.name != "" {
-		who = fmt.Sprintf("%s (%s)", t.name, who)
-	}
-	fmt.Fprintf(c.out, "Banned %s.", who)
+	fmt.Fprintf(c.out, "Banned %s%s.", keyAndName(banned, t.name), ends)
 	if kicked {
 		fmt.Fprint(c.out, " Its knight was removed from the dungeon.")
 	}
@@ -400,9 +458,13 @@ func (s *server) adminBans(c *call) int {
 		return 0
 	}
 	tw := tabwriter.NewWriter(c.out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "FINGERPRINT OR ADDRESS\tKNIGHT\tSINCE\tREASON")
+	fmt.Fprintln(tw, "FINGERPRINT OR ADDRESS\tKNIGHT\tSINCE\tUNTIL\tREASON")
 	for _, b := range bans {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", banKeyOf(b), b.Name, b.At.UTC().Format(time.DateTime), b.Reason)
+		until := "unban"
+		if !b.Until.IsZero() {
+			until = untilText(b.Until)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", banKeyOf(b), b.Name, b.At.UTC().Format(time.DateTime), until, b.Reason)
 	}
 	_ = tw.Flush()
 	return 0
@@ -618,5 +680,160 @@ func (s *server) adminKeysMove(c *call) int {
 		return c.writeJSON(keysMoveJSON{Old: oldFP, New: newFP, Knight: old.Knight, Name: rec.Name})
 	}
 	fmt.Fprintf(c.out, "%s is now played by %s in place of %s.\n", rec.Name, newFP, oldFP)
+	return 0
+}
+
+// silenceJSON is the --json output of silence and unsilence, and a row of silences.
+// Knight is the silenced knight's id: a silence holds whichever of its keys plays it.
+type silenceJSON struct {
+	Knight string    `json:"knight"`
+	Name   string    `json:"name,omitempty"`
+	Until  time.Time `json:"until,omitzero"`
+	Reason string    `json:"reason,omitempty"`
+	Online bool      `json:"online"`
+	Guest  bool      `json:"guest,omitempty"`
+}
+
+// adminSilence is silence NAME DURATION: the knight plays on but cannot talk. A silence
+// is kept by the knight's id, so it holds whichever of the knight's keys plays, across
+// restarts; a guest's, which has no id beyond its session, lasts while it plays and is
+// not kept.
+func (s *server) adminSilence(c *call) int {
+	if len(c.args) < 2 {
+		return c.usageError("name the knight, then how long")
+	}
+	d, err := parseSpan(c.args[len(c.args)-1])
+	if err != nil {
+		return c.usageError("%v", err)
+	}
+	target := strings.Join(c.args[:len(c.args)-1], " ")
+	t, ok := s.resolveKnight(c, target, "silence", true)
+	if !ok {
+		return 1
+	}
+	guest := strings.HasPrefix(t.knight, guestIDPrefix)
+	now := s.now().UTC()
+	sl := store.Silence{Fingerprint: t.knight, Name: t.name, Reason: c.reason, By: c.fp, At: now, Until: now.Add(d)}
+	if !guest {
+		if err := s.store.Silence(sl); err != nil {
+			s.log.Error("admin: silence", "knight", t.knight, "err", err)
+			return c.fail("the silence could not be saved: %v", err)
+		}
+	}
+	_, online, err := s.engine.Silence(c.ctx, s.worldSilence(sl, now))
+	if err != nil {
+		return c.fail("the silence is saved but the world is not answering: %v", err)
+	}
+	c.result = fmt.Sprintf("silenced %s (%s) until %s", t.knight, t.name, untilText(sl.Until))
+	if c.json {
+		return c.writeJSON(silenceJSON{Knight: t.knight, Name: t.name, Until: sl.Until, Reason: sl.Reason, Online: online, Guest: guest})
+	}
+	fmt.Fprintf(c.out, "Silenced %s until %s.", keyAndName(t.knight, t.name), untilText(sl.Until))
+	if online {
+		fmt.Fprint(c.out, " Its knight has been told.")
+	}
+	if guest {
+		fmt.Fprint(c.out, " A guest's silence lasts while it plays and is not kept; to keep it out, ban it (its address).")
+	}
+	fmt.Fprintln(c.out)
+	return 0
+}
+
+func (s *server) adminUnsilence(c *call) int {
+	target := strings.Join(c.args, " ")
+	if target == "" {
+		return c.usageError("name the knight or the key")
+	}
+	t, ok := s.resolveKnight(c, target, "unsilence", false)
+	if !ok {
+		return 1
+	}
+	guest := strings.HasPrefix(t.knight, guestIDPrefix)
+	found, err := s.store.Unsilence(t.knight)
+	if err != nil {
+		return c.fail("the silence could not be lifted: %v", err)
+	}
+	if !found && !guest {
+		return c.fail("%s is not silenced", keyAndName(t.knight, t.name))
+	}
+	_, online, err := s.engine.Silence(c.ctx, world.Silence{Fingerprint: t.knight})
+	if err != nil {
+		return c.fail("the silence is lifted in the store but the world is not answering: %v", err)
+	}
+	c.result = "unsilenced " + t.knight
+	if c.json {
+		return c.writeJSON(silenceJSON{Knight: t.knight, Name: t.name, Online: online, Guest: guest})
+	}
+	fmt.Fprintf(c.out, "Lifted the silence of %s.\n", keyAndName(t.knight, t.name))
+	return 0
+}
+
+func (s *server) adminSilences(c *call) int {
+	list, err := s.store.Silences(s.now())
+	if err != nil {
+		return c.fail("could not read the silences: %v", err)
+	}
+	c.result = fmt.Sprintf("%d silences", len(list))
+	if c.json {
+		rows := make([]silenceJSON, len(list))
+		for i, sl := range list {
+			rows[i] = silenceJSON{Knight: sl.Fingerprint, Name: sl.Name, Until: sl.Until, Reason: sl.Reason}
+		}
+		return c.writeJSON(rows)
+	}
+	if len(list) == 0 {
+		fmt.Fprintln(c.out, "No knight is silenced.")
+		return 0
+	}
+	tw := tabwriter.NewWriter(c.out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "KNIGHT\tNAME\tUNTIL\tREASON")
+	for _, sl := range list {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", sl.Fingerprint, sl.Name, untilText(sl.Until), sl.Reason)
+	}
+	_ = tw.Flush()
+	return 0
+}
+
+// adminReports lists the reports filed, oldest first, each with the lines it carries;
+// reports older than reportKeep are forgotten first.
+func (s *server) adminReports(c *call) int {
+	if err := s.saver.Flush(); err != nil {
+		s.log.Error("admin: flush before reports", "err", err)
+		fmt.Fprintf(c.errOut, "orthanc: warning: reports filed in the last moments may be missing: %v\n", err)
+	}
+	if _, err := s.store.ForgetReportsBefore(s.now().Add(-reportKeep)); err != nil {
+		s.log.Error("admin: forget old reports", "err", err)
+	}
+	list, err := s.store.Reports()
+	if err != nil {
+		return c.fail("could not read the reports: %v", err)
+	}
+	c.result = fmt.Sprintf("%d reports", len(list))
+	if c.json {
+		return c.writeJSON(list)
+	}
+	if len(list) == 0 {
+		fmt.Fprintln(c.out, "No reports.")
+		return 0
+	}
+	for i, r := range list {
+		if i > 0 {
+			fmt.Fprintln(c.out)
+		}
+		about := r.About
+		if r.AboutFingerprint != "" {
+			about = keyAndName(r.AboutFingerprint, r.About)
+		}
+		fmt.Fprintf(c.out, "%s  %s reported %s: %s\n", r.Filed.UTC().Format(time.DateTime), keyAndName(r.FromFingerprint, r.From), about, r.Reason)
+		if len(r.Lines) == 0 {
+			fmt.Fprintf(c.out, "  (%s said nothing aloud in the %d minutes before)\n", r.About, int(reportWindow.Minutes()))
+			continue
+		}
+		tw := tabwriter.NewWriter(c.out, 0, 0, 2, ' ', 0)
+		for _, l := range r.Lines {
+			fmt.Fprintf(tw, "  %s\t%s\t%s\n", l.At.UTC().Format(time.TimeOnly), l.Where, l.Line)
+		}
+		_ = tw.Flush()
+	}
 	return 0
 }

@@ -131,14 +131,17 @@ func whoamiOf(fp string, rec world.Adventurer, online bool) whoami {
 	return out
 }
 
-// whoJSON is one row of `who --json`. Only admins see the key fingerprint of a knight's
-// game session, its address, time connected and bytes sent: for the others those fields
-// are left out.
+// whoJSON is one row of `who --json`. Everyone sees how long each knight has been idle
+// and whether it is away; only admins see the key fingerprint of a knight's game session,
+// its address, time connected and bytes sent: for the others those fields are left out.
 type whoJSON struct {
 	Name             string  `json:"name"`
 	Level            int     `json:"level"`
 	Depth            int     `json:"depth"`
 	Guest            bool    `json:"guest,omitempty"`
+	IdleSeconds      float64 `json:"idle_seconds"`
+	Away             bool    `json:"away"`
+	AwayReason       string  `json:"away_reason,omitempty"`
 	Knight           string  `json:"knight,omitempty"`
 	Fingerprint      string  `json:"fingerprint,omitempty"`
 	Addr             string  `json:"addr,omitempty"`
@@ -155,7 +158,8 @@ func (s *server) cmdWho(c *call) int {
 	}
 	rows := make([]whoJSON, 0, len(who))
 	for _, e := range who {
-		r := whoJSON{Name: e.Name, Level: e.Level, Depth: e.Depth, Guest: e.Guest}
+		r := whoJSON{Name: e.Name, Level: e.Level, Depth: e.Depth, Guest: e.Guest, Away: e.Away, AwayReason: e.AwayReason,
+			IdleSeconds: (time.Duration(e.IdleTurns) * s.cfg.tick).Round(time.Second).Seconds()}
 		if c.admin {
 			r.Knight = e.Fingerprint
 			if ls, ok := s.live.game(e.Fingerprint); ok {
@@ -173,24 +177,49 @@ func (s *server) cmdWho(c *call) int {
 		return 0
 	}
 	tw := tabwriter.NewWriter(c.out, 0, 0, 2, ' ', 0)
-	heading := "NAME\tLEVEL\tWHERE"
+	heading := "NAME\tLEVEL\tWHERE\tIDLE"
 	if c.admin {
 		heading += "\tADDRESS\tCONNECTED\tSENT\tFINGERPRINT\tKNIGHT"
 	}
+	heading += "\tAWAY" // last: a reason is as long as its knight made it
 	fmt.Fprintln(tw, heading)
 	for _, r := range rows {
 		where := fmt.Sprintf("depth %d", r.Depth)
 		if r.Depth == 0 {
 			where = "outside"
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s", r.Name, r.Level, where) // a guest's name says so
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s", r.Name, r.Level, where, idleText(r.IdleSeconds)) // a guest's name says so
 		if c.admin {
 			fmt.Fprintf(tw, "\t%s\t%s\t%d KiB\t%s\t%s", r.Addr, time.Duration(r.ConnectedSeconds)*time.Second, r.BytesSent/1024, orDash(r.Fingerprint), r.Knight)
 		}
-		fmt.Fprintln(tw)
+		fmt.Fprintf(tw, "\t%s\n", awayText(r.Away, r.AwayReason))
 	}
 	_ = tw.Flush()
 	return 0
+}
+
+// idleText is how long a knight has been idle, as who shows it: nothing under a minute,
+// then minutes, then hours and minutes.
+func idleText(seconds float64) string {
+	d := time.Duration(seconds) * time.Second
+	switch {
+	case d < time.Minute:
+		return "-"
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	}
+	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+}
+
+// awayText is a knight's away column in who.
+func awayText(away bool, reason string) string {
+	switch {
+	case !away:
+		return "-"
+	case reason == "":
+		return "away"
+	}
+	return "away: " + reason
 }
 
 // monsterJSON is one row of `help monsters --json`.

@@ -26,6 +26,9 @@ type config struct {
 	// battleGrace is how long a hero who holds up the others of its battle has to choose
 	// (a knight alone is never hurried; DESIGN §3).
 	battleGrace time.Duration
+	// chatHistory is how long what is said aloud is kept for reports and channel history;
+	// zero keeps none.
+	chatHistory time.Duration
 	limits      limits
 
 	// name is the server's name, for the web page and the listing; publicAddr the
@@ -91,6 +94,8 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	durFlag(&c.limits.maxLifetime, "max-lifetime", "ORTHANC_MAX_LIFETIME", "longest a connection may last")
 	c.battleGrace = defaultBattleGrace
 	durFlag(&c.battleGrace, "battle-grace", "ORTHANC_BATTLE_GRACE", "how long a hero who holds up the others of its battle has to choose; a knight alone is never hurried, a screen-reader player has three times as long")
+	c.chatHistory = defaultChatHistory
+	durFlag(&c.chatHistory, "chat-history", "ORTHANC_CHAT_HISTORY", "how long what is said aloud (says, emotes, shouts, channels) is kept in memory for players' reports and channel history; 0 keeps none (whispers: 10 minutes at most)")
 	durFlag(&c.limits.stallTimeout, "stall-timeout", "ORTHANC_STALL_TIMEOUT", "a client that does not take in a frame for this long is closed")
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
@@ -99,6 +104,9 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 		if n < 1 {
 			return config{}, errors.New("session limits must be at least 1")
 		}
+	}
+	if c.chatHistory < 0 {
+		return config{}, errors.New("chat-history must be a duration of 0 or more, such as 24h")
 	}
 	for _, d := range []time.Duration{c.battleGrace, c.limits.handshakeTimeout, c.limits.channelTimeout, c.limits.idleTimeout, c.limits.maxLifetime, c.limits.stallTimeout} {
 		if d <= 0 {

@@ -18,6 +18,9 @@ func FuzzAdminCommandLine(f *testing.F) {
 		"revert", "revert 3 --json", "revert all extra", "kick", "kick \x1b]52;c;aGk=\x07", "ban", "ban SHA256:nope reason",
 		"unban nobody", "broadcast \x1b[2J\x9bhello\u202e", "stats --json", "stats --bogus", "bans --json", "who --json",
 		"regen --help", "backup --help", "broadcast " + strings.Repeat("x", 5000), "\xff\xfe", "",
+		"silence", "silence Kay", "silence Kay 1x", "silence SHA256:nope 2h --reason \x1b]52;c;aGk=\x07", "silence nobody 7d",
+		"unsilence", "unsilence nobody", "silences --json", "reports", "reports --json", "ban SHA256:nope --for 0s",
+		"ban SHA256:nope --for 400d", "ban SHA256:nope --for=2w --reason spam", "ban SHA256:nope --for",
 	} {
 		f.Add(s)
 	}

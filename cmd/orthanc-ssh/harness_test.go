@@ -58,7 +58,7 @@ const testTick = 5 * time.Millisecond
 // testConfig is the server's configuration in tests: loopback, a fast tick, default limits.
 func testConfig(dir string, seed uint64) config {
 	return config{addr: "127.0.0.1:0", data: dir, adminKeys: filepath.Join(dir, "admin_keys"),
-		seed: seed, tick: testTick, battleGrace: defaultBattleGrace, limits: defaultLimits,
+		seed: seed, tick: testTick, battleGrace: defaultBattleGrace, chatHistory: defaultChatHistory, limits: defaultLimits,
 		name: "Orthanc", publicAddr: "localhost", guests: true}
 }
 

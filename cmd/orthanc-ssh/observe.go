@@ -246,8 +246,57 @@ func newObserver(s *server) *observer {
 			func() float64 { return float64(s.saver.Stats().Batches) }),
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "orthanc_save_errors_total", Help: "Batches the saver failed to write (it retries)."},
 			func() float64 { return float64(s.saver.Stats().Errors) }),
+		newTalkCollector(s),
 	)
 	return o
+}
+
+// chatLineKinds are the kinds of the world's talk counts that are lines of chat, for
+// orthanc_chat_lines_total; letters and reports have counters of their own.
+var chatLineKinds = []string{"say", "emote", "shout", "whisper", "party", "channel"}
+
+// talkCollector reads the world's counts of what was said and refused, once a scrape,
+// into the community's metrics (issue 20).
+type talkCollector struct {
+	s                               *server
+	lines, refused, letters, report *prometheus.Desc
+}
+
+func newTalkCollector(s *server) *talkCollector {
+	return &talkCollector{s: s,
+		lines: prometheus.NewDesc("orthanc_chat_lines_total",
+			"Lines of chat sent, by kind: say, emote, shout, whisper (replies too), party, channel.", []string{"kind"}, nil),
+		refused: prometheus.NewDesc("orthanc_chat_refused_total",
+			"Lines refused by the per-key rate limit, by kind: the kinds of orthanc_chat_lines_total, letter, report, request (party invitations and askings) and away (an away reason).", []string{"kind"}, nil),
+		letters: prometheus.NewDesc("orthanc_letters_sent_total", "Letters sent to knights, online or not.", nil, nil),
+		report:  prometheus.NewDesc("orthanc_reports_filed_total", "Reports players filed about other knights.", nil, nil),
+	}
+}
+
+// Describe implements prometheus.Collector.
+func (c *talkCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- c.lines
+	ch <- c.refused
+	ch <- c.letters
+	ch <- c.report
+}
+
+// Collect implements prometheus.Collector.
+func (c *talkCollector) Collect(ch chan<- prometheus.Metric) {
+	ctx, cancel := context.WithTimeout(context.Background(), metricsTimeout)
+	defer cancel()
+	counts, err := c.s.engine.TalkCounts(ctx)
+	if err != nil {
+		return // the world is stopping, or too busy to answer within a scrape
+	}
+	for _, k := range chatLineKinds {
+		ch <- prometheus.MustNewConstMetric(c.lines, prometheus.CounterValue, float64(counts.Said[k]), k)
+	}
+	for k, n := range counts.Refused {
+		ch <- prometheus.MustNewConstMetric(c.refused, prometheus.CounterValue, float64(n), k)
+	}
+	ch <- prometheus.MustNewConstMetric(c.letters, prometheus.CounterValue, float64(counts.Said["letter"]))
+	ch <- prometheus.MustNewConstMetric(c.report, prometheus.CounterValue, float64(counts.Said["report"]))
 }
 
 // tick records one world step's duration.

@@ -146,6 +146,11 @@ func newServer(cfg config, log *slog.Logger) (*server, error) {
 	s.obs = newObserver(s)
 	s.hostKey = signer.PublicKey()
 	s.motdText.Store(&motd.Text)
+	community, err := s.communityConfig(st)
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
 	s.engine = world.New(world.Config{
 		Levels:             levels,
 		Seed:               cfg.seed,
@@ -157,6 +162,7 @@ func newServer(cfg config, log *slog.Logger) (*server, error) {
 		IdleRefreshTurns:   max(1, int(idleRefresh/cfg.tick)),
 		ActiveRefreshTurns: max(1, int(activeRefresh/cfg.tick)),
 		Saver:              s.saver,
+		Community:          community,
 	})
 	s.ssh, err = wish.NewServer(
 		func(srv *ssh.Server) error {

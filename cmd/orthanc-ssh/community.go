@@ -1,0 +1,100 @@
+package main
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/orthanc-ssh/orthanc-ssh/store"
+	"github.com/orthanc-ssh/orthanc-ssh/world"
+)
+
+// The community's records at the server's edge (issue 20): the world keeps letters,
+// channels' history, silences and reports in turns and hands letters and reports out to
+// be kept; here they are loaded from the store at start, stamped with the wall clock on
+// their way in, and the store's times turned back into turns.
+
+// Tuning of the community at the edge:
+//
+//	constant / flag     value   effect
+//	-chat-history       24h     what is said aloud is kept this long, for reports and channel history (0: not at all)
+//	reportWindow        10m     a report carries the reported knight's lines of this long
+//	reportKeep          30 d    reports older than this are forgotten, at start and when listed
+const (
+	defaultChatHistory = 24 * time.Hour
+	reportWindow       = 10 * time.Minute
+	reportKeep         = 30 * 24 * time.Hour
+)
+
+// communityConfig loads what the world's community needs from the store: the stored
+// knights (for letters to knights who are not online), the mailboxes, and the silences
+// still running. Old reports are forgotten on the way.
+func (s *server) communityConfig(st *store.Store) (world.CommunityConfig, error) {
+	names, err := st.KnightNames()
+	if err != nil {
+		return world.CommunityConfig{}, fmt.Errorf("load knights for letters: %w", err)
+	}
+	known := make([]world.KnownKnight, len(names))
+	for i, n := range names {
+		known[i] = world.KnownKnight{Name: n.Name, Ended: n.Ended}
+	}
+	mail, err := st.Mail()
+	if err != nil {
+		return world.CommunityConfig{}, fmt.Errorf("load letters: %w", err)
+	}
+	now := s.now()
+	silences, err := st.Silences(now)
+	if err != nil {
+		return world.CommunityConfig{}, fmt.Errorf("load silences: %w", err)
+	}
+	var running []world.Silence
+	for _, sl := range silences {
+		running = append(running, s.worldSilence(sl, now))
+	}
+	if _, err := st.ForgetReportsBefore(now.Add(-reportKeep)); err != nil {
+		return world.CommunityConfig{}, fmt.Errorf("forget old reports: %w", err)
+	}
+	history := s.turns(s.cfg.chatHistory)
+	if s.cfg.chatHistory == 0 {
+		history = -1 // kept not at all
+	}
+	return world.CommunityConfig{
+		HistoryTurns: history,
+		ReportTurns:  s.turns(reportWindow),
+		Knights:      known,
+		Mail:         mail,
+		Silences:     running,
+		Archive:      archive{s},
+	}, nil
+}
+
+// turns is a wall-clock time as turns of the world, at least one.
+func (s *server) turns(d time.Duration) int { return max(1, int(d/s.cfg.tick)) }
+
+// worldSilence is a stored silence as the world runs it, from now.
+func (s *server) worldSilence(sl store.Silence, now time.Time) world.Silence {
+	return world.Silence{Fingerprint: sl.Fingerprint, Turns: uint64(s.turns(sl.Until.Sub(now))),
+		Until: untilText(sl.Until), Reason: sl.Reason}
+}
+
+// untilText is when something ends, as a player is told it.
+func untilText(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 MST") }
+
+// archive is the world's Archive: the saver, with reports stamped with the wall clock.
+type archive struct{ s *server }
+
+// PutMail implements world.Archive.
+func (a archive) PutMail(to string, letters []world.Letter) { a.s.saver.PutMail(to, letters) }
+
+// PutReport implements world.Archive: the report is filed now, and each line's age in
+// turns becomes the time it was said.
+func (a archive) PutReport(r world.Report) {
+	now := a.s.now().UTC()
+	out := store.Report{Filed: now, From: r.From, FromFingerprint: r.FromFingerprint, About: r.About,
+		AboutFingerprint: r.AboutFingerprint, Reason: r.Reason, Lines: make([]store.ReportLine, len(r.Lines))}
+	for i, l := range r.Lines {
+		at := now.Add(-time.Duration(l.Ago) * a.s.cfg.tick).Truncate(time.Second)
+		out.Lines[i] = store.ReportLine{At: at, Where: l.Where, Line: l.Line}
+	}
+	a.s.saver.PutReport(out)
+	a.s.log.Info("report filed", "from", r.FromFingerprint, "about", r.About, "lines", len(r.Lines))
+}
