@@ -18,7 +18,7 @@ func TestAwayAndIdle(t *testing.T) {
 		}
 		sayAs(e, "b", Chat{Text: "hi"}) // b is active, a has been idle 30 turns
 		awayReq{"a", e.players["a"].session, true, "making \x1b[2Jtea\u202e"}.handleIn(e)
-		if !strings.Contains(said(e, "a"), "You are away: making tea. The next key you press brings you back.") || !e.view(e.players["a"]).Away {
+		if !strings.Contains(said(e, "a"), "You are away: making tea. The next key you press brings you back.") || !e.view(e.players["a"]).Self.Away {
 			t.Errorf("going away:\n%s", said(e, "a"))
 		}
 		sayAs(e, "b", Chat{Kind: ChatWhisper, To: "Kay a", Text: "tea?"})

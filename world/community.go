@@ -135,8 +135,8 @@ func (e *Engine) socialLeft(p *player) {
 
 // fillSocial puts the knight's part of the community in its view.
 func (e *Engine) fillSocial(p *player, v *View) {
-	v.Unread = e.unread(p)
-	v.Away = p.soc.away
+	v.Self.Unread = e.unread(p)
+	v.Self.Away = p.soc.away
 }
 
 // socialTick is the community's clock, run at every checkpoint: history past its time is

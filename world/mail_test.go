@@ -62,7 +62,7 @@ func TestALetterReachesAKnightWhoWasAway(t *testing.T) {
 	bors := NewAdventurer("bors", "Bors the Bold", Stats{Str: 10, Int: 10, Con: 10, Dex: 10}, 10)
 	e2.join(bors, &recorder{})
 	p := e2.players["bors"]
-	if !strings.Contains(said(e2, "bors"), "You have 1 unread letter. (/mail reads them.)") || e2.view(p).Unread != 1 {
+	if !strings.Contains(said(e2, "bors"), "You have 1 unread letter. (/mail reads them.)") || e2.view(p).Self.Unread != 1 {
 		t.Fatalf("the count on arrival:\n%s", said(e2, "bors"))
 	}
 	got := e2.letters(p, true)

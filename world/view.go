@@ -64,10 +64,6 @@ type View struct {
 	// Ended is set when the session must close, saying why (for example, the same key
 	// connected again from somewhere else).
 	Ended string
-	// Unread is how many letters wait unread for the knight (mail.go); Away says it is
-	// away (away.go): the session sends Back with the next key.
-	Unread int
-	Away   bool
 }
 
 // Self is the player's own status, as the status line shows it.
@@ -98,6 +94,10 @@ type Self struct {
 	Status []string
 	// Options are the player's settings as the world keeps them.
 	Options Options
+	// Unread is how many letters wait unread for the knight (mail.go); Away says it is
+	// away (away.go): the session sends Back with the next key.
+	Unread int
+	Away   bool
 }
 
 // Other is another player that this one sees (a view lists only those in sight).
