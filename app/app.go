@@ -73,6 +73,8 @@ type Params struct {
 	// Tick is the wall time of one game turn (the server's -tick), so that a battle's
 	// countdown, kept in turns, is shown in seconds; zero is DefaultTick.
 	Tick time.Duration
+	// Now is the wall clock, for the date a letter is sent; nil is time.Now.
+	Now func() time.Time
 }
 
 // DefaultTick is the server's default wall time of one game turn.
@@ -124,6 +126,7 @@ const (
 	screenStats                   // every combatant's statistics in a battle
 	screenParty                   // the party
 	screenMarket                  // a market's wares and the knight's things
+	screenMail                    // the knight's letters
 	numScreens
 )
 
@@ -175,6 +178,7 @@ func init() {
 		screenStats:     {draw: (*Model).drawStats, key: (*Model).statsKey},
 		screenParty:     {draw: (*Model).drawPartyScreen, key: (*Model).partyKey},
 		screenMarket:    {draw: (*Model).drawMarket, key: (*Model).marketKey},
+		screenMail:      {draw: (*Model).drawMail, key: (*Model).mailKey},
 	}
 }
 
@@ -231,6 +235,10 @@ type Model struct {
 	bt      battle      // group battles and parties (battle.go, party.go)
 	mk      marketState // the market screen (market.go)
 	lay     playLayout  // how the dungeon screen last drawn shared out its rows
+	mail    mailState   // the letters screen (mail.go)
+	// backSent says the knight, away, has been sent back with a key (chat.go); it is
+	// cleared when a view says it is no longer away.
+	backSent bool
 }
 
 // New makes the model for one session; ctx ends when the connection does.
@@ -353,6 +361,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.watchedView(msg)
 	case watchStartMsg:
 		return m.startWatching(msg)
+	case lettersMsg:
+		return m.gotLetters(msg)
 	case whoMsg:
 		m.who, m.whoNote = msg.who, msg.note
 		if m.pl.active {
@@ -360,6 +370,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		}
 		return nil
 	case tea.PasteMsg:
+		m.comeBack()
 		if m.pl.active {
 			m.pl.paste(msg.Content)
 			return nil
@@ -368,6 +379,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		if msg.String() == "ctrl+c" {
 			return tea.Quit
 		}
+		m.comeBack()
 		if m.pl.active {
 			return m.plainKey(msg)
 		}
@@ -429,6 +441,7 @@ func (m *Model) ownView(v world.View) tea.Cmd {
 	}
 	prev, had := m.view, m.haveView
 	m.view, m.haveView = v, true
+	m.backSent = m.backSent && v.Self.Away
 	m.closeMarketIfLeft()
 	if !m.synced {
 		// This session's options win over what the world held (a saved record, or the

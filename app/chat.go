@@ -11,13 +11,16 @@ import (
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
-// chatInputLimit bounds what the chat line holds; the world cuts a line to
+// chatInputLimit bounds what the chat line holds: a letter (/mail NAME and
+// world.MaxLetterRunes) and some to spare; the world cuts a line of chat to
 // world.MaxChatRunes after cleaning it.
-const chatInputLimit = 400
+const chatInputLimit = 600
 
 // chatHelp says what the chat line takes.
-const chatHelp = "Plain text says to those who see you; /shout TEXT reaches everyone, /w NAME TEXT whispers, /p TEXT is for your party, /mute NAME and /unmute NAME filter. " +
-	"Parties: /invite NAME, /ask NAME (to join theirs), /accept [NAME], /decline [NAME], /leave, /disband, /party (the party screen)."
+const chatHelp = "Plain text says to those who see you; /me TEXT acts it out (/me waves: \"Kay waves.\"); /shout TEXT reaches everyone; /w NAME TEXT whispers, /r TEXT answers the last who whispered to you; /p TEXT is for your party; /mute NAME and /unmute NAME filter. " +
+	"Channels: /newbie TEXT (questions welcome) and /ooc TEXT talk on them (or /c NAME TEXT), /join NAME, /leave NAME, /channels. " +
+	"Letters: /mail NAME TEXT writes to any knight, online or not; /mail alone reads yours. /afk [REASON] says you are away until your next key; /report NAME REASON tells the admins. " +
+	"Parties: /invite NAME, /ask NAME (to join theirs), /accept [NAME], /decline [NAME], /leave (alone: the party), /disband, /party (the party screen)."
 
 // chatLine is the one-line chat input that Enter (or ') opens over the dungeon screen,
 // in the pattern of the admin console. It is part of the Model and owned by its program.
@@ -38,20 +41,45 @@ func newChatLine() chatLine {
 // chatAction is what a typed chat line asks for: a line for the world, a change to the
 // mute list, or only a note for the player.
 type chatAction struct {
-	chat   *world.Chat
-	party  *world.PartyAction
-	screen bool // open the party screen
-	mute   string
-	unmute string
-	note   string
+	chat    *world.Chat
+	party   *world.PartyAction
+	channel *world.ChannelAction
+	letter  *named  // a letter: to whom, and the text
+	report  *named  // a report: about whom, and why
+	away    *string // going away, with the reason
+	screen  bool    // open the party screen
+	mail    bool    // read the letters
+	mute    string
+	unmute  string
+	note    string
+}
+
+// named is a knight's name (empty: the world reads it from the start of the text) and
+// the text after it.
+type named struct{ name, text string }
+
+// quotedName reads a knight's name in quotes from the start of rest ("Gawain the Bold"
+// hi), if it is there; otherwise the name is left to the world, which finds the longest
+// name of a knight that starts the text.
+func quotedName(rest string) named {
+	if strings.HasPrefix(rest, `"`) {
+		if name, text, ok := strings.Cut(rest[1:], `"`); ok {
+			return named{name, strings.TrimSpace(text)}
+		}
+	}
+	return named{"", rest}
 }
 
 // parseChat reads a chat line the way chat clients do: plain text says; /shout, /w (or
-// /whisper, /tell) NAME and /p shout, whisper and talk to the party. A name with spaces
-// may be quoted (/w "Gawain the Bold" hello); unquoted, the world finds the longest name
-// of a knight online that starts the text. The party commands (/invite NAME, /ask NAME,
-// /accept [NAME], /decline [NAME], /leave, /disband) take everything after the command
-// as the name; /party alone opens the party screen.
+// /whisper, /tell) NAME and /p shout, whisper and talk to the party; /me acts, /r replies
+// to the last whisper. A name with spaces may be quoted (/w "Gawain the Bold" hello, and
+// so for /mail and /report); unquoted, the world finds the longest name of a knight that
+// starts the text. The party commands (/invite NAME, /ask NAME, /accept [NAME],
+// /decline [NAME], /leave, /disband) take everything after the command as the name;
+// /party alone opens the party screen. Channels are /join NAME, /leave NAME (with a name:
+// bare /leave is still the party's), /c NAME TEXT or /NAME TEXT, and /channels; /mail
+// NAME TEXT writes a letter and /mail alone reads them; /afk [REASON]; /report NAME
+// REASON.
 func parseChat(line string) chatAction {
 	line = strings.TrimSpace(line)
 	if line == "" {
@@ -68,13 +96,42 @@ func parseChat(line string) chatAction {
 	case "/shout", "/sh", "/yell":
 		return chatAction{chat: &world.Chat{Kind: world.ChatShout, Text: rest}}
 	case "/w", "/whisper", "/tell", "/t", "/msg":
-		c := &world.Chat{Kind: world.ChatWhisper, Text: rest}
-		if strings.HasPrefix(rest, `"`) {
-			if name, text, ok := strings.Cut(rest[1:], `"`); ok {
-				c.To, c.Text = name, strings.TrimSpace(text)
-			}
+		n := quotedName(rest)
+		return chatAction{chat: &world.Chat{Kind: world.ChatWhisper, To: n.name, Text: n.text}}
+	case "/r", "/reply":
+		return chatAction{chat: &world.Chat{Kind: world.ChatReply, Text: rest}}
+	case "/me", "/emote", "/em":
+		if rest == "" {
+			return chatAction{note: `Act out what? /me TEXT: "/me waves" shows your name and "waves." to those who see you.`}
 		}
-		return chatAction{chat: c}
+		return chatAction{chat: &world.Chat{Kind: world.ChatEmote, Text: rest}}
+	case "/c", "/ch", "/channel":
+		name, text, _ := strings.Cut(rest, " ")
+		if name == "" {
+			return chatAction{note: "Talk on which channel? /c NAME TEXT; /channels lists them."}
+		}
+		return chatAction{chat: &world.Chat{Kind: world.ChatChannel, To: name, Text: strings.TrimSpace(text)}}
+	case "/join":
+		if rest == "" {
+			return chatAction{note: "Join which channel? /join NAME; /channels lists them."}
+		}
+		return chatAction{channel: &world.ChannelAction{Kind: world.ChannelJoin, Name: rest}}
+	case "/channels":
+		return chatAction{channel: &world.ChannelAction{Kind: world.ChannelList}}
+	case "/mail", "/letter", "/write":
+		if rest == "" {
+			return chatAction{mail: true}
+		}
+		n := quotedName(rest)
+		return chatAction{letter: &n}
+	case "/afk", "/away":
+		return chatAction{away: &rest}
+	case "/report":
+		if rest == "" {
+			return chatAction{note: "Report whom? /report NAME REASON tells the admins, with what that knight said lately."}
+		}
+		n := quotedName(rest)
+		return chatAction{report: &n}
 	case "/p", "/party":
 		if rest == "" && strings.EqualFold(cmd, "/party") {
 			return chatAction{screen: true}
@@ -97,7 +154,11 @@ func parseChat(line string) chatAction {
 		}
 		return chatAction{party: &world.PartyAction{Kind: kind, Name: partyName(rest)}}
 	case "/leave":
-		return chatAction{party: &world.PartyAction{Kind: world.PartyLeave}}
+		// Alone, /leave leaves the party, as it always has; with a name, the channel.
+		if rest == "" || strings.EqualFold(rest, "party") {
+			return chatAction{party: &world.PartyAction{Kind: world.PartyLeave}}
+		}
+		return chatAction{channel: &world.ChannelAction{Kind: world.ChannelLeave, Name: rest}}
 	case "/disband":
 		return chatAction{party: &world.PartyAction{Kind: world.PartyDisband}}
 	case "/mute", "/ignore":
@@ -113,34 +174,54 @@ func parseChat(line string) chatAction {
 	case "/help", "/?":
 		return chatAction{note: chatHelp}
 	}
+	if ch := world.ChannelNamed(cmd[1:]); ch != nil { // /newbie TEXT, /ooc TEXT
+		if rest == "" {
+			return chatAction{note: fmt.Sprintf("Say what on %s? /%s TEXT.", ch.Name, ch.Name)}
+		}
+		return chatAction{chat: &world.Chat{Kind: world.ChatChannel, To: ch.Name, Text: rest}}
+	}
 	return chatAction{note: fmt.Sprintf("%s is not a chat command. %s", world.CleanText(cmd, 20), chatHelp)}
 }
 
-// sendChat carries out a typed chat line and returns a note for the player, if any.
-func (m *Model) sendChat(line string) string {
+// sendChat carries out a typed chat line and returns a note for the player, if any, and
+// a command (reading the letters asks the world).
+func (m *Model) sendChat(line string) (string, tea.Cmd) {
 	a := parseChat(line)
+	pl := m.player.Load()
+	needsKnight := a.chat != nil || a.channel != nil || a.letter != nil || a.report != nil || a.away != nil || a.mail
+	if needsKnight && pl == nil {
+		return "You are not in the game.", nil
+	}
+	var err error
 	switch {
 	case a.chat != nil:
-		pl := m.player.Load()
-		if pl == nil {
-			return "You are not in the game."
-		}
-		if err := pl.Chat(m.ctx, *a.chat); err != nil {
-			return "The world is not answering; your line was not sent."
-		}
+		err = pl.Chat(m.ctx, *a.chat)
+	case a.channel != nil:
+		err = pl.Channel(m.ctx, *a.channel)
+	case a.letter != nil:
+		err = pl.SendLetter(m.ctx, a.letter.name, a.letter.text, m.now())
+	case a.report != nil:
+		err = pl.Report(m.ctx, a.report.name, a.report.text)
+	case a.away != nil:
+		err = pl.Away(m.ctx, *a.away)
+	case a.mail:
+		return "", m.openMail()
 	case a.party != nil:
-		return m.partyAction(*a.party)
+		return m.partyAction(*a.party), nil
 	case a.screen:
 		if m.pl.active {
-			return strings.Join(partySentences(m.view), " ")
+			return strings.Join(partySentences(m.view), " "), nil
 		}
 		m.screen = screenParty
 	case a.mute != "":
-		return m.setMuted(a.mute, true)
+		return m.setMuted(a.mute, true), nil
 	case a.unmute != "":
-		return m.setMuted(a.unmute, false)
+		return m.setMuted(a.unmute, false), nil
 	}
-	return a.note
+	if err != nil {
+		return "The world is not answering; your line was not sent.", nil
+	}
+	return a.note, nil
 }
 
 // setMuted adds a name to the mute list or takes it off, and says what it did.
@@ -168,11 +249,20 @@ func (m *Model) setMuted(raw string, mute bool) string {
 		}
 		o.Muted = kept
 	}
-	m.setOptions(o)
-	if mute {
-		return fmt.Sprintf("You will not see what %s says. (/unmute %s undoes it.)", name, name)
+	m.setOptions(o) // the world confirms it in the message log
+	return ""
+}
+
+// comeBack ends the knight's being away (/afk) at the first key pressed after it, as
+// the world was told it would: any key, whatever screen it is pressed on.
+func (m *Model) comeBack() {
+	if !m.view.Self.Away || m.backSent {
+		return
 	}
-	return fmt.Sprintf("You will see what %s says again.", name)
+	if pl := m.player.Load(); pl != nil {
+		_ = pl.Back(m.ctx) // fails only when the session or the world is ending
+		m.backSent = true
+	}
 }
 
 // chatKey handles a key for the chat line: Enter or ' on the dungeon screen opens it, and
@@ -202,7 +292,9 @@ func (m *Model) chatKey(k tea.KeyPressMsg) (cmd tea.Cmd, handled bool) {
 			return nil, true
 		}
 		ch.history.add(line)
-		ch.note = m.sendChat(line)
+		var cmd tea.Cmd
+		ch.note, cmd = m.sendChat(line)
+		return cmd, true
 	case "up", "down":
 		ch.history.recall(s == "up", &ch.input)
 	default:
@@ -227,7 +319,7 @@ func (m *Model) openChatWith(text string) tea.Cmd {
 }
 
 // chatLineHelp is what the open chat line takes, shown above it.
-const chatLineHelp = "Enter sends, Esc cancels. /shout, /w NAME, /p party, /invite NAME, /party, /help"
+const chatLineHelp = "Enter sends, Esc cancels. /me, /shout, /w NAME, /r, /p party, /newbie, /mail NAME, /help"
 
 // drawChat draws the open chat line in place of the last message, with what it takes on
 // the rows above, or the note of the last line sent.

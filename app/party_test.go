@@ -102,7 +102,7 @@ func TestPartySlashCommands(t *testing.T) {
 		{"/disband", world.PartyAction{Kind: world.PartyDisband}},
 	} {
 		m, rec := viewModel(t, withParty(t), 80, 24)
-		if note := m.sendChat(tc.line); note != "" {
+		if note, _ := m.sendChat(tc.line); note != "" {
 			t.Errorf("%q: note %q", tc.line, note)
 		}
 		if _, party := rec.sent(); len(party) != 1 || party[0] != tc.want {
@@ -110,10 +110,10 @@ func TestPartySlashCommands(t *testing.T) {
 		}
 	}
 	m, rec := viewModel(t, withParty(t), 80, 24)
-	if note := m.sendChat("/invite"); !strings.Contains(note, "Invite whom?") {
+	if note, _ := m.sendChat("/invite"); !strings.Contains(note, "Invite whom?") {
 		t.Errorf("/invite alone: %q", note)
 	}
-	if note := m.sendChat("/party"); note != "" || m.screen != screenParty {
+	if note, _ := m.sendChat("/party"); note != "" || m.screen != screenParty {
 		t.Errorf("/party: note %q, screen %v", note, m.screen)
 	}
 	if a := parseChat("/party onward"); a.chat == nil || a.chat.Kind != world.ChatParty || a.chat.Text != "onward" {

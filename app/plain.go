@@ -188,6 +188,12 @@ func (m *Model) sayWho() {
 		case !e.Watchable:
 			where += ", no spectators"
 		}
+		if idle := m.idleFor(e); idle != "" {
+			where += ", " + idle
+		}
+		if e.Away {
+			where += ", " + strings.Trim(awayWords(e), "()")
+		}
 		ws = append(ws, fmt.Sprintf("%s (%s)", e.Name, where))
 	}
 	if len(ws) == 0 {
@@ -436,10 +442,11 @@ func (m *Model) plainCast(args []string) {
 
 // plainChat sends a chat line and says the note, if any.
 func (m *Model) plainChat(line string) tea.Cmd {
-	if note := m.sendChat(line); note != "" {
+	note, cmd := m.sendChat(line)
+	if note != "" {
 		m.say(note)
 	}
-	return nil
+	return cmd
 }
 
 // plainConsole runs an admin console line.

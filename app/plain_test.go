@@ -146,7 +146,7 @@ func TestPlainPrintsLinesInOrderAboveThePrompt(t *testing.T) {
 	if i < 0 {
 		t.Fatalf("the full screen was not left: %q", got)
 	}
-	if !strings.Contains(got[i:], "\r"+ansi.EraseEntireLine+"ORTHANC") || !strings.Contains(got[i:], "begin.\r\nfirst\r\n") {
+	if !strings.Contains(got[i:], "\r"+ansi.EraseEntireLine+"ORTHANC") || !strings.Contains(got[i:], "your question.\r\nfirst\r\n") {
 		t.Fatalf("first not printed: %q", got[i:])
 	}
 	if !strings.HasSuffix(got, "\r"+ansi.EraseEntireLine+"second\r\nthird\r\n"+plainPrompt) {

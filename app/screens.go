@@ -260,6 +260,12 @@ func statusFields(s world.Self) []string {
 	if len(s.Status) > 0 {
 		fields = append(fields, english.Capital(strings.Join(s.Status, ", ")))
 	}
+	if s.Unread > 0 {
+		fields = append(fields, fmt.Sprintf("%s (e)", english.Count(s.Unread, "letter", "letters")))
+	}
+	if s.Away {
+		fields = append(fields, "Away")
+	}
 	return fields
 }
 
@@ -353,7 +359,14 @@ var helpText = []string{
 	"                > goes down at the dungeon entrance (EX)",
 	"  map           m          quit   q (your knight is saved where it stands)",
 	"  chat          Enter or ' opens the chat line: plain text says to those",
-	"                who see you, /shout TEXT all, /w NAME TEXT whispers",
+	"                who see you, /me TEXT acts, /shout TEXT all, /w NAME TEXT",
+	"                whispers, /r TEXT replies; /help lists the rest",
+	"  channels      /newbie TEXT asks newcomers' questions, /ooc TEXT talks of",
+	"                anything; /join NAME, /leave NAME, /channels",
+	"  letters       e          your letters; /mail NAME TEXT writes to any",
+	"                           knight, online or not",
+	"  away          /afk [REASON] until your next key; /report NAME REASON",
+	"                           tells the admins about a knight",
 	"  party         P          the party; /invite NAME, /ask NAME, /accept,",
 	"                /decline, /leave, /disband, /p TEXT talks to the party",
 	"  messages      M          the message and chat log, to scroll back",
@@ -794,6 +807,8 @@ func (m *Model) playKey(s string) tea.Cmd {
 		return m.askWho()
 	case "o":
 		m.openOptions()
+	case "e":
+		return m.openMail()
 	case "m":
 		m.screen = screenMap
 	case "i":

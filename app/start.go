@@ -51,7 +51,8 @@ func (m *Model) drawTitle(c *canvas) {
 	}
 	// The screen-reader question is answered by the same key that starts the game: Enter
 	// is no, so pressing Enter through the start still reaches the dungeon.
-	lines = append(lines, "", "Do you use a screen reader? y/N", "(y: the game as lines of text; o: options)")
+	lines = append(lines, "", "Do you use a screen reader? y/N", "(y: the game as lines of text; o: options)",
+		"", newbieLine)
 	centred(c, top+len(banner)+2, lines, clsText)
 }
 
@@ -242,6 +243,9 @@ func (m *Model) nameKnight(raw string) (tea.Cmd, string) {
 	return m.join(rec), ""
 }
 
+// newbieLine tells a newcomer on the title screen where to ask (issue 20).
+const newbieLine = "New here? Questions are welcome on the newbie channel: in the game, Enter, then /newbie and your question."
+
 // plainIntro is the title, spoken.
 func (m *Model) plainIntro() {
 	m.say("ORTHANC: a dungeon of the PLATO age, shared by everyone connected.",
@@ -262,6 +266,7 @@ func (m *Model) plainIntro() {
 		m.say(guestTitle[0] + " " + guestTitle[1] + " Press Enter to begin.")
 	default:
 		m.say("Your SSH key is your account: a new key rolls a new knight. Press Enter to begin.")
+		m.say("New here? Questions are welcome on the newbie channel: in the game, type newbie and your question.")
 	}
 }
 

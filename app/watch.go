@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -237,8 +239,16 @@ func (m *Model) drawWho(c *canvas) {
 		case !e.Watchable:
 			note = "(no spectators)"
 		}
-		c.text(4, y, fmt.Sprintf("%c  %-20s level %-3d %-9s %s", 'a'+i, e.Name, e.Level, where, note), clsText) // at most 60 columns
-		y++
+		row := fmt.Sprintf("%c  %-20s level %-3d %-9s %-8s %s", 'a'+i, e.Name, e.Level, where, m.idleFor(e), note)
+		if e.Away {
+			row += " " + awayWords(e)
+		}
+		for _, l := range wrapHang(strings.TrimRight(row, " "), c.w-6, 3) { // an away reason wraps under the name
+			if y < c.h-4 {
+				c.text(4, y, l, clsText)
+			}
+			y++
+		}
 	}
 	if m.whoNote != "" {
 		lines := wrap(m.whoNote, c.w-6)
@@ -246,6 +256,27 @@ func (m *Model) drawWho(c *canvas) {
 			c.text(4, c.h-1-len(lines)+i, l, clsTitle)
 		}
 	}
+}
+
+// idleFor is how long a knight of the who-list has sent nothing, as the list shows it:
+// nothing under a minute.
+func (m *Model) idleFor(e world.WhoEntry) string {
+	d := time.Duration(e.IdleTurns) * m.tick()
+	switch {
+	case d < time.Minute:
+		return ""
+	case d < time.Hour:
+		return fmt.Sprintf("idle %dm", int(d.Minutes()))
+	}
+	return fmt.Sprintf("idle %dh", int(d.Hours()))
+}
+
+// awayWords says a knight of the who-list is away, and why.
+func awayWords(e world.WhoEntry) string {
+	if e.AwayReason != "" {
+		return "(away: " + e.AwayReason + ")"
+	}
+	return "(away)"
 }
 
 // drawWatch draws the watched player's screen with a line saying whose it is.

@@ -511,9 +511,29 @@ func TestOtherScreensAreWhole(t *testing.T) {
 		checkWhole(t, "fame", s, 0, w, fame...)
 		keys(m, "esc")
 
-		m.screen, m.who = screenWho, []world.WhoEntry{{Name: longName, Level: 10, Depth: 3, Watchable: true}}
+		away := strings.Repeat("gone to slay the dragon of the north ", 3)[:world.MaxAwayRunes]
+		m.screen, m.who = screenWho, []world.WhoEntry{{Name: longName, Level: 10, Depth: 3, Watchable: true},
+			{Name: "Bedivere the Stout", Level: 2, Depth: 0, IdleTurns: 4000, Away: true, AwayReason: away}}
 		m.whoNote = WatchError(world.ErrNoSpectators, "Bedivere the Stout") + " " + WatchError(world.ErrAmbiguousName, "Bedivere the Stout")
-		checkWhole(t, "who", m.Text(), 0, w, longName, m.whoNote)
+		checkWhole(t, "who", m.Text(), 0, w, longName, m.whoNote, "idle 1m", "(away: "+away+")")
+		checkFrame(t, m.Text(), w, h)
+
+		// The letters, as long as letters go, each whole somewhere as the list scrolls.
+		m.screen, m.mail = screenMail, mailState{have: true}
+		var texts []string
+		for i := range 6 {
+			l := world.Letter{ID: uint64(i), From: longName, Text: strings.Repeat(fmt.Sprintf("line %d of a long letter ", i), 30)[:world.MaxLetterRunes],
+				Read: i > 2}
+			m.mail.letters = append(m.mail.letters, l)
+			texts = append(texts, l.Text, letterHead(l))
+		}
+		screens := scrolled(m, "down")
+		wholeSomewhere(t, fmt.Sprintf("%d×%d letters", w, h), screens, w, texts...)
+		for _, s := range screens {
+			checkFrame(t, s, w, h)
+			checkWhole(t, "letters", s, 0, w, mailFoot)
+		}
+		m.screen = screenWho
 
 		m.screen, m.tomb = screenDead, &world.Death{Killer: "a Sabre-tooth Tiger", Depth: 10, Level: 9, Experience: 123456}
 		checkWhole(t, "tombstone", m.Text(), 0, w, "slain by a Sabre-tooth Tiger", "Death is permanent. Press Enter to roll a new knight, q to leave.")

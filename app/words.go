@@ -144,7 +144,7 @@ func init() {
 			topic: topicParties, when: playing, run: (*Model).wordAnswer},
 		{words: []string{"party", "members", "group"}, help: "lists the members and what waits for an answer",
 			topic: topicParties, when: playing, only: func(c plainCall) bool { return c.word != "party" || c.rest == "" }, run: (*Model).wordParty},
-		{words: []string{"leave"}, usage: "leave party", help: "leaves it", topic: topicParties, when: playing, run: (*Model).wordLeave},
+		{words: []string{"leave"}, usage: "leave party", help: "leaves it (leave and a channel's name leaves the channel)", topic: topicParties, when: playing, run: (*Model).wordLeave},
 		{words: []string{"disband"}, help: "ends it, if you lead it", topic: topicParties, when: playing, run: (*Model).wordDisband},
 
 		{words: []string{"inventory", "i", "inv", "items"}, help: "lists what you carry, by letter",
@@ -166,6 +166,22 @@ func init() {
 			topic: topicTalking, when: playing, run: (*Model).wordChat},
 		{words: []string{"party", "p"}, usage: "party TEXT", help: "says it to your party", topic: topicTalking, when: playing,
 			only: func(c plainCall) bool { return c.word != "party" || c.rest != "" }, run: (*Model).wordChat},
+		{words: []string{"me", "emote"}, usage: "me TEXT", help: `acts it out to those who see you: me waves is "Kay waves."`,
+			topic: topicTalking, when: playing, run: (*Model).wordChat},
+		{words: []string{"reply", "re"}, usage: "reply TEXT", help: "whispers to the last knight who whispered to you",
+			topic: topicTalking, when: playing, run: (*Model).wordChat},
+		{words: channelWords(), usage: channelUsage(), help: "talks on that channel, wherever its knights are (newbie is for questions: ask anything)",
+			topic: topicTalking, when: playing, run: (*Model).wordChat},
+		{words: []string{"join"}, usage: "join CHANNEL", help: "joins a channel and reads its last lines",
+			topic: topicTalking, when: playing, run: (*Model).wordChat},
+		{words: []string{"channels"}, help: "lists the channels, and which you are on", topic: topicTalking, when: playing, run: (*Model).wordChat},
+		{words: []string{"mail", "letters", "letter"}, usage: "mail",
+			help:  "reads your letters; mail NAME TEXT writes to any knight, online or not; mail delete 2 deletes the second",
+			topic: topicTalking, when: playing, run: (*Model).wordMail},
+		{words: []string{"afk", "away"}, usage: "afk REASON", help: "says you are away (the reason is yours to give) until your next key",
+			topic: topicTalking, when: playing, run: (*Model).wordChat},
+		{words: []string{"report"}, usage: "report NAME REASON", help: "tells the admins about a knight, with what it said lately",
+			topic: topicTalking, when: playing, run: (*Model).wordChat},
 		{words: []string{"mute"}, usage: "mute NAME", help: "leaves a knight out of what you hear",
 			topic: topicTalking, when: playing, run: (*Model).wordChat},
 		{words: []string{"unmute"}, usage: "unmute NAME", help: "lets it be heard again", topic: topicTalking, when: playing, run: (*Model).wordChat},
@@ -504,8 +520,11 @@ func (m *Model) wordParty(c plainCall) tea.Cmd {
 }
 
 func (m *Model) wordLeave(c plainCall) tea.Cmd {
+	if len(c.args) == 1 && world.ChannelNamed(c.args[0]) != nil {
+		return m.plainChat("/leave " + c.args[0])
+	}
 	if len(c.args) == 0 || !strings.EqualFold(c.args[0], "party") {
-		m.say("Type leave party to leave your party, or quit to leave the game.")
+		m.say("Type leave party to leave your party, leave and a channel's name to leave the channel, or quit to leave the game.")
 		return nil
 	}
 	m.sayNote(m.partyAction(world.PartyAction{Kind: world.PartyLeave}))
@@ -548,10 +567,31 @@ func (m *Model) wordTrade(c plainCall) tea.Cmd {
 
 func (m *Model) wordSay(c plainCall) tea.Cmd { return m.plainChat("/say " + c.rest) }
 
-// chatCommands are the chat line's commands the talking words stand for.
+// chatCommands are the chat line's commands the talking words stand for (and each
+// channel's name, /newbie, added by channelWords).
 var chatCommands = map[string]string{
 	"shout": "/shout", "yell": "/shout", "whisper": "/w", "tell": "/w", "party": "/p", "p": "/p",
-	"mute": "/mute", "unmute": "/unmute",
+	"mute": "/mute", "unmute": "/unmute", "me": "/me", "emote": "/me", "reply": "/r", "re": "/r",
+	"join": "/join", "channels": "/channels", "afk": "/afk", "away": "/afk", "report": "/report",
+}
+
+// channelWords are the channels' names, as words that talk on them.
+func channelWords() []string {
+	var out []string
+	for _, ch := range world.Channels {
+		out = append(out, ch.Name)
+		chatCommands[ch.Name] = "/" + ch.Name
+	}
+	return out
+}
+
+// channelUsage is how the help shows the channels' words: "newbie TEXT or ooc TEXT".
+func channelUsage() string {
+	var out []string
+	for _, ch := range world.Channels {
+		out = append(out, ch.Name+" TEXT")
+	}
+	return strings.Join(out, " or ")
 }
 
 func (m *Model) wordChat(c plainCall) tea.Cmd {

@@ -80,6 +80,7 @@ func (s *server) program(sess ssh.Session) *tea.Program {
 		Out:   g,
 		Term:  ptyReq.Term,
 		Tick:  s.cfg.tick,
+		Now:   s.now,
 	})
 	return s.newProgram(sess, m, g)
 }
