@@ -40,8 +40,9 @@ import (
 // its own process), keys and SSH clients for each identity (a player, an admin, an
 // attacker offering the admin's key first), commands run over SSH, terminals read through
 // an emulator as a player sees them, waiting (poll is the one polling loop: every wait is a
-// use of it), knights seeded into a data folder or joined straight into the world, ways
-// through the default dungeon, and reading parts of a screen.
+// use of it), the server's clock (a fake one the test moves), knights seeded into a data
+// folder or joined straight into the world, ways through the default dungeon, and reading
+// parts of a screen.
 
 // Servers.
 
@@ -419,6 +420,17 @@ func runCmd(t testing.TB, addr string, key gossh.Signer, cmd string) (stdout, st
 	return runOn(t, c, cmd)
 }
 
+// mustRun runs a non-PTY command on a new connection with key and returns its output;
+// the test fails unless it succeeds.
+func mustRun(t testing.TB, addr string, key gossh.Signer, cmd string) string {
+	t.Helper()
+	out, errOut, code := runCmd(t, addr, key, cmd)
+	if code != 0 {
+		t.Fatalf("%s: exit %d: %s", cmd, code, errOut)
+	}
+	return out
+}
+
 // runOn runs a command on an open client.
 func runOn(t testing.TB, c *gossh.Client, cmd string) (stdout, stderr string, code int) {
 	t.Helper()
@@ -793,6 +805,38 @@ func (tm *terminal) enterDungeon(name string) string {
 	return tm.waitFor("level 1 of the dungeon", "Depth 1")
 }
 
+// continueKnight takes a player whose knight is stored from the title screen back into
+// the dungeon.
+func (tm *terminal) continueKnight() string {
+	tm.t.Helper()
+	tm.waitFor("Press Enter to continue your adventure")
+	tm.press(keyEnter)
+	return tm.waitFor("Depth ")
+}
+
+// enterPlain takes a brand-new player in screen-reader mode (play --plain) from the title
+// into the dungeon, naming the knight.
+func (tm *terminal) enterPlain(name string) {
+	tm.t.Helper()
+	tm.waitRaw("Screen-reader mode is on", "Press Enter to begin.")
+	tm.press(keyEnter)
+	tm.waitRaw("The dice have spoken")
+	tm.press(keyEnter)
+	tm.waitRaw("Name your knight")
+	tm.press(name, keyEnter)
+	tm.waitRaw("Welcome, " + name + ".")
+}
+
+// log opens the message log, waits until it holds every want, and returns to the game.
+func (tm *terminal) log(want ...string) string {
+	tm.t.Helper()
+	tm.press("M")
+	s := tm.waitFor(append([]string{"MESSAGES AND CHAT"}, want...)...)
+	tm.press("q")
+	tm.waitScreen("the game again", func(s string) bool { return !strings.Contains(s, "MESSAGES AND CHAT") })
+	return s
+}
+
 // exitStatus waits for the session to end and returns its exit status.
 func (tm *terminal) exitStatus() int {
 	tm.t.Helper()
@@ -959,6 +1003,29 @@ func containsAll(s string, want []string) bool {
 		}
 	}
 	return true
+}
+
+// The clock.
+
+// fakeClock is the server's wall clock in a test (config.clock): it stands still until
+// the test moves it, so a timed ban lapses exactly when the test says.
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func newFakeClock(t time.Time) *fakeClock { return &fakeClock{t: t} }
+
+func (c *fakeClock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *fakeClock) add(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
 }
 
 // Knights and the dungeon.
