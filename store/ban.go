@@ -105,7 +105,10 @@ func (s *Store) IsBanned(fp string, now time.Time) (bool, error) {
 			return nil
 		}
 		b, err := decodeBan([]byte(fp), v)
-		banned = err != nil || !b.Lapsed(now) // a ban that cannot be read still bans
+		if err != nil {
+			return err // the caller refuses the key: it cannot tell
+		}
+		banned = !b.Lapsed(now)
 		return nil
 	})
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // Chat (DESIGN §9): a knight says a line to those who can see it, acts it out (an emote,
@@ -198,7 +199,7 @@ func emote(name, text string) string {
 	if strings.HasPrefix(text, "'") || strings.HasPrefix(text, ",") {
 		line = name + text
 	}
-	if !strings.ContainsAny(text[len(text)-1:], ".!?\"')…") {
+	if last, _ := utf8.DecodeLastRuneInString(text); !strings.ContainsRune(".!?\"')…", last) {
 		line += "."
 	}
 	return line
