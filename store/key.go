@@ -191,9 +191,9 @@ type Attached struct {
 
 // Attach gives a key to a knight, in one transaction: the key's entry now names a.Key.Knight (a
 // new key is added). The knight the key played before loses it; a knight left with no
-// key goes from knights (its name with it): a dead or retired one has its tombstone or
-// fame entry already, a living one is refused with ErrHasKnight unless a.Replace, and is
-// then written into tombstones. A key that already plays the knight is ErrSameKnight.
+// key goes from knights (its name and its letters with it): a dead or retired one has its
+// tombstone or fame entry already, a living one is refused with ErrHasKnight unless
+// a.Replace, and is then written into tombstones. A key that already plays the knight is ErrSameKnight.
 // The knight must be stored (or given in a.Knight); the caller has flushed its Saver,
 // and keeps the knights concerned out of the world meanwhile.
 func (s *Store) Attach(a Attach) (Attached, error) {
@@ -274,6 +274,9 @@ func (s *Store) Attach(a Attach) (Attached, error) {
 			done.Entombed = true
 		}
 		done.Gone = true
+		if err := tx.Bucket(bucketLetters).Delete([]byte(done.Left)); err != nil {
+			return err
+		}
 		return knights.Delete([]byte(done.Left))
 	})
 	if err != nil {

@@ -119,6 +119,27 @@ func TestAttachFromADeadKnight(t *testing.T) {
 	}
 }
 
+// A knight taken out of knights takes its letters with it, so a knight that takes its
+// name later reads none of them; the knight that keeps its keys keeps its own.
+func TestAGoneKnightsLettersGoWithIt(t *testing.T) {
+	st := openTemp(t)
+	at := time.Now().UTC()
+	saveKnight(t, st, "K-KEEP", "SHA256:a", at)
+	saveKnight(t, st, "K-GONE", "SHA256:b", at)
+	mail := map[string][]world.Letter{"K-KEEP": {{From: "Kay", To: "Keep", Text: "stay"}}, "K-GONE": {{From: "Kay", To: "Gone", Text: "go"}}}
+	if err := st.Save(Batch{Mail: mail}); err != nil {
+		t.Fatal(err)
+	}
+	done, err := st.Attach(Attach{Key: Key{Fingerprint: "SHA256:b", Knight: "K-KEEP"}, Replace: true, At: at})
+	if err != nil || !done.Gone || done.Left != "K-GONE" {
+		t.Fatalf("Attach = %+v, %v", done, err)
+	}
+	got, err := st.Mail()
+	if err != nil || len(got) != 1 || len(got["K-KEEP"]) != 1 {
+		t.Fatalf("mail after the knight went: %+v, %v", got, err)
+	}
+}
+
 // A new key's binding waits in the saver for its knight's first record and is written
 // with it; a binding whose session leaves before any record goes with nothing written.
 func TestSaverWritesABoundKeyWithItsKnight(t *testing.T) {

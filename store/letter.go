@@ -10,15 +10,17 @@ import (
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
-// Letters are kept by recipient: the knight's name as world.NameKey folds it (names are
-// unique across keys), so a letter waits for a knight whatever key or id plays it.
+// Letters are kept by recipient: the knight's id, so a letter waits for the knight
+// whichever of its keys plays it, and a knight that takes a name freed since reads none of
+// the letters of the knight that had it. A knight taken out of knights (Attach) loses its
+// mailbox with it. Guests are never written to: they are not stored.
 
 type lettersValue struct {
 	V       int            `json:"v"`
 	Letters []world.Letter `json:"letters"`
 }
 
-// Mail returns every mailbox, by the recipient's NameKey, for the world to load at start.
+// Mail returns every mailbox, by the recipient knight's id, for the world to load at start.
 func (s *Store) Mail() (map[string][]world.Letter, error) {
 	out := map[string][]world.Letter{}
 	err := s.db.View(func(tx *bolt.Tx) error {

@@ -1,9 +1,14 @@
 package store
 
 import (
+	"bytes"
+	"errors"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
+
+	bolt "go.etcd.io/bbolt"
 
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
@@ -49,5 +54,43 @@ func TestMailSurvivesARestart(t *testing.T) {
 	}
 	if err := st.Check(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A damaged record of the community's buckets (a silence, a mailbox, a report that is not
+// what this package writes) is refused at Open like a damaged knight, naming it, the file
+// left as it was; a record of a newer version is no damage (it is refused when read).
+func TestADamagedCommunityRecordIsRefused(t *testing.T) {
+	for _, bucket := range []string{"silences", "letters", "reports"} {
+		t.Run(bucket, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "orthanc.db")
+			st, err := Open(path, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			st.Close()
+			db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = db.Update(func(tx *bolt.Tx) error {
+				b := tx.Bucket([]byte(bucket))
+				if err := b.Put([]byte("K-NEWER"), []byte(`{"v":99,"whatever":true}`)); err != nil {
+					return err
+				}
+				return b.Put([]byte("K-DAMAGED"), []byte(`{"v":1,"`+bucket[:len(bucket)-1]+`":{"text":`))
+			})
+			db.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			before := readFile(t, path)
+			if _, err := Open(path, Options{}); !errors.Is(err, ErrNotDatabase) || !strings.Contains(err.Error(), "K-DAMAGED") {
+				t.Fatalf("Open of a damaged %s record: %v", bucket, err)
+			}
+			if !bytes.Equal(readFile(t, path), before) {
+				t.Fatal("the refused file was written")
+			}
+		})
 	}
 }

@@ -22,7 +22,8 @@ const BackupSuffix = ".schema1-backup"
 // then one write transaction moves every adventurer to knights under its fingerprint,
 // which becomes its knight id, gives it its key in keys, deletes adventurers and writes
 // the new schema version. A failure anywhere leaves the file as it was: the copy is
-// only a second way back. Levels, fame, tombstones and bans are the same in both.
+// only a second way back. Levels, fame, tombstones and bans are the same in both; the
+// community's buckets (silences, letters, reports) are created after it, by Open.
 func migrateV1(db *bolt.DB, path string) error {
 	backup := path + BackupSuffix
 	if _, err := os.Stat(backup); err == nil {

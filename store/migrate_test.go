@@ -114,6 +114,20 @@ func TestSchema1IsMigratedInPlace(t *testing.T) {
 	if names, err := st.KnightNames(); err != nil || len(names) != 2 {
 		t.Errorf("KnightNames = %v, %v", names, err)
 	}
+	// The community's buckets, which schema 1 never had, are there to use: a silence and a
+	// letter are kept by the migrated knight's id (its key's fingerprint).
+	if err := st.Silence(Silence{Knight: a.Fingerprint, By: "SHA256:admin", At: at, Until: at.Add(time.Hour)}); err != nil {
+		t.Errorf("a silence after the migration: %v", err)
+	}
+	if err := st.Save(Batch{Mail: map[string][]world.Letter{b.Fingerprint: {{From: a.Name, To: b.Name, Text: "hello"}}}}); err != nil {
+		t.Errorf("a letter after the migration: %v", err)
+	}
+	if mail, err := st.Mail(); err != nil || len(mail[b.Fingerprint]) != 1 {
+		t.Errorf("Mail after the migration = %v, %v", mail, err)
+	}
+	if rs, err := st.Reports(); err != nil || len(rs) != 0 {
+		t.Errorf("Reports after the migration = %v, %v", rs, err)
+	}
 	if err := st.Close(); err != nil {
 		t.Fatal(err)
 	}

@@ -9,15 +9,19 @@ import (
 )
 
 // Report is a player's report of a knight, as the admins' reports command lists it: who
-// reported whom and why, and the lines the reported knight said lately, with when.
+// reported whom and why, and the lines the reported knight said lately, with when. The
+// knights are named as they were then, with their ids (a guest's, "guest-…", was its
+// session's: FromGuest and AboutGuest mark them).
 type Report struct {
-	Filed            time.Time    `json:"filed"`
-	From             string       `json:"from"`
-	FromFingerprint  string       `json:"from_fingerprint"`
-	About            string       `json:"about"`
-	AboutFingerprint string       `json:"about_fingerprint,omitempty"` // when the knight was online
-	Reason           string       `json:"reason"`
-	Lines            []ReportLine `json:"lines"`
+	Filed       time.Time    `json:"filed"`
+	From        string       `json:"from"`
+	FromKnight  string       `json:"from_knight"`
+	FromGuest   bool         `json:"from_guest,omitempty"`
+	About       string       `json:"about"`
+	AboutKnight string       `json:"about_knight,omitempty"`
+	AboutGuest  bool         `json:"about_guest,omitempty"`
+	Reason      string       `json:"reason"`
+	Lines       []ReportLine `json:"lines"`
 }
 
 // ReportLine is one line the reported knight said: when, where (say, emote, shout, a
@@ -33,10 +37,10 @@ type reportValue struct {
 	Report Report `json:"report"`
 }
 
-// reportKey orders reports by when they were filed; the reporter's fingerprint keeps two
+// reportKey orders reports by when they were filed; the reporter's knight id keeps two
 // of the same moment apart.
 func reportKey(r Report) []byte {
-	return []byte(r.Filed.UTC().Format(time.RFC3339Nano) + "/" + r.FromFingerprint)
+	return []byte(r.Filed.UTC().Format(time.RFC3339Nano) + "/" + r.FromKnight)
 }
 
 func putReports(tx *bolt.Tx, rs []Report) error {

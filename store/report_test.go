@@ -11,9 +11,9 @@ func TestReportsAreKeptAndForgotten(t *testing.T) {
 	st := openTemp(t)
 	sv := NewSaver(st, nil)
 	at := time.Date(2025, 6, 1, 14, 0, 0, 0, time.UTC)
-	sv.PutReport(Report{Filed: at.Add(time.Minute), From: "Bors", FromFingerprint: "SHA256:b", About: "Mordred", Reason: "rude",
+	sv.PutReport(Report{Filed: at.Add(time.Minute), From: "Bors", FromKnight: "K-B", About: "Mordred", Reason: "rude",
 		Lines: []ReportLine{{At: at, Where: "shout", Line: "Mordred shouts: fools"}}})
-	sv.PutReport(Report{Filed: at, From: "Kay", FromFingerprint: "SHA256:k", About: "Mordred", Reason: "spam"})
+	sv.PutReport(Report{Filed: at, From: "Kay", FromKnight: "K-K", About: "Mordred", Reason: "spam"})
 	if err := sv.Flush(); err != nil {
 		t.Fatal(err)
 	}

@@ -9,16 +9,16 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// Silence is an admin's silencing of a key until a time: its knight plays but cannot talk.
-// Like a ban it is kept by key fingerprint, so a silenced player cannot escape it by
-// rolling a new knight.
+// Silence is an admin's silencing of a knight until a time: it plays but cannot talk. It
+// is kept by the knight's id, so it holds whichever of the knight's keys plays it, and a
+// silenced player cannot escape it by rolling a new knight (its keys keep the id).
 type Silence struct {
-	Fingerprint string    `json:"fingerprint"`
-	Name        string    `json:"name,omitempty"` // the key's knight when it was silenced
-	Reason      string    `json:"reason,omitempty"`
-	By          string    `json:"by"` // the admin's key fingerprint
-	At          time.Time `json:"at"`
-	Until       time.Time `json:"until"`
+	Knight string    `json:"knight"`
+	Name   string    `json:"name,omitempty"` // the knight's name when it was silenced
+	Reason string    `json:"reason,omitempty"`
+	By     string    `json:"by"` // the admin's key fingerprint
+	At     time.Time `json:"at"`
+	Until  time.Time `json:"until"`
 }
 
 type silenceValue struct {
@@ -26,25 +26,26 @@ type silenceValue struct {
 	Silence Silence `json:"silence"`
 }
 
-// Silence stores s under its fingerprint, replacing an earlier silence of the key.
+// Silence stores sl under its knight's id, replacing an earlier silence of the knight.
 func (s *Store) Silence(sl Silence) error {
-	if sl.Fingerprint == "" {
+	if sl.Knight == "" {
 		return fmt.Errorf("silence: %w", errNoFingerprint)
 	}
 	data, err := json.Marshal(silenceValue{V: ValueVersion, Silence: sl})
 	if err != nil {
-		return fmt.Errorf("encode silence %s: %w", sl.Fingerprint, err)
+		return fmt.Errorf("encode silence %s: %w", sl.Knight, err)
 	}
 	err = s.db.Update(func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketSilences).Put([]byte(sl.Fingerprint), data)
+		return tx.Bucket(bucketSilences).Put([]byte(sl.Knight), data)
 	})
 	if err != nil {
-		return fmt.Errorf("silence %s in %s: %w", sl.Fingerprint, s.path, err)
+		return fmt.Errorf("silence %s in %s: %w", sl.Knight, s.path, err)
 	}
 	return nil
 }
 
-// Unsilence deletes the silence of fp and reports whether there was one.
+// Unsilence deletes the silence of the knight with id fp and reports whether there was
+// one.
 func (s *Store) Unsilence(fp string) (bool, error) {
 	found := false
 	err := s.db.Update(func(tx *bolt.Tx) error {

@@ -1,6 +1,7 @@
 // Package store owns the game's persistent state: one bbolt file holding the
 // knights (keyed by their own id), the index from SSH key fingerprints to knights,
-// level state, the hall of fame, tombstones, bans and the message of the day. It also
+// level state, the hall of fame, tombstones, bans, the community's silences, letters
+// and reports, and the message of the day. It also
 // owns the write-behind Saver that keeps disk latency out of the game engine.
 //
 // It must not import anything terminal- or SSH-related, must not hold game
@@ -17,9 +18,9 @@
 //	├── fame             knight id/RFC 3339 time → JSON {"v":1,...FameEntry}
 //	├── tombstones       knight id/RFC 3339 time → JSON {"v":1,...Tombstone}
 //	├── bans             fingerprint, or "addr:" and an address prefix → {"v":1,"ban":{..., until}}
-//	├── silences         fingerprint → {"v":1,"silence":{fingerprint, name, reason, by, at, until}}
-//	├── letters          recipient (world.NameKey of the knight's name) → {"v":1,"letters":[{from, to, text, sent, read}]}
-//	├── reports          RFC 3339 time filed/reporter's fingerprint → {"v":1,"report":{filed, from, about, reason, lines}}
+//	├── silences         knight id → {"v":1,"silence":{knight, name, reason, by, at, until}}
+//	├── letters          the recipient's knight id → {"v":1,"letters":[{from, to, text, sent, read}]}
+//	├── reports          RFC 3339 time filed/reporter's knight id → {"v":1,"report":{filed, from, from_knight, about, about_knight, reason, lines}}
 //	└── meta
 //	    ├── version      SchemaVersion as decimal ASCII ("2")
 //	    └── motd         {"v":1,"motd":{text, by, at}}: the message of the day, when set
@@ -31,7 +32,10 @@
 //
 // Schema 1 (until issue 18) had one bucket adventurers, fingerprint → the same value
 // as knights, in place of knights and keys; Open migrates such a file in place
-// (migrate.go), after writing a copy of it beside it.
+// (migrate.go), after writing a copy of it beside it. silences, letters and reports
+// (issue 20) came after schema 2 without a version change, like bans before them: Open
+// creates them in a file that lacks them, a migrated one included, and a program that
+// does not know them leaves them alone.
 //
 // SchemaVersion versions the layout above; the "v" in each value versions
 // that value's encoding. A program refuses a file or a value whose version it
@@ -432,8 +436,9 @@ func (s *Store) Backup(w io.Writer) (int64, error) {
 }
 
 // Check runs bbolt's consistency check over the whole file and decodes every
-// stored knight, key and ban, returning all problems found joined in one error, or
-// nil. A key that names a knight that is not stored is a problem too.
+// stored knight, key, ban, silence, mailbox and report, returning all problems found
+// joined in one error, or nil. A key that names a knight that is not stored is a problem
+// too.
 func (s *Store) Check() error {
 	var problems []error
 	err := s.db.View(func(tx *bolt.Tx) error {
@@ -445,13 +450,23 @@ func (s *Store) Check() error {
 				problems = append(problems, fmt.Errorf("bucket %s missing", name))
 			}
 		}
-		if b := tx.Bucket(bucketBans); b != nil {
-			_ = b.ForEach(func(k, v []byte) error {
-				if _, err := decodeBan(k, v); err != nil {
-					problems = append(problems, err)
-				}
-				return nil
-			})
+		for _, c := range []struct {
+			bucket []byte
+			decode func(k, v []byte) error
+		}{
+			{bucketBans, func(k, v []byte) error { _, err := decodeBan(k, v); return err }},
+			{bucketSilences, func(k, v []byte) error { _, err := decodeSilence(k, v); return err }},
+			{bucketLetters, func(k, v []byte) error { _, err := decodeLetters(k, v); return err }},
+			{bucketReports, func(k, v []byte) error { _, err := decodeReport(k, v); return err }},
+		} {
+			if b := tx.Bucket(c.bucket); b != nil {
+				_ = b.ForEach(func(k, v []byte) error {
+					if err := c.decode(k, v); err != nil {
+						problems = append(problems, err)
+					}
+					return nil
+				})
+			}
 		}
 		if b := tx.Bucket(bucketKeys); b != nil {
 			_ = b.ForEach(func(k, v []byte) error {

@@ -50,7 +50,7 @@ func (m awayReq) handleIn(e *Engine) {
 			e.say(p, note+" (You are away without a reason.)")
 			reason = ""
 		} else if !e.allowTalk(p, talkAway) {
-			e.say(p, FloodNote+" (You are away without a reason.)")
+			e.say(p, floodNote(p)+" (You are away without a reason.)")
 			reason = ""
 		} else {
 			e.soc.counts.said[talkAway]++

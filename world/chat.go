@@ -59,7 +59,9 @@ type Chat struct {
 // Notes chat leaves in the sender's messages.
 const (
 	// FloodNote is what a knight who talks too fast is told; the line was not sent.
-	FloodNote = "You are talking too fast: that line was not sent. (At most 5 lines in 10 seconds.)"
+	// GuestFloodNote is what a guest is told, at its stricter allowance (GuestChatLines).
+	FloodNote      = "You are talking too fast: that line was not sent. (At most 5 lines in 10 seconds.)"
+	GuestFloodNote = "You are talking too fast: that line was not sent. (A guest may send 2 lines in 10 seconds; a knight with a key, 5.)"
 	// NobodyHears follows a line said where no other knight could hear it.
 	nobodyHears = " (no one is near enough to hear)"
 )
@@ -133,7 +135,7 @@ func (e *Engine) chat(m chatReq) {
 	}
 	kind := chatTalk[c.Kind]
 	if !e.allowTalk(p, kind) {
-		e.say(p, FloodNote)
+		e.say(p, floodNote(p))
 		return
 	}
 	e.soc.counts.said[kind]++
@@ -157,7 +159,7 @@ func (e *Engine) chat(m chatReq) {
 		e.say(p, fmt.Sprintf("You whisper to %s: %s", to.rec.Name, text))
 		if to != p && !to.rec.Options.Mutes(from) {
 			e.say(to, from+" whispers: "+text)
-			to.soc.replyTo = from
+			to.soc.replyTo, to.soc.replyName = p.rec.Fingerprint, from
 		}
 		if to.soc.away {
 			e.say(p, awayNote(to))
@@ -205,16 +207,20 @@ func emote(name, text string) string {
 	return line
 }
 
-// replyee is the knight a reply goes to: the last who whispered to p, if still online.
+// replyee is the knight a reply goes to: the last who whispered to p, if still online
+// (that knight, by its id: never another that has taken its name since).
 func (e *Engine) replyee(p *player) (*player, string) {
-	name := p.soc.replyTo
-	if name == "" {
+	id, name := p.soc.replyTo, p.soc.replyName
+	if id == "" {
 		return nil, "No one has whispered to you yet. (/w NAME TEXT whispers; /r TEXT then answers the last who whispered to you.)"
 	}
-	if q := e.online(name); q != nil {
+	if q := e.players[id]; q != nil {
 		return q, ""
 	}
-	return nil, fmt.Sprintf("%s is not in the game now. (/mail %s TEXT leaves a letter.)", name, name)
+	if _, stored := e.soc.known[NameKey(name)]; stored && !p.rec.Guest {
+		return nil, fmt.Sprintf("%s is not in the game now. (/mail %s TEXT leaves a letter.)", name, name)
+	}
+	return nil, name + " is not in the game now."
 }
 
 // hear gives q a line another knight said to everyone around (or shouted). It is what
@@ -290,6 +296,14 @@ func (e *Engine) allowChat(fp string, guest bool) bool {
 	}
 	t.turns = append(t.turns, e.turn)
 	return true
+}
+
+// floodNote is what p is told of a line allowChat refused.
+func floodNote(p *player) string {
+	if p.rec.Guest {
+		return GuestFloodNote
+	}
+	return FloodNote
 }
 
 // allowTalk is allowChat for a line of one kind (with a guest's stricter allowance),

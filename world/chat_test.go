@@ -165,7 +165,8 @@ func TestFloodIsSlowedPerKey(t *testing.T) {
 		sayAs(e, "arthur", Chat{Text: "guest line " + string(rune('a'+i))})
 	}
 	sayAs(e, "arthur", Chat{Text: "a guest's one too many"})
-	if got := said(e, "bors"); !strings.Contains(got, "guest line b") || strings.Contains(got, "a guest's one too many") {
+	if got := said(e, "bors"); !strings.Contains(got, "guest line b") || strings.Contains(got, "a guest's one too many") ||
+		!strings.Contains(said(e, "arthur"), GuestFloodNote) {
 		t.Fatalf("a guest's flood:\n%s", got)
 	}
 }

@@ -1,5 +1,7 @@
 package world
 
+import "context"
+
 // The community (issue 20): what the knights say and write to one another beyond a line of
 // chat, and what admins do about it — channels (channel.go), letters to knights who are
 // not online (mail.go), being away (away.go), and silences, reports and the history they
@@ -19,9 +21,9 @@ type CommunityConfig struct {
 	ReportTurns int
 	// Knights are the stored knights, for letters to knights who are not online.
 	Knights []KnownKnight
-	// Mail are the letters waiting, by recipient (NameKey of the knight's name).
+	// Mail are the letters waiting, by the recipient knight's id (Adventurer.Fingerprint).
 	Mail map[string][]Letter
-	// Silences are the silences still running when the server started.
+	// Silences are the silences still running when the server started, by knight id.
 	Silences []Silence
 	// Archive is where letters and reports go to be kept; nil keeps them in the engine only.
 	Archive Archive
@@ -42,16 +44,18 @@ const (
 // Archive receives the community's records to keep: letters and reports. It is called
 // from the engine goroutine and must not block on disk.
 type Archive interface {
-	// PutMail replaces the whole mailbox of the knight whose NameKey is to; an empty one
-	// is deleted.
+	// PutMail replaces the whole mailbox of the knight whose id is to; an empty one is
+	// deleted.
 	PutMail(to string, letters []Letter)
 	// PutReport keeps a report filed by a player.
 	PutReport(r Report)
 }
 
-// KnownKnight is a stored knight as the community knows it: its name, and whether it has
-// died or retired (letters no longer reach it).
+// KnownKnight is a stored knight as the community knows it: its id (Adventurer.Fingerprint,
+// the same whichever of its keys plays it), its name, and whether it has died or retired
+// (letters no longer reach it). A guest is never one: it is not stored.
 type KnownKnight struct {
+	ID    string
 	Name  string
 	Ended bool
 }
@@ -63,18 +67,21 @@ type socialState struct {
 	// (moderation.go).
 	public, whispers []keptLine
 	lineSeq          uint64
-	known            map[string]KnownKnight // every knight ever here, by NameKey (mail.go)
-	mail             map[string][]Letter    // letters waiting, by the recipient's NameKey (mail.go)
+	known            map[string]KnownKnight // every knight ever here but guests, by NameKey of its name (mail.go)
+	mail             map[string][]Letter    // letters waiting, by the recipient knight's id (mail.go)
 	nextLetter       uint64
-	silenced         map[string]silence // by key fingerprint (moderation.go)
+	silenced         map[string]silence // by knight id, a guest's too (moderation.go)
 	counts           talkCounts
 }
 
 // playerSocial is a knight's part of the community while it is in the world.
 type playerSocial struct {
-	replyTo    string // the last knight who whispered to it, for /r
-	away       bool   // it said it is away (away.go), until its next key
-	awayReason string
+	// replyTo is the id of the last knight who whispered to it, for /r, and replyName
+	// that knight's name: a reply goes to that knight, never to another who took the name
+	// since (a guest's name is let go when it leaves).
+	replyTo, replyName string
+	away               bool // it said it is away (away.go), until its next key
+	awayReason         string
 }
 
 // socialMsg is a message from a session to the community: each carries out itself on
@@ -101,16 +108,18 @@ func (e *Engine) initSocial() {
 	e.soc.silenced = map[string]silence{}
 	for _, s := range c.Silences {
 		if s.Turns > 0 {
-			e.soc.silenced[s.Fingerprint] = silence{until: e.turn + s.Turns, text: s.Until, reason: s.Reason}
+			e.soc.silenced[s.Knight] = silence{until: e.turn + s.Turns, text: s.Until, reason: s.Reason}
 		}
 	}
 }
 
 // greet tells a knight arriving (joining, or taken over by a new connection) what waits
 // for it: its letters and its channels. It also enters the knight in the community's book
-// of knights, so letters reach it.
+// of knights, so letters reach it; a guest is left out, as it is never saved.
 func (e *Engine) greet(p *player) {
-	e.soc.known[NameKey(p.rec.Name)] = KnownKnight{Name: p.rec.Name}
+	if !p.rec.Guest {
+		e.soc.known[NameKey(p.rec.Name)] = KnownKnight{ID: p.rec.Fingerprint, Name: p.rec.Name}
+	}
 	if n := e.unread(p); n > 0 {
 		e.say(p, unreadNote(n))
 	}
@@ -120,17 +129,41 @@ func (e *Engine) greet(p *player) {
 }
 
 // socialLeft is the community's part of a knight leaving the world: a dead or retired
-// knight's name no longer takes letters, and the letters waiting for it are dropped.
+// knight's name no longer takes letters, and the letters waiting for it are dropped (the
+// knight its keys roll next, under the same id, starts with none).
 func (e *Engine) socialLeft(p *player) {
-	if !p.rec.Ended() {
+	if !p.rec.Ended() || p.rec.Guest {
 		return
 	}
-	k := NameKey(p.rec.Name)
-	e.soc.known[k] = KnownKnight{Name: p.rec.Name, Ended: true}
-	if len(e.soc.mail[k]) > 0 {
-		delete(e.soc.mail, k)
-		e.archiveMail(k)
+	e.soc.known[NameKey(p.rec.Name)] = KnownKnight{ID: p.rec.Fingerprint, Name: p.rec.Name, Ended: true}
+	e.dropMail(p.rec.Fingerprint)
+}
+
+// dropMail deletes the mailbox of the knight id, if it has one.
+func (e *Engine) dropMail(id string) {
+	if len(e.soc.mail[id]) > 0 {
+		delete(e.soc.mail, id)
+		e.archiveMail(id)
 	}
+}
+
+type forgetReq struct{ id string }
+
+// ForgetKnight tells the community that the knight id is no longer stored (a key that
+// played it went to another knight, and it had no other: DESIGN §12, "Keys and guests"):
+// its name takes no more letters, and its letters are dropped, so a knight that takes
+// the name later reads none of them.
+func (e *Engine) ForgetKnight(ctx context.Context, id string) error {
+	return e.send(ctx, forgetReq{id})
+}
+
+func (m forgetReq) handleIn(e *Engine) {
+	for k, kk := range e.soc.known {
+		if kk.ID == m.id {
+			delete(e.soc.known, k)
+		}
+	}
+	e.dropMail(m.id)
 }
 
 // fillSocial puts the knight's part of the community in its view.

@@ -10,11 +10,15 @@ import (
 )
 
 // Letters (issue 20): a knight writes to any knight that has been here, online or not,
-// by name. A letter waits in the recipient's mailbox, kept by the name as NameKey folds it
-// (names are unique across keys), and is handed to the Archive to be kept across
-// restarts; the knight is told how many wait when it arrives, and at once when one comes
-// while it is online. Reading a letter marks it read; a read letter is kept until the
-// knight deletes it or more come. The text is cleaned like chat.
+// by name. A letter waits in the recipient's mailbox, kept by the knight's id (so it
+// waits for the knight whichever of its keys plays it, and a knight that takes a freed
+// name later reads none of it), and is handed to the Archive to be kept across restarts;
+// the knight is told how many wait when it arrives, and at once when one comes while it
+// is online. Reading a letter marks it read; a read letter is kept until the knight
+// deletes it or more come. The text is cleaned like chat.
+//
+// Guests neither write nor receive letters: a guest is never saved, its name is let go
+// when it leaves, and a letter could only wait for whoever is given the name next.
 //
 // Limits:
 //
@@ -89,16 +93,20 @@ func (m mailReq) handleIn(e *Engine) {
 	}
 	e.stir(p)
 	defer e.publish()
+	if p.rec.Guest {
+		e.say(p, GuestLettersNote)
+		return
+	}
 	if note := e.silencedNote(p); note != "" {
 		e.say(p, note)
 		return
 	}
-	k, text, note := e.knightIn(m.to, m.text, "Write to whom? (/mail NAME TEXT)")
+	k, text, note := e.knightIn(m.to, m.text, "Write to whom? (/mail NAME TEXT)", false)
 	if note != "" {
 		e.say(p, note)
 		return
 	}
-	key := NameKey(k.Name)
+	key := k.ID
 	whole := CleanText(text, 0)
 	text = CleanText(whole, MaxLetterRunes)
 	unread, mine := 0, 0
@@ -111,10 +119,13 @@ func (m mailReq) handleIn(e *Engine) {
 		}
 	}
 	switch {
+	case k.guest:
+		e.say(p, fmt.Sprintf("%s is a guest: letters do not reach guests, who are not saved. (/w %s TEXT whispers to it now.)", k.Name, k.Name))
+		return
 	case k.Ended:
 		e.say(p, fmt.Sprintf("%s is no longer of this world: letters do not reach a knight who has died or retired.", k.Name))
 		return
-	case key == NameKey(p.rec.Name):
+	case key == p.rec.Fingerprint:
 		e.say(p, "You cannot write to yourself.")
 		return
 	case text == "":
@@ -127,7 +138,7 @@ func (m mailReq) handleIn(e *Engine) {
 		e.say(p, fmt.Sprintf("%s has not read the %d letters you sent yet: yours was not sent.", k.Name, mine))
 		return
 	case !e.allowTalk(p, talkLetter):
-		e.say(p, FloodNote)
+		e.say(p, floodNote(p))
 		return
 	}
 	e.soc.counts.said[talkLetter]++
@@ -139,7 +150,7 @@ func (m mailReq) handleIn(e *Engine) {
 	if len([]rune(whole)) > len([]rune(text)) {
 		cut = fmt.Sprintf(" (It was cut to %d characters.)", MaxLetterRunes)
 	}
-	if q := e.online(k.Name); q != nil {
+	if q := e.players[key]; q != nil {
 		e.say(p, fmt.Sprintf("Your letter to %s is delivered.%s", k.Name, cut))
 		if !q.rec.Options.Mutes(p.rec.Name) {
 			e.say(q, fmt.Sprintf("A letter from %s has come. (/mail reads it.)", p.rec.Name))
@@ -156,7 +167,7 @@ func (m deleteLetterReq) handleIn(e *Engine) {
 	}
 	e.stir(p)
 	defer e.publish()
-	key := NameKey(p.rec.Name)
+	key := p.rec.Fingerprint
 	ls := e.soc.mail[key]
 	for i, l := range ls {
 		if l.ID == m.id {
@@ -170,7 +181,7 @@ func (m deleteLetterReq) handleIn(e *Engine) {
 
 // letters is p's mailbox as Letters returns it.
 func (e *Engine) letters(p *player, markRead bool) []Letter {
-	key := NameKey(p.rec.Name)
+	key := p.rec.Fingerprint
 	ls := e.soc.mail[key]
 	out := make([]Letter, 0, len(ls))
 	for _, read := range []bool{false, true} {
@@ -216,7 +227,7 @@ func keepRead(ls []Letter) []Letter {
 // mutes (which it never reads).
 func (e *Engine) unread(p *player) int {
 	n := 0
-	for _, l := range e.soc.mail[NameKey(p.rec.Name)] {
+	for _, l := range e.soc.mail[p.rec.Fingerprint] {
 		if !l.Read && !p.rec.Options.Mutes(l.From) {
 			n++
 		}
@@ -229,7 +240,7 @@ func unreadNote(n int) string {
 	return fmt.Sprintf("You have %s. (/mail reads them.)", english.Count(n, "unread letter", "unread letters"))
 }
 
-// archiveMail hands the mailbox of the knight whose NameKey is key to the Archive.
+// archiveMail hands the mailbox of the knight whose id is key to the Archive.
 func (e *Engine) archiveMail(key string) {
 	if a := e.cfg.Community.Archive; a != nil {
 		a.PutMail(key, append([]Letter(nil), e.soc.mail[key]...))
@@ -239,27 +250,54 @@ func (e *Engine) archiveMail(key string) {
 	}
 }
 
+// GuestLettersNote is what a guest is told when it would write a letter, or read its
+// letters.
+const GuestLettersNote = "Guests cannot send or receive letters: a guest is not saved. Make a key (ssh-keygen -t ed25519) and connect with it to keep a knight, and its letters."
+
+// namedKnight is a knight a letter or a report names: a stored one, or a guest online.
+type namedKnight struct {
+	KnownKnight
+	guest bool
+}
+
+// knightNamed is the knight with the name: one online (a guest too) first, then one that
+// has been here; with spoke, last one whose lines are kept (a guest that has left).
+func (e *Engine) knightNamed(name string, spoke bool) (namedKnight, bool) {
+	if q := e.online(name); q != nil {
+		k := namedKnight{KnownKnight{ID: q.rec.Fingerprint, Name: q.rec.Name, Ended: q.rec.Ended()}, q.rec.Guest}
+		return k, true
+	}
+	if k, ok := e.soc.known[NameKey(name)]; ok {
+		return namedKnight{KnownKnight: k}, true
+	}
+	if spoke {
+		return e.speakerNamed(name)
+	}
+	return namedKnight{}, false
+}
+
 // knightIn finds the knight a letter or a report names: the knight named name, or (name
 // empty) the knight whose name starts text, the longest run of its words that is the name
-// of a knight that has been here. It returns the knight, the text after the name, and a
-// note for the sender when there is no such knight.
-func (e *Engine) knightIn(name, text, whom string) (k KnownKnight, rest, note string) {
+// of a knight online or that has been here (with spoke, or whose lines are kept). It
+// returns the knight, the text after the name, and a note for the sender when there is no
+// such knight.
+func (e *Engine) knightIn(name, text, whom string, spoke bool) (k namedKnight, rest, note string) {
 	if name = strings.TrimSpace(name); name != "" {
-		if k, ok := e.soc.known[NameKey(name)]; ok {
+		if k, ok := e.knightNamed(name, spoke); ok {
 			return k, text, ""
 		}
-		return KnownKnight{}, "", unknownKnightNote(name)
+		return namedKnight{}, "", unknownKnightNote(name)
 	}
 	words := strings.Fields(text)
 	if len(words) == 0 {
-		return KnownKnight{}, "", whom
+		return namedKnight{}, "", whom
 	}
 	for n := min(len(words), MaxNameLen); n >= 1; n-- {
-		if k, ok := e.soc.known[NameKey(strings.Join(words[:n], " "))]; ok {
+		if k, ok := e.knightNamed(strings.Join(words[:n], " "), spoke); ok {
 			return k, strings.Join(words[n:], " "), ""
 		}
 	}
-	return KnownKnight{}, "", unknownKnightNote(words[0])
+	return namedKnight{}, "", unknownKnightNote(words[0])
 }
 
 func unknownKnightNote(name string) string {

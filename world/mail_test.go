@@ -45,20 +45,20 @@ func mailAs(e *Engine, fp, to, text string) {
 // engine loading the archive), is announced with a count when the knight arrives, and is
 // read once (issue 20).
 func TestALetterReachesAKnightWhoWasAway(t *testing.T) {
-	e, a := mailEngine(t, []KnownKnight{{Name: "Bors the Bold"}}, nil)
+	e, a := mailEngine(t, []KnownKnight{{ID: "bors", Name: "Bors the Bold"}}, nil)
 	e.join(knight("a", 10), &recorder{})
 	mailAs(e, "a", "", "bors the bold meet me \x1b]52;c;Zm9v\x07at the exit\u202e")
 	if !strings.Contains(said(e, "a"), "Your letter to Bors the Bold is sent: Bors the Bold will find it on arriving.") {
 		t.Fatalf("the writer:\n%s", said(e, "a"))
 	}
-	kept := a.mail[NameKey("Bors the Bold")]
+	kept := a.mail["bors"] // by the knight's id
 	if len(kept) != 1 || kept[0].Text != "meet me at the exit" || kept[0].From != "Kay a" || kept[0].Read ||
 		!kept[0].Sent.Equal(time.Date(2025, 6, 1, 14, 0, 0, 0, time.UTC)) {
 		t.Fatalf("archived: %+v", kept)
 	}
 
 	// The server restarts: the new engine loads the archive.
-	e2, a2 := mailEngine(t, []KnownKnight{{Name: "Bors the Bold"}, {Name: "Kay a"}}, a.mail)
+	e2, a2 := mailEngine(t, []KnownKnight{{ID: "bors", Name: "Bors the Bold"}, {ID: "a", Name: "Kay a"}}, a.mail)
 	bors := NewAdventurer("bors", "Bors the Bold", Stats{Str: 10, Int: 10, Con: 10, Dex: 10}, 10)
 	e2.join(bors, &recorder{})
 	p := e2.players["bors"]
@@ -69,11 +69,11 @@ func TestALetterReachesAKnightWhoWasAway(t *testing.T) {
 	if len(got) != 1 || got[0].Text != "meet me at the exit" {
 		t.Fatalf("the letters read: %+v", got)
 	}
-	if e2.unread(p) != 0 || !a2.mail[NameKey("Bors the Bold")][0].Read {
+	if e2.unread(p) != 0 || !a2.mail["bors"][0].Read {
 		t.Fatal("a letter read is not marked read in the archive")
 	}
 	deleteLetterReq{"bors", p.session, got[0].ID}.handleIn(e2)
-	if _, ok := a2.mail[NameKey("Bors the Bold")]; ok || !strings.Contains(said(e2, "bors"), "You delete the letter from Kay a.") {
+	if _, ok := a2.mail["bors"]; ok || !strings.Contains(said(e2, "bors"), "You delete the letter from Kay a.") {
 		t.Fatalf("deleting: %v\n%s", a2.mail, said(e2, "bors"))
 	}
 }
@@ -83,7 +83,7 @@ func TestALetterReachesAKnightWhoWasAway(t *testing.T) {
 // unread letter from one writer, a silenced writer; a long letter is cut and its writer
 // told. A letter to a knight online reaches it at once.
 func TestBadLettersAreRefused(t *testing.T) {
-	e, a := mailEngine(t, []KnownKnight{{Name: "Bors"}, {Name: "Gone", Ended: true}}, nil)
+	e, a := mailEngine(t, []KnownKnight{{ID: "bors", Name: "Bors"}, {ID: "gone", Name: "Gone", Ended: true}}, nil)
 	for i := range 6 {
 		e.join(knight(fmt.Sprint(i), 10), &recorder{})
 	}
@@ -116,7 +116,7 @@ func TestBadLettersAreRefused(t *testing.T) {
 	if got := last("4"); got != "Bors has 20 unread letters, as many as a mailbox holds: yours was not sent." {
 		t.Fatalf("the 21st letter: %q", got)
 	}
-	if n := len(a.mail[NameKey("Bors")]); n != MaxUnread {
+	if n := len(a.mail["bors"]); n != MaxUnread {
 		t.Fatalf("%d letters kept, want %d", n, MaxUnread)
 	}
 
@@ -128,7 +128,7 @@ func TestBadLettersAreRefused(t *testing.T) {
 	if got := last("5"); got != "A letter from Kay 4 has come. (/mail reads it.)" {
 		t.Fatalf("the recipient online: %q", got)
 	}
-	if l := a.mail[NameKey("Kay 5")][0]; len([]rune(l.Text)) > MaxLetterRunes || len([]rune(l.Text)) < MaxLetterRunes-1 { // a space at the cut is trimmed
+	if l := a.mail["5"][0]; len([]rune(l.Text)) > MaxLetterRunes || len([]rune(l.Text)) < MaxLetterRunes-1 { // a space at the cut is trimmed
 		t.Fatalf("the long letter kept %d characters", len([]rune(l.Text)))
 	}
 
@@ -140,7 +140,7 @@ func TestBadLettersAreRefused(t *testing.T) {
 
 	// A knight that dies takes no more letters, and the ones waiting for it go.
 	e.die(e.players["5"], "the Troll")
-	if _, ok := a.mail[NameKey("Kay 5")]; ok {
+	if _, ok := a.mail["5"]; ok {
 		t.Fatal("a dead knight's letters were kept")
 	}
 	mailAs(e, "3", "Kay 5", "rest well")

@@ -75,18 +75,23 @@ func (e *Engine) TalkCounts(ctx context.Context) (TalkCounts, error) {
 
 // keptLine is a line kept for reports and channel history.
 type keptLine struct {
-	seq     uint64 // its place among all the lines kept, which may share a turn
-	turn    uint64
-	speaker string // NameKey of the speaker's name
-	where   string // "say", "emote", "shout", a channel's name, or "whisper"
-	to      string // for a whisper, the NameKey of the knight it was for
-	line    string // as its listeners read it
+	seq  uint64 // its place among all the lines kept, which may share a turn
+	turn uint64
+	// speaker is the NameKey of the speaker's name (for the mutes of who reads it),
+	// speakerID its knight id, name its name, guest whether it is a guest: a report finds
+	// the lines of one knight, never of another that took its name since.
+	speaker, speakerID, name string
+	guest                    bool
+	where                    string // "say", "emote", "shout", a channel's name, or "whisper"
+	to                       string // for a whisper, the id of the knight it was for
+	line                     string // as its listeners read it
 }
 
 // keep remembers a line p said, for reports (and, on a channel, its history).
 func (e *Engine) keep(p *player, kind ChatKind, ch *Channel, to *player, text string) {
 	e.soc.lineSeq++
-	k := keptLine{seq: e.soc.lineSeq, turn: e.turn, speaker: NameKey(p.rec.Name)}
+	k := keptLine{seq: e.soc.lineSeq, turn: e.turn, speaker: NameKey(p.rec.Name), speakerID: p.rec.Fingerprint,
+		name: p.rec.Name, guest: p.rec.Guest}
 	switch kind {
 	case ChatSay:
 		k.where, k.line = "say", p.rec.Name+" says: "+text
@@ -98,7 +103,7 @@ func (e *Engine) keep(p *player, kind ChatKind, ch *Channel, to *player, text st
 		k.where, k.line = ch.Name, channelLine(ch, p.rec.Name, text)
 		e.keepOnChannel(ch, k)
 	case ChatWhisper, ChatReply:
-		k.where, k.to, k.line = "whisper", NameKey(to.rec.Name), p.rec.Name+" whispers: "+text
+		k.where, k.to, k.line = "whisper", to.rec.Fingerprint, p.rec.Name+" whispers: "+text
 		e.soc.whispers = append(e.soc.whispers, k)
 		return
 	default:
@@ -137,11 +142,13 @@ func (e *Engine) older(ls []keptLine, keep uint64) []keptLine {
 
 // --- silences ---------------------------------------------------------------------------
 
-// Silence is an admin's silencing of a key (DESIGN §12, "A living community"): its
-// knight plays on but what it says, shouts, whispers, writes or gives as an away reason
-// reaches no one, until the silence ends.
+// Silence is an admin's silencing of a knight (DESIGN §12, "A living community"): it
+// plays on but what it says, shouts, whispers, writes or gives as an away reason reaches
+// no one, until the silence ends. It holds the knight by its id, whichever of its keys
+// plays it.
 type Silence struct {
-	Fingerprint string
+	// Knight is the knight's id (Adventurer.Fingerprint); a guest's lasts its session.
+	Knight string
 	// Turns is how long the silence lasts from now, in turns; zero lifts it.
 	Turns uint64
 	// Until says when it ends, as the knight is told ("2025-06-01 15:04 UTC"): the server
@@ -158,22 +165,31 @@ type silence struct {
 	reason string
 }
 
-// Silence silences a key, or lifts its silence (Turns zero), and tells its knight if it is
-// online. It reports the knight's name when it is online.
-func (e *Engine) Silence(ctx context.Context, s Silence) (name string, online bool, err error) {
+// Silenced is what Silence did: the knight's name when it is online, and whether it was
+// silenced before.
+type Silenced struct {
+	Name        string
+	Online, Was bool
+}
+
+// Silence silences a knight, or lifts its silence (Turns zero), and tells the knight if
+// it is online.
+func (e *Engine) Silence(ctx context.Context, s Silence) (done Silenced, err error) {
 	s.Reason = CleanText(s.Reason, MaxBroadcastRunes)
 	err = e.query(ctx, func() {
-		_, was := e.soc.silenced[s.Fingerprint]
+		old, was := e.soc.silenced[s.Knight]
+		was = was && e.turn < old.until
+		done.Was = was
 		if s.Turns == 0 {
-			delete(e.soc.silenced, s.Fingerprint)
+			delete(e.soc.silenced, s.Knight)
 		} else {
-			e.soc.silenced[s.Fingerprint] = silence{until: e.turn + s.Turns, text: s.Until, reason: s.Reason}
+			e.soc.silenced[s.Knight] = silence{until: e.turn + s.Turns, text: s.Until, reason: s.Reason}
 		}
-		p, ok := e.players[s.Fingerprint]
+		p, ok := e.players[s.Knight]
 		if !ok {
 			return
 		}
-		name, online = p.rec.Name, true
+		done.Name, done.Online = p.rec.Name, true
 		switch {
 		case s.Turns > 0:
 			e.say(p, silencedNote(s.Until, s.Reason, true))
@@ -182,7 +198,7 @@ func (e *Engine) Silence(ctx context.Context, s Silence) (name string, online bo
 		}
 		e.publish()
 	})
-	return name, online, err
+	return done, err
 }
 
 // silencedNote is what a silenced knight is told: when it is silenced (now), and whenever
@@ -201,7 +217,7 @@ func silencedNote(until, reason string, now bool) string {
 // silencedNote is what p is told when it tries to talk while silenced, or "" when it may
 // talk.
 func (e *Engine) silencedNote(p *player) string {
-	s, ok := e.soc.silenced[p.rec.Fingerprint]
+	s, ok := e.soc.silenced[p.rec.Fingerprint] // the knight's id
 	if !ok {
 		return ""
 	}
@@ -214,17 +230,17 @@ func (e *Engine) silencedNote(p *player) string {
 
 // endSilences ends the silences that have run out.
 func (e *Engine) endSilences() {
-	for fp, s := range e.soc.silenced {
+	for id, s := range e.soc.silenced {
 		if e.turn >= s.until {
-			e.endSilence(fp)
+			e.endSilence(id)
 		}
 	}
 }
 
-// endSilence ends a key's silence, telling its knight.
-func (e *Engine) endSilence(fp string) {
-	delete(e.soc.silenced, fp)
-	if p, ok := e.players[fp]; ok {
+// endSilence ends a knight's silence, telling it.
+func (e *Engine) endSilence(id string) {
+	delete(e.soc.silenced, id)
+	if p, ok := e.players[id]; ok {
 		e.say(p, "Your silence is over: you may talk again.")
 	}
 }
@@ -235,12 +251,15 @@ func (e *Engine) endSilence(fp string) {
 // knight said lately: every line it said aloud within ReportTurns, and the whispers it
 // sent the reporter.
 type Report struct {
-	From, FromFingerprint string
-	About                 string
-	// AboutFingerprint is the reported knight's key when it was online, else "".
-	AboutFingerprint string
-	Reason           string
-	Lines            []ReportLine
+	// From and FromKnight are the reporter's name and knight id, About and AboutKnight
+	// the reported knight's (a guest's id is its session's: "guest-…"); AboutGuest says
+	// the reported knight is a guest, FromGuest the reporter.
+	From, FromKnight   string
+	About, AboutKnight string
+	FromGuest          bool
+	AboutGuest         bool
+	Reason             string
+	Lines              []ReportLine
 }
 
 // ReportLine is one line a reported knight said.
@@ -276,28 +295,26 @@ func (m reportReq) handleIn(e *Engine) {
 	}
 	e.stir(p)
 	defer e.publish()
-	k, reason, note := e.knightIn(m.about, m.reason, "Report whom? (/report NAME REASON)")
+	k, reason, note := e.knightIn(m.about, m.reason, "Report whom? (/report NAME REASON)", true)
 	if note != "" {
 		e.say(p, note)
 		return
 	}
 	reason = CleanText(reason, MaxChatRunes)
 	switch {
-	case NameKey(k.Name) == NameKey(p.rec.Name):
+	case k.ID == p.rec.Fingerprint:
 		e.say(p, "You cannot report yourself.")
 		return
 	case reason == "":
 		e.say(p, fmt.Sprintf("Say why, after the name: /report %s REASON.", k.Name))
 		return
 	case !e.allowTalk(p, talkReport):
-		e.say(p, FloodNote)
+		e.say(p, floodNote(p))
 		return
 	}
-	r := Report{From: p.rec.Name, FromFingerprint: p.rec.Fingerprint, About: k.Name, Reason: reason,
-		Lines: e.saidLately(NameKey(k.Name), NameKey(p.rec.Name))}
-	if q := e.online(k.Name); q != nil {
-		r.AboutFingerprint = q.rec.Fingerprint
-	}
+	r := Report{From: p.rec.Name, FromKnight: p.rec.Fingerprint, FromGuest: p.rec.Guest,
+		About: k.Name, AboutKnight: k.ID, AboutGuest: k.guest, Reason: reason,
+		Lines: e.saidLately(k.ID, p.rec.Fingerprint)}
 	e.soc.counts.said[talkReport]++
 	if a := e.cfg.Community.Archive; a != nil {
 		a.PutReport(r)
@@ -306,14 +323,15 @@ func (m reportReq) handleIn(e *Engine) {
 		k.Name, countLines(len(r.Lines)), k.Name))
 }
 
-// saidLately is what the knight speaker said within the report window: its lines said
-// aloud, and its whispers to reporter, oldest first, the newest maxReportLines of them.
+// saidLately is what the knight speaker (an id) said within the report window: its lines
+// said aloud, and its whispers to reporter (an id), oldest first, the newest
+// maxReportLines of them.
 func (e *Engine) saidLately(speaker, reporter string) []ReportLine {
 	since := e.reportTurns()
 	var kept []keptLine
 	add := func(ls []keptLine, whispers bool) {
 		for _, l := range ls {
-			if l.speaker == speaker && e.turn-l.turn < since && (!whispers || l.to == reporter) {
+			if l.speakerID == speaker && e.turn-l.turn < since && (!whispers || l.to == reporter) {
 				kept = append(kept, l)
 			}
 		}
@@ -328,6 +346,20 @@ func (e *Engine) saidLately(speaker, reporter string) []ReportLine {
 		out[i] = ReportLine{Ago: e.turn - l.turn, Where: l.where, Line: l.line}
 	}
 	return out
+}
+
+// speakerNamed is the knight that last said something kept under the name, for a report
+// about a knight that is neither online nor stored: a guest that has left.
+func (e *Engine) speakerNamed(name string) (namedKnight, bool) {
+	key := NameKey(name)
+	for _, ls := range [][]keptLine{e.soc.public, e.soc.whispers} {
+		for i := len(ls) - 1; i >= 0; i-- {
+			if l := ls[i]; l.speaker == key {
+				return namedKnight{KnownKnight{ID: l.speakerID, Name: l.name}, l.guest}, true
+			}
+		}
+	}
+	return namedKnight{}, false
 }
 
 // countLines is "no lines", "1 line", "3 lines".

@@ -10,16 +10,16 @@ import (
 // invitation still go. The silence lapses by itself after its turns, and an admin can lift
 // it (issue 20).
 func TestASilencedKnightIsHeardNowhere(t *testing.T) {
-	e, a := mailEngine(t, []KnownKnight{{Name: "Offline"}}, nil)
+	e, a := mailEngine(t, []KnownKnight{{ID: "offline", Name: "Offline"}}, nil)
 	ctx := running(t, e)
 	e.join(knight("loud", 10), &recorder{})
 	e.join(knight("ear", 10), &recorder{})
 	if err := e.query(ctx, func() {}); err != nil {
 		t.Fatal(err)
 	}
-	name, online, err := e.Silence(ctx, Silence{Fingerprint: "loud", Turns: 500, Until: "2025-06-01 15:04 UTC", Reason: "spam\x1b[2J"})
-	if err != nil || !online || name != "Kay loud" {
-		t.Fatalf("Silence: %q %v %v", name, online, err)
+	done, err := e.Silence(ctx, Silence{Knight: "loud", Turns: 500, Until: "2025-06-01 15:04 UTC", Reason: "spam\x1b[2J"})
+	if err != nil || !done.Online || done.Name != "Kay loud" || done.Was {
+		t.Fatalf("Silence: %+v %v", done, err)
 	}
 	_ = e.query(ctx, func() {
 		if !strings.Contains(said(e, "loud"), "An admin has silenced you until 2025-06-01 15:04 UTC (spam). You can play on") {
@@ -61,11 +61,14 @@ func TestASilencedKnightIsHeardNowhere(t *testing.T) {
 			t.Errorf("the silence did not lapse:\n%s", said(e, "loud"))
 		}
 	})
-	if _, _, err := e.Silence(ctx, Silence{Fingerprint: "loud", Turns: 100, Until: "later"}); err != nil {
-		t.Fatal(err)
+	if done, err := e.Silence(ctx, Silence{Knight: "loud", Turns: 100, Until: "later"}); err != nil || done.Was {
+		t.Fatalf("silenced again, after the first ended: %+v %v", done, err)
 	}
-	if _, _, err := e.Silence(ctx, Silence{Fingerprint: "loud"}); err != nil {
-		t.Fatal(err)
+	if done, err := e.Silence(ctx, Silence{Knight: "loud"}); err != nil || !done.Was {
+		t.Fatalf("lifted: %+v %v", done, err)
+	}
+	if done, err := e.Silence(ctx, Silence{Knight: "loud"}); err != nil || done.Was {
+		t.Fatalf("lifted twice: %+v %v", done, err)
 	}
 	_ = e.query(ctx, func() {
 		if !strings.Contains(said(e, "loud"), "An admin has lifted your silence: you may talk again.") || len(e.soc.silenced) != 0 {
@@ -77,7 +80,7 @@ func TestASilencedKnightIsHeardNowhere(t *testing.T) {
 // A silence given at start (the server loads the running ones) holds for its turns.
 func TestSilencesLoadedAtStart(t *testing.T) {
 	e := fixtureEngine(t, nil)
-	e.cfg.Community.Silences = []Silence{{Fingerprint: "a", Turns: 50, Until: "noon"}, {Fingerprint: "b"}}
+	e.cfg.Community.Silences = []Silence{{Knight: "a", Turns: 50, Until: "noon"}, {Knight: "b"}}
 	e.initSocial()
 	e.join(knight("a", 10), &recorder{})
 	sayAs(e, "a", Chat{Text: "hello"})
@@ -117,7 +120,7 @@ func TestAReportCarriesTheLinesSaidLately(t *testing.T) {
 		t.Fatalf("%d reports", len(a.reports))
 	}
 	r := a.reports[0]
-	if r.From != "Hurt" || r.About != "Rude" || r.AboutFingerprint != "rude" || r.Reason != "insults everyone" {
+	if r.From != "Hurt" || r.FromKnight != "hurt" || r.About != "Rude" || r.AboutKnight != "rude" || r.Reason != "insults everyone" {
 		t.Fatalf("the report: %+v", r)
 	}
 	var lines []string
@@ -149,7 +152,7 @@ func TestAReportCarriesTheLinesSaidLately(t *testing.T) {
 	// A knight that has left can be reported, by the lines it said.
 	e.leave("rude", e.players["rude"].session)
 	reportReq{"other", e.players["other"].session, "", "rude was rude"}.handleIn(e)
-	if r := a.reports[len(a.reports)-1]; r.About != "Rude" || r.AboutFingerprint != "" || len(r.Lines) != 5 ||
+	if r := a.reports[len(a.reports)-1]; r.About != "Rude" || r.AboutKnight != "rude" || len(r.Lines) != 5 ||
 		r.Lines[2].Line != "Rude whispers: not you" {
 		t.Fatalf("a report about a knight who left: %+v", r)
 	}

@@ -62,6 +62,8 @@ const (
 	NoPartyNote = "You are not in a party. (/invite NAME)"
 	// PartyFloodNote is what a knight sending invitations or askings too fast is told.
 	PartyFloodNote = "You are sending requests too fast: that one was not sent. (At most 5 in 10 seconds, chat lines included.)"
+	// GuestPartyFloodNote is PartyFloodNote for a guest, at its stricter allowance.
+	GuestPartyFloodNote = "You are sending requests too fast: that one was not sent. (A guest may send 2 in 10 seconds, chat lines included.)"
 )
 
 type partyReq struct {
@@ -228,7 +230,11 @@ func (e *Engine) sendRequest(p, to *player, ask bool, already, sent, told string
 		return
 	}
 	if !e.allowTalk(p, talkRequest) {
-		e.say(p, PartyFloodNote)
+		if p.rec.Guest {
+			e.say(p, GuestPartyFloodNote)
+		} else {
+			e.say(p, PartyFloodNote)
+		}
 		return
 	}
 	e.say(p, sent)

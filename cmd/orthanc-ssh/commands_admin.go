@@ -662,7 +662,7 @@ func (s *server) adminKeysMove(c *call) int {
 	if err != nil {
 		return c.fail("could not read the knight: %v", err)
 	}
-	_, err = s.store.Attach(store.Attach{
+	done, err := s.store.Attach(store.Attach{
 		Key:    store.Key{Fingerprint: newFP, Knight: old.Knight, Comment: "moved from " + oldFP[:min(len(oldFP), 15)] + "… by an admin", Added: time.Now().UTC()},
 		Remove: oldFP, At: time.Now().UTC(),
 	})
@@ -673,6 +673,9 @@ func (s *server) adminKeysMove(c *call) int {
 		return c.fail("%s plays that knight already", printable(newFP))
 	case err != nil:
 		return c.fail("the key could not be moved: %v", err)
+	}
+	if done.Gone {
+		s.forgetKnight(c, done.Left) // the dead knight NEW played before
 	}
 	s.live.closeKey(oldFP, kickGrace)
 	c.result = fmt.Sprintf("moved %s's key %s to %s", rec.Name, oldFP, newFP)
@@ -713,17 +716,18 @@ func (s *server) adminSilence(c *call) int {
 	}
 	guest := strings.HasPrefix(t.knight, guestIDPrefix)
 	now := s.now().UTC()
-	sl := store.Silence{Fingerprint: t.knight, Name: t.name, Reason: c.reason, By: c.fp, At: now, Until: now.Add(d)}
+	sl := store.Silence{Knight: t.knight, Name: t.name, Reason: c.reason, By: c.fp, At: now, Until: now.Add(d)}
 	if !guest {
 		if err := s.store.Silence(sl); err != nil {
 			s.log.Error("admin: silence", "knight", t.knight, "err", err)
 			return c.fail("the silence could not be saved: %v", err)
 		}
 	}
-	_, online, err := s.engine.Silence(c.ctx, s.worldSilence(sl, now))
+	done, err := s.engine.Silence(c.ctx, s.worldSilence(sl, now))
 	if err != nil {
 		return c.fail("the silence is saved but the world is not answering: %v", err)
 	}
+	online := done.Online
 	c.result = fmt.Sprintf("silenced %s (%s) until %s", t.knight, t.name, untilText(sl.Until))
 	if c.json {
 		return c.writeJSON(silenceJSON{Knight: t.knight, Name: t.name, Until: sl.Until, Reason: sl.Reason, Online: online, Guest: guest})
@@ -753,16 +757,16 @@ func (s *server) adminUnsilence(c *call) int {
 	if err != nil {
 		return c.fail("the silence could not be lifted: %v", err)
 	}
-	if !found && !guest {
-		return c.fail("%s is not silenced", keyAndName(t.knight, t.name))
-	}
-	_, online, err := s.engine.Silence(c.ctx, world.Silence{Fingerprint: t.knight})
+	done, err := s.engine.Silence(c.ctx, world.Silence{Knight: t.knight})
 	if err != nil {
 		return c.fail("the silence is lifted in the store but the world is not answering: %v", err)
 	}
+	if !found && !done.Was { // a guest's silence is the world's alone
+		return c.fail("%s is not silenced", keyAndName(t.knight, t.name))
+	}
 	c.result = "unsilenced " + t.knight
 	if c.json {
-		return c.writeJSON(silenceJSON{Knight: t.knight, Name: t.name, Online: online, Guest: guest})
+		return c.writeJSON(silenceJSON{Knight: t.knight, Name: t.name, Online: done.Online, Guest: guest})
 	}
 	fmt.Fprintf(c.out, "Lifted the silence of %s.\n", keyAndName(t.knight, t.name))
 	return 0
@@ -777,7 +781,7 @@ func (s *server) adminSilences(c *call) int {
 	if c.json {
 		rows := make([]silenceJSON, len(list))
 		for i, sl := range list {
-			rows[i] = silenceJSON{Knight: sl.Fingerprint, Name: sl.Name, Until: sl.Until, Reason: sl.Reason}
+			rows[i] = silenceJSON{Knight: sl.Knight, Name: sl.Name, Until: sl.Until, Reason: sl.Reason}
 		}
 		return c.writeJSON(rows)
 	}
@@ -788,10 +792,22 @@ func (s *server) adminSilences(c *call) int {
 	tw := tabwriter.NewWriter(c.out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "KNIGHT\tNAME\tUNTIL\tREASON")
 	for _, sl := range list {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", sl.Fingerprint, sl.Name, untilText(sl.Until), sl.Reason)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", sl.Knight, sl.Name, untilText(sl.Until), sl.Reason)
 	}
 	_ = tw.Flush()
 	return 0
+}
+
+// reportedKnight is a knight as reports names it: "Kay (K-…)", "Guest Tom (guest-…, a
+// guest)", or the name alone when its id is not known.
+func reportedKnight(name, id string, guest bool) string {
+	switch {
+	case id == "":
+		return name
+	case guest:
+		return fmt.Sprintf("%s (%s, a guest)", name, id)
+	}
+	return keyAndName(id, name)
 }
 
 // adminReports lists the reports filed, oldest first, each with the lines it carries;
@@ -820,11 +836,8 @@ func (s *server) adminReports(c *call) int {
 		if i > 0 {
 			fmt.Fprintln(c.out)
 		}
-		about := r.About
-		if r.AboutFingerprint != "" {
-			about = keyAndName(r.AboutFingerprint, r.About)
-		}
-		fmt.Fprintf(c.out, "%s  %s reported %s: %s\n", r.Filed.UTC().Format(time.DateTime), keyAndName(r.FromFingerprint, r.From), about, r.Reason)
+		fmt.Fprintf(c.out, "%s  %s reported %s: %s\n", r.Filed.UTC().Format(time.DateTime),
+			reportedKnight(r.From, r.FromKnight, r.FromGuest), reportedKnight(r.About, r.AboutKnight, r.AboutGuest), r.Reason)
 		if len(r.Lines) == 0 {
 			fmt.Fprintf(c.out, "  (%s said nothing aloud in the %d minutes before)\n", r.About, int(reportWindow.Minutes()))
 			continue

@@ -520,7 +520,7 @@ func (s *server) attach(c *call, code string, e codeEntry, a store.Attach, name 
 		return c.fail("the key could not be given to the knight just now; try again later")
 	}
 	if done.Gone {
-		s.book().forget(done.Left) // its record is gone, and its names with it
+		s.forgetKnight(c, done.Left)
 	}
 	s.log.Info("key given to a knight", "fingerprint", c.fp, "knight", a.Key.Knight, "left", done.Left, "entombed", done.Entombed, "command", c.cmd.name)
 	c.result = "key given to " + a.Key.Knight

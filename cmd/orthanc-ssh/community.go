@@ -35,7 +35,7 @@ func (s *server) communityConfig(st *store.Store) (world.CommunityConfig, error)
 	}
 	known := make([]world.KnownKnight, len(names))
 	for i, n := range names {
-		known[i] = world.KnownKnight{Name: n.Name, Ended: n.Ended}
+		known[i] = world.KnownKnight{ID: n.Knight, Name: n.Name, Ended: n.Ended}
 	}
 	mail, err := st.Mail()
 	if err != nil {
@@ -67,12 +67,22 @@ func (s *server) communityConfig(st *store.Store) (world.CommunityConfig, error)
 	}, nil
 }
 
+// forgetKnight lets go of a knight the store no longer has (Attach took it out of
+// knights): its names, in the name book, and the community's hold on it, so its name
+// takes no more letters and the letters it had are gone with it (the store dropped them).
+func (s *server) forgetKnight(c *call, id string) {
+	s.book().forget(id)
+	if err := s.engine.ForgetKnight(c.ctx, id); err != nil {
+		s.log.Error("forget a knight no longer stored", "knight", id, "err", err)
+	}
+}
+
 // turns is a wall-clock time as turns of the world, at least one.
 func (s *server) turns(d time.Duration) int { return max(1, int(d/s.cfg.tick)) }
 
 // worldSilence is a stored silence as the world runs it, from now.
 func (s *server) worldSilence(sl store.Silence, now time.Time) world.Silence {
-	return world.Silence{Fingerprint: sl.Fingerprint, Turns: uint64(s.turns(sl.Until.Sub(now))),
+	return world.Silence{Knight: sl.Knight, Turns: uint64(s.turns(sl.Until.Sub(now))),
 		Until: untilText(sl.Until), Reason: sl.Reason}
 }
 
@@ -89,12 +99,12 @@ func (a archive) PutMail(to string, letters []world.Letter) { a.s.saver.PutMail(
 // turns becomes the time it was said.
 func (a archive) PutReport(r world.Report) {
 	now := a.s.now().UTC()
-	out := store.Report{Filed: now, From: r.From, FromFingerprint: r.FromFingerprint, About: r.About,
-		AboutFingerprint: r.AboutFingerprint, Reason: r.Reason, Lines: make([]store.ReportLine, len(r.Lines))}
+	out := store.Report{Filed: now, From: r.From, FromKnight: r.FromKnight, FromGuest: r.FromGuest, About: r.About,
+		AboutKnight: r.AboutKnight, AboutGuest: r.AboutGuest, Reason: r.Reason, Lines: make([]store.ReportLine, len(r.Lines))}
 	for i, l := range r.Lines {
 		at := now.Add(-time.Duration(l.Ago) * a.s.cfg.tick).Truncate(time.Second)
 		out.Lines[i] = store.ReportLine{At: at, Where: l.Where, Line: l.Line}
 	}
 	a.s.saver.PutReport(out)
-	a.s.log.Info("report filed", "from", r.FromFingerprint, "about", r.About, "lines", len(r.Lines))
+	a.s.log.Info("report filed", "from", r.FromKnight, "about", r.About, "about_knight", r.AboutKnight, "lines", len(r.Lines))
 }

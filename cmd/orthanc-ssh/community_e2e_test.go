@@ -165,8 +165,9 @@ func TestASilencedKnightIsToldUntilWhen(t *testing.T) {
 	e.enterDungeon("Ector")
 	e.waitFor("With you: Mordred")
 
+	mordred := whoamiLive(t, m).Knight
 	out, errOut, code := runCmd(t, ts.addr, admin, "silence mordred 90m --reason spamming the newbie channel")
-	if code != 0 || !strings.Contains(out, "Silenced Mordred (SHA256:") || !strings.Contains(out, "until 2025-06-01 15:30 UTC. Its knight has been told.") {
+	if code != 0 || !strings.Contains(out, "Silenced Mordred ("+mordred+")") || !strings.Contains(out, "until 2025-06-01 15:30 UTC. Its knight has been told.") {
 		t.Fatalf("silence: exit %d: %q %q", code, out, errOut)
 	}
 	m.waitFor("An admin has silenced you until 2025-06-01 15:30 UTC (spamming the newbie channel).")
@@ -184,7 +185,7 @@ func TestASilencedKnightIsToldUntilWhen(t *testing.T) {
 	}
 	var list []silenceJSON
 	if err := json.Unmarshal([]byte(mustRun(t, ts.addr, admin, "silences --json")), &list); err != nil || len(list) != 1 ||
-		list[0].Name != "Mordred" || !list[0].Until.Equal(time.Date(2025, 6, 1, 15, 30, 0, 0, time.UTC)) {
+		list[0].Name != "Mordred" || list[0].Knight != mordred || !list[0].Until.Equal(time.Date(2025, 6, 1, 15, 30, 0, 0, time.UTC)) {
 		t.Fatalf("silences --json: %+v, %v", list, err)
 	}
 	for cmd, want := range map[string]string{
@@ -192,7 +193,9 @@ func TestASilencedKnightIsToldUntilWhen(t *testing.T) {
 		"silence mordred 1x":     `duration "1x"`,
 		"silence mordred 5s":     "from a minute to a year",
 		"silence Nobody Here 1h": `no knight "Nobody Here"`,
-		"unsilence Ector":        "Ector (SHA256:",
+		"unsilence Ector":        "Ector (K-",
+		"silence 203.0.113.7 1h": "not an address",
+		"silence " + keys.Fingerprint(admin.PublicKey()) + " 1h": "plays no knight",
 	} {
 		if _, errOut, code := runCmd(t, ts.addr, admin, cmd); code != 1 || !strings.Contains(errOut, want) {
 			t.Errorf("%s: exit %d, %q", cmd, code, errOut)
@@ -296,7 +299,10 @@ func TestAReportListsTheReportedKnightsRecentLines(t *testing.T) {
 	k.waitFor("You cannot report yourself.")
 
 	out := mustRun(t, ts.addr, admin, "reports")
-	fk, fr := keys.Fingerprint(kk.PublicKey()), keys.Fingerprint(kr.PublicKey())
+	fk, fr := whoamiLive(t, k).Knight, whoamiLive(t, r).Knight // the knights' ids, not their keys'
+	if !strings.HasPrefix(fk, "K-") || !strings.HasPrefix(fr, "K-") {
+		t.Fatalf("knight ids %q %q", fk, fr)
+	}
 	for _, want := range []string{"Kay (" + fk + ") reported Mordred (" + fr + "): insults everyone",
 		"say     Mordred says: you are all fools", "shout   Mordred shouts: FOOLS", "whisper  Mordred whispers: especially you"} {
 		if !strings.Contains(screenWords(out), screenWords(want)) {
@@ -307,7 +313,7 @@ func TestAReportListsTheReportedKnightsRecentLines(t *testing.T) {
 	if err := json.Unmarshal([]byte(mustRun(t, ts.addr, admin, "reports --json")), &reports); err != nil || len(reports) != 1 {
 		t.Fatalf("reports --json: %v %+v", err, reports)
 	}
-	if rp := reports[0]; rp.About != "Mordred" || rp.AboutFingerprint != fr || len(rp.Lines) != 3 || rp.Lines[1].Where != "shout" ||
+	if rp := reports[0]; rp.About != "Mordred" || rp.AboutKnight != fr || rp.FromKnight != fk || len(rp.Lines) != 3 || rp.Lines[1].Where != "shout" ||
 		rp.Lines[0].At.After(rp.Filed) || rp.Filed.Before(time.Now().Add(-time.Minute)) {
 		t.Fatalf("the report: %+v", rp)
 	}
