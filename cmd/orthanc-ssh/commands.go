@@ -102,7 +102,8 @@ func init() {
 		{name: "whoami", usage: "whoami [--json]", summary: "your knight: characteristics, hits, where it stands",
 			takes: takesJSON, run: (*server).cmdWhoami},
 		{name: "who", usage: "who [--json]", summary: "the knights in the dungeon now",
-			help:   "Guests are marked. Admins also see each knight's key fingerprint, address, time connected and bytes sent.",
+			help: "Everyone sees how long each knight has been idle and who is away (/afk), with the reason.\n" +
+				"Guests are marked. Admins also see each knight's key fingerprint, address, time connected and bytes sent.",
 			guests: true, takes: takesJSON, run: (*server).cmdWho},
 		{name: "scores", usage: "scores [--json]", summary: "the hall of fame: the top three retired knights, and yours",
 			guests: true, takes: takesJSON, run: (*server).cmdScores},
@@ -143,31 +144,36 @@ func init() {
 		{name: "kick", usage: "kick <name|fingerprint> [--json]", summary: "remove a knight from the dungeon (it is saved and may come back)",
 			help:  "The knight's game ends with \"" + world.KickedMessage + "\"",
 			admin: true, takes: takesWords | takesJSON, run: (*server).adminKick},
-		{name: "ban", usage: "ban <name|fingerprint> [--for DURATION] [--reason TEXT] [--json]", summary: "refuse a key at login, and remove its knight now",
+		{name: "ban", usage: "ban <name|fingerprint|address> [--for DURATION] [--reason TEXT] [--json]", summary: "refuse a knight's keys (or an address) at login, and remove the knight now",
 			help: "A name is looked up among the knights online first, then among every stored knight\n" +
-				"(without regard to case); when several share it, ban by fingerprint (see `who`).\n" +
-				"With --for (30m, 2h, 7d, 2w) the ban lapses by itself after that long; without, it\n" +
-				"lasts until unban. --reason takes the rest of the line, so it comes last.\n" +
+				"(without regard to case); when several share it, ban by fingerprint (see `who`). A name\n" +
+				"bans every key of its knight; a guest's bans its address (a guest has no key); an address\n" +
+				"or a prefix (203.0.113.7, 203.0.113.0/24) bans every connection from it.\n" +
+				"With --for (30m, 2h, 7d, 2w) every ban it writes lapses by itself after that long;\n" +
+				"without, it lasts until unban. --reason takes the rest of the line, so it comes last.\n" +
 				"An admin's key cannot be banned: take it out of the admin keys file first.",
 			admin: true, takes: takesWords | takesJSON | takesReason | takesFor, run: (*server).adminBan},
-		{name: "unban", usage: "unban <name|fingerprint> [--json]", summary: "lift a ban",
+		{name: "unban", usage: "unban <name|fingerprint|address> [--json]", summary: "lift a ban",
 			admin: true, takes: takesWords | takesJSON, run: (*server).adminUnban},
-		{name: "bans", usage: "bans [--json]", summary: "the banned keys",
+		{name: "bans", usage: "bans [--json]", summary: "the banned keys and addresses, and until when",
 			admin: true, takes: takesJSON, run: (*server).adminBans},
 		{name: "silence", usage: "silence <name|fingerprint> <DURATION> [--reason TEXT] [--json]", summary: "let a knight play but not talk, for a time",
-			help: "The key's knight is told why and until when; what it says, shouts, whispers, writes on\n" +
-				"a channel or in a letter, or gives as an away reason, reaches no one. DURATION is 30m,\n" +
+			help: "The knight is told why and until when; what it says, shouts, whispers, writes on a\n" +
+				"channel or in a letter, or gives as an away reason, reaches no one. DURATION is 30m,\n" +
 				"2h, 7d or 2w; the silence ends by itself then, across restarts, or with unsilence.\n" +
+				"It is kept by the knight's id, so it holds whichever of the knight's keys plays; a\n" +
+				"guest's lasts while the guest plays and is not kept (ban a guest to keep it out).\n" +
 				"The knight is named as for ban. --reason takes the rest of the line, so it comes last.",
 			admin: true, takes: takesWords | takesJSON | takesReason, run: (*server).adminSilence},
 		{name: "unsilence", usage: "unsilence <name|fingerprint> [--json]", summary: "end a silence now",
 			admin: true, takes: takesWords | takesJSON, run: (*server).adminUnsilence},
-		{name: "silences", usage: "silences [--json]", summary: "the keys silenced now, and until when",
+		{name: "silences", usage: "silences [--json]", summary: "the knights silenced now, and until when",
 			admin: true, takes: takesJSON, run: (*server).adminSilences},
 		{name: "reports", usage: "reports [--json]", summary: "the reports players filed, with the lines the reported knight said",
 			help: "Each report says who reported whom, when and why, and carries what the reported knight\n" +
 				"said aloud in the 10 minutes before (says, emotes, shouts, channels) and its whispers to\n" +
-				"the reporter. Reports are kept 30 days.",
+				"the reporter. Knights are named with their ids; a guest (\"guest-…\") is marked so.\n" +
+				"Reports are kept 30 days.",
 			admin: true, takes: takesJSON, run: (*server).adminReports},
 		{name: "broadcast", usage: "broadcast <text>", summary: "a line in every knight's messages, marked [admin]",
 			help: fmt.Sprintf("Control characters, escape sequences and direction overrides are removed, and the\n"+
