@@ -45,3 +45,30 @@ func TestGuestName(t *testing.T) {
 		}
 	}
 }
+
+// A guest is a newcomer: its title points it to the newbie channel, and it asks there; it
+// has no letters: e shows why (and how to keep a knight), as /mail does when it writes.
+func TestAGuestAsksOnNewbieAndHasNoLetters(t *testing.T) {
+	e, tick := runWorld(t)
+	ticker(t, tick)
+	m := playModel(t, e, "guest-ask", Params{Guest: true, Names: fakeNames{}})
+	d := newDriver(t, m)
+	if s := strings.Join(strings.Fields(m.Text()), " "); !strings.Contains(s, "Questions are welcome on the newbie channel") {
+		t.Fatalf("the guest's title does not point to newbie:\n%s", m.Text())
+	}
+	d.key("enter", "enter")
+	d.key("Tom", "enter")
+	d.waitText("Welcome, Guest Tom.", "You are on the newbie channel")
+	d.key("enter")
+	d.line("/newbie how do I go down?")
+	d.waitText("[newbie] Guest Tom: how do I go down?")
+	d.key("e")
+	d.waitText("LETTERS", "Guests cannot send or receive letters")
+	if strings.Contains(m.Text(), "No letters.") {
+		t.Fatalf("the guest's letters screen offers to write:\n%s", m.Text())
+	}
+	d.key("q")
+	d.key("enter")
+	d.line("/mail Bors hello")
+	d.waitText("Guests cannot send or receive letters")
+}

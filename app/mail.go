@@ -41,10 +41,19 @@ func (m *Model) now() time.Time {
 }
 
 // openMail asks the world for the letters, marking the unread ones read: the full screen
-// shows them, screen-reader mode says them when they come.
+// shows them, screen-reader mode says them when they come. A guest has none, and is told
+// why (world.GuestLettersNote).
 func (m *Model) openMail() tea.Cmd {
 	pl := m.player.Load()
 	if pl == nil {
+		return nil
+	}
+	if m.p.Guest {
+		if m.pl.active {
+			m.say(world.GuestLettersNote)
+		} else {
+			m.screen, m.mail = screenMail, mailState{}
+		}
 		return nil
 	}
 	if !m.pl.active {
@@ -119,6 +128,8 @@ func (m *Model) drawMail(c *canvas) {
 	c.text(2, 1, title, clsTitle)
 	lines, foot, page := m.mailPage()
 	switch {
+	case m.p.Guest:
+		c.paragraph(4, 3, c.w-6, world.GuestLettersNote, clsDim)
 	case !m.mail.have:
 		c.text(4, 3, "Asking...", clsDim)
 	case len(ls) == 0:

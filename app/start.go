@@ -243,8 +243,12 @@ func (m *Model) nameKnight(raw string) (tea.Cmd, string) {
 	return m.join(rec), ""
 }
 
-// newbieLine tells a newcomer on the title screen where to ask (issue 20).
-const newbieLine = "New here? Questions are welcome on the newbie channel: in the game, Enter, then /newbie and your question."
+// newbieLine tells a newcomer on the title screen where to ask (issue 20), a guest too;
+// plainNewbieLine says it in screen-reader mode's words.
+const (
+	newbieLine      = "New here? Questions are welcome on the newbie channel: in the game, Enter, then /newbie and your question."
+	plainNewbieLine = "New here? Questions are welcome on the newbie channel: in the game, type newbie and your question."
+)
 
 // plainIntro is the title, spoken.
 func (m *Model) plainIntro() {
@@ -264,9 +268,10 @@ func (m *Model) plainIntro() {
 		m.say(fmt.Sprintf("You watch %s. What happens to them is told to you. Type look, status, map or messages; stop to leave.", m.watch.w.Name()))
 	case m.p.Guest:
 		m.say(guestTitle[0] + " " + guestTitle[1] + " Press Enter to begin.")
+		m.say(plainNewbieLine)
 	default:
 		m.say("Your SSH key is your account: a new key rolls a new knight. Press Enter to begin.")
-		m.say("New here? Questions are welcome on the newbie channel: in the game, type newbie and your question.")
+		m.say(plainNewbieLine)
 	}
 }
 
