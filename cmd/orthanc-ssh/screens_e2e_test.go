@@ -227,7 +227,7 @@ func TestDungeonScreensWholeAt80x24(t *testing.T) {
 	muted := []string{"Bedivere the Stout", "Agravain the Young", "Lamorak the Grey", "Percival the Wise"}
 	for _, n := range muted {
 		tm.chat("/mute " + n)
-		tm.waitWhole(0, 80, "You will not see what "+n+" says.")
+		tm.waitWhole(0, 80, "You have muted "+n+": you will not see what "+n+" says.")
 	}
 	tm.press("o")
 	s = tm.waitFor("OPTIONS")
