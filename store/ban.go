@@ -130,10 +130,14 @@ func (s *Store) IsAddrBanned(addr netip.Addr, now time.Time) (bool, string, erro
 			if err != nil || !p.Contains(addr) {
 				continue
 			}
-			if b, err := decodeBan(k, v); err == nil && b.Lapsed(now) {
+			b, err := decodeBan(k, v)
+			if err != nil {
+				return err // the caller refuses the connection: it cannot tell
+			}
+			if b.Lapsed(now) {
 				continue
 			}
-			found = p.String() // a ban that cannot be read still bans
+			found = p.String()
 			return nil
 		}
 		return nil

@@ -1,6 +1,8 @@
 package store
 
 import (
+	"errors"
+	"net/netip"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -132,5 +134,31 @@ func TestKnightsByName(t *testing.T) {
 		if err != nil || !slices.Equal(got, tc.want) {
 			t.Errorf("KnightsByName(%q) = %v, %v; want %v", tc.name, got, err, tc.want)
 		}
+	}
+}
+
+// A ban that cannot be read (of a version this program does not know, which Open lets
+// stand) is an error for the caller, which refuses the connection: never a silent yes or
+// no, for a key's ban or an address's.
+func TestABanThatCannotBeReadIsAnError(t *testing.T) {
+	st := openTemp(t)
+	err := st.db.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketBans)
+		if err := b.Put([]byte("SHA256:newer"), []byte(`{"v":99,"ban":{}}`)); err != nil {
+			return err
+		}
+		return b.Put([]byte(addrBanPrefix+"198.51.100.0/24"), []byte(`{"v":99,"ban":{}}`))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.IsBanned("SHA256:newer", time.Now()); !errors.Is(err, ErrUnknownVersion) {
+		t.Errorf("IsBanned of an unreadable ban: %v", err)
+	}
+	if _, _, err := st.IsAddrBanned(netip.MustParseAddr("198.51.100.9"), time.Now()); !errors.Is(err, ErrUnknownVersion) {
+		t.Errorf("IsAddrBanned of an unreadable ban: %v", err)
+	}
+	if banned, _, err := st.IsAddrBanned(netip.MustParseAddr("203.0.113.9"), time.Now()); banned || err != nil {
+		t.Errorf("IsAddrBanned of another address: %v, %v", banned, err)
 	}
 }
