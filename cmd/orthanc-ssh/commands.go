@@ -162,7 +162,7 @@ func init() {
 				"channel or in a letter, or gives as an away reason, reaches no one. DURATION is 30m,\n" +
 				"2h, 7d or 2w; the silence ends by itself then, across restarts, or with unsilence.\n" +
 				"It is kept by the knight's id, so it holds whichever of the knight's keys plays; a\n" +
-				"guest's lasts while the guest plays and is not kept (ban a guest to keep it out).\n" +
+				"guest's lasts while the guest plays, not kept in the database (ban a guest to keep it out).\n" +
 				"The knight is named as for ban. --reason takes the rest of the line, so it comes last.",
 			admin: true, takes: takesWords | takesJSON | takesReason, run: (*server).adminSilence},
 		{name: "unsilence", usage: "unsilence <name|fingerprint> [--json]", summary: "end a silence now",

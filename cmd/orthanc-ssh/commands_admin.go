@@ -717,11 +717,11 @@ func (s *server) adminSilence(c *call) int {
 	guest := strings.HasPrefix(t.knight, guestIDPrefix)
 	now := s.now().UTC()
 	sl := store.Silence{Knight: t.knight, Name: t.name, Reason: c.reason, By: c.fp, At: now, Until: now.Add(d)}
-	if !guest {
-		if err := s.store.Silence(sl); err != nil {
-			s.log.Error("admin: silence", "knight", t.knight, "err", err)
-			return c.fail("the silence could not be saved: %v", err)
-		}
+	if guest {
+		s.guestSilences.put(sl)
+	} else if err := s.store.Silence(sl); err != nil {
+		s.log.Error("admin: silence", "knight", t.knight, "err", err)
+		return c.fail("the silence could not be saved: %v", err)
 	}
 	done, err := s.engine.Silence(c.ctx, s.worldSilence(sl, now))
 	if err != nil {
@@ -737,7 +737,7 @@ func (s *server) adminSilence(c *call) int {
 		fmt.Fprint(c.out, " Its knight has been told.")
 	}
 	if guest {
-		fmt.Fprint(c.out, " A guest's silence lasts while it plays and is not kept; to keep it out, ban it (its address).")
+		fmt.Fprint(c.out, " A guest's silence lasts while it plays, not kept in the database; to keep it out, ban it (its address).")
 	}
 	fmt.Fprintln(c.out)
 	return 0
@@ -764,6 +764,7 @@ func (s *server) adminUnsilence(c *call) int {
 	if !found && !done.Was { // a guest's silence is the world's alone
 		return c.fail("%s is not silenced", keyAndName(t.knight, t.name))
 	}
+	s.guestSilences.remove(t.knight)
 	c.result = "unsilenced " + t.knight
 	if c.json {
 		return c.writeJSON(silenceJSON{Knight: t.knight, Name: t.name, Online: done.Online, Guest: guest})
@@ -772,27 +773,46 @@ func (s *server) adminUnsilence(c *call) int {
 	return 0
 }
 
+// adminSilences lists the silences running: the knights' from the store, then those of
+// the guests online (kept in memory only, for their sessions).
 func (s *server) adminSilences(c *call) int {
-	list, err := s.store.Silences(s.now())
+	now := s.now()
+	list, err := s.store.Silences(now)
 	if err != nil {
 		return c.fail("could not read the silences: %v", err)
 	}
-	c.result = fmt.Sprintf("%d silences", len(list))
+	who, err := s.engine.Who(c.ctx)
+	if err != nil {
+		return c.fail("the world is not answering: %v", err)
+	}
+	online := map[string]bool{}
+	for _, w := range who {
+		online[w.Fingerprint] = true
+	}
+	guests := s.guestSilences.running(now, online)
+	rows := make([]silenceJSON, 0, len(list)+len(guests))
+	for _, sl := range list {
+		rows = append(rows, silenceJSON{Knight: sl.Knight, Name: sl.Name, Until: sl.Until, Reason: sl.Reason, Online: online[sl.Knight]})
+	}
+	for _, sl := range guests {
+		rows = append(rows, silenceJSON{Knight: sl.Knight, Name: sl.Name, Until: sl.Until, Reason: sl.Reason, Online: true, Guest: true})
+	}
+	c.result = fmt.Sprintf("%d silences", len(rows))
 	if c.json {
-		rows := make([]silenceJSON, len(list))
-		for i, sl := range list {
-			rows[i] = silenceJSON{Knight: sl.Knight, Name: sl.Name, Until: sl.Until, Reason: sl.Reason}
-		}
 		return c.writeJSON(rows)
 	}
-	if len(list) == 0 {
+	if len(rows) == 0 {
 		fmt.Fprintln(c.out, "No knight is silenced.")
 		return 0
 	}
 	tw := tabwriter.NewWriter(c.out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "KNIGHT\tNAME\tUNTIL\tREASON")
-	for _, sl := range list {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", sl.Knight, sl.Name, untilText(sl.Until), sl.Reason)
+	for _, r := range rows {
+		name := r.Name
+		if r.Guest {
+			name += " (a guest: for its session)"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Knight, name, untilText(r.Until), r.Reason)
 	}
 	_ = tw.Flush()
 	return 0

@@ -92,7 +92,7 @@ func TestAGuestAsksReportsAndIsSilencedButHasNoLetters(t *testing.T) {
 	clock := newFakeClock(time.Date(2025, 6, 1, 14, 0, 0, 0, time.UTC))
 	cfg := testConfig(dir, defaultSeed)
 	cfg.clock = clock.now
-	ts, _ := startConfigured(t, cfg)
+	ts, srv := startConfigured(t, cfg)
 	c, err := dialGuest(ts.addr)
 	if err != nil {
 		t.Fatal(err)
@@ -129,12 +129,18 @@ func TestAGuestAsksReportsAndIsSilencedButHasNoLetters(t *testing.T) {
 	}
 
 	out = mustRun(t, ts.addr, admin, "silence guest tom 1h")
-	if !strings.Contains(out, "Silenced Guest Tom (guest-") || !strings.Contains(out, "not kept") {
+	if !strings.Contains(out, "Silenced Guest Tom (guest-") || !strings.Contains(out, "not kept in the database") {
 		t.Fatalf("silence of a guest: %q", out)
 	}
 	g.waitFor("An admin has silenced you until 2025-06-01 15:00 UTC")
-	if out := mustRun(t, ts.addr, admin, "silences"); !strings.Contains(out, "No knight is silenced.") {
-		t.Fatalf("a guest's silence was kept:\n%s", out)
+	if out := mustRun(t, ts.addr, admin, "silences"); !strings.Contains(out, "Guest Tom (a guest: for its session)") {
+		t.Fatalf("silences does not list the guest's:\n%s", out)
+	}
+	if err := srv.saver.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if stored, err := srv.store.Silences(clock.now()); err != nil || len(stored) != 0 {
+		t.Fatalf("a guest's silence was stored: %+v %v", stored, err)
 	}
 	if out := mustRun(t, ts.addr, admin, "unsilence guest tom"); !strings.Contains(out, "Lifted the silence of Guest Tom") {
 		t.Fatalf("unsilence of a guest: %q", out)
@@ -142,5 +148,8 @@ func TestAGuestAsksReportsAndIsSilencedButHasNoLetters(t *testing.T) {
 	g.waitFor("An admin has lifted your silence")
 	if _, errOut, code := runCmd(t, ts.addr, admin, "unsilence guest tom"); code != 1 || !strings.Contains(errOut, "is not silenced") {
 		t.Fatalf("unsilence twice: %d %q", code, errOut)
+	}
+	if out := mustRun(t, ts.addr, admin, "silences"); !strings.Contains(out, "No knight is silenced.") {
+		t.Fatalf("silences after the guest's was lifted:\n%s", out)
 	}
 }

@@ -89,6 +89,8 @@ type server struct {
 	names    nameBook     // knights' names, kept unique (names.go)
 	ids      identities   // who each open session is (identity.go)
 	codes    codeBook     // one-time codes of keys add and guests' claims (identity.go)
+	// guestSilences are the silences of guests, which the store never keeps (community.go).
+	guestSilences guestSilenceBook
 	// metrics is the listener /metrics is served on, nil when metrics are off. It is
 	// opened with the server, so a bad address fails at start.
 	metrics net.Listener
