@@ -106,6 +106,9 @@ func (m *Model) mailPage() (lines, foot []string, page int) {
 		lines = append(lines, "")
 	}
 	foot = wrap(mailFoot, w-4)
+	if m.p.Guest {
+		foot = []string{"Any key returns."}
+	}
 	if m.mail.note != "" {
 		foot = append(wrap(m.mail.note, w-4), foot...)
 	}

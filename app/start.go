@@ -243,10 +243,11 @@ func (m *Model) nameKnight(raw string) (tea.Cmd, string) {
 	return m.join(rec), ""
 }
 
-// newbieLine tells a newcomer on the title screen where to ask (issue 20), a guest too;
+// newbieLine tells a newcomer on the title screen where to ask (issue 20), a guest too,
+// in one line at 80 columns (a guest's title with a message of the day fills 24 rows);
 // plainNewbieLine says it in screen-reader mode's words.
 const (
-	newbieLine      = "New here? Questions are welcome on the newbie channel: in the game, Enter, then /newbie and your question."
+	newbieLine      = "New here? Ask on the newbie channel: Enter, then /newbie and your question."
 	plainNewbieLine = "New here? Questions are welcome on the newbie channel: in the game, type newbie and your question."
 )
 
