@@ -12,8 +12,8 @@ import (
 // the last who whispered to it), talks to its party (party.go) or on a channel
 // (channel.go). Every line is cleaned (CleanText) on the engine goroutine before it is
 // put in anyone's messages, whoever sent it; a silenced knight's lines go nowhere
-// (moderation.go), and a key that talks too fast has its excess lines dropped with a
-// note. Lines are messages like any other: they reach a terminal through the player's
+// (moderation.go), and a knight that talks too fast (a guest sooner) has its excess lines
+// dropped with a note. Lines are messages like any other: they reach a terminal through the player's
 // view. What is said aloud is kept for a while for reports (moderation.go).
 //
 // Tuning, at the default 25 ms tick:
