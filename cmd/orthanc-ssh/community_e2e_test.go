@@ -121,7 +121,9 @@ func TestALetterReachesAnAbsentKnightAcrossARestart(t *testing.T) {
 	a.waitFor("You cannot write to yourself.")
 	a.chat("/mail lamorak rest well")
 	a.waitFor("Lamorak is no longer of this world: letters do not reach a knight who has died or retired.")
-	a.chat("/mail Bors " + strings.Repeat("and more ", 60))
+	// A long letter is pasted, as a player would: 540 keys typed one by one can take longer
+	// than a wait on a slow machine under the race detector.
+	a.press(keyEnter, "/mail Bors ", pasteStart, strings.Repeat("and more ", 60), pasteEnd, keyEnter)
 	a.waitFor("Your letter to Bors is sent: Bors will find it on arriving. (It was cut to 500 characters.)")
 	a.quit()
 	if err := srv.stop(); err != nil {
