@@ -417,6 +417,50 @@ func TestWanderersSpringTraps(t *testing.T) {
 	within(t, "a stuck monster getting free", float64(freed)/7000, 1.0/7, 7000)
 }
 
+// Seed 001's entries for monsters, over many springs of each trap on a rat on level 1:
+// the hits it loses run from the least to the most and no further, it is stuck or asleep
+// where the entry says, and the flying spear leaves it alone ("Monster: not affected by
+// this trap"). The stun and teleportation traps have tests of their own.
+func TestTrapsOnMonstersMinToMax(t *testing.T) {
+	for _, c := range []struct {
+		trap          TrapKind
+		lo, hi        int // hits lost
+		stuck, asleep bool
+	}{
+		{TrapWeb, 0, 0, true, false},
+		{TrapPendulum, 6, 10, false, false}, // "(5 + dungeon_level) to (9 + dungeon_level)"
+		{TrapStrangleWeed, 1, 4, true, false},
+		{TrapPoisonNeedle, 5, 9, false, false},
+		{TrapSleepingGas, 0, 0, false, true},
+		{TrapBear, 1, 6, true, false},
+		{TrapFlyingSpear, 0, 0, false, false},
+	} {
+		t.Run(c.trap.String(), func(t *testing.T) {
+			e := fightEngine(t, nil)
+			e.rng = rand.New(rand.NewPCG(uint64(c.trap), 7))
+			e.levels[0].SetTrap(Pos{0, 1}, c.trap)
+			rat := e.spawn(1, mustMonster(t, "giant rat"), Pos{0, 1}, -1, e.rng)
+			lost := map[int]bool{}
+			for range 2000 {
+				rat.hits, rat.stuck, rat.asleep = 100, false, false
+				e.monsterTrap(rat)
+				lost[100-rat.hits] = true
+				if rat.stuck != c.stuck || rat.asleep != c.asleep {
+					t.Fatalf("stuck %v and asleep %v, seed 001 says %v and %v", rat.stuck, rat.asleep, c.stuck, c.asleep)
+				}
+			}
+			for n := range lost {
+				if n < c.lo || n > c.hi {
+					t.Fatalf("lost %d hits, seed 001 says %d to %d", n, c.lo, c.hi)
+				}
+			}
+			if !lost[c.lo] || !lost[c.hi] {
+				t.Fatalf("the least (%d) or the most (%d) hits lost never came up: %v", c.lo, c.hi, lost)
+			}
+		})
+	}
+}
+
 func containsInt(s []int, v int) bool {
 	for _, x := range s {
 		if x == v {
