@@ -15,24 +15,6 @@ type Cast struct {
 
 func (Cast) isCommand() {}
 
-// Effect is a spell working on a knight: Moves left, or DurationTrip / DurationFight.
-type Effect struct {
-	Spell SpellID `json:"spell"`
-	Moves int     `json:"moves"`
-}
-
-// String is the effect as whoami and the status line show it: "Light (24 moves)".
-func (ef Effect) String() string {
-	name := ef.Spell.Info().Name
-	switch ef.Moves {
-	case DurationTrip:
-		return name + " (this trip)"
-	case DurationFight:
-		return name + " (this fight)"
-	}
-	return fmt.Sprintf("%s (%d moves)", name, ef.Moves)
-}
-
 // espRange is how far ESP looks through walls, in squares.
 const espRange = 8
 
@@ -88,52 +70,6 @@ func hoardSquare(r RoomRect, guard Pos) Pos {
 		}
 	}
 	return guard
-}
-
-// has reports whether a spell's effect is on the knight.
-func (p *player) has(s SpellID) bool {
-	for _, ef := range p.rec.Effects {
-		if ef.Spell == s {
-			return true
-		}
-	}
-	return false
-}
-
-// addEffect puts a lasting spell on the knight, renewing it if it is already there.
-func (p *player) addEffect(s SpellID) {
-	d := s.Info().Duration
-	for i := range p.rec.Effects {
-		if p.rec.Effects[i].Spell == s {
-			p.rec.Effects[i].Moves = d
-			return
-		}
-	}
-	p.rec.Effects = append(p.rec.Effects, Effect{Spell: s, Moves: d})
-}
-
-// dropEffects removes the effects for which drop is true and says which wore off.
-func (e *Engine) dropEffects(p *player, drop func(Effect) bool) {
-	kept := p.rec.Effects[:0]
-	for _, ef := range p.rec.Effects {
-		if drop(ef) {
-			e.say(p, fmt.Sprintf("Your %s spell wears off.", ef.Spell.Info().Name))
-			continue
-		}
-		kept = append(kept, ef)
-	}
-	p.rec.Effects = kept
-}
-
-// tickEffects counts one move off every effect that lasts a number of moves (seed 000
-// gives durations in turns, which were the knight's moves on PLATO).
-func (e *Engine) tickEffects(p *player) {
-	for i := range p.rec.Effects {
-		if p.rec.Effects[i].Moves > 0 {
-			p.rec.Effects[i].Moves--
-		}
-	}
-	e.dropEffects(p, func(ef Effect) bool { return ef.Moves == 0 })
 }
 
 // cast carries out a Cast command in or out of a fight and returns its cost.

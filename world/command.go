@@ -67,41 +67,6 @@ type UseItem struct{ Index int }
 
 func (UseItem) isCommand() {}
 
-// speed is the knight's speed in seed 003's sense: Speed, the spell or boots of speed
-// ("they work like a continuous Speed spell"), gives +10, and a load past half of what
-// its Strength carries takes speed off (LoadSpeed).
-func (e *Engine) speed(p *player) int {
-	s := LoadSpeed(carried(p.rec.Items), CarryCapacity(e.str(p)))
-	if e.hasted(p) {
-		s += 10
-	}
-	return s
-}
-
-// hasted reports whether the knight has Speed (seed 000: "Gives you first hit in combat,
-// and takes less time to move").
-func (e *Engine) hasted(p *player) bool {
-	return wearing(p.rec.Items, ItemBootsOfSpeed) || p.has(SpellSpeed)
-}
-
-// protected reports whether the knight has Protection (seed 000: "Gives you a 1/6 better
-// chance of not being hit. 1/3 for undead"): the spell or the ring.
-func (e *Engine) protected(p *player) bool {
-	return wearing(p.rec.Items, ItemRingOfProtection) || p.has(SpellProtection)
-}
-
-// invisible reports whether the knight is invisible (seed 000: "You are safe from attack"):
-// the spell or the ring.
-func (e *Engine) invisible(p *player) bool {
-	return wearing(p.rec.Items, ItemRingOfInvisibility) || p.has(SpellInvisibility)
-}
-
-// dieSides is the knight's to-hit die: its Dexterity adjusted for the weight it carries
-// (seed 000).
-func (e *Engine) dieSides(p *player) int {
-	return EffectiveDex(p.rec.Dex, carried(p.rec.Items), CarryCapacity(e.str(p)))
-}
-
 // maxRings is how many rings a knight can wear at once: one on each hand.
 const maxRings = 2
 
@@ -248,16 +213,6 @@ func (e *Engine) read(p *player, i int) {
 		e.say(p, "You read the manual of vile darkness. Half your hits drain away, just to keep you honest.")
 	}
 	r.Items = append(r.Items[:i], r.Items[i+1:]...)
-}
-
-// moved counts a move and lets a ring of regeneration work.
-func (e *Engine) countMove(p *player) {
-	p.rec.Moves++
-	e.tickEffects(p)
-	if p.rec.Moves%RegenerationMoves == 0 && wearing(p.rec.Items, ItemRingOfRegeneration) {
-		p.rec.Hits = min(p.rec.MaxHits, p.rec.Hits+1)
-		p.rec.SpellUnits = min(SpellUnitsForLevel(p.rec.Level), p.rec.SpellUnits+1)
-	}
 }
 
 // act carries out one command and returns its cost in percent of a round; a command that
@@ -500,12 +455,6 @@ func (e *Engine) successfulExit(p *player) {
 	e.dropEffects(p, func(ef Effect) bool { return ef.Moves == DurationTrip })
 	p.changed = true
 	e.saveNow(p) // a level gained is saved at once
-}
-
-// lit reports whether the knight has light about it (seed 000: "secret doors will always
-// appear"): a ring of light, Light or Continuous Light.
-func (e *Engine) lit(p *player) bool {
-	return wearing(p.rec.Items, ItemRingOfLight) || p.has(SpellLight) || p.has(SpellContinuousLight)
 }
 
 // retire moves a knight outside the dungeon into the hall of fame (seed 000: "When you

@@ -16,37 +16,6 @@ import (
 // traps are around you").
 const findTrapsRange = 3
 
-// str is the knight's Strength less what poison has taken for now (seed 001).
-func (e *Engine) str(p *player) int {
-	s := p.rec.Str
-	for _, st := range p.rec.Status {
-		if st.Kind == StatusWeak {
-			s--
-		}
-	}
-	return max(1, s)
-}
-
-// status is the condition of a kind on the knight, if any.
-func (p *player) status(k StatusKind) *Status {
-	for i := range p.rec.Status {
-		if p.rec.Status[i].Kind == k {
-			return &p.rec.Status[i]
-		}
-	}
-	return nil
-}
-
-func (p *player) addStatus(k StatusKind, left int) {
-	p.rec.Status = append(p.rec.Status, Status{Kind: k, Left: left})
-	p.changed, p.dirty = true, true
-}
-
-// levitating reports whether the knight floats (seed 000: boots of levitation, the spell).
-func (e *Engine) levitating(p *player) bool {
-	return wearing(p.rec.Items, ItemBootsOfLevitation) || p.has(SpellLevitation)
-}
-
 // knowTrap puts a trap on the knight's map of its level (seed 000: "Traps ... show on the
 // map as dots").
 func (e *Engine) knowTrap(p *player, sq int) {
@@ -156,77 +125,4 @@ func (e *Engine) lightTraps(p *player) {
 			e.knowTrap(p, i)
 		}
 	}
-}
-
-// tickStatus runs a round of the world clock on a knight's conditions: they count down,
-// strangle weed chokes, and spent conditions end with a word.
-func (e *Engine) tickStatus(p *player) {
-	if len(p.rec.Status) == 0 {
-		return
-	}
-	kept := p.rec.Status[:0]
-	for _, st := range p.rec.Status {
-		switch st.Kind {
-		case StatusStuck:
-			kept = append(kept, st) // only tries to move wear it down
-			continue
-		case StatusStrangle:
-			// Seed 001: strangle weed — "stuck and loses 1 hit point each turn".
-			p.rec.Hits--
-			kept = append(kept, st)
-			continue
-		}
-		st.Left--
-		if st.Left > 0 {
-			kept = append(kept, st)
-			continue
-		}
-		switch st.Kind {
-		case StatusConfused:
-			e.say(p, "You feel less confused now.")
-		case StatusBlind:
-			e.say(p, "You can see again.")
-		case StatusAsleep:
-			e.say(p, "You wake up.")
-		case StatusWeak:
-			e.say(p, "You feel your strength coming back.")
-		}
-	}
-	p.rec.Status = kept
-	p.changed, p.dirty = true, true
-	if p.rec.Depth > 0 && p.status(StatusBlind) == nil {
-		e.look(p)
-	}
-	if p.rec.Hits <= 0 {
-		e.die(p, "strangle weed")
-	}
-}
-
-// held reports whether a condition keeps the knight from acting, and says so. A stuck
-// knight trying to move uses up one of its tries (seed 001: "Player has to try to move for
-// 5 to 9 turns to escape the trap").
-func (e *Engine) held(p *player, c Command) (bool, float64) {
-	if p.status(StatusAsleep) != nil {
-		e.say(p, "You are asleep and cannot act.")
-		return true, 0
-	}
-	if _, isMove := c.(Move); !isMove {
-		return false, 0
-	}
-	for _, k := range []StatusKind{StatusStrangle, StatusStuck} {
-		st := p.status(k)
-		if st == nil {
-			continue
-		}
-		st.Left--
-		if st.Left <= 0 {
-			p.rec.Status = slices.DeleteFunc(p.rec.Status, func(s Status) bool { return s.Kind == k })
-			e.say(p, "You struggle free!")
-		} else {
-			e.say(p, "You struggle but are still stuck.")
-		}
-		p.changed = true
-		return true, MoveCost(e.speed(p))
-	}
-	return false, 0
 }

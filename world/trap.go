@@ -474,39 +474,3 @@ func (l *Level) nextToStairs(p Pos) bool {
 	}
 	return false
 }
-
-// StatusKind is a condition on a knight from a trap (seed 001).
-type StatusKind uint8
-
-// The conditions. Stuck counts tries to move; the others count rounds of the world clock.
-const (
-	StatusStuck StatusKind = iota
-	StatusConfused
-	StatusBlind
-	StatusAsleep
-	StatusWeak     // one point of Strength lost until it wears off
-	StatusStrangle // stuck in strangle weed: a hit a round besides being stuck
-)
-
-var statusNames = [...]string{"stuck", "confused", "blind", "asleep", "weak", "strangled"}
-
-func (s StatusKind) String() string {
-	if int(s) < len(statusNames) {
-		return statusNames[s]
-	}
-	return "status?"
-}
-
-// Status is one condition on a knight: Left is tries to move (stuck) or rounds (the rest).
-type Status struct {
-	Kind StatusKind `json:"kind"`
-	Left int        `json:"left"`
-}
-
-// String is the condition as the status line and whoami show it.
-func (s Status) String() string {
-	if s.Kind == StatusStuck || s.Kind == StatusStrangle {
-		return fmt.Sprintf("%s (%d tries)", s.Kind, s.Left)
-	}
-	return fmt.Sprintf("%s (%d turns)", s.Kind, s.Left)
-}
