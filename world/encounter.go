@@ -697,12 +697,6 @@ func (e *Engine) takeTreasure(enc *encounter, killer *player, t Treasure) {
 	}
 }
 
-// carry gives a knight an item without a word: one the message that found it named.
-func (e *Engine) carry(p *player, it Item) {
-	p.rec.Items = append(p.rec.Items, it)
-	p.changed = true
-}
-
 // takePurse shares the coins a monster of a surface battle carried (SurfacePurse) equally
 // among the heroes of the battle, as a hoard's coins are shared; the remainder is lost.
 func (e *Engine) takePurse(enc *encounter, k *MonsterKind) {
@@ -718,29 +712,6 @@ func (e *Engine) takePurse(enc *encounter, k *MonsterKind) {
 		}
 		e.say(p, msg)
 	}
-}
-
-// gain gives a knight an item; arrows go into the quiver it has, up to seed 000's 31.
-func (e *Engine) gain(p *player, it Item) {
-	if it.Kind == ItemQuiver {
-		for i := range p.rec.Items {
-			if q := &p.rec.Items[i]; q.Kind == ItemQuiver {
-				q.Count = min(MaxArrows, q.Count+it.Count)
-				e.say(p, fmt.Sprintf("You find arrows of mythical slaying; your quiver holds %d.", q.Count))
-				return
-			}
-		}
-		it.Count = min(MaxArrows, it.Count)
-	}
-	p.rec.Items = append(p.rec.Items, it)
-	p.changed = true
-	msg := "You find " + english.A(it.Name()) + "!"
-	if it.Info().Wearable {
-		msg += " (i to wear it)"
-	} else if it.Info().Readable {
-		msg += " (i to read it)"
-	}
-	e.say(p, msg)
 }
 
 // magicLossOneIn is how rarely a knight loses one magic item after a battle (seed 000:

@@ -308,14 +308,3 @@ func (e *Engine) sell(p *player, i int) float64 {
 	e.touchMarket(p)
 	return 0
 }
-
-// swords counts the swords among items.
-func swords(items []Item) int {
-	n := 0
-	for _, it := range items {
-		if it.Kind == ItemSword {
-			n++
-		}
-	}
-	return n
-}
