@@ -176,17 +176,9 @@ func (e *Engine) drop(p *player, i int) float64 {
 		return 0
 	}
 	it := p.rec.Items[i]
-	if it.Kind == ItemSword {
-		swords := 0
-		for _, o := range p.rec.Items {
-			if o.Kind == ItemSword {
-				swords++
-			}
-		}
-		if swords == 1 {
-			e.say(p, "A knight keeps at least one sword.")
-			return 0
-		}
+	if it.Kind == ItemSword && swords(p.rec.Items) == 1 {
+		e.say(p, "A knight keeps at least one sword.")
+		return 0
 	}
 	p.rec.Items = append(p.rec.Items[:i], p.rec.Items[i+1:]...)
 	e.say(p, fmt.Sprintf("You leave the %s behind.", it.Name()))
