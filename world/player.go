@@ -254,7 +254,7 @@ func (e *Engine) tickEffects(p *player) {
 	e.dropEffects(p, func(ef Effect) bool { return ef.Moves == 0 })
 }
 
-// moved counts a move and lets a ring of regeneration work.
+// countMove counts a move and lets a ring of regeneration work.
 func (e *Engine) countMove(p *player) {
 	p.rec.Moves++
 	e.tickEffects(p)

@@ -378,6 +378,11 @@ func SurfaceFoes(r *rand.Rand, heroLevels []int) []MonsterID {
 	return out
 }
 
+// Enter goes back down into the dungeon from outside, at the exit of level 1.
+type Enter struct{}
+
+func (Enter) isCommand() {}
+
 // enter takes a knight from the surface down into the dungeon: only from the entrance.
 func (e *Engine) enter(p *player) float64 {
 	if p.rec.Pos() != e.outside.grid.Entrance {

@@ -1,0 +1,248 @@
+package world
+
+import "fmt"
+
+// Moving in the dungeon: a step (through walls, doors, secret and locked doors), the
+// stairs and the exit, and placing a knight on a square, where every way of moving ends.
+
+// Move steps one square. Door is set for shift+direction (or d, then a direction): only
+// then does the knight open, force or search for a door (seed 000: "you can open doors").
+type Move struct {
+	Dir  Dir
+	Door bool
+}
+
+func (Move) isCommand() {}
+
+// Climb takes the stairs the adventurer stands on, or the exit on level 1 (Down false).
+type Climb struct{ Down bool }
+
+func (Climb) isCommand() {}
+
+func (e *Engine) move(p *player, m Move) float64 {
+	l := e.levels[p.rec.Depth-1]
+	from := p.rec.Pos()
+	edge := l.Edge(from, m.Dir)
+	cost := MoveCost(e.speed(p))
+	switch {
+	case edge == EdgeOpen:
+	case p.passWall && (edge == EdgeWall || edge.IsSecret()) && l.Terrain(from.Step(m.Dir)) != Rock:
+		// Seed 000, Pass Wall: "Allows you to pass through any wall."
+		p.passWall = false
+		e.say(p, "You pass through the wall.")
+	case edge == EdgeWall || (edge.IsSecret() && !m.Door):
+		if m.Door {
+			e.say(p, fmt.Sprintf("You search the wall to the %s but find no door.", m.Dir))
+			return cost
+		}
+		e.say(p, fmt.Sprintf("A wall blocks the way %s.", m.Dir))
+		return 0
+	case !m.Door:
+		e.say(p, fmt.Sprintf("A door blocks the way %s. Shift+arrow (or d, then a direction) opens it.", m.Dir))
+		return 0
+	case edge == EdgeLocked:
+		// Seed 000: Strength "determines your ability to open up doors". A knight breaks a
+		// locked door with chance Str in 20; a broken door stays open for everyone.
+		if e.rng.IntN(20) >= e.str(p) {
+			e.say(p, "You throw yourself at the locked door. It holds.")
+			return cost
+		}
+		l.SetEdge(from, m.Dir, EdgeDoor)
+		st := &e.state[l.Depth-1]
+		st.broken = append(st.broken, l.EdgeIndex(from, m.Dir))
+		st.changed = true
+		e.snaps[l.Depth-1] = nil
+		e.touchLevel(l.Depth)
+		e.say(p, "You break the locked door down!")
+	case edge.IsSecret():
+		e.findDoor(p, l.EdgeIndex(from, m.Dir))
+		e.say(p, "You found a secret door!")
+	}
+	to := from.Step(m.Dir)
+	p.prev = from
+	p.lastFight = nil
+	e.place(p, p.rec.Depth, to)
+	e.countMove(p)
+	// Seed 000: rooms are "where the treasure and monsters are hidden"; stepping into a
+	// guarded room, or onto a wanderer, starts a fight — unless the knight is invisible.
+	if e.invisible(p) {
+		if r := l.RoomAt(to); r >= 0 && e.roomGuard(l.Depth, r) != nil {
+			e.say(p, "A monster guards this room, but it cannot see you.")
+		}
+		return cost
+	}
+	if r := l.RoomAt(to); r >= 0 {
+		if g := e.roomGuard(l.Depth, r); g != nil {
+			e.startFight(p, g)
+			return cost
+		}
+	}
+	if w := e.monsterAt(l.Depth, to); w != nil {
+		e.startFight(p, w)
+		return cost
+	}
+	if e.fallThrough(p, false) {
+		return cost
+	}
+	e.springTrap(p)
+	if _, ok := e.players[p.rec.Fingerprint]; !ok || p.rec.Pos() != to {
+		return cost // the trap killed the knight or carried it off
+	}
+	if p.has(SpellFindTraps) {
+		e.findTraps(p, false)
+	}
+	switch l.Feature(to) {
+	case FeatExit:
+		e.say(p, "The exit is here. Press < to climb out of the dungeon.")
+	case FeatStairsUp:
+		e.say(p, "Stairs lead up from here. Press < to climb them.")
+	case FeatStairsDown:
+		e.say(p, "Stairs lead down from here. Press > to descend.")
+	}
+	return cost
+}
+
+func (e *Engine) findDoor(p *player, edge int) {
+	m := &p.rec.Maps[p.mapIdx]
+	for _, d := range m.Doors {
+		if d == edge {
+			return
+		}
+	}
+	m.Doors = append(m.Doors, edge)
+}
+
+func (e *Engine) climb(p *player, down bool) float64 {
+	l := e.levels[p.rec.Depth-1]
+	pos := p.rec.Pos()
+	cost := MoveCost(e.speed(p))
+	switch f := l.Feature(pos); {
+	case down && f == FeatChute:
+		e.fallThrough(p, true) // a levitating knight chooses to use the chute
+	case down && f == FeatStairsDown:
+		next := e.levels[p.rec.Depth]
+		e.place(p, p.rec.Depth+1, next.Up)
+		e.say(p, fmt.Sprintf("You descend to level %d.", p.rec.Depth))
+	case !down && f == FeatStairsUp:
+		prev := e.levels[p.rec.Depth-2]
+		e.place(p, p.rec.Depth-1, prev.Down)
+		e.say(p, fmt.Sprintf("You climb up to level %d.", p.rec.Depth))
+	case !down && f == FeatExit:
+		e.place(p, 0, e.outside.grid.Entrance)
+		e.say(p, "You climb out of the dungeon into the daylight. Press > to go back down.")
+		e.successfulExit(p)
+	default:
+		if down {
+			e.say(p, "There are no stairs down here.")
+		} else {
+			e.say(p, "There are no stairs up here.")
+		}
+		return 0
+	}
+	return cost
+}
+
+// place moves the player to pos on depth (0 is the surface) and refreshes everyone
+// affected. Ruling: whoever comes up out of the dungeon (by the exit, or through the
+// ceiling of level 1) stands on the surface's entrance, whatever pos says.
+func (e *Engine) place(p *player, depth int, pos Pos) {
+	oldDepth, oldPos := p.rec.Depth, p.rec.Pos()
+	if depth == 0 && oldDepth != 0 {
+		pos = e.outside.grid.Entrance
+	}
+	p.rec.Depth, p.rec.X, p.rec.Y = depth, pos.X, pos.Y
+	if depth != oldDepth {
+		e.levelsChanged()
+	} else {
+		e.positionsChanged()
+	}
+	p.changed, p.dirty = true, true
+	if oldDepth == 0 && depth != 0 {
+		e.moved(p, 0, oldPos, oldPos) // those outside see it go
+	}
+	if depth == 0 {
+		if oldDepth > 0 {
+			e.moved(p, oldDepth, oldPos, oldPos) // those who saw it leave
+			e.state[oldDepth-1].changed = true   // save it once more as the knight leaves it
+		}
+		e.arriveOnSurface(p)
+		if oldDepth == 0 {
+			e.moved(p, 0, oldPos, p.rec.Pos()) // those outside see it move
+		} else {
+			e.moved(p, 0, p.rec.Pos(), p.rec.Pos()) // those outside see it come
+		}
+		return
+	}
+	if depth == oldDepth {
+		e.look(p)
+		e.moved(p, depth, oldPos, pos)
+		return
+	}
+	if oldDepth > 0 {
+		e.moved(p, oldDepth, oldPos, oldPos) // those who saw it leave
+		e.state[oldDepth-1].changed = true   // save it once more as the knight leaves it
+	}
+	e.arrive(p)
+	e.moved(p, depth, pos, pos) // those who see it arrive
+}
+
+// successfulExit is seed 000's reward for leaving the dungeon alive: "Level only increases
+// on successful exit from the dungeon. When your level increases, spells and hits also
+// increase. Additional hits are determined by the roll of an eight-sided die, modified by
+// your constitution." and "When you make a successful exit from the dungeon, your spell
+// units are replenished." Ruling: a rest in the daylight also heals every wound.
+func (e *Engine) successfulExit(p *player) {
+	r := &p.rec
+	for lvl := LevelForExperience(r.Experience); r.Level < lvl; {
+		r.Level++
+		gain := max(1, 1+e.rng.IntN(8)+ConBonus(r.Con))
+		r.MaxHits += gain
+		e.say(p, fmt.Sprintf("You have reached level %d! (+%d hits)", r.Level, gain))
+	}
+	r.Hits = r.MaxHits
+	r.SpellUnits = SpellUnitsForLevel(r.Level)
+	e.dropEffects(p, func(ef Effect) bool { return ef.Moves == DurationTrip })
+	p.changed = true
+	e.saveNow(p) // a level gained is saved at once
+}
+
+// nearestOpen is the non-rock square of a level closest to p (p itself if it is open).
+func (e *Engine) nearestOpen(depth int, p Pos) Pos {
+	l := e.levels[depth-1]
+	bestPos, bestD := l.Up, 1<<30
+	for y := range l.H {
+		for x := range l.W {
+			q := Pos{x, y}
+			if l.Terrain(q) == Rock {
+				continue
+			}
+			if d := absInt(q.X-p.X) + absInt(q.Y-p.Y); d < bestD {
+				bestPos, bestD = q, d
+			}
+		}
+	}
+	return bestPos
+}
+
+// randomSquare is a random open square of a level; randomCorridor a random corridor square.
+func (e *Engine) randomSquare(depth int) Pos {
+	l := e.levels[depth-1]
+	for range 1000 {
+		q := Pos{e.rng.IntN(l.W), e.rng.IntN(l.H)}
+		if l.Terrain(q) != Rock {
+			return q
+		}
+	}
+	return l.Up
+}
+
+func (e *Engine) randomCorridor(depth int) Pos {
+	l := e.levels[depth-1]
+	for range 1000 {
+		q := Pos{e.rng.IntN(l.W), e.rng.IntN(l.H)}
+		if l.Terrain(q) == Corridor {
+			return q
+		}
+	}
+	return l.Up
+}
