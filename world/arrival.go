@@ -29,7 +29,7 @@ func (e *Engine) mayAmbush(p *player) bool {
 func (e *Engine) safeKnightNear(depth int, q Pos, reach int) bool {
 	for _, p := range e.onLevel(depth) {
 		at := p.rec.Pos()
-		if e.safe(p) && abs(at.X-q.X) <= reach && abs(at.Y-q.Y) <= reach {
+		if e.safe(p) && absInt(at.X-q.X) <= reach && absInt(at.Y-q.Y) <= reach {
 			return true
 		}
 	}
@@ -57,5 +57,3 @@ func (e *Engine) arrived(p *player) bool {
 	e.startFight(p, g)
 	return p.fight != nil
 }
-
-func abs(n int) int { return max(n, -n) }

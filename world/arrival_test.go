@@ -62,7 +62,7 @@ func TestNoWandererAppearsNextToAKnightArrivingSafely(t *testing.T) {
 				continue
 			}
 			spawned++
-			if abs(m.pos.X-at.X) <= 1 && abs(m.pos.Y-at.Y) <= 1 {
+			if absInt(m.pos.X-at.X) <= 1 && absInt(m.pos.Y-at.Y) <= 1 {
 				near++
 			}
 			e.removeMonster(m)

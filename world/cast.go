@@ -265,8 +265,6 @@ func (e *Engine) esp(p *player) {
 	e.say(p, "You cast ESP and sense "+strings.Join(seen, "; ")+".")
 }
 
-func absInt(x int) int { return max(x, -x) }
-
 func deltaX(d Dir) int { dx, _ := d.Delta(); return dx }
 func deltaY(d Dir) int { _, dy := d.Delta(); return dy }
 

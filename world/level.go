@@ -49,6 +49,9 @@ func (p Pos) Step(d Dir) Pos {
 	return Pos{p.X + dx, p.Y + dy}
 }
 
+// absInt is |x|, for the distance between squares.
+func absInt(x int) int { return max(x, -x) }
+
 // Edge is what lies on the boundary between two squares (seed 000: walls and doors
 // block your way, locked doors are broken down, secret doors look like walls).
 type Edge uint8
