@@ -41,30 +41,3 @@ func (d Dice) Max() int { return max(0, d.N*d.Sides) }
 
 // String writes the dice the usual way, "2d8".
 func (d Dice) String() string { return fmt.Sprintf("%dd%d", d.N, d.Sides) }
-
-// MonsterClass is one of the seed's eight kinds of monster ("Eight classes of monsters
-// reside in the dungeon: Insect, Man, Goblin, Animal, Undead, Mythical, Magic User, and
-// Animated.").
-type MonsterClass uint8
-
-// The eight classes, in the seed's order.
-const (
-	Insect MonsterClass = iota
-	Man
-	Goblin
-	Animal
-	Undead
-	Mythical
-	MagicUser
-	Animated
-	NumMonsterClasses
-)
-
-var classNames = [NumMonsterClasses]string{"Insect", "Man", "Goblin", "Animal", "Undead", "Mythical", "Magic User", "Animated"}
-
-func (c MonsterClass) String() string {
-	if c < NumMonsterClasses {
-		return classNames[c]
-	}
-	return "class?"
-}

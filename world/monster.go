@@ -12,6 +12,34 @@ import (
 // ruling; docs/MONSTERS.md shows them and explains how they were chosen. The tables are
 // data that tests read: code elsewhere must look a monster up here rather than repeat it.
 
+// MonsterClass is one of the seed's eight kinds of monster ("Eight classes of monsters
+// reside in the dungeon: Insect, Man, Goblin, Animal, Undead, Mythical, Magic User, and
+// Animated.").
+type MonsterClass uint8
+
+// The eight classes, in the seed's order.
+const (
+	Insect MonsterClass = iota
+	Man
+	Goblin
+	Animal
+	Undead
+	Mythical
+	MagicUser
+	Animated
+	NumMonsterClasses
+)
+
+var classNames = [NumMonsterClasses]string{"Insect", "Man", "Goblin", "Animal", "Undead", "Mythical", "Magic User", "Animated"}
+
+// String is the class as the seed names it.
+func (c MonsterClass) String() string {
+	if c < NumMonsterClasses {
+		return classNames[c]
+	}
+	return "class?"
+}
+
 // MonsterKind is one line of the monster tables: what every monster of that kind shares.
 // A live monster rolls its own hit points from HitDice when it appears.
 type MonsterKind struct {
