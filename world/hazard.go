@@ -2,31 +2,88 @@ package world
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 
 	"github.com/orthanc-ssh/orthanc-ssh/internal/english"
 )
 
-// Rulings on seed 001 (docs/DESIGN.md): a MAG "turn" is one round of the world clock (ten
-// engine turns, the time a knight at speed 0 takes for one action); being stuck counts
-// tries to move, as the seed says. Monsters always set off the traps they step on.
+// Hazards besides what a trap does when it goes off (trap.go): where traps, chutes and
+// pits are put on a level, falling down a chute or a pit, and finding traps (a trap that
+// goes off, Find Traps, Light) for the knight's map.
 
-// findTrapsRange is how far Find Traps senses traps, in squares (seed 000: "Tells you what
-// traps are around you").
-const findTrapsRange = 3
+// placeHazards hides the level's traps and puts a chute and a pit on it (seed 000: "chutes
+// (drop you one or more levels ...), pits"). It draws from a stream of its own, so the
+// level's walls and doors are the same as without hazards.
+func placeHazards(l *Level, bottom bool) {
+	r := rand.New(rand.NewPCG(l.Seed, uint64(l.Depth)^0x74726170))
+	free := func() (Pos, bool) {
+		for range 500 {
+			p := Pos{r.IntN(l.W), r.IntN(l.H)}
+			if l.Terrain(p) != Rock && l.Feature(p) == FeatNone && l.Trap(p) == TrapNone && !l.nextToStairs(p) {
+				return p, true
+			}
+		}
+		return Pos{}, false
+	}
+	for range TrapCount(r, l.Depth) {
+		if p, ok := free(); ok {
+			l.SetTrap(p, TrapKind(1+r.IntN(int(NumTrapKinds)-1)))
+		}
+	}
+	if bottom {
+		return // nothing below the bottom level to fall to
+	}
+	for _, f := range []Feature{FeatChute, FeatPit} {
+		for range 20 {
+			// A knight without levitation cannot cross a chute or pit, so one never sits
+			// where it would cut the way between the stairs.
+			if p, ok := free(); ok && l.Terrain(p) == Corridor && l.stairsConnectedWithout(p) {
+				l.SetFeature(p, f)
+				break
+			}
+		}
+	}
+}
 
-// knowTrap puts a trap on the knight's map of its level (seed 000: "Traps ... show on the
-// map as dots").
-func (e *Engine) knowTrap(p *player, sq int) {
-	if p.mapIdx < 0 {
-		return
+// stairsConnectedWithout reports whether the down stairs can still be reached from the up
+// stairs (doors passable) with square block and every chute and pit closed off.
+func (l *Level) stairsConnectedWithout(block Pos) bool {
+	seen := make([]bool, l.W*l.H)
+	closed := func(q Pos) bool {
+		f := l.Feature(q)
+		return q == block || f == FeatChute || f == FeatPit
 	}
-	m := &p.rec.Maps[p.mapIdx]
-	if !slices.Contains(m.Traps, sq) {
-		m.Traps = append(m.Traps, sq)
-		p.changed, p.dirty = true, true
+	queue := []Pos{l.Up}
+	seen[l.idx(l.Up)] = true
+	for len(queue) > 0 {
+		p := queue[0]
+		queue = queue[1:]
+		if p == l.Down {
+			return true
+		}
+		for _, d := range Dirs {
+			q := p.Step(d)
+			if !l.In(q) || seen[l.idx(q)] || l.Edge(p, d) == EdgeWall || closed(q) {
+				continue
+			}
+			seen[l.idx(q)] = true
+			queue = append(queue, q)
+		}
 	}
+	return !l.HasDown // the bottom level has no down stairs to reach
+}
+
+// nextToStairs keeps hazards off the squares around the stairs and the exit, so arriving
+// knights are not dropped straight down again.
+func (l *Level) nextToStairs(p Pos) bool {
+	for _, s := range []Pos{l.Up, l.Down} {
+		if absInt(p.X-s.X)+absInt(p.Y-s.Y) <= 1 {
+			return true
+		}
+	}
+	return false
 }
 
 // fallThrough handles chutes and pits under a knight who just arrived on a square (seed
@@ -65,6 +122,23 @@ func (e *Engine) fallThrough(p *player, chosen bool) bool {
 	}
 	return true
 }
+
+// knowTrap puts a trap on the knight's map of its level (seed 000: "Traps ... show on the
+// map as dots").
+func (e *Engine) knowTrap(p *player, sq int) {
+	if p.mapIdx < 0 {
+		return
+	}
+	m := &p.rec.Maps[p.mapIdx]
+	if !slices.Contains(m.Traps, sq) {
+		m.Traps = append(m.Traps, sq)
+		p.changed, p.dirty = true, true
+	}
+}
+
+// findTrapsRange is how far Find Traps senses traps, in squares (seed 000: "Tells you what
+// traps are around you").
+const findTrapsRange = 3
 
 // findTraps is Find Traps at work: the traps near the knight go on its map and it is told
 // where they are.

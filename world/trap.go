@@ -7,6 +7,10 @@ import (
 	"github.com/orthanc-ssh/orthanc-ssh/internal/english"
 )
 
+// Rulings on seed 001 (docs/DESIGN.md): a MAG "turn" is one round of the world clock (ten
+// engine turns, the time a knight at speed 0 takes for one action); being stuck counts
+// tries to move, as the seed says. Monsters always set off the traps they step on.
+
 // TrapKind is one of the nine traps of Mike's Adventure Game (seed 001).
 type TrapKind uint8
 
@@ -96,7 +100,8 @@ func (b between) draw(r *rand.Rand, depth int) int {
 	return n
 }
 
-// traps is the trap table (seed 001), in TrapKind's order.
+// traps is the trap table (seed 001), in TrapKind's order. A new trap is a TrapKind and a
+// row here, with a function of its own only where its rule is more than the row can say.
 var traps = [NumTrapKinds]trap{
 	TrapWeb: {
 		name: "spider web",
@@ -401,76 +406,3 @@ func rangeRoll(r *rand.Rand, lo, hi int) int { return lo + r.IntN(hi-lo+1) }
 // SpearDamage is seed 001's flying spear, "2d3" in MAG's sense: "a random number from 0 to
 // 2 plus another random number from 0 to 2" (0..4), as the trap table has it.
 func SpearDamage(r *rand.Rand) int { return traps[TrapFlyingSpear].knight.hurt.draw(r, 0) }
-
-// placeHazards hides the level's traps and puts a chute and a pit on it (seed 000: "chutes
-// (drop you one or more levels ...), pits"). It draws from a stream of its own, so the
-// level's walls and doors are the same as without hazards.
-func placeHazards(l *Level, bottom bool) {
-	r := rand.New(rand.NewPCG(l.Seed, uint64(l.Depth)^0x74726170))
-	free := func() (Pos, bool) {
-		for range 500 {
-			p := Pos{r.IntN(l.W), r.IntN(l.H)}
-			if l.Terrain(p) != Rock && l.Feature(p) == FeatNone && l.Trap(p) == TrapNone && !l.nextToStairs(p) {
-				return p, true
-			}
-		}
-		return Pos{}, false
-	}
-	for range TrapCount(r, l.Depth) {
-		if p, ok := free(); ok {
-			l.SetTrap(p, TrapKind(1+r.IntN(int(NumTrapKinds)-1)))
-		}
-	}
-	if bottom {
-		return // nothing below the bottom level to fall to
-	}
-	for _, f := range []Feature{FeatChute, FeatPit} {
-		for range 20 {
-			// A knight without levitation cannot cross a chute or pit, so one never sits
-			// where it would cut the way between the stairs.
-			if p, ok := free(); ok && l.Terrain(p) == Corridor && l.stairsConnectedWithout(p) {
-				l.SetFeature(p, f)
-				break
-			}
-		}
-	}
-}
-
-// stairsConnectedWithout reports whether the down stairs can still be reached from the up
-// stairs (doors passable) with square block and every chute and pit closed off.
-func (l *Level) stairsConnectedWithout(block Pos) bool {
-	seen := make([]bool, l.W*l.H)
-	closed := func(q Pos) bool {
-		f := l.Feature(q)
-		return q == block || f == FeatChute || f == FeatPit
-	}
-	queue := []Pos{l.Up}
-	seen[l.idx(l.Up)] = true
-	for len(queue) > 0 {
-		p := queue[0]
-		queue = queue[1:]
-		if p == l.Down {
-			return true
-		}
-		for _, d := range Dirs {
-			q := p.Step(d)
-			if !l.In(q) || seen[l.idx(q)] || l.Edge(p, d) == EdgeWall || closed(q) {
-				continue
-			}
-			seen[l.idx(q)] = true
-			queue = append(queue, q)
-		}
-	}
-	return !l.HasDown // the bottom level has no down stairs to reach
-}
-
-// nextToStairs keeps hazards off the squares around the stairs and the exit, so arriving
-// knights are not dropped straight down again.
-func (l *Level) nextToStairs(p Pos) bool {
-	for _, s := range []Pos{l.Up, l.Down} {
-		if absInt(p.X-s.X)+absInt(p.Y-s.Y) <= 1 {
-			return true
-		}
-	}
-	return false
-}
