@@ -1,33 +1,11 @@
 package world
 
 import (
-	"context"
 	"errors"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 )
-
-// running starts e's goroutine (stepped only by the test) and stops it at cleanup.
-func running(t *testing.T, e *Engine) context.Context {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { e.Run(ctx, nil); close(done) }()
-	t.Cleanup(func() { cancel(); <-done })
-	return ctx
-}
-
-// on runs fn on the engine goroutine, where the test may read and change engine state.
-func on(t *testing.T, e *Engine, fn func()) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := e.query(ctx, fn); err != nil {
-		t.Fatal(err)
-	}
-}
 
 // marshal is the level's bytes, for comparing levels.
 func marshal(t *testing.T, l *Level) []byte {

@@ -7,29 +7,6 @@ import (
 	"testing"
 )
 
-// battleOf puts the knights fps (joined at full strength) and monsters named into one
-// battle on the fight level's room square, and returns it.
-func battleOf(t *testing.T, e *Engine, fps []string, names ...string) *encounter {
-	t.Helper()
-	var heroes []*player
-	for _, fp := range fps {
-		rec := knight(fp, 12)
-		rec.Dex, rec.Hits, rec.MaxHits = 12, 40, 40
-		e.join(rec, &recorder{})
-		p := e.players[fp]
-		e.place(p, 1, Pos{1, 1})
-		heroes = append(heroes, p)
-	}
-	var foes []*monster
-	for _, n := range names {
-		foes = append(foes, e.spawn(1, mustMonster(t, n), Pos{1, 1}, -1, e.rng))
-	}
-	e.startBattle(heroes, foes, false)
-	return heroes[0].fight
-}
-
-func log(enc *encounter) string { return strings.Join(enc.log, "\n") }
-
 // Seed 002: "If a monster's attack lowers a hero's HP to 0, that hero will faint.
 // Fainted heroes cannot take actions for the remainder of the battle." and, when the
 // party wins, the fainted are revived with 1 hit (DESIGN §6).

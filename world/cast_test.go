@@ -9,23 +9,6 @@ import (
 	"testing"
 )
 
-func caster(t *testing.T, units int) (*Engine, *player, *recorder) {
-	t.Helper()
-	e := fightEngine(t, nil)
-	sub := &recorder{}
-	rec := knight("a", 10)
-	rec.Int, rec.SpellUnits, rec.Hits, rec.MaxHits = 18, units, 500, 500
-	e.join(rec, sub)
-	return e, e.players["a"], sub
-}
-
-func fightWith(t *testing.T, e *Engine, p *player, name string) *monster {
-	t.Helper()
-	m := e.spawn(1, mustMonster(t, name), p.rec.Pos(), -1, e.rng)
-	e.startFight(p, m)
-	return m
-}
-
 // Seed 000: "Level 1 spells cost you 1 unit each, level 2 spells cost 2 units each, etc."
 // and Cure "Replenishes hits in doses of 2-7".
 func TestCastingCostsUnits(t *testing.T) {
@@ -457,21 +440,6 @@ func TestTeleportAndDimensionDoorOnTheSurface(t *testing.T) {
 		}
 	}
 }
-
-// A long corridor, for ESP's reach: the knight at its west end, squares 0..11 east and
-// four more south.
-const espLevel = `
-+-+-+-+-+-+-+-+-+-+-+-+-+
-|E                      |
-+ +-+-+-+-+-+-+-+-+-+-+-+
-| |#|#|#|#|#|#|#|#|#|#|#|
-+ +-+-+-+-+-+-+-+-+-+-+-+
-| |#|#|#|#|#|#|#|#|#|#|#|
-+ +-+-+-+-+-+-+-+-+-+-+-+
-| |#|#|#|#|#|#|#|#|#|#|#|
-+ +-+-+-+-+-+-+-+-+-+-+-+
-| |#|#|#|#|#|#|#|#|#|#|#|
-+-+-+-+-+-+-+-+-+-+-+-+-+`
 
 // Seed 000, ESP: "You are able to detect monsters and treasures. You choose the direction
 // in which to 'look'"; the ruling: eight squares (espRange). Looking east, a monster

@@ -1,44 +1,11 @@
 package world
 
 import (
-	"maps"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 )
-
-// chatters joins knights named after their fingerprints to the fixture dungeon and puts
-// each on a square of level 1 (or on another level, or outside): at is fingerprint →
-// depth and square.
-func chatters(t *testing.T, at map[string]struct {
-	depth int
-	pos   Pos
-}) (*Engine, map[string]*recorder) {
-	t.Helper()
-	e := fixtureEngine(t, nil)
-	subs := map[string]*recorder{}
-	for _, fp := range slices.Sorted(maps.Keys(at)) {
-		subs[fp] = &recorder{}
-		rec := NewAdventurer(fp, strings.ToUpper(fp[:1])+fp[1:], Stats{Str: 10, Int: 10, Con: 10, Dex: 10}, 10)
-		e.join(rec, subs[fp])
-		p := e.players[fp]
-		w := at[fp]
-		p.rec.Depth, p.rec.X, p.rec.Y = w.depth, w.pos.X, w.pos.Y
-		if w.depth > 0 {
-			e.arrive(p)
-		}
-	}
-	e.publish()
-	return e, subs
-}
-
-// said is the player's message log as the engine holds it.
-func said(e *Engine, fp string) string { return strings.Join(e.players[fp].msgs, "\n") }
-
-func sayAs(e *Engine, fp string, c Chat) {
-	e.chat(chatReq{fp, e.players[fp].session, c})
-}
 
 // Seed of the rule (DESIGN §9): a plain line is heard by the knights who see the
 // speaker's square; it is cleaned of escape sequences first.

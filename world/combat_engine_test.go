@@ -11,51 +11,7 @@ import (
 // "Equipment") and seed 002's dodging, as the engine applies them in a fight: each test
 // plays a battle through commands and Step and reads the battle's log, so it fails when
 // the engine stops applying a rule, not only when combat.go's formula is wrong. Rates
-// are checked within four standard errors of the exact chance (within, hazard_test.go).
-
-// duelOf puts knight "a", set up by setup, in a corridor fight with a wanderer of the
-// named kind that cannot die (nor can the knight), and returns them.
-func duelOf(t *testing.T, name string, setup func(*Adventurer)) (*Engine, *player, *monster) {
-	t.Helper()
-	e := fightEngine(t, nil)
-	rec := knight("a", 10)
-	rec.Hits, rec.MaxHits = 1<<30, 1<<30
-	if setup != nil {
-		setup(&rec)
-	}
-	e.join(rec, &recorder{})
-	p := e.players["a"]
-	m := fightWith(t, e, p, name)
-	m.hits = 1 << 30
-	return e, p, m
-}
-
-// battleLines steps the battle of knight p for turns turns, giving it next() whenever it
-// has nothing queued, and passes every line the battle's log gains to line.
-func battleLines(t *testing.T, e *Engine, p *player, turns int, next func() Command, line func(string)) {
-	t.Helper()
-	enc := p.fight
-	seq := p.fightSeq
-	for range turns {
-		if p.fight == nil {
-			t.Fatal("the battle ended")
-		}
-		if len(p.queue) == 0 {
-			e.enqueue(p.rec.Fingerprint, p.session, next())
-		}
-		e.Step()
-		n := int(p.fightSeq - seq)
-		seq = p.fightSeq
-		if n > len(enc.log) {
-			t.Fatalf("%d lines in a turn, more than the log keeps", n)
-		}
-		for _, l := range enc.log[len(enc.log)-n:] {
-			line(l)
-		}
-	}
-}
-
-func fight() Command { return Fight{} }
+// are checked within four standard errors of the exact chance (within, harness_test.go).
 
 // tally counts the lines that match each pattern.
 type tally map[*regexp.Regexp]int
@@ -187,28 +143,6 @@ func damages(t *testing.T, name string, setup func(*Adventurer), knight bool, n 
 		})
 	}
 	return seen, glances
-}
-
-// checkSpread fails unless the values seen are exactly lo..hi, each about as often as
-// the others (a uniform die: within four standard errors of 1/(hi-lo+1) of all of them).
-func checkSpread(t *testing.T, what string, seen map[int]int, lo, hi int) {
-	t.Helper()
-	total := 0
-	for v, c := range seen {
-		if v < lo || v > hi {
-			t.Fatalf("%s: %d came up (%d times), want only %d..%d: %v", what, v, c, lo, hi, seen)
-		}
-		total += c
-	}
-	for v := lo; v <= hi; v++ {
-		if seen[v] == 0 {
-			t.Fatalf("%s: %d never came up in %d, want every one of %d..%d: %v", what, v, total, lo, hi, seen)
-		}
-	}
-	p := 1 / float64(hi-lo+1)
-	for v := lo; v <= hi; v++ {
-		within(t, what+": "+strconv.Itoa(v), float64(seen[v])/float64(total), p, total)
-	}
 }
 
 // Seed 000: "You will give the monster damage based on the roll of an 8-sided die. That

@@ -6,47 +6,6 @@ import (
 	"testing"
 )
 
-// A level with a corridor and one room behind a plain door: E at 0,0, the room at 2..3,0..1.
-const fightLevel = `
-+-+-+-+-+
-|E  D. .|
-+ +-+ + +
-|   |. .|
-+-+-+-+-+`
-
-func fightEngine(t *testing.T, saver Saver) *Engine {
-	t.Helper()
-	l, err := ParseASCII(1, fightLevel)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := newWithLevels(Config{Seed: 3, Saver: saver, GraceTurns: 20, WanderChance: -1, ActiveRefreshTurns: 1}, []*Level{l}) // as fixtureEngine
-	e.state[0].monsters = nil                                                                                               // the tests place their own monsters
-	e.state[0].guards = 0
-	return e
-}
-
-func mustMonster(t *testing.T, name string) MonsterID {
-	t.Helper()
-	id, ok := MonsterByName(name)
-	if !ok {
-		t.Fatalf("no monster %q", name)
-	}
-	return id
-}
-
-// stepUntil steps the engine until cond holds, failing after many turns.
-func stepUntil(t *testing.T, e *Engine, what string, cond func() bool) {
-	t.Helper()
-	for range 100000 {
-		if cond() {
-			return
-		}
-		e.Step()
-	}
-	t.Fatalf("never happened: %s", what)
-}
-
 func TestEnteringAGuardedRoomStartsAFight(t *testing.T) {
 	e := fightEngine(t, nil)
 	sub := &recorder{}
@@ -193,27 +152,6 @@ func TestASilentHeroIsSkippedAfterTheGrace(t *testing.T) {
 			t.Fatalf("plain %v: Bors hesitated on the %dth turn it held Kay up, want its grace %d", plain, waited, grace)
 		}
 	}
-}
-
-// runFromARat has a knight step east from the exit, meet a giant rat wandering there and
-// run until it gets away (back to the exit, 0,0).
-func runFromARat(t *testing.T) (*Engine, *player, *monster) {
-	t.Helper()
-	e := fightEngine(t, nil)
-	rec := knight("a", 10)
-	rec.Hits, rec.MaxHits = 500, 500
-	e.join(rec, &recorder{})
-	p := e.players["a"]
-	do(e, "a", Move{Dir: East})
-	rat := e.spawn(1, mustMonster(t, "giant rat"), Pos{1, 0}, -1, e.rng)
-	e.startFight(p, rat)
-	stepUntil(t, e, "the knight to get away", func() bool {
-		if p.fight != nil && len(p.queue) == 0 {
-			e.enqueue("a", p.session, Run{})
-		}
-		return p.fight == nil
-	})
-	return e, p, rat
 }
 
 // Seed 000: "Running is not always successful, and its chances of failure increase each

@@ -46,50 +46,6 @@ func TestAMonstersAttacksComeTogetherOnceARound(t *testing.T) {
 	}
 }
 
-// stepTurns walks knight fp east and west n times on the fight level's corridor and
-// returns the turns between one step and the next (n-1 of them), leaving the knight
-// ready to act.
-func stepTurns(t *testing.T, e *Engine, fp string, n int) []int {
-	t.Helper()
-	p := e.players[fp]
-	var gaps []int
-	last, lastTurn := p.rec.Pos(), uint64(0)
-	for steps := 0; steps < n; {
-		if len(p.queue) == 0 {
-			d := East
-			if p.rec.X == 1 {
-				d = West
-			}
-			e.enqueue(fp, p.session, Move{Dir: d})
-		}
-		e.Step()
-		if p.rec.Pos() != last {
-			if steps > 0 {
-				gaps = append(gaps, int(e.turn-lastTurn))
-			}
-			last, lastTurn = p.rec.Pos(), e.turn
-			steps++
-		}
-		if e.turn > 10000 {
-			t.Fatal("the knight stopped walking")
-		}
-	}
-	for !p.energy.Ready() {
-		e.Step() // ready for what comes next
-	}
-	return gaps
-}
-
-// everyGap fails unless each gap between steps is want turns.
-func everyGap(t *testing.T, what string, gaps []int, want ...int) {
-	t.Helper()
-	for i, g := range gaps {
-		if g != want[i%len(want)] {
-			t.Fatalf("%s: steps %v turns apart, want %v", what, gaps, want)
-		}
-	}
-}
-
 // Seed 003: "Moving one square takes a cost depending on speed. If the player's ... speed
 // is zero, it takes 100% of a round to move. If the speed is +10, it takes 50%." Seed 000:
 // Speed "takes less time to move". A knight walks a square a round (10 turns), five turns
@@ -136,31 +92,6 @@ func TestALoadSlowsTheKnightsSteps(t *testing.T) {
 	rec.Items = append(rec.Items, armour, armour, armour)
 	e.join(rec, &recorder{})
 	everyGap(t, "100 carried with Strength 20", stepTurns(t, e, "a", 7), 10)
-}
-
-// costOf carries out cmd for knight fp, ready to act, and measures what it cost in
-// percent of a round: the turns from the one it was done in until the knight may act
-// again, each TurnEnergy. A cost between two tens measures as the next ten.
-func costOf(t *testing.T, e *Engine, fp string, cmd Command) float64 {
-	t.Helper()
-	p := e.players[fp]
-	if !p.energy.Ready() {
-		t.Fatalf("knight %s is not ready to act (debt %v)", fp, p.energy)
-	}
-	e.enqueue(fp, p.session, cmd)
-	turns := 0
-	for len(p.queue) > 0 {
-		e.Step()
-		turns++
-	}
-	for !p.energy.Ready() {
-		e.Step()
-		turns++
-		if turns > 1000 {
-			t.Fatal("the knight never became ready again")
-		}
-	}
-	return float64(turns) * TurnEnergy
 }
 
 // Seed 003: "To quaff a potion ... takes one full round. The exception is that if the

@@ -8,73 +8,6 @@ import (
 	"time"
 )
 
-// Two hand-drawn levels. Level 1: the exit E, a corridor with a door D, stairs down >,
-// and a room behind a locked door L. Level 2: stairs up < and a secret door S.
-const (
-	fixtureLevel1 = `
-+-+-+-+-+
-|E    D |
-+-+-+-+ +
-|. .L  >|
-+ + +-+-+
-|. .|#|#|
-+-+-+-+-+`
-	fixtureLevel2 = `
-+-+-+-+
-|<  S |
-+-+-+-+`
-)
-
-// recorder is a Subscriber and Saver that remembers what it was given.
-type recorder struct {
-	views  []View
-	saved  []Adventurer
-	levels []LevelState
-}
-
-func (r *recorder) Deliver(v View)             { r.views = append(r.views, v) }
-func (r *recorder) Put(recs ...Adventurer)     { r.saved = append(r.saved, recs...) }
-func (r *recorder) PutLevels(ls ...LevelState) { r.levels = append(r.levels, ls...) }
-func (r *recorder) last() View                 { return r.views[len(r.views)-1] }
-func (r *recorder) lastMessage() string        { m := r.last().Messages; return m[len(m)-1] }
-func (r *recorder) lastSaved(fp string) Adventurer {
-	for i := len(r.saved) - 1; i >= 0; i-- {
-		if r.saved[i].Fingerprint == fp {
-			return r.saved[i]
-		}
-	}
-	return Adventurer{}
-}
-
-func fixtureEngine(t *testing.T, saver Saver) *Engine {
-	t.Helper()
-	l1, err := ParseASCII(1, fixtureLevel1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	l2, err := ParseASCII(2, fixtureLevel2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Others' moves show on the step that made them (not within DefaultActiveRefreshTurns),
-	// so a test sees them after that step; TestAnActiveScreenShowsOthersWithinARefresh
-	// checks the period.
-	return newWithLevels(Config{Seed: 7, Saver: saver, WanderChance: -1, ActiveRefreshTurns: 1}, []*Level{l1, l2})
-}
-
-func knight(fp string, str int) Adventurer {
-	return NewAdventurer(fp, "Kay "+fp, Stats{Str: str, Int: 10, Con: 10, Dex: 10}, 10)
-}
-
-// do queues a command and steps until the engine has carried it out.
-func do(e *Engine, fp string, c Command) {
-	p := e.players[fp]
-	e.enqueue(fp, p.session, c)
-	for len(p.queue) > 0 {
-		e.Step()
-	}
-}
-
 func TestNewKnightStartsAtTheExit(t *testing.T) {
 	e := fixtureEngine(t, nil)
 	sub := &recorder{}
@@ -406,15 +339,6 @@ func TestRunServesSessions(t *testing.T) {
 	<-e.done
 	if _, err := e.Who(context.Background()); err != ErrStopped {
 		t.Fatalf("Who on a stopped engine: %v", err)
-	}
-}
-
-type chanSub struct{ ch chan View }
-
-func (c *chanSub) Deliver(v View) {
-	select {
-	case c.ch <- v:
-	default:
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"iter"
 	"runtime"
 	"sync"
 	"testing"
@@ -63,19 +62,6 @@ func terrainName(t Terrain) string {
 		return "room"
 	}
 	return fmt.Sprintf("terrain(%d)", t)
-}
-
-// squares yields the squares of l in row-major order.
-func squares(l *Level) iter.Seq[Pos] {
-	return func(yield func(Pos) bool) {
-		for y := range l.H {
-			for x := range l.W {
-				if !yield(Pos{x, y}) {
-					return
-				}
-			}
-		}
-	}
 }
 
 // checkReachable: every square that is not rock can be reached from the up square moving

@@ -1,41 +1,9 @@
 package world
 
 import (
-	"math"
 	"slices"
 	"testing"
 )
-
-// A straight corridor of seven squares, the exit at its west end: a wanderer in the
-// middle has two ways to go (east and west) of the four.
-const corridorLevel = `
-+-+-+-+-+-+-+-+
-|E            |
-+-+-+-+-+-+-+-+`
-
-// corridorEngine is the corridor with knight "a" at the exit, in a safe arrival that
-// does not end (it never acts), so the wanderer it keeps on the level never fights it.
-func corridorEngine(t *testing.T) (*Engine, *player) {
-	t.Helper()
-	l, err := ParseASCII(1, corridorLevel)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := newWithLevels(Config{Seed: 21, WanderChance: -1, SafeTurns: 1 << 30}, []*Level{l})
-	e.join(knight("a", 10), &recorder{})
-	return e, e.players["a"]
-}
-
-// within fails unless got is within four standard errors of p for n trials: the
-// standard error of a rate is sqrt(p(1-p)/n), so a correct rule fails about once in
-// 16,000 seeds, and with a fixed seed never.
-func within(t *testing.T, what string, got, p float64, n int) {
-	t.Helper()
-	tol := 4 * math.Sqrt(p*(1-p)/float64(n))
-	if math.Abs(got-p) > tol {
-		t.Fatalf("%s: %.4f of %d, want %.4f ± %.4f (four standard errors)", what, got, n, p, tol)
-	}
-}
 
 // Seed 001, stun trap, on a monster: "Monster loses 1 hit point and has a 50 percent
 // chance to become stuck or 50 percent chance to become confused", and "You hear a

@@ -60,16 +60,6 @@ func TestEquipmentPlusesCount(t *testing.T) {
 	}
 }
 
-func inventoryEngine(t *testing.T, items ...Item) (*Engine, *player, *recorder) {
-	t.Helper()
-	e := fightEngine(t, nil)
-	sub := &recorder{}
-	rec := knight("a", 10)
-	rec.Items = append(rec.Items, items...)
-	e.join(rec, sub)
-	return e, e.players["a"], sub
-}
-
 // Seed 000: boots and rings "You must wear ... to have an effect. Touch them to wear or
 // remove them." Boots of speed work "like a continuous Speed spell": carried, they do
 // nothing, and a step costs a round; worn, a step costs 50% (seed 003 at +10: five turns

@@ -24,8 +24,6 @@ func atMarket(t *testing.T, gold int, items ...Item) (*Engine, *player, *recorde
 	return e, p, sub, e.marketAt(at)
 }
 
-func lastMsg(p *player) string { return p.msgs[len(p.msgs)-1] }
-
 // wareIndex finds a ware of the market by item.
 func wareIndex(t *testing.T, m *market, it Item) int {
 	t.Helper()

@@ -8,36 +8,6 @@ import (
 	"testing"
 )
 
-// outsideKnight joins a knight standing at pos on the surface.
-func outsideKnight(t *testing.T, e *Engine, fp string, pos Pos) (*player, *recorder) {
-	t.Helper()
-	sub := &recorder{}
-	rec := knight(fp, 10)
-	rec.Depth, rec.X, rec.Y = 0, pos.X, pos.Y
-	e.join(rec, sub)
-	return e.players[fp], sub
-}
-
-// findStep finds a space of kind from with a neighbour of kind to, and the way there.
-func findStep(t *testing.T, g *Surface, from, to SurfaceKind) (Pos, Dir) {
-	t.Helper()
-	for y := range g.H {
-		for x := range g.W {
-			p := Pos{x, y}
-			if g.At(p) != from {
-				continue
-			}
-			for _, d := range Dirs {
-				if q := p.Step(d); g.In(q) && g.At(q) == to {
-					return p, d
-				}
-			}
-		}
-	}
-	t.Fatalf("no %v space next to a %v one:\n%s", from, to, surfaceASCII(g))
-	return Pos{}, North
-}
-
 // setPos puts a knight on a surface square without a move.
 func setPos(e *Engine, p *player, pos Pos) {
 	p.rec.X, p.rec.Y = pos.X, pos.Y

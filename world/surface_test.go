@@ -9,19 +9,6 @@ import (
 	"testing"
 )
 
-// surfaceASCII draws a surface for a failing test: # inaccessible, $ market, . common,
-// E the entrance.
-func surfaceASCII(s *Surface) string {
-	var b strings.Builder
-	for y := range s.H {
-		for x := range s.W {
-			b.WriteByte("#$.E"[s.At(Pos{x, y})])
-		}
-		b.WriteByte('\n')
-	}
-	return b.String()
-}
-
 // checkSurface checks one generated grid: seed 002's shares (rounded), the entrance on a
 // middle square, every accessible space reachable from it, every market named, the names
 // distinct.

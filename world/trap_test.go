@@ -55,19 +55,6 @@ func TestSpearDamageRange(t *testing.T) {
 	}
 }
 
-// trapEngine stands a knight next to square (1,0) of the fight level, with a trap there.
-func trapEngine(t *testing.T, trap TrapKind, seed uint64) (*Engine, *player, *recorder) {
-	t.Helper()
-	e := fightEngine(t, nil)
-	e.rng = rand.New(rand.NewPCG(seed, 99))
-	e.levels[0].SetTrap(Pos{1, 0}, trap)
-	sub := &recorder{}
-	rec := knight("a", 12)
-	rec.Hits, rec.MaxHits = 1000, 1000
-	e.join(rec, sub)
-	return e, e.players["a"], sub
-}
-
 // stepOn walks onto the trap square and back until the trap goes off, and reports the
 // message it gave (the message log since the step).
 func stepOn(t *testing.T, e *Engine, p *player) string {
@@ -497,11 +484,6 @@ func TestChutesPitsAndLevitation(t *testing.T) {
 	if p.rec.Depth != 2 || p.rec.Hits >= 100 || !strings.Contains(sub.lastMessage(), "fall into a pit") {
 		t.Fatalf("a pit: depth %d hits %d %q", p.rec.Depth, p.rec.Hits, sub.lastMessage())
 	}
-}
-
-// saidSince is the knight's messages since its count of them was said.
-func saidSince(p *player, said uint64) []string {
-	return p.msgs[len(p.msgs)-int(p.said-said):]
 }
 
 // Three levels, a chute beside the exit of the first.
