@@ -446,15 +446,7 @@ func TestTeleportAndDimensionDoorOnTheSurface(t *testing.T) {
 // eight squares away is sensed and one nine squares away is not; looking south, one two
 // squares down is; looking north, nothing.
 func TestESPLooksEightSquares(t *testing.T) {
-	l, err := ParseASCII(1, espLevel)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := newWithLevels(Config{Seed: 6, WanderChance: -1}, []*Level{l})
-	sub := &recorder{}
-	rec := knight("a", 10)
-	rec.SpellUnits = 9
-	e.join(rec, sub)
+	e, _, sub := espEngine(t, 9)
 	for _, m := range []struct {
 		name string
 		at   Pos

@@ -174,6 +174,21 @@ const espLevel = `
 | |#|#|#|#|#|#|#|#|#|#|#|
 +-+-+-+-+-+-+-+-+-+-+-+-+`
 
+// espEngine is knight "a" at the west end of the ESP level with units spell units.
+func espEngine(t *testing.T, units int) (*Engine, *Level, *recorder) {
+	t.Helper()
+	l, err := ParseASCII(1, espLevel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newWithLevels(Config{Seed: 6, WanderChance: -1}, []*Level{l})
+	sub := &recorder{}
+	rec := knight("a", 10)
+	rec.SpellUnits = units
+	e.join(rec, sub)
+	return e, l, sub
+}
+
 // surfaceASCII draws a surface for a failing test: # inaccessible, $ market, . common,
 // E the entrance.
 func surfaceASCII(s *Surface) string {

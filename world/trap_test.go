@@ -848,15 +848,7 @@ func TestATrapThatTakesTheLastHitsKills(t *testing.T) {
 // Seed 000, Find Traps: "Tells you what traps are around you, if any"; the ruling: three
 // squares each way. Traps at three squares are told with their way, one at four is not.
 func TestFindTrapsReachesThreeSquares(t *testing.T) {
-	l, err := ParseASCII(1, espLevel)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := newWithLevels(Config{Seed: 6, WanderChance: -1}, []*Level{l})
-	sub := &recorder{}
-	rec := knight("a", 10)
-	rec.SpellUnits = 4
-	e.join(rec, sub)
+	e, l, sub := espEngine(t, 4)
 	l.SetTrap(Pos{3, 0}, TrapBear)
 	l.SetTrap(Pos{4, 0}, TrapWeb)
 	l.SetTrap(Pos{0, 2}, TrapPendulum)
