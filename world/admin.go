@@ -261,14 +261,3 @@ func (e *Engine) Broadcast(ctx context.Context, text string) (int, error) {
 	})
 	return n, err
 }
-
-// Tick steps the world one turn on the engine goroutine, for a server that runs its own
-// tick loop (Run with a nil tick channel) in order to time each step. wrap, when not nil,
-// is called on the engine goroutine with the step to run and must run it exactly once;
-// the caller reads the clock around it, so the engine itself never does.
-func (e *Engine) Tick(ctx context.Context, wrap func(step func())) error {
-	if wrap == nil {
-		return e.query(ctx, e.Step)
-	}
-	return e.query(ctx, func() { wrap(e.Step) })
-}

@@ -345,29 +345,3 @@ func (e *Engine) forgetTalk() {
 		}
 	}
 }
-
-// announce puts a line in the messages of everyone online but except (which may be nil):
-// joins, leaves, deaths and retirements.
-//
-// The line joins each knight's log without sending it a new view: with many knights
-// online, a view for everyone at every join would cost the square of their number (the
-// load tool measured the server stalling at 1000). The line shows with the knight's next
-// view, which comes with its next action or anything it sees.
-func (e *Engine) announce(except *player, msg string) {
-	for _, q := range e.order {
-		if q != except {
-			e.note(q, msg)
-		}
-	}
-}
-
-// farewell is the line everyone else reads when p leaves the world, by how it left.
-func farewell(p *player) string {
-	switch r := p.rec; {
-	case r.Death != nil:
-		return fmt.Sprintf("%s has been slain by %s on level %d.", r.Name, r.Death.Killer, r.Death.Depth)
-	case r.Retirement != nil:
-		return fmt.Sprintf("%s retires with honour into the hall of fame.", r.Name)
-	}
-	return fmt.Sprintf("%s leaves the game.", p.rec.Name)
-}

@@ -8,7 +8,6 @@ package world
 import (
 	"context"
 	"errors"
-	"fmt"
 	"math/rand/v2"
 	"slices"
 	"time"
@@ -244,6 +243,17 @@ func (e *Engine) Run(ctx context.Context, tick <-chan time.Time) {
 	}
 }
 
+// Tick steps the world one turn on the engine goroutine, for a server that runs its own
+// tick loop (Run with a nil tick channel) in order to time each step. wrap, when not nil,
+// is called on the engine goroutine with the step to run and must run it exactly once;
+// the caller reads the clock around it, so the engine itself never does.
+func (e *Engine) Tick(ctx context.Context, wrap func(step func())) error {
+	if wrap == nil {
+		return e.query(ctx, e.Step)
+	}
+	return e.query(ctx, func() { wrap(e.Step) })
+}
+
 // Step advances the world one turn: every actor whose energy allows acts, changed
 // adventurers are checkpointed on schedule, and changed views are delivered.
 func (e *Engine) Step() {
@@ -300,29 +310,6 @@ func (e *Engine) Step() {
 }
 
 // --- messages from sessions -------------------------------------------------------------
-
-type joinReq struct {
-	rec   Adventurer
-	sub   Subscriber
-	reply chan *Player
-}
-
-type leaveReq struct {
-	fp      string
-	session uint64
-	reply   chan leaveReply
-}
-
-type leaveReply struct {
-	rec Adventurer
-	ok  bool
-}
-
-type cmdReq struct {
-	fp      string
-	session uint64
-	cmd     Command
-}
 
 type queryReq struct {
 	fn   func()
@@ -385,221 +372,7 @@ func (e *Engine) query(ctx context.Context, fn func()) error {
 	}
 }
 
-// Player is a session's handle on its adventurer in the world. It is safe to use from the
-// session's goroutines; every call becomes a message to the engine.
-type Player struct {
-	e       *Engine
-	fp      string
-	session uint64
-}
-
-// TakenOverMessage ends the game of a session whose knight another session took over.
-const TakenOverMessage = "This knight has been taken over by another connection: one of its keys connected again."
-
-// Join puts the adventurer into the world and starts delivering views to sub. If the
-// same knight is already playing (by the same key or another of its keys: the record's
-// Fingerprint is the knight's id), the new session takes the adventurer over (with its
-// live state) and the old session is told to close.
-func (e *Engine) Join(ctx context.Context, rec Adventurer, sub Subscriber) (*Player, error) {
-	reply := make(chan *Player, 1)
-	if err := e.send(ctx, joinReq{rec.Clone(), sub, reply}); err != nil {
-		return nil, err
-	}
-	select {
-	case p := <-reply:
-		return p, nil
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	case <-e.done:
-		return nil, ErrStopped
-	}
-}
-
-// Do asks for an action; it is carried out when the adventurer's energy allows.
-func (p *Player) Do(ctx context.Context, cmd Command) error {
-	return p.e.send(ctx, cmdReq{p.fp, p.session, cmd})
-}
-
-// Leave takes the adventurer out of the world and returns its final record (already
-// handed to the Saver). ok is false when another session had taken the adventurer over.
-func (p *Player) Leave(ctx context.Context) (rec Adventurer, ok bool, err error) {
-	reply := make(chan leaveReply, 1)
-	if err := p.e.send(ctx, leaveReq{p.fp, p.session, reply}); err != nil {
-		return Adventurer{}, false, err
-	}
-	select {
-	case r := <-reply:
-		return r.rec, r.ok, nil
-	case <-ctx.Done():
-		return Adventurer{}, false, ctx.Err()
-	case <-p.e.done:
-		return Adventurer{}, false, ErrStopped
-	}
-}
-
-// WhoEntry is one online player in the who-list.
-type WhoEntry struct {
-	Name        string `json:"name"`
-	Fingerprint string `json:"fingerprint"` // the knight's id
-	Level       int    `json:"level"`
-	Depth       int    `json:"depth"`
-	// Watchable is false when the player has turned spectating off.
-	Watchable bool `json:"-"`
-	// Guest is set for a guest's knight.
-	Guest bool `json:"guest,omitempty"`
-	// IdleTurns is how long the player has sent nothing; Away says it said it is away,
-	// with AwayReason (away.go).
-	IdleTurns  uint64 `json:"-"`
-	Away       bool   `json:"-"`
-	AwayReason string `json:"-"`
-}
-
-// Who lists the players online, in the order they joined.
-func (e *Engine) Who(ctx context.Context) ([]WhoEntry, error) {
-	var out []WhoEntry
-	err := e.query(ctx, func() { out = e.who() })
-	return out, err
-}
-
-// who is the who-list, on the engine goroutine.
-func (e *Engine) who() []WhoEntry {
-	var out []WhoEntry
-	for _, p := range e.order {
-		out = append(out, e.whoEntry(p))
-	}
-	return out
-}
-
-// Lookup returns the live record of an online adventurer.
-func (e *Engine) Lookup(ctx context.Context, fp string) (rec Adventurer, online bool, err error) {
-	err = e.query(ctx, func() {
-		if p, ok := e.players[fp]; ok {
-			rec, online = e.record(p), true
-		}
-	})
-	return rec, online, err
-}
-
-// Party lists the party of an online knight, its leader first; nil when the knight is
-// alone or not online.
-func (e *Engine) Party(ctx context.Context, fp string) ([]PartyMember, error) {
-	var out []PartyMember
-	err := e.query(ctx, func() {
-		if p, ok := e.players[fp]; ok {
-			if pt := e.parties.of[p]; pt != nil {
-				out = partyList(pt)
-			}
-		}
-	})
-	return out, err
-}
-
-// SaveAll hands every live adventurer to the Saver now and reports how many there were.
-func (e *Engine) SaveAll(ctx context.Context) (n int, err error) {
-	err = e.query(ctx, func() { n = e.saveAll() })
-	return n, err
-}
-
 // --- state changes, on the engine goroutine ---------------------------------------------
-
-func (e *Engine) join(rec Adventurer, sub Subscriber) *Player {
-	e.nextSession++
-	if old, ok := e.players[rec.Fingerprint]; ok {
-		if old.sub != nil {
-			old.sub.Deliver(View{Turn: e.turn, Ended: TakenOverMessage})
-		}
-		old.sub, old.session, old.dirty = sub, e.nextSession, true
-		if old.fight == nil {
-			e.keepSafe(old) // the new connection has not seen the screen yet
-		}
-		e.say(old, "Welcome back, "+old.rec.Name+". (Your other connection was closed.)")
-		e.greet(old)
-		e.publish()
-		return &Player{e, rec.Fingerprint, old.session}
-	}
-	e.nextSeq++
-	p := &player{rec: rec, session: e.nextSession, sub: sub, mapIdx: -1, dirty: true, changed: true, seq: e.nextSeq, active: e.turn}
-	e.keepSafe(p) // nothing attacks it before it has read its first screen
-	e.levelsChanged()
-	e.announce(nil, p.rec.Name+" joins the game.")
-	e.players[rec.Fingerprint] = p
-	e.order = append(e.order, p)
-	defer e.saveNow(p) // a new knight exists on disk from its first moment
-	if p.rec.Depth > len(e.levels) || p.rec.Depth < 0 {
-		p.rec.Depth = 1 // the dungeon has fewer levels than when it left: back to the top
-		p.rec.X, p.rec.Y = -1, -1
-	}
-	if p.rec.Depth > 0 {
-		l := e.levels[p.rec.Depth-1]
-		if pos := p.rec.Pos(); !l.In(pos) || l.Terrain(pos) == Rock || p.rec.regenerated(l) {
-			// The square is gone, or the level was rebuilt while the knight was away (an
-			// admin's regen): it starts again from the level's up stairs.
-			p.rec.X, p.rec.Y = l.Up.X, l.Up.Y
-		}
-		p.prev = p.rec.Pos() // a knight turned back from a battle stays where it is
-		e.arrive(p)
-		e.moved(p, p.rec.Depth, p.rec.Pos(), p.rec.Pos()) // those who see it arrive
-		e.say(p, fmt.Sprintf("Welcome, %s. You stand on level %d of the dungeon.", p.rec.Name, p.rec.Depth))
-	} else {
-		e.arriveOnSurface(p)
-		e.moved(p, 0, p.rec.Pos(), p.rec.Pos()) // those outside see it come
-		e.say(p, fmt.Sprintf("Welcome, %s. You are outside the dungeon.", p.rec.Name))
-	}
-	e.greet(p)
-	e.publish()
-	return &Player{e, rec.Fingerprint, p.session}
-}
-
-func (e *Engine) leave(fp string, session uint64) (Adventurer, bool) {
-	p, ok := e.players[fp]
-	if !ok || p.session != session {
-		return Adventurer{}, false
-	}
-	e.leaveFight(p)
-	rec := e.remove(p)
-	e.publish()
-	return rec, true
-}
-
-// remove takes a player out of the world, handing its final record to the Saver.
-func (e *Engine) remove(p *player) Adventurer {
-	e.partyLeft(p)
-	e.socialLeft(p)
-	rec := e.record(p)
-	if e.cfg.Saver != nil {
-		e.put(rec)
-	}
-	delete(e.players, p.rec.Fingerprint)
-	e.order = slices.DeleteFunc(e.order, func(q *player) bool { return q == p })
-	e.levelsChanged()
-	bye := farewell(p)
-	e.endWatches(p, bye)
-	e.announce(nil, bye)
-	if p.rec.Depth > 0 {
-		e.moved(p, p.rec.Depth, p.rec.Pos(), p.rec.Pos()) // those who saw it go
-		e.state[p.rec.Depth-1].changed = true
-	} else {
-		e.moved(p, 0, p.rec.Pos(), p.rec.Pos()) // those outside see it go
-	}
-	return rec
-}
-
-func (e *Engine) enqueue(fp string, session uint64, cmd Command) {
-	p, ok := e.players[fp]
-	if !ok || p.session != session {
-		return
-	}
-	e.stir(p)
-	if t, ok := cmd.(Target); ok {
-		e.setTarget(p, t.Index) // choosing takes no time, so it does not wait in the queue
-		e.publish()
-		return
-	}
-	if len(p.queue) >= maxQueued {
-		return
-	}
-	p.queue = append(p.queue, cmd)
-}
 
 // record is the player's adventurer as it should be saved now.
 func (e *Engine) record(p *player) Adventurer {
