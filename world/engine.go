@@ -105,44 +105,6 @@ type Engine struct {
 	done            chan struct{}
 }
 
-// player is an adventurer in the world, owned by the engine goroutine.
-type player struct {
-	rec     Adventurer
-	session uint64
-	sub     Subscriber
-	energy  Energy
-	queue   []Command
-	visible []byte
-	mapIdx  int // index into rec.Maps for the current level, -1 outside
-	msgs    []string
-	said    uint64 // messages ever said to it, so a session can tell the new ones
-	dirty   bool   // its view must be sent again
-	changed bool   // its record must be saved at the next checkpoint
-
-	prev      Pos        // the square it came from, where running takes it back
-	fight     *encounter // the fight it is in, if any
-	runTries  int        // tries to run in this fight (seed 000: failing more often each try)
-	waited    int        // turns it has held up other heroes of its fight while choosing
-	asked     bool       // its session has been told it is its move in the fight
-	lastFight []string   // the log of its last fight, shown until the next one
-	passWall  bool       // Pass Wall was cast: the next step may go through a wall
-	espDir    Dir        // the direction of the ESP being cast
-	fightSeq  uint64     // fight log lines written while it was in the fight
-	target    *monster   // the monster its blows go at (Target), nil for the first standing one
-	fainted   bool       // at 0 hits in a battle others still fight (seed 002)
-
-	recovered, unitsRecovered int        // hits and spell units recovered in this battle (RecoveryCap)
-	seq                       uint64     // when it joined: who is named first on a crowded square
-	seen                      bool       // what others do in its sight changed its view (crowd.go)
-	active                    uint64     // the turn it last sent anything
-	watchers                  []*watcher // spectators, who get its views too
-	// safeUntil ends the knight's safe arrival (arrival.go): until then, or until it
-	// acts, no monster starts a fight with it. respiteUntil ends the time after it got
-	// away from a fight, when no wanderer starts one with it.
-	safeUntil, respiteUntil uint64
-	soc                     playerSocial // its replies and being away (community.go)
-}
-
 // New builds an engine with every level of the dungeon generated from cfg.Seed.
 func New(cfg Config) *Engine {
 	if cfg.Depth <= 0 {
