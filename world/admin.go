@@ -156,7 +156,7 @@ func (e *Engine) regenerate(depth int, seed uint64) []Adventurer {
 func (e *Engine) resetLevel(depth int, l *Level) {
 	e.levels[depth-1] = l
 	e.snaps[depth-1] = nil
-	e.state[depth-1] = levelState{}
+	e.state[depth-1] = liveLevel{}
 	e.stock(depth, rand.New(rand.NewPCG(l.Seed, 0x6d6f6e)))
 	e.state[depth-1].changed = true
 }

@@ -81,7 +81,7 @@ type Engine struct {
 	turn   uint64
 	levels []*Level
 	snaps  []*Level // read-only copies handed out in views; nil when stale
-	state  []levelState
+	state  []liveLevel
 	fights []*encounter
 
 	nextMonster int
@@ -93,7 +93,7 @@ type Engine struct {
 	nextSession     uint64
 	nextWatch       uint64
 	talk            map[string]*talker // recent chat by key fingerprint, for flood control
-	outside         surfaceState       // the surface and its markets (surface.go, market.go)
+	outside         surfaceState       // the surface and its markets (outside.go, market.go)
 	occ             occupancy          // who stands on each square (crowd.go)
 	levelOrder      [][]*player        // the knights of each level (0 is the surface), in join order
 	levelOrderStale bool
@@ -146,7 +146,7 @@ func newWithLevels(cfg Config, levels []*Level) *Engine {
 		done:    make(chan struct{}),
 	}
 	e.snaps = make([]*Level, len(e.levels))
-	e.state = make([]levelState, len(e.levels))
+	e.state = make([]liveLevel, len(e.levels))
 	for i, l := range e.levels {
 		// Each level's guards come from the level's own seed, so the original dungeon is
 		// stocked the same way on every server.

@@ -4,7 +4,8 @@ package world
 // monsters alive. It is saved so that a restart finds the dungeon as the knights left it
 // (seed 000: "a cleared path usually stays clear"; DESIGN §10). Seed ties it to one
 // generation of the level: restoring a state saved for another generation (an admin's
-// regen) rebuilds the level from the saved seed before applying the rest.
+// regen) rebuilds the level from the saved seed before applying the rest. It is taken
+// from the live liveLevel (population.go) and restored into it.
 type LevelState struct {
 	Depth    int            `json:"depth"`
 	Seed     uint64         `json:"seed"`

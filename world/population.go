@@ -40,8 +40,9 @@ type monster struct {
 
 func (m *monster) Kind() *MonsterKind { return m.kind.Kind() }
 
-// levelState is what lives on one level besides its geometry.
-type levelState struct {
+// liveLevel is what lives on one level besides its geometry, as the engine runs it;
+// LevelState (levelstate.go) is the part of it that is saved.
+type liveLevel struct {
 	monsters []*monster
 	guards   int   // guards placed at the last (re)stock
 	broken   []int // locked doors forced open, as Level.EdgeIndex values
