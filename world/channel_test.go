@@ -6,10 +6,6 @@ import (
 	"testing"
 )
 
-func channelAs(e *Engine, fp string, a ChannelAction) {
-	channelReq{fp, e.players[fp].session, a}.handleIn(e)
-}
-
 // A knight below level 3 is on newbie until it leaves it, and told so when it arrives;
 // a channel line reaches everyone on the channel, wherever they stand, but not the
 // knights off it or those who mute the speaker; a knight joining a channel reads its last

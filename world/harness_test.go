@@ -11,11 +11,14 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode"
 )
 
-// The world's test harness: the dungeons tests play in, the engines and knights they
-// build, how they drive the engine, and how they read back what it said. A test file
-// keeps only the helpers of its own tests; whatever two files share is here.
+// The world's test harness: the dungeons tests play in, the engines, knights and parties
+// they build, how they drive the engine and read back what it said, and what they check
+// against. Every builder and helper more than one test file uses is here; a test file
+// keeps its own (generate_test.go's checks of a level, which ascii_test.go runs too, are
+// checks rather than builders and stay with the generator's tests).
 
 // --- dungeons and engines ---
 
@@ -145,6 +148,38 @@ func duelOf(t *testing.T, name string, setup func(*Adventurer)) (*Engine, *playe
 	m.hits = 1 << 30
 	return e, p, m
 }
+
+// mailEngine is the fixture engine with a book of stored knights and an archive.
+func mailEngine(t *testing.T, known []KnownKnight, mail map[string][]Letter) (*Engine, *archive) {
+	t.Helper()
+	a := &archive{}
+	e := fixtureEngine(t, nil)
+	e.cfg.ChatWindowTurns = 1
+	e.cfg.Community = CommunityConfig{Knights: known, Mail: mail, Archive: a}
+	e.initSocial()
+	return e, a
+}
+
+// archive records what the engine hands to be kept.
+type archive struct {
+	mail    map[string][]Letter
+	reports []Report
+}
+
+// PutMail keeps a knight's letters, or forgets them when there are none.
+func (a *archive) PutMail(to string, ls []Letter) {
+	if a.mail == nil {
+		a.mail = map[string][]Letter{}
+	}
+	if len(ls) == 0 {
+		delete(a.mail, to)
+		return
+	}
+	a.mail[to] = ls
+}
+
+// PutReport keeps a report.
+func (a *archive) PutReport(r Report) { a.reports = append(a.reports, r) }
 
 // squares yields the squares of l in row-major order.
 func squares(l *Level) iter.Seq[Pos] {
@@ -506,6 +541,16 @@ func everyGap(t *testing.T, what string, gaps []int, want ...int) {
 	}
 }
 
+// mailAs sends a letter as the knight with the fingerprint, on a fixed date.
+func mailAs(e *Engine, fp, to, text string) {
+	mailReq{fp, e.players[fp].session, to, text, time.Date(2025, 6, 1, 14, 0, 0, 0, time.UTC)}.handleIn(e)
+}
+
+// channelAs sends a channel action as the knight with the fingerprint.
+func channelAs(e *Engine, fp string, a ChannelAction) {
+	channelReq{fp, e.players[fp].session, a}.handleIn(e)
+}
+
 // --- what the engine said ---
 
 // recorder is a Subscriber and Saver that remembers what it was given.
@@ -615,4 +660,52 @@ func checkSpread(t *testing.T, what string, seen map[int]int, lo, hi int) {
 	for v := lo; v <= hi; v++ {
 		within(t, what+": "+strconv.Itoa(v), float64(seen[v])/float64(total), p, total)
 	}
+}
+
+// --- text one player types for another ---
+
+// acted reports a rune a terminal would act on, or that would hide or reorder text: a C0
+// control (none is allowed, not even a tab), DEL, a C1 control, a bidirectional control,
+// or any other format character.
+func acted(r rune) bool {
+	switch {
+	case r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0:
+		return true
+	case r == 0x061c || r == 0x200e || r == 0x200f || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069:
+		return true
+	}
+	return unicode.Is(unicode.Cf, r) || invisible(r)
+}
+
+// escapeCorpus are escape-injection payloads, the seeds of every fuzz test of text one
+// player types for another to read (FuzzCleanText, FuzzCommunityText).
+var escapeCorpus = []string{
+	"hi",
+	"\x1b[31mred\x1b[0m",               // SGR colour
+	"\x1b]52;c;ZWNobyBwd25lZA==\x07",   // OSC 52: write the clipboard
+	"\x1b]52;c;ZWNobyBwd25lZA==\x1b\\", // the same, ended by ST
+	"\x1b]0;new title\x07",             // OSC 0: window title
+	"\x1b]2;new title\x1b\\",           // OSC 2
+	"\x1b]8;;http://evil.example/\x07click\x1b]8;;\x07", // OSC 8 hyperlink
+	"\x1b[2J\x1b[H",             // clear the screen, cursor home
+	"\x1b[10;20H\x1b[5A\x1b[3C", // cursor moves
+	"\x1b[?1049h\x1b[?25l",      // alt screen, hide the cursor
+	"\x1b[6n",                   // ask for the cursor position
+	"\x1bP+q544e\x1b\\",         // DCS: request terminfo
+	"\x1bP$q\"p\x1b\\",          // DCS: DECRQSS
+	"\x1b_Gf=24;AAAA\x1b\\",     // APC: kitty graphics
+	"\x9b31m\x9b2J",             // 8-bit CSI
+	"\x9d0;title\x9c",           // 8-bit OSC, 8-bit ST
+	"\xc2\x9b31m",               // U+009B CSI in UTF-8
+	"\xc2\x9d52;c;AAAA\xc2\x9c", // U+009D OSC in UTF-8
+	"\x1bc",                     // RIS: reset the terminal
+	"\x1b#8",                    // DECALN: fill the screen with E
+	"abc\u202edcba",             // right-to-left override
+	"\u2066\u2067\u2068\u2069\u200e\u200f\u061c", // isolates and marks
+	"a\u200db\u200cc\u200bd\u2060e\ufeff",        // zero-width joiners and spaces
+	"\U000E0041\U000E0042",                       // tag characters
+	"\xff\xfe\xc0\xaf\xed\xa0\x80",               // invalid UTF-8, a surrogate
+	"Z\u0336\u0337\u0338\u0339\u033a",            // combining marks
+	"\r\rover\x08\x08written",                    // carriage returns, backspaces
+	"bell\x07\x07",
 }

@@ -7,40 +7,6 @@ import (
 	"time"
 )
 
-// archive records what the engine hands to be kept.
-type archive struct {
-	mail    map[string][]Letter
-	reports []Report
-}
-
-func (a *archive) PutMail(to string, ls []Letter) {
-	if a.mail == nil {
-		a.mail = map[string][]Letter{}
-	}
-	if len(ls) == 0 {
-		delete(a.mail, to)
-		return
-	}
-	a.mail[to] = ls
-}
-
-func (a *archive) PutReport(r Report) { a.reports = append(a.reports, r) }
-
-// mailEngine is the fixture engine with a book of stored knights and an archive.
-func mailEngine(t *testing.T, known []KnownKnight, mail map[string][]Letter) (*Engine, *archive) {
-	t.Helper()
-	a := &archive{}
-	e := fixtureEngine(t, nil)
-	e.cfg.ChatWindowTurns = 1
-	e.cfg.Community = CommunityConfig{Knights: known, Mail: mail, Archive: a}
-	e.initSocial()
-	return e, a
-}
-
-func mailAs(e *Engine, fp, to, text string) {
-	mailReq{fp, e.players[fp].session, to, text, time.Date(2025, 6, 1, 14, 0, 0, 0, time.UTC)}.handleIn(e)
-}
-
 // A letter to a knight who is not online waits in the archive, survives a restart (a new
 // engine loading the archive), is announced with a count when the knight arrives, and is
 // read once (issue 20).

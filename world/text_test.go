@@ -3,7 +3,6 @@ package world
 import (
 	"strings"
 	"testing"
-	"unicode"
 	"unicode/utf8"
 )
 
@@ -56,52 +55,6 @@ func TestCleanText(t *testing.T) {
 	if got := CleanText(strings.Repeat("x", 500), 0); len(got) != 500 {
 		t.Fatalf("no cap: %d runes", len(got))
 	}
-}
-
-// acted reports a rune a terminal would act on, or that would hide or reorder text: a C0
-// control (none is allowed, not even a tab), DEL, a C1 control, a bidirectional control,
-// or any other format character.
-func acted(r rune) bool {
-	switch {
-	case r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0:
-		return true
-	case r == 0x061c || r == 0x200e || r == 0x200f || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069:
-		return true
-	}
-	return unicode.Is(unicode.Cf, r) || invisible(r)
-}
-
-// escapeCorpus are escape-injection payloads, the seeds of every fuzz test of text one
-// player types for another to read (FuzzCleanText, FuzzCommunityText).
-var escapeCorpus = []string{
-	"hi",
-	"\x1b[31mred\x1b[0m",               // SGR colour
-	"\x1b]52;c;ZWNobyBwd25lZA==\x07",   // OSC 52: write the clipboard
-	"\x1b]52;c;ZWNobyBwd25lZA==\x1b\\", // the same, ended by ST
-	"\x1b]0;new title\x07",             // OSC 0: window title
-	"\x1b]2;new title\x1b\\",           // OSC 2
-	"\x1b]8;;http://evil.example/\x07click\x1b]8;;\x07", // OSC 8 hyperlink
-	"\x1b[2J\x1b[H",             // clear the screen, cursor home
-	"\x1b[10;20H\x1b[5A\x1b[3C", // cursor moves
-	"\x1b[?1049h\x1b[?25l",      // alt screen, hide the cursor
-	"\x1b[6n",                   // ask for the cursor position
-	"\x1bP+q544e\x1b\\",         // DCS: request terminfo
-	"\x1bP$q\"p\x1b\\",          // DCS: DECRQSS
-	"\x1b_Gf=24;AAAA\x1b\\",     // APC: kitty graphics
-	"\x9b31m\x9b2J",             // 8-bit CSI
-	"\x9d0;title\x9c",           // 8-bit OSC, 8-bit ST
-	"\xc2\x9b31m",               // U+009B CSI in UTF-8
-	"\xc2\x9d52;c;AAAA\xc2\x9c", // U+009D OSC in UTF-8
-	"\x1bc",                     // RIS: reset the terminal
-	"\x1b#8",                    // DECALN: fill the screen with E
-	"abc\u202edcba",             // right-to-left override
-	"\u2066\u2067\u2068\u2069\u200e\u200f\u061c", // isolates and marks
-	"a\u200db\u200cc\u200bd\u2060e\ufeff",        // zero-width joiners and spaces
-	"\U000E0041\U000E0042",                       // tag characters
-	"\xff\xfe\xc0\xaf\xed\xa0\x80",               // invalid UTF-8, a surrogate
-	"Z\u0336\u0337\u0338\u0339\u033a",            // combining marks
-	"\r\rover\x08\x08written",                    // carriage returns, backspaces
-	"bell\x07\x07",
 }
 
 // FuzzCleanText feeds the sanitiser escape-injection payloads and whatever the fuzzer
