@@ -4,7 +4,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 )
 
 // Seed of the rule (DESIGN §9): a plain line is heard by the knights who see the
@@ -193,32 +192,16 @@ func TestAnnouncements(t *testing.T) {
 // The public API: a line sent from a session's goroutine is carried out at once, without
 // waiting for the knight's energy.
 func TestChatThroughThePlayerHandle(t *testing.T) {
-	e := fixtureEngine(t, nil)
-	ctx := running(t, e)
-	mb := &chanSub{ch: make(chan View, 64)}
-	pa, err := e.Join(ctx, knight("a", 10), &recorder{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := e.Join(ctx, knight("b", 10), mb); err != nil {
-		t.Fatal(err)
-	}
+	ctx, pa, _, mb := twoHandles(t)
 	if err := pa.Chat(ctx, Chat{Kind: ChatShout, Text: "ho"}); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.After(5 * time.Second)
-	for {
-		select {
-		case v := <-mb.ch:
-			if n := len(v.Messages); n > 0 && v.Messages[n-1] == "Kay a shouts: ho" {
-				if v.Said != uint64(n) {
-					t.Fatalf("Said %d for %d messages", v.Said, n)
-				}
-				return
-			}
-		case <-deadline:
-			t.Fatal("the shout never arrived")
-		}
+	v := waitView(t, mb, "the shout", func(v View) bool {
+		n := len(v.Messages)
+		return n > 0 && v.Messages[n-1] == "Kay a shouts: ho"
+	})
+	if n := len(v.Messages); v.Said != uint64(n) {
+		t.Fatalf("Said %d for %d messages", v.Said, n)
 	}
 }
 

@@ -551,6 +551,23 @@ func channelAs(e *Engine, fp string, a ChannelAction) {
 	channelReq{fp, e.players[fp].session, a}.handleIn(e)
 }
 
+// twoHandles joins knights "a" and "b" to a running fixture engine through the public
+// API, as two sessions would; b's views come on mb.
+func twoHandles(t *testing.T) (ctx context.Context, pa, pb *Player, mb *chanSub) {
+	t.Helper()
+	e := fixtureEngine(t, nil)
+	ctx = running(t, e)
+	mb = &chanSub{ch: make(chan View, 64)}
+	pa, err := e.Join(ctx, knight("a", 10), &recorder{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pb, err = e.Join(ctx, knight("b", 10), mb); err != nil {
+		t.Fatal(err)
+	}
+	return ctx, pa, pb, mb
+}
+
 // --- what the engine said ---
 
 // recorder is a Subscriber and Saver that remembers what it was given.
@@ -615,6 +632,22 @@ func (c *chanSub) Deliver(v View) {
 	select {
 	case c.ch <- v:
 	default:
+	}
+}
+
+// waitView waits up to five seconds for a view on mb for which ok holds, and returns it.
+func waitView(t *testing.T, mb *chanSub, what string, ok func(View) bool) View {
+	t.Helper()
+	deadline := time.After(5 * time.Second)
+	for {
+		select {
+		case v := <-mb.ch:
+			if ok(v) {
+				return v
+			}
+		case <-deadline:
+			t.Fatal(what + " never arrived")
+		}
 	}
 }
 

@@ -14,6 +14,22 @@ func setPos(e *Engine, p *player, pos Pos) {
 	e.publish()
 }
 
+// meetABattle walks knight "a" to and fro between two common spaces until a battle
+// starts, failing after a thousand steps, and returns the space it set out from.
+func meetABattle(t *testing.T, e *Engine, p *player) Pos {
+	t.Helper()
+	at, d := findStep(t, e.outside.grid, SurfaceCommon, SurfaceCommon)
+	setPos(e, p, at)
+	back := Dirs[(d+2)%4]
+	for i := 0; p.fight == nil; i++ {
+		if i > 1000 {
+			t.Fatal("no battle in 1000 steps")
+		}
+		do(e, "a", Move{Dir: []Dir{d, back}[i%2]})
+	}
+	return at
+}
+
 // Seed 000's successful exit comes out on seed 002's grid, at the entrance; only the
 // entrance leads back down.
 func TestTheExitLeadsToTheSurfaceEntrance(t *testing.T) {
@@ -139,15 +155,7 @@ func TestCommonSpacesStartBattlesOneTimeInSix(t *testing.T) {
 		t.Errorf("%d battles stepping onto the entrance", n)
 	}
 	// Walking to and fro on common spaces, the knight meets a battle on the surface.
-	at, d = findStep(t, g, SurfaceCommon, SurfaceCommon)
-	setPos(e, p, at)
-	back := Dirs[(d+2)%4]
-	for i := 0; p.fight == nil; i++ {
-		if i > 1000 {
-			t.Fatal("no battle in 1000 steps")
-		}
-		do(e, "a", Move{Dir: []Dir{d, back}[i%2]})
-	}
+	meetABattle(t, e, p)
 	e.publish()
 	if v := e.view(p); v.Fight == nil || v.Surface == nil || len(v.Fight.Monsters) != 1 {
 		t.Fatalf("battle view %+v", v.Fight)
@@ -276,15 +284,7 @@ func TestWinningASurfaceBattlePaysGold(t *testing.T) {
 	g := e.outside.grid
 	p, _ := outsideKnight(t, e, "a", g.Entrance)
 	p.rec.Dex, p.rec.Hits, p.rec.MaxHits = 30, 10000, 10000 // hits nearly every blow
-	at, d := findStep(t, g, SurfaceCommon, SurfaceCommon)
-	setPos(e, p, at)
-	back := Dirs[(d+2)%4]
-	for i := 0; p.fight == nil; i++ {
-		if i > 1000 {
-			t.Fatal("no battle in 1000 steps")
-		}
-		do(e, "a", Move{Dir: []Dir{d, back}[i%2]})
-	}
+	at := meetABattle(t, e, p)
 	foe := p.fight.monsters[0]
 	k := foe.Kind()
 	items := len(p.rec.Items)

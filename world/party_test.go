@@ -4,7 +4,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 )
 
 func TestPartyInviteAndAccept(t *testing.T) {
@@ -464,37 +463,13 @@ func TestPartyChat(t *testing.T) {
 
 // The public API: a party action sent from a session's goroutine is carried out at once.
 func TestPartyThroughThePlayerHandle(t *testing.T) {
-	e := fixtureEngine(t, nil)
-	ctx := running(t, e)
-	mb := &chanSub{ch: make(chan View, 64)}
-	pa, err := e.Join(ctx, knight("a", 10), &recorder{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	pb, err := e.Join(ctx, knight("b", 10), mb)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ctx, pa, pb, mb := twoHandles(t)
 	if err := pa.Party(ctx, PartyAction{Kind: PartyInvite, Name: "kay B"}); err != nil {
 		t.Fatal(err)
 	}
-	wait := func(what string, ok func(View) bool) {
-		t.Helper()
-		deadline := time.After(5 * time.Second)
-		for {
-			select {
-			case v := <-mb.ch:
-				if ok(v) {
-					return
-				}
-			case <-deadline:
-				t.Fatal(what + " never arrived")
-			}
-		}
-	}
-	wait("the invitation", func(v View) bool { return slices.Equal(v.Invites, []string{"Kay a"}) })
+	waitView(t, mb, "the invitation", func(v View) bool { return slices.Equal(v.Invites, []string{"Kay a"}) })
 	if err := pb.Party(ctx, PartyAction{Kind: PartyAccept}); err != nil {
 		t.Fatal(err)
 	}
-	wait("the party", func(v View) bool { return len(v.Party) == 2 && v.Party[0].Name == "Kay a" })
+	waitView(t, mb, "the party", func(v View) bool { return len(v.Party) == 2 && v.Party[0].Name == "Kay a" })
 }
