@@ -534,7 +534,7 @@ const lightReachLevel = `
 
 // LightRange: a knight's light reaches four squares each way, counted from where it
 // stands: from 1,3 it shows a monster four squares east (5,3) and two squares down (2,5),
-// and not one five squares east (6,3).
+// and not one five squares east (6,3); rows count the same, four up or down and not five.
 func TestLightReachesFourSquares(t *testing.T) {
 	l, err := ParseASCII(1, lightReachLevel)
 	if err != nil {
@@ -553,5 +553,15 @@ func TestLightReachesFourSquares(t *testing.T) {
 	want := []Shadow{{Pos: Pos{5, 3}, Glyph: "Og"}, {Pos: Pos{2, 5}, Glyph: "Og"}}
 	if got := e.view(p).Shadows; !slices.Equal(got, want) {
 		t.Fatalf("from 1,3 the light shows %v, want %v", got, want)
+	}
+	// Up and down the same: from 1,1 the monster at 2,5 is four rows down, from 1,0 five.
+	for _, tc := range []struct {
+		at   Pos
+		want []Shadow
+	}{{Pos{1, 1}, want}, {Pos{1, 0}, want[:1]}} {
+		e.place(p, 1, tc.at)
+		if got := e.view(p).Shadows; !slices.Equal(got, tc.want) {
+			t.Fatalf("from %v the light shows %v, want %v", tc.at, got, tc.want)
+		}
 	}
 }
