@@ -16,12 +16,6 @@ import (
 // world.MaxChatRunes after cleaning it.
 const chatInputLimit = 600
 
-// chatHelp says what the chat line takes.
-const chatHelp = "Plain text says to those who see you; /me TEXT acts it out (/me waves: \"Kay waves.\"); /shout TEXT reaches everyone; /w NAME TEXT whispers, /r TEXT answers the last who whispered to you; /p TEXT is for your party; /mute NAME and /unmute NAME filter. " +
-	"Channels: /newbie TEXT (questions welcome) and /ooc TEXT talk on them (or /c NAME TEXT), /join NAME, /leave NAME, /channels. " +
-	"Letters: /mail NAME TEXT writes to any knight, online or not; /mail alone reads yours. /afk [REASON] says you are away until your next key; /report NAME REASON tells the admins. " +
-	"Parties: /invite NAME, /ask NAME (to join theirs), /accept [NAME], /decline [NAME], /leave (alone: the party), /disband, /party (the party screen)."
-
 // chatLine is the one-line chat input that Enter (or ') opens over the dungeon screen,
 // in the pattern of the admin console. It is part of the Model and owned by its program.
 type chatLine struct {
@@ -70,16 +64,238 @@ func quotedName(rest string) named {
 	return named{"", rest}
 }
 
-// parseChat reads a chat line the way chat clients do: plain text says; /shout, /w (or
-// /whisper, /tell) NAME and /p shout, whisper and talk to the party; /me acts, /r replies
-// to the last whisper. A name with spaces may be quoted (/w "Gawain the Bold" hello, and
-// so for /mail and /report); unquoted, the world finds the longest name of a knight that
-// starts the text. The party commands (/invite NAME, /ask NAME, /accept [NAME],
-// /decline [NAME], /leave, /disband) take everything after the command as the name;
-// /party alone opens the party screen. Channels are /join NAME, /leave NAME (with a name:
-// bare /leave is still the party's), /c NAME TEXT or /NAME TEXT, and /channels; /mail
-// NAME TEXT writes a letter and /mail alone reads them; /afk [REASON]; /report NAME
-// REASON.
+// The chat line's commands: one row a command (with the spellings that mean the same),
+// saying how it is typed, what it does and what it asks for. A typed line is looked up
+// here, and the help is made from the rows, so that a command and its help cannot part.
+// Adding a command is a row. Screen-reader mode's talking words are these commands'
+// spellings without the slash (words.go).
+
+// chatTopic is the part of the help a command is told in.
+type chatTopic int
+
+const (
+	chatTalking chatTopic = iota
+	chatChannels
+	chatLetters
+	chatParties
+	numChatTopics
+)
+
+// chatTopicLines begin each topic's sentence of the help; talking's needs none, its first
+// row being plain text.
+var chatTopicLines = [numChatTopics]string{
+	chatChannels: "Channels:",
+	chatLetters:  "Letters:",
+	chatParties:  "Parties:",
+}
+
+// chatCommand is one command of the chat line, a row of chatCommands.
+type chatCommand struct {
+	// words are the command and its other spellings, in lower case with the slash, the
+	// first of them the one the help names.
+	words []string
+	usage string // how the help shows it typed ("/w NAME TEXT")
+	help  string // what it does, as the help says it after the usage
+	topic chatTopic
+	// parse reads the line: cmd is the command as typed, in lower case, and rest what
+	// follows it, trimmed.
+	parse func(cmd, rest string) chatAction
+}
+
+// chatCommands are the commands, by topic, in the help's order; chatByWord finds a row by
+// any of its words, and chatHelp is the help made from them.
+var (
+	chatCommands []chatCommand
+	chatByWord   map[string]*chatCommand
+	chatHelp     string
+)
+
+func init() {
+	// Filled in here, not by an initializer: /help reads the help made from the table.
+	chatCommands = []chatCommand{
+		{words: []string{"/say"}, usage: "Plain text (or /say TEXT)", help: "says to those who see you", parse: talk(world.ChatSay)},
+		{words: []string{"/me", "/emote", "/em"}, usage: "/me TEXT", help: `acts it out (/me waves: "Kay waves.")`,
+			parse: func(_, rest string) chatAction {
+				if rest == "" {
+					return chatAction{note: `Act out what? /me TEXT: "/me waves" shows your name and "waves." to those who see you.`}
+				}
+				return talk(world.ChatEmote)("", rest)
+			}},
+		{words: []string{"/shout", "/sh", "/yell"}, usage: "/shout TEXT", help: "reaches everyone", parse: talk(world.ChatShout)},
+		{words: []string{"/w", "/whisper", "/tell", "/t", "/msg"}, usage: "/w NAME TEXT", help: "whispers",
+			parse: func(_, rest string) chatAction {
+				n := quotedName(rest)
+				return chatAction{chat: &world.Chat{Kind: world.ChatWhisper, To: n.name, Text: n.text}}
+			}},
+		{words: []string{"/r", "/reply", "/re"}, usage: "/r TEXT", help: "answers the last who whispered to you", parse: talk(world.ChatReply)},
+		{words: []string{"/p"}, usage: "/p TEXT", help: "is for your party", parse: talk(world.ChatParty)},
+		{words: []string{"/afk", "/away"}, usage: "/afk [REASON]", help: "says you are away until your next key",
+			parse: func(_, rest string) chatAction { return chatAction{away: &rest} }},
+		{words: []string{"/mute", "/ignore"}, usage: "/mute NAME", help: "hides a knight's chat",
+			parse: func(_, rest string) chatAction {
+				if rest == "" {
+					return chatAction{note: "Mute whom? /mute NAME hides that knight's chat."}
+				}
+				return chatAction{mute: rest}
+			}},
+		{words: []string{"/unmute", "/unignore"}, usage: "/unmute NAME", help: "shows it again",
+			parse: func(_, rest string) chatAction {
+				if rest == "" {
+					return chatAction{note: "Unmute whom? /unmute NAME."}
+				}
+				return chatAction{unmute: rest}
+			}},
+		{words: []string{"/report"}, usage: "/report NAME REASON", help: "tells the admins",
+			parse: func(_, rest string) chatAction {
+				if rest == "" {
+					return chatAction{note: "Report whom? /report NAME REASON tells the admins, with what that knight said lately."}
+				}
+				n := quotedName(rest)
+				return chatAction{report: &n}
+			}},
+		{words: []string{"/help", "/?"}, usage: "/help", help: "says all this",
+			parse: func(string, string) chatAction { return chatAction{note: chatHelp} }},
+
+		{words: []string{"/c", "/ch", "/channel"}, usage: "/c NAME TEXT", help: "talks on a channel", topic: chatChannels,
+			parse: func(_, rest string) chatAction {
+				name, text, _ := strings.Cut(rest, " ")
+				if name == "" {
+					return chatAction{note: "Talk on which channel? /c NAME TEXT; /channels lists them."}
+				}
+				return chatAction{chat: &world.Chat{Kind: world.ChatChannel, To: name, Text: strings.TrimSpace(text)}}
+			}},
+		{words: channelCommands(), usage: channelCommandUsage(), help: "talks on that channel", topic: chatChannels,
+			parse: func(cmd, rest string) chatAction {
+				name := world.ChannelNamed(cmd[1:]).Name // a row's word is a channel's
+				if rest == "" {
+					return chatAction{note: fmt.Sprintf("Say what on %s? /%s TEXT.", name, name)}
+				}
+				return chatAction{chat: &world.Chat{Kind: world.ChatChannel, To: name, Text: rest}}
+			}},
+		{words: []string{"/join"}, usage: "/join NAME", help: "joins one", topic: chatChannels,
+			parse: func(_, rest string) chatAction {
+				if rest == "" {
+					return chatAction{note: "Join which channel? /join NAME; /channels lists them."}
+				}
+				return chatAction{channel: &world.ChannelAction{Kind: world.ChannelJoin, Name: rest}}
+			}},
+		{words: []string{"/leave"}, usage: "/leave NAME", help: "leaves it (alone, your party)", topic: chatChannels,
+			parse: func(_, rest string) chatAction {
+				if rest == "" || strings.EqualFold(rest, "party") {
+					return chatAction{party: &world.PartyAction{Kind: world.PartyLeave}}
+				}
+				return chatAction{channel: &world.ChannelAction{Kind: world.ChannelLeave, Name: rest}}
+			}},
+		{words: []string{"/channels"}, usage: "/channels", help: "lists them", topic: chatChannels,
+			parse: func(string, string) chatAction {
+				return chatAction{channel: &world.ChannelAction{Kind: world.ChannelList}}
+			}},
+
+		{words: []string{"/mail", "/letter", "/write"}, usage: "/mail NAME TEXT", help: "writes to any knight, online or not; /mail alone reads yours",
+			topic: chatLetters, parse: func(_, rest string) chatAction {
+				if rest == "" {
+					return chatAction{mail: true}
+				}
+				n := quotedName(rest)
+				return chatAction{letter: &n}
+			}},
+
+		{words: []string{"/invite", "/inv"}, usage: "/invite NAME", help: "asks a knight into your party", topic: chatParties,
+			parse: partyNamed(world.PartyInvite, "Invite")},
+		{words: []string{"/ask"}, usage: "/ask NAME", help: "asks to join theirs", topic: chatParties,
+			parse: partyNamed(world.PartyAsk, "Ask")},
+		{words: []string{"/accept"}, usage: "/accept [NAME]", help: "takes an invitation or a request", topic: chatParties,
+			parse: partyAnswer(world.PartyAccept)},
+		{words: []string{"/decline"}, usage: "/decline [NAME]", help: "turns one down", topic: chatParties,
+			parse: partyAnswer(world.PartyDecline)},
+		{words: []string{"/disband"}, usage: "/disband", help: "ends yours", topic: chatParties,
+			parse: func(string, string) chatAction {
+				return chatAction{party: &world.PartyAction{Kind: world.PartyDisband}}
+			}},
+		{words: []string{"/party"}, usage: "/party", help: "opens the party screen", topic: chatParties,
+			parse: func(_, rest string) chatAction {
+				if rest == "" {
+					return chatAction{screen: true}
+				}
+				return talk(world.ChatParty)("", rest)
+			}},
+	}
+	chatByWord = map[string]*chatCommand{}
+	for i := range chatCommands {
+		for _, w := range chatCommands[i].words {
+			chatByWord[w] = &chatCommands[i]
+		}
+	}
+	chatHelp = makeChatHelp()
+}
+
+// talk is the parse of a command whose rest is the text of a line of chat of that kind.
+func talk(kind world.ChatKind) func(cmd, rest string) chatAction {
+	return func(_, rest string) chatAction { return chatAction{chat: &world.Chat{Kind: kind, Text: rest}} }
+}
+
+// partyNamed is the parse of a party command that needs a knight's name (/invite, /ask):
+// everything after the command is the name.
+func partyNamed(kind world.PartyActionKind, verb string) func(cmd, rest string) chatAction {
+	return func(cmd, rest string) chatAction {
+		name := partyName(rest)
+		if name == "" {
+			return chatAction{note: fmt.Sprintf("%s whom? %s NAME.", verb, cmd)}
+		}
+		return chatAction{party: &world.PartyAction{Kind: kind, Name: name}}
+	}
+}
+
+// partyAnswer is the parse of an answer to a party's invitation or request, whose name
+// may be left out.
+func partyAnswer(kind world.PartyActionKind) func(cmd, rest string) chatAction {
+	return func(_, rest string) chatAction {
+		return chatAction{party: &world.PartyAction{Kind: kind, Name: partyName(rest)}}
+	}
+}
+
+// channelCommands are the channels' names as commands that talk on them: /newbie TEXT,
+// and /#newbie TEXT as a channel is written elsewhere.
+func channelCommands() []string {
+	var out, hashed []string
+	for _, ch := range world.Channels {
+		out = append(out, "/"+ch.Name)
+		hashed = append(hashed, "/#"+ch.Name)
+	}
+	return append(out, hashed...)
+}
+
+// channelCommandUsage is how the help shows them: "/newbie TEXT or /ooc TEXT".
+func channelCommandUsage() string {
+	var out []string
+	for _, ch := range world.Channels {
+		out = append(out, "/"+ch.Name+" TEXT")
+	}
+	return strings.Join(out, " or ")
+}
+
+// makeChatHelp makes the help from the rows: a sentence a topic, its commands in clauses.
+func makeChatHelp() string {
+	var sentences []string
+	for t := range numChatTopics {
+		var clauses []string
+		for _, c := range chatCommands {
+			if c.topic == t {
+				clauses = append(clauses, c.usage+" "+c.help)
+			}
+		}
+		s := strings.Join(clauses, "; ") + "."
+		if h := chatTopicLines[t]; h != "" {
+			s = h + " " + s
+		}
+		sentences = append(sentences, s)
+	}
+	return strings.Join(sentences, " ")
+}
+
+// parseChat reads a chat line the way chat clients do: plain text says, and a line
+// starting with a slash is the command of chatCommands its first word names (in any
+// case), or a note that it is none, with the help.
 func parseChat(line string) chatAction {
 	line = strings.TrimSpace(line)
 	if line == "" {
@@ -89,98 +305,11 @@ func parseChat(line string) chatAction {
 		return chatAction{chat: &world.Chat{Kind: world.ChatSay, Text: line}}
 	}
 	cmd, rest, _ := strings.Cut(line, " ")
-	rest = strings.TrimSpace(rest)
-	switch strings.ToLower(cmd) {
-	case "/say":
-		return chatAction{chat: &world.Chat{Kind: world.ChatSay, Text: rest}}
-	case "/shout", "/sh", "/yell":
-		return chatAction{chat: &world.Chat{Kind: world.ChatShout, Text: rest}}
-	case "/w", "/whisper", "/tell", "/t", "/msg":
-		n := quotedName(rest)
-		return chatAction{chat: &world.Chat{Kind: world.ChatWhisper, To: n.name, Text: n.text}}
-	case "/r", "/reply":
-		return chatAction{chat: &world.Chat{Kind: world.ChatReply, Text: rest}}
-	case "/me", "/emote", "/em":
-		if rest == "" {
-			return chatAction{note: `Act out what? /me TEXT: "/me waves" shows your name and "waves." to those who see you.`}
-		}
-		return chatAction{chat: &world.Chat{Kind: world.ChatEmote, Text: rest}}
-	case "/c", "/ch", "/channel":
-		name, text, _ := strings.Cut(rest, " ")
-		if name == "" {
-			return chatAction{note: "Talk on which channel? /c NAME TEXT; /channels lists them."}
-		}
-		return chatAction{chat: &world.Chat{Kind: world.ChatChannel, To: name, Text: strings.TrimSpace(text)}}
-	case "/join":
-		if rest == "" {
-			return chatAction{note: "Join which channel? /join NAME; /channels lists them."}
-		}
-		return chatAction{channel: &world.ChannelAction{Kind: world.ChannelJoin, Name: rest}}
-	case "/channels":
-		return chatAction{channel: &world.ChannelAction{Kind: world.ChannelList}}
-	case "/mail", "/letter", "/write":
-		if rest == "" {
-			return chatAction{mail: true}
-		}
-		n := quotedName(rest)
-		return chatAction{letter: &n}
-	case "/afk", "/away":
-		return chatAction{away: &rest}
-	case "/report":
-		if rest == "" {
-			return chatAction{note: "Report whom? /report NAME REASON tells the admins, with what that knight said lately."}
-		}
-		n := quotedName(rest)
-		return chatAction{report: &n}
-	case "/p", "/party":
-		if rest == "" && strings.EqualFold(cmd, "/party") {
-			return chatAction{screen: true}
-		}
-		return chatAction{chat: &world.Chat{Kind: world.ChatParty, Text: rest}}
-	case "/invite", "/inv", "/ask":
-		kind, verb := world.PartyInvite, "Invite"
-		if strings.EqualFold(cmd, "/ask") {
-			kind, verb = world.PartyAsk, "Ask"
-		}
-		name := partyName(rest)
-		if name == "" {
-			return chatAction{note: fmt.Sprintf("%s whom? %s NAME.", verb, strings.ToLower(cmd))}
-		}
-		return chatAction{party: &world.PartyAction{Kind: kind, Name: name}}
-	case "/accept", "/decline":
-		kind := world.PartyAccept
-		if strings.EqualFold(cmd, "/decline") {
-			kind = world.PartyDecline
-		}
-		return chatAction{party: &world.PartyAction{Kind: kind, Name: partyName(rest)}}
-	case "/leave":
-		// Alone, /leave leaves the party, as it always has; with a name, the channel.
-		if rest == "" || strings.EqualFold(rest, "party") {
-			return chatAction{party: &world.PartyAction{Kind: world.PartyLeave}}
-		}
-		return chatAction{channel: &world.ChannelAction{Kind: world.ChannelLeave, Name: rest}}
-	case "/disband":
-		return chatAction{party: &world.PartyAction{Kind: world.PartyDisband}}
-	case "/mute", "/ignore":
-		if rest == "" {
-			return chatAction{note: "Mute whom? /mute NAME hides that knight's chat."}
-		}
-		return chatAction{mute: rest}
-	case "/unmute", "/unignore":
-		if rest == "" {
-			return chatAction{note: "Unmute whom? /unmute NAME."}
-		}
-		return chatAction{unmute: rest}
-	case "/help", "/?":
-		return chatAction{note: chatHelp}
+	c, ok := chatByWord[strings.ToLower(cmd)]
+	if !ok {
+		return chatAction{note: fmt.Sprintf("%s is not a chat command. %s", world.CleanText(cmd, 20), chatHelp)}
 	}
-	if ch := world.ChannelNamed(cmd[1:]); ch != nil { // /newbie TEXT, /ooc TEXT
-		if rest == "" {
-			return chatAction{note: fmt.Sprintf("Say what on %s? /%s TEXT.", ch.Name, ch.Name)}
-		}
-		return chatAction{chat: &world.Chat{Kind: world.ChatChannel, To: ch.Name, Text: rest}}
-	}
-	return chatAction{note: fmt.Sprintf("%s is not a chat command. %s", world.CleanText(cmd, 20), chatHelp)}
+	return c.parse(strings.ToLower(cmd), strings.TrimSpace(rest))
 }
 
 // sendChat carries out a typed chat line and returns a note for the player, if any, and

@@ -3,6 +3,7 @@ package app
 import (
 	"bytes"
 	"context"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -190,6 +191,78 @@ func TestParseChat(t *testing.T) {
 			}
 		case a.chat == nil || a.chat.Kind != tc.kind || a.chat.To != tc.to || a.chat.Text != tc.text:
 			t.Errorf("%q: %+v", tc.in, a.chat)
+		}
+	}
+}
+
+// The chat line's table: no word is two rows', each a lower-case word with the slash,
+// and the help names every row in its clause.
+func TestChatCommandsTable(t *testing.T) {
+	seen := map[string]string{}
+	for _, c := range chatCommands {
+		if len(c.words) == 0 || c.usage == "" || c.help == "" || c.parse == nil {
+			t.Errorf("row %q: a field is empty", c.words)
+			continue
+		}
+		if !strings.Contains(chatHelp, c.usage+" "+c.help) || !strings.Contains(c.usage, c.words[0]) {
+			t.Errorf("row %q: the help does not name it as %q", c.words[0], c.usage)
+		}
+		for _, w := range c.words {
+			if prev, ok := seen[w]; ok {
+				t.Errorf("%s is a word of %s and of %s", w, prev, c.words[0])
+			}
+			seen[w] = c.words[0]
+			if w != strings.ToLower(w) || !strings.HasPrefix(w, "/") || strings.Contains(w, " ") {
+				t.Errorf("%q: not a lower-case word with a slash", w)
+			}
+		}
+	}
+}
+
+// Every spelling of every row, typed in any case, alone or with text, does what its row
+// reads, and what the row's first spelling does (but a channel's name talks on its own
+// channel, #name too).
+func TestChatSpellingsDoTheirRows(t *testing.T) {
+	for _, c := range chatCommands {
+		for _, w := range c.words {
+			for _, rest := range []string{"", "Bors hi"} {
+				want := c.parse(w, rest)
+				got := parseChat(strings.ToUpper(w) + " " + rest)
+				if !reflect.DeepEqual(got, want) || strings.Contains(got.note, "not a chat command") {
+					t.Errorf("%s %q: %+v, want %+v", strings.ToUpper(w), rest, got, want)
+				}
+				if first := c.parse(c.words[0], rest); rest != "" && world.ChannelNamed(w[1:]) == nil && !reflect.DeepEqual(want, first) {
+					t.Errorf("%s %q: %+v, but %s does %+v", w, rest, want, c.words[0], first)
+				}
+			}
+		}
+	}
+	for _, ch := range world.Channels {
+		for _, in := range []string{"/" + ch.Name + " hi", "/#" + strings.ToUpper(ch.Name) + " hi"} {
+			if a := parseChat(in); a.chat == nil || a.chat.Kind != world.ChatChannel || a.chat.To != ch.Name || a.chat.Text != "hi" {
+				t.Errorf("%s: %+v", in, a)
+			}
+		}
+	}
+}
+
+// Screen-reader mode's talking words are chat commands without the slash, and the open
+// chat line's reminder names commands.
+func TestChatWordsElsewhereAreCommands(t *testing.T) {
+	wordChat := reflect.ValueOf((*Model).wordChat).Pointer()
+	for _, r := range plainWords {
+		if r.run == nil || reflect.ValueOf(r.run).Pointer() != wordChat {
+			continue
+		}
+		for _, w := range r.words {
+			if chatByWord["/"+w] == nil {
+				t.Errorf("screen-reader word %q: /%s is not a chat command", w, w)
+			}
+		}
+	}
+	for _, f := range strings.FieldsFunc(chatLineHelp, func(r rune) bool { return r == ' ' || r == ',' }) {
+		if strings.HasPrefix(f, "/") && chatByWord[f] == nil {
+			t.Errorf("the chat line's reminder names %s, not a command", f)
 		}
 	}
 }
