@@ -12,9 +12,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# The files that hold the seeds' rules. The rest of world/ (the engine loop, views, the
-# level generator, chat, parties, crowds, text) is left out.
-rules=(arrival cast combat command encounter energy hazard item market population spell stats surface trap)
+# The files that hold the seeds' rules (DESIGN §1, "world/ files"): a new knight's
+# characteristics, the knight's derived state, moving, items, spells, traps, fights and their
+# costs, the surface, markets and monsters' numbers. The rest of world/ (the engine loop,
+# sessions, views, the level generator, chat and the community, parties, crowds, text) is
+# left out.
+rules=(arrival cast character combat command encounter energy hazard inventory item market move outside player population spell surface trap)
 
 only=("$@")
 if [ ${#only[@]} -eq 0 ]; then

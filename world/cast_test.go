@@ -326,12 +326,20 @@ func TestLightShowsMonstersAndTreasureAsShadows(t *testing.T) {
 	if got, want := e.view(p).Shadows, []Shadow{{Pos: Pos{4, 0}, Treasure: true}}; !slices.Equal(got, want) {
 		t.Fatalf("the far guard's shadows are %v, want %v", got, want)
 	}
+	// The guard of room 0 dies far off: its hoard's shadow goes from the knight's next view,
+	// though the knight did nothing.
+	n := len(sub.views)
+	e.removeMonster(guard)
+	e.Step()
+	if len(sub.views) == n || len(sub.last().Shadows) != 0 {
+		t.Fatalf("after the guard's death %d new views, the shadows %v", len(sub.views)-n, sub.last().Shadows)
+	}
 	// A wanderer in the dark corridor below moves in the light: the knight's view shows
 	// its shadow where it went at once.
 	guard.pos = Pos{3, 1}
 	rat := e.spawn(1, mustMonster(t, "giant rat"), Pos{1, 1}, -1, e.rng)
 	rat.energy = 0
-	n := len(sub.views)
+	n = len(sub.views)
 	e.Step()
 	if rat.pos != (Pos{0, 1}) || len(sub.views) == n {
 		t.Fatalf("the rat at %v; %d new views", rat.pos, len(sub.views)-n)
