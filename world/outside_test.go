@@ -157,8 +157,13 @@ func TestCommonSpacesStartBattlesOneTimeInSix(t *testing.T) {
 	// Walking to and fro on common spaces, the knight meets a battle on the surface.
 	meetABattle(t, e, p)
 	e.publish()
-	if v := e.view(p); v.Fight == nil || v.Surface == nil || len(v.Fight.Monsters) != 1 {
+	v := e.view(p)
+	if v.Fight == nil || v.Surface == nil || len(v.Fight.Monsters) != 1 {
 		t.Fatalf("battle view %+v", v.Fight)
+	}
+	// The monster made for the battle guards no room: it attacks.
+	if log := strings.Join(v.Fight.Log, "\n"); !strings.Contains(log, "attacks!") || strings.Contains(log, "guards") {
+		t.Fatalf("a surface battle opens with %q", log)
 	}
 }
 
