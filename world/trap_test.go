@@ -946,4 +946,19 @@ func TestTheWayBetweenTheStairs(t *testing.T) {
 			t.Errorf("nextToStairs(%v) = %v, want %v", q, got, want)
 		}
 	}
+	// Rows count as columns do: stairs on the second row.
+	low, err := ParseASCII(1, `
++-+-+-+-+
+|       |
++ +-+-+ +
+|E     >|
++-+-+-+-+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for q, want := range map[Pos]bool{{0, 1}: true, {1, 1}: true, {0, 0}: true, {1, 0}: false, {2, 1}: true, {2, 0}: false, {3, 0}: true} {
+		if got := low.nextToStairs(q); got != want {
+			t.Errorf("stairs on the second row: nextToStairs(%v) = %v, want %v", q, got, want)
+		}
+	}
 }
