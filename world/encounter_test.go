@@ -29,6 +29,28 @@ func TestEnteringAGuardedRoomStartsAFight(t *testing.T) {
 	}
 }
 
+// Seed 000's "If you are in a room, you may not run" holds for the room the knight stands
+// in, whoever it fights: a wanderer that caught it in the fixture's room 0 is no way out.
+func TestNoRunningFromAWandererInARoom(t *testing.T) {
+	e := fightEngine(t, nil)
+	e.join(knight("a", 10), &recorder{})
+	p := e.players["a"]
+	e.place(p, 1, Pos{2, 0})
+	if e.levels[0].RoomAt(p.rec.Pos()) != 0 {
+		t.Fatal("the knight is not in room 0")
+	}
+	rat := e.spawn(1, mustMonster(t, "giant rat"), Pos{3, 0}, -1, e.rng)
+	e.startFight(p, rat)
+	if p.fight == nil || p.fight.inRoom {
+		t.Fatal("want a fight with a wanderer, not a guard")
+	}
+	e.enqueue("a", p.session, Run{})
+	stepUntil(t, e, "the run to be refused", func() bool { return strings.Contains(strings.Join(p.msgs, "\n"), "may not run") })
+	if p.fight == nil {
+		t.Fatal("ran from a fight in a room")
+	}
+}
+
 // A strong knight kills a giant rat: the monster leaves the level, its experience is the
 // knight's, and the room is clear for the next knight.
 func TestWinningAFight(t *testing.T) {
