@@ -235,6 +235,7 @@ type Model struct {
 	bt      battle      // group battles and parties (battle.go, party.go)
 	mk      marketState // the market screen (market.go)
 	lay     playLayout  // how the dungeon screen last drawn shared out its rows
+	under   underMemo   // the lines under the view last drawn, wrapped once for the same text
 	mail    mailState   // the letters screen (mail.go)
 	// backSent says the knight, away, has been sent back with a key (chat.go); it is
 	// cleared when a view says it is no longer away.

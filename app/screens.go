@@ -60,13 +60,13 @@ func underMax(h int) int { return max(4, h/6) }
 
 // layoutPlay shares out a w×h screen showing v, with extra as the newest message (a
 // question the screen asks), if any.
-func layoutPlay(v world.View, w, h int, extra string) playLayout {
+func layoutPlay(v world.View, w, h int, extra string, memo *underMemo) playLayout {
 	panel := v.Fight != nil || len(v.LastFight) > 0
 	underW := w
 	if panel {
 		underW -= fightPanelWidth(w)
 	}
-	l := playLayout{mapTop: 1, under: underLines(v, underW, underMax(h)), status: statusLines(v.Self, w)}
+	l := playLayout{mapTop: 1, under: underLines(v, underW, underMax(h), memo), status: statusLines(v.Self, w)}
 	msgs := v.Messages
 	if v.Fight != nil {
 		msgs = withoutLines(msgs, v.Fight.Log, msgLines) // the panel shows the fight's own
@@ -85,11 +85,22 @@ func layoutPlay(v world.View, w, h int, extra string) playLayout {
 	return l
 }
 
+// underMemo is the last lines under the view a session drew, with the text and the size
+// they were made from. What they say changes far less often than frames are drawn, and
+// wrapping a crowd's names (halving until they fit) was a sixth of drawing a frame at a
+// thousand players.
+type underMemo struct {
+	w, most int
+	text    string
+	lines   []string
+}
+
 // underLines are the lines under the view: who is watching, the spells working, the
 // knights on the knight's own square and the others in sight (the who-list has the rest),
 // wrapped to w. When the names would take more than most lines, the last knights in
-// sight are counted instead.
-func underLines(v world.View, w, most int) []string {
+// sight are counted instead. With a memo, the same text at the same size is wrapped once
+// (the lines are shared: callers only read them).
+func underLines(v world.View, w, most int, memo *underMemo) []string {
 	var here, others []string
 	for _, o := range v.InSight() {
 		if o.Pos == v.Self.Pos {
@@ -119,18 +130,32 @@ func underLines(v world.View, w, most int) []string {
 		}
 		return strings.TrimRight(line, " ")
 	}
-	lines := wrap(text(len(others)), w)
-	if len(lines) <= most || len(others) == 0 {
+	full := text(len(others))
+	if memo != nil && memo.w == w && memo.most == most && memo.text == full {
+		return memo.lines
+	}
+	lines := underWrap(full, text, len(others), w, most)
+	if memo != nil {
+		*memo = underMemo{w: w, most: most, text: full, lines: lines}
+	}
+	return lines
+}
+
+// underWrap wraps full, the text naming all n knights in sight, to w; when that takes more
+// than most lines, it wraps text(k) for the most knights k that fit.
+func underWrap(full string, text func(shown int) string, n, w, most int) []string {
+	lines := wrap(full, w)
+	if len(lines) <= most || n == 0 {
 		return lines
 	}
-	// The most knights in sight that can be named within most lines, found by halving
-	// (a crowd is drawn every frame); none when even the counting line is too long.
-	lo, hi := 0, len(others)-1
+	// The most knights in sight that can be named within most lines, found by halving;
+	// none when even the counting line is too long.
+	lo, hi := 0, n-1
 	for lo < hi {
-		if n := (lo + hi + 1) / 2; len(wrap(text(n), w)) <= most {
-			lo = n
+		if k := (lo + hi + 1) / 2; len(wrap(text(k), w)) <= most {
+			lo = k
 		} else {
-			hi = n - 1
+			hi = k - 1
 		}
 	}
 	return wrap(text(lo), w)
@@ -155,7 +180,7 @@ func (m *Model) drawPlay(c *canvas) {
 	if extra == "" && m.doorMode {
 		extra = "Open a door: which direction?"
 	}
-	l := layoutPlay(v, c.w, c.h, extra)
+	l := layoutPlay(v, c.w, c.h, extra, &m.under)
 	m.lay = l
 	mapTop, mapH := l.mapTop, l.mapH
 	fightPanel := l.panelH > 0 // drawn beside the dungeon and the surface, not on the way in

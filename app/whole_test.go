@@ -3,6 +3,7 @@ package app
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -555,7 +556,7 @@ func TestACrowdInSightIsCounted(t *testing.T) {
 	for i := range 40 {
 		v.Others = append(v.Others, world.Other{Name: fmt.Sprintf("Knight %d the Tall", i), Pos: world.Pos{X: 10, Y: 1}})
 	}
-	l := layoutPlay(v, 80, 24, "")
+	l := layoutPlay(v, 80, 24, "", nil)
 	if len(l.under) != underMax(24) {
 		t.Fatalf("the lines under the view take %d rows, want %d: %q", len(l.under), underMax(24), l.under)
 	}
@@ -574,5 +575,36 @@ func TestACrowdInSightIsCounted(t *testing.T) {
 		if want := v.Others[1+i].Name; i > 0 && n != want {
 			t.Errorf("knight %d in sight is named %q, want %q", i, n, want)
 		}
+	}
+}
+
+// The lines under the view are wrapped once for the same text at the same size, and again
+// when either changes: a knight more in sight, a narrower screen.
+func TestTheLinesUnderTheViewAreWrappedOnceForTheSameText(t *testing.T) {
+	v := crowdedView(t)
+	for i := range 40 {
+		v.Others = append(v.Others, world.Other{Name: fmt.Sprintf("Knight %d the Tall", i), Pos: world.Pos{X: 10, Y: 1}})
+	}
+	var memo underMemo
+	first := underLines(v, 80, 4, &memo)
+	again := underLines(v, 80, 4, &memo)
+	if len(first) == 0 || &first[0] != &again[0] {
+		t.Fatal("the same text at the same size was wrapped again")
+	}
+	for what, got := range map[string][]string{
+		"a knight more": underLines(func() world.View {
+			w := v
+			w.Others = append(slices.Clone(v.Others), world.Other{Name: "Gawain", Pos: world.Pos{X: 10, Y: 1}})
+			return w
+		}(), 80, 4, &memo),
+		"a narrower screen": underLines(v, 60, 4, &memo),
+		"fewer rows":        underLines(v, 80, 2, &memo),
+	} {
+		if slices.Equal(got, first) {
+			t.Errorf("%s: the lines are the old ones: %q", what, got)
+		}
+	}
+	if got, want := underLines(v, 60, 4, &memo), underLines(v, 60, 4, nil); !slices.Equal(got, want) {
+		t.Fatalf("with the memo %q, without %q", got, want)
 	}
 }
