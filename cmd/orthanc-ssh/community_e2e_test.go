@@ -153,12 +153,7 @@ func TestALetterReachesAnAbsentKnightAcrossARestart(t *testing.T) {
 // the command gets a usage line.
 func TestASilencedKnightIsToldUntilWhen(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	admin := newKey(t)
-	writeAdminKeys(t, dir, admin)
-	clock := newFakeClock(time.Date(2025, 6, 1, 14, 0, 0, 0, time.UTC))
-	cfg := testConfig(dir, defaultSeed)
-	cfg.clock = clock.now
+	cfg, admin, _ := clockedConfig(t)
 	ts, _ := startConfigured(t, cfg)
 	km, ke := newKey(t), newKey(t)
 	m := openTerminal(t, ts.addr, km, 100, 30, nil)
@@ -227,12 +222,7 @@ func TestASilencedKnightIsToldUntilWhen(t *testing.T) {
 // it with its end until it lapses.
 func TestATimedBanLapses(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	admin := newKey(t)
-	writeAdminKeys(t, dir, admin)
-	clock := newFakeClock(time.Date(2025, 6, 1, 14, 0, 0, 0, time.UTC))
-	cfg := testConfig(dir, defaultSeed)
-	cfg.clock = clock.now
+	cfg, admin, clock := clockedConfig(t)
 	ts, _ := startConfigured(t, cfg)
 	player := newKey(t)
 	fp := keys.Fingerprint(player.PublicKey())

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
-	"time"
 
 	gossh "golang.org/x/crypto/ssh"
 
@@ -86,12 +85,7 @@ func TestLettersAndSilencesHoldForEveryKeyOfAKnight(t *testing.T) {
 // guest; an admin silences it by its name for the session, the silence not kept.
 func TestAGuestAsksReportsAndIsSilencedButHasNoLetters(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	admin := newKey(t)
-	writeAdminKeys(t, dir, admin)
-	clock := newFakeClock(time.Date(2025, 6, 1, 14, 0, 0, 0, time.UTC))
-	cfg := testConfig(dir, defaultSeed)
-	cfg.clock = clock.now
+	cfg, admin, clock := clockedConfig(t)
 	ts, srv := startConfigured(t, cfg)
 	c, err := dialGuest(ts.addr)
 	if err != nil {

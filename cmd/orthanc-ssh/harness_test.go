@@ -632,50 +632,14 @@ func startTerminal(t testing.TB, c *gossh.Client, w, h int, env map[string]strin
 	if err != nil {
 		return nil, err
 	}
-	go func() {
-		buf := make([]byte, 256)
-		for {
-			n, err := tm.em.Read(buf)
-			if n > 0 {
-				_, _ = stdin.Write(buf[:n])
-			}
-			if err != nil {
-				return
-			}
-		}
-	}()
-	go func() {
-		defer close(tm.done)
-		buf := make([]byte, 32*1024)
-		for {
-			n, err := stdout.Read(buf)
-			if n > 0 {
-				tm.mu.Lock()
-				tm.raw.Write(buf[:n])
-				_, _ = tm.em.Write(buf[:n])
-				tm.mu.Unlock()
-			}
-			if err != nil {
-				return
-			}
-		}
-	}()
+	tm.pump(stdout)
 	return tm, nil
 }
 
-// openSSHTerminal runs the real OpenSSH client with args (opensshArgs' and more) in a
-// pseudo-terminal of w×h, as a person runs it in a terminal window, and reads what it
-// shows through the emulator. The end of the test ends the client.
-func openSSHTerminal(t *testing.T, w, h int, args ...string) *terminal {
-	t.Helper()
-	bin := clientBinary(t, "ssh", "openssh-client")
-	cmd := exec.Command(bin, args...)
-	cmd.Env = append(os.Environ(), "TERM=xterm-256color")
-	ptmx, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: uint16(h), Cols: uint16(w)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tm := &terminal{t: t, proc: cmd, stdin: &lockedWriter{w: ptmx}, em: vt.NewEmulator(w, h), done: make(chan struct{})}
+// pump feeds what out shows to the emulator (and raw), closing done when out ends, and
+// sends the emulator's answers to terminal queries back as input, as a real terminal's
+// would.
+func (tm *terminal) pump(out io.Reader) {
 	go func() {
 		buf := make([]byte, 256)
 		for {
@@ -692,18 +656,34 @@ func openSSHTerminal(t *testing.T, w, h int, args ...string) *terminal {
 		defer close(tm.done)
 		buf := make([]byte, 32*1024)
 		for {
-			n, err := ptmx.Read(buf)
+			n, err := out.Read(buf)
 			if n > 0 {
 				tm.mu.Lock()
 				tm.raw.Write(buf[:n])
 				_, _ = tm.em.Write(buf[:n])
 				tm.mu.Unlock()
 			}
-			if err != nil { // the client has ended (EIO on the pseudo-terminal)
+			if err != nil { // the session or the client has ended (EIO on a pseudo-terminal)
 				return
 			}
 		}
 	}()
+}
+
+// openSSHTerminal runs the real OpenSSH client with args (opensshArgs' and more) in a
+// pseudo-terminal of w×h, as a person runs it in a terminal window, and reads what it
+// shows through the emulator. The end of the test ends the client.
+func openSSHTerminal(t *testing.T, w, h int, args ...string) *terminal {
+	t.Helper()
+	bin := clientBinary(t, "ssh", "openssh-client")
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), "TERM=xterm-256color")
+	ptmx, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: uint16(h), Cols: uint16(w)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tm := &terminal{t: t, proc: cmd, stdin: &lockedWriter{w: ptmx}, em: vt.NewEmulator(w, h), done: make(chan struct{})}
+	tm.pump(ptmx)
 	t.Cleanup(tm.close)
 	return tm
 }
@@ -1015,6 +995,20 @@ type fakeClock struct {
 }
 
 func newFakeClock(t time.Time) *fakeClock { return &fakeClock{t: t} }
+
+// clockedConfig is a test server's config in a new folder with one admin key, whose clock
+// is a fake one standing at 2025-06-01 14:00 UTC, so moments (a silence's end, a timed
+// ban's lapse) are exact.
+func clockedConfig(t *testing.T) (config, gossh.Signer, *fakeClock) {
+	t.Helper()
+	dir := t.TempDir()
+	admin := newKey(t)
+	writeAdminKeys(t, dir, admin)
+	clock := newFakeClock(time.Date(2025, 6, 1, 14, 0, 0, 0, time.UTC))
+	cfg := testConfig(dir, defaultSeed)
+	cfg.clock = clock.now
+	return cfg, admin, clock
+}
 
 func (c *fakeClock) now() time.Time {
 	c.mu.Lock()
