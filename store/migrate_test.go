@@ -2,7 +2,6 @@ package store
 
 import (
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -208,26 +207,5 @@ func TestMigrationKeepsAnOlderBackup(t *testing.T) {
 	matches, _ := filepath.Glob(path + BackupSuffix + ".*")
 	if len(matches) != 1 {
 		t.Errorf("new copies: %v, want one", matches)
-	}
-}
-
-// A file of a schema newer than this program knows is refused, and left as it was, as
-// before the migration existed.
-func TestNewerSchemaStillRefused(t *testing.T) {
-	st := openTemp(t)
-	path := st.Path()
-	st.Close()
-	rawUpdate(t, path, func(tx *bolt.Tx) error {
-		return tx.Bucket([]byte("meta")).Put([]byte("version"), []byte("3"))
-	})
-	before := readFile(t, path)
-	if _, err := Open(path, Options{}); !errors.Is(err, ErrUnknownVersion) {
-		t.Fatalf("Open of schema 3: %v, want ErrUnknownVersion", err)
-	}
-	if string(readFile(t, path)) != string(before) {
-		t.Error("refused file was modified")
-	}
-	if _, err := os.Stat(path + BackupSuffix); err == nil {
-		t.Error("a copy was written of a refused file")
 	}
 }

@@ -228,6 +228,8 @@ func TestOpenLockedFailsFast(t *testing.T) {
 	}
 }
 
+// A file of a schema newer than this program knows is refused, left as it was, with no
+// migration's copy beside it.
 func TestUnknownSchemaVersionRefused(t *testing.T) {
 	st := openTemp(t)
 	path := st.Path()
@@ -246,6 +248,9 @@ func TestUnknownSchemaVersionRefused(t *testing.T) {
 	}
 	if !bytes.Equal(readFile(t, path), before) {
 		t.Error("refused file was modified")
+	}
+	if _, err := os.Stat(path + BackupSuffix); err == nil {
+		t.Error("a copy was written of a refused file")
 	}
 	// The refused Open released the file.
 	rawUpdate(t, path, func(tx *bolt.Tx) error { return nil })
