@@ -149,8 +149,7 @@ func (s *server) newProgram(sess ssh.Session, m *app.Model, g *ioGuard) *tea.Pro
 		tea.WithFPS(1),
 		tea.WithInput(nil), tea.WithOutput(g)) // after MakeOptions: these input and output win
 	prog := tea.NewProgram(m, opts...)
-	ptyReq, _, _ := sess.Pty()
-	s.games.put(sess, gameSession{model: m, guard: g, input: startInput(g, ptyReq.Term, prog.Send), prog: prog})
+	s.games.put(sess, gameSession{model: m, guard: g, input: startInput(g, prog.Send), prog: prog})
 	return prog
 }
 

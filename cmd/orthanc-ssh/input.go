@@ -1,13 +1,14 @@
 package main
 
 import (
-	"context"
 	"io"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	uv "github.com/charmbracelet/ultraviolet"
+	"github.com/charmbracelet/x/ansi"
 )
 
 // A game session's keys reach its Bubble Tea program through an input pump, not through
@@ -15,9 +16,10 @@ import (
 // as bubbletea v2.1.1 runs it) sends each parsed key to the program without watching for
 // the program's end: once the program has quit with keys still unread, the send blocks
 // for ever, and its goroutine keeps the session, the connection and all the input the
-// client sent (issue 17). The pump parses with the same reader, but into a channel of its
-// own that it drains until the reader stops, and the reader stops when the game does,
-// because the input it reads can be stopped.
+// client sent (issue 17). Each TerminalReader also builds its own table of legacy key
+// sequences, 138 KB of every session's heap at 1000 players (issue 19), though the
+// decoder it wraps knows those sequences already. So the pump decodes with ultraviolet's
+// EventDecoder alone, and gathers escape sequences and pastes itself.
 //
 // The pump also bounds what one session's input can hold in memory:
 //
@@ -25,9 +27,8 @@ import (
 //	inputQueue    8        chunks of at most readChunk (1 KiB) read from the client and not yet parsed: 8 KiB, or
 //	                       about a second of the game's work when they are all keys; keys beyond are dropped
 //	maxPaste      16 KiB   of one bracketed paste reach the game; the rest of a longer paste is dropped up to its end
-//	maxUnparsed   32 KiB   handed to the parser with no event coming out (an escape sequence that never ends): the
-//	                       parser is given parserPause without input, after which it lets go of the sequence
-//	parserPause   100 ms   twice the parser's escape timeout
+//	maxUnparsed   32 KiB   of input waiting for a sequence to end: past it the sequence is given up as it stands
+//	escTimeout    50 ms    with no more input, an unfinished sequence is taken as it stands (a lone Esc is the key)
 //
 // Keys are dropped rather than queued without end: a client that sends faster than the
 // game takes keys in gains nothing by it. A paste is never dropped by the queue (its
@@ -37,7 +38,7 @@ const (
 	inputQueue  = 8
 	maxPaste    = 16 << 10
 	maxUnparsed = 32 << 10
-	parserPause = 2 * uv.DefaultEscTimeout
+	escTimeout  = uv.DefaultEscTimeout
 )
 
 // Bracketed paste markers: a terminal sends the pasted text between them.
@@ -47,45 +48,29 @@ const (
 )
 
 // inputPump is one game session's input: a goroutine reading the client into a bounded
-// queue (fill), the terminal parser reading the queue (Read), and a goroutine handing
-// the parsed events to the program (forward).
+// queue (fill), and one decoding the queue and handing the events to the program (parse).
 type inputPump struct {
 	chunks chan []byte   // read from the client, oldest first; closed by fill when the client's input ends
-	err    error         // why the client's input ended; written by fill before it closes chunks
 	stop   chan struct{} // closed when the game has ended
 	once   sync.Once
-	cancel context.CancelFunc
 
-	rest []byte // the part of a chunk the parser has not read yet; the parser's goroutine only
-
-	unparsed atomic.Int64 // bytes handed to the parser since it last gave an event
-	dropped  atomic.Int64 // bytes of keys dropped because the queue was full
+	dropped atomic.Int64 // bytes of keys dropped because the queue was full
 }
 
-// startInput starts parsing what the client types on r as a terminal of type term sends
-// it, and handing the events to send (the program's Send). Call stopInput once the
-// program has ended.
-func startInput(r io.Reader, term string, send func(uv.Event)) *inputPump {
-	ctx, cancel := context.WithCancel(context.Background())
-	p := &inputPump{chunks: make(chan []byte, inputQueue), stop: make(chan struct{}), cancel: cancel}
-	events := make(chan uv.Event)
+// startInput starts parsing what the client types on r and handing the events to send
+// (the program's Send, which returns at once once the program has ended, so the parser
+// is never left blocked). Call stopInput once the program has ended.
+func startInput(r io.Reader, send func(uv.Event)) *inputPump {
+	p := &inputPump{chunks: make(chan []byte, inputQueue), stop: make(chan struct{})}
 	go p.fill(r)
-	go func() {
-		defer close(events)
-		// StreamEvents ends when Read reports the end of the input (the client's, or stop).
-		_ = uv.NewTerminalReader(p, term).StreamEvents(ctx, events)
-	}()
-	go p.forward(events, send)
+	go p.parse(send)
 	return p
 }
 
-// stopInput ends the pump's parsing: the parser's next read reports the end of the input.
-// The goroutine reading the client ends when its read does (the session closes).
+// stopInput ends the pump's parsing. The goroutine reading the client ends when its read
+// does (the session closes).
 func (p *inputPump) stopInput() {
-	p.once.Do(func() {
-		close(p.stop)
-		p.cancel()
-	})
+	p.once.Do(func() { close(p.stop) })
 }
 
 // fill reads the client into the queue until the client's input ends or the game has,
@@ -120,62 +105,105 @@ func (p *inputPump) fill(r io.Reader) {
 			}
 		}
 		if err != nil {
-			p.err = err
 			return
 		}
 	}
 }
 
-// Read gives the parser the client's input; it reports io.EOF once the game has ended.
-func (p *inputPump) Read(b []byte) (int, error) {
-	for len(p.rest) == 0 {
-		chunk, err := p.next()
-		if err != nil {
-			return 0, err
+// parse decodes the queue into events for send until the game or the client's input
+// ends. Input that may be the start of a longer sequence waits for more, for at most
+// escTimeout or until maxUnparsed bytes wait.
+func (p *inputPump) parse(send func(uv.Event)) {
+	var d decoder
+	wait := time.NewTimer(escTimeout)
+	wait.Stop()
+	defer wait.Stop()
+	for {
+		var expired <-chan time.Time
+		if len(d.buf) > 0 {
+			expired = wait.C
 		}
-		p.rest = chunk
-	}
-	n := copy(b, p.rest)
-	p.rest = p.rest[n:]
-	p.unparsed.Add(int64(n))
-	return n, nil
-}
-
-// next waits for the next chunk of input. When the parser has taken maxUnparsed bytes
-// without giving an event, it gets no more until it gives one: with no input its escape
-// timeout expires and it gives up the sequence it is holding as an event (forward then
-// starts the count again). The wait goes in steps of parserPause, however long the
-// parser takes on a busy machine, so the bound holds whatever the timing.
-func (p *inputPump) next() ([]byte, error) {
-	for p.unparsed.Load() > maxUnparsed {
-		t := time.NewTimer(parserPause)
 		select {
 		case <-p.stop:
-			t.Stop()
-			return nil, io.EOF
-		case <-t.C:
-		}
-	}
-	select {
-	case <-p.stop:
-		return nil, io.EOF
-	case c, ok := <-p.chunks:
-		if !ok {
-			if p.err != nil {
-				return nil, p.err
+			return
+		case c, ok := <-p.chunks:
+			if !ok {
+				d.scan(true, send)
+				return
 			}
-			return nil, io.EOF
+			d.buf = append(d.buf, c...)
+			d.scan(len(d.buf) > maxUnparsed, send)
+			if len(d.buf) > 0 {
+				wait.Reset(escTimeout)
+			}
+		case <-expired:
+			d.scan(true, send)
 		}
-		return c, nil
 	}
 }
 
-// forward hands the parsed events on until the parser stops. Once the program has ended
-// its Send returns at once, so the parser is never left blocked.
-func (p *inputPump) forward(events <-chan uv.Event, send func(uv.Event)) {
-	for ev := range events {
-		p.unparsed.Store(0)
-		send(ev)
+// decoder turns a session's input into the events the game reads: keys, pastes, and
+// unknown sequences (which the game ignores). What else a terminal may send (focus,
+// mouse, reports) the game never asks for, and is dropped.
+type decoder struct {
+	uv.EventDecoder
+	buf   []byte // input not decoded yet
+	paste []byte // the paste so far; nil outside one
+}
+
+// scan decodes the events at the start of buf and hands them to send. Unless expired,
+// an unfinished sequence at the end waits in buf for the input that finishes it.
+func (d *decoder) scan(expired bool, send func(uv.Event)) {
+	buf := d.buf
+	for len(buf) > 0 {
+		n, ev := d.Decode(buf)
+		if n == 0 {
+			break
+		}
+		_, unknown := ev.(uv.UnknownEvent)
+		// An unknown sequence, or Esc with at most one byte after it, may be a longer
+		// sequence cut by the read: wait for the rest.
+		if !expired && (unknown || buf[0] == ansi.ESC && n <= 2) {
+			break
+		}
+		seq := buf[:n]
+		buf = buf[n:]
+		if d.paste != nil {
+			d.addToPaste(ev, seq, send)
+			continue
+		}
+		switch ev := ev.(type) {
+		case uv.PasteStartEvent:
+			d.paste = []byte{}
+		case uv.KeyPressEvent, uv.UnknownEvent:
+			send(ev)
+		case uv.MultiEvent:
+			for _, e := range ev {
+				if k, ok := e.(uv.KeyPressEvent); ok {
+					send(k)
+				}
+			}
+		}
+	}
+	d.buf = d.buf[:copy(d.buf, buf)]
+	if len(d.buf) == 0 && cap(d.buf) > readChunk {
+		d.buf = nil // a long sequence or paste is over: its buffer need not stay
+	}
+}
+
+// addToPaste adds one decoded event inside a paste: text as it is, another key as the
+// bytes that sent it; the paste's end hands the whole paste to send.
+func (d *decoder) addToPaste(ev uv.Event, seq []byte, send func(uv.Event)) {
+	switch ev := ev.(type) {
+	case uv.PasteEndEvent:
+		send(uv.PasteEvent{Content: strings.ToValidUTF8(string(d.paste), "")})
+		d.paste = nil
+	case uv.KeyPressEvent:
+		if ev.Text != "" {
+			d.paste = append(d.paste, ev.Text...)
+		} else {
+			d.paste = append(d.paste, seq...)
+		}
 	}
 }
 

@@ -2,8 +2,10 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -172,7 +174,7 @@ func TestEndlessSequenceIsGivenUp(t *testing.T) {
 	defer close(in.done)
 	var mu sync.Mutex
 	var unknown, keys int
-	p := startInput(in, "xterm-256color", func(ev uv.Event) {
+	p := startInput(in, func(ev uv.Event) {
 		mu.Lock()
 		defer mu.Unlock()
 		switch ev := ev.(type) {
@@ -220,6 +222,57 @@ func TestPasteLimit(t *testing.T) {
 			}
 			if string(got) != tc.want {
 				t.Fatalf("got %d bytes %.40q…, want %d bytes %.40q…", len(got), got, len(tc.want), tc.want)
+			}
+		})
+	}
+}
+
+// The decoder gives the game the keys and pastes a terminal sends, however the reads
+// cut them: a sequence split across reads waits for its rest, a lone Esc or an
+// unfinished sequence is taken as it stands once the input pauses, and a paste comes
+// whole, with its keys as text.
+func TestDecoderGathersSequences(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		reads []string // each read is scanned as it comes; the input then pauses
+		want  []string
+	}{
+		{"keys", []string{"hjkl"}, []string{"h", "j", "k", "l"}},
+		{"arrow", []string{"\x1b[A"}, []string{"up"}},
+		{"arrow split", []string{"\x1b", "[", "B"}, []string{"down"}},
+		{"lone esc", []string{"\x1b"}, []string{"esc"}},
+		{"alt key", []string{"\x1bx"}, []string{"alt+x"}},
+		{"function key", []string{"\x1b[20~"}, []string{"f9"}},
+		{"rune split", []string{"\xc3", "\xa9"}, []string{"é"}},
+		{"paste", []string{"a" + pasteStart + "hi\rthere" + pasteEnd + "b"}, []string{"a", "paste \"hi\\rthere\"", "b"}},
+		{"paste split", []string{pasteStart + "hi", " there\x1b[20", "1~k"}, []string{"paste \"hi there\"", "k"}},
+		{"unfinished", []string{"\x1b]52;c;"}, []string{"unknown \"\\x1b]52;c;\""}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			send := func(ev uv.Event) {
+				switch ev := ev.(type) {
+				case uv.KeyPressEvent:
+					got = append(got, ev.String())
+				case uv.PasteEvent:
+					got = append(got, fmt.Sprintf("paste %q", ev.Content))
+				case uv.UnknownEvent:
+					got = append(got, fmt.Sprintf("unknown %q", string(ev)))
+				default:
+					t.Errorf("unexpected event %T", ev)
+				}
+			}
+			var d decoder
+			for _, r := range tc.reads {
+				d.buf = append(d.buf, r...)
+				d.scan(false, send)
+			}
+			d.scan(true, send) // the pause: escTimeout with no input
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("got %q, want %q", got, tc.want)
+			}
+			if len(d.buf) != 0 || d.paste != nil {
+				t.Errorf("%d bytes left undecoded, paste %q", len(d.buf), d.paste)
 			}
 		})
 	}
