@@ -236,7 +236,12 @@ type Model struct {
 	mk      marketState // the market screen (market.go)
 	lay     playLayout  // how the dungeon screen last drawn shared out its rows
 	under   underMemo   // the lines under the view last drawn, wrapped once for the same text
-	mail    mailState   // the letters screen (mail.go)
+	// mapMemo is the level picture last drawn under the marks, and mapCanvas and marks
+	// the dungeon screen's map and marks, kept from frame to frame (render.go).
+	mapMemo   mapMemo
+	mapCanvas canvas
+	marks     []squareMark
+	mail      mailState // the letters screen (mail.go)
 	// backSent says the knight, away, has been sent back with a key (chat.go); it is
 	// cleared when a view says it is no longer away.
 	backSent bool

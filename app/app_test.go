@@ -148,7 +148,7 @@ func TestDrawingEdgesBetweenSquares(t *testing.T) {
 		all[i] = 0xff
 	}
 	c := newCanvas(3*l.W+1, 2*l.H+1)
-	(&levelPainter{l: l, shown: all, found: map[int]bool{}, marks: map[world.Pos]mark{{X: 0, Y: 0}: {"()", clsSelf}}}).paint(c, world.Pos{})
+	(&levelPainter{l: l, shown: all, marks: []squareMark{{world.Pos{}, mark{"()", clsSelf}}}}).paint(c, world.Pos{})
 	got := strings.Join(c.lines(nil, true), "\n")
 	want := strings.Join([]string{
 		"┌──┬─────┐",

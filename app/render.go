@@ -1,6 +1,8 @@
 package app
 
 import (
+	"bytes"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -23,6 +25,7 @@ const wideRest rune = 0
 type canvas struct {
 	w, h  int
 	cells []cell
+	wide  bool // a wide character has been set since the canvas was blank (cells written directly do not count)
 }
 
 func newCanvas(w, h int) *canvas {
@@ -54,6 +57,7 @@ func (c *canvas) set(x, y int, r rune, cls class) int {
 	}
 	c.split(row, x)
 	if w == 2 {
+		c.wide = true
 		if x+1 >= c.w {
 			row[x] = cell{' ', cls}
 			return w
@@ -81,6 +85,26 @@ func textWidth(s string) int {
 		n += cellWidth(r)
 	}
 	return n
+}
+
+// blank makes c a w×h canvas of blanks, reusing its cells when they are enough, and
+// returns it.
+func (c *canvas) blank(w, h int) *canvas {
+	if cap(c.cells) < w*h {
+		c.cells = make([]cell, w*h)
+	}
+	*c = *blankCanvas(w, h, c.cells[:w*h])
+	return c
+}
+
+// copyFrom makes c a copy of src, reusing c's cells when they are enough.
+func (c *canvas) copyFrom(src *canvas) {
+	if cap(c.cells) < len(src.cells) {
+		c.cells = make([]cell, len(src.cells))
+	}
+	c.w, c.h, c.wide = src.w, src.h, src.wide
+	c.cells = c.cells[:len(src.cells)]
+	copy(c.cells, src.cells)
 }
 
 // split blanks the other half of a wide character that cell x of row is part of.
@@ -179,7 +203,8 @@ const (
 	rowsPerSquare = 2
 )
 
-// levelPainter draws part of a level into a canvas.
+// levelPainter draws part of a level into a canvas: the level as the knight knows it,
+// then what stands on its squares (marks and shadows) over it.
 type levelPainter struct {
 	l     *world.Level
 	shown []byte // squares drawn (a bitset over the level's squares, see world.Bit)
@@ -187,12 +212,17 @@ type levelPainter struct {
 	// is drawn faint.
 	bright []byte
 	dim    bool
-	found  map[int]bool       // secret doors this player has found (by EdgeIndex)
-	light  bool               // seed 000: with light "secret doors will always appear"
-	marks  map[world.Pos]mark // what stands on a square (the player, others)
+	found  []int // secret doors this player has found (by EdgeIndex)
+	light  bool  // seed 000: with light "secret doors will always appear"
+	// marks are what stands on squares (the player, others, monsters, traps), drawn in
+	// order: a later mark on a square hides an earlier one.
+	marks []squareMark
 	// shadows are what the knight's light shows beyond its sight (world.View.Shadows), two
-	// columns each, drawn faint on squares it does not see.
-	shadows map[world.Pos]string
+	// columns each, drawn faint over any mark.
+	shadows []squareMark
+	// memo, when set, keeps the level as last drawn (without marks), for the next frame
+	// that draws it the same.
+	memo *mapMemo
 }
 
 type mark struct {
@@ -200,11 +230,49 @@ type mark struct {
 	cls  class
 }
 
+// squareMark is a mark on a square of the level.
+type squareMark struct {
+	p world.Pos
+	mark
+}
+
+// mapMemo is the level picture a session last drew under the marks, and what it was drawn
+// from. Most frames of a walking crowd are others' steps: the knight's own square, sight
+// and memory are the same, and only the marks move. Drawing the level was a fifth of the
+// server's work at a thousand players; a frame that can reuse it copies the cells.
+type mapMemo struct {
+	l             *world.Level
+	w, h, ox, oy  int
+	shown, bright []byte
+	dim, light    bool
+	found         []int
+	level         canvas // the level without marks
+	reused        int    // frames that reused the picture (tests count them)
+}
+
+// matches reports whether the memo holds the level lp draws into a w×h canvas from
+// (ox, oy).
+func (mm *mapMemo) matches(lp *levelPainter, w, h, ox, oy int) bool {
+	return mm.l == lp.l && mm.w == w && mm.h == h && mm.ox == ox && mm.oy == oy &&
+		mm.dim == lp.dim && mm.light == lp.light && bytes.Equal(mm.shown, lp.shown) &&
+		bytes.Equal(mm.bright, lp.bright) && slices.Equal(mm.found, lp.found)
+}
+
+// keep records the level lp drew into c from (ox, oy).
+func (mm *mapMemo) keep(lp *levelPainter, c *canvas, ox, oy int) {
+	mm.l, mm.w, mm.h, mm.ox, mm.oy = lp.l, c.w, c.h, ox, oy
+	mm.dim, mm.light = lp.dim, lp.light
+	mm.shown = append(mm.shown[:0], lp.shown...)
+	mm.bright = append(mm.bright[:0], lp.bright...)
+	mm.found = append(mm.found[:0], lp.found...)
+	mm.level.copyFrom(c)
+}
+
 // edgeLook is how a player sees an edge: secret doors are walls until found, and one in
 // six shows as a wall with a box in it (seed 000).
 func (lp *levelPainter) edgeLook(p world.Pos, d world.Dir) world.Edge {
 	e := lp.l.Edge(p, d)
-	if e.IsSecret() && (lp.light || lp.found[lp.l.EdgeIndex(p, d)]) {
+	if e.IsSecret() && (lp.light || slices.Contains(lp.found, lp.l.EdgeIndex(p, d))) {
 		return world.EdgeDoor
 	}
 	if e == world.EdgeSecret {
@@ -297,12 +365,36 @@ func featureMark(f world.Feature) (string, bool) {
 	return "", false
 }
 
-// paint draws the level into c so that square center sits in the middle of c (or the
-// whole level is centred when it fits).
+// paint draws the level into c, a fresh canvas, so that square center sits in the
+// middle of c (or the whole level is centred when it fits).
 func (lp *levelPainter) paint(c *canvas, center world.Pos) {
 	fullW, fullH := lp.l.W*colsPerSquare+1, lp.l.H*rowsPerSquare+1
 	ox := offset(fullW, c.w, center.X*colsPerSquare+1)
 	oy := offset(fullH, c.h, center.Y*rowsPerSquare+1)
+	switch mm := lp.memo; {
+	case mm == nil:
+		lp.paintLevel(c, ox, oy)
+	case mm.matches(lp, c.w, c.h, ox, oy):
+		c.copyFrom(&mm.level)
+		mm.reused++
+	default:
+		lp.paintLevel(c, ox, oy)
+		mm.keep(lp, c, ox, oy)
+	}
+	for _, m := range lp.marks {
+		if lp.showable(m.p) {
+			lp.paintMark(c, ox, oy, m)
+		}
+	}
+	for _, m := range lp.shadows {
+		lp.paintMark(c, ox, oy, m)
+	}
+}
+
+// paintLevel draws the level as the knight knows it, without marks, from canvas
+// position (ox, oy) of the whole level picture.
+func (lp *levelPainter) paintLevel(c *canvas, ox, oy int) {
+	fullW, fullH := lp.l.W*colsPerSquare+1, lp.l.H*rowsPerSquare+1
 	for y := range c.h {
 		cy := y + oy
 		if cy < 0 || cy >= fullH {
@@ -314,13 +406,38 @@ func (lp *levelPainter) paint(c *canvas, center world.Pos) {
 				continue
 			}
 			r, cls := lp.glyphAt(cx, cy)
-			// A plain blank looks the same dimmed (only the background shows), and most
-			// cells are blank: they keep their class without asking.
-			if lp.dim && cls != clsSelf && (r != ' ' || cls != clsText) && !lp.nearBright(cx, cy) {
-				cls = clsDim
-			}
-			c.set(x, y, r, cls)
+			c.set(x, y, r, lp.look(cx, cy, r, cls))
 		}
+	}
+}
+
+// look is the class a glyph at canvas position (cx, cy) is drawn in: with dim set, what
+// the knight does not see now is faint (but itself, and plain blanks, which look the
+// same dimmed and are most cells, keep their class without asking).
+func (lp *levelPainter) look(cx, cy int, r rune, cls class) class {
+	if lp.dim && cls != clsSelf && (r != ' ' || cls != clsText) && !lp.nearBright(cx, cy) {
+		return clsDim
+	}
+	return cls
+}
+
+// paintMark draws m over the two columns of its square, as if the square had been drawn
+// with it: a mark replaces what the square showed, and a wide character in its second
+// column gives way to the edge after it.
+func (lp *levelPainter) paintMark(c *canvas, ox, oy int, m squareMark) {
+	cx, cy := m.p.X*colsPerSquare+1, m.p.Y*rowsPerSquare+1
+	x, y := cx-ox, cy-oy
+	if x+1 < 0 || x >= c.w || y < 0 || y >= c.h {
+		return
+	}
+	for half := range 2 {
+		r := runeAt(m.text, half)
+		c.set(x+half, y, ' ', clsText) // what a zero-width rune leaves
+		c.set(x+half, y, r, lp.look(cx+half, cy, r, m.cls))
+	}
+	if cellWidth(runeAt(m.text, 1)) == 2 && cx+2 < lp.l.W*colsPerSquare+1 {
+		r, cls := lp.glyphAt(cx+2, cy)
+		c.set(x+2, y, r, lp.look(cx+2, cy, r, cls))
 	}
 }
 
@@ -350,6 +467,8 @@ func (lp *levelPainter) nearBright(cx, cy int) bool {
 	return false
 }
 
+// glyphAt is what the level shows at canvas position (cx, cy) of the whole level
+// picture, before marks: a corner, an edge, a feature or a blank.
 func (lp *levelPainter) glyphAt(cx, cy int) (rune, class) {
 	switch {
 	case cy%rowsPerSquare == 0 && cx%colsPerSquare == 0:
@@ -376,15 +495,8 @@ func (lp *levelPainter) glyphAt(cx, cy int) (rune, class) {
 	}
 	p := world.Pos{X: cx / colsPerSquare, Y: cy / rowsPerSquare}
 	half := cx%colsPerSquare - 1
-	if s, ok := lp.shadows[p]; ok {
-		// Seed 000: with light, monsters and treasures "appear as shadows".
-		return runeAt(s, half), clsDim
-	}
 	if !lp.showable(p) {
 		return ' ', clsText
-	}
-	if m, ok := lp.marks[p]; ok {
-		return runeAt(m.text, half), m.cls
 	}
 	if s, ok := featureMark(lp.l.Feature(p)); ok {
 		return runeAt(s, half), clsFeature

@@ -2,6 +2,8 @@ package app
 
 import (
 	"image/color"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -199,4 +201,102 @@ func TestLightShowsSecretDoors(t *testing.T) {
 			t.Fatalf("light %v: the knight's row is %q, want it to show %q", light, row, want)
 		}
 	}
+}
+
+// The level picture a frame keeps for the next (mapMemo) changes nothing drawn: over
+// seeded frames of random sight, memory, sizes and marks (wide names, combining marks,
+// shadows among them), a painter reusing it draws every cell as one drawing afresh;
+// frames that draw the level the same reuse it, and a change to any of what the level is
+// drawn from (sight, memory, light, dimming, found doors, the knight's square, the size)
+// draws it again.
+func TestMapMemoDrawsAsAfresh(t *testing.T) {
+	e := world.New(world.Config{Seed: 7, Depth: 3})
+	r := rand.New(rand.NewPCG(1, 2))
+	names := []string{"Gawain", "李王", "世界", "a", "龍x", "e\u0301z"}
+	var memo mapMemo
+	var fresh, kept levelPainter
+	var w, h int
+	var center world.Pos
+	reuses, want := 0, 2000
+	for frame := range 4000 {
+		if frame%4 == 0 { // a new level, sight and size; the three frames after keep them
+			l := e.Level(1 + r.IntN(3))
+			shown, bright := make([]byte, (l.W*l.H+7)/8), make([]byte, (l.W*l.H+7)/8)
+			for i := range shown {
+				shown[i] = byte(r.Uint32())
+				bright[i] = byte(r.Uint32()) & shown[i]
+			}
+			fresh = levelPainter{l: l, shown: shown, bright: bright, dim: r.IntN(4) != 0, light: r.IntN(5) == 0}
+			w, h = 10+r.IntN(90), 3+r.IntN(30)
+			center = world.Pos{X: r.IntN(l.W), Y: r.IntN(l.H)}
+		}
+		if frame%4 == 2 && !changeOne(r, &fresh, &w, &h, &center) {
+			want++ // the knight moved, but the level picture did not scroll
+		}
+		l := fresh.l
+		at := func() world.Pos { return world.Pos{X: r.IntN(l.W), Y: r.IntN(l.H)} }
+		fresh.marks, fresh.shadows = nil, nil
+		for range r.IntN(12) {
+			cls := []class{clsOther, clsMonster, clsFeature, clsSelf}[r.IntN(4)]
+			fresh.marks = append(fresh.marks, squareMark{at(), mark{initials(names[r.IntN(len(names))]), cls}})
+		}
+		for range r.IntN(3) {
+			fresh.shadows = append(fresh.shadows, squareMark{at(), mark{[]string{"$$", "Rg", "世"}[r.IntN(3)], clsDim}})
+		}
+		kept = fresh
+		kept.memo = &memo
+		afresh, got := newCanvas(w, h), newCanvas(w, h)
+		fresh.paint(afresh, center)
+		before := memo.reused
+		kept.paint(got, center)
+		reuses += memo.reused - before
+		if !slices.Equal(afresh.cells, got.cells) {
+			t.Fatalf("frame %d: drawn afresh\n%s\nreusing the level\n%s", frame,
+				strings.Join(afresh.lines(nil, true), "\n"), strings.Join(got.lines(nil, true), "\n"))
+		}
+	}
+	if reuses != want {
+		t.Errorf("%d of the %d frames that draw the level as the frame before reused it", reuses, want)
+	}
+}
+
+// changeOne changes one thing the level picture is drawn from, and reports whether the
+// picture changes (a knight's step scrolls it only on a level wider or taller than the
+// canvas, away from its ends).
+func changeOne(r *rand.Rand, lp *levelPainter, w, h *int, center *world.Pos) bool {
+	flip := func(set []byte) []byte {
+		set = slices.Clone(set)
+		set[r.IntN(len(set))] ^= 1 << r.IntN(8)
+		return set
+	}
+	switch n := r.IntN(10); n {
+	case 0:
+		lp.shown = flip(lp.shown)
+	case 1:
+		lp.bright = flip(lp.bright)
+	case 2:
+		lp.dim = !lp.dim
+	case 3:
+		lp.light = !lp.light
+	case 4:
+		lp.found = append(slices.Clone(lp.found), r.IntN(100))
+	case 5:
+		*w++
+	case 6:
+		*h++
+	case 7:
+		lp.l = lp.l.Clone() // a door opened: the view has a new snapshot of the level
+	case 8, 9: // the knight walks across the level, one way or the other
+		origin := func(p world.Pos) [2]int {
+			return [2]int{offset(lp.l.W*colsPerSquare+1, *w, p.X*colsPerSquare+1), offset(lp.l.H*rowsPerSquare+1, *h, p.Y*rowsPerSquare+1)}
+		}
+		was := origin(*center)
+		if n == 8 {
+			center.X = lp.l.W - 1 - center.X
+		} else {
+			center.Y = lp.l.H - 1 - center.Y
+		}
+		return origin(*center) != was
+	}
+	return true
 }

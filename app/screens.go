@@ -197,10 +197,10 @@ func (m *Model) drawPlay(c *canvas) {
 		if l.panelH > 0 {
 			mapW -= fightPanelWidth(c.w) // keep the knight in view beside the panel
 		}
-		sub := newCanvas(mapW, mapH)
+		sub := m.mapCanvas.blank(mapW, mapH)
 		// What the knight sees now is bright; what it remembers of the level is faint.
 		lp := m.painter(v.Known, true)
-		lp.bright, lp.dim = v.Visible, true
+		lp.bright, lp.dim, lp.memo = v.Visible, true, &m.mapMemo
 		lp.paint(sub, s.Pos)
 		c.blit(sub, 0, mapTop)
 	}
@@ -311,43 +311,38 @@ func drawOutside(c *canvas, top, h int) {
 }
 
 // painter draws the level of the current view showing the squares in set; with others
-// set it also draws the other players the knight can see.
+// set it also draws the other players the knight can see, and the shadows its light
+// shows.
 func (m *Model) painter(set []byte, others bool) *levelPainter {
 	v := m.shown()
-	l := v.Level
-	lp := &levelPainter{
-		l:     l,
-		shown: set,
-		found: map[int]bool{},
-		marks: map[world.Pos]mark{},
-	}
-	for _, d := range v.FoundDoors {
-		lp.found[d] = true
-	}
-	lp.light = v.Self.Light
+	lp := &levelPainter{l: v.Level, shown: set, found: v.FoundDoors, light: v.Self.Light}
+	marks := m.marks[:0]
 	if others {
 		for _, o := range v.InSight() {
-			lp.marks[o.Pos] = mark{initials(o.Name), clsOther}
+			marks = append(marks, squareMark{o.Pos, mark{initials(o.Name), clsOther}})
 		}
 	}
 	for _, t := range v.Traps {
-		lp.marks[t] = mark{"··", clsFeature} // seed 000: traps "show on the map as dots"
+		marks = append(marks, squareMark{t, mark{"··", clsFeature}}) // seed 000: traps "show on the map as dots"
 	}
 	if others {
 		for _, mo := range v.Monsters {
-			lp.marks[mo.Pos] = mark{mo.Glyph, clsMonster}
-		}
-		if len(v.Shadows) > 0 {
-			lp.shadows = make(map[world.Pos]string, len(v.Shadows))
-		}
-		for _, sh := range v.Shadows {
-			lp.shadows[sh.Pos] = sh.Glyph
-			if sh.Treasure {
-				lp.shadows[sh.Pos] = "$$"
-			}
+			marks = append(marks, squareMark{mo.Pos, mark{mo.Glyph, clsMonster}})
 		}
 	}
-	lp.marks[v.Self.Pos] = mark{"()", clsSelf} // seed 000: "You appear as a circle."
+	marks = append(marks, squareMark{v.Self.Pos, mark{"()", clsSelf}}) // seed 000: "You appear as a circle."
+	lp.marks = marks
+	if others {
+		// Seed 000: with light, monsters and treasures "appear as shadows".
+		for _, sh := range v.Shadows {
+			g := sh.Glyph
+			if sh.Treasure {
+				g = "$$"
+			}
+			lp.shadows = append(lp.shadows, squareMark{sh.Pos, mark{g, clsDim}})
+		}
+	}
+	m.marks = marks[:0] // the next frame's marks reuse the array
 	return lp
 }
 
@@ -468,6 +463,15 @@ func (m *Model) drawHelp(c *canvas) {
 
 // blit copies src into c with its top-left corner at (x, y).
 func (c *canvas) blit(src *canvas, x, y int) {
+	if !c.wide && x >= 0 && y >= 0 && x+src.w <= c.w && y+src.h <= c.h {
+		// No wide character here to split: the rows are copied as they are (src holds
+		// each of its wide characters whole).
+		for sy := range src.h {
+			copy(c.cells[(y+sy)*c.w+x:], src.cells[sy*src.w:(sy+1)*src.w])
+		}
+		c.wide = src.wide
+		return
+	}
 	for sy := range src.h {
 		for sx := range src.w {
 			if cl := src.cells[sy*src.w+sx]; cl.r != wideRest { // a wide character brings its second half
