@@ -113,6 +113,13 @@ func TestWrapKeepsWordsWhole(t *testing.T) {
 				t.Errorf("wrapHang(%q, %d, %d): %q is %d columns", tc.s, tc.w, tc.hang, l, textWidth(l))
 			}
 		}
+		// Wrapping up to a number of lines stops past it, and agrees with wrapHang up to it.
+		for limit := range len(got) + 1 {
+			part, ok := wrapUpTo(tc.s, tc.w, tc.hang, limit)
+			if ok != (len(got) <= limit) || !slices.Equal(part, got[:min(limit, len(got))]) {
+				t.Errorf("wrapUpTo(%q, %d, %d, %d) = %q, %v; wrapHang gives %q", tc.s, tc.w, tc.hang, limit, part, ok, got)
+			}
+		}
 	}
 	if got := pack([]string{"f fight", "r run", "quiver of 12 arrows of mythical slaying"}, 16); strings.Join(got, "|") != "f fight  r run|quiver of 12|arrows of|mythical slaying" {
 		t.Errorf("pack wraps an item wider than a line as %q", got)

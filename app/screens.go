@@ -134,31 +134,49 @@ func underLines(v world.View, w, most int, memo *underMemo) []string {
 	if memo != nil && memo.w == w && memo.most == most && memo.text == full {
 		return memo.lines
 	}
-	lines := underWrap(full, text, len(others), w, most)
+	lines := underWrap(full, text, others, w, most)
 	if memo != nil {
 		*memo = underMemo{w: w, most: most, text: full, lines: lines}
 	}
 	return lines
 }
 
-// underWrap wraps full, the text naming all n knights in sight, to w; when that takes more
-// than most lines, it wraps text(k) for the most knights k that fit.
-func underWrap(full string, text func(shown int) string, n, w, most int) []string {
-	lines := wrap(full, w)
-	if len(lines) <= most || n == 0 {
+// underWrap wraps full, the text naming all n knights in sight (others, the names of
+// those not on the knight's square), to w; when that takes more than most lines, it wraps
+// text(k) for the most knights k that fit. A crowd in sight changes with every step
+// through it, so this runs on many frames: no text is wrapped past most+1 lines, and
+// only as many names are tried as could fit in most lines at all.
+func underWrap(full string, text func(shown int) string, others []string, w, most int) []string {
+	n := len(others)
+	if n == 0 {
+		return wrap(full, w)
+	}
+	if lines, ok := wrapUpTo(full, w, 0, most); ok {
 		return lines
 	}
 	// The most knights in sight that can be named within most lines, found by halving;
-	// none when even the counting line is too long.
-	lo, hi := 0, n-1
+	// none when even the counting line is too long. Every line break saves at most the
+	// one space it replaces, so names wider together than most×(w+1) never fit.
+	lo, hi := 0, 0
+	for width := 0; hi < n-1; hi++ {
+		if width += textWidth(others[hi]) + 2; width > most*(w+1) {
+			break
+		}
+	}
 	for lo < hi {
-		if k := (lo + hi + 1) / 2; len(wrap(text(k), w)) <= most {
+		if k := (lo + hi + 1) / 2; fits(text(k), w, most) {
 			lo = k
 		} else {
 			hi = k - 1
 		}
 	}
 	return wrap(text(lo), w)
+}
+
+// fits reports whether s wrapped to w takes at most most lines.
+func fits(s string, w, most int) bool {
+	_, ok := wrapUpTo(s, w, 0, most)
+	return ok
 }
 
 // drawPlay lays out the dungeon screen: a header, the view around the knight, who else is
@@ -572,11 +590,21 @@ func wrap(s string, w int) []string { return wrapHang(s, w, 0) }
 // that hangs from a label ("c  Cure   walk   Heals wounds..."). A text that is only
 // spaces is one line.
 func wrapHang(s string, w, hang int) []string {
+	lines, _ := wrapUpTo(s, w, hang, -1)
+	return lines
+}
+
+// wrapUpTo is wrapHang that stops once the text takes more than limit lines (no limit
+// when it is negative), and reports whether it took at most limit.
+func wrapUpTo(s string, w, hang, limit int) ([]string, bool) {
 	w = max(w, 1)
 	hang = max(0, min(hang, w-1))
 	var out []string
 	indent := ""
 	for {
+		if limit >= 0 && len(out) == limit {
+			return out, false
+		}
 		room := w - len(indent)
 		brk, width, lastSpace, word := -1, 0, -1, false
 		for i, r := range s {
@@ -593,7 +621,7 @@ func wrapHang(s string, w, hang int) []string {
 		}
 		switch {
 		case brk < 0: // the rest fits
-			return append(out, indent+s)
+			return append(out, indent+s), true
 		case s[brk] == ' ': // the first rune that does not fit is a space: break there
 		case lastSpace > 0:
 			brk = lastSpace
@@ -604,7 +632,7 @@ func wrapHang(s string, w, hang int) []string {
 		out = append(out, indent+strings.TrimRight(s[:brk], " "))
 		s = strings.TrimLeft(s[brk:], " ")
 		if s == "" {
-			return out
+			return out, true
 		}
 		indent = strings.Repeat(" ", hang)
 	}
