@@ -515,13 +515,24 @@ func runeAt(s string, i int) rune {
 }
 
 // initials are the two columns that stand for another player: the first two letters of
-// the name.
+// the name (a crowd's names are on every frame: a name of two letters or more is not
+// copied).
 func initials(name string) string {
+	end, n := 0, 0
+	for n < 2 && end < len(name) {
+		_, size := utf8.DecodeRuneInString(name[end:])
+		end += size
+		n++
+	}
+	if n == 2 && utf8.ValidString(name[:end]) {
+		return name[:end]
+	}
 	var b strings.Builder
-	for _, r := range name {
-		if b.Len() == 0 || utf8.RuneCountInString(b.String()) < 2 {
-			b.WriteRune(r)
+	for _, r := range name { // invalid bytes become U+FFFD
+		if n = utf8.RuneCountInString(b.String()); n == 2 {
+			break
 		}
+		b.WriteRune(r)
 	}
 	s := b.String()
 	for utf8.RuneCountInString(s) < 2 {

@@ -307,3 +307,17 @@ func changeOne(r *rand.Rand, lp *levelPainter, w, h *int, center *world.Pos) boo
 	}
 	return true
 }
+
+// Another knight stands as the first two letters of its name, short names padded.
+func TestInitials(t *testing.T) {
+	for name, want := range map[string]string{
+		"Gawain": "Ga", "Li": "Li", "X": "X ", "": "  ", "李王子": "李王", "e\u0301z": "e\u0301", "\xffab": "\ufffda", "a\xff": "a\ufffd",
+	} {
+		if got := initials(name); got != want {
+			t.Errorf("initials(%q) = %q, want %q", name, got, want)
+		}
+	}
+	if allocs := testing.AllocsPerRun(100, func() { benchTextSink = initials("Percival") }); allocs != 0 {
+		t.Errorf("initials of a name allocates %v times", allocs)
+	}
+}

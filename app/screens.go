@@ -66,7 +66,7 @@ func layoutPlay(v world.View, w, h int, extra string, memo *underMemo) playLayou
 	if panel {
 		underW -= fightPanelWidth(w)
 	}
-	l := playLayout{mapTop: 1, under: underLines(v, underW, underMax(h), memo), status: statusLines(v.Self, w)}
+	l := playLayout{mapTop: 1, under: underLines(v, underW, underMax(h), memo), status: memo.statusLines(v.Self, w)}
 	msgs := v.Messages
 	if v.Fight != nil {
 		msgs = withoutLines(msgs, v.Fight.Log, msgLines) // the panel shows the fight's own
@@ -76,7 +76,7 @@ func layoutPlay(v world.View, w, h int, extra string, memo *underMemo) playLayou
 	if extra != "" {
 		msgs = append(append([]string(nil), msgs...), extra)
 	}
-	l.msgs = messageLines(msgs, w, msgLines)
+	l.msgs = memo.messageLines(msgs, w, msgLines)
 	l.msgTop = h - len(l.status) - len(l.msgs)
 	l.mapH = max(1, l.msgTop-len(l.under)-l.mapTop)
 	if panel {
@@ -85,14 +85,59 @@ func layoutPlay(v world.View, w, h int, extra string, memo *underMemo) playLayou
 	return l
 }
 
-// underMemo is the last lines under the view a session drew, with the text and the size
-// they were made from. What they say changes far less often than frames are drawn, and
-// wrapping a crowd's names (halving until they fit) was a sixth of drawing a frame at a
-// thousand players.
+// underMemo is the last lines under the view a session drew, its status line and its
+// newest messages, wrapped, with what they were made from. What they say changes far less
+// often than frames are drawn (others' steps), and wrapping them again on every frame
+// was a fifth of the server's work at a thousand players. The lines are shared: callers
+// only read them. A nil memo wraps afresh.
 type underMemo struct {
 	w, most int
 	text    string
 	lines   []string
+
+	status     statusKey
+	statusOf   []string // Self.Status the status line was made with
+	statusText []string
+
+	msgW, msgRows int
+	msgs          []string // the newest messages the lines were made from
+	msgLines      []panelLine
+}
+
+// statusKey is what the status line is made from, but Self.Status.
+type statusKey struct {
+	w                                                int
+	name                                             string
+	level, hits, maxHits, spells, exp, depth, unread int
+	feature                                          world.Feature
+	away                                             bool
+}
+
+// statusLines is statusLines(s, w), wrapped once for the same status.
+func (mm *underMemo) statusLines(s world.Self, w int) []string {
+	if mm == nil {
+		return statusLines(s, w)
+	}
+	k := statusKey{w, s.Name, s.Level, s.Hits, s.MaxHits, s.SpellUnits, s.Experience, s.Depth, s.Unread, s.Feature, s.Away}
+	if mm.statusText == nil || k != mm.status || !slices.Equal(mm.statusOf, s.Status) {
+		mm.status, mm.statusOf, mm.statusText = k, slices.Clone(s.Status), statusLines(s, w)
+	}
+	return mm.statusText
+}
+
+// messageLines is messageLines(msgs, w, rows), wrapped once for the same newest messages:
+// a message takes a line at least, so only the newest rows of them can show.
+func (mm *underMemo) messageLines(msgs []string, w, rows int) []panelLine {
+	if mm == nil {
+		return messageLines(msgs, w, rows)
+	}
+	newest := msgs[max(0, len(msgs)-rows):]
+	if mm.msgLines == nil || mm.msgW != w || mm.msgRows != rows || !slices.Equal(mm.msgs, newest) {
+		mm.msgW, mm.msgRows = w, rows
+		mm.msgs = append(mm.msgs[:0], newest...)
+		mm.msgLines = messageLines(newest, w, rows)
+	}
+	return mm.msgLines
 }
 
 // underLines are the lines under the view: who is watching, the spells working, the
@@ -136,7 +181,7 @@ func underLines(v world.View, w, most int, memo *underMemo) []string {
 	}
 	lines := underWrap(full, text, others, w, most)
 	if memo != nil {
-		*memo = underMemo{w: w, most: most, text: full, lines: lines}
+		memo.w, memo.most, memo.text, memo.lines = w, most, full, lines
 	}
 	return lines
 }

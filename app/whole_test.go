@@ -608,3 +608,48 @@ func TestTheLinesUnderTheViewAreWrappedOnceForTheSameText(t *testing.T) {
 		t.Fatalf("with the memo %q, without %q", got, want)
 	}
 }
+
+// The status line and the newest messages are wrapped once for the same text at the same
+// size, and again when anything they show changes.
+func TestStatusAndMessagesAreWrappedOnceForTheSameText(t *testing.T) {
+	v := crowdedView(t)
+	v.Self.Status = []string{"stuck (5 tries)"}
+	v.Messages = []string{"You hear a door creak somewhere below.", "A Rot Grub guards the treasure.", "You swing and miss."}
+	var memo underMemo
+	status, msgs := memo.statusLines(v.Self, 80), memo.messageLines(v.Messages, 80, msgLines)
+	if s, m := memo.statusLines(v.Self, 80), memo.messageLines(v.Messages, 80, msgLines); &s[0] != &status[0] || &m[0] != &msgs[0] {
+		t.Fatal("the same status and messages at the same size were wrapped again")
+	}
+	statusChanges := map[string]func(*world.Self){
+		"name": func(s *world.Self) { s.Name += "x" }, "level": func(s *world.Self) { s.Level++ },
+		"hits": func(s *world.Self) { s.Hits-- }, "max hits": func(s *world.Self) { s.MaxHits++ },
+		"spells": func(s *world.Self) { s.SpellUnits++ }, "experience": func(s *world.Self) { s.Experience++ },
+		"depth": func(s *world.Self) { s.Depth++ }, "letters": func(s *world.Self) { s.Unread++ },
+		"feature": func(s *world.Self) { s.Feature = world.FeatStairsDown }, "away": func(s *world.Self) { s.Away = !s.Away },
+		"condition": func(s *world.Self) { s.Status = []string{"stuck (4 tries)"} },
+	}
+	for what, change := range statusChanges {
+		s := v.Self
+		change(&s)
+		if got, want := memo.statusLines(s, 80), statusLines(s, 80); !slices.Equal(got, want) {
+			t.Errorf("%s changed: the status line is %q, want %q", what, got, want)
+		}
+	}
+	if got, want := memo.statusLines(v.Self, 30), statusLines(v.Self, 30); !slices.Equal(got, want) {
+		t.Errorf("a narrower screen: the status line is %q, want %q", got, want)
+	}
+	for what, ms := range map[string][]string{
+		"a new message": append(slices.Clone(v.Messages), "You killed the Rot Grub."),
+		"a line changed": {v.Messages[0], v.Messages[1], "You swing and hit."},
+	} {
+		if got, want := memo.messageLines(ms, 80, msgLines), messageLines(ms, 80, msgLines); !slices.Equal(got, want) {
+			t.Errorf("%s: the messages are %q, want %q", what, got, want)
+		}
+	}
+	if got, want := memo.messageLines(v.Messages, 20, msgLines), messageLines(v.Messages, 20, msgLines); !slices.Equal(got, want) {
+		t.Errorf("a narrower screen: the messages are %q, want %q", got, want)
+	}
+	if got, want := memo.messageLines(v.Messages, 20, 2), messageLines(v.Messages, 20, 2); !slices.Equal(got, want) {
+		t.Errorf("fewer rows: the messages are %q, want %q", got, want)
+	}
+}
