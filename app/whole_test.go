@@ -639,7 +639,7 @@ func TestStatusAndMessagesAreWrappedOnceForTheSameText(t *testing.T) {
 		t.Errorf("a narrower screen: the status line is %q, want %q", got, want)
 	}
 	for what, ms := range map[string][]string{
-		"a new message": append(slices.Clone(v.Messages), "You killed the Rot Grub."),
+		"a new message":  append(slices.Clone(v.Messages), "You killed the Rot Grub."),
 		"a line changed": {v.Messages[0], v.Messages[1], "You swing and hit."},
 	} {
 		if got, want := memo.messageLines(ms, 80, msgLines), messageLines(ms, 80, msgLines); !slices.Equal(got, want) {
