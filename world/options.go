@@ -42,7 +42,10 @@ func (o Options) Clone() Options {
 
 // Mutes reports whether chat from the knight named name is hidden, comparing names as
 // uniqueness does (NameKey), so a look-alike spelling of a muted name is muted too.
-func (o Options) Mutes(name string) bool { return o.mutesKey(NameKey(name)) }
+func (o Options) Mutes(name string) bool {
+	// A chat line asks every listener, and most mute nobody: no name to fold then.
+	return len(o.Muted) > 0 && o.mutesKey(NameKey(name))
+}
 
 // mutesKey is Mutes of a name already folded by NameKey.
 func (o Options) mutesKey(k string) bool {

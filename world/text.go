@@ -184,5 +184,8 @@ func NameKey(name string) string {
 		}
 		b.WriteRune(r)
 	}
-	return strings.NewReplacer("rn", "m", "vv", "w", "cl", "d").Replace(b.String())
+	return lookAlikes.Replace(b.String())
 }
+
+// lookAlikes folds the pairs of letters NameKey counts as one.
+var lookAlikes = strings.NewReplacer("rn", "m", "vv", "w", "cl", "d")
