@@ -16,7 +16,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/orthanc-ssh/orthanc-ssh/world"
@@ -186,7 +185,7 @@ func init() {
 type Model struct {
 	ctx    context.Context
 	p      Params
-	theme  theme
+	theme  *theme
 	screen screen
 	width  int
 	height int
@@ -195,7 +194,7 @@ type Model struct {
 	stats     world.Stats
 	hits      int
 	suggested string
-	name      textinput.Model
+	name      lineInput
 	nameErr   string
 
 	player   atomic.Pointer[world.Player]
@@ -228,7 +227,7 @@ type Model struct {
 	whoNote string
 	watch   watching // the player this session watches, if any
 	back    screen   // where the options screen returns to
-	mute    textinput.Model
+	mute    lineInput
 	muting  bool // the mute name field is open on the options screen
 	colour  colourState
 	pl      plainState  // screen-reader mode
@@ -252,14 +251,9 @@ func New(ctx context.Context, p Params) *Model {
 	if p.Rand == nil {
 		p.Rand = rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
 	}
-	ti := textinput.New()
-	ti.CharLimit = world.MaxNameLen
-	ti.Prompt = "Name: "
-	mute := textinput.New()
-	mute.CharLimit = world.MaxNameLen
-	mute.Prompt = "Mute or unmute: "
 	m := &Model{ctx: ctx, p: p, width: p.Width, height: p.Height,
-		name: ti, mailbox: NewMailbox(), console: newConsole(), chat: newChatLine(), mute: mute, logTop: -1}
+		name: lineInput{prompt: "Name: ", limit: world.MaxNameLen}, mailbox: NewMailbox(), console: newConsole(),
+		chat: newChatLine(), mute: lineInput{prompt: "Mute or unmute: ", limit: world.MaxNameLen}, logTop: -1}
 	switch {
 	case p.Watch != nil:
 		m.opts = p.Options.Clone()
@@ -406,11 +400,11 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case m.pl.active:
 	case m.screen == screenName:
 		var cmd tea.Cmd
-		m.name, cmd = m.name.Update(msg)
+		*m.name.in(), cmd = m.name.in().Update(msg)
 		return cmd
 	case m.chat.open:
 		var cmd tea.Cmd
-		m.chat.input, cmd = m.chat.input.Update(msg)
+		*m.chat.input.in(), cmd = m.chat.input.in().Update(msg)
 		return cmd
 	}
 	return nil
@@ -497,7 +491,7 @@ func (m *Model) View() tea.View {
 	if !m.frameOK {
 		c := m.term.canvas(m.frameSize())
 		m.draw(c)
-		m.term.paint(c, &m.theme)
+		m.term.paint(c, m.theme)
 		m.frameOK = true
 	}
 	return tea.View{}
@@ -522,7 +516,7 @@ func (m *Model) render(plain bool) string {
 	}
 	c := newCanvas(m.frameSize())
 	m.draw(c)
-	return c.render(&m.theme, plain)
+	return c.render(m.theme, plain)
 }
 
 // frameSize is the size of the frames drawn: the terminal's, but never larger than

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/orthanc-ssh/orthanc-ssh/internal/english"
@@ -20,16 +19,13 @@ const chatInputLimit = 600
 // in the pattern of the admin console. It is part of the Model and owned by its program.
 type chatLine struct {
 	open    bool
-	input   textinput.Model
+	input   lineInput
 	history lineHistory
 	note    string // a one-line note shown in the message area until the next key
 }
 
 func newChatLine() chatLine {
-	ti := textinput.New()
-	ti.CharLimit = chatInputLimit
-	ti.Prompt = "Say: "
-	return chatLine{input: ti}
+	return chatLine{input: lineInput{prompt: "Say: ", limit: chatInputLimit}}
 }
 
 // chatAction is what a typed chat line asks for: a line for the world, a change to the
@@ -406,17 +402,17 @@ func (m *Model) chatKey(k tea.KeyPressMsg) (cmd tea.Cmd, handled bool) {
 		}
 		ch.open = true
 		ch.history.reset()
-		ch.input.Reset()
-		return ch.input.Focus(), true
+		ch.input.in().Reset()
+		return ch.input.in().Focus(), true
 	}
 	switch s {
 	case "esc":
 		ch.open = false
-		ch.input.Blur()
+		ch.input.in().Blur()
 	case "enter":
-		line := strings.TrimSpace(ch.input.Value())
+		line := strings.TrimSpace(ch.input.in().Value())
 		ch.open = false
-		ch.input.Blur()
+		ch.input.in().Blur()
 		if line == "" {
 			return nil, true
 		}
@@ -425,10 +421,10 @@ func (m *Model) chatKey(k tea.KeyPressMsg) (cmd tea.Cmd, handled bool) {
 		ch.note, cmd = m.sendChat(line)
 		return cmd, true
 	case "up", "down":
-		ch.history.recall(s == "up", &ch.input)
+		ch.history.recall(s == "up", ch.input.in())
 	default:
 		var c tea.Cmd
-		ch.input, c = ch.input.Update(k)
+		*ch.input.in(), c = ch.input.in().Update(k)
 		return c, true
 	}
 	return nil, true
@@ -441,10 +437,10 @@ func (m *Model) openChatWith(text string) tea.Cmd {
 	ch := &m.chat
 	ch.open, ch.note = true, ""
 	ch.history.reset()
-	ch.input.Reset()
-	ch.input.SetValue(text)
-	ch.input.CursorEnd()
-	return ch.input.Focus()
+	ch.input.in().Reset()
+	ch.input.in().SetValue(text)
+	ch.input.in().CursorEnd()
+	return ch.input.in().Focus()
 }
 
 // chatLineHelp is what the open chat line takes, shown above it.
@@ -467,7 +463,7 @@ func (m *Model) drawChat(c *canvas) {
 	}
 	drawAbove(c, row-1, wrap(chatLineHelp, c.w), clsDim)
 	c.text(0, row, blank, clsText)
-	in := ch.input.Prompt + ch.input.Value() + "_"
+	in := ch.input.in().Prompt + ch.input.in().Value() + "_"
 	c.text(0, row, inputTail(in, c.w), clsSelf)
 }
 

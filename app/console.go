@@ -3,7 +3,6 @@ package app
 import (
 	"strings"
 
-	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/orthanc-ssh/orthanc-ssh/world"
@@ -34,7 +33,7 @@ const consoleForAdmins = "The console is for admins."
 type console struct {
 	open    bool
 	busy    bool // a line is running
-	input   textinput.Model
+	input   lineInput
 	out     []consoleOut // output, oldest first
 	anchor  int          // index in out of the last line typed (its echo)
 	top     int          // first wrapped line shown, when not following
@@ -56,10 +55,7 @@ type consoleResultMsg struct {
 }
 
 func newConsole() console {
-	ti := textinput.New()
-	ti.CharLimit = consoleInputLimit
-	ti.Prompt = ": "
-	return console{input: ti}
+	return console{input: lineInput{prompt: ": ", limit: consoleInputLimit}}
 }
 
 // consoleKey handles a key for the console: ':' on the dungeon screen opens it (or tells a
@@ -79,19 +75,19 @@ func (m *Model) consoleKey(k tea.KeyPressMsg) (cmd tea.Cmd, handled bool) {
 		}
 		cs.open, cs.follow = true, true
 		cs.history.reset()
-		cs.input.Reset()
-		return cs.input.Focus(), true
+		cs.input.in().Reset()
+		return cs.input.in().Focus(), true
 	}
 	switch s {
 	case "esc":
 		cs.open = false
-		cs.input.Blur()
+		cs.input.in().Blur()
 	case "enter":
-		line := strings.TrimSpace(cs.input.Value())
+		line := strings.TrimSpace(cs.input.in().Value())
 		if line == "" || cs.busy {
 			return nil, true
 		}
-		cs.input.Reset()
+		cs.input.in().Reset()
 		cs.history.add(line)
 		cs.add(": "+line, clsSelf)
 		cs.anchor = len(cs.out) - 1
@@ -111,10 +107,10 @@ func (m *Model) consoleKey(k tea.KeyPressMsg) (cmd tea.Cmd, handled bool) {
 		}
 		cs.top, cs.follow = min(max(0, top), max(0, len(lines)-rows)), false
 	case "up", "down":
-		cs.history.recall(s == "up", &cs.input)
+		cs.history.recall(s == "up", cs.input.in())
 	default:
 		var c tea.Cmd
-		cs.input, c = cs.input.Update(k)
+		*cs.input.in(), c = cs.input.in().Update(k)
 		return c, true
 	}
 	return nil, true
@@ -206,7 +202,7 @@ func (m *Model) drawConsole(c *canvas) {
 		c.text(0, top+1+i, o.text, o.cls)
 	}
 	c.text(0, inputRow, blank, clsText)
-	in := cs.input.Prompt + cs.input.Value() + "_"
+	in := cs.input.in().Prompt + cs.input.in().Value() + "_"
 	if cs.busy {
 		in += "  (running...)"
 	}

@@ -57,3 +57,22 @@ func (h *lineHistory) recall(up bool, in *textinput.Model) {
 		in.CursorEnd()
 	}
 }
+
+// lineInput is a one-line text input, made when first used: a textinput.Model is 8 KB,
+// and of the four a session has (the name, the chat line, the console, the mute list)
+// most sessions type in one or none.
+type lineInput struct {
+	prompt string
+	limit  int // most characters
+	m      *textinput.Model
+}
+
+// in is the input, made now if it was not yet.
+func (l *lineInput) in() *textinput.Model {
+	if l.m == nil {
+		ti := textinput.New()
+		ti.CharLimit, ti.Prompt = l.limit, l.prompt
+		l.m = &ti
+	}
+	return l.m
+}

@@ -63,7 +63,7 @@ func (m *Model) profile() (p colorprofile.Profile, ok bool) {
 // written whole: a new theme changes how cells look, not which cells there are.
 func (m *Model) restyle() {
 	p, _ := m.profile()
-	m.theme = themeFor(m.opts.Theme, p)
+	m.theme = sharedTheme(m.opts.Theme, p)
 	m.term.redraw()
 }
 
@@ -189,7 +189,7 @@ func (m *Model) optionsKey(k tea.KeyPressMsg) tea.Cmd {
 			m.muting = false
 		case "enter":
 			m.muting = false
-			if v := strings.TrimSpace(m.mute.Value()); v != "" {
+			if v := strings.TrimSpace(m.mute.in().Value()); v != "" {
 				if m.opts.Mutes(v) {
 					m.chat.note = m.setMuted(v, false)
 				} else {
@@ -198,7 +198,7 @@ func (m *Model) optionsKey(k tea.KeyPressMsg) tea.Cmd {
 			}
 		default:
 			var cmd tea.Cmd
-			m.mute, cmd = m.mute.Update(k)
+			*m.mute.in(), cmd = m.mute.in().Update(k)
 			return cmd
 		}
 		return nil
@@ -228,8 +228,8 @@ func (m *Model) optionsKey(k tea.KeyPressMsg) tea.Cmd {
 		o.NoSpectators = !o.NoSpectators
 	case "f":
 		m.muting = true
-		m.mute.Reset()
-		return m.mute.Focus()
+		m.mute.in().Reset()
+		return m.mute.in().Focus()
 	default:
 		m.screen = m.back
 		return nil
@@ -266,7 +266,7 @@ func (m *Model) drawOptions(c *canvas) {
 		}
 	}
 	if m.muting {
-		c.text(4, y+1, inputTail(m.mute.Prompt+m.mute.Value()+"_", c.w-6), clsSelf)
+		c.text(4, y+1, inputTail(m.mute.in().Prompt+m.mute.in().Value()+"_", c.w-6), clsSelf)
 		c.paragraph(4, y+2, c.w-6, "Enter mutes or unmutes that name; Esc cancels.", clsDim)
 	} else if m.chat.note != "" {
 		c.paragraph(4, y+1, c.w-6, m.chat.note, clsText)

@@ -164,8 +164,8 @@ func TestPartyScreen(t *testing.T) {
 		}
 	}
 	keys(m, "i")
-	if m.screen != screenPlay || !m.chat.open || m.chat.input.Value() != "/invite " {
-		t.Fatalf("i: screen %v, chat open %v with %q", m.screen, m.chat.open, m.chat.input.Value())
+	if m.screen != screenPlay || !m.chat.open || m.chat.input.in().Value() != "/invite " {
+		t.Fatalf("i: screen %v, chat open %v with %q", m.screen, m.chat.open, m.chat.input.in().Value())
 	}
 	keys(m, "Bors")
 	keys(m, "enter")

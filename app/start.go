@@ -81,7 +81,7 @@ func (m *Model) drawRoll(c *canvas) {
 func (m *Model) drawName(c *canvas) {
 	m.drawRoll(c)
 	c.paragraph(4, 15, c.w-6, "Name your knight, or press Enter to be "+m.suggested+".", clsText)
-	c.text(4, 17, m.name.Value()+"_", clsSelf)
+	c.text(4, 17, m.name.in().Value()+"_", clsSelf)
 	c.paragraph(4, 19, c.w-6, m.nameErr, clsTitle)
 }
 
@@ -183,11 +183,11 @@ func (m *Model) begin() tea.Cmd {
 // toName goes from the roll to the name prompt, suggesting a name nobody has.
 func (m *Model) toName() tea.Cmd {
 	m.suggested = m.suggestName()
-	m.name.Placeholder = m.suggested
-	m.name.Reset()
+	m.name.in().Placeholder = m.suggested
+	m.name.in().Reset()
 	m.nameErr = ""
 	m.screen = screenName
-	return m.name.Focus()
+	return m.name.in().Focus()
 }
 
 // suggestName is a random knight's name that no other key's knight has: a few tries of
@@ -240,6 +240,7 @@ func (m *Model) nameKnight(raw string) (tea.Cmd, string) {
 	rec := world.NewAdventurer(m.p.Fingerprint, name, m.stats, m.hits)
 	rec.Options = m.opts.Clone()
 	rec.Guest = m.p.Guest
+	m.name.m = nil // named: the prompt is done with until the next knight
 	return m.join(rec), ""
 }
 
@@ -343,13 +344,13 @@ func (m *Model) rollKey(k tea.KeyPressMsg) tea.Cmd {
 // nameKey is a key on the name prompt: Enter names the knight, other keys edit the name.
 func (m *Model) nameKey(k tea.KeyPressMsg) tea.Cmd {
 	if k.String() == "enter" {
-		cmd, note := m.nameKnight(m.name.Value())
+		cmd, note := m.nameKnight(m.name.in().Value())
 		m.nameErr = note
 		return cmd
 	}
 	m.nameErr = ""
 	var cmd tea.Cmd
-	m.name, cmd = m.name.Update(k)
+	*m.name.in(), cmd = m.name.in().Update(k)
 	return cmd
 }
 

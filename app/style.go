@@ -3,6 +3,7 @@ package app
 import (
 	"bytes"
 	"strings"
+	"sync"
 
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/colorprofile"
@@ -69,6 +70,26 @@ func themeFor(name string, p colorprofile.Profile) theme {
 	}
 	t.downsample(p)
 	return t
+}
+
+// themes are the themes sessions draw with, made once for each look and profile and
+// shared: a theme is 6 KB, and never changes once made.
+var themes sync.Map // themeKey → *theme
+
+type themeKey struct {
+	contrast bool
+	p        colorprofile.Profile
+}
+
+// sharedTheme is themeFor(name, p), made once.
+func sharedTheme(name string, p colorprofile.Profile) *theme {
+	k := themeKey{name == themeContrast, p}
+	if t, ok := themes.Load(k); ok {
+		return t.(*theme)
+	}
+	t := themeFor(name, p)
+	got, _ := themes.LoadOrStore(k, &t)
+	return got.(*theme)
 }
 
 func contrastTheme() theme {
