@@ -1,0 +1,176 @@
+// Package rawssh is the raw reference server of the load tool's handshake mode
+// (cmd/orthanc-load -mode handshake): an SSH server made of golang.org/x/crypto/ssh
+// alone, with no wish, no charm ssh, no middleware and no game, so that the handshakes a
+// second the game server sustains can be set against what the SSH library alone sustains
+// on the same box. cmd/orthanc-load/rawssh runs it.
+//
+// What it sets, so that the two do the same cryptographic work:
+//
+//   - the algorithms the game server offers (cmd/orthanc-ssh/login.go, and a test there
+//     holds the lists equal): key exchanges mlkem768x25519-sha256, curve25519-sha256 and
+//     diffie-hellman-group16-sha512; ciphers chacha20-poly1305, AES-GCM and AES-CTR; MACs
+//     hmac-sha2-256-etm and hmac-sha2-512-etm; players' keys ed25519, ECDSA and RSA with
+//     SHA-2 signatures (and their security-key forms);
+//   - an ed25519 host key, as the game's is, but generated in memory at start rather
+//     than read from a data folder;
+//   - public-key login only, taking any key (the game takes any key but a banned one);
+//   - a handshake timeout, 10 s by default as the game's -handshake-timeout.
+//
+// It refuses every channel and every global request: a client can log in and nothing
+// more. What it leaves out of the game's login is the game's own cost: the connection
+// limits, the banner, the login's log and counters, the guest's keyboard-interactive
+// method, and charm ssh's context and connection bookkeeping.
+package rawssh
+
+import (
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"net"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	gossh "golang.org/x/crypto/ssh"
+)
+
+// The algorithms, as the game server offers them (cmd/orthanc-ssh/login.go).
+var (
+	KeyExchanges = []string{gossh.KeyExchangeMLKEM768X25519, gossh.KeyExchangeCurve25519, gossh.KeyExchangeDH16SHA512}
+	Ciphers      = []string{gossh.CipherChaCha20Poly1305, gossh.CipherAES256GCM, gossh.CipherAES128GCM,
+		gossh.CipherAES256CTR, gossh.CipherAES192CTR, gossh.CipherAES128CTR}
+	MACs              = []string{gossh.HMACSHA256ETM, gossh.HMACSHA512ETM}
+	UserKeyAlgorithms = []string{gossh.KeyAlgoED25519, gossh.KeyAlgoSKED25519, gossh.KeyAlgoECDSA256, gossh.KeyAlgoECDSA384,
+		gossh.KeyAlgoECDSA521, gossh.KeyAlgoSKECDSA256, gossh.KeyAlgoRSASHA512, gossh.KeyAlgoRSASHA256}
+)
+
+// DefaultHandshakeTimeout is the game server's default -handshake-timeout.
+const DefaultHandshakeTimeout = 10 * time.Second
+
+// Server is the raw reference server.
+type Server struct {
+	conf    *gossh.ServerConfig
+	timeout time.Duration
+
+	logins atomic.Int64 // handshakes that ended logged in
+	failed atomic.Int64 // handshakes that did not
+
+	mu    sync.Mutex
+	conns map[net.Conn]struct{} // open connections, closed when Serve ends
+	wg    sync.WaitGroup
+}
+
+// New makes a server with a fresh in-memory ed25519 host key; handshakeTimeout bounds
+// each connection's handshake (DefaultHandshakeTimeout when not positive).
+func New(handshakeTimeout time.Duration) (*Server, error) {
+	if handshakeTimeout <= 0 {
+		handshakeTimeout = DefaultHandshakeTimeout
+	}
+	_, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		return nil, fmt.Errorf("generate host key: %w", err)
+	}
+	signer, err := gossh.NewSignerFromKey(priv)
+	if err != nil {
+		return nil, fmt.Errorf("host key signer: %w", err)
+	}
+	conf := &gossh.ServerConfig{
+		Config:                  gossh.Config{KeyExchanges: KeyExchanges, Ciphers: Ciphers, MACs: MACs},
+		PublicKeyAuthAlgorithms: UserKeyAlgorithms,
+		PublicKeyCallback: func(gossh.ConnMetadata, gossh.PublicKey) (*gossh.Permissions, error) {
+			return nil, nil // any key
+		},
+	}
+	conf.AddHostKey(signer)
+	return &Server{conf: conf, timeout: handshakeTimeout, conns: map[net.Conn]struct{}{}}, nil
+}
+
+// Logins is how many handshakes have ended logged in; Failed how many have not.
+func (s *Server) Logins() int64 { return s.logins.Load() }
+
+// Failed is how many handshakes have failed (a client that went away mid-way included).
+func (s *Server) Failed() int64 { return s.failed.Load() }
+
+// Serve accepts connections on ln until ctx ends, then closes ln and every open
+// connection and waits for their goroutines. It returns nil when ctx ended it.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	stop := context.AfterFunc(ctx, func() { _ = ln.Close() })
+	defer stop()
+	defer s.closeAll()
+	var backoff time.Duration
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			// Out of file descriptors: wait and go on, as net/http does, rather than
+			// stop serving in the middle of a run.
+			if errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE) || errors.Is(err, syscall.ECONNABORTED) {
+				backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
+				select {
+				case <-time.After(backoff):
+				case <-ctx.Done():
+				}
+				continue
+			}
+			return fmt.Errorf("accept: %w", err)
+		}
+		backoff = 0
+		if !s.track(c) {
+			_ = c.Close()
+			return nil
+		}
+		go s.handle(c)
+	}
+}
+
+// track adds c to the open connections; false once Serve is closing them.
+func (s *Server) track(c net.Conn) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.conns == nil {
+		return false
+	}
+	s.conns[c] = struct{}{}
+	s.wg.Add(1)
+	return true
+}
+
+func (s *Server) closeAll() {
+	s.mu.Lock()
+	for c := range s.conns {
+		_ = c.Close()
+	}
+	s.conns = nil
+	s.mu.Unlock()
+	s.wg.Wait()
+}
+
+// handle runs one connection: the handshake within the timeout, then refusals of
+// whatever the client asks for until it goes away.
+func (s *Server) handle(c net.Conn) {
+	defer func() {
+		_ = c.Close()
+		s.mu.Lock()
+		delete(s.conns, c)
+		s.mu.Unlock()
+		s.wg.Done()
+	}()
+	_ = c.SetDeadline(time.Now().Add(s.timeout))
+	sc, chans, reqs, err := gossh.NewServerConn(c, s.conf)
+	if err != nil {
+		s.failed.Add(1)
+		return
+	}
+	s.logins.Add(1)
+	_ = c.SetDeadline(time.Time{})
+	go gossh.DiscardRequests(reqs)
+	for ch := range chans {
+		_ = ch.Reject(gossh.Prohibited, "this server takes logins only")
+	}
+	_ = sc.Close()
+}
