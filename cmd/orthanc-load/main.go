@@ -49,6 +49,25 @@
 //
 // The run ends by itself after at most -ramp + -walk-timeout + -duration + about 15 s;
 // Ctrl-C ends it sooner with what was measured.
+//
+// Handshake mode measures logins a second instead, against the game server or the raw
+// reference in cmd/orthanc-load/rawssh (golang.org/x/crypto/ssh alone, with the game's
+// algorithms):
+//
+//	go run ./cmd/orthanc-load -mode handshake -addr 127.0.0.1:2222 -n 2000 -concurrency 200 -pid PID
+//
+// It opens -n connections, at most -concurrency at once (each one that ends starts the
+// next), each with its own ed25519 key made before the first dial. Each dials, does the
+// SSH handshake and the public-key login, and closes; it opens no session. A session
+// would make a game server start a knight (the store, the world, a Bubble Tea program),
+// which is what connect-to-first-frame in game mode measures; without one, the mode
+// measures the SSH layer, the part the raw reference can do too. -walk-timeout bounds one
+// connection from its dial to logged in. The report gives the logins a second over the
+// run and in its steady middle, one login's time from the dial (and the dial's alone),
+// failures by kind (dial, refused: a line before SSH such as the game's connection
+// limits write, closed, timeout, auth, handshake), with -pid the server's CPU, and the
+// load average. The load tool does the client's half of every key exchange and
+// signature, as much work as the server's: on a small box the two share the cores.
 package main
 
 import (
@@ -78,6 +97,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var cfg Config
 	var asJSON, quiet bool
 	var adminKey string
+	var concurrency int
 	fs.StringVar(&cfg.Addr, "addr", "127.0.0.1:2222", "server address")
 	fs.IntVar(&cfg.N, "n", 10, "sessions to open")
 	fs.IntVar(&cfg.Active, "active", -1, "how many of the sessions send keys (-1: all); the rest stay idle")
@@ -86,7 +106,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&cfg.Duration, "duration", 30*time.Second, "measured window, after every session has arrived")
 	fs.DurationVar(&cfg.Ramp, "ramp", 10*time.Second, "time over which the connections start, evenly spread")
 	fs.DurationVar(&cfg.WalkTimeout, "walk-timeout", 30*time.Second, "longest a session may take from dial to the dungeon")
-	fs.StringVar(&cfg.Mode, "mode", ModeGame, "game: walk the start screens; bare: the bare reference (first frame is arrival)")
+	fs.StringVar(&cfg.Mode, "mode", ModeGame, "game: walk the start screens; bare: the bare reference (first frame is arrival); handshake: log in and close, -n times")
+	fs.IntVar(&concurrency, "concurrency", 50, "handshake mode: connections in the handshake at once")
 	fs.Uint64Var(&cfg.Seed, "seed", 1, "seed of the keys the sessions choose")
 	fs.IntVar(&cfg.ServerPID, "pid", 0, "server process id, to read its CPU and RSS from /proc (Linux)")
 	fs.StringVar(&adminKey, "admin-key", "", "private key file of a game admin, to read the world's step times with the stats command")
@@ -102,6 +123,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "orthanc-load: unexpected argument %q\n", fs.Arg(0))
 		return 2
+	}
+	if cfg.Mode == ModeHandshake {
+		hc := HandshakeConfig{Addr: cfg.Addr, N: cfg.N, Concurrency: concurrency, Timeout: cfg.WalkTimeout, ServerPID: cfg.ServerPID}
+		if !quiet {
+			hc.Progress = stderr
+		}
+		return runHandshakeMode(ctx, hc, asJSON, stdout, stderr)
 	}
 	if cfg.Active < 0 {
 		cfg.Active = cfg.N
