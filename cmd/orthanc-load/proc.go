@@ -86,6 +86,11 @@ func loadAverage() float64 {
 	if err != nil {
 		return 0
 	}
+	return parseLoadAverage(b)
+}
+
+// parseLoadAverage reads the one-minute figure of /proc/loadavg's "0.52 0.58 0.59 1/467 12345".
+func parseLoadAverage(b []byte) float64 {
 	f := strings.Fields(string(b))
 	if len(f) == 0 {
 		return 0
