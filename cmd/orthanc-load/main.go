@@ -6,6 +6,12 @@
 //
 //	go run ./cmd/orthanc-load -addr 127.0.0.1:2222 -n 100 -active 10 -rate 2 -duration 60s -ramp 10s
 //
+// measure.sh beside it runs PERFORMANCE's load table; capacity.sh runs the capacity
+// sweep (handshakes a second, then N stepped up for two loads until p99 passes 100 ms)
+// and draws it with scripts/capacityplot:
+//
+//	OUT=$(mktemp -d); cmd/orthanc-load/capacity.sh "$OUT"
+//
 // Each session has its own ed25519 key (so each is a new player), an 80×24 PTY and TERM
 // xterm-256color. Sessions start evenly over -ramp. In game mode a session reads its
 // screen through a terminal emulator (github.com/charmbracelet/x/vt) and presses Enter
