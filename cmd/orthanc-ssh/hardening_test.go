@@ -267,6 +267,32 @@ func TestIdleTimeout(t *testing.T) {
 	})
 }
 
+// Keys keep a session: one typing more often than the idle timeout stays for many times
+// the timeout, and is closed a timeout after its last key.
+func TestKeysKeepASessionFromIdling(t *testing.T) {
+	const idle = 600 * time.Millisecond
+	ts := hardened(t, func(l *limits) { l.idleTimeout = idle })
+	tm := openTerminal(t, ts.addr, newKey(t), 80, 24, nil)
+	tm.enterDungeon("Awake")
+	typing := time.NewTicker(idle / 3)
+	defer typing.Stop()
+	for range 12 { // four timeouts' worth of keys
+		<-typing.C
+		if tm.ended(0) {
+			t.Fatal("a session typing every third of the idle timeout was closed")
+		}
+		tm.press("?", "x") // the help, and back
+	}
+	typing.Stop()
+	last := time.Now()
+	if !tm.ended(10 * time.Second) {
+		t.Fatal("the session was not closed once the keys stopped")
+	}
+	if waited := time.Since(last); waited < idle {
+		t.Fatalf("closed %v after the last key, before the idle timeout (%v)", waited, idle)
+	}
+}
+
 // No connection lives longer than max-lifetime.
 func TestMaxLifetime(t *testing.T) {
 	ts := hardened(t, func(l *limits) { l.maxLifetime = 700 * time.Millisecond })

@@ -468,7 +468,7 @@ func (s *server) guardIO(sess ssh.Session) *ioGuard {
 		closeConn(sess)
 	}}
 	g.lastKey.Store(time.Now().UnixNano())
-	go g.watchIdle(s.cfg.limits.idleTimeout, func() {
+	g.watchIdle(s.cfg.limits.idleTimeout, func() {
 		fmt.Fprintf(sess, "\r\nYou were idle for %v; your knight is saved where it stands.\r\n", s.cfg.limits.idleTimeout)
 		s.log.Info("session idle: closing", "fingerprint", keys.Fingerprint(sess.PublicKey()), "idle", s.cfg.limits.idleTimeout)
 		closeConn(sess)
@@ -484,11 +484,23 @@ type ioGuard struct {
 	lastKey atomic.Int64  // unix nanoseconds of the last byte read
 	done    chan struct{} // closed when the game has ended: the idle watch stops
 	once    sync.Once
+
+	mu   sync.Mutex
+	idle *time.Timer // the idle watch, stopped once done is closed
 }
 
 // stopWatching ends the idle watch once the game has ended (the connection may go on,
 // with other sessions).
-func (g *ioGuard) stopWatching() { g.once.Do(func() { close(g.done) }) }
+func (g *ioGuard) stopWatching() {
+	g.once.Do(func() {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		close(g.done)
+		if g.idle != nil {
+			g.idle.Stop() // a stopped timer holds nothing of the session
+		}
+	})
+}
 
 // Read reads keys from the client, noting when.
 func (g *ioGuard) Read(p []byte) (int, error) {
@@ -514,24 +526,30 @@ func (gw *ioGuardWriter) Write(p []byte) (int, error) {
 	return gw.w.Write(p)
 }
 
-// watchIdle closes the session once no key has come for the idle timeout.
+// watchIdle closes the session once no key has come for the idle timeout. It is a timer
+// set for when the session would be idle, not a goroutine: each goroutine's stack was a
+// tenth of a player's memory.
 func (g *ioGuard) watchIdle(idle time.Duration, onIdle func()) {
-	check := min(idle/4, time.Minute)
-	t := time.NewTicker(check)
-	defer t.Stop()
-	for {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.idle = time.AfterFunc(idle, func() {
+		g.mu.Lock()
 		select {
-		case <-g.sess.Context().Done():
-			return
 		case <-g.done:
+			g.mu.Unlock()
 			return
-		case <-t.C:
-			if time.Since(time.Unix(0, g.lastKey.Load())) >= idle {
-				onIdle()
-				return
-			}
+		default:
 		}
-	}
+		if since := time.Since(time.Unix(0, g.lastKey.Load())); since < idle {
+			g.idle.Reset(idle - since) // a key came since: look again when it is idle long enough
+			g.mu.Unlock()
+			return
+		}
+		g.mu.Unlock()
+		if g.sess.Context().Err() == nil {
+			onIdle()
+		}
+	})
 }
 
 // closeConn closes a session's whole connection: that ends its context, so the game stops
