@@ -184,10 +184,10 @@ func placeBox(c *canvas, rx, ry, rw, rh, w, h int, prefer [2]int) (int, int) {
 		cost := max(x-prefer[0], prefer[0]-x) + max(y-prefer[1], prefer[1]-y)
 		for yy := y; yy < y+h; yy++ {
 			for _, cl := range c.cells[yy*c.w+x : yy*c.w+x+w] {
-				if cl.cls == clsSelf {
+				if cl.cls() == clsSelf {
 					return
 				}
-				if cl.r != ' ' {
+				if cl.r() != ' ' {
 					cost += 10000
 				}
 			}

@@ -11,12 +11,19 @@ import (
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
-// cell is one terminal column of the screen. A wide character (most CJK, many emoji)
-// fills two: its own cell and, to its right, a cell with rune 0 that the terminal fills.
-type cell struct {
-	r   rune
-	cls class
-}
+// cell is one terminal column of the screen: a character and its class, in 4 bytes (a
+// session keeps four screens of them). A wide character (most CJK, many emoji) fills two:
+// its own cell and, to its right, a cell with rune 0 that the terminal fills.
+type cell uint32
+
+// mkCell is the cell of rune r in class cls.
+func mkCell(r rune, cls class) cell { return cell(uint32(r)&runeBits | uint32(cls)<<24) }
+
+// runeBits hold a cell's rune: every rune is below 1<<21.
+const runeBits = 1<<24 - 1
+
+func (c cell) r() rune    { return rune(c & runeBits) }
+func (c cell) cls() class { return class(c >> 24) }
 
 // wideRest is the rune of the right half of a wide character.
 const wideRest rune = 0
@@ -35,7 +42,7 @@ func newCanvas(w, h int) *canvas {
 // blankCanvas makes a w×h canvas of blanks on cells, which must hold w*h of them.
 func blankCanvas(w, h int, cells []cell) *canvas {
 	for i := range cells {
-		cells[i] = cell{' ', clsText}
+		cells[i] = mkCell(' ', clsText)
 	}
 	return &canvas{w: w, h: h, cells: cells}
 }
@@ -51,21 +58,21 @@ func (c *canvas) set(x, y int, r rune, cls class) int {
 		return w
 	}
 	row := c.cells[y*c.w : (y+1)*c.w]
-	if w == 1 && row[x].r != wideRest && (x+1 == len(row) || row[x+1].r != wideRest) {
-		row[x] = cell{r, cls} // nothing wide to split: the common case, on every frame's path
+	if w == 1 && row[x].r() != wideRest && (x+1 == len(row) || row[x+1].r() != wideRest) {
+		row[x] = mkCell(r, cls) // nothing wide to split: the common case, on every frame's path
 		return 1
 	}
 	c.split(row, x)
 	if w == 2 {
 		c.wide = true
 		if x+1 >= c.w {
-			row[x] = cell{' ', cls}
+			row[x] = mkCell(' ', cls)
 			return w
 		}
 		c.split(row, x+1)
-		row[x+1] = cell{wideRest, cls}
+		row[x+1] = mkCell(wideRest, cls)
 	}
-	row[x] = cell{r, cls}
+	row[x] = mkCell(r, cls)
 	return w
 }
 
@@ -110,10 +117,10 @@ func (c *canvas) copyFrom(src *canvas) {
 // split blanks the other half of a wide character that cell x of row is part of.
 func (c *canvas) split(row []cell, x int) {
 	switch {
-	case row[x].r == wideRest && x > 0:
-		row[x-1].r = ' '
-	case x+1 < len(row) && row[x+1].r == wideRest:
-		row[x+1].r = ' '
+	case row[x].r() == wideRest && x > 0:
+		row[x-1] = mkCell(' ', row[x-1].cls())
+	case x+1 < len(row) && row[x+1].r() == wideRest:
+		row[x+1] = mkCell(' ', row[x+1].cls())
 	}
 }
 
@@ -156,12 +163,12 @@ const penNone = numClasses
 // every frame's path.
 func (t *theme) appendCells(b []byte, row []cell, pen class) ([]byte, class) {
 	for i := 0; i < len(row); {
-		cls := row[i].cls
+		cls := row[i].cls()
 		j := i + 1
 		// A blank looks the same in every class that neither underlines nor reverses
 		// (they share the background), so blanks join the run they stand in: fewer
 		// escape sequences for the terminal to read.
-		for ; j < len(row) && (t.alike[cls][row[j].cls] || row[j].r == ' ' && t.plainBlank[cls] && t.plainBlank[row[j].cls]); j++ {
+		for ; j < len(row) && (t.alike[cls][row[j].cls()] || row[j].r() == ' ' && t.plainBlank[cls] && t.plainBlank[row[j].cls()]); j++ {
 		}
 		if pen == penNone || !t.alike[pen][cls] {
 			if pen != penNone {
@@ -180,7 +187,7 @@ func (t *theme) appendCells(b []byte, row []cell, pen class) ([]byte, class) {
 // terminal's to fill).
 func appendRunes(b []byte, row []cell) []byte {
 	for _, c := range row {
-		switch r := c.r; {
+		switch r := c.r(); {
 		case r == wideRest:
 		case r < utf8.RuneSelf:
 			b = append(b, byte(r))

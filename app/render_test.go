@@ -40,7 +40,7 @@ func TestBlanksJoinRunsWithoutChangingTheScreen(t *testing.T) {
 			}
 			for x := range w {
 				cl := c.cells[y*w+x]
-				ref.WriteString(th.open[cl.cls] + string(cl.r) + th.close[cl.cls])
+				ref.WriteString(th.open[cl.cls()] + string(cl.r()) + th.close[cl.cls()])
 			}
 		}
 		got, want := screenOf(c.render(&th, false), w, h), screenOf(ref.String(), w, h)
@@ -161,7 +161,7 @@ func TestLightShadowsAreDrawnFaint(t *testing.T) {
 			t.Fatalf("the shadow %q is not drawn:\n%s", s, m.Text())
 		}
 		for i := range 2 {
-			if cls := c.cells[y*c.w+x+i].cls; cls != clsDim {
+			if cls := c.cells[y*c.w+x+i].cls(); cls != clsDim {
 				t.Fatalf("the shadow %q is drawn in class %d, want faint (%d)", s, cls, clsDim)
 			}
 		}

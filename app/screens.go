@@ -537,8 +537,8 @@ func (c *canvas) blit(src *canvas, x, y int) {
 	}
 	for sy := range src.h {
 		for sx := range src.w {
-			if cl := src.cells[sy*src.w+sx]; cl.r != wideRest { // a wide character brings its second half
-				c.set(x+sx, y+sy, cl.r, cl.cls)
+			if cl := src.cells[sy*src.w+sx]; cl.r() != wideRest { // a wide character brings its second half
+				c.set(x+sx, y+sy, cl.r(), cl.cls())
 			}
 		}
 	}

@@ -145,10 +145,10 @@ func (t *terminal) appendChanges(b []byte, c *canvas, shown []cell, th *theme, p
 				}
 			}
 			// A wide character is written whole: from its first half, through its second.
-			if now[start].r == wideRest && start > 0 {
+			if now[start].r() == wideRest && start > 0 {
 				start--
 			}
-			if end < w && now[end].r == wideRest {
+			if end < w && now[end].r() == wideRest {
 				end++
 			}
 			if y == cy && start > cx {
@@ -181,7 +181,7 @@ func (t *terminal) appendStretch(b []byte, row []cell, start, end int, th *theme
 		if t.bce {
 			for j := x; j < end; {
 				k := j
-				for k < end && row[k].r == ' ' && th.plainBlank[row[k].cls] {
+				for k < end && row[k].r() == ' ' && th.plainBlank[row[k].cls()] {
 					k++
 				}
 				if k-j >= echMin {
@@ -199,7 +199,7 @@ func (t *terminal) appendStretch(b []byte, row []cell, start, end int, th *theme
 			if pen != penNone {
 				b = append(b, th.close[pen]...)
 			}
-			pen = row[i].cls
+			pen = row[i].cls()
 			b = append(b, th.open[pen]...)
 		}
 		b = append(b, "\x1b["...)

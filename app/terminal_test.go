@@ -49,7 +49,7 @@ func checkScreen(t *testing.T, step int, em, want *vt.Emulator, c *canvas, th *t
 	for y := range c.h {
 		for x := range c.w {
 			g, w := em.CellAt(x, y), want.CellAt(x, y)
-			r := c.cells[y*c.w+x].r
+			r := c.cells[y*c.w+x].r()
 			content := string(r)
 			if r == wideRest {
 				content = ""
