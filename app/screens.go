@@ -91,9 +91,10 @@ func layoutPlay(v world.View, w, h int, extra string, memo *underMemo) playLayou
 // was a fifth of the server's work at a thousand players. The lines are shared: callers
 // only read them. A nil memo wraps afresh.
 type underMemo struct {
-	w, most int
-	text    string
-	lines   []string
+	w, most                         int
+	here, others, watchers, effects []string // what the lines under the view were made from
+	lines                           []string
+	shown                           int // how many of others the lines name
 
 	status     statusKey
 	statusOf   []string // Self.Status the status line was made with
@@ -175,47 +176,83 @@ func underLines(v world.View, w, most int, memo *underMemo) []string {
 		}
 		return strings.TrimRight(line, " ")
 	}
-	full := text(len(others))
-	if memo != nil && memo.w == w && memo.most == most && memo.text == full {
+	if memo != nil && memo.w == w && memo.most == most && slices.Equal(memo.here, here) && slices.Equal(memo.others, others) &&
+		slices.Equal(memo.watchers, v.Watchers) && slices.Equal(memo.effects, v.Self.Effects) {
 		return memo.lines
 	}
-	lines := underWrap(full, text, others, w, most)
+	hint := 0
 	if memo != nil {
-		memo.w, memo.most, memo.text, memo.lines = w, most, full, lines
+		hint = memo.shown
+	}
+	lines, shown := underWrap(text, others, w, most, hint)
+	if memo != nil {
+		memo.w, memo.most, memo.lines, memo.shown = w, most, lines, shown
+		memo.here, memo.others = append(memo.here[:0], here...), append(memo.others[:0], others...)
+		memo.watchers, memo.effects = append(memo.watchers[:0], v.Watchers...), append(memo.effects[:0], v.Self.Effects...)
 	}
 	return lines
 }
 
-// underWrap wraps full, the text naming all n knights in sight (others, the names of
-// those not on the knight's square), to w; when that takes more than most lines, it wraps
-// text(k) for the most knights k that fit. A crowd in sight changes with every step
-// through it, so this runs on many frames: no text is wrapped past most+1 lines, and
-// only as many names are tried as could fit in most lines at all.
-func underWrap(full string, text func(shown int) string, others []string, w, most int) []string {
+// underWrap wraps text(len(others)), the text naming all the knights in sight but those
+// on the knight's own square (others), to w; when that takes more than most lines, it
+// wraps text(k) for the most knights k that fit, and says how many it named. A crowd in
+// sight changes with every step through it, so this runs on many frames: no text is
+// wrapped past most+1 lines, only as many names are tried as could fit in most lines at
+// all, and the number named last time (hint) is tried first.
+func underWrap(text func(shown int) string, others []string, w, most, hint int) ([]string, int) {
 	n := len(others)
 	if n == 0 {
-		return wrap(full, w)
+		return wrap(text(0), w), 0
 	}
-	if lines, ok := wrapUpTo(full, w, 0, most); ok {
-		return lines
-	}
-	// The most knights in sight that can be named within most lines, found by halving;
-	// none when even the counting line is too long. Every line break saves at most the
-	// one space it replaces, so names wider together than most×(w+1) never fit.
-	lo, hi := 0, 0
-	for width := 0; hi < n-1; hi++ {
+	// Every line break saves at most the one space it replaces, so names wider together
+	// than most×(w+1) never fit: hi is the most that might.
+	hi, width := 0, 0
+	for ; hi < n; hi++ {
 		if width += textWidth(others[hi]) + 2; width > most*(w+1) {
 			break
 		}
 	}
+	if hi == n {
+		if lines, ok := wrapUpTo(text(n), w, 0, most); ok {
+			return lines, n
+		}
+		hi = n - 1
+	}
+	// The most knights in sight that can be named within most lines, found by halving
+	// (from last time's number, which a crowd walking by mostly keeps); none when even
+	// the counting line is too long.
+	var best []string
+	try := func(k int) bool {
+		lines, ok := wrapUpTo(text(k), w, 0, most)
+		if ok {
+			best = lines
+		}
+		return ok
+	}
+	lo := 0
+	if 0 < hint && hint <= hi {
+		if try(hint) {
+			lo = hint
+			if hint == hi || !try(hint+1) {
+				hi = hint
+			} else {
+				lo = hint + 1
+			}
+		} else {
+			hi = hint - 1
+		}
+	}
 	for lo < hi {
-		if k := (lo + hi + 1) / 2; fits(text(k), w, most) {
+		if k := (lo + hi + 1) / 2; try(k) {
 			lo = k
 		} else {
 			hi = k - 1
 		}
 	}
-	return wrap(text(lo), w)
+	if best == nil || lo == 0 {
+		return wrap(text(lo), w), lo
+	}
+	return best, lo
 }
 
 // fits reports whether s wrapped to w takes at most most lines.

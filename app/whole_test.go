@@ -2,6 +2,7 @@ package app
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"regexp"
 	"slices"
 	"strconv"
@@ -651,5 +652,41 @@ func TestStatusAndMessagesAreWrappedOnceForTheSameText(t *testing.T) {
 	}
 	if got, want := memo.messageLines(v.Messages, 20, 2), messageLines(v.Messages, 20, 2); !slices.Equal(got, want) {
 		t.Errorf("fewer rows: the messages are %q, want %q", got, want)
+	}
+}
+
+// A crowd walking past changes the names in sight from frame to frame: the lines drawn
+// with the memo (which tries last frame's number of names first) are those drawn afresh,
+// frame after frame, as knights come, go and change places.
+func TestTheLinesUnderAWalkingCrowdAreTheSameWithTheMemo(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	var memo underMemo
+	var others []world.Other
+	for frame := range 3000 {
+		switch {
+		case frame%50 == 0: // a new crowd
+			others = nil
+			for i := range r.IntN(150) {
+				name := fmt.Sprintf("%s%d", []string{"Gawain", "Li", "世界王", "Percivale the Bold"}[r.IntN(4)], i)
+				others = append(others, world.Other{Name: name, Pos: world.Pos{X: 1 + r.IntN(5), Y: r.IntN(5)}})
+			}
+		case len(others) > 0: // one knight of it steps away and another comes, or two come
+			others = slices.Clone(others)
+			others[r.IntN(len(others))].Name = fmt.Sprintf("Knight%d", r.IntN(1000))
+			if r.IntN(2) == 0 {
+				others = append(others, world.Other{Name: "Bors", Pos: world.Pos{X: 2}})
+			}
+		}
+		v := world.View{Others: others}
+		if r.IntN(3) == 0 {
+			v.Watchers = []string{"Merlin", "Morgan"}
+		}
+		w, most := 80, 4
+		if frame%50 == 0 {
+			w, most = 20+r.IntN(140), 1+r.IntN(8)
+		}
+		if got, want := underLines(v, w, most, &memo), underLines(v, w, most, nil); !slices.Equal(got, want) {
+			t.Fatalf("frame %d (%d in sight, %d columns, %d lines): with the memo %q, afresh %q", frame, len(others), w, most, got, want)
+		}
 	}
 }
