@@ -132,12 +132,15 @@ func (e *Engine) occupants() *occupancy {
 // changes a crowd once made.
 type Crowd struct {
 	knights []crowdKnight
+	// squares are the squares knights stand on, in order, and starts[i] the index in
+	// knights of the first on squares[i] (with len(knights) after the last): a view looks
+	// at each square once, not at each knight.
+	squares, starts []int32
 }
 
-// crowdKnight is one knight of a crowd: as views name it, its square, its join order.
+// crowdKnight is one knight of a crowd: as views name it, and its join order.
 type crowdKnight struct {
 	Other
-	sq  int32
 	seq uint64
 }
 
@@ -157,14 +160,17 @@ func (e *Engine) crowd(depth int) *Crowd {
 	slices.Sort(squares)
 	squares = slices.Compact(squares)
 	e.crowdSquares = squares
-	c := &Crowd{knights: make([]crowdKnight, 0, len(squares)*2)}
+	c := &Crowd{knights: make([]crowdKnight, 0, len(squares)*2), squares: slices.Clone(squares),
+		starts: make([]int32, 0, len(squares)+1)}
 	for _, sq := range squares {
+		c.starts = append(c.starts, int32(len(c.knights)))
 		n := 0
 		for i := head[sq]; i >= 0 && n <= ShownPerSquare; i = o.next[i] {
-			c.knights = append(c.knights, crowdKnight{o.who[i], sq, e.order[i].seq})
+			c.knights = append(c.knights, crowdKnight{o.who[i], e.order[i].seq})
 			n++
 		}
 	}
+	c.starts = append(c.starts, int32(len(c.knights)))
 	o.crowds[depth-1] = c
 	return c
 }

@@ -234,16 +234,18 @@ func (v View) InSight() []Other {
 	}
 	var buf [32]Other
 	out := buf[:0]
-	sq, n := int32(-1), 0
-	for _, k := range v.crowd.knights {
-		if k.sq != sq {
-			sq, n = k.sq, 0
-		}
-		if k.seq == v.viewer || n == ShownPerSquare || !Bit(v.Visible, int(k.sq)) {
+	c := v.crowd
+	for i, sq := range c.squares {
+		if !Bit(v.Visible, int(sq)) {
 			continue
 		}
-		out = append(out, k.Other)
-		n++
+		n := 0
+		for _, k := range c.knights[c.starts[i]:c.starts[i+1]] {
+			if k.seq != v.viewer && n < ShownPerSquare {
+				out = append(out, k.Other)
+				n++
+			}
+		}
 	}
 	if len(out) == 0 {
 		return nil
