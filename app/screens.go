@@ -59,14 +59,14 @@ func (l playLayout) msgRow() int { return l.msgTop + len(l.msgs) - 1 }
 func underMax(h int) int { return max(4, h/6) }
 
 // layoutPlay shares out a w×h screen showing v, with extra as the newest message (a
-// question the screen asks), if any.
-func layoutPlay(v world.View, w, h int, extra string, memo *underMemo) playLayout {
+// question the screen asks), if any. sight is v.InSight().
+func layoutPlay(v world.View, sight []world.Other, w, h int, extra string, memo *underMemo) playLayout {
 	panel := v.Fight != nil || len(v.LastFight) > 0
 	underW := w
 	if panel {
 		underW -= fightPanelWidth(w)
 	}
-	l := playLayout{mapTop: 1, under: underLines(v, underW, underMax(h), memo), status: memo.statusLines(v.Self, w)}
+	l := playLayout{mapTop: 1, under: underLinesOf(v, sight, underW, underMax(h), memo), status: memo.statusLines(v.Self, w)}
 	msgs := v.Messages
 	if v.Fight != nil {
 		msgs = withoutLines(msgs, v.Fight.Log, msgLines) // the panel shows the fight's own
@@ -147,8 +147,13 @@ func (mm *underMemo) messageLines(msgs []string, w, rows int) []panelLine {
 // sight are counted instead. With a memo, the same text at the same size is wrapped once
 // (the lines are shared: callers only read them).
 func underLines(v world.View, w, most int, memo *underMemo) []string {
+	return underLinesOf(v, v.InSight(), w, most, memo)
+}
+
+// underLinesOf is underLines with the knights in sight, v.InSight(), given.
+func underLinesOf(v world.View, sight []world.Other, w, most int, memo *underMemo) []string {
 	var here, others []string
-	for _, o := range v.InSight() {
+	for _, o := range sight {
 		if o.Pos == v.Self.Pos {
 			here = append(here, o.Name)
 		} else {
@@ -280,7 +285,8 @@ func (m *Model) drawPlay(c *canvas) {
 	if extra == "" && m.doorMode {
 		extra = "Open a door: which direction?"
 	}
-	l := layoutPlay(v, c.w, c.h, extra, &m.under)
+	sight := v.InSight() // once a frame: the painter and the lines under the view both need it
+	l := layoutPlay(v, sight, c.w, c.h, extra, &m.under)
 	m.lay = l
 	mapTop, mapH := l.mapTop, l.mapH
 	fightPanel := l.panelH > 0 // drawn beside the dungeon and the surface, not on the way in
@@ -299,7 +305,7 @@ func (m *Model) drawPlay(c *canvas) {
 		}
 		sub := m.mapCanvas.blank(mapW, mapH)
 		// What the knight sees now is bright; what it remembers of the level is faint.
-		lp := m.painter(v.Known, true)
+		lp := m.painter(v.Known, true, sight)
 		lp.bright, lp.dim, lp.memo = v.Visible, true, &m.mapMemo
 		lp.paint(sub, s.Pos)
 		c.blit(sub, 0, mapTop)
@@ -411,14 +417,14 @@ func drawOutside(c *canvas, top, h int) {
 }
 
 // painter draws the level of the current view showing the squares in set; with others
-// set it also draws the other players the knight can see, and the shadows its light
-// shows.
-func (m *Model) painter(set []byte, others bool) *levelPainter {
+// set it also draws the knights in sight (sight, v.InSight()), the monsters in sight and
+// the shadows the knight's light shows.
+func (m *Model) painter(set []byte, others bool, sight []world.Other) *levelPainter {
 	v := m.shown()
 	lp := &levelPainter{l: v.Level, shown: set, found: v.FoundDoors, light: v.Self.Light}
 	marks := m.marks[:0]
 	if others {
-		for _, o := range v.InSight() {
+		for _, o := range sight {
 			marks = append(marks, squareMark{o.Pos, mark{initials(o.Name), clsOther}})
 		}
 	}
@@ -454,7 +460,7 @@ func (m *Model) drawMap(c *canvas) {
 	}
 	c.text(0, 0, fmt.Sprintf("Map of level %d: where you have been. You are the circle. Any key returns.", v.Self.Depth), clsTitle)
 	sub := newCanvas(c.w, c.h-1)
-	m.painter(v.Known, false).paint(sub, v.Self.Pos)
+	m.painter(v.Known, false, nil).paint(sub, v.Self.Pos)
 	c.blit(sub, 0, 1)
 }
 
