@@ -315,6 +315,13 @@ func TestWalkersFightTheirBattles(t *testing.T) {
 	}
 	keys.Reset()
 	s.pending = nil
+	// A knight alone is never hurried: its move has no countdown.
+	s.walk.feed([]byte("\x1b[2J\x1b[H\x1b[10;1HYour move. The battle waits for you.\x1b[24;1HSir Kay │ Level 1 │ Depth 1"))
+	if err := s.press(rng); err != nil || keys.String() != keyFight {
+		t.Fatalf("on its move alone the walker sent %q (%v), want f", keys.String(), err)
+	}
+	keys.Reset()
+	s.pending = nil
 	s.walk.feed([]byte("\x1b[2J\x1b[H\x1b[10;1HWaiting for Bors...\x1b[24;1HSir Kay │ Level 1 │ Depth 1"))
 	if err := s.press(rng); err != nil || keys.Len() != 0 || len(s.pending) != 0 {
 		t.Fatalf("waiting in a battle, the walker sent %q (%d pending, %v)", keys.String(), len(s.pending), err)

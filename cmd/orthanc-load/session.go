@@ -38,9 +38,11 @@ const bumpText = "blocks the way"
 // In a battle the panel says whose move it is: yourMoveText when it is the knight's (it
 // fights: keyFight), battleText while the battle waits for others or goes on (it waits:
 // an arrow would change nothing on the screen, and the key would count against the
-// server as an answer the game never owed).
+// server as an answer the game never owed). A knight's move reads "Your move! ▓▓░░ 12 s"
+// when it holds up other heroes and "Your move. The battle waits for you." when it
+// fights alone.
 const (
-	yourMoveText = "Your move!"
+	yourMoveText = "Your move"
 	keyFight     = "f"
 )
 
