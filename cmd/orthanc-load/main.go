@@ -95,9 +95,13 @@ func main() {
 	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
 }
 
-// run parses the flags, runs the load and prints the report; it returns the exit code:
-// 0 when every session was established and none dropped, 1 otherwise, 2 for bad flags.
+// run parses the flags, runs the load and prints the report (or runs the seed command);
+// it returns the exit code: 0 when every session was established and none dropped, 1
+// otherwise, 2 for bad flags.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "seed" {
+		return runSeed(args[1:], stdout, stderr)
+	}
 	fs := flag.NewFlagSet("orthanc-load", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var cfg Config

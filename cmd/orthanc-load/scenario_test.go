@@ -1,0 +1,150 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	gossh "golang.org/x/crypto/ssh"
+
+	"github.com/orthanc-ssh/orthanc-ssh/keys"
+	"github.com/orthanc-ssh/orthanc-ssh/store"
+	"github.com/orthanc-ssh/orthanc-ssh/world"
+)
+
+// seedTestFolder seeds a folder of n knights in a test's temporary folder.
+func seedTestFolder(t *testing.T, n int, place string, levels int) (string, []loadKey) {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "data")
+	if _, err := seedFolder(seedConfig{Dir: dir, N: n, Seed: 7, DungeonSeed: serverDefaultSeed, Levels: levels, Place: place}); err != nil {
+		t.Fatal(err)
+	}
+	ks, err := readKeysFile(filepath.Join(dir, keysFileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ks) != n {
+		t.Fatalf("%d keys in the file, want %d", len(ks), n)
+	}
+	return dir, ks
+}
+
+// A seeded folder holds, through the store's own reading, every knight on a corridor
+// square of its level, the levels in turn, each found from its key in the keys index;
+// the dungeon's levels are saved; the keys file is the owner's alone; and one seed makes
+// the same keys, knights and squares.
+func TestSeedWritesReturningPlayers(t *testing.T) {
+	t.Parallel()
+	const n = 23
+	dir, ks := seedTestFolder(t, n, placeFloor, world.DefaultDepth)
+	if fi, err := os.Stat(filepath.Join(dir, keysFileName)); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("keys file: %v, %v; want mode 0600", fi, err)
+	}
+	st, err := store.Open(filepath.Join(dir, "orthanc.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	levels := world.GenerateDungeon(serverDefaultSeed, world.DefaultDepth)
+	saved, err := st.Levels()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(saved) != world.DefaultDepth+1 { // and the surface's
+		t.Errorf("%d level states saved, want %d", len(saved), world.DefaultDepth+1)
+	}
+	names := map[string]bool{}
+	for i, k := range ks {
+		pub, err := gossh.NewPublicKey(k.priv.Public())
+		if err != nil {
+			t.Fatal(err)
+		}
+		entry, err := st.KeyOf(keys.Fingerprint(pub))
+		if err != nil {
+			t.Fatalf("knight %d: %v", i, err)
+		}
+		rec, err := st.LoadAdventurer(entry.Knight)
+		if err != nil {
+			t.Fatalf("knight %d: %v", i, err)
+		}
+		if rec.Depth != i%world.DefaultDepth+1 || rec.Depth != k.depth || rec.X != k.x || rec.Y != k.y || rec.Name != k.name {
+			t.Errorf("knight %d stored at %d (%d,%d) as %q; the keys file says %d (%d,%d) %q",
+				i, rec.Depth, rec.X, rec.Y, rec.Name, k.depth, k.x, k.y, k.name)
+		}
+		if l := levels[rec.Depth-1]; !usable(l, rec.Pos()) {
+			t.Errorf("knight %d stands on level %d at %v: terrain %v, feature %v", i, rec.Depth, rec.Pos(), l.Terrain(rec.Pos()), l.Feature(rec.Pos()))
+		}
+		if _, err := world.CleanName(rec.Name); err != nil || names[world.NameKey(rec.Name)] {
+			t.Errorf("knight %d's name %q: %v (or taken)", i, rec.Name, err)
+		}
+		names[world.NameKey(rec.Name)] = true
+		if rec.Ended() || rec.Hits <= 0 || rec.Level != 1 {
+			t.Errorf("knight %d: %+v", i, rec)
+		}
+	}
+	if count, err := st.CountAdventurers(); err != nil || count != n {
+		t.Errorf("%d knights stored (%v), want %d", count, err, n)
+	}
+
+	_, again := seedTestFolder(t, n, placeFloor, world.DefaultDepth)
+	for i := range ks {
+		if !ks[i].priv.Equal(again[i].priv) || ks[i].depth != again[i].depth || ks[i].x != again[i].x || ks[i].y != again[i].y || ks[i].name != again[i].name {
+			t.Fatalf("knight %d differs between two folders of one seed", i)
+		}
+	}
+	if _, err := seedFolder(seedConfig{Dir: dir, N: 1, Levels: 1, Place: placeFloor}); err == nil {
+		t.Error("seeding a folder that has a store already: no error")
+	}
+}
+
+// -place doors puts each knight on the corridor square outside a door of a room that a
+// guard of the saved dungeon guards.
+func TestSeedBesideGuardedDoors(t *testing.T) {
+	t.Parallel()
+	dir, ks := seedTestFolder(t, 12, placeDoors, 3)
+	st, err := store.Open(filepath.Join(dir, "orthanc.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved, err := st.Levels()
+	st.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	levels := world.GenerateDungeon(serverDefaultSeed, world.DefaultDepth)
+	for i, k := range ks {
+		l := levels[k.depth-1]
+		guarded := guardedRooms(saved, k.depth)
+		p := world.Pos{X: k.x, Y: k.y}
+		beside := false
+		for _, d := range []world.Dir{world.North, world.East, world.South, world.West} {
+			e := l.Edge(p, d)
+			if r := l.RoomAt(p.Step(d)); r >= 0 && slices.Contains(guarded, r) && (e == world.EdgeDoor || e == world.EdgeLocked || e == world.EdgeSecretMarked) {
+				beside = true
+			}
+		}
+		if k.depth != i%3+1 || !usable(l, p) || !beside {
+			t.Errorf("knight %d at level %d %v: beside a guarded room's door %v", i, k.depth, p, beside)
+		}
+	}
+}
+
+func TestSeedCommand(t *testing.T) {
+	var out, errOut bytes.Buffer
+	for _, args := range [][]string{{"seed"}, {"seed", "-data", t.TempDir(), "-place", "x"}, {"seed", "-data", t.TempDir(), "-levels", "11"}, {"seed", "-data", t.TempDir(), "-n", "0"}} {
+		if code := run(t.Context(), args, &out, &errOut); code != 2 {
+			t.Errorf("%q: exit %d, want 2 (%s)", args, code, errOut.String())
+		}
+	}
+	dir := filepath.Join(t.TempDir(), "data")
+	if code := run(t.Context(), []string{"seed", "-data", dir, "-n", "3", "-levels", "3"}, &out, &errOut); code != 0 ||
+		!strings.Contains(out.String(), "wrote 3 knights") || !strings.Contains(out.String(), "1:1 2:1 3:1") {
+		t.Errorf("seed: exit %d, %q %q", code, out.String(), errOut.String())
+	}
+	if code := run(t.Context(), []string{"seed", "-data", dir, "-n", "3"}, &out, &errOut); code != 1 {
+		t.Errorf("seed of a folder seeded already: exit %d, want 1", code)
+	}
+}
