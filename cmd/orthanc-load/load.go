@@ -39,6 +39,10 @@ type Config struct {
 	Drain time.Duration
 	Mode  string
 	Seed  uint64 // seeds the keys each session chooses
+	// Keys, when set, are the keys of returning players (a keys file of the seed
+	// command): session i plays Keys[i], which the server knows, and walks in as a
+	// returning knight. Without them every session is a new player with a new key.
+	Keys []loadKey
 
 	// ServerPID, when not zero, is the server process read from /proc for CPU and RSS.
 	ServerPID int
@@ -67,6 +71,10 @@ func (c *Config) check() error {
 		return fmt.Errorf("-ramp %s: must not be negative", c.Ramp)
 	case c.Mode != ModeGame && c.Mode != ModeBare:
 		return fmt.Errorf("-mode %q: must be %s or %s", c.Mode, ModeGame, ModeBare)
+	case len(c.Keys) > 0 && len(c.Keys) < c.N:
+		return fmt.Errorf("-n %d: the keys file has only %d keys", c.N, len(c.Keys))
+	case len(c.Keys) > 0 && c.Mode != ModeGame:
+		return fmt.Errorf("-keys: returning players need -mode %s", ModeGame)
 	}
 	if c.WalkTimeout <= 0 {
 		c.WalkTimeout = 30 * time.Second
@@ -90,10 +98,6 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
-	var script []step
-	if cfg.Mode == ModeGame {
-		script = gameScript
-	}
 	pid := strconv.Itoa(cfg.ServerPID)
 	var srvBase, loadBase procSample
 	var err error
@@ -107,8 +111,12 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	win := &window{}
 	sessions := make([]*session, cfg.N)
 	for i := range sessions {
-		sessions[i] = newSession(i, isActive(i, cfg.Active, cfg.N), win)
-		sessions[i].stallAfterArrival = !sessions[i].active && stalledSoFar(sessions[:i]) < cfg.Stalled
+		s := newSession(i, isActive(i, cfg.Active, cfg.N), win)
+		s.stallAfterArrival = !s.active && stalledSoFar(sessions[:i]) < cfg.Stalled
+		if err := s.setUp(cfg); err != nil {
+			return nil, err
+		}
+		sessions[i] = s
 	}
 	var (
 		errMu sync.Mutex
@@ -147,7 +155,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 			playing.Add(1)
 			go func() {
 				defer playing.Done()
-				ok := s.walkIn(ctx, cfg, script, record, &walked)
+				ok := s.walkIn(ctx, cfg, record, &walked)
 				if ok && s.active {
 					rng := rand.New(rand.NewPCG(cfg.Seed, uint64(s.id)))
 					if err := s.play(keysCtx, cfg.Rate, rng); err != nil {
@@ -242,6 +250,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 
 	rep.Addr, rep.Mode, rep.N, rep.Active, rep.Rate = cfg.Addr, cfg.Mode, cfg.N, cfg.Active, cfg.Rate
+	if len(cfg.Keys) > 0 {
+		rep.Returning = &Returning{Keys: cfg.N, Depths: map[int]int{}}
+	}
 	rep.RampSeconds, rep.WindowSeconds = round3(cfg.Ramp.Seconds()), round3(winSecs)
 	var first, arrival, lat []time.Duration
 	var bActive, bIdle, uActive, uIdle []float64
@@ -252,6 +263,12 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 			continue
 		}
 		rep.Established++
+		if rt := rep.Returning; rt != nil {
+			rt.Depths[r.depth]++
+			if r.depth == cfg.Keys[i].depth {
+				rt.OnStoredLevel++
+			}
+		}
 		if r.dropped {
 			rep.Dropped++
 			record(fail("disconnected", r.readErr))
@@ -298,10 +315,10 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 // walkIn connects the session and waits until it is in the dungeon, it fails, or
 // cfg.WalkTimeout has passed since it started; walked is done either way. It reports
 // whether the session arrived.
-func (s *session) walkIn(ctx context.Context, cfg Config, script []step, record func(error), walked *sync.WaitGroup) bool {
+func (s *session) walkIn(ctx context.Context, cfg Config, record func(error), walked *sync.WaitGroup) bool {
 	defer walked.Done()
 	deadline := time.Now().Add(cfg.WalkTimeout)
-	if err := s.connect(ctx, cfg.Addr, script, deadline); err != nil {
+	if err := s.connect(ctx, cfg.Addr, deadline); err != nil {
 		record(err)
 		return false
 	}
@@ -324,6 +341,23 @@ func (s *session) walkIn(ctx context.Context, cfg Config, script []step, record 
 	}
 	s.close()
 	return false
+}
+
+// setUp gives the session its key and its way in: a returning player's key of cfg.Keys
+// and returningScript, or (made at its first connection) a new key and gameScript.
+func (s *session) setUp(cfg Config) error {
+	if cfg.Mode != ModeGame {
+		return nil
+	}
+	s.script = gameScript
+	if len(cfg.Keys) > 0 {
+		signer, err := cfg.Keys[s.id].signer()
+		if err != nil {
+			return fmt.Errorf("key %d: %w", s.id, err)
+		}
+		s.signer, s.script = signer, returningScript
+	}
+	return nil
 }
 
 // readProcIf reads the process when pid is not zero.

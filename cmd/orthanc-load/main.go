@@ -106,7 +106,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	var cfg Config
 	var asJSON, quiet bool
-	var adminKey string
+	var adminKey, keysFile string
 	var concurrency int
 	fs.StringVar(&cfg.Addr, "addr", "127.0.0.1:2222", "server address")
 	fs.IntVar(&cfg.N, "n", 10, "sessions to open")
@@ -119,6 +119,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&cfg.Mode, "mode", ModeGame, "game: walk the start screens; bare: the bare reference (first frame is arrival); handshake: log in and close, -n times")
 	fs.IntVar(&concurrency, "concurrency", 50, "handshake mode: connections in the handshake at once")
 	fs.Uint64Var(&cfg.Seed, "seed", 1, "seed of the keys the sessions choose")
+	fs.StringVar(&keysFile, "keys", "", "keys file of returning players (orthanc-load seed writes DIR/load-keys): session i plays line i's knight")
 	fs.IntVar(&cfg.ServerPID, "pid", 0, "server process id, to read its CPU and RSS from /proc (Linux)")
 	fs.StringVar(&adminKey, "admin-key", "", "private key file of a game admin, to read the world's step times with the stats command")
 	fs.DurationVar(&cfg.StatsEvery, "stats-every", 20*time.Second, "how often -admin-key reads the stats in the window")
@@ -143,6 +144,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if cfg.Active < 0 {
 		cfg.Active = cfg.N
+	}
+	if keysFile != "" {
+		ks, err := readKeysFile(keysFile)
+		if err != nil {
+			fmt.Fprintln(stderr, "orthanc-load:", err)
+			return 2
+		}
+		cfg.Keys = ks
 	}
 	if adminKey != "" {
 		k, err := loadAdminKey(adminKey)

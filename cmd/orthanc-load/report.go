@@ -123,6 +123,17 @@ type WorldStats struct {
 	Errors int `json:"errors,omitempty"`
 }
 
+// Returning is where the sessions that played a keys file's knights (-keys) arrived.
+type Returning struct {
+	Keys int `json:"keys"`
+	// OnStoredLevel arrived on the level their line of the keys file gives (where the
+	// seed command put them; a knight that has since taken stairs, a chute or a
+	// teleport, or died, is elsewhere).
+	OnStoredLevel int `json:"on_stored_level"`
+	// Depths counts arrivals by level (0 outside).
+	Depths map[int]int `json:"depths"`
+}
+
 // Report is the result of one run.
 type Report struct {
 	Addr        string  `json:"addr"`
@@ -163,6 +174,8 @@ type Report struct {
 	BytesIdle    Rates `json:"bytes_per_second_idle"`
 	BurstsActive Rates `json:"bursts_per_second_active"`
 	BurstsIdle   Rates `json:"bursts_per_second_idle"`
+
+	Returning *Returning `json:"returning,omitempty"`
 
 	Server *ProcStats  `json:"server,omitempty"`
 	Load   *ProcStats  `json:"load_tool,omitempty"`
@@ -213,6 +226,14 @@ func (r *Report) writeText(w io.Writer) error {
 	row("bytes/s idle", "%s", rt(r.BytesIdle, "B/s"))
 	row("bursts/s active", "%s", rt(r.BurstsActive, "/s"))
 	row("bursts/s idle", "%s", rt(r.BurstsIdle, "/s"))
+	if ret := r.Returning; ret != nil {
+		depths := slices.Sorted(maps.Keys(ret.Depths))
+		parts := make([]string, 0, len(depths))
+		for _, d := range depths {
+			parts = append(parts, fmt.Sprintf("%d:%d", d, ret.Depths[d]))
+		}
+		row("returning", "%d keys, %d arrived on their stored level; by level %s", ret.Keys, ret.OnStoredLevel, strings.Join(parts, " "))
+	}
 	for _, p := range []struct {
 		name string
 		s    *ProcStats

@@ -2,11 +2,14 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	gossh "golang.org/x/crypto/ssh"
 
@@ -132,6 +135,55 @@ func TestSeedBesideGuardedDoors(t *testing.T) {
 	}
 }
 
+func TestScenarioConfigCheck(t *testing.T) {
+	ok := Config{Addr: "127.0.0.1:1", N: 2, Active: 2, Rate: 1, Duration: 10 * time.Second, Mode: ModeGame,
+		Keys: make([]loadKey, 3)}
+	if err := ok.check(); err != nil {
+		t.Fatalf("good config: %v", err)
+	}
+	for name, mut := range map[string]func(*Config){
+		"keys in bare mode": func(c *Config) { c.Mode = ModeBare },
+		"fewer keys than n": func(c *Config) { c.Keys = c.Keys[:1] },
+	} {
+		c := ok
+		mut(&c)
+		if err := c.check(); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+	var out, errOut bytes.Buffer
+	if code := run(t.Context(), []string{"-keys", "/nonexistent"}, &out, &errOut); code != 2 {
+		t.Errorf("-keys of no file: exit %d, want 2 (%s)", code, errOut.String())
+	}
+}
+
+// The report says what the scenarios measured, in words and in JSON.
+func TestScenarioReportText(t *testing.T) {
+	r := &Report{
+		Addr: "127.0.0.1:2222", Mode: ModeGame, N: 4, Active: 4, Rate: 2, WindowSeconds: 60,
+		Returning: &Returning{Keys: 4, OnStoredLevel: 3, Depths: map[int]int{1: 2, 3: 1, 0: 1}},
+	}
+	var buf bytes.Buffer
+	if err := r.writeText(&buf); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	for _, want := range []string{"3 arrived on their stored level; by level 0:1 1:2 3:1"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+	b, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"on_stored_level":3`, `"depths":{"0":1,"1":2,"3":1}`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("JSON lacks %s: %s", want, b)
+		}
+	}
+}
+
 func TestSeedCommand(t *testing.T) {
 	var out, errOut bytes.Buffer
 	for _, args := range [][]string{{"seed"}, {"seed", "-data", t.TempDir(), "-place", "x"}, {"seed", "-data", t.TempDir(), "-levels", "11"}, {"seed", "-data", t.TempDir(), "-n", "0"}} {
@@ -146,5 +198,56 @@ func TestSeedCommand(t *testing.T) {
 	}
 	if code := run(t.Context(), []string{"seed", "-data", dir, "-n", "3"}, &out, &errOut); code != 1 {
 		t.Errorf("seed of a folder seeded already: exit %d, want 1", code)
+	}
+}
+
+func TestScreenDepth(t *testing.T) {
+	for _, tc := range []struct {
+		screen string
+		want   int
+	}{
+		{"Sir Kay │ Level 1 │ Hits 12/12 │ Spells 4 │ Exp 0 │ Depth 10", 10},
+		{"Sir Kay │ Level 1 │ Depth 3 │ On the stairs down", 3},
+		{"Sir Kay │ Level 2 │ Exp 900 │ Outside", 0},
+		{"Press Enter to begin.", -1},
+	} {
+		if got := screenDepth(tc.screen); got != tc.want {
+			t.Errorf("screenDepth(%q) = %d, want %d", tc.screen, got, tc.want)
+		}
+	}
+}
+
+// A returning knight presses Enter at the title's welcome and has arrived when the
+// dungeon shows, not on the screen that waits for the world (its status line is of
+// nobody, outside); one whose knight died meanwhile rolls a new one and names it.
+func TestReturningWalker(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		screens []string
+		sends   [][]string
+	}{
+		{"alive", []string{
+			"\x1b[2J\x1b[HWelcome back, Bot abc.\r\nPress Enter to continue your adventure.",
+			"\x1b[2J\x1b[H  Entering the dungeon...\x1b[24;1HLevel 0 │ Hits 0/0 │ Outside",
+			"\x1b[2J\x1b[HWelcome, Bot abc.\x1b[24;1HBot abc │ Level 1 │ Depth 7",
+		}, [][]string{{keyEnter}, nil, nil}},
+		{"dead", []string{
+			"\x1b[2J\x1b[HYour last knight, Bot abc, was slain by a Troll on level 4.\r\nPress Enter to roll a new knight.",
+			"\x1b[2J\x1b[HStr 12\r\nPress r to roll again, Enter to keep this knight.",
+			"\r\nName your knight, or press Enter to be Sir Kay.",
+			"\x1b[2J\x1b[HWelcome, Bot abc.\x1b[24;1HBot abc │ Level 1 │ Depth 1",
+		}, [][]string{{keyEnter}, {keyEnter}, {"Bot abc", keyEnter}, nil}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			wk := newWalker(returningScript, termWidth, termHeight, "Bot abc", io.Discard)
+			defer wk.close()
+			for i, scr := range tc.screens {
+				send, arrived := wk.feed([]byte(scr))
+				last := i == len(tc.screens)-1
+				if !slices.Equal(send, tc.sends[i]) || arrived != last {
+					t.Fatalf("screen %d: feed = %q, %v; want %q, %v\n%s", i, send, arrived, tc.sends[i], last, wk.screen())
+				}
+			}
+		})
 	}
 }

@@ -105,6 +105,12 @@ type session struct {
 	id     int
 	active bool
 	win    *window
+	// signer is the session's key: a keys file's (a returning player), or made at its
+	// first connection.
+	signer gossh.Signer
+	// script is the way into the game: gameScript for a new key, returningScript for a
+	// known one; nil in bare mode.
+	script []step
 
 	conn   net.Conn
 	client *gossh.Client
@@ -133,11 +139,14 @@ type session struct {
 	back       bool   // the last key opened the map or help: the next one closes it
 	dir        int    // the direction it is walking in
 
+	// Held by mu as well: the scenarios' state.
+	depth int // the level the status line showed on arrival (0 outside); -1 until then
+
 	stallAfterArrival bool // stop reading output once in the dungeon (a hung client)
 }
 
 func newSession(id int, active bool, win *window) *session {
-	return &session{id: id, active: active, win: win, arrived: make(chan struct{}), readDone: make(chan struct{})}
+	return &session{id: id, active: active, win: win, arrived: make(chan struct{}), readDone: make(chan struct{}), depth: -1}
 }
 
 // failure is an error with the kind it is counted under.
@@ -151,19 +160,22 @@ func (f *failure) Unwrap() error { return f.err }
 
 func fail(kind string, err error) error { return &failure{kind: kind, err: err} }
 
-// connect dials addr, authenticates with a fresh ed25519 key, asks for an 80×24
-// xterm-256color PTY and starts the shell, then reads the output on its own goroutine.
-// In game mode the output goes through a walker that presses Enter through the start
-// screens; in bare mode the first frame is the arrival. The deadline bounds the handshake.
-func (s *session) connect(ctx context.Context, addr string, script []step, deadline time.Time) error {
-	_, priv, err := ed25519.GenerateKey(nil)
-	if err != nil {
-		return fail("key", fmt.Errorf("generate key: %w", err))
+// connect dials addr, authenticates with the session's key (a fresh ed25519 key when it
+// has none yet), asks for an 80×24 xterm-256color PTY and starts the shell, then reads
+// the output on its own goroutine. In game mode the output goes through a walker that
+// presses Enter through the start screens (s.script); in bare mode the first frame is
+// the arrival. The deadline bounds the handshake.
+func (s *session) connect(ctx context.Context, addr string, deadline time.Time) error {
+	if s.signer == nil {
+		_, priv, err := ed25519.GenerateKey(nil)
+		if err != nil {
+			return fail("key", fmt.Errorf("generate key: %w", err))
+		}
+		if s.signer, err = gossh.NewSignerFromKey(priv); err != nil {
+			return fail("key", fmt.Errorf("signer: %w", err))
+		}
 	}
-	signer, err := gossh.NewSignerFromKey(priv)
-	if err != nil {
-		return fail("key", fmt.Errorf("signer: %w", err))
-	}
+	signer := s.signer
 	s.dialAt = time.Now()
 	d := net.Dialer{Timeout: time.Until(deadline)}
 	conn, err := d.DialContext(ctx, "tcp", addr)
@@ -210,8 +222,8 @@ func (s *session) connect(ctx context.Context, addr string, script []step, deadl
 	}
 	s.mu.Lock()
 	s.client, s.stdin = client, stdin
-	if script != nil {
-		s.walk = newWalker(script, termWidth, termHeight, knightName(rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))), stdin)
+	if s.script != nil {
+		s.walk = newWalker(s.script, termWidth, termHeight, knightName(rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))), stdin)
 	}
 	s.mu.Unlock()
 	if err := sess.Shell(); err != nil {
@@ -275,6 +287,7 @@ func (s *session) output(now time.Time, b []byte) {
 			_, _ = io.WriteString(s.stdin, k) // a failure shows as a walk-in timeout
 		}
 		if arrived {
+			s.depth = screenDepth(s.walk.screen())
 			if !s.active {
 				s.walk.close()
 				s.walk = nil
@@ -493,6 +506,7 @@ type result struct {
 	recoveries  int
 	overlapped  int
 	bursts      int
+	depth       int // the level it arrived on (0 outside, -1 unknown)
 }
 
 // result collects the session's measurements; keys still waiting are unanswered.
@@ -502,6 +516,7 @@ func (s *session) result() result {
 	r := result{
 		established: s.arrival > 0, firstFrame: s.firstFrame, arrival: s.arrival,
 		latencies: s.latencies, sent: s.sent, unanswered: s.unanswered, recoveries: s.recoveries, overlapped: s.overlapped, bursts: s.bursts,
+		depth: s.depth,
 	}
 	for _, p := range s.pending {
 		if p.measured {

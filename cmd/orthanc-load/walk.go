@@ -3,17 +3,44 @@ package main
 import (
 	"io"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 
 	"github.com/charmbracelet/x/vt"
 )
 
 // step is one screen on the way into the game: when the screen shows every string in
-// want, the walker sends send, one write each (typeName stands for the session's knight's
-// name). The step with nothing to send is the arrival.
+// want, one of anyOf when it has any, and none of not, the walker sends send, one write
+// each (typeName stands for the session's knight's name). The step with nothing to send
+// is the arrival.
 type step struct {
-	want []string
-	send []string
+	want  []string
+	anyOf []string
+	not   []string
+	send  []string
+}
+
+// containsAny reports whether s holds one of subs.
+func containsAny(s string, subs []string) bool {
+	for _, t := range subs {
+		if strings.Contains(s, t) {
+			return true
+		}
+	}
+	return false
+}
+
+// matches reports whether the screen shows the step's screen.
+func (st step) matches(screen string) bool {
+	for _, w := range st.want {
+		if !strings.Contains(screen, w) {
+			return false
+		}
+	}
+	if containsAny(screen, st.not) {
+		return false
+	}
+	return len(st.anyOf) == 0 || containsAny(screen, st.anyOf)
 }
 
 // typeName in a step's send is replaced by the walker's name.
@@ -33,9 +60,53 @@ var gameScript = []step{
 	{want: []string{dungeonStatus + "1"}},
 }
 
+// returningScript takes a knight the server has (a key of the keys file) from the title
+// to where it stood: Enter at the title's "Welcome back", and it is in, known by its
+// status line, in the dungeon or outside. (The screen that waits for the world to take
+// the knight in has a status line too, of nobody outside: it is not the arrival.) A
+// knight that has died since (or retired) rolls a new one at the title as a new key
+// does, and the walker takes it through the roll and the name prompt as gameScript does;
+// the walker may skip steps (see feed).
+var returningScript = []step{
+	{want: []string{"Press Enter to continue your adventure"}, send: []string{keyEnter}},
+	{want: []string{"Press Enter to roll a new knight"}, send: []string{keyEnter}},
+	{want: []string{"Press r to roll again"}, send: []string{keyEnter}},
+	{want: []string{"Name your knight"}, send: []string{typeName, keyEnter}},
+	{anyOf: []string{dungeonStatus, outsideStatus}, not: []string{joiningText}},
+}
+
+// joiningText is on the screen while the world takes a knight in.
+const joiningText = "Entering the dungeon..."
+
 // dungeonStatus is in the status line at the foot of the game's dungeon screen
-// ("Sir Kay │ Level 1 │ Hits 12/12 │ … │ Depth 1").
-const dungeonStatus = "│ Depth "
+// ("Sir Kay │ Level 1 │ Hits 12/12 │ … │ Depth 1"); outsideStatus stands in its place
+// when the knight is outside the dungeon.
+const (
+	dungeonStatus = "│ Depth "
+	outsideStatus = "│ Outside"
+)
+
+// screenDepth is the level the status line on the screen says the knight is on (0
+// outside), or -1 when the screen shows no status line.
+func screenDepth(screen string) int {
+	i := strings.LastIndex(screen, dungeonStatus)
+	if i < 0 {
+		if strings.Contains(screen, outsideStatus) {
+			return 0
+		}
+		return -1
+	}
+	rest := screen[i+len(dungeonStatus):]
+	n := 0
+	for n < len(rest) && rest[n] >= '0' && rest[n] <= '9' {
+		n++
+	}
+	d, err := strconv.Atoi(rest[:n])
+	if err != nil {
+		return -1
+	}
+	return d
+}
 
 // walker reads a session's screen through a terminal emulator. Every session uses it on
 // the way into the dungeon; after that only active sessions keep it, to steer their
@@ -72,20 +143,24 @@ func newWalker(steps []step, w, h int, name string, answers io.Writer) *walker {
 
 // feed gives the walker output from the server. It returns what to send now, one write
 // each (at most one step's worth per call, so a screen that is still being drawn is not
-// answered twice), and whether the session has arrived.
+// answered twice), and whether the session has arrived. The step answered is the first
+// from the next one on whose screen it is, so a script may hold screens that only some
+// sessions see (returningScript's roll for a knight that died).
 func (wk *walker) feed(b []byte) (send []string, arrived bool) {
 	_, _ = wk.em.Write(b)
 	if wk.next >= len(wk.steps) {
 		return nil, true
 	}
 	screen := wk.em.String()
-	st := wk.steps[wk.next]
-	for _, w := range st.want {
-		if !strings.Contains(screen, w) {
-			return nil, false
-		}
+	j := wk.next
+	for j < len(wk.steps) && !wk.steps[j].matches(screen) {
+		j++
 	}
-	wk.next++
+	if j == len(wk.steps) {
+		return nil, false
+	}
+	st := wk.steps[j]
+	wk.next = j + 1
 	if len(st.send) == 0 {
 		return nil, true
 	}

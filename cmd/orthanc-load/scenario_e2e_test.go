@@ -1,0 +1,151 @@
+package main
+
+import (
+	"bufio"
+	"crypto/ed25519"
+	"crypto/rand"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	gossh "golang.org/x/crypto/ssh"
+)
+
+// The scenarios' tests run the game server itself (gameBinary builds it once for the
+// package's tests) as a process.
+
+// gameProcess is a game server running as a process of the test.
+type gameProcess struct {
+	cmd  *exec.Cmd
+	addr string
+
+	mu        sync.Mutex
+	log       []string
+	listening chan string // the address of each "listening" line, in order
+}
+
+// runGame starts the game server on data, listening on addr, and waits until it
+// listens. Its errors go to a pipe the test reads. The test ends it if it still runs.
+func runGame(t *testing.T, data, addr string) *gameProcess {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := &gameProcess{listening: make(chan string, 4)}
+	g.cmd = exec.Command(gameBinary(t), "-addr", addr, "-data", data, "-max-per-ip", "200")
+	g.cmd.Stderr = w
+	if err := g.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	_ = w.Close()
+	exited := make(chan struct{})
+	go func() { _ = g.cmd.Wait(); close(exited) }()
+	go func() {
+		sc := bufio.NewScanner(r)
+		for sc.Scan() {
+			line := sc.Text()
+			g.mu.Lock()
+			g.log = append(g.log, line)
+			g.mu.Unlock()
+			if strings.Contains(line, "msg=listening") {
+				_, a, _ := strings.Cut(line, " addr=")
+				a, _, _ = strings.Cut(a, " ")
+				g.listening <- a
+			}
+		}
+		_ = r.Close()
+	}()
+	t.Cleanup(func() {
+		_ = g.cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-exited:
+		case <-time.After(15 * time.Second):
+			_ = g.cmd.Process.Kill()
+			t.Error("the game server did not stop")
+		}
+	})
+	select {
+	case g.addr = <-g.listening:
+	case <-exited:
+		t.Fatalf("the game server ended:\n%s", g.logText())
+	case <-time.After(30 * time.Second):
+		t.Fatalf("the game server does not listen:\n%s", g.logText())
+	}
+	return g
+}
+
+func (g *gameProcess) logText() string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return strings.Join(g.log, "\n")
+}
+
+// adminKey makes an admin's key and lists it in the folder's admin_keys.
+func adminKey(t *testing.T, data string) gossh.Signer {
+	t.Helper()
+	pub, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	signer, err := gossh.NewSignerFromKey(priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sshPub, err := gossh.NewPublicKey(pub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(data, "admin_keys"), gossh.MarshalAuthorizedKey(sshPub), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return signer
+}
+
+func checkClean(t *testing.T, rep *Report, n int) {
+	t.Helper()
+	if rep.Established != n || rep.Failed != 0 || rep.Dropped != 0 || len(rep.Errors) != 0 {
+		t.Fatalf("established %d of %d, failed %d, dropped %d, errors %v %v", rep.Established, n, rep.Failed, rep.Dropped, rep.Errors, rep.ErrorExamples)
+	}
+}
+
+// A seeded folder's knights come back where they stood: every session, with its line's
+// key, skips the roll and the name and arrives on the level the keys file gives, two on
+// each of the ten; the server counts them all online.
+func TestSeededKnightsReturn(t *testing.T) {
+	t.Parallel()
+	const n = 20
+	data, ks := seedTestFolder(t, n, placeFloor, 10)
+	admin := adminKey(t, data)
+	g := runGame(t, data, "127.0.0.1:0")
+	rep, err := Run(t.Context(), Config{
+		Addr: g.addr, N: n, Active: 2, Rate: 4, Duration: time.Second, Ramp: 500 * time.Millisecond,
+		Mode: ModeGame, Keys: ks, AdminKey: admin, Drain: 500 * time.Millisecond,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%+v", *rep)
+	checkClean(t, rep, n)
+	ret := rep.Returning
+	if ret == nil || ret.Keys != n || ret.OnStoredLevel != n || len(ret.Depths) != 10 {
+		t.Fatalf("returning %+v", ret)
+	}
+	for d := 1; d <= 10; d++ {
+		if ret.Depths[d] != 2 {
+			t.Errorf("%d knights arrived on level %d, want 2: %v", ret.Depths[d], d, ret.Depths)
+		}
+	}
+	if rep.World == nil || rep.World.PlayersOnline != n {
+		t.Errorf("world %+v: want %d players online", rep.World, n)
+	}
+	// The arrival is the dungeon's screen: Enter at the title, and the knight is in.
+	if rep.Arrival.Max > 10000 {
+		t.Errorf("arrival %+v", rep.Arrival)
+	}
+}
