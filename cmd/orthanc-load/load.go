@@ -250,9 +250,13 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 
 	rep.Addr, rep.Mode, rep.N, rep.Active, rep.Rate = cfg.Addr, cfg.Mode, cfg.N, cfg.Active, cfg.Rate
+	if cfg.Mode == ModeGame {
+		rep.Fights = &Fights{}
+	}
 	if len(cfg.Keys) > 0 {
 		rep.Returning = &Returning{Keys: cfg.N, Depths: map[int]int{}}
 	}
+	var fightRates []float64
 	rep.RampSeconds, rep.WindowSeconds = round3(cfg.Ramp.Seconds()), round3(winSecs)
 	var first, arrival, lat []time.Duration
 	var bActive, bIdle, uActive, uIdle []float64
@@ -267,6 +271,17 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 			rt.Depths[r.depth]++
 			if r.depth == cfg.Keys[i].depth {
 				rt.OnStoredLevel++
+			}
+		}
+		if f := rep.Fights; f != nil && r.reads {
+			f.Sessions++
+			f.Started += r.fights.started
+			f.Won += r.fights.won
+			f.Lost += r.fights.lost
+			f.Other += r.fights.other
+			f.Deaths += r.fights.deaths
+			if winSecs > 0 {
+				fightRates = append(fightRates, float64(r.fights.started)/winSecs*60)
 			}
 		}
 		if r.dropped {
@@ -294,6 +309,10 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	rep.FirstFrame, rep.Arrival, rep.Latency = percentiles(first), percentiles(arrival), percentiles(lat)
 	rep.BytesActive, rep.BytesIdle = rates(bActive), rates(bIdle)
 	rep.BurstsActive, rep.BurstsIdle = rates(uActive), rates(uIdle)
+	if f := rep.Fights; f != nil && winSecs > 0 {
+		f.PerMinute = round3(float64(f.Started) / winSecs * 60)
+		f.PerSession = rates(fightRates)
+	}
 	if cfg.ServerPID != 0 {
 		rep.Server = procStats(cfg.ServerPID, srvBase, srv0, srv1, rep.Established)
 	}

@@ -123,6 +123,24 @@ type WorldStats struct {
 	Errors int `json:"errors,omitempty"`
 }
 
+// Fights are the battles that started in the window, as the screens of the sessions
+// that read theirs (active, game mode) showed them (fights.go).
+type Fights struct {
+	Sessions int `json:"sessions"`
+	Started  int `json:"started"`
+	// Won battles ended with the foe killed, Lost with the knight dead; Other ended
+	// otherwise (the knight ran, or the window closed on them: not counted).
+	Won   int `json:"won"`
+	Lost  int `json:"lost"`
+	Other int `json:"other"`
+	// Deaths counts every death screen seen in the window, in a battle or not (a trap).
+	Deaths int `json:"deaths"`
+	// PerMinute is battles started per minute of the window, over all the sessions;
+	// PerSession the same for each session.
+	PerMinute  float64 `json:"started_per_minute"`
+	PerSession Rates   `json:"started_per_minute_per_session"`
+}
+
 // Returning is where the sessions that played a keys file's knights (-keys) arrived.
 type Returning struct {
 	Keys int `json:"keys"`
@@ -175,6 +193,7 @@ type Report struct {
 	BurstsActive Rates `json:"bursts_per_second_active"`
 	BurstsIdle   Rates `json:"bursts_per_second_idle"`
 
+	Fights    *Fights    `json:"fights,omitempty"`
 	Returning *Returning `json:"returning,omitempty"`
 
 	Server *ProcStats  `json:"server,omitempty"`
@@ -226,6 +245,12 @@ func (r *Report) writeText(w io.Writer) error {
 	row("bytes/s idle", "%s", rt(r.BytesIdle, "B/s"))
 	row("bursts/s active", "%s", rt(r.BurstsActive, "/s"))
 	row("bursts/s idle", "%s", rt(r.BurstsIdle, "/s"))
+	if f := r.Fights; f != nil {
+		row("battles", "%d started, %d won, %d lost, %d other; %d deaths  (%d sessions)", f.Started, f.Won, f.Lost, f.Other, f.Deaths, f.Sessions)
+		if f.Sessions > 0 {
+			row("battles/min", "%.1f in all; per session mean %.2f  p50 %.2f  max %.2f", f.PerMinute, f.PerSession.Mean, f.PerSession.P50, f.PerSession.Max)
+		}
+	}
 	if ret := r.Returning; ret != nil {
 		depths := slices.Sorted(maps.Keys(ret.Depths))
 		parts := make([]string, 0, len(depths))

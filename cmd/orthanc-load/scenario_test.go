@@ -161,6 +161,7 @@ func TestScenarioConfigCheck(t *testing.T) {
 func TestScenarioReportText(t *testing.T) {
 	r := &Report{
 		Addr: "127.0.0.1:2222", Mode: ModeGame, N: 4, Active: 4, Rate: 2, WindowSeconds: 60,
+		Fights:    &Fights{Sessions: 4, Started: 9, Won: 6, Lost: 2, Other: 1, Deaths: 3, PerMinute: 9, PerSession: Rates{Sessions: 4, Mean: 2.25, P50: 2, Max: 4}},
 		Returning: &Returning{Keys: 4, OnStoredLevel: 3, Depths: map[int]int{1: 2, 3: 1, 0: 1}},
 	}
 	var buf bytes.Buffer
@@ -168,7 +169,8 @@ func TestScenarioReportText(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := buf.String()
-	for _, want := range []string{"3 arrived on their stored level; by level 0:1 1:2 3:1"} {
+	for _, want := range []string{"9 started, 6 won, 2 lost, 1 other; 3 deaths", "9.0 in all; per session mean 2.25",
+		"3 arrived on their stored level; by level 0:1 1:2 3:1"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q:\n%s", want, out)
 		}
@@ -177,7 +179,7 @@ func TestScenarioReportText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`"on_stored_level":3`, `"depths":{"0":1,"1":2,"3":1}`} {
+	for _, want := range []string{`"started_per_minute":9`, `"on_stored_level":3`, `"depths":{"0":1,"1":2,"3":1}`} {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("JSON lacks %s: %s", want, b)
 		}
@@ -249,5 +251,33 @@ func TestReturningWalker(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// The battles a screen shows are counted once each, with how they ended, and only those
+// that start in the window.
+func TestFightWatch(t *testing.T) {
+	const (
+		dungeon = "Bot abc │ Level 1 │ Depth 1"
+		fight   = "┌─ FIGHT, ROUND 1 ──┐ Your move."
+		fight2  = "┌─ FIGHT, ROUND 2 ──┐ The battle goes on..."
+		won     = "┌─ LAST FIGHT ──┐ Bot abc hits the Troll for 9. The Troll is dead!"
+		ran     = "┌─ LAST FIGHT ──┐ Bot abc runs away from the Troll!"
+		death   = "You were slain. Death is permanent. Press Enter to roll a new knight, q to leave."
+	)
+	var f fightWatch
+	for _, scr := range []string{dungeon, fight, fight2, fight2, won, dungeon, fight, ran, fight, death, death, dungeon, death} {
+		f.watch(scr, true)
+	}
+	if want := (fightCounts{started: 3, won: 1, lost: 1, other: 1, deaths: 2}); f.n != want {
+		t.Errorf("counted %+v, want %+v", f.n, want)
+	}
+	var g fightWatch
+	g.watch(fight, false) // started before the window: neither it nor its end counts
+	g.watch(won, true)
+	g.watch(fight, true)
+	g.watch(won, true)
+	if want := (fightCounts{started: 1, won: 1}); g.n != want {
+		t.Errorf("across the window's start: %+v, want %+v", g.n, want)
 	}
 }

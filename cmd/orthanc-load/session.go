@@ -140,7 +140,8 @@ type session struct {
 	dir        int    // the direction it is walking in
 
 	// Held by mu as well: the scenarios' state.
-	depth int // the level the status line showed on arrival (0 outside); -1 until then
+	depth int        // the level the status line showed on arrival (0 outside); -1 until then
+	fight fightWatch // the battles its screen showed
 
 	stallAfterArrival bool // stop reading output once in the dungeon (a hung client)
 }
@@ -362,7 +363,7 @@ func (s *session) play(ctx context.Context, rate float64, rng *rand.Rand) error 
 // then a key back, and now and then (game mode) a line in the chat; in a battle f on the
 // knight's move and nothing while it waits for others; after a death the keys of a new
 // knight (startKey); and a recovery key when the keys have gone unanswered for
-// stuckAfter (see recoveryKey).
+// stuckAfter (see recoveryKey). It reads the screen for the battles it shows.
 func (s *session) press(rng *rand.Rand) error {
 	s.mu.Lock()
 	now := time.Now()
@@ -371,6 +372,7 @@ func (s *session) press(rng *rand.Rand) error {
 	var scr string // the screen, read once a key by the sessions that keep one
 	if s.walk != nil {
 		scr = s.walk.screen()
+		s.fight.watch(scr, s.win.in(now))
 	}
 	switch {
 	case len(s.pending) > 0 && now.Sub(s.pending[0].at) > stuckAfter:
@@ -507,6 +509,8 @@ type result struct {
 	overlapped  int
 	bursts      int
 	depth       int // the level it arrived on (0 outside, -1 unknown)
+	fights      fightCounts
+	reads       bool // it kept its screen, and so could tell its battles
 }
 
 // result collects the session's measurements; keys still waiting are unanswered.
@@ -516,7 +520,7 @@ func (s *session) result() result {
 	r := result{
 		established: s.arrival > 0, firstFrame: s.firstFrame, arrival: s.arrival,
 		latencies: s.latencies, sent: s.sent, unanswered: s.unanswered, recoveries: s.recoveries, overlapped: s.overlapped, bursts: s.bursts,
-		depth: s.depth,
+		depth: s.depth, fights: s.fight.n, reads: s.active && s.script != nil,
 	}
 	for _, p := range s.pending {
 		if p.measured {
