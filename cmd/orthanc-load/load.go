@@ -20,6 +20,12 @@ const (
 	ModeBare = "bare" // the bare reference: the first frame is the arrival
 )
 
+// Scenarios: how the active sessions walk in game mode.
+const (
+	ScenarioWalk  = "walk"  // at random, turning at walls
+	ScenarioRooms = "rooms" // towards doors and through them, into rooms and their guards' fights
+)
+
 // Config is one load run.
 type Config struct {
 	Addr   string
@@ -43,6 +49,9 @@ type Config struct {
 	// command): session i plays Keys[i], which the server knows, and walks in as a
 	// returning knight. Without them every session is a new player with a new key.
 	Keys []loadKey
+	// Scenario is how the active sessions walk in game mode: ScenarioWalk (the default)
+	// or ScenarioRooms.
+	Scenario string
 
 	// ServerPID, when not zero, is the server process read from /proc for CPU and RSS.
 	ServerPID int
@@ -75,6 +84,15 @@ func (c *Config) check() error {
 		return fmt.Errorf("-n %d: the keys file has only %d keys", c.N, len(c.Keys))
 	case len(c.Keys) > 0 && c.Mode != ModeGame:
 		return fmt.Errorf("-keys: returning players need -mode %s", ModeGame)
+	}
+	if c.Scenario == "" {
+		c.Scenario = ScenarioWalk
+	}
+	switch {
+	case c.Scenario != ScenarioWalk && c.Scenario != ScenarioRooms:
+		return fmt.Errorf("-scenario %q: must be %s or %s", c.Scenario, ScenarioWalk, ScenarioRooms)
+	case c.Scenario != ScenarioWalk && c.Mode != ModeGame:
+		return fmt.Errorf("-scenario %s needs -mode %s", c.Scenario, ModeGame)
 	}
 	if c.WalkTimeout <= 0 {
 		c.WalkTimeout = 30 * time.Second
@@ -251,6 +269,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 
 	rep.Addr, rep.Mode, rep.N, rep.Active, rep.Rate = cfg.Addr, cfg.Mode, cfg.N, cfg.Active, cfg.Rate
 	if cfg.Mode == ModeGame {
+		rep.Scenario = cfg.Scenario
 		rep.Fights = &Fights{}
 	}
 	if len(cfg.Keys) > 0 {
@@ -376,6 +395,7 @@ func (s *session) setUp(cfg Config) error {
 		}
 		s.signer, s.script = signer, returningScript
 	}
+	s.seekDoors = s.active && cfg.Scenario == ScenarioRooms
 	return nil
 }
 

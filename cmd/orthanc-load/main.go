@@ -120,6 +120,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&concurrency, "concurrency", 50, "handshake mode: connections in the handshake at once")
 	fs.Uint64Var(&cfg.Seed, "seed", 1, "seed of the keys the sessions choose")
 	fs.StringVar(&keysFile, "keys", "", "keys file of returning players (orthanc-load seed writes DIR/load-keys): session i plays line i's knight")
+	fs.StringVar(&cfg.Scenario, "scenario", ScenarioWalk, "how active sessions walk (game mode): walk, at random; rooms, towards doors and through them into the rooms' fights")
 	fs.IntVar(&cfg.ServerPID, "pid", 0, "server process id, to read its CPU and RSS from /proc (Linux)")
 	fs.StringVar(&adminKey, "admin-key", "", "private key file of a game admin, to read the world's step times with the stats command")
 	fs.DurationVar(&cfg.StatsEvery, "stats-every", 20*time.Second, "how often -admin-key reads the stats in the window")

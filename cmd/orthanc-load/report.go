@@ -156,6 +156,7 @@ type Returning struct {
 type Report struct {
 	Addr        string  `json:"addr"`
 	Mode        string  `json:"mode"`
+	Scenario    string  `json:"scenario,omitempty"`
 	N           int     `json:"n"`
 	Active      int     `json:"active"`
 	Rate        float64 `json:"rate_keys_per_second"`
@@ -220,7 +221,11 @@ func (r *Report) writeText(w io.Writer) error {
 		}
 		return fmt.Sprintf("mean %.0f  p50 %.0f  max %.0f %s  (%d sessions)", x.Mean, x.P50, x.Max, unit, x.Sessions)
 	}
-	row("target", "%s (%s mode)", r.Addr, r.Mode)
+	if r.Scenario != "" {
+		row("target", "%s (%s mode, %s)", r.Addr, r.Mode, r.Scenario)
+	} else {
+		row("target", "%s (%s mode)", r.Addr, r.Mode)
+	}
 	row("sessions", "%d, %d active at %g keys/s, ramp %.1f s, window %.1f s", r.N, r.Active, r.Rate, r.RampSeconds, r.WindowSeconds)
 	row("established", "%d  failed %d  dropped %d", r.Established, r.Failed, r.Dropped)
 	if len(r.Errors) > 0 {

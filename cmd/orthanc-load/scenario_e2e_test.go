@@ -149,3 +149,25 @@ func TestSeededKnightsReturn(t *testing.T) {
 		t.Errorf("arrival %+v", rep.Arrival)
 	}
 }
+
+// In the rooms scenario knights seeded outside guarded rooms go through the doors, and
+// the guards' fights are seen and counted.
+func TestRoomsScenarioFights(t *testing.T) {
+	t.Parallel()
+	const n = 4
+	data, ks := seedTestFolder(t, n, placeDoors, 1)
+	g := runGame(t, data, "127.0.0.1:0")
+	rep, err := Run(t.Context(), Config{
+		Addr: g.addr, N: n, Active: n, Rate: 4, Duration: 6 * time.Second, Ramp: 200 * time.Millisecond,
+		Mode: ModeGame, Keys: ks, Scenario: ScenarioRooms, Drain: 500 * time.Millisecond,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%+v %+v", *rep, *rep.Fights)
+	checkClean(t, rep, n)
+	f := rep.Fights
+	if f == nil || f.Sessions != n || f.Started == 0 || f.Won+f.Lost+f.Other > f.Started || f.PerMinute <= 0 || f.PerSession.Sessions != n {
+		t.Fatalf("fights %+v", f)
+	}
+}

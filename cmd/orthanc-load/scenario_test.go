@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -137,13 +139,18 @@ func TestSeedBesideGuardedDoors(t *testing.T) {
 
 func TestScenarioConfigCheck(t *testing.T) {
 	ok := Config{Addr: "127.0.0.1:1", N: 2, Active: 2, Rate: 1, Duration: 10 * time.Second, Mode: ModeGame,
-		Keys: make([]loadKey, 3)}
+		Keys: make([]loadKey, 3), Scenario: ScenarioRooms}
 	if err := ok.check(); err != nil {
 		t.Fatalf("good config: %v", err)
 	}
+	if c := (Config{Addr: "x", N: 1, Duration: time.Second, Mode: ModeGame}); c.check() != nil || c.Scenario != ScenarioWalk {
+		t.Errorf("the default scenario is %q, want %s", c.Scenario, ScenarioWalk)
+	}
 	for name, mut := range map[string]func(*Config){
-		"keys in bare mode": func(c *Config) { c.Mode = ModeBare },
-		"fewer keys than n": func(c *Config) { c.Keys = c.Keys[:1] },
+		"bad scenario":       func(c *Config) { c.Scenario = "x" },
+		"rooms in bare mode": func(c *Config) { c.Keys, c.Mode = nil, ModeBare },
+		"keys in bare mode":  func(c *Config) { c.Scenario, c.Mode = "", ModeBare },
+		"fewer keys than n":  func(c *Config) { c.Keys = c.Keys[:1] },
 	} {
 		c := ok
 		mut(&c)
@@ -160,7 +167,7 @@ func TestScenarioConfigCheck(t *testing.T) {
 // The report says what the scenarios measured, in words and in JSON.
 func TestScenarioReportText(t *testing.T) {
 	r := &Report{
-		Addr: "127.0.0.1:2222", Mode: ModeGame, N: 4, Active: 4, Rate: 2, WindowSeconds: 60,
+		Addr: "127.0.0.1:2222", Mode: ModeGame, Scenario: ScenarioRooms, N: 4, Active: 4, Rate: 2, WindowSeconds: 60,
 		Fights:    &Fights{Sessions: 4, Started: 9, Won: 6, Lost: 2, Other: 1, Deaths: 3, PerMinute: 9, PerSession: Rates{Sessions: 4, Mean: 2.25, P50: 2, Max: 4}},
 		Returning: &Returning{Keys: 4, OnStoredLevel: 3, Depths: map[int]int{1: 2, 3: 1, 0: 1}},
 	}
@@ -169,7 +176,7 @@ func TestScenarioReportText(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := buf.String()
-	for _, want := range []string{"9 started, 6 won, 2 lost, 1 other; 3 deaths", "9.0 in all; per session mean 2.25",
+	for _, want := range []string{"(game mode, rooms)", "9 started, 6 won, 2 lost, 1 other; 3 deaths", "9.0 in all; per session mean 2.25",
 		"3 arrived on their stored level; by level 0:1 1:2 3:1"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q:\n%s", want, out)
@@ -179,7 +186,7 @@ func TestScenarioReportText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`"started_per_minute":9`, `"on_stored_level":3`, `"depths":{"0":1,"1":2,"3":1}`} {
+	for _, want := range []string{`"scenario":"rooms"`, `"started_per_minute":9`, `"on_stored_level":3`, `"depths":{"0":1,"1":2,"3":1}`} {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("JSON lacks %s: %s", want, b)
 		}
@@ -251,6 +258,109 @@ func TestReturningWalker(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// seekerScreen is a walker whose screen shows rows (from row 1) as the game draws the
+// dungeon, with a status line.
+func seekerScreen(t *testing.T, rows ...string) (*walker, string) {
+	t.Helper()
+	wk := newWalker(gameScript, termWidth, termHeight, "Bot abc", io.Discard)
+	t.Cleanup(wk.close)
+	var b strings.Builder
+	b.WriteString("\x1b[2J\x1b[HORTHANC")
+	for i, r := range rows {
+		b.WriteString("\x1b[" + strconv.Itoa(i+2) + ";1H" + r)
+	}
+	b.WriteString("\x1b[24;1HBot abc │ Level 1 │ Depth 1")
+	wk.feed([]byte(b.String()))
+	return wk, wk.screen()
+}
+
+// The door seeker goes through a door beside it with the door key, not back through the
+// one it has just come through (it walks on, away from it), and walks towards a door the
+// screen shows further off, the longer way first, where the way is open.
+func TestDoorSeeker(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	noWander := func(d *doorSeeker, wk *walker, scr string) string {
+		t.Helper()
+		for range 50 { // past the share of moves that wander
+			if d.next(wk, scr, rng) {
+				return d.key
+			}
+		}
+		t.Fatal("the seeker chose no key in 50 tries")
+		return ""
+	}
+
+	// The screens below draw squares as the game does: two columns and one row each, the
+	// edges in the column and the row between them.
+
+	// A locked door east of the knight.
+	wk, scr := seekerScreen(t,
+		"          ┌────────┬──┐",
+		"          │      ()║  │",
+		"          └────────┴──┘")
+	d := doorSeeker{crossed: -1}
+	if !d.next(wk, scr, rng) || d.key != "L" || d.crossed != dirEast {
+		t.Fatalf("beside a door east: %q (crossed %d), want L", d.key, d.crossed)
+	}
+
+	// Through it: the door is now west, behind it. Walled in on every other side, it
+	// leaves the way to the walker; with the way on east open, it walks on east.
+	wk, scr = seekerScreen(t,
+		"          ┌────────┬──┐",
+		"          │        ║()│",
+		"          └────────┴──┘")
+	if d.next(wk, scr, rng) {
+		t.Fatalf("just through a door, walled in: it chose %q, want nothing (the walker turns)", d.key)
+	}
+	wk, scr = seekerScreen(t,
+		"          ┌────────┬──┬──┐",
+		"          │        ║()   │",
+		"          └────────┴──┴──┘")
+	if k := noWander(&d, wk, scr); k != keyRight {
+		t.Fatalf("just through a door, the way on open: %q, want east", k)
+	}
+
+	// A door two squares south and one east: south first, and east when south is shut.
+	room := func(below string) (*walker, string) {
+		return seekerScreen(t,
+			"          ┌───────────┐",
+			"          │   ()      │",
+			below,
+			"          │           │",
+			"          │           │",
+			"          │           │",
+			"          └──────╌╌───┘")
+	}
+	wk, scr = room("          │           │")
+	d = doorSeeker{crossed: -1}
+	if k := noWander(&d, wk, scr); k != keyDown {
+		t.Fatalf("a door south-east, south the longer way: %q, want south", k)
+	}
+	wk, scr = room("          │   ──      │")
+	if k := noWander(&d, wk, scr); k != keyRight {
+		t.Fatalf("a door south-east, south walled: %q, want east", k)
+	}
+
+	// A door in the east wall, two squares east and one south: east first.
+	wk, scr = seekerScreen(t,
+		"          ┌───────────┐",
+		"          │   ()      │",
+		"          │           │",
+		"          │           ║",
+		"          └───────────┘")
+	if k := noWander(&d, wk, scr); k != keyRight {
+		t.Fatalf("a door east-south, east the longer way: %q, want east", k)
+	}
+
+	// No door on the screen, or no knight: the walker walks.
+	wk, scr = seekerScreen(t, "          │   ()     │")
+	for range 20 {
+		if d.next(wk, scr, rng) {
+			t.Fatalf("no door on the screen: it chose %q", d.key)
+		}
 	}
 }
 

@@ -111,6 +111,9 @@ type session struct {
 	// script is the way into the game: gameScript for a new key, returningScript for a
 	// known one; nil in bare mode.
 	script []step
+	// seekDoors steers the knight towards doors and through them (-scenario rooms), where
+	// the others walk at random.
+	seekDoors bool
 
 	conn   net.Conn
 	client *gossh.Client
@@ -142,12 +145,14 @@ type session struct {
 	// Held by mu as well: the scenarios' state.
 	depth int        // the level the status line showed on arrival (0 outside); -1 until then
 	fight fightWatch // the battles its screen showed
+	doors doorSeeker // the way to the next door (-scenario rooms)
 
 	stallAfterArrival bool // stop reading output once in the dungeon (a hung client)
 }
 
 func newSession(id int, active bool, win *window) *session {
-	return &session{id: id, active: active, win: win, arrived: make(chan struct{}), readDone: make(chan struct{}), depth: -1}
+	return &session{id: id, active: active, win: win, arrived: make(chan struct{}), readDone: make(chan struct{}), depth: -1,
+		doors: doorSeeker{crossed: -1}}
 }
 
 // failure is an error with the kind it is counted under.
@@ -363,7 +368,8 @@ func (s *session) play(ctx context.Context, rate float64, rng *rand.Rand) error 
 // then a key back, and now and then (game mode) a line in the chat; in a battle f on the
 // knight's move and nothing while it waits for others; after a death the keys of a new
 // knight (startKey); and a recovery key when the keys have gone unanswered for
-// stuckAfter (see recoveryKey). It reads the screen for the battles it shows.
+// stuckAfter (see recoveryKey). It reads the screen for the battles it shows. A door
+// seeker's arrows go towards a door and through it (steer.go).
 func (s *session) press(rng *rand.Rand) error {
 	s.mu.Lock()
 	now := time.Now()
@@ -403,6 +409,11 @@ func (s *session) press(rng *rand.Rand) error {
 			// Enter opens the chat line and Enter sends it; written at once, as a quick
 			// typist's keys arrive, and answered by the line in the message area.
 			key = keyEnter + chatText + keyEnter
+		case s.seekDoors && s.walk != nil && len(s.pending) == 0 && s.doors.next(s.walk, scr, rng):
+			// -scenario rooms: towards a door the screen shows, and through it (steer.go);
+			// where it shows none, or the last key changed nothing, the knight walks as
+			// the others do.
+			key = s.doors.key
 		default:
 			switch {
 			case s.blocked() || len(s.pending) > 0:
