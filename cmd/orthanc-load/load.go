@@ -7,6 +7,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -60,6 +61,10 @@ type Config struct {
 	AdminKey   gossh.Signer
 	StatsEvery time.Duration
 
+	// RestartAfter, when not zero, restarts the server (ServerPID) this long into the
+	// window, and every session comes back (restart.go).
+	RestartAfter time.Duration
+
 	// Progress, when set, gets a line every few seconds while sessions connect.
 	Progress io.Writer
 }
@@ -84,6 +89,12 @@ func (c *Config) check() error {
 		return fmt.Errorf("-n %d: the keys file has only %d keys", c.N, len(c.Keys))
 	case len(c.Keys) > 0 && c.Mode != ModeGame:
 		return fmt.Errorf("-keys: returning players need -mode %s", ModeGame)
+	case c.RestartAfter < 0:
+		return fmt.Errorf("-restart-after %s: must not be negative", c.RestartAfter)
+	case c.RestartAfter > 0 && c.ServerPID == 0:
+		return errors.New("-restart-after needs -pid, the server to restart")
+	case c.RestartAfter >= c.Duration:
+		return fmt.Errorf("-restart-after %s: must fall inside the window (-duration %s)", c.RestartAfter, c.Duration)
 	}
 	if c.Scenario == "" {
 		c.Scenario = ScenarioWalk
@@ -150,6 +161,13 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		errMu.Unlock()
 	}
 
+	var rs *restarter
+	if cfg.RestartAfter > 0 {
+		if rs, err = newRestarter(cfg, win, record); err != nil {
+			return nil, err
+		}
+	}
+
 	keysCtx, stopKeys := context.WithCancel(ctx)
 	defer stopKeys()
 	var walked, playing sync.WaitGroup
@@ -212,6 +230,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		}
 		samples = append(samples, st)
 	}
+	if rs != nil {
+		go rs.run(ctx, keysCtx, sessions, &playing)
+	}
 	if cfg.AdminKey != nil {
 		statsWG.Add(1)
 		go func() {
@@ -236,11 +257,24 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	winEnd := time.Now()
 	win.end.Store(winEnd.UnixNano())
 	stopKeys()
-	srv1, _ := readProcIf(cfg.ServerPID)
+	srvPID := cfg.ServerPID
+	if rs != nil {
+		// The window's server is then the new one: its CPU from its start, its memory
+		// against the old one's before the first connection.
+		if pid, base := rs.newServer(); pid != 0 {
+			srvPID, srv0 = pid, base
+		}
+	}
+	srv1, _ := readProcIf(srvPID)
 	load1, _ := readProc("self")
 	bytes1 := make([]int64, len(sessions))
 	for i, s := range sessions {
 		bytes1[i] = s.bytes.Load()
+		if rs != nil {
+			if b := rs.session(i); b != nil {
+				bytes1[i] += b.bytes.Load()
+			}
+		}
 	}
 	stopStats()
 	statsWG.Wait()
@@ -255,8 +289,17 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	case <-time.After(cfg.Drain):
 	case <-ctx.Done():
 	}
-	for _, s := range sessions {
+	var rst *Restart
+	if rs != nil {
+		rst = rs.wait() // sessions still coming back finish first
+	}
+	for i, s := range sessions {
 		s.close()
+		if rs != nil {
+			if b := rs.session(i); b != nil {
+				b.close()
+			}
+		}
 	}
 	<-rampDone // no session starts after this, so playing.Wait cannot race an Add
 	done := make(chan struct{})
@@ -284,6 +327,11 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		if !r.established {
 			rep.Failed++
 			continue
+		}
+		if rs != nil {
+			if b := rs.session(i); b != nil {
+				r.add(b.result())
+			}
 		}
 		rep.Established++
 		if rt := rep.Returning; rt != nil {
@@ -332,8 +380,20 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		f.PerMinute = round3(float64(f.Started) / winSecs * 60)
 		f.PerSession = rates(fightRates)
 	}
-	if cfg.ServerPID != 0 {
-		rep.Server = procStats(cfg.ServerPID, srvBase, srv0, srv1, rep.Established)
+	if srvPID != 0 {
+		rep.Server = procStats(srvPID, srvBase, srv0, srv1, rep.Established)
+	}
+	if rs != nil {
+		if err := rs.stop(); err != nil {
+			record(fail("restart", err))
+		}
+	}
+	if rst != nil {
+		rep.Restart = rst
+		// Samples of the old server are of another process: the world's figures are the
+		// new one's, from when every session was back.
+		back := rs.allBack()
+		samples = slices.DeleteFunc(samples, func(st statsSample) bool { return st.at.Before(back) })
 	}
 	if load1.cpuTicks != 0 {
 		rep.Load = procStats(os.Getpid(), loadBase, load0, load1, rep.Established)

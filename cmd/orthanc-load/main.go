@@ -96,8 +96,8 @@ func main() {
 }
 
 // run parses the flags, runs the load and prints the report (or runs the seed command);
-// it returns the exit code: 0 when every session was established and none dropped, 1
-// otherwise, 2 for bad flags.
+// it returns the exit code: 0 when every session was established, none dropped and
+// (after a restart) every one came back, 1 otherwise, 2 for bad flags.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "seed" {
 		return runSeed(args[1:], stdout, stderr)
@@ -122,6 +122,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&keysFile, "keys", "", "keys file of returning players (orthanc-load seed writes DIR/load-keys): session i plays line i's knight")
 	fs.StringVar(&cfg.Scenario, "scenario", ScenarioWalk, "how active sessions walk (game mode): walk, at random; rooms, towards doors and through them into the rooms' fights")
 	fs.IntVar(&cfg.ServerPID, "pid", 0, "server process id, to read its CPU and RSS from /proc (Linux)")
+	fs.DurationVar(&cfg.RestartAfter, "restart-after", 0, "this long into the window, restart the server (-pid) with its own command line; every session comes back")
 	fs.StringVar(&adminKey, "admin-key", "", "private key file of a game admin, to read the world's step times with the stats command")
 	fs.DurationVar(&cfg.StatsEvery, "stats-every", 20*time.Second, "how often -admin-key reads the stats in the window")
 	fs.BoolVar(&asJSON, "json", false, "print the report as JSON")
@@ -184,7 +185,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "orthanc-load:", err)
 		return 1
 	}
-	if rep.Failed > 0 || rep.Dropped > 0 || err != nil {
+	if rep.Failed > 0 || rep.Dropped > 0 || err != nil || (rep.Restart != nil && rep.Restart.Back < rep.Restart.Sessions) {
 		return 1
 	}
 	return 0

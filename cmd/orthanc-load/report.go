@@ -196,6 +196,7 @@ type Report struct {
 
 	Fights    *Fights    `json:"fights,omitempty"`
 	Returning *Returning `json:"returning,omitempty"`
+	Restart   *Restart   `json:"restart,omitempty"`
 
 	Server *ProcStats  `json:"server,omitempty"`
 	Load   *ProcStats  `json:"load_tool,omitempty"`
@@ -263,6 +264,14 @@ func (r *Report) writeText(w io.Writer) error {
 			parts = append(parts, fmt.Sprintf("%d:%d", d, ret.Depths[d]))
 		}
 		row("returning", "%d keys, %d arrived on their stored level; by level %s", ret.Keys, ret.OnStoredLevel, strings.Join(parts, " "))
+	}
+	if rs := r.Restart; rs != nil {
+		row("restart", "SIGTERM at %.1f s to pid %d, exited in %.0f ms; started again as pid %d, first handshake after %.0f ms",
+			rs.AtSeconds, rs.PID, rs.ExitMs, rs.NewPID, rs.FirstHandshakeMs)
+		row("  back", "%d of %d (%d failed, %d on the same level), all back after %.0f ms; each %s",
+			rs.Back, rs.Sessions, rs.Failed, rs.SameLevel, rs.AllBackMs, pct(rs.BackTime))
+		row("  handshakes", "%d, %.1f/s sustained, %d in the busiest second; %d retries",
+			rs.Handshakes, rs.HandshakesPerSecond, rs.PeakHandshakesPerSecond, rs.Retries)
 	}
 	for _, p := range []struct {
 		name string

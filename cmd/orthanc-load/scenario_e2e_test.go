@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"crypto/ed25519"
 	"crypto/rand"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,7 +18,7 @@ import (
 )
 
 // The scenarios' tests run the game server itself (gameBinary builds it once for the
-// package's tests) as a process.
+// package's tests) as a process: a restart is of a process.
 
 // gameProcess is a game server running as a process of the test.
 type gameProcess struct {
@@ -30,7 +31,8 @@ type gameProcess struct {
 }
 
 // runGame starts the game server on data, listening on addr, and waits until it
-// listens. Its errors go to a pipe the test reads. The test ends it if it still runs.
+// listens. Its errors go to a pipe the test reads, which a server started again from it
+// (its standard error reopened) writes to as well. The test ends it if it still runs.
 func runGame(t *testing.T, data, addr string) *gameProcess {
 	t.Helper()
 	r, w, err := os.Pipe()
@@ -169,5 +171,68 @@ func TestRoomsScenarioFights(t *testing.T) {
 	f := rep.Fights
 	if f == nil || f.Sessions != n || f.Started == 0 || f.Won+f.Lost+f.Other > f.Started || f.PerMinute <= 0 || f.PerSession.Sessions != n {
 		t.Fatalf("fights %+v", f)
+	}
+}
+
+// freePort is a loopback address no one listens on now, for a server that must listen
+// on the same one again after a restart.
+func freePort(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	_ = ln.Close()
+	return addr
+}
+
+// A restart with players: the tool stops the server with SIGTERM, starts it again as it
+// was started, and every session comes back with its key to the level it was on; the
+// tool stops the server it started at the end.
+func TestRestartBringsEveryoneBack(t *testing.T) {
+	t.Parallel()
+	const n = 10
+	data, ks := seedTestFolder(t, n, placeFloor, 10)
+	g := runGame(t, data, freePort(t))
+	rep, err := Run(t.Context(), Config{
+		Addr: g.addr, N: n, Active: 3, Rate: 4, Duration: 4 * time.Second, Ramp: 200 * time.Millisecond,
+		Mode: ModeGame, Keys: ks, ServerPID: g.cmd.Process.Pid, RestartAfter: time.Second,
+		Drain: 500 * time.Millisecond,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%+v", *rep)
+	checkClean(t, rep, n)
+	rs := rep.Restart
+	if rs == nil {
+		t.Fatal("no restart in the report")
+	}
+	t.Logf("%+v", *rs)
+	if rs.PID != g.cmd.Process.Pid || rs.NewPID == 0 || rs.NewPID == rs.PID || rs.ExitMs <= 0 {
+		t.Errorf("restart of pid %d: %+v", g.cmd.Process.Pid, *rs)
+	}
+	if rs.Sessions != n || rs.Back != n || rs.Failed != 0 || rs.SameLevel != n || rs.BackTime.Count != n ||
+		rs.AllBackMs != rs.BackTime.Max || rs.AllBackMs <= 0 || rs.Handshakes < n || rs.FirstHandshakeMs <= 0 {
+		t.Errorf("restart %+v", *rs)
+	}
+	if rs.AtSeconds < 0.9 || rs.AtSeconds > 2 {
+		t.Errorf("SIGTERM at %.2f s into the window, want about 1", rs.AtSeconds)
+	}
+	// The new server wrote to the old one's standard error, and listened on the address.
+	select {
+	case again := <-g.listening:
+		if again != g.addr {
+			t.Errorf("the new server listened on %s, want %s", again, g.addr)
+		}
+	default:
+		t.Errorf("the new server said nothing on the old one's standard error:\n%s", g.logText())
+	}
+	if !exited(rs.NewPID) {
+		t.Errorf("the restarted server (pid %d) still runs after the run", rs.NewPID)
+	}
+	if rep.Keys.Sent == 0 || rep.Server == nil || rep.Server.PID != rs.NewPID {
+		t.Errorf("keys %+v, server %+v", rep.Keys, rep.Server)
 	}
 }

@@ -139,7 +139,7 @@ func TestSeedBesideGuardedDoors(t *testing.T) {
 
 func TestScenarioConfigCheck(t *testing.T) {
 	ok := Config{Addr: "127.0.0.1:1", N: 2, Active: 2, Rate: 1, Duration: 10 * time.Second, Mode: ModeGame,
-		Keys: make([]loadKey, 3), Scenario: ScenarioRooms}
+		Keys: make([]loadKey, 3), Scenario: ScenarioRooms, ServerPID: 1, RestartAfter: time.Second}
 	if err := ok.check(); err != nil {
 		t.Fatalf("good config: %v", err)
 	}
@@ -147,10 +147,13 @@ func TestScenarioConfigCheck(t *testing.T) {
 		t.Errorf("the default scenario is %q, want %s", c.Scenario, ScenarioWalk)
 	}
 	for name, mut := range map[string]func(*Config){
-		"bad scenario":       func(c *Config) { c.Scenario = "x" },
-		"rooms in bare mode": func(c *Config) { c.Keys, c.Mode = nil, ModeBare },
-		"keys in bare mode":  func(c *Config) { c.Scenario, c.Mode = "", ModeBare },
-		"fewer keys than n":  func(c *Config) { c.Keys = c.Keys[:1] },
+		"bad scenario":         func(c *Config) { c.Scenario = "x" },
+		"rooms in bare mode":   func(c *Config) { c.Keys, c.Mode = nil, ModeBare },
+		"keys in bare mode":    func(c *Config) { c.Scenario, c.Mode = "", ModeBare },
+		"fewer keys than n":    func(c *Config) { c.Keys = c.Keys[:1] },
+		"restart without pid":  func(c *Config) { c.ServerPID = 0 },
+		"restart after window": func(c *Config) { c.RestartAfter = c.Duration },
+		"negative restart":     func(c *Config) { c.RestartAfter = -time.Second },
 	} {
 		c := ok
 		mut(&c)
@@ -170,6 +173,9 @@ func TestScenarioReportText(t *testing.T) {
 		Addr: "127.0.0.1:2222", Mode: ModeGame, Scenario: ScenarioRooms, N: 4, Active: 4, Rate: 2, WindowSeconds: 60,
 		Fights:    &Fights{Sessions: 4, Started: 9, Won: 6, Lost: 2, Other: 1, Deaths: 3, PerMinute: 9, PerSession: Rates{Sessions: 4, Mean: 2.25, P50: 2, Max: 4}},
 		Returning: &Returning{Keys: 4, OnStoredLevel: 3, Depths: map[int]int{1: 2, 3: 1, 0: 1}},
+		Restart: &Restart{PID: 10, NewPID: 11, AtSeconds: 5, ExitMs: 1200, Sessions: 4, Back: 3, Failed: 1, SameLevel: 3,
+			BackTime: Percentiles{Count: 3, P50: 400, Max: 900}, AllBackMs: 900, FirstHandshakeMs: 150, Handshakes: 5,
+			HandshakesPerSecond: 6.5, PeakHandshakesPerSecond: 4, Retries: 12},
 	}
 	var buf bytes.Buffer
 	if err := r.writeText(&buf); err != nil {
@@ -177,7 +183,8 @@ func TestScenarioReportText(t *testing.T) {
 	}
 	out := buf.String()
 	for _, want := range []string{"(game mode, rooms)", "9 started, 6 won, 2 lost, 1 other; 3 deaths", "9.0 in all; per session mean 2.25",
-		"3 arrived on their stored level; by level 0:1 1:2 3:1"} {
+		"3 arrived on their stored level; by level 0:1 1:2 3:1", "exited in 1200 ms", "3 of 4 (1 failed, 3 on the same level), all back after 900 ms",
+		"6.5/s sustained, 4 in the busiest second; 12 retries"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q:\n%s", want, out)
 		}
@@ -186,7 +193,8 @@ func TestScenarioReportText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`"scenario":"rooms"`, `"started_per_minute":9`, `"on_stored_level":3`, `"depths":{"0":1,"1":2,"3":1}`} {
+	for _, want := range []string{`"scenario":"rooms"`, `"started_per_minute":9`, `"on_stored_level":3`, `"depths":{"0":1,"1":2,"3":1}`,
+		`"exit_ms":1200`, `"all_back_ms":900`, `"handshakes_per_second":6.5`} {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("JSON lacks %s: %s", want, b)
 		}

@@ -106,7 +106,7 @@ type session struct {
 	active bool
 	win    *window
 	// signer is the session's key: a keys file's (a returning player), or made at its
-	// first connection.
+	// first connection and kept, so that it comes back as the same knight after a restart.
 	signer gossh.Signer
 	// script is the way into the game: gameScript for a new key, returningScript for a
 	// known one; nil in bare mode.
@@ -142,10 +142,13 @@ type session struct {
 	back       bool   // the last key opened the map or help: the next one closes it
 	dir        int    // the direction it is walking in
 
-	// Held by mu as well: the scenarios' state.
-	depth int        // the level the status line showed on arrival (0 outside); -1 until then
-	fight fightWatch // the battles its screen showed
-	doors doorSeeker // the way to the next door (-scenario rooms)
+	// Held by mu as well: the scenarios' state. serverGoing says the server is being
+	// restarted (-restart-after): the server's end of the connection is no drop either.
+	serverGoing bool
+	handshakeAt time.Time  // when the SSH handshake finished; zero until then
+	depth       int        // the level the status line showed on arrival (0 outside); -1 until then
+	fight       fightWatch // the battles its screen showed
+	doors       doorSeeker // the way to the next door (-scenario rooms)
 
 	stallAfterArrival bool // stop reading output once in the dungeon (a hung client)
 }
@@ -206,6 +209,9 @@ func (s *session) connect(ctx context.Context, addr string, deadline time.Time) 
 		_ = conn.Close()
 		return fail("handshake", fmt.Errorf("ssh handshake: %w", err))
 	}
+	s.mu.Lock()
+	s.handshakeAt = time.Now()
+	s.mu.Unlock()
 	client := gossh.NewClient(cc, chans, reqs)
 	sess, err := client.NewSession()
 	if err != nil {
@@ -261,7 +267,7 @@ func (s *session) read(stdout io.Reader) {
 		}
 		if err != nil {
 			s.mu.Lock()
-			if !s.closing {
+			if !s.closing && !s.serverGoing {
 				s.readErr = err
 			}
 			if s.walk != nil {
@@ -349,7 +355,10 @@ func (s *session) play(ctx context.Context, rate float64, rng *rand.Rand) error 
 		case <-t.C:
 		}
 		if err := s.press(rng); err != nil {
-			if ctx.Err() != nil {
+			s.mu.Lock()
+			going := s.serverGoing
+			s.mu.Unlock()
+			if ctx.Err() != nil || going {
 				return nil
 			}
 			return fail("write", err)
@@ -369,9 +378,14 @@ func (s *session) play(ctx context.Context, rate float64, rng *rand.Rand) error 
 // knight's move and nothing while it waits for others; after a death the keys of a new
 // knight (startKey); and a recovery key when the keys have gone unanswered for
 // stuckAfter (see recoveryKey). It reads the screen for the battles it shows. A door
-// seeker's arrows go towards a door and through it (steer.go).
+// seeker's arrows go towards a door and through it (steer.go). While the server goes
+// down for a restart it sends nothing.
 func (s *session) press(rng *rand.Rand) error {
 	s.mu.Lock()
+	if s.serverGoing { // a restart: the knight waits for the server to go
+		s.mu.Unlock()
+		return nil
+	}
 	now := time.Now()
 	var key string
 	measured := true
@@ -522,6 +536,26 @@ type result struct {
 	depth       int // the level it arrived on (0 outside, -1 unknown)
 	fights      fightCounts
 	reads       bool // it kept its screen, and so could tell its battles
+}
+
+// add takes in what the session that came back after a restart measured: a slot's keys,
+// latencies, battles and drops are those of both its sessions.
+func (r *result) add(b result) {
+	r.dropped = r.dropped || b.dropped
+	if r.readErr == nil {
+		r.readErr = b.readErr
+	}
+	r.latencies = append(r.latencies, b.latencies...)
+	r.sent += b.sent
+	r.unanswered += b.unanswered
+	r.recoveries += b.recoveries
+	r.overlapped += b.overlapped
+	r.bursts += b.bursts
+	r.fights.started += b.fights.started
+	r.fights.won += b.fights.won
+	r.fights.lost += b.fights.lost
+	r.fights.other += b.fights.other
+	r.fights.deaths += b.fights.deaths
 }
 
 // result collects the session's measurements; keys still waiting are unanswered.

@@ -66,7 +66,8 @@ var gameScript = []step{
 // the knight in has a status line too, of nobody outside: it is not the arrival.) A
 // knight that has died since (or retired) rolls a new one at the title as a new key
 // does, and the walker takes it through the roll and the name prompt as gameScript does;
-// the walker may skip steps (see feed).
+// the walker may skip steps (see feed). Every session that comes
+// back after a restart walks in this way.
 var returningScript = []step{
 	{want: []string{"Press Enter to continue your adventure"}, send: []string{keyEnter}},
 	{want: []string{"Press Enter to roll a new knight"}, send: []string{keyEnter}},
