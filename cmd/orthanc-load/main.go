@@ -12,8 +12,8 @@
 //
 //	OUT=$(mktemp -d); cmd/orthanc-load/capacity.sh "$OUT"
 //
-// Each session has its own ed25519 key (so each is a new player), an 80×24 PTY and TERM
-// xterm-256color. Sessions start evenly over -ramp. In game mode a session reads its
+// Each session has its own ed25519 key (so each is a new player, unless -keys gives it a
+// returning player's: below), an 80×24 PTY and TERM xterm-256color. Sessions start evenly over -ramp. In game mode a session reads its
 // screen through a terminal emulator (github.com/charmbracelet/x/vt) and presses Enter
 // at the title, at the roll and at the name prompt; it has arrived when the screen shows
 // the first dungeon screen (its status line). Idle sessions then drop the emulator: in the
@@ -45,15 +45,49 @@
 // third identical bump would change nothing on the screen and so draw no frame). Idle
 // sessions drop it.
 //
+// Returning players. The seed command writes a data folder for the server: N stored
+// knights spread evenly over the dungeon's levels, each on a corridor square of its
+// level and with an ed25519 key of its own in the store's keys index, and the dungeon
+// saved as a server's first start makes it. It writes through the store package, so the
+// server opens the folder as its own. The private keys go to DIR/load-keys (mode 0600),
+// one knight a line; everything is drawn from -seed, so a folder can be made again.
+// With -keys that file, session i plays line i's knight: Enter at the title's welcome,
+// and it is in the dungeon where it stood, with no roll and no name (a knight that has
+// died since rolls a new one). The report says on which levels they arrived.
+//
+//	orthanc-load seed -data DIR -n 1000                    # -place doors: outside guarded rooms' doors
+//	orthanc-ssh -data DIR -max-per-ip 2000 -max-sessions 2000 -max-handshakes 2000 &
+//	orthanc-load -n 1000 -active 100 -keys DIR/load-keys -pid $!
+//
+// Scenarios. -scenario rooms steers the active sessions towards doors and through them
+// (steer.go): a knight finds itself ("()") and the doors on its screen, goes through a
+// door beside it with a shifted direction key, which opens, forces or finds it, and walks
+// towards one further off; into a room, whose guard attacks, and on after the fight.
+// With a folder seeded -place doors every knight starts outside a guarded room. In game
+// mode the report counts the battles the active sessions' screens showed in the window
+// (fights.go): started, won, lost, ended otherwise, deaths, and battles a minute in all
+// and per session.
+//
+// A restart. -restart-after D, with -pid, sends SIGTERM to the server D into the window,
+// waits for it to exit, starts it again with the command line, folder and environment it
+// had (read from /proc; its output goes where the old one's went), and every session
+// that was in reconnects at once with its key, trying again every 50 ms until the new
+// server takes it (restart.go). The report gives the time from SIGTERM to the exit, each
+// session's time from the new start to being back in the dungeon and the last one's,
+// those that did not come back, and the handshakes a second of the reconnect storm. The
+// tool stops the server it started when the run ends.
+//
 // The report gives sessions established (in the dungeon), failed and dropped (closed
 // by the server after arriving); errors by kind; connect-to-first-frame (from the TCP
 // dial to the first byte of output) and connect-to-dungeon times; key latency
 // percentiles; bytes received per session per second (what the terminal gets, after
 // decryption) for active and idle sessions; and, with -pid, the server's CPU and RSS
 // from /proc, and with -admin-key, the world's step times and turn rate from the game's
-// admin `stats --json`. -json prints the report as JSON.
+// admin `stats --json` (after a restart, the new server's). -json prints the report as
+// JSON.
 //
-// The run ends by itself after at most -ramp + -walk-timeout + -duration + about 15 s;
+// The run ends by itself after at most -ramp + -walk-timeout + -duration + about 15 s
+// (with a restart, the old server's exit and another -walk-timeout may add to it);
 // Ctrl-C ends it sooner with what was measured.
 //
 // Handshake mode measures logins a second instead, against the game server or the raw
