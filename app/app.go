@@ -240,7 +240,8 @@ type Model struct {
 	mapMemo   mapMemo
 	mapCanvas canvas
 	marks     []squareMark
-	mail      mailState // the letters screen (mail.go)
+	sight     []world.Other // the knights in sight of the frame drawn last
+	mail      mailState     // the letters screen (mail.go)
 	// backSent says the knight, away, has been sent back with a key (chat.go); it is
 	// cleared when a view says it is no longer away.
 	backSent bool

@@ -94,7 +94,8 @@ type underMemo struct {
 	w, most                         int
 	here, others, watchers, effects []string // what the lines under the view were made from
 	lines                           []string
-	shown                           int // how many of others the lines name
+	shown                           int      // how many of others the lines name
+	hereNow, othersNow              []string // the names of this frame, kept for the next one's
 
 	status     statusKey
 	statusOf   []string // Self.Status the status line was made with
@@ -153,6 +154,10 @@ func underLines(v world.View, w, most int, memo *underMemo) []string {
 // underLinesOf is underLines with the knights in sight, v.InSight(), given.
 func underLinesOf(v world.View, sight []world.Other, w, most int, memo *underMemo) []string {
 	var here, others []string
+	if memo != nil { // the names go into slices kept from frame to frame
+		here, others = memo.hereNow[:0], memo.othersNow[:0]
+		defer func() { memo.hereNow, memo.othersNow = here[:0], others[:0] }()
+	}
 	for _, o := range sight {
 		if o.Pos == v.Self.Pos {
 			here = append(here, o.Name)
@@ -285,7 +290,10 @@ func (m *Model) drawPlay(c *canvas) {
 	if extra == "" && m.doorMode {
 		extra = "Open a door: which direction?"
 	}
-	sight := v.InSight() // once a frame: the painter and the lines under the view both need it
+	// Once a frame, into a slice kept from frame to frame: the painter and the lines under
+	// the view both need it, and a crowd is dozens of knights.
+	m.sight = v.AppendInSight(m.sight[:0])
+	sight := m.sight
 	l := layoutPlay(v, sight, c.w, c.h, extra, &m.under)
 	m.lay = l
 	mapTop, mapH := l.mapTop, l.mapH

@@ -20,6 +20,9 @@ func TestACrowdIsNamedByItsFirstFew(t *testing.T) {
 	}
 	e.publish()
 	last := subs["k9"].last().InSight()
+	if appended := subs["k9"].last().AppendInSight([]Other{{Name: "before"}}); !slices.Equal(appended[1:], last) || appended[0].Name != "before" {
+		t.Fatalf("AppendInSight gave %+v after the first, InSight %+v", appended[1:], last)
+	}
 	if len(last) != ShownPerSquare {
 		t.Fatalf("the last knight sees %d others named on its square, want %d: %+v", len(last), ShownPerSquare, last)
 	}

@@ -233,7 +233,18 @@ func (v View) InSight() []Other {
 		return v.Others
 	}
 	var buf [32]Other
-	out := buf[:0]
+	if out := v.AppendInSight(buf[:0]); len(out) > 0 {
+		return slices.Clone(out)
+	}
+	return nil
+}
+
+// AppendInSight appends InSight to dst and returns it: a session drawing a frame for
+// every step of a crowd reuses one slice.
+func (v View) AppendInSight(dst []Other) []Other {
+	if v.crowd == nil {
+		return append(dst, v.Others...)
+	}
 	c := v.crowd
 	for i, sq := range c.squares {
 		if !Bit(v.Visible, int(sq)) {
@@ -242,15 +253,12 @@ func (v View) InSight() []Other {
 		n := 0
 		for _, k := range c.knights[c.starts[i]:c.starts[i+1]] {
 			if k.seq != v.viewer && n < ShownPerSquare {
-				out = append(out, k.Other)
+				dst = append(dst, k.Other)
 				n++
 			}
 		}
 	}
-	if len(out) == 0 {
-		return nil
-	}
-	return slices.Clone(out)
+	return dst
 }
 
 // Bit reports whether bit i of a bitset is set.
