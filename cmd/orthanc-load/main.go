@@ -119,6 +119,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"syscall"
 	"time"
 )
@@ -161,6 +162,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&cfg.StatsEvery, "stats-every", 20*time.Second, "how often -admin-key reads the stats in the window")
 	fs.BoolVar(&asJSON, "json", false, "print the report as JSON")
 	fs.BoolVar(&quiet, "quiet", false, "no progress lines on stderr")
+	var cpuProfile string
+	fs.StringVar(&cpuProfile, "cpuprofile", "", "write the load tool's own CPU profile to this file (where the tool's share of the box goes)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -199,6 +202,20 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if !quiet {
 		cfg.Progress = stderr
+	}
+	if cpuProfile != "" {
+		f, err := os.Create(cpuProfile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(stderr, "orthanc-load: -cpuprofile:", err)
+			return 2
+		}
+		defer func() {
+			pprof.StopCPUProfile()
+			_ = f.Close()
+		}()
 	}
 	rep, err := Run(ctx, cfg)
 	if rep == nil {
