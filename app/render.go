@@ -104,6 +104,16 @@ func (c *canvas) blank(w, h int) *canvas {
 	return c
 }
 
+// sized makes c a w×h canvas, reusing its cells when they are enough, with whatever they
+// held, and returns it.
+func (c *canvas) sized(w, h int) *canvas {
+	if cap(c.cells) < w*h {
+		c.cells = make([]cell, w*h)
+	}
+	c.w, c.h, c.cells, c.wide = w, h, c.cells[:w*h], true // true: the cells may hold wide characters
+	return c
+}
+
 // copyFrom makes c a copy of src, reusing c's cells when they are enough.
 func (c *canvas) copyFrom(src *canvas) {
 	if cap(c.cells) < len(src.cells) {
@@ -126,6 +136,19 @@ func (c *canvas) split(row []cell, x int) {
 
 // text writes s from column x of row y, cut at the canvas edge.
 func (c *canvas) text(x, y int, s string, cls class) {
+	if !c.wide && uint(y) < uint(c.h) && x >= 0 {
+		// No wide character on the canvas to split: the ASCII of s goes straight into
+		// the row (a frame writes a screenful of text this way).
+		row := c.cells[y*c.w : (y+1)*c.w]
+		for len(s) > 0 && s[0] < utf8.RuneSelf && s[0] >= ' ' {
+			if x >= len(row) {
+				return
+			}
+			row[x] = mkCell(rune(s[0]), cls)
+			x++
+			s = s[1:]
+		}
+	}
 	for _, r := range s {
 		x += c.set(x, y, r, cls)
 	}
@@ -372,19 +395,21 @@ func featureMark(f world.Feature) (string, bool) {
 	return "", false
 }
 
-// paint draws the level into c, a fresh canvas, so that square center sits in the
-// middle of c (or the whole level is centred when it fits).
+// paint draws the level into every cell of c, so that square center sits in the middle
+// of c (or the whole level is centred when it fits).
 func (lp *levelPainter) paint(c *canvas, center world.Pos) {
 	fullW, fullH := lp.l.W*colsPerSquare+1, lp.l.H*rowsPerSquare+1
 	ox := offset(fullW, c.w, center.X*colsPerSquare+1)
 	oy := offset(fullH, c.h, center.Y*rowsPerSquare+1)
 	switch mm := lp.memo; {
 	case mm == nil:
+		c.blank(c.w, c.h)
 		lp.paintLevel(c, ox, oy)
 	case mm.matches(lp, c.w, c.h, ox, oy):
-		c.copyFrom(&mm.level)
+		c.copyFrom(&mm.level) // every cell: c need not have been blank
 		mm.reused++
 	default:
+		c.blank(c.w, c.h)
 		lp.paintLevel(c, ox, oy)
 		mm.keep(lp, c, ox, oy)
 	}

@@ -222,6 +222,7 @@ func TestMapMemoDrawsAsAfresh(t *testing.T) {
 	names := []string{"Gawain", "李王", "世界", "a", "龍x", "e\u0301z"}
 	var memo mapMemo
 	var fresh, kept levelPainter
+	var kept0 canvas
 	var w, h int
 	var center world.Pos
 	reuses, want := 0, 2000
@@ -252,7 +253,7 @@ func TestMapMemoDrawsAsAfresh(t *testing.T) {
 		}
 		kept = fresh
 		kept.memo = &memo
-		afresh, got := newCanvas(w, h), newCanvas(w, h)
+		afresh, got := newCanvas(w, h), kept0.sized(w, h) // got holds the frame before: paint draws every cell
 		fresh.paint(afresh, center)
 		before := memo.reused
 		kept.paint(got, center)
@@ -319,5 +320,28 @@ func TestInitials(t *testing.T) {
 	}
 	if allocs := testing.AllocsPerRun(100, func() { benchTextSink = initials("Percival") }); allocs != 0 {
 		t.Errorf("initials of a name allocates %v times", allocs)
+	}
+}
+
+// Text written where no wide character stands (straight into the row) is the text written
+// a character at a time: ASCII, control characters, wide and combining ones, from any
+// column, cut at the edge.
+func TestTextIsWrittenAsCharacterByCharacter(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	pieces := []string{"Hits 12/14", " │ ", "騎士", "e\u0301", "\t", "Gawain", "$$", "x"}
+	for range 2000 {
+		var s strings.Builder
+		for range r.IntN(6) {
+			s.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		w, h := 1+r.IntN(30), 1+r.IntN(3)
+		x, y := r.IntN(w+4)-2, r.IntN(h+2)-1
+		fast, slow := newCanvas(w, h), newCanvas(w, h)
+		slow.wide = true // as if a wide character stood somewhere: a character at a time
+		fast.text(x, y, s.String(), clsTitle)
+		slow.text(x, y, s.String(), clsTitle)
+		if !slices.Equal(fast.cells, slow.cells) {
+			t.Fatalf("%q at %d,%d on %dx%d: %q, want %q", s.String(), x, y, w, h, fast.lines(nil, true), slow.lines(nil, true))
+		}
 	}
 }

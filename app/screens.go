@@ -311,7 +311,7 @@ func (m *Model) drawPlay(c *canvas) {
 		if l.panelH > 0 {
 			mapW -= fightPanelWidth(c.w) // keep the knight in view beside the panel
 		}
-		sub := m.mapCanvas.blank(mapW, mapH)
+		sub := m.mapCanvas.sized(mapW, mapH) // paint draws every cell
 		// What the knight sees now is bright; what it remembers of the level is faint.
 		lp := m.painter(v.Known, true, sight)
 		lp.bright, lp.dim, lp.memo = v.Visible, true, &m.mapMemo

@@ -22,18 +22,24 @@ const ShownPerSquare = 4
 // idle player's (one that has sent nothing for IdleTurns) once every IdleRefreshTurns,
 // each at its own turn of the period: a screen nobody is typing at changes at most once
 // a second for what walks past, so a crowd of idle players costs a fraction of the
-// frames, and a crowd walking past an active player costs it 20 frames a second, not 40
-// (a knight steps at most once a round, so no step is missed). Its own knight's changes
-// (a message, a blow, its hits, its own step) still show at once.
+// frames, and a crowd walking past an active player costs it 10 frames a second, not 40
+// (a knight steps at most once a round, 250 ms, so no step is missed, and each shows
+// within a tenth of a second, as quick as the eye follows). Its own knight's changes (a
+// message, a blow, its hits, its own step) still show at once.
 //
 //	constant                    value   effect at the default 25 ms tick
 //	DefaultIdleTurns            400     idle after 10 s without a key
 //	DefaultIdleRefreshTurns     40      an idle screen shows others' moves once a second
-//	DefaultActiveRefreshTurns   2       an active screen shows them within 50 ms
+//	DefaultActiveRefreshTurns   4       an active screen shows them within 100 ms
+//
+// The active refresh was 2 turns (50 ms) until issue 19: with a thousand knights all
+// walking through one another's sight, others' steps drew four frames of every five (9 of
+// 11 a second), and at 10 a second a screen is drawn as often as the bare reference's
+// (docs/PERFORMANCE.md).
 const (
 	DefaultIdleTurns          = 400
 	DefaultIdleRefreshTurns   = 40
-	DefaultActiveRefreshTurns = 2
+	DefaultActiveRefreshTurns = 4
 )
 
 // stir notes that the player sent something: it is active, and sees what others do at

@@ -51,7 +51,7 @@ const chatWindow = 10 * time.Second
 const (
 	idleAfter     = 10 * time.Second
 	idleRefresh   = time.Second
-	activeRefresh = 50 * time.Millisecond
+	activeRefresh = 100 * time.Millisecond
 )
 
 // farewellMessage is what every player's screen says when the server goes down.
