@@ -408,11 +408,11 @@ func (m *Model) chatKey(k tea.KeyPressMsg) (cmd tea.Cmd, handled bool) {
 	switch s {
 	case "esc":
 		ch.open = false
-		ch.input.in().Blur()
+		ch.input.close()
 	case "enter":
 		line := strings.TrimSpace(ch.input.in().Value())
 		ch.open = false
-		ch.input.in().Blur()
+		ch.input.close()
 		if line == "" {
 			return nil, true
 		}

@@ -76,3 +76,6 @@ func (l *lineInput) in() *textinput.Model {
 	}
 	return l.m
 }
+
+// close lets the input go, once its line is closed: it is made again when next typed in.
+func (l *lineInput) close() { l.m = nil }
