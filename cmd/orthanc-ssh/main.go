@@ -14,8 +14,8 @@ import (
 	"net"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"path/filepath"
+	"runtime/debug"
 	"syscall"
 
 	"github.com/orthanc-ssh/orthanc-ssh/keys"
