@@ -35,8 +35,12 @@ ALL_ROWS=(
 	"b100  bare 100  10  2 10s"
 	"b500  bare 500  50  2 50s"
 	"b1000 bare 1000 100 2 100s"
+	"g200all  game 200 200 2 20s"
+	"b200all  bare 200 200 2 20s"
 	"g500all  game 500 500 1 50s"
 	"b500all  bare 500 500 1 50s"
+	"g1000all game 1000 1000 2 100s"
+	"b1000all bare 1000 1000 2 100s"
 	"g100idle game 100 0   2 10s"
 	"b100idle bare 100 0   2 10s"
 )
@@ -59,7 +63,7 @@ run_row() {
 		rm -rf "$OUT/data-$name" && mkdir -p "$OUT/data-$name"
 		cp "$OUT/admin.pub" "$OUT/data-$name/admin_keys"
 		"$OUT/bin/orthanc-ssh" -addr "$addr" -data "$OUT/data-$name" \
-			-max-sessions 5000 -max-per-ip 5000 2>"$OUT/$name.log" &
+			-max-sessions 5000 -max-per-ip 5000 -max-handshakes 5000 2>"$OUT/$name.log" &
 		pid=$!
 		extra=(-admin-key "$OUT/admin" -stats-every 25s)
 	else
