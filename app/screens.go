@@ -265,12 +265,6 @@ func underWrap(text func(shown int) string, others []string, w, most, hint int) 
 	return best, lo
 }
 
-// fits reports whether s wrapped to w takes at most most lines.
-func fits(s string, w, most int) bool {
-	_, ok := wrapUpTo(s, w, 0, most)
-	return ok
-}
-
 // drawPlay lays out the dungeon screen: a header, the view around the knight, who else is
 // on the level (and who is watching), the last messages and the status line.
 func (m *Model) drawPlay(c *canvas) {
