@@ -6,7 +6,6 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
-	"io"
 	mrand "math/rand/v2"
 	"net"
 	"os"
@@ -136,9 +135,7 @@ func TestLoadGameMode(t *testing.T) {
 }
 
 func TestWalker(t *testing.T) {
-	var answers strings.Builder
-	wk := newWalker(gameScript, termWidth, termHeight, "Bot abc", &answers)
-	defer wk.close()
+	wk := newWalker(gameScript, termWidth, termHeight, "Bot abc")
 	screens := []struct {
 		text    string
 		send    []string
@@ -281,8 +278,7 @@ func TestRecoveryKey(t *testing.T) {
 	if got := s.recoveryKey(); got != keyEnter {
 		t.Errorf("no screen: %q, want Enter", got)
 	}
-	s.walk = newWalker(gameScript, termWidth, termHeight, "Bot abc", io.Discard)
-	defer s.walk.close()
+	s.walk = newWalker(gameScript, termWidth, termHeight, "Bot abc")
 	s.walk.feed([]byte("\x1b[2J\x1b[HYou were slain by a Balrog.\r\nPress Enter to roll a new knight."))
 	if got := s.recoveryKey(); got != keyEnter {
 		t.Errorf("death screen: %q, want Enter", got)
@@ -298,8 +294,7 @@ func walkingSession(t *testing.T) (*session, *strings.Builder) {
 	s := newSession(0, true, &window{})
 	keys := &strings.Builder{}
 	s.stdin = keys
-	s.walk = newWalker(gameScript, termWidth, termHeight, "Bot abc", io.Discard)
-	t.Cleanup(s.walk.close)
+	s.walk = newWalker(gameScript, termWidth, termHeight, "Bot abc")
 	return s, keys
 }
 
@@ -353,8 +348,7 @@ func TestWalkersChatNowAndThen(t *testing.T) {
 		return chats, keys
 	}
 	s := newSession(0, true, &window{})
-	s.walk = newWalker(gameScript, termWidth, termHeight, "Bot abc", io.Discard)
-	defer s.walk.close()
+	s.walk = newWalker(gameScript, termWidth, termHeight, "Bot abc")
 	s.walk.feed([]byte("\x1b[2J\x1b[H\x1b[24;1HSir Kay │ Level 1 │ Depth 1"))
 	chats, keys := count(s)
 	if share := float64(chats) / float64(keys); share < 0.012 || share > 0.03 {

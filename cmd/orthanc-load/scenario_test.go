@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -256,8 +255,7 @@ func TestReturningWalker(t *testing.T) {
 		}, [][]string{{keyEnter}, {keyEnter}, {"Bot abc", keyEnter}, nil}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			wk := newWalker(returningScript, termWidth, termHeight, "Bot abc", io.Discard)
-			defer wk.close()
+			wk := newWalker(returningScript, termWidth, termHeight, "Bot abc")
 			for i, scr := range tc.screens {
 				send, arrived := wk.feed([]byte(scr))
 				last := i == len(tc.screens)-1
@@ -273,8 +271,7 @@ func TestReturningWalker(t *testing.T) {
 // dungeon, with a status line.
 func seekerScreen(t *testing.T, rows ...string) (*walker, string) {
 	t.Helper()
-	wk := newWalker(gameScript, termWidth, termHeight, "Bot abc", io.Discard)
-	t.Cleanup(wk.close)
+	wk := newWalker(gameScript, termWidth, termHeight, "Bot abc")
 	var b strings.Builder
 	b.WriteString("\x1b[2J\x1b[HORTHANC")
 	for i, r := range rows {
@@ -397,24 +394,5 @@ func TestFightWatch(t *testing.T) {
 	g.watch(won, true)
 	if want := (fightCounts{started: 1, won: 1}); g.n != want {
 		t.Errorf("across the window's start: %+v, want %+v", g.n, want)
-	}
-}
-
-// The walker's screen text is the emulator's, line for line: plain and styled text, wide
-// characters, blanks inside a line kept and trailing ones left out.
-func TestWalkerScreenIsTheEmulatorsText(t *testing.T) {
-	wk := newWalker(gameScript, termWidth, termHeight, "Bot abc", io.Discard)
-	defer wk.close()
-	frame := "\x1b[2J\x1b[1;1HORTHANC  Str 12\x1b[3;5H\x1b[33m()\x1b[0m  ╎ 騎士 Ga" +
-		"\x1b[24;1H\x1b[1mBot abc │ Level 1\x1b[0m\x1b[10;70Hend"
-	if _, err := wk.em.WriteString(frame); err != nil {
-		t.Fatal(err)
-	}
-	want := strings.Split(wk.em.String(), "\n")
-	for i := range want {
-		want[i] = strings.TrimRight(want[i], " ")
-	}
-	if got := strings.Split(wk.screen(), "\n"); !slices.Equal(got, want) {
-		t.Fatalf("screen\n%q\nemulator\n%q", got, want)
 	}
 }

@@ -235,7 +235,7 @@ func (s *session) connect(ctx context.Context, addr string, deadline time.Time) 
 	s.mu.Lock()
 	s.client, s.stdin = client, stdin
 	if s.script != nil {
-		s.walk = newWalker(s.script, termWidth, termHeight, knightName(rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))), stdin)
+		s.walk = newWalker(s.script, termWidth, termHeight, knightName(rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))))
 	}
 	s.mu.Unlock()
 	if err := sess.Shell(); err != nil {
@@ -270,10 +270,7 @@ func (s *session) read(stdout io.Reader) {
 			if !s.closing && !s.serverGoing {
 				s.readErr = err
 			}
-			if s.walk != nil {
-				s.walk.close()
-				s.walk = nil
-			}
+			s.walk = nil
 			s.mu.Unlock()
 			return
 		}
@@ -292,7 +289,7 @@ func (s *session) output(now time.Time, b []byte) {
 		}
 	}
 	if s.walk != nil && s.arrival > 0 {
-		_, _ = s.walk.em.Write(b) // an active session keeps its screen, to steer by
+		_, _ = s.walk.text.Write(b) // an active session keeps its screen, to steer by
 	} else if s.walk != nil {
 		send, arrived := s.walk.feed(b)
 		for _, k := range send {
@@ -301,7 +298,6 @@ func (s *session) output(now time.Time, b []byte) {
 		if arrived {
 			s.depth = screenDepth(s.walk.screen())
 			if !s.active {
-				s.walk.close()
 				s.walk = nil
 			}
 			s.arrive(now)

@@ -86,9 +86,7 @@ func readMap(w *walker, scr string) (mapView, bool) {
 	for y := mv.top; y < msgFirst; y++ {
 		row := make([]string, width)
 		for x := range width {
-			if c := w.em.CellAt(x, y); c != nil {
-				row[x] = c.Content
-			}
+			row[x] = w.text.cell(x, y)
 		}
 		mv.cells = append(mv.cells, row)
 		for x := 0; mv.sx < 0 && x+1 < width; x++ {

@@ -1,12 +1,9 @@
 package main
 
 import (
-	"io"
 	"math/rand/v2"
 	"strconv"
 	"strings"
-
-	"github.com/charmbracelet/x/vt"
 )
 
 // step is one screen on the way into the game: when the screen shows every string in
@@ -109,37 +106,20 @@ func screenDepth(screen string) int {
 	return d
 }
 
-// walker reads a session's screen through a terminal emulator. Every session uses it on
-// the way into the dungeon; after that only active sessions keep it, to steer their
-// knight (see session.press). Idle sessions drop it: their steady state needs only byte
-// counts and timestamps, and an emulator on every byte of a thousand sessions would cost
-// CPU the server, on the same box, should have.
+// walker reads a session's screen (textScreen). Every session uses it on the way into
+// the dungeon; after that only active sessions keep it, to steer their knight (see
+// session.press). Idle sessions drop it: their steady state needs only byte counts and
+// timestamps.
 type walker struct {
-	em    *vt.Emulator
+	text  *textScreen
 	steps []step
 	next  int
 	name  string // the knight's name, typed at the name prompt
 }
 
-// newWalker starts a walker over an 80×24 screen. The emulator's answers to terminal
-// queries (cursor position, device attributes) are copied to answers until close.
-func newWalker(steps []step, w, h int, name string, answers io.Writer) *walker {
-	wk := &walker{em: vt.NewEmulator(w, h), steps: steps, name: name}
-	go func() {
-		buf := make([]byte, 256)
-		for {
-			n, err := wk.em.Read(buf)
-			if n > 0 {
-				if _, werr := answers.Write(buf[:n]); werr != nil {
-					return
-				}
-			}
-			if err != nil {
-				return
-			}
-		}
-	}()
-	return wk
+// newWalker starts a walker over a w×h screen.
+func newWalker(steps []step, w, h int, name string) *walker {
+	return &walker{text: newTextScreen(w, h), steps: steps, name: name}
 }
 
 // feed gives the walker output from the server. It returns what to send now, one write
@@ -148,11 +128,11 @@ func newWalker(steps []step, w, h int, name string, answers io.Writer) *walker {
 // from the next one on whose screen it is, so a script may hold screens that only some
 // sessions see (returningScript's roll for a knight that died).
 func (wk *walker) feed(b []byte) (send []string, arrived bool) {
-	_, _ = wk.em.Write(b)
+	_, _ = wk.text.Write(b)
 	if wk.next >= len(wk.steps) {
 		return nil, true
 	}
-	screen := wk.em.String()
+	screen := wk.text.screen()
 	j := wk.next
 	for j < len(wk.steps) && !wk.steps[j].matches(screen) {
 		j++
@@ -190,52 +170,8 @@ func knightName(r *rand.Rand) string {
 	return string(b)
 }
 
-// screen is the emulated screen's text, a line a row with trailing blanks left out, as
-// the emulator's String gives it but for styled trailing blanks (which String keeps). It
-// is read before every key: String compares every cell with a blank one, and took a
-// quarter of the tool's CPU at a thousand walkers.
-func (wk *walker) screen() string {
-	w, h := wk.em.Width(), wk.em.Height()
-	b := make([]byte, 0, w*h+h)
-	for y := range h {
-		if y > 0 {
-			b = append(b, '\n')
-		}
-		for x := range w {
-			switch c := wk.em.CellAt(x, y); {
-			case c == nil || c.Width == 0 && c.Content == "": // the second column of a wide character
-			case c.Content == "":
-				b = append(b, ' ')
-			default:
-				b = append(b, c.Content...)
-			}
-		}
-		for len(b) > 0 && b[len(b)-1] == ' ' {
-			b = b[:len(b)-1]
-		}
-	}
-	return string(b)
-}
+// screen is the screen's text, a line a row with trailing blanks left out.
+func (wk *walker) screen() string { return wk.text.screen() }
 
-// lines is the text of rows from to to-1 of the emulated screen, one line each.
-func (wk *walker) lines(from, to int) string {
-	var sb strings.Builder
-	for y := from; y < to; y++ {
-		for x := range wk.em.Width() {
-			if c := wk.em.CellAt(x, y); c != nil {
-				sb.WriteString(c.Content)
-			}
-		}
-		sb.WriteByte('\n')
-	}
-	return sb.String()
-}
-
-// close ends the goroutine copying answers. It closes the emulator's answer pipe rather
-// than calling Emulator.Close, whose closed flag the reading goroutine reads unguarded
-// (vt v0.1.0).
-func (wk *walker) close() {
-	if pw, ok := wk.em.InputPipe().(*io.PipeWriter); ok {
-		_ = pw.CloseWithError(io.EOF)
-	}
-}
+// lines is the text of rows from to to-1 of the screen, one line each.
+func (wk *walker) lines(from, to int) string { return wk.text.lines(from, to) }
