@@ -240,6 +240,8 @@ type Model struct {
 	mapMemo   mapMemo
 	mapCanvas canvas
 	marks     []squareMark
+	lp        levelPainter  // the level's painter, kept from frame to frame (painter)
+	mapCells  []cell        // the map screen's canvas, kept from frame to frame (drawMap)
 	sight     []world.Other // the knights in sight of the frame drawn last
 	mail      mailState     // the letters screen (mail.go)
 	// backSent says the knight, away, has been sent back with a key (chat.go); it is
@@ -308,7 +310,12 @@ type joinedMsg struct {
 	err    error
 }
 
-type viewMsg world.View
+// viewMsg is a view for the session's own knight; viewReadyMsg says that one waits in
+// the session's mailbox (Mailbox).
+type (
+	viewMsg      world.View
+	viewReadyMsg struct{}
+)
 
 func (m *Model) join(rec world.Adventurer) tea.Cmd {
 	m.screen = screenJoining
@@ -320,11 +327,10 @@ func (m *Model) join(rec world.Adventurer) tea.Cmd {
 
 func (m *Model) waitView() tea.Cmd {
 	return func() tea.Msg {
-		v, ok := m.mailbox.Next(m.ctx)
-		if !ok {
+		if !m.mailbox.Wait(m.ctx) {
 			return nil
 		}
-		return viewMsg(v)
+		return viewReadyMsg{}
 	}
 }
 
@@ -358,6 +364,12 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.waitView()
 	case viewMsg:
 		return m.ownView(world.View(msg))
+	case viewReadyMsg:
+		v, ok := m.mailbox.Take()
+		if !ok { // taken with the one before
+			return m.waitView()
+		}
+		return m.ownView(v)
 	case watchViewMsg:
 		return m.watchedView(msg)
 	case watchStartMsg:

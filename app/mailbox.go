@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"sync"
 
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
@@ -9,33 +10,57 @@ import (
 // Mailbox hands views from the engine to one session. It holds only the newest view: the
 // engine never waits for a session, and a session that falls behind skips straight to the
 // latest picture of the world.
-type Mailbox struct{ ch chan world.View }
+//
+// The view waits in the box, and the session's program is only told that one is there
+// (viewReadyMsg, which carries nothing): a View carried in a message was copied to the
+// heap on every frame, the most allocated bytes of a busy server.
+type Mailbox struct {
+	mu    sync.Mutex
+	view  world.View
+	full  bool
+	ready chan struct{} // holds a token while a view may be waiting
+}
 
 // NewMailbox makes an empty mailbox.
-func NewMailbox() *Mailbox { return &Mailbox{ch: make(chan world.View, 1)} }
+func NewMailbox() *Mailbox { return &Mailbox{ready: make(chan struct{}, 1)} }
 
-// Deliver replaces whatever view is waiting with v. It never blocks; it is called by the
-// engine goroutine only (one sender), so the loop ends within two passes.
+// Deliver replaces whatever view is waiting with v. It never blocks.
 func (m *Mailbox) Deliver(v world.View) {
-	for {
-		select {
-		case m.ch <- v:
-			return
-		default:
-		}
-		select {
-		case <-m.ch:
-		default:
-		}
+	m.mu.Lock()
+	m.view, m.full = v, true
+	m.mu.Unlock()
+	select {
+	case m.ready <- struct{}{}:
+	default: // the token is there already
 	}
+}
+
+// Wait waits until a view may be waiting, or returns false when ctx ends. Take then gets
+// it, or nothing if an earlier Take got it already.
+func (m *Mailbox) Wait(ctx context.Context) bool {
+	select {
+	case <-m.ready:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// Take returns the waiting view and empties the box; ok is false when it was empty.
+func (m *Mailbox) Take() (v world.View, ok bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	v, ok = m.view, m.full
+	m.view, m.full = world.View{}, false // the box holds nothing of the world for later
+	return v, ok
 }
 
 // Next waits for the next view, or returns false when ctx ends.
 func (m *Mailbox) Next(ctx context.Context) (world.View, bool) {
-	select {
-	case v := <-m.ch:
-		return v, true
-	case <-ctx.Done():
-		return world.View{}, false
+	for m.Wait(ctx) {
+		if v, ok := m.Take(); ok {
+			return v, true
+		}
 	}
+	return world.View{}, false
 }

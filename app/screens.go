@@ -3,6 +3,7 @@ package app
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -165,26 +166,49 @@ func underLinesOf(v world.View, sight []world.Other, w, most int, memo *underMem
 			others = append(others, o.Name)
 		}
 	}
+	// The text naming the first shown of others, built in one buffer: the search below
+	// tries several counts a frame.
+	var buf []byte
+	prefix := -1 // the length of what comes before the knights in sight, once built
 	text := func(shown int) string {
-		line := ""
-		if len(v.Watchers) > 0 {
-			line = "Watched by " + strings.Join(v.Watchers, ", ") + ". "
+		if prefix < 0 {
+			if len(v.Watchers) > 0 {
+				buf = append(append(append(buf, "Watched by "...), strings.Join(v.Watchers, ", ")...), ". "...)
+			}
+			if len(v.Self.Effects) > 0 {
+				buf = append(append(append(buf, "Spells: "...), strings.Join(v.Self.Effects, ", ")...), ". "...)
+			}
+			if len(here) > 0 {
+				buf = append(append(append(buf, "With you: "...), strings.Join(here, ", ")...), ". "...)
+			}
+			prefix = len(buf)
 		}
-		if len(v.Self.Effects) > 0 {
-			line += "Spells: " + strings.Join(v.Self.Effects, ", ") + ". "
-		}
-		if len(here) > 0 {
-			line += "With you: " + strings.Join(here, ", ") + ". "
-		}
+		b := buf[:prefix]
 		switch {
-		case shown == len(others) && shown > 0:
-			line += "In sight: " + strings.Join(others, ", ") + ". "
 		case shown > 0:
-			line += fmt.Sprintf("In sight: %s and %d more (w lists everyone). ", strings.Join(others[:shown], ", "), len(others)-shown)
+			b = append(b, "In sight: "...)
+			for i, name := range others[:shown] {
+				if i > 0 {
+					b = append(b, ", "...)
+				}
+				b = append(b, name...)
+			}
+			if shown < len(others) {
+				b = append(b, " and "...)
+				b = strconv.AppendInt(b, int64(len(others)-shown), 10)
+				b = append(b, " more (w lists everyone)"...)
+			}
+			b = append(b, ". "...)
 		case len(others) > 0:
-			line += fmt.Sprintf("In sight: %s (w lists everyone). ", english.Count(len(others), "knight", "knights"))
+			b = append(b, "In sight: "...)
+			b = append(b, english.Count(len(others), "knight", "knights")...)
+			b = append(b, " (w lists everyone). "...)
 		}
-		return strings.TrimRight(line, " ")
+		for len(b) > 0 && b[len(b)-1] == ' ' {
+			b = b[:len(b)-1]
+		}
+		buf = b
+		return string(b)
 	}
 	if memo != nil && memo.w == w && memo.most == most && slices.Equal(memo.here, here) && slices.Equal(memo.others, others) &&
 		slices.Equal(memo.watchers, v.Watchers) && slices.Equal(memo.effects, v.Self.Effects) {
@@ -423,7 +447,9 @@ func drawOutside(c *canvas, top, h int) {
 // the shadows the knight's light shows.
 func (m *Model) painter(set []byte, others bool, sight []world.Other) *levelPainter {
 	v := m.shown()
-	lp := &levelPainter{l: v.Level, shown: set, found: v.FoundDoors, light: v.Self.Light}
+	// The painter and its slices are the model's, made again each frame in place.
+	lp := &m.lp
+	*lp = levelPainter{l: v.Level, shown: set, found: v.FoundDoors, light: v.Self.Light, shadows: lp.shadows[:0]}
 	marks := m.marks[:0]
 	if others {
 		for _, o := range sight {
@@ -461,7 +487,10 @@ func (m *Model) drawMap(c *canvas) {
 		return
 	}
 	c.text(0, 0, fmt.Sprintf("Map of level %d: where you have been. You are the circle. Any key returns.", v.Self.Depth), clsTitle)
-	sub := newCanvas(c.w, c.h-1)
+	if cap(m.mapCells) < c.w*(c.h-1) {
+		m.mapCells = make([]cell, c.w*(c.h-1))
+	}
+	sub := blankCanvas(c.w, c.h-1, m.mapCells[:c.w*(c.h-1)]) // the cells are kept for the next
 	m.painter(v.Known, false, nil).paint(sub, v.Self.Pos)
 	c.blit(sub, 0, 1)
 }
