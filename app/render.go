@@ -193,11 +193,12 @@ func (t *theme) appendCells(b []byte, row []cell, pen class) ([]byte, class) {
 		// escape sequences for the terminal to read.
 		for ; j < len(row) && (t.alike[cls][row[j].cls()] || row[j].r() == ' ' && t.plainBlank[cls] && t.plainBlank[row[j].cls()]); j++ {
 		}
-		if pen == penNone || !t.alike[pen][cls] {
-			if pen != penNone {
-				b = append(b, t.close[pen]...)
-			}
+		switch {
+		case pen == penNone:
 			b = append(b, t.open[cls]...)
+			pen = cls
+		case !t.alike[pen][cls]:
+			b = append(b, t.change[pen][cls]...)
 			pen = cls
 		}
 		b = appendRunes(b, row[i:j])

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"fmt"
 	"image/color"
 	"math/rand/v2"
 	"slices"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/charmbracelet/colorprofile"
 	uv "github.com/charmbracelet/ultraviolet"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
@@ -31,8 +33,8 @@ func TestBlanksJoinRunsWithoutChangingTheScreen(t *testing.T) {
 			c.set(x, y, r, classes[(x/3+y*5+x*y)%len(classes)])
 		}
 	}
-	for _, name := range []string{themePlato, themeContrast} {
-		th := themeFor(name, colorprofile.TrueColor)
+	for _, look := range themeLooks {
+		name, th := look.String(), themeFor(look.name, look.profile)
 		var ref strings.Builder // every cell styled on its own
 		for y := range h {
 			if y > 0 {
@@ -344,4 +346,72 @@ func TestTextIsWrittenAsCharacterByCharacter(t *testing.T) {
 			t.Fatalf("%q at %d,%d on %dx%d: %q, want %q", s.String(), x, y, w, h, fast.lines(nil, true), slow.lines(nil, true))
 		}
 	}
+}
+
+// themeLooks are both themes in every colour profile.
+var themeLooks = func() (out []themeLook) {
+	for _, name := range []string{themePlato, themeContrast} {
+		for _, p := range []colorprofile.Profile{colorprofile.TrueColor, colorprofile.ANSI256, colorprofile.ANSI, colorprofile.Ascii} {
+			out = append(out, themeLook{name, p})
+		}
+	}
+	return out
+}()
+
+type themeLook struct {
+	name    string
+	profile colorprofile.Profile
+}
+
+func (l themeLook) String() string { return fmt.Sprintf("%q in %v", l.name, l.profile) }
+
+// Going from one class's look to another's by the theme's change writes the same cells
+// as a reset and the other's opening, for every pair of classes, theme and profile; and
+// between the dungeon's faint and plain text (most of a frame's changes) it is short.
+func TestStyleChangesLookAsAReset(t *testing.T) {
+	for _, look := range themeLooks {
+		th := themeFor(look.name, look.profile)
+		for a := range class(numClasses) {
+			for b := range class(numClasses) {
+				got := screenOf(th.open[a]+"x"+th.change[a][b]+"y", 2, 1).CellAt(1, 0)
+				want := screenOf(th.open[b]+"y", 1, 1).CellAt(0, 0)
+				if !got.Style.Equal(&want.Style) {
+					t.Fatalf("%v: from %d to %d by %q: %+v, want %+v (%q)", look, a, b, th.change[a][b], got.Style, want.Style, th.open[b])
+				}
+			}
+		}
+		if look.profile != colorprofile.Ascii && look.name == themePlato {
+			for _, c := range [][2]class{{clsDim, clsText}, {clsText, clsDim}} {
+				if n := len(th.change[c[0]][c[1]]); n > 5 {
+					t.Errorf("%v: from %d to %d takes %q, %d bytes", look, c[0], c[1], th.change[c[0]][c[1]], n)
+				}
+			}
+		}
+	}
+}
+
+// drawnAs reports whether text shows in class cls's look on the screen s draws.
+func drawnAs(s string, th *theme, cls class, text string) bool {
+	lines := strings.Split(s, "\n")
+	w := 0
+	for _, l := range lines {
+		w = max(w, ansi.StringWidth(l))
+	}
+	scr := screenOf(s, w, len(lines))
+	want := screenOf(th.open[cls]+"x", 1, 1).CellAt(0, 0).Style
+	for y := range len(lines) {
+		var row strings.Builder
+		for x := range w {
+			if c := scr.CellAt(x, y); c != nil {
+				row.WriteString(c.Content)
+			}
+		}
+		if x := strings.Index(row.String(), text); x >= 0 {
+			c := scr.CellAt(ansi.StringWidth(row.String()[:x]), y)
+			if c != nil && c.Style.Equal(&want) {
+				return true
+			}
+		}
+	}
+	return false
 }

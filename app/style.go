@@ -2,11 +2,14 @@ package app
 
 import (
 	"bytes"
+	"cmp"
+	"strconv"
 	"strings"
 	"sync"
 
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/ansi"
 )
 
 // The PLATO look: plasma-panel orange on black. A theme turns these colours into the
@@ -38,6 +41,11 @@ const (
 type theme struct {
 	styles      [numClasses]lipgloss.Style
 	open, close [numClasses]string
+	// change[a][b] is what takes the terminal from class a's look to class b's: only
+	// the attributes and colours that differ (sgrChange), or a reset and b's opening
+	// when that is shorter. Most of a frame's changes are between classes that differ in
+	// one attribute (faint and not), where this is 4 or 5 bytes instead of 22.
+	change [numClasses][numClasses]string
 	// plainBlank marks the classes in which a blank cell looks like any other blank: no
 	// underline, no reverse video (every class has the same background).
 	plainBlank [numClasses]bool
@@ -154,13 +162,115 @@ func (t *theme) downsample(p colorprofile.Profile) {
 	t.compare()
 }
 
-// compare works out which classes are drawn alike.
+// compare works out which classes are drawn alike, and the changes between them.
 func (t *theme) compare() {
 	for i := range t.alike {
 		for j := range t.alike[i] {
 			t.alike[i][j] = t.open[i] == t.open[j] && t.close[i] == t.close[j]
+			t.change[i][j] = t.close[i] + t.open[j]
+			if d, ok := sgrChange(t.open[i], t.open[j]); ok && len(d) < len(t.change[i][j]) && t.close[i] == ansi.ResetStyle {
+				t.change[i][j] = d
+			}
 		}
 	}
+}
+
+// sgrLook is what an SGR opening sets: attributes by their number (1 bold, 2 faint, 3
+// italic, 4 underline, 5 blink, 7 reverse, 8 hidden, 9 crossed out), and the
+// foreground, background and underline colours as their parameters ("" for none).
+type sgrLook struct {
+	attrs          [10]bool
+	fg, bg, ulCol  string
+	underlineStyle string // the parameter of an underline given with a style ("4:3")
+}
+
+// parseSGR reads an opening made of SGR sequences from a reset; ok is false for anything
+// else, which sgrChange then leaves to a reset.
+func parseSGR(seq string) (l sgrLook, ok bool) {
+	for seq != "" {
+		rest, found := strings.CutPrefix(seq, "\x1b[")
+		end := strings.IndexByte(rest, 'm')
+		if !found || end < 0 {
+			return l, false
+		}
+		params := strings.Split(rest[:end], ";")
+		seq = rest[end+1:]
+		for i := 0; i < len(params); i++ {
+			p := params[i]
+			switch {
+			case p == "" || p == "0":
+				l = sgrLook{}
+			case p == "38" || p == "48" || p == "58":
+				// An extended colour: 5;n or 2;r;g;b.
+				n := 3
+				if i+1 < len(params) && params[i+1] == "2" {
+					n = 5
+				}
+				if i+n > len(params) {
+					return l, false
+				}
+				c := strings.Join(params[i:i+n], ";")
+				switch p {
+				case "38":
+					l.fg = c
+				case "48":
+					l.bg = c
+				default:
+					l.ulCol = c
+				}
+				i += n - 1
+			case len(p) == 1 && p[0] >= '1' && p[0] <= '9' && p != "6":
+				l.attrs[p[0]-'0'] = true
+			case strings.HasPrefix(p, "4:"):
+				l.attrs[4], l.underlineStyle = true, p
+			case len(p) == 2 && (p[0] == '3' || p[0] == '9') && p[1] >= '0' && p[1] <= '7':
+				l.fg = p
+			case len(p) == 2 && p[0] == '4' && p[1] >= '0' && p[1] <= '7',
+				len(p) == 3 && p[:2] == "10" && p[2] >= '0' && p[2] <= '7':
+				l.bg = p
+			default:
+				return l, false
+			}
+		}
+	}
+	return l, true
+}
+
+// sgrChange is one SGR sequence that takes the terminal from the look opened by from
+// to the look opened by to ("" when they look the same); ok is false when either is
+// not plain SGR.
+func sgrChange(from, to string) (string, bool) {
+	a, okA := parseSGR(from)
+	b, okB := parseSGR(to)
+	if !okA || !okB {
+		return "", false
+	}
+	var ps []string
+	// 22 ends both bold and faint; whichever of them the new look has goes on again.
+	if a.attrs[1] && !b.attrs[1] || a.attrs[2] && !b.attrs[2] {
+		ps = append(ps, "22")
+		a.attrs[1], a.attrs[2] = false, false
+	}
+	offs := [10]string{3: "23", 4: "24", 5: "25", 7: "27", 8: "28", 9: "29"}
+	for n := range b.attrs {
+		switch {
+		case n == 4 && b.attrs[4] && b.underlineStyle != a.underlineStyle:
+			ps = append(ps, cmp.Or(b.underlineStyle, "4"))
+		case a.attrs[n] && !b.attrs[n]:
+			ps = append(ps, offs[n])
+		case !a.attrs[n] && b.attrs[n]:
+			ps = append(ps, strconv.Itoa(n))
+		}
+	}
+	for _, c := range []struct{ was, now, off string }{{a.fg, b.fg, "39"}, {a.bg, b.bg, "49"}, {a.ulCol, b.ulCol, "59"}} {
+		if c.was != c.now {
+			ps = append(ps, cmp.Or(c.now, c.off))
+		}
+	}
+	if len(ps) == 0 {
+		return "", true
+	}
+	return "\x1b[" + strings.Join(ps, ";") + "m", true
 }
 
 // wrapping is what a style writes before and after a run of plain text: lipgloss renders a

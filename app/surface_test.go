@@ -35,7 +35,7 @@ func TestSurfaceIsDrawnAsAGrid(t *testing.T) {
 			t.Fatalf("%dx%d: the old outside text is still drawn:\n%s", w, h, s)
 		}
 		// The knight's mark is in reverse video for the other knight, as in the dungeon.
-		if !strings.Contains(m.render(false), m.theme.open[clsOther]+"Ga") {
+		if !drawnAs(m.render(false), m.theme, clsOther, "Ga") {
 			t.Fatalf("%dx%d: Gawain is not drawn as another knight", w, h)
 		}
 		// Centred: as much room left of the frame as right of the words, roughly.

@@ -196,11 +196,12 @@ func (t *terminal) appendStretch(b []byte, row []cell, start, end int, th *theme
 			return b, pen, end
 		}
 		if pen == penNone || !th.plainBlank[pen] { // every plain blank shares the background
-			if pen != penNone {
-				b = append(b, th.close[pen]...)
+			if pen == penNone {
+				b = append(b, th.open[row[i].cls()]...)
+			} else {
+				b = append(b, th.change[pen][row[i].cls()]...)
 			}
 			pen = row[i].cls()
-			b = append(b, th.open[pen]...)
 		}
 		b = append(b, "\x1b["...)
 		b = strconv.AppendInt(b, int64(n), 10)
