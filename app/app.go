@@ -240,10 +240,12 @@ type Model struct {
 	mapMemo   mapMemo
 	mapCanvas canvas
 	marks     []squareMark
-	lp        levelPainter  // the level's painter, kept from frame to frame (painter)
-	mapCells  []cell        // the map screen's canvas, kept from frame to frame (drawMap)
-	sight     []world.Other // the knights in sight of the frame drawn last
-	mail      mailState     // the letters screen (mail.go)
+	lp        levelPainter // the level's painter, kept from frame to frame (painter)
+	mapCells  []cell       // the map screen's canvas, kept from frame to frame (drawMap)
+	// mapPageMemo is the map screen's level picture, kept as mapMemo is.
+	mapPageMemo mapMemo
+	sight       []world.Other // the knights in sight of the frame drawn last
+	mail        mailState     // the letters screen (mail.go)
 	// backSent says the knight, away, has been sent back with a key (chat.go); it is
 	// cleared when a view says it is no longer away.
 	backSent bool

@@ -415,3 +415,22 @@ func drawnAs(s string, th *theme, cls class, text string) bool {
 	}
 	return false
 }
+
+// The map screen keeps its level picture as the dungeon screen does: drawn again for a
+// view that changes nothing it shows (others' steps are not on it), it copies the
+// picture, and shows what drawing afresh shows.
+func TestMapScreenKeepsItsPicture(t *testing.T) {
+	m, _ := viewModel(t, twoOnTwo(t), 80, 24)
+	m.screen = screenMap
+	first := m.Text()
+	if !strings.Contains(first, "Map of level") || !strings.Contains(first, "()") {
+		t.Fatalf("map screen:\n%s", first)
+	}
+	if again := m.Text(); again != first || m.mapPageMemo.reused != 1 {
+		t.Fatalf("drawn again, reused %d times:\n%s\nwant\n%s", m.mapPageMemo.reused, again, first)
+	}
+	m.mapPageMemo = mapMemo{}
+	if fresh := m.Text(); fresh != first {
+		t.Fatalf("drawn afresh:\n%s\nfrom the kept picture:\n%s", fresh, first)
+	}
+}

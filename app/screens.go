@@ -491,7 +491,9 @@ func (m *Model) drawMap(c *canvas) {
 		m.mapCells = make([]cell, c.w*(c.h-1))
 	}
 	sub := blankCanvas(c.w, c.h-1, m.mapCells[:c.w*(c.h-1)]) // the cells are kept for the next
-	m.painter(v.Known, false, nil).paint(sub, v.Self.Pos)
+	lp := m.painter(v.Known, false, nil)
+	lp.memo = &m.mapPageMemo // the map shows no one else: others' steps change nothing on it
+	lp.paint(sub, v.Self.Pos)
 	c.blit(sub, 0, 1)
 }
 
