@@ -244,8 +244,13 @@ type Model struct {
 	mapCells  []cell       // the map screen's canvas, kept from frame to frame (drawMap)
 	// mapPageMemo is the map screen's level picture, kept as mapMemo is.
 	mapPageMemo mapMemo
-	sight       []world.Other // the knights in sight of the frame drawn last
-	mail        mailState     // the letters screen (mail.go)
+	// help is the help's lines as last wrapped, and the width they were wrapped to.
+	help struct {
+		w     int
+		lines []string
+	}
+	sight []world.Other // the knights in sight of the frame drawn last
+	mail  mailState     // the letters screen (mail.go)
 	// backSent says the knight, away, has been sent back with a key (chat.go); it is
 	// cleared when a view says it is no longer away.
 	backSent bool

@@ -97,6 +97,7 @@ type underMemo struct {
 	lines                           []string
 	shown                           int      // how many of others the lines name
 	hereNow, othersNow              []string // the names of this frame, kept for the next one's
+	text                            []byte   // the buffer the text naming them is built in
 
 	status     statusKey
 	statusOf   []string // Self.Status the status line was made with
@@ -169,6 +170,10 @@ func underLinesOf(v world.View, sight []world.Other, w, most int, memo *underMem
 	// The text naming the first shown of others, built in one buffer: the search below
 	// tries several counts a frame.
 	var buf []byte
+	if memo != nil {
+		buf = memo.text[:0]
+		defer func() { memo.text = buf[:0] }()
+	}
 	prefix := -1 // the length of what comes before the knights in sight, once built
 	text := func(shown int) string {
 		if prefix < 0 {
@@ -555,10 +560,13 @@ var helpLines = append(append([]string(nil), helpText...), world.MonsterTableLin
 // the key table hangs under its description), and how many show at once.
 func (m *Model) helpPage() (lines []string, page int) {
 	w, h := m.frameSize()
-	for _, l := range helpLines {
-		lines = append(lines, wrapHang(l, w-4, hangOf(l))...)
+	if m.help.lines == nil || m.help.w != w { // wrapped once for the width
+		m.help.w, m.help.lines = w, nil
+		for _, l := range helpLines {
+			m.help.lines = append(m.help.lines, wrapHang(l, w-4, hangOf(l))...)
+		}
 	}
-	return lines, max(1, h-3)
+	return m.help.lines, max(1, h-3)
 }
 
 // hangOf is where the wrapped lines of a line of a table start (the help's keys, the

@@ -539,7 +539,7 @@ func TestStallTimeoutClosesTheSession(t *testing.T) {
 	g := &ioGuard{stall: 200 * time.Millisecond, onStall: func() { fired <- time.Since(start); w.Close() }}
 	g.sess = nil
 	done := make(chan error, 1)
-	go func() { _, err := (&ioGuardWriter{g, w}).Write([]byte("frame")); done <- err }()
+	go func() { _, err := g.writeTo(w, []byte("frame")); done <- err }()
 	select {
 	case d := <-fired:
 		if d < 200*time.Millisecond || d > 2*time.Second {
@@ -551,6 +551,30 @@ func TestStallTimeoutClosesTheSession(t *testing.T) {
 	if err := <-done; err == nil {
 		t.Fatal("the blocked write did not fail once the session was closed")
 	}
+	// The watch is the same timer, set again for each write: a write taken in at once
+	// fires nothing, and a write that stalls again fires again.
+	w2, r2 := net.Pipe()
+	defer r2.Close()
+	go func() { _, _ = io.Copy(io.Discard, r2) }()
+	if _, err := g.writeTo(w2, []byte("frame")); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case d := <-fired:
+		t.Fatalf("a write taken in at once fired the stall watch after %v", d)
+	case <-time.After(400 * time.Millisecond): // twice the stall timeout: nothing fired
+	}
+	w3, r3 := net.Pipe()
+	defer r3.Close()
+	start = time.Now()
+	go func() { _, err := g.writeTo(w3, []byte("frame")); done <- err }()
+	select {
+	case <-fired:
+	case <-time.After(5 * time.Second):
+		t.Fatal("a second blocked write never fired the stall timeout")
+	}
+	_ = w3.Close()
+	<-done
 }
 
 // A damaged or foreign data file, a file of a newer schema, or a data folder that cannot be

@@ -487,6 +487,12 @@ type ioGuard struct {
 
 	mu   sync.Mutex
 	idle *time.Timer // the idle watch, stopped once done is closed
+
+	// writing is held through a write; stallTimer, made at the first and set again at
+	// each (a timer a frame was 4 % of the bytes a busy server allocated), fires if the
+	// client does not take the write in within stall.
+	writing    sync.Mutex
+	stallTimer *time.Timer
 }
 
 // stopWatching ends the idle watch once the game has ended (the connection may go on,
@@ -512,18 +518,20 @@ func (g *ioGuard) Read(p []byte) (int, error) {
 }
 
 // Write writes a frame, closing the session if the client does not take it in time.
-func (g *ioGuard) Write(p []byte) (int, error) { return (&ioGuardWriter{g, g.sess}).Write(p) }
+func (g *ioGuard) Write(p []byte) (int, error) { return g.writeTo(g.sess, p) }
 
-// ioGuardWriter is the stall watch around one writer.
-type ioGuardWriter struct {
-	g *ioGuard
-	w io.Writer
-}
-
-func (gw *ioGuardWriter) Write(p []byte) (int, error) {
-	t := time.AfterFunc(gw.g.stall, gw.g.onStall)
-	defer t.Stop()
-	return gw.w.Write(p)
+// writeTo writes p to w under the stall watch. Writes take turns: the watch is of the
+// one under way.
+func (g *ioGuard) writeTo(w io.Writer, p []byte) (int, error) {
+	g.writing.Lock()
+	defer g.writing.Unlock()
+	if g.stallTimer == nil {
+		g.stallTimer = time.AfterFunc(g.stall, g.onStall)
+	} else {
+		g.stallTimer.Reset(g.stall)
+	}
+	defer g.stallTimer.Stop()
+	return w.Write(p)
 }
 
 // watchIdle closes the session once no key has come for the idle timeout. It is a timer
