@@ -564,4 +564,12 @@ func (m *Model) draw(c *canvas) {
 		return
 	}
 	screens[m.screen].draw(m, c)
+	// What the map and help screens keep between their frames goes once they are left:
+	// every knight opens them now and then, and a session is small.
+	if m.screen != screenMap && m.mapCells != nil {
+		m.mapCells, m.mapPageMemo = nil, mapMemo{}
+	}
+	if m.screen != screenHelp && m.help.lines != nil {
+		m.help.lines = nil
+	}
 }

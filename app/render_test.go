@@ -433,4 +433,9 @@ func TestMapScreenKeepsItsPicture(t *testing.T) {
 	if fresh := m.Text(); fresh != first {
 		t.Fatalf("drawn afresh:\n%s\nfrom the kept picture:\n%s", fresh, first)
 	}
+	m.screen = screenPlay // left: what the map screen kept goes
+	_ = m.Text()
+	if m.mapCells != nil || m.mapPageMemo.level.cells != nil {
+		t.Fatal("the map screen's canvas and picture are kept after leaving it")
+	}
 }
