@@ -72,6 +72,10 @@ func (l *lineInput) in() *textinput.Model {
 	if l.m == nil {
 		ti := textinput.New()
 		ti.CharLimit, ti.Prompt = l.limit, l.prompt
+		// The screens draw the line and its cursor themselves ("_"): the input's own
+		// cursor, hidden, sends no blinks. Its blinks, each a message that drew the
+		// screen again for nothing, were an eighth of a busy server's frames.
+		ti.SetVirtualCursor(false)
 		l.m = &ti
 	}
 	return l.m
