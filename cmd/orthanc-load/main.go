@@ -14,9 +14,9 @@
 //
 // Each session has its own ed25519 key (so each is a new player, unless -keys gives it a
 // returning player's: below), an 80×24 PTY and TERM xterm-256color. Sessions start evenly over -ramp. In game mode a session reads its
-// screen through a terminal emulator (github.com/charmbracelet/x/vt) and presses Enter
-// at the title, at the roll and at the name prompt; it has arrived when the screen shows
-// the first dungeon screen (its status line). Idle sessions then drop the emulator: in the
+// screen (textScreen: the text of each cell, which the tests hold to x/vt's emulator) and
+// presses Enter at the title, at the roll and at the name prompt; it has arrived when the
+// screen shows the first dungeon screen (its status line). Idle sessions then drop it: in the
 // steady state they only count bytes and timestamps, which keeps the tool's CPU small
 // next to the server's at a thousand sessions. In bare mode the first frame is the
 // arrival.
@@ -40,7 +40,7 @@
 // dead knight through a new roll and name). Recovery keys are not measured. Keys written
 // in the window still waiting 2 s after it ends are unanswered.
 //
-// Active sessions in game mode keep their emulator after arriving, to steer: when a new
+// Active sessions in game mode keep their screen after arriving, to steer: when a new
 // message says a wall or a door blocks the way, the knight turns, as a player would (a
 // third identical bump would change nothing on the screen and so draw no frame). Idle
 // sessions drop it.
