@@ -295,3 +295,30 @@ func TestTextScreenReadsTheGame(t *testing.T) {
 	_, _ = io.WriteString(stdin, keyEnter+"hello all"+keyEnter)
 	next("hello all")
 }
+
+// Whatever a server sends, cut wherever, the text screen takes it: no panic, every row
+// as wide as the screen, and no unfinished sequence held past its bound.
+func FuzzTextScreenTakesAnyOutput(f *testing.F) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 8 {
+		f.Add([]byte(randomFrame(r)), uint8(r.IntN(256)))
+	}
+	f.Add([]byte("\x1b["+strings.Repeat("1;", 60)+"H\x9b\xff\xe2\x94"), uint8(3))
+	f.Fuzz(func(t *testing.T, b []byte, cut uint8) {
+		ts := newTextScreen(termWidth, termHeight)
+		n := int(cut) % (len(b) + 1)
+		_, _ = ts.Write(b[:n])
+		_, _ = ts.Write(b[n:])
+		if rows := strings.Count(ts.screen(), "\n") + 1; rows != termHeight {
+			t.Fatalf("%d rows", rows)
+		}
+		for y := range termHeight {
+			if w := ansi.StringWidth(strings.TrimSuffix(ts.lines(y, y+1), "\n")); w > termWidth {
+				t.Fatalf("row %d is %d columns", y, w)
+			}
+		}
+		if len(ts.tail) > maxTail {
+			t.Fatalf("%d bytes held", len(ts.tail))
+		}
+	})
+}
