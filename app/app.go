@@ -241,7 +241,7 @@ type Model struct {
 	mapCanvas canvas
 	marks     []squareMark
 	lp        levelPainter // the level's painter, kept from frame to frame (painter)
-	mapCells  []cell       // the map screen's canvas, kept from frame to frame (drawMap)
+	mapPage   canvas       // the map screen's canvas, kept from frame to frame (drawMap)
 	// mapPageMemo is the map screen's level picture, kept as mapMemo is.
 	mapPageMemo mapMemo
 	// help is the help's lines as last wrapped, and the width they were wrapped to.
@@ -566,8 +566,8 @@ func (m *Model) draw(c *canvas) {
 	screens[m.screen].draw(m, c)
 	// What the map and help screens keep between their frames goes once they are left:
 	// every knight opens them now and then, and a session is small.
-	if m.screen != screenMap && m.mapCells != nil {
-		m.mapCells, m.mapPageMemo = nil, mapMemo{}
+	if m.screen != screenMap && m.mapPage.cells != nil {
+		m.mapPage, m.mapPageMemo = canvas{}, mapMemo{}
 	}
 	if m.screen != screenHelp && m.help.lines != nil {
 		m.help.lines = nil

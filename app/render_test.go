@@ -435,7 +435,7 @@ func TestMapScreenKeepsItsPicture(t *testing.T) {
 	}
 	m.screen = screenPlay // left: what the map screen kept goes
 	_ = m.Text()
-	if m.mapCells != nil || m.mapPageMemo.level.cells != nil {
+	if m.mapPage.cells != nil || m.mapPageMemo.level.cells != nil {
 		t.Fatal("the map screen's canvas and picture are kept after leaving it")
 	}
 }

@@ -177,27 +177,15 @@ func underLinesOf(v world.View, sight []world.Other, w, most int, memo *underMem
 	prefix := -1 // the length of what comes before the knights in sight, once built
 	text := func(shown int) string {
 		if prefix < 0 {
-			if len(v.Watchers) > 0 {
-				buf = append(append(append(buf, "Watched by "...), strings.Join(v.Watchers, ", ")...), ". "...)
-			}
-			if len(v.Self.Effects) > 0 {
-				buf = append(append(append(buf, "Spells: "...), strings.Join(v.Self.Effects, ", ")...), ". "...)
-			}
-			if len(here) > 0 {
-				buf = append(append(append(buf, "With you: "...), strings.Join(here, ", ")...), ". "...)
-			}
+			buf = appendNamed(buf, "Watched by ", v.Watchers)
+			buf = appendNamed(buf, "Spells: ", v.Self.Effects)
+			buf = appendNamed(buf, "With you: ", here)
 			prefix = len(buf)
 		}
 		b := buf[:prefix]
 		switch {
 		case shown > 0:
-			b = append(b, "In sight: "...)
-			for i, name := range others[:shown] {
-				if i > 0 {
-					b = append(b, ", "...)
-				}
-				b = append(b, name...)
-			}
+			b = appendList(append(b, "In sight: "...), others[:shown])
 			if shown < len(others) {
 				b = append(b, " and "...)
 				b = strconv.AppendInt(b, int64(len(others)-shown), 10)
@@ -230,6 +218,25 @@ func underLinesOf(v world.View, sight []world.Other, w, most int, memo *underMem
 		memo.watchers, memo.effects = append(memo.watchers[:0], v.Watchers...), append(memo.effects[:0], v.Self.Effects...)
 	}
 	return lines
+}
+
+// appendNamed appends "label a, b. " for names, and nothing for none.
+func appendNamed(b []byte, label string, names []string) []byte {
+	if len(names) == 0 {
+		return b
+	}
+	return append(appendList(append(b, label...), names), ". "...)
+}
+
+// appendList appends names joined by ", ".
+func appendList(b []byte, names []string) []byte {
+	for i, name := range names {
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		b = append(b, name...)
+	}
+	return b
 }
 
 // underWrap wraps text(len(others)), the text naming all the knights in sight but those
@@ -492,10 +499,7 @@ func (m *Model) drawMap(c *canvas) {
 		return
 	}
 	c.text(0, 0, fmt.Sprintf("Map of level %d: where you have been. You are the circle. Any key returns.", v.Self.Depth), clsTitle)
-	if cap(m.mapCells) < c.w*(c.h-1) {
-		m.mapCells = make([]cell, c.w*(c.h-1))
-	}
-	sub := blankCanvas(c.w, c.h-1, m.mapCells[:c.w*(c.h-1)]) // the cells are kept for the next
+	sub := m.mapPage.blank(c.w, c.h-1)
 	lp := m.painter(v.Known, false, nil)
 	lp.memo = &m.mapPageMemo // the map shows no one else: others' steps change nothing on it
 	lp.paint(sub, v.Self.Pos)

@@ -234,11 +234,12 @@ func (s *textScreen) clear(from, to int) {
 
 // moveTo puts the cursor at x, y, within the screen.
 func (s *textScreen) moveTo(x, y int) {
-	s.x, s.y, s.phantom = max(0, min(x, s.w-1)), max(0, min(y, s.h-1)), false
+	s.x, s.y, s.phantom, s.last = max(0, min(x, s.w-1)), max(0, min(y, s.h-1)), false, -1
 }
 
 // index moves the cursor down a line, scrolling the screen up at the bottom.
 func (s *textScreen) index() {
+	s.last = -1
 	if s.y < s.h-1 {
 		s.y++
 		return
@@ -252,6 +253,7 @@ func (s *textScreen) index() {
 
 // reverseIndex moves the cursor up a line, scrolling the screen down at the top.
 func (s *textScreen) reverseIndex() {
+	s.last = -1
 	if s.y > 0 {
 		s.y--
 		return
