@@ -606,6 +606,12 @@ func startTerminal(t testing.TB, c *gossh.Client, w, h int, env map[string]strin
 	if err != nil {
 		return nil, err
 	}
+	return startTerminalIn(t, c, s, w, h, env, cmd)
+}
+
+// startTerminalIn is startTerminal in a session channel of c opened already.
+func startTerminalIn(t testing.TB, c *gossh.Client, s *gossh.Session, w, h int, env map[string]string, cmd string) (*terminal, error) {
+	var err error
 	for k, v := range env {
 		if err := s.Setenv(k, v); err != nil {
 			return nil, err

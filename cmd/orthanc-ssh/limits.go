@@ -369,11 +369,16 @@ func (s *server) sessionChannel(srv *ssh.Server, conn *gossh.ServerConn, newChan
 		}
 		defer slot.closeChannel()
 	}
-	ssh.DefaultSessionHandler(srv, conn, filteredChannel{NewChannel: newChan}, ctx)
+	cc := &channelContext{Context: ctx} // the session's own (channel.go)
+	ssh.DefaultSessionHandler(srv, conn, filteredChannel{NewChannel: newChan, ctx: cc}, cc)
 }
 
-// filteredChannel accepts the channel and filters its requests.
-type filteredChannel struct{ gossh.NewChannel }
+// filteredChannel accepts the channel, keeps it in the session's context, and filters
+// its requests.
+type filteredChannel struct {
+	gossh.NewChannel
+	ctx *channelContext
+}
 
 // Accept accepts the channel; its requests pass through filterRequests.
 func (f filteredChannel) Accept() (gossh.Channel, <-chan *gossh.Request, error) {
@@ -381,6 +386,7 @@ func (f filteredChannel) Accept() (gossh.Channel, <-chan *gossh.Request, error) 
 	if err != nil {
 		return ch, reqs, err
 	}
+	f.ctx.ch = ch
 	out := make(chan *gossh.Request)
 	go filterRequests(reqs, out)
 	return ch, out, nil
@@ -463,10 +469,13 @@ type windowChange struct {
 // the idle timeout), and a write the client does not take in within the stall timeout
 // closes the session, so one stalled client never holds anything but itself.
 func (s *server) guardIO(sess ssh.Session) *ioGuard {
-	g := &ioGuard{sess: sess, stall: s.cfg.limits.stallTimeout, done: make(chan struct{}), onStall: func() {
+	g := &ioGuard{sess: sess, out: sess, stall: s.cfg.limits.stallTimeout, done: make(chan struct{}), onStall: func() {
 		s.log.Warn(stalledLogLabel, "fingerprint", keys.Fingerprint(sess.PublicKey()), "addr", sess.RemoteAddr().String())
 		closeConn(sess)
 	}}
+	if ch := rawChannel(sess.Context()); ch != nil && sess.EmulatedPty() {
+		g.out = &frameWriter{ch: ch} // the frames skip the library's copies (channel.go)
+	}
 	g.lastKey.Store(time.Now().UnixNano())
 	g.watchIdle(s.cfg.limits.idleTimeout, func() {
 		fmt.Fprintf(sess, "\r\nYou were idle for %v; your knight is saved where it stands.\r\n", s.cfg.limits.idleTimeout)
@@ -479,6 +488,7 @@ func (s *server) guardIO(sess ssh.Session) *ioGuard {
 // ioGuard is one game session's input and output, watched.
 type ioGuard struct {
 	sess    ssh.Session
+	out     io.Writer // the session's output: its channel, through a frameWriter, when it has one
 	stall   time.Duration
 	onStall func()
 	lastKey atomic.Int64  // unix nanoseconds of the last byte read
@@ -518,7 +528,7 @@ func (g *ioGuard) Read(p []byte) (int, error) {
 }
 
 // Write writes a frame, closing the session if the client does not take it in time.
-func (g *ioGuard) Write(p []byte) (int, error) { return g.writeTo(g.sess, p) }
+func (g *ioGuard) Write(p []byte) (int, error) { return g.writeTo(g.out, p) }
 
 // writeTo writes p to w under the stall watch. Writes take turns: the watch is of the
 // one under way.
