@@ -121,6 +121,9 @@ func TestWrapKeepsWordsWhole(t *testing.T) {
 			if ok != (len(got) <= limit) || !slices.Equal(part, got[:min(limit, len(got))]) {
 				t.Errorf("wrapUpTo(%q, %d, %d, %d) = %q, %v; wrapHang gives %q", tc.s, tc.w, tc.hang, limit, part, ok, got)
 			}
+			if tc.hang == 0 && fitsIn(tc.s, tc.w, limit) != ok {
+				t.Errorf("fitsIn(%q, %d, %d) = %v, wrapUpTo says %v", tc.s, tc.w, limit, !ok, ok)
+			}
 		}
 	}
 	if got := pack([]string{"f fight", "r run", "quiver of 12 arrows of mythical slaying"}, 16); strings.Join(got, "|") != "f fight  r run|quiver of 12|arrows of|mythical slaying" {

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/orthanc-ssh/orthanc-ssh/internal/english"
@@ -175,7 +176,7 @@ func underLinesOf(v world.View, sight []world.Other, w, most int, memo *underMem
 		defer func() { memo.text = buf[:0] }()
 	}
 	prefix := -1 // the length of what comes before the knights in sight, once built
-	text := func(shown int) string {
+	text := func(shown int) []byte {
 		if prefix < 0 {
 			buf = appendNamed(buf, "Watched by ", v.Watchers)
 			buf = appendNamed(buf, "Spells: ", v.Self.Effects)
@@ -201,7 +202,7 @@ func underLinesOf(v world.View, sight []world.Other, w, most int, memo *underMem
 			b = b[:len(b)-1]
 		}
 		buf = b
-		return string(b)
+		return b
 	}
 	if memo != nil && memo.w == w && memo.most == most && slices.Equal(memo.here, here) && slices.Equal(memo.others, others) &&
 		slices.Equal(memo.watchers, v.Watchers) && slices.Equal(memo.effects, v.Self.Effects) {
@@ -244,11 +245,14 @@ func appendList(b []byte, names []string) []byte {
 // wraps text(k) for the most knights k that fit, and says how many it named. A crowd in
 // sight changes with every step through it, so this runs on many frames: no text is
 // wrapped past most+1 lines, only as many names are tried as could fit in most lines at
-// all, and the number named last time (hint) is tried first.
-func underWrap(text func(shown int) string, others []string, w, most, hint int) ([]string, int) {
+// all, the number named last time (hint) is tried first, and a text tried is only
+// measured (fitsIn), in text's own buffer: only the one chosen is made into lines. Each
+// call of text may write over the bytes the last one returned.
+func underWrap(text func(shown int) []byte, others []string, w, most, hint int) ([]string, int) {
 	n := len(others)
+	final := func(k int) []string { return wrap(string(text(k)), w) }
 	if n == 0 {
-		return wrap(text(0), w), 0
+		return final(0), 0
 	}
 	// Every line break saves at most the one space it replaces, so names wider together
 	// than most×(w+1) never fit: hi is the most that might.
@@ -258,23 +262,16 @@ func underWrap(text func(shown int) string, others []string, w, most, hint int) 
 			break
 		}
 	}
+	try := func(k int) bool { return fitsIn(bytesView(text(k)), w, most) }
 	if hi == n {
-		if lines, ok := wrapUpTo(text(n), w, 0, most); ok {
-			return lines, n
+		if try(n) {
+			return final(n), n
 		}
 		hi = n - 1
 	}
 	// The most knights in sight that can be named within most lines, found by halving
 	// (from last time's number, which a crowd walking by mostly keeps); none when even
 	// the counting line is too long.
-	var best []string
-	try := func(k int) bool {
-		lines, ok := wrapUpTo(text(k), w, 0, most)
-		if ok {
-			best = lines
-		}
-		return ok
-	}
 	lo := 0
 	if 0 < hint && hint <= hi {
 		if try(hint) {
@@ -295,11 +292,12 @@ func underWrap(text func(shown int) string, others []string, w, most, hint int) 
 			hi = k - 1
 		}
 	}
-	if best == nil || lo == 0 {
-		return wrap(text(lo), w), lo
-	}
-	return best, lo
+	return final(lo), lo
 }
+
+// bytesView is b read as a string without a copy, for a measurement that keeps nothing
+// of it: it is only good until b is written again.
+func bytesView(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
 // drawPlay lays out the dungeon screen: a header, the view around the knight, who else is
 // on the level (and who is watching), the last messages and the status line.
@@ -730,13 +728,26 @@ func wrapHang(s string, w, hang int) []string {
 // wrapUpTo is wrapHang that stops once the text takes more than limit lines (no limit
 // when it is negative), and reports whether it took at most limit.
 func wrapUpTo(s string, w, hang, limit int) ([]string, bool) {
+	var out []string
+	ok := wrapEach(s, w, hang, limit, func(indent, text string) { out = append(out, indent+text) })
+	return out, ok
+}
+
+// fitsIn reports whether s wraps to w in at most limit lines, as wrapUpTo would, without
+// making the lines.
+func fitsIn(s string, w, limit int) bool {
+	return wrapEach(s, w, 0, limit, func(string, string) {})
+}
+
+// wrapEach wraps s as wrapUpTo does, handing each line to line as its indent and its text.
+func wrapEach(s string, w, hang, limit int, line func(indent, text string)) bool {
 	w = max(w, 1)
 	hang = max(0, min(hang, w-1))
-	var out []string
+	lines := 0
 	indent := ""
 	for {
-		if limit >= 0 && len(out) == limit {
-			return out, false
+		if limit >= 0 && lines == limit {
+			return false
 		}
 		room := w - len(indent)
 		brk, width, lastSpace, word := -1, 0, -1, false
@@ -754,7 +765,8 @@ func wrapUpTo(s string, w, hang, limit int) ([]string, bool) {
 		}
 		switch {
 		case brk < 0: // the rest fits
-			return append(out, indent+s), true
+			line(indent, s)
+			return true
 		case s[brk] == ' ': // the first rune that does not fit is a space: break there
 		case lastSpace > 0:
 			brk = lastSpace
@@ -762,10 +774,11 @@ func wrapUpTo(s string, w, hang, limit int) ([]string, bool) {
 			_, n := utf8.DecodeRuneInString(s)
 			brk = n
 		}
-		out = append(out, indent+strings.TrimRight(s[:brk], " "))
+		line(indent, strings.TrimRight(s[:brk], " "))
+		lines++
 		s = strings.TrimLeft(s[brk:], " ")
 		if s == "" {
-			return out, true
+			return true
 		}
 		indent = strings.Repeat(" ", hang)
 	}

@@ -690,3 +690,41 @@ func TestTheLinesUnderAWalkingCrowdAreTheSameWithTheMemo(t *testing.T) {
 		}
 	}
 }
+
+// The lines under the view name the most knights in sight that fit in their lines,
+// whatever number was named last time: the search finds what trying every number finds.
+func TestTheLinesUnderTheViewNameAllThatFit(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for range 500 {
+		var others []string
+		for i := range r.IntN(60) {
+			others = append(others, fmt.Sprintf("%s%d", []string{"Gawain", "Li", "世界王", "Percivale the Bold"}[r.IntN(4)], i))
+		}
+		w, most := 20+r.IntN(100), 1+r.IntN(6)
+		text := func(k int) []byte {
+			s := "Watched by Merlin. "
+			switch {
+			case k > 0:
+				s += "In sight: " + strings.Join(others[:k], ", ")
+				if k < len(others) {
+					s += fmt.Sprintf(" and %d more (w lists everyone)", len(others)-k)
+				}
+				s += "."
+			case len(others) > 0:
+				s += fmt.Sprintf("In sight: %d knights (w lists everyone).", len(others))
+			}
+			return []byte(strings.TrimRight(s, " "))
+		}
+		want := 0
+		for k := len(others); k > 0; k-- {
+			if _, ok := wrapUpTo(string(text(k)), w, 0, most); ok {
+				want = k
+				break
+			}
+		}
+		lines, got := underWrap(text, others, w, most, r.IntN(len(others)+2))
+		if got != want || !slices.Equal(lines, wrap(string(text(want)), w)) {
+			t.Fatalf("%d in sight, %d columns, %d lines: named %d as %q; trying every number names %d", len(others), w, most, got, lines, want)
+		}
+	}
+}
