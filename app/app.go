@@ -241,9 +241,7 @@ type Model struct {
 	mapCanvas canvas
 	marks     []squareMark
 	lp        levelPainter // the level's painter, kept from frame to frame (painter)
-	mapPage   canvas       // the map screen's canvas, kept from frame to frame (drawMap)
-	// mapPageMemo is the map screen's level picture, kept as mapMemo is.
-	mapPageMemo mapMemo
+	mapScr    *mapScreen   // what the map screen keeps from frame to frame, while it shows (drawMap)
 	// help is the help's lines as last wrapped, and the width they were wrapped to.
 	help struct {
 		w     int
@@ -566,8 +564,9 @@ func (m *Model) draw(c *canvas) {
 	screens[m.screen].draw(m, c)
 	// What the map and help screens keep between their frames goes once they are left:
 	// every knight opens them now and then, and a session is small.
-	if m.screen != screenMap && m.mapPage.cells != nil {
-		m.mapPage, m.mapPageMemo = canvas{}, mapMemo{}
+	if m.screen != screenMap && m.mapScr != nil {
+		m.mapScr.release()
+		m.mapScr = nil
 	}
 	if m.screen != screenHelp && m.help.lines != nil {
 		m.help.lines = nil

@@ -41,10 +41,17 @@ func newCanvas(w, h int) *canvas {
 
 // blankCanvas makes a w×h canvas of blanks on cells, which must hold w*h of them.
 func blankCanvas(w, h int, cells []cell) *canvas {
+	c := new(canvas)
+	c.blankOn(w, h, cells)
+	return c
+}
+
+// blankOn makes c a w×h canvas of blanks on cells, which must hold w*h of them.
+func (c *canvas) blankOn(w, h int, cells []cell) {
 	for i := range cells {
 		cells[i] = mkCell(' ', clsText)
 	}
-	return &canvas{w: w, h: h, cells: cells}
+	*c = canvas{w: w, h: h, cells: cells}
 }
 
 // set puts one character at x, y and says how many columns it took. A character the
@@ -100,7 +107,7 @@ func (c *canvas) blank(w, h int) *canvas {
 	if cap(c.cells) < w*h {
 		c.cells = make([]cell, w*h)
 	}
-	*c = *blankCanvas(w, h, c.cells[:w*h])
+	c.blankOn(w, h, c.cells[:w*h])
 	return c
 }
 

@@ -429,16 +429,27 @@ func TestMapScreenKeepsItsPicture(t *testing.T) {
 	if !strings.Contains(first, "Map of level") || !strings.Contains(first, "()") {
 		t.Fatalf("map screen:\n%s", first)
 	}
-	if again := m.Text(); again != first || m.mapPageMemo.reused != 1 {
-		t.Fatalf("drawn again, reused %d times:\n%s\nwant\n%s", m.mapPageMemo.reused, again, first)
+	if again := m.Text(); again != first || m.mapScr.memo.reused != 1 {
+		t.Fatalf("drawn again, reused %d times:\n%s\nwant\n%s", m.mapScr.memo.reused, again, first)
 	}
-	m.mapPageMemo = mapMemo{}
+	m.mapScr.memo = mapMemo{}
 	if fresh := m.Text(); fresh != first {
 		t.Fatalf("drawn afresh:\n%s\nfrom the kept picture:\n%s", fresh, first)
 	}
 	m.screen = screenPlay // left: what the map screen kept goes
 	_ = m.Text()
-	if m.mapPage.cells != nil || m.mapPageMemo.level.cells != nil {
+	if m.mapScr != nil {
 		t.Fatal("the map screen's canvas and picture are kept after leaving it")
+	}
+	// The next to open a map may be given what this one kept, but draws its own level.
+	other, _ := viewModel(t, twoOnTwo(t), 80, 24)
+	other.mapScr = &mapScreen{}
+	other.screen = screenMap
+	_ = other.Text()
+	other.mapScr.release()
+	m.screen = screenMap
+	m.mapScr = other.mapScr
+	if again := m.Text(); again != first || m.mapScr.memo.reused != 0 {
+		t.Fatalf("drawn with another's released picture (reused %d):\n%s\nwant\n%s", m.mapScr.memo.reused, again, first)
 	}
 }

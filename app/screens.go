@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 	"unsafe"
 
@@ -91,14 +92,19 @@ func layoutPlay(v world.View, sight []world.Other, w, h int, extra string, memo 
 // newest messages, wrapped, with what they were made from. What they say changes far less
 // often than frames are drawn (others' steps), and wrapping them again on every frame
 // was a fifth of the server's work at a thousand players. The lines are shared: callers
-// only read them. A nil memo wraps afresh.
+// only read them, and only until the next call with the memo (which may make new ones
+// over them). A nil memo wraps afresh.
 type underMemo struct {
 	w, most                         int
 	here, others, watchers, effects []string // what the lines under the view were made from
 	lines                           []string
 	shown                           int      // how many of others the lines name
 	hereNow, othersNow              []string // the names of this frame, kept for the next one's
-	text                            []byte   // the buffer the text naming them is built in
+	text                            []byte   // the buffer the texts tried are built in
+	lineBuf                         []string // the slice lines are kept in
+
+	statsOf [4]int // the strength, intelligence, constitution and dexterity stats says
+	stats   string
 
 	status     statusKey
 	statusOf   []string // Self.Status the status line was made with
@@ -116,6 +122,15 @@ type statusKey struct {
 	level, hits, maxHits, spells, exp, depth, unread int
 	feature                                          world.Feature
 	away                                             bool
+}
+
+// statsLine is the header's "Str 12  Int 9  Con 14  Dex 11", made again only when one
+// of them changes.
+func (mm *underMemo) statsLine(s world.Self) string {
+	if k := [4]int{s.Str, s.Int, s.Con, s.Dex}; mm.stats == "" || k != mm.statsOf {
+		mm.statsOf, mm.stats = k, fmt.Sprintf("Str %d  Int %d  Con %d  Dex %d", s.Str, s.Int, s.Con, s.Dex)
+	}
+	return mm.stats
 }
 
 // statusLines is statusLines(s, w), wrapped once for the same status.
@@ -140,7 +155,7 @@ func (mm *underMemo) messageLines(msgs []string, w, rows int) []panelLine {
 	if mm.msgLines == nil || mm.msgW != w || mm.msgRows != rows || !slices.Equal(mm.msgs, newest) {
 		mm.msgW, mm.msgRows = w, rows
 		mm.msgs = append(mm.msgs[:0], newest...)
-		mm.msgLines = messageLines(newest, w, rows)
+		mm.msgLines = appendMessageLines(mm.msgLines[:0], newest, w, rows) // read only until the next change
 	}
 	return mm.msgLines
 }
@@ -149,7 +164,7 @@ func (mm *underMemo) messageLines(msgs []string, w, rows int) []panelLine {
 // knights on the knight's own square and the others in sight (the who-list has the rest),
 // wrapped to w. When the names would take more than most lines, the last knights in
 // sight are counted instead. With a memo, the same text at the same size is wrapped once
-// (the lines are shared: callers only read them).
+// (the lines are shared, as underMemo says).
 func underLines(v world.View, w, most int, memo *underMemo) []string {
 	return underLinesOf(v, v.InSight(), w, most, memo)
 }
@@ -208,16 +223,18 @@ func underLinesOf(v world.View, sight []world.Other, w, most int, memo *underMem
 		slices.Equal(memo.watchers, v.Watchers) && slices.Equal(memo.effects, v.Self.Effects) {
 		return memo.lines
 	}
-	hint := 0
-	if memo != nil {
-		hint = memo.shown
+	if memo == nil {
+		shown := underWrap(text, others, w, most, 0)
+		return wrap(string(text(shown)), w)
 	}
-	lines, shown := underWrap(text, others, w, most, hint)
-	if memo != nil {
-		memo.w, memo.most, memo.lines, memo.shown = w, most, lines, shown
-		memo.here, memo.others = append(memo.here[:0], here...), append(memo.others[:0], others...)
-		memo.watchers, memo.effects = append(memo.watchers[:0], v.Watchers...), append(memo.effects[:0], v.Self.Effects...)
-	}
+	shown := underWrap(text, others, w, most, memo.shown)
+	// The lines go in the memo's own slice: a crowd walking by changes them on most
+	// frames, and they are read only until the next.
+	lines := wrapInto(memo.lineBuf[:0], string(text(shown)), w)
+	memo.lineBuf = lines
+	memo.w, memo.most, memo.lines, memo.shown = w, most, lines, shown
+	memo.here, memo.others = append(memo.here[:0], here...), append(memo.others[:0], others...)
+	memo.watchers, memo.effects = append(memo.watchers[:0], v.Watchers...), append(memo.effects[:0], v.Self.Effects...)
 	return lines
 }
 
@@ -240,19 +257,18 @@ func appendList(b []byte, names []string) []byte {
 	return b
 }
 
-// underWrap wraps text(len(others)), the text naming all the knights in sight but those
-// on the knight's own square (others), to w; when that takes more than most lines, it
-// wraps text(k) for the most knights k that fit, and says how many it named. A crowd in
-// sight changes with every step through it, so this runs on many frames: no text is
-// wrapped past most+1 lines, only as many names are tried as could fit in most lines at
-// all, the number named last time (hint) is tried first, and a text tried is only
-// measured (fitsIn), in text's own buffer: only the one chosen is made into lines. Each
-// call of text may write over the bytes the last one returned.
-func underWrap(text func(shown int) []byte, others []string, w, most, hint int) ([]string, int) {
+// underWrap is how many of the knights in sight but those on the knight's own square
+// (others) the lines under the view name: all when text(len(others)), the text naming
+// them, wraps to w in most lines; otherwise the most k for which text(k) does, and 0
+// when none does (text(0) counts them). A crowd in sight changes with every step
+// through it, so this runs on many frames: no text is wrapped past most+1 lines, only as
+// many names are tried as could fit in most lines at all, the number named last time
+// (hint) is tried first, and a text tried is only measured (fitsIn), in text's own
+// buffer. Each call of text may write over the bytes the last one returned.
+func underWrap(text func(shown int) []byte, others []string, w, most, hint int) int {
 	n := len(others)
-	final := func(k int) []string { return wrap(string(text(k)), w) }
 	if n == 0 {
-		return final(0), 0
+		return 0
 	}
 	// Every line break saves at most the one space it replaces, so names wider together
 	// than most×(w+1) never fit: hi is the most that might.
@@ -265,7 +281,7 @@ func underWrap(text func(shown int) []byte, others []string, w, most, hint int) 
 	try := func(k int) bool { return fitsIn(bytesView(text(k)), w, most) }
 	if hi == n {
 		if try(n) {
-			return final(n), n
+			return n
 		}
 		hi = n - 1
 	}
@@ -292,7 +308,7 @@ func underWrap(text func(shown int) []byte, others []string, w, most, hint int) 
 			hi = k - 1
 		}
 	}
-	return final(lo), lo
+	return lo
 }
 
 // bytesView is b read as a string without a copy, for a measurement that keeps nothing
@@ -305,7 +321,7 @@ func (m *Model) drawPlay(c *canvas) {
 	v := m.shown()
 	s := v.Self
 	c.text(0, 0, "ORTHANC", clsTitle)
-	stats := fmt.Sprintf("Str %d  Int %d  Con %d  Dex %d", s.Str, s.Int, s.Con, s.Dex)
+	stats := m.under.statsLine(s)
 	c.text(10, 0, stats, clsText)
 	if !m.opts.HideKeys && c.w-textWidth(keyHelp) > 10+textWidth(stats) {
 		c.text(c.w-textWidth(keyHelp), 0, keyHelp, clsDim)
@@ -391,25 +407,32 @@ const msgLines = 3
 // as many whole messages as fit, and all of the newest however long it is. Blank lines
 // fill the rows above when the messages are fewer.
 func messageLines(msgs []string, w, rows int) []panelLine {
-	var out []panelLine
+	return appendMessageLines(nil, msgs, w, rows)
+}
+
+// appendMessageLines is messageLines appended to out.
+func appendMessageLines(out []panelLine, msgs []string, w, rows int) []panelLine {
+	start := len(out)
+	// Newest first, each message's lines backwards, and the whole turned round at the end.
+	n := 0 // lines so far
 	for i := len(msgs) - 1; i >= 0; i-- {
-		lines := wrap(msgs[i], w)
-		if len(out) > 0 && len(out)+len(lines) > rows {
-			break
-		}
 		cls := clsDim
 		if i == len(msgs)-1 {
 			cls = clsText
 		}
-		add := make([]panelLine, 0, len(lines)+len(out))
-		for _, t := range lines {
-			add = append(add, panelLine{t, cls})
+		at := len(out)
+		wrapEach(msgs[i], w, 0, -1, func(_, text string) { out = append(out, panelLine{text, cls}) })
+		if n > 0 && n+len(out)-at > rows {
+			out = out[:at]
+			break
 		}
-		out = append(add, out...)
+		n += len(out) - at
+		slices.Reverse(out[at:])
 	}
-	for len(out) < rows {
-		out = append([]panelLine{{}}, out...)
+	for ; n < rows; n++ {
+		out = append(out, panelLine{})
 	}
+	slices.Reverse(out[start:])
 	return out
 }
 
@@ -497,11 +520,32 @@ func (m *Model) drawMap(c *canvas) {
 		return
 	}
 	c.text(0, 0, fmt.Sprintf("Map of level %d: where you have been. You are the circle. Any key returns.", v.Self.Depth), clsTitle)
-	sub := m.mapPage.blank(c.w, c.h-1)
+	if m.mapScr == nil {
+		m.mapScr = mapScreens.Get().(*mapScreen)
+	}
+	sub := m.mapScr.page.blank(c.w, c.h-1)
 	lp := m.painter(v.Known, false, nil)
-	lp.memo = &m.mapPageMemo // the map shows no one else: others' steps change nothing on it
+	lp.memo = &m.mapScr.memo // the map shows no one else: others' steps change nothing on it
 	lp.paint(sub, v.Self.Pos)
 	c.blit(sub, 0, 1)
+}
+
+// mapScreen is what the map screen keeps while it shows: its canvas, and the level
+// picture under the knight's mark. Every knight opens the map now and then, and a
+// session is small: a session leaving the map gives them to the next to open one
+// (mapScreens), rather than keeping them or making new ones each time.
+type mapScreen struct {
+	page canvas
+	memo mapMemo
+}
+
+var mapScreens = sync.Pool{New: func() any { return new(mapScreen) }}
+
+// release gives ms to the next session to open its map. It keeps the memory, not the
+// picture: another session's level must not match it.
+func (ms *mapScreen) release() {
+	ms.memo = mapMemo{level: ms.memo.level, shown: ms.memo.shown[:0], bright: ms.memo.bright[:0], found: ms.memo.found[:0]}
+	mapScreens.Put(ms)
 }
 
 var helpText = []string{
@@ -731,6 +775,12 @@ func wrapUpTo(s string, w, hang, limit int) ([]string, bool) {
 	var out []string
 	ok := wrapEach(s, w, hang, limit, func(indent, text string) { out = append(out, indent+text) })
 	return out, ok
+}
+
+// wrapInto is wrap(s, w) appended to lines.
+func wrapInto(lines []string, s string, w int) []string {
+	wrapEach(s, w, 0, -1, func(_, text string) { lines = append(lines, text) })
+	return lines
 }
 
 // fitsIn reports whether s wraps to w in at most limit lines, as wrapUpTo would, without

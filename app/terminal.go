@@ -29,6 +29,7 @@ type terminal struct {
 	shown []cell
 	w, h  int
 	spare []cell // a frame's cells no longer shown, for the next frame to reuse
+	frame canvas // the canvas the next frame is drawn on (canvas)
 	// prompt is the input line shown in screen-reader mode, if promptOK: the line the
 	// cursor is on shows it.
 	prompt   string
@@ -68,14 +69,15 @@ func erasesInColour(term string) bool {
 }
 
 // canvas gives a blank w×h canvas for the next frame, on the cells of the frame before
-// the one shown when they fit.
+// the one shown when they fit. It is the terminal's own, good until the next call.
 func (t *terminal) canvas(w, h int) *canvas {
 	cells := t.spare
 	t.spare = nil
 	if cap(cells) < w*h {
 		cells = make([]cell, w*h)
 	}
-	return blankCanvas(w, h, cells[:w*h])
+	t.frame.blankOn(w, h, cells[:w*h])
+	return &t.frame
 }
 
 // redraw forgets what the screen shows, so the next frame is written whole (new colours).
