@@ -19,8 +19,8 @@ import (
 const ShownPerSquare = 4
 
 // What others do reaches an active player's screen within ActiveRefreshTurns, and an
-// idle player's (one that has sent nothing for IdleTurns) once every IdleRefreshTurns,
-// each at its own turn of the period: a screen nobody is typing at changes at most once
+// idle player's (one that has sent nothing for IdleTurns) once every IdleRefreshTurns
+// (refreshDue says when): a screen nobody is typing at changes at most once
 // a second for what walks past, so a crowd of idle players costs a fraction of the
 // frames, and a crowd walking past an active player costs it 10 frames a second, not 40
 // (a knight steps at most once a round, 250 ms, so no step is missed, and each shows
@@ -52,12 +52,22 @@ func (e *Engine) stir(p *player) {
 }
 
 // refreshDue reports whether p's view, changed only by what others did, is sent now.
+//
+// An active player's is sent a period after the last view it was sent, whatever that
+// view was for: what others did since waits less than a period, and the view of its own
+// step counts as the period's frame, so a knight walking through a crowd gets 10 frames
+// a second, not 10 and one for each step of its own. Its own keys come at times of their
+// own, so these periods fall on every turn alike.
+//
+// An idle player's is sent at its own turn of the period (by its join order): idle
+// players send no keys, and periods counted from a view that a crowd of them got at
+// once (an announcement) would keep them drawn together, all on one turn.
 func (e *Engine) refreshDue(p *player) bool {
-	every := e.cfg.ActiveRefreshTurns
 	if e.turn-p.active >= uint64(e.cfg.IdleTurns) {
-		every = e.cfg.IdleRefreshTurns
+		return (e.turn+p.seq)%uint64(e.cfg.IdleRefreshTurns) == 0
 	}
-	return (e.turn+p.seq)%uint64(every) == 0
+	every := uint64(e.cfg.ActiveRefreshTurns)
+	return every <= 1 || e.turn-p.shown >= every // 1: at once, even on the turn of a view
 }
 
 // occupancy lists the knights on each square of each level, in join order, as linked

@@ -151,6 +151,43 @@ func TestAnActiveScreenShowsOthersWithinARefresh(t *testing.T) {
 	}
 }
 
+// A knight walking through a crowd gets a frame a refresh period, its own steps
+// among them: what others do waits a period after the last frame, whatever it showed, and
+// never longer (a knight of the crowd steps in sight on every turn).
+func TestAWalkerInACrowdGetsAFrameAPeriod(t *testing.T) {
+	e := fixtureEngine(t, nil)
+	e.cfg.ActiveRefreshTurns = DefaultActiveRefreshTurns
+	walker := &recorder{}
+	e.join(knight("walker", 10), walker)
+	const crowd = TurnsPerRound // one of them steps on every turn
+	for i := range crowd {
+		e.join(knight(fmt.Sprintf("c%d", i), 10), &recorder{})
+	}
+	e.Step()
+	w := e.players["walker"]
+	const rounds = 40
+	n, steps, last := len(walker.views), 0, e.turn
+	for turn := range rounds * TurnsPerRound {
+		c := fmt.Sprintf("c%d", turn%crowd)
+		e.enqueue(c, e.players[c].session, Move{Dir: []Dir{East, West}[turn/crowd%2]})
+		if turn%(2*TurnsPerRound) == 3 { // the walker steps twice a second, as the load tool's walkers
+			e.enqueue("walker", w.session, Move{Dir: []Dir{South, North}[steps%2]})
+			steps++
+		}
+		before := len(walker.views)
+		e.Step()
+		if len(walker.views) > before {
+			last = e.turn
+		} else if e.turn-last > uint64(DefaultActiveRefreshTurns) {
+			t.Fatalf("turn %d: the crowd's steps waited %d turns for a frame, want at most %d", e.turn, e.turn-last, DefaultActiveRefreshTurns)
+		}
+	}
+	turns := rounds * TurnsPerRound
+	if got, most := len(walker.views)-n, turns/DefaultActiveRefreshTurns+1; got > most {
+		t.Fatalf("a walker in a crowd got %d frames in %d turns (%d of its own steps), want at most %d: one a period", got, turns, steps, most)
+	}
+}
+
 // An idle player's screen shows what others do once every IdleRefreshTurns; its own
 // messages show at once; a key makes it active again and shows what it missed at once.
 func TestAnIdleScreenShowsOthersOnceARefresh(t *testing.T) {

@@ -449,7 +449,7 @@ func (e *Engine) touchLevel(depth int) {
 func (e *Engine) publish() {
 	for _, p := range e.order {
 		if p.dirty || (p.seen && e.refreshDue(p)) {
-			p.dirty, p.seen = false, false
+			p.dirty, p.seen, p.shown = false, false, e.turn
 			if p.sub == nil && len(p.watchers) == 0 {
 				continue
 			}

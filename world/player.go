@@ -40,6 +40,7 @@ type player struct {
 	seq                       uint64     // when it joined: who is named first on a crowded square
 	seen                      bool       // what others do in its sight changed its view (crowd.go)
 	active                    uint64     // the turn it last sent anything
+	shown                     uint64     // the turn its last view was published (crowd.go)
 	watchers                  []*watcher // spectators, who get its views too
 	// safeUntil ends the knight's safe arrival (arrival.go): until then, or until it
 	// acts, no monster starts a fight with it. respiteUntil ends the time after it got
