@@ -242,6 +242,7 @@ type Model struct {
 	marks     []squareMark
 	lp        levelPainter // the level's painter, kept from frame to frame (painter)
 	mapScr    *mapScreen   // what the map screen keeps from frame to frame, while it shows (drawMap)
+	waitCmd   tea.Cmd      // waitView's command
 	// help is the help's lines as last wrapped, and the width they were wrapped to.
 	help struct {
 		w     int
@@ -330,13 +331,21 @@ func (m *Model) join(rec world.Adventurer) tea.Cmd {
 	}
 }
 
+// waitView is the command that waits for the next view: one function made once, not a
+// new closure for every frame.
 func (m *Model) waitView() tea.Cmd {
-	return func() tea.Msg {
-		if !m.mailbox.Wait(m.ctx) {
-			return nil
-		}
-		return viewReadyMsg{}
+	if m.waitCmd == nil {
+		m.waitCmd = m.viewReady
 	}
+	return m.waitCmd
+}
+
+// viewReady waits until a view may wait in the mailbox.
+func (m *Model) viewReady() tea.Msg {
+	if !m.mailbox.Wait(m.ctx) {
+		return nil
+	}
+	return viewReadyMsg{}
 }
 
 // Update handles one message. In screen-reader mode, whatever it has to say is printed

@@ -607,12 +607,41 @@ var helpLines = append(append([]string(nil), helpText...), world.MonsterTableLin
 func (m *Model) helpPage() (lines []string, page int) {
 	w, h := m.frameSize()
 	if m.help.lines == nil || m.help.w != w { // wrapped once for the width
-		m.help.w, m.help.lines = w, nil
-		for _, l := range helpLines {
-			m.help.lines = append(m.help.lines, wrapHang(l, w-4, hangOf(l))...)
-		}
+		m.help.w, m.help.lines = w, helpWrapped.at(w)
 	}
 	return m.help.lines, max(1, h-3)
+}
+
+// helpWrapped is the help wrapped for each width some session has shown it at: the same
+// for everyone, and read only, so the sessions share them. It keeps at most
+// helpWidthsKept widths (a client resizing through every width gets its own copies).
+var helpWrapped = wrappedHelp{byWidth: map[int][]string{}}
+
+const helpWidthsKept = 64
+
+type wrappedHelp struct {
+	mu      sync.Mutex
+	byWidth map[int][]string
+}
+
+// at is the help's lines at width w.
+func (wh *wrappedHelp) at(w int) []string {
+	wh.mu.Lock()
+	lines, ok := wh.byWidth[w]
+	wh.mu.Unlock()
+	if ok {
+		return lines
+	}
+	for _, l := range helpLines {
+		lines = append(lines, wrapHang(l, w-4, hangOf(l))...)
+	}
+	lines = slices.Clip(lines) // an append by a reader never writes into the shared array
+	wh.mu.Lock()
+	if len(wh.byWidth) < helpWidthsKept {
+		wh.byWidth[w] = lines
+	}
+	wh.mu.Unlock()
+	return lines
 }
 
 // hangOf is where the wrapped lines of a line of a table start (the help's keys, the

@@ -200,6 +200,32 @@ func whenCast(sp world.SpellID) string {
 
 // The help: every line of it, the lesson and the monster tables, is whole at some point
 // of its scrolling, and the line saying where it is too.
+// The help wrapped for a width is made once and shared by every session showing it at
+// that width; a client going through every width is given copies past the kept ones.
+func TestTheHelpIsWrappedOnceForEveryone(t *testing.T) {
+	a, _ := viewModel(t, crowdedView(t), 93, 30)
+	b, _ := viewModel(t, crowdedView(t), 93, 40)
+	la, _ := a.helpPage()
+	lb, _ := b.helpPage()
+	if &la[0] != &lb[0] {
+		t.Fatal("two sessions at one width wrapped the help each")
+	}
+	if want := wrapHang(helpLines[0], 93-4, hangOf(helpLines[0])); !slices.Equal(la[:len(want)], want) {
+		t.Fatalf("the shared help starts %q, want %q", la[:len(want)], want)
+	}
+	for w := 20; w < 20+2*helpWidthsKept; w++ {
+		if got := helpWrapped.at(w); len(got) == 0 || !strings.HasPrefix(helpLines[0], strings.TrimSpace(got[0])) {
+			t.Fatalf("width %d: the help starts %q", w, got[0])
+		}
+	}
+	helpWrapped.mu.Lock()
+	kept := len(helpWrapped.byWidth)
+	helpWrapped.mu.Unlock()
+	if kept > helpWidthsKept {
+		t.Fatalf("the help is kept at %d widths, at most %d", kept, helpWidthsKept)
+	}
+}
+
 func TestHelpIsWhole(t *testing.T) {
 	for _, sz := range sizes {
 		w, h := sz[0], sz[1]
