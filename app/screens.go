@@ -614,7 +614,8 @@ func (m *Model) helpPage() (lines []string, page int) {
 
 // helpWrapped is the help wrapped for each width some session has shown it at: the same
 // for everyone, and read only, so the sessions share them. It keeps at most
-// helpWidthsKept widths (a client resizing through every width gets its own copies).
+// helpWidthsKept widths, and starts afresh when full (a client resizing through every
+// width shuts no one else out).
 var helpWrapped = wrappedHelp{byWidth: map[int][]string{}}
 
 const helpWidthsKept = 64
@@ -637,9 +638,10 @@ func (wh *wrappedHelp) at(w int) []string {
 	}
 	lines = slices.Clip(lines) // an append by a reader never writes into the shared array
 	wh.mu.Lock()
-	if len(wh.byWidth) < helpWidthsKept {
-		wh.byWidth[w] = lines
+	if len(wh.byWidth) >= helpWidthsKept {
+		wh.byWidth = map[int][]string{} // the sessions showing the old ones keep them
 	}
+	wh.byWidth[w] = lines
 	wh.mu.Unlock()
 	return lines
 }

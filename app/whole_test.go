@@ -198,10 +198,9 @@ func whenCast(sp world.SpellID) string {
 	return "walk"
 }
 
-// The help: every line of it, the lesson and the monster tables, is whole at some point
-// of its scrolling, and the line saying where it is too.
 // The help wrapped for a width is made once and shared by every session showing it at
-// that width; a client going through every width is given copies past the kept ones.
+// that width; a client going through every width makes the kept ones start afresh, and
+// they stay within their bound.
 func TestTheHelpIsWrappedOnceForEveryone(t *testing.T) {
 	a, _ := viewModel(t, crowdedView(t), 93, 30)
 	b, _ := viewModel(t, crowdedView(t), 93, 40)
@@ -226,6 +225,8 @@ func TestTheHelpIsWrappedOnceForEveryone(t *testing.T) {
 	}
 }
 
+// The help: every line of it, the lesson and the monster tables, is whole at some point
+// of its scrolling, and the line saying where it is too.
 func TestHelpIsWhole(t *testing.T) {
 	for _, sz := range sizes {
 		w, h := sz[0], sz[1]

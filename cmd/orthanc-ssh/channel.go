@@ -19,32 +19,20 @@ import (
 // gives every session of a connection the connection's context, so a value kept there
 // would be shared by two sessions on one connection.
 
-// rawChannelKey is the context key of a session's SSH channel.
-type rawChannelKey struct{}
-
 // channelContext is the context of one session channel: its connection's, which it
-// reads and writes through, and the channel, once accepted.
+// reads and writes through, and the channel, once accepted. The session's Context is it.
 type channelContext struct {
 	ssh.Context
 	ch gossh.Channel
 }
 
-// Value returns the channel for rawChannelKey and the connection's values otherwise.
-func (c *channelContext) Value(key any) any {
-	if key == (rawChannelKey{}) {
-		if c.ch == nil {
-			return nil // not yet accepted: no channel, rather than a nil one in an interface
-		}
-		return c.ch
-	}
-	return c.Context.Value(key)
-}
-
 // rawChannel returns the SSH channel of the session whose context ctx is, or nil (a
 // session that did not come through sessionChannel, as in unit tests).
 func rawChannel(ctx ssh.Context) gossh.Channel {
-	ch, _ := ctx.Value(rawChannelKey{}).(gossh.Channel)
-	return ch
+	if cc, ok := ctx.(*channelContext); ok {
+		return cc.ch
+	}
+	return nil
 }
 
 // frameWriter writes to a session's channel as the SSH library's terminal writer does
