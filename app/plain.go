@@ -183,7 +183,7 @@ func (m *Model) sayWho() {
 			where = fmt.Sprintf("level %d knight, outside", e.Level)
 		}
 		switch {
-		case e.Fingerprint == m.p.Fingerprint:
+		case e.ID == m.p.Fingerprint:
 			where += ", you"
 		case !e.Watchable:
 			where += ", no spectators"

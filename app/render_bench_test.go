@@ -42,7 +42,7 @@ func benchPlayModel(b *testing.B, w, h int) *Model {
 	}
 	rec := world.NewAdventurer("SHA256:bench", "Bedivere", stats, 11)
 	rec.X, rec.Y = room[len(room)-1].X, room[len(room)-1].Y
-	m := playModel(b, e, rec.Fingerprint, Params{Saved: &rec, Width: w, Height: h})
+	m := playModel(b, e, rec.ID, Params{Saved: &rec, Width: w, Height: h})
 
 	// Enter on the title screen joins the world; the join's answer starts the wait for views.
 	_, cmd := m.Update(tea.KeyPressMsg{Code: tea.KeyEnter})

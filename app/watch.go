@@ -202,7 +202,7 @@ func (m *Model) whoKey(k tea.KeyPressMsg) tea.Cmd {
 // pickWatch starts watching a knight from the who-list, or says why not.
 func (m *Model) pickWatch(e world.WhoEntry) tea.Cmd {
 	switch {
-	case e.Fingerprint == m.p.Fingerprint:
+	case e.ID == m.p.Fingerprint:
 		m.whoNote = "That is you."
 	case !e.Watchable:
 		m.whoNote = fmt.Sprintf("%s does not allow spectators.", e.Name)
@@ -234,7 +234,7 @@ func (m *Model) drawWho(c *canvas) {
 		}
 		note := ""
 		switch {
-		case e.Fingerprint == m.p.Fingerprint:
+		case e.ID == m.p.Fingerprint:
 			note = "(you)"
 		case !e.Watchable:
 			note = "(no spectators)"

@@ -35,7 +35,7 @@ type rawAdventurerValue struct {
 func encodeAdventurer(a *world.Adventurer) ([]byte, error) {
 	data, err := json.Marshal(adventurerValue{V: ValueVersion, Adventurer: a})
 	if err != nil {
-		return nil, fmt.Errorf("encode adventurer %s: %w", a.Fingerprint, err)
+		return nil, fmt.Errorf("encode adventurer %s: %w", a.ID, err)
 	}
 	return data, nil
 }
@@ -59,12 +59,12 @@ func decodeAdventurer(fp string, data []byte) (world.Adventurer, error) {
 	if err := json.Unmarshal(raw.Adventurer, &a); err != nil {
 		return world.Adventurer{}, fmt.Errorf("decode adventurer %s: %w", fp, err)
 	}
-	switch a.Fingerprint {
+	switch a.ID {
 	case fp:
 	case "":
-		a.Fingerprint = fp
+		a.ID = fp
 	default:
-		return world.Adventurer{}, fmt.Errorf("decode adventurer %s: record says fingerprint %s", fp, a.Fingerprint)
+		return world.Adventurer{}, fmt.Errorf("decode adventurer %s: record says fingerprint %s", fp, a.ID)
 	}
 	return a, nil
 }
@@ -124,14 +124,14 @@ func (s *Store) Save(batch Batch) error {
 	keys := make([][]byte, len(recs))
 	vals := make([][]byte, len(recs))
 	for i := range recs {
-		if recs[i].Fingerprint == "" {
+		if recs[i].ID == "" {
 			return fmt.Errorf("save adventurers: record %d (%q): %w", i, recs[i].Name, errNoFingerprint)
 		}
 		v, err := encodeAdventurer(&recs[i])
 		if err != nil {
 			return fmt.Errorf("save adventurers: %w", err)
 		}
-		keys[i], vals[i] = []byte(recs[i].Fingerprint), v
+		keys[i], vals[i] = []byte(recs[i].ID), v
 	}
 	keyVals := make([][]byte, len(batch.Keys))
 	for i, k := range batch.Keys {

@@ -115,9 +115,9 @@ func TestOpenAddsTheBansBucketToAnOlderFile(t *testing.T) {
 func TestKnightsByName(t *testing.T) {
 	st := openTemp(t)
 	recs := []world.Adventurer{
-		{Fingerprint: "SHA256:1", Name: "Sir Kay"},
-		{Fingerprint: "SHA256:2", Name: "Bors"},
-		{Fingerprint: "SHA256:3", Name: "sir kay"},
+		{ID: "SHA256:1", Name: "Sir Kay"},
+		{ID: "SHA256:2", Name: "Bors"},
+		{ID: "SHA256:3", Name: "sir kay"},
 	}
 	if err := st.SaveAdventurers(recs); err != nil {
 		t.Fatal(err)

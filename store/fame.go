@@ -60,7 +60,7 @@ func putFame(tx *bolt.Tx, entries []FameEntry) error {
 		if err != nil {
 			return fmt.Errorf("encode fame entry: %w", err)
 		}
-		key := []byte(entries[i].Adventurer.Fingerprint + "/" + entries[i].Retired.UTC().Format(time.RFC3339Nano))
+		key := []byte(entries[i].Adventurer.ID + "/" + entries[i].Retired.UTC().Format(time.RFC3339Nano))
 		if err := b.Put(key, data); err != nil {
 			return fmt.Errorf("put fame entry: %w", err)
 		}

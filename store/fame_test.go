@@ -18,11 +18,11 @@ func TestTombstonesAndFameSurviveANewKnight(t *testing.T) {
 	defer st.Close()
 	sv := NewSaver(st, nil)
 
-	dead := world.Adventurer{Fingerprint: "fp1", Name: "Kay", Experience: 700, Death: &world.Death{Killer: "a troll", Depth: 3}}
-	retired := world.Adventurer{Fingerprint: "fp2", Name: "Bors", Experience: 9000, Retirement: &world.Retirement{Level: 5, Experience: 9000}}
-	better := world.Adventurer{Fingerprint: "fp3", Name: "Galahad", Experience: 50000, Retirement: &world.Retirement{Level: 8, Experience: 50000}}
+	dead := world.Adventurer{ID: "fp1", Name: "Kay", Experience: 700, Death: &world.Death{Killer: "a troll", Depth: 3}}
+	retired := world.Adventurer{ID: "fp2", Name: "Bors", Experience: 9000, Retirement: &world.Retirement{Level: 5, Experience: 9000}}
+	better := world.Adventurer{ID: "fp3", Name: "Galahad", Experience: 50000, Retirement: &world.Retirement{Level: 8, Experience: 50000}}
 	sv.Put(dead, retired, better)
-	sv.Put(world.Adventurer{Fingerprint: "fp1", Name: "Kay II"}, world.Adventurer{Fingerprint: "fp2", Name: "Bors II"})
+	sv.Put(world.Adventurer{ID: "fp1", Name: "Kay II"}, world.Adventurer{ID: "fp2", Name: "Bors II"})
 	if err := sv.Flush(); err != nil {
 		t.Fatal(err)
 	}

@@ -201,8 +201,8 @@ func (s *Store) Attach(a Attach) (Attached, error) {
 	fp := []byte(a.Key.Fingerprint)
 	var newRec []byte
 	if a.Knight != nil {
-		if a.Knight.Fingerprint != a.Key.Knight {
-			return done, fmt.Errorf("attach key %s: the knight given is %q, not %q", fp, a.Knight.Fingerprint, a.Key.Knight)
+		if a.Knight.ID != a.Key.Knight {
+			return done, fmt.Errorf("attach key %s: the knight given is %q, not %q", fp, a.Knight.ID, a.Key.Knight)
 		}
 		var err error
 		if newRec, err = encodeAdventurer(a.Knight); err != nil {

@@ -13,7 +13,7 @@ import (
 func saveKnight(t *testing.T, st *Store, id, fp string, added time.Time) world.Adventurer {
 	t.Helper()
 	a := fullAdventurer(id, 1)
-	a.Fingerprint = id
+	a.ID = id
 	if err := st.Save(Batch{Adventurers: []world.Adventurer{a}, Keys: []Key{{Fingerprint: fp, Knight: id, Type: "ssh-ed25519", Added: added}}}); err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +44,7 @@ func TestKeysOfAKnight(t *testing.T) {
 		t.Errorf("the replaced knight is still stored: %v", err)
 	}
 	tombs, _ := st.Tombstones()
-	if len(tombs) != 1 || tombs[0].Adventurer.Fingerprint != "K-BBBB" || tombs[0].Adventurer.Death == nil {
+	if len(tombs) != 1 || tombs[0].Adventurer.ID != "K-BBBB" || tombs[0].Adventurer.Death == nil {
 		t.Errorf("tombstones = %+v, want the replaced knight's", tombs)
 	}
 	keys, err := st.KeysOf("K-AAAA")

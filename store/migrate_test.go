@@ -43,15 +43,15 @@ func buildSchema1(t *testing.T, path string, knights []world.Adventurer, at time
 			}
 		}
 		for _, a := range knights {
-			put(tx, "adventurers", a.Fingerprint, map[string]any{"v": 1, "adventurer": a})
+			put(tx, "adventurers", a.ID, map[string]any{"v": 1, "adventurer": a})
 		}
 		put(tx, "levels", string(levelKey(3)), map[string]any{"v": 1, "level": world.LevelState{Depth: 3, Seed: 99}})
 		retired := knights[0]
 		retired.Retirement = &world.Retirement{Turn: 5}
-		put(tx, "fame", retired.Fingerprint+"/"+at.Format(time.RFC3339Nano), map[string]any{"v": 1, "retired": at, "adventurer": retired})
+		put(tx, "fame", retired.ID+"/"+at.Format(time.RFC3339Nano), map[string]any{"v": 1, "retired": at, "adventurer": retired})
 		dead := knights[1]
 		dead.Death = &world.Death{Killer: "a Balrog", Depth: 9}
-		put(tx, "tombstones", dead.Fingerprint+"/"+at.Format(time.RFC3339Nano), map[string]any{"v": 1, "died": at, "adventurer": dead})
+		put(tx, "tombstones", dead.ID+"/"+at.Format(time.RFC3339Nano), map[string]any{"v": 1, "died": at, "adventurer": dead})
 		put(tx, "bans", "SHA256:banned", map[string]any{"v": 1, "ban": Ban{Fingerprint: "SHA256:banned", Name: "Mordred", By: "SHA256:admin", At: at}})
 		return tx.Bucket([]byte("meta")).Put([]byte("version"), []byte("1"))
 	})
@@ -82,17 +82,17 @@ func TestSchema1IsMigratedInPlace(t *testing.T) {
 		t.Errorf("Check after the migration: %v", err)
 	}
 	for _, want := range []world.Adventurer{a, b} {
-		got, err := st.LoadAdventurer(want.Fingerprint)
+		got, err := st.LoadAdventurer(want.ID)
 		if err != nil {
-			t.Fatalf("knight %s after the migration: %v", want.Fingerprint, err)
+			t.Fatalf("knight %s after the migration: %v", want.ID, err)
 		}
 		sameAdventurer(t, got, want)
-		k, err := st.KeyOf(want.Fingerprint)
-		if err != nil || k.Knight != want.Fingerprint || k.Added.IsZero() {
-			t.Errorf("KeyOf(%s) = %+v, %v; want the key leading to its knight", want.Fingerprint, k, err)
+		k, err := st.KeyOf(want.ID)
+		if err != nil || k.Knight != want.ID || k.Added.IsZero() {
+			t.Errorf("KeyOf(%s) = %+v, %v; want the key leading to its knight", want.ID, k, err)
 		}
-		if keys, err := st.KeysOf(want.Fingerprint); err != nil || len(keys) != 1 {
-			t.Errorf("KeysOf(%s) = %v, %v; want its one key", want.Fingerprint, keys, err)
+		if keys, err := st.KeysOf(want.ID); err != nil || len(keys) != 1 {
+			t.Errorf("KeysOf(%s) = %v, %v; want its one key", want.ID, keys, err)
 		}
 	}
 	if n, err := st.CountAdventurers(); n != 2 || err != nil {
@@ -115,13 +115,13 @@ func TestSchema1IsMigratedInPlace(t *testing.T) {
 	}
 	// The community's buckets, which schema 1 never had, are there to use: a silence and a
 	// letter are kept by the migrated knight's id (its key's fingerprint).
-	if err := st.Silence(Silence{Knight: a.Fingerprint, By: "SHA256:admin", At: at, Until: at.Add(time.Hour)}); err != nil {
+	if err := st.Silence(Silence{Knight: a.ID, By: "SHA256:admin", At: at, Until: at.Add(time.Hour)}); err != nil {
 		t.Errorf("a silence after the migration: %v", err)
 	}
-	if err := st.Save(Batch{Mail: map[string][]world.Letter{b.Fingerprint: {{From: a.Name, To: b.Name, Text: "hello"}}}}); err != nil {
+	if err := st.Save(Batch{Mail: map[string][]world.Letter{b.ID: {{From: a.Name, To: b.Name, Text: "hello"}}}}); err != nil {
 		t.Errorf("a letter after the migration: %v", err)
 	}
-	if mail, err := st.Mail(); err != nil || len(mail[b.Fingerprint]) != 1 {
+	if mail, err := st.Mail(); err != nil || len(mail[b.ID]) != 1 {
 		t.Errorf("Mail after the migration = %v, %v", mail, err)
 	}
 	if rs, err := st.Reports(); err != nil || len(rs) != 0 {
@@ -144,7 +144,7 @@ func TestSchema1IsMigratedInPlace(t *testing.T) {
 		if v := string(tx.Bucket([]byte("meta")).Get([]byte("version"))); v != "1" {
 			t.Errorf("backup's schema version %q, want 1", v)
 		}
-		if tx.Bucket([]byte("adventurers")).Get([]byte(a.Fingerprint)) == nil {
+		if tx.Bucket([]byte("adventurers")).Get([]byte(a.ID)) == nil {
 			t.Error("backup lacks an adventurer")
 		}
 		return nil

@@ -12,10 +12,10 @@ import (
 func TestKnightNames(t *testing.T) {
 	st := openTemp(t)
 	recs := []world.Adventurer{
-		{Fingerprint: "SHA256:2", Name: "Bors", Options: world.Options{Plain: true, Muted: []string{"Kay"}}},
-		{Fingerprint: "SHA256:1", Name: "Sir Kay"},
-		{Fingerprint: "SHA256:3", Name: "Lamorak", Death: &world.Death{Killer: "the Troll"}},
-		{Fingerprint: "SHA256:4", Name: "Percival", Retirement: &world.Retirement{Level: 9}},
+		{ID: "SHA256:2", Name: "Bors", Options: world.Options{Plain: true, Muted: []string{"Kay"}}},
+		{ID: "SHA256:1", Name: "Sir Kay"},
+		{ID: "SHA256:3", Name: "Lamorak", Death: &world.Death{Killer: "the Troll"}},
+		{ID: "SHA256:4", Name: "Percival", Retirement: &world.Retirement{Level: 9}},
 	}
 	if err := st.SaveAdventurers(recs); err != nil {
 		t.Fatal(err)

@@ -90,7 +90,7 @@ func NewSaver(st *Store, log *slog.Logger) *Saver {
 func (s *Saver) Put(recs ...world.Adventurer) {
 	clones := make([]world.Adventurer, 0, len(recs))
 	for i := range recs {
-		if recs[i].Fingerprint == "" {
+		if recs[i].ID == "" {
 			s.log.Error("saver: dropping adventurer without fingerprint", "name", recs[i].Name)
 			continue
 		}
@@ -103,7 +103,7 @@ func (s *Saver) Put(recs ...world.Adventurer) {
 	s.mu.Lock()
 	for _, c := range clones {
 		s.seq++
-		s.pending[c.Fingerprint] = pendingRecord{rec: c, seq: s.seq}
+		s.pending[c.ID] = pendingRecord{rec: c, seq: s.seq}
 		if c.Death != nil {
 			s.tombs = append(s.tombs, Tombstone{Died: now, Adventurer: c})
 		}
@@ -314,7 +314,7 @@ func (s *Saver) write() error {
 	s.mu.Unlock()
 	slices.SortFunc(keys, func(a, b Key) int { return strings.Compare(a.Fingerprint, b.Fingerprint) })
 	// bbolt writes keys in order fastest.
-	slices.SortFunc(batch, func(a, b world.Adventurer) int { return strings.Compare(a.Fingerprint, b.Fingerprint) })
+	slices.SortFunc(batch, func(a, b world.Adventurer) int { return strings.Compare(a.ID, b.ID) })
 
 	if s.duringWrite != nil {
 		s.duringWrite()

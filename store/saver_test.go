@@ -46,10 +46,10 @@ func TestSaverPutLoadFlush(t *testing.T) {
 	a := fullAdventurer(fp(1), 1)
 	sv.Put(a)
 
-	if _, err := st.LoadAdventurer(a.Fingerprint); !errors.Is(err, ErrNotFound) {
+	if _, err := st.LoadAdventurer(a.ID); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("store has the record before any flush: %v", err)
 	}
-	got, err := sv.Load(a.Fingerprint)
+	got, err := sv.Load(a.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,12 +64,12 @@ func TestSaverPutLoadFlush(t *testing.T) {
 	if sv.Pending() != 0 {
 		t.Errorf("Pending after Flush = %d", sv.Pending())
 	}
-	got, err = st.LoadAdventurer(a.Fingerprint)
+	got, err = st.LoadAdventurer(a.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	sameAdventurer(t, got, a)
-	if got, err := sv.Load(a.Fingerprint); err != nil || got.Turn != 1 {
+	if got, err := sv.Load(a.ID); err != nil || got.Turn != 1 {
 		t.Errorf("Load after Flush: %v, turn %d", err, got.Turn)
 	}
 	if _, err := sv.Load(fp(2)); !errors.Is(err, ErrNotFound) {
@@ -231,8 +231,8 @@ func TestSaverConcurrent(t *testing.T) {
 					t.Error(err)
 					return
 				}
-				if err == nil && got.Fingerprint != fp(w) {
-					t.Errorf("Load(%s) returned %s", fp(w), got.Fingerprint)
+				if err == nil && got.ID != fp(w) {
+					t.Errorf("Load(%s) returned %s", fp(w), got.ID)
 				}
 			}
 		})
@@ -300,7 +300,7 @@ func TestSaverFailingStoreKeepsPending(t *testing.T) {
 			}
 		}
 	}
-	got, err := sv.Load(a.Fingerprint)
+	got, err := sv.Load(a.ID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,7 +30,7 @@ func openTemp(t *testing.T) *Store {
 // fullAdventurer returns a record with every field set, including two maps.
 func fullAdventurer(fp string, turn uint64) world.Adventurer {
 	return world.Adventurer{
-		Fingerprint: fp, Name: "Sir " + fp[len(fp)-4:],
+		ID: fp, Name: "Sir " + fp[len(fp)-4:],
 		Str: 17, Int: 9, Con: 14, Dex: 11,
 		Experience: 12345, TreasureExperience: 678, Level: 3,
 		Hits: 21, MaxHits: 30, SpellUnits: 4,
@@ -125,7 +125,7 @@ func TestAdventurerRoundTrip(t *testing.T) {
 	if err := st.SaveAdventurers([]world.Adventurer{a, b}); err != nil {
 		t.Fatal(err)
 	}
-	got, err := st.LoadAdventurer(a.Fingerprint)
+	got, err := st.LoadAdventurer(a.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,17 +141,17 @@ func TestAdventurerRoundTrip(t *testing.T) {
 	if err := st.SaveAdventurers([]world.Adventurer{a}); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := st.LoadAdventurer(a.Fingerprint); got.Hits != 1 || got.Turn != 9 {
+	if got, _ := st.LoadAdventurer(a.ID); got.Hits != 1 || got.Turn != 9 {
 		t.Errorf("replace: got hits %d turn %d", got.Hits, got.Turn)
 	}
 
-	if err := st.DeleteAdventurer(b.Fingerprint); err != nil {
+	if err := st.DeleteAdventurer(b.ID); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.LoadAdventurer(b.Fingerprint); !errors.Is(err, ErrNotFound) {
+	if _, err := st.LoadAdventurer(b.ID); !errors.Is(err, ErrNotFound) {
 		t.Errorf("after delete: %v, want ErrNotFound", err)
 	}
-	if err := st.DeleteAdventurer(b.Fingerprint); err != nil {
+	if err := st.DeleteAdventurer(b.ID); err != nil {
 		t.Errorf("deleting again: %v", err)
 	}
 	if n, _ := st.CountAdventurers(); n != 1 {
@@ -168,7 +168,7 @@ func TestAdventurerRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st2.Close()
-	got, err = st2.LoadAdventurer(a.Fingerprint)
+	got, err = st2.LoadAdventurer(a.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,7 +189,7 @@ func TestSaveRejectsMissingFingerprint(t *testing.T) {
 	st := openTemp(t)
 	good := fullAdventurer("SHA256:goodgoodgoodgoodgoodgoodgoodgoodgoodgoodgoo", 1)
 	bad := good
-	bad.Fingerprint = ""
+	bad.ID = ""
 	if err := st.SaveAdventurers([]world.Adventurer{good, bad}); err == nil {
 		t.Fatal("record without fingerprint was saved")
 	}
@@ -397,7 +397,7 @@ func TestBackup(t *testing.T) {
 		t.Errorf("Check of backup: %v", err)
 	}
 	for _, r := range recs {
-		got, err := bst.LoadAdventurer(r.Fingerprint)
+		got, err := bst.LoadAdventurer(r.ID)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -24,7 +24,7 @@ type tombstoneValue struct {
 
 // tombstoneKey orders a key's tombstones by time: fingerprint, a slash, the death time.
 func tombstoneKey(t *Tombstone) []byte {
-	return []byte(t.Adventurer.Fingerprint + "/" + t.Died.UTC().Format(time.RFC3339Nano))
+	return []byte(t.Adventurer.ID + "/" + t.Died.UTC().Format(time.RFC3339Nano))
 }
 
 // Tombstones returns every tombstone, oldest key first.

@@ -240,7 +240,7 @@ func TestKickRemovesAndSavesTheKnight(t *testing.T) {
 		t.Fatalf("kick by fingerprint: %v, %v", ok, err)
 	}
 	who, _ := e.Who(ctx)
-	if len(who) != 1 || who[0].Fingerprint != "b" {
+	if len(who) != 1 || who[0].ID != "b" {
 		t.Fatalf("who after the kicks: %+v", who)
 	}
 }

@@ -2,16 +2,16 @@ package world
 
 import "maps"
 
-// Adventurer is a knight as it is saved: the record the store keeps under the player's key
-// fingerprint and the engine loads on join. It holds no pointers, so it copies by value
+// Adventurer is a knight as it is saved: the record the store keeps under the knight's id
+// (ID) and the engine loads on join. It holds no pointers, so it copies by value
 // (apart from the map slices, which Clone copies).
 type Adventurer struct {
-	// Fingerprint is the knight's id, the same whichever of its keys plays it (the server
+	// ID is the knight's id, the same whichever of its keys plays it (the server
 	// finds it from the key; for a knight from before a knight had several keys it is
 	// that key's fingerprint). The engine knows a knight by it: two sessions of one
 	// knight, by one key or two, never drive it at once.
-	Fingerprint string `json:"fingerprint"`
-	Name        string `json:"name"`
+	ID   string `json:"fingerprint"`
+	Name string `json:"name"`
 	// Guest is set for a guest's knight (a client with no key): never handed to the
 	// Saver, and marked as a guest wherever others see it (its name starts with
 	// "Guest", WhoEntry.Guest); its chat has the stricter GuestChatLines.

@@ -188,7 +188,7 @@ func TestMonstersChooseAmongTheStandingHeroes(t *testing.T) {
 		e.monsterAttack(enc, rat)
 		for _, p := range enc.players {
 			if p.rec.Hits < 1000 {
-				hit[p.rec.Fingerprint]++
+				hit[p.rec.ID]++
 			}
 		}
 	}
@@ -424,7 +424,7 @@ func TestAJoinerActsHalfATurnLater(t *testing.T) {
 	for range 2 {
 		for _, p := range []*player{a, b} {
 			if len(p.queue) == 0 {
-				e.enqueue(p.rec.Fingerprint, p.session, Fight{})
+				e.enqueue(p.rec.ID, p.session, Fight{})
 			}
 		}
 		n := len(enc.log)

@@ -56,7 +56,7 @@ func SpellUnitsForLevel(level int) int { return (level + 1) * 2 }
 // square yet: the engine places it at the dungeon's entrance when it first joins.
 func NewAdventurer(fingerprint, name string, s Stats, hits int) Adventurer {
 	return Adventurer{
-		Fingerprint: fingerprint, Name: name,
+		ID: fingerprint, Name: name,
 		Str: s.Str, Int: s.Int, Con: s.Con, Dex: s.Dex,
 		Level: 1, Hits: hits, MaxHits: hits, Depth: 1, X: -1, Y: -1,
 		SpellUnits: SpellUnitsForLevel(1), // seed 000: "You also have 4 spell units"

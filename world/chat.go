@@ -79,7 +79,7 @@ func (p *Player) Chat(ctx context.Context, c Chat) error {
 }
 
 // talker is the recent chat of one key, for flood control: the turns of the lines it
-// sent within the window, oldest first. It is kept by fingerprint, so reconnecting or
+// sent within the window, oldest first. It is kept by knight id, so reconnecting or
 // opening a second connection does not reset it.
 type talker struct {
 	turns []uint64
@@ -159,7 +159,7 @@ func (e *Engine) chat(m chatReq) {
 		e.say(p, fmt.Sprintf("You whisper to %s: %s", to.rec.Name, text))
 		if to != p && !to.rec.Options.Mutes(from) {
 			e.say(to, from+" whispers: "+text)
-			to.soc.replyTo, to.soc.replyName = p.rec.Fingerprint, from
+			to.soc.replyTo, to.soc.replyName = p.rec.ID, from
 		}
 		if to.soc.away {
 			e.say(p, awayNote(to))
@@ -309,7 +309,7 @@ func floodNote(p *player) string {
 // allowTalk is allowChat for a line of one kind (with a guest's stricter allowance),
 // counting the lines it refuses.
 func (e *Engine) allowTalk(p *player, kind talkKind) bool {
-	if e.allowChat(p.rec.Fingerprint, p.rec.Guest) {
+	if e.allowChat(p.rec.ID, p.rec.Guest) {
 		return true
 	}
 	e.soc.counts.refused[kind]++

@@ -21,7 +21,7 @@ type CommunityConfig struct {
 	ReportTurns int
 	// Knights are the stored knights, for letters to knights who are not online.
 	Knights []KnownKnight
-	// Mail are the letters waiting, by the recipient knight's id (Adventurer.Fingerprint).
+	// Mail are the letters waiting, by the recipient knight's id (Adventurer.ID).
 	Mail map[string][]Letter
 	// Silences are the silences still running when the server started, by knight id.
 	Silences []Silence
@@ -51,7 +51,7 @@ type Archive interface {
 	PutReport(r Report)
 }
 
-// KnownKnight is a stored knight as the community knows it: its id (Adventurer.Fingerprint,
+// KnownKnight is a stored knight as the community knows it: its id (Adventurer.ID,
 // the same whichever of its keys plays it), its name, and whether it has died or retired
 // (letters no longer reach it). A guest is never one: it is not stored.
 type KnownKnight struct {
@@ -118,7 +118,7 @@ func (e *Engine) initSocial() {
 // of knights, so letters reach it; a guest is left out, as it is never saved.
 func (e *Engine) greet(p *player) {
 	if !p.rec.Guest {
-		e.soc.known[NameKey(p.rec.Name)] = KnownKnight{ID: p.rec.Fingerprint, Name: p.rec.Name}
+		e.soc.known[NameKey(p.rec.Name)] = KnownKnight{ID: p.rec.ID, Name: p.rec.Name}
 	}
 	if n := e.unread(p); n > 0 {
 		e.say(p, unreadNote(n))
@@ -135,8 +135,8 @@ func (e *Engine) socialLeft(p *player) {
 	if !p.rec.Ended() || p.rec.Guest {
 		return
 	}
-	e.soc.known[NameKey(p.rec.Name)] = KnownKnight{ID: p.rec.Fingerprint, Name: p.rec.Name, Ended: true}
-	e.dropMail(p.rec.Fingerprint)
+	e.soc.known[NameKey(p.rec.Name)] = KnownKnight{ID: p.rec.ID, Name: p.rec.Name, Ended: true}
+	e.dropMail(p.rec.ID)
 }
 
 // dropMail deletes the mailbox of the knight id, if it has one.

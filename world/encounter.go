@@ -608,7 +608,7 @@ func (e *Engine) monsterAttack(enc *encounter, m *monster) {
 	killer := english.A(k.Name)
 	e.die(p, killer)
 	for _, q := range fallen {
-		if e.players[q.rec.Fingerprint] == q {
+		if e.players[q.rec.ID] == q {
 			e.die(q, killer)
 		}
 	}

@@ -452,7 +452,7 @@ func TestWhoSwingsFirstAgainstSeveralMonsters(t *testing.T) {
 		e.startBattle(heroes, []*monster{bee, rat}, false) // the quickest first: each monster counts
 		enc := kay.fight
 		for _, p := range heroes {
-			e.enqueue(p.rec.Fingerprint, p.session, Fight{})
+			e.enqueue(p.rec.ID, p.session, Fight{})
 		}
 		n := len(enc.log)
 		e.Step()

@@ -86,13 +86,13 @@ type Engine struct {
 
 	nextMonster int
 
-	players map[string]*player // by key fingerprint
+	players map[string]*player // by knight id (Adventurer.ID)
 	order   []*player          // join order, so every turn runs in the same order
 
 	turnOrder       []*player // scratch: the order a turn walks, copied so players may leave mid-turn
 	nextSession     uint64
 	nextWatch       uint64
-	talk            map[string]*talker // recent chat by key fingerprint, for flood control
+	talk            map[string]*talker // recent chat by knight id, for flood control
 	outside         surfaceState       // the surface and its markets (outside.go, market.go)
 	occ             occupancy          // who stands on each square (crowd.go)
 	levelOrder      [][]*player        // the knights of each level (0 is the surface), in join order
@@ -224,7 +224,7 @@ func (e *Engine) Step() {
 	// copy of the join order and skips whoever is gone.
 	e.turnOrder = append(e.turnOrder[:0], e.order...)
 	for _, p := range e.turnOrder {
-		if e.players[p.rec.Fingerprint] != p {
+		if e.players[p.rec.ID] != p {
 			continue
 		}
 		if p.fight != nil {
@@ -254,7 +254,7 @@ func (e *Engine) Step() {
 	if e.turn%TurnsPerRound == 0 {
 		e.turnOrder = append(e.turnOrder[:0], e.order...)
 		for _, p := range e.turnOrder {
-			if e.players[p.rec.Fingerprint] == p {
+			if e.players[p.rec.ID] == p {
 				e.tickStatus(p)
 			}
 		}
@@ -472,7 +472,7 @@ func (e *Engine) view(p *player) View {
 		FightSeq: p.fightSeq,
 		Watchers: p.watcherNames(),
 		Self: Self{
-			Name: p.rec.Name, Fingerprint: p.rec.Fingerprint, Level: p.rec.Level,
+			Name: p.rec.Name, ID: p.rec.ID, Level: p.rec.Level,
 			Experience: p.rec.Experience, Hits: p.rec.Hits, MaxHits: p.rec.MaxHits,
 			SpellUnits: p.rec.SpellUnits, Str: p.rec.Str, Int: p.rec.Int, Con: p.rec.Con,
 			Dex: p.rec.Dex, Depth: p.rec.Depth, Pos: p.rec.Pos(),

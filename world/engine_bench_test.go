@@ -67,7 +67,7 @@ func (w *benchWorld) delivered() int {
 func (w *benchWorld) step() {
 	for _, p := range w.e.order {
 		if len(p.queue) == 0 {
-			w.e.enqueue(p.rec.Fingerprint, p.session, Move{Dir: Dirs[w.rng.IntN(len(Dirs))]})
+			w.e.enqueue(p.rec.ID, p.session, Move{Dir: Dirs[w.rng.IntN(len(Dirs))]})
 			w.cmds++
 		}
 	}

@@ -227,11 +227,11 @@ func TestGuestsAreNeverSaved(t *testing.T) {
 		t.Fatalf("the guest's last record: %v %+v", ok, rec)
 	}
 	for _, r := range saver.saved {
-		if r.Guest || r.Fingerprint == "guest-1" {
+		if r.Guest || r.ID == "guest-1" {
 			t.Fatalf("a guest was handed to the saver: %+v", r)
 		}
 	}
-	if saver.lastSaved("b").Fingerprint != "b" {
+	if saver.lastSaved("b").ID != "b" {
 		t.Fatal("the knight beside the guest was not saved")
 	}
 }
@@ -251,7 +251,7 @@ func TestCheckpointsSaveOnlyChangedKnights(t *testing.T) {
 	for e.turn%DefaultCheckpointTurns != 0 {
 		e.Step()
 	}
-	if len(saver.saved) != 3 || saver.saved[2].Fingerprint != "a" || saver.saved[2].X != 1 {
+	if len(saver.saved) != 3 || saver.saved[2].ID != "a" || saver.saved[2].X != 1 {
 		t.Fatalf("second checkpoint: %+v", saver.saved[2:])
 	}
 	rec, _ := e.leave("b", e.players["b"].session)

@@ -358,7 +358,7 @@ func heroes(t *testing.T, fps ...string) (*Engine, map[string]*recorder) {
 // form makes a party: the first knight invites each of the others, who accept.
 func form(t *testing.T, e *Engine, leader string, others ...string) {
 	t.Helper()
-	lfp := e.players[leader].rec.Fingerprint
+	lfp := e.players[leader].rec.ID
 	defer func() { delete(e.talk, lfp) }() // forming is not counted against the leader's flood allowance
 	for _, fp := range others {
 		delete(e.talk, lfp)
@@ -455,7 +455,7 @@ func battleLines(t *testing.T, e *Engine, p *player, turns int, next func() Comm
 			t.Fatal("the battle ended")
 		}
 		if len(p.queue) == 0 {
-			e.enqueue(p.rec.Fingerprint, p.session, next())
+			e.enqueue(p.rec.ID, p.session, next())
 		}
 		e.Step()
 		n := int(p.fightSeq - seq)
@@ -584,7 +584,7 @@ func (r *recorder) last() View                 { return r.views[len(r.views)-1] 
 func (r *recorder) lastMessage() string        { m := r.last().Messages; return m[len(m)-1] }
 func (r *recorder) lastSaved(fp string) Adventurer {
 	for i := len(r.saved) - 1; i >= 0; i-- {
-		if r.saved[i].Fingerprint == fp {
+		if r.saved[i].ID == fp {
 			return r.saved[i]
 		}
 	}

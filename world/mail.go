@@ -125,7 +125,7 @@ func (m mailReq) handleIn(e *Engine) {
 	case k.Ended:
 		e.say(p, fmt.Sprintf("%s is no longer of this world: letters do not reach a knight who has died or retired.", k.Name))
 		return
-	case key == p.rec.Fingerprint:
+	case key == p.rec.ID:
 		e.say(p, "You cannot write to yourself.")
 		return
 	case text == "":
@@ -167,7 +167,7 @@ func (m deleteLetterReq) handleIn(e *Engine) {
 	}
 	e.stir(p)
 	defer e.publish()
-	key := p.rec.Fingerprint
+	key := p.rec.ID
 	ls := e.soc.mail[key]
 	for i, l := range ls {
 		if l.ID == m.id {
@@ -181,7 +181,7 @@ func (m deleteLetterReq) handleIn(e *Engine) {
 
 // letters is p's mailbox as Letters returns it.
 func (e *Engine) letters(p *player, markRead bool) []Letter {
-	key := p.rec.Fingerprint
+	key := p.rec.ID
 	ls := e.soc.mail[key]
 	out := make([]Letter, 0, len(ls))
 	for _, read := range []bool{false, true} {
@@ -227,7 +227,7 @@ func keepRead(ls []Letter) []Letter {
 // mutes (which it never reads).
 func (e *Engine) unread(p *player) int {
 	n := 0
-	for _, l := range e.soc.mail[p.rec.Fingerprint] {
+	for _, l := range e.soc.mail[p.rec.ID] {
 		if !l.Read && !p.rec.Options.Mutes(l.From) {
 			n++
 		}
@@ -264,7 +264,7 @@ type namedKnight struct {
 // has been here; with spoke, last one whose lines are kept (a guest that has left).
 func (e *Engine) knightNamed(name string, spoke bool) (namedKnight, bool) {
 	if q := e.online(name); q != nil {
-		k := namedKnight{KnownKnight{ID: q.rec.Fingerprint, Name: q.rec.Name, Ended: q.rec.Ended()}, q.rec.Guest}
+		k := namedKnight{KnownKnight{ID: q.rec.ID, Name: q.rec.Name, Ended: q.rec.Ended()}, q.rec.Guest}
 		return k, true
 	}
 	if k, ok := e.soc.known[NameKey(name)]; ok {

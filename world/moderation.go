@@ -90,7 +90,7 @@ type keptLine struct {
 // keep remembers a line p said, for reports (and, on a channel, its history).
 func (e *Engine) keep(p *player, kind ChatKind, ch *Channel, to *player, text string) {
 	e.soc.lineSeq++
-	k := keptLine{seq: e.soc.lineSeq, turn: e.turn, speaker: NameKey(p.rec.Name), speakerID: p.rec.Fingerprint,
+	k := keptLine{seq: e.soc.lineSeq, turn: e.turn, speaker: NameKey(p.rec.Name), speakerID: p.rec.ID,
 		name: p.rec.Name, guest: p.rec.Guest}
 	switch kind {
 	case ChatSay:
@@ -103,7 +103,7 @@ func (e *Engine) keep(p *player, kind ChatKind, ch *Channel, to *player, text st
 		k.where, k.line = ch.Name, channelLine(ch, p.rec.Name, text)
 		e.keepOnChannel(ch, k)
 	case ChatWhisper, ChatReply:
-		k.where, k.to, k.line = "whisper", to.rec.Fingerprint, p.rec.Name+" whispers: "+text
+		k.where, k.to, k.line = "whisper", to.rec.ID, p.rec.Name+" whispers: "+text
 		e.soc.whispers = append(e.soc.whispers, k)
 		return
 	default:
@@ -147,7 +147,7 @@ func (e *Engine) older(ls []keptLine, keep uint64) []keptLine {
 // no one, until the silence ends. It holds the knight by its id, whichever of its keys
 // plays it.
 type Silence struct {
-	// Knight is the knight's id (Adventurer.Fingerprint); a guest's lasts its session.
+	// Knight is the knight's id (Adventurer.ID); a guest's lasts its session.
 	Knight string
 	// Turns is how long the silence lasts from now, in turns; zero lifts it.
 	Turns uint64
@@ -217,12 +217,12 @@ func silencedNote(until, reason string, now bool) string {
 // silencedNote is what p is told when it tries to talk while silenced, or "" when it may
 // talk.
 func (e *Engine) silencedNote(p *player) string {
-	s, ok := e.soc.silenced[p.rec.Fingerprint] // the knight's id
+	s, ok := e.soc.silenced[p.rec.ID] // the knight's id
 	if !ok {
 		return ""
 	}
 	if e.turn >= s.until {
-		e.endSilence(p.rec.Fingerprint)
+		e.endSilence(p.rec.ID)
 		return ""
 	}
 	return silencedNote(s.text, s.reason, false)
@@ -302,7 +302,7 @@ func (m reportReq) handleIn(e *Engine) {
 	}
 	reason = CleanText(reason, MaxChatRunes)
 	switch {
-	case k.ID == p.rec.Fingerprint:
+	case k.ID == p.rec.ID:
 		e.say(p, "You cannot report yourself.")
 		return
 	case reason == "":
@@ -312,9 +312,9 @@ func (m reportReq) handleIn(e *Engine) {
 		e.say(p, floodNote(p))
 		return
 	}
-	r := Report{From: p.rec.Name, FromKnight: p.rec.Fingerprint, FromGuest: p.rec.Guest,
+	r := Report{From: p.rec.Name, FromKnight: p.rec.ID, FromGuest: p.rec.Guest,
 		About: k.Name, AboutKnight: k.ID, AboutGuest: k.guest, Reason: reason,
-		Lines: e.saidLately(k.ID, p.rec.Fingerprint)}
+		Lines: e.saidLately(k.ID, p.rec.ID)}
 	e.soc.counts.said[talkReport]++
 	if a := e.cfg.Community.Archive; a != nil {
 		a.PutReport(r)

@@ -85,7 +85,7 @@ func (e *Engine) move(p *player, m Move) float64 {
 		return cost
 	}
 	e.springTrap(p)
-	if _, ok := e.players[p.rec.Fingerprint]; !ok || p.rec.Pos() != to {
+	if _, ok := e.players[p.rec.ID]; !ok || p.rec.Pos() != to {
 		return cost // the trap killed the knight or carried it off
 	}
 	if p.has(SpellFindTraps) {

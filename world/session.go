@@ -24,7 +24,7 @@ const TakenOverMessage = "This knight has been taken over by another connection:
 
 // Join puts the adventurer into the world and starts delivering views to sub. If the
 // same knight is already playing (by the same key or another of its keys: the record's
-// Fingerprint is the knight's id), the new session takes the adventurer over (with its
+// ID is the knight's id), the new session takes the adventurer over (with its
 // live state) and the old session is told to close.
 func (e *Engine) Join(ctx context.Context, rec Adventurer, sub Subscriber) (*Player, error) {
 	reply := make(chan *Player, 1)
@@ -65,10 +65,10 @@ func (p *Player) Leave(ctx context.Context) (rec Adventurer, ok bool, err error)
 
 // WhoEntry is one online player in the who-list.
 type WhoEntry struct {
-	Name        string `json:"name"`
-	Fingerprint string `json:"fingerprint"` // the knight's id
-	Level       int    `json:"level"`
-	Depth       int    `json:"depth"`
+	Name  string `json:"name"`
+	ID    string `json:"fingerprint"` // the knight's id
+	Level int    `json:"level"`
+	Depth int    `json:"depth"`
 	// Watchable is false when the player has turned spectating off.
 	Watchable bool `json:"-"`
 	// Guest is set for a guest's knight.
@@ -144,7 +144,7 @@ type cmdReq struct {
 
 func (e *Engine) join(rec Adventurer, sub Subscriber) *Player {
 	e.nextSession++
-	if old, ok := e.players[rec.Fingerprint]; ok {
+	if old, ok := e.players[rec.ID]; ok {
 		if old.sub != nil {
 			old.sub.Deliver(View{Turn: e.turn, Ended: TakenOverMessage})
 		}
@@ -155,14 +155,14 @@ func (e *Engine) join(rec Adventurer, sub Subscriber) *Player {
 		e.say(old, "Welcome back, "+old.rec.Name+". (Your other connection was closed.)")
 		e.greet(old)
 		e.publish()
-		return &Player{e, rec.Fingerprint, old.session}
+		return &Player{e, rec.ID, old.session}
 	}
 	e.nextSeq++
 	p := &player{rec: rec, session: e.nextSession, sub: sub, mapIdx: -1, dirty: true, changed: true, seq: e.nextSeq, active: e.turn}
 	e.keepSafe(p) // nothing attacks it before it has read its first screen
 	e.levelsChanged()
 	e.announce(nil, p.rec.Name+" joins the game.")
-	e.players[rec.Fingerprint] = p
+	e.players[rec.ID] = p
 	e.order = append(e.order, p)
 	defer e.saveNow(p) // a new knight exists on disk from its first moment
 	if p.rec.Depth > len(e.levels) || p.rec.Depth < 0 {
@@ -187,7 +187,7 @@ func (e *Engine) join(rec Adventurer, sub Subscriber) *Player {
 	}
 	e.greet(p)
 	e.publish()
-	return &Player{e, rec.Fingerprint, p.session}
+	return &Player{e, rec.ID, p.session}
 }
 
 func (e *Engine) leave(fp string, session uint64) (Adventurer, bool) {
@@ -209,7 +209,7 @@ func (e *Engine) remove(p *player) Adventurer {
 	if e.cfg.Saver != nil {
 		e.put(rec)
 	}
-	delete(e.players, p.rec.Fingerprint)
+	delete(e.players, p.rec.ID)
 	e.order = slices.DeleteFunc(e.order, func(q *player) bool { return q == p })
 	e.levelsChanged()
 	bye := farewell(p)

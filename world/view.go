@@ -68,20 +68,20 @@ type View struct {
 
 // Self is the player's own status, as the status line shows it.
 type Self struct {
-	Name        string
-	Fingerprint string
-	Level       int
-	Experience  int
-	Hits        int
-	MaxHits     int
-	SpellUnits  int
-	Str         int
-	Int         int
-	Con         int
-	Dex         int
-	Depth       int // 0 means outside the dungeon
-	Pos         Pos
-	Feature     Feature // what the player stands on
+	Name       string
+	ID         string
+	Level      int
+	Experience int
+	Hits       int
+	MaxHits    int
+	SpellUnits int
+	Str        int
+	Int        int
+	Con        int
+	Dex        int
+	Depth      int // 0 means outside the dungeon
+	Pos        Pos
+	Feature    Feature // what the player stands on
 
 	Gold               int
 	TreasureExperience int

@@ -116,7 +116,7 @@ func (e *Engine) watch(m watchReq) (*Watch, error) {
 	p.watchers = append(p.watchers, &watcher{id: e.nextWatch, name: m.name, sub: m.sub})
 	e.say(p, english.Capital(m.name)+" is watching you.")
 	e.publish() // the new watcher's first view
-	return &Watch{e: e, fp: p.rec.Fingerprint, id: e.nextWatch, name: p.rec.Name}, nil
+	return &Watch{e: e, fp: p.rec.ID, id: e.nextWatch, name: p.rec.Name}, nil
 }
 
 // unwatch is Stop on the engine goroutine.

@@ -238,7 +238,7 @@ func (s *server) resolveBan(ctx context.Context, target string) (banTarget, erro
 			return banTarget{}, err
 		}
 		for _, w := range who {
-			if t.knight != "" && w.Fingerprint == t.knight {
+			if t.knight != "" && w.ID == t.knight {
 				t.name = w.Name
 			}
 		}
@@ -250,8 +250,8 @@ func (s *server) resolveBan(ctx context.Context, target string) (banTarget, erro
 	var ids []string
 	var t banTarget
 	for _, w := range who {
-		if strings.EqualFold(w.Name, strings.TrimSpace(target)) && !slices.Contains(ids, w.Fingerprint) {
-			ids = append(ids, w.Fingerprint)
+		if strings.EqualFold(w.Name, strings.TrimSpace(target)) && !slices.Contains(ids, w.ID) {
+			ids = append(ids, w.ID)
 			t.name = w.Name
 		}
 	}
@@ -787,7 +787,7 @@ func (s *server) adminSilences(c *call) int {
 	}
 	online := map[string]bool{}
 	for _, w := range who {
-		online[w.Fingerprint] = true
+		online[w.ID] = true
 	}
 	guests := s.guestSilences.running(now, online)
 	rows := make([]silenceJSON, 0, len(list)+len(guests))

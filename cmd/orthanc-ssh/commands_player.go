@@ -107,7 +107,7 @@ func (s *server) cmdWhoami(c *call) int {
 
 // whoamiOf is whoami of a knight's record, alone (its party comes from the world).
 func whoamiOf(fp string, rec world.Adventurer, online bool) whoami {
-	out := whoami{Fingerprint: fp, Knight: rec.Fingerprint, Name: rec.Name, Online: online, Dead: rec.Death != nil, Level: rec.Level,
+	out := whoami{Fingerprint: fp, Knight: rec.ID, Name: rec.Name, Online: online, Dead: rec.Death != nil, Level: rec.Level,
 		Experience: rec.Experience, Hits: rec.Hits, MaxHits: rec.MaxHits, SpellUnits: rec.SpellUnits,
 		Str: rec.Str, Int: rec.Int, Con: rec.Con, Dex: rec.Dex, Depth: rec.Depth, X: rec.X, Y: rec.Y}
 	if rec.Death != nil {
@@ -161,8 +161,8 @@ func (s *server) cmdWho(c *call) int {
 		r := whoJSON{Name: e.Name, Level: e.Level, Depth: e.Depth, Guest: e.Guest, Away: e.Away, AwayReason: e.AwayReason,
 			IdleSeconds: (time.Duration(e.IdleTurns) * s.cfg.tick).Round(time.Second).Seconds()}
 		if c.admin {
-			r.Knight = e.Fingerprint
-			if ls, ok := s.live.game(e.Fingerprint); ok {
+			r.Knight = e.ID
+			if ls, ok := s.live.game(e.ID); ok {
 				r.Fingerprint, r.Addr, r.BytesSent = ls.fp, ls.addr, ls.sent.Load()
 				r.ConnectedSeconds = time.Since(ls.start).Round(time.Second).Seconds()
 			}
@@ -280,7 +280,7 @@ func (s *server) scores(fp string) ([]scoreJSON, error) {
 	out := []scoreJSON{}
 	for i, f := range all {
 		a := f.Adventurer
-		mine := fp != "" && a.Fingerprint == fp
+		mine := fp != "" && a.ID == fp
 		if i < fameTop || mine {
 			out = append(out, scoreJSON{i + 1, a.Name, a.Level, a.Experience, a.PercentKills(),
 				f.Retired.UTC().Format("2006-01-02"), mine})
@@ -554,10 +554,10 @@ func (s *server) cmdClaim(c *call) int {
 		return c.fail("the server cannot save just now; try again later")
 	}
 	rec := e.rec.Clone()
-	rec.Fingerprint, rec.Guest = store.NewKnightID(), false
-	rec.Name = s.keptName(rec.Name, rec.Fingerprint)
+	rec.ID, rec.Guest = store.NewKnightID(), false
+	rec.Name = s.keptName(rec.Name, rec.ID)
 	return s.attach(c, code, e, store.Attach{
-		Key:    store.Key{Fingerprint: c.fp, Knight: rec.Fingerprint, Type: c.key.Type(), Comment: "claimed a guest", Added: time.Now().UTC()},
+		Key:    store.Key{Fingerprint: c.fp, Knight: rec.ID, Type: c.key.Type(), Comment: "claimed a guest", Added: time.Now().UTC()},
 		Knight: &rec,
 	}, rec.Name)
 }

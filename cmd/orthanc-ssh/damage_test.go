@@ -82,7 +82,7 @@ func seededData(t *testing.T) string {
 	for round := range 2 {
 		recs := make([]world.Adventurer, 300)
 		for i := range recs {
-			recs[i] = world.Adventurer{Fingerprint: fmt.Sprintf("SHA256:seeded%05d", i), Name: fmt.Sprintf("Seeded %d", i),
+			recs[i] = world.Adventurer{ID: fmt.Sprintf("SHA256:seeded%05d", i), Name: fmt.Sprintf("Seeded %d", i),
 				Str: 10, Int: 10, Con: 10, Dex: 10, Hits: 9, MaxHits: 9, Level: 1, Depth: 1, X: round, Y: 1}
 		}
 		if err := st.SaveAdventurers(recs); err != nil {

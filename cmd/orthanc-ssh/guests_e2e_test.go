@@ -104,7 +104,7 @@ func liveRecord(t *testing.T, srv *server, name string) world.Adventurer {
 		who, err := srv.engine.Who(context.Background())
 		for _, w := range who {
 			if w.Name == name && err == nil {
-				rec, _, err = srv.engine.Lookup(context.Background(), w.Fingerprint)
+				rec, _, err = srv.engine.Lookup(context.Background(), w.ID)
 				return err == nil
 			}
 		}
