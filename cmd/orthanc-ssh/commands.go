@@ -25,8 +25,9 @@ import (
 // what the auth callback was offered) before anything else, so no command can be added
 // that escapes it. help and every command's --help are written from the table.
 //
-// To add a command: a row below, and its function (commands_player.go for everyone's,
-// commands_admin.go for the admin console's). A row's name may be two words (keys move):
+// To add a command: a row below, and its function (commands_player.go for everyone's;
+// for the admin console's, commands_world.go, commands_moderation.go or
+// commands_operations.go by subject). A row's name may be two words (keys move):
 // it is found before the one-word row (keys) of its first word, so an admin's
 // sub-command has a row, and the gate, of its own.
 

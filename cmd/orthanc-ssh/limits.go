@@ -2,18 +2,14 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"net"
 	"net/netip"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"charm.land/ssh"
 	gossh "golang.org/x/crypto/ssh"
-
-	"github.com/orthanc-ssh/orthanc-ssh/keys"
 )
 
 // limits are the server's protections against too many, too idle or too greedy clients.
@@ -463,119 +459,4 @@ type ptyRequest struct {
 
 type windowChange struct {
 	Columns, Rows, Width, Height uint32
-}
-
-// guardIO wraps a game session's input and output: the input marks the last keystroke (for
-// the idle timeout), and a write the client does not take in within the stall timeout
-// closes the session, so one stalled client never holds anything but itself.
-func (s *server) guardIO(sess ssh.Session) *ioGuard {
-	g := &ioGuard{sess: sess, out: sess, stall: s.cfg.limits.stallTimeout, done: make(chan struct{}), onStall: func() {
-		s.log.Warn(stalledLogLabel, "fingerprint", keys.Fingerprint(sess.PublicKey()), "addr", sess.RemoteAddr().String())
-		closeConn(sess)
-	}}
-	if ch := rawChannel(sess.Context()); ch != nil && sess.EmulatedPty() {
-		g.out = &frameWriter{ch: ch} // the frames skip the library's copies (channel.go)
-	}
-	g.lastKey.Store(time.Now().UnixNano())
-	g.watchIdle(s.cfg.limits.idleTimeout, func() {
-		fmt.Fprintf(sess, "\r\nYou were idle for %v; your knight is saved where it stands.\r\n", s.cfg.limits.idleTimeout)
-		s.log.Info("session idle: closing", "fingerprint", keys.Fingerprint(sess.PublicKey()), "idle", s.cfg.limits.idleTimeout)
-		closeConn(sess)
-	})
-	return g
-}
-
-// ioGuard is one game session's input and output, watched.
-type ioGuard struct {
-	sess    ssh.Session
-	out     io.Writer // the session's output: its channel, through a frameWriter, when it has one
-	stall   time.Duration
-	onStall func()
-	lastKey atomic.Int64  // unix nanoseconds of the last byte read
-	done    chan struct{} // closed when the game has ended: the idle watch stops
-	once    sync.Once
-
-	mu   sync.Mutex
-	idle *time.Timer // the idle watch, stopped once done is closed
-
-	// writing is held through a write; stallTimer, made at the first and set again at
-	// each (a timer a frame was 4 % of the bytes a busy server allocated), fires if the
-	// client does not take the write in within stall.
-	writing    sync.Mutex
-	stallTimer *time.Timer
-}
-
-// stopWatching ends the idle watch once the game has ended (the connection may go on,
-// with other sessions).
-func (g *ioGuard) stopWatching() {
-	g.once.Do(func() {
-		g.mu.Lock()
-		defer g.mu.Unlock()
-		close(g.done)
-		if g.idle != nil {
-			g.idle.Stop() // a stopped timer holds nothing of the session
-		}
-	})
-}
-
-// Read reads keys from the client, noting when.
-func (g *ioGuard) Read(p []byte) (int, error) {
-	n, err := g.sess.Read(p)
-	if n > 0 {
-		g.lastKey.Store(time.Now().UnixNano())
-	}
-	return n, err
-}
-
-// Write writes a frame, closing the session if the client does not take it in time.
-func (g *ioGuard) Write(p []byte) (int, error) { return g.writeTo(g.out, p) }
-
-// writeTo writes p to w under the stall watch. Writes take turns: the watch is of the
-// one under way.
-func (g *ioGuard) writeTo(w io.Writer, p []byte) (int, error) {
-	g.writing.Lock()
-	defer g.writing.Unlock()
-	if g.stallTimer == nil {
-		g.stallTimer = time.AfterFunc(g.stall, g.onStall)
-	} else {
-		g.stallTimer.Reset(g.stall)
-	}
-	defer g.stallTimer.Stop()
-	return w.Write(p)
-}
-
-// watchIdle closes the session once no key has come for the idle timeout. It is a timer
-// set for when the session would be idle, not a goroutine: each goroutine's stack was a
-// tenth of a player's memory.
-func (g *ioGuard) watchIdle(idle time.Duration, onIdle func()) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	g.idle = time.AfterFunc(idle, func() {
-		g.mu.Lock()
-		select {
-		case <-g.done:
-			g.mu.Unlock()
-			return
-		default:
-		}
-		if since := time.Since(time.Unix(0, g.lastKey.Load())); since < idle {
-			g.idle.Reset(idle - since) // a key came since: look again when it is idle long enough
-			g.mu.Unlock()
-			return
-		}
-		g.mu.Unlock()
-		if g.sess.Context().Err() == nil {
-			onIdle()
-		}
-	})
-}
-
-// closeConn closes a session's whole connection: that ends its context, so the game stops
-// and the knight leaves the world (and is saved) the usual way.
-func closeConn(sess ssh.Session) {
-	if c, ok := sess.Context().Value(ssh.ContextKeyConn).(gossh.Conn); ok {
-		_ = c.Close()
-		return
-	}
-	_ = sess.Close()
 }

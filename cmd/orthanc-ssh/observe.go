@@ -1,14 +1,12 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"net"
 	"net/http"
 	"net/http/pprof"
-	"net/netip"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -23,8 +21,8 @@ import (
 )
 
 // This file is what the server knows about itself for the admin console and the metrics
-// endpoint: the live sessions (the engine knows knights, not addresses), how long each
-// world step takes, how long saves take, and the Prometheus registry.
+// endpoint: how long each world step takes, how long saves take, what each connection is
+// sent, and the Prometheus registry. The live sessions are in sessions.go.
 
 // Tuning of the observations:
 //
@@ -35,104 +33,6 @@ const (
 	durationWindow = 1000
 	metricsTimeout = time.Second
 )
-
-// liveSession is one open SSH session, as the admin's who and stats see it.
-type liveSession struct {
-	id     uint64
-	fp     string // the session's key; empty for a guest
-	knight string // the knight it plays, or would play: empty for a key with none outside a game
-	guest  bool
-	addr   string
-	start  time.Time
-	game   bool          // a terminal session (the game), not a one-off command
-	sent   *atomic.Int64 // bytes sent on the session's connection
-	close  func()        // closes the session
-}
-
-// registry is the set of open sessions. It lives at the server edge (the engine knows
-// nothing of connections), so a mutex guards it.
-type registry struct {
-	mu   sync.Mutex
-	next uint64
-	m    map[uint64]*liveSession
-}
-
-func newRegistry() *registry { return &registry{m: map[uint64]*liveSession{}} }
-
-// add registers a session and returns the function that removes it.
-func (r *registry) add(s liveSession) (remove func()) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.next++
-	s.id = r.next
-	r.m[s.id] = &s
-	return func() {
-		r.mu.Lock()
-		delete(r.m, s.id)
-		r.mu.Unlock()
-	}
-}
-
-// len is the number of open sessions.
-func (r *registry) len() int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return len(r.m)
-}
-
-// list returns a copy of the open sessions, oldest first.
-func (r *registry) list() []liveSession {
-	r.mu.Lock()
-	out := make([]liveSession, 0, len(r.m))
-	for _, s := range r.m {
-		out = append(out, *s)
-	}
-	r.mu.Unlock()
-	slices.SortFunc(out, func(a, b liveSession) int { return cmp.Compare(a.id, b.id) })
-	return out
-}
-
-// game returns the newest game session of the knight, if one is open.
-func (r *registry) game(knight string) (liveSession, bool) {
-	var best liveSession
-	found := false
-	for _, s := range r.list() {
-		if s.knight == knight && s.game {
-			best, found = s, true
-		}
-	}
-	return best, found
-}
-
-// closeKey closes every session of the key after delay (so a last screen can reach the
-// player first) and reports how many it will close.
-func (r *registry) closeKey(fp string, delay time.Duration) int {
-	n := 0
-	for _, s := range r.list() {
-		if s.fp == fp {
-			time.AfterFunc(delay, s.close)
-			n++
-		}
-	}
-	return n
-}
-
-// closeAddr closes every session from an address in prefix (as parseAddrOrPrefix reads
-// it) after delay, and reports how many it will close.
-func (r *registry) closeAddr(prefix string, delay time.Duration) int {
-	p, err := netip.ParsePrefix(prefix)
-	if err != nil {
-		return 0
-	}
-	n := 0
-	for _, s := range r.list() {
-		if a, err := netip.ParseAddr(hostOf(stringAddr(s.addr))); err == nil && p.Contains(a.WithZone("").Unmap()) {
-			time.AfterFunc(delay, s.close)
-			n++
-		}
-	}
-	return n
-}
 
 // durations keeps the last durationWindow durations of something, for percentiles.
 type durations struct {

@@ -1,0 +1,187 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/orthanc-ssh/orthanc-ssh/store"
+	"github.com/orthanc-ssh/orthanc-ssh/world"
+)
+
+// The admin commands that keep the server running: backups, the server's numbers, and
+// moving a lost key's knight to a new key.
+
+func (s *server) adminBackup(c *call) int {
+	if c.pty {
+		return c.fail("backup writes binary and a terminal would mangle it; run it without -t: ssh -p PORT host backup > orthanc.db")
+	}
+	if err := s.saver.Flush(); err != nil {
+		// The copy is still consistent; it lacks what the saver could not write.
+		s.log.Error("admin: flush before backup", "err", err)
+		fmt.Fprintf(c.errOut, "orthanc: warning: the last %d changes could not be written first: %v\n", s.saver.Pending(), err)
+	}
+	n, err := s.store.Backup(c.out)
+	if err != nil {
+		s.log.Error("admin: backup", "bytes", n, "err", err)
+		return c.fail("backup failed after %d bytes: %v", n, err)
+	}
+	c.result = fmt.Sprintf("%d bytes", n)
+	return 0
+}
+
+// statsJSON is the --json output of stats.
+type statsJSON struct {
+	UptimeSeconds float64           `json:"uptime_seconds"`
+	Sessions      int               `json:"sessions"`
+	PlayersOnline int               `json:"players_online"`
+	Adventurers   int               `json:"adventurers_stored"`
+	Bans          int               `json:"bans"`
+	Turn          uint64            `json:"turn"`
+	Fights        int               `json:"fights"`
+	MonstersAlive int               `json:"monsters_alive"`
+	DungeonSeed   uint64            `json:"dungeon_seed"` // the configured seed of the original dungeon
+	Levels        []world.LevelInfo `json:"levels"`
+	Tick          percentiles       `json:"tick"`
+	Saves         saveStatsJSON     `json:"saves"`
+	Memory        memoryJSON        `json:"memory"`
+	// Warnings are the server's files other users could read or change.
+	Warnings []permissionWarning `json:"permission_warnings"`
+}
+
+type saveStatsJSON struct {
+	Batches       uint64      `json:"batches"`
+	Records       uint64      `json:"records"`
+	Errors        uint64      `json:"errors"`
+	Pending       int         `json:"pending"`
+	LastLatencyMS float64     `json:"last_latency_ms"`
+	Latency       percentiles `json:"latency"`
+}
+
+type memoryJSON struct {
+	HeapAllocBytes uint64 `json:"heap_alloc_bytes"`
+	SysBytes       uint64 `json:"sys_bytes"`
+	Goroutines     int    `json:"goroutines"`
+}
+
+func (s *server) adminStats(c *call) int {
+	census, err := s.engine.Census(c.ctx)
+	if err != nil {
+		return c.fail("the world is not answering: %v", err)
+	}
+	stored, err := s.store.CountAdventurers()
+	if err != nil {
+		return c.fail("could not count the stored knights: %v", err)
+	}
+	bans, err := s.store.Bans(s.now())
+	if err != nil {
+		return c.fail("could not read the bans: %v", err)
+	}
+	var mem runtime.MemStats
+	runtime.ReadMemStats(&mem)
+	sv := s.saver.Stats()
+	st := statsJSON{
+		UptimeSeconds: time.Since(s.obs.start).Round(time.Second).Seconds(),
+		Sessions:      s.live.len(), PlayersOnline: census.Players, Adventurers: stored, Bans: len(bans),
+		Turn: census.Turn, Fights: census.Fights, MonstersAlive: census.Monsters(),
+		DungeonSeed: s.cfg.seed, Levels: census.Levels, Tick: s.obs.ticks.percentiles(),
+		Saves: saveStatsJSON{Batches: sv.Batches, Records: sv.Records, Errors: sv.Errors, Pending: s.saver.Pending(),
+			LastLatencyMS: ms(sv.LastLatency), Latency: s.obs.saves.percentiles()},
+		Memory:   memoryJSON{HeapAllocBytes: mem.HeapAlloc, SysBytes: mem.Sys, Goroutines: runtime.NumGoroutine()},
+		Warnings: permissionWarnings(s.cfg),
+	}
+	c.result = "shown"
+	if c.json {
+		return c.writeJSON(st)
+	}
+	tw := tabwriter.NewWriter(c.out, 0, 0, 2, ' ', 0)
+	row := func(k, format string, args ...any) { fmt.Fprintf(tw, "%s\t"+format+"\n", append([]any{k}, args...)...) }
+	row("uptime", "%s", time.Duration(st.UptimeSeconds)*time.Second)
+	row("sessions", "%d", st.Sessions)
+	row("players online", "%d", st.PlayersOnline)
+	row("knights stored", "%d", st.Adventurers)
+	row("keys banned", "%d", st.Bans)
+	row("turn", "%d", st.Turn)
+	row("fights", "%d", st.Fights)
+	row("monsters alive", "%d", st.MonstersAlive)
+	row("dungeon seed", "%d (the original)", st.DungeonSeed)
+	t := st.Tick
+	row("tick (ms)", "p50 %.3f  p90 %.3f  p99 %.3f  max %.3f  (last %d ticks)", t.P50, t.P90, t.P99, t.Max, min(t.Count, durationWindow))
+	l := st.Saves.Latency
+	row("saves", "%d batches, %d records, %d errors, %d pending", st.Saves.Batches, st.Saves.Records, st.Saves.Errors, st.Saves.Pending)
+	row("save (ms)", "p50 %.3f  p90 %.3f  p99 %.3f  max %.3f  (last %d saves)", l.P50, l.P90, l.P99, l.Max, min(l.Count, durationWindow))
+	row("memory", "heap %.1f MiB, from the system %.1f MiB, %d goroutines",
+		float64(st.Memory.HeapAllocBytes)/(1<<20), float64(st.Memory.SysBytes)/(1<<20), st.Memory.Goroutines)
+	for _, w := range st.Warnings {
+		row("warning", "%s", w)
+	}
+	_ = tw.Flush()
+	fmt.Fprintln(c.out)
+	writeLevels(c.out, st.Levels)
+	return 0
+}
+
+// keysMoveJSON is the --json output of keys move.
+type keysMoveJSON struct {
+	Old    string `json:"old"`
+	New    string `json:"new"`
+	Knight string `json:"knight"`
+	Name   string `json:"name"`
+}
+
+// adminKeysMove is keys move OLD NEW: for a player who lost a key, the key NEW takes
+// OLD's place with OLD's knight.
+func (s *server) adminKeysMove(c *call) int {
+	if len(c.args) != 2 || !strings.HasPrefix(c.args[0], "SHA256:") || !strings.HasPrefix(c.args[1], "SHA256:") {
+		return c.usageError("give two key fingerprints, SHA256:...")
+	}
+	oldFP, newFP := c.args[0], c.args[1]
+	if oldFP == newFP {
+		return c.fail("the two keys are the same")
+	}
+	old, err := s.store.KeyOf(oldFP)
+	if errors.Is(err, store.ErrNotFound) {
+		return c.fail("%s plays no knight", printable(oldFP))
+	} else if err != nil {
+		return c.fail("could not read the key: %v", err)
+	}
+	newKnight, err := s.knightOf(newFP)
+	if err != nil {
+		return c.fail("could not read the key: %v", err)
+	}
+	if s.inTheGame(c, newKnight) {
+		return c.fail("%s's knight is in the dungeon; kick it first", printable(newFP))
+	}
+	if err := s.saver.Flush(); err != nil {
+		return c.fail("the server cannot save just now: %v", err)
+	}
+	rec, err := s.saver.Load(old.Knight)
+	if err != nil {
+		return c.fail("could not read the knight: %v", err)
+	}
+	done, err := s.store.Attach(store.Attach{
+		Key:    store.Key{Fingerprint: newFP, Knight: old.Knight, Comment: "moved from " + oldFP[:min(len(oldFP), 15)] + "… by an admin", Added: time.Now().UTC()},
+		Remove: oldFP, At: time.Now().UTC(),
+	})
+	switch {
+	case errors.Is(err, store.ErrHasKnight):
+		return c.fail("%s plays a living knight of its own; it cannot take another", printable(newFP))
+	case errors.Is(err, store.ErrSameKnight):
+		return c.fail("%s plays that knight already", printable(newFP))
+	case err != nil:
+		return c.fail("the key could not be moved: %v", err)
+	}
+	if done.Gone {
+		s.forgetKnight(c, done.Left) // the dead knight NEW played before
+	}
+	s.live.closeKey(oldFP, kickGrace)
+	c.result = fmt.Sprintf("moved %s's key %s to %s", rec.Name, oldFP, newFP)
+	if c.json {
+		return c.writeJSON(keysMoveJSON{Old: oldFP, New: newFP, Knight: old.Knight, Name: rec.Name})
+	}
+	fmt.Fprintf(c.out, "%s is now played by %s in place of %s.\n", rec.Name, newFP, oldFP)
+	return 0
+}
