@@ -45,7 +45,33 @@ func TestAdminRegenMovesAPlayingKnightToTheNewLevel(t *testing.T) {
 	start := whoamiJSON(t, srv.addr, player)
 	tm.stepOut("the first step", start, func() whoami { return whoamiJSON(t, srv.addr, player) })
 
-	out, errOut, code := runCmd(t, srv.addr, admin, "regen 1 --seed 99 --json")
+	seed := regenLevelOne(t, srv.addr, admin)
+	tm.waitFor("level 1 is remade", "You stand on its exit")
+	l := world.Generate(1, seed, false)
+	w := whoamiJSON(t, srv.addr, player)
+	if !w.Online || w.Depth != 1 || w.X != l.Up.X || w.Y != l.Up.Y || l.Terrain(world.Pos{X: w.X, Y: w.Y}) == world.Rock {
+		t.Fatalf("after regen the knight is at %d,%d depth %d (online %v); the new level's exit is %v", w.X, w.Y, w.Depth, w.Online, l.Up)
+	}
+	stepOffTheExit(t, tm, srv.addr, player, l) // the session is alive and plays the new level
+
+	st := statsJSONOf(t, srv.addr, admin)
+	if len(st.Levels) != world.DefaultDepth || st.Levels[0].Seed != seed || st.Levels[0].Original ||
+		st.Levels[1].Seed != world.LevelSeed(defaultSeed, 2) || st.PlayersOnline != 1 || st.DungeonSeed != defaultSeed {
+		t.Fatalf("stats after regen: %+v", st)
+	}
+	revertAll(t, srv.addr, admin, player)
+	for _, bad := range []string{"regen", "regen 0", "regen 11 --seed 1", "regen 1 --seed x", "regen 1 --bogus", "revert 1 2"} {
+		if _, errOut, code := runCmd(t, srv.addr, admin, bad); code != 1 || !strings.HasPrefix(errOut, "orthanc: ") {
+			t.Errorf("%q: exit %d, stderr %q", bad, code, errOut)
+		}
+	}
+}
+
+// regenLevelOne runs regen 1 --seed 99 --json as the admin, checks what it printed (one
+// level, its new seed, not the original, one player on it), and returns the level's seed.
+func regenLevelOne(t *testing.T, addr string, admin gossh.Signer) uint64 {
+	t.Helper()
+	out, errOut, code := runCmd(t, addr, admin, "regen 1 --seed 99 --json")
 	if code != 0 {
 		t.Fatalf("regen: exit %d: %s", code, errOut)
 	}
@@ -57,48 +83,43 @@ func TestAdminRegenMovesAPlayingKnightToTheNewLevel(t *testing.T) {
 	if got.DungeonSeed != 99 || len(got.Levels) != 1 || got.Levels[0].Seed != seed || got.Levels[0].Original || got.Levels[0].Players != 1 {
 		t.Fatalf("regen --json: %+v", got)
 	}
-	tm.waitFor("level 1 is remade", "You stand on its exit")
-	l := world.Generate(1, seed, false)
-	w := whoamiJSON(t, srv.addr, player)
-	if !w.Online || w.Depth != 1 || w.X != l.Up.X || w.Y != l.Up.Y || l.Terrain(world.Pos{X: w.X, Y: w.Y}) == world.Rock {
-		t.Fatalf("after regen the knight is at %d,%d depth %d (online %v); the new level's exit is %v", w.X, w.Y, w.Depth, w.Online, l.Up)
-	}
-	// The session is alive and plays the new level.
+	return seed
+}
+
+// stepOffTheExit walks the knight one step off level l's exit, by the first open edge,
+// and waits until whoami shows it there.
+func stepOffTheExit(t *testing.T, tm *terminal, addr string, player gossh.Signer, l *world.Level) {
+	t.Helper()
 	keyOf := map[world.Dir]string{world.North: keyUp, world.South: keyDown, world.East: keyRight, world.West: keyLeft}
 	for _, d := range world.Dirs {
 		if l.Edge(l.Up, d) == world.EdgeOpen {
 			tm.press(keyOf[d])
 			dx, dy := d.Delta()
 			waitUntil(t, "a step on the new level", func() bool {
-				w := whoamiJSON(t, srv.addr, player)
+				w := whoamiJSON(t, addr, player)
 				return w.X == l.Up.X+dx && w.Y == l.Up.Y+dy
 			})
 			break
 		}
 	}
+}
 
-	st := statsJSONOf(t, srv.addr, admin)
-	if len(st.Levels) != world.DefaultDepth || st.Levels[0].Seed != seed || st.Levels[0].Original ||
-		st.Levels[1].Seed != world.LevelSeed(defaultSeed, 2) || st.PlayersOnline != 1 || st.DungeonSeed != defaultSeed {
-		t.Fatalf("stats after regen: %+v", st)
-	}
-	out, errOut, code = runCmd(t, srv.addr, admin, "revert")
+// revertAll runs revert as the admin: every level has its original seed again (stats
+// --json), and the playing knight stands on the original level's exit.
+func revertAll(t *testing.T, addr string, admin, player gossh.Signer) {
+	t.Helper()
+	out, errOut, code := runCmd(t, addr, admin, "revert")
 	if code != 0 || !strings.Contains(out, "Reverted with dungeon seed 1977") {
 		t.Fatalf("revert: exit %d: %s %s", code, out, errOut)
 	}
-	for _, lv := range statsJSONOf(t, srv.addr, admin).Levels {
+	for _, lv := range statsJSONOf(t, addr, admin).Levels {
 		if lv.Seed != world.LevelSeed(defaultSeed, lv.Depth) || !lv.Original {
 			t.Fatalf("after revert: %+v", lv)
 		}
 	}
 	orig := world.Generate(1, world.LevelSeed(defaultSeed, 1), false)
-	if w := whoamiJSON(t, srv.addr, player); w.X != orig.Up.X || w.Y != orig.Up.Y || !w.Online {
+	if w := whoamiJSON(t, addr, player); w.X != orig.Up.X || w.Y != orig.Up.Y || !w.Online {
 		t.Fatalf("after revert the knight is at %d,%d, want the original exit %v", w.X, w.Y, orig.Up)
-	}
-	for _, bad := range []string{"regen", "regen 0", "regen 11 --seed 1", "regen 1 --seed x", "regen 1 --bogus", "revert 1 2"} {
-		if _, errOut, code := runCmd(t, srv.addr, admin, bad); code != 1 || !strings.HasPrefix(errOut, "orthanc: ") {
-			t.Errorf("%q: exit %d, stderr %q", bad, code, errOut)
-		}
 	}
 }
 

@@ -47,110 +47,157 @@ func keysOf(t *testing.T, addr string, key gossh.Signer) []keyJSON {
 // --replace, which retires that knight into a tombstone), removing a key not the
 // knight's, and removing the last key.
 func TestOneKnightOnTwoMachines(t *testing.T) {
+	m := startTwoMachines(t)
+	m.linkTheDesktop()
+	m.anExpiredCodeIsRefused()
+	m.linkOverALivingKnight()
+	m.removeKeys()
+	m.aDeadKnightsCodeIsRefused()
+}
+
+// twoMachines is TestOneKnightOnTwoMachines' server and keys, its steps its methods.
+type twoMachines struct {
+	t               *testing.T
+	ts              *testServer
+	srv             *server
+	laptop, desktop gossh.Signer
+	third           gossh.Signer // a key with a knight of its own, then linked with --replace
+	knight          string       // Gawain's id
+}
+
+// startTwoMachines starts the server with Gawain, played from the laptop's key.
+func startTwoMachines(t *testing.T) *twoMachines {
 	ts, srv := startConfigured(t, testConfig(t.TempDir(), defaultSeed))
-	laptop, desktop := newKey(t), newKey(t)
-	tm := openTerminal(t, ts.addr, laptop, 80, 24, nil)
+	m := &twoMachines{t: t, ts: ts, srv: srv, laptop: newKey(t), desktop: newKey(t)}
+	tm := openTerminal(t, ts.addr, m.laptop, 80, 24, nil)
 	tm.enterDungeon("Gawain")
 	tm.quit()
+	return m
+}
 
-	if _, errOut, code := runCmd(t, ts.addr, desktop, "link ZZZZ-ZZZZ"); code != 1 || !strings.Contains(errOut, "no such code") {
+// linkTheDesktop: a wrong code is refused; the laptop's code links the desktop, whoami
+// names Gawain from both, keys lists both; the used code is refused a second time.
+func (m *twoMachines) linkTheDesktop() {
+	t, addr := m.t, m.ts.addr
+	if _, errOut, code := runCmd(t, addr, m.desktop, "link ZZZZ-ZZZZ"); code != 1 || !strings.Contains(errOut, "no such code") {
 		t.Fatalf("a wrong code: %d %q", code, errOut)
 	}
-	code := keysAdd(t, ts.addr, laptop)
-	if out, errOut, c := runCmd(t, ts.addr, desktop, "link "+strings.ToLower(code)+" --comment the desktop"); c != 0 || !strings.Contains(out, "This key now plays Gawain") {
+	code := keysAdd(t, addr, m.laptop)
+	if out, errOut, c := runCmd(t, addr, m.desktop, "link "+strings.ToLower(code)+" --comment the desktop"); c != 0 || !strings.Contains(out, "This key now plays Gawain") {
 		t.Fatalf("link: %d %q %q", c, out, errOut)
 	}
-	a, b := whoamiJSON(t, ts.addr, laptop), whoamiJSON(t, ts.addr, desktop)
+	a, b := whoamiJSON(t, addr, m.laptop), whoamiJSON(t, addr, m.desktop)
 	if a.Name != "Gawain" || b.Name != "Gawain" || a.Knight != b.Knight || a.Fingerprint == b.Fingerprint {
 		t.Fatalf("whoami from the two keys: %+v / %+v", a, b)
 	}
-	rows := keysOf(t, ts.addr, desktop)
-	if len(rows) != 2 || rows[0].Fingerprint != keys.Fingerprint(laptop.PublicKey()) || rows[1].Fingerprint != keys.Fingerprint(desktop.PublicKey()) ||
+	m.knight = a.Knight
+	m.keysListBoth()
+	if _, errOut, c := runCmd(t, addr, newKey(t), "link "+code); c != 1 || !strings.Contains(errOut, "no such code") {
+		t.Fatalf("a code used twice: %d %q", c, errOut)
+	}
+}
+
+// keysListBoth: keys --json and keys list the laptop's and the desktop's keys, with the
+// fingerprints, the comment, the key asking, and when each was added and used.
+func (m *twoMachines) keysListBoth() {
+	t, addr := m.t, m.ts.addr
+	rows := keysOf(t, addr, m.desktop)
+	if len(rows) != 2 || rows[0].Fingerprint != keys.Fingerprint(m.laptop.PublicKey()) || rows[1].Fingerprint != keys.Fingerprint(m.desktop.PublicKey()) ||
 		rows[1].Comment != "the desktop" || !rows[1].This || rows[0].This || rows[0].Type != "ssh-ed25519" || rows[0].Added == "" || rows[0].LastUsed == "" {
 		t.Fatalf("keys --json: %+v", rows)
 	}
-	out, _, _ := runCmd(t, ts.addr, laptop, "keys")
-	if !strings.Contains(out, keys.Fingerprint(desktop.PublicKey())) || !strings.Contains(out, "(this key)") {
+	out, _, _ := runCmd(t, addr, m.laptop, "keys")
+	if !strings.Contains(out, keys.Fingerprint(m.desktop.PublicKey())) || !strings.Contains(out, "(this key)") {
 		t.Fatalf("keys:\n%s", out)
 	}
-	if _, errOut, c := runCmd(t, ts.addr, newKey(t), "link "+code); c != 1 || !strings.Contains(errOut, "no such code") {
-		t.Fatalf("a code used twice: %d %q", c, errOut)
-	}
+}
 
-	// An expired code.
-	code = keysAdd(t, ts.addr, laptop)
-	srv.codes.mu.Lock()
-	srv.codes.now = func() time.Time { return time.Now().Add(codeLife + time.Second) }
-	srv.codes.mu.Unlock()
-	if _, errOut, c := runCmd(t, ts.addr, newKey(t), "link "+code); c != 1 || !strings.Contains(errOut, "no such code") {
+// anExpiredCodeIsRefused: a code past its life links nothing.
+func (m *twoMachines) anExpiredCodeIsRefused() {
+	t, addr := m.t, m.ts.addr
+	code := keysAdd(t, addr, m.laptop)
+	m.srv.codes.mu.Lock()
+	m.srv.codes.now = func() time.Time { return time.Now().Add(codeLife + time.Second) }
+	m.srv.codes.mu.Unlock()
+	if _, errOut, c := runCmd(t, addr, newKey(t), "link "+code); c != 1 || !strings.Contains(errOut, "no such code") {
 		t.Fatalf("an expired code: %d %q", c, errOut)
 	}
-	srv.codes.mu.Lock()
-	srv.codes.now = nil
-	srv.codes.mu.Unlock()
+	m.srv.codes.mu.Lock()
+	m.srv.codes.now = nil
+	m.srv.codes.mu.Unlock()
+}
 
-	// A key with a living knight of its own: refused, then with --replace the other
-	// knight is a tombstone.
-	third := newKey(t)
-	tm3 := openTerminal(t, ts.addr, third, 80, 24, nil)
+// linkOverALivingKnight: a key with a living knight of its own is refused, then with
+// --replace the other knight is a tombstone.
+func (m *twoMachines) linkOverALivingKnight() {
+	t, addr := m.t, m.ts.addr
+	m.third = newKey(t)
+	tm3 := openTerminal(t, addr, m.third, 80, 24, nil)
 	tm3.enterDungeon("Percival")
-	code = keysAdd(t, ts.addr, laptop)
-	if _, errOut, c := runCmd(t, ts.addr, third, "link "+code); c != 1 || !strings.Contains(errOut, "leave the game first") {
+	code := keysAdd(t, addr, m.laptop)
+	if _, errOut, c := runCmd(t, addr, m.third, "link "+code); c != 1 || !strings.Contains(errOut, "leave the game first") {
 		t.Fatalf("link while the key's knight plays: %d %q", c, errOut)
 	}
 	tm3.quit()
-	if _, errOut, c := runCmd(t, ts.addr, third, "link "+code); c != 1 || !strings.Contains(errOut, "living knight, Percival") || !strings.Contains(errOut, "--replace") {
+	if _, errOut, c := runCmd(t, addr, m.third, "link "+code); c != 1 || !strings.Contains(errOut, "living knight, Percival") || !strings.Contains(errOut, "--replace") {
 		t.Fatalf("link over a living knight: %d %q", c, errOut)
 	}
-	if w := whoamiJSON(t, ts.addr, third); w.Name != "Percival" {
+	if w := whoamiJSON(t, addr, m.third); w.Name != "Percival" {
 		t.Fatalf("a refused link changed the key's knight: %+v", w)
 	}
-	if out, errOut, c := runCmd(t, ts.addr, third, "link "+code+" --replace"); c != 0 || !strings.Contains(out, "retired into a tombstone") {
+	if out, errOut, c := runCmd(t, addr, m.third, "link "+code+" --replace"); c != 0 || !strings.Contains(out, "retired into a tombstone") {
 		t.Fatalf("link --replace: %d %q %q", c, out, errOut) // the code was given back when refused
 	}
-	if w := whoamiJSON(t, ts.addr, third); w.Name != "Gawain" {
+	if w := whoamiJSON(t, addr, m.third); w.Name != "Gawain" {
 		t.Fatalf("after link --replace the key plays %+v", w)
 	}
-	tombs, err := srv.store.Tombstones()
+	tombs, err := m.srv.store.Tombstones()
 	if err != nil || len(tombs) != 1 || tombs[0].Adventurer.Name != "Percival" || tombs[0].Adventurer.Death == nil {
 		t.Fatalf("tombstones: %+v %v", tombs, err)
 	}
-	if srv.book().taken("Percival", "K-ANOTHER") {
+	if m.srv.book().taken("Percival", "K-ANOTHER") {
 		t.Error("the retired knight's name is still taken")
 	}
+}
 
-	// Keys remove: not another knight's key, never the last.
+// removeKeys: keys remove takes no other knight's key, and never the last.
+func (m *twoMachines) removeKeys() {
+	t, addr := m.t, m.ts.addr
 	stranger := newKey(t)
-	tms := openTerminal(t, ts.addr, stranger, 80, 24, nil)
+	tms := openTerminal(t, addr, stranger, 80, 24, nil)
 	tms.enterDungeon("Kay")
 	tms.quit()
-	if _, errOut, c := runCmd(t, ts.addr, laptop, "keys remove "+keys.Fingerprint(stranger.PublicKey())); c != 1 || !strings.Contains(errOut, "not a key of your knight") {
+	if _, errOut, c := runCmd(t, addr, m.laptop, "keys remove "+keys.Fingerprint(stranger.PublicKey())); c != 1 || !strings.Contains(errOut, "not a key of your knight") {
 		t.Fatalf("removing another knight's key: %d %q", c, errOut)
 	}
-	for _, k := range []gossh.Signer{third, desktop} {
-		if _, errOut, c := runCmd(t, ts.addr, laptop, "keys remove "+keys.Fingerprint(k.PublicKey())); c != 0 {
+	for _, k := range []gossh.Signer{m.third, m.desktop} {
+		if _, errOut, c := runCmd(t, addr, m.laptop, "keys remove "+keys.Fingerprint(k.PublicKey())); c != 0 {
 			t.Fatalf("keys remove: %d %q", c, errOut)
 		}
 	}
-	if _, errOut, c := runCmd(t, ts.addr, laptop, "keys remove "+keys.Fingerprint(laptop.PublicKey())); c != 1 || !strings.Contains(errOut, "only key") {
+	if _, errOut, c := runCmd(t, addr, m.laptop, "keys remove "+keys.Fingerprint(m.laptop.PublicKey())); c != 1 || !strings.Contains(errOut, "only key") {
 		t.Fatalf("removing the last key: %d %q", c, errOut)
 	}
-	if _, errOut, c := runCmd(t, ts.addr, desktop, "whoami"); c != 1 || !strings.Contains(errOut, "no knight") {
+	if _, errOut, c := runCmd(t, addr, m.desktop, "whoami"); c != 1 || !strings.Contains(errOut, "no knight") {
 		t.Fatalf("a removed key still plays: %d %q", c, errOut)
 	}
+}
 
-	// A code for a knight that has died since it was given.
-	code = keysAdd(t, ts.addr, laptop)
-	rec, err := srv.saver.Load(a.Knight)
+// aDeadKnightsCodeIsRefused: a code for a knight that has died since it was given links
+// nothing, and a dead knight's key gets no new code.
+func (m *twoMachines) aDeadKnightsCodeIsRefused() {
+	t, addr := m.t, m.ts.addr
+	code := keysAdd(t, addr, m.laptop)
+	rec, err := m.srv.saver.Load(m.knight)
 	if err != nil {
 		t.Fatal(err)
 	}
 	rec.Death = &world.Death{Killer: "a Dragon", Depth: 1}
-	srv.saver.Put(rec)
-	if _, errOut, c := runCmd(t, ts.addr, desktop, "link "+code); c != 1 || !strings.Contains(errOut, "died or retired") {
+	m.srv.saver.Put(rec)
+	if _, errOut, c := runCmd(t, addr, m.desktop, "link "+code); c != 1 || !strings.Contains(errOut, "died or retired") {
 		t.Fatalf("a code of a dead knight: %d %q", c, errOut)
 	}
-	if _, errOut, c := runCmd(t, ts.addr, laptop, "keys add"); c != 1 || !strings.Contains(errOut, "dead or retired") {
+	if _, errOut, c := runCmd(t, addr, m.laptop, "keys add"); c != 1 || !strings.Contains(errOut, "dead or retired") {
 		t.Fatalf("keys add of a dead knight: %d %q", c, errOut)
 	}
 }
