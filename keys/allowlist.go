@@ -32,21 +32,31 @@ var (
 	// decode to a public key, or encodes a key of another type than the line
 	// declares.
 	ErrBadKeyData = errors.New("bad key data")
+
+	// ErrDSAKey is wrapped when a line lists a DSA (ssh-dss) key. The server
+	// takes no DSA signatures at login (OpenSSH has dropped DSA too), so the key
+	// could never log in as an admin: the line is refused with a reason rather
+	// than loaded to no effect.
+	ErrDSAKey = errors.New("DSA key refused")
 )
 
-// keyTypes are the plain public key types an allow-list line may name.
+// dsaKeyType is the type a DSA key's line names.
+const dsaKeyType = "ssh-dss"
+
+// keyTypes are the plain public key types an allow-list line may name (a DSA key's
+// line is then refused, with ErrDSAKey).
 var keyTypes = map[string]bool{
-	ssh.KeyAlgoRSA:         true,
-	ssh.InsecureKeyAlgoDSA: true,
-	ssh.KeyAlgoECDSA256:    true,
-	ssh.KeyAlgoECDSA384:    true,
-	ssh.KeyAlgoECDSA521:    true,
-	ssh.KeyAlgoSKECDSA256:  true,
-	ssh.KeyAlgoED25519:     true,
-	ssh.KeyAlgoSKED25519:   true,
-	ssh.KeyAlgoMLDSA44:     true,
-	ssh.KeyAlgoMLDSA65:     true,
-	ssh.KeyAlgoMLDSA87:     true,
+	ssh.KeyAlgoRSA:        true,
+	dsaKeyType:            true,
+	ssh.KeyAlgoECDSA256:   true,
+	ssh.KeyAlgoECDSA384:   true,
+	ssh.KeyAlgoECDSA521:   true,
+	ssh.KeyAlgoSKECDSA256: true,
+	ssh.KeyAlgoED25519:    true,
+	ssh.KeyAlgoSKED25519:  true,
+	ssh.KeyAlgoMLDSA44:    true,
+	ssh.KeyAlgoMLDSA65:    true,
+	ssh.KeyAlgoMLDSA87:    true,
 }
 
 // LineError is a problem with one line of an allow-list file. The line is
@@ -232,6 +242,9 @@ func parseAllowLine(line string) (ssh.PublicKey, error) {
 		first, rest = second, afterType
 	}
 	keyType := first
+	if keyType == dsaKeyType {
+		return nil, fmt.Errorf("%w: %s keys cannot log in to this server; list an ed25519 key instead", ErrDSAKey, dsaKeyType)
+	}
 	data, _, _ := nextField(rest, false) // the rest of the line is the comment
 	if data == "" {
 		return nil, fmt.Errorf("%w: no key data after %s", ErrMalformedLine, keyType)

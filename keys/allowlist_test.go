@@ -56,6 +56,7 @@ func TestParseAllowList(t *testing.T) {
 	outsider, _ := newKey(t)
 	rsaBlob := strings.Fields(a1)[1]
 	garbageBlob := base64.StdEncoding.EncodeToString([]byte("\x00\x00\x00\x0bssh-ed25519\x00\x00\x00\x03abc"))
+	dsaBlob := base64.StdEncoding.EncodeToString([]byte("\x00\x00\x00\x07ssh-dss\x00\x00\x00\x01\x01"))
 
 	lines := []string{
 		"# orthanc admins",        // 1 comment
@@ -74,6 +75,8 @@ func TestParseAllowList(t *testing.T) {
 		"restrict " + a4 + " carol",        // 14 single option
 		"ssh-ed25519-cert-v01@openssh.com", // 15 certificate type alone
 		"\t",                               // 16 blank
+		"ssh-dss " + dsaBlob + " old box",  // 17 a DSA key
+		"no-pty ssh-dss " + dsaBlob,        // 18 a DSA key after options
 	}
 	al, errs := ParseAllowList(strings.NewReader(strings.Join(lines, "\n") + "\n"))
 
@@ -88,6 +91,8 @@ func TestParseAllowList(t *testing.T) {
 		{10, ErrMalformedLine},
 		{11, ErrBadKeyData},
 		{15, ErrUnknownKeyType},
+		{17, ErrDSAKey},
+		{18, ErrDSAKey},
 	}
 	if len(errs) != len(want) {
 		t.Fatalf("got %d errors, want %d: %v", len(errs), len(want), errs)
@@ -141,6 +146,26 @@ func TestParseAllowListAgreesWithXCrypto(t *testing.T) {
 		if !al.Contains(pk) {
 			t.Errorf("%q: list lacks the key x/crypto parsed", line)
 		}
+	}
+}
+
+// A DSA key in the admin file is refused with a line that says why and what to list
+// instead (the server takes no DSA signatures, so it could never log in); the other
+// lines still load.
+func TestADSAKeyIsRefusedWithAReason(t *testing.T) {
+	k, a := newKey(t)
+	dsa := "ssh-dss " + base64.StdEncoding.EncodeToString([]byte("\x00\x00\x00\x07ssh-dss")) + " old box"
+	al, errs := ParseAllowList(strings.NewReader(dsa + "\n" + a + "\n"))
+	if len(errs) != 1 {
+		t.Fatalf("errs %v, want one", errs)
+	}
+	lineErr(t, errs[0], 1, ErrDSAKey)
+	const want = "line 1: DSA key refused: ssh-dss keys cannot log in to this server; list an ed25519 key instead"
+	if errs[0].Error() != want {
+		t.Errorf("the refusal says %q, want %q", errs[0], want)
+	}
+	if al.Len() != 1 || !al.Contains(k) {
+		t.Error("the line after a DSA key did not load")
 	}
 }
 

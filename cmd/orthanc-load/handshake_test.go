@@ -247,7 +247,8 @@ func gameBinary(t *testing.T) string {
 			return
 		}
 		gamePath = filepath.Join(dir, "orthanc-ssh")
-		out, err := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", gamePath, "../orthanc-ssh").CombinedOutput()
+		// go test puts the go command that runs it first on the PATH.
+		out, err := exec.Command("go", "build", "-o", gamePath, "../orthanc-ssh").CombinedOutput()
 		if err != nil {
 			gameErr = errors.New(err.Error() + ": " + string(out))
 		}

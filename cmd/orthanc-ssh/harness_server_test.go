@@ -12,7 +12,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -164,7 +163,8 @@ func serverBinary(t *testing.T) string {
 			return
 		}
 		binPath = filepath.Join(dir, "orthanc-ssh")
-		out, err := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", binPath, ".").CombinedOutput()
+		// go test puts the go command that runs it first on the PATH.
+		out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
 		if err != nil {
 			buildErr = err
 			t.Logf("%s", out)
