@@ -17,7 +17,6 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
@@ -580,4 +579,23 @@ func (m *Model) draw(c *canvas) {
 	if m.screen != screenHelp && m.help.lines != nil {
 		m.help.lines = nil
 	}
+}
+
+// sender is what the game's keys reach the world through: the session's *world.Player,
+// or a test's recorder.
+type sender interface {
+	Do(ctx context.Context, c world.Command) error
+	Party(ctx context.Context, a world.PartyAction) error
+}
+
+// sender is where commands go: the test's recorder, or the knight's player (nil when the
+// knight is not in the world).
+func (m *Model) sender() sender {
+	if m.bt.to != nil {
+		return m.bt.to
+	}
+	if pl := m.player.Load(); pl != nil {
+		return pl
+	}
+	return nil
 }
