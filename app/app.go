@@ -17,7 +17,6 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
@@ -57,10 +56,10 @@ type Params struct {
 	Plain bool
 	// Names keeps knights' names unique; nil accepts any name CleanName accepts.
 	Names Names
-	// Watch makes a spectator's session (ssh host watch NAME): it shows the views Box
+	// Watch makes a spectator's session (ssh host watch NAME): it shows the views Views
 	// receives, read-only, and has no knight of its own.
 	Watch *world.Watch
-	Box   *Mailbox
+	Views *ViewSlot
 	// Options are the spectator's own settings (a watching key's saved options), for a
 	// Watch session; a playing session reads them from Saved.
 	Options world.Options
@@ -198,7 +197,7 @@ type Model struct {
 	nameErr   string
 
 	player   atomic.Pointer[world.Player]
-	mailbox  *Mailbox
+	views    *ViewSlot
 	view     world.View
 	haveView bool
 	tomb     *world.Death      // the knight's death, on the death screen
@@ -261,12 +260,12 @@ func New(ctx context.Context, p Params) *Model {
 		p.Rand = rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
 	}
 	m := &Model{ctx: ctx, p: p, width: p.Width, height: p.Height,
-		name: lineInput{prompt: "Name: ", limit: world.MaxNameLen}, mailbox: NewMailbox(), console: newConsole(),
+		name: lineInput{prompt: "Name: ", limit: world.MaxNameLen}, views: NewViewSlot(), console: newConsole(),
 		chat: newChatLine(), mute: lineInput{prompt: "Mute or unmute: ", limit: world.MaxNameLen}, logTop: -1}
 	switch {
 	case p.Watch != nil:
 		m.opts = p.Options.Clone()
-		m.watch = watching{w: p.Watch, box: p.Box, only: true}
+		m.watch = watching{w: p.Watch, box: p.Views, only: true}
 		m.screen = screenWatch
 	case p.Saved != nil:
 		m.opts = p.Saved.Options.Clone()
@@ -317,7 +316,7 @@ type joinedMsg struct {
 }
 
 // viewMsg is a view for the session's own knight; viewReadyMsg says that one waits in
-// the session's mailbox (Mailbox).
+// the session's view slot (ViewSlot).
 type (
 	viewMsg      world.View
 	viewReadyMsg struct{}
@@ -326,7 +325,7 @@ type (
 func (m *Model) join(rec world.Adventurer) tea.Cmd {
 	m.screen = screenJoining
 	return func() tea.Msg {
-		pl, err := m.p.Engine.Join(m.ctx, rec, m.mailbox)
+		pl, err := m.p.Engine.Join(m.ctx, rec, m.views)
 		return joinedMsg{pl, err}
 	}
 }
@@ -340,9 +339,9 @@ func (m *Model) waitView() tea.Cmd {
 	return m.waitCmd
 }
 
-// viewReady waits until a view may wait in the mailbox.
+// viewReady waits until a view may wait in the view slot.
 func (m *Model) viewReady() tea.Msg {
-	if !m.mailbox.Wait(m.ctx) {
+	if !m.views.Wait(m.ctx) {
 		return nil
 	}
 	return viewReadyMsg{}
@@ -379,7 +378,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case viewMsg:
 		return m.ownView(world.View(msg))
 	case viewReadyMsg:
-		v, ok := m.mailbox.Take()
+		v, ok := m.views.Take()
 		if !ok { // taken with the one before
 			return m.waitView()
 		}
@@ -580,4 +579,23 @@ func (m *Model) draw(c *canvas) {
 	if m.screen != screenHelp && m.help.lines != nil {
 		m.help.lines = nil
 	}
+}
+
+// sender is what the game's keys reach the world through: the session's *world.Player,
+// or a test's recorder.
+type sender interface {
+	Do(ctx context.Context, c world.Command) error
+	Party(ctx context.Context, a world.PartyAction) error
+}
+
+// sender is where commands go: the test's recorder, or the knight's player (nil when the
+// knight is not in the world).
+func (m *Model) sender() sender {
+	if m.bt.to != nil {
+		return m.bt.to
+	}
+	if pl := m.player.Load(); pl != nil {
+		return pl
+	}
+	return nil
 }

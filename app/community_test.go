@@ -79,7 +79,7 @@ func TestTheLettersScreen(t *testing.T) {
 	d.key("enter", "enter", "enter")
 	d.waitText("level 1 of the dungeon")
 	ctx := context.Background()
-	bors, err := e.Join(ctx, world.NewAdventurer("SHA256:bors", "Bors the Bold", world.Stats{Str: 10, Int: 10, Con: 10, Dex: 10}, 10), NewMailbox())
+	bors, err := e.Join(ctx, world.NewAdventurer("SHA256:bors", "Bors the Bold", world.Stats{Str: 10, Int: 10, Con: 10, Dex: 10}, 10), NewViewSlot())
 	if err != nil {
 		t.Fatal(err)
 	}

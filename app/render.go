@@ -7,7 +7,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/clipperhouse/displaywidth"
-
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
@@ -579,4 +578,24 @@ func initials(name string) string {
 		s += " "
 	}
 	return s
+}
+
+// blit copies src into c with its top-left corner at (x, y).
+func (c *canvas) blit(src *canvas, x, y int) {
+	if !c.wide && x >= 0 && y >= 0 && x+src.w <= c.w && y+src.h <= c.h {
+		// No wide character here to split: the rows are copied as they are (src holds
+		// each of its wide characters whole).
+		for sy := range src.h {
+			copy(c.cells[(y+sy)*c.w+x:], src.cells[sy*src.w:(sy+1)*src.w])
+		}
+		c.wide = src.wide
+		return
+	}
+	for sy := range src.h {
+		for sx := range src.w {
+			if cl := src.cells[sy*src.w+sx]; cl.r() != wideRest { // a wide character brings its second half
+				c.set(x+sx, y+sy, cl.r(), cl.cls())
+			}
+		}
+	}
 }

@@ -36,7 +36,7 @@ func benchPlayModel(b *testing.B, w, h int) *Model {
 	for i, name := range []string{"Gawain", "Percival", "Lancelot", "Tristan", "Galahad"} {
 		rec := world.NewAdventurer(fmt.Sprintf("SHA256:other%d", i), name, stats, 10)
 		rec.X, rec.Y = room[i].X, room[i].Y
-		if _, err := e.Join(ctx, rec, NewMailbox()); err != nil {
+		if _, err := e.Join(ctx, rec, NewViewSlot()); err != nil {
 			b.Fatal(err)
 		}
 	}

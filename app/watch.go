@@ -13,14 +13,14 @@ import (
 )
 
 // Spectating: the who-list (w) and the read-only screen of another player. The world
-// delivers the watched player's views to this session's own Mailbox as well as to the
+// delivers the watched player's views to this session's own ViewSlot as well as to the
 // player's; this session draws them at its own terminal's size. A spectator's session
 // (ssh -t host watch NAME) is the same screen with no knight behind it.
 
 // watching is the player this session watches, if any. It is part of the Model.
 type watching struct {
 	w      *world.Watch
-	box    *Mailbox
+	box    *ViewSlot
 	ctx    context.Context // ends when the watch does, so its waiting command returns
 	cancel context.CancelFunc
 	view   world.View
@@ -28,9 +28,9 @@ type watching struct {
 	only   bool // a spectator's session: no knight of its own
 }
 
-// watchViewMsg is a view of the watched player, from the mailbox it came through.
+// watchViewMsg is a view of the watched player, from the view slot it came through.
 type watchViewMsg struct {
-	box *Mailbox
+	box *ViewSlot
 	v   world.View
 }
 
@@ -38,7 +38,7 @@ type watchViewMsg struct {
 type watchStartMsg struct {
 	name string
 	w    *world.Watch
-	box  *Mailbox
+	box  *ViewSlot
 	err  error
 }
 
@@ -83,7 +83,7 @@ func (m *Model) watchName(name string) tea.Cmd {
 	if me == "" {
 		me = "a visitor"
 	}
-	box := NewMailbox()
+	box := NewViewSlot()
 	return func() tea.Msg {
 		w, err := m.p.Engine.Watch(m.ctx, name, me, box)
 		return watchStartMsg{name, w, box, err}

@@ -43,7 +43,7 @@ func (s *server) watchProgram(sess ssh.Session, args []string) *tea.Program {
 			me = rec.Name
 		}
 	}
-	box := app.NewMailbox()
+	box := app.NewViewSlot()
 	w, err := s.engine.Watch(sess.Context(), name, me, box)
 	if err != nil {
 		if !errors.Is(err, world.ErrNotOnline) && !errors.Is(err, world.ErrNoSpectators) && !errors.Is(err, world.ErrAmbiguousName) {
@@ -60,7 +60,7 @@ func (s *server) watchProgram(sess ssh.Session, args []string) *tea.Program {
 		Height:      ptyReq.Window.Height,
 		Rand:        rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())),
 		Watch:       w,
-		Box:         box,
+		Views:       box,
 		Options:     opts,
 		Out:         g,
 		Term:        ptyReq.Term,

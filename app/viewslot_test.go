@@ -7,12 +7,12 @@ import (
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
-// A mailbox keeps only the newest view, hands it out once, and says so when it is empty;
+// A view slot keeps only the newest view, hands it out once, and says so when it is empty;
 // a view delivered while the session waits wakes it, and waiting ends with the session.
-func TestMailboxKeepsTheNewestView(t *testing.T) {
-	mb := NewMailbox()
+func TestViewSlotKeepsTheNewestView(t *testing.T) {
+	mb := NewViewSlot()
 	if _, ok := mb.Take(); ok {
-		t.Fatal("an empty mailbox gave a view")
+		t.Fatal("an empty view slot gave a view")
 	}
 	mb.Deliver(world.View{Turn: 1})
 	mb.Deliver(world.View{Turn: 2})

@@ -7,25 +7,25 @@ import (
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
-// Mailbox hands views from the engine to one session. It holds only the newest view: the
+// ViewSlot hands views from the engine to one session. It holds only the newest view: the
 // engine never waits for a session, and a session that falls behind skips straight to the
 // latest picture of the world.
 //
-// The view waits in the box, and the session's program is only told that one is there
+// The view waits in the slot, and the session's program is only told that one is there
 // (viewReadyMsg, which carries nothing): a View carried in a message was copied to the
 // heap on every frame, the most allocated bytes of a busy server.
-type Mailbox struct {
+type ViewSlot struct {
 	mu    sync.Mutex
 	view  world.View
 	full  bool
 	ready chan struct{} // holds a token while a view may be waiting
 }
 
-// NewMailbox makes an empty mailbox.
-func NewMailbox() *Mailbox { return &Mailbox{ready: make(chan struct{}, 1)} }
+// NewViewSlot makes an empty slot.
+func NewViewSlot() *ViewSlot { return &ViewSlot{ready: make(chan struct{}, 1)} }
 
 // Deliver replaces whatever view is waiting with v. It never blocks.
-func (m *Mailbox) Deliver(v world.View) {
+func (m *ViewSlot) Deliver(v world.View) {
 	m.mu.Lock()
 	m.view, m.full = v, true
 	m.mu.Unlock()
@@ -37,7 +37,7 @@ func (m *Mailbox) Deliver(v world.View) {
 
 // Wait waits until a view may be waiting, or returns false when ctx ends. Take then gets
 // it, or nothing if an earlier Take got it already.
-func (m *Mailbox) Wait(ctx context.Context) bool {
+func (m *ViewSlot) Wait(ctx context.Context) bool {
 	select {
 	case <-m.ready:
 		return true
@@ -46,17 +46,17 @@ func (m *Mailbox) Wait(ctx context.Context) bool {
 	}
 }
 
-// Take returns the waiting view and empties the box; ok is false when it was empty.
-func (m *Mailbox) Take() (v world.View, ok bool) {
+// Take returns the waiting view and empties the slot; ok is false when it was empty.
+func (m *ViewSlot) Take() (v world.View, ok bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	v, ok = m.view, m.full
-	m.view, m.full = world.View{}, false // the box holds nothing of the world for later
+	m.view, m.full = world.View{}, false // the slot holds nothing of the world for later
 	return v, ok
 }
 
 // Next waits for the next view, or returns false when ctx ends.
-func (m *Mailbox) Next(ctx context.Context) (world.View, bool) {
+func (m *ViewSlot) Next(ctx context.Context) (world.View, bool) {
 	for m.Wait(ctx) {
 		if v, ok := m.Take(); ok {
 			return v, true

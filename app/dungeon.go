@@ -1,0 +1,508 @@
+package app
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"unsafe"
+
+	"github.com/orthanc-ssh/orthanc-ssh/internal/english"
+	"github.com/orthanc-ssh/orthanc-ssh/world"
+)
+
+// The dungeon (or surface) screen: how it shares out its rows, the lines under the view,
+// the messages and the status line, and the level painted around the knight.
+
+// shown is the view the dungeon screen draws: the watched player's while watching.
+func (m *Model) shown() world.View {
+	if m.screen == screenWatch {
+		return m.watch.view
+	}
+	return m.view
+}
+
+// playLayout is how the dungeon (or surface) screen shares out its rows at one size: the
+// header, the view, the lines under the view, the newest messages and the status line.
+// Every text is wrapped to the width, never cut, so the view takes what the words leave.
+// In a fight the battle panel takes the right of the screen from the header down to the
+// messages, and the lines under the view are wrapped beside it. drawPlay works it out and
+// the parts drawn over the screen after it (the party list, the chat line, the console)
+// read it.
+type playLayout struct {
+	mapTop, mapH int
+	panelH       int         // the battle panel's rows from mapTop, 0 without one
+	under        []string    // who watches, the spells working, who is with the knight and in sight
+	msgTop       int         // the first row of the messages
+	msgs         []panelLine // the newest messages, wrapped, oldest first, msgLines at least
+	status       []string    // the status line, wrapped at its separators
+}
+
+// msgRow is the last message row: the chat line and the console type there.
+func (l playLayout) msgRow() int { return l.msgTop + len(l.msgs) - 1 }
+
+// underMax is how many rows the lines under the view take at most on a screen h rows high
+// before the knights in sight are counted instead of named. They take one always: the
+// view does not jump when a spell starts.
+func underMax(h int) int { return max(4, h/6) }
+
+// layoutPlay shares out a w×h screen showing v, with extra as the newest message (a
+// question the screen asks), if any. sight is v.InSight().
+func layoutPlay(v world.View, sight []world.Other, w, h int, extra string, memo *underMemo) playLayout {
+	panel := v.Fight != nil || len(v.LastFight) > 0
+	underW := w
+	if panel {
+		underW -= fightPanelWidth(w)
+	}
+	l := playLayout{mapTop: 1, under: underLinesOf(v, sight, underW, underMax(h), memo), status: memo.statusLines(v.Self, w)}
+	msgs := v.Messages
+	if v.Fight != nil {
+		msgs = withoutLines(msgs, v.Fight.Log, msgLines) // the panel shows the fight's own
+	} else if len(v.LastFight) > 0 {
+		msgs = withoutLines(msgs, v.LastFight, msgLines)
+	}
+	if extra != "" {
+		msgs = append(append([]string(nil), msgs...), extra)
+	}
+	l.msgs = memo.messageLines(msgs, w, msgLines)
+	l.msgTop = h - len(l.status) - len(l.msgs)
+	l.mapH = max(1, l.msgTop-len(l.under)-l.mapTop)
+	if panel {
+		l.panelH = l.msgTop - l.mapTop
+	}
+	return l
+}
+
+// underMemo is the last lines under the view a session drew, its status line and its
+// newest messages, wrapped, with what they were made from. What they say changes far less
+// often than frames are drawn (others' steps), and wrapping them again on every frame
+// was a fifth of the server's work at a thousand players. The lines are shared: callers
+// only read them, and only until the next call with the memo (which may make new ones
+// over them). A nil memo wraps afresh.
+type underMemo struct {
+	w, most                         int
+	here, others, watchers, effects []string // what the lines under the view were made from
+	lines                           []string
+	shown                           int      // how many of others the lines name
+	hereNow, othersNow              []string // the names of this frame, kept for the next one's
+	text                            []byte   // the buffer the texts tried are built in
+	lineBuf                         []string // the slice lines are kept in
+
+	statsOf [4]int // the strength, intelligence, constitution and dexterity stats says
+	stats   string
+
+	status     statusKey
+	statusOf   []string // Self.Status the status line was made with
+	statusText []string
+
+	msgW, msgRows int
+	msgs          []string // the newest messages the lines were made from
+	msgLines      []panelLine
+}
+
+// statusKey is what the status line is made from, but Self.Status.
+type statusKey struct {
+	w                                                int
+	name                                             string
+	level, hits, maxHits, spells, exp, depth, unread int
+	feature                                          world.Feature
+	away                                             bool
+}
+
+// statsLine is the header's "Str 12  Int 9  Con 14  Dex 11", made again only when one
+// of them changes.
+func (mm *underMemo) statsLine(s world.Self) string {
+	if k := [4]int{s.Str, s.Int, s.Con, s.Dex}; mm.stats == "" || k != mm.statsOf {
+		mm.statsOf, mm.stats = k, fmt.Sprintf("Str %d  Int %d  Con %d  Dex %d", s.Str, s.Int, s.Con, s.Dex)
+	}
+	return mm.stats
+}
+
+// statusLines is statusLines(s, w), wrapped once for the same status.
+func (mm *underMemo) statusLines(s world.Self, w int) []string {
+	if mm == nil {
+		return statusLines(s, w)
+	}
+	k := statusKey{w, s.Name, s.Level, s.Hits, s.MaxHits, s.SpellUnits, s.Experience, s.Depth, s.Unread, s.Feature, s.Away}
+	if mm.statusText == nil || k != mm.status || !slices.Equal(mm.statusOf, s.Status) {
+		mm.status, mm.statusOf, mm.statusText = k, slices.Clone(s.Status), statusLines(s, w)
+	}
+	return mm.statusText
+}
+
+// messageLines is messageLines(msgs, w, rows), wrapped once for the same newest messages:
+// a message takes a line at least, so only the newest rows of them can show.
+func (mm *underMemo) messageLines(msgs []string, w, rows int) []panelLine {
+	if mm == nil {
+		return messageLines(msgs, w, rows)
+	}
+	newest := msgs[max(0, len(msgs)-rows):]
+	if mm.msgLines == nil || mm.msgW != w || mm.msgRows != rows || !slices.Equal(mm.msgs, newest) {
+		mm.msgW, mm.msgRows = w, rows
+		mm.msgs = append(mm.msgs[:0], newest...)
+		mm.msgLines = appendMessageLines(mm.msgLines[:0], newest, w, rows) // read only until the next change
+	}
+	return mm.msgLines
+}
+
+// underLines are the lines under the view: who is watching, the spells working, the
+// knights on the knight's own square and the others in sight (the who-list has the rest),
+// wrapped to w. When the names would take more than most lines, the last knights in
+// sight are counted instead. With a memo, the same text at the same size is wrapped once
+// (the lines are shared, as underMemo says).
+func underLines(v world.View, w, most int, memo *underMemo) []string {
+	return underLinesOf(v, v.InSight(), w, most, memo)
+}
+
+// underLinesOf is underLines with the knights in sight, v.InSight(), given.
+func underLinesOf(v world.View, sight []world.Other, w, most int, memo *underMemo) []string {
+	var here, others []string
+	if memo != nil { // the names go into slices kept from frame to frame
+		here, others = memo.hereNow[:0], memo.othersNow[:0]
+		defer func() { memo.hereNow, memo.othersNow = here[:0], others[:0] }()
+	}
+	for _, o := range sight {
+		if o.Pos == v.Self.Pos {
+			here = append(here, o.Name)
+		} else {
+			others = append(others, o.Name)
+		}
+	}
+	// The text naming the first shown of others, built in one buffer: the search below
+	// tries several counts a frame.
+	var buf []byte
+	if memo != nil {
+		buf = memo.text[:0]
+		defer func() { memo.text = buf[:0] }()
+	}
+	prefix := -1 // the length of what comes before the knights in sight, once built
+	text := func(shown int) []byte {
+		if prefix < 0 {
+			buf = appendNamed(buf, "Watched by ", v.Watchers)
+			buf = appendNamed(buf, "Spells: ", v.Self.Effects)
+			buf = appendNamed(buf, "With you: ", here)
+			prefix = len(buf)
+		}
+		b := buf[:prefix]
+		switch {
+		case shown > 0:
+			b = appendList(append(b, "In sight: "...), others[:shown])
+			if shown < len(others) {
+				b = append(b, " and "...)
+				b = strconv.AppendInt(b, int64(len(others)-shown), 10)
+				b = append(b, " more (w lists everyone)"...)
+			}
+			b = append(b, ". "...)
+		case len(others) > 0:
+			b = append(b, "In sight: "...)
+			b = append(b, english.Count(len(others), "knight", "knights")...)
+			b = append(b, " (w lists everyone). "...)
+		}
+		for len(b) > 0 && b[len(b)-1] == ' ' {
+			b = b[:len(b)-1]
+		}
+		buf = b
+		return b
+	}
+	if memo != nil && memo.w == w && memo.most == most && slices.Equal(memo.here, here) && slices.Equal(memo.others, others) &&
+		slices.Equal(memo.watchers, v.Watchers) && slices.Equal(memo.effects, v.Self.Effects) {
+		return memo.lines
+	}
+	if memo == nil {
+		shown := underWrap(text, others, w, most, 0)
+		return wrap(string(text(shown)), w)
+	}
+	shown := underWrap(text, others, w, most, memo.shown)
+	// The lines go in the memo's own slice: a crowd walking by changes them on most
+	// frames, and they are read only until the next.
+	lines := wrapInto(memo.lineBuf[:0], string(text(shown)), w)
+	memo.lineBuf = lines
+	memo.w, memo.most, memo.lines, memo.shown = w, most, lines, shown
+	memo.here, memo.others = append(memo.here[:0], here...), append(memo.others[:0], others...)
+	memo.watchers, memo.effects = append(memo.watchers[:0], v.Watchers...), append(memo.effects[:0], v.Self.Effects...)
+	return lines
+}
+
+// appendNamed appends "label a, b. " for names, and nothing for none.
+func appendNamed(b []byte, label string, names []string) []byte {
+	if len(names) == 0 {
+		return b
+	}
+	return append(appendList(append(b, label...), names), ". "...)
+}
+
+// appendList appends names joined by ", ".
+func appendList(b []byte, names []string) []byte {
+	for i, name := range names {
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		b = append(b, name...)
+	}
+	return b
+}
+
+// underWrap is how many of the knights in sight but those on the knight's own square
+// (others) the lines under the view name: all when text(len(others)), the text naming
+// them, wraps to w in most lines; otherwise the most k for which text(k) does, and 0
+// when none does (text(0) counts them). A crowd in sight changes with every step
+// through it, so this runs on many frames: no text is wrapped past most+1 lines, only as
+// many names are tried as could fit in most lines at all, the number named last time
+// (hint) is tried first, and a text tried is only measured (fitsIn), in text's own
+// buffer. Each call of text may write over the bytes the last one returned.
+func underWrap(text func(shown int) []byte, others []string, w, most, hint int) int {
+	n := len(others)
+	if n == 0 {
+		return 0
+	}
+	// Every line break saves at most the one space it replaces, so names wider together
+	// than most×(w+1) never fit: hi is the most that might.
+	hi, width := 0, 0
+	for ; hi < n; hi++ {
+		if width += textWidth(others[hi]) + 2; width > most*(w+1) {
+			break
+		}
+	}
+	try := func(k int) bool { return fitsIn(bytesView(text(k)), w, most) }
+	if hi == n {
+		if try(n) {
+			return n
+		}
+		hi = n - 1
+	}
+	// The most knights in sight that can be named within most lines, found by halving
+	// (from last time's number, which a crowd walking by mostly keeps); none when even
+	// the counting line is too long.
+	lo := 0
+	if 0 < hint && hint <= hi {
+		if try(hint) {
+			lo = hint
+			if hint == hi || !try(hint+1) {
+				hi = hint
+			} else {
+				lo = hint + 1
+			}
+		} else {
+			hi = hint - 1
+		}
+	}
+	for lo < hi {
+		if k := (lo + hi + 1) / 2; try(k) {
+			lo = k
+		} else {
+			hi = k - 1
+		}
+	}
+	return lo
+}
+
+// bytesView is b read as a string without a copy, for a measurement that keeps nothing
+// of it: it is only good until b is written again.
+func bytesView(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
+
+// drawPlay lays out the dungeon screen: a header, the view around the knight, who else is
+// on the level (and who is watching), the last messages and the status line.
+func (m *Model) drawPlay(c *canvas) {
+	v := m.shown()
+	s := v.Self
+	c.text(0, 0, "ORTHANC", clsTitle)
+	stats := m.under.statsLine(s)
+	c.text(10, 0, stats, clsText)
+	if !m.opts.HideKeys && c.w-textWidth(keyHelp) > 10+textWidth(stats) {
+		c.text(c.w-textWidth(keyHelp), 0, keyHelp, clsDim)
+	}
+
+	extra := screens[m.screen].ask // the question of a screen over the dungeon
+	if m.screen == screenQuit && m.p.Guest {
+		extra = guestQuitQuestion
+	}
+	if extra == "" && m.doorMode {
+		extra = "Open a door: which direction?"
+	}
+	// Once a frame, into a slice kept from frame to frame: the painter and the lines under
+	// the view both need it, and a crowd is dozens of knights.
+	m.sight = v.AppendInSight(m.sight[:0])
+	sight := m.sight
+	l := layoutPlay(v, sight, c.w, c.h, extra, &m.under)
+	m.lay = l
+	mapTop, mapH := l.mapTop, l.mapH
+	fightPanel := l.panelH > 0 // drawn beside the dungeon and the surface, not on the way in
+	if have := m.haveView || m.screen == screenWatch; !have {
+		c.text(2, 2, "Entering the dungeon...", clsText)
+		fightPanel = false
+	} else if v.Outside() && v.Surface != nil && v.Surface.Map != nil {
+		m.drawSurface(c, v, mapTop, mapH) // the grid outside the dungeon (surface.go)
+	} else if v.Outside() {
+		fightPanel = false
+		drawOutside(c, mapTop, mapH)
+	} else {
+		mapW := c.w
+		if l.panelH > 0 {
+			mapW -= fightPanelWidth(c.w) // keep the knight in view beside the panel
+		}
+		sub := m.mapCanvas.sized(mapW, mapH) // paint draws every cell
+		// What the knight sees now is bright; what it remembers of the level is faint.
+		lp := m.painter(v.Known, true, sight)
+		lp.bright, lp.dim, lp.memo = v.Visible, true, &m.mapMemo
+		lp.paint(sub, s.Pos)
+		c.blit(sub, 0, mapTop)
+	}
+	if fightPanel {
+		m.drawFight(c, mapTop, l.panelH)
+	}
+
+	cls := clsDim
+	if len(v.Watchers) > 0 {
+		cls = clsText
+	}
+	for i, line := range l.under {
+		c.text(0, mapTop+mapH+i, line, cls)
+	}
+	for i, ml := range l.msgs {
+		c.text(0, l.msgTop+i, ml.text, ml.cls)
+	}
+	for i, line := range l.status {
+		c.text(0, c.h-len(l.status)+i, line, clsTitle)
+	}
+}
+
+// withoutLines is the newest n messages that are not lines of a fight's log: the world
+// writes a battle's lines to the message log too, and beside the battle panel that shows
+// them they would only push out the rest.
+func withoutLines(msgs, log []string, n int) []string {
+	shown := make(map[string]bool, len(log))
+	for _, l := range log {
+		shown[l] = true
+	}
+	var out []string
+	for i := len(msgs) - 1; i >= 0 && len(out) < n; i-- {
+		if !shown[msgs[i]] {
+			out = append(out, msgs[i])
+		}
+	}
+	slices.Reverse(out)
+	return out
+}
+
+// msgLines is how many rows the newest messages have above a screen's status line: more
+// when the newest alone needs more.
+const msgLines = 3
+
+// messageLines are the newest messages wrapped to w, the newest bright, in rows lines:
+// as many whole messages as fit, and all of the newest however long it is. Blank lines
+// fill the rows above when the messages are fewer.
+func messageLines(msgs []string, w, rows int) []panelLine {
+	return appendMessageLines(nil, msgs, w, rows)
+}
+
+// appendMessageLines is messageLines appended to out.
+func appendMessageLines(out []panelLine, msgs []string, w, rows int) []panelLine {
+	start := len(out)
+	// Newest first, each message's lines backwards, and the whole turned round at the end.
+	n := 0 // lines so far
+	for i := len(msgs) - 1; i >= 0; i-- {
+		cls := clsDim
+		if i == len(msgs)-1 {
+			cls = clsText
+		}
+		at := len(out)
+		wrapEach(msgs[i], w, 0, -1, func(_, text string) { out = append(out, panelLine{text, cls}) })
+		if n > 0 && n+len(out)-at > rows {
+			out = out[:at]
+			break
+		}
+		n += len(out) - at
+		slices.Reverse(out[at:])
+	}
+	for ; n < rows; n++ {
+		out = append(out, panelLine{})
+	}
+	slices.Reverse(out[start:])
+	return out
+}
+
+// statusFields are the parts of the status line, in order.
+func statusFields(s world.Self) []string {
+	where := fmt.Sprintf("Depth %d", s.Depth)
+	if s.Depth == 0 {
+		where = "Outside"
+	}
+	fields := []string{s.Name, fmt.Sprintf("Level %d", s.Level), fmt.Sprintf("Hits %d/%d", s.Hits, s.MaxHits),
+		fmt.Sprintf("Spells %d", s.SpellUnits), fmt.Sprintf("Exp %d", s.Experience), where}
+	if f := s.Feature.String(); f != "" {
+		fields = append(fields, "On the "+f)
+	}
+	if len(s.Status) > 0 {
+		fields = append(fields, english.Capital(strings.Join(s.Status, ", ")))
+	}
+	if s.Unread > 0 {
+		fields = append(fields, fmt.Sprintf("%s (e)", english.Count(s.Unread, "letter", "letters")))
+	}
+	if s.Away {
+		fields = append(fields, "Away")
+	}
+	return fields
+}
+
+// statusSep is what stands between the fields of the status line.
+const statusSep = " │ "
+
+// statusLines is the status line wrapped to w columns between its fields.
+func statusLines(s world.Self, w int) []string { return packSep(statusFields(s), w, statusSep) }
+
+func drawOutside(c *canvas, top, h int) {
+	lines := []string{
+		"You stand in the daylight outside the dungeon of Orthanc.",
+		"",
+		"Press > to climb back down, R to retire into the hall of fame,",
+		"Enter to talk, or q to rest here until you return.",
+	}
+	centred(c, top+h/2-1, lines, clsText)
+}
+
+// painter draws the level of the current view showing the squares in set; with others
+// set it also draws the knights in sight (sight, v.InSight()), the monsters in sight and
+// the shadows the knight's light shows.
+func (m *Model) painter(set []byte, others bool, sight []world.Other) *levelPainter {
+	v := m.shown()
+	// The painter and its slices are the model's, made again each frame in place.
+	lp := &m.lp
+	*lp = levelPainter{l: v.Level, shown: set, found: v.FoundDoors, light: v.Self.Light, shadows: lp.shadows[:0]}
+	marks := m.marks[:0]
+	if others {
+		for _, o := range sight {
+			marks = append(marks, squareMark{o.Pos, mark{initials(o.Name), clsOther}})
+		}
+	}
+	for _, t := range v.Traps {
+		marks = append(marks, squareMark{t, mark{"··", clsFeature}}) // seed 000: traps "show on the map as dots"
+	}
+	if others {
+		for _, mo := range v.Monsters {
+			marks = append(marks, squareMark{mo.Pos, mark{mo.Glyph, clsMonster}})
+		}
+	}
+	marks = append(marks, squareMark{v.Self.Pos, mark{"()", clsSelf}}) // seed 000: "You appear as a circle."
+	lp.marks = marks
+	if others {
+		// Seed 000: with light, monsters and treasures "appear as shadows".
+		for _, sh := range v.Shadows {
+			g := sh.Glyph
+			if sh.Treasure {
+				g = "$$"
+			}
+			lp.shadows = append(lp.shadows, squareMark{sh.Pos, mark{g, clsDim}})
+		}
+	}
+	m.marks = marks[:0] // the next frame's marks reuse the array
+	return lp
+}
+
+// drawDungeon draws the dungeon (or surface) screen and what goes over it: the party
+// list, the chat line and the console.
+func (m *Model) drawDungeon(c *canvas) {
+	m.drawPlay(c)
+	m.drawPartyList(c)
+	m.drawChat(c)
+	m.drawConsole(c)
+}

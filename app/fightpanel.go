@@ -1,0 +1,240 @@
+package app
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/orthanc-ssh/orthanc-ssh/internal/english"
+	"github.com/orthanc-ssh/orthanc-ssh/world"
+)
+
+// The battle panel beside the view: the combatants with their hits, whose move it is,
+// the battle's log and the keys the knight can use now.
+
+// fightPanelWidth is the width of the encounter panel on a screen w columns wide.
+func fightPanelWidth(w int) int { return min(46, w/2) }
+
+// drawFight draws the battle panel over the right side of the view: every monster of the
+// battle by letter with its hits (> marks this knight's target), the heroes with theirs,
+// the round and whose move it is, the log (newest at the bottom) and the keys. Once the
+// battle is over it shows that battle's log until the knight walks on. The combatants
+// come first; the log shows the newest entries that fit whole.
+func (m *Model) drawFight(c *canvas, top, h int) {
+	v := m.shown()
+	w := fightPanelWidth(c.w)
+	x := c.w - w
+	inner := w - 4
+	rows := h - 2
+	var lines, foot []panelLine
+	var log []string
+	title := " FIGHT "
+	if f := v.Fight; f != nil {
+		title = fmt.Sprintf(" FIGHT, ROUND %d ", max(1, f.Round))
+		if f.Surface {
+			title = fmt.Sprintf(" BATTLE, ROUND %d ", max(1, f.Round))
+		}
+		cls := clsDim
+		if f.YourMove {
+			cls = clsTitle
+		}
+		for _, l := range wrap(moveLine(f, m.tick()), inner) {
+			foot = append(foot, panelLine{l, cls})
+		}
+		// The combatants take what they need, leaving the log two lines under a rule if
+		// they can (sharing lines if they must), else none. The note that there is no
+		// running from a room shows only when every combatant has a line of its own with it.
+		keys := battleKeys(v)
+		note := keys[len(keys)-1] == noRunNote
+		keyLines := func(ks []string) []panelLine {
+			var out []panelLine
+			for _, k := range pack(ks, inner) {
+				out = append(out, panelLine{k, clsTitle})
+			}
+			return out
+		}
+		form := formCut
+		if note {
+			with := keyLines(keys)
+			if lines, form = combatantLines(v, inner, rows-len(foot)-len(with)-3); form == formFull {
+				foot = append(foot, with...)
+			}
+			keys = keys[:len(keys)-1]
+		}
+		if form != formFull {
+			foot = append(foot, keyLines(keys)...)
+			if lines, form = combatantLines(v, inner, rows-len(foot)-3); form == formCut {
+				lines, _ = combatantLines(v, inner, rows-len(foot))
+			}
+		}
+		if len(lines) < rows-len(foot)-1 {
+			lines = append(lines, panelLine{strings.Repeat("╌", inner), clsWall})
+		}
+		log = f.Log
+	} else {
+		title = " LAST FIGHT "
+		log = v.LastFight
+		foot = []panelLine{{"Walk on to close this.", clsTitle}}
+	}
+	for _, l := range logLines(log, inner, rows-len(lines)-len(foot)) {
+		lines = append(lines, panelLine{l, clsText})
+	}
+	for len(lines) < rows-len(foot) {
+		lines = append(lines, panelLine{})
+	}
+	lines = append(lines, foot...)
+	box(c, x, top, w, h, title)
+	for i, l := range lines {
+		if i >= rows {
+			break
+		}
+		c.text(x+2, top+1+i, l.text, l.cls)
+	}
+}
+
+// panelLine is one line of a panel, with its look.
+type panelLine struct {
+	text string
+	cls  class
+}
+
+// hitsText is "12/20".
+func hitsText(hits, maxHits int) string { return fmt.Sprintf("%d/%d", hits, maxHits) }
+
+// How the battle panel lists the combatants, from the roomiest: a line for each, the
+// fallen monsters counted, the heroes sharing lines, both, and cut short.
+const (
+	formFull = iota
+	formFallenCounted
+	formHeroesShared
+	formBoth
+	formCut
+)
+
+// combatantLines are the battle panel's list of monsters and heroes, w columns wide, in
+// at most rows lines, and the form they take: when they do not all fit, the fallen
+// monsters are counted rather than listed, then the heroes share lines; if even that is
+// too long, the list ends with a line saying x shows everyone.
+func combatantLines(v world.View, w, rows int) (lines []panelLine, form int) {
+	f := v.Fight
+	var mons, standingMons, heroes []panelLine
+	fallen := 0
+	for i, mo := range f.Monsters {
+		mark := " "
+		if i == f.Target && !mo.Dead {
+			mark = ">"
+		}
+		state, cls := hitsText(mo.Hits, mo.MaxHits), clsText
+		switch {
+		case mo.Dead:
+			state, cls = "dead", clsDim
+			fallen++
+		case mo.Held:
+			state += " held"
+		}
+		if mark == ">" {
+			cls = clsTitle
+		}
+		for _, l := range rightAlign(fmt.Sprintf("%s %s %s", mark, monsterLetter(i), english.Capital(mo.Name)), state, w) {
+			mons = append(mons, panelLine{l, cls})
+			if !mo.Dead {
+				standingMons = append(standingMons, panelLine{l, cls})
+			}
+		}
+	}
+	var shared []string // the heroes in a sentence, for a panel too short for a line each
+	for _, k := range f.Knights {
+		state, cls := hitsText(k.Hits, k.MaxHits), clsText
+		if k.Name == v.Self.Name {
+			cls = clsSelf
+		}
+		if k.Fainted {
+			state, cls = "fainted", clsDim
+		}
+		for _, l := range rightAlign("  "+k.Name, state, w) {
+			heroes = append(heroes, panelLine{l, cls})
+		}
+		shared = append(shared, k.Name+" "+state)
+	}
+	var sharedLines []panelLine
+	for _, l := range wrapHang("  "+strings.Join(shared, ", "), w, 2) {
+		sharedLines = append(sharedLines, panelLine{l, clsText})
+	}
+	if fallen > 0 {
+		standingMons = append(standingMons, panelLine{fmt.Sprintf("  and %s fallen", english.Count(fallen, "monster", "monsters")), clsDim})
+	}
+	rule := panelLine{strings.Repeat("╌", w), clsWall}
+	forms := [][2][]panelLine{formFull: {mons, heroes}, formFallenCounted: {standingMons, heroes},
+		formHeroesShared: {mons, sharedLines}, formBoth: {standingMons, sharedLines}}
+	for form, t := range forms {
+		if len(t[0])+1+len(t[1]) <= rows {
+			return append(append(append([]panelLine(nil), t[0]...), rule), t[1]...), form
+		}
+	}
+	out := append(append(append([]panelLine(nil), standingMons...), rule), sharedLines...)
+	more := wrap("and more: x shows everyone", w)
+	out = out[:max(0, rows-len(more))]
+	for _, l := range more {
+		out = append(out, panelLine{l, clsDim})
+	}
+	return out, formCut
+}
+
+// logLines are the newest whole lines of a log wrapped to w, in at most rows lines: an
+// entry that does not fit whole is left out, with every older one.
+func logLines(log []string, w, rows int) []string {
+	var out []string
+	for i := len(log) - 1; i >= 0; i-- {
+		lines := wrap(log[i], w)
+		if len(out)+len(lines) > rows {
+			break
+		}
+		out = append(lines, out...)
+	}
+	return out
+}
+
+// graceBar is how much of its grace (total turns) a knight has left to choose, as a bar of
+// ten cells.
+func graceBar(left, total int) string {
+	if total <= 0 {
+		total = world.DefaultGraceTurns
+	}
+	n := min(10, (left*10+total-1)/total)
+	return strings.Repeat("█", max(0, n)) + strings.Repeat("░", 10-max(0, n))
+}
+
+// moveLine says whose move it is: this knight's (with the grace it has left while it
+// holds up other heroes; a knight alone is never hurried), or whose the battle waits for,
+// with each one's countdown.
+func moveLine(f *world.FightView, tick time.Duration) string {
+	if f.YourMove {
+		if f.GraceLeft > 0 {
+			return "Your move! " + graceBar(f.GraceLeft, f.GraceTurns) + " " + seconds(f.GraceLeft, tick)
+		}
+		return "Your move. The battle waits for you."
+	}
+	if len(standing(f)) == 0 {
+		return "The battle is won."
+	}
+	var waiting []string
+	for _, k := range f.Knights {
+		switch {
+		case k.Choosing && k.GraceLeft > 0:
+			waiting = append(waiting, k.Name+" ("+seconds(k.GraceLeft, tick)+")")
+		case k.Choosing:
+			waiting = append(waiting, k.Name)
+		}
+	}
+	if len(waiting) > 0 {
+		return "Waiting for " + strings.Join(waiting, ", ") + "..."
+	}
+	return "The battle goes on..."
+}
+
+// seconds is a number of turns as the wall time it lasts, rounded up: "12 s".
+func seconds(turns int, tick time.Duration) string {
+	d := time.Duration(turns) * tick
+	return strconv.Itoa(int((d+time.Second-1)/time.Second)) + " s"
+}

@@ -1,0 +1,200 @@
+package app
+
+import (
+	"fmt"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/orthanc-ssh/orthanc-ssh/internal/english"
+	"github.com/orthanc-ssh/orthanc-ssh/world"
+)
+
+// The knight's own pages: the inventory, the spell menus, and the hall of fame.
+
+// invFoot is the inventory's keys.
+const invFoot = "A letter wears, takes off, reads or drinks that item; a capital drops it; other keys return."
+
+// invPage is the inventory laid out at the screen's size.
+type invPage struct {
+	lines []string // the things, a long one hanging under its start
+	msg   []string // the newest message
+	keys  []string
+	page  int // lines of the list shown at once
+}
+
+// inventoryPage lays out the inventory at the screen's size: the list from row 5, then
+// the newest message and the keys at the bottom; a list longer than the room scrolls,
+// with a line under it saying which part is shown.
+func (m *Model) inventoryPage() invPage {
+	w, h := m.frameSize()
+	var p invPage
+	for i, it := range m.view.Self.Items {
+		letter := "   " // no letter is left for it: screen-reader mode's use reaches it by name
+		if i < 26 {
+			letter = fmt.Sprintf("%c  ", 'a'+i)
+		}
+		line := letter + it.Name()
+		switch info := it.Info(); {
+		case info.Wearable && it.Worn:
+			line += "  (worn; press to take off)"
+		case info.Wearable:
+			line += "  (press to wear)"
+		case info.Readable:
+			line += "  (press to read)"
+		}
+		p.lines = append(p.lines, wrapHang(line, w-6, 3)...)
+	}
+	if msgs := m.view.Messages; len(msgs) > 0 {
+		p.msg = wrap(msgs[len(msgs)-1], w-4)
+	}
+	p.keys = wrap(invFoot, w-4)
+	p.page = h - 1 - 5 - len(p.msg) - len(p.keys) // a blank row above the foot
+	if len(p.lines) > p.page {
+		p.keys = wrap(invFoot+" Up and down scroll the list.", w-4)
+		p.page = h - 1 - 5 - len(p.msg) - len(p.keys) - 1 // and the line saying what is shown
+	}
+	p.page = max(1, p.page)
+	return p
+}
+
+func (m *Model) drawInventory(c *canvas) {
+	s := m.view.Self
+	c.text(2, 1, "INVENTORY", clsTitle)
+	c.text(2, 3, fmt.Sprintf("Gold %d   Treasure experience %d", s.Gold, s.TreasureExperience), clsText)
+	p := m.inventoryPage()
+	m.invTop = max(0, min(m.invTop, len(p.lines)-p.page))
+	for i := 0; i < p.page && m.invTop+i < len(p.lines); i++ {
+		c.text(4, 5+i, p.lines[m.invTop+i], clsText)
+	}
+	if len(p.lines) > p.page {
+		c.text(4, 5+p.page, fmt.Sprintf("(lines %d-%d of %d)", m.invTop+1, m.invTop+p.page, len(p.lines)), clsDim)
+	}
+	y := c.h - 1 - len(p.keys) - len(p.msg)
+	for _, l := range p.msg {
+		c.text(2, y, l, clsDim)
+		y++
+	}
+	for _, l := range p.keys {
+		c.text(2, y, l, clsTitle)
+		y++
+	}
+}
+
+func (m *Model) drawFame(c *canvas) {
+	c.text(2, 1, "HALL OF FAME", clsTitle)
+	c.text(2, 2, "The knights who retired with honour near the seat of the king.", clsText)
+	var lines []string
+	if m.p.Fame != nil {
+		lines = m.p.Fame()
+	}
+	if len(lines) == 0 {
+		lines = []string{"No knight has retired yet."}
+	}
+	for i, l := range lines {
+		if 4+i >= c.h-2 {
+			break
+		}
+		c.text(4, 4+i, l, clsText)
+	}
+	c.text(2, c.h-2, "Any key returns.", clsTitle)
+}
+
+// drawSpells draws the menu of one level's spells over the dungeon view, each spell's help
+// wrapped under its start.
+func (m *Model) drawSpells(c *canvas) {
+	m.drawPlay(c)
+	v := m.view
+	fighting := v.Fight != nil
+	spells := world.SpellsOfLevel(m.spellLvl)
+	w := min(c.w-2, 120)
+	x, y := (c.w-w)/2, 2
+	var lines []panelLine
+	for _, l := range wrap(fmt.Sprintf("LEVEL %d SPELLS: %s each; you have %d. Cast in: fight, walk or any.", m.spellLvl, english.Count(m.spellLvl, "unit"), v.Self.SpellUnits), w-2) {
+		lines = append(lines, panelLine{l, clsTitle})
+	}
+	lines = append(lines, panelLine{})
+	for i, sp := range spells {
+		info := sp.Info()
+		when := "walk"
+		switch {
+		case info.Anytime:
+			when = "any"
+		case info.Combat:
+			when = "fight"
+		}
+		cls := clsText
+		if !sp.CastableIn(fighting) || v.Self.SpellUnits < m.spellLvl {
+			cls = clsDim
+		}
+		head := fmt.Sprintf("%c  %-17s %-6s ", 'a'+i, info.Name, when)
+		for _, l := range wrapHang(head+info.Help, w-2, textWidth(head)) {
+			lines = append(lines, panelLine{l, cls})
+		}
+	}
+	lines = append(lines, panelLine{})
+	for _, l := range wrap("A letter casts that spell; any other key closes this.", w-2) {
+		lines = append(lines, panelLine{l, clsTitle})
+	}
+	// The menu's rows are cleared across the screen when it is nearly as wide, so no
+	// word of what is under it shows at its sides.
+	x0, x1 := x, x+w
+	if w >= c.w-2 {
+		x0, x1 = 0, c.w
+	}
+	for yy := y; yy < y+len(lines)+1; yy++ {
+		for xx := x0; xx < x1; xx++ {
+			c.set(xx, yy, ' ', clsText)
+		}
+	}
+	for i, l := range lines {
+		c.text(x+1, y+i, l.text, l.cls)
+	}
+}
+
+// spellsKey is a key on a spell menu: a spell's letter casts it (ESP asks for a direction
+// first); any key returns to the game.
+func (m *Model) spellsKey(k tea.KeyPressMsg) tea.Cmd {
+	s := k.String()
+	m.screen = screenPlay
+	spells := world.SpellsOfLevel(m.spellLvl)
+	if len(s) == 1 && s[0] >= 'a' && int(s[0]-'a') < len(spells) {
+		sp := spells[s[0]-'a']
+		if sp == world.SpellESP {
+			m.screen = screenESP // ESP needs a direction to look in
+			return nil
+		}
+		m.do(world.Cast{Spell: sp})
+	}
+	return nil
+}
+
+// espKey is the direction ESP looks in.
+func (m *Model) espKey(k tea.KeyPressMsg) tea.Cmd {
+	m.screen = screenPlay
+	if mv, ok := moveKeys[k.String()]; ok {
+		m.do(world.Cast{Spell: world.SpellESP, Dir: mv.dir})
+	}
+	return nil
+}
+
+// inventoryKey is a key on the inventory: the arrows scroll a long list, a letter uses
+// that item, a capital drops it; any other key returns to the game.
+func (m *Model) inventoryKey(k tea.KeyPressMsg) tea.Cmd {
+	s := k.String()
+	if p := m.inventoryPage(); len(p.lines) > p.page && scrollKey(s, &m.invTop, len(p.lines), p.page) {
+		return nil
+	}
+	if len(s) == 1 && s[0] >= 'a' && s[0] <= 'z' {
+		if i := int(s[0] - 'a'); i < len(m.view.Self.Items) {
+			m.do(world.UseItem{Index: i})
+		}
+		return nil
+	}
+	if len(s) == 1 && s[0] >= 'A' && s[0] <= 'Z' {
+		if i := int(s[0] - 'A'); i < len(m.view.Self.Items) {
+			m.do(world.Drop{Index: i})
+		}
+		return nil
+	}
+	m.screen = screenPlay
+	return nil
+}

@@ -1,0 +1,190 @@
+package app
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// Text in lines: wrapping a text to a width (the one family every screen wraps with),
+// packing items into lines, and scrolling a list of lines.
+
+// centred writes lines centred on the screen from row y, each wrapped to the width, and
+// returns the row after them.
+func centred(c *canvas, y int, lines []string, cls class) int {
+	for _, s := range lines {
+		for _, l := range wrap(s, c.w-4) {
+			c.text((c.w-textWidth(l))/2, y, l, cls)
+			y++
+		}
+	}
+	return y
+}
+
+// wrap breaks s into lines of at most w columns at spaces, so that every word stays whole
+// on one line: the one helper every screen wraps its texts with. Widths are the
+// terminal's (a wide character takes two columns); only a word longer than a whole line
+// is broken. Spaces within a line are kept (tables line up), those at a break are
+// dropped.
+func wrap(s string, w int) []string { return wrapHang(s, w, 0) }
+
+// wrapHang is wrap with every line after the first indented by hang columns, for a text
+// that hangs from a label ("c  Cure   walk   Heals wounds..."). A text that is only
+// spaces is one line.
+func wrapHang(s string, w, hang int) []string {
+	lines, _ := wrapUpTo(s, w, hang, -1)
+	return lines
+}
+
+// wrapUpTo is wrapHang that stops once the text takes more than limit lines (no limit
+// when it is negative), and reports whether it took at most limit.
+func wrapUpTo(s string, w, hang, limit int) ([]string, bool) {
+	var out []string
+	ok := wrapEach(s, w, hang, limit, func(indent, text string) { out = append(out, indent+text) })
+	return out, ok
+}
+
+// wrapInto is wrap(s, w) appended to lines.
+func wrapInto(lines []string, s string, w int) []string {
+	wrapEach(s, w, 0, -1, func(_, text string) { lines = append(lines, text) })
+	return lines
+}
+
+// fitsIn reports whether s wraps to w in at most limit lines, as wrapUpTo would, without
+// making the lines.
+func fitsIn(s string, w, limit int) bool {
+	return wrapEach(s, w, 0, limit, func(string, string) {})
+}
+
+// wrapEach wraps s as wrapUpTo does, handing each line to line as its indent and its text.
+func wrapEach(s string, w, hang, limit int, line func(indent, text string)) bool {
+	w = max(w, 1)
+	hang = max(0, min(hang, w-1))
+	lines := 0
+	indent := ""
+	for {
+		if limit >= 0 && lines == limit {
+			return false
+		}
+		room := w - len(indent)
+		brk, width, lastSpace, word := -1, 0, -1, false
+		for i, r := range s {
+			cw := cellWidth(r)
+			if width+cw > room {
+				brk = i
+				break
+			}
+			if r == ' ' && word {
+				lastSpace = i
+			}
+			word = word || r != ' '
+			width += cw
+		}
+		switch {
+		case brk < 0: // the rest fits
+			line(indent, s)
+			return true
+		case s[brk] == ' ': // the first rune that does not fit is a space: break there
+		case lastSpace > 0:
+			brk = lastSpace
+		case brk == 0: // not even one character fits (a wide one in one column): take it
+			_, n := utf8.DecodeRuneInString(s)
+			brk = n
+		}
+		line(indent, strings.TrimRight(s[:brk], " "))
+		lines++
+		s = strings.TrimLeft(s[brk:], " ")
+		if s == "" {
+			return true
+		}
+		indent = strings.Repeat(" ", hang)
+	}
+}
+
+// paragraph writes s wrapped to w columns from (x, y) and returns how many lines it took.
+func (c *canvas) paragraph(x, y, w int, s string, cls class) int {
+	lines := wrap(s, w)
+	for i, l := range lines {
+		c.text(x, y+i, l, cls)
+	}
+	return len(lines)
+}
+
+// scrollKey moves top, the first of n lines shown page at a time, by a key that scrolls
+// a list (arrows, PgUp and PgDn, space, Home and End), and reports whether the key was
+// one. Screens whose letters are free add their own (j, k, b, g, G).
+func scrollKey(key string, top *int, n, page int) bool {
+	page = max(1, page)
+	switch key {
+	case "up":
+		*top--
+	case "down":
+		*top++
+	case "pgup":
+		*top -= page
+	case "pgdown", "space", " ":
+		*top += page
+	case "home":
+		*top = 0
+	case "end":
+		*top = n
+	default:
+		return false
+	}
+	*top = max(0, min(*top, n-page))
+	return true
+}
+
+// letterScroll are the letters that scroll a screen with no letters of its own (the help,
+// the message log), as the keys scrollKey knows.
+var letterScroll = map[string]string{"k": "up", "j": "down", "b": "pgup", "g": "home", "G": "end"}
+
+// rightAlign puts right at the end of a w-column line that starts with left. When both do
+// not fit on one line, left is wrapped and right ends the line after it (or its last
+// line, if it fits there): nothing is cut.
+func rightAlign(left, right string, w int) []string {
+	end := func(l string) string { return l + strings.Repeat(" ", max(0, w-textWidth(l)-textWidth(right))) + right }
+	if textWidth(left)+1+textWidth(right) <= w {
+		return []string{end(left)}
+	}
+	lines := wrap(left, w)
+	if last := lines[len(lines)-1]; textWidth(last)+1+textWidth(right) <= w {
+		return append(lines[:len(lines)-1], end(last))
+	}
+	return append(lines, end(""))
+}
+
+// pack lays out items in lines of at most w columns, two spaces apart, never splitting
+// one (an item wider than a line is wrapped on lines of its own).
+func pack(items []string, w int) []string { return packSep(items, w, "  ") }
+
+// packSep is pack with sep between the items on a line.
+func packSep(items []string, w int, sep string) []string {
+	var out []string
+	cur := ""
+	for _, it := range items {
+		switch {
+		case cur == "":
+		case textWidth(cur)+textWidth(sep)+textWidth(it) <= w:
+			cur += sep + it
+			continue
+		default:
+			out = append(out, cur)
+		}
+		lines := wrap(it, w)
+		out = append(out, lines[:len(lines)-1]...)
+		cur = lines[len(lines)-1]
+	}
+	if cur != "" {
+		out = append(out, cur)
+	}
+	return out
+}
+
+// wrapAll wraps each line to w columns.
+func wrapAll(lines []string, w int) []string {
+	var out []string
+	for _, l := range lines {
+		out = append(out, wrap(l, w)...)
+	}
+	return out
+}
