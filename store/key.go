@@ -210,79 +210,104 @@ func (s *Store) Attach(a Attach) (Attached, error) {
 		}
 	}
 	err := s.db.Update(func(tx *bolt.Tx) error {
-		knights, keysB := tx.Bucket(bucketKnights), tx.Bucket(bucketKeys)
-		if newRec != nil {
-			if knights.Get([]byte(a.Key.Knight)) != nil {
-				return fmt.Errorf("knight %s is stored already", a.Key.Knight)
-			}
-			if err := knights.Put([]byte(a.Key.Knight), newRec); err != nil {
-				return err
-			}
-		} else if knights.Get([]byte(a.Key.Knight)) == nil {
-			return fmt.Errorf("knight %s: %w", a.Key.Knight, ErrNotFound)
-		}
-		if v := keysB.Get(fp); v != nil {
-			old, err := decodeKey(fp, v)
-			if err != nil {
-				return err
-			}
-			if old.Knight == a.Key.Knight {
-				return ErrSameKnight
-			}
-			done.Left = old.Knight
-			if a.Key.Added.IsZero() {
-				a.Key.Added = old.Added
-			}
-		}
-		data, err := encodeKey(a.Key)
-		if err != nil {
+		if err := putAttachedKnight(tx, a.Key.Knight, newRec); err != nil {
 			return err
 		}
-		if err := keysB.Put(fp, data); err != nil {
+		left, err := moveKey(tx, a)
+		if err != nil || left == "" {
 			return err
 		}
-		if a.Remove != "" {
-			if err := keysB.Delete([]byte(a.Remove)); err != nil {
-				return err
-			}
-		}
-		if done.Left == "" {
-			return nil
-		}
-		rest, err := keysOf(tx, done.Left)
-		if err != nil || len(rest) > 0 {
-			return err // the knight left behind keeps its other keys
-		}
-		v := knights.Get([]byte(done.Left))
-		if v == nil {
-			return nil
-		}
-		rec, err := decodeAdventurer(done.Left, bytes.Clone(v))
-		if err != nil {
-			return err
-		}
-		if rec.Death == nil && rec.Retirement == nil {
-			if !a.Replace {
-				return ErrHasKnight
-			}
-			d := a.Death
-			d.Depth, d.Level, d.Experience, d.Turn = rec.Depth, rec.Level, rec.Experience, rec.Turn
-			rec.Death = &d
-			if err := putTombstones(tx, []Tombstone{{Died: a.At, Adventurer: rec}}); err != nil {
-				return err
-			}
-			done.Entombed = true
-		}
-		done.Gone = true
-		if err := tx.Bucket(bucketLetters).Delete([]byte(done.Left)); err != nil {
-			return err
-		}
-		return knights.Delete([]byte(done.Left))
+		done.Left = left
+		done.Gone, done.Entombed, err = leaveKnight(tx, left, a)
+		return err
 	})
 	if err != nil {
 		return Attached{}, fmt.Errorf("give key %s to knight %s: %w", fp, a.Key.Knight, err)
 	}
 	return done, nil
+}
+
+// putAttachedKnight stores rec as the new knight id, which must not be stored yet; with
+// no rec, the knight id must be stored already.
+func putAttachedKnight(tx *bolt.Tx, id string, rec []byte) error {
+	knights := tx.Bucket(bucketKnights)
+	switch {
+	case rec != nil && knights.Get([]byte(id)) != nil:
+		return fmt.Errorf("knight %s is stored already", id)
+	case rec != nil:
+		return knights.Put([]byte(id), rec)
+	case knights.Get([]byte(id)) == nil:
+		return fmt.Errorf("knight %s: %w", id, ErrNotFound)
+	}
+	return nil
+}
+
+// moveKey writes a.Key's entry (keeping the date an existing key was added) and removes
+// a.Remove; it returns the knight the key played before, "" when it is new.
+func moveKey(tx *bolt.Tx, a Attach) (left string, err error) {
+	keys := tx.Bucket(bucketKeys)
+	fp := []byte(a.Key.Fingerprint)
+	if v := keys.Get(fp); v != nil {
+		old, err := decodeKey(fp, v)
+		if err != nil {
+			return "", err
+		}
+		if old.Knight == a.Key.Knight {
+			return "", ErrSameKnight
+		}
+		left = old.Knight
+		if a.Key.Added.IsZero() {
+			a.Key.Added = old.Added
+		}
+	}
+	data, err := encodeKey(a.Key)
+	if err != nil {
+		return "", err
+	}
+	if err := keys.Put(fp, data); err != nil {
+		return "", err
+	}
+	if a.Remove != "" {
+		if err := keys.Delete([]byte(a.Remove)); err != nil {
+			return "", err
+		}
+	}
+	return left, nil
+}
+
+// leaveKnight takes the knight id, which a key has just left, out of knights (its letters
+// with it) when it has no key left: a living one is refused with ErrHasKnight unless
+// a.Replace, and is then written into tombstones with a.Death.
+func leaveKnight(tx *bolt.Tx, id string, a Attach) (gone, entombed bool, err error) {
+	rest, err := keysOf(tx, id)
+	if err != nil || len(rest) > 0 {
+		return false, false, err // the knight left behind keeps its other keys
+	}
+	knights := tx.Bucket(bucketKnights)
+	v := knights.Get([]byte(id))
+	if v == nil {
+		return false, false, nil
+	}
+	rec, err := decodeAdventurer(id, bytes.Clone(v))
+	if err != nil {
+		return false, false, err
+	}
+	if rec.Death == nil && rec.Retirement == nil {
+		if !a.Replace {
+			return false, false, ErrHasKnight
+		}
+		d := a.Death
+		d.Depth, d.Level, d.Experience, d.Turn = rec.Depth, rec.Level, rec.Experience, rec.Turn
+		rec.Death = &d
+		if err := putTombstones(tx, []Tombstone{{Died: a.At, Adventurer: rec}}); err != nil {
+			return false, false, err
+		}
+		entombed = true
+	}
+	if err := tx.Bucket(bucketLetters).Delete([]byte(id)); err != nil {
+		return false, entombed, err
+	}
+	return true, entombed, knights.Delete([]byte(id))
 }
 
 // RemoveKey takes the key fp from its knight; the knight's last key is refused with

@@ -81,7 +81,26 @@ func TestSchema1IsMigratedInPlace(t *testing.T) {
 	if err := st.Check(); err != nil {
 		t.Errorf("Check after the migration: %v", err)
 	}
-	for _, want := range []world.Adventurer{a, b} {
+	checkMigratedKnights(t, st, a, b)
+	checkMigratedRecords(t, st, a, at)
+	checkCommunityBuckets(t, st, a, b, at)
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	checkSchema1Backup(t, path+BackupSuffix, a)
+	if len(before) == 0 {
+		t.Fatal("no file built")
+	}
+	checkSchema2(t, path)
+	checkOneBackupAfterReopen(t, dir, path)
+}
+
+// checkMigratedKnights checks that each knight is stored under its key's fingerprint as
+// its id, and that its one key leads to it.
+func checkMigratedKnights(t *testing.T, st *Store, knights ...world.Adventurer) {
+	t.Helper()
+	for _, want := range knights {
 		got, err := st.LoadAdventurer(want.ID)
 		if err != nil {
 			t.Fatalf("knight %s after the migration: %v", want.ID, err)
@@ -95,13 +114,19 @@ func TestSchema1IsMigratedInPlace(t *testing.T) {
 			t.Errorf("KeysOf(%s) = %v, %v; want its one key", want.ID, keys, err)
 		}
 	}
-	if n, err := st.CountAdventurers(); n != 2 || err != nil {
-		t.Errorf("CountAdventurers = %d, %v; want 2", n, err)
+	if n, err := st.CountAdventurers(); n != len(knights) || err != nil {
+		t.Errorf("CountAdventurers = %d, %v; want %d", n, err, len(knights))
 	}
+}
+
+// checkMigratedRecords checks that buildSchema1's level, fame entry (retired, the knight
+// retired at at), tombstone, ban and the two knights' names are as they were.
+func checkMigratedRecords(t *testing.T, st *Store, retired world.Adventurer, at time.Time) {
+	t.Helper()
 	if levels, err := st.Levels(); err != nil || len(levels) != 1 || levels[0].Depth != 3 || levels[0].Seed != 99 {
 		t.Errorf("Levels = %+v, %v", levels, err)
 	}
-	if fame, err := st.Fame(); err != nil || len(fame) != 1 || fame[0].Adventurer.Name != a.Name || !fame[0].Retired.Equal(at) {
+	if fame, err := st.Fame(); err != nil || len(fame) != 1 || fame[0].Adventurer.Name != retired.Name || !fame[0].Retired.Equal(at) {
 		t.Errorf("Fame = %+v, %v", fame, err)
 	}
 	if tombs, err := st.Tombstones(); err != nil || len(tombs) != 1 || tombs[0].Adventurer.Death.Killer != "a Balrog" {
@@ -113,8 +138,13 @@ func TestSchema1IsMigratedInPlace(t *testing.T) {
 	if names, err := st.KnightNames(); err != nil || len(names) != 2 {
 		t.Errorf("KnightNames = %v, %v", names, err)
 	}
-	// The community's buckets, which schema 1 never had, are there to use: a silence and a
-	// letter are kept by the migrated knight's id (its key's fingerprint).
+}
+
+// checkCommunityBuckets checks that the community's buckets, which schema 1 never had,
+// are there to use: a silence of a and a letter from a to b are kept by the migrated
+// knights' ids (their keys' fingerprints), and there are no reports.
+func checkCommunityBuckets(t *testing.T, st *Store, a, b world.Adventurer, at time.Time) {
+	t.Helper()
 	if err := st.Silence(Silence{Knight: a.ID, By: "SHA256:admin", At: at, Until: at.Add(time.Hour)}); err != nil {
 		t.Errorf("a silence after the migration: %v", err)
 	}
@@ -127,12 +157,12 @@ func TestSchema1IsMigratedInPlace(t *testing.T) {
 	if rs, err := st.Reports(); err != nil || len(rs) != 0 {
 		t.Errorf("Reports after the migration = %v, %v", rs, err)
 	}
-	if err := st.Close(); err != nil {
-		t.Fatal(err)
-	}
+}
 
-	// The copy beside it is the file as it was, byte for byte in content: schema 1.
-	backup := path + BackupSuffix
+// checkSchema1Backup checks that the copy at backup is the file as it was, byte for
+// byte in content: schema 1, with the adventurer a, readable by its owner alone.
+func checkSchema1Backup(t *testing.T, backup string, a world.Adventurer) {
+	t.Helper()
 	if fi, err := os.Stat(backup); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("backup %s: %v, %v", backup, fi, err)
 	}
@@ -140,6 +170,7 @@ func TestSchema1IsMigratedInPlace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer db.Close()
 	_ = db.View(func(tx *bolt.Tx) error {
 		if v := string(tx.Bucket([]byte("meta")).Get([]byte("version"))); v != "1" {
 			t.Errorf("backup's schema version %q, want 1", v)
@@ -149,17 +180,16 @@ func TestSchema1IsMigratedInPlace(t *testing.T) {
 		}
 		return nil
 	})
-	db.Close()
-	if len(before) == 0 {
-		t.Fatal("no file built")
-	}
+}
 
-	// The file itself is schema 2 now, without the old bucket; opening it again
-	// migrates nothing and writes no second copy.
-	db, err = bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true, Timeout: time.Second})
+// checkSchema2 checks that the file at path is schema 2 now, without the old bucket.
+func checkSchema2(t *testing.T, path string) {
+	t.Helper()
+	db, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true, Timeout: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer db.Close()
 	_ = db.View(func(tx *bolt.Tx) error {
 		if v := string(tx.Bucket([]byte("meta")).Get([]byte("version"))); v != "2" {
 			t.Errorf("schema version %q after the migration, want 2", v)
@@ -169,8 +199,13 @@ func TestSchema1IsMigratedInPlace(t *testing.T) {
 		}
 		return nil
 	})
-	db.Close()
-	st, err = Open(path, Options{})
+}
+
+// checkOneBackupAfterReopen opens the migrated file at path again, which migrates
+// nothing, and checks that dir still holds one copy.
+func checkOneBackupAfterReopen(t *testing.T, dir, path string) {
+	t.Helper()
+	st, err := Open(path, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
