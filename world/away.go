@@ -13,25 +13,24 @@ import (
 const MaxAwayRunes = 80
 
 type awayReq struct {
-	fp      string
-	session uint64
-	away    bool
-	reason  string
+	from
+	away   bool
+	reason string
 }
 
 // Away says the knight is away, for the reason given ("" for none), until Back.
 func (p *Player) Away(ctx context.Context, reason string) error {
-	return p.e.send(ctx, awayReq{p.fp, p.session, true, reason})
+	return p.e.send(ctx, awayReq{p.from, true, reason})
 }
 
 // Back ends the knight's being away; the session sends it with the next key pressed.
 func (p *Player) Back(ctx context.Context) error {
-	return p.e.send(ctx, awayReq{p.fp, p.session, false, ""})
+	return p.e.send(ctx, awayReq{p.from, false, ""})
 }
 
-func (m awayReq) handleIn(e *Engine) {
-	p, ok := e.players[m.fp]
-	if !ok || p.session != m.session {
+func (m awayReq) handle(e *Engine) {
+	p := m.player(e)
+	if p == nil {
 		return
 	}
 	e.stir(p)

@@ -17,7 +17,7 @@ func TestAwayAndIdle(t *testing.T) {
 			e.Step()
 		}
 		sayAs(e, "b", Chat{Text: "hi"}) // b is active, a has been idle 30 turns
-		awayReq{"a", e.players["a"].session, true, "making \x1b[2Jtea\u202e"}.handleIn(e)
+		awayReq{from{"a", e.players["a"].session}, true, "making \x1b[2Jtea\u202e"}.handle(e)
 		if !strings.Contains(said(e, "a"), "You are away: making tea. The next key you press brings you back.") || !e.view(e.players["a"]).Self.Away {
 			t.Errorf("going away:\n%s", said(e, "a"))
 		}
@@ -38,16 +38,16 @@ func TestAwayAndIdle(t *testing.T) {
 		t.Fatalf("who: %+v", w)
 	}
 	_ = e.query(ctx, func() {
-		awayReq{"a", e.players["a"].session, false, ""}.handleIn(e)
+		awayReq{from{"a", e.players["a"].session}, false, ""}.handle(e)
 		if !strings.Contains(said(e, "a"), "You are back.") || e.players["a"].soc.away {
 			t.Errorf("coming back:\n%s", said(e, "a"))
 		}
 		n := len(e.players["a"].msgs)
-		awayReq{"a", e.players["a"].session, false, ""}.handleIn(e)
+		awayReq{from{"a", e.players["a"].session}, false, ""}.handle(e)
 		if len(e.players["a"].msgs) != n {
 			t.Error("a knight that is not away was told it is back")
 		}
-		awayReq{"a", e.players["a"].session, true, ""}.handleIn(e)
+		awayReq{from{"a", e.players["a"].session}, true, ""}.handle(e)
 		if !strings.Contains(said(e, "a"), "You are away. The next key") {
 			t.Errorf("away without a reason:\n%s", said(e, "a"))
 		}

@@ -59,14 +59,13 @@ type ChannelAction struct {
 }
 
 type channelReq struct {
-	fp      string
-	session uint64
-	act     ChannelAction
+	from
+	act ChannelAction
 }
 
 // Channel sends a channel action.
 func (p *Player) Channel(ctx context.Context, a ChannelAction) error {
-	return p.e.send(ctx, channelReq{p.fp, p.session, a})
+	return p.e.send(ctx, channelReq{p.from, a})
 }
 
 // ChannelNamed is the channel with the name, compared without regard to case (a leading
@@ -91,9 +90,9 @@ func (c *Channel) index() int {
 	return -1
 }
 
-func (m channelReq) handleIn(e *Engine) {
-	p, ok := e.players[m.fp]
-	if !ok || p.session != m.session {
+func (m channelReq) handle(e *Engine) {
+	p := m.player(e)
+	if p == nil {
 		return
 	}
 	e.stir(p)

@@ -57,7 +57,7 @@ func TestChannels(t *testing.T) {
 	if !strings.Contains(said(e, "vet"), "You are on newbie already.") {
 		t.Fatal("joining twice")
 	}
-	e.setOptions(optionsReq{"far", e.players["far"].session, Options{Muted: []string{"Kay vet"}}})
+	optionsReq{from{"far", e.players["far"].session}, Options{Muted: []string{"Kay vet"}}}.handle(e)
 	sayAs(e, "vet", Chat{Kind: ChatChannel, To: "newbie", Text: "shift and an arrow"})
 	if !strings.Contains(said(e, "new"), "[newbie] Kay vet: shift and an arrow") || strings.Contains(said(e, "far"), "shift and an arrow") {
 		t.Fatalf("a muted speaker on a channel:\n%s", said(e, "far"))

@@ -67,15 +67,14 @@ const (
 )
 
 type chatReq struct {
-	fp      string
-	session uint64
-	chat    Chat
+	from
+	chat Chat
 }
 
 // Chat sends a line of chat. It is carried out at once, whatever the knight's energy:
 // talking takes no time.
 func (p *Player) Chat(ctx context.Context, c Chat) error {
-	return p.e.send(ctx, chatReq{p.fp, p.session, c})
+	return p.e.send(ctx, chatReq{p.from, c})
 }
 
 // talker is the recent chat of one key, for flood control: the turns of the lines it
@@ -85,62 +84,74 @@ type talker struct {
 	turns []uint64
 }
 
-// chat is Chat on the engine goroutine.
-func (e *Engine) chat(m chatReq) {
-	p, ok := e.players[m.fp]
-	if !ok || p.session != m.session || m.chat.Kind >= numChatKinds {
+// chatLine is a line of chat on its way: who it is for, read from the Chat, and its
+// text, cleaned.
+type chatLine struct {
+	kind  ChatKind
+	party []*player // ChatParty: the speaker's party
+	ch    *Channel  // ChatChannel: the channel
+	to    *player   // ChatWhisper, ChatReply: the knight whispered to
+	text  string
+}
+
+// handle is Chat on the engine goroutine.
+func (m chatReq) handle(e *Engine) {
+	p := m.player(e)
+	if p == nil || m.chat.Kind >= numChatKinds {
 		return
 	}
 	e.stir(p)
 	defer e.publish()
-	c := m.chat
-	if note := e.silencedNote(p); note != "" {
+	l, note := e.address(p, m.chat)
+	if note != "" {
 		e.say(p, note)
 		return
 	}
-	var party []*player
-	if c.Kind == ChatParty {
-		if party = e.partyMembers(p); party == nil {
-			e.say(p, NoPartyNote)
-			return
-		}
+	e.soc.counts.said[chatTalk[l.kind]]++
+	e.sayLine(p, l)
+	e.keep(p, l.kind, l.ch, l.to, l.text)
+}
+
+// address reads a line of chat: who it is for and its text, or else a note for the
+// speaker saying why it goes nowhere (silenced, no one to take it, nothing printable
+// left, talking too fast). A line it lets through counts against the flood allowance.
+func (e *Engine) address(p *player, c Chat) (l chatLine, note string) {
+	if note := e.silencedNote(p); note != "" {
+		return l, note
 	}
-	var ch *Channel
-	if c.Kind == ChatChannel {
-		var note string
-		if ch, note = e.channelToTalk(p, c.To); ch == nil {
-			e.say(p, note)
-			return
-		}
-	}
-	text := CleanText(c.Text, 0) // cut to length once the whisper's name is taken off
-	var to *player
+	l = chatLine{kind: c.Kind, text: CleanText(c.Text, 0)} // cut to length once the whisper's name is taken off
 	switch c.Kind {
-	case ChatWhisper, ChatReply:
-		var note string
-		if c.Kind == ChatReply {
-			to, note = e.replyee(p)
-		} else {
-			to, text, note = e.whisperee(c.To, text)
+	case ChatParty:
+		if l.party = e.partyMembers(p); l.party == nil {
+			return l, NoPartyNote
 		}
-		if to == nil {
-			e.say(p, note)
-			return
+	case ChatChannel:
+		if l.ch, note = e.channelToTalk(p, c.To); l.ch == nil {
+			return l, note
+		}
+	case ChatReply:
+		if l.to, note = e.replyee(p); l.to == nil {
+			return l, note
+		}
+	case ChatWhisper:
+		if l.to, l.text, note = e.whisperee(c.To, l.text); l.to == nil {
+			return l, note
 		}
 	}
-	text = CleanText(text, MaxChatRunes)
-	if text == "" {
-		e.say(p, "Say what? (Nothing printable was left of that line.)")
-		return
+	if l.text = CleanText(l.text, MaxChatRunes); l.text == "" {
+		return l, "Say what? (Nothing printable was left of that line.)"
 	}
-	kind := chatTalk[c.Kind]
-	if !e.allowTalk(p, kind) {
-		e.say(p, floodNote(p))
-		return
+	if !e.allowTalk(p, chatTalk[l.kind]) {
+		return l, floodNote(p)
 	}
-	e.soc.counts.said[kind]++
-	from := p.rec.Name
-	switch c.Kind {
+	return l, ""
+}
+
+// sayLine gives the line to those it is for (but those who mute the speaker), and the
+// speaker its own copy.
+func (e *Engine) sayLine(p *player, l chatLine) {
+	from, text := p.rec.Name, l.text
+	switch l.kind {
 	case ChatShout:
 		e.say(p, "You shout: "+text)
 		for _, q := range e.order {
@@ -150,29 +161,35 @@ func (e *Engine) chat(m chatReq) {
 		}
 	case ChatParty:
 		e.say(p, "You tell the party: "+text)
-		for _, q := range party {
+		for _, q := range l.party {
 			if q != p && !q.rec.Options.Mutes(from) {
 				e.say(q, from+" (party): "+text)
 			}
 		}
 	case ChatWhisper, ChatReply:
-		e.say(p, fmt.Sprintf("You whisper to %s: %s", to.rec.Name, text))
-		if to != p && !to.rec.Options.Mutes(from) {
-			e.say(to, from+" whispers: "+text)
-			to.soc.replyTo, to.soc.replyName = p.rec.ID, from
-		}
-		if to.soc.away {
-			e.say(p, awayNote(to))
-		}
+		e.whisper(p, l.to, text)
 	case ChatChannel:
-		e.talkOnChannel(p, ch, text)
+		e.talkOnChannel(p, l.ch, text)
 	case ChatEmote:
 		line := emote(from, text)
 		e.aloud(p, line, line)
 	default:
 		e.aloud(p, "You say: "+text, from+" says: "+text)
 	}
-	e.keep(p, c.Kind, ch, to, text)
+}
+
+// whisper gives a whisper to the knight it is for, who may then reply to the speaker,
+// telling the speaker when that knight is away.
+func (e *Engine) whisper(p, to *player, text string) {
+	from := p.rec.Name
+	e.say(p, fmt.Sprintf("You whisper to %s: %s", to.rec.Name, text))
+	if to != p && !to.rec.Options.Mutes(from) {
+		e.say(to, from+" whispers: "+text)
+		to.soc.replyTo, to.soc.replyName = p.rec.ID, from
+	}
+	if to.soc.away {
+		e.say(p, awayNote(to))
+	}
 }
 
 // aloud gives a line said in the room to the knights who hear the speaker (and do not

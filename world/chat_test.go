@@ -144,7 +144,7 @@ func TestMutedKnightsAreNotHeard(t *testing.T) {
 	}
 	e, _ := chatters(t, map[string]where{"arthur": {1, Pos{0, 0}}, "bors": {1, Pos{1, 0}}})
 	b := e.players["bors"]
-	e.setOptions(optionsReq{"bors", b.session, Options{Muted: []string{"ARTHUR", "bad\x1bname", "Arthur"}}})
+	optionsReq{from{"bors", b.session}, Options{Muted: []string{"ARTHUR", "bad\x1bname", "Arthur"}}}.handle(e)
 	if got := b.rec.Options.Muted; !slices.Equal(got, []string{"ARTHUR"}) {
 		t.Fatalf("mute list kept %q", got)
 	}
@@ -309,9 +309,9 @@ func TestMutingIsConfirmedInTheLog(t *testing.T) {
 	e := fixtureEngine(t, nil)
 	e.join(knight("a", 10), &recorder{})
 	s := e.players["a"].session
-	e.setOptions(optionsReq{"a", s, Options{Muted: []string{"Mordred"}}})
-	e.setOptions(optionsReq{"a", s, Options{Muted: []string{"Mordred"}, Theme: "contrast"}})
-	e.setOptions(optionsReq{"a", s, Options{}})
+	optionsReq{from{"a", s}, Options{Muted: []string{"Mordred"}}}.handle(e)
+	optionsReq{from{"a", s}, Options{Muted: []string{"Mordred"}, Theme: "contrast"}}.handle(e)
+	optionsReq{from{"a", s}, Options{}}.handle(e)
 	want := "You have muted Mordred: you will not see what Mordred says. (/unmute Mordred undoes it.)\n" +
 		"You have unmuted Mordred: you will see what Mordred says again."
 	if got := said(e, "a"); !strings.HasSuffix(got, want) {

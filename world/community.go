@@ -84,12 +84,6 @@ type playerSocial struct {
 	awayReason         string
 }
 
-// socialMsg is a message from a session to the community: each carries out itself on
-// the engine goroutine, so the engine's handle needs one case for them all.
-type socialMsg interface {
-	handleIn(e *Engine)
-}
-
 // initSocial loads the community from the configuration.
 func (e *Engine) initSocial() {
 	c := e.cfg.Community
@@ -157,7 +151,7 @@ func (e *Engine) ForgetKnight(ctx context.Context, id string) error {
 	return e.send(ctx, forgetReq{id})
 }
 
-func (m forgetReq) handleIn(e *Engine) {
+func (m forgetReq) handle(e *Engine) {
 	for k, kk := range e.soc.known {
 		if kk.ID == m.id {
 			delete(e.soc.known, k)

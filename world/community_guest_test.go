@@ -69,7 +69,7 @@ func TestLettersFollowTheKnightsID(t *testing.T) {
 	}
 	e.leave("K-BORS", e.players["K-BORS"].session)
 
-	forgetReq{"K-BORS"}.handleIn(e)
+	forgetReq{"K-BORS"}.handle(e)
 	if _, ok := a.mail["K-BORS"]; ok {
 		t.Fatal("a knight no longer stored kept its letters")
 	}
@@ -96,9 +96,9 @@ func TestAGuestsLimitHoldsForEveryKindOfTalk(t *testing.T) {
 		"channel": func(e *Engine, fp string) { sayAs(e, fp, Chat{Kind: ChatChannel, To: "newbie", Text: "how?"}) },
 		"reply":   func(e *Engine, fp string) { sayAs(e, fp, Chat{Kind: ChatReply, Text: "thanks"}) },
 		"report": func(e *Engine, fp string) {
-			reportReq{fp, e.players[fp].session, "Kay k", "for the test"}.handleIn(e)
+			reportReq{from{fp, e.players[fp].session}, "Kay k", "for the test"}.handle(e)
 		},
-		"away": func(e *Engine, fp string) { awayReq{fp, e.players[fp].session, true, "brb"}.handleIn(e) },
+		"away": func(e *Engine, fp string) { awayReq{from{fp, e.players[fp].session}, true, "brb"}.handle(e) },
 	}
 	for name, last := range kinds {
 		t.Run(name, func(t *testing.T) {
@@ -177,9 +177,9 @@ func TestReportsAndSilencesOfGuests(t *testing.T) {
 	e.join(guest("guest-1", "Tom"), &recorder{})
 	sayAs(e, "guest-1", Chat{Kind: ChatShout, Text: "RUDE WORDS"})
 	e.Step()
-	reportReq{"k", e.players["k"].session, "", "guest tom shouts rude words"}.handleIn(e)
+	reportReq{from{"k", e.players["k"].session}, "", "guest tom shouts rude words"}.handle(e)
 	e.Step()
-	reportReq{"guest-1", e.players["guest-1"].session, "Kay k", "reported me"}.handleIn(e)
+	reportReq{from{"guest-1", e.players["guest-1"].session}, "Kay k", "reported me"}.handle(e)
 	if len(a.reports) != 2 {
 		t.Fatalf("%d reports:\n%s\n%s", len(a.reports), said(e, "k"), said(e, "guest-1"))
 	}
@@ -192,13 +192,13 @@ func TestReportsAndSilencesOfGuests(t *testing.T) {
 	e.leave("guest-1", e.players["guest-1"].session)
 	e.join(guest("guest-2", "Tom"), &recorder{})
 	e.Step()
-	reportReq{"k", e.players["k"].session, "Guest Tom", "again"}.handleIn(e)
+	reportReq{from{"k", e.players["k"].session}, "Guest Tom", "again"}.handle(e)
 	if r := a.reports[2]; r.AboutKnight != "guest-2" || len(r.Lines) != 0 {
 		t.Fatalf("the new guest of the name was given the old one's lines: %+v", r)
 	}
 	e.leave("guest-2", e.players["guest-2"].session)
 	e.Step()
-	reportReq{"k", e.players["k"].session, "Guest Tom", "the first one"}.handleIn(e)
+	reportReq{from{"k", e.players["k"].session}, "Guest Tom", "the first one"}.handle(e)
 	if r := a.reports[3]; r.AboutKnight != "guest-1" || !r.AboutGuest || len(r.Lines) != 1 {
 		t.Fatalf("a report of a guest that left: %+v", r)
 	}

@@ -31,11 +31,11 @@ func FuzzCommunityText(f *testing.F) {
 		sayAs(e, "speaker", Chat{Kind: ChatChannel, To: "newbie", Text: s})
 		sayAs(e, "speaker", Chat{Kind: ChatChannel, To: s, Text: s})
 		e.Step()
-		mailReq{"speaker", sp, "Kay ear", s, time.Time{}}.handleIn(e)
-		mailReq{"speaker", sp, "", s, time.Time{}}.handleIn(e)
-		reportReq{"speaker", sp, "Kay ear", s}.handleIn(e)
-		reportReq{"speaker", sp, s, s}.handleIn(e)
-		awayReq{"speaker", sp, true, s}.handleIn(e)
+		mailReq{from{"speaker", sp}, "Kay ear", s, time.Time{}}.handle(e)
+		mailReq{from{"speaker", sp}, "", s, time.Time{}}.handle(e)
+		reportReq{from{"speaker", sp}, "Kay ear", s}.handle(e)
+		reportReq{from{"speaker", sp}, s, s}.handle(e)
+		awayReq{from{"speaker", sp}, true, s}.handle(e)
 		check := func(what, got string, most int) {
 			if !utf8.ValidString(got) {
 				t.Fatalf("%s: %q is not valid UTF-8", what, got)

@@ -101,7 +101,7 @@ type Engine struct {
 	nextSeq         uint64
 	parties         partyState  // the parties of heroes (party.go)
 	soc             socialState // channels, letters, history, silences (community.go)
-	inbox           chan any
+	inbox           chan request
 	done            chan struct{}
 }
 
@@ -142,7 +142,7 @@ func newWithLevels(cfg Config, levels []*Level) *Engine {
 		rng:     rand.New(rand.NewPCG(cfg.Seed, 0x6f7274)),
 		levels:  levels,
 		players: map[string]*player{},
-		inbox:   make(chan any, 256),
+		inbox:   make(chan request, 256),
 		done:    make(chan struct{}),
 	}
 	e.snaps = make([]*Level, len(e.levels))
@@ -197,8 +197,8 @@ func (e *Engine) Run(ctx context.Context, tick <-chan time.Time) {
 		case <-ctx.Done():
 			e.saveAll()
 			return
-		case m := <-e.inbox:
-			e.handle(m)
+		case r := <-e.inbox:
+			r.handle(e)
 		case <-tick:
 			e.Step()
 		}
@@ -273,43 +273,43 @@ func (e *Engine) Step() {
 
 // --- messages from sessions -------------------------------------------------------------
 
+// request is a message from a session to the engine. Each carries itself out on the
+// engine goroutine, so a player's new action is a Player method, a request type and its
+// handle method, side by side in the file of what it does; Run only calls handle.
+type request interface {
+	handle(e *Engine)
+}
+
+// from is who sent a request: the knight, by its id (Adventurer.ID), and the session
+// playing it. A request from a session that no longer plays the knight (it left, or
+// another connection took the knight over) is ignored.
+type from struct {
+	id      string
+	session uint64
+}
+
+// player is the knight the request came from, or nil when its session no longer plays it.
+func (f from) player(e *Engine) *player {
+	if p, ok := e.players[f.id]; ok && p.session == f.session {
+		return p
+	}
+	return nil
+}
+
 type queryReq struct {
 	fn   func()
 	done chan struct{}
 }
 
-func (e *Engine) handle(m any) {
-	switch m := m.(type) {
-	case joinReq:
-		m.reply <- e.join(m.rec, m.sub)
-	case leaveReq:
-		rec, ok := e.leave(m.fp, m.session)
-		m.reply <- leaveReply{rec, ok}
-	case cmdReq:
-		e.enqueue(m.fp, m.session, m.cmd)
-	case queryReq:
-		m.fn()
-		close(m.done)
-	case chatReq:
-		e.chat(m)
-	case partyReq:
-		e.party(m)
-	case optionsReq:
-		e.setOptions(m)
-	case watchReq:
-		w, err := e.watch(m)
-		m.reply <- watchReply{w, err}
-	case unwatchReq:
-		e.unwatch(m)
-	case socialMsg:
-		m.handleIn(e)
-	}
+func (m queryReq) handle(*Engine) {
+	m.fn()
+	close(m.done)
 }
 
-// send delivers m to the engine goroutine, giving up when ctx ends or the engine stops.
-func (e *Engine) send(ctx context.Context, m any) error {
+// send delivers r to the engine goroutine, giving up when ctx ends or the engine stops.
+func (e *Engine) send(ctx context.Context, r request) error {
 	select {
-	case e.inbox <- m:
+	case e.inbox <- r:
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()

@@ -1,6 +1,7 @@
 package world
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -183,4 +184,20 @@ func BenchmarkGenerateDungeon(b *testing.B) {
 		benchLevelsSink = GenerateDungeon(seed, DefaultDepth)
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*DefaultDepth), "ns/level")
+}
+
+// BenchmarkRequest is the way in of a player's action: Do sends it to the inbox, and the
+// engine goroutine takes it and carries it out (the knight's queue is full after two, so
+// most are dropped, as keys typed faster than the knight walks are).
+func BenchmarkRequest(b *testing.B) {
+	w := newBenchWorld(b, 1, 1, nil)
+	p := &Player{w.e, from{w.e.order[0].rec.ID, w.e.order[0].session}}
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := p.Do(ctx, Move{Dir: East}); err != nil {
+			b.Fatal(err)
+		}
+		(<-w.e.inbox).handle(w.e)
+	}
 }

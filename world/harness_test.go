@@ -372,7 +372,7 @@ func form(t *testing.T, e *Engine, leader string, others ...string) {
 
 // act sends a party action as the knight with the fingerprint.
 func act(e *Engine, fp string, k PartyActionKind, name string) {
-	e.party(partyReq{fp, e.players[fp].session, PartyAction{k, name}})
+	partyReq{from{fp, e.players[fp].session}, PartyAction{k, name}}.handle(e)
 }
 
 // runFromARat has a knight step east from the exit, meet a giant rat wandering there and
@@ -494,7 +494,7 @@ func on(t *testing.T, e *Engine, fn func()) {
 
 // sayAs sends a chat line as the knight with the fingerprint.
 func sayAs(e *Engine, fp string, c Chat) {
-	e.chat(chatReq{fp, e.players[fp].session, c})
+	chatReq{from{fp, e.players[fp].session}, c}.handle(e)
 }
 
 // stepTurns walks knight fp east and west n times on the fight level's corridor and
@@ -543,12 +543,12 @@ func everyGap(t *testing.T, what string, gaps []int, want ...int) {
 
 // mailAs sends a letter as the knight with the fingerprint, on a fixed date.
 func mailAs(e *Engine, fp, to, text string) {
-	mailReq{fp, e.players[fp].session, to, text, time.Date(2025, 6, 1, 14, 0, 0, 0, time.UTC)}.handleIn(e)
+	mailReq{from{fp, e.players[fp].session}, to, text, time.Date(2025, 6, 1, 14, 0, 0, 0, time.UTC)}.handle(e)
 }
 
 // channelAs sends a channel action as the knight with the fingerprint.
 func channelAs(e *Engine, fp string, a ChannelAction) {
-	channelReq{fp, e.players[fp].session, a}.handleIn(e)
+	channelReq{from{fp, e.players[fp].session}, a}.handle(e)
 }
 
 // twoHandles joins knights "a" and "b" to a running fixture engine through the public

@@ -46,27 +46,31 @@ type ItemInfo struct {
 	// drinking one uses it up.
 	Drinkable bool
 	Magic     bool // may be lost after a battle
+	// MagicOdds is the kind's share of the magic items hoards hold, in 600ths (DESIGN's
+	// Treasure ruling: a ring is 25 in 100, its six kinds alike, so 25 in 600 each); 0
+	// for a kind a hoard never holds as its magic item. RollMagicItem rolls from this column.
+	MagicOdds int
 }
 
 // Items is the item table, indexed by ItemKind.
 var Items = [NumItemKinds]ItemInfo{
-	ItemSword:                   {Name: "sword", Weight: 10},
-	ItemShield:                  {Name: "shield", Weight: 15, Magic: true},
-	ItemArmour:                  {Name: "armour", Weight: 30, Magic: true},
-	ItemBootsOfSpeed:            {Name: "boots of speed", Weight: 5, Wearable: true, Magic: true},
-	ItemBootsOfLevitation:       {Name: "boots of levitation", Weight: 5, Wearable: true, Magic: true},
-	ItemRingOfLight:             {Name: "ring of light", Wearable: true, Magic: true},
-	ItemRingOfProtection:        {Name: "ring of protection", Wearable: true, Magic: true},
-	ItemRingOfInvisibility:      {Name: "ring of invisibility", Wearable: true, Magic: true},
-	ItemRingOfRegeneration:      {Name: "ring of regeneration", Wearable: true, Magic: true},
-	ItemRingOfFreeAction:        {Name: "ring of free action", Wearable: true, Magic: true},
-	ItemRingOfSustainStrength:   {Name: "ring of sustain strength", Wearable: true, Magic: true},
-	ItemQuiver:                  {Name: "quiver of arrows of mythical slaying", Weight: 3, Magic: true},
-	ItemManualOfBodilyHealth:    {Name: "manual of bodily health", Weight: 5, Readable: true, Magic: true},
-	ItemManualOfGainfulExercise: {Name: "manual of gainful exercise", Weight: 5, Readable: true, Magic: true},
-	ItemManualOfQuickness:       {Name: "manual of quickness of action", Weight: 5, Readable: true, Magic: true},
-	ItemManualOfPhilosophy:      {Name: "manual of philosophy", Weight: 5, Readable: true, Magic: true},
-	ItemManualOfVileDarkness:    {Name: "manual of vile darkness", Weight: 5, Readable: true, Magic: true},
+	ItemSword:                   {Name: "sword", Weight: 10, MagicOdds: 108},
+	ItemShield:                  {Name: "shield", Weight: 15, Magic: true, MagicOdds: 72},
+	ItemArmour:                  {Name: "armour", Weight: 30, Magic: true, MagicOdds: 60},
+	ItemBootsOfSpeed:            {Name: "boots of speed", Weight: 5, Wearable: true, Magic: true, MagicOdds: 30},
+	ItemBootsOfLevitation:       {Name: "boots of levitation", Weight: 5, Wearable: true, Magic: true, MagicOdds: 30},
+	ItemRingOfLight:             {Name: "ring of light", Wearable: true, Magic: true, MagicOdds: 25},
+	ItemRingOfProtection:        {Name: "ring of protection", Wearable: true, Magic: true, MagicOdds: 25},
+	ItemRingOfInvisibility:      {Name: "ring of invisibility", Wearable: true, Magic: true, MagicOdds: 25},
+	ItemRingOfRegeneration:      {Name: "ring of regeneration", Wearable: true, Magic: true, MagicOdds: 25},
+	ItemRingOfFreeAction:        {Name: "ring of free action", Wearable: true, Magic: true, MagicOdds: 25},
+	ItemRingOfSustainStrength:   {Name: "ring of sustain strength", Wearable: true, Magic: true, MagicOdds: 25},
+	ItemQuiver:                  {Name: "quiver of arrows of mythical slaying", Weight: 3, Magic: true, MagicOdds: 60},
+	ItemManualOfBodilyHealth:    {Name: "manual of bodily health", Weight: 5, Readable: true, Magic: true, MagicOdds: 18},
+	ItemManualOfGainfulExercise: {Name: "manual of gainful exercise", Weight: 5, Readable: true, Magic: true, MagicOdds: 18},
+	ItemManualOfQuickness:       {Name: "manual of quickness of action", Weight: 5, Readable: true, Magic: true, MagicOdds: 18},
+	ItemManualOfPhilosophy:      {Name: "manual of philosophy", Weight: 5, Readable: true, Magic: true, MagicOdds: 18},
+	ItemManualOfVileDarkness:    {Name: "manual of vile darkness", Weight: 5, Readable: true, Magic: true, MagicOdds: 18},
 	// Potions and valuables are not magic: a battle never takes them.
 	ItemPotionHealing:    {Name: "potion of healing", Weight: 1, Drinkable: true},
 	ItemPotionSpellUnits: {Name: "potion of spell units", Weight: 1, Drinkable: true},
@@ -193,28 +197,32 @@ func SurfacePurse(r *rand.Rand, level int) (gold int, line string) {
 	return rollCoins(r, max(1, level))
 }
 
-// RollMagicItem picks a magic item; deeper levels give better pluses.
+// RollMagicItem picks a magic item, each kind by its MagicOdds in the item table; deeper
+// levels give better pluses.
 func RollMagicItem(r *rand.Rand, depth int) Item {
-	plus := func() int { return min(3, 1+r.IntN(1+depth/3)) }
-	switch roll := r.IntN(100); {
-	case roll < 18:
-		return Item{Kind: ItemSword, Plus: plus()}
-	case roll < 30:
-		return Item{Kind: ItemShield, Plus: plus()}
-	case roll < 40:
-		return Item{Kind: ItemArmour, Plus: plus()}
-	case roll < 45:
-		return Item{Kind: ItemBootsOfSpeed}
-	case roll < 50:
-		return Item{Kind: ItemBootsOfLevitation}
-	case roll < 75:
-		return Item{Kind: ItemRingOfLight + ItemKind(r.IntN(6))}
-	case roll < 85:
-		return Item{Kind: ItemQuiver, Count: 1 + r.IntN(MaxArrows)}
-	default:
-		return Item{Kind: ItemManualOfBodilyHealth + ItemKind(r.IntN(5))}
+	roll := r.IntN(magicOddsTotal)
+	kind := ItemKind(0)
+	for roll >= Items[kind].MagicOdds {
+		roll -= Items[kind].MagicOdds
+		kind++
 	}
+	switch kind {
+	case ItemSword, ItemShield, ItemArmour:
+		return Item{Kind: kind, Plus: min(3, 1+r.IntN(1+depth/3))}
+	case ItemQuiver:
+		return Item{Kind: kind, Count: 1 + r.IntN(MaxArrows)}
+	}
+	return Item{Kind: kind}
 }
+
+// magicOddsTotal is the sum of the item table's MagicOdds, which RollMagicItem rolls within.
+var magicOddsTotal = func() int {
+	n := 0
+	for _, info := range Items {
+		n += info.MagicOdds
+	}
+	return n
+}()
 
 // best is the highest plus among the carried items of a kind (seed 000: a sword, shield or
 // armour's "plus" counts; a knight uses the best it has), or 0.

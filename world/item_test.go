@@ -48,34 +48,110 @@ func TestTreasureRolls(t *testing.T) {
 	}
 }
 
-// The magic item of a hoard (DESIGN's Treasure ruling): a sword 18 in 100, a shield 12,
-// armour 10, boots of speed 5, boots of levitation 5, a ring 25 (its six kinds alike), a
-// quiver 10 and a manual 15 (its five kinds alike). 200,000 draws tell each share from one
-// a hundredth off (four standard errors are at most 0.0039).
+// The magic item of a hoard (DESIGN's Treasure ruling), in hundredths: a sword 18, a
+// shield 12, armour 10, boots of speed 5, boots of levitation 5, a ring 25 (its six kinds
+// alike), a quiver 10 and a manual 15 (its five kinds alike); no other kind.
+var magicRuling = []struct {
+	what    string // the kind's name, or the start of the names of its group
+	percent int
+	kinds   int // the kinds of the group, all alike
+	plussed bool
+	arrows  bool
+}{
+	{"sword", 18, 1, true, false},
+	{"shield", 12, 1, true, false},
+	{"armour", 10, 1, true, false},
+	{"boots of speed", 5, 1, false, false},
+	{"boots of levitation", 5, 1, false, false},
+	{"ring of ", 25, 6, false, false},
+	{"quiver of arrows", 10, 1, false, true},
+	{"manual of ", 15, 5, false, false},
+}
+
+// magicGroup is the row of magicRuling a kind belongs to, or -1.
+func magicGroup(k ItemKind) int {
+	for i, g := range magicRuling {
+		if strings.HasPrefix(Items[k].Name, g.what) {
+			return i
+		}
+	}
+	return -1
+}
+
+// The item table's MagicOdds column is the ruling exactly: each group's odds are its
+// share of the whole, shared alike among its kinds, and no other kind has any.
+func TestMagicOddsColumnIsTheRuling(t *testing.T) {
+	total, kinds := 0, map[int][]ItemKind{}
+	for k := range NumItemKinds {
+		total += Items[k].MagicOdds
+		g := magicGroup(k)
+		if g < 0 && Items[k].MagicOdds != 0 {
+			t.Errorf("%s has magic odds %d, want none", Items[k].Name, Items[k].MagicOdds)
+		}
+		if g >= 0 {
+			kinds[g] = append(kinds[g], k)
+		}
+	}
+	if total != magicOddsTotal {
+		t.Fatalf("magicOddsTotal %d, the column sums to %d", magicOddsTotal, total)
+	}
+	for i, g := range magicRuling {
+		if len(kinds[i]) != g.kinds {
+			t.Fatalf("%q: %d kinds in the table, want %d", g.what, len(kinds[i]), g.kinds)
+		}
+		for _, k := range kinds[i] {
+			// odds/total == percent/100/kinds, in integers
+			if got := Items[k].MagicOdds * 100 * g.kinds; got != g.percent*total {
+				t.Errorf("%s: odds %d of %d, want %d%% / %d of the whole", Items[k].Name, Items[k].MagicOdds, total, g.percent, g.kinds)
+			}
+		}
+	}
+}
+
+// RollMagicItem rolls from the column: 200,000 draws tell each group's share from one a
+// hundredth off (four standard errors are at most 0.0039), the kinds of a group come up
+// alike, and all seventeen kinds together fit the column (Pearson's chi-square under
+// 39.25, its 0.1% point at 16 degrees of freedom). Pluses and arrows come with the kinds
+// that have them, and only with those.
 func TestMagicItemKinds(t *testing.T) {
 	r := rand.New(rand.NewPCG(15, 200))
 	const n = 200_000
-	seen := map[ItemKind]int{}
-	rings, manuals := map[int]int{}, map[int]int{}
+	seen, groups := map[ItemKind]int{}, make([]int, len(magicRuling))
+	byKind := make([]map[int]int, len(magicRuling))
+	for i := range byKind {
+		byKind[i] = map[int]int{}
+	}
 	for range n {
 		it := RollMagicItem(r, 10)
-		switch {
-		case it.Kind >= ItemRingOfLight && it.Kind < ItemRingOfLight+6:
-			rings[int(it.Kind-ItemRingOfLight)]++
-			seen[ItemRingOfLight]++
-		case it.Kind >= ItemManualOfBodilyHealth && it.Kind < ItemManualOfBodilyHealth+5:
-			manuals[int(it.Kind-ItemManualOfBodilyHealth)]++
-			seen[ItemManualOfBodilyHealth]++
-		default:
-			seen[it.Kind]++
+		g := magicGroup(it.Kind)
+		if g < 0 || (it.Plus != 0) != magicRuling[g].plussed || (it.Count != 0) != magicRuling[g].arrows {
+			t.Fatalf("a magic item %+v", it)
+		}
+		seen[it.Kind]++
+		groups[g]++
+		byKind[g][int(it.Kind)]++
+	}
+	for i, g := range magicRuling {
+		within(t, g.what, float64(groups[i])/n, float64(g.percent)/100, n)
+		if g.kinds > 1 {
+			lo := int(^uint(0) >> 1)
+			for k := range byKind[i] {
+				lo = min(lo, k)
+			}
+			checkSpread(t, "the kind of "+strings.TrimSpace(g.what), byKind[i], lo, lo+g.kinds-1)
 		}
 	}
-	for kind, share := range map[ItemKind]float64{ItemSword: .18, ItemShield: .12, ItemArmour: .10, ItemBootsOfSpeed: .05,
-		ItemBootsOfLevitation: .05, ItemRingOfLight: .25, ItemQuiver: .10, ItemManualOfBodilyHealth: .15} {
-		within(t, Item{Kind: kind}.Name(), float64(seen[kind])/n, share, n)
+	chi := 0.0
+	for k := range NumItemKinds {
+		if odds := Items[k].MagicOdds; odds > 0 {
+			want := float64(n) * float64(odds) / float64(magicOddsTotal)
+			d := float64(seen[k]) - want
+			chi += d * d / want
+		}
 	}
-	checkSpread(t, "the ring's kind", rings, 0, 5)
-	checkSpread(t, "the manual's kind", manuals, 0, 4)
+	if chi > 39.25 {
+		t.Errorf("chi-square %.1f over the seventeen kinds, want under 39.25: %v", chi, seen)
+	}
 }
 
 // Seed 000: "The 'plus' value of your shield and armor is deducted from the attack", and a

@@ -47,18 +47,17 @@ type Letter struct {
 }
 
 type mailReq struct {
-	fp      string
-	session uint64
-	to      string // the recipient's name; when empty, the name starts text
-	text    string
-	sent    time.Time
+	from
+	to   string // the recipient's name; when empty, the name starts text
+	text string
+	sent time.Time
 }
 
 // SendLetter writes a letter to the knight named to, or (to empty) to the knight whose
 // name starts text (the longest run of words that is a knight's name). sent is when the
 // session sent it, as the letter says.
 func (p *Player) SendLetter(ctx context.Context, to, text string, sent time.Time) error {
-	return p.e.send(ctx, mailReq{p.fp, p.session, to, text, sent})
+	return p.e.send(ctx, mailReq{p.from, to, text, sent})
 }
 
 // Letters returns the knight's letters, the unread ones first, each group newest first.
@@ -66,29 +65,26 @@ func (p *Player) SendLetter(ctx context.Context, to, text string, sent time.Time
 func (p *Player) Letters(ctx context.Context, markRead bool) ([]Letter, error) {
 	var out []Letter
 	err := p.e.query(ctx, func() {
-		q, ok := p.e.players[p.fp]
-		if !ok || q.session != p.session {
-			return
+		if q := p.player(p.e); q != nil {
+			out = p.e.letters(q, markRead)
 		}
-		out = p.e.letters(q, markRead)
 	})
 	return out, err
 }
 
 type deleteLetterReq struct {
-	fp      string
-	session uint64
-	id      uint64
+	from
+	letter uint64
 }
 
 // DeleteLetter deletes one of the knight's letters, by its ID.
 func (p *Player) DeleteLetter(ctx context.Context, id uint64) error {
-	return p.e.send(ctx, deleteLetterReq{p.fp, p.session, id})
+	return p.e.send(ctx, deleteLetterReq{p.from, id})
 }
 
-func (m mailReq) handleIn(e *Engine) {
-	p, ok := e.players[m.fp]
-	if !ok || p.session != m.session {
+func (m mailReq) handle(e *Engine) {
+	p := m.player(e)
+	if p == nil {
 		return
 	}
 	e.stir(p)
@@ -160,9 +156,9 @@ func (m mailReq) handleIn(e *Engine) {
 	e.say(p, fmt.Sprintf("Your letter to %s is sent: %s will find it on arriving.%s", k.Name, k.Name, cut))
 }
 
-func (m deleteLetterReq) handleIn(e *Engine) {
-	p, ok := e.players[m.fp]
-	if !ok || p.session != m.session {
+func (m deleteLetterReq) handle(e *Engine) {
+	p := m.player(e)
+	if p == nil {
 		return
 	}
 	e.stir(p)
@@ -170,7 +166,7 @@ func (m deleteLetterReq) handleIn(e *Engine) {
 	key := p.rec.ID
 	ls := e.soc.mail[key]
 	for i, l := range ls {
-		if l.ID == m.id {
+		if l.ID == m.letter {
 			e.soc.mail[key] = append(ls[:i:i], ls[i+1:]...)
 			e.archiveMail(key)
 			e.say(p, fmt.Sprintf("You delete the letter from %s.", l.From))

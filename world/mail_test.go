@@ -38,7 +38,7 @@ func TestALetterReachesAKnightWhoWasAway(t *testing.T) {
 	if e2.unread(p) != 0 || !a2.mail["bors"][0].Read {
 		t.Fatal("a letter read is not marked read in the archive")
 	}
-	deleteLetterReq{"bors", p.session, got[0].ID}.handleIn(e2)
+	deleteLetterReq{from{"bors", p.session}, got[0].ID}.handle(e2)
 	if _, ok := a2.mail["bors"]; ok || !strings.Contains(said(e2, "bors"), "You delete the letter from Kay a.") {
 		t.Fatalf("deleting: %v\n%s", a2.mail, said(e2, "bors"))
 	}
@@ -120,7 +120,7 @@ func TestLettersFromAMutedKnightAreHidden(t *testing.T) {
 	e, _ := mailEngine(t, nil, nil)
 	e.join(knight("a", 10), &recorder{})
 	e.join(knight("b", 10), &recorder{})
-	e.setOptions(optionsReq{"b", e.players["b"].session, Options{Muted: []string{"Kay a"}}})
+	optionsReq{from{"b", e.players["b"].session}, Options{Muted: []string{"Kay a"}}}.handle(e)
 	mailAs(e, "a", "Kay b", "you cannot ignore me")
 	p := e.players["b"]
 	if e.unread(p) != 0 || len(e.letters(p, false)) != 0 || strings.Contains(said(e, "b"), "A letter from") {

@@ -276,21 +276,20 @@ type ReportLine struct {
 const maxReportLines = 100
 
 type reportReq struct {
-	fp      string
-	session uint64
-	about   string // the name, then the reason
-	reason  string // set when the name was given apart (quoted)
+	from
+	about  string // the name, then the reason
+	reason string // set when the name was given apart (quoted)
 }
 
 // Report files a report about a knight, online or not: text is the knight's name (the
 // longest run of words that is a knight's name) and then why, unless about is given.
 func (p *Player) Report(ctx context.Context, about, text string) error {
-	return p.e.send(ctx, reportReq{p.fp, p.session, about, text})
+	return p.e.send(ctx, reportReq{p.from, about, text})
 }
 
-func (m reportReq) handleIn(e *Engine) {
-	p, ok := e.players[m.fp]
-	if !ok || p.session != m.session {
+func (m reportReq) handle(e *Engine) {
+	p := m.player(e)
+	if p == nil {
 		return
 	}
 	e.stir(p)

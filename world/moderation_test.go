@@ -41,15 +41,15 @@ func TestASilencedKnightIsHeardNowhere(t *testing.T) {
 			}
 		}
 		mailAs(e, "loud", "Offline", "eight")
-		awayReq{"loud", e.players["loud"].session, true, "nine"}.handleIn(e)
+		awayReq{from{"loud", e.players["loud"].session}, true, "nine"}.handle(e)
 		if said(e, "ear") != before || len(a.mail) != 0 {
 			t.Errorf("a silenced knight was heard:\n%s", said(e, "ear")[len(before):])
 		}
 		if p := e.players["loud"]; !p.soc.away || p.soc.awayReason != "" {
 			t.Error("a silenced knight's away reason was kept")
 		}
-		awayReq{"loud", e.players["loud"].session, false, ""}.handleIn(e)
-		reportReq{"loud", e.players["loud"].session, "Kay ear", "keeps whispering"}.handleIn(e)
+		awayReq{from{"loud", e.players["loud"].session}, false, ""}.handle(e)
+		reportReq{from{"loud", e.players["loud"].session}, "Kay ear", "keeps whispering"}.handle(e)
 		if len(a.reports) != 1 {
 			t.Error("a silenced knight could not report")
 		}
@@ -115,7 +115,7 @@ func TestAReportCarriesTheLinesSaidLately(t *testing.T) {
 	sayAs(e, "rude", Chat{Kind: ChatEmote, Text: "sneers"})
 	sayAs(e, "hurt", Chat{Text: "leave me be"})
 	e.Step()
-	reportReq{"hurt", e.players["hurt"].session, "", "rude insults everyone \x1b]0;x\x07"}.handleIn(e)
+	reportReq{from{"hurt", e.players["hurt"].session}, "", "rude insults everyone \x1b]0;x\x07"}.handle(e)
 	if len(a.reports) != 1 {
 		t.Fatalf("%d reports", len(a.reports))
 	}
@@ -144,14 +144,14 @@ func TestAReportCarriesTheLinesSaidLately(t *testing.T) {
 		{"Rude", "", "Say why, after the name: /report Rude REASON."},
 		{"", "", "Report whom? (/report NAME REASON)"},
 	} {
-		reportReq{"hurt", e.players["hurt"].session, tc.about, tc.text}.handleIn(e)
+		reportReq{from{"hurt", e.players["hurt"].session}, tc.about, tc.text}.handle(e)
 		if got := last("hurt"); got != tc.want {
 			t.Errorf("report %q %q: %q, want %q", tc.about, tc.text, got, tc.want)
 		}
 	}
 	// A knight that has left can be reported, by the lines it said.
 	e.leave("rude", e.players["rude"].session)
-	reportReq{"other", e.players["other"].session, "", "rude was rude"}.handleIn(e)
+	reportReq{from{"other", e.players["other"].session}, "", "rude was rude"}.handle(e)
 	if r := a.reports[len(a.reports)-1]; r.About != "Rude" || r.AboutKnight != "rude" || len(r.Lines) != 5 ||
 		r.Lines[2].Line != "Rude whispers: not you" {
 		t.Fatalf("a report about a knight who left: %+v", r)

@@ -70,21 +70,20 @@ func (o Options) clean() Options {
 }
 
 type optionsReq struct {
-	fp      string
-	session uint64
-	opts    Options
+	from
+	opts Options
 }
 
 // SetOptions replaces the player's options; they are saved with the knight. Turning
 // spectators off ends every watch of this player, telling the watchers why.
 func (p *Player) SetOptions(ctx context.Context, o Options) error {
-	return p.e.send(ctx, optionsReq{p.fp, p.session, o.Clone()})
+	return p.e.send(ctx, optionsReq{p.from, o.Clone()})
 }
 
-// setOptions is SetOptions on the engine goroutine.
-func (e *Engine) setOptions(m optionsReq) {
-	p, ok := e.players[m.fp]
-	if !ok || p.session != m.session {
+// handle is SetOptions on the engine goroutine.
+func (m optionsReq) handle(e *Engine) {
+	p := m.player(e)
+	if p == nil {
 		return
 	}
 	was := p.rec.Options

@@ -252,8 +252,8 @@ func TestThePartyWalksTogether(t *testing.T) {
 	at, d := findStep(t, g, SurfaceCommon, SurfaceMarket)
 	a, _ := outsideKnight(t, e, "a", at)
 	b, _ := outsideKnight(t, e, "b", at)
-	e.party(partyReq{"a", a.session, PartyAction{Kind: PartyInvite, Name: "Kay b"}})
-	e.party(partyReq{"b", b.session, PartyAction{Kind: PartyAccept, Name: "Kay a"}})
+	partyReq{from{"a", a.session}, PartyAction{Kind: PartyInvite, Name: "Kay b"}}.handle(e)
+	partyReq{from{"b", b.session}, PartyAction{Kind: PartyAccept, Name: "Kay a"}}.handle(e)
 	if len(e.partyHere(a)) != 2 {
 		t.Fatal("the party did not form")
 	}

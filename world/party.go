@@ -67,14 +67,13 @@ const (
 )
 
 type partyReq struct {
-	fp      string
-	session uint64
-	act     PartyAction
+	from
+	act PartyAction
 }
 
 // Party sends a party action.
 func (p *Player) Party(ctx context.Context, a PartyAction) error {
-	return p.e.send(ctx, partyReq{p.fp, p.session, a})
+	return p.e.send(ctx, partyReq{p.from, a})
 }
 
 // partyState is the engine's parties.
@@ -127,10 +126,10 @@ func (r partyRequest) toSide() string {
 	return r.from.rec.Name + "'s invitation"
 }
 
-// party is PartyAction on the engine goroutine.
-func (e *Engine) party(m partyReq) {
-	p, ok := e.players[m.fp]
-	if !ok || p.session != m.session {
+// handle is Party on the engine goroutine.
+func (m partyReq) handle(e *Engine) {
+	p := m.player(e)
+	if p == nil {
 		return
 	}
 	e.stir(p)

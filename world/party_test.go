@@ -96,7 +96,7 @@ func TestPartyRefusals(t *testing.T) {
 	}
 	// A knight who mutes the inviter is not bothered; the inviter is told as usual.
 	x := e.players["ector"]
-	e.setOptions(optionsReq{"ector", x.session, Options{Muted: []string{"cai"}}})
+	optionsReq{from{"ector", x.session}, Options{Muted: []string{"cai"}}}.handle(e)
 	act(e, "cai", PartyInvite, "ector")
 	hasSaid(t, e, "cai", "You invite Ector to join the party.")
 	if strings.Contains(said(e, "ector"), "Cai invites") || e.request(e.players["cai"], x, false) >= 0 {
@@ -425,7 +425,7 @@ func TestPartyChat(t *testing.T) {
 	e, _ := heroes(t, "arthur", "bors", "cai", "dag")
 	form(t, e, "arthur", "bors", "cai")
 	c := e.players["cai"]
-	e.setOptions(optionsReq{"cai", c.session, Options{Muted: []string{"Arthur"}}})
+	optionsReq{from{"cai", c.session}, Options{Muted: []string{"Arthur"}}}.handle(e)
 	sayAs(e, "arthur", Chat{Kind: ChatParty, Text: "onward \x1b]52;c;cGF3bmVk\x07now"})
 	hasSaid(t, e, "arthur", "You tell the party: onward now")
 	hasSaid(t, e, "bors", "Arthur (party): onward now")

@@ -14,9 +14,8 @@ import (
 // Player is a session's handle on its adventurer in the world. It is safe to use from the
 // session's goroutines; every call becomes a message to the engine.
 type Player struct {
-	e       *Engine
-	fp      string
-	session uint64
+	e *Engine
+	from
 }
 
 // TakenOverMessage ends the game of a session whose knight another session took over.
@@ -43,14 +42,14 @@ func (e *Engine) Join(ctx context.Context, rec Adventurer, sub Subscriber) (*Pla
 
 // Do asks for an action; it is carried out when the adventurer's energy allows.
 func (p *Player) Do(ctx context.Context, cmd Command) error {
-	return p.e.send(ctx, cmdReq{p.fp, p.session, cmd})
+	return p.e.send(ctx, cmdReq{p.from, cmd})
 }
 
 // Leave takes the adventurer out of the world and returns its final record (already
 // handed to the Saver). ok is false when another session had taken the adventurer over.
 func (p *Player) Leave(ctx context.Context) (rec Adventurer, ok bool, err error) {
 	reply := make(chan leaveReply, 1)
-	if err := p.e.send(ctx, leaveReq{p.fp, p.session, reply}); err != nil {
+	if err := p.e.send(ctx, leaveReq{p.from, reply}); err != nil {
 		return Adventurer{}, false, err
 	}
 	select {
@@ -87,22 +86,22 @@ func (e *Engine) Who(ctx context.Context) ([]WhoEntry, error) {
 	return out, err
 }
 
-// Lookup returns the live record of an online adventurer.
-func (e *Engine) Lookup(ctx context.Context, fp string) (rec Adventurer, online bool, err error) {
+// Lookup returns the live record of an online adventurer, by the knight's id.
+func (e *Engine) Lookup(ctx context.Context, id string) (rec Adventurer, online bool, err error) {
 	err = e.query(ctx, func() {
-		if p, ok := e.players[fp]; ok {
+		if p, ok := e.players[id]; ok {
 			rec, online = e.record(p), true
 		}
 	})
 	return rec, online, err
 }
 
-// Party lists the party of an online knight, its leader first; nil when the knight is
-// alone or not online.
-func (e *Engine) Party(ctx context.Context, fp string) ([]PartyMember, error) {
+// Party lists the party of an online knight (by its id), its leader first; nil when the
+// knight is alone or not online.
+func (e *Engine) Party(ctx context.Context, id string) ([]PartyMember, error) {
 	var out []PartyMember
 	err := e.query(ctx, func() {
-		if p, ok := e.players[fp]; ok {
+		if p, ok := e.players[id]; ok {
 			if pt := e.parties.of[p]; pt != nil {
 				out = partyList(pt)
 			}
@@ -125,10 +124,16 @@ type joinReq struct {
 	reply chan *Player
 }
 
+func (m joinReq) handle(e *Engine) { m.reply <- e.join(m.rec, m.sub) }
+
 type leaveReq struct {
-	fp      string
-	session uint64
-	reply   chan leaveReply
+	from
+	reply chan leaveReply
+}
+
+func (m leaveReq) handle(e *Engine) {
+	rec, ok := e.leave(m.id, m.session)
+	m.reply <- leaveReply{rec, ok}
 }
 
 type leaveReply struct {
@@ -137,10 +142,11 @@ type leaveReply struct {
 }
 
 type cmdReq struct {
-	fp      string
-	session uint64
-	cmd     Command
+	from
+	cmd Command
 }
+
+func (m cmdReq) handle(e *Engine) { e.enqueue(m.id, m.session, m.cmd) }
 
 func (e *Engine) join(rec Adventurer, sub Subscriber) *Player {
 	e.nextSession++
@@ -155,7 +161,7 @@ func (e *Engine) join(rec Adventurer, sub Subscriber) *Player {
 		e.say(old, "Welcome back, "+old.rec.Name+". (Your other connection was closed.)")
 		e.greet(old)
 		e.publish()
-		return &Player{e, rec.ID, old.session}
+		return &Player{e, from{rec.ID, old.session}}
 	}
 	e.nextSeq++
 	p := &player{rec: rec, session: e.nextSession, sub: sub, mapIdx: -1, dirty: true, changed: true, seq: e.nextSeq, active: e.turn}
@@ -187,12 +193,12 @@ func (e *Engine) join(rec Adventurer, sub Subscriber) *Player {
 	}
 	e.greet(p)
 	e.publish()
-	return &Player{e, rec.ID, p.session}
+	return &Player{e, from{rec.ID, p.session}}
 }
 
-func (e *Engine) leave(fp string, session uint64) (Adventurer, bool) {
-	p, ok := e.players[fp]
-	if !ok || p.session != session {
+func (e *Engine) leave(id string, session uint64) (Adventurer, bool) {
+	p := from{id, session}.player(e)
+	if p == nil {
 		return Adventurer{}, false
 	}
 	e.leaveFight(p)
@@ -224,9 +230,9 @@ func (e *Engine) remove(p *player) Adventurer {
 	return rec
 }
 
-func (e *Engine) enqueue(fp string, session uint64, cmd Command) {
-	p, ok := e.players[fp]
-	if !ok || p.session != session {
+func (e *Engine) enqueue(id string, session uint64, cmd Command) {
+	p := from{id, session}.player(e)
+	if p == nil {
 		return
 	}
 	e.stir(p)

@@ -43,10 +43,10 @@ type watcher struct {
 // Watch is a spectator's handle on the player it watches. It is safe to use from any
 // goroutine; Stop becomes a message to the engine.
 type Watch struct {
-	e    *Engine
-	fp   string
-	id   uint64
-	name string
+	e      *Engine
+	knight string // the watched knight's id
+	id     uint64
+	name   string
 }
 
 // Name is the watched knight's name.
@@ -63,9 +63,14 @@ type watchReply struct {
 	err error
 }
 
+func (m watchReq) handle(e *Engine) {
+	w, err := e.watch(m)
+	m.reply <- watchReply{w, err}
+}
+
 type unwatchReq struct {
-	fp string
-	id uint64
+	knight string // the watched knight's id
+	id     uint64
 }
 
 // Watch starts delivering the views of the knight named target (without regard to case)
@@ -92,7 +97,7 @@ func (e *Engine) Watch(ctx context.Context, target, name string, sub Subscriber)
 // Stop ends the watch; the watched player is told. It does nothing when the watch has
 // already ended.
 func (w *Watch) Stop(ctx context.Context) error {
-	return w.e.send(ctx, unwatchReq{w.fp, w.id})
+	return w.e.send(ctx, unwatchReq{w.knight, w.id})
 }
 
 // watch is Watch on the engine goroutine.
@@ -116,12 +121,12 @@ func (e *Engine) watch(m watchReq) (*Watch, error) {
 	p.watchers = append(p.watchers, &watcher{id: e.nextWatch, name: m.name, sub: m.sub})
 	e.say(p, english.Capital(m.name)+" is watching you.")
 	e.publish() // the new watcher's first view
-	return &Watch{e: e, fp: p.rec.ID, id: e.nextWatch, name: p.rec.Name}, nil
+	return &Watch{e: e, knight: p.rec.ID, id: e.nextWatch, name: p.rec.Name}, nil
 }
 
-// unwatch is Stop on the engine goroutine.
-func (e *Engine) unwatch(m unwatchReq) {
-	p, ok := e.players[m.fp]
+// handle is Stop on the engine goroutine.
+func (m unwatchReq) handle(e *Engine) {
+	p, ok := e.players[m.knight]
 	if !ok {
 		return
 	}

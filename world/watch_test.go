@@ -32,7 +32,7 @@ func TestWatchDeliversTheWatchedKnightsViews(t *testing.T) {
 	if got := spy.last().Self.Pos; got != (Pos{1, 0}) {
 		t.Fatalf("the spectator sees the knight at %v, want 1,0", got)
 	}
-	e.unwatch(unwatchReq{w.fp, w.id})
+	unwatchReq{w.knight, w.id}.handle(e)
 	if a.last().Watchers != nil || !strings.Contains(a.lastMessage(), "Kay b stopped watching you.") {
 		t.Fatalf("after stop: watchers %q, %q", a.last().Watchers, a.lastMessage())
 	}
@@ -41,7 +41,7 @@ func TestWatchDeliversTheWatchedKnightsViews(t *testing.T) {
 	if len(spy.views) != n {
 		t.Fatal("views still reach a spectator who stopped")
 	}
-	e.unwatch(unwatchReq{w.fp, w.id}) // twice is harmless
+	unwatchReq{w.knight, w.id}.handle(e) // twice is harmless
 }
 
 // Turning spectators off ends every watch with a reason and refuses new ones; unknown
@@ -57,7 +57,7 @@ func TestSpectatingOffAndLeaving(t *testing.T) {
 	if _, err := e.watch(watchReq{target: "kay a", name: "Spy", sub: spy}); err != nil {
 		t.Fatal(err)
 	}
-	e.setOptions(optionsReq{"a", e.players["a"].session, Options{NoSpectators: true}})
+	optionsReq{from{"a", e.players["a"].session}, Options{NoSpectators: true}}.handle(e)
 	if got := spy.last().Ended; got != "Kay a has turned spectating off." {
 		t.Fatalf("the spectator was told %q", got)
 	}
@@ -67,7 +67,7 @@ func TestSpectatingOffAndLeaving(t *testing.T) {
 	if _, err := e.watch(watchReq{target: "Kay a", name: "Spy", sub: &recorder{}}); !errors.Is(err, ErrNoSpectators) {
 		t.Fatalf("watching a knight who refuses spectators: %v", err)
 	}
-	e.setOptions(optionsReq{"a", e.players["a"].session, Options{}})
+	optionsReq{from{"a", e.players["a"].session}, Options{}}.handle(e)
 	spy = &recorder{}
 	if _, err := e.watch(watchReq{target: "Kay a", name: "Spy", sub: spy}); err != nil {
 		t.Fatal(err)
@@ -84,7 +84,7 @@ func TestOptionsAreSavedWithTheKnight(t *testing.T) {
 	e := fixtureEngine(t, saver)
 	e.join(knight("a", 10), &recorder{})
 	o := Options{Plain: true, Theme: "contrast", Colour: "16", HideKeys: true, Muted: []string{"Bors"}}
-	e.setOptions(optionsReq{"a", e.players["a"].session, o})
+	optionsReq{from{"a", e.players["a"].session}, o}.handle(e)
 	rec, _ := e.leave("a", e.players["a"].session)
 	if got := rec.Options; !got.Plain || got.Theme != "contrast" || got.Colour != "16" || !got.HideKeys || !slices.Equal(got.Muted, []string{"Bors"}) {
 		t.Fatalf("saved options %+v", got)
