@@ -53,8 +53,8 @@ const (
 	smokeTurnLimit   = 20_000  // turns per game in the smoke sample (-short)
 	smokeGames       = 20      // games per strategy in the smoke sample (-short)
 	// ciGames is how many of the full run's games the reduced run plays per strategy: enough
-	// that the careful bot's share reaching both goals (68.6% in the full run) is nine
-	// standard errors (sqrt(0.69 × 0.31 / 100) = 4.6 points) above its 25% goal and the
+	// that the careful bot's share reaching both goals (62.9% in the full run) is eight
+	// standard errors (sqrt(0.63 × 0.37 / 100) = 4.8 points) above its 25% goal and the
 	// reckless bot's early deaths (66.5%) three and a half above a half, so a rule that
 	// breaks the balance fails it. It takes about 5 s of CPU, 40 s with -race: 20 s on two
 	// cores.
