@@ -53,8 +53,8 @@ const (
 	smokeTurnLimit   = 20_000  // turns per game in the smoke sample (-short)
 	smokeGames       = 20      // games per strategy in the smoke sample (-short)
 	// ciGames is how many of the full run's games the reduced run plays per strategy: enough
-	// that the careful bot's share reaching both goals (68.6% in the full run) is nine
-	// standard errors (sqrt(0.69 × 0.31 / 100) = 4.6 points) above its 25% goal and the
+	// that the careful bot's share reaching both goals (62.9% in the full run) is eight
+	// standard errors (sqrt(0.63 × 0.37 / 100) = 4.8 points) above its 25% goal and the
 	// reckless bot's early deaths (66.5%) three and a half above a half, so a rule that
 	// breaks the balance fails it. It takes about 5 s of CPU, 40 s with -race: 20 s on two
 	// cores.
@@ -82,6 +82,10 @@ type gameResult struct {
 	exp           int
 	exits         int // successful exits
 	turns         uint64
+	// freeRounds are the rounds of a fight that ended with every standing monster charmed,
+	// held or asleep, and freeHits and freeUnits what the knight recovered in them: the
+	// farming issue 31 measured (a sleeping monster's rounds are no risk).
+	freeRounds, freeHits, freeUnits int
 }
 
 // balanceSeed is the seed of game i: both the dungeon's and the knight's.
@@ -107,7 +111,8 @@ func playBalanceGame(seed uint64, strat botStrategy, turnLimit uint64) gameResul
 		b.observe()
 	}
 	res := gameResult{deepest: b.deepest, level: p.rec.Level, exp: p.rec.Experience, exits: b.exits, turns: e.turn,
-		retired: p.rec.Retirement != nil, stalled: b.stalled()}
+		retired: p.rec.Retirement != nil, stalled: b.stalled(),
+		freeRounds: b.freeRounds, freeHits: b.freeHits, freeUnits: b.freeUnits}
 	if d := p.rec.Death; d != nil {
 		res.died, res.killer, res.deathDepth = true, d.Killer, d.Depth
 	}
@@ -130,6 +135,11 @@ type balanceBot struct {
 	lastDepth int
 	progress  uint64 // the turn experience or depth last changed
 
+	// What a round with no monster able to fight gave the knight (gameResult.freeRounds).
+	enc                             *encounter
+	encRounds, lastHits, lastUnits  int
+	freeRounds, freeHits, freeUnits int
+
 	// Dijkstra scratch, reused between plans.
 	dist  []int
 	prev  []int
@@ -150,6 +160,7 @@ func newBalanceBot(e *Engine, p *player, strat botStrategy) *balanceBot {
 // empty, and restocks (which the knight learns from its messages).
 func (b *balanceBot) observe() {
 	r := &b.p.rec
+	b.countFreeRounds()
 	b.deepest = max(b.deepest, r.Depth)
 	if r.Depth == 0 && b.lastDepth > 0 {
 		b.exits++
@@ -179,6 +190,27 @@ func (b *balanceBot) observe() {
 		}
 	}
 	b.cleared[r.Depth-1][room] = true
+}
+
+// countFreeRounds counts the rounds of the knight's fight that ended while every standing
+// monster was charmed, held or asleep, and what the knight recovered in them.
+func (b *balanceBot) countFreeRounds() {
+	r, enc := &b.p.rec, b.p.fight
+	if enc != nil && enc == b.enc && enc.rounds > b.encRounds {
+		free := true
+		for _, m := range enc.standing() {
+			free = free && m.held
+		}
+		if free {
+			b.freeRounds += enc.rounds - b.encRounds
+			b.freeHits += max(0, r.Hits-b.lastHits)
+			b.freeUnits += max(0, r.SpellUnits-b.lastUnits)
+		}
+	}
+	b.enc, b.lastHits, b.lastUnits = enc, r.Hits, r.SpellUnits
+	if enc != nil {
+		b.encRounds = enc.rounds
+	}
 }
 
 // restocked reports whether the kill just made restocked the level: the engine says so
@@ -629,6 +661,7 @@ type balanceSummary struct {
 	level5, depth5, both5             int
 	deathsByDepth                     map[int]map[string]int
 	deaths                            map[string]int
+	freeRounds, freeHits, freeUnits   int // totals over the games (gameResult.freeRounds)
 }
 
 // nearestRank is the p-th percentile (0 < p ≤ 1) of sorted values by the nearest-rank method.
@@ -645,6 +678,7 @@ func summarize(rs []gameResult) balanceSummary {
 	var deep, lvl, exp []int
 	for _, r := range rs {
 		deep, lvl, exp = append(deep, r.deepest), append(lvl, r.level), append(exp, r.exp)
+		s.freeRounds, s.freeHits, s.freeUnits = s.freeRounds+r.freeRounds, s.freeHits+r.freeHits, s.freeUnits+r.freeUnits
 		switch {
 		case r.died:
 			if s.deathsByDepth[r.deathDepth] == nil {
@@ -718,6 +752,10 @@ func balanceMarkdown(sums [numStrategies]balanceSummary, turnLimit uint64) strin
 		fmt.Fprintf(&b, "| %s | %d | %s | %d | %d | %d | %d | %d | %d | %d | %d | %s | %s | %s |\n",
 			botStrategy(st), s.games, pct(s.survived, s.games), s.retired, s.stalled, s.deepestMedian, s.deepestP90,
 			s.levelMedian, s.levelP90, s.expMedian, s.expP90, pct(s.level5, s.games), pct(s.depth5, s.games), pct(s.both5, s.games))
+	}
+	b.WriteString("\n| Strategy | Rounds with every monster charmed, held or asleep | Hits recovered in them | Spell units recovered in them |\n|---|--:|--:|--:|\n")
+	for st, s := range sums {
+		fmt.Fprintf(&b, "| %s | %d | %d | %d |\n", botStrategy(st), s.freeRounds, s.freeHits, s.freeUnits)
 	}
 	for st, s := range sums {
 		fmt.Fprintf(&b, "\nDeaths of the %s bot by dungeon level:\n\n", botStrategy(st))

@@ -690,3 +690,44 @@ func TestAMonstersBlowThatTakesTheLastHitsFells(t *testing.T) {
 		}
 	}
 }
+
+// Ruling (issue 31): no fight is farmed. Seed 002's recovery comes "after the monsters'
+// turn"; a round in which no monster could strike the hero (every one asleep, charmed or
+// held, or the hero invisible) recovers nothing. A knight puts a Giant Rat to sleep and
+// strikes it for 30 rounds without killing it: its hits and spell units stay as they were.
+// Woken (the spell undone), the rat fights back and the rounds recover again.
+func TestASleepingMonsterGivesNoFreeRounds(t *testing.T) {
+	e, p, m := duelOf(t, "giant rat", func(r *Adventurer) {
+		r.Int, r.Hits, r.MaxHits, r.SpellUnits = 18, 10, 100, 1
+	})
+	do(e, "a", Cast{Spell: SpellSleep})
+	if !m.held {
+		t.Fatalf("Sleep did not take: %s", log(p.fight))
+	}
+	enc := p.fight
+	start := enc.rounds
+	battleLines(t, e, p, 30*TurnsPerRound, fight, func(string) {})
+	if enc.rounds-start < 10 {
+		t.Fatalf("only %d rounds went by", enc.rounds-start)
+	}
+	if p.rec.Hits != 10 || p.rec.SpellUnits != 0 {
+		t.Fatalf("after %d rounds at a sleeping rat: %d hits (had 10), %d spell units (had 0)", enc.rounds-start, p.rec.Hits, p.rec.SpellUnits)
+	}
+	// Invisible, the knight is safe from attack: no recovery either.
+	m.held = false
+	p.addEffect(SpellInvisibility)
+	p.rec.Effects[len(p.rec.Effects)-1].Moves = 1 << 20
+	start = enc.rounds
+	battleLines(t, e, p, 10*TurnsPerRound, fight, func(string) {})
+	if p.rec.Hits != 10 || enc.rounds-start < 3 {
+		t.Fatalf("after %d rounds invisible: %d hits (had 10)", enc.rounds-start, p.rec.Hits)
+	}
+	// A rat that can bite: the rounds recover again (it bites a knight of 10 hits for at
+	// most 1d3 now and then; the recovery is 5 a round).
+	p.rec.Effects = nil
+	start = enc.rounds
+	battleLines(t, e, p, 5*TurnsPerRound, fight, func(string) {})
+	if p.rec.Hits <= 10 || enc.rounds == start {
+		t.Fatalf("after %d rounds awake: %d hits, want more than 10", enc.rounds-start, p.rec.Hits)
+	}
+}

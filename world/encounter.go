@@ -153,7 +153,7 @@ func (e *Engine) joinFight(p *player, enc *encounter) {
 func (e *Engine) readyForBattle(p *player) {
 	p.queue = p.queue[:0]
 	p.runTries, p.waited, p.asked = 0, 0, false
-	p.recovered, p.unitsRecovered = 0, 0
+	p.recovered, p.unitsRecovered, p.roundsAtRisk = 0, 0, 0
 	p.fainted, p.target = false, nil
 }
 
@@ -420,6 +420,12 @@ func (enc *encounter) touch() {
 // Spell units come slowly because Orthanc's are few (4 at level 1). The cap ends the
 // stalemate of a knight that cannot hit (Dexterity 6 or less) locked in a room with a
 // monster whose blows no more than match its recovery: the battle would never end.
+//
+// Ruling (issue 31, no fight is farmed): the recovery comes "after the monsters' turn",
+// so a hero recovers only from a round in which a monster could have struck it: some
+// standing monster is neither charmed, held nor asleep, and the hero is not invisible.
+// Otherwise Sleep (which never fails on a monster it affects) bought a knight hits and
+// spell units back at no risk, more units than it cost.
 const SpellRoundEvery = 5
 
 // RecoveryCap is the most a hero recovers in one battle of a maximum of max (hits, or the
@@ -431,7 +437,14 @@ func RoundHits(maxHits int) int { return max(1, maxHits/20) }
 
 func (e *Engine) endRound(enc *encounter) {
 	enc.rounds++
+	if !enc.monstersFight() {
+		return // no monster had a turn: a free round recovers nothing
+	}
 	for _, p := range enc.standingHeroes() {
+		if e.invisible(p) {
+			continue // safe from attack, so no round at risk
+		}
+		p.roundsAtRisk++
 		hits := min(RoundHits(p.rec.MaxHits), p.rec.MaxHits-p.rec.Hits, RecoveryCap(p.rec.MaxHits)-p.recovered)
 		if hits > 0 {
 			p.rec.Hits += hits
@@ -439,12 +452,23 @@ func (e *Engine) endRound(enc *encounter) {
 			p.changed, p.dirty = true, true
 		}
 		units := SpellUnitsForLevel(p.rec.Level)
-		if enc.rounds%SpellRoundEvery == 0 && p.rec.SpellUnits < units && p.unitsRecovered < RecoveryCap(units) {
+		if p.roundsAtRisk%SpellRoundEvery == 0 && p.rec.SpellUnits < units && p.unitsRecovered < RecoveryCap(units) {
 			p.rec.SpellUnits++
 			p.unitsRecovered++
 			p.changed, p.dirty = true, true
 		}
 	}
+}
+
+// monstersFight reports whether some standing monster of the battle may fight: one that is
+// not charmed, held or asleep.
+func (enc *encounter) monstersFight() bool {
+	for _, m := range enc.standing() {
+		if !m.held {
+			return true
+		}
+	}
+	return false
 }
 
 // fightAct carries out a knight's command in a fight and returns its cost.

@@ -22,8 +22,24 @@ func (Climb) isCommand() {}
 func (e *Engine) move(p *player, m Move) float64 {
 	l := e.levels[p.rec.Depth-1]
 	from := p.rec.Pos()
-	edge := l.Edge(from, m.Dir)
 	cost := MoveCost(e.speed(p))
+	if passed, spent := e.passEdge(p, l, from, m, cost); !passed {
+		return spent
+	}
+	to := from.Step(m.Dir)
+	p.prev = from
+	p.lastFight = nil
+	e.place(p, p.rec.Depth, to)
+	e.countMove(p)
+	e.stepOnto(p, l, to)
+	return cost
+}
+
+// passEdge crosses the edge of from in m's direction, or says why not: passed is whether
+// the knight steps through, spent what a refused try cost (a search, a locked door that
+// holds; a bump costs nothing).
+func (e *Engine) passEdge(p *player, l *Level, from Pos, m Move, cost float64) (passed bool, spent float64) {
+	edge := l.Edge(from, m.Dir)
 	switch {
 	case edge == EdgeOpen:
 	case p.passWall && (edge == EdgeWall || edge.IsSecret()) && l.Terrain(from.Step(m.Dir)) != Rock:
@@ -33,60 +49,55 @@ func (e *Engine) move(p *player, m Move) float64 {
 	case edge == EdgeWall || (edge.IsSecret() && !m.Door):
 		if m.Door {
 			e.say(p, fmt.Sprintf("You search the wall to the %s but find no door.", m.Dir))
-			return cost
+			return false, cost
 		}
 		e.say(p, fmt.Sprintf("A wall blocks the way %s.", m.Dir))
-		return 0
+		return false, 0
 	case !m.Door:
 		e.say(p, fmt.Sprintf("A door blocks the way %s. Shift+arrow (or d, then a direction) opens it.", m.Dir))
-		return 0
+		return false, 0
 	case edge == EdgeLocked:
-		// Seed 000: Strength "determines your ability to open up doors". A knight breaks a
-		// locked door with chance Str in 20; a broken door stays open for everyone.
-		if e.rng.IntN(20) >= e.str(p) {
-			e.say(p, "You throw yourself at the locked door. It holds.")
-			return cost
-		}
-		l.SetEdge(from, m.Dir, EdgeDoor)
-		st := &e.state[l.Depth-1]
-		st.broken = append(st.broken, l.EdgeIndex(from, m.Dir))
-		st.changed = true
-		e.snaps[l.Depth-1] = nil
-		e.touchLevel(l.Depth)
-		e.say(p, "You break the locked door down!")
+		return e.forceDoor(p, l, from, m.Dir), cost
 	case edge.IsSecret():
 		e.findDoor(p, l.EdgeIndex(from, m.Dir))
 		e.say(p, "You found a secret door!")
 	}
-	to := from.Step(m.Dir)
-	p.prev = from
-	p.lastFight = nil
-	e.place(p, p.rec.Depth, to)
-	e.countMove(p)
-	// Seed 000: rooms are "where the treasure and monsters are hidden"; stepping into a
-	// guarded room, or onto a wanderer, starts a fight — unless the knight is invisible.
-	if e.invisible(p) {
-		if r := l.RoomAt(to); r >= 0 && e.roomGuard(l.Depth, r) != nil {
-			e.say(p, "A monster guards this room, but it cannot see you.")
-		}
-		return cost
+	return true, 0
+}
+
+// forceDoor is a knight's try at a locked door. Seed 000: Strength "determines your
+// ability to open up doors". A knight breaks a locked door with chance Str in 20; a broken
+// door stays open for everyone.
+func (e *Engine) forceDoor(p *player, l *Level, from Pos, d Dir) bool {
+	if e.rng.IntN(20) >= e.str(p) {
+		e.say(p, "You throw yourself at the locked door. It holds.")
+		return false
 	}
-	if r := l.RoomAt(to); r >= 0 {
-		if g := e.roomGuard(l.Depth, r); g != nil {
-			e.startFight(p, g)
-			return cost
-		}
-	}
-	if w := e.monsterAt(l.Depth, to); w != nil {
-		e.startFight(p, w)
-		return cost
+	l.SetEdge(from, d, EdgeDoor)
+	st := &e.state[l.Depth-1]
+	st.broken = append(st.broken, l.EdgeIndex(from, d))
+	st.changed = true
+	e.snaps[l.Depth-1] = nil
+	e.touchLevel(l.Depth)
+	e.say(p, "You break the locked door down!")
+	return true
+}
+
+// stepOnto is what the square a knight has just stepped onto does to it. Seed 000: rooms
+// are "where the treasure and monsters are hidden"; stepping into a guarded room, or onto
+// a wanderer, starts a fight, unless the knight is invisible: invisibility keeps monsters
+// off ("You are safe from attack") and nothing else, so pits, chutes and traps act on an
+// invisible knight as on any other (only levitation floats over pits and chutes).
+func (e *Engine) stepOnto(p *player, l *Level, to Pos) {
+	if e.meetMonsters(p, l, to) {
+		return
 	}
 	if e.fallThrough(p, false) {
-		return cost
+		return
 	}
 	e.springTrap(p)
 	if _, ok := e.players[p.rec.ID]; !ok || p.rec.Pos() != to {
-		return cost // the trap killed the knight or carried it off
+		return // the trap killed the knight or carried it off
 	}
 	if p.has(SpellFindTraps) {
 		e.findTraps(p, false)
@@ -99,7 +110,31 @@ func (e *Engine) move(p *player, m Move) float64 {
 	case FeatStairsDown:
 		e.say(p, "Stairs lead down from here. Press > to descend.")
 	}
-	return cost
+}
+
+// meetMonsters starts the fight with the guard of the room the knight stepped into, or
+// with a wanderer on its square, and reports whether one started. An invisible knight is
+// not noticed: it is told when a room's guard cannot see it.
+func (e *Engine) meetMonsters(p *player, l *Level, to Pos) bool {
+	r := l.RoomAt(to)
+	var g *monster
+	if r >= 0 {
+		g = e.roomGuard(l.Depth, r)
+	}
+	if e.invisible(p) {
+		if g != nil {
+			e.say(p, "A monster guards this room, but it cannot see you.")
+		}
+		return false
+	}
+	if g == nil {
+		g = e.monsterAt(l.Depth, to)
+	}
+	if g != nil {
+		e.startFight(p, g)
+		return true
+	}
+	return false
 }
 
 func (e *Engine) findDoor(p *player, edge int) {

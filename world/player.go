@@ -37,6 +37,7 @@ type player struct {
 	fainted   bool       // at 0 hits in a battle others still fight (seed 002)
 
 	recovered, unitsRecovered int        // hits and spell units recovered in this battle (RecoveryCap)
+	roundsAtRisk              int        // rounds of this battle in which a monster could strike it (endRound)
 	seq                       uint64     // when it joined: who is named first on a crowded square
 	seen                      bool       // what others do in its sight changed its view (crowd.go)
 	active                    uint64     // the turn it last sent anything

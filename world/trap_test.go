@@ -962,3 +962,61 @@ func TestTheWayBetweenTheStairs(t *testing.T) {
 		}
 	}
 }
+
+// Seed 000: Invisibility makes the knight "safe from attack"; only Levitation floats
+// over "traps in the dungeon, such as pits and chutes". Invisibility keeps monsters off
+// and nothing else: a chute, a pit and a trap act on an invisible knight walking onto
+// them as on any other, whether the ring or the spell makes it invisible, and an
+// invisible knight that also levitates still floats.
+func TestInvisibilityIsNoPassOverTraps(t *testing.T) {
+	for _, how := range []string{"ring", "spell"} {
+		invisible := func(e *Engine, p *player) {
+			if how == "ring" {
+				p.rec.Items = append(p.rec.Items, Item{Kind: ItemRingOfInvisibility, Worn: true})
+			} else {
+				p.addEffect(SpellInvisibility)
+			}
+			if !e.invisible(p) {
+				t.Fatalf("%s: the knight is not invisible", how)
+			}
+		}
+		for _, f := range []Feature{FeatChute, FeatPit} {
+			e := fixtureEngine(t, nil)
+			e.levels[0].SetFeature(Pos{1, 0}, f)
+			rec := knight("a", 10)
+			rec.Hits, rec.MaxHits = 100, 100
+			e.join(rec, &recorder{})
+			p := e.players["a"]
+			invisible(e, p)
+			do(e, "a", Move{Dir: East})
+			if p.rec.Depth != 2 {
+				t.Fatalf("%s: an invisible knight walked onto a %v and stayed on level %d: %q", how, f, p.rec.Depth, lastMsg(p))
+			}
+			// Levitation still floats over it, invisible or not.
+			e.place(p, 1, Pos{0, 0})
+			p.rec.Items = append(p.rec.Items, Item{Kind: ItemBootsOfLevitation, Worn: true})
+			do(e, "a", Move{Dir: East})
+			if p.rec.Depth != 1 || !strings.Contains(lastMsg(p), "float over") {
+				t.Fatalf("%s: an invisible, levitating knight on a %v: level %d, %q", how, f, p.rec.Depth, lastMsg(p))
+			}
+		}
+		// A trap goes off on an invisible knight as on any other (it avoids 47.5% of them):
+		// 40 steps onto a poison needle, and every one it did not avoid stabbed it.
+		e, p, _ := trapEngine(t, TrapPoisonNeedle, 11)
+		stabbed := 0
+		for range 40 {
+			p.rec.Items, p.rec.Effects = nil, nil
+			invisible(e, p) // afresh each time: a spell lasts 36 moves
+			before := p.rec.Hits
+			do(e, "a", Move{Dir: East})
+			if p.rec.Hits < before {
+				stabbed++
+			}
+			do(e, "a", Move{Dir: West})
+			p.rec.Status = nil
+		}
+		if stabbed < 10 {
+			t.Fatalf("%s: an invisible knight stepped onto a poison needle 40 times and was stabbed %d times", how, stabbed)
+		}
+	}
+}
