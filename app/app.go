@@ -152,8 +152,23 @@ type screenRow struct {
 // the view), which a variable's initializer may not.
 var screens [numScreens]screenRow
 
+// init fills in the tables whose rows read tables (a screen's functions read screens, the
+// chat's /help its help, a word's help plainWords), in the order they read one another:
+// the screens, the game's keys and the chat line's commands, then screen-reader mode's
+// words, some of which are the keys' and the commands' rows, then the help, whose keys
+// are gameKeys'.
 func init() {
-	screens = [numScreens]screenRow{
+	screens = screenTable()
+	gameKeys = gameKeyTable()
+	chatCommands = chatCommandTable()
+	chatByWord, chatHelp = chatIndex(chatCommands), makeChatHelp()
+	plainWords = plainWordTable()
+	helpLines = makeHelp()
+}
+
+// screenTable is the screens' table (screens).
+func screenTable() [numScreens]screenRow {
+	return [numScreens]screenRow{
 		screenTitle:     {draw: (*Model).drawTitle, key: (*Model).titleKey, typed: (*Model).titleLine, speak: (*Model).plainIntro},
 		screenRoll:      {draw: (*Model).drawRoll, key: (*Model).rollKey, typed: (*Model).rollLine, speak: (*Model).sayRoll},
 		screenName:      {draw: (*Model).drawName, key: (*Model).nameKey, typed: (*Model).nameLine, speak: (*Model).sayNamePrompt},

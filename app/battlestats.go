@@ -29,7 +29,7 @@ func (m *Model) statsKey(k tea.KeyPressMsg) tea.Cmd {
 		m.bt.statsTop++ // drawStats stops it at the end
 		return nil
 	}
-	m.do(fightKeys[s]) // f, r and s act from here too; anything else just goes back
+	m.do(fightCommand(s)) // f, r and s act from here too; anything else just goes back
 	m.screen = screenPlay
 	return nil
 }

@@ -170,8 +170,8 @@ func (m *Model) spellsKey(k tea.KeyPressMsg) tea.Cmd {
 // espKey is the direction ESP looks in.
 func (m *Model) espKey(k tea.KeyPressMsg) tea.Cmd {
 	m.screen = screenPlay
-	if mv, ok := moveKeys[k.String()]; ok {
-		m.do(world.Cast{Spell: world.SpellESP, Dir: mv.dir})
+	if d, _, ok := keyDir(k.String()); ok {
+		m.do(world.Cast{Spell: world.SpellESP, Dir: d})
 	}
 	return nil
 }
