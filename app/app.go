@@ -177,7 +177,7 @@ func screenTable() [numScreens]screenRow {
 		screenMap:       {draw: (*Model).drawMap, key: (*Model).returnKey},
 		screenHelp:      {draw: (*Model).drawHelp, key: (*Model).helpKey},
 		screenInventory: {draw: (*Model).drawInventory, key: (*Model).inventoryKey},
-		screenFame:      {draw: (*Model).drawFame, key: (*Model).returnKey},
+		screenFame:      {draw: (*Model).drawFame, key: (*Model).fameKey},
 		screenSpells:    {draw: (*Model).drawSpells, key: (*Model).spellsKey},
 		screenESP:       {draw: (*Model).drawDungeon, key: (*Model).espKey, ask: "ESP: which direction do you look? (an arrow)"},
 		screenRetire:    {draw: (*Model).drawDungeon, key: (*Model).retireKey, ask: "Retire this knight into the hall of fame? Its adventures end. (y/n)"},
@@ -217,7 +217,6 @@ type Model struct {
 	haveView bool
 	tomb     *world.Death      // the knight's death, on the death screen
 	retired  *world.Retirement // the knight's retirement, on the retirement screen
-	fame     FameFunc
 	doorMode bool
 	spellLvl int // the spell level whose menu is open
 	// term is the player's terminal as last drawn. frameOK says it shows the screen now:
@@ -228,15 +227,15 @@ type Model struct {
 	term    terminal
 	frameOK bool
 	keep    bool
-	helpTop int // first line of the help shown
-	invTop  int // first line of the inventory shown
+	inv     pager      // the inventory
+	fame    fameScreen // the hall of fame
 	ended   string
 	console console // the admin console over the dungeon screen
 
 	opts    world.Options // the player's settings: from the saved knight, then the options screen
 	synced  bool          // the options were sent to the world after joining
 	chat    chatLine      // the chat line over the dungeon screen
-	logTop  int           // first line of the message log shown; -1 follows the newest
+	log     pager         // the message log, which follows the newest lines
 	who     []world.WhoEntry
 	whoNote string
 	watch   watching // the player this session watches, if any
@@ -254,16 +253,12 @@ type Model struct {
 	mapMemo   mapMemo
 	mapCanvas canvas
 	marks     []squareMark
-	lp        levelPainter // the level's painter, kept from frame to frame (painter)
-	mapScr    *mapScreen   // what the map screen keeps from frame to frame, while it shows (drawMap)
-	waitCmd   tea.Cmd      // waitView's command
-	// help is the help's lines as last wrapped, and the width they were wrapped to.
-	help struct {
-		w     int
-		lines []string
-	}
-	sight []world.Other // the knights in sight of the frame drawn last
-	mail  mailState     // the letters screen (mail.go)
+	lp        levelPainter  // the level's painter, kept from frame to frame (painter)
+	mapScr    *mapScreen    // what the map screen keeps from frame to frame, while it shows (drawMap)
+	waitCmd   tea.Cmd       // waitView's command
+	help      helpScreen    // the help screen: where it is scrolled to, its lines as last wrapped
+	sight     []world.Other // the knights in sight of the frame drawn last
+	mail      mailState     // the letters screen (mail.go)
 	// backSent says the knight, away, has been sent back with a key (chat.go); it is
 	// cleared when a view says it is no longer away.
 	backSent bool
@@ -276,7 +271,8 @@ func New(ctx context.Context, p Params) *Model {
 	}
 	m := &Model{ctx: ctx, p: p, width: p.Width, height: p.Height,
 		name: lineInput{prompt: "Name: ", limit: world.MaxNameLen}, views: NewViewSlot(), console: newConsole(),
-		chat: newChatLine(), mute: lineInput{prompt: "Mute or unmute: ", limit: world.MaxNameLen}, logTop: -1}
+		chat: newChatLine(), mute: lineInput{prompt: "Mute or unmute: ", limit: world.MaxNameLen},
+		help: helpScreen{pager: pager{keys: letterKeys}}, log: pager{keys: letterKeys, tail: true, follow: true}}
 	switch {
 	case p.Watch != nil:
 		m.opts = p.Options.Clone()

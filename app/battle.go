@@ -21,7 +21,7 @@ type battle struct {
 	asked, askedFrom int
 	asking           bool
 	statsBack        screen // where the statistics screen returns to
-	statsTop         int    // the first line of the statistics shown, when they scroll
+	stats            pager  // the statistics, when they scroll
 }
 
 // standing are the indexes of the monsters of a battle still standing.

@@ -533,44 +533,18 @@ func (m *Model) logPage() (lines, foot []string, page int) {
 	return lines, foot, max(1, h-2-len(foot))
 }
 
-// scrollLog moves the message log by a key and reports whether the key was a scrolling one.
-func (m *Model) scrollLog(key string) bool {
-	lines, _, page := m.logPage()
-	last := max(0, len(lines)-page)
-	top := m.logTop
-	if top < 0 {
-		top = last
-	}
-	if k, ok := letterScroll[key]; ok {
-		key = k
-	}
-	if !scrollKey(key, &top, len(lines), page) {
-		return false
-	}
-	m.logTop = top
-	if m.logTop >= last {
-		m.logTop = -1 // follow the newest lines again
-	}
-	return true
-}
-
 // drawLog draws the scroll-back of the player's messages: game messages, chat and
 // announcements, newest at the bottom.
 func (m *Model) drawLog(c *canvas) {
 	msgs := m.view.Messages
 	lines, foot, page := m.logPage()
 	title := "MESSAGES AND CHAT: the last " + english.Count(len(msgs), "message", "messages")
-	top := m.logTop
-	if top < 0 || top > len(lines)-page {
-		top = max(0, len(lines)-page)
-	}
 	if len(lines) > page {
-		title += fmt.Sprintf(", lines %d-%d of %d", top+1, min(top+page, len(lines)), len(lines))
+		from, to := m.log.span(len(lines), page)
+		title += fmt.Sprintf(", lines %d-%d of %d", from, to, len(lines))
 	}
 	c.text(2, 0, title, clsTitle) // at most 67 columns
-	for i := 0; i < page && top+i < len(lines); i++ {
-		c.text(2, 1+i, lines[top+i], clsText)
-	}
+	m.log.draw(c, 2, 1, lines, page, clsText)
 	if len(msgs) == 0 {
 		c.text(2, 2, "Nothing yet.", clsDim)
 	}
@@ -581,7 +555,7 @@ func (m *Model) drawLog(c *canvas) {
 
 // logKey scrolls the message log; any other key returns to the game.
 func (m *Model) logKey(k tea.KeyPressMsg) tea.Cmd {
-	if !m.scrollLog(k.String()) {
+	if lines, _, page := m.logPage(); !m.log.scrollBy(k.String(), len(lines), page) {
 		m.screen = screenPlay
 	}
 	return nil

@@ -51,6 +51,14 @@ func makeHelp() []string {
 	return slices.Clip(lines)
 }
 
+// helpScreen is what the help screen keeps: where it is scrolled to, and its lines as
+// last wrapped, with the width they were wrapped to.
+type helpScreen struct {
+	pager
+	w     int
+	lines []string
+}
+
 // helpPage is the help at the screen's size: its lines wrapped to the width (a line of
 // the key table hangs under its description), and how many show at once.
 func (m *Model) helpPage() (lines []string, page int) {
@@ -110,33 +118,20 @@ func hangOf(line string) int {
 	return lead
 }
 
-// scrollHelp moves the help by a key and reports whether the key was a scrolling one.
-func (m *Model) scrollHelp(key string) bool {
-	lines, page := m.helpPage()
-	if k, ok := letterScroll[key]; ok {
-		key = k
-	}
-	return scrollKey(key, &m.helpTop, len(lines), page)
-}
-
 func (m *Model) drawHelp(c *canvas) {
 	lines, page := m.helpPage()
-	m.helpTop = max(0, min(m.helpTop, len(lines)-page))
-	for i := 0; i < page && m.helpTop+i < len(lines); i++ {
-		cls := clsText
-		if m.helpTop+i == 0 {
-			cls = clsTitle
-		}
-		c.text(2, 1+i, lines[m.helpTop+i], cls)
+	m.help.draw(c, 2, 1, lines, page, clsText)
+	from, to := m.help.span(len(lines), page)
+	if from == 1 {
+		c.text(2, 1, lines[0], clsTitle)
 	}
-	more := fmt.Sprintf("lines %d-%d of %d: arrows, space and b scroll; any other key returns",
-		m.helpTop+1, min(m.helpTop+page, len(lines)), len(lines))
+	more := fmt.Sprintf("lines %d-%d of %d: arrows, space and b scroll; any other key returns", from, to, len(lines))
 	c.text(2, c.h-1, more, clsTitle) // at most 72 columns
 }
 
 // helpKey scrolls the help; any other key returns to the game.
 func (m *Model) helpKey(k tea.KeyPressMsg) tea.Cmd {
-	if !m.scrollHelp(k.String()) {
+	if lines, page := m.helpPage(); !m.help.scrollBy(k.String(), len(lines), page) {
 		m.screen = screenPlay
 	}
 	return nil

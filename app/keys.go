@@ -134,7 +134,7 @@ func gameKeyTable() []keyRow {
 			topic: topicTalking, act: (*Model).mailOpenKey},
 
 		{keys: []string{"w"}, label: "who", help: "w   who is in the game; a letter watches them", topic: topicOthers, act: (*Model).whoOpenKey},
-		{keys: []string{"F"}, label: "hall of fame", help: "F   the knights who retired with honour", topic: topicOthers, act: open(screenFame)},
+		{keys: []string{"F"}, label: "hall of fame", help: "F   the knights who retired with honour", topic: topicOthers, act: (*Model).fameOpenKey},
 		{keys: []string{"o"}, label: "options", help: "o   screen-reader mode, theme, colours, spectators, muted players; " +
 			"the title's y asks for the screen-reader mode (ssh -t host play --plain)", topic: topicOthers, act: (*Model).optionsOpenKey},
 		{keys: []string{"?", "f1"}, label: "help", help: "? or F1   this help", topic: topicOthers, act: (*Model).helpOpenKey},
@@ -319,7 +319,7 @@ func (m *Model) targetKey(p keyPress) tea.Cmd {
 }
 
 func (m *Model) statsOpenKey(keyPress) tea.Cmd {
-	m.screen, m.bt.statsBack, m.bt.statsTop = screenStats, screenPlay, 0
+	m.screen, m.bt.statsBack, m.bt.stats = screenStats, screenPlay, pager{keys: lineKeys}
 	return nil
 }
 
@@ -334,17 +334,20 @@ func (m *Model) sellKey(keyPress) tea.Cmd {
 }
 
 func (m *Model) logOpenKey(keyPress) tea.Cmd {
-	m.screen, m.logTop = screenLog, -1
+	m.screen = screenLog
+	m.log.home()
 	return nil
 }
 
 func (m *Model) inventoryOpenKey(keyPress) tea.Cmd {
-	m.screen, m.invTop = screenInventory, 0
+	m.screen = screenInventory
+	m.inv.home()
 	return nil
 }
 
 func (m *Model) helpOpenKey(keyPress) tea.Cmd {
-	m.screen, m.helpTop = screenHelp, 0
+	m.screen = screenHelp
+	m.help.home()
 	return nil
 }
 
