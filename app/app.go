@@ -152,8 +152,23 @@ type screenRow struct {
 // the view), which a variable's initializer may not.
 var screens [numScreens]screenRow
 
+// init fills in the tables whose rows read tables (a screen's functions read screens, the
+// chat's /help its help, a word's help plainWords), in the order they read one another:
+// the screens, the game's keys and the chat line's commands, then screen-reader mode's
+// words, some of which are the keys' and the commands' rows, then the help, whose keys
+// are gameKeys'.
 func init() {
-	screens = [numScreens]screenRow{
+	screens = screenTable()
+	gameKeys = gameKeyTable()
+	chatCommands = chatCommandTable()
+	chatByWord, chatHelp = chatIndex(chatCommands), makeChatHelp()
+	plainWords = plainWordTable()
+	helpLines = makeHelp()
+}
+
+// screenTable is the screens' table (screens).
+func screenTable() [numScreens]screenRow {
+	return [numScreens]screenRow{
 		screenTitle:     {draw: (*Model).drawTitle, key: (*Model).titleKey, typed: (*Model).titleLine, speak: (*Model).plainIntro},
 		screenRoll:      {draw: (*Model).drawRoll, key: (*Model).rollKey, typed: (*Model).rollLine, speak: (*Model).sayRoll},
 		screenName:      {draw: (*Model).drawName, key: (*Model).nameKey, typed: (*Model).nameLine, speak: (*Model).sayNamePrompt},
@@ -162,7 +177,7 @@ func init() {
 		screenMap:       {draw: (*Model).drawMap, key: (*Model).returnKey},
 		screenHelp:      {draw: (*Model).drawHelp, key: (*Model).helpKey},
 		screenInventory: {draw: (*Model).drawInventory, key: (*Model).inventoryKey},
-		screenFame:      {draw: (*Model).drawFame, key: (*Model).returnKey},
+		screenFame:      {draw: (*Model).drawFame, key: (*Model).fameKey},
 		screenSpells:    {draw: (*Model).drawSpells, key: (*Model).spellsKey},
 		screenESP:       {draw: (*Model).drawDungeon, key: (*Model).espKey, ask: "ESP: which direction do you look? (an arrow)"},
 		screenRetire:    {draw: (*Model).drawDungeon, key: (*Model).retireKey, ask: "Retire this knight into the hall of fame? Its adventures end. (y/n)"},
@@ -202,7 +217,6 @@ type Model struct {
 	haveView bool
 	tomb     *world.Death      // the knight's death, on the death screen
 	retired  *world.Retirement // the knight's retirement, on the retirement screen
-	fame     FameFunc
 	doorMode bool
 	spellLvl int // the spell level whose menu is open
 	// term is the player's terminal as last drawn. frameOK says it shows the screen now:
@@ -213,15 +227,15 @@ type Model struct {
 	term    terminal
 	frameOK bool
 	keep    bool
-	helpTop int // first line of the help shown
-	invTop  int // first line of the inventory shown
+	inv     pager      // the inventory
+	fame    fameScreen // the hall of fame
 	ended   string
 	console console // the admin console over the dungeon screen
 
 	opts    world.Options // the player's settings: from the saved knight, then the options screen
 	synced  bool          // the options were sent to the world after joining
 	chat    chatLine      // the chat line over the dungeon screen
-	logTop  int           // first line of the message log shown; -1 follows the newest
+	log     pager         // the message log, which follows the newest lines
 	who     []world.WhoEntry
 	whoNote string
 	watch   watching // the player this session watches, if any
@@ -239,16 +253,12 @@ type Model struct {
 	mapMemo   mapMemo
 	mapCanvas canvas
 	marks     []squareMark
-	lp        levelPainter // the level's painter, kept from frame to frame (painter)
-	mapScr    *mapScreen   // what the map screen keeps from frame to frame, while it shows (drawMap)
-	waitCmd   tea.Cmd      // waitView's command
-	// help is the help's lines as last wrapped, and the width they were wrapped to.
-	help struct {
-		w     int
-		lines []string
-	}
-	sight []world.Other // the knights in sight of the frame drawn last
-	mail  mailState     // the letters screen (mail.go)
+	lp        levelPainter  // the level's painter, kept from frame to frame (painter)
+	mapScr    *mapScreen    // what the map screen keeps from frame to frame, while it shows (drawMap)
+	waitCmd   tea.Cmd       // waitView's command
+	help      helpScreen    // the help screen: where it is scrolled to, its lines as last wrapped
+	sight     []world.Other // the knights in sight of the frame drawn last
+	mail      mailState     // the letters screen (mail.go)
 	// backSent says the knight, away, has been sent back with a key (chat.go); it is
 	// cleared when a view says it is no longer away.
 	backSent bool
@@ -261,7 +271,8 @@ func New(ctx context.Context, p Params) *Model {
 	}
 	m := &Model{ctx: ctx, p: p, width: p.Width, height: p.Height,
 		name: lineInput{prompt: "Name: ", limit: world.MaxNameLen}, views: NewViewSlot(), console: newConsole(),
-		chat: newChatLine(), mute: lineInput{prompt: "Mute or unmute: ", limit: world.MaxNameLen}, logTop: -1}
+		chat: newChatLine(), mute: lineInput{prompt: "Mute or unmute: ", limit: world.MaxNameLen},
+		help: helpScreen{pager: pager{keys: letterKeys}}, log: pager{keys: letterKeys, tail: true, follow: true}}
 	switch {
 	case p.Watch != nil:
 		m.opts = p.Options.Clone()

@@ -3,7 +3,6 @@ package app
 import (
 	"fmt"
 
-	tea "charm.land/bubbletea/v2"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
@@ -22,35 +21,7 @@ type battle struct {
 	asked, askedFrom int
 	asking           bool
 	statsBack        screen // where the statistics screen returns to
-	statsTop         int    // the first line of the statistics shown, when they scroll
-}
-
-// groupKey handles the keys of battles and parties on the dungeon screen: t, Tab and
-// shift+Tab choose the target and x opens the statistics (in a fight), P the party
-// screen. handled is false for keys the game should have.
-func (m *Model) groupKey(k tea.KeyPressMsg) (cmd tea.Cmd, handled bool) {
-	f := m.view.Fight
-	switch k.String() {
-	case "t", "tab":
-		if f != nil {
-			m.cycleTarget(1)
-			return nil, true
-		}
-	case "shift+tab", "T":
-		if f != nil {
-			m.cycleTarget(-1)
-			return nil, true
-		}
-	case "x":
-		if f != nil {
-			m.screen, m.bt.statsBack, m.bt.statsTop = screenStats, screenPlay, 0
-			return nil, true
-		}
-	case "P":
-		m.screen = screenParty
-		return nil, true
-	}
-	return nil, false
+	stats            pager  // the statistics, when they scroll
 }
 
 // standing are the indexes of the monsters of a battle still standing.

@@ -16,20 +16,13 @@ import (
 func (m *Model) statsKey(k tea.KeyPressMsg) tea.Cmd {
 	s := k.String()
 	switch s {
-	case "t", "tab":
-		m.cycleTarget(1)
-		return nil
-	case "shift+tab", "T":
-		m.cycleTarget(-1)
-		return nil
-	case "up", "k":
-		m.bt.statsTop = max(0, m.bt.statsTop-1)
-		return nil
-	case "down", "j":
-		m.bt.statsTop++ // drawStats stops it at the end
+	case "t", "tab", "shift+tab", "T":
+		return m.targetKey(keyPress{key: s})
+	}
+	if m.bt.stats.scrollBy(s, unmeasured, 1) { // drawStats stops it at the end
 		return nil
 	}
-	m.do(fightKeys[s]) // f, r and s act from here too; anything else just goes back
+	m.do(fightCommand(s)) // f, r and s act from here too; anything else just goes back
 	m.screen = screenPlay
 	return nil
 }
@@ -280,13 +273,12 @@ func (m *Model) drawStats(c *canvas) {
 			return fmt.Sprintf("lines %d-%d of %d: up and down scroll", first+1, min(first+rows, len(body)), len(body))
 		}
 		rows -= len(pack(append(keys, where(len(body), len(body))), w))
-		m.bt.statsTop = max(0, min(m.bt.statsTop, len(body)-rows))
-		keyLines = pack(append(keys, where(m.bt.statsTop, rows)), w)
+		keyLines = pack(append(keys, where(m.bt.stats.first(len(body), rows), rows)), w)
 	} else {
 		rows -= len(keyLines)
 	}
-	m.bt.statsTop = max(0, min(m.bt.statsTop, len(body)-rows))
-	for i, l := range body[m.bt.statsTop:min(len(body), m.bt.statsTop+rows)] {
+	first := m.bt.stats.first(len(body), rows)
+	for i, l := range body[first:min(len(body), first+rows)] {
 		c.text(2, top+i, l.text, l.cls)
 	}
 	for i, l := range keyLines {
@@ -304,7 +296,7 @@ func (m *Model) drawStats(c *canvas) {
 	}
 	footLines := wrapAll(foot, w)
 	end := top + rows
-	if m.bt.statsTop > 0 || y+len(footLines) > end {
+	if first > 0 || y+len(footLines) > end {
 		return
 	}
 	for i, l := range logLines(f.Log, w, end-len(footLines)-1-y) {

@@ -63,8 +63,8 @@ func quotedName(rest string) named {
 // The chat line's commands: one row a command (with the spellings that mean the same),
 // saying how it is typed, what it does and what it asks for. A typed line is looked up
 // here, and the help is made from the rows, so that a command and its help cannot part.
-// Adding a command is a row. Screen-reader mode's talking words are these commands'
-// spellings without the slash (words.go).
+// Adding a command is a row. Screen-reader mode's talking words are these rows' too: a
+// row's word, spelled as the command without the slash (words.go reads them).
 
 // chatTopic is the part of the help a command is told in.
 type chatTopic int
@@ -96,38 +96,54 @@ type chatCommand struct {
 	// parse reads the line: cmd is the command as typed, in lower case, and rest what
 	// follows it, trimmed.
 	parse func(cmd, rest string) chatAction
+	// word is the command as screen-reader mode's talking word, if it is one: its
+	// spellings without the slash (say shout, not /shout), how its help says it, and
+	// what it runs when not the command itself (wordChat). plainWords has it under
+	// talking, at the game's prompt.
+	word *plainWord
 }
 
 // chatCommands are the commands, by topic, in the help's order; chatByWord finds a row by
-// any of its words, and chatHelp is the help made from them.
+// any of its words, and chatHelp is the help made from them. They are filled in by init
+// (app.go), not by an initializer: /help reads the help made from the table.
 var (
 	chatCommands []chatCommand
 	chatByWord   map[string]*chatCommand
 	chatHelp     string
 )
 
-func init() {
-	// Filled in here, not by an initializer: /help reads the help made from the table.
-	chatCommands = []chatCommand{
-		{words: []string{"/say"}, usage: "Plain text (or /say TEXT)", help: "says to those who see you", parse: talk(world.ChatSay)},
+// chatCommandTable is the chat line's table (chatCommands).
+func chatCommandTable() []chatCommand {
+	return []chatCommand{
+		{words: []string{"/say"}, usage: "Plain text (or /say TEXT)", help: "says to those who see you", parse: talk(world.ChatSay),
+			word: &plainWord{words: []string{"say"}, prefixes: []string{"'", `"`}, usage: "say TEXT (or 'TEXT)", help: "says it to those who see you",
+				run: (*Model).wordSay}},
 		{words: []string{"/me", "/emote", "/em"}, usage: "/me TEXT", help: `acts it out (/me waves: "Kay waves.")`,
+			word: &plainWord{words: []string{"me", "emote"}, usage: "me TEXT", help: `acts it out to those who see you: me waves is "Kay waves."`},
 			parse: func(_, rest string) chatAction {
 				if rest == "" {
 					return chatAction{note: `Act out what? /me TEXT: "/me waves" shows your name and "waves." to those who see you.`}
 				}
 				return talk(world.ChatEmote)("", rest)
 			}},
-		{words: []string{"/shout", "/sh", "/yell"}, usage: "/shout TEXT", help: "reaches everyone", parse: talk(world.ChatShout)},
+		{words: []string{"/shout", "/sh", "/yell"}, usage: "/shout TEXT", help: "reaches everyone", parse: talk(world.ChatShout),
+			word: &plainWord{words: []string{"shout", "yell"}, usage: "shout TEXT", help: "says it to everyone"}},
 		{words: []string{"/w", "/whisper", "/tell", "/t", "/msg"}, usage: "/w NAME TEXT", help: "whispers",
+			word: &plainWord{words: []string{"whisper", "tell"}, usage: "whisper NAME TEXT", help: "says it to one knight"},
 			parse: func(_, rest string) chatAction {
 				n := quotedName(rest)
 				return chatAction{chat: &world.Chat{Kind: world.ChatWhisper, To: n.name, Text: n.text}}
 			}},
-		{words: []string{"/r", "/reply", "/re"}, usage: "/r TEXT", help: "answers the last who whispered to you", parse: talk(world.ChatReply)},
-		{words: []string{"/p"}, usage: "/p TEXT", help: "is for your party", parse: talk(world.ChatParty)},
+		{words: []string{"/r", "/reply", "/re"}, usage: "/r TEXT", help: "answers the last who whispered to you", parse: talk(world.ChatReply),
+			word: &plainWord{words: []string{"reply", "re"}, usage: "reply TEXT", help: "whispers to the last knight who whispered to you"}},
+		{words: []string{"/p"}, usage: "/p TEXT", help: "is for your party", parse: talk(world.ChatParty),
+			word: &plainWord{words: []string{"party", "p"}, usage: "party TEXT", help: "says it to your party",
+				only: func(c plainCall) bool { return c.word != "party" || c.rest != "" }}}, // party alone lists the party
 		{words: []string{"/afk", "/away"}, usage: "/afk [REASON]", help: "says you are away until your next key",
+			word:  &plainWord{words: []string{"afk", "away"}, usage: "afk REASON", help: "says you are away (the reason is yours to give) until your next key"},
 			parse: func(_, rest string) chatAction { return chatAction{away: &rest} }},
 		{words: []string{"/mute", "/ignore"}, usage: "/mute NAME", help: "hides a knight's chat",
+			word: &plainWord{words: []string{"mute"}, usage: "mute NAME", help: "leaves a knight out of what you hear"},
 			parse: func(_, rest string) chatAction {
 				if rest == "" {
 					return chatAction{note: "Mute whom? /mute NAME hides that knight's chat."}
@@ -135,6 +151,7 @@ func init() {
 				return chatAction{mute: rest}
 			}},
 		{words: []string{"/unmute", "/unignore"}, usage: "/unmute NAME", help: "shows it again",
+			word: &plainWord{words: []string{"unmute"}, usage: "unmute NAME", help: "lets it be heard again"},
 			parse: func(_, rest string) chatAction {
 				if rest == "" {
 					return chatAction{note: "Unmute whom? /unmute NAME."}
@@ -142,6 +159,7 @@ func init() {
 				return chatAction{unmute: rest}
 			}},
 		{words: []string{"/report"}, usage: "/report NAME REASON", help: "tells the admins",
+			word: &plainWord{words: []string{"report"}, usage: "report NAME REASON", help: "tells the admins about a knight, with what it said lately"},
 			parse: func(_, rest string) chatAction {
 				if rest == "" {
 					return chatAction{note: "Report whom? /report NAME REASON tells the admins, with what that knight said lately."}
@@ -161,6 +179,8 @@ func init() {
 				return chatAction{chat: &world.Chat{Kind: world.ChatChannel, To: name, Text: strings.TrimSpace(text)}}
 			}},
 		{words: channelCommands(), usage: channelCommandUsage(), help: "talks on that channel", topic: chatChannels,
+			word: &plainWord{words: channelWords(), usage: channelUsage(),
+				help: "talks on that channel, wherever its knights are (newbie is for questions: ask anything)"},
 			parse: func(cmd, rest string) chatAction {
 				name := world.ChannelNamed(cmd[1:]).Name // a row's word is a channel's
 				if rest == "" {
@@ -169,6 +189,7 @@ func init() {
 				return chatAction{chat: &world.Chat{Kind: world.ChatChannel, To: name, Text: rest}}
 			}},
 		{words: []string{"/join"}, usage: "/join NAME", help: "joins one", topic: chatChannels,
+			word: &plainWord{words: []string{"join"}, usage: "join CHANNEL", help: "joins a channel and reads its last lines"},
 			parse: func(_, rest string) chatAction {
 				if rest == "" {
 					return chatAction{note: "Join which channel? /join NAME; /channels lists them."}
@@ -183,11 +204,15 @@ func init() {
 				return chatAction{channel: &world.ChannelAction{Kind: world.ChannelLeave, Name: rest}}
 			}},
 		{words: []string{"/channels"}, usage: "/channels", help: "lists them", topic: chatChannels,
+			word: &plainWord{words: []string{"channels"}, help: "lists the channels, and which you are on"},
 			parse: func(string, string) chatAction {
 				return chatAction{channel: &world.ChannelAction{Kind: world.ChannelList}}
 			}},
 
 		{words: []string{"/mail", "/letter", "/write"}, usage: "/mail NAME TEXT", help: "writes to any knight, online or not; /mail alone reads yours",
+			word: &plainWord{words: []string{"mail", "letters", "letter"}, usage: "mail",
+				help: "reads your letters; mail NAME TEXT writes to any knight, online or not; mail delete 2 deletes the second",
+				run:  (*Model).wordMail},
 			topic: chatLetters, parse: func(_, rest string) chatAction {
 				if rest == "" {
 					return chatAction{mail: true}
@@ -216,13 +241,17 @@ func init() {
 				return talk(world.ChatParty)("", rest)
 			}},
 	}
-	chatByWord = map[string]*chatCommand{}
-	for i := range chatCommands {
-		for _, w := range chatCommands[i].words {
-			chatByWord[w] = &chatCommands[i]
+}
+
+// chatIndex finds the rows of cmds by each of their words.
+func chatIndex(cmds []chatCommand) map[string]*chatCommand {
+	by := map[string]*chatCommand{}
+	for i := range cmds {
+		for _, w := range cmds[i].words {
+			by[w] = &cmds[i]
 		}
 	}
-	chatHelp = makeChatHelp()
+	return by
 }
 
 // talk is the parse of a command whose rest is the text of a line of chat of that kind.
@@ -390,20 +419,23 @@ func (m *Model) comeBack() {
 	}
 }
 
-// chatKey handles a key for the chat line: Enter or ' on the dungeon screen opens it, and
-// while it is open every key is its own. handled is false for keys the game should have.
+// openChat opens the chat line (Enter or ' on the dungeon screen).
+func (m *Model) openChat() tea.Cmd {
+	ch := &m.chat
+	ch.open = true
+	ch.history.reset()
+	ch.input.in().Reset()
+	return ch.input.in().Focus()
+}
+
+// chatKey handles a key for the chat line: while it is open every key is its own.
+// handled is false for keys the game should have.
 func (m *Model) chatKey(k tea.KeyPressMsg) (cmd tea.Cmd, handled bool) {
 	ch := &m.chat
 	s := k.String()
 	if !ch.open {
-		ch.note = ""
-		if s != "enter" && s != "'" {
-			return nil, false
-		}
-		ch.open = true
-		ch.history.reset()
-		ch.input.in().Reset()
-		return ch.input.in().Focus(), true
+		ch.note = "" // a note shows until the next key
+		return nil, false
 	}
 	switch s {
 	case "esc":
@@ -501,44 +533,18 @@ func (m *Model) logPage() (lines, foot []string, page int) {
 	return lines, foot, max(1, h-2-len(foot))
 }
 
-// scrollLog moves the message log by a key and reports whether the key was a scrolling one.
-func (m *Model) scrollLog(key string) bool {
-	lines, _, page := m.logPage()
-	last := max(0, len(lines)-page)
-	top := m.logTop
-	if top < 0 {
-		top = last
-	}
-	if k, ok := letterScroll[key]; ok {
-		key = k
-	}
-	if !scrollKey(key, &top, len(lines), page) {
-		return false
-	}
-	m.logTop = top
-	if m.logTop >= last {
-		m.logTop = -1 // follow the newest lines again
-	}
-	return true
-}
-
 // drawLog draws the scroll-back of the player's messages: game messages, chat and
 // announcements, newest at the bottom.
 func (m *Model) drawLog(c *canvas) {
 	msgs := m.view.Messages
 	lines, foot, page := m.logPage()
 	title := "MESSAGES AND CHAT: the last " + english.Count(len(msgs), "message", "messages")
-	top := m.logTop
-	if top < 0 || top > len(lines)-page {
-		top = max(0, len(lines)-page)
-	}
 	if len(lines) > page {
-		title += fmt.Sprintf(", lines %d-%d of %d", top+1, min(top+page, len(lines)), len(lines))
+		from, to := m.log.span(len(lines), page)
+		title += fmt.Sprintf(", lines %d-%d of %d", from, to, len(lines))
 	}
 	c.text(2, 0, title, clsTitle) // at most 67 columns
-	for i := 0; i < page && top+i < len(lines); i++ {
-		c.text(2, 1+i, lines[top+i], clsText)
-	}
+	m.log.draw(c, 2, 1, lines, page, clsText)
 	if len(msgs) == 0 {
 		c.text(2, 2, "Nothing yet.", clsDim)
 	}
@@ -549,8 +555,26 @@ func (m *Model) drawLog(c *canvas) {
 
 // logKey scrolls the message log; any other key returns to the game.
 func (m *Model) logKey(k tea.KeyPressMsg) tea.Cmd {
-	if !m.scrollLog(k.String()) {
+	if lines, _, page := m.logPage(); !m.log.scrollBy(k.String(), len(lines), page) {
 		m.screen = screenPlay
 	}
 	return nil
+}
+
+// channelWords are the channels' names, as words that talk on them.
+func channelWords() []string {
+	var out []string
+	for _, ch := range world.Channels {
+		out = append(out, ch.Name)
+	}
+	return out
+}
+
+// channelUsage is how the help shows the channels' words: "newbie TEXT or ooc TEXT".
+func channelUsage() string {
+	var out []string
+	for _, ch := range world.Channels {
+		out = append(out, ch.Name+" TEXT")
+	}
+	return strings.Join(out, " or ")
 }

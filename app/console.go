@@ -58,25 +58,28 @@ func newConsole() console {
 	return console{input: lineInput{prompt: ": ", limit: consoleInputLimit}}
 }
 
-// consoleKey handles a key for the console: ':' on the dungeon screen opens it (or tells a
-// player who is not an admin that it is not theirs), and while it is open every key is
-// its own. handled is false for keys the game should have.
+// openConsole opens the console (':' on the dungeon screen), or tells a player who is not
+// an admin that it is not theirs.
+func (m *Model) openConsole() tea.Cmd {
+	cs := &m.console
+	if m.p.Admin == nil {
+		cs.note = consoleForAdmins
+		return nil
+	}
+	cs.open, cs.follow = true, true
+	cs.history.reset()
+	cs.input.in().Reset()
+	return cs.input.in().Focus()
+}
+
+// consoleKey handles a key for the console: while it is open every key is its own.
+// handled is false for keys the game should have.
 func (m *Model) consoleKey(k tea.KeyPressMsg) (cmd tea.Cmd, handled bool) {
 	cs := &m.console
 	s := k.String()
 	if !cs.open {
-		cs.note = ""
-		if s != ":" {
-			return nil, false
-		}
-		if m.p.Admin == nil {
-			cs.note = consoleForAdmins
-			return nil, true
-		}
-		cs.open, cs.follow = true, true
-		cs.history.reset()
-		cs.input.in().Reset()
-		return cs.input.in().Focus(), true
+		cs.note = "" // a note shows until the next key
+		return nil, false
 	}
 	switch s {
 	case "esc":

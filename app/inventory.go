@@ -61,12 +61,10 @@ func (m *Model) drawInventory(c *canvas) {
 	c.text(2, 1, "INVENTORY", clsTitle)
 	c.text(2, 3, fmt.Sprintf("Gold %d   Treasure experience %d", s.Gold, s.TreasureExperience), clsText)
 	p := m.inventoryPage()
-	m.invTop = max(0, min(m.invTop, len(p.lines)-p.page))
-	for i := 0; i < p.page && m.invTop+i < len(p.lines); i++ {
-		c.text(4, 5+i, p.lines[m.invTop+i], clsText)
-	}
+	m.inv.draw(c, 4, 5, p.lines, p.page, clsText)
 	if len(p.lines) > p.page {
-		c.text(4, 5+p.page, fmt.Sprintf("(lines %d-%d of %d)", m.invTop+1, m.invTop+p.page, len(p.lines)), clsDim)
+		from, to := m.inv.span(len(p.lines), p.page)
+		c.text(4, 5+p.page, fmt.Sprintf("(lines %d-%d of %d)", from, to, len(p.lines)), clsDim)
 	}
 	y := c.h - 1 - len(p.keys) - len(p.msg)
 	for _, l := range p.msg {
@@ -79,23 +77,52 @@ func (m *Model) drawInventory(c *canvas) {
 	}
 }
 
+// fameScreen is what the hall of fame keeps while it shows: its lines, read when it
+// opens, and where they are scrolled to.
+type fameScreen struct {
+	pager
+	lines []string
+}
+
+// fameOpenKey opens the hall of fame, reading it.
+func (m *Model) fameOpenKey(keyPress) tea.Cmd {
+	m.screen = screenFame
+	m.fame.home()
+	m.fame.lines = nil
+	if m.p.Fame != nil {
+		m.fame.lines = m.p.Fame()
+	}
+	if len(m.fame.lines) == 0 {
+		m.fame.lines = []string{"No knight has retired yet."}
+	}
+	return nil
+}
+
+// famePage is how many lines of the hall of fame show at once.
+func (m *Model) famePage() int {
+	_, h := m.frameSize()
+	return max(1, h-6)
+}
+
 func (m *Model) drawFame(c *canvas) {
 	c.text(2, 1, "HALL OF FAME", clsTitle)
 	c.text(2, 2, "The knights who retired with honour near the seat of the king.", clsText)
-	var lines []string
-	if m.p.Fame != nil {
-		lines = m.p.Fame()
+	lines, page := m.fame.lines, m.famePage()
+	m.fame.draw(c, 4, 4, lines, page, clsText)
+	foot := "Any key returns."
+	if len(lines) > page {
+		from, to := m.fame.span(len(lines), page)
+		foot = fmt.Sprintf("Lines %d-%d of %d: up and down scroll; any other key returns.", from, to, len(lines))
 	}
-	if len(lines) == 0 {
-		lines = []string{"No knight has retired yet."}
+	c.text(2, c.h-2, foot, clsTitle)
+}
+
+// fameKey scrolls a long hall of fame; any other key returns to the game.
+func (m *Model) fameKey(k tea.KeyPressMsg) tea.Cmd {
+	if lines, page := m.fame.lines, m.famePage(); len(lines) <= page || !m.fame.scrollBy(k.String(), len(lines), page) {
+		m.screen = screenPlay
 	}
-	for i, l := range lines {
-		if 4+i >= c.h-2 {
-			break
-		}
-		c.text(4, 4+i, l, clsText)
-	}
-	c.text(2, c.h-2, "Any key returns.", clsTitle)
+	return nil
 }
 
 // drawSpells draws the menu of one level's spells over the dungeon view, each spell's help
@@ -170,8 +197,8 @@ func (m *Model) spellsKey(k tea.KeyPressMsg) tea.Cmd {
 // espKey is the direction ESP looks in.
 func (m *Model) espKey(k tea.KeyPressMsg) tea.Cmd {
 	m.screen = screenPlay
-	if mv, ok := moveKeys[k.String()]; ok {
-		m.do(world.Cast{Spell: world.SpellESP, Dir: mv.dir})
+	if d, _, ok := keyDir(k.String()); ok {
+		m.do(world.Cast{Spell: world.SpellESP, Dir: d})
 	}
 	return nil
 }
@@ -180,7 +207,7 @@ func (m *Model) espKey(k tea.KeyPressMsg) tea.Cmd {
 // that item, a capital drops it; any other key returns to the game.
 func (m *Model) inventoryKey(k tea.KeyPressMsg) tea.Cmd {
 	s := k.String()
-	if p := m.inventoryPage(); len(p.lines) > p.page && scrollKey(s, &m.invTop, len(p.lines), p.page) {
+	if p := m.inventoryPage(); len(p.lines) > p.page && m.inv.scrollBy(s, len(p.lines), p.page) {
 		return nil
 	}
 	if len(s) == 1 && s[0] >= 'a' && s[0] <= 'z' {

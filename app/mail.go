@@ -23,7 +23,7 @@ type mailState struct {
 	letters []world.Letter
 	have    bool // the world has answered
 	note    string
-	top     int // first line shown
+	pager   // the list, when it scrolls
 }
 
 // lettersMsg is the world's answer with the knight's letters.
@@ -138,12 +138,10 @@ func (m *Model) drawMail(c *canvas) {
 	case len(ls) == 0:
 		c.paragraph(4, 3, c.w-6, "No letters. /mail NAME TEXT on the chat line writes to any knight, online or not.", clsDim)
 	}
-	m.mail.top = max(0, min(m.mail.top, len(lines)-page))
-	for i := 0; i < page && m.mail.top+i < len(lines); i++ {
-		c.text(4, 3+i, lines[m.mail.top+i], clsText)
-	}
+	m.mail.draw(c, 4, 3, lines, page, clsText)
 	if len(lines) > page {
-		c.text(4, 3+page, fmt.Sprintf("(lines %d-%d of %d; up and down scroll)", m.mail.top+1, min(m.mail.top+page, len(lines)), len(lines)), clsDim)
+		from, to := m.mail.span(len(lines), page)
+		c.text(4, 3+page, fmt.Sprintf("(lines %d-%d of %d; up and down scroll)", from, to, len(lines)), clsDim)
 	}
 	for i, l := range foot {
 		c.text(2, c.h-len(foot)+i, l, clsTitle)
@@ -153,7 +151,7 @@ func (m *Model) drawMail(c *canvas) {
 // mailKey is a key on the letters screen.
 func (m *Model) mailKey(k tea.KeyPressMsg) tea.Cmd {
 	s := k.String()
-	if lines, _, page := m.mailPage(); len(lines) > page && scrollKey(s, &m.mail.top, len(lines), page) {
+	if lines, _, page := m.mailPage(); len(lines) > page && m.mail.scrollBy(s, len(lines), page) {
 		return nil
 	}
 	if len(s) == 1 && s[0] >= 'a' && s[0] <= 'z' {

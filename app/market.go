@@ -19,8 +19,8 @@ import (
 
 // marketState is the market screen's state. It is part of the Model.
 type marketState struct {
-	selling bool   // the letters sell the knight's things, not buy the wares
-	top     [2]int // the first line shown of the wares and of the knight's things
+	selling bool     // the letters sell the knight's things, not buy the wares
+	lists   [2]pager // the wares and the knight's things, when they scroll
 }
 
 // marketHere is the market the knight stands on, or nil.
@@ -94,7 +94,7 @@ func (m *Model) marketKey(k tea.KeyPressMsg) tea.Cmd {
 	if m.mk.selling {
 		lines, active = p.things, 1
 	}
-	if len(lines) > p.rows && scrollKey(s, &m.mk.top[active], len(lines), p.rows-1) {
+	if len(lines) > p.rows && m.mk.lists[active].scrollBy(s, len(lines), p.rows-1) {
 		return nil
 	}
 	i := marketIndex(s)
@@ -238,7 +238,7 @@ func (m *Model) drawMarket(c *canvas) {
 	c.text(xr, 2, sellHead, sellHeadCls)
 	c.text(xr+colW-4, 2, "pays", clsDim)
 
-	list := func(x int, lines []panelLine, top *int, active bool, none string) {
+	list := func(x int, lines []panelLine, pg *pager, active bool, none string) {
 		if len(lines) == 0 {
 			c.text(x, p.listTop, none, clsDim)
 			return
@@ -248,13 +248,13 @@ func (m *Model) drawMarket(c *canvas) {
 			rows-- // the last row says there is more
 			c.text(x, p.listTop+rows, marketMore(active), clsDim)
 		}
-		*top = max(0, min(*top, len(lines)-rows))
-		for i := 0; i < rows && *top+i < len(lines); i++ {
-			c.text(x, p.listTop+i, lines[*top+i].text, lines[*top+i].cls)
+		top := pg.first(len(lines), rows)
+		for i := 0; i < rows && top+i < len(lines); i++ {
+			c.text(x, p.listTop+i, lines[top+i].text, lines[top+i].cls)
 		}
 	}
-	list(x0, p.wares, &m.mk.top[0], !m.mk.selling, "Nothing is for sale today.")
-	list(xr, p.things, &m.mk.top[1], m.mk.selling, "You carry nothing to sell.")
+	list(x0, p.wares, &m.mk.lists[0], !m.mk.selling, "Nothing is for sale today.")
+	list(xr, p.things, &m.mk.lists[1], m.mk.selling, "You carry nothing to sell.")
 
 	y := c.h - len(p.status) - len(p.keys) - len(p.msgs)
 	for _, l := range p.msgs {

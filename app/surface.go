@@ -21,28 +21,6 @@ func (m *Model) onSurface() bool {
 	return m.haveView && v.Outside() && v.Surface != nil && v.Surface.Map != nil
 }
 
-// surfaceKey handles the play screen's keys that mean something on the surface: arrows
-// and hjkl walk (shifted too: there are no doors outside); on a market, b opens it to
-// buy and s to sell (in a battle s still shoots). It reports whether it took the key.
-func (m *Model) surfaceKey(s string) bool {
-	if !m.onSurface() {
-		return false
-	}
-	if mv, ok := moveKeys[s]; ok {
-		m.doorMode = false
-		m.do(world.Move{Dir: mv.dir})
-		return true
-	}
-	switch s {
-	case "b":
-		m.openMarket(false)
-		return true
-	case "s":
-		return m.openMarket(true)
-	}
-	return false
-}
-
 // surfaceCellSizes are the sizes a space may be drawn at (rows, columns), the largest
 // first (layoutSurface says which is used).
 var surfaceCellSizes = [][2]int{{4, 9}, {3, 7}, {2, 5}, {2, 4}, {1, 4}, {1, 3}, {1, 2}}

@@ -90,23 +90,39 @@ type plainCall struct {
 
 // plainWords are the words, by topic. Where two rows have a word, their prompts or their
 // only conditions keep them apart: no two rows take the same line (a test checks), so
-// their order is only the help's.
+// their order is only the help's. The words of walking, fighting and things are rows of
+// the game's keys (gameKeys), the talking words the chat line's commands'
+// (chatCommands); init (app.go) fills the table in, once those are.
 var plainWords []plainWord
 
-func init() {
-	// Filled in here, not by an initializer: help reads the table it is a row of.
-	plainWords = []plainWord{
-		{words: []string{"north", "south", "east", "west", "n", "s", "e", "w"}, usage: "north, south, east, west",
-			help: "walk a square that way (outside, a space)", topic: topicWalking, when: playing,
-			only: func(c plainCall) bool { return len(c.args) == 0 && (c.word != "s" || sIsSouth(c)) }, run: (*Model).wordWalk},
-		{words: []string{"go", "walk"}, usage: "go DIRECTION", help: "walks that way too", topic: topicWalking, when: playing, run: (*Model).wordGo},
-		{words: []string{"open", "door", "d", "force", "search", "unlock"}, usage: "open DIRECTION",
-			help: "opens, forces or searches for a door that way (d alone goes down)", topic: topicWalking, when: playing, run: (*Model).wordOpen},
-		{words: []string{"down", ">", "descend", "enter"}, help: "takes the stairs down, and at the entrance outside goes back into the dungeon",
-			topic: topicWalking, when: playing, run: (*Model).wordDown},
-		{words: []string{"up", "u", "<", "climb", "ascend", "exit"}, help: "takes the stairs up; up on the exit of level 1 leaves the dungeon",
-			topic: topicWalking, when: playing, run: (*Model).wordUp},
+// plainWordTable is the words' table (plainWords): the keys' words, the words of their
+// own, and the chat's.
+func plainWordTable() []plainWord {
+	var words []plainWord
+	for _, k := range gameKeys {
+		for _, w := range k.words {
+			w.topic = k.topic
+			words = append(words, w)
+		}
+	}
+	words = append(words, ownWords()...)
+	for _, c := range chatCommands {
+		if c.word != nil {
+			w := *c.word
+			w.topic, w.when = topicTalking, playing
+			if w.run == nil {
+				w.run = (*Model).wordChat
+			}
+			words = append(words, w)
+		}
+	}
+	return append(words, plainWord{prefixes: []string{"/"}, usage: "/COMMAND", help: "works as on the chat line (/help lists them)",
+		topic: topicTalking, when: playing, run: (*Model).wordSlash})
+}
 
+// ownWords are the words that are neither a key's nor a chat command's.
+func ownWords() []plainWord {
+	return []plainWord{
 		{words: []string{"look", "l", "where", "describe"}, help: "says where you are and what you see (in your battle, every combatant too)",
 			topic: topicLooking, when: following, run: (*Model).wordLook},
 		{words: []string{"status", "st", "score", "stats", "hp"}, help: "reads your knight: characteristics, hits, spells working",
@@ -116,24 +132,6 @@ func init() {
 			topic: topicLooking, when: following, run: (*Model).wordMap},
 		{words: []string{"messages", "msgs", "msg", "log"}, help: "repeats the last ten messages (messages 30 for more)",
 			topic: topicLooking, when: following, run: (*Model).wordMessages},
-
-		{words: []string{"fight", "f", "attack", "kill", "k", "hit"}, help: "strikes at your target",
-			topic: topicFighting, when: playing, run: (*Model).wordFight},
-		{words: []string{"run", "r", "flee"}, help: "runs (not from a room)", topic: topicFighting, when: playing, run: (*Model).wordRun},
-		{words: []string{"shoot", "fire", "s"}, help: "looses an arrow of slaying", topic: topicFighting, when: playing,
-			only: func(c plainCall) bool { return c.word != "s" || !sIsSouth(c) }, run: (*Model).wordShoot},
-		{words: []string{"cast", "c"}, usage: "cast 1 e",
-			help:  "casts the fifth spell of level 1; cast light casts one by its name, cast esp north with a direction",
-			topic: topicFighting, when: playing, run: (*Model).wordCast},
-		{words: []string{"1", "2", "3", "4"}, usage: "1 e, 2 a, 3 b or 4 c", help: "cast too, the level and the letter alone",
-			topic: topicFighting, when: playing, run: (*Model).wordCastLevel},
-		{words: []string{"spells", "spell"}, help: "lists them all; spells 2 lists level 2's with what they do",
-			topic: topicFighting, when: playing, run: (*Model).wordSpells},
-		{words: []string{"target", "aim"}, usage: "target 2",
-			help:  "aims at another monster in a battle, without costing your move (or target and its name; target alone aims at the next)",
-			topic: topicFighting, when: playing, run: (*Model).wordTarget},
-		{words: []string{"stats", "x", "statistics"}, help: "gives every combatant's statistics in a battle, without costing your move",
-			topic: topicFighting, when: atBattle, run: (*Model).wordStatistics},
 
 		{words: []string{"invite"}, usage: "invite NAME", help: "invites a knight into your party",
 			topic: topicParties, when: playing, run: (*Model).wordRequest},
@@ -147,46 +145,10 @@ func init() {
 		{words: []string{"leave"}, usage: "leave party", help: "leaves it (leave and a channel's name leaves the channel)", topic: topicParties, when: playing, run: (*Model).wordLeave},
 		{words: []string{"disband"}, help: "ends it, if you lead it", topic: topicParties, when: playing, run: (*Model).wordDisband},
 
-		{words: []string{"inventory", "i", "inv", "items"}, help: "lists what you carry, by letter",
-			topic: topicThings, when: playing, run: (*Model).wordInventory},
-		{words: []string{"use", "wear", "remove", "read", "takeoff", "wield"}, usage: "use LETTER", help: "wears, takes off, reads or drinks it",
-			topic: topicThings, when: playing, run: (*Model).wordUse},
-		{words: []string{"drop"}, usage: "drop LETTER", help: "leaves it", topic: topicThings, when: playing, run: (*Model).wordDrop},
-
 		{words: []string{"market", "wares", "shop", "trade"}, help: "lists a market's wares and your things with numbers",
 			topic: topicOutside, when: playing, run: (*Model).wordMarket},
 		{words: []string{"buy"}, usage: "buy 2", help: "buys the second ware", topic: topicOutside, when: playing, run: (*Model).wordTrade},
 		{words: []string{"sell"}, usage: "sell 1", help: "sells your first thing", topic: topicOutside, when: playing, run: (*Model).wordTrade},
-
-		{words: []string{"say"}, prefixes: []string{"'", `"`}, usage: "say TEXT (or 'TEXT)", help: "says it to those who see you",
-			topic: topicTalking, when: playing, run: (*Model).wordSay},
-		{words: []string{"shout", "yell"}, usage: "shout TEXT", help: "says it to everyone",
-			topic: topicTalking, when: playing, run: (*Model).wordChat},
-		{words: []string{"whisper", "tell"}, usage: "whisper NAME TEXT", help: "says it to one knight",
-			topic: topicTalking, when: playing, run: (*Model).wordChat},
-		{words: []string{"party", "p"}, usage: "party TEXT", help: "says it to your party", topic: topicTalking, when: playing,
-			only: func(c plainCall) bool { return c.word != "party" || c.rest != "" }, run: (*Model).wordChat},
-		{words: []string{"me", "emote"}, usage: "me TEXT", help: `acts it out to those who see you: me waves is "Kay waves."`,
-			topic: topicTalking, when: playing, run: (*Model).wordChat},
-		{words: []string{"reply", "re"}, usage: "reply TEXT", help: "whispers to the last knight who whispered to you",
-			topic: topicTalking, when: playing, run: (*Model).wordChat},
-		{words: channelWords(), usage: channelUsage(), help: "talks on that channel, wherever its knights are (newbie is for questions: ask anything)",
-			topic: topicTalking, when: playing, run: (*Model).wordChat},
-		{words: []string{"join"}, usage: "join CHANNEL", help: "joins a channel and reads its last lines",
-			topic: topicTalking, when: playing, run: (*Model).wordChat},
-		{words: []string{"channels"}, help: "lists the channels, and which you are on", topic: topicTalking, when: playing, run: (*Model).wordChat},
-		{words: []string{"mail", "letters", "letter"}, usage: "mail",
-			help:  "reads your letters; mail NAME TEXT writes to any knight, online or not; mail delete 2 deletes the second",
-			topic: topicTalking, when: playing, run: (*Model).wordMail},
-		{words: []string{"afk", "away"}, usage: "afk REASON", help: "says you are away (the reason is yours to give) until your next key",
-			topic: topicTalking, when: playing, run: (*Model).wordChat},
-		{words: []string{"report"}, usage: "report NAME REASON", help: "tells the admins about a knight, with what it said lately",
-			topic: topicTalking, when: playing, run: (*Model).wordChat},
-		{words: []string{"mute"}, usage: "mute NAME", help: "leaves a knight out of what you hear",
-			topic: topicTalking, when: playing, run: (*Model).wordChat},
-		{words: []string{"unmute"}, usage: "unmute NAME", help: "lets it be heard again", topic: topicTalking, when: playing, run: (*Model).wordChat},
-		{prefixes: []string{"/"}, usage: "/COMMAND", help: "works as on the chat line (/help lists them)",
-			topic: topicTalking, when: playing, run: (*Model).wordSlash},
 
 		{words: []string{"who"}, help: "lists who is in the game", topic: topicOthers, when: playing, run: (*Model).wordWho},
 		{words: []string{"watch"}, usage: "watch NAME", help: "follows another player's game, read-only, until you type stop",
@@ -566,24 +528,6 @@ func (m *Model) wordTrade(c plainCall) tea.Cmd {
 }
 
 func (m *Model) wordSay(c plainCall) tea.Cmd { return m.plainChat("/say " + c.rest) }
-
-// channelWords are the channels' names, as words that talk on them.
-func channelWords() []string {
-	var out []string
-	for _, ch := range world.Channels {
-		out = append(out, ch.Name)
-	}
-	return out
-}
-
-// channelUsage is how the help shows the channels' words: "newbie TEXT or ooc TEXT".
-func channelUsage() string {
-	var out []string
-	for _, ch := range world.Channels {
-		out = append(out, ch.Name+" TEXT")
-	}
-	return strings.Join(out, " or ")
-}
 
 // wordChat runs a talking word as the chat line's command it spells without the slash
 // (shout TEXT is /shout TEXT): the chat line's table reads it, and a test checks that

@@ -109,34 +109,113 @@ func (c *canvas) paragraph(x, y, w int, s string, cls class) int {
 	return len(lines)
 }
 
-// scrollKey moves top, the first of n lines shown page at a time, by a key that scrolls
-// a list (arrows, PgUp and PgDn, space, Home and End), and reports whether the key was
-// one. Screens whose letters are free add their own (j, k, b, g, G).
-func scrollKey(key string, top *int, n, page int) bool {
-	page = max(1, page)
-	switch key {
-	case "up":
-		*top--
-	case "down":
-		*top++
-	case "pgup":
-		*top -= page
-	case "pgdown", "space", " ":
-		*top += page
-	case "home":
-		*top = 0
-	case "end":
-		*top = n
-	default:
+// pager is a list of lines shown a page at a time: which line shows first, the keys that
+// scroll it, and the part of the lines it shows. A screen that scrolls keeps one (the
+// help, the inventory, the message log, the letters, the hall of fame, a battle's
+// statistics, a market's lists) and hands it its lines and its page's size, which it
+// works out at the screen's size, when it draws and when a key comes.
+type pager struct {
+	top int // the first line shown
+	// tail makes a pager that shows the newest lines (the last page) until it is
+	// scrolled up, and again once it is scrolled to the end; follow says it does now.
+	tail, follow bool
+	keys         scrollKeys // the keys that scroll it; nil: listKeys
+}
+
+// A scroll is what a key does to a pager.
+type scroll uint8
+
+const (
+	lineUp scroll = iota + 1
+	lineDown
+	pageUp
+	pageDown
+	toStart
+	toEnd
+)
+
+// scrollKeys are the keys a pager takes, by what each does.
+type scrollKeys map[string]scroll
+
+var (
+	// listKeys scroll a list on a screen whose letters are its own (the inventory's
+	// letters use things): the arrows, PgUp and PgDn, space, Home and End.
+	listKeys = scrollKeys{"up": lineUp, "down": lineDown, "pgup": pageUp, "pgdown": pageDown, "space": pageDown, " ": pageDown,
+		"home": toStart, "end": toEnd}
+	// letterKeys are listKeys and letters, for a screen with no letters of its own (the
+	// help, the message log): k and j a line, b a page up, g and G to the start and the end.
+	letterKeys = scrollKeys{"up": lineUp, "down": lineDown, "pgup": pageUp, "pgdown": pageDown, "space": pageDown, " ": pageDown,
+		"home": toStart, "end": toEnd, "k": lineUp, "j": lineDown, "b": pageUp, "g": toStart, "G": toEnd}
+	// lineKeys move a line at a time only (a battle's statistics, whose other keys act).
+	lineKeys = scrollKeys{"up": lineUp, "k": lineUp, "down": lineDown, "j": lineDown}
+)
+
+// unmeasured is the length of lines a pager is told when a key comes before the screen
+// has laid them out (a battle's statistics): it keeps top from going below the start
+// only, and first keeps it within the lines when the screen draws.
+const unmeasured = 1 << 30
+
+// home shows the first line again (a screen opened afresh); a tailing pager shows the
+// newest.
+func (p *pager) home() { p.top, p.follow = 0, p.tail }
+
+// scrollBy moves the pager by a key, over n lines shown page at a time, and reports
+// whether the key was one of its keys.
+func (p *pager) scrollBy(key string, n, page int) bool {
+	keys := p.keys
+	if keys == nil {
+		keys = listKeys
+	}
+	move, ok := keys[key]
+	if !ok {
 		return false
 	}
-	*top = max(0, min(*top, n-page))
+	page = max(1, page)
+	last := max(0, n-page)
+	if p.follow {
+		p.top = last
+	}
+	switch move {
+	case lineUp:
+		p.top--
+	case lineDown:
+		p.top++
+	case pageUp:
+		p.top -= page
+	case pageDown:
+		p.top += page
+	case toStart:
+		p.top = 0
+	case toEnd:
+		p.top = n
+	}
+	p.top = max(0, min(p.top, n-page))
+	p.follow = p.tail && p.top >= last
 	return true
 }
 
-// letterScroll are the letters that scroll a screen with no letters of its own (the help,
-// the message log), as the keys scrollKey knows.
-var letterScroll = map[string]string{"k": "up", "j": "down", "b": "pgup", "g": "home", "G": "end"}
+// first is the first of n lines shown page at a time, which the pager keeps from now on.
+func (p *pager) first(n, page int) int {
+	if p.follow {
+		return max(0, n-page)
+	}
+	p.top = max(0, min(p.top, n-page))
+	return p.top
+}
+
+// span is the lines shown, counted from 1, for the screen's "lines 3-20 of 41".
+func (p *pager) span(n, page int) (from, to int) {
+	top := p.first(n, page)
+	return top + 1, min(top+page, n)
+}
+
+// draw writes the lines shown from row y at column x, page rows at most.
+func (p *pager) draw(c *canvas, x, y int, lines []string, page int, cls class) {
+	top := p.first(len(lines), page)
+	for i := 0; i < page && top+i < len(lines); i++ {
+		c.text(x, y+i, lines[top+i], cls)
+	}
+}
 
 // rightAlign puts right at the end of a w-column line that starts with left. When both do
 // not fit on one line, left is wrapped and right ends the line after it (or its last
