@@ -41,8 +41,8 @@ func TestRegenerateMovesKnightsToTheStairsAndEndsFights(t *testing.T) {
 	fresh := Generate(1, want, false)
 	on(t, e, func() {
 		checkRegeneratedLevel(t, e, saver, fresh, want)
-		for i, fp := range []string{"a", "b"} {
-			checkKnightOnTheNewStairs(t, e, fp, before[i], want)
+		for i, id := range []string{"a", "b"} {
+			checkKnightOnTheNewStairs(t, e, id, before[i], want)
 		}
 	})
 	if v := subB.last(); v.Fight != nil || v.Self.Pos != fresh.Up || !strings.Contains(strings.Join(v.LastFight, "\n"), "The dungeon shifts") {
@@ -115,29 +115,29 @@ func checkRegeneratedLevel(t *testing.T, e *Engine, saver *recorder, fresh *Leve
 // checkKnightOnTheNewStairs checks a knight after its level's regen with the level seed
 // want: on the new up stairs, out of any fight and alive, with all it had before, a map of
 // the level started afresh, and told why.
-func checkKnightOnTheNewStairs(t *testing.T, e *Engine, fp string, before Adventurer, want uint64) {
+func checkKnightOnTheNewStairs(t *testing.T, e *Engine, id string, before Adventurer, want uint64) {
 	t.Helper()
 	l := e.levels[0]
-	p := e.players[fp]
+	p := e.players[id]
 	if p == nil {
-		t.Errorf("knight %s left the world", fp)
+		t.Errorf("knight %s left the world", id)
 		return
 	}
 	if p.rec.Pos() != l.Up || p.rec.Depth != 1 || l.Terrain(p.rec.Pos()) == Rock {
-		t.Errorf("knight %s at %v on depth %d, want the up stairs %v", fp, p.rec.Pos(), p.rec.Depth, l.Up)
+		t.Errorf("knight %s at %v on depth %d, want the up stairs %v", id, p.rec.Pos(), p.rec.Depth, l.Up)
 	}
 	if p.fight != nil || p.rec.Death != nil {
-		t.Errorf("knight %s still fighting or dead", fp)
+		t.Errorf("knight %s still fighting or dead", id)
 	}
 	if p.rec.Hits != before.Hits || !slices.Equal(p.rec.Items, before.Items) || p.rec.Experience != before.Experience {
-		t.Errorf("knight %s lost something: %+v, before %+v", fp, p.rec, before)
+		t.Errorf("knight %s lost something: %+v, before %+v", id, p.rec, before)
 	}
 	m := p.rec.Maps[p.mapIdx]
 	if m.Seed != want || len(m.Doors) != 0 || !slices.Equal(m.Seen, p.visible) {
-		t.Errorf("knight %s's map of level 1 was not started afresh: seed %d", fp, m.Seed)
+		t.Errorf("knight %s's map of level 1 was not started afresh: seed %d", id, m.Seed)
 	}
 	if msg := p.msgs[len(p.msgs)-1]; !strings.Contains(msg, "level 1 is remade") {
-		t.Errorf("knight %s was told %q", fp, msg)
+		t.Errorf("knight %s was told %q", id, msg)
 	}
 }
 

@@ -102,11 +102,11 @@ func (m mailReq) handle(e *Engine) {
 		e.say(p, note)
 		return
 	}
-	key := k.ID
+	id := k.ID
 	whole := CleanText(text, 0)
 	text = CleanText(whole, MaxLetterRunes)
 	unread, mine := 0, 0
-	for _, l := range e.soc.mail[key] {
+	for _, l := range e.soc.mail[id] {
 		if !l.Read {
 			unread++
 			if NameKey(l.From) == NameKey(p.rec.Name) {
@@ -121,7 +121,7 @@ func (m mailReq) handle(e *Engine) {
 	case k.Ended:
 		e.say(p, fmt.Sprintf("%s is no longer of this world: letters do not reach a knight who has died or retired.", k.Name))
 		return
-	case key == p.rec.ID:
+	case id == p.rec.ID:
 		e.say(p, "You cannot write to yourself.")
 		return
 	case text == "":
@@ -139,14 +139,14 @@ func (m mailReq) handle(e *Engine) {
 	}
 	e.soc.counts.said[talkLetter]++
 	e.soc.nextLetter++
-	e.soc.mail[key] = keepRead(append(e.soc.mail[key],
+	e.soc.mail[id] = keepRead(append(e.soc.mail[id],
 		Letter{ID: e.soc.nextLetter, From: p.rec.Name, To: k.Name, Text: text, Sent: m.sent}))
-	e.archiveMail(key)
+	e.archiveMail(id)
 	cut := ""
 	if len([]rune(whole)) > len([]rune(text)) {
 		cut = fmt.Sprintf(" (It was cut to %d characters.)", MaxLetterRunes)
 	}
-	if q := e.players[key]; q != nil {
+	if q := e.players[id]; q != nil {
 		e.say(p, fmt.Sprintf("Your letter to %s is delivered.%s", k.Name, cut))
 		if !q.rec.Options.Mutes(p.rec.Name) {
 			e.say(q, fmt.Sprintf("A letter from %s has come. (/mail reads it.)", p.rec.Name))
@@ -163,12 +163,12 @@ func (m deleteLetterReq) handle(e *Engine) {
 	}
 	e.stir(p)
 	defer e.publish()
-	key := p.rec.ID
-	ls := e.soc.mail[key]
+	id := p.rec.ID
+	ls := e.soc.mail[id]
 	for i, l := range ls {
 		if l.ID == m.letter {
-			e.soc.mail[key] = append(ls[:i:i], ls[i+1:]...)
-			e.archiveMail(key)
+			e.soc.mail[id] = append(ls[:i:i], ls[i+1:]...)
+			e.archiveMail(id)
 			e.say(p, fmt.Sprintf("You delete the letter from %s.", l.From))
 			return
 		}
@@ -177,8 +177,8 @@ func (m deleteLetterReq) handle(e *Engine) {
 
 // letters is p's mailbox as Letters returns it.
 func (e *Engine) letters(p *player, markRead bool) []Letter {
-	key := p.rec.ID
-	ls := e.soc.mail[key]
+	id := p.rec.ID
+	ls := e.soc.mail[id]
 	out := make([]Letter, 0, len(ls))
 	for _, read := range []bool{false, true} {
 		for i := len(ls) - 1; i >= 0; i-- {
@@ -193,8 +193,8 @@ func (e *Engine) letters(p *player, markRead bool) []Letter {
 			l.Read = true
 			kept[i] = l
 		}
-		e.soc.mail[key] = keepRead(kept)
-		e.archiveMail(key)
+		e.soc.mail[id] = keepRead(kept)
+		e.archiveMail(id)
 		p.dirty = true // the count of unread letters changed
 	}
 	return out
@@ -236,13 +236,13 @@ func unreadNote(n int) string {
 	return fmt.Sprintf("You have %s. (/mail reads them.)", english.Count(n, "unread letter", "unread letters"))
 }
 
-// archiveMail hands the mailbox of the knight whose id is key to the Archive.
-func (e *Engine) archiveMail(key string) {
+// archiveMail hands the mailbox of the knight id to the Archive.
+func (e *Engine) archiveMail(id string) {
 	if a := e.cfg.Community.Archive; a != nil {
-		a.PutMail(key, append([]Letter(nil), e.soc.mail[key]...))
+		a.PutMail(id, append([]Letter(nil), e.soc.mail[id]...))
 	}
-	if len(e.soc.mail[key]) == 0 {
-		delete(e.soc.mail, key)
+	if len(e.soc.mail[id]) == 0 {
+		delete(e.soc.mail, id)
 	}
 }
 
