@@ -96,20 +96,19 @@ type chatLine struct {
 
 // handle is Chat on the engine goroutine.
 func (m chatReq) handle(e *Engine) {
-	p := m.player(e)
-	if p == nil || m.chat.Kind >= numChatKinds {
+	if m.chat.Kind >= numChatKinds {
 		return
 	}
-	e.stir(p)
-	defer e.publish()
-	l, note := e.address(p, m.chat)
-	if note != "" {
-		e.say(p, note)
-		return
-	}
-	e.soc.counts.said[chatTalk[l.kind]]++
-	e.sayLine(p, l)
-	e.keep(p, l.kind, l.ch, l.to, l.text)
+	m.carryOut(e, func(p *player) {
+		l, note := e.address(p, m.chat)
+		if note != "" {
+			e.say(p, note)
+			return
+		}
+		e.soc.counts.said[chatTalk[l.kind]]++
+		e.sayLine(p, l)
+		e.keep(p, l.kind, l.ch, l.to, l.text)
+	})
 }
 
 // address reads a line of chat: who it is for and its text, or else a note for the
