@@ -20,7 +20,8 @@ var (
 	// ErrNoSuchLevel is returned for a depth the dungeon does not have.
 	ErrNoSuchLevel = errors.New("no such level")
 	// ErrAmbiguousName is returned by Kick when several knights online share the name
-	// (names are not unique yet): the admin must name the key fingerprint instead.
+	// (names from before they were unique): the admin must name the knight by its id (or
+	// one of its keys, which the server turns into the knight's id) instead.
 	ErrAmbiguousName = errors.New("several knights online have that name")
 	// ErrEmptyText is returned by Broadcast when nothing printable is left of the text.
 	ErrEmptyText = errors.New("nothing printable to send")
@@ -198,8 +199,8 @@ func (e *Engine) Census(ctx context.Context) (Census, error) {
 	return c, err
 }
 
-// Kick removes a knight from the world: who is a key fingerprint, or a knight's name
-// (case-insensitive). The knight leaves any fight, is handed to the Saver, and its session
+// Kick removes a knight from the world: who is the knight's id (Adventurer.ID), or its
+// name (case-insensitive). The knight leaves any fight, is handed to the Saver, and its session
 // gets a last view with Ended set to KickedMessage. It reports whether a knight was
 // online; a name that several knights online share fails with ErrAmbiguousName.
 func (e *Engine) Kick(ctx context.Context, who string) (bool, error) {
@@ -225,8 +226,8 @@ func (e *Engine) Kick(ctx context.Context, who string) (bool, error) {
 	return found, err
 }
 
-// find is the online knight with the fingerprint, or else the one with the name; on the
-// engine goroutine.
+// find is the online knight with the id, or else the one with the name; on the engine
+// goroutine.
 func (e *Engine) find(who string) (*player, error) {
 	if p, ok := e.players[who]; ok {
 		return p, nil

@@ -24,10 +24,38 @@ func TestRegenerateMovesKnightsToTheStairsAndEndsFights(t *testing.T) {
 	saver := &recorder{}
 	e := New(Config{Seed: 1977, Saver: saver, WanderChance: -1})
 	ctx := running(t, e)
-	subA, subB := &recorder{}, &recorder{}
-	var before []Adventurer
+	subB := &recorder{}
+	before := knightsOneFighting(t, e, subB)
+	if t.Failed() {
+		return
+	}
+	const newSeed = 42
+	infos, err := e.Regenerate(ctx, 1, newSeed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := LevelSeed(newSeed, 1)
+	if len(infos) != 1 || infos[0].Depth != 1 || infos[0].Seed != want || infos[0].Original || infos[0].Players != 2 {
+		t.Fatalf("infos %+v, want level 1 with seed %d", infos, want)
+	}
+	fresh := Generate(1, want, false)
 	on(t, e, func() {
-		e.join(knight("a", 10), subA)
+		checkRegeneratedLevel(t, e, saver, fresh, want)
+		for i, id := range []string{"a", "b"} {
+			checkKnightOnTheNewStairs(t, e, id, before[i], want)
+		}
+	})
+	if v := subB.last(); v.Fight != nil || v.Self.Pos != fresh.Up || !strings.Contains(strings.Join(v.LastFight, "\n"), "The dungeon shifts") {
+		t.Fatalf("the fighting knight's view: fight %v at %v, last fight %q", v.Fight, v.Self.Pos, v.LastFight)
+	}
+}
+
+// knightsOneFighting joins knights a and b (b's views to subB) on level 1, b fighting a
+// guard with a sword +2 in hand, and returns their records as they were.
+func knightsOneFighting(t *testing.T, e *Engine, subB *recorder) (before []Adventurer) {
+	t.Helper()
+	on(t, e, func() {
+		e.join(knight("a", 10), &recorder{})
 		e.join(knight("b", 10), subB)
 		b := e.players["b"]
 		var guard *monster
@@ -47,73 +75,69 @@ func TestRegenerateMovesKnightsToTheStairsAndEndsFights(t *testing.T) {
 		b.rec.Items = append(b.rec.Items, Item{Kind: ItemSword, Plus: 2})
 		before = []Adventurer{e.record(e.players["a"]), e.record(b)}
 	})
-	if t.Failed() {
+	return before
+}
+
+// checkRegeneratedLevel checks level 1 after its regen with the level seed want: it is
+// fresh, byte for byte, with no fight left and its own guards, level 2 is as it was, and
+// the saver has the new level and the knight moved out of its fight.
+func checkRegeneratedLevel(t *testing.T, e *Engine, saver *recorder, fresh *Level, want uint64) {
+	t.Helper()
+	l := e.levels[0]
+	if !slices.Equal(marshal(t, l), marshal(t, fresh)) {
+		t.Error("level 1 is not Generate(1, LevelSeed(42, 1), false)")
+	}
+	if len(e.fights) != 0 {
+		t.Errorf("%d fights still under way", len(e.fights))
+	}
+	for _, m := range e.state[0].monsters {
+		if l.Terrain(m.pos) != Room || m.room < 0 {
+			t.Errorf("monster %s at %v is not a guard of the new level", m.Kind().Name, m.pos)
+		}
+	}
+	if e.levels[1].Seed != LevelSeed(1977, 2) {
+		t.Error("level 2 changed too")
+	}
+	var saved *LevelState
+	for i := range saver.levels {
+		if saver.levels[i].Depth == 1 {
+			saved = &saver.levels[i]
+		}
+	}
+	if saved == nil || saved.Seed != want || len(saved.Monsters) != len(e.state[0].monsters) {
+		t.Errorf("the new level 1 was not handed to the saver: %+v", saved)
+	}
+	if r := saver.lastSaved("b"); r.X != l.Up.X || r.Y != l.Up.Y {
+		t.Errorf("the moved knight was not saved on the stairs: %+v", r)
+	}
+}
+
+// checkKnightOnTheNewStairs checks a knight after its level's regen with the level seed
+// want: on the new up stairs, out of any fight and alive, with all it had before, a map of
+// the level started afresh, and told why.
+func checkKnightOnTheNewStairs(t *testing.T, e *Engine, id string, before Adventurer, want uint64) {
+	t.Helper()
+	l := e.levels[0]
+	p := e.players[id]
+	if p == nil {
+		t.Errorf("knight %s left the world", id)
 		return
 	}
-	const newSeed = 42
-	infos, err := e.Regenerate(ctx, 1, newSeed)
-	if err != nil {
-		t.Fatal(err)
+	if p.rec.Pos() != l.Up || p.rec.Depth != 1 || l.Terrain(p.rec.Pos()) == Rock {
+		t.Errorf("knight %s at %v on depth %d, want the up stairs %v", id, p.rec.Pos(), p.rec.Depth, l.Up)
 	}
-	want := LevelSeed(newSeed, 1)
-	if len(infos) != 1 || infos[0].Depth != 1 || infos[0].Seed != want || infos[0].Original || infos[0].Players != 2 {
-		t.Fatalf("infos %+v, want level 1 with seed %d", infos, want)
+	if p.fight != nil || p.rec.Death != nil {
+		t.Errorf("knight %s still fighting or dead", id)
 	}
-	fresh := Generate(1, want, false)
-	on(t, e, func() {
-		l := e.levels[0]
-		if !slices.Equal(marshal(t, l), marshal(t, fresh)) {
-			t.Error("level 1 is not Generate(1, LevelSeed(42, 1), false)")
-		}
-		if len(e.fights) != 0 {
-			t.Errorf("%d fights still under way", len(e.fights))
-		}
-		for i, fp := range []string{"a", "b"} {
-			p := e.players[fp]
-			if p == nil {
-				t.Errorf("knight %s left the world", fp)
-				continue
-			}
-			if p.rec.Pos() != l.Up || p.rec.Depth != 1 || l.Terrain(p.rec.Pos()) == Rock {
-				t.Errorf("knight %s at %v on depth %d, want the up stairs %v", fp, p.rec.Pos(), p.rec.Depth, l.Up)
-			}
-			if p.fight != nil || p.rec.Death != nil {
-				t.Errorf("knight %s still fighting or dead", fp)
-			}
-			if p.rec.Hits != before[i].Hits || !slices.Equal(p.rec.Items, before[i].Items) || p.rec.Experience != before[i].Experience {
-				t.Errorf("knight %s lost something: %+v, before %+v", fp, p.rec, before[i])
-			}
-			m := p.rec.Maps[p.mapIdx]
-			if m.Seed != want || len(m.Doors) != 0 || !slices.Equal(m.Seen, p.visible) {
-				t.Errorf("knight %s's map of level 1 was not started afresh: seed %d", fp, m.Seed)
-			}
-			if msg := p.msgs[len(p.msgs)-1]; !strings.Contains(msg, "level 1 is remade") {
-				t.Errorf("knight %s was told %q", fp, msg)
-			}
-		}
-		for _, m := range e.state[0].monsters {
-			if l.Terrain(m.pos) != Room || m.room < 0 {
-				t.Errorf("monster %s at %v is not a guard of the new level", m.Kind().Name, m.pos)
-			}
-		}
-		if e.levels[1].Seed != LevelSeed(1977, 2) {
-			t.Error("level 2 changed too")
-		}
-		var saved *LevelState
-		for i := range saver.levels {
-			if saver.levels[i].Depth == 1 {
-				saved = &saver.levels[i]
-			}
-		}
-		if saved == nil || saved.Seed != want || len(saved.Monsters) != len(e.state[0].monsters) {
-			t.Errorf("the new level 1 was not handed to the saver: %+v", saved)
-		}
-		if r := saver.lastSaved("b"); r.X != l.Up.X || r.Y != l.Up.Y {
-			t.Errorf("the moved knight was not saved on the stairs: %+v", r)
-		}
-	})
-	if v := subB.last(); v.Fight != nil || v.Self.Pos != fresh.Up || !strings.Contains(strings.Join(v.LastFight, "\n"), "The dungeon shifts") {
-		t.Fatalf("the fighting knight's view: fight %v at %v, last fight %q", v.Fight, v.Self.Pos, v.LastFight)
+	if p.rec.Hits != before.Hits || !slices.Equal(p.rec.Items, before.Items) || p.rec.Experience != before.Experience {
+		t.Errorf("knight %s lost something: %+v, before %+v", id, p.rec, before)
+	}
+	m := p.rec.Maps[p.mapIdx]
+	if m.Seed != want || len(m.Doors) != 0 || !slices.Equal(m.Seen, p.visible) {
+		t.Errorf("knight %s's map of level 1 was not started afresh: seed %d", id, m.Seed)
+	}
+	if msg := p.msgs[len(p.msgs)-1]; !strings.Contains(msg, "level 1 is remade") {
+		t.Errorf("knight %s was told %q", id, msg)
 	}
 }
 

@@ -86,83 +86,126 @@ func edgeChar(e Edge, wall byte) byte {
 // square (setting HasDown); without them Up or Down stays at (0, 0). Seed is 0.
 func ParseASCII(depth int, s string) (*Level, error) {
 	lines := trimPicture(s)
-	if len(lines) < 3 || len(lines)%2 == 0 {
-		return nil, fmt.Errorf("ascii level: %d lines, want an odd number of at least 3", len(lines))
+	if err := checkPictureShape(lines); err != nil {
+		return nil, err
 	}
 	width := len(lines[0])
-	if width < 3 || width%2 == 0 {
-		return nil, fmt.Errorf("ascii level: line 1 is %d characters, want an odd number of at least 3", width)
-	}
-	for i, ln := range lines {
-		if len(ln) != width {
-			return nil, fmt.Errorf("ascii level: line %d is %d characters, line 1 is %d", i+1, len(ln), width)
-		}
-	}
-	l := NewLevel(depth, 0, width/2, len(lines)/2)
-
-	var ups, downs []Pos
+	rd := asciiReader{l: NewLevel(depth, 0, width/2, len(lines)/2), rows: len(lines), cols: width}
 	for row, ln := range lines {
 		for col := 0; col < width; col++ {
-			c := ln[col]
-			x, y := col/2, row/2
-			switch {
-			case row%2 == 0 && col%2 == 0:
-				if c != asciiCorner {
-					return nil, unexpected(c, row, col)
-				}
-			case row%2 == 1 && col%2 == 1:
-				p := Pos{x, y}
-				switch c {
-				case asciiCorridor:
-					l.SetTerrain(p, Corridor)
-				case asciiRoom:
-					l.SetTerrain(p, Room)
-				case asciiRock:
-				default:
-					f := charFeature(c)
-					if f == FeatNone {
-						return nil, unexpected(c, row, col)
-					}
-					l.SetTerrain(p, Corridor) // may become Room below
-					l.SetFeature(p, f)
-					switch f {
-					case FeatExit, FeatStairsUp:
-						ups = append(ups, p)
-					case FeatStairsDown:
-						downs = append(downs, p)
-					}
-				}
-			default:
-				wall, d := byte(asciiHWall), North
-				if row%2 == 1 {
-					wall, d = asciiVWall, West
-				}
-				e, ok := charEdge(c, wall)
-				if !ok {
-					return nil, unexpected(c, row, col)
-				}
-				// The level boundary is always wall; anything else there would not round-trip.
-				if (d == West && (col == 0 || col == width-1)) || (d == North && (row == 0 || row == len(lines)-1)) {
-					if e != EdgeWall {
-						return nil, fmt.Errorf("ascii level: boundary at line %d column %d is %q, want wall", row+1, col+1, c)
-					}
-					continue
-				}
-				l.SetEdge(Pos{x, y}, d, e)
+			if err := rd.read(ln[col], row, col); err != nil {
+				return nil, err
 			}
 		}
 	}
-	if len(ups) > 1 {
-		return nil, fmt.Errorf("ascii level: %d up squares ('E' or '<'), want at most 1", len(ups))
+	return rd.finish()
+}
+
+// checkPictureShape checks a picture's size: an odd number of lines, at least 3, all as
+// long as the first, an odd number of characters, at least 3.
+func checkPictureShape(lines []string) error {
+	if len(lines) < 3 || len(lines)%2 == 0 {
+		return fmt.Errorf("ascii level: %d lines, want an odd number of at least 3", len(lines))
 	}
-	if len(downs) > 1 {
-		return nil, fmt.Errorf("ascii level: %d down squares ('>'), want at most 1", len(downs))
+	width := len(lines[0])
+	if width < 3 || width%2 == 0 {
+		return fmt.Errorf("ascii level: line 1 is %d characters, want an odd number of at least 3", width)
 	}
-	if len(ups) == 1 {
-		l.Up = ups[0]
+	for i, ln := range lines {
+		if len(ln) != width {
+			return fmt.Errorf("ascii level: line %d is %d characters, line 1 is %d", i+1, len(ln), width)
+		}
 	}
-	if len(downs) == 1 {
-		l.Down, l.HasDown = downs[0], true
+	return nil
+}
+
+// asciiReader is ParseASCII at work: the level it fills, the picture's size, and the up
+// and down squares found so far.
+type asciiReader struct {
+	l          *Level
+	rows, cols int
+	ups, downs []Pos
+}
+
+// read takes the picture's character at row, col: a corner, a square or an edge.
+func (rd *asciiReader) read(c byte, row, col int) error {
+	switch {
+	case row%2 == 0 && col%2 == 0:
+		if c != asciiCorner {
+			return unexpected(c, row, col)
+		}
+		return nil
+	case row%2 == 1 && col%2 == 1:
+		return rd.square(c, row, col)
+	}
+	return rd.edge(c, row, col)
+}
+
+// square takes the character of a square: its terrain, or a feature on a corridor (which
+// finish may make a room's).
+func (rd *asciiReader) square(c byte, row, col int) error {
+	p := Pos{col / 2, row / 2}
+	switch c {
+	case asciiCorridor:
+		rd.l.SetTerrain(p, Corridor)
+		return nil
+	case asciiRoom:
+		rd.l.SetTerrain(p, Room)
+		return nil
+	case asciiRock:
+		return nil
+	}
+	f := charFeature(c)
+	if f == FeatNone {
+		return unexpected(c, row, col)
+	}
+	rd.l.SetTerrain(p, Corridor) // may become Room in finish
+	rd.l.SetFeature(p, f)
+	switch f {
+	case FeatExit, FeatStairsUp:
+		rd.ups = append(rd.ups, p)
+	case FeatStairsDown:
+		rd.downs = append(rd.downs, p)
+	}
+	return nil
+}
+
+// edge takes the character of an edge: a square's west edge on a square's line, its
+// north edge on a line of corners.
+func (rd *asciiReader) edge(c byte, row, col int) error {
+	wall, d := byte(asciiHWall), North
+	if row%2 == 1 {
+		wall, d = asciiVWall, West
+	}
+	e, ok := charEdge(c, wall)
+	if !ok {
+		return unexpected(c, row, col)
+	}
+	// The level boundary is always wall; anything else there would not round-trip.
+	if (d == West && (col == 0 || col == rd.cols-1)) || (d == North && (row == 0 || row == rd.rows-1)) {
+		if e != EdgeWall {
+			return fmt.Errorf("ascii level: boundary at line %d column %d is %q, want wall", row+1, col+1, c)
+		}
+		return nil
+	}
+	rd.l.SetEdge(Pos{col / 2, row / 2}, d, e)
+	return nil
+}
+
+// finish sets the level's stairs from the squares read and numbers its rooms.
+func (rd *asciiReader) finish() (*Level, error) {
+	if len(rd.ups) > 1 {
+		return nil, fmt.Errorf("ascii level: %d up squares ('E' or '<'), want at most 1", len(rd.ups))
+	}
+	if len(rd.downs) > 1 {
+		return nil, fmt.Errorf("ascii level: %d down squares ('>'), want at most 1", len(rd.downs))
+	}
+	l := rd.l
+	if len(rd.ups) == 1 {
+		l.Up = rd.ups[0]
+	}
+	if len(rd.downs) == 1 {
+		l.Down, l.HasDown = rd.downs[0], true
 	}
 	l.inferFeatureRooms()
 	l.numberRooms()

@@ -29,38 +29,34 @@ func (p *Player) Back(ctx context.Context) error {
 }
 
 func (m awayReq) handle(e *Engine) {
-	p := m.player(e)
-	if p == nil {
-		return
-	}
-	e.stir(p)
-	defer e.publish()
-	if !m.away {
-		if p.soc.away {
-			p.soc.away, p.soc.awayReason = false, ""
-			e.say(p, "You are back.")
+	m.carryOut(e, func(p *player) {
+		if !m.away {
+			if p.soc.away {
+				p.soc.away, p.soc.awayReason = false, ""
+				e.say(p, "You are back.")
+			}
+			return
 		}
-		return
-	}
-	reason := CleanText(m.reason, MaxAwayRunes)
-	if reason != "" {
-		// A reason is text others read in the who-list: it is talk.
-		if note := e.silencedNote(p); note != "" {
-			e.say(p, note+" (You are away without a reason.)")
-			reason = ""
-		} else if !e.allowTalk(p, talkAway) {
-			e.say(p, floodNote(p)+" (You are away without a reason.)")
-			reason = ""
+		reason := CleanText(m.reason, MaxAwayRunes)
+		if reason != "" {
+			// A reason is text others read in the who-list: it is talk.
+			if note := e.silencedNote(p); note != "" {
+				e.say(p, note+" (You are away without a reason.)")
+				reason = ""
+			} else if !e.allowTalk(p, talkAway) {
+				e.say(p, floodNote(p)+" (You are away without a reason.)")
+				reason = ""
+			} else {
+				e.soc.counts.said[talkAway]++
+			}
+		}
+		p.soc.away, p.soc.awayReason = true, reason
+		if reason != "" {
+			e.say(p, fmt.Sprintf("You are away: %s. The next key you press brings you back.", reason))
 		} else {
-			e.soc.counts.said[talkAway]++
+			e.say(p, "You are away. The next key you press brings you back.")
 		}
-	}
-	p.soc.away, p.soc.awayReason = true, reason
-	if reason != "" {
-		e.say(p, fmt.Sprintf("You are away: %s. The next key you press brings you back.", reason))
-	} else {
-		e.say(p, "You are away. The next key you press brings you back.")
-	}
+	})
 }
 
 // awayNote tells a knight whispering to q that q is away.

@@ -346,6 +346,34 @@ func (b *balanceBot) route(goal func(int) bool, roomCost, monsterCost int) Comma
 	p := b.p
 	r := &p.rec
 	l := b.e.levels[r.Depth-1]
+	costs := b.routeCosts(l, roomCost, monsterCost)
+	start := l.idx(r.Pos())
+	found := b.search(l, start, goal, costs)
+	if found < 0 {
+		return nil
+	}
+	for b.prev[found] != start {
+		found = b.prev[found]
+	}
+	return b.firstStep(l, Pos{found % l.W, found / l.W})
+}
+
+// routeCosts are what a step costs route beyond 1, on the level the knight is on.
+type routeCosts struct {
+	l                         *Level
+	lock, room, monster, trap int
+	lit                       bool  // the knight is lit: secret doors show
+	doors                     []int // the secret doors it has found
+	cleared                   []bool
+	seen                      []byte // the squares it has seen
+	marks                     []uint8
+}
+
+// routeCosts readies route's plan on level l: its scratch, the monsters the knight sees
+// and (for a careful knight) the traps it knows marked, and what each step costs.
+func (b *balanceBot) routeCosts(l *Level, roomCost, monsterCost int) routeCosts {
+	p := b.p
+	r := &p.rec
 	n := l.W * l.H
 	if len(b.dist) != n {
 		b.dist, b.prev, b.marks = make([]int, n), make([]int, n), make([]uint8, n)
@@ -356,26 +384,55 @@ func (b *balanceBot) route(goal func(int) bool, roomCost, monsterCost int) Comma
 			b.marks[i] |= markMonster
 		}
 	}
-	cleared := b.cleared[r.Depth-1]
-	lit := b.e.lit(p)
 	known := &r.Maps[p.mapIdx]
-	doors := known.Doors
+	c := routeCosts{l: l, lock: 20 / max(1, r.Str), room: roomCost, monster: monsterCost, lit: b.e.lit(p),
+		doors: known.Doors, cleared: b.cleared[r.Depth-1], seen: known.Seen, marks: b.marks}
 	// A careful knight steps round the pits and chutes it has seen and the traps it knows.
-	hazardCost := 0
 	if b.strat == strategyCareful {
-		hazardCost = 500
+		c.trap = 500
 		for _, sq := range known.Traps {
 			b.marks[sq] |= markTrap
 		}
 	}
-	lockCost := 20 / max(1, r.Str)
 	for i := range b.dist {
 		b.dist[i], b.prev[i] = math.MaxInt, -1
 	}
-	start := l.idx(r.Pos())
+	return c
+}
+
+// step is the square j a step from pos in dir comes to, and what it costs; ok is false
+// for a wall.
+func (c *routeCosts) step(pos Pos, dir Dir) (j, cost int, ok bool) {
+	l := c.l
+	edge := l.Edge(pos, dir)
+	if edge == EdgeWall {
+		return 0, 0, false
+	}
+	j = l.idx(pos.Step(dir))
+	cost = 1
+	switch {
+	case edge == EdgeLocked:
+		cost += c.lock
+	case edge.IsSecret() && !c.lit && !slices.Contains(c.doors, l.EdgeIndex(pos, dir)):
+		cost += 8
+	}
+	if room := int(l.room[j]); room >= 0 && !c.cleared[room] {
+		cost += c.room
+	}
+	if c.marks[j]&markMonster != 0 {
+		cost += c.monster
+	}
+	if f := l.feature[j]; c.marks[j]&markTrap != 0 || ((f == FeatPit || f == FeatChute) && Bit(c.seen, j)) {
+		cost += c.trap
+	}
+	return j, cost, true
+}
+
+// search is Dijkstra's from start to the nearest square for which goal is true, leaving
+// the way in b.prev; it returns the square, or -1 when none can be reached.
+func (b *balanceBot) search(l *Level, start int, goal func(int) bool, costs routeCosts) int {
 	b.dist[start] = 0
 	b.heap = append(b.heap[:0], int64(start))
-	found := -1
 	for len(b.heap) > 0 {
 		top := heapPop(&b.heap)
 		d, i := int(top>>16), int(top&0xffff)
@@ -383,32 +440,13 @@ func (b *balanceBot) route(goal func(int) bool, roomCost, monsterCost int) Comma
 			continue
 		}
 		if i != start && goal(i) {
-			found = i
-			break
+			return i
 		}
 		pos := Pos{i % l.W, i / l.W}
 		for _, dir := range Dirs {
-			edge := l.Edge(pos, dir)
-			if edge == EdgeWall {
+			j, c, ok := costs.step(pos, dir)
+			if !ok {
 				continue
-			}
-			q := pos.Step(dir)
-			j := l.idx(q)
-			c := 1
-			switch {
-			case edge == EdgeLocked:
-				c += lockCost
-			case edge.IsSecret() && !lit && !slices.Contains(doors, l.EdgeIndex(pos, dir)):
-				c += 8
-			}
-			if room := int(l.room[j]); room >= 0 && !cleared[room] {
-				c += roomCost
-			}
-			if b.marks[j]&markMonster != 0 {
-				c += monsterCost
-			}
-			if f := l.feature[j]; b.marks[j]&markTrap != 0 || ((f == FeatPit || f == FeatChute) && Bit(known.Seen, j)) {
-				c += hazardCost
 			}
 			if nd := d + c; nd < b.dist[j] {
 				b.dist[j], b.prev[j] = nd, i
@@ -416,13 +454,14 @@ func (b *balanceBot) route(goal func(int) bool, roomCost, monsterCost int) Comma
 			}
 		}
 	}
-	if found < 0 {
-		return nil
-	}
-	for b.prev[found] != start {
-		found = b.prev[found]
-	}
-	to := Pos{found % l.W, found / l.W}
+	return -1
+}
+
+// firstStep is the command that takes the knight to the square next to it, to: a move,
+// or, for a careful knight about to cross a pit or chute, Levitation.
+func (b *balanceBot) firstStep(l *Level, to Pos) Command {
+	p := b.p
+	r := &p.rec
 	if f := l.Feature(to); b.strat == strategyCareful && (f == FeatPit || f == FeatChute) &&
 		!wearing(r.Items, ItemBootsOfLevitation) && !p.has(SpellLevitation) && r.SpellUnits >= 1 {
 		// The only way on is over a pit or a chute: float over it.
@@ -498,31 +537,15 @@ func ringRank(k ItemKind) int {
 // wears a ring of invisibility only while heading home.
 func (b *balanceBot) equip() Command {
 	items := b.p.rec.Items
-	bestRing, bootsWorn, rings := -1, false, 0
-	for i, it := range items {
-		if it.Info().Readable && it.Kind != ItemManualOfVileDarkness {
-			return UseItem{Index: i}
-		}
-		if isBoots(it.Kind) && it.Worn {
-			bootsWorn = true
-		}
-		if isRing(it.Kind) && it.Worn {
-			rings++
-		}
-		if ringRank(it.Kind) > 0 && (bestRing < 0 || ringRank(it.Kind) > ringRank(items[bestRing].Kind)) {
-			bestRing = i
-		}
+	if i := slices.IndexFunc(items, func(it Item) bool {
+		return it.Info().Readable && it.Kind != ItemManualOfVileDarkness
+	}); i >= 0 {
+		return UseItem{Index: i}
 	}
-	for i, it := range items {
-		switch {
-		case it.Kind == ItemBootsOfSpeed && !it.Worn && !wearing(items, ItemBootsOfSpeed):
+	bestRing, bootsWorn, rings := wornRings(items)
+	for i := range items {
+		if b.shouldChange(items, i, bestRing, bootsWorn) {
 			return UseItem{Index: i}
-		case it.Kind == ItemBootsOfLevitation && !it.Worn && !bootsWorn:
-			return UseItem{Index: i}
-		case isRing(it.Kind) && it.Worn && it.Kind != ItemRingOfInvisibility && i != bestRing:
-			return UseItem{Index: i}
-		case it.Kind == ItemRingOfInvisibility && it.Worn && !b.returning:
-			return UseItem{Index: i} // take it off to meet the guards again
 		}
 	}
 	if bestRing >= 0 && !items[bestRing].Worn && rings < maxRings {
@@ -536,6 +559,41 @@ func (b *balanceBot) equip() Command {
 	return nil
 }
 
+// wornRings looks over the knight's items for equip: the best ring to wear all the time
+// (-1 for none), whether it wears boots, and how many rings it wears.
+func wornRings(items []Item) (bestRing int, bootsWorn bool, rings int) {
+	bestRing = -1
+	for i, it := range items {
+		if isBoots(it.Kind) && it.Worn {
+			bootsWorn = true
+		}
+		if isRing(it.Kind) && it.Worn {
+			rings++
+		}
+		if ringRank(it.Kind) > 0 && (bestRing < 0 || ringRank(it.Kind) > ringRank(items[bestRing].Kind)) {
+			bestRing = i
+		}
+	}
+	return bestRing, bootsWorn, rings
+}
+
+// shouldChange reports whether the knight should put on or take off item i: boots to put
+// on, a ring worn that is not the best, a ring of invisibility not wanted now.
+func (b *balanceBot) shouldChange(items []Item, i, bestRing int, bootsWorn bool) bool {
+	it := items[i]
+	switch {
+	case it.Kind == ItemBootsOfSpeed && !it.Worn && !wearing(items, ItemBootsOfSpeed):
+		return true
+	case it.Kind == ItemBootsOfLevitation && !it.Worn && !bootsWorn:
+		return true
+	case isRing(it.Kind) && it.Worn && it.Kind != ItemRingOfInvisibility && i != bestRing:
+		return true
+	case it.Kind == ItemRingOfInvisibility && it.Worn && !b.returning:
+		return true // take it off to meet the guards again
+	}
+	return false
+}
+
 // fight chooses what to do on the knight's turn in a fight.
 func (b *balanceBot) fight() Command {
 	p := b.p
@@ -545,28 +603,13 @@ func (b *balanceBot) fight() Command {
 	if b.strat == strategyReckless {
 		return Fight{}
 	}
-	if HitChance(b.e.dieSides(p), p.has(SpellPray), k.Class) == 0 {
-		// A die of six sides or fewer (a clumsy knight, or one weighed down by its finds)
-		// never beats 6: only Pray (hits on more than 3) or a missile can win this fight.
-		switch {
-		case r.SpellUnits >= 2 && !p.has(SpellPray):
-			return Cast{Spell: SpellPray}
-		case r.SpellUnits >= 1 && Affects(SpellMagicMissile, k):
-			return Cast{Spell: SpellMagicMissile}
-		case b.e.levels[r.Depth-1].RoomAt(r.Pos()) < 0:
-			return Run{}
-		}
+	if cmd := b.hopeless(k); cmd != nil {
+		return cmd
 	}
 	if m.held {
 		return Fight{}
 	}
-	arrows := 0
-	for _, it := range r.Items {
-		if it.Kind == ItemQuiver {
-			arrows += it.Count
-		}
-	}
-	if k.Class == Mythical && arrows > 0 {
+	if k.Class == Mythical && arrowsOf(r.Items) > 0 {
 		return Shoot{}
 	}
 	frac := b.frac()
@@ -587,16 +630,55 @@ func (b *balanceBot) fight() Command {
 		return Cast{Spell: SpellMagicMissile}
 	}
 	if danger > 1 {
-		// About to die in a room: a ring of invisibility, if a hand is free, saves the knight.
-		rings := 0
-		for _, it := range r.Items {
-			if isRing(it.Kind) && it.Worn {
-				rings++
-			}
+		return b.vanish()
+	}
+	return Fight{}
+}
+
+// hopeless is what the knight does when its sword cannot hit a monster of kind k: a die
+// of six sides or fewer (a clumsy knight, or one weighed down by its finds) never beats
+// 6, so only Pray (hits on more than 3) or a missile can win the fight, or else running
+// from a corridor. It is nil when the sword can hit, or nothing else helps.
+func (b *balanceBot) hopeless(k *MonsterKind) Command {
+	p := b.p
+	r := &p.rec
+	if HitChance(b.e.dieSides(p), p.has(SpellPray), k.Class) != 0 {
+		return nil
+	}
+	switch {
+	case r.SpellUnits >= 2 && !p.has(SpellPray):
+		return Cast{Spell: SpellPray}
+	case r.SpellUnits >= 1 && Affects(SpellMagicMissile, k):
+		return Cast{Spell: SpellMagicMissile}
+	case b.e.levels[r.Depth-1].RoomAt(r.Pos()) < 0:
+		return Run{}
+	}
+	return nil
+}
+
+// arrowsOf is how many arrows of slaying the items hold.
+func arrowsOf(items []Item) int {
+	arrows := 0
+	for _, it := range items {
+		if it.Kind == ItemQuiver {
+			arrows += it.Count
 		}
-		if i := slices.IndexFunc(r.Items, func(it Item) bool { return it.Kind == ItemRingOfInvisibility && !it.Worn }); i >= 0 && rings < maxRings {
-			return UseItem{Index: i}
+	}
+	return arrows
+}
+
+// vanish is what a knight about to die in a room does: a ring of invisibility, if a hand
+// is free, saves it; otherwise it fights on.
+func (b *balanceBot) vanish() Command {
+	items := b.p.rec.Items
+	rings := 0
+	for _, it := range items {
+		if isRing(it.Kind) && it.Worn {
+			rings++
 		}
+	}
+	if i := slices.IndexFunc(items, func(it Item) bool { return it.Kind == ItemRingOfInvisibility && !it.Worn }); i >= 0 && rings < maxRings {
+		return UseItem{Index: i}
 	}
 	return Fight{}
 }

@@ -91,35 +91,31 @@ func (c *Channel) index() int {
 }
 
 func (m channelReq) handle(e *Engine) {
-	p := m.player(e)
-	if p == nil {
-		return
-	}
-	e.stir(p)
-	defer e.publish()
-	if m.act.Kind == ChannelList {
-		e.listChannels(p)
-		return
-	}
-	ch := ChannelNamed(m.act.Name)
-	if ch == nil {
-		e.say(p, noChannelNote(m.act.Name))
-		return
-	}
-	on := e.onChannel(p, ch)
-	switch {
-	case m.act.Kind == ChannelJoin && on:
-		e.say(p, fmt.Sprintf("You are on %s already. (/%s TEXT talks there.)", ch.Name, ch.Name))
-	case m.act.Kind == ChannelJoin:
-		e.setChannel(p, ch, true)
-		e.sayChannelHistory(p, ch)
-		e.say(p, fmt.Sprintf("You join %s: %s. (/%s TEXT talks there; /leave %s leaves it.)", ch.Name, ch.About, ch.Name, ch.Name))
-	case !on:
-		e.say(p, fmt.Sprintf("You are not on %s. (/join %s joins it.)", ch.Name, ch.Name))
-	default:
-		e.setChannel(p, ch, false)
-		e.say(p, fmt.Sprintf("You leave %s. (/join %s comes back.)", ch.Name, ch.Name))
-	}
+	m.carryOut(e, func(p *player) {
+		if m.act.Kind == ChannelList {
+			e.listChannels(p)
+			return
+		}
+		ch := ChannelNamed(m.act.Name)
+		if ch == nil {
+			e.say(p, noChannelNote(m.act.Name))
+			return
+		}
+		on := e.onChannel(p, ch)
+		switch {
+		case m.act.Kind == ChannelJoin && on:
+			e.say(p, fmt.Sprintf("You are on %s already. (/%s TEXT talks there.)", ch.Name, ch.Name))
+		case m.act.Kind == ChannelJoin:
+			e.setChannel(p, ch, true)
+			e.sayChannelHistory(p, ch)
+			e.say(p, fmt.Sprintf("You join %s: %s. (/%s TEXT talks there; /leave %s leaves it.)", ch.Name, ch.About, ch.Name, ch.Name))
+		case !on:
+			e.say(p, fmt.Sprintf("You are not on %s. (/join %s joins it.)", ch.Name, ch.Name))
+		default:
+			e.setChannel(p, ch, false)
+			e.say(p, fmt.Sprintf("You leave %s. (/join %s comes back.)", ch.Name, ch.Name))
+		}
+	})
 }
 
 // onChannel reports whether p is on the channel.

@@ -77,9 +77,9 @@ func (p *Player) Chat(ctx context.Context, c Chat) error {
 	return p.e.send(ctx, chatReq{p.from, c})
 }
 
-// talker is the recent chat of one key, for flood control: the turns of the lines it
-// sent within the window, oldest first. It is kept by knight id, so reconnecting or
-// opening a second connection does not reset it.
+// talker is the recent chat of one knight, for flood control: the turns of the lines it
+// sent within the window, oldest first. It is kept by knight id, so reconnecting,
+// opening a second connection or changing keys does not reset it.
 type talker struct {
 	turns []uint64
 }
@@ -96,20 +96,19 @@ type chatLine struct {
 
 // handle is Chat on the engine goroutine.
 func (m chatReq) handle(e *Engine) {
-	p := m.player(e)
-	if p == nil || m.chat.Kind >= numChatKinds {
+	if m.chat.Kind >= numChatKinds {
 		return
 	}
-	e.stir(p)
-	defer e.publish()
-	l, note := e.address(p, m.chat)
-	if note != "" {
-		e.say(p, note)
-		return
-	}
-	e.soc.counts.said[chatTalk[l.kind]]++
-	e.sayLine(p, l)
-	e.keep(p, l.kind, l.ch, l.to, l.text)
+	m.carryOut(e, func(p *player) {
+		l, note := e.address(p, m.chat)
+		if note != "" {
+			e.say(p, note)
+			return
+		}
+		e.soc.counts.said[chatTalk[l.kind]]++
+		e.sayLine(p, l)
+		e.keep(p, l.kind, l.ch, l.to, l.text)
+	})
 }
 
 // address reads a line of chat: who it is for and its text, or else a note for the
@@ -296,16 +295,16 @@ func (e *Engine) online(name string) *player {
 	return nil
 }
 
-// allowChat counts a line against the key's flood allowance and reports whether it may
-// be sent: at most ChatLines lines within the window.
-func (e *Engine) allowChat(fp string, guest bool) bool {
+// allowChat counts a line against the flood allowance of the knight id and reports
+// whether it may be sent: at most ChatLines lines within the window.
+func (e *Engine) allowChat(id string, guest bool) bool {
 	if e.talk == nil {
 		e.talk = map[string]*talker{}
 	}
-	t := e.talk[fp]
+	t := e.talk[id]
 	if t == nil {
 		t = &talker{}
-		e.talk[fp] = t
+		e.talk[id] = t
 	}
 	t.forget(e.turn, e.chatWindow())
 	if len(t.turns) >= ChatLines || (guest && len(t.turns) >= GuestChatLines) {
@@ -349,16 +348,16 @@ func (e *Engine) chatWindow() uint64 {
 	return DefaultChatWindowTurns
 }
 
-// forgetTalk drops the flood counts of keys that have been quiet for a whole window, so
-// the map does not grow with every key that ever spoke. It runs at every checkpoint, and
+// forgetTalk drops the flood counts of knights that have been quiet for a whole window, so
+// the map does not grow with every knight that ever spoke. It runs at every checkpoint, and
 // so do the parties' clock (partyTick) and the community's (socialTick: history past
 // its time, silences that have ended), which have no call of their own in Step.
 func (e *Engine) forgetTalk() {
 	e.partyTick()
 	e.socialTick()
-	for fp, t := range e.talk {
+	for id, t := range e.talk {
 		if t.forget(e.turn, e.chatWindow()); len(t.turns) == 0 {
-			delete(e.talk, fp)
+			delete(e.talk, id)
 		}
 	}
 }

@@ -116,24 +116,12 @@ func New(cfg Config) *Engine {
 // newWithLevels builds an engine on given levels (tests use hand-drawn ones).
 func newWithLevels(cfg Config, levels []*Level) *Engine {
 	cfg.Depth = len(levels)
-	if cfg.CheckpointTurns <= 0 {
-		cfg.CheckpointTurns = DefaultCheckpointTurns
-	}
-	if cfg.GraceTurns <= 0 {
-		cfg.GraceTurns = DefaultGraceTurns
-	}
-	if cfg.IdleTurns <= 0 {
-		cfg.IdleTurns = DefaultIdleTurns
-	}
-	if cfg.ActiveRefreshTurns <= 0 {
-		cfg.ActiveRefreshTurns = DefaultActiveRefreshTurns
-	}
-	if cfg.IdleRefreshTurns <= 0 {
-		cfg.IdleRefreshTurns = DefaultIdleRefreshTurns
-	}
-	if cfg.SafeTurns <= 0 {
-		cfg.SafeTurns = DefaultSafeTurns
-	}
+	orDefault(&cfg.CheckpointTurns, DefaultCheckpointTurns)
+	orDefault(&cfg.GraceTurns, DefaultGraceTurns)
+	orDefault(&cfg.IdleTurns, DefaultIdleTurns)
+	orDefault(&cfg.ActiveRefreshTurns, DefaultActiveRefreshTurns)
+	orDefault(&cfg.IdleRefreshTurns, DefaultIdleRefreshTurns)
+	orDefault(&cfg.SafeTurns, DefaultSafeTurns)
 	if cfg.WanderChance == 0 {
 		cfg.WanderChance = wanderChance
 	}
@@ -162,6 +150,13 @@ func newWithLevels(cfg Config, levels []*Level) *Engine {
 		e.restoreSurface(ls) // the markets' stock, saved as the surface's state
 	}
 	return e
+}
+
+// orDefault sets a setting of Config left at zero (or below) to its default.
+func orDefault(setting *int, def int) {
+	if *setting <= 0 {
+		*setting = def
+	}
 }
 
 // Turn is the number of turns stepped so far.
@@ -294,6 +289,19 @@ func (f from) player(e *Engine) *player {
 		return p
 	}
 	return nil
+}
+
+// carryOut is the frame of a knight's action: do runs for the knight the request came
+// from, if its session still plays it, after stirring it (an action is not idling), and
+// the views it changed are published after.
+func (f from) carryOut(e *Engine, do func(p *player)) {
+	p := f.player(e)
+	if p == nil {
+		return
+	}
+	e.stir(p)
+	do(p)
+	e.publish()
 }
 
 type queryReq struct {

@@ -201,3 +201,18 @@ func BenchmarkRequest(b *testing.B) {
 		(<-w.e.inbox).handle(w.e)
 	}
 }
+
+// BenchmarkRequestBack is the way in of an action carried out at once (carryOut): Back,
+// from a knight that is not away, which only stirs it and publishes.
+func BenchmarkRequestBack(b *testing.B) {
+	w := newBenchWorld(b, 1, 1, nil)
+	p := &Player{w.e, from{w.e.order[0].rec.ID, w.e.order[0].session}}
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := p.Back(ctx); err != nil {
+			b.Fatal(err)
+		}
+		(<-w.e.inbox).handle(w.e)
+	}
+}

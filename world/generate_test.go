@@ -493,8 +493,17 @@ func TestLevelSeed(t *testing.T) {
 	if LevelSeed(1, 1) == LevelSeed(1, 2) || LevelSeed(1, 1) == LevelSeed(2, 1) {
 		t.Fatal("level seeds collide for neighbouring inputs")
 	}
-	if LevelSeed(42, 3) != LevelSeed(42, 3) {
-		t.Fatal("LevelSeed is not a function")
+	// The original dungeon is the same on every server and after every restart: a level's
+	// seed depends on the dungeon's seed and the depth alone, fixed values that saved maps
+	// (LevelMap.Seed) and regen (Level.Seed) are compared with, and the ones the dungeon's
+	// levels are made from.
+	if got := LevelSeed(42, 3); got != 0x4ef4df406f2c1e9d {
+		t.Fatalf("LevelSeed(42, 3) = %#x, want 0x4ef4df406f2c1e9d as it has always been", got)
+	}
+	for i, l := range GenerateDungeon(42, 3) {
+		if l.Seed != LevelSeed(42, i+1) {
+			t.Fatalf("level %d of dungeon 42 has seed %#x, want LevelSeed(42, %d) = %#x", i+1, l.Seed, i+1, LevelSeed(42, i+1))
+		}
 	}
 }
 

@@ -83,102 +83,94 @@ func (p *Player) DeleteLetter(ctx context.Context, id uint64) error {
 }
 
 func (m mailReq) handle(e *Engine) {
-	p := m.player(e)
-	if p == nil {
-		return
-	}
-	e.stir(p)
-	defer e.publish()
-	if p.rec.Guest {
-		e.say(p, GuestLettersNote)
-		return
-	}
-	if note := e.silencedNote(p); note != "" {
-		e.say(p, note)
-		return
-	}
-	k, text, note := e.knightIn(m.to, m.text, "Write to whom? (/mail NAME TEXT)", false)
-	if note != "" {
-		e.say(p, note)
-		return
-	}
-	key := k.ID
-	whole := CleanText(text, 0)
-	text = CleanText(whole, MaxLetterRunes)
-	unread, mine := 0, 0
-	for _, l := range e.soc.mail[key] {
-		if !l.Read {
-			unread++
-			if NameKey(l.From) == NameKey(p.rec.Name) {
-				mine++
+	m.carryOut(e, func(p *player) {
+		if p.rec.Guest {
+			e.say(p, GuestLettersNote)
+			return
+		}
+		if note := e.silencedNote(p); note != "" {
+			e.say(p, note)
+			return
+		}
+		k, text, note := e.knightIn(m.to, m.text, "Write to whom? (/mail NAME TEXT)", false)
+		if note != "" {
+			e.say(p, note)
+			return
+		}
+		id := k.ID
+		whole := CleanText(text, 0)
+		text = CleanText(whole, MaxLetterRunes)
+		unread, mine := 0, 0
+		for _, l := range e.soc.mail[id] {
+			if !l.Read {
+				unread++
+				if NameKey(l.From) == NameKey(p.rec.Name) {
+					mine++
+				}
 			}
 		}
-	}
-	switch {
-	case k.guest:
-		e.say(p, fmt.Sprintf("%s is a guest: letters do not reach guests, who are not saved. (/w %s TEXT whispers to it now.)", k.Name, k.Name))
-		return
-	case k.Ended:
-		e.say(p, fmt.Sprintf("%s is no longer of this world: letters do not reach a knight who has died or retired.", k.Name))
-		return
-	case key == p.rec.ID:
-		e.say(p, "You cannot write to yourself.")
-		return
-	case text == "":
-		e.say(p, fmt.Sprintf("Write what? (/mail %s TEXT)", k.Name))
-		return
-	case unread >= MaxUnread:
-		e.say(p, fmt.Sprintf("%s has %d unread letters, as many as a mailbox holds: yours was not sent.", k.Name, unread))
-		return
-	case mine >= MaxFromOne:
-		e.say(p, fmt.Sprintf("%s has not read the %d letters you sent yet: yours was not sent.", k.Name, mine))
-		return
-	case !e.allowTalk(p, talkLetter):
-		e.say(p, floodNote(p))
-		return
-	}
-	e.soc.counts.said[talkLetter]++
-	e.soc.nextLetter++
-	e.soc.mail[key] = keepRead(append(e.soc.mail[key],
-		Letter{ID: e.soc.nextLetter, From: p.rec.Name, To: k.Name, Text: text, Sent: m.sent}))
-	e.archiveMail(key)
-	cut := ""
-	if len([]rune(whole)) > len([]rune(text)) {
-		cut = fmt.Sprintf(" (It was cut to %d characters.)", MaxLetterRunes)
-	}
-	if q := e.players[key]; q != nil {
-		e.say(p, fmt.Sprintf("Your letter to %s is delivered.%s", k.Name, cut))
-		if !q.rec.Options.Mutes(p.rec.Name) {
-			e.say(q, fmt.Sprintf("A letter from %s has come. (/mail reads it.)", p.rec.Name))
+		switch {
+		case k.guest:
+			e.say(p, fmt.Sprintf("%s is a guest: letters do not reach guests, who are not saved. (/w %s TEXT whispers to it now.)", k.Name, k.Name))
+			return
+		case k.Ended:
+			e.say(p, fmt.Sprintf("%s is no longer of this world: letters do not reach a knight who has died or retired.", k.Name))
+			return
+		case id == p.rec.ID:
+			e.say(p, "You cannot write to yourself.")
+			return
+		case text == "":
+			e.say(p, fmt.Sprintf("Write what? (/mail %s TEXT)", k.Name))
+			return
+		case unread >= MaxUnread:
+			e.say(p, fmt.Sprintf("%s has %d unread letters, as many as a mailbox holds: yours was not sent.", k.Name, unread))
+			return
+		case mine >= MaxFromOne:
+			e.say(p, fmt.Sprintf("%s has not read the %d letters you sent yet: yours was not sent.", k.Name, mine))
+			return
+		case !e.allowTalk(p, talkLetter):
+			e.say(p, floodNote(p))
+			return
 		}
-		return
-	}
-	e.say(p, fmt.Sprintf("Your letter to %s is sent: %s will find it on arriving.%s", k.Name, k.Name, cut))
+		e.soc.counts.said[talkLetter]++
+		e.soc.nextLetter++
+		e.soc.mail[id] = keepRead(append(e.soc.mail[id],
+			Letter{ID: e.soc.nextLetter, From: p.rec.Name, To: k.Name, Text: text, Sent: m.sent}))
+		e.archiveMail(id)
+		cut := ""
+		if len([]rune(whole)) > len([]rune(text)) {
+			cut = fmt.Sprintf(" (It was cut to %d characters.)", MaxLetterRunes)
+		}
+		if q := e.players[id]; q != nil {
+			e.say(p, fmt.Sprintf("Your letter to %s is delivered.%s", k.Name, cut))
+			if !q.rec.Options.Mutes(p.rec.Name) {
+				e.say(q, fmt.Sprintf("A letter from %s has come. (/mail reads it.)", p.rec.Name))
+			}
+			return
+		}
+		e.say(p, fmt.Sprintf("Your letter to %s is sent: %s will find it on arriving.%s", k.Name, k.Name, cut))
+	})
 }
 
 func (m deleteLetterReq) handle(e *Engine) {
-	p := m.player(e)
-	if p == nil {
-		return
-	}
-	e.stir(p)
-	defer e.publish()
-	key := p.rec.ID
-	ls := e.soc.mail[key]
-	for i, l := range ls {
-		if l.ID == m.letter {
-			e.soc.mail[key] = append(ls[:i:i], ls[i+1:]...)
-			e.archiveMail(key)
-			e.say(p, fmt.Sprintf("You delete the letter from %s.", l.From))
-			return
+	m.carryOut(e, func(p *player) {
+		id := p.rec.ID
+		ls := e.soc.mail[id]
+		for i, l := range ls {
+			if l.ID == m.letter {
+				e.soc.mail[id] = append(ls[:i:i], ls[i+1:]...)
+				e.archiveMail(id)
+				e.say(p, fmt.Sprintf("You delete the letter from %s.", l.From))
+				return
+			}
 		}
-	}
+	})
 }
 
 // letters is p's mailbox as Letters returns it.
 func (e *Engine) letters(p *player, markRead bool) []Letter {
-	key := p.rec.ID
-	ls := e.soc.mail[key]
+	id := p.rec.ID
+	ls := e.soc.mail[id]
 	out := make([]Letter, 0, len(ls))
 	for _, read := range []bool{false, true} {
 		for i := len(ls) - 1; i >= 0; i-- {
@@ -193,8 +185,8 @@ func (e *Engine) letters(p *player, markRead bool) []Letter {
 			l.Read = true
 			kept[i] = l
 		}
-		e.soc.mail[key] = keepRead(kept)
-		e.archiveMail(key)
+		e.soc.mail[id] = keepRead(kept)
+		e.archiveMail(id)
 		p.dirty = true // the count of unread letters changed
 	}
 	return out
@@ -236,13 +228,13 @@ func unreadNote(n int) string {
 	return fmt.Sprintf("You have %s. (/mail reads them.)", english.Count(n, "unread letter", "unread letters"))
 }
 
-// archiveMail hands the mailbox of the knight whose id is key to the Archive.
-func (e *Engine) archiveMail(key string) {
+// archiveMail hands the mailbox of the knight id to the Archive.
+func (e *Engine) archiveMail(id string) {
 	if a := e.cfg.Community.Archive; a != nil {
-		a.PutMail(key, append([]Letter(nil), e.soc.mail[key]...))
+		a.PutMail(id, append([]Letter(nil), e.soc.mail[id]...))
 	}
-	if len(e.soc.mail[key]) == 0 {
-		delete(e.soc.mail, key)
+	if len(e.soc.mail[id]) == 0 {
+		delete(e.soc.mail, id)
 	}
 }
 

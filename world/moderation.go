@@ -288,38 +288,34 @@ func (p *Player) Report(ctx context.Context, about, text string) error {
 }
 
 func (m reportReq) handle(e *Engine) {
-	p := m.player(e)
-	if p == nil {
-		return
-	}
-	e.stir(p)
-	defer e.publish()
-	k, reason, note := e.knightIn(m.about, m.reason, "Report whom? (/report NAME REASON)", true)
-	if note != "" {
-		e.say(p, note)
-		return
-	}
-	reason = CleanText(reason, MaxChatRunes)
-	switch {
-	case k.ID == p.rec.ID:
-		e.say(p, "You cannot report yourself.")
-		return
-	case reason == "":
-		e.say(p, fmt.Sprintf("Say why, after the name: /report %s REASON.", k.Name))
-		return
-	case !e.allowTalk(p, talkReport):
-		e.say(p, floodNote(p))
-		return
-	}
-	r := Report{From: p.rec.Name, FromKnight: p.rec.ID, FromGuest: p.rec.Guest,
-		About: k.Name, AboutKnight: k.ID, AboutGuest: k.guest, Reason: reason,
-		Lines: e.saidLately(k.ID, p.rec.ID)}
-	e.soc.counts.said[talkReport]++
-	if a := e.cfg.Community.Archive; a != nil {
-		a.PutReport(r)
-	}
-	e.say(p, fmt.Sprintf("Your report about %s is with the admins, with %s %s said lately. Thank you.",
-		k.Name, countLines(len(r.Lines)), k.Name))
+	m.carryOut(e, func(p *player) {
+		k, reason, note := e.knightIn(m.about, m.reason, "Report whom? (/report NAME REASON)", true)
+		if note != "" {
+			e.say(p, note)
+			return
+		}
+		reason = CleanText(reason, MaxChatRunes)
+		switch {
+		case k.ID == p.rec.ID:
+			e.say(p, "You cannot report yourself.")
+			return
+		case reason == "":
+			e.say(p, fmt.Sprintf("Say why, after the name: /report %s REASON.", k.Name))
+			return
+		case !e.allowTalk(p, talkReport):
+			e.say(p, floodNote(p))
+			return
+		}
+		r := Report{From: p.rec.Name, FromKnight: p.rec.ID, FromGuest: p.rec.Guest,
+			About: k.Name, AboutKnight: k.ID, AboutGuest: k.guest, Reason: reason,
+			Lines: e.saidLately(k.ID, p.rec.ID)}
+		e.soc.counts.said[talkReport]++
+		if a := e.cfg.Community.Archive; a != nil {
+			a.PutReport(r)
+		}
+		e.say(p, fmt.Sprintf("Your report about %s is with the admins, with %s %s said lately. Thank you.",
+			k.Name, countLines(len(r.Lines)), k.Name))
+	})
 }
 
 // saidLately is what the knight speaker (an id) said within the report window: its lines

@@ -128,32 +128,28 @@ func (r partyRequest) toSide() string {
 
 // handle is Party on the engine goroutine.
 func (m partyReq) handle(e *Engine) {
-	p := m.player(e)
-	if p == nil {
-		return
-	}
-	e.stir(p)
-	defer e.publish()
-	e.expireRequests()
-	switch a := m.act; a.Kind {
-	case PartyInvite:
-		e.invite(p, a.Name)
-	case PartyAsk:
-		e.ask(p, a.Name)
-	case PartyAccept:
-		e.answer(p, a.Name, true)
-	case PartyDecline:
-		e.answer(p, a.Name, false)
-	case PartyLeave:
-		if e.parties.of[p] == nil {
-			e.say(p, NoPartyNote)
-			return
+	m.carryOut(e, func(p *player) {
+		e.expireRequests()
+		switch a := m.act; a.Kind {
+		case PartyInvite:
+			e.invite(p, a.Name)
+		case PartyAsk:
+			e.ask(p, a.Name)
+		case PartyAccept:
+			e.answer(p, a.Name, true)
+		case PartyDecline:
+			e.answer(p, a.Name, false)
+		case PartyLeave:
+			if e.parties.of[p] == nil {
+				e.say(p, NoPartyNote)
+				return
+			}
+			e.say(p, "You leave the party.")
+			e.leaveParty(p)
+		case PartyDisband:
+			e.disband(p)
 		}
-		e.say(p, "You leave the party.")
-		e.leaveParty(p)
-	case PartyDisband:
-		e.disband(p)
-	}
+	})
 }
 
 // invite is p inviting the knight named into its party.

@@ -37,8 +37,28 @@ func spellTestKind(c MonsterClass, level int) *MonsterKind {
 }
 
 func TestSpellTableShape(t *testing.T) {
-	// Seed 000: "There are 4 levels of spells"; its lists name 7, 5, 5 and 4 spells, and
-	// splitting "Pass floor or ceiling" in two makes level 4 hold 5.
+	checkSpellLevels(t)
+	seen := map[string]SpellID{}
+	for i := range Spells {
+		id := SpellID(i)
+		in := id.Info()
+		if in.Name == "" {
+			t.Fatalf("spell %d has no name", i)
+		}
+		if prev, dup := seen[strings.ToLower(in.Name)]; dup {
+			t.Errorf("%v and spell %d share a name", prev, i)
+		}
+		seen[strings.ToLower(in.Name)] = id
+		checkSpellRow(t, id, in)
+		checkSpellHelp(t, id, in)
+	}
+}
+
+// checkSpellLevels checks the spells' levels. Seed 000: "There are 4 levels of spells";
+// its lists name 7, 5, 5 and 4 spells, and splitting "Pass floor or ceiling" in two makes
+// level 4 hold 5.
+func checkSpellLevels(t *testing.T) {
+	t.Helper()
 	if NumSpells != 22 {
 		t.Fatalf("NumSpells = %d, want 22", NumSpells)
 	}
@@ -64,52 +84,48 @@ func TestSpellTableShape(t *testing.T) {
 			t.Errorf("SpellsOfLevel(%d) = %v, want nil", level, ids)
 		}
 	}
+}
 
-	seen := map[string]SpellID{}
-	for i := range Spells {
-		id := SpellID(i)
-		in := id.Info()
-		if in.Name == "" {
-			t.Fatalf("spell %d has no name", i)
+// checkSpellRow checks that a spell's row holds together: its cost, when it may be cast,
+// its failure range, its duration, and what it does to monsters.
+func checkSpellRow(t *testing.T, id SpellID, in *SpellInfo) {
+	t.Helper()
+	// "Level 1 spells cost you 1 unit each, level 2 spells cost 2 units each, etc."
+	if UnitCost(id) != in.Level {
+		t.Errorf("UnitCost(%v) = %d, want its level %d", id, UnitCost(id), in.Level)
+	}
+	if in.Combat && in.Anytime {
+		t.Errorf("%v is both combat-only and castable any time", id)
+	}
+	if in.FailMin < 0 || in.FailMin > in.FailMax || in.FailMax > 100 {
+		t.Errorf("%v fails %d..%d%%, not a range within 0..100", id, in.FailMin, in.FailMax)
+	}
+	if in.Duration < DurationFight {
+		t.Errorf("%v has duration %d, below every special value", id, in.Duration)
+	}
+	if (in.Targets != nil || in.MaxMonsterLevel != 0 || in.Damage != (Dice{})) && !in.OnMonster {
+		t.Errorf("%v limits or hurts monsters but is not aimed at one", id)
+	}
+}
+
+// checkSpellHelp checks a spell's line in the menu: one line, well inside an 80-column
+// screen, in plain ASCII like the rest of the game's text, and not contradicting the table.
+func checkSpellHelp(t *testing.T, id SpellID, in *SpellInfo) {
+	t.Helper()
+	if in.Help == "" || len(in.Help) > 72 || strings.ContainsAny(in.Help, "\n\t") {
+		t.Errorf("%v help %q: want one line of at most 72 characters", id, in.Help)
+	}
+	for _, r := range in.Help {
+		if r < ' ' || r > '~' {
+			t.Errorf("%v help %q has non-ASCII %q", id, in.Help, r)
+			break
 		}
-		if prev, dup := seen[strings.ToLower(in.Name)]; dup {
-			t.Errorf("%v and spell %d share a name", prev, i)
-		}
-		seen[strings.ToLower(in.Name)] = id
-		// "Level 1 spells cost you 1 unit each, level 2 spells cost 2 units each, etc."
-		if UnitCost(id) != in.Level {
-			t.Errorf("UnitCost(%v) = %d, want its level %d", id, UnitCost(id), in.Level)
-		}
-		if in.Combat && in.Anytime {
-			t.Errorf("%v is both combat-only and castable any time", id)
-		}
-		if in.FailMin < 0 || in.FailMin > in.FailMax || in.FailMax > 100 {
-			t.Errorf("%v fails %d..%d%%, not a range within 0..100", id, in.FailMin, in.FailMax)
-		}
-		if in.Duration < DurationFight {
-			t.Errorf("%v has duration %d, below every special value", id, in.Duration)
-		}
-		if (in.Targets != nil || in.MaxMonsterLevel != 0 || in.Damage != (Dice{})) && !in.OnMonster {
-			t.Errorf("%v limits or hurts monsters but is not aimed at one", id)
-		}
-		// The menu shows one line per spell; stay well inside an 80-column screen, in
-		// plain ASCII like the rest of the game's text.
-		if in.Help == "" || len(in.Help) > 72 || strings.ContainsAny(in.Help, "\n\t") {
-			t.Errorf("%v help %q: want one line of at most 72 characters", id, in.Help)
-		}
-		for _, r := range in.Help {
-			if r < ' ' || r > '~' {
-				t.Errorf("%v help %q has non-ASCII %q", id, in.Help, r)
-				break
-			}
-		}
-		// The menu line must not contradict the table.
-		if in.Duration > 0 && !strings.Contains(in.Help, fmt.Sprintf("%d turns", in.Duration)) {
-			t.Errorf("%v lasts %d turns but its help %q does not say so", id, in.Duration, in.Help)
-		}
-		if in.FailMax > 0 && !strings.Contains(in.Help, fmt.Sprintf("%d-%d%%", in.FailMin, in.FailMax)) {
-			t.Errorf("%v fails %d-%d%% but its help %q does not say so", id, in.FailMin, in.FailMax, in.Help)
-		}
+	}
+	if in.Duration > 0 && !strings.Contains(in.Help, fmt.Sprintf("%d turns", in.Duration)) {
+		t.Errorf("%v lasts %d turns but its help %q does not say so", id, in.Duration, in.Help)
+	}
+	if in.FailMax > 0 && !strings.Contains(in.Help, fmt.Sprintf("%d-%d%%", in.FailMin, in.FailMax)) {
+		t.Errorf("%v fails %d-%d%% but its help %q does not say so", id, in.FailMin, in.FailMax, in.Help)
 	}
 }
 

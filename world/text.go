@@ -37,60 +37,103 @@ func CleanText(text string, limit int) string { return cleanText(text, limit, tr
 func CleanLine(line string) string { return strings.TrimRight(cleanText(line, 0, false), " ") }
 
 func cleanText(text string, limit int, collapse bool) string {
-	var b strings.Builder
-	n := 0
-	marks := 0     // combining marks in a row just written
-	space := false // a space is pending (collapse only)
-	emit := func(r rune) {
-		if collapse && unicode.IsSpace(r) {
-			space = n > 0
-			return
-		}
-		if space {
-			b.WriteByte(' ')
-			n++
-			space = false
-		}
-		b.WriteRune(r)
-		n++
-	}
-	for i := 0; i < len(text) && (limit <= 0 || n < limit); {
+	c := cleaner{limit: limit, collapse: collapse}
+	for i := 0; i < len(text) && (limit <= 0 || c.n < limit); {
 		r, size := utf8.DecodeRuneInString(text[i:])
-		mark := unicode.In(r, unicode.Mn, unicode.Me)
-		switch {
-		case r == utf8.RuneError && size <= 1:
-			i++ // invalid UTF-8
-		case r == 0x1b: // ESC
-			i = skipEscape(text, i+size)
-		case r == 0x9b: // 8-bit CSI
-			i = skipCSI(text, i+size)
-		case r == 0x90 || r == 0x98 || r == 0x9d || r == 0x9e || r == 0x9f: // 8-bit DCS, SOS, OSC, PM, APC
-			i = skipString(text, i+size)
-		case r == '\t' || r == '\n' || r == '\r' || r == 0x2028 || r == 0x2029:
-			marks = 0
-			emit(' ')
-			i += size
-		case !unicode.IsGraphic(r) || invisible(r) || mark && marks >= maxMarks:
-			// Controls, format characters (bidi, zero-width), private use, surrogates and
-			// unassigned code points: none of them draws anything a reader should trust.
-			i += size
-		default:
-			if limit > 0 && space && n+1 >= limit {
-				return strings.TrimSpace(b.String()) // no room for a space and a rune
-			}
-			if mark {
-				marks++
-			} else {
-				marks = 0
-			}
-			emit(r)
-			i += size
+		if next, ok := skipUnsafe(text, i, r, size); ok {
+			i = next
+			continue
 		}
+		if !c.take(r) {
+			break // no room for a space and a rune
+		}
+		i += size
 	}
 	if !collapse {
-		return b.String()
+		return c.b.String()
 	}
-	return strings.TrimSpace(b.String())
+	return strings.TrimSpace(c.b.String())
+}
+
+// skipUnsafe skips what no reader's terminal should see, starting with the rune r
+// (size bytes) at text[i]: invalid UTF-8, escape sequences and strings, controls, format
+// characters (bidi, zero-width), private use, surrogates and unassigned code points,
+// none of which draws anything a reader should trust. It returns the index after it, or
+// false for a rune to keep (line breaks and tabs among them: they become spaces).
+func skipUnsafe(text string, i int, r rune, size int) (int, bool) {
+	switch {
+	case r == utf8.RuneError && size <= 1:
+		return i + 1, true // invalid UTF-8
+	case r == 0x1b: // ESC
+		return skipEscape(text, i+size), true
+	case r == 0x9b: // 8-bit CSI
+		return skipCSI(text, i+size), true
+	case r == 0x90 || r == 0x98 || r == 0x9d || r == 0x9e || r == 0x9f: // 8-bit DCS, SOS, OSC, PM, APC
+		return skipString(text, i+size), true
+	case lineBreak(r):
+		return i, false
+	case !unicode.IsGraphic(r) || invisible(r):
+		return i + size, true
+	}
+	return i, false
+}
+
+// lineBreak reports the runes that break a line or jump along it: they become a space.
+func lineBreak(r rune) bool {
+	return r == '\t' || r == '\n' || r == '\r' || r == 0x2028 || r == 0x2029
+}
+
+// cleaner writes the runes cleanText keeps: spaces collapsed (when collapse is set),
+// combining marks no more than maxMarks in a row, at most limit runes (none when limit
+// ≤ 0).
+type cleaner struct {
+	b        strings.Builder
+	n        int  // runes written
+	marks    int  // combining marks in a row just written
+	space    bool // a space is pending (collapse only)
+	limit    int
+	collapse bool
+}
+
+// take writes r, a line break as a space; a combining mark past maxMarks in a row is
+// dropped. It returns false, writing nothing, when a pending space and r would not both
+// fit within the limit.
+func (c *cleaner) take(r rune) bool {
+	if lineBreak(r) {
+		c.marks = 0
+		c.emit(' ')
+		return true
+	}
+	mark := unicode.In(r, unicode.Mn, unicode.Me)
+	if mark && c.marks >= maxMarks {
+		return true
+	}
+	if c.limit > 0 && c.space && c.n+1 >= c.limit {
+		return false
+	}
+	if mark {
+		c.marks++
+	} else {
+		c.marks = 0
+	}
+	c.emit(r)
+	return true
+}
+
+// emit writes r after the space pending, if any; a space, when collapsing, is only made
+// pending (and only after something was written), so runs of spaces become one.
+func (c *cleaner) emit(r rune) {
+	if c.collapse && unicode.IsSpace(r) {
+		c.space = c.n > 0
+		return
+	}
+	if c.space {
+		c.b.WriteByte(' ')
+		c.n++
+		c.space = false
+	}
+	c.b.WriteRune(r)
+	c.n++
 }
 
 // invisible reports runes that draw nothing (or draw blank) and are not format
