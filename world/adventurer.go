@@ -64,6 +64,10 @@ type Adventurer struct {
 	// name; on a channel it never chose, it is as the channel's table row says
 	// (channel.go). They belong to the knight: a new one starts from the table.
 	Channels map[string]bool `json:"channels,omitempty"`
+
+	// Prelude is what a new knight's log begins with: the last lines of the knight its
+	// player lost (Death.LastLines), handed over by the session. It is never saved.
+	Prelude []string `json:"-"`
 }
 
 // LevelMap is one level's squares an adventurer has seen, as a bitset over W*H squares.

@@ -187,7 +187,7 @@ func (e *Engine) castOnMonster(p *player, enc *encounter, s SpellID) {
 			enc.logf("%s casts Teleport; it goes astray and carries %s away!", who, who)
 			e.leaveFight(p)
 			if p.rec.Depth > 0 {
-				e.place(p, p.rec.Depth, e.randomSquare(p.rec.Depth))
+				e.place(p, p.rec.Depth, e.refuge(p.rec.Depth, p.rec.Pos()))
 			}
 			return
 		}

@@ -129,7 +129,8 @@ func TestSleepingMonsterDoesNotFightBack(t *testing.T) {
 // rate (40-60%), but fails by teleporting you (guaranteeing survival)." Cast 400 times
 // each at a Troll guarding the room the knight stands in: Dimension Door (Int 18) fails
 // 20% of the time and the fight goes on, the Troll striking again; Teleport (Int 3) fails
-// 60% of the time and carries the knight off to another square, out of the fight. When
+// 60% of the time and carries the knight off to another square, out of the fight and out
+// of the room. When
 // either works the Troll is a wanderer on a corridor square of the level, out of the
 // room, and the knight stands where it stood, the fight over.
 func TestTeleportAndDimensionDoor(t *testing.T) {
@@ -173,6 +174,10 @@ func TestTeleportAndDimensionDoor(t *testing.T) {
 				}
 				if l.Terrain(p.rec.Pos()) == Rock {
 					t.Fatalf("Teleport carried the knight into rock at %v", p.rec.Pos())
+				}
+				// "guaranteeing survival": out of the Troll's room (issue 31).
+				if l.RoomAt(p.rec.Pos()) == 0 {
+					t.Fatalf("Teleport went astray and left the knight in the Troll's room, at %v", p.rec.Pos())
 				}
 			case strings.Contains(said, "vanishes!"):
 				if p.fight != nil || troll.fight != nil || troll.room != -1 || l.Terrain(troll.pos) != Corridor ||
@@ -571,5 +576,70 @@ func TestLightReachesFourSquares(t *testing.T) {
 		if got := e.view(p).Shadows; !slices.Equal(got, tc.want) {
 			t.Fatalf("from %v the light shows %v, want %v", tc.at, got, tc.want)
 		}
+	}
+}
+
+// Issue 31: each lasting spell works on every move of its duration, not only when cast:
+// seed 000's Find Traps "Lasts 6 turns", Levitation 12, Speed 18, Light and Protection 24,
+// Invisibility 36, durations counting the knight's moves. Cast, each is on for moves 1 to
+// N and gone after move N. Find Traps senses the trap near the knight on each of its 6
+// moves (and not on the 7th); Levitation floats over a pit on its 12th move and the 14th
+// falls in (the one level it has: the pit leaves it where it was); an invisible knight's 36th move takes it into a guarded room unnoticed and its
+// 37th starts the fight.
+func TestLastingSpellsWorkOnEveryMoveOfTheirDuration(t *testing.T) {
+	for s, n := range map[SpellID]int{SpellFindTraps: 6, SpellLevitation: 12, SpellSpeed: 18, SpellLight: 24, SpellProtection: 24, SpellInvisibility: 36} {
+		e, p, _ := caster(t, 10)
+		do(e, "a", Cast{Spell: s})
+		for k := 1; k <= n+1; k++ {
+			if p.has(s) != (k <= n) {
+				t.Fatalf("%s before move %d: on %v", s.Info().Name, k, p.has(s))
+			}
+			do(e, "a", Move{Dir: []Dir{East, West}[(k+1)%2]})
+		}
+	}
+
+	// Find Traps: a web two or three squares east of the knight's walk.
+	e, p, _ := caster(t, 10)
+	e.levels[0].SetTrap(Pos{2, 1}, TrapWeb)
+	do(e, "a", Cast{Spell: SpellFindTraps})
+	for k := 1; k <= 7; k++ {
+		p.rec.Maps[p.mapIdx].Traps = nil // forget it, so each move must sense it again
+		said := p.said
+		do(e, "a", Move{Dir: []Dir{East, West}[(k+1)%2]})
+		lines := strings.Join(saidSince(p, said), "\n")
+		sensed := strings.Contains(lines, "You sense a spider web") && len(p.rec.Maps[p.mapIdx].Traps) == 1
+		if sensed != (k <= 6) {
+			t.Fatalf("Find Traps, move %d: sensed %v (%q)", k, sensed, lines)
+		}
+	}
+
+	// Levitation: the knight starts on a pit and steps off and on; the 12th move is onto it.
+	e, p, _ = caster(t, 10)
+	e.levels[0].SetFeature(Pos{1, 0}, FeatPit)
+	e.place(p, 1, Pos{1, 0})
+	do(e, "a", Cast{Spell: SpellLevitation})
+	for k := 1; k <= 14; k++ {
+		said := p.said
+		do(e, "a", Move{Dir: []Dir{West, East}[(k+1)%2]})
+		lines := strings.Join(saidSince(p, said), "\n")
+		if fell := strings.Contains(lines, "You fall into a pit"); fell != (k == 14) {
+			t.Fatalf("Levitation, move %d: fell %v (%q)", k, fell, lines)
+		}
+	}
+
+	// Invisibility: 35 moves in the corridor, the 36th through the door into the room.
+	e, p, _ = caster(t, 10)
+	rat := e.spawn(1, mustMonster(t, "giant rat"), Pos{3, 1}, 0, e.rng)
+	do(e, "a", Cast{Spell: SpellInvisibility})
+	for k := 1; k <= 35; k++ {
+		do(e, "a", Move{Dir: []Dir{East, West}[(k+1)%2]})
+	}
+	do(e, "a", Move{Dir: East, Door: true})
+	if p.rec.Pos() != (Pos{2, 0}) || p.fight != nil {
+		t.Fatalf("Invisibility's 36th move: at %v, fighting %v", p.rec.Pos(), p.fight != nil)
+	}
+	do(e, "a", Move{Dir: East})
+	if p.fight == nil || rat.fight != p.fight {
+		t.Fatal("the 37th move, visible again, did not start the fight")
 	}
 }

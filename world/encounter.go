@@ -68,15 +68,6 @@ func (Fight) isCommand()  {}
 func (Run) isCommand()    {}
 func (Shoot) isCommand()  {}
 
-// Death is how a knight died; a dead knight's record is its tombstone.
-type Death struct {
-	Killer     string `json:"killer"`
-	Depth      int    `json:"depth"`
-	Level      int    `json:"level"`
-	Experience int    `json:"experience"`
-	Turn       uint64 `json:"turn"`
-}
-
 // logf writes a line of the battle: to the battle's log, which its panel shows, and to
 // the message log of every hero in it, so the message log (M, and screen-reader mode's
 // messages) tells the whole story, fights included, in the order it happened.
@@ -612,8 +603,7 @@ func (e *Engine) monsterAttack(enc *encounter, m *monster) {
 		enc.logf("%s hits %s, but the blow glances off.", english.Capital(theName(k)), p.rec.Name)
 		return
 	}
-	p.rec.Hits -= dmg
-	p.changed = true
+	e.hurt(p, english.A(k.Name), dmg)
 	if p.rec.Hits > 0 {
 		enc.logf("%s hits %s for %d.", english.Capital(theName(k)), p.rec.Name, dmg)
 		return
@@ -630,10 +620,10 @@ func (e *Engine) monsterAttack(enc *encounter, m *monster) {
 	enc.logf("%s hits %s for %d. %s is slain!", english.Capital(theName(k)), p.rec.Name, dmg, p.rec.Name)
 	fallen := slices.DeleteFunc(slices.Clone(enc.players), func(q *player) bool { return q == p || !q.fainted })
 	killer := english.A(k.Name)
-	e.die(p, killer)
+	e.die(p, killer, e.couldHave(p, enc, k)...)
 	for _, q := range fallen {
 		if e.players[q.rec.ID] == q {
-			e.die(q, killer)
+			e.die(q, killer, e.couldHave(q, enc, k)...)
 		}
 	}
 }
@@ -835,12 +825,15 @@ func (e *Engine) leaveFight(p *player) {
 }
 
 // die ends a knight: seed 000's death is permanent. Its record becomes its tombstone and
-// the session is told, so the player can roll a new knight.
-func (e *Engine) die(p *player, killer string) {
+// the session is told, so the player can roll a new knight. The death keeps the last
+// blows, the hints (what the knight could have done) and the last lines of its log.
+func (e *Engine) die(p *player, killer string, hints ...string) {
 	p.rec.Hits = 0
-	p.rec.Death = &Death{Killer: killer, Depth: p.rec.Depth, Level: p.rec.Level, Experience: p.rec.Experience, Turn: e.turn}
+	p.rec.Death = &Death{Killer: killer, Depth: p.rec.Depth, Level: p.rec.Level, Experience: p.rec.Experience, Turn: e.turn,
+		LastBlows: slices.Clone(p.blows), Hints: hints}
 	e.leaveFight(p)
 	e.say(p, fmt.Sprintf("You have been slain by %s.", killer))
+	p.rec.Death.LastLines = lastLines(p)
 	v := e.view(p)
 	v.Dead = p.rec.Death
 	e.remove(p)

@@ -115,7 +115,7 @@ func (e *Engine) fallThrough(p *player, chosen bool) bool {
 		return true
 	}
 	n := 1 + e.rng.IntN(6) // ruling: a pit's fall hurts d6
-	p.rec.Hits -= n
+	e.hurt(p, "a fall into a pit", n)
 	e.say(p, fmt.Sprintf("You fall into a pit and land on level %d! (-%d hits)", depth, n))
 	if p.rec.Hits <= 0 {
 		e.die(p, "a fall into a pit")

@@ -30,8 +30,13 @@ func (e *Engine) move(p *player, m Move) float64 {
 	p.prev = from
 	p.lastFight = nil
 	e.place(p, p.rec.Depth, to)
-	e.countMove(p)
 	e.stepOnto(p, l, to)
+	if e.players[p.rec.ID] == p {
+		// Counted after the square has acted, so a lasting spell works on every move
+		// of its duration: Levitation floats over a pit on its 12th, Find Traps senses
+		// on its 6th.
+		e.countMove(p)
+	}
 	return cost
 }
 
@@ -267,6 +272,24 @@ func (e *Engine) randomSquare(depth int) Pos {
 		if l.Terrain(q) != Rock {
 			return q
 		}
+	}
+	return l.Up
+}
+
+// refuge is where a failed Teleport carries a knight (seed 000: it "fails by teleporting
+// you (guaranteeing survival)"): a random open square away from from's room (or from,
+// in a corridor), in no room whose guard lives and on no monster, so no fight waits
+// there; the level's up stairs if a thousand draws find none.
+func (e *Engine) refuge(depth int, from Pos) Pos {
+	l := e.levels[depth-1]
+	for range 1000 {
+		q := e.randomSquare(depth)
+		r := l.RoomAt(q)
+		switch {
+		case q == from, r >= 0 && r == l.RoomAt(from), r >= 0 && e.roomGuard(depth, r) != nil, e.monsterAt(depth, q) != nil:
+			continue
+		}
+		return q
 	}
 	return l.Up
 }

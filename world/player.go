@@ -35,6 +35,7 @@ type player struct {
 	fightSeq  uint64     // fight log lines written while it was in the fight
 	target    *monster   // the monster its blows go at (Target), nil for the first standing one
 	fainted   bool       // at 0 hits in a battle others still fight (seed 002)
+	blows     []Blow     // the last blows it took (hurt), for its death
 
 	recovered, unitsRecovered int        // hits and spell units recovered in this battle (RecoveryCap)
 	roundsAtRisk              int        // rounds of this battle in which a monster could strike it (endRound)
@@ -182,7 +183,7 @@ func (e *Engine) tickStatus(p *player) {
 			continue
 		case StatusStrangle:
 			// Seed 001: strangle weed — "stuck and loses 1 hit point each turn".
-			p.rec.Hits--
+			e.hurt(p, "strangle weed", 1)
 			kept = append(kept, st)
 			continue
 		}

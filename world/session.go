@@ -165,6 +165,7 @@ func (e *Engine) join(rec Adventurer, sub Subscriber) *Player {
 	}
 	e.nextSeq++
 	p := &player{rec: rec, session: e.nextSession, sub: sub, mapIdx: -1, dirty: true, changed: true, seq: e.nextSeq, active: e.turn}
+	e.prelude(p)  // the last moments of the knight its player lost
 	e.keepSafe(p) // nothing attacks it before it has read its first screen
 	e.levelsChanged()
 	e.announce(nil, p.rec.Name+" joins the game.")

@@ -232,8 +232,7 @@ func (e *Engine) springTrap(p *player) {
 		return
 	}
 	if k.hurt != (between{}) {
-		p.rec.Hits -= k.hurt.draw(r, p.rec.Depth)
-		p.changed = true
+		e.hurt(p, k.killer, k.hurt.draw(r, p.rec.Depth))
 		if p.rec.Hits <= 0 {
 			e.die(p, k.killer)
 			return
