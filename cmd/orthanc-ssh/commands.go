@@ -515,11 +515,12 @@ func helpJSON(cmds []command) []commandJSON {
 }
 
 // printable cuts a client-supplied word short and drops control characters, so an error
-// message never echoes escape sequences back to a terminal.
+// message never echoes escape sequences back to a terminal. The cut is past a key's
+// fingerprint (50 characters), so a refusal names the key it was given whole.
 func printable(s string) string {
 	var b strings.Builder
 	for _, r := range s {
-		if b.Len() >= 40 {
+		if b.Len() >= 64 {
 			b.WriteString("…")
 			break
 		}

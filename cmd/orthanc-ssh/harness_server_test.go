@@ -57,13 +57,13 @@ func startServerSeed(t *testing.T, dir string, seed uint64) *testServer {
 
 // startConfigured starts the real server with cfg on a free loopback port and returns it
 // too, so a test can reach its internals (the metrics listener, the engine).
-func startConfigured(t *testing.T, cfg config) (*testServer, *server) {
+func startConfigured(t testing.TB, cfg config) (*testServer, *server) {
 	t.Helper()
 	return startLogging(t, cfg, io.Discard)
 }
 
 // startLogging is startConfigured with the server's log written to log.
-func startLogging(t *testing.T, cfg config, log io.Writer) (*testServer, *server) {
+func startLogging(t testing.TB, cfg config, log io.Writer) (*testServer, *server) {
 	t.Helper()
 	srv, err := newServer(cfg, slog.New(slog.NewTextHandler(log, nil)))
 	if err != nil {
