@@ -224,8 +224,9 @@ func (s *textScreen) clear(from, to int) {
 	if to < len(s.cells) && to%s.w > 0 && s.cells[to] == wideRest {
 		s.cells[to] = blank
 	}
-	for i := from; i < to; i++ {
-		s.cells[i] = blank
+	cells := s.cells[from:to] // one bounds check, not one a cell
+	for i := range cells {
+		cells[i] = blank
 	}
 	for y := from / s.w; y <= (to-1)/s.w; y++ {
 		s.stale[y] = true
