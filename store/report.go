@@ -44,13 +44,13 @@ func reportKey(r Report) []byte {
 }
 
 func putReports(tx *bolt.Tx, rs []Report) error {
-	b := tx.Bucket(bucketReports)
+	b := open(tx, bucketReports)
 	for _, r := range rs {
 		data, err := json.Marshal(reportValue{V: ValueVersion, Report: r})
 		if err != nil {
 			return fmt.Errorf("encode report: %w", err)
 		}
-		if err := b.Put(reportKey(r), data); err != nil {
+		if err := b.put(reportKey(r), data); err != nil {
 			return fmt.Errorf("put report: %w", err)
 		}
 	}
@@ -61,7 +61,7 @@ func putReports(tx *bolt.Tx, rs []Report) error {
 func (s *Store) Reports() ([]Report, error) {
 	out := []Report{}
 	err := s.db.View(func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketReports).ForEach(func(k, v []byte) error {
+		return open(tx, bucketReports).forEach(func(k, v []byte) error {
 			r, err := decodeReport(k, v)
 			if err != nil {
 				return err
@@ -80,9 +80,9 @@ func (s *Store) Reports() ([]Report, error) {
 func (s *Store) ForgetReportsBefore(t time.Time) (int, error) {
 	n := 0
 	err := s.db.Update(func(tx *bolt.Tx) error {
-		b := tx.Bucket(bucketReports)
+		b := open(tx, bucketReports)
 		var old [][]byte
-		err := b.ForEach(func(k, v []byte) error {
+		err := b.forEach(func(k, v []byte) error {
 			r, err := decodeReport(k, v)
 			if err != nil {
 				return err
@@ -96,7 +96,7 @@ func (s *Store) ForgetReportsBefore(t time.Time) (int, error) {
 			return err
 		}
 		for _, k := range old {
-			if err := b.Delete(k); err != nil {
+			if err := b.delete(k); err != nil {
 				return err
 			}
 		}
