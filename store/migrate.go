@@ -27,7 +27,8 @@ func backupPath(path string, from int) string {
 // synced; then one write transaction makes each step: from schema 1, every adventurer
 // moves to knights under its fingerprint, which becomes its knight id, with its key in
 // keys (migrateV1); from schema 2, every value of the layout's buckets is sealed with its
-// checksum (sealAll); then the new schema version is written. A failure anywhere leaves
+// checksum (sealAll), and the reports are numbered with their lines apart
+// (rekeyReports); then the new schema version is written. A failure anywhere leaves
 // the file as it was: the copy is only a second way back. The community's buckets a
 // schema 1 file lacks are created after it, by Open.
 func migrate(db *bolt.DB, path string, from int) error {
@@ -43,6 +44,9 @@ func migrate(db *bolt.DB, path string, from int) error {
 		}
 		if err := sealAll(tx); err != nil {
 			return err
+		}
+		if err := rekeyReports(tx); err != nil {
+			return fmt.Errorf("number the reports: %w", err)
 		}
 		return tx.Bucket(bucketMeta).Put(keyVersion, []byte(strconv.Itoa(SchemaVersion)))
 	})

@@ -2,6 +2,7 @@ package store
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -59,7 +60,7 @@ func TestAFlippedBitInAValueIsRefused(t *testing.T) {
 	if !errors.Is(err, ErrNotDatabase) || !errors.Is(err, ErrChecksum) {
 		t.Fatalf("Open of a file with a flipped bit: %v, want ErrNotDatabase and ErrChecksum", err)
 	}
-	for _, want := range []string{"bucket reports", "K-KAY", path} {
+	for _, want := range []string{"bucket reports", `key "0000000001"`, path} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not name %q", err, want)
 		}
@@ -121,12 +122,41 @@ func TestAValueUnderAnotherKeyIsRefused(t *testing.T) {
 	}
 }
 
-// toSchema2 takes the checksums off every value of a closed store's file and writes
-// schema version 2: the file as the release before issue 30 wrote it.
+// toSchema2 takes the checksums off every value of a closed store's file, puts the
+// reports back as schema 2 kept them (by the time filed and the reporter, their lines in
+// them, without reportlines) and writes schema version 2: the file as the release before
+// issue 30 wrote it.
 func toSchema2(t *testing.T, path string) {
 	t.Helper()
 	rawUpdate(t, path, func(tx *bolt.Tx) error {
+		reports, err := reportsIn(tx).list()
+		if err != nil {
+			return err
+		}
+		if err := tx.DeleteBucket(bucketReports); err != nil {
+			return err
+		}
+		if err := tx.DeleteBucket(bucketReportLines); err != nil {
+			return err
+		}
+		old, err := tx.CreateBucket(bucketReports)
+		if err != nil {
+			return err
+		}
+		for _, r := range reports {
+			r.ID = 0
+			data, err := json.Marshal(schema2Report{V: 1, Report: r})
+			if err != nil {
+				return err
+			}
+			if err := old.Put([]byte(r.Filed.Format(time.RFC3339Nano)+"/"+r.FromKnight), data); err != nil {
+				return err
+			}
+		}
 		for _, name := range allBuckets {
+			if bytes.Equal(name, bucketReportLines) || bytes.Equal(name, bucketReports) {
+				continue
+			}
 			b := tx.Bucket(name)
 			var keys, vals [][]byte
 			err := b.ForEach(func(k, v []byte) error {
@@ -166,7 +196,12 @@ func TestSchema2IsMigratedInPlace(t *testing.T) {
 		Adventurers: []world.Adventurer{a},
 		Keys:        []Key{{Fingerprint: "SHA256:two", Knight: a.ID, Added: at}},
 		Levels:      []world.LevelState{{Depth: 2, Seed: 7}},
-		Reports:     []Report{{Filed: at, From: "Kay", FromKnight: "K-KAY", About: a.Name, Reason: "rude"}},
+		Reports: []Report{
+			{Filed: at, From: "Kay", FromKnight: "K-KAY", About: a.Name, Reason: "rude",
+				Lines: []ReportLine{{At: at, Where: "say", Line: a.Name + " says: <b>fools</b>"}}},
+			{Filed: at.Add(time.Minute), From: "Bors", FromKnight: "K-BORS", About: a.Name, Reason: "rude too",
+				Lines: []ReportLine{{At: at, Where: "say", Line: a.Name + " says: <b>fools</b>"}}},
+		},
 		Mail:        map[string][]world.Letter{a.ID: {{From: "Kay", To: a.Name, Text: "hello"}}},
 	})
 	if err == nil {
@@ -200,9 +235,18 @@ func TestSchema2IsMigratedInPlace(t *testing.T) {
 	if levels, err := st.Levels(); err != nil || len(levels) != 1 || levels[0].Seed != 7 {
 		t.Errorf("Levels = %+v, %v", levels, err)
 	}
-	if rs, err := st.Reports(); err != nil || len(rs) != 1 || rs[0].Reason != "rude" {
+	// The reports are numbered in the order filed, and their one line is stored once.
+	rs, err := st.Reports()
+	if err != nil || len(rs) != 2 || rs[0].Reason != "rude" || rs[0].ID != 1 || rs[1].ID != 2 || !rs[0].Open() ||
+		len(rs[1].Lines) != 1 || rs[1].Lines[0].Line != a.Name+" says: <b>fools</b>" || !rs[1].Lines[0].At.Equal(at) {
 		t.Errorf("Reports = %+v, %v", rs, err)
 	}
+	_ = st.db.View(func(tx *bolt.Tx) error {
+		if n := tx.Bucket(bucketReportLines).Stats().KeyN; n != 1 {
+			t.Errorf("%d lines in reportlines, want the one line once", n)
+		}
+		return nil
+	})
 	if mail, err := st.Mail(); err != nil || len(mail[a.ID]) != 1 {
 		t.Errorf("Mail = %v, %v", mail, err)
 	}

@@ -20,7 +20,8 @@
 //	├── bans             fingerprint, or "addr:" and an address prefix → {"v":1,"ban":{..., until}}
 //	├── silences         knight id → {"v":1,"silence":{knight, name, reason, by, at, until}}
 //	├── letters          the recipient's knight id → {"v":1,"letters":[{from, to, text, sent, read}]}
-//	├── reports          RFC 3339 time filed/reporter's knight id → {"v":1,"report":{filed, from, from_knight, about, about_knight, reason, lines}}
+//	├── reports          report number, ten digits → {"v":1,"report":{id, filed, updated, times, from, from_knight, about, about_knight, reason, lines: [keys of reportlines], outcome, closed, closed_by}}
+//	├── reportlines      a line's key (a hash of the knight, when, where and the line) → {"v":1,"line":{at, where, line}}: each line once, whichever reports quote it
 //	└── meta
 //	    ├── version      SchemaVersion as decimal ASCII ("3")
 //	    └── motd         {"v":1,"motd":{text, by, at}}: the message of the day, when set
@@ -105,7 +106,7 @@ var (
 	// letters and reports) is created in an older file on its first Open, with no version
 	// change: older programs ignore it.
 	allBuckets = [][]byte{bucketKnights, bucketKeys, bucketLevels, bucketFame, bucketTombstones, bucketBans,
-		bucketSilences, bucketLetters, bucketReports, bucketMeta}
+		bucketSilences, bucketLetters, bucketReports, bucketReportLines, bucketMeta}
 )
 
 var (
@@ -325,7 +326,11 @@ func checkValue(bucket, k, v []byte, sealed bool) error {
 			return fmt.Errorf("%w: %w", ErrNotDatabase, err)
 		}
 	}
-	if err := decodeValue(bucket, k, v); err != nil && !errors.Is(err, ErrUnknownVersion) {
+	decode := decodeValue
+	if !sealed && bytes.Equal(bucket, bucketReports) {
+		decode = func(_, _, v []byte) error { return json.Unmarshal(v, new(schema2Report)) }
+	}
+	if err := decode(bucket, k, v); err != nil && !errors.Is(err, ErrUnknownVersion) {
 		return fmt.Errorf("%w: bucket %s, key %q: %w", ErrNotDatabase, bucket, k, err)
 	}
 	return nil
@@ -347,6 +352,8 @@ func decodeValue(bucket, k, v []byte) error {
 		_, err = decodeLetters(k, v)
 	case string(bucketReports):
 		_, err = decodeReport(k, v)
+	case string(bucketReportLines):
+		_, err = decodeLine(k, v)
 	case string(bucketLevels):
 		err = json.Unmarshal(v, new(levelValue))
 	case string(bucketFame):
