@@ -202,7 +202,7 @@ func TestSchema2IsMigratedInPlace(t *testing.T) {
 			{Filed: at.Add(time.Minute), From: "Bors", FromKnight: "K-BORS", About: a.Name, Reason: "rude too",
 				Lines: []ReportLine{{At: at, Where: "say", Line: a.Name + " says: <b>fools</b>"}}},
 		},
-		Mail:        map[string][]world.Letter{a.ID: {{From: "Kay", To: a.Name, Text: "hello"}}},
+		Mail: map[string][]world.Letter{a.ID: {{From: "Kay", To: a.Name, Text: "hello"}}},
 	})
 	if err == nil {
 		err = st.Ban(Ban{Fingerprint: "SHA256:banned", By: "SHA256:admin", At: at})

@@ -22,6 +22,7 @@
 //	├── letters          the recipient's knight id → {"v":1,"letters":[{from, to, text, sent, read}]}
 //	├── reports          report number, ten digits → {"v":1,"report":{id, filed, updated, times, from, from_knight, about, about_knight, reason, lines: [keys of reportlines], outcome, closed, closed_by}}
 //	├── reportlines      a line's key (a hash of the knight, when, where and the line) → {"v":1,"line":{at, where, line}}: each line once, whichever reports quote it
+//	├── codes            a one-time code → {"v":1,"code":{code, kind, knight, guest, addr, expires}}: keys add's and guests' codes, until they expire
 //	└── meta
 //	    ├── version      SchemaVersion as decimal ASCII ("3")
 //	    └── motd         {"v":1,"motd":{text, by, at}}: the message of the day, when set
@@ -106,7 +107,7 @@ var (
 	// letters and reports) is created in an older file on its first Open, with no version
 	// change: older programs ignore it.
 	allBuckets = [][]byte{bucketKnights, bucketKeys, bucketLevels, bucketFame, bucketTombstones, bucketBans,
-		bucketSilences, bucketLetters, bucketReports, bucketReportLines, bucketMeta}
+		bucketSilences, bucketLetters, bucketReports, bucketReportLines, bucketCodes, bucketMeta}
 )
 
 var (
@@ -354,6 +355,8 @@ func decodeValue(bucket, k, v []byte) error {
 		_, err = decodeReport(k, v)
 	case string(bucketReportLines):
 		_, err = decodeLine(k, v)
+	case string(bucketCodes):
+		_, err = decodeCode(k, v)
 	case string(bucketLevels):
 		err = json.Unmarshal(v, new(levelValue))
 	case string(bucketFame):
