@@ -283,3 +283,28 @@ func TestSchema2IsMigratedInPlace(t *testing.T) {
 		return nil
 	})
 }
+
+// CheckFile checks a stopped database without writing to it: a sound one passes, one with
+// a flipped bit is named, and neither is written.
+func TestCheckFileReadsWithoutWriting(t *testing.T) {
+	path, reason := fileWithAReport(t)
+	before := fileSum(t, path)
+	if v, err := CheckFile(path, Options{}); err != nil || v != SchemaVersion {
+		t.Fatalf("CheckFile of a sound file = %d, %v", v, err)
+	}
+	if fileSum(t, path) != before {
+		t.Fatal("CheckFile wrote to a sound file")
+	}
+	data := readFile(t, path)
+	data[bytes.Index(data, []byte(reason))+5] ^= 0x02
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	before = fileSum(t, path)
+	if _, err := CheckFile(path, Options{}); !errors.Is(err, ErrChecksum) || !strings.Contains(err.Error(), "bucket reports") {
+		t.Errorf("CheckFile of a flipped bit = %v", err)
+	}
+	if fileSum(t, path) != before {
+		t.Fatal("CheckFile wrote to a damaged file")
+	}
+}

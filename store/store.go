@@ -521,3 +521,36 @@ func (s *Store) Check() error {
 	}
 	return nil
 }
+
+// CheckFile checks the database at path without writing to it, for a server that is not
+// running: the read-only pass Open makes (the file's structure, every page, bbolt's
+// check, every value's checksum, every value decoded), then Check. A file of an older
+// schema, whose values have no checksums yet, is checked as that schema: Open would
+// migrate it. It returns the file's schema version. A file a running server holds fails
+// with ErrLocked after opts.Timeout: the server's own check command reads it live.
+func CheckFile(path string, opts Options) (version int, err error) {
+	timeout := opts.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return 0, fmt.Errorf("check store %s: %w", path, err)
+	}
+	if fi.Size() == 0 {
+		return 0, fmt.Errorf("check store %s: the file is empty (zero length): %w", path, ErrNotDatabase)
+	}
+	if _, version, err = inspect(path, timeout, fi.Size()); err != nil {
+		return version, err
+	}
+	if version != SchemaVersion {
+		return version, nil
+	}
+	db, err := openBolt(path, timeout, true, true)
+	if err != nil {
+		return version, classifyOpenError(path, timeout, true, err)
+	}
+	st := &Store{db: db, path: path}
+	defer st.Close()
+	return version, st.Check()
+}
