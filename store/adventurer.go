@@ -75,8 +75,9 @@ func (s *Store) LoadAdventurer(fp string) (world.Adventurer, error) {
 	var data []byte
 	err := s.db.View(func(tx *bolt.Tx) error {
 		// Bytes from Get are only valid inside the transaction: copy them out.
-		data = bytes.Clone(tx.Bucket(bucketKnights).Get([]byte(fp)))
-		return nil
+		v, err := open(tx, bucketKnights).get([]byte(fp))
+		data = bytes.Clone(v)
+		return err
 	})
 	if err != nil {
 		return world.Adventurer{}, fmt.Errorf("load adventurer %s: %w", fp, err)
@@ -142,15 +143,15 @@ func (s *Store) Save(batch Batch) error {
 		keyVals[i] = v
 	}
 	err := s.db.Update(func(tx *bolt.Tx) error {
-		b := tx.Bucket(bucketKnights)
+		b := open(tx, bucketKnights)
 		for i := range keys {
-			if err := b.Put(keys[i], vals[i]); err != nil {
+			if err := b.put(keys[i], vals[i]); err != nil {
 				return fmt.Errorf("put %s: %w", keys[i], err)
 			}
 		}
-		kb := tx.Bucket(bucketKeys)
+		kb := open(tx, bucketKeys)
 		for i, k := range batch.Keys {
-			if err := kb.Put([]byte(k.Fingerprint), keyVals[i]); err != nil {
+			if err := kb.put([]byte(k.Fingerprint), keyVals[i]); err != nil {
 				return fmt.Errorf("put key %s: %w", k.Fingerprint, err)
 			}
 		}

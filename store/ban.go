@@ -69,7 +69,7 @@ func (s *Store) Ban(b Ban) error {
 		return fmt.Errorf("encode ban %s: %w", banKey(b), err)
 	}
 	err = s.db.Update(func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketBans).Put([]byte(banKey(b)), data)
+		return open(tx, bucketBans).put([]byte(banKey(b)), data)
 	})
 	if err != nil {
 		return fmt.Errorf("ban %s in %s: %w", banKey(b), s.path, err)
@@ -100,9 +100,9 @@ func (s *Store) Unban(fp string) (bool, error) {
 func (s *Store) IsBanned(fp string, now time.Time) (bool, error) {
 	banned := false
 	err := s.db.View(func(tx *bolt.Tx) error {
-		v := tx.Bucket(bucketBans).Get([]byte(fp))
+		v, err := open(tx, bucketBans).get([]byte(fp))
 		if v == nil {
-			return nil
+			return err // the caller refuses the key when it cannot tell
 		}
 		b, err := decodeBan([]byte(fp), v)
 		if err != nil {
@@ -123,12 +123,17 @@ func (s *Store) IsAddrBanned(addr netip.Addr, now time.Time) (bool, string, erro
 	addr = addr.Unmap()
 	found := ""
 	err := s.db.View(func(tx *bolt.Tx) error {
-		c := tx.Bucket(bucketBans).Cursor()
+		bans := open(tx, bucketBans)
+		c := bans.b.Cursor()
 		pre := []byte(addrBanPrefix)
-		for k, v := c.Seek(pre); k != nil && bytes.HasPrefix(k, pre); k, v = c.Next() {
+		for k, sealed := c.Seek(pre); k != nil && bytes.HasPrefix(k, pre); k, sealed = c.Next() {
 			p, err := netip.ParsePrefix(string(k[len(pre):]))
 			if err != nil || !p.Contains(addr) {
 				continue
+			}
+			v, err := bans.value(k, sealed)
+			if err != nil {
+				return err // the caller refuses the connection: it cannot tell
 			}
 			b, err := decodeBan(k, v)
 			if err != nil {
@@ -153,9 +158,9 @@ func (s *Store) IsAddrBanned(addr netip.Addr, now time.Time) (bool, string, erro
 func (s *Store) Bans(now time.Time) ([]Ban, error) {
 	out := []Ban{}
 	err := s.db.Update(func(tx *bolt.Tx) error {
-		bk := tx.Bucket(bucketBans)
+		bk := open(tx, bucketBans)
 		var lapsed [][]byte
-		err := bk.ForEach(func(k, v []byte) error {
+		err := bk.forEach(func(k, v []byte) error {
 			b, err := decodeBan(k, v)
 			if err != nil {
 				return err
@@ -171,7 +176,7 @@ func (s *Store) Bans(now time.Time) ([]Ban, error) {
 			return err
 		}
 		for _, k := range lapsed {
-			if err := bk.Delete(k); err != nil {
+			if err := bk.delete(k); err != nil {
 				return err
 			}
 		}

@@ -143,11 +143,11 @@ func TestKnightsByName(t *testing.T) {
 func TestABanThatCannotBeReadIsAnError(t *testing.T) {
 	st := openTemp(t)
 	err := st.db.Update(func(tx *bolt.Tx) error {
-		b := tx.Bucket(bucketBans)
-		if err := b.Put([]byte("SHA256:newer"), []byte(`{"v":99,"ban":{}}`)); err != nil {
+		b := open(tx, bucketBans)
+		if err := b.put([]byte("SHA256:newer"), []byte(`{"v":99,"ban":{}}`)); err != nil {
 			return err
 		}
-		return b.Put([]byte(addrBanPrefix+"198.51.100.0/24"), []byte(`{"v":99,"ban":{}}`))
+		return b.put([]byte(addrBanPrefix+"198.51.100.0/24"), []byte(`{"v":99,"ban":{}}`))
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -29,7 +29,7 @@ type fameValue struct {
 func (s *Store) Fame() ([]FameEntry, error) {
 	var out []FameEntry
 	err := s.db.View(func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketFame).ForEach(func(k, v []byte) error {
+		return open(tx, bucketFame).forEach(func(k, v []byte) error {
 			var f fameValue
 			if err := json.Unmarshal(v, &f); err != nil {
 				return fmt.Errorf("fame %s: %w", k, err)
@@ -54,14 +54,14 @@ func (s *Store) Fame() ([]FameEntry, error) {
 }
 
 func putFame(tx *bolt.Tx, entries []FameEntry) error {
-	b := tx.Bucket(bucketFame)
+	b := open(tx, bucketFame)
 	for i := range entries {
 		data, err := json.Marshal(fameValue{V: ValueVersion, FameEntry: entries[i]})
 		if err != nil {
 			return fmt.Errorf("encode fame entry: %w", err)
 		}
 		key := []byte(entries[i].Adventurer.ID + "/" + entries[i].Retired.UTC().Format(time.RFC3339Nano))
-		if err := b.Put(key, data); err != nil {
+		if err := b.put(key, data); err != nil {
 			return fmt.Errorf("put fame entry: %w", err)
 		}
 	}

@@ -90,11 +90,13 @@ func decodeKey(k, v []byte) (Key, error) {
 func (s *Store) KeyOf(fp string) (Key, error) {
 	var k Key
 	err := s.db.View(func(tx *bolt.Tx) error {
-		v := tx.Bucket(bucketKeys).Get([]byte(fp))
+		v, err := open(tx, bucketKeys).get([]byte(fp))
+		if err != nil {
+			return err
+		}
 		if v == nil {
 			return ErrNotFound
 		}
-		var err error
 		k, err = decodeKey([]byte(fp), v)
 		return err
 	})
@@ -122,7 +124,7 @@ func (s *Store) KeysOf(knight string) ([]Key, error) {
 
 func keysOf(tx *bolt.Tx, knight string) ([]Key, error) {
 	var out []Key
-	err := tx.Bucket(bucketKeys).ForEach(func(k, v []byte) error {
+	err := open(tx, bucketKeys).forEach(func(k, v []byte) error {
 		key, err := decodeKey(k, v)
 		if err != nil {
 			return err
@@ -140,10 +142,10 @@ func keysOf(tx *bolt.Tx, knight string) ([]Key, error) {
 // knight is left alone.
 func (s *Store) TouchKey(fp string, at time.Time) error {
 	err := s.db.Update(func(tx *bolt.Tx) error {
-		b := tx.Bucket(bucketKeys)
-		v := b.Get([]byte(fp))
+		b := open(tx, bucketKeys)
+		v, err := b.get([]byte(fp))
 		if v == nil {
-			return nil
+			return err
 		}
 		k, err := decodeKey([]byte(fp), v)
 		if err != nil {
@@ -154,7 +156,7 @@ func (s *Store) TouchKey(fp string, at time.Time) error {
 		if err != nil {
 			return err
 		}
-		return b.Put([]byte(fp), data)
+		return b.put([]byte(fp), data)
 	})
 	if err != nil {
 		return fmt.Errorf("touch key %s: %w", fp, err)
@@ -230,13 +232,13 @@ func (s *Store) Attach(a Attach) (Attached, error) {
 // putAttachedKnight stores rec as the new knight id, which must not be stored yet; with
 // no rec, the knight id must be stored already.
 func putAttachedKnight(tx *bolt.Tx, id string, rec []byte) error {
-	knights := tx.Bucket(bucketKnights)
+	knights := open(tx, bucketKnights)
 	switch {
-	case rec != nil && knights.Get([]byte(id)) != nil:
+	case rec != nil && knights.has([]byte(id)):
 		return fmt.Errorf("knight %s is stored already", id)
 	case rec != nil:
-		return knights.Put([]byte(id), rec)
-	case knights.Get([]byte(id)) == nil:
+		return knights.put([]byte(id), rec)
+	case !knights.has([]byte(id)):
 		return fmt.Errorf("knight %s: %w", id, ErrNotFound)
 	}
 	return nil
@@ -245,9 +247,11 @@ func putAttachedKnight(tx *bolt.Tx, id string, rec []byte) error {
 // moveKey writes a.Key's entry (keeping the date an existing key was added) and removes
 // a.Remove; it returns the knight the key played before, "" when it is new.
 func moveKey(tx *bolt.Tx, a Attach) (left string, err error) {
-	keys := tx.Bucket(bucketKeys)
+	keys := open(tx, bucketKeys)
 	fp := []byte(a.Key.Fingerprint)
-	if v := keys.Get(fp); v != nil {
+	if v, err := keys.get(fp); err != nil {
+		return "", err
+	} else if v != nil {
 		old, err := decodeKey(fp, v)
 		if err != nil {
 			return "", err
@@ -264,11 +268,11 @@ func moveKey(tx *bolt.Tx, a Attach) (left string, err error) {
 	if err != nil {
 		return "", err
 	}
-	if err := keys.Put(fp, data); err != nil {
+	if err := keys.put(fp, data); err != nil {
 		return "", err
 	}
 	if a.Remove != "" {
-		if err := keys.Delete([]byte(a.Remove)); err != nil {
+		if err := keys.delete([]byte(a.Remove)); err != nil {
 			return "", err
 		}
 	}
@@ -283,10 +287,10 @@ func leaveKnight(tx *bolt.Tx, id string, a Attach) (gone, entombed bool, err err
 	if err != nil || len(rest) > 0 {
 		return false, false, err // the knight left behind keeps its other keys
 	}
-	knights := tx.Bucket(bucketKnights)
-	v := knights.Get([]byte(id))
+	knights := open(tx, bucketKnights)
+	v, err := knights.get([]byte(id))
 	if v == nil {
-		return false, false, nil
+		return false, false, err
 	}
 	rec, err := decodeAdventurer(id, bytes.Clone(v))
 	if err != nil {
@@ -307,15 +311,18 @@ func leaveKnight(tx *bolt.Tx, id string, a Attach) (gone, entombed bool, err err
 	if err := tx.Bucket(bucketLetters).Delete([]byte(id)); err != nil {
 		return false, entombed, err
 	}
-	return true, entombed, knights.Delete([]byte(id))
+	return true, entombed, knights.delete([]byte(id))
 }
 
 // RemoveKey takes the key fp from its knight; the knight's last key is refused with
 // ErrLastKey, and a key that plays no knight is ErrNotFound.
 func (s *Store) RemoveKey(fp string) error {
 	err := s.db.Update(func(tx *bolt.Tx) error {
-		b := tx.Bucket(bucketKeys)
-		v := b.Get([]byte(fp))
+		b := open(tx, bucketKeys)
+		v, err := b.get([]byte(fp))
+		if err != nil {
+			return err
+		}
 		if v == nil {
 			return ErrNotFound
 		}
@@ -330,7 +337,7 @@ func (s *Store) RemoveKey(fp string) error {
 		if len(all) <= 1 {
 			return ErrLastKey
 		}
-		return b.Delete([]byte(fp))
+		return b.delete([]byte(fp))
 	})
 	if err != nil {
 		return fmt.Errorf("remove key %s: %w", fp, err)

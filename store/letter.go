@@ -24,7 +24,7 @@ type lettersValue struct {
 func (s *Store) Mail() (map[string][]world.Letter, error) {
 	out := map[string][]world.Letter{}
 	err := s.db.View(func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketLetters).ForEach(func(k, v []byte) error {
+		return open(tx, bucketLetters).forEach(func(k, v []byte) error {
 			ls, err := decodeLetters(k, v)
 			if err != nil {
 				return err
@@ -41,10 +41,10 @@ func (s *Store) Mail() (map[string][]world.Letter, error) {
 
 // putMail replaces each mailbox of mail; an empty one is deleted.
 func putMail(tx *bolt.Tx, mail map[string][]world.Letter) error {
-	b := tx.Bucket(bucketLetters)
+	b := open(tx, bucketLetters)
 	for to, ls := range mail {
 		if len(ls) == 0 {
-			if err := b.Delete([]byte(to)); err != nil {
+			if err := b.delete([]byte(to)); err != nil {
 				return fmt.Errorf("delete letters of %q: %w", to, err)
 			}
 			continue
@@ -53,7 +53,7 @@ func putMail(tx *bolt.Tx, mail map[string][]world.Letter) error {
 		if err != nil {
 			return fmt.Errorf("encode letters of %q: %w", to, err)
 		}
-		if err := b.Put([]byte(to), data); err != nil {
+		if err := b.put([]byte(to), data); err != nil {
 			return fmt.Errorf("put letters of %q: %w", to, err)
 		}
 	}

@@ -74,11 +74,11 @@ func TestADamagedCommunityRecordIsRefused(t *testing.T) {
 				t.Fatal(err)
 			}
 			err = db.Update(func(tx *bolt.Tx) error {
-				b := tx.Bucket([]byte(bucket))
-				if err := b.Put([]byte("K-NEWER"), []byte(`{"v":99,"whatever":true}`)); err != nil {
+				b := open(tx, []byte(bucket))
+				if err := b.put([]byte("K-NEWER"), []byte(`{"v":99,"whatever":true}`)); err != nil {
 					return err
 				}
-				return b.Put([]byte("K-DAMAGED"), []byte(`{"v":1,"`+bucket[:len(bucket)-1]+`":{"text":`))
+				return b.put([]byte("K-DAMAGED"), []byte(`{"v":1,"`+bucket[:len(bucket)-1]+`":{"text":`))
 			})
 			db.Close()
 			if err != nil {

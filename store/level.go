@@ -18,13 +18,13 @@ type levelValue struct {
 func levelKey(depth int) []byte { return binary.BigEndian.AppendUint32(nil, uint32(depth)) }
 
 func putLevels(tx *bolt.Tx, levels []world.LevelState) error {
-	b := tx.Bucket(bucketLevels)
+	b := open(tx, bucketLevels)
 	for i := range levels {
 		data, err := json.Marshal(levelValue{V: ValueVersion, Level: levels[i]})
 		if err != nil {
 			return fmt.Errorf("encode level %d: %w", levels[i].Depth, err)
 		}
-		if err := b.Put(levelKey(levels[i].Depth), data); err != nil {
+		if err := b.put(levelKey(levels[i].Depth), data); err != nil {
 			return fmt.Errorf("put level %d: %w", levels[i].Depth, err)
 		}
 	}
@@ -35,7 +35,7 @@ func putLevels(tx *bolt.Tx, levels []world.LevelState) error {
 func (s *Store) Levels() ([]world.LevelState, error) {
 	var out []world.LevelState
 	err := s.db.View(func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketLevels).ForEach(func(k, v []byte) error {
+		return open(tx, bucketLevels).forEach(func(k, v []byte) error {
 			var lv levelValue
 			if err := json.Unmarshal(v, &lv); err != nil {
 				return fmt.Errorf("level %x: %w", k, err)

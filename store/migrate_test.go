@@ -13,6 +13,10 @@ import (
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
+// schema1Backup is added to the path of a schema 1 file for the copy Open writes before
+// it migrates it.
+const schema1Backup = ".schema1-backup"
+
 // buildSchema1 writes a database in the layout of schema 1, as the release before
 // issue 18 wrote it (adventurers by key fingerprint), with bbolt directly: two knights,
 // a level, a fame entry, a tombstone and a ban.
@@ -88,11 +92,11 @@ func TestSchema1IsMigratedInPlace(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	checkSchema1Backup(t, path+BackupSuffix, a)
+	checkSchema1Backup(t, path+schema1Backup, a)
 	if len(before) == 0 {
 		t.Fatal("no file built")
 	}
-	checkSchema2(t, path)
+	checkMigrated(t, path)
 	checkOneBackupAfterReopen(t, dir, path)
 }
 
@@ -182,8 +186,8 @@ func checkSchema1Backup(t *testing.T, backup string, a world.Adventurer) {
 	})
 }
 
-// checkSchema2 checks that the file at path is schema 2 now, without the old bucket.
-func checkSchema2(t *testing.T, path string) {
+// checkMigrated checks that the file at path is schema 3 now, without the old bucket.
+func checkMigrated(t *testing.T, path string) {
 	t.Helper()
 	db, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true, Timeout: time.Second})
 	if err != nil {
@@ -191,8 +195,8 @@ func checkSchema2(t *testing.T, path string) {
 	}
 	defer db.Close()
 	_ = db.View(func(tx *bolt.Tx) error {
-		if v := string(tx.Bucket([]byte("meta")).Get([]byte("version"))); v != "2" {
-			t.Errorf("schema version %q after the migration, want 2", v)
+		if v := string(tx.Bucket([]byte("meta")).Get([]byte("version"))); v != "3" {
+			t.Errorf("schema version %q after the migration, want 3", v)
 		}
 		if tx.Bucket([]byte("adventurers")) != nil {
 			t.Error("the bucket adventurers is still there")
@@ -213,7 +217,7 @@ func checkOneBackupAfterReopen(t *testing.T, dir, path string) {
 	entries, _ := os.ReadDir(dir)
 	var copies []string
 	for _, e := range entries {
-		if strings.Contains(e.Name(), BackupSuffix) {
+		if strings.Contains(e.Name(), schema1Backup) {
 			copies = append(copies, e.Name())
 		}
 	}
@@ -228,7 +232,7 @@ func TestMigrationKeepsAnOlderBackup(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "orthanc.db")
 	buildSchema1(t, path, []world.Adventurer{fullAdventurer("SHA256:old1old1old1old1", 1), fullAdventurer("SHA256:old2old2old2old2", 2)}, time.Now().UTC())
-	if err := os.WriteFile(path+BackupSuffix, []byte("an older copy"), 0o600); err != nil {
+	if err := os.WriteFile(path+schema1Backup, []byte("an older copy"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	st, err := Open(path, Options{})
@@ -236,10 +240,10 @@ func TestMigrationKeepsAnOlderBackup(t *testing.T) {
 		t.Fatal(err)
 	}
 	st.Close()
-	if string(readFile(t, path+BackupSuffix)) != "an older copy" {
+	if string(readFile(t, path+schema1Backup)) != "an older copy" {
 		t.Error("the older copy was written over")
 	}
-	matches, _ := filepath.Glob(path + BackupSuffix + ".*")
+	matches, _ := filepath.Glob(path + schema1Backup + ".*")
 	if len(matches) != 1 {
 		t.Errorf("new copies: %v, want one", matches)
 	}

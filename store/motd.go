@@ -23,15 +23,15 @@ type motdValue struct {
 // SetMOTD stores the message of the day; an empty text clears it.
 func (s *Store) SetMOTD(m MOTD) error {
 	err := s.db.Update(func(tx *bolt.Tx) error {
-		b := tx.Bucket(bucketMeta)
+		b := open(tx, bucketMeta)
 		if m.Text == "" {
-			return b.Delete(keyMOTD)
+			return b.delete(keyMOTD)
 		}
 		data, err := json.Marshal(motdValue{V: ValueVersion, MOTD: m})
 		if err != nil {
 			return err
 		}
-		return b.Put(keyMOTD, data)
+		return b.put(keyMOTD, data)
 	})
 	if err != nil {
 		return fmt.Errorf("set the message of the day in %s: %w", s.path, err)
@@ -43,9 +43,9 @@ func (s *Store) SetMOTD(m MOTD) error {
 func (s *Store) LoadMOTD() (MOTD, error) {
 	var m motdValue
 	err := s.db.View(func(tx *bolt.Tx) error {
-		v := tx.Bucket(bucketMeta).Get(keyMOTD)
+		v, err := open(tx, bucketMeta).get(keyMOTD)
 		if v == nil {
-			return nil
+			return err
 		}
 		if err := json.Unmarshal(v, &m); err != nil {
 			return err

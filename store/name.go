@@ -22,7 +22,7 @@ type KnightName struct {
 func (s *Store) KnightNames() ([]KnightName, error) {
 	var out []KnightName
 	err := s.db.View(func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketKnights).ForEach(func(k, v []byte) error {
+		return open(tx, bucketKnights).forEach(func(k, v []byte) error {
 			// Only the name is needed: skip decoding the rest of the record.
 			var rec struct {
 				Adventurer struct {

@@ -36,7 +36,7 @@ func (s *Store) Silence(sl Silence) error {
 		return fmt.Errorf("encode silence %s: %w", sl.Knight, err)
 	}
 	err = s.db.Update(func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketSilences).Put([]byte(sl.Knight), data)
+		return open(tx, bucketSilences).put([]byte(sl.Knight), data)
 	})
 	if err != nil {
 		return fmt.Errorf("silence %s in %s: %w", sl.Knight, s.path, err)
@@ -66,9 +66,9 @@ func (s *Store) Unsilence(fp string) (bool, error) {
 func (s *Store) Silences(now time.Time) ([]Silence, error) {
 	out := []Silence{}
 	err := s.db.Update(func(tx *bolt.Tx) error {
-		b := tx.Bucket(bucketSilences)
+		b := open(tx, bucketSilences)
 		var ended [][]byte
-		err := b.ForEach(func(k, v []byte) error {
+		err := b.forEach(func(k, v []byte) error {
 			sl, err := decodeSilence(k, v)
 			if err != nil {
 				return err
@@ -84,7 +84,7 @@ func (s *Store) Silences(now time.Time) ([]Silence, error) {
 			return err
 		}
 		for _, k := range ended {
-			if err := b.Delete(k); err != nil {
+			if err := b.delete(k); err != nil {
 				return err
 			}
 		}

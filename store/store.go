@@ -9,7 +9,7 @@
 // and the engine's turn loop must not call the Store directly: it hands
 // records to a Saver, whose Put never waits on disk.
 //
-// The file's bucket layout (schema 2):
+// The file's bucket layout (schema 3):
 //
 //	<file>.db
 //	├── knights          knight id → {"v":1,"adventurer":{...}} (the record's "fingerprint" is the id)
@@ -20,10 +20,17 @@
 //	├── bans             fingerprint, or "addr:" and an address prefix → {"v":1,"ban":{..., until}}
 //	├── silences         knight id → {"v":1,"silence":{knight, name, reason, by, at, until}}
 //	├── letters          the recipient's knight id → {"v":1,"letters":[{from, to, text, sent, read}]}
-//	├── reports          RFC 3339 time filed/reporter's knight id → {"v":1,"report":{filed, from, from_knight, about, about_knight, reason, lines}}
+//	├── reports          report number, ten digits → {"v":1,"report":{id, filed, updated, times, from, from_knight, about, about_knight, reason, lines: [keys of reportlines], outcome, closed, closed_by}}
+//	├── reportlines      a line's key (a hash of the knight, when, where and the line) → {"v":1,"line":{at, where, line}}: each line once, whichever reports quote it
+//	├── codes            a one-time code → {"v":1,"code":{code, kind, knight, guest, addr, expires}}: keys add's and guests' codes, until they expire
 //	└── meta
-//	    ├── version      SchemaVersion as decimal ASCII ("2")
+//	    ├── version      SchemaVersion as decimal ASCII ("3")
 //	    └── motd         {"v":1,"motd":{text, by, at}}: the message of the day, when set
+//
+// Every value but meta/version is sealed: four bytes of CRC-32C over the bucket's name,
+// the key and the value, then the value (seal.go). A value whose checksum fails is
+// refused when read (ErrChecksum, naming the bucket and the key), and a file with one is
+// refused at Open.
 //
 // A knight has one or more keys, and every key leads to one knight: keys is the only
 // way from a key to its knight, and a knight's keys are the keys entries naming it.
@@ -32,7 +39,8 @@
 //
 // Schema 1 (until issue 18) had one bucket adventurers, fingerprint → the same value
 // as knights, in place of knights and keys; Open migrates such a file in place
-// (migrate.go), after writing a copy of it beside it. silences, letters and reports
+// (migrate.go), after writing a copy of it beside it; schema 2 (until issue 30) had the
+// same buckets, its values without checksums, and is sealed in place the same way. silences, letters and reports
 // (issue 20) came after schema 2 without a version change, like bans before them: Open
 // creates them in a file that lacks them, a migrated one included, and a program that
 // does not know them leaves them alone.
@@ -63,11 +71,14 @@ import (
 )
 
 // SchemaVersion is the version of the bucket layout this package reads and
-// writes, stored under meta/version. Open migrates a file of schemaV1.
-const SchemaVersion = 2
+// writes, stored under meta/version. Open migrates a file of schemaV1 or schemaV2.
+const SchemaVersion = 3
 
 // schemaV1 is the layout before knights had several keys: adventurers by fingerprint.
 const schemaV1 = 1
+
+// schemaV2 is the layout before values carried their checksums (seal.go).
+const schemaV2 = 2
 
 // DefaultTimeout is how long Open waits for another process to release the
 // file when Options.Timeout is zero.
@@ -96,7 +107,7 @@ var (
 	// letters and reports) is created in an older file on its first Open, with no version
 	// change: older programs ignore it.
 	allBuckets = [][]byte{bucketKnights, bucketKeys, bucketLevels, bucketFame, bucketTombstones, bucketBans,
-		bucketSilences, bucketLetters, bucketReports, bucketMeta}
+		bucketSilences, bucketLetters, bucketReports, bucketReportLines, bucketCodes, bucketMeta}
 )
 
 var (
@@ -138,9 +149,10 @@ type Store struct {
 // truncated, damaged or foreign file fails with ErrNotDatabase (a panic or
 // memory fault inside bbolt while reading it included); a file of an unknown
 // schema version fails with ErrUnknownVersion. A file that passes is written
-// to at Open only when it lacks a bucket or its schema version, or is of schema 1:
-// then a copy of it is written beside it (<path>.schema1-backup) before it is
-// migrated in place, in one transaction (migrate.go).
+// to at Open only when it lacks a bucket or its schema version, or is of schema 1
+// or 2: then a copy of it is written beside it (<path>.schema1-backup or
+// .schema2-backup) before it is migrated in place, in one transaction (migrate.go).
+// A value whose checksum fails is damage: ErrNotDatabase and ErrChecksum.
 func Open(path string, opts Options) (st *Store, err error) {
 	timeout := opts.Timeout
 	if timeout <= 0 {
@@ -166,8 +178,8 @@ func Open(path string, opts Options) (st *Store, err error) {
 	if err != nil {
 		return nil, classifyOpenError(path, timeout, exists, err)
 	}
-	if version == schemaV1 {
-		if err := migrateV1(db, path); err != nil {
+	if version == schemaV1 || version == schemaV2 {
+		if err := migrate(db, path, version); err != nil {
 			_ = db.Close()
 			return nil, fmt.Errorf("open store %s: %w", path, err)
 		}
@@ -250,8 +262,17 @@ func readWhole(db *bolt.DB, size int64) (needsInit bool, version int, err error)
 		if tx.Size() > size {
 			return fmt.Errorf("%w: the file is %d bytes, its header says %d: it was cut short", ErrNotDatabase, size, tx.Size())
 		}
+		var stored []byte
+		if meta := tx.Bucket(bucketMeta); meta != nil {
+			stored = meta.Get(keyVersion)
+		}
+		if version, err = checkVersion(tx, stored); err != nil {
+			return err
+		}
+		// A file of schema 1 or 2 has no checksums yet; a new one (no version) has no values.
+		sealed := version != schemaV1 && version != schemaV2
 		h := fnv.New64a()
-		if err := tx.ForEach(func(name []byte, b *bolt.Bucket) error { return readBucket(h, name, b) }); err != nil {
+		if err := tx.ForEach(func(name []byte, b *bolt.Bucket) error { return readBucket(h, name, b, sealed) }); err != nil {
 			return err
 		}
 		var problems []error
@@ -263,13 +284,6 @@ func readWhole(db *bolt.DB, size int64) (needsInit bool, version int, err error)
 		if len(problems) > 0 {
 			return fmt.Errorf("%w: bbolt's check: %w", ErrNotDatabase, errors.Join(problems...))
 		}
-		var stored []byte
-		if meta := tx.Bucket(bucketMeta); meta != nil {
-			stored = meta.Get(keyVersion)
-		}
-		if version, err = checkVersion(tx, stored); err != nil {
-			return err
-		}
 		needsInit = stored == nil
 		for _, name := range allBuckets {
 			needsInit = needsInit || tx.Bucket(name) == nil
@@ -280,31 +294,51 @@ func readWhole(db *bolt.DB, size int64) (needsInit bool, version int, err error)
 }
 
 // readBucket reads every key and value of bucket name and its sub-buckets
-// into h, and checks the values of the layout's buckets.
-func readBucket(h hash.Hash64, name []byte, b *bolt.Bucket) error {
+// into h, and checks the values of the layout's buckets: their checksums when
+// sealed (schema 3), and that they decode.
+func readBucket(h hash.Hash64, name []byte, b *bolt.Bucket, sealed bool) error {
 	c := b.Cursor()
 	for k, v := c.First(); k != nil; k, v = c.Next() {
 		_, _ = h.Write(k)
 		if v == nil { // a sub-bucket
 			if sub := b.Bucket(k); sub != nil {
-				if err := readBucket(h, k, sub); err != nil {
+				if err := readBucket(h, k, sub, sealed); err != nil {
 					return err
 				}
 			}
 			continue
 		}
 		_, _ = h.Write(v)
-		if err := checkValue(name, k, v); err != nil {
+		if err := checkValue(name, k, v, sealed); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// checkValue reports a value of one of the layout's buckets that does not
-// decode as this package writes it (a value of a version this program does
-// not know is no damage: it is refused when read).
-func checkValue(bucket, k, v []byte) error {
+// checkValue reports a value of one of the layout's buckets whose checksum
+// fails (when sealed) or that does not decode as this package writes it (a
+// value of a version this program does not know is no damage: it is refused
+// when read).
+func checkValue(bucket, k, v []byte, sealed bool) error {
+	if sealed && isSealed(bucket, k) {
+		var err error
+		if v, err = unseal(bucket, k, v); err != nil {
+			return fmt.Errorf("%w: %w", ErrNotDatabase, err)
+		}
+	}
+	decode := decodeValue
+	if !sealed && bytes.Equal(bucket, bucketReports) {
+		decode = func(_, _, v []byte) error { return json.Unmarshal(v, new(schema2Report)) }
+	}
+	if err := decode(bucket, k, v); err != nil && !errors.Is(err, ErrUnknownVersion) {
+		return fmt.Errorf("%w: bucket %s, key %q: %w", ErrNotDatabase, bucket, k, err)
+	}
+	return nil
+}
+
+// decodeValue decodes a value (without its checksum) of one of the layout's buckets.
+func decodeValue(bucket, k, v []byte) error {
 	var err error
 	switch string(bucket) {
 	case string(bucketAdventurers), string(bucketKnights):
@@ -319,30 +353,35 @@ func checkValue(bucket, k, v []byte) error {
 		_, err = decodeLetters(k, v)
 	case string(bucketReports):
 		_, err = decodeReport(k, v)
+	case string(bucketReportLines):
+		_, err = decodeLine(k, v)
+	case string(bucketCodes):
+		_, err = decodeCode(k, v)
 	case string(bucketLevels):
 		err = json.Unmarshal(v, new(levelValue))
 	case string(bucketFame):
 		err = json.Unmarshal(v, new(fameValue))
 	case string(bucketTombstones):
 		err = json.Unmarshal(v, new(tombstoneValue))
+	case string(bucketMeta):
+		if bytes.Equal(k, keyMOTD) {
+			err = json.Unmarshal(v, new(motdValue))
+		}
 	}
-	if err != nil && !errors.Is(err, ErrUnknownVersion) {
-		return fmt.Errorf("%w: bucket %s, key %q: %w", ErrNotDatabase, bucket, k, err)
-	}
-	return nil
+	return err
 }
 
 // checkVersion returns the stored schema version (0 for none), and refuses one
-// this program does not know (it knows SchemaVersion, and schema 1, which Open
-// migrates), or a file with knights but no schema version.
+// this program does not know (it knows SchemaVersion, and schemas 1 and 2, which
+// Open migrates), or a file with knights but no schema version.
 func checkVersion(tx *bolt.Tx, stored []byte) (int, error) {
 	if stored != nil {
 		v, err := strconv.Atoi(string(stored))
 		if err != nil {
 			return 0, fmt.Errorf("schema version %q: %w", stored, ErrUnknownVersion)
 		}
-		if v != SchemaVersion && v != schemaV1 {
-			return 0, fmt.Errorf("schema version %d, this program knows %d and %d: %w", v, schemaV1, SchemaVersion, ErrUnknownVersion)
+		if v < schemaV1 || v > SchemaVersion {
+			return 0, fmt.Errorf("schema version %d, this program knows %d to %d: %w", v, schemaV1, SchemaVersion, ErrUnknownVersion)
 		}
 		return v, nil
 	}
@@ -435,54 +474,39 @@ func (s *Store) Backup(w io.Writer) (int64, error) {
 	return n, nil
 }
 
-// Check runs bbolt's consistency check over the whole file and decodes every
-// stored knight, key, ban, silence, mailbox and report, returning all problems found
-// joined in one error, or nil. A key that names a knight that is not stored is a problem
-// too.
+// Check runs bbolt's consistency check over the whole file, checks every stored
+// value's checksum and decodes it, returning all problems found joined in one error, or
+// nil. A key that names a knight that is not stored is a problem too. It reads in one
+// read transaction, so it runs on a live database as the game goes on.
 func (s *Store) Check() error {
 	var problems []error
 	err := s.db.View(func(tx *bolt.Tx) error {
 		for err := range tx.Check() {
 			problems = append(problems, err)
 		}
+		knights := tx.Bucket(bucketKnights)
 		for _, name := range allBuckets {
-			if tx.Bucket(name) == nil {
+			b := tx.Bucket(name)
+			if b == nil {
 				problems = append(problems, fmt.Errorf("bucket %s missing", name))
+				continue
 			}
-		}
-		for _, c := range []struct {
-			bucket []byte
-			decode func(k, v []byte) error
-		}{
-			{bucketBans, func(k, v []byte) error { _, err := decodeBan(k, v); return err }},
-			{bucketSilences, func(k, v []byte) error { _, err := decodeSilence(k, v); return err }},
-			{bucketLetters, func(k, v []byte) error { _, err := decodeLetters(k, v); return err }},
-			{bucketReports, func(k, v []byte) error { _, err := decodeReport(k, v); return err }},
-		} {
-			if b := tx.Bucket(c.bucket); b != nil {
-				_ = b.ForEach(func(k, v []byte) error {
-					if err := c.decode(k, v); err != nil {
-						problems = append(problems, err)
-					}
+			_ = b.ForEach(func(k, sealed []byte) error {
+				if !isSealed(name, k) {
 					return nil
-				})
-			}
-		}
-		if b := tx.Bucket(bucketKeys); b != nil {
-			_ = b.ForEach(func(k, v []byte) error {
-				key, err := decodeKey(k, v)
+				}
+				v, err := unseal(name, k, sealed)
+				if err == nil {
+					err = decodeValue(name, k, bytes.Clone(v))
+				}
 				if err != nil {
 					problems = append(problems, err)
-				} else if kb := tx.Bucket(bucketKnights); kb != nil && kb.Get([]byte(key.Knight)) == nil && key.Knight != "" {
-					problems = append(problems, fmt.Errorf("key %s: its knight %s is not stored", k, key.Knight))
+					return nil
 				}
-				return nil
-			})
-		}
-		if b := tx.Bucket(bucketKnights); b != nil {
-			return b.ForEach(func(k, v []byte) error {
-				if _, err := decodeAdventurer(string(k), bytes.Clone(v)); err != nil {
-					problems = append(problems, err)
+				if bytes.Equal(name, bucketKeys) && knights != nil {
+					if key, _ := decodeKey(k, v); knights.Get([]byte(key.Knight)) == nil {
+						problems = append(problems, fmt.Errorf("key %s: its knight %s is not stored", k, key.Knight))
+					}
 				}
 				return nil
 			})
@@ -496,4 +520,37 @@ func (s *Store) Check() error {
 		return fmt.Errorf("check store %s: %d problems: %w", s.path, len(problems), errors.Join(problems...))
 	}
 	return nil
+}
+
+// CheckFile checks the database at path without writing to it, for a server that is not
+// running: the read-only pass Open makes (the file's structure, every page, bbolt's
+// check, every value's checksum, every value decoded), then Check. A file of an older
+// schema, whose values have no checksums yet, is checked as that schema: Open would
+// migrate it. It returns the file's schema version. A file a running server holds fails
+// with ErrLocked after opts.Timeout: the server's own check command reads it live.
+func CheckFile(path string, opts Options) (version int, err error) {
+	timeout := opts.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return 0, fmt.Errorf("check store %s: %w", path, err)
+	}
+	if fi.Size() == 0 {
+		return 0, fmt.Errorf("check store %s: the file is empty (zero length): %w", path, ErrNotDatabase)
+	}
+	if _, version, err = inspect(path, timeout, fi.Size()); err != nil {
+		return version, err
+	}
+	if version != SchemaVersion {
+		return version, nil
+	}
+	db, err := openBolt(path, timeout, true, true)
+	if err != nil {
+		return version, classifyOpenError(path, timeout, true, err)
+	}
+	st := &Store{db: db, path: path}
+	defer st.Close()
+	return version, st.Check()
 }

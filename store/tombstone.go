@@ -31,7 +31,7 @@ func tombstoneKey(t *Tombstone) []byte {
 func (s *Store) Tombstones() ([]Tombstone, error) {
 	var out []Tombstone
 	err := s.db.View(func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketTombstones).ForEach(func(k, v []byte) error {
+		return open(tx, bucketTombstones).forEach(func(k, v []byte) error {
 			var t tombstoneValue
 			if err := json.Unmarshal(v, &t); err != nil {
 				return fmt.Errorf("tombstone %s: %w", k, err)
@@ -51,13 +51,13 @@ func (s *Store) Tombstones() ([]Tombstone, error) {
 
 // putTombstones writes tombstones inside an update transaction.
 func putTombstones(tx *bolt.Tx, tombs []Tombstone) error {
-	b := tx.Bucket(bucketTombstones)
+	b := open(tx, bucketTombstones)
 	for i := range tombs {
 		data, err := json.Marshal(tombstoneValue{V: ValueVersion, Tombstone: tombs[i]})
 		if err != nil {
 			return fmt.Errorf("encode tombstone: %w", err)
 		}
-		if err := b.Put(tombstoneKey(&tombs[i]), data); err != nil {
+		if err := b.put(tombstoneKey(&tombs[i]), data); err != nil {
 			return fmt.Errorf("put tombstone: %w", err)
 		}
 	}

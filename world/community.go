@@ -19,6 +19,9 @@ type CommunityConfig struct {
 	// ReportTurns is how far back a report reaches: the reported knight's lines of that
 	// long go with it; DefaultReportTurns when zero.
 	ReportTurns int
+	// HourTurns is the turns of an hour, which reports are counted in (MaxReportsPerHour);
+	// DefaultHourTurns when zero.
+	HourTurns int
 	// Knights are the stored knights, for letters to knights who are not online.
 	Knights []KnownKnight
 	// Mail are the letters waiting, by the recipient knight's id (Adventurer.ID).
@@ -34,10 +37,12 @@ type CommunityConfig struct {
 //	constant              value      effect
 //	DefaultHistoryTurns   3456000    what is said aloud is kept 24 hours (-chat-history)
 //	DefaultReportTurns    24000      a report carries the reported knight's lines of the last 10 minutes
+//	DefaultHourTurns      144000     an hour, which reports are counted in
 //	maxHistory            20000      lines said aloud kept at most, whatever their age
 const (
 	DefaultHistoryTurns = 3456000
 	DefaultReportTurns  = 24000
+	DefaultHourTurns    = 144000
 	maxHistory          = 20000
 )
 
@@ -70,7 +75,8 @@ type socialState struct {
 	known            map[string]KnownKnight // every knight ever here but guests, by NameKey of its name (mail.go)
 	mail             map[string][]Letter    // letters waiting, by the recipient knight's id (mail.go)
 	nextLetter       uint64
-	silenced         map[string]silence // by knight id, a guest's too (moderation.go)
+	silenced         map[string]silence  // by knight id, a guest's too (moderation.go)
+	reported         map[string][]uint64 // the turns of each reporter's reports in the last hour, by its id; all guests' under guestsReported (moderation.go)
 	counts           talkCounts
 }
 
@@ -100,6 +106,7 @@ func (e *Engine) initSocial() {
 		}
 	}
 	e.soc.silenced = map[string]silence{}
+	e.soc.reported = map[string][]uint64{}
 	for _, s := range c.Silences {
 		if s.Turns > 0 {
 			e.soc.silenced[s.Knight] = silence{until: e.turn + s.Turns, text: s.Until, reason: s.Reason}

@@ -237,3 +237,46 @@ func TestAReplyNeverReachesAnotherWhoTookTheName(t *testing.T) {
 		t.Fatal("the reply reached the new guest of the name")
 	}
 }
+
+// Regression (issue 30): reports had no count; 4 keyed and 10 guest reporters filed 236
+// in 72 s. A knight with a key files MaxReportsPerHour in an hour, told why past them;
+// a guest files one, and all guests together MaxGuestReportsPerHour; an hour later they
+// may again.
+func TestReportsAreCountedPerHour(t *testing.T) {
+	e, a := mailEngine(t, nil, nil)
+	e.cfg.Community.HourTurns = 10000
+	e.join(knight("k", 10), &recorder{})
+	e.join(knight("m", 10), &recorder{})
+	report := func(fp, about string) {
+		e.turn += 500 // past the flood allowance's window
+		reportReq{from{fp, e.players[fp].session}, about, "rude"}.handle(e)
+	}
+	for range MaxReportsPerHour + 1 {
+		report("k", "Kay m")
+	}
+	if len(a.reports) != MaxReportsPerHour {
+		t.Fatalf("%d reports from one knight, want %d", len(a.reports), MaxReportsPerHour)
+	}
+	if got, want := lastSaid(e, "k"), fmt.Sprintf(reportsPerHourNote, MaxReportsPerHour); got != want {
+		t.Errorf("past its count a knight reads %q, want %q", got, want)
+	}
+	e.turn += 10000
+	report("k", "Kay m")
+	if len(a.reports) != MaxReportsPerHour+1 {
+		t.Errorf("an hour later the knight's report was refused: %q", lastSaid(e, "k"))
+	}
+
+	filed := len(a.reports)
+	for i := range MaxGuestReportsPerHour + 1 {
+		id := fmt.Sprintf("guest-%d", i)
+		e.join(guest(id, fmt.Sprintf("Tom%d", i)), &recorder{})
+		report(id, "Kay m")
+		report(id, "Kay k")
+		if got := len(a.reports) - filed; got != min(i+1, MaxGuestReportsPerHour) {
+			t.Fatalf("after %d guests %d reports from guests: %q", i+1, got, lastSaid(e, id))
+		}
+		if lastSaid(e, id) != guestReportNote {
+			t.Errorf("a guest's second report: %q", lastSaid(e, id))
+		}
+	}
+}

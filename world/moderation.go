@@ -275,6 +275,65 @@ type ReportLine struct {
 // maxReportLines bounds the lines a report carries: the newest are kept.
 const maxReportLines = 100
 
+// How many reports are taken (issue 30: 4 keyed and 10 guest reporters filed 236 in 72
+// s). A report that updates the reporter's open one about the same knight counts too.
+// A guest's session is its identity, and a guest may come back as a new one, so guests
+// are counted together as well as each on its own.
+//
+//	constant                value  effect
+//	MaxReportsPerHour       3      reports a knight with a key may file in an hour
+//	MaxGuestReportsPerHour  5      reports all guests together may file in an hour, one each
+const (
+	MaxReportsPerHour      = 3
+	MaxGuestReportsPerHour = 5
+)
+
+// guestsReported is the key of reported under which all guests' reports are counted
+// (no knight id is empty).
+const guestsReported = ""
+
+// The lines a reporter past its count reads.
+const (
+	reportsPerHourNote = "You have filed %d reports in the last hour; the admins have them. Wait before you report again."
+	guestReportNote    = "A guest may file one report, and the admins take only a few from guests in an hour. " +
+		"Make a key (ssh-keygen) and come back with it to report more."
+)
+
+// reportAllowed counts a report of p now, or says why it is not taken.
+func (e *Engine) reportAllowed(p *player) (string, bool) {
+	hour := e.cfg.Community.HourTurns
+	if hour <= 0 {
+		hour = DefaultHourTurns
+	}
+	recent := func(id string) []uint64 {
+		turns := slices.DeleteFunc(e.soc.reported[id], func(t uint64) bool { return e.turn-t >= uint64(hour) })
+		if len(turns) == 0 {
+			delete(e.soc.reported, id)
+		}
+		return turns
+	}
+	if len(e.soc.reported) > maxTrackedReporters {
+		for id := range e.soc.reported {
+			recent(id)
+		}
+	}
+	mine := recent(p.rec.ID)
+	if p.rec.Guest {
+		if len(mine) > 0 || len(recent(guestsReported)) >= MaxGuestReportsPerHour {
+			return guestReportNote, false
+		}
+		e.soc.reported[guestsReported] = append(e.soc.reported[guestsReported], e.turn)
+	} else if len(mine) >= MaxReportsPerHour {
+		return fmt.Sprintf(reportsPerHourNote, len(mine)), false
+	}
+	e.soc.reported[p.rec.ID] = append(mine, e.turn)
+	return "", true
+}
+
+// maxTrackedReporters is how many reporters' counts are kept before the old ones are
+// swept out all at once.
+const maxTrackedReporters = 1000
+
 type reportReq struct {
 	from
 	about  string // the name, then the reason
@@ -304,6 +363,10 @@ func (m reportReq) handle(e *Engine) {
 			return
 		case !e.allowTalk(p, talkReport):
 			e.say(p, floodNote(p))
+			return
+		}
+		if note, ok := e.reportAllowed(p); !ok {
+			e.say(p, note)
 			return
 		}
 		r := Report{From: p.rec.Name, FromKnight: p.rec.ID, FromGuest: p.rec.Guest,

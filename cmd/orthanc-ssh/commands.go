@@ -170,12 +170,18 @@ func init() {
 			admin: true, takes: takesWords | takesJSON, run: (*server).adminUnsilence},
 		{name: "silences", usage: "silences [--json]", summary: "the knights silenced now, and until when",
 			admin: true, takes: takesJSON, run: (*server).adminSilences},
-		{name: "reports", usage: "reports [--json]", summary: "the reports players filed, with the lines the reported knight said",
-			help: "Each report says who reported whom, when and why, and carries what the reported knight\n" +
-				"said aloud in the 10 minutes before (says, emotes, shouts, channels) and its whispers to\n" +
-				"the reporter. Knights are named with their ids; a guest (\"guest-…\") is marked so.\n" +
-				"Reports are kept 30 days.",
+		{name: "reports", usage: "reports [--json]", summary: "the reports players filed, open ones first, with the lines the reported knight said",
+			help: "Each report has a number and says who reported whom, when and why, and carries what the\n" +
+				"reported knight said aloud in the 10 minutes before (says, emotes, shouts, channels) and its\n" +
+				"whispers to the reporter. Knights are named with their ids; a guest (\"guest-…\") is marked so.\n" +
+				"A reporter has one open report about a knight: reporting it again updates that one.\n" +
+				"Open reports come first; `reports resolve N` or `reports dismiss N` closes one.\n" +
+				"Reports are kept 30 days, and all of them in 256 KiB: past it the oldest closed go first.",
 			admin: true, takes: takesJSON, run: (*server).adminReports},
+		{name: "reports resolve", usage: "reports resolve <number> [--json]", summary: "close a report: dealt with",
+			admin: true, takes: takesWords | takesJSON, run: (*server).adminReportsResolve},
+		{name: "reports dismiss", usage: "reports dismiss <number> [--json]", summary: "close a report: nothing to do",
+			admin: true, takes: takesWords | takesJSON, run: (*server).adminReportsDismiss},
 		{name: "broadcast", usage: "broadcast <text>", summary: "a line in every knight's messages, marked [admin]",
 			help: fmt.Sprintf("Control characters, escape sequences and direction overrides are removed, and the\n"+
 				"text is cut to %d characters.", world.MaxBroadcastRunes),
@@ -186,6 +192,11 @@ func init() {
 				"written what it holds; it opens with bbolt like the live file.",
 			shell: "backup streams the database as binary; run it from a shell: ssh -p PORT host backup > orthanc.db",
 			admin: true, run: (*server).adminBackup},
+		{name: "check", usage: "check [--json]", summary: "verify every record of the live database: pages, checksums, decoding",
+			help: "Runs while the game goes on, in one read transaction, after the saver has written what it\n" +
+				"holds. Exit status 1 when a problem is found, each named by its bucket and key. A stopped\n" +
+				"server's database is checked with orthanc-ssh -check.",
+			admin: true, takes: takesJSON, run: (*server).adminCheck},
 		{name: "stats", usage: "stats [--json]", summary: "sessions, players, levels and seeds, tick and save times, memory",
 			admin: true, takes: takesJSON, run: (*server).adminStats},
 		{name: "motd set", usage: "motd set <text>", summary: "set the message of the day (title screen and web page)",

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/netip"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -522,8 +523,8 @@ func reportedKnight(name, id string, guest bool) string {
 	return keyAndName(id, name)
 }
 
-// adminReports lists the reports filed, oldest first, each with the lines it carries;
-// reports older than reportKeep are forgotten first.
+// adminReports lists the reports filed, the open ones first, each with the lines it
+// carries; reports older than reportKeep are forgotten first.
 func (s *server) adminReports(c *call) int {
 	if err := s.saver.Flush(); err != nil {
 		s.log.Error("admin: flush before reports", "err", err)
@@ -548,8 +549,11 @@ func (s *server) adminReports(c *call) int {
 		if i > 0 {
 			fmt.Fprintln(c.out)
 		}
-		fmt.Fprintf(c.out, "%s  %s reported %s: %s\n", r.Filed.UTC().Format(time.DateTime),
+		fmt.Fprintf(c.out, "#%d %s  %s  %s reported %s: %s\n", r.ID, reportState(r), r.Filed.UTC().Format(time.DateTime),
 			reportedKnight(r.From, r.FromKnight, r.FromGuest), reportedKnight(r.About, r.AboutKnight, r.AboutGuest), r.Reason)
+		if r.Times > 1 {
+			fmt.Fprintf(c.out, "  (reported %d times, last at %s)\n", r.Times, r.Updated.UTC().Format(time.DateTime))
+		}
 		if len(r.Lines) == 0 {
 			fmt.Fprintf(c.out, "  (%s said nothing aloud in the %d minutes before)\n", r.About, int(reportWindow.Minutes()))
 			continue
@@ -560,5 +564,48 @@ func (s *server) adminReports(c *call) int {
 		}
 		_ = tw.Flush()
 	}
+	return 0
+}
+
+// reportState is a report's state as reports lists it.
+func reportState(r store.Report) string {
+	if r.Open() {
+		return "open"
+	}
+	return fmt.Sprintf("%s by %s at %s", r.Outcome, r.ClosedBy, r.Closed.UTC().Format(time.DateTime))
+}
+
+// adminReportsResolve closes a report as dealt with.
+func (s *server) adminReportsResolve(c *call) int { return s.closeReport(c, store.Resolved) }
+
+// adminReportsDismiss closes a report as needing nothing.
+func (s *server) adminReportsDismiss(c *call) int { return s.closeReport(c, store.Dismissed) }
+
+// closeReport closes the report numbered in c's one word with outcome.
+func (s *server) closeReport(c *call, outcome string) int {
+	if len(c.args) != 1 {
+		return c.usageError("give the number of one report, as reports lists it")
+	}
+	id, err := strconv.ParseUint(strings.TrimPrefix(c.args[0], "#"), 10, 64)
+	if err != nil {
+		return c.usageError("%q is not a report's number", c.args[0])
+	}
+	if err := s.saver.Flush(); err != nil {
+		s.log.Error("admin: flush before closing a report", "err", err)
+	}
+	r, err := s.store.CloseReport(id, outcome, c.fp, s.now())
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return c.fail("no report #%d", id)
+	case errors.Is(err, store.ErrClosed):
+		return c.fail("report #%d is closed already", id)
+	case err != nil:
+		return c.fail("could not close report #%d: %v", id, err)
+	}
+	c.result = fmt.Sprintf("report #%d %s", id, outcome)
+	if c.json {
+		return c.writeJSON(r)
+	}
+	fmt.Fprintf(c.out, "Report #%d (%s about %s) is %s.\n", id, r.From, r.About, outcome)
 	return 0
 }

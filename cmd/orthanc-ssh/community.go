@@ -62,6 +62,7 @@ func (s *server) communityConfig(st *store.Store) (world.CommunityConfig, error)
 	return world.CommunityConfig{
 		HistoryTurns: history,
 		ReportTurns:  s.turns(reportWindow),
+		HourTurns:    s.turns(time.Hour),
 		Knights:      known,
 		Mail:         mail,
 		Silences:     running,

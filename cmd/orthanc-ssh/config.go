@@ -43,6 +43,8 @@ type config struct {
 	// clock is the wall clock of the server's edge (timed bans and silences); nil is
 	// time.Now. No flag sets it: tests inject one, so a ban lapses exactly when they say.
 	clock func() time.Time
+	// check verifies the database in data and exits; the server does not start.
+	check bool
 }
 
 // parseConfig reads flags and environment (DESIGN §2).
@@ -66,6 +68,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.StringVar(&c.httpAddr, "http-addr", getenv("ORTHANC_HTTP_ADDR"), "serve the server's web page (who is on, the hall of fame, how to connect) at http://ADDR/, such as :8080; off when empty (env ORTHANC_HTTP_ADDR)")
 	fs.StringVar(&c.name, "name", env("ORTHANC_NAME", "Orthanc"), "the server's name, on its web page and in the listing for MUD directories (env ORTHANC_NAME)")
 	fs.StringVar(&c.publicAddr, "public-addr", getenv("ORTHANC_PUBLIC_ADDR"), "host[:port] players connect to, as the web page and messages show it; default this machine's name and the listen port (env ORTHANC_PUBLIC_ADDR)")
+	fs.BoolVar(&c.check, "check", false, "verify every record of the database in -data (pages, checksums, decoding) without writing to it, and exit: 0 when sound, 1 otherwise; the server does not start (a running server's: the admin command check)")
 	guests := env("ORTHANC_GUESTS", "true")
 	fs.Func("guests", "let a client with no key play as a guest, not saved (env ORTHANC_GUESTS; default true)", func(v string) error { guests = v; return nil })
 	fs.Lookup("guests").DefValue = "true"

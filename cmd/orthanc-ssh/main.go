@@ -56,6 +56,9 @@ func runWith(ctx context.Context, args []string, getenv func(string) string, std
 		return 2
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
+	if cfg.check {
+		return checkDatabase(cfg, log)
+	}
 	srv, err := newServer(cfg, log)
 	if err != nil {
 		log.Error("start", "err", err, "fix", startAdvice(err, cfg))
@@ -72,6 +75,23 @@ func runWith(ctx context.Context, args []string, getenv func(string) string, std
 		log.Error("serve", "err", err)
 		return 1
 	}
+	return 0
+}
+
+// checkDatabase is -check: it verifies the database in cfg.data without writing to it,
+// and returns the exit code (0 sound, 1 not, or it could not be read).
+func checkDatabase(cfg config, log *slog.Logger) int {
+	db := filepath.Join(cfg.data, "orthanc.db")
+	version, err := store.CheckFile(db, store.Options{})
+	if errors.Is(err, store.ErrLocked) {
+		log.Error("check", "db", db, "err", err, "fix", "a running server holds it: run ssh -p PORT host check with an admin key")
+		return 1
+	}
+	if err != nil {
+		log.Error("check", "db", db, "err", err, "fix", startAdvice(err, cfg))
+		return 1
+	}
+	log.Info("check: the database is sound", "db", db, "schema", version)
 	return 0
 }
 
