@@ -195,7 +195,10 @@ func screenTable() [numScreens]screenRow {
 	}
 }
 
-// Model is one connection's game screen. It is owned by its Bubble Tea program.
+// Model is one connection's game screen. It is owned by its Bubble Tea program. Its
+// fields are what the whole session shares: the player and the world's views, the
+// settings, the terminal; each screen's own state is one field, a small type of the
+// screen's file.
 type Model struct {
 	ctx    context.Context
 	p      Params
@@ -204,21 +207,21 @@ type Model struct {
 	width  int
 	height int
 
-	// character roll
-	stats     world.Stats
-	hits      int
-	suggested string
-	name      lineInput
-	nameErr   string
-
 	player   atomic.Pointer[world.Player]
 	views    *ViewSlot
 	view     world.View
 	haveView bool
+	waitCmd  tea.Cmd           // waitView's command
 	tomb     *world.Death      // the knight's death, on the death screen
 	retired  *world.Retirement // the knight's retirement, on the retirement screen
-	doorMode bool
-	spellLvl int // the spell level whose menu is open
+	ended    string
+	// backSent says the knight, away, has been sent back with a key (chat.go); it is
+	// cleared when a view says it is no longer away.
+	backSent bool
+
+	opts   world.Options // the player's settings: from the saved knight, then the options screen
+	synced bool          // the options were sent to the world after joining
+	colour colourState
 	// term is the player's terminal as last drawn. frameOK says it shows the screen now:
 	// it is drawn again only after a message that may change it (keep says the last one
 	// did not: a step only asks the world, and the screen changes when the world
@@ -227,41 +230,24 @@ type Model struct {
 	term    terminal
 	frameOK bool
 	keep    bool
-	inv     pager      // the inventory
-	fame    fameScreen // the hall of fame
-	ended   string
-	console console // the admin console over the dungeon screen
 
-	opts    world.Options // the player's settings: from the saved knight, then the options screen
-	synced  bool          // the options were sent to the world after joining
-	chat    chatLine      // the chat line over the dungeon screen
-	log     pager         // the message log, which follows the newest lines
-	who     []world.WhoEntry
-	whoNote string
-	watch   watching // the player this session watches, if any
-	back    screen   // where the options screen returns to
-	mute    lineInput
-	muting  bool // the mute name field is open on the options screen
-	colour  colourState
-	pl      plainState  // screen-reader mode
-	bt      battle      // group battles and parties (battle.go, party.go)
-	mk      marketState // the market screen (market.go)
-	lay     playLayout  // how the dungeon screen last drawn shared out its rows
-	under   underMemo   // the lines under the view last drawn, wrapped once for the same text
-	// mapMemo is the level picture last drawn under the marks, and mapCanvas and marks
-	// the dungeon screen's map and marks, kept from frame to frame (render.go).
-	mapMemo   mapMemo
-	mapCanvas canvas
-	marks     []squareMark
-	lp        levelPainter  // the level's painter, kept from frame to frame (painter)
-	mapScr    *mapScreen    // what the map screen keeps from frame to frame, while it shows (drawMap)
-	waitCmd   tea.Cmd       // waitView's command
-	help      helpScreen    // the help screen: where it is scrolled to, its lines as last wrapped
-	sight     []world.Other // the knights in sight of the frame drawn last
+	// The screens' and panels' own state.
+	rolled    rollState     // a new knight's characteristics and name (start.go)
+	dun       dungeonScreen // the dungeon screen, kept from frame to frame (dungeon.go)
+	mapScr    *mapScreen    // what the map screen keeps while it shows (map.go)
+	help      helpScreen    // the help (help.go)
+	inv       pager         // the inventory (inventory.go)
+	fame      fameScreen    // the hall of fame (inventory.go)
+	log       pager         // the message log, which follows the newest lines (chat.go)
+	console   console       // the admin console over the dungeon screen
+	chat      chatLine      // the chat line over the dungeon screen
+	who       whoList       // the who-list (watch.go)
+	watch     watching      // the player this session watches, if any
+	optScreen optionsScreen // the options screen (options.go)
+	pl        plainState    // screen-reader mode
+	bt        battle        // group battles and parties (battle.go, party.go)
+	mk        marketState   // the market screen (market.go)
 	mail      mailState     // the letters screen (mail.go)
-	// backSent says the knight, away, has been sent back with a key (chat.go); it is
-	// cleared when a view says it is no longer away.
-	backSent bool
 }
 
 // New makes the model for one session; ctx ends when the connection does.
@@ -270,8 +256,8 @@ func New(ctx context.Context, p Params) *Model {
 		p.Rand = rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
 	}
 	m := &Model{ctx: ctx, p: p, width: p.Width, height: p.Height,
-		name: lineInput{prompt: "Name: ", limit: world.MaxNameLen}, views: NewViewSlot(), console: newConsole(),
-		chat: newChatLine(), mute: lineInput{prompt: "Mute or unmute: ", limit: world.MaxNameLen},
+		rolled: rollState{name: lineInput{prompt: "Name: ", limit: world.MaxNameLen}}, views: NewViewSlot(), console: newConsole(),
+		chat: newChatLine(), optScreen: optionsScreen{mute: lineInput{prompt: "Mute or unmute: ", limit: world.MaxNameLen}},
 		help: helpScreen{pager: pager{keys: letterKeys}}, log: pager{keys: letterKeys, tail: true, follow: true}}
 	switch {
 	case p.Watch != nil:
@@ -401,7 +387,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case lettersMsg:
 		return m.gotLetters(msg)
 	case whoMsg:
-		m.who, m.whoNote = msg.who, msg.note
+		m.who.entries, m.who.note = msg.who, msg.note
 		if m.pl.active {
 			m.sayWho()
 		}
@@ -437,7 +423,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case m.pl.active:
 	case m.screen == screenName:
 		var cmd tea.Cmd
-		*m.name.in(), cmd = m.name.in().Update(msg)
+		*m.rolled.name.in(), cmd = m.rolled.name.in().Update(msg)
 		return cmd
 	case m.chat.open:
 		var cmd tea.Cmd

@@ -33,12 +33,12 @@ func TestEnterAtEveryPromptReachesTheDungeon(t *testing.T) {
 		t.Fatal("r did not roll a new knight in five tries")
 	}
 	d.key("enter")
-	if s := m.Text(); !strings.Contains(s, "press Enter to be "+m.suggested) {
+	if s := m.Text(); !strings.Contains(s, "press Enter to be "+m.rolled.suggested) {
 		t.Fatalf("name prompt:\n%s", s)
 	}
 	d.key("enter")
 	s := m.Text()
-	for _, want := range []string{m.suggested + " │ Level 1 │ Hits", "Spells 4", "Exp 0", "Depth 1", "()", "level 1 of the dungeon"} {
+	for _, want := range []string{m.rolled.suggested + " │ Level 1 │ Hits", "Spells 4", "Exp 0", "Depth 1", "()", "level 1 of the dungeon"} {
 		if !strings.Contains(s, want) {
 			t.Fatalf("dungeon screen lacks %q:\n%s", want, s)
 		}

@@ -485,7 +485,7 @@ func (m *Model) drawChat(c *canvas) {
 		return
 	}
 	ch := &m.chat
-	row := m.lay.msgRow()
+	row := m.dun.lay.msgRow()
 	blank := strings.Repeat(" ", c.w)
 	if !ch.open {
 		if ch.note != "" {

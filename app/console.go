@@ -183,7 +183,7 @@ func (m *Model) drawConsole(c *canvas) {
 		return
 	}
 	cs := &m.console
-	inputRow := m.lay.msgRow() // the last message row, just above the status line
+	inputRow := m.dun.lay.msgRow() // the last message row, just above the status line
 	blank := strings.Repeat(" ", c.w)
 	if !cs.open {
 		if cs.note != "" {

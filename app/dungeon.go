@@ -14,6 +14,23 @@ import (
 // The dungeon (or surface) screen: how it shares out its rows, the lines under the view,
 // the messages and the status line, and the level painted around the knight.
 
+// dungeonScreen is what the dungeon screen keeps: how the frame drawn last shared out its
+// rows and what it drew (kept from frame to frame, so that a frame allocates nothing
+// new), and its one-key questions: d, then a direction, and the spell menu open.
+type dungeonScreen struct {
+	doorMode bool       // d was the last key: the next direction opens a door
+	spellLvl int        // the spell level whose menu is open
+	lay      playLayout // how the dungeon screen last drawn shared out its rows
+	under    underMemo  // the lines under the view last drawn, wrapped once for the same text
+	// mapMemo is the level picture last drawn under the marks, and mapCanvas and marks
+	// the dungeon screen's map and marks, kept from frame to frame (render.go).
+	mapMemo   mapMemo
+	mapCanvas canvas
+	marks     []squareMark
+	lp        levelPainter  // the level's painter, kept from frame to frame (painter)
+	sight     []world.Other // the knights in sight of the frame drawn last
+}
+
 // shown is the view the dungeon screen draws: the watched player's while watching.
 func (m *Model) shown() world.View {
 	if m.screen == screenWatch {
@@ -306,7 +323,7 @@ func (m *Model) drawPlay(c *canvas) {
 	v := m.shown()
 	s := v.Self
 	c.text(0, 0, "ORTHANC", clsTitle)
-	stats := m.under.statsLine(s)
+	stats := m.dun.under.statsLine(s)
 	c.text(10, 0, stats, clsText)
 	if !m.opts.HideKeys && c.w-textWidth(keyHelp) > 10+textWidth(stats) {
 		c.text(c.w-textWidth(keyHelp), 0, keyHelp, clsDim)
@@ -316,15 +333,15 @@ func (m *Model) drawPlay(c *canvas) {
 	if m.screen == screenQuit && m.p.Guest {
 		extra = guestQuitQuestion
 	}
-	if extra == "" && m.doorMode {
+	if extra == "" && m.dun.doorMode {
 		extra = "Open a door: which direction?"
 	}
 	// Once a frame, into a slice kept from frame to frame: the painter and the lines under
 	// the view both need it, and a crowd is dozens of knights.
-	m.sight = v.AppendInSight(m.sight[:0])
-	sight := m.sight
-	l := layoutPlay(v, sight, c.w, c.h, extra, &m.under)
-	m.lay = l
+	m.dun.sight = v.AppendInSight(m.dun.sight[:0])
+	sight := m.dun.sight
+	l := layoutPlay(v, sight, c.w, c.h, extra, &m.dun.under)
+	m.dun.lay = l
 	mapTop, mapH := l.mapTop, l.mapH
 	fightPanel := l.panelH > 0 // drawn beside the dungeon and the surface, not on the way in
 	if have := m.haveView || m.screen == screenWatch; !have {
@@ -340,10 +357,10 @@ func (m *Model) drawPlay(c *canvas) {
 		if l.panelH > 0 {
 			mapW -= fightPanelWidth(c.w) // keep the knight in view beside the panel
 		}
-		sub := m.mapCanvas.sized(mapW, mapH) // paint draws every cell
+		sub := m.dun.mapCanvas.sized(mapW, mapH) // paint draws every cell
 		// What the knight sees now is bright; what it remembers of the level is faint.
 		lp := m.painter(v.Known, true, sight)
-		lp.bright, lp.dim, lp.memo = v.Visible, true, &m.mapMemo
+		lp.bright, lp.dim, lp.memo = v.Visible, true, &m.dun.mapMemo
 		lp.paint(sub, s.Pos)
 		c.blit(sub, 0, mapTop)
 	}
@@ -466,9 +483,9 @@ func drawOutside(c *canvas, top, h int) {
 func (m *Model) painter(set []byte, others bool, sight []world.Other) *levelPainter {
 	v := m.shown()
 	// The painter and its slices are the model's, made again each frame in place.
-	lp := &m.lp
+	lp := &m.dun.lp
 	*lp = levelPainter{l: v.Level, shown: set, found: v.FoundDoors, light: v.Self.Light, shadows: lp.shadows[:0]}
-	marks := m.marks[:0]
+	marks := m.dun.marks[:0]
 	if others {
 		for _, o := range sight {
 			marks = append(marks, squareMark{o.Pos, mark{initials(o.Name), clsOther}})
@@ -494,7 +511,7 @@ func (m *Model) painter(set []byte, others bool, sight []world.Other) *levelPain
 			lp.shadows = append(lp.shadows, squareMark{sh.Pos, mark{g, clsDim}})
 		}
 	}
-	m.marks = marks[:0] // the next frame's marks reuse the array
+	m.dun.marks = marks[:0] // the next frame's marks reuse the array
 	return lp
 }
 

@@ -20,8 +20,8 @@ func TestAGuestsTitleNameAndLeaving(t *testing.T) {
 		}
 	}
 	d.key("enter", "enter")
-	if !strings.HasPrefix(m.suggested, GuestPrefix) {
-		t.Fatalf("suggested %q for a guest", m.suggested)
+	if !strings.HasPrefix(m.rolled.suggested, GuestPrefix) {
+		t.Fatalf("suggested %q for a guest", m.rolled.suggested)
 	}
 	d.key("guest Tom", "enter")
 	d.waitText("Welcome, Guest Tom.")

@@ -131,11 +131,11 @@ func (m *Model) drawSpells(c *canvas) {
 	m.drawPlay(c)
 	v := m.view
 	fighting := v.Fight != nil
-	spells := world.SpellsOfLevel(m.spellLvl)
+	spells := world.SpellsOfLevel(m.dun.spellLvl)
 	w := min(c.w-2, 120)
 	x, y := (c.w-w)/2, 2
 	var lines []panelLine
-	for _, l := range wrap(fmt.Sprintf("LEVEL %d SPELLS: %s each; you have %d. Cast in: fight, walk or any.", m.spellLvl, english.Count(m.spellLvl, "unit"), v.Self.SpellUnits), w-2) {
+	for _, l := range wrap(fmt.Sprintf("LEVEL %d SPELLS: %s each; you have %d. Cast in: fight, walk or any.", m.dun.spellLvl, english.Count(m.dun.spellLvl, "unit"), v.Self.SpellUnits), w-2) {
 		lines = append(lines, panelLine{l, clsTitle})
 	}
 	lines = append(lines, panelLine{})
@@ -149,7 +149,7 @@ func (m *Model) drawSpells(c *canvas) {
 			when = "fight"
 		}
 		cls := clsText
-		if !sp.CastableIn(fighting) || v.Self.SpellUnits < m.spellLvl {
+		if !sp.CastableIn(fighting) || v.Self.SpellUnits < m.dun.spellLvl {
 			cls = clsDim
 		}
 		head := fmt.Sprintf("%c  %-17s %-6s ", 'a'+i, info.Name, when)
@@ -182,7 +182,7 @@ func (m *Model) drawSpells(c *canvas) {
 func (m *Model) spellsKey(k tea.KeyPressMsg) tea.Cmd {
 	s := k.String()
 	m.screen = screenPlay
-	spells := world.SpellsOfLevel(m.spellLvl)
+	spells := world.SpellsOfLevel(m.dun.spellLvl)
 	if len(s) == 1 && s[0] >= 'a' && int(s[0]-'a') < len(spells) {
 		sp := spells[s[0]-'a']
 		if sp == world.SpellESP {

@@ -197,8 +197,8 @@ func (m *Model) dungeonKey(k tea.KeyPressMsg) tea.Cmd {
 // gameKey runs the first row of gameKeys that has the key and applies. A key after d
 // that is no direction forgets the d.
 func (m *Model) gameKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
-	p := keyPress{key: k.String(), door: m.doorMode}
-	m.doorMode = false
+	p := keyPress{key: k.String(), door: m.dun.doorMode}
+	m.dun.doorMode = false
 	r := m.keyRow(p.key)
 	switch {
 	case r == nil:
@@ -286,7 +286,7 @@ func (m *Model) stepKey(p keyPress) tea.Cmd {
 // doorKey opens a door: a shifted direction, or d, which asks for the direction.
 func (m *Model) doorKey(p keyPress) tea.Cmd {
 	if p.key == "d" {
-		m.doorMode = m.view.Self.Depth > 0
+		m.dun.doorMode = m.view.Self.Depth > 0
 		return nil
 	}
 	return m.stepKey(p)
@@ -303,7 +303,7 @@ func (m *Model) downKey(keyPress) tea.Cmd {
 }
 
 func (m *Model) castKey(p keyPress) tea.Cmd {
-	m.spellLvl = int(p.key[0] - '0')
+	m.dun.spellLvl = int(p.key[0] - '0')
 	m.screen = screenSpells
 	return nil
 }
@@ -352,7 +352,7 @@ func (m *Model) helpOpenKey(keyPress) tea.Cmd {
 }
 
 func (m *Model) whoOpenKey(keyPress) tea.Cmd {
-	m.screen, m.who, m.whoNote = screenWho, nil, ""
+	m.screen, m.who.entries, m.who.note = screenWho, nil, ""
 	return m.askWho()
 }
 

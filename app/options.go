@@ -95,12 +95,12 @@ func (m *Model) setPlain(on bool) {
 	}
 	m.pl.reset()
 	m.pl.active = on
-	m.chat.open, m.console.open, m.muting = false, false, false
+	m.chat.open, m.console.open, m.optScreen.muting = false, false, false
 	if !on {
 		return
 	}
 	if m.screen == screenOptions {
-		m.screen = m.back
+		m.screen = m.optScreen.back
 	}
 	const isOn = "Screen-reader mode is on: the game speaks in lines, and you type commands and press Enter. Type help for the commands."
 	switch sc := screens[m.screen]; {
@@ -118,12 +118,20 @@ func (m *Model) setPlain(on bool) {
 	}
 }
 
+// optionsScreen is what the options screen keeps: where it returns to, and the field a
+// player to mute is typed in.
+type optionsScreen struct {
+	back   screen // where the options screen returns to
+	mute   lineInput
+	muting bool // the mute name field is open
+}
+
 // openOptions shows the options screen, returning to the screen it was opened from.
 func (m *Model) openOptions() {
 	if m.screen != screenOptions {
-		m.back = m.screen
+		m.optScreen.back = m.screen
 	}
-	m.screen, m.muting = screenOptions, false
+	m.screen, m.optScreen.muting = screenOptions, false
 }
 
 // optionRows are the options screen's lines: a label and the value now.
@@ -183,13 +191,13 @@ func profileName(p colorprofile.Profile) string {
 // for a name to mute or unmute); anything else returns.
 func (m *Model) optionsKey(k tea.KeyPressMsg) tea.Cmd {
 	s := k.String()
-	if m.muting {
+	if m.optScreen.muting {
 		switch s {
 		case "esc":
-			m.muting = false
+			m.optScreen.muting = false
 		case "enter":
-			m.muting = false
-			if v := strings.TrimSpace(m.mute.in().Value()); v != "" {
+			m.optScreen.muting = false
+			if v := strings.TrimSpace(m.optScreen.mute.in().Value()); v != "" {
 				if m.opts.Mutes(v) {
 					m.chat.note = m.setMuted(v, false)
 				} else {
@@ -198,7 +206,7 @@ func (m *Model) optionsKey(k tea.KeyPressMsg) tea.Cmd {
 			}
 		default:
 			var cmd tea.Cmd
-			*m.mute.in(), cmd = m.mute.in().Update(k)
+			*m.optScreen.mute.in(), cmd = m.optScreen.mute.in().Update(k)
 			return cmd
 		}
 		return nil
@@ -227,11 +235,11 @@ func (m *Model) optionsKey(k tea.KeyPressMsg) tea.Cmd {
 	case "e":
 		o.NoSpectators = !o.NoSpectators
 	case "f":
-		m.muting = true
-		m.mute.in().Reset()
-		return m.mute.in().Focus()
+		m.optScreen.muting = true
+		m.optScreen.mute.in().Reset()
+		return m.optScreen.mute.in().Focus()
 	default:
-		m.screen = m.back
+		m.screen = m.optScreen.back
 		return nil
 	}
 	return m.setOptions(o)
@@ -265,8 +273,8 @@ func (m *Model) drawOptions(c *canvas) {
 			y++
 		}
 	}
-	if m.muting {
-		c.text(4, y+1, inputTail(m.mute.in().Prompt+m.mute.in().Value()+"_", c.w-6), clsSelf)
+	if m.optScreen.muting {
+		c.text(4, y+1, inputTail(m.optScreen.mute.in().Prompt+m.optScreen.mute.in().Value()+"_", c.w-6), clsSelf)
 		c.paragraph(4, y+2, c.w-6, "Enter mutes or unmutes that name; Esc cancels.", clsDim)
 	} else if m.chat.note != "" {
 		c.paragraph(4, y+1, c.w-6, m.chat.note, clsText)

@@ -109,7 +109,7 @@ func (m *Model) drawPartyList(c *canvas) {
 	if len(v.Invites) == 0 && len(v.Asks) == 0 && wholePartyInBattle(v) {
 		return // the battle panel lists them all, with their hits
 	}
-	mapTop, mapH := m.lay.mapTop, m.lay.mapH // as drawPlay laid out the screen
+	mapTop, mapH := m.dun.lay.mapTop, m.dun.lay.mapH // as drawPlay laid out the screen
 	panel := v.Fight != nil || len(v.LastFight) > 0
 	freeW := c.w
 	if panel {

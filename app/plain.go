@@ -172,12 +172,12 @@ func (m *Model) plainKey(k tea.KeyPressMsg) tea.Cmd {
 
 // sayWho speaks the who-list.
 func (m *Model) sayWho() {
-	if m.whoNote != "" {
-		m.say(m.whoNote)
+	if m.who.note != "" {
+		m.say(m.who.note)
 		return
 	}
 	var ws []string
-	for _, e := range m.who {
+	for _, e := range m.who.entries {
 		where := fmt.Sprintf("level %d knight, depth %d", e.Level, e.Depth)
 		if e.Depth == 0 {
 			where = fmt.Sprintf("level %d knight, outside", e.Level)

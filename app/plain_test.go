@@ -294,8 +294,8 @@ func TestTakenNameIsRefused(t *testing.T) {
 	m := playModel(t, e, "SHA256:test", Params{Names: names})
 	d := newDriver(t, m)
 	d.key("enter", "enter")
-	if names.Taken(m.suggested) {
-		t.Fatalf("suggested a taken name: %q", m.suggested)
+	if names.Taken(m.rolled.suggested) {
+		t.Fatalf("suggested a taken name: %q", m.rolled.suggested)
 	}
 	d.key("PERC1VAL", "enter")
 	if s := m.Text(); m.screen != screenName || !strings.Contains(s, "That name is taken") {

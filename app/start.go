@@ -9,6 +9,16 @@ import (
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
+// rollState is a new knight on its way in: the characteristics rolled, its hits, the
+// name offered, and the name typed with what was wrong with the last one.
+type rollState struct {
+	stats     world.Stats
+	hits      int
+	suggested string
+	name      lineInput
+	nameErr   string
+}
+
 // The way into the game and out of it: the title (with the screen-reader question), the
 // character roll, the name prompt and the tombstone (a death or a retirement), drawn,
 // answered by keys, and said in screen-reader mode.
@@ -62,13 +72,13 @@ func (m *Model) drawRoll(c *canvas) {
 	rows := []struct {
 		name string
 		v    int
-	}{{"Strength", m.stats.Str}, {"Intelligence", m.stats.Int}, {"Constitution", m.stats.Con}, {"Dexterity", m.stats.Dex}}
+	}{{"Strength", m.rolled.stats.Str}, {"Intelligence", m.rolled.stats.Int}, {"Constitution", m.rolled.stats.Con}, {"Dexterity", m.rolled.stats.Dex}}
 	for i, r := range rows {
 		c.text(6, 5+i, fmt.Sprintf("%-14s %2d", r.name, r.v), clsText)
 	}
-	c.text(6, 10, fmt.Sprintf("%-14s %2d", "Hits", m.hits), clsText)
+	c.text(6, 10, fmt.Sprintf("%-14s %2d", "Hits", m.rolled.hits), clsText)
 	c.text(6, 11, fmt.Sprintf("%-14s %2d", "Spell units", world.SpellUnitsForLevel(1)), clsText)
-	if m.stats.Dex <= 6 {
+	if m.rolled.stats.Dex <= 6 {
 		// Seed 000: you hit when your die, with sides = Dexterity, rolls over 6.
 		c.text(6, 12, "Beware: with Dexterity 6 or less your sword hits only with Pray.", clsTitle) // 70 columns
 	}
@@ -80,9 +90,9 @@ func (m *Model) drawRoll(c *canvas) {
 // drawName draws the roll with the name prompt under it.
 func (m *Model) drawName(c *canvas) {
 	m.drawRoll(c)
-	c.paragraph(4, 15, c.w-6, "Name your knight, or press Enter to be "+m.suggested+".", clsText)
-	c.text(4, 17, m.name.in().Value()+"_", clsSelf)
-	c.paragraph(4, 19, c.w-6, m.nameErr, clsTitle)
+	c.paragraph(4, 15, c.w-6, "Name your knight, or press Enter to be "+m.rolled.suggested+".", clsText)
+	c.text(4, 17, m.rolled.name.in().Value()+"_", clsSelf)
+	c.paragraph(4, 19, c.w-6, m.rolled.nameErr, clsTitle)
 }
 
 // drawJoining is the screen while the world takes the knight in.
@@ -136,8 +146,8 @@ func (m *Model) drawDead(c *canvas) {
 }
 
 func (m *Model) roll() {
-	m.stats = world.RollStats(m.p.Rand)
-	m.hits = world.StartHits(m.p.Rand, m.stats.Con)
+	m.rolled.stats = world.RollStats(m.p.Rand)
+	m.rolled.hits = world.StartHits(m.p.Rand, m.rolled.stats.Con)
 }
 
 // GuestPrefix starts the name of every guest's knight, so that everyone who sees it (the
@@ -182,12 +192,12 @@ func (m *Model) begin() tea.Cmd {
 
 // toName goes from the roll to the name prompt, suggesting a name nobody has.
 func (m *Model) toName() tea.Cmd {
-	m.suggested = m.suggestName()
-	m.name.in().Placeholder = m.suggested
-	m.name.in().Reset()
-	m.nameErr = ""
+	m.rolled.suggested = m.suggestName()
+	m.rolled.name.in().Placeholder = m.rolled.suggested
+	m.rolled.name.in().Reset()
+	m.rolled.nameErr = ""
 	m.screen = screenName
-	return m.name.in().Focus()
+	return m.rolled.name.in().Focus()
 }
 
 // suggestName is a random knight's name that no other key's knight has: a few tries of
@@ -225,7 +235,7 @@ const (
 // it and joins the new knight; it returns a note when the name is refused.
 func (m *Model) nameKnight(raw string) (tea.Cmd, string) {
 	if strings.TrimSpace(raw) == "" {
-		raw = m.suggested
+		raw = m.rolled.suggested
 	}
 	if m.p.Guest {
 		raw = guestName(raw)
@@ -237,10 +247,10 @@ func (m *Model) nameKnight(raw string) (tea.Cmd, string) {
 	if m.p.Names != nil && !m.p.Names.Claim(name) {
 		return nil, takenNameNote
 	}
-	rec := world.NewAdventurer(m.p.Fingerprint, name, m.stats, m.hits)
+	rec := world.NewAdventurer(m.p.Fingerprint, name, m.rolled.stats, m.rolled.hits)
 	rec.Options = m.opts.Clone()
 	rec.Guest = m.p.Guest
-	m.name.m = nil // named: the prompt is done with until the next knight
+	m.rolled.name.m = nil // named: the prompt is done with until the next knight
 	return m.join(rec), ""
 }
 
@@ -279,9 +289,9 @@ func (m *Model) plainIntro() {
 
 // sayRoll speaks the character roll.
 func (m *Model) sayRoll() {
-	st := m.stats
+	st := m.rolled.stats
 	m.say(fmt.Sprintf("A new knight. The dice have spoken: Strength %d, Intelligence %d, Constitution %d, Dexterity %d; %d hits and %d spell units.",
-		st.Str, st.Int, st.Con, st.Dex, m.hits, world.SpellUnitsForLevel(1)))
+		st.Str, st.Int, st.Con, st.Dex, m.rolled.hits, world.SpellUnitsForLevel(1)))
 	if st.Dex <= 6 {
 		m.say("Beware: with Dexterity 6 or less your sword hits only with Pray.")
 	}
@@ -290,7 +300,7 @@ func (m *Model) sayRoll() {
 
 // sayNamePrompt asks for the knight's name.
 func (m *Model) sayNamePrompt() {
-	m.say(fmt.Sprintf("Name your knight: type a name and press Enter, or press Enter to be %s.", m.suggested))
+	m.say(fmt.Sprintf("Name your knight: type a name and press Enter, or press Enter to be %s.", m.rolled.suggested))
 }
 
 // sayEnd speaks a death or a retirement.
@@ -344,13 +354,13 @@ func (m *Model) rollKey(k tea.KeyPressMsg) tea.Cmd {
 // nameKey is a key on the name prompt: Enter names the knight, other keys edit the name.
 func (m *Model) nameKey(k tea.KeyPressMsg) tea.Cmd {
 	if k.String() == "enter" {
-		cmd, note := m.nameKnight(m.name.in().Value())
-		m.nameErr = note
+		cmd, note := m.nameKnight(m.rolled.name.in().Value())
+		m.rolled.nameErr = note
 		return cmd
 	}
-	m.nameErr = ""
+	m.rolled.nameErr = ""
 	var cmd tea.Cmd
-	*m.name.in(), cmd = m.name.in().Update(k)
+	*m.rolled.name.in(), cmd = m.rolled.name.in().Update(k)
 	return cmd
 }
 

@@ -125,8 +125,8 @@ func TestMovingOnTheSurface(t *testing.T) {
 		t.Fatalf("moves sent %#v, want %#v", got, want)
 	}
 	keys(m, "d", "l")
-	if got := rec.take(); !reflect.DeepEqual(got, []world.Command{world.Move{Dir: world.East}}) || m.doorMode {
-		t.Fatalf("d then l sent %#v (door mode %v)", got, m.doorMode)
+	if got := rec.take(); !reflect.DeepEqual(got, []world.Command{world.Move{Dir: world.East}}) || m.dun.doorMode {
+		t.Fatalf("d then l sent %#v (door mode %v)", got, m.dun.doorMode)
 	}
 	if s := m.Text(); !strings.Contains(s, "The dungeon entrance:") || !strings.Contains(s, "> goes down") {
 		t.Fatalf("the entrance is not explained:\n%s", s)

@@ -17,6 +17,13 @@ import (
 // player's; this session draws them at its own terminal's size. A spectator's session
 // (ssh -t host watch NAME) is the same screen with no knight behind it.
 
+// whoList is the who-list screen's list: who is in the game, as the world last said, and
+// a note of why the last pick could not be watched.
+type whoList struct {
+	entries []world.WhoEntry
+	note    string
+}
+
 // watching is the player this session watches, if any. It is part of the Model.
 type watching struct {
 	w      *world.Watch
@@ -94,7 +101,7 @@ func (m *Model) watchName(name string) tea.Cmd {
 func (m *Model) startWatching(msg watchStartMsg) tea.Cmd {
 	if msg.err != nil {
 		note := WatchError(msg.err, msg.name)
-		m.chat.note, m.whoNote = note, note
+		m.chat.note, m.who.note = note, note
 		m.say(note)
 		return nil
 	}
@@ -191,8 +198,8 @@ func (m *Model) watchKey(k tea.KeyPressMsg) tea.Cmd {
 func (m *Model) whoKey(k tea.KeyPressMsg) tea.Cmd {
 	s := k.String()
 	if len(s) == 1 && s[0] >= 'a' && s[0] <= 'z' {
-		if i := int(s[0] - 'a'); i < len(m.who) {
-			return m.pickWatch(m.who[i])
+		if i := int(s[0] - 'a'); i < len(m.who.entries) {
+			return m.pickWatch(m.who.entries[i])
 		}
 	}
 	m.screen = screenPlay
@@ -203,13 +210,13 @@ func (m *Model) whoKey(k tea.KeyPressMsg) tea.Cmd {
 func (m *Model) pickWatch(e world.WhoEntry) tea.Cmd {
 	switch {
 	case e.ID == m.p.Fingerprint:
-		m.whoNote = "That is you."
+		m.who.note = "That is you."
 	case !e.Watchable:
-		m.whoNote = fmt.Sprintf("%s does not allow spectators.", e.Name)
+		m.who.note = fmt.Sprintf("%s does not allow spectators.", e.Name)
 	default:
 		return m.watchName(e.Name)
 	}
-	m.say(m.whoNote)
+	m.say(m.who.note)
 	return nil
 }
 
@@ -217,15 +224,15 @@ func (m *Model) pickWatch(e world.WhoEntry) tea.Cmd {
 func (m *Model) drawWho(c *canvas) {
 	c.text(2, 1, "WHO IS IN THE GAME", clsTitle)
 	c.text(2, 2, "A letter watches that knight's screen, read-only; any other key returns.", clsText)
-	if m.who == nil && m.whoNote == "" {
+	if m.who.entries == nil && m.who.note == "" {
 		c.text(4, 4, "Asking...", clsDim)
 	}
 	y := 4
-	for i, e := range m.who {
+	for i, e := range m.who.entries {
 		if y >= c.h-4 || i >= 26 {
 			// No row or letter is left: the rest are counted (screen-reader mode's who
 			// names everyone).
-			c.text(4, y, fmt.Sprintf("and %d more", len(m.who)-i), clsDim)
+			c.text(4, y, fmt.Sprintf("and %d more", len(m.who.entries)-i), clsDim)
 			break
 		}
 		where := fmt.Sprintf("depth %d", e.Depth)
@@ -250,8 +257,8 @@ func (m *Model) drawWho(c *canvas) {
 			y++
 		}
 	}
-	if m.whoNote != "" {
-		lines := wrap(m.whoNote, c.w-6)
+	if m.who.note != "" {
+		lines := wrap(m.who.note, c.w-6)
 		for i, l := range lines {
 			c.text(4, c.h-1-len(lines)+i, l, clsTitle)
 		}

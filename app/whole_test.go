@@ -541,10 +541,10 @@ func TestOtherScreensAreWhole(t *testing.T) {
 		keys(m, "esc")
 
 		away := strings.Repeat("gone to slay the dragon of the north ", 3)[:world.MaxAwayRunes]
-		m.screen, m.who = screenWho, []world.WhoEntry{{Name: longName, Level: 10, Depth: 3, Watchable: true},
+		m.screen, m.who.entries = screenWho, []world.WhoEntry{{Name: longName, Level: 10, Depth: 3, Watchable: true},
 			{Name: "Bedivere the Stout", Level: 2, Depth: 0, IdleTurns: 4000, Away: true, AwayReason: away}}
-		m.whoNote = WatchError(world.ErrNoSpectators, "Bedivere the Stout") + " " + WatchError(world.ErrAmbiguousName, "Bedivere the Stout")
-		checkWhole(t, "who", m.Text(), 0, w, longName, m.whoNote, "idle 1m", "(away: "+away+")")
+		m.who.note = WatchError(world.ErrNoSpectators, "Bedivere the Stout") + " " + WatchError(world.ErrAmbiguousName, "Bedivere the Stout")
+		checkWhole(t, "who", m.Text(), 0, w, longName, m.who.note, "idle 1m", "(away: "+away+")")
 		checkFrame(t, m.Text(), w, h)
 
 		// The letters, as long as letters go, each whole somewhere as the list scrolls.
@@ -567,7 +567,7 @@ func TestOtherScreensAreWhole(t *testing.T) {
 		m.screen, m.tomb = screenDead, &world.Death{Killer: "a Sabre-tooth Tiger", Depth: 10, Level: 9, Experience: 123456}
 		checkWhole(t, "tombstone", m.Text(), 0, w, "slain by a Sabre-tooth Tiger", "Death is permanent. Press Enter to roll a new knight, q to leave.")
 
-		m.screen, m.nameErr, m.suggested = screenName, takenNameNote, longName
+		m.screen, m.rolled.nameErr, m.rolled.suggested = screenName, takenNameNote, longName
 		checkWhole(t, "name", m.Text(), 0, w, takenNameNote, "Name your knight, or press Enter to be "+longName+".")
 
 		m.p.Saved = &world.Adventurer{Name: longName, Death: &world.Death{Killer: "a Sabre-tooth Tiger", Depth: 10}}
