@@ -195,45 +195,60 @@ func parseSGR(seq string) (l sgrLook, ok bool) {
 		}
 		params := strings.Split(rest[:end], ";")
 		seq = rest[end+1:]
-		for i := 0; i < len(params); i++ {
-			p := params[i]
-			switch {
-			case p == "" || p == "0":
-				l = sgrLook{}
-			case p == "38" || p == "48" || p == "58":
-				// An extended colour: 5;n or 2;r;g;b.
-				n := 3
-				if i+1 < len(params) && params[i+1] == "2" {
-					n = 5
-				}
-				if i+n > len(params) {
-					return l, false
-				}
-				c := strings.Join(params[i:i+n], ";")
-				switch p {
-				case "38":
-					l.fg = c
-				case "48":
-					l.bg = c
-				default:
-					l.ulCol = c
-				}
-				i += n - 1
-			case len(p) == 1 && p[0] >= '1' && p[0] <= '9' && p != "6":
-				l.attrs[p[0]-'0'] = true
-			case strings.HasPrefix(p, "4:"):
-				l.attrs[4], l.underlineStyle = true, p
-			case len(p) == 2 && (p[0] == '3' || p[0] == '9') && p[1] >= '0' && p[1] <= '7':
-				l.fg = p
-			case len(p) == 2 && p[0] == '4' && p[1] >= '0' && p[1] <= '7',
-				len(p) == 3 && p[:2] == "10" && p[2] >= '0' && p[2] <= '7':
-				l.bg = p
-			default:
+		for i := 0; i < len(params); {
+			n, ok := l.read(params[i:])
+			if !ok {
 				return l, false
 			}
+			i += n
 		}
 	}
 	return l, true
+}
+
+// read reads the SGR parameter that starts params into the look, and says how many
+// parameters it took (an extended colour takes three or five); ok is false for one it
+// does not know.
+func (l *sgrLook) read(params []string) (n int, ok bool) {
+	switch p := params[0]; {
+	case p == "" || p == "0":
+		*l = sgrLook{}
+	case p == "38" || p == "48" || p == "58":
+		return l.readColour(params)
+	case len(p) == 1 && p[0] >= '1' && p[0] <= '9' && p != "6":
+		l.attrs[p[0]-'0'] = true
+	case strings.HasPrefix(p, "4:"):
+		l.attrs[4], l.underlineStyle = true, p
+	case len(p) == 2 && (p[0] == '3' || p[0] == '9') && p[1] >= '0' && p[1] <= '7':
+		l.fg = p
+	case len(p) == 2 && p[0] == '4' && p[1] >= '0' && p[1] <= '7',
+		len(p) == 3 && p[:2] == "10" && p[2] >= '0' && p[2] <= '7':
+		l.bg = p
+	default:
+		return 0, false
+	}
+	return 1, true
+}
+
+// readColour reads an extended colour (38, 48 or 58, then 5;n or 2;r;g;b) into the look.
+func (l *sgrLook) readColour(params []string) (n int, ok bool) {
+	n = 3
+	if len(params) > 1 && params[1] == "2" {
+		n = 5
+	}
+	if n > len(params) {
+		return 0, false
+	}
+	c := strings.Join(params[:n], ";")
+	switch params[0] {
+	case "38":
+		l.fg = c
+	case "48":
+		l.bg = c
+	default:
+		l.ulCol = c
+	}
+	return n, true
 }
 
 // sgrChange is one SGR sequence that takes the terminal from the look opened by from

@@ -508,7 +508,9 @@ func TestBattleOfSixIsWhole(t *testing.T) {
 				checkWhole(t, what+" stats", s, 0, w, "f fight", "Esc returns", moveLine(f, DefaultTick))
 			}
 			// The names wrap within their columns.
-			ws, gap, _ := tableWidths(heroColumns(v), w-4)
+			// The heroes' names are their table's first column; the monsters' the second,
+			// after the marks' column and the gap.
+			ws, _, _ := tableWidths(heroColumns(v), w-4)
 			for _, k := range f.Knights {
 				name := k.Name
 				if name == v.Self.Name {
@@ -516,10 +518,10 @@ func TestBattleOfSixIsWhole(t *testing.T) {
 				}
 				wholeInSome(t, what+" stats", screens, 2, 2+ws[0], name)
 			}
-			ws, gap, _ = tableWidths(monsterColumns(f), w-4)
+			mws, gap, _ := tableWidths(monsterColumns(f), w-4)
 			for _, mo := range f.Monsters {
-				x := 2 + ws[0] + gap
-				wholeInSome(t, what+" stats", screens, x, x+ws[1], english.Capital(mo.Name))
+				x := 2 + mws[0] + gap
+				wholeInSome(t, what+" stats", screens, x, x+mws[1], english.Capital(mo.Name))
 			}
 			keys(m, "esc")
 		}
