@@ -145,6 +145,9 @@ type screenRow struct {
 	speak func(*Model)
 	// ask is the question a screen over the dungeon asks in its message line.
 	ask string
+	// list is the list the screen scrolls, if it has one: opening the screen shows it
+	// from its start (open).
+	list func(*Model) *pager
 }
 
 // screens are the game's screens, by screen. They are filled in by init: their functions
@@ -175,8 +178,8 @@ func screenTable() [numScreens]screenRow {
 		screenJoining:   {draw: (*Model).drawJoining, typed: (*Model).joiningLine},
 		screenPlay:      {draw: (*Model).drawDungeon, key: (*Model).dungeonKey},
 		screenMap:       {draw: (*Model).drawMap, key: (*Model).returnKey},
-		screenHelp:      {draw: (*Model).drawHelp, key: (*Model).helpKey},
-		screenInventory: {draw: (*Model).drawInventory, key: (*Model).inventoryKey},
+		screenHelp:      {draw: (*Model).drawHelp, key: (*Model).helpKey, list: func(m *Model) *pager { return &m.help.pager }},
+		screenInventory: {draw: (*Model).drawInventory, key: (*Model).inventoryKey, list: func(m *Model) *pager { return &m.inv }},
 		screenFame:      {draw: (*Model).drawFame, key: (*Model).fameKey},
 		screenSpells:    {draw: (*Model).drawSpells, key: (*Model).spellsKey},
 		screenESP:       {draw: (*Model).drawDungeon, key: (*Model).espKey, ask: "ESP: which direction do you look? (an arrow)"},
@@ -184,11 +187,11 @@ func screenTable() [numScreens]screenRow {
 		screenQuit:      {draw: (*Model).drawDungeon, key: (*Model).quitKey, ask: "Leave the dungeon for now? Your knight is saved where it stands. (y/n)"},
 		screenDead:      {draw: (*Model).drawDead, key: (*Model).deadKey, typed: (*Model).deadLine, speak: (*Model).sayEnd},
 		screenEnded:     {draw: (*Model).drawEnded, typed: (*Model).endedLine},
-		screenLog:       {draw: (*Model).drawLog, key: (*Model).logKey},
+		screenLog:       {draw: (*Model).drawLog, key: (*Model).logKey, list: func(m *Model) *pager { return &m.log }},
 		screenWho:       {draw: (*Model).drawWho, key: (*Model).whoKey},
 		screenOptions:   {draw: (*Model).drawOptions, key: (*Model).optionsKey},
 		screenWatch:     {draw: (*Model).drawWatch, key: (*Model).watchKey, typed: (*Model).watchLine},
-		screenStats:     {draw: (*Model).drawStats, key: (*Model).statsKey},
+		screenStats:     {draw: (*Model).drawStats, key: (*Model).statsKey, list: func(m *Model) *pager { return &m.bt.stats }},
 		screenParty:     {draw: (*Model).drawPartyScreen, key: (*Model).partyKey},
 		screenMarket:    {draw: (*Model).drawMarket, key: (*Model).marketKey},
 		screenMail:      {draw: (*Model).drawMail, key: (*Model).mailKey},
@@ -258,7 +261,8 @@ func New(ctx context.Context, p Params) *Model {
 	m := &Model{ctx: ctx, p: p, width: p.Width, height: p.Height,
 		rolled: rollState{name: lineInput{prompt: "Name: ", limit: world.MaxNameLen}}, views: NewViewSlot(), console: newConsole(),
 		chat: newChatLine(), optScreen: optionsScreen{mute: lineInput{prompt: "Mute or unmute: ", limit: world.MaxNameLen}},
-		help: helpScreen{pager: pager{keys: letterKeys}}, log: pager{keys: letterKeys, tail: true, follow: true}}
+		help: helpScreen{pager: pager{keys: letterKeys}}, log: pager{keys: letterKeys, tail: true, follow: true},
+		bt: battle{stats: pager{keys: lineKeys}}}
 	switch {
 	case p.Watch != nil:
 		m.opts = p.Options.Clone()

@@ -20,8 +20,7 @@ type battle struct {
 	// move two monsters along.
 	asked, askedFrom int
 	asking           bool
-	statsBack        screen // where the statistics screen returns to
-	stats            pager  // the statistics, when they scroll
+	stats            pager // the statistics, when they scroll
 }
 
 // standing are the indexes of the monsters of a battle still standing.

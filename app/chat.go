@@ -421,11 +421,8 @@ func (m *Model) comeBack() {
 
 // openChat opens the chat line (Enter or ' on the dungeon screen).
 func (m *Model) openChat() tea.Cmd {
-	ch := &m.chat
-	ch.open = true
-	ch.history.reset()
-	ch.input.in().Reset()
-	return ch.input.in().Focus()
+	m.chat.open = true
+	return m.chat.input.open(&m.chat.history)
 }
 
 // chatKey handles a key for the chat line: while it is open every key is its own.

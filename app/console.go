@@ -67,9 +67,7 @@ func (m *Model) openConsole() tea.Cmd {
 		return nil
 	}
 	cs.open, cs.follow = true, true
-	cs.history.reset()
-	cs.input.in().Reset()
-	return cs.input.in().Focus()
+	return cs.input.open(&cs.history)
 }
 
 // consoleKey handles a key for the console: while it is open every key is its own.

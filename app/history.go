@@ -1,6 +1,9 @@
 package app
 
-import "charm.land/bubbles/v2/textinput"
+import (
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+)
 
 // lineHistory is what the chat line, the admin console and the screen-reader command line
 // recall with up and down: the last maxConsoleHistory lines typed, without repeats in a row.
@@ -79,6 +82,13 @@ func (l *lineInput) in() *textinput.Model {
 		l.m = &ti
 	}
 	return l.m
+}
+
+// open starts a line afresh, empty and at the end of its history h, and focuses it.
+func (l *lineInput) open(h *lineHistory) tea.Cmd {
+	h.reset()
+	l.in().Reset()
+	return l.in().Focus()
 }
 
 // close lets the input go, once its line is closed: it is made again when next typed in.

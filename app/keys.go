@@ -74,7 +74,7 @@ func gameKeyTable() []keyRow {
 			}},
 
 		{keys: []string{"m"}, label: "map", help: "m   where you have been", topic: topicLooking, act: open(screenMap)},
-		{keys: []string{"M", "ctrl+p"}, label: "messages", help: "M   the message and chat log, to scroll back", topic: topicLooking, act: (*Model).logOpenKey},
+		{keys: []string{"M", "ctrl+p"}, label: "messages", help: "M   the message and chat log, to scroll back", topic: topicLooking, act: open(screenLog)},
 
 		// On a market, s sells: sell is before shoot.
 		{keys: []string{"b"}, when: (*Model).onSurface, label: "buy", help: "b   on a market ($)", topic: topicOutside, act: (*Model).buyKey},
@@ -110,7 +110,7 @@ func gameKeyTable() []keyRow {
 					when: playing, run: (*Model).wordTarget},
 			}},
 		{keys: []string{"x"}, when: (*Model).fighting, label: "statistics", help: "x   in a battle, everyone's statistics (looking costs no time)",
-			topic: topicFighting, act: (*Model).statsOpenKey, words: []plainWord{
+			topic: topicFighting, act: open(screenStats), words: []plainWord{
 				{words: []string{"stats", "x", "statistics"}, help: "gives every combatant's statistics in a battle, without costing your move",
 					when: atBattle, run: (*Model).wordStatistics},
 			}},
@@ -119,7 +119,7 @@ func gameKeyTable() []keyRow {
 			topic: topicParties, act: open(screenParty)},
 
 		{keys: []string{"i"}, label: "inventory", help: "i   (wear or take off boots and rings, read manuals; in a battle i drinks a potion)",
-			topic: topicThings, act: (*Model).inventoryOpenKey, words: []plainWord{
+			topic: topicThings, act: open(screenInventory), words: []plainWord{
 				{words: []string{"inventory", "i", "inv", "items"}, help: "lists what you carry, by letter", when: playing, run: (*Model).wordInventory},
 				{words: []string{"use", "wear", "remove", "read", "takeoff", "wield"}, usage: "use LETTER", help: "wears, takes off, reads or drinks it",
 					when: playing, run: (*Model).wordUse},
@@ -137,7 +137,7 @@ func gameKeyTable() []keyRow {
 		{keys: []string{"F"}, label: "hall of fame", help: "F   the knights who retired with honour", topic: topicOthers, act: (*Model).fameOpenKey},
 		{keys: []string{"o"}, label: "options", help: "o   screen-reader mode, theme, colours, spectators, muted players; " +
 			"the title's y asks for the screen-reader mode (ssh -t host play --plain)", topic: topicOthers, act: (*Model).optionsOpenKey},
-		{keys: []string{"?", "f1"}, label: "help", help: "? or F1   this help", topic: topicOthers, act: (*Model).helpOpenKey},
+		{keys: []string{"?", "f1"}, label: "help", help: "? or F1   this help", topic: topicOthers, act: open(screenHelp)},
 		{keys: []string{":"}, label: "console", help: ":   the admin console, for admins", topic: topicOthers, act: (*Model).consoleOpenKey},
 		{keys: []string{"q"}, label: "quit", help: "q   (your knight is saved where it stands)", topic: topicOthers, act: open(screenQuit)},
 	}
@@ -262,10 +262,13 @@ func (m *Model) canTrade() bool {
 
 // What the rows do.
 
-// open is the act of a row that opens a screen.
+// open is the act of a row that opens a screen, its list (if it has one) from its start.
 func open(s screen) func(*Model, keyPress) tea.Cmd {
 	return func(m *Model, _ keyPress) tea.Cmd {
 		m.screen = s
+		if list := screens[s].list; list != nil {
+			list(m).home()
+		}
 		return nil
 	}
 }
@@ -318,11 +321,6 @@ func (m *Model) targetKey(p keyPress) tea.Cmd {
 	return nil
 }
 
-func (m *Model) statsOpenKey(keyPress) tea.Cmd {
-	m.screen, m.bt.statsBack, m.bt.stats = screenStats, screenPlay, pager{keys: lineKeys}
-	return nil
-}
-
 func (m *Model) buyKey(keyPress) tea.Cmd {
 	m.openMarket(false)
 	return nil
@@ -330,24 +328,6 @@ func (m *Model) buyKey(keyPress) tea.Cmd {
 
 func (m *Model) sellKey(keyPress) tea.Cmd {
 	m.openMarket(true)
-	return nil
-}
-
-func (m *Model) logOpenKey(keyPress) tea.Cmd {
-	m.screen = screenLog
-	m.log.home()
-	return nil
-}
-
-func (m *Model) inventoryOpenKey(keyPress) tea.Cmd {
-	m.screen = screenInventory
-	m.inv.home()
-	return nil
-}
-
-func (m *Model) helpOpenKey(keyPress) tea.Cmd {
-	m.screen = screenHelp
-	m.help.home()
 	return nil
 }
 
