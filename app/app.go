@@ -129,7 +129,9 @@ const (
 )
 
 // screenRow is one screen: everything the Model does differently on it. Adding a screen
-// is a constant above, a row in screens and its functions.
+// is a constant above, a row in screens, a row of gameKeys whose act opens it (open,
+// keys.go) and its functions; the help and screen-reader mode's words come from the
+// rows.
 type screenRow struct {
 	// draw draws the screen on a canvas the size of the frame.
 	draw func(*Model, *canvas)

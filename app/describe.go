@@ -324,11 +324,11 @@ func place(p, q world.Pos) string {
 }
 
 // fightSentence says how a battle stands: who fights whom, each monster's hits, the
-// knight's target, the fallen and the fainted (battle.go).
+// knight's target, the fallen and the fainted (battlewords.go).
 func fightSentence(v world.View) string { return battleSentence(v) }
 
 // movePrompt is what the knight may do when a battle waits for it, with how the battle
-// stands and which monster is its target (battle.go). Once the actions have been said in
+// stands and which monster is its target (battlewords.go). Once the actions have been said in
 // a battle, short leaves them out while they stay the same: a screen reader then speaks
 // "Your move: your target is the Troll (1), 12 hits. You have 30 of 40 hits." each round,
 // not the list of commands again.

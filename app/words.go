@@ -447,7 +447,7 @@ func (m *Model) wordSpells(c plainCall) tea.Cmd {
 }
 
 func (m *Model) wordTarget(c plainCall) tea.Cmd {
-	m.plainTarget(c.rest) // battle.go
+	m.plainTarget(c.rest) // battlewords.go
 	return nil
 }
 
