@@ -28,20 +28,88 @@ func newChatLine() chatLine {
 	return chatLine{input: lineInput{prompt: "Say: ", limit: chatInputLimit}}
 }
 
-// chatAction is what a typed chat line asks for: a line for the world, a change to the
-// mute list, or only a note for the player.
-type chatAction struct {
-	chat    *world.Chat
-	party   *world.PartyAction
-	channel *world.ChannelAction
-	letter  *named  // a letter: to whom, and the text
-	report  *named  // a report: about whom, and why
-	away    *string // going away, with the reason
-	screen  bool    // open the party screen
-	mail    bool    // read the letters
-	mute    string
-	unmute  string
-	note    string
+// chatAction is what a typed chat line asks for, one type an action: a line for the
+// world (chatSay), a channel's, a party's or a letter's action, a report, going away,
+// reading the letters, the party screen, a change to the mute list, or only a note for
+// the player (chatNote). sendChat carries it out.
+type chatAction interface {
+	// do carries the action out and returns a note for the player, if any, and a
+	// command (reading the letters asks the world).
+	do(m *Model) (note string, cmd tea.Cmd)
+}
+
+// The chat line's actions.
+type (
+	chatSay     world.Chat          // a line of chat for the world
+	chatChannel world.ChannelAction // joining, leaving or listing channels
+	chatParty   world.PartyAction   // a party's action (party.go)
+	chatLetter  named               // a letter: to whom, and the text
+	chatReport  named               // a report: about whom, and why
+	chatAway    string              // going away, with the reason
+	chatMail    struct{}            // reading the letters
+	chatScreen  struct{}            // opening the party screen
+	chatMute    struct {            // muting a knight, or unmuting it
+		name string
+		mute bool
+	}
+	chatNote string // only a note for the player
+)
+
+func (a chatSay) do(m *Model) (string, tea.Cmd) {
+	return m.toWorld(func(pl *world.Player) error { return pl.Chat(m.ctx, world.Chat(a)) }), nil
+}
+
+func (a chatChannel) do(m *Model) (string, tea.Cmd) {
+	return m.toWorld(func(pl *world.Player) error { return pl.Channel(m.ctx, world.ChannelAction(a)) }), nil
+}
+
+func (a chatLetter) do(m *Model) (string, tea.Cmd) {
+	return m.toWorld(func(pl *world.Player) error { return pl.SendLetter(m.ctx, a.name, a.text, m.now()) }), nil
+}
+
+func (a chatReport) do(m *Model) (string, tea.Cmd) {
+	return m.toWorld(func(pl *world.Player) error { return pl.Report(m.ctx, a.name, a.text) }), nil
+}
+
+func (a chatAway) do(m *Model) (string, tea.Cmd) {
+	return m.toWorld(func(pl *world.Player) error { return pl.Away(m.ctx, string(a)) }), nil
+}
+
+func (chatMail) do(m *Model) (string, tea.Cmd) {
+	if m.player.Load() == nil {
+		return notInTheGame, nil
+	}
+	return "", m.openMail()
+}
+
+func (a chatParty) do(m *Model) (string, tea.Cmd) { return m.partyAction(world.PartyAction(a)), nil }
+
+func (chatScreen) do(m *Model) (string, tea.Cmd) {
+	if m.pl.active {
+		return strings.Join(partySentences(m.view), " "), nil
+	}
+	m.screen = screenParty
+	return "", nil
+}
+
+func (a chatMute) do(m *Model) (string, tea.Cmd) { return m.setMuted(a.name, a.mute), nil }
+
+func (n chatNote) do(*Model) (string, tea.Cmd) { return string(n), nil }
+
+// notInTheGame answers an action that asks the world when the session has no knight in it.
+const notInTheGame = "You are not in the game."
+
+// toWorld sends an action to the world as the session's knight, and returns the note a
+// failure leaves the player, or none.
+func (m *Model) toWorld(send func(pl *world.Player) error) string {
+	pl := m.player.Load()
+	if pl == nil {
+		return notInTheGame
+	}
+	if send(pl) != nil {
+		return "The world is not answering; your line was not sent."
+	}
+	return ""
 }
 
 // named is a knight's name (empty: the world reads it from the start of the text) and
@@ -122,7 +190,7 @@ func chatCommandTable() []chatCommand {
 			word: &plainWord{words: []string{"me", "emote"}, usage: "me TEXT", help: `acts it out to those who see you: me waves is "Kay waves."`},
 			parse: func(_, rest string) chatAction {
 				if rest == "" {
-					return chatAction{note: `Act out what? /me TEXT: "/me waves" shows your name and "waves." to those who see you.`}
+					return chatNote(`Act out what? /me TEXT: "/me waves" shows your name and "waves." to those who see you.`)
 				}
 				return talk(world.ChatEmote)("", rest)
 			}},
@@ -132,7 +200,7 @@ func chatCommandTable() []chatCommand {
 			word: &plainWord{words: []string{"whisper", "tell"}, usage: "whisper NAME TEXT", help: "says it to one knight"},
 			parse: func(_, rest string) chatAction {
 				n := quotedName(rest)
-				return chatAction{chat: &world.Chat{Kind: world.ChatWhisper, To: n.name, Text: n.text}}
+				return chatSay{Kind: world.ChatWhisper, To: n.name, Text: n.text}
 			}},
 		{words: []string{"/r", "/reply", "/re"}, usage: "/r TEXT", help: "answers the last who whispered to you", parse: talk(world.ChatReply),
 			word: &plainWord{words: []string{"reply", "re"}, usage: "reply TEXT", help: "whispers to the last knight who whispered to you"}},
@@ -141,42 +209,42 @@ func chatCommandTable() []chatCommand {
 				only: func(c plainCall) bool { return c.word != "party" || c.rest != "" }}}, // party alone lists the party
 		{words: []string{"/afk", "/away"}, usage: "/afk [REASON]", help: "says you are away until your next key",
 			word:  &plainWord{words: []string{"afk", "away"}, usage: "afk REASON", help: "says you are away (the reason is yours to give) until your next key"},
-			parse: func(_, rest string) chatAction { return chatAction{away: &rest} }},
+			parse: func(_, rest string) chatAction { return chatAway(rest) }},
 		{words: []string{"/mute", "/ignore"}, usage: "/mute NAME", help: "hides a knight's chat",
 			word: &plainWord{words: []string{"mute"}, usage: "mute NAME", help: "leaves a knight out of what you hear"},
 			parse: func(_, rest string) chatAction {
 				if rest == "" {
-					return chatAction{note: "Mute whom? /mute NAME hides that knight's chat."}
+					return chatNote("Mute whom? /mute NAME hides that knight's chat.")
 				}
-				return chatAction{mute: rest}
+				return chatMute{rest, true}
 			}},
 		{words: []string{"/unmute", "/unignore"}, usage: "/unmute NAME", help: "shows it again",
 			word: &plainWord{words: []string{"unmute"}, usage: "unmute NAME", help: "lets it be heard again"},
 			parse: func(_, rest string) chatAction {
 				if rest == "" {
-					return chatAction{note: "Unmute whom? /unmute NAME."}
+					return chatNote("Unmute whom? /unmute NAME.")
 				}
-				return chatAction{unmute: rest}
+				return chatMute{rest, false}
 			}},
 		{words: []string{"/report"}, usage: "/report NAME REASON", help: "tells the admins",
 			word: &plainWord{words: []string{"report"}, usage: "report NAME REASON", help: "tells the admins about a knight, with what it said lately"},
 			parse: func(_, rest string) chatAction {
 				if rest == "" {
-					return chatAction{note: "Report whom? /report NAME REASON tells the admins, with what that knight said lately."}
+					return chatNote("Report whom? /report NAME REASON tells the admins, with what that knight said lately.")
 				}
 				n := quotedName(rest)
-				return chatAction{report: &n}
+				return chatReport(n)
 			}},
 		{words: []string{"/help", "/?"}, usage: "/help", help: "says all this",
-			parse: func(string, string) chatAction { return chatAction{note: chatHelp} }},
+			parse: func(string, string) chatAction { return chatNote(chatHelp) }},
 
 		{words: []string{"/c", "/ch", "/channel"}, usage: "/c NAME TEXT", help: "talks on a channel", topic: chatChannels,
 			parse: func(_, rest string) chatAction {
 				name, text, _ := strings.Cut(rest, " ")
 				if name == "" {
-					return chatAction{note: "Talk on which channel? /c NAME TEXT; /channels lists them."}
+					return chatNote("Talk on which channel? /c NAME TEXT; /channels lists them.")
 				}
-				return chatAction{chat: &world.Chat{Kind: world.ChatChannel, To: name, Text: strings.TrimSpace(text)}}
+				return chatSay{Kind: world.ChatChannel, To: name, Text: strings.TrimSpace(text)}
 			}},
 		{words: channelCommands(), usage: channelCommandUsage(), help: "talks on that channel", topic: chatChannels,
 			word: &plainWord{words: channelWords(), usage: channelUsage(),
@@ -184,29 +252,29 @@ func chatCommandTable() []chatCommand {
 			parse: func(cmd, rest string) chatAction {
 				name := world.ChannelNamed(cmd[1:]).Name // a row's word is a channel's
 				if rest == "" {
-					return chatAction{note: fmt.Sprintf("Say what on %s? /%s TEXT.", name, name)}
+					return chatNote(fmt.Sprintf("Say what on %s? /%s TEXT.", name, name))
 				}
-				return chatAction{chat: &world.Chat{Kind: world.ChatChannel, To: name, Text: rest}}
+				return chatSay{Kind: world.ChatChannel, To: name, Text: rest}
 			}},
 		{words: []string{"/join"}, usage: "/join NAME", help: "joins one", topic: chatChannels,
 			word: &plainWord{words: []string{"join"}, usage: "join CHANNEL", help: "joins a channel and reads its last lines"},
 			parse: func(_, rest string) chatAction {
 				if rest == "" {
-					return chatAction{note: "Join which channel? /join NAME; /channels lists them."}
+					return chatNote("Join which channel? /join NAME; /channels lists them.")
 				}
-				return chatAction{channel: &world.ChannelAction{Kind: world.ChannelJoin, Name: rest}}
+				return chatChannel{Kind: world.ChannelJoin, Name: rest}
 			}},
 		{words: []string{"/leave"}, usage: "/leave NAME", help: "leaves it (alone, your party)", topic: chatChannels,
 			parse: func(_, rest string) chatAction {
 				if rest == "" || strings.EqualFold(rest, "party") {
-					return chatAction{party: &world.PartyAction{Kind: world.PartyLeave}}
+					return chatParty{Kind: world.PartyLeave}
 				}
-				return chatAction{channel: &world.ChannelAction{Kind: world.ChannelLeave, Name: rest}}
+				return chatChannel{Kind: world.ChannelLeave, Name: rest}
 			}},
 		{words: []string{"/channels"}, usage: "/channels", help: "lists them", topic: chatChannels,
 			word: &plainWord{words: []string{"channels"}, help: "lists the channels, and which you are on"},
 			parse: func(string, string) chatAction {
-				return chatAction{channel: &world.ChannelAction{Kind: world.ChannelList}}
+				return chatChannel{Kind: world.ChannelList}
 			}},
 
 		{words: []string{"/mail", "/letter", "/write"}, usage: "/mail NAME TEXT", help: "writes to any knight, online or not; /mail alone reads yours",
@@ -215,10 +283,10 @@ func chatCommandTable() []chatCommand {
 				run:  (*Model).wordMail},
 			topic: chatLetters, parse: func(_, rest string) chatAction {
 				if rest == "" {
-					return chatAction{mail: true}
+					return chatMail{}
 				}
 				n := quotedName(rest)
-				return chatAction{letter: &n}
+				return chatLetter(n)
 			}},
 
 		{words: []string{"/invite", "/inv"}, usage: "/invite NAME", help: "asks a knight into your party", topic: chatParties,
@@ -231,12 +299,12 @@ func chatCommandTable() []chatCommand {
 			parse: partyAnswer(world.PartyDecline)},
 		{words: []string{"/disband"}, usage: "/disband", help: "ends yours", topic: chatParties,
 			parse: func(string, string) chatAction {
-				return chatAction{party: &world.PartyAction{Kind: world.PartyDisband}}
+				return chatParty{Kind: world.PartyDisband}
 			}},
 		{words: []string{"/party"}, usage: "/party", help: "opens the party screen", topic: chatParties,
 			parse: func(_, rest string) chatAction {
 				if rest == "" {
-					return chatAction{screen: true}
+					return chatScreen{}
 				}
 				return talk(world.ChatParty)("", rest)
 			}},
@@ -256,7 +324,7 @@ func chatIndex(cmds []chatCommand) map[string]*chatCommand {
 
 // talk is the parse of a command whose rest is the text of a line of chat of that kind.
 func talk(kind world.ChatKind) func(cmd, rest string) chatAction {
-	return func(_, rest string) chatAction { return chatAction{chat: &world.Chat{Kind: kind, Text: rest}} }
+	return func(_, rest string) chatAction { return chatSay{Kind: kind, Text: rest} }
 }
 
 // partyNamed is the parse of a party command that needs a knight's name (/invite, /ask):
@@ -265,9 +333,9 @@ func partyNamed(kind world.PartyActionKind, verb string) func(cmd, rest string) 
 	return func(cmd, rest string) chatAction {
 		name := partyName(rest)
 		if name == "" {
-			return chatAction{note: fmt.Sprintf("%s whom? %s NAME.", verb, cmd)}
+			return chatNote(fmt.Sprintf("%s whom? %s NAME.", verb, cmd))
 		}
-		return chatAction{party: &world.PartyAction{Kind: kind, Name: name}}
+		return chatParty{Kind: kind, Name: name}
 	}
 }
 
@@ -275,7 +343,7 @@ func partyNamed(kind world.PartyActionKind, verb string) func(cmd, rest string) 
 // may be left out.
 func partyAnswer(kind world.PartyActionKind) func(cmd, rest string) chatAction {
 	return func(_, rest string) chatAction {
-		return chatAction{party: &world.PartyAction{Kind: kind, Name: partyName(rest)}}
+		return chatParty{Kind: kind, Name: partyName(rest)}
 	}
 }
 
@@ -320,19 +388,19 @@ func makeChatHelp() string {
 
 // parseChat reads a chat line the way chat clients do: plain text says, and a line
 // starting with a slash is the command of chatCommands its first word names (in any
-// case), or a note that it is none, with the help.
+// case), or a note that it is none, with the help. An empty line asks for nothing (nil).
 func parseChat(line string) chatAction {
 	line = strings.TrimSpace(line)
 	if line == "" {
-		return chatAction{}
+		return nil
 	}
 	if !strings.HasPrefix(line, "/") {
-		return chatAction{chat: &world.Chat{Kind: world.ChatSay, Text: line}}
+		return chatSay{Kind: world.ChatSay, Text: line}
 	}
 	cmd, rest, _ := strings.Cut(line, " ")
 	c, ok := chatByWord[strings.ToLower(cmd)]
 	if !ok {
-		return chatAction{note: fmt.Sprintf("%s is not a chat command. %s", world.CleanText(cmd, 20), chatHelp)}
+		return chatNote(fmt.Sprintf("%s is not a chat command. %s", world.CleanText(cmd, 20), chatHelp))
 	}
 	return c.parse(strings.ToLower(cmd), strings.TrimSpace(rest))
 }
@@ -341,41 +409,10 @@ func parseChat(line string) chatAction {
 // a command (reading the letters asks the world).
 func (m *Model) sendChat(line string) (string, tea.Cmd) {
 	a := parseChat(line)
-	pl := m.player.Load()
-	needsKnight := a.chat != nil || a.channel != nil || a.letter != nil || a.report != nil || a.away != nil || a.mail
-	if needsKnight && pl == nil {
-		return "You are not in the game.", nil
+	if a == nil {
+		return "", nil
 	}
-	var err error
-	switch {
-	case a.chat != nil:
-		err = pl.Chat(m.ctx, *a.chat)
-	case a.channel != nil:
-		err = pl.Channel(m.ctx, *a.channel)
-	case a.letter != nil:
-		err = pl.SendLetter(m.ctx, a.letter.name, a.letter.text, m.now())
-	case a.report != nil:
-		err = pl.Report(m.ctx, a.report.name, a.report.text)
-	case a.away != nil:
-		err = pl.Away(m.ctx, *a.away)
-	case a.mail:
-		return "", m.openMail()
-	case a.party != nil:
-		return m.partyAction(*a.party), nil
-	case a.screen:
-		if m.pl.active {
-			return strings.Join(partySentences(m.view), " "), nil
-		}
-		m.screen = screenParty
-	case a.mute != "":
-		return m.setMuted(a.mute, true), nil
-	case a.unmute != "":
-		return m.setMuted(a.unmute, false), nil
-	}
-	if err != nil {
-		return "The world is not answering; your line was not sent.", nil
-	}
-	return a.note, nil
+	return a.do(m)
 }
 
 // setMuted adds a name to the mute list or takes it off, and says what it did.

@@ -13,10 +13,10 @@ import (
 // still the party's, /leave with a name a channel's.
 func TestCommunityChatCommands(t *testing.T) {
 	chat := func(k world.ChatKind, to, text string) chatAction {
-		return chatAction{chat: &world.Chat{Kind: k, To: to, Text: text}}
+		return chatSay{Kind: k, To: to, Text: text}
 	}
 	channel := func(k world.ChannelActionKind, name string) chatAction {
-		return chatAction{channel: &world.ChannelAction{Kind: k, Name: name}}
+		return chatChannel{Kind: k, Name: name}
 	}
 	for _, tc := range []struct {
 		in   string
@@ -36,35 +36,29 @@ func TestCommunityChatCommands(t *testing.T) {
 		{in: "/join", note: "Join which channel?"},
 		{in: "/leave ooc", want: channel(world.ChannelLeave, "ooc")},
 		{in: "/channels", want: channel(world.ChannelList, "")},
-		{in: "/leave", want: chatAction{party: &world.PartyAction{Kind: world.PartyLeave}}},
-		{in: "/leave party", want: chatAction{party: &world.PartyAction{Kind: world.PartyLeave}}},
-		{in: "/mail", want: chatAction{mail: true}},
-		{in: "/mail Bors meet me", want: chatAction{letter: &named{"", "Bors meet me"}}},
-		{in: `/mail "Bors the Bold" meet me`, want: chatAction{letter: &named{"Bors the Bold", "meet me"}}},
-		{in: "/report Mordred spam on newbie", want: chatAction{report: &named{"", "Mordred spam on newbie"}}},
+		{in: "/leave", want: chatParty{Kind: world.PartyLeave}},
+		{in: "/leave party", want: chatParty{Kind: world.PartyLeave}},
+		{in: "/mail", want: chatMail{}},
+		{in: "/mail Bors meet me", want: chatLetter{"", "Bors meet me"}},
+		{in: `/mail "Bors the Bold" meet me`, want: chatLetter{"Bors the Bold", "meet me"}},
+		{in: "/report Mordred spam on newbie", want: chatReport{"", "Mordred spam on newbie"}},
 		{in: "/report", note: "Report whom?"},
 		{in: "/help", note: "/mail NAME TEXT writes to any knight"},
 	} {
 		a := parseChat(tc.in)
 		if tc.note != "" {
-			if !strings.Contains(a.note, tc.note) {
-				t.Errorf("%q: note %q", tc.in, a.note)
+			if n, ok := a.(chatNote); !ok || !strings.Contains(string(n), tc.note) {
+				t.Errorf("%q: %#v, want a note with %q", tc.in, a, tc.note)
 			}
 			continue
 		}
-		switch w := tc.want; {
-		case w.chat != nil && (a.chat == nil || *a.chat != *w.chat),
-			w.channel != nil && (a.channel == nil || *a.channel != *w.channel),
-			w.party != nil && (a.party == nil || *a.party != *w.party),
-			w.letter != nil && (a.letter == nil || *a.letter != *w.letter),
-			w.report != nil && (a.report == nil || *a.report != *w.report),
-			w.mail != a.mail:
-			t.Errorf("%q: %+v", tc.in, a)
+		if a != tc.want {
+			t.Errorf("%q: %#v, want %#v", tc.in, a, tc.want)
 		}
 	}
 	for _, in := range []string{"/afk", "/away brb, tea"} {
-		if a := parseChat(in); a.away == nil || *a.away != strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(in, "/afk"), "/away")) {
-			t.Errorf("%q: %+v", in, a)
+		if a := parseChat(in); a != chatAway(strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(in, "/afk"), "/away"))) {
+			t.Errorf("%q: %#v", in, a)
 		}
 	}
 }

@@ -116,10 +116,10 @@ func TestPartySlashCommands(t *testing.T) {
 	if note, _ := m.sendChat("/party"); note != "" || m.screen != screenParty {
 		t.Errorf("/party: note %q, screen %v", note, m.screen)
 	}
-	if a := parseChat("/party onward"); a.chat == nil || a.chat.Kind != world.ChatParty || a.chat.Text != "onward" {
+	if a := parseChat("/party onward"); a != (chatSay{Kind: world.ChatParty, Text: "onward"}) {
 		t.Errorf("/party TEXT: %+v", a)
 	}
-	if a := parseChat("/p onward"); a.chat == nil || a.chat.Kind != world.ChatParty || a.chat.Text != "onward" {
+	if a := parseChat("/p onward"); a != (chatSay{Kind: world.ChatParty, Text: "onward"}) {
 		t.Errorf("/p TEXT: %+v", a)
 	}
 	if _, party := rec.sent(); len(party) != 0 {

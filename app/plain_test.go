@@ -180,17 +180,17 @@ func TestParseChat(t *testing.T) {
 		{in: "/help", note: "/shout TEXT reaches everyone"},
 	} {
 		a := parseChat(tc.in)
-		switch {
+		switch n, isNote := a.(chatNote); {
 		case tc.note != "":
-			if !strings.Contains(a.note, tc.note) {
-				t.Errorf("%q: note %q", tc.in, a.note)
+			if !isNote || !strings.Contains(string(n), tc.note) {
+				t.Errorf("%q: %#v, want a note with %q", tc.in, a, tc.note)
 			}
 		case tc.mute != "":
-			if a.mute != tc.mute {
-				t.Errorf("%q: mute %q", tc.in, a.mute)
+			if a != (chatMute{tc.mute, true}) {
+				t.Errorf("%q: %#v, want to mute %q", tc.in, a, tc.mute)
 			}
-		case a.chat == nil || a.chat.Kind != tc.kind || a.chat.To != tc.to || a.chat.Text != tc.text:
-			t.Errorf("%q: %+v", tc.in, a.chat)
+		case a != chatSay{Kind: tc.kind, To: tc.to, Text: tc.text}:
+			t.Errorf("%q: %#v", tc.in, a)
 		}
 	}
 }
@@ -228,7 +228,7 @@ func TestChatSpellingsDoTheirRows(t *testing.T) {
 			for _, rest := range []string{"", "Bors hi"} {
 				want := c.parse(w, rest)
 				got := parseChat(strings.ToUpper(w) + " " + rest)
-				if !reflect.DeepEqual(got, want) || strings.Contains(got.note, "not a chat command") {
+				if n, _ := got.(chatNote); !reflect.DeepEqual(got, want) || strings.Contains(string(n), "not a chat command") {
 					t.Errorf("%s %q: %+v, want %+v", strings.ToUpper(w), rest, got, want)
 				}
 				if first := c.parse(c.words[0], rest); rest != "" && world.ChannelNamed(w[1:]) == nil && !reflect.DeepEqual(want, first) {
@@ -239,7 +239,7 @@ func TestChatSpellingsDoTheirRows(t *testing.T) {
 	}
 	for _, ch := range world.Channels {
 		for _, in := range []string{"/" + ch.Name + " hi", "/#" + strings.ToUpper(ch.Name) + " hi"} {
-			if a := parseChat(in); a.chat == nil || a.chat.Kind != world.ChatChannel || a.chat.To != ch.Name || a.chat.Text != "hi" {
+			if a := parseChat(in); a != (chatSay{Kind: world.ChatChannel, To: ch.Name, Text: "hi"}) {
 				t.Errorf("%s: %+v", in, a)
 			}
 		}
