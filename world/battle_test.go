@@ -731,3 +731,57 @@ func TestASleepingMonsterGivesNoFreeRounds(t *testing.T) {
 		t.Fatalf("after %d rounds awake: %d hits, want more than 10", enc.rounds-start, p.rec.Hits)
 	}
 }
+
+// Seed 002: "Fainted heroes cannot take actions for the remainder of the battle." A
+// fainted hero's commands are refused (it is told), never carried out, not even when it
+// comes to after the battle is won; and it never holds up the others: Kay fights on and
+// the Ogre's turns come as Kay's alone would bring them, with no one hesitating.
+func TestAFaintedHerosCommandsAreRefused(t *testing.T) {
+	e := fightEngine(t, nil)
+	enc := battleOf(t, e, []string{"a", "b"}, "ogre")
+	a, b := e.players["a"], e.players["b"]
+	ogre := enc.monsters[0]
+	a.rec.Hits, a.rec.MaxHits, ogre.hits = 1<<20, 1<<20, 1<<20
+	b.rec.Hits, b.fainted = 0, true
+	at := b.rec.Pos()
+	acted := ogre.acted
+	for range 20 * TurnsPerRound {
+		if len(a.queue) == 0 {
+			e.enqueue("a", a.session, Fight{})
+		}
+		if len(b.queue) == 0 {
+			e.enqueue("b", b.session, Move{Dir: West})
+			e.enqueue("b", b.session, Fight{})
+		}
+		e.Step()
+		if len(b.queue) != 0 {
+			t.Fatalf("a fainted hero's commands wait in its queue: %v", b.queue)
+		}
+	}
+	if strings.Contains(log(enc), "hesitates") || strings.Contains(log(enc), b.rec.Name+" hits") || strings.Contains(log(enc), b.rec.Name+" misses") {
+		t.Fatalf("the fainted hero acted or held the battle up:\n%s", log(enc))
+	}
+	if ogre.acted-acted < 15 {
+		t.Fatalf("the Ogre struck %d times in 20 rounds: the battle waited", ogre.acted-acted)
+	}
+	if !strings.Contains(said(e, "b"), "You have fainted: you can do nothing until the battle is over.") {
+		t.Fatalf("the fainted hero was not told:\n%s", said(e, "b"))
+	}
+	// Its last command, sent in the turn the battle is won, is dropped too.
+	ogre.hits = 1
+	stepUntil(t, e, "the battle won", func() bool {
+		if len(a.queue) == 0 && a.fight != nil {
+			e.enqueue("a", a.session, Fight{})
+		}
+		if a.energy.Ready() && len(b.queue) == 0 && b.fight != nil {
+			e.enqueue("b", b.session, Move{Dir: West})
+		}
+		return a.fight == nil
+	})
+	for range 5 * TurnsPerRound {
+		e.Step()
+	}
+	if b.rec.Hits != 1 || b.rec.Pos() != at || len(b.queue) != 0 {
+		t.Fatalf("after the battle the fainted hero has %d hits, stands at %v (was %v), queue %v", b.rec.Hits, b.rec.Pos(), at, b.queue)
+	}
+}

@@ -276,7 +276,11 @@ func (e *Engine) setTarget(p *player, i int) {
 func (e *Engine) fightTurn(enc *encounter) {
 	deciding := false
 	for _, p := range slices.Clone(enc.players) {
-		if p.fight != enc || p.fainted || !p.energy.Ready() {
+		if p.fainted {
+			e.refuseWhileFainted(p)
+			continue
+		}
+		if p.fight != enc || !p.energy.Ready() {
 			continue
 		}
 		if p.status(StatusAsleep) != nil {
@@ -355,6 +359,17 @@ func (e *Engine) fightTurn(enc *encounter) {
 	if enc.ticks%TurnsPerRound == 0 {
 		e.endRound(enc)
 	}
+}
+
+// refuseWhileFainted drops the commands a fainted hero sent (seed 002: "Fainted heroes
+// cannot take actions for the remainder of the battle"), so none is carried out when it
+// comes to, and tells it so.
+func (e *Engine) refuseWhileFainted(p *player) {
+	if len(p.queue) == 0 {
+		return
+	}
+	p.queue = p.queue[:0]
+	e.say(p, "You have fainted: you can do nothing until the battle is over.")
 }
 
 // monsterVolleyCost is what a monster's round of attacks costs, in percent of a round:
@@ -783,6 +798,9 @@ func (e *Engine) endFight(enc *encounter) {
 	}
 	enc.over = true
 	for _, p := range enc.players {
+		if p.fainted {
+			e.refuseWhileFainted(p)
+		}
 		p.fight, p.dirty, p.fainted, p.target = nil, true, false, nil
 		p.lastFight = enc.log
 		e.dropEffects(p, func(ef Effect) bool { return ef.Moves == DurationFight })
@@ -814,6 +832,7 @@ func (e *Engine) leaveFight(p *player) {
 	}
 	if p.fainted && p.rec.Death == nil {
 		p.rec.Hits = max(1, p.rec.Hits)
+		e.refuseWhileFainted(p)
 	}
 	p.fight, p.dirty, p.fainted, p.target = nil, true, false, nil
 	p.lastFight = enc.log

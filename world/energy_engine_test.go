@@ -103,12 +103,12 @@ func TestTheBeltPouchHoldsTwoQuickPotions(t *testing.T) {
 	potion := Item{Kind: ItemPotionHealing}
 	e, p, _ := inventoryEngine(t, potion, potion, potion)
 	p.rec.Hits, p.rec.MaxHits = 1, 1000
-	if got := costOf(t, e, "a", UseItem{Index: 3}); got != CostPotion || len(p.rec.Items) != 3 {
-		t.Fatalf("the third potion, outside the pouch, cost %v%% (%d items left), want %v%%", got, len(p.rec.Items), CostPotion)
+	if got := costOf(t, e, "a", UseItem{Index: 3}); got != 100 || len(p.rec.Items) != 3 {
+		t.Fatalf("the third potion, outside the pouch, cost %v%% (%d items left), want 100%%", got, len(p.rec.Items))
 	}
 	for n := 2; n > 0; n-- {
-		if got := costOf(t, e, "a", UseItem{Index: 1}); got != CostPotionPouch || len(p.rec.Items) != n {
-			t.Fatalf("a potion from the pouch cost %v%% (%d items left), want %v%%", got, len(p.rec.Items), CostPotionPouch)
+		if got := costOf(t, e, "a", UseItem{Index: 1}); got != 10 || len(p.rec.Items) != n {
+			t.Fatalf("a potion from the pouch cost %v%% (%d items left), want 10%%", got, len(p.rec.Items))
 		}
 	}
 	// In a battle the quick potion is a tenth of the hero's round: the knight drinks and
@@ -118,8 +118,8 @@ func TestTheBeltPouchHoldsTwoQuickPotions(t *testing.T) {
 	ogre := fightWith(t, e, p, "ogre")
 	ogre.hits, ogre.held = 1000, true
 	p.energy = 0
-	if got := costOf(t, e, "a", UseItem{Index: 2}); got != CostPotionPouch {
-		t.Fatalf("in a battle a potion from the pouch cost %v%%, want %v%%", got, CostPotionPouch)
+	if got := costOf(t, e, "a", UseItem{Index: 2}); got != 10 {
+		t.Fatalf("in a battle a potion from the pouch cost %v%%, want 10%%", got)
 	}
 }
 

@@ -413,6 +413,7 @@ var testCounts = sync.OnceValue(func() [][]levelCounts {
 
 // Seed: "There are also secret doors in the dungeon. These normally appear to be walls, but
 // about one sixth of the time they appear as walls with a box in the middle."
+// (issue 31: the share is held within four standard errors of 1/6, not a range.)
 func TestSecretDoorsMarkedOneSixth(t *testing.T) {
 	secret, marked := 0, 0
 	for _, cs := range testCounts() {
@@ -426,9 +427,9 @@ func TestSecretDoorsMarkedOneSixth(t *testing.T) {
 	}
 	f := float64(marked) / float64(secret)
 	t.Logf("%d of %d secret doors marked (%.3f)", marked, secret, f)
-	if f < 0.10 || f > 0.24 {
-		t.Fatalf("%d of %d secret doors marked (%.3f), want about 1/6", marked, secret, f)
-	}
+	// Within four standard errors of 1/6: at about 12700 doors that is ±0.013, so one in
+	// five (0.200) and one in seven (0.143) fail.
+	within(t, "secret doors marked", f, 1.0/6, secret)
 }
 
 // Seed: "There are locked doors in the dungeon, and all these doors lead into rooms where

@@ -291,3 +291,14 @@ func (e *Engine) knightIn(name, text, whom string, spoke bool) (k namedKnight, r
 func unknownKnightNote(name string) string {
 	return fmt.Sprintf("No knight named %s has been here.", CleanText(name, MaxNameLen+10))
 }
+
+type knowReq struct{ k KnownKnight }
+
+// KnowKnight enters a stored knight in the book of knights at once, so letters reach it
+// before it first joins: a claimed guest's knight, stored under a new id and name
+// (issue 31), which would otherwise be known only when its new key first connects.
+func (e *Engine) KnowKnight(ctx context.Context, id, name string) error {
+	return e.send(ctx, knowReq{KnownKnight{ID: id, Name: name}})
+}
+
+func (m knowReq) handleIn(e *Engine) { e.soc.known[NameKey(m.k.Name)] = m.k }

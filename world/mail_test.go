@@ -127,3 +127,24 @@ func TestLettersFromAMutedKnightAreHidden(t *testing.T) {
 		t.Fatalf("a muted knight's letter showed:\n%s", said(e, "b"))
 	}
 }
+
+// Issue 31: a claimed guest's knight, stored under a new id and name, can be sent a
+// letter at once (KnowKnight), before its new key first connects.
+func TestAClaimedKnightCanBeWrittenToAtOnce(t *testing.T) {
+	e, _ := mailEngine(t, nil, nil)
+	e.join(knight("kay", 10), &recorder{})
+	mailAs(e, "kay", "Gawain", "welcome")
+	if got := lastMsg(e.players["kay"]); got != "No knight named Gawain has been here." {
+		t.Fatalf("before the claim: %q", got)
+	}
+	ctx := running(t, e)
+	if err := e.KnowKnight(ctx, "K-claimed", "Gawain"); err != nil {
+		t.Fatal(err)
+	}
+	on(t, e, func() { mailAs(e, "kay", "Gawain", "welcome") })
+	on(t, e, func() {
+		if n := len(e.soc.mail["K-claimed"]); n != 1 {
+			t.Errorf("the claimed knight has %d letters, want 1 (told %q)", n, lastMsg(e.players["kay"]))
+		}
+	})
+}

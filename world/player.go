@@ -169,6 +169,17 @@ func (p *player) addStatus(k StatusKind, left int) {
 	p.changed, p.dirty = true, true
 }
 
+// lengthenStatus puts a condition on the knight for left rounds, or for longer if it
+// already has it for longer.
+func (p *player) lengthenStatus(k StatusKind, left int) {
+	if st := p.status(k); st != nil {
+		st.Left = max(st.Left, left)
+		p.changed, p.dirty = true, true
+		return
+	}
+	p.addStatus(k, left)
+}
+
 // tickStatus runs a round of the world clock on a knight's conditions: they count down,
 // strangle weed chokes, and spent conditions end with a word.
 func (e *Engine) tickStatus(p *player) {

@@ -61,6 +61,20 @@ func TestALevelRestocksWhenFewerThanAThirdOfItsGuardsLive(t *testing.T) {
 			t.Fatal("a knight outside was told the level stirred")
 		}
 	}
+	// Below a third, not at it: of 7 guards placed, 3 alive (3 × 3 = 9, not below 7) keep
+	// the level as it is, 2 alive (6) restock it. Three in seven and two in seven tell a
+	// third from a half (3 × 2 = 6 would restock) and a quarter (2 × 4 = 8 would not).
+	e, guards := threeGuards(t)
+	e.state[0].guards = 7
+	const stirs = "Somewhere on this level, the dungeon stirs: new monsters have come."
+	e.removeMonster(e.spawn(1, mustMonster(t, "ogre"), Pos{0, 0}, -1, e.rng)) // a wanderer's death counts nothing
+	if n := len(e.state[0].monsters); n != 3 || lastMsg(e.players["a"]) == stirs {
+		t.Fatalf("3 of 7 guards alive: %d monsters, told %q; want no restock", n, lastMsg(e.players["a"]))
+	}
+	e.removeMonster(guards[0])
+	if lastMsg(e.players["a"]) != stirs {
+		t.Fatalf("2 of 7 guards alive: told %q, want a restock", lastMsg(e.players["a"]))
+	}
 }
 
 // Seed 000: "Monsters normally stay where they are -- a cleared path usually stays clear":

@@ -251,7 +251,10 @@ func (e *Engine) springTrap(p *player) {
 }
 
 // stunKnight is the stun trap's rule: the knight is confused, blinded or knocked out, one
-// of the three as often as each, unless it already is.
+// of the three as often as each, as seed 001's table says: "Confused for 10 to 19 turns if
+// not already confused", "Blind for 5 to 14 turns if not already confused" (so a confused
+// knight is not blinded, and a blind one that is not confused is blinded again: the longer
+// blindness holds), "Sleep for 5 to 9 turns if not already sleeping".
 func stunKnight(e *Engine, p *player) {
 	r := e.rng
 	switch r.IntN(3) {
@@ -260,9 +263,9 @@ func stunKnight(e *Engine, p *player) {
 			p.addStatus(StatusConfused, rangeRoll(r, 10, 19))
 		}
 	case 1:
-		if p.status(StatusBlind) == nil {
+		if p.status(StatusConfused) == nil {
 			e.say(p, "You can't see anything!")
-			p.addStatus(StatusBlind, rangeRoll(r, 5, 14))
+			p.lengthenStatus(StatusBlind, rangeRoll(r, 5, 14))
 			e.look(p)
 		}
 	default:

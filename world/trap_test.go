@@ -1020,3 +1020,41 @@ func TestInvisibilityIsNoPassOverTraps(t *testing.T) {
 		}
 	}
 }
+
+// Seed 001, stun: "Blind for 5 to 14 turns if not already confused" (issue 31: made as
+// the seed says, not "if not already blind"). A confused knight stepping onto a stun trap
+// again and again is confused or knocked out but never blinded; a blind knight that is not
+// confused is blinded again, one blindness lasting the longer of the two.
+func TestAStunTrapBlindsOnlyAKnightThatIsNotConfused(t *testing.T) {
+	e, p, _ := trapEngine(t, TrapStun, 4)
+	blinded := 0
+	for range 300 {
+		p.rec.Status = []Status{{Kind: StatusConfused, Left: 1000}}
+		said := p.said
+		e.springTrapAt(p, Pos{1, 0})
+		if strings.Contains(strings.Join(saidSince(p, said), "\n"), "You can't see anything!") {
+			blinded++
+		}
+	}
+	if blinded != 0 {
+		t.Fatalf("a confused knight was blinded %d times in 300 stuns", blinded)
+	}
+	again := 0
+	for range 300 {
+		p.rec.Status = []Status{{Kind: StatusBlind, Left: 7}}
+		p.rec.X, p.rec.Y = 1, 0
+		said := p.said
+		e.springTrap(p)
+		if strings.Contains(strings.Join(saidSince(p, said), "\n"), "You can't see anything!") {
+			again++
+			if n := len(p.rec.Status); n != 1 || p.rec.Status[0].Left < 7 || p.rec.Status[0].Left > 14 {
+				t.Fatalf("blinded again: %+v, want one blindness of 7 to 14 rounds", p.rec.Status)
+			}
+		}
+		p.rec.X, p.rec.Y = 0, 0
+	}
+	// Sprung about 52.5% of the time, blinding a third of those: about 52 of 300.
+	if again < 25 {
+		t.Fatalf("a blind knight that is not confused was blinded again %d times in 300 stuns", again)
+	}
+}

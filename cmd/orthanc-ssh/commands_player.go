@@ -556,10 +556,17 @@ func (s *server) cmdClaim(c *call) int {
 	rec := e.rec.Clone()
 	rec.ID, rec.Guest = store.NewKnightID(), false
 	rec.Name = s.keptName(rec.Name, rec.ID)
-	return s.attach(c, code, e, store.Attach{
+	status := s.attach(c, code, e, store.Attach{
 		Key:    store.Key{Fingerprint: c.fp, Knight: rec.ID, Type: c.key.Type(), Comment: "claimed a guest", Added: time.Now().UTC()},
 		Knight: &rec,
 	}, rec.Name)
+	if status == 0 {
+		// Letters reach the claimed knight at once, not only once its key connects.
+		if err := s.engine.KnowKnight(c.ctx, rec.ID, rec.Name); err != nil {
+			s.log.Warn("enter a claimed knight in the book of knights", "knight", rec.ID, "err", err)
+		}
+	}
+	return status
 }
 
 // keptName is the name a claimed guest keeps: its own without the guest's mark, or with
