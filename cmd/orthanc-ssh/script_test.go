@@ -6,6 +6,8 @@ import (
 	"flag"
 	"fmt"
 	"net"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -331,4 +333,27 @@ func shellLine(args []string) string {
 		words[i] = a
 	}
 	return strings.Join(words, " ")
+}
+
+// Every row of the command table is run by some script, so a new command comes with its
+// scenario (its happy path and its bad input).
+func TestEveryCommandHasAScript(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("testdata", "script", "*.txtar"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("the scripts: %v %v", files, err)
+	}
+	var all strings.Builder
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all.Write(b)
+	}
+	for _, c := range commands {
+		run := regexp.MustCompile(`(?m)^(! )?(ssh \S+|admin|guest) ` + regexp.QuoteMeta(c.name) + `( |$)`)
+		if !run.MatchString(all.String()) {
+			t.Errorf("no script in testdata/script runs %q", c.name)
+		}
+	}
 }
