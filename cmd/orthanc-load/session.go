@@ -547,11 +547,7 @@ func (r *result) add(b result) {
 	r.recoveries += b.recoveries
 	r.overlapped += b.overlapped
 	r.bursts += b.bursts
-	r.fights.started += b.fights.started
-	r.fights.won += b.fights.won
-	r.fights.lost += b.fights.lost
-	r.fights.other += b.fights.other
-	r.fights.deaths += b.fights.deaths
+	r.fights.add(b.fights)
 }
 
 // result collects the session's measurements; keys still waiting are unanswered.
