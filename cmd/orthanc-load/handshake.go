@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/ed25519"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -369,14 +368,7 @@ func runHandshakeMode(ctx context.Context, cfg HandshakeConfig, asJSON bool, std
 	if err != nil {
 		fmt.Fprintln(stderr, "orthanc-load: stopped early:", err)
 	}
-	if asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		err = enc.Encode(rep)
-	} else {
-		err = rep.writeText(stdout)
-	}
-	if err != nil {
+	if err := writeReport(stdout, rep, asJSON); err != nil {
 		fmt.Fprintln(stderr, "orthanc-load:", err)
 		return 1
 	}
