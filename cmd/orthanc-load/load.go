@@ -69,7 +69,28 @@ type Config struct {
 	Progress io.Writer
 }
 
+// check checks the run's figures, its mode and way in, the restart and the scenario, in
+// that order, and fills in the defaults of what was left unset.
 func (c *Config) check() error {
+	for _, check := range []func() error{c.checkLoad, c.checkMode, c.checkRestart, c.checkScenario} {
+		if err := check(); err != nil {
+			return err
+		}
+	}
+	if c.WalkTimeout <= 0 {
+		c.WalkTimeout = 30 * time.Second
+	}
+	if c.Drain <= 0 {
+		c.Drain = 2 * time.Second
+	}
+	if c.StatsEvery <= 0 {
+		c.StatsEvery = 20 * time.Second
+	}
+	return nil
+}
+
+// checkLoad checks the address, the sessions, the key rate and the times.
+func (c *Config) checkLoad() error {
 	switch {
 	case c.Addr == "":
 		return errors.New("no address")
@@ -83,12 +104,26 @@ func (c *Config) check() error {
 		return fmt.Errorf("-duration %s: must be positive", c.Duration)
 	case c.Ramp < 0:
 		return fmt.Errorf("-ramp %s: must not be negative", c.Ramp)
+	}
+	return nil
+}
+
+// checkMode checks the mode, and the returning players' keys, which need the game's.
+func (c *Config) checkMode() error {
+	switch {
 	case c.Mode != ModeGame && c.Mode != ModeBare:
 		return fmt.Errorf("-mode %q: must be %s or %s", c.Mode, ModeGame, ModeBare)
 	case len(c.Keys) > 0 && len(c.Keys) < c.N:
 		return fmt.Errorf("-n %d: the keys file has only %d keys", c.N, len(c.Keys))
 	case len(c.Keys) > 0 && c.Mode != ModeGame:
 		return fmt.Errorf("-keys: returning players need -mode %s", ModeGame)
+	}
+	return nil
+}
+
+// checkRestart checks that a restart has its server and falls inside the window.
+func (c *Config) checkRestart() error {
+	switch {
 	case c.RestartAfter < 0:
 		return fmt.Errorf("-restart-after %s: must not be negative", c.RestartAfter)
 	case c.RestartAfter > 0 && c.ServerPID == 0:
@@ -96,6 +131,11 @@ func (c *Config) check() error {
 	case c.RestartAfter >= c.Duration:
 		return fmt.Errorf("-restart-after %s: must fall inside the window (-duration %s)", c.RestartAfter, c.Duration)
 	}
+	return nil
+}
+
+// checkScenario checks the scenario, ScenarioWalk when unset, which only game mode has.
+func (c *Config) checkScenario() error {
 	if c.Scenario == "" {
 		c.Scenario = ScenarioWalk
 	}
@@ -104,15 +144,6 @@ func (c *Config) check() error {
 		return fmt.Errorf("-scenario %q: must be %s or %s", c.Scenario, ScenarioWalk, ScenarioRooms)
 	case c.Scenario != ScenarioWalk && c.Mode != ModeGame:
 		return fmt.Errorf("-scenario %s needs -mode %s", c.Scenario, ModeGame)
-	}
-	if c.WalkTimeout <= 0 {
-		c.WalkTimeout = 30 * time.Second
-	}
-	if c.Drain <= 0 {
-		c.Drain = 2 * time.Second
-	}
-	if c.StatsEvery <= 0 {
-		c.StatsEvery = 20 * time.Second
 	}
 	return nil
 }
