@@ -291,24 +291,9 @@ func (c *firstLineConn) line() string {
 // handshakeProgress prints how many connections have finished every five seconds until
 // the returned function is called.
 func handshakeProgress(w io.Writer, finished *atomic.Int64, n int, start time.Time) (stop func()) {
-	if w == nil {
-		return func() {}
-	}
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		t := time.NewTicker(5 * time.Second)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-t.C:
-				fmt.Fprintf(w, "%5.0fs  %d/%d connections done\n", time.Since(start).Seconds(), finished.Load(), n)
-			}
-		}
+	return everyFiveSeconds(w, func() {
+		fmt.Fprintf(w, "%5.0fs  %d/%d connections done\n", time.Since(start).Seconds(), finished.Load(), n)
 	})
-	return func() { close(done); wg.Wait() }
 }
 
 // writeText prints the report for a person.

@@ -577,14 +577,31 @@ func waitCtx(ctx context.Context, wg *sync.WaitGroup) {
 // progress prints how many sessions have connected and arrived every five seconds until
 // the returned function is called.
 func progress(w io.Writer, sessions []*session, start time.Time) (stop func()) {
+	return everyFiveSeconds(w, func() {
+		framed, arrived := 0, 0
+		for _, s := range sessions {
+			s.mu.Lock()
+			if s.firstFrame > 0 {
+				framed++
+			}
+			if s.arrival > 0 {
+				arrived++
+			}
+			s.mu.Unlock()
+		}
+		fmt.Fprintf(w, "%5.0fs  %d/%d drew a frame, %d in the dungeon\n", time.Since(start).Seconds(), framed, len(sessions), arrived)
+	})
+}
+
+// everyFiveSeconds runs line every five seconds, on a goroutine of its own, until the
+// returned function is called; nothing when w, where line writes, is nil.
+func everyFiveSeconds(w io.Writer, line func()) (stop func()) {
 	if w == nil {
 		return func() {}
 	}
 	done := make(chan struct{})
 	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
+	wg.Go(func() {
 		t := time.NewTicker(5 * time.Second)
 		defer t.Stop()
 		for {
@@ -592,21 +609,10 @@ func progress(w io.Writer, sessions []*session, start time.Time) (stop func()) {
 			case <-done:
 				return
 			case <-t.C:
+				line()
 			}
-			framed, arrived := 0, 0
-			for _, s := range sessions {
-				s.mu.Lock()
-				if s.firstFrame > 0 {
-					framed++
-				}
-				if s.arrival > 0 {
-					arrived++
-				}
-				s.mu.Unlock()
-			}
-			fmt.Fprintf(w, "%5.0fs  %d/%d drew a frame, %d in the dungeon\n", time.Since(start).Seconds(), framed, len(sessions), arrived)
 		}
-	}()
+	})
 	return func() { close(done); wg.Wait() }
 }
 
