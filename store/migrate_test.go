@@ -170,24 +170,32 @@ func checkSchema1Backup(t *testing.T, backup string, a world.Adventurer) {
 	if fi, err := os.Stat(backup); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("backup %s: %v, %v", backup, fi, err)
 	}
-	db, err := bolt.Open(backup, 0o600, &bolt.Options{ReadOnly: true, Timeout: time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	_ = db.View(func(tx *bolt.Tx) error {
+	viewReadOnly(t, backup, func(tx *bolt.Tx) {
 		if v := string(tx.Bucket([]byte("meta")).Get([]byte("version"))); v != "1" {
 			t.Errorf("backup's schema version %q, want 1", v)
 		}
 		if tx.Bucket([]byte("adventurers")).Get([]byte(a.ID)) == nil {
 			t.Error("backup lacks an adventurer")
 		}
-		return nil
 	})
 }
 
 // checkMigrated checks that the file at path is schema 3 now, without the old bucket.
 func checkMigrated(t *testing.T, path string) {
+	t.Helper()
+	viewReadOnly(t, path, func(tx *bolt.Tx) {
+		if v := string(tx.Bucket([]byte("meta")).Get([]byte("version"))); v != "3" {
+			t.Errorf("schema version %q after the migration, want 3", v)
+		}
+		if tx.Bucket([]byte("adventurers")) != nil {
+			t.Error("the bucket adventurers is still there")
+		}
+	})
+}
+
+// viewReadOnly opens the bbolt file at path read-only, with bbolt directly, and runs
+// check in a read transaction.
+func viewReadOnly(t *testing.T, path string, check func(tx *bolt.Tx)) {
 	t.Helper()
 	db, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true, Timeout: time.Second})
 	if err != nil {
@@ -195,12 +203,7 @@ func checkMigrated(t *testing.T, path string) {
 	}
 	defer db.Close()
 	_ = db.View(func(tx *bolt.Tx) error {
-		if v := string(tx.Bucket([]byte("meta")).Get([]byte("version"))); v != "3" {
-			t.Errorf("schema version %q after the migration, want 3", v)
-		}
-		if tx.Bucket([]byte("adventurers")) != nil {
-			t.Error("the bucket adventurers is still there")
-		}
+		check(tx)
 		return nil
 	})
 }

@@ -301,4 +301,4 @@ func (e *Engine) KnowKnight(ctx context.Context, id, name string) error {
 	return e.send(ctx, knowReq{KnownKnight{ID: id, Name: name}})
 }
 
-func (m knowReq) handleIn(e *Engine) { e.soc.known[NameKey(m.k.Name)] = m.k }
+func (m knowReq) handle(e *Engine) { e.soc.known[NameKey(m.k.Name)] = m.k }

@@ -70,7 +70,19 @@ func TestLoadBare(t *testing.T) {
 	if rep.WindowSeconds < 1.9 || rep.WindowSeconds > 3 {
 		t.Errorf("window %.2f s, want about 2", rep.WindowSeconds)
 	}
-	// Three sessions at 5 keys/s for 2 s: about 30 keys, each answered by a redraw.
+	checkBareKeys(t, rep)
+	checkBareOutput(t, rep)
+	if rep.Server == nil || rep.Server.RSSKB <= 0 || rep.Server.PID != os.Getpid() {
+		t.Errorf("server stats %+v", rep.Server)
+	}
+	checkAllClosed(t, b)
+}
+
+// checkBareKeys checks the keys and times of TestLoadBare's run: three sessions at 5
+// keys/s for 2 s send about 30 keys, each answered by a redraw; every session's first
+// frame is its arrival.
+func checkBareKeys(t *testing.T, rep *Report) {
+	t.Helper()
 	if k := rep.Keys; k.Sent < 15 || k.Sent > 45 || k.Answered+k.Unanswered != k.Sent || k.Unanswered > 2 {
 		t.Errorf("keys %+v", k)
 	}
@@ -80,16 +92,23 @@ func TestLoadBare(t *testing.T) {
 	if f := rep.FirstFrame; f.Count != 5 || f.P50 <= 0 || f.Max > 5000 || rep.Arrival != f {
 		t.Errorf("first frame %+v, arrival %+v (the same in bare mode)", f, rep.Arrival)
 	}
-	// The reference redraws at 10 Hz: every session gets bytes, idle ones too.
+}
+
+// checkBareOutput checks TestLoadBare's output rates: the reference redraws at 10 Hz, so
+// every session gets bytes, idle ones too.
+func checkBareOutput(t *testing.T, rep *Report) {
+	t.Helper()
 	if rep.BytesIdle.Sessions != 2 || rep.BytesActive.Sessions != 3 || rep.BytesIdle.Mean < 500 {
 		t.Errorf("bytes/s idle %+v, active %+v", rep.BytesIdle, rep.BytesActive)
 	}
 	if u := rep.BurstsIdle.Mean; u < 3 || u > 20 {
 		t.Errorf("idle bursts %.1f/s, want about 10", u)
 	}
-	if rep.Server == nil || rep.Server.RSSKB <= 0 || rep.Server.PID != os.Getpid() {
-		t.Errorf("server stats %+v", rep.Server)
-	}
+}
+
+// checkAllClosed checks that the bare server has no session left open after the run.
+func checkAllClosed(t *testing.T, b *bench.Bare) {
+	t.Helper()
 	if b.Sessions() != 0 {
 		// Closing is asynchronous on the server's side: give it a moment.
 		deadline := time.Now().Add(5 * time.Second)

@@ -33,6 +33,15 @@ type fightCounts struct {
 	started, won, lost, other, deaths int
 }
 
+// add counts o's battles in c too.
+func (c *fightCounts) add(o fightCounts) {
+	c.started += o.started
+	c.won += o.won
+	c.lost += o.lost
+	c.other += o.other
+	c.deaths += o.deaths
+}
+
 // watch reads the screen at a key; inWindow says whether the key is in the window.
 func (f *fightWatch) watch(scr string, inWindow bool) {
 	switch {

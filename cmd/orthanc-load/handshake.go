@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/ed25519"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -292,24 +291,9 @@ func (c *firstLineConn) line() string {
 // handshakeProgress prints how many connections have finished every five seconds until
 // the returned function is called.
 func handshakeProgress(w io.Writer, finished *atomic.Int64, n int, start time.Time) (stop func()) {
-	if w == nil {
-		return func() {}
-	}
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		t := time.NewTicker(5 * time.Second)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-t.C:
-				fmt.Fprintf(w, "%5.0fs  %d/%d connections done\n", time.Since(start).Seconds(), finished.Load(), n)
-			}
-		}
+	return everyFiveSeconds(w, func() {
+		fmt.Fprintf(w, "%5.0fs  %d/%d connections done\n", time.Since(start).Seconds(), finished.Load(), n)
 	})
-	return func() { close(done); wg.Wait() }
 }
 
 // writeText prints the report for a person.
@@ -369,14 +353,7 @@ func runHandshakeMode(ctx context.Context, cfg HandshakeConfig, asJSON bool, std
 	if err != nil {
 		fmt.Fprintln(stderr, "orthanc-load: stopped early:", err)
 	}
-	if asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		err = enc.Encode(rep)
-	} else {
-		err = rep.writeText(stdout)
-	}
-	if err != nil {
+	if err := writeReport(stdout, rep, asJSON); err != nil {
 		fmt.Fprintln(stderr, "orthanc-load:", err)
 		return 1
 	}

@@ -69,7 +69,28 @@ type Config struct {
 	Progress io.Writer
 }
 
+// check checks the run's figures, its mode and way in, the restart and the scenario, in
+// that order, and fills in the defaults of what was left unset.
 func (c *Config) check() error {
+	for _, check := range []func() error{c.checkLoad, c.checkMode, c.checkRestart, c.checkScenario} {
+		if err := check(); err != nil {
+			return err
+		}
+	}
+	if c.WalkTimeout <= 0 {
+		c.WalkTimeout = 30 * time.Second
+	}
+	if c.Drain <= 0 {
+		c.Drain = 2 * time.Second
+	}
+	if c.StatsEvery <= 0 {
+		c.StatsEvery = 20 * time.Second
+	}
+	return nil
+}
+
+// checkLoad checks the address, the sessions, the key rate and the times.
+func (c *Config) checkLoad() error {
 	switch {
 	case c.Addr == "":
 		return errors.New("no address")
@@ -83,12 +104,26 @@ func (c *Config) check() error {
 		return fmt.Errorf("-duration %s: must be positive", c.Duration)
 	case c.Ramp < 0:
 		return fmt.Errorf("-ramp %s: must not be negative", c.Ramp)
+	}
+	return nil
+}
+
+// checkMode checks the mode, and the returning players' keys, which need the game's.
+func (c *Config) checkMode() error {
+	switch {
 	case c.Mode != ModeGame && c.Mode != ModeBare:
 		return fmt.Errorf("-mode %q: must be %s or %s", c.Mode, ModeGame, ModeBare)
 	case len(c.Keys) > 0 && len(c.Keys) < c.N:
 		return fmt.Errorf("-n %d: the keys file has only %d keys", c.N, len(c.Keys))
 	case len(c.Keys) > 0 && c.Mode != ModeGame:
 		return fmt.Errorf("-keys: returning players need -mode %s", ModeGame)
+	}
+	return nil
+}
+
+// checkRestart checks that a restart has its server and falls inside the window.
+func (c *Config) checkRestart() error {
+	switch {
 	case c.RestartAfter < 0:
 		return fmt.Errorf("-restart-after %s: must not be negative", c.RestartAfter)
 	case c.RestartAfter > 0 && c.ServerPID == 0:
@@ -96,6 +131,11 @@ func (c *Config) check() error {
 	case c.RestartAfter >= c.Duration:
 		return fmt.Errorf("-restart-after %s: must fall inside the window (-duration %s)", c.RestartAfter, c.Duration)
 	}
+	return nil
+}
+
+// checkScenario checks the scenario, ScenarioWalk when unset, which only game mode has.
+func (c *Config) checkScenario() error {
 	if c.Scenario == "" {
 		c.Scenario = ScenarioWalk
 	}
@@ -104,15 +144,6 @@ func (c *Config) check() error {
 		return fmt.Errorf("-scenario %q: must be %s or %s", c.Scenario, ScenarioWalk, ScenarioRooms)
 	case c.Scenario != ScenarioWalk && c.Mode != ModeGame:
 		return fmt.Errorf("-scenario %s needs -mode %s", c.Scenario, ModeGame)
-	}
-	if c.WalkTimeout <= 0 {
-		c.WalkTimeout = 30 * time.Second
-	}
-	if c.Drain <= 0 {
-		c.Drain = 2 * time.Second
-	}
-	if c.StatsEvery <= 0 {
-		c.StatsEvery = 20 * time.Second
 	}
 	return nil
 }
@@ -127,190 +158,220 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
-	pid := strconv.Itoa(cfg.ServerPID)
-	var srvBase, loadBase procSample
-	var err error
+	lr, err := newLoadRun(cfg)
+	if err != nil {
+		return nil, err
+	}
+	keysCtx, stopKeys := context.WithCancel(ctx)
+	defer stopKeys()
+	rampDone := lr.rampUp(ctx, keysCtx)
+	m := lr.measure(ctx, keysCtx, stopKeys)
+	rst := lr.closeAll(ctx, rampDone)
+	return lr.report(m, rst), ctx.Err()
+}
+
+// loadRun is one Run under way: its sessions, the restart if there is one, and the
+// errors met, counted by kind.
+type loadRun struct {
+	cfg      Config
+	win      *window
+	sessions []*session
+	rs       *restarter // nil without -restart-after
+	// srvBase and loadBase are the server and the tool before the first connection.
+	srvBase, loadBase procSample
+	// walked is done when every session has arrived or failed; playing when every
+	// session's goroutine (walking in, then playing) has ended.
+	walked, playing sync.WaitGroup
+
+	errMu sync.Mutex
+	errs  errorCounts
+}
+
+// newLoadRun reads the processes' baselines and makes the sessions, each with its key
+// and its way in (cfg.check has checked cfg).
+func newLoadRun(cfg Config) (*loadRun, error) {
+	lr := &loadRun{cfg: cfg, win: &window{}, sessions: make([]*session, cfg.N)}
 	if cfg.ServerPID != 0 {
-		if srvBase, err = readProc(pid); err != nil {
+		var err error
+		if lr.srvBase, err = readProc(strconv.Itoa(cfg.ServerPID)); err != nil {
 			return nil, fmt.Errorf("server pid %d: %w", cfg.ServerPID, err)
 		}
 	}
-	loadBase, _ = readProc("self")
-
-	win := &window{}
-	sessions := make([]*session, cfg.N)
-	for i := range sessions {
-		s := newSession(i, isActive(i, cfg.Active, cfg.N), win)
-		s.stallAfterArrival = !s.active && stalledSoFar(sessions[:i]) < cfg.Stalled
+	lr.loadBase, _ = readProc("self")
+	for i := range lr.sessions {
+		s := newSession(i, isActive(i, cfg.Active, cfg.N), lr.win)
+		s.stallAfterArrival = !s.active && stalledSoFar(lr.sessions[:i]) < cfg.Stalled
 		if err := s.setUp(cfg); err != nil {
 			return nil, err
 		}
-		sessions[i] = s
+		lr.sessions[i] = s
 	}
-	var (
-		errMu sync.Mutex
-		errs  errorCounts
-	)
-	record := func(err error) {
-		kind := "other"
-		if f, ok := errors.AsType[*failure](err); ok {
-			kind = f.kind
-		}
-		errMu.Lock()
-		errs.add(kind, err)
-		errMu.Unlock()
-	}
-
-	var rs *restarter
 	if cfg.RestartAfter > 0 {
-		if rs, err = newRestarter(cfg, win, record); err != nil {
+		var err error
+		if lr.rs, err = newRestarter(cfg, lr.win, lr.record); err != nil {
 			return nil, err
 		}
 	}
+	return lr, nil
+}
 
-	keysCtx, stopKeys := context.WithCancel(ctx)
-	defer stopKeys()
-	var walked, playing sync.WaitGroup
+// record counts an error under its failure's kind ("other" for one without).
+func (lr *loadRun) record(err error) {
+	kind := "other"
+	if f, ok := errors.AsType[*failure](err); ok {
+		kind = f.kind
+	}
+	lr.errMu.Lock()
+	lr.errs.add(kind, err)
+	lr.errMu.Unlock()
+}
+
+// rampUp starts the sessions evenly over cfg.Ramp, each walking in and then, if active,
+// playing until keysCtx ends, and waits until every one has arrived or failed (or ctx
+// ends). The channel it returns is closed once no session is left to start.
+func (lr *loadRun) rampUp(ctx, keysCtx context.Context) <-chan struct{} {
+	cfg := lr.cfg
 	start := time.Now()
-	walked.Add(cfg.N)
+	lr.walked.Add(cfg.N)
 	rampDone := make(chan struct{})
-	go func() { // the ramp: start the sessions evenly over cfg.Ramp
+	go func() {
 		defer close(rampDone)
-		for i, s := range sessions {
-			at := start.Add(time.Duration(int64(cfg.Ramp) * int64(i) / int64(cfg.N)))
-			if d := time.Until(at); d > 0 {
-				select {
-				case <-time.After(d):
-				case <-ctx.Done():
-				}
-			}
+		for i, s := range lr.sessions {
+			sleepCtx(ctx, time.Until(start.Add(time.Duration(int64(cfg.Ramp)*int64(i)/int64(cfg.N)))))
 			if ctx.Err() != nil {
-				walked.Add(-(cfg.N - i))
+				lr.walked.Add(-(cfg.N - i))
 				return
 			}
-			playing.Add(1)
-			go func() {
-				defer playing.Done()
-				ok := s.walkIn(ctx, cfg, record, &walked)
-				if ok && s.active {
-					rng := rand.New(rand.NewPCG(cfg.Seed, uint64(s.id)))
-					if err := s.play(keysCtx, cfg.Rate, rng); err != nil {
-						record(err)
-					}
-				}
-			}()
+			lr.playing.Add(1)
+			go lr.walkInAndPlay(ctx, keysCtx, s)
 		}
 	}()
-	stopProgress := progress(cfg.Progress, sessions, start)
-	waitCtx(ctx, &walked)
+	stopProgress := progress(cfg.Progress, lr.sessions, start)
+	waitCtx(ctx, &lr.walked)
 	stopProgress()
+	return rampDone
+}
 
-	// The window.
-	var rep Report
-	rep.LoadAverage[0] = loadAverage()
-	win.start.Store(time.Now().UnixNano())
-	srv0, _ := readProcIf(cfg.ServerPID)
-	load0, _ := readProc("self")
-	bytes0 := make([]int64, len(sessions))
-	for i, s := range sessions {
-		bytes0[i] = s.bytes.Load()
-	}
-	var (
-		samples  []statsSample
-		statErrs int
-		statsWG  sync.WaitGroup
-	)
-	statsCtx, stopStats := context.WithCancel(ctx)
-	sample := func() {
-		st, err := fetchStats(ctx, cfg.Addr, cfg.AdminKey)
-		if err != nil {
-			statErrs++
-			record(fail("stats", err))
-			return
+// walkInAndPlay is one session's life in the run: it walks in, and an active session
+// that arrived plays until keysCtx ends.
+func (lr *loadRun) walkInAndPlay(ctx, keysCtx context.Context, s *session) {
+	defer lr.playing.Done()
+	ok := s.walkIn(ctx, lr.cfg, lr.record, &lr.walked)
+	if ok && s.active {
+		rng := rand.New(rand.NewPCG(lr.cfg.Seed, uint64(s.id)))
+		if err := s.play(keysCtx, lr.cfg.Rate, rng); err != nil {
+			lr.record(err)
 		}
-		samples = append(samples, st)
 	}
-	if rs != nil {
-		go rs.run(ctx, keysCtx, sessions, &playing)
+}
+
+// windowReadings are what the run read at the window's start and end.
+type windowReadings struct {
+	secs        float64 // the window's length
+	loadAverage [2]float64
+	// srvPID is the window's server: after a restart the new one, whose srv0 is its
+	// reading as it started.
+	srvPID                   int
+	srv0, srv1, load0, load1 procSample
+	// bytes0 and bytes1 are each session's bytes read, a session that came back after
+	// a restart included in bytes1.
+	bytes0, bytes1 []int64
+	stats          *statsSampler
+}
+
+// measure runs the window: it reads the processes and the sessions' bytes at its start,
+// restarts the server within it (-restart-after) and samples the world's stats through
+// it (-admin-key), and at its end stops the keys and reads them all again.
+func (lr *loadRun) measure(ctx, keysCtx context.Context, stopKeys context.CancelFunc) *windowReadings {
+	m := &windowReadings{srvPID: lr.cfg.ServerPID}
+	m.loadAverage[0] = loadAverage()
+	lr.win.start.Store(time.Now().UnixNano())
+	m.srv0, _ = readProcIf(lr.cfg.ServerPID)
+	m.load0, _ = readProc("self")
+	m.bytes0 = lr.bytesRead()
+	m.stats = newStatsSampler(ctx, lr.cfg, lr.record)
+	if lr.rs != nil {
+		go lr.rs.run(ctx, keysCtx, lr.sessions, &lr.playing)
 	}
-	if cfg.AdminKey != nil {
-		statsWG.Add(1)
-		go func() {
-			defer statsWG.Done()
-			sample()
-			t := time.NewTicker(cfg.StatsEvery)
-			defer t.Stop()
-			for {
-				select {
-				case <-statsCtx.Done():
-					return
-				case <-t.C:
-					sample()
-				}
-			}
-		}()
+	if lr.cfg.AdminKey != nil {
+		m.stats.start(lr.cfg.StatsEvery)
 	}
-	select {
-	case <-time.After(cfg.Duration):
-	case <-ctx.Done():
-	}
+	sleepCtx(ctx, lr.cfg.Duration)
 	winEnd := time.Now()
-	win.end.Store(winEnd.UnixNano())
+	lr.win.end.Store(winEnd.UnixNano())
 	stopKeys()
-	srvPID := cfg.ServerPID
-	if rs != nil {
+	if lr.rs != nil {
 		// The window's server is then the new one: its CPU from its start, its memory
 		// against the old one's before the first connection.
-		if pid, base := rs.newServer(); pid != 0 {
-			srvPID, srv0 = pid, base
+		if pid, base := lr.rs.newServer(); pid != 0 {
+			m.srvPID, m.srv0 = pid, base
 		}
 	}
-	srv1, _ := readProcIf(srvPID)
-	load1, _ := readProc("self")
-	bytes1 := make([]int64, len(sessions))
-	for i, s := range sessions {
-		bytes1[i] = s.bytes.Load()
-		if rs != nil {
-			if b := rs.session(i); b != nil {
-				bytes1[i] += b.bytes.Load()
-			}
-		}
+	m.srv1, _ = readProcIf(m.srvPID)
+	m.load1, _ = readProc("self")
+	m.bytes1 = lr.bytesRead()
+	m.stats.stop()
+	if lr.cfg.AdminKey != nil && ctx.Err() == nil {
+		m.stats.sample() // the last sample, after the window's last step
 	}
-	stopStats()
-	statsWG.Wait()
-	if cfg.AdminKey != nil && ctx.Err() == nil {
-		sample() // the last sample, after the window's last step
-	}
-	rep.LoadAverage[1] = loadAverage()
-	winSecs := winEnd.Sub(time.Unix(0, win.start.Load())).Seconds()
+	m.loadAverage[1] = loadAverage()
+	m.secs = winEnd.Sub(time.Unix(0, lr.win.start.Load())).Seconds()
+	return m
+}
 
-	// Answers to the last keys, then close everything.
-	select {
-	case <-time.After(cfg.Drain):
-	case <-ctx.Done():
+// bytesRead is each session's bytes read so far, with those of the session that came
+// back in its place after a restart.
+func (lr *loadRun) bytesRead() []int64 {
+	bytes := make([]int64, len(lr.sessions))
+	for i, s := range lr.sessions {
+		bytes[i] = s.bytes.Load()
+		if b := lr.cameBack(i); b != nil {
+			bytes[i] += b.bytes.Load()
+		}
 	}
+	return bytes
+}
+
+// cameBack is the session that came back in slot i after a restart, or nil.
+func (lr *loadRun) cameBack(i int) *session {
+	if lr.rs == nil {
+		return nil
+	}
+	return lr.rs.session(i)
+}
+
+// closeAll waits cfg.Drain for the answers to the window's last keys and for the restart
+// to finish, then closes every session and waits (at most 10 s) for their goroutines. It
+// returns what the restart measured, nil without one.
+func (lr *loadRun) closeAll(ctx context.Context, rampDone <-chan struct{}) *Restart {
+	sleepCtx(ctx, lr.cfg.Drain)
 	var rst *Restart
-	if rs != nil {
-		rst = rs.wait() // sessions still coming back finish first
+	if lr.rs != nil {
+		rst = lr.rs.wait() // sessions still coming back finish first
 	}
-	for i, s := range sessions {
+	for i, s := range lr.sessions {
 		s.close()
-		if rs != nil {
-			if b := rs.session(i); b != nil {
-				b.close()
-			}
+		if b := lr.cameBack(i); b != nil {
+			b.close()
 		}
 	}
 	<-rampDone // no session starts after this, so playing.Wait cannot race an Add
 	done := make(chan struct{})
-	go func() { playing.Wait(); close(done) }()
+	go func() { lr.playing.Wait(); close(done) }()
 	select {
 	case <-done:
 	case <-time.After(10 * time.Second):
-		record(fail("close", errors.New("sessions still running 10 s after close")))
+		lr.record(fail("close", errors.New("sessions still running 10 s after close")))
 	}
+	return rst
+}
 
-	rep.Addr, rep.Mode, rep.N, rep.Active, rep.Rate = cfg.Addr, cfg.Mode, cfg.N, cfg.Active, cfg.Rate
+// report is the run's report from the sessions' results, the window's readings m and
+// the restart's rst (nil without one). It stops the server a restart started.
+func (lr *loadRun) report(m *windowReadings, rst *Restart) *Report {
+	cfg := lr.cfg
+	rep := &Report{Addr: cfg.Addr, Mode: cfg.Mode, N: cfg.N, Active: cfg.Active, Rate: cfg.Rate,
+		RampSeconds: round3(cfg.Ramp.Seconds()), WindowSeconds: round3(m.secs), LoadAverage: m.loadAverage}
 	if cfg.Mode == ModeGame {
 		rep.Scenario = cfg.Scenario
 		rep.Fights = &Fights{}
@@ -318,96 +379,109 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if len(cfg.Keys) > 0 {
 		rep.Returning = &Returning{Keys: cfg.N, Depths: map[int]int{}}
 	}
-	var fightRates []float64
-	rep.RampSeconds, rep.WindowSeconds = round3(cfg.Ramp.Seconds()), round3(winSecs)
-	var first, arrival, lat []time.Duration
-	var bActive, bIdle, uActive, uIdle []float64
-	for i, s := range sessions {
+	var t tally
+	for i, s := range lr.sessions {
 		r := s.result()
 		if !r.established {
 			rep.Failed++
 			continue
 		}
-		if rs != nil {
-			if b := rs.session(i); b != nil {
-				r.add(b.result())
-			}
-		}
-		rep.Established++
-		if rt := rep.Returning; rt != nil {
-			rt.Depths[r.depth]++
-			if r.depth == cfg.Keys[i].depth {
-				rt.OnStoredLevel++
-			}
-		}
-		if f := rep.Fights; f != nil && r.reads {
-			f.Sessions++
-			f.Started += r.fights.started
-			f.Won += r.fights.won
-			f.Lost += r.fights.lost
-			f.Other += r.fights.other
-			f.Deaths += r.fights.deaths
-			if winSecs > 0 {
-				fightRates = append(fightRates, float64(r.fights.started)/winSecs*60)
-			}
+		if b := lr.cameBack(i); b != nil {
+			r.add(b.result())
 		}
 		if r.dropped {
-			rep.Dropped++
-			record(fail("disconnected", r.readErr))
+			lr.record(fail("disconnected", r.readErr))
 		}
-		first = append(first, r.firstFrame)
-		arrival = append(arrival, r.arrival)
-		lat = append(lat, r.latencies...)
-		rep.Keys.Sent += r.sent
-		rep.Keys.Answered += len(r.latencies)
-		rep.Keys.Unanswered += r.unanswered
-		rep.Keys.Recoveries += r.recoveries
-		rep.Keys.Overlapped += r.overlapped
-		if winSecs > 0 {
-			bps := float64(bytes1[i]-bytes0[i]) / winSecs
-			burst := float64(r.bursts) / winSecs
-			if s.active {
-				bActive, uActive = append(bActive, bps), append(uActive, burst)
-			} else {
-				bIdle, uIdle = append(bIdle, bps), append(uIdle, burst)
-			}
+		if rt := rep.Returning; rt != nil {
+			rt.add(r.depth, cfg.Keys[i].depth)
 		}
+		t.add(rep, r, s.active, m.secs, m.bytes1[i]-m.bytes0[i])
 	}
-	rep.FirstFrame, rep.Arrival, rep.Latency = percentiles(first), percentiles(arrival), percentiles(lat)
-	rep.BytesActive, rep.BytesIdle = rates(bActive), rates(bIdle)
-	rep.BurstsActive, rep.BurstsIdle = rates(uActive), rates(uIdle)
-	if f := rep.Fights; f != nil && winSecs > 0 {
-		f.PerMinute = round3(float64(f.Started) / winSecs * 60)
-		f.PerSession = rates(fightRates)
+	t.summarise(rep, m.secs)
+	if m.srvPID != 0 {
+		rep.Server = procStats(m.srvPID, lr.srvBase, m.srv0, m.srv1, rep.Established)
 	}
-	if srvPID != 0 {
-		rep.Server = procStats(srvPID, srvBase, srv0, srv1, rep.Established)
-	}
-	if rs != nil {
-		if err := rs.stop(); err != nil {
-			record(fail("restart", err))
+	samples := m.stats.samples
+	if lr.rs != nil {
+		if err := lr.rs.stop(); err != nil {
+			lr.record(fail("restart", err))
 		}
 	}
 	if rst != nil {
 		rep.Restart = rst
 		// Samples of the old server are of another process: the world's figures are the
 		// new one's, from when every session was back.
-		back := rs.allBack()
+		back := lr.rs.allBack()
 		samples = slices.DeleteFunc(samples, func(st statsSample) bool { return st.at.Before(back) })
 	}
-	if load1.cpuTicks != 0 {
-		rep.Load = procStats(os.Getpid(), loadBase, load0, load1, rep.Established)
+	if m.load1.cpuTicks != 0 {
+		rep.Load = procStats(os.Getpid(), lr.loadBase, m.load0, m.load1, rep.Established)
 	}
 	if cfg.AdminKey != nil {
-		rep.World = summariseWorld(samples, statErrs)
+		rep.World = summariseWorld(samples, m.stats.errs)
 	}
-	errMu.Lock()
-	rep.Errors, rep.ErrorExamples = errs.counts, errs.examples
-	errMu.Unlock()
+	lr.errMu.Lock()
+	rep.Errors, rep.ErrorExamples = lr.errs.counts, lr.errs.examples
+	lr.errMu.Unlock()
 	if rep.Errors == nil {
 		rep.Errors = map[string]int{}
 	}
-	return &rep, ctx.Err()
+	return rep
+}
+
+// statsSampler reads the world's stats (-admin-key) through the window, on its own
+// goroutine; samples and errs are read once it has stopped.
+type statsSampler struct {
+	ctx     context.Context // the run's: a sample in flight ends with it
+	cfg     Config
+	record  func(error)
+	running context.Context // ends when the sampling stops
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup
+	samples []statsSample
+	errs    int
+}
+
+func newStatsSampler(ctx context.Context, cfg Config, record func(error)) *statsSampler {
+	st := &statsSampler{ctx: ctx, cfg: cfg, record: record}
+	st.running, st.cancel = context.WithCancel(ctx)
+	return st
+}
+
+// start takes a sample now and one every every until stop.
+func (st *statsSampler) start(every time.Duration) {
+	st.wg.Add(1)
+	go func() {
+		defer st.wg.Done()
+		st.sample()
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-st.running.Done():
+				return
+			case <-t.C:
+				st.sample()
+			}
+		}
+	}()
+}
+
+// sample reads the stats once.
+func (st *statsSampler) sample() {
+	s, err := fetchStats(st.ctx, st.cfg.Addr, st.cfg.AdminKey)
+	if err != nil {
+		st.errs++
+		st.record(fail("stats", err))
+		return
+	}
+	st.samples = append(st.samples, s)
+}
+
+// stop ends the sampling and waits for the sample under way.
+func (st *statsSampler) stop() {
+	st.cancel()
+	st.wg.Wait()
 }
 
 // walkIn connects the session and waits until it is in the dungeon, it fails, or
@@ -477,6 +551,19 @@ func procStats(pid int, base, a, b procSample, sessions int) *ProcStats {
 	return ps
 }
 
+// sleepCtx waits for d, or for ctx to end.
+func sleepCtx(ctx context.Context, d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}
+
 // waitCtx waits for wg, or for ctx to end.
 func waitCtx(ctx context.Context, wg *sync.WaitGroup) {
 	done := make(chan struct{})
@@ -490,14 +577,31 @@ func waitCtx(ctx context.Context, wg *sync.WaitGroup) {
 // progress prints how many sessions have connected and arrived every five seconds until
 // the returned function is called.
 func progress(w io.Writer, sessions []*session, start time.Time) (stop func()) {
+	return everyFiveSeconds(w, func() {
+		framed, arrived := 0, 0
+		for _, s := range sessions {
+			s.mu.Lock()
+			if s.firstFrame > 0 {
+				framed++
+			}
+			if s.arrival > 0 {
+				arrived++
+			}
+			s.mu.Unlock()
+		}
+		fmt.Fprintf(w, "%5.0fs  %d/%d drew a frame, %d in the dungeon\n", time.Since(start).Seconds(), framed, len(sessions), arrived)
+	})
+}
+
+// everyFiveSeconds runs line every five seconds, on a goroutine of its own, until the
+// returned function is called; nothing when w, where line writes, is nil.
+func everyFiveSeconds(w io.Writer, line func()) (stop func()) {
 	if w == nil {
 		return func() {}
 	}
 	done := make(chan struct{})
 	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
+	wg.Go(func() {
 		t := time.NewTicker(5 * time.Second)
 		defer t.Stop()
 		for {
@@ -505,21 +609,10 @@ func progress(w io.Writer, sessions []*session, start time.Time) (stop func()) {
 			case <-done:
 				return
 			case <-t.C:
+				line()
 			}
-			framed, arrived := 0, 0
-			for _, s := range sessions {
-				s.mu.Lock()
-				if s.firstFrame > 0 {
-					framed++
-				}
-				if s.arrival > 0 {
-					arrived++
-				}
-				s.mu.Unlock()
-			}
-			fmt.Fprintf(w, "%5.0fs  %d/%d drew a frame, %d in the dungeon\n", time.Since(start).Seconds(), framed, len(sessions), arrived)
 		}
-	}()
+	})
 	return func() { close(done); wg.Wait() }
 }
 

@@ -137,85 +137,31 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "seed" {
 		return runSeed(args[1:], stdout, stderr)
 	}
-	fs := flag.NewFlagSet("orthanc-load", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var cfg Config
-	var asJSON, quiet bool
-	var adminKey, keysFile string
-	var concurrency int
-	fs.StringVar(&cfg.Addr, "addr", "127.0.0.1:2222", "server address")
-	fs.IntVar(&cfg.N, "n", 10, "sessions to open")
-	fs.IntVar(&cfg.Active, "active", -1, "how many of the sessions send keys (-1: all); the rest stay idle")
-	fs.IntVar(&cfg.Stalled, "stalled", 0, "how many idle sessions stop reading their output once in the dungeon, like hung clients")
-	fs.Float64Var(&cfg.Rate, "rate", 2, "keys a second per active session")
-	fs.DurationVar(&cfg.Duration, "duration", 30*time.Second, "measured window, after every session has arrived")
-	fs.DurationVar(&cfg.Ramp, "ramp", 10*time.Second, "time over which the connections start, evenly spread")
-	fs.DurationVar(&cfg.WalkTimeout, "walk-timeout", 30*time.Second, "longest a session may take from dial to the dungeon")
-	fs.StringVar(&cfg.Mode, "mode", ModeGame, "game: walk the start screens; bare: the bare reference (first frame is arrival); handshake: log in and close, -n times")
-	fs.IntVar(&concurrency, "concurrency", 50, "handshake mode: connections in the handshake at once")
-	fs.Uint64Var(&cfg.Seed, "seed", 1, "seed of the keys the sessions choose")
-	fs.StringVar(&keysFile, "keys", "", "keys file of returning players (orthanc-load seed writes DIR/load-keys): session i plays line i's knight")
-	fs.StringVar(&cfg.Scenario, "scenario", ScenarioWalk, "how active sessions walk (game mode): walk, at random; rooms, towards doors and through them into the rooms' fights")
-	fs.IntVar(&cfg.ServerPID, "pid", 0, "server process id, to read its CPU and RSS from /proc (Linux)")
-	fs.DurationVar(&cfg.RestartAfter, "restart-after", 0, "this long into the window, restart the server (-pid) with its own command line; every session comes back")
-	fs.StringVar(&adminKey, "admin-key", "", "private key file of a game admin, to read the world's step times with the stats command")
-	fs.DurationVar(&cfg.StatsEvery, "stats-every", 20*time.Second, "how often -admin-key reads the stats in the window")
-	fs.BoolVar(&asJSON, "json", false, "print the report as JSON")
-	fs.BoolVar(&quiet, "quiet", false, "no progress lines on stderr")
-	var cpuProfile string
-	fs.StringVar(&cpuProfile, "cpuprofile", "", "write the load tool's own CPU profile to this file (where the tool's share of the box goes)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "orthanc-load: unexpected argument %q\n", fs.Arg(0))
+	cfg, opts, err := parseFlags(args, stderr)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		return 0
+	case err != nil:
 		return 2
 	}
 	if cfg.Mode == ModeHandshake {
-		hc := HandshakeConfig{Addr: cfg.Addr, N: cfg.N, Concurrency: concurrency, Timeout: cfg.WalkTimeout, ServerPID: cfg.ServerPID}
-		if !quiet {
+		hc := HandshakeConfig{Addr: cfg.Addr, N: cfg.N, Concurrency: opts.concurrency, Timeout: cfg.WalkTimeout, ServerPID: cfg.ServerPID}
+		if !opts.quiet {
 			hc.Progress = stderr
 		}
-		return runHandshakeMode(ctx, hc, asJSON, stdout, stderr)
+		return runHandshakeMode(ctx, hc, opts.asJSON, stdout, stderr)
 	}
-	if cfg.Active < 0 {
-		cfg.Active = cfg.N
+	if err := opts.configure(&cfg, stderr); err != nil {
+		fmt.Fprintln(stderr, "orthanc-load:", err)
+		return 2
 	}
-	if keysFile != "" {
-		ks, err := readKeysFile(keysFile)
-		if err != nil {
-			fmt.Fprintln(stderr, "orthanc-load:", err)
-			return 2
-		}
-		cfg.Keys = ks
-	}
-	if adminKey != "" {
-		k, err := loadAdminKey(adminKey)
-		if err != nil {
-			fmt.Fprintln(stderr, "orthanc-load:", err)
-			return 2
-		}
-		cfg.AdminKey = k
-	}
-	if !quiet {
-		cfg.Progress = stderr
-	}
-	if cpuProfile != "" {
-		f, err := os.Create(cpuProfile)
-		if err == nil {
-			err = pprof.StartCPUProfile(f)
-		}
+	if opts.cpuProfile != "" {
+		stop, err := startCPUProfile(opts.cpuProfile)
 		if err != nil {
 			fmt.Fprintln(stderr, "orthanc-load: -cpuprofile:", err)
 			return 2
 		}
-		defer func() {
-			pprof.StopCPUProfile()
-			_ = f.Close()
-		}()
+		defer stop()
 	}
 	rep, err := Run(ctx, cfg)
 	if rep == nil {
@@ -225,14 +171,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintln(stderr, "orthanc-load: stopped early:", err)
 	}
-	if asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
-			fmt.Fprintln(stderr, "orthanc-load:", err)
-			return 1
-		}
-	} else if err := rep.writeText(stdout); err != nil {
+	if err := writeReport(stdout, rep, opts.asJSON); err != nil {
 		fmt.Fprintln(stderr, "orthanc-load:", err)
 		return 1
 	}
@@ -240,4 +179,103 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// options are the flags that are not a Config's, or not yet.
+type options struct {
+	asJSON, quiet bool
+	concurrency   int // handshake mode's
+	adminKey      string
+	keysFile      string
+	cpuProfile    string
+}
+
+// parseFlags reads the command line; flag.ErrHelp for -help, another error (already
+// printed on stderr) for bad flags.
+func parseFlags(args []string, stderr io.Writer) (Config, options, error) {
+	fs := flag.NewFlagSet("orthanc-load", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var cfg Config
+	var o options
+	fs.StringVar(&cfg.Addr, "addr", "127.0.0.1:2222", "server address")
+	fs.IntVar(&cfg.N, "n", 10, "sessions to open")
+	fs.IntVar(&cfg.Active, "active", -1, "how many of the sessions send keys (-1: all); the rest stay idle")
+	fs.IntVar(&cfg.Stalled, "stalled", 0, "how many idle sessions stop reading their output once in the dungeon, like hung clients")
+	fs.Float64Var(&cfg.Rate, "rate", 2, "keys a second per active session")
+	fs.DurationVar(&cfg.Duration, "duration", 30*time.Second, "measured window, after every session has arrived")
+	fs.DurationVar(&cfg.Ramp, "ramp", 10*time.Second, "time over which the connections start, evenly spread")
+	fs.DurationVar(&cfg.WalkTimeout, "walk-timeout", 30*time.Second, "longest a session may take from dial to the dungeon")
+	fs.StringVar(&cfg.Mode, "mode", ModeGame, "game: walk the start screens; bare: the bare reference (first frame is arrival); handshake: log in and close, -n times")
+	fs.IntVar(&o.concurrency, "concurrency", 50, "handshake mode: connections in the handshake at once")
+	fs.Uint64Var(&cfg.Seed, "seed", 1, "seed of the keys the sessions choose")
+	fs.StringVar(&o.keysFile, "keys", "", "keys file of returning players (orthanc-load seed writes DIR/load-keys): session i plays line i's knight")
+	fs.StringVar(&cfg.Scenario, "scenario", ScenarioWalk, "how active sessions walk (game mode): walk, at random; rooms, towards doors and through them into the rooms' fights")
+	fs.IntVar(&cfg.ServerPID, "pid", 0, "server process id, to read its CPU and RSS from /proc (Linux)")
+	fs.DurationVar(&cfg.RestartAfter, "restart-after", 0, "this long into the window, restart the server (-pid) with its own command line; every session comes back")
+	fs.StringVar(&o.adminKey, "admin-key", "", "private key file of a game admin, to read the world's step times with the stats command")
+	fs.DurationVar(&cfg.StatsEvery, "stats-every", 20*time.Second, "how often -admin-key reads the stats in the window")
+	fs.BoolVar(&o.asJSON, "json", false, "print the report as JSON")
+	fs.BoolVar(&o.quiet, "quiet", false, "no progress lines on stderr")
+	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write the load tool's own CPU profile to this file (where the tool's share of the box goes)")
+	if err := fs.Parse(args); err != nil {
+		return cfg, o, err
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "orthanc-load: unexpected argument %q\n", fs.Arg(0))
+		return cfg, o, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	return cfg, o, nil
+}
+
+// configure completes cfg from the flags for a load run: every session active for
+// -active -1, the keys file's keys, the admin key, and progress lines on stderr unless
+// -quiet.
+func (o options) configure(cfg *Config, stderr io.Writer) error {
+	if cfg.Active < 0 {
+		cfg.Active = cfg.N
+	}
+	if o.keysFile != "" {
+		ks, err := readKeysFile(o.keysFile)
+		if err != nil {
+			return err
+		}
+		cfg.Keys = ks
+	}
+	if o.adminKey != "" {
+		k, err := loadAdminKey(o.adminKey)
+		if err != nil {
+			return err
+		}
+		cfg.AdminKey = k
+	}
+	if !o.quiet {
+		cfg.Progress = stderr
+	}
+	return nil
+}
+
+// startCPUProfile writes the tool's CPU profile to path until stop is called.
+func startCPUProfile(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		_ = f.Close()
+		return nil, err
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		_ = f.Close()
+	}, nil
+}
+
+// writeReport prints rep as indented JSON, or as text for a person.
+func writeReport(w io.Writer, rep interface{ writeText(io.Writer) error }, asJSON bool) error {
+	if asJSON {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	return rep.writeText(w)
 }

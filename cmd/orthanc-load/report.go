@@ -311,3 +311,74 @@ func (e *errorCounts) add(kind string, err error) {
 		e.examples[kind] = err.Error()
 	}
 }
+
+// tally gathers the established sessions' results into a report.
+type tally struct {
+	first, arrival, latency  []time.Duration
+	bytesActive, bytesIdle   []float64 // bytes a second
+	burstsActive, burstsIdle []float64 // output bursts a second
+	fightRates               []float64 // battles started a minute
+}
+
+// add counts the result r of an established session, active or idle, into rep and t:
+// secs is the window's length and bytes what the session read in it.
+func (t *tally) add(rep *Report, r result, active bool, secs float64, bytes int64) {
+	rep.Established++
+	if r.dropped {
+		rep.Dropped++
+	}
+	t.first = append(t.first, r.firstFrame)
+	t.arrival = append(t.arrival, r.arrival)
+	t.latency = append(t.latency, r.latencies...)
+	rep.Keys.Sent += r.sent
+	rep.Keys.Answered += len(r.latencies)
+	rep.Keys.Unanswered += r.unanswered
+	rep.Keys.Recoveries += r.recoveries
+	rep.Keys.Overlapped += r.overlapped
+	if f := rep.Fights; f != nil && r.reads {
+		f.add(r.fights)
+		if secs > 0 {
+			t.fightRates = append(t.fightRates, float64(r.fights.started)/secs*60)
+		}
+	}
+	if secs <= 0 {
+		return
+	}
+	bps, bursts := float64(bytes)/secs, float64(r.bursts)/secs
+	if active {
+		t.bytesActive, t.burstsActive = append(t.bytesActive, bps), append(t.burstsActive, bursts)
+	} else {
+		t.bytesIdle, t.burstsIdle = append(t.bytesIdle, bps), append(t.burstsIdle, bursts)
+	}
+}
+
+// summarise puts the percentiles and rates of what t gathered into rep; secs is the
+// window's length.
+func (t *tally) summarise(rep *Report, secs float64) {
+	rep.FirstFrame, rep.Arrival, rep.Latency = percentiles(t.first), percentiles(t.arrival), percentiles(t.latency)
+	rep.BytesActive, rep.BytesIdle = rates(t.bytesActive), rates(t.bytesIdle)
+	rep.BurstsActive, rep.BurstsIdle = rates(t.burstsActive), rates(t.burstsIdle)
+	if f := rep.Fights; f != nil && secs > 0 {
+		f.PerMinute = round3(float64(f.Started) / secs * 60)
+		f.PerSession = rates(t.fightRates)
+	}
+}
+
+// add counts the battles one session's screen showed.
+func (f *Fights) add(n fightCounts) {
+	f.Sessions++
+	f.Started += n.started
+	f.Won += n.won
+	f.Lost += n.lost
+	f.Other += n.other
+	f.Deaths += n.deaths
+}
+
+// add counts a returning knight that arrived on level depth; its line of the keys file
+// put it on stored.
+func (rt *Returning) add(depth, stored int) {
+	rt.Depths[depth]++
+	if depth == stored {
+		rt.OnStoredLevel++
+	}
+}

@@ -239,8 +239,19 @@ func (r *restarter) run(ctx, keysCtx context.Context, sessions []*session, playi
 	r.mu.Lock()
 	r.report = rep
 	r.mu.Unlock()
-	var going []*session
-	var depths []int // the level each was on as the server went down, as far as it can tell
+	going, depths := markGoing(sessions)
+	rep.Sessions = len(going)
+	started, ok := r.restartServer(ctx, rep, going)
+	if !ok {
+		return
+	}
+	backAt := r.bringAllBack(ctx, keysCtx, going, started, playing)
+	r.summarise(rep, going, depths, backAt, started)
+}
+
+// markGoing tells the sessions in the dungeon that the server is going, and returns
+// them with the level each was on, as far as it can tell.
+func markGoing(sessions []*session) (going []*session, depths []int) {
 	for _, s := range sessions {
 		s.mu.Lock()
 		if s.arrival > 0 && s.readErr == nil && !s.closing {
@@ -256,7 +267,12 @@ func (r *restarter) run(ctx, keysCtx context.Context, sessions []*session, playi
 		}
 		s.mu.Unlock()
 	}
-	rep.Sessions = len(going)
+	return going, depths
+}
+
+// restartServer sends SIGTERM to the server, waits for it to exit and starts it again;
+// it returns when the new one started, or false when the restart failed (recorded).
+func (r *restarter) restartServer(ctx context.Context, rep *Restart, going []*session) (started time.Time, ok bool) {
 	sent := time.Now()
 	rep.AtSeconds = round3(sent.Sub(time.Unix(0, r.win.start.Load())).Seconds())
 	if err := syscall.Kill(r.cfg.ServerPID, syscall.SIGTERM); err != nil {
@@ -266,25 +282,31 @@ func (r *restarter) run(ctx, keysCtx context.Context, sessions []*session, playi
 			s.serverGoing = false
 			s.mu.Unlock()
 		}
-		return
+		return time.Time{}, false
 	}
 	if err := waitExit(ctx, r.cfg.ServerPID, exitWait); err != nil {
 		r.record(fail("restart", err))
-		return
+		return time.Time{}, false
 	}
 	rep.ExitMs = millis(time.Since(sent))
 	cmd, err := r.command.start()
 	if err != nil {
 		r.record(fail("restart", err))
-		return
+		return time.Time{}, false
 	}
-	started := time.Now()
+	started = time.Now()
 	base, _ := readProc(strconv.Itoa(cmd.Process.Pid))
 	r.mu.Lock()
 	r.server, r.base = cmd, base
 	r.mu.Unlock()
 	rep.NewPID = cmd.Process.Pid
+	return started, true
+}
 
+// bringAllBack brings every session of going back at once, each within -walk-timeout of
+// the new server's start, and waits for them; an active one that came back plays until
+// keysCtx ends. It returns each one's time from the start to being back in the dungeon.
+func (r *restarter) bringAllBack(ctx, keysCtx context.Context, going []*session, started time.Time, playing *sync.WaitGroup) []time.Duration {
 	deadline := started.Add(r.cfg.WalkTimeout)
 	var wg sync.WaitGroup
 	backAt := make([]time.Duration, len(going))
@@ -304,18 +326,27 @@ func (r *restarter) run(ctx, keysCtx context.Context, sessions []*session, playi
 			r.mu.Unlock()
 			if s.active {
 				playing.Add(1)
-				go func() {
-					defer playing.Done()
-					rng := rand.New(rand.NewPCG(r.cfg.Seed, uint64(s.id)|1<<32))
-					if err := s.play(keysCtx, r.cfg.Rate, rng); err != nil {
-						r.record(err)
-					}
-				}()
+				go r.play(keysCtx, s, playing)
 			}
 		}()
 	}
 	wg.Wait()
+	return backAt
+}
 
+// play sends the keys of a session that came back until keysCtx ends.
+func (r *restarter) play(keysCtx context.Context, s *session, playing *sync.WaitGroup) {
+	defer playing.Done()
+	rng := rand.New(rand.NewPCG(r.cfg.Seed, uint64(s.id)|1<<32))
+	if err := s.play(keysCtx, r.cfg.Rate, rng); err != nil {
+		r.record(err)
+	}
+}
+
+// summarise fills in rep once every session of going came back or gave up: how many
+// did, on the level they had been on (depths), how long it took them (backAt, from the
+// new server's start), and the reconnect storm's handshakes.
+func (r *restarter) summarise(rep *Restart, going []*session, depths []int, backAt []time.Duration, started time.Time) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.doneAt = time.Now()
@@ -335,18 +366,25 @@ func (r *restarter) run(ctx, keysCtx context.Context, sessions []*session, playi
 	rep.BackTime = percentiles(times)
 	rep.AllBackMs = rep.BackTime.Max
 	rep.Retries = r.retries
-	slices.SortFunc(r.shakes, func(a, b time.Time) int { return a.Compare(b) })
-	rep.Handshakes = len(r.shakes)
-	if len(r.shakes) > 0 {
-		rep.FirstHandshakeMs = millis(r.shakes[0].Sub(started))
+	rep.countHandshakes(r.shakes, started)
+}
+
+// countHandshakes counts the handshakes that finished at shakes (sorted in place) after
+// the new server started at started: the first one's time, their rate, and the most in
+// any one second.
+func (rep *Restart) countHandshakes(shakes []time.Time, started time.Time) {
+	slices.SortFunc(shakes, func(a, b time.Time) int { return a.Compare(b) })
+	rep.Handshakes = len(shakes)
+	if len(shakes) > 0 {
+		rep.FirstHandshakeMs = millis(shakes[0].Sub(started))
 	}
-	if n := len(r.shakes); n > 1 {
-		if secs := r.shakes[n-1].Sub(r.shakes[0]).Seconds(); secs > 0 {
+	if n := len(shakes); n > 1 {
+		if secs := shakes[n-1].Sub(shakes[0]).Seconds(); secs > 0 {
 			rep.HandshakesPerSecond = round3(float64(n-1) / secs)
 		}
 	}
-	for i, j := 0, 0; j < len(r.shakes); j++ { // the most in any one second
-		for r.shakes[j].Sub(r.shakes[i]) >= time.Second {
+	for i, j := 0, 0; j < len(shakes); j++ { // the most in any one second
+		for shakes[j].Sub(shakes[i]) >= time.Second {
 			i++
 		}
 		rep.PeakHandshakesPerSecond = max(rep.PeakHandshakesPerSecond, j-i+1)

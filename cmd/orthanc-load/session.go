@@ -383,59 +383,10 @@ func (s *session) press(rng *rand.Rand) error {
 		return nil
 	}
 	now := time.Now()
-	var key string
-	measured := true
-	var scr string // the screen, read once a key by the sessions that keep one
-	if s.walk != nil {
-		scr = s.walk.screen()
-		s.fight.watch(scr, s.win.in(now))
-	}
-	switch {
-	case len(s.pending) > 0 && now.Sub(s.pending[0].at) > stuckAfter:
-		for _, p := range s.pending {
-			if p.measured {
-				s.unanswered++
-			}
-		}
-		s.pending = s.pending[:0]
-		s.recoveries++
-		key, measured, s.back = s.recoveryKey(), false, false
-	case s.back:
-		key, s.back = keyBack, false
-	case startKey(scr, s.walk) != "":
-		key = startKey(scr, s.walk)
-	case strings.Contains(scr, yourMoveText):
-		key = keyFight
-	case waitingInBattle(scr):
+	key, measured := s.nextKey(now, rng)
+	if key == "" {
 		s.mu.Unlock()
 		return nil // a player waits for its move
-	default:
-		switch r := rng.Float64(); {
-		case r < pMap:
-			key, s.back = "m", true
-		case r < pMap+pHelp:
-			key, s.back = "?", true
-		case s.walk != nil && r < pMap+pHelp+pChat:
-			// Enter opens the chat line and Enter sends it; written at once, as a quick
-			// typist's keys arrive, and answered by the line in the message area.
-			key = keyEnter + chatText + keyEnter
-		case s.seekDoors && s.walk != nil && len(s.pending) == 0 && s.doors.next(s.walk, scr, rng):
-			// -scenario rooms: towards a door the screen shows, and through it (steer.go);
-			// where it shows none, or the last key changed nothing, the knight walks as
-			// the others do.
-			key = s.doors.key
-		default:
-			switch {
-			case s.blocked() || len(s.pending) > 0:
-				// A wall or a door is in the way, or the last key changed nothing on
-				// the screen (the third bump into the same wall leaves the message
-				// lines as they were): a player would turn, so turn.
-				s.dir = (s.dir + 1 + rng.IntN(len(arrows)-1)) % len(arrows)
-			case rng.Float64() < pTurn:
-				s.dir = rng.IntN(len(arrows))
-			}
-			key = arrows[s.dir]
-		}
 	}
 	if measured && len(s.pending) > 0 && s.win.in(now) {
 		s.overlapped++
@@ -451,6 +402,84 @@ func (s *session) press(rng *rand.Rand) error {
 		return fmt.Errorf("write key: %w", err)
 	}
 	return nil
+}
+
+// nextKey is the key to press at now, and whether it is measured (a recovery key is
+// not); "" when the knight waits in a battle. s.mu is held.
+func (s *session) nextKey(now time.Time, rng *rand.Rand) (key string, measured bool) {
+	var scr string // the screen, read once a key by the sessions that keep one
+	if s.walk != nil {
+		scr = s.walk.screen()
+		s.fight.watch(scr, s.win.in(now))
+	}
+	if len(s.pending) > 0 && now.Sub(s.pending[0].at) > stuckAfter {
+		return s.recover(), false
+	}
+	if s.back {
+		s.back = false
+		return keyBack, true
+	}
+	switch start := startKey(scr, s.walk); {
+	case start != "":
+		return start, true
+	case strings.Contains(scr, yourMoveText):
+		return keyFight, true
+	case waitingInBattle(scr):
+		return "", false
+	}
+	return s.playKey(scr, rng), true
+}
+
+// recover gives up the keys waiting for an answer, counting the measured ones as
+// unanswered, and is the recovery key; s.mu is held.
+func (s *session) recover() string {
+	for _, p := range s.pending {
+		if p.measured {
+			s.unanswered++
+		}
+	}
+	s.pending = s.pending[:0]
+	s.recoveries++
+	s.back = false
+	return s.recoveryKey()
+}
+
+// playKey is a key of play on the screen scr: mostly an arrow, sometimes the map or the
+// help page (the next key then goes back), in game mode now and then a line in the chat,
+// and for a door seeker the way to a door; s.mu is held.
+func (s *session) playKey(scr string, rng *rand.Rand) string {
+	switch r := rng.Float64(); {
+	case r < pMap:
+		s.back = true
+		return "m"
+	case r < pMap+pHelp:
+		s.back = true
+		return "?"
+	case s.walk != nil && r < pMap+pHelp+pChat:
+		// Enter opens the chat line and Enter sends it; written at once, as a quick
+		// typist's keys arrive, and answered by the line in the message area.
+		return keyEnter + chatText + keyEnter
+	case s.seekDoors && s.walk != nil && len(s.pending) == 0 && s.doors.next(s.walk, scr, rng):
+		// -scenario rooms: towards a door the screen shows, and through it (steer.go);
+		// where it shows none, or the last key changed nothing, the knight walks as
+		// the others do.
+		return s.doors.key
+	}
+	return s.walkKey(rng)
+}
+
+// walkKey is an arrow: on the way the knight walks, or turning; s.mu is held.
+func (s *session) walkKey(rng *rand.Rand) string {
+	switch {
+	case s.blocked() || len(s.pending) > 0:
+		// A wall or a door is in the way, or the last key changed nothing on the
+		// screen (the third bump into the same wall leaves the message lines as they
+		// were): a player would turn, so turn.
+		s.dir = (s.dir + 1 + rng.IntN(len(arrows)-1)) % len(arrows)
+	case rng.Float64() < pTurn:
+		s.dir = rng.IntN(len(arrows))
+	}
+	return arrows[s.dir]
 }
 
 // startKey is the key that takes a knight that died (or retired) back into the dungeon
@@ -547,11 +576,7 @@ func (r *result) add(b result) {
 	r.recoveries += b.recoveries
 	r.overlapped += b.overlapped
 	r.bursts += b.bursts
-	r.fights.started += b.fights.started
-	r.fights.won += b.fights.won
-	r.fights.lost += b.fights.lost
-	r.fights.other += b.fights.other
-	r.fights.deaths += b.fights.deaths
+	r.fights.add(b.fights)
 }
 
 // result collects the session's measurements; keys still waiting are unanswered.

@@ -98,17 +98,7 @@ func (s *textScreen) Write(b []byte) (int, error) {
 		b = append(s.tail, b...)
 		s.tail = nil
 	}
-	// A character cut by the read waits for its end: the grapheme before it would
-	// otherwise take its first bytes.
-	for i := len(b) - 1; i >= max(0, len(b)-utf8.UTFMax+1); i-- {
-		if utf8.RuneStart(b[i]) {
-			if b[i] >= 0xc0 && !utf8.FullRune(b[i:]) {
-				s.tail = append([]byte(nil), b[i:]...)
-				b = b[:i]
-			}
-			break
-		}
-	}
+	b = s.holdCutCharacter(b)
 	for len(b) > 0 {
 		// ASCII goes straight in, unless a mark that joins it follows.
 		if c := b[0]; c >= ' ' && c < 0x7f && (len(b) == 1 || b[1] < 0x80) {
@@ -133,9 +123,7 @@ func (s *textScreen) Write(b []byte) (int, error) {
 		case width > 0:
 			s.put(s.glyphFor(seq), width)
 		case seq[0] >= 0xc0 && utf8.Valid(seq) && s.last >= 0:
-			// A mark with no width, its character before the read ended: it joins it.
-			s.cells[s.last] = s.glyphFor(append([]byte(s.text(s.cells[s.last])), seq...))
-			s.stale[s.last/s.w] = true
+			s.join(seq) // a mark with no width, its character before the read ended
 		case len(seq) == 1:
 			s.control(seq[0])
 		case seq[0] == ansi.CSI || len(seq) > 1 && seq[0] == ansi.ESC && seq[1] == '[':
@@ -145,6 +133,28 @@ func (s *textScreen) Write(b []byte) (int, error) {
 		}
 	}
 	return n, nil
+}
+
+// holdCutCharacter keeps a character cut by the read, at the end of b, for the next
+// write, and returns b without it: the grapheme before it would otherwise take its
+// first bytes.
+func (s *textScreen) holdCutCharacter(b []byte) []byte {
+	for i := len(b) - 1; i >= max(0, len(b)-utf8.UTFMax+1); i-- {
+		if utf8.RuneStart(b[i]) {
+			if b[i] >= 0xc0 && !utf8.FullRune(b[i:]) {
+				s.tail = append([]byte(nil), b[i:]...)
+				return b[:i]
+			}
+			break
+		}
+	}
+	return b
+}
+
+// join joins the mark seq, which has no width, to the character last written.
+func (s *textScreen) join(seq []byte) {
+	s.cells[s.last] = s.glyphFor(append([]byte(s.text(s.cells[s.last])), seq...))
+	s.stale[s.last/s.w] = true
 }
 
 // keep holds an unfinished sequence for the next write, before the cut character
@@ -303,6 +313,47 @@ func (s *textScreen) esc(c byte) {
 // csiParams is how many of a control sequence's parameters csi reads.
 const csiParams = 4
 
+// csiArgs are a control sequence's parameters: decimal numbers split by ';' (or ':'),
+// -1 where one is left out. Only the first csiParams are kept.
+type csiArgs struct {
+	p [csiParams]int
+	n int // how many the sequence has, kept or not
+}
+
+// parse reads the parameters at the start of seq and returns the rest of it.
+func (a *csiArgs) parse(seq []byte) []byte {
+	cur, has := 0, false
+	for ; len(seq) > 0 && (seq[0] >= '0' && seq[0] <= '9' || seq[0] == ';' || seq[0] == ':'); seq = seq[1:] {
+		if c := seq[0]; c >= '0' && c <= '9' {
+			cur, has = min(cur*10+int(c-'0'), 1<<16), true
+			continue
+		}
+		a.end(cur, has)
+		cur, has = 0, false
+	}
+	a.end(cur, has)
+	return seq
+}
+
+// end ends a parameter: cur, or left out when it has no digit.
+func (a *csiArgs) end(cur int, has bool) {
+	if a.n < csiParams {
+		a.p[a.n] = cur
+		if !has {
+			a.p[a.n] = -1
+		}
+	}
+	a.n++
+}
+
+// get is parameter i, or def when it is left out or not kept.
+func (a *csiArgs) get(i, def int) int {
+	if i >= min(a.n, csiParams) || a.p[i] < 0 {
+		return def
+	}
+	return a.p[i]
+}
+
 // csi applies a control sequence (CSI): seq is the whole of it.
 func (s *textScreen) csi(seq []byte) {
 	if seq[0] == ansi.ESC {
@@ -314,62 +365,35 @@ func (s *textScreen) csi(seq []byte) {
 	if len(seq) > 0 && seq[0] >= '<' && seq[0] <= '?' {
 		prefix, seq = seq[0], seq[1:]
 	}
-	// The parameters: decimal numbers split by ';', -1 where one is left out.
-	var p [csiParams]int
-	np := 0
-	cur, has := 0, false
-	for len(seq) > 0 && (seq[0] >= '0' && seq[0] <= '9' || seq[0] == ';' || seq[0] == ':') {
-		switch c := seq[0]; {
-		case c >= '0' && c <= '9':
-			cur, has = min(cur*10+int(c-'0'), 1<<16), true
-		default:
-			if np < csiParams {
-				p[np] = cur
-				if !has {
-					p[np] = -1
-				}
-			}
-			np++
-			cur, has = 0, false
-		}
-		seq = seq[1:]
+	var args csiArgs
+	seq = args.parse(seq)
+	switch {
+	case len(seq) != 1: // intermediates, or no final byte: nothing the game sends
+	case prefix == 0:
+		s.command(seq[0], &args)
+	case prefix == '?' && (seq[0] == 'h' || seq[0] == 'l'):
+		s.setModes(seq[0] == 'h', &args)
 	}
-	if np < csiParams {
-		p[np] = cur
-		if !has {
-			p[np] = -1
+}
+
+// setModes sets (DECSET, on) or resets (DECRST) the private modes args names; of them
+// the screen keeps only the alternate screen's.
+func (s *textScreen) setModes(on bool, args *csiArgs) {
+	for i := range min(args.n, csiParams) {
+		switch m := args.get(i, 0); m {
+		case 1049, 1047:
+			s.altScreen(on, m == 1049)
 		}
 	}
-	np++
-	if len(seq) != 1 {
-		return // intermediates, or no final byte: nothing the game sends
-	}
-	final := seq[0]
-	param := func(i, def int) int {
-		if i >= min(np, csiParams) || p[i] < 0 {
-			return def
-		}
-		return p[i]
-	}
-	switch prefix {
-	case 0:
-	case '?':
-		if final == 'h' || final == 'l' {
-			for i := range min(np, csiParams) {
-				switch m := param(i, 0); m {
-				case 1049, 1047:
-					s.altScreen(final == 'h', m == 1049)
-				}
-			}
-		}
-		return
-	default:
-		return
-	}
-	n := max(param(0, 1), 1)
+}
+
+// command applies a control sequence without a prefix, final its final byte: a cursor
+// move or an erase.
+func (s *textScreen) command(final byte, args *csiArgs) {
+	n := max(args.get(0, 1), 1)
 	switch final {
 	case 'H', 'f':
-		s.moveTo(max(param(1, 1), 1)-1, n-1)
+		s.moveTo(max(args.get(1, 1), 1)-1, n-1)
 	case 'A':
 		s.moveTo(s.x, s.y-n)
 	case 'B', 'e':
@@ -386,25 +410,37 @@ func (s *textScreen) csi(seq []byte) {
 		i := s.y*s.w + s.x
 		s.clear(i, min(i+n, (s.y+1)*s.w))
 	case 'K':
-		row := s.y * s.w
-		switch param(0, 0) {
-		case 0:
-			s.clear(row+s.x, row+s.w)
-		case 1:
-			s.clear(row, row+s.x+1)
-		case 2:
-			s.clear(row, row+s.w)
-		}
+		s.eraseLine(args.get(0, 0))
 	case 'J':
-		at := s.y*s.w + s.x
-		switch param(0, 0) {
-		case 0:
-			s.clear(at, len(s.cells))
-		case 1:
-			s.clear(0, at+1)
-		case 2, 3:
-			s.clear(0, len(s.cells))
-		}
+		s.eraseDisplay(args.get(0, 0))
+	}
+}
+
+// eraseLine erases in the cursor's line (EL): from the cursor to the end (0), from the
+// start to the cursor (1), or all of it (2).
+func (s *textScreen) eraseLine(how int) {
+	row := s.y * s.w
+	switch how {
+	case 0:
+		s.clear(row+s.x, row+s.w)
+	case 1:
+		s.clear(row, row+s.x+1)
+	case 2:
+		s.clear(row, row+s.w)
+	}
+}
+
+// eraseDisplay erases in the screen (ED): from the cursor to the end (0), from the start
+// to the cursor (1), or all of it (2, 3).
+func (s *textScreen) eraseDisplay(how int) {
+	at := s.y*s.w + s.x
+	switch how {
+	case 0:
+		s.clear(at, len(s.cells))
+	case 1:
+		s.clear(0, at+1)
+	case 2, 3:
+		s.clear(0, len(s.cells))
 	}
 }
 
