@@ -371,7 +371,10 @@ func (s *server) cmdKeys(c *call) int {
 			s.log.Error("keys add", "fingerprint", c.fp, "err", err)
 			return c.fail("your knight could not be read just now; try again later")
 		}
-		code := s.codes.add(codeEntry{kind: codeLink, knight: c.knight})
+		code, err := s.codes.add(codeEntry{kind: codeLink, knight: c.knight, addr: c.addr})
+		if err != nil {
+			s.log.Error("keep a link code", "fingerprint", c.fp, "err", err)
+		}
 		c.result = "made a link code"
 		fmt.Fprintf(c.out, "Your code: %s (good once, for %s).\nFrom your other key, run:\n  %s link %s\n",
 			code, codeLifeWords, s.sshCommand(), code)

@@ -87,11 +87,14 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	}
 	intFlag(&c.limits.maxSessions, "max-sessions", "ORTHANC_MAX_SESSIONS", "connections with a session open (a game or a command)")
 	intFlag(&c.limits.maxHandshakes, "max-handshakes", "ORTHANC_MAX_HANDSHAKES", "connections not in a session: in the SSH handshake, logging in, or yet to open one")
+	intFlag(&c.limits.earlyDropAt, "early-drop-at", "ORTHANC_EARLY_DROP_AT", "connections not in a session from which new ones are dropped at random, 30 % at first, rising to all at max-handshakes")
 	intFlag(&c.limits.maxPerIP, "max-per-ip", "ORTHANC_MAX_PER_IP", "connections from one address (an IPv6 /64)")
+	intFlag(&c.limits.maxWaitingPerIP, "max-waiting-per-ip", "ORTHANC_MAX_WAITING_PER_IP", "connections from one address (an IPv6 /64) not in a session: in the handshake, logging in, or yet to open one")
 	intFlag(&c.limits.maxPerKey, "max-per-key", "ORTHANC_MAX_PER_KEY", "sessions of one key, and of one connection")
 	intFlag(&c.limits.maxGuestsPerIP, "max-guests-per-ip", "ORTHANC_MAX_GUESTS_PER_IP", "guest sessions from one address (an IPv6 /64)")
 	intFlag(&c.limits.maxGuests, "max-guests", "ORTHANC_MAX_GUESTS", "guest sessions on the server")
 	durFlag(&c.limits.handshakeTimeout, "handshake-timeout", "ORTHANC_HANDSHAKE_TIMEOUT", "time to finish the SSH handshake")
+	durFlag(&c.limits.bannerTimeout, "banner-timeout", "ORTHANC_BANNER_TIMEOUT", "a connection that sends nothing (an SSH client's version line) for this long is dropped, and its address charged a penalty")
 	durFlag(&c.limits.channelTimeout, "channel-timeout", "ORTHANC_CHANNEL_TIMEOUT", "a connection with no session open for this long (after logging in, or after its last session) is closed")
 	durFlag(&c.limits.idleTimeout, "idle-timeout", "ORTHANC_IDLE_TIMEOUT", "a game session with no keystroke for this long is closed (knight saved)")
 	durFlag(&c.limits.maxLifetime, "max-lifetime", "ORTHANC_MAX_LIFETIME", "longest a connection may last")
@@ -103,7 +106,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
 	}
-	for _, n := range []int{c.limits.maxSessions, c.limits.maxHandshakes, c.limits.maxPerIP, c.limits.maxPerKey, c.limits.maxGuestsPerIP, c.limits.maxGuests} {
+	for _, n := range []int{c.limits.maxSessions, c.limits.maxHandshakes, c.limits.earlyDropAt, c.limits.maxPerIP, c.limits.maxWaitingPerIP, c.limits.maxPerKey, c.limits.maxGuestsPerIP, c.limits.maxGuests} {
 		if n < 1 {
 			return config{}, errors.New("session limits must be at least 1")
 		}
@@ -111,7 +114,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	if c.chatHistory < 0 {
 		return config{}, errors.New("chat-history must be a duration of 0 or more, such as 24h")
 	}
-	for _, d := range []time.Duration{c.battleGrace, c.limits.handshakeTimeout, c.limits.channelTimeout, c.limits.idleTimeout, c.limits.maxLifetime, c.limits.stallTimeout} {
+	for _, d := range []time.Duration{c.battleGrace, c.limits.handshakeTimeout, c.limits.bannerTimeout, c.limits.channelTimeout, c.limits.idleTimeout, c.limits.maxLifetime, c.limits.stallTimeout} {
 		if d <= 0 {
 			return config{}, errors.New("timeouts must be positive durations such as 30s")
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -33,16 +34,21 @@ const (
 	codeLifeWords = "10 minutes"
 )
 
-// Bounds of the codes kept in memory:
+// Bounds of the codes (issue 30: 1010 keys add in 56 s evicted a guest's claim code,
+// and that guest's knight was lost):
 //
-//	constant        value  effect
-//	maxCodes        1000   codes waiting at once; past it the oldest goes (a guest's unclaimed knight with it)
-//	maxCodeTries    5      wrong codes a key or an address may give in codeLife; then it is told to wait
-//	maxTriers       10000  keys and addresses whose wrong codes are counted; past it the counts start again
+//	constant         value  effect
+//	maxCodes         1000   codes of one kind waiting at once; past it the oldest of that kind goes, so link codes never evict a guest's claim
+//	maxCodesPerAddr  3      codes made from one address (an IPv6 /64) waiting at once; past it that address's oldest goes
+//	maxCodeTries     5      wrong codes a key or an address may give in codeLife; then it is told to wait
+//	maxTriers        10000  keys and addresses whose wrong codes are counted; past it the counts start again
+//
+// A knight has at most one link code waiting: a new keys add replaces it.
 const (
-	maxCodes     = 1000
-	maxCodeTries = 5
-	maxTriers    = 10000
+	maxCodes        = 1000
+	maxCodesPerAddr = 3
+	maxCodeTries    = 5
+	maxTriers       = 10000
 )
 
 // ident is who one session is: its key's fingerprint (empty for a guest) and the
@@ -149,20 +155,29 @@ type codeEntry struct {
 	kind    codeKind
 	knight  string            // codeLink: the knight the code gives
 	rec     *world.Adventurer // codeClaim: the guest's knight as it left
+	addr    string            // the address (addrKey) it was made from; empty in the console
 	expires time.Time
 	made    uint64 // order of making, to drop the oldest
 }
 
-// codeBook keeps the one-time codes of keys add and of guests' claims, in memory only:
-// a code is good once, for codeLife, and a restart forgets them all (a guest's knight
-// was never saved anyway). Wrong codes are counted per key and per address, so a code
-// cannot be guessed. It is safe for concurrent use.
+// codeKeeper keeps the codes across a restart: the store.
+type codeKeeper interface {
+	PutCode(store.Code) error
+	DeleteCode(code string) error
+}
+
+// codeBook keeps the one-time codes of keys add and of guests' claims: a code is good
+// once, for codeLife; each is written to keep too, so a restart keeps it for its time.
+// Wrong codes are counted per key and per address, so a code cannot be guessed. It is
+// safe for concurrent use.
 type codeBook struct {
 	mu    sync.Mutex
 	codes map[string]codeEntry
 	tries map[string]codeTries // by fingerprint or address
 	made  uint64
 	now   func() time.Time // time.Now; a test moves it on
+	keep  codeKeeper       // nil keeps them in memory only
+	errs  []error          // what keep failed at since the last add, for its caller to log
 
 	pruned time.Time // when prune last ran: it runs at most once a second
 }
@@ -197,24 +212,25 @@ func (cb *codeBook) clock() time.Time {
 	return time.Now()
 }
 
-// add keeps e under a new code and returns the code.
-func (cb *codeBook) add(e codeEntry) string {
+// add keeps e under a new code and returns the code. A knight's waiting link code is
+// replaced; past maxCodesPerAddr of e's address, or maxCodes of e's kind, the oldest
+// such goes. The error is keep's, for any code it wrote or deleted: the code works
+// all the same until a restart.
+func (cb *codeBook) add(e codeEntry) (string, error) {
 	cb.mu.Lock()
 	defer cb.mu.Unlock()
 	now := cb.clock()
-	if cb.codes == nil {
-		cb.codes, cb.tries = map[string]codeEntry{}, map[string]codeTries{}
-	}
+	cb.init()
 	cb.prune(now)
-	if len(cb.codes) >= maxCodes {
-		oldest, first := "", uint64(0)
-		for c, e := range cb.codes {
-			if oldest == "" || e.made < first {
-				oldest, first = c, e.made
-			}
+	for c, old := range cb.codes {
+		if e.kind == codeLink && old.kind == codeLink && old.knight == e.knight {
+			cb.drop(c)
 		}
-		delete(cb.codes, oldest)
 	}
+	if e.addr != "" {
+		cb.dropOldest(maxCodesPerAddr, func(x codeEntry) bool { return x.addr == e.addr })
+	}
+	cb.dropOldest(maxCodes, func(x codeEntry) bool { return x.kind == e.kind })
 	cb.made++
 	e.made, e.expires = cb.made, now.Add(codeLife)
 	code := newCode()
@@ -222,7 +238,80 @@ func (cb *codeBook) add(e codeEntry) string {
 		code = newCode()
 	}
 	cb.codes[code] = e
-	return code
+	cb.write(code, e)
+	err := errors.Join(cb.errs...)
+	cb.errs = nil
+	return code, err
+}
+
+func (cb *codeBook) init() {
+	if cb.codes == nil {
+		cb.codes, cb.tries = map[string]codeEntry{}, map[string]codeTries{}
+	}
+}
+
+// dropOldest drops the oldest codes that match until fewer than limit do; the caller
+// holds mu.
+func (cb *codeBook) dropOldest(limit int, match func(codeEntry) bool) {
+	for {
+		n, oldest, first := 0, "", uint64(0)
+		for c, e := range cb.codes {
+			if match(e) {
+				n++
+				if oldest == "" || e.made < first {
+					oldest, first = c, e.made
+				}
+			}
+		}
+		if n < limit {
+			return
+		}
+		cb.drop(oldest)
+	}
+}
+
+// drop forgets code, in keep too; the caller holds mu.
+func (cb *codeBook) drop(code string) {
+	delete(cb.codes, code)
+	if cb.keep != nil {
+		if err := cb.keep.DeleteCode(code); err != nil {
+			cb.errs = append(cb.errs, err)
+		}
+	}
+}
+
+// write keeps e under code in keep; the caller holds mu.
+func (cb *codeBook) write(code string, e codeEntry) {
+	if cb.keep == nil {
+		return
+	}
+	c := store.Code{Code: code, Kind: "link", Knight: e.knight, Addr: e.addr, Expires: e.expires}
+	if e.kind == codeClaim {
+		c.Kind, c.Guest = "claim", e.rec
+	}
+	if err := cb.keep.PutCode(c); err != nil {
+		cb.errs = append(cb.errs, err)
+	}
+}
+
+// load puts back the codes keep had when the server stopped, oldest first.
+func (cb *codeBook) load(codes []store.Code) {
+	cb.mu.Lock()
+	defer cb.mu.Unlock()
+	cb.init()
+	slices.SortFunc(codes, func(a, b store.Code) int { return a.Expires.Compare(b.Expires) })
+	for _, c := range codes {
+		e := codeEntry{kind: codeLink, knight: c.Knight, addr: c.Addr, expires: c.Expires}
+		if c.Kind == "claim" {
+			if c.Guest == nil {
+				continue
+			}
+			e.kind, e.rec = codeClaim, c.Guest
+		}
+		cb.made++
+		e.made = cb.made
+		cb.codes[c.Code] = e
+	}
 }
 
 // prune drops expired codes and old counts of wrong ones, at most once a second (a code
@@ -234,7 +323,7 @@ func (cb *codeBook) prune(now time.Time) {
 	cb.pruned = now
 	for c, e := range cb.codes {
 		if !now.Before(e.expires) {
-			delete(cb.codes, c)
+			cb.drop(c)
 		}
 	}
 	for who, t := range cb.tries {
@@ -258,10 +347,9 @@ func (cb *codeBook) take(code string, kind codeKind, who ...string) (codeEntry, 
 	cb.mu.Lock()
 	defer cb.mu.Unlock()
 	now := cb.clock()
-	if cb.codes == nil {
-		cb.codes, cb.tries = map[string]codeEntry{}, map[string]codeTries{}
-	}
+	cb.init()
 	cb.prune(now)
+	defer func() { cb.errs = nil }() // a code taken is forgotten in keep at its best; an expired one goes at the next start
 	for _, w := range who {
 		if t := cb.tries[w]; t.n >= maxCodeTries && now.Sub(t.first) < codeLife {
 			return codeEntry{}, errTooManyBad
@@ -270,7 +358,7 @@ func (cb *codeBook) take(code string, kind codeKind, who ...string) (codeEntry, 
 	code = strings.ToUpper(strings.TrimSpace(code))
 	e, ok := cb.codes[code]
 	if ok && !now.Before(e.expires) {
-		delete(cb.codes, code)
+		cb.drop(code)
 		ok = false
 	}
 	if !ok || e.kind != kind {
@@ -290,7 +378,7 @@ func (cb *codeBook) take(code string, kind codeKind, who ...string) (codeEntry, 
 		}
 		return codeEntry{}, errBadCode
 	}
-	delete(cb.codes, code)
+	cb.drop(code)
 	return e, nil
 }
 
@@ -300,7 +388,10 @@ func (cb *codeBook) giveBack(code string, e codeEntry) {
 	cb.mu.Lock()
 	defer cb.mu.Unlock()
 	if cb.clock().Before(e.expires) {
-		cb.codes[strings.ToUpper(strings.TrimSpace(code))] = e
+		code = strings.ToUpper(strings.TrimSpace(code))
+		cb.codes[code] = e
+		cb.write(code, e)
+		cb.errs = nil
 	}
 }
 
@@ -326,11 +417,14 @@ func (s *server) loadKnightOf(fp string) (world.Adventurer, error) {
 
 // guestGoodbye is what a guest's terminal keeps when its game ends: how to keep a
 // knight, and for a knight still living, the one-time code that lets a new key adopt it
-// as it stands (rec, its last record, when left).
-func (s *server) guestGoodbye(w io.Writer, rec world.Adventurer, left bool) {
+// as it stands (rec, its last record, when left), made from addr (addrKey).
+func (s *server) guestGoodbye(w io.Writer, rec world.Adventurer, left bool, addr string) {
 	fmt.Fprint(w, "\r\nYou played as a guest: nothing was saved.\r\n")
 	if left && rec.Guest && !rec.Ended() {
-		code := s.codes.add(codeEntry{kind: codeClaim, rec: &rec})
+		code, err := s.codes.add(codeEntry{kind: codeClaim, rec: &rec, addr: addr})
+		if err != nil {
+			s.log.Error("keep a guest's claim code", "err", err)
+		}
 		fmt.Fprintf(w, "To keep %s as it stands, make a key and, within %s, claim it:\r\n"+
 			"  ssh-keygen -t ed25519\r\n"+
 			"  %s claim %s\r\n", rec.Name, codeLifeWords, s.sshCommand(), code)

@@ -304,3 +304,29 @@ func TestMessageOfTheDay(t *testing.T) {
 		t.Fatalf("motd after clear: %q", out)
 	}
 }
+
+// Regression (issue 30): codes were kept in memory only, so a restart lost them, and a
+// new keys add left the knight's older codes waiting. A knight's new code replaces its
+// older one, and the new one links after a restart within its ten minutes.
+func TestALinkCodeOutlivesARestart(t *testing.T) {
+	dir := t.TempDir()
+	ts := startServer(t, dir)
+	laptop, desktop := newKey(t), newKey(t)
+	tm := openTerminal(t, ts.addr, laptop, 80, 24, nil)
+	tm.enterDungeon("Gawain")
+	tm.quit()
+	older, newer := keysAdd(t, ts.addr, laptop), keysAdd(t, ts.addr, laptop)
+	if err := ts.stop(); err != nil {
+		t.Fatal(err)
+	}
+	ts = startServer(t, dir)
+	if _, errOut, code := runCmd(t, ts.addr, desktop, "link "+older); code != 1 || !strings.Contains(errOut, "code") {
+		t.Errorf("the knight's older code after a newer: %d %q", code, errOut)
+	}
+	if out, errOut, code := runCmd(t, ts.addr, desktop, "link "+newer); code != 0 {
+		t.Fatalf("link with the newer code after a restart: %d %q %q", code, out, errOut)
+	}
+	if w := whoamiJSON(t, ts.addr, desktop); w.Name != "Gawain" {
+		t.Errorf("the desktop plays %q after linking", w.Name)
+	}
+}

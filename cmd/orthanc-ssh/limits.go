@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/netip"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"charm.land/ssh"
@@ -18,10 +19,13 @@ type limits struct {
 	maxSessions      int           // connections with a session open (a game or a command)
 	maxHandshakes    int           // connections not in a session: in the handshake, logging in, or yet to open one
 	maxPerIP         int           // connections from one address (an IPv6 /64), in a session or not
+	maxWaitingPerIP  int           // connections from one address not in a session
 	maxPerKey        int           // sessions of one key, and session channels of one connection
 	maxGuestsPerIP   int           // guest sessions from one address (an IPv6 /64)
 	maxGuests        int           // guest sessions on the server
+	earlyDropAt      int           // connections waiting from which new ones are dropped at random (admission.go)
 	handshakeTimeout time.Duration // to finish the SSH handshake
+	bannerTimeout    time.Duration // to send the first byte (an SSH client's version line)
 	channelTimeout   time.Duration // a connection with no session open for this long is closed
 	idleTimeout      time.Duration // since the last keystroke (not output) in the game
 	maxLifetime      time.Duration // of one connection
@@ -33,18 +37,21 @@ type limits struct {
 //	limit             default  effect
 //	max-sessions      500      about what a 2-core box serves (p99 352 ms with 50 of 500 walking; docs/PERFORMANCE.md)
 //	max-handshakes    1000     connections not yet in a session never take a player's place; more are closed at once
+//	early-drop-at     500      from half the handshake places taken, new connections are dropped at random (30 %, rising to all)
 //	max-per-ip        20       a household or a classroom behind one address still fits
+//	max-waiting-per-ip 8       logins at once from one address: 60 addresses hold fewer than early-drop-at
 //	max-per-key       4        a game, a watcher and commands at once; a fifth is refused
 //	max-guests-per-ip 2        guests (no key) from one address: a second device, not a crowd
 //	max-guests        50       guests on the server: a tenth of the players' places
 //	handshake         10s      a client that never finishes the handshake is dropped
+//	banner            3s       a client that sends nothing is dropped, its address charged a penalty
 //	channel           20s      a connection that logs in and opens no session is dropped
 //	idle              30m      an AFK knight is saved and its session closed
 //	lifetime          12h      no connection lives forever
 //	stall             30s      a client that stops reading its screen is closed, knight saved
 var defaultLimits = limits{
-	maxSessions: 500, maxHandshakes: 1000, maxPerIP: 20, maxPerKey: 4, maxGuestsPerIP: 2, maxGuests: 50,
-	handshakeTimeout: 10 * time.Second, channelTimeout: 20 * time.Second, idleTimeout: 30 * time.Minute,
+	maxSessions: 500, maxHandshakes: 1000, earlyDropAt: 500, maxPerIP: 20, maxWaitingPerIP: 8, maxPerKey: 4, maxGuestsPerIP: 2, maxGuests: 50,
+	handshakeTimeout: 10 * time.Second, bannerTimeout: 3 * time.Second, channelTimeout: 20 * time.Second, idleTimeout: 30 * time.Minute,
 	maxLifetime: 12 * time.Hour, stallTimeout: 30 * time.Second,
 }
 
@@ -84,7 +91,7 @@ const (
 	refusedBusy    = "handshakes_full"
 )
 
-// limitListener admits connections within the limits. It counts each connection in one of
+// limitListener admits connections within the limits (and admission.go's). It counts each connection in one of
 // two pools: waiting (not in a session: in the handshake, logging in, or yet to open a
 // session, at most the channel timeout) and playing (a session open), so connections
 // that are not playing can never take the places of those that are. A connection past
@@ -96,15 +103,18 @@ type limitListener struct {
 	lim      limits
 	onRefuse func(reason string, addr net.Addr) // counts and logs a refusal; may be nil
 
-	mu       sync.Mutex
-	waiting  int
-	playing  int
-	perAddr  map[string]int
-	byRemote map[string]*connSlot // connections by remote address, for the handshake's failure callback
+	mu        sync.Mutex
+	waiting   int
+	playing   int
+	perAddr   map[string]int
+	waitAddr  map[string]int       // connections waiting, by address
+	byRemote  map[string]*connSlot // connections by remote address, for the handshake's failure callback
+	penalties map[string]time.Time // by address: until when it is charged (admission.go)
 }
 
 func newLimitListener(ln net.Listener, lim limits, onRefuse func(string, net.Addr)) *limitListener {
-	return &limitListener{Listener: ln, lim: lim, onRefuse: onRefuse, perAddr: map[string]int{}, byRemote: map[string]*connSlot{}}
+	return &limitListener{Listener: ln, lim: lim, onRefuse: onRefuse, perAddr: map[string]int{}, waitAddr: map[string]int{}, byRemote: map[string]*connSlot{},
+		penalties: map[string]time.Time{}}
 }
 
 // Accept hands on the next connection within the limits, closing the rest.
@@ -116,27 +126,18 @@ func (l *limitListener) Accept() (net.Conn, error) {
 		}
 		addr := addrKey(c.RemoteAddr())
 		l.mu.Lock()
-		refuse := ""
-		switch n := l.perAddr[addr]; {
-		case l.waiting >= l.lim.maxHandshakes:
-			refuse = refusedBusy
-		case n >= l.lim.maxPerIP+refusalsPerAddr:
-			refuse = refusedPerAddr
-		}
+		refuse, msg := l.admission(addr, time.Now())
 		var slot *connSlot
 		if refuse == "" {
 			slot = &connSlot{l: l, addr: addr, remote: c.RemoteAddr().String(), conn: c, overAddr: l.perAddr[addr] >= l.lim.maxPerIP}
-			l.waiting++
+			l.wait(addr, 1)
 			l.perAddr[addr]++
 			l.byRemote[slot.remote] = slot
 			slot.timer = time.AfterFunc(l.lim.channelTimeout, slot.noSession)
+			slot.banner = time.AfterFunc(l.lim.bannerTimeout, slot.silent)
 		}
 		l.mu.Unlock()
 		if refuse != "" {
-			msg := busyMsg
-			if refuse == refusedPerAddr {
-				msg = tooManyMsg
-			}
 			_ = c.SetWriteDeadline(time.Now().Add(time.Second))
 			_, _ = io.WriteString(c, msg)
 			_ = c.Close()
@@ -146,6 +147,15 @@ func (l *limitListener) Accept() (net.Conn, error) {
 			continue
 		}
 		return &limitedConn{Conn: c, slot: slot}, nil
+	}
+}
+
+// wait counts a connection from addr into (1) or out of (-1) the waiting pool; the
+// caller holds mu.
+func (l *limitListener) wait(addr string, d int) {
+	l.waiting += d
+	if l.waitAddr[addr] += d; l.waitAddr[addr] <= 0 {
+		delete(l.waitAddr, addr)
 	}
 }
 
@@ -196,6 +206,10 @@ type connSlot struct {
 	conn     net.Conn
 	overAddr bool // admitted past the per-address limit, to be refused at login
 	timer    *time.Timer
+	banner   *time.Timer // the banner deadline, stopped by the client's first byte (admission.go)
+
+	spoke         atomic.Bool // the client has sent a byte
+	droppedSilent atomic.Bool // dropped at the banner deadline, its address charged already
 
 	sessions int    // sessions running on the connection
 	channels int    // session channels open on the connection
@@ -259,7 +273,7 @@ func (c *connSlot) startSession() bool {
 			return false
 		}
 		c.timer.Stop()
-		c.l.waiting--
+		c.l.wait(c.addr, -1)
 		c.l.playing++
 	}
 	c.sessions++
@@ -275,7 +289,7 @@ func (c *connSlot) endSession() {
 		return
 	}
 	c.l.playing--
-	c.l.waiting++
+	c.l.wait(c.addr, 1)
 	c.timer.Reset(c.l.lim.channelTimeout)
 }
 
@@ -316,10 +330,11 @@ func (c *connSlot) release() {
 	}
 	c.closed = true
 	c.timer.Stop()
+	c.banner.Stop()
 	if c.sessions > 0 {
 		c.l.playing--
 	} else {
-		c.l.waiting--
+		c.l.wait(c.addr, -1)
 	}
 	if c.l.perAddr[c.addr]--; c.l.perAddr[c.addr] <= 0 {
 		delete(c.l.perAddr, c.addr)
@@ -340,6 +355,15 @@ func (l *limitListener) forget(remote string) {
 type limitedConn struct {
 	net.Conn
 	slot *connSlot
+}
+
+// Read notes the client's first byte, which ends the banner deadline.
+func (c *limitedConn) Read(b []byte) (int, error) {
+	n, err := c.Conn.Read(b)
+	if n > 0 && !c.slot.spoke.Load() {
+		c.slot.heard()
+	}
+	return n, err
 }
 
 func (c *limitedConn) Close() error {

@@ -185,6 +185,9 @@ func (s *server) connFailed(c net.Conn, err error) {
 	s.obs.handshakeFails.Inc()
 	s.log.Debug("handshake failed", "addr", c.RemoteAddr().String(), "err", err)
 	slot := s.limits.slot(c.RemoteAddr().String())
+	if slot != nil && !slot.isRefused() && !slot.droppedSilent.Load() {
+		s.limits.charge(slot.addr, penaltyFailed) // a refused login was told why, not failed
+	}
 	if slot == nil || !slot.auth.offered || slot.isRefused() {
 		return
 	}

@@ -249,7 +249,7 @@ func (s *server) finish(ssh.Handler) ssh.Handler {
 					fmt.Fprintln(sess, why) // the game screen is gone: keep the reason on the terminal
 				}
 				if id, _ := s.ids.get(sess); id.guest {
-					s.guestGoodbye(sess, rec, left && err == nil)
+					s.guestGoodbye(sess, rec, left && err == nil, addrKey(sess.RemoteAddr()))
 					s.book().forget(id.knight) // a guest's names go with it (a claim takes one anew)
 				}
 			}

@@ -148,6 +148,13 @@ func newServer(cfg config, log *slog.Logger) (*server, error) {
 	s.obs = newObserver(s)
 	s.hostKey = signer.PublicKey()
 	s.motdText.Store(&motd.Text)
+	codes, err := st.Codes(s.now())
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	s.codes.keep = st
+	s.codes.load(codes)
 	community, err := s.communityConfig(st)
 	if err != nil {
 		st.Close()
