@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -338,6 +339,32 @@ func TestBackupWhileKnightsMove(t *testing.T) {
 		}
 		_ = st.Close()
 		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// Regression: a new knight's key is written with its first record, so a ban in the
+// moment after the knight entered the game found no key of it stored, answered "Banned
+// Percival ()." and banned nothing. The key its open session plays it with is banned.
+func TestABanOfANewKnightBansTheKeyItPlaysWith(t *testing.T) {
+	t.Parallel()
+	admin, player := newKey(t), newKey(t)
+	srv := startWorld(t, admin)
+	rec := world.NewAdventurer(store.NewKnightID(), "Percival", world.Stats{Str: 10, Int: 10, Con: 10, Dex: 10}, 12)
+	joinKnight(t, srv.engine, rec)
+	fp := keys.Fingerprint(player.PublicKey())
+	remove := srv.live.add(liveSession{fp: fp, knight: rec.ID, game: true, start: time.Now(), sent: new(atomic.Int64), close: func() {}})
+	defer remove()
+	if stored, err := srv.store.KeysOf(rec.ID); err != nil || len(stored) != 0 {
+		t.Fatalf("the knight's keys are stored already (%v, %v): the test would not test the moment before", stored, err)
+	}
+
+	var out, errOut bytes.Buffer
+	code := srv.runCommandLine(context.Background(), publicKey(t, admin), []string{"ban", "Percival"}, &out, &errOut, false, false)
+	if want := "Banned Percival (" + fp + "). Its knight was removed from the dungeon.\n"; code != 0 || out.String() != want {
+		t.Fatalf("ban: exit %d, stdout %q, stderr %q; want %q", code, out.String(), errOut.String(), want)
+	}
+	if banned, err := srv.store.IsBanned(fp, time.Now()); !banned || err != nil {
+		t.Fatalf("the key the knight plays with is not banned (%v)", err)
 	}
 }
 

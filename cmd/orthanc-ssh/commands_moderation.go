@@ -70,13 +70,13 @@ func (s *server) resolveKnight(c *call, target, verb string, notAdmin bool) (ban
 		return banTarget{}, false
 	}
 	if notAdmin && !strings.HasPrefix(t.knight, guestIDPrefix) {
-		keys, err := s.store.KeysOf(t.knight)
+		fps, err := s.keysOfKnight(t.knight)
 		if err != nil {
 			c.fail("could not read the knight's keys: %v", err)
 			return banTarget{}, false
 		}
-		for _, k := range keys {
-			if slices.Contains(s.admins.Fingerprints(), k.Fingerprint) {
+		for _, fp := range fps {
+			if slices.Contains(s.admins.Fingerprints(), fp) {
 				c.fail("%s is played by an admin's key; take it out of the admin keys file first", keyAndName(t.knight, t.name))
 				return banTarget{}, false
 			}
@@ -194,14 +194,28 @@ func (s *server) resolveBan(ctx context.Context, target string) (banTarget, erro
 		t.addr = p.String()
 		return t, nil
 	}
-	keys, err := s.store.KeysOf(t.knight)
-	if err != nil {
+	if t.fps, err = s.keysOfKnight(t.knight); err != nil {
 		return banTarget{}, err
 	}
-	for _, k := range keys {
-		t.fps = append(t.fps, k.Fingerprint)
-	}
 	return t, nil
+}
+
+// keysOfKnight lists every key of the knight: the stored ones, and those its open
+// sessions play it with. A new knight's key is written with its first record, so for a
+// moment after it enters the game only its session knows the key (a ban then banned no
+// key at all).
+func (s *server) keysOfKnight(knight string) ([]string, error) {
+	keys, err := s.store.KeysOf(knight)
+	if err != nil {
+		return nil, fmt.Errorf("read the knight's keys: %w", err)
+	}
+	fps := s.live.keysOf(knight)
+	for _, k := range keys {
+		if !slices.Contains(fps, k.Fingerprint) {
+			fps = append(fps, k.Fingerprint)
+		}
+	}
+	return fps, nil
 }
 
 // parseAddrOrPrefix reads an address ("203.0.113.7", "2001:db8::1") or a prefix

@@ -81,6 +81,17 @@ func (r *registry) game(knight string) (liveSession, bool) {
 	return best, found
 }
 
+// keysOf lists the keys the open sessions of the knight authenticated with.
+func (r *registry) keysOf(knight string) []string {
+	var fps []string
+	for _, s := range r.list() {
+		if s.knight == knight && s.fp != "" && !slices.Contains(fps, s.fp) {
+			fps = append(fps, s.fp)
+		}
+	}
+	return fps
+}
+
 // closeKey closes every session of the key after delay (so a last screen can reach the
 // player first) and reports how many it will close.
 func (r *registry) closeKey(fp string, delay time.Duration) int {
