@@ -9,10 +9,6 @@ import (
 // Seed of the rule (DESIGN §9): a plain line is heard by the knights who see the
 // speaker's square; it is cleaned of escape sequences first.
 func TestSayReachesTheKnightsWhoSeeTheSpeaker(t *testing.T) {
-	type where = struct {
-		depth int
-		pos   Pos
-	}
 	e, _ := chatters(t, map[string]where{
 		"arthur": {1, Pos{0, 0}}, // at the exit
 		"bors":   {1, Pos{2, 0}}, // down the corridor: sees the exit
@@ -50,10 +46,6 @@ func TestSayReachesTheKnightsWhoSeeTheSpeaker(t *testing.T) {
 }
 
 func TestShoutWhisperAndParty(t *testing.T) {
-	type where = struct {
-		depth int
-		pos   Pos
-	}
 	e, _ := chatters(t, map[string]where{
 		"arthur": {1, Pos{0, 0}},
 		"bors":   {2, Pos{0, 0}},
@@ -93,10 +85,6 @@ func TestShoutWhisperAndParty(t *testing.T) {
 // window is dropped with a note to the sender only, a reconnect does not reset the count,
 // and once the window has passed the key may talk again.
 func TestFloodIsSlowedPerKey(t *testing.T) {
-	type where = struct {
-		depth int
-		pos   Pos
-	}
 	e, subs := chatters(t, map[string]where{"arthur": {1, Pos{0, 0}}, "bors": {1, Pos{1, 0}}})
 	e.cfg.ChatWindowTurns = 100
 	for i := range ChatLines {
@@ -138,10 +126,6 @@ func TestFloodIsSlowedPerKey(t *testing.T) {
 }
 
 func TestMutedKnightsAreNotHeard(t *testing.T) {
-	type where = struct {
-		depth int
-		pos   Pos
-	}
 	e, _ := chatters(t, map[string]where{"arthur": {1, Pos{0, 0}}, "bors": {1, Pos{1, 0}}})
 	b := e.players["bors"]
 	optionsReq{from{"bors", b.session}, Options{Muted: []string{"ARTHUR", "bad\x1bname", "Arthur"}}}.handle(e)
@@ -252,10 +236,6 @@ func TestSaidLinesReachListenersAtTheirRefresh(t *testing.T) {
 // cleaned like every line; a reply goes to the last knight who whispered, and tells the
 // sender when that knight has gone or when no one has whispered yet.
 func TestEmoteAndReply(t *testing.T) {
-	type where = struct {
-		depth int
-		pos   Pos
-	}
 	e, _ := chatters(t, map[string]where{
 		"arthur": {1, Pos{0, 0}},
 		"bors":   {1, Pos{2, 0}}, // sees the exit

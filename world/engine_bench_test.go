@@ -186,33 +186,30 @@ func BenchmarkGenerateDungeon(b *testing.B) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*DefaultDepth), "ns/level")
 }
 
-// BenchmarkRequest is the way in of a player's action: Do sends it to the inbox, and the
-// engine goroutine takes it and carries it out (the knight's queue is full after two, so
-// most are dropped, as keys typed faster than the knight walks are).
+// BenchmarkRequest is the way in of a player's action: the Player method sends its
+// request to the inbox, and the engine goroutine takes it and carries it out. do is a
+// Move, queued for the knight's turn (the queue is full after two, so most are dropped,
+// as keys typed faster than the knight walks are); back is Back from a knight that is not
+// away, carried out at once (carryOut), which only stirs it and publishes.
 func BenchmarkRequest(b *testing.B) {
-	w := newBenchWorld(b, 1, 1, nil)
-	p := &Player{w.e, from{w.e.order[0].rec.ID, w.e.order[0].session}}
-	ctx := context.Background()
-	b.ReportAllocs()
-	for b.Loop() {
-		if err := p.Do(ctx, Move{Dir: East}); err != nil {
-			b.Fatal(err)
-		}
-		(<-w.e.inbox).handle(w.e)
-	}
-}
-
-// BenchmarkRequestBack is the way in of an action carried out at once (carryOut): Back,
-// from a knight that is not away, which only stirs it and publishes.
-func BenchmarkRequestBack(b *testing.B) {
-	w := newBenchWorld(b, 1, 1, nil)
-	p := &Player{w.e, from{w.e.order[0].rec.ID, w.e.order[0].session}}
-	ctx := context.Background()
-	b.ReportAllocs()
-	for b.Loop() {
-		if err := p.Back(ctx); err != nil {
-			b.Fatal(err)
-		}
-		(<-w.e.inbox).handle(w.e)
+	for _, bc := range []struct {
+		name string
+		send func(context.Context, *Player) error
+	}{
+		{"do", func(ctx context.Context, p *Player) error { return p.Do(ctx, Move{Dir: East}) }},
+		{"back", func(ctx context.Context, p *Player) error { return p.Back(ctx) }},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			w := newBenchWorld(b, 1, 1, nil)
+			p := &Player{w.e, from{w.e.order[0].rec.ID, w.e.order[0].session}}
+			ctx := context.Background()
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := bc.send(ctx, p); err != nil {
+					b.Fatal(err)
+				}
+				(<-w.e.inbox).handle(w.e)
+			}
+		})
 	}
 }

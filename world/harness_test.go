@@ -313,13 +313,15 @@ func outsideKnight(t *testing.T, e *Engine, fp string, pos Pos) (*player, *recor
 	return e.players[fp], sub
 }
 
-// chatters joins knights named after their fingerprints to the fixture dungeon and puts
-// each on a square of level 1 (or on another level, or outside): at is fingerprint →
-// depth and square.
-func chatters(t *testing.T, at map[string]struct {
+// where is a depth (0 outside) and a square, where chatters puts a knight.
+type where struct {
 	depth int
 	pos   Pos
-}) (*Engine, map[string]*recorder) {
+}
+
+// chatters joins knights named after their ids to the fixture dungeon and puts each on a
+// square of level 1 (or on another level, or outside): at is knight id → where.
+func chatters(t *testing.T, at map[string]where) (*Engine, map[string]*recorder) {
 	t.Helper()
 	e := fixtureEngine(t, nil)
 	subs := map[string]*recorder{}
@@ -338,19 +340,13 @@ func chatters(t *testing.T, at map[string]struct {
 	return e, subs
 }
 
-// heroes joins knights named after their fingerprints ("arthur" is Arthur) to the fixture
+// heroes joins knights named after their ids ("arthur" is Arthur) to the fixture
 // dungeon, all on the exit of level 1.
 func heroes(t *testing.T, fps ...string) (*Engine, map[string]*recorder) {
 	t.Helper()
-	at := map[string]struct {
-		depth int
-		pos   Pos
-	}{}
+	at := map[string]where{}
 	for _, fp := range fps {
-		at[fp] = struct {
-			depth int
-			pos   Pos
-		}{1, Pos{0, 0}}
+		at[fp] = where{1, Pos{0, 0}}
 	}
 	return chatters(t, at)
 }

@@ -93,10 +93,6 @@ func TestSilencesLoadedAtStart(t *testing.T) {
 // whispers to the reporter only; it names a knight online or not, and is refused for no
 // such knight, oneself or no reason (issue 20).
 func TestAReportCarriesTheLinesSaidLately(t *testing.T) {
-	type where = struct {
-		depth int
-		pos   Pos
-	}
 	e, _ := chatters(t, map[string]where{"rude": {1, Pos{0, 0}}, "hurt": {1, Pos{1, 0}}, "other": {1, Pos{2, 0}}})
 	a := &archive{}
 	e.cfg.ChatWindowTurns = 1
