@@ -85,7 +85,7 @@ func (e *Engine) couldHave(p *player, enc *encounter, k *MonsterKind) []string {
 		hints = append(hints, "You had no spell units left: a successful exit replenishes them.")
 	}
 	switch {
-	case enc.inRoom || enc.depth > 0 && e.levels[enc.depth-1].RoomAt(enc.pos) >= 0:
+	case e.roomFight(p, enc):
 		hints = append(hints, "There is no running from a room: enter one with more hits.")
 	default:
 		hints = append(hints, "You could have run: this was no room.")

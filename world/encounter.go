@@ -518,7 +518,11 @@ func (e *Engine) fightAct(p *player, enc *encounter, c Command) float64 {
 	case Cast:
 		return e.cast(p, c)
 	default:
-		e.say(p, "You are in a fight! f fights, r runs.")
+		if e.roomFight(p, enc) {
+			e.say(p, "You are in a fight! f fights; there is no running from a room.")
+		} else {
+			e.say(p, "You are in a fight! f fights, r runs.")
+		}
 		return 0
 	}
 }
@@ -542,7 +546,7 @@ func (e *Engine) run(p *player, enc *encounter) float64 {
 	switch {
 	case held:
 		enc.logf("%s leaves %s behind.", p.rec.Name, foes)
-	case enc.inRoom || (p.rec.Depth > 0 && e.levels[p.rec.Depth-1].RoomAt(p.rec.Pos()) >= 0):
+	case e.roomFight(p, enc):
 		// Seed 000: "If you are in a room, you may not run."
 		e.say(p, "You may not run from a fight in a room.")
 		return 0
@@ -561,6 +565,12 @@ func (e *Engine) run(p *player, enc *encounter) float64 {
 		}
 	}
 	return cost
+}
+
+// roomFight reports whether the knight fights in a room (the battle was met in one, or the
+// knight stands in one), where seed 000 allows no running.
+func (e *Engine) roomFight(p *player, enc *encounter) bool {
+	return enc.inRoom || (p.rec.Depth > 0 && e.levels[p.rec.Depth-1].RoomAt(p.rec.Pos()) >= 0)
 }
 
 // fleeSquare is where a knight who ran ends up: back where it came from if it can get
