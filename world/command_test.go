@@ -212,3 +212,18 @@ func TestEachThingGivesItsOwnHint(t *testing.T) {
 		}
 	}
 }
+
+// The inventory marks what is in use (issue 31): the best sword, shield and armour (the
+// first of two as good), and boots and rings only while worn.
+func TestInUse(t *testing.T) {
+	items := []Item{
+		{Kind: ItemSword}, {Kind: ItemShield, Plus: 1}, {Kind: ItemSword, Plus: 2}, {Kind: ItemArmour, Plus: 1},
+		{Kind: ItemShield, Plus: 1}, {Kind: ItemRingOfLight, Worn: true}, {Kind: ItemBootsOfSpeed}, {Kind: ItemGem, Value: 5},
+	}
+	want := []bool{false, true, true, true, false, true, false, false}
+	for i := range items {
+		if got := InUse(items, i); got != want[i] {
+			t.Errorf("item %d (%s): in use %v, want %v", i, items[i].Name(), got, want[i])
+		}
+	}
+}

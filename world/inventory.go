@@ -239,3 +239,20 @@ func notWorn(it *Item) string {
 		return fmt.Sprintf("The %s is treasure: a market pays its worth, %d gold.", Items[it.Kind].Name, it.Value)
 	}
 }
+
+// InUse reports whether the knight uses item i of its items: boots and rings while worn,
+// and of its swords, shields and armours the best of each kind (the first of them, when
+// two are as good), which alone count (DESIGN §12, "Equipment"). The inventory marks them.
+func InUse(items []Item, i int) bool {
+	it := items[i]
+	switch it.Kind {
+	case ItemSword, ItemShield, ItemArmour:
+		for j, o := range items {
+			if o.Kind == it.Kind && (o.Plus > it.Plus || o.Plus == it.Plus && j < i) {
+				return false
+			}
+		}
+		return true
+	}
+	return it.Info().Wearable && it.Worn
+}
