@@ -135,3 +135,21 @@ func DeathLines(d *Death) []string {
 	}
 	return out
 }
+
+// die ends a knight: seed 000's death is permanent. Its record becomes its tombstone and
+// the session is told, so the player can roll a new knight. The death keeps the last
+// blows, the hints (what the knight could have done) and the last lines of its log.
+func (e *Engine) die(p *player, killer string, hints ...string) {
+	p.rec.Hits = 0
+	p.rec.Death = &Death{Killer: killer, Depth: p.rec.Depth, Level: p.rec.Level, Experience: p.rec.Experience, Turn: e.turn,
+		LastBlows: slices.Clone(p.blows), Hints: hints}
+	e.leaveFight(p)
+	e.say(p, fmt.Sprintf("You have been slain by %s.", killer))
+	p.rec.Death.LastLines = lastLines(p)
+	v := e.view(p)
+	v.Dead = p.rec.Death
+	e.remove(p)
+	if p.sub != nil {
+		p.sub.Deliver(v)
+	}
+}
