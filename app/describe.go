@@ -409,6 +409,8 @@ func inventoryText(v world.View) []string {
 		w := fmt.Sprintf("%c: %s", 'a'+i, it.Name())
 		if info := it.Info(); info.Wearable && it.Worn {
 			w += " (worn)"
+		} else if mark := inUseMark(s.Items, i); mark != "" {
+			w += " (" + mark + ")"
 		}
 		items = append(items, w)
 	}

@@ -40,6 +40,8 @@ func (m *Model) inventoryPage() invPage {
 			line += "  (press to wear)"
 		case info.Readable:
 			line += "  (press to read)"
+		case inUseMark(m.view.Self.Items, i) != "":
+			line += "  (" + inUseMark(m.view.Self.Items, i) + ")"
 		}
 		p.lines = append(p.lines, wrapHang(line, w-6, 3)...)
 	}

@@ -133,8 +133,11 @@ func (m *Model) drawDead(c *canvas) {
 		fmt.Sprintf("slain by %s", d.Killer),
 		fmt.Sprintf("on level %d of the dungeon", d.Depth),
 		"",
-		"Death is permanent. Press Enter to roll a new knight, q to leave.",
 	}
+	if how := deathLines(d); len(how) > 0 {
+		lines = append(append(lines, how...), "")
+	}
+	lines = append(lines, "Death is permanent. Press Enter to roll a new knight, q to leave.")
 	y := max(1, c.h/2-len(lines)/2-2)
 	for i, s := range lines {
 		cls := clsText
@@ -250,7 +253,8 @@ func (m *Model) nameKnight(raw string) (tea.Cmd, string) {
 	rec := world.NewAdventurer(m.p.Fingerprint, name, m.rolled.stats, m.rolled.hits)
 	rec.Options = m.opts.Clone()
 	rec.Guest = m.p.Guest
-	m.rolled.name.m = nil // named: the prompt is done with until the next knight
+	rec.Prelude = m.prelude() // its log begins with the last moments of the knight that fell
+	m.rolled.name.m = nil     // named: the prompt is done with until the next knight
 	return m.join(rec), ""
 }
 
@@ -310,6 +314,7 @@ func (m *Model) sayEnd() {
 		m.say(fmt.Sprintf("Retired with honour: %s, level %d, %d experience, %d%% from kills. The king is pleased.", name, r.Level, r.Experience, r.PercentKills))
 	} else if d := m.tomb; d != nil {
 		m.say(fmt.Sprintf("R.I.P. %s, level %d, %d experience, slain by %s on level %d of the dungeon. Death is permanent.", name, d.Level, d.Experience, d.Killer, d.Depth))
+		m.say(deathLines(d)...)
 	}
 	m.say("Press Enter to roll a new knight, or type quit to leave.")
 }

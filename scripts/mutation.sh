@@ -18,7 +18,7 @@ cd "$(dirname "$0")/.."
 # costs, the surface, markets and monsters' numbers. The rest of world/ (the engine loop,
 # sessions, views, the level generator, chat and the community, parties, crowds, text) is
 # left out.
-rules=(arrival cast character combat command encounter energy hazard inventory item market move outside player population spell surface trap)
+rules=(arrival blows cast character combat command death encounter energy hazard inventory item market move outside player population recovery spell spoils surface trap)
 
 only=("$@")
 if [ ${#only[@]} -eq 0 ]; then

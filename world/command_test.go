@@ -179,3 +179,51 @@ func TestFoundSecretDoorsAreKeptOnce(t *testing.T) {
 		t.Fatalf("found doors %v, want the two secret doors once each", got)
 	}
 }
+
+// Issue 31, the messages: walking into a locked door says it is locked and how to break
+// it; a knight in a fight in a room is not offered running (seed 000: "If you are in a
+// room, you may not run"), one in a corridor is; a gem is treasure to sell, not a thing
+// to wear.
+func TestEachThingGivesItsOwnHint(t *testing.T) {
+	e, p, _ := inventoryEngine(t, Item{Kind: ItemGem, Value: 50})
+	e.levels[0].SetEdge(Pos{1, 0}, East, EdgeLocked)
+	do(e, "a", Move{Dir: East})
+	do(e, "a", Move{Dir: East})
+	if got := lastMsg(p); got != "A locked door blocks the way east. Shift+arrow (or d, then a direction) tries to break it down." {
+		t.Fatalf("walking into a locked door: %q", got)
+	}
+	do(e, "a", UseItem{Index: 1})
+	if got := lastMsg(p); got != "The gem is treasure: a market pays its worth, 50 gold." {
+		t.Fatalf("using a gem: %q", got)
+	}
+	for _, at := range []Pos{{1, 0}, {2, 0}} { // a corridor, then the room
+		e, p, _ := inventoryEngine(t)
+		e.place(p, 1, at)
+		ogre := fightWith(t, e, p, "ogre")
+		ogre.hits, ogre.held = 1000, true
+		p.energy = 0
+		do(e, "a", Move{Dir: West})
+		want := "You are in a fight! f fights, r runs."
+		if at.X == 2 {
+			want = "You are in a fight! f fights; there is no running from a room."
+		}
+		if got := lastMsg(p); got != want {
+			t.Fatalf("a step in a fight at %v: %q, want %q", at, got, want)
+		}
+	}
+}
+
+// The inventory marks what is in use (issue 31): the best sword, shield and armour (the
+// first of two as good), and boots and rings only while worn.
+func TestInUse(t *testing.T) {
+	items := []Item{
+		{Kind: ItemSword}, {Kind: ItemShield, Plus: 1}, {Kind: ItemSword, Plus: 2}, {Kind: ItemArmour, Plus: 1},
+		{Kind: ItemShield, Plus: 1}, {Kind: ItemRingOfLight, Worn: true}, {Kind: ItemBootsOfSpeed}, {Kind: ItemGem, Value: 5},
+	}
+	want := []bool{false, true, true, true, false, true, false, false}
+	for i := range items {
+		if got := InUse(items, i); got != want[i] {
+			t.Errorf("item %d (%s): in use %v, want %v", i, items[i].Name(), got, want[i])
+		}
+	}
+}

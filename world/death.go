@@ -85,7 +85,7 @@ func (e *Engine) couldHave(p *player, enc *encounter, k *MonsterKind) []string {
 		hints = append(hints, "You had no spell units left: a successful exit replenishes them.")
 	}
 	switch {
-	case enc.inRoom || enc.depth > 0 && e.levels[enc.depth-1].RoomAt(enc.pos) >= 0:
+	case e.roomFight(p, enc):
 		hints = append(hints, "There is no running from a room: enter one with more hits.")
 	default:
 		hints = append(hints, "You could have run: this was no room.")
@@ -134,4 +134,22 @@ func DeathLines(d *Death) []string {
 		}
 	}
 	return out
+}
+
+// die ends a knight: seed 000's death is permanent. Its record becomes its tombstone and
+// the session is told, so the player can roll a new knight. The death keeps the last
+// blows, the hints (what the knight could have done) and the last lines of its log.
+func (e *Engine) die(p *player, killer string, hints ...string) {
+	p.rec.Hits = 0
+	p.rec.Death = &Death{Killer: killer, Depth: p.rec.Depth, Level: p.rec.Level, Experience: p.rec.Experience, Turn: e.turn,
+		LastBlows: slices.Clone(p.blows), Hints: hints}
+	e.leaveFight(p)
+	e.say(p, fmt.Sprintf("You have been slain by %s.", killer))
+	p.rec.Death.LastLines = lastLines(p)
+	v := e.view(p)
+	v.Dead = p.rec.Death
+	e.remove(p)
+	if p.sub != nil {
+		p.sub.Deliver(v)
+	}
 }

@@ -57,7 +57,7 @@ func (e *Engine) useItem(p *player, i int) float64 {
 	case info.Drinkable:
 		return e.drink(p, i)
 	default:
-		e.say(p, fmt.Sprintf("The %s needs no wearing: you use the best you carry.", it.Name()))
+		e.say(p, notWorn(it))
 		return 0
 	}
 	if p.rec.Depth > 0 {
@@ -224,4 +224,35 @@ func (e *Engine) gain(p *player, it Item) {
 func (e *Engine) carry(p *player, it Item) {
 	p.rec.Items = append(p.rec.Items, it)
 	p.changed = true
+}
+
+// notWorn is what using an item that is neither worn, read nor drunk says: a sword,
+// shield or armour is used as the best of its kind (the inventory marks it), arrows are
+// shot, and gems and jewelry are treasure, sold at a market.
+func notWorn(it *Item) string {
+	switch it.Kind {
+	case ItemSword, ItemShield, ItemArmour:
+		return fmt.Sprintf("The %s needs no wearing: you use the best you carry.", it.Name())
+	case ItemQuiver:
+		return "Arrows of slaying are shot in a fight: s shoots one."
+	default:
+		return fmt.Sprintf("The %s is treasure: a market pays its worth, %d gold.", Items[it.Kind].Name, it.Value)
+	}
+}
+
+// InUse reports whether the knight uses item i of its items: boots and rings while worn,
+// and of its swords, shields and armours the best of each kind (the first of them, when
+// two are as good), which alone count (DESIGN §12, "Equipment"). The inventory marks them.
+func InUse(items []Item, i int) bool {
+	it := items[i]
+	switch it.Kind {
+	case ItemSword, ItemShield, ItemArmour:
+		for j, o := range items {
+			if o.Kind == it.Kind && (o.Plus > it.Plus || o.Plus == it.Plus && j < i) {
+				return false
+			}
+		}
+		return true
+	}
+	return it.Info().Wearable && it.Worn
 }

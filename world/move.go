@@ -58,6 +58,9 @@ func (e *Engine) passEdge(p *player, l *Level, from Pos, m Move, cost float64) (
 		}
 		e.say(p, fmt.Sprintf("A wall blocks the way %s.", m.Dir))
 		return false, 0
+	case !m.Door && edge == EdgeLocked:
+		e.say(p, fmt.Sprintf("A locked door blocks the way %s. Shift+arrow (or d, then a direction) tries to break it down.", m.Dir))
+		return false, 0
 	case !m.Door:
 		e.say(p, fmt.Sprintf("A door blocks the way %s. Shift+arrow (or d, then a direction) opens it.", m.Dir))
 		return false, 0

@@ -256,6 +256,10 @@ func (tm *terminal) quit() {
 	if !tm.ended(10 * time.Second) {
 		tm.t.Fatalf("q, y did not end the session:\n%s", tm.screen())
 	}
+	// Every way of leaving says goodbye (issue 31), a keyed player's as a guest's.
+	if !strings.Contains(tm.rawOutput(), "Farewell") {
+		tm.t.Fatalf("q, y left no goodbye:\n%s", tm.rawOutput())
+	}
 }
 
 // enterDungeon takes a brand-new player from the title screen into the dungeon, naming

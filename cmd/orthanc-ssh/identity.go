@@ -419,7 +419,7 @@ func (s *server) loadKnightOf(fp string) (world.Adventurer, error) {
 // knight, and for a knight still living, the one-time code that lets a new key adopt it
 // as it stands (rec, its last record, when left), made from addr (addrKey).
 func (s *server) guestGoodbye(w io.Writer, rec world.Adventurer, left bool, addr string) {
-	fmt.Fprint(w, "\r\nYou played as a guest: nothing was saved.\r\n")
+	fmt.Fprint(w, "\r\nFarewell. You played as a guest: nothing was saved.\r\n")
 	if left && rec.Guest && !rec.Ended() {
 		code, err := s.codes.add(codeEntry{kind: codeClaim, rec: &rec, addr: addr})
 		if err != nil {
@@ -431,4 +431,15 @@ func (s *server) guestGoodbye(w io.Writer, rec world.Adventurer, left bool, addr
 		return
 	}
 	fmt.Fprintf(w, "To keep a knight, make a key (ssh-keygen -t ed25519) and connect again: %s\r\n", s.sshCommand())
+}
+
+// goodbye is what a player's terminal keeps when it leaves the game by its own choice (q
+// then y in the game, quit, q on the title or the death screen; a kick, a ban or a
+// shutdown leaves its own reason instead): its knight is saved, and how to come back.
+func (s *server) goodbye(w io.Writer, rec world.Adventurer, left bool) {
+	if left && rec.Name != "" && !rec.Ended() {
+		fmt.Fprintf(w, "\r\nFarewell, %s. Your knight is saved where it stands; to play on: %s\r\n", rec.Name, s.sshCommand())
+		return
+	}
+	fmt.Fprintf(w, "\r\nFarewell. To play again: %s\r\n", s.sshCommand())
 }

@@ -251,6 +251,8 @@ func (s *server) finish(ssh.Handler) ssh.Handler {
 				if id, _ := s.ids.get(sess); id.guest {
 					s.guestGoodbye(sess, rec, left && err == nil, addrKey(sess.RemoteAddr()))
 					s.book().forget(id.knight) // a guest's names go with it (a claim takes one anew)
+				} else if m.Ended() == "" {
+					s.goodbye(sess, rec, left && err == nil)
 				}
 			}
 			return
