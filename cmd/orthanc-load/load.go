@@ -429,61 +429,6 @@ func (lr *loadRun) report(m *windowReadings, rst *Restart) *Report {
 	return rep
 }
 
-// statsSampler reads the world's stats (-admin-key) through the window, on its own
-// goroutine; samples and errs are read once it has stopped.
-type statsSampler struct {
-	ctx     context.Context // the run's: a sample in flight ends with it
-	cfg     Config
-	record  func(error)
-	running context.Context // ends when the sampling stops
-	cancel  context.CancelFunc
-	wg      sync.WaitGroup
-	samples []statsSample
-	errs    int
-}
-
-func newStatsSampler(ctx context.Context, cfg Config, record func(error)) *statsSampler {
-	st := &statsSampler{ctx: ctx, cfg: cfg, record: record}
-	st.running, st.cancel = context.WithCancel(ctx)
-	return st
-}
-
-// start takes a sample now and one every every until stop.
-func (st *statsSampler) start(every time.Duration) {
-	st.wg.Add(1)
-	go func() {
-		defer st.wg.Done()
-		st.sample()
-		t := time.NewTicker(every)
-		defer t.Stop()
-		for {
-			select {
-			case <-st.running.Done():
-				return
-			case <-t.C:
-				st.sample()
-			}
-		}
-	}()
-}
-
-// sample reads the stats once.
-func (st *statsSampler) sample() {
-	s, err := fetchStats(st.ctx, st.cfg.Addr, st.cfg.AdminKey)
-	if err != nil {
-		st.errs++
-		st.record(fail("stats", err))
-		return
-	}
-	st.samples = append(st.samples, s)
-}
-
-// stop ends the sampling and waits for the sample under way.
-func (st *statsSampler) stop() {
-	st.cancel()
-	st.wg.Wait()
-}
-
 // walkIn connects the session and waits until it is in the dungeon, it fails, or
 // cfg.WalkTimeout has passed since it started; walked is done either way. It reports
 // whether the session arrived.
