@@ -92,6 +92,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	intFlag(&c.limits.maxWaitingPerIP, "max-waiting-per-ip", "ORTHANC_MAX_WAITING_PER_IP", "connections from one address (an IPv6 /64) not in a session: in the handshake, logging in, or yet to open one")
 	intFlag(&c.limits.maxPerKey, "max-per-key", "ORTHANC_MAX_PER_KEY", "sessions of one key, and of one connection")
 	intFlag(&c.limits.maxGuestsPerIP, "max-guests-per-ip", "ORTHANC_MAX_GUESTS_PER_IP", "guest sessions from one address (an IPv6 /64)")
+	intFlag(&c.limits.newKnightsPerHour, "new-knights-per-hour", "ORTHANC_NEW_KNIGHTS_PER_HOUR", "new knights made from one address (an IPv6 /64) in an hour")
 	intFlag(&c.limits.maxGuests, "max-guests", "ORTHANC_MAX_GUESTS", "guest sessions on the server")
 	durFlag(&c.limits.handshakeTimeout, "handshake-timeout", "ORTHANC_HANDSHAKE_TIMEOUT", "time to finish the SSH handshake")
 	durFlag(&c.limits.bannerTimeout, "banner-timeout", "ORTHANC_BANNER_TIMEOUT", "a connection that sends nothing (an SSH client's version line) for this long is dropped, and its address charged a penalty")
@@ -106,7 +107,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
 	}
-	for _, n := range []int{c.limits.maxSessions, c.limits.maxHandshakes, c.limits.earlyDropAt, c.limits.maxPerIP, c.limits.maxWaitingPerIP, c.limits.maxPerKey, c.limits.maxGuestsPerIP, c.limits.maxGuests} {
+	for _, n := range []int{c.limits.maxSessions, c.limits.maxHandshakes, c.limits.earlyDropAt, c.limits.maxPerIP, c.limits.maxWaitingPerIP, c.limits.maxPerKey, c.limits.maxGuestsPerIP, c.limits.maxGuests, c.limits.newKnightsPerHour} {
 		if n < 1 {
 			return config{}, errors.New("session limits must be at least 1")
 		}
