@@ -14,6 +14,10 @@ import (
 // builds the same one.
 const defaultSeed = 1977
 
+// defaultSaveRetry is -save-retry's default: long enough for an operator to free some
+// space, short enough for a supervisor's stop.
+const defaultSaveRetry = 2 * time.Minute
+
 // config is the server's settings, from flags first, then ORTHANC_* variables, then defaults.
 type config struct {
 	addr      string
@@ -45,6 +49,9 @@ type config struct {
 	clock func() time.Time
 	// check verifies the database in data and exits; the server does not start.
 	check bool
+	// saveRetry is how long a server that is stopping retries a save that fails (a full
+	// disk) before it gives up.
+	saveRetry time.Duration
 }
 
 // parseConfig reads flags and environment (DESIGN §2).
@@ -101,6 +108,8 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	durFlag(&c.limits.maxLifetime, "max-lifetime", "ORTHANC_MAX_LIFETIME", "longest a connection may last")
 	c.battleGrace = defaultBattleGrace
 	durFlag(&c.battleGrace, "battle-grace", "ORTHANC_BATTLE_GRACE", "how long a hero who holds up the others of its battle has to choose; a knight alone is never hurried, a screen-reader player has three times as long")
+	c.saveRetry = defaultSaveRetry
+	durFlag(&c.saveRetry, "save-retry", "ORTHANC_SAVE_RETRY", "how long a server that is stopping keeps retrying a save that fails (a full disk), the players told and playing on, before it gives up")
 	c.chatHistory = defaultChatHistory
 	durFlag(&c.chatHistory, "chat-history", "ORTHANC_CHAT_HISTORY", "how long what is said aloud (says, emotes, shouts, channels) is kept in memory for players' reports and channel history; 0 keeps none (whispers: 10 minutes at most)")
 	durFlag(&c.limits.stallTimeout, "stall-timeout", "ORTHANC_STALL_TIMEOUT", "a client that does not take in a frame for this long is closed")
@@ -115,7 +124,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	if c.chatHistory < 0 {
 		return config{}, errors.New("chat-history must be a duration of 0 or more, such as 24h")
 	}
-	for _, d := range []time.Duration{c.battleGrace, c.limits.handshakeTimeout, c.limits.bannerTimeout, c.limits.channelTimeout, c.limits.idleTimeout, c.limits.maxLifetime, c.limits.stallTimeout} {
+	for _, d := range []time.Duration{c.battleGrace, c.saveRetry, c.limits.handshakeTimeout, c.limits.bannerTimeout, c.limits.channelTimeout, c.limits.idleTimeout, c.limits.maxLifetime, c.limits.stallTimeout} {
 		if d <= 0 {
 			return config{}, errors.New("timeouts must be positive durations such as 30s")
 		}
