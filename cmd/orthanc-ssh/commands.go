@@ -237,7 +237,7 @@ func findCommand(args []string) (*command, int) {
 // isAdmin reports whether key, the key a session authenticated with, is in the admin
 // allow-list. The gate asks it once a command; the console asks it before it opens.
 func (s *server) isAdmin(key ssh.PublicKey) bool {
-	return key != nil && s.admins.Contains(key)
+	return key != nil && s.admins.Load().Contains(key)
 }
 
 // runCommand runs a session's command, for a session without a game, and ends the

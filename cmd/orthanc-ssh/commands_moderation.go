@@ -76,7 +76,7 @@ func (s *server) resolveKnight(c *call, target, verb string, notAdmin bool) (ban
 			return banTarget{}, false
 		}
 		for _, fp := range fps {
-			if slices.Contains(s.admins.Fingerprints(), fp) {
+			if slices.Contains(s.admins.Load().Fingerprints(), fp) {
 				c.fail("%s is played by an admin's key; take it out of the admin keys file first", keyAndName(t.knight, t.name))
 				return banTarget{}, false
 			}
@@ -260,7 +260,7 @@ func (s *server) adminBan(c *call) int {
 		return c.fail("could not look the knight up: %v", err)
 	}
 	for _, fp := range t.fps {
-		if slices.Contains(s.admins.Fingerprints(), fp) {
+		if slices.Contains(s.admins.Load().Fingerprints(), fp) {
 			return c.fail("%s is an admin's key; take it out of the admin keys file first", fp)
 		}
 	}

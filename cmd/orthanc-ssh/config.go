@@ -14,6 +14,10 @@ import (
 // builds the same one.
 const defaultSeed = 1977
 
+// defaultSaveRetry is -save-retry's default: long enough for an operator to free some
+// space, short enough for a supervisor's stop.
+const defaultSaveRetry = 2 * time.Minute
+
 // config is the server's settings, from flags first, then ORTHANC_* variables, then defaults.
 type config struct {
 	addr      string
@@ -45,6 +49,9 @@ type config struct {
 	clock func() time.Time
 	// check verifies the database in data and exits; the server does not start.
 	check bool
+	// saveRetry is how long a server that is stopping retries a save that fails (a full
+	// disk) before it gives up.
+	saveRetry time.Duration
 }
 
 // parseConfig reads flags and environment (DESIGN §2).
@@ -92,6 +99,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	intFlag(&c.limits.maxWaitingPerIP, "max-waiting-per-ip", "ORTHANC_MAX_WAITING_PER_IP", "connections from one address (an IPv6 /64) not in a session: in the handshake, logging in, or yet to open one")
 	intFlag(&c.limits.maxPerKey, "max-per-key", "ORTHANC_MAX_PER_KEY", "sessions of one key, and of one connection")
 	intFlag(&c.limits.maxGuestsPerIP, "max-guests-per-ip", "ORTHANC_MAX_GUESTS_PER_IP", "guest sessions from one address (an IPv6 /64)")
+	intFlag(&c.limits.newKnightsPerHour, "new-knights-per-hour", "ORTHANC_NEW_KNIGHTS_PER_HOUR", "new knights made from one address (an IPv6 /64) in an hour")
 	intFlag(&c.limits.maxGuests, "max-guests", "ORTHANC_MAX_GUESTS", "guest sessions on the server")
 	durFlag(&c.limits.handshakeTimeout, "handshake-timeout", "ORTHANC_HANDSHAKE_TIMEOUT", "time to finish the SSH handshake")
 	durFlag(&c.limits.bannerTimeout, "banner-timeout", "ORTHANC_BANNER_TIMEOUT", "a connection that sends nothing (an SSH client's version line) for this long is dropped, and its address charged a penalty")
@@ -100,13 +108,15 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	durFlag(&c.limits.maxLifetime, "max-lifetime", "ORTHANC_MAX_LIFETIME", "longest a connection may last")
 	c.battleGrace = defaultBattleGrace
 	durFlag(&c.battleGrace, "battle-grace", "ORTHANC_BATTLE_GRACE", "how long a hero who holds up the others of its battle has to choose; a knight alone is never hurried, a screen-reader player has three times as long")
+	c.saveRetry = defaultSaveRetry
+	durFlag(&c.saveRetry, "save-retry", "ORTHANC_SAVE_RETRY", "how long a server that is stopping keeps retrying a save that fails (a full disk), the players told and playing on, before it gives up")
 	c.chatHistory = defaultChatHistory
 	durFlag(&c.chatHistory, "chat-history", "ORTHANC_CHAT_HISTORY", "how long what is said aloud (says, emotes, shouts, channels) is kept in memory for players' reports and channel history; 0 keeps none (whispers: 10 minutes at most)")
 	durFlag(&c.limits.stallTimeout, "stall-timeout", "ORTHANC_STALL_TIMEOUT", "a client that does not take in a frame for this long is closed")
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
 	}
-	for _, n := range []int{c.limits.maxSessions, c.limits.maxHandshakes, c.limits.earlyDropAt, c.limits.maxPerIP, c.limits.maxWaitingPerIP, c.limits.maxPerKey, c.limits.maxGuestsPerIP, c.limits.maxGuests} {
+	for _, n := range []int{c.limits.maxSessions, c.limits.maxHandshakes, c.limits.earlyDropAt, c.limits.maxPerIP, c.limits.maxWaitingPerIP, c.limits.maxPerKey, c.limits.maxGuestsPerIP, c.limits.maxGuests, c.limits.newKnightsPerHour} {
 		if n < 1 {
 			return config{}, errors.New("session limits must be at least 1")
 		}
@@ -114,7 +124,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	if c.chatHistory < 0 {
 		return config{}, errors.New("chat-history must be a duration of 0 or more, such as 24h")
 	}
-	for _, d := range []time.Duration{c.battleGrace, c.limits.handshakeTimeout, c.limits.bannerTimeout, c.limits.channelTimeout, c.limits.idleTimeout, c.limits.maxLifetime, c.limits.stallTimeout} {
+	for _, d := range []time.Duration{c.battleGrace, c.saveRetry, c.limits.handshakeTimeout, c.limits.bannerTimeout, c.limits.channelTimeout, c.limits.idleTimeout, c.limits.maxLifetime, c.limits.stallTimeout} {
 		if d <= 0 {
 			return config{}, errors.New("timeouts must be positive durations such as 30s")
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"sync"
 
@@ -11,6 +12,7 @@ import (
 	"charm.land/wish/v2/bubbletea"
 
 	"github.com/orthanc-ssh/orthanc-ssh/app"
+	"github.com/orthanc-ssh/orthanc-ssh/keys"
 	"github.com/orthanc-ssh/orthanc-ssh/store"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
@@ -149,7 +151,12 @@ func (s *server) newProgram(sess ssh.Session, m *app.Model, g *ioGuard) *tea.Pro
 		tea.WithFPS(1),
 		tea.WithInput(nil), tea.WithOutput(g)) // after MakeOptions: these input and output win
 	prog := tea.NewProgram(m, opts...)
-	s.games.put(sess, gameSession{model: m, guard: g, input: startInput(g, prog.Send), prog: prog})
+	onFlood := func() {
+		fmt.Fprintf(sess, floodLine, floodClose)
+		s.log.Info("session input flood: closing", "fingerprint", keys.Fingerprint(sess.PublicKey()), "addr", sess.RemoteAddr().String())
+		closeConn(sess)
+	}
+	s.games.put(sess, gameSession{model: m, guard: g, input: startInput(g, prog.Send, onFlood), prog: prog})
 	return prog
 }
 

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -35,11 +36,22 @@ type testServer struct {
 // testTick is faster than production so a walk takes milliseconds, not seconds.
 const testTick = 5 * time.Millisecond
 
-// testConfig is the server's configuration in tests: loopback, a fast tick, default limits.
+// testConfig is the server's configuration in tests: loopback, a fast tick, default limits
+// but for new knights, which the tests make by the dozen from one address (testLimits).
 func testConfig(dir string, seed uint64) config {
 	return config{addr: "127.0.0.1:0", data: dir, adminKeys: filepath.Join(dir, "admin_keys"),
-		seed: seed, tick: testTick, battleGrace: defaultBattleGrace, chatHistory: defaultChatHistory, limits: defaultLimits,
+		seed: seed, tick: testTick, battleGrace: defaultBattleGrace, chatHistory: defaultChatHistory, limits: testLimits(),
 		name: "Orthanc", publicAddr: "localhost", guests: true}
+}
+
+// testKnightsPerHour is the new knights a test server takes from one address in an hour.
+const testKnightsPerHour = 1000
+
+// testLimits are the default limits with testKnightsPerHour.
+func testLimits() limits {
+	l := defaultLimits
+	l.newKnightsPerHour = testKnightsPerHour
+	return l
 }
 
 // startServer starts the real server on the data folder, on the default dungeon.
@@ -179,7 +191,7 @@ func serverBinary(t *testing.T) string {
 // startProcess runs the server binary on a free port and returns it with its address.
 func startProcess(t *testing.T, dir string) (*exec.Cmd, string) {
 	t.Helper()
-	cmd := exec.Command(serverBinary(t), "-addr", "127.0.0.1:0", "-data", dir, "-tick", "5ms")
+	cmd := exec.Command(serverBinary(t), "-addr", "127.0.0.1:0", "-data", dir, "-tick", "5ms", "-new-knights-per-hour", fmt.Sprint(testKnightsPerHour))
 	cmd.Env = append(os.Environ(), "ORTHANC_SEED=")
 	stderr, err := cmd.StderrPipe()
 	if err != nil {

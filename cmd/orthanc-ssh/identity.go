@@ -116,12 +116,77 @@ func (s *server) identify(sess ssh.Session, game bool) (id ident, release func()
 		return id, func() {}, err
 	}
 	id.knight = store.NewKnightID()
-	release = s.saver.Bind(store.Key{Fingerprint: id.fp, Knight: id.knight, Type: key.Type(), Added: time.Now().UTC()})
+	unbind := s.saver.Bind(store.Key{Fingerprint: id.fp, Knight: id.knight, Type: key.Type(), Added: time.Now().UTC()})
 	k, err := s.saver.KeyOf(id.fp) // a second session of the key bound it first
-	if err == nil {
+	if err == nil && k.Knight != id.knight {
 		id.knight = k.Knight
+		return id, unbind, nil
 	}
-	return id, release, nil
+	undo, ok := s.newKnights.reserve(addrKey(sess.RemoteAddr()), time.Now(), s.cfg.limits.newKnightsPerHour)
+	if !ok {
+		unbind()
+		return id, func() {}, errTooManyKnights
+	}
+	return id, func() {
+		unbind()
+		if _, err := s.saver.KeyOf(id.fp); errors.Is(err, store.ErrNotFound) {
+			undo() // the session made no knight after all
+		}
+	}, nil
+}
+
+// errTooManyKnights refuses a key with no knight a game, when its address has made
+// -new-knights-per-hour knights in the last hour.
+var errTooManyKnights = errors.New("too many new knights from this address")
+
+// tooManyKnightsLine is what such a key reads.
+const tooManyKnightsLine = "Too many new knights were made from your address in the last hour; come back later, " +
+	"or play a knight you have (keys add on its key, then link the code from this one)."
+
+// knightCounter counts the new knights made from each address (addrKey: an IPv6 /64 is
+// one) in the last hour (issue 30: one address made 45 knights in 9 s, each permanent,
+// each taking a name). A place is reserved when a key with no knight opens a game, and
+// given back when the game ends without a knight made. Safe for concurrent use.
+type knightCounter struct {
+	mu   sync.Mutex
+	made map[string][]time.Time
+}
+
+// maxKnightAddrs is how many addresses' counts are kept before the old ones are swept.
+const maxKnightAddrs = 10000
+
+// reserve counts a new knight from addr at now, unless addr has made limit in the last
+// hour; undo takes it back.
+func (k *knightCounter) reserve(addr string, now time.Time, limit int) (undo func(), ok bool) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.made == nil {
+		k.made = map[string][]time.Time{}
+	}
+	recent := func(a string) []time.Time {
+		ts := slices.DeleteFunc(k.made[a], func(t time.Time) bool { return now.Sub(t) >= time.Hour })
+		if len(ts) == 0 {
+			delete(k.made, a)
+		}
+		return ts
+	}
+	if len(k.made) >= maxKnightAddrs {
+		for a := range k.made {
+			recent(a)
+		}
+	}
+	ts := recent(addr)
+	if len(ts) >= limit {
+		return nil, false
+	}
+	k.made[addr] = append(ts, now)
+	return func() {
+		k.mu.Lock()
+		defer k.mu.Unlock()
+		if i := slices.Index(k.made[addr], now); i >= 0 {
+			k.made[addr] = slices.Delete(k.made[addr], i, i+1)
+		}
+	}, true
 }
 
 // touchEvery is how seldom a key's "last used" is written: a key that opens sessions

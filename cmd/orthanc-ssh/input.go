@@ -33,13 +33,64 @@ import (
 // Keys are dropped rather than queued without end: a client that sends faster than the
 // game takes keys in gains nothing by it. A paste is never dropped by the queue (its
 // length is bounded already), so its end marker always reaches the parser.
+//
+// A session's keys are limited in rate too (issue 30: one client sending 15 MB/s of h took
+// the server from 7 % to 73 % of a core): a burst for pastes and held keys, then a steady
+// rate far above any typist's (a held arrow key sends about 90 bytes a second); keys past
+// it are dropped, and a client still past it after floodClose is told why and closed.
+// A bracketed paste is charged to the rate but never dropped by it (it is bounded already),
+// and only what passes the paste's own cut is charged.
+//
+//	keyRate       1 KiB/s  steady rate of keys, in bytes
+//	keyBurst      4 KiB    sent at once before the rate holds
+//	floodClose    10 s     past the rate this long without a pause (the burst back full) closes the session
 const (
 	readChunk   = 1 << 10
 	inputQueue  = 8
 	maxPaste    = 16 << 10
 	maxUnparsed = 32 << 10
 	escTimeout  = uv.DefaultEscTimeout
+	keyRate     = 1 << 10
+	keyBurst    = 4 << 10
+	floodClose  = 10 * time.Second
 )
+
+// floodLine is what a session closed for sending keys past the rate reads.
+const floodLine = "\r\nYou sent keys faster than anyone types, for %v without a pause: this session is closed. " +
+	"Your knight is saved where it stands.\r\n"
+
+// keyBucket is the rate of one session's keys: a token bucket of bytes.
+type keyBucket struct {
+	tokens float64
+	last   time.Time
+	over   time.Time // when keys were first dropped since the bucket was last full; zero when it was
+}
+
+// take charges n bytes at now and reports whether they fit; a paste always fits, and
+// takes what the bucket holds up to its length. flooding is true once the client has
+// been past the rate for floodClose.
+func (b *keyBucket) take(n int, paste bool, now time.Time) (fits, flooding bool) {
+	if b.last.IsZero() {
+		b.tokens, b.last = keyBurst, now
+	}
+	b.tokens = min(keyBurst, b.tokens+keyRate*now.Sub(b.last).Seconds())
+	b.last = now
+	if b.tokens >= keyBurst {
+		b.over = time.Time{}
+	}
+	fits = b.tokens >= float64(n)
+	switch {
+	case fits:
+		b.tokens -= float64(n)
+	case paste:
+		b.tokens = 0
+	}
+	if !fits && b.over.IsZero() {
+		b.over = now
+	}
+	fits = fits || paste
+	return fits, !b.over.IsZero() && now.Sub(b.over) >= floodClose
+}
 
 // Bracketed paste markers: a terminal sends the pasted text between them.
 const (
@@ -54,14 +105,18 @@ type inputPump struct {
 	stop   chan struct{} // closed when the game has ended
 	once   sync.Once
 
-	dropped atomic.Int64 // bytes of keys dropped because the queue was full
+	dropped atomic.Int64 // bytes of keys dropped because the queue was full or past the rate
+	flooded atomic.Bool  // the session was closed for sending keys past the rate
+	onFlood func()       // closes the session, told why
 }
 
 // startInput starts parsing what the client types on r and handing the events to send
 // (the program's Send, which returns at once once the program has ended, so the parser
-// is never left blocked). Call stopInput once the program has ended.
-func startInput(r io.Reader, send func(uv.Event)) *inputPump {
-	p := &inputPump{chunks: make(chan []byte, inputQueue), stop: make(chan struct{})}
+// is never left blocked); onFlood closes the session of a client past the key rate for
+// floodClose (with no onFlood, the keys are not limited in rate: the parser's tests).
+// Call stopInput once the program has ended.
+func startInput(r io.Reader, send func(uv.Event), onFlood func()) *inputPump {
+	p := &inputPump{chunks: make(chan []byte, inputQueue), stop: make(chan struct{}), onFlood: onFlood}
 	go p.fill(r)
 	go p.parse(send)
 	return p
@@ -79,12 +134,25 @@ func (p *inputPump) fill(r io.Reader) {
 	defer close(p.chunks)
 	buf := make([]byte, readChunk)
 	var paste pasteLimit
+	var rate keyBucket
 	for {
 		n, err := r.Read(buf)
 		if n > 0 {
 			wasIn := paste.in
 			chunk := paste.filter(make([]byte, 0, n+len(pasteEnd)), buf[:n])
+			fits, flooding := true, false
+			if p.onFlood != nil {
+				fits, flooding = rate.take(len(chunk), wasIn || paste.in, time.Now())
+			}
+			if flooding {
+				p.flooded.Store(true)
+				p.dropped.Add(int64(n))
+				p.onFlood()
+				return
+			}
 			switch {
+			case !fits:
+				p.dropped.Add(int64(n))
 			case len(chunk) == 0: // all of it the dropped end of a long paste
 			case wasIn || paste.in:
 				// Part of a paste, whose length is bounded: wait for room, so the

@@ -183,7 +183,7 @@ func TestEndlessSequenceIsGivenUp(t *testing.T) {
 		case uv.KeyPressEvent:
 			keys++
 		}
-	})
+	}, nil)
 	defer p.stopInput()
 	waitUntil(t, "the sequence to be given up and keys to follow", func() bool {
 		mu.Lock()
@@ -276,4 +276,80 @@ func TestDecoderGathersSequences(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The key rate: a burst passes, then keys past the rate are dropped; a pause fills the
+// burst again; a paste is charged but never dropped; a client past the rate for
+// floodClose without a pause is flooding.
+func TestKeyBucket(t *testing.T) {
+	var b keyBucket
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	if fits, _ := b.take(keyBurst, false, now); !fits {
+		t.Fatal("a burst was dropped")
+	}
+	if fits, _ := b.take(10, false, now); fits {
+		t.Error("a key past the burst passed")
+	}
+	now = now.Add(time.Second)
+	if fits, _ := b.take(keyRate, false, now); !fits {
+		t.Error("a second's keys at the rate were dropped")
+	}
+	now = now.Add(keyBurst / keyRate * time.Second)
+	if fits, flooding := b.take(keyBurst, false, now); !fits || flooding {
+		t.Error("after a pause a burst was dropped")
+	}
+	if fits, _ := b.take(maxPaste, true, now); !fits {
+		t.Error("a paste was dropped")
+	}
+	flooding := false
+	for i := 0; i < 1000 && !flooding; i++ {
+		now = now.Add(100 * time.Millisecond)
+		_, flooding = b.take(readChunk, false, now) // 10 KiB/s
+		if flooding && now.Sub(b.over) < floodClose {
+			t.Fatalf("flooding after %v", now.Sub(b.over))
+		}
+	}
+	if !flooding {
+		t.Error("10 KiB/s of keys for 100 s is no flood")
+	}
+	var steady keyBucket
+	for range 1000 {
+		now = now.Add(100 * time.Millisecond)
+		if fits, flooding := steady.take(30, false, now); !fits || flooding { // 300 bytes/s: a fast typist's keys and then some
+			t.Fatal("keys under the rate were dropped")
+		}
+	}
+}
+
+// Regression (issue 30): a client sending h as fast as it could took two thirds of a core,
+// and its excess keys were dropped but the session went on for ever. Past the key rate
+// keys are dropped, and a client still past it after floodClose is told why and closed;
+// its knight is saved, and a player beside it walks on.
+func TestAKeyFloodIsClosed(t *testing.T) {
+	ts := startServer(t, t.TempDir())
+	flooder := openTerminal(t, ts.addr, newKey(t), 80, 24, nil)
+	flooder.enterDungeon("Flood")
+	start := time.Now()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		chunk := bytes.Repeat([]byte{'h'}, 4<<10)
+		for time.Since(start) < floodClose+20*time.Second { // bounded: the server closes it long before
+			if _, err := flooder.stdin.Write(chunk); err != nil {
+				return
+			}
+		}
+	}()
+	if !flooder.ended(floodClose + 15*time.Second) {
+		t.Fatalf("a flood of keys was not closed in %v", time.Since(start))
+	}
+	took := time.Since(start)
+	<-done
+	if out := flooder.finalOutput(); !strings.Contains(screenWords(out), "You sent keys faster than anyone types") {
+		t.Errorf("the flooder was not told why:\n%s", out)
+	}
+	if took < floodClose {
+		t.Errorf("closed after %v, before floodClose", took)
+	}
+	t.Logf("a flood of keys closed after %v", took)
 }

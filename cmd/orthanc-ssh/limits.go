@@ -16,20 +16,21 @@ import (
 // limits are the server's protections against too many, too idle or too greedy clients.
 // Each has a flag (config.go) and its default below.
 type limits struct {
-	maxSessions      int           // connections with a session open (a game or a command)
-	maxHandshakes    int           // connections not in a session: in the handshake, logging in, or yet to open one
-	maxPerIP         int           // connections from one address (an IPv6 /64), in a session or not
-	maxWaitingPerIP  int           // connections from one address not in a session
-	maxPerKey        int           // sessions of one key, and session channels of one connection
-	maxGuestsPerIP   int           // guest sessions from one address (an IPv6 /64)
-	maxGuests        int           // guest sessions on the server
-	earlyDropAt      int           // connections waiting from which new ones are dropped at random (admission.go)
-	handshakeTimeout time.Duration // to finish the SSH handshake
-	bannerTimeout    time.Duration // to send the first byte (an SSH client's version line)
-	channelTimeout   time.Duration // a connection with no session open for this long is closed
-	idleTimeout      time.Duration // since the last keystroke (not output) in the game
-	maxLifetime      time.Duration // of one connection
-	stallTimeout     time.Duration // a frame the client does not take in closes the session
+	maxSessions       int           // connections with a session open (a game or a command)
+	maxHandshakes     int           // connections not in a session: in the handshake, logging in, or yet to open one
+	maxPerIP          int           // connections from one address (an IPv6 /64), in a session or not
+	maxWaitingPerIP   int           // connections from one address not in a session
+	maxPerKey         int           // sessions of one key, and session channels of one connection
+	maxGuestsPerIP    int           // guest sessions from one address (an IPv6 /64)
+	maxGuests         int           // guest sessions on the server
+	newKnightsPerHour int           // new knights made from one address (an IPv6 /64) in an hour
+	earlyDropAt       int           // connections waiting from which new ones are dropped at random (admission.go)
+	handshakeTimeout  time.Duration // to finish the SSH handshake
+	bannerTimeout     time.Duration // to send the first byte (an SSH client's version line)
+	channelTimeout    time.Duration // a connection with no session open for this long is closed
+	idleTimeout       time.Duration // since the last keystroke (not output) in the game
+	maxLifetime       time.Duration // of one connection
+	stallTimeout      time.Duration // a frame the client does not take in closes the session
 }
 
 // Defaults, and what they mean for a 2-core server:
@@ -43,6 +44,7 @@ type limits struct {
 //	max-per-key       4        a game, a watcher and commands at once; a fifth is refused
 //	max-guests-per-ip 2        guests (no key) from one address: a second device, not a crowd
 //	max-guests        50       guests on the server: a tenth of the players' places
+//	new-knights-per-hour 5     knights made from one address in an hour: a family's, not a script's
 //	handshake         10s      a client that never finishes the handshake is dropped
 //	banner            3s       a client that sends nothing is dropped, its address charged a penalty
 //	channel           20s      a connection that logs in and opens no session is dropped
@@ -50,7 +52,7 @@ type limits struct {
 //	lifetime          12h      no connection lives forever
 //	stall             30s      a client that stops reading its screen is closed, knight saved
 var defaultLimits = limits{
-	maxSessions: 500, maxHandshakes: 1000, earlyDropAt: 500, maxPerIP: 20, maxWaitingPerIP: 8, maxPerKey: 4, maxGuestsPerIP: 2, maxGuests: 50,
+	maxSessions: 500, maxHandshakes: 1000, earlyDropAt: 500, maxPerIP: 20, maxWaitingPerIP: 8, maxPerKey: 4, maxGuestsPerIP: 2, maxGuests: 50, newKnightsPerHour: 5,
 	handshakeTimeout: 10 * time.Second, bannerTimeout: 3 * time.Second, channelTimeout: 20 * time.Second, idleTimeout: 30 * time.Minute,
 	maxLifetime: 12 * time.Hour, stallTimeout: 30 * time.Second,
 }

@@ -65,6 +65,21 @@ func runWith(ctx context.Context, args []string, getenv func(string) string, std
 		return 1
 	}
 	srv.hooks = hooks
+	// SIGHUP (the terminal that runs the server closing, or an operator) reloads what
+	// can be reloaded, and never ends the server.
+	hup, done := make(chan os.Signal, 1), make(chan struct{})
+	signal.Notify(hup, syscall.SIGHUP)
+	defer func() { signal.Stop(hup); close(done) }()
+	go func() {
+		for {
+			select {
+			case <-hup:
+				srv.reload()
+			case <-done:
+				return
+			}
+		}
+	}()
 	ln, err := net.Listen("tcp", cfg.addr)
 	if err != nil {
 		log.Error("listen", "addr", cfg.addr, "err", err)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/netip"
 	"runtime/debug"
@@ -115,6 +116,11 @@ func (s *server) track(next ssh.Handler) ssh.Handler {
 		}
 		game := pty && (len(cmd) == 0 || cmd[0] == "play")
 		id, release, err := s.identify(sess, game)
+		if errors.Is(err, errTooManyKnights) {
+			s.log.Info("refused a new knight", "fingerprint", id.fp, "addr", sess.RemoteAddr().String())
+			s.refuse(sess, tooManyKnightsLine)
+			return
+		}
 		if err != nil {
 			s.log.Error("find the key's knight", "fingerprint", id.fp, "err", err)
 			s.refuse(sess, "The server cannot read your knight just now; nothing was changed. Please try again later.")

@@ -100,9 +100,9 @@ func (n sessionNames) Claim(name string) bool {
 	return (n.guest || !looksLikeAGuest(name)) && n.s.book().claim(name, n.fp)
 }
 
-// looksLikeAGuest reports whether a name is a guest's: "Guest", or "Guest" and more
-// after a space, hyphen or apostrophe, in any case.
+// looksLikeAGuest reports whether a name is a guest's: any name that begins with "Guest",
+// in any case (issue 30: "Guestly" was taken by a keyed knight, and read as a guest to
+// moderators).
 func looksLikeAGuest(name string) bool {
-	l := strings.ToLower(strings.TrimSpace(name))
-	return l == "guest" || (strings.HasPrefix(l, "guest") && strings.ContainsAny(l[5:6], " -'"))
+	return strings.HasPrefix(strings.ToLower(strings.TrimSpace(name)), "guest")
 }

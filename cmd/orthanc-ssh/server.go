@@ -74,7 +74,7 @@ type server struct {
 	store  *store.Store
 	saver  *store.Saver
 	engine *world.Engine
-	admins *keys.AllowList
+	admins atomic.Pointer[keys.AllowList] // read again on SIGHUP (reload)
 	ssh    *ssh.Server
 	live   *registry // open sessions, for the admin's who and stats
 	obs    *observer // tick and save times, metrics
@@ -83,12 +83,13 @@ type server struct {
 	crash  chan crashed // a panic of the world or the saver, for serve (capacity 1)
 	hooks  testHooks
 
-	sessions sync.WaitGroup
-	games    gameSessions // game sessions' models, from the program handler to finish
-	perKey   keyCounter   // open sessions per key, for the per-key limit
-	names    nameBook     // knights' names, kept unique (names.go)
-	ids      identities   // who each open session is (identity.go)
-	codes    codeBook     // one-time codes of keys add and guests' claims (identity.go)
+	sessions   sync.WaitGroup
+	games      gameSessions  // game sessions' models, from the program handler to finish
+	perKey     keyCounter    // open sessions per key, for the per-key limit
+	names      nameBook      // knights' names, kept unique (names.go)
+	ids        identities    // who each open session is (identity.go)
+	codes      codeBook      // one-time codes of keys add and guests' claims (identity.go)
+	newKnights knightCounter // new knights made per address (identity.go)
 	// guestSilences are the silences of guests, which the store never keeps (community.go).
 	guestSilences guestSilenceBook
 	// metrics is the listener /metrics is served on, nil when metrics are off. It is
@@ -143,8 +144,9 @@ func newServer(cfg config, log *slog.Logger) (*server, error) {
 		st.Close()
 		return nil, err
 	}
-	s := &server{cfg: cfg, log: log, store: st, saver: store.NewSaver(st, log), admins: admins, live: newRegistry(),
+	s := &server{cfg: cfg, log: log, store: st, saver: store.NewSaver(st, log), live: newRegistry(),
 		perKey: keyCounter{n: map[string]int{}}, crash: make(chan crashed, 1)}
+	s.admins.Store(admins)
 	s.obs = newObserver(s)
 	s.hostKey = signer.PublicKey()
 	s.motdText.Store(&motd.Text)
@@ -266,6 +268,13 @@ func (s *server) serve(ctx context.Context, ln net.Listener) error {
 		err = fmt.Errorf("the %s panicked: %v", c.where, c.value)
 	}
 	s.log.Info("shutting down")
+	// A disk that cannot be written to (full, say) is retried for -save-retry, the players
+	// told and still playing, before anyone is sent away; what is left then is retried
+	// until the same deadline after they have gone.
+	saveUntil := time.Now().Add(s.cfg.saveRetry)
+	if ferr := s.flushRetrying(saveUntil, s.tellUnsaved); ferr != nil {
+		s.log.Error("shutting down with unsaved records", "err", ferr)
+	}
 	waited := make(chan struct{})
 	go func() { s.sessions.Wait(); close(waited) }()
 	// Everyone is told first, so their screens say why; their sessions close themselves
@@ -290,7 +299,7 @@ func (s *server) serve(ctx context.Context, ln net.Listener) error {
 	<-ticksDone
 	stopSaver()
 	<-saverDone
-	if ferr := s.finalFlush(); ferr != nil && err == nil {
+	if ferr := s.flushRetrying(saveUntil, nil); ferr != nil && err == nil {
 		err = ferr
 	}
 	if cerr := s.store.Close(); cerr != nil && err == nil {
@@ -313,6 +322,7 @@ type crashed struct {
 type testHooks struct {
 	step     func()                                     // runs on the world's goroutine before each tick's steps
 	saverRun func(ctx context.Context, sv *store.Saver) // runs in place of the saver's Run
+	flush    func() error                               // runs before each flush of shutdown; an error stands for a failed write (a full disk)
 }
 
 // keepGoing runs fn (the world's or the saver's loop) and closes done when it returns. A
@@ -331,6 +341,55 @@ func (s *server) keepGoing(where string, done chan<- struct{}, fn func()) {
 	fn()
 }
 
+// flushRetrying writes what the saver holds, retrying a failed write every second or so
+// until it succeeds or until; tell, when set, is called at the first failure and then
+// every 30 s. It returns the last failure.
+func (s *server) flushRetrying(until time.Time, tell func(left time.Duration, err error)) error {
+	told := time.Time{}
+	for {
+		err := s.finalFlush()
+		if err == nil || !time.Now().Before(until) {
+			return err
+		}
+		left := time.Until(until).Round(time.Second)
+		s.log.Error("cannot save: retrying", "records", s.saver.Pending(), "for", left, "err", err)
+		if tell != nil && time.Since(told) >= 30*time.Second {
+			tell(left, err)
+			told = time.Now()
+		}
+		time.Sleep(min(time.Second, time.Until(until)))
+	}
+}
+
+// tellUnsaved tells the players that the server, stopping, cannot save yet.
+func (s *server) tellUnsaved(left time.Duration, _ error) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	_, _ = s.engine.Broadcast(ctx, fmt.Sprintf("The server is stopping but cannot save just now (its disk may be full); "+
+		"it keeps trying for up to %v. Your knight is safe in the game meanwhile: play on.", left))
+}
+
+// reload reads again what can change while the server runs, on SIGHUP: the admins' keys
+// and the message of the day. A file that cannot be read keeps what was there.
+func (s *server) reload() {
+	admins, bad, err := keys.LoadAllowList(s.cfg.adminKeys)
+	if err != nil {
+		s.log.Error("reload: admin keys kept as they were", "file", s.cfg.adminKeys, "err", err)
+	} else {
+		for _, e := range bad {
+			s.log.Warn("admin keys: skipped a bad line", "file", s.cfg.adminKeys, "err", e)
+		}
+		s.admins.Store(admins)
+	}
+	motd, err := s.store.LoadMOTD()
+	if err != nil {
+		s.log.Error("reload: message of the day kept as it was", "err", err)
+	} else {
+		s.motdText.Store(&motd.Text)
+	}
+	s.log.Info("reloaded", "admins", len(s.admins.Load().Fingerprints()))
+}
+
 // finalFlush writes what the saver holds when the server stops. After a panic in the
 // saver, the same bug may strike again: that panic is an error here.
 func (s *server) finalFlush() (err error) {
@@ -340,6 +399,11 @@ func (s *server) finalFlush() (err error) {
 			err = fmt.Errorf("final flush: the saver panicked: %v", r)
 		}
 	}()
+	if s.hooks.flush != nil {
+		if err := s.hooks.flush(); err != nil {
+			return err
+		}
+	}
 	return s.saver.Flush()
 }
 
