@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"net"
 	"strings"
 	"testing"
@@ -16,11 +17,13 @@ import (
 // which ssh-audit fails or warns on. A client that offers only one of those is refused;
 // OpenSSH, PuTTY and Dropbear still connect.
 
-// A client offering only an algorithm the server dropped cannot connect.
+// A client offering only an algorithm the server dropped cannot connect. Each tries from
+// an address of its own: a failed handshake charges its address (admission.go), and the
+// fourth from one address would be refused before the algorithms are compared.
 func TestDroppedAlgorithmsAreRefused(t *testing.T) {
 	ts := startServer(t, t.TempDir())
 	key := newKey(t)
-	for _, tc := range []struct {
+	for i, tc := range []struct {
 		name string
 		cfg  gossh.Config
 	}{
@@ -37,8 +40,9 @@ func TestDroppedAlgorithmsAreRefused(t *testing.T) {
 		{"mac hmac-sha2-256", gossh.Config{Ciphers: []string{gossh.CipherAES128CTR}, MACs: []string{gossh.HMACSHA256}}},
 		{"mac hmac-sha2-512", gossh.Config{Ciphers: []string{gossh.CipherAES128CTR}, MACs: []string{gossh.HMACSHA512}}},
 	} {
+		from := fmt.Sprintf("127.0.0.%d", 10+i)
 		t.Run(tc.name, func(t *testing.T) {
-			c, err := gossh.Dial("tcp", ts.addr, &gossh.ClientConfig{Config: tc.cfg, User: "player",
+			c, err := dialFrom(ts.addr, from, &gossh.ClientConfig{Config: tc.cfg, User: "player",
 				Auth: []gossh.AuthMethod{gossh.PublicKeys(key)}, HostKeyCallback: gossh.InsecureIgnoreHostKey(), Timeout: 5 * time.Second})
 			if err == nil {
 				c.Close()
@@ -53,6 +57,21 @@ func TestDroppedAlgorithmsAreRefused(t *testing.T) {
 	if _, _, code := runCmd(t, ts.addr, key, "help"); code != 0 {
 		t.Fatal("a default client was refused")
 	}
+}
+
+// dialFrom makes an SSH client connection to addr from the loopback address from.
+func dialFrom(addr, from string, cfg *gossh.ClientConfig) (*gossh.Client, error) {
+	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(from)}, Timeout: cfg.Timeout}
+	raw, err := d.Dial("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	c, chans, reqs, err := gossh.NewClientConn(raw, addr, cfg)
+	if err != nil {
+		raw.Close()
+		return nil, err
+	}
+	return gossh.NewClient(c, chans, reqs), nil
 }
 
 // OpenSSH's ssh, PuTTY's plink and Dropbear's dbclient connect with the algorithms the

@@ -38,16 +38,19 @@ func loginOnly(t *testing.T, addr, from string) (gossh.Conn, error) {
 	return c, nil
 }
 
-// With 500 connections logged in from 25 addresses and holding no session (the default
-// limits: 20 an address, 500 players, a 20 s channel timeout), a real player still gets
+// With 500 connections logged in from 25 addresses and holding no session (20 an
+// address, 500 players, a 20 s channel timeout), a real player still gets
 // in and sees the title within a second, and the 500 are closed once the channel timeout
 // has passed. (It runs in parallel: most of it is waiting for the timeout, which has to
 // be longer than opening 500 connections takes under -race.)
 func TestLoggedInWithoutASessionHoldsNoPlace(t *testing.T) {
 	t.Parallel()
-	cfg := testConfig(t.TempDir(), defaultSeed)
-	ts, srv := startConfigured(t, cfg)
 	const addrs, perAddr = 25, 20
+	cfg := testConfig(t.TempDir(), defaultSeed)
+	// The connections are logged in, so admission let them through: their addresses may
+	// each hold 20 waiting, and no early drop comes before every handshake place is taken.
+	cfg.limits.maxWaitingPerIP, cfg.limits.earlyDropAt = perAddr, cfg.limits.maxHandshakes
+	ts, srv := startConfigured(t, cfg)
 	start := time.Now()
 	var mu sync.Mutex
 	var conns []gossh.Conn
