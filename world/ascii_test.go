@@ -256,3 +256,22 @@ func TestParseASCIIIndentation(t *testing.T) {
 		t.Fatalf("parsed %dx%d up %v down %v:\n%s", l.W, l.H, l.Up, l.Down, l.ASCII())
 	}
 }
+
+// The smallest level is one square, and an error names the line and column it found
+// wrong, counted from 1.
+func TestParseASCIISmallestAndWhere(t *testing.T) {
+	l, err := ParseASCII(1, "+-+\n|E|\n+-+\n")
+	if err != nil || l.W != 1 || l.H != 1 || l.Up != (Pos{0, 0}) {
+		t.Fatalf("one square: %v, %+v", err, l)
+	}
+	for _, c := range []struct{ pic, want string }{
+		{"+-+-+\n|#|#|\n+-+-+-+\n", "line 3 is 7 characters, line 1 is 5"},
+		{"+-+\n|x|\n+-+\n", `unexpected 'x' at line 2 column 2`},
+		{"+-+-+\n|#x#|\n+-+-+\n", `unexpected 'x' at line 2 column 3`},
+		{"+D+\n| |\n+-+\n", "boundary at line 1 column 2"},
+	} {
+		if _, err := ParseASCII(1, c.pic); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: error %v, want one saying %q", c.pic, err, c.want)
+		}
+	}
+}
