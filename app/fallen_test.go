@@ -52,3 +52,25 @@ func TestTheDeathScreenTellsHowTheKnightFell(t *testing.T) {
 		t.Fatalf("the inventory screen marks %d things in use, want 2:\n%s", strings.Count(s, "(in use)"), s)
 	}
 }
+
+// The knight rolled after a death in the same session begins its log with the fallen
+// one's last lines, in screen-reader mode printed before its welcome.
+func TestTheNextKnightsLogBeginsWithTheLastMoments(t *testing.T) {
+	e, tick := runWorld(t)
+	ticker(t, tick)
+	m := playModel(t, e, "SHA256:heir", Params{})
+	d := newDriver(t, m)
+	d.key("y") // screen-reader mode
+	d.waitOut("Press Enter to begin.")
+	m.screen, m.tomb = screenDead, &world.Death{Killer: "an Illusionist",
+		LastLines: []string{"The last moments of Kay:", "The Illusionist hits Kay for 7. Kay is slain!"}}
+	d.line("")
+	d.waitOut("The dice have spoken")
+	d.line("")
+	d.waitOut("Name your knight")
+	d.line("Percival")
+	out := d.waitOut("The last moments of Kay:", "The Illusionist hits Kay for 7. Kay is slain!", "Welcome, Percival.")
+	if strings.Index(out, "The last moments of Kay:") > strings.Index(out, "Welcome, Percival.") {
+		t.Fatalf("the last moments come after the welcome:\n%s", out)
+	}
+}
