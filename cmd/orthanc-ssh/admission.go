@@ -11,8 +11,8 @@ import (
 // every new login was reset; the per-address limit held, but a spread attacker passes it).
 // Four things, after OpenSSH's MaxStartups and PerSourcePenalties:
 //
-//   - an address has -max-waiting-per-ip connections not in a session (in the handshake,
-//     logging in, or yet to open one): a flood needs many addresses to fill the places;
+//   - an address has -max-handshakes-per-ip connections in the handshake at once (not
+//     logged in yet): a flood needs many addresses to fill the places;
 //
 //   - the banner deadline: a connection that sends nothing (an SSH client sends its
 //     version line at once) is dropped after -banner-timeout, not the handshake timeout;
@@ -27,14 +27,14 @@ import (
 //
 //     constant       value  effect
 //     penaltySilent  10s    charged for a connection dropped at the banner deadline (OpenSSH's grace-exceeded)
-//     penaltyFailed  5s     charged for a handshake that failed (OpenSSH's authfail)
+//     penaltyFailed  1s     charged for a handshake that failed (OpenSSH's noauth)
 //     penaltyGrace   15s    an address is refused only once its charge is past this (OpenSSH's min)
 //     penaltyMax     10m    the most an address is charged (OpenSSH's max)
 //     maxPenalised   65536  addresses charged at once; past it new charges wait for old ones to run out
 //     earlyDropRate  30     percent of new connections dropped at -early-drop-at waiting
 const (
 	penaltySilent = 10 * time.Second
-	penaltyFailed = 5 * time.Second
+	penaltyFailed = time.Second
 	penaltyGrace  = 15 * time.Second
 	penaltyMax    = 10 * time.Minute
 	maxPenalised  = 65536
@@ -118,7 +118,7 @@ func (l *limitListener) admission(addr string, now time.Time) (reason, msg strin
 	switch {
 	case l.waiting >= l.lim.maxHandshakes:
 		return refusedBusy, busyMsg
-	case l.perAddr[addr] >= l.lim.maxPerIP+refusalsPerAddr, l.waitAddr[addr] >= l.lim.maxWaitingPerIP:
+	case l.perAddr[addr] >= l.lim.maxPerIP+refusalsPerAddr, l.shakes[addr] >= l.lim.maxShakesPerIP:
 		return refusedPerAddr, tooManyMsg
 	case l.earlyDrop():
 		return refusedEarly, busyMsg
