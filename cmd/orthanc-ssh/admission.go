@@ -21,9 +21,10 @@ import (
 //     failed, is charged time; once its charge is past penaltyGrace it is refused at
 //     once, with a line, until the charge runs down;
 //
-//   - early drop: once -early-drop-at connections wait, a new one is dropped at random,
-//     earlyDropRate percent at first, rising to all when every handshake place is taken,
-//     so a flood never takes the last place for sure.
+//   - early drop: once -early-drop-at connections are in the handshake (not logged in
+//     yet: a connection logged in without a session is the channel timeout's), a new one
+//     is dropped at random, earlyDropRate percent at first, rising to all at
+//     -max-handshakes, so a flood never takes the last place for sure.
 //
 //     constant       value  effect
 //     penaltySilent  10s    charged for a connection dropped at the banner deadline (OpenSSH's grace-exceeded)
@@ -31,7 +32,7 @@ import (
 //     penaltyGrace   15s    an address is refused only once its charge is past this (OpenSSH's min)
 //     penaltyMax     10m    the most an address is charged (OpenSSH's max)
 //     maxPenalised   65536  addresses charged at once; past it new charges wait for old ones to run out
-//     earlyDropRate  30     percent of new connections dropped at -early-drop-at waiting
+//     earlyDropRate  30     percent of new connections dropped at -early-drop-at in the handshake
 const (
 	penaltySilent = 10 * time.Second
 	penaltyFailed = time.Second
@@ -98,14 +99,14 @@ func (l *limitListener) charge(addr string, d time.Duration) {
 	l.mu.Unlock()
 }
 
-// earlyDrop decides at random whether a new connection is dropped, given how many wait;
-// the caller holds l.mu.
+// earlyDrop decides at random whether a new connection is dropped, given how many are in
+// the handshake; the caller holds l.mu.
 func (l *limitListener) earlyDrop() bool {
 	start, full := l.lim.earlyDropAt, l.lim.maxHandshakes
-	if l.waiting < start || start >= full {
+	if l.shaking < start || start >= full {
 		return false
 	}
-	pct := earlyDropRate + (100-earlyDropRate)*(l.waiting-start)/(full-start)
+	pct := earlyDropRate + (100-earlyDropRate)*min(l.shaking-start, full-start)/(full-start)
 	return rand.IntN(100) < pct
 }
 

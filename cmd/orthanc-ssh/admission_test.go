@@ -128,7 +128,7 @@ func TestPenaltiesAndEarlyDrop(t *testing.T) {
 		t.Errorf("a thousand charges refuse for %s, want %s", left, penaltyMax-penaltyGrace)
 	}
 	drops := func(waiting int) int {
-		l.waiting = waiting
+		l.shaking = waiting
 		n := 0
 		for range 1000 {
 			if l.earlyDrop() {

@@ -38,7 +38,7 @@ type limits struct {
 //	limit             default  effect
 //	max-sessions      500      about what a 2-core box serves (p99 352 ms with 50 of 500 walking; docs/PERFORMANCE.md)
 //	max-handshakes    1000     connections not yet in a session never take a player's place; more are closed at once
-//	early-drop-at     500      from half the handshake places taken, new connections are dropped at random (30 %, rising to all)
+//	early-drop-at     500      from 500 connections in the handshake, new ones are dropped at random (30 %, rising to all at max-handshakes)
 //	max-per-ip        20       a household or a classroom behind one address still fits
 //	max-handshakes-per-ip 8    handshakes at once from one address: 60 addresses hold fewer than early-drop-at
 //	max-per-key       4        a game, a watcher and commands at once; a fifth is refused
@@ -110,6 +110,7 @@ type limitListener struct {
 	playing   int
 	perAddr   map[string]int
 	shakes    map[string]int       // connections in the handshake, not logged in yet, by address
+	shaking   int                  // the same, in all (admission.go's early drop)
 	byRemote  map[string]*connSlot // connections by remote address, for the handshake's failure callback
 	penalties map[string]time.Time // by address: until when it is charged (admission.go)
 }
@@ -134,6 +135,7 @@ func (l *limitListener) Accept() (net.Conn, error) {
 			slot = &connSlot{l: l, addr: addr, remote: c.RemoteAddr().String(), conn: c, overAddr: l.perAddr[addr] >= l.lim.maxPerIP}
 			l.waiting++
 			l.shakes[addr]++
+			l.shaking++
 			slot.shaking = true
 			l.perAddr[addr]++
 			l.byRemote[slot.remote] = slot
@@ -161,6 +163,7 @@ func (c *connSlot) shaken() {
 		return
 	}
 	c.shaking = false
+	c.l.shaking--
 	if c.l.shakes[c.addr]--; c.l.shakes[c.addr] <= 0 {
 		delete(c.l.shakes, c.addr)
 	}
