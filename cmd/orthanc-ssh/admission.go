@@ -11,8 +11,8 @@ import (
 // every new login was reset; the per-address limit held, but a spread attacker passes it).
 // Four things, after OpenSSH's MaxStartups and PerSourcePenalties:
 //
-//   - an address has -max-waiting-per-ip connections not in a session (in the handshake,
-//     logging in, or yet to open one): a flood needs many addresses to fill the places;
+//   - an address has -max-handshakes-per-ip connections in the handshake at once (not
+//     logged in yet): a flood needs many addresses to fill the places;
 //
 //   - the banner deadline: a connection that sends nothing (an SSH client sends its
 //     version line at once) is dropped after -banner-timeout, not the handshake timeout;
@@ -21,20 +21,21 @@ import (
 //     failed, is charged time; once its charge is past penaltyGrace it is refused at
 //     once, with a line, until the charge runs down;
 //
-//   - early drop: once -early-drop-at connections wait, a new one is dropped at random,
-//     earlyDropRate percent at first, rising to all when every handshake place is taken,
-//     so a flood never takes the last place for sure.
+//   - early drop: once -early-drop-at connections are in the handshake (not logged in
+//     yet: a connection logged in without a session is the channel timeout's), a new one
+//     is dropped at random, earlyDropRate percent at first, rising to all at
+//     -max-handshakes, so a flood never takes the last place for sure.
 //
 //     constant       value  effect
 //     penaltySilent  10s    charged for a connection dropped at the banner deadline (OpenSSH's grace-exceeded)
-//     penaltyFailed  5s     charged for a handshake that failed (OpenSSH's authfail)
+//     penaltyFailed  1s     charged for a handshake that failed (OpenSSH's noauth)
 //     penaltyGrace   15s    an address is refused only once its charge is past this (OpenSSH's min)
 //     penaltyMax     10m    the most an address is charged (OpenSSH's max)
 //     maxPenalised   65536  addresses charged at once; past it new charges wait for old ones to run out
-//     earlyDropRate  30     percent of new connections dropped at -early-drop-at waiting
+//     earlyDropRate  30     percent of new connections dropped at -early-drop-at in the handshake
 const (
 	penaltySilent = 10 * time.Second
-	penaltyFailed = 5 * time.Second
+	penaltyFailed = time.Second
 	penaltyGrace  = 15 * time.Second
 	penaltyMax    = 10 * time.Minute
 	maxPenalised  = 65536
@@ -98,14 +99,14 @@ func (l *limitListener) charge(addr string, d time.Duration) {
 	l.mu.Unlock()
 }
 
-// earlyDrop decides at random whether a new connection is dropped, given how many wait;
-// the caller holds l.mu.
+// earlyDrop decides at random whether a new connection is dropped, given how many are in
+// the handshake; the caller holds l.mu.
 func (l *limitListener) earlyDrop() bool {
 	start, full := l.lim.earlyDropAt, l.lim.maxHandshakes
-	if l.waiting < start || start >= full {
+	if l.shaking < start || start >= full {
 		return false
 	}
-	pct := earlyDropRate + (100-earlyDropRate)*(l.waiting-start)/(full-start)
+	pct := earlyDropRate + (100-earlyDropRate)*min(l.shaking-start, full-start)/(full-start)
 	return rand.IntN(100) < pct
 }
 
@@ -118,7 +119,7 @@ func (l *limitListener) admission(addr string, now time.Time) (reason, msg strin
 	switch {
 	case l.waiting >= l.lim.maxHandshakes:
 		return refusedBusy, busyMsg
-	case l.perAddr[addr] >= l.lim.maxPerIP+refusalsPerAddr, l.waitAddr[addr] >= l.lim.maxWaitingPerIP:
+	case l.perAddr[addr] >= l.lim.maxPerIP+refusalsPerAddr, l.shakes[addr] >= l.lim.maxShakesPerIP:
 		return refusedPerAddr, tooManyMsg
 	case l.earlyDrop():
 		return refusedEarly, busyMsg

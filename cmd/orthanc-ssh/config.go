@@ -94,9 +94,9 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	}
 	intFlag(&c.limits.maxSessions, "max-sessions", "ORTHANC_MAX_SESSIONS", "connections with a session open (a game or a command)")
 	intFlag(&c.limits.maxHandshakes, "max-handshakes", "ORTHANC_MAX_HANDSHAKES", "connections not in a session: in the SSH handshake, logging in, or yet to open one")
-	intFlag(&c.limits.earlyDropAt, "early-drop-at", "ORTHANC_EARLY_DROP_AT", "connections not in a session from which new ones are dropped at random, 30 % at first, rising to all at max-handshakes")
+	intFlag(&c.limits.earlyDropAt, "early-drop-at", "ORTHANC_EARLY_DROP_AT", "connections in the SSH handshake (not logged in yet) from which new ones are dropped at random, 30 % at first, rising to all at max-handshakes")
 	intFlag(&c.limits.maxPerIP, "max-per-ip", "ORTHANC_MAX_PER_IP", "connections from one address (an IPv6 /64)")
-	intFlag(&c.limits.maxWaitingPerIP, "max-waiting-per-ip", "ORTHANC_MAX_WAITING_PER_IP", "connections from one address (an IPv6 /64) not in a session: in the handshake, logging in, or yet to open one")
+	intFlag(&c.limits.maxShakesPerIP, "max-handshakes-per-ip", "ORTHANC_MAX_HANDSHAKES_PER_IP", "connections from one address (an IPv6 /64) in the SSH handshake at once, not logged in yet")
 	intFlag(&c.limits.maxPerKey, "max-per-key", "ORTHANC_MAX_PER_KEY", "sessions of one key, and of one connection")
 	intFlag(&c.limits.maxGuestsPerIP, "max-guests-per-ip", "ORTHANC_MAX_GUESTS_PER_IP", "guest sessions from one address (an IPv6 /64)")
 	intFlag(&c.limits.newKnightsPerHour, "new-knights-per-hour", "ORTHANC_NEW_KNIGHTS_PER_HOUR", "new knights made from one address (an IPv6 /64) in an hour")
@@ -116,7 +116,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
 	}
-	for _, n := range []int{c.limits.maxSessions, c.limits.maxHandshakes, c.limits.earlyDropAt, c.limits.maxPerIP, c.limits.maxWaitingPerIP, c.limits.maxPerKey, c.limits.maxGuestsPerIP, c.limits.maxGuests, c.limits.newKnightsPerHour} {
+	for _, n := range []int{c.limits.maxSessions, c.limits.maxHandshakes, c.limits.earlyDropAt, c.limits.maxPerIP, c.limits.maxShakesPerIP, c.limits.maxPerKey, c.limits.maxGuestsPerIP, c.limits.maxGuests, c.limits.newKnightsPerHour} {
 		if n < 1 {
 			return config{}, errors.New("session limits must be at least 1")
 		}

@@ -37,7 +37,9 @@ import (
 // A session's keys are limited in rate too (issue 30: one client sending 15 MB/s of h took
 // the server from 7 % to 73 % of a core): a burst for pastes and held keys, then a steady
 // rate far above any typist's (a held arrow key sends about 90 bytes a second); keys past
-// it are dropped, and a client still past it after floodClose is told why and closed.
+// it are dropped, the pump then reads nothing until a chunk fits again (so the channel's
+// window fills and the client waits), and a client still past it after floodClose is told
+// why and closed.
 // A bracketed paste is charged to the rate but never dropped by it (it is bounded already),
 // and only what passes the paste's own cut is charged.
 //
@@ -64,6 +66,11 @@ type keyBucket struct {
 	tokens float64
 	last   time.Time
 	over   time.Time // when keys were first dropped since the bucket was last full; zero when it was
+}
+
+// wait is how long until n bytes fit.
+func (b *keyBucket) wait(n int) time.Duration {
+	return time.Duration((float64(n) - b.tokens) / keyRate * float64(time.Second))
 }
 
 // take charges n bytes at now and reports whether they fit; a paste always fits, and
@@ -153,6 +160,14 @@ func (p *inputPump) fill(r io.Reader) {
 			switch {
 			case !fits:
 				p.dropped.Add(int64(n))
+				// Read no more until a chunk's worth fits again: the SSH channel's window
+				// fills and the client waits, instead of the server reading and
+				// decrypting a flood only to drop it.
+				select {
+				case <-p.stop:
+					return
+				case <-time.After(rate.wait(readChunk)):
+				}
 			case len(chunk) == 0: // all of it the dropped end of a long paste
 			case wasIn || paste.in:
 				// Part of a paste, whose length is bounded: wait for room, so the

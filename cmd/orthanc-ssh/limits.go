@@ -19,7 +19,7 @@ type limits struct {
 	maxSessions       int           // connections with a session open (a game or a command)
 	maxHandshakes     int           // connections not in a session: in the handshake, logging in, or yet to open one
 	maxPerIP          int           // connections from one address (an IPv6 /64), in a session or not
-	maxWaitingPerIP   int           // connections from one address not in a session
+	maxShakesPerIP    int           // connections from one address in the handshake, not logged in yet
 	maxPerKey         int           // sessions of one key, and session channels of one connection
 	maxGuestsPerIP    int           // guest sessions from one address (an IPv6 /64)
 	maxGuests         int           // guest sessions on the server
@@ -38,9 +38,9 @@ type limits struct {
 //	limit             default  effect
 //	max-sessions      500      about what a 2-core box serves (p99 352 ms with 50 of 500 walking; docs/PERFORMANCE.md)
 //	max-handshakes    1000     connections not yet in a session never take a player's place; more are closed at once
-//	early-drop-at     500      from half the handshake places taken, new connections are dropped at random (30 %, rising to all)
+//	early-drop-at     500      from 500 connections in the handshake, new ones are dropped at random (30 %, rising to all at max-handshakes)
 //	max-per-ip        20       a household or a classroom behind one address still fits
-//	max-waiting-per-ip 8       logins at once from one address: 60 addresses hold fewer than early-drop-at
+//	max-handshakes-per-ip 8    handshakes at once from one address: 60 addresses hold fewer than early-drop-at
 //	max-per-key       4        a game, a watcher and commands at once; a fifth is refused
 //	max-guests-per-ip 2        guests (no key) from one address: a second device, not a crowd
 //	max-guests        50       guests on the server: a tenth of the players' places
@@ -52,7 +52,7 @@ type limits struct {
 //	lifetime          12h      no connection lives forever
 //	stall             30s      a client that stops reading its screen is closed, knight saved
 var defaultLimits = limits{
-	maxSessions: 500, maxHandshakes: 1000, earlyDropAt: 500, maxPerIP: 20, maxWaitingPerIP: 8, maxPerKey: 4, maxGuestsPerIP: 2, maxGuests: 50, newKnightsPerHour: 5,
+	maxSessions: 500, maxHandshakes: 1000, earlyDropAt: 500, maxPerIP: 20, maxShakesPerIP: 8, maxPerKey: 4, maxGuestsPerIP: 2, maxGuests: 50, newKnightsPerHour: 5,
 	handshakeTimeout: 10 * time.Second, bannerTimeout: 3 * time.Second, channelTimeout: 20 * time.Second, idleTimeout: 30 * time.Minute,
 	maxLifetime: 12 * time.Hour, stallTimeout: 30 * time.Second,
 }
@@ -109,13 +109,14 @@ type limitListener struct {
 	waiting   int
 	playing   int
 	perAddr   map[string]int
-	waitAddr  map[string]int       // connections waiting, by address
+	shakes    map[string]int       // connections in the handshake, not logged in yet, by address
+	shaking   int                  // the same, in all (admission.go's early drop)
 	byRemote  map[string]*connSlot // connections by remote address, for the handshake's failure callback
 	penalties map[string]time.Time // by address: until when it is charged (admission.go)
 }
 
 func newLimitListener(ln net.Listener, lim limits, onRefuse func(string, net.Addr)) *limitListener {
-	return &limitListener{Listener: ln, lim: lim, onRefuse: onRefuse, perAddr: map[string]int{}, waitAddr: map[string]int{}, byRemote: map[string]*connSlot{},
+	return &limitListener{Listener: ln, lim: lim, onRefuse: onRefuse, perAddr: map[string]int{}, shakes: map[string]int{}, byRemote: map[string]*connSlot{},
 		penalties: map[string]time.Time{}}
 }
 
@@ -132,7 +133,10 @@ func (l *limitListener) Accept() (net.Conn, error) {
 		var slot *connSlot
 		if refuse == "" {
 			slot = &connSlot{l: l, addr: addr, remote: c.RemoteAddr().String(), conn: c, overAddr: l.perAddr[addr] >= l.lim.maxPerIP}
-			l.wait(addr, 1)
+			l.waiting++
+			l.shakes[addr]++
+			l.shaking++
+			slot.shaking = true
 			l.perAddr[addr]++
 			l.byRemote[slot.remote] = slot
 			slot.timer = time.AfterFunc(l.lim.channelTimeout, slot.noSession)
@@ -152,13 +156,25 @@ func (l *limitListener) Accept() (net.Conn, error) {
 	}
 }
 
-// wait counts a connection from addr into (1) or out of (-1) the waiting pool; the
-// caller holds mu.
-func (l *limitListener) wait(addr string, d int) {
-	l.waiting += d
-	if l.waitAddr[addr] += d; l.waitAddr[addr] <= 0 {
-		delete(l.waitAddr, addr)
+// shaken counts the connection out of its address's handshakes, once; the caller holds
+// mu.
+func (c *connSlot) shaken() {
+	if !c.shaking {
+		return
 	}
+	c.shaking = false
+	c.l.shaking--
+	if c.l.shakes[c.addr]--; c.l.shakes[c.addr] <= 0 {
+		delete(c.l.shakes, c.addr)
+	}
+}
+
+// loggedIn counts the connection out of its address's handshakes: a key was let in, or a
+// guest.
+func (c *connSlot) loggedIn() {
+	c.l.mu.Lock()
+	c.shaken()
+	c.l.mu.Unlock()
 }
 
 // slot returns the open connection from the remote address (host and port), or nil.
@@ -213,6 +229,7 @@ type connSlot struct {
 	spoke         atomic.Bool // the client has sent a byte
 	droppedSilent atomic.Bool // dropped at the banner deadline, its address charged already
 
+	shaking  bool   // counted in its address's handshakes (admission.go): not logged in yet
 	sessions int    // sessions running on the connection
 	channels int    // session channels open on the connection
 	refused  string // why the login was refused ("" while it is not)
@@ -275,7 +292,7 @@ func (c *connSlot) startSession() bool {
 			return false
 		}
 		c.timer.Stop()
-		c.l.wait(c.addr, -1)
+		c.l.waiting--
 		c.l.playing++
 	}
 	c.sessions++
@@ -291,7 +308,7 @@ func (c *connSlot) endSession() {
 		return
 	}
 	c.l.playing--
-	c.l.wait(c.addr, 1)
+	c.l.waiting++
 	c.timer.Reset(c.l.lim.channelTimeout)
 }
 
@@ -336,8 +353,9 @@ func (c *connSlot) release() {
 	if c.sessions > 0 {
 		c.l.playing--
 	} else {
-		c.l.wait(c.addr, -1)
+		c.l.waiting--
 	}
+	c.shaken()
 	if c.l.perAddr[c.addr]--; c.l.perAddr[c.addr] <= 0 {
 		delete(c.l.perAddr, c.addr)
 	}

@@ -116,6 +116,7 @@ func (s *server) checkKey(ctx ssh.Context, key ssh.PublicKey) bool {
 	}
 	if slot != nil {
 		slot.auth.offered = true
+		slot.loggedIn()
 	}
 	return true
 }
@@ -143,6 +144,9 @@ func (s *server) guestLogin(ctx ssh.Context, _ gossh.KeyboardInteractiveChalleng
 		return false
 	case s.addrBanned(ctx):
 		return false
+	}
+	if slot != nil {
+		slot.loggedIn()
 	}
 	return true
 }

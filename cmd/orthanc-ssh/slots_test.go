@@ -49,7 +49,7 @@ func TestLoggedInWithoutASessionHoldsNoPlace(t *testing.T) {
 	cfg := testConfig(t.TempDir(), defaultSeed)
 	// The connections are logged in, so admission let them through: their addresses may
 	// each hold 20 waiting, and no early drop comes before every handshake place is taken.
-	cfg.limits.maxWaitingPerIP, cfg.limits.earlyDropAt = perAddr, cfg.limits.maxHandshakes
+	cfg.limits.maxShakesPerIP, cfg.limits.earlyDropAt = perAddr, cfg.limits.maxHandshakes
 	ts, srv := startConfigured(t, cfg)
 	start := time.Now()
 	var mu sync.Mutex
