@@ -131,6 +131,36 @@ func TestSmallTerminalGetsAClearMessage(t *testing.T) {
 	}
 }
 
+// Issue 28: behind the too-small message, Up and Enter moved the knight and opened the
+// chat line, and f struck a blow the player never saw. Keys now change nothing while it
+// shows, and what was on the screen (a half-typed chat line) is there when it grows. The
+// message names the command that plays in plain mode, which fits any terminal.
+func TestKeysChangeNothingBehindTheTooSmallMessage(t *testing.T) {
+	m, rec := viewModel(t, twoOnTwo(t), 80, 24)
+	m.p.PlainCommand = "ssh -t -p 2222 play.example play --plain"
+	keys(m, "enter", "hel")
+	before := m.Text()
+	m.Update(tea.WindowSizeMsg{Width: 50, Height: 12})
+	small := m.Text()
+	for _, want := range []string{"Please enlarge your terminal to at least", "(it is 50×12 now)", "play.example play --plain"} {
+		if !strings.Contains(words(small), want) {
+			t.Errorf("the message does not say %q:\n%s", want, small)
+		}
+	}
+	keys(m, "lo", "enter", "up", "f", "esc", "q", "m", "backspace", "x", "enter")
+	m.Update(tea.PasteMsg{Content: "pasted"})
+	if cmds := rec.take(); len(cmds) > 0 {
+		t.Errorf("keys behind the message sent %v", cmds)
+	}
+	if m.Text() != small {
+		t.Errorf("keys behind the message changed it:\n%s", m.Text())
+	}
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	if after := m.Text(); after != before || m.screen != screenPlay || !m.chat.open || m.chat.input.in().Value() != "hel" {
+		t.Errorf("the screen after growing again is not the one before:\n%s\nwant:\n%s", after, before)
+	}
+}
+
 // The screen of a knight standing at the start of a hand-made corridor, drawn without
 // colour: edges sit between two-column squares.
 func TestDrawingEdgesBetweenSquares(t *testing.T) {
