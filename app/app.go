@@ -19,13 +19,17 @@ import (
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
-// MinWidth and MinHeight are the smallest terminal the game draws in; MaxWidth and
-// MaxHeight the largest frame it draws (a bigger terminal shows it in its top-left corner).
+// MinWidth and MinHeight are the smallest terminal the game draws in (a phone's, in
+// portrait or landscape); MaxWidth and MaxHeight the largest frame it draws (a bigger
+// terminal shows it in its top-left corner). From MinFullWidth×MinFullHeight the
+// screens have the PLATO layout; below it, a compact one (DESIGN §12).
 const (
-	MinWidth  = 80
-	MinHeight = 24
-	MaxWidth  = 400
-	MaxHeight = 200
+	MinWidth      = 40
+	MinHeight     = 18
+	MinFullWidth  = 80
+	MinFullHeight = 24
+	MaxWidth      = 400
+	MaxHeight     = 200
 )
 
 // Params is everything a session knows about its player, in plain values.

@@ -115,9 +115,9 @@ func TestEveryScreenHasARow(t *testing.T) {
 
 func TestSmallTerminalGetsAClearMessage(t *testing.T) {
 	m := playModel(t, nil, "SHA256:test", Params{})
-	for _, size := range [][2]int{{79, 24}, {80, 23}, {0, 0}, {1, 1}} {
+	for _, size := range [][2]int{{39, 24}, {80, 17}, {0, 0}, {1, 1}} {
 		m.Update(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
-		if s := m.Text(); !strings.Contains(s, "Please enlarge your terminal to at least 80×24") {
+		if s := words(m.Text()); !strings.Contains(s, "Please enlarge your terminal to at least 40×18") {
 			t.Fatalf("%v: %q", size, s)
 		}
 	}
