@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -20,13 +19,17 @@ import (
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
-// MinWidth and MinHeight are the smallest terminal the game draws in; MaxWidth and
-// MaxHeight the largest frame it draws (a bigger terminal shows it in its top-left corner).
+// MinWidth and MinHeight are the smallest terminal the game draws in (a phone's, in
+// portrait or landscape); MaxWidth and MaxHeight the largest frame it draws (a bigger
+// terminal shows it in its top-left corner). From MinFullWidth×MinFullHeight the
+// screens have the PLATO layout; below it, a compact one (DESIGN §12).
 const (
-	MinWidth  = 80
-	MinHeight = 24
-	MaxWidth  = 400
-	MaxHeight = 200
+	MinWidth      = 40
+	MinHeight     = 18
+	MinFullWidth  = 80
+	MinFullHeight = 24
+	MaxWidth      = 400
+	MaxHeight     = 200
 )
 
 // Params is everything a session knows about its player, in plain values.
@@ -73,6 +76,10 @@ type Params struct {
 	Tick time.Duration
 	// Now is the wall clock, for the date a letter is sent; nil is time.Now.
 	Now func() time.Time
+	// PlainCommand is the command that plays this game in screen-reader mode from
+	// anywhere (the web page's, "ssh -t -p 2222 host play --plain"): a terminal too small
+	// for the game is told it. Empty tells no command.
+	PlainCommand string
 }
 
 // DefaultTick is the server's default wall time of one game turn.
@@ -399,19 +406,28 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		}
 		return nil
 	case tea.PasteMsg:
-		m.comeBack()
 		if m.pl.active {
+			m.comeBack()
 			m.pl.paste(msg.Content)
 			return nil
 		}
+		if m.small() {
+			return nil
+		}
+		m.comeBack()
 	case tea.KeyPressMsg:
 		if msg.String() == "ctrl+c" {
 			return tea.Quit
 		}
-		m.comeBack()
 		if m.pl.active {
+			m.comeBack()
 			return m.plainKey(msg)
 		}
+		if m.small() {
+			m.keep = true // nothing changed: the message stays as drawn
+			return nil
+		}
+		m.comeBack()
 		return m.key(msg)
 	case consoleResultMsg:
 		m.console.showResult(msg)
@@ -555,19 +571,29 @@ func (m *Model) frameSize() (w, h int) {
 	return min(max(m.width, 0), MaxWidth), min(max(m.height, 0), MaxHeight)
 }
 
-// tooSmall is what a terminal smaller than MinWidth×MinHeight is told instead of the game.
+// tooSmall is what a terminal smaller than MinWidth×MinHeight is told instead of the
+// game: the size it needs and the command that plays in screen-reader mode, which any
+// size can.
 func (m *Model) tooSmall() (string, bool) {
-	w, h := m.width, m.height
-	if w >= MinWidth && h >= MinHeight {
+	if !m.small() {
 		return "", false
 	}
-	return fmt.Sprintf("Please enlarge your terminal to at least %d×%d\n(it is %d×%d now).", MinWidth, MinHeight, w, h), true
+	msg := fmt.Sprintf("Please enlarge your terminal to at least %d×%d (it is %d×%d now).", MinWidth, MinHeight, m.width, m.height)
+	if m.p.PlainCommand != "" {
+		msg += " Or play in plain mode: " + m.p.PlainCommand
+	}
+	return msg, true
 }
+
+// small says the terminal is smaller than the game draws in. While it is, keys change
+// nothing (the player cannot see what they would do) and are not kept: the screen and
+// a half-typed line are as they were when the terminal grows again.
+func (m *Model) small() bool { return m.width < MinWidth || m.height < MinHeight }
 
 // draw draws the current screen on c.
 func (m *Model) draw(c *canvas) {
 	if msg, small := m.tooSmall(); small {
-		for i, l := range wrap(strings.ReplaceAll(msg, "\n", " "), max(c.w, 1)) {
+		for i, l := range wrap(msg, max(c.w, 1)) {
 			c.text(0, i, l, clsText)
 		}
 		return

@@ -115,9 +115,9 @@ func TestEveryScreenHasARow(t *testing.T) {
 
 func TestSmallTerminalGetsAClearMessage(t *testing.T) {
 	m := playModel(t, nil, "SHA256:test", Params{})
-	for _, size := range [][2]int{{79, 24}, {80, 23}, {0, 0}, {1, 1}} {
+	for _, size := range [][2]int{{39, 24}, {80, 17}, {0, 0}, {1, 1}} {
 		m.Update(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
-		if s := m.Text(); !strings.Contains(s, "Please enlarge your terminal to at least 80×24") {
+		if s := words(m.Text()); !strings.Contains(s, "Please enlarge your terminal to at least 40×18") {
 			t.Fatalf("%v: %q", size, s)
 		}
 	}
@@ -128,6 +128,36 @@ func TestSmallTerminalGetsAClearMessage(t *testing.T) {
 	m.Update(tea.WindowSizeMsg{Width: 160, Height: 50})
 	if lines := strings.Split(m.Text(), "\n"); len(lines) != 50 || len([]rune(lines[0])) != 160 {
 		t.Fatalf("160×50 screen is %d lines of %d", len(lines), len([]rune(lines[0])))
+	}
+}
+
+// Issue 28: behind the too-small message, Up and Enter moved the knight and opened the
+// chat line, and f struck a blow the player never saw. Keys now change nothing while it
+// shows, and what was on the screen (a half-typed chat line) is there when it grows. The
+// message names the command that plays in plain mode, which fits any terminal.
+func TestKeysChangeNothingBehindTheTooSmallMessage(t *testing.T) {
+	m, rec := viewModel(t, twoOnTwo(t), 80, 24)
+	m.p.PlainCommand = "ssh -t -p 2222 play.example play --plain"
+	keys(m, "enter", "hel")
+	before := m.Text()
+	m.Update(tea.WindowSizeMsg{Width: 50, Height: 12})
+	small := m.Text()
+	for _, want := range []string{"Please enlarge your terminal to at least", "(it is 50×12 now)", "play.example play --plain"} {
+		if !strings.Contains(words(small), want) {
+			t.Errorf("the message does not say %q:\n%s", want, small)
+		}
+	}
+	keys(m, "lo", "enter", "up", "f", "esc", "q", "m", "backspace", "x", "enter")
+	m.Update(tea.PasteMsg{Content: "pasted"})
+	if cmds := rec.take(); len(cmds) > 0 {
+		t.Errorf("keys behind the message sent %v", cmds)
+	}
+	if m.Text() != small {
+		t.Errorf("keys behind the message changed it:\n%s", m.Text())
+	}
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	if after := m.Text(); after != before || m.screen != screenPlay || !m.chat.open || m.chat.input.in().Value() != "hel" {
+		t.Errorf("the screen after growing again is not the one before:\n%s\nwant:\n%s", after, before)
 	}
 }
 

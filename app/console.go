@@ -192,9 +192,9 @@ func (m *Model) drawConsole(c *canvas) {
 	lines, first, rows := m.consoleWindow(c.w)
 	shown := lines[first : first+rows]
 	top := inputRow - len(shown) - 1
-	rule := "── console: Enter runs, Esc closes, PgUp/PgDn scroll, help lists commands "
+	rule := fit(c.w, "── console: Enter runs, Esc closes, PgUp/PgDn scroll, help lists commands ", "── console: Enter runs, Esc closes ", "── console ")
 	if first > 0 || first+rows < len(lines) {
-		rule = "── console: Enter runs, Esc closes, PgUp/PgDn (more), help lists commands "
+		rule = fit(c.w, "── console: Enter runs, Esc closes, PgUp/PgDn (more), help lists commands ", "── console (more: PgUp/PgDn) ", "── console (more) ")
 	}
 	c.text(0, top, blank, clsDim)
 	c.text(0, top, rule+strings.Repeat("─", max(0, c.w-textWidth(rule))), clsDim)

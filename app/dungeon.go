@@ -82,6 +82,10 @@ func layoutPlay(v world.View, sight []world.Other, w, h int, extra string, memo 
 		msgs = append(append([]string(nil), msgs...), extra)
 	}
 	l.msgs = memo.messageLines(msgs, w, msgLines)
+	if h < MinFullHeight {
+		l.mapTop = 0 // a low screen (a phone in landscape) drops the header first
+	}
+	l.keepView(h)
 	l.msgTop = h - len(l.status) - len(l.msgs)
 	l.mapH = max(1, l.msgTop-len(l.under)-l.mapTop)
 	if panel {
@@ -160,6 +164,67 @@ func (mm *underMemo) messageLines(msgs []string, w, rows int) []panelLine {
 		mm.msgLines = appendMessageLines(mm.msgLines[:0], newest, w, rows) // read only until the next change
 	}
 	return mm.msgLines
+}
+
+// minViewRows is the fewest rows the view keeps on a small screen: the knight's square
+// and one each side of it.
+const minViewRows = 5
+
+// keepView gives the view minViewRows of an h-row screen: the lines under the view, then
+// the older messages, then the newest message's last lines give way, each cut at a whole
+// line and ending in a line that says where the rest is.
+func (l *playLayout) keepView(h int) {
+	room := h - l.mapTop - minViewRows - len(l.status)
+	if len(l.under)+len(l.msgs) <= room {
+		return
+	}
+	if keep := room - len(l.msgs); keep < len(l.under) {
+		l.under = moreLines(l.under, max(0, keep), underMore)
+	}
+	if over := len(l.under) + len(l.msgs) - room; over > 0 {
+		msgs := l.msgs
+		for over > 0 && len(msgs) > 1 && msgs[0].cls != clsText { // the older messages first
+			msgs, over = msgs[1:], over-1
+		}
+		if over > 0 {
+			rows := max(1, len(msgs)-over)
+			text := moreLines(lineTexts(msgs), rows, msgMore)
+			cut := make([]panelLine, len(text))
+			for i, t := range text {
+				cut[i] = panelLine{t, clsText}
+			}
+			msgs = cut
+		}
+		l.msgs = msgs
+	}
+}
+
+// underMore and msgMore end the lines under the view and the newest message where a
+// small screen cuts them.
+const (
+	underMore = "(more: w lists who is here)"
+	msgMore   = "(more: M shows it whole)"
+)
+
+// moreLines is the first n lines, the last of them more when some are left out (none for
+// n of 0).
+func moreLines(lines []string, n int, more string) []string {
+	if n >= len(lines) {
+		return lines
+	}
+	if n == 0 {
+		return nil
+	}
+	return append(slices.Clone(lines[:n-1]), more)
+}
+
+// lineTexts is the text of each line.
+func lineTexts(lines []panelLine) []string {
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = l.text
+	}
+	return out
 }
 
 // underLines are the lines under the view: who is watching, the spells working, the
@@ -322,11 +387,13 @@ func bytesView(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(
 func (m *Model) drawPlay(c *canvas) {
 	v := m.shown()
 	s := v.Self
-	c.text(0, 0, "ORTHANC", clsTitle)
-	stats := m.dun.under.statsLine(s)
-	c.text(10, 0, stats, clsText)
-	if !m.opts.HideKeys && c.w-textWidth(keyHelp) > 10+textWidth(stats) {
-		c.text(c.w-textWidth(keyHelp), 0, keyHelp, clsDim)
+	if c.h >= MinFullHeight {
+		c.text(0, 0, "ORTHANC", clsTitle)
+		stats := m.dun.under.statsLine(s)
+		c.text(10, 0, stats, clsText)
+		if !m.opts.HideKeys && c.w-textWidth(keyHelp) > 10+textWidth(stats) {
+			c.text(c.w-textWidth(keyHelp), 0, keyHelp, clsDim)
+		}
 	}
 
 	extra := screens[m.screen].ask // the question of a screen over the dungeon

@@ -125,8 +125,10 @@ func (m *Model) drawHelp(c *canvas) {
 	if from == 1 {
 		c.text(2, 1, lines[0], clsTitle)
 	}
-	more := fmt.Sprintf("lines %d-%d of %d: arrows, space and b scroll; any other key returns", from, to, len(lines))
-	c.text(2, c.h-1, more, clsTitle) // at most 72 columns
+	more := fit(c.w-2, fmt.Sprintf("lines %d-%d of %d: arrows, space and b scroll; any other key returns", from, to, len(lines)),
+		fmt.Sprintf("lines %d-%d of %d: arrows, j k scroll; q returns", from, to, len(lines)),
+		fmt.Sprintf("%d-%d of %d: j k scroll, q returns", from, to, len(lines)))
+	c.text(2, c.h-1, more, clsTitle)
 }
 
 // helpKey scrolls the help; any other key returns to the game.

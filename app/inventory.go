@@ -108,13 +108,14 @@ func (m *Model) famePage() int {
 
 func (m *Model) drawFame(c *canvas) {
 	c.text(2, 1, "HALL OF FAME", clsTitle)
-	c.text(2, 2, "The knights who retired with honour near the seat of the king.", clsText)
+	c.text(2, 2, fit(c.w-4, "The knights who retired with honour near the seat of the king.", "Knights retired with honour."), clsText)
 	lines, page := m.fame.lines, m.famePage()
 	m.fame.draw(c, 4, 4, lines, page, clsText)
 	foot := "Any key returns."
 	if len(lines) > page {
 		from, to := m.fame.span(len(lines), page)
-		foot = fmt.Sprintf("Lines %d-%d of %d: up and down scroll; any other key returns.", from, to, len(lines))
+		foot = fit(c.w-4, fmt.Sprintf("Lines %d-%d of %d: up and down scroll; any other key returns.", from, to, len(lines)),
+			fmt.Sprintf("Lines %d-%d of %d: up/down scroll", from, to, len(lines)), fmt.Sprintf("%d-%d of %d", from, to, len(lines)))
 	}
 	c.text(2, c.h-2, foot, clsTitle)
 }
@@ -136,8 +137,34 @@ func (m *Model) drawSpells(c *canvas) {
 	spells := world.SpellsOfLevel(m.dun.spellLvl)
 	w := min(c.w-2, 120)
 	x, y := (c.w-w)/2, 2
+	lines := m.spellMenu(spells, fighting, w-2, true)
+	if len(lines) >= c.h-y {
+		// On a low screen the spells' help goes (the help, ?, has it): every spell's
+		// letter stays in view.
+		lines = m.spellMenu(spells, fighting, w-2, false)
+	}
+	// The menu's rows are cleared across the screen when it is nearly as wide, so no
+	// word of what is under it shows at its sides.
+	x0, x1 := x, x+w
+	if w >= c.w-2 {
+		x0, x1 = 0, c.w
+	}
+	for yy := y; yy < y+len(lines)+1; yy++ {
+		for xx := x0; xx < x1; xx++ {
+			c.set(xx, yy, ' ', clsText)
+		}
+	}
+	for i, l := range lines {
+		c.text(x+1, y+i, l.text, l.cls)
+	}
+}
+
+// spellMenu is the lines of a spell menu w columns wide, each spell's help hanging from
+// its name when helped.
+func (m *Model) spellMenu(spells []world.SpellID, fighting bool, w int, helped bool) []panelLine {
+	v := m.view
 	var lines []panelLine
-	for _, l := range wrap(fmt.Sprintf("LEVEL %d SPELLS: %s each; you have %d. Cast in: fight, walk or any.", m.dun.spellLvl, english.Count(m.dun.spellLvl, "unit"), v.Self.SpellUnits), w-2) {
+	for _, l := range wrap(fmt.Sprintf("LEVEL %d SPELLS: %s each; you have %d. Cast in: fight, walk or any.", m.dun.spellLvl, english.Count(m.dun.spellLvl, "unit"), v.Self.SpellUnits), w) {
 		lines = append(lines, panelLine{l, clsTitle})
 	}
 	lines = append(lines, panelLine{})
@@ -155,28 +182,23 @@ func (m *Model) drawSpells(c *canvas) {
 			cls = clsDim
 		}
 		head := fmt.Sprintf("%c  %-17s %-6s ", 'a'+i, info.Name, when)
-		for _, l := range wrapHang(head+info.Help, w-2, textWidth(head)) {
+		text := head + info.Help
+		if !helped {
+			text = head
+		}
+		for _, l := range wrapHang(text, w, textWidth(head)) {
 			lines = append(lines, panelLine{l, cls})
 		}
 	}
 	lines = append(lines, panelLine{})
-	for _, l := range wrap("A letter casts that spell; any other key closes this.", w-2) {
+	foot := "A letter casts that spell; any other key closes this."
+	if !helped {
+		foot = "A letter casts it; other keys close this (the help, ?, tells what each does)."
+	}
+	for _, l := range wrap(foot, w) {
 		lines = append(lines, panelLine{l, clsTitle})
 	}
-	// The menu's rows are cleared across the screen when it is nearly as wide, so no
-	// word of what is under it shows at its sides.
-	x0, x1 := x, x+w
-	if w >= c.w-2 {
-		x0, x1 = 0, c.w
-	}
-	for yy := y; yy < y+len(lines)+1; yy++ {
-		for xx := x0; xx < x1; xx++ {
-			c.set(xx, yy, ' ', clsText)
-		}
-	}
-	for i, l := range lines {
-		c.text(x+1, y+i, l.text, l.cls)
-	}
+	return lines
 }
 
 // spellsKey is a key on a spell menu: a spell's letter casts it (ESP asks for a direction

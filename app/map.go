@@ -13,7 +13,8 @@ func (m *Model) drawMap(c *canvas) {
 		c.text(2, 2, "You are outside the dungeon; there is no map to show. Any key returns.", clsText)
 		return
 	}
-	c.text(0, 0, fmt.Sprintf("Map of level %d: where you have been. You are the circle. Any key returns.", v.Self.Depth), clsTitle)
+	c.text(0, 0, fit(c.w, fmt.Sprintf("Map of level %d: where you have been. You are the circle. Any key returns.", v.Self.Depth),
+		fmt.Sprintf("Map of level %d. You are (). Any key returns.", v.Self.Depth), fmt.Sprintf("Level %d; any key returns", v.Self.Depth)), clsTitle)
 	if m.mapScr == nil {
 		m.mapScr = mapScreens.Get().(*mapScreen)
 	}

@@ -267,8 +267,14 @@ func (m *Model) drawOptions(c *canvas) {
 		}
 	}
 	y++
+	// What each option does, where it fits above the footer (screen-reader mode and the
+	// help tell it too).
+	var help []string
 	for _, h := range optionHelp {
-		for _, l := range wrapHang(h, c.w-6, 3) {
+		help = append(help, wrapHang(h, c.w-6, 3)...)
+	}
+	if y+len(help) < c.h-4 {
+		for _, l := range help {
 			c.text(4, y, l, clsDim)
 			y++
 		}
@@ -279,5 +285,5 @@ func (m *Model) drawOptions(c *canvas) {
 	} else if m.chat.note != "" {
 		c.paragraph(4, y+1, c.w-6, m.chat.note, clsText)
 	}
-	c.text(2, c.h-2, "A letter changes that option; any other key returns.", clsTitle)
+	c.text(2, c.h-2, fit(c.w-4, "A letter changes that option; any other key returns.", "A letter changes it; q returns."), clsTitle)
 }

@@ -32,6 +32,9 @@ type canvas struct {
 	w, h  int
 	cells []cell
 	wide  bool // a wide character has been set since the canvas was blank (cells written directly do not count)
+	// cut counts the characters, not blanks, written off the canvas since it was blank:
+	// on a screen's canvas every text is wrapped to fit, so tests require none.
+	cut int
 }
 
 func newCanvas(w, h int) *canvas {
@@ -61,6 +64,9 @@ func (c *canvas) blankOn(w, h int, cells []cell) {
 func (c *canvas) set(x, y int, r rune, cls class) int {
 	w := cellWidth(r)
 	if w == 0 || uint(x) >= uint(c.w) || uint(y) >= uint(c.h) {
+		if w > 0 && r != ' ' {
+			c.cut++
+		}
 		return w
 	}
 	row := c.cells[y*c.w : (y+1)*c.w]
@@ -148,6 +154,9 @@ func (c *canvas) text(x, y int, s string, cls class) {
 		row := c.cells[y*c.w : (y+1)*c.w]
 		for len(s) > 0 && s[0] < utf8.RuneSelf && s[0] >= ' ' {
 			if x >= len(row) {
+				if strings.TrimLeft(s, " ") != "" {
+					c.cut++
+				}
 				return
 			}
 			row[x] = mkCell(rune(s[0]), cls)

@@ -32,10 +32,20 @@ var banner = []string{
 }
 
 func (m *Model) drawTitle(c *canvas) {
-	top := max(1, c.h/2-8)
-	for i, line := range banner {
-		c.text((c.w-len(banner[0]))/2, top+i, line, clsTitle)
+	// The banner is decoration: a terminal too narrow or too low for it (a phone) gets the
+	// name in one line.
+	title := banner
+	if c.w < textWidth(banner[0])+2 || c.h < MinFullHeight {
+		title = []string{"O R T H A N C"}
 	}
+	top := max(1, c.h/2-8)
+	if c.h < MinFullHeight {
+		top = 1
+	}
+	for i, line := range title {
+		c.text((c.w-textWidth(line))/2, top+i, line, clsTitle)
+	}
+	top += len(title) - len(banner)
 	lines := []string{
 		"A dungeon of the PLATO age, shared by everyone connected.",
 		"",
@@ -63,36 +73,63 @@ func (m *Model) drawTitle(c *canvas) {
 	// is no, so pressing Enter through the start still reaches the dungeon.
 	lines = append(lines, "", "Do you use a screen reader? y/N", "(y: the game as lines of text; o: options)",
 		"", newbieLine)
-	centred(c, top+len(banner)+2, lines, clsText)
+	gap := 2
+	if c.h < MinFullHeight {
+		gap = 1
+	}
+	centred(c, top+len(banner)+gap, lines, clsText)
 }
 
-func (m *Model) drawRoll(c *canvas) {
+func (m *Model) drawRoll(c *canvas) { m.drawRollAt(c) }
+
+// drawRollAt draws the roll and returns the row after it. On a low screen its blank
+// rows go first.
+func (m *Model) drawRollAt(c *canvas) int {
+	gap := 1
+	if c.h < MinFullHeight {
+		gap = 0
+	}
 	c.text(2, 1, "A new knight", clsTitle)
-	c.text(2, 3, "The dice have spoken. A good knight has every characteristic of at least 10.", clsText)
+	y := 2 + gap
+	y += c.paragraph(2, y, c.w-4, "The dice have spoken. A good knight has every characteristic of at least 10.", clsText) + gap
 	rows := []struct {
 		name string
 		v    int
-	}{{"Strength", m.rolled.stats.Str}, {"Intelligence", m.rolled.stats.Int}, {"Constitution", m.rolled.stats.Con}, {"Dexterity", m.rolled.stats.Dex}}
-	for i, r := range rows {
-		c.text(6, 5+i, fmt.Sprintf("%-14s %2d", r.name, r.v), clsText)
+	}{{"Strength", m.rolled.stats.Str}, {"Intelligence", m.rolled.stats.Int}, {"Constitution", m.rolled.stats.Con}, {"Dexterity", m.rolled.stats.Dex},
+		{"", -1}, {"Hits", m.rolled.hits}, {"Spell units", world.SpellUnitsForLevel(1)}}
+	x := min(6, max(2, c.w-22))
+	for _, r := range rows {
+		if r.v < 0 {
+			y += gap
+			continue
+		}
+		c.text(x, y, fmt.Sprintf("%-14s %2d", r.name, r.v), clsText)
+		y++
 	}
-	c.text(6, 10, fmt.Sprintf("%-14s %2d", "Hits", m.rolled.hits), clsText)
-	c.text(6, 11, fmt.Sprintf("%-14s %2d", "Spell units", world.SpellUnitsForLevel(1)), clsText)
 	if m.rolled.stats.Dex <= 6 {
 		// Seed 000: you hit when your die, with sides = Dexterity, rolls over 6.
-		c.text(6, 12, "Beware: with Dexterity 6 or less your sword hits only with Pray.", clsTitle) // 70 columns
+		y += c.paragraph(x, y, c.w-x-2, "Beware: with Dexterity 6 or less your sword hits only with Pray.", clsTitle)
+	} else {
+		y += gap
 	}
 	if m.screen == screenRoll {
-		c.text(2, 13, "Press r to roll again, Enter to keep this knight.", clsTitle)
+		y += c.paragraph(2, y, c.w-4, "Press r to roll again, Enter to keep this knight.", clsTitle)
 	}
+	return y
 }
 
 // drawName draws the roll with the name prompt under it.
 func (m *Model) drawName(c *canvas) {
-	m.drawRoll(c)
-	c.paragraph(4, 15, c.w-6, "Name your knight, or press Enter to be "+m.rolled.suggested+".", clsText)
-	c.text(4, 17, m.rolled.name.in().Value()+"_", clsSelf)
-	c.paragraph(4, 19, c.w-6, m.rolled.nameErr, clsTitle)
+	y := m.drawRollAt(c) + 1
+	y += c.paragraph(4, y, c.w-6, "Name your knight, or press Enter to be "+m.rolled.suggested+".", clsText)
+	if c.h >= MinFullHeight {
+		y++
+	}
+	c.text(4, y, inputTail(m.rolled.name.in().Value()+"_", c.w-6), clsSelf)
+	if c.h >= MinFullHeight {
+		y++
+	}
+	c.paragraph(4, y+1, c.w-6, m.rolled.nameErr, clsTitle)
 }
 
 // drawJoining is the screen while the world takes the knight in.

@@ -223,7 +223,8 @@ func (m *Model) pickWatch(e world.WhoEntry) tea.Cmd {
 // drawWho draws the who-list.
 func (m *Model) drawWho(c *canvas) {
 	c.text(2, 1, "WHO IS IN THE GAME", clsTitle)
-	c.text(2, 2, "A letter watches that knight's screen, read-only; any other key returns.", clsText)
+	c.text(2, 2, fit(c.w-4, "A letter watches that knight's screen, read-only; any other key returns.",
+		"A letter watches them; other keys return.", "a-z watch; others return"), clsText)
 	if m.who.entries == nil && m.who.note == "" {
 		c.text(4, 4, "Asking...", clsDim)
 	}

@@ -28,8 +28,9 @@ func centred(c *canvas, y int, lines []string, cls class) int {
 func wrap(s string, w int) []string { return wrapHang(s, w, 0) }
 
 // wrapHang is wrap with every line after the first indented by hang columns, for a text
-// that hangs from a label ("c  Cure   walk   Heals wounds..."). A text that is only
-// spaces is one line.
+// that hangs from a label ("c  Cure   walk   Heals wounds..."). On a narrow screen, where
+// that would leave the text fewer than hangRoom columns (a word a line), it hangs only
+// shortHang columns in. A text that is only spaces is one line.
 func wrapHang(s string, w, hang int) []string {
 	lines, _ := wrapUpTo(s, w, hang, -1)
 	return lines
@@ -55,9 +56,19 @@ func fitsIn(s string, w, limit int) bool {
 	return wrapEach(s, w, 0, limit, func(string, string) {})
 }
 
+// hangRoom is the fewest columns a hanging text keeps beside its label; with fewer it
+// hangs shortHang columns in instead.
+const (
+	hangRoom  = 10
+	shortHang = 4
+)
+
 // wrapEach wraps s as wrapUpTo does, handing each line to line as its indent and its text.
 func wrapEach(s string, w, hang, limit int, line func(indent, text string)) bool {
 	w = max(w, 1)
+	if w-hang < hangRoom {
+		hang = min(hang, shortHang)
+	}
 	hang = max(0, min(hang, w-1))
 	lines := 0
 	indent := ""
@@ -98,6 +109,17 @@ func wrapEach(s string, w, hang, limit int, line func(indent, text string)) bool
 		}
 		indent = strings.Repeat(" ", hang)
 	}
+}
+
+// fit is the first of forms, a text said longer and shorter, that fits in w columns, or
+// the shortest: a one-line heading or footer says less on a phone rather than be cut.
+func fit(w int, forms ...string) string {
+	for _, f := range forms {
+		if textWidth(f) <= w {
+			return f
+		}
+	}
+	return forms[len(forms)-1]
 }
 
 // paragraph writes s wrapped to w columns from (x, y) and returns how many lines it took.

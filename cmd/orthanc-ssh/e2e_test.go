@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"net"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -206,18 +207,50 @@ func TestHostKeyIsKept(t *testing.T) {
 	}
 }
 
-// A terminal smaller than 80×24 is asked to grow; growing it shows the game.
+// A terminal smaller than the game draws in is asked to grow, and told the command that
+// plays in plain mode with the host and port the web page gives; growing it shows the
+// game.
 func TestSmallTerminalIsAskedToEnlarge(t *testing.T) {
 	srv := startServer(t, t.TempDir())
-	tm := openTerminal(t, srv.addr, newKey(t), 60, 20, nil)
-	tm.waitFor("Please enlarge your terminal to at least 80×24")
-	tm.mu.Lock()
-	tm.em.Resize(80, 24)
-	tm.mu.Unlock()
-	if err := tm.sess.WindowChange(24, 80); err != nil {
-		t.Fatal(err)
-	}
+	tm := openTerminal(t, srv.addr, newKey(t), 30, 10, nil)
+	_, port, _ := net.SplitHostPort(srv.addr)
+	tm.waitWords("Please enlarge your terminal to at least", "ssh -t -p "+port+" localhost play --plain")
+	tm.resize(80, 24)
 	tm.waitFor("Press Enter to begin")
+}
+
+// Issue 28: behind the too-small message, keys moved the knight, opened the chat line and
+// struck blows the player never saw. Through SSH, keys pressed while the terminal is too
+// small change nothing: growing it again shows the screen as it was, a half-typed chat
+// line included.
+func TestKeysChangeNothingWhileTheTerminalIsTooSmall(t *testing.T) {
+	srv := startServer(t, t.TempDir())
+	tm := openTerminal(t, srv.addr, newKey(t), 80, 24, nil)
+	tm.enterDungeon("Lamorak")
+	before := tm.screen()
+	behind := func(keys ...string) {
+		tm.resize(30, 10)
+		tm.waitWords("(it is 30×10 now)")
+		tm.press(keys...)
+		// The keys went before this window change on the session's channel.
+		tm.resize(31, 11)
+		tm.waitWords("(it is 31×11 now)")
+		tm.resize(80, 24)
+	}
+	behind(keyUp, keyUp, keyLeft, "m", "i", keyEnter)
+	tm.waitFor("Depth 1")
+	if !poll(5*time.Second, pollEvery, func() bool { return tm.screen() == before }) {
+		t.Errorf("keys behind the message changed the screen:\n%s\nwant:\n%s", tm.screen(), before)
+	}
+	tm.press(keyEnter, "hel")
+	tm.waitFor("hel_")
+	behind("lo", keyEnter)
+	s := tm.waitFor("hel_")
+	if strings.Contains(s, "hello") {
+		t.Errorf("keys behind the message typed on the chat line:\n%s", s)
+	}
+	tm.press("lo", keyEnter)
+	tm.log("You say: hello")
 }
 
 // Colour follows the client: the PLATO orange in 256 colours for xterm-256color, in true

@@ -83,6 +83,8 @@ func (s *server) program(sess ssh.Session) *tea.Program {
 		Term:  ptyReq.Term,
 		Tick:  s.cfg.tick,
 		Now:   s.now,
+		// The web page's command, with the host and port players reach the server at.
+		PlainCommand: s.sshCommand("-t") + " play --plain",
 	})
 	return s.newProgram(sess, m, g)
 }

@@ -216,6 +216,17 @@ func (tm *terminal) screen() string {
 	return tm.em.String()
 }
 
+// resize changes the terminal's size, as a player does with the window.
+func (tm *terminal) resize(w, h int) {
+	tm.t.Helper()
+	tm.mu.Lock()
+	tm.em.Resize(w, h)
+	tm.mu.Unlock()
+	if err := tm.sess.WindowChange(h, w); err != nil {
+		tm.t.Fatalf("window change to %d×%d: %v", w, h, err)
+	}
+}
+
 // rawOutput is every byte received so far, escape sequences included.
 func (tm *terminal) rawOutput() string {
 	tm.mu.Lock()

@@ -53,6 +53,17 @@ func (tm *terminal) waitFor(want ...string) string {
 	return s
 }
 
+// waitWords is waitFor for texts that may wrap: it reads the screen's words, its lines
+// joined with spaces.
+func (tm *terminal) waitWords(want ...string) string {
+	tm.t.Helper()
+	var s string
+	if !poll(10*time.Second, pollEvery, func() bool { s = tm.screen(); return containsAll(screenWords(s), want) }) {
+		tm.t.Fatalf("screen never showed %q; it shows:\n%s", want, s)
+	}
+	return s
+}
+
 // waitRaw waits until every want appears in the bytes the server sent (screen-reader mode
 // prints whole lines, so its text is there as sent).
 func (tm *terminal) waitRaw(want ...string) string {
