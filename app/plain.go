@@ -53,6 +53,7 @@ type told struct {
 	said, fightSeq uint64
 	yourMove       bool
 	offered        string // the actions the move prompt last said in this battle
+	seen           sightings
 }
 
 // reset clears what belongs to one stretch of the mode (the typed line, lines not yet
@@ -250,15 +251,22 @@ func (m *Model) narrate(prev, v world.View, first bool) {
 	}
 	fought := v.FightSeq > ps.fightSeq
 	ps.said, ps.fightSeq = v.Said, v.FightSeq
+	if ps.seen == nil {
+		ps.seen = sightings{}
+	}
 	switch {
 	case v.Dead != nil || v.Retired != nil:
 		return
 	case first:
 		m.say(m.lookText(v, true)...)
+		ps.seen.update(v, true, m.quietTurns())
 	case v.Self.Depth != prev.Self.Depth || v.Self.Pos != prev.Self.Pos:
 		m.say(m.stepText(prev, v)...)
+		ps.seen.update(v, true, m.quietTurns())
+	case v.Outside():
+		m.say(surfaceComings(prev, v)...) // surface.go
 	default:
-		m.say(comings(prev, v)...)
+		m.say(ps.seen.update(v, false, m.quietTurns())...)
 	}
 	if f := v.Fight; f != nil && f.YourMove && (!ps.yourMove || fought) {
 		acts := promptActions(v)
@@ -269,43 +277,6 @@ func (m *Model) narrate(prev, v world.View, first bool) {
 		ps.offered = ""
 	}
 	ps.yourMove = v.Fight != nil && v.Fight.YourMove
-}
-
-// comings says who and what came into sight (or went out of it) between two views of a
-// knight standing still.
-func comings(prev, v world.View) []string {
-	if v.Outside() {
-		return surfaceComings(prev, v) // surface.go
-	}
-	p := v.Self.Pos
-	var out []string
-	had := map[string]bool{}
-	for _, mo := range prev.Monsters {
-		had[mo.Name+"@"+fmt.Sprint(mo.Pos)] = true
-	}
-	for _, mo := range v.Monsters {
-		if !had[mo.Name+"@"+fmt.Sprint(mo.Pos)] {
-			out = append(out, fmt.Sprintf("%s comes into sight, %s.", english.Capital(english.A(mo.Name)), place(p, mo.Pos)))
-		}
-	}
-	seen := map[string]world.Pos{}
-	for _, o := range prev.InSight() {
-		seen[o.Name] = o.Pos
-	}
-	for _, o := range v.InSight() {
-		was, ok := seen[o.Name]
-		delete(seen, o.Name)
-		switch {
-		case !ok:
-			out = append(out, fmt.Sprintf("%s comes into sight, %s.", o.Name, place(p, o.Pos)))
-		case was != o.Pos:
-			out = append(out, fmt.Sprintf("%s moves: now %s.", o.Name, place(p, o.Pos)))
-		}
-	}
-	for name := range seen {
-		out = append(out, name+" goes out of sight.")
-	}
-	return out
 }
 
 // sayMessages repeats the last messages of a view: ten, or as many as the line asks.
