@@ -399,6 +399,11 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.startWatching(msg)
 	case lettersMsg:
 		return m.gotLetters(msg)
+	case plainPromptMsg:
+		if uint64(msg) == m.pl.awaited {
+			m.pl.awaiting = false
+		}
+		return nil
 	case whoMsg:
 		m.who.entries, m.who.note = msg.who, msg.note
 		if m.pl.active {
@@ -513,6 +518,7 @@ func (m *Model) do(c world.Command) {
 		return
 	}
 	if to := m.sender(); to != nil {
+		m.pl.asked = true
 		_ = to.Do(m.ctx, c) // fails only when the session or the world is ending
 	}
 }
@@ -529,7 +535,7 @@ func (m *Model) View() tea.View {
 	if m.pl.active {
 		lines := m.pl.out
 		m.pl.out = nil
-		m.term.plain(lines, m.promptLine())
+		m.term.plain(lines, m.promptLine(), m.pl.awaiting)
 		return tea.View{}
 	}
 	m.pl.out = nil

@@ -382,6 +382,7 @@ func (m *Model) partyAction(a world.PartyAction) string {
 	if to == nil {
 		return "You are not in the game."
 	}
+	m.pl.asked = true
 	if err := to.Party(m.ctx, a); err != nil {
 		return "The world is not answering; try again."
 	}

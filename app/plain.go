@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 
 	tea "charm.land/bubbletea/v2"
@@ -27,10 +28,12 @@ import (
 //	plainInputLimit   400     characters one typed line may hold
 //	plainKeep         400     lines of transcript kept for Text (tests, the log)
 //	plainFirst        5       messages told on the first view after joining or watching
+//	plainPromptWait   2 s     the longest the prompt waits for a line's answer
 const (
 	plainInputLimit = 400
 	plainKeep       = 400
 	plainFirst      = 5
+	plainPromptWait = 2 * time.Second
 )
 
 // plainState is screen-reader mode's state. It is part of the Model.
@@ -45,7 +48,17 @@ type plainState struct {
 	// it watches, kept apart so a stretch of watching does not lose the player's messages.
 	own, watched told
 	pending      string // a question waiting for its answer ("retire")
+	// awaiting says a line entered asked the world (or the server) and its answer has
+	// not come: the prompt is written after the answer, not before it (issue 29), or
+	// after plainPromptWait, or at the next key. asked says the line being run asked;
+	// awaited counts the lines that did, so a late plainPromptMsg is told from a timely one.
+	awaiting, asked bool
+	awaited         uint64
 }
+
+// plainPromptMsg says the answer of the awaited line it counts is late: the prompt is
+// written.
+type plainPromptMsg uint64
 
 // told is how far the views of one knight have been told: the newest message and fight
 // line (the view's counters), so each is told once, and whether it was the knight's move.
@@ -53,12 +66,13 @@ type told struct {
 	said, fightSeq uint64
 	yourMove       bool
 	offered        string // the actions the move prompt last said in this battle
+	seen           sightings
 }
 
 // reset clears what belongs to one stretch of the mode (the typed line, lines not yet
 // printed, a question); the history and the transcript stay.
 func (ps *plainState) reset() {
-	ps.line, ps.out, ps.pending = nil, nil, ""
+	ps.line, ps.out, ps.pending, ps.awaiting = nil, nil, "", false
 	ps.own.yourMove, ps.watched.yourMove = false, false
 	ps.own.offered, ps.watched.offered = "", ""
 }
@@ -73,6 +87,7 @@ func (m *Model) say(lines ...string) {
 			continue
 		}
 		m.pl.out = append(m.pl.out, l)
+		m.pl.awaiting = false // the answer, or news: the prompt follows it
 		m.pl.transcript = append(m.pl.transcript, l)
 	}
 	if over := len(m.pl.transcript) - plainKeep; over > 0 {
@@ -125,6 +140,9 @@ var plainArrows = map[string]world.Move{
 func (m *Model) plainKey(k tea.KeyPressMsg) tea.Cmd {
 	ps := &m.pl
 	s := k.String()
+	if s != "enter" {
+		ps.awaiting = false // the player goes on: the prompt is written with the key
+	}
 	if mv, ok := plainArrows[s]; ok && m.screen == screenPlay && m.haveView && (!m.view.Outside() || m.onSurface()) {
 		m.walk(mv)
 		return nil
@@ -138,7 +156,16 @@ func (m *Model) plainKey(k tea.KeyPressMsg) tea.Cmd {
 			ps.history.add(line)
 		}
 		ps.history.reset()
-		return m.plainLine(line)
+		ps.asked = false
+		cmd := m.plainLine(line)
+		if (ps.asked || cmd != nil) && len(ps.out) == 1 && ps.out[0] == plainPrompt+line {
+			// Nothing said yet: the answer comes from the world (or the server).
+			ps.awaiting = true
+			ps.awaited++
+			n := ps.awaited
+			cmd = tea.Batch(cmd, tea.Tick(plainPromptWait, func(time.Time) tea.Msg { return plainPromptMsg(n) }))
+		}
+		return cmd
 	case "backspace", "ctrl+h":
 		if n := len(ps.line); n > 0 {
 			ps.line = ps.line[:n-1]
@@ -250,15 +277,22 @@ func (m *Model) narrate(prev, v world.View, first bool) {
 	}
 	fought := v.FightSeq > ps.fightSeq
 	ps.said, ps.fightSeq = v.Said, v.FightSeq
+	if ps.seen == nil {
+		ps.seen = sightings{}
+	}
 	switch {
 	case v.Dead != nil || v.Retired != nil:
 		return
 	case first:
 		m.say(m.lookText(v, true)...)
+		ps.seen.update(v, true, m.quietTurns())
 	case v.Self.Depth != prev.Self.Depth || v.Self.Pos != prev.Self.Pos:
 		m.say(m.stepText(prev, v)...)
+		ps.seen.update(v, true, m.quietTurns())
+	case v.Outside():
+		m.say(surfaceComings(prev, v)...) // surface.go
 	default:
-		m.say(comings(prev, v)...)
+		m.say(ps.seen.update(v, false, m.quietTurns())...)
 	}
 	if f := v.Fight; f != nil && f.YourMove && (!ps.yourMove || fought) {
 		acts := promptActions(v)
@@ -269,43 +303,6 @@ func (m *Model) narrate(prev, v world.View, first bool) {
 		ps.offered = ""
 	}
 	ps.yourMove = v.Fight != nil && v.Fight.YourMove
-}
-
-// comings says who and what came into sight (or went out of it) between two views of a
-// knight standing still.
-func comings(prev, v world.View) []string {
-	if v.Outside() {
-		return surfaceComings(prev, v) // surface.go
-	}
-	p := v.Self.Pos
-	var out []string
-	had := map[string]bool{}
-	for _, mo := range prev.Monsters {
-		had[mo.Name+"@"+fmt.Sprint(mo.Pos)] = true
-	}
-	for _, mo := range v.Monsters {
-		if !had[mo.Name+"@"+fmt.Sprint(mo.Pos)] {
-			out = append(out, fmt.Sprintf("%s comes into sight, %s.", english.Capital(english.A(mo.Name)), place(p, mo.Pos)))
-		}
-	}
-	seen := map[string]world.Pos{}
-	for _, o := range prev.InSight() {
-		seen[o.Name] = o.Pos
-	}
-	for _, o := range v.InSight() {
-		was, ok := seen[o.Name]
-		delete(seen, o.Name)
-		switch {
-		case !ok:
-			out = append(out, fmt.Sprintf("%s comes into sight, %s.", o.Name, place(p, o.Pos)))
-		case was != o.Pos:
-			out = append(out, fmt.Sprintf("%s moves: now %s.", o.Name, place(p, o.Pos)))
-		}
-	}
-	for name := range seen {
-		out = append(out, name+" goes out of sight.")
-	}
-	return out
 }
 
 // sayMessages repeats the last messages of a view: ten, or as many as the line asks.

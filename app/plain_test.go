@@ -147,11 +147,15 @@ func TestPlainPrintsLinesInOrderAboveThePrompt(t *testing.T) {
 	if i < 0 {
 		t.Fatalf("the full screen was not left: %q", got)
 	}
-	if !strings.Contains(got[i:], "\r"+ansi.EraseEntireLine+"ORTHANC") || !strings.Contains(got[i:], "your question.\r\nfirst\r\n") {
+	left := leaveFull + ansi.ResetModeBracketedPaste
+	if !strings.Contains(got[i:], left+"ORTHANC") || !strings.Contains(got[i:], "your question.\r\nfirst\r\n") {
 		t.Fatalf("first not printed: %q", got[i:])
 	}
-	if !strings.HasSuffix(got, "\r"+ansi.EraseEntireLine+"second\r\nthird\r\n"+plainPrompt) {
+	if !strings.HasSuffix(got, "\rsecond\r\nthird\r\n"+plainPrompt) {
 		t.Fatalf("second and third not printed in order above the prompt: %q", got[i:])
+	}
+	if esc := strings.IndexByte(got[i+len(left):], 0x1b); esc >= 0 {
+		t.Fatalf("screen-reader mode wrote an escape sequence: %q", got[i+len(left):])
 	}
 	n := out.Len()
 	m.View()
@@ -379,5 +383,89 @@ func TestWatchFromTheWhoList(t *testing.T) {
 	da.settle()
 	if s := a.Text(); strings.Contains(s, "Watched by") {
 		t.Fatalf("still watched after Esc:\n%s", s)
+	}
+}
+
+// A line entered is left as typed, and the prompt comes back only with its answer (issue
+// 29: a prompt written and erased 18 ms later was heard 456 times in 17 minutes): at
+// once for an answer the session knows, with the world's view for a step, and after
+// plainPromptWait when the world says nothing.
+func TestThePromptComesAfterTheAnswer(t *testing.T) {
+	var out bytes.Buffer
+	v := twoOnTwo(t)
+	v.Fight = nil
+	m, rec := viewModel(t, v, 80, 24)
+	m.term.out = &out
+	m.pl.active = true
+	m.Update(tea.ColorProfileMsg{Profile: colorprofile.ASCII})
+	m.View()
+	written := func() string {
+		s := out.String()
+		out.Reset()
+		return s
+	}
+	written()
+	if !m.term.promptOK {
+		t.Fatal("no prompt at the start")
+	}
+	for _, r := range "status" {
+		m.Update(tea.KeyPressMsg{Code: r, Text: string(r)})
+		m.View()
+	}
+	m.Update(namedKeys["enter"])
+	m.View()
+	if got := written(); !strings.HasPrefix(got, "status\r\n") || !strings.HasSuffix(got, "\r\n"+plainPrompt) || !strings.Contains(got, "Sir Kay, a level 3 knight") {
+		t.Fatalf("status answered with %q, want the answer and then the prompt", got)
+	}
+
+	for _, r := range "west" {
+		m.Update(tea.KeyPressMsg{Code: r, Text: string(r)})
+		m.View()
+	}
+	written()
+	_, cmd := m.Update(namedKeys["enter"])
+	m.View()
+	if got := written(); got != "\r\n" {
+		t.Fatalf("west, sent to the world, wrote %q before its answer, want the line left as typed", got)
+	}
+	if len(rec.take()) != 1 || cmd == nil {
+		t.Fatal("west sent no command, or no wait for its answer")
+	}
+	step := v
+	step.Self.Pos.X--
+	step.Turn++
+	m.ownView(step)
+	m.View()
+	if got := written(); !strings.HasPrefix(got, "You are on level 2") || !strings.HasSuffix(got, "\r\n"+plainPrompt) {
+		t.Fatalf("the step was told as %q, want its lines and then the prompt", got)
+	}
+
+	// An answer that never comes: the prompt after plainPromptWait, once.
+	for _, r := range "fight" {
+		m.Update(tea.KeyPressMsg{Code: r, Text: string(r)})
+		m.View()
+	}
+	written()
+	m.Update(namedKeys["enter"])
+	m.View()
+	written()
+	m.Update(plainPromptMsg(m.pl.awaited - 1)) // an older line's: not this one's
+	m.View()
+	if got := written(); got != "" {
+		t.Fatalf("an older line's wait wrote %q", got)
+	}
+	m.Update(plainPromptMsg(m.pl.awaited))
+	m.View()
+	if got := written(); got != plainPrompt {
+		t.Fatalf("the wait ended with %q, want the prompt", got)
+	}
+	// News while the player types comes over the typed line, which follows it again.
+	m.Update(tea.KeyPressMsg{Code: 'l', Text: "l"})
+	m.View()
+	written()
+	m.say("A Wolf howls.")
+	m.View()
+	if got := written(); got != "\rA Wolf howls.\r\n"+plainPrompt+"l" {
+		t.Fatalf("news while typing wrote %q", got)
 	}
 }

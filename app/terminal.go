@@ -44,7 +44,7 @@ type termMode uint8
 const (
 	termNone  termMode = iota // nothing written yet
 	termFull                  // the alternate screen, cursor hidden: the game's frames
-	termPlain                 // the normal screen: screen-reader mode's transcript and prompt
+	termPlain                 // the normal screen: screen-reader mode's transcript and prompt, no escape sequences
 )
 
 // Terminal sequences. Entering the game's screen saves the player's screen and cursor;
@@ -236,22 +236,31 @@ func appendCUP(b []byte, x, y int) []byte {
 }
 
 // plain shows screen-reader mode: lines printed once on the normal screen, above the
-// prompt, and the prompt with the cursor at its end. Only a prompt that changed is
-// written again.
-func (t *terminal) plain(lines []string, prompt string) {
+// prompt, and the prompt with the cursor at its end. It writes no escape sequence at all
+// (issue 29: a screen reader reads what is written, and a line erased and written again
+// is heard twice): typed characters are echoed as a terminal echoes them, a line comes
+// over the prompt shown with a carriage return (and spaces where the prompt was longer),
+// and the prompt follows the last line. With hold set the prompt is not written yet: a
+// line has been entered and its answer is awaited (the prompt comes after it).
+func (t *terminal) plain(lines []string, prompt string, hold bool) {
 	b := t.buf[:0]
-	switch t.mode {
-	case termFull:
-		b = append(b, leaveFull...)
-	case termNone:
-		b = append(b, ansi.SetModeBracketedPaste...)
-	}
 	if t.mode != termPlain {
-		// The line the cursor is on is the player's own, from before the game: write over it.
+		if t.mode == termFull {
+			// The player asked for the mode: leave the game's screen, and paste as keys.
+			b = append(b, leaveFull...)
+			b = append(b, ansi.ResetModeBracketedPaste...)
+		}
+		// The cursor is at the start of a line of its own (the shell's line ended, or the
+		// cursor came back to where it was before the full screen).
 		t.mode, t.shown, t.promptOK = termPlain, nil, false
 	}
-	if len(lines) == 0 && t.promptOK {
-		if prompt == t.prompt {
+	if len(lines) == 0 {
+		switch {
+		case hold || (t.promptOK && prompt == t.prompt):
+			return
+		case !t.promptOK:
+			t.prompt, t.promptOK = prompt, true
+			t.write(append(b, prompt...))
 			return
 		}
 		// Typing and erasing at the end of the line are echoed as a terminal echoes them,
@@ -270,14 +279,24 @@ func (t *terminal) plain(lines []string, prompt string) {
 			t.write(b)
 			return
 		}
-	}
-	if len(lines) > 0 && t.promptOK && lines[0] == t.prompt {
-		// The first line is the typed line as it stands (Enter): it stays as typed.
-		b = append(b, "\r\n"...)
-		lines = lines[1:]
-	} else {
+		// Another line altogether (one recalled from history): over the one shown.
 		b = append(b, '\r')
-		b = append(b, ansi.EraseEntireLine...)
+		b = appendOver(b, prompt, t.prompt)
+		t.prompt = prompt
+		t.write(b)
+		return
+	}
+	if t.promptOK {
+		if lines[0] == t.prompt {
+			// The first line is the typed line as it stands (Enter): it stays as typed.
+			b = append(b, "\r\n"...)
+		} else {
+			// A line the game says comes over the prompt, which follows it again.
+			b = append(b, '\r')
+			b = appendOver(b, lines[0], t.prompt)
+			b = append(b, "\r\n"...)
+		}
+		lines = lines[1:]
 	}
 	for _, l := range lines {
 		// The session's terminal gets bytes as they are written: a line break must also
@@ -285,9 +304,23 @@ func (t *terminal) plain(lines []string, prompt string) {
 		b = append(b, strings.ReplaceAll(l, "\n", "\r\n")...)
 		b = append(b, "\r\n"...)
 	}
-	b = append(b, prompt...)
-	t.prompt, t.promptOK = prompt, true
+	t.promptOK = !hold
+	if !hold {
+		b = append(b, prompt...)
+		t.prompt = prompt
+	}
 	t.write(b)
+}
+
+// appendOver appends line, written over was from the start of its row: spaces follow it
+// where was is wider, so nothing of was is left.
+func appendOver(b []byte, line, was string) []byte {
+	first, _, _ := strings.Cut(line, "\n")
+	b = append(b, strings.ReplaceAll(line, "\n", "\r\n")...)
+	if n := displaywidth.String(was) - displaywidth.String(first); n > 0 {
+		b = append(b, strings.Repeat(" ", n)...)
+	}
+	return b
 }
 
 // narrow reports whether every character of s takes one column, so that one backspace
@@ -308,7 +341,7 @@ func (t *terminal) restore() {
 	case termFull:
 		t.write(append(append(t.buf[:0], leaveFull...), ansi.ResetModeBracketedPaste...))
 	case termPlain:
-		t.write(append(append(t.buf[:0], "\r\n"...), ansi.ResetModeBracketedPaste...))
+		t.write(append(t.buf[:0], "\r\n"...))
 	}
 	t.mode = termNone
 }

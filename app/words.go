@@ -381,6 +381,9 @@ func (m *Model) wordLook(c plainCall) tea.Cmd {
 		return nil // nothing to see yet
 	}
 	m.say(m.lookText(c.v, true)...)
+	if ps := &m.pl.own; c.at != atWatch && ps.seen != nil {
+		ps.seen.update(c.v, true, m.quietTurns()) // all in sight is told
+	}
 	if c.at == atBattle && len(c.args) == 0 {
 		m.say(statsSentences(c.v)[1:]...)
 	}

@@ -528,7 +528,7 @@ func (e *Engine) view(p *player) View {
 	for _, m := range e.state[p.rec.Depth-1].monsters {
 		if Bit(p.visible, v.Level.idx(m.pos)) {
 			k := m.Kind()
-			v.Monsters = append(v.Monsters, SeenMonster{Name: k.Name, Glyph: k.Glyph, Pos: m.pos})
+			v.Monsters = append(v.Monsters, SeenMonster{ID: m.id, Name: k.Name, Glyph: k.Glyph, Pos: m.pos})
 		}
 	}
 	v.Shadows = e.shadows(p)

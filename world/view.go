@@ -108,6 +108,11 @@ type Other struct {
 
 // SeenMonster is a monster on a square the player sees.
 type SeenMonster struct {
+	// ID is the monster's own, the same in every view while it lives, so a session can
+	// tell one monster walking from another coming (screen-reader mode says each once).
+	// Engine.Monsters leaves it 0: ids are given anew at each start, and a level's
+	// monsters compare across a restart.
+	ID    int
 	Name  string
 	Glyph string
 	Pos   Pos

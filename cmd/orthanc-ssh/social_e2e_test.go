@@ -274,6 +274,7 @@ func TestScreenReaderFightOverSSH(t *testing.T) {
 			t.Fatalf("messages leaves out the fight (%q):\n%s", want, msgs)
 		}
 	}
+	noEscape(t, p.rawOutput()) // the fight, told without one escape sequence (issue 29)
 	if err := srv.stop(); err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,122 @@
+package app
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/orthanc-ssh/orthanc-ssh/world"
+)
+
+// corridorWatch is Sir Kay standing in battleLevel's corridor, seeing along it up to
+// the locked door (x 0 to 6 of row 0) and not into the room beyond, in screen-reader
+// mode; each view given to it is told as the game tells it.
+type corridorWatch struct {
+	t       *testing.T
+	m       *Model
+	v       world.View
+	printed int // the transcript lines already read
+}
+
+func newCorridorWatch(t *testing.T) *corridorWatch {
+	l := battleLevel(t)
+	vis := make([]byte, (l.W*l.H+7)/8)
+	for x := range 7 {
+		vis[x/8] |= 1 << (x % 8)
+	}
+	v := world.View{Turn: 1, Self: world.Self{Name: "Sir Kay", Level: 1, Hits: 10, MaxHits: 10, Depth: 2, Pos: world.Pos{X: 1, Y: 0}},
+		Level: l, Visible: vis, Known: vis}
+	m, _ := viewModel(t, world.View{}, 80, 24)
+	m.haveView = false
+	m.pl.active = true
+	w := &corridorWatch{t: t, m: m, v: v}
+	w.show(nil)
+	w.lines() // the first look
+	return w
+}
+
+// show gives the model the view of this turn with the monsters ms where the knight sees
+// them (those in the room are out of its sight), and moves the clock a turn.
+func (w *corridorWatch) show(ms []world.SeenMonster) {
+	v := w.v
+	v.Monsters = nil
+	for _, mo := range ms {
+		if visible(v, mo.Pos) {
+			v.Monsters = append(v.Monsters, mo)
+		}
+	}
+	w.m.ownView(v)
+	w.v.Turn++
+}
+
+// lines are the lines printed since the last call.
+func (w *corridorWatch) lines() []string {
+	all := w.m.pl.transcript
+	out := all[w.printed:]
+	w.printed = len(all)
+	return out
+}
+
+// A monster wandering to and fro near a knight that stands still, in and out of its
+// sight, for 60 s: the knight hears at most 3 lines about it (it was a line for every
+// step, 18 times "comes into sight" in 20 s). One that hovers beside the knight is told at
+// most once in 5 s, and one that goes away is said to have gone once.
+func TestAWanderingMonsterIsToldOnce(t *testing.T) {
+	const minute = 60 * 40 // turns, at 25 ms
+	w := newCorridorWatch(t)
+	centipede := world.SeenMonster{ID: 7, Name: "Centipede", Glyph: "Ce", Pos: world.Pos{X: 4, Y: 0}}
+	// To and fro between x 4 and 9 of row 0: in sight up to 6, in the room after.
+	x, dx := 4, 1
+	var heard []string
+	for turn := range minute {
+		if turn%12 == 0 {
+			if x+dx < 4 || x+dx > 9 {
+				dx = -dx
+			}
+			x += dx
+		}
+		centipede.Pos = world.Pos{X: x, Y: 0}
+		if x > 6 {
+			centipede.Pos.Y = 1 // the room is below the door's row as well: out of sight
+		}
+		w.show([]world.SeenMonster{centipede})
+		heard = append(heard, w.lines()...)
+	}
+	if len(heard) == 0 || len(heard) > 3 {
+		t.Fatalf("a minute of a wandering Centipede said %d lines, want 1 to 3:\n%s", len(heard), strings.Join(heard, "\n"))
+	}
+	if !strings.Contains(heard[0], "A Centipede comes into sight") {
+		t.Errorf("the first line is %q, want the Centipede coming into sight", heard[0])
+	}
+
+	// Hovering beside the knight, a step every turn: a line at most every 5 s.
+	w = newCorridorWatch(t)
+	rat := world.SeenMonster{ID: 8, Name: "Giant Rat", Glyph: "Ra", Pos: world.Pos{X: 2, Y: 0}}
+	var told []uint64
+	for turn := range minute {
+		rat.Pos.X = 2 + turn%2
+		w.show([]world.SeenMonster{rat})
+		for _, l := range w.lines() {
+			if strings.Contains(l, "Rat") {
+				told = append(told, w.v.Turn)
+			}
+		}
+	}
+	if len(told) > 1+minute/200 {
+		t.Errorf("a rat stepping beside the knight for a minute was told %d times, want at most %d", len(told), 1+minute/200)
+	}
+	for i := 1; i < len(told); i++ {
+		if told[i]-told[i-1] < 200 {
+			t.Fatalf("the rat was told at turns %d and %d, less than 5 s apart", told[i-1], told[i])
+		}
+	}
+
+	// Gone for good: said once, 5 s after it was last seen.
+	var gone []string
+	for range 2 * 200 {
+		w.show(nil)
+		gone = append(gone, w.lines()...)
+	}
+	if len(gone) != 1 || gone[0] != "The Giant Rat goes out of sight." {
+		t.Fatalf("the rat leaving said %q, want it gone once", gone)
+	}
+}
