@@ -31,7 +31,8 @@ func TestSuccessfulExitRaisesTheLevelOverSSH(t *testing.T) {
 }
 
 // Seed 000: death is permanent. A knight with one hit that cannot hit back (Dexterity 3)
-// walks into a guarded room: it dies, the screen shows its tombstone, the next connection
+// walks into a guarded room: it dies, the screen shows its tombstone (with the last blows
+// and what might have saved it), the next connection
 // offers a new knight, and the key rolls one.
 func TestDeathOverSSH(t *testing.T) {
 	dir := t.TempDir()
@@ -55,6 +56,8 @@ func TestDeathOverSSH(t *testing.T) {
 		t.Fatalf("the knight did not die:\n%s", tm.screen())
 	}
 	tm.waitFor("R. I. P.", "Doomed", "slain by")
+	// Issue 31: the tombstone tells the blow that killed and what might have saved it.
+	tm.waitFor("The last blows:", "(0 left)", "What might have saved you:", "There is no running from a room")
 	w := whoamiJSON(t, srv.addr, key)
 	if !w.Dead || w.KilledBy == "" {
 		t.Fatalf("after dying: %+v", w)
