@@ -147,27 +147,12 @@ func (p *inputPump) fill(r io.Reader) {
 		if n > 0 {
 			wasIn := paste.in
 			chunk := paste.filter(make([]byte, 0, n+len(pasteEnd)), buf[:n])
-			fits, flooding := true, false
-			if p.onFlood != nil {
-				fits, flooding = rate.take(len(chunk), wasIn || paste.in, time.Now())
-			}
-			if flooding {
-				p.flooded.Store(true)
-				p.dropped.Add(int64(n))
-				p.onFlood()
+			fits, ok := p.limit(&rate, n, len(chunk), wasIn || paste.in)
+			if !ok {
 				return
 			}
 			switch {
-			case !fits:
-				p.dropped.Add(int64(n))
-				// Read no more until a chunk's worth fits again: the SSH channel's window
-				// fills and the client waits, instead of the server reading and
-				// decrypting a flood only to drop it.
-				select {
-				case <-p.stop:
-					return
-				case <-time.After(rate.wait(readChunk)):
-				}
+			case !fits: // past the key rate: dropped, and counted, by limit
 			case len(chunk) == 0: // all of it the dropped end of a long paste
 			case wasIn || paste.in:
 				// Part of a paste, whose length is bounded: wait for room, so the
@@ -190,6 +175,35 @@ func (p *inputPump) fill(r io.Reader) {
 		if err != nil {
 			return
 		}
+	}
+}
+
+// limit charges a read of n bytes, of which charged passed the paste's cut, to the
+// session's key rate: fits is false for keys past it, which are dropped, and the pump
+// then reads no more until a chunk's worth fits again (the SSH channel's window fills and
+// the client waits, instead of the server reading and decrypting a flood only to drop it).
+// ok is false once the pump is to stop: the game has ended, or the client has flooded
+// for floodClose and its session is closed.
+func (p *inputPump) limit(rate *keyBucket, n, charged int, paste bool) (fits, ok bool) {
+	if p.onFlood == nil {
+		return true, true
+	}
+	fits, flooding := rate.take(charged, paste, time.Now())
+	if flooding {
+		p.flooded.Store(true)
+		p.dropped.Add(int64(n))
+		p.onFlood()
+		return false, false
+	}
+	if fits {
+		return true, true
+	}
+	p.dropped.Add(int64(n))
+	select {
+	case <-p.stop:
+		return false, false
+	case <-time.After(rate.wait(readChunk)):
+		return false, true
 	}
 }
 

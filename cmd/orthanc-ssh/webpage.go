@@ -39,8 +39,10 @@ const (
 
 // The web page's connections have a share of their own (issue 30: one address held 3000
 // of them, 10 000 cost 97 MB of heap, and under a 1500-descriptor limit a web flood made
-// SSH logins take 4.35 s instead of 0.1 s). A connection past either cap is closed as soon
-// as it is accepted, so the page never holds the descriptors SSH needs.
+// SSH logins take 4.35 s instead of 0.1 s). With every place taken the listener accepts
+// nothing until one frees (the rest wait in the kernel's queue, holding no descriptor and
+// costing no work); a connection past its address's cap is closed as soon as it is
+// accepted. So the page never holds the descriptors SSH needs.
 //
 //	constant       value  effect
 //	webMaxConns    256    connections to the page at once, from everyone
@@ -60,7 +62,7 @@ func (s *server) listenHTTP() (net.Listener, error) {
 	if err != nil {
 		return nil, fmt.Errorf("web page listen %s: %w", s.cfg.httpAddr, err)
 	}
-	return &webListener{Listener: ln, perAddr: map[string]int{}}, nil
+	return &webListener{Listener: ln, perAddr: map[string]int{}, places: make(chan struct{}, webMaxConns), closed: make(chan struct{})}, nil
 }
 
 // webListener caps the page's connections, per address and in all.
@@ -69,19 +71,34 @@ type webListener struct {
 	mu      sync.Mutex
 	all     int
 	perAddr map[string]int
-	refused atomic.Int64 // connections closed at once, past a cap
+	refused atomic.Int64  // connections closed at once, past their address's cap
+	places  chan struct{} // a token for each connection held: webMaxConns places
+	closed  chan struct{} // closed with the listener: Accept waits no more
+	once    sync.Once
+}
+
+// Close closes the listener and ends an Accept waiting for a place.
+func (l *webListener) Close() error {
+	l.once.Do(func() { close(l.closed) })
+	return l.Listener.Close()
 }
 
 // Accept hands on the next connection within the caps, closing the rest.
 func (l *webListener) Accept() (net.Conn, error) {
 	for {
+		select {
+		case l.places <- struct{}{}:
+		case <-l.closed:
+			return nil, net.ErrClosed
+		}
 		c, err := l.Listener.Accept()
 		if err != nil {
+			<-l.places
 			return nil, err
 		}
 		addr := addrKey(c.RemoteAddr())
 		l.mu.Lock()
-		ok := l.all < webMaxConns && l.perAddr[addr] < webMaxPerAddr
+		ok := l.perAddr[addr] < webMaxPerAddr
 		if ok {
 			l.all++
 			l.perAddr[addr]++
@@ -90,6 +107,7 @@ func (l *webListener) Accept() (net.Conn, error) {
 		if ok {
 			return &webConn{Conn: c, l: l, addr: addr}, nil
 		}
+		<-l.places
 		l.refused.Add(1)
 		_ = c.Close()
 	}
@@ -105,6 +123,7 @@ type webConn struct {
 
 func (c *webConn) Close() error {
 	c.once.Do(func() {
+		<-c.l.places
 		c.l.mu.Lock()
 		c.l.all--
 		if c.l.perAddr[c.addr]--; c.l.perAddr[c.addr] <= 0 {
