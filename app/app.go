@@ -201,7 +201,7 @@ func screenTable() [numScreens]screenRow {
 		screenOptions:   {draw: (*Model).drawOptions, key: (*Model).optionsKey},
 		screenWatch:     {draw: (*Model).drawWatch, key: (*Model).watchKey, typed: (*Model).watchLine},
 		screenStats:     {draw: (*Model).drawStats, key: (*Model).statsKey, list: func(m *Model) *pager { return &m.bt.stats }},
-		screenParty:     {draw: (*Model).drawPartyScreen, key: (*Model).partyKey},
+		screenParty:     {draw: (*Model).drawPartyScreen, key: (*Model).partyKey, list: func(m *Model) *pager { return &m.bt.party }},
 		screenMarket:    {draw: (*Model).drawMarket, key: (*Model).marketKey},
 		screenMail:      {draw: (*Model).drawMail, key: (*Model).mailKey},
 	}

@@ -579,11 +579,6 @@ func TestOtherScreensAreWhole(t *testing.T) {
 // 60×30) and landscape (100×18), the PLATO layout's 80×24, and a large terminal.
 var phoneSizes = [][2]int{{40, 20}, {50, 25}, {60, 30}, {80, 24}, {100, 18}, {160, 50}}
 
-// tablesNotYetCompact are the screens whose tables (the battle statistics, the party's
-// members, a market's two lists) have no compact form yet: below 80 columns their widest
-// columns still run off the right edge (issue 28, left to do).
-var tablesNotYetCompact = map[screen]bool{screenStats: true, screenParty: true, screenMarket: true}
-
 // frameOf draws m's screen and fails when a text ran off its canvas (a word cut at the
 // right edge, a line drawn below the last row).
 func frameOf(t *testing.T, what string, m *Model) string {
@@ -592,7 +587,7 @@ func frameOf(t *testing.T, what string, m *Model) string {
 	m.draw(c)
 	s := c.render(m.theme, true)
 	checkFrame(t, s, m.width, m.height)
-	if c.cut > 0 && !(m.width < MinFullWidth && tablesNotYetCompact[m.screen]) {
+	if c.cut > 0 {
 		t.Errorf("%s at %d×%d: %d characters drawn off the screen:\n%s", what, m.width, m.height, c.cut, s)
 	}
 	return s
