@@ -88,6 +88,9 @@ func (m *Model) marketKey(k tea.KeyPressMsg) tea.Cmd {
 	case "tab", "shift+tab":
 		m.mk.selling = !m.mk.selling
 		return nil
+	case "1", "2": // a phone's keyboard has no Tab: 1 buys, 2 sells
+		m.mk.selling = s == "2"
+		return nil
 	}
 	p, active := m.marketLayout(mv), 0
 	lines := p.wares
@@ -181,9 +184,9 @@ func (m *Model) marketLayout(mv *world.MarketView) marketPage {
 		}
 		p.things = append(p.things, marketEntry(i, name, tail, p.colW, cls)...)
 	}
-	keys := []string{"a letter buys that ware", "Tab: sell instead", "Esc or q: back"}
+	keys := []string{"a letter buys that ware", "Tab or 2: sell instead", "Esc or q: back"}
 	if m.mk.selling {
-		keys = []string{"a letter sells that thing", "Tab: buy instead", "Esc or q: back"}
+		keys = []string{"a letter sells that thing", "Tab or 1: buy instead", "Esc or q: back"}
 	}
 	p.status = statusLines(s, w)
 	p.keys = packSep(keys, w-p.x0, "   ")

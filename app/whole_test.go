@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	tea "charm.land/bubbletea/v2"
+
 	"github.com/orthanc-ssh/orthanc-ssh/internal/english"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
@@ -429,7 +431,7 @@ func TestMarketIsWhole(t *testing.T) {
 			for _, n := range names {
 				found[n] = found[n] || wholeIn(s, x0+colW+3, x0+2*colW+3, n)
 			}
-			checkWhole(t, "market", s, 0, w, "a letter sells that thing", "Tab: buy instead", "Esc or q: back")
+			checkWhole(t, "market", s, 0, w, "a letter sells that thing", "Tab or 1: buy instead", "Esc or q: back")
 		}
 		for _, n := range names {
 			if !found[n] {
@@ -676,5 +678,32 @@ func TestEveryScreenIsWholeAtEverySize(t *testing.T) {
 			}
 			frameOf(t, tc.name+", after "+tc.key, m)
 		}
+	}
+}
+
+// Issue 28: a resize at any moment redraws the whole screen at the new size and keeps
+// every state: mid-fight, with a target chosen and a half-typed chat line, through
+// 80×24, a phone in portrait and in landscape, and back.
+func TestResizeKeepsEveryState(t *testing.T) {
+	m, rec := viewModel(t, twoOnTwo(t), 80, 24)
+	keys(m, "t") // the troll, the goblin's neighbour, is asked for
+	target := rec.take()
+	keys(m, "enter", "the troll is mi")
+	first := m.Text()
+	for _, sz := range [][2]int{{40, 20}, {100, 18}, {80, 24}} {
+		m.Update(tea.WindowSizeMsg{Width: sz[0], Height: sz[1]})
+		s := frameOf(t, "a fight with the chat line open", m)
+		for _, want := range []string{"()", "Tr", "Say: the troll is mi_", "FIGHT, ROUND 3"} {
+			if !strings.Contains(s, want) {
+				t.Errorf("%d×%d: %q is not on the screen:\n%s", sz[0], sz[1], want, s)
+			}
+		}
+	}
+	if m.Text() != first || !m.chat.open || m.screen != screenPlay || len(target) != 1 {
+		t.Errorf("back at 80×24 the screen is not as it was:\n%s\nwant:\n%s", m.Text(), first)
+	}
+	keys(m, "ssing")
+	if v := m.chat.input.in().Value(); v != "the troll is missing" {
+		t.Errorf("the chat line typed across the resizes is %q", v)
 	}
 }
