@@ -707,3 +707,44 @@ func TestResizeKeepsEveryState(t *testing.T) {
 		t.Errorf("the chat line typed across the resizes is %q", v)
 	}
 }
+
+// Issue 28: at 80×24 the map was cut around the knight and could not be scrolled. At
+// every size it opens centred on the knight, the direction keys move it, c centres it
+// again, ? shows the legend, and any other key returns; opening it again centres it.
+func TestTheMapPansAtEverySize(t *testing.T) {
+	for _, sz := range phoneSizes {
+		w, h := sz[0], sz[1]
+		v := crowdedView(t)
+		v.Level = world.Generate(1, 1, false) // a whole level, wider than a phone
+		v.Known = allSquares(v.Level)
+		v.Self.Pos = world.Pos{X: v.Level.W / 2, Y: v.Level.H / 2}
+		m, _ := viewModel(t, v, w, h)
+		keys(m, "m")
+		first := frameOf(t, "the map", m)
+		if !strings.Contains(first, "()") {
+			t.Errorf("%d×%d: the map does not show the knight:\n%s", w, h, first)
+		}
+		moved := false
+		for _, k := range []string{"l", "right", "h", "left", "k", "up", "j", "down"} {
+			keys(m, "c", k, k)
+			moved = moved || frameOf(t, "the map moved", m) != first
+		}
+		if fits := v.Level.W*colsPerSquare+1 <= w && v.Level.H*rowsPerSquare+1 <= h-1; !moved && !fits {
+			t.Errorf("%d×%d: no direction key moves the map", w, h)
+		}
+		keys(m, "c")
+		if s := frameOf(t, "the map centred", m); s != first {
+			t.Errorf("%d×%d: c does not centre the map on the knight:\n%s", w, h, s)
+		}
+		keys(m, "?")
+		checkWhole(t, "the map's legend", frameOf(t, "the legend", m), 0, w, mapLegend)
+		keys(m, "l", "l", "q")
+		if m.screen != screenPlay {
+			t.Fatalf("%d×%d: q does not leave the map", w, h)
+		}
+		keys(m, "m")
+		if s := frameOf(t, "the map again", m); s != first {
+			t.Errorf("%d×%d: the map opened again is not centred on the knight:\n%s", w, h, s)
+		}
+	}
+}
