@@ -186,7 +186,7 @@ func screenTable() [numScreens]screenRow {
 		screenName:      {draw: (*Model).drawName, key: (*Model).nameKey, typed: (*Model).nameLine, speak: (*Model).sayNamePrompt},
 		screenJoining:   {draw: (*Model).drawJoining, typed: (*Model).joiningLine},
 		screenPlay:      {draw: (*Model).drawDungeon, key: (*Model).dungeonKey},
-		screenMap:       {draw: (*Model).drawMap, key: (*Model).returnKey},
+		screenMap:       {draw: (*Model).drawMap, key: (*Model).mapKey},
 		screenHelp:      {draw: (*Model).drawHelp, key: (*Model).helpKey, list: func(m *Model) *pager { return &m.help.pager }},
 		screenInventory: {draw: (*Model).drawInventory, key: (*Model).inventoryKey, list: func(m *Model) *pager { return &m.inv }},
 		screenFame:      {draw: (*Model).drawFame, key: (*Model).fameKey},
@@ -201,7 +201,7 @@ func screenTable() [numScreens]screenRow {
 		screenOptions:   {draw: (*Model).drawOptions, key: (*Model).optionsKey},
 		screenWatch:     {draw: (*Model).drawWatch, key: (*Model).watchKey, typed: (*Model).watchLine},
 		screenStats:     {draw: (*Model).drawStats, key: (*Model).statsKey, list: func(m *Model) *pager { return &m.bt.stats }},
-		screenParty:     {draw: (*Model).drawPartyScreen, key: (*Model).partyKey},
+		screenParty:     {draw: (*Model).drawPartyScreen, key: (*Model).partyKey, list: func(m *Model) *pager { return &m.bt.party }},
 		screenMarket:    {draw: (*Model).drawMarket, key: (*Model).marketKey},
 		screenMail:      {draw: (*Model).drawMail, key: (*Model).mailKey},
 	}
@@ -247,6 +247,7 @@ type Model struct {
 	rolled    rollState     // a new knight's characteristics and name (start.go)
 	dun       dungeonScreen // the dungeon screen, kept from frame to frame (dungeon.go)
 	mapScr    *mapScreen    // what the map screen keeps while it shows (map.go)
+	mapPan    mapPan        // where the map screen looks (map.go)
 	help      helpScreen    // the help (help.go)
 	inv       pager         // the inventory (inventory.go)
 	fame      fameScreen    // the hall of fame (inventory.go)

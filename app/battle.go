@@ -21,6 +21,7 @@ type battle struct {
 	asked, askedFrom int
 	asking           bool
 	stats            pager // the statistics, when they scroll
+	party            pager // the party screen, when it scrolls (a phone's)
 }
 
 // standing are the indexes of the monsters of a battle still standing.

@@ -61,27 +61,44 @@ func tableWidths(cols []column, w int) (ws []int, gap int, long bool) {
 		gap = 1
 		ws, total = widths(false)
 	}
-	if total > w { // narrow the names, to no less than their longest word
+	// Narrow the names, widest first, each to no less than its longest word.
+	least := make([]int, len(cols))
+	for i, c := range cols {
+		least[i] = 1
+		for _, s := range c.cells {
+			for _, word := range strings.Fields(s) {
+				least[i] = max(least[i], textWidth(word))
+			}
+		}
+	}
+	for total > w {
 		widest := -1
 		for i, c := range cols {
-			if c.left && (widest < 0 || ws[i] > ws[widest]) {
+			if c.left && ws[i] > least[i] && (widest < 0 || ws[i] > ws[widest]) {
 				widest = i
 			}
 		}
-		if widest >= 0 {
-			least := 1
-			for _, s := range cols[widest].cells {
-				for _, word := range strings.Fields(s) {
-					least = max(least, textWidth(word))
-				}
-			}
-			ws[widest] = max(least, ws[widest]-(total-w))
+		if widest < 0 {
+			break
 		}
+		cut := min(total-w, ws[widest]-least[widest])
+		ws[widest] -= cut
+		total -= cut
 	}
 	return ws, gap, long
 }
 
-// tableLine is one line of a table and the row it belongs to (-1 for the heading).
+// tableWidth is the width of a table of columns ws wide, gap apart.
+func tableWidth(ws []int, gap int) int {
+	total := gap * (len(ws) - 1)
+	for _, x := range ws {
+		total += x
+	}
+	return total
+}
+
+// tableLine is one line of a table and the row it belongs to (-1 for a heading, or the
+// blank line between the parts of a stacked table).
 type tableLine struct {
 	text string
 	row  int
@@ -91,8 +108,22 @@ type tableLine struct {
 // fit, else short ones one space apart; when even those do not fit, the widest left column
 // (the names) is narrowed and its cells wrap onto more lines of their row. The first line
 // is the heading.
+//
+// A table still too wide (a phone's screen) is stacked: its first column and as many
+// others as fit, then its first column and the rest, under a blank line.
 func table(cols []column, w int) []tableLine {
 	ws, gap, long := tableWidths(cols, w)
+	if tableWidth(ws, gap) > w && len(cols) > 2 {
+		k := len(cols) - 1
+		for k > 2 {
+			if sws, sgap, _ := tableWidths(cols[:k], w); tableWidth(sws, sgap) <= w {
+				break
+			}
+			k--
+		}
+		rest := append([]column{cols[0]}, cols[k:]...)
+		return append(append(table(cols[:k], w), tableLine{"", -1}), table(rest, w)...)
+	}
 	rows := 0
 	for _, c := range cols {
 		rows = max(rows, len(c.cells))

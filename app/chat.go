@@ -471,11 +471,11 @@ func (m *Model) chatKey(k tea.KeyPressMsg) (cmd tea.Cmd, handled bool) {
 		ch.note = "" // a note shows until the next key
 		return nil, false
 	}
-	switch s {
-	case "esc":
+	switch {
+	case s == "esc", s == "backspace" && ch.input.in().Value() == "": // a phone has no Esc
 		ch.open = false
 		ch.input.close()
-	case "enter":
+	case s == "enter":
 		line := strings.TrimSpace(ch.input.in().Value())
 		ch.open = false
 		ch.input.close()
@@ -486,7 +486,7 @@ func (m *Model) chatKey(k tea.KeyPressMsg) (cmd tea.Cmd, handled bool) {
 		var cmd tea.Cmd
 		ch.note, cmd = m.sendChat(line)
 		return cmd, true
-	case "up", "down":
+	case s == "up", s == "down":
 		ch.history.recall(s == "up", ch.input.in())
 	default:
 		var c tea.Cmd

@@ -79,11 +79,11 @@ func (m *Model) consoleKey(k tea.KeyPressMsg) (cmd tea.Cmd, handled bool) {
 		cs.note = "" // a note shows until the next key
 		return nil, false
 	}
-	switch s {
-	case "esc":
+	switch {
+	case s == "esc", s == "backspace" && cs.input.in().Value() == "": // a phone has no Esc
 		cs.open = false
 		cs.input.in().Blur()
-	case "enter":
+	case s == "enter":
 		line := strings.TrimSpace(cs.input.in().Value())
 		if line == "" || cs.busy {
 			return nil, true
@@ -98,7 +98,7 @@ func (m *Model) consoleKey(k tea.KeyPressMsg) (cmd tea.Cmd, handled bool) {
 			out, ok := run(line)
 			return consoleResultMsg{out, ok}
 		}, true
-	case "pgup", "pgdown":
+	case s == "pgup", s == "pgdown":
 		lines, top, rows := m.consoleWindow(m.width)
 		step := max(1, rows-1)
 		if s == "pgup" {
@@ -107,7 +107,7 @@ func (m *Model) consoleKey(k tea.KeyPressMsg) (cmd tea.Cmd, handled bool) {
 			top += step
 		}
 		cs.top, cs.follow = min(max(0, top), max(0, len(lines)-rows)), false
-	case "up", "down":
+	case s == "up", s == "down":
 		cs.history.recall(s == "up", cs.input.in())
 	default:
 		var c tea.Cmd

@@ -47,7 +47,7 @@ var helpLines []string
 
 // makeHelp is the whole help.
 func makeHelp() []string {
-	lines := slices.Concat(helpLesson, keyHelpLines(), helpRules, world.MonsterTableLines())
+	lines := slices.Concat(helpLesson, []string{phoneKeysLine(), ""}, keyHelpLines(), helpRules, world.MonsterTableLines())
 	return slices.Clip(lines)
 }
 

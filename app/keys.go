@@ -244,6 +244,27 @@ func keyHelpLines() []string {
 	return out
 }
 
+// phoneKey says a key is on every keyboard, a phone's too: a letter, a digit or a sign,
+// or Enter; not Esc, Tab, a shifted arrow or a function key.
+func phoneKey(key string) bool { return len([]rune(key)) == 1 || key == "enter" }
+
+// phoneKeysLine is the help's short list of the game's keys as a phone types them (every
+// row of gameKeys has one): "h j k l walk  H J K L d open a door  > down ...".
+func phoneKeysLine() string {
+	parts := []string{"Keys on any keyboard:"}
+	for _, r := range gameKeys {
+		var ks []string
+		for _, k := range r.keys {
+			if phoneKey(k) && k != "enter" {
+				ks = append(ks, k)
+			}
+		}
+		parts = append(parts, strings.Join(ks, " ")+" "+r.label+";")
+	}
+	line := strings.Join(parts, " ")
+	return line[:len(line)-1] + "; Backspace or q closes a screen."
+}
+
 // Where a row applies.
 
 // walking is true where the direction keys walk: in the dungeon, and on the surface's grid.

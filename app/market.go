@@ -88,6 +88,9 @@ func (m *Model) marketKey(k tea.KeyPressMsg) tea.Cmd {
 	case "tab", "shift+tab":
 		m.mk.selling = !m.mk.selling
 		return nil
+	case "1", "2": // a phone's keyboard has no Tab: 1 buys, 2 sells
+		m.mk.selling = s == "2"
+		return nil
 	}
 	p, active := m.marketLayout(mv), 0
 	lines := p.wares
@@ -120,7 +123,8 @@ func wareLeft(w world.Ware) string {
 // from the bottom the status line, the keys and the newest messages.
 type marketPage struct {
 	colW, x0, xr  int
-	listTop, rows int // the lists' first row and how many rows each has
+	single        bool // one list at a time, the one the letters work on (a phone's screen)
+	listTop, rows int  // the lists' first row and how many rows each has
 	wares, things []panelLine
 	keys, status  []string
 	msgs          []panelLine
@@ -150,6 +154,9 @@ func (m *Model) marketLayout(mv *world.MarketView) marketPage {
 	p := marketPage{colW: min(56, (w-3)/2), listTop: 3}
 	p.x0 = (w - (2*p.colW + 3)) / 2
 	p.xr = p.x0 + p.colW + 3
+	if w < MinFullWidth { // the lists take the width one at a time, Tab between them
+		p.single, p.colW, p.x0, p.xr = true, w-2, 1, 1
+	}
 	// The list the letters work on is bright, the other faint.
 	buyCls, sellCls := clsText, clsDim
 	if m.mk.selling {
@@ -177,9 +184,9 @@ func (m *Model) marketLayout(mv *world.MarketView) marketPage {
 		}
 		p.things = append(p.things, marketEntry(i, name, tail, p.colW, cls)...)
 	}
-	keys := []string{"a letter buys that ware", "Tab: sell instead", "Esc or q: back"}
+	keys := []string{"a letter buys that ware", "Tab or 2: sell instead", "Esc or q: back"}
 	if m.mk.selling {
-		keys = []string{"a letter sells that thing", "Tab: buy instead", "Esc or q: back"}
+		keys = []string{"a letter sells that thing", "Tab or 1: buy instead", "Esc or q: back"}
 	}
 	p.status = statusLines(s, w)
 	p.keys = packSep(keys, w-p.x0, "   ")
@@ -215,12 +222,24 @@ func (m *Model) drawMarket(c *canvas) {
 	x0, xr, colW := p.x0, p.xr, p.colW
 	title := strings.ToUpper(marketTitle(mv.Name))
 	gold := fmt.Sprintf("Your gold: %d", s.Gold)
-	c.text(x0, 0, title, clsTitle)
-	goldRow := 0
-	if textWidth(title)+2+textWidth(gold) > 2*colW+3 {
-		goldRow = 1 // a name too long to share its row
+	full := 2*colW + 3 // the width of the two lists
+	if p.single {
+		full = colW
 	}
-	c.text(x0+2*colW+3-textWidth(gold), goldRow, gold, clsTitle)
+	titleLines := wrap(title, full)
+	for i, l := range titleLines {
+		c.text(x0, i, l, clsTitle)
+	}
+	goldRow := len(titleLines) - 1
+	if textWidth(titleLines[goldRow])+2+textWidth(gold) > full {
+		goldRow++ // a name too long to share its row
+	}
+	c.text(x0+full-textWidth(gold), goldRow, gold, clsTitle)
+	if p.single {
+		m.drawMarketList(c, p)
+		m.drawMarketFoot(c, p)
+		return
+	}
 
 	listEnd := p.listTop + p.rows
 	sepEnd := min(listEnd, p.listTop+max(12, len(p.wares)+1, len(p.things)+1))
@@ -255,7 +274,38 @@ func (m *Model) drawMarket(c *canvas) {
 	}
 	list(x0, p.wares, &m.mk.lists[0], !m.mk.selling, "Nothing is for sale today.")
 	list(xr, p.things, &m.mk.lists[1], m.mk.selling, "You carry nothing to sell.")
+	m.drawMarketFoot(c, p)
+}
 
+// drawMarketList draws the one list a narrow market screen shows: the one its letters
+// work on.
+func (m *Model) drawMarketList(c *canvas, p marketPage) {
+	head, tail, lines, pg, none := "FOR SALE: a letter buys", "gold left", p.wares, &m.mk.lists[0], "Nothing is for sale today."
+	if m.mk.selling {
+		head, tail, lines, pg, none = "YOUR THINGS: a letter sells", "pays", p.things, &m.mk.lists[1], "You carry nothing to sell."
+	}
+	c.text(p.x0, 2, head, clsTitle)
+	if textWidth(head)+1+textWidth(tail) <= p.colW {
+		c.text(p.x0+p.colW-textWidth(tail), 2, tail, clsDim)
+	}
+	if len(lines) == 0 {
+		c.text(p.x0, p.listTop, none, clsDim)
+		return
+	}
+	rows := p.rows
+	if len(lines) > rows {
+		rows-- // the last row says there is more
+		c.text(p.x0, p.listTop+rows, marketMore(true), clsDim)
+	}
+	top := pg.first(len(lines), rows)
+	for i := 0; i < rows && top+i < len(lines); i++ {
+		c.text(p.x0, p.listTop+i, lines[top+i].text, lines[top+i].cls)
+	}
+}
+
+// drawMarketFoot draws the market screen's messages, keys and status line.
+func (m *Model) drawMarketFoot(c *canvas, p marketPage) {
+	x0 := p.x0
 	y := c.h - len(p.status) - len(p.keys) - len(p.msgs)
 	for _, l := range p.msgs {
 		c.text(x0, y, l.text, l.cls)

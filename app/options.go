@@ -192,10 +192,10 @@ func profileName(p colorprofile.Profile) string {
 func (m *Model) optionsKey(k tea.KeyPressMsg) tea.Cmd {
 	s := k.String()
 	if m.optScreen.muting {
-		switch s {
-		case "esc":
+		switch {
+		case s == "esc", s == "backspace" && m.optScreen.mute.in().Value() == "": // a phone has no Esc
 			m.optScreen.muting = false
-		case "enter":
+		case s == "enter":
 			m.optScreen.muting = false
 			if v := strings.TrimSpace(m.optScreen.mute.in().Value()); v != "" {
 				if m.opts.Mutes(v) {

@@ -253,13 +253,12 @@ var partyCommands = [][2]string{
 func (m *Model) drawPartyScreen(c *canvas) {
 	v := m.view
 	c.text(2, 0, "YOUR PARTY", clsTitle)
-	y := 2
+	var body []panelLine
 	if len(v.Party) == 0 {
 		for _, l := range wrap("You are not in a party. Invite a knight, or ask to join one: a party meets its battles together.", c.w-4) {
-			c.text(2, y, l, clsText)
-			y++
+			body = append(body, panelLine{l, clsText})
 		}
-		y++
+		body = append(body, panelLine{})
 	} else {
 		cols := []column{{short: "", long: "", left: true}, {short: "Knight", long: "Knight", left: true},
 			{short: "Level", long: "Level"}, {short: "Hits", long: "Hits"}, {short: "Where", long: "Where", left: true}}
@@ -283,17 +282,17 @@ func (m *Model) drawPartyScreen(c *canvas) {
 			case v.Party[l.row].Name == v.Self.Name:
 				cls = clsSelf
 			}
-			c.text(2, y, l.text, cls)
-			y++
+			body = append(body, panelLine{l.text, cls})
 		}
-		c.text(2, y, "* leads the party.", clsDim)
-		y += 2
+		body = append(body, panelLine{"* leads the party.", clsDim}, panelLine{})
 	}
 	for _, p := range pendingLines(v) {
-		y += c.paragraph(2, y, c.w-4, p, clsTitle)
+		for _, l := range wrap(p, c.w-4) {
+			body = append(body, panelLine{l, clsTitle})
+		}
 	}
 	if len(v.Invites)+len(v.Asks) > 0 {
-		y++
+		body = append(body, panelLine{})
 	}
 	keys := []string{"i invite", "a ask", "p talk"}
 	if len(v.Invites)+len(v.Asks) > 0 {
@@ -306,6 +305,22 @@ func (m *Model) drawPartyScreen(c *canvas) {
 	keyLines := pack(keys, c.w-4)
 	msgs := messageLines(v.Messages, c.w-4, 2)
 	msgTop := c.h - len(keyLines) - len(msgs)
+	top := 2
+	if page := c.h - len(keyLines) - top; len(body) > page {
+		// Too long for the screen (a phone's): the list scrolls over the messages, and
+		// the keys say so.
+		keyLines = pack(append(keys, "up/down: more"), c.w-4)
+		page = c.h - len(keyLines) - top
+		m.bt.party.drawLines(c, 2, top, body, page)
+		for i, l := range keyLines {
+			c.text(2, c.h-len(keyLines)+i, l, clsTitle)
+		}
+		return
+	}
+	for i, l := range body {
+		c.text(2, top+i, l.text, l.cls)
+	}
+	y := top + len(body)
 	// The commands when they all fit above the messages, with a blank row between.
 	var cmds []string
 	for _, pc := range partyCommands {
@@ -319,8 +334,10 @@ func (m *Model) drawPartyScreen(c *canvas) {
 			y++
 		}
 	}
-	for i, l := range msgs {
-		c.text(2, msgTop+i, l.text, clsDim)
+	if y <= msgTop { // the messages where the list leaves room for them
+		for i, l := range msgs {
+			c.text(2, msgTop+i, l.text, clsDim)
+		}
 	}
 	for i, l := range keyLines {
 		c.text(2, c.h-len(keyLines)+i, l, clsTitle)
@@ -370,6 +387,9 @@ func (m *Model) partyKey(k tea.KeyPressMsg) tea.Cmd {
 		if len(v.Party) > 0 {
 			m.partyAction(world.PartyAction{Kind: world.PartyDisband})
 		}
+		return nil
+	}
+	if m.bt.party.scrollBy(s, unmeasured, 1) { // drawPartyScreen stops it at the end
 		return nil
 	}
 	m.screen = screenPlay

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	tea "charm.land/bubbletea/v2"
+
 	"github.com/orthanc-ssh/orthanc-ssh/internal/english"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
@@ -429,7 +431,7 @@ func TestMarketIsWhole(t *testing.T) {
 			for _, n := range names {
 				found[n] = found[n] || wholeIn(s, x0+colW+3, x0+2*colW+3, n)
 			}
-			checkWhole(t, "market", s, 0, w, "a letter sells that thing", "Tab: buy instead", "Esc or q: back")
+			checkWhole(t, "market", s, 0, w, "a letter sells that thing", "Tab or 1: buy instead", "Esc or q: back")
 		}
 		for _, n := range names {
 			if !found[n] {
@@ -579,11 +581,6 @@ func TestOtherScreensAreWhole(t *testing.T) {
 // 60×30) and landscape (100×18), the PLATO layout's 80×24, and a large terminal.
 var phoneSizes = [][2]int{{40, 20}, {50, 25}, {60, 30}, {80, 24}, {100, 18}, {160, 50}}
 
-// tablesNotYetCompact are the screens whose tables (the battle statistics, the party's
-// members, a market's two lists) have no compact form yet: below 80 columns their widest
-// columns still run off the right edge (issue 28, left to do).
-var tablesNotYetCompact = map[screen]bool{screenStats: true, screenParty: true, screenMarket: true}
-
 // frameOf draws m's screen and fails when a text ran off its canvas (a word cut at the
 // right edge, a line drawn below the last row).
 func frameOf(t *testing.T, what string, m *Model) string {
@@ -592,7 +589,7 @@ func frameOf(t *testing.T, what string, m *Model) string {
 	m.draw(c)
 	s := c.render(m.theme, true)
 	checkFrame(t, s, m.width, m.height)
-	if c.cut > 0 && !(m.width < MinFullWidth && tablesNotYetCompact[m.screen]) {
+	if c.cut > 0 {
 		t.Errorf("%s at %d×%d: %d characters drawn off the screen:\n%s", what, m.width, m.height, c.cut, s)
 	}
 	return s
@@ -680,6 +677,74 @@ func TestEveryScreenIsWholeAtEverySize(t *testing.T) {
 				t.Errorf("%s: %s did not do what it does; the screen:\n%s", what, tc.key, m.Text())
 			}
 			frameOf(t, tc.name+", after "+tc.key, m)
+		}
+	}
+}
+
+// Issue 28: a resize at any moment redraws the whole screen at the new size and keeps
+// every state: mid-fight, with a target chosen and a half-typed chat line, through
+// 80×24, a phone in portrait and in landscape, and back.
+func TestResizeKeepsEveryState(t *testing.T) {
+	m, rec := viewModel(t, twoOnTwo(t), 80, 24)
+	keys(m, "t") // the troll, the goblin's neighbour, is asked for
+	target := rec.take()
+	keys(m, "enter", "the troll is mi")
+	first := m.Text()
+	for _, sz := range [][2]int{{40, 20}, {100, 18}, {80, 24}} {
+		m.Update(tea.WindowSizeMsg{Width: sz[0], Height: sz[1]})
+		s := frameOf(t, "a fight with the chat line open", m)
+		for _, want := range []string{"()", "Tr", "Say: the troll is mi_", "FIGHT, ROUND 3"} {
+			if !strings.Contains(s, want) {
+				t.Errorf("%d×%d: %q is not on the screen:\n%s", sz[0], sz[1], want, s)
+			}
+		}
+	}
+	if m.Text() != first || !m.chat.open || m.screen != screenPlay || len(target) != 1 {
+		t.Errorf("back at 80×24 the screen is not as it was:\n%s\nwant:\n%s", m.Text(), first)
+	}
+	keys(m, "ssing")
+	if v := m.chat.input.in().Value(); v != "the troll is missing" {
+		t.Errorf("the chat line typed across the resizes is %q", v)
+	}
+}
+
+// Issue 28: at 80×24 the map was cut around the knight and could not be scrolled. At
+// every size it opens centred on the knight, the direction keys move it, c centres it
+// again, ? shows the legend, and any other key returns; opening it again centres it.
+func TestTheMapPansAtEverySize(t *testing.T) {
+	for _, sz := range phoneSizes {
+		w, h := sz[0], sz[1]
+		v := crowdedView(t)
+		v.Level = world.Generate(1, 1, false) // a whole level, wider than a phone
+		v.Known = allSquares(v.Level)
+		v.Self.Pos = world.Pos{X: v.Level.W / 2, Y: v.Level.H / 2}
+		m, _ := viewModel(t, v, w, h)
+		keys(m, "m")
+		first := frameOf(t, "the map", m)
+		if !strings.Contains(first, "()") {
+			t.Errorf("%d×%d: the map does not show the knight:\n%s", w, h, first)
+		}
+		moved := false
+		for _, k := range []string{"l", "right", "h", "left", "k", "up", "j", "down"} {
+			keys(m, "c", k, k)
+			moved = moved || frameOf(t, "the map moved", m) != first
+		}
+		if fits := v.Level.W*colsPerSquare+1 <= w && v.Level.H*rowsPerSquare+1 <= h-1; !moved && !fits {
+			t.Errorf("%d×%d: no direction key moves the map", w, h)
+		}
+		keys(m, "c")
+		if s := frameOf(t, "the map centred", m); s != first {
+			t.Errorf("%d×%d: c does not centre the map on the knight:\n%s", w, h, s)
+		}
+		keys(m, "?")
+		checkWhole(t, "the map's legend", frameOf(t, "the legend", m), 0, w, mapLegend)
+		keys(m, "l", "l", "q")
+		if m.screen != screenPlay {
+			t.Fatalf("%d×%d: q does not leave the map", w, h)
+		}
+		keys(m, "m")
+		if s := frameOf(t, "the map again", m); s != first {
+			t.Errorf("%d×%d: the map opened again is not centred on the knight:\n%s", w, h, s)
 		}
 	}
 }

@@ -239,6 +239,14 @@ func (p *pager) draw(c *canvas, x, y int, lines []string, page int, cls class) {
 	}
 }
 
+// drawLines is draw for lines of their own looks.
+func (p *pager) drawLines(c *canvas, x, y int, lines []panelLine, page int) {
+	top := p.first(len(lines), page)
+	for i := 0; i < page && top+i < len(lines); i++ {
+		c.text(x, y+i, lines[top+i].text, lines[top+i].cls)
+	}
+}
+
 // rightAlign puts right at the end of a w-column line that starts with left. When both do
 // not fit on one line, left is wrapped and right ends the line after it (or its last
 // line, if it fits there): nothing is cut.
