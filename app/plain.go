@@ -256,6 +256,13 @@ var plainKeys = strings.NewReplacer(
 	"Press < to", "Type up to",
 	"Press > to", "Type down to",
 	"; b buys, s sells.", ": type market for its wares.",
+	// Key hints for sighted players, said as the words that do it (issue 29).
+	" (i to wear it)", " (type use and its letter to wear it)",
+	" (i to read it)", " (type use and its letter to read it)",
+	" (i to drink it)", " (type use and its letter to drink it)",
+	"(/mail reads it.)", "(Type mail to read it.)",
+	"(/mail reads them.)", "(Type mail to read them.)",
+	"The next key you press brings you back.", "The next line you type brings you back.",
 )
 
 // plainMessage adapts a world message to typed commands where it names keys.

@@ -165,7 +165,7 @@ func ownWords() []plainWord {
 			topic: topicOthers, when: playing, run: (*Model).wordConsole},
 		{words: []string{"quit", "q", "exit!", "logout", "bye"}, help: "leaves the game; your knight is saved where it stands",
 			topic: topicOthers, when: playing, run: (*Model).wordQuit},
-		{words: []string{"help", "?"}, help: "says all this", topic: topicOthers, when: always, run: (*Model).wordHelp},
+		{words: []string{"help", "?"}, usage: "help TOPIC", help: "says a topic; help alone names them, and help all says all this", topic: topicOthers, when: always, run: (*Model).wordHelp},
 	}
 }
 
@@ -654,7 +654,20 @@ func (m *Model) wordOptions(c plainCall) tea.Cmd { return m.plainOptions(c.line)
 
 func (m *Model) wordQuit(plainCall) tea.Cmd { return tea.Quit }
 
+// wordHelp is help: the index of topics (helpIndex), help and a topic, or help all.
+// Watching, it is the few words that work there.
 func (m *Model) wordHelp(c plainCall) tea.Cmd {
-	m.say(plainHelp(c.at)...)
+	switch {
+	case c.at == atWatch || (len(c.args) == 1 && strings.EqualFold(c.args[0], "all")):
+		m.say(plainHelp(c.at)...)
+	case len(c.args) == 0:
+		m.say(helpIndex())
+	default:
+		if lines, ok := topicHelp(c.args[0], c.v); ok {
+			m.say(lines...)
+		} else {
+			m.say(fmt.Sprintf("There is no help on %q. %s", world.CleanText(c.args[0], 20), helpIndex()))
+		}
+	}
 	return nil
 }
