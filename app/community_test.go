@@ -151,7 +151,7 @@ func TestPlainCommunityWords(t *testing.T) {
 		{"report Nobody for nothing", "No knight named Nobody has been here."},
 		{"afk tea", "You are away: tea."},
 		{"look", "You are back."},
-		{"help", "me TEXT (or emote) acts it out"},
+		{"help talking", "me TEXT (or emote) acts it out"},
 	} {
 		d.line(tc.line)
 		d.waitOut(tc.want)

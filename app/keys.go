@@ -53,8 +53,8 @@ func gameKeyTable() []keyRow {
 		{keys: stepKeys(false), when: (*Model).walking, label: "walk", help: "arrows, or h j k l (outside, on the surface too)",
 			topic: topicWalking, act: (*Model).stepKey, words: []plainWord{
 				{words: []string{"north", "south", "east", "west", "n", "s", "e", "w"}, usage: "north, south, east, west",
-					help: "walk a square that way (outside, a space)", when: playing,
-					only: func(c plainCall) bool { return len(c.args) == 0 && (c.word != "s" || sIsSouth(c)) }, run: (*Model).wordWalk},
+					help: "walk a square that way (outside, a space); west 7 walks up to seven, stopping at anything new", when: playing,
+					only: func(c plainCall) bool { _, ok := walkCount(c.args); return ok }, run: (*Model).wordWalk},
 				{words: []string{"go", "walk"}, usage: "go DIRECTION", help: "walks that way too", when: playing, run: (*Model).wordGo},
 			}},
 		{keys: append(stepKeys(true), "d"), when: (*Model).walking, label: "open a door", help: "shift+arrow, H J K L, or d then a direction",
@@ -89,8 +89,7 @@ func gameKeyTable() []keyRow {
 			{words: []string{"run", "r", "flee"}, help: "runs (not from a room)", when: playing, run: (*Model).wordRun},
 		}},
 		{keys: []string{"s"}, label: "shoot", help: "s   looses an arrow of slaying (with arrows)", topic: topicFighting, cmd: world.Shoot{}, words: []plainWord{
-			{words: []string{"shoot", "fire", "s"}, help: "looses an arrow of slaying", when: playing,
-				only: func(c plainCall) bool { return c.word != "s" || !sIsSouth(c) }, run: (*Model).wordShoot},
+			{words: []string{"shoot", "fire"}, help: "looses an arrow of slaying", when: playing, run: (*Model).wordShoot},
 		}},
 		{keys: []string{"1", "2", "3", "4"}, label: "cast", help: "1 2 3 4    (a spell of that level, costing that many units)",
 			topic: topicFighting, act: (*Model).castKey, words: []plainWord{

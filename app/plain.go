@@ -48,6 +48,12 @@ type plainState struct {
 	// it watches, kept apart so a stretch of watching does not lose the player's messages.
 	own, watched told
 	pending      string // a question waiting for its answer ("retire")
+	// walk is a walk of several squares (west 7) under way: its way, the squares still
+	// to go after the one asked for, and the squares walked.
+	walk struct {
+		dir          world.Dir
+		left, walked int
+	}
 	// awaiting says a line entered asked the world (or the server) and its answer has
 	// not come: the prompt is written after the answer, not before it (issue 29), or
 	// after plainPromptWait, or at the next key. asked says the line being run asked;
@@ -143,6 +149,8 @@ func (m *Model) plainKey(k tea.KeyPressMsg) tea.Cmd {
 	if s != "enter" {
 		ps.awaiting = false // the player goes on: the prompt is written with the key
 	}
+	ps.walk.left, ps.walk.walked = 0, 0 // any key stops a walk
+
 	if mv, ok := plainArrows[s]; ok && m.screen == screenPlay && m.haveView && (!m.view.Outside() || m.onSurface()) {
 		m.walk(mv)
 		return nil
@@ -248,6 +256,13 @@ var plainKeys = strings.NewReplacer(
 	"Press < to", "Type up to",
 	"Press > to", "Type down to",
 	"; b buys, s sells.", ": type market for its wares.",
+	// Key hints for sighted players, said as the words that do it (issue 29).
+	" (i to wear it)", " (type use and its letter to wear it)",
+	" (i to read it)", " (type use and its letter to read it)",
+	" (i to drink it)", " (type use and its letter to drink it)",
+	"(/mail reads it.)", "(Type mail to read it.)",
+	"(/mail reads them.)", "(Type mail to read them.)",
+	"The next key you press brings you back.", "The next line you type brings you back.",
 )
 
 // plainMessage adapts a world message to typed commands where it names keys.
@@ -270,7 +285,9 @@ func (m *Model) narrate(prev, v world.View, first bool) {
 	}
 	// Fight lines are messages too (the world writes them to the message log as they
 	// happen), so telling the new messages tells the battle in its order.
+	news := false
 	if n := min(int(v.Said-ps.said), len(v.Messages)); n > 0 {
+		news = true
 		for _, msg := range v.Messages[len(v.Messages)-n:] {
 			m.say(plainMessage(msg))
 		}
@@ -287,6 +304,10 @@ func (m *Model) narrate(prev, v world.View, first bool) {
 		m.say(m.lookText(v, true)...)
 		ps.seen.update(v, true, m.quietTurns())
 	case v.Self.Depth != prev.Self.Depth || v.Self.Pos != prev.Self.Pos:
+		if ps == &m.pl.own && m.walkOn(prev, v, news) {
+			ps.seen.update(v, true, m.quietTurns())
+			return // a step of a longer walk, with nothing new: the next
+		}
 		m.say(m.stepText(prev, v)...)
 		ps.seen.update(v, true, m.quietTurns())
 	case v.Outside():

@@ -46,7 +46,7 @@ func TestTitleYesTurnsOnScreenReaderMode(t *testing.T) {
 	d.line("map grid")
 	d.line("help")
 	d.line("messages")
-	s := d.waitOut("> look", "Percival, a level 1 knight", "Your map of level 1", "Commands:", "The last ")
+	s := d.waitOut("> look", "Percival, a level 1 knight", "Your map of level 1", "Type help and a topic", "The last ")
 	if strings.Count(s, "You are on level 1,") < 2 {
 		t.Fatalf("look did not answer with a sentence:\n%s", s)
 	}
@@ -73,7 +73,7 @@ func TestTitleYesTurnsOnScreenReaderMode(t *testing.T) {
 	if got := d.term.String()[before:]; !strings.HasPrefix(got, "\r\n") || strings.Contains(got, plainPrompt+"help") {
 		t.Fatalf("Enter wrote the typed line again: %q", got)
 	}
-	d.waitOut("Commands:")
+	d.waitOut("Type help and a topic")
 	rec, _, err := m.Leave(context.Background())
 	if err != nil || !rec.Options.Plain {
 		t.Fatalf("the choice was not kept with the knight: %+v, %v", rec.Options, err)

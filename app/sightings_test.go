@@ -120,3 +120,35 @@ func TestAWanderingMonsterIsToldOnce(t *testing.T) {
 		t.Fatalf("the rat leaving said %q, want it gone once", gone)
 	}
 }
+
+// east 4 walks up to four squares and stops at anything new: a step with nothing new is
+// not told, the next is asked for, and a monster coming into sight stops the walk there
+// with how far it went (issue 29: west 7 answered I do not know "west").
+func TestAWalkOfSeveralSquaresStopsAtAnythingNew(t *testing.T) {
+	w := newCorridorWatch(t)
+	rec := &recorder{}
+	w.m.bt.to = rec
+	w.m.view = w.v
+	enterLine(w.m, "east 4")
+	if cmds := rec.take(); len(cmds) != 1 || cmds[0] != (world.Move{Dir: world.East}) {
+		t.Fatalf("east 4 sent %v, want a step east", cmds)
+	}
+	w.lines()
+	w.v.Self.Pos.X++
+	w.show(nil)
+	if said := w.lines(); len(said) != 0 {
+		t.Fatalf("a step with nothing new said %q", said)
+	}
+	if cmds := rec.take(); len(cmds) != 1 || cmds[0] != (world.Move{Dir: world.East}) {
+		t.Fatalf("the walk's second step sent %v, want a step east", cmds)
+	}
+	w.v.Self.Pos.X++
+	w.show([]world.SeenMonster{{ID: 3, Name: "Wolf", Glyph: "Wo", Pos: world.Pos{X: 6, Y: 0}}})
+	said := strings.Join(w.lines(), "\n")
+	if !strings.Contains(said, "You stop after 2 squares east") || !strings.Contains(said, "A Wolf is 3 squares east.") {
+		t.Fatalf("the walk did not stop at the Wolf:\n%s", said)
+	}
+	if cmds := rec.take(); len(cmds) != 0 {
+		t.Fatalf("the walk went on after the Wolf: %v", cmds)
+	}
+}

@@ -165,13 +165,9 @@ func ownWords() []plainWord {
 			topic: topicOthers, when: playing, run: (*Model).wordConsole},
 		{words: []string{"quit", "q", "exit!", "logout", "bye"}, help: "leaves the game; your knight is saved where it stands",
 			topic: topicOthers, when: playing, run: (*Model).wordQuit},
-		{words: []string{"help", "?"}, help: "says all this", topic: topicOthers, when: always, run: (*Model).wordHelp},
+		{words: []string{"help", "?"}, usage: "help TOPIC", help: "says a topic; help alone names them, and help all says all this", topic: topicOthers, when: always, run: (*Model).wordHelp},
 	}
 }
-
-// sIsSouth says whether s is a step south: alone, outside a battle, where seed 000's s
-// shoots.
-func sIsSouth(c plainCall) bool { return len(c.args) == 0 && c.at != atBattle }
 
 // promptAt is the prompt a line is typed at now.
 func (m *Model) promptAt() plainWhen {
@@ -339,14 +335,74 @@ func (m *Model) sayNote(note string) {
 
 // --- what the words do --------------------------------------------------------------
 
+// A word means one thing wherever it is typed (issue 29): s is south in a battle too,
+// where a line typed before the player heard the fight had started once shot an arrow.
+// In a battle a step is not taken; the player is told what it may do.
+const walkInBattle = "You are fighting: walking waits until the fight is over. Type fight to strike, run to run, or look to hear the battle."
+
+// maxWalk is the most squares one line walks (west 7).
+const maxWalk = 30
+
+// walkCount reads the squares a walk asks for: none is 1.
+func walkCount(args []string) (int, bool) {
+	if len(args) == 0 {
+		return 1, true
+	}
+	n, err := strconv.Atoi(args[0])
+	return n, err == nil && len(args) == 1 && n >= 1
+}
+
 func (m *Model) wordWalk(c plainCall) tea.Cmd {
-	m.walk(world.Move{Dir: plainDirs[c.word]})
+	n, _ := walkCount(c.args)
+	m.walkSquares(c, plainDirs[c.word], n)
 	return nil
+}
+
+// walkSquares walks n squares that way, stopping at anything new (walkOn).
+func (m *Model) walkSquares(c plainCall, d world.Dir, n int) {
+	if c.at == atBattle {
+		m.say(walkInBattle)
+		return
+	}
+	if n > 1 && !c.v.Outside() {
+		m.pl.walk.dir, m.pl.walk.left, m.pl.walk.walked = d, min(n, maxWalk)-1, 0
+	}
+	m.walk(world.Move{Dir: d})
+}
+
+// walkOn takes a step of a walk of several squares: with nothing new (no message, no
+// fight, nothing more in sight, no room or level entered, nothing underfoot) it asks
+// for the next square and reports true, the step left unsaid. Else the walk stops here,
+// and the player is told how far it went before the step is told.
+func (m *Model) walkOn(prev, v world.View, news bool) bool {
+	w := &m.pl.walk
+	if w.left == 0 && w.walked == 0 {
+		return false
+	}
+	w.walked++
+	fresh := false
+	for _, t := range inSight(v) {
+		fresh = fresh || m.pl.own.seen[t.key] == nil
+	}
+	room := v.Level != nil && v.Level.RoomAt(v.Self.Pos) >= 0 && (prev.Level == nil || prev.Level.RoomAt(prev.Self.Pos) != v.Level.RoomAt(v.Self.Pos))
+	if w.left > 0 && !news && !fresh && !room && v.Fight == nil && v.Self.Depth == prev.Self.Depth && v.Self.Feature == world.FeatNone {
+		w.left--
+		m.do(world.Move{Dir: w.dir})
+		return true
+	}
+	if w.left > 0 {
+		m.say(fmt.Sprintf("You stop after %s %s: something is new.", squares(w.walked), w.dir))
+	} else if w.walked > 1 {
+		m.say(fmt.Sprintf("You walk %s %s.", squares(w.walked), w.dir))
+	}
+	w.left, w.walked = 0, 0
+	return false
 }
 
 func (m *Model) wordGo(c plainCall) tea.Cmd {
 	if d, ok := plainDir(c.args); ok {
-		m.walk(world.Move{Dir: d})
+		n, _ := walkCount(c.args[1:])
+		m.walkSquares(c, d, n)
 	} else {
 		m.say("Go which way? north, south, east or west.")
 	}
@@ -598,7 +654,20 @@ func (m *Model) wordOptions(c plainCall) tea.Cmd { return m.plainOptions(c.line)
 
 func (m *Model) wordQuit(plainCall) tea.Cmd { return tea.Quit }
 
+// wordHelp is help: the index of topics (helpIndex), help and a topic, or help all.
+// Watching, it is the few words that work there.
 func (m *Model) wordHelp(c plainCall) tea.Cmd {
-	m.say(plainHelp(c.at)...)
+	switch {
+	case c.at == atWatch || (len(c.args) == 1 && strings.EqualFold(c.args[0], "all")):
+		m.say(plainHelp(c.at)...)
+	case len(c.args) == 0:
+		m.say(helpIndex())
+	default:
+		if lines, ok := topicHelp(c.args[0], c.v); ok {
+			m.say(lines...)
+		} else {
+			m.say(fmt.Sprintf("There is no help on %q. %s", world.CleanText(c.args[0], 20), helpIndex()))
+		}
+	}
 	return nil
 }

@@ -82,15 +82,16 @@ func TestEveryWordIsStillTaken(t *testing.T) {
 			}
 		}
 	}
-	// A battle's stats are its statistics, its s shoots; outside a battle, the knight's
-	// status and a step south.
+	// A battle's stats are its statistics; outside a battle, the knight's status. s is a
+	// step south everywhere (issue 29), and s 2 two of them.
 	for _, tc := range []struct {
 		line string
 		at   plainWhen
 		want string
 	}{
 		{"stats", atBattle, "gives every combatant's statistics"}, {"stats", atPlay, "reads your knight"},
-		{"s", atBattle, "looses an arrow"}, {"s", atPlay, "walk a square"}, {"s 2", atPlay, "looses an arrow"},
+		{"s", atBattle, "walk a square"}, {"s", atPlay, "walk a square"}, {"s 2", atPlay, "walk a square"},
+		{"shoot", atBattle, "looses an arrow"}, {"west 7", atPlay, "walk a square"},
 		{"party", atPlay, "lists the members"}, {"party onward", atPlay, "says it to your party"},
 		{"q", atPlay, "leaves the game"}, {"q", atWatch, "stops watching"}, {"exit", atPlay, "takes the stairs up"},
 	} {

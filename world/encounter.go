@@ -138,9 +138,26 @@ func (e *Engine) joinFight(p *player, enc *encounter) {
 	p.fight = enc
 	p.energy = Energy(TurnEnergy / 2)
 	enc.logf("%s joins the fight!", p.rec.Name)
+	e.stopNote(p)
+}
+
+// stopNote tells a knight whose fight has started that what it had asked for before is
+// dropped: "A Wolf attacks! Your walking stops: 2 commands you gave are dropped."
+func (e *Engine) stopNote(p *player) {
+	if n := p.dropped; n > 0 {
+		verb := "are"
+		if n == 1 {
+			verb = "is"
+		}
+		e.say(p, fmt.Sprintf("Your walking stops: %s you gave %s dropped.", english.Count(n, "command"), verb))
+		p.dropped = 0
+	}
 }
 
 func (e *Engine) readyForBattle(p *player) {
+	// What the knight had asked for before the fight is not carried out in it (issue 29:
+	// a queued s would shoot); stopNote tells it after the fight's first lines.
+	p.dropped += len(p.queue)
 	p.queue = p.queue[:0]
 	p.runTries, p.waited, p.asked = 0, 0, false
 	p.recovered, p.unitsRecovered, p.roundsAtRisk = 0, 0, 0
@@ -200,6 +217,9 @@ func (e *Engine) startBattle(heroes []*player, foes []*monster, inRoom bool) {
 				break
 			}
 		}
+	}
+	for _, p := range heroes {
+		e.stopNote(p)
 	}
 	if enc.depth > 0 {
 		e.monsterMoved(enc.depth, enc.pos)

@@ -243,6 +243,7 @@ func (e *Engine) Step() {
 			// A command that did nothing (a bump into a wall) is not an action: the knight
 			// stays ready without banking time.
 			acted = cost > 0
+			e.droppedNote(p)
 		}
 		p.energy.EndTurn(ready && !acted)
 	}

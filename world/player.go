@@ -17,6 +17,7 @@ type player struct {
 	sub     Subscriber
 	energy  Energy
 	queue   []Command
+	dropped int // commands dropped since the knight was last told (a full queue, a fight starting)
 	visible []byte
 	mapIdx  int // index into rec.Maps for the current level, -1 outside
 	msgs    []string

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"slices"
+
+	"github.com/orthanc-ssh/orthanc-ssh/internal/english"
 )
 
 // A session's life in the world, as the server sees it: joining (or taking a knight
@@ -243,9 +245,20 @@ func (e *Engine) enqueue(id string, session uint64, cmd Command) {
 		return
 	}
 	if len(p.queue) >= maxQueued {
+		p.dropped++ // told when the queue has run out (droppedNote)
 		return
 	}
 	p.queue = append(p.queue, cmd)
+}
+
+// droppedNote tells a knight how many of its commands were dropped, once its queue has
+// run out (issue 29: six quick steps gave two, and no word of the four).
+func (e *Engine) droppedNote(p *player) {
+	if p.dropped == 0 || len(p.queue) > 0 {
+		return
+	}
+	e.say(p, fmt.Sprintf("%s dropped: you gave them faster than you can act.", english.Capital(english.Count(p.dropped, "command"))))
+	p.dropped = 0
 }
 
 // who is the who-list, on the engine goroutine.

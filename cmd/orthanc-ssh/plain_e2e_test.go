@@ -51,7 +51,9 @@ func TestScreenReaderModeWritesNoEscape(t *testing.T) {
 	p.waitRaw("on level 1")
 
 	p.press("help", keyEnter)
-	p.waitRaw("> help\r\n", "Talking")
+	p.waitRaw("> help\r\n", "Type help and a topic")
+	p.press("help fighting", keyEnter)
+	p.waitRaw("rolls over 6")
 	p.press("say well met", keyEnter)
 	p.waitRaw("well met")
 	on, back := keys[len(keys)-1], opposite(keys[len(keys)-1])

@@ -1,0 +1,54 @@
+package app
+
+import (
+	"strings"
+	"testing"
+)
+
+// help alone is short (issue 29: 725 words, four minutes to hear): the topics and ten
+// commands to start with, in at most 80 words. Each topic answers with its part of the
+// lesson and its words, and no topic repeats the whole help.
+func TestHelpByTopic(t *testing.T) {
+	v := twoOnTwo(t)
+	v.Fight = nil
+	m, _ := viewModel(t, v, 80, 24)
+	m.pl.active = true
+	said := func(line string) string {
+		n := len(m.pl.transcript)
+		enterLine(m, line)
+		return strings.Join(m.pl.transcript[n+1:], "\n")
+	}
+	index := said("help")
+	if n := len(strings.Fields(index)); n > 80 {
+		t.Errorf("help alone is %d words, want at most 80:\n%s", n, index)
+	}
+	for _, topic := range []string{"fighting", "spells", "doors", "traps", "monsters", "party", "talking", "map"} {
+		if !strings.Contains(index, topic) {
+			t.Errorf("help alone does not name the topic %s:\n%s", topic, index)
+		}
+	}
+	all := said("help all")
+	for topic, want := range map[string][]string{
+		"fighting": {"rolls over 6", "fight (or f, attack, kill, k, hit) strikes at your target."},
+		"spells":   {"Level 1 spells", "cast 1 e"},
+		"doors":    {"Locked doors lead into rooms", "open DIRECTION"},
+		"traps":    {"bear trap", "levitation"},
+		"monsters": {"Insect: Giant Ant: level 1, hit dice 1d8", "On dungeon level 1 the monsters met are of level 1"},
+		"party":    {"A party fights together", "invite NAME invites a knight"},
+		"talking":  {"say TEXT", "whisper NAME TEXT"},
+		"map":      {"map grid", "look (or l, where, describe)"},
+	} {
+		s := said("help " + topic)
+		for _, w := range want {
+			if !strings.Contains(s, w) {
+				t.Errorf("help %s lacks %q:\n%s", topic, w, s)
+			}
+		}
+		if topic != "monsters" && len(s) >= len(all) {
+			t.Errorf("help %s is as long as all the help (%d characters)", topic, len(s))
+		}
+	}
+	if s := said("help knitting"); !strings.Contains(s, `There is no help on "knitting".`) || !strings.Contains(s, "Type help and a topic") {
+		t.Errorf("help of no topic said %q", s)
+	}
+}

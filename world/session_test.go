@@ -1,0 +1,53 @@
+package world
+
+import (
+	"slices"
+	"testing"
+)
+
+// Commands given faster than the knight acts wait two deep; the rest are dropped, and the
+// knight is told how many once it has done the two (issue 29: six quick steps gave two
+// and no word of the four).
+func TestDroppedCommandsAreCounted(t *testing.T) {
+	e := fixtureEngine(t, nil)
+	rec := &recorder{}
+	e.join(knight("a", 10), rec)
+	p := e.players["a"]
+	for range 6 {
+		e.enqueue("a", p.session, Move{Dir: East})
+	}
+	for range 3 * TurnsPerRound {
+		e.Step()
+	}
+	if got := p.rec.Pos(); got != (Pos{2, 0}) {
+		t.Fatalf("six steps east took the knight to %v, want the two that waited (2,0)", got)
+	}
+	msgs := rec.last().Messages
+	if !slices.Contains(msgs, "4 commands dropped: you gave them faster than you can act.") {
+		t.Fatalf("the four dropped steps were not told: %q", msgs)
+	}
+}
+
+// What a knight asked for before a fight started is dropped, and it is told after the
+// fight's first lines: a queued s (shoot, on the full screen) never fires an arrow it
+// did not mean to.
+func TestAFightStopsTheWalking(t *testing.T) {
+	e := fightEngine(t, nil)
+	rec := &recorder{}
+	e.join(knight("a", 10), rec)
+	p := e.players["a"]
+	e.enqueue("a", p.session, Move{Dir: East})
+	e.enqueue("a", p.session, Shoot{})
+	e.enqueue("a", p.session, Shoot{}) // a third: dropped at once
+	fightWith(t, e, p, "Wolf")
+	e.Step()
+	if len(p.queue) != 0 {
+		t.Fatalf("the fight kept %d commands given before it", len(p.queue))
+	}
+	msgs := rec.last().Messages
+	i := slices.IndexFunc(msgs, func(s string) bool { return s == "Your walking stops: 3 commands you gave are dropped." })
+	j := slices.IndexFunc(msgs, func(s string) bool { return s == "A Wolf (Animal, level 2) attacks!" })
+	if i < 0 || j < 0 || i < j {
+		t.Fatalf("the fight's start and the dropped commands were not told in that order: %q", msgs)
+	}
+}
