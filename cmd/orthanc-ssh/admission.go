@@ -15,7 +15,8 @@ import (
 //     logged in yet): a flood needs many addresses to fill the places;
 //
 //   - the banner deadline: a connection that sends nothing (an SSH client sends its
-//     version line at once) is dropped after -banner-timeout, not the handshake timeout;
+//     version line at once) is dropped -banner-timeout after the server began to read
+//     it, not at the handshake timeout;
 //
 //   - penalties: an address whose connection was dropped silent, or whose handshake
 //     failed, is charged time; once its charge is past penaltyGrace it is refused at
@@ -125,6 +126,14 @@ func (l *limitListener) admission(addr string, now time.Time) (reason, msg strin
 		return refusedEarly, busyMsg
 	}
 	return "", ""
+}
+
+// listen starts the banner deadline, at the server's first read: a server too busy to
+// begin reading a client in time never takes it for a silent one.
+func (c *connSlot) listen() {
+	if c.listening.CompareAndSwap(false, true) && !c.spoke.Load() {
+		c.banner.Reset(c.l.lim.bannerTimeout)
+	}
 }
 
 // heard marks that the client has sent something: the banner deadline no longer applies.

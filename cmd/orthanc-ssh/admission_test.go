@@ -59,6 +59,9 @@ func silentFlood(addr, src string, n int, pause time.Duration, stop <-chan struc
 // random once places fill (as OpenSSH's MaxStartups), and a keyed player gets in within
 // 2 s at least 9 times in 10 while the 60 addresses reconnect as fast as they are dropped.
 func TestSilentSocketsFromManyAddressesHoldNoPlace(t *testing.T) {
+	if raceDetector {
+		t.Skip("the issue's 2 s is a real server's bound: under the race detector a handshake alone takes seconds")
+	}
 	ts := startServer(t, t.TempDir())
 	key := newKey(t)
 	stop := make(chan struct{})

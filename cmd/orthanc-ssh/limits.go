@@ -140,7 +140,8 @@ func (l *limitListener) Accept() (net.Conn, error) {
 			l.perAddr[addr]++
 			l.byRemote[slot.remote] = slot
 			slot.timer = time.AfterFunc(l.lim.channelTimeout, slot.noSession)
-			slot.banner = time.AfterFunc(l.lim.bannerTimeout, slot.silent)
+			slot.banner = time.AfterFunc(time.Hour, slot.silent)
+			slot.banner.Stop() // armed by the server's first read (admission.go)
 		}
 		l.mu.Unlock()
 		if refuse != "" {
@@ -226,6 +227,7 @@ type connSlot struct {
 	timer    *time.Timer
 	banner   *time.Timer // the banner deadline, stopped by the client's first byte (admission.go)
 
+	listening     atomic.Bool // the server has begun to read the client: the banner deadline runs
 	spoke         atomic.Bool // the client has sent a byte
 	droppedSilent atomic.Bool // dropped at the banner deadline, its address charged already
 
@@ -379,6 +381,9 @@ type limitedConn struct {
 
 // Read notes the client's first byte, which ends the banner deadline.
 func (c *limitedConn) Read(b []byte) (int, error) {
+	if !c.slot.listening.Load() {
+		c.slot.listen()
+	}
 	n, err := c.Conn.Read(b)
 	if n > 0 && !c.slot.spoke.Load() {
 		c.slot.heard()
