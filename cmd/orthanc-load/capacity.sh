@@ -81,7 +81,7 @@ start_game() { # start_game NAME: a fresh game server with an empty data folder
 	cp "$OUT/admin.pub" "$OUT/data-$1/admin_keys"
 	"$OUT/bin/orthanc-ssh" -addr "$GAME_ADDR" -data "$OUT/data-$1" \
 		-max-sessions "$LIMIT" -max-per-ip "$LIMIT" -max-handshakes "$LIMIT" \
-		-max-waiting-per-ip "$LIMIT" -early-drop-at "$LIMIT" >"$OUT/$1.log" 2>&1 &
+		-max-handshakes-per-ip "$LIMIT" -early-drop-at "$LIMIT" -new-knights-per-hour 1000000 >"$OUT/$1.log" 2>&1 &
 	pid=$!
 	wait_port "$GAME_ADDR"
 	sleep 1 # let the server settle before its baseline RSS is read

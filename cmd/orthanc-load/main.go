@@ -13,8 +13,9 @@
 //	OUT=$(mktemp -d); cmd/orthanc-load/capacity.sh "$OUT"
 //
 // Every session dials from the tool's one address, so the server's limits of an address
-// (-max-per-ip, -max-waiting-per-ip) must be a crowd's, and its early drop of waiting
-// logins (-early-drop-at) out of the way of a storm, or they decide who gets in.
+// (-max-per-ip, -max-handshakes-per-ip) must be a crowd's, and its early drop of waiting
+// logins (-early-drop-at) and its cap on new knights an address makes in an hour
+// (-new-knights-per-hour) out of the way of a storm, or they decide who gets in.
 //
 // Each session has its own ed25519 key (so each is a new player, unless -keys gives it a
 // returning player's: below), an 80×24 PTY and TERM xterm-256color. Sessions start evenly over -ramp. In game mode a session reads its
@@ -60,7 +61,7 @@
 // died since rolls a new one). The report says on which levels they arrived.
 //
 //	orthanc-load seed -data DIR -n 1000                    # -place doors: outside guarded rooms' doors
-//	orthanc-ssh -data DIR -max-per-ip 2000 -max-sessions 2000 -max-handshakes 2000 -max-waiting-per-ip 2000 -early-drop-at 2000 &
+//	orthanc-ssh -data DIR -max-per-ip 2000 -max-sessions 2000 -max-handshakes 2000 -max-handshakes-per-ip 2000 -early-drop-at 2000 -new-knights-per-hour 1000000 &
 //	orthanc-load -n 1000 -active 100 -keys DIR/load-keys -pid $!
 //
 // Scenarios. -scenario rooms steers the active sessions towards doors and through them

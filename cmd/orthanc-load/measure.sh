@@ -63,7 +63,7 @@ run_row() {
 		rm -rf "$OUT/data-$name" && mkdir -p "$OUT/data-$name"
 		cp "$OUT/admin.pub" "$OUT/data-$name/admin_keys"
 		"$OUT/bin/orthanc-ssh" -addr "$addr" -data "$OUT/data-$name" \
-			-max-sessions 5000 -max-per-ip 5000 -max-handshakes 5000 -max-waiting-per-ip 5000 -early-drop-at 5000 \
+			-max-sessions 5000 -max-per-ip 5000 -max-handshakes 5000 -max-handshakes-per-ip 5000 -early-drop-at 5000 -new-knights-per-hour 1000000 \
 			2>"$OUT/$name.log" &
 		pid=$!
 		extra=(-admin-key "$OUT/admin" -stats-every 25s)

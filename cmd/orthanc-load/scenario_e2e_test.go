@@ -42,7 +42,7 @@ func runGame(t *testing.T, data, addr string) *gameProcess {
 	g := &gameProcess{listening: make(chan string, 4)}
 	// Every session dials from loopback, and a restart's sessions come back at once:
 	// the limits of one address are a crowd's here.
-	g.cmd = exec.Command(gameBinary(t), "-addr", addr, "-data", data, "-max-per-ip", "200", "-max-waiting-per-ip", "200")
+	g.cmd = exec.Command(gameBinary(t), "-addr", addr, "-data", data, "-max-per-ip", "200", "-max-handshakes-per-ip", "200")
 	g.cmd.Stderr = w
 	if err := g.cmd.Start(); err != nil {
 		t.Fatal(err)
