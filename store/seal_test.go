@@ -186,12 +186,32 @@ func toSchema2(t *testing.T, path string) {
 // then every value is sealed in one transaction, and every record reads as it was.
 func TestSchema2IsMigratedInPlace(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "orthanc.db")
+	at := time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC)
+	a := fullAdventurer("K-SCHEMA2", 4)
+	buildSchema2(t, path, a, at)
+
+	st, err := Open(path, Options{})
+	if err != nil {
+		t.Fatalf("Open of a schema 2 file: %v", err)
+	}
+	defer st.Close()
+	if err := st.Check(); err != nil {
+		t.Errorf("Check after the migration: %v", err)
+	}
+	checkSchema2Records(t, st, a, at)
+	checkSchema2Reports(t, st, a, at)
+	checkSealed(t, st, a)
+	checkSchema2Backup(t, path+".schema2-backup", a)
+}
+
+// buildSchema2 writes a store of every kind of record at path and turns it into a
+// schema 2 file (toSchema2).
+func buildSchema2(t *testing.T, path string, a world.Adventurer, at time.Time) {
+	t.Helper()
 	st, err := Open(path, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	at := time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC)
-	a := fullAdventurer("K-SCHEMA2", 4)
 	err = st.Save(Batch{
 		Adventurers: []world.Adventurer{a},
 		Keys:        []Key{{Fingerprint: "SHA256:two", Knight: a.ID, Added: at}},
@@ -215,15 +235,12 @@ func TestSchema2IsMigratedInPlace(t *testing.T) {
 	}
 	st.Close()
 	toSchema2(t, path)
+}
 
-	st, err = Open(path, Options{})
-	if err != nil {
-		t.Fatalf("Open of a schema 2 file: %v", err)
-	}
-	defer st.Close()
-	if err := st.Check(); err != nil {
-		t.Errorf("Check after the migration: %v", err)
-	}
+// checkSchema2Records checks that buildSchema2's knight, key, level, letter, ban and
+// message of the day read as they were written.
+func checkSchema2Records(t *testing.T, st *Store, a world.Adventurer, at time.Time) {
+	t.Helper()
 	got, err := st.LoadAdventurer(a.ID)
 	if err != nil {
 		t.Fatal(err)
@@ -235,7 +252,21 @@ func TestSchema2IsMigratedInPlace(t *testing.T) {
 	if levels, err := st.Levels(); err != nil || len(levels) != 1 || levels[0].Seed != 7 {
 		t.Errorf("Levels = %+v, %v", levels, err)
 	}
-	// The reports are numbered in the order filed, and their one line is stored once.
+	if mail, err := st.Mail(); err != nil || len(mail[a.ID]) != 1 {
+		t.Errorf("Mail = %v, %v", mail, err)
+	}
+	if banned, err := st.IsBanned("SHA256:banned", at); !banned || err != nil {
+		t.Errorf("IsBanned = %v, %v", banned, err)
+	}
+	if m, err := st.LoadMOTD(); err != nil || m.Text != "welcome" {
+		t.Errorf("LoadMOTD = %+v, %v", m, err)
+	}
+}
+
+// checkSchema2Reports checks that the reports are numbered in the order filed, and
+// their one line is stored once.
+func checkSchema2Reports(t *testing.T, st *Store, a world.Adventurer, at time.Time) {
+	t.Helper()
 	rs, err := st.Reports()
 	if err != nil || len(rs) != 2 || rs[0].Reason != "rude" || rs[0].ID != 1 || rs[1].ID != 2 || !rs[0].Open() ||
 		len(rs[1].Lines) != 1 || rs[1].Lines[0].Line != a.Name+" says: <b>fools</b>" || !rs[1].Lines[0].At.Equal(at) {
@@ -247,16 +278,13 @@ func TestSchema2IsMigratedInPlace(t *testing.T) {
 		}
 		return nil
 	})
-	if mail, err := st.Mail(); err != nil || len(mail[a.ID]) != 1 {
-		t.Errorf("Mail = %v, %v", mail, err)
-	}
-	if banned, err := st.IsBanned("SHA256:banned", at); !banned || err != nil {
-		t.Errorf("IsBanned = %v, %v", banned, err)
-	}
-	if m, err := st.LoadMOTD(); err != nil || m.Text != "welcome" {
-		t.Errorf("LoadMOTD = %+v, %v", m, err)
-	}
-	err = st.db.View(func(tx *bolt.Tx) error {
+}
+
+// checkSealed checks that the file is schema 3 and the knight's value carries its
+// checksum.
+func checkSealed(t *testing.T, st *Store, a world.Adventurer) {
+	t.Helper()
+	err := st.db.View(func(tx *bolt.Tx) error {
 		if v := string(tx.Bucket(bucketMeta).Get(keyVersion)); v != "3" {
 			t.Errorf("schema version %q after the migration, want 3", v)
 		}
@@ -266,9 +294,13 @@ func TestSchema2IsMigratedInPlace(t *testing.T) {
 	if err != nil {
 		t.Errorf("the knight's stored value: %v", err)
 	}
+}
 
-	// The copy is the file as it was: schema 2, its values without checksums.
-	db, err := bolt.Open(path+".schema2-backup", 0o600, &bolt.Options{ReadOnly: true, Timeout: time.Second})
+// checkSchema2Backup checks that the copy is the file as it was: schema 2, its values
+// without checksums.
+func checkSchema2Backup(t *testing.T, path string, a world.Adventurer) {
+	t.Helper()
+	db, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true, Timeout: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
