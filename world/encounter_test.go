@@ -485,6 +485,9 @@ func TestAnInvisibleKnightEntersAGuardedRoomUnnoticed(t *testing.T) {
 	e, p, sub := inventoryEngine(t, Item{Kind: ItemRingOfInvisibility, Worn: true})
 	rat := e.spawn(1, mustMonster(t, "giant rat"), Pos{3, 1}, 0, e.rng)
 	do(e, "a", Move{Dir: East})
+	if strings.Contains(said(e, "a"), "cannot see you") {
+		t.Fatalf("in the corridor, with no guard, the knight was told a guard cannot see it:\n%s", said(e, "a"))
+	}
 	do(e, "a", Move{Dir: East, Door: true})
 	if p.rec.Pos() != (Pos{2, 0}) || p.fight != nil || !strings.Contains(sub.lastMessage(), "cannot see you") {
 		t.Fatalf("an invisible knight entering the room: at %v, fighting %v, told %q", p.rec.Pos(), p.fight != nil, sub.lastMessage())
