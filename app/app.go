@@ -536,7 +536,7 @@ func (m *Model) View() tea.View {
 	if m.pl.active {
 		lines := m.pl.out
 		m.pl.out = nil
-		m.term.plain(lines, m.promptLine(), m.pl.awaiting)
+		m.term.plain(lines, m.promptLine(), m.pl.awaiting, m.width)
 		return tea.View{}
 	}
 	m.pl.out = nil
