@@ -75,7 +75,9 @@ func (m *Model) drawFight(c *canvas, top, h int) {
 	} else {
 		title = " LAST FIGHT "
 		log = v.LastFight
-		foot = []panelLine{{"Walk on to close this.", clsTitle}}
+		for _, l := range wrap("Walk on to close this.", inner) {
+			foot = append(foot, panelLine{l, clsTitle})
+		}
 	}
 	for _, l := range logLines(log, inner, rows-len(lines)-len(foot)) {
 		lines = append(lines, panelLine{l, clsText})

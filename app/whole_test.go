@@ -616,6 +616,11 @@ func TestEveryScreenIsWholeAtEverySize(t *testing.T) {
 		}, key: "K", after: func(m *Model) bool { return m.rolled.name.in().Value() == "K" }},
 		{name: "dungeon", open: func(*Model) {}, knight: true, key: "m", after: func(m *Model) bool { return m.screen == screenMap }},
 		{name: "fight", view: twoOnTwo, open: func(*Model) {}, knight: true, key: "t", after: func(m *Model) bool { return m.screen == screenPlay }},
+		{name: "last fight", view: func(t *testing.T) world.View {
+			v := twoOnTwo(t)
+			v.LastFight, v.Fight = v.Fight.Log, nil
+			return v
+		}, open: func(*Model) {}, knight: true, key: "m", after: func(m *Model) bool { return m.screen == screenMap }},
 		{name: "party battle", view: func(t *testing.T) world.View { return sixOnSix(t, false) }, open: func(*Model) {}, knight: true,
 			key: "x", after: func(m *Model) bool { return m.screen == screenStats }},
 		{name: "surface battle", view: func(t *testing.T) world.View { return sixOnSix(t, true) }, open: func(*Model) {}, knight: true,
