@@ -385,10 +385,3 @@ func (m *Model) retireKey(k tea.KeyPressMsg) tea.Cmd {
 	}
 	return nil
 }
-
-// returnKey is any key on a screen that only shows (the map, the hall of fame): it
-// returns to the game.
-func (m *Model) returnKey(tea.KeyPressMsg) tea.Cmd {
-	m.screen = screenPlay
-	return nil
-}
