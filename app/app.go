@@ -412,28 +412,27 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		}
 		return nil
 	case tea.PasteMsg:
-		if m.pl.active {
-			m.comeBack()
-			m.pl.paste(msg.Content)
-			return nil
-		}
-		if m.small() {
-			return nil
-		}
-		m.comeBack()
-	case tea.KeyPressMsg:
-		if msg.String() == "ctrl+c" {
-			return tea.Quit
-		}
-		if m.pl.active {
-			m.comeBack()
-			return m.plainKey(msg)
-		}
-		if m.small() {
+		if m.unseen() {
 			m.keep = true // nothing changed: the message stays as drawn
 			return nil
 		}
 		m.comeBack()
+		if m.pl.active {
+			m.pl.paste(msg.Content)
+			return nil
+		}
+	case tea.KeyPressMsg:
+		if msg.String() == "ctrl+c" {
+			return tea.Quit
+		}
+		if m.unseen() {
+			m.keep = true
+			return nil
+		}
+		m.comeBack()
+		if m.pl.active {
+			return m.plainKey(msg)
+		}
 		return m.key(msg)
 	case consoleResultMsg:
 		m.console.showResult(msg)
@@ -536,7 +535,7 @@ func (m *Model) View() tea.View {
 	if m.pl.active {
 		lines := m.pl.out
 		m.pl.out = nil
-		m.term.plain(lines, m.promptLine(), m.pl.awaiting)
+		m.term.plain(lines, m.promptLine(), m.pl.awaiting, m.width)
 		return tea.View{}
 	}
 	m.pl.out = nil
@@ -596,6 +595,10 @@ func (m *Model) tooSmall() (string, bool) {
 // nothing (the player cannot see what they would do) and are not kept: the screen and
 // a half-typed line are as they were when the terminal grows again.
 func (m *Model) small() bool { return m.width < MinWidth || m.height < MinHeight }
+
+// unseen says the game is not on the terminal for a key to act on: it is too small, and
+// not in screen-reader mode, whose lines fit any width.
+func (m *Model) unseen() bool { return !m.pl.active && m.small() }
 
 // draw draws the current screen on c.
 func (m *Model) draw(c *canvas) {

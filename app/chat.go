@@ -510,7 +510,7 @@ func (m *Model) openChatWith(text string) tea.Cmd {
 }
 
 // chatLineHelp is what the open chat line takes, shown above it.
-const chatLineHelp = "Enter sends, Esc cancels. /me, /shout, /w NAME, /r, /p party, /newbie, /mail NAME, /help"
+const chatLineHelp = "Enter sends, Esc or Backspace cancels. /me, /shout, /w NAME, /r, /p party, /newbie, /mail NAME, /help"
 
 // drawChat draws the open chat line in place of the last message, with what it takes on
 // the rows above, or the note of the last line sent.

@@ -391,8 +391,8 @@ func (m *Model) drawPlay(c *canvas) {
 		c.text(0, 0, "ORTHANC", clsTitle)
 		stats := m.dun.under.statsLine(s)
 		c.text(10, 0, stats, clsText)
-		if !m.opts.HideKeys && c.w-textWidth(keyHelp) > 10+textWidth(stats) {
-			c.text(c.w-textWidth(keyHelp), 0, keyHelp, clsDim)
+		if help := fit(c.w-11-textWidth(stats), keyHelp, keyHelpShort); !m.opts.HideKeys && c.w-textWidth(help) > 10+textWidth(stats) {
+			c.text(c.w-textWidth(help), 0, help, clsDim)
 		}
 	}
 

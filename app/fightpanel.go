@@ -39,7 +39,11 @@ func (m *Model) drawFight(c *canvas, top, h int) {
 		if f.YourMove {
 			cls = clsTitle
 		}
-		for _, l := range wrap(moveLine(f, m.tick()), inner) {
+		// In a narrow panel (a phone's) the move line says only whose move it is, leaving
+		// its rows to the log.
+		move := moveLine(f, m.tick())
+		move = fit(inner, move, strings.TrimSuffix(move, waitsForYou))
+		for _, l := range wrap(move, inner) {
 			foot = append(foot, panelLine{l, cls})
 		}
 		// The combatants take what they need, leaving the log two lines under a rule if
@@ -54,17 +58,23 @@ func (m *Model) drawFight(c *canvas, top, h int) {
 			}
 			return out
 		}
+		// The log keeps a rule and two lines, or as many as its newest entry takes (a
+		// narrow panel's).
+		logRows := 3
+		if n := len(f.Log); n > 0 {
+			logRows = 1 + max(2, len(wrap(f.Log[n-1], inner)))
+		}
 		form := formCut
 		if note {
 			with := keyLines(keys)
-			if lines, form = combatantLines(v, inner, rows-len(foot)-len(with)-3); form == formFull {
+			if lines, form = combatantLines(v, inner, rows-len(foot)-len(with)-logRows); form == formFull {
 				foot = append(foot, with...)
 			}
 			keys = keys[:len(keys)-1]
 		}
 		if form != formFull {
 			foot = append(foot, keyLines(keys)...)
-			if lines, form = combatantLines(v, inner, rows-len(foot)-3); form == formCut {
+			if lines, form = combatantLines(v, inner, rows-len(foot)-logRows); form == formCut {
 				lines, _ = combatantLines(v, inner, rows-len(foot))
 			}
 		}
@@ -75,7 +85,9 @@ func (m *Model) drawFight(c *canvas, top, h int) {
 	} else {
 		title = " LAST FIGHT "
 		log = v.LastFight
-		foot = []panelLine{{"Walk on to close this.", clsTitle}}
+		for _, l := range wrap("Walk on to close this.", inner) {
+			foot = append(foot, panelLine{l, clsTitle})
+		}
 	}
 	for _, l := range logLines(log, inner, rows-len(lines)-len(foot)) {
 		lines = append(lines, panelLine{l, clsText})
@@ -213,7 +225,7 @@ func moveLine(f *world.FightView, tick time.Duration) string {
 		if f.GraceLeft > 0 {
 			return "Your move! " + graceBar(f.GraceLeft, f.GraceTurns) + " " + seconds(f.GraceLeft, tick)
 		}
-		return "Your move. The battle waits for you."
+		return "Your move." + waitsForYou
 	}
 	if len(standing(f)) == 0 {
 		return "The battle is won."
@@ -232,6 +244,9 @@ func moveLine(f *world.FightView, tick time.Duration) string {
 	}
 	return "The battle goes on..."
 }
+
+// waitsForYou ends the move line of a knight the battle waits for however long it takes.
+const waitsForYou = " The battle waits for you."
 
 // seconds is a number of turns as the wall time it lasts, rounded up: "12 s".
 func seconds(turns int, tick time.Duration) string {

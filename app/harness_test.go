@@ -356,7 +356,9 @@ func (d *driver) waitFor(what string, read func() string, want ...string) string
 		s := read()
 		ok := true
 		for _, w := range want {
-			ok = ok && strings.Contains(s, w)
+			// Screen-reader mode breaks its lines at the terminal's width: a text may
+			// run on across a line break.
+			ok = ok && (strings.Contains(s, w) || strings.Contains(words(s), words(w)))
 		}
 		if ok {
 			return s

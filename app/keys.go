@@ -18,6 +18,9 @@ import (
 // keyHelp is the short key help line of the dungeon screen (the options turn it off).
 const keyHelp = "? help  Enter chat  o options  q quit"
 
+// keyHelpShort is the key help line where the long one does not fit (a phone's screen).
+const keyHelpShort = "? help"
+
 // keyRow is one key, or the keys that do one thing, of the game's screen: a row of gameKeys.
 type keyRow struct {
 	// keys are the keys as Bubble Tea names them ("up", "shift+up", "K", "enter").
@@ -383,12 +386,5 @@ func (m *Model) retireKey(k tea.KeyPressMsg) tea.Cmd {
 	if k.String() == "y" {
 		m.do(world.Retire{})
 	}
-	return nil
-}
-
-// returnKey is any key on a screen that only shows (the map, the hall of fame): it
-// returns to the game.
-func (m *Model) returnKey(tea.KeyPressMsg) tea.Cmd {
-	m.screen = screenPlay
 	return nil
 }

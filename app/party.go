@@ -253,47 +253,7 @@ var partyCommands = [][2]string{
 func (m *Model) drawPartyScreen(c *canvas) {
 	v := m.view
 	c.text(2, 0, "YOUR PARTY", clsTitle)
-	var body []panelLine
-	if len(v.Party) == 0 {
-		for _, l := range wrap("You are not in a party. Invite a knight, or ask to join one: a party meets its battles together.", c.w-4) {
-			body = append(body, panelLine{l, clsText})
-		}
-		body = append(body, panelLine{})
-	} else {
-		cols := []column{{short: "", long: "", left: true}, {short: "Knight", long: "Knight", left: true},
-			{short: "Level", long: "Level"}, {short: "Hits", long: "Hits"}, {short: "Where", long: "Where", left: true}}
-		for _, pm := range v.Party {
-			mark, name := "", pm.Name
-			if pm.Leader {
-				mark = "*"
-			}
-			if pm.Name == v.Self.Name {
-				name += " (you)"
-			}
-			for i, s := range []string{mark, name, fmt.Sprint(pm.Level), hitsText(pm.Hits, pm.MaxHits), partyWhereLong(pm)} {
-				cols[i].cells = append(cols[i].cells, s)
-			}
-		}
-		for _, l := range table(cols, c.w-4) {
-			cls := clsText
-			switch {
-			case l.row < 0:
-				cls = clsTitle
-			case v.Party[l.row].Name == v.Self.Name:
-				cls = clsSelf
-			}
-			body = append(body, panelLine{l.text, cls})
-		}
-		body = append(body, panelLine{"* leads the party.", clsDim}, panelLine{})
-	}
-	for _, p := range pendingLines(v) {
-		for _, l := range wrap(p, c.w-4) {
-			body = append(body, panelLine{l, clsTitle})
-		}
-	}
-	if len(v.Invites)+len(v.Asks) > 0 {
-		body = append(body, panelLine{})
-	}
+	body := partyBody(v, c.w-4)
 	keys := []string{"i invite", "a ask", "p talk"}
 	if len(v.Invites)+len(v.Asks) > 0 {
 		keys = append(keys, "y accept", "n decline")
@@ -342,6 +302,53 @@ func (m *Model) drawPartyScreen(c *canvas) {
 	for i, l := range keyLines {
 		c.text(2, c.h-len(keyLines)+i, l, clsTitle)
 	}
+}
+
+// partyBody is the party screen's list, w columns wide: the members in a table, or a
+// word on parties, and what waits for an answer.
+func partyBody(v world.View, w int) []panelLine {
+	var body []panelLine
+	if len(v.Party) == 0 {
+		for _, l := range wrap("You are not in a party. Invite a knight, or ask to join one: a party meets its battles together.", w) {
+			body = append(body, panelLine{l, clsText})
+		}
+		body = append(body, panelLine{})
+	} else {
+		cols := []column{{short: "", long: "", left: true}, {short: "Knight", long: "Knight", left: true},
+			{short: "Level", long: "Level"}, {short: "Hits", long: "Hits"}, {short: "Where", long: "Where", left: true}}
+		for _, pm := range v.Party {
+			mark, name := "", pm.Name
+			if pm.Leader {
+				mark = "*"
+			}
+			if pm.Name == v.Self.Name {
+				name += " (you)"
+			}
+			for i, s := range []string{mark, name, fmt.Sprint(pm.Level), hitsText(pm.Hits, pm.MaxHits), partyWhereLong(pm)} {
+				cols[i].cells = append(cols[i].cells, s)
+			}
+		}
+		for _, l := range table(cols, w) {
+			cls := clsText
+			switch {
+			case l.row < 0:
+				cls = clsTitle
+			case v.Party[l.row].Name == v.Self.Name:
+				cls = clsSelf
+			}
+			body = append(body, panelLine{l.text, cls})
+		}
+		body = append(body, panelLine{"* leads the party.", clsDim}, panelLine{})
+	}
+	for _, p := range pendingLines(v) {
+		for _, l := range wrap(p, w) {
+			body = append(body, panelLine{l, clsTitle})
+		}
+	}
+	if len(v.Invites)+len(v.Asks) > 0 {
+		body = append(body, panelLine{})
+	}
+	return body
 }
 
 // firstPending is the knight whose invitation or asking waits longest, or "".

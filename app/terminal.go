@@ -241,8 +241,10 @@ func appendCUP(b []byte, x, y int) []byte {
 // is heard twice): typed characters are echoed as a terminal echoes them, a line comes
 // over the prompt shown with a carriage return (and spaces where the prompt was longer),
 // and the prompt follows the last line. With hold set the prompt is not written yet: a
-// line has been entered and its answer is awaited (the prompt comes after it).
-func (t *terminal) plain(lines []string, prompt string, hold bool) {
+// line has been entered and its answer is awaited (the prompt comes after it). Each line
+// is broken between words at the terminal's width w (0: not broken), which would
+// otherwise cut it mid-word ("press Ent" / "er.").
+func (t *terminal) plain(lines []string, prompt string, hold bool, w int) {
 	b := t.buf[:0]
 	if t.mode != termPlain {
 		if t.mode == termFull {
@@ -292,17 +294,22 @@ func (t *terminal) plain(lines []string, prompt string, hold bool) {
 			b = append(b, "\r\n"...)
 		} else {
 			// A line the game says comes over the prompt, which follows it again.
+			rows := breakLine(lines[0], w)
 			b = append(b, '\r')
-			b = appendOver(b, lines[0], t.prompt)
+			b = appendOver(b, rows[0], t.prompt)
 			b = append(b, "\r\n"...)
+			for _, r := range rows[1:] {
+				b = append(append(b, r...), "\r\n"...)
+			}
 		}
 		lines = lines[1:]
 	}
 	for _, l := range lines {
 		// The session's terminal gets bytes as they are written: a line break must also
 		// return the carriage.
-		b = append(b, strings.ReplaceAll(l, "\n", "\r\n")...)
-		b = append(b, "\r\n"...)
+		for _, r := range breakLine(l, w) {
+			b = append(append(b, r...), "\r\n"...)
+		}
 	}
 	t.promptOK = !hold
 	if !hold {
@@ -310,6 +317,21 @@ func (t *terminal) plain(lines []string, prompt string, hold bool) {
 		t.prompt = prompt
 	}
 	t.write(b)
+}
+
+// breakLine is a line of the transcript in the rows it takes on a terminal w columns wide:
+// broken at its line breaks, and between words where longer than w (w of 0: only at its
+// line breaks).
+func breakLine(l string, w int) []string {
+	var rows []string
+	for part := range strings.SplitSeq(l, "\n") {
+		if w <= 0 {
+			rows = append(rows, part)
+			continue
+		}
+		rows = wrapInto(rows, part, w)
+	}
+	return rows
 }
 
 // appendOver appends line, written over was from the start of its row: spaces follow it

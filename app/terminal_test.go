@@ -208,3 +208,27 @@ func TestRestoreGivesTheTerminalBack(t *testing.T) {
 		t.Fatalf("a second restore wrote %q", out.String())
 	}
 }
+
+// Issue 28: screen-reader mode's lines were cut by the terminal mid-word ("press Ent" /
+// "er."). The transcript's writer breaks each at the terminal's width between words.
+func TestPlainLinesBreakBetweenWordsAtTheWidth(t *testing.T) {
+	var out bytes.Buffer
+	term := terminal{out: &out}
+	text := "You stand on the exit of level 1. To leave the dungeon, press Enter."
+	term.plain([]string{text, "a short one\nand a second line"}, "> ", false, 20)
+	lines := strings.Split(out.String(), "\r\n")
+	var said []string
+	for _, l := range lines {
+		l = strings.TrimPrefix(ansi.Strip(l), "\r")
+		if textWidth(l) > 20 {
+			t.Errorf("a line of %d columns at 20: %q", textWidth(l), l)
+		}
+		said = append(said, l)
+	}
+	if got := words(strings.Join(said, " ")); !strings.Contains(got, words(text)) || !strings.Contains(got, "a short one and a second line") {
+		t.Errorf("the words are not whole: %q", said)
+	}
+	if !strings.HasSuffix(out.String(), "\r\n> ") {
+		t.Errorf("the prompt does not end the transcript: %q", out.String())
+	}
+}

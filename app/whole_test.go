@@ -616,6 +616,11 @@ func TestEveryScreenIsWholeAtEverySize(t *testing.T) {
 		}, key: "K", after: func(m *Model) bool { return m.rolled.name.in().Value() == "K" }},
 		{name: "dungeon", open: func(*Model) {}, knight: true, key: "m", after: func(m *Model) bool { return m.screen == screenMap }},
 		{name: "fight", view: twoOnTwo, open: func(*Model) {}, knight: true, key: "t", after: func(m *Model) bool { return m.screen == screenPlay }},
+		{name: "last fight", view: func(t *testing.T) world.View {
+			v := twoOnTwo(t)
+			v.LastFight, v.Fight = v.Fight.Log, nil
+			return v
+		}, open: func(*Model) {}, knight: true, key: "m", after: func(m *Model) bool { return m.screen == screenMap }},
 		{name: "party battle", view: func(t *testing.T) world.View { return sixOnSix(t, false) }, open: func(*Model) {}, knight: true,
 			key: "x", after: func(m *Model) bool { return m.screen == screenStats }},
 		{name: "surface battle", view: func(t *testing.T) world.View { return sixOnSix(t, true) }, open: func(*Model) {}, knight: true,
@@ -746,5 +751,24 @@ func TestTheMapPansAtEverySize(t *testing.T) {
 		if s := frameOf(t, "the map again", m); s != first {
 			t.Errorf("%d×%d: the map opened again is not centred on the knight:\n%s", w, h, s)
 		}
+	}
+}
+
+// Played at 40×20 through ssh, a knight's blow did not show in the battle panel: the
+// move line took three of its rows and left two, too few for the blow's line whole. At
+// every size the newest line of a fight one on one is in the panel.
+func TestTheNewestBlowShowsInTheBattlePanel(t *testing.T) {
+	for _, sz := range phoneSizes {
+		w, h := sz[0], sz[1]
+		v := twoOnTwo(t)
+		f := v.Fight
+		f.Monsters, f.Knights, f.Target, f.GraceLeft = f.Monsters[:1], f.Knights[:1], 0, 0
+		v.Self.Name, f.Knights[0].Name = "Ector the Tall", "Ector the Tall"
+		f.Log = []string{"Ector the Tall is quicker and may strike first.", "Ector the Tall hits the Troll for 3."}
+		v.Others, v.Monsters = nil, v.Monsters[:1]
+		m, _ := viewModel(t, v, w, h)
+		s := frameOf(t, "a fight one on one", m)
+		x0 := w - fightPanelWidth(w) + 2
+		checkWhole(t, fmt.Sprintf("the panel at %d×%d", w, h), s, x0, w-2, "Ector the Tall hits the Troll for 3.", "Your move.")
 	}
 }

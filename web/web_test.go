@@ -70,7 +70,8 @@ func TestThePageShowsTheStatusEscaped(t *testing.T) {
 	}
 	for _, want := range []string{"Lancelot", "Guest Tom", `<span class="guest">guest</span>`, "Galahad", "500000",
 		"SHA256:abcdefABCDEF0123456789+/abcdefABCDEF0123456", "[play.example]:2222 ssh-ed25519 AAAAC3Nza",
-		"ssh -p 2222 play.example", "play --plain", "level 2", "outside"} {
+		"ssh -p 2222 play.example", "play --plain", "level 2", "outside",
+		"Phones play too", "40 columns by 18 rows", "ssh -t -p 2222 play.example play --plain</code>"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the page lacks %q", want)
 		}

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/charmbracelet/x/ansi"
 )
 
 // The harness of the cmd tests, by subject:
@@ -65,10 +67,22 @@ func (tm *terminal) waitWords(want ...string) string {
 }
 
 // waitRaw waits until every want appears in the bytes the server sent (screen-reader mode
-// prints whole lines, so its text is there as sent).
+// prints whole lines, broken between words at the terminal's width, so its text is there
+// as sent, or with a line break for a space).
 func (tm *terminal) waitRaw(want ...string) string {
 	tm.t.Helper()
-	return tm.waitRawFor(fmt.Sprintf("%q", want), func(s string) bool { return containsAll(s, want) })
+	return tm.waitRawFor(fmt.Sprintf("%q", want), func(s string) bool {
+		if containsAll(s, want) {
+			return true
+		}
+		said := screenWords(ansi.Strip(s))
+		for _, w := range want {
+			if !strings.Contains(said, screenWords(w)) {
+				return false
+			}
+		}
+		return true
+	})
 }
 
 // waitRawFor waits until cond holds for the bytes the server sent, and returns them.

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/orthanc-ssh/orthanc-ssh/internal/english"
 	"github.com/orthanc-ssh/orthanc-ssh/keys"
@@ -381,5 +382,54 @@ func TestPartyMarketAndBattleWholeAt80x24(t *testing.T) {
 	monCol := [2]int{columnOf(t, last, "Monster"), columnOf(t, last, "Class") - 1}
 	for _, mo := range f.Monsters {
 		mustBeWhole(t, "the monsters' statistics", screens, monCol[0], monCol[1], english.Capital(mo.Name))
+	}
+}
+
+// Issue 28: through a real SSH connection with a PTY of each size, from a phone in
+// portrait to a large terminal, a new player reaches the dungeon, opens every screen a
+// key opens there and closes it with Backspace (a phone has no Esc), the knight in view
+// again each time; then, with a chat line half typed, the terminal is resized through
+// 40×20 and 100×18 and back, and the line is there to finish.
+func TestEveryScreenOpensAtEverySize(t *testing.T) {
+	srv := startServer(t, t.TempDir())
+	screens := []struct{ key, shows string }{
+		{"m", "Map"}, {"?", "HELP"}, {"i", "INVENTORY"}, {"o", "OPTIONS"}, {"M", "MESSAGES AND CHAT"},
+		{"w", "WHO IS IN THE GAME"}, {"F", "HALL OF FAME"}, {"P", "YOUR PARTY"}, {"e", "LETTERS"}, {"1", "LEVEL 1 SPELLS"},
+		{keyEnter, "Say: _"}, {"q", "Leave the dungeon for now?"},
+	}
+	for _, sz := range [][2]int{{40, 20}, {50, 25}, {60, 30}, {80, 24}, {100, 18}, {160, 50}} {
+		w, h := sz[0], sz[1]
+		t.Run(fmt.Sprintf("%dx%d", w, h), func(t *testing.T) {
+			tm := openTerminal(t, srv.addr, newKey(t), w, h, nil)
+			tm.waitWords("Press Enter to begin")
+			tm.press(keyEnter)
+			tm.waitWords("Press r to roll again")
+			tm.press(keyEnter)
+			tm.waitWords("Name your knight")
+			name := fmt.Sprintf("Phone %d", w)
+			tm.press(name, keyEnter)
+			tm.waitWords(name, "Depth 1")
+			tm.waitFor("()")
+			for _, sc := range screens {
+				tm.press(sc.key)
+				tm.waitWords(sc.shows)
+				tm.press("\x7f") // Backspace, as a terminal sends it
+				if !poll(5*time.Second, pollEvery, func() bool {
+					s := tm.screen()
+					return strings.Contains(s, "()") && !strings.Contains(screenWords(s), sc.shows)
+				}) {
+					t.Fatalf("Backspace did not close what %q opens, back to the knight:\n%s", sc.key, tm.screen())
+				}
+			}
+			tm.press(keyEnter, "still ty")
+			tm.waitFor("still ty_")
+			for _, to := range [][2]int{{40, 20}, {100, 18}, {w, h}} {
+				tm.resize(to[0], to[1])
+				tm.waitWords(fmt.Sprintf("%s │", name))
+				tm.waitFor("still ty_", "()")
+			}
+			tm.press("ping", keyEnter)
+			tm.log("You say: still typing")
+		})
 	}
 }
