@@ -3,6 +3,8 @@ package app
 import (
 	"strings"
 	"testing"
+
+	tea "charm.land/bubbletea/v2"
 )
 
 // help alone is short (issue 29: 725 words, four minutes to hear): the topics and ten
@@ -50,5 +52,32 @@ func TestHelpByTopic(t *testing.T) {
 	}
 	if s := said("help knitting"); !strings.Contains(s, `There is no help on "knitting".`) || !strings.Contains(s, "Type help and a topic") {
 		t.Errorf("help of no topic said %q", s)
+	}
+}
+
+// quit asks, as the full screen does, and says the knight is saved; yes (or quit again)
+// leaves, anything else stays.
+func TestQuitAsksAndReassures(t *testing.T) {
+	m, _ := viewModel(t, twoOnTwo(t), 80, 24)
+	m.pl.active = true
+	if cmd := m.plainLine("quit"); cmd != nil {
+		t.Fatal("quit left without asking")
+	}
+	if s := m.plainText(); !strings.Contains(s, "Leave the game for now? Your knight is saved where it stands. Type yes to leave") {
+		t.Fatalf("quit asked %q", s)
+	}
+	if cmd := m.plainLine("look"); cmd != nil {
+		t.Fatal("another line after quit left")
+	}
+	m.plainLine("quit")
+	if cmd := m.plainLine("yes"); cmd == nil || cmd() != tea.Quit() {
+		t.Fatal("yes did not leave")
+	}
+	if s := m.plainText(); !strings.Contains(s, "Your knight is saved where it stands. Farewell.") {
+		t.Fatalf("leaving said %q", s)
+	}
+	m.plainLine("quit")
+	if cmd := m.plainLine("quit"); cmd == nil || cmd() != tea.Quit() {
+		t.Fatal("quit, quit did not leave")
 	}
 }

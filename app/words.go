@@ -642,17 +642,47 @@ func (m *Model) wordRetire(c plainCall) tea.Cmd {
 }
 
 func (m *Model) wordYes(c plainCall) tea.Cmd {
-	if c.question == "retire" {
+	switch c.question {
+	case "retire":
 		m.do(world.Retire{})
-	} else {
+	case "quit":
+		return m.leaveNow()
+	case "plain off":
+		o := m.opts.Clone()
+		o.Plain = false
+		return m.setOptions(o)
+	default:
 		m.say("There is no question to answer.")
 	}
 	return nil
 }
 
+// leaveNow says goodbye and ends the session; the server saves the knight.
+func (m *Model) leaveNow() tea.Cmd {
+	if m.p.Guest {
+		m.say("Farewell. Your code to keep this knight follows.")
+	} else {
+		m.say("Your knight is saved where it stands. Farewell.")
+	}
+	return tea.Quit
+}
+
 func (m *Model) wordOptions(c plainCall) tea.Cmd { return m.plainOptions(c.line) }
 
-func (m *Model) wordQuit(plainCall) tea.Cmd { return tea.Quit }
+// wordQuit asks whether to leave, as the full screen does (issue 29: quit left without
+// the question or the reassurance); quit again, or yes, leaves.
+func (m *Model) wordQuit(c plainCall) tea.Cmd {
+	if c.question == "quit" {
+		return m.leaveNow()
+	}
+	m.pl.pending = "quit"
+	q := "Leave the game for now? Your knight is saved where it stands."
+	if m.p.Guest {
+		q = "Leave? A guest is not saved: you get a code to keep this knight."
+	}
+	m.say(q + " Type yes to leave, anything else to stay.")
+	return nil
+}
 
 // wordHelp is help: the index of topics (helpIndex), help and a topic, or help all.
 // Watching, it is the few words that work there.
