@@ -300,6 +300,9 @@ func (m *Model) narrate(prev, v world.View, first bool) {
 			m.say(plainMessage(msg))
 		}
 	}
+	if !first && v.Fight == nil && prev.Self.Name == v.Self.Name {
+		m.say(changeText(prev.Self, v.Self, news)...)
+	}
 	fought := v.FightSeq > ps.fightSeq
 	ps.said, ps.fightSeq = v.Said, v.FightSeq
 	if ps.seen == nil {
@@ -578,4 +581,24 @@ func (m *Model) sayWaits(ps *told, v world.View) {
 		m.say("The battle waits for " + w + ".")
 	}
 	ps.waitingFor = w
+}
+
+// changeText says a change of hits or spell units outside a fight, after the lines that
+// caused it (issue 29: a spear trap took 3 hits without a word): a loss always, a gain
+// when a line came with it (slow healing is not told at every point).
+func changeText(was, now world.Self, news bool) []string {
+	var out []string
+	switch d := now.Hits - was.Hits; {
+	case d < 0:
+		out = append(out, fmt.Sprintf("You lose %s: %d of %d left.", english.Count(-d, "hit"), now.Hits, now.MaxHits))
+	case d > 0 && news:
+		out = append(out, fmt.Sprintf("You gain %s: %d of %d.", english.Count(d, "hit"), now.Hits, now.MaxHits))
+	}
+	switch d := now.SpellUnits - was.SpellUnits; {
+	case d < 0:
+		out = append(out, fmt.Sprintf("You spend %s: %d left.", english.Count(-d, "spell unit"), now.SpellUnits))
+	case d > 0:
+		out = append(out, fmt.Sprintf("You gain %s: %d now.", english.Count(d, "spell unit"), now.SpellUnits))
+	}
+	return out
 }

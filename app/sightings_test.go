@@ -188,3 +188,28 @@ func TestTheGraceIsCountedDownAndTheWaitSaid(t *testing.T) {
 		t.Fatalf("the wait for Gawain was said %d times:\n%s", strings.Count(said, "The battle waits for Gawain."), said)
 	}
 }
+
+// Hits and spell units that change outside a fight are said, after the line that caused
+// them: a spear trap's 3 hits, a spell's units.
+func TestHitsAndUnitsAreSaid(t *testing.T) {
+	w := newCorridorWatch(t)
+	w.v.Self.SpellUnits = 4
+	w.show(nil)
+	w.lines()
+	w.v.Messages = append(w.v.Messages, "A spear shoots out of the wall!")
+	w.v.Said++
+	w.v.Self.Hits = 7
+	w.show(nil)
+	if got := strings.Join(w.lines(), "\n"); got != "A spear shoots out of the wall!\nYou lose 3 hits: 7 of 10 left." {
+		t.Fatalf("the spear was told as %q", got)
+	}
+	w.v.Self.Hits = 8 // healing slowly: not told
+	w.show(nil)
+	w.v.Messages = append(w.v.Messages, "You cast Light.")
+	w.v.Said++
+	w.v.Self.SpellUnits = 3
+	w.show(nil)
+	if got := strings.Join(w.lines(), "\n"); got != "You cast Light.\nYou spend 1 spell unit: 3 left." {
+		t.Fatalf("the spell was told as %q", got)
+	}
+}

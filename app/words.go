@@ -130,6 +130,8 @@ func ownWords() []plainWord {
 			run: (*Model).wordStatus},
 		{words: []string{"map"}, usage: "map", help: "describes what you have seen; map grid draws it in plain characters",
 			topic: topicLooking, when: following, run: (*Model).wordMap},
+		{words: []string{"way", "route"}, usage: "way exit", help: "says the way along what you know to the exit (way up, way down, way room 2 too)",
+			topic: topicLooking, when: following, run: (*Model).wordWay},
 		{words: []string{"messages", "msgs", "msg", "log"}, help: "repeats the last ten messages (messages 30 for more)",
 			topic: topicLooking, when: following, run: (*Model).wordMessages},
 
@@ -462,6 +464,11 @@ func (m *Model) wordMap(c plainCall) tea.Cmd {
 	} else {
 		m.say(mapText(c.v)...)
 	}
+	return nil
+}
+
+func (m *Model) wordWay(c plainCall) tea.Cmd {
+	m.say(wayText(c.v, c.args))
 	return nil
 }
 
