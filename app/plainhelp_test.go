@@ -81,3 +81,22 @@ func TestQuitAsksAndReassures(t *testing.T) {
 		t.Fatal("quit, quit did not leave")
 	}
 }
+
+// The hall of fame is said as sentences, not a table read cell by cell.
+func TestFameIsSaidAsSentences(t *testing.T) {
+	got := fameSentences([]string{
+		"RANK  NAME          LEVEL  EXPERIENCE  KILLS  RETIRED",
+		"1     Kay the Bold  3      12000       80%    2026-12-01  (yours)",
+		"2     Bors          2      4000        50%    2026-11-30",
+	})
+	want := []string{
+		"1. Kay the Bold, level 3, 12000 experience, 80% of it from kills, retired 2026-12-01 (yours).",
+		"2. Bors, level 2, 4000 experience, 50% of it from kills, retired 2026-11-30.",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("the hall of fame said as:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if got := fameSentences([]string{"No knight has retired yet."}); got[0] != "No knight has retired yet." {
+		t.Fatalf("no fame said as %q", got)
+	}
+}

@@ -2,6 +2,7 @@ package app
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -631,10 +632,38 @@ func (m *Model) wordFame(plainCall) tea.Cmd {
 		lines = m.p.Fame()
 	}
 	m.say("The hall of fame:")
-	for _, l := range lines {
+	for _, l := range fameSentences(lines) {
 		m.say(world.CleanLine(l))
 	}
 	return nil
+}
+
+// fameColumns splits a row of the hall of fame's table: its columns are two spaces
+// apart or more, and a name has single spaces at most.
+var fameColumns = regexp.MustCompile(`\s{2,}`)
+
+// fameSentences reads the hall of fame's table (RANK NAME LEVEL EXPERIENCE KILLS
+// RETIRED) as sentences (issue 29: a table is read cell by cell): "1. Kay, level 3,
+// 12000 experience, 80% of it from kills, retired 2026-12-01 (yours)." Lines that are
+// no such table are said as they are.
+func fameSentences(lines []string) []string {
+	if len(lines) == 0 || !strings.HasPrefix(lines[0], "RANK") {
+		return lines
+	}
+	var out []string
+	for _, l := range lines[1:] {
+		f := fameColumns.Split(strings.TrimSpace(l), -1)
+		if len(f) < 6 {
+			out = append(out, l)
+			continue
+		}
+		s := fmt.Sprintf("%s. %s, level %s, %s experience, %s of it from kills, retired %s", f[0], f[1], f[2], f[3], f[4], f[5])
+		if len(f) > 6 {
+			s += " " + f[6]
+		}
+		out = append(out, s+".")
+	}
+	return out
 }
 
 // wordRetire asks whether to retire; the next line answers.
