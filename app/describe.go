@@ -697,3 +697,51 @@ func routeWords(steps []world.RouteStep) string {
 	}
 	return english.Capital(strings.Join(parts, ", "))
 }
+
+// whereText is the where command: the knight's square, and the three nearest landmarks
+// on its map (the exit, stairs, chutes, pits, doors), by how far they lie.
+func whereText(v world.View) string {
+	l, p := v.Level, v.Self.Pos
+	type mark struct {
+		what string
+		q    world.Pos
+		side string // a door's side of its square
+	}
+	var marks []mark
+	for y := range l.H {
+		for x := range l.W {
+			q := world.Pos{X: x, Y: y}
+			if !known(v, q) {
+				continue
+			}
+			if f := l.Feature(q); f != world.FeatNone && q != p {
+				marks = append(marks, mark{"the " + f.String(), q, ""})
+			}
+			for _, d := range []world.Dir{world.East, world.South} {
+				if w := edgeWord(seenEdge(v, q, d)); w != "" {
+					marks = append(marks, mark{w, q, d.String()})
+				}
+			}
+		}
+	}
+	slices.SortStableFunc(marks, func(a, b mark) int { return steps(p, a.q) - steps(p, b.q) })
+	var ws []string
+	for _, mk := range marks[:min(3, len(marks))] {
+		where := "where you stand"
+		if mk.q != p {
+			where = rel(p, mk.q)
+		}
+		if mk.side != "" {
+			where = fmt.Sprintf("on the %s side of the square %s", mk.side, strings.TrimPrefix(where, "where "))
+			if mk.q == p {
+				where = fmt.Sprintf("on your square's %s side", mk.side)
+			}
+		}
+		ws = append(ws, mk.what+", "+where)
+	}
+	s := fmt.Sprintf("You are on level %d, column %d, row %d.", v.Self.Depth, p.X+1, p.Y+1)
+	if len(ws) == 0 {
+		return s + " Your map has no landmarks yet."
+	}
+	return s + " Nearest on your map: " + strings.Join(ws, "; ") + "."
+}

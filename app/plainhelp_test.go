@@ -38,7 +38,7 @@ func TestHelpByTopic(t *testing.T) {
 		"monsters": {"Insect: Giant Ant: level 1, hit dice 1d8", "On dungeon level 1 the monsters met are of level 1"},
 		"party":    {"A party fights together", "invite NAME invites a knight"},
 		"talking":  {"say TEXT", "whisper NAME TEXT"},
-		"map":      {"map grid", "look (or l, where, describe)"},
+		"map":      {"map grid", "where (or position) says your square", "way exit (or route)"},
 	} {
 		s := said("help " + topic)
 		for _, w := range want {

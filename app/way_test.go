@@ -66,3 +66,14 @@ func TestTheWayOutFollowedLeadsOut(t *testing.T) {
 		t.Fatalf("a way off the map said %q", s)
 	}
 }
+
+// where says the square and the nearest landmarks on the knight's map.
+func TestWhereSaysTheSquareAndTheLandmarks(t *testing.T) {
+	l := battleLevel(t)
+	v := world.View{Self: world.Self{Name: "Sir Kay", Depth: 2, Pos: world.Pos{X: 2, Y: 0}}, Level: l, Visible: allSquares(l), Known: allSquares(l)}
+	got := whereText(v)
+	want := "You are on level 2, column 3, row 1. Nearest on your map: the exit, 2 squares west; a locked door, on the east side of the square 4 squares east"
+	if !strings.HasPrefix(got, want) {
+		t.Fatalf("where said %q, want it to begin %q", got, want)
+	}
+}

@@ -124,13 +124,15 @@ func plainWordTable() []plainWord {
 // ownWords are the words that are neither a key's nor a chat command's.
 func ownWords() []plainWord {
 	return []plainWord{
-		{words: []string{"look", "l", "where", "describe"}, help: "says where you are and what you see (in your battle, every combatant too)",
+		{words: []string{"look", "l", "describe"}, help: "says where you are and what you see (in your battle, every combatant too)",
 			topic: topicLooking, when: following, run: (*Model).wordLook},
 		{words: []string{"status", "st", "score", "stats", "hp"}, help: "reads your knight: characteristics, hits, spells working",
 			topic: topicLooking, when: following, only: func(c plainCall) bool { return c.at != atBattle || c.word != "stats" }, // in a battle, its statistics
 			run: (*Model).wordStatus},
 		{words: []string{"map"}, usage: "map", help: "describes what you have seen; map grid draws it in plain characters",
 			topic: topicLooking, when: following, run: (*Model).wordMap},
+		{words: []string{"where", "position"}, help: "says your square and the nearest landmarks on your map",
+			topic: topicLooking, when: following, run: (*Model).wordWhere},
 		{words: []string{"way", "route"}, usage: "way exit", help: "says the way along what you know to the exit (way up, way down, way room 2 too)",
 			topic: topicLooking, when: following, run: (*Model).wordWay},
 		{words: []string{"messages", "msgs", "msg", "log"}, help: "repeats the last ten messages (messages 30 for more)",
@@ -464,6 +466,15 @@ func (m *Model) wordMap(c plainCall) tea.Cmd {
 		m.say(mapGrid(c.v)...)
 	} else {
 		m.say(mapText(c.v)...)
+	}
+	return nil
+}
+
+func (m *Model) wordWhere(c plainCall) tea.Cmd {
+	if c.v.Outside() || c.v.Level == nil {
+		m.say(whereSentences(c.v, false)...)
+	} else {
+		m.say(whereText(c.v))
 	}
 	return nil
 }
