@@ -504,10 +504,16 @@ func mapText(v world.View) []string {
 		if l.RoomAt(p) == r {
 			w = fmt.Sprintf("room %d, %d by %d, the one you are in", n+1, rr.W, rr.H)
 		}
+		if ds := roomDoors(v, r); len(ds) > 0 {
+			w += ", with " + english.List(ds)
+		}
 		rs = append(rs, w)
 	}
 	if len(rs) > 0 {
 		out = append(out, fmt.Sprintf("Rooms seen, %d: %s.", len(rs), strings.Join(rs, "; ")))
+	}
+	if ds := corridorDoors(v); len(ds) > 0 {
+		out = append(out, "Doors in the corridors: "+strings.Join(ds, "; ")+".")
 	}
 	return append(out, "Type way exit, way up, way down or way room 2 for the way there along what you know; map grid for a picture of it in plain characters.")
 }
@@ -744,4 +750,63 @@ func whereText(v world.View) string {
 		return s + " Your map has no landmarks yet."
 	}
 	return s + " Nearest on your map: " + strings.Join(ws, "; ") + "."
+}
+
+// roomDoors names the doors of room r the knight knows, by wall: "a locked door in its
+// north wall".
+func roomDoors(v world.View, r int) []string {
+	l := v.Level
+	rr := l.Rooms[r]
+	var out []string
+	for y := rr.Y; y < rr.Y+rr.H; y++ {
+		for x := rr.X; x < rr.X+rr.W; x++ {
+			q := world.Pos{X: x, Y: y}
+			if l.RoomAt(q) != r || !known(v, q) {
+				continue
+			}
+			for _, d := range dirWords {
+				if n := q.Step(d); l.In(n) && l.RoomAt(n) == r {
+					continue
+				}
+				e := seenEdge(v, q, d)
+				if w := edgeWord(e); w != "" && e != world.EdgeSecretMarked {
+					if e.IsDoor() && slices.Contains(v.FoundDoors, l.EdgeIndex(q, d)) {
+						w = "a secret door found"
+					}
+					out = append(out, fmt.Sprintf("%s in its %s wall", w, d))
+				}
+			}
+		}
+	}
+	return out
+}
+
+// corridorDoors names the doors the knight knows outside rooms, each placed from it.
+func corridorDoors(v world.View) []string {
+	l, p := v.Level, v.Self.Pos
+	var out []string
+	for y := range l.H {
+		for x := range l.W {
+			q := world.Pos{X: x, Y: y}
+			if !known(v, q) {
+				continue
+			}
+			for _, d := range []world.Dir{world.East, world.South} {
+				n := q.Step(d)
+				if l.RoomAt(q) >= 0 || (l.In(n) && l.RoomAt(n) >= 0) {
+					continue // a room's door: told with its room
+				}
+				e := seenEdge(v, q, d)
+				w := edgeWord(e)
+				if w == "" || e == world.EdgeSecretMarked {
+					continue
+				}
+				if slices.Contains(v.FoundDoors, l.EdgeIndex(q, d)) {
+					w = "a secret door found"
+				}
+				out = append(out, fmt.Sprintf("%s on the %s side of the square %s", w, d, place(p, q)))
+			}
+		}
+	}
+	return out
 }

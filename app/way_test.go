@@ -77,3 +77,13 @@ func TestWhereSaysTheSquareAndTheLandmarks(t *testing.T) {
 		t.Fatalf("where said %q, want it to begin %q", got, want)
 	}
 }
+
+// map names the rooms' doors, by wall, and the doors of the corridors.
+func TestMapNamesTheDoors(t *testing.T) {
+	l := battleLevel(t)
+	v := world.View{Self: world.Self{Name: "Sir Kay", Depth: 2, Pos: world.Pos{X: 2, Y: 0}}, Level: l, Visible: allSquares(l), Known: allSquares(l)}
+	s := strings.Join(mapText(v), " ")
+	if !strings.Contains(s, "room 1, 5 by 3, its middle 1 south and 7 east, with a locked door in its west wall") {
+		t.Fatalf("map does not name the room's locked door:\n%s", s)
+	}
+}
