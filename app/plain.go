@@ -73,7 +73,12 @@ type told struct {
 	yourMove       bool
 	offered        string // the actions the move prompt last said in this battle
 	seen           sightings
+	graceTold      time.Duration // the last of the grace's marks (30 s, 10 s) said in this move
+	waitingFor     string        // the heroes this knight's battle was last said to wait for
 }
+
+// graceMarks are the times left of a battle's grace that screen-reader mode says.
+var graceMarks = []time.Duration{30 * time.Second, 10 * time.Second}
 
 // reset clears what belongs to one stretch of the mode (the typed line, lines not yet
 // printed, a question); the history and the transcript stay.
@@ -289,8 +294,14 @@ func (m *Model) narrate(prev, v world.View, first bool) {
 	if n := min(int(v.Said-ps.said), len(v.Messages)); n > 0 {
 		news = true
 		for _, msg := range v.Messages[len(v.Messages)-n:] {
+			if ps == &m.pl.own && msg == v.Self.Name+" hesitates." {
+				msg = "You hesitate: the battle goes on without your move."
+			}
 			m.say(plainMessage(msg))
 		}
+	}
+	if !first && v.Fight == nil && prev.Self.Name == v.Self.Name {
+		m.say(changeText(prev.Self, v.Self, news)...)
 	}
 	fought := v.FightSeq > ps.fightSeq
 	ps.said, ps.fightSeq = v.Said, v.FightSeq
@@ -323,6 +334,7 @@ func (m *Model) narrate(prev, v world.View, first bool) {
 	if v.Fight == nil {
 		ps.offered = ""
 	}
+	m.sayWaits(ps, v)
 	ps.yourMove = v.Fight != nil && v.Fight.YourMove
 }
 
@@ -501,6 +513,14 @@ func (m *Model) plainOptions(line string) tea.Cmd {
 	on := f[2] == "on" || f[2] == "yes" || f[2] == "true"
 	switch f[1] {
 	case "plain", "reader", "screenreader", "screen-reader":
+		if !on {
+			// Asked first, with the way back (issue 29: it switched at once to box
+			// drawing, with no spoken way back).
+			m.pl.pending = "plain off"
+			m.say("Turn screen-reader mode off? The game then draws its screen, with boxes and a map, instead of speaking lines. " +
+				"To come back, press o for the options and then a, or connect with play --plain. Type yes to turn it off, anything else to keep it.")
+			return nil
+		}
 		o.Plain = on
 	case "theme":
 		if f[2] == "contrast" || f[2] == "high" {
@@ -525,4 +545,60 @@ func (m *Model) plainOptions(line string) tea.Cmd {
 	}
 	m.say("Done.")
 	return m.setOptions(o)
+}
+
+// sayWaits tells the waiting of a battle of several heroes (issue 29: nothing was said
+// between "joins the fight" and the result): the grace left to choose, at 30 s and at
+// 10 s, and, once the knight has chosen, which heroes the battle waits for.
+func (m *Model) sayWaits(ps *told, v world.View) {
+	f := v.Fight
+	if f == nil || !f.YourMove || !ps.yourMove {
+		ps.graceTold = 0
+	}
+	if f == nil {
+		ps.waitingFor = ""
+		return
+	}
+	if f.YourMove && f.GraceLeft > 0 {
+		left := time.Duration(f.GraceLeft) * m.tick()
+		for _, mark := range graceMarks {
+			if left <= mark && (ps.graceTold == 0 || ps.graceTold > mark) {
+				if ps.yourMove { // the prompt of this move said the whole time
+					m.say(fmt.Sprintf("%d seconds left to choose your move.", int((left+time.Second-1)/time.Second)))
+				}
+				ps.graceTold = mark
+			}
+		}
+	}
+	var waiting []string
+	for _, k := range f.Knights {
+		if k.Choosing && k.Name != v.Self.Name {
+			waiting = append(waiting, k.Name)
+		}
+	}
+	w := english.List(waiting)
+	if !f.YourMove && w != "" && w != ps.waitingFor {
+		m.say("The battle waits for " + w + ".")
+	}
+	ps.waitingFor = w
+}
+
+// changeText says a change of hits or spell units outside a fight, after the lines that
+// caused it (issue 29: a spear trap took 3 hits without a word): a loss always, a gain
+// when a line came with it (slow healing is not told at every point).
+func changeText(was, now world.Self, news bool) []string {
+	var out []string
+	switch d := now.Hits - was.Hits; {
+	case d < 0:
+		out = append(out, fmt.Sprintf("You lose %s: %d of %d left.", english.Count(-d, "hit"), now.Hits, now.MaxHits))
+	case d > 0 && news:
+		out = append(out, fmt.Sprintf("You gain %s: %d of %d.", english.Count(d, "hit"), now.Hits, now.MaxHits))
+	}
+	switch d := now.SpellUnits - was.SpellUnits; {
+	case d < 0:
+		out = append(out, fmt.Sprintf("You spend %s: %d left.", english.Count(-d, "spell unit"), now.SpellUnits))
+	case d > 0:
+		out = append(out, fmt.Sprintf("You gain %s: %d now.", english.Count(d, "spell unit"), now.SpellUnits))
+	}
+	return out
 }

@@ -118,6 +118,13 @@ func TestPlainCommandsReachTheWorld(t *testing.T) {
 		t.Fatalf("no step was taken or refused:\n%s", d.out())
 	}
 	d.line("set plain off")
+	d.waitOut("Turn screen-reader mode off?", "To come back, press o for the options and then a")
+	if !m.pl.active {
+		t.Fatal("set plain off turned the mode off without asking")
+	}
+	d.line("no")
+	d.line("set plain off")
+	d.line("yes")
 	d.settle()
 	if m.pl.active || m.term.mode != termFull {
 		t.Fatal("set plain off did not go back to the full screen")

@@ -3,6 +3,8 @@ package app
 import (
 	"strings"
 	"testing"
+
+	tea "charm.land/bubbletea/v2"
 )
 
 // help alone is short (issue 29: 725 words, four minutes to hear): the topics and ten
@@ -36,7 +38,7 @@ func TestHelpByTopic(t *testing.T) {
 		"monsters": {"Insect: Giant Ant: level 1, hit dice 1d8", "On dungeon level 1 the monsters met are of level 1"},
 		"party":    {"A party fights together", "invite NAME invites a knight"},
 		"talking":  {"say TEXT", "whisper NAME TEXT"},
-		"map":      {"map grid", "look (or l, where, describe)"},
+		"map":      {"map grid", "where (or position) says your square", "way exit (or route)"},
 	} {
 		s := said("help " + topic)
 		for _, w := range want {
@@ -50,5 +52,51 @@ func TestHelpByTopic(t *testing.T) {
 	}
 	if s := said("help knitting"); !strings.Contains(s, `There is no help on "knitting".`) || !strings.Contains(s, "Type help and a topic") {
 		t.Errorf("help of no topic said %q", s)
+	}
+}
+
+// quit asks, as the full screen does, and says the knight is saved; yes (or quit again)
+// leaves, anything else stays.
+func TestQuitAsksAndReassures(t *testing.T) {
+	m, _ := viewModel(t, twoOnTwo(t), 80, 24)
+	m.pl.active = true
+	if cmd := m.plainLine("quit"); cmd != nil {
+		t.Fatal("quit left without asking")
+	}
+	if s := m.plainText(); !strings.Contains(s, "Leave the game for now? Your knight is saved where it stands. Type yes to leave") {
+		t.Fatalf("quit asked %q", s)
+	}
+	if cmd := m.plainLine("look"); cmd != nil {
+		t.Fatal("another line after quit left")
+	}
+	m.plainLine("quit")
+	if cmd := m.plainLine("yes"); cmd == nil || cmd() != tea.Quit() {
+		t.Fatal("yes did not leave")
+	}
+	if s := m.plainText(); !strings.Contains(s, "Your knight is saved where it stands. Farewell.") {
+		t.Fatalf("leaving said %q", s)
+	}
+	m.plainLine("quit")
+	if cmd := m.plainLine("quit"); cmd == nil || cmd() != tea.Quit() {
+		t.Fatal("quit, quit did not leave")
+	}
+}
+
+// The hall of fame is said as sentences, not a table read cell by cell.
+func TestFameIsSaidAsSentences(t *testing.T) {
+	got := fameSentences([]string{
+		"RANK  NAME          LEVEL  EXPERIENCE  KILLS  RETIRED",
+		"1     Kay the Bold  3      12000       80%    2026-12-01  (yours)",
+		"2     Bors          2      4000        50%    2026-11-30",
+	})
+	want := []string{
+		"1. Kay the Bold, level 3, 12000 experience, 80% of it from kills, retired 2026-12-01 (yours).",
+		"2. Bors, level 2, 4000 experience, 50% of it from kills, retired 2026-11-30.",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("the hall of fame said as:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if got := fameSentences([]string{"No knight has retired yet."}); got[0] != "No knight has retired yet." {
+		t.Fatalf("no fame said as %q", got)
 	}
 }

@@ -152,3 +152,64 @@ func TestAWalkOfSeveralSquaresStopsAtAnythingNew(t *testing.T) {
 		t.Fatalf("the walk went on after the Wolf: %v", cmds)
 	}
 }
+
+// In a battle of several heroes screen-reader mode counts the grace down (at 30 s and at
+// 10 s, once each), says a hesitation in the second person, and, once the knight has
+// chosen, says whom the battle waits for, once.
+func TestTheGraceIsCountedDownAndTheWaitSaid(t *testing.T) {
+	v := twoOnTwo(t)
+	v.Fight.GraceTurns, v.Fight.GraceLeft = 3600, 3600 // 90 s at 25 ms
+	m, _ := viewModel(t, world.View{}, 80, 24)
+	m.haveView = false
+	m.pl.active = true
+	m.ownView(v)
+	start := len(m.pl.transcript)
+	for left := 3600; left > 0; left -= 40 {
+		v.Turn += 40
+		v.Fight.GraceLeft = left
+		m.ownView(v)
+	}
+	said := strings.Join(m.pl.transcript[start:], "\n")
+	if strings.Count(said, "30 seconds left to choose your move.") != 1 || strings.Count(said, "10 seconds left to choose your move.") != 1 || strings.Count(said, "seconds left") != 2 {
+		t.Fatalf("90 s of grace were counted down as:\n%s", said)
+	}
+	v.Messages = append(v.Messages, "Sir Kay hesitates.")
+	v.Said++
+	v.Fight.YourMove, v.Fight.GraceLeft = false, 0
+	v.Fight.Knights[1].Fainted, v.Fight.Knights[1].Choosing = false, true
+	m.ownView(v)
+	v.Turn++
+	m.ownView(v)
+	said = strings.Join(m.pl.transcript[start:], "\n")
+	if !strings.Contains(said, "You hesitate: the battle goes on without your move.") || strings.Contains(said, "Sir Kay hesitates") {
+		t.Fatalf("the hesitation was said as:\n%s", said)
+	}
+	if strings.Count(said, "The battle waits for Gawain.") != 1 {
+		t.Fatalf("the wait for Gawain was said %d times:\n%s", strings.Count(said, "The battle waits for Gawain."), said)
+	}
+}
+
+// Hits and spell units that change outside a fight are said, after the line that caused
+// them: a spear trap's 3 hits, a spell's units.
+func TestHitsAndUnitsAreSaid(t *testing.T) {
+	w := newCorridorWatch(t)
+	w.v.Self.SpellUnits = 4
+	w.show(nil)
+	w.lines()
+	w.v.Messages = append(w.v.Messages, "A spear shoots out of the wall!")
+	w.v.Said++
+	w.v.Self.Hits = 7
+	w.show(nil)
+	if got := strings.Join(w.lines(), "\n"); got != "A spear shoots out of the wall!\nYou lose 3 hits: 7 of 10 left." {
+		t.Fatalf("the spear was told as %q", got)
+	}
+	w.v.Self.Hits = 8 // healing slowly: not told
+	w.show(nil)
+	w.v.Messages = append(w.v.Messages, "You cast Light.")
+	w.v.Said++
+	w.v.Self.SpellUnits = 3
+	w.show(nil)
+	if got := strings.Join(w.lines(), "\n"); got != "You cast Light.\nYou spend 1 spell unit: 3 left." {
+		t.Fatalf("the spell was told as %q", got)
+	}
+}

@@ -2,6 +2,7 @@ package app
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -123,13 +124,17 @@ func plainWordTable() []plainWord {
 // ownWords are the words that are neither a key's nor a chat command's.
 func ownWords() []plainWord {
 	return []plainWord{
-		{words: []string{"look", "l", "where", "describe"}, help: "says where you are and what you see (in your battle, every combatant too)",
+		{words: []string{"look", "l", "describe"}, help: "says where you are and what you see (in your battle, every combatant too)",
 			topic: topicLooking, when: following, run: (*Model).wordLook},
 		{words: []string{"status", "st", "score", "stats", "hp"}, help: "reads your knight: characteristics, hits, spells working",
 			topic: topicLooking, when: following, only: func(c plainCall) bool { return c.at != atBattle || c.word != "stats" }, // in a battle, its statistics
 			run: (*Model).wordStatus},
 		{words: []string{"map"}, usage: "map", help: "describes what you have seen; map grid draws it in plain characters",
 			topic: topicLooking, when: following, run: (*Model).wordMap},
+		{words: []string{"where", "position"}, help: "says your square and the nearest landmarks on your map",
+			topic: topicLooking, when: following, run: (*Model).wordWhere},
+		{words: []string{"way", "route"}, usage: "way exit", help: "says the way along what you know to the exit (way up, way down, way room 2 too)",
+			topic: topicLooking, when: following, run: (*Model).wordWay},
 		{words: []string{"messages", "msgs", "msg", "log"}, help: "repeats the last ten messages (messages 30 for more)",
 			topic: topicLooking, when: following, run: (*Model).wordMessages},
 
@@ -465,6 +470,20 @@ func (m *Model) wordMap(c plainCall) tea.Cmd {
 	return nil
 }
 
+func (m *Model) wordWhere(c plainCall) tea.Cmd {
+	if c.v.Outside() || c.v.Level == nil {
+		m.say(whereSentences(c.v, false)...)
+	} else {
+		m.say(whereText(c.v))
+	}
+	return nil
+}
+
+func (m *Model) wordWay(c plainCall) tea.Cmd {
+	m.say(wayText(c.v, c.args))
+	return nil
+}
+
 func (m *Model) wordMessages(c plainCall) tea.Cmd {
 	m.sayMessages(c.v, c.line)
 	return nil
@@ -624,10 +643,38 @@ func (m *Model) wordFame(plainCall) tea.Cmd {
 		lines = m.p.Fame()
 	}
 	m.say("The hall of fame:")
-	for _, l := range lines {
+	for _, l := range fameSentences(lines) {
 		m.say(world.CleanLine(l))
 	}
 	return nil
+}
+
+// fameColumns splits a row of the hall of fame's table: its columns are two spaces
+// apart or more, and a name has single spaces at most.
+var fameColumns = regexp.MustCompile(`\s{2,}`)
+
+// fameSentences reads the hall of fame's table (RANK NAME LEVEL EXPERIENCE KILLS
+// RETIRED) as sentences (issue 29: a table is read cell by cell): "1. Kay, level 3,
+// 12000 experience, 80% of it from kills, retired 2026-12-01 (yours)." Lines that are
+// no such table are said as they are.
+func fameSentences(lines []string) []string {
+	if len(lines) == 0 || !strings.HasPrefix(lines[0], "RANK") {
+		return lines
+	}
+	var out []string
+	for _, l := range lines[1:] {
+		f := fameColumns.Split(strings.TrimSpace(l), -1)
+		if len(f) < 6 {
+			out = append(out, l)
+			continue
+		}
+		s := fmt.Sprintf("%s. %s, level %s, %s experience, %s of it from kills, retired %s", f[0], f[1], f[2], f[3], f[4], f[5])
+		if len(f) > 6 {
+			s += " " + f[6]
+		}
+		out = append(out, s+".")
+	}
+	return out
 }
 
 // wordRetire asks whether to retire; the next line answers.
@@ -642,17 +689,47 @@ func (m *Model) wordRetire(c plainCall) tea.Cmd {
 }
 
 func (m *Model) wordYes(c plainCall) tea.Cmd {
-	if c.question == "retire" {
+	switch c.question {
+	case "retire":
 		m.do(world.Retire{})
-	} else {
+	case "quit":
+		return m.leaveNow()
+	case "plain off":
+		o := m.opts.Clone()
+		o.Plain = false
+		return m.setOptions(o)
+	default:
 		m.say("There is no question to answer.")
 	}
 	return nil
 }
 
+// leaveNow says goodbye and ends the session; the server saves the knight.
+func (m *Model) leaveNow() tea.Cmd {
+	if m.p.Guest {
+		m.say("Farewell. Your code to keep this knight follows.")
+	} else {
+		m.say("Your knight is saved where it stands. Farewell.")
+	}
+	return tea.Quit
+}
+
 func (m *Model) wordOptions(c plainCall) tea.Cmd { return m.plainOptions(c.line) }
 
-func (m *Model) wordQuit(plainCall) tea.Cmd { return tea.Quit }
+// wordQuit asks whether to leave, as the full screen does (issue 29: quit left without
+// the question or the reassurance); quit again, or yes, leaves.
+func (m *Model) wordQuit(c plainCall) tea.Cmd {
+	if c.question == "quit" {
+		return m.leaveNow()
+	}
+	m.pl.pending = "quit"
+	q := "Leave the game for now? Your knight is saved where it stands."
+	if m.p.Guest {
+		q = "Leave? A guest is not saved: you get a code to keep this knight."
+	}
+	m.say(q + " Type yes to leave, anything else to stay.")
+	return nil
+}
 
 // wordHelp is help: the index of topics (helpIndex), help and a topic, or help all.
 // Watching, it is the few words that work there.

@@ -148,7 +148,7 @@ func TestWatchingTakesTheReadingWords(t *testing.T) {
 	if s := said("help"); !strings.Contains(s, "stop (or q, quit, leave, exit, unwatch) stops watching.") || strings.Contains(s, "fight") {
 		t.Errorf("help while watching: %q", s)
 	}
-	if s := said("fight"); s != "You are watching: look, status, map and messages work, and stop stops watching." {
+	if s := said("fight"); s != "You are watching: look, status, map, where, way and messages work, and stop stops watching." {
 		t.Errorf("fight while watching: %q", s)
 	}
 	if cmds, party := rec.sent(); len(cmds)+len(party) != 0 {

@@ -1,5 +1,7 @@
 package world
 
+import "math"
+
 // A safe arrival (DESIGN §12, "Fair play"): a knight that joins the world, new, returning
 // or rolled after a death, that takes its knight over from another connection, or that a
 // rebuilt level moves, has not read its screen yet. Until it first acts or SafeTurns pass,
@@ -8,11 +10,18 @@ package world
 // starts another (respiteUntil), so the one it fled does not catch it on the next step.
 //
 //	constant           value   effect at the default 25 ms tick
-//	DefaultSafeTurns   400     a safe arrival lasts at most 10 s; so does the respite after a run
+//	DefaultSafeTurns   400     a safe arrival lasts at most 10 s (a screen-reader player's, until it acts); so does the respite after a run
 const DefaultSafeTurns = 400
 
-// keepSafe starts a knight's safe arrival.
-func (e *Engine) keepSafe(p *player) { p.safeUntil = e.turn + uint64(e.cfg.SafeTurns) }
+// keepSafe starts a knight's safe arrival. A screen-reader player's lasts until it first
+// acts, however long: its arrival's lines take 20 s and more to hear (issue 29).
+func (e *Engine) keepSafe(p *player) {
+	if p.rec.Options.Plain {
+		p.safeUntil = math.MaxUint64
+		return
+	}
+	p.safeUntil = e.turn + uint64(e.cfg.SafeTurns)
+}
 
 // safe reports whether the knight is in its safe arrival.
 func (e *Engine) safe(p *player) bool { return e.turn < p.safeUntil }

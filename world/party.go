@@ -27,13 +27,13 @@ import (
 //
 //	constant           value   effect
 //	MaxParty           6       knights in one party at most
-//	PartyRequestTurns  2400    an invitation or an asking waits 1 minute for its answer
+//	PartyRequestTurns  12000   an invitation or an asking waits 5 minutes for its answer (time to hear it, and the help, in screen-reader mode)
 //
 // Expired requests are swept at every checkpoint (forgetTalk calls partyTick) and before
 // every party action, so an answer never finds one older than PartyRequestTurns.
 const (
 	MaxParty          = 6
-	PartyRequestTurns = 2400
+	PartyRequestTurns = 12000
 )
 
 // PartyActionKind is what a party action does.

@@ -51,3 +51,29 @@ func TestAFightStopsTheWalking(t *testing.T) {
 		t.Fatalf("the fight's start and the dropped commands were not told in that order: %q", msgs)
 	}
 }
+
+// Issue 29: the timers that run against a screen-reader player. Its safe arrival lasts
+// until it first acts, however long it listens; an invitation or an asking waits 5
+// minutes (12000 turns of the default 25 ms tick).
+func TestTimersGiveAScreenReaderPlayerTime(t *testing.T) {
+	if PartyRequestTurns != 12000 {
+		t.Errorf("a party request waits %d turns, want 12000 (5 minutes)", PartyRequestTurns)
+	}
+	e := fixtureEngine(t, nil)
+	rec := knight("a", 10)
+	rec.Options.Plain = true
+	e.join(rec, &recorder{})
+	e.join(knight("b", 10), &recorder{})
+	a, b := e.players["a"], e.players["b"]
+	for range 10 * DefaultSafeTurns {
+		e.Step()
+	}
+	if !e.safe(a) || e.safe(b) {
+		t.Fatalf("after ten safe arrivals' time: the screen-reader player safe %v (want true), the other %v (want false)", e.safe(a), e.safe(b))
+	}
+	e.enqueue("a", a.session, Move{Dir: East})
+	e.Step()
+	if e.safe(a) {
+		t.Fatal("the screen-reader player's first step did not end its safe arrival")
+	}
+}

@@ -181,6 +181,9 @@ func TestScreenReaderMode(t *testing.T) {
 	q.press(keyEnter)
 	q.waitRaw("Welcome, ")
 	q.press("quit", keyEnter)
+	q.waitRaw("Leave the game for now? Your knight is saved where it stands.")
+	q.press("yes", keyEnter)
+	q.waitRaw("Your knight is saved where it stands. Farewell.")
 	q.exitStatus()
 
 	again := openTerminalCmd(t, srv.addr, key, 80, 24, "")
