@@ -35,6 +35,22 @@ func TestAGuestsTitleNameAndLeaving(t *testing.T) {
 	}
 }
 
+// A knight with a key may not take a name that begins with Guest, in any case (issue 30),
+// and is told why; a guest's name begins so, and "Tom Guest" is anyone's.
+func TestAKeyedKnightIsToldGuestNamesAreGuests(t *testing.T) {
+	for name, refused := range map[string]bool{"Guestly": true, "GUEST Kay": true, "guestwick": true, "Tom Guest": false, "Gues": false} {
+		m := playModel(t, nil, "keyed", Params{Names: fakeNames{}})
+		_, note := m.nameKnight(name)
+		if got := note == guestNameNote; got != refused {
+			t.Errorf("%q: note %q", name, note)
+		}
+	}
+	g := playModel(t, nil, "guest", Params{Guest: true, Names: fakeNames{}})
+	if _, note := g.nameKnight("Tom"); note == guestNameNote {
+		t.Errorf("a guest's name refused: %q", note)
+	}
+}
+
 func TestGuestName(t *testing.T) {
 	for in, want := range map[string]string{
 		"Tom": "Guest Tom", "guest Tom": "Guest Tom", "  Tom  ": "Guest Tom",

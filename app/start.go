@@ -269,7 +269,16 @@ func (m *Model) suggestName() string {
 const (
 	badNameNote   = "A name is 1 to 20 letters, digits, spaces, ' or -, starting with a letter."
 	takenNameNote = "That name is taken (or looks too like another knight's); please choose another."
+	guestNameNote = "Names that begin with Guest are kept for guests; please choose another."
 )
+
+// guestLike reports whether a name begins with "Guest" (GuestPrefix without its space) in
+// any case: a knight with a key may not take one (issue 30: "Guestly" read as a guest to
+// moderators).
+func guestLike(name string) bool {
+	word := strings.TrimSpace(GuestPrefix)
+	return len(name) >= len(word) && strings.EqualFold(name[:len(word)], word)
+}
 
 // nameKnight checks the typed name (or the suggestion, when nothing was typed), reserves
 // it and joins the new knight; it returns a note when the name is refused.
@@ -283,6 +292,9 @@ func (m *Model) nameKnight(raw string) (tea.Cmd, string) {
 	name, err := world.CleanName(raw)
 	if err != nil {
 		return nil, badNameNote
+	}
+	if !m.p.Guest && guestLike(name) {
+		return nil, guestNameNote
 	}
 	if m.p.Names != nil && !m.p.Names.Claim(name) {
 		return nil, takenNameNote

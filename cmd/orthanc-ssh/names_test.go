@@ -150,7 +150,7 @@ func TestNewKnightsPerAddressAreLimited(t *testing.T) {
 	tm.press(keyEnter)
 	tm.waitFor("Name your knight")
 	tm.press("Guestly", keyEnter)
-	tm.waitFor("That name is taken")
+	tm.waitFor("Names that begin with Guest are kept for guests")
 	tm.press(strings.Repeat("\x7f", 10), "Kay", keyEnter)
 	tm.waitFor("level 1 of the dungeon", "Depth 1")
 	tm.quit()
