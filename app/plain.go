@@ -155,30 +155,13 @@ func (m *Model) plainKey(k tea.KeyPressMsg) tea.Cmd {
 		ps.awaiting = false // the player goes on: the prompt is written with the key
 	}
 	ps.walk.left, ps.walk.walked = 0, 0 // any key stops a walk
-
 	if mv, ok := plainArrows[s]; ok && m.screen == screenPlay && m.haveView && (!m.view.Outside() || m.onSurface()) {
 		m.walk(mv)
 		return nil
 	}
 	switch s {
 	case "enter":
-		line := strings.TrimSpace(string(ps.line))
-		ps.line = nil
-		m.say(plainPrompt + line)
-		if line != "" {
-			ps.history.add(line)
-		}
-		ps.history.reset()
-		ps.asked = false
-		cmd := m.plainLine(line)
-		if (ps.asked || cmd != nil) && len(ps.out) == 1 && ps.out[0] == plainPrompt+line {
-			// Nothing said yet: the answer comes from the world (or the server).
-			ps.awaiting = true
-			ps.awaited++
-			n := ps.awaited
-			cmd = tea.Batch(cmd, tea.Tick(plainPromptWait, func(time.Time) tea.Msg { return plainPromptMsg(n) }))
-		}
-		return cmd
+		return m.plainEnter()
 	case "backspace", "ctrl+h":
 		if n := len(ps.line); n > 0 {
 			ps.line = ps.line[:n-1]
@@ -208,6 +191,29 @@ func (m *Model) plainKey(k tea.KeyPressMsg) tea.Cmd {
 		}
 	}
 	return nil
+}
+
+// plainEnter runs the typed line. The prompt waits for its answer (terminal.plain): a
+// line that asked the world or the server and said nothing yet waits for what comes,
+// at most plainPromptWait.
+func (m *Model) plainEnter() tea.Cmd {
+	ps := &m.pl
+	line := strings.TrimSpace(string(ps.line))
+	ps.line = nil
+	m.say(plainPrompt + line)
+	if line != "" {
+		ps.history.add(line)
+	}
+	ps.history.reset()
+	ps.asked = false
+	cmd := m.plainLine(line)
+	if (ps.asked || cmd != nil) && len(ps.out) == 1 && ps.out[0] == plainPrompt+line {
+		ps.awaiting = true
+		ps.awaited++
+		n := ps.awaited
+		cmd = tea.Batch(cmd, tea.Tick(plainPromptWait, func(time.Time) tea.Msg { return plainPromptMsg(n) }))
+	}
+	return cmd
 }
 
 // sayWho speaks the who-list.
@@ -288,9 +294,29 @@ func (m *Model) narrate(prev, v world.View, first bool) {
 		ps.fightSeq = v.FightSeq - min(v.FightSeq, 3)
 		ps.yourMove = false
 	}
-	// Fight lines are messages too (the world writes them to the message log as they
-	// happen), so telling the new messages tells the battle in its order.
-	news := false
+	news := m.tellMessages(ps, prev, v, first)
+	fought := v.FightSeq > ps.fightSeq
+	ps.said, ps.fightSeq = v.Said, v.FightSeq
+	if v.Dead != nil || v.Retired != nil || m.tellPlace(ps, prev, v, first, news) {
+		return
+	}
+	if f := v.Fight; f != nil && f.YourMove && (!ps.yourMove || fought) {
+		acts := promptActions(v)
+		m.say(m.movePrompt(v, acts == ps.offered))
+		ps.offered = acts
+	}
+	if v.Fight == nil {
+		ps.offered = ""
+	}
+	m.sayWaits(ps, v)
+	ps.yourMove = v.Fight != nil && v.Fight.YourMove
+}
+
+// tellMessages tells the view's new messages, and a change of hits or units they
+// caused; it reports whether there were any. Fight lines are messages too (the world
+// writes them to the message log as they happen), so telling the new messages tells the
+// battle in its order.
+func (m *Model) tellMessages(ps *told, prev, v world.View, first bool) (news bool) {
 	if n := min(int(v.Said-ps.said), len(v.Messages)); n > 0 {
 		news = true
 		for _, msg := range v.Messages[len(v.Messages)-n:] {
@@ -303,39 +329,33 @@ func (m *Model) narrate(prev, v world.View, first bool) {
 	if !first && v.Fight == nil && prev.Self.Name == v.Self.Name {
 		m.say(changeText(prev.Self, v.Self, news)...)
 	}
-	fought := v.FightSeq > ps.fightSeq
-	ps.said, ps.fightSeq = v.Said, v.FightSeq
+	return news
+}
+
+// tellPlace tells where the knight stands and what it sees: all of it on the first view
+// and after a step, else what came into sight or went. It reports true for a step of a
+// longer walk with nothing new, which is not told (walkOn).
+func (m *Model) tellPlace(ps *told, prev, v world.View, first, news bool) (walking bool) {
 	if ps.seen == nil {
 		ps.seen = sightings{}
 	}
 	switch {
-	case v.Dead != nil || v.Retired != nil:
-		return
 	case first:
 		m.say(m.lookText(v, true)...)
-		ps.seen.update(v, true, m.quietTurns())
 	case v.Self.Depth != prev.Self.Depth || v.Self.Pos != prev.Self.Pos:
-		if ps == &m.pl.own && m.walkOn(prev, v, news) {
-			ps.seen.update(v, true, m.quietTurns())
-			return // a step of a longer walk, with nothing new: the next
+		walking = ps == &m.pl.own && m.walkOn(prev, v, news)
+		if !walking {
+			m.say(m.stepText(prev, v)...)
 		}
-		m.say(m.stepText(prev, v)...)
-		ps.seen.update(v, true, m.quietTurns())
 	case v.Outside():
 		m.say(surfaceComings(prev, v)...) // surface.go
+		return false
 	default:
 		m.say(ps.seen.update(v, false, m.quietTurns())...)
+		return false
 	}
-	if f := v.Fight; f != nil && f.YourMove && (!ps.yourMove || fought) {
-		acts := promptActions(v)
-		m.say(m.movePrompt(v, acts == ps.offered))
-		ps.offered = acts
-	}
-	if v.Fight == nil {
-		ps.offered = ""
-	}
-	m.sayWaits(ps, v)
-	ps.yourMove = v.Fight != nil && v.Fight.YourMove
+	ps.seen.update(v, true, m.quietTurns()) // all in sight has been told
+	return walking
 }
 
 // sayMessages repeats the last messages of a view: ten, or as many as the line asks.
