@@ -1,6 +1,9 @@
 package main
 
 import (
+	"fmt"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -126,4 +129,107 @@ func opposite(k string) string {
 	last := k[len(k)-1]
 	back := map[byte]byte{'A': 'B', 'B': 'A', 'C': 'D', 'D': 'C'}[last]
 	return "\x1b[" + string(back)
+}
+
+// Issue 28: a resize mid-fight keeps the fight. A knight walks into a guarded room, and
+// with the battle waiting for its move the terminal goes from 80×24 to a phone's 40×20, a
+// landscape phone's 100×18 and back: at each size the battle panel shows the monster and
+// the knight's hits whole, inside the panel's right edge, and the round, the monster and
+// everyone's hits are what they were. Then, at 40×20, f strikes and the blow shows.
+func TestResizeMidFightKeepsTheFight(t *testing.T) {
+	dir := t.TempDir()
+	key := newKey(t)
+	in, room := seedAtTheGuardsDoor(t, dir, key, func(a *world.Adventurer) {
+		a.Name, a.Hits, a.MaxHits = "Gawain", 400, 400 // no monster of level 1 kills it in a few blows
+	})
+	srv := startServer(t, dir)
+	tm := openTerminal(t, srv.addr, key, 80, 24, nil)
+	tm.waitFor("Welcome back, Gawain")
+	tm.press(keyEnter)
+	tm.waitFor("Gawain │ Level 1")
+	walk(t, tm, srv.addr, key, in, room)
+	// The battle waits for the knight (a fight alone has no time limit), so nothing changes
+	// it until f.
+	s := tm.waitScreen("the fight waiting for the knight's move", func(s string) bool {
+		return strings.Contains(s, "FIGHT, ROUND") && strings.Contains(panelText(s), "Your move")
+	})
+	before := fightOn(s)
+	t.Logf("the fight at 80×24: %+v", before)
+	for _, sz := range [][2]int{{40, 20}, {100, 18}, {80, 24}} {
+		w, h := sz[0], sz[1]
+		tm.resize(w, h)
+		tm.waitScreen(fmt.Sprintf("the fight as it was (%+v), whole at %d×%d", before, w, h), func(s string) bool {
+			return panelWithin(s, w) && before.shows(s)
+		})
+	}
+	tm.resize(40, 20)
+	tm.waitScreen("the fight at 40×20 again", func(s string) bool { return panelWithin(s, 40) && before.shows(s) })
+	tm.press("f")
+	// The blow ends the round (or the fight): the panel moves on, still whole.
+	tm.waitScreen("the round after the blow at 40×20", func(s string) bool {
+		f := fightOn(s)
+		return panelWithin(s, 40) && (strings.Contains(s, "┌─ LAST FIGHT") || f.round != "" && f.round != before.round)
+	})
+	// The monster's answer may have pushed the blow out of a phone's panel already; the
+	// message log keeps it.
+	blow := regexp.MustCompile(`Gawain (misses|swings at|hits) the ` + before.monster)
+	tm.press("M")
+	tm.waitScreen("the blow in the message log", func(s string) bool {
+		return strings.Contains(s, "MESSAGES AND CHAT") && blow.MatchString(screenWords(s))
+	})
+}
+
+// fightState is what a battle panel shows of a fight of one monster: the round, the
+// monster with its hits, and the knight's hits.
+type fightState struct {
+	round, monster, monsterHits, knight, knightHits string
+}
+
+// The parts of a battle panel's text that make its fightState.
+var (
+	roundRe   = regexp.MustCompile(`FIGHT, ROUND (\d+)`)
+	monsterRe = regexp.MustCompile(`> a ([A-Z][A-Za-z' -]*?) (\d+/\d+)`)
+	knightRe  = regexp.MustCompile(`(Gawain) (\d+/\d+)`)
+)
+
+// fightOn reads the fight's state off a screen (empty parts where it does not show them).
+func fightOn(s string) fightState {
+	var f fightState
+	if m := roundRe.FindStringSubmatch(s); m != nil {
+		f.round = m[1]
+	}
+	p := panelText(s)
+	if m := monsterRe.FindStringSubmatch(p); m != nil {
+		f.monster, f.monsterHits = m[1], m[2]
+	}
+	if m := knightRe.FindStringSubmatch(p); m != nil {
+		f.knight, f.knightHits = m[1], m[2]
+	}
+	return f
+}
+
+// shows reports whether the screen's battle panel shows every part of f.
+func (f fightState) shows(s string) bool {
+	return f.round != "" && f.monster != "" && f.knight != "" && fightOn(s) == f
+}
+
+// panelWithin reports whether a screen w columns wide has a battle panel whose every line
+// ends with its right border at the screen's right edge: nothing in it cut off there.
+func panelWithin(s string, w int) bool {
+	in := false
+	for _, l := range strings.Split(s, "\n") {
+		r := []rune(strings.TrimRight(l, " "))
+		switch {
+		case !in && slices.ContainsFunc(panelTitles, func(title string) bool { return strings.Contains(l, title) }):
+			in = true
+			if len(r) != w || r[w-1] != '┐' {
+				return false
+			}
+		case in && len(r) == w && r[w-1] == '┘':
+			return true
+		case in && (len(r) != w || r[w-1] != '│'):
+			return false
+		}
+	}
+	return false
 }

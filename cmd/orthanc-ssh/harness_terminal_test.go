@@ -403,10 +403,13 @@ func screenArea(screen string, x0, x1 int) string {
 	return screenWords(b.String())
 }
 
+// panelTitles begin the top line of the battle panel: in a battle, and once it is over.
+var panelTitles = []string{"┌─ BATTLE", "┌─ FIGHT", "┌─ LAST FIGHT"}
+
 // panelArea is the columns inside the battle panel of a screen (none when it has none).
 func panelArea(screen string) (x0, x1 int) {
 	for _, l := range strings.Split(screen, "\n") {
-		for _, title := range []string{"┌─ BATTLE", "┌─ FIGHT"} {
+		for _, title := range panelTitles {
 			if i := strings.Index(l, title); i >= 0 {
 				x := len([]rune(l[:i]))
 				return x + 2, x + len([]rune(l[i:])) - 2 // the panel's corner ends the line
