@@ -367,6 +367,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return m, cmd
 }
 
+// update handles one message by its kind: the terminal's size and colours, what the
+// world and the session's own commands send back, and the player's input.
 func (m *Model) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
@@ -377,23 +379,11 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		m.restyle()
 		return nil
 	case joinedMsg:
-		if msg.err != nil {
-			m.ended = "The world is not running; please try again later."
-			m.screen = screenEnded
-			m.say(m.ended)
-			return tea.Quit
-		}
-		m.player.Store(msg.player)
-		m.screen, m.synced = screenPlay, false
-		return m.waitView()
+		return m.joined(msg)
 	case viewMsg:
 		return m.ownView(world.View(msg))
 	case viewReadyMsg:
-		v, ok := m.views.Take()
-		if !ok { // taken with the one before
-			return m.waitView()
-		}
-		return m.ownView(v)
+		return m.takeView()
 	case watchViewMsg:
 		return m.watchedView(msg)
 	case watchStartMsg:
@@ -401,63 +391,120 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case lettersMsg:
 		return m.gotLetters(msg)
 	case plainPromptMsg:
-		if uint64(msg) == m.pl.awaited {
-			m.pl.awaiting = false
-		}
+		m.promptShown(msg)
 		return nil
 	case whoMsg:
-		m.who.entries, m.who.note = msg.who, msg.note
-		if m.pl.active {
-			m.sayWho()
-		}
+		m.gotWho(msg)
 		return nil
-	case tea.PasteMsg:
-		if m.unseen() {
-			m.keep = true // nothing changed: the message stays as drawn
-			return nil
-		}
-		m.comeBack()
-		if m.pl.active {
-			m.pl.paste(msg.Content)
-			return nil
-		}
-	case tea.KeyPressMsg:
-		if msg.String() == "ctrl+c" {
-			return tea.Quit
-		}
-		if m.unseen() {
-			m.keep = true
-			return nil
-		}
-		m.comeBack()
-		if m.pl.active {
-			return m.plainKey(msg)
-		}
-		return m.key(msg)
 	case consoleResultMsg:
-		m.console.showResult(msg)
-		if m.pl.active {
-			m.sayConsole(msg)
-		}
+		m.gotConsoleResult(msg)
 		return nil
 	case Farewell:
-		m.ended = msg.Reason
-		m.screen = screenEnded
-		m.say(msg.Reason)
+		return m.end(msg.Reason)
+	case tea.PasteMsg:
+		return m.pasted(msg)
+	case tea.KeyPressMsg:
+		return m.pressed(msg)
+	}
+	return m.typed(msg)
+}
+
+// end ends the session, the reason kept on the player's terminal.
+func (m *Model) end(reason string) tea.Cmd {
+	m.ended = reason
+	m.screen = screenEnded
+	m.say(reason)
+	return tea.Quit
+}
+
+// joined takes the world's answer to the knight's joining: play, or the end of the
+// session when the world is not running.
+func (m *Model) joined(msg joinedMsg) tea.Cmd {
+	if msg.err != nil {
+		return m.end("The world is not running; please try again later.")
+	}
+	m.player.Store(msg.player)
+	m.screen, m.synced = screenPlay, false
+	return m.waitView()
+}
+
+// takeView takes the view waiting in the view slot, if another message has not taken it
+// already.
+func (m *Model) takeView() tea.Cmd {
+	v, ok := m.views.Take()
+	if !ok { // taken with the one before
+		return m.waitView()
+	}
+	return m.ownView(v)
+}
+
+// promptShown notes that the screen-reader prompt the session waited for is printed.
+func (m *Model) promptShown(msg plainPromptMsg) {
+	if uint64(msg) == m.pl.awaited {
+		m.pl.awaiting = false
+	}
+}
+
+// gotWho takes the list of who is in the game; in screen-reader mode it is said.
+func (m *Model) gotWho(msg whoMsg) {
+	m.who.entries, m.who.note = msg.who, msg.note
+	if m.pl.active {
+		m.sayWho()
+	}
+}
+
+// gotConsoleResult shows a console command's result; in screen-reader mode it is said.
+func (m *Model) gotConsoleResult(msg consoleResultMsg) {
+	m.console.showResult(msg)
+	if m.pl.active {
+		m.sayConsole(msg)
+	}
+}
+
+// pasted takes pasted text: nothing while the screen is too small to be seen, else the
+// screen-reader input line's or the line being typed.
+func (m *Model) pasted(msg tea.PasteMsg) tea.Cmd {
+	if m.unseen() {
+		m.keep = true // nothing changed: the message stays as drawn
+		return nil
+	}
+	m.comeBack()
+	if m.pl.active {
+		m.pl.paste(msg.Content)
+		return nil
+	}
+	return m.typed(msg)
+}
+
+// pressed takes a key: ctrl+c always quits; nothing else acts while the screen is too
+// small to be seen.
+func (m *Model) pressed(msg tea.KeyPressMsg) tea.Cmd {
+	if msg.String() == "ctrl+c" {
 		return tea.Quit
 	}
+	if m.unseen() {
+		m.keep = true
+		return nil
+	}
+	m.comeBack()
+	if m.pl.active {
+		return m.plainKey(msg)
+	}
+	return m.key(msg)
+}
+
+// typed gives any other message (pasted text, the cursor's blink) to the line being
+// typed, the knight's name or the chat line, if one is open on the full screen.
+func (m *Model) typed(msg tea.Msg) tea.Cmd {
+	var cmd tea.Cmd
 	switch {
 	case m.pl.active:
 	case m.screen == screenName:
-		var cmd tea.Cmd
 		*m.rolled.name.in(), cmd = m.rolled.name.in().Update(msg)
-		return cmd
 	case m.chat.open:
-		var cmd tea.Cmd
 		*m.chat.input.in(), cmd = m.chat.input.in().Update(msg)
-		return cmd
 	}
-	return nil
+	return cmd
 }
 
 // Farewell ends the session with a reason the player keeps on the terminal, on whatever
@@ -469,10 +516,7 @@ type Farewell struct{ Reason string }
 // ownView takes a view of the player's own knight.
 func (m *Model) ownView(v world.View) tea.Cmd {
 	if v.Ended != "" {
-		m.ended = v.Ended
-		m.screen = screenEnded
-		m.say(v.Ended)
-		return tea.Quit
+		return m.end(v.Ended)
 	}
 	if v.Dead != nil || v.Retired != nil {
 		// The engine has let go of this knight; the player may roll a new one.

@@ -139,10 +139,7 @@ func (m *Model) watchedView(msg watchViewMsg) tea.Cmd {
 	v := msg.v
 	if v.Ended != "" {
 		if m.watch.only {
-			m.ended = v.Ended
-			m.screen = screenEnded
-			m.say(v.Ended)
-			return tea.Quit
+			return m.end(v.Ended)
 		}
 		m.watch.w = nil // the world has already let go of this watch
 		m.stopWatching(v.Ended)
