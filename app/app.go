@@ -543,8 +543,11 @@ func (m *Model) ownView(v world.View) tea.Cmd {
 		m.synced = true
 		m.sendOptions()
 	}
-	if m.pl.active && m.screen != screenWatch {
+	switch {
+	case m.pl.active && m.screen != screenWatch:
 		m.narrate(prev, v, !had)
+	case m.pl.active && had:
+		m.tellOwnWhileWatching(prev, v) // plain.go
 	}
 	return m.waitView()
 }

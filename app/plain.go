@@ -332,6 +332,26 @@ func (m *Model) tellMessages(ps *told, prev, v world.View, first bool) (news boo
 	return news
 }
 
+// tellOwnWhileWatching tells the player's own new messages while it watches another
+// knight (issue 29: they were held back until stop), each marked as its own.
+func (m *Model) tellOwnWhileWatching(prev, v world.View) {
+	ps := &m.pl.own
+	if v.Said < ps.said {
+		return // a view older than what was told: narrate catches up after the watch
+	}
+	if n := min(int(v.Said-ps.said), len(v.Messages)); n > 0 {
+		for _, msg := range v.Messages[len(v.Messages)-n:] {
+			m.say("Your own game: " + plainMessage(msg))
+		}
+	}
+	if v.Fight == nil && prev.Self.Name == v.Self.Name {
+		for _, l := range changeText(prev.Self, v.Self, false) {
+			m.say("Your own game: " + l)
+		}
+	}
+	ps.said, ps.fightSeq = v.Said, v.FightSeq
+}
+
 // tellPlace tells where the knight stands and what it sees: all of it on the first view
 // and after a step, else what came into sight or went. It reports true for a step of a
 // longer walk with nothing new, which is not told (walkOn).

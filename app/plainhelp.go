@@ -102,18 +102,19 @@ func topicHelp(name string, v world.View) (out []string, ok bool) {
 }
 
 // monsterSentences are the monster tables said as sentences: each class with its
-// monsters, then which monster levels each dungeon level holds.
+// monsters' names, which monster levels each dungeon level holds, and how to hear a
+// class's numbers (monsterClassSentences); the numbers of all 60 monsters at once were
+// 1900 words.
 func monsterSentences() []string {
-	out := []string{"Eight classes of monsters live in the dungeon. Each monster is told with its level, hit dice, attack dice, Dexterity, experience, speed and attacks a round."}
+	out := []string{"Eight classes of monsters live in the dungeon."}
 	for c := world.MonsterClass(0); c < world.NumMonsterClasses; c++ {
 		var ms []string
 		for _, k := range world.Monsters {
 			if k.Class == c {
-				ms = append(ms, fmt.Sprintf("%s: level %d, hit dice %s, attack %s, Dexterity %d, %d experience, speed %+d, %s",
-					k.Name, k.Level, k.HitDice, k.AttackDice, k.Dex, k.Experience, k.Speed, english.Count(k.AttacksPerRound, "attack")))
+				ms = append(ms, fmt.Sprintf("%s (level %d)", k.Name, k.Level))
 			}
 		}
-		out = append(out, fmt.Sprintf("%s: %s.", english.Capital(c.String()), strings.Join(ms, "; ")))
+		out = append(out, fmt.Sprintf("%s: %s.", english.Capital(c.String()), strings.Join(ms, ", ")))
 	}
 	for d, odds := range world.MonsterLevelOdds {
 		var ls []string
@@ -124,5 +125,24 @@ func monsterSentences() []string {
 		}
 		out = append(out, fmt.Sprintf("On dungeon level %d the monsters met are of %s.", d+1, english.List(ls)))
 	}
-	return out
+	return append(out, "help monsters and a class (help monsters undead) gives its monsters' numbers.")
+}
+
+// monsterClassSentences are one class's rows of the monster table as sentences, or nil
+// for no such class.
+func monsterClassSentences(class string) []string {
+	for c := world.MonsterClass(0); c < world.NumMonsterClasses; c++ {
+		if !strings.EqualFold(strings.ReplaceAll(c.String(), " ", ""), strings.ReplaceAll(class, " ", "")) {
+			continue
+		}
+		out := []string{fmt.Sprintf("%s, each with its level, hit dice, attack dice, Dexterity, experience, speed and attacks a round:", english.Capital(c.String()))}
+		for _, k := range world.Monsters {
+			if k.Class == c {
+				out = append(out, fmt.Sprintf("%s: level %d, hit dice %s, attack %s, Dexterity %d, %d experience, speed %+d, %s.",
+					k.Name, k.Level, k.HitDice, k.AttackDice, k.Dex, k.Experience, k.Speed, english.Count(k.AttacksPerRound, "attack")))
+			}
+		}
+		return out
+	}
+	return nil
 }

@@ -87,3 +87,31 @@ func TestMapNamesTheDoors(t *testing.T) {
 		t.Fatalf("map does not name the room's locked door:\n%s", s)
 	}
 }
+
+// While the player watches another knight, its own knight's messages are told at once,
+// marked as its own, and not again when it stops watching.
+func TestOwnMessagesAreToldWhileWatching(t *testing.T) {
+	v := twoOnTwo(t)
+	v.Fight, v.Said = nil, 2
+	m, _ := viewModel(t, world.View{}, 80, 24)
+	m.haveView = false
+	m.pl.active = true
+	m.ownView(v)
+	m.screen = screenWatch
+	v.Messages = append(v.Messages, "Bors whispers: come back!")
+	v.Said = 3
+	v.Turn++
+	n := len(m.pl.transcript)
+	m.ownView(v)
+	said := strings.Join(m.pl.transcript[n:], "\n")
+	if said != "Your own game: Bors whispers: come back!" {
+		t.Fatalf("while watching, the own knight's whisper was told as %q", said)
+	}
+	m.screen = screenPlay
+	v.Turn++
+	n = len(m.pl.transcript)
+	m.ownView(v)
+	if said := strings.Join(m.pl.transcript[n:], "\n"); strings.Contains(said, "come back") {
+		t.Fatalf("after the watch the whisper was told again: %q", said)
+	}
+}

@@ -739,6 +739,12 @@ func (m *Model) wordHelp(c plainCall) tea.Cmd {
 		m.say(plainHelp(c.at)...)
 	case len(c.args) == 0:
 		m.say(helpIndex())
+	case strings.HasPrefix(strings.ToLower(c.args[0]), "monster") && len(c.args) > 1:
+		if lines := monsterClassSentences(strings.Join(c.args[1:], " ")); lines != nil {
+			m.say(lines...)
+		} else {
+			m.say(monsterSentences()...)
+		}
 	default:
 		if lines, ok := topicHelp(c.args[0], c.v); ok {
 			m.say(lines...)
