@@ -1,0 +1,430 @@
+package app
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/orthanc-ssh/orthanc-ssh/internal/english"
+	"github.com/orthanc-ssh/orthanc-ssh/world"
+)
+
+// What each of screen-reader mode's words does: the acts its rows (plainWords) run.
+
+// A word means one thing wherever it is typed (issue 29): s is south in a battle too,
+// where a line typed before the player heard the fight had started once shot an arrow.
+// In a battle a step is not taken; the player is told what it may do.
+const walkInBattle = "You are fighting: walking waits until the fight is over. Type fight to strike, run to run, or look to hear the battle."
+
+// maxWalk is the most squares one line walks (west 7).
+const maxWalk = 30
+
+// walkCount reads the squares a walk asks for: none is 1.
+func walkCount(args []string) (int, bool) {
+	if len(args) == 0 {
+		return 1, true
+	}
+	n, err := strconv.Atoi(args[0])
+	return n, err == nil && len(args) == 1 && n >= 1
+}
+
+func (m *Model) wordWalk(c plainCall) tea.Cmd {
+	n, _ := walkCount(c.args)
+	m.walkSquares(c, plainDirs[c.word], n)
+	return nil
+}
+
+// walkSquares walks n squares that way, stopping at anything new (walkOn).
+func (m *Model) walkSquares(c plainCall, d world.Dir, n int) {
+	if c.at == atBattle {
+		m.say(walkInBattle)
+		return
+	}
+	if n > 1 && !c.v.Outside() {
+		m.pl.walk.dir, m.pl.walk.left, m.pl.walk.walked = d, min(n, maxWalk)-1, 0
+	}
+	m.walk(world.Move{Dir: d})
+}
+
+// walkOn takes a step of a walk of several squares: with nothing new (no message, no
+// fight, nothing more in sight, no room or level entered, nothing underfoot) it asks
+// for the next square and reports true, the step left unsaid. Else the walk stops here,
+// and the player is told how far it went before the step is told.
+func (m *Model) walkOn(prev, v world.View, news bool) bool {
+	w := &m.pl.walk
+	if w.left == 0 && w.walked == 0 {
+		return false
+	}
+	w.walked++
+	fresh := false
+	for _, t := range inSight(v) {
+		fresh = fresh || m.pl.own.seen[t.key] == nil
+	}
+	room := v.Level != nil && v.Level.RoomAt(v.Self.Pos) >= 0 && (prev.Level == nil || prev.Level.RoomAt(prev.Self.Pos) != v.Level.RoomAt(v.Self.Pos))
+	if w.left > 0 && !news && !fresh && !room && v.Fight == nil && v.Self.Depth == prev.Self.Depth && v.Self.Feature == world.FeatNone {
+		w.left--
+		m.do(world.Move{Dir: w.dir})
+		return true
+	}
+	if w.left > 0 {
+		m.say(fmt.Sprintf("You stop after %s %s: something is new.", squares(w.walked), w.dir))
+	} else if w.walked > 1 {
+		m.say(fmt.Sprintf("You walk %s %s.", squares(w.walked), w.dir))
+	}
+	w.left, w.walked = 0, 0
+	return false
+}
+
+func (m *Model) wordGo(c plainCall) tea.Cmd {
+	if d, ok := plainDir(c.args); ok {
+		n, _ := walkCount(c.args[1:])
+		m.walkSquares(c, d, n)
+	} else {
+		m.say("Go which way? north, south, east or west.")
+	}
+	return nil
+}
+
+func (m *Model) wordOpen(c plainCall) tea.Cmd {
+	switch d, ok := plainDir(c.args); {
+	case ok:
+		m.walk(world.Move{Dir: d, Door: true})
+	case c.word == "d":
+		m.plainClimb(true)
+	default:
+		m.say("Open which way? For example: open east.")
+	}
+	return nil
+}
+
+func (m *Model) wordDown(plainCall) tea.Cmd {
+	m.plainClimb(true)
+	return nil
+}
+
+func (m *Model) wordUp(plainCall) tea.Cmd {
+	m.plainClimb(false)
+	return nil
+}
+
+// wordLook says where the knight is; in its own battle, every combatant too.
+func (m *Model) wordLook(c plainCall) tea.Cmd {
+	if c.at == atWatch && !c.have {
+		return nil // nothing to see yet
+	}
+	m.say(m.lookText(c.v, true)...)
+	if ps := &m.pl.own; c.at != atWatch && ps.seen != nil {
+		ps.seen.update(c.v, true, m.quietTurns()) // all in sight is told
+	}
+	if c.at == atBattle && len(c.args) == 0 {
+		m.say(statsSentences(c.v)[1:]...)
+	}
+	return nil
+}
+
+func (m *Model) wordStatistics(c plainCall) tea.Cmd {
+	m.say(statsSentences(c.v)...)
+	return nil
+}
+
+func (m *Model) wordStatus(c plainCall) tea.Cmd {
+	m.say(statusText(c.v)...)
+	return nil
+}
+
+func (m *Model) wordMap(c plainCall) tea.Cmd {
+	if len(c.args) > 0 && strings.EqualFold(c.args[0], "grid") {
+		m.say(mapGrid(c.v)...)
+	} else {
+		m.say(mapText(c.v)...)
+	}
+	return nil
+}
+
+func (m *Model) wordWhere(c plainCall) tea.Cmd {
+	if c.v.Outside() || c.v.Level == nil {
+		m.say(whereSentences(c.v, false)...)
+	} else {
+		m.say(whereText(c.v))
+	}
+	return nil
+}
+
+func (m *Model) wordWay(c plainCall) tea.Cmd {
+	m.say(wayText(c.v, c.args))
+	return nil
+}
+
+func (m *Model) wordMessages(c plainCall) tea.Cmd {
+	m.sayMessages(c.v, c.line)
+	return nil
+}
+
+func (m *Model) wordFight(plainCall) tea.Cmd {
+	m.do(world.Fight{})
+	return nil
+}
+
+func (m *Model) wordRun(plainCall) tea.Cmd {
+	m.do(world.Run{})
+	return nil
+}
+
+func (m *Model) wordShoot(plainCall) tea.Cmd {
+	m.do(world.Shoot{})
+	return nil
+}
+
+func (m *Model) wordCast(c plainCall) tea.Cmd {
+	m.plainCast(c.args)
+	return nil
+}
+
+// wordCastLevel is cast without the word: the level first (1 e).
+func (m *Model) wordCastLevel(c plainCall) tea.Cmd {
+	m.plainCast(append([]string{c.word}, c.args...))
+	return nil
+}
+
+func (m *Model) wordSpells(c plainCall) tea.Cmd {
+	lvl := 0
+	if len(c.args) > 0 {
+		lvl, _ = strconv.Atoi(c.args[0])
+	}
+	m.say(spellsText(c.v, max(0, min(lvl, 4)))...)
+	return nil
+}
+
+func (m *Model) wordTarget(c plainCall) tea.Cmd {
+	m.plainTarget(c.rest) // battlewords.go
+	return nil
+}
+
+// wordRequest invites a knight into the party, or asks to join its party.
+func (m *Model) wordRequest(c plainCall) tea.Cmd {
+	kind := world.PartyInvite
+	if c.word == "ask" {
+		kind = world.PartyAsk
+	}
+	name := partyName(c.rest)
+	if name == "" {
+		m.say(fmt.Sprintf("%s whom? Type %s and a knight's name.", english.Capital(c.word), c.word))
+		return nil
+	}
+	m.sayNote(m.partyAction(world.PartyAction{Kind: kind, Name: name}))
+	return nil
+}
+
+// wordAnswer accepts or declines an invitation or an asking.
+func (m *Model) wordAnswer(c plainCall) tea.Cmd {
+	kind := world.PartyAccept
+	if c.word != "accept" {
+		kind = world.PartyDecline
+	}
+	m.sayNote(m.partyAction(world.PartyAction{Kind: kind, Name: partyName(c.rest)}))
+	return nil
+}
+
+func (m *Model) wordParty(c plainCall) tea.Cmd {
+	m.say(partySentences(c.v)...)
+	return nil
+}
+
+func (m *Model) wordLeave(c plainCall) tea.Cmd {
+	if len(c.args) == 1 && world.ChannelNamed(c.args[0]) != nil {
+		return m.plainChat("/leave " + c.args[0])
+	}
+	if len(c.args) == 0 || !strings.EqualFold(c.args[0], "party") {
+		m.say("Type leave party to leave your party, leave and a channel's name to leave the channel, or quit to leave the game.")
+		return nil
+	}
+	m.sayNote(m.partyAction(world.PartyAction{Kind: world.PartyLeave}))
+	return nil
+}
+
+func (m *Model) wordDisband(plainCall) tea.Cmd {
+	m.sayNote(m.partyAction(world.PartyAction{Kind: world.PartyDisband}))
+	return nil
+}
+
+func (m *Model) wordInventory(c plainCall) tea.Cmd {
+	m.say(inventoryText(c.v)...)
+	return nil
+}
+
+func (m *Model) wordUse(c plainCall) tea.Cmd {
+	if i, ok := m.itemArg(c.args); ok {
+		m.do(world.UseItem{Index: i})
+	}
+	return nil
+}
+
+func (m *Model) wordDrop(c plainCall) tea.Cmd {
+	if i, ok := m.itemArg(c.args); ok {
+		m.do(world.Drop{Index: i})
+	}
+	return nil
+}
+
+func (m *Model) wordMarket(c plainCall) tea.Cmd {
+	m.say(marketText(c.v)...)
+	return nil
+}
+
+func (m *Model) wordTrade(c plainCall) tea.Cmd {
+	m.plainTrade(c.word == "sell", c.args) // market.go
+	return nil
+}
+
+func (m *Model) wordSay(c plainCall) tea.Cmd { return m.plainChat("/say " + c.rest) }
+
+// wordChat runs a talking word as the chat line's command it spells without the slash
+// (shout TEXT is /shout TEXT): the chat line's table reads it, and a test checks that
+// every such word is one of its commands.
+func (m *Model) wordChat(c plainCall) tea.Cmd {
+	return m.plainChat("/" + c.word + " " + c.rest)
+}
+
+func (m *Model) wordSlash(c plainCall) tea.Cmd { return m.plainChat(c.line) }
+
+func (m *Model) wordConsole(c plainCall) tea.Cmd { return m.plainConsole(c.rest) }
+
+func (m *Model) wordWho(plainCall) tea.Cmd { return m.askWho() }
+
+func (m *Model) wordWatch(c plainCall) tea.Cmd {
+	if c.rest == "" {
+		m.say("Watch whom? Type who for the list, then watch and a name.")
+		return nil
+	}
+	return m.watchName(c.rest)
+}
+
+// wordStop stops watching (and ends a spectator's session).
+func (m *Model) wordStop(plainCall) tea.Cmd {
+	if m.watch.only {
+		return tea.Quit
+	}
+	m.stopWatching("You stop watching.")
+	return nil
+}
+
+func (m *Model) wordFame(plainCall) tea.Cmd {
+	lines := []string{"No knight has retired yet."}
+	if m.p.Fame != nil {
+		lines = m.p.Fame()
+	}
+	m.say("The hall of fame:")
+	for _, l := range fameSentences(lines) {
+		m.say(world.CleanLine(l))
+	}
+	return nil
+}
+
+// fameColumns splits a row of the hall of fame's table: its columns are two spaces
+// apart or more, and a name has single spaces at most.
+var fameColumns = regexp.MustCompile(`\s{2,}`)
+
+// fameSentences reads the hall of fame's table (RANK NAME LEVEL EXPERIENCE KILLS
+// RETIRED) as sentences (issue 29: a table is read cell by cell): "1. Kay, level 3,
+// 12000 experience, 80% of it from kills, retired 2026-12-01 (yours)." Lines that are
+// no such table are said as they are.
+func fameSentences(lines []string) []string {
+	if len(lines) == 0 || !strings.HasPrefix(lines[0], "RANK") {
+		return lines
+	}
+	var out []string
+	for _, l := range lines[1:] {
+		f := fameColumns.Split(strings.TrimSpace(l), -1)
+		if len(f) < 6 {
+			out = append(out, l)
+			continue
+		}
+		s := fmt.Sprintf("%s. %s, level %s, %s experience, %s of it from kills, retired %s", f[0], f[1], f[2], f[3], f[4], f[5])
+		if len(f) > 6 {
+			s += " " + f[6]
+		}
+		out = append(out, s+".")
+	}
+	return out
+}
+
+// wordRetire asks whether to retire; the next line answers.
+func (m *Model) wordRetire(c plainCall) tea.Cmd {
+	if !c.v.Outside() {
+		m.say("You can retire only outside the dungeon: go up the exit of level 1 first.")
+		return nil
+	}
+	m.pl.pending = "retire"
+	m.say("Retire this knight into the hall of fame? Its adventures end. Type yes to retire, anything else to stay.")
+	return nil
+}
+
+func (m *Model) wordYes(c plainCall) tea.Cmd {
+	switch c.question {
+	case "retire":
+		m.do(world.Retire{})
+	case "quit":
+		return m.leaveNow()
+	case "plain off":
+		o := m.opts.Clone()
+		o.Plain = false
+		return m.setOptions(o)
+	default:
+		m.say("There is no question to answer.")
+	}
+	return nil
+}
+
+// leaveNow says goodbye and ends the session; the server saves the knight.
+func (m *Model) leaveNow() tea.Cmd {
+	if m.p.Guest {
+		m.say("Farewell. Your code to keep this knight follows.")
+	} else {
+		m.say("Your knight is saved where it stands. Farewell.")
+	}
+	return tea.Quit
+}
+
+func (m *Model) wordOptions(c plainCall) tea.Cmd { return m.plainOptions(c.line) }
+
+// wordQuit asks whether to leave, as the full screen does (issue 29: quit left without
+// the question or the reassurance); quit again, or yes, leaves.
+func (m *Model) wordQuit(c plainCall) tea.Cmd {
+	if c.question == "quit" {
+		return m.leaveNow()
+	}
+	m.pl.pending = "quit"
+	q := "Leave the game for now? Your knight is saved where it stands."
+	if m.p.Guest {
+		q = "Leave? A guest is not saved: you get a code to keep this knight."
+	}
+	m.say(q + " Type yes to leave, anything else to stay.")
+	return nil
+}
+
+// wordHelp is help: the index of topics (helpIndex), help and a topic, or help all.
+// Watching, it is the few words that work there.
+func (m *Model) wordHelp(c plainCall) tea.Cmd {
+	switch {
+	case c.at == atWatch || (len(c.args) == 1 && strings.EqualFold(c.args[0], "all")):
+		m.say(plainHelp(c.at)...)
+	case len(c.args) == 0:
+		m.say(helpIndex())
+	case strings.HasPrefix(strings.ToLower(c.args[0]), "monster") && len(c.args) > 1:
+		if lines := monsterClassSentences(strings.Join(c.args[1:], " ")); lines != nil {
+			m.say(lines...)
+		} else {
+			m.say(monsterSentences()...)
+		}
+	default:
+		if lines, ok := topicHelp(c.args[0], c.v); ok {
+			m.say(lines...)
+		} else {
+			m.say(fmt.Sprintf("There is no help on %q. %s", world.CleanText(c.args[0], 20), helpIndex()))
+		}
+	}
+	return nil
+}
