@@ -23,6 +23,9 @@ import (
 )
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "health" { // the subcommand a HEALTHCHECK runs
+		os.Exit(health(os.Args[2:], os.Getenv, os.Stdout, os.Stderr))
+	}
 	if os.Getenv("GOGC") == "" { // an operator's GOGC wins
 		debug.SetGCPercent(defaultGCPercent)
 	}
