@@ -263,6 +263,10 @@ func TestExperienceAndTreasureAreSplit(t *testing.T) {
 	if a.rec.Experience-xa != share || b.rec.Experience-xb != share {
 		t.Fatalf("experience gained %d and %d, want %d each", a.rec.Experience-xa, b.rec.Experience-xb, share)
 	}
+	// Each is told who struck the blow (issue 29: "You killed" when a partner had).
+	if !strings.Contains(said(e, "a"), "You killed the Ogre.") || !strings.Contains(said(e, "b"), a.rec.Name+" killed the Ogre.") {
+		t.Errorf("the killer told:\n%s\nthe partner told:\n%s", said(e, "a"), said(e, "b"))
+	}
 	if b.rec.Hits != 1 || a.fight != nil || b.fight != nil {
 		t.Fatal("the battle did not end with the fainted hero revived")
 	}

@@ -20,7 +20,11 @@ func (e *Engine) monsterKilled(enc *encounter, m *monster, killer *player) {
 	for _, p := range enc.players {
 		p.rec.Experience += share
 		p.changed = true
-		e.say(p, fmt.Sprintf("You killed %s. (+%d experience)", theName(k), share))
+		if killer == nil || killer == p {
+			e.say(p, fmt.Sprintf("You killed %s. (+%d experience)", theName(k), share))
+		} else { // a partner's blow (issue 29: each hero was told it had killed)
+			e.say(p, fmt.Sprintf("%s killed %s. (+%d experience, your share)", killer.rec.Name, theName(k), share))
+		}
 	}
 	switch {
 	case m.depth == 0:
