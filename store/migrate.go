@@ -31,12 +31,12 @@ func backupPath(path string, from int) string {
 // (rekeyReports); then the new schema version is written. A failure anywhere leaves
 // the file as it was: the copy is only a second way back. The community's buckets a
 // schema 1 file lacks are created after it, by Open.
-func migrate(db *bolt.DB, path string, from int) error {
-	backup := backupPath(path, from)
+func migrate(db *bolt.DB, path string, from int) (backup string, err error) {
+	backup = backupPath(path, from)
 	if err := writeBackup(db, backup); err != nil {
-		return fmt.Errorf("migrate schema %d to %d: back up to %s first: %w", from, SchemaVersion, backup, err)
+		return "", fmt.Errorf("migrate schema %d to %d: back up to %s first: %w", from, SchemaVersion, backup, err)
 	}
-	err := db.Update(func(tx *bolt.Tx) error {
+	err = db.Update(func(tx *bolt.Tx) error {
 		if from == schemaV1 {
 			if err := migrateV1(tx, time.Now().UTC()); err != nil {
 				return err
@@ -51,9 +51,9 @@ func migrate(db *bolt.DB, path string, from int) error {
 		return tx.Bucket(bucketMeta).Put(keyVersion, []byte(strconv.Itoa(SchemaVersion)))
 	})
 	if err != nil {
-		return fmt.Errorf("migrate schema %d to %d (the file is unchanged; a copy is in %s): %w", from, SchemaVersion, backup, err)
+		return "", fmt.Errorf("migrate schema %d to %d (the file is unchanged; a copy is in %s): %w", from, SchemaVersion, backup, err)
 	}
-	return nil
+	return backup, nil
 }
 
 // migrateV1 moves schema 1's adventurers to knights and keys, and deletes adventurers.

@@ -82,6 +82,9 @@ func TestSchema1IsMigratedInPlace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if m, ok := st.Migrated(); !ok || m != (Migration{From: 1, To: SchemaVersion, Backup: path + schema1Backup}) {
+		t.Errorf("Migrated() = %+v, %v; want from 1 to %d, backup %s", m, ok, SchemaVersion, path+schema1Backup)
+	}
 	if err := st.Check(); err != nil {
 		t.Errorf("Check after the migration: %v", err)
 	}
@@ -215,6 +218,9 @@ func checkOneBackupAfterReopen(t *testing.T, dir, path string) {
 	st, err := Open(path, Options{})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if m, ok := st.Migrated(); ok {
+		t.Errorf("second Open: Migrated() = %+v, want nothing migrated", m)
 	}
 	st.Close()
 	entries, _ := os.ReadDir(dir)

@@ -140,6 +140,25 @@ type Options struct {
 type Store struct {
 	db   *bolt.DB
 	path string
+	// migrated is what Open migrated, nil when the file was of the current schema.
+	migrated *Migration
+}
+
+// Migration is what Open did to a file of an older schema: the store does no logging
+// of its own, so the server reports it.
+type Migration struct {
+	// From and To are the schema versions before and after.
+	From, To int
+	// Backup is the copy of the file as it was, written beside it first.
+	Backup string
+}
+
+// Migrated returns what Open migrated, and false when it migrated nothing.
+func (s *Store) Migrated() (Migration, bool) {
+	if s.migrated == nil {
+		return Migration{}, false
+	}
+	return *s.migrated, true
 }
 
 // Open opens the store at path, creating the file (and its parent folder,
@@ -178,11 +197,14 @@ func Open(path string, opts Options) (st *Store, err error) {
 	if err != nil {
 		return nil, classifyOpenError(path, timeout, exists, err)
 	}
+	var migrated *Migration
 	if version == schemaV1 || version == schemaV2 {
-		if err := migrate(db, path, version); err != nil {
+		backup, err := migrate(db, path, version)
+		if err != nil {
 			_ = db.Close()
 			return nil, fmt.Errorf("open store %s: %w", path, err)
 		}
+		migrated = &Migration{From: version, To: SchemaVersion, Backup: backup}
 	}
 	if needsInit {
 		if err := initSchema(db); err != nil {
@@ -190,7 +212,7 @@ func Open(path string, opts Options) (st *Store, err error) {
 			return nil, fmt.Errorf("open store %s: %w", path, err)
 		}
 	}
-	return &Store{db: db, path: path}, nil
+	return &Store{db: db, path: path, migrated: migrated}, nil
 }
 
 // openBolt opens the bbolt file, turning a panic or memory fault while

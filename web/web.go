@@ -47,8 +47,10 @@ type Status struct {
 	KnownHosts  string `json:"known_hosts"`
 	// Guests tells whether a client with no key may play as a guest.
 	Guests bool `json:"guests"`
-	// Started is when the server started.
+	// Started is when the server started; Version the server's build (its module
+	// version, or the commit it was built from).
 	Started time.Time `json:"started"`
+	Version string    `json:"version"`
 	Online  []Player  `json:"online"`
 	Fame    []Fame    `json:"fame"`
 	Deaths  []Death   `json:"deaths"`

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -531,6 +532,7 @@ func TestMetrics(t *testing.T) {
 		"orthanc_save_duration_seconds_count":          func(v float64) bool { return v > 0 },
 		"orthanc_handshake_failures_total":             func(v float64) bool { return v >= 0 },
 		"orthanc_tick_duration_seconds_bucket":         nil, // has labels: checked below
+		fmt.Sprintf(`orthanc_build_info{goversion=%q,version=%q}`, goVersion(), version()): func(v float64) bool { return v == 1 },
 	} {
 		if want == nil {
 			continue

@@ -35,6 +35,8 @@ func (s *server) adminBackup(c *call) int {
 
 // statsJSON is the --json output of stats.
 type statsJSON struct {
+	Version       string            `json:"version"`
+	GoVersion     string            `json:"go_version"`
 	UptimeSeconds float64           `json:"uptime_seconds"`
 	Sessions      int               `json:"sessions"`
 	PlayersOnline int               `json:"players_online"`
@@ -84,6 +86,7 @@ func (s *server) adminStats(c *call) int {
 	runtime.ReadMemStats(&mem)
 	sv := s.saver.Stats()
 	st := statsJSON{
+		Version: version(), GoVersion: goVersion(),
 		UptimeSeconds: time.Since(s.obs.start).Round(time.Second).Seconds(),
 		Sessions:      s.live.len(), PlayersOnline: census.Players, Adventurers: stored, Bans: len(bans),
 		Turn: census.Turn, Fights: census.Fights, MonstersAlive: census.Monsters(),
@@ -99,6 +102,7 @@ func (s *server) adminStats(c *call) int {
 	}
 	tw := tabwriter.NewWriter(c.out, 0, 0, 2, ' ', 0)
 	row := func(k, format string, args ...any) { fmt.Fprintf(tw, "%s\t"+format+"\n", append([]any{k}, args...)...) }
+	row("version", "%s (%s)", st.Version, st.GoVersion)
 	row("uptime", "%s", time.Duration(st.UptimeSeconds)*time.Second)
 	row("sessions", "%d", st.Sessions)
 	row("players online", "%d", st.PlayersOnline)

@@ -49,6 +49,8 @@ type config struct {
 	clock func() time.Time
 	// check verifies the database in data and exits; the server does not start.
 	check bool
+	// showVersion prints the version and exits; the server does not start.
+	showVersion bool
 	// saveRetry is how long a server that is stopping retries a save that fails (a full
 	// disk) before it gives up.
 	saveRetry time.Duration
@@ -76,6 +78,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.StringVar(&c.name, "name", env("ORTHANC_NAME", "Orthanc"), "the server's name, on its web page and in the listing for MUD directories (env ORTHANC_NAME)")
 	fs.StringVar(&c.publicAddr, "public-addr", getenv("ORTHANC_PUBLIC_ADDR"), "host[:port] players connect to, as the web page and messages show it; default this machine's name and the listen port (env ORTHANC_PUBLIC_ADDR)")
 	fs.BoolVar(&c.check, "check", false, "verify every record of the database in -data (pages, checksums, decoding) without writing to it, and exit: 0 when sound, 1 otherwise; the server does not start (a running server's: the admin command check)")
+	fs.BoolVar(&c.showVersion, "version", false, "print the server's version (its release, or the commit it was built from) and exit")
 	guests := env("ORTHANC_GUESTS", "true")
 	fs.Func("guests", "let a client with no key play as a guest, not saved (env ORTHANC_GUESTS; default true)", func(v string) error { guests = v; return nil })
 	fs.Lookup("guests").DefValue = "true"

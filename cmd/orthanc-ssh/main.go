@@ -58,7 +58,11 @@ func runWith(ctx context.Context, args []string, getenv func(string) string, std
 		fmt.Fprintln(stderr, "orthanc-ssh:", err)
 		return 2
 	}
-	log := slog.New(slog.NewTextHandler(stderr, nil))
+	if cfg.showVersion {
+		fmt.Fprintln(os.Stdout, "orthanc-ssh", version(), goVersion())
+		return 0
+	}
+	log := newLogger(cfg, stderr)
 	if cfg.check {
 		return checkDatabase(cfg, log)
 	}

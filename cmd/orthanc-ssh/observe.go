@@ -147,6 +147,8 @@ func newObserver(s *server) *observer {
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "orthanc_save_errors_total", Help: "Batches the saver failed to write (it retries)."},
 			func() float64 { return float64(s.saver.Stats().Errors) }),
 		newTalkCollector(s),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "orthanc_build_info", Help: "Always 1; its labels name the server's build.",
+			ConstLabels: prometheus.Labels{"version": version(), "goversion": goVersion()}}, func() float64 { return 1 }),
 	)
 	return o
 }

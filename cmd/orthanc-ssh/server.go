@@ -131,6 +131,9 @@ func newServer(cfg config, log *slog.Logger) (*server, error) {
 	if err != nil {
 		return nil, err
 	}
+	if m, ok := st.Migrated(); ok {
+		log.Info("migrated the database", "from_schema", m.From, "to_schema", m.To, "backup", m.Backup)
+	}
 	for _, w := range permissionWarnings(cfg) {
 		log.Warn("permissions: "+w.Problem, "path", w.Path, "mode", w.Mode, "fix", w.Fix)
 	}

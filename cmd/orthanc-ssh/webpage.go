@@ -160,7 +160,7 @@ func (s *server) webStatus(ctx context.Context) (web.Status, error) {
 		SSH: s.sshCommand(), Plain: s.sshCommand("-t") + " play --plain",
 		HostKey: keys.Fingerprint(s.hostKey), HostKeyType: s.hostKey.Type(),
 		KnownHosts: knownhosts.Line([]string{knownhosts.Normalize(net.JoinHostPort(host, port))}, s.hostKey),
-		Guests:     s.cfg.guests, Started: s.obs.start,
+		Guests:     s.cfg.guests, Started: s.obs.start, Version: version(),
 	}
 	who, err := s.engine.Who(ctx)
 	if err != nil {
