@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -51,6 +50,8 @@ type config struct {
 	check bool
 	// showVersion prints the version and exits; the server does not start.
 	showVersion bool
+	// log is the log's level and format (logging.go).
+	log logConfig
 	// saveRetry is how long a server that is stopping retries a save that fails (a full
 	// disk) before it gives up.
 	saveRetry time.Duration
@@ -79,21 +80,25 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.StringVar(&c.publicAddr, "public-addr", getenv("ORTHANC_PUBLIC_ADDR"), "host[:port] players connect to, as the web page and messages show it; default this machine's name and the listen port (env ORTHANC_PUBLIC_ADDR)")
 	fs.BoolVar(&c.check, "check", false, "verify every record of the database in -data (pages, checksums, decoding) without writing to it, and exit: 0 when sound, 1 otherwise; the server does not start (a running server's: the admin command check)")
 	fs.BoolVar(&c.showVersion, "version", false, "print the server's version (its release, or the commit it was built from) and exit")
+	logLevel, logFormat := env("ORTHANC_LOG_LEVEL", "info"), env("ORTHANC_LOG_FORMAT", "text")
+	fs.Func("log-level", "least level of the lines logged: debug, info, warn or error (env ORTHANC_LOG_LEVEL; default info)", func(v string) error { logLevel = v; return nil })
+	fs.Func("log-format", "text (key=value) or json, one object a line (env ORTHANC_LOG_FORMAT; default text)", func(v string) error { logFormat = v; return nil })
 	guests := env("ORTHANC_GUESTS", "true")
-	fs.Func("guests", "let a client with no key play as a guest, not saved (env ORTHANC_GUESTS; default true)", func(v string) error { guests = v; return nil })
+	fs.Func("guests", "let a client with no key play as a guest, not saved (env ORTHANC_GUESTS)", func(v string) error { guests = v; return nil })
 	fs.Lookup("guests").DefValue = "true"
 	c.limits = defaultLimits
+	// A number's or a duration's value, from the flag or else the variable, is read
+	// after the flags, so that a bad one is refused naming both.
+	var checks []func() error
 	intFlag := func(p *int, name, envName, usage string) {
-		fs.Func(name, fmt.Sprintf("%s (env %s; default %d)", usage, envName, *p), func(v string) error { return parseInt(p, v) })
-		if v := getenv(envName); v != "" {
-			_ = parseInt(p, v) // a bad value is reported below, when checked
-		}
+		raw := getenv(envName)
+		fs.Func(name, fmt.Sprintf("%s (env %s; default %d)", usage, envName, *p), func(v string) error { raw = v; return nil })
+		checks = append(checks, func() error { return parseInt(p, raw, name, envName) })
 	}
 	durFlag := func(p *time.Duration, name, envName, usage string) {
-		fs.Func(name, fmt.Sprintf("%s (env %s; default %v)", usage, envName, *p), func(v string) error { return parseDur(p, v) })
-		if v := getenv(envName); v != "" {
-			_ = parseDur(p, v)
-		}
+		raw := getenv(envName)
+		fs.Func(name, fmt.Sprintf("%s (env %s; default %v)", usage, envName, *p), func(v string) error { raw = v; return nil })
+		checks = append(checks, func() error { return parseDur(p, raw, name, envName, p == &c.chatHistory) })
 	}
 	intFlag(&c.limits.maxSessions, "max-sessions", "ORTHANC_MAX_SESSIONS", "connections with a session open (a game or a command)")
 	intFlag(&c.limits.maxHandshakes, "max-handshakes", "ORTHANC_MAX_HANDSHAKES", "connections not in a session: in the SSH handshake, logging in, or yet to open one")
@@ -119,37 +124,32 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
 	}
-	for _, n := range []int{c.limits.maxSessions, c.limits.maxHandshakes, c.limits.earlyDropAt, c.limits.maxPerIP, c.limits.maxShakesPerIP, c.limits.maxPerKey, c.limits.maxGuestsPerIP, c.limits.maxGuests, c.limits.newKnightsPerHour} {
-		if n < 1 {
-			return config{}, errors.New("session limits must be at least 1")
-		}
-	}
-	if c.chatHistory < 0 {
-		return config{}, errors.New("chat-history must be a duration of 0 or more, such as 24h")
-	}
-	for _, d := range []time.Duration{c.battleGrace, c.saveRetry, c.limits.handshakeTimeout, c.limits.bannerTimeout, c.limits.channelTimeout, c.limits.idleTimeout, c.limits.maxLifetime, c.limits.stallTimeout} {
-		if d <= 0 {
-			return config{}, errors.New("timeouts must be positive durations such as 30s")
-		}
-	}
 	if fs.NArg() > 0 {
 		return config{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
+	for _, check := range checks {
+		if err := check(); err != nil {
+			return config{}, err
+		}
+	}
 	var err error
+	if c.log.level, err = parseLogLevel(logLevel); err != nil {
+		return config{}, fmt.Errorf("%s %w", named("log-level", "ORTHANC_LOG_LEVEL"), err)
+	}
+	if c.log.json, err = parseLogFormat(logFormat); err != nil {
+		return config{}, fmt.Errorf("%s %w", named("log-format", "ORTHANC_LOG_FORMAT"), err)
+	}
 	if c.guests, err = strconv.ParseBool(guests); err != nil {
-		return config{}, fmt.Errorf("guests %q: want true or false", guests)
+		return config{}, fmt.Errorf("%s %q: want true or false", named("guests", "ORTHANC_GUESTS"), guests)
 	}
 	if c.seed, err = strconv.ParseUint(seed, 10, 64); err != nil {
-		return config{}, fmt.Errorf("seed %q: want a whole number from 0 to 18446744073709551615", seed)
+		return config{}, fmt.Errorf("%s %q: want a whole number from 0 to 18446744073709551615", named("seed", "ORTHANC_SEED"), seed)
 	}
-	if c.tick, err = time.ParseDuration(tick); err != nil {
-		return config{}, fmt.Errorf("tick %q: want a duration such as 25ms", tick)
-	}
-	if c.tick < time.Millisecond || c.tick > time.Second {
-		return config{}, errors.New("tick must be between 1ms and 1s")
+	if c.tick, err = time.ParseDuration(tick); err != nil || c.tick < time.Millisecond || c.tick > time.Second {
+		return config{}, fmt.Errorf("%s %q: want a duration from 1ms to 1s, such as 25ms", named("tick", "ORTHANC_TICK"), tick)
 	}
 	if c.data == "" {
-		return config{}, errors.New("data folder must not be empty")
+		return config{}, fmt.Errorf("%s: the data folder must not be empty", named("data", "ORTHANC_DATA"))
 	}
 	if c.adminKeys == "" {
 		c.adminKeys = filepath.Join(c.data, "admin_keys")
@@ -157,21 +157,35 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	return c, nil
 }
 
-func parseInt(p *int, v string) error {
+// named names a setting as an operator may have given it: "-tick (env ORTHANC_TICK)".
+func named(flagName, envName string) string {
+	return fmt.Sprintf("-%s (env %s)", flagName, envName)
+}
+
+// parseInt sets *p to v, a limit of 1 or more, unless v is empty (the default stays).
+func parseInt(p *int, v, flagName, envName string) error {
+	if v == "" {
+		return nil
+	}
 	n, err := strconv.Atoi(v)
-	if err != nil {
-		*p = 0 // rejected by the range check with a clear message
-		return fmt.Errorf("%q is not a whole number", v)
+	if err != nil || n < 1 {
+		return fmt.Errorf("%s %q: want a whole number of 1 or more", named(flagName, envName), v)
 	}
 	*p = n
 	return nil
 }
 
-func parseDur(p *time.Duration, v string) error {
+// parseDur sets *p to v, a positive duration (or 0 when zeroOK), unless v is empty.
+func parseDur(p *time.Duration, v, flagName, envName string, zeroOK bool) error {
+	if v == "" {
+		return nil
+	}
 	d, err := time.ParseDuration(v)
-	if err != nil {
-		*p = 0
-		return fmt.Errorf("%q is not a duration such as 30s", v)
+	switch {
+	case zeroOK && (err != nil || d < 0):
+		return fmt.Errorf("%s %q: want a duration of 0 or more, such as 24h", named(flagName, envName), v)
+	case !zeroOK && (err != nil || d <= 0):
+		return fmt.Errorf("%s %q: want a duration more than 0, such as 30s", named(flagName, envName), v)
 	}
 	*p = d
 	return nil

@@ -12,7 +12,6 @@ import (
 	"charm.land/wish/v2/bubbletea"
 
 	"github.com/orthanc-ssh/orthanc-ssh/app"
-	"github.com/orthanc-ssh/orthanc-ssh/keys"
 	"github.com/orthanc-ssh/orthanc-ssh/store"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
@@ -155,7 +154,7 @@ func (s *server) newProgram(sess ssh.Session, m *app.Model, g *ioGuard) *tea.Pro
 	prog := tea.NewProgram(m, opts...)
 	onFlood := func() {
 		fmt.Fprintf(sess, floodLine, floodClose)
-		s.log.Info("session input flood: closing", "fingerprint", keys.Fingerprint(sess.PublicKey()), "addr", sess.RemoteAddr().String())
+		s.log.Info("session input flood: closing", s.sessionAttrs(sess)...)
 		closeConn(sess)
 	}
 	s.games.put(sess, gameSession{model: m, guard: g, input: startInput(g, prog.Send, onFlood), prog: prog})

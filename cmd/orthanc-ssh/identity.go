@@ -66,18 +66,21 @@ type identities struct {
 	m  map[ssh.Session]ident
 }
 
-func (ids *identities) put(sess ssh.Session, id ident) (remove func()) {
+// put keeps the session's ident until remove: the logSessions middleware removes it
+// after its session's last log line, which names the knight.
+func (ids *identities) put(sess ssh.Session, id ident) {
 	ids.mu.Lock()
 	defer ids.mu.Unlock()
 	if ids.m == nil {
 		ids.m = map[ssh.Session]ident{}
 	}
 	ids.m[sess] = id
-	return func() {
-		ids.mu.Lock()
-		delete(ids.m, sess)
-		ids.mu.Unlock()
-	}
+}
+
+func (ids *identities) remove(sess ssh.Session) {
+	ids.mu.Lock()
+	delete(ids.m, sess)
+	ids.mu.Unlock()
 }
 
 func (ids *identities) get(sess ssh.Session) (ident, bool) {

@@ -9,8 +9,6 @@ import (
 
 	"charm.land/ssh"
 	gossh "golang.org/x/crypto/ssh"
-
-	"github.com/orthanc-ssh/orthanc-ssh/keys"
 )
 
 // The stall watch: a game session's input and output, watched for a client that stops
@@ -21,7 +19,7 @@ import (
 // closes the session, so one stalled client never holds anything but itself.
 func (s *server) guardIO(sess ssh.Session) *ioGuard {
 	g := &ioGuard{sess: sess, out: sess, stall: s.cfg.limits.stallTimeout, done: make(chan struct{}), onStall: func() {
-		s.log.Warn(stalledLogLabel, "fingerprint", keys.Fingerprint(sess.PublicKey()), "addr", sess.RemoteAddr().String())
+		s.log.Warn(stalledLogLabel, s.sessionAttrs(sess)...)
 		closeConn(sess)
 	}}
 	if ch := rawChannel(sess.Context()); ch != nil && sess.EmulatedPty() {
@@ -30,7 +28,7 @@ func (s *server) guardIO(sess ssh.Session) *ioGuard {
 	g.lastKey.Store(time.Now().UnixNano())
 	g.watchIdle(s.cfg.limits.idleTimeout, func() {
 		fmt.Fprintf(sess, "\r\nYou were idle for %v; your knight is saved where it stands.\r\n", s.cfg.limits.idleTimeout)
-		s.log.Info("session idle: closing", "fingerprint", keys.Fingerprint(sess.PublicKey()), "idle", s.cfg.limits.idleTimeout)
+		s.log.Info("session idle: closing", s.sessionAttrs(sess, "idle", s.cfg.limits.idleTimeout)...)
 		closeConn(sess)
 	})
 	return g

@@ -62,7 +62,7 @@ func runWith(ctx context.Context, args []string, getenv func(string) string, std
 		fmt.Fprintln(os.Stdout, "orthanc-ssh", version(), goVersion())
 		return 0
 	}
-	log := newLogger(cfg, stderr)
+	log := startLog(cfg, stderr)
 	if cfg.check {
 		return checkDatabase(cfg, log)
 	}

@@ -86,22 +86,36 @@ func (s *server) holdSlot(next ssh.Handler) ssh.Handler {
 	}
 }
 
-// logSessions logs each session's start and end with its key, address and duration, and
-// counts open sessions for shutdown.
+// logSessions logs each session's end with its key, knight, address and duration (track
+// logs its start, once the knight is known), and counts open sessions for shutdown.
 func (s *server) logSessions(next ssh.Handler) ssh.Handler {
 	return func(sess ssh.Session) {
 		s.sessions.Add(1)
 		defer s.sessions.Done()
+		defer s.ids.remove(sess)
 		start := time.Now()
-		fp := keys.Fingerprint(sess.PublicKey())
-		if fp == "" {
-			fp = "guest" // keyboard-interactive: no key (login.go)
-		}
-		_, _, pty := sess.Pty()
-		s.log.Info("session start", "fingerprint", fp, "addr", sess.RemoteAddr().String(), "pty", pty, "command", len(sess.Command()) > 0)
 		next(sess)
-		s.log.Info("session end", "fingerprint", fp, "addr", sess.RemoteAddr().String(), "duration", time.Since(start).Round(time.Millisecond))
+		s.log.Info("session end", s.sessionAttrs(sess, "duration", time.Since(start).Round(time.Millisecond))...)
 	}
+}
+
+// sessionAttrs are a session's log attributes, then more: its key's fingerprint ("guest"
+// for none), its knight's name (its id until it has one) once the track middleware knows
+// it, and its address.
+func (s *server) sessionAttrs(sess ssh.Session, more ...any) []any {
+	fp := keys.Fingerprint(sess.PublicKey())
+	if fp == "" {
+		fp = "guest" // keyboard-interactive: no key (login.go)
+	}
+	attrs := []any{"fingerprint", fp}
+	if id, ok := s.ids.get(sess); ok && id.knight != "" {
+		name := s.book().nameOf(id.knight)
+		if name == "" {
+			name = id.knight
+		}
+		attrs = append(attrs, "knight", name)
+	}
+	return append(append(attrs, "addr", sess.RemoteAddr().String()), more...)
 }
 
 // track works out who the session is (identity.go) and registers it for the admin's who
@@ -127,7 +141,8 @@ func (s *server) track(next ssh.Handler) ssh.Handler {
 			return
 		}
 		defer release()
-		defer s.ids.put(sess, id)()
+		s.ids.put(sess, id) // removed by logSessions, after the session's last line
+		s.log.Info("session start", s.sessionAttrs(sess, "pty", pty, "command", len(cmd) > 0)...)
 		s.touchKey(id.fp)
 		remove := s.live.add(liveSession{
 			fp: id.fp, knight: id.knight, guest: id.guest, addr: sess.RemoteAddr().String(), start: time.Now(),
@@ -236,7 +251,7 @@ func (s *server) finish(ssh.Handler) ssh.Handler {
 		if gs.input != nil {
 			gs.input.stopInput() // the program has ended: nothing more is parsed for it
 			if n := gs.input.dropped.Load(); n > 0 {
-				s.log.Info("session input dropped", "fingerprint", keys.Fingerprint(sess.PublicKey()), "bytes", n)
+				s.log.Info("session input dropped", s.sessionAttrs(sess, "bytes", n)...)
 			}
 		}
 		if gs.guard != nil {
@@ -249,7 +264,7 @@ func (s *server) finish(ssh.Handler) ssh.Handler {
 				defer cancel()
 				rec, left, err := m.Leave(ctx)
 				if err != nil {
-					s.log.Error("leave", "fingerprint", keys.Fingerprint(sess.PublicKey()), "err", err)
+					s.log.Error("leave", s.sessionAttrs(sess, "err", err)...)
 				}
 				if why := m.Ended(); why != "" {
 					fmt.Fprintln(sess, why) // the game screen is gone: keep the reason on the terminal

@@ -17,6 +17,7 @@ type nameBook struct {
 	mu     sync.Mutex
 	loaded bool
 	owner  map[string]string // NameKey → knight id
+	name   map[string]string // knight id → the name it last claimed, as typed, for the log
 }
 
 // book is the name book, read from the store the first time it is needed. A store that
@@ -27,7 +28,7 @@ func (s *server) book() *nameBook {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.owner == nil {
-		b.owner = map[string]string{}
+		b.owner, b.name = map[string]string{}, map[string]string{}
 	}
 	if b.loaded {
 		return b
@@ -40,6 +41,9 @@ func (s *server) book() *nameBook {
 	for _, n := range names {
 		if k := world.NameKey(n.Name); b.owner[k] == "" {
 			b.owner[k] = n.Knight
+		}
+		if b.name[n.Knight] == "" {
+			b.name[n.Knight] = n.Name
 		}
 	}
 	b.loaded = true
@@ -63,7 +67,15 @@ func (b *nameBook) claim(name, fp string) bool {
 		return false
 	}
 	b.owner[k] = fp
+	b.name[fp] = name
 	return true
+}
+
+// nameOf returns the name the knight id last claimed, "" for none yet.
+func (b *nameBook) nameOf(id string) string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.name[id]
 }
 
 // forget lets go of every name the knight fp owns: a guest's, when it leaves, so that
@@ -76,6 +88,7 @@ func (b *nameBook) forget(fp string) {
 			delete(b.owner, k)
 		}
 	}
+	delete(b.name, fp)
 }
 
 // sessionNames is the name book as one knight's session sees it (app.Names).

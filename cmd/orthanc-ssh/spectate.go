@@ -47,11 +47,11 @@ func (s *server) watchProgram(sess ssh.Session, args []string) *tea.Program {
 	w, err := s.engine.Watch(sess.Context(), name, me, box)
 	if err != nil {
 		if !errors.Is(err, world.ErrNotOnline) && !errors.Is(err, world.ErrNoSpectators) && !errors.Is(err, world.ErrAmbiguousName) {
-			s.log.Error("watch", "fingerprint", fp, "err", err)
+			s.log.Error("watch", s.sessionAttrs(sess, "err", err)...)
 		}
 		return refuse(app.WatchError(err, name))
 	}
-	s.log.Info("watch", "fingerprint", fp, "watched", w.Name())
+	s.log.Info("watch", s.sessionAttrs(sess, "watched", w.Name())...)
 	g := s.guardIO(sess)
 	m := app.New(sess.Context(), app.Params{
 		Fingerprint: fp,

@@ -1,0 +1,91 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"strings"
+	"testing"
+	"time"
+)
+
+// envOf is a getenv of the given NAME, value pairs.
+func envOf(kv ...string) func(string) string {
+	return func(k string) string {
+		for i := 0; i+1 < len(kv); i += 2 {
+			if kv[i] == k {
+				return kv[i+1]
+			}
+		}
+		return ""
+	}
+}
+
+// Regression (issue 32): ORTHANC_MAX_SESSIONS=abc said "session limits must be at least
+// 1", naming neither the variable nor the flag. Every bad setting is refused, exit 2,
+// naming the flag, the variable and the value given.
+func TestConfigErrorsNameFlagAndVariable(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		env  func(string) string
+		want []string
+	}{
+		{nil, envOf("ORTHANC_MAX_SESSIONS", "abc"), []string{"-max-sessions", "ORTHANC_MAX_SESSIONS", `"abc"`, "1 or more"}},
+		{[]string{"-max-per-ip", "0"}, envOf(), []string{"-max-per-ip", "ORTHANC_MAX_PER_IP", `"0"`}},
+		{nil, envOf("ORTHANC_IDLE_TIMEOUT", "soon"), []string{"-idle-timeout", "ORTHANC_IDLE_TIMEOUT", `"soon"`, "30s"}},
+		{[]string{"-stall-timeout", "0s"}, envOf(), []string{"-stall-timeout", "ORTHANC_STALL_TIMEOUT", `"0s"`}},
+		{[]string{"-chat-history", "-1h"}, envOf(), []string{"-chat-history", "ORTHANC_CHAT_HISTORY", `"-1h"`, "0 or more"}},
+		{nil, envOf("ORTHANC_TICK", "5s"), []string{"-tick", "ORTHANC_TICK", `"5s"`, "1ms to 1s"}},
+		{nil, envOf("ORTHANC_TICK", "fast"), []string{"-tick", "ORTHANC_TICK", `"fast"`}},
+		{nil, envOf("ORTHANC_SEED", "-1"), []string{"-seed", "ORTHANC_SEED", `"-1"`}},
+		{nil, envOf("ORTHANC_GUESTS", "maybe"), []string{"-guests", "ORTHANC_GUESTS", `"maybe"`, "true or false"}},
+		{[]string{"-data", ""}, envOf(), []string{"-data", "ORTHANC_DATA", "empty"}},
+	} {
+		var stderr bytes.Buffer
+		code := run(context.Background(), c.args, c.env, &stderr)
+		if code != 2 {
+			t.Errorf("run(%q) = %d, want 2 (bad configuration)", c.args, code)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(stderr.String(), w) {
+				t.Errorf("run(%q) said %q; want %q in it", c.args, stderr.String(), w)
+			}
+		}
+	}
+}
+
+// Good values are taken from the variable, the flag winning over it; zero chat history
+// is allowed.
+func TestConfigTakesFlagsOverVariables(t *testing.T) {
+	cfg, err := parseConfig([]string{"-max-per-key", "4", "-chat-history", "0"},
+		envOf("ORTHANC_MAX_SESSIONS", "7", "ORTHANC_MAX_PER_KEY", "9", "ORTHANC_IDLE_TIMEOUT", "90s"), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.limits.maxSessions != 7 || cfg.limits.maxPerKey != 4 || cfg.limits.idleTimeout != 90*time.Second || cfg.chatHistory != 0 {
+		t.Errorf("config %+v: want max-sessions 7 (variable), max-per-key 4 (flag), idle 90s, chat history 0", cfg.limits)
+	}
+	if cfg, _ := parseConfig(nil, envOf(), io.Discard); cfg.limits != defaultLimits {
+		t.Errorf("limits with nothing set %+v, want the defaults %+v", cfg.limits, defaultLimits)
+	}
+}
+
+// Regression (issue 32): -guests's help said "(default true)" twice.
+func TestGuestsHelpSaysItsDefaultOnce(t *testing.T) {
+	var out bytes.Buffer
+	if code := run(context.Background(), []string{"-h"}, envOf(), &out); code != 0 {
+		t.Fatalf("-h exited %d", code)
+	}
+	help := out.String()
+	i := strings.Index(help, "  -guests")
+	if i < 0 {
+		t.Fatalf("no -guests in the help:\n%s", help)
+	}
+	entry := help[i+len("  -guests"):]
+	if j := strings.Index(entry, "\n  -"); j >= 0 {
+		entry = entry[:j]
+	}
+	if n := strings.Count(entry, "default true"); n != 1 {
+		t.Errorf("-guests's help says its default %d times:\n%s", n, entry)
+	}
+}
