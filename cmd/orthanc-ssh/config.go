@@ -52,6 +52,8 @@ type config struct {
 	showVersion bool
 	// log is the log's level and format (logging.go).
 	log logConfig
+	// envNames are the ORTHANC_ variables the flags read, to warn of others (env.go).
+	envNames []string
 	// saveRetry is how long a server that is stopping retries a save that fails (a full
 	// disk) before it gives up.
 	saveRetry time.Duration
@@ -132,6 +134,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 			return config{}, err
 		}
 	}
+	c.envNames = envNames(fs)
 	var err error
 	if c.log.level, err = parseLogLevel(logLevel); err != nil {
 		return config{}, fmt.Errorf("%s %w", named("log-level", "ORTHANC_LOG_LEVEL"), err)

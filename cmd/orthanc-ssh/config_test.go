@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -87,5 +89,42 @@ func TestGuestsHelpSaysItsDefaultOnce(t *testing.T) {
 	}
 	if n := strings.Count(entry, "default true"); n != 1 {
 		t.Errorf("-guests's help says its default %d times:\n%s", n, entry)
+	}
+}
+
+// An ORTHANC_ variable the server does not read is named at start, with the known one
+// closest to it when one is close; the server's own are not.
+func TestUnknownVariablesAreWarnedAbout(t *testing.T) {
+	cfg, err := parseConfig(nil, envOf(), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"ORTHANC_ADDR", "ORTHANC_MAX_SESSIONS", "ORTHANC_LOG_LEVEL", "ORTHANC_GUESTS", "ORTHANC_STALL_TIMEOUT"} {
+		if !strings.Contains(strings.Join(cfg.envNames, " "), name) {
+			t.Errorf("%s is not among the known variables %v", name, cfg.envNames)
+		}
+	}
+	got := unknownEnvs([]string{"PATH=/bin", "ORTHANC_ADDR=:22", "ORTHANC_MAX_SESION=5", "ORTHANC_LOGLEVEL=debug", "ORTHANC_COLOUR=red"}, cfg.envNames)
+	want := []unknownEnv{{"ORTHANC_MAX_SESION", "ORTHANC_MAX_SESSIONS"}, {"ORTHANC_LOGLEVEL", "ORTHANC_LOG_LEVEL"}, {"ORTHANC_COLOUR", ""}}
+	if len(got) != len(want) {
+		t.Fatalf("unknown variables %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("unknown variable %d: %+v, want %+v", i, got[i], want[i])
+		}
+	}
+
+	// Through the binary: the warnings come right after the version line.
+	cmd := exec.Command(serverBinary(t), "-check", "-data", t.TempDir())
+	cmd.Env = append(os.Environ(), "ORTHANC_MAX_SESION=5", "ORTHANC_COLOUR=red")
+	out, _ := cmd.CombinedOutput()
+	for _, w := range []string{
+		`level=WARN msg="unknown variable ignored" variable=ORTHANC_MAX_SESION did_you_mean=ORTHANC_MAX_SESSIONS`,
+		`level=WARN msg="unknown variable ignored" variable=ORTHANC_COLOUR` + "\n",
+	} {
+		if !strings.Contains(string(out), w) {
+			t.Errorf("the server's log lacks %q:\n%s", w, out)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"strings"
 )
 
@@ -37,9 +38,12 @@ func parseLogFormat(v string) (json bool, err error) {
 }
 
 // startLog makes the server's logger as cfg asks and writes what comes first: the
-// version, so that every log says which build wrote it.
+// version, so that every log says which build wrote it, then a warning for each
+// ORTHANC_ variable of the environment that the server does not read.
 func startLog(cfg config, w io.Writer) *slog.Logger {
-	return newLogger(cfg.log, w)
+	log := newLogger(cfg.log, w)
+	warnUnknownEnv(log, os.Environ(), cfg.envNames)
+	return log
 }
 
 // newLogger makes a logger as cfg asks, and writes the version in its first line.
