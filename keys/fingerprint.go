@@ -7,15 +7,7 @@
 // key is allowed to do beyond answering whether the allow-list holds it.
 package keys
 
-import (
-	"crypto/sha256"
-	"encoding/base64"
-
-	"golang.org/x/crypto/ssh"
-)
-
-// fingerprintPrefix is the hash name OpenSSH prints before a SHA-256 fingerprint.
-const fingerprintPrefix = "SHA256:"
+import "golang.org/x/crypto/ssh"
 
 // Fingerprint returns the SHA-256 fingerprint of pk exactly as `ssh-keygen -l`
 // prints it: "SHA256:" followed by the unpadded standard base64 of the SHA-256
@@ -25,6 +17,5 @@ func Fingerprint(pk ssh.PublicKey) string {
 	if pk == nil {
 		return ""
 	}
-	sum := sha256.Sum256(pk.Marshal())
-	return fingerprintPrefix + base64.RawStdEncoding.EncodeToString(sum[:])
+	return ssh.FingerprintSHA256(pk)
 }
