@@ -370,6 +370,8 @@ func (m *Model) tellPlace(ps *told, prev, v world.View, first, news bool) (walki
 	case v.Outside():
 		m.say(surfaceComings(prev, v)...) // surface.go
 		return false
+	case news && ps == &m.pl.own && m.walkBroken():
+		m.say(m.lookText(v, false)...)
 	default:
 		m.say(ps.seen.update(v, false, m.quietTurns())...)
 		return false

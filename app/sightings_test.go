@@ -153,6 +153,39 @@ func TestAWalkOfSeveralSquaresStopsAtAnythingNew(t *testing.T) {
 	}
 }
 
+// A walk of several squares that a wall stops (a message, no step) says how far it went
+// and where it stands, and is over: the next single step is one step, not the rest of
+// the walk in the old direction.
+func TestAWalkAWallStopsIsOver(t *testing.T) {
+	w := newCorridorWatch(t)
+	rec := &recorder{}
+	w.m.bt.to = rec
+	w.m.view = w.v
+	enterLine(w.m, "east 4")
+	rec.take()
+	w.lines()
+	w.v.Self.Pos.X++
+	w.show(nil) // the first step, untold; the second is asked for
+	rec.take()
+	w.v.Messages, w.v.Said = append(w.v.Messages, "A wall blocks the way east."), w.v.Said+1
+	w.show(nil) // the second step is refused
+	said := strings.Join(w.lines(), "\n")
+	if !strings.Contains(said, "A wall blocks the way east.\nYou stop after 1 square east.") || !strings.Contains(said, "You are") {
+		t.Fatalf("the walk's end, told:\n%s", said)
+	}
+	if cmds := rec.take(); len(cmds) != 0 {
+		t.Fatalf("the walk went on after the wall: %v", cmds)
+	}
+	w.m.view = w.v
+	enterLine(w.m, "west")
+	rec.take()
+	w.v.Self.Pos.X--
+	w.show(nil)
+	if cmds := rec.take(); len(cmds) != 0 {
+		t.Fatalf("one step west went on with the old walk: %v", cmds)
+	}
+}
+
 // In a battle of several heroes screen-reader mode counts the grace down (at 30 s and at
 // 10 s, once each), says a hesitation in the second person, and, once the knight has
 // chosen, says whom the battle waits for, once.

@@ -43,8 +43,9 @@ func (m *Model) walkSquares(c plainCall, d world.Dir, n int) {
 		m.say(walkInBattle)
 		return
 	}
+	m.pl.walk.left, m.pl.walk.walked = 0, 0 // a new word ends any walk before it
 	if n > 1 && !c.v.Outside() {
-		m.pl.walk.dir, m.pl.walk.left, m.pl.walk.walked = d, min(n, maxWalk)-1, 0
+		m.pl.walk.dir, m.pl.walk.left = d, min(n, maxWalk)-1
 	}
 	m.walk(world.Move{Dir: d})
 }
@@ -76,6 +77,21 @@ func (m *Model) walkOn(prev, v world.View, news bool) bool {
 	}
 	w.left, w.walked = 0, 0
 	return false
+}
+
+// walkBroken ends a walk of several squares that a message broke into without a step
+// (a wall or a locked door ahead, a voice): it says how far the walk went, and reports
+// whether there was one, so the place it stopped at is told (its steps were not).
+func (m *Model) walkBroken() bool {
+	w := &m.pl.walk
+	if w.left == 0 && w.walked == 0 {
+		return false
+	}
+	if w.walked > 0 {
+		m.say(fmt.Sprintf("You stop after %s %s.", squares(w.walked), w.dir))
+	}
+	w.left, w.walked = 0, 0
+	return true
 }
 
 func (m *Model) wordGo(c plainCall) tea.Cmd {
