@@ -83,7 +83,7 @@ type Params struct {
 }
 
 // DefaultTick is the server's default wall time of one game turn.
-const DefaultTick = 25 * time.Millisecond
+const DefaultTick = world.DefaultTick
 
 // tick is the wall time of one game turn.
 func (m *Model) tick() time.Duration {

@@ -3,6 +3,8 @@ package world
 import (
 	"fmt"
 	"slices"
+	"strings"
+	"time"
 
 	"github.com/orthanc-ssh/orthanc-ssh/internal/english"
 )
@@ -14,13 +16,22 @@ import (
 //	constant             value   effect at the default 25 ms tick
 //	(a knight alone)     none    a battle with no other hero waiting never hurries its knight
 //	DefaultGraceTurns    1200    a hero holding up others hesitates after 30 s (-battle-grace)
-//	PlainGraceFactor     3       a screen-reader player's grace is three times as long
+//	PlainGraceFactor     3       a screen-reader player's grace is three times as long, and at least:
+//	PlainGraceMin        90 s    ... a minute and a half (issue 29), and
+//	PlainListenWPM       150     ... the time to hear what it was told since its last move
+//	PlainGraceMargin     60 s    ... at 150 words a minute, plus a minute to think
 //	graceSteps           30      a countdown refreshes every hero's panel 30 times over a grace
 const (
 	DefaultGraceTurns = 1200
 	PlainGraceFactor  = 3
+	PlainGraceMin     = 90 * time.Second
+	PlainListenWPM    = 150
+	PlainGraceMargin  = time.Minute
 	graceSteps        = 30
 )
+
+// DefaultTick is the server's default wall time of one turn (-tick).
+const DefaultTick = 25 * time.Millisecond
 
 // maxFightLog is how many lines of a fight's log are kept.
 const maxFightLog = 40
@@ -159,7 +170,7 @@ func (e *Engine) readyForBattle(p *player) {
 	// a queued s would shoot); stopNote tells it after the fight's first lines.
 	p.dropped += len(p.queue)
 	p.queue = p.queue[:0]
-	p.runTries, p.waited, p.asked = 0, 0, false
+	p.runTries, p.waited, p.asked, p.heard = 0, 0, false, 0
 	p.recovered, p.unitsRecovered, p.roundsAtRisk = 0, 0, 0
 	p.fainted, p.target = false, nil
 }
@@ -316,7 +327,7 @@ func (e *Engine) fightTurn(enc *encounter) {
 				// not the knight's move: the fight keeps waiting for it.
 				deciding = true
 			} else {
-				p.waited, p.asked = 0, false
+				p.waited, p.asked, p.heard = 0, false, 0
 				p.energy.Spend(cost)
 				// Each action in a fight counts as one of the knight's moves for the spells
 				// working on it, so Invisibility and Protection run out in a fight too.
@@ -343,6 +354,7 @@ func (e *Engine) fightTurn(enc *encounter) {
 		}
 		p.waited, p.asked = 0, false
 		enc.logf("%s hesitates.", p.rec.Name)
+		p.heard = 0
 		p.energy.Spend(BlowCost(Blows(p.rec.Dex, p.rec.Level)))
 	}
 	if deciding || len(enc.players) == 0 {
@@ -415,13 +427,25 @@ func (e *Engine) holdsUp(p *player, enc *encounter) bool {
 }
 
 // graceOf is how long a hero that holds up others has to choose: the server's battle
-// grace, PlainGraceFactor times as long for a screen-reader player.
+// grace; for a screen-reader player (issue 29) PlainGraceFactor times as long, and at
+// least PlainGraceMin and the time to hear the words it was told since its last move
+// (heard) at PlainListenWPM, plus PlainGraceMargin, which leaves time for the session's
+// own prompt (what may be done, a few dozen words) and for thinking.
 func (e *Engine) graceOf(p *player) int {
-	if p.rec.Options.Plain {
-		return e.cfg.GraceTurns * PlainGraceFactor
+	if !p.rec.Options.Plain {
+		return e.cfg.GraceTurns
 	}
-	return e.cfg.GraceTurns
+	hear := time.Duration(p.heard)*time.Minute/PlainListenWPM + PlainGraceMargin
+	return max(e.cfg.GraceTurns*PlainGraceFactor, e.turns(PlainGraceMin), e.turns(hear))
 }
+
+// turns is how many turns last at least d.
+func (e *Engine) turns(d time.Duration) int {
+	return int((d + e.cfg.Tick - 1) / e.cfg.Tick)
+}
+
+// words counts the words of a line, as a screen reader speaks them.
+func words(line string) int { return len(strings.Fields(line)) }
 
 // graceStep is how often a running countdown refreshes the heroes' panels.
 func (e *Engine) graceStep() int { return max(1, e.cfg.GraceTurns/graceSteps) }

@@ -4,6 +4,7 @@ import (
 	"maps"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestEnteringAGuardedRoomStartsAFight(t *testing.T) {
@@ -140,7 +141,10 @@ func TestASilentHeroIsSkippedAfterTheGrace(t *testing.T) {
 		enc.monsters[0].energy = 0
 		grace := e.cfg.GraceTurns
 		if plain {
-			grace *= 3 // a screen-reader player's grace is three times as long
+			// A screen-reader player's grace is at least 90 s (TestTimersGiveAScreenReaderPlayerTime
+			// checks its rule): at a turn a second, 90 turns and more.
+			e.cfg.Tick = time.Second
+			grace = e.graceOf(bors)
 		}
 		// Both choose nothing: neither holds up the other, and the battle waits.
 		for range 5 * grace {
@@ -153,6 +157,12 @@ func TestASilentHeroIsSkippedAfterTheGrace(t *testing.T) {
 		do(e, "kay", Fight{})
 		stepUntil(t, e, "Kay's blow", func() bool { return len(kay.queue) == 0 && !kay.energy.Ready() })
 		e.Step()
+		if plain {
+			grace = e.graceOf(bors) // what Bors has heard of Kay's blow counts
+			if grace < 90 {
+				t.Fatalf("a screen-reader player's grace is %d turns of a second, want 90 at least", grace)
+			}
+		}
 		v := e.view(kay)
 		if v.Fight.Knights[1].GraceLeft <= 0 || v.Fight.Knights[1].GraceLeft > grace {
 			t.Fatalf("plain %v: Kay sees Bors's countdown as %d of %d", plain, v.Fight.Knights[1].GraceLeft, grace)
@@ -533,5 +543,65 @@ func TestTheCountdownRefreshesThirtyTimes(t *testing.T) {
 	}
 	if got := len(views.views) - n; got != 30 {
 		t.Fatalf("Kay was sent %d views while Bors's grace ran, want 29 and one for the hesitation", got)
+	}
+}
+
+// Issue 29: a screen-reader player's grace in a battle of several heroes is at least 90 s,
+// and at least the time to hear what it was told since its last move at 150 words a minute
+// plus a minute; a sighted hero's is the server's grace. Each is checked by the turn the
+// hero hesitates on, at the default tick.
+func TestAScreenReaderPlayersGraceFollowsItsRule(t *testing.T) {
+	turns := func(d time.Duration) int { return int((d + DefaultTick - 1) / DefaultTick) }
+	long := strings.TrimSpace(strings.Repeat("word ", 300)) // two minutes to hear at 150 a minute
+	for _, c := range []struct {
+		name  string
+		plain bool
+		told  string
+	}{{"sighted", false, long}, {"a short round", true, ""}, {"a long round", true, long}} {
+		e := fightEngine(t, nil)
+		var heroes []*player
+		for _, fp := range []string{"kay", "bors"} {
+			rec := knight(fp, 12)
+			rec.Hits, rec.MaxHits = 500, 500
+			rec.Options.Plain = fp == "bors" && c.plain
+			e.join(rec, &recorder{})
+			heroes = append(heroes, e.players[fp])
+			e.place(heroes[len(heroes)-1], 1, Pos{1, 1})
+		}
+		kay, bors := heroes[0], heroes[1]
+		before := len(bors.msgs)
+		e.startBattle(heroes, []*monster{e.spawn(1, mustMonster(t, "ogre"), Pos{1, 1}, -1, e.rng)}, false)
+		enc := kay.fight
+		enc.monsters[0].energy = 0
+		kay.energy, bors.energy = 0, 0
+		do(e, "kay", Fight{})
+		stepUntil(t, e, "Kay's blow", func() bool { return len(kay.queue) == 0 && !kay.energy.Ready() })
+		if c.told != "" {
+			e.say(bors, c.told)
+		}
+		heard := 0
+		for _, l := range bors.msgs[before:] {
+			heard += len(strings.Fields(l))
+		}
+		want := e.cfg.GraceTurns
+		if c.plain {
+			want = max(turns(90*time.Second), turns(time.Duration(heard)*time.Minute/150+time.Minute))
+		}
+		if c.name == "a long round" && want <= turns(90*time.Second) {
+			t.Fatalf("%s: %d words heard make a grace of %d turns, no longer than 90 s", c.name, heard, want)
+		}
+		if got := e.view(bors).Fight.GraceTurns; got != want {
+			t.Fatalf("%s: %d words heard, a grace of %d turns, want %d", c.name, heard, got, want)
+		}
+		waited := 1 // the turn of Kay's blow
+		for !strings.Contains(log(enc), bors.rec.Name+" hesitates") {
+			e.Step()
+			if waited++; waited > 2*want {
+				t.Fatalf("%s: Bors never hesitated", c.name)
+			}
+		}
+		if waited != want {
+			t.Fatalf("%s: Bors hesitated on the %dth turn it held Kay up, want %d", c.name, waited, want)
+		}
 	}
 }

@@ -69,6 +69,9 @@ type Config struct {
 	// SafeTurns is how long a knight's safe arrival lasts at most (arrival.go);
 	// DefaultSafeTurns when zero.
 	SafeTurns int
+	// Tick is the wall time of one turn, for the rules given in seconds (a screen-reader
+	// player's grace, graceOf); DefaultTick when zero.
+	Tick time.Duration
 	// Community configures channels, letters, history and silences (community.go).
 	Community CommunityConfig
 }
@@ -122,6 +125,9 @@ func newWithLevels(cfg Config, levels []*Level) *Engine {
 	orDefault(&cfg.ActiveRefreshTurns, DefaultActiveRefreshTurns)
 	orDefault(&cfg.IdleRefreshTurns, DefaultIdleRefreshTurns)
 	orDefault(&cfg.SafeTurns, DefaultSafeTurns)
+	if cfg.Tick <= 0 {
+		cfg.Tick = DefaultTick
+	}
 	if cfg.WanderChance == 0 {
 		cfg.WanderChance = wanderChance
 	}
@@ -431,6 +437,9 @@ func note(p *player, msg string) {
 	}
 	p.msgs = append(p.msgs, msg)
 	p.said++
+	if p.fight != nil {
+		p.heard += words(msg) // a screen-reader player's grace gives time to hear it
+	}
 }
 
 // snapshot is the read-only copy of a level that views share.

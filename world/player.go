@@ -30,6 +30,7 @@ type player struct {
 	runTries  int        // tries to run in this fight (seed 000: failing more often each try)
 	waited    int        // turns it has held up other heroes of its fight while choosing
 	asked     bool       // its session has been told it is its move in the fight
+	heard     int        // words told to it in its fight since its last move (graceOf)
 	lastFight []string   // the log of its last fight, shown until the next one
 	passWall  bool       // Pass Wall was cast: the next step may go through a wall
 	espDir    Dir        // the direction of the ESP being cast

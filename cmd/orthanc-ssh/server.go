@@ -173,6 +173,7 @@ func newServer(cfg config, log *slog.Logger) (*server, error) {
 		ChatWindowTurns:    max(1, int(chatWindow/cfg.tick)),
 		IdleTurns:          max(1, int(idleAfter/cfg.tick)),
 		SafeTurns:          max(1, int(safeArrival/cfg.tick)),
+		Tick:               cfg.tick,
 		IdleRefreshTurns:   max(1, int(idleRefresh/cfg.tick)),
 		ActiveRefreshTurns: max(1, int(activeRefresh/cfg.tick)),
 		Saver:              s.saver,
