@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/orthanc-ssh/orthanc-ssh/internal/english"
 )
@@ -27,13 +28,13 @@ import (
 //
 //	constant           value   effect
 //	MaxParty           6       knights in one party at most
-//	PartyRequestTurns  12000   an invitation or an asking waits 5 minutes for its answer (time to hear it, and the help, in screen-reader mode)
+//	PartyRequestWait   5 min   an invitation or an asking waits for its answer (time to hear it, and the help, in screen-reader mode)
 //
 // Expired requests are swept at every checkpoint (forgetTalk calls partyTick) and before
-// every party action, so an answer never finds one older than PartyRequestTurns.
+// every party action, so an answer never finds one older than PartyRequestWait.
 const (
-	MaxParty          = 6
-	PartyRequestTurns = 12000
+	MaxParty         = 6
+	PartyRequestWait = 5 * time.Minute
 )
 
 // PartyActionKind is what a party action does.
@@ -421,7 +422,7 @@ func (e *Engine) partyTick() {
 	}
 }
 
-// expireRequests drops the requests older than PartyRequestTurns, telling both sides.
+// expireRequests drops the requests older than PartyRequestWait, telling both sides.
 func (e *Engine) expireRequests() {
 	e.dropRequests(func(r partyRequest) bool {
 		if !e.expired(r) {
@@ -433,7 +434,9 @@ func (e *Engine) expireRequests() {
 	})
 }
 
-func (e *Engine) expired(r partyRequest) bool { return e.turn-r.turn >= PartyRequestTurns }
+func (e *Engine) expired(r partyRequest) bool {
+	return e.turn-r.turn >= uint64(e.turns(PartyRequestWait))
+}
 
 // fillParty adds the party list, invitations and askings to p's view.
 func (e *Engine) fillParty(p *player, v *View) {

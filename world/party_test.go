@@ -248,7 +248,7 @@ func TestPartyRequestsExpire(t *testing.T) {
 	e, subs := heroes(t, "arthur", "bors", "cai")
 	act(e, "arthur", PartyInvite, "bors")
 	act(e, "cai", PartyAsk, "arthur")
-	for range PartyRequestTurns - 1 {
+	for range e.turns(PartyRequestWait) - 1 {
 		e.Step()
 	}
 	if v := subs["bors"].last(); !slices.Equal(v.Invites, []string{"Arthur"}) {
@@ -268,7 +268,7 @@ func TestPartyRequestsExpire(t *testing.T) {
 	}
 	// Between checkpoints, an answer never finds an expired request.
 	act(e, "arthur", PartyInvite, "bors")
-	e.turn += PartyRequestTurns
+	e.turn += uint64(e.turns(PartyRequestWait))
 	act(e, "bors", PartyAccept, "arthur")
 	hasSaid(t, e, "bors", "Arthur's invitation has expired.")
 	if got := lastSaid(e, "bors"); got != "No invitation or request from arthur waits for your answer." {

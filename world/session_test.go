@@ -3,6 +3,7 @@ package world
 import (
 	"slices"
 	"testing"
+	"time"
 )
 
 // Commands given faster than the knight acts wait two deep; the rest are dropped, and the
@@ -52,12 +53,27 @@ func TestAFightStopsTheWalking(t *testing.T) {
 	}
 }
 
-// Issue 29: the timers that run against a screen-reader player. Its safe arrival lasts
-// until it first acts, however long it listens; an invitation or an asking waits 5
-// minutes (12000 turns of the default 25 ms tick).
+// Issue 29: the timers that run against a screen-reader player, each checked against its
+// rule. Its safe arrival lasts until it first acts, however long it listens; an invitation
+// or an asking waits 5 minutes of wall time, whatever the tick (at 10 ms, 30000 turns). A
+// battle's grace is TestAScreenReaderPlayersGraceFollowsItsRule's.
 func TestTimersGiveAScreenReaderPlayerTime(t *testing.T) {
-	if PartyRequestTurns != 12000 {
-		t.Errorf("a party request waits %d turns, want 12000 (5 minutes)", PartyRequestTurns)
+	for _, tick := range []time.Duration{10 * time.Millisecond, DefaultTick, 100 * time.Millisecond} {
+		pe, _ := heroes(t, "arthur", "bors")
+		pe.cfg.Tick = tick
+		act(pe, "arthur", PartyInvite, "bors")
+		for range 5 * time.Minute / tick {
+			if len(pe.parties.pending) != 1 {
+				t.Fatalf("at a %v tick the invitation expired before 5 minutes, after %v", tick, time.Duration(pe.turn)*tick)
+			}
+			pe.Step()
+		}
+		for range DefaultCheckpointTurns { // requests are swept at a checkpoint
+			pe.Step()
+		}
+		if len(pe.parties.pending) != 0 {
+			t.Fatalf("at a %v tick the invitation outlived 5 minutes and a checkpoint", tick)
+		}
 	}
 	e := fixtureEngine(t, nil)
 	rec := knight("a", 10)
