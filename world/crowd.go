@@ -70,6 +70,13 @@ func (e *Engine) refreshDue(p *player) bool {
 	return every <= 1 || e.turn-p.shown >= every // 1: at once, even on the turn of a view
 }
 
+// newsDue reports whether p's view, waiting only for an announcement (a join, a leaving),
+// is sent now: at p's own turn of the idle refresh, active or not, so a crowd's views
+// for one announcement are spread over the period, not all on one turn.
+func (e *Engine) newsDue(p *player) bool {
+	return (e.turn+p.seq)%uint64(e.cfg.IdleRefreshTurns) == 0
+}
+
 // occupancy lists the knights on each square of each level, in join order, as linked
 // lists through e.order's indices: head[depth-1][square] is the first, next[i] the one
 // after e.order[i]. It is rebuilt when a position may have changed since it was built.

@@ -466,8 +466,8 @@ func (e *Engine) touchLevel(depth int) {
 // publish delivers a fresh view to every player whose view changed.
 func (e *Engine) publish() {
 	for _, p := range e.order {
-		if p.dirty || (p.seen && e.refreshDue(p)) {
-			p.dirty, p.seen, p.shown = false, false, e.turn
+		if p.dirty || (p.seen && e.refreshDue(p)) || (p.news && e.newsDue(p)) {
+			p.dirty, p.seen, p.news, p.shown = false, false, false, e.turn
 			if p.sub == nil && len(p.watchers) == 0 {
 				continue
 			}

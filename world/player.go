@@ -43,6 +43,7 @@ type player struct {
 	roundsAtRisk              int        // rounds of this battle in which a monster could strike it (endRound)
 	seq                       uint64     // when it joined: who is named first on a crowded square
 	seen                      bool       // what others do in its sight changed its view (crowd.go)
+	news                      bool       // an announcement waits in its log (announce, newsDue)
 	active                    uint64     // the turn it last sent anything
 	shown                     uint64     // the turn its last view was published (crowd.go)
 	watchers                  []*watcher // spectators, who get its views too

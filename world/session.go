@@ -273,14 +273,18 @@ func (e *Engine) who() []WhoEntry {
 // announce puts a line in the messages of everyone online but except (which may be nil):
 // joins, leaves, deaths and retirements.
 //
-// The line joins each knight's log without sending it a new view: with many knights
-// online, a view for everyone at every join would cost the square of their number (the
-// load tool measured the server stalling at 1000). The line shows with the knight's next
-// view, which comes with its next action or anything it sees.
+// The line does not send a view at once: with many knights online, a view for everyone
+// at every join would cost the square of their number (the load tool measured the server
+// stalling at 1000). It shows with the knight's next view, or at its own turn of the idle
+// refresh (newsDue) if none comes first: at most a view a second for each knight however
+// many join, and none for a knight walking, whose steps bring it. It used to wait for the
+// next view alone, which a knight standing with nothing in sight was not sent for minutes
+// (issue 29: a join notice 3 minutes late).
 func (e *Engine) announce(except *player, msg string) {
 	for _, q := range e.order {
 		if q != except {
 			e.note(q, msg)
+			q.news = true
 		}
 	}
 }

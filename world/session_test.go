@@ -93,3 +93,42 @@ func TestTimersGiveAScreenReaderPlayerTime(t *testing.T) {
 		t.Fatal("the screen-reader player's first step did not end its safe arrival")
 	}
 }
+
+// Issue 29: a join notice was heard 3 minutes late. The line waited in the message log
+// for the knight's next view, and a knight standing alone with nothing around it is sent
+// none until something changes. An arrival or a leaving now reaches an idle or an active
+// knight's screen at its own turn of the idle refresh, within a second, if nothing
+// brought it sooner.
+func TestAJoinOrLeavingIsToldWithinARefresh(t *testing.T) {
+	for _, idle := range []bool{true, false} {
+		e := fixtureEngine(t, nil)
+		sub := &recorder{}
+		e.join(knight("a", 10), sub)
+		e.place(e.players["a"], 2, Pos{1, 1}) // away from the entrance, out of sight
+		turns := DefaultIdleTurns + 1
+		if !idle {
+			turns = 1
+		}
+		for range turns {
+			e.Step()
+		}
+		for _, c := range []struct {
+			what string
+			do   func()
+		}{
+			{"Kay b joins the game.", func() { e.join(knight("b", 10), &recorder{}) }},
+			{"Kay b leaves the game.", func() { e.leave("b", e.players["b"].session) }},
+		} {
+			c.do()
+			heard := false
+			for i := 0; i <= e.cfg.IdleRefreshTurns && !heard; i++ {
+				e.Step()
+				m := sub.last().Messages
+				heard = len(m) > 0 && m[len(m)-1] == c.what
+			}
+			if !heard {
+				t.Fatalf("idle %v: %q was not told within a refresh: the last view says %q", idle, c.what, sub.last().Messages)
+			}
+		}
+	}
+}
