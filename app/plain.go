@@ -274,6 +274,11 @@ var plainKeys = strings.NewReplacer(
 	"(/mail reads it.)", "(Type mail to read it.)",
 	"(/mail reads them.)", "(Type mail to read them.)",
 	"The next key you press brings you back.", "The next line you type brings you back.",
+	// The channels, as the talking words say them (the slash forms work too).
+	"where questions are welcome: /newbie TEXT asks everyone on it. (/channels lists the channels.)",
+	"where questions are welcome: type newbie and your question to ask everyone on it. (Type channels for the list.)",
+	"(/channels lists the channels; /NAME TEXT talks on one.)",
+	"(Type channels for the list, and a channel's name and your words to talk on it.)",
 )
 
 // plainMessage adapts a world message to typed commands where it names keys.

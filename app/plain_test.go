@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -474,5 +475,33 @@ func TestThePromptComesAfterTheAnswer(t *testing.T) {
 	m.View()
 	if got := written(); got != "\rA Wolf howls.\r\n"+plainPrompt+"l" {
 		t.Fatalf("news while typing wrote %q", got)
+	}
+}
+
+// The world's lines that name a sighted player's keys (issue 29: "i to drink it", "/mail
+// reads it", the newbie channel's welcome) are said in screen-reader mode as the words it
+// types, and the words named are words it takes.
+func TestKeyHintsAreSaidAsWords(t *testing.T) {
+	for _, c := range []struct{ world, word string }{
+		{"Stairs lead down from here. Press > to descend.", "down"},
+		{"The exit is here. Press < to climb out of the dungeon.", "up"},
+		{"You find a scroll of light. (i to read it)", "use"},
+		{"You buy a potion of healing for 60 gold. (i to drink it)", "use"},
+		{"A letter from Bors has come. (/mail reads it.)", "mail"},
+		{"You are away. The next key you press brings you back.", ""},
+		{"You are on the newbie channel, where questions are welcome: /newbie TEXT asks everyone on it. (/channels lists the channels.)", "newbie"},
+		{"You are on newbie and ooc. (/channels lists the channels; /NAME TEXT talks on one.)", "channels"},
+	} {
+		said := plainMessage(c.world)
+		for _, key := range []string{"Press", "press ", "(i ", "/mail", "/newbie", "/channels", "next key"} {
+			if strings.Contains(said, key) {
+				t.Errorf("%q is said %q, still naming %q", c.world, said, key)
+			}
+		}
+		if c.word != "" && !strings.Contains(said, "ype "+c.word) {
+			t.Errorf("%q is said %q, without the word %q", c.world, said, c.word)
+		} else if c.word != "" && !slices.ContainsFunc(plainWords, func(w plainWord) bool { return slices.Contains(w.words, c.word) }) {
+			t.Errorf("%q is said with %q, which screen-reader mode does not take", c.world, c.word)
+		}
 	}
 }

@@ -153,13 +153,17 @@ func TestScreenReaderMode(t *testing.T) {
 	p.press(keyEnter)
 	p.waitRaw("Name your knight")
 	p.press("Gawain", keyEnter)
-	p.waitRaw("Welcome, Gawain.", "You are on level 1, ")
+	// A newcomer is told where to ask in the words it types, not the chat line's keys.
+	raw := p.waitRaw("Welcome, Gawain.", "You are on level 1, ", "newbie channel, where questions are welcome: type newbie and your question")
+	if strings.Contains(raw, "/newbie") || strings.Contains(raw, "Enter, then") {
+		t.Fatalf("a newcomer in screen-reader mode was told a key of the chat line:\n%s", raw)
+	}
 	p.press("look", keyEnter)
 	p.waitRaw("> look")
 	p.waitRawFor("look answered with a sentence", func(s string) bool { return strings.Count(s, "You are on level 1, ") >= 2 })
 	_, k := openDir(t)
 	p.press(k, "status", keyEnter, "map", keyEnter)
-	raw := p.waitRaw("Gawain, a level 1 knight", "Your map of level 1")
+	raw = p.waitRaw("Gawain, a level 1 knight", "Your map of level 1")
 	for _, r := range raw {
 		if r >= 0x2500 && r <= 0x257f {
 			t.Fatalf("screen-reader mode sent box drawing %q:\n%s", r, raw)
