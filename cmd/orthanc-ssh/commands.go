@@ -204,6 +204,14 @@ func init() {
 			admin: true, takes: takesLine, run: (*server).adminMOTDSet},
 		{name: "motd clear", usage: "motd clear", summary: "clear the message of the day",
 			admin: true, run: (*server).adminMOTDClear},
+		{name: "reload", usage: "reload [--json]", summary: "read the admin keys and the message of the day's file again; no one is dropped",
+			help: "SIGHUP does the same. Each admin key added or removed is named by its fingerprint, here\n" +
+				"and in the log; a key taken out is refused at its next admin command. The message of the\n" +
+				"day is the file's (-motd-file, <data>/motd by default) while the file exists, else the one\n" +
+				"motd set stored. A file that cannot be read keeps what was there.",
+			admin: true, takes: takesJSON, run: (*server).adminReload},
+		{name: "admins", usage: "admins [--json]", summary: "the admin keys loaded: fingerprint, type and comment",
+			admin: true, takes: takesJSON, run: (*server).adminAdmins},
 		{name: "keys move", usage: "keys move OLD NEW", summary: "for a player who lost a key: key NEW (a fingerprint) takes OLD's place",
 			help: "NEW must play no living knight (a dead one's record goes). NEW is a fingerprint as ssh-keygen -l\n" +
 				"prints it: have the player send it, with `ssh-keygen -lf ~/.ssh/id_ed25519.pub`.",
