@@ -77,13 +77,14 @@ type call struct {
 	// console is set for a line typed in the game's console rather than run over ssh.
 	console bool
 
-	seed    uint64 // --seed, when hasSeed
-	hasSeed bool
-	reason  string        // --reason
-	replace bool          // --replace
-	comment string        // --comment
-	span    time.Duration // --for, when hasFor
-	hasFor  bool
+	seed      uint64 // --seed, when hasSeed
+	hasSeed   bool
+	reason    string        // --reason
+	hasReason bool          // --reason was given (kick refuses it empty)
+	replace   bool          // --replace
+	comment   string        // --comment
+	span      time.Duration // --for, when hasFor
+	hasFor    bool
 
 	result string // what an admin command did, for the log
 }
@@ -142,9 +143,11 @@ func init() {
 			help: "The original dungeon comes back byte for byte, freshly stocked: broken doors are whole and\n" +
 				"the original guards are back. Knights on a reverted level move to its up stairs.",
 			admin: true, takes: takesWords | takesJSON, run: (*server).adminRevert},
-		{name: "kick", usage: "kick <name|fingerprint> [--json]", summary: "remove a knight from the dungeon (it is saved and may come back)",
-			help:  "The knight's game ends with \"" + world.KickedMessage + "\"",
-			admin: true, takes: takesWords | takesJSON, run: (*server).adminKick},
+		{name: "kick", usage: "kick <name|fingerprint> [--json] [--reason TEXT]", summary: "remove a knight from the dungeon (it is saved and may come back)",
+			help: "The knight's game ends with \"" + world.KickedMessage + "\", and with --reason,\n" +
+				"\"Reason: \" and the text, cleaned, on its screen before the connection closes. --reason\n" +
+				"takes the rest of the line, so it comes last.",
+			admin: true, takes: takesWords | takesJSON | takesReason, run: (*server).adminKick},
 		{name: "ban", usage: "ban <name|fingerprint|address> [--for DURATION] [--reason TEXT] [--json]", summary: "refuse a knight's keys (or an address) at login, and remove the knight now",
 			help: "A name is looked up among the knights online first, then among every stored knight\n" +
 				"(without regard to case); when several share it, ban by fingerprint (see `who`). A name\n" +
@@ -400,6 +403,7 @@ func (c *call) parse(args []string) bool {
 				rest = append([]string{value}, rest...)
 			}
 			c.reason = world.CleanText(strings.Join(rest, " "), world.MaxBroadcastRunes)
+			c.hasReason = true
 			return true
 		case strings.HasPrefix(arg, "-"):
 			c.usageError("unknown flag %q", printable(arg))

@@ -1,0 +1,30 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// Issue 32's moderation tools, as the players see them over SSH.
+
+// kick --reason: the kicked player reads the reason on its screen before the connection
+// closes, and the terminal keeps it after; what could reach the terminal as a command
+// (an escape sequence, a title change) is cleaned from it.
+func TestKickReasonIsOnTheKickedPlayersScreen(t *testing.T) {
+	t.Parallel()
+	srv, admin := startAdminServer(t)
+	tm := openTerminal(t, srv.addr, newKey(t), 80, 24, nil)
+	tm.enterDungeon("Dinadan")
+	out, errOut, code := runCmd(t, srv.addr, admin, "kick Dinadan --reason 'mocking \x1b]0;pwned\x07newcomers \x1b[2Kon the newbie channel'")
+	if code != 0 || !strings.Contains(out, "telling it why: mocking newcomers on the newbie channel") {
+		t.Fatalf("kick --reason: exit %d: %q %q", code, out, errOut)
+	}
+	tm.waitFor("An admin has removed you from the dungeon.", "Reason: mocking newcomers on the newb") // wrapped at 80 columns
+	raw := tm.finalOutput()
+	if strings.Contains(raw, "pwned") || strings.Contains(raw, "\x1b[2K") {
+		t.Errorf("the reason reached the terminal with its escape sequences: %q", raw)
+	}
+	if tail := raw[max(0, len(raw)-200):]; !strings.Contains(tail, "Reason: mocking newcomers on the newbie channel") {
+		t.Errorf("the terminal does not keep the reason after the game: %q", tail)
+	}
+}
