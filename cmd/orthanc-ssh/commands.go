@@ -217,7 +217,8 @@ func init() {
 			admin: true, takes: takesJSON, run: (*server).adminAdmins},
 		{name: "keys move", usage: "keys move OLD NEW", summary: "for a player who lost a key: key NEW (a fingerprint) takes OLD's place",
 			help: "NEW must play no living knight (a dead one's record goes). NEW is a fingerprint as ssh-keygen -l\n" +
-				"prints it: have the player send it, with `ssh-keygen -lf ~/.ssh/id_ed25519.pub`.",
+				"prints it: have the player send it, with `ssh-keygen -lf ~/.ssh/id_ed25519.pub`.\n" +
+				"A game open with OLD ends, telling its player why; the knight is saved.",
 			admin: true, takes: takesWords | takesJSON, run: (*server).adminKeysMove},
 	}
 }

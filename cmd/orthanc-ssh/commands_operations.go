@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/orthanc-ssh/orthanc-ssh/app"
 	"github.com/orthanc-ssh/orthanc-ssh/keys"
 	"github.com/orthanc-ssh/orthanc-ssh/store"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
@@ -129,6 +130,19 @@ func (s *server) adminStats(c *call) int {
 	return 0
 }
 
+// keyMovedMessage is what the old key's game reads last when keys move gives its knight
+// to another key.
+const keyMovedMessage = "An admin has moved your knight to another key: this key no longer plays it. Your knight is saved where it stands."
+
+// tellKeyEnds ends every game session of the key fp, whatever screen it is on, with why:
+// each leaves the world (its knight saved) and its terminal keeps the reason. Send waits
+// until a program takes the message, so each is sent on its own goroutine.
+func (s *server) tellKeyEnds(fp, why string) {
+	for _, prog := range s.games.programsOfKey(fp) {
+		go prog.Send(app.Farewell{Reason: why})
+	}
+}
+
 // keysMoveJSON is the --json output of keys move.
 type keysMoveJSON struct {
 	Old    string `json:"old"`
@@ -182,6 +196,7 @@ func (s *server) adminKeysMove(c *call) int {
 	if done.Gone {
 		s.forgetKnight(c, done.Left) // the dead knight NEW played before
 	}
+	s.tellKeyEnds(oldFP, keyMovedMessage)
 	s.live.closeKey(oldFP, kickGrace)
 	c.result = fmt.Sprintf("moved %s's key %s to %s", rec.Name, oldFP, newFP)
 	if c.json {

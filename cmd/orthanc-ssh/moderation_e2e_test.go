@@ -3,6 +3,8 @@ package main
 import (
 	"strings"
 	"testing"
+
+	"github.com/orthanc-ssh/orthanc-ssh/keys"
 )
 
 // Issue 32's moderation tools, as the players see them over SSH.
@@ -27,4 +29,22 @@ func TestKickReasonIsOnTheKickedPlayersScreen(t *testing.T) {
 	if tail := raw[max(0, len(raw)-200):]; !strings.Contains(tail, "Reason: mocking newcomers on the newbie channel") {
 		t.Errorf("the terminal does not keep the reason after the game: %q", tail)
 	}
+}
+
+// keys move: the old key's game, open when the knight is given to another key, reads why
+// it ends, and its terminal keeps the line; the knight, saved, plays on with the new key.
+func TestKeysMoveTellsTheOldSessionWhy(t *testing.T) {
+	t.Parallel()
+	srv, admin := startAdminServer(t)
+	old, found := newKey(t), newKey(t)
+	tm := openTerminal(t, srv.addr, old, 100, 30, nil)
+	tm.enterDungeon("Lucan")
+	mustRun(t, srv.addr, admin, "keys move "+keys.Fingerprint(old.PublicKey())+" "+keys.Fingerprint(found.PublicKey()))
+	tm.waitFor("An admin has moved your knight to another key")
+	if raw := tm.finalOutput(); !strings.Contains(raw[max(0, len(raw)-300):], keyMovedMessage) {
+		t.Errorf("the terminal does not keep why the game ended: %q", raw[max(0, len(raw)-300):])
+	}
+	again := openTerminal(t, srv.addr, found, 100, 30, nil)
+	again.continueKnight()
+	again.waitFor("Lucan")
 }
