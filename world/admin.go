@@ -271,3 +271,24 @@ func (e *Engine) Broadcast(ctx context.Context, text string) (int, error) {
 	})
 	return n, err
 }
+
+// Tell puts one line, cleaned by CleanText (at most MaxBroadcastRunes runes), in the
+// messages of each knight online among ids (the server's admins, told of a new report),
+// and reports how many it reached.
+func (e *Engine) Tell(ctx context.Context, ids []string, text string) (int, error) {
+	line := CleanText(text, MaxBroadcastRunes)
+	if line == "" {
+		return 0, ErrEmptyText
+	}
+	n := 0
+	err := e.query(ctx, func() {
+		for _, id := range ids {
+			if p, ok := e.players[id]; ok {
+				e.say(p, line)
+				n++
+			}
+		}
+		e.publish()
+	})
+	return n, err
+}

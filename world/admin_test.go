@@ -286,6 +286,29 @@ func TestKickSaysTheReasonCleaned(t *testing.T) {
 	})
 }
 
+// Issue 32: Tell reaches the knights named that are online, and no other.
+func TestTellReachesOnlyTheKnightsNamed(t *testing.T) {
+	e := New(Config{Seed: 1977, WanderChance: -1})
+	ctx := running(t, e)
+	subs := []*recorder{{}, {}}
+	on(t, e, func() {
+		e.join(knight("a", 10), subs[0])
+		e.join(knight("b", 10), subs[1])
+	})
+	n, err := e.Tell(ctx, []string{"a", "gone"}, "[report] one\x1b[31m line")
+	if err != nil || n != 1 {
+		t.Fatalf("Tell: %d, %v", n, err)
+	}
+	on(t, e, func() {
+		if log := subs[0].last().Messages; len(log) == 0 || log[len(log)-1] != "[report] one line" {
+			t.Errorf("the knight named was not told: %q", log)
+		}
+		if log := subs[1].last().Messages; slices.Contains(log, "[report] one line") {
+			t.Errorf("a knight not named was told: %q", log)
+		}
+	})
+}
+
 func TestBroadcastReachesEveryoneCleaned(t *testing.T) {
 	e := New(Config{Seed: 1977, WanderChance: -1})
 	ctx := running(t, e)

@@ -179,6 +179,7 @@ func init() {
 				"whispers to the reporter. Knights are named with their ids; a guest (\"guest-…\") is marked so.\n" +
 				"A reporter has one open report about a knight: reporting it again updates that one.\n" +
 				"Open reports come first; `reports resolve N` or `reports dismiss N` closes one.\n" +
+				"An admin in the game is told of a new report by a line in its messages.\n" +
 				"Reports are kept 30 days, and all of them in 256 KiB: past it the oldest closed go first.",
 			admin: true, takes: takesJSON, run: (*server).adminReports},
 		{name: "reports resolve", usage: "reports resolve <number> [--json]", summary: "close a report: dealt with",

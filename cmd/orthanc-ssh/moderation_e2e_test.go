@@ -48,3 +48,27 @@ func TestKeysMoveTellsTheOldSessionWhy(t *testing.T) {
 	again.continueKnight()
 	again.waitFor("Lucan")
 }
+
+// An admin in the game reads a line in its messages when a player files a report; a
+// player who is not an admin reads nothing of it.
+func TestAnAdminInTheGameIsToldOfANewReport(t *testing.T) {
+	t.Parallel()
+	srv, admin := startAdminServer(t)
+	arthur := openTerminal(t, srv.addr, admin, 100, 30, nil)
+	arthur.enterDungeon("Arthur")
+	bystander := openTerminal(t, srv.addr, newKey(t), 100, 30, nil)
+	bystander.enterDungeon("Bors")
+	reporter := openTerminal(t, srv.addr, newKey(t), 100, 30, nil)
+	reporter.enterDungeon("Gareth")
+	rude := openTerminal(t, srv.addr, newKey(t), 100, 30, nil)
+	rude.enterDungeon("Agravain")
+
+	reporter.chat("/report Agravain shouts at newcomers")
+	reporter.waitFor("Your report about Agravain is with the admins")
+	arthur.waitFor("[report] Gareth reported Agravain: shouts at newcomers (:reports to read it)")
+	bystander.chat("the report is filed by now")
+	bystander.waitFor("the report is filed by now")
+	if strings.Contains(bystander.screen(), "[report]") {
+		t.Errorf("a player who is not an admin was told of the report:\n%s", bystander.screen())
+	}
+}
