@@ -80,8 +80,16 @@ func (e *LineError) Unwrap() error { return e.Err }
 // nil *AllowList is valid and contains nothing. An AllowList is not modified
 // after it is parsed, so it is safe for concurrent use.
 type AllowList struct {
-	byKey map[string]struct{} // wire encoding of each key
-	fps   []string            // fingerprints in file order, without duplicates
+	byKey   map[string]struct{} // wire encoding of each key
+	entries []Entry             // in file order, without duplicates
+}
+
+// Entry is one key of an allow-list, as the admin command admins lists it.
+type Entry struct {
+	Fingerprint string `json:"fingerprint"`
+	Type        string `json:"type"`
+	// Comment is the rest of the key's line, after the key data; it may be empty.
+	Comment string `json:"comment,omitempty"`
 }
 
 // ParseAllowList reads an allow-list in authorized_keys format: one key per
@@ -103,13 +111,13 @@ func ParseAllowList(r io.Reader) (*AllowList, []error) {
 		if errors.Is(err, io.EOF) && line == "" && !tooLong {
 			break
 		}
-		switch pk, perr := parseAllowLine(line); {
+		switch pk, comment, perr := parseAllowLine(line); {
 		case tooLong:
 			errs = append(errs, &LineError{Line: n, Err: fmt.Errorf("%w: longer than %d bytes", ErrMalformedLine, maxLineBytes)})
 		case perr != nil:
 			errs = append(errs, &LineError{Line: n, Err: perr})
 		case pk != nil:
-			al.add(pk)
+			al.add(pk, comment)
 		}
 		if err != nil { // io.EOF after a last line with no newline
 			break
@@ -191,7 +199,7 @@ func (al *AllowList) Len() int {
 	if al == nil {
 		return 0
 	}
-	return len(al.fps)
+	return len(al.entries)
 }
 
 // Fingerprints lists the fingerprints of the keys on the list in the order
@@ -200,67 +208,81 @@ func (al *AllowList) Fingerprints() []string {
 	if al == nil {
 		return nil
 	}
-	return append([]string(nil), al.fps...)
+	fps := make([]string, len(al.entries))
+	for i, e := range al.entries {
+		fps[i] = e.Fingerprint
+	}
+	return fps
 }
 
-func (al *AllowList) add(pk ssh.PublicKey) {
+// Entries lists the keys on the list, with their types and comments, in the order they
+// first appear in the file. The caller may modify the returned slice.
+func (al *AllowList) Entries() []Entry {
+	if al == nil {
+		return nil
+	}
+	return append([]Entry(nil), al.entries...)
+}
+
+// add puts pk on the list; a key listed twice keeps its first line's comment.
+func (al *AllowList) add(pk ssh.PublicKey, comment string) {
 	k := string(pk.Marshal())
 	if _, dup := al.byKey[k]; dup {
 		return
 	}
 	al.byKey[k] = struct{}{}
-	al.fps = append(al.fps, Fingerprint(pk))
+	al.entries = append(al.entries, Entry{Fingerprint: Fingerprint(pk), Type: pk.Type(), Comment: comment})
 }
 
-// parseAllowLine parses one authorized_keys line. It returns a nil key and no
-// error for a blank or comment line.
-func parseAllowLine(line string) (ssh.PublicKey, error) {
+// parseAllowLine parses one authorized_keys line, and the comment after its key. It
+// returns a nil key and no error for a blank or comment line.
+func parseAllowLine(line string) (ssh.PublicKey, string, error) {
 	line = strings.TrimSuffix(line, "\r")
 	line = strings.Trim(line, " \t")
 	if line == "" || line[0] == '#' {
-		return nil, nil
+		return nil, "", nil
 	}
 	first, rest, err := nextField(line, true)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	if !keyTypes[first] {
 		// Not a key type, so it must be the options field; the key type follows.
 		if rest == "" {
 			if strings.HasSuffix(first, "-cert-v01@openssh.com") {
-				return nil, fmt.Errorf("%w %q: list the key itself, not a certificate", ErrUnknownKeyType, first)
+				return nil, "", fmt.Errorf("%w %q: list the key itself, not a certificate", ErrUnknownKeyType, first)
 			}
-			return nil, fmt.Errorf("%w: %q is neither a key type nor followed by one", ErrMalformedLine, first)
+			return nil, "", fmt.Errorf("%w: %q is neither a key type nor followed by one", ErrMalformedLine, first)
 		}
 		second, afterType, err := nextField(rest, false)
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
 		if !keyTypes[second] {
-			return nil, fmt.Errorf("%w: neither %q nor %q is a key type", ErrUnknownKeyType, first, second)
+			return nil, "", fmt.Errorf("%w: neither %q nor %q is a key type", ErrUnknownKeyType, first, second)
 		}
 		first, rest = second, afterType
 	}
 	keyType := first
 	if keyType == dsaKeyType {
-		return nil, fmt.Errorf("%w: %s keys cannot log in to this server; list an ed25519 key instead", ErrDSAKey, dsaKeyType)
+		return nil, "", fmt.Errorf("%w: %s keys cannot log in to this server; list an ed25519 key instead", ErrDSAKey, dsaKeyType)
 	}
-	data, _, _ := nextField(rest, false) // the rest of the line is the comment
+	data, comment, _ := nextField(rest, false) // the rest of the line is the comment
 	if data == "" {
-		return nil, fmt.Errorf("%w: no key data after %s", ErrMalformedLine, keyType)
+		return nil, "", fmt.Errorf("%w: no key data after %s", ErrMalformedLine, keyType)
 	}
 	blob, err := base64.StdEncoding.DecodeString(data)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s key is not base64: %v", ErrBadKeyData, keyType, err)
+		return nil, "", fmt.Errorf("%w: %s key is not base64: %v", ErrBadKeyData, keyType, err)
 	}
 	pk, err := ssh.ParsePublicKey(blob)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s key: %v", ErrBadKeyData, keyType, err)
+		return nil, "", fmt.Errorf("%w: %s key: %v", ErrBadKeyData, keyType, err)
 	}
 	if pk.Type() != keyType {
-		return nil, fmt.Errorf("%w: line says %s but the key is %s", ErrBadKeyData, keyType, pk.Type())
+		return nil, "", fmt.Errorf("%w: line says %s but the key is %s", ErrBadKeyData, keyType, pk.Type())
 	}
-	return pk, nil
+	return pk, comment, nil
 }
 
 // nextField splits s (already trimmed at the start) at the first space or tab.

@@ -123,6 +123,12 @@ func TestParseAllowList(t *testing.T) {
 	if al.Fingerprints()[0] != wantFPs[0] {
 		t.Error("Fingerprints returned the list's own slice")
 	}
+	// What admins lists: each key's comment from its first line (line 13's is not).
+	wantEntries := []Entry{{wantFPs[0], ssh.KeyAlgoED25519, "alice@example.org"}, {wantFPs[1], ssh.KeyAlgoED25519, "bob's laptop"},
+		{wantFPs[2], ssh.KeyAlgoED25519, ""}, {wantFPs[3], ssh.KeyAlgoED25519, "carol"}}
+	if got := al.Entries(); !reflect.DeepEqual(got, wantEntries) {
+		t.Errorf("Entries = %v, want %v", got, wantEntries)
+	}
 }
 
 // TestParseAllowListAgreesWithXCrypto checks that every key this parser loads

@@ -199,11 +199,20 @@ func (e *Engine) Census(ctx context.Context) (Census, error) {
 	return c, err
 }
 
+// KickedFor is what a knight removed by an admin sees last: KickedMessage, and the
+// admin's reason, cleaned, when one was given.
+func KickedFor(reason string) string {
+	if r := CleanText(reason, MaxBroadcastRunes); r != "" {
+		return KickedMessage + " Reason: " + r
+	}
+	return KickedMessage
+}
+
 // Kick removes a knight from the world: who is the knight's id (Adventurer.ID), or its
 // name (case-insensitive). The knight leaves any fight, is handed to the Saver, and its session
-// gets a last view with Ended set to KickedMessage. It reports whether a knight was
+// gets a last view with Ended set to KickedFor(reason). It reports whether a knight was
 // online; a name that several knights online share fails with ErrAmbiguousName.
-func (e *Engine) Kick(ctx context.Context, who string) (bool, error) {
+func (e *Engine) Kick(ctx context.Context, who, reason string) (bool, error) {
 	var found bool
 	var err error
 	qerr := e.query(ctx, func() {
@@ -216,7 +225,7 @@ func (e *Engine) Kick(ctx context.Context, who string) (bool, error) {
 		e.leaveFight(p)
 		e.remove(p)
 		if p.sub != nil {
-			p.sub.Deliver(View{Turn: e.turn, Ended: KickedMessage})
+			p.sub.Deliver(View{Turn: e.turn, Ended: KickedFor(reason)})
 		}
 		e.publish()
 	})
@@ -257,6 +266,27 @@ func (e *Engine) Broadcast(ctx context.Context, text string) (int, error) {
 		for _, p := range e.order {
 			e.say(p, broadcastPrefix+line)
 			n++
+		}
+		e.publish()
+	})
+	return n, err
+}
+
+// Tell puts one line, cleaned by CleanText (at most MaxBroadcastRunes runes), in the
+// messages of each knight online among ids (the server's admins, told of a new report),
+// and reports how many it reached.
+func (e *Engine) Tell(ctx context.Context, ids []string, text string) (int, error) {
+	line := CleanText(text, MaxBroadcastRunes)
+	if line == "" {
+		return 0, ErrEmptyText
+	}
+	n := 0
+	err := e.query(ctx, func() {
+		for _, id := range ids {
+			if p, ok := e.players[id]; ok {
+				e.say(p, line)
+				n++
+			}
 		}
 		e.publish()
 	})

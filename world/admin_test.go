@@ -238,7 +238,7 @@ func TestKickRemovesAndSavesTheKnight(t *testing.T) {
 		e.join(knight("b", 10), &recorder{})
 		e.join(knight("c", 10), &recorder{}) // "Kay b" and "Kay c" share no name with "Sir Kay"
 	})
-	ok, err := e.Kick(ctx, "sir KAY")
+	ok, err := e.Kick(ctx, "sir KAY", "")
 	if err != nil || !ok {
 		t.Fatalf("kick by name: %v, %v", ok, err)
 	}
@@ -253,20 +253,60 @@ func TestKickRemovesAndSavesTheKnight(t *testing.T) {
 			t.Errorf("the kicked knight was not saved: %+v", r)
 		}
 	})
-	if ok, err := e.Kick(ctx, "Sir Kay"); ok || err != nil {
+	if ok, err := e.Kick(ctx, "Sir Kay", ""); ok || err != nil {
 		t.Fatalf("kicking a knight that is gone: %v, %v", ok, err)
 	}
 	on(t, e, func() { e.players["c"].rec.Name = "Kay b" })
-	if _, err := e.Kick(ctx, "kay B"); !errors.Is(err, ErrAmbiguousName) {
+	if _, err := e.Kick(ctx, "kay B", ""); !errors.Is(err, ErrAmbiguousName) {
 		t.Fatalf("kicking a shared name: %v, want ErrAmbiguousName", err)
 	}
-	if ok, err := e.Kick(ctx, "c"); !ok || err != nil {
+	if ok, err := e.Kick(ctx, "c", ""); !ok || err != nil {
 		t.Fatalf("kick by fingerprint: %v, %v", ok, err)
 	}
 	who, _ := e.Who(ctx)
 	if len(who) != 1 || who[0].ID != "b" {
 		t.Fatalf("who after the kicks: %+v", who)
 	}
+}
+
+// Issue 32: kick --reason; the kicked knight's last view says why, the reason cleaned of
+// what could reach its terminal as a command.
+func TestKickSaysTheReasonCleaned(t *testing.T) {
+	e := New(Config{Seed: 1977, WanderChance: -1})
+	ctx := running(t, e)
+	sub := &recorder{}
+	on(t, e, func() { e.join(knight("a", 10), sub) })
+	if ok, err := e.Kick(ctx, "a", "spamming\x1b[2J the\nchannel"); !ok || err != nil {
+		t.Fatalf("kick: %v, %v", ok, err)
+	}
+	on(t, e, func() {
+		if v := sub.last(); v.Ended != KickedMessage+" Reason: spamming the channel" {
+			t.Errorf("the kicked session's last view: %q", v.Ended)
+		}
+	})
+}
+
+// Issue 32: Tell reaches the knights named that are online, and no other.
+func TestTellReachesOnlyTheKnightsNamed(t *testing.T) {
+	e := New(Config{Seed: 1977, WanderChance: -1})
+	ctx := running(t, e)
+	subs := []*recorder{{}, {}}
+	on(t, e, func() {
+		e.join(knight("a", 10), subs[0])
+		e.join(knight("b", 10), subs[1])
+	})
+	n, err := e.Tell(ctx, []string{"a", "gone"}, "[report] one\x1b[31m line")
+	if err != nil || n != 1 {
+		t.Fatalf("Tell: %d, %v", n, err)
+	}
+	on(t, e, func() {
+		if log := subs[0].last().Messages; len(log) == 0 || log[len(log)-1] != "[report] one line" {
+			t.Errorf("the knight named was not told: %q", log)
+		}
+		if log := subs[1].last().Messages; slices.Contains(log, "[report] one line") {
+			t.Errorf("a knight not named was told: %q", log)
+		}
+	})
 }
 
 func TestBroadcastReachesEveryoneCleaned(t *testing.T) {

@@ -77,13 +77,14 @@ type call struct {
 	// console is set for a line typed in the game's console rather than run over ssh.
 	console bool
 
-	seed    uint64 // --seed, when hasSeed
-	hasSeed bool
-	reason  string        // --reason
-	replace bool          // --replace
-	comment string        // --comment
-	span    time.Duration // --for, when hasFor
-	hasFor  bool
+	seed      uint64 // --seed, when hasSeed
+	hasSeed   bool
+	reason    string        // --reason
+	hasReason bool          // --reason was given (kick refuses it empty)
+	replace   bool          // --replace
+	comment   string        // --comment
+	span      time.Duration // --for, when hasFor
+	hasFor    bool
 
 	result string // what an admin command did, for the log
 }
@@ -142,9 +143,11 @@ func init() {
 			help: "The original dungeon comes back byte for byte, freshly stocked: broken doors are whole and\n" +
 				"the original guards are back. Knights on a reverted level move to its up stairs.",
 			admin: true, takes: takesWords | takesJSON, run: (*server).adminRevert},
-		{name: "kick", usage: "kick <name|fingerprint> [--json]", summary: "remove a knight from the dungeon (it is saved and may come back)",
-			help:  "The knight's game ends with \"" + world.KickedMessage + "\"",
-			admin: true, takes: takesWords | takesJSON, run: (*server).adminKick},
+		{name: "kick", usage: "kick <name|fingerprint> [--json] [--reason TEXT]", summary: "remove a knight from the dungeon (it is saved and may come back)",
+			help: "The knight's game ends with \"" + world.KickedMessage + "\", and with --reason,\n" +
+				"\"Reason: \" and the text, cleaned, on its screen before the connection closes. --reason\n" +
+				"takes the rest of the line, so it comes last.",
+			admin: true, takes: takesWords | takesJSON | takesReason, run: (*server).adminKick},
 		{name: "ban", usage: "ban <name|fingerprint|address> [--for DURATION] [--reason TEXT] [--json]", summary: "refuse a knight's keys (or an address) at login, and remove the knight now",
 			help: "A name is looked up among the knights online first, then among every stored knight\n" +
 				"(without regard to case); when several share it, ban by fingerprint (see `who`). A name\n" +
@@ -176,6 +179,7 @@ func init() {
 				"whispers to the reporter. Knights are named with their ids; a guest (\"guest-…\") is marked so.\n" +
 				"A reporter has one open report about a knight: reporting it again updates that one.\n" +
 				"Open reports come first; `reports resolve N` or `reports dismiss N` closes one.\n" +
+				"An admin in the game is told of a new report by a line in its messages.\n" +
 				"Reports are kept 30 days, and all of them in 256 KiB: past it the oldest closed go first.",
 			admin: true, takes: takesJSON, run: (*server).adminReports},
 		{name: "reports resolve", usage: "reports resolve <number> [--json]", summary: "close a report: dealt with",
@@ -204,9 +208,18 @@ func init() {
 			admin: true, takes: takesLine, run: (*server).adminMOTDSet},
 		{name: "motd clear", usage: "motd clear", summary: "clear the message of the day",
 			admin: true, run: (*server).adminMOTDClear},
+		{name: "reload", usage: "reload [--json]", summary: "read the admin keys and the message of the day's file again; no one is dropped",
+			help: "SIGHUP does the same. Each admin key added or removed is named by its fingerprint, here\n" +
+				"and in the log; a key taken out is refused at its next admin command. The message of the\n" +
+				"day is the file's (-motd-file, <data>/motd by default) while the file exists, else the one\n" +
+				"motd set stored. A file that cannot be read keeps what was there.",
+			admin: true, takes: takesJSON, run: (*server).adminReload},
+		{name: "admins", usage: "admins [--json]", summary: "the admin keys loaded: fingerprint, type and comment",
+			admin: true, takes: takesJSON, run: (*server).adminAdmins},
 		{name: "keys move", usage: "keys move OLD NEW", summary: "for a player who lost a key: key NEW (a fingerprint) takes OLD's place",
 			help: "NEW must play no living knight (a dead one's record goes). NEW is a fingerprint as ssh-keygen -l\n" +
-				"prints it: have the player send it, with `ssh-keygen -lf ~/.ssh/id_ed25519.pub`.",
+				"prints it: have the player send it, with `ssh-keygen -lf ~/.ssh/id_ed25519.pub`.\n" +
+				"A game open with OLD ends, telling its player why; the knight is saved.",
 			admin: true, takes: takesWords | takesJSON, run: (*server).adminKeysMove},
 	}
 }
@@ -392,6 +405,7 @@ func (c *call) parse(args []string) bool {
 				rest = append([]string{value}, rest...)
 			}
 			c.reason = world.CleanText(strings.Join(rest, " "), world.MaxBroadcastRunes)
+			c.hasReason = true
 			return true
 		case strings.HasPrefix(arg, "-"):
 			c.usageError("unknown flag %q", printable(arg))

@@ -33,6 +33,8 @@ type actionJSON struct {
 	Banned       bool     `json:"banned"`
 	// Until is when a timed ban lapses; left out for a ban without an end.
 	Until time.Time `json:"until,omitzero"`
+	// Reason is what the knight removed was told, after world.KickedMessage.
+	Reason string `json:"reason,omitempty"`
 }
 
 // keyAndName is a key or a knight as an admin command names it: "Kay (SHA256:...)", or
@@ -90,6 +92,9 @@ func (s *server) adminKick(c *call) int {
 	if who == "" {
 		return c.usageError("name the knight")
 	}
+	if c.hasReason && c.reason == "" {
+		return c.usageError("--reason needs a text")
+	}
 	target := who
 	if strings.HasPrefix(who, "SHA256:") { // a key: its knight
 		knight, err := s.knightOf(who)
@@ -98,7 +103,7 @@ func (s *server) adminKick(c *call) int {
 		}
 		target = knight
 	}
-	kicked, err := s.engine.Kick(c.ctx, target)
+	kicked, err := s.engine.Kick(c.ctx, target, c.reason)
 	switch {
 	case errors.Is(err, world.ErrAmbiguousName):
 		return c.fail("several knights online are named %q; kick by fingerprint (see who)", printable(who))
@@ -109,7 +114,11 @@ func (s *server) adminKick(c *call) int {
 	}
 	c.result = "kicked " + printable(who)
 	if c.json {
-		return c.writeJSON(actionJSON{Name: who, Kicked: true})
+		return c.writeJSON(actionJSON{Name: who, Kicked: true, Reason: c.reason})
+	}
+	if c.reason != "" {
+		fmt.Fprintf(c.out, "Removed %s from the dungeon, telling it why: %s\n", printable(who), c.reason)
+		return 0
 	}
 	fmt.Fprintf(c.out, "Removed %s from the dungeon.\n", printable(who))
 	return 0
@@ -285,7 +294,7 @@ func (s *server) adminBan(c *call) int {
 	}
 	kicked := false
 	if t.knight != "" {
-		if kicked, err = s.engine.Kick(c.ctx, t.knight); err != nil {
+		if kicked, err = s.engine.Kick(c.ctx, t.knight, c.reason); err != nil {
 			s.log.Error("admin: kick the banned knight", "knight", t.knight, "err", err)
 		}
 	}

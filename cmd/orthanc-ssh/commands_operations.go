@@ -8,6 +8,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/orthanc-ssh/orthanc-ssh/app"
+	"github.com/orthanc-ssh/orthanc-ssh/keys"
 	"github.com/orthanc-ssh/orthanc-ssh/store"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
@@ -128,6 +130,19 @@ func (s *server) adminStats(c *call) int {
 	return 0
 }
 
+// keyMovedMessage is what the old key's game reads last when keys move gives its knight
+// to another key.
+const keyMovedMessage = "An admin has moved your knight to another key: this key no longer plays it. Your knight is saved where it stands."
+
+// tellKeyEnds ends every game session of the key fp, whatever screen it is on, with why:
+// each leaves the world (its knight saved) and its terminal keeps the reason. Send waits
+// until a program takes the message, so each is sent on its own goroutine.
+func (s *server) tellKeyEnds(fp, why string) {
+	for _, prog := range s.games.programsOfKey(fp) {
+		go prog.Send(app.Farewell{Reason: why})
+	}
+}
+
 // keysMoveJSON is the --json output of keys move.
 type keysMoveJSON struct {
 	Old    string `json:"old"`
@@ -181,6 +196,7 @@ func (s *server) adminKeysMove(c *call) int {
 	if done.Gone {
 		s.forgetKnight(c, done.Left) // the dead knight NEW played before
 	}
+	s.tellKeyEnds(oldFP, keyMovedMessage)
 	s.live.closeKey(oldFP, kickGrace)
 	c.result = fmt.Sprintf("moved %s's key %s to %s", rec.Name, oldFP, newFP)
 	if c.json {
@@ -221,4 +237,59 @@ func (s *server) adminCheck(c *call) int {
 		return 0
 	}
 	return c.fail("%s", err)
+}
+
+// adminReload reads the admin keys and the message of the day again (reload.go), as
+// SIGHUP does, and says what changed.
+func (s *server) adminReload(c *call) int {
+	r := s.reload()
+	c.result = fmt.Sprintf("%d admin keys, %d added, %d removed, motd changed %v", r.Admins, len(r.Added), len(r.Removed), r.MOTDChanged)
+	if c.json {
+		return c.writeJSON(r)
+	}
+	if r.KeysError != "" {
+		fmt.Fprintf(c.out, "Admin keys: kept as they were (%d): %s\n", r.Admins, r.KeysError)
+	} else {
+		fmt.Fprintf(c.out, "Admin keys: %d, from %s.\n", r.Admins, r.AdminKeysFile)
+	}
+	tw := tabwriter.NewWriter(c.out, 0, 0, 2, ' ', 0)
+	for _, e := range r.Added {
+		fmt.Fprintf(tw, "  added\t%s\t%s\n", e.Fingerprint, world.CleanLine(e.Comment))
+	}
+	for _, e := range r.Removed {
+		fmt.Fprintf(tw, "  removed\t%s\t%s\n", e.Fingerprint, world.CleanLine(e.Comment))
+	}
+	_ = tw.Flush()
+	for _, line := range r.Skipped {
+		fmt.Fprintf(c.out, "  skipped %s\n", world.CleanLine(line))
+	}
+	switch {
+	case r.MOTDError != "":
+		fmt.Fprintf(c.out, "Message of the day: kept as it was: %s\n", r.MOTDError)
+	case r.MOTDChanged:
+		fmt.Fprintf(c.out, "Message of the day: changed, from %s.\n", motdFrom(r.MOTDFile))
+	default:
+		fmt.Fprintf(c.out, "Message of the day: unchanged, from %s.\n", motdFrom(r.MOTDFile))
+	}
+	return 0
+}
+
+// adminAdmins lists the admin keys loaded, in the file's order.
+func (s *server) adminAdmins(c *call) int {
+	list := s.admins.Load().Entries()
+	if list == nil {
+		list = []keys.Entry{} // --json: [], not null
+	}
+	c.result = fmt.Sprintf("%d admin keys", len(list))
+	if c.json {
+		return c.writeJSON(list)
+	}
+	fmt.Fprintf(c.out, "%d admin keys, from %s:\n", len(list), s.cfg.adminKeys)
+	tw := tabwriter.NewWriter(c.out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "FINGERPRINT\tTYPE\tCOMMENT")
+	for _, e := range list {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", e.Fingerprint, e.Type, world.CleanLine(e.Comment))
+	}
+	_ = tw.Flush()
+	return 0
 }

@@ -129,6 +129,9 @@ func (s *server) adminBroadcast(c *call) int {
 }
 
 func (s *server) adminMOTDSet(c *call) int {
+	if f := s.motdSource(); f != "" {
+		return c.fail("%s", motdFileRules(f))
+	}
 	text := world.CleanText(strings.Join(c.args, " "), world.MaxBroadcastRunes)
 	if strings.TrimSpace(text) == "" {
 		return c.usageError("give the message (motd clear clears it)")
@@ -143,6 +146,9 @@ func (s *server) adminMOTDSet(c *call) int {
 }
 
 func (s *server) adminMOTDClear(c *call) int {
+	if f := s.motdSource(); f != "" {
+		return c.fail("%s", motdFileRules(f))
+	}
 	if err := s.setMOTD(store.MOTD{}); err != nil {
 		s.log.Error("admin: motd clear", "err", err)
 		return c.fail("the message could not be cleared: %v", err)
@@ -150,4 +156,10 @@ func (s *server) adminMOTDClear(c *call) int {
 	c.result = "cleared"
 	fmt.Fprintln(c.out, "The message of the day is cleared.")
 	return 0
+}
+
+// motdFileRules is the refusal of motd set and motd clear while the message comes from
+// its file (reload.go).
+func motdFileRules(file string) string {
+	return fmt.Sprintf("the message of the day comes from %s: edit it and run reload (remove it to use motd set)", file)
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"sync"
@@ -150,4 +151,26 @@ func (a archive) PutReport(r world.Report) {
 	}
 	a.s.saver.PutReport(out)
 	a.s.log.Info("report filed", "from", r.FromKnight, "about", r.About, "about_knight", r.AboutKnight, "lines", len(r.Lines))
+	// Called on the world's goroutine, which the telling asks in turn: told from another.
+	go a.s.tellAdmins(fmt.Sprintf("[report] %s reported %s: %s (:reports to read it)", r.From, r.About, r.Reason))
+}
+
+// tellAdmins puts a line in the messages of every admin in the game: the knights of the
+// game sessions open with a key in the admin keys file.
+func (s *server) tellAdmins(line string) {
+	admins := s.admins.Load().Fingerprints()
+	var ids []string
+	for _, ls := range s.live.list() {
+		if ls.game && ls.knight != "" && slices.Contains(admins, ls.fp) && !slices.Contains(ids, ls.knight) {
+			ids = append(ids, ls.knight)
+		}
+	}
+	if len(ids) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if _, err := s.engine.Tell(ctx, ids, line); err != nil {
+		s.log.Error("tell the admins of a report", "err", err)
+	}
 }

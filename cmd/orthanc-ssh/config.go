@@ -22,8 +22,11 @@ type config struct {
 	addr      string
 	data      string
 	adminKeys string
-	seed      uint64
-	tick      time.Duration
+	// motdFile is the message of the day's file: when it exists, its text is the message,
+	// read again on reload, and motd set is refused (reload.go).
+	motdFile string
+	seed     uint64
+	tick     time.Duration
 	// metricsAddr is where /metrics is served in Prometheus text format; empty: nowhere.
 	metricsAddr string
 	// battleGrace is how long a hero who holds up the others of its battle has to choose
@@ -74,6 +77,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.StringVar(&c.addr, "addr", env("ORTHANC_ADDR", ":2222"), "listen address (env ORTHANC_ADDR)")
 	fs.StringVar(&c.data, "data", env("ORTHANC_DATA", "./data"), "folder for orthanc.db and the host key (env ORTHANC_DATA)")
 	fs.StringVar(&c.adminKeys, "admin-keys", getenv("ORTHANC_ADMIN_KEYS"), "authorized_keys file of admin keys (env ORTHANC_ADMIN_KEYS; default <data>/admin_keys)")
+	fs.StringVar(&c.motdFile, "motd-file", getenv("ORTHANC_MOTD_FILE"), "file of the message of the day; when it exists it is the message, read again on reload (SIGHUP), and motd set is refused (env ORTHANC_MOTD_FILE; default <data>/motd)")
 	fs.StringVar(&seed, "seed", env("ORTHANC_SEED", strconv.Itoa(defaultSeed)), "seed of the original dungeon (env ORTHANC_SEED)")
 	fs.StringVar(&c.metricsAddr, "metrics-addr", getenv("ORTHANC_METRICS_ADDR"), "serve Prometheus metrics at http://ADDR/metrics, such as 127.0.0.1:9222; off when empty (env ORTHANC_METRICS_ADDR)")
 	fs.StringVar(&tick, "tick", env("ORTHANC_TICK", "25ms"), "wall time of one game turn; ten turns make a round (env ORTHANC_TICK)")
@@ -156,6 +160,9 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	}
 	if c.adminKeys == "" {
 		c.adminKeys = filepath.Join(c.data, "admin_keys")
+	}
+	if c.motdFile == "" {
+		c.motdFile = filepath.Join(c.data, "motd")
 	}
 	return c, nil
 }

@@ -12,6 +12,7 @@ import (
 	"charm.land/wish/v2/bubbletea"
 
 	"github.com/orthanc-ssh/orthanc-ssh/app"
+	"github.com/orthanc-ssh/orthanc-ssh/keys"
 	"github.com/orthanc-ssh/orthanc-ssh/store"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
@@ -124,6 +125,19 @@ func (g *gameSessions) programs() []*tea.Program {
 	var out []*tea.Program
 	for _, gs := range g.m {
 		if gs.prog != nil {
+			out = append(out, gs.prog)
+		}
+	}
+	return out
+}
+
+// programsOfKey lists the programs of the game sessions open now with the key fp.
+func (g *gameSessions) programsOfKey(fp string) []*tea.Program {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	var out []*tea.Program
+	for sess, gs := range g.m {
+		if gs.prog != nil && fp != "" && keys.Fingerprint(sess.PublicKey()) == fp {
 			out = append(out, gs.prog)
 		}
 	}

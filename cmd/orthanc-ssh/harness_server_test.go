@@ -39,7 +39,7 @@ const testTick = 5 * time.Millisecond
 // testConfig is the server's configuration in tests: loopback, a fast tick, default limits
 // but for new knights, which the tests make by the dozen from one address (testLimits).
 func testConfig(dir string, seed uint64) config {
-	return config{addr: "127.0.0.1:0", data: dir, adminKeys: filepath.Join(dir, "admin_keys"),
+	return config{addr: "127.0.0.1:0", data: dir, adminKeys: filepath.Join(dir, "admin_keys"), motdFile: filepath.Join(dir, "motd"),
 		seed: seed, tick: testTick, battleGrace: defaultBattleGrace, chatHistory: defaultChatHistory, limits: testLimits(),
 		name: "Orthanc", publicAddr: "localhost", guests: true}
 }

@@ -13,7 +13,8 @@ import (
 // permissionWarning is a file of the server's that other users of the machine could read
 // or change: the host key or the database read (the host key lets anyone pose as this
 // server; the database holds every knight and ban), the data folder or the admin keys
-// written (anyone could then replace the database, or make themselves an admin).
+// written (anyone could then replace the database, or make themselves an admin), the
+// message of the day's file written (anyone could speak to every player as the server).
 type permissionWarning struct {
 	Path    string `json:"path"`
 	Mode    string `json:"mode"`
@@ -45,5 +46,6 @@ func permissionWarnings(cfg config) []permissionWarning {
 	check(filepath.Join(cfg.data, keys.HostKeyFile), byOthers, "the host key can be read by other users", "chmod 600")
 	check(filepath.Join(cfg.data, "orthanc.db"), byOthers, "the database can be read by other users", "chmod 600")
 	check(cfg.adminKeys, writeByOthers, "the admin keys file can be written by other users", "chmod 644")
+	check(cfg.motdFile, writeByOthers, "the message of the day's file can be written by other users", "chmod 644")
 	return out
 }

@@ -45,10 +45,11 @@ var updateScripts = flag.Bool("update-scripts", false, "rewrite the scripts' exp
 //	grab VAR REGEXP              $VAR is REGEXP's first group in the last stdout
 //	clock DURATION               move the server's clock on
 //	dbcheck FILE                 FILE opens as the game's database and passes bbolt's check
+//	adminkeys NAME...            the admin keys file holds the keys NAME, each with its name as comment
 //
 // A key NAME is made at its first use, the same key in every run, and sets $FP_NAME, its
 // fingerprint, and $FPRE_NAME, the fingerprint quoted for a regexp. $PORT is the
-// server's port.
+// server's port, $DATA its data folder.
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:                "testdata/script",
@@ -62,6 +63,7 @@ func TestScripts(t *testing.T) {
 // scriptServer is one script's server, its keys and its open terminals.
 type scriptServer struct {
 	t     testing.TB // the script's own test
+	dir   string     // the server's data folder
 	addr  string
 	clock *fakeClock
 	keys  map[string]gossh.Signer
@@ -84,10 +86,11 @@ func setupScript(env *testscript.Env) error {
 	cfg := testConfig(dir, defaultSeed)
 	cfg.clock = clock.now
 	ts, _ := startConfigured(t, cfg)
-	s := &scriptServer{t: t, addr: ts.addr, clock: clock, keys: map[string]gossh.Signer{"admin": admin}, terms: map[string]*terminal{}}
+	s := &scriptServer{t: t, dir: dir, addr: ts.addr, clock: clock, keys: map[string]gossh.Signer{"admin": admin}, terms: map[string]*terminal{}}
 	setFingerprint(env.Setenv, "admin", admin)
 	_, port, _ := net.SplitHostPort(ts.addr)
 	env.Setenv("PORT", port)
+	env.Setenv("DATA", dir)
 	env.Values[scriptKey{}] = s
 	return nil
 }
@@ -265,6 +268,15 @@ var scriptCommands = map[string]func(ts *testscript.TestScript, neg bool, args [
 		n, err := st.CountAdventurers()
 		ts.Check(err)
 		fmt.Fprintf(ts.Stdout(), "knights: %d\n", n)
+	},
+	"adminkeys": func(ts *testscript.TestScript, neg bool, args []string) {
+		s, t := state(ts)
+		var b strings.Builder
+		for _, name := range args {
+			line := gossh.MarshalAuthorizedKey(s.key(ts, t, name).PublicKey())
+			fmt.Fprintf(&b, "%s %s\n", strings.TrimSpace(string(line)), name)
+		}
+		ts.Check(os.WriteFile(filepath.Join(s.dir, "admin_keys"), []byte(b.String()), 0o600))
 	},
 	"grab": func(ts *testscript.TestScript, neg bool, args []string) {
 		if len(args) != 2 {

@@ -101,7 +101,9 @@ type server struct {
 	hostKey ssh.PublicKey
 	// listening is the address the SSH listener has, once serve has it.
 	listening atomic.Pointer[string]
-	motdText  atomic.Pointer[string] // the message of the day, read from the store at start
+	motdText  atomic.Pointer[string] // the message of the day, read at start and on reload
+	motdFile  atomic.Pointer[string] // the file it came from, "" for the stored one (reload.go)
+	reloading sync.Mutex             // one reload at a time, so each logs what it changed
 }
 
 // now is the wall clock of the edge: the configured one, in tests, or the system's.
@@ -142,17 +144,17 @@ func newServer(cfg config, log *slog.Logger) (*server, error) {
 		st.Close()
 		return nil, err
 	}
-	motd, err := st.LoadMOTD()
-	if err != nil {
-		st.Close()
-		return nil, err
-	}
 	s := &server{cfg: cfg, log: log, store: st, saver: store.NewSaver(st, log), live: newRegistry(),
 		perKey: keyCounter{n: map[string]int{}}, crash: make(chan crashed, 1)}
 	s.admins.Store(admins)
 	s.obs = newObserver(s)
 	s.hostKey = signer.PublicKey()
-	s.motdText.Store(&motd.Text)
+	motd, err := s.readMOTD()
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	s.useMOTD(motd)
 	codes, err := st.Codes(s.now())
 	if err != nil {
 		st.Close()
@@ -371,27 +373,6 @@ func (s *server) tellUnsaved(left time.Duration, _ error) {
 	defer cancel()
 	_, _ = s.engine.Broadcast(ctx, fmt.Sprintf("The server is stopping but cannot save just now (its disk may be full); "+
 		"it keeps trying for up to %v. Your knight is safe in the game meanwhile: play on.", left))
-}
-
-// reload reads again what can change while the server runs, on SIGHUP: the admins' keys
-// and the message of the day. A file that cannot be read keeps what was there.
-func (s *server) reload() {
-	admins, bad, err := keys.LoadAllowList(s.cfg.adminKeys)
-	if err != nil {
-		s.log.Error("reload: admin keys kept as they were", "file", s.cfg.adminKeys, "err", err)
-	} else {
-		for _, e := range bad {
-			s.log.Warn("admin keys: skipped a bad line", "file", s.cfg.adminKeys, "err", e)
-		}
-		s.admins.Store(admins)
-	}
-	motd, err := s.store.LoadMOTD()
-	if err != nil {
-		s.log.Error("reload: message of the day kept as it was", "err", err)
-	} else {
-		s.motdText.Store(&motd.Text)
-	}
-	s.log.Info("reloaded", "admins", len(s.admins.Load().Fingerprints()))
 }
 
 // finalFlush writes what the saver holds when the server stops. After a panic in the

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -10,6 +11,9 @@ import (
 	"testing"
 	"time"
 
+	gossh "golang.org/x/crypto/ssh"
+
+	"github.com/orthanc-ssh/orthanc-ssh/keys"
 	"github.com/orthanc-ssh/orthanc-ssh/store"
 )
 
@@ -95,5 +99,47 @@ func TestStoppingOnAFullDiskRetries(t *testing.T) {
 	a, err := loadKnightOfKey(t, st, key)
 	if err != nil || a.X != moved.X || a.Y != moved.Y {
 		t.Fatalf("the knight was not saved where it stood: %+v %v, was at %d,%d", a, err, moved.X, moved.Y)
+	}
+}
+
+// Issue 32: SIGHUP reads the admin keys and the message of the day's file again without
+// dropping a player, and logs each key added by its fingerprint and the message changed.
+func TestSIGHUPReloadsWithoutDroppingAPlayer(t *testing.T) {
+	dir := t.TempDir()
+	first, second := newKey(t), newKey(t)
+	writeAdminKeys(t, dir, first)
+	addr, log, _ := runCrashing(t, dir, testHooks{})
+	player := newKey(t)
+	tm := openTerminal(t, addr, player, 100, 30, nil)
+	tm.enterDungeon("Steadfast")
+
+	keysFile := string(gossh.MarshalAuthorizedKey(first.PublicKey())) +
+		strings.TrimSpace(string(gossh.MarshalAuthorizedKey(second.PublicKey()))) + " the second admin\n"
+	if err := os.WriteFile(filepath.Join(dir, "admin_keys"), []byte(keysFile), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "motd"), []byte("The moat is closed today.\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(os.Getpid(), syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "the reload to be logged", func() bool { return strings.Contains(log.String(), "msg=reloaded") })
+	for _, want := range []string{
+		`msg="reload: admin key added" fingerprint=` + keys.Fingerprint(second.PublicKey()) + ` comment="the second admin"`,
+		`msg="reload: message of the day changed" from=` + filepath.Join(dir, "motd"),
+	} {
+		if !strings.Contains(log.String(), want) {
+			t.Errorf("the log has no %q:\n%s", want, log)
+		}
+	}
+	mustRun(t, addr, second, "stats")
+	if out := mustRun(t, addr, player, "motd"); out != "The moat is closed today.\n" {
+		t.Errorf("motd after the reload: %q", out)
+	}
+	tm.chat("still here after the reload")
+	tm.waitFor("still here after the reload")
+	if who := mustRun(t, addr, second, "who"); !strings.Contains(who, "Steadfast") {
+		t.Errorf("the player is not online after the reload:\n%s", who)
 	}
 }
