@@ -13,6 +13,7 @@ package web
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"embed"
@@ -21,7 +22,6 @@ import (
 	"fmt"
 	"html/template"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/netip"
 	"strconv"
@@ -88,19 +88,31 @@ type Death struct {
 // StatusFunc gathers the status; the page calls it at most once a CacheFor.
 type StatusFunc func(ctx context.Context) (Status, error)
 
-// Tuning of the page, and what each does:
+// Tuning of the page, and what each does (the server's flags may change the rate cap's):
 //
-//	constant       value    effect
-//	CacheFor       5 s      the status is gathered at most this often, whatever the traffic; browsers and proxies may keep a page as long
-//	ratePerSecond  2        requests an address may make a second, on average
-//	rateBurst      20       requests an address may make at once (a page is 2: the HTML and its style)
-//	maxAddrs       10000    addresses remembered for the rate cap; past it the ones with a full allowance are forgotten
+//	constant              value    effect
+//	CacheFor              5 s      the status is gathered at most this often, whatever the traffic; browsers and proxies may keep a page as long
+//	DefaultRatePerSecond  2        requests an address may make a second, on average
+//	DefaultRateBurst      20       requests an address may make at once (a page is 2: the HTML and its style)
+//	maxAddrs              10000    addresses remembered for the rate cap; past it the ones with a full allowance are forgotten
 const (
-	CacheFor      = 5 * time.Second
-	ratePerSecond = 2
-	rateBurst     = 20
-	maxAddrs      = 10000
+	CacheFor             = 5 * time.Second
+	DefaultRatePerSecond = 2
+	DefaultRateBurst     = 20
+	maxAddrs             = 10000
 )
+
+// Options tune the page's rate cap and say which proxies stand in front of it.
+type Options struct {
+	// RatePerSecond and RateBurst are each address's allowance: requests a second on
+	// average, and at once. Zero is DefaultRatePerSecond, DefaultRateBurst.
+	RatePerSecond float64
+	RateBurst     int
+	// TrustedProxies are the reverse proxies whose X-Forwarded-For is believed: a
+	// request from one of them is counted by the client address the header gives
+	// (ClientAddr). Every other request's header is ignored.
+	TrustedProxies []netip.Prefix
+}
 
 // Codebase, Genre and Language are what the listing for MUD directories says of the game.
 const (
@@ -135,23 +147,30 @@ type Handler struct {
 	cached  Status
 	at      time.Time // when cached was gathered
 
+	rate    float64 // per second
+	burst   float64
+	trusted []netip.Prefix
+
 	mu    sync.Mutex // guards the rate cap
 	rates map[string]*bucket
 }
 
-// bucket is one address's allowance of requests: tokens, refilled at ratePerSecond.
+// bucket is one address's allowance of requests: tokens, refilled at the rate.
 type bucket struct {
 	tokens float64
 	last   time.Time
+	capped bool // its last request was refused: refusals until one is allowed are logged once
 }
 
 // New returns the page's handler, reading the status from status and logging failures
 // to log.
-func New(status StatusFunc, log *slog.Logger) *Handler {
+func New(status StatusFunc, log *slog.Logger, opt Options) *Handler {
 	if log == nil {
 		log = slog.Default()
 	}
-	h := &Handler{status: status, log: log, now: time.Now, mux: http.NewServeMux(), rates: map[string]*bucket{}}
+	h := &Handler{status: status, log: log, now: time.Now, mux: http.NewServeMux(), rates: map[string]*bucket{},
+		rate: cmp.Or(opt.RatePerSecond, DefaultRatePerSecond), burst: float64(cmp.Or(opt.RateBurst, DefaultRateBurst)),
+		trusted: opt.TrustedProxies}
 	h.mux.HandleFunc("GET /{$}", h.serveIndex)
 	h.mux.HandleFunc("GET /style.css", h.serveStyle)
 	h.mux.HandleFunc("GET /api/status", h.serveJSON(func(s Status) any { return s }))
@@ -168,7 +187,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hd.Set("X-Content-Type-Options", "nosniff")
 	hd.Set("Referrer-Policy", "no-referrer")
 	hd.Set("Content-Security-Policy", "default-src 'none'; style-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
-	if !h.allow(clientAddr(r.RemoteAddr)) {
+	if !h.allow(rateKey(ClientAddr(r, h.trusted))) {
 		hd.Set("Retry-After", "1")
 		http.Error(w, "too many requests; try again in a moment", http.StatusTooManyRequests)
 		return
@@ -181,17 +200,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.mux.ServeHTTP(w, r)
 }
 
-// clientAddr is the address a request is counted by: its IP, or for IPv6 its /64.
-func clientAddr(remote string) string {
-	host, _, err := net.SplitHostPort(remote)
-	if err != nil {
-		host = remote
-	}
-	a, err := netip.ParseAddr(host)
-	if err != nil {
-		return host
-	}
-	a = a.WithZone("").Unmap()
+// rateKey is the key an address is counted by: the address, or for IPv6 its /64.
+func rateKey(a netip.Addr) string {
 	if a.Is6() {
 		p, _ := a.Prefix(64)
 		return p.String()
@@ -199,8 +209,19 @@ func clientAddr(remote string) string {
 	return a.String()
 }
 
-// allow takes one request from the address's allowance and reports whether there was one.
+// allow takes one request from the address's allowance and reports whether there was
+// one. The first refusal of a run is logged, naming the address.
 func (h *Handler) allow(addr string) bool {
+	ok, first := h.take(addr)
+	if first {
+		h.log.Info("web: an address is over its rate; its requests are answered 429", "addr", addr)
+	}
+	return ok
+}
+
+// take takes one request from the address's allowance, reporting whether there was one
+// and whether this is the first refusal since the last request allowed.
+func (h *Handler) take(addr string) (ok, first bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	now := h.now()
@@ -209,16 +230,19 @@ func (h *Handler) allow(addr string) bool {
 		if len(h.rates) >= maxAddrs {
 			h.forgetFull(now)
 		}
-		b = &bucket{tokens: rateBurst, last: now}
+		b = &bucket{tokens: h.burst, last: now}
 		h.rates[addr] = b
 	}
-	b.tokens = min(rateBurst, b.tokens+now.Sub(b.last).Seconds()*ratePerSecond)
+	b.tokens = min(h.burst, b.tokens+now.Sub(b.last).Seconds()*h.rate)
 	b.last = now
 	if b.tokens < 1 {
-		return false
+		first = !b.capped
+		b.capped = true
+		return false, first
 	}
 	b.tokens--
-	return true
+	b.capped = false
+	return true, false
 }
 
 // forgetFull drops the addresses whose allowance has filled up again (they would start
@@ -226,7 +250,7 @@ func (h *Handler) allow(addr string) bool {
 // there to spare the server, not to remember attackers.
 func (h *Handler) forgetFull(now time.Time) {
 	for a, b := range h.rates {
-		if b.tokens+now.Sub(b.last).Seconds()*ratePerSecond >= rateBurst {
+		if b.tokens+now.Sub(b.last).Seconds()*h.rate >= h.burst {
 			delete(h.rates, a)
 		}
 	}

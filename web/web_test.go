@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -33,7 +34,7 @@ func fixed() Status {
 func handler(t *testing.T, st func() (Status, error)) (*Handler, *atomic.Int32, *time.Time) {
 	t.Helper()
 	var calls atomic.Int32
-	h := New(func(context.Context) (Status, error) { calls.Add(1); return st() }, nil)
+	h := New(func(context.Context) (Status, error) { calls.Add(1); return st() }, nil, Options{})
 	now := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
 	h.now = func() time.Time { return now }
 	return h, &calls, &now
@@ -171,14 +172,14 @@ func TestFloodsAndOddRequests(t *testing.T) {
 			t.Fatalf("flood: %d", r.StatusCode)
 		}
 	}
-	if ok != rateBurst || capped != 200-rateBurst {
-		t.Errorf("flood of 200: %d served, %d capped; want %d served", ok, capped, rateBurst)
+	if ok != DefaultRateBurst || capped != 200-DefaultRateBurst {
+		t.Errorf("flood of 200: %d served, %d capped; want %d served", ok, capped, DefaultRateBurst)
 	}
 	if r := get(h, "GET", "/", "[2001:db8::1]:1"); r.StatusCode != 200 {
 		t.Errorf("another address during the flood: %d", r.StatusCode)
 	}
 	// The other addresses of an IPv6 /64 are one address.
-	for range rateBurst {
+	for range DefaultRateBurst {
 		get(h, "GET", "/api/who", "[2001:db8::2]:1")
 	}
 	if r := get(h, "GET", "/", "[2001:db8::3]:1"); r.StatusCode != http.StatusTooManyRequests {
@@ -239,5 +240,72 @@ func TestStatusUnavailable(t *testing.T) {
 	fail = false
 	if r := get(h, "GET", "/", "192.0.2.1:1"); r.StatusCode != 200 {
 		t.Errorf("GET / once the world answers = %d", r.StatusCode)
+	}
+}
+
+// Behind a trusted proxy, a request is counted by the rightmost address of
+// X-Forwarded-For that is not a trusted proxy; from anyone else the header is ignored.
+func TestClientAddr(t *testing.T) {
+	trusted, err := ParsePrefixes("10.0.0.0/8, 192.0.2.1,2001:db8:1::/48")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		peer string
+		xff  []string
+		want string
+	}{
+		{"198.51.100.7:4000", nil, "198.51.100.7"},
+		{"198.51.100.7:4000", []string{"203.0.113.9"}, "198.51.100.7"}, // not a proxy of ours: ignored
+		{"10.1.2.3:4000", nil, "10.1.2.3"},                             // the proxy's own request
+		{"10.1.2.3:4000", []string{"203.0.113.9"}, "203.0.113.9"},
+		{"192.0.2.1:80", []string{"203.0.113.9"}, "203.0.113.9"},
+		{"[2001:db8:1::5]:80", []string{"2001:db8:2::7"}, "2001:db8:2::7"},
+		// The client wrote the leftmost; the proxy appended what it saw: the rightmost untrusted.
+		{"10.1.2.3:4000", []string{"1.1.1.1, 203.0.113.9"}, "203.0.113.9"},
+		// Two proxies of ours in a row: past both.
+		{"10.1.2.3:4000", []string{"1.1.1.1, 203.0.113.9, 10.9.9.9"}, "203.0.113.9"},
+		{"10.1.2.3:4000", []string{"1.1.1.1", "203.0.113.9, 10.9.9.9"}, "203.0.113.9"}, // two header lines are one list
+		// Everything trusted: the furthest proxy.
+		{"10.1.2.3:4000", []string{"10.4.4.4, 10.9.9.9"}, "10.4.4.4"},
+		// Garbage the client wrote left of the untrusted address does not matter; garbage
+		// where a proxy should have written leaves the proxy's own address.
+		{"10.1.2.3:4000", []string{"not-an-address, 203.0.113.9"}, "203.0.113.9"},
+		{"10.1.2.3:4000", []string{"203.0.113.9, junk"}, "10.1.2.3"},
+		{"10.1.2.3:4000", []string{"[2001:db8:2::7]:5555"}, "2001:db8:2::7"},
+		{"10.1.2.3:4000", []string{"::ffff:203.0.113.9"}, "203.0.113.9"},
+	} {
+		r := httptest.NewRequest("GET", "/", nil)
+		r.RemoteAddr = tc.peer
+		for _, v := range tc.xff {
+			r.Header.Add("X-Forwarded-For", v)
+		}
+		if got := ClientAddr(r, trusted).String(); got != tc.want {
+			t.Errorf("from %s with X-Forwarded-For %q: %s, want %s", tc.peer, tc.xff, got, tc.want)
+		}
+	}
+	for _, bad := range []string{"10.0.0.0/33", "10.0.0", "example.org", "fe80::1%eth0", "10.0.0.0/8,,nope"} {
+		if _, err := ParsePrefixes(bad); err == nil {
+			t.Errorf("ParsePrefixes(%q): no error", bad)
+		}
+	}
+	if p, err := ParsePrefixes(" "); err != nil || len(p) != 0 {
+		t.Errorf("ParsePrefixes of nothing: %v, %v", p, err)
+	}
+}
+
+// The rate cap's numbers are the handler's options: a burst of 3 at 1 a second.
+func TestRateOptions(t *testing.T) {
+	h := New(func(context.Context) (Status, error) { return fixed(), nil }, nil, Options{RatePerSecond: 1, RateBurst: 3})
+	now := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
+	h.now = func() time.Time { return now }
+	var codes []int
+	for range 5 {
+		codes = append(codes, get(h, "GET", "/", "198.51.100.7:4000").StatusCode)
+	}
+	now = now.Add(time.Second)
+	codes = append(codes, get(h, "GET", "/", "198.51.100.7:4000").StatusCode)
+	if want := []int{200, 200, 200, 429, 429, 200}; !slices.Equal(codes, want) {
+		t.Errorf("codes %v, want %v", codes, want)
 	}
 }

@@ -177,7 +177,7 @@ func median(ds []time.Duration) time.Duration {
 
 // Regression (issue 30): the web page took any number of sockets from one address, and
 // shared descriptors with SSH, so a web flood slowed SSH logins from 0.1 s to 4.35 s.
-// The page holds at most webMaxPerAddr connections of an address and webMaxConns in all,
+// The page holds at most maxPerAddr connections of an address and maxConns in all (defaultWeb),
 // while 60 addresses open 20 each and reconnect a second after they are closed; an SSH login
 // takes no more than 100 ms longer than without the flood.
 func TestTheWebPageHasAShareOfItsOwn(t *testing.T) {
@@ -200,7 +200,7 @@ func TestTheWebPageHasAShareOfItsOwn(t *testing.T) {
 		web.mu.Lock()
 		most = max(most, web.all)
 		for addr, n := range web.perAddr {
-			if n > webMaxPerAddr {
+			if n > defaultWeb.maxPerAddr {
 				t.Errorf("%d connections to the page from %s", n, addr)
 			}
 		}
@@ -214,8 +214,8 @@ func TestTheWebPageHasAShareOfItsOwn(t *testing.T) {
 	t.Logf("SSH logins without the web flood %v (median %v), with it %v (median %v); the page held %d at most, the flood opened %d, %d closed at once",
 		before, median(before), during, median(during), most, opened, web.refused.Load())
 	mu.Unlock()
-	if most > webMaxConns {
-		t.Errorf("the page held %d connections, more than %d", most, webMaxConns)
+	if most > defaultWeb.maxConns {
+		t.Errorf("the page held %d connections, more than %d", most, defaultWeb.maxConns)
 	}
 	if d := median(during) - median(before); d > 100*time.Millisecond {
 		t.Errorf("the web flood made an SSH login %v slower", d)

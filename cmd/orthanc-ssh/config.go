@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"time"
+
+	"github.com/orthanc-ssh/orthanc-ssh/web"
 )
 
 // defaultSeed is the seed of the "original" dungeon: every server that keeps the default
@@ -44,8 +46,10 @@ type config struct {
 	publicAddr string
 	// guests lets a client with no key in, as a guest (keyboard-interactive, login.go).
 	guests bool
-	// httpAddr is where the web page is served (web/); empty: nowhere.
+	// httpAddr is where the web page is served (web/); empty: nowhere. web is its caps
+	// and the proxies trusted in front of it.
 	httpAddr string
+	web      webConfig
 	// clock is the wall clock of the server's edge (timed bans and silences); nil is
 	// time.Now. No flag sets it: tests inject one, so a ban lapses exactly when they say.
 	clock func() time.Time
@@ -120,6 +124,20 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	durFlag(&c.limits.channelTimeout, "channel-timeout", "ORTHANC_CHANNEL_TIMEOUT", "a connection with no session open for this long (after logging in, or after its last session) is closed")
 	durFlag(&c.limits.idleTimeout, "idle-timeout", "ORTHANC_IDLE_TIMEOUT", "a game session with no keystroke for this long is closed (knight saved)")
 	durFlag(&c.limits.maxLifetime, "max-lifetime", "ORTHANC_MAX_LIFETIME", "longest a connection may last")
+	c.web = defaultWeb
+	intFlag(&c.web.maxConns, "http-max-conns", "ORTHANC_HTTP_MAX_CONNS", "connections to the web page at once, from everyone")
+	intFlag(&c.web.maxPerAddr, "http-max-conns-per-ip", "ORTHANC_HTTP_MAX_CONNS_PER_IP", "connections to the web page at once from one address (an IPv6 /64); a trusted proxy has no such cap")
+	intFlag(&c.web.rate, "http-rate", "ORTHANC_HTTP_RATE", "requests to the web page a second from one client address, on average (more are answered 429)")
+	intFlag(&c.web.burst, "http-burst", "ORTHANC_HTTP_BURST", "requests to the web page one client address may make at once")
+	proxies := getenv("ORTHANC_HTTP_TRUSTED_PROXIES")
+	fs.Func("http-trusted-proxies", "reverse proxies in front of the web page, as addresses or CIDR prefixes separated by commas, such as 127.0.0.1,10.0.0.0/8: from them the client's address is read from X-Forwarded-For, for the rate cap and the logs; never from anyone else (env ORTHANC_HTTP_TRUSTED_PROXIES; default none)",
+		func(v string) error { proxies = v; return nil })
+	checks = append(checks, func() (err error) {
+		if c.web.trusted, err = web.ParsePrefixes(proxies); err != nil {
+			return fmt.Errorf("%s %w", named("http-trusted-proxies", "ORTHANC_HTTP_TRUSTED_PROXIES"), err)
+		}
+		return nil
+	})
 	c.battleGrace = defaultBattleGrace
 	durFlag(&c.battleGrace, "battle-grace", "ORTHANC_BATTLE_GRACE", "how long a hero who holds up the others of its battle has to choose; a knight alone is never hurried, a screen-reader player has three times as long")
 	c.saveRetry = defaultSaveRetry

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -42,6 +43,10 @@ func TestConfigErrorsNameFlagAndVariable(t *testing.T) {
 		{nil, envOf("ORTHANC_SEED", "-1"), []string{"-seed", "ORTHANC_SEED", `"-1"`}},
 		{nil, envOf("ORTHANC_GUESTS", "maybe"), []string{"-guests", "ORTHANC_GUESTS", `"maybe"`, "true or false"}},
 		{[]string{"-data", ""}, envOf(), []string{"-data", "ORTHANC_DATA", "empty"}},
+		{nil, envOf("ORTHANC_HTTP_TRUSTED_PROXIES", "10.0.0.0/8,10.0.0.0/33"), []string{"-http-trusted-proxies", "ORTHANC_HTTP_TRUSTED_PROXIES", `"10.0.0.0/33"`, "CIDR"}},
+		{[]string{"-http-trusted-proxies", "proxy.example"}, envOf(), []string{"-http-trusted-proxies", "ORTHANC_HTTP_TRUSTED_PROXIES", `"proxy.example"`}},
+		{[]string{"-http-rate", "0"}, envOf(), []string{"-http-rate", "ORTHANC_HTTP_RATE", `"0"`}},
+		{nil, envOf("ORTHANC_HTTP_BURST", "many"), []string{"-http-burst", "ORTHANC_HTTP_BURST", `"many"`}},
 	} {
 		var stderr bytes.Buffer
 		code := run(context.Background(), c.args, c.env, &stderr)
@@ -69,6 +74,13 @@ func TestConfigTakesFlagsOverVariables(t *testing.T) {
 	}
 	if cfg, _ := parseConfig(nil, envOf(), io.Discard); cfg.limits != defaultLimits {
 		t.Errorf("limits with nothing set %+v, want the defaults %+v", cfg.limits, defaultLimits)
+	}
+	cfg, err = parseConfig([]string{"-http-burst", "40"}, envOf("ORTHANC_HTTP_TRUSTED_PROXIES", "127.0.0.1, 10.0.0.0/8,2001:db8::/32", "ORTHANC_HTTP_RATE", "5"), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := cfg.web; w.burst != 40 || w.rate != 5 || w.maxConns != defaultWeb.maxConns || fmt.Sprint(w.trusted) != "[127.0.0.1/32 10.0.0.0/8 2001:db8::/32]" {
+		t.Errorf("web config %+v", w)
 	}
 }
 

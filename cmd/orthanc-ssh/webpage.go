@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/netip"
 	"slices"
 	"strconv"
 	"sync"
@@ -37,20 +38,28 @@ const (
 	webIdleTimeout  = 60 * time.Second
 )
 
-// The web page's connections have a share of their own (issue 30: one address held 3000
+// webConfig is the web page's caps and its trusted proxies (flags -http-*).
+//
+// The page's connections have a share of their own (issue 30: one address held 3000
 // of them, 10 000 cost 97 MB of heap, and under a 1500-descriptor limit a web flood made
 // SSH logins take 4.35 s instead of 0.1 s). With every place taken the listener accepts
 // nothing until one frees (the rest wait in the kernel's queue, holding no descriptor and
 // costing no work); a connection past its address's cap is closed as soon as it is
-// accepted. So the page never holds the descriptors SSH needs.
+// accepted. So the page never holds the descriptors SSH needs. A trusted proxy carries
+// many visitors on its connections, so it has no cap of its own, only the share of all;
+// the rate cap counts its requests by the client each is for (web.ClientAddr).
 //
-//	constant       value  effect
-//	webMaxConns    256    connections to the page at once, from everyone
-//	webMaxPerAddr  8      connections to the page at once from one address (an IPv6 /64): a browser opens 6
-const (
-	webMaxConns   = 256
-	webMaxPerAddr = 8
-)
+//	field       default  effect
+//	maxConns    256      connections to the page at once, from everyone
+//	maxPerAddr  8        connections to the page at once from one address (an IPv6 /64): a browser opens 6
+//	rate        2        requests a second one client address may make, on average
+//	burst       20       requests one client address may make at once
+type webConfig struct {
+	maxConns, maxPerAddr, rate, burst int
+	trusted                           []netip.Prefix
+}
+
+var defaultWeb = webConfig{maxConns: 256, maxPerAddr: 8, rate: web.DefaultRatePerSecond, burst: web.DefaultRateBurst}
 
 // listenHTTP opens the web page's listener, if the server has an HTTP address, so a bad
 // address fails at start.
@@ -62,19 +71,23 @@ func (s *server) listenHTTP() (net.Listener, error) {
 	if err != nil {
 		return nil, fmt.Errorf("web page listen %s: %w", s.cfg.httpAddr, err)
 	}
-	return &webListener{Listener: ln, perAddr: map[string]int{}, places: make(chan struct{}, webMaxConns), closed: make(chan struct{})}, nil
+	w := s.cfg.web
+	return &webListener{Listener: ln, perAddr: map[string]int{}, maxPerAddr: w.maxPerAddr, trusted: w.trusted,
+		places: make(chan struct{}, w.maxConns), closed: make(chan struct{})}, nil
 }
 
 // webListener caps the page's connections, per address and in all.
 type webListener struct {
 	net.Listener
-	mu      sync.Mutex
-	all     int
-	perAddr map[string]int
-	refused atomic.Int64  // connections closed at once, past their address's cap
-	places  chan struct{} // a token for each connection held: webMaxConns places
-	closed  chan struct{} // closed with the listener: Accept waits no more
-	once    sync.Once
+	maxPerAddr int
+	trusted    []netip.Prefix // proxies: no cap per address
+	mu         sync.Mutex
+	all        int
+	perAddr    map[string]int
+	refused    atomic.Int64  // connections closed at once, past their address's cap
+	places     chan struct{} // a token for each connection held: maxConns places
+	closed     chan struct{} // closed with the listener: Accept waits no more
+	once       sync.Once
 }
 
 // Close closes the listener and ends an Accept waiting for a place.
@@ -98,7 +111,7 @@ func (l *webListener) Accept() (net.Conn, error) {
 		}
 		addr := addrKey(c.RemoteAddr())
 		l.mu.Lock()
-		ok := l.perAddr[addr] < webMaxPerAddr
+		ok := l.perAddr[addr] < l.maxPerAddr || l.isProxy(c.RemoteAddr())
 		if ok {
 			l.all++
 			l.perAddr[addr]++
@@ -111,6 +124,12 @@ func (l *webListener) Accept() (net.Conn, error) {
 		l.refused.Add(1)
 		_ = c.Close()
 	}
+}
+
+// isProxy tells whether a is one of the trusted proxies.
+func (l *webListener) isProxy(a net.Addr) bool {
+	ap, err := netip.ParseAddrPort(a.String())
+	return err == nil && slices.ContainsFunc(l.trusted, func(p netip.Prefix) bool { return p.Contains(ap.Addr().Unmap()) })
 }
 
 // webConn gives its place back when closed.
@@ -137,7 +156,8 @@ func (c *webConn) Close() error {
 // serveWeb serves the page on ln until ctx ends.
 func (s *server) serveWeb(ctx context.Context, ln net.Listener) {
 	hs := &http.Server{
-		Handler:           web.New(s.webStatus, s.log.With("part", "web")),
+		Handler: web.New(s.webStatus, s.log.With("part", "web"), web.Options{
+			RatePerSecond: float64(s.cfg.web.rate), RateBurst: s.cfg.web.burst, TrustedProxies: s.cfg.web.trusted}),
 		ReadHeaderTimeout: 5 * time.Second, ReadTimeout: webReadTimeout, WriteTimeout: webWriteTimeout,
 		IdleTimeout: webIdleTimeout, MaxHeaderBytes: 8 << 10,
 	}
