@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"go.etcd.io/etcd/server/v3/embed"
+	"go.uber.org/zap"
 )
 
 // etcdAddr is the embedded etcd's client address, host:port on loopback.
@@ -34,7 +35,7 @@ func runWithEtcd(m *testing.M) (int, error) {
 	cfg := embed.NewConfig()
 	cfg.Dir = dir
 	cfg.UnsafeNoFsync = true
-	cfg.LogLevel = "error"
+	cfg.ZapLoggerBuilder = embed.NewZapLoggerBuilder(zap.NewNop())
 	client, peer, err := freeURL(), freeURL(), nil
 	if client == nil || peer == nil {
 		return 0, fmt.Errorf("no free port")
