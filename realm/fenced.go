@@ -1,0 +1,105 @@
+package realm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+)
+
+// ErrFenced is a write refused because the realm no longer holds the knight's claim.
+var ErrFenced = errors.New("realm: the knight's claim is gone")
+
+// Fenced is a realm's hold on one knight, and the only way to write it: each write is
+// one transaction conditioned on the claim key still having the create revision it had
+// when claimed (the token), so no realm writes a knight it no longer holds.
+type Fenced struct {
+	realm  *Realm
+	knight string
+	token  int64
+	sheet  []byte
+}
+
+// Knight is the knight's id.
+func (f *Fenced) Knight() string { return f.knight }
+
+// Token is the claim's create revision, the fencing token.
+func (f *Fenced) Token() int64 { return f.token }
+
+// Sheet is the knight's checkpoint read with the claim; nil for a knight never saved.
+func (f *Fenced) Sheet() []byte { return f.sheet }
+
+// Write is one key's change in a fenced transaction; Key is under the realm's prefix.
+type Write struct {
+	Key    string
+	Value  []byte
+	Delete bool
+}
+
+// Checkpoint saves the knight's sheet.
+func (f *Fenced) Checkpoint(ctx context.Context, sheet []byte) error {
+	_, err := f.Commit(ctx, Write{Key: "knight/" + f.knight, Value: sheet})
+	return err
+}
+
+// CheckIn saves the knight's sheet and lets the knight go, in one transaction: what a
+// realm does when its player leaves or another realm asks for the knight. If it fails
+// for another reason than ErrFenced the knight may still be held here: try again, or
+// Release it (the lease's end lets it go at the latest).
+func (f *Fenced) CheckIn(ctx context.Context, sheet []byte) error {
+	return f.letGo(ctx, Write{Key: "knight/" + f.knight, Value: sheet})
+}
+
+// Release lets the knight go without saving it; its last checkpoint stands.
+func (f *Fenced) Release(ctx context.Context) error {
+	return f.letGo(ctx)
+}
+
+func (f *Fenced) letGo(ctx context.Context, writes ...Write) error {
+	_, err := f.Commit(ctx, append(writes, Write{Key: "claim/" + f.knight, Delete: true})...)
+	if err == nil {
+		f.realm.forget(f)
+	}
+	return err
+}
+
+// Commit writes all of writes in one transaction if the claim holds, and returns the
+// revision written. A stopped realm writes nothing; a lost claim gives ErrFenced.
+func (f *Fenced) Commit(ctx context.Context, writes ...Write) (int64, error) {
+	r := f.realm
+	if err := r.Err(); err != nil {
+		return 0, err
+	}
+	ops := make([]clientv3.Op, len(writes))
+	for i, w := range writes {
+		key := string(r.keys) + w.Key
+		ops[i] = clientv3.OpPut(key, string(w.Value))
+		if w.Delete {
+			ops[i] = clientv3.OpDelete(key)
+		}
+	}
+	ctx, cancel := r.bound(ctx)
+	defer cancel()
+	resp, err := r.cli.Txn(ctx).
+		If(clientv3.Compare(clientv3.CreateRevision(r.keys.claim(f.knight)), "=", f.token)).
+		Then(ops...).
+		Commit()
+	if err != nil {
+		return 0, fmt.Errorf("realm: write %s: %w", f.knight, err)
+	}
+	if !resp.Succeeded {
+		r.forget(f)
+		return 0, ErrFenced
+	}
+	return resp.Header.Revision, nil
+}
+
+// forget drops a knight this realm no longer holds.
+func (r *Realm) forget(f *Fenced) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.held[f.knight] == f {
+		delete(r.held, f.knight)
+	}
+}
