@@ -624,7 +624,10 @@ func (m *Model) sayWaits(ps *told, v world.View) {
 		}
 	}
 	w := english.List(waiting)
-	if !f.YourMove && w != "" && w != ps.waitingFor {
+	if f.YourMove {
+		w = "" // the others wait with it: once it has chosen, whom it waits for is news
+	}
+	if w != "" && w != ps.waitingFor {
 		m.say("The battle waits for " + w + ".")
 	}
 	ps.waitingFor = w

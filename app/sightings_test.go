@@ -222,6 +222,27 @@ func TestTheGraceIsCountedDownAndTheWaitSaid(t *testing.T) {
 	}
 }
 
+// Two heroes choosing together: once this one has chosen, it is told whom the battle
+// waits for (it was remembered while both chose, and never said).
+func TestTheWaitIsSaidAfterChoosingTogether(t *testing.T) {
+	v := twoOnTwo(t)
+	v.Fight.YourMove = true
+	v.Fight.Knights[1].Fainted, v.Fight.Knights[1].Hits, v.Fight.Knights[1].Choosing = false, 11, true
+	m, _ := viewModel(t, world.View{}, 80, 24)
+	m.haveView = false
+	m.pl.active = true
+	m.ownView(v)
+	start := len(m.pl.transcript)
+	v.Turn++
+	v.Fight.YourMove = false // Sir Kay has chosen; Gawain still chooses
+	m.ownView(v)
+	v.Turn++
+	m.ownView(v)
+	if said := strings.Join(m.pl.transcript[start:], "\n"); strings.Count(said, "The battle waits for Gawain.") != 1 {
+		t.Fatalf("after choosing, the wait for Gawain was said as:\n%s", said)
+	}
+}
+
 // Hits and spell units that change outside a fight are said, after the line that caused
 // them: a spear trap's 3 hits, a spell's units.
 func TestHitsAndUnitsAreSaid(t *testing.T) {

@@ -145,3 +145,79 @@ func TestPartyBattleOnTheSurface(t *testing.T) {
 		}
 	}
 }
+
+// Issue 29, a party battle heard through screen-reader mode: two real SSH sessions in
+// play --plain, Kay and Bors in one party, walk the surface until the die starts a
+// battle. Each is told "Your move" when it is its turn; Bors, having chosen, is told
+// whom the battle waits for ("The battle waits for Kay."), and Kay, holding Bors up, how
+// long it has ("you have 90 seconds to choose"); once Kay acts the round goes on and both
+// are told their move again. Not one escape sequence reaches either.
+func TestPartyBattleInScreenReaderMode(t *testing.T) {
+	dir := t.TempDir()
+	market, common, there, back := firstMarket(t, defaultSeed)
+	kay, bors := newKey(t), newKey(t)
+	for _, k := range []struct {
+		key  gossh.Signer
+		name string
+	}{{kay, "Kay"}, {bors, "Bors"}} {
+		seedKnight(t, dir, k.key, func(a *world.Adventurer) {
+			a.Name, a.Str, a.Dex = k.name, 18, 18
+			a.Hits, a.MaxHits = 400, 400 // the battle lasts as long as the test needs
+			a.Depth, a.X, a.Y = 0, market.X, market.Y
+			a.Options.Plain = true
+		})
+	}
+	srv := startServer(t, dir)
+	tk := openTerminalCmd(t, srv.addr, kay, 80, 24, "play --plain")
+	tb := openTerminalCmd(t, srv.addr, bors, 80, 24, "play --plain")
+	for _, tm := range []*terminal{tk, tb} {
+		tm.waitRaw("Welcome back")
+		tm.press(keyEnter)
+		tm.waitRaw("You are on the surface")
+	}
+	tk.press("/invite Bors", keyEnter)
+	tb.waitRaw("Kay invites you to join the party.")
+	tb.press("/accept", keyEnter)
+	tk.waitRaw("Bors joins the party.")
+
+	// Walk together until the die starts a battle.
+	moves := func(tm *terminal) int { return strings.Count(tm.rawOutput(), "Your move") }
+	at := market
+	for step := 0; moves(tk) == 0; step++ {
+		if step > 120 {
+			t.Fatalf("no battle in %d steps:\n%s", step, tk.rawOutput())
+		}
+		key, to := there, common
+		if at == common {
+			key, to = back, market
+		}
+		prompts := strings.Count(tk.rawOutput(), "\n> ")
+		tk.press(key)
+		if !poll(10*time.Second, pollEvery, func() bool { return whereIs(t, srv.addr, kay) == to }) {
+			t.Fatalf("step %d: Kay never reached %v:\n%s", step, to, tk.rawOutput())
+		}
+		at = to
+		// The step is answered (a battle, if any, with it) before the prompt comes back.
+		tk.waitRawFor("the step's answer", func(s string) bool { return strings.Count(s, "\n> ") > prompts })
+	}
+	// Both heroes are choosing: each is told its move, and neither is hurried.
+	for _, tm := range []*terminal{tk, tb} {
+		tm.waitRawFor("the first move", func(s string) bool { return strings.Contains(s, "Your move") })
+	}
+	kayMoves, borsMoves := moves(tk), moves(tb)
+
+	// Bors chooses; the battle waits for Kay, and both are told.
+	tb.press("fight", keyEnter)
+	tb.waitRaw("The battle waits for Kay.")
+	tk.waitRaw("The others wait for you: you have 90 seconds to choose.")
+	if strings.Contains(tk.rawOutput(), "The battle waits for Kay.") {
+		t.Fatal("Kay was told the battle waits for itself")
+	}
+	// Kay chooses; the round goes on and each is told its move again.
+	tk.press("fight", keyEnter)
+	tk.waitRawFor("Kay's next move", func(string) bool { return moves(tk) > kayMoves })
+	tb.waitRawFor("Bors's next move", func(string) bool { return moves(tb) > borsMoves })
+	for _, tm := range []*terminal{tk, tb} {
+		noEscape(t, tm.rawOutput())
+	}
+}

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
+
+	gossh "golang.org/x/crypto/ssh"
 
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
@@ -18,33 +21,74 @@ func noEscape(t *testing.T, raw string) {
 	}
 }
 
-// A session in screen-reader mode that walks, asks for help, talks and steps on a trap
-// until it goes off is sent not one escape sequence: no colours, no cursor moves, no line
-// erased and written again, no bracketed paste. Every line ends with the prompt after it.
-func TestScreenReaderModeWritesNoEscape(t *testing.T) {
-	var trap world.TrapKind
-	var keys []string
-	var squares []world.Pos
-	seed := uint64(1)
-	for ; seed < 500; seed++ {
-		var ok bool
-		keys, squares, ok = findPath(seed, func(_ *world.Engine, l *world.Level, q world.Pos) bool {
+// fiveMinutes is five minutes of play in turns of the default 25 ms tick; the session
+// below runs them at a 1 ms tick, in about 12 s.
+const fiveMinutes = 5 * time.Minute / world.DefaultTick
+
+// plainTrapAndGuard finds a dungeon whose level 1 has, near its entrance, a trap that
+// only wounds (a spear, a pendulum, a needle: none holds, moves or puts to sleep a knight
+// that must walk on) and a guarded room. It returns the way from the entrance to the
+// square before the trap and back (keys[i] leads to squares[i]), the keys onto the trap
+// and off it, and the way from the entrance to the guard.
+func plainTrapAndGuard(t *testing.T) (seed uint64, there, again []string, thereSq, againSq []world.Pos, on, off string, trap world.TrapKind, guard []string, guardSq []world.Pos) {
+	t.Helper()
+	wounds := map[world.TrapKind]bool{world.TrapFlyingSpear: true, world.TrapPendulum: true, world.TrapPoisonNeedle: true}
+	for seed = 1; seed < 500; seed++ {
+		keys, squares, ok := findPath(seed, func(_ *world.Engine, l *world.Level, q world.Pos) bool {
 			trap = l.Trap(q)
-			return trap != world.TrapNone && trap != world.TrapTeleport // the knight stays by it
+			return wounds[trap]
 		})
-		if ok && len(squares) >= 2 {
-			break
+		var gok bool
+		if guard, guardSq, gok = findPath(seed, guarded); !ok || !gok || len(squares) < 2 {
+			continue
 		}
+		n := len(squares) - 1 // the trap's square
+		there, thereSq = keys[:n], squares[:n]
+		on, off = keys[n], reverse(keys[n])
+		up := world.New(world.Config{Seed: seed}).Level(1).Up
+		for i := n - 1; i >= 0; i-- {
+			again = append(again, reverse(keys[i]))
+			if i > 0 {
+				againSq = append(againSq, squares[i-1])
+			} else {
+				againSq = append(againSq, up)
+			}
+		}
+		return
 	}
+	t.Fatal("no dungeon with a wounding trap and a guard near the entrance")
+	return
+}
+
+// reverse is the key that steps back over the step k made, a door's shift kept.
+func reverse(k string) string { o := opposite(k); return k[:len(k)-1] + o[len(o)-1:] }
+
+// Five minutes of play in screen-reader mode (issue 29), read from the raw bytes: a
+// knight asks for help, talks, steps on a trap until it goes off, walks on to a guarded
+// room, breaks in and fights, then listens while the rest of the five minutes of turns
+// pass (12000 turns of the default 25 ms tick, run at a 1 ms tick). Not one escape
+// sequence is sent: no colours, no cursor moves, no line erased and written again, no
+// bracketed paste; and once the session is still, the prompt is the last thing said.
+func TestScreenReaderModeWritesNoEscape(t *testing.T) {
+	seed, there, again, thereSq, againSq, on, off, trap, guard, guardSq := plainTrapAndGuard(t)
 	dir := t.TempDir()
 	key := newKey(t)
-	by := squares[len(squares)-2]
 	seedKnight(t, dir, key, func(a *world.Adventurer) {
-		a.Name, a.Hits, a.MaxHits = "Percival", 300, 300
-		a.X, a.Y = by.X, by.Y
+		a.Name, a.Hits, a.MaxHits, a.Str, a.Dex = "Percival", 300, 300, 18, 18
+		a.Depth, a.X, a.Y = 1, againSq[len(againSq)-1].X, againSq[len(againSq)-1].Y // the entrance
 		a.Options.Plain = true
 	})
-	srv := startServerSeed(t, dir, seed)
+	cfg := testConfig(dir, seed)
+	cfg.tick = time.Millisecond
+	srv, game := startConfigured(t, cfg)
+	turn := func() uint64 {
+		c, err := game.engine.Census(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c.Turn
+	}
+	start := turn()
 	p := openTerminalCmd(t, srv.addr, key, 80, 24, "play --plain")
 	p.waitRaw("Screen-reader mode is on", "Welcome back, Percival")
 	p.press(keyEnter)
@@ -56,7 +100,10 @@ func TestScreenReaderModeWritesNoEscape(t *testing.T) {
 	p.waitRaw("rolls over 6")
 	p.press("say well met", keyEnter)
 	p.waitRaw("well met")
-	on, back := keys[len(keys)-1], opposite(keys[len(keys)-1])
+
+	// Walk to the trap, onto its square and off until it goes off, back to the entrance,
+	// and on to the guard.
+	plainWalk(t, p, srv.addr, key, there, thereSq)
 	want := trapMessages[trap]
 	step := on
 	if !poll(30*time.Second, 150*time.Millisecond, func() bool {
@@ -64,10 +111,29 @@ func TestScreenReaderModeWritesNoEscape(t *testing.T) {
 			return true
 		}
 		p.press(step)
-		step = map[bool]string{true: back, false: on}[step == on]
+		step = map[bool]string{true: off, false: on}[step == on]
 		return false
 	}) {
 		t.Fatalf("the %v never went off:\n%s", trap, p.rawOutput())
+	}
+	by := thereSq[len(thereSq)-1]
+	plainWalk(t, p, srv.addr, key, append([]string{off}, again...), append([]world.Pos{by}, againSq...))
+	plainWalk(t, p, srv.addr, key, guard, guardSq)
+
+	// The guard: a few blows, each answered with the next move or the guard's end.
+	p.waitRaw("guards this room!", "Your move")
+	told := len(p.rawOutput())
+	over := func() bool { return strings.Contains(p.rawOutput()[told:], "You killed") }
+	for i := 0; i < 3 && !over(); i++ {
+		p.press("fight", keyEnter)
+		waitUntil(t, "the next move", func() bool { return strings.Count(p.rawOutput()[told:], "Your move") > i || over() })
+	}
+	if !strings.Contains(p.rawOutput()[told:], "Percival ") {
+		t.Fatalf("no blow was told:\n%s", p.rawOutput()[told:])
+	}
+	// The rest of the five minutes, listening.
+	if !poll(60*time.Second, 100*time.Millisecond, func() bool { return turn() >= start+uint64(fiveMinutes) }) {
+		t.Fatalf("the world ran %d turns of %d", turn()-start, fiveMinutes)
 	}
 	p.press("look", keyEnter)
 	p.press("map", keyEnter)
@@ -76,4 +142,29 @@ func TestScreenReaderModeWritesNoEscape(t *testing.T) {
 	// The prompt is the last thing said: once the session is still, it ends the bytes.
 	waitUntil(t, "the prompt after the map", func() bool { return strings.HasSuffix(p.rawOutput(), "\r\n> ") })
 	noEscape(t, p.rawOutput())
+}
+
+// plainWalk walks a screen-reader session along a way: keys[i] leads to squares[i], and
+// is pressed (again, at a locked door) until whoami shows the knight there. A knight
+// already there skips it. A fight met on the way (a wanderer) is fought until it is over.
+func plainWalk(t *testing.T, p *terminal, addr string, key gossh.Signer, keys []string, squares []world.Pos) {
+	t.Helper()
+	at := func() world.Pos { w := whoamiJSON(t, addr, key); return world.Pos{X: w.X, Y: w.Y} }
+	for i, k := range keys {
+		want := squares[i]
+		for tries := 0; at() != want; tries++ {
+			if tries > 15 {
+				t.Fatalf("step %d: stuck at %v on the way to %v:\n%s", i, at(), want, p.rawOutput())
+			}
+			from, moves := at(), strings.Count(p.rawOutput(), "Your move")
+			p.press(k)
+			poll(2*time.Second, pollEvery, func() bool {
+				if n := strings.Count(p.rawOutput(), "Your move"); n > moves && i < len(keys)-1 {
+					moves = n
+					p.press("fight", keyEnter) // a wanderer: fight on until it is over
+				}
+				return at() != from
+			})
+		}
+	}
 }
