@@ -31,41 +31,56 @@ func (s *server) adminRename(c *call) int {
 	if len(c.args) < 2 {
 		return c.usageError("name the knight, then its new name")
 	}
-	t, ok := s.resolveKnight(c, c.args[0], "rename", false)
+	id, name, stored, ok := s.renameChecked(c)
 	if !ok {
 		return 1
 	}
-	if strings.HasPrefix(t.knight, guestIDPrefix) {
-		return c.fail("%s is a guest: its name goes with its session (kick it, or ban its address)", keyAndName(t.knight, t.name))
-	}
-	raw := strings.Join(c.args[1:], " ")
-	name, refusal := s.checkNewName(raw, t.knight)
-	if refusal != "" {
-		return c.fail("cannot rename to %q: %s", printable(raw), refusal)
-	}
-	stored, err := s.offlineRecord(c, t.knight)
-	switch {
-	case err != nil:
-		return c.fail("could not read the knight: %v", err)
-	case stored != nil && stored.Ended():
-		return c.fail("%s has died or retired: rename changes a living knight", keyAndName(t.knight, stored.Name))
-	case !s.book().rename(name, t.knight):
-		return c.fail("cannot rename to %q: %s", name, app.TakenNameNote)
-	}
-	done, err := s.engine.Rename(c.ctx, t.knight, name, stored)
+	done, err := s.engine.Rename(c.ctx, id, name, stored)
 	if err != nil {
 		return c.fail("the world is not answering: %v", err)
 	}
-	c.result = fmt.Sprintf("renamed %s from %s to %s", t.knight, done.Old, name)
+	c.result = fmt.Sprintf("renamed %s from %s to %s", id, done.Old, name)
 	if c.json {
-		return c.writeJSON(renameJSON{Knight: t.knight, Old: done.Old, Name: name, Online: done.Online})
+		return c.writeJSON(renameJSON{Knight: id, Old: done.Old, Name: name, Online: done.Online})
 	}
 	told := "It will be told when it next plays."
 	if done.Online {
 		told = "It has been told."
 	}
-	fmt.Fprintf(c.out, "Renamed %s to %s. %s\n", keyAndName(t.knight, done.Old), name, told)
+	fmt.Fprintf(c.out, "Renamed %s to %s. %s\n", keyAndName(id, done.Old), name, told)
 	return 0
+}
+
+// renameChecked finds the knight rename names and checks its new name, and takes the
+// name in the name book; it reports a refusal itself. stored is the knight's record when
+// it is not in the world.
+func (s *server) renameChecked(c *call) (id, name string, stored *world.Adventurer, ok bool) {
+	t, ok := s.resolveKnight(c, c.args[0], "rename", false)
+	if !ok {
+		return "", "", nil, false
+	}
+	if strings.HasPrefix(t.knight, guestIDPrefix) {
+		c.fail("%s is a guest: its name goes with its session (kick it, or ban its address)", keyAndName(t.knight, t.name))
+		return "", "", nil, false
+	}
+	raw := strings.Join(c.args[1:], " ")
+	name, refusal := s.checkNewName(raw, t.knight)
+	if refusal != "" {
+		c.fail("cannot rename to %q: %s", printable(raw), refusal)
+		return "", "", nil, false
+	}
+	stored, err := s.offlineRecord(c, t.knight)
+	switch {
+	case err != nil:
+		c.fail("could not read the knight: %v", err)
+	case stored != nil && stored.Ended():
+		c.fail("%s has died or retired: rename changes a living knight", keyAndName(t.knight, stored.Name))
+	case !s.book().rename(name, t.knight):
+		c.fail("cannot rename to %q: %s", name, app.TakenNameNote)
+	default:
+		return t.knight, name, stored, true
+	}
+	return "", "", nil, false
 }
 
 // checkNewName checks a new name for the knight id as the name prompt checks one: the
