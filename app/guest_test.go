@@ -41,12 +41,12 @@ func TestAKeyedKnightIsToldGuestNamesAreGuests(t *testing.T) {
 	for name, refused := range map[string]bool{"Guestly": true, "GUEST Kay": true, "guestwick": true, "Tom Guest": false, "Gues": false} {
 		m := playModel(t, nil, "keyed", Params{Names: fakeNames{}})
 		_, note := m.nameKnight(name)
-		if got := note == guestNameNote; got != refused {
+		if got := note == GuestNameNote; got != refused {
 			t.Errorf("%q: note %q", name, note)
 		}
 	}
 	g := playModel(t, nil, "guest", Params{Guest: true, Names: fakeNames{}})
-	if _, note := g.nameKnight("Tom"); note == guestNameNote {
+	if _, note := g.nameKnight("Tom"); note == GuestNameNote {
 		t.Errorf("a guest's name refused: %q", note)
 	}
 }

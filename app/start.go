@@ -3,6 +3,7 @@ package app
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -265,11 +266,11 @@ func (m *Model) suggestName() string {
 	return name
 }
 
-// Why a name is refused.
+// Why a name is refused, at the name prompt and to an admin's rename.
 const (
-	badNameNote   = "A name is 1 to 20 letters, digits, spaces, ' or -, starting with a letter."
-	takenNameNote = "That name is taken (or looks too like another knight's); please choose another."
-	guestNameNote = "Names that begin with Guest are kept for guests; please choose another."
+	BadNameNote   = "A name is 1 to 20 letters, digits, spaces, ' or -, starting with a letter."
+	TakenNameNote = "That name is taken (or looks too like another knight's); please choose another."
+	GuestNameNote = "Names that begin with Guest are kept for guests; please choose another."
 )
 
 // guestLike reports whether a name begins with "Guest" (GuestPrefix without its space) in
@@ -291,17 +292,18 @@ func (m *Model) nameKnight(raw string) (tea.Cmd, string) {
 	}
 	name, err := world.CleanName(raw)
 	if err != nil {
-		return nil, badNameNote
+		return nil, BadNameNote
 	}
 	if !m.p.Guest && guestLike(name) {
-		return nil, guestNameNote
+		return nil, GuestNameNote
 	}
 	if m.p.Names != nil && !m.p.Names.Claim(name) {
-		return nil, takenNameNote
+		return nil, TakenNameNote
 	}
 	rec := world.NewAdventurer(m.p.Fingerprint, name, m.rolled.stats, m.rolled.hits)
 	rec.Options = m.opts.Clone()
 	rec.Guest = m.p.Guest
+	rec.Created = m.now().UTC().Truncate(time.Second)
 	rec.Prelude = m.prelude() // its log begins with the last moments of the knight that fell
 	m.rolled.name.m = nil     // named: the prompt is done with until the next knight
 	return m.join(rec), ""

@@ -568,8 +568,8 @@ func TestOtherScreensAreWhole(t *testing.T) {
 		m.screen, m.tomb = screenDead, &world.Death{Killer: "a Sabre-tooth Tiger", Depth: 10, Level: 9, Experience: 123456}
 		checkWhole(t, "tombstone", m.Text(), 0, w, "slain by a Sabre-tooth Tiger", "Death is permanent. Press Enter to roll a new knight, q to leave.")
 
-		m.screen, m.rolled.nameErr, m.rolled.suggested = screenName, takenNameNote, longName
-		checkWhole(t, "name", m.Text(), 0, w, takenNameNote, "Name your knight, or press Enter to be "+longName+".")
+		m.screen, m.rolled.nameErr, m.rolled.suggested = screenName, TakenNameNote, longName
+		checkWhole(t, "name", m.Text(), 0, w, TakenNameNote, "Name your knight, or press Enter to be "+longName+".")
 
 		m.p.Saved = &world.Adventurer{Name: longName, Death: &world.Death{Killer: "a Sabre-tooth Tiger", Depth: 10}}
 		m.screen = screenTitle
@@ -612,7 +612,7 @@ func TestEveryScreenIsWholeAtEverySize(t *testing.T) {
 		{name: "name", open: func(m *Model) {
 			m.screen = screenRoll
 			keys(m, "enter")
-			m.rolled.nameErr, m.rolled.suggested = takenNameNote, longName
+			m.rolled.nameErr, m.rolled.suggested = TakenNameNote, longName
 		}, key: "K", after: func(m *Model) bool { return m.rolled.name.in().Value() == "K" }},
 		{name: "dungeon", open: func(*Model) {}, knight: true, key: "m", after: func(m *Model) bool { return m.screen == screenMap }},
 		{name: "fight", view: twoOnTwo, open: func(*Model) {}, knight: true, key: "t", after: func(m *Model) bool { return m.screen == screenPlay }},

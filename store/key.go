@@ -27,9 +27,11 @@ type Key struct {
 	// file never reaches the server).
 	Comment string `json:"comment,omitempty"`
 	// Added is when the key was given to the knight (for a key from schema 1, the
-	// migration); LastUsed when it last opened a session, zero for never since added.
+	// migration); LastUsed when it last opened a session or left the game, zero for
+	// never since added; LastAddr the address (no port) that session came from.
 	Added    time.Time `json:"added"`
 	LastUsed time.Time `json:"last_used,omitzero"`
+	LastAddr string    `json:"last_addr,omitempty"`
 }
 
 type keyValue struct {
@@ -138,9 +140,9 @@ func keysOf(tx *bolt.Tx, knight string) ([]Key, error) {
 	return out, err
 }
 
-// TouchKey records that the key fp opened a session at time at. A key that plays no
-// knight is left alone.
-func (s *Store) TouchKey(fp string, at time.Time) error {
+// TouchKey records that the key fp was used at time at, from addr (kept as it was when
+// empty). A key that plays no knight is left alone.
+func (s *Store) TouchKey(fp string, at time.Time, addr string) error {
 	err := s.db.Update(func(tx *bolt.Tx) error {
 		b := open(tx, bucketKeys)
 		v, err := b.get([]byte(fp))
@@ -152,6 +154,9 @@ func (s *Store) TouchKey(fp string, at time.Time) error {
 			return err
 		}
 		k.LastUsed = at.UTC()
+		if addr != "" {
+			k.LastAddr = addr
+		}
 		data, err := encodeKey(k)
 		if err != nil {
 			return err

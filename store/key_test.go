@@ -93,11 +93,18 @@ func TestKeysOfAKnight(t *testing.T) {
 		t.Errorf("Check: %v", err)
 	}
 
-	if err := st.TouchKey("SHA256:found", at.Add(2*time.Hour)); err != nil {
+	if err := st.TouchKey("SHA256:found", at.Add(2*time.Hour), "203.0.113.7"); err != nil {
 		t.Fatal(err)
 	}
-	if k, _ := st.KeyOf("SHA256:found"); !k.LastUsed.Equal(at.Add(2 * time.Hour)) {
-		t.Errorf("LastUsed = %v", k.LastUsed)
+	if k, _ := st.KeyOf("SHA256:found"); !k.LastUsed.Equal(at.Add(2*time.Hour)) || k.LastAddr != "203.0.113.7" {
+		t.Errorf("LastUsed = %v, LastAddr = %q", k.LastUsed, k.LastAddr)
+	}
+	// A touch with no address keeps the last one known.
+	if err := st.TouchKey("SHA256:found", at.Add(3*time.Hour), ""); err != nil {
+		t.Fatal(err)
+	}
+	if k, _ := st.KeyOf("SHA256:found"); !k.LastUsed.Equal(at.Add(3*time.Hour)) || k.LastAddr != "203.0.113.7" {
+		t.Errorf("after a touch without an address: LastUsed = %v, LastAddr = %q", k.LastUsed, k.LastAddr)
 	}
 }
 

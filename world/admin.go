@@ -292,3 +292,67 @@ func (e *Engine) Tell(ctx context.Context, ids []string, text string) (int, erro
 	})
 	return n, err
 }
+
+// Renamed is what Rename did: whether the knight was online (and told), and the name it
+// had.
+type Renamed struct {
+	Online bool
+	Old    string
+}
+
+// RenamedNote is what a knight online reads when an admin renames it.
+func RenamedNote(old, name string) string {
+	return fmt.Sprintf("An admin has renamed your knight: you are now %s (you were %s).", name, old)
+}
+
+// Rename gives the knight id the name, which the server has checked (CleanName) and made
+// its own. A knight online takes it at once, is told (RenamedNote), and its record goes
+// to the Saver. One offline has stored, its record as the server read it, renamed and
+// handed to the Saver; it is told at its next join, which takes the name even from a
+// record its session read before. Letters reach the knight by its new name only.
+func (e *Engine) Rename(ctx context.Context, id, name string, stored *Adventurer) (Renamed, error) {
+	var done Renamed
+	err := e.query(ctx, func() {
+		ended := false
+		if p, ok := e.players[id]; ok {
+			done = Renamed{Online: true, Old: p.rec.Name}
+			p.rec.Name = name
+			e.say(p, RenamedNote(done.Old, name))
+			e.saveNow(p)
+			e.publish()
+		} else if stored != nil {
+			rec := stored.Clone()
+			done.Old, rec.Name, ended = rec.Name, name, rec.Ended()
+			if e.cfg.Saver != nil {
+				e.put(rec)
+			}
+			if e.renamed == nil {
+				e.renamed = map[string]string{}
+			}
+			e.renamed[id] = name
+		}
+		for k, kk := range e.soc.known {
+			if kk.ID == id {
+				ended = ended || kk.Ended
+				delete(e.soc.known, k)
+			}
+		}
+		e.soc.known[NameKey(name)] = KnownKnight{ID: id, Name: name, Ended: ended}
+	})
+	return done, err
+}
+
+// takeRename gives a knight joining the name an admin gave it while it was offline, and
+// returns what to tell it ("" for no rename); on the engine goroutine.
+func (e *Engine) takeRename(p *player) string {
+	name, ok := e.renamed[p.rec.ID]
+	if !ok {
+		return ""
+	}
+	delete(e.renamed, p.rec.ID)
+	if old := p.rec.Name; old != name {
+		p.rec.Name = name
+		return RenamedNote(old, name)
+	}
+	return fmt.Sprintf("An admin has renamed your knight %s while you were away.", name)
+}

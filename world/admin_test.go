@@ -362,3 +362,54 @@ func TestCensusAndTick(t *testing.T) {
 		t.Fatalf("census counts %d monsters, the dungeon has %d", c.Monsters(), total)
 	}
 }
+
+// Issue 32: an admin renames a knight online (it is told, saved under the new name, and
+// letters find it by the new name only) and one offline (its stored record renamed, and
+// its next join takes the name even from a record read before, and tells it).
+func TestRenameOnlineAndOffline(t *testing.T) {
+	saver := &recorder{}
+	e := New(Config{Seed: 1977, Saver: saver, WanderChance: -1})
+	ctx := running(t, e)
+	sub := &recorder{}
+	on(t, e, func() {
+		rec := knight("a", 10)
+		rec.Name = "Rude Name"
+		e.join(rec, sub)
+	})
+	done, err := e.Rename(ctx, "a", "Kay", nil)
+	if err != nil || !done.Online || done.Old != "Rude Name" {
+		t.Fatalf("rename online: %+v, %v", done, err)
+	}
+	on(t, e, func() {
+		if log := sub.last().Messages; log[len(log)-1] != RenamedNote("Rude Name", "Kay") {
+			t.Errorf("the knight was not told: %q", log)
+		}
+		if r := saver.lastSaved("a"); r.Name != "Kay" {
+			t.Errorf("saved as %q", r.Name)
+		}
+		if _, old := e.soc.known[NameKey("Rude Name")]; old || e.soc.known[NameKey("Kay")].ID != "a" {
+			t.Errorf("letters' book of knights: %+v", e.soc.known)
+		}
+	})
+
+	stale := knight("b", 10)
+	stale.Name = "Other Rude"
+	done, err = e.Rename(ctx, "b", "Bors", &stale)
+	if err != nil || done.Online || done.Old != "Other Rude" {
+		t.Fatalf("rename offline: %+v, %v", done, err)
+	}
+	if r := saver.lastSaved("b"); r.Name != "Bors" {
+		t.Fatalf("the stored record was not renamed: %q", r.Name)
+	}
+	later := &recorder{}
+	on(t, e, func() { e.join(stale, later) }) // a record its session read before
+	who, _ := e.Who(ctx)
+	if len(who) != 2 || who[1].Name != "Bors" {
+		t.Fatalf("who after the join: %+v", who)
+	}
+	on(t, e, func() {
+		if !slices.Contains(later.last().Messages, RenamedNote("Other Rude", "Bors")) {
+			t.Errorf("the knight joining was not told: %q", later.last().Messages)
+		}
+	})
+}

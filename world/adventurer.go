@@ -1,6 +1,9 @@
 package world
 
-import "maps"
+import (
+	"maps"
+	"time"
+)
 
 // Adventurer is a knight as it is saved: the record the store keeps under the knight's id
 // (ID) and the engine loads on join. It holds no pointers, so it copies by value
@@ -55,6 +58,9 @@ type Adventurer struct {
 
 	// Turn is the engine turn this record was taken at; a newer record replaces an older one.
 	Turn uint64 `json:"turn"`
+	// Created is when the knight was named, by the session's wall clock; zero for a knight
+	// from before it was kept. The world never reads it (it reads no clock).
+	Created time.Time `json:"created,omitzero"`
 
 	// Options are the player's settings. They belong to the key: a new knight rolled after
 	// a death or a retirement takes them over.

@@ -104,8 +104,11 @@ type Engine struct {
 	nextSeq         uint64
 	parties         partyState  // the parties of heroes (party.go)
 	soc             socialState // channels, letters, history, silences (community.go)
-	inbox           chan request
-	done            chan struct{}
+	// renamed are the names admins gave knights offline, by id, taken at the knight's next
+	// join: its session may have read its record before (admin.go).
+	renamed map[string]string
+	inbox   chan request
+	done    chan struct{}
 }
 
 // New builds an engine with every level of the dungeon generated from cfg.Seed.

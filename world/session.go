@@ -167,8 +167,9 @@ func (e *Engine) join(rec Adventurer, sub Subscriber) *Player {
 	}
 	e.nextSeq++
 	p := &player{rec: rec, session: e.nextSession, sub: sub, mapIdx: -1, dirty: true, changed: true, seq: e.nextSeq, active: e.turn}
-	e.prelude(p)  // the last moments of the knight its player lost
-	e.keepSafe(p) // nothing attacks it before it has read its first screen
+	e.prelude(p)               // the last moments of the knight its player lost
+	renamed := e.takeRename(p) // before anyone reads its name; told after the welcome
+	e.keepSafe(p)              // nothing attacks it before it has read its first screen
 	e.levelsChanged()
 	e.announce(nil, p.rec.Name+" joins the game.")
 	e.players[rec.ID] = p
@@ -195,6 +196,9 @@ func (e *Engine) join(rec Adventurer, sub Subscriber) *Player {
 		e.say(p, fmt.Sprintf("Welcome, %s. You are outside the dungeon.", p.rec.Name))
 	}
 	e.greet(p)
+	if renamed != "" {
+		e.say(p, renamed)
+	}
 	e.publish()
 	return &Player{e, from{rec.ID, p.session}}
 }

@@ -148,6 +148,17 @@ func init() {
 				"\"Reason: \" and the text, cleaned, on its screen before the connection closes. --reason\n" +
 				"takes the rest of the line, so it comes last.",
 			admin: true, takes: takesWords | takesJSON | takesReason, run: (*server).adminKick},
+		{name: "knight", usage: "knight <name|fingerprint|id> [--json]", summary: "a knight, online or not: keys, created, last seen and from where, bans and silences",
+			help: "The knight is found as for ban: by a key's fingerprint, by its id (K-…, as reports show it),\n" +
+				"or by name among the knights online first, then among every stored knight. Last seen is\n" +
+				"now for a knight in the game, else when its keys last opened a session or left the game.",
+			admin: true, takes: takesWords | takesJSON, run: (*server).adminKnight},
+		{name: "rename", usage: "rename <name|fingerprint|id> NEW [--json]", summary: "give a knight a new name (an offensive one, say); it is told",
+			help: "The knight is the first word (a name of several words: give its id, as knight shows it);\n" +
+				"NEW is the rest, checked as the name prompt checks a name, and unique. A knight online is\n" +
+				"told at once, one offline when it next plays. Letters reach it by its new name only.\n" +
+				"A guest is not renamed (its name goes with its session), nor a dead or retired knight.",
+			admin: true, takes: takesWords | takesJSON, run: (*server).adminRename},
 		{name: "ban", usage: "ban <name|fingerprint|address> [--for DURATION] [--reason TEXT] [--json]", summary: "refuse a knight's keys (or an address) at login, and remove the knight now",
 			help: "A name is looked up among the knights online first, then among every stored knight\n" +
 				"(without regard to case); when several share it, ban by fingerprint (see `who`). A name\n" +

@@ -140,8 +140,8 @@ type banTarget struct {
 }
 
 // resolveBan finds what a ban names: an address or address prefix as given; a
-// fingerprint as given; or the knight with the name, among the knights online first,
-// then among the stored ones, and every key of it (a guest online: its address).
+// fingerprint as given; or the knight with the id or the name, among the knights online
+// first, then among the stored ones, and every key of it (a guest online: its address).
 func (s *server) resolveBan(ctx context.Context, target string) (banTarget, error) {
 	if p, ok := parseAddrOrPrefix(target); ok {
 		return banTarget{addr: p.String()}, nil
@@ -168,9 +168,14 @@ func (s *server) resolveBan(ctx context.Context, target string) (banTarget, erro
 	var ids []string
 	var t banTarget
 	for _, w := range who {
-		if strings.EqualFold(w.Name, strings.TrimSpace(target)) && !slices.Contains(ids, w.ID) {
+		if (w.ID == target || strings.EqualFold(w.Name, strings.TrimSpace(target))) && !slices.Contains(ids, w.ID) {
 			ids = append(ids, w.ID)
 			t.name = w.Name
+		}
+	}
+	if len(ids) == 0 && strings.HasPrefix(target, "K-") { // a stored knight's id, as reports and knight show it
+		if rec, err := s.saver.Load(target); err == nil {
+			ids, t.name = []string{target}, rec.Name
 		}
 	}
 	if len(ids) == 0 {

@@ -247,6 +247,12 @@ func (s *server) adminReload(c *call) int {
 	if c.json {
 		return c.writeJSON(r)
 	}
+	writeReloaded(c, r)
+	return 0
+}
+
+// writeReloaded prints what a reload did.
+func writeReloaded(c *call, r reloaded) {
 	if r.KeysError != "" {
 		fmt.Fprintf(c.out, "Admin keys: kept as they were (%d): %s\n", r.Admins, r.KeysError)
 	} else {
@@ -271,7 +277,6 @@ func (s *server) adminReload(c *call) int {
 	default:
 		fmt.Fprintf(c.out, "Message of the day: unchanged, from %s.\n", motdFrom(r.MOTDFile))
 	}
-	return 0
 }
 
 // adminAdmins lists the admin keys loaded, in the file's order.

@@ -193,19 +193,22 @@ func (k *knightCounter) reserve(addr string, now time.Time, limit int) (undo fun
 }
 
 // touchEvery is how seldom a key's "last used" is written: a key that opens sessions
-// all day writes it once in this time, not once a session.
+// all day from one address writes it once in this time, not once a session.
 const touchEvery = 10 * time.Minute
 
-// touchKey records that the key fp opened a session, at most every touchEvery.
-func (s *server) touchKey(fp string) {
+// touchKey records that the key fp was used now from addr (an address without its
+// port): when a session opens, at most every touchEvery unless the address is new, and
+// always (always set) when its game ends, so knight tells when a knight was last seen
+// and from where.
+func (s *server) touchKey(fp, addr string, always bool) {
 	if fp == "" {
 		return
 	}
 	k, err := s.store.KeyOf(fp)
-	if err != nil || time.Since(k.LastUsed) < touchEvery {
+	if err != nil || (!always && s.now().Sub(k.LastUsed) < touchEvery && k.LastAddr == addr) {
 		return
 	}
-	if err := s.store.TouchKey(fp, time.Now()); err != nil {
+	if err := s.store.TouchKey(fp, s.now(), addr); err != nil {
 		s.log.Error("touch key", "fingerprint", fp, "err", err)
 	}
 }

@@ -143,7 +143,7 @@ func (s *server) track(next ssh.Handler) ssh.Handler {
 		defer release()
 		s.ids.put(sess, id) // removed by logSessions, after the session's last line
 		s.log.Info("session start", s.sessionAttrs(sess, "pty", pty, "command", len(cmd) > 0)...)
-		s.touchKey(id.fp)
+		s.touchKey(id.fp, hostOf(sess.RemoteAddr()), false)
 		remove := s.live.add(liveSession{
 			fp: id.fp, knight: id.knight, guest: id.guest, addr: sess.RemoteAddr().String(), start: time.Now(),
 			game: game, sent: sent,
@@ -269,7 +269,9 @@ func (s *server) finish(ssh.Handler) ssh.Handler {
 				if why := m.Ended(); why != "" {
 					fmt.Fprintln(sess, why) // the game screen is gone: keep the reason on the terminal
 				}
-				if id, _ := s.ids.get(sess); id.guest {
+				id, _ := s.ids.get(sess)
+				s.touchKey(id.fp, hostOf(sess.RemoteAddr()), true) // last seen: now
+				if id.guest {
 					s.guestGoodbye(sess, rec, left && err == nil, addrKey(sess.RemoteAddr()))
 					s.book().forget(id.knight) // a guest's names go with it (a claim takes one anew)
 				} else if m.Ended() == "" {

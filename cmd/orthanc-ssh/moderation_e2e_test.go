@@ -72,3 +72,24 @@ func TestAnAdminInTheGameIsToldOfANewReport(t *testing.T) {
 		t.Errorf("a player who is not an admin was told of the report:\n%s", bystander.screen())
 	}
 }
+
+// rename: a knight in the game reads its new name in its messages and on its status
+// line; one renamed while away is told when it next plays, and plays under the new name.
+func TestARenamedKnightIsTold(t *testing.T) {
+	t.Parallel()
+	srv, admin := startAdminServer(t)
+	key := newKey(t)
+	tm := openTerminal(t, srv.addr, key, 100, 30, nil)
+	tm.enterDungeon("Rudeword")
+	mustRun(t, srv.addr, admin, "rename Rudeword Lionel")
+	tm.waitFor("An admin has renamed your knight: you are now Lionel (you were Rudeword).", "Lionel │ Level 1")
+	tm.quit()
+
+	mustRun(t, srv.addr, admin, "rename Lionel Ector")
+	again := openTerminal(t, srv.addr, key, 100, 30, nil)
+	again.continueKnight()
+	again.waitFor("An admin has renamed your knight Ector while you were away.", "Ector │ Level 1")
+	if _, errOut, code := runCmd(t, srv.addr, admin, "rename Rudeword Bors"); code != 1 || !strings.Contains(errOut, `no knight "Rudeword"`) {
+		t.Errorf("the old name still finds the knight: %d %q", code, errOut)
+	}
+}

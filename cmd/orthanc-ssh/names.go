@@ -71,6 +71,25 @@ func (b *nameBook) claim(name, fp string) bool {
 	return true
 }
 
+// rename makes name the only name of the knight id (an admin's rename), unless another
+// knight owns it; the knight's other names are let go.
+func (b *nameBook) rename(name, id string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	k := world.NameKey(name)
+	if owner := b.owner[k]; owner != "" && owner != id {
+		return false
+	}
+	for key, owner := range b.owner {
+		if owner == id {
+			delete(b.owner, key)
+		}
+	}
+	b.owner[k] = id
+	b.name[id] = name
+	return true
+}
+
 // nameOf returns the name the knight id last claimed, "" for none yet.
 func (b *nameBook) nameOf(id string) string {
 	b.mu.Lock()
