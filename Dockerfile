@@ -1,13 +1,19 @@
 # Build stage: a static binary (CGO_ENABLED=0: no C library, so it runs on an empty image).
-# The base is pinned to an exact release; pin its digest too when you build for real
-# (docs/OPERATIONS.md, Docker, says how to look it up): a tag can be moved, a digest not.
+# The base is pinned to an exact release, but not yet to its digest (a tag can be moved, a
+# digest not): no digest has been looked up for this file. Before building for
+# production, look it up and pin it, keeping the tag beside it (docs/OPERATIONS.md, Docker):
+#   docker buildx imagetools inspect golang:1.26.8-bookworm --format '{{json .Manifest.Digest}}'
+#   FROM golang:1.26.8-bookworm@sha256:<that digest> AS build
 FROM golang:1.26.8-bookworm AS build
 WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download
 # .dockerignore keeps ./data (the host key, the database) and binaries out of this copy.
 COPY . .
-RUN CGO_ENABLED=0 go build -trimpath -ldflags=-s -o /out/orthanc-ssh ./cmd/orthanc-ssh
+# The build is sent no .git, so the binary cannot read its commit: give it its version
+# with --build-arg VERSION=$(git describe --always --dirty); without, it says "devel".
+ARG VERSION=
+RUN CGO_ENABLED=0 go build -trimpath -ldflags="-s -X main.stampedVersion=${VERSION}" -o /out/orthanc-ssh ./cmd/orthanc-ssh
 # What the empty runtime image needs besides the binary: a user (uid 10001, as earlier
 # images had, so existing volumes keep their owner) and its data folder, mode 0700.
 RUN mkdir -p /out/etc /out/data \

@@ -2,7 +2,6 @@ package keys
 
 import (
 	"bufio"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -44,7 +43,8 @@ var (
 const dsaKeyType = "ssh-dss"
 
 // keyTypes are the plain public key types an allow-list line may name (a DSA key's
-// line is then refused, with ErrDSAKey).
+// line is then refused, with ErrDSAKey); x/crypto's parser takes certificates too, which
+// are refused.
 var keyTypes = map[string]bool{
 	ssh.KeyAlgoRSA:        true,
 	dsaKeyType:            true,
@@ -234,81 +234,70 @@ func (al *AllowList) add(pk ssh.PublicKey, comment string) {
 	al.entries = append(al.entries, Entry{Fingerprint: Fingerprint(pk), Type: pk.Type(), Comment: comment})
 }
 
-// parseAllowLine parses one authorized_keys line, and the comment after its key. It
-// returns a nil key and no error for a blank or comment line.
+// parseAllowLine parses one authorized_keys line with x/crypto's parser (options, the
+// declared type matched against the key's, the comment). It returns a nil key and no
+// error for a blank or comment line; the comment comes back with the key.
 func parseAllowLine(line string) (ssh.PublicKey, string, error) {
-	line = strings.TrimSuffix(line, "\r")
-	line = strings.Trim(line, " \t")
+	line = strings.TrimSpace(line)
 	if line == "" || line[0] == '#' {
 		return nil, "", nil
 	}
-	first, rest, err := nextField(line, true)
-	if err != nil {
-		return nil, "", err
-	}
-	if !keyTypes[first] {
-		// Not a key type, so it must be the options field; the key type follows.
-		if rest == "" {
-			if strings.HasSuffix(first, "-cert-v01@openssh.com") {
-				return nil, "", fmt.Errorf("%w %q: list the key itself, not a certificate", ErrUnknownKeyType, first)
-			}
-			return nil, "", fmt.Errorf("%w: %q is neither a key type nor followed by one", ErrMalformedLine, first)
-		}
-		second, afterType, err := nextField(rest, false)
-		if err != nil {
-			return nil, "", err
-		}
-		if !keyTypes[second] {
-			return nil, "", fmt.Errorf("%w: neither %q nor %q is a key type", ErrUnknownKeyType, first, second)
-		}
-		first, rest = second, afterType
-	}
-	keyType := first
-	if keyType == dsaKeyType {
-		return nil, "", fmt.Errorf("%w: %s keys cannot log in to this server; list an ed25519 key instead", ErrDSAKey, dsaKeyType)
-	}
-	data, comment, _ := nextField(rest, false) // the rest of the line is the comment
-	if data == "" {
-		return nil, "", fmt.Errorf("%w: no key data after %s", ErrMalformedLine, keyType)
-	}
-	blob, err := base64.StdEncoding.DecodeString(data)
-	if err != nil {
-		return nil, "", fmt.Errorf("%w: %s key is not base64: %v", ErrBadKeyData, keyType, err)
-	}
-	pk, err := ssh.ParsePublicKey(blob)
-	if err != nil {
-		return nil, "", fmt.Errorf("%w: %s key: %v", ErrBadKeyData, keyType, err)
-	}
-	if pk.Type() != keyType {
-		return nil, "", fmt.Errorf("%w: line says %s but the key is %s", ErrBadKeyData, keyType, pk.Type())
+	pk, comment, _, _, err := ssh.ParseAuthorizedKey([]byte(line))
+	switch {
+	case err != nil:
+		return nil, "", whyNot(line, err)
+	case pk.Type() == dsaKeyType:
+		return nil, "", dsaRefused()
+	case !keyTypes[pk.Type()]:
+		return nil, "", fmt.Errorf("%w %q: list the key itself, not a certificate", ErrUnknownKeyType, pk.Type())
 	}
 	return pk, comment, nil
 }
 
-// nextField splits s (already trimmed at the start) at the first space or tab.
-// With quoted set, spaces inside double quotes do not split, as in the options
-// field (`from="a, b",no-pty`); a backslash escapes a quote. The rest comes
-// back with its leading blanks removed.
-func nextField(s string, quoted bool) (field, rest string, err error) {
-	s = strings.TrimLeft(s, " \t")
-	inQuote := false
-	i := 0
-	for ; i < len(s); i++ {
-		c := s[i]
-		if quoted && c == '\\' && i+1 < len(s) {
+func dsaRefused() error {
+	return fmt.Errorf("%w: %s keys cannot log in to this server; list an ed25519 key instead", ErrDSAKey, dsaKeyType)
+}
+
+// whyNot says, for the operator, why x/crypto found no key on a line (its error says
+// only that): the line's words are looked at for the key type and what follows it.
+func whyNot(line string, err error) error {
+	if unterminatedQuote(line) {
+		return fmt.Errorf("%w: unterminated quote in options", ErrMalformedLine)
+	}
+	cause := errors.Unwrap(err) // x/crypto's "no key found" wraps why the line's key did not parse
+	if cause == nil {
+		cause = err
+	}
+	words := strings.Fields(line)
+	for i, w := range words {
+		switch {
+		case w == dsaKeyType:
+			return dsaRefused()
+		case strings.HasSuffix(w, "-cert-v01@openssh.com"):
+			return fmt.Errorf("%w %q: list the key itself, not a certificate", ErrUnknownKeyType, w)
+		case keyTypes[w] && i == len(words)-1:
+			return fmt.Errorf("%w: no key data after %s", ErrMalformedLine, w)
+		case keyTypes[w]:
+			return fmt.Errorf("%w: %s key: %v", ErrBadKeyData, w, cause)
+		}
+	}
+	if len(words) == 1 {
+		return fmt.Errorf("%w: %q is neither a key type nor followed by one", ErrMalformedLine, words[0])
+	}
+	return fmt.Errorf("%w: no key type this server knows in %q", ErrUnknownKeyType, strings.Join(words[:2], " "))
+}
+
+// unterminatedQuote tells whether the line's double quotes (as in the options field,
+// `from="a, b"`; a backslash escapes one) leave one open.
+func unterminatedQuote(line string) bool {
+	open := false
+	for i := 0; i < len(line); i++ {
+		switch line[i] {
+		case '\\':
 			i++
-			continue
-		}
-		if quoted && c == '"' {
-			inQuote = !inQuote
-			continue
-		}
-		if !inQuote && (c == ' ' || c == '\t') {
-			break
+		case '"':
+			open = !open
 		}
 	}
-	if inQuote {
-		return "", "", fmt.Errorf("%w: unterminated quote in options", ErrMalformedLine)
-	}
-	return s[:i], strings.TrimLeft(s[i:], " \t"), nil
+	return open
 }

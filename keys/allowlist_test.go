@@ -295,3 +295,45 @@ func FuzzParseAllowList(f *testing.F) {
 		}
 	})
 }
+
+// Bad lines x/crypto's parser refuses, or takes but the list does not, each refused
+// with its reason; the good line among them still loads.
+func TestParseAllowListBadLines(t *testing.T) {
+	k, a := newKey(t)
+	ed := strings.Fields(a)[1]
+	ca, err := ssh.NewSignerFromKey(ed25519.NewKeyFromSeed(make([]byte, ed25519.SeedSize)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert := &ssh.Certificate{Key: k, CertType: ssh.UserCert, ValidPrincipals: []string{"admin"}, ValidBefore: ssh.CertTimeInfinity}
+	if err := cert.SignCert(rand.Reader, ca); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		line string
+		want error
+		says string
+	}{
+		{strings.TrimSpace(string(ssh.MarshalAuthorizedKey(cert))) + " a cert", ErrUnknownKeyType, "not a certificate"},
+		{"restrict ssh-rsa " + ed, ErrBadKeyData, "mismatch"},    // declared type after options differs
+		{"ssh-ed25519 " + ed[:20], ErrBadKeyData, "ssh-ed25519"}, // cut short
+		{"no-pty,restrict", ErrMalformedLine, "neither a key type"},
+		{`from="10.0.0.1" ssh-foo ` + ed, ErrUnknownKeyType, "no key type"},
+		{`command="echo hi ` + a, ErrMalformedLine, "unterminated quote"},
+		{"ssh-ed25519-cert-v01@openssh.com " + ed, ErrUnknownKeyType, "not a certificate"},
+		{"ssh-dss", ErrDSAKey, "ed25519"},
+	} {
+		al, errs := ParseAllowList(strings.NewReader(tc.line + "\n" + a + "\n"))
+		if len(errs) != 1 {
+			t.Errorf("%q: errors %v, want one", tc.line, errs)
+			continue
+		}
+		lineErr(t, errs[0], 1, tc.want)
+		if !strings.Contains(errs[0].Error(), tc.says) {
+			t.Errorf("%q: %q does not say %q", tc.line, errs[0], tc.says)
+		}
+		if al.Len() != 1 || !al.Contains(k) {
+			t.Errorf("%q: the good line after it did not load", tc.line)
+		}
+	}
+}

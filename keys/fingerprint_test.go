@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"golang.org/x/crypto/ssh"
+
+	"github.com/orthanc-ssh/orthanc-ssh/internal/testtools"
 )
 
 // TestFingerprintFixtures checks Fingerprint against what ssh-keygen printed
@@ -58,11 +60,7 @@ func TestFingerprintFixtures(t *testing.T) {
 // sshKeygen returns the path of ssh-keygen or skips the test.
 func sshKeygen(t *testing.T) string {
 	t.Helper()
-	p, err := exec.LookPath("ssh-keygen")
-	if err != nil {
-		t.Skip("ssh-keygen not on PATH")
-	}
-	return p
+	return testtools.Need(t, "openssh-client", "ssh-keygen")
 }
 
 // keygenFingerprint runs `ssh-keygen -l -E sha256 -f file` and returns the
@@ -136,3 +134,6 @@ func TestFingerprintNil(t *testing.T) {
 		t.Errorf("Fingerprint(nil) = %q, want empty", got)
 	}
 }
+
+// TestMain runs the tests, then says which were skipped for want of ssh-keygen, once.
+func TestMain(m *testing.M) { testtools.Main(m) }

@@ -189,6 +189,30 @@ func (s *Store) Bans(now time.Time) ([]Ban, error) {
 	return out, nil
 }
 
+// CountBans counts the bans in force at now, of keys and of addresses, without
+// changing the file (lapsed bans are left for Bans to delete): for the metrics.
+func (s *Store) CountBans(now time.Time) (keys, addrs int, err error) {
+	err = s.db.View(func(tx *bolt.Tx) error {
+		return open(tx, bucketBans).forEach(func(k, v []byte) error {
+			b, err := decodeBan(k, v)
+			switch {
+			case err != nil:
+				return err
+			case b.Lapsed(now):
+			case b.Addr != "":
+				addrs++
+			default:
+				keys++
+			}
+			return nil
+		})
+	})
+	if err != nil {
+		return 0, 0, fmt.Errorf("count bans in %s: %w", s.path, err)
+	}
+	return keys, addrs, nil
+}
+
 func decodeBan(k, v []byte) (Ban, error) {
 	var bv banValue
 	if err := json.Unmarshal(v, &bv); err != nil {

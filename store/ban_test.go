@@ -88,6 +88,32 @@ func TestATimedBanLapses(t *testing.T) {
 	}
 }
 
+// CountBans counts the bans in force by kind, leaving the lapsed ones (which it does not
+// count) for Bans to delete.
+func TestCountBans(t *testing.T) {
+	st := openTemp(t)
+	at := time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)
+	for _, b := range []Ban{
+		{Fingerprint: "SHA256:a", At: at}, {Fingerprint: "SHA256:b", At: at, Until: at.Add(time.Hour)},
+		{Addr: "203.0.113.7/32", At: at}, {Addr: "2001:db8::/64", At: at, Until: at.Add(time.Minute)},
+	} {
+		if err := st.Ban(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		now         time.Time
+		keys, addrs int
+	}{{at, 2, 2}, {at.Add(time.Minute), 2, 1}, {at.Add(time.Hour), 1, 1}} {
+		if keys, addrs, err := st.CountBans(tc.now); err != nil || keys != tc.keys || addrs != tc.addrs {
+			t.Errorf("at +%v: %d keys, %d addresses, %v; want %d, %d", tc.now.Sub(at), keys, addrs, err, tc.keys, tc.addrs)
+		}
+	}
+	if bans, _ := st.Bans(at); len(bans) != 4 {
+		t.Errorf("CountBans deleted lapsed bans: %d left", len(bans))
+	}
+}
+
 // A file written before the bans bucket existed gets it on Open, with no version change.
 func TestOpenAddsTheBansBucketToAnOlderFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "orthanc.db")

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -19,6 +20,7 @@ import (
 
 	gossh "golang.org/x/crypto/ssh"
 
+	"github.com/orthanc-ssh/orthanc-ssh/internal/testtools"
 	"github.com/orthanc-ssh/orthanc-ssh/keys"
 	"github.com/orthanc-ssh/orthanc-ssh/store"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
@@ -497,7 +499,9 @@ func TestAdminConsoleInTheGame(t *testing.T) {
 }
 
 // With -metrics-addr the server serves Prometheus metrics: sessions, players, tick and
-// save times, failed public-key attempts and bytes sent.
+// save times, failed public-key attempts, bytes sent, keys timed to their frames, the
+// knights stored and the bans; every labelled counter's reasons from the start, at 0
+// (issue 32); and promtool, where it is installed, finds nothing to say of them.
 func TestMetrics(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -526,7 +530,11 @@ func TestMetrics(t *testing.T) {
 		"orthanc_monsters_alive":                       func(v float64) bool { return v > 0 },
 		"orthanc_tick_duration_seconds_count":          func(v float64) bool { return v > 10 },
 		`orthanc_auth_failures_total{reason="method"}`: func(v float64) bool { return v == 1 }, // the forged "signature" names no algorithm
-		"orthanc_bytes_sent_total":                     func(v float64) bool { return v > 1000 },
+		"orthanc_sent_bytes_total":                     func(v float64) bool { return v > 1000 },
+		"orthanc_key_to_frame_seconds_count":           func(v float64) bool { return v > 0 }, // the keys that entered the dungeon
+		"orthanc_stored_knights":                       func(v float64) bool { return v >= 0 },
+		`orthanc_bans{kind="key"}`:                     func(v float64) bool { return v == 0 },
+		`orthanc_bans{kind="address"}`:                 func(v float64) bool { return v == 0 },
 		"orthanc_saves_total":                          func(v float64) bool { return v > 0 },
 		"go_goroutines":                                func(v float64) bool { return v > 0 },
 		"orthanc_save_duration_seconds_count":          func(v float64) bool { return v > 0 },
@@ -550,6 +558,20 @@ func TestMetrics(t *testing.T) {
 	if !strings.Contains(string(body), `orthanc_tick_duration_seconds_bucket{le="+Inf"}`) {
 		t.Error("no tick duration histogram")
 	}
+	// Every reason of a labelled counter is there from the start, though none happened.
+	for _, r := range refusalReasons {
+		if v, ok := m[`orthanc_connections_refused_total{reason="`+r+`"}`]; !ok || v != 0 {
+			t.Errorf("orthanc_connections_refused_total{reason=%q} = %v (present %v), want 0", r, v, ok)
+		}
+	}
+	for _, r := range authReasons {
+		if _, ok := m[`orthanc_auth_failures_total{reason="`+r+`"}`]; !ok {
+			t.Errorf("orthanc_auth_failures_total{reason=%q} missing", r)
+		}
+	}
+	t.Logf("%v keys timed to their frames, %.1f ms on average", m["orthanc_key_to_frame_seconds_count"],
+		1000*m["orthanc_key_to_frame_seconds_sum"]/m["orthanc_key_to_frame_seconds_count"])
+	t.Run("promtool", func(t *testing.T) { promtoolCheck(t, body) })
 	// The profiler shares the address (docs/OPERATIONS.md).
 	resp, err = http.Get("http://" + addr + "/debug/pprof/goroutine?debug=1")
 	if err != nil {
@@ -559,6 +581,17 @@ func TestMetrics(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), "goroutine profile") {
 		t.Errorf("the profiler answered %s:\n%.200s", resp.Status, body)
+	}
+}
+
+// promtoolCheck runs `promtool check metrics` (Prometheus's own lint: names, units last,
+// help, types) on a scrape; it prints nothing and exits 0 when it finds nothing wrong.
+func promtoolCheck(t *testing.T, scrape []byte) {
+	promtool := testtools.Need(t, "prometheus", "promtool")
+	cmd := exec.Command(promtool, "check", "metrics")
+	cmd.Stdin = bytes.NewReader(scrape)
+	if out, err := cmd.CombinedOutput(); err != nil || len(out) > 0 {
+		t.Errorf("promtool check metrics: %v\n%s", err, out)
 	}
 }
 

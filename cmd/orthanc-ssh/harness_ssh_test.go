@@ -25,6 +25,7 @@ import (
 	"charm.land/ssh"
 	gossh "golang.org/x/crypto/ssh"
 
+	"github.com/orthanc-ssh/orthanc-ssh/internal/testtools"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
@@ -143,14 +144,11 @@ func newKeyFile(t *testing.T) (gossh.Signer, string) {
 	return signer, path
 }
 
-// clientBinary finds a client program, or skips the test saying which package brings it.
+// clientBinary finds a client program, or skips the test saying which package brings it
+// (and notes the skip for the run's summary, testtools.Main).
 func clientBinary(t *testing.T, name, pkg string) string {
 	t.Helper()
-	p, err := exec.LookPath(name)
-	if err != nil {
-		t.Skipf("%s not installed (Debian package %s); .ci/run installs it", name, pkg)
-	}
-	return p
+	return testtools.Need(t, pkg, name)
 }
 
 // client runs a real SSH client program with a deadline and returns what it printed.

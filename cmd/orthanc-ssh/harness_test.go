@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/orthanc-ssh/orthanc-ssh/internal/testtools"
 )
 
 // The harness of the cmd tests, by subject:
@@ -17,6 +19,10 @@ import (
 //	harness_knights_test.go   knights seeded into a data folder or joined into the world; ways through the dungeon
 //
 // and here, waiting: poll is the one polling loop, and every wait is a use of it.
+
+// TestMain runs the tests, then says which were skipped for want of a program (an SSH
+// client, the browser, promtool), once.
+func TestMain(m *testing.M) { testtools.Main(m) }
 
 // Waiting.
 

@@ -8,17 +8,24 @@ import (
 	"time"
 
 	"charm.land/ssh"
+	"github.com/prometheus/client_golang/prometheus"
 	gossh "golang.org/x/crypto/ssh"
 )
 
 // The stall watch: a game session's input and output, watched for a client that stops
-// taking frames in (the stall timeout) or stops typing (the idle timeout).
+// taking frames in (the stall timeout) or stops typing (the idle timeout). The same watch
+// times each key to the frame that answers it (orthanc_key_to_frame_seconds): the oldest
+// key read since the last frame, to the next frame written in full. A key that changes
+// nothing on the screen is counted at whatever frame comes next (a turn of the world,
+// someone walking by), unless that is more than keyFrameMax later: a wait so long is a
+// key the game ignored, not a server that slow (the tick histogram would show that).
+const keyFrameMax = 10 * time.Second
 
 // guardIO wraps a game session's input and output: the input marks the last keystroke (for
 // the idle timeout), and a write the client does not take in within the stall timeout
 // closes the session, so one stalled client never holds anything but itself.
 func (s *server) guardIO(sess ssh.Session) *ioGuard {
-	g := &ioGuard{sess: sess, out: sess, stall: s.cfg.limits.stallTimeout, done: make(chan struct{}), onStall: func() {
+	g := &ioGuard{sess: sess, out: sess, stall: s.cfg.limits.stallTimeout, keyFrame: s.obs.keyFrame, done: make(chan struct{}), onStall: func() {
 		s.log.Warn(stalledLogLabel, s.sessionAttrs(sess)...)
 		closeConn(sess)
 	}}
@@ -40,9 +47,13 @@ type ioGuard struct {
 	out     io.Writer // the session's output: its channel, through a frameWriter, when it has one
 	stall   time.Duration
 	onStall func()
-	lastKey atomic.Int64  // unix nanoseconds of the last byte read
-	done    chan struct{} // closed when the game has ended: the idle watch stops
-	once    sync.Once
+	lastKey atomic.Int64 // unix nanoseconds of the last byte read
+	// keyAt is the unix nanoseconds of the oldest key read since the last frame, 0 for
+	// none; keyFrame times each such key to the next frame (nil: not timed).
+	keyAt    atomic.Int64
+	keyFrame prometheus.Observer
+	done     chan struct{} // closed when the game has ended: the idle watch stops
+	once     sync.Once
 
 	mu   sync.Mutex
 	idle *time.Timer // the idle watch, stopped once done is closed
@@ -71,13 +82,32 @@ func (g *ioGuard) stopWatching() {
 func (g *ioGuard) Read(p []byte) (int, error) {
 	n, err := g.sess.Read(p)
 	if n > 0 {
-		g.lastKey.Store(time.Now().UnixNano())
+		now := time.Now().UnixNano()
+		g.lastKey.Store(now)
+		g.keyAt.CompareAndSwap(0, now)
 	}
 	return n, err
 }
 
 // Write writes a frame, closing the session if the client does not take it in time.
-func (g *ioGuard) Write(p []byte) (int, error) { return g.writeTo(g.out, p) }
+func (g *ioGuard) Write(p []byte) (int, error) {
+	n, err := g.writeTo(g.out, p)
+	if err == nil {
+		g.answered()
+	}
+	return n, err
+}
+
+// answered times the oldest key read since the last frame to the frame just written.
+func (g *ioGuard) answered() {
+	at := g.keyAt.Swap(0)
+	if at == 0 || g.keyFrame == nil {
+		return
+	}
+	if d := time.Duration(time.Now().UnixNano() - at); d <= keyFrameMax {
+		g.keyFrame.Observe(d.Seconds())
+	}
+}
 
 // writeTo writes p to w under the stall watch. Writes take turns: the watch is of the
 // one under way.

@@ -88,7 +88,15 @@ type observer struct {
 	refusals       *prometheus.CounterVec
 	handshakeFails prometheus.Counter
 	bytesSent      prometheus.Counter
+	keyFrame       prometheus.Histogram
 }
+
+// The label values of the labelled counters, every one made at 0 when the server starts
+// so that a rate or an alert over them has a series from the first scrape.
+var (
+	authReasons    = []string{authBanned, authSignature, authMethod}
+	refusalReasons = []string{refusedFull, refusedPerAddr, refusedBusy, refusedPenalty, refusedEarly}
+)
 
 // newObserver makes the measurements and registers the metrics (served only when the
 // server has a metrics address).
@@ -110,14 +118,25 @@ func newObserver(s *server) *observer {
 		}, []string{"reason"}),
 		refusals: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "orthanc_connections_refused_total",
-			Help: "Connections refused by the limits, by reason: server_full, per_address, handshakes_full.",
+			Help: "Connections refused by the limits, by reason: server_full, per_address, handshakes_full, penalised (an address charged for failed connections), early_drop (dropped at random with the handshakes nearly full).",
 		}, []string{"reason"}),
 		handshakeFails: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "orthanc_handshake_failures_total", Help: "SSH connections that ended before a session could start.",
 		}),
 		bytesSent: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "orthanc_bytes_sent_total", Help: "Bytes written to SSH connections, encryption included.",
+			Name: "orthanc_sent_bytes_total", Help: "Bytes written to SSH connections, encryption included.",
 		}),
+		keyFrame: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "orthanc_key_to_frame_seconds",
+			Help:    "Time from a key read from a player's connection to the next frame written to it in full (the oldest key since the last frame; a step waits for the world's turn).",
+			Buckets: prometheus.ExponentialBuckets(0.001, 2, 13), // 1 ms to about 4 s
+		}),
+	}
+	for _, r := range authReasons {
+		o.authFailures.WithLabelValues(r)
+	}
+	for _, r := range refusalReasons {
+		o.refusals.WithLabelValues(r)
 	}
 	census := func(f func(players, monsters, fights int) int) func() float64 {
 		return func() float64 {
@@ -133,7 +152,7 @@ func newObserver(s *server) *observer {
 	o.reg.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		o.tickSeconds, o.saveSeconds, o.authFailures, o.refusals, o.handshakeFails, o.bytesSent,
+		o.tickSeconds, o.saveSeconds, o.authFailures, o.refusals, o.handshakeFails, o.bytesSent, o.keyFrame,
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "orthanc_sessions", Help: "Open SSH sessions (games and commands)."},
 			func() float64 { return float64(s.live.len()) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "orthanc_players_online", Help: "Knights in the world."},
@@ -146,7 +165,7 @@ func newObserver(s *server) *observer {
 			func() float64 { return float64(s.saver.Stats().Batches) }),
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "orthanc_save_errors_total", Help: "Batches the saver failed to write (it retries)."},
 			func() float64 { return float64(s.saver.Stats().Errors) }),
-		newTalkCollector(s),
+		newTalkCollector(s), newStoreCollector(s),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "orthanc_build_info", Help: "Always 1; its labels name the server's build.",
 			ConstLabels: prometheus.Labels{"version": version(), "goversion": goVersion()}}, func() float64 { return 1 }),
 	)
@@ -199,6 +218,44 @@ func (c *talkCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 	ch <- prometheus.MustNewConstMetric(c.letters, prometheus.CounterValue, float64(counts.Said["letter"]))
 	ch <- prometheus.MustNewConstMetric(c.report, prometheus.CounterValue, float64(counts.Said["report"]))
+}
+
+// storeCollector reads what the database holds, once a scrape: the knights stored and
+// the bans in force. Counting reads every key of the knights' bucket (no value) and
+// every ban: milliseconds for tens of thousands of knights, beside a scrape a minute.
+type storeCollector struct {
+	s             *server
+	knights, bans *prometheus.Desc
+}
+
+func newStoreCollector(s *server) *storeCollector {
+	return &storeCollector{s: s,
+		knights: prometheus.NewDesc("orthanc_stored_knights", "Knights in the database, alive, dead or retired (the saver's last batch written).", nil, nil),
+		bans:    prometheus.NewDesc("orthanc_bans", "Bans in force, by kind: key (a knight's key) or address.", []string{"kind"}, nil),
+	}
+}
+
+// Describe implements prometheus.Collector.
+func (c *storeCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- c.knights
+	ch <- c.bans
+}
+
+// Collect implements prometheus.Collector. A count the store cannot give is left out of
+// the scrape (and logged), not reported as 0.
+func (c *storeCollector) Collect(ch chan<- prometheus.Metric) {
+	if n, err := c.s.store.CountAdventurers(); err != nil {
+		c.s.log.Error("metrics: count knights", "err", err)
+	} else {
+		ch <- prometheus.MustNewConstMetric(c.knights, prometheus.GaugeValue, float64(n))
+	}
+	keys, addrs, err := c.s.store.CountBans(c.s.now())
+	if err != nil {
+		c.s.log.Error("metrics: count bans", "err", err)
+		return
+	}
+	ch <- prometheus.MustNewConstMetric(c.bans, prometheus.GaugeValue, float64(keys), "key")
+	ch <- prometheus.MustNewConstMetric(c.bans, prometheus.GaugeValue, float64(addrs), "address")
 }
 
 // tick records one world step's duration.

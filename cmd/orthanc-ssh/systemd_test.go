@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/orthanc-ssh/orthanc-ssh/internal/testtools"
 )
 
 // unitFile is the systemd unit OPERATIONS installs, from this package's folder.
@@ -29,10 +31,7 @@ func TestSystemdUnitVerifies(t *testing.T) {
 			t.Errorf("%s has no line %q", unitFile, strings.TrimSpace(line))
 		}
 	}
-	analyze, err := exec.LookPath("systemd-analyze")
-	if err != nil {
-		t.Skip("systemd-analyze not installed (package systemd): " + unitFile + " not verified")
-	}
+	analyze := testtools.Need(t, "systemd", "systemd-analyze") // else unitFile is not verified
 	// verify wants ExecStart's binary to exist: point it at one that does.
 	self, err := os.Executable()
 	if err != nil {

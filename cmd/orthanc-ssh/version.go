@@ -6,20 +6,29 @@ import (
 	"sync"
 )
 
+// stampedVersion is a version the build gave the binary (-ldflags "-X
+// main.stampedVersion=V"), for a build with no VCS information to read: the Dockerfile's,
+// whose build is sent no .git. Empty otherwise.
+var stampedVersion string
+
 // version is this binary's version, read once from its build information.
 var version = sync.OnceValue(func() string {
 	info, ok := debug.ReadBuildInfo()
 	if !ok {
-		return "devel"
+		info = &debug.BuildInfo{}
 	}
 	return versionOf(info)
 })
 
-// versionOf names a build: the module version when it was built as a module of that
-// version (go install ...@v1.2.0), otherwise the commit it was built from with its time
-// ("-dirty" when the work tree had changes), otherwise "devel" (a build with
-// -buildvcs=false, or out of a folder that is no repository).
+// versionOf names a build: the version stamped into it if any, else the module version
+// when it was built as a module of that version (go install ...@v1.2.0), otherwise the
+// commit it was built from with its time ("-dirty" when the work tree had changes),
+// otherwise "devel" (a build with -buildvcs=false, or out of a folder that is no
+// repository).
 func versionOf(info *debug.BuildInfo) string {
+	if stampedVersion != "" {
+		return stampedVersion
+	}
 	if v := info.Main.Version; v != "" && v != "(devel)" {
 		return v
 	}

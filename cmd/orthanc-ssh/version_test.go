@@ -44,6 +44,18 @@ func TestVersionOfABuild(t *testing.T) {
 	}
 }
 
+
+// A version stamped in by the linker (the Docker build's, which has no .git) is the
+// version, whatever the build information says.
+func TestAStampedVersionWins(t *testing.T) {
+	stampedVersion = "0123456789ab"
+	defer func() { stampedVersion = "" }()
+	info := &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}, Settings: []debug.BuildSetting{{Key: "-buildvcs", Value: "false"}}}
+	if got := versionOf(info); got != "0123456789ab" {
+		t.Errorf("versionOf with a stamped version = %q", got)
+	}
+}
+
 // -version prints the version of the binary and exits 0, starting nothing.
 func TestVersionFlag(t *testing.T) {
 	out, err := exec.Command(serverBinary(t), "-version", "-data", t.TempDir()).Output()

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/orthanc-ssh/orthanc-ssh/internal/testtools"
 	"github.com/orthanc-ssh/orthanc-ssh/keys"
 	"github.com/orthanc-ssh/orthanc-ssh/store"
 	"github.com/orthanc-ssh/orthanc-ssh/web"
@@ -22,13 +22,7 @@ import (
 // chromium finds Debian's Chromium, or skips the test saying how to get it.
 func chromium(t *testing.T) string {
 	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	t.Skip("Chromium not installed (Debian package chromium); .ci/run installs it")
-	return ""
+	return testtools.Need(t, "chromium", "chromium", "chromium-browser", "google-chrome")
 }
 
 // webServer starts the server with its web page on a free loopback port, with a hall
