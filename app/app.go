@@ -76,6 +76,9 @@ type Params struct {
 	Tick time.Duration
 	// Now is the wall clock, for the date a letter is sent; nil is time.Now.
 	Now func() time.Time
+	// Record also gets every view of the session's knight, for its replays (issue 33);
+	// nil records nothing.
+	Record world.Subscriber
 	// PlainCommand is the command that plays this game in screen-reader mode from
 	// anywhere (the web page's, "ssh -t -p 2222 host play --plain"): a terminal too small
 	// for the game is told it. Empty tells no command.
@@ -336,9 +339,22 @@ type (
 func (m *Model) join(rec world.Adventurer) tea.Cmd {
 	m.screen = screenJoining
 	return func() tea.Msg {
-		pl, err := m.p.Engine.Join(m.ctx, rec, m.views)
+		var sub world.Subscriber = m.views
+		if m.p.Record != nil {
+			sub = teeViews{m.views, m.p.Record}
+		}
+		pl, err := m.p.Engine.Join(m.ctx, rec, sub)
 		return joinedMsg{pl, err}
 	}
+}
+
+// teeViews gives the knight's views to the session and to its record alike.
+type teeViews struct{ slot, record world.Subscriber }
+
+// Deliver hands v to both; neither blocks.
+func (t teeViews) Deliver(v world.View) {
+	t.slot.Deliver(v)
+	t.record.Deliver(v)
 }
 
 // waitView is the command that waits for the next view: one function made once, not a

@@ -58,9 +58,14 @@ func (s *server) program(sess ssh.Session) *tea.Program {
 		return nil
 	}
 	g := s.guardIO(sess)
+	var record world.Subscriber
+	if s.recorder != nil && !id.guest { // a guest is not kept, nor its replays
+		record = s.recorder.For(fp)
+	}
 	m := app.New(sess.Context(), app.Params{
 		Fingerprint: fp,
 		Guest:       id.guest,
+		Record:      record,
 		MOTD:        s.motd(),
 		Saved:       saved,
 		Engine:      s.engine,
