@@ -63,6 +63,13 @@ type Params struct {
 	// receives, read-only, and has no knight of its own.
 	Watch *world.Watch
 	Views *ViewSlot
+	// Fell plays the last minute of the session's knight, which has just died, for the
+	// death screen's r (its views to the slot it returns, until ctx ends); nil offers
+	// none. A guest's is nil: a guest is not recorded.
+	Fell func(ctx context.Context) (ReplayControl, *ViewSlot, error)
+	// Replay makes a replay's session (ssh host replay NAME --death): it shows the views
+	// Views receives from the replay, read-only, and its keys change the replay's pace.
+	Replay ReplayControl
 	// Options are the spectator's own settings (a watching key's saved options), for a
 	// Watch session; a playing session reads them from Saved.
 	Options world.Options
@@ -277,9 +284,9 @@ func New(ctx context.Context, p Params) *Model {
 		help: helpScreen{pager: pager{keys: letterKeys}}, log: pager{keys: letterKeys, tail: true, follow: true},
 		bt: battle{stats: pager{keys: lineKeys}}}
 	switch {
-	case p.Watch != nil:
+	case p.Watch != nil, p.Replay != nil:
 		m.opts = p.Options.Clone()
-		m.watch = watching{w: p.Watch, box: p.Views, only: true}
+		m.watch = watching{w: p.Watch, box: p.Views, only: true, replay: p.Replay}
 		m.screen = screenWatch
 	case p.Saved != nil:
 		m.opts = p.Saved.Options.Clone()
@@ -404,6 +411,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.watchedView(msg)
 	case watchStartMsg:
 		return m.startWatching(msg)
+	case fellMsg:
+		return m.startFell(msg)
 	case lettersMsg:
 		return m.gotLetters(msg)
 	case plainPromptMsg:

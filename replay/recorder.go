@@ -80,7 +80,7 @@ type item struct {
 	knight string
 	view   world.View
 	leave  bool          // the knight's session ended: its chunk is done
-	flush  chan struct{} // every chunk is done; closed when handed over
+	flush  chan struct{} // closed when handed over: every chunk's, or the leaving knight's
 }
 
 // NewRecorder makes a recorder of views whose turns last tick, handing chunks to sink;
@@ -118,10 +118,17 @@ func (s recording) Deliver(v world.View) {
 	}
 }
 
-// Leave says the knight's session has ended: its chunk is handed over.
+// Leave says the knight's session has ended: its chunk is handed over, and Leave returns
+// once it is with the sink, so a replay asked for next has it.
 func (r *Recorder) Leave(knight string) {
+	done := make(chan struct{})
 	select {
-	case r.in <- item{knight: knight, leave: true}:
+	case r.in <- item{knight: knight, leave: true, flush: done}:
+	case <-r.stopped:
+		return
+	}
+	select {
+	case <-done:
 	case <-r.stopped:
 	}
 }
@@ -174,13 +181,14 @@ func (r *Recorder) Run(ctx context.Context) {
 // take handles one item on the goroutine.
 func (r *Recorder) take(it item, open map[string]*writer, done func(string)) {
 	switch {
+	case it.leave:
+		done(it.knight)
+		close(it.flush)
 	case it.flush != nil:
 		for k := range open {
 			done(k)
 		}
 		close(it.flush)
-	case it.leave:
-		done(it.knight)
 	default:
 		r.record(it.knight, &it.view, open, done)
 	}
