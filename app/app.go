@@ -63,6 +63,13 @@ type Params struct {
 	// receives, read-only, and has no knight of its own.
 	Watch *world.Watch
 	Views *ViewSlot
+	// Fell plays the last minute of the session's knight, which has just died, for the
+	// death screen's r (its views to the slot it returns, until ctx ends); nil offers
+	// none. A guest's is nil: a guest is not recorded.
+	Fell func(ctx context.Context) (ReplayControl, *ViewSlot, error)
+	// Replay makes a replay's session (ssh host replay NAME --death): it shows the views
+	// Views receives from the replay, read-only, and its keys change the replay's pace.
+	Replay ReplayControl
 	// Options are the spectator's own settings (a watching key's saved options), for a
 	// Watch session; a playing session reads them from Saved.
 	Options world.Options
@@ -76,6 +83,9 @@ type Params struct {
 	Tick time.Duration
 	// Now is the wall clock, for the date a letter is sent; nil is time.Now.
 	Now func() time.Time
+	// Record also gets every view of the session's knight, for its replays (issue 33);
+	// nil records nothing.
+	Record world.Subscriber
 	// PlainCommand is the command that plays this game in screen-reader mode from
 	// anywhere (the web page's, "ssh -t -p 2222 host play --plain"): a terminal too small
 	// for the game is told it. Empty tells no command.
@@ -274,9 +284,9 @@ func New(ctx context.Context, p Params) *Model {
 		help: helpScreen{pager: pager{keys: letterKeys}}, log: pager{keys: letterKeys, tail: true, follow: true},
 		bt: battle{stats: pager{keys: lineKeys}}}
 	switch {
-	case p.Watch != nil:
+	case p.Watch != nil, p.Replay != nil:
 		m.opts = p.Options.Clone()
-		m.watch = watching{w: p.Watch, box: p.Views, only: true}
+		m.watch = watching{w: p.Watch, box: p.Views, only: true, replay: p.Replay}
 		m.screen = screenWatch
 	case p.Saved != nil:
 		m.opts = p.Saved.Options.Clone()
@@ -336,9 +346,22 @@ type (
 func (m *Model) join(rec world.Adventurer) tea.Cmd {
 	m.screen = screenJoining
 	return func() tea.Msg {
-		pl, err := m.p.Engine.Join(m.ctx, rec, m.views)
+		var sub world.Subscriber = m.views
+		if m.p.Record != nil {
+			sub = teeViews{m.views, m.p.Record}
+		}
+		pl, err := m.p.Engine.Join(m.ctx, rec, sub)
 		return joinedMsg{pl, err}
 	}
+}
+
+// teeViews gives the knight's views to the session and to its record alike.
+type teeViews struct{ slot, record world.Subscriber }
+
+// Deliver hands v to both; neither blocks.
+func (t teeViews) Deliver(v world.View) {
+	t.slot.Deliver(v)
+	t.record.Deliver(v)
 }
 
 // waitView is the command that waits for the next view: one function made once, not a
@@ -388,6 +411,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.watchedView(msg)
 	case watchStartMsg:
 		return m.startWatching(msg)
+	case fellMsg:
+		return m.startFell(msg)
 	case lettersMsg:
 		return m.gotLetters(msg)
 	case plainPromptMsg:

@@ -171,6 +171,7 @@ func (m *Model) optionRows() [][2]string {
 		{"Key help line", onOff(o.HideKeys, "hidden", "shown")},
 		{"Spectators", spect},
 		{"Muted players", muted},
+		{"Death replays", onOff(o.PrivateReplays, "yours alone", "anyone may watch them")},
 	}
 }
 
@@ -238,6 +239,8 @@ func (m *Model) optionsKey(k tea.KeyPressMsg) tea.Cmd {
 		m.optScreen.muting = true
 		m.optScreen.mute.in().Reset()
 		return m.optScreen.mute.in().Focus()
+	case "g":
+		o.PrivateReplays = !o.PrivateReplays
 	default:
 		m.screen = m.optScreen.back
 		return nil
@@ -256,15 +259,20 @@ var optionHelp = []string{
 // drawOptions draws the options screen.
 func (m *Model) drawOptions(c *canvas) {
 	c.text(2, 1, "OPTIONS", clsTitle)
-	y := 2
-	y += c.paragraph(2, y, c.w-4, "Saved with your knight, for this key's next connection and its next knight.", clsText)
-	y++
+	var rows []string
 	for i, r := range m.optionRows() {
 		// A long value (the muted players) hangs under the values.
-		for _, l := range wrapHang(fmt.Sprintf("%c  %-20s %s", 'a'+i, r[0], r[1]), c.w-6, 24) {
-			c.text(4, y, l, clsText)
-			y++
-		}
+		rows = append(rows, wrapHang(fmt.Sprintf("%c  %-20s %s", 'a'+i, r[0], r[1]), c.w-6, 24)...)
+	}
+	y := 2
+	const saved = "Saved with your knight, for this key's next connection and its next knight."
+	if len(wrap(saved, c.w-4))+len(rows)+y+1 < c.h-3 { // the options first, where room is short
+		y += c.paragraph(2, y, c.w-4, saved, clsText)
+	}
+	y++
+	for _, l := range rows {
+		c.text(4, y, l, clsText)
+		y++
 	}
 	y++
 	// What each option does, where it fits above the footer (screen-reader mode and the

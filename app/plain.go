@@ -553,7 +553,7 @@ func (m *Model) plainOptions(line string) tea.Cmd {
 			ws = append(ws, r[0]+": "+r[1])
 		}
 		m.say("Options: "+strings.Join(ws, "; ")+".",
-			"To change one, type set and its name and value: set plain off; set theme contrast or plato; set colour auto, truecolor, 256, 16 or none; set keys on or off; set spectators on or off. mute NAME and unmute NAME filter chat.")
+			"To change one, type set and its name and value: set plain off; set theme contrast or plato; set colour auto, truecolor, 256, 16 or none; set keys on or off; set spectators on or off; set replays private or public. mute NAME and unmute NAME filter chat.")
 		return nil
 	}
 	o := m.opts.Clone()
@@ -586,6 +586,8 @@ func (m *Model) plainOptions(line string) tea.Cmd {
 		o.HideKeys = !on
 	case "spectators", "watching", "watchers":
 		o.NoSpectators = !on
+	case "replays", "replay":
+		o.PrivateReplays = f[2] == "private" || f[2] == "off" || f[2] == "no"
 	default:
 		m.say(fmt.Sprintf("There is no option %q. Type options for the list.", world.CleanText(f[1], 20)))
 		return nil

@@ -175,6 +175,9 @@ func (m *Model) drawDead(c *canvas) {
 	if how := deathLines(d); len(how) > 0 {
 		lines = append(append(lines, how...), "")
 	}
+	if m.p.Fell != nil {
+		lines = append(lines, "r: see how you fell (the last minute).")
+	}
 	lines = append(lines, "Death is permanent. Press Enter to roll a new knight, q to leave.")
 	y := max(1, c.h/2-len(lines)/2-2)
 	for i, s := range lines {
@@ -331,6 +334,9 @@ func (m *Model) plainIntro() {
 		m.say(fmt.Sprintf("Your last knight, %s, was slain by %s on level %d. Press Enter to roll a new knight.", sv.Name, sv.Death.Killer, sv.Death.Depth))
 	case sv != nil:
 		m.say(fmt.Sprintf("Welcome back, %s. Press Enter to continue your adventure.", sv.Name))
+	case m.watch.replay != nil:
+		m.say(fmt.Sprintf("You watch the replay of %s. What happened to them is told to you. Type look, status, map or messages; stop to leave.", m.watch.replay.Name()),
+			replayWords())
 	case m.watch.only:
 		m.say(fmt.Sprintf("You watch %s. What happens to them is told to you. Type look, status, map or messages; stop to leave.", m.watch.w.Name()))
 	case m.p.Guest:
@@ -366,6 +372,9 @@ func (m *Model) sayEnd() {
 	} else if d := m.tomb; d != nil {
 		m.say(fmt.Sprintf("R.I.P. %s, level %d, %d experience, slain by %s on level %d of the dungeon. Death is permanent.", name, d.Level, d.Experience, d.Killer, d.Depth))
 		m.say(deathLines(d)...)
+		if m.p.Fell != nil {
+			m.say("Type replay to hear how you fell, the last minute told again.")
+		}
 	}
 	m.say("Press Enter to roll a new knight, or type quit to leave.")
 }
@@ -427,6 +436,8 @@ func (m *Model) deadKey(k tea.KeyPressMsg) tea.Cmd {
 		m.newKnight()
 	case "q":
 		return tea.Quit
+	case "r":
+		return m.seeFell()
 	}
 	return nil
 }
@@ -487,6 +498,8 @@ func (m *Model) deadLine(line string) tea.Cmd {
 		m.sayRoll()
 	case "q", "quit":
 		return tea.Quit
+	case "r", "replay":
+		return m.seeFell()
 	default:
 		m.say("Press Enter to roll a new knight, or type quit to leave.")
 	}

@@ -33,6 +33,8 @@ type watching struct {
 	view   world.View
 	have   bool
 	only   bool // a spectator's session: no knight of its own
+	// replay is set for a replay's session (replay.go): its views come from it.
+	replay ReplayControl
 }
 
 // watchViewMsg is a view of the watched player, from the view slot it came through.
@@ -179,6 +181,9 @@ func (m *Model) stopWatching(note string) {
 // watchKey handles a key while watching: the screen is read-only, so Esc, q or w stop
 // (and end a spectator's session); other keys do nothing.
 func (m *Model) watchKey(k tea.KeyPressMsg) tea.Cmd {
+	if m.watch.replay != nil {
+		return m.replayKeyPress(k)
+	}
 	s := k.String()
 	switch s {
 	case "esc", "q", "w":
@@ -287,14 +292,22 @@ func awayWords(e world.WhoEntry) string {
 // drawWatch draws the watched player's screen with a line saying whose it is.
 func (m *Model) drawWatch(c *canvas) {
 	name := ""
-	if m.watch.w != nil {
+	switch {
+	case m.watch.w != nil:
 		name = m.watch.w.Name()
+	case m.watch.replay != nil:
+		name = m.watch.replay.Name()
 	}
 	if !m.watch.have {
 		c.text(2, 2, fmt.Sprintf("Waiting for %s's screen...", name), clsText)
 		return
 	}
 	m.drawPlay(c)
+	if m.watch.replay != nil {
+		bar := m.replayBar(c.w)
+		c.text(0, 0, bar+fmt.Sprintf("%*s", max(0, c.w-textWidth(bar)), ""), clsOther)
+		return
+	}
 	stop := "Esc stops watching"
 	if m.watch.only {
 		stop = "q or Esc leaves"

@@ -308,8 +308,16 @@ func watchingWords() string {
 
 // watchLine is a line typed while watching that is no word of the prompt's.
 func (m *Model) watchLine(line string) tea.Cmd {
+	if m.watch.replay != nil {
+		if cmd, ok := m.replayWord(line); ok {
+			return cmd
+		}
+	}
 	if strings.TrimSpace(line) != "" {
 		m.say(watchingWords())
+		if m.watch.replay != nil {
+			m.say(replayWords())
+		}
 	}
 	return nil
 }

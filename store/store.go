@@ -23,6 +23,7 @@
 //	├── reports          report number, ten digits → {"v":1,"report":{id, filed, updated, times, from, from_knight, about, about_knight, reason, lines: [keys of reportlines], outcome, closed, closed_by}}
 //	├── reportlines      a line's key (a hash of the knight, when, where and the line) → {"v":1,"line":{at, where, line}}: each line once, whichever reports quote it
 //	├── codes            a one-time code → {"v":1,"code":{code, kind, knight, guest, addr, expires}}: keys add's and guests' codes, until they expire
+//	├── replays          L/knight id/start → a chunk of the knight's rolling record; K/when/knight id/kind[/report] → a kept record (replay.go)
 //	└── meta
 //	    ├── version      SchemaVersion as decimal ASCII ("3")
 //	    └── motd         {"v":1,"motd":{text, by, at}}: the message of the day, when set
@@ -43,7 +44,7 @@
 // same buckets, its values without checksums, and is sealed in place the same way. silences, letters and reports
 // (issue 20) came after schema 2 without a version change, like bans before them: Open
 // creates them in a file that lacks them, a migrated one included, and a program that
-// does not know them leaves them alone.
+// does not know them leaves them alone; so did replays (issue 33).
 //
 // SchemaVersion versions the layout above; the "v" in each value versions
 // that value's encoding. A program refuses a file or a value whose version it
@@ -107,7 +108,7 @@ var (
 	// letters and reports) is created in an older file on its first Open, with no version
 	// change: older programs ignore it.
 	allBuckets = [][]byte{bucketKnights, bucketKeys, bucketLevels, bucketFame, bucketTombstones, bucketBans,
-		bucketSilences, bucketLetters, bucketReports, bucketReportLines, bucketCodes, bucketMeta}
+		bucketSilences, bucketLetters, bucketReports, bucketReportLines, bucketCodes, bucketReplays, bucketMeta}
 )
 
 var (
@@ -379,6 +380,8 @@ func decodeValue(bucket, k, v []byte) error {
 		_, err = decodeLine(k, v)
 	case string(bucketCodes):
 		_, err = decodeCode(k, v)
+	case string(bucketReplays):
+		err = decodeReplayValue(k, v)
 	case string(bucketLevels):
 		err = json.Unmarshal(v, new(levelValue))
 	case string(bucketFame):

@@ -275,3 +275,27 @@ func TestParseASCIISmallestAndWhere(t *testing.T) {
 		}
 	}
 }
+
+// A level read back from its bytes is the same level (a replay keeps levels so).
+func TestLevelUnmarshalBinaryRoundTrip(t *testing.T) {
+	for depth := 1; depth <= 3; depth++ {
+		l := GenerateDungeon(7, 3)[depth-1]
+		b, err := l.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back Level
+		if err := back.UnmarshalBinary(b); err != nil {
+			t.Fatal(err)
+		}
+		if got := back.ASCII(); got != l.ASCII() {
+			t.Fatalf("level %d read back differs:\n%s\nwant\n%s", depth, got, l.ASCII())
+		}
+		if b2, _ := back.MarshalBinary(); !bytes.Equal(b, b2) {
+			t.Fatalf("level %d: bytes differ after a round trip", depth)
+		}
+	}
+	if err := new(Level).UnmarshalBinary([]byte("nonsense")); err == nil {
+		t.Fatal("nonsense read as a level")
+	}
+}

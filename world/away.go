@@ -33,7 +33,7 @@ func (m awayReq) handle(e *Engine) {
 		if !m.away {
 			if p.soc.away {
 				p.soc.away, p.soc.awayReason = false, ""
-				e.say(p, "You are back.")
+				e.tell(p, MsgOwn, "You are back.")
 			}
 			return
 		}
@@ -41,10 +41,10 @@ func (m awayReq) handle(e *Engine) {
 		if reason != "" {
 			// A reason is text others read in the who-list: it is talk.
 			if note := e.silencedNote(p); note != "" {
-				e.say(p, note+" (You are away without a reason.)")
+				e.tell(p, MsgOwn, note+" (You are away without a reason.)")
 				reason = ""
 			} else if !e.allowTalk(p, talkAway) {
-				e.say(p, floodNote(p)+" (You are away without a reason.)")
+				e.tell(p, MsgOwn, floodNote(p)+" (You are away without a reason.)")
 				reason = ""
 			} else {
 				e.soc.counts.said[talkAway]++
@@ -52,9 +52,9 @@ func (m awayReq) handle(e *Engine) {
 		}
 		p.soc.away, p.soc.awayReason = true, reason
 		if reason != "" {
-			e.say(p, fmt.Sprintf("You are away: %s. The next key you press brings you back.", reason))
+			e.tell(p, MsgOwn, fmt.Sprintf("You are away: %s. The next key you press brings you back.", reason))
 		} else {
-			e.say(p, "You are away. The next key you press brings you back.")
+			e.tell(p, MsgOwn, "You are away. The next key you press brings you back.")
 		}
 	})
 }

@@ -98,22 +98,22 @@ func (m channelReq) handle(e *Engine) {
 		}
 		ch := ChannelNamed(m.act.Name)
 		if ch == nil {
-			e.say(p, noChannelNote(m.act.Name))
+			e.tell(p, MsgChannel, noChannelNote(m.act.Name))
 			return
 		}
 		on := e.onChannel(p, ch)
 		switch {
 		case m.act.Kind == ChannelJoin && on:
-			e.say(p, fmt.Sprintf("You are on %s already. (/%s TEXT talks there.)", ch.Name, ch.Name))
+			e.tell(p, MsgChannel, fmt.Sprintf("You are on %s already. (/%s TEXT talks there.)", ch.Name, ch.Name))
 		case m.act.Kind == ChannelJoin:
 			e.setChannel(p, ch, true)
 			e.sayChannelHistory(p, ch)
-			e.say(p, fmt.Sprintf("You join %s: %s. (/%s TEXT talks there; /leave %s leaves it.)", ch.Name, ch.About, ch.Name, ch.Name))
+			e.tell(p, MsgChannel, fmt.Sprintf("You join %s: %s. (/%s TEXT talks there; /leave %s leaves it.)", ch.Name, ch.About, ch.Name, ch.Name))
 		case !on:
-			e.say(p, fmt.Sprintf("You are not on %s. (/join %s joins it.)", ch.Name, ch.Name))
+			e.tell(p, MsgChannel, fmt.Sprintf("You are not on %s. (/join %s joins it.)", ch.Name, ch.Name))
 		default:
 			e.setChannel(p, ch, false)
-			e.say(p, fmt.Sprintf("You leave %s. (/join %s comes back.)", ch.Name, ch.Name))
+			e.tell(p, MsgChannel, fmt.Sprintf("You leave %s. (/join %s comes back.)", ch.Name, ch.Name))
 		}
 	})
 }
@@ -165,10 +165,10 @@ func (e *Engine) talkOnChannel(p *player, ch *Channel, text string) {
 	line := channelLine(ch, p.rec.Name, text)
 	for _, q := range e.order {
 		if q != p && e.onChannel(q, ch) && !q.rec.Options.Mutes(p.rec.Name) {
-			e.hear(q, line)
+			e.hearKind(q, MsgChannel, line)
 		}
 	}
-	e.say(p, line)
+	e.tell(p, MsgChannel, line)
 }
 
 // channelLine is a channel line as its listeners read it: "[newbie] Kay: where is the
@@ -199,18 +199,18 @@ func (e *Engine) sayChannelHistory(p *player, ch *Channel) {
 		}
 	}
 	if len(lines) == 0 {
-		e.say(p, fmt.Sprintf("Nothing has been said on %s lately.", ch.Name))
+		e.tell(p, MsgChannel, fmt.Sprintf("Nothing has been said on %s lately.", ch.Name))
 		return
 	}
-	e.say(p, fmt.Sprintf("The last %s said on %s:", english.Count(len(lines), "line", "lines"), ch.Name))
+	e.tell(p, MsgChannel, fmt.Sprintf("The last %s said on %s:", english.Count(len(lines), "line", "lines"), ch.Name))
 	for _, l := range lines {
-		e.say(p, l)
+		e.tell(p, MsgChannel, l)
 	}
 }
 
 // listChannels tells p the channels, how many knights online are on each, and whether p is.
 func (e *Engine) listChannels(p *player) {
-	e.say(p, "Channels (/join NAME, /leave NAME, /c NAME TEXT or /NAME TEXT):")
+	e.tell(p, MsgChannel, "Channels (/join NAME, /leave NAME, /c NAME TEXT or /NAME TEXT):")
 	for i := range Channels {
 		ch := &Channels[i]
 		n := 0
@@ -223,7 +223,7 @@ func (e *Engine) listChannels(p *player) {
 		if e.onChannel(p, ch) {
 			you = "you are on it"
 		}
-		e.say(p, fmt.Sprintf("%s: %s (%s online on it; %s).", ch.Name, ch.About, english.Count(n, "knight", "knights"), you))
+		e.tell(p, MsgChannel, fmt.Sprintf("%s: %s (%s online on it; %s).", ch.Name, ch.About, english.Count(n, "knight", "knights"), you))
 	}
 }
 

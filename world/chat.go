@@ -159,10 +159,10 @@ func (e *Engine) sayLine(p *player, l chatLine) {
 			}
 		}
 	case ChatParty:
-		e.say(p, "You tell the party: "+text)
+		e.tell(p, MsgParty, "You tell the party: "+text)
 		for _, q := range l.party {
 			if q != p && !q.rec.Options.Mutes(from) {
-				e.say(q, from+" (party): "+text)
+				e.tell(q, MsgParty, from+" (party): "+text)
 			}
 		}
 	case ChatWhisper, ChatReply:
@@ -181,13 +181,13 @@ func (e *Engine) sayLine(p *player, l chatLine) {
 // telling the speaker when that knight is away.
 func (e *Engine) whisper(p, to *player, text string) {
 	from := p.rec.Name
-	e.say(p, fmt.Sprintf("You whisper to %s: %s", to.rec.Name, text))
+	e.tell(p, MsgWhisper, fmt.Sprintf("You whisper to %s: %s", to.rec.Name, text))
 	if to != p && !to.rec.Options.Mutes(from) {
-		e.say(to, from+" whispers: "+text)
+		e.tell(to, MsgWhisper, from+" whispers: "+text)
 		to.soc.replyTo, to.soc.replyName = p.rec.ID, from
 	}
 	if to.soc.away {
-		e.say(p, awayNote(to))
+		e.tell(p, MsgWhisper, awayNote(to))
 	}
 }
 
@@ -244,8 +244,11 @@ func (e *Engine) replyee(p *player) (*player, string) {
 // ActiveRefreshTurns and an idle one at its refresh, so a line said in a crowded room
 // costs a frame a listener at most that often, not one each at once. Whispers and party
 // talk, said to a few, show at once (say).
-func (e *Engine) hear(q *player, line string) {
-	e.note(q, line)
+func (e *Engine) hear(q *player, line string) { e.hearKind(q, MsgGame, line) }
+
+// hearKind is hear for a line of kind k.
+func (e *Engine) hearKind(q *player, k MsgKind, line string) {
+	noteKind(q, k, line)
 	q.seen = true
 }
 

@@ -109,7 +109,7 @@ func lastLines(p *player) []string {
 // of the knight its player lost), and lets them go.
 func (e *Engine) prelude(p *player) {
 	for _, l := range p.rec.Prelude[:min(len(p.rec.Prelude), LastLinesKept+1)] {
-		e.note(p, CleanText(l, maxPreludeRunes))
+		noteKind(p, MsgOwn, CleanText(l, maxPreludeRunes)) // its forebear's, perhaps whispered
 	}
 	p.rec.Prelude = nil
 }

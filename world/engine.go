@@ -431,14 +431,18 @@ func (e *Engine) say(p *player, msg string) {
 // next one.
 func (e *Engine) note(p *player, msg string) { note(p, msg) }
 
-func note(p *player, msg string) {
+func note(p *player, msg string) { noteKind(p, MsgGame, msg) }
+
+// noteKind adds a line of kind k to the player's log, without asking for a new view.
+func noteKind(p *player, k MsgKind, msg string) {
 	// Views share the log (see view), so a line once written is never changed: the log
 	// drops its oldest line by moving its start, and append moves it to a new array when
-	// this one is full.
+	// this one is full. Its kinds move with it, line for line.
 	if len(p.msgs) >= maxMessages {
-		p.msgs = p.msgs[1:]
+		p.msgs, p.kinds = p.msgs[1:], p.kinds[1:]
 	}
 	p.msgs = append(p.msgs, msg)
+	p.kinds = append(p.kinds, k)
 	p.said++
 	if p.fight != nil {
 		p.heard += words(msg) // a screen-reader player's grace gives time to hear it
@@ -489,6 +493,7 @@ func (e *Engine) view(p *player) View {
 	v := View{
 		Turn:     e.turn,
 		Messages: p.msgs[:len(p.msgs):len(p.msgs)], // shared: note never writes over a line a view holds
+		Kinds:    p.kinds[:len(p.kinds):len(p.kinds)],
 		Said:     p.said,
 		FightSeq: p.fightSeq,
 		Watchers: p.watcherNames(),

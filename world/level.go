@@ -3,6 +3,7 @@ package world
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 )
 
 // Dir is one of the four directions an adventurer can move (seed 000: "up, down, left, or right").
@@ -288,3 +289,42 @@ func (l *Level) MarshalBinary() ([]byte, error) {
 	}
 	return b.Bytes(), nil
 }
+
+// maxLevelSide bounds the sides of a level read back by UnmarshalBinary (a replay's
+// bytes come from the store, which a damaged file could make anything).
+const maxLevelSide = 1024
+
+// UnmarshalBinary reads a level written by MarshalBinary: a replay (issue 33) keeps the
+// levels its knight walked as these bytes.
+func (l *Level) UnmarshalBinary(data []byte) error {
+	r := bytes.NewReader(data)
+	hdr := make([]int64, 10)
+	if err := binary.Read(r, binary.LittleEndian, hdr); err != nil {
+		return err
+	}
+	w, h, rooms := int(hdr[2]), int(hdr[3]), int(hdr[8])
+	if w <= 0 || h <= 0 || w > maxLevelSide || h > maxLevelSide || rooms < 0 || rooms > w*h {
+		return errBadLevel
+	}
+	*l = *NewLevel(int(hdr[0]), uint64(hdr[1]), w, h)
+	l.Up, l.Down, l.HasDown = Pos{int(hdr[4]), int(hdr[5])}, Pos{int(hdr[6]), int(hdr[7])}, hdr[9] == 1
+	rs := make([]int64, 4*rooms)
+	if err := binary.Read(r, binary.LittleEndian, rs); err != nil {
+		return err
+	}
+	for i := range rooms {
+		l.Rooms = append(l.Rooms, RoomRect{int(rs[4*i]), int(rs[4*i+1]), int(rs[4*i+2]), int(rs[4*i+3])})
+	}
+	for _, s := range []any{l.terrain, l.room, l.feature, l.trap, l.east, l.south} {
+		if err := binary.Read(r, binary.LittleEndian, s); err != nil {
+			return err
+		}
+	}
+	if r.Len() != 0 {
+		return errBadLevel
+	}
+	return nil
+}
+
+// errBadLevel is UnmarshalBinary's answer to bytes that are no level.
+var errBadLevel = errors.New("not a level's bytes")

@@ -85,16 +85,16 @@ func (p *Player) DeleteLetter(ctx context.Context, id uint64) error {
 func (m mailReq) handle(e *Engine) {
 	m.carryOut(e, func(p *player) {
 		if p.rec.Guest {
-			e.say(p, GuestLettersNote)
+			e.tell(p, MsgLetter, GuestLettersNote)
 			return
 		}
 		if note := e.silencedNote(p); note != "" {
-			e.say(p, note)
+			e.tell(p, MsgLetter, note)
 			return
 		}
 		k, text, note := e.knightIn(m.to, m.text, "Write to whom? (/mail NAME TEXT)", false)
 		if note != "" {
-			e.say(p, note)
+			e.tell(p, MsgLetter, note)
 			return
 		}
 		id := k.ID
@@ -111,25 +111,25 @@ func (m mailReq) handle(e *Engine) {
 		}
 		switch {
 		case k.guest:
-			e.say(p, fmt.Sprintf("%s is a guest: letters do not reach guests, who are not saved. (/w %s TEXT whispers to it now.)", k.Name, k.Name))
+			e.tell(p, MsgLetter, fmt.Sprintf("%s is a guest: letters do not reach guests, who are not saved. (/w %s TEXT whispers to it now.)", k.Name, k.Name))
 			return
 		case k.Ended:
-			e.say(p, fmt.Sprintf("%s is no longer of this world: letters do not reach a knight who has died or retired.", k.Name))
+			e.tell(p, MsgLetter, fmt.Sprintf("%s is no longer of this world: letters do not reach a knight who has died or retired.", k.Name))
 			return
 		case id == p.rec.ID:
-			e.say(p, "You cannot write to yourself.")
+			e.tell(p, MsgLetter, "You cannot write to yourself.")
 			return
 		case text == "":
-			e.say(p, fmt.Sprintf("Write what? (/mail %s TEXT)", k.Name))
+			e.tell(p, MsgLetter, fmt.Sprintf("Write what? (/mail %s TEXT)", k.Name))
 			return
 		case unread >= MaxUnread:
-			e.say(p, fmt.Sprintf("%s has %d unread letters, as many as a mailbox holds: yours was not sent.", k.Name, unread))
+			e.tell(p, MsgLetter, fmt.Sprintf("%s has %d unread letters, as many as a mailbox holds: yours was not sent.", k.Name, unread))
 			return
 		case mine >= MaxFromOne:
-			e.say(p, fmt.Sprintf("%s has not read the %d letters you sent yet: yours was not sent.", k.Name, mine))
+			e.tell(p, MsgLetter, fmt.Sprintf("%s has not read the %d letters you sent yet: yours was not sent.", k.Name, mine))
 			return
 		case !e.allowTalk(p, talkLetter):
-			e.say(p, floodNote(p))
+			e.tell(p, MsgLetter, floodNote(p))
 			return
 		}
 		e.soc.counts.said[talkLetter]++
@@ -142,13 +142,13 @@ func (m mailReq) handle(e *Engine) {
 			cut = fmt.Sprintf(" (It was cut to %d characters.)", MaxLetterRunes)
 		}
 		if q := e.players[id]; q != nil {
-			e.say(p, fmt.Sprintf("Your letter to %s is delivered.%s", k.Name, cut))
+			e.tell(p, MsgLetter, fmt.Sprintf("Your letter to %s is delivered.%s", k.Name, cut))
 			if !q.rec.Options.Mutes(p.rec.Name) {
-				e.say(q, fmt.Sprintf("A letter from %s has come. (/mail reads it.)", p.rec.Name))
+				e.tell(q, MsgLetter, fmt.Sprintf("A letter from %s has come. (/mail reads it.)", p.rec.Name))
 			}
 			return
 		}
-		e.say(p, fmt.Sprintf("Your letter to %s is sent: %s will find it on arriving.%s", k.Name, k.Name, cut))
+		e.tell(p, MsgLetter, fmt.Sprintf("Your letter to %s is sent: %s will find it on arriving.%s", k.Name, k.Name, cut))
 	})
 }
 
@@ -160,7 +160,7 @@ func (m deleteLetterReq) handle(e *Engine) {
 			if l.ID == m.letter {
 				e.soc.mail[id] = append(ls[:i:i], ls[i+1:]...)
 				e.archiveMail(id)
-				e.say(p, fmt.Sprintf("You delete the letter from %s.", l.From))
+				e.tell(p, MsgLetter, fmt.Sprintf("You delete the letter from %s.", l.From))
 				return
 			}
 		}

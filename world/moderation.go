@@ -192,9 +192,9 @@ func (e *Engine) Silence(ctx context.Context, s Silence) (done Silenced, err err
 		done.Name, done.Online = p.rec.Name, true
 		switch {
 		case s.Turns > 0:
-			e.say(p, silencedNote(s.Until, s.Reason, true))
+			e.tell(p, MsgOwn, silencedNote(s.Until, s.Reason, true))
 		case was:
-			e.say(p, "An admin has lifted your silence: you may talk again.")
+			e.tell(p, MsgOwn, "An admin has lifted your silence: you may talk again.")
 		}
 		e.publish()
 	})
@@ -241,7 +241,7 @@ func (e *Engine) endSilences() {
 func (e *Engine) endSilence(id string) {
 	delete(e.soc.silenced, id)
 	if p, ok := e.players[id]; ok {
-		e.say(p, "Your silence is over: you may talk again.")
+		e.tell(p, MsgOwn, "Your silence is over: you may talk again.")
 	}
 }
 
@@ -350,23 +350,23 @@ func (m reportReq) handle(e *Engine) {
 	m.carryOut(e, func(p *player) {
 		k, reason, note := e.knightIn(m.about, m.reason, "Report whom? (/report NAME REASON)", true)
 		if note != "" {
-			e.say(p, note)
+			e.tell(p, MsgOwn, note)
 			return
 		}
 		reason = CleanText(reason, MaxChatRunes)
 		switch {
 		case k.ID == p.rec.ID:
-			e.say(p, "You cannot report yourself.")
+			e.tell(p, MsgOwn, "You cannot report yourself.")
 			return
 		case reason == "":
-			e.say(p, fmt.Sprintf("Say why, after the name: /report %s REASON.", k.Name))
+			e.tell(p, MsgOwn, fmt.Sprintf("Say why, after the name: /report %s REASON.", k.Name))
 			return
 		case !e.allowTalk(p, talkReport):
-			e.say(p, floodNote(p))
+			e.tell(p, MsgOwn, floodNote(p))
 			return
 		}
 		if note, ok := e.reportAllowed(p); !ok {
-			e.say(p, note)
+			e.tell(p, MsgOwn, note)
 			return
 		}
 		r := Report{From: p.rec.Name, FromKnight: p.rec.ID, FromGuest: p.rec.Guest,
@@ -376,7 +376,7 @@ func (m reportReq) handle(e *Engine) {
 		if a := e.cfg.Community.Archive; a != nil {
 			a.PutReport(r)
 		}
-		e.say(p, fmt.Sprintf("Your report about %s is with the admins, with %s %s said lately. Thank you.",
+		e.tell(p, MsgOwn, fmt.Sprintf("Your report about %s is with the admins, with %s %s said lately. Thank you.",
 			k.Name, countLines(len(r.Lines)), k.Name))
 	})
 }

@@ -24,6 +24,9 @@ type Options struct {
 	HideKeys bool `json:"hide_keys,omitempty"`
 	// NoSpectators refuses anyone who would watch this player's screen.
 	NoSpectators bool `json:"no_spectators,omitempty"`
+	// PrivateReplays keeps the replays of the knight's death and retirement for its own
+	// key: no one else may play them, and the web page does not offer them.
+	PrivateReplays bool `json:"private_replays,omitempty"`
 	// Muted are the names whose chat this player does not see.
 	Muted []string `json:"muted,omitempty"`
 }
@@ -96,7 +99,7 @@ func (m optionsReq) handle(e *Engine) {
 			names = append(names, w.name)
 		}
 		e.endWatches(p, fmt.Sprintf("%s has turned spectating off.", p.rec.Name))
-		e.say(p, fmt.Sprintf("Spectators are no longer allowed; %s stopped watching.", strings.Join(names, ", ")))
+		e.tell(p, MsgOwn, fmt.Sprintf("Spectators are no longer allowed; %s stopped watching.", strings.Join(names, ", ")))
 	}
 	e.publish()
 }
@@ -107,12 +110,12 @@ func (m optionsReq) handle(e *Engine) {
 func (e *Engine) sayMutes(p *player, was, now Options) {
 	for _, n := range now.Muted {
 		if !was.Mutes(n) {
-			e.say(p, fmt.Sprintf("You have muted %s: you will not see what %s says. (/unmute %s undoes it.)", n, n, n))
+			e.tell(p, MsgOwn, fmt.Sprintf("You have muted %s: you will not see what %s says. (/unmute %s undoes it.)", n, n, n))
 		}
 	}
 	for _, n := range was.Muted {
 		if !now.Mutes(n) {
-			e.say(p, fmt.Sprintf("You have unmuted %s: you will see what %s says again.", n, n))
+			e.tell(p, MsgOwn, fmt.Sprintf("You have unmuted %s: you will see what %s says again.", n, n))
 		}
 	}
 }

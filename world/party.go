@@ -142,10 +142,10 @@ func (m partyReq) handle(e *Engine) {
 			e.answer(p, a.Name, false)
 		case PartyLeave:
 			if e.parties.of[p] == nil {
-				e.say(p, NoPartyNote)
+				e.tell(p, MsgParty, NoPartyNote)
 				return
 			}
-			e.say(p, "You leave the party.")
+			e.tell(p, MsgParty, "You leave the party.")
 			e.leaveParty(p)
 		case PartyDisband:
 			e.disband(p)
@@ -157,22 +157,22 @@ func (m partyReq) handle(e *Engine) {
 func (e *Engine) invite(p *player, name string) {
 	q, note := e.partyKnight(name, "Invite whom? (/invite NAME)")
 	if q == nil {
-		e.say(p, note)
+		e.tell(p, MsgParty, note)
 		return
 	}
 	pt := e.parties.of[p]
 	switch {
 	case q == p:
-		e.say(p, "You cannot invite yourself.")
+		e.tell(p, MsgParty, "You cannot invite yourself.")
 		return
 	case pt != nil && pt.members[0] != p:
-		e.say(p, fmt.Sprintf("Only the leader of the party, %s, may invite.", pt.members[0].rec.Name))
+		e.tell(p, MsgParty, fmt.Sprintf("Only the leader of the party, %s, may invite.", pt.members[0].rec.Name))
 		return
 	case pt != nil && e.parties.of[q] == pt:
-		e.say(p, q.rec.Name+" is already in your party.")
+		e.tell(p, MsgParty, q.rec.Name+" is already in your party.")
 		return
 	case pt != nil && len(pt.members) >= MaxParty:
-		e.say(p, fullNote("Your party"))
+		e.tell(p, MsgParty, fullNote("Your party"))
 		return
 	}
 	n := p.rec.Name
@@ -186,19 +186,19 @@ func (e *Engine) invite(p *player, name string) {
 func (e *Engine) ask(p *player, name string) {
 	q, note := e.partyKnight(name, "Ask whom? (/ask NAME)")
 	if q == nil {
-		e.say(p, note)
+		e.tell(p, MsgParty, note)
 		return
 	}
 	lead := e.leaderOf(q)
 	switch {
 	case q == p:
-		e.say(p, "You cannot ask yourself.")
+		e.tell(p, MsgParty, "You cannot ask yourself.")
 		return
 	case e.parties.of[q] != nil && e.parties.of[q] == e.parties.of[p]:
-		e.say(p, q.rec.Name+" is already in your party.")
+		e.tell(p, MsgParty, q.rec.Name+" is already in your party.")
 		return
 	case e.partySize(lead) >= MaxParty:
-		e.say(p, fullNote(lead.rec.Name+"'s party"))
+		e.tell(p, MsgParty, fullNote(lead.rec.Name+"'s party"))
 		return
 	}
 	sent := fmt.Sprintf("You ask %s to let you join the party.", q.rec.Name)
@@ -222,23 +222,23 @@ func (e *Engine) sendRequest(p, to *player, ask bool, already, sent, told string
 		return
 	}
 	if e.request(p, to, ask) >= 0 {
-		e.say(p, already)
+		e.tell(p, MsgParty, already)
 		return
 	}
 	if !e.allowTalk(p, talkRequest) {
 		if p.rec.Guest {
-			e.say(p, GuestPartyFloodNote)
+			e.tell(p, MsgParty, GuestPartyFloodNote)
 		} else {
-			e.say(p, PartyFloodNote)
+			e.tell(p, MsgParty, PartyFloodNote)
 		}
 		return
 	}
-	e.say(p, sent)
+	e.tell(p, MsgParty, sent)
 	if to.rec.Options.Mutes(p.rec.Name) {
 		return
 	}
 	e.parties.pending = append(e.parties.pending, partyRequest{from: p, to: to, ask: ask, turn: e.turn})
-	e.say(to, told)
+	e.tell(to, MsgParty, told)
 }
 
 // answer is p accepting (yes) or declining the request named (the only one when name is
@@ -267,9 +267,9 @@ func (e *Engine) answer(p *player, name string, yes bool) {
 		for _, i := range waiting {
 			names = append(names, e.parties.pending[i].from.rec.Name)
 		}
-		e.say(p, fmt.Sprintf("Several wait for your answer: %s. (%s NAME)", strings.Join(names, ", "), verb))
+		e.tell(p, MsgParty, fmt.Sprintf("Several wait for your answer: %s. (%s NAME)", strings.Join(names, ", "), verb))
 	case name == "":
-		e.say(p, "Nothing waits for your answer.")
+		e.tell(p, MsgParty, "Nothing waits for your answer.")
 	default:
 		if !yes {
 			for i, r := range e.parties.pending {
@@ -279,7 +279,7 @@ func (e *Engine) answer(p *player, name string, yes bool) {
 				}
 			}
 		}
-		e.say(p, fmt.Sprintf("No invitation or request from %s waits for your answer.", CleanText(name, MaxNameLen+10)))
+		e.tell(p, MsgParty, fmt.Sprintf("No invitation or request from %s waits for your answer.", CleanText(name, MaxNameLen+10)))
 	}
 }
 
@@ -287,7 +287,7 @@ func (e *Engine) answer(p *player, name string, yes bool) {
 func (e *Engine) accept(i int) {
 	r := e.dropRequest(i)
 	lead, joiner := r.leader(), r.joiner()
-	both := func(msg string) { e.say(r.to, msg); e.say(r.from, msg) }
+	both := func(msg string) { e.tell(r.to, MsgParty, msg); e.tell(r.from, MsgParty, msg) }
 	pt := e.parties.of[lead]
 	switch {
 	case pt != nil && pt.members[0] != lead:
@@ -305,7 +305,7 @@ func (e *Engine) accept(i int) {
 		return (o.from == lead && o.to == joiner) || (o.from == joiner && o.to == lead)
 	})
 	if e.parties.of[joiner] != nil {
-		e.say(joiner, "You leave the party.")
+		e.tell(joiner, MsgParty, "You leave the party.")
 		e.leaveParty(joiner)
 	}
 	if pt == nil {
@@ -313,35 +313,35 @@ func (e *Engine) accept(i int) {
 		e.setParty(lead, pt)
 	}
 	for _, q := range pt.members {
-		e.say(q, joiner.rec.Name+" joins the party.")
+		e.tell(q, MsgParty, joiner.rec.Name+" joins the party.")
 	}
 	pt.members = append(pt.members, joiner)
 	e.setParty(joiner, pt)
-	e.say(joiner, fmt.Sprintf("You join %s's party. (/p talks to the party.)", lead.rec.Name))
+	e.tell(joiner, MsgParty, fmt.Sprintf("You join %s's party. (/p talks to the party.)", lead.rec.Name))
 }
 
 // decline refuses request i, telling both sides.
 func (e *Engine) decline(i int) {
 	r := e.dropRequest(i)
 	if r.ask {
-		e.say(r.to, fmt.Sprintf("You turn down %s's request to join the party.", r.from.rec.Name))
-		e.say(r.from, fmt.Sprintf("%s turns down your request to join the party.", r.to.rec.Name))
+		e.tell(r.to, MsgParty, fmt.Sprintf("You turn down %s's request to join the party.", r.from.rec.Name))
+		e.tell(r.from, MsgParty, fmt.Sprintf("%s turns down your request to join the party.", r.to.rec.Name))
 		return
 	}
-	e.say(r.to, fmt.Sprintf("You decline %s's invitation.", r.from.rec.Name))
-	e.say(r.from, fmt.Sprintf("%s declines your invitation.", r.to.rec.Name))
+	e.tell(r.to, MsgParty, fmt.Sprintf("You decline %s's invitation.", r.from.rec.Name))
+	e.tell(r.from, MsgParty, fmt.Sprintf("%s declines your invitation.", r.to.rec.Name))
 }
 
 // withdraw takes back request i, which its sender made.
 func (e *Engine) withdraw(i int) {
 	r := e.dropRequest(i)
 	if r.ask {
-		e.say(r.from, fmt.Sprintf("You withdraw your request to join %s's party.", r.to.rec.Name))
-		e.say(r.to, fmt.Sprintf("%s withdraws the request to join your party.", r.from.rec.Name))
+		e.tell(r.from, MsgParty, fmt.Sprintf("You withdraw your request to join %s's party.", r.to.rec.Name))
+		e.tell(r.to, MsgParty, fmt.Sprintf("%s withdraws the request to join your party.", r.from.rec.Name))
 		return
 	}
-	e.say(r.from, fmt.Sprintf("You withdraw your invitation to %s.", r.to.rec.Name))
-	e.say(r.to, fmt.Sprintf("%s withdraws the invitation.", r.from.rec.Name))
+	e.tell(r.from, MsgParty, fmt.Sprintf("You withdraw your invitation to %s.", r.to.rec.Name))
+	e.tell(r.to, MsgParty, fmt.Sprintf("%s withdraws the invitation.", r.from.rec.Name))
 }
 
 // disband is the leader ending its party.
@@ -349,13 +349,13 @@ func (e *Engine) disband(p *player) {
 	pt := e.parties.of[p]
 	switch {
 	case pt == nil:
-		e.say(p, NoPartyNote)
+		e.tell(p, MsgParty, NoPartyNote)
 	case pt.members[0] != p:
-		e.say(p, fmt.Sprintf("Only the leader of the party, %s, may disband it. (/leave leaves it.)", pt.members[0].rec.Name))
+		e.tell(p, MsgParty, fmt.Sprintf("Only the leader of the party, %s, may disband it. (/leave leaves it.)", pt.members[0].rec.Name))
 	default:
 		for _, q := range pt.members {
 			delete(e.parties.of, q)
-			e.say(q, "The party is disbanded.")
+			e.tell(q, MsgParty, "The party is disbanded.")
 		}
 	}
 }
@@ -372,16 +372,16 @@ func (e *Engine) leaveParty(p *player) {
 	delete(e.parties.of, p)
 	p.dirty = true
 	for _, q := range pt.members {
-		e.say(q, p.rec.Name+" leaves the party.")
+		e.tell(q, MsgParty, p.rec.Name+" leaves the party.")
 	}
 	switch lead := pt.members[0]; {
 	case len(pt.members) == 1:
 		delete(e.parties.of, lead)
-		e.say(lead, "The party has ended: you are on your own.")
+		e.tell(lead, MsgParty, "The party has ended: you are on your own.")
 	case led:
-		e.say(lead, "You now lead the party.")
+		e.tell(lead, MsgParty, "You now lead the party.")
 		for _, q := range pt.members[1:] {
-			e.say(q, lead.rec.Name+" now leads the party.")
+			e.tell(q, MsgParty, lead.rec.Name+" now leads the party.")
 		}
 	}
 }
@@ -393,9 +393,9 @@ func (e *Engine) partyLeft(p *player) {
 	e.dropRequests(func(r partyRequest) bool {
 		switch p {
 		case r.from:
-			e.say(r.to, fmt.Sprintf("%s has lapsed: %s has left the game.", upperFirst(r.toSide()), p.rec.Name))
+			e.tell(r.to, MsgParty, fmt.Sprintf("%s has lapsed: %s has left the game.", upperFirst(r.toSide()), p.rec.Name))
 		case r.to:
-			e.say(r.from, fmt.Sprintf("%s has lapsed: %s has left the game.", upperFirst(r.fromSide()), p.rec.Name))
+			e.tell(r.from, MsgParty, fmt.Sprintf("%s has lapsed: %s has left the game.", upperFirst(r.fromSide()), p.rec.Name))
 		default:
 			return false
 		}
@@ -428,8 +428,8 @@ func (e *Engine) expireRequests() {
 		if !e.expired(r) {
 			return false
 		}
-		e.say(r.from, upperFirst(r.fromSide())+" has expired.")
-		e.say(r.to, upperFirst(r.toSide())+" has expired.")
+		e.tell(r.from, MsgParty, upperFirst(r.fromSide())+" has expired.")
+		e.tell(r.to, MsgParty, upperFirst(r.toSide())+" has expired.")
 		return true
 	})
 }

@@ -21,9 +21,10 @@ type player struct {
 	visible []byte
 	mapIdx  int // index into rec.Maps for the current level, -1 outside
 	msgs    []string
-	said    uint64 // messages ever said to it, so a session can tell the new ones
-	dirty   bool   // its view must be sent again
-	changed bool   // its record must be saved at the next checkpoint
+	kinds   []MsgKind // each line's kind, beside msgs
+	said    uint64    // messages ever said to it, so a session can tell the new ones
+	dirty   bool      // its view must be sent again
+	changed bool      // its record must be saved at the next checkpoint
 
 	prev      Pos        // the square it came from, where running takes it back
 	fight     *encounter // the fight it is in, if any

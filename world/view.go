@@ -32,6 +32,9 @@ type View struct {
 	// session that skipped views can tell how many of the last ones are new.
 	Messages []string
 	Said     uint64
+	// Kinds are the kinds of the lines of Messages, line for line: who beyond the knight
+	// may read each (a public replay shows only the public ones).
+	Kinds []MsgKind
 	// FightSeq counts the fight log lines written while the player was in a fight, in
 	// the same way: the newest of them end Fight.Log (or LastFight once the fight is over).
 	FightSeq uint64

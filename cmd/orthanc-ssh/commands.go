@@ -132,6 +132,9 @@ func init() {
 		{name: "watch", usage: "watch NAME", summary: "with a terminal (ssh -t): watch a player's screen, read-only",
 			takes: takesLine, shell: "watch opens a screen of its own; run it from a shell: ssh -t -p PORT host watch NAME, or press w in the game",
 			run: (*server).cmdWatch},
+		{name: "replay", usage: replayUsage, summary: "your replays; with a terminal (ssh -t), play one, or another knight's death",
+			help: replayHelp, takes: takesLine, shell: "replay opens a screen of its own; run it from a shell: ssh -t -p PORT host replay NAME --death",
+			run: (*server).cmdReplay},
 
 		{name: "regen", usage: "regen <level|all> [--seed N] [--json]", summary: "rebuild one level, or all, now, from a new seed",
 			help: "Level d becomes the one dungeon seed N builds for depth d (N is random unless given, and printed).\n" +

@@ -19,6 +19,10 @@ const defaultSeed = 1977
 // space, short enough for a supervisor's stop.
 const defaultSaveRetry = 2 * time.Minute
 
+// defaultReplayMB is -replay-store-mb's default: room on a small disk for about a
+// thousand deaths' replays, or a hundred knights' rolling ten minutes and more.
+const defaultReplayMB = 200
+
 // config is the server's settings, from flags first, then ORTHANC_* variables, then defaults.
 type config struct {
 	addr      string
@@ -64,6 +68,8 @@ type config struct {
 	// saveRetry is how long a server that is stopping retries a save that fails (a full
 	// disk) before it gives up.
 	saveRetry time.Duration
+	// replayMB bounds the replays kept in the database, in megabytes; 0 records none.
+	replayMB int
 }
 
 // parseConfig reads flags and environment (DESIGN §2).
@@ -103,7 +109,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	intFlag := func(p *int, name, envName, usage string) {
 		raw := getenv(envName)
 		fs.Func(name, fmt.Sprintf("%s (env %s; default %d)", usage, envName, *p), func(v string) error { raw = v; return nil })
-		checks = append(checks, func() error { return parseInt(p, raw, name, envName) })
+		checks = append(checks, func() error { return parseInt(p, raw, name, envName, p == &c.replayMB) })
 	}
 	durFlag := func(p *time.Duration, name, envName, usage string) {
 		raw := getenv(envName)
@@ -142,6 +148,8 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	durFlag(&c.battleGrace, "battle-grace", "ORTHANC_BATTLE_GRACE", "how long a hero who holds up the others of its battle has to choose; a knight alone is never hurried, a screen-reader player has three times as long")
 	c.saveRetry = defaultSaveRetry
 	durFlag(&c.saveRetry, "save-retry", "ORTHANC_SAVE_RETRY", "how long a server that is stopping keeps retrying a save that fails (a full disk), the players told and playing on, before it gives up")
+	c.replayMB = defaultReplayMB
+	intFlag(&c.replayMB, "replay-store-mb", "ORTHANC_REPLAY_STORE_MB", "megabytes of the database the replays may take (each knight's last 10 minutes, the last 5 before each death and retirement, 2 before each report), the oldest going first; 0 records none")
 	c.chatHistory = defaultChatHistory
 	durFlag(&c.chatHistory, "chat-history", "ORTHANC_CHAT_HISTORY", "how long what is said aloud (says, emotes, shouts, channels) is kept in memory for players' reports and channel history; 0 keeps none (whispers: 10 minutes at most)")
 	durFlag(&c.limits.stallTimeout, "stall-timeout", "ORTHANC_STALL_TIMEOUT", "a client that does not take in a frame for this long is closed")
@@ -190,14 +198,15 @@ func named(flagName, envName string) string {
 	return fmt.Sprintf("-%s (env %s)", flagName, envName)
 }
 
-// parseInt sets *p to v, a limit of 1 or more, unless v is empty (the default stays).
-func parseInt(p *int, v, flagName, envName string) error {
+// parseInt sets *p to v, a limit of 1 or more (or 0 when zeroOK), unless v is empty (the
+// default stays).
+func parseInt(p *int, v, flagName, envName string, zeroOK bool) error {
 	if v == "" {
 		return nil
 	}
 	n, err := strconv.Atoi(v)
-	if err != nil || n < 1 {
-		return fmt.Errorf("%s %q: want a whole number of 1 or more", named(flagName, envName), v)
+	if least := 1 - b2i(zeroOK); err != nil || n < least {
+		return fmt.Errorf("%s %q: want a whole number of %d or more", named(flagName, envName), v, least)
 	}
 	*p = n
 	return nil
@@ -217,4 +226,12 @@ func parseDur(p *time.Duration, v, flagName, envName string, zeroOK bool) error 
 	}
 	*p = d
 	return nil
+}
+
+// b2i is 1 for true.
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

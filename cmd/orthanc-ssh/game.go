@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -28,6 +29,9 @@ func (s *server) program(sess ssh.Session) *tea.Program {
 	cmd := sess.Command()
 	if isPty && len(cmd) > 0 && cmd[0] == "watch" {
 		return s.watchProgram(sess, cmd[1:]) // spectate.go
+	}
+	if isPty && len(cmd) > 0 && cmd[0] == "replay" && readReplayArgs(cmd[1:]).plays() {
+		return s.replayProgram(sess, cmd[1:]) // commands_replay.go; a list is a command
 	}
 	if !isPty || (len(cmd) > 0 && cmd[0] != "play") {
 		return nil
@@ -59,9 +63,16 @@ func (s *server) program(sess ssh.Session) *tea.Program {
 		return nil
 	}
 	g := s.guardIO(sess)
+	var record world.Subscriber
+	var fell func(context.Context) (app.ReplayControl, *app.ViewSlot, error)
+	if s.recorder != nil && !id.guest { // a guest is not kept, nor its replays
+		record, fell = s.recorder.For(fp), s.fellFor(fp)
+	}
 	m := app.New(sess.Context(), app.Params{
 		Fingerprint: fp,
 		Guest:       id.guest,
+		Record:      record,
+		Fell:        fell,
 		MOTD:        s.motd(),
 		Saved:       saved,
 		Engine:      s.engine,

@@ -41,7 +41,7 @@ const testTick = 5 * time.Millisecond
 func testConfig(dir string, seed uint64) config {
 	return config{addr: "127.0.0.1:0", data: dir, adminKeys: filepath.Join(dir, "admin_keys"), motdFile: filepath.Join(dir, "motd"),
 		seed: seed, tick: testTick, battleGrace: defaultBattleGrace, chatHistory: defaultChatHistory, limits: testLimits(),
-		web: defaultWeb, name: "Orthanc", publicAddr: "localhost", guests: true}
+		web: defaultWeb, name: "Orthanc", publicAddr: "localhost", guests: true, replayMB: defaultReplayMB}
 }
 
 // testKnightsPerHour is the new knights a test server takes from one address in an hour.

@@ -266,6 +266,9 @@ func (s *server) finish(ssh.Handler) ssh.Handler {
 				if err != nil {
 					s.log.Error("leave", s.sessionAttrs(sess, "err", err)...)
 				}
+				if id, _ := s.ids.get(sess); s.recorder != nil && !id.guest {
+					s.recorder.Leave(id.knight) // its last seconds written
+				}
 				if why := m.Ended(); why != "" {
 					fmt.Fprintln(sess, why) // the game screen is gone: keep the reason on the terminal
 				}

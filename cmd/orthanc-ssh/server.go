@@ -19,6 +19,7 @@ import (
 
 	"github.com/orthanc-ssh/orthanc-ssh/app"
 	"github.com/orthanc-ssh/orthanc-ssh/keys"
+	"github.com/orthanc-ssh/orthanc-ssh/replay"
 	"github.com/orthanc-ssh/orthanc-ssh/store"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
@@ -69,15 +70,19 @@ var errHostKey = errors.New("host key")
 
 // server is the running game: store, world engine and SSH listener.
 type server struct {
-	cfg    config
-	log    *slog.Logger
-	store  *store.Store
-	saver  *store.Saver
-	engine *world.Engine
-	admins atomic.Pointer[keys.AllowList] // read again on SIGHUP (reload)
-	ssh    *ssh.Server
-	live   *registry // open sessions, for the admin's who and stats
-	obs    *observer // tick and save times, metrics
+	cfg   config
+	log   *slog.Logger
+	store *store.Store
+	saver *store.Saver
+	// recorder and replayWriter record the knights' play (replays.go); nil when replays
+	// are off. Set before the server takes sessions.
+	recorder     *replay.Recorder
+	replayWriter *store.ReplayWriter
+	engine       *world.Engine
+	admins       atomic.Pointer[keys.AllowList] // read again on SIGHUP (reload)
+	ssh          *ssh.Server
+	live         *registry // open sessions, for the admin's who and stats
+	obs          *observer // tick and save times, metrics
 	// limits admits connections (limits.go); set by serve before it accepts any.
 	limits *limitListener
 	crash  chan crashed // a panic of the world or the saver, for serve (capacity 1)
@@ -239,6 +244,8 @@ func (s *server) serve(ctx context.Context, ln net.Listener) error {
 		s.log.Info("web page", "addr", s.httpLn.Addr().String())
 		go s.serveWeb(metricsCtx, s.httpLn)
 	}
+	replayCtx, stopReplays := context.WithCancel(context.Background())
+	replaysDone := s.startReplays(replayCtx)
 	saverCtx, stopSaver := context.WithCancel(context.Background())
 	saverDone := make(chan struct{})
 	go s.keepGoing("saver", saverDone, func() {
@@ -303,6 +310,8 @@ func (s *server) serve(ctx context.Context, ln net.Listener) error {
 	stopWorld()
 	<-worldDone
 	<-ticksDone
+	stopReplays()
+	replaysDone()
 	stopSaver()
 	<-saverDone
 	if ferr := s.flushRetrying(saveUntil, nil); ferr != nil && err == nil {

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/orthanc-ssh/orthanc-ssh/world"
+)
+
+// Replays over SSH (issue 33). A knight with one hit that cannot hit back walks into a
+// guarded room of the default dungeon and dies there, a whisper reaching it during the
+// fight. Another key then plays `replay Doomed --death` at 80×24 and at 40×20: the
+// replay shows the blow that killed, and never the whisper; in screen-reader mode it
+// tells the blow in sentences. The dead knight's own key lists the death and plays it
+// with the whisper; its death screen's r plays the last minute. After a restart the
+// replay is still there.
+func TestAReplayOfADeathShowsTheBlowsToAnyoneAndTheWhisperOnlyToItsKnight(t *testing.T) {
+	dir := t.TempDir()
+	key, other := newKey(t), newKey(t)
+	in, room := seedAtTheGuardsDoor(t, dir, key, func(a *world.Adventurer) {
+		a.Name, a.Dex, a.Hits, a.MaxHits = "Doomed", 3, 1, 1
+	})
+	srv := startServer(t, dir)
+	bors := openTerminal(t, srv.addr, other, 100, 30, nil)
+	bors.enterDungeon("Bors")
+	tm := openTerminal(t, srv.addr, key, 100, 30, nil)
+	tm.waitFor("Welcome back, Doomed")
+	tm.press(keyEnter)
+	tm.waitFor("Doomed │ Level 1")
+	walk(t, tm, srv.addr, key, in, room)
+	tm.waitFor("FIGHT")
+	bors.chat("/w Doomed the secret is under the stairs")
+	tm.waitFor("Bors whispers: the secret is under the stairs")
+	if !poll(30*time.Second, 50*time.Millisecond, func() bool {
+		if strings.Contains(tm.screen(), "R. I. P.") {
+			return true
+		}
+		tm.press("f")
+		return false
+	}) {
+		t.Fatalf("the knight did not die:\n%s", tm.screen())
+	}
+	death := tm.waitFor("R. I. P.", "slain by")
+	killer := regexp.MustCompile(`slain by (an? [A-Z][a-z]+)`).FindStringSubmatch(death)
+	if killer == nil {
+		t.Fatalf("no killer on the tombstone:\n%s", death)
+	}
+	blow := strings.TrimPrefix(strings.TrimPrefix(killer[1], "an "), "a ") // "Orc": its blows name it
+	// The death screen offers the last minute: r plays it, q comes back.
+	tm.waitFor("r: see how you fell")
+	tm.press("r")
+	tm.waitFor("REPLAY of Doomed")
+	tm.press("f", "f", "f", "f")
+	tm.waitFor("the end", blow)
+	tm.press("q")
+	tm.waitFor("R. I. P.", "r: see how you fell")
+	tm.close()
+
+	for _, size := range [][2]int{{80, 24}, {40, 20}} {
+		r := openTerminalCmd(t, srv.addr, other, size[0], size[1], "replay Doomed --death")
+		r.waitFor("REPLAY", blow)
+		r.press("f", "f", "f", "f")
+		r.waitFor("the end")
+		if strings.Contains(r.rawOutput(), "secret is under") {
+			t.Fatalf("%d×%d: the public replay shows the whisper:\n%s", size[0], size[1], r.screen())
+		}
+		r.press("q")
+		if !r.ended(10 * time.Second) {
+			t.Fatalf("q did not end the replay:\n%s", r.screen())
+		}
+	}
+
+	plain := openTerminalCmd(t, srv.addr, other, 80, 24, "replay Doomed --death --plain")
+	plain.waitFor("hits Doomed for", "Doomed is slain!")
+	if !strings.Contains(plain.rawOutput(), "You watch the replay of Doomed.") {
+		t.Fatalf("screen-reader mode does not say whose replay it is:\n%s", plain.rawOutput())
+	}
+	plain.press("slower", keyEnter)
+	plain.waitFor("Replay: ", "½×")
+
+	out, _, code := runCmd(t, srv.addr, key, "replay")
+	if code != 0 || !strings.Contains(out, "2  Doomed died") {
+		t.Fatalf("the dead knight's key lists (status %d):\n%s", code, out)
+	}
+	own := openTerminalCmd(t, srv.addr, key, 100, 30, "replay 2")
+	own.waitFor("REPLAY of Doomed")
+	own.press("f", "f", "f", "f")
+	own.waitFor("the end")
+	if !strings.Contains(own.rawOutput(), "Bors whispers: the secret is under the stairs") {
+		t.Fatalf("the knight's own replay lacks the whisper:\n%s", own.screen())
+	}
+
+	if err := srv.stop(); err != nil {
+		t.Fatal(err)
+	}
+	srv = startServer(t, dir)
+	again := openTerminalCmd(t, srv.addr, other, 80, 24, "replay Doomed --death")
+	again.waitFor("REPLAY of Doomed", blow)
+}

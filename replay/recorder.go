@@ -1,0 +1,249 @@
+package replay
+
+import (
+	"compress/flate"
+	"context"
+	"log/slog"
+	"sync/atomic"
+	"time"
+
+	"github.com/orthanc-ssh/orthanc-ssh/world"
+)
+
+// Recording (DESIGN §9, "Replays"): every view the world sends a knight's session is
+// also handed to the Recorder, which never makes the world wait: a full queue drops the
+// view (the next one carries the log's lines it had). Its one goroutine encodes each
+// knight's views into a chunk and hands the chunk, compressed, to a Sink every chunk span;
+// on a death or a retirement it asks the Sink to keep the end of the knight's record.
+//
+// Tuning:
+//
+//	constant      value    effect
+//	ChunkSpan     10 s     a chunk's length: the step of "back 10 s", and what a crash loses
+//	maxChunkRaw   16 KB    a busier chunk is cut sooner (its frames before compression)
+//	queueLen      1024     views waiting for the goroutine before more are dropped
+//	Rolling       10 min   how much of each knight's play the store keeps
+//	DeathWindow   5 min    what is kept with a tombstone or a hall-of-fame entry
+//	ReportWindow  2 min    what is kept with a report
+const (
+	ChunkSpan    = 10 * time.Second
+	maxChunkRaw  = 16 << 10
+	queueLen     = 1024
+	Rolling      = 10 * time.Minute
+	DeathWindow  = 5 * time.Minute
+	ReportWindow = 2 * time.Minute
+)
+
+// Kind says why a record was kept.
+type Kind string
+
+// The kinds of kept records.
+const (
+	KindDeath   Kind = "death"
+	KindRetired Kind = "retired"
+	KindReport  Kind = "report"
+)
+
+// Keep asks a Sink to keep the last Window of a knight's rolling record, as it is once
+// every chunk handed over before has been written.
+type Keep struct {
+	Knight  string
+	Name    string // the knight's name then
+	Kind    Kind
+	At      time.Time
+	Private bool // its knight keeps it for itself (world.Options.PrivateReplays)
+	Window  time.Duration
+	Report  int // the report it is kept with, for KindReport
+}
+
+// Sink takes a recorder's chunks and keeps; neither call may wait on disk.
+type Sink interface {
+	PutChunk(knight string, c Chunk)
+	Keep(k Keep)
+}
+
+// Recorder records the knights' views. Deliver-side methods are safe from any goroutine;
+// the knights' chunks are owned by Run's goroutine.
+type Recorder struct {
+	in      chan item
+	stopped chan struct{} // closed when Run returns
+	sink    Sink
+	now     func() time.Time
+	tick    time.Duration
+	log     *slog.Logger
+	dropped atomic.Uint64
+	views   atomic.Uint64
+}
+
+// item is a view of a knight, or a request to the goroutine.
+type item struct {
+	knight string
+	view   world.View
+	leave  bool          // the knight's session ended: its chunk is done
+	flush  chan struct{} // closed when handed over: every chunk's, or the leaving knight's
+}
+
+// NewRecorder makes a recorder of views whose turns last tick, handing chunks to sink;
+// now is the wall clock (nil: time.Now). Start Run.
+func NewRecorder(sink Sink, tick time.Duration, now func() time.Time, log *slog.Logger) *Recorder {
+	if now == nil {
+		now = time.Now
+	}
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Recorder{in: make(chan item, queueLen), stopped: make(chan struct{}), sink: sink, now: now, tick: tick, log: log}
+}
+
+// Stats are a recorder's counts: views recorded and views dropped on a full queue.
+func (r *Recorder) Stats() (views, dropped uint64) { return r.views.Load(), r.dropped.Load() }
+
+// For is the Subscriber that records the views of the knight with id knight.
+func (r *Recorder) For(knight string) world.Subscriber { return recording{r, knight} }
+
+type recording struct {
+	r      *Recorder
+	knight string
+}
+
+// Deliver queues a view; it never blocks.
+func (s recording) Deliver(v world.View) {
+	if v.Ended != "" {
+		return // the session's end, not the knight's
+	}
+	select {
+	case s.r.in <- item{knight: s.knight, view: v}:
+	default:
+		s.r.dropped.Add(1)
+	}
+}
+
+// Leave says the knight's session has ended: its chunk is handed over, and Leave returns
+// once it is with the sink, so a replay asked for next has it.
+func (r *Recorder) Leave(knight string) {
+	done := make(chan struct{})
+	select {
+	case r.in <- item{knight: knight, leave: true, flush: done}:
+	case <-r.stopped:
+		return
+	}
+	select {
+	case <-done:
+	case <-r.stopped:
+	}
+}
+
+// Flush hands over every chunk begun, and returns once they are with the sink (or ctx
+// ends).
+func (r *Recorder) Flush(ctx context.Context) {
+	done := make(chan struct{})
+	select {
+	case r.in <- item{flush: done}:
+	case <-ctx.Done():
+		return
+	case <-r.stopped:
+		return
+	}
+	select {
+	case <-done:
+	case <-ctx.Done():
+	}
+}
+
+// Run records until ctx ends, then hands over what it holds.
+func (r *Recorder) Run(ctx context.Context) {
+	defer close(r.stopped)
+	open := map[string]*writer{}
+	zw, _ := flate.NewWriter(nil, flate.BestSpeed) // a valid level: no error
+	t := time.NewTicker(ChunkSpan / 2)
+	defer t.Stop()
+	done := func(knight string) {
+		if w := open[knight]; w != nil {
+			delete(open, knight)
+			r.handOver(knight, w, zw)
+		}
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			for k := range open {
+				done(k)
+			}
+			return
+		case <-t.C:
+			r.cutStale(open, done)
+		case it := <-r.in:
+			r.take(it, open, done)
+		}
+	}
+}
+
+// take handles one item on the goroutine.
+func (r *Recorder) take(it item, open map[string]*writer, done func(string)) {
+	switch {
+	case it.leave:
+		done(it.knight)
+		close(it.flush)
+	case it.flush != nil:
+		for k := range open {
+			done(k)
+		}
+		close(it.flush)
+	default:
+		r.record(it.knight, &it.view, open, done)
+	}
+}
+
+// record adds a view to its knight's chunk; the end of a knight keeps its last minutes.
+func (r *Recorder) record(knight string, v *world.View, open map[string]*writer, done func(string)) {
+	w := open[knight]
+	if w == nil {
+		w = &writer{start: r.now()}
+		open[knight] = w
+	}
+	if err := w.add(v); err != nil {
+		r.log.Error("replay: record a view", "knight", knight, "err", err)
+		delete(open, knight)
+		return
+	}
+	r.views.Add(1)
+	kind := Kind("")
+	switch {
+	case v.Dead != nil:
+		kind = KindDeath
+	case v.Retired != nil:
+		kind = KindRetired
+	case w.span(r.tick) >= ChunkSpan || w.buf.Len() >= maxChunkRaw:
+		done(knight)
+		return
+	default:
+		return
+	}
+	done(knight)
+	r.sink.Keep(Keep{Knight: knight, Name: v.Self.Name, Kind: kind, At: r.now(),
+		Private: v.Self.Options.PrivateReplays, Window: DeathWindow})
+}
+
+// cutStale hands over the chunks begun a span ago or more: a knight standing still
+// still has its last seconds written.
+func (r *Recorder) cutStale(open map[string]*writer, done func(string)) {
+	now := r.now()
+	for k, w := range open {
+		if now.Sub(w.start) >= ChunkSpan {
+			done(k)
+		}
+	}
+}
+
+// handOver compresses a chunk and gives it to the sink.
+func (r *Recorder) handOver(knight string, w *writer, zw *flate.Writer) {
+	if w.frames == 0 {
+		return
+	}
+	c, err := w.finish(zw, r.tick)
+	if err != nil {
+		r.log.Error("replay: compress a chunk", "knight", knight, "err", err)
+		return
+	}
+	r.sink.PutChunk(knight, c)
+}

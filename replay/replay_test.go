@@ -1,0 +1,140 @@
+package replay
+
+import (
+	"compress/flate"
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/orthanc-ssh/orthanc-ssh/world"
+)
+
+// encode writes views into chunks of per views each, as the recorder does.
+func encode(t *testing.T, vs []world.View, per int) []Chunk {
+	t.Helper()
+	zw, _ := flate.NewWriter(nil, flate.BestSpeed)
+	var out []Chunk
+	start := time.Date(2025, 6, 1, 14, 0, 0, 0, time.UTC)
+	for i := 0; i < len(vs); i += per {
+		w := &writer{start: start.Add(time.Duration(vs[i].Turn) * 25 * time.Millisecond)}
+		for _, v := range vs[i:min(i+per, len(vs))] {
+			if err := w.add(&v); err != nil {
+				t.Fatal(err)
+			}
+		}
+		c, err := w.finish(zw, 25*time.Millisecond)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// The views a replay reads back show what the knight's own did: its place, its sight,
+// its map, the monsters and knights in sight, the level, and its log.
+func TestTimelineGivesBackTheViews(t *testing.T) {
+	w := newTestWorld(t, nil)
+	w.walk(world.East, world.South, world.West, world.North, world.East)
+	if err := w.bors.Chat(w.ctx, world.Chat{Kind: world.ChatSay, Text: "well met"}); err != nil {
+		t.Fatal(err)
+	}
+	w.walk(world.South, world.East)
+	vs := w.kayViews.list()
+	for _, per := range []int{1, 3, 100} {
+		ms := Timeline(encode(t, vs, per), false)
+		if len(ms) == 0 {
+			t.Fatalf("chunks of %d: no moments", per)
+		}
+		got, want := ms[len(ms)-1].View, vs[len(vs)-1]
+		if got.Self.Pos != want.Self.Pos || got.Self.Hits != want.Self.Hits || got.Self.Name != "Kay" {
+			t.Errorf("chunks of %d: self %+v, want %+v", per, got.Self, want.Self)
+		}
+		if string(got.Visible) != string(want.Visible) || string(got.Known) != string(want.Known) {
+			t.Errorf("chunks of %d: sight or map differ", per)
+		}
+		if got.Level == nil || got.Level.ASCII() != want.Level.ASCII() {
+			t.Errorf("chunks of %d: the level differs", per)
+		}
+		if !slices.Equal(got.InSight(), want.InSight()) {
+			t.Errorf("chunks of %d: in sight %v, want %v", per, got.InSight(), want.InSight())
+		}
+		if !slices.Equal(got.Messages, want.Messages) {
+			t.Errorf("chunks of %d: log\n%q\nwant\n%q", per, got.Messages, want.Messages)
+		}
+		if ms[len(ms)-1].At <= ms[0].At {
+			t.Errorf("chunks of %d: times %v..%v", per, ms[0].At, ms[len(ms)-1].At)
+		}
+	}
+}
+
+// A public replay leaves out what was whispered to the knight and what it said to its
+// party, and its options; its own replay keeps them.
+func TestPublicTimelineDropsWhispers(t *testing.T) {
+	w := newTestWorld(t, nil)
+	w.walk(world.East)
+	if err := w.bors.Chat(w.ctx, world.Chat{Kind: world.ChatWhisper, To: "Kay", Text: "the secret door is north"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.bors.Chat(w.ctx, world.Chat{Kind: world.ChatSay, Text: "hello all"}); err != nil {
+		t.Fatal(err)
+	}
+	w.walk(world.West)
+	chunks := encode(t, w.kayViews.list(), 2)
+	own := Timeline(chunks, false)
+	pub := Timeline(chunks, true)
+	ownLog := strings.Join(own[len(own)-1].View.Messages, "\n")
+	pubLog := strings.Join(pub[len(pub)-1].View.Messages, "\n")
+	if !strings.Contains(ownLog, "Bors whispers: the secret door is north") {
+		t.Errorf("own replay lacks the whisper:\n%s", ownLog)
+	}
+	if strings.Contains(pubLog, "secret door") {
+		t.Errorf("public replay shows the whisper:\n%s", pubLog)
+	}
+	if !strings.Contains(pubLog, "Bors says: hello all") {
+		t.Errorf("public replay lacks what was said aloud:\n%s", pubLog)
+	}
+}
+
+// Last keeps the end of a timeline, starting it at 0.
+func TestLastKeepsTheEnd(t *testing.T) {
+	ms := []Moment{{At: 0}, {At: 5 * time.Second}, {At: 50 * time.Second}, {At: 70 * time.Second}}
+	got := Last(ms, 30*time.Second)
+	if len(got) != 2 || got[0].At != 0 || got[1].At != 20*time.Second {
+		t.Fatalf("Last = %v", got)
+	}
+}
+
+// The recorder hands a knight's views over in chunks, and on its death asks for the end
+// of its record to be kept, with its name and privacy.
+func TestRecorderChunksAndKeepsADeath(t *testing.T) {
+	s := &sink{}
+	r := NewRecorder(s, 25*time.Millisecond, nil, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go r.Run(ctx)
+	w := newTestWorld(t, r.For("K-kay"))
+	w.walk(world.East, world.West)
+	r.Flush(ctx)
+	if n := len(s.of("K-kay")); n != 1 {
+		t.Fatalf("%d chunks after a flush, want 1", n)
+	}
+	rec := r.For("K-kay")
+	rec.Deliver(world.View{Turn: 900, Self: world.Self{Name: "Kay", Options: world.Options{PrivateReplays: true}}, Dead: &world.Death{Killer: "an Orc"}})
+	r.Flush(ctx)
+	s.mu.Lock()
+	keeps := slices.Clone(s.keeps)
+	s.mu.Unlock()
+	if len(keeps) != 1 || keeps[0].Kind != KindDeath || keeps[0].Name != "Kay" || !keeps[0].Private || keeps[0].Window != DeathWindow {
+		t.Fatalf("keeps = %+v", keeps)
+	}
+	if n := len(s.of("K-kay")); n != 2 {
+		t.Fatalf("%d chunks after the death, want 2", n)
+	}
+	ms := Timeline(s.of("K-kay"), true)
+	if last := ms[len(ms)-1].View; last.Dead == nil || last.Dead.Killer != "an Orc" {
+		t.Fatalf("the last moment is not the death: %+v", last.Dead)
+	}
+}

@@ -1,0 +1,92 @@
+package store
+
+import (
+	"bytes"
+	"fmt"
+	"testing"
+	"time"
+)
+
+// chunkAt is a made-up chunk of n bytes begun at t.
+func chunkAt(t time.Time, n int) ReplayChunk {
+	return ReplayChunk{Start: t, Data: bytes.Repeat([]byte{byte(t.Second())}, n)}
+}
+
+// A knight's rolling record keeps its last ten minutes; a death keeps the five minutes
+// before it (with the chunk they begin in) under the knight's name, and both survive a
+// restart.
+func TestReplaysRollAndKeepADeath(t *testing.T) {
+	st := openTemp(t)
+	path := st.Path()
+	w := NewReplayWriter(st, 0, 10*time.Minute, nil)
+	t0 := time.Date(2026, 6, 1, 14, 0, 0, 0, time.UTC)
+	for i := range 72 { // 12 minutes of 10-second chunks
+		w.PutChunk("K-KAY", chunkAt(t0.Add(time.Duration(i)*10*time.Second), 100))
+	}
+	w.PutChunk("K-BORS", chunkAt(t0, 100))
+	death := t0.Add(12 * time.Minute)
+	w.Keep(Replay{Knight: "K-KAY", Name: "Kay", Kind: "death", At: death, Window: 5 * time.Minute, Private: true})
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	st, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	live, err := st.LiveReplay("K-KAY")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(live) != 61 || !live[0].Start.Equal(t0.Add(110*time.Second)) {
+		t.Fatalf("rolling record: %d chunks from %v, want 61 from 14:01:50", len(live), live[0].Start)
+	}
+	kept, err := st.KeptReplays(func(r Replay) bool { return r.Knight == "K-KAY" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(kept) != 1 || kept[0].Name != "Kay" || kept[0].Kind != "death" || !kept[0].Private || len(kept[0].Chunks) != 0 {
+		t.Fatalf("kept: %+v", kept)
+	}
+	r, err := st.KeptReplay(kept[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 14:07:00 is where the window begins: its chunk and the 29 after it.
+	if len(r.Chunks) != 30 || !r.Chunks[0].Start.Equal(death.Add(-5*time.Minute)) || len(r.Chunks[0].Data) != 100 {
+		t.Fatalf("kept record: %d chunks from %v", len(r.Chunks), r.Chunks[0].Start)
+	}
+	if err := st.Check(); err != nil {
+		t.Fatalf("check: %v", err)
+	}
+}
+
+// The bucket stays within its bound: past it, the oldest go first, kept records and
+// chunks alike.
+func TestReplaysStayWithinTheirBound(t *testing.T) {
+	st := openTemp(t)
+	const limit = 64 << 10
+	w := NewReplayWriter(st, limit, 10*time.Minute, nil)
+	t0 := time.Date(2026, 6, 1, 14, 0, 0, 0, time.UTC)
+	for i := range 200 {
+		knight := fmt.Sprintf("K-%03d", i%20)
+		w.PutChunk(knight, chunkAt(t0.Add(time.Duration(i)*time.Second), 1000))
+		if i%10 == 9 {
+			if err := w.Flush(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	n, err := st.ReplayBytes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n > limit || n != w.Bytes() {
+		t.Fatalf("replays take %d bytes (the writer counts %d), bound %d", n, w.Bytes(), limit)
+	}
+	// Each knight's chunks are 20 s apart: the first knight's oldest went, its newest stayed.
+	if live, _ := st.LiveReplay("K-000"); len(live) == 0 || live[0].Start.Equal(t0) || !live[len(live)-1].Start.Equal(t0.Add(180*time.Second)) {
+		t.Fatalf("the first knight's record: %d chunks", len(live))
+	}
+}

@@ -1,0 +1,139 @@
+package store
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// ReplayWriter writes the replays' chunks and keeps in batches, off the world's and the
+// recorder's goroutines, as the Saver writes records: PutChunk and Keep file them in
+// memory and return, and Run writes what has come about once a second in one
+// transaction, holding the bucket within its bound. Safe for concurrent use.
+type ReplayWriter struct {
+	st      *Store
+	log     *slog.Logger
+	limit   int64
+	rolling time.Duration
+	kick    chan struct{}
+
+	writeMu sync.Mutex // held for a whole write
+	total   int64      // the bucket's bytes, -1 until read; guarded by writeMu
+
+	mu      sync.Mutex // guards the pending batch; never held during disk I/O
+	chunks  []pendingChunk
+	keeps   []replayKeep
+	pending int64 // bytes of chunks pending
+	dropped uint64
+}
+
+// pendingChunk is a chunk waiting to be written.
+type pendingChunk struct {
+	knight string
+	c      ReplayChunk
+}
+
+// maxPendingReplay bounds the chunks waiting for a slow disk; past it new chunks are
+// dropped (a replay loses seconds, the game nothing).
+const maxPendingReplay = 8 << 20
+
+// replayBatchEvery is how often Run writes at most.
+const replayBatchEvery = time.Second
+
+// NewReplayWriter writes to st, keeping each knight's last rolling window of chunks and
+// the whole bucket within limit bytes (0: no bound). Start Run.
+func NewReplayWriter(st *Store, limit int64, rolling time.Duration, log *slog.Logger) *ReplayWriter {
+	if log == nil {
+		log = slog.Default()
+	}
+	return &ReplayWriter{st: st, log: log, limit: limit, rolling: rolling, kick: make(chan struct{}, 1), total: -1}
+}
+
+// PutChunk files a chunk of the knight's record.
+func (w *ReplayWriter) PutChunk(knight string, c ReplayChunk) {
+	w.mu.Lock()
+	if w.pending+int64(len(c.Data)) > maxPendingReplay {
+		w.dropped++
+		w.mu.Unlock()
+		return
+	}
+	w.chunks = append(w.chunks, pendingChunk{knight, c})
+	w.pending += int64(len(c.Data))
+	w.mu.Unlock()
+	w.wake()
+}
+
+// Keep files a kept record: the end of r.Knight's record, r.Window long, as it is once
+// the chunks filed before are written.
+func (w *ReplayWriter) Keep(r Replay) {
+	w.mu.Lock()
+	w.keeps = append(w.keeps, replayKeep{r})
+	w.mu.Unlock()
+	w.wake()
+}
+
+func (w *ReplayWriter) wake() {
+	select {
+	case w.kick <- struct{}{}:
+	default:
+	}
+}
+
+// Run writes batches until ctx ends, then writes what is left.
+func (w *ReplayWriter) Run(ctx context.Context) {
+	t := time.NewTicker(replayBatchEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			_ = w.Flush()
+			return
+		case <-t.C:
+		}
+		select {
+		case <-w.kick:
+			if err := w.Flush(); err != nil {
+				w.log.Error("replays: write", "err", err)
+			}
+		default:
+		}
+	}
+}
+
+// Flush writes everything filed so far and returns when it is on disk. A batch that
+// fails is dropped: a replay is worth less than holding the memory for a full disk.
+func (w *ReplayWriter) Flush() error {
+	w.writeMu.Lock()
+	defer w.writeMu.Unlock()
+	w.mu.Lock()
+	chunks, keeps := w.chunks, w.keeps
+	w.chunks, w.keeps, w.pending = nil, nil, 0
+	w.mu.Unlock()
+	if len(chunks) == 0 && len(keeps) == 0 {
+		return nil
+	}
+	if w.total < 0 {
+		n, err := w.st.ReplayBytes()
+		if err != nil {
+			return err
+		}
+		w.total = n
+	}
+	return w.st.db.Update(func(tx *bolt.Tx) error {
+		total, err := writeReplays(tx, chunks, keeps, w.rolling, w.limit, w.total)
+		if err == nil {
+			w.total = total
+		}
+		return err
+	})
+}
+
+// Bytes is the bucket's size as the writer last knew it (-1 before its first write).
+func (w *ReplayWriter) Bytes() int64 {
+	w.writeMu.Lock()
+	defer w.writeMu.Unlock()
+	return w.total
+}
