@@ -244,7 +244,9 @@ func (s *server) silencesOf(id string, online bool) ([]silenceJSON, error) {
 // writeKnight prints what knight found.
 func writeKnight(c *call, k knightJSON) {
 	tw := tabwriter.NewWriter(c.out, 0, 0, 2, ' ', 0)
-	row := func(key, format string, args ...any) { fmt.Fprintf(tw, "%s\t"+format+"\n", append([]any{key}, args...)...) }
+	row := func(key, format string, args ...any) {
+		fmt.Fprintf(tw, "%s\t"+format+"\n", append([]any{key}, args...)...)
+	}
 	row("knight", "%s", keyAndName(k.Knight, k.Name))
 	if k.Guest {
 		row("guest", "yes: not stored, its name and silence go with its session")
