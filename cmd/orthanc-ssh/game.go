@@ -178,7 +178,7 @@ func (s *server) newProgram(sess ssh.Session, m *app.Model, g *ioGuard) *tea.Pro
 		tea.WithInput(nil), tea.WithOutput(g)) // after MakeOptions: these input and output win
 	prog := tea.NewProgram(m, opts...)
 	onFlood := func() {
-		fmt.Fprintf(sess, floodLine, floodClose)
+		g.say(fmt.Sprintf(floodLine, floodClose))
 		s.log.Info("session input flood: closing", s.sessionAttrs(sess)...)
 		closeConn(sess)
 	}

@@ -34,7 +34,7 @@ func (s *server) guardIO(sess ssh.Session) *ioGuard {
 	}
 	g.lastKey.Store(time.Now().UnixNano())
 	g.watchIdle(s.cfg.limits.idleTimeout, func() {
-		fmt.Fprintf(sess, "\r\nYou were idle for %v; your knight is saved where it stands.\r\n", s.cfg.limits.idleTimeout)
+		g.say(fmt.Sprintf("\r\nYou were idle for %v; your knight is saved where it stands.\r\n", s.cfg.limits.idleTimeout))
 		s.log.Info("session idle: closing", s.sessionAttrs(sess, "idle", s.cfg.limits.idleTimeout)...)
 		closeConn(sess)
 	})
@@ -121,6 +121,13 @@ func (g *ioGuard) writeTo(w io.Writer, p []byte) (int, error) {
 	}
 	defer g.stallTimer.Stop()
 	return w.Write(p)
+}
+
+// say writes a line of the server's own, outside any frame, taking its turn with the
+// frames: the channel must not be written from two goroutines at once (x/crypto's
+// channel shares its packet buffer between writes).
+func (g *ioGuard) say(line string) {
+	_, _ = g.writeTo(g.out, []byte(line))
 }
 
 // watchIdle closes the session once no key has come for the idle timeout. It is a timer
