@@ -77,7 +77,7 @@ func mapText(v world.View) []string {
 	if ds := corridorDoors(v); len(ds) > 0 {
 		out = append(out, "Doors in the corridors: "+strings.Join(ds, "; ")+".")
 	}
-	return append(out, "Type way exit, way up, way down or way room 2 for the way there along what you know; map grid for a picture of it in plain characters.")
+	return append(out, "Type way exit, way up, way down, or way room and a room's number, for the way there along what you know; map grid for a picture of it in plain characters.")
 }
 
 // mapGrid draws the known part of the level in plain ASCII, one line per row of squares
