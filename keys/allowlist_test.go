@@ -309,7 +309,7 @@ func TestParseAllowListBadLines(t *testing.T) {
 		says string
 	}{
 		{strings.TrimSpace(string(ssh.MarshalAuthorizedKey(cert))) + " a cert", ErrUnknownKeyType, "not a certificate"},
-		{"restrict ssh-rsa " + ed, ErrBadKeyData, "mismatch"},   // declared type after options differs
+		{"restrict ssh-rsa " + ed, ErrBadKeyData, "mismatch"},    // declared type after options differs
 		{"ssh-ed25519 " + ed[:20], ErrBadKeyData, "ssh-ed25519"}, // cut short
 		{"no-pty,restrict", ErrMalformedLine, "neither a key type"},
 		{`from="10.0.0.1" ssh-foo ` + ed, ErrUnknownKeyType, "no key type"},
