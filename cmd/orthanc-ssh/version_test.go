@@ -44,7 +44,6 @@ func TestVersionOfABuild(t *testing.T) {
 	}
 }
 
-
 // A version stamped in by the linker (the Docker build's, which has no .git) is the
 // version, whatever the build information says.
 func TestAStampedVersionWins(t *testing.T) {
