@@ -79,6 +79,7 @@ type Recorder struct {
 type item struct {
 	knight string
 	view   world.View
+	keep   *Keep         // keep the end of a knight's record, once its chunk is handed over
 	leave  bool          // the knight's session ended: its chunk is done
 	flush  chan struct{} // closed when handed over: every chunk's, or the leaving knight's
 }
@@ -133,6 +134,17 @@ func (r *Recorder) Leave(knight string) {
 	}
 }
 
+// Keep asks for the end of a knight's record to be kept (a report's: KindReport), once
+// the chunk it is making is handed over. It never blocks: on a full queue the keep is
+// dropped.
+func (r *Recorder) Keep(k Keep) {
+	select {
+	case r.in <- item{keep: &k}:
+	default:
+		r.dropped.Add(1)
+	}
+}
+
 // Flush hands over every chunk begun, and returns once they are with the sink (or ctx
 // ends).
 func (r *Recorder) Flush(ctx context.Context) {
@@ -181,6 +193,9 @@ func (r *Recorder) Run(ctx context.Context) {
 // take handles one item on the goroutine.
 func (r *Recorder) take(it item, open map[string]*writer, done func(string)) {
 	switch {
+	case it.keep != nil:
+		done(it.keep.Knight)
+		r.sink.Keep(*it.keep)
 	case it.leave:
 		done(it.knight)
 		close(it.flush)

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/orthanc-ssh/orthanc-ssh/replay"
 	"github.com/orthanc-ssh/orthanc-ssh/store"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
@@ -149,5 +150,10 @@ func (a archive) PutReport(r world.Report) {
 		out.Lines[i] = store.ReportLine{At: at, Where: l.Where, Line: l.Line}
 	}
 	a.s.saver.PutReport(out)
+	if a.s.recorder != nil && r.AboutKnight != "" && !r.AboutGuest {
+		// What the reported knight did, for the admins: its last minutes, kept with the
+		// report's time (a guest is not recorded).
+		a.s.recorder.Keep(replay.Keep{Knight: r.AboutKnight, Name: r.About, Kind: replay.KindReport, At: now, Window: replay.ReportWindow})
+	}
 	a.s.log.Info("report filed", "from", r.FromKnight, "about", r.About, "about_knight", r.AboutKnight, "lines", len(r.Lines))
 }
