@@ -73,6 +73,7 @@ type Recorder struct {
 	log     *slog.Logger
 	dropped atomic.Uint64
 	views   atomic.Uint64
+	busy    atomic.Int64 // nanoseconds the goroutine has spent on items: its share of the CPU
 }
 
 // item is a view of a knight, or a request to the goroutine.
@@ -96,8 +97,17 @@ func NewRecorder(sink Sink, tick time.Duration, now func() time.Time, log *slog.
 	return &Recorder{in: make(chan item, queueLen), stopped: make(chan struct{}), sink: sink, now: now, tick: tick, log: log}
 }
 
-// Stats are a recorder's counts: views recorded and views dropped on a full queue.
-func (r *Recorder) Stats() (views, dropped uint64) { return r.views.Load(), r.dropped.Load() }
+// RecorderStats are a recorder's counts since it was made.
+type RecorderStats struct {
+	Views   uint64        // views recorded
+	Dropped uint64        // views and keeps dropped on a full queue
+	Busy    time.Duration // time its goroutine spent recording
+}
+
+// Stats are the recorder's counts.
+func (r *Recorder) Stats() RecorderStats {
+	return RecorderStats{Views: r.views.Load(), Dropped: r.dropped.Load(), Busy: time.Duration(r.busy.Load())}
+}
 
 // For is the Subscriber that records the views of the knight with id knight.
 func (r *Recorder) For(knight string) world.Subscriber { return recording{r, knight} }
@@ -185,7 +195,9 @@ func (r *Recorder) Run(ctx context.Context) {
 		case <-t.C:
 			r.cutStale(open, done)
 		case it := <-r.in:
+			t0 := time.Now()
 			r.take(it, open, done)
+			r.busy.Add(int64(time.Since(t0)))
 		}
 	}
 }
