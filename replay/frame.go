@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"reflect"
 	"slices"
+	"sync/atomic"
 
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
@@ -102,13 +103,30 @@ var fields = []field{
 }
 
 // putLevel keeps the level's bytes (a level is a few hundred bytes once compressed, and
-// a chunk keeps it once).
+// a chunk keeps it once). A level's snapshot is shared by every view of it until it
+// changes, so its bytes are made once a snapshot, not once a knight's chunk.
 func putLevel(f *frame, v *world.View) {
 	f.Level = nil
-	if v.Level != nil {
-		f.Level, _ = v.Level.MarshalBinary() // writes to memory: it does not fail
+	if v.Level == nil {
+		return
 	}
+	slot := &levelBytes[uint(v.Level.Depth)%uint(len(levelBytes))]
+	if m := slot.Load(); m != nil && m.l == v.Level {
+		f.Level = m.b
+		return
+	}
+	f.Level, _ = v.Level.MarshalBinary() // writes to memory: it does not fail
+	slot.Store(&levelMemo{v.Level, f.Level})
 }
+
+// levelMemo is a level's snapshot and its bytes; levelBytes keeps the last of each depth
+// (safe from any goroutine: a recorder's, a test's).
+type levelMemo struct {
+	l *world.Level
+	b []byte
+}
+
+var levelBytes [32]atomic.Pointer[levelMemo]
 
 // Others are those in sight: a dungeon view names them through its level's crowd, which
 // a view read back does not have, so the replay keeps them by name.

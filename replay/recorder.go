@@ -73,12 +73,14 @@ type Recorder struct {
 	log     *slog.Logger
 	dropped atomic.Uint64
 	views   atomic.Uint64
+	busy    atomic.Int64 // nanoseconds the goroutine has spent on items: its share of the CPU
 }
 
 // item is a view of a knight, or a request to the goroutine.
 type item struct {
 	knight string
 	view   world.View
+	keep   *Keep         // keep the end of a knight's record, once its chunk is handed over
 	leave  bool          // the knight's session ended: its chunk is done
 	flush  chan struct{} // closed when handed over: every chunk's, or the leaving knight's
 }
@@ -95,8 +97,17 @@ func NewRecorder(sink Sink, tick time.Duration, now func() time.Time, log *slog.
 	return &Recorder{in: make(chan item, queueLen), stopped: make(chan struct{}), sink: sink, now: now, tick: tick, log: log}
 }
 
-// Stats are a recorder's counts: views recorded and views dropped on a full queue.
-func (r *Recorder) Stats() (views, dropped uint64) { return r.views.Load(), r.dropped.Load() }
+// RecorderStats are a recorder's counts since it was made.
+type RecorderStats struct {
+	Views   uint64        // views recorded
+	Dropped uint64        // views and keeps dropped on a full queue
+	Busy    time.Duration // time its goroutine spent recording
+}
+
+// Stats are the recorder's counts.
+func (r *Recorder) Stats() RecorderStats {
+	return RecorderStats{Views: r.views.Load(), Dropped: r.dropped.Load(), Busy: time.Duration(r.busy.Load())}
+}
 
 // For is the Subscriber that records the views of the knight with id knight.
 func (r *Recorder) For(knight string) world.Subscriber { return recording{r, knight} }
@@ -130,6 +141,17 @@ func (r *Recorder) Leave(knight string) {
 	select {
 	case <-done:
 	case <-r.stopped:
+	}
+}
+
+// Keep asks for the end of a knight's record to be kept (a report's: KindReport), once
+// the chunk it is making is handed over. It never blocks: on a full queue the keep is
+// dropped.
+func (r *Recorder) Keep(k Keep) {
+	select {
+	case r.in <- item{keep: &k}:
+	default:
+		r.dropped.Add(1)
 	}
 }
 
@@ -173,7 +195,9 @@ func (r *Recorder) Run(ctx context.Context) {
 		case <-t.C:
 			r.cutStale(open, done)
 		case it := <-r.in:
+			t0 := time.Now()
 			r.take(it, open, done)
+			r.busy.Add(int64(time.Since(t0)))
 		}
 	}
 }
@@ -181,6 +205,9 @@ func (r *Recorder) Run(ctx context.Context) {
 // take handles one item on the goroutine.
 func (r *Recorder) take(it item, open map[string]*writer, done func(string)) {
 	switch {
+	case it.keep != nil:
+		done(it.keep.Knight)
+		r.sink.Keep(*it.keep)
 	case it.leave:
 		done(it.knight)
 		close(it.flush)

@@ -194,6 +194,8 @@ func init() {
 				"A reporter has one open report about a knight: reporting it again updates that one.\n" +
 				"Open reports come first; `reports resolve N` or `reports dismiss N` closes one.\n" +
 				"An admin in the game is told of a new report by a line in its messages.\n" +
+				"What a keyed knight did in the 2 minutes before is kept with the report: with a terminal,\n" +
+				"`replay --report N` plays it (what anyone may see: no whispers, party talk or channels).\n" +
 				"Reports are kept 30 days, and all of them in 256 KiB: past it the oldest closed go first.",
 			admin: true, takes: takesJSON, run: (*server).adminReports},
 		{name: "reports resolve", usage: "reports resolve <number> [--json]", summary: "close a report: dealt with",

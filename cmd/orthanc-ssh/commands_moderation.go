@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/orthanc-ssh/orthanc-ssh/replay"
 	"github.com/orthanc-ssh/orthanc-ssh/store"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
@@ -573,6 +574,7 @@ func (s *server) adminReports(c *call) int {
 		fmt.Fprintln(c.out, "No reports.")
 		return 0
 	}
+	replays := s.reportReplays(list)
 	for i, r := range list {
 		if i > 0 {
 			fmt.Fprintln(c.out)
@@ -581,6 +583,10 @@ func (s *server) adminReports(c *call) int {
 			reportedKnight(r.From, r.FromKnight, r.FromGuest), reportedKnight(r.About, r.AboutKnight, r.AboutGuest), r.Reason)
 		if r.Times > 1 {
 			fmt.Fprintf(c.out, "  (reported %d times, last at %s)\n", r.Times, r.Updated.UTC().Format(time.DateTime))
+		}
+		if replays[r.ID] {
+			fmt.Fprintf(c.out, "  (what %s did in the %d minutes before: ssh -t -p PORT host replay --report %d)\n",
+				r.About, int(replay.ReportWindow.Minutes()), r.ID)
 		}
 		if len(r.Lines) == 0 {
 			fmt.Fprintf(c.out, "  (%s said nothing aloud in the %d minutes before)\n", r.About, int(reportWindow.Minutes()))

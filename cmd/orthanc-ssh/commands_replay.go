@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -95,7 +96,7 @@ func (s *server) cmdReplay(c *call) int {
 	case s.replayWriter == nil:
 		return c.fail("this server records no replays")
 	case a.plays():
-		return c.fail("replay needs a terminal to play one: ssh -t -p PORT host %s", strings.Join(c.args, " "))
+		return c.fail("replay needs a terminal to play one: ssh -t -p PORT host replay %s", strings.Join(c.args, " "))
 	case c.knight == "":
 		return c.fail("no knight for key %s yet; connect with a terminal to roll one", c.fp)
 	}
@@ -178,8 +179,7 @@ func (s *server) findReplay(a replayArgs, knight string, admin bool) (replayShow
 		if !admin {
 			return replayShow{}, errNoReplay{permissionDenied}
 		}
-		return s.keptShow(func(r store.Replay) bool { return r.Kind == string(replay.KindReport) && r.Report == a.report },
-			knight, fmt.Sprintf("No replay is kept with report %d.", a.report))
+		return s.reportShow(a.report, knight)
 	case a.n > 0:
 		return s.ownShow(a.n, knight)
 	}
@@ -355,3 +355,64 @@ func (s *server) fellFor(knight string) func(ctx context.Context) (app.ReplayCon
 
 // fellWindow is how much of a death the death screen's r shows.
 const fellWindow = time.Minute
+
+// reportShow is what was kept of the reported knight with report n: the newest record of
+// its knight kept between the report's filing and its last update.
+func (s *server) reportShow(n int, knight string) (replayShow, error) {
+	none := errNoReplay{fmt.Sprintf("No replay is kept with report %d.", n)}
+	s.syncReplays()
+	if err := s.replayWriter.Flush(); err != nil {
+		return replayShow{}, err
+	}
+	if err := s.saver.Flush(); err != nil {
+		return replayShow{}, err
+	}
+	list, err := s.store.Reports()
+	if err != nil {
+		return replayShow{}, err
+	}
+	i := slices.IndexFunc(list, func(r store.Report) bool { return r.ID == uint64(n) })
+	if i < 0 || list[i].AboutKnight == "" {
+		return replayShow{}, none
+	}
+	show, err := s.keptShow(func(r store.Replay) bool { return keptWith(r, list[i]) }, knight, none.line)
+	show.public = true
+	return show, err
+}
+
+// keptWith reports whether a kept record was kept with report rp: its knight's, kept when
+// it was filed or reported again.
+func keptWith(r store.Replay, rp store.Report) bool {
+	last := max(rp.Filed.UnixMilli(), rp.Updated.UnixMilli())
+	at := r.At.UnixMilli()
+	return r.Kind == string(replay.KindReport) && r.Knight == rp.AboutKnight && at >= rp.Filed.UnixMilli() && at <= last
+}
+
+// reportReplays are the reports of list that have a replay kept with them.
+func (s *server) reportReplays(list []store.Report) map[uint64]bool {
+	if s.replayWriter == nil {
+		return nil
+	}
+	s.syncReplays()
+	if err := s.replayWriter.Flush(); err != nil {
+		s.log.Error("admin: flush before reports", "err", err)
+	}
+	kept, err := s.store.KeptReplays(func(r store.Replay) bool { return r.Kind == string(replay.KindReport) })
+	if err != nil {
+		s.log.Error("admin: the reports' replays", "err", err)
+		return nil
+	}
+	out := map[uint64]bool{}
+	for _, rp := range list {
+		out[rp.ID] = slices.ContainsFunc(kept, func(r store.Replay) bool { return keptWith(r, rp) })
+	}
+	return out
+}
+
+// syncReplays waits until the recorder has taken every view and keep queued so far, so a
+// report's keep, asked for before, has been filed.
+func (s *server) syncReplays() {
+	ctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	s.recorder.Flush(ctx)
+}

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/orthanc-ssh/orthanc-ssh/replay"
 	"github.com/orthanc-ssh/orthanc-ssh/store"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
@@ -150,6 +151,11 @@ func (a archive) PutReport(r world.Report) {
 		out.Lines[i] = store.ReportLine{At: at, Where: l.Where, Line: l.Line}
 	}
 	a.s.saver.PutReport(out)
+	if a.s.recorder != nil && r.AboutKnight != "" && !r.AboutGuest {
+		// What the reported knight did, for the admins: its last minutes, kept with the
+		// report's time (a guest is not recorded).
+		a.s.recorder.Keep(replay.Keep{Knight: r.AboutKnight, Name: r.About, Kind: replay.KindReport, At: now, Window: replay.ReportWindow})
+	}
 	a.s.log.Info("report filed", "from", r.FromKnight, "about", r.About, "about_knight", r.AboutKnight, "lines", len(r.Lines))
 	// Called on the world's goroutine, which the telling asks in turn: told from another.
 	go a.s.tellAdmins(fmt.Sprintf("[report] %s reported %s: %s (:reports to read it)", r.From, r.About, r.Reason))

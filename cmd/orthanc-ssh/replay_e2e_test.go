@@ -99,3 +99,37 @@ func TestAReplayOfADeathShowsTheBlowsToAnyoneAndTheWhisperOnlyToItsKnight(t *tes
 	again := openTerminalCmd(t, srv.addr, other, 80, 24, "replay Doomed --death")
 	again.waitFor("REPLAY of Doomed", blow)
 }
+
+// An admin sees what a reported knight did beside the report: `reports` says how to play
+// the 2 minutes kept with it, and `replay --report N` plays them (what anyone may see of
+// them); a player's key is refused, and a report with nothing kept says so.
+func TestAnAdminReplaysAReportedKnight(t *testing.T) {
+	dir := t.TempDir()
+	admin, alice, bob := newKey(t), newKey(t), newKey(t)
+	writeAdminKeys(t, dir, admin)
+	srv := startServer(t, dir)
+	a := openTerminal(t, srv.addr, alice, 100, 30, nil)
+	a.enterDungeon("Gawain")
+	b := openTerminal(t, srv.addr, bob, 100, 30, nil)
+	b.enterDungeon("Percival")
+	b.chat("hello there, you fool")
+	b.chat("/w Gawain and a secret insult")
+	a.waitFor("Percival says: hello there, you fool")
+	a.chat("/report Percival rude words")
+	a.waitFor("Your report about Percival is with the admins")
+	out, _, code := runCmd(t, srv.addr, admin, "reports")
+	if code != 0 || !strings.Contains(out, "(what Percival did in the 2 minutes before: ssh -t -p PORT host replay --report 1)") {
+		t.Fatalf("reports (status %d):\n%s", code, out)
+	}
+	r := openTerminalCmd(t, srv.addr, admin, 80, 24, "replay --report 1")
+	r.waitFor("REPLAY of Percival")
+	r.press("f", "f", "f", "f")
+	r.waitFor("the end", "You say: hello there, you fool")
+	if strings.Contains(r.rawOutput(), "secret insult") {
+		t.Fatalf("the report's replay shows a whisper:\n%s", r.screen())
+	}
+	refused := openTerminalCmd(t, srv.addr, alice, 80, 24, "replay --report 1")
+	refused.waitFor(permissionDenied)
+	none := openTerminalCmd(t, srv.addr, admin, 80, 24, "replay --report 7")
+	none.waitFor("No replay is kept with report 7.")
+}
