@@ -4,27 +4,42 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
-// register puts the realm's name on its lease, waiting for an earlier holder of the
-// name to go, and returns the revision it was put at.
-func (r *Realm) register(ctx context.Context) (int64, error) {
+// register takes a lease and puts the realm's name on it, waiting first, until ctx
+// ends, for an earlier holder of the name to go (its lease to be revoked or lapse):
+// a lease taken before the wait could lapse during it.
+func (r *Realm) register(ctx context.Context) (sentAt time.Time, granted time.Duration, rev int64, err error) {
 	key := r.keys.realm(r.cfg.Name)
 	for {
+		seen, err := r.cli.Get(ctx, key)
+		if err != nil {
+			return sentAt, 0, 0, fmt.Errorf("realm: register %q: %w", r.cfg.Name, err)
+		}
+		if len(seen.Kvs) > 0 {
+			if err := waitGone(ctx, r.cli, key, seen.Header.Revision); err != nil {
+				return sentAt, 0, 0, fmt.Errorf("realm: %q is up elsewhere: %w", r.cfg.Name, err)
+			}
+		}
+		sentAt = r.cfg.Clock.Now()
+		g, err := r.cli.Grant(ctx, int64(r.cfg.TTL/time.Second))
+		if err != nil {
+			return sentAt, 0, 0, fmt.Errorf("realm: lease: %w", err)
+		}
+		r.lease = g.ID
 		resp, err := r.cli.Txn(ctx).
 			If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
 			Then(clientv3.OpPut(key, r.cfg.Name, clientv3.WithLease(r.lease))).
 			Commit()
+		if err == nil && resp.Succeeded {
+			return sentAt, time.Duration(g.TTL) * time.Second, resp.Header.Revision, nil
+		}
+		revokeQuietly(r.cli, g.ID)
 		if err != nil {
-			return 0, fmt.Errorf("realm: register %q: %w", r.cfg.Name, err)
-		}
-		if resp.Succeeded {
-			return resp.Header.Revision, nil
-		}
-		if err := waitGone(ctx, r.cli, key, resp.Header.Revision); err != nil {
-			return 0, fmt.Errorf("realm: %q is up elsewhere: %w", r.cfg.Name, err)
+			return sentAt, 0, 0, fmt.Errorf("realm: register %q: %w", r.cfg.Name, err)
 		}
 	}
 }
