@@ -15,8 +15,8 @@ type ClaimedError struct {
 	Holder string
 	// Here tells that the holder is this realm (an earlier login not yet ended).
 	Here bool
-	// Rev is the revision at which the claim was seen.
-	Rev int64
+	// Token is the holder's fencing token, its claim's create revision.
+	Token int64
 }
 
 func (e *ClaimedError) Error() string {
@@ -57,9 +57,9 @@ func (r *Realm) Claim(ctx context.Context, knight string) (*Fenced, error) {
 
 // claimedBy is the error of a claim refused, from the claim key read in its place.
 func (r *Realm) claimedBy(knight string, resp *clientv3.TxnResponse) error {
-	e := &ClaimedError{Knight: knight, Rev: resp.Header.Revision}
+	e := &ClaimedError{Knight: knight}
 	if kvs := resp.Responses[0].GetResponseRange().Kvs; len(kvs) > 0 {
-		e.Holder = string(kvs[0].Value)
+		e.Holder, e.Token = string(kvs[0].Value), kvs[0].CreateRevision
 		e.Here = clientv3.LeaseID(kvs[0].Lease) == r.lease
 	}
 	return e
@@ -118,7 +118,7 @@ func (r *Realm) Take(ctx context.Context, knight string) (*Fenced, error) {
 			return nil, fmt.Errorf("realm: ask for %s: %w", knight, err)
 		}
 		asked = true
-		if err := waitGone(ctx, r.cli, r.keys.claim(knight), held.Rev); err != nil {
+		if err := waitGone(ctx, r.cli, r.keys.claim(knight), held.Token); err != nil {
 			return nil, fmt.Errorf("realm: %s stays in %s: %w", knight, held.Holder, err)
 		}
 	}

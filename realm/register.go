@@ -20,7 +20,7 @@ func (r *Realm) register(ctx context.Context) (sentAt time.Time, granted time.Du
 			return sentAt, 0, 0, fmt.Errorf("realm: register %q: %w", r.cfg.Name, err)
 		}
 		if len(seen.Kvs) > 0 {
-			if err := waitGone(ctx, r.cli, key, seen.Header.Revision); err != nil {
+			if err := waitGone(ctx, r.cli, key, seen.Kvs[0].CreateRevision); err != nil {
 				return sentAt, 0, 0, fmt.Errorf("realm: %q is up elsewhere: %w", r.cfg.Name, err)
 			}
 		}
@@ -46,11 +46,26 @@ func (r *Realm) register(ctx context.Context) (sentAt time.Time, granted time.Du
 
 var errWatchClosed = errors.New("realm: watch closed")
 
-// waitGone waits until key is deleted after revision rev, or ctx ends.
-func waitGone(ctx context.Context, cli *clientv3.Client, key string, rev int64) error {
+// waitGone waits, until ctx ends, for key to no longer be the key created at revision
+// created: deleted (or deleted and put anew). It watches from the current revision,
+// which etcd serves at once (a watch from a past revision waits for etcd's next sweep
+// of late watchers, up to 100ms), and then reads the key, so a delete that came before
+// the watch is not missed.
+func waitGone(ctx context.Context, cli *clientv3.Client, key string, created int64) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	for resp := range cli.Watch(ctx, key, clientv3.WithRev(rev+1), clientv3.WithFilterPut()) {
+	w := cli.Watch(ctx, key, clientv3.WithCreatedNotify(), clientv3.WithFilterPut())
+	if err := watchErr(ctx, <-w); err != nil {
+		return err
+	}
+	now, err := cli.Get(ctx, key)
+	if err != nil {
+		return err
+	}
+	if len(now.Kvs) == 0 || now.Kvs[0].CreateRevision != created {
+		return nil
+	}
+	for resp := range w {
 		if err := resp.Err(); err != nil {
 			return err
 		}
@@ -58,8 +73,20 @@ func waitGone(ctx context.Context, cli *clientv3.Client, key string, rev int64) 
 			return nil
 		}
 	}
+	return watchErr(ctx, clientv3.WatchResponse{Canceled: true})
+}
+
+// watchErr is why a watch's response ends the wait: its error, the context's end, or
+// a watch closed for no reason given.
+func watchErr(ctx context.Context, resp clientv3.WatchResponse) error {
+	if err := resp.Err(); err != nil {
+		return err
+	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return errWatchClosed
+	if resp.Canceled || (!resp.Created && len(resp.Events) == 0) {
+		return errWatchClosed
+	}
+	return nil
 }
