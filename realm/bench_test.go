@@ -29,11 +29,11 @@ func BenchmarkClaim(b *testing.B) {
 func BenchmarkCheckpoint(b *testing.B) {
 	r := openRealm(b, newClient(b, etcdAddr), "A", nil)
 	ctx := context.Background()
+	f, err := r.Claim(ctx, "solo")
+	if err != nil {
+		b.Fatal(err)
+	}
 	b.Run("one", func(b *testing.B) {
-		f, err := r.Claim(ctx, "solo")
-		if err != nil {
-			b.Fatal(err)
-		}
 		for b.Loop() {
 			if err := f.Checkpoint(ctx, benchSheet); err != nil {
 				b.Fatal(err)

@@ -33,7 +33,7 @@ func prefixOf(t testing.TB) string {
 	return "/test/" + strings.ReplaceAll(t.Name(), "/", "_") + "/"
 }
 
-// openRealm opens a realm of the test's prefix on cli; it is halted with the test.
+// openRealm opens a realm of the test's prefix on cli; it is closed with the test.
 func openRealm(t testing.TB, cli *clientv3.Client, name string, onRelease func(Request)) *Realm {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -42,7 +42,7 @@ func openRealm(t testing.TB, cli *clientv3.Client, name string, onRelease func(R
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { r.halt(ErrClosed) })
+	t.Cleanup(func() { _ = r.Close() })
 	return r
 }
 
