@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/orthanc-ssh/orthanc-ssh/store"
+	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
 // Bans are the bans every realm applies: of keys, and of address prefixes, for ever or
@@ -24,7 +25,22 @@ type Bans interface {
 	Bans(now time.Time) ([]store.Ban, error)
 }
 
+// Hall is the reading side of the knights' sheets and ends: a knight's last sheet, the
+// hall of fame and the tombstones. Writing them differs by design: store.Store.Save
+// writes a batch, a realm writes one knight's sheet with its end in one fenced
+// transaction (Retire, Bury, Checkpoint).
+type Hall interface {
+	// LoadAdventurer is a knight's last sheet, or an error wrapping store.ErrNotFound.
+	LoadAdventurer(id string) (world.Adventurer, error)
+	// Fame is every retired knight, most experienced first, earlier first among equals.
+	Fame() ([]store.FameEntry, error)
+	// Tombstones is every tombstone, by knight id, then time of death.
+	Tombstones() ([]store.Tombstone, error)
+}
+
 var (
 	_ Bans = (*store.Store)(nil)
 	_ Bans = (*Store)(nil)
+	_ Hall = (*store.Store)(nil)
+	_ Hall = (*Store)(nil)
 )

@@ -1,6 +1,7 @@
 package records
 
 import (
+	"context"
 	"net/netip"
 	"path/filepath"
 	"strings"
@@ -10,32 +11,86 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
 
+	"github.com/orthanc-ssh/orthanc-ssh/realm"
 	"github.com/orthanc-ssh/orthanc-ssh/store"
+	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
+// backend is one keeper of the records under the contracts, with the way its writer
+// writes a knight's end.
+type backend struct {
+	keeper
+	retire func(e store.FameEntry) error
+	bury   func(t store.Tombstone) error
+}
+
+// keeper is everything under contract.
+type keeper interface {
+	Bans
+	Hall
+}
+
 // onBoth runs a contract test against the bbolt store and against etcd, each fresh.
-func onBoth(t *testing.T, test func(t *testing.T, bans Bans)) {
+func onBoth(t *testing.T, test func(t *testing.T, b backend)) {
 	t.Run("bbolt", func(t *testing.T) {
 		st, err := store.Open(filepath.Join(t.TempDir(), "orthanc.db"), store.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { _ = st.Close() })
-		test(t, st)
+		test(t, backend{keeper: st,
+			retire: func(e store.FameEntry) error {
+				return st.Save(store.Batch{Adventurers: []world.Adventurer{e.Adventurer}, Fame: []store.FameEntry{e}})
+			},
+			bury: func(tb store.Tombstone) error {
+				return st.Save(store.Batch{Adventurers: []world.Adventurer{tb.Adventurer}, Tombstones: []store.Tombstone{tb}})
+			}})
 	})
 	t.Run("etcd", func(t *testing.T) {
-		cli, err := clientv3.New(clientv3.Config{Endpoints: []string{etcdAddr},
-			DialTimeout: 2 * time.Second, Logger: zap.NewNop()})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { cli.Close() })
-		test(t, New(cli, Options{Prefix: "/test/" + strings.ReplaceAll(t.Name(), "/", "_") + "/"}))
+		cli := newClient(t)
+		st := New(cli, Options{Prefix: prefixOf(t)})
+		r := openRealm(t, cli)
+		test(t, backend{keeper: st,
+			retire: func(e store.FameEntry) error { return Retire(context.Background(), claim(t, r, e.Adventurer.ID), e) },
+			bury:   func(tb store.Tombstone) error { return Bury(context.Background(), claim(t, r, tb.Adventurer.ID), tb) }})
 	})
 }
 
+func newClient(t *testing.T) *clientv3.Client {
+	cli, err := clientv3.New(clientv3.Config{Endpoints: []string{etcdAddr},
+		DialTimeout: 2 * time.Second, Logger: zap.NewNop()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cli.Close() })
+	return cli
+}
+
+func prefixOf(t *testing.T) string { return "/test/" + strings.ReplaceAll(t.Name(), "/", "_") + "/" }
+
+// openRealm is a realm of the test's prefix, closed with the test.
+func openRealm(t *testing.T, cli *clientv3.Client) *realm.Realm {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	r, err := realm.Open(ctx, cli, realm.Config{Name: "A", Prefix: prefixOf(t), TTL: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = r.Close() })
+	return r
+}
+
+// claim claims knight id on r, as a login would.
+func claim(t *testing.T, r *realm.Realm, id string) *realm.Fenced {
+	f, err := r.Claim(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
 func TestBanUnbanRoundTrip(t *testing.T) {
-	onBoth(t, func(t *testing.T, st Bans) {
+	onBoth(t, func(t *testing.T, st backend) {
 		at := time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)
 		if banned, err := st.IsBanned("SHA256:a", at); err != nil || banned {
 			t.Fatalf("a new store bans a key: %v, %v", banned, err)
@@ -75,7 +130,7 @@ func TestBanUnbanRoundTrip(t *testing.T) {
 }
 
 func TestATimedBanLapses(t *testing.T) {
-	onBoth(t, func(t *testing.T, st Bans) {
+	onBoth(t, func(t *testing.T, st backend) {
 		at := time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)
 		until := at.Add(time.Hour)
 		for _, b := range []store.Ban{
@@ -107,7 +162,7 @@ func TestATimedBanLapses(t *testing.T) {
 }
 
 func TestAddressBans(t *testing.T) {
-	onBoth(t, func(t *testing.T, st Bans) {
+	onBoth(t, func(t *testing.T, st backend) {
 		if err := st.Ban(store.Ban{Addr: "203.0.113.9/24", By: "SHA256:admin"}); err != nil {
 			t.Fatal(err)
 		}
