@@ -29,16 +29,7 @@ func (r *Realm) Claim(ctx context.Context, knight string) (*Fenced, error) {
 	if err := r.begin(knight); err != nil {
 		return nil, err
 	}
-	key := r.keys.claim(knight)
-	ctx, cancel := r.bound(ctx)
-	defer cancel()
-	resp, err := r.cli.Txn(ctx).
-		If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
-		Then(clientv3.OpPut(key, r.cfg.Name, clientv3.WithLease(r.lease)),
-			clientv3.OpDelete(r.keys.release(knight)),
-			clientv3.OpGet(r.keys.sheet(knight))).
-		Else(clientv3.OpGet(key)).
-		Commit()
+	resp, err := r.claimTxn(ctx, knight)
 	if err != nil {
 		r.end(knight, nil)
 		return nil, fmt.Errorf("realm: claim %s: %w", knight, err)
@@ -53,6 +44,21 @@ func (r *Realm) Claim(ctx context.Context, knight string) (*Fenced, error) {
 	}
 	r.end(knight, f)
 	return f, nil
+}
+
+// claimTxn is the claim's transaction: if no claim exists, put this realm's on its
+// lease, delete the request it answers and read the sheet; else read the claim.
+func (r *Realm) claimTxn(ctx context.Context, knight string) (*clientv3.TxnResponse, error) {
+	key := r.keys.claim(knight)
+	ctx, cancel := r.bound(ctx)
+	defer cancel()
+	return r.cli.Txn(ctx).
+		If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
+		Then(clientv3.OpPut(key, r.cfg.Name, clientv3.WithLease(r.lease)),
+			clientv3.OpDelete(r.keys.release(knight)),
+			clientv3.OpGet(r.keys.sheet(knight))).
+		Else(clientv3.OpGet(key)).
+		Commit()
 }
 
 // claimedBy is the error of a claim refused, from the claim key read in its place.

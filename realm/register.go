@@ -15,14 +15,8 @@ import (
 func (r *Realm) register(ctx context.Context) (sentAt time.Time, granted time.Duration, rev int64, err error) {
 	key := r.keys.realm(r.cfg.Name)
 	for {
-		seen, err := r.cli.Get(ctx, key)
-		if err != nil {
-			return sentAt, 0, 0, fmt.Errorf("realm: register %q: %w", r.cfg.Name, err)
-		}
-		if len(seen.Kvs) > 0 {
-			if err := waitGone(ctx, r.cli, key, seen.Kvs[0].CreateRevision); err != nil {
-				return sentAt, 0, 0, fmt.Errorf("realm: %q is up elsewhere: %w", r.cfg.Name, err)
-			}
+		if err := r.waitForName(ctx, key); err != nil {
+			return sentAt, 0, 0, err
 		}
 		sentAt = r.cfg.Clock.Now()
 		g, err := r.cli.Grant(ctx, int64(r.cfg.TTL/time.Second))
@@ -37,11 +31,26 @@ func (r *Realm) register(ctx context.Context) (sentAt time.Time, granted time.Du
 		if err == nil && resp.Succeeded {
 			return sentAt, time.Duration(g.TTL) * time.Second, resp.Header.Revision, nil
 		}
-		revokeQuietly(r.cli, g.ID)
+		revokeQuietly(r.cli, g.ID) // another process took the name meanwhile: wait again
 		if err != nil {
 			return sentAt, 0, 0, fmt.Errorf("realm: register %q: %w", r.cfg.Name, err)
 		}
 	}
+}
+
+// waitForName waits until no process holds the realm's name key.
+func (r *Realm) waitForName(ctx context.Context, key string) error {
+	seen, err := r.cli.Get(ctx, key)
+	if err != nil {
+		return fmt.Errorf("realm: register %q: %w", r.cfg.Name, err)
+	}
+	if len(seen.Kvs) == 0 {
+		return nil
+	}
+	if err := waitGone(ctx, r.cli, key, seen.Kvs[0].CreateRevision); err != nil {
+		return fmt.Errorf("realm: %q is up elsewhere: %w", r.cfg.Name, err)
+	}
+	return nil
 }
 
 var errWatchClosed = errors.New("realm: watch closed")
