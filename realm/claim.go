@@ -15,8 +15,8 @@ type ClaimedError struct {
 	Holder string
 	// Here tells that the holder is this realm (an earlier login not yet ended).
 	Here bool
-	// Rev is the revision at which the claim was seen.
-	Rev int64
+	// Token is the holder's fencing token, its claim's create revision.
+	Token int64
 }
 
 func (e *ClaimedError) Error() string {
@@ -29,16 +29,7 @@ func (r *Realm) Claim(ctx context.Context, knight string) (*Fenced, error) {
 	if err := r.begin(knight); err != nil {
 		return nil, err
 	}
-	key := r.keys.claim(knight)
-	ctx, cancel := r.bound(ctx)
-	defer cancel()
-	resp, err := r.cli.Txn(ctx).
-		If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
-		Then(clientv3.OpPut(key, r.cfg.Name, clientv3.WithLease(r.lease)),
-			clientv3.OpDelete(r.keys.release(knight)),
-			clientv3.OpGet(r.keys.sheet(knight))).
-		Else(clientv3.OpGet(key)).
-		Commit()
+	resp, err := r.claimTxn(ctx, knight)
 	if err != nil {
 		r.end(knight, nil)
 		return nil, fmt.Errorf("realm: claim %s: %w", knight, err)
@@ -55,11 +46,26 @@ func (r *Realm) Claim(ctx context.Context, knight string) (*Fenced, error) {
 	return f, nil
 }
 
+// claimTxn is the claim's transaction: if no claim exists, put this realm's on its
+// lease, delete the request it answers and read the sheet; else read the claim.
+func (r *Realm) claimTxn(ctx context.Context, knight string) (*clientv3.TxnResponse, error) {
+	key := r.keys.claim(knight)
+	ctx, cancel := r.bound(ctx)
+	defer cancel()
+	return r.cli.Txn(ctx).
+		If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
+		Then(clientv3.OpPut(key, r.cfg.Name, clientv3.WithLease(r.lease)),
+			clientv3.OpDelete(r.keys.release(knight)),
+			clientv3.OpGet(r.keys.sheet(knight))).
+		Else(clientv3.OpGet(key)).
+		Commit()
+}
+
 // claimedBy is the error of a claim refused, from the claim key read in its place.
 func (r *Realm) claimedBy(knight string, resp *clientv3.TxnResponse) error {
-	e := &ClaimedError{Knight: knight, Rev: resp.Header.Revision}
+	e := &ClaimedError{Knight: knight}
 	if kvs := resp.Responses[0].GetResponseRange().Kvs; len(kvs) > 0 {
-		e.Holder = string(kvs[0].Value)
+		e.Holder, e.Token = string(kvs[0].Value), kvs[0].CreateRevision
 		e.Here = clientv3.LeaseID(kvs[0].Lease) == r.lease
 	}
 	return e
@@ -118,7 +124,7 @@ func (r *Realm) Take(ctx context.Context, knight string) (*Fenced, error) {
 			return nil, fmt.Errorf("realm: ask for %s: %w", knight, err)
 		}
 		asked = true
-		if err := waitGone(ctx, r.cli, r.keys.claim(knight), held.Rev); err != nil {
+		if err := waitGone(ctx, r.cli, r.keys.claim(knight), held.Token); err != nil {
 			return nil, fmt.Errorf("realm: %s stays in %s: %w", knight, held.Holder, err)
 		}
 	}

@@ -1,7 +1,6 @@
 package realm
 
 import (
-	"io"
 	"net"
 	"sync"
 	"testing"
@@ -9,13 +8,16 @@ import (
 
 // proxy is a TCP proxy between a realm's client and etcd that a test can cut: a cut
 // closes every connection through it and leaves new ones hanging, unanswered, as a
-// partition does; heal lets them through again.
+// partition does; heal lets them through again. A stall holds what is sent, both
+// ways, and delivers it when the stall ends, as TCP does across a short partition:
+// a request sent before it reaches etcd late, after its sender has given up.
 type proxy struct {
 	ln     net.Listener
 	target string
 
 	mu    sync.Mutex
 	cut   bool
+	open  chan struct{} // closed while not stalled
 	conns map[net.Conn]struct{}
 }
 
@@ -26,7 +28,8 @@ func newProxy(t testing.TB, target string) *proxy {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &proxy{ln: ln, target: target, conns: map[net.Conn]struct{}{}}
+	p := &proxy{ln: ln, target: target, conns: map[net.Conn]struct{}{}, open: make(chan struct{})}
+	close(p.open)
 	go p.serve()
 	t.Cleanup(p.close)
 	return p
@@ -53,9 +56,48 @@ func (p *proxy) forward(c net.Conn) {
 		c.Close()
 		return
 	}
-	go func() { _, _ = io.Copy(up, c); up.Close() }()
-	_, _ = io.Copy(c, up)
+	go func() { p.pipe(up, c); up.Close() }()
+	p.pipe(c, up)
 	c.Close()
+}
+
+// pipe copies src to dst, holding each read while the proxy is stalled.
+func (p *proxy) pipe(dst, src net.Conn) {
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := src.Read(buf)
+		if n > 0 {
+			<-p.gate()
+			if _, werr := dst.Write(buf[:n]); werr != nil {
+				return
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+func (p *proxy) gate() <-chan struct{} {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.open
+}
+
+// setStalled starts or ends a stall.
+func (p *proxy) setStalled(stalled bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	select {
+	case <-p.open:
+		if stalled {
+			p.open = make(chan struct{})
+		}
+	default:
+		if !stalled {
+			close(p.open)
+		}
+	}
 }
 
 // track notes an open connection, so that a cut can close it; false if the proxy closed.
@@ -90,6 +132,7 @@ func (p *proxy) setCut(cut bool) {
 
 func (p *proxy) close() {
 	p.ln.Close()
+	p.setStalled(false)
 	p.setCut(true)
 	p.mu.Lock()
 	p.conns = nil

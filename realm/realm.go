@@ -94,9 +94,9 @@ type Realm struct {
 	early    map[string]string   // requests that came while their claim was in flight
 }
 
-// Open starts a realm on cli: it takes a lease, registers the name (waiting, until ctx
-// ends, for an earlier process of the same name to let go of it or for its lease to
-// lapse) and starts keeping the lease alive and watching for requests.
+// Open starts a realm on cli: it registers the name on a lease of its own (waiting,
+// until ctx ends, for an earlier process of the same name to let go of it or for its
+// lease to lapse) and starts keeping the lease alive and watching for requests.
 func Open(ctx context.Context, cli *clientv3.Client, cfg Config) (*Realm, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
@@ -104,19 +104,12 @@ func Open(ctx context.Context, cli *clientv3.Client, cfg Config) (*Realm, error)
 	}
 	r := &Realm{cfg: cfg, cli: cli, keys: layout(cfg.Prefix), done: make(chan struct{}),
 		held: map[string]*Fenced{}, claiming: map[string]struct{}{}, early: map[string]string{}}
-	sentAt := cfg.Clock.Now()
-	g, err := cli.Grant(ctx, int64(cfg.TTL/time.Second))
+	sentAt, granted, rev, err := r.register(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("realm: lease: %w", err)
-	}
-	r.lease = g.ID
-	rev, err := r.register(ctx)
-	if err != nil {
-		revokeQuietly(cli, g.ID)
 		return nil, err
 	}
 	r.ctx, r.cancel = context.WithCancel(context.Background())
-	l := newLifeline(cfg.TTL, cfg.Margin, sentAt, time.Duration(g.TTL)*time.Second)
+	l := newLifeline(cfg.TTL, cfg.Margin, sentAt, granted)
 	r.wg.Add(2)
 	go r.keepAlive(l)
 	go r.watchRequests(rev + 1)

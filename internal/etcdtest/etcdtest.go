@@ -1,0 +1,58 @@
+// Package etcdtest starts an etcd inside a test binary, for the tests of the packages
+// that keep things in etcd (realm, realm/records). Only tests import it, so etcd's
+// server is never built into the game's binaries.
+package etcdtest
+
+import (
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"time"
+
+	"go.etcd.io/etcd/server/v3/embed"
+	"go.uber.org/zap"
+)
+
+// Run starts one etcd member in a temporary folder, on free loopback ports, without
+// fsync (a test's data need not survive a power cut), runs m with its client address,
+// and stops it. It returns m's exit code; an etcd that would not start is an error.
+func Run(m func(addr string) int) (int, error) {
+	dir, err := os.MkdirTemp("", "etcdtest-")
+	if err != nil {
+		return 0, err
+	}
+	defer os.RemoveAll(dir)
+	cfg := embed.NewConfig()
+	cfg.Dir = dir
+	cfg.UnsafeNoFsync = true
+	cfg.ZapLoggerBuilder = embed.NewZapLoggerBuilder(zap.NewNop())
+	client, peer := freeURL(), freeURL()
+	if client == nil || peer == nil {
+		return 0, fmt.Errorf("etcdtest: no free port")
+	}
+	cfg.ListenClientUrls, cfg.AdvertiseClientUrls = []url.URL{*client}, []url.URL{*client}
+	cfg.ListenPeerUrls, cfg.AdvertisePeerUrls = []url.URL{*peer}, []url.URL{*peer}
+	cfg.InitialCluster = cfg.Name + "=" + peer.String()
+	e, err := embed.StartEtcd(cfg)
+	if err != nil {
+		return 0, fmt.Errorf("etcdtest: %w", err)
+	}
+	defer e.Close()
+	select {
+	case <-e.Server.ReadyNotify():
+	case <-time.After(time.Minute):
+		return 0, fmt.Errorf("etcdtest: not ready in a minute")
+	}
+	return m(client.Host), nil
+}
+
+// freeURL is an http URL on a loopback port free a moment ago.
+func freeURL() *url.URL {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil
+	}
+	defer ln.Close()
+	return &url.URL{Scheme: "http", Host: ln.Addr().String()}
+}

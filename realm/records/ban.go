@@ -1,0 +1,155 @@
+package records
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/netip"
+	"slices"
+	"strings"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/orthanc-ssh/orthanc-ssh/store"
+)
+
+// valueVersion versions each value's encoding, as store.ValueVersion does the store's.
+const valueVersion = 1
+
+// addrBan starts the key of a ban of an address prefix, as in the store.
+const addrBan = "addr:"
+
+var errNoKey = errors.New("no fingerprint or address")
+
+type banValue struct {
+	V   int       `json:"v"`
+	Ban store.Ban `json:"ban"`
+}
+
+func (s *Store) banKey(fp string) string { return s.prefix + "ban/" + fp }
+
+// Ban stores b under its fingerprint or its address prefix, replacing an earlier ban
+// of the same.
+func (s *Store) Ban(b store.Ban) error {
+	id := b.Fingerprint
+	if b.Addr != "" {
+		p, err := netip.ParsePrefix(b.Addr)
+		if err != nil {
+			return fmt.Errorf("ban %q: %w", b.Addr, err)
+		}
+		b.Addr, b.Fingerprint = p.Masked().String(), ""
+		id = addrBan + b.Addr
+	}
+	if id == "" {
+		return fmt.Errorf("ban: %w", errNoKey)
+	}
+	data, err := json.Marshal(banValue{V: valueVersion, Ban: b})
+	if err != nil {
+		return fmt.Errorf("encode ban %s: %w", id, err)
+	}
+	ctx, cancel := s.call()
+	defer cancel()
+	if _, err := s.cli.Put(ctx, s.banKey(id), string(data)); err != nil {
+		return fmt.Errorf("ban %s: %w", id, err)
+	}
+	return nil
+}
+
+// Unban lifts the ban on fp and reports whether there was one.
+func (s *Store) Unban(fp string) (bool, error) {
+	ctx, cancel := s.call()
+	defer cancel()
+	resp, err := s.cli.Delete(ctx, s.banKey(fp))
+	if err != nil {
+		return false, fmt.Errorf("unban %s: %w", fp, err)
+	}
+	return resp.Deleted > 0, nil
+}
+
+// IsBanned reports whether fp is banned at now; a value that cannot be read is an
+// error, so that the caller refuses the key.
+func (s *Store) IsBanned(fp string, now time.Time) (bool, error) {
+	ctx, cancel := s.call()
+	defer cancel()
+	resp, err := s.cli.Get(ctx, s.banKey(fp))
+	if err != nil {
+		return false, fmt.Errorf("check ban of %s: %w", fp, err)
+	}
+	if len(resp.Kvs) == 0 {
+		return false, nil
+	}
+	b, err := decodeBan(resp.Kvs[0].Key, resp.Kvs[0].Value)
+	if err != nil {
+		return false, err
+	}
+	return !b.Lapsed(now), nil
+}
+
+// IsAddrBanned reports whether addr is in a prefix banned at now, and which.
+func (s *Store) IsAddrBanned(addr netip.Addr, now time.Time) (bool, string, error) {
+	addr = addr.Unmap()
+	ctx, cancel := s.call()
+	defer cancel()
+	pre := s.banKey(addrBan)
+	resp, err := s.cli.Get(ctx, pre, clientv3.WithPrefix())
+	if err != nil {
+		return false, "", fmt.Errorf("check ban of address %s: %w", addr, err)
+	}
+	for _, kv := range resp.Kvs {
+		p, err := netip.ParsePrefix(strings.TrimPrefix(string(kv.Key), pre))
+		if err != nil || !p.Contains(addr) {
+			continue
+		}
+		b, err := decodeBan(kv.Key, kv.Value)
+		if err != nil {
+			return false, "", err
+		}
+		if !b.Lapsed(now) {
+			return true, p.String(), nil
+		}
+	}
+	return false, "", nil
+}
+
+// Bans lists the bans in force at now, oldest first, and deletes the lapsed ones
+// (each only if unchanged since read, so a ban made again meanwhile stays).
+func (s *Store) Bans(now time.Time) ([]store.Ban, error) {
+	ctx, cancel := s.call()
+	defer cancel()
+	resp, err := s.cli.Get(ctx, s.banKey(""), clientv3.WithPrefix())
+	if err != nil {
+		return nil, fmt.Errorf("read bans: %w", err)
+	}
+	out := []store.Ban{}
+	for _, kv := range resp.Kvs {
+		b, err := decodeBan(kv.Key, kv.Value)
+		if err != nil {
+			return nil, err
+		}
+		if !b.Lapsed(now) {
+			out = append(out, b)
+			continue
+		}
+		key := string(kv.Key)
+		_, err = s.cli.Txn(ctx).If(clientv3.Compare(clientv3.ModRevision(key), "=", kv.ModRevision)).
+			Then(clientv3.OpDelete(key)).Commit()
+		if err != nil {
+			return nil, fmt.Errorf("delete lapsed ban %s: %w", key, err)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b store.Ban) int { return a.At.Compare(b.At) })
+	return out, nil
+}
+
+func decodeBan(k, v []byte) (store.Ban, error) {
+	var bv banValue
+	if err := json.Unmarshal(v, &bv); err != nil {
+		return store.Ban{}, fmt.Errorf("decode ban %s: %w", k, err)
+	}
+	if bv.V != valueVersion {
+		return store.Ban{}, fmt.Errorf("decode ban %s: value version %d, this program knows %d: %w",
+			k, bv.V, valueVersion, store.ErrUnknownVersion)
+	}
+	return bv.Ban, nil
+}

@@ -1,0 +1,76 @@
+package records
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/orthanc-ssh/orthanc-ssh/realm"
+	"github.com/orthanc-ssh/orthanc-ssh/store"
+	"github.com/orthanc-ssh/orthanc-ssh/world"
+)
+
+// knightValue is a knight's sheet as kept in etcd (the realm's knight/ID key), in the
+// store's encoding.
+type knightValue struct {
+	V          int             `json:"v"`
+	Adventurer json.RawMessage `json:"adventurer"`
+}
+
+// EncodeKnight is a's sheet, as a realm checkpoints it through realm.Fenced.
+func EncodeKnight(a *world.Adventurer) ([]byte, error) {
+	body, err := json.Marshal(a)
+	if err != nil {
+		return nil, fmt.Errorf("encode knight %s: %w", a.ID, err)
+	}
+	return json.Marshal(knightValue{V: valueVersion, Adventurer: body})
+}
+
+// DecodeKnight reads the sheet of knight id, as a claim hands it back (Fenced.Sheet).
+func DecodeKnight(id string, data []byte) (world.Adventurer, error) {
+	var v knightValue
+	if err := json.Unmarshal(data, &v); err != nil {
+		return world.Adventurer{}, fmt.Errorf("decode knight %s: %w", id, err)
+	}
+	if v.V != valueVersion {
+		return world.Adventurer{}, fmt.Errorf("decode knight %s: value version %d, this program knows %d: %w",
+			id, v.V, valueVersion, store.ErrUnknownVersion)
+	}
+	if len(v.Adventurer) == 0 || bytes.Equal(v.Adventurer, []byte("null")) {
+		return world.Adventurer{}, fmt.Errorf("decode knight %s: value has no knight", id)
+	}
+	var a world.Adventurer
+	if err := json.Unmarshal(v.Adventurer, &a); err != nil {
+		return world.Adventurer{}, fmt.Errorf("decode knight %s: %w", id, err)
+	}
+	if a.ID != id {
+		return world.Adventurer{}, fmt.Errorf("decode knight %s: the sheet says %q", id, a.ID)
+	}
+	return a, nil
+}
+
+// LoadAdventurer is knight id's last checkpoint, or an error wrapping store.ErrNotFound.
+// It is for reading a knight no realm plays (a realm playing one has its sheet from its
+// claim).
+func (s *Store) LoadAdventurer(id string) (world.Adventurer, error) {
+	ctx, cancel := s.call()
+	defer cancel()
+	resp, err := s.cli.Get(ctx, s.prefix+"knight/"+id)
+	if err != nil {
+		return world.Adventurer{}, fmt.Errorf("load knight %s: %w", id, err)
+	}
+	if len(resp.Kvs) == 0 {
+		return world.Adventurer{}, fmt.Errorf("load knight %s: %w", id, store.ErrNotFound)
+	}
+	return DecodeKnight(id, resp.Kvs[0].Value)
+}
+
+// Checkpoint saves a's sheet under f's claim.
+func Checkpoint(ctx context.Context, f *realm.Fenced, a *world.Adventurer) error {
+	data, err := EncodeKnight(a)
+	if err != nil {
+		return err
+	}
+	return f.Checkpoint(ctx, data)
+}

@@ -1,0 +1,25 @@
+package records
+
+import (
+	"fmt"
+	"os"
+	"testing"
+
+	"github.com/orthanc-ssh/orthanc-ssh/internal/etcdtest"
+)
+
+// etcdAddr is the embedded etcd's client address, host:port on loopback.
+var etcdAddr string
+
+// TestMain starts one etcd for the package's tests; each test keeps to a prefix of its own.
+func TestMain(m *testing.M) {
+	code, err := etcdtest.Run(func(addr string) int {
+		etcdAddr = addr
+		return m.Run()
+	})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Exit(code)
+}
