@@ -24,6 +24,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -58,6 +59,12 @@ type Status struct {
 	Taken time.Time `json:"taken"`
 }
 
+// Replays reports whether the page links any replay.
+func (s Status) Replays() bool {
+	return slices.ContainsFunc(s.Fame, func(f Fame) bool { return f.Replay != "" }) ||
+		slices.ContainsFunc(s.Deaths, func(d Death) bool { return d.Replay != "" })
+}
+
 // Player is one knight online.
 type Player struct {
 	Name  string `json:"name"`
@@ -74,6 +81,9 @@ type Fame struct {
 	Experience   int       `json:"experience"`
 	PercentKills int       `json:"percent_kills"`
 	Retired      time.Time `json:"retired"`
+	// Replay is the address of its last 5 minutes as an asciicast file (CastPath); empty
+	// when none is kept or its knight keeps it private.
+	Replay string `json:"replay,omitempty"`
 }
 
 // Death is one knight slain.
@@ -83,6 +93,8 @@ type Death struct {
 	Killer string    `json:"killer"`
 	Depth  int       `json:"depth"`
 	Died   time.Time `json:"died"`
+	// Replay is the address of its last 5 minutes as an asciicast file, as Fame's.
+	Replay string `json:"replay,omitempty"`
 }
 
 // StatusFunc gathers the status; the page calls it at most once a CacheFor.
@@ -112,6 +124,10 @@ type Options struct {
 	// request from one of them is counted by the client address the header gives
 	// (ClientAddr). Every other request's header is ignored.
 	TrustedProxies []netip.Prefix
+	// Cast makes the replays' asciicast files (/replay/ID.cast); nil serves none.
+	// MaxCasts are made at once; zero is DefaultMaxCasts.
+	Cast     CastFunc
+	MaxCasts int
 }
 
 // Codebase, Genre and Language are what the listing for MUD directories says of the game.
@@ -153,6 +169,8 @@ type Handler struct {
 
 	mu    sync.Mutex // guards the rate cap
 	rates map[string]*bucket
+
+	casts *casts // nil: no replays
 }
 
 // bucket is one address's allowance of requests: tokens, refilled at the rate.
@@ -177,6 +195,10 @@ func New(status StatusFunc, log *slog.Logger, opt Options) *Handler {
 	h.mux.HandleFunc("GET /api/who", h.serveJSON(func(s Status) any { return s.Online }))
 	h.mux.HandleFunc("GET /api/fame", h.serveJSON(func(s Status) any { return s.Fame }))
 	h.mux.HandleFunc("GET /mssp.json", h.serveJSON(mssp))
+	h.mux.HandleFunc("GET /replay/{file}", h.serveCast)
+	if opt.Cast != nil {
+		h.casts = newCasts(opt.Cast, opt.MaxCasts)
+	}
 	return h
 }
 

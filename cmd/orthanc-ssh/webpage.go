@@ -16,6 +16,7 @@ import (
 	"golang.org/x/crypto/ssh/knownhosts"
 
 	"github.com/orthanc-ssh/orthanc-ssh/keys"
+	"github.com/orthanc-ssh/orthanc-ssh/replay"
 	"github.com/orthanc-ssh/orthanc-ssh/store"
 	"github.com/orthanc-ssh/orthanc-ssh/web"
 )
@@ -157,7 +158,8 @@ func (c *webConn) Close() error {
 func (s *server) serveWeb(ctx context.Context, ln net.Listener) {
 	hs := &http.Server{
 		Handler: web.New(s.webStatus, s.log.With("part", "web"), web.Options{
-			RatePerSecond: float64(s.cfg.web.rate), RateBurst: s.cfg.web.burst, TrustedProxies: s.cfg.web.trusted}),
+			RatePerSecond: float64(s.cfg.web.rate), RateBurst: s.cfg.web.burst, TrustedProxies: s.cfg.web.trusted,
+			Cast: s.webCast}),
 		ReadHeaderTimeout: 5 * time.Second, ReadTimeout: webReadTimeout, WriteTimeout: webWriteTimeout,
 		IdleTimeout: webIdleTimeout, MaxHeaderBytes: 8 << 10,
 	}
@@ -192,6 +194,10 @@ func (s *server) webStatus(ctx context.Context) (web.Status, error) {
 	if err := s.saver.Flush(); err != nil {
 		return web.Status{}, fmt.Errorf("write pending knights: %w", err)
 	}
+	kept, err := s.publicKept()
+	if err != nil {
+		return web.Status{}, fmt.Errorf("list the replays: %w", err)
+	}
 	fame, err := s.store.Fame()
 	if err != nil {
 		return web.Status{}, err
@@ -199,7 +205,7 @@ func (s *server) webStatus(ctx context.Context) (web.Status, error) {
 	for i, f := range fame[:min(len(fame), webFame)] {
 		a := f.Adventurer
 		st.Fame = append(st.Fame, web.Fame{Rank: i + 1, Name: a.Name, Level: a.Level, Experience: a.Experience,
-			PercentKills: a.PercentKills(), Retired: f.Retired})
+			PercentKills: a.PercentKills(), Retired: f.Retired, Replay: castLink(kept, a.ID, replay.KindRetired, f.Retired)})
 	}
 	tombs, err := s.store.Tombstones()
 	if err != nil {
@@ -211,7 +217,8 @@ func (s *server) webStatus(ctx context.Context) (web.Status, error) {
 		if d == nil || d.Killer == replacedKiller {
 			continue // a knight its player retired for another is no death
 		}
-		st.Deaths = append(st.Deaths, web.Death{Name: t.Adventurer.Name, Level: d.Level, Killer: d.Killer, Depth: d.Depth, Died: t.Died})
+		st.Deaths = append(st.Deaths, web.Death{Name: t.Adventurer.Name, Level: d.Level, Killer: d.Killer, Depth: d.Depth, Died: t.Died,
+			Replay: castLink(kept, t.Adventurer.ID, replay.KindDeath, t.Died)})
 		if len(st.Deaths) == webDeaths {
 			break
 		}
