@@ -44,6 +44,7 @@ func CastPath(id string) string { return "/replay/" + id + ".cast" }
 type casts struct {
 	make  CastFunc
 	turns chan struct{}
+	wait  time.Duration // castWait; tests shorten it
 	mu    sync.Mutex
 	kept  map[string][]byte
 	order []string // ids of kept, oldest asked for first
@@ -53,7 +54,7 @@ func newCasts(f CastFunc, max int) *casts {
 	if max <= 0 {
 		max = DefaultMaxCasts
 	}
-	return &casts{make: f, turns: make(chan struct{}, max), kept: map[string][]byte{}}
+	return &casts{make: f, turns: make(chan struct{}, max), wait: castWait, kept: map[string][]byte{}}
 }
 
 // get is the cast of id, kept or made now.
@@ -61,7 +62,7 @@ func (c *casts) get(ctx context.Context, id string) ([]byte, error) {
 	if b := c.lookup(id); b != nil {
 		return b, nil
 	}
-	wait := time.NewTimer(castWait)
+	wait := time.NewTimer(c.wait)
 	defer wait.Stop()
 	select {
 	case c.turns <- struct{}{}:

@@ -17,6 +17,8 @@ import (
 	"github.com/creack/pty"
 
 	"github.com/orthanc-ssh/orthanc-ssh/internal/testtools"
+	"github.com/orthanc-ssh/orthanc-ssh/replay"
+	"github.com/orthanc-ssh/orthanc-ssh/store"
 	"github.com/orthanc-ssh/orthanc-ssh/web"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
@@ -159,4 +161,39 @@ func httpGet(t *testing.T, url string, want int) string {
 		t.Fatalf("GET %s = %d, want %d:\n%s", url, r.StatusCode, want, b)
 	}
 	return string(b)
+}
+
+// The page's casts are of public records only: a death its knight keeps private, and a
+// report's record, are 404 at the address the public one would have, as is a record
+// no longer kept, each with a line that says why.
+func TestTheWebPageRefusesPrivateReplays(t *testing.T) {
+	cfg := testConfig(t.TempDir(), defaultSeed)
+	cfg.httpAddr = "127.0.0.1:0"
+	_, srv := startConfigured(t, cfg)
+	base := "http://" + srv.httpLn.Addr().String()
+	at := time.Now().Add(-time.Minute)
+	records := []store.Replay{
+		{Knight: "K-open", Name: "Open", Kind: string(replay.KindDeath), At: at, Window: replay.DeathWindow},
+		{Knight: "K-hidden", Name: "Hidden", Kind: string(replay.KindDeath), At: at, Private: true, Window: replay.DeathWindow},
+		{Knight: "K-reported", Name: "Reported", Kind: string(replay.KindReport), At: at, Report: 1, Window: replay.ReportWindow},
+	}
+	w := store.NewReplayWriter(srv.store, 0, replay.Rolling, nil) // beside the server's, on its store
+	for _, r := range records {
+		w.PutChunk(r.Knight, store.ReplayChunk{Start: at.Add(-time.Second), Data: []byte{1}})
+		w.Keep(r)
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if cast := httpGet(t, base+web.CastPath(publicCastID(records[0])), 200); !strings.HasPrefix(cast, `{"version":2,"width":80,"height":24,`) {
+		t.Fatalf("the public record's cast:\n%s", cast)
+	}
+	for _, r := range records[1:] {
+		if b := httpGet(t, base+web.CastPath(publicCastID(r)), 404); !strings.Contains(b, "keeps it private") {
+			t.Errorf("%s's record: %q", r.Name, b)
+		}
+	}
+	gone := records[0]
+	gone.At = at.Add(-time.Hour)
+	httpGet(t, base+web.CastPath(publicCastID(gone)), 404)
 }
