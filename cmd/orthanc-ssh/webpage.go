@@ -173,7 +173,8 @@ func (s *server) serveWeb(ctx context.Context, ln net.Listener) {
 }
 
 // webStatus gathers what the page shows: who is online from the world; the hall of fame
-// and the latest deaths from the store, after the saver has written what it holds.
+// and the latest deaths from the store, after the saver has written what it holds, with
+// the addresses of their replays.
 func (s *server) webStatus(ctx context.Context) (web.Status, error) {
 	host, port := s.publicHostPort()
 	portN, _ := strconv.Atoi(port)
@@ -194,13 +195,22 @@ func (s *server) webStatus(ctx context.Context) (web.Status, error) {
 	if err := s.saver.Flush(); err != nil {
 		return web.Status{}, fmt.Errorf("write pending knights: %w", err)
 	}
+	if err := s.webRecords(&st); err != nil {
+		return web.Status{}, err
+	}
+	return st, nil
+}
+
+// webRecords fills in the hall of fame and the latest deaths, each with its replay's
+// address when a public one is kept.
+func (s *server) webRecords(st *web.Status) error {
 	kept, err := s.publicKept()
 	if err != nil {
-		return web.Status{}, fmt.Errorf("list the replays: %w", err)
+		return fmt.Errorf("list the replays: %w", err)
 	}
 	fame, err := s.store.Fame()
 	if err != nil {
-		return web.Status{}, err
+		return err
 	}
 	for i, f := range fame[:min(len(fame), webFame)] {
 		a := f.Adventurer
@@ -209,7 +219,7 @@ func (s *server) webStatus(ctx context.Context) (web.Status, error) {
 	}
 	tombs, err := s.store.Tombstones()
 	if err != nil {
-		return web.Status{}, err
+		return err
 	}
 	slices.SortStableFunc(tombs, func(a, b store.Tombstone) int { return b.Died.Compare(a.Died) })
 	for _, t := range tombs {
@@ -223,5 +233,5 @@ func (s *server) webStatus(ctx context.Context) (web.Status, error) {
 			break
 		}
 	}
-	return st, nil
+	return nil
 }
