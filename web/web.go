@@ -2,10 +2,11 @@
 // fingerprint, to check a first ssh against), the message of the day, who is online,
 // the hall of fame and the latest deaths, as HTML made with html/template (no script
 // needed, readable on a phone, in the game's PLATO look), the same as JSON under /api/,
-// and a listing document for MUD directories at /mssp.json.
+// a listing document for MUD directories at /mssp.json, and the public replays of the
+// deaths and retirements it lists as asciicast files at /replay/ID.cast (cast.go).
 //
 // It reads the game only through a StatusFunc, which the server fills with plain values,
-// and changes nothing: every route answers GET and HEAD alone. It must not import the
+// and a CastFunc, which hands it a cast's bytes, and changes nothing: every route answers GET and HEAD alone. It must not import the
 // world engine, the store or anything SSH: the server translates at the edge, as it does
 // for app. Player-supplied text (names, the message of the day) reaches the page only
 // through html/template's escaping or encoding/json.
