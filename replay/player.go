@@ -164,14 +164,20 @@ func (p *Player) Status() string {
 	if len(p.ms) > 0 {
 		end = p.ms[len(p.ms)-1].At
 	}
-	s := clock(min(p.posLocked(), end)) + " of " + clock(end)
-	if p.speed != 1 {
-		s += ", " + speedWords(p.speed)
+	return status(min(p.posLocked(), end), end, p.speed, p.paused, p.next >= len(p.ms))
+}
+
+// status says where a replay stands: "0:42 of 5:00", the pace when it is not 1×, paused,
+// or the end.
+func status(pos, end time.Duration, speed float64, paused, ended bool) string {
+	s := clock(pos) + " of " + clock(end)
+	if speed != 1 {
+		s += ", " + speedWords(speed)
 	}
 	switch {
-	case p.next >= len(p.ms):
+	case ended:
 		s += ", the end"
-	case p.paused:
+	case paused:
 		s += ", paused"
 	}
 	return s

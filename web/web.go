@@ -2,10 +2,11 @@
 // fingerprint, to check a first ssh against), the message of the day, who is online,
 // the hall of fame and the latest deaths, as HTML made with html/template (no script
 // needed, readable on a phone, in the game's PLATO look), the same as JSON under /api/,
-// and a listing document for MUD directories at /mssp.json.
+// a listing document for MUD directories at /mssp.json, and the public replays of the
+// deaths and retirements it lists as asciicast files at /replay/ID.cast (cast.go).
 //
 // It reads the game only through a StatusFunc, which the server fills with plain values,
-// and changes nothing: every route answers GET and HEAD alone. It must not import the
+// and a CastFunc, which hands it a cast's bytes, and changes nothing: every route answers GET and HEAD alone. It must not import the
 // world engine, the store or anything SSH: the server translates at the edge, as it does
 // for app. Player-supplied text (names, the message of the day) reaches the page only
 // through html/template's escaping or encoding/json.
@@ -24,6 +25,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -58,6 +60,12 @@ type Status struct {
 	Taken time.Time `json:"taken"`
 }
 
+// Replays reports whether the page links any replay.
+func (s Status) Replays() bool {
+	return slices.ContainsFunc(s.Fame, func(f Fame) bool { return f.Replay != "" }) ||
+		slices.ContainsFunc(s.Deaths, func(d Death) bool { return d.Replay != "" })
+}
+
 // Player is one knight online.
 type Player struct {
 	Name  string `json:"name"`
@@ -74,6 +82,9 @@ type Fame struct {
 	Experience   int       `json:"experience"`
 	PercentKills int       `json:"percent_kills"`
 	Retired      time.Time `json:"retired"`
+	// Replay is the address of its last 5 minutes as an asciicast file (CastPath); empty
+	// when none is kept or its knight keeps it private.
+	Replay string `json:"replay,omitempty"`
 }
 
 // Death is one knight slain.
@@ -83,6 +94,8 @@ type Death struct {
 	Killer string    `json:"killer"`
 	Depth  int       `json:"depth"`
 	Died   time.Time `json:"died"`
+	// Replay is the address of its last 5 minutes as an asciicast file, as Fame's.
+	Replay string `json:"replay,omitempty"`
 }
 
 // StatusFunc gathers the status; the page calls it at most once a CacheFor.
@@ -112,6 +125,10 @@ type Options struct {
 	// request from one of them is counted by the client address the header gives
 	// (ClientAddr). Every other request's header is ignored.
 	TrustedProxies []netip.Prefix
+	// Cast makes the replays' asciicast files (/replay/ID.cast); nil serves none.
+	// MaxCasts are made at once; zero is DefaultMaxCasts.
+	Cast     CastFunc
+	MaxCasts int
 }
 
 // Codebase, Genre and Language are what the listing for MUD directories says of the game.
@@ -153,6 +170,8 @@ type Handler struct {
 
 	mu    sync.Mutex // guards the rate cap
 	rates map[string]*bucket
+
+	casts *casts // nil: no replays
 }
 
 // bucket is one address's allowance of requests: tokens, refilled at the rate.
@@ -177,6 +196,10 @@ func New(status StatusFunc, log *slog.Logger, opt Options) *Handler {
 	h.mux.HandleFunc("GET /api/who", h.serveJSON(func(s Status) any { return s.Online }))
 	h.mux.HandleFunc("GET /api/fame", h.serveJSON(func(s Status) any { return s.Fame }))
 	h.mux.HandleFunc("GET /mssp.json", h.serveJSON(mssp))
+	h.mux.HandleFunc("GET /replay/{file}", h.serveCast)
+	if opt.Cast != nil {
+		h.casts = newCasts(opt.Cast, opt.MaxCasts)
+	}
 	return h
 }
 

@@ -240,12 +240,12 @@ func (s *server) serve(ctx context.Context, ln net.Listener) error {
 		s.log.Info("metrics", "addr", s.metrics.Addr().String(), "path", "/metrics")
 		go s.serveMetrics(metricsCtx, s.metrics)
 	}
-	if s.httpLn != nil {
+	replayCtx, stopReplays := context.WithCancel(context.Background())
+	replaysDone := s.startReplays(replayCtx)
+	if s.httpLn != nil { // after the replays' writer is made: the page reads it
 		s.log.Info("web page", "addr", s.httpLn.Addr().String())
 		go s.serveWeb(metricsCtx, s.httpLn)
 	}
-	replayCtx, stopReplays := context.WithCancel(context.Background())
-	replaysDone := s.startReplays(replayCtx)
 	saverCtx, stopSaver := context.WithCancel(context.Background())
 	saverDone := make(chan struct{})
 	go s.keepGoing("saver", saverDone, func() {

@@ -16,6 +16,7 @@ import (
 	"golang.org/x/crypto/ssh/knownhosts"
 
 	"github.com/orthanc-ssh/orthanc-ssh/keys"
+	"github.com/orthanc-ssh/orthanc-ssh/replay"
 	"github.com/orthanc-ssh/orthanc-ssh/store"
 	"github.com/orthanc-ssh/orthanc-ssh/web"
 )
@@ -157,7 +158,8 @@ func (c *webConn) Close() error {
 func (s *server) serveWeb(ctx context.Context, ln net.Listener) {
 	hs := &http.Server{
 		Handler: web.New(s.webStatus, s.log.With("part", "web"), web.Options{
-			RatePerSecond: float64(s.cfg.web.rate), RateBurst: s.cfg.web.burst, TrustedProxies: s.cfg.web.trusted}),
+			RatePerSecond: float64(s.cfg.web.rate), RateBurst: s.cfg.web.burst, TrustedProxies: s.cfg.web.trusted,
+			Cast: s.webCast}),
 		ReadHeaderTimeout: 5 * time.Second, ReadTimeout: webReadTimeout, WriteTimeout: webWriteTimeout,
 		IdleTimeout: webIdleTimeout, MaxHeaderBytes: 8 << 10,
 	}
@@ -171,7 +173,8 @@ func (s *server) serveWeb(ctx context.Context, ln net.Listener) {
 }
 
 // webStatus gathers what the page shows: who is online from the world; the hall of fame
-// and the latest deaths from the store, after the saver has written what it holds.
+// and the latest deaths from the store, after the saver has written what it holds, with
+// the addresses of their replays.
 func (s *server) webStatus(ctx context.Context) (web.Status, error) {
 	host, port := s.publicHostPort()
 	portN, _ := strconv.Atoi(port)
@@ -192,18 +195,31 @@ func (s *server) webStatus(ctx context.Context) (web.Status, error) {
 	if err := s.saver.Flush(); err != nil {
 		return web.Status{}, fmt.Errorf("write pending knights: %w", err)
 	}
+	if err := s.webRecords(&st); err != nil {
+		return web.Status{}, err
+	}
+	return st, nil
+}
+
+// webRecords fills in the hall of fame and the latest deaths, each with its replay's
+// address when a public one is kept.
+func (s *server) webRecords(st *web.Status) error {
+	kept, err := s.publicKept()
+	if err != nil {
+		return fmt.Errorf("list the replays: %w", err)
+	}
 	fame, err := s.store.Fame()
 	if err != nil {
-		return web.Status{}, err
+		return err
 	}
 	for i, f := range fame[:min(len(fame), webFame)] {
 		a := f.Adventurer
 		st.Fame = append(st.Fame, web.Fame{Rank: i + 1, Name: a.Name, Level: a.Level, Experience: a.Experience,
-			PercentKills: a.PercentKills(), Retired: f.Retired})
+			PercentKills: a.PercentKills(), Retired: f.Retired, Replay: castLink(kept, a.ID, replay.KindRetired, f.Retired)})
 	}
 	tombs, err := s.store.Tombstones()
 	if err != nil {
-		return web.Status{}, err
+		return err
 	}
 	slices.SortStableFunc(tombs, func(a, b store.Tombstone) int { return b.Died.Compare(a.Died) })
 	for _, t := range tombs {
@@ -211,10 +227,11 @@ func (s *server) webStatus(ctx context.Context) (web.Status, error) {
 		if d == nil || d.Killer == replacedKiller {
 			continue // a knight its player retired for another is no death
 		}
-		st.Deaths = append(st.Deaths, web.Death{Name: t.Adventurer.Name, Level: d.Level, Killer: d.Killer, Depth: d.Depth, Died: t.Died})
+		st.Deaths = append(st.Deaths, web.Death{Name: t.Adventurer.Name, Level: d.Level, Killer: d.Killer, Depth: d.Depth, Died: t.Died,
+			Replay: castLink(kept, t.Adventurer.ID, replay.KindDeath, t.Died)})
 		if len(st.Deaths) == webDeaths {
 			break
 		}
 	}
-	return st, nil
+	return nil
 }

@@ -1,0 +1,106 @@
+package web
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// castHandler is the page with a cast function that knows one public replay, "abc1",
+// and one kept private, "def2"; it counts the casts it makes.
+// With block, a cast says it has begun on started and waits for block.
+func castHandler(t *testing.T, maxCasts int, made *atomic.Int32, started, block chan struct{}) *Handler {
+	t.Helper()
+	cast := func(ctx context.Context, id string) ([]byte, error) {
+		switch id {
+		case "abc1":
+			made.Add(1)
+			if block != nil {
+				started <- struct{}{}
+				<-block
+			}
+			return []byte(`{"version":2,"width":80,"height":24}` + "\n" + `[0.000, "o", "hi"]` + "\n"), nil
+		case "def2":
+			return nil, ErrNoCast // private: the server says none, as for one not kept
+		}
+		return nil, ErrNoCast
+	}
+	st := fixed()
+	st.Fame[0].Replay = CastPath("abc1")
+	h := New(func(context.Context) (Status, error) { return st, nil }, nil, Options{Cast: cast, MaxCasts: maxCasts, RateBurst: 1000})
+	return h
+}
+
+// GET /replay/ID.cast: a public replay is its cast, application/x-asciicast, made once
+// and kept; a private one, one not kept, and a name that is no cast's are 404 with a
+// line that says why; the page links the replay and says how to play it.
+func TestTheReplayRoutes(t *testing.T) {
+	var made atomic.Int32
+	h := castHandler(t, 0, &made, nil, nil)
+	for range 2 {
+		r := get(h, "GET", "/replay/abc1.cast", "192.0.2.1:5000")
+		if b := body(t, r); r.StatusCode != 200 || r.Header.Get("Content-Type") != CastType || !strings.HasPrefix(b, `{"version":2`) {
+			t.Fatalf("GET the cast = %d %q\n%s", r.StatusCode, r.Header.Get("Content-Type"), b)
+		}
+	}
+	if made.Load() != 1 {
+		t.Errorf("the cast was made %d times for two requests, want once", made.Load())
+	}
+	r := get(h, "HEAD", "/replay/abc1.cast", "192.0.2.1:5000")
+	if r.StatusCode != 200 || r.Header.Get("Content-Type") != CastType {
+		t.Errorf("HEAD the cast = %d %q", r.StatusCode, r.Header.Get("Content-Type"))
+	}
+	for path, want := range map[string]string{
+		"/replay/def2.cast":      "its knight keeps it private",
+		"/replay/0000.cast":      "it is not kept",
+		"/replay/abc1":           "replays are at /replay/ID.cast",
+		"/replay/ABC1.cast":      "replays are at /replay/ID.cast",
+		"/replay/a%2F..%2F.cast": "replays are at /replay/ID.cast",
+		"/replay/.cast":          "replays are at /replay/ID.cast",
+	} {
+		r := get(h, "GET", path, "192.0.2.1:5000")
+		if b := body(t, r); r.StatusCode != 404 || !strings.Contains(b, want) || r.Header.Get("Content-Type") == CastType {
+			t.Errorf("GET %s = %d %q, want 404 saying %q", path, r.StatusCode, b, want)
+		}
+	}
+	page := body(t, get(h, "GET", "/", "192.0.2.1:5000"))
+	for _, want := range []string{`<a class="replay" href="/replay/abc1.cast"`, "asciinema play URL", "replay NAME --death"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	if strings.Count(page, `class="replay"`) != 1 {
+		t.Errorf("the page links %d replays, want 1 (Mordred's death has none)", strings.Count(page, `class="replay"`))
+	}
+
+	none := New(func(context.Context) (Status, error) { return fixed(), nil }, nil, Options{})
+	if r := get(none, "GET", "/replay/abc1.cast", "192.0.2.1:5000"); r.StatusCode != 404 {
+		t.Errorf("with no cast function, GET a cast = %d, want 404", r.StatusCode)
+	}
+	if page := body(t, get(none, "GET", "/", "192.0.2.1:5000")); strings.Contains(page, `id="replays"`) {
+		t.Error("a page with no replays explains them")
+	}
+}
+
+// At most MaxCasts casts are made at once: a request that finds no turn within the wait
+// is answered 503 with Retry-After.
+func TestCastsAreMadeFewAtATime(t *testing.T) {
+	var made atomic.Int32
+	started, block := make(chan struct{}), make(chan struct{})
+	h := castHandler(t, 1, &made, started, block)
+	h.casts.wait = 50 * time.Millisecond
+	first := make(chan int)
+	go func() { first <- get(h, "GET", "/replay/abc1.cast", "192.0.2.1:5000").StatusCode }()
+	<-started // the first request holds the only turn
+	r := get(h, "GET", "/replay/abc1.cast", "192.0.2.2:5000")
+	if b := body(t, r); r.StatusCode != http.StatusServiceUnavailable || r.Header.Get("Retry-After") == "" || !strings.Contains(b, "busy") {
+		t.Errorf("a second cast while the only turn is taken = %d %q", r.StatusCode, b)
+	}
+	close(block)
+	if code := <-first; code != 200 {
+		t.Errorf("the first cast = %d", code)
+	}
+}
