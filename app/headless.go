@@ -31,6 +31,7 @@ func NewHeadless(ctl ReplayControl, width, height int, tick time.Duration, out i
 	// A recording is played on the viewer's own screen: not the alternate one, whose
 	// leaving would wipe the last frame, and with no paste to bracket.
 	m.term.mode = termFull
+	m.watch.cast = true
 	m.term.write([]byte(ansi.ResetModeTextCursorEnable))
 	return &Headless{m: m, box: box}
 }

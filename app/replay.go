@@ -147,5 +147,8 @@ func (m *Model) replayBar(w int) string {
 		keys = append(keys, k.key+" "+k.word)
 	}
 	head := fmt.Sprintf(" REPLAY of %s, %s.", r.Name(), r.Status())
+	if m.watch.cast {
+		return fit(w, head+" ", fmt.Sprintf(" REPLAY %s ", r.Status()))
+	}
 	return fit(w, head+" "+strings.Join(keys, ", ")+" ", head+" p f s i b q ", head+" ", fmt.Sprintf(" REPLAY %s ", r.Status()))
 }

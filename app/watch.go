@@ -35,6 +35,9 @@ type watching struct {
 	only   bool // a spectator's session: no knight of its own
 	// replay is set for a replay's session (replay.go): its views come from it.
 	replay ReplayControl
+	// cast is a replay drawn into a file (Headless): no one presses its keys, so the
+	// bar names none.
+	cast bool
 }
 
 // watchViewMsg is a view of the watched player, from the view slot it came through.
