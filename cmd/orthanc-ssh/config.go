@@ -94,7 +94,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.StringVar(&c.httpAddr, "http-addr", getenv("ORTHANC_HTTP_ADDR"), "serve the server's web page (who is on, the hall of fame, how to connect) at http://ADDR/, such as :8080; off when empty (env ORTHANC_HTTP_ADDR)")
 	fs.StringVar(&c.name, "name", env("ORTHANC_NAME", "Orthanc"), "the server's name, on its web page and in the listing for MUD directories (env ORTHANC_NAME)")
 	fs.StringVar(&c.publicAddr, "public-addr", getenv("ORTHANC_PUBLIC_ADDR"), "host[:port] players connect to, as the web page and messages show it; default this machine's name and the listen port (env ORTHANC_PUBLIC_ADDR)")
-	fs.BoolVar(&c.check, "check", false, "verify every record of the database in -data (pages, checksums, decoding) without writing to it, and exit: 0 when sound, 1 otherwise; the server does not start (a running server's: the admin command check)")
+	fs.BoolVar(&c.check, "check", false, "verify every record of the database in -data (pages, checksums, decoding; -data may name a backup's file instead) without writing to it, and exit: 0 when sound, 1 otherwise; the server does not start (a running server's: the admin command check)")
 	fs.BoolVar(&c.showVersion, "version", false, "print the server's version (its release, or the commit it was built from) and exit")
 	logLevel, logFormat := env("ORTHANC_LOG_LEVEL", "info"), env("ORTHANC_LOG_FORMAT", "text")
 	fs.Func("log-level", "least level of the lines logged: debug, info, warn or error (env ORTHANC_LOG_LEVEL; default info)", func(v string) error { logLevel = v; return nil })

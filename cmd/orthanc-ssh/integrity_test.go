@@ -81,3 +81,45 @@ func TestCheckALiveAndAStoppedDatabase(t *testing.T) {
 		t.Error("the damaged file was written")
 	}
 }
+
+// An operator checks a backup where the backup command wrote it: -check with -data
+// naming that file reads it, without a folder made for it; a damaged copy is refused
+// with the advice to take another, not to restore one.
+func TestCheckABackupFile(t *testing.T) {
+	ts, admin := startAdminServer(t)
+	motd := "a message of the day to flip a bit of"
+	mustRun(t, ts.addr, admin, "motd set "+motd)
+	path := filepath.Join(t.TempDir(), "orthanc-2026-06-01.db")
+	if err := os.WriteFile(path, []byte(mustRun(t, ts.addr, admin, "backup")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	check := func() (int, string) {
+		var log bytes.Buffer
+		code := run(context.Background(), []string{"-check", "-data", path}, func(string) string { return "" }, &log)
+		return code, log.String()
+	}
+	if code, log := check(); code != 0 || !strings.Contains(log, "the database is sound") || !strings.Contains(log, "db="+path) {
+		t.Fatalf("-check of a sound backup file: %d\n%s", code, log)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(data, []byte(motd)) {
+		t.Fatal("the message of the day is not in the backup")
+	}
+	for at := 0; ; { // every copy: a page bbolt freed may hold an older one
+		j := bytes.Index(data[at:], []byte(motd))
+		if j < 0 {
+			break
+		}
+		data[at+j+2] ^= 0x01
+		at += j + 1
+	}
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, log := check(); code != 1 || !strings.Contains(log, "checksum mismatch") || !strings.Contains(log, "do not restore this copy") {
+		t.Errorf("-check of a damaged backup file: %d\n%s", code, log)
+	}
+}

@@ -101,15 +101,23 @@ func runWith(ctx context.Context, args []string, getenv func(string) string, std
 }
 
 // checkDatabase is -check: it verifies the database in cfg.data without writing to it,
-// and returns the exit code (0 sound, 1 not, or it could not be read).
+// and returns the exit code (0 sound, 1 not, or it could not be read). cfg.data may
+// also name a file, a copy as the backup command wrote it, so that a backup is checked
+// where it lies rather than put in a folder of its own first.
 func checkDatabase(cfg config, log *slog.Logger) int {
-	db := filepath.Join(cfg.data, "orthanc.db")
+	db, copied := filepath.Join(cfg.data, "orthanc.db"), false
+	if fi, err := os.Stat(cfg.data); err == nil && fi.Mode().IsRegular() {
+		db, copied = cfg.data, true
+	}
 	version, err := store.CheckFile(db, store.Options{})
-	if errors.Is(err, store.ErrLocked) {
+	switch {
+	case errors.Is(err, store.ErrLocked):
 		log.Error("check", "db", db, "err", err, "fix", "a running server holds it: run ssh -p PORT host check with an admin key")
 		return 1
-	}
-	if err != nil {
+	case err != nil && copied:
+		log.Error("check", "db", db, "err", err, "fix", "do not restore this copy: take a new one (ssh -p PORT host backup > FILE) and check that")
+		return 1
+	case err != nil:
 		log.Error("check", "db", db, "err", err, "fix", startAdvice(err, cfg))
 		return 1
 	}

@@ -21,8 +21,9 @@ var version = sync.OnceValue(func() string {
 })
 
 // versionOf names a build: the version stamped into it if any, else the module version
-// when it was built as a module of that version (go install ...@v1.2.0), otherwise the
-// commit it was built from with its time ("-dirty" when the work tree had changes),
+// when it was built as a module of that version (go install ...@v1.2.0) or, from Go 1.24,
+// built in a clone (the commit's pseudo-version, "+dirty" when the work tree had
+// changes), otherwise the commit it was built from with its time ("-dirty" likewise),
 // otherwise "devel" (a build with -buildvcs=false, or out of a folder that is no
 // repository).
 func versionOf(info *debug.BuildInfo) string {
