@@ -119,7 +119,9 @@ func (s *server) identify(sess ssh.Session, game bool) (id ident, release func()
 		return id, func() {}, err
 	}
 	id.knight = store.NewKnightID()
-	unbind := s.saver.Bind(store.Key{Fingerprint: id.fp, Knight: id.knight, Type: key.Type(), Added: time.Now().UTC()})
+	// A new key is used as it is added: knight shows it last used now, from here.
+	unbind := s.saver.Bind(store.Key{Fingerprint: id.fp, Knight: id.knight, Type: key.Type(), Added: time.Now().UTC(),
+		LastUsed: s.now().UTC(), LastAddr: hostOf(sess.RemoteAddr())})
 	k, err := s.saver.KeyOf(id.fp) // a second session of the key bound it first
 	if err == nil && k.Knight != id.knight {
 		id.knight = k.Knight
