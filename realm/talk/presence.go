@@ -79,8 +79,21 @@ func (b *Bus) Announce(ctx context.Context) error {
 		m.Knights = append(m.Knights, knightMsg{Name: e.Name, ID: e.ID, Level: e.Level,
 			Idle: int(time.Duration(e.IdleTurns) * b.cfg.Tick / time.Second), Away: e.Away, AwayReason: e.AwayReason, Guest: e.Guest})
 	}
-	b.publish(b.subject("realm", b.cfg.Realm), m, maxAnnounceBytes)
+	b.publish(b.subject("realm", b.cfg.Realm), fitAnnounce(m), maxAnnounceBytes)
 	return nil
+}
+
+// fitAnnounce cuts an announcement's knights by halves until it is under its limit:
+// a realm whose whole list is too long still says who most of its knights are, and how
+// many it has.
+func fitAnnounce(m announceMsg) announceMsg {
+	for len(m.Knights) > 0 {
+		if _, err := encode(m, maxAnnounceBytes); err == nil {
+			break
+		}
+		m.Knights = m.Knights[:len(m.Knights)/2]
+	}
+	return m
 }
 
 // onAnnounce takes another realm's presence.

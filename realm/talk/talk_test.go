@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -207,5 +208,18 @@ func TestOpenRefusesNamesThatCannotBeSubjects(t *testing.T) {
 		if _, err := Open(c); !errors.Is(err, ErrBadConfig) {
 			t.Errorf("%+v: %v", c, err)
 		}
+	}
+}
+
+// A presence too long for its limit is cut, not refused: the count stays whole.
+func TestALongPresenceIsCutToItsLimit(t *testing.T) {
+	m := announceMsg{V: version, Realm: "Avalon", Players: 5000}
+	for i := range 5000 {
+		m.Knights = append(m.Knights, knightMsg{Name: fmt.Sprintf("Knight %d", i), ID: strings.Repeat("k", 50), AwayReason: strings.Repeat("é", 80)})
+	}
+	fit := fitAnnounce(m)
+	data, err := encode(fit, maxAnnounceBytes)
+	if err != nil || len(fit.Knights) == 0 || len(fit.Knights) == 5000 || fit.Players != 5000 {
+		t.Fatalf("%d knights, %d bytes, %v", len(fit.Knights), len(data), err)
 	}
 }
