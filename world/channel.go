@@ -169,6 +169,7 @@ func (e *Engine) talkOnChannel(p *player, ch *Channel, text string) {
 		}
 	}
 	e.tell(p, MsgChannel, line)
+	e.sendAbroad(p, FarLine{Kind: ChatChannel, To: ch.Name, Text: text})
 }
 
 // channelLine is a channel line as its listeners read it: "[newbie] Kay: where is the

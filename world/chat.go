@@ -88,10 +88,22 @@ type talker struct {
 // text, cleaned.
 type chatLine struct {
 	kind  ChatKind
-	party []*player // ChatParty: the speaker's party
-	ch    *Channel  // ChatChannel: the channel
-	to    *player   // ChatWhisper, ChatReply: the knight whispered to
+	party []*player  // ChatParty: the speaker's party
+	ch    *Channel   // ChatChannel: the channel
+	to    *player    // ChatWhisper, ChatReply: the knight whispered to
+	far   *FarKnight // or the knight of another realm whispered to (realms.go)
 	text  string
+}
+
+// toID is the id of the knight a whisper is for.
+func (l chatLine) toID() string {
+	switch {
+	case l.to != nil:
+		return l.to.rec.ID
+	case l.far != nil:
+		return l.far.ID
+	}
+	return ""
 }
 
 // handle is Chat on the engine goroutine.
@@ -107,7 +119,7 @@ func (m chatReq) handle(e *Engine) {
 		}
 		e.soc.counts.said[chatTalk[l.kind]]++
 		e.sayLine(p, l)
-		e.keep(p, l.kind, l.ch, l.to, l.text)
+		e.keep(p, l.kind, l.ch, l.toID(), l.text)
 	})
 }
 
@@ -130,10 +142,12 @@ func (e *Engine) address(p *player, c Chat) (l chatLine, note string) {
 		}
 	case ChatReply:
 		if l.to, note = e.replyee(p); l.to == nil {
-			return l, note
+			if l.far = e.farByID(p.soc.replyTo); l.far == nil {
+				return l, note
+			}
 		}
 	case ChatWhisper:
-		if l.to, l.text, note = e.whisperee(c.To, l.text); l.to == nil {
+		if note = e.addressWhisper(&l, c.To); note != "" {
 			return l, note
 		}
 	}
@@ -144,6 +158,19 @@ func (e *Engine) address(p *player, c Chat) (l chatLine, note string) {
 		return l, floodNote(p)
 	}
 	return l, ""
+}
+
+// addressWhisper finds the knight a whisper is for, here or else in another realm, and
+// takes its name off the line's text; or it returns the note for the speaker.
+func (e *Engine) addressWhisper(l *chatLine, to string) (note string) {
+	text := l.text
+	if l.to, l.text, note = e.whisperee(to, text); l.to != nil {
+		return ""
+	}
+	if l.far, l.text = e.farWhisperee(to, text); l.far != nil {
+		return ""
+	}
+	return note
 }
 
 // sayLine gives the line to those it is for (but those who mute the speaker), and the
@@ -158,6 +185,7 @@ func (e *Engine) sayLine(p *player, l chatLine) {
 				e.hear(q, from+" shouts: "+text)
 			}
 		}
+		e.sendAbroad(p, FarLine{Kind: ChatShout, Text: text})
 	case ChatParty:
 		e.tell(p, MsgParty, "You tell the party: "+text)
 		for _, q := range l.party {
@@ -166,6 +194,10 @@ func (e *Engine) sayLine(p *player, l chatLine) {
 			}
 		}
 	case ChatWhisper, ChatReply:
+		if l.far != nil {
+			e.whisperFar(p, l.far, text)
+			return
+		}
 		e.whisper(p, l.to, text)
 	case ChatChannel:
 		e.talkOnChannel(p, l.ch, text)
@@ -279,12 +311,29 @@ func (e *Engine) whisperee(to, text string) (q *player, rest, note string) {
 	if len(words) == 0 {
 		return nil, "", "Whisper to whom? Type /w, a name, then the words."
 	}
-	for k := min(len(words), MaxNameLen); k >= 1; k-- {
-		if q := e.online(strings.Join(words[:k], " ")); q != nil {
-			return q, strings.Join(words[k:], " "), ""
-		}
+	if name, rest := splitAddressee("", text, func(n string) bool { return e.online(n) != nil }); name != "" {
+		return e.online(name), rest, ""
 	}
 	return nil, "", fmt.Sprintf("No knight named %s is in the game.", CleanText(words[0], MaxNameLen+10))
+}
+
+// splitAddressee reads who a whisper is for: the name to, if known takes it, or else the
+// longest run of words starting text that known takes; and the text left. The name is ""
+// when there is none.
+func splitAddressee(to, text string, known func(string) bool) (name, rest string) {
+	if to = strings.TrimSpace(to); to != "" {
+		if known(to) {
+			return to, text
+		}
+		return "", ""
+	}
+	words := strings.Fields(text)
+	for k := min(len(words), MaxNameLen); k >= 1; k-- {
+		if n := strings.Join(words[:k], " "); known(n) {
+			return n, strings.Join(words[k:], " ")
+		}
+	}
+	return "", ""
 }
 
 // online is the knight online with the name, compared without regard to case; when

@@ -30,6 +30,9 @@ type CommunityConfig struct {
 	Silences []Silence
 	// Archive is where letters and reports go to be kept; nil keeps them in the engine only.
 	Archive Archive
+	// Abroad takes the lines that leave for other realms (realms.go); nil: the server is
+	// alone, and talk stays in it.
+	Abroad Abroad
 }
 
 // Tuning, at the default 25 ms tick:
@@ -78,6 +81,7 @@ type socialState struct {
 	silenced         map[string]silence  // by knight id, a guest's too (moderation.go)
 	reported         map[string][]uint64 // the turns of each reporter's reports in the last hour, by its id; all guests' under guestsReported (moderation.go)
 	counts           talkCounts
+	far              map[string][]FarKnight // the knights of other realms, by realm (realms.go)
 }
 
 // playerSocial is a knight's part of the community while it is in the world.

@@ -88,7 +88,7 @@ type keptLine struct {
 }
 
 // keep remembers a line p said, for reports (and, on a channel, its history).
-func (e *Engine) keep(p *player, kind ChatKind, ch *Channel, to *player, text string) {
+func (e *Engine) keep(p *player, kind ChatKind, ch *Channel, to, text string) {
 	e.soc.lineSeq++
 	k := keptLine{seq: e.soc.lineSeq, turn: e.turn, speaker: NameKey(p.rec.Name), speakerID: p.rec.ID,
 		name: p.rec.Name, guest: p.rec.Guest}
@@ -103,12 +103,17 @@ func (e *Engine) keep(p *player, kind ChatKind, ch *Channel, to *player, text st
 		k.where, k.line = ch.Name, channelLine(ch, p.rec.Name, text)
 		e.keepOnChannel(ch, k)
 	case ChatWhisper, ChatReply:
-		k.where, k.to, k.line = "whisper", to.rec.ID, p.rec.Name+" whispers: "+text
+		k.where, k.to, k.line = "whisper", to, p.rec.Name+" whispers: "+text
 		e.soc.whispers = append(e.soc.whispers, k)
 		return
 	default:
 		return // party talk is the party's
 	}
+	e.keepPublic(k)
+}
+
+// keepPublic keeps a line said aloud, for reports.
+func (e *Engine) keepPublic(k keptLine) {
 	if e.historyTurns() == 0 {
 		return
 	}

@@ -1,0 +1,86 @@
+package talk
+
+import (
+	"context"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/orthanc-ssh/orthanc-ssh/world"
+)
+
+// Moderation across realms: a ban or a silence an admin makes in one realm is an event
+// for the others to act on at once — the banned knight's session dropped, the silenced
+// knight muted. The records themselves are kept where the knights are (etcd, later); the
+// event only spares the wait.
+
+// ModKind is what a moderation event does.
+type ModKind string
+
+// The moderation events.
+const (
+	ModBan       ModKind = "ban"       // drop the knight's sessions
+	ModSilence   ModKind = "silence"   // silence the knight For as long
+	ModUnsilence ModKind = "unsilence" // lift its silence
+)
+
+// Moderation is a moderation event.
+type Moderation struct {
+	Kind ModKind
+	// Realm is the realm it was made in (the bus sets it when sending).
+	Realm string
+	// Knight is the knight's id (world.Adventurer.ID).
+	Knight string
+	// For is a silence's length; Until says when it ends, as the knight is told.
+	For    time.Duration
+	Until  string
+	Reason string
+}
+
+// Moderate tells the other realms of a ban or silence made here.
+func (b *Bus) Moderate(m Moderation) {
+	b.publish(b.subject("mod"), modMsg{V: version, Realm: b.cfg.Realm, Kind: string(m.Kind), Knight: m.Knight,
+		Seconds: int64(m.For / time.Second), Until: m.Until, Reason: m.Reason}, maxSmallBytes)
+}
+
+// onModeration takes an event from another realm and applies it to the world.
+func (b *Bus) onModeration(msg *nats.Msg) {
+	wm, err := decode[modMsg](msg.Data, maxSmallBytes)
+	m := Moderation{Kind: ModKind(wm.Kind), Realm: cleanRealm(wm.Realm), Knight: cleanID(wm.Knight),
+		For: time.Duration(max(wm.Seconds, 0)) * time.Second, Until: world.CleanText(wm.Until, 40),
+		Reason: world.CleanText(wm.Reason, world.MaxBroadcastRunes)}
+	if err == nil && (m.Realm == "" || m.Knight == "" || (m.Kind != ModBan && m.Kind != ModSilence && m.Kind != ModUnsilence)) {
+		err = errInvalid
+	}
+	if err != nil {
+		b.refused(err)
+		return
+	}
+	if m.Realm == b.cfg.Realm {
+		return
+	}
+	b.counts.received.Add(1)
+	b.toWorld(func(ctx context.Context) error {
+		err := b.apply(ctx, m)
+		if b.cfg.OnModeration != nil {
+			b.cfg.OnModeration(m)
+		}
+		return err
+	})
+}
+
+// apply carries an event out in the world.
+func (b *Bus) apply(ctx context.Context, m Moderation) error {
+	switch m.Kind {
+	case ModBan:
+		_, err := b.w.Kick(ctx, m.Knight, m.Reason)
+		return err
+	case ModSilence:
+		turns := max(uint64(m.For/b.cfg.Tick), 1)
+		_, err := b.w.Silence(ctx, world.Silence{Knight: m.Knight, Turns: turns, Until: m.Until, Reason: m.Reason})
+		return err
+	default:
+		_, err := b.w.Silence(ctx, world.Silence{Knight: m.Knight})
+		return err
+	}
+}

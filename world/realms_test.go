@@ -1,0 +1,130 @@
+package world
+
+import (
+	"strings"
+	"testing"
+)
+
+// abroadLog is an Abroad that keeps what the world sent away.
+type abroadLog struct{ sent []FarLine }
+
+func (a *abroadLog) Send(l FarLine) { a.sent = append(a.sent, l) }
+
+// realmChatters is chatters with a bus: the engine's lines abroad go to the log.
+func realmChatters(t *testing.T, at map[string]where) (*Engine, *abroadLog) {
+	t.Helper()
+	e, _ := chatters(t, at)
+	bus := &abroadLog{}
+	e.cfg.Community.Abroad = bus
+	return e, bus
+}
+
+// hearFarAs hands e a line from afar, as the bus does, and returns its answer.
+func hearFarAs(e *Engine, l FarLine) FarAnswer {
+	m := farReq{cleanFar(l), make(chan FarAnswer, 1)}
+	m.handle(e)
+	return <-m.reply
+}
+
+func TestAWhisperGoesToTheRealmWhereItsKnightPlays(t *testing.T) {
+	camelot, bus := realmChatters(t, map[string]where{"arthur": {0, Pos{}}})
+	presenceReq{"Avalon", []FarKnight{{Realm: "Avalon", Name: "Gawain the Green", ID: "gawain"}}}.handle(camelot)
+
+	sayAs(camelot, "arthur", Chat{Kind: ChatWhisper, Text: "gawain the green meet me at the gate"})
+	hasSaid(t, camelot, "arthur", "You whisper to Gawain the Green (in Avalon): meet me at the gate")
+	want := FarLine{Kind: ChatWhisper, ToRealm: "Avalon", From: "Arthur", FromID: "arthur", To: "Gawain the Green", ToID: "gawain", Text: "meet me at the gate"}
+	if len(bus.sent) != 1 || bus.sent[0] != want {
+		t.Fatalf("sent abroad %+v, want %+v", bus.sent, want)
+	}
+
+	// In Avalon the whisper is told as a local one, marked with its realm, and /r answers it.
+	avalon, avalonBus := realmChatters(t, map[string]where{"gawain": {0, Pos{}}})
+	avalon.players["gawain"].rec.Name = "Gawain the Green"
+	presenceReq{"Camelot", []FarKnight{{Realm: "Camelot", Name: "Arthur", ID: "arthur"}}}.handle(avalon)
+	l := want
+	l.Realm = "Camelot"
+	if a := hearFarAs(avalon, l); a != (FarAnswer{Status: FarDelivered}) {
+		t.Fatalf("answer %+v", a)
+	}
+	hasSaid(t, avalon, "gawain", "Arthur (in Camelot) whispers: meet me at the gate")
+	sayAs(avalon, "gawain", Chat{Kind: ChatReply, Text: "on my way"})
+	hasSaid(t, avalon, "gawain", "You whisper to Arthur (in Camelot): on my way")
+	if got := avalonBus.sent; len(got) != 1 || got[0].ToRealm != "Camelot" || got[0].ToID != "arthur" {
+		t.Fatalf("the reply went %+v", got)
+	}
+
+	// A whisper for a knight no longer there, or to one away, is answered so.
+	l.ToID, l.To = "nobody", "Nobody"
+	if a := hearFarAs(avalon, l); a.Status != FarNotThere {
+		t.Fatalf("answer to a knight not there: %+v", a)
+	}
+}
+
+func TestWhisperersAreToldWhatBecameOfTheirWhisper(t *testing.T) {
+	e, _ := realmChatters(t, map[string]where{"arthur": {0, Pos{}}})
+	l := FarLine{Kind: ChatWhisper, ToRealm: "Avalon", From: "Arthur", FromID: "arthur", To: "Gawain", ToID: "gawain", Text: "hi"}
+	for _, c := range []struct {
+		a    FarAnswer
+		want string
+	}{
+		{FarAnswer{Status: FarNotThere}, "Gawain is no longer in Avalon: your whisper was not delivered."},
+		{FarAnswer{Status: FarUnreachable}, "Avalon, where Gawain plays, does not answer: your whisper was not delivered."},
+		{FarAnswer{Status: FarDropped}, "Too much talk between the realms just now: your whisper to Gawain was not delivered."},
+		{FarAnswer{Away: true, AwayReason: "lunch"}, "Gawain is away: lunch."},
+		{FarAnswer{Away: true}, "Gawain is away."},
+	} {
+		answeredReq{l, c.a}.handle(e)
+		if got := lastSaid(e, "arthur"); got != c.want {
+			t.Errorf("%+v: told %q, want %q", c.a, got, c.want)
+		}
+	}
+	before := len(e.players["arthur"].msgs)
+	answeredReq{l, FarAnswer{}}.handle(e)
+	if len(e.players["arthur"].msgs) != before {
+		t.Fatalf("a whisper delivered to a knight not away was told: %q", lastSaid(e, "arthur"))
+	}
+}
+
+func TestShoutsAndChannelLinesCrossRealmsCleaned(t *testing.T) {
+	e, bus := realmChatters(t, map[string]where{"arthur": {0, Pos{}}, "bors": {1, Pos{0, 0}}})
+	sayAs(e, "arthur", Chat{Kind: ChatShout, Text: "to arms"})
+	sayAs(e, "arthur", Chat{Kind: ChatChannel, To: "newbie", Text: "where is the exit?"})
+	if len(bus.sent) != 2 || bus.sent[0].Kind != ChatShout || bus.sent[1].Kind != ChatChannel || bus.sent[1].To != "newbie" {
+		t.Fatalf("sent abroad %+v", bus.sent)
+	}
+
+	hearFarAs(e, FarLine{Kind: ChatShout, Realm: "Avalon\x1b[31m", From: "Ga\x1b]0;x\x07wain", FromID: "gawain", Text: "hello \x1b[2Jall\u202e"})
+	hearFarAs(e, FarLine{Kind: ChatChannel, Realm: "Avalon", From: "Gawain", FromID: "gawain", To: "newbie", Text: "by the stairs"})
+	hearFarAs(e, FarLine{Kind: ChatChannel, Realm: "Avalon", From: "Gawain", FromID: "gawain", To: "nowhere", Text: "lost"})
+	for _, fp := range []string{"arthur", "bors"} {
+		hasSaid(t, e, fp, "Gawain (in Avalon) shouts: hello all", "[newbie] Gawain (in Avalon): by the stairs")
+		if got := said(e, fp); strings.ContainsAny(got, "\x1b\x07\u202e") || strings.Contains(got, "lost") {
+			t.Fatalf("%s read:\n%q", fp, got)
+		}
+	}
+	// A channel's history keeps the line for a knight who joins it later.
+	if h := e.soc.channels[0].lines; len(h) == 0 || h[len(h)-1].line != "[newbie] Gawain (in Avalon): by the stairs" {
+		t.Fatalf("the channel's history: %+v", h)
+	}
+}
+
+func TestAFarKnightSilencedHereIsNotHeard(t *testing.T) {
+	e, _ := realmChatters(t, map[string]where{"arthur": {0, Pos{}}})
+	e.soc.silenced["gawain"] = silence{until: e.turn + 100}
+	hearFarAs(e, FarLine{Kind: ChatShout, Realm: "Avalon", From: "Gawain", FromID: "gawain", Text: "spam"})
+	if strings.Contains(said(e, "arthur"), "spam") {
+		t.Fatalf("a silenced knight was heard:\n%s", said(e, "arthur"))
+	}
+}
+
+// Without a bus the world is a server alone: presence is ignored, and a whisper to a
+// knight not here is answered as it always was.
+func TestWithoutABusTalkStaysHome(t *testing.T) {
+	e, _ := chatters(t, map[string]where{"arthur": {0, Pos{}}})
+	presenceReq{"Avalon", []FarKnight{{Realm: "Avalon", Name: "Gawain", ID: "gawain"}}}.handle(e)
+	sayAs(e, "arthur", Chat{Kind: ChatWhisper, To: "Gawain", Text: "hi"})
+	if got := lastSaid(e, "arthur"); got != "No knight named Gawain is in the game." {
+		t.Fatalf("told %q", got)
+	}
+	sayAs(e, "arthur", Chat{Kind: ChatShout, Text: "hello"}) // no bus to send to: no panic
+}
