@@ -21,14 +21,15 @@ import (
 //	constant      value    effect
 //	ChunkSpan     10 s     a chunk's length: the step of "back 10 s", and what a crash loses
 //	maxChunkRaw   16 KB    a busier chunk is cut sooner (its frames before compression)
-//	queueLen      1024     views waiting for the goroutine before more are dropped
+//	queueLen      4096     views waiting for the goroutine before more are dropped (3.2 MB):
+//	                       a crowd of 1000 sends a burst of about 1000 a turn
 //	Rolling       10 min   how much of each knight's play the store keeps
 //	DeathWindow   5 min    what is kept with a tombstone or a hall-of-fame entry
 //	ReportWindow  2 min    what is kept with a report
 const (
 	ChunkSpan    = 10 * time.Second
 	maxChunkRaw  = 16 << 10
-	queueLen     = 1024
+	queueLen     = 4096
 	Rolling      = 10 * time.Minute
 	DeathWindow  = 5 * time.Minute
 	ReportWindow = 2 * time.Minute
