@@ -176,7 +176,12 @@ func getPos(d *dec) world.Pos    { return world.Pos{X: d.int(), Y: d.int()} }
 func putOther(e *enc, o world.Other) { e.str(o.Name); putPos(e, o.Pos) }
 func getOther(d *dec) world.Other    { return world.Other{Name: d.str(), Pos: getPos(d)} }
 
-func putMonster(e *enc, m world.SeenMonster) { e.int(m.ID); e.str(m.Name); e.str(m.Glyph); putPos(e, m.Pos) }
+func putMonster(e *enc, m world.SeenMonster) {
+	e.int(m.ID)
+	e.str(m.Name)
+	e.str(m.Glyph)
+	putPos(e, m.Pos)
+}
 func getMonster(d *dec) world.SeenMonster {
 	return world.SeenMonster{ID: d.int(), Name: d.str(), Glyph: d.str(), Pos: getPos(d)}
 }

@@ -93,7 +93,9 @@ func madeViews() []world.View {
 			s.Market = &world.MarketView{Name: "the Market", Wares: []world.Ware{{Item: world.Item{Kind: 2}, Price: 30, Count: 5}}}
 			v.Surface = &s
 		},
-		func(v *world.View) { v.Dead = &world.Death{Killer: "an Orc", LastBlows: []world.Blow{{By: "an Orc", Damage: 3}}, Hints: []string{"Run."}} },
+		func(v *world.View) {
+			v.Dead = &world.Death{Killer: "an Orc", LastBlows: []world.Blow{{By: "an Orc", Damage: 3}}, Hints: []string{"Run."}}
+		},
 	}
 	vs := []world.View{base}
 	for _, step := range steps {
