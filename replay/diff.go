@@ -13,34 +13,40 @@ const lookAhead = 8
 
 // putList writes cur as its changes from old.
 func putList[T comparable](e *enc, old, cur []T, put func(*enc, T)) {
-	p, i := 0, 0
-	near := func(x T) int { return slices.Index(old[p:min(p+lookAhead, len(old))], x) }
-	for i < len(cur) {
-		k := 0
-		for p+k < len(old) && i+k < len(cur) && old[p+k] == cur[i+k] {
-			k++
-		}
-		p, i = p+k, i+k
-		d, a := 0, 0
-		if i < len(cur) {
-			if d = near(cur[i]); d < 0 {
-				d = 0
-				for i+a < len(cur) && near(cur[i+a]) < 0 {
-					a++
-				}
-			}
-		}
+	for p, i := 0, 0; i < len(cur); {
+		k, d, a := nextRun(old[p:], cur[i:])
 		e.uint(uint64(k))
 		e.uint(uint64(d))
 		e.uint(uint64(a))
-		for _, x := range cur[i : i+a] {
+		for _, x := range cur[i+k : i+k+a] {
 			put(e, x)
 		}
-		p, i = p+d, i+a
+		p, i = p+k+d, i+k+a
 	}
 	e.uint(0)
 	e.uint(0)
 	e.uint(0)
+}
+
+// nextRun is the next run of the changes from old to cur: as many kept as match, then
+// either the old ones dropped up to where cur's next is (within lookAhead), or the new
+// ones added up to one found there.
+func nextRun[T comparable](old, cur []T) (k, d, a int) {
+	for k < len(old) && k < len(cur) && old[k] == cur[k] {
+		k++
+	}
+	old, cur = old[k:], cur[k:]
+	near := func(x T) int { return slices.Index(old[:min(lookAhead, len(old))], x) }
+	if len(cur) == 0 {
+		return k, 0, 0
+	}
+	if d = near(cur[0]); d >= 0 {
+		return k, d, 0
+	}
+	for a < len(cur) && near(cur[a]) < 0 {
+		a++
+	}
+	return k, 0, a
 }
 
 // getList reads a list written by putList from old, into a new slice (old is shared
