@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"compress/flate"
 	"encoding/binary"
-	"encoding/gob"
 	"errors"
 	"fmt"
 	"io"
@@ -15,11 +14,19 @@ import (
 
 // A chunk is a few seconds of one knight's views, read alone: a byte of version, the
 // turn of its first view and the tick's length in nanoseconds (uvarints), then a flate
-// stream of gob-encoded frames, the first carrying the whole view and each after it
-// what changed. The store keeps it as bytes, under the wall time it began.
+// stream of frames, the first carrying the whole view and each after it what changed.
+// A version 2 frame (fields.go) is its turn after the chunk's first and its Set
+// (uvarints), the parts Set names in the order of fields, then the count of lines ever
+// said, the count of its lines and each line (a string and its kind's byte). The store
+// keeps a chunk as bytes, under the wall time it began.
 
-// chunkVersion is the first byte of every chunk this program writes.
-const chunkVersion = 1
+// chunkVersion is the first byte of every chunk this program writes; it reads version
+// 1's too (chunkv1.go).
+const chunkVersion = 2
+
+// maxFrames bounds the frames' bytes read from one chunk: a writer cuts a chunk at
+// maxChunkRaw, past which only its last frame goes.
+const maxFrames = 4 << 20
 
 // Chunk is a chunk's bytes and when it began.
 type Chunk struct {
@@ -31,47 +38,73 @@ type Chunk struct {
 var ErrBadChunk = errors.New("not a replay chunk this program can read")
 
 // writer is a chunk in the making, owned by the recorder's goroutine: its frames are
-// encoded as the views come, and compressed when it is done.
+// encoded as the views come, and compressed when it is done. Besides the frames, it
+// keeps what the next frame is written against: the last frame's view (whose parts it
+// shares with the world), the knights in sight then and the bytes of the parts compared
+// as bytes.
 type writer struct {
-	buf    bytes.Buffer
-	enc    *gob.Encoder
-	prev   world.View
-	first  uint64 // the turn of its first view
-	start  time.Time
-	frames int
+	buf                 []byte
+	sc                  *scratch
+	prev                world.View
+	others              []world.Other
+	self, fight, market []byte
+	first               uint64 // the turn of its first view
+	start               time.Time
+	frames              int
+}
+
+// scratch is what a recorder's writers use between views, one at a time.
+type scratch struct {
+	e      enc
+	others []world.Other
 }
 
 // add encodes v as what changed since the view before it. A view that changes nothing a
 // replay shows (a turn passing) is left out.
-func (w *writer) add(v *world.View) error {
-	if w.enc == nil {
-		w.enc, w.first = gob.NewEncoder(&w.buf), v.Turn
+func (w *writer) add(v *world.View) {
+	if w.sc == nil {
+		w.sc = &scratch{}
 	}
-	f := frame{Turn: v.Turn - w.first}
+	if w.frames == 0 {
+		w.first = v.Turn
+	}
+	parts := &w.sc.e
+	parts.b = parts.b[:0]
+	var set uint64
 	for i, fd := range fields {
-		if w.frames == 0 || !fd.same(&w.prev, v) {
-			f.Set |= 1 << uint(i)
-			fd.put(&f, v)
+		if fd.put(w, v, parts) {
+			set |= 1 << uint(i)
 		}
 	}
 	n := keyLines
 	if w.frames > 0 {
 		n = int(min(v.Said-w.prev.Said, uint64(keyLines*8)))
 	}
-	n = min(n, len(v.Messages))
-	if f.Set == 0 && n == 0 {
-		return nil
+	if n = min(n, len(v.Messages)); set == 0 && n == 0 {
+		return
 	}
-	f.Lines, f.Said = v.Messages[len(v.Messages)-n:], v.Said
-	if len(v.Kinds) == len(v.Messages) {
-		f.Kinds = v.Kinds[len(v.Kinds)-n:]
-	}
-	if err := w.enc.Encode(&f); err != nil {
-		return fmt.Errorf("encode a frame: %w", err)
-	}
-	w.prev = *v
+	e := enc{w.buf}
+	e.uint(v.Turn - w.first)
+	e.uint(set)
+	e.b = append(e.b, parts.b...)
+	putLines(&e, v, n)
+	w.buf, w.prev = e.b, *v
 	w.frames++
-	return nil
+}
+
+// putLines writes the count of lines ever said and the last n lines of the log.
+func putLines(e *enc, v *world.View, n int) {
+	e.uint(v.Said)
+	e.uint(uint64(n))
+	kinds := len(v.Kinds) == len(v.Messages)
+	for i := len(v.Messages) - n; i < len(v.Messages); i++ {
+		e.str(v.Messages[i])
+		k := world.MsgGame
+		if kinds {
+			k = v.Kinds[i]
+		}
+		e.b = append(e.b, byte(k))
+	}
 }
 
 // span is how long the chunk lasts so far.
@@ -81,12 +114,12 @@ func (w *writer) span(tick time.Duration) time.Duration {
 
 // finish compresses the chunk with zw (the recorder's one compressor, reset for each).
 func (w *writer) finish(zw *flate.Writer, tick time.Duration) (Chunk, error) {
-	out := bytes.NewBuffer(make([]byte, 0, w.buf.Len()/3+32))
+	out := bytes.NewBuffer(make([]byte, 0, len(w.buf)/3+32))
 	out.WriteByte(chunkVersion)
 	out.Write(binary.AppendUvarint(nil, w.first))
 	out.Write(binary.AppendUvarint(nil, uint64(tick)))
 	zw.Reset(out)
-	if _, err := zw.Write(w.buf.Bytes()); err != nil {
+	if _, err := zw.Write(w.buf); err != nil {
 		return Chunk{}, err
 	}
 	if err := zw.Close(); err != nil {
@@ -101,35 +134,68 @@ type chunkHead struct {
 	tick  time.Duration
 }
 
-// openChunk reads a chunk's head and returns the gob decoder of its frames.
-func openChunk(data []byte) (chunkHead, *gob.Decoder, error) {
-	r := bytes.NewReader(data)
-	if v, err := r.ReadByte(); err != nil || v != chunkVersion {
-		return chunkHead{}, nil, ErrBadChunk
-	}
+// openChunk reads a chunk's head, after its version byte, and returns the reader of
+// its compressed frames.
+func openChunk(data []byte) (chunkHead, io.Reader, error) {
+	r := bytes.NewReader(data[1:])
 	first, err1 := binary.ReadUvarint(r)
 	tick, err2 := binary.ReadUvarint(r)
 	if err1 != nil || err2 != nil || tick == 0 || tick > uint64(time.Minute) {
 		return chunkHead{}, nil, ErrBadChunk
 	}
-	return chunkHead{first, time.Duration(tick)}, gob.NewDecoder(flate.NewReader(r)), nil
+	return chunkHead{first, time.Duration(tick)}, flate.NewReader(r), nil
 }
 
 // frames reads every frame of a chunk, calling each with it; a chunk cut short ends
 // with the frames read so far.
 func frames(data []byte, each func(h chunkHead, f *frame)) error {
-	h, dec, err := openChunk(data)
+	switch {
+	case len(data) == 0:
+		return ErrBadChunk
+	case data[0] == 1:
+		return framesV1(data, each)
+	case data[0] != chunkVersion:
+		return ErrBadChunk
+	}
+	h, zr, err := openChunk(data)
 	if err != nil {
 		return err
 	}
-	for {
-		var f frame
-		switch err := dec.Decode(&f); {
-		case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+	raw, err := io.ReadAll(io.LimitReader(zr, maxFrames))
+	cut := err != nil
+	d := dec{b: raw}
+	var st frame // every part as the frames so far left it
+	for len(d.b) > 0 {
+		f := readFrame(&d, &st)
+		if d.err != nil && cut {
 			return nil
-		case err != nil:
-			return fmt.Errorf("%w: %v", ErrBadChunk, err)
+		} else if d.err != nil {
+			return fmt.Errorf("%w: %v", ErrBadChunk, d.err)
 		}
 		each(h, &f)
 	}
+	return nil
+}
+
+// readFrame reads the next frame into st, and returns it with the parts it set.
+func readFrame(d *dec, st *frame) frame {
+	turn, set := d.uint(), d.uint()
+	if set >= 1<<len(fields) {
+		d.fail()
+	}
+	for i, fd := range fields {
+		if set&(1<<uint(i)) != 0 && d.err == nil {
+			fd.get(d, st)
+		}
+	}
+	f := *st
+	f.Turn, f.Set, f.Said = turn, uint32(set), d.uint()
+	n := d.count()
+	if n > 0 {
+		f.Lines, f.Kinds = make([]string, n), make([]world.MsgKind, n)
+	}
+	for i := range n {
+		f.Lines[i], f.Kinds[i] = d.str(), world.MsgKind(d.byte())
+	}
+	return f
 }

@@ -21,14 +21,15 @@ import (
 //	constant      value    effect
 //	ChunkSpan     10 s     a chunk's length: the step of "back 10 s", and what a crash loses
 //	maxChunkRaw   16 KB    a busier chunk is cut sooner (its frames before compression)
-//	queueLen      1024     views waiting for the goroutine before more are dropped
+//	queueLen      4096     views waiting for the goroutine before more are dropped (3.2 MB):
+//	                       a crowd of 1000 sends a burst of about 1000 a turn
 //	Rolling       10 min   how much of each knight's play the store keeps
 //	DeathWindow   5 min    what is kept with a tombstone or a hall-of-fame entry
 //	ReportWindow  2 min    what is kept with a report
 const (
 	ChunkSpan    = 10 * time.Second
 	maxChunkRaw  = 16 << 10
-	queueLen     = 1024
+	queueLen     = 4096
 	Rolling      = 10 * time.Minute
 	DeathWindow  = 5 * time.Minute
 	ReportWindow = 2 * time.Minute
@@ -175,102 +176,115 @@ func (r *Recorder) Flush(ctx context.Context) {
 // Run records until ctx ends, then hands over what it holds.
 func (r *Recorder) Run(ctx context.Context) {
 	defer close(r.stopped)
-	open := map[string]*writer{}
-	zw, _ := flate.NewWriter(nil, flate.BestSpeed) // a valid level: no error
+	l := newLoop(r)
 	t := time.NewTicker(ChunkSpan / 2)
 	defer t.Stop()
-	done := func(knight string) {
-		if w := open[knight]; w != nil {
-			delete(open, knight)
-			r.handOver(knight, w, zw)
-		}
-	}
 	for {
 		select {
 		case <-ctx.Done():
-			for k := range open {
-				done(k)
-			}
+			l.doneAll()
 			return
 		case <-t.C:
-			r.cutStale(open, done)
+			l.cutStale()
 		case it := <-r.in:
 			t0 := time.Now()
-			r.take(it, open, done)
+			l.take(it)
 			r.busy.Add(int64(time.Since(t0)))
 		}
 	}
 }
 
-// take handles one item on the goroutine.
-func (r *Recorder) take(it item, open map[string]*writer, done func(string)) {
+// loop is what Run's goroutine owns: each knight's open chunk, the one compressor and
+// the writers' scratch.
+type loop struct {
+	r    *Recorder
+	open map[string]*writer
+	zw   *flate.Writer
+	sc   scratch
+	v    world.View
+}
+
+func newLoop(r *Recorder) *loop {
+	zw, _ := flate.NewWriter(nil, flate.BestSpeed) // a valid level: no error
+	return &loop{r: r, open: map[string]*writer{}, zw: zw}
+}
+
+// take handles one item.
+func (l *loop) take(it item) {
 	switch {
 	case it.keep != nil:
-		done(it.keep.Knight)
-		r.sink.Keep(*it.keep)
+		l.done(it.keep.Knight)
+		l.r.sink.Keep(*it.keep)
 	case it.leave:
-		done(it.knight)
+		l.done(it.knight)
 		close(it.flush)
 	case it.flush != nil:
-		for k := range open {
-			done(k)
-		}
+		l.doneAll()
 		close(it.flush)
 	default:
-		r.record(it.knight, &it.view, open, done)
+		l.v = it.view // the writers' parts take a pointer: this one is not made anew each view
+		l.record(it.knight, &l.v)
 	}
 }
 
 // record adds a view to its knight's chunk; the end of a knight keeps its last minutes.
-func (r *Recorder) record(knight string, v *world.View, open map[string]*writer, done func(string)) {
-	w := open[knight]
+func (l *loop) record(knight string, v *world.View) {
+	w := l.open[knight]
 	if w == nil {
-		w = &writer{start: r.now()}
-		open[knight] = w
+		w = &writer{start: l.r.now(), sc: &l.sc}
+		l.open[knight] = w
 	}
-	if err := w.add(v); err != nil {
-		r.log.Error("replay: record a view", "knight", knight, "err", err)
-		delete(open, knight)
-		return
-	}
-	r.views.Add(1)
+	w.add(v)
+	l.r.views.Add(1)
 	kind := Kind("")
 	switch {
 	case v.Dead != nil:
 		kind = KindDeath
 	case v.Retired != nil:
 		kind = KindRetired
-	case w.span(r.tick) >= ChunkSpan || w.buf.Len() >= maxChunkRaw:
-		done(knight)
+	case w.span(l.r.tick) >= ChunkSpan || len(w.buf) >= maxChunkRaw:
+		l.done(knight)
 		return
 	default:
 		return
 	}
-	done(knight)
-	r.sink.Keep(Keep{Knight: knight, Name: v.Self.Name, Kind: kind, At: r.now(),
+	l.done(knight)
+	l.r.sink.Keep(Keep{Knight: knight, Name: v.Self.Name, Kind: kind, At: l.r.now(),
 		Private: v.Self.Options.PrivateReplays, Window: DeathWindow})
 }
 
 // cutStale hands over the chunks begun a span ago or more: a knight standing still
 // still has its last seconds written.
-func (r *Recorder) cutStale(open map[string]*writer, done func(string)) {
-	now := r.now()
-	for k, w := range open {
+func (l *loop) cutStale() {
+	now := l.r.now()
+	for k, w := range l.open {
 		if now.Sub(w.start) >= ChunkSpan {
-			done(k)
+			l.done(k)
 		}
 	}
 }
 
-// handOver compresses a chunk and gives it to the sink.
-func (r *Recorder) handOver(knight string, w *writer, zw *flate.Writer) {
+// done hands over the knight's chunk, compressed, to the sink.
+func (l *loop) done(knight string) {
+	w := l.open[knight]
+	if w == nil {
+		return
+	}
+	delete(l.open, knight)
 	if w.frames == 0 {
 		return
 	}
-	c, err := w.finish(zw, r.tick)
+	c, err := w.finish(l.zw, l.r.tick)
 	if err != nil {
-		r.log.Error("replay: compress a chunk", "knight", knight, "err", err)
+		l.r.log.Error("replay: compress a chunk", "knight", knight, "err", err)
 		return
 	}
-	r.sink.PutChunk(knight, c)
+	l.r.sink.PutChunk(knight, c)
+}
+
+// doneAll hands over every chunk begun.
+func (l *loop) doneAll() {
+	for k := range l.open {
+		l.done(k)
+	}
 }

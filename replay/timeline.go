@@ -71,9 +71,9 @@ type builder struct {
 
 // apply takes a frame's fields into the state, and its new lines into the log.
 func (b *builder) apply(f *frame) {
-	for i, fd := range fields {
+	for i, take := range take {
 		if f.Set&(1<<uint(i)) != 0 {
-			fd.take(&b.st, f)
+			take(&b.st, f)
 		}
 	}
 	if string(b.st.Level) != string(b.levelBytes) {

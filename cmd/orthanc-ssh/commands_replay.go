@@ -42,10 +42,18 @@ type replayArgs struct {
 // plays reports whether the words ask to play a replay, not to list.
 func (a replayArgs) plays() bool { return a.name != "" || a.n > 0 || a.report > 0 }
 
-// readReplayArgs reads the words after replay.
+// readReplayArgs reads the words after replay: its flags, then what the other words
+// name.
 func readReplayArgs(words []string) replayArgs {
-	var a replayArgs
-	var name []string
+	a, name := readReplayFlags(words)
+	if a.problem == "" {
+		a.readName(strings.Join(name, " "))
+	}
+	return a
+}
+
+// readReplayFlags reads the flags among the words, and returns the other words.
+func readReplayFlags(words []string) (a replayArgs, name []string) {
 	for i := 0; i < len(words); i++ {
 		switch w := words[i]; w {
 		case "--plain":
@@ -67,9 +75,13 @@ func readReplayArgs(words []string) replayArgs {
 			name = append(name, w)
 		}
 	}
-	joined := strings.Join(name, " ")
+	return a, name
+}
+
+// readName reads the words that are not flags, joined: a number of the key's own list,
+// or a knight's name with --death or --retired; nothing with --report.
+func (a *replayArgs) readName(joined string) {
 	switch n, err := strconv.Atoi(joined); {
-	case a.problem != "":
 	case a.report > 0 && (joined != "" || a.kind != ""):
 		a.problem = "--report N takes no name"
 	case err == nil && a.kind == "":
@@ -84,7 +96,6 @@ func readReplayArgs(words []string) replayArgs {
 	default:
 		a.name = joined
 	}
-	return a
 }
 
 // cmdReplay lists the key's records; playing one needs a terminal.
