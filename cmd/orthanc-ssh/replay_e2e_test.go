@@ -9,7 +9,7 @@ import (
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
-// Replays over SSH (issue 33). A knight with one hit that cannot hit back walks into a
+// Replays over SSH (issue 33). A knight of 12 hits that cannot hit back walks into a
 // guarded room of the default dungeon and dies there, a whisper reaching it during the
 // fight. Another key then plays `replay Doomed --death` at 80×24 and at 40×20: the
 // replay shows the blow that killed, and never the whisper; in screen-reader mode it
@@ -20,7 +20,7 @@ func TestAReplayOfADeathShowsTheBlowsToAnyoneAndTheWhisperOnlyToItsKnight(t *tes
 	dir := t.TempDir()
 	key, other := newKey(t), newKey(t)
 	in, room := seedAtTheGuardsDoor(t, dir, key, func(a *world.Adventurer) {
-		a.Name, a.Dex, a.Hits, a.MaxHits = "Doomed", 3, 1, 1
+		a.Name, a.Dex, a.Hits, a.MaxHits = "Doomed", 3, 12, 12 // it lives past the first blow, so the fight is seen, and cannot hit back
 	})
 	srv := startServer(t, dir)
 	bors := openTerminal(t, srv.addr, other, 100, 30, nil)

@@ -33,7 +33,7 @@ func TestTheWebPageLinksEachDeathsReplayWhichAsciinemaPlays(t *testing.T) {
 	dir := t.TempDir()
 	key, elder, other := newKey(t), newKey(t), newKey(t)
 	in, room := seedAtTheGuardsDoor(t, dir, key, func(a *world.Adventurer) {
-		a.Name, a.Dex, a.Hits, a.MaxHits = "Doomed", 3, 1, 1
+		a.Name, a.Dex, a.Hits, a.MaxHits = "Doomed", 3, 12, 12 // it lives past the first blow, so the fight is seen, and cannot hit back
 	})
 	seedKnight(t, dir, elder, func(a *world.Adventurer) { a.Name, a.Depth = "Elder", 0 })
 	cfg := testConfig(dir, defaultSeed)
