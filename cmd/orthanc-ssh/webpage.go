@@ -192,7 +192,7 @@ func (s *server) webStatus(ctx context.Context) (web.Status, error) {
 	if err := s.saver.Flush(); err != nil {
 		return web.Status{}, fmt.Errorf("write pending knights: %w", err)
 	}
-	fame, err := s.store.Fame()
+	fame, err := s.shared.Fame()
 	if err != nil {
 		return web.Status{}, err
 	}
@@ -201,7 +201,7 @@ func (s *server) webStatus(ctx context.Context) (web.Status, error) {
 		st.Fame = append(st.Fame, web.Fame{Rank: i + 1, Name: a.Name, Level: a.Level, Experience: a.Experience,
 			PercentKills: a.PercentKills(), Retired: f.Retired})
 	}
-	tombs, err := s.store.Tombstones()
+	tombs, err := s.shared.Tombstones()
 	if err != nil {
 		return web.Status{}, err
 	}
