@@ -363,6 +363,9 @@ func (s *server) cmdKeys(c *call) int {
 		if len(c.args) > 1 || c.json {
 			return c.usageError("keys add takes nothing more")
 		}
+		if s.realm != nil {
+			return c.fail("%s", notInARealmLine)
+		}
 		rec, err := s.loadKnight(c.knight)
 		if err == nil && rec.Ended() {
 			return c.fail("your knight is dead or retired; connect to roll a new one, then add keys to it")
@@ -475,6 +478,9 @@ func (s *server) cmdLink(c *call) int {
 	if len(c.args) != 1 {
 		return c.usageError("give the code that `keys add` printed")
 	}
+	if s.realm != nil {
+		return c.fail("%s", notInARealmLine)
+	}
 	code := c.args[0]
 	e, err := s.codes.take(code, codeLink, c.fp, c.addr)
 	if err != nil {
@@ -542,6 +548,9 @@ const replacedKiller = "its player, who took its key to another knight"
 func (s *server) cmdClaim(c *call) int {
 	if len(c.args) != 1 {
 		return c.usageError("give the code you were shown when your guest knight left")
+	}
+	if s.realm != nil {
+		return c.fail("%s", notInARealmLine)
 	}
 	code := c.args[0]
 	e, err := s.codes.take(code, codeClaim, c.fp, c.addr)
