@@ -103,7 +103,7 @@ func (s *server) offlineRecord(c *call, id string) (*world.Adventurer, error) {
 	if _, online, err := s.engine.Lookup(c.ctx, id); err != nil || online {
 		return nil, err
 	}
-	rec, err := s.saver.Load(id)
+	rec, err := s.loadKnight(id)
 	if err != nil {
 		return nil, err
 	}
@@ -153,7 +153,7 @@ func (s *server) adminKnight(c *call) int {
 func (s *server) lookUpKnight(c *call, id string) (knightJSON, error) {
 	rec, online, err := s.engine.Lookup(c.ctx, id)
 	if err == nil && !online {
-		rec, err = s.saver.Load(id)
+		rec, err = s.loadKnight(id)
 	}
 	if err != nil {
 		return knightJSON{}, err
@@ -161,7 +161,7 @@ func (s *server) lookUpKnight(c *call, id string) (knightJSON, error) {
 	k := knightJSON{Knight: id, Name: rec.Name, Guest: rec.Guest, Status: knightStatus(rec, online),
 		Level: rec.Level, Depth: rec.Depth, Created: rec.Created, Keys: []store.Key{}}
 	if !k.Guest {
-		if k.Keys, err = s.store.KeysOf(id); err != nil {
+		if k.Keys, err = s.shared.KeysOf(id); err != nil {
 			return knightJSON{}, err
 		}
 	}
@@ -196,7 +196,7 @@ func knightStatus(rec world.Adventurer, online bool) string {
 // bansOf are the bans in force of the knight's keys, and of the addresses its keys were
 // last used from.
 func (s *server) bansOf(k knightJSON) ([]store.Ban, error) {
-	all, err := s.store.Bans(s.now())
+	all, err := s.shared.Bans(s.now())
 	if err != nil {
 		return nil, err
 	}

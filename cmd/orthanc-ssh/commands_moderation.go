@@ -161,7 +161,7 @@ func (s *server) resolveBan(ctx context.Context, target string) (banTarget, erro
 				t.name = w.Name
 			}
 		}
-		if rec, err := s.saver.Load(t.knight); t.name == "" && t.knight != "" && err == nil {
+		if rec, err := s.loadKnight(t.knight); t.name == "" && t.knight != "" && err == nil {
 			t.name = rec.Name
 		}
 		return t, nil
@@ -175,7 +175,7 @@ func (s *server) resolveBan(ctx context.Context, target string) (banTarget, erro
 		}
 	}
 	if len(ids) == 0 && strings.HasPrefix(target, "K-") { // a stored knight's id, as reports and knight show it
-		if rec, err := s.saver.Load(target); err == nil {
+		if rec, err := s.loadKnight(target); err == nil {
 			ids, t.name = []string{target}, rec.Name
 		}
 	}
@@ -187,7 +187,7 @@ func (s *server) resolveBan(ctx context.Context, target string) (banTarget, erro
 			return banTarget{}, err
 		}
 		if len(ids) == 1 {
-			if rec, err := s.store.LoadAdventurer(ids[0]); err == nil {
+			if rec, err := s.shared.LoadAdventurer(ids[0]); err == nil {
 				t.name = rec.Name
 			}
 		}
@@ -220,7 +220,7 @@ func (s *server) resolveBan(ctx context.Context, target string) (banTarget, erro
 // moment after it enters the game only its session knows the key (a ban then banned no
 // key at all).
 func (s *server) keysOfKnight(knight string) ([]string, error) {
-	keys, err := s.store.KeysOf(knight)
+	keys, err := s.shared.KeysOf(knight)
 	if err != nil {
 		return nil, fmt.Errorf("read the knight's keys: %w", err)
 	}
@@ -287,13 +287,13 @@ func (s *server) adminBan(c *call) int {
 		until = now.Add(c.span)
 	}
 	if t.addr != "" {
-		if err := s.store.Ban(store.Ban{Addr: t.addr, Name: t.name, Reason: c.reason, By: c.fp, At: now, Until: until}); err != nil {
+		if err := s.shared.Ban(store.Ban{Addr: t.addr, Name: t.name, Reason: c.reason, By: c.fp, At: now, Until: until}); err != nil {
 			s.log.Error("admin: ban", "addr", t.addr, "err", err)
 			return c.fail("the ban could not be saved: %v", err)
 		}
 	}
 	for _, fp := range t.fps {
-		if err := s.store.Ban(store.Ban{Fingerprint: fp, Name: t.name, Reason: c.reason, By: c.fp, At: now, Until: until}); err != nil {
+		if err := s.shared.Ban(store.Ban{Fingerprint: fp, Name: t.name, Reason: c.reason, By: c.fp, At: now, Until: until}); err != nil {
 			s.log.Error("admin: ban", "fingerprint", fp, "err", err)
 			return c.fail("the ban could not be saved: %v", err)
 		}
@@ -341,7 +341,7 @@ func (s *server) adminUnban(c *call) int {
 	if p, ok := parseAddrOrPrefix(target); ok {
 		fps = []string{"addr:" + p.String()}
 	} else if !strings.HasPrefix(target, "SHA256:") {
-		bans, err := s.store.Bans(s.now())
+		bans, err := s.shared.Bans(s.now())
 		if err != nil {
 			return c.fail("could not read the bans: %v", err)
 		}
@@ -357,7 +357,7 @@ func (s *server) adminUnban(c *call) int {
 		// A ban of a knight by name banned each of its keys: they are lifted together.
 	}
 	for _, fp := range fps {
-		found, err := s.store.Unban(fp)
+		found, err := s.shared.Unban(fp)
 		if err != nil {
 			return c.fail("the ban could not be lifted: %v", err)
 		}
@@ -383,7 +383,7 @@ func banKeyOf(b store.Ban) string {
 }
 
 func (s *server) adminBans(c *call) int {
-	bans, err := s.store.Bans(s.now())
+	bans, err := s.shared.Bans(s.now())
 	if err != nil {
 		return c.fail("could not read the bans: %v", err)
 	}

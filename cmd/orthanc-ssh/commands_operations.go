@@ -80,7 +80,7 @@ func (s *server) adminStats(c *call) int {
 	if err != nil {
 		return c.fail("could not count the stored knights: %v", err)
 	}
-	bans, err := s.store.Bans(s.now())
+	bans, err := s.shared.Bans(s.now())
 	if err != nil {
 		return c.fail("could not read the bans: %v", err)
 	}

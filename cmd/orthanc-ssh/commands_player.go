@@ -64,7 +64,7 @@ func (s *server) cmdWhoami(c *call) int {
 	}
 	rec, online, err := s.engine.Lookup(c.ctx, c.knight)
 	if err == nil && !online {
-		rec, err = s.saver.Load(c.knight)
+		rec, err = s.loadKnight(c.knight)
 	}
 	if errors.Is(err, store.ErrNotFound) {
 		return c.fail("no knight for key %s yet; connect with a terminal to roll one", c.fp)
@@ -273,7 +273,7 @@ func (s *server) scores(fp string) ([]scoreJSON, error) {
 	if err := s.saver.Flush(); err != nil {
 		return nil, err
 	}
-	all, err := s.store.Fame()
+	all, err := s.shared.Fame()
 	if err != nil {
 		return nil, err
 	}
@@ -363,7 +363,10 @@ func (s *server) cmdKeys(c *call) int {
 		if len(c.args) > 1 || c.json {
 			return c.usageError("keys add takes nothing more")
 		}
-		rec, err := s.saver.Load(c.knight)
+		if s.realm != nil {
+			return c.fail("%s", notInARealmLine)
+		}
+		rec, err := s.loadKnight(c.knight)
 		if err == nil && rec.Ended() {
 			return c.fail("your knight is dead or retired; connect to roll a new one, then add keys to it")
 		}
@@ -384,7 +387,7 @@ func (s *server) cmdKeys(c *call) int {
 			return c.usageError("name the key by its fingerprint")
 		}
 		fp := c.args[1]
-		k, err := s.store.KeyOf(fp)
+		k, err := s.shared.KeyOf(fp)
 		if err != nil || k.Knight != c.knight {
 			if err != nil && !errors.Is(err, store.ErrNotFound) {
 				s.log.Error("keys remove", "fingerprint", c.fp, "err", err)
@@ -392,7 +395,7 @@ func (s *server) cmdKeys(c *call) int {
 			}
 			return c.fail("%s is not a key of your knight; `keys` lists them", printable(fp))
 		}
-		if err := s.store.RemoveKey(fp); errors.Is(err, store.ErrLastKey) {
+		if err := s.shared.RemoveKey(fp); errors.Is(err, store.ErrLastKey) {
 			return c.fail("that is your knight's only key; link another first (keys add)")
 		} else if err != nil {
 			s.log.Error("keys remove", "fingerprint", c.fp, "removed", fp, "err", err)
@@ -411,7 +414,7 @@ func (s *server) listKeys(c *call) int {
 	if err := s.saver.Flush(); err != nil { // a new key's binding is written with its knight
 		s.log.Error("keys: flush", "err", err)
 	}
-	list, err := s.store.KeysOf(c.knight)
+	list, err := s.shared.KeysOf(c.knight)
 	if err != nil {
 		s.log.Error("keys", "fingerprint", c.fp, "err", err)
 		return c.fail("your keys could not be read just now; try again later")
@@ -475,6 +478,9 @@ func (s *server) cmdLink(c *call) int {
 	if len(c.args) != 1 {
 		return c.usageError("give the code that `keys add` printed")
 	}
+	if s.realm != nil {
+		return c.fail("%s", notInARealmLine)
+	}
 	code := c.args[0]
 	e, err := s.codes.take(code, codeLink, c.fp, c.addr)
 	if err != nil {
@@ -492,7 +498,7 @@ func (s *server) cmdLink(c *call) int {
 		s.codes.giveBack(code, e)
 		return c.fail("the server cannot save just now; try again later")
 	}
-	rec, err := s.saver.Load(e.knight)
+	rec, err := s.loadKnight(e.knight)
 	if err != nil {
 		return c.fail("the knight of that code is gone")
 	}
@@ -513,7 +519,7 @@ func (s *server) attach(c *call, code string, e codeEntry, a store.Attach, name 
 	switch {
 	case errors.Is(err, store.ErrHasKnight):
 		s.codes.giveBack(code, e)
-		old, _ := s.saver.Load(c.knight)
+		old, _ := s.loadKnight(c.knight)
 		return c.fail("this key plays a living knight, %s; run it again with --replace to retire %s into a tombstone", old.Name, old.Name)
 	case errors.Is(err, store.ErrSameKnight):
 		return c.fail("this key already plays that knight")
@@ -542,6 +548,9 @@ const replacedKiller = "its player, who took its key to another knight"
 func (s *server) cmdClaim(c *call) int {
 	if len(c.args) != 1 {
 		return c.usageError("give the code you were shown when your guest knight left")
+	}
+	if s.realm != nil {
+		return c.fail("%s", notInARealmLine)
 	}
 	code := c.args[0]
 	e, err := s.codes.take(code, codeClaim, c.fp, c.addr)

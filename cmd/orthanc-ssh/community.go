@@ -33,7 +33,7 @@ const (
 // knights (for letters to knights who are not online), the mailboxes, and the silences
 // still running. Old reports are forgotten on the way.
 func (s *server) communityConfig(st *store.Store) (world.CommunityConfig, error) {
-	names, err := st.KnightNames()
+	names, err := s.shared.KnightNames()
 	if err != nil {
 		return world.CommunityConfig{}, fmt.Errorf("load knights for letters: %w", err)
 	}
@@ -41,7 +41,7 @@ func (s *server) communityConfig(st *store.Store) (world.CommunityConfig, error)
 	for i, n := range names {
 		known[i] = world.KnownKnight{ID: n.Knight, Name: n.Name, Ended: n.Ended}
 	}
-	mail, err := st.Mail()
+	mail, err := s.shared.Mail()
 	if err != nil {
 		return world.CommunityConfig{}, fmt.Errorf("load letters: %w", err)
 	}
@@ -138,7 +138,13 @@ func untilText(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 MST
 type archive struct{ s *server }
 
 // PutMail implements world.Archive.
-func (a archive) PutMail(to string, letters []world.Letter) { a.s.saver.PutMail(to, letters) }
+func (a archive) PutMail(to string, letters []world.Letter) {
+	if a.s.realm != nil {
+		a.s.realm.knights.putMail(to, letters) // letters are shared: etcd's
+		return
+	}
+	a.s.saver.PutMail(to, letters)
+}
 
 // PutReport implements world.Archive: the report is filed now, and each line's age in
 // turns becomes the time it was said.

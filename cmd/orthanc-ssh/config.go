@@ -6,6 +6,7 @@ import (
 	"io"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/orthanc-ssh/orthanc-ssh/web"
@@ -70,6 +71,12 @@ type config struct {
 	saveRetry time.Duration
 	// replayMB bounds the replays kept in the database, in megabytes; 0 records none.
 	replayMB int
+	// realm is this server's realm name and etcd the endpoints of the etcd that keeps
+	// the realms' shared records (realm.go); both empty: a server alone, as ever.
+	// realmTTL is the realm's lease: how long a dead realm holds its knights.
+	realm    string
+	etcd     []string
+	realmTTL time.Duration
 }
 
 // parseConfig reads flags and environment (DESIGN §2).
@@ -152,6 +159,12 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	intFlag(&c.replayMB, "replay-store-mb", "ORTHANC_REPLAY_STORE_MB", "megabytes of the database the replays may take (each knight's last 10 minutes, the last 5 before each death and retirement, 2 before each report), the oldest going first; 0 records none")
 	c.chatHistory = defaultChatHistory
 	durFlag(&c.chatHistory, "chat-history", "ORTHANC_CHAT_HISTORY", "how long what is said aloud (says, emotes, shouts, channels) is kept in memory for players' reports and channel history; 0 keeps none (whispers: 10 minutes at most)")
+	fs.StringVar(&c.realm, "realm", getenv("ORTHANC_REALM"), "this server's realm name, among servers that share their knights in etcd (needs -etcd); empty: a server alone (env ORTHANC_REALM)")
+	etcd := getenv("ORTHANC_ETCD")
+	fs.Func("etcd", "etcd endpoints (host:port, separated by commas) that keep the realms' knights, keys, names, bans, fame and letters (needs -realm) (env ORTHANC_ETCD)", func(v string) error { etcd = v; return nil })
+	c.realmTTL = defaultRealmTTL
+	durFlag(&c.realmTTL, "realm-ttl", "ORTHANC_REALM_TTL", "the realm's lease in etcd, in whole seconds of 2 or more: a realm that dies holds its knights this long, and one cut off stops a quarter of it before it could lapse")
+	checks = append(checks, func() error { return c.checkRealm(etcd) })
 	durFlag(&c.limits.stallTimeout, "stall-timeout", "ORTHANC_STALL_TIMEOUT", "a client that does not take in a frame for this long is closed")
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
@@ -191,6 +204,29 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 		c.motdFile = filepath.Join(c.data, "motd")
 	}
 	return c, nil
+}
+
+// defaultRealmTTL is -realm-ttl's default: a dead realm's knights wait this long.
+const defaultRealmTTL = 10 * time.Second
+
+// checkRealm reads -etcd and checks that -realm and -etcd come together.
+func (c *config) checkRealm(etcd string) error {
+	for _, e := range strings.Split(etcd, ",") {
+		if e = strings.TrimSpace(e); e != "" {
+			c.etcd = append(c.etcd, e)
+		}
+	}
+	switch {
+	case c.realm != "" && len(c.etcd) == 0:
+		return fmt.Errorf("%s %q needs %s: the etcd that keeps the realms' knights", named("realm", "ORTHANC_REALM"), c.realm, named("etcd", "ORTHANC_ETCD"))
+	case c.realm == "" && len(c.etcd) > 0:
+		return fmt.Errorf("%s needs %s: this server's realm name", named("etcd", "ORTHANC_ETCD"), named("realm", "ORTHANC_REALM"))
+	case strings.ContainsAny(c.realm, "/ \x00") || len(c.realm) > 32:
+		return fmt.Errorf("%s %q: want a name of at most 32 characters, without spaces or slashes", named("realm", "ORTHANC_REALM"), c.realm)
+	case c.realmTTL%time.Second != 0 || c.realmTTL < 2*time.Second:
+		return fmt.Errorf("%s %v: want whole seconds, 2s or more", named("realm-ttl", "ORTHANC_REALM_TTL"), c.realmTTL)
+	}
+	return nil
 }
 
 // named names a setting as an operator may have given it: "-tick (env ORTHANC_TICK)".

@@ -49,9 +49,16 @@ func (s *server) program(sess ssh.Session) *tea.Program {
 	// A knight already in the world (played elsewhere, with this key or another of its
 	// keys) is the newest record; joining then takes it over. Otherwise the saver has the
 	// newest.
+	held, err := s.claimFor(sess, id)
+	if err != nil {
+		s.log.Info("realm: claim refused", "fingerprint", id.fp, "knight", fp, "err", err)
+		wish.Fatalln(sess, claimLine(err))
+		s.games.put(sess, gameSession{})
+		return nil
+	}
 	rec, online, err := s.engine.Lookup(sess.Context(), fp)
 	if err == nil && !online {
-		rec, err = s.saver.Load(fp)
+		rec, err = s.loadKnight(fp)
 	}
 	switch {
 	case err == nil:
@@ -60,6 +67,7 @@ func (s *server) program(sess ssh.Session) *tea.Program {
 		s.log.Error("load adventurer", "fingerprint", id.fp, "knight", fp, "err", err)
 		wish.Fatalln(sess, "Your knight could not be loaded just now; nothing was changed. Please try again later.")
 		s.games.put(sess, gameSession{})
+		s.unclaim(held, fp)
 		return nil
 	}
 	g := s.guardIO(sess)
@@ -97,7 +105,30 @@ func (s *server) program(sess ssh.Session) *tea.Program {
 		// The web page's command, with the host and port players reach the server at.
 		PlainCommand: s.sshCommand("-t") + " play --plain",
 	})
-	return s.newProgram(sess, m, g)
+	prog := s.newProgram(sess, m, g)
+	s.games.hold(sess, held)
+	return prog
+}
+
+// claimFor claims the knight of a keyed session for this realm (realm.go); held tells
+// that the session holds it, to let go when it ends. A server alone claims nothing.
+func (s *server) claimFor(sess ssh.Session, id ident) (held bool, err error) {
+	if s.realm == nil || id.guest {
+		return false, nil
+	}
+	return true, s.realm.claim(sess.Context(), sess, id.knight)
+}
+
+// unclaim lets go of a session's hold of knight id, taken by claimFor.
+func (s *server) unclaim(held bool, id string) {
+	if !held {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), realmCallTimeout)
+	defer cancel()
+	if err := s.realm.knights.leave(ctx, id); err != nil {
+		s.log.Error("realm: check a knight in", "knight", id, "err", err)
+	}
 }
 
 // gameSessions keeps each game session's model, input and output guard from the program
@@ -117,6 +148,9 @@ type gameSession struct {
 	guard *ioGuard
 	input *inputPump
 	prog  *tea.Program // for the farewell at shutdown
+	// held is set when the session holds its knight's claim (a realm's), to let go of
+	// when it ends.
+	held bool
 }
 
 // put records what the program handler made of a session.
@@ -136,6 +170,29 @@ func (g *gameSessions) programs() []*tea.Program {
 	var out []*tea.Program
 	for _, gs := range g.m {
 		if gs.prog != nil {
+			out = append(out, gs.prog)
+		}
+	}
+	return out
+}
+
+// hold records that the session holds its knight's claim.
+func (g *gameSessions) hold(sess ssh.Session, held bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if gs, ok := g.m[sess]; ok {
+		gs.held = held
+		g.m[sess] = gs
+	}
+}
+
+// programsWhere lists the programs of the game sessions open now that match.
+func (g *gameSessions) programsWhere(match func(ssh.Session) bool) []*tea.Program {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	var out []*tea.Program
+	for sess, gs := range g.m {
+		if gs.prog != nil && match(sess) {
 			out = append(out, gs.prog)
 		}
 	}

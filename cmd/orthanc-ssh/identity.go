@@ -96,7 +96,7 @@ func (s *server) knightOf(fp string) (string, error) {
 	if fp == "" {
 		return "", nil
 	}
-	k, err := s.saver.KeyOf(fp)
+	k, err := s.keyOf(fp)
 	if errors.Is(err, store.ErrNotFound) {
 		return "", nil
 	}
@@ -120,9 +120,9 @@ func (s *server) identify(sess ssh.Session, game bool) (id ident, release func()
 	}
 	id.knight = store.NewKnightID()
 	// A new key is used as it is added: knight shows it last used now, from here.
-	unbind := s.saver.Bind(store.Key{Fingerprint: id.fp, Knight: id.knight, Type: key.Type(), Added: time.Now().UTC(),
+	unbind := s.bindKey(store.Key{Fingerprint: id.fp, Knight: id.knight, Type: key.Type(), Added: time.Now().UTC(),
 		LastUsed: s.now().UTC(), LastAddr: hostOf(sess.RemoteAddr())})
-	k, err := s.saver.KeyOf(id.fp) // a second session of the key bound it first
+	k, err := s.keyOf(id.fp) // a second session of the key bound it first
 	if err == nil && k.Knight != id.knight {
 		id.knight = k.Knight
 		return id, unbind, nil
@@ -134,7 +134,7 @@ func (s *server) identify(sess ssh.Session, game bool) (id ident, release func()
 	}
 	return id, func() {
 		unbind()
-		if _, err := s.saver.KeyOf(id.fp); errors.Is(err, store.ErrNotFound) {
+		if _, err := s.keyOf(id.fp); errors.Is(err, store.ErrNotFound) {
 			undo() // the session made no knight after all
 		}
 	}, nil
@@ -203,14 +203,14 @@ const touchEvery = 10 * time.Minute
 // always (always set) when its game ends, so knight tells when a knight was last seen
 // and from where.
 func (s *server) touchKey(fp, addr string, always bool) {
-	if fp == "" {
-		return
+	if fp == "" || s.realmDown() {
+		return // a stopped realm's etcd may not answer: a player leaving does not wait for it
 	}
-	k, err := s.store.KeyOf(fp)
+	k, err := s.shared.KeyOf(fp)
 	if err != nil || (!always && s.now().Sub(k.LastUsed) < touchEvery && k.LastAddr == addr) {
 		return
 	}
-	if err := s.store.TouchKey(fp, s.now(), addr); err != nil {
+	if err := s.shared.TouchKey(fp, s.now(), addr); err != nil {
 		s.log.Error("touch key", "fingerprint", fp, "err", err)
 	}
 }
@@ -485,7 +485,7 @@ func (s *server) loadKnightOf(fp string) (world.Adventurer, error) {
 	if knight == "" {
 		return world.Adventurer{}, store.ErrNotFound
 	}
-	return s.saver.Load(knight)
+	return s.loadKnight(knight)
 }
 
 // guestGoodbye is what a guest's terminal keeps when its game ends: how to keep a

@@ -95,11 +95,11 @@ func (s *server) checkKey(ctx ssh.Context, key ssh.PublicKey) bool {
 	if slot != nil && slot.isRefused() {
 		return false
 	}
-	if s.addrBanned(ctx) {
+	if s.refuseRealmDown(ctx) || s.addrBanned(ctx) {
 		return false
 	}
 	fp := keys.Fingerprint(key)
-	banned, err := s.store.IsBanned(fp, s.now())
+	banned, err := s.shared.IsBanned(fp, s.now())
 	if err != nil {
 		// The session's own check (refuseBanned) says so to the player.
 		s.log.Error("check ban", "fingerprint", fp, "err", err)
@@ -142,11 +142,23 @@ func (s *server) guestLogin(ctx ssh.Context, _ gossh.KeyboardInteractiveChalleng
 	case slot != nil && slot.auth.offeredBanned:
 		slot.auth.reason = authBanned
 		return false
-	case s.addrBanned(ctx):
+	case s.refuseRealmDown(ctx), s.addrBanned(ctx):
 		return false
 	}
 	if slot != nil {
 		slot.loggedIn()
+	}
+	return true
+}
+
+// refuseRealmDown refuses every login on a realm that has stopped (cut off from etcd, its
+// records out of reach), saying so in a banner.
+func (s *server) refuseRealmDown(ctx ssh.Context) bool {
+	if !s.realmDown() {
+		return false
+	}
+	if c, ok := ctx.Value(preAuthKey).(gossh.ServerPreAuthConn); ok {
+		_ = c.SendAuthBanner(realmDownLine + "\r\n")
 	}
 	return true
 }
@@ -162,7 +174,7 @@ func (s *server) addrBanned(ctx ssh.Context) bool {
 	if err != nil {
 		return false
 	}
-	banned, prefix, err := s.store.IsAddrBanned(a, s.now())
+	banned, prefix, err := s.shared.IsAddrBanned(a, s.now())
 	if err != nil {
 		s.log.Error("check ban of address", "addr", a.String(), "err", err)
 		return false // the session's own check (refuseBanned) says so to the player

@@ -159,10 +159,10 @@ func (s *server) track(next ssh.Handler) ssh.Handler {
 func (s *server) refuseBanned(next ssh.Handler) ssh.Handler {
 	return func(sess ssh.Session) {
 		fp := keys.Fingerprint(sess.PublicKey())
-		banned, err := s.store.IsBanned(fp, s.now())
+		banned, err := s.shared.IsBanned(fp, s.now())
 		addrBanned := false
 		if a, perr := netip.ParseAddr(hostOf(sess.RemoteAddr())); perr == nil && err == nil {
-			addrBanned, _, err = s.store.IsAddrBanned(a, s.now())
+			addrBanned, _, err = s.shared.IsAddrBanned(a, s.now())
 		}
 		if err != nil {
 			s.log.Error("check ban", "fingerprint", fp, "err", err)
@@ -268,6 +268,9 @@ func (s *server) finish(ssh.Handler) ssh.Handler {
 				}
 				if id, _ := s.ids.get(sess); s.recorder != nil && !id.guest {
 					s.recorder.Leave(id.knight) // its last seconds written
+				}
+				if id, _ := s.ids.get(sess); gs.held {
+					s.unclaim(true, id.knight) // checked in: its newest record written, its claim let go
 				}
 				if why := m.Ended(); why != "" {
 					fmt.Fprintln(sess, why) // the game screen is gone: keep the reason on the terminal

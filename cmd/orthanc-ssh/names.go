@@ -33,7 +33,7 @@ func (s *server) book() *nameBook {
 	if b.loaded {
 		return b
 	}
-	names, err := s.store.KnightNames()
+	names, err := s.shared.KnightNames()
 	if err != nil {
 		s.log.Error("read knights' names", "err", err)
 		return b
@@ -129,7 +129,23 @@ func (n sessionNames) Taken(name string) bool {
 
 // Claim implements app.Names.
 func (n sessionNames) Claim(name string) bool {
-	return (n.guest || !looksLikeAGuest(name)) && n.s.book().claim(name, n.fp)
+	if !n.guest && looksLikeAGuest(name) {
+		return false
+	}
+	if n.s.realm != nil && !n.guest && !n.s.claimSharedName(name, n.fp) {
+		return false
+	}
+	return n.s.book().claim(name, n.fp)
+}
+
+// claimSharedName claims a name for knight id across the realms (a guest's is its
+// realm's only); a name another realm's knight took is refused.
+func (s *server) claimSharedName(name, id string) bool {
+	ok, err := s.realm.recs.ClaimName(name, id)
+	if err != nil {
+		s.log.Error("realm: claim a name", "knight", id, "err", err)
+	}
+	return ok && err == nil
 }
 
 // looksLikeAGuest reports whether a name is a guest's: any name that begins with "Guest",

@@ -74,6 +74,10 @@ type server struct {
 	log   *slog.Logger
 	store *store.Store
 	saver *store.Saver
+	// shared is where knights' shared records live: store, or the realm's etcd.
+	shared sharedRecords
+	// realm is the server's place among the realms (realm.go); nil for a server alone.
+	realm *realmSide
 	// recorder and replayWriter record the knights' play (replays.go); nil when replays
 	// are off. Set before the server takes sessions.
 	recorder     *replay.Recorder
@@ -152,24 +156,32 @@ func newServer(cfg config, log *slog.Logger) (*server, error) {
 	s := &server{cfg: cfg, log: log, store: st, saver: store.NewSaver(st, log), live: newRegistry(),
 		perKey: keyCounter{n: map[string]int{}}, crash: make(chan crashed, 1)}
 	s.admins.Store(admins)
+	s.shared = st
+	if cfg.realm != "" {
+		if s.realm, err = openRealm(cfg, log, s.realmAsked, s.realmLost); err != nil {
+			st.Close()
+			return nil, err
+		}
+		s.shared = s.realm.recs
+	}
 	s.obs = newObserver(s)
 	s.hostKey = signer.PublicKey()
 	motd, err := s.readMOTD()
 	if err != nil {
-		st.Close()
+		s.closeStores()
 		return nil, err
 	}
 	s.useMOTD(motd)
 	codes, err := st.Codes(s.now())
 	if err != nil {
-		st.Close()
+		s.closeStores()
 		return nil, err
 	}
 	s.codes.keep = st
 	s.codes.load(codes)
 	community, err := s.communityConfig(st)
 	if err != nil {
-		st.Close()
+		s.closeStores()
 		return nil, err
 	}
 	s.engine = world.New(world.Config{
@@ -183,7 +195,7 @@ func newServer(cfg config, log *slog.Logger) (*server, error) {
 		Tick:               cfg.tick,
 		IdleRefreshTurns:   max(1, int(idleRefresh/cfg.tick)),
 		ActiveRefreshTurns: max(1, int(activeRefresh/cfg.tick)),
-		Saver:              s.saver,
+		Saver:              s.worldSaver(),
 		Community:          community,
 	})
 	s.ssh, err = wish.NewServer(
@@ -207,18 +219,18 @@ func newServer(cfg config, log *slog.Logger) (*server, error) {
 		wish.WithMiddleware(s.middleware()...), // middleware.go, in chain order
 	)
 	if err != nil {
-		st.Close()
+		s.closeStores()
 		return nil, fmt.Errorf("ssh server: %w", err)
 	}
 	if s.metrics, err = s.listenMetrics(); err != nil {
-		st.Close()
+		s.closeStores()
 		return nil, err
 	}
 	if s.httpLn, err = s.listenHTTP(); err != nil {
 		if s.metrics != nil {
 			_ = s.metrics.Close()
 		}
-		st.Close()
+		s.closeStores()
 		return nil, err
 	}
 	return s, nil
@@ -245,6 +257,12 @@ func (s *server) serve(ctx context.Context, ln net.Listener) error {
 	if s.httpLn != nil { // after the replays' writer is made: the page reads it
 		s.log.Info("web page", "addr", s.httpLn.Addr().String())
 		go s.serveWeb(metricsCtx, s.httpLn)
+	}
+	realmCtx, stopRealm := context.WithCancel(context.Background())
+	defer stopRealm()
+	if s.realm != nil {
+		go s.realm.knights.run(realmCtx)
+		go s.watchRealm(realmCtx)
 	}
 	saverCtx, stopSaver := context.WithCancel(context.Background())
 	saverDone := make(chan struct{})
@@ -316,6 +334,12 @@ func (s *server) serve(ctx context.Context, ln net.Listener) error {
 	<-saverDone
 	if ferr := s.flushRetrying(saveUntil, nil); ferr != nil && err == nil {
 		err = ferr
+	}
+	stopRealm()
+	if s.realm != nil {
+		if rerr := s.realm.shutdown(); rerr != nil {
+			s.log.Error("realm: knights left unsaved at the stop; their last checkpoints stand", "err", rerr)
+		}
 	}
 	if cerr := s.store.Close(); cerr != nil && err == nil {
 		err = cerr
@@ -409,8 +433,36 @@ func (s *server) close() {
 	if s.httpLn != nil {
 		_ = s.httpLn.Close()
 	}
+	s.closeStores()
+}
+
+// closeStores closes the realm (its knights checked in) and the store.
+func (s *server) closeStores() {
+	if s.realm != nil {
+		if err := s.realm.shutdown(); err != nil {
+			s.log.Error("realm: close", "err", err)
+		}
+	}
 	_ = s.store.Close()
 }
+
+// worldSaver is where the world hands its records: the saver, or for a realm the
+// knights to etcd under their claims and the levels to the saver.
+func (s *server) worldSaver() world.Saver {
+	if s.realm == nil {
+		return s.saver
+	}
+	return realmSaver{s.saver, s.realm.knights}
+}
+
+// realmSaver is a realm's world.Saver.
+type realmSaver struct {
+	levels  *store.Saver
+	knights *realmKnights
+}
+
+func (r realmSaver) Put(recs ...world.Adventurer)         { r.knights.Put(recs...) }
+func (r realmSaver) PutLevels(states ...world.LevelState) { r.levels.PutLevels(states...) }
 
 // farewell tells every game session, whatever screen it is on, that the server is going
 // down; each closes itself (its knight leaves the world and is saved). It returns how

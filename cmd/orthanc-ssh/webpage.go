@@ -208,7 +208,7 @@ func (s *server) webRecords(st *web.Status) error {
 	if err != nil {
 		return fmt.Errorf("list the replays: %w", err)
 	}
-	fame, err := s.store.Fame()
+	fame, err := s.shared.Fame()
 	if err != nil {
 		return err
 	}
@@ -217,7 +217,7 @@ func (s *server) webRecords(st *web.Status) error {
 		st.Fame = append(st.Fame, web.Fame{Rank: i + 1, Name: a.Name, Level: a.Level, Experience: a.Experience,
 			PercentKills: a.PercentKills(), Retired: f.Retired, Replay: castLink(kept, a.ID, replay.KindRetired, f.Retired)})
 	}
-	tombs, err := s.store.Tombstones()
+	tombs, err := s.shared.Tombstones()
 	if err != nil {
 		return err
 	}

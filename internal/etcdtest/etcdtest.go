@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"testing"
 	"time"
 
 	"go.etcd.io/etcd/server/v3/embed"
@@ -18,33 +19,56 @@ import (
 // fsync (a test's data need not survive a power cut), runs m with its client address,
 // and stops it. It returns m's exit code; an etcd that would not start is an error.
 func Run(m func(addr string) int) (int, error) {
-	dir, err := os.MkdirTemp("", "etcdtest-")
+	addr, stop, err := start()
 	if err != nil {
 		return 0, err
 	}
-	defer os.RemoveAll(dir)
+	defer stop()
+	return m(addr), nil
+}
+
+// Start starts one etcd as Run does, for one test, which stops it at its end; it
+// returns its client address.
+func Start(t testing.TB) string {
+	t.Helper()
+	addr, stop, err := start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(stop)
+	return addr
+}
+
+func start() (addr string, stop func(), err error) {
+	dir, err := os.MkdirTemp("", "etcdtest-")
+	if err != nil {
+		return "", nil, err
+	}
 	cfg := embed.NewConfig()
 	cfg.Dir = dir
 	cfg.UnsafeNoFsync = true
 	cfg.ZapLoggerBuilder = embed.NewZapLoggerBuilder(zap.NewNop())
 	client, peer := freeURL(), freeURL()
 	if client == nil || peer == nil {
-		return 0, fmt.Errorf("etcdtest: no free port")
+		os.RemoveAll(dir)
+		return "", nil, fmt.Errorf("etcdtest: no free port")
 	}
 	cfg.ListenClientUrls, cfg.AdvertiseClientUrls = []url.URL{*client}, []url.URL{*client}
 	cfg.ListenPeerUrls, cfg.AdvertisePeerUrls = []url.URL{*peer}, []url.URL{*peer}
 	cfg.InitialCluster = cfg.Name + "=" + peer.String()
 	e, err := embed.StartEtcd(cfg)
 	if err != nil {
-		return 0, fmt.Errorf("etcdtest: %w", err)
+		os.RemoveAll(dir)
+		return "", nil, fmt.Errorf("etcdtest: %w", err)
 	}
-	defer e.Close()
+	stop = func() { e.Close(); os.RemoveAll(dir) }
 	select {
 	case <-e.Server.ReadyNotify():
 	case <-time.After(time.Minute):
-		return 0, fmt.Errorf("etcdtest: not ready in a minute")
+		stop()
+		return "", nil, fmt.Errorf("etcdtest: not ready in a minute")
 	}
-	return m(client.Host), nil
+	return client.Host, stop, nil
 }
 
 // freeURL is an http URL on a loopback port free a moment ago.

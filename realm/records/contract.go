@@ -38,9 +38,46 @@ type Hall interface {
 	Tombstones() ([]store.Tombstone, error)
 }
 
+// Keys lead to knights: each SSH key's entry names the knight it plays, with what
+// the player called it and when and whence it was last used. Writing a new key differs:
+// the store writes it with its knight's first record (store.Batch.Keys), a realm with
+// its knight's first sheet under the claim (KeyWrite).
+type Keys interface {
+	// KeyOf is the key fp's entry, or an error wrapping store.ErrNotFound.
+	KeyOf(fp string) (store.Key, error)
+	// KeysOf is the keys of a knight, the first added first.
+	KeysOf(knight string) ([]store.Key, error)
+	// TouchKey records that fp was used at at, from addr (kept when empty); a key that
+	// plays no knight is left alone.
+	TouchKey(fp string, at time.Time, addr string) error
+	// RemoveKey takes fp from its knight; the knight's last key is store.ErrLastKey.
+	RemoveKey(fp string) error
+}
+
+// Names are the knights' names, unique across knights (and across realms). Claiming
+// differs: the store knows a name from its knight's record and the server keeps them
+// unique in memory; in etcd a name is claimed in a transaction (Store.ClaimName).
+type Names interface {
+	// KnightNames is every knight's name with its id.
+	KnightNames() ([]store.KnightName, error)
+}
+
+// Letters are the knights' mailboxes, by the recipient knight's id. The store writes
+// them in its batches (store.Batch.Mail), etcd one mailbox at a time (Store.PutMail).
+type Letters interface {
+	// Mail is every mailbox, by the recipient's id.
+	Mail() (map[string][]world.Letter, error)
+}
+
 var (
-	_ Bans = (*store.Store)(nil)
-	_ Bans = (*Store)(nil)
-	_ Hall = (*store.Store)(nil)
-	_ Hall = (*Store)(nil)
+	_ Keys    = (*store.Store)(nil)
+	_ Keys    = (*Store)(nil)
+	_ Names   = (*store.Store)(nil)
+	_ Names   = (*Store)(nil)
+	_ Letters = (*store.Store)(nil)
+	_ Letters = (*Store)(nil)
+	_ Bans    = (*store.Store)(nil)
+	_ Bans    = (*Store)(nil)
+	_ Hall    = (*store.Store)(nil)
+	_ Hall    = (*Store)(nil)
 )

@@ -2,6 +2,7 @@ package records
 
 import (
 	"context"
+	"fmt"
 	"net/netip"
 	"path/filepath"
 	"strings"
@@ -22,12 +23,20 @@ type backend struct {
 	keeper
 	retire func(e store.FameEntry) error
 	bury   func(t store.Tombstone) error
+	// addKey writes a new knight's first sheet with its first key; name gives a knight
+	// its name; putMail replaces a mailbox.
+	addKey  func(a world.Adventurer, k store.Key) error
+	name    func(knight, name string) error
+	putMail func(to string, ls []world.Letter) error
 }
 
 // keeper is everything under contract.
 type keeper interface {
 	Bans
 	Hall
+	Keys
+	Names
+	Letters
 }
 
 // onBoth runs a contract test against the bbolt store and against etcd, each fresh.
@@ -44,6 +53,15 @@ func onBoth(t *testing.T, test func(t *testing.T, b backend)) {
 			},
 			bury: func(tb store.Tombstone) error {
 				return st.Save(store.Batch{Adventurers: []world.Adventurer{tb.Adventurer}, Tombstones: []store.Tombstone{tb}})
+			},
+			addKey: func(a world.Adventurer, k store.Key) error {
+				return st.Save(store.Batch{Adventurers: []world.Adventurer{a}, Keys: []store.Key{k}})
+			},
+			name: func(knight, name string) error {
+				return st.SaveAdventurers([]world.Adventurer{{ID: knight, Name: name}})
+			},
+			putMail: func(to string, ls []world.Letter) error {
+				return st.Save(store.Batch{Mail: map[string][]world.Letter{to: ls}})
 			}})
 	})
 	t.Run("etcd", func(t *testing.T) {
@@ -52,7 +70,26 @@ func onBoth(t *testing.T, test func(t *testing.T, b backend)) {
 		r := openRealm(t, cli)
 		test(t, backend{keeper: st,
 			retire: func(e store.FameEntry) error { return Retire(context.Background(), claim(t, r, e.Adventurer.ID), e) },
-			bury:   func(tb store.Tombstone) error { return Bury(context.Background(), claim(t, r, tb.Adventurer.ID), tb) }})
+			bury:   func(tb store.Tombstone) error { return Bury(context.Background(), claim(t, r, tb.Adventurer.ID), tb) },
+			addKey: func(a world.Adventurer, k store.Key) error {
+				sheet, err := SheetWrite(&a, "A")
+				if err != nil {
+					return err
+				}
+				key, err := KeyWrite(k)
+				if err != nil {
+					return err
+				}
+				_, err = claim(t, r, a.ID).Commit(context.Background(), sheet, key)
+				return err
+			},
+			name: func(knight, name string) error {
+				if ok, err := st.ClaimName(name, knight); !ok || err != nil {
+					return fmt.Errorf("claim %q: %v, %w", name, ok, err)
+				}
+				return nil
+			},
+			putMail: st.PutMail})
 	})
 }
 

@@ -34,16 +34,44 @@ type tombstoneValue struct {
 // Retire writes a retired knight's last sheet and its hall-of-fame entry in one
 // transaction under f's claim: a realm that lost the knight writes neither.
 func Retire(ctx context.Context, f *realm.Fenced, e store.FameEntry) error {
-	return end(ctx, f, &e.Adventurer, endKey("fame", e.Adventurer.ID, e.Retired), fameValue{V: valueVersion, FameEntry: e})
+	w, err := FameWrite(e)
+	if err != nil {
+		return err
+	}
+	return end(ctx, f, &e.Adventurer, w)
 }
 
 // Bury writes a dead knight's last sheet and its tombstone in one transaction under
 // f's claim.
 func Bury(ctx context.Context, f *realm.Fenced, t store.Tombstone) error {
-	return end(ctx, f, &t.Adventurer, endKey("tombstone", t.Adventurer.ID, t.Died), tombstoneValue{V: valueVersion, Tombstone: t})
+	w, err := TombstoneWrite(t)
+	if err != nil {
+		return err
+	}
+	return end(ctx, f, &t.Adventurer, w)
 }
 
-func end(ctx context.Context, f *realm.Fenced, a *world.Adventurer, key string, value any) error {
+// FameWrite is e's hall-of-fame entry as a fenced write, for a transaction that writes
+// it with the knight's sheet.
+func FameWrite(e store.FameEntry) (realm.Write, error) {
+	return encodeEnd(endKey("fame", e.Adventurer.ID, e.Retired), fameValue{V: valueVersion, FameEntry: e})
+}
+
+// TombstoneWrite is t as a fenced write, for a transaction that writes it with the
+// knight's sheet.
+func TombstoneWrite(t store.Tombstone) (realm.Write, error) {
+	return encodeEnd(endKey("tombstone", t.Adventurer.ID, t.Died), tombstoneValue{V: valueVersion, Tombstone: t})
+}
+
+func encodeEnd(key string, value any) (realm.Write, error) {
+	data, err := json.Marshal(value)
+	if err != nil {
+		return realm.Write{}, fmt.Errorf("encode %s: %w", key, err)
+	}
+	return realm.Write{Key: key, Value: data}, nil
+}
+
+func end(ctx context.Context, f *realm.Fenced, a *world.Adventurer, entry realm.Write) error {
 	if a.ID != f.Knight() {
 		return fmt.Errorf("records: %s's end written under %s's claim", a.ID, f.Knight())
 	}
@@ -51,11 +79,7 @@ func end(ctx context.Context, f *realm.Fenced, a *world.Adventurer, key string, 
 	if err != nil {
 		return err
 	}
-	data, err := json.Marshal(value)
-	if err != nil {
-		return fmt.Errorf("encode %s: %w", key, err)
-	}
-	_, err = f.Commit(ctx, realm.Write{Key: "knight/" + a.ID, Value: sheet}, realm.Write{Key: key, Value: data})
+	_, err = f.Commit(ctx, realm.Write{Key: "knight/" + a.ID, Value: sheet}, entry)
 	return err
 }
 

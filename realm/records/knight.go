@@ -14,40 +14,58 @@ import (
 // knightValue is a knight's sheet as kept in etcd (the realm's knight/ID key), in the
 // store's encoding.
 type knightValue struct {
-	V          int             `json:"v"`
+	V int `json:"v"`
+	// Realm is the realm that wrote the sheet: its levels and positions mean something
+	// there only, so another realm starts the knight at its own entrance.
+	Realm      string          `json:"realm,omitempty"`
 	Adventurer json.RawMessage `json:"adventurer"`
 }
 
 // EncodeKnight is a's sheet, as a realm checkpoints it through realm.Fenced.
-func EncodeKnight(a *world.Adventurer) ([]byte, error) {
+func EncodeKnight(a *world.Adventurer) ([]byte, error) { return encodeSheet(a, "") }
+
+func encodeSheet(a *world.Adventurer, realmName string) ([]byte, error) {
 	body, err := json.Marshal(a)
 	if err != nil {
 		return nil, fmt.Errorf("encode knight %s: %w", a.ID, err)
 	}
-	return json.Marshal(knightValue{V: valueVersion, Adventurer: body})
+	return json.Marshal(knightValue{V: valueVersion, Realm: realmName, Adventurer: body})
+}
+
+// SheetWrite is a's sheet written by realm realmName, as a fenced write.
+func SheetWrite(a *world.Adventurer, realmName string) (realm.Write, error) {
+	data, err := encodeSheet(a, realmName)
+	return realm.Write{Key: "knight/" + a.ID, Value: data}, err
 }
 
 // DecodeKnight reads the sheet of knight id, as a claim hands it back (Fenced.Sheet).
 func DecodeKnight(id string, data []byte) (world.Adventurer, error) {
+	a, _, err := DecodeSheet(id, data)
+	return a, err
+}
+
+// DecodeSheet reads the sheet of knight id and the realm that wrote it ("" when
+// unknown).
+func DecodeSheet(id string, data []byte) (world.Adventurer, string, error) {
 	var v knightValue
 	if err := json.Unmarshal(data, &v); err != nil {
-		return world.Adventurer{}, fmt.Errorf("decode knight %s: %w", id, err)
+		return world.Adventurer{}, "", fmt.Errorf("decode knight %s: %w", id, err)
 	}
 	if v.V != valueVersion {
-		return world.Adventurer{}, fmt.Errorf("decode knight %s: value version %d, this program knows %d: %w",
+		return world.Adventurer{}, "", fmt.Errorf("decode knight %s: value version %d, this program knows %d: %w",
 			id, v.V, valueVersion, store.ErrUnknownVersion)
 	}
 	if len(v.Adventurer) == 0 || bytes.Equal(v.Adventurer, []byte("null")) {
-		return world.Adventurer{}, fmt.Errorf("decode knight %s: value has no knight", id)
+		return world.Adventurer{}, "", fmt.Errorf("decode knight %s: value has no knight", id)
 	}
 	var a world.Adventurer
 	if err := json.Unmarshal(v.Adventurer, &a); err != nil {
-		return world.Adventurer{}, fmt.Errorf("decode knight %s: %w", id, err)
+		return world.Adventurer{}, "", fmt.Errorf("decode knight %s: %w", id, err)
 	}
 	if a.ID != id {
-		return world.Adventurer{}, fmt.Errorf("decode knight %s: the sheet says %q", id, a.ID)
+		return world.Adventurer{}, "", fmt.Errorf("decode knight %s: the sheet says %q", id, a.ID)
 	}
-	return a, nil
+	return a, v.Realm, nil
 }
 
 // LoadAdventurer is knight id's last checkpoint, or an error wrapping store.ErrNotFound.

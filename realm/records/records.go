@@ -5,14 +5,17 @@
 // The keys, under the prefix (the realm's, "/orthanc/" by default), beside the realm
 // package's (realm.go):
 //
-//	knight/ID            {"v":1,"adventurer":{...}}: the sheet, written only under the
+//	knight/ID            {"v":1,"realm":R,"adventurer":{...}}: the sheet, by realm R, written only under the
 //	                     knight's claim (realm.Fenced: Checkpoint, Retire, Bury)
 //	fame/ID/TIME         {"v":1,...FameEntry}, with the sheet, under the claim (Retire)
 //	tombstone/ID/TIME    {"v":1,...Tombstone}, with the sheet, under the claim (Bury)
 //	ban/FINGERPRINT      {"v":1,"ban":{...}}: a key's ban
 //	ban/addr:PREFIX      {"v":1,"ban":{...}}: an address prefix's ban
-//
-// Keys to knights, names and letters are not here yet.
+//	key/FINGERPRINT      {"v":1,"key":{...}}: the knight a key plays; a new key is
+//	                     written with its knight's first sheet, under the claim
+//	name/NAMEKEY         {"v":1,"knight":ID,"name":NAME}: a name (world.NameKey),
+//	                     claimed in a transaction (ClaimName)
+//	letters/ID           {"v":1,"letters":[...]}: a knight's mailbox
 //
 // Values are JSON with a version, as in the store; a value whose version is unknown is
 // refused rather than guessed at.

@@ -1,0 +1,197 @@
+package main
+
+import (
+	"net"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
+	gossh "golang.org/x/crypto/ssh"
+
+	"github.com/orthanc-ssh/orthanc-ssh/internal/etcdtest"
+	"github.com/orthanc-ssh/orthanc-ssh/realm/records"
+	"github.com/orthanc-ssh/orthanc-ssh/world"
+)
+
+// Realms end to end: two servers in this process, each with its own data folder and
+// dungeon, sharing their knights through one embedded etcd.
+
+// startRealm starts a realm server on etcd (an address, or a proxy's), its dungeon of
+// seed, admins given; the lease is short so that a cut-off realm stops in a second or so.
+func startRealm(t *testing.T, name, etcd string, seed uint64, admins ...gossh.Signer) *testServer {
+	t.Helper()
+	dir := t.TempDir()
+	writeAdminKeys(t, dir, admins...)
+	cfg := testConfig(dir, seed)
+	cfg.realm, cfg.etcd, cfg.realmTTL = name, []string{etcd}, 3*time.Second
+	ts, _ := startConfigured(t, cfg)
+	return ts
+}
+
+// sharedRecords reads the realms' records in etcd, as the test's own client.
+func sharedRecordsOf(t *testing.T, etcd string) *records.Store {
+	t.Helper()
+	cli, err := clientv3.New(clientv3.Config{Endpoints: []string{etcd}, DialTimeout: 2 * time.Second, Logger: zap.NewNop()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cli.Close() })
+	return records.New(cli, records.Options{})
+}
+
+// One key plays on realm A, then logs in on realm B: A's player is told where the
+// knight went and disconnected, and B plays the knight with A's last checkpoint, at
+// B's entrance.
+func TestAKnightMovesBetweenRealms(t *testing.T) {
+	etcd := etcdtest.Start(t)
+	a := startRealm(t, "A", etcd, defaultSeed)
+	b := startRealm(t, "B", etcd, defaultSeed+1)
+	shared := sharedRecordsOf(t, etcd)
+	key := newKey(t)
+	ta := openTerminal(t, a.addr, key, 80, 24, nil)
+	ta.enterDungeon("Kay")
+	before := whoamiJSON(t, a.addr, key)
+	moved := ta.stepOut("the move", before, func() whoami { return whoamiJSON(t, a.addr, key) })
+	waitUntil(t, "A's checkpoint of the move in etcd", func() bool {
+		rec, err := shared.LoadAdventurer(moved.Knight)
+		return err == nil && rec.X == moved.X && rec.Y == moved.Y
+	})
+
+	tb := openTerminal(t, b.addr, key, 80, 24, nil)
+	if out := ta.finalOutput(); !strings.Contains(out, "Your knight was called to realm B; it is saved.") {
+		t.Fatalf("A's player was not told where its knight went:\n%s", ta.screen())
+	}
+	tb.continueKnight()
+	if !strings.Contains(tb.rawOutput(), "Your knight is in realm A; calling it here") {
+		t.Errorf("B's player was not told of the wait:\n%s", tb.rawOutput())
+	}
+	w := whoamiJSON(t, b.addr, key)
+	entrance := world.Generate(1, world.LevelSeed(defaultSeed+1, 1), false).Up
+	if w.Knight != moved.Knight || w.Name != "Kay" || !w.Online || w.Depth != 1 || w.X != entrance.X || w.Y != entrance.Y {
+		t.Fatalf("on B: %+v; want Kay at B's entrance %v", w, entrance)
+	}
+	if w.Str != moved.Str || w.Int != moved.Int || w.Con != moved.Con || w.Dex != moved.Dex || w.MaxHits != moved.MaxHits {
+		t.Fatalf("B's knight %+v is not A's %+v", w, moved)
+	}
+	if keyed, err := shared.KeyOf(moved.Fingerprint); err != nil || keyed.Knight != moved.Knight {
+		t.Fatalf("the key in etcd: %+v, %v", keyed, err)
+	}
+	for _, cmd := range []string{"keys add", "link 7KQM-3XRT", "claim 7KQM-3XRT"} {
+		if _, errOut, code := runCmd(t, b.addr, key, cmd); code != 1 || !strings.Contains(errOut, notInARealmLine) {
+			t.Errorf("%s on a realm: exit %d, %q", cmd, code, errOut)
+		}
+	}
+}
+
+// A ban made on realm A refuses the key on realm B.
+func TestABanOnOneRealmHoldsOnAnother(t *testing.T) {
+	etcd := etcdtest.Start(t)
+	admin := newKey(t)
+	a := startRealm(t, "A", etcd, defaultSeed, admin)
+	b := startRealm(t, "B", etcd, defaultSeed+1)
+	player := newKey(t)
+	tm := openTerminal(t, a.addr, player, 80, 24, nil)
+	tm.enterDungeon("Mordred")
+	if out, errOut, code := runCmd(t, a.addr, admin, "ban Mordred --reason spamming"); code != 0 {
+		t.Fatalf("ban (exit %d): %s %s", code, out, errOut)
+	}
+	if banner, err := dialBanner(t, b.addr, player); err == nil || !strings.Contains(banner, bannedMessage) {
+		t.Fatalf("the banned key on B: %v, banner %q", err, banner)
+	}
+}
+
+// A realm cut off from etcd tells its players and takes no one in.
+func TestACutOffRealmTellsItsPlayersAndRefusesLogins(t *testing.T) {
+	etcd := etcdtest.Start(t)
+	p := newCutProxy(t, etcd)
+	a := startRealm(t, "A", p.addr(), defaultSeed)
+	tm := openTerminal(t, a.addr, newKey(t), 80, 24, nil)
+	tm.enterDungeon("Kay")
+	p.cut()
+	if out := tm.finalOutput(); !strings.Contains(screenWords(out), "lost touch with the realms' records") {
+		t.Fatalf("the player was not told:\n%s", tm.screen())
+	}
+	if banner, err := dialBanner(t, a.addr, newKey(t)); err == nil || !strings.Contains(banner, realmDownLine) {
+		t.Fatalf("a login on the cut-off realm: %v, banner %q", err, banner)
+	}
+}
+
+// cutProxy forwards TCP to etcd until cut: then it closes every connection and holds
+// new ones open, silent, as a partition does.
+type cutProxy struct {
+	ln     net.Listener
+	target string
+	mu     sync.Mutex
+	isCut  bool
+	conns  []net.Conn
+}
+
+func newCutProxy(t *testing.T, target string) *cutProxy {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &cutProxy{ln: ln, target: target}
+	go p.serve()
+	t.Cleanup(func() { ln.Close(); p.cut() })
+	return p
+}
+
+func (p *cutProxy) addr() string { return p.ln.Addr().String() }
+
+func (p *cutProxy) serve() {
+	for {
+		c, err := p.ln.Accept()
+		if err != nil {
+			return
+		}
+		if !p.keep(c) {
+			continue // silent until the test ends
+		}
+		up, err := net.Dial("tcp", p.target)
+		if err != nil || !p.keep(up) {
+			c.Close()
+			continue
+		}
+		go func() { copyConn(up, c) }()
+		go func() { copyConn(c, up) }()
+	}
+}
+
+// keep notes a connection, and reports whether traffic may flow on it.
+func (p *cutProxy) keep(c net.Conn) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.conns = append(p.conns, c)
+	return !p.isCut
+}
+
+func (p *cutProxy) cut() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.isCut = true
+	for _, c := range p.conns {
+		c.Close()
+	}
+	p.conns = nil
+}
+
+func copyConn(dst, src net.Conn) {
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := src.Read(buf)
+		if n > 0 {
+			if _, werr := dst.Write(buf[:n]); werr != nil {
+				return
+			}
+		}
+		if err != nil {
+			dst.Close()
+			return
+		}
+	}
+}

@@ -1,0 +1,229 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/orthanc-ssh/orthanc-ssh/realm"
+	"github.com/orthanc-ssh/orthanc-ssh/realm/records"
+	"github.com/orthanc-ssh/orthanc-ssh/world"
+)
+
+// The writing side of realmKnights: its run goroutine, and the check-in of a knight
+// whose last session here has ended.
+
+// realmRetry is how soon a realm's failed write (etcd slow or out of reach) is tried
+// again; the lifeline stops the realm before its lease could lapse in any case.
+const realmRetry = time.Second
+
+// run writes what the world files, batched per knight, until ctx ends.
+func (k *realmKnights) run(ctx context.Context) {
+	var retry <-chan time.Time
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-k.kick:
+		case <-retry:
+		}
+		retry = nil
+		if err := k.flush(ctx); err != nil {
+			k.log.Error("realm: write failed; retrying", "err", err)
+			retry = time.After(realmRetry)
+		}
+	}
+}
+
+// flush writes every knight with a record waiting, and the mailboxes.
+func (k *realmKnights) flush(ctx context.Context) error {
+	k.mu.Lock()
+	var waiting []*heldKnight
+	for _, h := range k.held {
+		if h.dirty {
+			waiting = append(waiting, h)
+		}
+	}
+	k.mu.Unlock()
+	var errs []error
+	for _, h := range waiting {
+		errs = append(errs, k.write(ctx, h, false))
+	}
+	return errors.Join(append(errs, k.flushMail())...)
+}
+
+// flushMail writes the mailboxes waiting; one that fails waits for the next try unless a
+// newer one came meanwhile.
+func (k *realmKnights) flushMail() error {
+	k.mu.Lock()
+	mail := k.mail
+	k.mail = map[string][]world.Letter{}
+	k.mu.Unlock()
+	var errs []error
+	for to, ls := range mail {
+		if err := k.recs.PutMail(to, ls); err != nil {
+			errs = append(errs, err)
+			k.mu.Lock()
+			if _, newer := k.mail[to]; !newer {
+				k.mail[to] = ls
+			}
+			k.mu.Unlock()
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// leave ends one session's hold of a knight: the last to leave checks the knight in,
+// its newest record written and its claim let go in one transaction.
+func (k *realmKnights) leave(ctx context.Context, id string) error {
+	k.mu.Lock()
+	h := k.held[id]
+	last := h != nil && h.refs > 0
+	if last {
+		h.refs--
+		last = h.refs == 0
+	}
+	k.mu.Unlock()
+	if !last {
+		return nil
+	}
+	return k.write(ctx, h, true)
+}
+
+// checkInAll checks in every knight still held, when the realm stops.
+func (k *realmKnights) checkInAll(ctx context.Context) error {
+	k.mu.Lock()
+	all := make([]*heldKnight, 0, len(k.held))
+	for _, h := range k.held {
+		all = append(all, h)
+	}
+	k.mu.Unlock()
+	var errs []error
+	for _, h := range all {
+		errs = append(errs, k.write(ctx, h, true))
+	}
+	return errors.Join(errs...)
+}
+
+// write writes h's newest record, its new keys and its ends under its claim; checkIn
+// lets the knight go too. A claim lost or a realm stopped drops what waited: it can
+// never be written.
+func (k *realmKnights) write(ctx context.Context, h *heldKnight, checkIn bool) error {
+	h.write.Lock()
+	defer h.write.Unlock()
+	id := h.f.Knight()
+	k.mu.Lock()
+	if k.held[id] != h {
+		k.mu.Unlock()
+		return nil // checked in or dropped meanwhile
+	}
+	p := k.pendingOf(h)
+	k.mu.Unlock()
+	err := k.commit(ctx, h.f, p, checkIn)
+	switch {
+	case err == nil:
+		k.written(h, p, checkIn)
+	case errors.Is(err, realm.ErrFenced), errors.Is(err, realm.ErrCutOff), errors.Is(err, realm.ErrLeaseLost), errors.Is(err, realm.ErrClosed):
+		k.drop(h)
+		if errors.Is(err, realm.ErrFenced) {
+			k.log.Error("realm: the knight's claim went while it played here", "knight", id)
+			k.lost(id)
+		}
+		return nil
+	}
+	return err
+}
+
+// pending is one knight's writes taken for a transaction.
+type pending struct {
+	writes []realm.Write // ends and new keys, then the sheet last (when dirty)
+	dirty  bool
+	seq    uint64
+	ends   int
+	keys   []string // fingerprints of the bound keys written
+}
+
+// pendingOf takes h's writes; the caller holds k.mu.
+func (k *realmKnights) pendingOf(h *heldKnight) pending {
+	p := pending{dirty: h.dirty, seq: h.seq, ends: len(h.ends)}
+	if !h.dirty {
+		return p
+	}
+	p.writes = append(p.writes, h.ends...)
+	for fp, b := range k.bound {
+		if b.key.Knight == h.f.Knight() {
+			if w, err := records.KeyWrite(b.key); err == nil {
+				p.writes, p.keys = append(p.writes, w), append(p.keys, fp)
+			}
+		}
+	}
+	sheet, err := records.SheetWrite(&h.last, k.realm)
+	if err != nil {
+		k.log.Error("realm: encode a knight", "knight", h.f.Knight(), "err", err)
+		return pending{}
+	}
+	p.writes = append(p.writes, sheet)
+	return p
+}
+
+// commit writes p under f: one transaction, then the check-in (the sheet put again and
+// the claim let go) when asked.
+func (k *realmKnights) commit(ctx context.Context, f *realm.Fenced, p pending, checkIn bool) error {
+	ctx, cancel := context.WithTimeout(ctx, realmCallTimeout)
+	defer cancel()
+	switch {
+	case !checkIn && len(p.writes) == 0:
+		return nil
+	case !checkIn:
+		_, err := f.Commit(ctx, p.writes...)
+		return err
+	case len(p.writes) == 0:
+		return f.Release(ctx)
+	}
+	if len(p.writes) > 1 {
+		if _, err := f.Commit(ctx, p.writes[:len(p.writes)-1]...); err != nil {
+			return err
+		}
+	}
+	return f.CheckIn(ctx, p.writes[len(p.writes)-1].Value)
+}
+
+// written forgets what p wrote, but what came since.
+func (k *realmKnights) written(h *heldKnight, p pending, checkIn bool) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if h.seq == p.seq {
+		h.dirty = false
+	}
+	h.ends = h.ends[p.ends:]
+	for _, fp := range p.keys {
+		delete(k.bound, fp) // in etcd now: the shared records answer for it
+	}
+	if checkIn && k.held[h.f.Knight()] == h {
+		delete(k.held, h.f.Knight())
+	}
+}
+
+// drop forgets a knight this realm can no longer write.
+func (k *realmKnights) drop(h *heldKnight) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.held[h.f.Knight()] == h {
+		delete(k.held, h.f.Knight())
+	}
+}
+
+// leaveAll checks a knight in whatever sessions hold it (another realm asked for it and
+// none plays it here).
+func (k *realmKnights) leaveAll(ctx context.Context, id string) error {
+	k.mu.Lock()
+	h := k.held[id]
+	if h != nil {
+		h.refs = 0
+	}
+	k.mu.Unlock()
+	if h == nil {
+		return nil
+	}
+	return k.write(ctx, h, true)
+}

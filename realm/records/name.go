@@ -1,0 +1,68 @@
+package records
+
+import (
+	"encoding/json"
+	"fmt"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/orthanc-ssh/orthanc-ssh/store"
+	"github.com/orthanc-ssh/orthanc-ssh/world"
+)
+
+type nameValue struct {
+	V      int    `json:"v"`
+	Knight string `json:"knight"`
+	Name   string `json:"name"`
+}
+
+// nameKey is the key of a name, folded as world.NameKey folds it, so that two realms'
+// knights cannot be told apart by case alone.
+func (s *Store) nameKey(name string) string { return s.prefix + "name/" + world.NameKey(name) }
+
+// ClaimName gives name to knight unless another knight has it, in one transaction, so
+// that two realms' players who pick one name at one moment cannot both have it; the
+// knight that has it already may claim it again (its name as typed is kept).
+func (s *Store) ClaimName(name, knight string) (bool, error) {
+	data, err := json.Marshal(nameValue{V: valueVersion, Knight: knight, Name: name})
+	if err != nil {
+		return false, fmt.Errorf("encode name %q: %w", name, err)
+	}
+	key := s.nameKey(name)
+	ctx, cancel := s.call()
+	defer cancel()
+	resp, err := s.cli.Txn(ctx).If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
+		Then(clientv3.OpPut(key, string(data))).Else(clientv3.OpGet(key)).Commit()
+	if err != nil {
+		return false, fmt.Errorf("claim name %q: %w", name, err)
+	}
+	if resp.Succeeded {
+		return true, nil
+	}
+	kv := resp.Responses[0].GetResponseRange().Kvs[0]
+	var held nameValue
+	if err := decodeVersioned(kv.Key, kv.Value, &held, &held.V); err != nil || held.Knight != knight {
+		return false, err
+	}
+	_, err = s.cli.Txn(ctx).If(clientv3.Compare(clientv3.ModRevision(key), "=", kv.ModRevision)).
+		Then(clientv3.OpPut(key, string(data))).Commit()
+	return err == nil, err
+}
+
+// KnightNames is every name a knight has claimed, with its knight, in the order of the
+// names' keys. Ended is never set: a name stays its knight's in every realm.
+func (s *Store) KnightNames() ([]store.KnightName, error) {
+	var out []store.KnightName
+	err := s.each("name/", func(k, v []byte) error {
+		var n nameValue
+		if err := decodeVersioned(k, v, &n, &n.V); err != nil {
+			return err
+		}
+		out = append(out, store.KnightName{Knight: n.Knight, Name: n.Name})
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read knights' names: %w", err)
+	}
+	return out, nil
+}
