@@ -338,7 +338,9 @@ func (s *server) serve(ctx context.Context, ln net.Listener) error {
 	stopRealm()
 	if s.realm != nil {
 		if rerr := s.realm.shutdown(); rerr != nil {
-			s.log.Error("realm: knights left unsaved at the stop; their last checkpoints stand", "err", rerr)
+			// Checking in, the letters or the lease's revoke did not reach etcd: a knight
+			// still claimed is free once the lease lapses, at its last checkpoint.
+			s.log.Error("realm: the stop did not reach etcd; knights still claimed are freed when the lease lapses, at their last checkpoints", "err", rerr)
 		}
 	}
 	if cerr := s.store.Close(); cerr != nil && err == nil {
