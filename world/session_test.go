@@ -2,6 +2,7 @@ package world
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -50,6 +51,16 @@ func TestAFightStopsTheWalking(t *testing.T) {
 	j := slices.IndexFunc(msgs, func(s string) bool { return s == "A Wolf (Animal, level 2) attacks!" })
 	if i < 0 || j < 0 || i < j {
 		t.Fatalf("the fight's start and the dropped commands were not told in that order: %q", msgs)
+	}
+	// A knight that had asked for nothing is told of no walking stopped.
+	q := &recorder{}
+	e.join(knight("b", 10), q)
+	fightWith(t, e, e.players["b"], "Wolf")
+	e.Step()
+	for _, s := range q.last().Messages {
+		if strings.HasPrefix(s, "Your walking stops") {
+			t.Fatalf("a knight that asked for nothing heard %q", s)
+		}
 	}
 }
 
