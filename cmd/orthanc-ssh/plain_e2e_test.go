@@ -29,8 +29,8 @@ const fiveMinutes = 5 * time.Minute / world.DefaultTick
 // only wounds (a spear, a pendulum, a needle: none holds, moves or puts to sleep a knight
 // that must walk on) and a guarded room. It returns the way from the entrance to the
 // square before the trap and back (keys[i] leads to squares[i]), the keys onto the trap
-// and off it, and the way from the entrance to the guard.
-func plainTrapAndGuard(t *testing.T) (seed uint64, there, again []string, thereSq, againSq []world.Pos, on, off string, trap world.TrapKind, guard []string, guardSq []world.Pos) {
+// and off it, the trap's square, and the way from the entrance to the guard.
+func plainTrapAndGuard(t *testing.T) (seed uint64, there, again []string, thereSq, againSq []world.Pos, on, off string, trapSq world.Pos, trap world.TrapKind, guard []string, guardSq []world.Pos) {
 	t.Helper()
 	wounds := map[world.TrapKind]bool{world.TrapFlyingSpear: true, world.TrapPendulum: true, world.TrapPoisonNeedle: true}
 	for seed = 1; seed < 500; seed++ {
@@ -44,7 +44,7 @@ func plainTrapAndGuard(t *testing.T) (seed uint64, there, again []string, thereS
 		}
 		n := len(squares) - 1 // the trap's square
 		there, thereSq = keys[:n], squares[:n]
-		on, off = keys[n], reverse(keys[n])
+		on, off, trapSq = keys[n], reverse(keys[n]), squares[n]
 		up := world.New(world.Config{Seed: seed}).Level(1).Up
 		for i := n - 1; i >= 0; i-- {
 			again = append(again, reverse(keys[i]))
@@ -70,7 +70,7 @@ func reverse(k string) string { o := opposite(k); return k[:len(k)-1] + o[len(o)
 // sequence is sent: no colours, no cursor moves, no line erased and written again, no
 // bracketed paste; and once the session is still, the prompt is the last thing said.
 func TestScreenReaderModeWritesNoEscape(t *testing.T) {
-	seed, there, again, thereSq, againSq, on, off, trap, guard, guardSq := plainTrapAndGuard(t)
+	seed, there, again, thereSq, againSq, on, off, trapSq, trap, guard, guardSq := plainTrapAndGuard(t)
 	dir := t.TempDir()
 	key := newKey(t)
 	seedKnight(t, dir, key, func(a *world.Adventurer) {
@@ -101,22 +101,21 @@ func TestScreenReaderModeWritesNoEscape(t *testing.T) {
 	p.press("say well met", keyEnter)
 	p.waitRaw("well met")
 
-	// Walk to the trap, onto its square and off until it goes off, back to the entrance,
-	// and on to the guard.
+	// Walk to the trap, onto its square and off until it goes off (each step seen taken,
+	// so a step refused in a wanderer's fight is taken again), back to the entrance, and
+	// on to the guard.
 	plainWalk(t, p, srv.addr, key, there, thereSq)
 	want := trapMessages[trap]
-	step := on
-	if !poll(30*time.Second, 150*time.Millisecond, func() bool {
+	by := thereSq[len(thereSq)-1]
+	if !poll(30*time.Second, 0, func() bool {
 		if strings.Contains(p.rawOutput(), want) {
 			return true
 		}
-		p.press(step)
-		step = map[bool]string{true: off, false: on}[step == on]
+		plainWalk(t, p, srv.addr, key, []string{on, off}, []world.Pos{trapSq, by})
 		return false
 	}) {
 		t.Fatalf("the %v never went off:\n%s", trap, p.rawOutput())
 	}
-	by := thereSq[len(thereSq)-1]
 	plainWalk(t, p, srv.addr, key, append([]string{off}, again...), append([]world.Pos{by}, againSq...))
 	plainWalk(t, p, srv.addr, key, guard, guardSq)
 
@@ -146,25 +145,48 @@ func TestScreenReaderModeWritesNoEscape(t *testing.T) {
 
 // plainWalk walks a screen-reader session along a way: keys[i] leads to squares[i], and
 // is pressed (again, at a locked door) until whoami shows the knight there. A knight
-// already there skips it. A fight met on the way (a wanderer) is fought until it is over.
+// already there skips it. A fight met on the way (a wanderer) is fought until it is over:
+// one that starts as the knight steps may be told after whoami shows the step, so a fight
+// is known by its words (plainFightBack), not by when they came. The last step's own
+// fight (the guard's) is left to the caller.
 func plainWalk(t *testing.T, p *terminal, addr string, key gossh.Signer, keys []string, squares []world.Pos) {
 	t.Helper()
 	at := func() world.Pos { w := whoamiJSON(t, addr, key); return world.Pos{X: w.X, Y: w.Y} }
 	for i, k := range keys {
 		want := squares[i]
-		for tries := 0; at() != want; tries++ {
-			if tries > 15 {
+		for tries, blows := 0, 0; at() != want; tries++ {
+			if tries > 15 || blows > 60 {
 				t.Fatalf("step %d: stuck at %v on the way to %v:\n%s", i, at(), want, p.rawOutput())
 			}
-			from, moves := at(), strings.Count(p.rawOutput(), "Your move")
+			from, seen, fought := at(), len(p.rawOutput()), false
 			p.press(k)
 			poll(2*time.Second, pollEvery, func() bool {
-				if n := strings.Count(p.rawOutput(), "Your move"); n > moves && i < len(keys)-1 {
-					moves = n
-					p.press("fight", keyEnter) // a wanderer: fight on until it is over
+				if plainFightBack(p, &seen, fought || i < len(keys)-1) {
+					fought = true
+					blows++
 				}
 				return at() != from
 			})
+			if fought {
+				tries-- // a fight is no try at the step
+			}
 		}
 	}
+}
+
+// plainFightBack presses fight when the lines told since *seen show the knight in a
+// fight: a key answered with "You are in a fight!" (a fight that began before the key was
+// pressed, whenever it was told), or, if orMove, a new "Your move". It moves *seen past
+// the whole lines it read (a line still arriving is read again) and reports whether it
+// pressed.
+func plainFightBack(p *terminal, seen *int, orMove bool) bool {
+	out := p.rawOutput()
+	told := out[*seen:]
+	told = told[:strings.LastIndexByte(told, '\n')+1]
+	*seen += len(told)
+	if strings.Contains(told, "You are in a fight!") || orMove && strings.Contains(told, "Your move") {
+		p.press("fight", keyEnter)
+		return true
+	}
+	return false
 }
