@@ -26,6 +26,8 @@ type ReplayControl interface {
 	Slower()
 	SkipIdle()
 	Back()
+	// Ended reports whether the replay has shown its last moment.
+	Ended() bool
 }
 
 // replayKey is one key of a replay: its letter, screen-reader mode's word for it, its
@@ -129,6 +131,21 @@ func (m *Model) replayWord(line string) (tea.Cmd, bool) {
 	return nil, true
 }
 
+// tellReplayEnd says, in screen-reader mode, that the replay has come to its end, once
+// each time it does (back, then the end again, says it again): on the screen the bar
+// says so.
+func (m *Model) tellReplayEnd() {
+	r := m.watch.replay
+	if r == nil {
+		return
+	}
+	end := r.Ended()
+	if end && !m.watch.endTold {
+		m.say("The replay ends here. Type back to see its last 10 seconds again, or stop to leave.")
+	}
+	m.watch.endTold = end
+}
+
 // replayWords names a replay's words, for screen-reader mode.
 func replayWords() string {
 	var ws []string
@@ -139,16 +156,21 @@ func replayWords() string {
 }
 
 // replayBar is the line over a replay's screen: whose, where it stands, and its keys,
-// as much as the width holds.
+// as much as the width holds. The keys' words go before the knight's name (the status
+// line under the screen names it too), and the letters alone before nothing at all.
 func (m *Model) replayBar(w int) string {
 	r := m.watch.replay
-	var keys []string
+	var words, letters []string
 	for _, k := range replayKeys {
-		keys = append(keys, k.key+" "+k.word)
+		words = append(words, k.key+" "+k.word)
+		letters = append(letters, k.key)
 	}
 	head := fmt.Sprintf(" REPLAY of %s, %s.", r.Name(), r.Status())
+	short := fmt.Sprintf(" REPLAY %s.", r.Status())
 	if m.watch.cast {
-		return fit(w, head+" ", fmt.Sprintf(" REPLAY %s ", r.Status()))
+		return fit(w, head+" ", short+" ")
 	}
-	return fit(w, head+" "+strings.Join(keys, ", ")+" ", head+" p f s i b q ", head+" ", fmt.Sprintf(" REPLAY %s ", r.Status()))
+	named, bare := strings.Join(words, " "), strings.Join(letters, " ")
+	return fit(w, head+" "+strings.Join(words, ", ")+" ", head+" "+named+" ", short+" "+named+" ",
+		head+" "+bare+" ", short+" "+bare+" ", head+" ", short+" ")
 }

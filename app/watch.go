@@ -38,6 +38,11 @@ type watching struct {
 	// cast is a replay drawn into a file (Headless): no one presses its keys, so the
 	// bar names none.
 	cast bool
+	// endTold is set once screen-reader mode has said the replay has come to its end.
+	endTold bool
+	// sub and cells are the canvas a low screen draws the watched knight's on (drawUnder).
+	sub   canvas
+	cells []cell
 }
 
 // watchViewMsg is a view of the watched player, from the view slot it came through.
@@ -154,6 +159,7 @@ func (m *Model) watchedView(msg watchViewMsg) tea.Cmd {
 	m.watch.view, m.watch.have = v, true
 	if m.pl.active {
 		m.narrate(prev, v, !had)
+		m.tellReplayEnd()
 	}
 	return m.waitWatch()
 }
@@ -179,6 +185,23 @@ func (m *Model) stopWatching(note string) {
 		m.narrate(m.view, m.view, false)
 		m.say(m.lookText(m.view, false)...)
 	}
+}
+
+// drawUnder draws the watched knight's screen under the bar. A screen of MinFullHeight or
+// more gives the bar the game's header row; a lower one has no header (its map or its
+// fight panel begins on the top row), so it is drawn a row lower, one row shorter.
+func (m *Model) drawUnder(c *canvas) {
+	if c.h >= MinFullHeight {
+		m.drawPlay(c)
+		return
+	}
+	n := c.w * (c.h - 1)
+	if cap(m.watch.cells) < n {
+		m.watch.cells = make([]cell, n)
+	}
+	m.watch.sub.blankOn(c.w, c.h-1, m.watch.cells[:n])
+	m.drawPlay(&m.watch.sub)
+	c.blit(&m.watch.sub, 0, 1)
 }
 
 // watchKey handles a key while watching: the screen is read-only, so Esc, q or w stop
@@ -305,7 +328,7 @@ func (m *Model) drawWatch(c *canvas) {
 		c.text(2, 2, fmt.Sprintf("Waiting for %s's screen...", name), clsText)
 		return
 	}
-	m.drawPlay(c)
+	m.drawUnder(c)
 	if m.watch.replay != nil {
 		bar := m.replayBar(c.w)
 		c.text(0, 0, bar+fmt.Sprintf("%*s", max(0, c.w-textWidth(bar)), ""), clsOther)

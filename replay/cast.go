@@ -135,7 +135,7 @@ func NewStand(name string, ms []Moment) *Stand {
 func (s *Stand) Name() string { return s.name }
 
 // Status says where the replay stands, as Player.Status does.
-func (s *Stand) Status() string { return status(s.At, s.End, 1, false, s.At >= s.End) }
+func (s *Stand) Status() string { return status(s.At, s.End, 1, false, s.Ended()) }
 
 // Pause, Faster, Slower, SkipIdle and Back do nothing: a cast has no viewer's keys.
 func (s *Stand) Pause()    {}
@@ -143,3 +143,6 @@ func (s *Stand) Faster()   {}
 func (s *Stand) Slower()   {}
 func (s *Stand) SkipIdle() {}
 func (s *Stand) Back()     {}
+
+// Ended reports whether the stand is at the replay's end.
+func (s *Stand) Ended() bool { return s.At >= s.End }

@@ -155,6 +155,13 @@ func (p *Player) Back() {
 	})
 }
 
+// Ended reports whether the last moment has been shown.
+func (p *Player) Ended() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.next >= len(p.ms)
+}
+
 // Status says where the replay stands: "0:42 of 5:00", the pace when it is not 1×,
 // paused, or the end.
 func (p *Player) Status() string {

@@ -115,12 +115,8 @@ func (w *ReplayWriter) Flush() error {
 	if len(chunks) == 0 && len(keeps) == 0 {
 		return nil
 	}
-	if w.total < 0 {
-		n, err := w.st.ReplayBytes()
-		if err != nil {
-			return err
-		}
-		w.total = n
+	if _, err := w.sizeLocked(); err != nil {
+		return err
 	}
 	return w.st.db.Update(func(tx *bolt.Tx) error {
 		total, err := writeReplays(tx, chunks, keeps, w.rolling, w.limit, w.total)
@@ -136,4 +132,24 @@ func (w *ReplayWriter) Bytes() int64 {
 	w.writeMu.Lock()
 	defer w.writeMu.Unlock()
 	return w.total
+}
+
+// Size is the bucket's bytes, as the bound counts them (keys and sealed values): the
+// writer's count, read from the store (every value once) only before its first write.
+func (w *ReplayWriter) Size() (int64, error) {
+	w.writeMu.Lock()
+	defer w.writeMu.Unlock()
+	return w.sizeLocked()
+}
+
+// sizeLocked is Size with writeMu held.
+func (w *ReplayWriter) sizeLocked() (int64, error) {
+	if w.total < 0 {
+		n, err := w.st.ReplayBytes()
+		if err != nil {
+			return 0, err
+		}
+		w.total = n
+	}
+	return w.total, nil
 }

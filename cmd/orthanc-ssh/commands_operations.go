@@ -52,6 +52,7 @@ type statsJSON struct {
 	Tick          percentiles       `json:"tick"`
 	Saves         saveStatsJSON     `json:"saves"`
 	Memory        memoryJSON        `json:"memory"`
+	Replays       *replayStatsJSON  `json:"replays,omitempty"` // none when the server records none
 	// Warnings are the server's files other users could read or change.
 	Warnings []permissionWarning `json:"permission_warnings"`
 }
@@ -63,6 +64,33 @@ type saveStatsJSON struct {
 	Pending       int         `json:"pending"`
 	LastLatencyMS float64     `json:"last_latency_ms"`
 	Latency       percentiles `json:"latency"`
+}
+
+// replayStatsJSON is what the replays take of the database: the bucket's keys and values
+// as its bound counts them, and the bound (-replay-store-mb).
+type replayStatsJSON struct {
+	StoredBytes int64 `json:"stored_bytes"`
+	LimitBytes  int64 `json:"limit_bytes"`
+}
+
+// replayStats is what the replays take, or nil when the server records none.
+func (s *server) replayStats() (*replayStatsJSON, error) {
+	if s.replayWriter == nil {
+		return nil, nil
+	}
+	n, err := s.replayWriter.Size()
+	if err != nil {
+		return nil, err
+	}
+	return &replayStatsJSON{StoredBytes: n, LimitBytes: int64(s.cfg.replayMB) << 20}, nil
+}
+
+// replayRow is stats' line of the replays.
+func replayRow(r *replayStatsJSON) string {
+	if r == nil {
+		return "none recorded (-replay-store-mb 0)"
+	}
+	return fmt.Sprintf("%.1f MB of %d MB", float64(r.StoredBytes)/(1<<20), r.LimitBytes>>20)
 }
 
 type memoryJSON struct {
@@ -84,6 +112,10 @@ func (s *server) adminStats(c *call) int {
 	if err != nil {
 		return c.fail("could not read the bans: %v", err)
 	}
+	replays, err := s.replayStats()
+	if err != nil {
+		return c.fail("could not measure the replays: %v", err)
+	}
 	var mem runtime.MemStats
 	runtime.ReadMemStats(&mem)
 	sv := s.saver.Stats()
@@ -96,6 +128,7 @@ func (s *server) adminStats(c *call) int {
 		Saves: saveStatsJSON{Batches: sv.Batches, Records: sv.Records, Errors: sv.Errors, Pending: s.saver.Pending(),
 			LastLatencyMS: ms(sv.LastLatency), Latency: s.obs.saves.percentiles()},
 		Memory:   memoryJSON{HeapAllocBytes: mem.HeapAlloc, SysBytes: mem.Sys, Goroutines: runtime.NumGoroutine()},
+		Replays:  replays,
 		Warnings: permissionWarnings(s.cfg),
 	}
 	c.result = "shown"
@@ -121,6 +154,7 @@ func (s *server) adminStats(c *call) int {
 	row("save (ms)", "p50 %.3f  p90 %.3f  p99 %.3f  max %.3f  (last %d saves)", l.P50, l.P90, l.P99, l.Max, min(l.Count, durationWindow))
 	row("memory", "heap %.1f MiB, from the system %.1f MiB, %d goroutines",
 		float64(st.Memory.HeapAllocBytes)/(1<<20), float64(st.Memory.SysBytes)/(1<<20), st.Memory.Goroutines)
+	row("replays stored", "%s", replayRow(st.Replays))
 	for _, w := range st.Warnings {
 		row("warning", "%s", w)
 	}

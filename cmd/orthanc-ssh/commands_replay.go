@@ -14,6 +14,7 @@ import (
 	"charm.land/ssh"
 
 	"github.com/orthanc-ssh/orthanc-ssh/app"
+	"github.com/orthanc-ssh/orthanc-ssh/internal/english"
 	"github.com/orthanc-ssh/orthanc-ssh/keys"
 	"github.com/orthanc-ssh/orthanc-ssh/replay"
 	"github.com/orthanc-ssh/orthanc-ssh/store"
@@ -210,7 +211,7 @@ func (s *server) ownShow(n int, knight string) (replayShow, error) {
 		return replayShow{}, err
 	}
 	if n > len(list) {
-		return replayShow{}, errNoReplay{fmt.Sprintf("You have %d replays: replay alone lists them.", len(list))}
+		return replayShow{}, errNoReplay{fmt.Sprintf("You have %s: replay alone lists them.", english.Count(len(list), "replay"))}
 	}
 	if r := list[n-1].kept; r != nil {
 		return s.showKept(*r, knight)

@@ -133,3 +133,19 @@ func TestAnAdminReplaysAReportedKnight(t *testing.T) {
 	none := openTerminalCmd(t, srv.addr, admin, 80, 24, "replay --report 7")
 	none.waitFor("No replay is kept with report 7.")
 }
+
+// A number past the key's list is answered with how many it has, counted in English:
+// "1 replay", not "1 replays".
+func TestAReplayNumberPastTheListSaysHowManyThereAre(t *testing.T) {
+	key := newKey(t)
+	srv := startServer(t, t.TempDir())
+	tm := openTerminal(t, srv.addr, key, 80, 24, nil)
+	tm.enterDungeon("Kay")
+	tm.close()
+	waitUntil(t, "the knight's record listed", func() bool {
+		out, _, _ := runCmd(t, srv.addr, key, "replay")
+		return strings.Contains(out, "1  your last 10 minutes")
+	})
+	r := openTerminalCmd(t, srv.addr, key, 80, 24, "replay 9")
+	r.waitFor("You have 1 replay: replay alone lists them.")
+}
