@@ -41,9 +41,12 @@ var ErrBadChunk = errors.New("not a replay chunk this program can read")
 // encoded as the views come, and compressed when it is done. Besides the frames, it
 // keeps what the next frame is written against: the last frame's view (whose parts it
 // shares with the world), the knights in sight then and the bytes of the parts compared
-// as bytes.
+// as bytes. A level's bytes (about 5 KB, most of a walking knight's chunk) are not
+// copied into the frames: they are shared by every chunk of the level's snapshot
+// (levelOf), so the frames keep where they go and finish writes them there.
 type writer struct {
 	buf                 []byte
+	levels              []splice
 	sc                  *scratch
 	prev                world.View
 	others              []world.Other
@@ -57,6 +60,22 @@ type writer struct {
 type scratch struct {
 	e      enc
 	others []world.Other
+	level  splice // the level's bytes in the frame being written, at their place in e
+}
+
+// splice is a level's bytes and where they go in a chunk's frames.
+type splice struct {
+	at int
+	b  []byte
+}
+
+// putLevel writes a level's length, and leaves its bytes to be written at the chunk's
+// finish.
+func (w *writer) putLevel(e *enc, b []byte) {
+	e.uint(uint64(len(b)))
+	if len(b) > 0 {
+		w.sc.level = splice{len(e.b), b}
+	}
 }
 
 // add encodes v as what changed since the view before it. A view that changes nothing a
@@ -69,7 +88,7 @@ func (w *writer) add(v *world.View) {
 		w.first = v.Turn
 	}
 	parts := &w.sc.e
-	parts.b = parts.b[:0]
+	parts.b, w.sc.level = parts.b[:0], splice{}
 	var set uint64
 	for i, fd := range fields {
 		if fd.put(w, v, parts) {
@@ -86,6 +105,9 @@ func (w *writer) add(v *world.View) {
 	e := enc{w.buf}
 	e.uint(v.Turn - w.first)
 	e.uint(set)
+	if w.sc.level.b != nil {
+		w.levels = append(w.levels, splice{len(e.b) + w.sc.level.at, w.sc.level.b})
+	}
 	e.b = append(e.b, parts.b...)
 	putLines(&e, v, n)
 	w.buf, w.prev = e.b, *v
@@ -114,18 +136,35 @@ func (w *writer) span(tick time.Duration) time.Duration {
 
 // finish compresses the chunk with zw (the recorder's one compressor, reset for each).
 func (w *writer) finish(zw *flate.Writer, tick time.Duration) (Chunk, error) {
-	out := bytes.NewBuffer(make([]byte, 0, len(w.buf)/3+32))
+	out := bytes.NewBuffer(make([]byte, 0, len(w.buf)/3+512))
 	out.WriteByte(chunkVersion)
 	out.Write(binary.AppendUvarint(nil, w.first))
 	out.Write(binary.AppendUvarint(nil, uint64(tick)))
 	zw.Reset(out)
-	if _, err := zw.Write(w.buf); err != nil {
+	at := 0
+	for _, s := range w.levels {
+		if err := writeAll(zw, w.buf[at:s.at], s.b); err != nil {
+			return Chunk{}, err
+		}
+		at = s.at
+	}
+	if _, err := zw.Write(w.buf[at:]); err != nil {
 		return Chunk{}, err
 	}
 	if err := zw.Close(); err != nil {
 		return Chunk{}, err
 	}
 	return Chunk{Start: w.start, Data: out.Bytes()}, nil
+}
+
+// writeAll writes each of bs to w.
+func writeAll(w io.Writer, bs ...[]byte) error {
+	for _, b := range bs {
+		if _, err := w.Write(b); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // chunkHead is what comes before a chunk's frames.
