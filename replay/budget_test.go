@@ -153,15 +153,15 @@ func chunkMemory(t *testing.T, n int) {
 	runtime.GC()
 	var a, b runtime.MemStats
 	runtime.ReadMemStats(&a)
-	ws := make([]*writer, n)
+	ws, sc := make([]*writer, n), &scratch{} // a recorder's writers share its scratch
 	for i := range ws {
-		ws[i] = &writer{}
+		ws[i] = &writer{sc: sc}
 		for j := range vs {
 			ws[i].add(&vs[j])
 		}
 	}
 	runtime.GC()
 	runtime.ReadMemStats(&b)
-	t.Logf("memory: %d views in an open chunk, %.1f KB a knight", len(vs), float64(b.HeapAlloc-a.HeapAlloc)/float64(n)/1024)
+	t.Logf("memory: %d views in an open chunk, %.1f KB a knight", len(vs), float64(int64(b.HeapAlloc)-int64(a.HeapAlloc))/float64(n)/1024)
 	runtime.KeepAlive(ws)
 }

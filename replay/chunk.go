@@ -45,7 +45,7 @@ var ErrBadChunk = errors.New("not a replay chunk this program can read")
 // copied into the frames: they are shared by every chunk of the level's snapshot
 // (levelOf), so the frames keep where they go and finish writes them there.
 type writer struct {
-	buf                 []byte
+	buf                 blocks
 	levels              []splice
 	sc                  *scratch
 	prev                world.View
@@ -58,9 +58,10 @@ type writer struct {
 
 // scratch is what a recorder's writers use between views, one at a time.
 type scratch struct {
-	e      enc
-	others []world.Other
-	level  splice // the level's bytes in the frame being written, at their place in e
+	e, frame enc
+	others   []world.Other
+	level    splice // the level's bytes in the frame being written, at their place in e
+	free     freeBlocks
 }
 
 // splice is a level's bytes and where they go in a chunk's frames.
@@ -102,15 +103,17 @@ func (w *writer) add(v *world.View) {
 	if n = min(n, len(v.Messages)); set == 0 && n == 0 {
 		return
 	}
-	e := enc{w.buf}
+	e := &w.sc.frame
+	e.b = e.b[:0]
 	e.uint(v.Turn - w.first)
 	e.uint(set)
 	if w.sc.level.b != nil {
-		w.levels = append(w.levels, splice{len(e.b) + w.sc.level.at, w.sc.level.b})
+		w.levels = append(w.levels, splice{w.buf.size + len(e.b) + w.sc.level.at, w.sc.level.b})
 	}
 	e.b = append(e.b, parts.b...)
-	putLines(&e, v, n)
-	w.buf, w.prev = e.b, *v
+	putLines(e, v, n)
+	w.buf.write(e.b, &w.sc.free)
+	w.prev = *v
 	w.frames++
 }
 
@@ -136,35 +139,20 @@ func (w *writer) span(tick time.Duration) time.Duration {
 
 // finish compresses the chunk with zw (the recorder's one compressor, reset for each).
 func (w *writer) finish(zw *flate.Writer, tick time.Duration) (Chunk, error) {
-	out := bytes.NewBuffer(make([]byte, 0, len(w.buf)/3+512))
+	out := bytes.NewBuffer(make([]byte, 0, w.buf.size/3+512))
 	out.WriteByte(chunkVersion)
 	out.Write(binary.AppendUvarint(nil, w.first))
 	out.Write(binary.AppendUvarint(nil, uint64(tick)))
 	zw.Reset(out)
-	at := 0
-	for _, s := range w.levels {
-		if err := writeAll(zw, w.buf[at:s.at], s.b); err != nil {
-			return Chunk{}, err
-		}
-		at = s.at
-	}
-	if _, err := zw.Write(w.buf[at:]); err != nil {
+	err := w.buf.writeTo(zw, w.levels)
+	w.sc.free.put(&w.buf)
+	if err != nil {
 		return Chunk{}, err
 	}
 	if err := zw.Close(); err != nil {
 		return Chunk{}, err
 	}
 	return Chunk{Start: w.start, Data: out.Bytes()}, nil
-}
-
-// writeAll writes each of bs to w.
-func writeAll(w io.Writer, bs ...[]byte) error {
-	for _, b := range bs {
-		if _, err := w.Write(b); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // chunkHead is what comes before a chunk's frames.

@@ -2,6 +2,7 @@ package store
 
 import (
 	"bufio"
+	"cmp"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -9,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	bolt "go.etcd.io/bbolt"
 )
 
 // TestReplayDiskBudget writes what 1000 walking knights record (issue 33): each knight a
@@ -67,4 +70,42 @@ func writeBytes(t *testing.T) int64 {
 	}
 	t.Skip("no write_bytes")
 	return 0
+}
+
+// TestReplayDataRate reads a server's file after a run of cmd/orthanc-load/replaybudget.sh
+// (ORTHANC_REPLAY_DB: its path; ORTHANC_REPLAY_KNIGHTS: the walkers, 1000) and reports
+// the bytes of the chunks begun in the 40 s before the last 10 s of the record, a knight
+// a second: the data recording makes, before bbolt's pages.
+func TestReplayDataRate(t *testing.T) {
+	path := os.Getenv("ORTHANC_REPLAY_DB")
+	if path == "" {
+		t.Skip("set ORTHANC_REPLAY_DB to a server's file")
+	}
+	knights, _ := strconv.Atoi(cmp.Or(os.Getenv("ORTHANC_REPLAY_KNIGHTS"), "1000"))
+	st, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	var starts []int64
+	var sizes []int
+	err = st.db.View(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketReplays).ForEach(func(k, v []byte) error {
+			if ms, _, ok := parseChunkKey(k); ok && k[0] == 'T' { // in time order
+				starts, sizes = append(starts, ms), append(sizes, len(v)-sumLen)
+			}
+			return nil
+		})
+	})
+	if err != nil || len(starts) == 0 {
+		t.Fatalf("no chunks (%v)", err)
+	}
+	end := starts[len(starts)-1] - 10_000
+	var n, chunks int64
+	for i, ms := range starts {
+		if ms >= end-40_000 && ms < end {
+			n, chunks = n+int64(sizes[i]), chunks+1
+		}
+	}
+	t.Logf("%d chunks of %d B: %d B/s a knight of %d", chunks, n/max(chunks, 1), n/40/int64(max(knights, 1)), max(knights, 1))
 }
