@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"strconv"
 	"sync/atomic"
 	"syscall"
@@ -43,12 +44,13 @@ func TestRecordingBudgets(t *testing.T) {
 		wall = time.Minute
 	}
 	off := walkCrowd(t, n, wall, nil)
-	t.Logf("without recording: %d turns in %v, the process %.1f %% of one core", off.turns, wall, 100*off.cpu.Seconds()/wall.Seconds())
+	t.Logf("without recording: %d turns in %v, the process %.1f %% of one core, heap %d MB", off.turns, wall, 100*off.cpu.Seconds()/wall.Seconds(), off.heap>>20)
 	sink := &countingSink{}
 	r := NewRecorder(sink, 25*time.Millisecond, nil, nil)
 	on := walkCrowd(t, n, wall, r)
 	st := r.Stats()
-	t.Logf("with recording: %d turns in %v, the process %.1f %% of one core", on.turns, wall, 100*on.cpu.Seconds()/wall.Seconds())
+	t.Logf("with recording: %d turns in %v, the process %.1f %% of one core, heap %d MB: %.1f KB a knight more",
+		on.turns, wall, 100*on.cpu.Seconds()/wall.Seconds(), on.heap>>20, float64(on.heap-off.heap)/1024/float64(n))
 	t.Logf("recorder: %d views (%.0f a second), %d dropped, %.2f µs a view, busy %v = %.1f %% of one core",
 		st.Views, float64(st.Views)/wall.Seconds(), st.Dropped, float64(st.Busy.Nanoseconds())/1000/float64(max(st.Views, 1)),
 		st.Busy.Round(time.Millisecond), 100*st.Busy.Seconds()/wall.Seconds())
@@ -60,11 +62,12 @@ func TestRecordingBudgets(t *testing.T) {
 	chunkMemory(t, n)
 }
 
-// walked is what a walk of the crowd measured: the turns the world made and the
-// process's CPU time.
+// walked is what a walk of the crowd measured: the turns the world made, the
+// process's CPU time and its heap in use at the end (after a collection).
 type walked struct {
 	turns int
 	cpu   time.Duration
+	heap  int64
 }
 
 // walkCrowd has n knights walk in level 1's largest room at the game's pace for wall,
@@ -114,10 +117,18 @@ func walkCrowd(t *testing.T, n int, wall time.Duration, r *Recorder) walked {
 	if _, err := e.Who(ctx); err != nil {
 		t.Fatal(err)
 	}
+	cpu := cpuTime() - cpu0
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	if f, err := os.Create(os.Getenv("ORTHANC_REPLAY_HEAP")); err == nil && r != nil {
+		_ = pprof.WriteHeapProfile(f) // what the heap holds with the recorder at work
+		f.Close()
+	}
 	if r != nil {
 		r.Flush(ctx) // waits for the queue: every view taken
 	}
-	return walked{turn, cpuTime() - cpu0}
+	return walked{turn, cpu, int64(m.HeapAlloc)}
 }
 
 type discard struct{}
@@ -142,15 +153,15 @@ func chunkMemory(t *testing.T, n int) {
 	runtime.GC()
 	var a, b runtime.MemStats
 	runtime.ReadMemStats(&a)
-	ws := make([]*writer, n)
+	ws, sc := make([]*writer, n), &scratch{} // a recorder's writers share its scratch
 	for i := range ws {
-		ws[i] = &writer{}
+		ws[i] = &writer{sc: sc}
 		for j := range vs {
 			ws[i].add(&vs[j])
 		}
 	}
 	runtime.GC()
 	runtime.ReadMemStats(&b)
-	t.Logf("memory: %d views in an open chunk, %.1f KB a knight", len(vs), float64(b.HeapAlloc-a.HeapAlloc)/float64(n)/1024)
+	t.Logf("memory: %d views in an open chunk, %.1f KB a knight", len(vs), float64(int64(b.HeapAlloc)-int64(a.HeapAlloc))/float64(n)/1024)
 	runtime.KeepAlive(ws)
 }

@@ -41,9 +41,12 @@ var ErrBadChunk = errors.New("not a replay chunk this program can read")
 // encoded as the views come, and compressed when it is done. Besides the frames, it
 // keeps what the next frame is written against: the last frame's view (whose parts it
 // shares with the world), the knights in sight then and the bytes of the parts compared
-// as bytes.
+// as bytes. A level's bytes (about 5 KB, most of a walking knight's chunk) are not
+// copied into the frames: they are shared by every chunk of the level's snapshot
+// (levelOf), so the frames keep where they go and finish writes them there.
 type writer struct {
-	buf                 []byte
+	buf                 blocks
+	levels              []splice
 	sc                  *scratch
 	prev                world.View
 	others              []world.Other
@@ -55,8 +58,25 @@ type writer struct {
 
 // scratch is what a recorder's writers use between views, one at a time.
 type scratch struct {
-	e      enc
-	others []world.Other
+	e, frame enc
+	others   []world.Other
+	level    splice // the level's bytes in the frame being written, at their place in e
+	free     freeBlocks
+}
+
+// splice is a level's bytes and where they go in a chunk's frames.
+type splice struct {
+	at int
+	b  []byte
+}
+
+// putLevel writes a level's length, and leaves its bytes to be written at the chunk's
+// finish.
+func (w *writer) putLevel(e *enc, b []byte) {
+	e.uint(uint64(len(b)))
+	if len(b) > 0 {
+		w.sc.level = splice{len(e.b), b}
+	}
 }
 
 // add encodes v as what changed since the view before it. A view that changes nothing a
@@ -69,7 +89,7 @@ func (w *writer) add(v *world.View) {
 		w.first = v.Turn
 	}
 	parts := &w.sc.e
-	parts.b = parts.b[:0]
+	parts.b, w.sc.level = parts.b[:0], splice{}
 	var set uint64
 	for i, fd := range fields {
 		if fd.put(w, v, parts) {
@@ -83,12 +103,17 @@ func (w *writer) add(v *world.View) {
 	if n = min(n, len(v.Messages)); set == 0 && n == 0 {
 		return
 	}
-	e := enc{w.buf}
+	e := &w.sc.frame
+	e.b = e.b[:0]
 	e.uint(v.Turn - w.first)
 	e.uint(set)
+	if w.sc.level.b != nil {
+		w.levels = append(w.levels, splice{w.buf.size + len(e.b) + w.sc.level.at, w.sc.level.b})
+	}
 	e.b = append(e.b, parts.b...)
-	putLines(&e, v, n)
-	w.buf, w.prev = e.b, *v
+	putLines(e, v, n)
+	w.buf.write(e.b, &w.sc.free)
+	w.prev = *v
 	w.frames++
 }
 
@@ -114,12 +139,14 @@ func (w *writer) span(tick time.Duration) time.Duration {
 
 // finish compresses the chunk with zw (the recorder's one compressor, reset for each).
 func (w *writer) finish(zw *flate.Writer, tick time.Duration) (Chunk, error) {
-	out := bytes.NewBuffer(make([]byte, 0, len(w.buf)/3+32))
+	out := bytes.NewBuffer(make([]byte, 0, w.buf.size/3+512))
 	out.WriteByte(chunkVersion)
 	out.Write(binary.AppendUvarint(nil, w.first))
 	out.Write(binary.AppendUvarint(nil, uint64(tick)))
 	zw.Reset(out)
-	if _, err := zw.Write(w.buf); err != nil {
+	err := w.buf.writeTo(zw, w.levels)
+	w.sc.free.put(&w.buf)
+	if err != nil {
 		return Chunk{}, err
 	}
 	if err := zw.Close(); err != nil {

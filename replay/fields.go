@@ -22,7 +22,7 @@ type field struct {
 var fields = []field{
 	{putSelf, func(d *dec, st *frame) { st.Self = getSelf(d) }},
 	{func(w *writer, v *world.View, e *enc) bool {
-		return w.changed(v.Level != w.prev.Level) && e.put(func() { e.bytes(levelOf(v)) })
+		return w.changed(v.Level != w.prev.Level) && e.put(func() { w.putLevel(e, levelOf(v)) })
 	}, func(d *dec, st *frame) { st.Level = d.bytes() }},
 	{func(w *writer, v *world.View, e *enc) bool {
 		return w.changed(!bytes.Equal(v.Visible, w.prev.Visible)) && e.put(func() { putBits(e, w.prev.Visible, v.Visible) })

@@ -28,7 +28,7 @@ import (
 //	ReportWindow  2 min    what is kept with a report
 const (
 	ChunkSpan    = 10 * time.Second
-	maxChunkRaw  = 16 << 10
+	maxChunkRaw  = 8 << 10
 	queueLen     = 4096
 	Rolling      = 10 * time.Minute
 	DeathWindow  = 5 * time.Minute
@@ -242,7 +242,7 @@ func (l *loop) record(knight string, v *world.View) {
 		kind = KindDeath
 	case v.Retired != nil:
 		kind = KindRetired
-	case w.span(l.r.tick) >= ChunkSpan || len(w.buf) >= maxChunkRaw:
+	case w.span(l.r.tick) >= ChunkSpan || w.buf.size >= maxChunkRaw:
 		l.done(knight)
 		return
 	default:

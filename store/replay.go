@@ -19,10 +19,12 @@ import (
 // store keeps them as given, and keeps the whole bucket under a bound, oldest first out.
 //
 //	replays
-//	├── L/<knight>/<start>             a chunk of the knight's rolling record (start: unix ms, 16 hex digits)
-//	└── K/<at>/<knight>/<kind>[/<n>]   a kept record: its header (JSON {"v":1,"replay":{...}}) and its chunks
+//	├── K/<at>/<knight>/<kind>[/<n>]   a kept record: its header (JSON {"v":1,"replay":{...}}) and its chunks
+//	└── T/<start>/<knight>             a chunk of the knight's rolling record (start: unix ms, 16 hex digits)
 //
-// A kept record's value is the header's length (a uvarint), the header, then each chunk as
+// Both are in time order, so writes append to the bucket's end and the oldest leave from
+// its head (replayindex.go finds a knight's chunks). The first layout's rolling records,
+// L/<knight>/<start>, are dropped at the bucket's first use. A kept record's value is the header's length (a uvarint), the header, then each chunk as
 // its start (unix ms) and length (uvarints) and its bytes.
 
 // bucketReplays holds the replays.
@@ -63,8 +65,21 @@ func unstamp(s string) (time.Time, bool) {
 	return time.UnixMilli(int64(ms)).UTC(), err == nil && len(s) == 16
 }
 
-func liveKey(knight string, start time.Time) []byte {
-	return []byte("L/" + knight + "/" + stamp(start))
+// chunkKey is the key of a knight's chunk begun at ms (unix milliseconds).
+func chunkKey(ms int64, knight string) []byte {
+	k := make([]byte, 0, 19+len(knight))
+	k = append(k, "T/"...)
+	k = fmt.Appendf(k, "%016x", ms)
+	return append(append(k, '/'), knight...)
+}
+
+// parseChunkKey reads a chunk's key.
+func parseChunkKey(k []byte) (ms int64, knight string, ok bool) {
+	if len(k) < 20 || k[18] != '/' {
+		return 0, "", false
+	}
+	t, ok := unstamp(string(k[2:18]))
+	return t.UnixMilli(), string(k[19:]), ok
 }
 
 // keptKey orders kept records by when they were kept.
@@ -80,9 +95,9 @@ func keptKey(r *Replay) []byte {
 func keyTime(k []byte) (time.Time, bool) {
 	s := string(k)
 	switch {
-	case strings.HasPrefix(s, "L/"):
+	case strings.HasPrefix(s, "L/"): // the first layout's, dropped at the first use
 		return unstamp(s[strings.LastIndexByte(s, '/')+1:])
-	case strings.HasPrefix(s, "K/") && len(s) > 18:
+	case (strings.HasPrefix(s, "K/") || strings.HasPrefix(s, "T/")) && len(s) > 18:
 		return unstamp(s[2:18])
 	}
 	return time.Time{}, false
@@ -149,19 +164,18 @@ func decodeReplayValue(k, v []byte) error {
 // LiveReplay returns the knight's rolling record, oldest chunk first.
 func (s *Store) LiveReplay(knight string) ([]ReplayChunk, error) {
 	var out []ReplayChunk
-	prefix := []byte("L/" + knight + "/")
-	err := s.db.View(func(tx *bolt.Tx) error {
-		t := open(tx, bucketReplays)
-		c := t.b.Cursor()
-		for k, sealed := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, sealed = c.Next() {
-			v, err := t.value(k, sealed)
-			if err != nil {
-				return err
+	err := s.withReplays(func(ix *replayIndex) error {
+		return s.db.View(func(tx *bolt.Tx) error {
+			t := open(tx, bucketReplays)
+			for _, ms := range ix.live[knight] {
+				v, err := t.get(chunkKey(ms, knight))
+				if err != nil {
+					return err
+				}
+				out = append(out, ReplayChunk{Start: time.UnixMilli(ms).UTC(), Data: bytes.Clone(v)})
 			}
-			start, _ := keyTime(k)
-			out = append(out, ReplayChunk{Start: start, Data: bytes.Clone(v)})
-		}
-		return nil
+			return nil
+		})
 	})
 	if err != nil {
 		return nil, fmt.Errorf("read a replay from %s: %w", s.path, err)
@@ -236,110 +250,134 @@ func (s *Store) ReplayBytes() (int64, error) {
 // writeReplays writes a batch in one transaction: the chunks, each knight's record cut to
 // its last rolling window, the keeps (each taking the chunks its window covers), and
 // then the oldest of everything out until the bucket is within limit bytes (0: no
-// limit). total is the bucket's size before, and the size after is returned.
-func writeReplays(tx *bolt.Tx, chunks []pendingChunk, keeps []replayKeep, rolling time.Duration, limit, total int64) (int64, error) {
-	t := open(tx, bucketReplays)
-	for _, c := range chunks {
-		k := liveKey(c.knight, c.c.Start)
-		total += int64(len(k) + len(c.c.Data) + sumLen)
-		if err := t.put(k, c.c.Data); err != nil {
-			return total, err
-		}
-		n, err := cutBefore(t, c.knight, c.c.Start.Add(-rolling))
+// limit).
+func (s *Store) writeReplays(chunks []pendingChunk, keeps []replayKeep, rolling time.Duration, limit int64) error {
+	return s.withReplays(func(ix *replayIndex) error {
+		err := s.db.Update(func(tx *bolt.Tx) error {
+			t := open(tx, bucketReplays)
+			t.b.FillPercent = 1 // appended at the end, deleted from the head: pages full
+			return ix.write(t, chunks, keeps, rolling, limit)
+		})
 		if err != nil {
-			return total, err
+			ix.loaded = false // the index has what was undone: built again at the next use
 		}
-		total -= n
-	}
-	for _, kp := range keeps {
-		n, err := keep(t, kp.r)
-		if err != nil {
-			return total, err
-		}
-		total += n
-	}
-	if limit > 0 && total > limit {
-		n, err := prune(t, total-limit*9/10)
-		total -= n
-		if err != nil {
-			return total, err
-		}
-	}
-	return total, nil
+		return err
+	})
 }
 
-// cutBefore deletes the knight's chunks that began before t, and returns their bytes.
-func cutBefore(t table, knight string, before time.Time) (int64, error) {
-	prefix, end := []byte("L/"+knight+"/"), liveKey(knight, before)
-	var gone [][]byte
-	var n int64
-	c := t.b.Cursor()
-	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix) && bytes.Compare(k, end) < 0; k, v = c.Next() {
-		gone = append(gone, bytes.Clone(k))
-		n += int64(len(k) + len(v))
-	}
-	for _, k := range gone {
-		if err := t.delete(k); err != nil {
-			return 0, err
+// write is writeReplays in its transaction.
+func (ix *replayIndex) write(t table, chunks []pendingChunk, keeps []replayKeep, rolling time.Duration, limit int64) error {
+	for _, c := range chunks {
+		if err := ix.put(t, c.knight, c.c); err != nil {
+			return err
+		}
+		if err := ix.cutBefore(t, c.knight, c.c.Start.Add(-rolling).UnixMilli()); err != nil {
+			return err
 		}
 	}
-	return n, nil
+	for _, kp := range keeps {
+		if err := ix.keep(t, kp.r); err != nil {
+			return err
+		}
+	}
+	if limit > 0 && ix.bytes > limit {
+		return ix.prune(t, ix.bytes-limit*9/10)
+	}
+	return nil
+}
+
+// put writes a chunk.
+func (ix *replayIndex) put(t table, knight string, c ReplayChunk) error {
+	ms := c.Start.UnixMilli()
+	k := chunkKey(ms, knight)
+	if old := t.b.Get(k); old != nil {
+		ix.bytes -= int64(len(k) + len(old))
+	}
+	ix.bytes += int64(len(k) + len(c.Data) + sumLen)
+	ix.add(knight, ms)
+	return t.put(k, c.Data)
+}
+
+// del deletes a chunk.
+func (ix *replayIndex) del(t table, knight string, ms int64) error {
+	k := chunkKey(ms, knight)
+	if v := t.b.Get(k); v != nil {
+		ix.bytes -= int64(len(k) + len(v))
+	}
+	ix.remove(knight, ms)
+	return t.delete(k)
+}
+
+// cutBefore deletes the knight's chunks that began before ms.
+func (ix *replayIndex) cutBefore(t table, knight string, ms int64) error {
+	for l := ix.live[knight]; len(l) > 0 && l[0] < ms; l = ix.live[knight] {
+		if err := ix.del(t, knight, l[0]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // keep makes a kept record of the chunks of r's knight that its window covers (the
-// chunk it begins in too), and returns its bytes.
-func keep(t table, r Replay) (int64, error) {
-	prefix, from := []byte("L/"+r.Knight+"/"), r.At.Add(-r.Window)
-	c := t.b.Cursor()
-	for k, sealed := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, sealed = c.Next() {
-		v, err := t.value(k, sealed)
+// chunk it begins in too).
+func (ix *replayIndex) keep(t table, r Replay) error {
+	l := ix.live[r.Knight]
+	i, _ := slices.BinarySearch(l, r.At.Add(-r.Window).UnixMilli()+1)
+	for _, ms := range l[max(i-1, 0):] { // the one before began before the window, inside it
+		v, err := t.get(chunkKey(ms, r.Knight))
 		if err != nil {
-			return 0, err
+			return err
 		}
-		start, _ := keyTime(k)
-		if !start.After(from) {
-			r.Chunks = r.Chunks[:0] // the one before began before this one, inside the window
-		}
-		r.Chunks = append(r.Chunks, ReplayChunk{Start: start, Data: bytes.Clone(v)})
+		r.Chunks = append(r.Chunks, ReplayChunk{Start: time.UnixMilli(ms).UTC(), Data: bytes.Clone(v)})
 	}
 	if len(r.Chunks) == 0 {
-		return 0, nil
+		return nil
 	}
 	v, err := encodeKept(r)
 	if err != nil {
-		return 0, err
+		return err
 	}
 	k := keptKey(&r)
-	return int64(len(k) + len(v) + sumLen), t.put(k, v)
+	if old := t.b.Get(k); old != nil {
+		ix.bytes -= int64(len(k) + len(old))
+	}
+	ix.bytes += int64(len(k) + len(v) + sumLen)
+	return t.put(k, v)
 }
 
 // prune deletes the oldest values, chunks and kept records alike, until at least need
-// bytes are gone, and returns how many went.
-func prune(t table, need int64) (int64, error) {
-	type aged struct {
-		at   time.Time
-		k    []byte
-		size int64
-	}
-	var all []aged
-	err := t.b.ForEach(func(k, v []byte) error {
-		at, _ := keyTime(k)
-		all = append(all, aged{at, bytes.Clone(k), int64(len(k) + len(v))})
-		return nil
-	})
-	if err != nil {
-		return 0, err
-	}
-	slices.SortFunc(all, func(a, b aged) int { return a.at.Compare(b.at) })
-	var n int64
-	for _, a := range all {
-		if n >= need {
-			break
+// bytes are gone. Both kinds are in time order: it walks the two from their heads.
+func (ix *replayIndex) prune(t table, need int64) error {
+	var gone [][]byte
+	kc, tc := t.b.Cursor(), t.b.Cursor()
+	kk, kv := kc.Seek([]byte("K/"))
+	tk, tv := tc.Seek([]byte("T/"))
+	for n := int64(0); n < need; {
+		kt, kok := keyTime(kk)
+		tt, tok := keyTime(tk)
+		kok = kok && bytes.HasPrefix(kk, []byte("K/"))
+		tok = tok && bytes.HasPrefix(tk, []byte("T/"))
+		switch {
+		case kok && (!tok || kt.Before(tt)):
+			gone, n = append(gone, bytes.Clone(kk)), n+int64(len(kk)+len(kv))
+			kk, kv = kc.Next()
+		case tok:
+			gone, n = append(gone, bytes.Clone(tk)), n+int64(len(tk)+len(tv))
+			tk, tv = tc.Next()
+		default:
+			n = need // nothing left
 		}
-		if err := t.delete(a.k); err != nil {
-			return n, err
-		}
-		n += a.size
 	}
-	return n, nil
+	for _, k := range gone {
+		if ms, knight, ok := parseChunkKey(k); ok && k[0] == 'T' {
+			ix.remove(knight, ms)
+		}
+		if v := t.b.Get(k); v != nil {
+			ix.bytes -= int64(len(k) + len(v))
+		}
+		if err := t.delete(k); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"testing"
 	"time"
+
+	bolt "go.etcd.io/bbolt"
 )
 
 // chunkAt is a made-up chunk of n bytes begun at t.
@@ -72,6 +74,9 @@ func TestReplaysStayWithinTheirBound(t *testing.T) {
 	for i := range 200 {
 		knight := fmt.Sprintf("K-%03d", i%20)
 		w.PutChunk(knight, chunkAt(t0.Add(time.Duration(i)*time.Second), 1000))
+		if i == 30 {
+			w.Keep(Replay{Knight: knight, Name: "Kay", Kind: "death", At: t0.Add(31 * time.Second), Window: time.Minute})
+		}
 		if i%10 == 9 {
 			if err := w.Flush(); err != nil {
 				t.Fatal(err)
@@ -88,5 +93,59 @@ func TestReplaysStayWithinTheirBound(t *testing.T) {
 	// Each knight's chunks are 20 s apart: the first knight's oldest went, its newest stayed.
 	if live, _ := st.LiveReplay("K-000"); len(live) == 0 || live[0].Start.Equal(t0) || !live[len(live)-1].Start.Equal(t0.Add(180*time.Second)) {
 		t.Fatalf("the first knight's record: %d chunks", len(live))
+	}
+	if kept, err := st.KeptReplays(func(Replay) bool { return true }); err != nil || len(kept) != 0 {
+		t.Fatalf("the old kept record stayed: %+v, %v", kept, err)
+	}
+}
+
+// A file of the first layout (rolling records keyed by knight, L/<knight>/<start>) opens,
+// keeps its kept records, and drops those rolling records at the bucket's first use.
+func TestReplaysOfTheFirstLayoutAreDropped(t *testing.T) {
+	st := openTemp(t)
+	t0 := time.Date(2026, 6, 1, 14, 0, 0, 0, time.UTC)
+	w := NewReplayWriter(st, 0, 10*time.Minute, nil)
+	w.PutChunk("K-KAY", chunkAt(t0, 100))
+	w.Keep(Replay{Knight: "K-KAY", Name: "Kay", Kind: "death", At: t0.Add(time.Second), Window: 5 * time.Minute})
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	path := st.Path()
+	err := st.db.Update(func(tx *bolt.Tx) error {
+		tb := open(tx, bucketReplays)
+		if err := tb.delete(chunkKey(t0.UnixMilli(), "K-KAY")); err != nil {
+			return err
+		}
+		return tb.put([]byte("L/K-KAY/"+stamp(t0)), []byte("old"))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	st, err = Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if live, err := st.LiveReplay("K-KAY"); err != nil || len(live) != 0 {
+		t.Fatalf("the first layout's record: %d chunks, %v", len(live), err)
+	}
+	kept, err := st.KeptReplays(func(Replay) bool { return true })
+	if err != nil || len(kept) != 1 {
+		t.Fatalf("kept: %+v, %v", kept, err)
+	}
+	if r, err := st.KeptReplay(kept[0]); err != nil || len(r.Chunks) != 1 {
+		t.Fatalf("kept record: %+v, %v", r, err)
+	}
+	w = NewReplayWriter(st, 0, 10*time.Minute, nil)
+	w.PutChunk("K-KAY", chunkAt(t0.Add(time.Minute), 100))
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := st.ReplayBytes(); err != nil || n != w.Bytes() {
+		t.Fatalf("replays take %d bytes (%v), the writer counts %d", n, err, w.Bytes())
+	}
+	if err := st.Check(); err != nil {
+		t.Fatalf("check: %v", err)
 	}
 }

@@ -5,8 +5,6 @@ import (
 	"log/slog"
 	"sync"
 	"time"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // ReplayWriter writes the replays' chunks and keeps in batches, off the world's and the
@@ -19,9 +17,6 @@ type ReplayWriter struct {
 	limit   int64
 	rolling time.Duration
 	kick    chan struct{}
-
-	writeMu sync.Mutex // held for a whole write
-	total   int64      // the bucket's bytes, -1 until read; guarded by writeMu
 
 	mu      sync.Mutex // guards the pending batch; never held during disk I/O
 	chunks  []pendingChunk
@@ -49,7 +44,7 @@ func NewReplayWriter(st *Store, limit int64, rolling time.Duration, log *slog.Lo
 	if log == nil {
 		log = slog.Default()
 	}
-	return &ReplayWriter{st: st, log: log, limit: limit, rolling: rolling, kick: make(chan struct{}, 1), total: -1}
+	return &ReplayWriter{st: st, log: log, limit: limit, rolling: rolling, kick: make(chan struct{}, 1)}
 }
 
 // PutChunk files a chunk of the knight's record.
@@ -106,8 +101,6 @@ func (w *ReplayWriter) Run(ctx context.Context) {
 // Flush writes everything filed so far and returns when it is on disk. A batch that
 // fails is dropped: a replay is worth less than holding the memory for a full disk.
 func (w *ReplayWriter) Flush() error {
-	w.writeMu.Lock()
-	defer w.writeMu.Unlock()
 	w.mu.Lock()
 	chunks, keeps := w.chunks, w.keeps
 	w.chunks, w.keeps, w.pending = nil, nil, 0
@@ -115,41 +108,17 @@ func (w *ReplayWriter) Flush() error {
 	if len(chunks) == 0 && len(keeps) == 0 {
 		return nil
 	}
-	if _, err := w.sizeLocked(); err != nil {
-		return err
-	}
-	return w.st.db.Update(func(tx *bolt.Tx) error {
-		total, err := writeReplays(tx, chunks, keeps, w.rolling, w.limit, w.total)
-		if err == nil {
-			w.total = total
-		}
-		return err
-	})
+	return w.st.writeReplays(chunks, keeps, w.rolling, w.limit)
 }
 
-// Bytes is the bucket's size as the writer last knew it (-1 before its first write).
-func (w *ReplayWriter) Bytes() int64 {
-	w.writeMu.Lock()
-	defer w.writeMu.Unlock()
-	return w.total
-}
+// Bytes is the bucket's size as the store last knew it (-1 before its first use).
+func (w *ReplayWriter) Bytes() int64 { return w.st.replays.size() }
 
 // Size is the bucket's bytes, as the bound counts them (keys and sealed values): the
-// writer's count, read from the store (every value once) only before its first write.
+// store's count once it has used the bucket, else read from the store (every value once).
 func (w *ReplayWriter) Size() (int64, error) {
-	w.writeMu.Lock()
-	defer w.writeMu.Unlock()
-	return w.sizeLocked()
-}
-
-// sizeLocked is Size with writeMu held.
-func (w *ReplayWriter) sizeLocked() (int64, error) {
-	if w.total < 0 {
-		n, err := w.st.ReplayBytes()
-		if err != nil {
-			return 0, err
-		}
-		w.total = n
+	if n := w.Bytes(); n >= 0 {
+		return n, nil
 	}
-	return w.total, nil
+	return w.st.ReplayBytes()
 }

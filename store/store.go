@@ -23,7 +23,7 @@
 //	├── reports          report number, ten digits → {"v":1,"report":{id, filed, updated, times, from, from_knight, about, about_knight, reason, lines: [keys of reportlines], outcome, closed, closed_by}}
 //	├── reportlines      a line's key (a hash of the knight, when, where and the line) → {"v":1,"line":{at, where, line}}: each line once, whichever reports quote it
 //	├── codes            a one-time code → {"v":1,"code":{code, kind, knight, guest, addr, expires}}: keys add's and guests' codes, until they expire
-//	├── replays          L/knight id/start → a chunk of the knight's rolling record; K/when/knight id/kind[/report] → a kept record (replay.go)
+//	├── replays          T/start/knight id → a chunk of the knight's rolling record; K/when/knight id/kind[/report] → a kept record (replay.go)
 //	└── meta
 //	    ├── version      SchemaVersion as decimal ASCII ("3")
 //	    └── motd         {"v":1,"motd":{text, by, at}}: the message of the day, when set
@@ -143,6 +143,8 @@ type Store struct {
 	path string
 	// migrated is what Open migrated, nil when the file was of the current schema.
 	migrated *Migration
+	// replays finds each knight's rolling record (replayindex.go).
+	replays replayIndex
 }
 
 // Migration is what Open did to a file of an older schema: the store does no logging

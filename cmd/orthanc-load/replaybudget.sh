@@ -6,7 +6,10 @@
 # written to disk (/proc/PID/io write_bytes) and its anonymous and file-backed resident
 # memory (RssAnon, RssFile: the database is mapped) every 5 s (OUT/on.io, OUT/off.io:
 # seconds since the start, bytes, kB, kB; OUT/NAME.io.end: the last before the load
-# tool's end) and the database's size at the end. Linux only; needs jq.
+# tool's end), the database's size at the end, and the chunks' bytes a knight a second
+# (store's TestReplayDataRate reads the file: the chunks begun in the 40 s before the
+# last 10 s). With PROFILE=1, a 30 s CPU profile of each server after the ramp
+# (OUT/on.pprof, OUT/off.pprof). Linux only; needs jq (and curl for PROFILE).
 set -euo pipefail
 
 OUT=${1:-$(mktemp -d)}
@@ -17,6 +20,7 @@ N=${N:-1000}
 DURATION=${DURATION:-60s}
 RAMP=${RAMP:-100s}
 ADDR=${ADDR:-127.0.0.1:22442}
+METRICS=${METRICS:-127.0.0.1:22443}
 ulimit -n 20000 2>/dev/null || ulimit -n "$(ulimit -Hn)"
 go build -o "$OUT/bin/orthanc-ssh" ./cmd/orthanc-ssh
 go build -o "$OUT/bin/orthanc-load" ./cmd/orthanc-load
@@ -26,7 +30,7 @@ run() {
 	rm -rf "$OUT/data-$name" && mkdir -p "$OUT/data-$name"
 	"$OUT/bin/orthanc-ssh" -addr "$ADDR" -data "$OUT/data-$name" -replay-store-mb "$mb" \
 		-max-sessions 5000 -max-per-ip 5000 -max-handshakes 5000 -max-handshakes-per-ip 5000 \
-		-early-drop-at 5000 -new-knights-per-hour 1000000 2>"$OUT/$name.log" &
+		-early-drop-at 5000 -new-knights-per-hour 1000000 -metrics-addr "$METRICS" 2>"$OUT/$name.log" &
 	pid=$!
 	t0=$(date +%s)
 	(while kill -0 "$pid" 2>/dev/null; do
@@ -35,6 +39,9 @@ run() {
 		sleep 5
 	done) >"$OUT/$name.io" &
 	sampler=$!
+	if [ -n "${PROFILE:-}" ]; then
+		(sleep $((${RAMP%s} + 12)) && curl -s -o "$OUT/$name.pprof" "http://$METRICS/debug/pprof/profile?seconds=30") &
+	fi
 	sleep 2
 	echo "== $name: n=$N all walking, -replay-store-mb $mb" >&2
 	"$OUT/bin/orthanc-load" -addr "$ADDR" -mode game -n "$N" -active "$N" -rate 2 -ramp "$RAMP" \
@@ -44,6 +51,10 @@ run() {
 	kill -TERM "$pid"
 	wait "$pid" || true
 	kill "$sampler" 2>/dev/null || true
+	if [ "$mb" != 0 ]; then
+		ORTHANC_REPLAY_DB=$(ls "$OUT/data-$name"/*.db) ORTHANC_REPLAY_KNIGHTS=$N \
+			go test -count=1 -run TestReplayDataRate -v ./store | grep 'B/s' >&2 || true
+	fi
 	jq -r '"   established \(.established) failed \(.failed) dropped \(.dropped), server CPU \(.server.cpu_percent)%, RSS/session \(.server.rss_per_session_kb) KB, load avg \(.load_average)"' "$OUT/$name.json" >&2
 }
 
