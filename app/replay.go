@@ -156,8 +156,9 @@ func replayWords() string {
 }
 
 // replayBar is the line over a replay's screen: whose, where it stands, and its keys,
-// as much as the width holds. The keys' words go before the knight's name (the status
-// line under the screen names it too), and the letters alone before nothing at all.
+// as much as the width holds: the keys by their words, else by their letters; on a narrow
+// screen the letters go before the knight's name (the status line under the screen names
+// it too), and before nothing at all.
 func (m *Model) replayBar(w int) string {
 	r := m.watch.replay
 	var words, letters []string
@@ -171,6 +172,6 @@ func (m *Model) replayBar(w int) string {
 		return fit(w, head+" ", short+" ")
 	}
 	named, bare := strings.Join(words, " "), strings.Join(letters, " ")
-	return fit(w, head+" "+strings.Join(words, ", ")+" ", head+" "+named+" ", short+" "+named+" ",
-		head+" "+bare+" ", short+" "+bare+" ", head+" ", short+" ")
+	return fit(w, head+" "+strings.Join(words, ", ")+" ", head+" "+named+" ", head+" "+bare+" ",
+		short+" "+bare+" ", head+" ", short+" ")
 }

@@ -28,13 +28,13 @@ func (f *fakeReplay) Back()          { f.calls = append(f.calls, "back") }
 func (f *fakeReplay) Ended() bool    { return f.ended }
 
 // TestReplayKeysDoWhatTheBarSays: each letter of the table reaches its control, the bar
-// of a replay's session names the keys (by their words where the width holds them: at
-// 80 columns too, the knight's name given up first; the letters alone at 40), and q
-// leaves.
+// of a replay's session names the keys (by their words where the width holds them with
+// the knight's name, else by their letters; at 40 columns the letters before the name),
+// and q leaves.
 func TestReplayKeysDoWhatTheBarSays(t *testing.T) {
 	ctl := &fakeReplay{}
 	m := playModel(t, nil, "SHA256:kay", Params{Replay: ctl, Views: NewViewSlot()})
-	for _, w := range []int{160, 80} {
+	for _, w := range []int{160, 90} {
 		bar := m.replayBar(w)
 		for _, k := range replayKeys {
 			if !strings.Contains(bar, k.key+" "+k.word) {
@@ -44,6 +44,9 @@ func TestReplayKeysDoWhatTheBarSays(t *testing.T) {
 		if textWidth(bar) > w || !strings.Contains(bar, "0:42 of 5:00") {
 			t.Errorf("at %d columns the bar is %q", w, bar)
 		}
+	}
+	if bar := m.replayBar(80); textWidth(bar) > 80 || !strings.Contains(bar, "REPLAY of Sir Kay") || !strings.Contains(bar, "p f s i b q") {
+		t.Errorf("at 80 columns the bar is %q", bar)
 	}
 	if bar := m.replayBar(40); textWidth(bar) > 40 || !strings.Contains(bar, "p f s i b q") || !strings.Contains(bar, "0:42 of 5:00") {
 		t.Errorf("at 40 columns the bar is %q", bar)
