@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"net/http"
 	"regexp"
 	"strings"
 	"testing"
@@ -10,6 +12,7 @@ import (
 	gossh "golang.org/x/crypto/ssh"
 
 	"github.com/orthanc-ssh/orthanc-ssh/internal/etcdtest"
+	"github.com/orthanc-ssh/orthanc-ssh/web"
 )
 
 // Talk across realms end to end: three realms in this process on one embedded etcd, each
@@ -24,15 +27,17 @@ func startTalkingRealm(t *testing.T, name, etcd string, seed uint64, routes []st
 	cfg := testConfig(dir, seed)
 	cfg.realm, cfg.etcd, cfg.realmTTL = name, []string{etcd}, 3*time.Second
 	cfg.natsListen, cfg.natsRoutes = "127.0.0.1:0", routes
+	cfg.httpAddr = "127.0.0.1:0"
 	return startConfigured(t, cfg)
 }
 
 // threeRealms starts realms A, B and C, B and C routed to A, and waits until every
-// nats-server has its routes to the two others; A's admins are given.
-func threeRealms(t *testing.T, admins ...gossh.Signer) (a, b, c *testServer) {
+// nats-server has its routes to the two others; A's admins are given. It returns A's
+// server too, for its web page.
+func threeRealms(t *testing.T, admins ...gossh.Signer) (a, b, c *testServer, sa *server) {
 	t.Helper()
 	etcd := etcdtest.Start(t)
-	a, sa := startTalkingRealm(t, "A", etcd, defaultSeed, nil, admins...)
+	a, sa = startTalkingRealm(t, "A", etcd, defaultSeed, nil, admins...)
 	route := []string{sa.talk.srv.ClusterAddr()}
 	b, sb := startTalkingRealm(t, "B", etcd, defaultSeed+1, route)
 	c, sc := startTalkingRealm(t, "C", etcd, defaultSeed+2, route)
@@ -43,7 +48,7 @@ func threeRealms(t *testing.T, admins ...gossh.Signer) (a, b, c *testServer) {
 			t.Fatal(err)
 		}
 	}
-	return a, b, c
+	return a, b, c, sa
 }
 
 // waitWho waits until who on the realm at addr lists the knight with its realm.
@@ -61,7 +66,7 @@ func waitWho(t *testing.T, addr, name, realm string) {
 // is heard in every realm; who lists each realm's knights with their realm; realms lists
 // the three with a round trip; a letter written on A is read on B.
 func TestTalkAcrossRealms(t *testing.T) {
-	a, b, c := threeRealms(t)
+	a, b, c, sa := threeRealms(t)
 	kay := openTerminal(t, a.addr, newKey(t), 100, 30, nil)
 	kay.enterDungeon("Kay")
 	bors := openTerminal(t, b.addr, newKey(t), 100, 30, nil)
@@ -69,6 +74,14 @@ func TestTalkAcrossRealms(t *testing.T) {
 	waitWho(t, a.addr, "Bors", "B")
 	waitWho(t, a.addr, "Kay", "A")
 	waitWho(t, c.addr, "Kay", "A")
+	kay.press("w")
+	kay.waitFor("WHO IS IN THE GAME", "In other realms:", "Bors", "in B")
+	kay.press("q")
+	var who []web.Player
+	getJSON(t, "http://"+sa.httpLn.Addr().String()+"/api/who", &who)
+	if len(who) != 2 || who[0] != (web.Player{Name: "Kay", Level: 1, Depth: 1, Realm: "A"}) || who[1] != (web.Player{Name: "Bors", Level: 1, Realm: "B", Far: true}) {
+		t.Fatalf("/api/who on A: %+v", who)
+	}
 
 	kay.chat("/w bors meet me at the gate")
 	bors.waitFor("Kay (in A) whispers: meet me at the gate")
@@ -102,7 +115,7 @@ func TestTalkAcrossRealms(t *testing.T) {
 // A ban made on realm A closes the banned knight's session on realm B at once.
 func TestABanOnOneRealmClosesTheSessionOnAnother(t *testing.T) {
 	admin := newKey(t)
-	a, b, _ := threeRealms(t, admin)
+	a, b, _, _ := threeRealms(t, admin)
 	mordred := openTerminal(t, b.addr, newKey(t), 100, 30, nil)
 	mordred.enterDungeon("Mordred")
 	waitWho(t, a.addr, "Mordred", "B")
@@ -111,5 +124,18 @@ func TestABanOnOneRealmClosesTheSessionOnAnother(t *testing.T) {
 	}
 	if out := screenWords(mordred.finalOutput()); !strings.Contains(out, "removed you from the dungeon") || !strings.Contains(out, "treason") {
 		t.Fatalf("Mordred's session on B was not ended:\n%s", mordred.screen())
+	}
+}
+
+// getJSON reads url's JSON answer into v.
+func getJSON(t *testing.T, url string, v any) {
+	t.Helper()
+	r, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Body.Close()
+	if err := json.NewDecoder(r.Body).Decode(v); err != nil || r.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %d, %v", url, r.StatusCode, err)
 	}
 }
