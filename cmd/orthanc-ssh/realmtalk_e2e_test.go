@@ -139,3 +139,20 @@ func getJSON(t *testing.T, url string, v any) {
 		t.Fatalf("GET %s: %d, %v", url, r.StatusCode, err)
 	}
 }
+
+// A realm without NATS says so at start, and realms lists it alone, saying why.
+func TestARealmWithoutTalkSaysSo(t *testing.T) {
+	etcd := etcdtest.Start(t)
+	dir := t.TempDir()
+	cfg := testConfig(dir, defaultSeed)
+	cfg.realm, cfg.etcd, cfg.realmTTL = "A", []string{etcd}, 3*time.Second
+	var log lockedBuffer
+	a, _ := startLogging(t, cfg, &log)
+	if !strings.Contains(log.String(), "realm: no talk with the other realms") {
+		t.Fatalf("the log does not say the realm talks alone:\n%s", log.String())
+	}
+	out, _, code := runCmd(t, a.addr, newKey(t), "realms")
+	if code != 0 || !regexp.MustCompile(`(?m)^A +localhost:\d+ +0 +\(here\)$`).MatchString(out) || !strings.Contains(out, noTalkLine) {
+		t.Fatalf("realms on a realm without talk (exit %d):\n%s", code, out)
+	}
+}
