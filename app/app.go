@@ -472,7 +472,7 @@ func (m *Model) promptShown(msg plainPromptMsg) {
 
 // gotWho takes the list of who is in the game; in screen-reader mode it is said.
 func (m *Model) gotWho(msg whoMsg) {
-	m.who.entries, m.who.note = msg.who, msg.note
+	m.who.entries, m.who.far, m.who.note = msg.who, msg.far, msg.note
 	if m.pl.active {
 		m.sayWho()
 	}

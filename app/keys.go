@@ -355,7 +355,7 @@ func (m *Model) sellKey(keyPress) tea.Cmd {
 }
 
 func (m *Model) whoOpenKey(keyPress) tea.Cmd {
-	m.screen, m.who.entries, m.who.note = screenWho, nil, ""
+	m.screen, m.who.entries, m.who.far, m.who.note = screenWho, nil, nil, ""
 	return m.askWho()
 }
 

@@ -242,6 +242,9 @@ func (m *Model) sayWho() {
 		}
 		ws = append(ws, fmt.Sprintf("%s (%s)", e.Name, where))
 	}
+	for _, k := range m.who.far {
+		ws = append(ws, fmt.Sprintf("%s (level %d knight, in %s)", k.Name, k.Level, k.Realm))
+	}
 	if len(ws) == 0 {
 		m.say("No one is in the game.")
 		return

@@ -21,7 +21,10 @@ import (
 // a note of why the last pick could not be watched.
 type whoList struct {
 	entries []world.WhoEntry
-	note    string
+	// far are the knights of the other realms (none for a server alone), listed after
+	// this realm's without letters: they cannot be watched from here.
+	far  []world.FarKnight
+	note string
 }
 
 // watching is the player this session watches, if any. It is part of the Model.
@@ -62,6 +65,7 @@ type watchStartMsg struct {
 // whoMsg is the who-list, or a note saying why there is none.
 type whoMsg struct {
 	who  []world.WhoEntry
+	far  []world.FarKnight
 	note string
 }
 
@@ -90,7 +94,8 @@ func (m *Model) askWho() tea.Cmd {
 		if err != nil {
 			return whoMsg{note: "The world is not answering; please try again later."}
 		}
-		return whoMsg{who: who}
+		far, _ := m.p.Engine.FarWho(m.ctx) // none when the world is one server alone
+		return whoMsg{who: who, far: far}
 	}
 }
 
@@ -286,11 +291,34 @@ func (m *Model) drawWho(c *canvas) {
 			y++
 		}
 	}
+	m.drawFarWho(c, y)
 	if m.who.note != "" {
 		lines := wrap(m.who.note, c.w-6)
 		for i, l := range lines {
 			c.text(4, c.h-1-len(lines)+i, l, clsTitle)
 		}
+	}
+}
+
+// drawFarWho draws the knights of the other realms from row y, under a heading, while
+// rows are left.
+func (m *Model) drawFarWho(c *canvas, y int) {
+	if len(m.who.far) == 0 || y+1 >= c.h-4 {
+		return
+	}
+	c.text(4, y+1, "In other realms:", clsTitle)
+	y += 2
+	for i, k := range m.who.far {
+		if y >= c.h-4 {
+			c.text(4, y-1, fmt.Sprintf("and %d more", len(m.who.far)-i+1), clsDim)
+			return
+		}
+		row := fmt.Sprintf("   %-20s level %-3d in %s", k.Name, k.Level, k.Realm)
+		if k.Away {
+			row += " " + awayWords(world.WhoEntry{AwayReason: k.AwayReason})
+		}
+		c.text(4, y, fit(c.w-6, row, strings.TrimSpace(row)), clsText)
+		y++
 	}
 }
 

@@ -72,6 +72,10 @@ type Player struct {
 	Level int    `json:"level"`
 	Depth int    `json:"depth"` // 0: outside the dungeon
 	Guest bool   `json:"guest,omitempty"`
+	// Realm is the knight's realm, when the server is one of several (DESIGN §13); Far
+	// is set for a knight of another realm, whose depth is not known here.
+	Realm string `json:"realm,omitempty"`
+	Far   bool   `json:"far,omitempty"`
 }
 
 // Fame is one retired knight in the hall of fame.
@@ -395,7 +399,7 @@ func mssp(st Status) any {
 	}
 	return map[string]string{
 		"NAME":        st.Name,
-		"PLAYERS":     strconv.Itoa(len(st.Online)),
+		"PLAYERS":     strconv.Itoa(playersHere(st.Online)),
 		"UPTIME":      strconv.FormatInt(st.Started.Unix(), 10),
 		"CODEBASE":    Codebase,
 		"HOSTNAME":    st.Host,
@@ -411,4 +415,15 @@ func mssp(st Status) any {
 		"GUESTS":      guests,
 		"DESCRIPTION": "A re-creation of the 1970s PLATO dungeon game Orthanc, shared by everyone connected, played over SSH.",
 	}
+}
+
+// playersHere counts the knights that play on this server, not in other realms.
+func playersHere(ps []Player) int {
+	n := 0
+	for _, p := range ps {
+		if !p.Far {
+			n++
+		}
+	}
+	return n
 }

@@ -309,3 +309,26 @@ func TestRateOptions(t *testing.T) {
 		t.Errorf("codes %v, want %v", codes, want)
 	}
 }
+
+// On a realm the page and /api/who name each knight's realm, and list the knights of the
+// other realms too (their depth unknown here); the listing for MUD directories counts
+// only this server's players.
+func TestARealmsPageNamesEachKnightsRealm(t *testing.T) {
+	st := fixed()
+	st.Online = []Player{{Name: "Kay", Level: 2, Depth: 3, Realm: "Camelot"}, {Name: "Bors", Level: 4, Realm: "Avalon", Far: true}}
+	h, _, _ := handler(t, func() (Status, error) { return st, nil })
+	page := html.UnescapeString(body(t, get(h, "GET", "/", "192.0.2.1:1")))
+	for _, want := range []string{"level 3 in Camelot", ">in Avalon<"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	var who []Player
+	if err := json.Unmarshal([]byte(body(t, get(h, "GET", "/api/who", "192.0.2.1:1"))), &who); err != nil || len(who) != 2 || who[1].Realm != "Avalon" || !who[1].Far {
+		t.Errorf("/api/who = %+v, %v", who, err)
+	}
+	var m map[string]string
+	if err := json.Unmarshal([]byte(body(t, get(h, "GET", "/mssp.json", "192.0.2.1:1"))), &m); err != nil || m["PLAYERS"] != "1" {
+		t.Errorf("mssp PLAYERS = %q, %v", m["PLAYERS"], err)
+	}
+}

@@ -129,6 +129,13 @@ func (m presenceReq) handle(e *Engine) {
 		return
 	}
 	e.soc.far[m.realm] = m.knights
+	for _, k := range m.knights {
+		// Letters reach a knight made in another realm after this one started: its name
+		// is one across realms (etcd claims it), so the presence names it rightly.
+		if !k.Guest {
+			e.soc.known[NameKey(k.Name)] = KnownKnight{ID: k.ID, Name: k.Name}
+		}
+	}
 }
 
 // FarWho lists the knights that play in other realms, by realm name, each realm's in the
@@ -348,4 +355,52 @@ func (e *Engine) keepFar(l FarLine, where, to, line string) {
 		e.keepOnChannel(ch, k)
 	}
 	e.keepPublic(k)
+}
+
+// --- letters from other realms ----------------------------------------------------------
+
+type mailboxReq struct {
+	id      string
+	letters []Letter
+}
+
+// SetMail replaces the mailbox of knight id with what another realm wrote (the letters
+// are kept where every realm reads them): the knight, if it plays here, is told of each
+// letter that came. It is not handed back to the Archive, which it came from.
+func (e *Engine) SetMail(ctx context.Context, id string, letters []Letter) error {
+	ls := make([]Letter, len(letters))
+	for i, l := range letters {
+		ls[i] = Letter{From: CleanText(l.From, MaxNameLen), To: CleanText(l.To, MaxNameLen),
+			Text: CleanText(l.Text, MaxLetterRunes), Sent: l.Sent, Read: l.Read}
+	}
+	return e.send(ctx, mailboxReq{id, ls})
+}
+
+func (m mailboxReq) handle(e *Engine) {
+	p := e.players[m.id]
+	before := 0
+	if p != nil {
+		before = e.unread(p)
+	}
+	for i := range m.letters {
+		e.soc.nextLetter++
+		m.letters[i].ID = e.soc.nextLetter
+	}
+	if len(m.letters) == 0 {
+		delete(e.soc.mail, m.id)
+	} else {
+		e.soc.mail[m.id] = m.letters
+	}
+	if p == nil || e.unread(p) <= before {
+		return
+	}
+	n := e.unread(p) - before // the newest unread letters are the ones that came
+	for i := len(m.letters) - 1; i >= 0 && n > 0; i-- {
+		if l := m.letters[i]; !l.Read && !p.rec.Options.Mutes(l.From) {
+			e.tell(p, MsgLetter, fmt.Sprintf("A letter from %s has come. (/mail reads it.)", l.From))
+			n--
+		}
+	}
+	p.dirty = true
+	e.publish()
 }

@@ -128,3 +128,31 @@ func TestWithoutABusTalkStaysHome(t *testing.T) {
 	}
 	sayAs(e, "arthur", Chat{Kind: ChatShout, Text: "hello"}) // no bus to send to: no panic
 }
+
+// A knight made in another realm is known by its presence, so a letter reaches it; a
+// mailbox another realm wrote replaces this world's, and the knight is told of the letter
+// that came, once, and not of the letters it had.
+func TestLettersCrossRealms(t *testing.T) {
+	camelot, _ := realmChatters(t, map[string]where{"arthur": {0, Pos{}}})
+	presenceReq{"Avalon", []FarKnight{{Realm: "Avalon", Name: "Gawain", ID: "gawain"}, {Realm: "Avalon", Name: "Guest 7", ID: "g7", Guest: true}}}.handle(camelot)
+	mailAs(camelot, "arthur", "Gawain", "meet me at the gate")
+	hasSaid(t, camelot, "arthur", "Your letter to Gawain is sent: Gawain will find it on arriving.")
+	if ls := camelot.soc.mail["gawain"]; len(ls) != 1 || ls[0].Text != "meet me at the gate" {
+		t.Fatalf("Gawain's mailbox in Camelot: %+v", ls)
+	}
+	if _, ok := camelot.soc.known[NameKey("Guest 7")]; ok {
+		t.Fatal("a far guest is known for letters")
+	}
+
+	avalon, _ := realmChatters(t, map[string]where{"gawain": {0, Pos{}}})
+	old := Letter{From: "Kay", To: "Gawain", Text: "an old one", Read: true}
+	mailboxReq{"gawain", []Letter{old}}.handle(avalon)
+	mailboxReq{"gawain", []Letter{old, {From: "Arthur", To: "Gawain", Text: "meet me at the gate"}}}.handle(avalon)
+	hasSaid(t, avalon, "gawain", "A letter from Arthur has come. (/mail reads it.)")
+	if got := strings.Count(said(avalon, "gawain"), "A letter from"); got != 1 {
+		t.Fatalf("told of %d letters:\n%s", got, said(avalon, "gawain"))
+	}
+	if ls := avalon.letters(avalon.players["gawain"], false); len(ls) != 2 || ls[0].Text != "meet me at the gate" {
+		t.Fatalf("Gawain's letters in Avalon: %+v", ls)
+	}
+}

@@ -107,6 +107,12 @@ func init() {
 			help: "Everyone sees how long each knight has been idle and who is away (/afk), with the reason.\n" +
 				"Guests are marked. Admins also see each knight's key fingerprint, address, time connected and bytes sent.",
 			guests: true, takes: takesJSON, run: (*server).cmdWho},
+		{name: "realms", usage: "realms [--json]", summary: "the realms that share the knights: address, players, round trip from here",
+			help: "On a realm (a server that shares its knights with others), every realm it hears from, this one\n" +
+				"first: the address players connect to, how many play there, and a ping's round trip from this\n" +
+				"realm, so you can pick the nearest. Your knight plays in any of them, one at a time.\n" +
+				"On a server alone it says so.",
+			guests: true, takes: takesJSON, run: (*server).cmdRealms},
 		{name: "scores", usage: "scores [--json]", summary: "the hall of fame: the top three retired knights, and yours",
 			guests: true, takes: takesJSON, run: (*server).cmdScores},
 		{name: "motd", usage: "motd [--json]", summary: "the server's message of the day",

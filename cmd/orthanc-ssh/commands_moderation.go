@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/orthanc-ssh/orthanc-ssh/realm/talk"
 	"github.com/orthanc-ssh/orthanc-ssh/replay"
 	"github.com/orthanc-ssh/orthanc-ssh/store"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
@@ -179,11 +180,11 @@ func (s *server) resolveBan(ctx context.Context, target string) (banTarget, erro
 			ids, t.name = []string{target}, rec.Name
 		}
 	}
+	if len(ids) == 0 { // a knight playing in another realm
+		ids, t.name = s.farNamed(ctx, target)
+	}
 	if len(ids) == 0 {
-		if err := s.saver.Flush(); err != nil {
-			return banTarget{}, fmt.Errorf("write pending knights before the search: %w", err)
-		}
-		if ids, err = s.store.KnightsByName(target); err != nil {
+		if ids, err = s.knightsByName(target); err != nil {
 			return banTarget{}, err
 		}
 		if len(ids) == 1 {
@@ -213,6 +214,28 @@ func (s *server) resolveBan(ctx context.Context, target string) (banTarget, erro
 		return banTarget{}, err
 	}
 	return t, nil
+}
+
+// knightsByName lists the stored knights with the name (without regard to case): the
+// store's, or for a realm the names every realm shares.
+func (s *server) knightsByName(name string) ([]string, error) {
+	if s.realm == nil {
+		if err := s.saver.Flush(); err != nil {
+			return nil, fmt.Errorf("write pending knights before the search: %w", err)
+		}
+		return s.store.KnightsByName(name)
+	}
+	names, err := s.shared.KnightNames()
+	if err != nil {
+		return nil, fmt.Errorf("read the knights' names: %w", err)
+	}
+	var ids []string
+	for _, n := range names {
+		if strings.EqualFold(n.Name, strings.TrimSpace(name)) && !slices.Contains(ids, n.Knight) {
+			ids = append(ids, n.Knight)
+		}
+	}
+	return ids, nil
 }
 
 // keysOfKnight lists every key of the knight: the stored ones, and those its open
@@ -304,6 +327,7 @@ func (s *server) adminBan(c *call) int {
 			s.log.Error("admin: kick the banned knight", "knight", t.knight, "err", err)
 		}
 	}
+	s.tellRealms(talk.Moderation{Kind: talk.ModBan, Knight: t.knight, Reason: c.reason})
 	for _, fp := range t.fps {
 		s.live.closeKey(fp, kickGrace) // sessions still on the title screen, or running commands
 	}
@@ -449,6 +473,7 @@ func (s *server) adminSilence(c *call) int {
 	if err != nil {
 		return c.fail("the silence is saved but the world is not answering: %v", err)
 	}
+	s.tellRealms(talk.Moderation{Kind: talk.ModSilence, Knight: t.knight, For: d, Until: untilText(sl.Until), Reason: sl.Reason})
 	online := done.Online
 	c.result = fmt.Sprintf("silenced %s (%s) until %s", t.knight, t.name, untilText(sl.Until))
 	if c.json {
@@ -483,6 +508,7 @@ func (s *server) adminUnsilence(c *call) int {
 	if err != nil {
 		return c.fail("the silence is lifted in the store but the world is not answering: %v", err)
 	}
+	s.tellRealms(talk.Moderation{Kind: talk.ModUnsilence, Knight: t.knight})
 	if !found && !done.Was { // a guest's silence is the world's alone
 		return c.fail("%s is not silenced", keyAndName(t.knight, t.name))
 	}

@@ -195,7 +195,7 @@ func (s *server) adminKeysMove(c *call) int {
 	if oldFP == newFP {
 		return c.fail("the two keys are the same")
 	}
-	old, err := s.store.KeyOf(oldFP)
+	old, err := s.saver.KeyOf(oldFP) // a key bound and not yet written counts
 	if errors.Is(err, store.ErrNotFound) {
 		return c.fail("%s plays no knight", printable(oldFP))
 	} else if err != nil {

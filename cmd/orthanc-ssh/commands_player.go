@@ -147,10 +147,15 @@ type whoJSON struct {
 	Addr             string  `json:"addr,omitempty"`
 	ConnectedSeconds float64 `json:"connected_seconds,omitempty"`
 	BytesSent        int64   `json:"bytes_sent,omitempty"`
+	// Realm is the knight's realm, on a realm; a knight of another realm has no depth
+	// here (0) and none of an admin's session fields.
+	Realm string `json:"realm,omitempty"`
+	far   bool
 }
 
-// cmdWho lists the knights in the world; an admin's list also has each knight's key and
-// the address, time connected and bytes sent of its game session.
+// cmdWho lists the knights in the world, then those of the other realms (realmtalk.go);
+// an admin's list also has each knight's key and the address, time connected and bytes
+// sent of its game session here.
 func (s *server) cmdWho(c *call) int {
 	who, err := s.engine.Who(c.ctx)
 	if err != nil {
@@ -159,7 +164,7 @@ func (s *server) cmdWho(c *call) int {
 	rows := make([]whoJSON, 0, len(who))
 	for _, e := range who {
 		r := whoJSON{Name: e.Name, Level: e.Level, Depth: e.Depth, Guest: e.Guest, Away: e.Away, AwayReason: e.AwayReason,
-			IdleSeconds: (time.Duration(e.IdleTurns) * s.cfg.tick).Round(time.Second).Seconds()}
+			IdleSeconds: (time.Duration(e.IdleTurns) * s.cfg.tick).Round(time.Second).Seconds(), Realm: s.cfg.realm}
 		if c.admin {
 			r.Knight = e.ID
 			if ls, ok := s.live.game(e.ID); ok {
@@ -169,6 +174,7 @@ func (s *server) cmdWho(c *call) int {
 		}
 		rows = append(rows, r)
 	}
+	rows = append(rows, s.farRows(c)...)
 	if c.json {
 		return c.writeJSON(rows)
 	}
@@ -176,26 +182,61 @@ func (s *server) cmdWho(c *call) int {
 		fmt.Fprintln(c.out, "No one is in the dungeon.")
 		return 0
 	}
+	s.whoTable(c, rows)
+	return 0
+}
+
+// farRows are who's rows of the knights of the other realms.
+func (s *server) farRows(c *call) []whoJSON {
+	var rows []whoJSON
+	for _, k := range s.farWho(c.ctx) {
+		r := whoJSON{Name: k.Name, Level: k.Level, Guest: k.Guest, Away: k.Away, AwayReason: k.AwayReason,
+			IdleSeconds: float64(k.IdleSeconds), Realm: k.Realm, far: true}
+		if c.admin {
+			r.Knight = k.ID
+		}
+		rows = append(rows, r)
+	}
+	return rows
+}
+
+// whoTable writes who's rows as a table; a realm's has a column of each knight's realm.
+func (s *server) whoTable(c *call, rows []whoJSON) {
 	tw := tabwriter.NewWriter(c.out, 0, 0, 2, ' ', 0)
+	realm := s.realm != nil
 	heading := "NAME\tLEVEL\tWHERE\tIDLE"
+	if realm {
+		heading = "NAME\tREALM\tLEVEL\tWHERE\tIDLE"
+	}
 	if c.admin {
 		heading += "\tADDRESS\tCONNECTED\tSENT\tFINGERPRINT\tKNIGHT"
 	}
 	heading += "\tAWAY" // last: a reason is as long as its knight made it
 	fmt.Fprintln(tw, heading)
 	for _, r := range rows {
-		where := fmt.Sprintf("depth %d", r.Depth)
-		if r.Depth == 0 {
-			where = "outside"
+		fmt.Fprintf(tw, "%s\t", r.Name) // a guest's name says so
+		if realm {
+			fmt.Fprintf(tw, "%s\t", r.Realm)
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s", r.Name, r.Level, where, idleText(r.IdleSeconds)) // a guest's name says so
+		fmt.Fprintf(tw, "%d\t%s\t%s", r.Level, r.where(), idleText(r.IdleSeconds))
 		if c.admin {
-			fmt.Fprintf(tw, "\t%s\t%s\t%d KiB\t%s\t%s", r.Addr, time.Duration(r.ConnectedSeconds)*time.Second, r.BytesSent/1024, orDash(r.Fingerprint), r.Knight)
+			fmt.Fprintf(tw, "\t%s\t%s\t%d KiB\t%s\t%s", orDash(r.Addr), time.Duration(r.ConnectedSeconds)*time.Second, r.BytesSent/1024, orDash(r.Fingerprint), r.Knight)
 		}
 		fmt.Fprintf(tw, "\t%s\n", awayText(r.Away, r.AwayReason))
 	}
 	_ = tw.Flush()
-	return 0
+}
+
+// where is a row's WHERE: its depth, outside, or for another realm's knight "-" (its
+// realm says where).
+func (r whoJSON) where() string {
+	switch {
+	case r.far:
+		return "-"
+	case r.Depth == 0:
+		return "outside"
+	}
+	return fmt.Sprintf("depth %d", r.Depth)
 }
 
 // idleText is how long a knight has been idle, as who shows it: nothing under a minute,

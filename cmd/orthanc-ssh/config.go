@@ -77,6 +77,12 @@ type config struct {
 	realm    string
 	etcd     []string
 	realmTTL time.Duration
+	// nats is how a realm talks with the others (realmtalk.go): natsURL an external
+	// nats-server, or natsListen the address an embedded one takes the other realms'
+	// routes at, with natsRoutes the others' such addresses. All empty: no talk.
+	natsURL    string
+	natsListen string
+	natsRoutes []string
 }
 
 // parseConfig reads flags and environment (DESIGN §2).
@@ -165,6 +171,11 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	c.realmTTL = defaultRealmTTL
 	durFlag(&c.realmTTL, "realm-ttl", "ORTHANC_REALM_TTL", "the realm's lease in etcd, in whole seconds of 2 or more: a realm that dies holds its knights this long, and one cut off stops a quarter of it before it could lapse")
 	checks = append(checks, func() error { return c.checkRealm(etcd) })
+	fs.StringVar(&c.natsURL, "nats", getenv("ORTHANC_NATS"), "a realm's NATS server (nats://host:4222, or several separated by commas), through which it talks with the other realms: shouts, whispers, channels, who, bans (needs -realm; or -nats-listen) (env ORTHANC_NATS)")
+	fs.StringVar(&c.natsListen, "nats-listen", getenv("ORTHANC_NATS_LISTEN"), "run a nats-server in this process for the realm's talk, taking the other realms' routes at this host:port (needs -realm; not with -nats) (env ORTHANC_NATS_LISTEN)")
+	routes := getenv("ORTHANC_NATS_ROUTES")
+	fs.Func("nats-routes", "the other realms' -nats-listen addresses (host:port, separated by commas) the embedded nats-server joins by routes (needs -nats-listen) (env ORTHANC_NATS_ROUTES)", func(v string) error { routes = v; return nil })
+	checks = append(checks, func() error { return c.checkNATS(routes) })
 	durFlag(&c.limits.stallTimeout, "stall-timeout", "ORTHANC_STALL_TIMEOUT", "a client that does not take in a frame for this long is closed")
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
@@ -225,6 +236,27 @@ func (c *config) checkRealm(etcd string) error {
 		return fmt.Errorf("%s %q: want a name of at most 32 characters, without spaces or slashes", named("realm", "ORTHANC_REALM"), c.realm)
 	case c.realmTTL%time.Second != 0 || c.realmTTL < 2*time.Second:
 		return fmt.Errorf("%s %v: want whole seconds, 2s or more", named("realm-ttl", "ORTHANC_REALM_TTL"), c.realmTTL)
+	}
+	return nil
+}
+
+// checkNATS reads -nats-routes and checks that the talk's settings go together: on a
+// realm only, either an external server or an embedded one.
+func (c *config) checkNATS(routes string) error {
+	for _, r := range strings.Split(routes, ",") {
+		if r = strings.TrimSpace(r); r != "" {
+			c.natsRoutes = append(c.natsRoutes, r)
+		}
+	}
+	switch {
+	case c.realm == "" && c.natsURL != "":
+		return fmt.Errorf("%s needs %s: only a realm talks with others", named("nats", "ORTHANC_NATS"), named("realm", "ORTHANC_REALM"))
+	case c.realm == "" && c.natsListen != "":
+		return fmt.Errorf("%s needs %s: only a realm talks with others", named("nats-listen", "ORTHANC_NATS_LISTEN"), named("realm", "ORTHANC_REALM"))
+	case c.natsURL != "" && c.natsListen != "":
+		return fmt.Errorf("%s and %s: give one, an external server or an embedded one", named("nats", "ORTHANC_NATS"), named("nats-listen", "ORTHANC_NATS_LISTEN"))
+	case len(c.natsRoutes) > 0 && c.natsListen == "":
+		return fmt.Errorf("%s needs %s: the routes join this realm's embedded nats-server to the others'", named("nats-routes", "ORTHANC_NATS_ROUTES"), named("nats-listen", "ORTHANC_NATS_LISTEN"))
 	}
 	return nil
 }

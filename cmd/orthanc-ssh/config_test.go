@@ -47,6 +47,10 @@ func TestConfigErrorsNameFlagAndVariable(t *testing.T) {
 		{[]string{"-http-trusted-proxies", "proxy.example"}, envOf(), []string{"-http-trusted-proxies", "ORTHANC_HTTP_TRUSTED_PROXIES", `"proxy.example"`}},
 		{[]string{"-http-rate", "0"}, envOf(), []string{"-http-rate", "ORTHANC_HTTP_RATE", `"0"`}},
 		{nil, envOf("ORTHANC_HTTP_BURST", "many"), []string{"-http-burst", "ORTHANC_HTTP_BURST", `"many"`}},
+		{[]string{"-nats", "nats://127.0.0.1:4222"}, envOf(), []string{"-nats", "ORTHANC_NATS", "-realm", "ORTHANC_REALM"}},
+		{nil, envOf("ORTHANC_NATS_LISTEN", ":6222"), []string{"-nats-listen", "ORTHANC_NATS_LISTEN", "-realm", "ORTHANC_REALM"}},
+		{[]string{"-realm", "A", "-etcd", "127.0.0.1:2379", "-nats-routes", "b:6222"}, envOf(), []string{"-nats-routes", "ORTHANC_NATS_ROUTES", "-nats-listen"}},
+		{[]string{"-realm", "A", "-etcd", "127.0.0.1:2379", "-nats", "nats://b:4222"}, envOf("ORTHANC_NATS_LISTEN", ":6222"), []string{"-nats", "ORTHANC_NATS", "-nats-listen", "ORTHANC_NATS_LISTEN", "give one"}},
 	} {
 		var stderr bytes.Buffer
 		code := run(context.Background(), c.args, c.env, &stderr)

@@ -24,7 +24,9 @@ type realmKnights struct {
 	log   *slog.Logger
 	// lost is told of a knight whose claim went while it played here (ErrFenced).
 	lost func(knight string)
-	kick chan struct{}
+	// mailed is told of each mailbox written, for the other realms to read it anew.
+	mailed func(knight string)
+	kick   chan struct{}
 
 	mu    sync.Mutex
 	held  map[string]*heldKnight
@@ -51,7 +53,7 @@ type binding struct {
 }
 
 func newRealmKnights(name string, recs *records.Store, log *slog.Logger) *realmKnights {
-	return &realmKnights{realm: name, recs: recs, log: log, lost: func(string) {}, kick: make(chan struct{}, 1),
+	return &realmKnights{realm: name, recs: recs, log: log, lost: func(string) {}, mailed: func(string) {}, kick: make(chan struct{}, 1),
 		held: map[string]*heldKnight{}, bound: map[string]*binding{}, mail: map[string][]world.Letter{}}
 }
 

@@ -68,7 +68,9 @@ func (k *realmKnights) flushMail() error {
 				k.mail[to] = ls
 			}
 			k.mu.Unlock()
+			continue
 		}
+		k.mailed(to)
 	}
 	return errors.Join(errs...)
 }

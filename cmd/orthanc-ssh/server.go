@@ -78,6 +78,8 @@ type server struct {
 	shared sharedRecords
 	// realm is the server's place among the realms (realm.go); nil for a server alone.
 	realm *realmSide
+	// talk is a realm's talk with the other realms (realmtalk.go); nil without it.
+	talk *realmTalk
 	// recorder and replayWriter record the knights' play (replays.go); nil when replays
 	// are off. Set before the server takes sessions.
 	recorder     *replay.Recorder
@@ -163,6 +165,14 @@ func newServer(cfg config, log *slog.Logger) (*server, error) {
 			return nil, err
 		}
 		s.shared = s.realm.recs
+		if cfg.natsURL != "" || cfg.natsListen != "" {
+			if s.talk, err = s.openTalk(); err != nil {
+				s.closeStores()
+				return nil, err
+			}
+			s.realm.knights.mailed = s.mailWritten
+		}
+		logNoTalk(log, cfg)
 	}
 	s.obs = newObserver(s)
 	s.hostKey = signer.PublicKey()
@@ -183,6 +193,9 @@ func newServer(cfg config, log *slog.Logger) (*server, error) {
 	if err != nil {
 		s.closeStores()
 		return nil, err
+	}
+	if s.talk != nil {
+		community.Abroad = s.talk.bus
 	}
 	s.engine = world.New(world.Config{
 		Levels:             levels,
@@ -283,6 +296,7 @@ func (s *server) serve(ctx context.Context, ln net.Listener) error {
 		s.obs.refusals.WithLabelValues(reason).Inc()
 		s.log.Debug("connection refused", "reason", reason, "addr", addr.String())
 	})
+	s.startTalk(realmCtx) // once the address players reach it at is known
 	go func() { serveErr <- s.ssh.Serve(s.limits) }()
 
 	var err error
@@ -322,6 +336,7 @@ func (s *server) serve(ctx context.Context, ln net.Listener) error {
 		s.log.Warn("sessions still open after the grace period; saving from the world")
 	}
 	s.log.Info("sessions closed", "told", told)
+	s.talk.close() // the other realms told this one is going
 	saveCtx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	n, _ := s.engine.SaveAll(saveCtx)
 	cancel()
@@ -440,6 +455,7 @@ func (s *server) close() {
 
 // closeStores closes the realm (its knights checked in) and the store.
 func (s *server) closeStores() {
+	s.talk.close()
 	if s.realm != nil {
 		if err := s.realm.shutdown(); err != nil {
 			s.log.Error("realm: close", "err", err)

@@ -190,7 +190,10 @@ func (s *server) webStatus(ctx context.Context) (web.Status, error) {
 		return web.Status{}, fmt.Errorf("ask the world who is online: %w", err)
 	}
 	for _, w := range who {
-		st.Online = append(st.Online, web.Player{Name: w.Name, Level: w.Level, Depth: w.Depth, Guest: w.Guest})
+		st.Online = append(st.Online, web.Player{Name: w.Name, Level: w.Level, Depth: w.Depth, Guest: w.Guest, Realm: s.cfg.realm})
+	}
+	for _, k := range s.farWho(ctx) { // the other realms' knights, by realm
+		st.Online = append(st.Online, web.Player{Name: k.Name, Level: k.Level, Guest: k.Guest, Realm: k.Realm, Far: true})
 	}
 	if err := s.saver.Flush(); err != nil {
 		return web.Status{}, fmt.Errorf("write pending knights: %w", err)

@@ -113,3 +113,17 @@ func TestANameIsClaimedOnce(t *testing.T) {
 		}
 	}
 }
+
+// One knight's mailbox is read alone, as a realm reads it when another wrote it.
+func TestAMailboxIsReadAlone(t *testing.T) {
+	st := New(newClient(t), Options{Prefix: prefixOf(t)})
+	if ls, err := st.MailOf("K-9"); err != nil || len(ls) != 0 {
+		t.Fatalf("no mailbox: %v, %v", ls, err)
+	}
+	if err := st.PutMail("K-9", []world.Letter{{From: "Kay", Text: "hi"}}); err != nil {
+		t.Fatal(err)
+	}
+	if ls, err := st.MailOf("K-9"); err != nil || len(ls) != 1 || ls[0].From != "Kay" {
+		t.Fatalf("the mailbox: %v, %v", ls, err)
+	}
+}

@@ -50,3 +50,21 @@ func (s *Store) PutMail(to string, letters []world.Letter) error {
 	}
 	return nil
 }
+
+// MailOf is the mailbox of knight id, empty when it has none.
+func (s *Store) MailOf(id string) ([]world.Letter, error) {
+	ctx, cancel := s.call()
+	defer cancel()
+	resp, err := s.cli.Get(ctx, s.prefix+"letters/"+id)
+	if err != nil {
+		return nil, fmt.Errorf("read letters of %q: %w", id, err)
+	}
+	if len(resp.Kvs) == 0 {
+		return nil, nil
+	}
+	var lv lettersValue
+	if err := decodeVersioned(resp.Kvs[0].Key, resp.Kvs[0].Value, &lv, &lv.V); err != nil {
+		return nil, err
+	}
+	return lv.Letters, nil
+}

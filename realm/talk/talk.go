@@ -13,6 +13,7 @@
 //	PREFIX.realm.REALM      REALM's presence, every AnnounceEvery and when it closes
 //	PREFIX.ping.REALM       a ping REALM answers at once, for the round trip
 //	PREFIX.mod              a ban or a silence, for every realm
+//	PREFIX.mail             a knight's mailbox was written, for every realm to read anew
 //
 // Nothing here waits on the world or holds it up: the world hands lines to Send, which
 // queues them (bounded; a full queue drops and counts); what arrives is read under a size
@@ -70,6 +71,9 @@ type Config struct {
 	// another realm has been applied to the world: the server closes a banned knight's
 	// sessions and keeps the record.
 	OnModeration func(Moderation)
+	// OnMail is called, off the world's goroutine, when another realm has written a
+	// knight's mailbox (MailCame): the server reads it anew for its world.
+	OnMail func(knight string)
 }
 
 // Defaults, with their effect:
@@ -203,6 +207,7 @@ func (b *Bus) subscribe() error {
 		b.subject("realm", "*"):           b.onAnnounce,
 		b.subject("ping", b.cfg.Realm):    b.onPing,
 		b.subject("mod"):                  b.onModeration,
+		b.subject("mail"):                 b.onMail,
 	} {
 		sub, err := b.nc.Subscribe(subj, h)
 		if err != nil {
@@ -233,6 +238,14 @@ func (b *Bus) Close() {
 		b.wg.Wait()
 	}
 	b.nc.Close()
+}
+
+// SetAddr sets the realm's public address, which the listing shows, when it is known only
+// once the server listens; before Start only.
+func (b *Bus) SetAddr(addr string) {
+	if !b.started.Load() {
+		b.cfg.Addr = addr
+	}
 }
 
 // Realm is the realm's name.

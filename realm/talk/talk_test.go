@@ -223,3 +223,30 @@ func TestALongPresenceIsCutToItsLimit(t *testing.T) {
 		t.Fatalf("%d knights, %d bytes, %v", len(fit.Knights), len(data), err)
 	}
 }
+
+// A mailbox written in one realm is news to the others, once each; a notice that names
+// no knight is refused.
+func TestMailNoticesCrossRealms(t *testing.T) {
+	srvs := cluster(t, 2)
+	var mu sync.Mutex
+	var told []string
+	camelot := newRealm(t, "Camelot", srvs[0].ClientURL())
+	avalon := newRealm(t, "Avalon", srvs[1].ClientURL(), func(c *Config) {
+		c.OnMail = func(k string) { mu.Lock(); told = append(told, k); mu.Unlock() }
+	})
+	waitFor(t, "Avalon to answer a ping", func() bool { _, ok := camelot.bus.Ping(context.Background(), "Avalon"); return ok })
+	raw := rawClient(t, srvs[0].ClientURL())
+	if err := raw.Publish("orthanc.mail", []byte(`{"v":1,"realm":"Camelot","knight":""}`)); err != nil {
+		t.Fatal(err)
+	}
+	camelot.bus.MailCame("K-GAWAIN")
+	waitFor(t, "Avalon told of Gawain's mailbox", func() bool { mu.Lock(); defer mu.Unlock(); return len(told) == 1 })
+	avalon.bus.MailCame("K-KAY") // its own: not told back
+	camelot.bus.MailCame("K-BORS")
+	waitFor(t, "Avalon told of Bors's mailbox", func() bool { mu.Lock(); defer mu.Unlock(); return len(told) == 2 })
+	mu.Lock()
+	defer mu.Unlock()
+	if told[0] != "K-GAWAIN" || told[1] != "K-BORS" || avalon.bus.Stats().Bad != 1 {
+		t.Fatalf("told %q, stats %+v", told, avalon.bus.Stats())
+	}
+}
