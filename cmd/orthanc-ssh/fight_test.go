@@ -119,7 +119,7 @@ func TestSteppingOnATrap(t *testing.T) {
 		t.Logf("whoami after the trap: %s", out) // the condition may already have worn off
 	}
 	tm.press(back) // step off the trap, so the map shows its dots, not the knight
-	time.Sleep(200 * time.Millisecond)
+	waitUntil(t, "the knight off the trap", func() bool { return whereIs(t, srv.addr, key) != squares[len(squares)-1] })
 	tm.press("m")
 	tm.waitFor("Map of level 1", "··")
 }

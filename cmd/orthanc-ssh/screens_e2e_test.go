@@ -285,9 +285,14 @@ func TestPartyMarketAndBattleWholeAt80x24(t *testing.T) {
 	for _, n := range companions {
 		mustBeWhole(t, "the party screen", []string{s}, 0, 80, n+" asks to join")
 	}
+	// y answers the asking the leader's screen shows first: the next y waits for the
+	// screen to show this one's answer, or it would answer the same knight again.
 	for i := range companions {
 		tm.press("y")
 		waitUntil(t, "the party to grow", func() bool { return len(boxes[0].last().Party) == i+2 })
+		tm.waitScreen(fmt.Sprintf("%d knights on the party screen", i+2), func(s string) bool {
+			return strings.Count(s, "on the surface") == i+2
+		})
 	}
 	party := boxes[0].last().Party
 	s = tm.waitScreen("six knights on the party screen", func(s string) bool {
