@@ -307,6 +307,7 @@ func TestBackupWhileKnightsMove(t *testing.T) {
 	back := map[world.Dir]string{world.North: keyDown, world.South: keyUp, world.East: keyLeft, world.West: keyRight}[d]
 	stop := make(chan struct{})
 	walking := sync.WaitGroup{}
+	var pressed atomic.Int64 // keys the walker has sent
 	walking.Go(func() {
 		for i := 0; ; i++ {
 			select {
@@ -321,6 +322,7 @@ func TestBackupWhileKnightsMove(t *testing.T) {
 			if _, err := io.WriteString(tm.stdin, key); err != nil {
 				return
 			}
+			pressed.Add(1)
 		}
 	})
 	defer func() { close(stop); walking.Wait() }()
@@ -341,7 +343,9 @@ func TestBackupWhileKnightsMove(t *testing.T) {
 			t.Fatalf("backup %d: %v", i, err)
 		}
 		_ = st.Close()
-		time.Sleep(100 * time.Millisecond)
+		// The next backup is taken after the knight has walked on.
+		from := pressed.Load()
+		waitUntil(t, "the knight to walk on", func() bool { return pressed.Load() >= from+6 })
 	}
 }
 
