@@ -47,6 +47,7 @@ func TestConfigErrorsNameFlagAndVariable(t *testing.T) {
 		{[]string{"-http-trusted-proxies", "proxy.example"}, envOf(), []string{"-http-trusted-proxies", "ORTHANC_HTTP_TRUSTED_PROXIES", `"proxy.example"`}},
 		{[]string{"-http-rate", "0"}, envOf(), []string{"-http-rate", "ORTHANC_HTTP_RATE", `"0"`}},
 		{nil, envOf("ORTHANC_HTTP_BURST", "many"), []string{"-http-burst", "ORTHANC_HTTP_BURST", `"many"`}},
+		{[]string{"-import"}, envOf(), []string{"-import needs", "-realm", "ORTHANC_REALM", "-etcd", "ORTHANC_ETCD"}},
 	} {
 		var stderr bytes.Buffer
 		code := run(context.Background(), c.args, c.env, &stderr)
