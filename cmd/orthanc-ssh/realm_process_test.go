@@ -136,7 +136,7 @@ func TestAKilledRealmsKnightPlaysElsewhereAfterItsLease(t *testing.T) {
 }
 
 // claimHeld reports whether a realm holds knight's claim in etcd.
-func claimHeld(t *testing.T, etcd, knight string) bool {
+func claimHeld(t testing.TB, etcd, knight string) bool {
 	t.Helper()
 	cli, err := clientv3.New(clientv3.Config{Endpoints: []string{etcd}, DialTimeout: 2 * time.Second, Logger: zap.NewNop()})
 	if err != nil {
