@@ -124,6 +124,22 @@ func (s *Store) KeysOf(knight string) ([]Key, error) {
 	return out, nil
 }
 
+// AllKeys is every key's entry, in fingerprint order: what an import into etcd copies.
+func (s *Store) AllKeys() ([]Key, error) {
+	var out []Key
+	err := s.db.View(func(tx *bolt.Tx) error {
+		return open(tx, bucketKeys).forEach(func(k, v []byte) error {
+			key, err := decodeKey(k, v)
+			out = append(out, key)
+			return err
+		})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list keys in %s: %w", s.path, err)
+	}
+	return out, nil
+}
+
 func keysOf(tx *bolt.Tx, knight string) ([]Key, error) {
 	var out []Key
 	err := open(tx, bucketKeys).forEach(func(k, v []byte) error {

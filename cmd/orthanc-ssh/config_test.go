@@ -51,6 +51,7 @@ func TestConfigErrorsNameFlagAndVariable(t *testing.T) {
 		{nil, envOf("ORTHANC_NATS_LISTEN", ":6222"), []string{"-nats-listen", "ORTHANC_NATS_LISTEN", "-realm", "ORTHANC_REALM"}},
 		{[]string{"-realm", "A", "-etcd", "127.0.0.1:2379", "-nats-routes", "b:6222"}, envOf(), []string{"-nats-routes", "ORTHANC_NATS_ROUTES", "-nats-listen"}},
 		{[]string{"-realm", "A", "-etcd", "127.0.0.1:2379", "-nats", "nats://b:4222"}, envOf("ORTHANC_NATS_LISTEN", ":6222"), []string{"-nats", "ORTHANC_NATS", "-nats-listen", "ORTHANC_NATS_LISTEN", "give one"}},
+		{[]string{"-import"}, envOf(), []string{"-import needs", "-realm", "ORTHANC_REALM", "-etcd", "ORTHANC_ETCD"}},
 	} {
 		var stderr bytes.Buffer
 		code := run(context.Background(), c.args, c.env, &stderr)

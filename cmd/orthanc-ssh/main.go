@@ -66,6 +66,9 @@ func runWith(ctx context.Context, args []string, getenv func(string) string, std
 	if cfg.check {
 		return checkDatabase(cfg, log)
 	}
+	if cfg.importing {
+		return importKnights(cfg, log)
+	}
 	srv, err := newServer(cfg, log)
 	if err != nil {
 		log.Error("start", "err", err, "fix", startAdvice(err, cfg))

@@ -32,21 +32,9 @@ func (s *Store) banKey(fp string) string { return s.prefix + "ban/" + fp }
 // Ban stores b under its fingerprint or its address prefix, replacing an earlier ban
 // of the same.
 func (s *Store) Ban(b store.Ban) error {
-	id := b.Fingerprint
-	if b.Addr != "" {
-		p, err := netip.ParsePrefix(b.Addr)
-		if err != nil {
-			return fmt.Errorf("ban %q: %w", b.Addr, err)
-		}
-		b.Addr, b.Fingerprint = p.Masked().String(), ""
-		id = addrBan + b.Addr
-	}
-	if id == "" {
-		return fmt.Errorf("ban: %w", errNoKey)
-	}
-	data, err := json.Marshal(banValue{V: valueVersion, Ban: b})
+	id, data, err := banEntry(b)
 	if err != nil {
-		return fmt.Errorf("encode ban %s: %w", id, err)
+		return err
 	}
 	ctx, cancel := s.call()
 	defer cancel()
@@ -54,6 +42,27 @@ func (s *Store) Ban(b store.Ban) error {
 		return fmt.Errorf("ban %s: %w", id, err)
 	}
 	return nil
+}
+
+// banEntry is b's id (its fingerprint, or "addr:" and its masked prefix) and value.
+func banEntry(b store.Ban) (string, []byte, error) {
+	id := b.Fingerprint
+	if b.Addr != "" {
+		p, err := netip.ParsePrefix(b.Addr)
+		if err != nil {
+			return "", nil, fmt.Errorf("ban %q: %w", b.Addr, err)
+		}
+		b.Addr, b.Fingerprint = p.Masked().String(), ""
+		id = addrBan + b.Addr
+	}
+	if id == "" {
+		return "", nil, fmt.Errorf("ban: %w", errNoKey)
+	}
+	data, err := json.Marshal(banValue{V: valueVersion, Ban: b})
+	if err != nil {
+		return "", nil, fmt.Errorf("encode ban %s: %w", id, err)
+	}
+	return id, data, nil
 }
 
 // Unban lifts the ban on fp and reports whether there was one.
