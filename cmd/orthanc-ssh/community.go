@@ -45,6 +45,9 @@ func (s *server) communityConfig(st *store.Store) (world.CommunityConfig, error)
 	if err != nil {
 		return world.CommunityConfig{}, fmt.Errorf("load letters: %w", err)
 	}
+	if s.realm != nil {
+		s.realm.knights.seedMail(mail)
+	}
 	now := s.now()
 	silences, err := st.Silences(now)
 	if err != nil {

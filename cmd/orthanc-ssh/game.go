@@ -116,7 +116,13 @@ func (s *server) claimFor(sess ssh.Session, id ident) (held bool, err error) {
 	if s.realm == nil || id.guest {
 		return false, nil
 	}
-	return true, s.realm.claim(sess.Context(), sess, id.knight)
+	if err := s.realm.claim(sess.Context(), sess, id.knight); err != nil {
+		return true, err
+	}
+	if err := s.realm.loadMail(s.engine, id.knight); err != nil { // the claim stands: letters come with talk
+		s.log.Error("realm: read the mailbox of a knight claimed", "knight", id.knight, "err", err)
+	}
+	return true, nil
 }
 
 // unclaim lets go of a session's hold of knight id, taken by claimFor.

@@ -32,6 +32,9 @@ type realmKnights struct {
 	held  map[string]*heldKnight
 	bound map[string]*binding // new keys by fingerprint, written with their knight's first sheet
 	mail  map[string][]world.Letter
+	boxes map[string]*mailbox // what this realm knows of each mailbox in etcd (realmmail.go)
+	// merged is told of a mailbox merged with another realm's writes, for the world.
+	merged func(knight string, letters []world.Letter)
 }
 
 // heldKnight is a knight this realm holds: its claim, the sessions playing it, and
@@ -53,8 +56,8 @@ type binding struct {
 }
 
 func newRealmKnights(name string, recs *records.Store, log *slog.Logger) *realmKnights {
-	return &realmKnights{realm: name, recs: recs, log: log, lost: func(string) {}, mailed: func(string) {}, kick: make(chan struct{}, 1),
-		held: map[string]*heldKnight{}, bound: map[string]*binding{}, mail: map[string][]world.Letter{}}
+	return &realmKnights{realm: name, recs: recs, log: log, lost: func(string) {}, mailed: func(string) {}, merged: func(string, []world.Letter) {}, kick: make(chan struct{}, 1),
+		held: map[string]*heldKnight{}, bound: map[string]*binding{}, mail: map[string][]world.Letter{}, boxes: map[string]*mailbox{}}
 }
 
 // hold keeps f, a claim just made, with its sheet (nil for a knight never saved).

@@ -145,15 +145,8 @@ func (s *server) tellRealms(m talk.Moderation) {
 
 // farMail reads anew a mailbox another realm wrote, for the world.
 func (s *server) farMail(id string) {
-	ls, err := s.realm.recs.MailOf(id)
-	if err != nil {
+	if err := s.realm.loadMail(s.engine, id); err != nil {
 		s.log.Error("realm: read a mailbox another realm wrote", "knight", id, "err", err)
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), realmCallTimeout)
-	defer cancel()
-	if err := s.engine.SetMail(ctx, id, ls); err != nil {
-		s.log.Error("realm: hand the world a mailbox", "knight", id, "err", err)
 	}
 }
 

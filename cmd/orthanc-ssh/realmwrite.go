@@ -8,7 +8,6 @@ import (
 
 	"github.com/orthanc-ssh/orthanc-ssh/realm"
 	"github.com/orthanc-ssh/orthanc-ssh/realm/records"
-	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
 // The writing side of realmKnights: its run goroutine, and the check-in of a knight
@@ -65,29 +64,6 @@ func (k *realmKnights) flush(ctx context.Context) error {
 // walking on a busy box, so checkpoints fell a minute behind; etcd commits transactions
 // that arrive together in one raft entry and one fsync.
 const realmWriters = 32
-
-// flushMail writes the mailboxes waiting; one that fails waits for the next try unless a
-// newer one came meanwhile.
-func (k *realmKnights) flushMail() error {
-	k.mu.Lock()
-	mail := k.mail
-	k.mail = map[string][]world.Letter{}
-	k.mu.Unlock()
-	var errs []error
-	for to, ls := range mail {
-		if err := k.recs.PutMail(to, ls); err != nil {
-			errs = append(errs, err)
-			k.mu.Lock()
-			if _, newer := k.mail[to]; !newer {
-				k.mail[to] = ls
-			}
-			k.mu.Unlock()
-			continue
-		}
-		k.mailed(to)
-	}
-	return errors.Join(errs...)
-}
 
 // leave ends one session's hold of a knight: the last to leave checks the knight in,
 // its newest record written and its claim let go in one transaction.

@@ -165,6 +165,7 @@ func newServer(cfg config, log *slog.Logger) (*server, error) {
 			return nil, err
 		}
 		s.shared = s.realm.recs
+		s.realm.knights.merged = s.handMail
 		if cfg.natsURL != "" || cfg.natsListen != "" {
 			if s.talk, err = s.openTalk(); err != nil {
 				s.closeStores()

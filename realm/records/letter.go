@@ -2,7 +2,10 @@ package records
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
@@ -67,4 +70,54 @@ func (s *Store) MailOf(id string) ([]world.Letter, error) {
 		return nil, err
 	}
 	return lv.Letters, nil
+}
+
+// ErrMailChanged is a mailbox written by another realm since its revision was read: read
+// it again, merge, and write anew.
+var ErrMailChanged = errors.New("the mailbox changed meanwhile")
+
+// MailAt is the mailbox of knight id with its mod revision (0 when it has none), for a
+// write conditioned on it (PutMailIf).
+func (s *Store) MailAt(id string) ([]world.Letter, int64, error) {
+	ctx, cancel := s.call()
+	defer cancel()
+	resp, err := s.cli.Get(ctx, s.prefix+"letters/"+id)
+	if err != nil {
+		return nil, 0, fmt.Errorf("read letters of %q: %w", id, err)
+	}
+	if len(resp.Kvs) == 0 {
+		return nil, 0, nil
+	}
+	var lv lettersValue
+	if err := decodeVersioned(resp.Kvs[0].Key, resp.Kvs[0].Value, &lv, &lv.V); err != nil {
+		return nil, 0, err
+	}
+	return lv.Letters, resp.Kvs[0].ModRevision, nil
+}
+
+// PutMailIf replaces the mailbox of knight to if its mod revision is still rev (0: it has
+// none), and returns the new one (0 when emptied, which deletes it). A mailbox written
+// since is ErrMailChanged: two realms writing one mailbox at once never lose a letter.
+func (s *Store) PutMailIf(to string, letters []world.Letter, rev int64) (int64, error) {
+	key := s.prefix + "letters/" + to
+	op := clientv3.OpDelete(key)
+	if len(letters) > 0 {
+		data, err := json.Marshal(lettersValue{V: valueVersion, Letters: letters})
+		if err != nil {
+			return 0, fmt.Errorf("encode letters of %q: %w", to, err)
+		}
+		op = clientv3.OpPut(key, string(data))
+	}
+	ctx, cancel := s.call()
+	defer cancel()
+	resp, err := s.cli.Txn(ctx).If(clientv3.Compare(clientv3.ModRevision(key), "=", rev)).Then(op).Commit()
+	switch {
+	case err != nil:
+		return 0, fmt.Errorf("write letters of %q: %w", to, err)
+	case !resp.Succeeded:
+		return 0, fmt.Errorf("write letters of %q: %w", to, ErrMailChanged)
+	case len(letters) == 0:
+		return 0, nil
+	}
+	return resp.Header.Revision, nil
 }
