@@ -223,7 +223,7 @@ func (s *server) bansOf(k knightJSON) ([]store.Ban, error) {
 // silencesOf is the knight's silence in force, if any: the store's, or a guest's.
 func (s *server) silencesOf(id string, online bool) ([]silenceJSON, error) {
 	now := s.now()
-	list, err := s.store.Silences(now)
+	list, err := s.shared.Silences(now)
 	if err != nil {
 		return nil, err
 	}

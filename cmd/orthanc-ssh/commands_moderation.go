@@ -465,7 +465,7 @@ func (s *server) adminSilence(c *call) int {
 	sl := store.Silence{Knight: t.knight, Name: t.name, Reason: c.reason, By: c.fp, At: now, Until: now.Add(d)}
 	if guest {
 		s.guestSilences.put(sl)
-	} else if err := s.store.Silence(sl); err != nil {
+	} else if err := s.shared.Silence(sl); err != nil {
 		s.log.Error("admin: silence", "knight", t.knight, "err", err)
 		return c.fail("the silence could not be saved: %v", err)
 	}
@@ -500,7 +500,7 @@ func (s *server) adminUnsilence(c *call) int {
 		return 1
 	}
 	guest := strings.HasPrefix(t.knight, guestIDPrefix)
-	found, err := s.store.Unsilence(t.knight)
+	found, err := s.shared.Unsilence(t.knight)
 	if err != nil {
 		return c.fail("the silence could not be lifted: %v", err)
 	}
@@ -525,7 +525,7 @@ func (s *server) adminUnsilence(c *call) int {
 // the guests online (kept in memory only, for their sessions).
 func (s *server) adminSilences(c *call) int {
 	now := s.now()
-	list, err := s.store.Silences(now)
+	list, err := s.shared.Silences(now)
 	if err != nil {
 		return c.fail("could not read the silences: %v", err)
 	}

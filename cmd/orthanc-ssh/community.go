@@ -49,7 +49,7 @@ func (s *server) communityConfig(st *store.Store) (world.CommunityConfig, error)
 		s.realm.knights.seedMail(mail)
 	}
 	now := s.now()
-	silences, err := st.Silences(now)
+	silences, err := s.shared.Silences(now)
 	if err != nil {
 		return world.CommunityConfig{}, fmt.Errorf("load silences: %w", err)
 	}

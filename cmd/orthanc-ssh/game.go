@@ -119,9 +119,7 @@ func (s *server) claimFor(sess ssh.Session, id ident) (held bool, err error) {
 	if err := s.realm.claim(sess.Context(), sess, id.knight); err != nil {
 		return true, err
 	}
-	if err := s.realm.loadMail(s.engine, id.knight); err != nil { // the claim stands: letters come with talk
-		s.log.Error("realm: read the mailbox of a knight claimed", "knight", id.knight, "err", err)
-	}
+	s.loadClaimed(id.knight)
 	return true, nil
 }
 

@@ -27,13 +27,14 @@ import (
 // is read back from etcd and checked.
 
 // importKinds are the kinds of records, in the order imported and reported.
-var importKinds = []string{"knights", "names", "keys", "fame", "tombstones", "letters", "bans"}
+var importKinds = []string{"knights", "names", "keys", "fame", "tombstones", "letters", "bans", "silences"}
 
 // standalone is what a server alone keeps of its knights, read whole from its store.
 type standalone struct {
 	knights []world.Adventurer
 	keys    []store.Key
 	bans    []store.Ban
+	silence []store.Silence
 	fame    []store.FameEntry
 	tombs   []store.Tombstone
 	mail    map[string][]world.Letter
@@ -69,7 +70,8 @@ func importKnights(cfg config, log *slog.Logger) int {
 	return im.run(src)
 }
 
-// readStandalone reads every knight's records from st; bans lapsed at now are left.
+// readStandalone reads every knight's records from st; bans and silences ended at now
+// are left.
 func readStandalone(st *store.Store, now time.Time) (src standalone, err error) {
 	names, err := st.KnightNames()
 	if err != nil {
@@ -86,6 +88,9 @@ func readStandalone(st *store.Store, now time.Time) (src standalone, err error) 
 		return src, err
 	}
 	if src.bans, err = st.Bans(now); err != nil {
+		return src, err
+	}
+	if src.silence, err = st.Silences(now); err != nil {
 		return src, err
 	}
 	if src.fame, err = st.Fame(); err != nil {
@@ -170,7 +175,7 @@ func (im *importer) importAll(src standalone) error {
 			return err
 		}
 	}
-	for _, step := range []func(standalone) error{im.keys, im.ends, im.letters, im.bans} {
+	for _, step := range []func(standalone) error{im.keys, im.ends, im.letters, im.bans, im.silences} {
 		if err := step(src); err != nil {
 			return err
 		}
@@ -259,6 +264,18 @@ func (im *importer) bans(src standalone) error {
 	for _, b := range src.bans {
 		if err := im.one("bans", "", banID(b), func() (records.Imported, error) {
 			return im.recs.ImportBan(b)
+		}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// silences imports the silences running, of the knights not refused.
+func (im *importer) silences(src standalone) error {
+	for _, sl := range src.silence {
+		if err := im.one("silences", sl.Knight, sl.Knight, func() (records.Imported, error) {
+			return im.recs.ImportSilence(sl)
 		}); err != nil {
 			return err
 		}

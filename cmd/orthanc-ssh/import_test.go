@@ -19,8 +19,8 @@ import (
 )
 
 // standaloneStore makes a server alone's data folder through the store's API: knights
-// Kay (two keys, a letter) and Gawain (one key), Mordred dead and Lot retired, a key's
-// ban and an address's.
+// Kay (two keys, a letter) and Gawain (one key, silenced), Mordred dead and Lot retired,
+// a key's ban and an address's.
 func standaloneStore(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
@@ -54,6 +54,10 @@ func standaloneStore(t *testing.T) string {
 		if err := st.Ban(b); err != nil {
 			t.Fatal(err)
 		}
+	}
+	until := time.Now().Add(24 * time.Hour).UTC().Truncate(time.Second)
+	if err := st.Silence(store.Silence{Knight: gawain.ID, Name: "Gawain", Reason: "shouting", By: "SHA256:admin", At: at, Until: until}); err != nil {
+		t.Fatal(err)
 	}
 	return dir
 }
@@ -91,7 +95,7 @@ func TestImportCopiesAStandaloneIntoEtcdOnce(t *testing.T) {
 		"kind=names written=4 unchanged=0",
 		"kind=keys written=5 unchanged=0",
 		"kind=fame written=1", "kind=tombstones written=1", "kind=letters written=1", "kind=bans written=2",
-		"import: read back", "import: every record is in etcd")
+		"kind=silences written=1", "import: read back", "import: every record is in etcd")
 	shared := sharedRecordsOf(t, etcd)
 	kay, err := shared.LoadAdventurer("K-KAY")
 	if err != nil || kay.Depth != 2 || kay.X != 5 || kay.Experience != 120 {
@@ -103,13 +107,17 @@ func TestImportCopiesAStandaloneIntoEtcdOnce(t *testing.T) {
 	if banned, err := shared.IsBanned("SHA256:troll", time.Now()); err != nil || !banned {
 		t.Fatalf("the troll's ban in etcd: %v, %v", banned, err)
 	}
+	if sl, err := shared.Silences(time.Now()); err != nil || len(sl) != 1 || sl[0].Knight != "K-GAWAIN" || sl[0].Reason != "shouting" {
+		t.Fatalf("Gawain's silence in etcd: %+v, %v", sl, err)
+	}
 	rev := etcdRevision(t, etcd)
 	code, log = importInto(t, dir, etcd)
 	if code != 0 {
 		t.Fatalf("second import: exit %d:\n%s", code, log)
 	}
 	wantLines(t, log, "kind=knights written=0 unchanged=4", "kind=keys written=0 unchanged=5",
-		"kind=letters written=0 unchanged=1", "kind=bans written=0 unchanged=2")
+		"kind=letters written=0 unchanged=1", "kind=bans written=0 unchanged=2",
+		"kind=silences written=0 unchanged=1")
 	if got := etcdRevision(t, etcd); got != rev {
 		t.Errorf("the second import changed etcd: revision %d, then %d", rev, got)
 	}

@@ -24,7 +24,7 @@ var (
 // verify reads back src's records not refused and returns how many failed.
 func (im *importer) verify(src standalone) int {
 	var errs []error
-	for _, check := range []func(standalone) ([]error, error){im.verifyKnights, im.verifyKeys, im.verifyEnds, im.verifyLetters, im.verifyBans} {
+	for _, check := range []func(standalone) ([]error, error){im.verifyKnights, im.verifyKeys, im.verifyEnds, im.verifyLetters, im.verifyBans, im.verifySilences} {
 		e, err := check(src)
 		if err != nil {
 			e = append(e, err)
@@ -166,6 +166,26 @@ func (im *importer) verifyBans(src standalone) ([]error, error) {
 	for _, b := range src.bans {
 		if !have[banID(b)] && !b.Lapsed(now) {
 			errs = append(errs, importLine("ban", banID(b), errNotThere))
+		}
+	}
+	return errs, nil
+}
+
+// verifySilences checks that each silence imported is running in etcd.
+func (im *importer) verifySilences(src standalone) ([]error, error) {
+	now := time.Now()
+	running, err := im.recs.Silences(now)
+	if err != nil {
+		return nil, err
+	}
+	have := map[string]bool{}
+	for _, sl := range running {
+		have[sl.Knight] = true
+	}
+	var errs []error
+	for _, sl := range src.silence {
+		if !im.refused[sl.Knight] && !have[sl.Knight] && now.Before(sl.Until) {
+			errs = append(errs, importLine("silence", sl.Knight, errNotThere))
 		}
 	}
 	return errs, nil

@@ -105,6 +105,30 @@ func (rs *realmSide) claim(ctx context.Context, w io.Writer, id string) error {
 	return nil
 }
 
+// loadClaimed reads from etcd what another realm may have changed of a knight just
+// claimed here without this realm hearing of it (talk down, or none): its mailbox and
+// its silence. The claim stands if they cannot be read: talk brings them later.
+func (s *server) loadClaimed(id string) {
+	if err := s.realm.loadMail(s.engine, id); err != nil {
+		s.log.Error("realm: read the mailbox of a knight claimed", "knight", id, "err", err)
+	}
+	now := s.now().UTC()
+	sl, on, err := s.realm.recs.SilenceOf(id, now)
+	if err != nil {
+		s.log.Error("realm: read the silence of a knight claimed", "knight", id, "err", err)
+		return
+	}
+	ws := world.Silence{Knight: id} // none: lifted, or ended, on another realm
+	if on {
+		ws = s.worldSilence(sl, now)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), realmCallTimeout)
+	defer cancel()
+	if _, err := s.engine.Silence(ctx, ws); err != nil {
+		s.log.Error("realm: hand the world a knight's silence", "knight", id, "err", err)
+	}
+}
+
 // claimHere claims id, waiting while this realm's own last hold of it ends (a session
 // that has just left and is checking it in).
 func (rs *realmSide) claimHere(ctx context.Context, id string) (*realm.Fenced, error) {

@@ -16,6 +16,7 @@ type sharedRecords interface {
 	records.Keys
 	records.Names
 	records.Letters
+	records.Silences
 }
 
 var (

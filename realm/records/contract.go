@@ -69,15 +69,28 @@ type Letters interface {
 	Mail() (map[string][]world.Letter, error)
 }
 
+// Silences are the admins' silences of knights, by knight id, each until a time: the
+// knight plays but cannot talk, on every realm.
+type Silences interface {
+	// Silence stores sl under its knight's id, replacing an earlier one of the knight.
+	Silence(sl store.Silence) error
+	// Unsilence deletes the silence of knight id and reports whether there was one.
+	Unsilence(id string) (bool, error)
+	// Silences lists those lasting beyond now, soonest to end first, and deletes the ended.
+	Silences(now time.Time) ([]store.Silence, error)
+}
+
 var (
-	_ Keys    = (*store.Store)(nil)
-	_ Keys    = (*Store)(nil)
-	_ Names   = (*store.Store)(nil)
-	_ Names   = (*Store)(nil)
-	_ Letters = (*store.Store)(nil)
-	_ Letters = (*Store)(nil)
-	_ Bans    = (*store.Store)(nil)
-	_ Bans    = (*Store)(nil)
-	_ Hall    = (*store.Store)(nil)
-	_ Hall    = (*Store)(nil)
+	_ Silences = (*store.Store)(nil)
+	_ Silences = (*Store)(nil)
+	_ Keys     = (*store.Store)(nil)
+	_ Keys     = (*Store)(nil)
+	_ Names    = (*store.Store)(nil)
+	_ Names    = (*Store)(nil)
+	_ Letters  = (*store.Store)(nil)
+	_ Letters  = (*Store)(nil)
+	_ Bans     = (*store.Store)(nil)
+	_ Bans     = (*Store)(nil)
+	_ Hall     = (*store.Store)(nil)
+	_ Hall     = (*Store)(nil)
 )

@@ -37,6 +37,7 @@ type keeper interface {
 	Keys
 	Names
 	Letters
+	Silences
 }
 
 // onBoth runs a contract test against the bbolt store and against etcd, each fresh.

@@ -135,6 +135,18 @@ func (s *Store) ImportBan(b store.Ban) (Imported, error) {
 	return s.importValue("ban/"+id, data)
 }
 
+// ImportSilence writes sl unless etcd has a silence of the knight.
+func (s *Store) ImportSilence(sl store.Silence) (Imported, error) {
+	if sl.Knight == "" {
+		return Imported{}, fmt.Errorf("import silence: %w", errNoKey)
+	}
+	data, err := json.Marshal(silenceValue{V: valueVersion, Silence: sl})
+	if err != nil {
+		return Imported{}, fmt.Errorf("encode silence %s: %w", sl.Knight, err)
+	}
+	return s.importValue("silence/"+sl.Knight, data)
+}
+
 // ImportFame writes e unless etcd has it.
 func (s *Store) ImportFame(e store.FameEntry) (Imported, error) {
 	w, err := FameWrite(e)

@@ -15,7 +15,9 @@
 //	                     written with its knight's first sheet, under the claim
 //	name/NAMEKEY         {"v":1,"knight":ID,"name":NAME}: a name (world.NameKey),
 //	                     claimed in a transaction (ClaimName)
-//	letters/ID           {"v":1,"letters":[...]}: a knight's mailbox
+//	letters/ID           {"v":1,"letters":[...]}: a knight's mailbox, written
+//	                     conditioned on its mod revision (PutMailIf)
+//	silence/ID           {"v":1,"silence":{...}}: a knight's silence
 //
 // Values are JSON with a version, as in the store; a value whose version is unknown is
 // refused rather than guessed at.
