@@ -134,3 +134,34 @@ func TestFencedWriteRefusedAfterClaimLost(t *testing.T) {
 		t.Errorf("a stopped realm's claim: %v, want its reason", err)
 	}
 }
+
+// A create-only write that finds its key taken refuses the whole transaction with
+// ErrTaken, not ErrFenced: the claim still holds and writes on.
+func TestACreateOnlyWriteFindingItsKeyTakenIsErrTaken(t *testing.T) {
+	cli := newClient(t, etcdAddr)
+	a := openRealm(t, cli, "A", nil)
+	b := openRealm(t, cli, "B", nil)
+	ctx := within(t, 10*time.Second)
+	fa, err := a.Claim(ctx, "k1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fb, err := b.Claim(ctx, "k2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bind := func(knight string) Write { return Write{Key: "key/SHA256:x", Value: []byte(knight), Create: true} }
+	if _, err := fa.Commit(ctx, Write{Key: "knight/k1", Value: []byte("1")}, bind("k1")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fb.Commit(ctx, Write{Key: "knight/k2", Value: []byte("1")}, bind("k2")); !errors.Is(err, ErrTaken) {
+		t.Fatalf("B's binding of a key A bound: %v, want ErrTaken", err)
+	}
+	resp, err := cli.Get(ctx, prefixOf(t)+"knight/k2")
+	if err != nil || len(resp.Kvs) != 0 {
+		t.Fatalf("B's sheet was written without its key: %v, %v", resp, err)
+	}
+	if err := fb.Checkpoint(ctx, []byte("2")); err != nil {
+		t.Fatalf("B's claim after ErrTaken: %v", err)
+	}
+}

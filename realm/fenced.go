@@ -11,6 +11,10 @@ import (
 // ErrFenced is a write refused because the realm no longer holds the knight's claim.
 var ErrFenced = errors.New("realm: the knight's claim is gone")
 
+// ErrTaken is a write refused, the claim held, because a key it was to create has a value
+// already (Write.Create): another realm made it first.
+var ErrTaken = errors.New("realm: a key to create has a value already")
+
 // Fenced is a realm's hold on one knight, and the only way to write it: each write is
 // one transaction conditioned on the claim key still having the create revision it had
 // when claimed (the token), so no realm writes a knight it no longer holds.
@@ -35,6 +39,9 @@ type Write struct {
 	Key    string
 	Value  []byte
 	Delete bool
+	// Create writes only if Key has no value: the whole transaction is ErrTaken otherwise
+	// (a new key bound to a knight, which two realms may bind to two knights at once).
+	Create bool
 }
 
 // Checkpoint saves the knight's sheet.
@@ -71,6 +78,8 @@ func (f *Fenced) Commit(ctx context.Context, writes ...Write) (int64, error) {
 	if err := r.Err(); err != nil {
 		return 0, err
 	}
+	claim := r.keys.claim(f.knight)
+	conds := []clientv3.Cmp{clientv3.Compare(clientv3.CreateRevision(claim), "=", f.token)}
 	ops := make([]clientv3.Op, len(writes))
 	for i, w := range writes {
 		key := string(r.keys) + w.Key
@@ -78,17 +87,20 @@ func (f *Fenced) Commit(ctx context.Context, writes ...Write) (int64, error) {
 		if w.Delete {
 			ops[i] = clientv3.OpDelete(key)
 		}
+		if w.Create {
+			conds = append(conds, clientv3.Compare(clientv3.CreateRevision(key), "=", 0))
+		}
 	}
 	ctx, cancel := r.bound(ctx)
 	defer cancel()
-	resp, err := r.cli.Txn(ctx).
-		If(clientv3.Compare(clientv3.CreateRevision(r.keys.claim(f.knight)), "=", f.token)).
-		Then(ops...).
-		Commit()
+	resp, err := r.cli.Txn(ctx).If(conds...).Then(ops...).Else(clientv3.OpGet(claim)).Commit()
 	if err != nil {
 		return 0, fmt.Errorf("realm: write %s: %w", f.knight, err)
 	}
 	if !resp.Succeeded {
+		if kvs := resp.Responses[0].GetResponseRange().Kvs; len(kvs) == 1 && kvs[0].CreateRevision == f.token {
+			return 0, ErrTaken
+		}
 		r.forget(f)
 		return 0, ErrFenced
 	}

@@ -24,6 +24,8 @@ type realmKnights struct {
 	log   *slog.Logger
 	// lost is told of a knight whose claim went while it played here (ErrFenced).
 	lost func(knight string)
+	// beat is told of a new knight not kept: another realm bound its key first.
+	beat func(knight string)
 	// mailed is told of each mailbox written, for the other realms to read it anew.
 	mailed func(knight string)
 	kick   chan struct{}
@@ -56,7 +58,7 @@ type binding struct {
 }
 
 func newRealmKnights(name string, recs *records.Store, log *slog.Logger) *realmKnights {
-	return &realmKnights{realm: name, recs: recs, log: log, lost: func(string) {}, mailed: func(string) {}, merged: func(string, []world.Letter) {}, kick: make(chan struct{}, 1),
+	return &realmKnights{realm: name, recs: recs, log: log, lost: func(string) {}, beat: func(string) {}, mailed: func(string) {}, merged: func(string, []world.Letter) {}, kick: make(chan struct{}, 1),
 		held: map[string]*heldKnight{}, bound: map[string]*binding{}, mail: map[string][]world.Letter{}, boxes: map[string]*mailbox{}}
 }
 

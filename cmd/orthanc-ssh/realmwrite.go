@@ -115,6 +115,8 @@ func (k *realmKnights) write(ctx context.Context, h *heldKnight, checkIn bool) e
 	switch {
 	case err == nil:
 		k.written(h, p, checkIn)
+	case errors.Is(err, realm.ErrTaken):
+		return k.beaten(ctx, h, p)
 	case errors.Is(err, realm.ErrFenced), errors.Is(err, realm.ErrCutOff), errors.Is(err, realm.ErrLeaseLost), errors.Is(err, realm.ErrClosed):
 		k.drop(h)
 		if errors.Is(err, realm.ErrFenced) {

@@ -166,6 +166,7 @@ func newServer(cfg config, log *slog.Logger) (*server, error) {
 		}
 		s.shared = s.realm.recs
 		s.realm.knights.merged = s.handMail
+		s.realm.knights.beat = s.realmBeaten
 		if cfg.natsURL != "" || cfg.natsListen != "" {
 			if s.talk, err = s.openTalk(); err != nil {
 				s.closeStores()

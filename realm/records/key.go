@@ -21,7 +21,10 @@ type keyValue struct {
 func (s *Store) keyKey(fp string) string { return s.prefix + "key/" + fp }
 
 // KeyWrite is k's entry as a fenced write: a new key is written with its knight's first
-// sheet, under the knight's claim, so etcd never has a key to a knight never saved.
+// sheet, under the knight's claim, so etcd never has a key to a knight never saved; and
+// only if etcd has no entry for it (realm.ErrTaken otherwise), so two realms that made a
+// first knight for one key at once cannot both bind it: the second's knight is never
+// written, rather than left with no key.
 func KeyWrite(k store.Key) (realm.Write, error) {
 	if k.Fingerprint == "" || k.Knight == "" {
 		return realm.Write{}, fmt.Errorf("key %q of knight %q: %w", k.Fingerprint, k.Knight, errNoKey)
@@ -30,7 +33,7 @@ func KeyWrite(k store.Key) (realm.Write, error) {
 	if err != nil {
 		return realm.Write{}, fmt.Errorf("encode key %s: %w", k.Fingerprint, err)
 	}
-	return realm.Write{Key: "key/" + k.Fingerprint, Value: data}, nil
+	return realm.Write{Key: "key/" + k.Fingerprint, Value: data, Create: true}, nil
 }
 
 // KeyOf is the entry of the key fp, or an error wrapping store.ErrNotFound for a key

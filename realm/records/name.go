@@ -66,3 +66,23 @@ func (s *Store) KnightNames() ([]store.KnightName, error) {
 	}
 	return out, nil
 }
+
+// ReleaseName frees name if knight has it (a knight never written: another realm bound
+// its key first), so the name is not left to a knight that does not exist.
+func (s *Store) ReleaseName(name, knight string) error {
+	key := s.nameKey(name)
+	ctx, cancel := s.call()
+	defer cancel()
+	resp, err := s.cli.Get(ctx, key)
+	if err != nil || len(resp.Kvs) == 0 {
+		return wrap("release name "+name, err)
+	}
+	kv := resp.Kvs[0]
+	var held nameValue
+	if err := decodeVersioned(kv.Key, kv.Value, &held, &held.V); err != nil || held.Knight != knight {
+		return err
+	}
+	_, err = s.cli.Txn(ctx).If(clientv3.Compare(clientv3.ModRevision(key), "=", kv.ModRevision)).
+		Then(clientv3.OpDelete(key)).Commit()
+	return wrap("release name "+name, err)
+}
