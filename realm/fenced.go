@@ -12,7 +12,7 @@ import (
 var ErrFenced = errors.New("realm: the knight's claim is gone")
 
 // ErrTaken is a write refused, the claim held, because a key it was to create has a value
-// already (Write.Create): another realm made it first.
+// already, or another than the one read (Write.Create): another realm wrote it first.
 var ErrTaken = errors.New("realm: a key to create has a value already")
 
 // Fenced is a realm's hold on one knight, and the only way to write it: each write is
@@ -39,9 +39,11 @@ type Write struct {
 	Key    string
 	Value  []byte
 	Delete bool
-	// Create writes only if Key has no value: the whole transaction is ErrTaken otherwise
-	// (a new key bound to a knight, which two realms may bind to two knights at once).
+	// Create writes only if Key's mod revision is Rev (0: Key has no value): the whole
+	// transaction is ErrTaken otherwise (a new key bound to a knight, which two realms may
+	// bind to two knights at once; a key moved, which another may have moved meanwhile).
 	Create bool
+	Rev    int64
 }
 
 // Checkpoint saves the knight's sheet.
@@ -88,7 +90,7 @@ func (f *Fenced) Commit(ctx context.Context, writes ...Write) (int64, error) {
 			ops[i] = clientv3.OpDelete(key)
 		}
 		if w.Create {
-			conds = append(conds, clientv3.Compare(clientv3.CreateRevision(key), "=", 0))
+			conds = append(conds, clientv3.Compare(clientv3.ModRevision(key), "=", w.Rev))
 		}
 	}
 	ctx, cancel := r.bound(ctx)

@@ -195,6 +195,9 @@ func (s *server) adminKeysMove(c *call) int {
 	if oldFP == newFP {
 		return c.fail("the two keys are the same")
 	}
+	if s.realm != nil {
+		return s.realmKeysMove(c, oldFP, newFP)
+	}
 	old, err := s.saver.KeyOf(oldFP) // a key bound and not yet written counts
 	if errors.Is(err, store.ErrNotFound) {
 		return c.fail("%s plays no knight", printable(oldFP))

@@ -404,9 +404,6 @@ func (s *server) cmdKeys(c *call) int {
 		if len(c.args) > 1 || c.json {
 			return c.usageError("keys add takes nothing more")
 		}
-		if s.realm != nil {
-			return c.fail("%s", notInARealmLine)
-		}
 		rec, err := s.loadKnight(c.knight)
 		if err == nil && rec.Ended() {
 			return c.fail("your knight is dead or retired; connect to roll a new one, then add keys to it")
@@ -519,9 +516,6 @@ func (s *server) cmdLink(c *call) int {
 	if len(c.args) != 1 {
 		return c.usageError("give the code that `keys add` printed")
 	}
-	if s.realm != nil {
-		return c.fail("%s", notInARealmLine)
-	}
 	code := c.args[0]
 	e, err := s.codes.take(code, codeLink, c.fp, c.addr)
 	if err != nil {
@@ -534,6 +528,9 @@ func (s *server) cmdLink(c *call) int {
 	if s.inTheGame(c, c.knight) {
 		s.codes.giveBack(code, e)
 		return c.fail("this key's knight is in the dungeon; leave the game first")
+	}
+	if s.realm != nil {
+		return s.realmLink(c, code, e)
 	}
 	if err := s.saver.Flush(); err != nil {
 		s.codes.giveBack(code, e)
@@ -590,9 +587,6 @@ func (s *server) cmdClaim(c *call) int {
 	if len(c.args) != 1 {
 		return c.usageError("give the code you were shown when your guest knight left")
 	}
-	if s.realm != nil {
-		return c.fail("%s", notInARealmLine)
-	}
 	code := c.args[0]
 	e, err := s.codes.take(code, codeClaim, c.fp, c.addr)
 	if err != nil {
@@ -601,6 +595,9 @@ func (s *server) cmdClaim(c *call) int {
 	if s.inTheGame(c, c.knight) {
 		s.codes.giveBack(code, e)
 		return c.fail("this key's knight is in the dungeon; leave the game first")
+	}
+	if s.realm != nil {
+		return s.realmClaim(c, code, e)
 	}
 	if err := s.saver.Flush(); err != nil {
 		s.codes.giveBack(code, e)

@@ -34,8 +34,6 @@ const (
 	stillThereLine = "Your knight is still in realm %s; try again in a moment."
 	realmLostLine  = "Your knight plays in another realm now; what it did here since its last checkpoint is lost."
 	unreachLine    = "This realm cannot reach the realms' records just now; nothing was changed. Please try again later."
-	// notInARealmLine refuses what moves keys between knights, which a realm cannot do yet.
-	notInARealmLine = "not on a realm yet: keys add, link and claim work on a server alone"
 )
 
 // realmCallTimeout bounds one call to etcd.

@@ -86,15 +86,7 @@ func (k *realmKnights) flushMail() error {
 
 // writeMail writes ours, the world's mailbox of to, merged with what other realms wrote.
 func (k *realmKnights) writeMail(to string, ours []world.Letter) error {
-	k.mu.Lock()
-	b := k.box(to)
-	for _, l := range ours {
-		if l.Read { // the world has kept it read: gone from a later one, its knight deleted it
-			b.kept[idOf(l)] = true
-		}
-	}
-	base, rev, fresh, kept := b.seen, b.rev, b.fresh, cloneSet(b.kept)
-	k.mu.Unlock()
+	base, rev, fresh, kept := k.mailBase(to, ours)
 	theirs := base
 	for range mailTries {
 		if !fresh {
@@ -119,6 +111,20 @@ func (k *realmKnights) writeMail(to string, ours []world.Letter) error {
 		return nil
 	}
 	return fmt.Errorf("write letters of %q: %w, %d times", to, records.ErrMailChanged, mailTries)
+}
+
+// mailBase notes the letters ours holds read, and is what this realm knows of the
+// mailbox to merge ours with.
+func (k *realmKnights) mailBase(to string, ours []world.Letter) (base []world.Letter, rev int64, fresh bool, kept map[letterID]bool) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	b := k.box(to)
+	for _, l := range ours {
+		if l.Read { // the world has kept it read: gone from a later one, its knight deleted it
+			b.kept[idOf(l)] = true
+		}
+	}
+	return b.seen, b.rev, b.fresh, maps.Clone(b.kept)
 }
 
 // wroteMail notes a mailbox written, and forgets the deleted letters.
@@ -166,10 +172,6 @@ func mergeMail(base, ours, theirs []world.Letter, kept map[letterID]bool) []worl
 	}
 	slices.SortStableFunc(out, func(a, b world.Letter) int { return a.Sent.Compare(b.Sent) })
 	return out
-}
-
-func cloneSet(m map[letterID]bool) map[letterID]bool {
-	return maps.Clone(m)
 }
 
 // sameMail reports whether two mailboxes hold the same letters, read alike.

@@ -43,6 +43,10 @@ func (s *Store) KeyOf(fp string) (store.Key, error) {
 	return k, err
 }
 
+// KeyAt is the key fp's entry and its mod revision, for a write conditioned on it
+// (realm.Write's Create and Rev).
+func (s *Store) KeyAt(fp string) (store.Key, int64, error) { return s.keyAt(fp) }
+
 // keyAt is the key fp's entry and its mod revision.
 func (s *Store) keyAt(fp string) (store.Key, int64, error) {
 	ctx, cancel := s.call()
