@@ -6,8 +6,8 @@ import (
 	"testing"
 )
 
-// A chunk's frames in blocks come back as they were written, each level's bytes at its
-// place, wherever it falls: inside a block, at a block's end, at the very end; and the
+// A chunk's frames in blocks come back as they were written, in pieces between the
+// levels wherever they fall: inside a block, at a block's end, at the very end; and the
 // blocks are used again.
 func TestBlocksWriteTheFramesWithTheLevels(t *testing.T) {
 	r := rand.New(rand.NewPCG(33, 1))
@@ -27,7 +27,7 @@ func TestBlocksWriteTheFramesWithTheLevels(t *testing.T) {
 			}
 			if r.IntN(2) == 0 {
 				lvl := []byte{byte(round), 'L', byte(len(levels))}
-				levels = append(levels, splice{at, lvl})
+				levels = append(levels, splice{at, &levelMemo{b: lvl}})
 				want = append(want, p[:at-b.size]...)
 				want = append(want, lvl...)
 				want = append(want, p[at-b.size:]...)
@@ -37,7 +37,15 @@ func TestBlocksWriteTheFramesWithTheLevels(t *testing.T) {
 			b.write(p, &free)
 		}
 		var got bytes.Buffer
-		if err := b.writeTo(&got, levels); err != nil {
+		at := 0
+		for _, l := range levels {
+			if err := b.writeRange(&got, at, l.at); err != nil {
+				t.Fatal(err)
+			}
+			got.Write(l.m.b)
+			at = l.at
+		}
+		if err := b.writeRange(&got, at, b.size); err != nil {
 			t.Fatal(err)
 		}
 		if !bytes.Equal(got.Bytes(), want) {
