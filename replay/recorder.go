@@ -19,15 +19,17 @@ import (
 // Tuning:
 //
 //	constant      value    effect
-//	ChunkSpan     10 s     a chunk's length: the step of "back 10 s", and what a crash loses
-//	maxChunkRaw   16 KB    a busier chunk is cut sooner (its frames before compression)
+//	ChunkSpan     20 s     a chunk's length: what a crash loses; a chunk's compression has a
+//	                       cost of its own (at 10 s, half the recorder's time at 1000 walkers)
+//	maxChunkRaw   8 KB     a busier chunk is cut sooner (its frames before compression, its
+//	                       levels not counted: memory, for a crowd's chunks full of lines)
 //	queueLen      4096     views waiting for the goroutine before more are dropped (3.2 MB):
 //	                       a crowd of 1000 sends a burst of about 1000 a turn
 //	Rolling       10 min   how much of each knight's play the store keeps
 //	DeathWindow   5 min    what is kept with a tombstone or a hall-of-fame entry
 //	ReportWindow  2 min    what is kept with a report
 const (
-	ChunkSpan    = 10 * time.Second
+	ChunkSpan    = 20 * time.Second
 	maxChunkRaw  = 8 << 10
 	queueLen     = 4096
 	Rolling      = 10 * time.Minute
