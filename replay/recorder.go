@@ -23,6 +23,9 @@ import (
 //	                       cost of its own (at 10 s, half the recorder's time at 1000 walkers)
 //	maxChunkRaw   8 KB     a busier chunk is cut sooner (its frames before compression, its
 //	                       levels not counted: memory, for a crowd's chunks full of lines)
+//	othersGap     250 ms   a view that shows only others moving is left out this soon after
+//	                       the knight's last frame (a crowd's views came 10 a second, most
+//	                       of the recorder's time): a knight steps at most once a round
 //	queueLen      4096     views waiting for the goroutine before more are dropped (3.2 MB):
 //	                       a crowd of 1000 sends a burst of about 1000 a turn
 //	Rolling       10 min   how much of each knight's play the store keeps
@@ -31,6 +34,7 @@ import (
 const (
 	ChunkSpan    = 20 * time.Second
 	maxChunkRaw  = 8 << 10
+	othersGap    = 250 * time.Millisecond
 	queueLen     = 4096
 	Rolling      = 10 * time.Minute
 	DeathWindow  = 5 * time.Minute
@@ -236,8 +240,11 @@ func (l *loop) record(knight string, v *world.View) {
 		w = &writer{start: l.r.now(), sc: &l.sc}
 		l.open[knight] = w
 	}
-	w.add(v)
 	l.r.views.Add(1)
+	if w.frames > 0 && onlyOthers(v, &w.prev) && time.Duration(v.Turn-w.prev.Turn)*l.r.tick < othersGap {
+		return
+	}
+	w.add(v)
 	kind := Kind("")
 	switch {
 	case v.Dead != nil:
@@ -253,6 +260,15 @@ func (l *loop) record(knight string, v *world.View) {
 	l.done(knight)
 	l.r.sink.Keep(Keep{Knight: knight, Name: v.Self.Name, Kind: kind, At: l.r.now(),
 		Private: v.Self.Options.PrivateReplays, Window: DeathWindow})
+}
+
+// onlyOthers says whether v changes nothing of the knight's own since prev: no line, no
+// step, no hit, no battle, no death; only what others do in its sight.
+func onlyOthers(v, prev *world.View) bool {
+	a, b := &v.Self, &prev.Self
+	return v.Said == prev.Said && a.Pos == b.Pos && a.Depth == b.Depth && a.Hits == b.Hits &&
+		v.Level == prev.Level && v.Fight == prev.Fight && v.FightSeq == prev.FightSeq &&
+		v.Dead == nil && v.Retired == nil && v.Surface == prev.Surface
 }
 
 // cutStale hands over the chunks begun a span ago or more: a knight standing still
