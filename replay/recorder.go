@@ -21,9 +21,8 @@ import (
 //	constant      value    effect
 //	ChunkSpan     20 s     a chunk's length: what a crash loses; a chunk's compression has a
 //	                       cost of its own (at 10 s, half the recorder's time at 1000 walkers)
-//	maxChunkRaw   16 KB    a busier chunk is cut sooner (its frames before compression, its
-//	                       levels not counted: memory, for a crowd's chunks full of lines;
-//	                       at 8 KB the load tool's chatty walkers cut one every 5 s)
+//	maxChunkRaw   8 KB     a busier chunk is cut sooner (its frames before compression, its
+//	                       levels not counted: memory, for a crowd's chunks full of lines)
 //	othersGap     250 ms   a view that shows only others moving is left out this soon after
 //	                       the knight's last frame (a crowd's views came 10 a second, most
 //	                       of the recorder's time): a knight steps at most once a round
@@ -34,7 +33,7 @@ import (
 //	ReportWindow  2 min    what is kept with a report
 const (
 	ChunkSpan    = 20 * time.Second
-	maxChunkRaw  = 16 << 10
+	maxChunkRaw  = 8 << 10
 	othersGap    = 250 * time.Millisecond
 	queueLen     = 4096
 	Rolling      = 10 * time.Minute
