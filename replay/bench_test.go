@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"compress/flate"
 	"context"
 	"math/rand/v2"
 	"strconv"
@@ -91,4 +92,31 @@ func BenchmarkRecordView(b *testing.B) {
 	b.StopTimer()
 	l.doneAll()
 	b.ReportMetric(float64(sink.bytes)/float64(b.N), "B/view")
+}
+
+// BenchmarkFinishWalkingChunk compresses a walking knight's chunk (22 views: ten steps
+// east and west), the recorder's work once a chunk (the views' encoding not counted).
+func BenchmarkFinishWalkingChunk(b *testing.B) {
+	w := newTestWorld(b, nil)
+	for range 10 {
+		w.walk(world.East, world.West)
+	}
+	vs := w.kayViews.list()
+	zw, _ := flate.NewWriter(nil, flate.BestSpeed)
+	sc := &scratch{}
+	size := 0
+	for b.Loop() {
+		b.StopTimer()
+		wr := &writer{sc: sc}
+		for j := range vs {
+			wr.add(&vs[j])
+		}
+		b.StartTimer()
+		c, err := wr.finish(zw, 25*time.Millisecond)
+		if err != nil {
+			b.Fatal(err)
+		}
+		size = len(c.Data)
+	}
+	b.ReportMetric(float64(size), "B/chunk")
 }

@@ -53,21 +53,19 @@ func (b *blocks) write(p []byte, f *freeBlocks) {
 	}
 }
 
-// writeTo writes the bytes to w with each level's bytes at its place.
-func (b *blocks) writeTo(w io.Writer, levels []splice) error {
-	off := 0 // where the block begins in the frames
+// writeRange writes the bytes from..to to w.
+func (b *blocks) writeRange(w io.Writer, from, to int) error {
+	off := 0 // where the block begins
 	for _, blk := range b.bs {
-		for len(levels) > 0 && levels[0].at <= off+len(blk) {
-			cut := levels[0].at - off
-			if err := writeAll(w, blk[:cut], levels[0].b); err != nil {
+		lo, hi := max(from-off, 0), min(to-off, len(blk))
+		if lo < hi {
+			if _, err := w.Write(blk[lo:hi]); err != nil {
 				return err
 			}
-			blk, off, levels = blk[cut:], off+cut, levels[1:]
 		}
-		if _, err := w.Write(blk); err != nil {
-			return err
+		if off += len(blk); off >= to {
+			break
 		}
-		off += len(blk)
 	}
 	return nil
 }

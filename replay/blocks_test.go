@@ -2,12 +2,17 @@ package replay
 
 import (
 	"bytes"
+	"compress/flate"
+	"fmt"
 	"math/rand/v2"
 	"testing"
+	"time"
+
+	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
-// A chunk's frames in blocks come back as they were written, each level's bytes at its
-// place, wherever it falls: inside a block, at a block's end, at the very end; and the
+// A chunk's frames in blocks come back as they were written, in pieces between the
+// levels wherever they fall: inside a block, at a block's end, at the very end; and the
 // blocks are used again.
 func TestBlocksWriteTheFramesWithTheLevels(t *testing.T) {
 	r := rand.New(rand.NewPCG(33, 1))
@@ -27,7 +32,7 @@ func TestBlocksWriteTheFramesWithTheLevels(t *testing.T) {
 			}
 			if r.IntN(2) == 0 {
 				lvl := []byte{byte(round), 'L', byte(len(levels))}
-				levels = append(levels, splice{at, lvl})
+				levels = append(levels, splice{at, &levelMemo{b: lvl}})
 				want = append(want, p[:at-b.size]...)
 				want = append(want, lvl...)
 				want = append(want, p[at-b.size:]...)
@@ -37,7 +42,15 @@ func TestBlocksWriteTheFramesWithTheLevels(t *testing.T) {
 			b.write(p, &free)
 		}
 		var got bytes.Buffer
-		if err := b.writeTo(&got, levels); err != nil {
+		at := 0
+		for _, l := range levels {
+			if err := b.writeRange(&got, at, l.at); err != nil {
+				t.Fatal(err)
+			}
+			got.Write(l.m.b)
+			at = l.at
+		}
+		if err := b.writeRange(&got, at, b.size); err != nil {
 			t.Fatal(err)
 		}
 		if !bytes.Equal(got.Bytes(), want) {
@@ -47,5 +60,45 @@ func TestBlocksWriteTheFramesWithTheLevels(t *testing.T) {
 	}
 	if len(free) == 0 || len(free) > maxFree {
 		t.Fatalf("%d blocks kept for use again", len(free))
+	}
+}
+
+// A chunk whose knight changes level (and comes back) has each level's bytes where its
+// frame put them, whether the frames before it are a few bytes (stored) or many
+// (compressed): the pieces of the flate stream read as one.
+func TestLevelsChangingInAChunkComeBack(t *testing.T) {
+	e := world.New(world.Config{Seed: 1977, Depth: 3, WanderChance: -1})
+	l1, l2 := e.Level(1), e.Level(2)
+	var vs []world.View
+	for i := range 60 {
+		v := world.View{Turn: uint64(i), Level: l1, Self: world.Self{Name: "Kay", Depth: 1, Pos: world.Pos{X: i % 7}}}
+		if i >= 20 && i < 40 {
+			v.Level, v.Self.Depth = l2, 2
+		}
+		v.Messages, v.Said = []string{fmt.Sprintf("step %d, a line long enough to be worth compressing", i)}, uint64(i+1)
+		vs = append(vs, v)
+	}
+	zw, _ := flate.NewWriter(nil, flate.BestSpeed)
+	w := &writer{start: time.Now()}
+	for i := range vs {
+		w.add(&vs[i])
+	}
+	if len(w.levels) != 3 || w.levels[1].at-w.levels[0].at <= storedPiece {
+		t.Fatalf("levels at %v: want three, the second after more than %d bytes", w.levels, storedPiece)
+	}
+	c, err := w.finish(zw, 25*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var levels [][]byte
+	err = frames(c.Data, func(_ chunkHead, f *frame) {
+		if f.Set&2 != 0 { // the level's bit: its place in fields
+			levels = append(levels, f.Level)
+		}
+	})
+	b1, _ := l1.MarshalBinary()
+	b2, _ := l2.MarshalBinary()
+	if err != nil || len(levels) != 3 || !bytes.Equal(levels[0], b1) || !bytes.Equal(levels[1], b2) || !bytes.Equal(levels[2], b1) {
+		t.Fatalf("%d levels back (%v)", len(levels), err)
 	}
 }

@@ -43,7 +43,9 @@ var ErrBadChunk = errors.New("not a replay chunk this program can read")
 // shares with the world), the knights in sight then and the bytes of the parts compared
 // as bytes. A level's bytes (about 5 KB, most of a walking knight's chunk) are not
 // copied into the frames: they are shared by every chunk of the level's snapshot
-// (levelOf), so the frames keep where they go and finish writes them there.
+// (levelOf), so the frames keep where they go and finish puts them there, compressed
+// once a snapshot: the flate stream of a chunk is its pieces between the levels,
+// each compressed alone, and the levels' pieces, each flushed to a byte's end.
 type writer struct {
 	buf                 blocks
 	levels              []splice
@@ -64,19 +66,21 @@ type scratch struct {
 	free     freeBlocks
 }
 
-// splice is a level's bytes and where they go in a chunk's frames.
+// splice is a level and where its bytes go in a chunk's frames.
 type splice struct {
 	at int
-	b  []byte
+	m  *levelMemo
 }
 
 // putLevel writes a level's length, and leaves its bytes to be written at the chunk's
 // finish.
-func (w *writer) putLevel(e *enc, b []byte) {
-	e.uint(uint64(len(b)))
-	if len(b) > 0 {
-		w.sc.level = splice{len(e.b), b}
+func (w *writer) putLevel(e *enc, m *levelMemo) {
+	if m == nil || len(m.b) == 0 {
+		e.uint(0)
+		return
 	}
+	e.uint(uint64(len(m.b)))
+	w.sc.level = splice{len(e.b), m}
 }
 
 // add encodes v as what changed since the view before it. A view that changes nothing a
@@ -107,8 +111,8 @@ func (w *writer) add(v *world.View) {
 	e.b = e.b[:0]
 	e.uint(v.Turn - w.first)
 	e.uint(set)
-	if w.sc.level.b != nil {
-		w.levels = append(w.levels, splice{w.buf.size + len(e.b) + w.sc.level.at, w.sc.level.b})
+	if w.sc.level.m != nil {
+		w.levels = append(w.levels, splice{w.buf.size + len(e.b) + w.sc.level.at, w.sc.level.m})
 	}
 	e.b = append(e.b, parts.b...)
 	putLines(e, v, n)
@@ -137,16 +141,33 @@ func (w *writer) span(tick time.Duration) time.Duration {
 	return time.Duration(w.prev.Turn-w.first) * tick
 }
 
-// finish compresses the chunk with zw (the recorder's one compressor, reset for each).
+// finish compresses the chunk with zw (the recorder's one compressor, reset for each
+// piece): the frames up to each level, the level's piece as it was compressed once, and
+// the frames after the last, which end the stream.
 func (w *writer) finish(zw *flate.Writer, tick time.Duration) (Chunk, error) {
+	defer w.sc.free.put(&w.buf)
+	levels := make([][]byte, len(w.levels))
+	for i, s := range w.levels {
+		z, err := s.m.compressed(zw)
+		if err != nil {
+			return Chunk{}, err
+		}
+		levels[i] = z
+	}
 	out := bytes.NewBuffer(make([]byte, 0, w.buf.size/3+512))
 	out.WriteByte(chunkVersion)
 	out.Write(binary.AppendUvarint(nil, w.first))
 	out.Write(binary.AppendUvarint(nil, uint64(tick)))
+	at := 0
+	for i, s := range w.levels {
+		if err := w.piece(zw, out, at, s.at); err != nil {
+			return Chunk{}, err
+		}
+		out.Write(levels[i])
+		at = s.at
+	}
 	zw.Reset(out)
-	err := w.buf.writeTo(zw, w.levels)
-	w.sc.free.put(&w.buf)
-	if err != nil {
+	if err := w.buf.writeRange(zw, at, w.buf.size); err != nil {
 		return Chunk{}, err
 	}
 	if err := zw.Close(); err != nil {
@@ -154,6 +175,25 @@ func (w *writer) finish(zw *flate.Writer, tick time.Duration) (Chunk, error) {
 	}
 	return Chunk{Start: w.start, Data: out.Bytes()}, nil
 }
+
+// piece writes the frames' bytes from..to as blocks of a flate stream that do not end
+// it, flushed to a byte's end: a few bytes (the frame's head before its level) as
+// they are, in a stored block, more compressed with zw.
+func (w *writer) piece(zw *flate.Writer, out *bytes.Buffer, from, to int) error {
+	if n := to - from; n <= storedPiece {
+		out.Write([]byte{0, byte(n), byte(n >> 8), ^byte(n), ^byte(n >> 8)}) // not final, stored; its length and the length's complement
+		return w.buf.writeRange(out, from, to)
+	}
+	zw.Reset(out)
+	if err := w.buf.writeRange(zw, from, to); err != nil {
+		return err
+	}
+	return zw.Flush()
+}
+
+// storedPiece is the most bytes before a level stored as they are: compressing them
+// would cost more than it saves.
+const storedPiece = 256
 
 // chunkHead is what comes before a chunk's frames.
 type chunkHead struct {

@@ -1,6 +1,8 @@
 package replay
 
 import (
+	"bytes"
+	"compress/flate"
 	"sync/atomic"
 
 	"github.com/orthanc-ssh/orthanc-ssh/world"
@@ -74,27 +76,51 @@ var take = []func(st, f *frame){
 	func(st, f *frame) { st.Market = f.Market },
 }
 
-// levelOf is the level's bytes (a level is a few hundred bytes once compressed, and
-// a chunk keeps it once). A level's snapshot is shared by every view of it until it
-// changes, so its bytes are made once a snapshot, not once a knight's chunk.
-func levelOf(v *world.View) []byte {
+// levelOf is the level's snapshot and its bytes (a level is a few hundred bytes once
+// compressed, and a chunk keeps it once), nil outside. A level's snapshot is shared by
+// every view of it until it changes, so its bytes are made once a snapshot, not once a
+// knight's chunk, and compressed once too (levelMemo.compressed).
+func levelOf(v *world.View) *levelMemo {
 	if v.Level == nil {
 		return nil
 	}
 	slot := &levelBytes[uint(v.Level.Depth)%uint(len(levelBytes))]
 	if m := slot.Load(); m != nil && m.l == v.Level {
-		return m.b
+		return m
 	}
 	b, _ := v.Level.MarshalBinary() // writes to memory: it does not fail
-	slot.Store(&levelMemo{v.Level, b})
-	return b
+	m := &levelMemo{l: v.Level, b: b}
+	slot.Store(m)
+	return m
 }
 
-// levelMemo is a level's snapshot and its bytes; levelBytes keeps the last of each depth
+// levelMemo is a level's snapshot, its bytes, and them compressed as a piece of a flate
+// stream (made at the first chunk's finish); levelBytes keeps the last of each depth
 // (safe from any goroutine: a recorder's, a test's).
 type levelMemo struct {
 	l *world.Level
 	b []byte
+	z atomic.Pointer[[]byte]
+}
+
+// compressed is the level's bytes compressed with zw (reset for them) as blocks that
+// neither end a stream nor look back before themselves, flushed to a byte's end: a
+// chunk's flate stream takes them as they are, between its other pieces.
+func (m *levelMemo) compressed(zw *flate.Writer) ([]byte, error) {
+	if z := m.z.Load(); z != nil {
+		return *z, nil
+	}
+	var out bytes.Buffer
+	zw.Reset(&out)
+	if err := writeAll(zw, m.b); err != nil {
+		return nil, err
+	}
+	if err := zw.Flush(); err != nil {
+		return nil, err
+	}
+	z := out.Bytes()
+	m.z.Store(&z)
+	return z, nil
 }
 
 var levelBytes [32]atomic.Pointer[levelMemo]

@@ -19,16 +19,22 @@ import (
 // Tuning:
 //
 //	constant      value    effect
-//	ChunkSpan     10 s     a chunk's length: the step of "back 10 s", and what a crash loses
-//	maxChunkRaw   16 KB    a busier chunk is cut sooner (its frames before compression)
+//	ChunkSpan     20 s     a chunk's length: what a crash loses; a chunk's compression has a
+//	                       cost of its own (at 10 s, half the recorder's time at 1000 walkers)
+//	maxChunkRaw   8 KB     a busier chunk is cut sooner (its frames before compression, its
+//	                       levels not counted: memory, for a crowd's chunks full of lines)
+//	othersGap     250 ms   a view that shows only others moving is left out this soon after
+//	                       the knight's last frame (a crowd's views came 10 a second, most
+//	                       of the recorder's time): a knight steps at most once a round
 //	queueLen      4096     views waiting for the goroutine before more are dropped (3.2 MB):
 //	                       a crowd of 1000 sends a burst of about 1000 a turn
 //	Rolling       10 min   how much of each knight's play the store keeps
 //	DeathWindow   5 min    what is kept with a tombstone or a hall-of-fame entry
 //	ReportWindow  2 min    what is kept with a report
 const (
-	ChunkSpan    = 10 * time.Second
+	ChunkSpan    = 20 * time.Second
 	maxChunkRaw  = 8 << 10
+	othersGap    = 250 * time.Millisecond
 	queueLen     = 4096
 	Rolling      = 10 * time.Minute
 	DeathWindow  = 5 * time.Minute
@@ -234,8 +240,11 @@ func (l *loop) record(knight string, v *world.View) {
 		w = &writer{start: l.r.now(), sc: &l.sc}
 		l.open[knight] = w
 	}
-	w.add(v)
 	l.r.views.Add(1)
+	if w.frames > 0 && onlyOthers(v, &w.prev) && time.Duration(v.Turn-w.prev.Turn)*l.r.tick < othersGap {
+		return
+	}
+	w.add(v)
 	kind := Kind("")
 	switch {
 	case v.Dead != nil:
@@ -251,6 +260,15 @@ func (l *loop) record(knight string, v *world.View) {
 	l.done(knight)
 	l.r.sink.Keep(Keep{Knight: knight, Name: v.Self.Name, Kind: kind, At: l.r.now(),
 		Private: v.Self.Options.PrivateReplays, Window: DeathWindow})
+}
+
+// onlyOthers says whether v changes nothing of the knight's own since prev: no line, no
+// step, no hit, no battle, no death; only what others do in its sight.
+func onlyOthers(v, prev *world.View) bool {
+	a, b := &v.Self, &prev.Self
+	return v.Said == prev.Said && a.Pos == b.Pos && a.Depth == b.Depth && a.Hits == b.Hits &&
+		v.Level == prev.Level && v.Fight == prev.Fight && v.FightSeq == prev.FightSeq &&
+		v.Dead == nil && v.Retired == nil && v.Surface == prev.Surface
 }
 
 // cutStale hands over the chunks begun a span ago or more: a knight standing still

@@ -136,3 +136,43 @@ func TestRecorderChunksAndKeepsADeath(t *testing.T) {
 		t.Fatalf("the last moment is not the death: %+v", last.Dead)
 	}
 }
+
+// A view that shows only others moving is left out within othersGap of the knight's last
+// frame; the knight's own steps and lines are all kept, at their turns.
+func TestRecorderLeavesOutOthersMovingBetweenFrames(t *testing.T) {
+	s := &sink{}
+	r := NewRecorder(s, 25*time.Millisecond, nil, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go r.Run(ctx)
+	rec := r.For("K-kay")
+	self := world.Self{Name: "Kay", Pos: world.Pos{X: 3, Y: 3}}
+	var sent []world.View
+	for turn := range uint64(40) {
+		v := world.View{Turn: turn, Self: self, Others: []world.Other{{Name: "Bors", Pos: world.Pos{X: int(turn % 9), Y: 1}}}}
+		if turn%13 == 5 { // Kay steps
+			self.Pos.X++
+			v.Self = self
+		}
+		sent = append(sent, v)
+		rec.Deliver(v)
+	}
+	r.Flush(ctx)
+	ms := Timeline(s.of("K-kay"), false)
+	gap := uint64(othersGap / (25 * time.Millisecond))
+	var turns []uint64
+	for i, m := range ms {
+		turns = append(turns, m.View.Turn)
+		if i > 0 && m.View.Self.Pos == ms[i-1].View.Self.Pos && m.View.Turn-ms[i-1].View.Turn < gap {
+			t.Errorf("turn %d: only Bors moved, %d turns after the frame before", m.View.Turn, m.View.Turn-ms[i-1].View.Turn)
+		}
+	}
+	for _, v := range sent {
+		if v.Turn%13 == 5 && !slices.Contains(turns, v.Turn) {
+			t.Errorf("Kay's step at turn %d left out: frames at %v", v.Turn, turns)
+		}
+	}
+	if len(ms) > 12 {
+		t.Errorf("%d frames of 40 views: %v", len(ms), turns)
+	}
+}

@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -20,7 +19,7 @@ import (
 //
 //	replays
 //	├── K/<at>/<knight>/<kind>[/<n>]   a kept record: its header (JSON {"v":1,"replay":{...}}) and its chunks
-//	└── T/<start>/<knight>             a chunk of the knight's rolling record (start: unix ms, 16 hex digits)
+//	└── T/<at>/<knight>/<start>        a chunk of the knight's rolling record, written at at (unix ms, 16 hex digits)
 //
 // Both are in time order, so writes append to the bucket's end and the oldest leave from
 // its head (replayindex.go finds a knight's chunks). The first layout's rolling records,
@@ -65,21 +64,29 @@ func unstamp(s string) (time.Time, bool) {
 	return time.UnixMilli(int64(ms)).UTC(), err == nil && len(s) == 16
 }
 
-// chunkKey is the key of a knight's chunk begun at ms (unix milliseconds).
-func chunkKey(ms int64, knight string) []byte {
-	k := make([]byte, 0, 19+len(knight))
-	k = append(k, "T/"...)
-	k = fmt.Appendf(k, "%016x", ms)
-	return append(append(k, '/'), knight...)
+// liveChunk is where a chunk of a knight's rolling record is: when its batch was
+// written and when it began (unix ms).
+type liveChunk struct{ at, start int64 }
+
+// key is the chunk's key: T/<at>/<knight>/<start>. It is ordered by the batch's time, not
+// the chunk's start, as chunks come in the order they end, not begin: a second's batch
+// is appended at the end of the bucket, where keys by their starts (up to a chunk's
+// 10 s before) would go in among the last thousand.
+func (c liveChunk) key(knight string) []byte {
+	k := make([]byte, 0, 36+len(knight))
+	k = fmt.Appendf(k, "T/%016x/", c.at)
+	return fmt.Appendf(append(k, knight...), "/%016x", c.start)
 }
 
 // parseChunkKey reads a chunk's key.
-func parseChunkKey(k []byte) (ms int64, knight string, ok bool) {
-	if len(k) < 20 || k[18] != '/' {
-		return 0, "", false
+func parseChunkKey(k []byte) (c liveChunk, knight string, ok bool) {
+	n := len(k)
+	if n < 37 || string(k[:2]) != "T/" || k[18] != '/' || k[n-17] != '/' {
+		return liveChunk{}, "", false
 	}
-	t, ok := unstamp(string(k[2:18]))
-	return t.UnixMilli(), string(k[19:]), ok
+	at, ok1 := unstamp(string(k[2:18]))
+	start, ok2 := unstamp(string(k[n-16:]))
+	return liveChunk{at.UnixMilli(), start.UnixMilli()}, string(k[19 : n-17]), ok1 && ok2
 }
 
 // keptKey orders kept records by when they were kept.
@@ -167,12 +174,12 @@ func (s *Store) LiveReplay(knight string) ([]ReplayChunk, error) {
 	err := s.withReplays(func(ix *replayIndex) error {
 		return s.db.View(func(tx *bolt.Tx) error {
 			t := open(tx, bucketReplays)
-			for _, ms := range ix.live[knight] {
-				v, err := t.get(chunkKey(ms, knight))
+			for _, c := range ix.live[knight] {
+				v, err := t.get(c.key(knight))
 				if err != nil {
 					return err
 				}
-				out = append(out, ReplayChunk{Start: time.UnixMilli(ms).UTC(), Data: bytes.Clone(v)})
+				out = append(out, ReplayChunk{Start: time.UnixMilli(c.start).UTC(), Data: bytes.Clone(v)})
 			}
 			return nil
 		})
@@ -265,10 +272,14 @@ func (s *Store) writeReplays(chunks []pendingChunk, keeps []replayKeep, rolling 
 	})
 }
 
-// write is writeReplays in its transaction.
+// write is writeReplays in its transaction. The batch's chunks are keyed at its newest
+// start, or the last batch's time if later, so each batch comes after the one before.
 func (ix *replayIndex) write(t table, chunks []pendingChunk, keeps []replayKeep, rolling time.Duration, limit int64) error {
 	for _, c := range chunks {
-		if err := ix.put(t, c.knight, c.c); err != nil {
+		ix.last = max(ix.last, c.c.Start.UnixMilli())
+	}
+	for _, c := range chunks {
+		if err := ix.put(t, c.knight, liveChunk{ix.last, c.c.Start.UnixMilli()}, c.c.Data); err != nil {
 			return err
 		}
 		if err := ix.cutBefore(t, c.knight, c.c.Start.Add(-rolling).UnixMilli()); err != nil {
@@ -286,31 +297,32 @@ func (ix *replayIndex) write(t table, chunks []pendingChunk, keeps []replayKeep,
 	return nil
 }
 
-// put writes a chunk.
-func (ix *replayIndex) put(t table, knight string, c ReplayChunk) error {
-	ms := c.Start.UnixMilli()
-	k := chunkKey(ms, knight)
-	if old := t.b.Get(k); old != nil {
-		ix.bytes -= int64(len(k) + len(old))
+// put writes a chunk; one of the knight's that began at the same time goes.
+func (ix *replayIndex) put(t table, knight string, c liveChunk, data []byte) error {
+	if i, found := ix.find(knight, c.start); found {
+		if err := ix.del(t, knight, ix.live[knight][i]); err != nil {
+			return err
+		}
 	}
-	ix.bytes += int64(len(k) + len(c.Data) + sumLen)
-	ix.add(knight, ms)
-	return t.put(k, c.Data)
+	k := c.key(knight)
+	ix.bytes += int64(len(k) + len(data) + sumLen)
+	ix.add(knight, c)
+	return t.put(k, data)
 }
 
 // del deletes a chunk.
-func (ix *replayIndex) del(t table, knight string, ms int64) error {
-	k := chunkKey(ms, knight)
+func (ix *replayIndex) del(t table, knight string, c liveChunk) error {
+	k := c.key(knight)
 	if v := t.b.Get(k); v != nil {
 		ix.bytes -= int64(len(k) + len(v))
 	}
-	ix.remove(knight, ms)
+	ix.remove(knight, c.start)
 	return t.delete(k)
 }
 
 // cutBefore deletes the knight's chunks that began before ms.
 func (ix *replayIndex) cutBefore(t table, knight string, ms int64) error {
-	for l := ix.live[knight]; len(l) > 0 && l[0] < ms; l = ix.live[knight] {
+	for l := ix.live[knight]; len(l) > 0 && l[0].start < ms; l = ix.live[knight] {
 		if err := ix.del(t, knight, l[0]); err != nil {
 			return err
 		}
@@ -322,13 +334,13 @@ func (ix *replayIndex) cutBefore(t table, knight string, ms int64) error {
 // chunk it begins in too).
 func (ix *replayIndex) keep(t table, r Replay) error {
 	l := ix.live[r.Knight]
-	i, _ := slices.BinarySearch(l, r.At.Add(-r.Window).UnixMilli()+1)
-	for _, ms := range l[max(i-1, 0):] { // the one before began before the window, inside it
-		v, err := t.get(chunkKey(ms, r.Knight))
+	i, _ := ix.find(r.Knight, r.At.Add(-r.Window).UnixMilli()+1)
+	for _, c := range l[max(i-1, 0):] { // the one before began before the window, inside it
+		v, err := t.get(c.key(r.Knight))
 		if err != nil {
 			return err
 		}
-		r.Chunks = append(r.Chunks, ReplayChunk{Start: time.UnixMilli(ms).UTC(), Data: bytes.Clone(v)})
+		r.Chunks = append(r.Chunks, ReplayChunk{Start: time.UnixMilli(c.start).UTC(), Data: bytes.Clone(v)})
 	}
 	if len(r.Chunks) == 0 {
 		return nil
@@ -369,8 +381,8 @@ func (ix *replayIndex) prune(t table, need int64) error {
 		}
 	}
 	for _, k := range gone {
-		if ms, knight, ok := parseChunkKey(k); ok && k[0] == 'T' {
-			ix.remove(knight, ms)
+		if c, knight, ok := parseChunkKey(k); ok {
+			ix.remove(knight, c.start)
 		}
 		if v := t.b.Get(k); v != nil {
 			ix.bytes -= int64(len(k) + len(v))

@@ -113,7 +113,7 @@ func TestReplaysOfTheFirstLayoutAreDropped(t *testing.T) {
 	path := st.Path()
 	err := st.db.Update(func(tx *bolt.Tx) error {
 		tb := open(tx, bucketReplays)
-		if err := tb.delete(chunkKey(t0.UnixMilli(), "K-KAY")); err != nil {
+		if err := tb.delete(liveChunk{t0.UnixMilli(), t0.UnixMilli()}.key("K-KAY")); err != nil {
 			return err
 		}
 		return tb.put([]byte("L/K-KAY/"+stamp(t0)), []byte("old"))

@@ -2,13 +2,14 @@ package store
 
 import (
 	"bytes"
+	"cmp"
 	"slices"
 	"sync"
 
 	bolt "go.etcd.io/bbolt"
 )
 
-// replayIndex finds each knight's chunks. They are keyed in time order (T/<start>/<knight>)
+// replayIndex finds each knight's chunks. They are keyed in time order (T/<at>/...)
 // so that a second's chunks of every knight go together to the end of the bucket and the
 // oldest leave from its head: bbolt writes whole pages, and chunks keyed by knight
 // dirtied a page (and its branch) a chunk, about 10× their bytes. An index on disk would
@@ -19,8 +20,9 @@ import (
 type replayIndex struct {
 	mu     sync.Mutex
 	loaded bool
-	live   map[string][]int64 // knight → its chunks' starts (unix ms), oldest first
-	bytes  int64              // the bucket's keys and values
+	live   map[string][]liveChunk // knight → its chunks, oldest first
+	last   int64                  // the newest batch's time (unix ms)
+	bytes  int64                  // the bucket's keys and values
 }
 
 // withReplays calls fn holding the index, built first if need be (a write transaction:
@@ -39,7 +41,7 @@ func (s *Store) withReplays(fn func(ix *replayIndex) error) error {
 
 // load builds the index from the bucket's keys.
 func (ix *replayIndex) load(tx *bolt.Tx) error {
-	ix.live, ix.bytes = map[string][]int64{}, 0
+	ix.live, ix.last, ix.bytes = map[string][]liveChunk{}, 0, 0
 	b := tx.Bucket(bucketReplays)
 	var old [][]byte
 	err := b.ForEach(func(k, v []byte) error {
@@ -48,8 +50,9 @@ func (ix *replayIndex) load(tx *bolt.Tx) error {
 			old = append(old, bytes.Clone(k))
 			return nil
 		case bytes.HasPrefix(k, []byte("T/")):
-			if ms, knight, ok := parseChunkKey(k); ok {
-				ix.live[knight] = append(ix.live[knight], ms)
+			if c, knight, ok := parseChunkKey(k); ok {
+				ix.add(knight, c)
+				ix.last = max(ix.last, c.at)
 			}
 		}
 		ix.bytes += int64(len(k) + len(v))
@@ -64,19 +67,22 @@ func (ix *replayIndex) load(tx *bolt.Tx) error {
 	return err
 }
 
-// add files a chunk's start, in order.
-func (ix *replayIndex) add(knight string, ms int64) {
-	l := ix.live[knight]
-	i, found := slices.BinarySearch(l, ms)
-	if !found {
-		ix.live[knight] = slices.Insert(l, i, ms)
+// find is where the knight's chunk begun at start is, or would go.
+func (ix *replayIndex) find(knight string, start int64) (int, bool) {
+	return slices.BinarySearchFunc(ix.live[knight], start, func(c liveChunk, s int64) int { return cmp.Compare(c.start, s) })
+}
+
+// add files a chunk, in the order of the starts.
+func (ix *replayIndex) add(knight string, c liveChunk) {
+	if i, found := ix.find(knight, c.start); !found {
+		ix.live[knight] = slices.Insert(ix.live[knight], i, c)
 	}
 }
 
-// remove takes a chunk's start out.
-func (ix *replayIndex) remove(knight string, ms int64) {
+// remove takes the chunk begun at start out.
+func (ix *replayIndex) remove(knight string, start int64) {
 	l := ix.live[knight]
-	if i, found := slices.BinarySearch(l, ms); found {
+	if i, found := ix.find(knight, start); found {
 		l = slices.Delete(l, i, i+1)
 	}
 	if len(l) == 0 {
