@@ -301,7 +301,8 @@ func (m *Model) drawWho(c *canvas) {
 }
 
 // drawFarWho draws the knights of the other realms from row y, under a heading, while
-// rows are left.
+// rows are left; a row too long for the width (a long realm's name, an away reason)
+// wraps under the name, as the realm's own rows do.
 func (m *Model) drawFarWho(c *canvas, y int) {
 	if len(m.who.far) == 0 || y+1 >= c.h-4 {
 		return
@@ -309,16 +310,20 @@ func (m *Model) drawFarWho(c *canvas, y int) {
 	c.text(4, y+1, "In other realms:", clsTitle)
 	y += 2
 	for i, k := range m.who.far {
-		if y >= c.h-4 {
-			c.text(4, y-1, fmt.Sprintf("and %d more", len(m.who.far)-i+1), clsDim)
-			return
-		}
 		row := fmt.Sprintf("   %-20s level %-3d in %s", k.Name, k.Level, k.Realm)
 		if k.Away {
 			row += " " + awayWords(world.WhoEntry{AwayReason: k.AwayReason})
 		}
-		c.text(4, y, fit(c.w-6, row, strings.TrimSpace(row)), clsText)
-		y++
+		lines := wrapHang(strings.TrimRight(row, " "), c.w-6, 3)
+		// A knight is drawn whole or not at all, and a row is kept to say how many are not.
+		if room := c.h - 4 - y; len(lines) > room || (i < len(m.who.far)-1 && len(lines) == room) {
+			c.text(4, y, fmt.Sprintf("and %d more", len(m.who.far)-i), clsDim)
+			return
+		}
+		for _, l := range lines {
+			c.text(4, y, l, clsText)
+			y++
+		}
 	}
 }
 

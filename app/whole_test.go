@@ -772,3 +772,29 @@ func TestTheNewestBlowShowsInTheBattlePanel(t *testing.T) {
 		checkWhole(t, fmt.Sprintf("the panel at %d×%d", w, h), s, x0, w-2, "Ector the Tall hits the Troll for 3.", "Your move.")
 	}
 }
+
+// A realm's who-list: the knights of the other realms under their heading, each whole at
+// every size from a phone's up, an away reason too.
+func TestOtherRealmsKnightsAreWhole(t *testing.T) {
+	away := "gone to slay the dragon of the north"
+	for _, sz := range phoneSizes {
+		w, h := sz[0], sz[1]
+		m, _ := viewModel(t, crowdedView(t), w, h)
+		m.screen, m.who.entries = screenWho, []world.WhoEntry{{Name: "Kay", Level: 2, Depth: 1}}
+		m.who.far = []world.FarKnight{{Realm: "Lyonesse-Under-The-Sea", Name: longName, Level: 10, Away: true, AwayReason: away}}
+		s := m.Text()
+		checkFrame(t, s, w, h)
+		checkWhole(t, fmt.Sprintf("%d×%d who in other realms", w, h), s, 0, w, "In other realms:", longName,
+			"level 10 in Lyonesse-Under-The-Sea", "(away: "+away+")")
+		// More than the screen holds: those drawn are whole, and the rest are counted.
+		for i := range 30 {
+			m.who.far = append(m.who.far, world.FarKnight{Realm: "Avalon", Name: fmt.Sprintf("Knight %d", i), Level: 1})
+		}
+		s = m.Text()
+		checkFrame(t, s, w, h)
+		shown := strings.Count(s, "in Avalon")
+		if shown < 30 && !strings.Contains(s, fmt.Sprintf("and %d more", 30-shown)) || shown == 0 {
+			t.Errorf("%d×%d: %d of 30 shown, and the rest not counted:\n%s", w, h, shown, s)
+		}
+	}
+}
