@@ -99,7 +99,7 @@ var commands []command
 // The table is filled in init because help, one of its rows, reads it.
 func init() {
 	commands = []command{
-		{name: "help", usage: "help [monsters] [--json]", summary: "this list; help monsters prints the monster tables",
+		{name: "help", usage: "help [monsters | COMMAND] [--json]", summary: "this list; help monsters: the monster tables; help COMMAND: its help",
 			guests: true, takes: takesWords | takesJSON, run: (*server).cmdHelp},
 		{name: "whoami", usage: "whoami [--json]", summary: "your knight: characteristics, hits, where it stands",
 			takes: takesJSON, run: (*server).cmdWhoami},
@@ -353,10 +353,7 @@ func (s *server) runCommandLineFrom(ctx context.Context, key ssh.PublicKey, addr
 // it through: --help, then the console's refusal of a shell command, then the arguments.
 func (c *call) run(s *server, args []string) int {
 	if slices.ContainsFunc(args, func(a string) bool { return a == "--help" || a == "-h" }) {
-		fmt.Fprintf(c.out, "usage: %s\n  %s\n", c.cmd.usage, c.cmd.summary)
-		if c.cmd.help != "" {
-			fmt.Fprintf(c.out, "\n%s\n", c.cmd.help)
-		}
+		writeCommandHelp(c.out, c.cmd)
 		return 0
 	}
 	if c.console && c.cmd.shell != "" {
@@ -523,10 +520,24 @@ func (s *server) cmdHelp(c *call) int {
 	return 0
 }
 
-// helpTopic is help with a topic: help monsters prints the monster tables.
+// writeCommandHelp prints a command's usage, summary and help, as NAME --help and
+// help NAME do.
+func writeCommandHelp(w io.Writer, cmd *command) {
+	fmt.Fprintf(w, "usage: %s\n  %s\n", cmd.usage, cmd.summary)
+	if cmd.help != "" {
+		fmt.Fprintf(w, "\n%s\n", cmd.help)
+	}
+}
+
+// helpTopic is help with a topic: help monsters prints the monster tables; help NAME a
+// command's help, as NAME --help does (an admin's commands for admins only).
 func helpTopic(c *call) int {
+	if cmd, n := findCommand(c.args); cmd != nil && n == len(c.args) && (!cmd.admin || c.admin) && cmd.name != "help" {
+		writeCommandHelp(c.out, cmd)
+		return 0
+	}
 	if c.args[0] != "monsters" {
-		return c.fail("no help on %q; try `help` or `help monsters`", printable(c.args[0]))
+		return c.fail("no help on %q; try `help`, `help monsters` or `help COMMAND`", printable(c.args[0]))
 	}
 	if len(c.args) > 1 {
 		return c.fail("unexpected %q; usage: help monsters [--json]", printable(c.args[1]))
