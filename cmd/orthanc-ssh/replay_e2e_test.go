@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	gossh "golang.org/x/crypto/ssh"
+
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
@@ -19,35 +21,9 @@ import (
 func TestAReplayOfADeathShowsTheBlowsToAnyoneAndTheWhisperOnlyToItsKnight(t *testing.T) {
 	dir := t.TempDir()
 	key, other := newKey(t), newKey(t)
-	in, room := seedAtTheGuardsDoor(t, dir, key, func(a *world.Adventurer) {
-		a.Name, a.Dex, a.Hits, a.MaxHits = "Doomed", 3, 12, 12 // it lives past the first blow, so the fight is seen, and cannot hit back
-	})
+	in, room := seedDoomed(t, dir, key)
 	srv := startServer(t, dir)
-	bors := openTerminal(t, srv.addr, other, 100, 30, nil)
-	bors.enterDungeon("Bors")
-	tm := openTerminal(t, srv.addr, key, 100, 30, nil)
-	tm.waitFor("Welcome back, Doomed")
-	tm.press(keyEnter)
-	tm.waitFor("Doomed │ Level 1")
-	walk(t, tm, srv.addr, key, in, room)
-	tm.waitFor("FIGHT")
-	bors.chat("/w Doomed the secret is under the stairs")
-	tm.waitFor("Bors whispers: the secret is under the stairs")
-	if !poll(30*time.Second, 50*time.Millisecond, func() bool {
-		if strings.Contains(tm.screen(), "R. I. P.") {
-			return true
-		}
-		tm.press("f")
-		return false
-	}) {
-		t.Fatalf("the knight did not die:\n%s", tm.screen())
-	}
-	death := tm.waitFor("R. I. P.", "slain by")
-	killer := regexp.MustCompile(`slain by (an? [A-Z][a-z]+)`).FindStringSubmatch(death)
-	if killer == nil {
-		t.Fatalf("no killer on the tombstone:\n%s", death)
-	}
-	blow := strings.TrimPrefix(strings.TrimPrefix(killer[1], "an "), "a ") // "Orc": its blows name it
+	tm, _, blow := dieWhispered(t, srv.addr, key, other, in, room)
 	// The death screen offers the last minute: r plays it, q comes back.
 	tm.waitFor("r: see how you fell")
 	tm.press("r")
@@ -148,4 +124,45 @@ func TestAReplayNumberPastTheListSaysHowManyThereAre(t *testing.T) {
 	})
 	r := openTerminalCmd(t, srv.addr, key, 80, 24, "replay 9")
 	r.waitFor("You have 1 replay: replay alone lists them.")
+}
+
+// seedDoomed seeds Doomed at the guards' door of the default dungeon: 12 hits, so it
+// lives past the first blow and the fight is seen, and Dexterity 3, so it cannot hit back.
+func seedDoomed(t *testing.T, dir string, key gossh.Signer) (in []string, room []world.Pos) {
+	return seedAtTheGuardsDoor(t, dir, key, func(a *world.Adventurer) {
+		a.Name, a.Dex, a.Hits, a.MaxHits = "Doomed", 3, 12, 12
+	})
+}
+
+// dieWhispered plays Doomed (key) into the guarded room and fights until it dies, Bors
+// (other) whispering to it during the fight. It returns Doomed's terminal on the death
+// screen, the killer as the tombstone names it ("a Rot Grub") and the name its blows go
+// by ("Rot Grub").
+func dieWhispered(t *testing.T, addr string, key, other gossh.Signer, in []string, room []world.Pos) (tm *terminal, killer, blow string) {
+	t.Helper()
+	bors := openTerminal(t, addr, other, 100, 30, nil)
+	bors.enterDungeon("Bors")
+	tm = openTerminal(t, addr, key, 100, 30, nil)
+	tm.waitFor("Welcome back, Doomed")
+	tm.press(keyEnter)
+	tm.waitFor("Doomed │ Level 1")
+	walk(t, tm, addr, key, in, room)
+	tm.waitFor("FIGHT")
+	bors.chat("/w Doomed the secret is under the stairs")
+	tm.waitFor("Bors whispers: the secret is under the stairs")
+	if !poll(30*time.Second, 50*time.Millisecond, func() bool {
+		if strings.Contains(tm.screen(), "R. I. P.") {
+			return true
+		}
+		tm.press("f")
+		return false
+	}) {
+		t.Fatalf("the knight did not die:\n%s", tm.screen())
+	}
+	death := tm.waitFor("R. I. P.", "slain by")
+	m := regexp.MustCompile(`slain by (an? [A-Z][a-z]+)`).FindStringSubmatch(death)
+	if m == nil {
+		t.Fatalf("no killer on the tombstone:\n%s", death)
+	}
+	return tm, m[1], strings.TrimPrefix(strings.TrimPrefix(m[1], "an "), "a ")
 }

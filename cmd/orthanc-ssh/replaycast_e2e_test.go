@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -32,9 +31,7 @@ func TestTheWebPageLinksEachDeathsReplayWhichAsciinemaPlays(t *testing.T) {
 	asciinema := testtools.Need(t, "asciinema", "asciinema")
 	dir := t.TempDir()
 	key, elder, other := newKey(t), newKey(t), newKey(t)
-	in, room := seedAtTheGuardsDoor(t, dir, key, func(a *world.Adventurer) {
-		a.Name, a.Dex, a.Hits, a.MaxHits = "Doomed", 3, 12, 12 // it lives past the first blow, so the fight is seen, and cannot hit back
-	})
+	in, room := seedDoomed(t, dir, key)
 	seedKnight(t, dir, elder, func(a *world.Adventurer) { a.Name, a.Depth = "Elder", 0 })
 	cfg := testConfig(dir, defaultSeed)
 	cfg.httpAddr = "127.0.0.1:0"
@@ -51,30 +48,7 @@ func TestTheWebPageLinksEachDeathsReplayWhichAsciinemaPlays(t *testing.T) {
 	e.waitFor("RETIRED WITH HONOUR")
 	e.close()
 
-	bors := openTerminal(t, ts.addr, other, 100, 30, nil)
-	bors.enterDungeon("Bors")
-	tm := openTerminal(t, ts.addr, key, 100, 30, nil)
-	tm.waitFor("Welcome back, Doomed")
-	tm.press(keyEnter)
-	tm.waitFor("Doomed │ Level 1")
-	walk(t, tm, ts.addr, key, in, room)
-	tm.waitFor("FIGHT")
-	bors.chat("/w Doomed the secret is under the stairs")
-	tm.waitFor("Bors whispers: the secret is under the stairs")
-	if !poll(30*time.Second, 50*time.Millisecond, func() bool {
-		if strings.Contains(tm.screen(), "R. I. P.") {
-			return true
-		}
-		tm.press("f")
-		return false
-	}) {
-		t.Fatalf("the knight did not die:\n%s", tm.screen())
-	}
-	killer := regexp.MustCompile(`slain by (an? [A-Z][a-z]+)`).FindStringSubmatch(tm.waitFor("R. I. P.", "slain by"))
-	if killer == nil {
-		t.Fatalf("no killer on the tombstone:\n%s", tm.screen())
-	}
-	blow := strings.TrimPrefix(strings.TrimPrefix(killer[1], "an "), "a ")
+	tm, killer, blow := dieWhispered(t, ts.addr, key, other, in, room)
 	tm.close()
 
 	var st web.Status
@@ -124,7 +98,7 @@ func TestTheWebPageLinksEachDeathsReplayWhichAsciinemaPlays(t *testing.T) {
 		t.Fatalf("asciinema cat did not end:\n%s", player.screen())
 	}
 	screen := player.screen()
-	for _, want := range []string{"REPLAY of Doomed", "the end", "Doomed is slain!", "slain by " + killer[1], blow} {
+	for _, want := range []string{"REPLAY of Doomed", "the end", "Doomed is slain!", "slain by " + killer, blow} {
 		if !strings.Contains(screen, want) {
 			t.Errorf("the cast's last screen lacks %q:\n%s", want, screen)
 		}
