@@ -1,8 +1,6 @@
 package realm
 
 import (
-	"fmt"
-	"os"
 	"testing"
 
 	"github.com/orthanc-ssh/orthanc-ssh/internal/etcdtest"
@@ -13,14 +11,4 @@ var etcdAddr string
 
 // TestMain starts one etcd for the package's tests (on free loopback ports, without
 // fsync); each test keeps to a prefix of its own.
-func TestMain(m *testing.M) {
-	code, err := etcdtest.Run(func(addr string) int {
-		etcdAddr = addr
-		return m.Run()
-	})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { etcdtest.Main(m, &etcdAddr) }

@@ -27,6 +27,21 @@ func Run(m func(addr string) int) (int, error) {
 	return m(addr), nil
 }
 
+// Main is a package's TestMain with one etcd for all its tests: it sets *addr to the
+// etcd's client address, runs the tests and exits with their code (1, said, when etcd
+// would not start).
+func Main(m *testing.M, addr *string) {
+	code, err := Run(func(a string) int {
+		*addr = a
+		return m.Run()
+	})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Exit(code)
+}
+
 // Start starts one etcd as Run does, for one test, which stops it at its end; it
 // returns its client address.
 func Start(t testing.TB) string {

@@ -1,8 +1,6 @@
 package records
 
 import (
-	"fmt"
-	"os"
 	"testing"
 
 	"github.com/orthanc-ssh/orthanc-ssh/internal/etcdtest"
@@ -12,14 +10,4 @@ import (
 var etcdAddr string
 
 // TestMain starts one etcd for the package's tests; each test keeps to a prefix of its own.
-func TestMain(m *testing.M) {
-	code, err := etcdtest.Run(func(addr string) int {
-		etcdAddr = addr
-		return m.Run()
-	})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { etcdtest.Main(m, &etcdAddr) }
