@@ -51,14 +51,7 @@ func TestAKnightMovesBetweenRealms(t *testing.T) {
 	b := startRealm(t, "B", etcd, defaultSeed+1)
 	shared := sharedRecordsOf(t, etcd)
 	key := newKey(t)
-	ta := openTerminal(t, a.addr, key, 80, 24, nil)
-	ta.enterDungeon("Kay")
-	before := whoamiJSON(t, a.addr, key)
-	moved := ta.stepOut("the move", before, func() whoami { return whoamiJSON(t, a.addr, key) })
-	waitUntil(t, "A's checkpoint of the move in etcd", func() bool {
-		rec, err := shared.LoadAdventurer(moved.Knight)
-		return err == nil && rec.X == moved.X && rec.Y == moved.Y
-	})
+	ta, moved := stepAndCheckpoint(t, a.addr, key, "Kay", shared)
 
 	tb := openTerminal(t, b.addr, key, 80, 24, nil)
 	if out := ta.finalOutput(); !strings.Contains(out, "Your knight was called to realm B; it is saved.") {
@@ -189,4 +182,20 @@ func copyConn(dst, src net.Conn) {
 			return
 		}
 	}
+}
+
+// stepAndCheckpoint enters the dungeon on the realm at addr as a new knight called name,
+// takes one step, and waits for that step's checkpoint in etcd: the terminal, and where
+// the knight stands.
+func stepAndCheckpoint(t *testing.T, addr string, key gossh.Signer, name string, shared *records.Store) (*terminal, whoami) {
+	t.Helper()
+	tm := openTerminal(t, addr, key, 80, 24, nil)
+	tm.enterDungeon(name)
+	before := whoamiJSON(t, addr, key)
+	moved := tm.stepOut("the move", before, func() whoami { return whoamiJSON(t, addr, key) })
+	waitUntil(t, "the realm's checkpoint of the move in etcd", func() bool {
+		rec, err := shared.LoadAdventurer(moved.Knight)
+		return err == nil && rec.X == moved.X && rec.Y == moved.Y
+	})
+	return tm, moved
 }

@@ -89,14 +89,7 @@ func TestAKilledRealmsKnightPlaysElsewhereAfterItsLease(t *testing.T) {
 	c := startRealmProcess(t, "C", etcd, defaultSeed+2)
 	shared := sharedRecordsOf(t, etcd)
 	key := newKey(t)
-	ta := openTerminal(t, a.addr, key, 80, 24, nil)
-	ta.enterDungeon("Lamorak")
-	before := whoamiJSON(t, a.addr, key)
-	moved := ta.stepOut("the move", before, func() whoami { return whoamiJSON(t, a.addr, key) })
-	waitUntil(t, "A's checkpoint of the move in etcd", func() bool {
-		rec, err := shared.LoadAdventurer(moved.Knight)
-		return err == nil && rec.X == moved.X && rec.Y == moved.Y
-	})
+	ta, moved := stepAndCheckpoint(t, a.addr, key, "Lamorak", shared)
 	_, k := openDir(t)
 	ta.press(k, k, k) // on its way when the realm dies
 	if err := a.cmd.Process.Kill(); err != nil {
