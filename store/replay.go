@@ -30,9 +30,12 @@ import (
 var bucketReplays = []byte("replays")
 
 // ReplayChunk is a few seconds of a knight's record, as the replay package wrote it.
+// Written is when its batch was written (zero in a kept record): the bound lets rolling
+// chunks go in that order, oldest written first.
 type ReplayChunk struct {
-	Start time.Time
-	Data  []byte
+	Start   time.Time
+	Written time.Time
+	Data    []byte
 }
 
 // Replay is a kept record: whose, why and when it was kept, and its chunks (empty in a
@@ -179,7 +182,7 @@ func (s *Store) LiveReplay(knight string) ([]ReplayChunk, error) {
 				if err != nil {
 					return err
 				}
-				out = append(out, ReplayChunk{Start: time.UnixMilli(c.start).UTC(), Data: bytes.Clone(v)})
+				out = append(out, ReplayChunk{Start: time.UnixMilli(c.start).UTC(), Written: time.UnixMilli(c.at).UTC(), Data: bytes.Clone(v)})
 			}
 			return nil
 		})

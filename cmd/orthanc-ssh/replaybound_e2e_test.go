@@ -39,9 +39,10 @@ func TestTheReplaysStayWithinTheirBoundOldestFirstOut(t *testing.T) {
 	ts, srv := startConfigured(t, cfg)
 	const limit = 1 << 20
 
-	made := map[int64]bool{} // every chunk seen kept, by its start (ms)
-	var recorded int64       // their bytes
-	var firstChunk int64     // the start of the first session's chunk
+	made := map[int64]bool{}     // every chunk seen kept, by its start (ms)
+	written := map[int64]int64{} // when each was written (ms), by its start
+	var recorded int64           // their bytes
+	var firstChunk int64         // the start of the first session's chunk
 	ids := make([]string, knights)
 	for i, k := range ks {
 		ids[i] = keys.Fingerprint(k.PublicKey()) // a seeded knight's id
@@ -78,6 +79,7 @@ func TestTheReplaysStayWithinTheirBoundOldestFirstOut(t *testing.T) {
 				for _, c := range live {
 					if ms := c.Start.UnixMilli(); !made[ms] {
 						made[ms] = true
+						written[ms] = c.Written.UnixMilli()
 						recorded += int64(len(c.Data))
 						if firstChunk == 0 {
 							firstChunk = ms
@@ -109,8 +111,10 @@ func TestTheReplaysStayWithinTheirBoundOldestFirstOut(t *testing.T) {
 			break
 		}
 	}
-	// Oldest first out: what is kept is newer than everything that went.
-	var kept []int64
+	// Oldest first out: what is kept was written after everything that went. Chunks are
+	// written in the order they end, so it is their writing, not their start, that the
+	// bound follows.
+	var kept, keptWritten []int64
 	for _, k := range ks {
 		live, err := srv.store.LiveReplay(keys.Fingerprint(k.PublicKey()))
 		if err != nil {
@@ -118,12 +122,13 @@ func TestTheReplaysStayWithinTheirBoundOldestFirstOut(t *testing.T) {
 		}
 		for _, c := range live {
 			kept = append(kept, c.Start.UnixMilli())
+			keptWritten = append(keptWritten, c.Written.UnixMilli())
 		}
 	}
-	oldestKept := slices.Min(kept)
-	for ms := range made {
-		if ms >= oldestKept && !slices.Contains(kept, ms) {
-			t.Errorf("a chunk of %v went while an older one, of %v, is kept", time.UnixMilli(ms), time.UnixMilli(oldestKept))
+	oldestKept := slices.Min(keptWritten)
+	for ms, at := range written {
+		if at > oldestKept && !slices.Contains(kept, ms) {
+			t.Errorf("a chunk written at %v went while an older one, written at %v, is kept", time.UnixMilli(at), time.UnixMilli(oldestKept))
 		}
 	}
 
