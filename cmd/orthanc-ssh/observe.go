@@ -169,6 +169,9 @@ func newObserver(s *server) *observer {
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "orthanc_build_info", Help: "Always 1; its labels name the server's build.",
 			ConstLabels: prometheus.Labels{"version": version(), "goversion": goVersion()}}, func() float64 { return 1 }),
 	)
+	if s.realm != nil {
+		o.reg.MustRegister(s.realm.knights.collectors()...)
+	}
 	return o
 }
 

@@ -29,6 +29,8 @@ type realmKnights struct {
 	// mailed is told of each mailbox written, for the other realms to read it anew.
 	mailed func(knight string)
 	kick   chan struct{}
+	now    func() time.Time
+	ages   realmAges // how long the records waited for etcd (realmages.go)
 
 	mu    sync.Mutex
 	held  map[string]*heldKnight
@@ -48,6 +50,8 @@ type heldKnight struct {
 	dirty bool             // last is not written yet
 	seq   uint64           // Puts so far, so a write does not drop a newer one
 	ends  []realm.Write    // tombstones and fame entries waiting, written with the sheet
+	since time.Time        // when the first record not yet taken for a write was filed; zero: none
+	taken time.Time        // the since of the write in flight; zero: none
 	write sync.Mutex       // one write of this knight at a time
 }
 
@@ -58,7 +62,7 @@ type binding struct {
 }
 
 func newRealmKnights(name string, recs *records.Store, log *slog.Logger) *realmKnights {
-	return &realmKnights{realm: name, recs: recs, log: log, lost: func(string) {}, beat: func(string) {}, mailed: func(string) {}, merged: func(string, []world.Letter) {}, kick: make(chan struct{}, 1),
+	return &realmKnights{realm: name, recs: recs, log: log, lost: func(string) {}, beat: func(string) {}, mailed: func(string) {}, merged: func(string, []world.Letter) {}, kick: make(chan struct{}, 1), now: time.Now, ages: newRealmAges(),
 		held: map[string]*heldKnight{}, bound: map[string]*binding{}, mail: map[string][]world.Letter{}, boxes: map[string]*mailbox{}}
 }
 
@@ -88,6 +92,7 @@ func (k *realmKnights) join(id string) bool {
 // Put files the world's records of held knights, to be written (world.Saver).
 func (k *realmKnights) Put(recs ...world.Adventurer) {
 	k.mu.Lock()
+	now := k.now()
 	for _, rec := range recs {
 		h := k.held[rec.ID]
 		if h == nil {
@@ -96,6 +101,9 @@ func (k *realmKnights) Put(recs ...world.Adventurer) {
 		}
 		h.last, h.dirty = rec.Clone(), true
 		h.seq++
+		if h.since.IsZero() {
+			h.since = now
+		}
 		if end, ok := endOf(rec); ok {
 			h.ends = append(h.ends, end)
 		}

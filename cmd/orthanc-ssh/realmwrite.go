@@ -103,19 +103,27 @@ func (k *realmKnights) checkInAll(ctx context.Context) error {
 func (k *realmKnights) write(ctx context.Context, h *heldKnight, checkIn bool) error {
 	h.write.Lock()
 	defer h.write.Unlock()
-	id := h.f.Knight()
 	k.mu.Lock()
-	if k.held[id] != h {
+	if k.held[h.f.Knight()] != h {
 		k.mu.Unlock()
 		return nil // checked in or dropped meanwhile
 	}
 	p := k.pendingOf(h)
 	k.mu.Unlock()
-	err := k.commit(ctx, h.f, p, checkIn)
+	return k.settle(ctx, h, p, checkIn, k.commit(ctx, h.f, p, checkIn))
+}
+
+// settle is what follows h's write of p: forget what it wrote, or, its key taken, let it
+// go; a claim lost or a realm stopped drops what waited: it can never be written. Any
+// other error leaves it waiting, to be written again. The caller holds h.write.
+func (k *realmKnights) settle(ctx context.Context, h *heldKnight, p pending, checkIn bool, err error) error {
+	id := h.f.Knight()
 	switch {
 	case err == nil:
 		k.written(h, p, checkIn)
+		return nil
 	case errors.Is(err, realm.ErrTaken):
+		k.untaken(h, p)
 		return k.beaten(ctx, h, p)
 	case errors.Is(err, realm.ErrFenced), errors.Is(err, realm.ErrCutOff), errors.Is(err, realm.ErrLeaseLost), errors.Is(err, realm.ErrClosed):
 		k.drop(h)
@@ -125,6 +133,7 @@ func (k *realmKnights) write(ctx context.Context, h *heldKnight, checkIn bool) e
 		}
 		return nil
 	}
+	k.untaken(h, p)
 	return err
 }
 
@@ -134,7 +143,8 @@ type pending struct {
 	dirty  bool
 	seq    uint64
 	ends   int
-	keys   []string // fingerprints of the bound keys written
+	keys   []string  // fingerprints of the bound keys written
+	since  time.Time // when the oldest record not yet written was filed
 }
 
 // pendingOf takes h's writes; the caller holds k.mu.
@@ -143,6 +153,7 @@ func (k *realmKnights) pendingOf(h *heldKnight) pending {
 	if !h.dirty {
 		return p
 	}
+	p.since, h.taken, h.since = h.since, h.since, time.Time{} // a Put from now on waits for the next write
 	p.writes = append(p.writes, h.ends...)
 	for fp, b := range k.bound {
 		if b.key.Knight == h.f.Knight() {
@@ -189,12 +200,24 @@ func (k *realmKnights) written(h *heldKnight, p pending, checkIn bool) {
 	if h.seq == p.seq {
 		h.dirty = false
 	}
+	h.taken = time.Time{}
+	k.ages.observe(p.since, k.now())
 	h.ends = h.ends[p.ends:]
 	for _, fp := range p.keys {
 		delete(k.bound, fp) // in etcd now: the shared records answer for it
 	}
 	if checkIn && k.held[h.f.Knight()] == h {
 		delete(k.held, h.f.Knight())
+	}
+}
+
+// untaken puts back p's records as waiting, after a write that failed.
+func (k *realmKnights) untaken(h *heldKnight, p pending) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	h.taken = time.Time{}
+	if !p.since.IsZero() && (h.since.IsZero() || p.since.Before(h.since)) {
+		h.since = p.since
 	}
 }
 
