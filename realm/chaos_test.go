@@ -25,8 +25,9 @@ var (
 // stopped, then reads etcd's whole history of the test's keys: every write of a knight
 // was made under the claim that held it then, and every checkpoint's number is above
 // the one before it (none written from a stale sheet), so none acknowledged was lost.
+// Half the checkpoints are written alone, half with the realm's others' (CommitAll).
 // Players check too, at each claim, that the sheet read is no older than the last
-// checkpoint acknowledged. With the fence's condition taken out of Fenced.Commit, it
+// checkpoint acknowledged. With the fence's condition taken out of Fenced.txnOf, it
 // fails: the stopped clocks' writes land under no claim.
 func TestChaos(t *testing.T) {
 	if testing.Short() {
@@ -42,7 +43,8 @@ func TestChaos(t *testing.T) {
 	c.knights = []string{"k0", "k1", "k2", "k3", "k4"}
 	for i := range 3 {
 		c.nodes = append(c.nodes, &node{name: fmt.Sprint("R", i), proxy: newProxy(t, etcdAddr),
-			crash: make(chan struct{}, 1), sessions: map[string]*session{}, thaw: make(chan struct{})})
+			crash: make(chan struct{}, 1), sessions: map[string]*session{}, thaw: make(chan struct{}),
+			batch: make(chan batched)})
 		close(c.nodes[i].thaw)
 	}
 	t.Logf("seed %d (-realm.seed to change), playing %v", *chaosSeed, *chaosFor)
@@ -80,6 +82,15 @@ type node struct {
 	thaw     chan struct{} // closed while its clock runs
 	troubled bool          // cut, stalled or frozen
 	sessions map[string]*session
+
+	batch chan batched // checkpoints to write with others of the node (CommitAll)
+}
+
+// batched is a session's checkpoint sent to its node's batcher, and where its error goes.
+type batched struct {
+	f     *Fenced
+	sheet []byte
+	done  chan error
 }
 
 // session is a player playing a knight on a node; letGo asks it to check in.
@@ -97,8 +108,11 @@ func (c *chaos) count(n *int) {
 
 func (c *chaos) play(seed uint64, d time.Duration, stop context.CancelFunc) {
 	var wg sync.WaitGroup
+	batchers, stopBatchers := context.WithCancel(context.Background())
+	defer stopBatchers()
 	for _, n := range c.nodes {
 		wg.Go(func() { c.supervise(n) })
+		wg.Go(func() { n.batcher(batchers) })
 	}
 	var players sync.WaitGroup
 	for i := range 4 {
@@ -108,6 +122,7 @@ func (c *chaos) play(seed uint64, d time.Duration, stop context.CancelFunc) {
 	c.strike(rand.New(rand.NewPCG(seed, 99)), d)
 	stop()
 	players.Wait()
+	stopBatchers()
 	for _, n := range c.nodes {
 		n.proxy.setCut(false)
 		n.proxy.setStalled(false)
@@ -296,7 +311,7 @@ func (c *chaos) session(rng *rand.Rand, n *node, r *Realm, knight string) {
 			break
 		}
 		seq++ // used even if the write fails: it may have been written
-		if err := f.Checkpoint(ctx, sheetOf(f.Token(), seq)); err != nil {
+		if err := n.checkpoint(ctx, rng, f, sheetOf(f.Token(), seq)); err != nil {
 			if errors.Is(err, ErrFenced) {
 				c.count(&c.fenced)
 			}
@@ -310,6 +325,54 @@ func (c *chaos) session(rng *rand.Rand, n *node, r *Realm, knight string) {
 	seq++
 	if f.CheckIn(ctx, sheetOf(f.Token(), seq)) == nil {
 		c.ack(knight, seq)
+	}
+}
+
+// checkpoint writes a session's checkpoint alone or, one time in two, with the node's
+// other sessions' in one transaction (CommitAll), as a realm's saver does.
+func (n *node) checkpoint(ctx context.Context, rng *rand.Rand, f *Fenced, sheet []byte) error {
+	if rng.IntN(2) == 0 {
+		return f.Checkpoint(ctx, sheet)
+	}
+	q := batched{f: f, sheet: sheet, done: make(chan error, 1)}
+	select {
+	case n.batch <- q:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	return <-q.done
+}
+
+// batcher writes the checkpoints sent to n together: those that come within a few
+// milliseconds of the first, one CommitAll.
+func (n *node) batcher(ctx context.Context) {
+	for {
+		var qs []batched
+		select {
+		case q := <-n.batch:
+			qs = append(qs, q)
+		case <-ctx.Done():
+			return
+		}
+		gather := time.After(5 * time.Millisecond)
+	collect:
+		for {
+			select {
+			case q := <-n.batch:
+				qs = append(qs, q)
+			case <-gather:
+				break collect
+			}
+		}
+		es := make([]Entry, len(qs))
+		for i, q := range qs {
+			es[i] = Entry{Knight: q.f, Writes: []Write{{Key: "knight/" + q.f.Knight(), Value: q.sheet}}}
+		}
+		wctx, cancel := context.WithTimeout(context.Background(), 3*testTTL)
+		for i, err := range CommitAll(wctx, es) {
+			qs[i].done <- err
+		}
+		cancel()
 	}
 }
 

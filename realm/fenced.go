@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-
-	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
 // ErrFenced is a write refused because the realm no longer holds the knight's claim.
@@ -80,28 +78,16 @@ func (f *Fenced) Commit(ctx context.Context, writes ...Write) (int64, error) {
 	if err := r.Err(); err != nil {
 		return 0, err
 	}
-	claim := r.keys.claim(f.knight)
-	conds := []clientv3.Cmp{clientv3.Compare(clientv3.CreateRevision(claim), "=", f.token)}
-	ops := make([]clientv3.Op, len(writes))
-	for i, w := range writes {
-		key := string(r.keys) + w.Key
-		ops[i] = clientv3.OpPut(key, string(w.Value))
-		if w.Delete {
-			ops[i] = clientv3.OpDelete(key)
-		}
-		if w.Create {
-			conds = append(conds, clientv3.Compare(clientv3.ModRevision(key), "=", w.Rev))
-		}
-	}
+	conds, ops, reads := f.txnOf(writes)
 	ctx, cancel := r.bound(ctx)
 	defer cancel()
-	resp, err := r.cli.Txn(ctx).If(conds...).Then(ops...).Else(clientv3.OpGet(claim)).Commit()
+	resp, err := r.cli.Txn(ctx).If(conds...).Then(ops...).Else(reads...).Commit()
 	if err != nil {
 		return 0, fmt.Errorf("realm: write %s: %w", f.knight, err)
 	}
 	if !resp.Succeeded {
-		if kvs := resp.Responses[0].GetResponseRange().Kvs; len(kvs) == 1 && kvs[0].CreateRevision == f.token {
-			return 0, ErrTaken
+		if _, err := f.blame(writes, resp.Responses, 0); !errors.Is(err, ErrFenced) {
+			return 0, ErrTaken // the claim holds: a key to create was the condition that failed
 		}
 		r.forget(f)
 		return 0, ErrFenced

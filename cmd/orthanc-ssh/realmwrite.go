@@ -3,7 +3,8 @@ package main
 import (
 	"context"
 	"errors"
-	"sync"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/orthanc-ssh/orthanc-ssh/realm"
@@ -35,35 +36,68 @@ func (k *realmKnights) run(ctx context.Context) {
 	}
 }
 
-// flush writes every knight with a record waiting, and the mailboxes.
+// flush writes every knight with a record waiting, several to a transaction
+// (realm.CommitAll), then the mailboxes.
 func (k *realmKnights) flush(ctx context.Context) error {
-	k.mu.Lock()
-	var waiting []*heldKnight
-	for _, h := range k.held {
-		if h.dirty {
-			waiting = append(waiting, h)
-		}
+	b := k.takeWaiting()
+	wctx, cancel := context.WithTimeout(ctx, realmCallTimeout)
+	errs := realm.CommitAll(wctx, b.entries)
+	cancel()
+	for i, h := range b.knights {
+		errs[i] = k.settle(ctx, h, b.pending[i], false, errs[i])
+		h.write.Unlock()
 	}
-	k.mu.Unlock()
-	errs := make([]error, len(waiting))
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, realmWriters)
-	for i, h := range waiting {
-		sem <- struct{}{}
-		wg.Go(func() {
-			defer func() { <-sem }()
-			errs[i] = k.write(ctx, h, false)
-		})
-	}
-	wg.Wait()
 	return errors.Join(append(errs, k.flushMail())...)
 }
 
-// realmWriters is how many knights' transactions a realm has in flight at once: one at a
-// time, each a round trip to etcd and its disk, wrote 10-40 a second with 900 knights
-// walking on a busy box, so checkpoints fell a minute behind; etcd commits transactions
-// that arrive together in one raft entry and one fsync.
-const realmWriters = 32
+// waiting is the knights of one flush, each's writes taken, and their entries.
+type waiting struct {
+	knights []*heldKnight // each's write lock held until settled
+	pending []pending
+	entries []realm.Entry
+}
+
+// takeWaiting takes the writes of every knight with a record waiting, holding each's
+// write lock, taken in the knights' order so that two takers never wait on each other.
+func (k *realmKnights) takeWaiting() waiting {
+	k.mu.Lock()
+	var dirty []*heldKnight
+	for _, h := range k.held {
+		if h.dirty {
+			dirty = append(dirty, h)
+		}
+	}
+	k.mu.Unlock()
+	slices.SortFunc(dirty, func(a, b *heldKnight) int { return strings.Compare(a.f.Knight(), b.f.Knight()) })
+	var w waiting
+	for _, h := range dirty {
+		if p, ok := k.take(h); ok {
+			w.knights, w.pending = append(w.knights, h), append(w.pending, p)
+			w.entries = append(w.entries, realm.Entry{Knight: h.f, Writes: p.writes})
+		}
+	}
+	return w
+}
+
+// take takes h's writes under its write lock, and keeps the lock if there are any.
+func (k *realmKnights) take(h *heldKnight) (pending, bool) {
+	h.write.Lock()
+	k.mu.Lock()
+	held := k.held[h.f.Knight()] == h
+	var p pending
+	if held {
+		p = k.pendingOf(h)
+	}
+	k.mu.Unlock()
+	if held && len(p.writes) > 0 {
+		return p, true
+	}
+	if held {
+		k.written(h, p, false) // nothing to write after all
+	}
+	h.write.Unlock()
+	return p, false
+}
 
 // leave ends one session's hold of a knight: the last to leave checks the knight in,
 // its newest record written and its claim let go in one transaction.
