@@ -23,7 +23,7 @@ END {
 	count = v[b, "orthanc_realm_checkpoint_age_seconds_count"] - v[a, "orthanc_realm_checkpoint_age_seconds_count"]
 	sum = v[b, "orthanc_realm_checkpoint_age_seconds_sum"] - v[a, "orthanc_realm_checkpoint_age_seconds_sum"]
 	printf "steady part: %.0f s at %d players online or more (most %d)\n", secs, 0.95 * most, most
-	printf "etcd transactions/s: %.0f; fsyncs/s: %.0f (mean %.1f ms)\n", d["txn"] / secs, d["fsyncs"] / secs, d["fsyncs"] ? 1000 * d["fsyncsum"] / d["fsyncs"] : 0
+	printf "etcd transactions/s: %.1f; fsyncs/s: %.1f (mean %.1f ms)\n", d["txn"] / secs, d["fsyncs"] / secs, d["fsyncs"] ? 1000 * d["fsyncsum"] / d["fsyncs"] : 0
 	printf "knights written/s: %.0f; etcd puts/s: %.0f\n", d["written"] / secs, d["puts"] / secs
 	if (count > 0) {
 		printf "checkpoint age: mean %.2f s, p50 <= %s s, p99 <= %s s (%d writes)\n", sum / count, q(0.5), q(0.99), count

@@ -30,8 +30,15 @@ SERVER=${2:-$OUT/orthanc-ssh}
 [ -n "${2:-}" ] || go build -o "$SERVER" ./cmd/orthanc-ssh
 go build -o "$OUT/orthanc-load" ./cmd/orthanc-load
 
+# At the end the sampler stops, then the server, which checks its knights in to etcd,
+# then etcd.
 pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; }
+cleanup() {
+	for p in "${pids[@]}"; do
+		kill "$p" 2>/dev/null || true
+		wait "$p" 2>/dev/null || true
+	done
+}
 trap cleanup EXIT
 
 wait_url() { # wait until an http URL answers
@@ -47,13 +54,14 @@ rm -rf "$OUT/etcd" "$OUT/data" && mkdir -p "$OUT/data"
 etcd --name m1 --data-dir "$OUT/etcd" --listen-client-urls "http://$ETCD" --advertise-client-urls "http://$ETCD" \
 	--listen-peer-urls "http://$PEER" --initial-advertise-peer-urls "http://$PEER" --initial-cluster "m1=http://$PEER" \
 	2>"$OUT/etcd.log" &
-pids+=($!)
+etcd_pid=$!
+pids=("$etcd_pid")
 wait_url "http://$ETCD/health"
 "$SERVER" -realm A -etcd "$ETCD" -data "$OUT/data" -addr "$ADDR" -metrics-addr "$METRICS" \
 	-max-sessions 5000 -max-per-ip 5000 -max-handshakes 5000 -max-handshakes-per-ip 5000 -early-drop-at 5000 \
 	-new-knights-per-hour 1000000 2>"$OUT/server.log" &
 srv=$!
-pids+=($srv)
+pids=("$srv" "$etcd_pid")
 wait_url "http://$METRICS/metrics"
 
 # The sampler: "time name value" lines, every 2 s.
@@ -68,7 +76,7 @@ wait_url "http://$METRICS/metrics"
 		sleep 2
 	done
 ) &
-pids+=($!)
+pids=($! "$srv" "$etcd_pid")
 
 echo "== $N walkers, load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 "$OUT/orthanc-load" -addr "$ADDR" -n "$N" -ramp "$((N / 10))s" -walk-timeout 90s -duration "$DURATION" \
