@@ -77,3 +77,26 @@ func BenchmarkMove(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkCommitAll is a realm's checkpoint of 1000 knights' 2 KiB sheets, many knights
+// to a transaction (CommitAll), as a realm's saver writes them.
+func BenchmarkCommitAll(b *testing.B) {
+	r := openRealm(b, newClient(b, etcdAddr), "A", nil)
+	ctx := context.Background()
+	es := make([]Entry, 1000)
+	for i := range es {
+		f, err := r.Claim(ctx, fmt.Sprint("k", i))
+		if err != nil {
+			b.Fatal(err)
+		}
+		es[i] = Entry{Knight: f, Writes: []Write{{Key: "knight/" + f.Knight(), Value: benchSheet}}}
+	}
+	for b.Loop() {
+		for _, err := range CommitAll(ctx, es) {
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ReportMetric(float64(b.N*len(es))/b.Elapsed().Seconds(), "knights/s")
+}
