@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	pb "go.etcd.io/etcd/api/v3/etcdserverpb"
@@ -34,6 +35,17 @@ const (
 type Entry struct {
 	Knight *Fenced
 	Writes []Write
+	// LetGo lets the knight go in the same transaction, as CheckIn does: its claim is
+	// deleted, and once written the realm holds it no more.
+	LetGo bool
+}
+
+// writes is all e writes: its Writes, then its claim's delete when it lets go.
+func (e Entry) writes() []Write {
+	if !e.LetGo {
+		return e.Writes
+	}
+	return append(slices.Clip(e.Writes), Write{Key: "claim/" + e.Knight.knight, Delete: true})
 }
 
 // CommitAll writes each entry as its knight's Commit would, several knights to a
@@ -74,7 +86,7 @@ func groups(entries []Entry) [][]int {
 			ops, bytes, keys = 0, 0, map[string]bool{}
 		}
 		cur, ops, bytes = append(cur, i), ops+eOps, bytes+eBytes
-		for _, w := range e.Writes {
+		for _, w := range e.writes() {
 			keys[w.Key] = true
 		}
 	}
@@ -91,18 +103,19 @@ func (e Entry) cost() (ops, bytes int) {
 	claim := len(e.Knight.realm.keys.claim(e.Knight.knight))
 	creates := 0
 	bytes = 2*claim + 32
-	for _, w := range e.Writes {
+	writes := e.writes()
+	for _, w := range writes {
 		bytes += 3*(len(e.Knight.realm.keys)+len(w.Key)) + len(w.Value) + 48
 		if w.Create {
 			creates++
 		}
 	}
-	return max(1+creates, len(e.Writes)), bytes
+	return max(1+creates, len(writes)), bytes
 }
 
 // repeats tells whether e writes a key of keys.
 func (e Entry) repeats(keys map[string]bool) bool {
-	for _, w := range e.Writes {
+	for _, w := range e.writes() {
 		if keys[w.Key] {
 			return true
 		}
@@ -125,7 +138,7 @@ func commitGroup(ctx context.Context, entries []Entry, idx []int, errs []error) 
 		var conds []clientv3.Cmp
 		var ops, reads []clientv3.Op
 		for _, i := range idx {
-			c, o, rd := entries[i].Knight.txnOf(entries[i].Writes)
+			c, o, rd := entries[i].Knight.txnOf(entries[i].writes())
 			conds, ops, reads = append(conds, c...), append(ops, o...), append(reads, rd...)
 		}
 		resp, err := r.cli.Txn(ctx).If(conds...).Then(ops...).Else(reads...).Commit()
@@ -134,6 +147,7 @@ func commitGroup(ctx context.Context, entries []Entry, idx []int, errs []error) 
 			return
 		}
 		if resp.Succeeded {
+			forgetLetGo(entries, idx)
 			return
 		}
 		idx = refused(entries, idx, resp.Responses, errs)
@@ -148,7 +162,7 @@ func refused(entries []Entry, idx []int, resps []*pb.ResponseOp, errs []error) [
 	for _, i := range idx {
 		f := entries[i].Knight
 		var err error
-		at, err = f.blame(entries[i].Writes, resps, at)
+		at, err = f.blame(entries[i].writes(), resps, at)
 		switch {
 		case err == nil:
 			rest = append(rest, i)
@@ -162,6 +176,15 @@ func refused(entries []Entry, idx []int, resps []*pb.ResponseOp, errs []error) [
 		return nil
 	}
 	return rest
+}
+
+// forgetLetGo forgets the knights of idx let go in a transaction written.
+func forgetLetGo(entries []Entry, idx []int) {
+	for _, i := range idx {
+		if e := entries[i]; e.LetGo {
+			e.Knight.realm.forget(e.Knight)
+		}
+	}
 }
 
 func setAll(errs []error, idx []int, err error) {

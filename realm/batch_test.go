@@ -186,3 +186,35 @@ func TestCommitAllOfAStoppedRealm(t *testing.T) {
 		}
 	}
 }
+
+// Knights let go in a batch are checked in: their sheets written and their claims gone in
+// one transaction, so another realm claims them at once and reads those sheets; this
+// realm holds them no more. A knight of the batch not let go stays held.
+func TestCommitAllLetsKnightsGo(t *testing.T) {
+	cli := newClient(t, etcdAddr)
+	a := openRealm(t, cli, "A", nil)
+	b := openRealm(t, cli, "B", nil)
+	ctx := within(t, 10*time.Second)
+	fs := claimAll(t, a, 3)
+	es := sheets(fs, "last")
+	es[0].LetGo, es[1].LetGo = true, true
+	noErrors(t, CommitAll(ctx, es))
+	for _, k := range []string{"k0", "k1"} {
+		g, err := b.Claim(ctx, k)
+		if err != nil {
+			t.Fatalf("B's claim of %s: %v", k, err)
+		}
+		if string(g.Sheet()) != k+" last" {
+			t.Errorf("B's sheet of %s = %q, want A's check-in", k, g.Sheet())
+		}
+	}
+	var held *ClaimedError
+	if _, err := b.Claim(ctx, "k2"); !errors.As(err, &held) || held.Holder != "A" {
+		t.Errorf("B's claim of k2, not let go: %v, want held by A", err)
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if _, ok := a.held["k0"]; ok || a.held["k2"] == nil {
+		t.Errorf("A holds %v, want k2 alone of the three", a.held)
+	}
+}

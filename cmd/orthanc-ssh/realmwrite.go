@@ -39,48 +39,62 @@ func (k *realmKnights) run(ctx context.Context) {
 // flush writes every knight with a record waiting, several to a transaction
 // (realm.CommitAll), then the mailboxes.
 func (k *realmKnights) flush(ctx context.Context) error {
-	b := k.takeWaiting()
-	wctx, cancel := context.WithTimeout(ctx, realmCallTimeout)
-	errs := realm.CommitAll(wctx, b.entries)
-	cancel()
-	for i, h := range b.knights {
-		errs[i] = k.settle(ctx, h, b.pending[i], false, errs[i])
-		h.write.Unlock()
-	}
+	errs := k.writeAll(ctx, k.heldWhere(func(h *heldKnight) bool { return h.dirty }), false)
 	return errors.Join(append(errs, k.flushMail())...)
 }
 
-// waiting is the knights of one flush, each's writes taken, and their entries.
-type waiting struct {
+// writeAll writes the newest records of hs, several knights to a transaction; checkIn
+// lets them go too, each in the transaction of its sheet.
+func (k *realmKnights) writeAll(ctx context.Context, hs []*heldKnight, checkIn bool) []error {
+	w := k.takeAll(hs, checkIn)
+	wctx, cancel := context.WithTimeout(ctx, realmCallTimeout)
+	errs := realm.CommitAll(wctx, w.entries)
+	cancel()
+	for i, h := range w.knights {
+		errs[i] = k.settle(ctx, h, w.pending[i], checkIn, errs[i])
+		h.write.Unlock()
+	}
+	return errs
+}
+
+// heldWhere is the knights held here that pass, in the knights' order: the order their
+// write locks are taken in, so that two takers never wait on each other.
+func (k *realmKnights) heldWhere(pass func(*heldKnight) bool) []*heldKnight {
+	k.mu.Lock()
+	var hs []*heldKnight
+	for _, h := range k.held {
+		if pass(h) {
+			hs = append(hs, h)
+		}
+	}
+	k.mu.Unlock()
+	slices.SortFunc(hs, func(a, b *heldKnight) int { return strings.Compare(a.f.Knight(), b.f.Knight()) })
+	return hs
+}
+
+// taken is the knights of one writeAll, each's writes taken, and their entries.
+type taken struct {
 	knights []*heldKnight // each's write lock held until settled
 	pending []pending
 	entries []realm.Entry
 }
 
-// takeWaiting takes the writes of every knight with a record waiting, holding each's
-// write lock, taken in the knights' order so that two takers never wait on each other.
-func (k *realmKnights) takeWaiting() waiting {
-	k.mu.Lock()
-	var dirty []*heldKnight
-	for _, h := range k.held {
-		if h.dirty {
-			dirty = append(dirty, h)
-		}
-	}
-	k.mu.Unlock()
-	slices.SortFunc(dirty, func(a, b *heldKnight) int { return strings.Compare(a.f.Knight(), b.f.Knight()) })
-	var w waiting
-	for _, h := range dirty {
-		if p, ok := k.take(h); ok {
+// takeAll takes the writes of hs, holding the write lock of each with any (or, to check
+// them in, of each still held).
+func (k *realmKnights) takeAll(hs []*heldKnight, checkIn bool) taken {
+	var w taken
+	for _, h := range hs {
+		if p, ok := k.take(h, checkIn); ok {
 			w.knights, w.pending = append(w.knights, h), append(w.pending, p)
-			w.entries = append(w.entries, realm.Entry{Knight: h.f, Writes: p.writes})
+			w.entries = append(w.entries, realm.Entry{Knight: h.f, Writes: p.writes, LetGo: checkIn})
 		}
 	}
 	return w
 }
 
-// take takes h's writes under its write lock, and keeps the lock if there are any.
-func (k *realmKnights) take(h *heldKnight) (pending, bool) {
+// take takes h's writes under its write lock, and keeps the lock if there are any to
+// write, or to check it in, if h is still held.
+func (k *realmKnights) take(h *heldKnight, checkIn bool) (pending, bool) {
 	h.write.Lock()
 	k.mu.Lock()
 	held := k.held[h.f.Knight()] == h
@@ -89,7 +103,7 @@ func (k *realmKnights) take(h *heldKnight) (pending, bool) {
 		p = k.pendingOf(h)
 	}
 	k.mu.Unlock()
-	if held && len(p.writes) > 0 {
+	if held && (checkIn || len(p.writes) > 0) {
 		return p, true
 	}
 	if held {
@@ -116,19 +130,10 @@ func (k *realmKnights) leave(ctx context.Context, id string) error {
 	return k.write(ctx, h, true)
 }
 
-// checkInAll checks in every knight still held, when the realm stops.
+// checkInAll checks in every knight still held, when the realm stops: several to a
+// transaction, each's newest record written and its claim let go.
 func (k *realmKnights) checkInAll(ctx context.Context) error {
-	k.mu.Lock()
-	all := make([]*heldKnight, 0, len(k.held))
-	for _, h := range k.held {
-		all = append(all, h)
-	}
-	k.mu.Unlock()
-	var errs []error
-	for _, h := range all {
-		errs = append(errs, k.write(ctx, h, true))
-	}
-	return errors.Join(errs...)
+	return errors.Join(k.writeAll(ctx, k.heldWhere(func(*heldKnight) bool { return true }), true)...)
 }
 
 // write writes h's newest record, its new keys and its ends under its claim; checkIn
