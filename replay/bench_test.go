@@ -1,7 +1,6 @@
 package replay
 
 import (
-	"compress/flate"
 	"context"
 	"math/rand/v2"
 	"strconv"
@@ -9,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/klauspost/compress/flate"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 

@@ -2,12 +2,12 @@ package replay
 
 import (
 	"bytes"
-	"compress/flate"
 	"fmt"
 	"math/rand/v2"
 	"testing"
 	"time"
 
+	"github.com/klauspost/compress/flate"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 

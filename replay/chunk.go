@@ -2,13 +2,13 @@ package replay
 
 import (
 	"bytes"
-	"compress/flate"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"time"
 
+	"github.com/klauspost/compress/flate"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 

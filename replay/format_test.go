@@ -2,7 +2,6 @@ package replay
 
 import (
 	"bytes"
-	"compress/flate"
 	"encoding/binary"
 	"encoding/gob"
 	"fmt"
@@ -12,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/klauspost/compress/flate"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 

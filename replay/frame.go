@@ -2,7 +2,7 @@ package replay
 
 import (
 	"bytes"
-	"compress/flate"
+	"github.com/klauspost/compress/flate"
 	"sync/atomic"
 
 	"github.com/orthanc-ssh/orthanc-ssh/world"

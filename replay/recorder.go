@@ -1,12 +1,12 @@
 package replay
 
 import (
-	"compress/flate"
 	"context"
 	"log/slog"
 	"sync/atomic"
 	"time"
 
+	"github.com/klauspost/compress/flate"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 

@@ -1,13 +1,13 @@
 package replay
 
 import (
-	"compress/flate"
 	"context"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/klauspost/compress/flate"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
