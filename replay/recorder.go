@@ -3,6 +3,7 @@ package replay
 import (
 	"context"
 	"log/slog"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -23,9 +24,10 @@ import (
 //	                       cost of its own (at 10 s, half the recorder's time at 1000 walkers)
 //	maxChunkRaw   8 KB     a busier chunk is cut sooner (its frames before compression, its
 //	                       levels not counted: memory, for a crowd's chunks full of lines)
-//	othersGap     250 ms   a view that shows only others moving is left out this soon after
-//	                       the knight's last frame (a crowd's views came 10 a second, most
-//	                       of the recorder's time): a knight steps at most once a round
+//	othersGap     250 ms   a view that shows only others moving, or their lines, is held on the
+//	                       world's goroutine (gate.go) this soon after the last one queued: a
+//	                       crowd's views come 10 a second, and queueing them was most of the
+//	                       recorder's time; a knight steps at most once a round
 //	queueLen      4096     views waiting for the goroutine before more are dropped (3.2 MB):
 //	                       a crowd of 1000 sends a burst of about 1000 a turn
 //	Rolling       10 min   how much of each knight's play the store keeps
@@ -81,6 +83,8 @@ type Recorder struct {
 	dropped atomic.Uint64
 	views   atomic.Uint64
 	busy    atomic.Int64 // nanoseconds the goroutine has spent on items: its share of the CPU
+	mu      sync.Mutex
+	live    map[*recording]struct{} // the sessions' recordings that may hold a view (gate.go)
 }
 
 // item is a view of a knight, or a request to the goroutine.
@@ -101,12 +105,13 @@ func NewRecorder(sink Sink, tick time.Duration, now func() time.Time, log *slog.
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Recorder{in: make(chan item, queueLen), stopped: make(chan struct{}), sink: sink, now: now, tick: tick, log: log}
+	return &Recorder{in: make(chan item, queueLen), stopped: make(chan struct{}), sink: sink, now: now, tick: tick, log: log,
+		live: map[*recording]struct{}{}}
 }
 
 // RecorderStats are a recorder's counts since it was made.
 type RecorderStats struct {
-	Views   uint64        // views recorded
+	Views   uint64        // views recorded (those queued: gate.go holds some back)
 	Dropped uint64        // views and keeps dropped on a full queue
 	Busy    time.Duration // time its goroutine spent recording
 }
@@ -116,29 +121,13 @@ func (r *Recorder) Stats() RecorderStats {
 	return RecorderStats{Views: r.views.Load(), Dropped: r.dropped.Load(), Busy: time.Duration(r.busy.Load())}
 }
 
-// For is the Subscriber that records the views of the knight with id knight.
-func (r *Recorder) For(knight string) world.Subscriber { return recording{r, knight} }
-
-type recording struct {
-	r      *Recorder
-	knight string
-}
-
-// Deliver queues a view; it never blocks.
-func (s recording) Deliver(v world.View) {
-	if v.Ended != "" {
-		return // the session's end, not the knight's
-	}
-	select {
-	case s.r.in <- item{knight: s.knight, view: v}:
-	default:
-		s.r.dropped.Add(1)
-	}
-}
+// For is the Subscriber that records one session's views of the knight with id knight.
+func (r *Recorder) For(knight string) world.Subscriber { return &recording{r: r, knight: knight} }
 
 // Leave says the knight's session has ended: its chunk is handed over, and Leave returns
 // once it is with the sink, so a replay asked for next has it.
 func (r *Recorder) Leave(knight string) {
+	r.releaseHeld(knight)
 	done := make(chan struct{})
 	select {
 	case r.in <- item{knight: knight, leave: true, flush: done}:
@@ -155,6 +144,7 @@ func (r *Recorder) Leave(knight string) {
 // the chunk it is making is handed over. It never blocks: on a full queue the keep is
 // dropped.
 func (r *Recorder) Keep(k Keep) {
+	r.releaseHeld(k.Knight)
 	select {
 	case r.in <- item{keep: &k}:
 	default:
@@ -165,6 +155,7 @@ func (r *Recorder) Keep(k Keep) {
 // Flush hands over every chunk begun, and returns once they are with the sink (or ctx
 // ends).
 func (r *Recorder) Flush(ctx context.Context) {
+	r.releaseHeld("")
 	done := make(chan struct{})
 	select {
 	case r.in <- item{flush: done}:
@@ -241,9 +232,6 @@ func (l *loop) record(knight string, v *world.View) {
 		l.open[knight] = w
 	}
 	l.r.views.Add(1)
-	if w.frames > 0 && onlyOthers(v, &w.prev) && time.Duration(v.Turn-w.prev.Turn)*l.r.tick < othersGap {
-		return
-	}
 	w.add(v)
 	kind := Kind("")
 	switch {
@@ -260,15 +248,6 @@ func (l *loop) record(knight string, v *world.View) {
 	l.done(knight)
 	l.r.sink.Keep(Keep{Knight: knight, Name: v.Self.Name, Kind: kind, At: l.r.now(),
 		Private: v.Self.Options.PrivateReplays, Window: DeathWindow})
-}
-
-// onlyOthers says whether v changes nothing of the knight's own since prev: no line, no
-// step, no hit, no battle, no death; only what others do in its sight.
-func onlyOthers(v, prev *world.View) bool {
-	a, b := &v.Self, &prev.Self
-	return v.Said == prev.Said && a.Pos == b.Pos && a.Depth == b.Depth && a.Hits == b.Hits &&
-		v.Level == prev.Level && v.Fight == prev.Fight && v.FightSeq == prev.FightSeq &&
-		v.Dead == nil && v.Retired == nil && v.Surface == prev.Surface
 }
 
 // cutStale hands over the chunks begun a span ago or more: a knight standing still
