@@ -1,0 +1,128 @@
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"slices"
+	"strings"
+
+	"go.etcd.io/etcd/client/pkg/v3/transport"
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
+)
+
+// The realm's client of etcd, over TLS when -etcd-ca, -etcd-cert or -etcd-key is given or
+// an endpoint is https://. etcd's client waits out a TLS handshake that fails as it would
+// an etcd that is down, and says only that the time ran out; so a realm first asks each
+// endpoint for its version over the same TLS, and a certificate refused either way stops
+// it at start, saying which.
+
+// errEtcdTrust is a start refused because the realm does not trust etcd's certificate;
+// errEtcdRefused, because etcd refused the realm's (or its lack of one).
+var (
+	errEtcdTrust   = errors.New("etcd's certificate is not trusted")
+	errEtcdRefused = errors.New("etcd refused this realm's TLS")
+)
+
+// openEtcd connects to the etcd of cfg, checking its TLS first when it has some.
+func openEtcd(cfg config) (*clientv3.Client, error) {
+	tc, err := etcdTLSConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if tc != nil {
+		if err := probeEtcdTLS(cfg.etcd, tc); err != nil {
+			return nil, err
+		}
+	}
+	cli, err := clientv3.New(clientv3.Config{Endpoints: cfg.etcd, TLS: tc, DialTimeout: realmCallTimeout, Logger: zap.NewNop()})
+	if err != nil {
+		return nil, fmt.Errorf("etcd %v: %w", cfg.etcd, err)
+	}
+	return cli, nil
+}
+
+// etcdTLSConfig is the TLS to etcd, built by etcd's own TLSInfo; nil: plaintext.
+func etcdTLSConfig(cfg config) (*tls.Config, error) {
+	if !etcdUsesTLS(cfg) {
+		return nil, nil
+	}
+	f := cfg.etcdTLS
+	tc, err := transport.TLSInfo{CertFile: f.cert, KeyFile: f.key, TrustedCAFile: f.ca}.ClientConfig()
+	if err != nil {
+		return nil, fmt.Errorf("TLS to etcd: %w", err)
+	}
+	return tc, nil
+}
+
+// etcdUsesTLS reports whether the realm reaches etcd over TLS: with a TLS file, or an
+// https:// endpoint.
+func etcdUsesTLS(cfg config) bool {
+	return !cfg.etcdTLS.empty() || slices.ContainsFunc(cfg.etcd, func(e string) bool { return strings.HasPrefix(e, "https://") })
+}
+
+// probeEtcdTLS asks every endpoint for its version over tc at once. It returns nil when
+// one answers, or when none was reached (etcd down: the realm waits for it as ever); else
+// the first TLS failure.
+func probeEtcdTLS(endpoints []string, tc *tls.Config) error {
+	ctx, cancel := context.WithTimeout(context.Background(), realmCallTimeout)
+	defer cancel()
+	tr := &http.Transport{TLSClientConfig: tc}
+	defer tr.CloseIdleConnections()
+	errs := make(chan error, len(endpoints))
+	for _, e := range endpoints {
+		go func() { errs <- probeEndpoint(ctx, &http.Client{Transport: tr}, e) }()
+	}
+	var first error
+	for range endpoints {
+		err := <-errs
+		if err == nil {
+			return nil
+		}
+		if first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// probeEndpoint asks one endpoint for its version: nil when it answers, or when it could
+// not be reached for another reason than TLS.
+func probeEndpoint(ctx context.Context, c *http.Client, endpoint string) error {
+	url := "https://" + strings.TrimPrefix(endpoint, "https://") + "/version"
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return fmt.Errorf("etcd endpoint %q: %w", endpoint, err)
+	}
+	resp, err := c.Do(req)
+	if err == nil {
+		resp.Body.Close()
+		return nil
+	}
+	var verify *tls.CertificateVerificationError
+	var host x509.HostnameError
+	var header tls.RecordHeaderError
+	var op *net.OpError
+	switch {
+	case errors.As(err, &verify), errors.As(err, &host):
+		return fmt.Errorf("%w: %s: %v", errEtcdTrust, endpoint, tlsCause(err))
+	case errors.As(err, &op) && op.Op == "remote error", errors.As(err, &header):
+		// A TLS alert from etcd (a certificate missing, or of another CA), or an
+		// endpoint that does not speak TLS.
+		return fmt.Errorf("%w: %s: %v", errEtcdRefused, endpoint, tlsCause(err))
+	}
+	return nil
+}
+
+// tlsCause is err without the request's words around it ("Get "https://...": ").
+func tlsCause(err error) error {
+	if u := errors.Unwrap(err); u != nil && strings.HasPrefix(err.Error(), "Get ") {
+		return u
+	}
+	return err
+}
