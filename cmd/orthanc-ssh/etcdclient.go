@@ -6,10 +6,12 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"slices"
 	"strings"
+	"syscall"
 
 	"go.etcd.io/etcd/client/pkg/v3/transport"
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -19,26 +21,27 @@ import (
 // The realm's client of etcd, over TLS when -etcd-ca, -etcd-cert or -etcd-key is given or
 // an endpoint is https://. etcd's client waits out a TLS handshake that fails as it would
 // an etcd that is down, and says only that the time ran out; so a realm first asks each
-// endpoint for its version over the same TLS, and a certificate refused either way stops
-// it at start, saying which.
+// endpoint for its version the same way (HTTP, over the same TLS), and stops at start,
+// saying which, when a certificate is refused either way, or when etcd hangs up on it in
+// plaintext (it serves TLS).
 
 // errEtcdTrust is a start refused because the realm does not trust etcd's certificate;
-// errEtcdRefused, because etcd refused the realm's (or its lack of one).
+// errEtcdRefused, because etcd refused the realm's (or its lack of one); errEtcdPlain,
+// because etcd hung up on the realm's plaintext.
 var (
 	errEtcdTrust   = errors.New("etcd's certificate is not trusted")
 	errEtcdRefused = errors.New("etcd refused this realm's TLS")
+	errEtcdPlain   = errors.New("etcd hung up on this realm's plaintext")
 )
 
-// openEtcd connects to the etcd of cfg, checking its TLS first when it has some.
+// openEtcd connects to the etcd of cfg, having asked it for its version first.
 func openEtcd(cfg config) (*clientv3.Client, error) {
 	tc, err := etcdTLSConfig(cfg)
 	if err != nil {
 		return nil, err
 	}
-	if tc != nil {
-		if err := probeEtcdTLS(cfg.etcd, tc); err != nil {
-			return nil, err
-		}
+	if err := probeEtcd(cfg.etcd, tc); err != nil {
+		return nil, err
 	}
 	cli, err := clientv3.New(clientv3.Config{Endpoints: cfg.etcd, TLS: tc, DialTimeout: realmCallTimeout, Logger: zap.NewNop()})
 	if err != nil {
@@ -66,17 +69,17 @@ func etcdUsesTLS(cfg config) bool {
 	return !cfg.etcdTLS.empty() || slices.ContainsFunc(cfg.etcd, func(e string) bool { return strings.HasPrefix(e, "https://") })
 }
 
-// probeEtcdTLS asks every endpoint for its version over tc at once. It returns nil when
-// one answers, or when none was reached (etcd down: the realm waits for it as ever); else
-// the first TLS failure.
-func probeEtcdTLS(endpoints []string, tc *tls.Config) error {
+// probeEtcd asks every endpoint for its version at once, over tc (nil: plaintext). It
+// returns nil when one answers, or when none was reached (etcd down: the realm waits for
+// it as ever); else the first failure of TLS, or of plaintext to TLS.
+func probeEtcd(endpoints []string, tc *tls.Config) error {
 	ctx, cancel := context.WithTimeout(context.Background(), realmCallTimeout)
 	defer cancel()
 	tr := &http.Transport{TLSClientConfig: tc}
 	defer tr.CloseIdleConnections()
 	errs := make(chan error, len(endpoints))
 	for _, e := range endpoints {
-		go func() { errs <- probeEndpoint(ctx, &http.Client{Transport: tr}, e) }()
+		go func() { errs <- probeEndpoint(ctx, &http.Client{Transport: tr}, e, tc != nil) }()
 	}
 	var first error
 	for range endpoints {
@@ -91,10 +94,13 @@ func probeEtcdTLS(endpoints []string, tc *tls.Config) error {
 	return first
 }
 
-// probeEndpoint asks one endpoint for its version: nil when it answers, or when it could
-// not be reached for another reason than TLS.
-func probeEndpoint(ctx context.Context, c *http.Client, endpoint string) error {
-	url := "https://" + strings.TrimPrefix(endpoint, "https://") + "/version"
+// probeEndpoint asks one endpoint for its version, over TLS when secure: nil when it
+// answers, or when it could not be reached for another reason than TLS.
+func probeEndpoint(ctx context.Context, c *http.Client, endpoint string, secure bool) error {
+	url := "http://" + strings.TrimPrefix(endpoint, "http://") + "/version"
+	if secure {
+		url = "https://" + strings.TrimPrefix(endpoint, "https://") + "/version"
+	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return fmt.Errorf("etcd endpoint %q: %w", endpoint, err)
@@ -115,6 +121,8 @@ func probeEndpoint(ctx context.Context, c *http.Client, endpoint string) error {
 		// A TLS alert from etcd (a certificate missing, or of another CA), or an
 		// endpoint that does not speak TLS.
 		return fmt.Errorf("%w: %s: %v", errEtcdRefused, endpoint, tlsCause(err))
+	case !secure && (errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET)):
+		return fmt.Errorf("%w: %s: it closed the connection unanswered", errEtcdPlain, endpoint)
 	}
 	return nil
 }

@@ -110,7 +110,7 @@ func startRefused(t *testing.T, args ...string) (int, string) {
 
 // A realm that cannot verify etcd's certificate (its -etcd-ca is another authority's)
 // stops at start, saying so and what to do; one that shows etcd no certificate when etcd
-// asks for one, too.
+// asks for one, too, and one that speaks plaintext to it.
 func TestARealmWithTheWrongCertificatesStopsAtStart(t *testing.T) {
 	ca := testcerts.New(t, "realms")
 	etcd := tlsEtcd(t, ca)
@@ -125,6 +125,8 @@ func TestARealmWithTheWrongCertificatesStopsAtStart(t *testing.T) {
 			[]string{"etcd's certificate is not trusted", "certificate signed by unknown authority", "give -etcd-ca the certificate of the authority"}},
 		{"no client certificate", []string{"-etcd-ca", ca.CAFile},
 			[]string{"etcd refused this realm's TLS", "remote error: tls: certificate required", "give -etcd-cert and -etcd-key"}},
+		{"plaintext", []string{"-etcd", strings.TrimPrefix(etcd, "https://")},
+			[]string{"etcd hung up on this realm's plaintext", "closed the connection unanswered", "write the endpoints https://"}},
 	} {
 		code, out := startRefused(t, append([]string{"-realm", "A", "-etcd", etcd}, c.args...)...)
 		if code != 1 || strings.Count(out, "level=ERROR") != 1 {

@@ -185,8 +185,10 @@ func (s *Server) Close() {
 	s.s.WaitForShutdown()
 }
 
-// serverLog hands the embedded server's warnings and errors to the realm's log; its
-// notices, debugging and tracing are left out.
+// serverLog hands the embedded server's warnings and errors to the realm's log, as
+// warnings: what it calls an error is mostly a route to a realm not up yet, which it
+// retries; a route's TLS refused says so there too. Its notices, debugging and tracing
+// are left out.
 type serverLog struct{ l *slog.Logger }
 
 func (s serverLog) Noticef(string, ...any) {}
@@ -196,7 +198,7 @@ func (s serverLog) Warnf(format string, v ...any) {
 	s.l.Warn("nats-server: " + fmt.Sprintf(format, v...))
 }
 func (s serverLog) Errorf(format string, v ...any) {
-	s.l.Error("nats-server: " + fmt.Sprintf(format, v...))
+	s.l.Warn("nats-server: " + fmt.Sprintf(format, v...))
 }
 func (s serverLog) Fatalf(format string, v ...any) {
 	s.l.Error("nats-server: " + fmt.Sprintf(format, v...))
