@@ -110,21 +110,37 @@ func probeEndpoint(ctx context.Context, c *http.Client, endpoint string, secure 
 		resp.Body.Close()
 		return nil
 	}
+	trust, refused := tlsTrouble(err)
+	switch {
+	case trust:
+		return fmt.Errorf("%w: %s: %v", errEtcdTrust, endpoint, tlsCause(err))
+	case refused:
+		return fmt.Errorf("%w: %s: %v", errEtcdRefused, endpoint, tlsCause(err))
+	case !hungUp(err):
+		return nil
+	case secure:
+		// Its alert lost to the race of its close with the request's write.
+		return fmt.Errorf("%w: %s: it closed the connection unanswered", errEtcdRefused, endpoint)
+	}
+	return fmt.Errorf("%w: %s: it closed the connection unanswered", errEtcdPlain, endpoint)
+}
+
+// hungUp reports whether err is the other end closing the connection.
+func hungUp(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
+}
+
+// tlsTrouble tells a failure of TLS: trust when this end did not trust the other's
+// certificate; refused when the other end sent an alert (it refused this end's
+// certificate, or its lack of one) or spoke no TLS.
+func tlsTrouble(err error) (trust, refused bool) {
 	var verify *tls.CertificateVerificationError
 	var host x509.HostnameError
 	var header tls.RecordHeaderError
 	var op *net.OpError
-	switch {
-	case errors.As(err, &verify), errors.As(err, &host):
-		return fmt.Errorf("%w: %s: %v", errEtcdTrust, endpoint, tlsCause(err))
-	case errors.As(err, &op) && op.Op == "remote error", errors.As(err, &header):
-		// A TLS alert from etcd (a certificate missing, or of another CA), or an
-		// endpoint that does not speak TLS.
-		return fmt.Errorf("%w: %s: %v", errEtcdRefused, endpoint, tlsCause(err))
-	case !secure && (errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET)):
-		return fmt.Errorf("%w: %s: it closed the connection unanswered", errEtcdPlain, endpoint)
-	}
-	return nil
+	trust = errors.As(err, &verify) || errors.As(err, &host)
+	refused = errors.As(err, &op) && op.Op == "remote error" || errors.As(err, &header)
+	return trust, refused
 }
 
 // tlsCause is err without the request's words around it ("Get "https://...": ").

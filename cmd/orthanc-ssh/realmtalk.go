@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -51,7 +52,7 @@ func (s *server) openTalk() (*realmTalk, error) {
 		OnModeration: s.farModeration, OnMail: s.farMail})
 	if err != nil {
 		rt.close()
-		return nil, err
+		return nil, natsTLSError(err)
 	}
 	rt.bus = bus
 	s.log.Info("realm: talking with the other realms", "nats", url)
@@ -65,6 +66,24 @@ func natsTLS(cfg config) *talk.TLS {
 		return nil
 	}
 	return &talk.TLS{CA: cfg.natsTLS.ca, Cert: cfg.natsTLS.cert, Key: cfg.natsTLS.key}
+}
+
+// errNATSTrust is a start refused because the realm does not trust -nats's server's
+// certificate; errNATSRefused, because the server refused the realm's (or its lack).
+var (
+	errNATSTrust   = errors.New("the NATS server's certificate is not trusted")
+	errNATSRefused = errors.New("the NATS server refused this realm's TLS")
+)
+
+// natsTLSError marks err, of connecting to -nats, when TLS failed, for startAdvice.
+func natsTLSError(err error) error {
+	switch trust, refused := tlsTrouble(err); {
+	case trust:
+		return fmt.Errorf("%w: %w", errNATSTrust, err)
+	case refused, errors.Is(err, talk.ErrTLS): // the server hung up right after the handshake
+		return fmt.Errorf("%w: %w", errNATSRefused, err)
+	}
+	return err
 }
 
 // startTalk hands the bus the world, once the server knows the address players reach it

@@ -98,6 +98,10 @@ const (
 // ErrBadConfig is returned by Open for a realm name or prefix that cannot be a subject.
 var ErrBadConfig = errors.New("talk: bad configuration")
 
+// ErrTLS is in Open's error when the TLS with the server failed: its certificate not
+// trusted, or the server hanging up on the realm's (or on its lack of one).
+var ErrTLS = nats.ErrTLS
+
 // Bus is one realm's talk with the others.
 type Bus struct {
 	cfg      Config
