@@ -57,6 +57,11 @@ func (f tlsFiles) check(name, env string) error {
 	if f.cert == "" {
 		return nil
 	}
+	return f.checkPair(cert, key)
+}
+
+// checkPair reads the certificate and key, named cert and key, and checks they match.
+func (f tlsFiles) checkPair(cert, key string) error {
 	certPEM, err := readPEM(f.cert, cert, "CERTIFICATE")
 	if err != nil {
 		return err
