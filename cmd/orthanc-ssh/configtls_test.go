@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/orthanc-ssh/orthanc-ssh/internal/testcerts"
@@ -74,6 +75,11 @@ func TestTLSConfigTakesFlagsAndVariables(t *testing.T) {
 	}
 	if want := (tlsFiles{ca: q.CA}); cfg.natsTLS != want || natsTLS(cfg).CA != q.CA {
 		t.Errorf("NATS's TLS %+v, want %+v", cfg.natsTLS, want)
+	}
+	for _, v := range []string{"ORTHANC_ETCD_CA", "ORTHANC_ETCD_CERT", "ORTHANC_ETCD_KEY", "ORTHANC_NATS_CA", "ORTHANC_NATS_CERT", "ORTHANC_NATS_KEY"} {
+		if !slices.Contains(cfg.envNames, v) {
+			t.Errorf("%s is not among the known variables", v)
+		}
 	}
 	if cfg, err := parseConfig([]string{"-realm", "A", "-etcd", "e:2379"}, envOf(), io.Discard); err != nil || !cfg.etcdTLS.empty() || etcdUsesTLS(cfg) || natsTLS(cfg) != nil {
 		t.Errorf("no TLS asked for: %+v %+v, %v", cfg.etcdTLS, cfg.natsTLS, err)
