@@ -295,4 +295,3 @@ func (cb *codeBook) len() int {
 	defer cb.mu.Unlock()
 	return len(cb.codes)
 }
-
