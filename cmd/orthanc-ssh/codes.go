@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/orthanc-ssh/orthanc-ssh/realm/records"
 	"github.com/orthanc-ssh/orthanc-ssh/store"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
@@ -64,6 +65,10 @@ type codeKeeper interface {
 // once, for codeLife; each is written to keep too, so a restart keeps it for its time.
 // Wrong codes are counted per key and per address, so a code cannot be guessed. It is
 // safe for concurrent use.
+//
+// On a realm, keep and shared are etcd's (records.Store): a code is good on every realm,
+// and taken there (shared.TakeCode), once; the book here keeps this realm's own codes
+// only to bound them and count wrong ones, as a server alone does.
 type codeBook struct {
 	mu    sync.Mutex
 	codes map[string]codeEntry
@@ -71,7 +76,9 @@ type codeBook struct {
 	made  uint64
 	now   func() time.Time // time.Now; a test moves it on
 	keep  codeKeeper       // nil keeps them in memory only
-	errs  []error          // what keep failed at since the last add, for its caller to log
+	// shared, on a realm, is where codes are taken (keep is it too); nil alone.
+	shared records.Codes
+	errs   []error // what keep failed at since the last add, for its caller to log
 
 	pruned time.Time // when prune last ran: it runs at most once a second
 }
@@ -135,8 +142,18 @@ func (cb *codeBook) add(e codeEntry) (string, error) {
 	cb.write(code, e)
 	err := errors.Join(cb.errs...)
 	cb.errs = nil
+	if err != nil && cb.shared != nil { // no realm could take it: it is no code
+		delete(cb.codes, code)
+		return "", errors.Join(errCodeNotKept, err)
+	}
 	return code, err
 }
+
+// errCodeNotKept is a code a realm could not write to etcd: it was not given.
+var errCodeNotKept = errors.New("the code could not be kept")
+
+// codeNotKeptLine is what a player reads instead of the code.
+const codeNotKeptLine = "the realms' records did not answer: no code could be made just now; try again later"
 
 func (cb *codeBook) init() {
 	if cb.codes == nil {
@@ -179,13 +196,35 @@ func (cb *codeBook) write(code string, e codeEntry) {
 	if cb.keep == nil {
 		return
 	}
-	c := store.Code{Code: code, Kind: "link", Knight: e.knight, Addr: e.addr, Expires: e.expires}
-	if e.kind == codeClaim {
-		c.Kind, c.Guest = "claim", e.rec
-	}
-	if err := cb.keep.PutCode(c); err != nil {
+	if err := cb.keep.PutCode(e.stored(code)); err != nil {
 		cb.errs = append(cb.errs, err)
 	}
+}
+
+// stored is e kept under code, as the store and etcd keep it.
+func (e codeEntry) stored(code string) store.Code {
+	c := store.Code{Code: code, Kind: e.kind.String(), Knight: e.knight, Addr: e.addr, Expires: e.expires}
+	if e.kind == codeClaim {
+		c.Guest = e.rec
+	}
+	return c
+}
+
+// entryOf is the entry of a code kept; a claim code without its guest is none.
+func entryOf(c store.Code) (codeEntry, bool) {
+	e := codeEntry{kind: codeLink, knight: c.Knight, addr: c.Addr, expires: c.Expires}
+	if c.Kind == codeClaim.String() {
+		e.kind, e.rec = codeClaim, c.Guest
+	}
+	return e, e.kind == codeLink || e.rec != nil
+}
+
+// String is the kind's name in the store and in etcd.
+func (k codeKind) String() string {
+	if k == codeClaim {
+		return "claim"
+	}
+	return "link"
 }
 
 // load puts back the codes keep had when the server stopped, oldest first.
@@ -195,12 +234,9 @@ func (cb *codeBook) load(codes []store.Code) {
 	cb.init()
 	slices.SortFunc(codes, func(a, b store.Code) int { return a.Expires.Compare(b.Expires) })
 	for _, c := range codes {
-		e := codeEntry{kind: codeLink, knight: c.Knight, addr: c.Addr, expires: c.Expires}
-		if c.Kind == "claim" {
-			if c.Guest == nil {
-				continue
-			}
-			e.kind, e.rec = codeClaim, c.Guest
+		e, ok := entryOf(c)
+		if !ok {
+			continue
 		}
 		cb.made++
 		e.made = cb.made
@@ -232,6 +268,8 @@ var (
 	errBadCode    = errors.New("no such code")
 	errTooManyBad = errors.New("too many wrong codes")
 	errWrongKind  = errors.New("a code of another kind")
+	// errCodesUnread: etcd did not answer a realm's take.
+	errCodesUnread = errors.New("the codes could not be read")
 )
 
 // take returns the entry of code, of the kind asked, and forgets it: a code is good
@@ -250,30 +288,70 @@ func (cb *codeBook) take(code string, kind codeKind, who ...string) (codeEntry, 
 		}
 	}
 	code = strings.ToUpper(strings.TrimSpace(code))
+	var e codeEntry
+	var err error
+	if cb.shared != nil {
+		e, err = cb.takeShared(code, kind, now)
+	} else {
+		e, err = cb.takeHere(code, kind, now)
+	}
+	if errors.Is(err, errBadCode) || errors.Is(err, errWrongKind) {
+		cb.miss(now, who)
+	}
+	return e, err
+}
+
+// takeHere takes code from the book; the caller holds mu.
+func (cb *codeBook) takeHere(code string, kind codeKind, now time.Time) (codeEntry, error) {
 	e, ok := cb.codes[code]
 	if ok && !now.Before(e.expires) {
 		cb.drop(code)
 		ok = false
 	}
-	if !ok || e.kind != kind {
-		if len(cb.tries) >= maxTriers {
-			clear(cb.tries) // the counts are a brake on guessing, not a record of who guessed
-		}
-		for _, w := range who {
-			t := cb.tries[w]
-			if t.n == 0 {
-				t.first = now
-			}
-			t.n++
-			cb.tries[w] = t
-		}
-		if ok {
-			return codeEntry{}, errWrongKind
-		}
+	switch {
+	case ok && e.kind != kind:
+		return codeEntry{}, errWrongKind
+	case !ok:
 		return codeEntry{}, errBadCode
 	}
 	cb.drop(code)
 	return e, nil
+}
+
+// takeShared takes code from etcd, whichever realm made it; the caller holds mu (takes
+// here wait for each other: they are a player's commands, few).
+func (cb *codeBook) takeShared(code string, kind codeKind, now time.Time) (codeEntry, error) {
+	c, err := cb.shared.TakeCode(code, kind.String(), now)
+	switch {
+	case errors.Is(err, store.ErrCodeKind):
+		return codeEntry{}, errWrongKind
+	case errors.Is(err, store.ErrNotFound):
+		delete(cb.codes, code)
+		return codeEntry{}, errBadCode
+	case err != nil:
+		return codeEntry{}, errors.Join(errCodesUnread, err)
+	}
+	delete(cb.codes, code) // made here: it no longer counts against the bounds
+	e, ok := entryOf(c)
+	if !ok {
+		return codeEntry{}, errBadCode
+	}
+	return e, nil
+}
+
+// miss counts a wrong code against who; the caller holds mu.
+func (cb *codeBook) miss(now time.Time, who []string) {
+	if len(cb.tries) >= maxTriers {
+		clear(cb.tries) // the counts are a brake on guessing, not a record of who guessed
+	}
+	for _, w := range who {
+		t := cb.tries[w]
+		if t.n == 0 {
+			t.first = now
+		}
+		t.n++
+		cb.tries[w] = t
+	}
 }
 
 // giveBack puts an entry taken but not used (the key was refused) back under its code,
@@ -294,4 +372,21 @@ func (cb *codeBook) len() int {
 	cb.mu.Lock()
 	defer cb.mu.Unlock()
 	return len(cb.codes)
+}
+
+// openCodes sets up the book: alone, on the store, with the codes it kept across a
+// restart; on a realm, on etcd, where the codes live on leases of their own (what the
+// store kept is a server alone's, and is left there).
+func (s *server) openCodes(st *store.Store) error {
+	if s.realm != nil {
+		s.codes.keep, s.codes.shared = s.realm.recs, s.realm.recs
+		return nil
+	}
+	codes, err := st.Codes(s.now())
+	if err != nil {
+		return err
+	}
+	s.codes.keep = st
+	s.codes.load(codes)
+	return nil
 }

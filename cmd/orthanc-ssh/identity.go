@@ -212,6 +212,10 @@ func (s *server) guestGoodbye(w io.Writer, rec world.Adventurer, left bool, addr
 		if err != nil {
 			s.log.Error("keep a guest's claim code", "err", err)
 		}
+		if code == "" {
+			fmt.Fprintf(w, "%s\r\n", codeNotKeptLine)
+			return
+		}
 		fmt.Fprintf(w, "To keep %s as it stands, make a key and, within %s, claim it:\r\n"+
 			"  ssh-keygen -t ed25519\r\n"+
 			"  %s claim %s\r\n", rec.Name, codeLifeWords, s.sshCommand(), code)
