@@ -616,6 +616,9 @@ func (s *server) cmdClaim(c *call) int {
 		Key:    store.Key{Fingerprint: c.fp, Knight: rec.ID, Type: c.key.Type(), Comment: "claimed a guest", Added: time.Now().UTC()},
 		Knight: &rec,
 	}, rec.Name)
+	if status != 0 {
+		s.book().forget(rec.ID) // never stored: its name is free again for the claim run anew
+	}
 	if status == 0 {
 		// Letters reach the claimed knight at once, not only once its key connects.
 		if err := s.engine.KnowKnight(c.ctx, rec.ID, rec.Name); err != nil {
