@@ -76,12 +76,31 @@ func (f *Fenced) letGo(ctx context.Context, writes ...Write) error {
 // Commit writes all of writes in one transaction if the claim holds, and returns the
 // revision written. A stopped realm writes nothing; a lost claim gives ErrFenced.
 func (f *Fenced) Commit(ctx context.Context, writes ...Write) (int64, error) {
+	return f.commit(ctx, []*Fenced{f}, writes)
+}
+
+// CommitWith is Commit under two claims of this realm, f's and also's: what changes two
+// knights at once (a key that leaves one for the other, which is entombed) is written
+// only while this realm holds both. Either claim lost gives ErrFenced.
+func (f *Fenced) CommitWith(ctx context.Context, also *Fenced, writes ...Write) (int64, error) {
+	if also.realm != f.realm {
+		return 0, fmt.Errorf("realm: write %s with %s: claims of two realms", f.knight, also.knight)
+	}
+	return f.commit(ctx, []*Fenced{f, also}, writes)
+}
+
+func (f *Fenced) commit(ctx context.Context, fences []*Fenced, writes []Write) (int64, error) {
 	r := f.realm
 	if err := r.Err(); err != nil {
 		return 0, err
 	}
-	claim := r.keys.claim(f.knight)
-	conds := []clientv3.Cmp{clientv3.Compare(clientv3.CreateRevision(claim), "=", f.token)}
+	var conds []clientv3.Cmp
+	var reads []clientv3.Op
+	for _, g := range fences {
+		claim := r.keys.claim(g.knight)
+		conds = append(conds, clientv3.Compare(clientv3.CreateRevision(claim), "=", g.token))
+		reads = append(reads, clientv3.OpGet(claim))
+	}
 	ops := make([]clientv3.Op, len(writes))
 	for i, w := range writes {
 		key := string(r.keys) + w.Key
@@ -95,18 +114,27 @@ func (f *Fenced) Commit(ctx context.Context, writes ...Write) (int64, error) {
 	}
 	ctx, cancel := r.bound(ctx)
 	defer cancel()
-	resp, err := r.cli.Txn(ctx).If(conds...).Then(ops...).Else(clientv3.OpGet(claim)).Commit()
+	resp, err := r.cli.Txn(ctx).If(conds...).Then(ops...).Else(reads...).Commit()
 	if err != nil {
 		return 0, fmt.Errorf("realm: write %s: %w", f.knight, err)
 	}
 	if !resp.Succeeded {
-		if kvs := resp.Responses[0].GetResponseRange().Kvs; len(kvs) == 1 && kvs[0].CreateRevision == f.token {
-			return 0, ErrTaken
-		}
-		r.forget(f)
-		return 0, ErrFenced
+		return 0, f.refused(fences, resp)
 	}
 	return resp.Header.Revision, nil
+}
+
+// refused is why a transaction under fences failed: a claim lost (forgotten here), or,
+// every claim held, a key to create that had a value.
+func (f *Fenced) refused(fences []*Fenced, resp *clientv3.TxnResponse) error {
+	err := ErrTaken
+	for i, g := range fences {
+		if kvs := resp.Responses[i].GetResponseRange().Kvs; len(kvs) != 1 || kvs[0].CreateRevision != g.token {
+			f.realm.forget(g)
+			err = ErrFenced
+		}
+	}
+	return err
 }
 
 // forget drops a knight this realm no longer holds.
