@@ -7,7 +7,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/klauspost/compress/flate"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
@@ -191,20 +190,15 @@ func (r *Recorder) Run(ctx context.Context) {
 	}
 }
 
-// loop is what Run's goroutine owns: each knight's open chunk, the one compressor and
-// the writers' scratch.
+// loop is what Run's goroutine owns: each knight's open chunk and the writers' scratch.
 type loop struct {
 	r    *Recorder
 	open map[string]*writer
-	zw   *flate.Writer
 	sc   scratch
 	v    world.View
 }
 
-func newLoop(r *Recorder) *loop {
-	zw, _ := flate.NewWriter(nil, flate.BestSpeed) // a valid level: no error
-	return &loop{r: r, open: map[string]*writer{}, zw: zw}
-}
+func newLoop(r *Recorder) *loop { return &loop{r: r, open: map[string]*writer{}} }
 
 // take handles one item.
 func (l *loop) take(it item) {
@@ -271,12 +265,7 @@ func (l *loop) done(knight string) {
 	if w.frames == 0 {
 		return
 	}
-	c, err := w.finish(l.zw, l.r.tick)
-	if err != nil {
-		l.r.log.Error("replay: compress a chunk", "knight", knight, "err", err)
-		return
-	}
-	l.r.sink.PutChunk(knight, c)
+	l.r.sink.PutChunk(knight, w.finish(l.r.tick))
 }
 
 // doneAll hands over every chunk begun.
