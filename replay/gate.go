@@ -12,8 +12,9 @@ import (
 // others' lines, and queueing each cost the recorder more than writing the frames it
 // kept. A view that shows nothing of the knight's own (gate.pass) within othersGap of
 // the last one queued is held, not queued; the next view queued carries its lines (the
-// log keeps 200), and the last one held is queued when the session leaves, or the
-// recorder is flushed or asked to keep the knight's record.
+// log keeps 200), and the last one held is queued when the knight's chunk is cut
+// (Recorder.Cut: the session's end, its record asked for), or the recorder is flushed or
+// asked to keep the knight's record.
 
 // own is what of a view is the knight's own: a change in it is queued at once.
 type own struct {

@@ -91,7 +91,7 @@ type item struct {
 	knight string
 	view   world.View
 	keep   *Keep         // keep the end of a knight's record, once its chunk is handed over
-	leave  bool          // the knight's session ended: its chunk is done
+	cut    bool          // the knight's chunk is done (Cut)
 	flush  chan struct{} // closed when handed over: every chunk's, or the leaving knight's
 }
 
@@ -123,13 +123,14 @@ func (r *Recorder) Stats() RecorderStats {
 // For is the Subscriber that records one session's views of the knight with id knight.
 func (r *Recorder) For(knight string) world.Subscriber { return &recording{r: r, knight: knight} }
 
-// Leave says the knight's session has ended: its chunk is handed over, and Leave returns
-// once it is with the sink, so a replay asked for next has it.
-func (r *Recorder) Leave(knight string) {
+// Cut hands over the knight's open chunk, and returns once it is with the sink, so a
+// replay asked for next has it: at the session's end, or when the knight's own record
+// is asked for while it plays (its next view begins a chunk).
+func (r *Recorder) Cut(knight string) {
 	r.releaseHeld(knight)
 	done := make(chan struct{})
 	select {
-	case r.in <- item{knight: knight, leave: true, flush: done}:
+	case r.in <- item{knight: knight, cut: true, flush: done}:
 	case <-r.stopped:
 		return
 	}
@@ -206,7 +207,7 @@ func (l *loop) take(it item) {
 	case it.keep != nil:
 		l.done(it.keep.Knight)
 		l.r.sink.Keep(*it.keep)
-	case it.leave:
+	case it.cut:
 		l.done(it.knight)
 		close(it.flush)
 	case it.flush != nil:

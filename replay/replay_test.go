@@ -210,6 +210,6 @@ func TestRecorderKeepsEveryLineOfViewsLeftOut(t *testing.T) {
 	r.Flush(ctx)
 	end("flushed")
 	say(41, 60)
-	r.Leave("K-kay")
+	r.Cut("K-kay")
 	end("left")
 }
