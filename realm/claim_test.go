@@ -165,3 +165,52 @@ func TestACreateOnlyWriteFindingItsKeyTakenIsErrTaken(t *testing.T) {
 		t.Fatalf("B's claim after ErrTaken: %v", err)
 	}
 }
+
+// A write under two claims is written only while both hold: the second's lost refuses it
+// all with ErrFenced, and the first claim writes on.
+func TestAWriteUnderTwoClaimsNeedsBoth(t *testing.T) {
+	cli := newClient(t, etcdAddr)
+	a := openRealm(t, cli, "A", nil)
+	b := openRealm(t, cli, "B", nil)
+	ctx := within(t, 10*time.Second)
+	f1, err := a.Claim(ctx, "k1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f2, err := a.Claim(ctx, "k2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	both := []Write{{Key: "knight/k1", Value: []byte("1")}, {Key: "knight/k2", Value: []byte("1")}}
+	if _, err := f1.CommitWith(ctx, f2, both...); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f1.CommitWith(ctx, f2, Write{Key: "knight/k1", Value: []byte("x")}, Write{Key: "key/SHA256:x", Create: true, Rev: 1}); !errors.Is(err, ErrTaken) {
+		t.Fatalf("a create finding its key changed: %v, want ErrTaken", err)
+	}
+	if err := f2.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Claim(ctx, "k2"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f1.CommitWith(ctx, f2, Write{Key: "knight/k1", Value: []byte("2")}, Write{Key: "knight/k2", Value: []byte("2")}); !errors.Is(err, ErrFenced) {
+		t.Fatalf("a write under a claim B took: %v, want ErrFenced", err)
+	}
+	for _, k := range []string{"k1", "k2"} {
+		if resp, err := cli.Get(ctx, prefixOf(t)+"knight/"+k); err != nil || string(resp.Kvs[0].Value) != "1" {
+			t.Fatalf("%s after the refused writes: %v, %v", k, resp.Kvs, err)
+		}
+	}
+	if err := f1.Checkpoint(ctx, []byte("3")); err != nil {
+		t.Fatalf("the claim still held: %v", err)
+	}
+	other := openRealm(t, newClient(t, etcdAddr), "C", nil)
+	g, err := other.Claim(ctx, "k3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f1.CommitWith(ctx, g, both...); err == nil {
+		t.Fatal("a write under claims of two realms")
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
 // ErrFenced is a write refused because the realm no longer holds the knight's claim.
@@ -74,11 +76,30 @@ func (f *Fenced) letGo(ctx context.Context, writes ...Write) error {
 // Commit writes all of writes in one transaction if the claim holds, and returns the
 // revision written. A stopped realm writes nothing; a lost claim gives ErrFenced.
 func (f *Fenced) Commit(ctx context.Context, writes ...Write) (int64, error) {
+	return f.commit(ctx, []*Fenced{f}, writes)
+}
+
+// CommitWith is Commit under two claims of this realm, f's and also's: what changes two
+// knights at once (a key that leaves one for the other, which is entombed) is written
+// only while this realm holds both. Either claim lost gives ErrFenced.
+func (f *Fenced) CommitWith(ctx context.Context, also *Fenced, writes ...Write) (int64, error) {
+	if also.realm != f.realm {
+		return 0, fmt.Errorf("realm: write %s with %s: claims of two realms", f.knight, also.knight)
+	}
+	return f.commit(ctx, []*Fenced{f, also}, writes)
+}
+
+func (f *Fenced) commit(ctx context.Context, fences []*Fenced, writes []Write) (int64, error) {
 	r := f.realm
 	if err := r.Err(); err != nil {
 		return 0, err
 	}
 	conds, ops, reads := f.txnOf(writes)
+	for _, g := range fences[1:] { // the other claims: conditions too, read back after f's reads
+		claim := r.keys.claim(g.knight)
+		conds = append(conds, clientv3.Compare(clientv3.CreateRevision(claim), "=", g.token))
+		reads = append(reads, clientv3.OpGet(claim, clientv3.WithKeysOnly()))
+	}
 	ctx, cancel := r.bound(ctx)
 	defer cancel()
 	resp, err := r.cli.Txn(ctx).If(conds...).Then(ops...).Else(reads...).Commit()
@@ -86,13 +107,30 @@ func (f *Fenced) Commit(ctx context.Context, writes ...Write) (int64, error) {
 		return 0, fmt.Errorf("realm: write %s: %w", f.knight, err)
 	}
 	if !resp.Succeeded {
-		if _, err := f.blame(writes, resp.Responses, 0); !errors.Is(err, ErrFenced) {
-			return 0, ErrTaken // the claim holds: a key to create was the condition that failed
-		}
-		r.forget(f)
-		return 0, ErrFenced
+		return 0, f.refused(fences, writes, resp)
 	}
 	return resp.Header.Revision, nil
+}
+
+// refused is why a transaction under fences of writes failed: a claim lost (forgotten
+// here), or, every claim held, a key to create that had a value.
+func (f *Fenced) refused(fences []*Fenced, writes []Write, resp *clientv3.TxnResponse) error {
+	at, err := f.blame(writes, resp.Responses, 0) // f's claim and keys to create
+	fenced := errors.Is(err, ErrFenced)
+	if fenced {
+		f.realm.forget(f)
+	}
+	for _, g := range fences[1:] {
+		if kvs := resp.Responses[at].GetResponseRange().Kvs; len(kvs) != 1 || kvs[0].CreateRevision != g.token {
+			f.realm.forget(g)
+			fenced = true
+		}
+		at++
+	}
+	if fenced {
+		return ErrFenced
+	}
+	return ErrTaken
 }
 
 // forget drops a knight this realm no longer holds.

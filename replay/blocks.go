@@ -1,7 +1,5 @@
 package replay
 
-import "io"
-
 // blocks are a chunk's frames before compression, in blocks of blockSize taken from the
 // recorder's free list and given back when the chunk is compressed: an open chunk holds
 // its bytes and less than a block more (a slice that doubles holds up to twice them),
@@ -53,29 +51,16 @@ func (b *blocks) write(p []byte, f *freeBlocks) {
 	}
 }
 
-// writeRange writes the bytes from..to to w.
-func (b *blocks) writeRange(w io.Writer, from, to int) error {
+// appendRange appends the bytes from..to to dst.
+func (b *blocks) appendRange(dst []byte, from, to int) []byte {
 	off := 0 // where the block begins
 	for _, blk := range b.bs {
-		lo, hi := max(from-off, 0), min(to-off, len(blk))
-		if lo < hi {
-			if _, err := w.Write(blk[lo:hi]); err != nil {
-				return err
-			}
+		if lo, hi := max(from-off, 0), min(to-off, len(blk)); lo < hi {
+			dst = append(dst, blk[lo:hi]...)
 		}
 		if off += len(blk); off >= to {
 			break
 		}
 	}
-	return nil
-}
-
-// writeAll writes each of bs to w.
-func writeAll(w io.Writer, bs ...[]byte) error {
-	for _, b := range bs {
-		if _, err := w.Write(b); err != nil {
-			return err
-		}
-	}
-	return nil
+	return dst
 }

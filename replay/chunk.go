@@ -1,28 +1,29 @@
 package replay
 
 import (
-	"bytes"
-	"compress/flate"
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"time"
 
+	"github.com/klauspost/compress/s2"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
 // A chunk is a few seconds of one knight's views, read alone: a byte of version, the
-// turn of its first view and the tick's length in nanoseconds (uvarints), then a flate
-// stream of frames, the first carrying the whole view and each after it what changed.
-// A version 2 frame (fields.go) is its turn after the chunk's first and its Set
-// (uvarints), the parts Set names in the order of fields, then the count of lines ever
-// said, the count of its lines and each line (a string and its kind's byte). The store
-// keeps a chunk as bytes, under the wall time it began.
+// turn of its first view and the tick's length in nanoseconds (uvarints), then its
+// frames compressed, the first frame carrying the whole view and each after it what
+// changed. Version 3 compresses the frames as pieces, each its length (a uvarint) and an
+// S2 block (github.com/klauspost/compress/s2), the pieces' bytes one after the other
+// being the frames'; version 2 as one flate stream (chunkv2.go), read still. A frame
+// (fields.go) is its turn after the chunk's first and its Set (uvarints), the parts Set
+// names in the order of fields, then the count of lines ever said, the count of its
+// lines and each line (a string and its kind's byte). The store keeps a chunk as bytes,
+// under the wall time it began.
 
-// chunkVersion is the first byte of every chunk this program writes; it reads version
-// 1's too (chunkv1.go).
-const chunkVersion = 2
+// chunkVersion is the first byte of every chunk this program writes; it reads versions
+// 1's and 2's too (chunkv1.go, chunkv2.go).
+const chunkVersion = 3
 
 // maxFrames bounds the frames' bytes read from one chunk: a writer cuts a chunk at
 // maxChunkRaw, past which only its last frame goes.
@@ -44,8 +45,8 @@ var ErrBadChunk = errors.New("not a replay chunk this program can read")
 // as bytes. A level's bytes (about 5 KB, most of a walking knight's chunk) are not
 // copied into the frames: they are shared by every chunk of the level's snapshot
 // (levelOf), so the frames keep where they go and finish puts them there, compressed
-// once a snapshot: the flate stream of a chunk is its pieces between the levels,
-// each compressed alone, and the levels' pieces, each flushed to a byte's end.
+// once a snapshot: a chunk's pieces are its frames between the levels, each
+// compressed alone, and the levels' pieces.
 type writer struct {
 	buf                 blocks
 	levels              []splice
@@ -64,6 +65,7 @@ type scratch struct {
 	others   []world.Other
 	level    splice // the level's bytes in the frame being written, at their place in e
 	free     freeBlocks
+	raw, z   []byte // a piece's bytes, and them compressed
 }
 
 // splice is a level and where its bytes go in a chunk's frames.
@@ -141,59 +143,39 @@ func (w *writer) span(tick time.Duration) time.Duration {
 	return time.Duration(w.prev.Turn-w.first) * tick
 }
 
-// finish compresses the chunk with zw (the recorder's one compressor, reset for each
-// piece): the frames up to each level, the level's piece as it was compressed once, and
-// the frames after the last, which end the stream.
-func (w *writer) finish(zw *flate.Writer, tick time.Duration) (Chunk, error) {
+// finish compresses the chunk: the frames up to each level, the level's piece as it was
+// compressed once, and the frames after the last.
+func (w *writer) finish(tick time.Duration) Chunk {
 	defer w.sc.free.put(&w.buf)
-	levels := make([][]byte, len(w.levels))
-	for i, s := range w.levels {
-		z, err := s.m.compressed(zw)
-		if err != nil {
-			return Chunk{}, err
-		}
-		levels[i] = z
-	}
-	out := bytes.NewBuffer(make([]byte, 0, w.buf.size/3+512))
-	out.WriteByte(chunkVersion)
-	out.Write(binary.AppendUvarint(nil, w.first))
-	out.Write(binary.AppendUvarint(nil, uint64(tick)))
+	out := make([]byte, 0, w.buf.size/2+64)
+	out = append(out, chunkVersion)
+	out = binary.AppendUvarint(out, w.first)
+	out = binary.AppendUvarint(out, uint64(tick))
 	at := 0
-	for i, s := range w.levels {
-		if err := w.piece(zw, out, at, s.at); err != nil {
-			return Chunk{}, err
-		}
-		out.Write(levels[i])
+	for _, s := range w.levels {
+		out = w.piece(out, at, s.at)
+		out = appendPiece(out, s.m.compressed())
 		at = s.at
 	}
-	zw.Reset(out)
-	if err := w.buf.writeRange(zw, at, w.buf.size); err != nil {
-		return Chunk{}, err
-	}
-	if err := zw.Close(); err != nil {
-		return Chunk{}, err
-	}
-	return Chunk{Start: w.start, Data: out.Bytes()}, nil
+	return Chunk{Start: w.start, Data: w.piece(out, at, w.buf.size)}
 }
 
-// piece writes the frames' bytes from..to as blocks of a flate stream that do not end
-// it, flushed to a byte's end: a few bytes (the frame's head before its level) as
-// they are, in a stored block, more compressed with zw.
-func (w *writer) piece(zw *flate.Writer, out *bytes.Buffer, from, to int) error {
-	if n := to - from; n <= storedPiece {
-		out.Write([]byte{0, byte(n), byte(n >> 8), ^byte(n), ^byte(n >> 8)}) // not final, stored; its length and the length's complement
-		return w.buf.writeRange(out, from, to)
+// piece appends the frames' bytes from..to, compressed, as a piece.
+func (w *writer) piece(out []byte, from, to int) []byte {
+	if from == to {
+		return out
 	}
-	zw.Reset(out)
-	if err := w.buf.writeRange(zw, from, to); err != nil {
-		return err
+	sc := w.sc
+	sc.raw = w.buf.appendRange(sc.raw[:0], from, to)
+	if n := s2.MaxEncodedLen(len(sc.raw)); cap(sc.z) < n {
+		sc.z = make([]byte, n)
 	}
-	return zw.Flush()
+	return appendPiece(out, s2.Encode(sc.z[:cap(sc.z)], sc.raw))
 }
 
-// storedPiece is the most bytes before a level stored as they are: compressing them
-// would cost more than it saves.
-const storedPiece = 256
+func appendPiece(out, z []byte) []byte {
+	return append(binary.AppendUvarint(out, uint64(len(z))), z...)
+}
 
 // chunkHead is what comes before a chunk's frames.
 type chunkHead struct {
@@ -201,16 +183,47 @@ type chunkHead struct {
 	tick  time.Duration
 }
 
-// openChunk reads a chunk's head, after its version byte, and returns the reader of
-// its compressed frames.
-func openChunk(data []byte) (chunkHead, io.Reader, error) {
-	r := bytes.NewReader(data[1:])
-	first, err1 := binary.ReadUvarint(r)
-	tick, err2 := binary.ReadUvarint(r)
-	if err1 != nil || err2 != nil || tick == 0 || tick > uint64(time.Minute) {
+// readHead reads a chunk's head, after its version byte, and returns it with the rest.
+func readHead(data []byte) (chunkHead, []byte, error) {
+	first, n1 := binary.Uvarint(data[1:])
+	if n1 <= 0 {
 		return chunkHead{}, nil, ErrBadChunk
 	}
-	return chunkHead{first, time.Duration(tick)}, flate.NewReader(r), nil
+	tick, n2 := binary.Uvarint(data[1+n1:])
+	if n2 <= 0 || tick == 0 || tick > uint64(time.Minute) {
+		return chunkHead{}, nil, ErrBadChunk
+	}
+	return chunkHead{first, time.Duration(tick)}, data[1+n1+n2:], nil
+}
+
+// rawOf reads a version 2 or 3 chunk's head and its frames' bytes; cut says they end
+// early (a piece cut short or bad, or past maxFrames).
+func rawOf(data []byte) (h chunkHead, raw []byte, cut bool, err error) {
+	h, rest, err := readHead(data)
+	if err != nil {
+		return h, nil, false, err
+	}
+	if data[0] == 2 {
+		raw, cut = flateFrames(rest)
+		return h, raw, cut, nil
+	}
+	for len(rest) > 0 {
+		n, k := binary.Uvarint(rest)
+		if k <= 0 || n > uint64(len(rest)-k) {
+			return h, raw, true, nil
+		}
+		blk := rest[k : k+int(n)]
+		rest = rest[k+int(n):]
+		if m, err := s2.DecodedLen(blk); err != nil || len(raw)+m > maxFrames {
+			return h, raw, true, nil
+		}
+		d, err := s2.Decode(nil, blk)
+		if err != nil {
+			return h, raw, true, nil
+		}
+		raw = append(raw, d...)
+	}
+	return h, raw, false, nil
 }
 
 // frames reads every frame of a chunk, calling each with it; a chunk cut short ends
@@ -221,15 +234,13 @@ func frames(data []byte, each func(h chunkHead, f *frame)) error {
 		return ErrBadChunk
 	case data[0] == 1:
 		return framesV1(data, each)
-	case data[0] != chunkVersion:
+	case data[0] != 2 && data[0] != chunkVersion:
 		return ErrBadChunk
 	}
-	h, zr, err := openChunk(data)
+	h, raw, cut, err := rawOf(data)
 	if err != nil {
 		return err
 	}
-	raw, err := io.ReadAll(io.LimitReader(zr, maxFrames))
-	cut := err != nil
 	d := dec{b: raw}
 	var st frame // every part as the frames so far left it
 	for len(d.b) > 0 {

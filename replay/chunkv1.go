@@ -1,6 +1,8 @@
 package replay
 
 import (
+	"bytes"
+	"compress/flate"
 	"encoding/gob"
 	"errors"
 	"fmt"
@@ -13,11 +15,11 @@ import (
 
 // framesV1 reads every frame of a version 1 chunk, as frames does.
 func framesV1(data []byte, each func(h chunkHead, f *frame)) error {
-	h, zr, err := openChunk(data)
+	h, rest, err := readHead(data)
 	if err != nil {
 		return err
 	}
-	dec := gob.NewDecoder(io.LimitReader(zr, maxFrames))
+	dec := gob.NewDecoder(io.LimitReader(flate.NewReader(bytes.NewReader(rest)), maxFrames))
 	for {
 		var f frame
 		switch err := dec.Decode(&f); {

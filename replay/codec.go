@@ -6,7 +6,7 @@ import (
 	"math"
 )
 
-// The bytes of a version 2 frame are written by hand, not by reflection: an enc appends
+// The bytes of a version 2 or 3 frame are written by hand, not by reflection: an enc appends
 // varints, strings and bytes to a slice; a dec reads them back and remembers the first
 // thing that did not fit, so a reader checks once at the end of a frame.
 

@@ -8,7 +8,7 @@ import (
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
-// field is how version 2 writes one part of a view (its bit in Set is its place in
+// field is how versions 2 and 3 write one part of a view (its bit in Set is its place in
 // fields, as in take): put appends it to e if it changed since the writer's last frame,
 // or the chunk is new, and says whether it did; get reads it back into st, the state of
 // the chunk's reader, over its value before (a part written as its changes needs it).

@@ -1,18 +1,17 @@
 package replay
 
 import (
-	"bytes"
-	"compress/flate"
 	"sync/atomic"
 
+	"github.com/klauspost/compress/s2"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
 // frame is one view as what changed since the view before it in its chunk: Set says which
 // fields it carries, and a field it carries empty was emptied (Set tells "unchanged"
 // from "now empty"). The first frame of a chunk carries everything, so a chunk is read
-// alone. Version 1 chunks were frames gob-encoded (chunkv1.go); version 2 writes them by
-// hand (fields.go), and reads them back into the same struct.
+// alone. Version 1 chunks were frames gob-encoded (chunkv1.go); versions 2 and 3 write
+// them by hand (fields.go), and read them back into the same struct.
 type frame struct {
 	Turn uint64 // turns after the chunk's first view
 	Set  uint32
@@ -52,7 +51,7 @@ const keyLines = 24
 
 // take copies each part of a view a frame may carry from a frame into the state a
 // player builds views from (timeline.go): a part's bit in Set is its place here. The
-// parts are the same in every version of the format; version 2 writes them as fields
+// parts are the same in every version of the format; versions 2 and 3 write them as fields
 // (fields.go) says.
 var take = []func(st, f *frame){
 	func(st, f *frame) { st.Self = f.Self },
@@ -94,33 +93,23 @@ func levelOf(v *world.View) *levelMemo {
 	return m
 }
 
-// levelMemo is a level's snapshot, its bytes, and them compressed as a piece of a flate
-// stream (made at the first chunk's finish); levelBytes keeps the last of each depth
-// (safe from any goroutine: a recorder's, a test's).
+// levelMemo is a level's snapshot, its bytes, and them compressed as an S2 block (made
+// at the first chunk's finish); levelBytes keeps the last of each depth (safe from any
+// goroutine: a recorder's, a test's).
 type levelMemo struct {
 	l *world.Level
 	b []byte
 	z atomic.Pointer[[]byte]
 }
 
-// compressed is the level's bytes compressed with zw (reset for them) as blocks that
-// neither end a stream nor look back before themselves, flushed to a byte's end: a
-// chunk's flate stream takes them as they are, between its other pieces.
-func (m *levelMemo) compressed(zw *flate.Writer) ([]byte, error) {
+// compressed is the level's bytes as an S2 block, a piece of every chunk of the snapshot.
+func (m *levelMemo) compressed() []byte {
 	if z := m.z.Load(); z != nil {
-		return *z, nil
+		return *z
 	}
-	var out bytes.Buffer
-	zw.Reset(&out)
-	if err := writeAll(zw, m.b); err != nil {
-		return nil, err
-	}
-	if err := zw.Flush(); err != nil {
-		return nil, err
-	}
-	z := out.Bytes()
+	z := s2.Encode(nil, m.b)
 	m.z.Store(&z)
-	return z, nil
+	return z
 }
 
 var levelBytes [32]atomic.Pointer[levelMemo]

@@ -1,9 +1,9 @@
 package replay
 
 import (
-	"compress/flate"
 	"context"
 	"log/slog"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -23,9 +23,10 @@ import (
 //	                       cost of its own (at 10 s, half the recorder's time at 1000 walkers)
 //	maxChunkRaw   8 KB     a busier chunk is cut sooner (its frames before compression, its
 //	                       levels not counted: memory, for a crowd's chunks full of lines)
-//	othersGap     250 ms   a view that shows only others moving is left out this soon after
-//	                       the knight's last frame (a crowd's views came 10 a second, most
-//	                       of the recorder's time): a knight steps at most once a round
+//	othersGap     250 ms   a view that shows only others moving, or their lines, is held on the
+//	                       world's goroutine (gate.go) this soon after the last one queued: a
+//	                       crowd's views come 10 a second, and queueing them was most of the
+//	                       recorder's time; a knight steps at most once a round
 //	queueLen      4096     views waiting for the goroutine before more are dropped (3.2 MB):
 //	                       a crowd of 1000 sends a burst of about 1000 a turn
 //	Rolling       10 min   how much of each knight's play the store keeps
@@ -81,6 +82,8 @@ type Recorder struct {
 	dropped atomic.Uint64
 	views   atomic.Uint64
 	busy    atomic.Int64 // nanoseconds the goroutine has spent on items: its share of the CPU
+	mu      sync.Mutex
+	live    map[*recording]struct{} // the sessions' recordings that may hold a view (gate.go)
 }
 
 // item is a view of a knight, or a request to the goroutine.
@@ -88,7 +91,7 @@ type item struct {
 	knight string
 	view   world.View
 	keep   *Keep         // keep the end of a knight's record, once its chunk is handed over
-	leave  bool          // the knight's session ended: its chunk is done
+	cut    bool          // the knight's chunk is done (Cut)
 	flush  chan struct{} // closed when handed over: every chunk's, or the leaving knight's
 }
 
@@ -101,12 +104,13 @@ func NewRecorder(sink Sink, tick time.Duration, now func() time.Time, log *slog.
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Recorder{in: make(chan item, queueLen), stopped: make(chan struct{}), sink: sink, now: now, tick: tick, log: log}
+	return &Recorder{in: make(chan item, queueLen), stopped: make(chan struct{}), sink: sink, now: now, tick: tick, log: log,
+		live: map[*recording]struct{}{}}
 }
 
 // RecorderStats are a recorder's counts since it was made.
 type RecorderStats struct {
-	Views   uint64        // views recorded
+	Views   uint64        // views recorded (those queued: gate.go holds some back)
 	Dropped uint64        // views and keeps dropped on a full queue
 	Busy    time.Duration // time its goroutine spent recording
 }
@@ -116,32 +120,17 @@ func (r *Recorder) Stats() RecorderStats {
 	return RecorderStats{Views: r.views.Load(), Dropped: r.dropped.Load(), Busy: time.Duration(r.busy.Load())}
 }
 
-// For is the Subscriber that records the views of the knight with id knight.
-func (r *Recorder) For(knight string) world.Subscriber { return recording{r, knight} }
+// For is the Subscriber that records one session's views of the knight with id knight.
+func (r *Recorder) For(knight string) world.Subscriber { return &recording{r: r, knight: knight} }
 
-type recording struct {
-	r      *Recorder
-	knight string
-}
-
-// Deliver queues a view; it never blocks.
-func (s recording) Deliver(v world.View) {
-	if v.Ended != "" {
-		return // the session's end, not the knight's
-	}
-	select {
-	case s.r.in <- item{knight: s.knight, view: v}:
-	default:
-		s.r.dropped.Add(1)
-	}
-}
-
-// Leave says the knight's session has ended: its chunk is handed over, and Leave returns
-// once it is with the sink, so a replay asked for next has it.
-func (r *Recorder) Leave(knight string) {
+// Cut hands over the knight's open chunk, and returns once it is with the sink, so a
+// replay asked for next has it: at the session's end, or when the knight's own record
+// is asked for while it plays (its next view begins a chunk).
+func (r *Recorder) Cut(knight string) {
+	r.releaseHeld(knight)
 	done := make(chan struct{})
 	select {
-	case r.in <- item{knight: knight, leave: true, flush: done}:
+	case r.in <- item{knight: knight, cut: true, flush: done}:
 	case <-r.stopped:
 		return
 	}
@@ -155,6 +144,7 @@ func (r *Recorder) Leave(knight string) {
 // the chunk it is making is handed over. It never blocks: on a full queue the keep is
 // dropped.
 func (r *Recorder) Keep(k Keep) {
+	r.releaseHeld(k.Knight)
 	select {
 	case r.in <- item{keep: &k}:
 	default:
@@ -165,6 +155,7 @@ func (r *Recorder) Keep(k Keep) {
 // Flush hands over every chunk begun, and returns once they are with the sink (or ctx
 // ends).
 func (r *Recorder) Flush(ctx context.Context) {
+	r.releaseHeld("")
 	done := make(chan struct{})
 	select {
 	case r.in <- item{flush: done}:
@@ -200,20 +191,15 @@ func (r *Recorder) Run(ctx context.Context) {
 	}
 }
 
-// loop is what Run's goroutine owns: each knight's open chunk, the one compressor and
-// the writers' scratch.
+// loop is what Run's goroutine owns: each knight's open chunk and the writers' scratch.
 type loop struct {
 	r    *Recorder
 	open map[string]*writer
-	zw   *flate.Writer
 	sc   scratch
 	v    world.View
 }
 
-func newLoop(r *Recorder) *loop {
-	zw, _ := flate.NewWriter(nil, flate.BestSpeed) // a valid level: no error
-	return &loop{r: r, open: map[string]*writer{}, zw: zw}
-}
+func newLoop(r *Recorder) *loop { return &loop{r: r, open: map[string]*writer{}} }
 
 // take handles one item.
 func (l *loop) take(it item) {
@@ -221,7 +207,7 @@ func (l *loop) take(it item) {
 	case it.keep != nil:
 		l.done(it.keep.Knight)
 		l.r.sink.Keep(*it.keep)
-	case it.leave:
+	case it.cut:
 		l.done(it.knight)
 		close(it.flush)
 	case it.flush != nil:
@@ -241,9 +227,6 @@ func (l *loop) record(knight string, v *world.View) {
 		l.open[knight] = w
 	}
 	l.r.views.Add(1)
-	if w.frames > 0 && onlyOthers(v, &w.prev) && time.Duration(v.Turn-w.prev.Turn)*l.r.tick < othersGap {
-		return
-	}
 	w.add(v)
 	kind := Kind("")
 	switch {
@@ -260,15 +243,6 @@ func (l *loop) record(knight string, v *world.View) {
 	l.done(knight)
 	l.r.sink.Keep(Keep{Knight: knight, Name: v.Self.Name, Kind: kind, At: l.r.now(),
 		Private: v.Self.Options.PrivateReplays, Window: DeathWindow})
-}
-
-// onlyOthers says whether v changes nothing of the knight's own since prev: no line, no
-// step, no hit, no battle, no death; only what others do in its sight.
-func onlyOthers(v, prev *world.View) bool {
-	a, b := &v.Self, &prev.Self
-	return v.Said == prev.Said && a.Pos == b.Pos && a.Depth == b.Depth && a.Hits == b.Hits &&
-		v.Level == prev.Level && v.Fight == prev.Fight && v.FightSeq == prev.FightSeq &&
-		v.Dead == nil && v.Retired == nil && v.Surface == prev.Surface
 }
 
 // cutStale hands over the chunks begun a span ago or more: a knight standing still
@@ -292,12 +266,7 @@ func (l *loop) done(knight string) {
 	if w.frames == 0 {
 		return
 	}
-	c, err := w.finish(l.zw, l.r.tick)
-	if err != nil {
-		l.r.log.Error("replay: compress a chunk", "knight", knight, "err", err)
-		return
-	}
-	l.r.sink.PutChunk(knight, c)
+	l.r.sink.PutChunk(knight, w.finish(l.r.tick))
 }
 
 // doneAll hands over every chunk begun.

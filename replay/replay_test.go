@@ -1,8 +1,8 @@
 package replay
 
 import (
-	"compress/flate"
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -14,7 +14,6 @@ import (
 // encode writes views into chunks of per views each, as the recorder does.
 func encode(t testing.TB, vs []world.View, per int) []Chunk {
 	t.Helper()
-	zw, _ := flate.NewWriter(nil, flate.BestSpeed)
 	var out []Chunk
 	start := time.Date(2025, 6, 1, 14, 0, 0, 0, time.UTC)
 	for i := 0; i < len(vs); i += per {
@@ -22,10 +21,7 @@ func encode(t testing.TB, vs []world.View, per int) []Chunk {
 		for _, v := range vs[i:min(i+per, len(vs))] {
 			w.add(&v)
 		}
-		c, err := w.finish(zw, 25*time.Millisecond)
-		if err != nil {
-			t.Fatal(err)
-		}
+		c := w.finish(25 * time.Millisecond)
 		out = append(out, c)
 	}
 	return out
@@ -138,7 +134,8 @@ func TestRecorderChunksAndKeepsADeath(t *testing.T) {
 }
 
 // A view that shows only others moving is left out within othersGap of the knight's last
-// frame; the knight's own steps and lines are all kept, at their turns.
+// frame, but for the last one held, which ends the chunk; the knight's own steps are all
+// kept, at their turns.
 func TestRecorderLeavesOutOthersMovingBetweenFrames(t *testing.T) {
 	s := &sink{}
 	r := NewRecorder(s, 25*time.Millisecond, nil, nil)
@@ -163,7 +160,7 @@ func TestRecorderLeavesOutOthersMovingBetweenFrames(t *testing.T) {
 	var turns []uint64
 	for i, m := range ms {
 		turns = append(turns, m.View.Turn)
-		if i > 0 && m.View.Self.Pos == ms[i-1].View.Self.Pos && m.View.Turn-ms[i-1].View.Turn < gap {
+		if i > 0 && i < len(ms)-1 && m.View.Self.Pos == ms[i-1].View.Self.Pos && m.View.Turn-ms[i-1].View.Turn < gap {
 			t.Errorf("turn %d: only Bors moved, %d turns after the frame before", m.View.Turn, m.View.Turn-ms[i-1].View.Turn)
 		}
 	}
@@ -175,4 +172,44 @@ func TestRecorderLeavesOutOthersMovingBetweenFrames(t *testing.T) {
 	if len(ms) > 12 {
 		t.Errorf("%d frames of 40 views: %v", len(ms), turns)
 	}
+	if last := ms[len(ms)-1].View.Turn; last != 39 {
+		t.Errorf("the chunk ends at turn %d, not with the last view held (39)", last)
+	}
+}
+
+// Lines others say in a crowd come a view a turn; the views between frames are held
+// (gate.go), and their lines go with the next frame, or with the last view held when the
+// recorder is flushed or the session leaves: every line is in the record, in order.
+func TestRecorderKeepsEveryLineOfViewsLeftOut(t *testing.T) {
+	s := &sink{}
+	r := NewRecorder(s, 25*time.Millisecond, nil, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go r.Run(ctx)
+	rec := r.For("K-kay")
+	self := world.Self{Name: "Kay", Pos: world.Pos{X: 3, Y: 3}}
+	var log, kinds = []string{}, []world.MsgKind{}
+	say := func(from, to uint64) {
+		for turn := from; turn < to; turn++ {
+			log = append(log, fmt.Sprintf("Bors says: line %d", turn))
+			kinds = append(kinds, world.MsgGame)
+			rec.Deliver(world.View{Turn: turn, Self: self, Messages: log, Kinds: kinds, Said: uint64(len(log))})
+		}
+	}
+	end := func(when string) {
+		t.Helper()
+		ms := Timeline(s.of("K-kay"), false)
+		if max := len(log)/int(othersGap/(25*time.Millisecond)) + 3; len(ms) > max {
+			t.Errorf("%s: %d frames for %d views of others' lines, want at most %d", when, len(ms), len(log), max)
+		}
+		if got := ms[len(ms)-1].View.Messages; !slices.Equal(got, log) {
+			t.Fatalf("%s: the record's log ends with %q, want the %d lines said", when, got, len(log))
+		}
+	}
+	say(0, 41)
+	r.Flush(ctx)
+	end("flushed")
+	say(41, 60)
+	r.Cut("K-kay")
+	end("left")
 }

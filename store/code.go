@@ -2,6 +2,7 @@ package store
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -44,6 +45,38 @@ func (s *Store) PutCode(c Code) error {
 		return fmt.Errorf("keep a code in %s: %w", s.path, err)
 	}
 	return nil
+}
+
+// ErrCodeKind is a code taken as one kind ("link", "claim") that is of the other: it is
+// kept, for its own kind.
+var ErrCodeKind = errors.New("a code of another kind")
+
+// TakeCode returns the code of kind and forgets it, in one transaction: a code is good
+// once. A code not kept, or expired by now (then forgotten), wraps ErrNotFound; one of
+// the other kind is ErrCodeKind, and kept.
+func (s *Store) TakeCode(code, kind string, now time.Time) (Code, error) {
+	var c Code
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		b := open(tx, bucketCodes)
+		v, err := b.get([]byte(code))
+		if err != nil || v == nil {
+			return errors.Join(err, ErrNotFound)
+		}
+		if c, err = decodeCode([]byte(code), v); err != nil {
+			return err
+		}
+		if c.Kind != kind && now.Before(c.Expires) {
+			return ErrCodeKind
+		}
+		return b.delete([]byte(code)) // an expired one too, whose taking fails below
+	})
+	if err == nil && !now.Before(c.Expires) {
+		err = ErrNotFound
+	}
+	if err != nil {
+		return Code{}, fmt.Errorf("take code %s: %w", code, err)
+	}
+	return c, nil
 }
 
 // DeleteCode forgets a code, used or replaced.

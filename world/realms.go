@@ -362,18 +362,22 @@ func (e *Engine) keepFar(l FarLine, where, to, line string) {
 type mailboxReq struct {
 	id      string
 	letters []Letter
+	applied func([]Letter)
 }
 
 // SetMail replaces the mailbox of knight id with what another realm wrote (the letters
 // are kept where every realm reads them): the knight, if it plays here, is told of each
-// letter that came. It is not handed back to the Archive, which it came from.
-func (e *Engine) SetMail(ctx context.Context, id string, letters []Letter) error {
+// letter that came. It is not handed back to the Archive, which it came from; applied,
+// when set, is called on the world's goroutine with the letters as kept (cleaned) once
+// the mailbox is replaced, so the Archive knows which of its PutMail calls came after (a
+// letter gone from a later one was deleted here). It must not keep or change them.
+func (e *Engine) SetMail(ctx context.Context, id string, letters []Letter, applied func([]Letter)) error {
 	ls := make([]Letter, len(letters))
 	for i, l := range letters {
 		ls[i] = Letter{From: CleanText(l.From, MaxNameLen), To: CleanText(l.To, MaxNameLen),
 			Text: CleanText(l.Text, MaxLetterRunes), Sent: l.Sent, Read: l.Read}
 	}
-	return e.send(ctx, mailboxReq{id, ls})
+	return e.send(ctx, mailboxReq{id, ls, applied})
 }
 
 func (m mailboxReq) handle(e *Engine) {
@@ -390,6 +394,9 @@ func (m mailboxReq) handle(e *Engine) {
 		delete(e.soc.mail, m.id)
 	} else {
 		e.soc.mail[m.id] = m.letters
+	}
+	if m.applied != nil {
+		m.applied(m.letters)
 	}
 	if p == nil || e.unread(p) <= before {
 		return

@@ -1,6 +1,7 @@
 package world
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -146,8 +147,12 @@ func TestLettersCrossRealms(t *testing.T) {
 
 	avalon, _ := realmChatters(t, map[string]where{"gawain": {0, Pos{}}})
 	old := Letter{From: "Kay", To: "Gawain", Text: "an old one", Read: true}
-	mailboxReq{"gawain", []Letter{old}}.handle(avalon)
-	mailboxReq{"gawain", []Letter{old, {From: "Arthur", To: "Gawain", Text: "meet me at the gate"}}}.handle(avalon)
+	var applied []Letter
+	mailboxReq{id: "gawain", letters: []Letter{old}, applied: func(ls []Letter) { applied = slices.Clone(ls) }}.handle(avalon)
+	if len(applied) != 1 || applied[0].Text != "an old one" || !slices.Equal(avalon.soc.mail["gawain"], applied) {
+		t.Fatalf("applied was told %+v", applied)
+	}
+	mailboxReq{id: "gawain", letters: []Letter{old, {From: "Arthur", To: "Gawain", Text: "meet me at the gate"}}}.handle(avalon)
 	hasSaid(t, avalon, "gawain", "A letter from Arthur has come. (/mail reads it.)")
 	if got := strings.Count(said(avalon, "gawain"), "A letter from"); got != 1 {
 		t.Fatalf("told of %d letters:\n%s", got, said(avalon, "gawain"))

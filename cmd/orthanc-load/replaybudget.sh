@@ -9,7 +9,8 @@
 # tool's end), the database's size at the end, and the chunks' bytes a knight a second
 # (store's TestReplayDataRate reads the file: the chunks begun in the 40 s before the
 # last 10 s). With PROFILE=1, a 30 s CPU profile of each server after the ramp
-# (OUT/on.pprof, OUT/off.pprof). Linux only; needs jq (and curl for PROFILE).
+# (OUT/on.pprof, OUT/off.pprof). RUNS=on (or off) runs one of the two. Linux only; needs
+# jq (and curl for PROFILE).
 set -euo pipefail
 
 OUT=${1:-$(mktemp -d)}
@@ -58,6 +59,10 @@ run() {
 	jq -r '"   established \(.established) failed \(.failed) dropped \(.dropped), server CPU \(.server.cpu_percent)%, RSS/session \(.server.rss_per_session_kb) KB, load avg \(.load_average)"' "$OUT/$name.json" >&2
 }
 
-run on 200
-run off 0
+for r in ${RUNS:-on off}; do
+	case $r in
+	on) run on 200 ;;
+	off) run off 0 ;;
+	esac
+done
 echo "reports in $OUT" >&2

@@ -416,6 +416,9 @@ func (s *server) cmdKeys(c *call) int {
 		if err != nil {
 			s.log.Error("keep a link code", "fingerprint", c.fp, "err", err)
 		}
+		if code == "" {
+			return c.fail("%s", codeNotKeptLine)
+		}
 		c.result = "made a link code"
 		fmt.Fprintf(c.out, "Your code: %s (good once, for %s).\nFrom your other key, run:\n  %s link %s\n",
 			code, codeLifeWords, s.sshCommand(), code)
@@ -496,6 +499,9 @@ func orDash(s string) string {
 func (c *call) codeFailure(err error, again string) int {
 	if errors.Is(err, errTooManyBad) {
 		return c.fail("too many wrong codes from this key or address; wait %s and try again", codeLifeWords)
+	}
+	if errors.Is(err, errCodesUnread) {
+		return c.fail("the codes could not be read just now; try again later")
 	}
 	return c.fail("no such code, or it has expired or been used; %s", again)
 }
@@ -610,6 +616,9 @@ func (s *server) cmdClaim(c *call) int {
 		Key:    store.Key{Fingerprint: c.fp, Knight: rec.ID, Type: c.key.Type(), Comment: "claimed a guest", Added: time.Now().UTC()},
 		Knight: &rec,
 	}, rec.Name)
+	if status != 0 {
+		s.book().forget(rec.ID) // never stored: its name is free again for the claim run anew
+	}
 	if status == 0 {
 		// Letters reach the claimed knight at once, not only once its key connects.
 		if err := s.engine.KnowKnight(c.ctx, rec.ID, rec.Name); err != nil {

@@ -137,6 +137,7 @@ type ownReplay struct {
 // ownReplays are a knight's records: its rolling record first, then what was kept of its
 // deaths and retirements (its forebears' too: they had its id), newest first.
 func (s *server) ownReplays(knight string) ([]ownReplay, error) {
+	s.recorder.Cut(knight) // a knight playing now: its last seconds too
 	if err := s.replayWriter.Flush(); err != nil {
 		return nil, err
 	}
@@ -345,7 +346,7 @@ func (s *server) fellFor(knight string) func(ctx context.Context) (app.ReplayCon
 	return func(ctx context.Context) (app.ReplayControl, *app.ViewSlot, error) {
 		// The recorder takes views in order: once it has let this knight go, the death's
 		// keep has been filed, and the flush writes it.
-		s.recorder.Leave(knight)
+		s.recorder.Cut(knight)
 		if err := s.replayWriter.Flush(); err != nil {
 			s.log.Error("replay of a death", "knight", knight, "err", err)
 		}

@@ -86,6 +86,10 @@ type config struct {
 	natsURL    string
 	natsListen string
 	natsRoutes []string
+	// etcdTLS and natsTLS are the PEM files of TLS to etcd, and on NATS (the embedded
+	// server's routes, or the connection to -nats) (configtls.go); empty: plaintext.
+	etcdTLS tlsFiles
+	natsTLS tlsFiles
 }
 
 // parseConfig reads flags and environment (DESIGN §2).
@@ -180,6 +184,13 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	routes := getenv("ORTHANC_NATS_ROUTES")
 	fs.Func("nats-routes", "the other realms' -nats-listen addresses (host:port, separated by commas) the embedded nats-server joins by routes (needs -nats-listen) (env ORTHANC_NATS_ROUTES)", func(v string) error { routes = v; return nil })
 	checks = append(checks, func() error { return c.checkNATS(routes) })
+	tlsFlags(fs, &c.etcdTLS, getenv, "etcd", "ORTHANC_ETCD",
+		"PEM file of the certificate authority that signed etcd's certificate (its --cert-file), which the realm trusts; default the system's authorities. Any -etcd-* file: TLS to etcd",
+		"PEM file of the certificate the realm shows etcd, which asks for one with --client-cert-auth")
+	tlsFlags(fs, &c.natsTLS, getenv, "nats", "ORTHANC_NATS",
+		"PEM file of the certificate authority that signed the other realms' certificates (for the routes) or -nats's server's, which the realm trusts; default the system's authorities, for -nats only. Any -nats-* file: TLS on the routes (all three needed), or to -nats",
+		"PEM file of the certificate the realm shows on its routes, or to -nats's server when it asks for one")
+	checks = append(checks, c.checkTLS)
 	durFlag(&c.limits.stallTimeout, "stall-timeout", "ORTHANC_STALL_TIMEOUT", "a client that does not take in a frame for this long is closed")
 	if err := fs.Parse(args); err != nil {
 		return config{}, err

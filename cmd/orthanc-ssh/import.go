@@ -7,9 +7,6 @@ import (
 	"path/filepath"
 	"time"
 
-	clientv3 "go.etcd.io/etcd/client/v3"
-	"go.uber.org/zap"
-
 	"github.com/orthanc-ssh/orthanc-ssh/realm/records"
 	"github.com/orthanc-ssh/orthanc-ssh/store"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
@@ -60,9 +57,9 @@ func importKnights(cfg config, log *slog.Logger) int {
 		log.Error("import: read the store", "db", db, "err", err)
 		return 1
 	}
-	cli, err := clientv3.New(clientv3.Config{Endpoints: cfg.etcd, DialTimeout: realmCallTimeout, Logger: zap.NewNop()})
+	cli, err := openEtcd(cfg)
 	if err != nil {
-		log.Error("import", "etcd", cfg.etcd, "err", err)
+		log.Error("import", "etcd", cfg.etcd, "err", err, "fix", startAdvice(err, cfg))
 		return 1
 	}
 	defer cli.Close()

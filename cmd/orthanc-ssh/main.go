@@ -145,6 +145,16 @@ func startAdvice(err error, cfg config) string {
 			"(ssh -p PORT host backup > orthanc.db, taken while it ran), or start a new dungeon with -data naming another folder"
 	case errors.Is(err, store.ErrUnknownVersion):
 		return db + " was written by a newer orthanc-ssh and was left untouched: run that version, or restore a backup made by this one"
+	case errors.Is(err, errEtcdTrust):
+		return "give -etcd-ca the certificate of the authority that signed etcd's (its --cert-file), which must name the endpoint's host or address"
+	case errors.Is(err, errEtcdRefused):
+		return "give -etcd-cert and -etcd-key a certificate signed by the authority etcd trusts (its --trusted-ca-file), and check that etcd serves TLS there (https:// in its --listen-client-urls)"
+	case errors.Is(err, errNATSTrust):
+		return "give -nats-ca the certificate of the authority that signed the NATS server's (its tls block's cert_file), which must name the host or address of -nats"
+	case errors.Is(err, errNATSRefused):
+		return "give -nats-cert and -nats-key a certificate signed by the authority the NATS server trusts (its tls block's ca_file)"
+	case errors.Is(err, errEtcdPlain):
+		return "if etcd serves TLS (https:// in its --listen-client-urls), write the endpoints https:// and give -etcd-ca, and -etcd-cert and -etcd-key if it asks for a client certificate (--client-cert-auth)"
 	case errors.Is(err, fs.ErrPermission), errors.Is(err, syscall.ENOTDIR), errors.Is(err, syscall.EROFS):
 		return "the data folder " + cfg.data + " cannot be written: fix its permissions or give another -data folder"
 	}

@@ -267,7 +267,7 @@ func (s *server) finish(ssh.Handler) ssh.Handler {
 					s.log.Error("leave", s.sessionAttrs(sess, "err", err)...)
 				}
 				if id, _ := s.ids.get(sess); s.recorder != nil && !id.guest {
-					s.recorder.Leave(id.knight) // its last seconds written
+					s.recorder.Cut(id.knight) // its last seconds written
 				}
 				if id, _ := s.ids.get(sess); gs.held {
 					s.unclaim(true, id.knight) // checked in: its newest record written, its claim let go

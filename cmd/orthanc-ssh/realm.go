@@ -11,7 +11,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/ssh"
 	clientv3 "go.etcd.io/etcd/client/v3"
-	"go.uber.org/zap"
 
 	"github.com/orthanc-ssh/orthanc-ssh/app"
 	"github.com/orthanc-ssh/orthanc-ssh/realm"
@@ -56,9 +55,9 @@ type realmSide struct {
 // time, for an earlier process of the same name to let go); asked is told of each
 // request of another realm for a knight held here.
 func openRealm(cfg config, log *slog.Logger, asked func(realm.Request), lost func(string)) (*realmSide, error) {
-	cli, err := clientv3.New(clientv3.Config{Endpoints: cfg.etcd, DialTimeout: realmCallTimeout, Logger: zap.NewNop()})
+	cli, err := openEtcd(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("etcd %v: %w", cfg.etcd, err)
+		return nil, err
 	}
 	rs := &realmSide{cli: cli, recs: records.New(cli, records.Options{}), ttl: cfg.realmTTL, log: log}
 	rs.knights = newRealmKnights(cfg.realm, rs.recs, log)
@@ -70,7 +69,7 @@ func openRealm(cfg config, log *slog.Logger, asked func(realm.Request), lost fun
 		cli.Close()
 		return nil, fmt.Errorf("open realm %s on etcd %v: %w", cfg.realm, cfg.etcd, err)
 	}
-	log.Info("realm open", "realm", cfg.realm, "etcd", cfg.etcd, "ttl", cfg.realmTTL)
+	log.Info("realm open", "realm", cfg.realm, "etcd", cfg.etcd, "ttl", cfg.realmTTL, "tls", etcdUsesTLS(cfg))
 	return rs, nil
 }
 

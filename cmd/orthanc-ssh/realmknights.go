@@ -132,6 +132,7 @@ func endOf(rec world.Adventurer) (realm.Write, bool) {
 func (k *realmKnights) putMail(to string, letters []world.Letter) {
 	k.mu.Lock()
 	k.mail[to] = slices.Clone(letters)
+	k.holds(to, letters) // a letter gone since the world's last is deleted here (realmmail.go)
 	k.mu.Unlock()
 	k.wake()
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -35,24 +36,54 @@ type realmTalk struct {
 // The bus takes nothing until startTalk.
 func (s *server) openTalk() (*realmTalk, error) {
 	rt := &realmTalk{}
-	url := s.cfg.natsURL
+	url, tls := s.cfg.natsURL, natsTLS(s.cfg)
 	if s.cfg.natsListen != "" {
-		srv, err := talk.StartServer(talk.ServerConfig{Name: s.cfg.realm, Cluster: s.cfg.natsListen, Routes: s.cfg.natsRoutes})
+		// The realm reaches its own server on loopback, in the clear; the routes, which
+		// cross the network, take the TLS.
+		srv, err := talk.StartServer(talk.ServerConfig{Name: s.cfg.realm, Cluster: s.cfg.natsListen, Routes: s.cfg.natsRoutes,
+			RouteTLS: tls, Log: s.log})
 		if err != nil {
 			return nil, fmt.Errorf("nats-server for -nats-listen %s: %w", s.cfg.natsListen, err)
 		}
-		rt.srv, url = srv, srv.ClientURL()
-		s.log.Info("realm: nats-server", "routes_at", srv.ClusterAddr(), "routes", s.cfg.natsRoutes)
+		s.log.Info("realm: nats-server", "routes_at", srv.ClusterAddr(), "routes", s.cfg.natsRoutes, "tls", tls != nil)
+		rt.srv, url, tls = srv, srv.ClientURL(), nil
 	}
-	bus, err := talk.Open(talk.Config{Realm: s.cfg.realm, URL: url, Tick: s.cfg.tick,
+	bus, err := talk.Open(talk.Config{Realm: s.cfg.realm, URL: url, TLS: tls, Tick: s.cfg.tick,
 		OnModeration: s.farModeration, OnMail: s.farMail})
 	if err != nil {
 		rt.close()
-		return nil, err
+		return nil, natsTLSError(err)
 	}
 	rt.bus = bus
 	s.log.Info("realm: talking with the other realms", "nats", url)
 	return rt, nil
+}
+
+// natsTLS is the TLS of -nats-ca, -nats-cert and -nats-key; nil when none is given (a
+// tls:// URL of -nats then still asks for TLS, trusting the system's authorities).
+func natsTLS(cfg config) *talk.TLS {
+	if cfg.natsTLS.empty() {
+		return nil
+	}
+	return &talk.TLS{CA: cfg.natsTLS.ca, Cert: cfg.natsTLS.cert, Key: cfg.natsTLS.key}
+}
+
+// errNATSTrust is a start refused because the realm does not trust -nats's server's
+// certificate; errNATSRefused, because the server refused the realm's (or its lack).
+var (
+	errNATSTrust   = errors.New("the NATS server's certificate is not trusted")
+	errNATSRefused = errors.New("the NATS server refused this realm's TLS")
+)
+
+// natsTLSError marks err, of connecting to -nats, when TLS failed, for startAdvice.
+func natsTLSError(err error) error {
+	switch trust, refused := tlsTrouble(err); {
+	case trust:
+		return fmt.Errorf("%w: %w", errNATSTrust, err)
+	case refused, errors.Is(err, talk.ErrTLS): // the server hung up right after the handshake
+		return fmt.Errorf("%w: %w", errNATSRefused, err)
+	}
+	return err
 }
 
 // startTalk hands the bus the world, once the server knows the address players reach it

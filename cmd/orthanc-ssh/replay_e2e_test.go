@@ -166,3 +166,18 @@ func dieWhispered(t *testing.T, addr string, key, other gossh.Signer, in []strin
 	}
 	return tm, m[1], strings.TrimPrefix(strings.TrimPrefix(m[1], "an "), "a ")
 }
+
+// A knight's own record, asked for while it plays, has its last seconds: the recorder
+// hands over the knight's open chunk first (the record missed up to 20 s of it before).
+func TestAnOwnReplayAskedWhilePlayingHasItsLastSeconds(t *testing.T) {
+	key := newKey(t)
+	srv := startServer(t, t.TempDir())
+	tm := openTerminal(t, srv.addr, key, 80, 24, nil)
+	tm.enterDungeon("Kay")
+	tm.chat("the newest line of all")
+	tm.waitFor("You say: the newest line of all")
+	r := openTerminalCmd(t, srv.addr, key, 80, 24, "replay 1")
+	r.waitFor("REPLAY")
+	r.press("f", "f", "f", "f")
+	r.waitFor("the end", "You say: the newest line of all")
+}

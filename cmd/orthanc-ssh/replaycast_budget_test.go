@@ -105,7 +105,7 @@ func TestCastBudget(t *testing.T) {
 			rec.Flush(ctx) // the recorder keeps up, as at the real pace
 		}
 	}
-	rec.Leave(a.ID)
+	rec.Cut(a.ID)
 	began := time.Now()
 	ms := replay.Last(replay.Timeline(sink.chunks, true), replay.DeathWindow)
 	read := time.Since(began)

@@ -184,13 +184,10 @@ func newServer(cfg config, log *slog.Logger) (*server, error) {
 		return nil, err
 	}
 	s.useMOTD(motd)
-	codes, err := st.Codes(s.now())
-	if err != nil {
+	if err := s.openCodes(st); err != nil {
 		s.closeStores()
 		return nil, err
 	}
-	s.codes.keep = st
-	s.codes.load(codes)
 	community, err := s.communityConfig(st)
 	if err != nil {
 		s.closeStores()

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"go.etcd.io/etcd/client/pkg/v3/transport"
 	"go.etcd.io/etcd/server/v3/embed"
 	"go.uber.org/zap"
 )
@@ -19,7 +20,7 @@ import (
 // fsync (a test's data need not survive a power cut), runs m with its client address,
 // and stops it. It returns m's exit code; an etcd that would not start is an error.
 func Run(m func(addr string) int) (int, error) {
-	addr, stop, err := start()
+	addr, stop, err := start(nil)
 	if err != nil {
 		return 0, err
 	}
@@ -46,7 +47,27 @@ func Main(m *testing.M, addr *string) {
 // returns its client address.
 func Start(t testing.TB) string {
 	t.Helper()
-	addr, stop, err := start()
+	return startFor(t, nil)
+}
+
+// TLS says how an etcd of StartTLS serves its clients: with the certificate and key of
+// the files Cert and Key; when ClientCertAuth, asking each client for a certificate the
+// CA file CA signed (etcd's --client-cert-auth).
+type TLS struct {
+	CA, Cert, Key  string
+	ClientCertAuth bool
+}
+
+// StartTLS starts one etcd as Start does, serving its clients over TLS as tls says; it
+// returns its client URL, https://127.0.0.1:PORT.
+func StartTLS(t testing.TB, tls TLS) string {
+	t.Helper()
+	return "https://" + startFor(t, &tls)
+}
+
+func startFor(t testing.TB, tls *TLS) string {
+	t.Helper()
+	addr, stop, err := start(tls)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +75,7 @@ func Start(t testing.TB) string {
 	return addr
 }
 
-func start() (addr string, stop func(), err error) {
+func start(tls *TLS) (addr string, stop func(), err error) {
 	dir, err := os.MkdirTemp("", "etcdtest-")
 	if err != nil {
 		return "", nil, err
@@ -67,6 +88,10 @@ func start() (addr string, stop func(), err error) {
 	if client == nil || peer == nil {
 		os.RemoveAll(dir)
 		return "", nil, fmt.Errorf("etcdtest: no free port")
+	}
+	if tls != nil {
+		client.Scheme = "https"
+		cfg.ClientTLSInfo = transport.TLSInfo{CertFile: tls.Cert, KeyFile: tls.Key, TrustedCAFile: tls.CA, ClientCertAuth: tls.ClientCertAuth}
 	}
 	cfg.ListenClientUrls, cfg.AdvertiseClientUrls = []url.URL{*client}, []url.URL{*client}
 	cfg.ListenPeerUrls, cfg.AdvertisePeerUrls = []url.URL{*peer}, []url.URL{*peer}

@@ -80,7 +80,24 @@ type Silences interface {
 	Silences(now time.Time) ([]store.Silence, error)
 }
 
+// Codes are the one-time codes of keys add and of guests' claims (store.Code), each good
+// once until it expires. A server alone keeps its book in memory and the codes in bbolt
+// across a restart (store.Store); realms keep them in etcd (Store), so a code given on one
+// realm is good on another.
+type Codes interface {
+	// PutCode keeps c until c.Expires, replacing a code of the same name.
+	PutCode(c store.Code) error
+	// TakeCode returns the code of kind ("link", "claim") and forgets it, once: of two
+	// takes at once one has it. A code not kept, or expired by now, wraps
+	// store.ErrNotFound; one of the other kind is store.ErrCodeKind, and is kept.
+	TakeCode(code, kind string, now time.Time) (store.Code, error)
+	// DeleteCode forgets a code, used or replaced; a code not kept is no error.
+	DeleteCode(code string) error
+}
+
 var (
+	_ Codes    = (*store.Store)(nil)
+	_ Codes    = (*Store)(nil)
 	_ Silences = (*store.Store)(nil)
 	_ Silences = (*Store)(nil)
 	_ Keys     = (*store.Store)(nil)

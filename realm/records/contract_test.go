@@ -38,6 +38,7 @@ type keeper interface {
 	Names
 	Letters
 	Silences
+	Codes
 }
 
 // onBoth runs a contract test against the bbolt store and against etcd, each fresh.

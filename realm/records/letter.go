@@ -1,9 +1,12 @@
 package records
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
@@ -13,6 +16,29 @@ import (
 type lettersValue struct {
 	V       int            `json:"v"`
 	Letters []world.Letter `json:"letters"`
+	Gone    []GoneLetter   `json:"gone,omitempty"`
+}
+
+// Mailbox is one knight's mailbox as etcd keeps it: its letters, and the letters deleted
+// from it lately (tombstones), so that a realm writing from an older copy at the same
+// moment does not bring a deleted letter back.
+type Mailbox struct {
+	Letters []world.Letter
+	Gone    []GoneLetter
+}
+
+// GoneLetter is a letter deleted from a mailbox: its identity (LetterID), and when.
+type GoneLetter struct {
+	ID string    `json:"id"`
+	At time.Time `json:"at"`
+}
+
+// LetterID is a letter's identity across realms (the engine's ID is each world's own):
+// a digest of who wrote it to whom, when and what.
+func LetterID(l world.Letter) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%s\x00%d\x00%s", l.From, l.To, l.Sent.UnixNano(), l.Text)
+	return hex.EncodeToString(h.Sum(nil)[:12])
 }
 
 // Mail is every mailbox, by the recipient knight's id.
@@ -24,7 +50,9 @@ func (s *Store) Mail() (map[string][]world.Letter, error) {
 		if err := decodeVersioned(k, v, &lv, &lv.V); err != nil {
 			return err
 		}
-		out[string(k[len(pre):])] = lv.Letters
+		if len(lv.Letters) > 0 { // one with tombstones only is empty
+			out[string(k[len(pre):])] = lv.Letters
+		}
 		return nil
 	})
 	if err != nil {
@@ -78,31 +106,33 @@ var ErrMailChanged = errors.New("the mailbox changed meanwhile")
 
 // MailAt is the mailbox of knight id with its mod revision (0 when it has none), for a
 // write conditioned on it (PutMailIf).
-func (s *Store) MailAt(id string) ([]world.Letter, int64, error) {
+func (s *Store) MailAt(id string) (Mailbox, int64, error) {
 	ctx, cancel := s.call()
 	defer cancel()
 	resp, err := s.cli.Get(ctx, s.prefix+"letters/"+id)
 	if err != nil {
-		return nil, 0, fmt.Errorf("read letters of %q: %w", id, err)
+		return Mailbox{}, 0, fmt.Errorf("read letters of %q: %w", id, err)
 	}
 	if len(resp.Kvs) == 0 {
-		return nil, 0, nil
+		return Mailbox{}, 0, nil
 	}
 	var lv lettersValue
 	if err := decodeVersioned(resp.Kvs[0].Key, resp.Kvs[0].Value, &lv, &lv.V); err != nil {
-		return nil, 0, err
+		return Mailbox{}, 0, err
 	}
-	return lv.Letters, resp.Kvs[0].ModRevision, nil
+	return Mailbox{Letters: lv.Letters, Gone: lv.Gone}, resp.Kvs[0].ModRevision, nil
 }
 
 // PutMailIf replaces the mailbox of knight to if its mod revision is still rev (0: it has
-// none), and returns the new one (0 when emptied, which deletes it). A mailbox written
-// since is ErrMailChanged: two realms writing one mailbox at once never lose a letter.
-func (s *Store) PutMailIf(to string, letters []world.Letter, rev int64) (int64, error) {
+// none), and returns the new one (0 when emptied, letters and tombstones, which deletes
+// it). A mailbox written since is ErrMailChanged: two realms writing one mailbox at once
+// never lose a letter.
+func (s *Store) PutMailIf(to string, box Mailbox, rev int64) (int64, error) {
 	key := s.prefix + "letters/" + to
 	op := clientv3.OpDelete(key)
-	if len(letters) > 0 {
-		data, err := json.Marshal(lettersValue{V: valueVersion, Letters: letters})
+	empty := len(box.Letters) == 0 && len(box.Gone) == 0
+	if !empty {
+		data, err := json.Marshal(lettersValue{V: valueVersion, Letters: box.Letters, Gone: box.Gone})
 		if err != nil {
 			return 0, fmt.Errorf("encode letters of %q: %w", to, err)
 		}
@@ -116,7 +146,7 @@ func (s *Store) PutMailIf(to string, letters []world.Letter, rev int64) (int64, 
 		return 0, fmt.Errorf("write letters of %q: %w", to, err)
 	case !resp.Succeeded:
 		return 0, fmt.Errorf("write letters of %q: %w", to, ErrMailChanged)
-	case len(letters) == 0:
+	case empty:
 		return 0, nil
 	}
 	return resp.Header.Revision, nil

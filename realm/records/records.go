@@ -15,9 +15,12 @@
 //	                     written with its knight's first sheet, under the claim
 //	name/NAMEKEY         {"v":1,"knight":ID,"name":NAME}: a name (world.NameKey),
 //	                     claimed in a transaction (ClaimName)
-//	letters/ID           {"v":1,"letters":[...]}: a knight's mailbox, written
-//	                     conditioned on its mod revision (PutMailIf)
+//	letters/ID           {"v":1,"letters":[...],"gone":[...]}: a knight's mailbox and its
+//	                     deleted letters' tombstones, written conditioned on its mod
+//	                     revision (PutMailIf)
 //	silence/ID           {"v":1,"silence":{...}}: a knight's silence
+//	code/CODE            {"v":1,"code":{...}}: a one-time code (keys add, a guest's claim), on
+//	                     a lease of its life; taken in a transaction (TakeCode)
 //
 // Values are JSON with a version, as in the store; a value whose version is unknown is
 // refused rather than guessed at.

@@ -2,8 +2,10 @@ package talk
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/url"
 	"strconv"
@@ -29,7 +31,21 @@ type ServerConfig struct {
 	Routes []string
 	// ClusterName must be the same on every server of the cluster; "orthanc" when empty.
 	ClusterName string
+	// RouteTLS, when set, puts the routes under TLS: each server shows its certificate and
+	// asks the other's, both signed by the CA (nats-server's cluster tls block). A
+	// server whose routes use TLS cannot route with one whose do not.
+	RouteTLS *TLS
+	// Log is told of what goes wrong on the server (a route refused, say); nothing when nil.
+	Log *slog.Logger
 }
+
+// TLS names the PEM files of a realm's TLS on NATS: its certificate and key, and the CA
+// that signed its peers'.
+type TLS struct{ Cert, Key, CA string }
+
+// routeTLSTimeout is how long a route's TLS handshake may take: a few round trips between
+// continents, and more.
+const routeTLSTimeout = 5 * time.Second
 
 // Server is an embedded nats-server.
 type Server struct{ s *server.Server }
@@ -43,6 +59,9 @@ func StartServer(cfg ServerConfig) (*Server, error) {
 	s, err := server.NewServer(opts)
 	if err != nil {
 		return nil, fmt.Errorf("talk: nats server: %w", err)
+	}
+	if cfg.Log != nil {
+		s.SetLogger(serverLog{cfg.Log}, false, false)
 	}
 	s.Start()
 	if !s.ReadyForConnections(10 * time.Second) {
@@ -74,8 +93,27 @@ func (cfg ServerConfig) options() (*server.Options, error) {
 	}
 	// One route to each server, as a 2.9 server has it: the realms' talk is small.
 	opts.Cluster.PoolSize = -1
-	opts.Routes, err = routeURLs(cfg.Routes)
+	if opts.Routes, err = routeURLs(cfg.Routes); err != nil {
+		return nil, err
+	}
+	if cfg.RouteTLS != nil {
+		err = routeTLS(opts, *cfg.RouteTLS)
+	}
 	return opts, err
+}
+
+// routeTLS sets the routes' TLS as a nats-server's cluster tls block does: strict, each
+// end verifying the other's certificate against the CA.
+func routeTLS(opts *server.Options, f TLS) error {
+	tc, err := server.GenTLSConfig(&server.TLSConfigOpts{CertFile: f.Cert, KeyFile: f.Key, CaFile: f.CA, Verify: true})
+	if err != nil {
+		return fmt.Errorf("talk: routes' TLS: %w", err)
+	}
+	tc.ClientAuth = tls.RequireAndVerifyClientCert
+	tc.RootCAs = tc.ClientCAs
+	opts.Cluster.TLSConfig = tc
+	opts.Cluster.TLSTimeout = routeTLSTimeout.Seconds()
+	return nil
 }
 
 // routeURLs are the routes as URLs.
@@ -145,4 +183,23 @@ func (s *Server) WaitRoutes(ctx context.Context, n int) error {
 func (s *Server) Close() {
 	s.s.Shutdown()
 	s.s.WaitForShutdown()
+}
+
+// serverLog hands the embedded server's warnings and errors to the realm's log, as
+// warnings: what it calls an error is mostly a route to a realm not up yet, which it
+// retries; a route's TLS refused says so there too. Its notices, debugging and tracing
+// are left out.
+type serverLog struct{ l *slog.Logger }
+
+func (s serverLog) Noticef(string, ...any) {}
+func (s serverLog) Debugf(string, ...any)  {}
+func (s serverLog) Tracef(string, ...any)  {}
+func (s serverLog) Warnf(format string, v ...any) {
+	s.l.Warn("nats-server: " + fmt.Sprintf(format, v...))
+}
+func (s serverLog) Errorf(format string, v ...any) {
+	s.l.Warn("nats-server: " + fmt.Sprintf(format, v...))
+}
+func (s serverLog) Fatalf(format string, v ...any) {
+	s.l.Error("nats-server: " + fmt.Sprintf(format, v...))
 }

@@ -24,6 +24,7 @@ package talk
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"strings"
@@ -55,6 +56,9 @@ type Config struct {
 	// URL is the NATS server (or several, comma-separated) the realm talks through: the
 	// embedded server's (Server.ClientURL) or an external one.
 	URL string
+	// TLS, when set, is the TLS to the NATS server: CA (or the system's when empty) to
+	// trust its certificate, and Cert and Key, when set, to show the realm's.
+	TLS *TLS
 	// Prefix is the subjects' first words; "orthanc" when empty.
 	Prefix string
 	// Tick is the world's turn, to give it a silence's length in turns; world.DefaultTick
@@ -94,6 +98,10 @@ const (
 // ErrBadConfig is returned by Open for a realm name or prefix that cannot be a subject.
 var ErrBadConfig = errors.New("talk: bad configuration")
 
+// ErrTLS is in Open's error when the TLS with the server failed: its certificate not
+// trusted, or the server hanging up on the realm's (or on its lack of one).
+var ErrTLS = nats.ErrTLS
+
 // Bus is one realm's talk with the others.
 type Bus struct {
 	cfg      Config
@@ -132,8 +140,7 @@ func Open(cfg Config) (*Bus, error) {
 	if err := cfg.defaults(); err != nil {
 		return nil, err
 	}
-	nc, err := nats.Connect(cfg.URL, nats.Name("orthanc-"+cfg.Realm), nats.NoEcho(),
-		nats.MaxReconnects(-1), nats.ReconnectWait(time.Second))
+	nc, err := nats.Connect(cfg.URL, cfg.options()...)
 	if err != nil {
 		return nil, fmt.Errorf("talk: connecting to %s: %w", cfg.URL, err)
 	}
@@ -146,6 +153,24 @@ func Open(cfg Config) (*Bus, error) {
 		}
 	})
 	return b, nil
+}
+
+// options are the connection's options: reconnecting forever, and TLS when asked for.
+func (c *Config) options() []nats.Option {
+	opts := []nats.Option{nats.Name("orthanc-" + c.Realm), nats.NoEcho(),
+		nats.MaxReconnects(-1), nats.ReconnectWait(time.Second)}
+	if c.TLS == nil {
+		return opts
+	}
+	// A config of our own, verifying the server (the system's roots unless RootCAs).
+	opts = append(opts, nats.Secure(&tls.Config{MinVersion: tls.VersionTLS12}))
+	if c.TLS.CA != "" {
+		opts = append(opts, nats.RootCAs(c.TLS.CA))
+	}
+	if c.TLS.Cert != "" {
+		opts = append(opts, nats.ClientCert(c.TLS.Cert, c.TLS.Key))
+	}
+	return opts
 }
 
 // defaults fills in the zero settings and checks the rest.
