@@ -23,7 +23,8 @@ type chaosPlayer struct {
 
 	tm    *terminal // the session playing; nil when none
 	on    *chaosNode
-	realm string // the name of the realm tm plays on
+	realm string     // the name of the realm tm plays on
+	left  *chaosNode // the realm of the last session, which a player whose realm failed avoids
 }
 
 func (p *chaosPlayer) stopped() bool {
@@ -47,7 +48,7 @@ func (p *chaosPlayer) pause() {
 func (p *chaosPlayer) play() {
 	for !p.stopped() {
 		if p.tm == nil {
-			p.login(p.pick(nil))
+			p.login(p.pick(p.left))
 			continue
 		}
 		p.walk()
@@ -103,6 +104,7 @@ func (p *chaosPlayer) login(n *chaosNode) {
 		return
 	}
 	p.tm, p.on, p.realm = tm, n, n.spec.name
+	n.plays(1)
 	p.c.count("logins")
 }
 
@@ -239,7 +241,8 @@ func (p *chaosPlayer) quit() {
 // drop closes the connection, as a player whose network fails.
 func (p *chaosPlayer) drop() {
 	p.tm.close()
-	p.tm, p.on = nil, nil
+	p.on.plays(-1)
+	p.tm, p.on, p.left = nil, nil, p.on
 	p.c.count("sessions closed")
 }
 
@@ -247,14 +250,15 @@ func (p *chaosPlayer) drop() {
 // with the knight called away, saved (a save told of), and the new one plays it.
 func (p *chaosPlayer) move() {
 	w, rev, ok := p.settle()
-	old, from := p.tm, p.realm
-	to := p.pick(p.on)
+	old, from, on := p.tm, p.realm, p.on
+	to := p.pick(on)
 	p.tm = nil
 	p.login(to)
 	if p.tm == nil && !old.ended(2*time.Second) {
-		p.tm, p.realm = old, from // not taken: it plays on here
+		p.tm, p.realm, p.on = old, from, on // not taken: it plays on here
 		return
 	}
+	on.plays(-1)
 	if !old.ended(20 * time.Second) {
 		p.c.fail("player %d's session on %s did not end when %s took its knight:\n%s", p.i, from, to.spec.name, old.screen())
 	}

@@ -28,7 +28,7 @@ var (
 // realmChaosTTL is the chaos realms' lease: short, so a run sees many lapse.
 const realmChaosTTL = 3 * time.Second
 
-// Three realm processes, each reaching etcd through its own proxy, and four players,
+// Three realm processes, each reaching etcd through its own proxy, and five players,
 // each a key playing its knight through real SSH terminals: a player logs in on a realm
 // at random, walks, and leaves by quitting, by dropping its connection, or by logging in
 // on another realm (which calls its knight over). Meanwhile, at random (seeded:
@@ -79,6 +79,7 @@ type chaosNode struct {
 	mu       sync.Mutex
 	proc     *realmProcess // nil while restarting
 	troubled bool
+	playing  int // the players' sessions on it
 }
 
 // chaosAck is a save a player was told of: its knight as the player last saw it.
@@ -134,11 +135,11 @@ func (c *realmChaos) fail(format string, args ...any) {
 	c.t.Errorf("seed %d: %s", c.seed, fmt.Sprintf(format, args...))
 }
 
-// run lets four players play while the realms are troubled for d, then ends the
+// run lets five players play while the realms are troubled for d, then ends the
 // troubles, lets the players leave and stops every realm, so every check-in is done.
 func (c *realmChaos) run(d time.Duration) {
 	var players, troubles sync.WaitGroup
-	for i := range 4 {
+	for i := range 5 {
 		p := &chaosPlayer{c: c, i: i, key: newKey(c.t), rng: rand.New(rand.NewPCG(c.seed, uint64(i)))}
 		players.Go(p.play)
 	}
@@ -167,16 +168,19 @@ func waitGroupWithin(c *realmChaos, wg *sync.WaitGroup, what string) {
 	}
 }
 
-// strike troubles a realm every second for d: the first few troubles are set, so that
-// every run has each kind, the rest drawn at random, never to a realm in trouble
-// already, nor to a third realm while two are.
+// strike troubles a realm every second for d: the first few troubles are set, each to
+// a realm free of trouble by then, so that every run has each kind; the rest are drawn
+// at random, never to a realm in trouble already, nor to a third realm while two are.
 func (c *realmChaos) strike(rng *rand.Rand, d time.Duration, wg *sync.WaitGroup) {
 	a, b, cc := c.nodes[0], c.nodes[1], c.nodes[2]
+	force := func(n *chaosNode, do func(*chaosNode)) func() { return func() { c.troubleOf(wg, n, do, 3) } }
 	set := []func(){
-		func() { c.trouble(wg, b, c.kill) },
-		func() { c.trouble(wg, a, c.freeze(realmChaosTTL+1500*time.Millisecond, true)) }, nil,
-		func() { c.trouble(wg, cc, c.cut(time.Second, false)) }, nil,
-		func() { c.trouble(wg, b, c.stall(4*time.Second, true)) }, nil,
+		nil, nil, // the players log in
+		func() { c.troubleOf(wg, c.busiest(), c.pause(realmChaosTTL+2*time.Second, true), 3) },
+		force(b, c.stall(realmChaosTTL+1500*time.Millisecond, true)), nil,
+		force(a, c.freeze(realmChaosTTL+2*time.Second, true)), nil, nil, nil, nil,
+		force(cc, c.cut(time.Second, false)), nil, nil, nil, nil, nil,
+		force(b, c.kill),
 	}
 	end := time.Now().Add(d)
 	for i := 0; time.Now().Before(end); i++ {
@@ -196,20 +200,27 @@ func (c *realmChaos) strikeOne(rng *rand.Rand, wg *sync.WaitGroup) {
 	n := c.nodes[rng.IntN(len(c.nodes))]
 	extra := time.Duration(rng.IntN(2500)) * time.Millisecond
 	graceful := rng.IntN(2) == 0
-	switch rng.IntN(6) {
+	switch rng.IntN(7) {
 	case 0:
 		c.trouble(wg, n, c.kill)
 	case 1:
-		c.trouble(wg, n, c.freeze(realmChaosTTL+extra, graceful))
+		c.trouble(wg, n, c.freeze(realmChaosTTL+time.Second+extra, graceful))
 	case 2:
 		c.trouble(wg, n, c.cut(extra, graceful))
 	case 3:
-		c.trouble(wg, n, c.stall(realmChaosTTL/2+realmChaosTTL+extra, graceful))
+		c.trouble(wg, n, c.stall(realmChaosTTL+time.Second+extra*3/5, graceful))
+	case 4:
+		c.trouble(wg, c.busiest(), c.pause(realmChaosTTL+time.Second+extra, graceful))
 	}
 }
 
 // trouble runs do on n in the background, unless n or two others are in trouble.
 func (c *realmChaos) trouble(wg *sync.WaitGroup, n *chaosNode, do func(*chaosNode)) {
+	c.troubleOf(wg, n, do, 2)
+}
+
+// troubleOf runs do on n in the background, unless n is in trouble, or most others are.
+func (c *realmChaos) troubleOf(wg *sync.WaitGroup, n *chaosNode, do func(*chaosNode), most int) {
 	troubled := 0
 	for _, m := range c.nodes {
 		m.mu.Lock()
@@ -220,7 +231,7 @@ func (c *realmChaos) trouble(wg *sync.WaitGroup, n *chaosNode, do func(*chaosNod
 	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if n.troubled || troubled >= 2 || n.proc == nil {
+	if n.troubled || troubled >= most || n.proc == nil {
 		return
 	}
 	n.troubled = true
@@ -230,6 +241,27 @@ func (c *realmChaos) trouble(wg *sync.WaitGroup, n *chaosNode, do func(*chaosNod
 		n.troubled = false
 		n.mu.Unlock()
 	})
+}
+
+// busiest is the realm with the most players' sessions: a pause there most likely
+// catches a checkpoint on its way.
+func (c *realmChaos) busiest() *chaosNode {
+	best, most := c.nodes[0], -1
+	for _, n := range c.nodes {
+		n.mu.Lock()
+		if n.playing > most && !n.troubled {
+			best, most = n, n.playing
+		}
+		n.mu.Unlock()
+	}
+	return best
+}
+
+// plays counts a player's session on n starting (1) or ending (-1).
+func (n *chaosNode) plays(d int) {
+	n.mu.Lock()
+	n.playing += d
+	n.mu.Unlock()
 }
 
 func (n *chaosNode) current() *realmProcess {
@@ -268,7 +300,9 @@ func (c *realmChaos) cut(extra time.Duration, graceful bool) func(*chaosNode) {
 }
 
 // stall holds what the realm and etcd send each other for d (longer than the lease, so
-// the realm stops), then delivers it late and restarts the realm.
+// the realm stops), then delivers it late and restarts the realm. A write sent early in
+// the stall, its deadline (5 s) not passed at its end, reaches etcd after the realm's
+// lease lapsed and another realm took the knight: only the fence refuses it.
 func (c *realmChaos) stall(d time.Duration, graceful bool) func(*chaosNode) {
 	return func(n *chaosNode) {
 		c.count("stalled")
@@ -291,6 +325,27 @@ func (c *realmChaos) freeze(d time.Duration, graceful bool) func(*chaosNode) {
 		<-time.After(d)
 		_ = p.cmd.Process.Signal(syscall.SIGCONT)
 		c.awaitStopped(n, "frozen past its lease")
+		c.replace(n, graceful)
+	}
+}
+
+// pause stalls the realm's way to etcd, then, before the realm could know it (its
+// lifeline stops it TTL×3/4 after its last keep-alive answered), freezes it for d with
+// SIGSTOP, as a virtual machine paused mid-flight: what it sent in the stall reaches
+// etcd when the stall ends, half a second before the realm thaws, its claims gone by
+// then, so it cannot take it back. Only the fence refuses it.
+func (c *realmChaos) pause(d time.Duration, graceful bool) func(*chaosNode) {
+	return func(n *chaosNode) {
+		c.count("paused")
+		p := n.current()
+		n.proxy.SetStalled(true)
+		<-time.After(realmChaosTTL * 3 / 5)
+		_ = p.cmd.Process.Signal(syscall.SIGSTOP)
+		<-time.After(d)
+		n.proxy.SetStalled(false)
+		<-time.After(500 * time.Millisecond)
+		_ = p.cmd.Process.Signal(syscall.SIGCONT)
+		c.awaitStopped(n, "paused past its lease")
 		c.replace(n, graceful)
 	}
 }
@@ -353,7 +408,7 @@ func (c *realmChaos) check() {
 	counts, _ := json.Marshal(c.counts)
 	c.t.Logf("seed %d: %s; %d claims, %d writes of knights checked, %d saves told to players checked",
 		c.seed, counts, h.claims, h.writes, len(c.acks))
-	if c.counts["killed"] == 0 || c.counts["cut off"] == 0 || c.counts["frozen"] == 0 || h.claims < 8 || len(c.acks) < 2 {
+	if c.counts["killed"] == 0 || c.counts["cut off"] == 0 || c.counts["frozen"]+c.counts["paused"] == 0 || h.claims < 8 || len(c.acks) == 0 {
 		c.fail("the run did too little to tell anything")
 	}
 }
