@@ -6,13 +6,14 @@ import (
 	"flag"
 	"fmt"
 	"math/rand/v2"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"go.etcd.io/etcd/api/v3/mvccpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/orthanc-ssh/orthanc-ssh/internal/realmcheck"
+	"github.com/orthanc-ssh/orthanc-ssh/internal/tcpproxy"
 )
 
 var (
@@ -42,7 +43,7 @@ func TestChaos(t *testing.T) {
 	c := &chaos{t: t, prefix: prefixOf(t), acked: map[string]int{}, ctx: ctx}
 	c.knights = []string{"k0", "k1", "k2", "k3", "k4"}
 	for i := range 3 {
-		c.nodes = append(c.nodes, &node{name: fmt.Sprint("R", i), proxy: newProxy(t, etcdAddr),
+		c.nodes = append(c.nodes, &node{name: fmt.Sprint("R", i), proxy: tcpproxy.New(t, etcdAddr),
 			crash: make(chan struct{}, 1), sessions: map[string]*session{}, thaw: make(chan struct{}),
 			batch: make(chan batched)})
 		close(c.nodes[i].thaw)
@@ -74,7 +75,7 @@ type chaos struct {
 // node is one realm's place: its proxy to etcd and its current realm, if up.
 type node struct {
 	name  string
-	proxy *proxy
+	proxy *tcpproxy.Proxy
 	crash chan struct{}
 
 	mu       sync.Mutex
@@ -124,8 +125,8 @@ func (c *chaos) play(seed uint64, d time.Duration, stop context.CancelFunc) {
 	players.Wait()
 	stopBatchers()
 	for _, n := range c.nodes {
-		n.proxy.setCut(false)
-		n.proxy.setStalled(false)
+		n.proxy.SetCut(false)
+		n.proxy.SetStalled(false)
 		n.setFrozen(false)
 	}
 	wg.Wait()
@@ -138,8 +139,8 @@ func (c *chaos) strike(rng *rand.Rand, d time.Duration) {
 	end := time.Now().Add(d)
 	r0, r1, r2 := c.nodes[0], c.nodes[1], c.nodes[2]
 	set := []func(){
-		func() { c.trouble(r0, 3*time.Second, r0.proxy.setCut) }, nil,
-		func() { c.trouble(r2, 4*time.Second, r2.proxy.setStalled) }, nil,
+		func() { c.trouble(r0, 3*time.Second, r0.proxy.SetCut) }, nil,
+		func() { c.trouble(r2, 4*time.Second, r2.proxy.SetStalled) }, nil,
 		func() { r1.crash <- struct{}{} }, nil,
 		func() { c.trouble(r0, 2*testTTL, r0.setFrozen) }, nil,
 	}
@@ -160,9 +161,9 @@ func (c *chaos) strikeOne(rng *rand.Rand, n *node) {
 	d := time.Duration(500+rng.IntN(3000)) * time.Millisecond
 	switch rng.IntN(8) {
 	case 0:
-		c.trouble(n, d, n.proxy.setCut)
+		c.trouble(n, d, n.proxy.SetCut)
 	case 1:
-		c.trouble(n, d, n.proxy.setStalled)
+		c.trouble(n, d, n.proxy.SetStalled)
 	case 2:
 		c.trouble(n, 2*testTTL, n.setFrozen)
 	case 3:
@@ -200,7 +201,7 @@ func (c *chaos) supervise(n *node) {
 			return
 		default:
 		}
-		cli, err := clientv3.New(clientv3.Config{Endpoints: []string{n.proxy.addr()},
+		cli, err := clientv3.New(clientv3.Config{Endpoints: []string{n.proxy.Addr()},
 			DialTimeout: time.Second, Logger: zapNop})
 		if err != nil {
 			continue
@@ -209,7 +210,7 @@ func (c *chaos) supervise(n *node) {
 		// The process lives on after its realm stops: what it sent in a stall still
 		// reaches etcd when the stall ends.
 		select {
-		case <-n.proxy.gate():
+		case <-n.proxy.Gate():
 		case <-c.ctx.Done():
 		}
 		cli.Close()
@@ -462,24 +463,24 @@ func parseSheet(t *testing.T, b []byte) (token int64, seq int) {
 func (c *chaos) checkHistory(admin *clientv3.Client, rev int64) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	end := c.prefix + "end"
-	if _, err := admin.Put(ctx, end, ""); err != nil {
+	last := map[string]int{}
+	_, err := realmcheck.Replay(ctx, admin, c.prefix, rev, realmcheck.Judge{Wrote: func(w realmcheck.Write) {
+		if w.Kind != "knight" {
+			return
+		}
+		token, seq := parseSheet(c.t, w.Value)
+		if token == 0 || token != w.Claim.Token {
+			c.t.Errorf("%s written at %d under claim %d; the claim then was %d", w.Knight, w.Rev, token, w.Claim.Token)
+		}
+		if seq <= last[w.Knight] {
+			c.t.Errorf("%s's checkpoint %d at %d follows %d", w.Knight, seq, w.Rev, last[w.Knight])
+		}
+		last[w.Knight] = seq
+	}})
+	if err != nil {
 		c.t.Fatal(err)
 	}
-	claim, last := map[string]int64{}, map[string]int{}
-	for resp := range admin.Watch(ctx, c.prefix, clientv3.WithPrefix(), clientv3.WithRev(rev)) {
-		if resp.Err() != nil {
-			c.t.Fatal(resp.Err())
-		}
-		for _, ev := range resp.Events {
-			if string(ev.Kv.Key) == end {
-				c.checkAcked(last)
-				return
-			}
-			c.replay(ev, claim, last)
-		}
-	}
-	c.t.Fatal("the history's end never came")
+	c.checkAcked(last)
 }
 
 func (c *chaos) checkAcked(last map[string]int) {
@@ -487,25 +488,5 @@ func (c *chaos) checkAcked(last map[string]int) {
 		if last[k] < seq {
 			c.t.Errorf("%s's last sheet is %d; %d was acknowledged", k, last[k], seq)
 		}
-	}
-}
-
-func (c *chaos) replay(ev *clientv3.Event, claim map[string]int64, last map[string]int) {
-	key := strings.TrimPrefix(string(ev.Kv.Key), c.prefix)
-	kind, knight, _ := strings.Cut(key, "/")
-	switch {
-	case kind == "claim" && ev.Type == mvccpb.PUT:
-		claim[knight] = ev.Kv.CreateRevision
-	case kind == "claim":
-		claim[knight] = 0
-	case kind == "knight":
-		token, seq := parseSheet(c.t, ev.Kv.Value)
-		if token == 0 || token != claim[knight] {
-			c.t.Errorf("%s written at %d under claim %d; the claim then was %d", knight, ev.Kv.ModRevision, token, claim[knight])
-		}
-		if seq <= last[knight] {
-			c.t.Errorf("%s's checkpoint %d at %d follows %d", knight, seq, ev.Kv.ModRevision, last[knight])
-		}
-		last[knight] = seq
 	}
 }

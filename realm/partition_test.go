@@ -3,11 +3,13 @@ package realm
 import (
 	"errors"
 	"testing"
+
+	"github.com/orthanc-ssh/orthanc-ssh/internal/tcpproxy"
 )
 
 func TestPartitionedRealmStopsBeforeItsLeaseLapses(t *testing.T) {
-	p := newProxy(t, etcdAddr)
-	a := openRealm(t, newClient(t, p.addr()), "A", checkIn("never"))
+	p := tcpproxy.New(t, etcdAddr)
+	a := openRealm(t, newClient(t, p.Addr()), "A", checkIn("never"))
 	b := openRealm(t, newClient(t, etcdAddr), "B", nil)
 	ctx := within(t, 4*testTTL)
 	f, err := a.Claim(ctx, "k1")
@@ -17,7 +19,7 @@ func TestPartitionedRealmStopsBeforeItsLeaseLapses(t *testing.T) {
 	if err := f.Checkpoint(ctx, []byte("before the cut")); err != nil {
 		t.Fatal(err)
 	}
-	p.setCut(true)
+	p.SetCut(true)
 	// B asks; A cannot hear it, so B has the knight only when A's lease lapses.
 	g, err := b.Take(ctx, "k1")
 	if err != nil {

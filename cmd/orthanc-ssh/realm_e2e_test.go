@@ -1,9 +1,7 @@
 package main
 
 import (
-	"net"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -12,6 +10,7 @@ import (
 	gossh "golang.org/x/crypto/ssh"
 
 	"github.com/orthanc-ssh/orthanc-ssh/internal/etcdtest"
+	"github.com/orthanc-ssh/orthanc-ssh/internal/tcpproxy"
 	"github.com/orthanc-ssh/orthanc-ssh/realm/records"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
@@ -94,93 +93,16 @@ func TestABanOnOneRealmHoldsOnAnother(t *testing.T) {
 // A realm cut off from etcd tells its players and takes no one in.
 func TestACutOffRealmTellsItsPlayersAndRefusesLogins(t *testing.T) {
 	etcd := etcdtest.Start(t)
-	p := newCutProxy(t, etcd)
-	a := startRealm(t, "A", p.addr(), defaultSeed)
+	p := tcpproxy.New(t, etcd)
+	a := startRealm(t, "A", p.Addr(), defaultSeed)
 	tm := openTerminal(t, a.addr, newKey(t), 80, 24, nil)
 	tm.enterDungeon("Kay")
-	p.cut()
+	p.SetCut(true)
 	if out := tm.finalOutput(); !strings.Contains(screenWords(out), "lost touch with the realms' records") {
 		t.Fatalf("the player was not told:\n%s", tm.screen())
 	}
 	if banner, err := dialBanner(t, a.addr, newKey(t)); err == nil || !strings.Contains(banner, realmDownLine) {
 		t.Fatalf("a login on the cut-off realm: %v, banner %q", err, banner)
-	}
-}
-
-// cutProxy forwards TCP to etcd until cut: then it closes every connection and holds
-// new ones open, silent, as a partition does.
-type cutProxy struct {
-	ln     net.Listener
-	target string
-	mu     sync.Mutex
-	isCut  bool
-	conns  []net.Conn
-}
-
-func newCutProxy(t *testing.T, target string) *cutProxy {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &cutProxy{ln: ln, target: target}
-	go p.serve()
-	t.Cleanup(func() { ln.Close(); p.cut() })
-	return p
-}
-
-func (p *cutProxy) addr() string { return p.ln.Addr().String() }
-
-func (p *cutProxy) serve() {
-	for {
-		c, err := p.ln.Accept()
-		if err != nil {
-			return
-		}
-		if !p.keep(c) {
-			continue // silent until the test ends
-		}
-		up, err := net.Dial("tcp", p.target)
-		if err != nil || !p.keep(up) {
-			c.Close()
-			continue
-		}
-		go func() { copyConn(up, c) }()
-		go func() { copyConn(c, up) }()
-	}
-}
-
-// keep notes a connection, and reports whether traffic may flow on it.
-func (p *cutProxy) keep(c net.Conn) bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.conns = append(p.conns, c)
-	return !p.isCut
-}
-
-func (p *cutProxy) cut() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.isCut = true
-	for _, c := range p.conns {
-		c.Close()
-	}
-	p.conns = nil
-}
-
-func copyConn(dst, src net.Conn) {
-	buf := make([]byte, 32<<10)
-	for {
-		n, err := src.Read(buf)
-		if n > 0 {
-			if _, werr := dst.Write(buf[:n]); werr != nil {
-				return
-			}
-		}
-		if err != nil {
-			dst.Close()
-			return
-		}
 	}
 }
 

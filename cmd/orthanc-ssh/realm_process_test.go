@@ -45,16 +45,34 @@ func (p *realmProcess) logged(want ...string) bool {
 // see the claim held on a slow machine), and waits for it to listen.
 func startRealmProcess(t *testing.T, name, etcd string, seed uint64) *realmProcess {
 	t.Helper()
-	cmd := exec.Command(serverBinary(t), "-addr", "127.0.0.1:0", "-data", t.TempDir(), "-tick", "5ms",
-		"-seed", fmt.Sprint(seed), "-realm", name, "-etcd", etcd, "-realm-ttl", "5s",
+	p, err := launchRealm(t, realmSpec{name: name, etcd: etcd, dir: t.TempDir(), seed: seed, ttl: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// realmSpec is how a realm process is run: its name, etcd (an address or a proxy's),
+// data folder (kept across restarts), dungeon seed and lease.
+type realmSpec struct {
+	name, etcd, dir string
+	seed            uint64
+	ttl             time.Duration
+}
+
+// launchRealm runs the binary as spec says and waits, 30 s at most, for it to listen;
+// the test's end kills it. It does not fail the test, so a goroutine may call it.
+func launchRealm(t *testing.T, spec realmSpec) (*realmProcess, error) {
+	cmd := exec.Command(serverBinary(t), "-addr", "127.0.0.1:0", "-data", spec.dir, "-tick", "5ms",
+		"-seed", fmt.Sprint(spec.seed), "-realm", spec.name, "-etcd", spec.etcd, "-realm-ttl", spec.ttl.String(),
 		"-new-knights-per-hour", fmt.Sprint(testKnightsPerHour))
 	cmd.Env = append(os.Environ(), "ORTHANC_SEED=")
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
 	p := &realmProcess{cmd: cmd}
@@ -72,11 +90,13 @@ func startRealmProcess(t *testing.T, name, etcd string, seed uint64) *realmProce
 	}()
 	select {
 	case p.addr = <-addr:
-		return p
+		return p, nil
 	case <-time.After(30 * time.Second):
-		t.Fatalf("realm %s did not report its address:\n%s", name, p.log.String())
+		_ = cmd.Process.Kill()
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		return nil, fmt.Errorf("realm %s did not report its address:\n%s", spec.name, p.log.String())
 	}
-	return nil
 }
 
 // Three realms as processes. A key plays on A; A is killed with SIGKILL while the

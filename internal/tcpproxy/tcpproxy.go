@@ -1,4 +1,7 @@
-package realm
+// Package tcpproxy is a TCP proxy a test puts between a program and a server (a realm
+// and etcd) to cut or stall the way between them, as a partition does. Only tests
+// import it.
+package tcpproxy
 
 import (
 	"net"
@@ -6,12 +9,12 @@ import (
 	"testing"
 )
 
-// proxy is a TCP proxy between a realm's client and etcd that a test can cut: a cut
-// closes every connection through it and leaves new ones hanging, unanswered, as a
-// partition does; heal lets them through again. A stall holds what is sent, both
-// ways, and delivers it when the stall ends, as TCP does across a short partition:
-// a request sent before it reaches etcd late, after its sender has given up.
-type proxy struct {
+// Proxy forwards TCP to a target until cut: a cut closes every connection through it and
+// leaves new ones hanging, unanswered, as a partition does; healing lets them through
+// again. A stall holds what is sent, both ways, and delivers it when the stall ends, as
+// TCP does across a short partition: a request sent before it reaches the server late,
+// after its sender has given up (or died).
+type Proxy struct {
 	ln     net.Listener
 	target string
 
@@ -21,23 +24,24 @@ type proxy struct {
 	conns map[net.Conn]struct{}
 }
 
-// newProxy listens on a free loopback port and forwards to target; closed with the test.
-func newProxy(t testing.TB, target string) *proxy {
+// New listens on a free loopback port and forwards to target; it is closed with the test.
+func New(t testing.TB, target string) *Proxy {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &proxy{ln: ln, target: target, conns: map[net.Conn]struct{}{}, open: make(chan struct{})}
+	p := &Proxy{ln: ln, target: target, conns: map[net.Conn]struct{}{}, open: make(chan struct{})}
 	close(p.open)
 	go p.serve()
-	t.Cleanup(p.close)
+	t.Cleanup(p.Close)
 	return p
 }
 
-func (p *proxy) addr() string { return p.ln.Addr().String() }
+// Addr is the proxy's address, host:port, to give the program in place of the target's.
+func (p *Proxy) Addr() string { return p.ln.Addr().String() }
 
-func (p *proxy) serve() {
+func (p *Proxy) serve() {
 	for {
 		c, err := p.ln.Accept()
 		if err != nil {
@@ -50,7 +54,7 @@ func (p *proxy) serve() {
 	}
 }
 
-func (p *proxy) forward(c net.Conn) {
+func (p *Proxy) forward(c net.Conn) {
 	up, err := net.Dial("tcp", p.target)
 	if err != nil || !p.track(up) {
 		c.Close()
@@ -62,12 +66,12 @@ func (p *proxy) forward(c net.Conn) {
 }
 
 // pipe copies src to dst, holding each read while the proxy is stalled.
-func (p *proxy) pipe(dst, src net.Conn) {
+func (p *Proxy) pipe(dst, src net.Conn) {
 	buf := make([]byte, 32<<10)
 	for {
 		n, err := src.Read(buf)
 		if n > 0 {
-			<-p.gate()
+			<-p.Gate()
 			if _, werr := dst.Write(buf[:n]); werr != nil {
 				return
 			}
@@ -78,14 +82,15 @@ func (p *proxy) pipe(dst, src net.Conn) {
 	}
 }
 
-func (p *proxy) gate() <-chan struct{} {
+// Gate is closed while the proxy is not stalled.
+func (p *Proxy) Gate() <-chan struct{} {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.open
 }
 
-// setStalled starts or ends a stall.
-func (p *proxy) setStalled(stalled bool) {
+// SetStalled starts or ends a stall.
+func (p *Proxy) SetStalled(stalled bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	select {
@@ -101,7 +106,7 @@ func (p *proxy) setStalled(stalled bool) {
 }
 
 // track notes an open connection, so that a cut can close it; false if the proxy closed.
-func (p *proxy) track(c net.Conn) bool {
+func (p *Proxy) track(c net.Conn) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.conns == nil {
@@ -112,15 +117,15 @@ func (p *proxy) track(c net.Conn) bool {
 	return true
 }
 
-func (p *proxy) isCut() bool {
+func (p *Proxy) isCut() bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.cut
 }
 
-// setCut cuts or heals; either way the connections open now are closed, so a client
+// SetCut cuts or heals; either way the connections open now are closed, so a client
 // hangs on new ones while cut and dials through again once healed.
-func (p *proxy) setCut(cut bool) {
+func (p *Proxy) SetCut(cut bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.cut = cut
@@ -130,10 +135,11 @@ func (p *proxy) setCut(cut bool) {
 	clear(p.conns)
 }
 
-func (p *proxy) close() {
+// Close stops the proxy and closes every connection through it.
+func (p *Proxy) Close() {
 	p.ln.Close()
-	p.setStalled(false)
-	p.setCut(true)
+	p.SetStalled(false)
+	p.SetCut(true)
 	p.mu.Lock()
 	p.conns = nil
 	p.mu.Unlock()
