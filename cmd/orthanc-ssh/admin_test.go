@@ -170,8 +170,8 @@ func TestEveryAdminCommandAnswersHelp(t *testing.T) {
 }
 
 // Every command of the table, an admin's or everyone's, explains itself with --help from
-// its row, to a key that may run it, and exits 0; help --json lists the rows the key may
-// run, in the table's order.
+// its row (the ssh command it names, the server's own), to a key that may run it, and
+// exits 0; help --json lists the rows the key may run, in the table's order.
 func TestEveryCommandAnswersHelp(t *testing.T) {
 	t.Parallel()
 	admin, player := newKey(t), newKey(t)
@@ -185,9 +185,9 @@ func TestEveryCommandAnswersHelp(t *testing.T) {
 		code := srv.runCommandLine(context.Background(), key, []string{c.name, "--help"}, &out, &errOut, false, false)
 		want := "usage: " + c.usage + "\n  " + c.summary + "\n"
 		if c.help != "" {
-			want += "\n" + c.help + "\n"
+			want += "\n" + srv.withSSH(c.help) + "\n"
 		}
-		if code != 0 || out.String() != want || errOut.Len() != 0 {
+		if code != 0 || out.String() != want || errOut.Len() != 0 || strings.Contains(out.String(), "PORT host") {
 			t.Errorf("%s --help: exit %d, stdout %q, stderr %q; want %q", c.name, code, out.String(), errOut.String(), want)
 		}
 	}
@@ -220,9 +220,9 @@ func TestEveryCommandAnswersHelp(t *testing.T) {
 }
 
 // The console runs the same table through the same gate: help lists every command that
-// runs there and none that runs only from a shell ("?" too), those say where they run,
-// who shows an admin's columns, and a word that is no command says to try help. A key
-// that is not an admin's has no console.
+// runs there and none that runs only from a shell ("?" too), those say where they run
+// (with the server's own ssh command), who shows an admin's columns, and a word that is
+// no command says to try help. A key that is not an admin's has no console.
 func TestTheConsoleRunsTheCommandTable(t *testing.T) {
 	t.Parallel()
 	admin, player := newKey(t), newKey(t)
@@ -248,7 +248,7 @@ func TestTheConsoleRunsTheCommandTable(t *testing.T) {
 		if c.shell == "" {
 			continue
 		}
-		if out, ok := console(c.name); ok || out != "orthanc: "+c.shell+"\n" {
+		if out, ok := console(c.name); ok || out != "orthanc: "+srv.withSSH(c.shell)+"\n" || strings.Contains(out, "PORT") {
 			t.Errorf("%s in the console: ok %v, %q", c.name, ok, out)
 		}
 	}

@@ -31,7 +31,9 @@ import (
 // it is found before the one-word row (keys) of its first word, so an admin's
 // sub-command has a row, and the gate, of its own.
 
-// command is one row of the table.
+// command is one row of the table. Its help and shell write a command line to run as
+// "ssh -p PORT host ..." (or "ssh -t -p PORT host ..."): they are printed through withSSH,
+// which puts this server's real command in its place.
 type command struct {
 	name    string
 	usage   string // its command line, for help and usage errors
@@ -338,7 +340,7 @@ func (s *server) runCommandLineFrom(ctx context.Context, key ssh.PublicKey, addr
 		return 1
 	}
 	if key == nil && !cmd.guests {
-		fmt.Fprintln(errOut, guestNeedsKey)
+		fmt.Fprintln(errOut, s.withSSH(guestNeedsKey))
 		return 1
 	}
 	code := c.run(s, args[words:])
@@ -353,11 +355,11 @@ func (s *server) runCommandLineFrom(ctx context.Context, key ssh.PublicKey, addr
 // it through: --help, then the console's refusal of a shell command, then the arguments.
 func (c *call) run(s *server, args []string) int {
 	if slices.ContainsFunc(args, func(a string) bool { return a == "--help" || a == "-h" }) {
-		writeCommandHelp(c.out, c.cmd)
+		s.writeCommandHelp(c.out, c.cmd)
 		return 0
 	}
 	if c.console && c.cmd.shell != "" {
-		return c.fail("%s", c.cmd.shell)
+		return c.fail("%s", s.withSSH(c.cmd.shell))
 	}
 	if !c.parse(args) {
 		return 1
@@ -492,7 +494,7 @@ func (c *call) writeJSON(v any) int {
 // only, and in the console only what runs there. help monsters prints the monster tables.
 func (s *server) cmdHelp(c *call) int {
 	if len(c.args) > 0 {
-		return helpTopic(c)
+		return s.helpTopic(c)
 	}
 	var everyone, admins []command
 	for _, cmd := range commands {
@@ -511,8 +513,8 @@ func (s *server) cmdHelp(c *call) int {
 		writeCommands(c.out, "Admin console (Enter runs a line, Esc closes, PgUp/PgDn scroll):", append(everyone, admins...))
 		return 0
 	}
-	fmt.Fprintln(c.out, "Orthanc over SSH. Connect with a terminal to play: ssh -p PORT host")
-	writeCommands(c.out, "Commands (ssh -p PORT host COMMAND):", everyone)
+	fmt.Fprintln(c.out, "Orthanc over SSH. Connect with a terminal to play:", s.sshCommand())
+	writeCommands(c.out, "Commands ("+s.sshCommand()+" COMMAND):", everyone)
 	if len(admins) > 0 {
 		fmt.Fprintln(c.out)
 		writeCommands(c.out, "Admin commands (also typed after : in the game; each takes --help):", admins)
@@ -522,18 +524,28 @@ func (s *server) cmdHelp(c *call) int {
 
 // writeCommandHelp prints a command's usage, summary and help, as NAME --help and
 // help NAME do.
-func writeCommandHelp(w io.Writer, cmd *command) {
+func (s *server) writeCommandHelp(w io.Writer, cmd *command) {
 	fmt.Fprintf(w, "usage: %s\n  %s\n", cmd.usage, cmd.summary)
 	if cmd.help != "" {
-		fmt.Fprintf(w, "\n%s\n", cmd.help)
+		fmt.Fprintf(w, "\n%s\n", s.withSSH(cmd.help))
 	}
+}
+
+// withSSH is text written with "ssh -p PORT host" or "ssh -t -p PORT host" for the
+// command that reaches this server, with this server's real one in their place
+// (sshCommand), so a newcomer can run the line as it reads.
+func (s *server) withSSH(text string) string {
+	return strings.NewReplacer(
+		"ssh -t -p PORT host", s.sshCommand("-t"),
+		"ssh -p PORT host", s.sshCommand(),
+	).Replace(text)
 }
 
 // helpTopic is help with a topic: help monsters prints the monster tables; help NAME a
 // command's help, as NAME --help does (an admin's commands for admins only).
-func helpTopic(c *call) int {
+func (s *server) helpTopic(c *call) int {
 	if cmd, n := findCommand(c.args); cmd != nil && n == len(c.args) && (!cmd.admin || c.admin) && cmd.name != "help" {
-		writeCommandHelp(c.out, cmd)
+		s.writeCommandHelp(c.out, cmd)
 		return 0
 	}
 	if c.args[0] != "monsters" {

@@ -611,8 +611,8 @@ func (s *server) adminReports(c *call) int {
 			fmt.Fprintf(c.out, "  (reported %d times, last at %s)\n", r.Times, r.Updated.UTC().Format(time.DateTime))
 		}
 		if replays[r.ID] {
-			fmt.Fprintf(c.out, "  (what %s did in the %d minutes before: ssh -t -p PORT host replay --report %d)\n",
-				r.About, int(replay.ReportWindow.Minutes()), r.ID)
+			fmt.Fprintf(c.out, "  (what %s did in the %d minutes before: %s replay --report %d)\n",
+				r.About, int(replay.ReportWindow.Minutes()), s.sshCommand("-t"), r.ID)
 		}
 		if len(r.Lines) == 0 {
 			fmt.Fprintf(c.out, "  (%s said nothing aloud in the %d minutes before)\n", r.About, int(reportWindow.Minutes()))

@@ -19,7 +19,7 @@ import (
 
 func (s *server) adminBackup(c *call) int {
 	if c.pty {
-		return c.fail("backup writes binary and a terminal would mangle it; run it without -t: ssh -p PORT host backup > orthanc.db")
+		return c.fail("backup writes binary and a terminal would mangle it; run it without -t: %s backup > orthanc.db", s.sshCommand())
 	}
 	if err := s.saver.Flush(); err != nil {
 		// The copy is still consistent; it lacks what the saver could not write.

@@ -367,14 +367,14 @@ func scoreLines(list []scoreJSON) []string {
 // cmdPlay and cmdWatch answer play and watch run without a terminal: they need one. With
 // a terminal, the program handler runs them (game.go, spectate.go).
 func (s *server) cmdPlay(c *call) int {
-	return c.fail("play needs a terminal: ssh -t -p PORT host play [--plain]")
+	return c.fail("play needs a terminal: %s play [--plain]", s.sshCommand("-t"))
 }
 
 func (s *server) cmdWatch(c *call) int {
-	return c.fail("watch needs a terminal: ssh -t -p PORT host watch NAME")
+	return c.fail("watch needs a terminal: %s watch NAME", s.sshCommand("-t"))
 }
 
-// guestNeedsKey is what a guest is told of a command that needs a key.
+// guestNeedsKey is what a guest is told of a command that needs a key (through withSSH).
 const guestNeedsKey = "orthanc: guests have no key, and this needs one. Make a key (ssh-keygen -t ed25519) and connect again;\n" +
 	"a guest knight can be kept with the code it is given when it leaves: ssh -p PORT host claim CODE"
 

@@ -108,7 +108,7 @@ func (s *server) cmdReplay(c *call) int {
 	case s.replayWriter == nil:
 		return c.fail("this server records no replays")
 	case a.plays():
-		return c.fail("replay needs a terminal to play one: ssh -t -p PORT host replay %s", strings.Join(c.args, " "))
+		return c.fail("replay needs a terminal to play one: %s replay %s", s.sshCommand("-t"), strings.Join(c.args, " "))
 	case c.knight == "":
 		return c.fail("no knight for key %s yet; connect with a terminal to roll one", c.fp)
 	}
@@ -121,7 +121,7 @@ func (s *server) cmdReplay(c *call) int {
 		fmt.Fprintln(c.out, "You have no replays yet: a knight's last 10 minutes are kept as it plays.")
 		return 0
 	}
-	fmt.Fprintln(c.out, "Your replays (ssh -t -p PORT host replay N plays one):")
+	fmt.Fprintf(c.out, "Your replays (%s replay N plays one):\n", s.sshCommand("-t"))
 	for i, r := range list {
 		fmt.Fprintf(c.out, "%3d  %s\n", i+1, r.line)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net"
 	"os/exec"
 	"regexp"
 	"strings"
@@ -113,6 +114,13 @@ func liveRecord(t *testing.T, srv *server, name string) world.Adventurer {
 	return rec
 }
 
+// guestNeedsKeyAt is what a guest of the test server at addr is told of a command that
+// needs a key: the claim command it names is the server's own (-public-addr localhost).
+func guestNeedsKeyAt(addr string) string {
+	_, port, _ := net.SplitHostPort(addr)
+	return strings.Replace(guestNeedsKey, "ssh -p PORT host", "ssh -p "+port+" localhost", 1)
+}
+
 // A guest who dies or leaves before it has a knight gets no code: only how to make a key.
 // A guest cannot run what needs a key: keys, link, claim, whoami say how to make one.
 func TestAGuestHasNoKey(t *testing.T) {
@@ -124,7 +132,7 @@ func TestAGuestHasNoKey(t *testing.T) {
 	defer c.Close()
 	for _, cmd := range []string{"keys", "keys add", "link ABCD-EFGH", "claim ABCD-EFGH", "whoami", "regen 1"} {
 		_, errOut, code := runOn(t, c, cmd)
-		want := guestNeedsKey
+		want := guestNeedsKeyAt(ts.addr)
 		if cmd == "regen 1" {
 			want = permissionDenied
 		}
@@ -298,7 +306,7 @@ func TestOfferingTheAdminKeyThenComingInAsAGuestIsNoAdmin(t *testing.T) {
 	if _, errOut, code := runOn(t, c, "stats"); code != 1 || strings.TrimSpace(errOut) != permissionDenied {
 		t.Fatalf("stats after the forged offer: %d %q", code, errOut)
 	}
-	if _, errOut, code := runOn(t, c, "whoami"); code != 1 || !strings.Contains(errOut, guestNeedsKey) {
+	if _, errOut, code := runOn(t, c, "whoami"); code != 1 || !strings.Contains(errOut, guestNeedsKeyAt(ts.addr)) {
 		t.Fatalf("whoami after the forged offer: %d %q", code, errOut)
 	}
 	tm := terminalOn(t, c, 80, 24, nil, "")

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"net"
 	"regexp"
 	"strings"
 	"testing"
@@ -94,7 +95,8 @@ func TestAnAdminReplaysAReportedKnight(t *testing.T) {
 	a.chat("/report Percival rude words")
 	a.waitFor("Your report about Percival is with the admins")
 	out, _, code := runCmd(t, srv.addr, admin, "reports")
-	if code != 0 || !strings.Contains(out, "(what Percival did in the 2 minutes before: ssh -t -p PORT host replay --report 1)") {
+	_, port, _ := net.SplitHostPort(srv.addr)
+	if code != 0 || !strings.Contains(out, "(what Percival did in the 2 minutes before: ssh -t -p "+port+" localhost replay --report 1)") {
 		t.Fatalf("reports (status %d):\n%s", code, out)
 	}
 	r := openTerminalCmd(t, srv.addr, admin, 80, 24, "replay --report 1")

@@ -18,7 +18,7 @@ import (
 // a watcher of the knight before the program starts, so a name that is not in the game
 // (or a knight who refuses spectators) gets one clear line and status 1 at once.
 
-// watchUsage is the usage line of watch.
+// watchUsage is the usage line of watch (through withSSH).
 const watchUsage = "usage: ssh -t -p PORT host watch NAME"
 
 // watchProgram builds the spectator's program for `watch NAME...` (the words after
@@ -31,7 +31,7 @@ func (s *server) watchProgram(sess ssh.Session, args []string) *tea.Program {
 	}
 	name := strings.TrimSpace(strings.Join(args, " "))
 	if name == "" || strings.HasPrefix(name, "-") {
-		return refuse(watchUsage)
+		return refuse(s.withSSH(watchUsage))
 	}
 	ptyReq, _, _ := sess.Pty()
 	fp := keys.Fingerprint(sess.PublicKey())
