@@ -233,13 +233,19 @@ func (s *server) adminKeysMove(c *call) int {
 	if done.Gone {
 		s.forgetKnight(c, done.Left) // the dead knight NEW played before
 	}
+	return s.keyMoved(c, oldFP, newFP, old.Knight, rec.Name)
+}
+
+// keyMoved ends keys move, alone or on a realm, once NEW plays OLD's knight: OLD's
+// games end, saying why, and the admin is told.
+func (s *server) keyMoved(c *call, oldFP, newFP, knight, name string) int {
 	s.tellKeyEnds(oldFP, keyMovedMessage)
 	s.live.closeKey(oldFP, kickGrace)
-	c.result = fmt.Sprintf("moved %s's key %s to %s", rec.Name, oldFP, newFP)
+	c.result = fmt.Sprintf("moved %s's key %s to %s", name, oldFP, newFP)
 	if c.json {
-		return c.writeJSON(keysMoveJSON{Old: oldFP, New: newFP, Knight: old.Knight, Name: rec.Name})
+		return c.writeJSON(keysMoveJSON{Old: oldFP, New: newFP, Knight: knight, Name: name})
 	}
-	fmt.Fprintf(c.out, "%s is now played by %s in place of %s.\n", rec.Name, newFP, oldFP)
+	fmt.Fprintf(c.out, "%s is now played by %s in place of %s.\n", name, newFP, oldFP)
 	return 0
 }
 

@@ -286,14 +286,7 @@ func (s *server) realmKeysMove(c *call, oldFP, newFP string) int {
 	case given.gone:
 		s.forgetKnight(c, given.left) // the dead knight NEW played before
 	}
-	s.tellKeyEnds(oldFP, keyMovedMessage)
-	s.live.closeKey(oldFP, kickGrace)
-	c.result = fmt.Sprintf("moved %s's key %s to %s", rec.Name, oldFP, newFP)
-	if c.json {
-		return c.writeJSON(keysMoveJSON{Old: oldFP, New: newFP, Knight: old.Knight, Name: rec.Name})
-	}
-	fmt.Fprintf(c.out, "%s is now played by %s in place of %s.\n", rec.Name, newFP, oldFP)
-	return 0
+	return s.keyMoved(c, oldFP, newFP, old.Knight, rec.Name)
 }
 
 // realmClaim is claim CODE on a realm, the code taken: the guest's knight is written as a
