@@ -101,14 +101,20 @@ func TestLastKeepsTheEnd(t *testing.T) {
 	}
 }
 
-// The recorder hands a knight's views over in chunks, and on its death asks for the end
-// of its record to be kept, with its name and privacy.
-func TestRecorderChunksAndKeepsADeath(t *testing.T) {
+// runRecorder runs a recorder of 25 ms turns into a test sink until the test ends.
+func runRecorder(t *testing.T) (*Recorder, *sink, context.Context) {
 	s := &sink{}
 	r := NewRecorder(s, 25*time.Millisecond, nil, nil)
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	t.Cleanup(cancel)
 	go r.Run(ctx)
+	return r, s, ctx
+}
+
+// The recorder hands a knight's views over in chunks, and on its death asks for the end
+// of its record to be kept, with its name and privacy.
+func TestRecorderChunksAndKeepsADeath(t *testing.T) {
+	r, s, ctx := runRecorder(t)
 	w := newTestWorld(t, r.For("K-kay"))
 	w.walk(world.East, world.West)
 	r.Flush(ctx)
@@ -137,11 +143,7 @@ func TestRecorderChunksAndKeepsADeath(t *testing.T) {
 // frame, but for the last one held, which ends the chunk; the knight's own steps are all
 // kept, at their turns.
 func TestRecorderLeavesOutOthersMovingBetweenFrames(t *testing.T) {
-	s := &sink{}
-	r := NewRecorder(s, 25*time.Millisecond, nil, nil)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go r.Run(ctx)
+	r, s, ctx := runRecorder(t)
 	rec := r.For("K-kay")
 	self := world.Self{Name: "Kay", Pos: world.Pos{X: 3, Y: 3}}
 	var sent []world.View
@@ -181,11 +183,7 @@ func TestRecorderLeavesOutOthersMovingBetweenFrames(t *testing.T) {
 // (gate.go), and their lines go with the next frame, or with the last view held when the
 // recorder is flushed or the session leaves: every line is in the record, in order.
 func TestRecorderKeepsEveryLineOfViewsLeftOut(t *testing.T) {
-	s := &sink{}
-	r := NewRecorder(s, 25*time.Millisecond, nil, nil)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go r.Run(ctx)
+	r, s, ctx := runRecorder(t)
 	rec := r.For("K-kay")
 	self := world.Self{Name: "Kay", Pos: world.Pos{X: 3, Y: 3}}
 	var log, kinds = []string{}, []world.MsgKind{}
