@@ -8,7 +8,7 @@ import "testing"
 // they are measured (TestDropping, TestTheBeltPouchHoldsTwoQuickPotions), the restock's
 // third in TestALevelRestocksWhenFewerThanAThirdOfItsGuardsLive, the screen-reader
 // player's 3 in TestASilentHeroIsSkippedAfterTheGrace, and the server's seconds (10 s,
-// 30 s) in cmd/orthanc-ssh's TestTheRulingsTimes.
+// 30 s) in server's TestTheRulingsTimes.
 
 // Seed 003: "Throwing an item always costs 100%": an arrow of slaying, shot in a fight,
 // costs a whole round, through the engine.

@@ -65,8 +65,7 @@ func TestHandshakesRaw(t *testing.T) {
 }
 
 // The handshake mode against the game server, built and run as its own process as the
-// capacity script runs it (it is package main of cmd/orthanc-ssh, so it cannot run in
-// this one): every connection logs in, though none opens a session.
+// capacity script runs it: every connection logs in, though none opens a session.
 func TestHandshakesGame(t *testing.T) {
 	t.Parallel()
 	cmd, addr := startGame(t, "-max-per-ip", "100")

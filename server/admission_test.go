@@ -1,0 +1,223 @@
+package server
+
+import (
+	"fmt"
+	"io"
+	"net"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	gossh "golang.org/x/crypto/ssh"
+)
+
+// silentFlood holds n sockets from the loopback address src to addr that never send a
+// byte, each opened again pause after the server drops it, until stop is closed; opened
+// counts the sockets it opened.
+func silentFlood(addr, src string, n int, pause time.Duration, stop <-chan struct{}, wg *sync.WaitGroup, opened *int64, mu *sync.Mutex) {
+	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(src)}, Timeout: time.Second}
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 100000; i++ { // bounded: the flood ends with stop long before
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				c, err := d.Dial("tcp", addr)
+				if err != nil {
+					select {
+					case <-stop:
+						return
+					case <-time.After(10 * time.Millisecond):
+					}
+					continue
+				}
+				mu.Lock()
+				*opened++
+				mu.Unlock()
+				go func() { <-stop; c.Close() }()
+				_, _ = io.Copy(io.Discard, c) // the server's version line, then nothing: until it drops us
+				c.Close()
+				select {
+				case <-stop:
+					return
+				case <-time.After(pause):
+				}
+			}
+		}()
+	}
+}
+
+// Regression (issue 30): sockets that never send a byte held handshake places for 10 s:
+// 60 addresses × 20 sockets held all 1000, and every new login was reset. Now a silent
+// socket is dropped at the banner deadline and its address penalised, admission drops at
+// random once places fill (as OpenSSH's MaxStartups), and a keyed player gets in within
+// 2 s at least 9 times in 10 while the 60 addresses reconnect as fast as they are dropped.
+func TestSilentSocketsFromManyAddressesHoldNoPlace(t *testing.T) {
+	if raceDetector {
+		t.Skip("the issue's 2 s is a real server's bound: under the race detector a handshake alone takes seconds")
+	}
+	ts := startServer(t, t.TempDir())
+	key := newKey(t)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var opened int64
+	for i := range 60 {
+		silentFlood(ts.addr, fmt.Sprintf("127.0.0.%d", 2+i), 20, 0, stop, &wg, &opened, &mu)
+	}
+	defer func() { close(stop); wg.Wait() }()
+	time.Sleep(time.Second) // the flood under way: not a wait for something to happen
+
+	var times []time.Duration
+	ok := 0
+	for range 10 {
+		start := time.Now()
+		cfg := clientConfig(gossh.PublicKeys(key))
+		cfg.Timeout = 5 * time.Second
+		c, err := gossh.Dial("tcp", ts.addr, cfg)
+		took := time.Since(start)
+		if err == nil {
+			c.Close()
+			if took <= 2*time.Second {
+				ok++
+			}
+		} else {
+			took = -took // a failed login, as a negative time
+		}
+		times = append(times, took)
+		time.Sleep(1500 * time.Millisecond) // the attempts spread over the flood
+	}
+	mu.Lock()
+	n := opened
+	mu.Unlock()
+	t.Logf("logins (negative: failed) %v; %d of 10 within 2 s; the flood opened %d sockets", times, ok, n)
+	if ok < 9 {
+		t.Errorf("%d of 10 logins within 2 s under the silent flood, want 9 at least", ok)
+	}
+}
+
+// An address is charged for each silent or failed connection and refused once its charge
+// is past penaltyGrace, until it runs down, never for more than penaltyMax; early drop
+// takes none below early-drop-at and all at max-handshakes.
+func TestPenaltiesAndEarlyDrop(t *testing.T) {
+	lim := defaultLimits
+	l := newLimitListener(nil, lim, nil)
+	now := time.Now()
+	l.penalise("192.0.2.1", penaltySilent, now)
+	if reason, _ := l.admission("192.0.2.1", now); reason != "" {
+		t.Errorf("one silent connection refuses its address: %s", reason)
+	}
+	l.penalise("192.0.2.1", penaltySilent, now)
+	reason, msg := l.admission("192.0.2.1", now)
+	if reason != refusedPenalty || !strings.Contains(msg, "try again in 5s") {
+		t.Errorf("two silent connections: %q %q", reason, msg)
+	}
+	if reason, _ := l.admission("192.0.2.2", now); reason != "" {
+		t.Errorf("another address is refused: %s", reason)
+	}
+	if reason, _ := l.admission("192.0.2.1", now.Add(6*time.Second)); reason != "" {
+		t.Errorf("a charge run down below the grace still refuses: %s", reason)
+	}
+	for range 1000 {
+		l.penalise("192.0.2.3", penaltySilent, now)
+	}
+	if left := l.penalty("192.0.2.3", now); left != penaltyMax-penaltyGrace {
+		t.Errorf("a thousand charges refuse for %s, want %s", left, penaltyMax-penaltyGrace)
+	}
+	drops := func(waiting int) int {
+		l.shaking = waiting
+		n := 0
+		for range 1000 {
+			if l.earlyDrop() {
+				n++
+			}
+		}
+		return n
+	}
+	if n := drops(lim.earlyDropAt - 1); n != 0 {
+		t.Errorf("%d of 1000 dropped below early-drop-at", n)
+	}
+	if n := drops(lim.earlyDropAt); n < 200 || n > 400 {
+		t.Errorf("%d of 1000 dropped at early-drop-at, want about 300", n)
+	}
+	if n := drops(lim.maxHandshakes - 1); n < 980 {
+		t.Errorf("%d of 1000 dropped with one place left, want nearly all", n)
+	}
+}
+
+// loginTimes logs in n times with key and returns how long each took (a failure fails
+// the test).
+func loginTimes(t *testing.T, addr string, key gossh.Signer, n int) []time.Duration {
+	t.Helper()
+	var out []time.Duration
+	for range n {
+		start := time.Now()
+		c, err := gossh.Dial("tcp", addr, clientConfig(gossh.PublicKeys(key)))
+		if err != nil {
+			t.Fatalf("login: %v", err)
+		}
+		out = append(out, time.Since(start))
+		c.Close()
+	}
+	return out
+}
+
+// median is the middle of ds.
+func median(ds []time.Duration) time.Duration {
+	s := append([]time.Duration(nil), ds...)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+// Regression (issue 30): the web page took any number of sockets from one address, and
+// shared descriptors with SSH, so a web flood slowed SSH logins from 0.1 s to 4.35 s.
+// The page holds at most maxPerAddr connections of an address and maxConns in all (defaultWeb),
+// while 60 addresses open 20 each and reconnect a second after they are closed; an SSH login
+// takes no more than 100 ms longer than without the flood.
+func TestTheWebPageHasAShareOfItsOwn(t *testing.T) {
+	ts, srv, _ := webServer(t)
+	key := newKey(t)
+	before := loginTimes(t, ts.addr, key, 5)
+	web := srv.httpLn.(*webListener)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var opened int64
+	for i := range 60 {
+		// A socket dropped comes back a second later: 1200 a second, from 60 addresses. As
+		// fast as dropped, the flood's own goroutines took the test's two cores.
+		silentFlood(web.Addr().String(), fmt.Sprintf("127.0.0.%d", 2+i), 20, time.Second, stop, &wg, &opened, &mu)
+	}
+	most := 0
+	deadline := time.Now().Add(3 * time.Second)
+	for time.Now().Before(deadline) { // bounded: the flood's first seconds, sampled
+		web.mu.Lock()
+		most = max(most, web.all)
+		for addr, n := range web.perAddr {
+			if n > defaultWeb.maxPerAddr {
+				t.Errorf("%d connections to the page from %s", n, addr)
+			}
+		}
+		web.mu.Unlock()
+		time.Sleep(10 * time.Millisecond)
+	}
+	during := loginTimes(t, ts.addr, key, 5)
+	close(stop)
+	wg.Wait()
+	mu.Lock()
+	t.Logf("SSH logins without the web flood %v (median %v), with it %v (median %v); the page held %d at most, the flood opened %d, %d closed at once",
+		before, median(before), during, median(during), most, opened, web.refused.Load())
+	mu.Unlock()
+	if most > defaultWeb.maxConns {
+		t.Errorf("the page held %d connections, more than %d", most, defaultWeb.maxConns)
+	}
+	if d := median(during) - median(before); d > 100*time.Millisecond {
+		t.Errorf("the web flood made an SSH login %v slower", d)
+	}
+}

@@ -1,0 +1,297 @@
+package server
+
+import (
+	"fmt"
+	"net/netip"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/orthanc-ssh/orthanc-ssh/app"
+	"github.com/orthanc-ssh/orthanc-ssh/store"
+	"github.com/orthanc-ssh/orthanc-ssh/world"
+)
+
+// The admin commands about one knight: rename, and knight, which looks a knight up,
+// online or not (issue 32).
+
+// renameJSON is rename --json's answer.
+type renameJSON struct {
+	Knight string `json:"knight"`
+	Old    string `json:"old"`
+	Name   string `json:"name"`
+	Online bool   `json:"online"`
+}
+
+// adminRename is rename KNIGHT NEW: the knight (one word: a name, a key's fingerprint or
+// the knight's id) takes the name NEW, checked as the name prompt checks a name and kept
+// unique by the name book. A knight online is told at once, one offline when it next plays.
+func (s *server) adminRename(c *call) int {
+	if len(c.args) < 2 {
+		return c.usageError("name the knight, then its new name")
+	}
+	id, name, stored, ok := s.renameChecked(c)
+	if !ok {
+		return 1
+	}
+	done, err := s.engine.Rename(c.ctx, id, name, stored)
+	if err != nil {
+		return c.fail("the world is not answering: %v", err)
+	}
+	c.result = fmt.Sprintf("renamed %s from %s to %s", id, done.Old, name)
+	if c.json {
+		return c.writeJSON(renameJSON{Knight: id, Old: done.Old, Name: name, Online: done.Online})
+	}
+	told := "It will be told when it next plays."
+	if done.Online {
+		told = "It has been told."
+	}
+	fmt.Fprintf(c.out, "Renamed %s to %s. %s\n", keyAndName(id, done.Old), name, told)
+	return 0
+}
+
+// renameChecked finds the knight rename names and checks its new name, and takes the
+// name in the name book; it reports a refusal itself. stored is the knight's record when
+// it is not in the world.
+func (s *server) renameChecked(c *call) (id, name string, stored *world.Adventurer, ok bool) {
+	t, ok := s.resolveKnight(c, c.args[0], "rename", false)
+	if !ok {
+		return "", "", nil, false
+	}
+	if strings.HasPrefix(t.knight, guestIDPrefix) {
+		c.fail("%s is a guest: its name goes with its session (kick it, or ban its address)", keyAndName(t.knight, t.name))
+		return "", "", nil, false
+	}
+	raw := strings.Join(c.args[1:], " ")
+	name, refusal := s.checkNewName(raw, t.knight)
+	if refusal != "" {
+		c.fail("cannot rename to %q: %s", printable(raw), refusal)
+		return "", "", nil, false
+	}
+	stored, err := s.offlineRecord(c, t.knight)
+	switch {
+	case err != nil:
+		c.fail("could not read the knight: %v", err)
+	case stored != nil && stored.Ended():
+		c.fail("%s has died or retired: rename changes a living knight", keyAndName(t.knight, stored.Name))
+	case !s.book().rename(name, t.knight):
+		c.fail("cannot rename to %q: %s", name, app.TakenNameNote)
+	default:
+		return t.knight, name, stored, true
+	}
+	return "", "", nil, false
+}
+
+// checkNewName checks a new name for the knight id as the name prompt checks one: the
+// name cleaned, or why it is refused, in the prompt's words.
+func (s *server) checkNewName(raw, id string) (string, string) {
+	name, err := world.CleanName(raw)
+	switch {
+	case err != nil:
+		return "", app.BadNameNote
+	case looksLikeAGuest(name):
+		return "", app.GuestNameNote
+	case s.book().taken(name, id):
+		return "", app.TakenNameNote
+	}
+	return name, ""
+}
+
+// offlineRecord is the knight's stored record when it is not in the world; nil when it is.
+func (s *server) offlineRecord(c *call, id string) (*world.Adventurer, error) {
+	if _, online, err := s.engine.Lookup(c.ctx, id); err != nil || online {
+		return nil, err
+	}
+	rec, err := s.loadKnight(id)
+	if err != nil {
+		return nil, err
+	}
+	return &rec, nil
+}
+
+// knightJSON is knight --json's answer: who the knight is, its keys, and the bans and
+// silences in force that hold it.
+type knightJSON struct {
+	Knight   string        `json:"knight"`
+	Name     string        `json:"name"`
+	Guest    bool          `json:"guest,omitempty"`
+	Status   string        `json:"status"` // online, offline, dead or retired
+	Level    int           `json:"level"`
+	Depth    int           `json:"depth"`
+	Created  time.Time     `json:"created,omitzero"`
+	LastSeen time.Time     `json:"last_seen,omitzero"`
+	LastAddr string        `json:"last_addr,omitempty"`
+	Keys     []store.Key   `json:"keys"`
+	Bans     []store.Ban   `json:"bans"`
+	Silences []silenceJSON `json:"silences"`
+}
+
+// adminKnight is knight NAME: a knight, online or not, as an admin needs it.
+func (s *server) adminKnight(c *call) int {
+	target := strings.Join(c.args, " ")
+	if target == "" {
+		return c.usageError("name the knight")
+	}
+	t, ok := s.resolveKnight(c, target, "look up", false)
+	if !ok {
+		return 1
+	}
+	k, err := s.lookUpKnight(c, t.knight)
+	if err != nil {
+		return c.fail("could not read the knight: %v", err)
+	}
+	c.result = "shown " + t.knight
+	if c.json {
+		return c.writeJSON(k)
+	}
+	writeKnight(c, k)
+	return 0
+}
+
+// lookUpKnight gathers what knight shows of the knight id.
+func (s *server) lookUpKnight(c *call, id string) (knightJSON, error) {
+	rec, online, err := s.engine.Lookup(c.ctx, id)
+	if err == nil && !online {
+		rec, err = s.loadKnight(id)
+	}
+	if err != nil {
+		return knightJSON{}, err
+	}
+	k := knightJSON{Knight: id, Name: rec.Name, Guest: rec.Guest, Status: knightStatus(rec, online),
+		Level: rec.Level, Depth: rec.Depth, Created: rec.Created, Keys: []store.Key{}}
+	if !k.Guest {
+		if k.Keys, err = s.shared.KeysOf(id); err != nil {
+			return knightJSON{}, err
+		}
+	}
+	for _, key := range k.Keys {
+		if key.LastUsed.After(k.LastSeen) {
+			k.LastSeen, k.LastAddr = key.LastUsed, key.LastAddr
+		}
+	}
+	if ls, ok := s.live.game(id); ok {
+		k.LastSeen, k.LastAddr = s.now().UTC(), hostOf(stringAddr(ls.addr))
+	}
+	if k.Bans, err = s.bansOf(k); err != nil {
+		return knightJSON{}, err
+	}
+	k.Silences, err = s.silencesOf(id, online)
+	return k, err
+}
+
+// knightStatus is a knight's state in one word.
+func knightStatus(rec world.Adventurer, online bool) string {
+	switch {
+	case rec.Death != nil:
+		return "dead"
+	case rec.Retirement != nil:
+		return "retired"
+	case online:
+		return "online"
+	}
+	return "offline"
+}
+
+// bansOf are the bans in force of the knight's keys, and of the addresses its keys were
+// last used from.
+func (s *server) bansOf(k knightJSON) ([]store.Ban, error) {
+	all, err := s.shared.Bans(s.now())
+	if err != nil {
+		return nil, err
+	}
+	var addrs []netip.Addr
+	for _, key := range k.Keys {
+		if a, err := netip.ParseAddr(key.LastAddr); err == nil {
+			addrs = append(addrs, a.Unmap())
+		}
+	}
+	if a, err := netip.ParseAddr(k.LastAddr); err == nil {
+		addrs = append(addrs, a.Unmap())
+	}
+	out := []store.Ban{}
+	for _, b := range all {
+		p, perr := netip.ParsePrefix(b.Addr)
+		if slices.ContainsFunc(k.Keys, func(key store.Key) bool { return key.Fingerprint == b.Fingerprint && b.Addr == "" }) ||
+			(perr == nil && slices.ContainsFunc(addrs, p.Contains)) {
+			out = append(out, b)
+		}
+	}
+	return out, nil
+}
+
+// silencesOf is the knight's silence in force, if any: the store's, or a guest's.
+func (s *server) silencesOf(id string, online bool) ([]silenceJSON, error) {
+	now := s.now()
+	list, err := s.shared.Silences(now)
+	if err != nil {
+		return nil, err
+	}
+	out := []silenceJSON{}
+	for _, sl := range list {
+		if sl.Knight == id {
+			out = append(out, silenceJSON{Knight: id, Name: sl.Name, Until: sl.Until, Reason: sl.Reason, Online: online})
+		}
+	}
+	for _, sl := range s.guestSilences.running(now, map[string]bool{id: online}) {
+		if sl.Knight == id {
+			out = append(out, silenceJSON{Knight: id, Name: sl.Name, Until: sl.Until, Reason: sl.Reason, Online: true, Guest: true})
+		}
+	}
+	return out, nil
+}
+
+// writeKnight prints what knight found.
+func writeKnight(c *call, k knightJSON) {
+	tw := tabwriter.NewWriter(c.out, 0, 0, 2, ' ', 0)
+	row := func(key, format string, args ...any) {
+		fmt.Fprintf(tw, "%s\t"+format+"\n", append([]any{key}, args...)...)
+	}
+	row("knight", "%s", keyAndName(k.Knight, k.Name))
+	if k.Guest {
+		row("guest", "yes: not stored, its name and silence go with its session")
+	}
+	row("status", "%s, level %d, depth %d", k.Status, k.Level, k.Depth)
+	row("created", "%s", whenOr(k.Created, "unknown (made before it was kept)"))
+	row("last seen", "%s", whenOr(k.LastSeen, "never since it was made"))
+	row("last address", "%s", orDash(k.LastAddr))
+	_ = tw.Flush()
+	fmt.Fprintln(c.out)
+	if len(k.Keys) > 0 {
+		tw = tabwriter.NewWriter(c.out, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "KEY\tTYPE\tCOMMENT\tADDED\tLAST USED\tLAST ADDRESS")
+		for _, key := range k.Keys {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", key.Fingerprint, orDash(key.Type), orDash(world.CleanLine(key.Comment)),
+				key.Added.UTC().Format(time.DateOnly), whenOr(key.LastUsed, "-"), orDash(key.LastAddr))
+		}
+		_ = tw.Flush()
+		fmt.Fprintln(c.out)
+	}
+	writeHolds(c, k)
+}
+
+// writeHolds prints the bans and silences in force that hold the knight.
+func writeHolds(c *call, k knightJSON) {
+	if len(k.Bans) == 0 && len(k.Silences) == 0 {
+		fmt.Fprintln(c.out, "No ban or silence holds it.")
+		return
+	}
+	for _, b := range k.Bans {
+		until := "until unban"
+		if !b.Until.IsZero() {
+			until = "until " + untilText(b.Until)
+		}
+		fmt.Fprintf(c.out, "Banned: %s since %s, %s: %s\n", banKeyOf(b), b.At.UTC().Format(time.DateTime), until, orDash(b.Reason))
+	}
+	for _, sl := range k.Silences {
+		fmt.Fprintf(c.out, "Silenced until %s: %s\n", untilText(sl.Until), orDash(sl.Reason))
+	}
+}
+
+// whenOr is a moment as knight prints it, or none when it is zero.
+func whenOr(t time.Time, none string) string {
+	if t.IsZero() {
+		return none
+	}
+	return t.UTC().Format(time.DateTime) + " UTC"
+}

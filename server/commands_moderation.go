@@ -1,0 +1,671 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/netip"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/orthanc-ssh/orthanc-ssh/realm/talk"
+	"github.com/orthanc-ssh/orthanc-ssh/replay"
+	"github.com/orthanc-ssh/orthanc-ssh/store"
+	"github.com/orthanc-ssh/orthanc-ssh/world"
+)
+
+// The admin commands that keep the peace: kick, bans, silences, and the players' reports.
+
+// kickGrace is how long a banned key's sessions stay open after the ban, so the game's
+// last screen ("An admin has removed you...") reaches the player before the line drops.
+const kickGrace = time.Second
+
+// actionJSON is the --json output of kick, ban and unban.
+type actionJSON struct {
+	Fingerprint string `json:"fingerprint,omitempty"`
+	// Fingerprints are every key a ban of a knight banned, Addr the address prefix a
+	// ban of a guest or an address banned.
+	Fingerprints []string `json:"fingerprints,omitempty"`
+	Addr         string   `json:"addr,omitempty"`
+	Name         string   `json:"name,omitempty"`
+	Kicked       bool     `json:"kicked"`
+	Banned       bool     `json:"banned"`
+	// Until is when a timed ban lapses; left out for a ban without an end.
+	Until time.Time `json:"until,omitzero"`
+	// Reason is what the knight removed was told, after world.KickedMessage.
+	Reason string `json:"reason,omitempty"`
+}
+
+// keyAndName is a key or a knight as an admin command names it: "Kay (SHA256:...)", or
+// the key alone.
+func keyAndName(fp, name string) string {
+	if name == "" {
+		return fp
+	}
+	return fmt.Sprintf("%s (%s)", name, fp)
+}
+
+// resolveKnight finds the knight an admin command (silence, unsilence) names, as ban
+// does (resolveBan): by a key's fingerprint, or by name among the knights online first,
+// then among the stored ones. An address names no knight. It reports a failure itself;
+// with notAdmin, the knight of an admin's key is refused too.
+func (s *server) resolveKnight(c *call, target, verb string, notAdmin bool) (banTarget, bool) {
+	if _, ok := parseAddrOrPrefix(target); ok {
+		c.usageError("%s names a knight or a key, not an address", verb)
+		return banTarget{}, false
+	}
+	t, err := s.resolveBan(c.ctx, target)
+	switch {
+	case errors.Is(err, errNoKnight):
+		c.fail("no knight %q, online or stored; %s by fingerprint", printable(target), verb)
+		return banTarget{}, false
+	case errors.Is(err, errSeveral):
+		c.fail("several knights are named %q; %s one by fingerprint: %s", printable(target), verb, strings.TrimPrefix(err.Error(), errSeveral.Error()+": "))
+		return banTarget{}, false
+	case err != nil:
+		s.log.Error("admin: "+verb+" lookup", "target", printable(target), "err", err)
+		c.fail("could not look the knight up: %v", err)
+		return banTarget{}, false
+	case t.knight == "":
+		c.fail("%s plays no knight", printable(target))
+		return banTarget{}, false
+	}
+	if notAdmin && !strings.HasPrefix(t.knight, guestIDPrefix) {
+		fps, err := s.keysOfKnight(t.knight)
+		if err != nil {
+			c.fail("could not read the knight's keys: %v", err)
+			return banTarget{}, false
+		}
+		for _, fp := range fps {
+			if slices.Contains(s.admins.Load().Fingerprints(), fp) {
+				c.fail("%s is played by an admin's key; take it out of the admin keys file first", keyAndName(t.knight, t.name))
+				return banTarget{}, false
+			}
+		}
+	}
+	return t, true
+}
+
+func (s *server) adminKick(c *call) int {
+	who := strings.Join(c.args, " ")
+	if who == "" {
+		return c.usageError("name the knight")
+	}
+	if c.hasReason && c.reason == "" {
+		return c.usageError("--reason needs a text")
+	}
+	target := who
+	if strings.HasPrefix(who, "SHA256:") { // a key: its knight
+		knight, err := s.knightOf(who)
+		if err != nil {
+			return c.fail("could not look the key up: %v", err)
+		}
+		target = knight
+	}
+	kicked, err := s.engine.Kick(c.ctx, target, c.reason)
+	switch {
+	case errors.Is(err, world.ErrAmbiguousName):
+		return c.fail("several knights online are named %q; kick by fingerprint (see who)", printable(who))
+	case err != nil:
+		return c.fail("the world is not answering: %v", err)
+	case !kicked:
+		return c.fail("no knight %q is online", printable(who))
+	}
+	c.result = "kicked " + printable(who)
+	if c.json {
+		return c.writeJSON(actionJSON{Name: who, Kicked: true, Reason: c.reason})
+	}
+	if c.reason != "" {
+		fmt.Fprintf(c.out, "Removed %s from the dungeon, telling it why: %s\n", printable(who), c.reason)
+		return 0
+	}
+	fmt.Fprintf(c.out, "Removed %s from the dungeon.\n", printable(who))
+	return 0
+}
+
+// errNoKnight and errSeveral are resolveKey's failures.
+var (
+	errNoKnight = errors.New("no knight")
+	errSeveral  = errors.New("several knights")
+)
+
+// banTarget is what a ban names: the keys to ban and their knight, or for a guest
+// (which has no key) or an address given as such, the address prefix to ban.
+type banTarget struct {
+	fps    []string
+	knight string
+	name   string
+	addr   string // an address prefix, for a guest or an address
+}
+
+// resolveBan finds what a ban names: an address or address prefix as given; a
+// fingerprint as given; or the knight with the id or the name, among the knights online
+// first, then among the stored ones, and every key of it (a guest online: its address).
+func (s *server) resolveBan(ctx context.Context, target string) (banTarget, error) {
+	if p, ok := parseAddrOrPrefix(target); ok {
+		return banTarget{addr: p.String()}, nil
+	}
+	who, err := s.engine.Who(ctx)
+	if err != nil {
+		return banTarget{}, fmt.Errorf("ask the world who is online: %w", err)
+	}
+	if strings.HasPrefix(target, "SHA256:") {
+		t := banTarget{fps: []string{target}}
+		if t.knight, err = s.knightOf(target); err != nil {
+			return banTarget{}, err
+		}
+		for _, w := range who {
+			if t.knight != "" && w.ID == t.knight {
+				t.name = w.Name
+			}
+		}
+		if rec, err := s.loadKnight(t.knight); t.name == "" && t.knight != "" && err == nil {
+			t.name = rec.Name
+		}
+		return t, nil
+	}
+	var ids []string
+	var t banTarget
+	for _, w := range who {
+		if (w.ID == target || strings.EqualFold(w.Name, strings.TrimSpace(target))) && !slices.Contains(ids, w.ID) {
+			ids = append(ids, w.ID)
+			t.name = w.Name
+		}
+	}
+	if len(ids) == 0 && strings.HasPrefix(target, "K-") { // a stored knight's id, as reports and knight show it
+		if rec, err := s.loadKnight(target); err == nil {
+			ids, t.name = []string{target}, rec.Name
+		}
+	}
+	if len(ids) == 0 { // a knight playing in another realm
+		ids, t.name = s.farNamed(ctx, target)
+	}
+	if len(ids) == 0 {
+		if ids, err = s.knightsByName(target); err != nil {
+			return banTarget{}, err
+		}
+		if len(ids) == 1 {
+			if rec, err := s.shared.LoadAdventurer(ids[0]); err == nil {
+				t.name = rec.Name
+			}
+		}
+	}
+	switch len(ids) {
+	case 0:
+		return banTarget{}, errNoKnight
+	case 1:
+	default:
+		return banTarget{}, fmt.Errorf("%w: %s", errSeveral, strings.Join(ids, ", "))
+	}
+	t.knight = ids[0]
+	if strings.HasPrefix(t.knight, guestIDPrefix) {
+		ls, ok := s.live.game(t.knight)
+		if !ok {
+			return banTarget{}, errNoKnight
+		}
+		p, _ := parseAddrOrPrefix(hostOf(stringAddr(ls.addr)))
+		t.addr = p.String()
+		return t, nil
+	}
+	if t.fps, err = s.keysOfKnight(t.knight); err != nil {
+		return banTarget{}, err
+	}
+	return t, nil
+}
+
+// knightsByName lists the stored knights with the name (without regard to case): the
+// store's, or for a realm the names every realm shares.
+func (s *server) knightsByName(name string) ([]string, error) {
+	if s.realm == nil {
+		if err := s.saver.Flush(); err != nil {
+			return nil, fmt.Errorf("write pending knights before the search: %w", err)
+		}
+		return s.store.KnightsByName(name)
+	}
+	names, err := s.shared.KnightNames()
+	if err != nil {
+		return nil, fmt.Errorf("read the knights' names: %w", err)
+	}
+	var ids []string
+	for _, n := range names {
+		if strings.EqualFold(n.Name, strings.TrimSpace(name)) && !slices.Contains(ids, n.Knight) {
+			ids = append(ids, n.Knight)
+		}
+	}
+	return ids, nil
+}
+
+// keysOfKnight lists every key of the knight: the stored ones, and those its open
+// sessions play it with. A new knight's key is written with its first record, so for a
+// moment after it enters the game only its session knows the key (a ban then banned no
+// key at all).
+func (s *server) keysOfKnight(knight string) ([]string, error) {
+	keys, err := s.shared.KeysOf(knight)
+	if err != nil {
+		return nil, fmt.Errorf("read the knight's keys: %w", err)
+	}
+	fps := s.live.keysOf(knight)
+	for _, k := range keys {
+		if !slices.Contains(fps, k.Fingerprint) {
+			fps = append(fps, k.Fingerprint)
+		}
+	}
+	return fps, nil
+}
+
+// parseAddrOrPrefix reads an address ("203.0.113.7", "2001:db8::1") or a prefix
+// ("203.0.113.0/24"); an address alone is its /32, or for IPv6 its /64, as the limits
+// count an address.
+func parseAddrOrPrefix(s string) (netip.Prefix, bool) {
+	if p, err := netip.ParsePrefix(s); err == nil {
+		return p.Masked(), true
+	}
+	a, err := netip.ParseAddr(s)
+	if err != nil {
+		return netip.Prefix{}, false
+	}
+	a = a.WithZone("").Unmap()
+	bits := 32
+	if a.Is6() {
+		bits = 64
+	}
+	p, _ := a.Prefix(bits)
+	return p, true
+}
+
+// stringAddr is a net.Addr of an address string, for hostOf.
+type stringAddr string
+
+func (a stringAddr) Network() string { return "tcp" }
+func (a stringAddr) String() string  { return string(a) }
+
+func (s *server) adminBan(c *call) int {
+	target := strings.Join(c.args, " ")
+	if target == "" {
+		return c.usageError("name the knight, the key or the address")
+	}
+	t, err := s.resolveBan(c.ctx, target)
+	switch {
+	case errors.Is(err, errNoKnight):
+		return c.fail("no knight %q, online or stored; ban by fingerprint", printable(target))
+	case errors.Is(err, errSeveral):
+		return c.fail("several knights are named %q; ban one by fingerprint: %s", printable(target), strings.TrimPrefix(err.Error(), errSeveral.Error()+": "))
+	case err != nil:
+		s.log.Error("admin: ban lookup", "target", printable(target), "err", err)
+		return c.fail("could not look the knight up: %v", err)
+	}
+	for _, fp := range t.fps {
+		if slices.Contains(s.admins.Load().Fingerprints(), fp) {
+			return c.fail("%s is an admin's key; take it out of the admin keys file first", fp)
+		}
+	}
+	// A ban for a time (--for) puts the same end on every ban it writes: the knight's
+	// keys, or the address of a guest.
+	now := s.now().UTC()
+	var until time.Time
+	if c.hasFor {
+		until = now.Add(c.span)
+	}
+	if t.addr != "" {
+		if err := s.shared.Ban(store.Ban{Addr: t.addr, Name: t.name, Reason: c.reason, By: c.fp, At: now, Until: until}); err != nil {
+			s.log.Error("admin: ban", "addr", t.addr, "err", err)
+			return c.fail("the ban could not be saved: %v", err)
+		}
+	}
+	for _, fp := range t.fps {
+		if err := s.shared.Ban(store.Ban{Fingerprint: fp, Name: t.name, Reason: c.reason, By: c.fp, At: now, Until: until}); err != nil {
+			s.log.Error("admin: ban", "fingerprint", fp, "err", err)
+			return c.fail("the ban could not be saved: %v", err)
+		}
+	}
+	kicked := false
+	if t.knight != "" {
+		if kicked, err = s.engine.Kick(c.ctx, t.knight, c.reason); err != nil {
+			s.log.Error("admin: kick the banned knight", "knight", t.knight, "err", err)
+		}
+	}
+	s.tellRealms(talk.Moderation{Kind: talk.ModBan, Knight: t.knight, Reason: c.reason})
+	for _, fp := range t.fps {
+		s.live.closeKey(fp, kickGrace) // sessions still on the title screen, or running commands
+	}
+	if t.addr != "" {
+		s.live.closeAddr(t.addr, kickGrace)
+	}
+	ends := ""
+	if c.hasFor {
+		ends = " until " + untilText(until)
+	}
+	banned := strings.TrimSpace(strings.Join(append(slices.Clone(t.fps), t.addr), " "))
+	c.result = fmt.Sprintf("banned %s (%s)%s, kicked %v", banned, t.name, ends, kicked)
+	if c.json {
+		fp := ""
+		if len(t.fps) > 0 {
+			fp = t.fps[0]
+		}
+		return c.writeJSON(actionJSON{Fingerprint: fp, Fingerprints: t.fps, Addr: t.addr, Name: t.name, Kicked: kicked, Banned: true, Until: until})
+	}
+	fmt.Fprintf(c.out, "Banned %s%s.", keyAndName(banned, t.name), ends)
+	if kicked {
+		fmt.Fprint(c.out, " Its knight was removed from the dungeon.")
+	}
+	fmt.Fprintln(c.out)
+	return 0
+}
+
+func (s *server) adminUnban(c *call) int {
+	target := strings.Join(c.args, " ")
+	if target == "" {
+		return c.usageError("name the knight, the key or the address")
+	}
+	fps := []string{target}
+	name := ""
+	if p, ok := parseAddrOrPrefix(target); ok {
+		fps = []string{"addr:" + p.String()}
+	} else if !strings.HasPrefix(target, "SHA256:") {
+		bans, err := s.shared.Bans(s.now())
+		if err != nil {
+			return c.fail("could not read the bans: %v", err)
+		}
+		fps = nil
+		for _, b := range bans {
+			if strings.EqualFold(b.Name, strings.TrimSpace(target)) {
+				fps, name = append(fps, banKeyOf(b)), b.Name
+			}
+		}
+		if len(fps) == 0 {
+			return c.fail("no banned knight is named %q; `bans` lists the bans", printable(target))
+		}
+		// A ban of a knight by name banned each of its keys: they are lifted together.
+	}
+	for _, fp := range fps {
+		found, err := s.shared.Unban(fp)
+		if err != nil {
+			return c.fail("the ban could not be lifted: %v", err)
+		}
+		if !found {
+			return c.fail("%s is not banned", printable(fp))
+		}
+	}
+	c.result = "unbanned " + strings.Join(fps, " ")
+	if c.json {
+		return c.writeJSON(actionJSON{Fingerprint: fps[0], Fingerprints: fps, Name: name})
+	}
+	fmt.Fprintf(c.out, "Lifted the ban on %s.\n", strings.Join(fps, ", "))
+	return 0
+}
+
+// banKeyOf is how bans and unban name a ban: its key's fingerprint, or "addr:" and its
+// address prefix.
+func banKeyOf(b store.Ban) string {
+	if b.Addr != "" {
+		return "addr:" + b.Addr
+	}
+	return b.Fingerprint
+}
+
+func (s *server) adminBans(c *call) int {
+	bans, err := s.shared.Bans(s.now())
+	if err != nil {
+		return c.fail("could not read the bans: %v", err)
+	}
+	c.result = fmt.Sprintf("%d bans", len(bans))
+	if c.json {
+		return c.writeJSON(bans)
+	}
+	if len(bans) == 0 {
+		fmt.Fprintln(c.out, "No key is banned.")
+		return 0
+	}
+	tw := tabwriter.NewWriter(c.out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "FINGERPRINT OR ADDRESS\tKNIGHT\tSINCE\tUNTIL\tREASON")
+	for _, b := range bans {
+		until := "unban"
+		if !b.Until.IsZero() {
+			until = untilText(b.Until)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", banKeyOf(b), b.Name, b.At.UTC().Format(time.DateTime), until, b.Reason)
+	}
+	_ = tw.Flush()
+	return 0
+}
+
+// silenceJSON is the --json output of silence and unsilence, and a row of silences.
+// Knight is the silenced knight's id: a silence holds whichever of its keys plays it.
+type silenceJSON struct {
+	Knight string    `json:"knight"`
+	Name   string    `json:"name,omitempty"`
+	Until  time.Time `json:"until,omitzero"`
+	Reason string    `json:"reason,omitempty"`
+	Online bool      `json:"online"`
+	Guest  bool      `json:"guest,omitempty"`
+}
+
+// adminSilence is silence NAME DURATION: the knight plays on but cannot talk. A silence
+// is kept by the knight's id, so it holds whichever of the knight's keys plays, across
+// restarts; a guest's, which has no id beyond its session, lasts while it plays and is
+// not kept.
+func (s *server) adminSilence(c *call) int {
+	if len(c.args) < 2 {
+		return c.usageError("name the knight, then how long")
+	}
+	d, err := parseSpan(c.args[len(c.args)-1])
+	if err != nil {
+		return c.usageError("%v", err)
+	}
+	target := strings.Join(c.args[:len(c.args)-1], " ")
+	t, ok := s.resolveKnight(c, target, "silence", true)
+	if !ok {
+		return 1
+	}
+	guest := strings.HasPrefix(t.knight, guestIDPrefix)
+	now := s.now().UTC()
+	sl := store.Silence{Knight: t.knight, Name: t.name, Reason: c.reason, By: c.fp, At: now, Until: now.Add(d)}
+	if guest {
+		s.guestSilences.put(sl)
+	} else if err := s.shared.Silence(sl); err != nil {
+		s.log.Error("admin: silence", "knight", t.knight, "err", err)
+		return c.fail("the silence could not be saved: %v", err)
+	}
+	done, err := s.engine.Silence(c.ctx, s.worldSilence(sl, now))
+	if err != nil {
+		return c.fail("the silence is saved but the world is not answering: %v", err)
+	}
+	s.tellRealms(talk.Moderation{Kind: talk.ModSilence, Knight: t.knight, For: d, Until: untilText(sl.Until), Reason: sl.Reason})
+	online := done.Online
+	c.result = fmt.Sprintf("silenced %s (%s) until %s", t.knight, t.name, untilText(sl.Until))
+	if c.json {
+		return c.writeJSON(silenceJSON{Knight: t.knight, Name: t.name, Until: sl.Until, Reason: sl.Reason, Online: online, Guest: guest})
+	}
+	fmt.Fprintf(c.out, "Silenced %s until %s.", keyAndName(t.knight, t.name), untilText(sl.Until))
+	if online {
+		fmt.Fprint(c.out, " Its knight has been told.")
+	}
+	if guest {
+		fmt.Fprint(c.out, " A guest's silence lasts while it plays, not kept in the database; to keep it out, ban it (its address).")
+	}
+	fmt.Fprintln(c.out)
+	return 0
+}
+
+func (s *server) adminUnsilence(c *call) int {
+	target := strings.Join(c.args, " ")
+	if target == "" {
+		return c.usageError("name the knight or the key")
+	}
+	t, ok := s.resolveKnight(c, target, "unsilence", false)
+	if !ok {
+		return 1
+	}
+	guest := strings.HasPrefix(t.knight, guestIDPrefix)
+	found, err := s.shared.Unsilence(t.knight)
+	if err != nil {
+		return c.fail("the silence could not be lifted: %v", err)
+	}
+	done, err := s.engine.Silence(c.ctx, world.Silence{Knight: t.knight})
+	if err != nil {
+		return c.fail("the silence is lifted in the store but the world is not answering: %v", err)
+	}
+	s.tellRealms(talk.Moderation{Kind: talk.ModUnsilence, Knight: t.knight})
+	if !found && !done.Was { // a guest's silence is the world's alone
+		return c.fail("%s is not silenced", keyAndName(t.knight, t.name))
+	}
+	s.guestSilences.remove(t.knight)
+	c.result = "unsilenced " + t.knight
+	if c.json {
+		return c.writeJSON(silenceJSON{Knight: t.knight, Name: t.name, Online: done.Online, Guest: guest})
+	}
+	fmt.Fprintf(c.out, "Lifted the silence of %s.\n", keyAndName(t.knight, t.name))
+	return 0
+}
+
+// adminSilences lists the silences running: the knights' from the store, then those of
+// the guests online (kept in memory only, for their sessions).
+func (s *server) adminSilences(c *call) int {
+	now := s.now()
+	list, err := s.shared.Silences(now)
+	if err != nil {
+		return c.fail("could not read the silences: %v", err)
+	}
+	who, err := s.engine.Who(c.ctx)
+	if err != nil {
+		return c.fail("the world is not answering: %v", err)
+	}
+	online := map[string]bool{}
+	for _, w := range who {
+		online[w.ID] = true
+	}
+	guests := s.guestSilences.running(now, online)
+	rows := make([]silenceJSON, 0, len(list)+len(guests))
+	for _, sl := range list {
+		rows = append(rows, silenceJSON{Knight: sl.Knight, Name: sl.Name, Until: sl.Until, Reason: sl.Reason, Online: online[sl.Knight]})
+	}
+	for _, sl := range guests {
+		rows = append(rows, silenceJSON{Knight: sl.Knight, Name: sl.Name, Until: sl.Until, Reason: sl.Reason, Online: true, Guest: true})
+	}
+	c.result = fmt.Sprintf("%d silences", len(rows))
+	if c.json {
+		return c.writeJSON(rows)
+	}
+	if len(rows) == 0 {
+		fmt.Fprintln(c.out, "No knight is silenced.")
+		return 0
+	}
+	tw := tabwriter.NewWriter(c.out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "KNIGHT\tNAME\tUNTIL\tREASON")
+	for _, r := range rows {
+		name := r.Name
+		if r.Guest {
+			name += " (a guest: for its session)"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Knight, name, untilText(r.Until), r.Reason)
+	}
+	_ = tw.Flush()
+	return 0
+}
+
+// reportedKnight is a knight as reports names it: "Kay (K-…)", "Guest Tom (guest-…, a
+// guest)", or the name alone when its id is not known.
+func reportedKnight(name, id string, guest bool) string {
+	switch {
+	case id == "":
+		return name
+	case guest:
+		return fmt.Sprintf("%s (%s, a guest)", name, id)
+	}
+	return keyAndName(id, name)
+}
+
+// adminReports lists the reports filed, the open ones first, each with the lines it
+// carries; reports older than reportKeep are forgotten first.
+func (s *server) adminReports(c *call) int {
+	if err := s.saver.Flush(); err != nil {
+		s.log.Error("admin: flush before reports", "err", err)
+		fmt.Fprintf(c.errOut, "orthanc: warning: reports filed in the last moments may be missing: %v\n", err)
+	}
+	if _, err := s.store.ForgetReportsBefore(s.now().Add(-reportKeep)); err != nil {
+		s.log.Error("admin: forget old reports", "err", err)
+	}
+	list, err := s.store.Reports()
+	if err != nil {
+		return c.fail("could not read the reports: %v", err)
+	}
+	c.result = fmt.Sprintf("%d reports", len(list))
+	if c.json {
+		return c.writeJSON(list)
+	}
+	if len(list) == 0 {
+		fmt.Fprintln(c.out, "No reports.")
+		return 0
+	}
+	replays := s.reportReplays(list)
+	for i, r := range list {
+		if i > 0 {
+			fmt.Fprintln(c.out)
+		}
+		fmt.Fprintf(c.out, "#%d %s  %s  %s reported %s: %s\n", r.ID, reportState(r), r.Filed.UTC().Format(time.DateTime),
+			reportedKnight(r.From, r.FromKnight, r.FromGuest), reportedKnight(r.About, r.AboutKnight, r.AboutGuest), r.Reason)
+		if r.Times > 1 {
+			fmt.Fprintf(c.out, "  (reported %d times, last at %s)\n", r.Times, r.Updated.UTC().Format(time.DateTime))
+		}
+		if replays[r.ID] {
+			fmt.Fprintf(c.out, "  (what %s did in the %d minutes before: %s replay --report %d)\n",
+				r.About, int(replay.ReportWindow.Minutes()), s.sshCommand("-t"), r.ID)
+		}
+		if len(r.Lines) == 0 {
+			fmt.Fprintf(c.out, "  (%s said nothing aloud in the %d minutes before)\n", r.About, int(reportWindow.Minutes()))
+			continue
+		}
+		tw := tabwriter.NewWriter(c.out, 0, 0, 2, ' ', 0)
+		for _, l := range r.Lines {
+			fmt.Fprintf(tw, "  %s\t%s\t%s\n", l.At.UTC().Format(time.TimeOnly), l.Where, l.Line)
+		}
+		_ = tw.Flush()
+	}
+	return 0
+}
+
+// reportState is a report's state as reports lists it.
+func reportState(r store.Report) string {
+	if r.Open() {
+		return "open"
+	}
+	return fmt.Sprintf("%s by %s at %s", r.Outcome, r.ClosedBy, r.Closed.UTC().Format(time.DateTime))
+}
+
+// adminReportsResolve closes a report as dealt with.
+func (s *server) adminReportsResolve(c *call) int { return s.closeReport(c, store.Resolved) }
+
+// adminReportsDismiss closes a report as needing nothing.
+func (s *server) adminReportsDismiss(c *call) int { return s.closeReport(c, store.Dismissed) }
+
+// closeReport closes the report numbered in c's one word with outcome.
+func (s *server) closeReport(c *call, outcome string) int {
+	if len(c.args) != 1 {
+		return c.usageError("give the number of one report, as reports lists it")
+	}
+	id, err := strconv.ParseUint(strings.TrimPrefix(c.args[0], "#"), 10, 64)
+	if err != nil {
+		return c.usageError("%q is not a report's number", c.args[0])
+	}
+	if err := s.saver.Flush(); err != nil {
+		s.log.Error("admin: flush before closing a report", "err", err)
+	}
+	r, err := s.store.CloseReport(id, outcome, c.fp, s.now())
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return c.fail("no report #%d", id)
+	case errors.Is(err, store.ErrClosed):
+		return c.fail("report #%d is closed already", id)
+	case err != nil:
+		return c.fail("could not close report #%d: %v", id, err)
+	}
+	c.result = fmt.Sprintf("report #%d %s", id, outcome)
+	if c.json {
+		return c.writeJSON(r)
+	}
+	fmt.Fprintf(c.out, "Report #%d (%s about %s) is %s.\n", id, r.From, r.About, outcome)
+	return 0
+}

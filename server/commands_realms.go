@@ -1,0 +1,90 @@
+package server
+
+import (
+	"fmt"
+	"net"
+	"text/tabwriter"
+	"time"
+
+	"github.com/orthanc-ssh/orthanc-ssh/realm/talk"
+)
+
+// realms: the realms this one talks with, each with the address players reach it at, its
+// players, and the round trip of a ping from here, so a player can pick the nearest.
+
+// The lines of realms where there is no list to give.
+const (
+	notARealmLine = "This server is not a realm: it plays alone."
+	noTalkLine    = "This realm talks with no other (no -nats or -nats-listen), so it knows of none."
+)
+
+// realmJSON is one row of `realms --json`.
+type realmJSON struct {
+	Name    string  `json:"name"`
+	Addr    string  `json:"addr"`
+	Players int     `json:"players"`
+	Here    bool    `json:"here,omitempty"`
+	RTTms   float64 `json:"rtt_ms,omitempty"`
+	// Answered is false for a realm that did not answer the ping in time.
+	Answered bool `json:"answered"`
+}
+
+func (s *server) cmdRealms(c *call) int {
+	switch {
+	case s.realm == nil && c.json:
+		return c.writeJSON([]realmJSON{})
+	case s.realm == nil:
+		fmt.Fprintln(c.out, notARealmLine)
+		return 0
+	}
+	rows := s.realmRows(c)
+	if c.json {
+		return c.writeJSON(rows)
+	}
+	tw := tabwriter.NewWriter(c.out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "REALM\tADDRESS\tPLAYERS\tROUND TRIP")
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", r.Name, orDash(r.Addr), r.Players, r.rtt())
+	}
+	_ = tw.Flush()
+	if s.talk == nil {
+		fmt.Fprintln(c.out, noTalkLine)
+	}
+	return 0
+}
+
+// realmRows are the realms the bus knows, this one first; without talk, this one alone.
+func (s *server) realmRows(c *call) []realmJSON {
+	if s.talk == nil {
+		here := realmJSON{Name: s.cfg.realm, Addr: net.JoinHostPort(s.publicHostPort()), Here: true, Answered: true}
+		if who, err := s.engine.Who(c.ctx); err == nil {
+			here.Players = len(who)
+		}
+		return []realmJSON{here}
+	}
+	var rows []realmJSON
+	for i, r := range s.talk.bus.Realms(c.ctx) {
+		rows = append(rows, realmRow(r, i == 0))
+	}
+	return rows
+}
+
+// realmRow is a realm of the bus's listing as a row.
+func realmRow(r talk.RealmInfo, here bool) realmJSON {
+	row := realmJSON{Name: r.Name, Addr: r.Addr, Players: r.Players, Here: here, Answered: r.Answered}
+	if r.Answered && !here {
+		row.RTTms = float64(r.RTT.Round(10*time.Microsecond)) / float64(time.Millisecond)
+	}
+	return row
+}
+
+// rtt is a row's round trip as the table shows it.
+func (r realmJSON) rtt() string {
+	switch {
+	case r.Here:
+		return "(here)"
+	case !r.Answered:
+		return "no answer"
+	}
+	return fmt.Sprintf("%.2f ms", r.RTTms)
+}

@@ -1,0 +1,431 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"charm.land/ssh"
+
+	"github.com/orthanc-ssh/orthanc-ssh/app"
+	"github.com/orthanc-ssh/orthanc-ssh/internal/english"
+	"github.com/orthanc-ssh/orthanc-ssh/keys"
+	"github.com/orthanc-ssh/orthanc-ssh/replay"
+	"github.com/orthanc-ssh/orthanc-ssh/store"
+	"github.com/orthanc-ssh/orthanc-ssh/world"
+)
+
+// The replay command: `replay` lists the key's own records (its knight's last minutes,
+// and the deaths and retirements of its knights); `replay N` plays one of them whole,
+// `replay NAME --death` and `replay NAME --retired` play another knight's, as anyone
+// may see it, and an admin's `replay --report N` plays the minutes kept with a report.
+// Playing needs a terminal (ssh -t): it is the watching screen, fed by a replay.Player.
+
+// replayUsage is the usage line of replay.
+const replayUsage = "replay [N | NAME --death] [--plain]"
+
+// replayArgs are the words of a replay command, read.
+type replayArgs struct {
+	name    string // a knight's name, for --death and --retired
+	n       int    // a number of the key's own list
+	kind    string // "death" or "retired", with a name
+	report  int    // --report N
+	plain   bool   // --plain: screen-reader mode
+	problem string // what is wrong with the words, if anything
+}
+
+// plays reports whether the words ask to play a replay, not to list.
+func (a replayArgs) plays() bool { return a.name != "" || a.n > 0 || a.report > 0 }
+
+// readReplayArgs reads the words after replay: its flags, then what the other words
+// name.
+func readReplayArgs(words []string) replayArgs {
+	a, name := readReplayFlags(words)
+	if a.problem == "" {
+		a.readName(strings.Join(name, " "))
+	}
+	return a
+}
+
+// readReplayFlags reads the flags among the words, and returns the other words.
+func readReplayFlags(words []string) (a replayArgs, name []string) {
+	for i := 0; i < len(words); i++ {
+		switch w := words[i]; w {
+		case "--plain":
+			a.plain = true
+		case "--death", "--retired":
+			a.kind = strings.TrimPrefix(w, "--")
+		case "--report":
+			if i+1 < len(words) {
+				i++
+				a.report, _ = strconv.Atoi(words[i])
+			}
+			if a.report < 1 {
+				a.problem = "--report needs a report's number"
+			}
+		default:
+			if strings.HasPrefix(w, "-") {
+				a.problem = fmt.Sprintf("unknown flag %q", world.CleanText(w, 20))
+			}
+			name = append(name, w)
+		}
+	}
+	return a, name
+}
+
+// readName reads the words that are not flags, joined: a number of the key's own list,
+// or a knight's name with --death or --retired; nothing with --report.
+func (a *replayArgs) readName(joined string) {
+	switch n, err := strconv.Atoi(joined); {
+	case a.report > 0 && (joined != "" || a.kind != ""):
+		a.problem = "--report N takes no name"
+	case err == nil && a.kind == "":
+		a.n = n
+		if n < 1 {
+			a.problem = "a replay's number is 1 or more"
+		}
+	case joined != "" && a.kind == "":
+		a.problem = "say whose: NAME --death or NAME --retired"
+	case joined == "" && a.kind != "":
+		a.problem = "--" + a.kind + " needs a knight's name"
+	default:
+		a.name = joined
+	}
+}
+
+// cmdReplay lists the key's records; playing one needs a terminal.
+func (s *server) cmdReplay(c *call) int {
+	a := readReplayArgs(c.args)
+	switch {
+	case a.problem != "":
+		return c.usageError("%s", a.problem)
+	case s.replayWriter == nil:
+		return c.fail("this server records no replays")
+	case a.plays():
+		return c.fail("replay needs a terminal to play one: %s replay %s", s.sshCommand("-t"), strings.Join(c.args, " "))
+	case c.knight == "":
+		return c.fail("no knight for key %s yet; connect with a terminal to roll one", c.fp)
+	}
+	list, err := s.ownReplays(c.knight)
+	if err != nil {
+		s.log.Error("replay list", "err", err)
+		return c.fail("the replays could not be read just now; try again later")
+	}
+	if len(list) == 0 {
+		fmt.Fprintln(c.out, "You have no replays yet: a knight's last 10 minutes are kept as it plays.")
+		return 0
+	}
+	fmt.Fprintf(c.out, "Your replays (%s replay N plays one):\n", s.sshCommand("-t"))
+	for i, r := range list {
+		fmt.Fprintf(c.out, "%3d  %s\n", i+1, r.line)
+	}
+	return 0
+}
+
+// ownReplay is one of a key's records: how the list says it, and how to play it.
+type ownReplay struct {
+	line string
+	kept *store.Replay // nil: the knight's rolling record
+}
+
+// ownReplays are a knight's records: its rolling record first, then what was kept of its
+// deaths and retirements (its forebears' too: they had its id), newest first.
+func (s *server) ownReplays(knight string) ([]ownReplay, error) {
+	s.recorder.Cut(knight) // a knight playing now: its last seconds too
+	if err := s.replayWriter.Flush(); err != nil {
+		return nil, err
+	}
+	var out []ownReplay
+	live, err := s.store.LiveReplay(knight)
+	if err != nil {
+		return nil, err
+	}
+	if len(live) > 0 {
+		out = append(out, ownReplay{line: "your last 10 minutes, as they are now"})
+	}
+	kept, err := s.store.KeptReplays(func(r store.Replay) bool { return r.Knight == knight && r.Kind != string(replay.KindReport) })
+	if err != nil {
+		return nil, err
+	}
+	for i := len(kept) - 1; i >= 0; i-- {
+		r := kept[i]
+		what := "died"
+		if r.Kind == string(replay.KindRetired) {
+			what = "retired"
+		}
+		line := fmt.Sprintf("%s %s %s", r.Name, what, r.At.UTC().Format("2006-01-02 15:04 UTC"))
+		if r.Private {
+			line += " (yours alone)"
+		}
+		out = append(out, ownReplay{line: line, kept: &r})
+	}
+	return out, nil
+}
+
+// replayShow is a replay found for playing: whose, its moments, and for whose eyes.
+type replayShow struct {
+	name   string
+	ms     []replay.Moment
+	public bool
+}
+
+// errNoReplay is a replay that is not there, or not for this key, with the line that
+// says so.
+type errNoReplay struct{ line string }
+
+func (e errNoReplay) Error() string { return e.line }
+
+// findReplay finds what the words ask to play, for the knight of a key (admin: an
+// admin's key).
+func (s *server) findReplay(a replayArgs, knight string, admin bool) (replayShow, error) {
+	if err := s.replayWriter.Flush(); err != nil {
+		return replayShow{}, err
+	}
+	switch {
+	case a.report > 0:
+		if !admin {
+			return replayShow{}, errNoReplay{permissionDenied}
+		}
+		return s.reportShow(a.report, knight)
+	case a.n > 0:
+		return s.ownShow(a.n, knight)
+	}
+	key := world.NameKey(a.name)
+	what := map[string]string{"death": "death", "retired": "retirement"}[a.kind]
+	return s.keptShow(func(r store.Replay) bool { return r.Kind == a.kind && world.NameKey(r.Name) == key },
+		knight, fmt.Sprintf("No replay of %s's %s is kept.", world.CleanText(a.name, world.MaxNameLen+10), what))
+}
+
+// ownShow is the key's own record number n, shown whole.
+func (s *server) ownShow(n int, knight string) (replayShow, error) {
+	if knight == "" {
+		return replayShow{}, errNoReplay{"You have no replays yet."}
+	}
+	list, err := s.ownReplays(knight)
+	if err != nil {
+		return replayShow{}, err
+	}
+	if n > len(list) {
+		return replayShow{}, errNoReplay{fmt.Sprintf("You have %s: replay alone lists them.", english.Count(len(list), "replay"))}
+	}
+	if r := list[n-1].kept; r != nil {
+		return s.showKept(*r, knight)
+	}
+	live, err := s.store.LiveReplay(knight)
+	if err != nil {
+		return replayShow{}, err
+	}
+	ms := replay.Timeline(chunksOf(live), false)
+	name := "your knight"
+	if len(ms) > 0 {
+		name = ms[len(ms)-1].View.Self.Name
+	}
+	return replayShow{name: name, ms: ms}, nil
+}
+
+// keptShow is the newest kept record that match says to, or notFound.
+func (s *server) keptShow(match func(store.Replay) bool, knight, notFound string) (replayShow, error) {
+	kept, err := s.store.KeptReplays(match)
+	if err != nil {
+		return replayShow{}, err
+	}
+	if len(kept) == 0 {
+		return replayShow{}, errNoReplay{notFound}
+	}
+	return s.showKept(kept[len(kept)-1], knight)
+}
+
+// showKept reads a kept record for the eyes of knight's key: the record's own key sees
+// it whole; any other, as the public may, unless its knight keeps it private.
+func (s *server) showKept(r store.Replay, knight string) (replayShow, error) {
+	own := r.Knight == knight
+	if r.Private && !own && r.Kind != string(replay.KindReport) {
+		return replayShow{}, errNoReplay{fmt.Sprintf("%s keeps the replays of its deaths private.", r.Name)}
+	}
+	full, err := s.store.KeptReplay(r)
+	if errors.Is(err, store.ErrNotFound) {
+		return replayShow{}, errNoReplay{"That replay is no longer kept."}
+	}
+	if err != nil {
+		return replayShow{}, err
+	}
+	ms := replay.Last(replay.Timeline(chunksOf(full.Chunks), !own), r.Window)
+	return replayShow{name: r.Name, ms: ms, public: !own}, nil
+}
+
+// chunksOf are the store's chunks as the replay package reads them.
+func chunksOf(cs []store.ReplayChunk) []replay.Chunk {
+	out := make([]replay.Chunk, len(cs))
+	for i, c := range cs {
+		out[i] = replay.Chunk{Start: c.Start, Data: c.Data}
+	}
+	return out
+}
+
+// replayProgram builds the program that plays a replay (`ssh -t host replay ...`), or
+// refuses the session with a line and returns nil.
+func (s *server) replayProgram(sess ssh.Session, args []string) *tea.Program {
+	refuse := func(msg string) *tea.Program {
+		s.refuse(sess, msg)
+		s.games.put(sess, gameSession{})
+		return nil
+	}
+	a := readReplayArgs(args)
+	if a.problem != "" {
+		return refuse(fmt.Sprintf("%s; usage: %s", a.problem, replayUsage))
+	}
+	if s.replayWriter == nil {
+		return refuse("this server records no replays")
+	}
+	id, _ := s.ids.get(sess)
+	key := sess.PublicKey()
+	fp := keys.Fingerprint(key)
+	opts := world.Options{}
+	if rec, err := s.loadKnightOf(fp); err == nil {
+		opts = rec.Options
+	}
+	show, err := s.findReplay(a, id.knight, key != nil && s.isAdmin(key))
+	if ne := (errNoReplay{}); errors.As(err, &ne) {
+		return refuse(ne.line)
+	}
+	if err != nil || len(show.ms) == 0 {
+		if err != nil {
+			s.log.Error("replay", s.sessionAttrs(sess, "err", err)...)
+		}
+		return refuse("That replay could not be read just now; try again later.")
+	}
+	s.log.Info("replay", s.sessionAttrs(sess, "replayed", show.name, "public", show.public)...)
+	return s.playReplay(sess, show, opts, a.plain || opts.Plain)
+}
+
+// playReplay starts the player and the session's program that shows it.
+func (s *server) playReplay(sess ssh.Session, show replayShow, opts world.Options, plain bool) *tea.Program {
+	ptyReq, _, _ := sess.Pty()
+	box := app.NewViewSlot()
+	player := replay.NewPlayer(show.name, show.ms, box)
+	go player.Run(sess.Context())
+	g := s.guardIO(sess)
+	m := app.New(sess.Context(), app.Params{
+		Fingerprint: keys.Fingerprint(sess.PublicKey()),
+		Engine:      s.engine,
+		Width:       ptyReq.Window.Width,
+		Height:      ptyReq.Window.Height,
+		Rand:        rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())),
+		Replay:      player,
+		Views:       box,
+		Options:     opts,
+		Plain:       plain,
+		Out:         g,
+		Term:        ptyReq.Term,
+		Tick:        s.cfg.tick,
+	})
+	return s.newProgram(sess, m, g)
+}
+
+// replayHelp is the replay command's help.
+const replayHelp = "replay alone lists your records: your knight's last 10 minutes, and the last 5 minutes\n" +
+	"before each of your knights' deaths and retirements. replay N plays one of them, whole.\n" +
+	"replay NAME --death (or --retired) plays the last 5 minutes of another knight, as anyone\n" +
+	"may see them: what happened and what was said aloud; never whispers, party talk,\n" +
+	"channels or letters. A knight may keep its deaths' replays private (options, g).\n" +
+	"Playing: p pause, f faster, s slower, i skip ahead, b back 10 s, q leave; --plain tells\n" +
+	"it in sentences. An admin's replay --report N plays the 2 minutes kept with a report."
+
+// fellFor is the death screen's replay for the knight of a session (app.Params.Fell):
+// the last minute of its newest kept death, seen whole by its own key.
+func (s *server) fellFor(knight string) func(ctx context.Context) (app.ReplayControl, *app.ViewSlot, error) {
+	if s.recorder == nil {
+		return nil
+	}
+	return func(ctx context.Context) (app.ReplayControl, *app.ViewSlot, error) {
+		// The recorder takes views in order: once it has let this knight go, the death's
+		// keep has been filed, and the flush writes it.
+		s.recorder.Cut(knight)
+		if err := s.replayWriter.Flush(); err != nil {
+			s.log.Error("replay of a death", "knight", knight, "err", err)
+		}
+		show, err := s.keptShow(func(r store.Replay) bool { return r.Knight == knight && r.Kind == string(replay.KindDeath) },
+			knight, "it was not recorded")
+		if ne := (errNoReplay{}); errors.As(err, &ne) {
+			return nil, nil, errors.New(ne.line)
+		}
+		if err != nil {
+			s.log.Error("replay of a death", "knight", knight, "err", err)
+			return nil, nil, errors.New("the replays could not be read just now")
+		}
+		box := app.NewViewSlot()
+		player := replay.NewPlayer(show.name, replay.Last(show.ms, fellWindow), box)
+		go player.Run(ctx)
+		return player, box, nil
+	}
+}
+
+// fellWindow is how much of a death the death screen's r shows.
+const fellWindow = time.Minute
+
+// reportShow is what was kept of the reported knight with report n: the newest record of
+// its knight kept between the report's filing and its last update.
+func (s *server) reportShow(n int, knight string) (replayShow, error) {
+	none := errNoReplay{fmt.Sprintf("No replay is kept with report %d.", n)}
+	s.syncReplays()
+	if err := s.replayWriter.Flush(); err != nil {
+		return replayShow{}, err
+	}
+	if err := s.saver.Flush(); err != nil {
+		return replayShow{}, err
+	}
+	list, err := s.store.Reports()
+	if err != nil {
+		return replayShow{}, err
+	}
+	i := slices.IndexFunc(list, func(r store.Report) bool { return r.ID == uint64(n) })
+	if i < 0 || list[i].AboutKnight == "" {
+		return replayShow{}, none
+	}
+	show, err := s.keptShow(func(r store.Replay) bool { return keptWith(r, list[i]) }, knight, none.line)
+	show.public = true
+	return show, err
+}
+
+// keptWith reports whether a kept record was kept with report rp: its knight's, kept when
+// it was filed or reported again.
+func keptWith(r store.Replay, rp store.Report) bool {
+	last := max(rp.Filed.UnixMilli(), rp.Updated.UnixMilli())
+	at := r.At.UnixMilli()
+	return r.Kind == string(replay.KindReport) && r.Knight == rp.AboutKnight && at >= rp.Filed.UnixMilli() && at <= last
+}
+
+// reportReplays are the reports of list that have a replay kept with them.
+func (s *server) reportReplays(list []store.Report) map[uint64]bool {
+	if s.replayWriter == nil {
+		return nil
+	}
+	s.syncReplays()
+	if err := s.replayWriter.Flush(); err != nil {
+		s.log.Error("admin: flush before reports", "err", err)
+	}
+	kept, err := s.store.KeptReplays(func(r store.Replay) bool { return r.Kind == string(replay.KindReport) })
+	if err != nil {
+		s.log.Error("admin: the reports' replays", "err", err)
+		return nil
+	}
+	out := map[uint64]bool{}
+	for _, rp := range list {
+		out[rp.ID] = slices.ContainsFunc(kept, func(r store.Replay) bool { return keptWith(r, rp) })
+	}
+	return out
+}
+
+// syncReplays waits until the recorder has taken every view and keep queued so far, so a
+// report's keep, asked for before, has been filed.
+func (s *server) syncReplays() {
+	ctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	s.recorder.Flush(ctx)
+}

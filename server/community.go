@@ -1,0 +1,191 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/orthanc-ssh/orthanc-ssh/replay"
+	"github.com/orthanc-ssh/orthanc-ssh/store"
+	"github.com/orthanc-ssh/orthanc-ssh/world"
+)
+
+// The community's records at the server's edge (issue 20): the world keeps letters,
+// channels' history, silences and reports in turns and hands letters and reports out to
+// be kept; here they are loaded from the store at start, stamped with the wall clock on
+// their way in, and the store's times turned back into turns.
+
+// Tuning of the community at the edge:
+//
+//	constant / flag     value   effect
+//	-chat-history       24h     what is said aloud is kept this long, for reports and channel history (0: not at all)
+//	reportWindow        10m     a report carries the reported knight's lines of this long
+//	reportKeep          30 d    reports older than this are forgotten, at start and when listed
+const (
+	defaultChatHistory = 24 * time.Hour
+	reportWindow       = 10 * time.Minute
+	reportKeep         = 30 * 24 * time.Hour
+)
+
+// communityConfig loads what the world's community needs from the store: the stored
+// knights (for letters to knights who are not online), the mailboxes, and the silences
+// still running. Old reports are forgotten on the way.
+func (s *server) communityConfig(st *store.Store) (world.CommunityConfig, error) {
+	names, err := s.shared.KnightNames()
+	if err != nil {
+		return world.CommunityConfig{}, fmt.Errorf("load knights for letters: %w", err)
+	}
+	known := make([]world.KnownKnight, len(names))
+	for i, n := range names {
+		known[i] = world.KnownKnight{ID: n.Knight, Name: n.Name, Ended: n.Ended}
+	}
+	mail, err := s.shared.Mail()
+	if err != nil {
+		return world.CommunityConfig{}, fmt.Errorf("load letters: %w", err)
+	}
+	if s.realm != nil {
+		s.realm.knights.seedMail(mail)
+	}
+	now := s.now()
+	silences, err := s.shared.Silences(now)
+	if err != nil {
+		return world.CommunityConfig{}, fmt.Errorf("load silences: %w", err)
+	}
+	var running []world.Silence
+	for _, sl := range silences {
+		running = append(running, s.worldSilence(sl, now))
+	}
+	if _, err := st.ForgetReportsBefore(now.Add(-reportKeep)); err != nil {
+		return world.CommunityConfig{}, fmt.Errorf("forget old reports: %w", err)
+	}
+	history := s.turns(s.cfg.chatHistory)
+	if s.cfg.chatHistory == 0 {
+		history = -1 // kept not at all
+	}
+	return world.CommunityConfig{
+		HistoryTurns: history,
+		ReportTurns:  s.turns(reportWindow),
+		HourTurns:    s.turns(time.Hour),
+		Knights:      known,
+		Mail:         mail,
+		Silences:     running,
+		Archive:      archive{s},
+	}, nil
+}
+
+// forgetKnight lets go of a knight the store no longer has (Attach took it out of
+// knights): its names, in the name book, and the community's hold on it, so its name
+// takes no more letters and the letters it had are gone with it (the store dropped them).
+func (s *server) forgetKnight(c *call, id string) {
+	s.book().forget(id)
+	if err := s.engine.ForgetKnight(c.ctx, id); err != nil {
+		s.log.Error("forget a knight no longer stored", "knight", id, "err", err)
+	}
+}
+
+// guestSilenceBook keeps the admins' silences of guests, in memory: a guest's knight id is
+// its session's, so the store never keeps them (the world runs them). silences lists those
+// of the guests still online whose silence has not ended. It is safe for concurrent use.
+type guestSilenceBook struct {
+	mu sync.Mutex
+	m  map[string]store.Silence // by the guest's knight id
+}
+
+func (b *guestSilenceBook) put(sl store.Silence) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.m == nil {
+		b.m = map[string]store.Silence{}
+	}
+	b.m[sl.Knight] = sl
+}
+
+func (b *guestSilenceBook) remove(id string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	delete(b.m, id)
+}
+
+// running returns the silences still running at now of the guests online, soonest to
+// end first, and forgets the others.
+func (b *guestSilenceBook) running(now time.Time, online map[string]bool) []store.Silence {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var out []store.Silence
+	for id, sl := range b.m {
+		if !online[id] || !now.Before(sl.Until) {
+			delete(b.m, id)
+			continue
+		}
+		out = append(out, sl)
+	}
+	slices.SortFunc(out, func(a, b store.Silence) int { return a.Until.Compare(b.Until) })
+	return out
+}
+
+// turns is a wall-clock time as turns of the world, at least one.
+func (s *server) turns(d time.Duration) int { return max(1, int(d/s.cfg.tick)) }
+
+// worldSilence is a stored silence as the world runs it, from now.
+func (s *server) worldSilence(sl store.Silence, now time.Time) world.Silence {
+	return world.Silence{Knight: sl.Knight, Turns: uint64(s.turns(sl.Until.Sub(now))),
+		Until: untilText(sl.Until), Reason: sl.Reason}
+}
+
+// untilText is when something ends, as a player is told it.
+func untilText(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 MST") }
+
+// archive is the world's Archive: the saver, with reports stamped with the wall clock.
+type archive struct{ s *server }
+
+// PutMail implements world.Archive.
+func (a archive) PutMail(to string, letters []world.Letter) {
+	if a.s.realm != nil {
+		a.s.realm.knights.putMail(to, letters) // letters are shared: etcd's
+		return
+	}
+	a.s.saver.PutMail(to, letters)
+}
+
+// PutReport implements world.Archive: the report is filed now, and each line's age in
+// turns becomes the time it was said.
+func (a archive) PutReport(r world.Report) {
+	now := a.s.now().UTC()
+	out := store.Report{Filed: now, From: r.From, FromKnight: r.FromKnight, FromGuest: r.FromGuest, About: r.About,
+		AboutKnight: r.AboutKnight, AboutGuest: r.AboutGuest, Reason: r.Reason, Lines: make([]store.ReportLine, len(r.Lines))}
+	for i, l := range r.Lines {
+		at := now.Add(-time.Duration(l.Ago) * a.s.cfg.tick).Truncate(time.Second)
+		out.Lines[i] = store.ReportLine{At: at, Where: l.Where, Line: l.Line}
+	}
+	a.s.saver.PutReport(out)
+	if a.s.recorder != nil && r.AboutKnight != "" && !r.AboutGuest {
+		// What the reported knight did, for the admins: its last minutes, kept with the
+		// report's time (a guest is not recorded).
+		a.s.recorder.Keep(replay.Keep{Knight: r.AboutKnight, Name: r.About, Kind: replay.KindReport, At: now, Window: replay.ReportWindow})
+	}
+	a.s.log.Info("report filed", "from", r.FromKnight, "about", r.About, "about_knight", r.AboutKnight, "lines", len(r.Lines))
+	// Called on the world's goroutine, which the telling asks in turn: told from another.
+	go a.s.tellAdmins(fmt.Sprintf("[report] %s reported %s: %s (:reports to read it)", r.From, r.About, r.Reason))
+}
+
+// tellAdmins puts a line in the messages of every admin in the game: the knights of the
+// game sessions open with a key in the admin keys file.
+func (s *server) tellAdmins(line string) {
+	admins := s.admins.Load().Fingerprints()
+	var ids []string
+	for _, ls := range s.live.list() {
+		if ls.game && ls.knight != "" && slices.Contains(admins, ls.fp) && !slices.Contains(ids, ls.knight) {
+			ids = append(ids, ls.knight)
+		}
+	}
+	if len(ids) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if _, err := s.engine.Tell(ctx, ids, line); err != nil {
+		s.log.Error("tell the admins of a report", "err", err)
+	}
+}

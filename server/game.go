@@ -1,0 +1,263 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+
+	tea "charm.land/bubbletea/v2"
+	"charm.land/ssh"
+	"charm.land/wish/v2"
+	"charm.land/wish/v2/bubbletea"
+
+	"github.com/orthanc-ssh/orthanc-ssh/app"
+	"github.com/orthanc-ssh/orthanc-ssh/keys"
+	"github.com/orthanc-ssh/orthanc-ssh/store"
+	"github.com/orthanc-ssh/orthanc-ssh/world"
+)
+
+// A session with a terminal plays the game: the program handler (program, in the
+// middleware chain) builds its Bubble Tea program, and finish ends it. Spectating builds
+// its own (spectate.go).
+
+// program builds the game for a session with a terminal; sessions without one (or with a
+// command other than play) get nil and go on to the command line.
+func (s *server) program(sess ssh.Session) *tea.Program {
+	ptyReq, _, isPty := sess.Pty()
+	cmd := sess.Command()
+	if isPty && len(cmd) > 0 && cmd[0] == "watch" {
+		return s.watchProgram(sess, cmd[1:]) // spectate.go
+	}
+	if isPty && len(cmd) > 0 && cmd[0] == "replay" && readReplayArgs(cmd[1:]).plays() {
+		return s.replayProgram(sess, cmd[1:]) // commands_replay.go; a list is a command
+	}
+	if !isPty || (len(cmd) > 0 && cmd[0] != "play") {
+		return nil
+	}
+	plain, ok := playArgs(cmd)
+	if !ok {
+		s.refuse(sess, "usage: play [--plain]   (--plain: screen-reader mode)")
+		s.games.put(sess, gameSession{})
+		return nil
+	}
+	key := sess.PublicKey()  // the key that authenticated, not one the client only offered
+	id, _ := s.ids.get(sess) // the track middleware found the knight (or gave a new id)
+	fp := id.knight
+	var saved *world.Adventurer
+	// A knight already in the world (played elsewhere, with this key or another of its
+	// keys) is the newest record; joining then takes it over. Otherwise the saver has the
+	// newest.
+	held, err := s.claimFor(sess, id)
+	if err != nil {
+		s.log.Info("realm: claim refused", "fingerprint", id.fp, "knight", fp, "err", err)
+		wish.Fatalln(sess, claimLine(err))
+		s.games.put(sess, gameSession{})
+		return nil
+	}
+	rec, online, err := s.engine.Lookup(sess.Context(), fp)
+	if err == nil && !online {
+		rec, err = s.loadKnight(fp)
+	}
+	switch {
+	case err == nil:
+		saved = &rec // a dead or retired knight's record: the title offers a new roll
+	case !errors.Is(err, store.ErrNotFound):
+		s.log.Error("load adventurer", "fingerprint", id.fp, "knight", fp, "err", err)
+		wish.Fatalln(sess, "Your knight could not be loaded just now; nothing was changed. Please try again later.")
+		s.games.put(sess, gameSession{})
+		s.unclaim(held, fp)
+		return nil
+	}
+	g := s.guardIO(sess)
+	var record world.Subscriber
+	var fell func(context.Context) (app.ReplayControl, *app.ViewSlot, error)
+	if s.recorder != nil && !id.guest { // a guest is not kept, nor its replays
+		record, fell = s.recorder.For(fp), s.fellFor(fp)
+	}
+	m := app.New(sess.Context(), app.Params{
+		Fingerprint: fp,
+		Guest:       id.guest,
+		Record:      record,
+		Fell:        fell,
+		MOTD:        s.motd(),
+		Saved:       saved,
+		Engine:      s.engine,
+		Width:       ptyReq.Window.Width,
+		Height:      ptyReq.Window.Height,
+		Rand:        rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())),
+		Fame: func() []string {
+			list, err := s.scores(fp)
+			if err != nil {
+				s.log.Error("scores", "err", err)
+				return []string{"The hall of fame could not be read just now."}
+			}
+			return scoreLines(list)
+		},
+		Admin: s.consoleHook(sess.Context(), key), // nil unless the key is an admin's
+		Plain: plain,
+		Names: s.namesFor(fp, id.guest),
+		Out:   g,
+		Term:  ptyReq.Term,
+		Tick:  s.cfg.tick,
+		Now:   s.now,
+		// The web page's command, with the host and port players reach the server at.
+		PlainCommand: s.sshCommand("-t") + " play --plain",
+	})
+	prog := s.newProgram(sess, m, g)
+	s.games.hold(sess, held)
+	return prog
+}
+
+// claimFor claims the knight of a keyed session for this realm (realm.go); held tells
+// that the session holds it, to let go when it ends. A server alone claims nothing.
+func (s *server) claimFor(sess ssh.Session, id ident) (held bool, err error) {
+	if s.realm == nil || id.guest {
+		return false, nil
+	}
+	if err := s.realm.claim(sess.Context(), sess, id.knight); err != nil {
+		return true, err
+	}
+	s.loadClaimed(id.knight)
+	return true, nil
+}
+
+// unclaim lets go of a session's hold of knight id, taken by claimFor.
+func (s *server) unclaim(held bool, id string) {
+	if !held {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), realmCallTimeout)
+	defer cancel()
+	if err := s.realm.knights.leave(ctx, id); err != nil {
+		s.log.Error("realm: check a knight in", "knight", id, "err", err)
+	}
+}
+
+// gameSessions keeps each game session's model, input and output guard from the program
+// handler to finish. They cannot be kept in the session's context: that is its
+// connection's, shared by every session on the connection, so a command run beside a
+// game on one connection (as a multiplexing OpenSSH client does) found the game's model
+// there when it finished, and took the knight out of the world.
+type gameSessions struct {
+	mu sync.Mutex
+	m  map[ssh.Session]gameSession
+}
+
+// gameSession is what finish needs of a session the program handler took: its model and
+// guard (nil for a session it refused with a message), and its input pump.
+type gameSession struct {
+	model *app.Model
+	guard *ioGuard
+	input *inputPump
+	prog  *tea.Program // for the farewell at shutdown
+	// held is set when the session holds its knight's claim (a realm's), to let go of
+	// when it ends.
+	held bool
+}
+
+// put records what the program handler made of a session.
+func (g *gameSessions) put(sess ssh.Session, gs gameSession) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.m == nil {
+		g.m = map[ssh.Session]gameSession{}
+	}
+	g.m[sess] = gs
+}
+
+// programs lists the programs of the game sessions open now.
+func (g *gameSessions) programs() []*tea.Program {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	var out []*tea.Program
+	for _, gs := range g.m {
+		if gs.prog != nil {
+			out = append(out, gs.prog)
+		}
+	}
+	return out
+}
+
+// hold records that the session holds its knight's claim.
+func (g *gameSessions) hold(sess ssh.Session, held bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if gs, ok := g.m[sess]; ok {
+		gs.held = held
+		g.m[sess] = gs
+	}
+}
+
+// programsWhere lists the programs of the game sessions open now that match.
+func (g *gameSessions) programsWhere(match func(ssh.Session) bool) []*tea.Program {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	var out []*tea.Program
+	for sess, gs := range g.m {
+		if gs.prog != nil && match(sess) {
+			out = append(out, gs.prog)
+		}
+	}
+	return out
+}
+
+// programsOfKey lists the programs of the game sessions open now with the key fp.
+func (g *gameSessions) programsOfKey(fp string) []*tea.Program {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	var out []*tea.Program
+	for sess, gs := range g.m {
+		if gs.prog != nil && fp != "" && keys.Fingerprint(sess.PublicKey()) == fp {
+			out = append(out, gs.prog)
+		}
+	}
+	return out
+}
+
+// take returns and forgets what the program handler made of a session; ok is false for a
+// session it left to the command line.
+func (g *gameSessions) take(sess ssh.Session) (gs gameSession, ok bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	gs, ok = g.m[sess]
+	delete(g.m, sess)
+	return gs, ok
+}
+
+// newProgram makes the Bubble Tea program of a game session. Its renderer is off: the
+// model draws its own frames as the cells that changed (app's terminal), where Bubble
+// Tea's renderer parses each whole frame back into cells and compares them all, which
+// cost two thirds of the server's CPU at 1000 players (docs/PERFORMANCE.md). Its input
+// is off too: the session's keys come through an input pump (input.go), which finish
+// stops when the program has ended.
+func (s *server) newProgram(sess ssh.Session, m *app.Model, g *ioGuard) *tea.Program {
+	opts := append(bubbletea.MakeOptions(sess), tea.WithoutSignalHandler(), tea.WithoutRenderer(),
+		// The render ticker runs even without a renderer: once a second is its least.
+		tea.WithFPS(1),
+		tea.WithInput(nil), tea.WithOutput(g)) // after MakeOptions: these input and output win
+	prog := tea.NewProgram(m, opts...)
+	onFlood := func() {
+		g.say(fmt.Sprintf(floodLine, floodClose))
+		s.log.Info("session input flood: closing", s.sessionAttrs(sess)...)
+		closeConn(sess)
+	}
+	s.games.put(sess, gameSession{model: m, guard: g, input: startInput(g, prog.Send, onFlood), prog: prog})
+	return prog
+}
+
+// playArgs reads the arguments of `play`: --plain asks for screen-reader mode. ok is
+// false for anything else. A session with no command plays without it.
+func playArgs(cmd []string) (plain, ok bool) {
+	if len(cmd) == 0 {
+		return false, true
+	}
+	for _, a := range cmd[1:] {
+		if a != "--plain" {
+			return false, false
+		}
+		plain = true
+	}
+	return plain, true
+}

@@ -1,0 +1,698 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"charm.land/ssh"
+	bolt "go.etcd.io/bbolt"
+	gossh "golang.org/x/crypto/ssh"
+
+	"github.com/orthanc-ssh/orthanc-ssh/store"
+)
+
+// Connections over the per-address limit are refused at login, with a banner saying why;
+// when one closes, a new one is let in.
+func TestPerAddressLimit(t *testing.T) {
+	ts := hardened(t, func(l *limits) { l.maxPerIP = 2 })
+	a, b := dial(t, ts.addr, newKey(t)), dial(t, ts.addr, newKey(t))
+	banner, err := dialBanner(t, ts.addr, newKey(t))
+	if err == nil || !strings.Contains(banner, "too many connections from your address") {
+		t.Fatalf("third connection from one address: banner %q, err %v", banner, err)
+	}
+	a.Close()
+	b.Close()
+	waitUntil(t, "a place to free up", func() bool {
+		_, err := dialBanner(t, ts.addr, newKey(t))
+		return err == nil
+	})
+}
+
+// Past the per-address limit, a few connections go through the handshake to be told why;
+// more are closed at once with a line of text.
+func TestPerAddressFloodIsClosedAtOnce(t *testing.T) {
+	ts := hardened(t, func(l *limits) { l.maxPerIP = 1 })
+	defer dial(t, ts.addr, newKey(t)).Close()
+	holdSilent(t, ts.addr, refusalsPerAddr) // they hold their handshake places
+	if line := firstLine(t, ts.addr); !strings.Contains(line, "too many connections from your address") {
+		t.Fatalf("a connection past the refusals got %q", line)
+	}
+}
+
+// The server as a whole has at most max-sessions connections with a session open; one
+// more is refused at login with a banner. Connections without a session take no
+// player's place.
+func TestServerFull(t *testing.T) {
+	ts := hardened(t, func(l *limits) { l.maxSessions = 1 })
+	idle := dial(t, ts.addr, newKey(t)) // logged in, no session: no player's place
+	defer idle.Close()
+	openTerminal(t, ts.addr, newKey(t), 80, 24, nil).waitFor("Press Enter to begin")
+	banner, err := dialBanner(t, ts.addr, newKey(t))
+	if err == nil || !strings.Contains(banner, "the server is full") {
+		t.Fatalf("a connection to a full server: banner %q, err %v", banner, err)
+	}
+}
+
+// A connection that logged in before the server filled up is refused at its first
+// session, on stderr, and its place is not taken.
+func TestServerFillsUpDuringTheLogin(t *testing.T) {
+	ts := hardened(t, func(l *limits) { l.maxSessions = 1 })
+	late := dial(t, ts.addr, newKey(t))
+	defer late.Close()
+	openTerminal(t, ts.addr, newKey(t), 80, 24, nil).waitFor("Press Enter to begin")
+	_, errOut, code := runOn(t, late, "help")
+	if code != 1 || !strings.Contains(errOut, "the server is full") {
+		t.Fatalf("a session on a full server: exit %d, stderr %q", code, errOut)
+	}
+}
+
+// Connections in the handshake have places of their own (max-handshakes): when they are
+// all taken, a player already in plays on, and the next connection is told the server
+// is busy.
+func TestHandshakesHaveTheirOwnPlaces(t *testing.T) {
+	ts := hardened(t, func(l *limits) { l.maxHandshakes = 3 })
+	key := newKey(t)
+	tm := openTerminal(t, ts.addr, key, 80, 24, nil)
+	tm.enterDungeon("Steady")
+	holdSilent(t, ts.addr, 3)
+	if line := firstLine(t, ts.addr); !strings.Contains(line, "the server is busy") {
+		t.Fatalf("a connection with every handshake place taken got %q", line)
+	}
+	tm.stepOut("the player already in to walk", whoamiLive(t, tm), func() whoami { return whoamiLive(t, tm) })
+}
+
+// Regression (issue 17): a session's context is its connection's, shared by every
+// session on it; a command run beside a game on one connection (as a multiplexing
+// OpenSSH client runs it) found the game's model there when it finished, and took the
+// knight out of the world. The game now plays on.
+func TestACommandBesideAGameLeavesTheGameAlone(t *testing.T) {
+	ts := hardened(t, func(*limits) {})
+	key := newKey(t)
+	tm := openTerminal(t, ts.addr, key, 80, 24, nil)
+	tm.enterDungeon("Beside")
+	for range 2 {
+		if w := whoamiLive(t, tm); !w.Online {
+			t.Fatal("the knight left the world when a command beside it finished")
+		}
+	}
+	before := whoamiLive(t, tm)
+	_, k := openDir(t)
+	tm.press(k)
+	waitUntil(t, "the game to play on", func() bool {
+		w := whoamiLive(t, tm)
+		return w.Online && (w.X != before.X || w.Y != before.Y)
+	})
+}
+
+// A connection may have at most max-per-key session channels open; one more is refused,
+// so one connection cannot hold the input buffers of many.
+func TestSessionChannelsPerConnection(t *testing.T) {
+	ts := hardened(t, func(l *limits) { l.maxPerKey = 2 })
+	c := dial(t, ts.addr, newKey(t))
+	defer c.Close()
+	for range 2 {
+		s, err := c.NewSession()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+	}
+	if s, err := c.NewSession(); err == nil {
+		s.Close()
+		t.Fatal("a third session channel was opened")
+	}
+}
+
+// IPv6 clients are counted per /64, IPv4 ones per address.
+func TestAddrKey(t *testing.T) {
+	for _, tc := range []struct{ addr, key string }{
+		{"192.0.2.7:5000", "192.0.2.7"},
+		{"[2001:db8:1:2:3:4:5:6]:22", "2001:db8:1:2::/64"},
+		{"[2001:db8:1:2:ffff::1]:22", "2001:db8:1:2::/64"},
+		{"[2001:db8:1:3::1]:22", "2001:db8:1:3::/64"},
+		{"[::ffff:192.0.2.7]:5000", "192.0.2.7"},
+		{"[fe80::1%eth0]:22", "fe80::/64"},
+	} {
+		a, err := net.ResolveTCPAddr("tcp", tc.addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := addrKey(a); got != tc.key {
+			t.Errorf("addrKey(%s) = %s, want %s", tc.addr, got, tc.key)
+		}
+	}
+}
+
+// fakeListener hands out in-memory connections that seem to come from the given
+// addresses.
+type fakeListener struct {
+	conns chan net.Conn
+}
+
+func (f *fakeListener) Accept() (net.Conn, error) {
+	c, ok := <-f.conns
+	if !ok {
+		return nil, net.ErrClosed
+	}
+	return c, nil
+}
+func (f *fakeListener) Close() error   { return nil }
+func (f *fakeListener) Addr() net.Addr { return &net.TCPAddr{} }
+
+// fromConn is one end of a pipe with a remote address of its own.
+type fromConn struct {
+	net.Conn
+	from net.Addr
+}
+
+func (c fromConn) RemoteAddr() net.Addr { return c.from }
+
+// The per-address limit counts one IPv6 /64 as one address: twenty-odd addresses of one
+// /64 do not get twenty places each.
+func TestPerAddressLimitCountsIPv6Per64(t *testing.T) {
+	f := &fakeListener{conns: make(chan net.Conn, 64)}
+	lim := defaultLimits
+	lim.maxPerIP = 3
+	var mu sync.Mutex
+	refused := 0
+	l := newLimitListener(f, lim, func(string, net.Addr) { mu.Lock(); refused++; mu.Unlock() })
+	var admitted []*limitedConn
+	for i := range 3 + refusalsPerAddr + 2 {
+		server, client := net.Pipe()
+		defer client.Close()
+		go func() { _, _ = io.Copy(io.Discard, client) }()
+		f.conns <- fromConn{server, &net.TCPAddr{IP: net.ParseIP(fmt.Sprintf("2001:db8::%x", i+1)), Port: 40000 + i}}
+	}
+	close(f.conns)
+	for {
+		c, err := l.Accept()
+		if err != nil {
+			break
+		}
+		admitted = append(admitted, c.(*limitedConn))
+	}
+	over := 0
+	for _, c := range admitted {
+		if c.slot.overAddr {
+			over++
+		}
+	}
+	if len(admitted) != 3+refusalsPerAddr || over != refusalsPerAddr || refused != 2 {
+		t.Fatalf("from one /64: %d admitted (%d of them to be refused at login), %d closed at once; want %d, %d, 2",
+			len(admitted), over, refused, 3+refusalsPerAddr, refusalsPerAddr)
+	}
+	for _, c := range admitted {
+		_ = c.Close()
+	}
+	if w, p := l.counts(); w != 0 || p != 0 || len(l.perAddr) != 0 {
+		t.Fatalf("after closing: %d waiting, %d playing, %v", w, p, l.perAddr)
+	}
+}
+
+// A key may have at most max-per-key sessions at once.
+func TestPerKeyLimit(t *testing.T) {
+	ts := hardened(t, func(l *limits) { l.maxPerKey = 1 })
+	key := newKey(t)
+	openTerminal(t, ts.addr, key, 80, 24, nil).waitFor("Press Enter to begin")
+	_, errOut, code := runCmd(t, ts.addr, key, "whoami")
+	if code != 1 || !strings.Contains(errOut, "Too many sessions with this key") {
+		t.Fatalf("second session of a key: exit %d %q", code, errOut)
+	}
+	if _, _, code := runCmd(t, ts.addr, newKey(t), "help"); code != 0 {
+		t.Fatal("another key was refused")
+	}
+}
+
+// A client that opens a connection and never finishes the handshake is dropped.
+func TestHandshakeTimeout(t *testing.T) {
+	ts := hardened(t, func(l *limits) { l.handshakeTimeout = 300 * time.Millisecond })
+	c, err := net.Dial("tcp", ts.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if _, err := io.Copy(io.Discard, c); err != nil || time.Since(start) > 3*time.Second {
+		t.Fatalf("silent client kept for %v (%v)", time.Since(start), err)
+	}
+}
+
+// A game session with no keystroke for the idle timeout is closed with a message and the
+// knight is saved; output alone (other knights moving) does not count as activity.
+func TestIdleTimeout(t *testing.T) {
+	ts := hardened(t, func(l *limits) { l.idleTimeout = 800 * time.Millisecond })
+	key := newKey(t)
+	tm := openTerminal(t, ts.addr, key, 80, 24, nil)
+	tm.enterDungeon("Sleepy")
+	if !tm.ended(10 * time.Second) {
+		t.Fatal("an idle session was not closed")
+	}
+	if !strings.Contains(tm.rawOutput(), "You were idle for") {
+		t.Fatal("the idle player was not told why")
+	}
+	waitUntil(t, "the idle knight to be saved and out of the world", func() bool {
+		w := whoamiJSON(t, ts.addr, key)
+		return !w.Online && w.Name == "Sleepy"
+	})
+}
+
+// Keys keep a session: one typing more often than the idle timeout stays for many times
+// the timeout, and is closed a timeout after its last key.
+func TestKeysKeepASessionFromIdling(t *testing.T) {
+	const idle = 600 * time.Millisecond
+	ts := hardened(t, func(l *limits) { l.idleTimeout = idle })
+	tm := openTerminal(t, ts.addr, newKey(t), 80, 24, nil)
+	tm.enterDungeon("Awake")
+	typing := time.NewTicker(idle / 3)
+	defer typing.Stop()
+	for range 12 { // four timeouts' worth of keys
+		<-typing.C
+		if tm.ended(0) {
+			t.Fatal("a session typing every third of the idle timeout was closed")
+		}
+		tm.press("?", "x") // the help, and back
+	}
+	typing.Stop()
+	last := time.Now()
+	if !tm.ended(10 * time.Second) {
+		t.Fatal("the session was not closed once the keys stopped")
+	}
+	if waited := time.Since(last); waited < idle {
+		t.Fatalf("closed %v after the last key, before the idle timeout (%v)", waited, idle)
+	}
+}
+
+// No connection lives longer than max-lifetime.
+func TestMaxLifetime(t *testing.T) {
+	ts := hardened(t, func(l *limits) { l.maxLifetime = 700 * time.Millisecond })
+	tm := openTerminal(t, ts.addr, newKey(t), 80, 24, nil)
+	if !tm.ended(10 * time.Second) {
+		t.Fatal("the connection outlived max-lifetime")
+	}
+}
+
+// Only plain sessions are served: port forwarding, agent forwarding and X11 are refused.
+func TestNoForwarding(t *testing.T) {
+	ts := hardened(t, func(*limits) {})
+	c := dial(t, ts.addr, newKey(t))
+	defer c.Close()
+	if conn, err := c.Dial("tcp", "127.0.0.1:1"); err == nil {
+		conn.Close()
+		t.Fatal("a direct-tcpip channel was opened")
+	}
+	s, err := c.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, req := range []string{"auth-agent-req@openssh.com", "x11-req"} {
+		if ok, err := s.SendRequest(req, true, nil); ok || err != nil {
+			t.Fatalf("%s: ok=%v err=%v", req, ok, err)
+		}
+	}
+}
+
+// A client may set a bounded number of environment variables; the rest are refused and
+// the session still works.
+func TestEnvFlood(t *testing.T) {
+	ts := hardened(t, func(*limits) {})
+	c := dial(t, ts.addr, newKey(t))
+	defer c.Close()
+	s, err := c.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	accepted := 0
+	for i := range 100 {
+		if s.Setenv("V"+strings.Repeat("x", i%3), strings.Repeat("y", 10)) == nil {
+			accepted++
+		}
+	}
+	if s.Setenv("BIG", strings.Repeat("z", 5000)) == nil {
+		t.Fatal("a 5000-byte variable was accepted")
+	}
+	if accepted != maxEnvVars {
+		t.Fatalf("%d variables accepted, want %d", accepted, maxEnvVars)
+	}
+	out, err := s.Output("help")
+	if err != nil || !strings.Contains(string(out), "whoami") {
+		t.Fatalf("help after the env flood: %v %q", err, out)
+	}
+}
+
+// Regression: the SSH library kept one pending window size between the PTY request and the
+// shell; a window-change sent in between blocked its request loop and the session hung. The
+// filter holds it back until the shell has started.
+func TestWindowChangeBeforeShellDoesNotHang(t *testing.T) {
+	ts := hardened(t, func(*limits) {})
+	c := dial(t, ts.addr, newKey(t))
+	defer c.Close()
+	s, err := c.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.RequestPty("xterm-256color", 24, 80, gossh.TerminalModes{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, sz := range [][2]int{{30, 100}, {40, 120}, {50, 160}} {
+		if err := s.WindowChange(sz[0], sz[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, _ := s.StdoutPipe()
+	shell := make(chan error, 1)
+	go func() { shell <- s.Shell() }()
+	select {
+	case err := <-shell:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the shell request hung after a window-change")
+	}
+	got := make(chan bool, 1)
+	go func() {
+		buf := make([]byte, 64*1024)
+		var all strings.Builder
+		for {
+			n, err := out.Read(buf)
+			all.Write(buf[:n])
+			if strings.Contains(all.String(), "Press Enter") {
+				got <- true
+				return
+			}
+			if err != nil {
+				got <- false
+				return
+			}
+		}
+	}()
+	select {
+	case ok := <-got:
+		if !ok {
+			t.Fatal("no title screen")
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("no title screen after the window-changes")
+	}
+}
+
+// Absurd window sizes and a flood of arbitrary bytes (invalid UTF-8, escape sequences,
+// controls) neither crash the server nor disturb another player.
+func TestAbsurdSizesAndByteFloods(t *testing.T) {
+	ts := hardened(t, func(*limits) {})
+	other := newKey(t)
+	calm := openTerminal(t, ts.addr, other, 80, 24, nil)
+	calm.enterDungeon("Calm")
+	wild := openTerminal(t, ts.addr, newKey(t), 80, 24, nil)
+	wild.enterDungeon("Wild")
+	for _, sz := range [][2]int{{0, 0}, {1, 1}, {10000, 10000}, {80, 24}} {
+		if err := wild.sess.WindowChange(sz[1], sz[0]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	junk := make([]byte, 200*1024)
+	_, _ = rand.Read(junk)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); _, _ = wild.stdin.Write(junk) }()
+	// The calm player keeps playing meanwhile.
+	calm.stepOut("the calm player to move", whoamiJSON(t, ts.addr, other), func() whoami { return whoamiJSON(t, ts.addr, other) })
+	wg.Wait()
+	if _, _, code := runCmd(t, ts.addr, newKey(t), "help"); code != 0 {
+		t.Fatal("the server stopped serving after the flood")
+	}
+}
+
+// The same key connecting twice: the second connection takes the knight over, and the
+// first is told and closed — never two sessions driving one knight.
+func TestSameKeyTakeover(t *testing.T) {
+	ts := hardened(t, func(*limits) {})
+	key := newKey(t)
+	first := openTerminal(t, ts.addr, key, 80, 24, nil)
+	first.enterDungeon("Twice")
+	second := openTerminal(t, ts.addr, key, 80, 24, nil)
+	second.waitFor("Welcome back, Twice")
+	second.press(keyEnter)
+	second.waitFor("Twice │ Level 1")
+	if !first.ended(10 * time.Second) {
+		t.Fatal("the first connection was not closed")
+	}
+	if !strings.Contains(first.rawOutput(), "taken over by another connection") {
+		t.Fatal("the first connection was not told why")
+	}
+	out, _, _ := runCmd(t, ts.addr, newKey(t), "who")
+	if strings.Count(out, "Twice") != 1 {
+		t.Fatalf("who lists the knight %d times:\n%s", strings.Count(out, "Twice"), out)
+	}
+}
+
+// stallConn is a client connection that stops reading when told: the server's frames
+// then pile up in the SSH window and the socket, as with a client that hung.
+type stallConn struct {
+	net.Conn
+	mu      sync.Mutex
+	stalled bool
+	release chan struct{}
+}
+
+func (c *stallConn) Read(p []byte) (int, error) {
+	c.mu.Lock()
+	stalled := c.stalled
+	c.mu.Unlock()
+	if stalled {
+		<-c.release
+		return 0, io.EOF
+	}
+	return c.Conn.Read(p)
+}
+
+func (c *stallConn) stall() { c.mu.Lock(); c.stalled = true; c.mu.Unlock() }
+
+// stallablePlayer connects key through a connection that can be made to stop reading, and
+// presses Enter through the start screens into the dungeon.
+func stallablePlayer(t *testing.T, addr string, key gossh.Signer) (*stallConn, *gossh.Session) {
+	t.Helper()
+	raw, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := &stallConn{Conn: raw, release: make(chan struct{})}
+	t.Cleanup(func() { close(sc.release) })
+	cc, chans, reqs, err := gossh.NewClientConn(sc, addr, &gossh.ClientConfig{User: "p",
+		Auth: []gossh.AuthMethod{gossh.PublicKeys(key)}, HostKeyCallback: gossh.InsecureIgnoreHostKey()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := gossh.NewClient(cc, chans, reqs)
+	t.Cleanup(func() { client.Close() })
+	s, in := rawShell(t, client)
+	time.Sleep(300 * time.Millisecond)
+	for range 3 {
+		_, _ = io.WriteString(in, "\r")
+		time.Sleep(200 * time.Millisecond)
+	}
+	return sc, s
+}
+
+// A client that stops reading its screen never holds up the world or anyone else: with one
+// client stalled in the dungeon, another walks and is answered at once.
+func TestStalledClientHoldsUpNoOne(t *testing.T) {
+	ts := hardened(t, func(l *limits) { l.stallTimeout = time.Second })
+	sc, s := stallablePlayer(t, ts.addr, newKey(t))
+	waitUntil(t, "the knight to enter", func() bool {
+		o, _, _ := runCmd(t, ts.addr, newKey(t), "who")
+		return strings.Contains(o, "depth 1")
+	})
+	sc.stall()
+	for i := range 50 { // the stalled client keeps resizing: frames pile up for it
+		_ = s.WindowChange(24+i%2*176, 80+i%2*320)
+	}
+	healthy := newKey(t)
+	h := openTerminal(t, ts.addr, healthy, 80, 24, nil)
+	h.enterDungeon("Healthy")
+	before := whoamiJSON(t, ts.addr, healthy)
+	start := time.Now()
+	h.stepOut("the healthy player to move", before, func() whoami { return whoamiJSON(t, ts.addr, healthy) })
+	t.Logf("with a stalled client in the dungeon, a move showed in whoami after %v", time.Since(start).Round(time.Millisecond))
+}
+
+// A frame the client does not take in within the stall timeout closes the session.
+func TestStallTimeoutClosesTheSession(t *testing.T) {
+	w, r := net.Pipe() // nobody reads r: a write blocks, as to a client that stopped reading
+	defer r.Close()
+	fired := make(chan time.Duration, 1)
+	start := time.Now()
+	g := &ioGuard{stall: 200 * time.Millisecond, onStall: func() { fired <- time.Since(start); w.Close() }}
+	g.sess = nil
+	done := make(chan error, 1)
+	go func() { _, err := g.writeTo(w, []byte("frame")); done <- err }()
+	select {
+	case d := <-fired:
+		if d < 200*time.Millisecond || d > 2*time.Second {
+			t.Fatalf("stall fired after %v, want 200ms", d)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("a blocked write never fired the stall timeout")
+	}
+	if err := <-done; err == nil {
+		t.Fatal("the blocked write did not fail once the session was closed")
+	}
+	// The watch is the same timer, set again for each write: a write taken in at once
+	// fires nothing, and a write that stalls again fires again.
+	w2, r2 := net.Pipe()
+	defer r2.Close()
+	go func() { _, _ = io.Copy(io.Discard, r2) }()
+	if _, err := g.writeTo(w2, []byte("frame")); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case d := <-fired:
+		t.Fatalf("a write taken in at once fired the stall watch after %v", d)
+	case <-time.After(400 * time.Millisecond): // twice the stall timeout: nothing fired
+	}
+	w3, r3 := net.Pipe()
+	defer r3.Close()
+	start = time.Now()
+	go func() { _, err := g.writeTo(w3, []byte("frame")); done <- err }()
+	select {
+	case <-fired:
+	case <-time.After(5 * time.Second):
+		t.Fatal("a second blocked write never fired the stall timeout")
+	}
+	_ = w3.Close()
+	<-done
+}
+
+// A damaged or foreign data file, a file of a newer schema, or a data folder that cannot be
+// written: the server refuses to start with a message naming the file and the fix, and
+// leaves the file byte for byte as it was.
+func TestBadDataRefusesToStart(t *testing.T) {
+	good := t.TempDir()
+	ts := startServer(t, good)
+	_ = ts.stop()
+	real, err := os.ReadFile(filepath.Join(good, "orthanc.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		setup func(dir string) string // returns the -data folder
+		want  []string
+	}{
+		{"garbage", func(dir string) string {
+			_ = os.WriteFile(filepath.Join(dir, "orthanc.db"), bytes.Repeat([]byte("not a database "), 4096), 0o600)
+			return dir
+		}, []string{"orthanc.db", "left untouched", "restore it from a backup"}},
+		{"truncated", func(dir string) string {
+			_ = os.WriteFile(filepath.Join(dir, "orthanc.db"), real[:len(real)/3], 0o600)
+			return dir
+		}, []string{"orthanc.db", "restore it from a backup"}},
+		{"newer schema", func(dir string) string {
+			db, err := bolt.Open(filepath.Join(dir, "orthanc.db"), 0o600, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_ = db.Update(func(tx *bolt.Tx) error {
+				b, _ := tx.CreateBucketIfNotExists([]byte("meta"))
+				return b.Put([]byte("version"), []byte("99"))
+			})
+			_ = db.Close()
+			return dir
+		}, []string{"orthanc.db", "newer orthanc-ssh"}},
+		{"folder not writable", func(dir string) string {
+			f := filepath.Join(dir, "a-file")
+			_ = os.WriteFile(f, nil, 0o600)
+			return filepath.Join(f, "data") // a folder inside a file cannot be made
+		}, []string{"cannot be written", "-data"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			data := tc.setup(t.TempDir())
+			before, _ := os.ReadFile(filepath.Join(data, "orthanc.db"))
+			var stderr strings.Builder
+			code := run(context.Background(), []string{"-addr", "127.0.0.1:0", "-data", data}, func(string) string { return "" }, &stderr)
+			if code != 1 {
+				t.Fatalf("exit %d, want 1", code)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(stderr.String(), w) {
+					t.Fatalf("message lacks %q:\n%s", w, stderr.String())
+				}
+			}
+			if after, _ := os.ReadFile(filepath.Join(data, "orthanc.db")); !bytes.Equal(before, after) {
+				t.Fatal("the data file was changed")
+			}
+		})
+	}
+}
+
+// Shutting down with players connected, one of them stalled: everyone is told, everyone is
+// saved, and the server is gone within a bounded time.
+func TestShutdownWithAStalledClient(t *testing.T) {
+	dir := t.TempDir()
+	ts, _ := startConfigured(t, testConfig(dir, defaultSeed))
+	stalledKey := newKey(t)
+	sc, _ := stallablePlayer(t, ts.addr, stalledKey)
+	healthyKey := newKey(t)
+	h := openTerminal(t, ts.addr, healthyKey, 80, 24, nil)
+	h.enterDungeon("Healthy")
+	waitUntil(t, "both knights in the dungeon", func() bool {
+		o, _, _ := runCmd(t, ts.addr, newKey(t), "who")
+		return strings.Count(o, "depth 1") == 2
+	})
+	sc.stall()
+	start := time.Now()
+	if err := ts.stop(); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Fatalf("shutdown with a stalled client took %v", d)
+	}
+	if !strings.Contains(h.finalOutput(), farewellMessage) {
+		t.Fatal("the healthy player was not told the server is going down")
+	}
+	st, err := store.Open(filepath.Join(dir, "orthanc.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	for _, k := range []gossh.Signer{stalledKey, healthyKey} {
+		if a, err := loadKnightOfKey(t, st, k); err != nil || a.Depth != 1 {
+			t.Fatalf("a knight was not saved: %+v %v", a, err)
+		}
+	}
+	t.Logf("shutdown with a stalled client took %v", time.Since(start).Round(10*time.Millisecond))
+}
+
+// panicSession is just enough of a session for the recover middleware.
+type panicSession struct {
+	ssh.Session
+	exited int
+}
+
+func (p *panicSession) Exit(code int) error { p.exited = code; return nil }
+
+// A panic in a session's handler is recovered, logged with its stack, and ends only that
+// session with status 1.
+func TestPanicInASessionIsRecovered(t *testing.T) {
+	var logs bytes.Buffer
+	s := &server{log: slog.New(slog.NewTextHandler(&logs, nil))}
+	sess := &panicSession{exited: -1}
+	s.recoverPanics(func(ssh.Session) { panic("boom") })(sess)
+	if sess.exited != 1 || !strings.Contains(logs.String(), "session panic") || !strings.Contains(logs.String(), "boom") || !strings.Contains(logs.String(), "goroutine") {
+		t.Fatalf("exit %d, log %q", sess.exited, logs.String())
+	}
+}

@@ -1,0 +1,292 @@
+package server
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	gossh "golang.org/x/crypto/ssh"
+)
+
+// The tests' servers: the real server started in the test (or as its own process), its
+// configuration, its fake clock and its log.
+
+// Servers.
+
+// testServer is the real server, started in the test on 127.0.0.1:0.
+type testServer struct {
+	addr string
+	dir  string
+	stop func() error
+}
+
+// testTick is faster than production so a walk takes milliseconds, not seconds.
+const testTick = 5 * time.Millisecond
+
+// testConfig is the server's configuration in tests: loopback, a fast tick, default limits
+// but for new knights, which the tests make by the dozen from one address (testLimits).
+func testConfig(dir string, seed uint64) config {
+	return config{addr: "127.0.0.1:0", data: dir, adminKeys: filepath.Join(dir, "admin_keys"), motdFile: filepath.Join(dir, "motd"),
+		seed: seed, tick: testTick, battleGrace: defaultBattleGrace, chatHistory: defaultChatHistory, limits: testLimits(),
+		web: defaultWeb, name: "Orthanc", publicAddr: "localhost", guests: true, replayMB: defaultReplayMB}
+}
+
+// testKnightsPerHour is the new knights a test server takes from one address in an hour.
+const testKnightsPerHour = 1000
+
+// testLimits are the default limits with testKnightsPerHour.
+func testLimits() limits {
+	l := defaultLimits
+	l.newKnightsPerHour = testKnightsPerHour
+	return l
+}
+
+// startServer starts the real server on the data folder, on the default dungeon.
+func startServer(t *testing.T, dir string) *testServer {
+	t.Helper()
+	return startServerSeed(t, dir, defaultSeed)
+}
+
+// startServerSeed starts the server on a dungeon of another seed.
+func startServerSeed(t *testing.T, dir string, seed uint64) *testServer {
+	t.Helper()
+	ts, _ := startConfigured(t, testConfig(dir, seed))
+	return ts
+}
+
+// startConfigured starts the real server with cfg on a free loopback port and returns it
+// too, so a test can reach its internals (the metrics listener, the engine).
+func startConfigured(t testing.TB, cfg config) (*testServer, *server) {
+	t.Helper()
+	return startLogging(t, cfg, io.Discard)
+}
+
+// startLogging is startConfigured with the server's log written to log.
+func startLogging(t testing.TB, cfg config, log io.Writer) (*testServer, *server) {
+	t.Helper()
+	srv, err := newServer(cfg, slog.New(slog.NewTextHandler(log, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- srv.serve(ctx, ln) }()
+	var once sync.Once
+	var stopErr error
+	ts := &testServer{addr: ln.Addr().String(), dir: cfg.data}
+	ts.stop = func() error {
+		once.Do(func() {
+			cancel()
+			select {
+			case stopErr = <-done:
+			case <-time.After(15 * time.Second):
+				stopErr = errors.New("server did not stop within 15 s")
+			}
+		})
+		return stopErr
+	}
+	t.Cleanup(func() { _ = ts.stop() })
+	return ts, srv
+}
+
+// startWorld makes the server with the admins' keys and runs its world, without
+// listening: a test calls the server's functions (the command gate, the console) itself.
+func startWorld(t testing.TB, admins ...gossh.Signer) *server {
+	t.Helper()
+	dir := t.TempDir()
+	writeAdminKeys(t, dir, admins...)
+	srv, err := newServer(testConfig(dir, defaultSeed), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { srv.engine.Run(ctx, nil); close(done) }()
+	t.Cleanup(func() { cancel(); <-done; srv.close() })
+	return srv
+}
+
+// writeAdminKeys writes the admin allow-list into the data folder, as an operator would
+// before starting the server.
+func writeAdminKeys(t testing.TB, dir string, admins ...gossh.Signer) {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("# admins of this test server\n")
+	for _, a := range admins {
+		b.Write(gossh.MarshalAuthorizedKey(a.PublicKey()))
+	}
+	if err := os.WriteFile(filepath.Join(dir, "admin_keys"), []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// startAdminServer starts the real server with one admin key.
+func startAdminServer(t *testing.T) (*testServer, gossh.Signer) {
+	t.Helper()
+	dir := t.TempDir()
+	admin := newKey(t)
+	writeAdminKeys(t, dir, admin)
+	return startServer(t, dir), admin
+}
+
+// hardened starts a server with the default limits changed by tweak.
+func hardened(t *testing.T, tweak func(*limits)) *testServer {
+	t.Helper()
+	cfg := testConfig(t.TempDir(), defaultSeed)
+	tweak(&cfg.limits)
+	ts, _ := startConfigured(t, cfg)
+	return ts
+}
+
+// listeningAddr finds the address in the log line of a server that listens.
+var listeningAddr = regexp.MustCompile(`msg=listening addr=(\S+)`)
+
+// The server binary, built once for the tests that run it as its own process.
+var (
+	buildOnce sync.Once
+	binPath   string
+	buildErr  error
+)
+
+// serverBinary builds the server once and returns the binary's path.
+func serverBinary(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "orthanc-bin")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "orthanc-ssh")
+		// go test puts the go command that runs it first on the PATH.
+		out, err := exec.Command("go", "build", "-o", binPath, "../cmd/orthanc-ssh").CombinedOutput()
+		if err != nil {
+			buildErr = err
+			t.Logf("%s", out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatalf("build server: %v", buildErr)
+	}
+	return binPath
+}
+
+// startProcess runs the server binary on a free port and returns it with its address.
+func startProcess(t *testing.T, dir string) (*exec.Cmd, string) {
+	t.Helper()
+	cmd := exec.Command(serverBinary(t), "-addr", "127.0.0.1:0", "-data", dir, "-tick", "5ms", "-new-knights-per-hour", fmt.Sprint(testKnightsPerHour))
+	cmd.Env = append(os.Environ(), "ORTHANC_SEED=")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	addr := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			if m := listeningAddr.FindStringSubmatch(sc.Text()); m != nil {
+				addr <- m[1]
+			}
+		}
+	}()
+	select {
+	case a := <-addr:
+		return cmd, a
+	case <-time.After(20 * time.Second):
+		t.Fatal("server did not report its address")
+	}
+	return nil, ""
+}
+
+// waitExit waits for the server process to exit, for at most within, and returns its
+// exit status.
+func waitExit(t *testing.T, cmd *exec.Cmd, within time.Duration) int {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+		return cmd.ProcessState.ExitCode()
+	case <-time.After(within):
+		t.Fatalf("server still running %v after the signal", within)
+		return -1
+	}
+}
+
+// The clock.
+
+// fakeClock is the server's wall clock in a test (config.clock): it stands still until
+// the test moves it, so a timed ban lapses exactly when the test says.
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func newFakeClock(t time.Time) *fakeClock { return &fakeClock{t: t} }
+
+// clockedConfig is a test server's config in a new folder with one admin key, whose clock
+// is a fake one standing at 2025-06-01 14:00 UTC, so moments (a silence's end, a timed
+// ban's lapse) are exact.
+func clockedConfig(t *testing.T) (config, gossh.Signer, *fakeClock) {
+	t.Helper()
+	dir := t.TempDir()
+	admin := newKey(t)
+	writeAdminKeys(t, dir, admin)
+	clock := newFakeClock(time.Date(2025, 6, 1, 14, 0, 0, 0, time.UTC))
+	cfg := testConfig(dir, defaultSeed)
+	cfg.clock = clock.now
+	return cfg, admin, clock
+}
+
+func (c *fakeClock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *fakeClock) add(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+// Logs.
+
+// lockedBuffer is a buffer a server's log and a test's polling share.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}

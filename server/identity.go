@@ -1,0 +1,236 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"sync"
+	"time"
+
+	"charm.land/ssh"
+
+	"github.com/orthanc-ssh/orthanc-ssh/keys"
+	"github.com/orthanc-ssh/orthanc-ssh/store"
+	"github.com/orthanc-ssh/orthanc-ssh/world"
+)
+
+// Who a session plays as. A key leads to its knight through the store's index of keys
+// (a knight may have several keys, DESIGN §12 "Keys and guests"); a key that has none
+// yet is given a new knight id when it opens a game, held by the saver until the
+// knight's first record is written with it. A session that logged in with no key
+// (keyboard-interactive, login.go) is a guest: a knight id of its own for the session
+// only, never saved; when it leaves, a one-time code lets a key claim the knight.
+
+// guestIDPrefix starts the knight id of a guest, which is never stored.
+const guestIDPrefix = "guest-"
+
+// ident is who one session is: its key's fingerprint (empty for a guest) and the
+// knight it plays (empty for a key with no knight, outside a game).
+type ident struct {
+	fp     string
+	knight string
+	guest  bool
+}
+
+// identities keeps each open session's ident, from the track middleware to the end of
+// the session (a session's context is its connection's, shared by all its sessions).
+type identities struct {
+	mu sync.Mutex
+	m  map[ssh.Session]ident
+}
+
+// put keeps the session's ident until remove: the logSessions middleware removes it
+// after its session's last log line, which names the knight.
+func (ids *identities) put(sess ssh.Session, id ident) {
+	ids.mu.Lock()
+	defer ids.mu.Unlock()
+	if ids.m == nil {
+		ids.m = map[ssh.Session]ident{}
+	}
+	ids.m[sess] = id
+}
+
+func (ids *identities) remove(sess ssh.Session) {
+	ids.mu.Lock()
+	delete(ids.m, sess)
+	ids.mu.Unlock()
+}
+
+func (ids *identities) get(sess ssh.Session) (ident, bool) {
+	ids.mu.Lock()
+	defer ids.mu.Unlock()
+	id, ok := ids.m[sess]
+	return id, ok
+}
+
+// knightOf returns the id of the knight the key fp plays, or "" for a key that plays
+// none (or a guest's empty fingerprint).
+func (s *server) knightOf(fp string) (string, error) {
+	if fp == "" {
+		return "", nil
+	}
+	k, err := s.keyOf(fp)
+	if errors.Is(err, store.ErrNotFound) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	return k.Knight, nil
+}
+
+// identify works out who a session is, for the track middleware: a guest gets a knight
+// id of its own; a key with no knight that opens a game gets a new one, bound in the
+// saver for the session's time. release ends what identify holds.
+func (s *server) identify(sess ssh.Session, game bool) (id ident, release func(), err error) {
+	key := sess.PublicKey()
+	if key == nil {
+		return ident{guest: true, knight: guestIDPrefix + store.NewKnightID()[2:]}, func() {}, nil
+	}
+	id.fp = keys.Fingerprint(key)
+	if id.knight, err = s.knightOf(id.fp); err != nil || id.knight != "" || !game {
+		return id, func() {}, err
+	}
+	id.knight = store.NewKnightID()
+	// A new key is used as it is added: knight shows it last used now, from here.
+	unbind := s.bindKey(store.Key{Fingerprint: id.fp, Knight: id.knight, Type: key.Type(), Added: time.Now().UTC(),
+		LastUsed: s.now().UTC(), LastAddr: hostOf(sess.RemoteAddr())})
+	k, err := s.keyOf(id.fp) // a second session of the key bound it first
+	if err == nil && k.Knight != id.knight {
+		id.knight = k.Knight
+		return id, unbind, nil
+	}
+	undo, ok := s.newKnights.reserve(addrKey(sess.RemoteAddr()), time.Now(), s.cfg.limits.newKnightsPerHour)
+	if !ok {
+		unbind()
+		return id, func() {}, errTooManyKnights
+	}
+	return id, func() {
+		unbind()
+		if _, err := s.keyOf(id.fp); errors.Is(err, store.ErrNotFound) {
+			undo() // the session made no knight after all
+		}
+	}, nil
+}
+
+// errTooManyKnights refuses a key with no knight a game, when its address has made
+// -new-knights-per-hour knights in the last hour.
+var errTooManyKnights = errors.New("too many new knights from this address")
+
+// tooManyKnightsLine is what such a key reads.
+const tooManyKnightsLine = "Too many new knights were made from your address in the last hour; come back later, " +
+	"or play a knight you have (keys add on its key, then link the code from this one)."
+
+// knightCounter counts the new knights made from each address (addrKey: an IPv6 /64 is
+// one) in the last hour (issue 30: one address made 45 knights in 9 s, each permanent,
+// each taking a name). A place is reserved when a key with no knight opens a game, and
+// given back when the game ends without a knight made. Safe for concurrent use.
+type knightCounter struct {
+	mu   sync.Mutex
+	made map[string][]time.Time
+}
+
+// maxKnightAddrs is how many addresses' counts are kept before the old ones are swept.
+const maxKnightAddrs = 10000
+
+// reserve counts a new knight from addr at now, unless addr has made limit in the last
+// hour; undo takes it back.
+func (k *knightCounter) reserve(addr string, now time.Time, limit int) (undo func(), ok bool) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.made == nil {
+		k.made = map[string][]time.Time{}
+	}
+	recent := func(a string) []time.Time {
+		ts := slices.DeleteFunc(k.made[a], func(t time.Time) bool { return now.Sub(t) >= time.Hour })
+		if len(ts) == 0 {
+			delete(k.made, a)
+		}
+		return ts
+	}
+	if len(k.made) >= maxKnightAddrs {
+		for a := range k.made {
+			recent(a)
+		}
+	}
+	ts := recent(addr)
+	if len(ts) >= limit {
+		return nil, false
+	}
+	k.made[addr] = append(ts, now)
+	return func() {
+		k.mu.Lock()
+		defer k.mu.Unlock()
+		if i := slices.Index(k.made[addr], now); i >= 0 {
+			k.made[addr] = slices.Delete(k.made[addr], i, i+1)
+		}
+	}, true
+}
+
+// touchEvery is how seldom a key's "last used" is written: a key that opens sessions
+// all day from one address writes it once in this time, not once a session.
+const touchEvery = 10 * time.Minute
+
+// touchKey records that the key fp was used now from addr (an address without its
+// port): when a session opens, at most every touchEvery unless the address is new, and
+// always (always set) when its game ends, so knight tells when a knight was last seen
+// and from where.
+func (s *server) touchKey(fp, addr string, always bool) {
+	if fp == "" || s.realmDown() {
+		return // a stopped realm's etcd may not answer: a player leaving does not wait for it
+	}
+	k, err := s.shared.KeyOf(fp)
+	if err != nil || (!always && s.now().Sub(k.LastUsed) < touchEvery && k.LastAddr == addr) {
+		return
+	}
+	if err := s.shared.TouchKey(fp, s.now(), addr); err != nil {
+		s.log.Error("touch key", "fingerprint", fp, "err", err)
+	}
+}
+
+// loadKnightOf returns the newest saved record of the knight the key fp plays (an
+// error wrapping store.ErrNotFound when it plays none).
+func (s *server) loadKnightOf(fp string) (world.Adventurer, error) {
+	knight, err := s.knightOf(fp)
+	if err != nil {
+		return world.Adventurer{}, err
+	}
+	if knight == "" {
+		return world.Adventurer{}, store.ErrNotFound
+	}
+	return s.loadKnight(knight)
+}
+
+// guestGoodbye is what a guest's terminal keeps when its game ends: how to keep a
+// knight, and for a knight still living, the one-time code that lets a new key adopt it
+// as it stands (rec, its last record, when left), made from addr (addrKey).
+func (s *server) guestGoodbye(w io.Writer, rec world.Adventurer, left bool, addr string) {
+	fmt.Fprint(w, "\r\nFarewell. You played as a guest: nothing was saved.\r\n")
+	if left && rec.Guest && !rec.Ended() {
+		code, err := s.codes.add(codeEntry{kind: codeClaim, rec: &rec, addr: addr})
+		if err != nil {
+			s.log.Error("keep a guest's claim code", "err", err)
+		}
+		if code == "" {
+			fmt.Fprintf(w, "%s\r\n", codeNotKeptLine)
+			return
+		}
+		fmt.Fprintf(w, "To keep %s as it stands, make a key and, within %s, claim it:\r\n"+
+			"  ssh-keygen -t ed25519\r\n"+
+			"  %s claim %s\r\n", rec.Name, codeLifeWords, s.sshCommand(), code)
+		return
+	}
+	fmt.Fprintf(w, "To keep a knight, make a key (ssh-keygen -t ed25519) and connect again: %s\r\n", s.sshCommand())
+}
+
+// goodbye is what a player's terminal keeps when it leaves the game by its own choice (q
+// then y in the game, quit, q on the title or the death screen; a kick, a ban or a
+// shutdown leaves its own reason instead): its knight is saved, and how to come back.
+func (s *server) goodbye(w io.Writer, rec world.Adventurer, left bool) {
+	if left && rec.Name != "" && !rec.Ended() {
+		fmt.Fprintf(w, "\r\nFarewell, %s. Your knight is saved where it stands; to play on: %s\r\n", rec.Name, s.sshCommand())
+		return
+	}
+	fmt.Fprintf(w, "\r\nFarewell. To play again: %s\r\n", s.sshCommand())
+}

@@ -1,0 +1,167 @@
+package server
+
+import (
+	"crypto/rand"
+	"crypto/rsa"
+	"io"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	gossh "golang.org/x/crypto/ssh"
+
+	"github.com/orthanc-ssh/orthanc-ssh/keys"
+	"github.com/orthanc-ssh/orthanc-ssh/store"
+)
+
+// Regression (issue 17): "server full" and "too many connections" were written before
+// the SSH banner, so OpenSSH showed only "kex_exchange_identification: Connection
+// closed"; and the auth failure log line and its counter never fired for a banned key, a
+// forged signature or a refused method.
+
+// sshRun runs OpenSSH's ssh with the key file to run cmd, and returns what it printed.
+func sshRun(t *testing.T, addr, keyPath, cmd string) (string, error) {
+	t.Helper()
+	ssh := clientBinary(t, "ssh", "openssh-client")
+	host, port, _ := net.SplitHostPort(addr)
+	return client(t, ssh, append(opensshOptions(keyPath), "-p", port, "player@"+host, cmd)...)
+}
+
+// OpenSSH shows why a login is refused: the server is full, too many connections from
+// the address, a banned key.
+func TestRefusalsShownByOpenSSH(t *testing.T) {
+	clientBinary(t, "ssh", "openssh-client")
+	for _, tc := range []struct {
+		name  string
+		tweak func(*limits)
+		setup func(t *testing.T, ts *testServer, srv *server, key gossh.Signer)
+		want  string
+	}{
+		{"server full", func(l *limits) { l.maxSessions = 1 }, func(t *testing.T, ts *testServer, _ *server, _ gossh.Signer) {
+			openTerminal(t, ts.addr, newKey(t), 80, 24, nil).waitFor("Press Enter to begin")
+		}, "the server is full"},
+		{"too many from the address", func(l *limits) { l.maxPerIP = 1 }, func(t *testing.T, ts *testServer, _ *server, _ gossh.Signer) {
+			c := dial(t, ts.addr, newKey(t))
+			t.Cleanup(func() { c.Close() })
+		}, "too many connections from your address"},
+		{"banned", func(*limits) {}, func(t *testing.T, _ *testServer, srv *server, key gossh.Signer) {
+			if err := srv.store.Ban(store.Ban{Fingerprint: keys.Fingerprint(key.PublicKey()), By: "SHA256:test", At: time.Now()}); err != nil {
+				t.Fatal(err)
+			}
+		}, bannedMessage},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := testConfig(t.TempDir(), defaultSeed)
+			tc.tweak(&cfg.limits)
+			ts, srv := startConfigured(t, cfg)
+			key, keyPath := newKeyFile(t)
+			tc.setup(t, ts, srv, key)
+			out, err := sshRun(t, ts.addr, keyPath, "help")
+			if err == nil || !strings.Contains(out, tc.want) {
+				t.Fatalf("ssh: %v, it printed:\n%s", err, out)
+			}
+			if strings.Contains(out, "kex_exchange_identification") {
+				t.Fatalf("refused before SSH began:\n%s", out)
+			}
+		})
+	}
+}
+
+// A key banned while its connection is open is turned away at its next session there,
+// with the line and status 1.
+func TestBanOnAnOpenConnection(t *testing.T) {
+	ts, srv := startConfigured(t, testConfig(t.TempDir(), defaultSeed))
+	key := newKey(t)
+	c := dial(t, ts.addr, key)
+	defer c.Close()
+	if err := srv.store.Ban(store.Ban{Fingerprint: keys.Fingerprint(key.PublicKey()), By: "SHA256:test", At: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	if _, errOut, code := runOn(t, c, "whoami"); code != 1 || !strings.Contains(errOut, bannedMessage) {
+		t.Fatalf("a session of a key banned meanwhile: exit %d, %q", code, errOut)
+	}
+}
+
+// forger offers pub and signs with another key: a signature of the right form that does
+// not verify, as from someone offering another player's public key.
+type forger struct {
+	pub gossh.PublicKey
+	by  gossh.Signer
+}
+
+func (f forger) PublicKey() gossh.PublicKey { return f.pub }
+func (f forger) Sign(r io.Reader, data []byte) (*gossh.Signature, error) {
+	return f.by.Sign(r, data)
+}
+
+// A banned key, a forged signature and a refused key algorithm each show in the auth
+// failure log line and in orthanc_auth_failures_total, by reason, as OPERATIONS says; a
+// client asking which methods there are ("none") does not.
+func TestAuthFailuresAreLoggedAndCounted(t *testing.T) {
+	cfg := testConfig(t.TempDir(), defaultSeed)
+	cfg.metricsAddr = "127.0.0.1:0"
+	var log lockedBuffer
+	ts, srv := startLogging(t, cfg, &log)
+
+	banned := newKey(t)
+	if err := srv.store.Ban(store.Ban{Fingerprint: keys.Fingerprint(banned.PublicKey()), By: "SHA256:test", At: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := dialBanner(t, ts.addr, banned); err == nil {
+		t.Fatal("a banned key logged in")
+	}
+
+	victim := newKey(t)
+	if _, err := dialBanner(t, ts.addr, forger{pub: victim.PublicKey(), by: newKey(t)}); err == nil {
+		t.Fatal("a forged signature logged in")
+	}
+
+	rsaKey, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rsaSigner, err := gossh.NewSignerFromKey(rsaKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sha1Only, err := gossh.NewSignerWithAlgorithms(rsaSigner.(gossh.AlgorithmSigner), []string{gossh.KeyAlgoRSA})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := dialBanner(t, ts.addr, sha1Only); err == nil {
+		t.Fatal("an RSA key signing with SHA-1 logged in")
+	}
+
+	want := map[string]string{
+		authBanned:    "fingerprint=" + keys.Fingerprint(banned.PublicKey()),
+		authSignature: "method=publickey",
+		authMethod:    "ssh-rsa",
+	}
+	waitUntil(t, "the three failures to be counted", func() bool {
+		m := scrape(t, srv.metrics.Addr().String())
+		for reason := range want {
+			if m[`orthanc_auth_failures_total{reason="`+reason+`"}`] != 1 {
+				return false
+			}
+		}
+		return true
+	})
+	lines := strings.Split(log.String(), "\n")
+	for reason, detail := range want {
+		found := false
+		for _, l := range lines {
+			found = found || (strings.Contains(l, `msg="auth failure"`) && strings.Contains(l, "reason="+reason) && strings.Contains(l, detail))
+		}
+		if !found {
+			t.Errorf("no auth failure line for %s with %s in the log:\n%s", reason, detail, log.String())
+		}
+	}
+	if n := strings.Count(log.String(), `msg="auth failure"`); n != 3 {
+		t.Errorf("%d auth failure lines, want 3:\n%s", n, log.String())
+	}
+	// A key that signs still plays.
+	if _, _, code := runCmd(t, ts.addr, newKey(t), "help"); code != 0 {
+		t.Fatal("a good key was refused")
+	}
+}

@@ -1,0 +1,291 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/netip"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"charm.land/ssh"
+	"charm.land/wish/v2"
+	"charm.land/wish/v2/bubbletea"
+
+	"github.com/orthanc-ssh/orthanc-ssh/keys"
+)
+
+// The middlewares every SSH session runs through, in this file in the order a session
+// meets them. The login (login.go) and the connection's place in the limits (limits.go)
+// come before any of them.
+
+// middleware is the chain, listed once. wish runs the last listed first, so a session
+// goes through it from the bottom up:
+//
+//   - recoverPanics, outermost: a panic anywhere below ends only its own session;
+//   - holdSlot: the first session of a connection takes a player's place, and is refused
+//     when the server filled up while the connection logged in;
+//   - logSessions: the session's start and end, with key, address and duration, and the
+//     count of open sessions that shutdown waits for;
+//   - track: who the session is (its key's knight, a new key's new knight id, or a
+//     guest; identity.go), and the session in the registry the admin's who and stats read;
+//   - refuseBanned: a key or an address banned since its connection logged in is turned away;
+//   - limitKeys: a key's sessions past the per-key limit are refused, and a guest's past
+//     the guests' limits;
+//   - the program handler: the game for a session with a terminal (game.go), nothing for
+//     the others;
+//   - finish, innermost: after the game, the knight leaves the world (and is saved); a
+//     session without a game runs the command line instead (commands.go).
+func (s *server) middleware() []wish.Middleware {
+	return []wish.Middleware{
+		s.finish,
+		bubbletea.MiddlewareWithProgramHandler(s.program),
+		s.limitKeys,
+		s.refuseBanned,
+		s.track,
+		s.logSessions,
+		s.holdSlot,
+		s.recoverPanics,
+	}
+}
+
+// recoverPanics is the outermost middleware: a panic in one session is logged with its
+// stack and ends only that session.
+func (s *server) recoverPanics(next ssh.Handler) ssh.Handler {
+	return func(sess ssh.Session) {
+		defer func() {
+			if r := recover(); r != nil {
+				s.log.Error("session panic", "panic", r, "stack", string(debug.Stack()))
+				_ = sess.Exit(1)
+			}
+		}()
+		next(sess)
+	}
+}
+
+// holdSlot is a middleware that counts the session in its connection's place: the first
+// session of a connection takes a player's place, and is refused (server full) when the
+// server filled up while the connection logged in.
+func (s *server) holdSlot(next ssh.Handler) ssh.Handler {
+	return func(sess ssh.Session) {
+		slot := slotOf(sess.Context())
+		if slot == nil {
+			next(sess)
+			return
+		}
+		if !slot.startSession() {
+			s.refused(refusedFull, sess.RemoteAddr())
+			fmt.Fprint(sess.Stderr(), serverFullMsg)
+			_ = sess.Exit(1)
+			return
+		}
+		defer slot.endSession()
+		next(sess)
+	}
+}
+
+// logSessions logs each session's end with its key, knight, address and duration (track
+// logs its start, once the knight is known), and counts open sessions for shutdown.
+func (s *server) logSessions(next ssh.Handler) ssh.Handler {
+	return func(sess ssh.Session) {
+		s.sessions.Add(1)
+		defer s.sessions.Done()
+		defer s.ids.remove(sess)
+		start := time.Now()
+		next(sess)
+		s.log.Info("session end", s.sessionAttrs(sess, "duration", time.Since(start).Round(time.Millisecond))...)
+	}
+}
+
+// sessionAttrs are a session's log attributes, then more: its key's fingerprint ("guest"
+// for none), its knight's name (its id until it has one) once the track middleware knows
+// it, and its address.
+func (s *server) sessionAttrs(sess ssh.Session, more ...any) []any {
+	fp := keys.Fingerprint(sess.PublicKey())
+	if fp == "" {
+		fp = "guest" // keyboard-interactive: no key (login.go)
+	}
+	attrs := []any{"fingerprint", fp}
+	if id, ok := s.ids.get(sess); ok && id.knight != "" {
+		name := s.book().nameOf(id.knight)
+		if name == "" {
+			name = id.knight
+		}
+		attrs = append(attrs, "knight", name)
+	}
+	return append(append(attrs, "addr", sess.RemoteAddr().String()), more...)
+}
+
+// track works out who the session is (identity.go) and registers it for the admin's who
+// and stats while it is open.
+func (s *server) track(next ssh.Handler) ssh.Handler {
+	return func(sess ssh.Session) {
+		_, _, pty := sess.Pty()
+		cmd := sess.Command()
+		sent, _ := sess.Context().Value(sentKey).(*atomic.Int64)
+		if sent == nil {
+			sent = new(atomic.Int64)
+		}
+		game := pty && (len(cmd) == 0 || cmd[0] == "play")
+		id, release, err := s.identify(sess, game)
+		if errors.Is(err, errTooManyKnights) {
+			s.log.Info("refused a new knight", "fingerprint", id.fp, "addr", sess.RemoteAddr().String())
+			s.refuse(sess, tooManyKnightsLine)
+			return
+		}
+		if err != nil {
+			s.log.Error("find the key's knight", "fingerprint", id.fp, "err", err)
+			s.refuse(sess, "The server cannot read your knight just now; nothing was changed. Please try again later.")
+			return
+		}
+		defer release()
+		s.ids.put(sess, id) // removed by logSessions, after the session's last line
+		s.log.Info("session start", s.sessionAttrs(sess, "pty", pty, "command", len(cmd) > 0)...)
+		s.touchKey(id.fp, hostOf(sess.RemoteAddr()), false)
+		remove := s.live.add(liveSession{
+			fp: id.fp, knight: id.knight, guest: id.guest, addr: sess.RemoteAddr().String(), start: time.Now(),
+			game: game, sent: sent,
+			close: func() { _ = sess.Close() },
+		})
+		defer remove()
+		next(sess)
+	}
+}
+
+// refuseBanned is the middleware that turns a banned key away at login, before the game
+// or any command: one line (on the screen with a terminal, else on stderr) and status 1.
+func (s *server) refuseBanned(next ssh.Handler) ssh.Handler {
+	return func(sess ssh.Session) {
+		fp := keys.Fingerprint(sess.PublicKey())
+		banned, err := s.shared.IsBanned(fp, s.now())
+		addrBanned := false
+		if a, perr := netip.ParseAddr(hostOf(sess.RemoteAddr())); perr == nil && err == nil {
+			addrBanned, _, err = s.shared.IsAddrBanned(a, s.now())
+		}
+		if err != nil {
+			s.log.Error("check ban", "fingerprint", fp, "err", err)
+			s.refuse(sess, "The server cannot check your key just now; please try again later.")
+			return
+		}
+		if banned || addrBanned {
+			s.log.Info("refused a banned key or address", "fingerprint", fp, "addr", sess.RemoteAddr().String())
+			msg := bannedMessage
+			if addrBanned {
+				msg = bannedAddrMessage
+			}
+			s.refuse(sess, msg)
+			return
+		}
+		next(sess)
+	}
+}
+
+// refuse ends a session with one line and status 1. With a terminal, the line goes to
+// the screen (as sshd would merge stderr into the terminal), else to stderr.
+func (s *server) refuse(sess ssh.Session, msg string) {
+	if _, _, pty := sess.Pty(); pty {
+		fmt.Fprintln(sess, msg)
+	} else {
+		fmt.Fprintln(sess.Stderr(), msg)
+	}
+	_ = sess.Exit(1)
+}
+
+// keyCounter counts open sessions per key, and guests' sessions per address and in all.
+type keyCounter struct {
+	mu     sync.Mutex
+	n      map[string]int
+	guests int
+}
+
+// limitKeys is a middleware refusing a key's sessions over the per-key limit, and a
+// guest's over the guests' limits (per address, and on the server): a guest has no key
+// to count it by, and takes the place of a player who may have none either.
+func (s *server) limitKeys(next ssh.Handler) ssh.Handler {
+	return func(sess ssh.Session) {
+		fp := keys.Fingerprint(sess.PublicKey())
+		limit, msg := s.cfg.limits.maxPerKey, tooManyPerKey
+		guest := fp == ""
+		if guest {
+			fp, limit, msg = "guest "+addrKey(sess.RemoteAddr()), s.cfg.limits.maxGuestsPerIP, tooManyGuests
+		}
+		s.perKey.mu.Lock()
+		over := s.perKey.n[fp] >= limit || (guest && s.perKey.guests >= s.cfg.limits.maxGuests)
+		if !over {
+			s.perKey.n[fp]++
+			if guest {
+				s.perKey.guests++
+			}
+		}
+		s.perKey.mu.Unlock()
+		if over {
+			fmt.Fprintln(sess.Stderr(), msg)
+			_ = sess.Exit(1)
+			return
+		}
+		if guest {
+			defer func() {
+				s.perKey.mu.Lock()
+				s.perKey.guests--
+				s.perKey.mu.Unlock()
+			}()
+		}
+		defer func() {
+			s.perKey.mu.Lock()
+			if s.perKey.n[fp]--; s.perKey.n[fp] <= 0 {
+				delete(s.perKey.n, fp)
+			}
+			s.perKey.mu.Unlock()
+		}()
+		next(sess)
+	}
+}
+
+// finish runs after the game ends (taking the knight out of the world, which saves it),
+// or runs the command line for sessions without a game.
+func (s *server) finish(ssh.Handler) ssh.Handler {
+	return func(sess ssh.Session) {
+		gs, ok := s.games.take(sess)
+		if gs.input != nil {
+			gs.input.stopInput() // the program has ended: nothing more is parsed for it
+			if n := gs.input.dropped.Load(); n > 0 {
+				s.log.Info("session input dropped", s.sessionAttrs(sess, "bytes", n)...)
+			}
+		}
+		if gs.guard != nil {
+			gs.guard.stopWatching()
+		}
+		if ok {
+			if m := gs.model; m != nil {
+				m.Close() // the player's own screen back, before anything more is written
+				ctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+				defer cancel()
+				rec, left, err := m.Leave(ctx)
+				if err != nil {
+					s.log.Error("leave", s.sessionAttrs(sess, "err", err)...)
+				}
+				if id, _ := s.ids.get(sess); s.recorder != nil && !id.guest {
+					s.recorder.Cut(id.knight) // its last seconds written
+				}
+				if id, _ := s.ids.get(sess); gs.held {
+					s.unclaim(true, id.knight) // checked in: its newest record written, its claim let go
+				}
+				if why := m.Ended(); why != "" {
+					fmt.Fprintln(sess, why) // the game screen is gone: keep the reason on the terminal
+				}
+				id, _ := s.ids.get(sess)
+				s.touchKey(id.fp, hostOf(sess.RemoteAddr()), true) // last seen: now
+				if id.guest {
+					s.guestGoodbye(sess, rec, left && err == nil, addrKey(sess.RemoteAddr()))
+					s.book().forget(id.knight) // a guest's names go with it (a claim takes one anew)
+				} else if m.Ended() == "" {
+					s.goodbye(sess, rec, left && err == nil)
+				}
+			}
+			return
+		}
+		s.runCommand(sess)
+	}
+}

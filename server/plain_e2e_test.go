@@ -1,0 +1,192 @@
+package server
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	gossh "golang.org/x/crypto/ssh"
+
+	"github.com/orthanc-ssh/orthanc-ssh/world"
+)
+
+// Screen-reader mode over SSH, read from the raw bytes (issue 29).
+
+// noEscape fails the test if screen-reader mode's bytes hold an escape sequence.
+func noEscape(t *testing.T, raw string) {
+	t.Helper()
+	if i := strings.IndexByte(raw, 0x1b); i >= 0 {
+		t.Fatalf("screen-reader mode sent an escape sequence at byte %d: %q", i, raw[max(0, i-80):min(len(raw), i+40)])
+	}
+}
+
+// fiveMinutes is five minutes of play in turns of the default 25 ms tick; the session
+// below runs them at a 1 ms tick, in about 12 s.
+const fiveMinutes = 5 * time.Minute / world.DefaultTick
+
+// plainTrapAndGuard finds a dungeon whose level 1 has, near its entrance, a trap that
+// only wounds (a spear, a pendulum, a needle: none holds, moves or puts to sleep a knight
+// that must walk on) and a guarded room. It returns the way from the entrance to the
+// square before the trap and back (keys[i] leads to squares[i]), the keys onto the trap
+// and off it, the trap's square, and the way from the entrance to the guard.
+func plainTrapAndGuard(t *testing.T) (seed uint64, there, again []string, thereSq, againSq []world.Pos, on, off string, trapSq world.Pos, trap world.TrapKind, guard []string, guardSq []world.Pos) {
+	t.Helper()
+	wounds := map[world.TrapKind]bool{world.TrapFlyingSpear: true, world.TrapPendulum: true, world.TrapPoisonNeedle: true}
+	for seed = 1; seed < 500; seed++ {
+		keys, squares, ok := findPath(seed, func(_ *world.Engine, l *world.Level, q world.Pos) bool {
+			trap = l.Trap(q)
+			return wounds[trap]
+		})
+		var gok bool
+		if guard, guardSq, gok = findPath(seed, guarded); !ok || !gok || len(squares) < 2 {
+			continue
+		}
+		n := len(squares) - 1 // the trap's square
+		there, thereSq = keys[:n], squares[:n]
+		on, off, trapSq = keys[n], reverse(keys[n]), squares[n]
+		up := world.New(world.Config{Seed: seed}).Level(1).Up
+		for i := n - 1; i >= 0; i-- {
+			again = append(again, reverse(keys[i]))
+			if i > 0 {
+				againSq = append(againSq, squares[i-1])
+			} else {
+				againSq = append(againSq, up)
+			}
+		}
+		return
+	}
+	t.Fatal("no dungeon with a wounding trap and a guard near the entrance")
+	return
+}
+
+// reverse is the key that steps back over the step k made, a door's shift kept.
+func reverse(k string) string { o := opposite(k); return k[:len(k)-1] + o[len(o)-1:] }
+
+// Five minutes of play in screen-reader mode (issue 29), read from the raw bytes: a
+// knight asks for help, talks, steps on a trap until it goes off, walks on to a guarded
+// room, breaks in and fights, then listens while the rest of the five minutes of turns
+// pass (12000 turns of the default 25 ms tick, run at a 1 ms tick). Not one escape
+// sequence is sent: no colours, no cursor moves, no line erased and written again, no
+// bracketed paste; and once the session is still, the prompt is the last thing said.
+func TestScreenReaderModeWritesNoEscape(t *testing.T) {
+	seed, there, again, thereSq, againSq, on, off, trapSq, trap, guard, guardSq := plainTrapAndGuard(t)
+	dir := t.TempDir()
+	key := newKey(t)
+	seedKnight(t, dir, key, func(a *world.Adventurer) {
+		a.Name, a.Hits, a.MaxHits, a.Str, a.Dex = "Percival", 300, 300, 18, 18
+		a.Depth, a.X, a.Y = 1, againSq[len(againSq)-1].X, againSq[len(againSq)-1].Y // the entrance
+		a.Options.Plain = true
+	})
+	cfg := testConfig(dir, seed)
+	cfg.tick = time.Millisecond
+	srv, game := startConfigured(t, cfg)
+	turn := func() uint64 {
+		c, err := game.engine.Census(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c.Turn
+	}
+	start := turn()
+	p := openTerminalCmd(t, srv.addr, key, 80, 24, "play --plain")
+	p.waitRaw("Screen-reader mode is on", "Welcome back, Percival")
+	p.press(keyEnter)
+	p.waitRaw("on level 1")
+
+	p.press("help", keyEnter)
+	p.waitRaw("> help\r\n", "Type help and a topic")
+	p.press("help fighting", keyEnter)
+	p.waitRaw("rolls over 6")
+	p.press("say well met", keyEnter)
+	p.waitRaw("well met")
+
+	// Walk to the trap, onto its square and off until it goes off (each step seen taken,
+	// so a step refused in a wanderer's fight is taken again), back to the entrance, and
+	// on to the guard.
+	plainWalk(t, p, srv.addr, key, there, thereSq)
+	want := trapMessages[trap]
+	by := thereSq[len(thereSq)-1]
+	if !poll(30*time.Second, 0, func() bool {
+		if strings.Contains(p.rawOutput(), want) {
+			return true
+		}
+		plainWalk(t, p, srv.addr, key, []string{on, off}, []world.Pos{trapSq, by})
+		return false
+	}) {
+		t.Fatalf("the %v never went off:\n%s", trap, p.rawOutput())
+	}
+	plainWalk(t, p, srv.addr, key, append([]string{off}, again...), append([]world.Pos{by}, againSq...))
+	plainWalk(t, p, srv.addr, key, guard, guardSq)
+
+	// The guard: a few blows, each answered with the next move or the guard's end.
+	p.waitRaw("guards this room!", "Your move")
+	told := len(p.rawOutput())
+	over := func() bool { return strings.Contains(p.rawOutput()[told:], "You killed") }
+	for i := 0; i < 3 && !over(); i++ {
+		p.press("fight", keyEnter)
+		waitUntil(t, "the next move", func() bool { return strings.Count(p.rawOutput()[told:], "Your move") > i || over() })
+	}
+	if !strings.Contains(p.rawOutput()[told:], "Percival ") {
+		t.Fatalf("no blow was told:\n%s", p.rawOutput()[told:])
+	}
+	// The rest of the five minutes, listening.
+	if !poll(60*time.Second, 100*time.Millisecond, func() bool { return turn() >= start+uint64(fiveMinutes) }) {
+		t.Fatalf("the world ran %d turns of %d", turn()-start, fiveMinutes)
+	}
+	p.press("look", keyEnter)
+	p.press("map", keyEnter)
+	raw := p.waitRaw("Your map of level 1")
+	noEscape(t, raw)
+	// The prompt is the last thing said: once the session is still, it ends the bytes.
+	waitUntil(t, "the prompt after the map", func() bool { return strings.HasSuffix(p.rawOutput(), "\r\n> ") })
+	noEscape(t, p.rawOutput())
+}
+
+// plainWalk walks a screen-reader session along a way: keys[i] leads to squares[i], and
+// is pressed (again, at a locked door) until whoami shows the knight there. A knight
+// already there skips it. A fight met on the way (a wanderer) is fought until it is over:
+// one that starts as the knight steps may be told after whoami shows the step, so a fight
+// is known by its words (plainFightBack), not by when they came. The last step's own
+// fight (the guard's) is left to the caller.
+func plainWalk(t *testing.T, p *terminal, addr string, key gossh.Signer, keys []string, squares []world.Pos) {
+	t.Helper()
+	at := func() world.Pos { w := whoamiJSON(t, addr, key); return world.Pos{X: w.X, Y: w.Y} }
+	for i, k := range keys {
+		want := squares[i]
+		for tries, blows := 0, 0; at() != want; tries++ {
+			if tries > 15 || blows > 60 {
+				t.Fatalf("step %d: stuck at %v on the way to %v:\n%s", i, at(), want, p.rawOutput())
+			}
+			from, seen, fought := at(), len(p.rawOutput()), false
+			p.press(k)
+			poll(2*time.Second, pollEvery, func() bool {
+				if plainFightBack(p, &seen, fought || i < len(keys)-1) {
+					fought = true
+					blows++
+				}
+				return at() != from
+			})
+			if fought {
+				tries-- // a fight is no try at the step
+			}
+		}
+	}
+}
+
+// plainFightBack presses fight when the lines told since *seen show the knight in a
+// fight: a key answered with "You are in a fight!" (a fight that began before the key was
+// pressed, whenever it was told), or, if orMove, a new "Your move". It moves *seen past
+// the whole lines it read (a line still arriving is read again) and reports whether it
+// pressed.
+func plainFightBack(p *terminal, seen *int, orMove bool) bool {
+	out := p.rawOutput()
+	told := out[*seen:]
+	told = told[:strings.LastIndexByte(told, '\n')+1]
+	*seen += len(told)
+	if strings.Contains(told, "You are in a fight!") || orMove && strings.Contains(told, "Your move") {
+		p.press("fight", keyEnter)
+		return true
+	}
+	return false
+}

@@ -1,0 +1,63 @@
+package server
+
+import (
+	"io"
+	"log/slog"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/orthanc-ssh/orthanc-ssh/internal/etcdtest"
+	"github.com/orthanc-ssh/orthanc-ssh/world"
+)
+
+// A realm's metrics say how far etcd is behind the world: each knight's record written
+// is timed from the world filing it, the knights written are counted, and the oldest
+// record waiting is a gauge; promtool finds nothing to say of them.
+func TestRealmMetricsTellTheCheckpointsAge(t *testing.T) {
+	etcd := etcdtest.Start(t)
+	cfg := testConfig(t.TempDir(), defaultSeed)
+	cfg.realm, cfg.etcd, cfg.realmTTL = "A", []string{etcd}, 3*time.Second
+	cfg.metricsAddr = "127.0.0.1:0"
+	ts, srv := startConfigured(t, cfg)
+	stepAndCheckpoint(t, ts.addr, newKey(t), "Kay", sharedRecordsOf(t, etcd))
+	addr := srv.metrics.Addr().String()
+	m := scrape(t, addr)
+	for name, want := range map[string]func(float64) bool{
+		"orthanc_realm_knights_written_total":        func(v float64) bool { return v >= 2 }, // its first sheet, then the move
+		"orthanc_realm_checkpoint_age_seconds_count": func(v float64) bool { return v == m["orthanc_realm_knights_written_total"] },
+		"orthanc_realm_checkpoint_age_seconds_sum":   func(v float64) bool { return v >= 0 },
+		"orthanc_realm_checkpoint_lag_seconds":       func(v float64) bool { return v >= 0 },
+	} {
+		if v, ok := m[name]; !ok || !want(v) {
+			t.Errorf("metric %s = %v (present %v)", name, v, ok)
+		}
+	}
+	resp, err := http.Get("http://" + addr + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	t.Run("promtool", func(t *testing.T) { promtoolCheck(t, body) })
+}
+
+// The lag is the age of the oldest record filed and not yet written: a newer record of
+// the same knight does not make it younger.
+func TestRealmLagIsTheOldestRecordWaiting(t *testing.T) {
+	k := newRealmKnights("A", nil, slog.New(slog.DiscardHandler))
+	now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	k.now = func() time.Time { return now }
+	k.held["k1"] = &heldKnight{refs: 1}
+	k.held["k2"] = &heldKnight{refs: 1}
+	if got := k.lag(); got != 0 {
+		t.Fatalf("lag with nothing filed = %v, want 0", got)
+	}
+	k.Put(world.Adventurer{ID: "k1"})
+	now = now.Add(time.Second)
+	k.Put(world.Adventurer{ID: "k1"}, world.Adventurer{ID: "k2"})
+	now = now.Add(2 * time.Second)
+	if got := k.lag(); got != 3*time.Second {
+		t.Errorf("lag = %v, want 3s (k1's first record)", got)
+	}
+}

@@ -1,0 +1,211 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/orthanc-ssh/orthanc-ssh/realm/talk"
+	"github.com/orthanc-ssh/orthanc-ssh/world"
+)
+
+// A realm's talk with the others (-nats, or -nats-listen and -nats-routes; DESIGN §13
+// "Talk across realms"): shouts, whispers, channels and letters reach knights in every
+// realm, who lists them all, and bans and silences made in one realm hold at once in the
+// others. The bus (realm/talk) carries it over NATS, through an external nats-server or
+// one this process runs, joined to the other realms' by routes. Without either, a realm
+// talks only with itself.
+
+// presenceCheck is how often the realm looks whether its knights changed (one came, went,
+// or said it is away), to tell the others at once rather than at the bus's next
+// announcement, up to 5 s later.
+const presenceCheck = 250 * time.Millisecond
+
+// realmTalk is the bus, and the nats-server this process runs for it (nil with -nats).
+type realmTalk struct {
+	bus *talk.Bus
+	srv *talk.Server
+}
+
+// openTalk starts the embedded nats-server, if the realm runs one, and connects the bus.
+// The bus takes nothing until startTalk.
+func (s *server) openTalk() (*realmTalk, error) {
+	rt := &realmTalk{}
+	url, tls := s.cfg.natsURL, natsTLS(s.cfg)
+	if s.cfg.natsListen != "" {
+		// The realm reaches its own server on loopback, in the clear; the routes, which
+		// cross the network, take the TLS.
+		srv, err := talk.StartServer(talk.ServerConfig{Name: s.cfg.realm, Cluster: s.cfg.natsListen, Routes: s.cfg.natsRoutes,
+			RouteTLS: tls, Log: s.log})
+		if err != nil {
+			return nil, fmt.Errorf("nats-server for -nats-listen %s: %w", s.cfg.natsListen, err)
+		}
+		s.log.Info("realm: nats-server", "routes_at", srv.ClusterAddr(), "routes", s.cfg.natsRoutes, "tls", tls != nil)
+		rt.srv, url, tls = srv, srv.ClientURL(), nil
+	}
+	bus, err := talk.Open(talk.Config{Realm: s.cfg.realm, URL: url, TLS: tls, Tick: s.cfg.tick,
+		OnModeration: s.farModeration, OnMail: s.farMail})
+	if err != nil {
+		rt.close()
+		return nil, natsTLSError(err)
+	}
+	rt.bus = bus
+	s.log.Info("realm: talking with the other realms", "nats", url)
+	return rt, nil
+}
+
+// natsTLS is the TLS of -nats-ca, -nats-cert and -nats-key; nil when none is given (a
+// tls:// URL of -nats then still asks for TLS, trusting the system's authorities).
+func natsTLS(cfg config) *talk.TLS {
+	if cfg.natsTLS.empty() {
+		return nil
+	}
+	return &talk.TLS{CA: cfg.natsTLS.ca, Cert: cfg.natsTLS.cert, Key: cfg.natsTLS.key}
+}
+
+// errNATSTrust is a start refused because the realm does not trust -nats's server's
+// certificate; errNATSRefused, because the server refused the realm's (or its lack).
+var (
+	errNATSTrust   = errors.New("the NATS server's certificate is not trusted")
+	errNATSRefused = errors.New("the NATS server refused this realm's TLS")
+)
+
+// natsTLSError marks err, of connecting to -nats, when TLS failed, for startAdvice.
+func natsTLSError(err error) error {
+	switch trust, refused := tlsTrouble(err); {
+	case trust:
+		return fmt.Errorf("%w: %w", errNATSTrust, err)
+	case refused, errors.Is(err, talk.ErrTLS): // the server hung up right after the handshake
+		return fmt.Errorf("%w: %w", errNATSRefused, err)
+	}
+	return err
+}
+
+// startTalk hands the bus the world, once the server knows the address players reach it
+// at, and keeps the other realms told of who plays here until ctx ends.
+func (s *server) startTalk(ctx context.Context) {
+	if s.talk == nil {
+		return
+	}
+	s.talk.bus.SetAddr(net.JoinHostPort(s.publicHostPort()))
+	if err := s.talk.bus.Start(s.engine); err != nil {
+		s.log.Error("realm: the talk with the other realms did not start; this realm talks alone", "err", err)
+		return
+	}
+	go s.watchPresence(ctx)
+}
+
+// watchPresence announces the realm's knights as soon as they change.
+func (s *server) watchPresence(ctx context.Context) {
+	t := time.NewTicker(presenceCheck)
+	defer t.Stop()
+	last := ""
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		who, err := s.engine.Who(ctx)
+		if err != nil {
+			continue
+		}
+		if sig := presenceSig(who); sig != last {
+			last = sig
+			_ = s.talk.bus.Announce(ctx)
+		}
+	}
+}
+
+// presenceSig is what of the who-list the other realms must hear of at once.
+func presenceSig(who []world.WhoEntry) string {
+	var b strings.Builder
+	for _, e := range who {
+		fmt.Fprintf(&b, "%s|%s|%t|%s\n", e.ID, e.Name, e.Away, e.AwayReason)
+	}
+	return b.String()
+}
+
+// close says goodbye to the other realms and stops the nats-server.
+func (rt *realmTalk) close() {
+	if rt == nil {
+		return
+	}
+	if rt.bus != nil {
+		rt.bus.Close()
+	}
+	if rt.srv != nil {
+		rt.srv.Close()
+	}
+}
+
+// logNoTalk says at start that a realm without NATS talks only with itself.
+func logNoTalk(log *slog.Logger, cfg config) {
+	if cfg.realm != "" && cfg.natsURL == "" && cfg.natsListen == "" {
+		log.Info("realm: no talk with the other realms (no -nats or -nats-listen): shouts, whispers, channels, letters as they come, who and the realms listing stay in this realm")
+	}
+}
+
+// farModeration acts on a ban or silence another realm made, which the bus has applied
+// to the world: a banned knight's sessions here end (its title screen and commands too).
+func (s *server) farModeration(m talk.Moderation) {
+	s.log.Info("realm: moderation from another realm", "kind", m.Kind, "knight", m.Knight, "realm", m.Realm)
+	if m.Kind != talk.ModBan {
+		return
+	}
+	fps, err := s.keysOfKnight(m.Knight)
+	if err != nil {
+		s.log.Error("realm: the keys of a knight banned elsewhere", "knight", m.Knight, "err", err)
+	}
+	for _, fp := range fps {
+		s.live.closeKey(fp, kickGrace)
+	}
+}
+
+// tellRealms tells the other realms of a ban or silence made here; nothing without talk.
+func (s *server) tellRealms(m talk.Moderation) {
+	if s.talk != nil && m.Knight != "" && !strings.HasPrefix(m.Knight, guestIDPrefix) {
+		s.talk.bus.Moderate(m)
+	}
+}
+
+// farMail reads anew a mailbox another realm wrote, for the world.
+func (s *server) farMail(id string) {
+	if err := s.realm.loadMail(s.engine, id); err != nil {
+		s.log.Error("realm: read a mailbox another realm wrote", "knight", id, "err", err)
+	}
+}
+
+// mailWritten tells the other realms of a mailbox written here.
+func (s *server) mailWritten(id string) {
+	if s.talk != nil {
+		s.talk.bus.MailCame(id)
+	}
+}
+
+// farWho lists the knights of the other realms, none without talk.
+func (s *server) farWho(ctx context.Context) []world.FarKnight {
+	if s.talk == nil {
+		return nil
+	}
+	far, err := s.engine.FarWho(ctx)
+	if err != nil {
+		return nil
+	}
+	return far
+}
+
+// farNamed is the ids of the knights of other realms with the name or id (no guest).
+func (s *server) farNamed(ctx context.Context, target string) (ids []string, name string) {
+	for _, k := range s.farWho(ctx) {
+		if !k.Guest && (k.ID == target || strings.EqualFold(k.Name, strings.TrimSpace(target))) && !slices.Contains(ids, k.ID) {
+			ids, name = append(ids, k.ID), k.Name
+		}
+	}
+	return ids, name
+}

@@ -1,0 +1,177 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"slices"
+
+	"github.com/orthanc-ssh/orthanc-ssh/keys"
+	"github.com/orthanc-ssh/orthanc-ssh/world"
+)
+
+// What the server reads again while it runs, on SIGHUP or an admin's reload, without
+// dropping anyone: the admin keys file and the message of the day's file.
+//
+// The message of the day has two sources, and one rules at a time (DESIGN §12, "The
+// message of the day"): the file (-motd-file, <data>/motd by default) when it exists,
+// else the text stored by motd set. While the file is there, motd set and motd clear are
+// refused with a line naming it, so an admin never sets a message the next reload would
+// undo unseen; an operator who removes the file and reloads is back on the stored one.
+
+// maxMOTDFile bounds the message of the day's file: the message itself is cut to
+// world.MaxBroadcastRunes, and a file far larger is a mistake (the wrong file named).
+const maxMOTDFile = 64 << 10
+
+// motdRead is the message of the day as read: its text, and the file it came from
+// ("" for the stored one).
+type motdRead struct {
+	text string
+	file string
+	cut  bool // the file's text was longer than a message may be
+}
+
+// readMOTD reads the message of the day from its file when there is one, else from
+// the store.
+func (s *server) readMOTD() (motdRead, error) {
+	text, found, err := readMOTDFile(s.cfg.motdFile)
+	if err != nil {
+		return motdRead{}, fmt.Errorf("%s: %w", named("motd-file", "ORTHANC_MOTD_FILE"), err)
+	}
+	if found {
+		m := motdRead{text: world.CleanText(text, world.MaxBroadcastRunes), file: s.cfg.motdFile}
+		m.cut = m.text != world.CleanText(text, 0)
+		return m, nil
+	}
+	stored, err := s.store.LoadMOTD()
+	if err != nil {
+		return motdRead{}, err
+	}
+	return motdRead{text: stored.Text}, nil
+}
+
+// readMOTDFile reads the file at path whole; found is false when there is none.
+func readMOTDFile(path string) (text string, found bool, err error) {
+	if path == "" {
+		return "", false, nil
+	}
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxMOTDFile+1))
+	switch {
+	case err != nil:
+		return "", false, fmt.Errorf("read %s: %w", path, err)
+	case len(b) > maxMOTDFile:
+		return "", false, fmt.Errorf("%s is larger than %d KiB: is it the right file?", path, maxMOTDFile>>10)
+	}
+	return string(b), true, nil
+}
+
+// useMOTD makes m the message of the day shown from now on.
+func (s *server) useMOTD(m motdRead) {
+	s.motdText.Store(&m.text)
+	s.motdFile.Store(&m.file)
+	if m.cut {
+		s.log.Warn("motd file: cut to the longest message", "file", m.file, "runes", world.MaxBroadcastRunes)
+	}
+}
+
+// reloaded is what a reload did, as the log, the reload command and its --json say it.
+type reloaded struct {
+	AdminKeysFile string       `json:"admin_keys_file"`
+	Admins        int          `json:"admin_keys"`
+	Added         []keys.Entry `json:"admin_keys_added"`
+	Removed       []keys.Entry `json:"admin_keys_removed"`
+	// KeysError is why the admin keys were kept as they were: the file could not be read.
+	KeysError string   `json:"admin_keys_error,omitempty"`
+	Skipped   []string `json:"admin_keys_skipped,omitempty"` // bad lines, each skipped
+	// MOTDFile is the file the message of the day came from, "" for the stored one.
+	MOTDFile    string `json:"motd_file,omitempty"`
+	MOTDChanged bool   `json:"motd_changed"`
+	MOTDError   string `json:"motd_error,omitempty"` // why the message was kept as it was
+}
+
+// reload reads the admin keys and the message of the day again, on SIGHUP or an admin's
+// reload, and logs what changed: each admin key added or removed, by fingerprint, and the
+// message. A file that cannot be read keeps what was there. No session is closed: a key
+// taken out of the file is refused at its next admin command.
+func (s *server) reload() reloaded {
+	s.reloading.Lock()
+	defer s.reloading.Unlock()
+	r := reloaded{AdminKeysFile: s.cfg.adminKeys, Added: []keys.Entry{}, Removed: []keys.Entry{}}
+	s.reloadAdmins(&r)
+	old, oldFile := s.motd(), s.motdSource()
+	if m, err := s.readMOTD(); err != nil {
+		r.MOTDError, r.MOTDFile = err.Error(), oldFile
+		s.log.Error("reload: message of the day kept as it was", "err", err)
+	} else {
+		s.useMOTD(m)
+		r.MOTDFile, r.MOTDChanged = m.file, m.text != old || m.file != oldFile
+		if r.MOTDChanged {
+			s.log.Info("reload: message of the day changed", "from", motdFrom(m.file), "motd", m.text)
+		}
+	}
+	r.Admins = s.admins.Load().Len()
+	s.log.Info("reloaded", "admins", r.Admins, "added", len(r.Added), "removed", len(r.Removed), "motd_changed", r.MOTDChanged)
+	return r
+}
+
+// reloadAdmins reads the admin keys file again into r, logging each key added or removed.
+func (s *server) reloadAdmins(r *reloaded) {
+	admins, bad, err := keys.LoadAllowList(s.cfg.adminKeys)
+	if err != nil {
+		r.KeysError = err.Error()
+		s.log.Error("reload: admin keys kept as they were", "file", s.cfg.adminKeys, "err", err)
+		return
+	}
+	for _, e := range bad {
+		r.Skipped = append(r.Skipped, e.Error())
+		s.log.Warn("admin keys: skipped a bad line", "file", s.cfg.adminKeys, "err", e)
+	}
+	before := s.admins.Swap(admins)
+	r.Added = entriesNotIn(admins.Entries(), before)
+	r.Removed = entriesNotIn(before.Entries(), admins)
+	for _, e := range r.Added {
+		s.log.Info("reload: admin key added", "fingerprint", e.Fingerprint, "comment", e.Comment)
+	}
+	for _, e := range r.Removed {
+		s.log.Info("reload: admin key removed", "fingerprint", e.Fingerprint, "comment", e.Comment)
+	}
+}
+
+// entriesNotIn are the entries whose keys are not on the list al (never nil: --json
+// says [] for none).
+func entriesNotIn(entries []keys.Entry, al *keys.AllowList) []keys.Entry {
+	have := al.Fingerprints()
+	out := []keys.Entry{}
+	for _, e := range entries {
+		if !slices.Contains(have, e.Fingerprint) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// motdSource is the file the message of the day shown came from, "" for the stored one.
+func (s *server) motdSource() string {
+	if f := s.motdFile.Load(); f != nil {
+		return *f
+	}
+	return ""
+}
+
+// motdFrom says where a message of the day came from, for the log and reload.
+func motdFrom(file string) string {
+	if file == "" {
+		return "the stored message (motd set)"
+	}
+	return file
+}

@@ -1,0 +1,138 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/orthanc-ssh/orthanc-ssh/app"
+	"github.com/orthanc-ssh/orthanc-ssh/replay"
+	"github.com/orthanc-ssh/orthanc-ssh/store"
+	"github.com/orthanc-ssh/orthanc-ssh/web"
+)
+
+// The web page's replays (issue 33): each hall-of-fame entry and each recent death whose
+// record is kept, and not private, links its asciicast file, which the page asks webCast
+// for. The cast is the watching screen a replay's session shows, drawn at 80×24 by the
+// app's own Model with no program (app.Headless), over the public timeline.
+//
+//	constant       value    effect
+//	castWidth      80       columns of a cast
+//	castHeight     24       rows of a cast
+//	castIdle       2 s      a longer stretch with nothing drawn is cut to this, and said in the header
+//	castMaxBytes   8 MB     a cast past this is made again from the last half of its record, down to castMinWindow
+//	castMinWindow  30 s     the shortest end of a record a cast is made of
+//	castMatch      1 min    a kept record belongs to the tombstone or hall-of-fame entry this close in time
+const (
+	castWidth     = 80
+	castHeight    = 24
+	castIdle      = 2 * time.Second
+	castMaxBytes  = 8 << 20
+	castMinWindow = 30 * time.Second
+	castMatch     = time.Minute
+)
+
+// publicCastID names a kept record on the page: a hash, so the knight's id is not shown.
+func publicCastID(r store.Replay) string {
+	sum := sha256.Sum256([]byte(r.Knight + "/" + r.Kind + "/" + strconv.FormatInt(r.At.UnixMilli(), 10)))
+	return hex.EncodeToString(sum[:8])
+}
+
+// publicKept lists the kept records the page may link: deaths and retirements not kept
+// private. None when the server records no replays.
+func (s *server) publicKept() ([]store.Replay, error) {
+	if s.replayWriter == nil {
+		return nil, nil
+	}
+	s.syncReplays() // a death's keep, queued before its tombstone was written, is filed
+	if err := s.replayWriter.Flush(); err != nil {
+		return nil, err
+	}
+	return s.store.KeptReplays(func(r store.Replay) bool {
+		return !r.Private && (r.Kind == string(replay.KindDeath) || r.Kind == string(replay.KindRetired))
+	})
+}
+
+// castLink is the page's address of the record of knight's kind kept nearest to at,
+// within castMatch, or "".
+func castLink(kept []store.Replay, knight string, kind replay.Kind, at time.Time) string {
+	best, bestGap := -1, castMatch
+	for i, r := range kept {
+		gap := r.At.Sub(at).Abs()
+		if r.Knight == knight && r.Kind == string(kind) && gap <= bestGap {
+			best, bestGap = i, gap
+		}
+	}
+	if best < 0 {
+		return ""
+	}
+	return web.CastPath(publicCastID(kept[best]))
+}
+
+// webCast is the asciicast file of the public record named id (web.CastFunc).
+func (s *server) webCast(ctx context.Context, id string) ([]byte, error) {
+	kept, err := s.publicKept()
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range kept {
+		if publicCastID(r) != id {
+			continue
+		}
+		full, err := s.store.KeptReplay(r)
+		if errors.Is(err, store.ErrNotFound) {
+			return nil, web.ErrNoCast
+		}
+		if err != nil {
+			return nil, err
+		}
+		ms := replay.Last(replay.Timeline(chunksOf(full.Chunks), true), r.Window)
+		return castOf(ctx, r, ms, s.cfg.tick)
+	}
+	return nil, web.ErrNoCast
+}
+
+// castOf draws ms as a cast of r at castWidth×castHeight; a cast too big is made again
+// of the last half of ms, and so on.
+func castOf(ctx context.Context, r store.Replay, ms []replay.Moment, tick time.Duration) ([]byte, error) {
+	what := map[string]string{string(replay.KindDeath): "death", string(replay.KindRetired): "retirement"}[r.Kind]
+	h := replay.CastHeader{Width: castWidth, Height: castHeight, Timestamp: r.At, IdleLimit: castIdle,
+		Term: "xterm-256color", Title: fmt.Sprintf("The %s of %s", what, r.Name)}
+	window := r.Window
+	for {
+		b, err := drawCast(ctx, h, r.Name, ms, tick)
+		if !errors.Is(err, replay.ErrCastTooBig) || window/2 < castMinWindow || len(ms) < 2 {
+			return b, err
+		}
+		window /= 2
+		ms = replay.Last(ms, window)
+	}
+}
+
+// drawCast draws one cast: the replay held at each moment in turn, each frame's bytes an
+// event (the first with the screen's setup).
+func drawCast(ctx context.Context, h replay.CastHeader, name string, ms []replay.Moment, tick time.Duration) ([]byte, error) {
+	var out, frame bytes.Buffer
+	stand := replay.NewStand(name, ms)
+	hl := app.NewHeadless(stand, h.Width, h.Height, tick, &frame)
+	take := func() []byte { // read before the next frame is drawn
+		b := frame.Bytes()
+		frame.Reset()
+		return b
+	}
+	draw := func(_ int, m replay.Moment) []byte {
+		stand.At = m.At
+		hl.Draw(m.View)
+		return take()
+	}
+	end := func() []byte { hl.End(); return take() }
+	if err := replay.WriteCast(ctx, &out, h, ms, draw, end, castMaxBytes); err != nil {
+		return nil, err
+	}
+	return out.Bytes(), nil
+}

@@ -1,0 +1,32 @@
+package server
+
+import (
+	"io"
+	"testing"
+	"time"
+
+	"github.com/orthanc-ssh/orthanc-ssh/world"
+)
+
+// Issue 31: the rulings' times, named as numbers. DESIGN §12 "Fair play": a safe arrival
+// lasts 10 s and a battle's grace 30 s, 400 and 1200 turns of the default 25 ms tick (the
+// engine's defaults), three times as long for a screen-reader player.
+func TestTheRulingsTimes(t *testing.T) {
+	const tick = 25 * time.Millisecond
+	if safeArrival != 10*time.Second || int(safeArrival/tick) != 400 || world.DefaultSafeTurns != 400 {
+		t.Errorf("safe arrival %v (%d turns), the engine's default %d turns; want 10 s, 400", safeArrival, safeArrival/tick, world.DefaultSafeTurns)
+	}
+	if defaultBattleGrace != 30*time.Second || int(defaultBattleGrace/tick) != 1200 || world.DefaultGraceTurns != 1200 {
+		t.Errorf("battle grace %v (%d turns), the engine's default %d turns; want 30 s, 1200", defaultBattleGrace, defaultBattleGrace/tick, world.DefaultGraceTurns)
+	}
+	if world.PlainGraceFactor != 3 {
+		t.Errorf("a screen-reader player's grace is %d times as long, want 3", world.PlainGraceFactor)
+	}
+	c, err := parseConfig(nil, func(string) string { return "" }, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.battleGrace != 30*time.Second || c.tick != tick {
+		t.Errorf("the flags' defaults: grace %v, tick %v; want 30 s and 25 ms", c.battleGrace, c.tick)
+	}
+}

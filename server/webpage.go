@@ -1,0 +1,240 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/netip"
+	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/crypto/ssh/knownhosts"
+
+	"github.com/orthanc-ssh/orthanc-ssh/keys"
+	"github.com/orthanc-ssh/orthanc-ssh/replay"
+	"github.com/orthanc-ssh/orthanc-ssh/store"
+	"github.com/orthanc-ssh/orthanc-ssh/web"
+)
+
+// The server's web page (-http-addr, off by default): the web package draws it from the
+// plain values webStatus gathers here, at most once every web.CacheFor, so the page never
+// reaches into the world or the store itself and nothing on it changes game state.
+
+// How much of the hall of fame and of the dead the page shows.
+const (
+	webFame   = 10
+	webDeaths = 10
+)
+
+// The web server's timeouts: a client that sends its request slowly, or reads the answer
+// slowly, holds a connection no longer than these.
+const (
+	webReadTimeout  = 10 * time.Second
+	webWriteTimeout = 10 * time.Second
+	webIdleTimeout  = 60 * time.Second
+)
+
+// webConfig is the web page's caps and its trusted proxies (flags -http-*).
+//
+// The page's connections have a share of their own (issue 30: one address held 3000
+// of them, 10 000 cost 97 MB of heap, and under a 1500-descriptor limit a web flood made
+// SSH logins take 4.35 s instead of 0.1 s). With every place taken the listener accepts
+// nothing until one frees (the rest wait in the kernel's queue, holding no descriptor and
+// costing no work); a connection past its address's cap is closed as soon as it is
+// accepted. So the page never holds the descriptors SSH needs. A trusted proxy carries
+// many visitors on its connections, so it has no cap of its own, only the share of all;
+// the rate cap counts its requests by the client each is for (web.ClientAddr).
+//
+//	field       default  effect
+//	maxConns    256      connections to the page at once, from everyone
+//	maxPerAddr  8        connections to the page at once from one address (an IPv6 /64): a browser opens 6
+//	rate        2        requests a second one client address may make, on average
+//	burst       20       requests one client address may make at once
+type webConfig struct {
+	maxConns, maxPerAddr, rate, burst int
+	trusted                           []netip.Prefix
+}
+
+var defaultWeb = webConfig{maxConns: 256, maxPerAddr: 8, rate: web.DefaultRatePerSecond, burst: web.DefaultRateBurst}
+
+// listenHTTP opens the web page's listener, if the server has an HTTP address, so a bad
+// address fails at start.
+func (s *server) listenHTTP() (net.Listener, error) {
+	if s.cfg.httpAddr == "" {
+		return nil, nil
+	}
+	ln, err := net.Listen("tcp", s.cfg.httpAddr)
+	if err != nil {
+		return nil, fmt.Errorf("web page listen %s: %w", s.cfg.httpAddr, err)
+	}
+	w := s.cfg.web
+	return &webListener{Listener: ln, perAddr: map[string]int{}, maxPerAddr: w.maxPerAddr, trusted: w.trusted,
+		places: make(chan struct{}, w.maxConns), closed: make(chan struct{})}, nil
+}
+
+// webListener caps the page's connections, per address and in all.
+type webListener struct {
+	net.Listener
+	maxPerAddr int
+	trusted    []netip.Prefix // proxies: no cap per address
+	mu         sync.Mutex
+	all        int
+	perAddr    map[string]int
+	refused    atomic.Int64  // connections closed at once, past their address's cap
+	places     chan struct{} // a token for each connection held: maxConns places
+	closed     chan struct{} // closed with the listener: Accept waits no more
+	once       sync.Once
+}
+
+// Close closes the listener and ends an Accept waiting for a place.
+func (l *webListener) Close() error {
+	l.once.Do(func() { close(l.closed) })
+	return l.Listener.Close()
+}
+
+// Accept hands on the next connection within the caps, closing the rest.
+func (l *webListener) Accept() (net.Conn, error) {
+	for {
+		select {
+		case l.places <- struct{}{}:
+		case <-l.closed:
+			return nil, net.ErrClosed
+		}
+		c, err := l.Listener.Accept()
+		if err != nil {
+			<-l.places
+			return nil, err
+		}
+		addr := addrKey(c.RemoteAddr())
+		l.mu.Lock()
+		ok := l.perAddr[addr] < l.maxPerAddr || l.isProxy(c.RemoteAddr())
+		if ok {
+			l.all++
+			l.perAddr[addr]++
+		}
+		l.mu.Unlock()
+		if ok {
+			return &webConn{Conn: c, l: l, addr: addr}, nil
+		}
+		<-l.places
+		l.refused.Add(1)
+		_ = c.Close()
+	}
+}
+
+// isProxy tells whether a is one of the trusted proxies.
+func (l *webListener) isProxy(a net.Addr) bool {
+	ap, err := netip.ParseAddrPort(a.String())
+	return err == nil && slices.ContainsFunc(l.trusted, func(p netip.Prefix) bool { return p.Contains(ap.Addr().Unmap()) })
+}
+
+// webConn gives its place back when closed.
+type webConn struct {
+	net.Conn
+	l    *webListener
+	addr string
+	once sync.Once
+}
+
+func (c *webConn) Close() error {
+	c.once.Do(func() {
+		<-c.l.places
+		c.l.mu.Lock()
+		c.l.all--
+		if c.l.perAddr[c.addr]--; c.l.perAddr[c.addr] <= 0 {
+			delete(c.l.perAddr, c.addr)
+		}
+		c.l.mu.Unlock()
+	})
+	return c.Conn.Close()
+}
+
+// serveWeb serves the page on ln until ctx ends.
+func (s *server) serveWeb(ctx context.Context, ln net.Listener) {
+	hs := &http.Server{
+		Handler: web.New(s.webStatus, s.log.With("part", "web"), web.Options{
+			RatePerSecond: float64(s.cfg.web.rate), RateBurst: s.cfg.web.burst, TrustedProxies: s.cfg.web.trusted,
+			Cast: s.webCast}),
+		ReadHeaderTimeout: 5 * time.Second, ReadTimeout: webReadTimeout, WriteTimeout: webWriteTimeout,
+		IdleTimeout: webIdleTimeout, MaxHeaderBytes: 8 << 10,
+	}
+	go func() {
+		<-ctx.Done()
+		_ = hs.Close()
+	}()
+	if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		s.log.Error("web page server", "addr", ln.Addr().String(), "err", err)
+	}
+}
+
+// webStatus gathers what the page shows: who is online from the world; the hall of fame
+// and the latest deaths from the store, after the saver has written what it holds, with
+// the addresses of their replays.
+func (s *server) webStatus(ctx context.Context) (web.Status, error) {
+	host, port := s.publicHostPort()
+	portN, _ := strconv.Atoi(port)
+	st := web.Status{
+		Name: s.cfg.name, MOTD: s.motd(), Host: host, Port: portN,
+		SSH: s.sshCommand(), Plain: s.sshCommand("-t") + " play --plain",
+		HostKey: keys.Fingerprint(s.hostKey), HostKeyType: s.hostKey.Type(),
+		KnownHosts: knownhosts.Line([]string{knownhosts.Normalize(net.JoinHostPort(host, port))}, s.hostKey),
+		Guests:     s.cfg.guests, Started: s.obs.start, Version: version(),
+	}
+	who, err := s.engine.Who(ctx)
+	if err != nil {
+		return web.Status{}, fmt.Errorf("ask the world who is online: %w", err)
+	}
+	for _, w := range who {
+		st.Online = append(st.Online, web.Player{Name: w.Name, Level: w.Level, Depth: w.Depth, Guest: w.Guest, Realm: s.cfg.realm})
+	}
+	for _, k := range s.farWho(ctx) { // the other realms' knights, by realm
+		st.Online = append(st.Online, web.Player{Name: k.Name, Level: k.Level, Guest: k.Guest, Realm: k.Realm, Far: true})
+	}
+	if err := s.saver.Flush(); err != nil {
+		return web.Status{}, fmt.Errorf("write pending knights: %w", err)
+	}
+	if err := s.webRecords(&st); err != nil {
+		return web.Status{}, err
+	}
+	return st, nil
+}
+
+// webRecords fills in the hall of fame and the latest deaths, each with its replay's
+// address when a public one is kept.
+func (s *server) webRecords(st *web.Status) error {
+	kept, err := s.publicKept()
+	if err != nil {
+		return fmt.Errorf("list the replays: %w", err)
+	}
+	fame, err := s.shared.Fame()
+	if err != nil {
+		return err
+	}
+	for i, f := range fame[:min(len(fame), webFame)] {
+		a := f.Adventurer
+		st.Fame = append(st.Fame, web.Fame{Rank: i + 1, Name: a.Name, Level: a.Level, Experience: a.Experience,
+			PercentKills: a.PercentKills(), Retired: f.Retired, Replay: castLink(kept, a.ID, replay.KindRetired, f.Retired)})
+	}
+	tombs, err := s.shared.Tombstones()
+	if err != nil {
+		return err
+	}
+	slices.SortStableFunc(tombs, func(a, b store.Tombstone) int { return b.Died.Compare(a.Died) })
+	for _, t := range tombs {
+		d := t.Adventurer.Death
+		if d == nil || d.Killer == replacedKiller {
+			continue // a knight its player retired for another is no death
+		}
+		st.Deaths = append(st.Deaths, web.Death{Name: t.Adventurer.Name, Level: d.Level, Killer: d.Killer, Depth: d.Depth, Died: t.Died,
+			Replay: castLink(kept, t.Adventurer.ID, replay.KindDeath, t.Died)})
+		if len(st.Deaths) == webDeaths {
+			break
+		}
+	}
+	return nil
+}
