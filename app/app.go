@@ -83,7 +83,7 @@ type Params struct {
 	Tick time.Duration
 	// Now is the wall clock, for the date a letter is sent; nil is time.Now.
 	Now func() time.Time
-	// Record also gets every view of the session's knight, for its replays (issue 33);
+	// Record also gets every view of the session's knight, for its replays;
 	// nil records nothing.
 	Record world.Subscriber
 	// PlainCommand is the command that plays this game in screen-reader mode from

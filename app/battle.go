@@ -87,7 +87,7 @@ func monsterLetter(i int) string {
 	return fmt.Sprint(i + 1)
 }
 
-// The actions a fight offers are the ones the knight has (issue 14): the world refuses the
+// The actions a fight offers are the ones the knight has: the world refuses the
 // rest, but a key line should not send a player to a refusal.
 
 // hasArrows reports whether the knight carries an arrow of slaying, to shoot.

@@ -11,7 +11,7 @@ import (
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
-// The knight's map in words, for screen-reader mode (issue 29): what map, map grid, way
+// The knight's map in words, for screen-reader mode: what map, map grid, way
 // and where say of the levels the knight has seen, its rooms, doors and the way along them.
 
 // mapText describes the knight's map of the level in words: how much of it is known, the

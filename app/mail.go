@@ -12,7 +12,7 @@ import (
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
-// Letters (issue 20): the letters screen (e, or /mail alone) lists the knight's letters,
+// Letters: the letters screen (e, or /mail alone) lists the knight's letters,
 // the unread ones first, each in full; reading them there marks them read. A letter's key
 // starts a reply on the chat line and its capital deletes it. Screen-reader mode's mail
 // reads them aloud, mail delete N deletes one, and mail NAME TEXT writes one, as /mail

@@ -55,7 +55,7 @@ type plainState struct {
 		left, walked int
 	}
 	// awaiting says a line entered asked the world (or the server) and its answer has
-	// not come: the prompt is written after the answer, not before it (issue 29), or
+	// not come: the prompt is written after the answer, not before it, or
 	// after plainPromptWait, or at the next key. asked says the line being run asked;
 	// awaited counts the lines that did, so a late plainPromptMsg is told from a timely one.
 	awaiting, asked bool
@@ -270,7 +270,7 @@ var plainKeys = strings.NewReplacer(
 	"Press < to", "Type up to",
 	"Press > to", "Type down to",
 	"; b buys, s sells.", ": type market for its wares.",
-	// Key hints for sighted players, said as the words that do it (issue 29).
+	// Key hints for sighted players, said as the words that do it.
 	" (i to wear it)", " (type use and its letter to wear it)",
 	" (i to read it)", " (type use and its letter to read it)",
 	" (i to drink it)", " (type use and its letter to drink it)",
@@ -341,7 +341,7 @@ func (m *Model) tellMessages(ps *told, prev, v world.View, first bool) (news boo
 }
 
 // tellOwnWhileWatching tells the player's own new messages while it watches another
-// knight (issue 29: they were held back until stop), each marked as its own.
+// knight, each marked as its own, rather than holding them back until the watch stops.
 func (m *Model) tellOwnWhileWatching(prev, v world.View) {
 	ps := &m.pl.own
 	if v.Said < ps.said {
@@ -564,8 +564,8 @@ func (m *Model) plainOptions(line string) tea.Cmd {
 	switch f[1] {
 	case "plain", "reader", "screenreader", "screen-reader":
 		if !on {
-			// Asked first, with the way back (issue 29: it switched at once to box
-			// drawing, with no spoken way back).
+			// Asked first, with the way back: once off, the game draws boxes and speaks
+			// no more, so the player hears how to return before it does.
 			m.pl.pending = "plain off"
 			m.say("Turn screen-reader mode off? The game then draws its screen, with boxes and a map, instead of speaking lines. " +
 				"To come back, press o for the options and then a, or connect with play --plain. Type yes to turn it off, anything else to keep it.")
@@ -599,9 +599,9 @@ func (m *Model) plainOptions(line string) tea.Cmd {
 	return m.setOptions(o)
 }
 
-// sayWaits tells the waiting of a battle of several heroes (issue 29: nothing was said
-// between "joins the fight" and the result): the grace left to choose, at 30 s and at
-// 10 s, and, once the knight has chosen, which heroes the battle waits for.
+// sayWaits tells the waiting of a battle of several heroes, which would otherwise be
+// silence between "joins the fight" and the result: the grace left to choose, at 30 s
+// and at 10 s, and, once the knight has chosen, which heroes the battle waits for.
 func (m *Model) sayWaits(ps *told, v world.View) {
 	f := v.Fight
 	if f == nil || !f.YourMove || !ps.yourMove {
@@ -639,7 +639,7 @@ func (m *Model) sayWaits(ps *told, v world.View) {
 }
 
 // changeText says a change of hits or spell units outside a fight, after the lines that
-// caused it (issue 29: a spear trap took 3 hits without a word): a loss always, a gain
+// caused it (else a spear trap takes 3 hits without a word): a loss always, a gain
 // when a line came with it (slow healing is not told at every point).
 func changeText(was, now world.Self, news bool) []string {
 	var out []string

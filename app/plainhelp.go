@@ -9,8 +9,8 @@ import (
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
-// Screen-reader mode's help by topic (issue 29: the whole help was 725 words, four
-// minutes to hear, and help fighting said all of it again). help alone names the topics
+// Screen-reader mode's help by topic, because the whole help is minutes of listening
+// and a question about fighting should not say all of it. help alone names the topics
 // and ten commands to start with; help and a topic says that part of the knight's lesson
 // in sentences and then the words of the topic, read from the words' own rows (their
 // plainTopic), so the help and the words cannot part. help all is every word.

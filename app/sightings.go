@@ -12,11 +12,11 @@ import (
 )
 
 // What screen-reader mode says of the monsters and knights in sight while the knight
-// stands still (issue 29): each is told once when it comes into sight, known by its
-// identity and not by its name and square, and once when it has gone; its steps are told
-// only when it comes within sightNear squares, at most once in sightQuiet. A wandering
-// monster in view, once a line for every step it took, is now a line or two a minute.
-// look tells where everything is at any time.
+// stands still: each is told once when it comes into sight, known by its identity and
+// not by its name and square, and once when it has gone; its steps are told only when it
+// comes within sightNear squares, at most once in sightQuiet, so a wandering monster in
+// view is a line or two a minute rather than a line for every step it takes. look tells
+// where everything is at any time.
 
 // Sightings tuning:
 //

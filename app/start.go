@@ -277,8 +277,8 @@ const (
 )
 
 // guestLike reports whether a name begins with "Guest" (GuestPrefix without its space) in
-// any case: a knight with a key may not take one (issue 30: "Guestly" read as a guest to
-// moderators).
+// any case: a knight with a key may not take one, or moderators would take a "Guestly"
+// for a guest.
 func guestLike(name string) bool {
 	word := strings.TrimSpace(GuestPrefix)
 	return len(name) >= len(word) && strings.EqualFold(name[:len(word)], word)
@@ -312,7 +312,7 @@ func (m *Model) nameKnight(raw string) (tea.Cmd, string) {
 	return m.join(rec), ""
 }
 
-// newbieLine tells a newcomer on the title screen where to ask (issue 20), a guest too,
+// newbieLine tells a newcomer on the title screen where to ask, a guest too,
 // in one line at 80 columns (a guest's title with a message of the day fills 24 rows);
 // plainNewbieLine says it in screen-reader mode's words.
 const (

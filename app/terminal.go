@@ -237,8 +237,8 @@ func appendCUP(b []byte, x, y int) []byte {
 
 // plain shows screen-reader mode: lines printed once on the normal screen, above the
 // prompt, and the prompt with the cursor at its end. It writes no escape sequence at all
-// (issue 29: a screen reader reads what is written, and a line erased and written again
-// is heard twice): typed characters are echoed as a terminal echoes them, a line comes
+// (a screen reader reads what is written, so a line erased and written again is heard
+// twice): typed characters are echoed as a terminal echoes them, a line comes
 // over the prompt shown with a carriage return (and spaces where the prompt was longer),
 // and the prompt follows the last line. With hold set the prompt is not written yet: a
 // line has been entered and its answer is awaited (the prompt comes after it). Each line

@@ -14,8 +14,8 @@ import (
 
 // What each of screen-reader mode's words does: the acts its rows (plainWords) run.
 
-// A word means one thing wherever it is typed (issue 29): s is south in a battle too,
-// where a line typed before the player heard the fight had started once shot an arrow.
+// A word means one thing wherever it is typed: s is south in a battle too, so a line
+// typed before the player has heard that a fight started cannot shoot an arrow.
 // In a battle a step is not taken; the player is told what it may do.
 const walkInBattle = "You are fighting: walking waits until the fight is over. Type fight to strike, run to run, or look to hear the battle."
 
@@ -344,7 +344,7 @@ func (m *Model) wordFame(plainCall) tea.Cmd {
 var fameColumns = regexp.MustCompile(`\s{2,}`)
 
 // fameSentences reads the hall of fame's table (RANK NAME LEVEL EXPERIENCE KILLS
-// RETIRED) as sentences (issue 29: a table is read cell by cell): "1. Kay, level 3,
+// RETIRED) as sentences (a screen reader reads a table cell by cell): "1. Kay, level 3,
 // 12000 experience, 80% of it from kills, retired 2026-12-01 (yours)." Lines that are
 // no such table are said as they are.
 func fameSentences(lines []string) []string {
@@ -406,8 +406,8 @@ func (m *Model) leaveNow() tea.Cmd {
 
 func (m *Model) wordOptions(c plainCall) tea.Cmd { return m.plainOptions(c.line) }
 
-// wordQuit asks whether to leave, as the full screen does (issue 29: quit left without
-// the question or the reassurance); quit again, or yes, leaves.
+// wordQuit asks whether to leave, and says the knight is saved, as the full screen does,
+// so a stray quit does not end the game unasked; quit again, or yes, leaves.
 func (m *Model) wordQuit(c plainCall) tea.Cmd {
 	if c.question == "quit" {
 		return m.leaveNow()

@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// Replays as asciicast files (issue 33): GET /replay/ID.cast is the public replay of a
+// Replays as asciicast files: GET /replay/ID.cast is the public replay of a
 // death or a retirement that the page links, drawn at 80×24 by the server's CastFunc. A
 // cast costs the server real work (drawing every frame of up to 5 minutes), so at most
 // MaxCasts are made at once, a request waits at most castWait for its turn, and the

@@ -9,7 +9,7 @@ import (
 	"strings"
 )
 
-// This file is the engine's side of the admin console (issue 7): regenerating and
+// This file is the engine's side of the admin console: regenerating and
 // reverting levels while the server runs, removing a knight, broadcasting a line, and the
 // census the server's stats read. Every method here runs its work on the engine goroutine
 // through query, like every other engine API; the world still never touches the clock, a

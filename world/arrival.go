@@ -14,7 +14,7 @@ import "math"
 const DefaultSafeTurns = 400
 
 // keepSafe starts a knight's safe arrival. A screen-reader player's lasts until it first
-// acts, however long: its arrival's lines take 20 s and more to hear (issue 29).
+// acts, however long: its arrival's lines take 20 s and more to hear.
 func (e *Engine) keepSafe(p *player) {
 	if p.rec.Options.Plain {
 		p.safeUntil = math.MaxUint64

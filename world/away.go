@@ -5,7 +5,7 @@ import (
 	"fmt"
 )
 
-// Away and idle (issue 20): a knight says it is away, with a reason if it likes, until
+// Away and idle: a knight says it is away, with a reason if it likes, until
 // its next key (the session sends Back); the who-list shows that, and how long each
 // knight has sent nothing. A whisper to a knight that is away tells the sender so.
 

@@ -8,7 +8,7 @@ import (
 	"github.com/orthanc-ssh/orthanc-ssh/internal/english"
 )
 
-// Channels (issue 20): talk between the knights on a channel, wherever they stand. A
+// Channels: talk between the knights on a channel, wherever they stand. A
 // knight joins and leaves a channel as it likes, and its choice is saved with it
 // (Adventurer.Channels); on a channel it never chose it is as the channel's row says: a
 // new knight is on newbie until it reaches level 3. A channel line reaches every knight

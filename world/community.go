@@ -2,7 +2,7 @@ package world
 
 import "context"
 
-// The community (issue 20): what the knights say and write to one another beyond a line of
+// The community: what the knights say and write to one another beyond a line of
 // chat, and what admins do about it — channels (channel.go), letters to knights who are
 // not online (mail.go), being away (away.go), and silences, reports and the history they
 // read (moderation.go). This file holds their state in the engine, the configuration the

@@ -32,10 +32,10 @@ const ShownPerSquare = 4
 //	DefaultIdleRefreshTurns     40      an idle screen shows others' moves once a second
 //	DefaultActiveRefreshTurns   4       an active screen shows them within 100 ms
 //
-// The active refresh was 2 turns (50 ms) until issue 19: with a thousand knights all
-// walking through one another's sight, others' steps drew four frames of every five (9 of
-// 11 a second), and at 10 a second a screen is drawn as often as the bare reference's
-// (docs/PERFORMANCE.md).
+// The active refresh is not 2 turns (50 ms): with a thousand knights all walking through
+// one another's sight, others' steps would draw four frames of every five (9 of 11 a
+// second). At 4, a screen is drawn at most 10 times a second, as often as the bare
+// reference's (docs/PERFORMANCE.md).
 const (
 	DefaultIdleTurns          = 400
 	DefaultIdleRefreshTurns   = 40

@@ -7,7 +7,7 @@ import (
 	"github.com/orthanc-ssh/orthanc-ssh/internal/english"
 )
 
-// Deaths explained (issue 31): a knight's death keeps the last blows that brought it down,
+// Deaths explained: a knight's death keeps the last blows that brought it down,
 // what it could have done instead, and the last lines of its log, which the death screen
 // shows and the key's next knight's log begins with.
 

@@ -17,7 +17,7 @@ import (
 //	(a knight alone)     none    a battle with no other hero waiting never hurries its knight
 //	DefaultGraceTurns    1200    a hero holding up others hesitates after 30 s (-battle-grace)
 //	PlainGraceFactor     3       a screen-reader player's grace is three times as long, and at least:
-//	PlainGraceMin        90 s    ... a minute and a half (issue 29), and
+//	PlainGraceMin        90 s    ... a minute and a half, and
 //	PlainListenWPM       150     ... the time to hear what it was told since its last move
 //	PlainGraceMargin     60 s    ... at 150 words a minute, plus a minute to think
 //	graceSteps           30      a countdown refreshes every hero's panel 30 times over a grace
@@ -166,8 +166,8 @@ func (e *Engine) stopNote(p *player) {
 }
 
 func (e *Engine) readyForBattle(p *player) {
-	// What the knight had asked for before the fight is not carried out in it (issue 29:
-	// a queued s would shoot); stopNote tells it after the fight's first lines.
+	// What the knight had asked for before the fight is not carried out in it (a queued
+	// s would shoot); stopNote tells it after the fight's first lines.
 	p.dropped += len(p.queue)
 	p.queue = p.queue[:0]
 	p.runTries, p.waited, p.asked, p.heard = 0, 0, false, 0
@@ -427,7 +427,7 @@ func (e *Engine) holdsUp(p *player, enc *encounter) bool {
 }
 
 // graceOf is how long a hero that holds up others has to choose: the server's battle
-// grace; for a screen-reader player (issue 29) PlainGraceFactor times as long, and at
+// grace; for a screen-reader player PlainGraceFactor times as long, and at
 // least PlainGraceMin and the time to hear the words it was told since its last move
 // (heard) at PlainListenWPM, plus PlainGraceMargin, which leaves time for the session's
 // own prompt (what may be done, a few dozen words) and for thinking.

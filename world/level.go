@@ -294,7 +294,7 @@ func (l *Level) MarshalBinary() ([]byte, error) {
 // bytes come from the store, which a damaged file could make anything).
 const maxLevelSide = 1024
 
-// UnmarshalBinary reads a level written by MarshalBinary: a replay (issue 33) keeps the
+// UnmarshalBinary reads a level written by MarshalBinary: a replay keeps the
 // levels its knight walked as these bytes.
 func (l *Level) UnmarshalBinary(data []byte) error {
 	r := bytes.NewReader(data)

@@ -9,7 +9,7 @@ import (
 	"github.com/orthanc-ssh/orthanc-ssh/internal/english"
 )
 
-// Letters (issue 20): a knight writes to any knight that has been here, online or not,
+// Letters: a knight writes to any knight that has been here, online or not,
 // by name. A letter waits in the recipient's mailbox, kept by the knight's id (so it
 // waits for the knight whichever of its keys plays it, and a knight that takes a freed
 // name later reads none of it), and is handed to the Archive to be kept across restarts;
@@ -295,8 +295,8 @@ func unknownKnightNote(name string) string {
 type knowReq struct{ k KnownKnight }
 
 // KnowKnight enters a stored knight in the book of knights at once, so letters reach it
-// before it first joins: a claimed guest's knight, stored under a new id and name
-// (issue 31), which would otherwise be known only when its new key first connects.
+// before it first joins: a claimed guest's knight, stored under a new id and name, which
+// would otherwise be known only when its new key first connects.
 func (e *Engine) KnowKnight(ctx context.Context, id, name string) error {
 	return e.send(ctx, knowReq{KnownKnight{ID: id, Name: name}})
 }

@@ -8,7 +8,7 @@ import (
 	"strings"
 )
 
-// Moderation (issue 20): what the world keeps of what is said, for the reports players
+// Moderation: what the world keeps of what is said, for the reports players
 // file; admins' silences, under which a knight plays on but cannot talk; and the counts of
 // what was said and refused, for the metrics.
 //
@@ -280,10 +280,10 @@ type ReportLine struct {
 // maxReportLines bounds the lines a report carries: the newest are kept.
 const maxReportLines = 100
 
-// How many reports are taken (issue 30: 4 keyed and 10 guest reporters filed 236 in 72
-// s). A report that updates the reporter's open one about the same knight counts too.
-// A guest's session is its identity, and a guest may come back as a new one, so guests
-// are counted together as well as each on its own.
+// How many reports are taken, so that a handful of reporters cannot bury the admins in
+// hundreds of reports a minute. A report that updates the reporter's open one about the
+// same knight counts too. A guest's session is its identity, and a guest may come back
+// as a new one, so guests are counted together as well as each on its own.
 //
 //	constant                value  effect
 //	MaxReportsPerHour       3      reports a knight with a key may file in an hour

@@ -1,6 +1,6 @@
 package world
 
-// Which lines of a knight's log others may read (issue 33): a replay of a knight's play
+// Which lines of a knight's log others may read: a replay of a knight's play
 // shown to anyone else (replay NAME --death, the web page's file) keeps only the public
 // lines; the knight's own replays show them all. Every line is written with its kind, so
 // the replay decides line by line, never by reading the words.

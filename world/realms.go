@@ -8,7 +8,7 @@ import (
 	"strings"
 )
 
-// Talk across realms (issue 34): a realm is one server of several that share the knights;
+// Talk across realms: a realm is one server of several that share the knights;
 // shouts, channel lines and whispers reach knights wherever they play. The world knows
 // nothing of how: it hands the lines that leave to CommunityConfig.Abroad (the server's
 // talk bus, realm/talk), and the bus hands it what other realms said (HearFar), which

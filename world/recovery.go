@@ -13,7 +13,7 @@ package world
 // stalemate of a knight that cannot hit (Dexterity 6 or less) locked in a room with a
 // monster whose blows no more than match its recovery: the battle would never end.
 //
-// Ruling (issue 31, no fight is farmed): the recovery comes "after the monsters' turn",
+// Ruling (no fight is farmed): the recovery comes "after the monsters' turn",
 // so a hero recovers only from a round in which a monster could have struck it: some
 // standing monster is neither charmed, held nor asleep, and the hero is not invisible.
 // Otherwise Sleep (which never fails on a monster it affects) bought a knight hits and

@@ -1,6 +1,6 @@
 package world
 
-// A way along what a knight knows (issue 29): screen-reader mode's `way exit` says the
+// A way along what a knight knows: screen-reader mode's `way exit` says the
 // route in steps, and a route is only as good as the knight's map, so it never leads
 // through a square the knight has not seen or a secret door it has not found.
 

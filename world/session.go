@@ -256,7 +256,7 @@ func (e *Engine) enqueue(id string, session uint64, cmd Command) {
 }
 
 // droppedNote tells a knight how many of its commands were dropped, once its queue has
-// run out (issue 29: six quick steps gave two, and no word of the four).
+// run out: six quick steps may take two, and the player should hear of the other four.
 func (e *Engine) droppedNote(p *player) {
 	if p.dropped == 0 || len(p.queue) > 0 {
 		return
@@ -281,9 +281,8 @@ func (e *Engine) who() []WhoEntry {
 // at every join would cost the square of their number (the load tool measured the server
 // stalling at 1000). It shows with the knight's next view, or at its own turn of the idle
 // refresh (newsDue) if none comes first: at most a view a second for each knight however
-// many join, and none for a knight walking, whose steps bring it. It used to wait for the
-// next view alone, which a knight standing with nothing in sight was not sent for minutes
-// (issue 29: a join notice 3 minutes late).
+// many join, and none for a knight walking, whose steps bring it. The next view alone is
+// not enough: a knight standing with nothing in sight may not be sent one for minutes.
 func (e *Engine) announce(except *player, msg string) {
 	for _, q := range e.order {
 		if q != except {

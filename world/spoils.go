@@ -22,7 +22,7 @@ func (e *Engine) monsterKilled(enc *encounter, m *monster, killer *player) {
 		p.changed = true
 		if killer == nil || killer == p {
 			e.say(p, fmt.Sprintf("You killed %s. (+%d experience)", theName(k), share))
-		} else { // a partner's blow (issue 29: each hero was told it had killed)
+		} else { // a partner's blow: only the killer is told it killed
 			e.say(p, fmt.Sprintf("%s killed %s. (+%d experience, your share)", killer.rec.Name, theName(k), share))
 		}
 	}

@@ -1,4 +1,4 @@
-// Package talk carries the talk between realms over NATS (issue 34): shouts, whispers and
+// Package talk carries the talk between realms over NATS: shouts, whispers and
 // their answers, channel lines, who plays where (presence, for whispers and `who`), bans
 // and silences made in one realm, and each realm's announcement with a ping for its round
 // trip (`realms`). It uses core NATS alone (publish, subscribe, request and reply), so a
