@@ -168,9 +168,6 @@ func orDefault(setting *int, def int) {
 	}
 }
 
-// Turn is the number of turns stepped so far.
-func (e *Engine) Turn() uint64 { return e.turn }
-
 // Levels is the number of dungeon levels.
 func (e *Engine) Levels() int { return len(e.levels) }
 
