@@ -221,6 +221,12 @@ func screenTable() [numScreens]screenRow {
 // fields are what the whole session shares: the player and the world's views, the
 // settings, the terminal; each screen's own state is one field, a small type of the
 // screen's file.
+//
+// Unlike a usual Bubble Tea model, its View is not a pure rendering: it writes the screen
+// to Params.Out itself and returns an empty tea.View, for the server runs the program
+// without Bubble Tea's renderer. Each call writes only what changed since the call before
+// and marks it written, so a second call writes nothing. Call View once after each
+// Update, as Bubble Tea (or Headless) does; read the screen with Text.
 type Model struct {
 	ctx    context.Context
 	p      Params
@@ -595,11 +601,16 @@ func (m *Model) do(c world.Command) {
 	}
 }
 
-// View draws what changed on the player's terminal itself and gives Bubble Tea an empty
-// view: the server runs the program without Bubble Tea's renderer (terminal says why).
-// Bubble Tea calls it after every message, on the program's goroutine. In screen-reader
-// mode it prints the lines waiting to be said and the input line. Nothing is drawn
-// until the terminal's colours are known (Bubble Tea sends them first thing).
+// View writes to the player's terminal (Params.Out) and always returns an empty
+// tea.View: the server runs the program without Bubble Tea's renderer (terminal says
+// why). It is a side effect, not a rendering. On the full screen it draws the frame
+// again only if a message since the last call may have changed it, and writes just the
+// cells that differ from what the terminal shows; in screen-reader mode it prints the
+// lines waiting to be said, each once, and the input line. A second call writes nothing
+// new. Bubble Tea calls it after every message, on the program's goroutine (Headless
+// does the same without a program); to read the screen, call Text, which writes nothing.
+// Nothing is written (and the lines keep waiting) while the terminal's colours are
+// unknown (Bubble Tea sends them first thing) or Out is nil.
 func (m *Model) View() tea.View {
 	if _, ok := m.profile(); !ok || m.term.out == nil {
 		return tea.View{}
