@@ -57,7 +57,9 @@ type Bare struct {
 	live map[uint64]ssh.Session // open sessions, as the game's registry keeps them
 	next uint64
 
-	sent atomic.Int64 // bytes written to all connections
+	// sent counts the bytes written to all connections, as the game server counts them
+	// for its metrics: nothing reads it, but the reference pays what the game pays.
+	sent atomic.Int64
 }
 
 // New builds the reference server with a fresh in-memory ed25519 host key.
@@ -132,9 +134,6 @@ func (b *Bare) Sessions() int {
 	defer b.mu.Unlock()
 	return len(b.live)
 }
-
-// BytesSent is the number of bytes written to all connections, encryption included.
-func (b *Bare) BytesSent() int64 { return b.sent.Load() }
 
 // countingConn counts what the server writes, as the game server does for its metrics.
 type countingConn struct {
