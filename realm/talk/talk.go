@@ -273,9 +273,6 @@ func (b *Bus) SetAddr(addr string) {
 	}
 }
 
-// Realm is the realm's name.
-func (b *Bus) Realm() string { return b.cfg.Realm }
-
 // Stats reads the counters.
 func (b *Bus) Stats() Stats {
 	s := Stats{Sent: b.counts.sent.Load(), Received: b.counts.received.Load(),
