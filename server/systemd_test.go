@@ -11,7 +11,7 @@ import (
 )
 
 // unitFile is the systemd unit OPERATIONS installs, from this package's folder.
-const unitFile = "../../docs/orthanc-ssh.service"
+const unitFile = "../docs/orthanc-ssh.service"
 
 // The unit file passes systemd-analyze verify, with no warning (an unknown key is only a
 // warning to it), and keeps what OPERATIONS promises of it.
