@@ -22,6 +22,7 @@ import (
 
 	"github.com/orthanc-ssh/orthanc-ssh/internal/testtools"
 	"github.com/orthanc-ssh/orthanc-ssh/keys"
+	"github.com/orthanc-ssh/orthanc-ssh/knights"
 	"github.com/orthanc-ssh/orthanc-ssh/store"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
@@ -356,7 +357,7 @@ func TestABanOfANewKnightBansTheKeyItPlaysWith(t *testing.T) {
 	t.Parallel()
 	admin, player := newKey(t), newKey(t)
 	srv := startWorld(t, admin)
-	rec := world.NewAdventurer(store.NewKnightID(), "Percival", world.Stats{Str: 10, Int: 10, Con: 10, Dex: 10}, 12)
+	rec := world.NewAdventurer(knights.NewKnightID(), "Percival", world.Stats{Str: 10, Int: 10, Con: 10, Dex: 10}, 12)
 	joinKnight(t, srv.engine, rec)
 	fp := keys.Fingerprint(player.PublicKey())
 	remove := srv.live.add(liveSession{fp: fp, knight: rec.ID, game: true, start: time.Now(), sent: new(atomic.Int64), close: func() {}})
@@ -400,7 +401,7 @@ func TestBanRefusesTheKeyAtLoginAndUnbanLetsItIn(t *testing.T) {
 	}
 
 	out, _, _ = runCmd(t, srv.addr, admin, "bans --json")
-	var bans []store.Ban
+	var bans []knights.Ban
 	if err := json.Unmarshal([]byte(out), &bans); err != nil || len(bans) != 1 || bans[0].Fingerprint != fp ||
 		bans[0].Name != "Mordred" || bans[0].Reason != "spamming the chat" || bans[0].By != keys.Fingerprint(admin.PublicKey()) {
 		t.Fatalf("bans --json: %v %s", err, out)

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/orthanc-ssh/orthanc-ssh/realm/records"
+	"github.com/orthanc-ssh/orthanc-ssh/knights"
 	"github.com/orthanc-ssh/orthanc-ssh/store"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
@@ -57,7 +57,7 @@ type codeEntry struct {
 
 // codeKeeper keeps the codes across a restart: the store.
 type codeKeeper interface {
-	PutCode(store.Code) error
+	PutCode(knights.Code) error
 	DeleteCode(code string) error
 }
 
@@ -77,7 +77,7 @@ type codeBook struct {
 	now   func() time.Time // time.Now; a test moves it on
 	keep  codeKeeper       // nil keeps them in memory only
 	// shared, on a realm, is where codes are taken (keep is it too); nil alone.
-	shared records.Codes
+	shared knights.Codes
 	errs   []error // what keep failed at since the last add, for its caller to log
 
 	pruned time.Time // when prune last ran: it runs at most once a second
@@ -202,8 +202,8 @@ func (cb *codeBook) write(code string, e codeEntry) {
 }
 
 // stored is e kept under code, as the store and etcd keep it.
-func (e codeEntry) stored(code string) store.Code {
-	c := store.Code{Code: code, Kind: e.kind.String(), Knight: e.knight, Addr: e.addr, Expires: e.expires}
+func (e codeEntry) stored(code string) knights.Code {
+	c := knights.Code{Code: code, Kind: e.kind.String(), Knight: e.knight, Addr: e.addr, Expires: e.expires}
 	if e.kind == codeClaim {
 		c.Guest = e.rec
 	}
@@ -211,7 +211,7 @@ func (e codeEntry) stored(code string) store.Code {
 }
 
 // entryOf is the entry of a code kept; a claim code without its guest is none.
-func entryOf(c store.Code) (codeEntry, bool) {
+func entryOf(c knights.Code) (codeEntry, bool) {
 	e := codeEntry{kind: codeLink, knight: c.Knight, addr: c.Addr, expires: c.Expires}
 	if c.Kind == codeClaim.String() {
 		e.kind, e.rec = codeClaim, c.Guest
@@ -228,11 +228,11 @@ func (k codeKind) String() string {
 }
 
 // load puts back the codes keep had when the server stopped, oldest first.
-func (cb *codeBook) load(codes []store.Code) {
+func (cb *codeBook) load(codes []knights.Code) {
 	cb.mu.Lock()
 	defer cb.mu.Unlock()
 	cb.init()
-	slices.SortFunc(codes, func(a, b store.Code) int { return a.Expires.Compare(b.Expires) })
+	slices.SortFunc(codes, func(a, b knights.Code) int { return a.Expires.Compare(b.Expires) })
 	for _, c := range codes {
 		e, ok := entryOf(c)
 		if !ok {
@@ -323,7 +323,7 @@ func (cb *codeBook) takeHere(code string, kind codeKind, now time.Time) (codeEnt
 func (cb *codeBook) takeShared(code string, kind codeKind, now time.Time) (codeEntry, error) {
 	c, err := cb.shared.TakeCode(code, kind.String(), now)
 	switch {
-	case errors.Is(err, store.ErrCodeKind):
+	case errors.Is(err, knights.ErrCodeKind):
 		return codeEntry{}, errWrongKind
 	case errors.Is(err, store.ErrNotFound):
 		delete(cb.codes, code)

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/orthanc-ssh/orthanc-ssh/app"
-	"github.com/orthanc-ssh/orthanc-ssh/store"
+	"github.com/orthanc-ssh/orthanc-ssh/knights"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
@@ -122,8 +122,8 @@ type knightJSON struct {
 	Created  time.Time     `json:"created,omitzero"`
 	LastSeen time.Time     `json:"last_seen,omitzero"`
 	LastAddr string        `json:"last_addr,omitempty"`
-	Keys     []store.Key   `json:"keys"`
-	Bans     []store.Ban   `json:"bans"`
+	Keys     []knights.Key `json:"keys"`
+	Bans     []knights.Ban `json:"bans"`
 	Silences []silenceJSON `json:"silences"`
 }
 
@@ -159,7 +159,7 @@ func (s *server) lookUpKnight(c *call, id string) (knightJSON, error) {
 		return knightJSON{}, err
 	}
 	k := knightJSON{Knight: id, Name: rec.Name, Guest: rec.Guest, Status: knightStatus(rec, online),
-		Level: rec.Level, Depth: rec.Depth, Created: rec.Created, Keys: []store.Key{}}
+		Level: rec.Level, Depth: rec.Depth, Created: rec.Created, Keys: []knights.Key{}}
 	if !k.Guest {
 		if k.Keys, err = s.shared.KeysOf(id); err != nil {
 			return knightJSON{}, err
@@ -195,7 +195,7 @@ func knightStatus(rec world.Adventurer, online bool) string {
 
 // bansOf are the bans in force of the knight's keys, and of the addresses its keys were
 // last used from.
-func (s *server) bansOf(k knightJSON) ([]store.Ban, error) {
+func (s *server) bansOf(k knightJSON) ([]knights.Ban, error) {
 	all, err := s.shared.Bans(s.now())
 	if err != nil {
 		return nil, err
@@ -209,10 +209,10 @@ func (s *server) bansOf(k knightJSON) ([]store.Ban, error) {
 	if a, err := netip.ParseAddr(k.LastAddr); err == nil {
 		addrs = append(addrs, a.Unmap())
 	}
-	out := []store.Ban{}
+	out := []knights.Ban{}
 	for _, b := range all {
 		p, perr := netip.ParsePrefix(b.Addr)
-		if slices.ContainsFunc(k.Keys, func(key store.Key) bool { return key.Fingerprint == b.Fingerprint && b.Addr == "" }) ||
+		if slices.ContainsFunc(k.Keys, func(key knights.Key) bool { return key.Fingerprint == b.Fingerprint && b.Addr == "" }) ||
 			(perr == nil && slices.ContainsFunc(addrs, p.Contains)) {
 			out = append(out, b)
 		}

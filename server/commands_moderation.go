@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/orthanc-ssh/orthanc-ssh/knights"
 	"github.com/orthanc-ssh/orthanc-ssh/realm/talk"
 	"github.com/orthanc-ssh/orthanc-ssh/replay"
 	"github.com/orthanc-ssh/orthanc-ssh/store"
@@ -310,13 +311,13 @@ func (s *server) adminBan(c *call) int {
 		until = now.Add(c.span)
 	}
 	if t.addr != "" {
-		if err := s.shared.Ban(store.Ban{Addr: t.addr, Name: t.name, Reason: c.reason, By: c.fp, At: now, Until: until}); err != nil {
+		if err := s.shared.Ban(knights.Ban{Addr: t.addr, Name: t.name, Reason: c.reason, By: c.fp, At: now, Until: until}); err != nil {
 			s.log.Error("admin: ban", "addr", t.addr, "err", err)
 			return c.fail("the ban could not be saved: %v", err)
 		}
 	}
 	for _, fp := range t.fps {
-		if err := s.shared.Ban(store.Ban{Fingerprint: fp, Name: t.name, Reason: c.reason, By: c.fp, At: now, Until: until}); err != nil {
+		if err := s.shared.Ban(knights.Ban{Fingerprint: fp, Name: t.name, Reason: c.reason, By: c.fp, At: now, Until: until}); err != nil {
 			s.log.Error("admin: ban", "fingerprint", fp, "err", err)
 			return c.fail("the ban could not be saved: %v", err)
 		}
@@ -399,7 +400,7 @@ func (s *server) adminUnban(c *call) int {
 
 // banKeyOf is how bans and unban name a ban: its key's fingerprint, or "addr:" and its
 // address prefix.
-func banKeyOf(b store.Ban) string {
+func banKeyOf(b knights.Ban) string {
 	if b.Addr != "" {
 		return "addr:" + b.Addr
 	}
@@ -462,7 +463,7 @@ func (s *server) adminSilence(c *call) int {
 	}
 	guest := strings.HasPrefix(t.knight, guestIDPrefix)
 	now := s.now().UTC()
-	sl := store.Silence{Knight: t.knight, Name: t.name, Reason: c.reason, By: c.fp, At: now, Until: now.Add(d)}
+	sl := knights.Silence{Knight: t.knight, Name: t.name, Reason: c.reason, By: c.fp, At: now, Until: now.Add(d)}
 	if guest {
 		s.guestSilences.put(sl)
 	} else if err := s.shared.Silence(sl); err != nil {

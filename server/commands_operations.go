@@ -10,6 +10,7 @@ import (
 
 	"github.com/orthanc-ssh/orthanc-ssh/app"
 	"github.com/orthanc-ssh/orthanc-ssh/keys"
+	"github.com/orthanc-ssh/orthanc-ssh/knights"
 	"github.com/orthanc-ssh/orthanc-ssh/store"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
@@ -219,13 +220,13 @@ func (s *server) adminKeysMove(c *call) int {
 		return c.fail("could not read the knight: %v", err)
 	}
 	done, err := s.store.Attach(store.Attach{
-		Key:    store.Key{Fingerprint: newFP, Knight: old.Knight, Comment: "moved from " + oldFP[:min(len(oldFP), 15)] + "… by an admin", Added: time.Now().UTC()},
+		Key:    knights.Key{Fingerprint: newFP, Knight: old.Knight, Comment: "moved from " + oldFP[:min(len(oldFP), 15)] + "… by an admin", Added: time.Now().UTC()},
 		Remove: oldFP, At: time.Now().UTC(),
 	})
 	switch {
-	case errors.Is(err, store.ErrHasKnight):
+	case errors.Is(err, knights.ErrHasKnight):
 		return c.fail("%s plays a living knight of its own; it cannot take another", printable(newFP))
-	case errors.Is(err, store.ErrSameKnight):
+	case errors.Is(err, knights.ErrSameKnight):
 		return c.fail("%s plays that knight already", printable(newFP))
 	case err != nil:
 		return c.fail("the key could not be moved: %v", err)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/orthanc-ssh/orthanc-ssh/app"
+	"github.com/orthanc-ssh/orthanc-ssh/knights"
 	"github.com/orthanc-ssh/orthanc-ssh/store"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
@@ -436,7 +437,7 @@ func (s *server) cmdKeys(c *call) int {
 			}
 			return c.fail("%s is not a key of your knight; `keys` lists them", printable(fp))
 		}
-		if err := s.shared.RemoveKey(fp); errors.Is(err, store.ErrLastKey) {
+		if err := s.shared.RemoveKey(fp); errors.Is(err, knights.ErrLastKey) {
 			return c.fail("that is your knight's only key; link another first (keys add)")
 		} else if err != nil {
 			s.log.Error("keys remove", "fingerprint", c.fp, "removed", fp, "err", err)
@@ -550,7 +551,7 @@ func (s *server) cmdLink(c *call) int {
 		return c.fail("the knight of that code, %s, has died or retired: its code is no good; roll a new knight and run `keys add` again", rec.Name)
 	}
 	return s.attach(c, code, e, store.Attach{
-		Key: store.Key{Fingerprint: c.fp, Knight: e.knight, Type: c.key.Type(), Comment: c.comment, Added: time.Now().UTC()},
+		Key: knights.Key{Fingerprint: c.fp, Knight: e.knight, Type: c.key.Type(), Comment: c.comment, Added: time.Now().UTC()},
 	}, rec.Name)
 }
 
@@ -561,11 +562,11 @@ func (s *server) attach(c *call, code string, e codeEntry, a store.Attach, name 
 	a.Death = world.Death{Killer: replacedKiller}
 	done, err := s.store.Attach(a)
 	switch {
-	case errors.Is(err, store.ErrHasKnight):
+	case errors.Is(err, knights.ErrHasKnight):
 		s.codes.giveBack(code, e)
 		old, _ := s.loadKnight(c.knight)
 		return c.fail("this key plays a living knight, %s; run it again with --replace to retire %s into a tombstone", old.Name, old.Name)
-	case errors.Is(err, store.ErrSameKnight):
+	case errors.Is(err, knights.ErrSameKnight):
 		return c.fail("this key already plays that knight")
 	case err != nil:
 		s.codes.giveBack(code, e)
@@ -610,10 +611,10 @@ func (s *server) cmdClaim(c *call) int {
 		return c.fail("the server cannot save just now; try again later")
 	}
 	rec := e.rec.Clone()
-	rec.ID, rec.Guest = store.NewKnightID(), false
+	rec.ID, rec.Guest = knights.NewKnightID(), false
 	rec.Name = s.keptName(rec.Name, rec.ID)
 	status := s.attach(c, code, e, store.Attach{
-		Key:    store.Key{Fingerprint: c.fp, Knight: rec.ID, Type: c.key.Type(), Comment: "claimed a guest", Added: time.Now().UTC()},
+		Key:    knights.Key{Fingerprint: c.fp, Knight: rec.ID, Type: c.key.Type(), Comment: "claimed a guest", Added: time.Now().UTC()},
 		Knight: &rec,
 	}, rec.Name)
 	if status != 0 {

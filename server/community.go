@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/orthanc-ssh/orthanc-ssh/knights"
 	"github.com/orthanc-ssh/orthanc-ssh/replay"
 	"github.com/orthanc-ssh/orthanc-ssh/store"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
@@ -90,14 +91,14 @@ func (s *server) forgetKnight(c *call, id string) {
 // of the guests still online whose silence has not ended. It is safe for concurrent use.
 type guestSilenceBook struct {
 	mu sync.Mutex
-	m  map[string]store.Silence // by the guest's knight id
+	m  map[string]knights.Silence // by the guest's knight id
 }
 
-func (b *guestSilenceBook) put(sl store.Silence) {
+func (b *guestSilenceBook) put(sl knights.Silence) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.m == nil {
-		b.m = map[string]store.Silence{}
+		b.m = map[string]knights.Silence{}
 	}
 	b.m[sl.Knight] = sl
 }
@@ -110,10 +111,10 @@ func (b *guestSilenceBook) remove(id string) {
 
 // running returns the silences still running at now of the guests online, soonest to
 // end first, and forgets the others.
-func (b *guestSilenceBook) running(now time.Time, online map[string]bool) []store.Silence {
+func (b *guestSilenceBook) running(now time.Time, online map[string]bool) []knights.Silence {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	var out []store.Silence
+	var out []knights.Silence
 	for id, sl := range b.m {
 		if !online[id] || !now.Before(sl.Until) {
 			delete(b.m, id)
@@ -121,7 +122,7 @@ func (b *guestSilenceBook) running(now time.Time, online map[string]bool) []stor
 		}
 		out = append(out, sl)
 	}
-	slices.SortFunc(out, func(a, b store.Silence) int { return a.Until.Compare(b.Until) })
+	slices.SortFunc(out, func(a, b knights.Silence) int { return a.Until.Compare(b.Until) })
 	return out
 }
 
@@ -129,7 +130,7 @@ func (b *guestSilenceBook) running(now time.Time, online map[string]bool) []stor
 func (s *server) turns(d time.Duration) int { return max(1, int(d/s.cfg.tick)) }
 
 // worldSilence is a stored silence as the world runs it, from now.
-func (s *server) worldSilence(sl store.Silence, now time.Time) world.Silence {
+func (s *server) worldSilence(sl knights.Silence, now time.Time) world.Silence {
 	return world.Silence{Knight: sl.Knight, Turns: uint64(s.turns(sl.Until.Sub(now))),
 		Until: untilText(sl.Until), Reason: sl.Reason}
 }

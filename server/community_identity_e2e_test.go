@@ -8,7 +8,7 @@ import (
 	gossh "golang.org/x/crypto/ssh"
 
 	"github.com/orthanc-ssh/orthanc-ssh/keys"
-	"github.com/orthanc-ssh/orthanc-ssh/store"
+	"github.com/orthanc-ssh/orthanc-ssh/knights"
 )
 
 // End-to-end tests of issue 20 with issue 18's knights: a knight of several keys is one
@@ -67,7 +67,7 @@ func TestLettersAndSilencesHoldForEveryKeyOfAKnight(t *testing.T) {
 	if !strings.Contains(out, lfp) || !strings.Contains(out, dfp) || !strings.Contains(out, " until ") {
 		t.Fatalf("ban --for of a knight of two keys: %q", out)
 	}
-	var bans []store.Ban
+	var bans []knights.Ban
 	if err := json.Unmarshal([]byte(mustRun(t, ts.addr, admin, "bans --json")), &bans); err != nil || len(bans) != 2 ||
 		bans[0].Until.IsZero() || !bans[0].Until.Equal(bans[1].Until) {
 		t.Fatalf("bans --json: %+v %v", bans, err)

@@ -16,6 +16,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/orthanc-ssh/orthanc-ssh/knights"
 	"github.com/orthanc-ssh/orthanc-ssh/store"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
@@ -89,7 +90,7 @@ func seededData(t *testing.T) string {
 			t.Fatal(err)
 		}
 	}
-	if err := st.Ban(store.Ban{Fingerprint: "SHA256:seeded00007", Reason: "test", By: "SHA256:admin", At: time.Now()}); err != nil {
+	if err := st.Ban(knights.Ban{Fingerprint: "SHA256:seeded00007", Reason: "test", By: "SHA256:admin", At: time.Now()}); err != nil {
 		t.Fatal(err)
 	}
 	if err := st.Close(); err != nil {

@@ -14,7 +14,7 @@ import (
 	gossh "golang.org/x/crypto/ssh"
 
 	"github.com/orthanc-ssh/orthanc-ssh/keys"
-	"github.com/orthanc-ssh/orthanc-ssh/store"
+	"github.com/orthanc-ssh/orthanc-ssh/knights"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
@@ -163,7 +163,7 @@ func TestABannedKeyNeverComesBackAsAGuest(t *testing.T) {
 	dir := t.TempDir()
 	ts, srv := startConfigured(t, testConfig(dir, defaultSeed))
 	key, path := newKeyFile(t)
-	if err := srv.store.Ban(store.Ban{Fingerprint: keys.Fingerprint(key.PublicKey()), By: "SHA256:test", At: time.Now()}); err != nil {
+	if err := srv.store.Ban(knights.Ban{Fingerprint: keys.Fingerprint(key.PublicKey()), By: "SHA256:test", At: time.Now()}); err != nil {
 		t.Fatal(err)
 	}
 	bin := clientBinary(t, "ssh", "openssh-client")

@@ -10,6 +10,7 @@ import (
 	gossh "golang.org/x/crypto/ssh"
 
 	"github.com/orthanc-ssh/orthanc-ssh/keys"
+	"github.com/orthanc-ssh/orthanc-ssh/knights"
 	"github.com/orthanc-ssh/orthanc-ssh/store"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
@@ -33,7 +34,7 @@ func seedKnight(t *testing.T, dir string, key gossh.Signer, edit func(*world.Adv
 	fp := keys.Fingerprint(key.PublicKey())
 	a := world.NewAdventurer(fp, "Seeded", world.Stats{Str: 10, Int: 10, Con: 10, Dex: 10}, 12)
 	edit(&a)
-	if err := st.Save(store.Batch{Adventurers: []world.Adventurer{a}, Keys: []store.Key{{Fingerprint: fp, Knight: fp, Added: time.Now()}}}); err != nil {
+	if err := st.Save(store.Batch{Adventurers: []world.Adventurer{a}, Keys: []knights.Key{{Fingerprint: fp, Knight: fp, Added: time.Now()}}}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -56,12 +57,12 @@ func seedFame(t *testing.T, dir string, names ...string) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	var fame []store.FameEntry
+	var fame []knights.FameEntry
 	for i, n := range names {
 		a := world.NewAdventurer("SHA256:fame-"+n, n, world.Stats{Str: 12, Int: 12, Con: 12, Dex: 12}, 12)
 		a.Level, a.Experience = 10-i, 900000-1000*i
 		a.Retirement = &world.Retirement{Level: a.Level, Experience: a.Experience, PercentKills: 60}
-		fame = append(fame, store.FameEntry{Retired: time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC), Adventurer: a})
+		fame = append(fame, knights.FameEntry{Retired: time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC), Adventurer: a})
 	}
 	if err := st.Save(store.Batch{Fame: fame}); err != nil {
 		t.Fatal(err)

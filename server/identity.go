@@ -11,6 +11,7 @@ import (
 	"charm.land/ssh"
 
 	"github.com/orthanc-ssh/orthanc-ssh/keys"
+	"github.com/orthanc-ssh/orthanc-ssh/knights"
 	"github.com/orthanc-ssh/orthanc-ssh/store"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
@@ -86,15 +87,15 @@ func (s *server) knightOf(fp string) (string, error) {
 func (s *server) identify(sess ssh.Session, game bool) (id ident, release func(), err error) {
 	key := sess.PublicKey()
 	if key == nil {
-		return ident{guest: true, knight: guestIDPrefix + store.NewKnightID()[2:]}, func() {}, nil
+		return ident{guest: true, knight: guestIDPrefix + knights.NewKnightID()[2:]}, func() {}, nil
 	}
 	id.fp = keys.Fingerprint(key)
 	if id.knight, err = s.knightOf(id.fp); err != nil || id.knight != "" || !game {
 		return id, func() {}, err
 	}
-	id.knight = store.NewKnightID()
+	id.knight = knights.NewKnightID()
 	// A new key is used as it is added: knight shows it last used now, from here.
-	unbind := s.bindKey(store.Key{Fingerprint: id.fp, Knight: id.knight, Type: key.Type(), Added: time.Now().UTC(),
+	unbind := s.bindKey(knights.Key{Fingerprint: id.fp, Knight: id.knight, Type: key.Type(), Added: time.Now().UTC(),
 		LastUsed: s.now().UTC(), LastAddr: hostOf(sess.RemoteAddr())})
 	k, err := s.keyOf(id.fp) // a second session of the key bound it first
 	if err == nil && k.Knight != id.knight {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/orthanc-ssh/orthanc-ssh/knights"
 	"github.com/orthanc-ssh/orthanc-ssh/realm/records"
 	"github.com/orthanc-ssh/orthanc-ssh/store"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
@@ -29,11 +30,11 @@ var importKinds = []string{"knights", "names", "keys", "fame", "tombstones", "le
 // standalone is what a server alone keeps of its knights, read whole from its store.
 type standalone struct {
 	knights []world.Adventurer
-	keys    []store.Key
-	bans    []store.Ban
-	silence []store.Silence
-	fame    []store.FameEntry
-	tombs   []store.Tombstone
+	keys    []knights.Key
+	bans    []knights.Ban
+	silence []knights.Silence
+	fame    []knights.FameEntry
+	tombs   []knights.Tombstone
 	mail    map[string][]world.Letter
 }
 
@@ -300,7 +301,7 @@ func endID(knight string, at time.Time) string {
 }
 
 // banID names a ban as the bans listing does: its fingerprint, or "addr:" and its prefix.
-func banID(b store.Ban) string {
+func banID(b knights.Ban) string {
 	if b.Addr != "" {
 		return "addr:" + b.Addr
 	}

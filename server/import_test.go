@@ -12,6 +12,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/orthanc-ssh/orthanc-ssh/internal/etcdtest"
+	"github.com/orthanc-ssh/orthanc-ssh/knights"
 	"github.com/orthanc-ssh/orthanc-ssh/realm"
 	"github.com/orthanc-ssh/orthanc-ssh/realm/records"
 	"github.com/orthanc-ssh/orthanc-ssh/store"
@@ -36,27 +37,27 @@ func standaloneStore(t *testing.T) string {
 	lot := world.Adventurer{ID: "K-LOT", Name: "Lot", Experience: 9000}
 	batch := store.Batch{
 		Adventurers: []world.Adventurer{kay, gawain, mordred, lot},
-		Keys: []store.Key{
+		Keys: []knights.Key{
 			{Fingerprint: "SHA256:kay1", Knight: kay.ID, Added: at},
 			{Fingerprint: "SHA256:kay2", Knight: kay.ID, Added: at.Add(time.Hour), Comment: "laptop"},
 			{Fingerprint: "SHA256:gawain", Knight: gawain.ID, Added: at},
 			{Fingerprint: "SHA256:mordred", Knight: mordred.ID, Added: at},
 			{Fingerprint: "SHA256:lot", Knight: lot.ID, Added: at},
 		},
-		Tombstones: []store.Tombstone{{Died: at, Adventurer: mordred}},
-		Fame:       []store.FameEntry{{Retired: at, Adventurer: lot}},
+		Tombstones: []knights.Tombstone{{Died: at, Adventurer: mordred}},
+		Fame:       []knights.FameEntry{{Retired: at, Adventurer: lot}},
 		Mail:       map[string][]world.Letter{kay.ID: {{From: "Gawain", To: "Kay", Text: "Meet me at the stairs", Sent: at}}},
 	}
 	if err := st.Save(batch); err != nil {
 		t.Fatal(err)
 	}
-	for _, b := range []store.Ban{{Fingerprint: "SHA256:troll", At: at}, {Addr: "203.0.113.0/24", At: at}} {
+	for _, b := range []knights.Ban{{Fingerprint: "SHA256:troll", At: at}, {Addr: "203.0.113.0/24", At: at}} {
 		if err := st.Ban(b); err != nil {
 			t.Fatal(err)
 		}
 	}
 	until := time.Now().Add(24 * time.Hour).UTC().Truncate(time.Second)
-	if err := st.Silence(store.Silence{Knight: gawain.ID, Name: "Gawain", Reason: "shouting", By: "SHA256:admin", At: at, Until: until}); err != nil {
+	if err := st.Silence(knights.Silence{Knight: gawain.ID, Name: "Gawain", Reason: "shouting", By: "SHA256:admin", At: at, Until: until}); err != nil {
 		t.Fatal(err)
 	}
 	return dir
@@ -185,7 +186,7 @@ func addToStandalone(t *testing.T, dir string, a world.Adventurer, fp string) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	err = st.Save(store.Batch{Adventurers: []world.Adventurer{a}, Keys: []store.Key{{Fingerprint: fp, Knight: a.ID}}})
+	err = st.Save(store.Batch{Adventurers: []world.Adventurer{a}, Keys: []knights.Key{{Fingerprint: fp, Knight: a.ID}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,7 @@ import (
 	gossh "golang.org/x/crypto/ssh"
 
 	"github.com/orthanc-ssh/orthanc-ssh/keys"
-	"github.com/orthanc-ssh/orthanc-ssh/store"
+	"github.com/orthanc-ssh/orthanc-ssh/knights"
 )
 
 // Regression (issue 17): "server full" and "too many connections" were written before
@@ -46,7 +46,7 @@ func TestRefusalsShownByOpenSSH(t *testing.T) {
 			t.Cleanup(func() { c.Close() })
 		}, "too many connections from your address"},
 		{"banned", func(*limits) {}, func(t *testing.T, _ *testServer, srv *server, key gossh.Signer) {
-			if err := srv.store.Ban(store.Ban{Fingerprint: keys.Fingerprint(key.PublicKey()), By: "SHA256:test", At: time.Now()}); err != nil {
+			if err := srv.store.Ban(knights.Ban{Fingerprint: keys.Fingerprint(key.PublicKey()), By: "SHA256:test", At: time.Now()}); err != nil {
 				t.Fatal(err)
 			}
 		}, bannedMessage},
@@ -75,7 +75,7 @@ func TestBanOnAnOpenConnection(t *testing.T) {
 	key := newKey(t)
 	c := dial(t, ts.addr, key)
 	defer c.Close()
-	if err := srv.store.Ban(store.Ban{Fingerprint: keys.Fingerprint(key.PublicKey()), By: "SHA256:test", At: time.Now()}); err != nil {
+	if err := srv.store.Ban(knights.Ban{Fingerprint: keys.Fingerprint(key.PublicKey()), By: "SHA256:test", At: time.Now()}); err != nil {
 		t.Fatal(err)
 	}
 	if _, errOut, code := runOn(t, c, "whoami"); code != 1 || !strings.Contains(errOut, bannedMessage) {
@@ -105,7 +105,7 @@ func TestAuthFailuresAreLoggedAndCounted(t *testing.T) {
 	ts, srv := startLogging(t, cfg, &log)
 
 	banned := newKey(t)
-	if err := srv.store.Ban(store.Ban{Fingerprint: keys.Fingerprint(banned.PublicKey()), By: "SHA256:test", At: time.Now()}); err != nil {
+	if err := srv.store.Ban(knights.Ban{Fingerprint: keys.Fingerprint(banned.PublicKey()), By: "SHA256:test", At: time.Now()}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := dialBanner(t, ts.addr, banned); err == nil {

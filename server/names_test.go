@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/orthanc-ssh/orthanc-ssh/store"
+	"github.com/orthanc-ssh/orthanc-ssh/knights"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
@@ -69,9 +69,9 @@ func TestCodeBook(t *testing.T) {
 }
 
 // memKeeper is a codeKeeper in memory, as the store keeps them.
-type memKeeper map[string]store.Code
+type memKeeper map[string]knights.Code
 
-func (m memKeeper) PutCode(c store.Code) error   { m[c.Code] = c; return nil }
+func (m memKeeper) PutCode(c knights.Code) error { m[c.Code] = c; return nil }
 func (m memKeeper) DeleteCode(code string) error { delete(m, code); return nil }
 
 // Regression (issue 30): 1010 keys add in 56 s evicted a guest's claim code, and a restart
@@ -117,7 +117,7 @@ func TestCodesAreBoundedAndKept(t *testing.T) {
 
 	// A restart: a new book from what was kept, the claim in it, good as before.
 	again := &codeBook{now: func() time.Time { return now.Add(codeLife / 2) }, keep: keep}
-	codes := make([]store.Code, 0, len(keep))
+	codes := make([]knights.Code, 0, len(keep))
 	for _, c := range keep {
 		codes = append(codes, c)
 	}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/orthanc-ssh/orthanc-ssh/knights"
 	"github.com/orthanc-ssh/orthanc-ssh/realm"
 	"github.com/orthanc-ssh/orthanc-ssh/realm/records"
 	"github.com/orthanc-ssh/orthanc-ssh/store"
@@ -42,7 +43,7 @@ type keyGiven struct {
 // giveKey writes k (its knight, k.Knight) in etcd, with extra (a new knight's first
 // sheet) under the same claim; remove, when set, is a key of the same knight that loses
 // its place; how says what becomes of a living knight k leaves keyless.
-func (rs *realmSide) giveKey(ctx context.Context, k store.Key, remove string, how leaving, extra ...realm.Write) (keyGiven, error) {
+func (rs *realmSide) giveKey(ctx context.Context, k knights.Key, remove string, how leaving, extra ...realm.Write) (keyGiven, error) {
 	writes, l, err := rs.keyWrites(k, remove)
 	if err != nil {
 		return l.keyGiven, err
@@ -79,7 +80,7 @@ func (k *realmKnights) plays(id string) bool {
 
 // keyWrites are the conditioned writes that give k its knight and remove remove, and the
 // knight k leaves (gone when k was its only key).
-func (rs *realmSide) keyWrites(k store.Key, remove string) ([]realm.Write, leavingKnight, error) {
+func (rs *realmSide) keyWrites(k knights.Key, remove string) ([]realm.Write, leavingKnight, error) {
 	var given leavingKnight
 	prev, rev, err := rs.recs.KeyAt(k.Fingerprint)
 	switch {
@@ -87,7 +88,7 @@ func (rs *realmSide) keyWrites(k store.Key, remove string) ([]realm.Write, leavi
 	case err != nil:
 		return nil, given, err
 	case prev.Knight == k.Knight:
-		return nil, given, store.ErrSameKnight
+		return nil, given, knights.ErrSameKnight
 	default:
 		rest, err := rs.recs.KeysOf(prev.Knight)
 		if err != nil {
@@ -126,7 +127,7 @@ func (rs *realmSide) leave(ctx context.Context, l *leavingKnight, how leaving) (
 		return nil, func() {}, err
 	}
 	if !how.replace {
-		return nil, nil, store.ErrHasKnight
+		return nil, nil, knights.ErrHasKnight
 	}
 	if rs.knights.plays(l.left) {
 		return nil, nil, &realm.ClaimedError{Knight: l.left, Holder: rs.r.Name(), Here: true}
@@ -158,7 +159,7 @@ func entombWrites(rec world.Adventurer, how leaving, realmName string) ([]realm.
 	if err != nil {
 		return nil, err
 	}
-	tomb, err := records.TombstoneWrite(store.Tombstone{Died: how.at, Adventurer: rec})
+	tomb, err := records.TombstoneWrite(knights.Tombstone{Died: how.at, Adventurer: rec})
 	if err != nil {
 		return nil, err
 	}
@@ -202,7 +203,7 @@ func (rs *realmSide) fenceOf(ctx context.Context, id string) (*realm.Fenced, fun
 func giveKeyLine(err error) string {
 	var held *realm.ClaimedError
 	switch {
-	case errors.Is(err, store.ErrSameKnight):
+	case errors.Is(err, knights.ErrSameKnight):
 		return "this key already plays that knight"
 	case errors.As(err, &held) && held.Here:
 		return "the knight is leaving the game just now; try again in a moment"
@@ -224,7 +225,7 @@ func (s *server) realmLink(c *call, code string, e codeEntry) int {
 	if rec.Ended() {
 		return c.fail("the knight of that code, %s, has died or retired: its code is no good; roll a new knight and run `keys add` again", rec.Name)
 	}
-	k := store.Key{Fingerprint: c.fp, Knight: e.knight, Type: c.key.Type(), Comment: c.comment, Added: s.now().UTC()}
+	k := knights.Key{Fingerprint: c.fp, Knight: e.knight, Type: c.key.Type(), Comment: c.comment, Added: s.now().UTC()}
 	given, err := s.realm.giveKey(c.ctx, k, "", s.leavingBy(c))
 	if err != nil {
 		s.codes.giveBack(code, e)
@@ -241,7 +242,7 @@ func (s *server) leavingBy(c *call) leaving {
 // giveRefused says why link or claim could not give the key on a realm.
 func (s *server) giveRefused(c *call, given keyGiven, err error) int {
 	s.log.Info("realm: key not given", "fingerprint", c.fp, "command", c.cmd.name, "err", err)
-	if errors.Is(err, store.ErrHasKnight) {
+	if errors.Is(err, knights.ErrHasKnight) {
 		old, _ := s.loadKnight(given.left)
 		return c.fail("this key plays a living knight, %s; run it again with --replace to retire %s into a tombstone", old.Name, old.Name)
 	}
@@ -276,10 +277,10 @@ func (s *server) realmKeysMove(c *call, oldFP, newFP string) int {
 	if err != nil {
 		return c.fail("could not read the knight: %v", err)
 	}
-	k := store.Key{Fingerprint: newFP, Knight: old.Knight, Comment: "moved from " + oldFP[:min(len(oldFP), 15)] + "… by an admin", Added: s.now().UTC()}
+	k := knights.Key{Fingerprint: newFP, Knight: old.Knight, Comment: "moved from " + oldFP[:min(len(oldFP), 15)] + "… by an admin", Added: s.now().UTC()}
 	given, err := s.realm.giveKey(c.ctx, k, oldFP, leaving{})
 	switch {
-	case errors.Is(err, store.ErrHasKnight):
+	case errors.Is(err, knights.ErrHasKnight):
 		return c.fail("%s plays a living knight of its own; it cannot take another", printable(newFP))
 	case err != nil:
 		return c.fail("the key could not be moved: %s", giveKeyLine(err))
@@ -293,9 +294,9 @@ func (s *server) realmKeysMove(c *call, oldFP, newFP string) int {
 // new knight of this realm, with the key, under its own claim (giveKey), then let go.
 func (s *server) realmClaim(c *call, code string, e codeEntry) int {
 	rec := e.rec.Clone()
-	rec.ID, rec.Guest = store.NewKnightID(), false
+	rec.ID, rec.Guest = knights.NewKnightID(), false
 	rec.Name = s.keptName(rec.Name, rec.ID)
-	k := store.Key{Fingerprint: c.fp, Knight: rec.ID, Type: c.key.Type(), Comment: "claimed a guest", Added: s.now().UTC()}
+	k := knights.Key{Fingerprint: c.fp, Knight: rec.ID, Type: c.key.Type(), Comment: "claimed a guest", Added: s.now().UTC()}
 	sheet, err := records.SheetWrite(&rec, s.realm.r.Name())
 	var given keyGiven
 	if err == nil {

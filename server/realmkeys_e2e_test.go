@@ -10,8 +10,8 @@ import (
 
 	"github.com/orthanc-ssh/orthanc-ssh/internal/etcdtest"
 	"github.com/orthanc-ssh/orthanc-ssh/keys"
+	"github.com/orthanc-ssh/orthanc-ssh/knights"
 	"github.com/orthanc-ssh/orthanc-ssh/realm/records"
-	"github.com/orthanc-ssh/orthanc-ssh/store"
 )
 
 // On a realm, keys move through etcd as they do alone: keys add and link give a new key
@@ -127,7 +127,7 @@ func entombed(t *testing.T, shared *records.Store, id, killer string) {
 		t.Fatalf("the knight left keyless: %+v, %v", rec.Death, err)
 	}
 	tombs, err := shared.Tombstones()
-	if err != nil || !slices.ContainsFunc(tombs, func(tb store.Tombstone) bool { return tb.Adventurer.ID == id }) {
+	if err != nil || !slices.ContainsFunc(tombs, func(tb knights.Tombstone) bool { return tb.Adventurer.ID == id }) {
 		t.Fatalf("no tombstone of %s: %v", id, err)
 	}
 }

@@ -6,9 +6,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/orthanc-ssh/orthanc-ssh/knights"
 	"github.com/orthanc-ssh/orthanc-ssh/realm"
 	"github.com/orthanc-ssh/orthanc-ssh/realm/records"
-	"github.com/orthanc-ssh/orthanc-ssh/store"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
@@ -57,7 +57,7 @@ type heldKnight struct {
 
 // binding is a new key waiting for its knight's first sheet, and how many sessions hold it.
 type binding struct {
-	key  store.Key
+	key  knights.Key
 	refs int
 }
 
@@ -119,9 +119,9 @@ func endOf(rec world.Adventurer) (realm.Write, bool) {
 	var err error
 	switch {
 	case rec.Death != nil:
-		w, err = records.TombstoneWrite(store.Tombstone{Died: now, Adventurer: rec.Clone()})
+		w, err = records.TombstoneWrite(knights.Tombstone{Died: now, Adventurer: rec.Clone()})
 	case rec.Retirement != nil:
-		w, err = records.FameWrite(store.FameEntry{Retired: now, Adventurer: rec.Clone()})
+		w, err = records.FameWrite(knights.FameEntry{Retired: now, Adventurer: rec.Clone()})
 	default:
 		return w, false
 	}
@@ -146,7 +146,7 @@ func (k *realmKnights) wake() {
 
 // bind holds a new key until its knight's first sheet is written with it; release lets
 // it go when the session that bound it ends.
-func (k *realmKnights) bind(key store.Key) (release func()) {
+func (k *realmKnights) bind(key knights.Key) (release func()) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	b := k.bound[key.Fingerprint]
@@ -168,7 +168,7 @@ func (k *realmKnights) bind(key store.Key) (release func()) {
 }
 
 // keyOf is a key bound here, or the shared one.
-func (k *realmKnights) keyOf(fp string) (store.Key, error) {
+func (k *realmKnights) keyOf(fp string) (knights.Key, error) {
 	k.mu.Lock()
 	b := k.bound[fp]
 	k.mu.Unlock()

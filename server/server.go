@@ -19,6 +19,7 @@ import (
 
 	"github.com/orthanc-ssh/orthanc-ssh/app"
 	"github.com/orthanc-ssh/orthanc-ssh/keys"
+	"github.com/orthanc-ssh/orthanc-ssh/knights"
 	"github.com/orthanc-ssh/orthanc-ssh/replay"
 	"github.com/orthanc-ssh/orthanc-ssh/store"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
@@ -75,7 +76,7 @@ type server struct {
 	store *store.Store
 	saver *store.Saver
 	// shared is where knights' shared records live: store, or the realm's etcd.
-	shared sharedRecords
+	shared knights.Records
 	// realm is the server's place among the realms (realm.go); nil for a server alone.
 	realm *realmSide
 	// talk is a realm's talk with the other realms (realmtalk.go); nil without it.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/orthanc-ssh/orthanc-ssh/internal/testtools"
 	"github.com/orthanc-ssh/orthanc-ssh/keys"
+	"github.com/orthanc-ssh/orthanc-ssh/knights"
 	"github.com/orthanc-ssh/orthanc-ssh/store"
 	"github.com/orthanc-ssh/orthanc-ssh/web"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
@@ -185,7 +186,7 @@ func seedDeath(t *testing.T, dir, name, killer string, depth int) {
 	a := world.NewAdventurer("SHA256:dead-"+name, name, world.Stats{Str: 12, Int: 12, Con: 12, Dex: 12}, 12)
 	a.Level = 3
 	a.Death = &world.Death{Killer: killer, Depth: depth, Level: a.Level}
-	if err := st.Save(store.Batch{Tombstones: []store.Tombstone{{Died: time.Now(), Adventurer: a}}}); err != nil {
+	if err := st.Save(store.Batch{Tombstones: []knights.Tombstone{{Died: time.Now(), Adventurer: a}}}); err != nil {
 		t.Fatal(err)
 	}
 }

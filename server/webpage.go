@@ -16,8 +16,8 @@ import (
 	"golang.org/x/crypto/ssh/knownhosts"
 
 	"github.com/orthanc-ssh/orthanc-ssh/keys"
+	"github.com/orthanc-ssh/orthanc-ssh/knights"
 	"github.com/orthanc-ssh/orthanc-ssh/replay"
-	"github.com/orthanc-ssh/orthanc-ssh/store"
 	"github.com/orthanc-ssh/orthanc-ssh/web"
 )
 
@@ -224,7 +224,7 @@ func (s *server) webRecords(st *web.Status) error {
 	if err != nil {
 		return err
 	}
-	slices.SortStableFunc(tombs, func(a, b store.Tombstone) int { return b.Died.Compare(a.Died) })
+	slices.SortStableFunc(tombs, func(a, b knights.Tombstone) int { return b.Died.Compare(a.Died) })
 	for _, t := range tombs {
 		d := t.Adventurer.Death
 		if d == nil || d.Killer == replacedKiller {

@@ -8,6 +8,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/orthanc-ssh/orthanc-ssh/knights"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
@@ -98,12 +99,12 @@ func (s *Store) SaveAdventurers(recs []world.Adventurer) error {
 // Batch is everything one write puts in the file, in one transaction.
 type Batch struct {
 	Adventurers []world.Adventurer
-	Tombstones  []Tombstone
-	Fame        []FameEntry
+	Tombstones  []knights.Tombstone
+	Fame        []knights.FameEntry
 	Levels      []world.LevelState
 	// Keys are keys given to their knights with it: a new key's first knight is written
 	// with the key that leads to it.
-	Keys []Key
+	Keys []knights.Key
 	// Mail are whole mailboxes by recipient; an empty one is deleted.
 	Mail    map[string][]world.Letter
 	Reports []Report

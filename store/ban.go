@@ -9,34 +9,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/orthanc-ssh/orthanc-ssh/knights"
 	bolt "go.etcd.io/bbolt"
 )
 
-// Ban is a key, or an address, an admin has banned: its sessions are refused at login,
-// for ever or until a time.
-type Ban struct {
-	// Fingerprint is the banned key's; empty in a ban of an address.
-	Fingerprint string `json:"fingerprint"`
-	// Addr is the banned address prefix ("203.0.113.7/32", "2001:db8::/64"): every
-	// connection from it is refused, a guest's (which has no key to ban) and a key's
-	// alike. Empty in a ban of a key.
-	Addr string `json:"addr,omitempty"`
-	// Name is the name of the key's knight when it was banned, if it had one, so an admin
-	// can find the ban again by name.
-	Name   string    `json:"name,omitempty"`
-	Reason string    `json:"reason,omitempty"`
-	By     string    `json:"by"` // the banning admin's key fingerprint
-	At     time.Time `json:"at"`
-	// Until is when a timed ban lapses by itself; zero for a ban that lasts until lifted.
-	Until time.Time `json:"until,omitzero"`
-}
-
-// Lapsed reports whether the ban has run out at now.
-func (b Ban) Lapsed(now time.Time) bool { return !b.Until.IsZero() && !now.Before(b.Until) }
-
 type banValue struct {
-	V   int `json:"v"`
-	Ban Ban `json:"ban"`
+	V   int         `json:"v"`
+	Ban knights.Ban `json:"ban"`
 }
 
 // addrBanPrefix starts the bans bucket's keys of bans by address.
@@ -44,7 +23,7 @@ const addrBanPrefix = "addr:"
 
 // banKey is the bans bucket's key of b: its fingerprint, or addrBanPrefix and its
 // address prefix.
-func banKey(b Ban) string {
+func banKey(b knights.Ban) string {
 	if b.Addr != "" {
 		return addrBanPrefix + b.Addr
 	}
@@ -53,7 +32,7 @@ func banKey(b Ban) string {
 
 // Ban stores b under its fingerprint (or its address), replacing an earlier ban of
 // the same key (or address prefix). An address must parse as a prefix.
-func (s *Store) Ban(b Ban) error {
+func (s *Store) Ban(b knights.Ban) error {
 	if b.Addr != "" {
 		p, err := netip.ParsePrefix(b.Addr)
 		if err != nil {
@@ -155,8 +134,8 @@ func (s *Store) IsAddrBanned(addr netip.Addr, now time.Time) (bool, string, erro
 
 // Bans lists the bans in force at now, oldest first; the timed bans that have lapsed are
 // deleted.
-func (s *Store) Bans(now time.Time) ([]Ban, error) {
-	out := []Ban{}
+func (s *Store) Bans(now time.Time) ([]knights.Ban, error) {
+	out := []knights.Ban{}
 	err := s.db.Update(func(tx *bolt.Tx) error {
 		bk := open(tx, bucketBans)
 		var lapsed [][]byte
@@ -213,13 +192,13 @@ func (s *Store) CountBans(now time.Time) (keys, addrs int, err error) {
 	return keys, addrs, nil
 }
 
-func decodeBan(k, v []byte) (Ban, error) {
+func decodeBan(k, v []byte) (knights.Ban, error) {
 	var bv banValue
 	if err := json.Unmarshal(v, &bv); err != nil {
-		return Ban{}, fmt.Errorf("decode ban %s: %w", k, err)
+		return knights.Ban{}, fmt.Errorf("decode ban %s: %w", k, err)
 	}
 	if bv.V != ValueVersion {
-		return Ban{}, fmt.Errorf("decode ban %s: value version %d, this program knows %d: %w", k, bv.V, ValueVersion, ErrUnknownVersion)
+		return knights.Ban{}, fmt.Errorf("decode ban %s: value version %d, this program knows %d: %w", k, bv.V, ValueVersion, ErrUnknownVersion)
 	}
 	return bv.Ban, nil
 }

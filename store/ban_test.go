@@ -10,6 +10,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/orthanc-ssh/orthanc-ssh/knights"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
@@ -19,7 +20,7 @@ func TestBanUnbanRoundTrip(t *testing.T) {
 	if banned, err := st.IsBanned("SHA256:a", at); err != nil || banned {
 		t.Fatalf("a new store bans a key: %v, %v", banned, err)
 	}
-	for i, b := range []Ban{
+	for i, b := range []knights.Ban{
 		{Fingerprint: "SHA256:b", Name: "Mordred", Reason: "spam", By: "SHA256:admin", At: at.Add(time.Hour)},
 		{Fingerprint: "SHA256:a", Reason: "", By: "SHA256:admin", At: at},
 	} {
@@ -27,7 +28,7 @@ func TestBanUnbanRoundTrip(t *testing.T) {
 			t.Fatalf("ban %d: %v", i, err)
 		}
 	}
-	if err := st.Ban(Ban{}); err == nil {
+	if err := st.Ban(knights.Ban{}); err == nil {
 		t.Fatal("a ban without a fingerprint was stored")
 	}
 	bans, err := st.Bans(at)
@@ -60,10 +61,10 @@ func TestATimedBanLapses(t *testing.T) {
 	st := openTemp(t)
 	at := time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)
 	until := at.Add(time.Hour)
-	if err := st.Ban(Ban{Fingerprint: "SHA256:t", By: "SHA256:admin", At: at, Until: until}); err != nil {
+	if err := st.Ban(knights.Ban{Fingerprint: "SHA256:t", By: "SHA256:admin", At: at, Until: until}); err != nil {
 		t.Fatal(err)
 	}
-	if err := st.Ban(Ban{Fingerprint: "SHA256:p", By: "SHA256:admin", At: at}); err != nil {
+	if err := st.Ban(knights.Ban{Fingerprint: "SHA256:p", By: "SHA256:admin", At: at}); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
@@ -93,7 +94,7 @@ func TestATimedBanLapses(t *testing.T) {
 func TestCountBans(t *testing.T) {
 	st := openTemp(t)
 	at := time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)
-	for _, b := range []Ban{
+	for _, b := range []knights.Ban{
 		{Fingerprint: "SHA256:a", At: at}, {Fingerprint: "SHA256:b", At: at, Until: at.Add(time.Hour)},
 		{Addr: "203.0.113.7/32", At: at}, {Addr: "2001:db8::/64", At: at, Until: at.Add(time.Minute)},
 	} {

@@ -3,6 +3,8 @@ package store
 import (
 	"testing"
 	"time"
+
+	"github.com/orthanc-ssh/orthanc-ssh/knights"
 )
 
 // Codes are kept across a restart until they expire (issue 30: a restart lost them).
@@ -11,7 +13,7 @@ func TestCodesSurviveARestart(t *testing.T) {
 	path := st.Path()
 	now := time.Date(2026, 6, 1, 14, 0, 0, 0, time.UTC)
 	guest := fullAdventurer("guest-X", 2)
-	for _, c := range []Code{
+	for _, c := range []knights.Code{
 		{Code: "AAAA-BBBB", Kind: "link", Knight: "K-KAY", Addr: "192.0.2.1", Expires: now.Add(10 * time.Minute)},
 		{Code: "CCCC-DDDD", Kind: "claim", Guest: &guest, Addr: "192.0.2.2", Expires: now.Add(5 * time.Minute)},
 		{Code: "EEEE-FFFF", Kind: "link", Knight: "K-OLD", Expires: now.Add(-time.Second)},
@@ -23,7 +25,7 @@ func TestCodesSurviveARestart(t *testing.T) {
 	if err := st.DeleteCode("AAAA-BBBB"); err != nil {
 		t.Fatal(err)
 	}
-	if err := st.PutCode(Code{Code: "GGGG-HHHH", Kind: "link", Knight: "K-KAY", Expires: now.Add(10 * time.Minute)}); err != nil {
+	if err := st.PutCode(knights.Code{Code: "GGGG-HHHH", Kind: "link", Knight: "K-KAY", Expires: now.Add(10 * time.Minute)}); err != nil {
 		t.Fatal(err)
 	}
 	st.Close()

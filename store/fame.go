@@ -7,27 +7,19 @@ import (
 	"slices"
 	"time"
 
+	"github.com/orthanc-ssh/orthanc-ssh/knights"
 	bolt "go.etcd.io/bbolt"
-
-	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
-
-// FameEntry is a retired knight in the hall of fame: its last record (with
-// world.Retirement set) and when it retired.
-type FameEntry struct {
-	Retired    time.Time        `json:"retired"`
-	Adventurer world.Adventurer `json:"adventurer"`
-}
 
 type fameValue struct {
 	V int `json:"v"`
-	FameEntry
+	knights.FameEntry
 }
 
 // Fame returns every retired knight, most experienced first (earlier retirements first
 // among equals).
-func (s *Store) Fame() ([]FameEntry, error) {
-	var out []FameEntry
+func (s *Store) Fame() ([]knights.FameEntry, error) {
+	var out []knights.FameEntry
 	err := s.db.View(func(tx *bolt.Tx) error {
 		return open(tx, bucketFame).forEach(func(k, v []byte) error {
 			var f fameValue
@@ -44,7 +36,7 @@ func (s *Store) Fame() ([]FameEntry, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read hall of fame from %s: %w", s.path, err)
 	}
-	slices.SortStableFunc(out, func(a, b FameEntry) int {
+	slices.SortStableFunc(out, func(a, b knights.FameEntry) int {
 		if c := cmp.Compare(b.Adventurer.Experience, a.Adventurer.Experience); c != 0 {
 			return c
 		}
@@ -53,7 +45,7 @@ func (s *Store) Fame() ([]FameEntry, error) {
 	return out, nil
 }
 
-func putFame(tx *bolt.Tx, entries []FameEntry) error {
+func putFame(tx *bolt.Tx, entries []knights.FameEntry) error {
 	b := open(tx, bucketFame)
 	for i := range entries {
 		data, err := json.Marshal(fameValue{V: ValueVersion, FameEntry: entries[i]})

@@ -2,67 +2,23 @@ package store
 
 import (
 	"bytes"
-	"crypto/rand"
-	"encoding/base32"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/orthanc-ssh/orthanc-ssh/knights"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
-// Key is one SSH key of a knight, as the keys bucket keeps it.
-type Key struct {
-	// Fingerprint is the key's, as `ssh-keygen -l` prints it: the bucket's key.
-	Fingerprint string `json:"fingerprint"`
-	// Knight is the id of the knight the key plays.
-	Knight string `json:"knight"`
-	// Type is the key's algorithm (ssh-ed25519), when known: a key from schema 1 has none.
-	Type string `json:"type,omitempty"`
-	// Comment is what the player called the key when linking it (the comment in a key
-	// file never reaches the server).
-	Comment string `json:"comment,omitempty"`
-	// Added is when the key was given to the knight (for a key from schema 1, the
-	// migration); LastUsed when it last opened a session or left the game, zero for
-	// never since added; LastAddr the address (no port) that session came from.
-	Added    time.Time `json:"added"`
-	LastUsed time.Time `json:"last_used,omitzero"`
-	LastAddr string    `json:"last_addr,omitempty"`
-}
-
 type keyValue struct {
-	V   int `json:"v"`
-	Key Key `json:"key"`
+	V   int         `json:"v"`
+	Key knights.Key `json:"key"`
 }
 
-var (
-	// ErrHasKnight means the key already plays a living knight, which a link or a claim
-	// would take from it: it is done only when asked to replace it.
-	ErrHasKnight = errors.New("the key already has a living knight")
-
-	// ErrSameKnight means the key already plays the knight it was to be given.
-	ErrSameKnight = errors.New("the key already plays that knight")
-
-	// ErrLastKey means the key is its knight's only key, which is never removed: the
-	// knight would be left with no way in.
-	ErrLastKey = errors.New("the knight's only key")
-)
-
-// knightIDEncoding writes knight ids in capital letters and digits.
-var knightIDEncoding = base32.StdEncoding.WithPadding(base32.NoPadding)
-
-// NewKnightID returns a new random knight id, "K-" and 16 characters (80 random bits).
-func NewKnightID() string {
-	var b [10]byte
-	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
-	return "K-" + knightIDEncoding.EncodeToString(b[:])
-}
-
-func encodeKey(k Key) ([]byte, error) {
+func encodeKey(k knights.Key) ([]byte, error) {
 	if k.Fingerprint == "" || k.Knight == "" {
 		return nil, fmt.Errorf("encode key %q of knight %q: %w", k.Fingerprint, k.Knight, errNoFingerprint)
 	}
@@ -73,24 +29,24 @@ func encodeKey(k Key) ([]byte, error) {
 	return data, nil
 }
 
-func decodeKey(k, v []byte) (Key, error) {
+func decodeKey(k, v []byte) (knights.Key, error) {
 	var kv keyValue
 	if err := json.Unmarshal(v, &kv); err != nil {
-		return Key{}, fmt.Errorf("decode key %s: %w", k, err)
+		return knights.Key{}, fmt.Errorf("decode key %s: %w", k, err)
 	}
 	if kv.V != ValueVersion {
-		return Key{}, fmt.Errorf("decode key %s: value version %d, this program knows %d: %w", k, kv.V, ValueVersion, ErrUnknownVersion)
+		return knights.Key{}, fmt.Errorf("decode key %s: value version %d, this program knows %d: %w", k, kv.V, ValueVersion, ErrUnknownVersion)
 	}
 	if kv.Key.Fingerprint != string(k) || kv.Key.Knight == "" {
-		return Key{}, fmt.Errorf("decode key %s: value says key %q of knight %q", k, kv.Key.Fingerprint, kv.Key.Knight)
+		return knights.Key{}, fmt.Errorf("decode key %s: value says key %q of knight %q", k, kv.Key.Fingerprint, kv.Key.Knight)
 	}
 	return kv.Key, nil
 }
 
 // KeyOf returns the entry of the key with fingerprint fp, or an error wrapping
 // ErrNotFound for a key that plays no knight.
-func (s *Store) KeyOf(fp string) (Key, error) {
-	var k Key
+func (s *Store) KeyOf(fp string) (knights.Key, error) {
+	var k knights.Key
 	err := s.db.View(func(tx *bolt.Tx) error {
 		v, err := open(tx, bucketKeys).get([]byte(fp))
 		if err != nil {
@@ -103,7 +59,7 @@ func (s *Store) KeyOf(fp string) (Key, error) {
 		return err
 	})
 	if err != nil {
-		return Key{}, fmt.Errorf("find the knight of key %s: %w", fp, err)
+		return knights.Key{}, fmt.Errorf("find the knight of key %s: %w", fp, err)
 	}
 	return k, nil
 }
@@ -111,8 +67,8 @@ func (s *Store) KeyOf(fp string) (Key, error) {
 // KeysOf returns the keys of the knight with id knight, the first added first. A
 // knight's keys are found by reading the whole bucket: it is asked for by a player's
 // command, never on a tick.
-func (s *Store) KeysOf(knight string) ([]Key, error) {
-	var out []Key
+func (s *Store) KeysOf(knight string) ([]knights.Key, error) {
+	var out []knights.Key
 	err := s.db.View(func(tx *bolt.Tx) error {
 		var err error
 		out, err = keysOf(tx, knight)
@@ -125,8 +81,8 @@ func (s *Store) KeysOf(knight string) ([]Key, error) {
 }
 
 // AllKeys is every key's entry, in fingerprint order: what an import into etcd copies.
-func (s *Store) AllKeys() ([]Key, error) {
-	var out []Key
+func (s *Store) AllKeys() ([]knights.Key, error) {
+	var out []knights.Key
 	err := s.db.View(func(tx *bolt.Tx) error {
 		return open(tx, bucketKeys).forEach(func(k, v []byte) error {
 			key, err := decodeKey(k, v)
@@ -140,8 +96,8 @@ func (s *Store) AllKeys() ([]Key, error) {
 	return out, nil
 }
 
-func keysOf(tx *bolt.Tx, knight string) ([]Key, error) {
-	var out []Key
+func keysOf(tx *bolt.Tx, knight string) ([]knights.Key, error) {
+	var out []knights.Key
 	err := open(tx, bucketKeys).forEach(func(k, v []byte) error {
 		key, err := decodeKey(k, v)
 		if err != nil {
@@ -152,7 +108,7 @@ func keysOf(tx *bolt.Tx, knight string) ([]Key, error) {
 		}
 		return nil
 	})
-	slices.SortStableFunc(out, func(a, b Key) int { return a.Added.Compare(b.Added) })
+	slices.SortStableFunc(out, func(a, b knights.Key) int { return a.Added.Compare(b.Added) })
 	return out, err
 }
 
@@ -188,7 +144,7 @@ func (s *Store) TouchKey(fp string, at time.Time, addr string) error {
 // Attach is what Attach does: which key goes to which knight, and how.
 type Attach struct {
 	// Key is the key to give, with the knight it is to play.
-	Key Key
+	Key knights.Key
 	// Knight, when set, is stored first as the new knight Key.Knight (a claimed guest's).
 	Knight *world.Adventurer
 	// Replace lets the key leave a living knight it plays: when that knight has no other
@@ -253,13 +209,13 @@ func (s *Store) Attach(a Attach) (Attached, error) {
 // putAttachedKnight stores rec as the new knight id, which must not be stored yet; with
 // no rec, the knight id must be stored already.
 func putAttachedKnight(tx *bolt.Tx, id string, rec []byte) error {
-	knights := open(tx, bucketKnights)
+	kb := open(tx, bucketKnights)
 	switch {
-	case rec != nil && knights.has([]byte(id)):
+	case rec != nil && kb.has([]byte(id)):
 		return fmt.Errorf("knight %s is stored already", id)
 	case rec != nil:
-		return knights.put([]byte(id), rec)
-	case !knights.has([]byte(id)):
+		return kb.put([]byte(id), rec)
+	case !kb.has([]byte(id)):
 		return fmt.Errorf("knight %s: %w", id, ErrNotFound)
 	}
 	return nil
@@ -278,7 +234,7 @@ func moveKey(tx *bolt.Tx, a Attach) (left string, err error) {
 			return "", err
 		}
 		if old.Knight == a.Key.Knight {
-			return "", ErrSameKnight
+			return "", knights.ErrSameKnight
 		}
 		left = old.Knight
 		if a.Key.Added.IsZero() {
@@ -308,8 +264,8 @@ func leaveKnight(tx *bolt.Tx, id string, a Attach) (gone, entombed bool, err err
 	if err != nil || len(rest) > 0 {
 		return false, false, err // the knight left behind keeps its other keys
 	}
-	knights := open(tx, bucketKnights)
-	v, err := knights.get([]byte(id))
+	kb := open(tx, bucketKnights)
+	v, err := kb.get([]byte(id))
 	if v == nil {
 		return false, false, err
 	}
@@ -319,12 +275,12 @@ func leaveKnight(tx *bolt.Tx, id string, a Attach) (gone, entombed bool, err err
 	}
 	if rec.Death == nil && rec.Retirement == nil {
 		if !a.Replace {
-			return false, false, ErrHasKnight
+			return false, false, knights.ErrHasKnight
 		}
 		d := a.Death
 		d.Depth, d.Level, d.Experience, d.Turn = rec.Depth, rec.Level, rec.Experience, rec.Turn
 		rec.Death = &d
-		if err := putTombstones(tx, []Tombstone{{Died: a.At, Adventurer: rec}}); err != nil {
+		if err := putTombstones(tx, []knights.Tombstone{{Died: a.At, Adventurer: rec}}); err != nil {
 			return false, false, err
 		}
 		entombed = true
@@ -332,7 +288,7 @@ func leaveKnight(tx *bolt.Tx, id string, a Attach) (gone, entombed bool, err err
 	if err := tx.Bucket(bucketLetters).Delete([]byte(id)); err != nil {
 		return false, entombed, err
 	}
-	return true, entombed, knights.delete([]byte(id))
+	return true, entombed, kb.delete([]byte(id))
 }
 
 // RemoveKey takes the key fp from its knight; the knight's last key is refused with
@@ -356,7 +312,7 @@ func (s *Store) RemoveKey(fp string) error {
 			return err
 		}
 		if len(all) <= 1 {
-			return ErrLastKey
+			return knights.ErrLastKey
 		}
 		return b.delete([]byte(fp))
 	})

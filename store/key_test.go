@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orthanc-ssh/orthanc-ssh/knights"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
@@ -14,7 +15,7 @@ func saveKnight(t *testing.T, st *Store, id, fp string, added time.Time) world.A
 	t.Helper()
 	a := fullAdventurer(id, 1)
 	a.ID = id
-	if err := st.Save(Batch{Adventurers: []world.Adventurer{a}, Keys: []Key{{Fingerprint: fp, Knight: id, Type: "ssh-ed25519", Added: added}}}); err != nil {
+	if err := st.Save(Batch{Adventurers: []world.Adventurer{a}, Keys: []knights.Key{{Fingerprint: fp, Knight: id, Type: "ssh-ed25519", Added: added}}}); err != nil {
 		t.Fatal(err)
 	}
 	return a
@@ -28,8 +29,8 @@ func TestKeysOfAKnight(t *testing.T) {
 
 	// A second key for K-AAAA, from a key that has a knight of its own: refused while
 	// that knight lives, unless asked to replace it; then that knight is a tombstone.
-	link := Attach{Key: Key{Fingerprint: "SHA256:desktop", Knight: "K-AAAA", Comment: "desktop", Added: at.Add(time.Hour)}, At: at, Death: world.Death{Killer: "its player's other knight"}}
-	if _, err := st.Attach(link); !errors.Is(err, ErrHasKnight) {
+	link := Attach{Key: knights.Key{Fingerprint: "SHA256:desktop", Knight: "K-AAAA", Comment: "desktop", Added: at.Add(time.Hour)}, At: at, Death: world.Death{Killer: "its player's other knight"}}
+	if _, err := st.Attach(link); !errors.Is(err, knights.ErrHasKnight) {
 		t.Fatalf("Attach over a living knight = %v, want ErrHasKnight", err)
 	}
 	if k, _ := st.KeyOf("SHA256:desktop"); k.Knight != "K-BBBB" {
@@ -51,10 +52,10 @@ func TestKeysOfAKnight(t *testing.T) {
 	if err != nil || len(keys) != 2 || keys[0].Fingerprint != "SHA256:laptop" || keys[1].Comment != "desktop" {
 		t.Fatalf("KeysOf = %+v, %v", keys, err)
 	}
-	if _, err := st.Attach(link); !errors.Is(err, ErrSameKnight) {
+	if _, err := st.Attach(link); !errors.Is(err, knights.ErrSameKnight) {
 		t.Errorf("Attach of a key to its own knight = %v, want ErrSameKnight", err)
 	}
-	if _, err := st.Attach(Attach{Key: Key{Fingerprint: "SHA256:x", Knight: "K-NONE"}}); !errors.Is(err, ErrNotFound) {
+	if _, err := st.Attach(Attach{Key: knights.Key{Fingerprint: "SHA256:x", Knight: "K-NONE"}}); !errors.Is(err, ErrNotFound) {
 		t.Errorf("Attach to a knight not stored = %v, want ErrNotFound", err)
 	}
 
@@ -62,7 +63,7 @@ func TestKeysOfAKnight(t *testing.T) {
 	if err := st.RemoveKey("SHA256:laptop"); err != nil {
 		t.Fatal(err)
 	}
-	if err := st.RemoveKey("SHA256:desktop"); !errors.Is(err, ErrLastKey) {
+	if err := st.RemoveKey("SHA256:desktop"); !errors.Is(err, knights.ErrLastKey) {
 		t.Errorf("RemoveKey of the last key = %v, want ErrLastKey", err)
 	}
 	if err := st.RemoveKey("SHA256:laptop"); !errors.Is(err, ErrNotFound) {
@@ -71,7 +72,7 @@ func TestKeysOfAKnight(t *testing.T) {
 
 	// An admin's keys move: the new key takes the lost one's place.
 	saveKnight(t, st, "K-CCCC", "SHA256:lost", at)
-	if _, err := st.Attach(Attach{Key: Key{Fingerprint: "SHA256:found", Knight: "K-CCCC"}, Remove: "SHA256:lost"}); err != nil {
+	if _, err := st.Attach(Attach{Key: knights.Key{Fingerprint: "SHA256:found", Knight: "K-CCCC"}, Remove: "SHA256:lost"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := st.KeyOf("SHA256:lost"); !errors.Is(err, ErrNotFound) {
@@ -83,10 +84,10 @@ func TestKeysOfAKnight(t *testing.T) {
 
 	// A claimed guest: the knight is stored with its key in one go.
 	guest := fullAdventurer("K-DDDD", 1)
-	if _, err := st.Attach(Attach{Key: Key{Fingerprint: "SHA256:new", Knight: "K-DDDD"}, Knight: &guest}); err != nil {
+	if _, err := st.Attach(Attach{Key: knights.Key{Fingerprint: "SHA256:new", Knight: "K-DDDD"}, Knight: &guest}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.Attach(Attach{Key: Key{Fingerprint: "SHA256:new2", Knight: "K-DDDD"}, Knight: &guest}); err == nil {
+	if _, err := st.Attach(Attach{Key: knights.Key{Fingerprint: "SHA256:new2", Knight: "K-DDDD"}, Knight: &guest}); err == nil {
 		t.Error("a new knight was stored over a stored one")
 	}
 	if err := st.Check(); err != nil {
@@ -117,7 +118,7 @@ func TestAttachFromADeadKnight(t *testing.T) {
 	if err := st.SaveAdventurers([]world.Adventurer{dead}); err != nil {
 		t.Fatal(err)
 	}
-	done, err := st.Attach(Attach{Key: Key{Fingerprint: "SHA256:b", Knight: "K-LIVE"}})
+	done, err := st.Attach(Attach{Key: knights.Key{Fingerprint: "SHA256:b", Knight: "K-LIVE"}})
 	if err != nil || done.Left != "K-DEAD" || done.Entombed || !done.Gone {
 		t.Fatalf("Attach = %+v, %v", done, err)
 	}
@@ -137,7 +138,7 @@ func TestAGoneKnightsLettersGoWithIt(t *testing.T) {
 	if err := st.Save(Batch{Mail: mail}); err != nil {
 		t.Fatal(err)
 	}
-	done, err := st.Attach(Attach{Key: Key{Fingerprint: "SHA256:b", Knight: "K-KEEP"}, Replace: true, At: at})
+	done, err := st.Attach(Attach{Key: knights.Key{Fingerprint: "SHA256:b", Knight: "K-KEEP"}, Replace: true, At: at})
 	if err != nil || !done.Gone || done.Left != "K-GONE" {
 		t.Fatalf("Attach = %+v, %v", done, err)
 	}
@@ -152,8 +153,8 @@ func TestAGoneKnightsLettersGoWithIt(t *testing.T) {
 func TestSaverWritesABoundKeyWithItsKnight(t *testing.T) {
 	st := openTemp(t)
 	sv := NewSaver(st, nil)
-	release := sv.Bind(Key{Fingerprint: "SHA256:new", Knight: "K-NEW", Added: time.Now()})
-	again := sv.Bind(Key{Fingerprint: "SHA256:new", Knight: "K-OTHER"})
+	release := sv.Bind(knights.Key{Fingerprint: "SHA256:new", Knight: "K-NEW", Added: time.Now()})
+	again := sv.Bind(knights.Key{Fingerprint: "SHA256:new", Knight: "K-OTHER"})
 	if k, err := sv.KeyOf("SHA256:new"); err != nil || k.Knight != "K-NEW" {
 		t.Fatalf("KeyOf a bound key = %+v, %v", k, err)
 	}
@@ -175,7 +176,7 @@ func TestSaverWritesABoundKeyWithItsKnight(t *testing.T) {
 
 	// A session that ends before its knight's first write lands leaves the key waiting
 	// for that write.
-	release = sv.Bind(Key{Fingerprint: "SHA256:slow", Knight: "K-SLOW"})
+	release = sv.Bind(knights.Key{Fingerprint: "SHA256:slow", Knight: "K-SLOW"})
 	sv.Put(fullAdventurer("K-SLOW", 1))
 	release()
 	if k, err := sv.KeyOf("SHA256:slow"); err != nil || k.Knight != "K-SLOW" {
@@ -188,7 +189,7 @@ func TestSaverWritesABoundKeyWithItsKnight(t *testing.T) {
 		t.Errorf("the waiting key was not written with its knight: %+v, %v", k, err)
 	}
 
-	release = sv.Bind(Key{Fingerprint: "SHA256:gone", Knight: "K-GONE"})
+	release = sv.Bind(knights.Key{Fingerprint: "SHA256:gone", Knight: "K-GONE"})
 	release()
 	release() // twice is once
 	if _, err := sv.KeyOf("SHA256:gone"); !errors.Is(err, ErrNotFound) {
@@ -201,10 +202,10 @@ func TestSaverWritesABoundKeyWithItsKnight(t *testing.T) {
 
 func TestAddressBans(t *testing.T) {
 	st := openTemp(t)
-	if err := st.Ban(Ban{Addr: "203.0.113.9/24", By: "SHA256:admin"}); err != nil {
+	if err := st.Ban(knights.Ban{Addr: "203.0.113.9/24", By: "SHA256:admin"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := st.Ban(Ban{Addr: "not an address"}); err == nil {
+	if err := st.Ban(knights.Ban{Addr: "not an address"}); err == nil {
 		t.Error("a ban of a bad address was stored")
 	}
 	for addr, want := range map[string]bool{"203.0.113.200": true, "::ffff:203.0.113.1": true, "203.0.114.1": false, "2001:db8::1": false} {
@@ -223,7 +224,7 @@ func TestAddressBans(t *testing.T) {
 
 	// A timed ban of an address (a guest's, banned --for a while) lapses like a key's.
 	at := time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)
-	if err := st.Ban(Ban{Addr: "198.51.100.7/32", By: "SHA256:admin", At: at, Until: at.Add(time.Hour)}); err != nil {
+	if err := st.Ban(knights.Ban{Addr: "198.51.100.7/32", By: "SHA256:admin", At: at, Until: at.Add(time.Hour)}); err != nil {
 		t.Fatal(err)
 	}
 	a := netip.MustParseAddr("198.51.100.7")

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/orthanc-ssh/orthanc-ssh/knights"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -60,7 +61,7 @@ func migrate(db *bolt.DB, path string, from int) (backup string, err error) {
 // Levels, fame, tombstones and bans are the same in schemas 1 and 2.
 func migrateV1(tx *bolt.Tx, now time.Time) error {
 	old := tx.Bucket(bucketAdventurers)
-	knights, err := tx.CreateBucketIfNotExists(bucketKnights)
+	kb, err := tx.CreateBucketIfNotExists(bucketKnights)
 	if err != nil {
 		return err
 	}
@@ -76,10 +77,10 @@ func migrateV1(tx *bolt.Tx, now time.Time) error {
 		if _, err := decodeAdventurer(string(k), v); err != nil {
 			return err
 		}
-		if err := knights.Put(bytes.Clone(k), bytes.Clone(v)); err != nil {
+		if err := kb.Put(bytes.Clone(k), bytes.Clone(v)); err != nil {
 			return err
 		}
-		data, err := json.Marshal(keyValue{V: ValueVersion, Key: Key{Fingerprint: string(k), Knight: string(k), Added: now}})
+		data, err := json.Marshal(keyValue{V: ValueVersion, Key: knights.Key{Fingerprint: string(k), Knight: string(k), Added: now}})
 		if err != nil {
 			return err
 		}

@@ -10,6 +10,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/orthanc-ssh/orthanc-ssh/knights"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
@@ -20,7 +21,7 @@ const schema1Backup = ".schema1-backup"
 // buildSchema1 writes a database in the layout of schema 1, as the release before
 // issue 18 wrote it (adventurers by key fingerprint), with bbolt directly: two knights,
 // a level, a fame entry, a tombstone and a ban.
-func buildSchema1(t *testing.T, path string, knights []world.Adventurer, at time.Time) {
+func buildSchema1(t *testing.T, path string, advs []world.Adventurer, at time.Time) {
 	t.Helper()
 	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second})
 	if err != nil {
@@ -46,17 +47,17 @@ func buildSchema1(t *testing.T, path string, knights []world.Adventurer, at time
 				return err
 			}
 		}
-		for _, a := range knights {
+		for _, a := range advs {
 			put(tx, "adventurers", a.ID, map[string]any{"v": 1, "adventurer": a})
 		}
 		put(tx, "levels", string(levelKey(3)), map[string]any{"v": 1, "level": world.LevelState{Depth: 3, Seed: 99}})
-		retired := knights[0]
+		retired := advs[0]
 		retired.Retirement = &world.Retirement{Turn: 5}
 		put(tx, "fame", retired.ID+"/"+at.Format(time.RFC3339Nano), map[string]any{"v": 1, "retired": at, "adventurer": retired})
-		dead := knights[1]
+		dead := advs[1]
 		dead.Death = &world.Death{Killer: "a Balrog", Depth: 9}
 		put(tx, "tombstones", dead.ID+"/"+at.Format(time.RFC3339Nano), map[string]any{"v": 1, "died": at, "adventurer": dead})
-		put(tx, "bans", "SHA256:banned", map[string]any{"v": 1, "ban": Ban{Fingerprint: "SHA256:banned", Name: "Mordred", By: "SHA256:admin", At: at}})
+		put(tx, "bans", "SHA256:banned", map[string]any{"v": 1, "ban": knights.Ban{Fingerprint: "SHA256:banned", Name: "Mordred", By: "SHA256:admin", At: at}})
 		return tx.Bucket([]byte("meta")).Put([]byte("version"), []byte("1"))
 	})
 	if err != nil {
@@ -152,7 +153,7 @@ func checkMigratedRecords(t *testing.T, st *Store, retired world.Adventurer, at 
 // knights' ids (their keys' fingerprints), and there are no reports.
 func checkCommunityBuckets(t *testing.T, st *Store, a, b world.Adventurer, at time.Time) {
 	t.Helper()
-	if err := st.Silence(Silence{Knight: a.ID, By: "SHA256:admin", At: at, Until: at.Add(time.Hour)}); err != nil {
+	if err := st.Silence(knights.Silence{Knight: a.ID, By: "SHA256:admin", At: at, Until: at.Add(time.Hour)}); err != nil {
 		t.Errorf("a silence after the migration: %v", err)
 	}
 	if err := st.Save(Batch{Mail: map[string][]world.Letter{b.ID: {{From: a.Name, To: b.Name, Text: "hello"}}}}); err != nil {

@@ -5,22 +5,15 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/orthanc-ssh/orthanc-ssh/knights"
 	bolt "go.etcd.io/bbolt"
 )
-
-// KnightName is the name of a stored knight and its id; Ended says the knight has died
-// or retired (letters no longer reach it).
-type KnightName struct {
-	Knight string
-	Name   string
-	Ended  bool
-}
 
 // KnightNames lists the name of every stored knight with its id, in id order: the
 // server keeps names unique from it, and finds a knight by name. A dead or retired
 // knight's record stays (and so does its name) until its keys roll a new knight.
-func (s *Store) KnightNames() ([]KnightName, error) {
-	var out []KnightName
+func (s *Store) KnightNames() ([]knights.KnightName, error) {
+	var out []knights.KnightName
 	err := s.db.View(func(tx *bolt.Tx) error {
 		return open(tx, bucketKnights).forEach(func(k, v []byte) error {
 			// Only the name is needed: skip decoding the rest of the record.
@@ -36,7 +29,7 @@ func (s *Store) KnightNames() ([]KnightName, error) {
 			}
 			a := rec.Adventurer
 			ended := len(a.Death) > 0 && string(a.Death) != "null" || len(a.Retirement) > 0 && string(a.Retirement) != "null"
-			out = append(out, KnightName{string(bytes.Clone(k)), a.Name, ended})
+			out = append(out, knights.KnightName{Knight: string(bytes.Clone(k)), Name: a.Name, Ended: ended})
 			return nil
 		})
 	})

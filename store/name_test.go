@@ -4,6 +4,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/orthanc-ssh/orthanc-ssh/knights"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
@@ -21,7 +22,7 @@ func TestKnightNames(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, err := st.KnightNames()
-	want := []KnightName{{"SHA256:1", "Sir Kay", false}, {"SHA256:2", "Bors", false}, {"SHA256:3", "Lamorak", true}, {"SHA256:4", "Percival", true}}
+	want := []knights.KnightName{{Knight: "SHA256:1", Name: "Sir Kay", Ended: false}, {Knight: "SHA256:2", Name: "Bors", Ended: false}, {Knight: "SHA256:3", Name: "Lamorak", Ended: true}, {Knight: "SHA256:4", Name: "Percival", Ended: true}}
 	if err != nil || !slices.Equal(got, want) {
 		t.Fatalf("KnightNames() = %v, %v; want %v", got, err, want)
 	}

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/orthanc-ssh/orthanc-ssh/knights"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
@@ -53,8 +54,8 @@ type Saver struct {
 
 	mu       sync.Mutex // guards the fields below; never held during disk I/O
 	pending  map[string]pendingRecord
-	tombs    []Tombstone               // dead knights' tombstones waiting to be written, kept apart so a new knight's record cannot replace them
-	fame     []FameEntry               // retired knights waiting to be written, likewise
+	tombs    []knights.Tombstone       // dead knights' tombstones waiting to be written, kept apart so a new knight's record cannot replace them
+	fame     []knights.FameEntry       // retired knights waiting to be written, likewise
 	levels   map[int]world.LevelState  // newest state of each level waiting to be written
 	mail     map[string][]world.Letter // newest mailbox of each recipient waiting to be written
 	reports  []Report                  // reports waiting to be written
@@ -105,10 +106,10 @@ func (s *Saver) Put(recs ...world.Adventurer) {
 		s.seq++
 		s.pending[c.ID] = pendingRecord{rec: c, seq: s.seq}
 		if c.Death != nil {
-			s.tombs = append(s.tombs, Tombstone{Died: now, Adventurer: c})
+			s.tombs = append(s.tombs, knights.Tombstone{Died: now, Adventurer: c})
 		}
 		if c.Retirement != nil {
-			s.fame = append(s.fame, FameEntry{Retired: now, Adventurer: c})
+			s.fame = append(s.fame, knights.FameEntry{Retired: now, Adventurer: c})
 		}
 	}
 	s.mu.Unlock()
@@ -121,7 +122,7 @@ func (s *Saver) Put(recs ...world.Adventurer) {
 // binding is a new key waiting for its knight's first record, and how many sessions
 // hold it.
 type binding struct {
-	key  Key
+	key  knights.Key
 	refs int
 }
 
@@ -133,7 +134,7 @@ type binding struct {
 // knight has a record waiting to be written is kept until that write takes it with the
 // record (a session may end before its knight's first write lands, as when the disk
 // refuses it for a while).
-func (s *Saver) Bind(k Key) (release func()) {
+func (s *Saver) Bind(k knights.Key) (release func()) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.bindings == nil {
@@ -161,7 +162,7 @@ func (s *Saver) Bind(k Key) (release func()) {
 
 // KeyOf returns the entry of the key fp: one bound and waiting for its knight's first
 // record, or the stored one (an error wrapping ErrNotFound if there is none).
-func (s *Saver) KeyOf(fp string) (Key, error) {
+func (s *Saver) KeyOf(fp string) (knights.Key, error) {
 	s.mu.Lock()
 	b := s.bindings[fp]
 	s.mu.Unlock()
@@ -303,7 +304,7 @@ func (s *Saver) write() error {
 		batch = append(batch, p.rec)
 		seqs[fp] = p.seq
 	}
-	var keys []Key
+	var keys []knights.Key
 	written := map[string]*binding{}
 	for fp, b := range s.bindings {
 		if _, ok := seqs[b.key.Knight]; ok {
@@ -312,7 +313,7 @@ func (s *Saver) write() error {
 		}
 	}
 	s.mu.Unlock()
-	slices.SortFunc(keys, func(a, b Key) int { return strings.Compare(a.Fingerprint, b.Fingerprint) })
+	slices.SortFunc(keys, func(a, b knights.Key) int { return strings.Compare(a.Fingerprint, b.Fingerprint) })
 	// bbolt writes keys in order fastest.
 	slices.SortFunc(batch, func(a, b world.Adventurer) int { return strings.Compare(a.ID, b.ID) })
 

@@ -12,6 +12,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/orthanc-ssh/orthanc-ssh/knights"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
@@ -214,7 +215,7 @@ func buildSchema2(t *testing.T, path string, a world.Adventurer, at time.Time) {
 	}
 	err = st.Save(Batch{
 		Adventurers: []world.Adventurer{a},
-		Keys:        []Key{{Fingerprint: "SHA256:two", Knight: a.ID, Added: at}},
+		Keys:        []knights.Key{{Fingerprint: "SHA256:two", Knight: a.ID, Added: at}},
 		Levels:      []world.LevelState{{Depth: 2, Seed: 7}},
 		Reports: []Report{
 			{Filed: at, From: "Kay", FromKnight: "K-KAY", About: a.Name, Reason: "rude",
@@ -225,7 +226,7 @@ func buildSchema2(t *testing.T, path string, a world.Adventurer, at time.Time) {
 		Mail: map[string][]world.Letter{a.ID: {{From: "Kay", To: a.Name, Text: "hello"}}},
 	})
 	if err == nil {
-		err = st.Ban(Ban{Fingerprint: "SHA256:banned", By: "SHA256:admin", At: at})
+		err = st.Ban(knights.Ban{Fingerprint: "SHA256:banned", By: "SHA256:admin", At: at})
 	}
 	if err == nil {
 		err = st.SetMOTD(MOTD{Text: "welcome", By: "SHA256:admin", At: at})

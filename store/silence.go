@@ -6,28 +6,17 @@ import (
 	"sort"
 	"time"
 
+	"github.com/orthanc-ssh/orthanc-ssh/knights"
 	bolt "go.etcd.io/bbolt"
 )
 
-// Silence is an admin's silencing of a knight until a time: it plays but cannot talk. It
-// is kept by the knight's id, so it holds whichever of the knight's keys plays it, and a
-// silenced player cannot escape it by rolling a new knight (its keys keep the id).
-type Silence struct {
-	Knight string    `json:"knight"`
-	Name   string    `json:"name,omitempty"` // the knight's name when it was silenced
-	Reason string    `json:"reason,omitempty"`
-	By     string    `json:"by"` // the admin's key fingerprint
-	At     time.Time `json:"at"`
-	Until  time.Time `json:"until"`
-}
-
 type silenceValue struct {
-	V       int     `json:"v"`
-	Silence Silence `json:"silence"`
+	V       int             `json:"v"`
+	Silence knights.Silence `json:"silence"`
 }
 
 // Silence stores sl under its knight's id, replacing an earlier silence of the knight.
-func (s *Store) Silence(sl Silence) error {
+func (s *Store) Silence(sl knights.Silence) error {
 	if sl.Knight == "" {
 		return fmt.Errorf("silence: %w", errNoFingerprint)
 	}
@@ -63,8 +52,8 @@ func (s *Store) Unsilence(fp string) (bool, error) {
 
 // Silences lists the silences that last beyond now, soonest to end first; the ones that
 // have ended are deleted.
-func (s *Store) Silences(now time.Time) ([]Silence, error) {
-	out := []Silence{}
+func (s *Store) Silences(now time.Time) ([]knights.Silence, error) {
+	out := []knights.Silence{}
 	err := s.db.Update(func(tx *bolt.Tx) error {
 		b := open(tx, bucketSilences)
 		var ended [][]byte
@@ -97,13 +86,13 @@ func (s *Store) Silences(now time.Time) ([]Silence, error) {
 	return out, nil
 }
 
-func decodeSilence(k, v []byte) (Silence, error) {
+func decodeSilence(k, v []byte) (knights.Silence, error) {
 	var sv silenceValue
 	if err := json.Unmarshal(v, &sv); err != nil {
-		return Silence{}, fmt.Errorf("decode silence %s: %w", k, err)
+		return knights.Silence{}, fmt.Errorf("decode silence %s: %w", k, err)
 	}
 	if sv.V != ValueVersion {
-		return Silence{}, fmt.Errorf("decode silence %s: value version %d, this program knows %d: %w", k, sv.V, ValueVersion, ErrUnknownVersion)
+		return knights.Silence{}, fmt.Errorf("decode silence %s: value version %d, this program knows %d: %w", k, sv.V, ValueVersion, ErrUnknownVersion)
 	}
 	return sv.Silence, nil
 }

@@ -3,6 +3,8 @@ package store
 import (
 	"testing"
 	"time"
+
+	"github.com/orthanc-ssh/orthanc-ssh/knights"
 )
 
 // A silence is kept by knight id until its time; Silences lists the running ones, soonest to
@@ -10,7 +12,7 @@ import (
 func TestSilences(t *testing.T) {
 	st := openTemp(t)
 	at := time.Date(2025, 6, 1, 14, 0, 0, 0, time.UTC)
-	for _, s := range []Silence{
+	for _, s := range []knights.Silence{
 		{Knight: "K-LONG", Name: "Mordred", Reason: "spam", By: "SHA256:admin", At: at, Until: at.Add(24 * time.Hour)},
 		{Knight: "K-SHORT", By: "SHA256:admin", At: at, Until: at.Add(time.Hour)},
 	} {
@@ -18,7 +20,7 @@ func TestSilences(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := st.Silence(Silence{}); err == nil {
+	if err := st.Silence(knights.Silence{}); err == nil {
 		t.Fatal("a silence without a knight was kept")
 	}
 	if ss, err := st.Silences(at); err != nil || len(ss) != 2 || ss[0].Knight != "K-SHORT" || ss[1].Reason != "spam" {

@@ -67,6 +67,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/orthanc-ssh/orthanc-ssh/knights"
 	bolt "go.etcd.io/bbolt"
 	berrors "go.etcd.io/bbolt/errors"
 )
@@ -119,14 +120,15 @@ var (
 	// ErrUnknownVersion means the file's schema version, or a stored value's
 	// version, is not one this program knows (usually: written by a newer
 	// version). The data is left as it is.
-	ErrUnknownVersion = errors.New("unknown version")
+	ErrUnknownVersion = knights.ErrUnknownVersion
 
 	// ErrNotDatabase means the file exists but is not a bbolt database, or
 	// its header pages are damaged. The file is left as it is.
 	ErrNotDatabase = errors.New("not a bbolt database or damaged")
 
-	// ErrNotFound means nothing is stored under the id or fingerprint asked for.
-	ErrNotFound = errors.New("not found")
+	// ErrNotFound means nothing is stored under the id or fingerprint asked for: the
+	// records' not found, so one test finds both.
+	ErrNotFound = knights.ErrNotFound
 )
 
 // Options tune Open.
@@ -511,7 +513,7 @@ func (s *Store) Check() error {
 		for err := range tx.Check() {
 			problems = append(problems, err)
 		}
-		knights := tx.Bucket(bucketKnights)
+		kb := tx.Bucket(bucketKnights)
 		for _, name := range allBuckets {
 			b := tx.Bucket(name)
 			if b == nil {
@@ -530,8 +532,8 @@ func (s *Store) Check() error {
 					problems = append(problems, err)
 					return nil
 				}
-				if bytes.Equal(name, bucketKeys) && knights != nil {
-					if key, _ := decodeKey(k, v); knights.Get([]byte(key.Knight)) == nil {
+				if bytes.Equal(name, bucketKeys) && kb != nil {
+					if key, _ := decodeKey(k, v); kb.Get([]byte(key.Knight)) == nil {
 						problems = append(problems, fmt.Errorf("key %s: its knight %s is not stored", k, key.Knight))
 					}
 				}
@@ -581,3 +583,6 @@ func CheckFile(path string, opts Options) (version int, err error) {
 	defer st.Close()
 	return version, st.Check()
 }
+
+// The store keeps a server alone's knights' records.
+var _ knights.Records = (*Store)(nil)

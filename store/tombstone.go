@@ -5,31 +5,23 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/orthanc-ssh/orthanc-ssh/knights"
 	bolt "go.etcd.io/bbolt"
-
-	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
-
-// Tombstone is a dead knight as the tombstones bucket keeps it: its last record (with
-// world.Death set) and when it died.
-type Tombstone struct {
-	Died       time.Time        `json:"died"`
-	Adventurer world.Adventurer `json:"adventurer"`
-}
 
 type tombstoneValue struct {
 	V int `json:"v"`
-	Tombstone
+	knights.Tombstone
 }
 
 // tombstoneKey orders a key's tombstones by time: fingerprint, a slash, the death time.
-func tombstoneKey(t *Tombstone) []byte {
+func tombstoneKey(t *knights.Tombstone) []byte {
 	return []byte(t.Adventurer.ID + "/" + t.Died.UTC().Format(time.RFC3339Nano))
 }
 
 // Tombstones returns every tombstone, oldest key first.
-func (s *Store) Tombstones() ([]Tombstone, error) {
-	var out []Tombstone
+func (s *Store) Tombstones() ([]knights.Tombstone, error) {
+	var out []knights.Tombstone
 	err := s.db.View(func(tx *bolt.Tx) error {
 		return open(tx, bucketTombstones).forEach(func(k, v []byte) error {
 			var t tombstoneValue
@@ -50,7 +42,7 @@ func (s *Store) Tombstones() ([]Tombstone, error) {
 }
 
 // putTombstones writes tombstones inside an update transaction.
-func putTombstones(tx *bolt.Tx, tombs []Tombstone) error {
+func putTombstones(tx *bolt.Tx, tombs []knights.Tombstone) error {
 	b := open(tx, bucketTombstones)
 	for i := range tombs {
 		data, err := json.Marshal(tombstoneValue{V: ValueVersion, Tombstone: tombs[i]})

@@ -22,6 +22,7 @@ import (
 	gossh "golang.org/x/crypto/ssh"
 
 	"github.com/orthanc-ssh/orthanc-ssh/keys"
+	"github.com/orthanc-ssh/orthanc-ssh/knights"
 	"github.com/orthanc-ssh/orthanc-ssh/store"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
@@ -181,7 +182,7 @@ func seedFolder(c seedConfig) ([]loadKey, error) {
 	}
 	ks := make([]loadKey, c.N)
 	recs := make([]world.Adventurer, c.N)
-	entries := make([]store.Key, c.N)
+	entries := make([]knights.Key, c.N)
 	names := map[string]bool{}
 	for i := range ks {
 		var seed [ed25519.SeedSize]byte
@@ -205,7 +206,7 @@ func seedFolder(c seedConfig) ([]loadKey, error) {
 		rec := world.NewAdventurer(id, name, stats, world.StartHits(rng, stats.Con))
 		rec.Depth, rec.X, rec.Y = d, sp.p.X, sp.p.Y
 		recs[i] = rec
-		entries[i] = store.Key{Fingerprint: keys.Fingerprint(pub), Knight: id, Type: pub.Type(), Added: seedAdded}
+		entries[i] = knights.Key{Fingerprint: keys.Fingerprint(pub), Knight: id, Type: pub.Type(), Added: seedAdded}
 		ks[i] = loadKey{priv: priv, depth: d, x: sp.p.X, y: sp.p.Y, name: name}
 	}
 

@@ -11,10 +11,10 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
-	"github.com/orthanc-ssh/orthanc-ssh/store"
+	"github.com/orthanc-ssh/orthanc-ssh/knights"
 )
 
-// valueVersion versions each value's encoding, as store.ValueVersion does the store's.
+// valueVersion versions each value's encoding, as the store versions its own.
 const valueVersion = 1
 
 // addrBan starts the key of a ban of an address prefix, as in the store.
@@ -23,15 +23,15 @@ const addrBan = "addr:"
 var errNoKey = errors.New("no fingerprint or address")
 
 type banValue struct {
-	V   int       `json:"v"`
-	Ban store.Ban `json:"ban"`
+	V   int         `json:"v"`
+	Ban knights.Ban `json:"ban"`
 }
 
 func (s *Store) banKey(fp string) string { return s.prefix + "ban/" + fp }
 
 // Ban stores b under its fingerprint or its address prefix, replacing an earlier ban
 // of the same.
-func (s *Store) Ban(b store.Ban) error {
+func (s *Store) Ban(b knights.Ban) error {
 	id, data, err := banEntry(b)
 	if err != nil {
 		return err
@@ -45,7 +45,7 @@ func (s *Store) Ban(b store.Ban) error {
 }
 
 // banEntry is b's id (its fingerprint, or "addr:" and its masked prefix) and value.
-func banEntry(b store.Ban) (string, []byte, error) {
+func banEntry(b knights.Ban) (string, []byte, error) {
 	id := b.Fingerprint
 	if b.Addr != "" {
 		p, err := netip.ParsePrefix(b.Addr)
@@ -123,14 +123,14 @@ func (s *Store) IsAddrBanned(addr netip.Addr, now time.Time) (bool, string, erro
 
 // Bans lists the bans in force at now, oldest first, and deletes the lapsed ones
 // (each only if unchanged since read, so a ban made again meanwhile stays).
-func (s *Store) Bans(now time.Time) ([]store.Ban, error) {
+func (s *Store) Bans(now time.Time) ([]knights.Ban, error) {
 	ctx, cancel := s.call()
 	defer cancel()
 	resp, err := s.cli.Get(ctx, s.banKey(""), clientv3.WithPrefix())
 	if err != nil {
 		return nil, fmt.Errorf("read bans: %w", err)
 	}
-	out := []store.Ban{}
+	out := []knights.Ban{}
 	for _, kv := range resp.Kvs {
 		b, err := decodeBan(kv.Key, kv.Value)
 		if err != nil {
@@ -147,18 +147,18 @@ func (s *Store) Bans(now time.Time) ([]store.Ban, error) {
 			return nil, fmt.Errorf("delete lapsed ban %s: %w", key, err)
 		}
 	}
-	slices.SortStableFunc(out, func(a, b store.Ban) int { return a.At.Compare(b.At) })
+	slices.SortStableFunc(out, func(a, b knights.Ban) int { return a.At.Compare(b.At) })
 	return out, nil
 }
 
-func decodeBan(k, v []byte) (store.Ban, error) {
+func decodeBan(k, v []byte) (knights.Ban, error) {
 	var bv banValue
 	if err := json.Unmarshal(v, &bv); err != nil {
-		return store.Ban{}, fmt.Errorf("decode ban %s: %w", k, err)
+		return knights.Ban{}, fmt.Errorf("decode ban %s: %w", k, err)
 	}
 	if bv.V != valueVersion {
-		return store.Ban{}, fmt.Errorf("decode ban %s: value version %d, this program knows %d: %w",
-			k, bv.V, valueVersion, store.ErrUnknownVersion)
+		return knights.Ban{}, fmt.Errorf("decode ban %s: value version %d, this program knows %d: %w",
+			k, bv.V, valueVersion, knights.ErrUnknownVersion)
 	}
 	return bv.Ban, nil
 }

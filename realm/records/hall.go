@@ -10,8 +10,8 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
+	"github.com/orthanc-ssh/orthanc-ssh/knights"
 	"github.com/orthanc-ssh/orthanc-ssh/realm"
-	"github.com/orthanc-ssh/orthanc-ssh/store"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
@@ -23,17 +23,17 @@ func endKey(kind, id string, at time.Time) string {
 
 type fameValue struct {
 	V int `json:"v"`
-	store.FameEntry
+	knights.FameEntry
 }
 
 type tombstoneValue struct {
 	V int `json:"v"`
-	store.Tombstone
+	knights.Tombstone
 }
 
 // Retire writes a retired knight's last sheet and its hall-of-fame entry in one
 // transaction under f's claim: a realm that lost the knight writes neither.
-func Retire(ctx context.Context, f *realm.Fenced, e store.FameEntry) error {
+func Retire(ctx context.Context, f *realm.Fenced, e knights.FameEntry) error {
 	w, err := FameWrite(e)
 	if err != nil {
 		return err
@@ -43,7 +43,7 @@ func Retire(ctx context.Context, f *realm.Fenced, e store.FameEntry) error {
 
 // Bury writes a dead knight's last sheet and its tombstone in one transaction under
 // f's claim.
-func Bury(ctx context.Context, f *realm.Fenced, t store.Tombstone) error {
+func Bury(ctx context.Context, f *realm.Fenced, t knights.Tombstone) error {
 	w, err := TombstoneWrite(t)
 	if err != nil {
 		return err
@@ -53,13 +53,13 @@ func Bury(ctx context.Context, f *realm.Fenced, t store.Tombstone) error {
 
 // FameWrite is e's hall-of-fame entry as a fenced write, for a transaction that writes
 // it with the knight's sheet.
-func FameWrite(e store.FameEntry) (realm.Write, error) {
+func FameWrite(e knights.FameEntry) (realm.Write, error) {
 	return encodeEnd(endKey("fame", e.Adventurer.ID, e.Retired), fameValue{V: valueVersion, FameEntry: e})
 }
 
 // TombstoneWrite is t as a fenced write, for a transaction that writes it with the
 // knight's sheet.
-func TombstoneWrite(t store.Tombstone) (realm.Write, error) {
+func TombstoneWrite(t knights.Tombstone) (realm.Write, error) {
 	return encodeEnd(endKey("tombstone", t.Adventurer.ID, t.Died), tombstoneValue{V: valueVersion, Tombstone: t})
 }
 
@@ -85,8 +85,8 @@ func end(ctx context.Context, f *realm.Fenced, a *world.Adventurer, entry realm.
 
 // Fame is every retired knight, most experienced first (earlier retirements first
 // among equals).
-func (s *Store) Fame() ([]store.FameEntry, error) {
-	var out []store.FameEntry
+func (s *Store) Fame() ([]knights.FameEntry, error) {
+	var out []knights.FameEntry
 	err := s.each("fame/", func(k, v []byte) error {
 		var f fameValue
 		if err := decodeVersioned(k, v, &f, &f.V); err != nil {
@@ -98,7 +98,7 @@ func (s *Store) Fame() ([]store.FameEntry, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read hall of fame: %w", err)
 	}
-	slices.SortStableFunc(out, func(a, b store.FameEntry) int {
+	slices.SortStableFunc(out, func(a, b knights.FameEntry) int {
 		if c := cmp.Compare(b.Adventurer.Experience, a.Adventurer.Experience); c != 0 {
 			return c
 		}
@@ -108,8 +108,8 @@ func (s *Store) Fame() ([]store.FameEntry, error) {
 }
 
 // Tombstones is every tombstone, by knight id then time of death.
-func (s *Store) Tombstones() ([]store.Tombstone, error) {
-	var out []store.Tombstone
+func (s *Store) Tombstones() ([]knights.Tombstone, error) {
+	var out []knights.Tombstone
 	err := s.each("tombstone/", func(k, v []byte) error {
 		var t tombstoneValue
 		if err := decodeVersioned(k, v, &t, &t.V); err != nil {
@@ -147,7 +147,7 @@ func decodeVersioned(k, v []byte, dst any, version *int) error {
 		return fmt.Errorf("%s: %w", k, err)
 	}
 	if *version != valueVersion {
-		return fmt.Errorf("%s: value version %d, want %d: %w", k, *version, valueVersion, store.ErrUnknownVersion)
+		return fmt.Errorf("%s: value version %d, want %d: %w", k, *version, valueVersion, knights.ErrUnknownVersion)
 	}
 	return nil
 }

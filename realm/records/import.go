@@ -7,7 +7,7 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
-	"github.com/orthanc-ssh/orthanc-ssh/store"
+	"github.com/orthanc-ssh/orthanc-ssh/knights"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
@@ -107,7 +107,7 @@ func (s *Store) ImportName(name, knight string) (Imported, error) {
 
 // ImportKey writes k unless etcd has the key already; another knight's is Refused.
 // One of the same knight is Same, however its last use differs.
-func (s *Store) ImportKey(k store.Key) (Imported, error) {
+func (s *Store) ImportKey(k knights.Key) (Imported, error) {
 	w, err := KeyWrite(k)
 	if err != nil {
 		return Imported{}, err
@@ -127,7 +127,7 @@ func (s *Store) ImportKey(k store.Key) (Imported, error) {
 }
 
 // ImportBan writes b unless etcd has a ban of the same key or prefix.
-func (s *Store) ImportBan(b store.Ban) (Imported, error) {
+func (s *Store) ImportBan(b knights.Ban) (Imported, error) {
 	id, data, err := banEntry(b)
 	if err != nil {
 		return Imported{}, err
@@ -136,7 +136,7 @@ func (s *Store) ImportBan(b store.Ban) (Imported, error) {
 }
 
 // ImportSilence writes sl unless etcd has a silence of the knight.
-func (s *Store) ImportSilence(sl store.Silence) (Imported, error) {
+func (s *Store) ImportSilence(sl knights.Silence) (Imported, error) {
 	if sl.Knight == "" {
 		return Imported{}, fmt.Errorf("import silence: %w", errNoKey)
 	}
@@ -148,7 +148,7 @@ func (s *Store) ImportSilence(sl store.Silence) (Imported, error) {
 }
 
 // ImportFame writes e unless etcd has it.
-func (s *Store) ImportFame(e store.FameEntry) (Imported, error) {
+func (s *Store) ImportFame(e knights.FameEntry) (Imported, error) {
 	w, err := FameWrite(e)
 	if err != nil {
 		return Imported{}, err
@@ -157,7 +157,7 @@ func (s *Store) ImportFame(e store.FameEntry) (Imported, error) {
 }
 
 // ImportTombstone writes t unless etcd has it.
-func (s *Store) ImportTombstone(t store.Tombstone) (Imported, error) {
+func (s *Store) ImportTombstone(t knights.Tombstone) (Imported, error) {
 	w, err := TombstoneWrite(t)
 	if err != nil {
 		return Imported{}, err

@@ -9,13 +9,13 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
+	"github.com/orthanc-ssh/orthanc-ssh/knights"
 	"github.com/orthanc-ssh/orthanc-ssh/realm"
-	"github.com/orthanc-ssh/orthanc-ssh/store"
 )
 
 type keyValue struct {
-	V   int       `json:"v"`
-	Key store.Key `json:"key"`
+	V   int         `json:"v"`
+	Key knights.Key `json:"key"`
 }
 
 func (s *Store) keyKey(fp string) string { return s.prefix + "key/" + fp }
@@ -25,7 +25,7 @@ func (s *Store) keyKey(fp string) string { return s.prefix + "key/" + fp }
 // only if etcd has no entry for it (realm.ErrTaken otherwise), so two realms that made a
 // first knight for one key at once cannot both bind it: the second's knight is never
 // written, rather than left with no key.
-func KeyWrite(k store.Key) (realm.Write, error) {
+func KeyWrite(k knights.Key) (realm.Write, error) {
 	if k.Fingerprint == "" || k.Knight == "" {
 		return realm.Write{}, fmt.Errorf("key %q of knight %q: %w", k.Fingerprint, k.Knight, errNoKey)
 	}
@@ -36,47 +36,47 @@ func KeyWrite(k store.Key) (realm.Write, error) {
 	return realm.Write{Key: "key/" + k.Fingerprint, Value: data, Create: true}, nil
 }
 
-// KeyOf is the entry of the key fp, or an error wrapping store.ErrNotFound for a key
+// KeyOf is the entry of the key fp, or an error wrapping knights.ErrNotFound for a key
 // that plays no knight.
-func (s *Store) KeyOf(fp string) (store.Key, error) {
+func (s *Store) KeyOf(fp string) (knights.Key, error) {
 	k, _, err := s.keyAt(fp)
 	return k, err
 }
 
 // KeyAt is the key fp's entry and its mod revision, for a write conditioned on it
 // (realm.Write's Create and Rev).
-func (s *Store) KeyAt(fp string) (store.Key, int64, error) { return s.keyAt(fp) }
+func (s *Store) KeyAt(fp string) (knights.Key, int64, error) { return s.keyAt(fp) }
 
 // keyAt is the key fp's entry and its mod revision.
-func (s *Store) keyAt(fp string) (store.Key, int64, error) {
+func (s *Store) keyAt(fp string) (knights.Key, int64, error) {
 	ctx, cancel := s.call()
 	defer cancel()
 	resp, err := s.cli.Get(ctx, s.keyKey(fp))
 	if err != nil {
-		return store.Key{}, 0, fmt.Errorf("find the knight of key %s: %w", fp, err)
+		return knights.Key{}, 0, fmt.Errorf("find the knight of key %s: %w", fp, err)
 	}
 	if len(resp.Kvs) == 0 {
-		return store.Key{}, 0, fmt.Errorf("find the knight of key %s: %w", fp, store.ErrNotFound)
+		return knights.Key{}, 0, fmt.Errorf("find the knight of key %s: %w", fp, knights.ErrNotFound)
 	}
 	k, err := decodeKey(fp, resp.Kvs[0].Value)
 	return k, resp.Kvs[0].ModRevision, err
 }
 
-func decodeKey(fp string, v []byte) (store.Key, error) {
+func decodeKey(fp string, v []byte) (knights.Key, error) {
 	var kv keyValue
 	if err := decodeVersioned([]byte("key/"+fp), v, &kv, &kv.V); err != nil {
-		return store.Key{}, err
+		return knights.Key{}, err
 	}
 	if kv.Key.Fingerprint != fp || kv.Key.Knight == "" {
-		return store.Key{}, fmt.Errorf("decode key %s: value says key %q of knight %q", fp, kv.Key.Fingerprint, kv.Key.Knight)
+		return knights.Key{}, fmt.Errorf("decode key %s: value says key %q of knight %q", fp, kv.Key.Fingerprint, kv.Key.Knight)
 	}
 	return kv.Key, nil
 }
 
 // KeysOf is the keys of knight, the first added first. Like the store, it reads every
 // key: it answers a player's command, never a tick.
-func (s *Store) KeysOf(knight string) ([]store.Key, error) {
-	var out []store.Key
+func (s *Store) KeysOf(knight string) ([]knights.Key, error) {
+	var out []knights.Key
 	pre := s.prefix + "key/"
 	err := s.each("key/", func(k, v []byte) error {
 		key, err := decodeKey(string(k[len(pre):]), v)
@@ -88,7 +88,7 @@ func (s *Store) KeysOf(knight string) ([]store.Key, error) {
 	if err != nil {
 		return nil, fmt.Errorf("list the keys of knight %s: %w", knight, err)
 	}
-	slices.SortStableFunc(out, func(a, b store.Key) int { return a.Added.Compare(b.Added) })
+	slices.SortStableFunc(out, func(a, b knights.Key) int { return a.Added.Compare(b.Added) })
 	return out, nil
 }
 
@@ -100,7 +100,7 @@ var errChanged = errors.New("changed meanwhile")
 func (s *Store) TouchKey(fp string, at time.Time, addr string) error {
 	for range 3 { // another realm's touch between the read and the write: read again
 		k, rev, err := s.keyAt(fp)
-		if errors.Is(err, store.ErrNotFound) {
+		if errors.Is(err, knights.ErrNotFound) {
 			return nil
 		}
 		if err != nil {
@@ -118,7 +118,7 @@ func (s *Store) TouchKey(fp string, at time.Time, addr string) error {
 }
 
 // putKeyIf writes k if its entry's mod revision is still rev.
-func (s *Store) putKeyIf(k store.Key, rev int64) error {
+func (s *Store) putKeyIf(k knights.Key, rev int64) error {
 	w, err := KeyWrite(k)
 	if err != nil {
 		return err
@@ -138,7 +138,7 @@ func (s *Store) putKeyIf(k store.Key, rev int64) error {
 }
 
 // RemoveKey takes the key fp from its knight: the knight's last key is refused with
-// store.ErrLastKey, and a key that plays no knight is store.ErrNotFound.
+// store.ErrLastKey, and a key that plays no knight is knights.ErrNotFound.
 func (s *Store) RemoveKey(fp string) error {
 	k, rev, err := s.keyAt(fp)
 	if err != nil {
@@ -149,7 +149,7 @@ func (s *Store) RemoveKey(fp string) error {
 		return err
 	}
 	if len(all) <= 1 {
-		return fmt.Errorf("remove key %s: %w", fp, store.ErrLastKey)
+		return fmt.Errorf("remove key %s: %w", fp, knights.ErrLastKey)
 	}
 	ctx, cancel := s.call()
 	defer cancel()

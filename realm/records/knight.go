@@ -6,8 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/orthanc-ssh/orthanc-ssh/knights"
 	"github.com/orthanc-ssh/orthanc-ssh/realm"
-	"github.com/orthanc-ssh/orthanc-ssh/store"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
@@ -53,7 +53,7 @@ func DecodeSheet(id string, data []byte) (world.Adventurer, string, error) {
 	}
 	if v.V != valueVersion {
 		return world.Adventurer{}, "", fmt.Errorf("decode knight %s: value version %d, this program knows %d: %w",
-			id, v.V, valueVersion, store.ErrUnknownVersion)
+			id, v.V, valueVersion, knights.ErrUnknownVersion)
 	}
 	if len(v.Adventurer) == 0 || bytes.Equal(v.Adventurer, []byte("null")) {
 		return world.Adventurer{}, "", fmt.Errorf("decode knight %s: value has no knight", id)
@@ -68,7 +68,7 @@ func DecodeSheet(id string, data []byte) (world.Adventurer, string, error) {
 	return a, v.Realm, nil
 }
 
-// LoadAdventurer is knight id's last checkpoint, or an error wrapping store.ErrNotFound.
+// LoadAdventurer is knight id's last checkpoint, or an error wrapping knights.ErrNotFound.
 // It is for reading a knight no realm plays (a realm playing one has its sheet from its
 // claim).
 func (s *Store) LoadAdventurer(id string) (world.Adventurer, error) {
@@ -79,7 +79,7 @@ func (s *Store) LoadAdventurer(id string) (world.Adventurer, error) {
 		return world.Adventurer{}, fmt.Errorf("load knight %s: %w", id, err)
 	}
 	if len(resp.Kvs) == 0 {
-		return world.Adventurer{}, fmt.Errorf("load knight %s: %w", id, store.ErrNotFound)
+		return world.Adventurer{}, fmt.Errorf("load knight %s: %w", id, knights.ErrNotFound)
 	}
 	return DecodeKnight(id, resp.Kvs[0].Value)
 }

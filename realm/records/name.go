@@ -6,7 +6,7 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
-	"github.com/orthanc-ssh/orthanc-ssh/store"
+	"github.com/orthanc-ssh/orthanc-ssh/knights"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
@@ -51,14 +51,14 @@ func (s *Store) ClaimName(name, knight string) (bool, error) {
 
 // KnightNames is every name a knight has claimed, with its knight, in the order of the
 // names' keys. Ended is never set: a name stays its knight's in every realm.
-func (s *Store) KnightNames() ([]store.KnightName, error) {
-	var out []store.KnightName
+func (s *Store) KnightNames() ([]knights.KnightName, error) {
+	var out []knights.KnightName
 	err := s.each("name/", func(k, v []byte) error {
 		var n nameValue
 		if err := decodeVersioned(k, v, &n, &n.V); err != nil {
 			return err
 		}
-		out = append(out, store.KnightName{Knight: n.Knight, Name: n.Name})
+		out = append(out, knights.KnightName{Knight: n.Knight, Name: n.Name})
 		return nil
 	})
 	if err != nil {

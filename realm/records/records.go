@@ -30,6 +30,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/orthanc-ssh/orthanc-ssh/knights"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
@@ -63,3 +64,6 @@ func New(cli *clientv3.Client, opts Options) *Store {
 func (s *Store) call() (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.Background(), s.timeout)
 }
+
+// The records of every realm's knights.
+var _ knights.Records = (*Store)(nil)

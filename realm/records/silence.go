@@ -6,20 +6,19 @@ import (
 	"slices"
 	"time"
 
+	"github.com/orthanc-ssh/orthanc-ssh/knights"
 	clientv3 "go.etcd.io/etcd/client/v3"
-
-	"github.com/orthanc-ssh/orthanc-ssh/store"
 )
 
 type silenceValue struct {
-	V       int           `json:"v"`
-	Silence store.Silence `json:"silence"`
+	V       int             `json:"v"`
+	Silence knights.Silence `json:"silence"`
 }
 
 func (s *Store) silenceKey(id string) string { return s.prefix + "silence/" + id }
 
 // Silence stores sl under its knight's id, replacing an earlier silence of the knight.
-func (s *Store) Silence(sl store.Silence) error {
+func (s *Store) Silence(sl knights.Silence) error {
 	if sl.Knight == "" {
 		return fmt.Errorf("silence: %w", errNoKey)
 	}
@@ -48,14 +47,14 @@ func (s *Store) Unsilence(id string) (bool, error) {
 
 // Silences lists the silences that last beyond now, soonest to end first, and deletes
 // the ended ones (each only if unchanged since read, so a silence made again stays).
-func (s *Store) Silences(now time.Time) ([]store.Silence, error) {
+func (s *Store) Silences(now time.Time) ([]knights.Silence, error) {
 	ctx, cancel := s.call()
 	defer cancel()
 	resp, err := s.cli.Get(ctx, s.silenceKey(""), clientv3.WithPrefix())
 	if err != nil {
 		return nil, fmt.Errorf("read silences: %w", err)
 	}
-	out := []store.Silence{}
+	out := []knights.Silence{}
 	for _, kv := range resp.Kvs {
 		var sv silenceValue
 		if err := decodeVersioned(kv.Key, kv.Value, &sv, &sv.V); err != nil {
@@ -72,21 +71,21 @@ func (s *Store) Silences(now time.Time) ([]store.Silence, error) {
 			return nil, fmt.Errorf("delete ended silence %s: %w", key, err)
 		}
 	}
-	slices.SortStableFunc(out, func(a, b store.Silence) int { return a.Until.Compare(b.Until) })
+	slices.SortStableFunc(out, func(a, b knights.Silence) int { return a.Until.Compare(b.Until) })
 	return out, nil
 }
 
 // SilenceOf is the silence of knight id running at now, if any.
-func (s *Store) SilenceOf(id string, now time.Time) (store.Silence, bool, error) {
+func (s *Store) SilenceOf(id string, now time.Time) (knights.Silence, bool, error) {
 	ctx, cancel := s.call()
 	defer cancel()
 	resp, err := s.cli.Get(ctx, s.silenceKey(id))
 	if err != nil || len(resp.Kvs) == 0 {
-		return store.Silence{}, false, wrap("read the silence of "+id, err)
+		return knights.Silence{}, false, wrap("read the silence of "+id, err)
 	}
 	var sv silenceValue
 	if err := decodeVersioned(resp.Kvs[0].Key, resp.Kvs[0].Value, &sv, &sv.V); err != nil {
-		return store.Silence{}, false, err
+		return knights.Silence{}, false, err
 	}
 	return sv.Silence, now.Before(sv.Silence.Until), nil
 }

@@ -1,19 +1,18 @@
-package records
+package knights
 
 import (
 	"net/netip"
 	"time"
 
-	"github.com/orthanc-ssh/orthanc-ssh/store"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
 // Bans are the bans every realm applies: of keys, and of address prefixes, for ever or
-// until a time. store.Store keeps them in bbolt, Store in etcd.
+// until a time. store.Store keeps them in bbolt, records.Store in etcd.
 type Bans interface {
 	// Ban stores b under its fingerprint or its address prefix (which must parse),
 	// replacing an earlier ban of the same.
-	Ban(b store.Ban) error
+	Ban(b Ban) error
 	// Unban lifts the ban on fp (a fingerprint, or "addr:" and a prefix, as Bans lists
 	// it) and reports whether there was one.
 	Unban(fp string) (bool, error)
@@ -22,7 +21,7 @@ type Bans interface {
 	// IsAddrBanned reports whether addr is in a prefix banned at now, and which.
 	IsAddrBanned(addr netip.Addr, now time.Time) (bool, string, error)
 	// Bans lists the bans in force at now, oldest first, and deletes the lapsed ones.
-	Bans(now time.Time) ([]store.Ban, error)
+	Bans(now time.Time) ([]Ban, error)
 }
 
 // Hall is the reading side of the knights' sheets and ends: a knight's last sheet, the
@@ -30,12 +29,12 @@ type Bans interface {
 // writes a batch, a realm writes one knight's sheet with its end in one fenced
 // transaction (Retire, Bury, Checkpoint).
 type Hall interface {
-	// LoadAdventurer is a knight's last sheet, or an error wrapping store.ErrNotFound.
+	// LoadAdventurer is a knight's last sheet, or an error wrapping ErrNotFound.
 	LoadAdventurer(id string) (world.Adventurer, error)
 	// Fame is every retired knight, most experienced first, earlier first among equals.
-	Fame() ([]store.FameEntry, error)
+	Fame() ([]FameEntry, error)
 	// Tombstones is every tombstone, by knight id, then time of death.
-	Tombstones() ([]store.Tombstone, error)
+	Tombstones() ([]Tombstone, error)
 }
 
 // Keys lead to knights: each SSH key's entry names the knight it plays, with what
@@ -43,27 +42,27 @@ type Hall interface {
 // the store writes it with its knight's first record (store.Batch.Keys), a realm with
 // its knight's first sheet under the claim (KeyWrite).
 type Keys interface {
-	// KeyOf is the key fp's entry, or an error wrapping store.ErrNotFound.
-	KeyOf(fp string) (store.Key, error)
+	// KeyOf is the key fp's entry, or an error wrapping ErrNotFound.
+	KeyOf(fp string) (Key, error)
 	// KeysOf is the keys of a knight, the first added first.
-	KeysOf(knight string) ([]store.Key, error)
+	KeysOf(knight string) ([]Key, error)
 	// TouchKey records that fp was used at at, from addr (kept when empty); a key that
 	// plays no knight is left alone.
 	TouchKey(fp string, at time.Time, addr string) error
-	// RemoveKey takes fp from its knight; the knight's last key is store.ErrLastKey.
+	// RemoveKey takes fp from its knight; the knight's last key is ErrLastKey.
 	RemoveKey(fp string) error
 }
 
 // Names are the knights' names, unique across knights (and across realms). Claiming
 // differs: the store knows a name from its knight's record and the server keeps them
-// unique in memory; in etcd a name is claimed in a transaction (Store.ClaimName).
+// unique in memory; in etcd a name is claimed in a transaction (records.Store.ClaimName).
 type Names interface {
 	// KnightNames is every knight's name with its id.
-	KnightNames() ([]store.KnightName, error)
+	KnightNames() ([]KnightName, error)
 }
 
 // Letters are the knights' mailboxes, by the recipient knight's id. The store writes
-// them in its batches (store.Batch.Mail), etcd one mailbox at a time (Store.PutMail).
+// them in its batches (store.Batch.Mail), etcd one mailbox at a time (records.Store.PutMail).
 type Letters interface {
 	// Mail is every mailbox, by the recipient's id.
 	Mail() (map[string][]world.Letter, error)
@@ -73,41 +72,37 @@ type Letters interface {
 // knight plays but cannot talk, on every realm.
 type Silences interface {
 	// Silence stores sl under its knight's id, replacing an earlier one of the knight.
-	Silence(sl store.Silence) error
+	Silence(sl Silence) error
 	// Unsilence deletes the silence of knight id and reports whether there was one.
 	Unsilence(id string) (bool, error)
 	// Silences lists those lasting beyond now, soonest to end first, and deletes the ended.
-	Silences(now time.Time) ([]store.Silence, error)
+	Silences(now time.Time) ([]Silence, error)
 }
 
-// Codes are the one-time codes of keys add and of guests' claims (store.Code), each good
+// Codes are the one-time codes of keys add and of guests' claims (Code), each good
 // once until it expires. A server alone keeps its book in memory and the codes in bbolt
-// across a restart (store.Store); realms keep them in etcd (Store), so a code given on one
+// across a restart (store.Store); realms keep them in etcd (records.Store), so a code given on one
 // realm is good on another.
 type Codes interface {
 	// PutCode keeps c until c.Expires, replacing a code of the same name.
-	PutCode(c store.Code) error
+	PutCode(c Code) error
 	// TakeCode returns the code of kind ("link", "claim") and forgets it, once: of two
 	// takes at once one has it. A code not kept, or expired by now, wraps
-	// store.ErrNotFound; one of the other kind is store.ErrCodeKind, and is kept.
-	TakeCode(code, kind string, now time.Time) (store.Code, error)
+	// ErrNotFound; one of the other kind is ErrCodeKind, and is kept.
+	TakeCode(code, kind string, now time.Time) (Code, error)
 	// DeleteCode forgets a code, used or replaced; a code not kept is no error.
 	DeleteCode(code string) error
 }
 
-var (
-	_ Codes    = (*store.Store)(nil)
-	_ Codes    = (*Store)(nil)
-	_ Silences = (*store.Store)(nil)
-	_ Silences = (*Store)(nil)
-	_ Keys     = (*store.Store)(nil)
-	_ Keys     = (*Store)(nil)
-	_ Names    = (*store.Store)(nil)
-	_ Names    = (*Store)(nil)
-	_ Letters  = (*store.Store)(nil)
-	_ Letters  = (*Store)(nil)
-	_ Bans     = (*store.Store)(nil)
-	_ Bans     = (*Store)(nil)
-	_ Hall     = (*store.Store)(nil)
-	_ Hall     = (*Store)(nil)
-)
+// Records is the whole contract: every record a knight takes from realm to realm, as a
+// server reads and writes it. store.Store keeps them in bbolt for a server alone,
+// records.Store in etcd for realms; one suite of tests (knightstest) holds both to it.
+type Records interface {
+	Bans
+	Hall
+	Keys
+	Names
+	Letters
+	Silences
+	Codes
+}
