@@ -1,6 +1,8 @@
 package knights
 
 import (
+	"context"
+	"errors"
 	"net/netip"
 	"time"
 
@@ -22,6 +24,9 @@ type Bans interface {
 	IsAddrBanned(addr netip.Addr, now time.Time) (bool, string, error)
 	// Bans lists the bans in force at now, oldest first, and deletes the lapsed ones.
 	Bans(now time.Time) ([]Ban, error)
+	// CountBans counts the bans in force at now, of keys and of addresses; it writes
+	// nothing (the lapsed ones stay for Bans).
+	CountBans(now time.Time) (keys, addrs int, err error)
 }
 
 // Hall is the reading side of the knights' sheets and ends: a knight's last sheet, the
@@ -35,6 +40,8 @@ type Hall interface {
 	Fame() ([]FameEntry, error)
 	// Tombstones is every tombstone, by knight id, then time of death.
 	Tombstones() ([]Tombstone, error)
+	// CountKnights is how many knights' sheets are kept, living or not.
+	CountKnights() (int, error)
 }
 
 // Keys lead to knights: each SSH key's entry names the knight it plays, with what
@@ -106,3 +113,74 @@ type Records interface {
 	Silences
 	Codes
 }
+
+// Keeper is where a server keeps its knights: the records, read and written, and the
+// ways a server writes a knight while it plays. Chosen once at start: a server alone's is
+// its store with the saver that batches the world's sheets (store.Keeper); a realm's is
+// etcd, each knight written under its claim (records.Keeper). Nothing else asks which.
+type Keeper interface {
+	Records
+	// KeyOf is the key fp's entry: a new key bound here (Bind) before its knight's
+	// first sheet is written, or the kept one; an error wrapping ErrNotFound for none.
+	KeyOf(fp string) (Key, error)
+	// Bind holds k, a new key, until its knight's first sheet is written with it;
+	// release lets it go when the session that bound it ends.
+	Bind(k Key) (release func())
+	// Knight is the newest sheet of knight id: one waiting to be written, or the kept
+	// one (an error wrapping ErrNotFound for a knight never saved).
+	Knight(id string) (world.Adventurer, error)
+	// Put files the world's newest sheets of knights playing here, to be written; a
+	// death or retirement is written with its tombstone or fame entry (world.Saver).
+	Put(recs ...world.Adventurer)
+	// PutMail files a knight's whole mailbox, to be written (world.Archive).
+	PutMail(to string, letters []world.Letter)
+	// Flush writes what waits, and reports what kept it from being written.
+	Flush() error
+	// Claim takes knight id for a session's game here, before it joins the world; a
+	// knight playing elsewhere is called here, calling told of it first. Every Claim
+	// is ended by a Leave.
+	Claim(ctx context.Context, id string, calling func(where string)) error
+	// Leave ends one session's game of knight id; the last one here checks it in.
+	Leave(ctx context.Context, id string) error
+	// Give gives a key to a knight (link, claim, keys move), entombing the knight it
+	// leaves keyless when asked to; the knights concerned are out of the world.
+	Give(ctx context.Context, g Give) (Given, error)
+	// ClaimName reserves name for knight id among every knight this keeper serves; a
+	// name another knight holds is refused (false). ReleaseName lets it go.
+	ClaimName(name, id string) (bool, error)
+	ReleaseName(name, id string) error
+	// Rename gives knight id name in place of old: its kept sheet renamed, name claimed
+	// (ErrNameTaken when another knight holds it) and old let go. A knight playing on
+	// another server is renamed when it next plays anywhere, and is an *ElsewhereError
+	// for the caller to tell that server now.
+	Rename(ctx context.Context, id, old, name string) error
+	// Err is non-nil once the keeper can take no one in (a realm cut off from etcd).
+	Err() error
+}
+
+// Give is which key goes to which knight, and how (Keeper.Give).
+type Give struct {
+	// Key is the key to give, with the knight it is to play.
+	Key Key
+	// Knight, when set, is kept first as the new knight Key.Knight (a claimed guest's).
+	Knight *world.Adventurer
+	// Remove is a key of the same knight that loses its place to Key (an admin's keys
+	// move OLD NEW); empty for none.
+	Remove string
+	// Replace lets the key leave a living knight it is the only key of: that knight is
+	// entombed with Death at At. Without it, such a give is ErrHasKnight.
+	Replace bool
+	Death   world.Death
+	At      time.Time
+}
+
+// Given is what a Give did: Left is the knight the key played before, if another; Gone
+// when that knight has no key now, and Entombed when it was living and is entombed.
+type Given struct {
+	Left     string
+	Gone     bool
+	Entombed bool
+}
+
+// ErrKeyMoved is a key given while another server changed it: nothing was changed.
+var ErrKeyMoved = errors.New("the key changed meanwhile")

@@ -8,6 +8,8 @@ import (
 	"crypto/rand"
 	"encoding/base32"
 	"errors"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/orthanc-ssh/orthanc-ssh/world"
@@ -134,4 +136,39 @@ func NewKnightID() string {
 	var b [10]byte
 	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
 	return "K-" + knightIDEncoding.EncodeToString(b[:])
+}
+
+// ErrNameTaken is a name another knight holds.
+var ErrNameTaken = errors.New("the name is another knight's")
+
+// ErrStopped is a keeper that takes no one in just now: a realm cut off from etcd, or
+// whose lease is gone. Nothing was changed.
+var ErrStopped = errors.New("the knights' records cannot be reached")
+
+// ElsewhereError is a knight that plays on another server (Where, a realm's name), or
+// that this one is letting go of (Here): it cannot be claimed or written here now.
+type ElsewhereError struct {
+	Knight string
+	Where  string
+	Here   bool
+}
+
+func (e *ElsewhereError) Error() string {
+	if e.Here {
+		return "knight " + e.Knight + " is leaving this server"
+	}
+	return "knight " + e.Knight + " plays in " + e.Where
+}
+
+// Named is the ids of the knights of names with the name, compared without regard to
+// case or the spaces around it (names of dead knights may repeat), in names' order.
+func Named(names []KnightName, name string) []string {
+	name = strings.TrimSpace(name)
+	var ids []string
+	for _, n := range names {
+		if strings.EqualFold(n.Name, name) && !slices.Contains(ids, n.Knight) {
+			ids = append(ids, n.Knight)
+		}
+	}
+	return ids
 }

@@ -20,8 +20,8 @@ const (
 	codeLifeWords = "10 minutes"
 )
 
-// Bounds of the codes (issue 30: 1010 keys add in 56 s evicted a guest's claim code,
-// and that guest's knight was lost):
+// Bounds of the codes, so that no flood of keys add evicts a guest's claim code (its
+// knight would be lost):
 //
 //	constant         value  effect
 //	maxCodes         1000   codes of one kind waiting at once; past it the oldest of that kind goes, so link codes never evict a guest's claim
@@ -372,21 +372,4 @@ func (cb *codeBook) len() int {
 	cb.mu.Lock()
 	defer cb.mu.Unlock()
 	return len(cb.codes)
-}
-
-// openCodes sets up the book: alone, on the store, with the codes it kept across a
-// restart; on a realm, on etcd, where the codes live on leases of their own (what the
-// store kept is a server alone's, and is left there).
-func (s *server) openCodes(st *store.Store) error {
-	if s.realm != nil {
-		s.codes.keep, s.codes.shared = s.realm.recs, s.realm.recs
-		return nil
-	}
-	codes, err := st.Codes(s.now())
-	if err != nil {
-		return err
-	}
-	s.codes.keep = st
-	s.codes.load(codes)
-	return nil
 }

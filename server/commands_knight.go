@@ -1,6 +1,7 @@
 package server
 
 import (
+	"errors"
 	"fmt"
 	"net/netip"
 	"slices"
@@ -10,11 +11,12 @@ import (
 
 	"github.com/orthanc-ssh/orthanc-ssh/app"
 	"github.com/orthanc-ssh/orthanc-ssh/knights"
+	"github.com/orthanc-ssh/orthanc-ssh/realm/talk"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
 // The admin commands about one knight: rename, and knight, which looks a knight up,
-// online or not (issue 32).
+// online or not, here or on another realm.
 
 // renameJSON is rename --json's answer.
 type renameJSON struct {
@@ -22,52 +24,87 @@ type renameJSON struct {
 	Old    string `json:"old"`
 	Name   string `json:"name"`
 	Online bool   `json:"online"`
+	// Realm is the realm the knight plays on, when another.
+	Realm string `json:"realm,omitempty"`
 }
 
 // adminRename is rename KNIGHT NEW: the knight (one word: a name, a key's fingerprint or
 // the knight's id) takes the name NEW, checked as the name prompt checks a name and kept
-// unique by the name book. A knight online is told at once, one offline when it next plays.
+// unique by the name book and the keeper. A knight online is told at once, here or on
+// the realm it plays on; one offline when it next plays.
 func (s *server) adminRename(c *call) int {
 	if len(c.args) < 2 {
 		return c.usageError("name the knight, then its new name")
 	}
-	id, name, stored, ok := s.renameChecked(c)
+	t, name, stored, ok := s.renameChecked(c)
 	if !ok {
 		return 1
 	}
-	done, err := s.engine.Rename(c.ctx, id, name, stored)
+	far, err := s.renameKept(c, t, name)
+	if err != nil {
+		return 1
+	}
+	done, err := s.engine.Rename(c.ctx, t.knight, name, stored)
 	if err != nil {
 		return c.fail("the world is not answering: %v", err)
 	}
-	c.result = fmt.Sprintf("renamed %s from %s to %s", id, done.Old, name)
+	if done.Old == "" {
+		done.Old = t.name
+	}
+	c.result = fmt.Sprintf("renamed %s from %s to %s", t.knight, done.Old, name)
 	if c.json {
-		return c.writeJSON(renameJSON{Knight: id, Old: done.Old, Name: name, Online: done.Online})
+		return c.writeJSON(renameJSON{Knight: t.knight, Old: done.Old, Name: name, Online: done.Online || far != "", Realm: far})
 	}
 	told := "It will be told when it next plays."
-	if done.Online {
+	switch {
+	case done.Online:
 		told = "It has been told."
+	case far != "":
+		told = fmt.Sprintf("It plays in realm %s, which has been told.", far)
 	}
-	fmt.Fprintf(c.out, "Renamed %s to %s. %s\n", keyAndName(id, done.Old), name, told)
+	fmt.Fprintf(c.out, "Renamed %s to %s. %s\n", keyAndName(t.knight, done.Old), name, told)
 	return 0
+}
+
+// renameKept renames the knight where it is kept (knights.Keeper.Rename); a knight
+// playing in another realm is told there over the talk, and far is that realm. A refusal
+// is reported, and the name book given back the old name.
+func (s *server) renameKept(c *call, t banTarget, name string) (far string, err error) {
+	err = s.knights.Rename(c.ctx, t.knight, t.name, name)
+	var away *knights.ElsewhereError
+	switch {
+	case errors.As(err, &away) && !away.Here:
+		s.talk.moderate(talk.Moderation{Kind: talk.ModRename, Knight: t.knight, Name: name})
+		return away.Where, nil
+	case err == nil:
+		return "", nil
+	}
+	s.book().rename(t.name, t.knight)
+	if errors.Is(err, knights.ErrNameTaken) {
+		c.fail("cannot rename to %q: %s", name, app.TakenNameNote)
+		return "", err
+	}
+	c.fail("the knight could not be renamed just now: %s", giveKeyLine(err))
+	return "", err
 }
 
 // renameChecked finds the knight rename names and checks its new name, and takes the
 // name in the name book; it reports a refusal itself. stored is the knight's record when
 // it is not in the world.
-func (s *server) renameChecked(c *call) (id, name string, stored *world.Adventurer, ok bool) {
-	t, ok := s.resolveKnight(c, c.args[0], "rename", false)
+func (s *server) renameChecked(c *call) (t banTarget, name string, stored *world.Adventurer, ok bool) {
+	t, ok = s.resolveKnight(c, c.args[0], "rename", false)
 	if !ok {
-		return "", "", nil, false
+		return t, "", nil, false
 	}
 	if strings.HasPrefix(t.knight, guestIDPrefix) {
 		c.fail("%s is a guest: its name goes with its session (kick it, or ban its address)", keyAndName(t.knight, t.name))
-		return "", "", nil, false
+		return t, "", nil, false
 	}
 	raw := strings.Join(c.args[1:], " ")
 	name, refusal := s.checkNewName(raw, t.knight)
 	if refusal != "" {
 		c.fail("cannot rename to %q: %s", printable(raw), refusal)
-		return "", "", nil, false
+		return t, "", nil, false
 	}
 	stored, err := s.offlineRecord(c, t.knight)
 	switch {
@@ -78,9 +115,12 @@ func (s *server) renameChecked(c *call) (id, name string, stored *world.Adventur
 	case !s.book().rename(name, t.knight):
 		c.fail("cannot rename to %q: %s", name, app.TakenNameNote)
 	default:
-		return t.knight, name, stored, true
+		if stored != nil && t.name == "" {
+			t.name = stored.Name
+		}
+		return t, name, stored, true
 	}
-	return "", "", nil, false
+	return t, "", nil, false
 }
 
 // checkNewName checks a new name for the knight id as the name prompt checks one: the
@@ -103,7 +143,7 @@ func (s *server) offlineRecord(c *call, id string) (*world.Adventurer, error) {
 	if _, online, err := s.engine.Lookup(c.ctx, id); err != nil || online {
 		return nil, err
 	}
-	rec, err := s.loadKnight(id)
+	rec, err := s.knights.Knight(id)
 	if err != nil {
 		return nil, err
 	}
@@ -113,10 +153,12 @@ func (s *server) offlineRecord(c *call, id string) (*world.Adventurer, error) {
 // knightJSON is knight --json's answer: who the knight is, its keys, and the bans and
 // silences in force that hold it.
 type knightJSON struct {
-	Knight   string        `json:"knight"`
-	Name     string        `json:"name"`
-	Guest    bool          `json:"guest,omitempty"`
-	Status   string        `json:"status"` // online, offline, dead or retired
+	Knight string `json:"knight"`
+	Name   string `json:"name"`
+	Guest  bool   `json:"guest,omitempty"`
+	Status string `json:"status"` // online, offline, dead or retired
+	// Realm is the realm the knight plays on, when another.
+	Realm    string        `json:"realm,omitempty"`
 	Level    int           `json:"level"`
 	Depth    int           `json:"depth"`
 	Created  time.Time     `json:"created,omitzero"`
@@ -153,15 +195,19 @@ func (s *server) adminKnight(c *call) int {
 func (s *server) lookUpKnight(c *call, id string) (knightJSON, error) {
 	rec, online, err := s.engine.Lookup(c.ctx, id)
 	if err == nil && !online {
-		rec, err = s.loadKnight(id)
+		rec, err = s.knights.Knight(id)
 	}
 	if err != nil {
 		return knightJSON{}, err
 	}
-	k := knightJSON{Knight: id, Name: rec.Name, Guest: rec.Guest, Status: knightStatus(rec, online),
-		Level: rec.Level, Depth: rec.Depth, Created: rec.Created, Keys: []knights.Key{}}
+	far := ""
+	if !online {
+		far = s.farRealmOf(c.ctx, id)
+	}
+	k := knightJSON{Knight: id, Name: rec.Name, Guest: rec.Guest, Status: knightStatus(rec, online || far != ""),
+		Realm: far, Level: rec.Level, Depth: rec.Depth, Created: rec.Created, Keys: []knights.Key{}}
 	if !k.Guest {
-		if k.Keys, err = s.shared.KeysOf(id); err != nil {
+		if k.Keys, err = s.knights.KeysOf(id); err != nil {
 			return knightJSON{}, err
 		}
 	}
@@ -196,7 +242,7 @@ func knightStatus(rec world.Adventurer, online bool) string {
 // bansOf are the bans in force of the knight's keys, and of the addresses its keys were
 // last used from.
 func (s *server) bansOf(k knightJSON) ([]knights.Ban, error) {
-	all, err := s.shared.Bans(s.now())
+	all, err := s.knights.Bans(s.now())
 	if err != nil {
 		return nil, err
 	}
@@ -223,7 +269,7 @@ func (s *server) bansOf(k knightJSON) ([]knights.Ban, error) {
 // silencesOf is the knight's silence in force, if any: the store's, or a guest's.
 func (s *server) silencesOf(id string, online bool) ([]silenceJSON, error) {
 	now := s.now()
-	list, err := s.shared.Silences(now)
+	list, err := s.knights.Silences(now)
 	if err != nil {
 		return nil, err
 	}
@@ -251,7 +297,11 @@ func writeKnight(c *call, k knightJSON) {
 	if k.Guest {
 		row("guest", "yes: not stored, its name and silence go with its session")
 	}
-	row("status", "%s, level %d, depth %d", k.Status, k.Level, k.Depth)
+	if k.Realm != "" {
+		row("status", "%s in realm %s, level %d", k.Status, k.Realm, k.Level)
+	} else {
+		row("status", "%s, level %d, depth %d", k.Status, k.Level, k.Depth)
+	}
 	row("created", "%s", whenOr(k.Created, "unknown (made before it was kept)"))
 	row("last seen", "%s", whenOr(k.LastSeen, "never since it was made"))
 	row("last address", "%s", orDash(k.LastAddr))

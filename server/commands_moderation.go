@@ -33,7 +33,9 @@ type actionJSON struct {
 	Addr         string   `json:"addr,omitempty"`
 	Name         string   `json:"name,omitempty"`
 	Kicked       bool     `json:"kicked"`
-	Banned       bool     `json:"banned"`
+	// Realm is the realm a knight kicked plays on, when another.
+	Realm  string `json:"realm,omitempty"`
+	Banned bool   `json:"banned"`
 	// Until is when a timed ban lapses; left out for a ban without an end.
 	Until time.Time `json:"until,omitzero"`
 	// Reason is what the knight removed was told, after world.KickedMessage.
@@ -107,24 +109,48 @@ func (s *server) adminKick(c *call) int {
 		target = knight
 	}
 	kicked, err := s.engine.Kick(c.ctx, target, c.reason)
+	var far string
+	if err == nil && !kicked {
+		far = s.kickFar(c, target)
+	}
 	switch {
 	case errors.Is(err, world.ErrAmbiguousName):
 		return c.fail("several knights online are named %q; kick by fingerprint (see who)", printable(who))
 	case err != nil:
 		return c.fail("the world is not answering: %v", err)
-	case !kicked:
+	case !kicked && far == "":
 		return c.fail("no knight %q is online", printable(who))
 	}
 	c.result = "kicked " + printable(who)
 	if c.json {
-		return c.writeJSON(actionJSON{Name: who, Kicked: true, Reason: c.reason})
+		return c.writeJSON(actionJSON{Name: who, Kicked: true, Reason: c.reason, Realm: far})
+	}
+	where := ""
+	if far != "" {
+		where = " of realm " + far
 	}
 	if c.reason != "" {
-		fmt.Fprintf(c.out, "Removed %s from the dungeon, telling it why: %s\n", printable(who), c.reason)
+		fmt.Fprintf(c.out, "Removed %s from the dungeon%s, telling it why: %s\n", printable(who), where, c.reason)
 		return 0
 	}
-	fmt.Fprintf(c.out, "Removed %s from the dungeon.\n", printable(who))
+	fmt.Fprintf(c.out, "Removed %s from the dungeon%s.\n", printable(who), where)
 	return 0
+}
+
+// kickFar kicks the one knight of another realm with the name or id target, through
+// that realm: it returns the realm, "" when no other realm has one such knight.
+func (s *server) kickFar(c *call, target string) string {
+	var found []world.FarKnight
+	for _, k := range s.farWho(c.ctx) {
+		if !k.Guest && (k.ID == target || strings.EqualFold(k.Name, strings.TrimSpace(target))) {
+			found = append(found, k)
+		}
+	}
+	if len(found) != 1 {
+		return ""
+	}
+	s.talk.moderate(talk.Moderation{Kind: talk.ModKick, Knight: found[0].ID, Reason: c.reason})
+	return found[0].Realm
 }
 
 // errNoKnight and errSeveral are resolveKey's failures.
@@ -154,54 +180,18 @@ func (s *server) resolveBan(ctx context.Context, target string) (banTarget, erro
 		return banTarget{}, fmt.Errorf("ask the world who is online: %w", err)
 	}
 	if strings.HasPrefix(target, "SHA256:") {
-		t := banTarget{fps: []string{target}}
-		if t.knight, err = s.knightOf(target); err != nil {
-			return banTarget{}, err
-		}
-		for _, w := range who {
-			if t.knight != "" && w.ID == t.knight {
-				t.name = w.Name
-			}
-		}
-		if rec, err := s.loadKnight(t.knight); t.name == "" && t.knight != "" && err == nil {
-			t.name = rec.Name
-		}
-		return t, nil
+		return s.keyTarget(target, who)
 	}
-	var ids []string
-	var t banTarget
-	for _, w := range who {
-		if (w.ID == target || strings.EqualFold(w.Name, strings.TrimSpace(target))) && !slices.Contains(ids, w.ID) {
-			ids = append(ids, w.ID)
-			t.name = w.Name
-		}
-	}
-	if len(ids) == 0 && strings.HasPrefix(target, "K-") { // a stored knight's id, as reports and knight show it
-		if rec, err := s.loadKnight(target); err == nil {
-			ids, t.name = []string{target}, rec.Name
-		}
-	}
-	if len(ids) == 0 { // a knight playing in another realm
-		ids, t.name = s.farNamed(ctx, target)
-	}
-	if len(ids) == 0 {
-		if ids, err = s.knightsByName(target); err != nil {
-			return banTarget{}, err
-		}
-		if len(ids) == 1 {
-			if rec, err := s.shared.LoadAdventurer(ids[0]); err == nil {
-				t.name = rec.Name
-			}
-		}
-	}
-	switch len(ids) {
-	case 0:
+	ids, name, err := s.knightsNamed(ctx, target, who)
+	switch {
+	case err != nil:
+		return banTarget{}, err
+	case len(ids) == 0:
 		return banTarget{}, errNoKnight
-	case 1:
-	default:
+	case len(ids) > 1:
 		return banTarget{}, fmt.Errorf("%w: %s", errSeveral, strings.Join(ids, ", "))
 	}
-	t.knight = ids[0]
+	t := banTarget{knight: ids[0], name: name}
 	if strings.HasPrefix(t.knight, guestIDPrefix) {
 		ls, ok := s.live.game(t.knight)
 		if !ok {
@@ -217,26 +207,63 @@ func (s *server) resolveBan(ctx context.Context, target string) (banTarget, erro
 	return t, nil
 }
 
-// knightsByName lists the stored knights with the name (without regard to case): the
-// store's, or for a realm the names every realm shares.
-func (s *server) knightsByName(name string) ([]string, error) {
-	if s.realm == nil {
-		if err := s.saver.Flush(); err != nil {
-			return nil, fmt.Errorf("write pending knights before the search: %w", err)
-		}
-		return s.store.KnightsByName(name)
+// keyTarget is a ban of the key fp, with its knight and the knight's name if it has one.
+func (s *server) keyTarget(fp string, who []world.WhoEntry) (banTarget, error) {
+	t := banTarget{fps: []string{fp}}
+	var err error
+	if t.knight, err = s.knightOf(fp); err != nil || t.knight == "" {
+		return t, err
 	}
-	names, err := s.shared.KnightNames()
+	for _, w := range who {
+		if w.ID == t.knight {
+			t.name = w.Name
+		}
+	}
+	if rec, err := s.knights.Knight(t.knight); t.name == "" && err == nil {
+		t.name = rec.Name
+	}
+	return t, nil
+}
+
+// knightsNamed is the ids of the knights target names (an id or a name), looked for in
+// turn among the knights online, a kept knight's id, the knights of other realms and
+// the kept names, and the name of the one found.
+func (s *server) knightsNamed(ctx context.Context, target string, who []world.WhoEntry) (ids []string, name string, err error) {
+	for _, w := range who {
+		if (w.ID == target || strings.EqualFold(w.Name, strings.TrimSpace(target))) && !slices.Contains(ids, w.ID) {
+			ids, name = append(ids, w.ID), w.Name
+		}
+	}
+	if len(ids) == 0 && strings.HasPrefix(target, "K-") { // a kept knight's id, as reports and knight show it
+		if rec, err := s.knights.Knight(target); err == nil {
+			ids, name = []string{target}, rec.Name
+		}
+	}
+	if len(ids) == 0 { // a knight playing in another realm
+		ids, name = s.farNamed(ctx, target)
+	}
+	if len(ids) > 0 {
+		return ids, name, nil
+	}
+	if ids, err = s.knightsByName(target); err != nil || len(ids) != 1 {
+		return ids, "", err
+	}
+	if rec, err := s.knights.LoadAdventurer(ids[0]); err == nil {
+		name = rec.Name
+	}
+	return ids, name, nil
+}
+
+// knightsByName lists the knights kept with the name (without regard to case).
+func (s *server) knightsByName(name string) ([]string, error) {
+	if err := s.knights.Flush(); err != nil {
+		return nil, fmt.Errorf("write pending knights before the search: %w", err)
+	}
+	names, err := s.knights.KnightNames()
 	if err != nil {
 		return nil, fmt.Errorf("read the knights' names: %w", err)
 	}
-	var ids []string
-	for _, n := range names {
-		if strings.EqualFold(n.Name, strings.TrimSpace(name)) && !slices.Contains(ids, n.Knight) {
-			ids = append(ids, n.Knight)
-		}
-	}
-	return ids, nil
+	return knights.Named(names, name), nil
 }
 
 // keysOfKnight lists every key of the knight: the stored ones, and those its open
@@ -244,7 +271,7 @@ func (s *server) knightsByName(name string) ([]string, error) {
 // moment after it enters the game only its session knows the key (a ban then banned no
 // key at all).
 func (s *server) keysOfKnight(knight string) ([]string, error) {
-	keys, err := s.shared.KeysOf(knight)
+	keys, err := s.knights.KeysOf(knight)
 	if err != nil {
 		return nil, fmt.Errorf("read the knight's keys: %w", err)
 	}
@@ -311,13 +338,13 @@ func (s *server) adminBan(c *call) int {
 		until = now.Add(c.span)
 	}
 	if t.addr != "" {
-		if err := s.shared.Ban(knights.Ban{Addr: t.addr, Name: t.name, Reason: c.reason, By: c.fp, At: now, Until: until}); err != nil {
+		if err := s.knights.Ban(knights.Ban{Addr: t.addr, Name: t.name, Reason: c.reason, By: c.fp, At: now, Until: until}); err != nil {
 			s.log.Error("admin: ban", "addr", t.addr, "err", err)
 			return c.fail("the ban could not be saved: %v", err)
 		}
 	}
 	for _, fp := range t.fps {
-		if err := s.shared.Ban(knights.Ban{Fingerprint: fp, Name: t.name, Reason: c.reason, By: c.fp, At: now, Until: until}); err != nil {
+		if err := s.knights.Ban(knights.Ban{Fingerprint: fp, Name: t.name, Reason: c.reason, By: c.fp, At: now, Until: until}); err != nil {
 			s.log.Error("admin: ban", "fingerprint", fp, "err", err)
 			return c.fail("the ban could not be saved: %v", err)
 		}
@@ -366,7 +393,7 @@ func (s *server) adminUnban(c *call) int {
 	if p, ok := parseAddrOrPrefix(target); ok {
 		fps = []string{"addr:" + p.String()}
 	} else if !strings.HasPrefix(target, "SHA256:") {
-		bans, err := s.shared.Bans(s.now())
+		bans, err := s.knights.Bans(s.now())
 		if err != nil {
 			return c.fail("could not read the bans: %v", err)
 		}
@@ -382,7 +409,7 @@ func (s *server) adminUnban(c *call) int {
 		// A ban of a knight by name banned each of its keys: they are lifted together.
 	}
 	for _, fp := range fps {
-		found, err := s.shared.Unban(fp)
+		found, err := s.knights.Unban(fp)
 		if err != nil {
 			return c.fail("the ban could not be lifted: %v", err)
 		}
@@ -408,7 +435,7 @@ func banKeyOf(b knights.Ban) string {
 }
 
 func (s *server) adminBans(c *call) int {
-	bans, err := s.shared.Bans(s.now())
+	bans, err := s.knights.Bans(s.now())
 	if err != nil {
 		return c.fail("could not read the bans: %v", err)
 	}
@@ -466,7 +493,7 @@ func (s *server) adminSilence(c *call) int {
 	sl := knights.Silence{Knight: t.knight, Name: t.name, Reason: c.reason, By: c.fp, At: now, Until: now.Add(d)}
 	if guest {
 		s.guestSilences.put(sl)
-	} else if err := s.shared.Silence(sl); err != nil {
+	} else if err := s.knights.Silence(sl); err != nil {
 		s.log.Error("admin: silence", "knight", t.knight, "err", err)
 		return c.fail("the silence could not be saved: %v", err)
 	}
@@ -501,7 +528,7 @@ func (s *server) adminUnsilence(c *call) int {
 		return 1
 	}
 	guest := strings.HasPrefix(t.knight, guestIDPrefix)
-	found, err := s.shared.Unsilence(t.knight)
+	found, err := s.knights.Unsilence(t.knight)
 	if err != nil {
 		return c.fail("the silence could not be lifted: %v", err)
 	}
@@ -526,7 +553,7 @@ func (s *server) adminUnsilence(c *call) int {
 // the guests online (kept in memory only, for their sessions).
 func (s *server) adminSilences(c *call) int {
 	now := s.now()
-	list, err := s.shared.Silences(now)
+	list, err := s.knights.Silences(now)
 	if err != nil {
 		return c.fail("could not read the silences: %v", err)
 	}

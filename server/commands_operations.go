@@ -11,7 +11,6 @@ import (
 	"github.com/orthanc-ssh/orthanc-ssh/app"
 	"github.com/orthanc-ssh/orthanc-ssh/keys"
 	"github.com/orthanc-ssh/orthanc-ssh/knights"
-	"github.com/orthanc-ssh/orthanc-ssh/store"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
@@ -105,11 +104,11 @@ func (s *server) adminStats(c *call) int {
 	if err != nil {
 		return c.fail("the world is not answering: %v", err)
 	}
-	stored, err := s.store.CountAdventurers()
+	stored, err := s.knights.CountKnights()
 	if err != nil {
 		return c.fail("could not count the stored knights: %v", err)
 	}
-	bans, err := s.shared.Bans(s.now())
+	bans, err := s.knights.Bans(s.now())
 	if err != nil {
 		return c.fail("could not read the bans: %v", err)
 	}
@@ -196,11 +195,8 @@ func (s *server) adminKeysMove(c *call) int {
 	if oldFP == newFP {
 		return c.fail("the two keys are the same")
 	}
-	if s.realm != nil {
-		return s.realmKeysMove(c, oldFP, newFP)
-	}
-	old, err := s.saver.KeyOf(oldFP) // a key bound and not yet written counts
-	if errors.Is(err, store.ErrNotFound) {
+	old, err := s.knights.KeyOf(oldFP) // a key bound and not yet written counts
+	if errors.Is(err, knights.ErrNotFound) {
 		return c.fail("%s plays no knight", printable(oldFP))
 	} else if err != nil {
 		return c.fail("could not read the key: %v", err)
@@ -212,16 +208,13 @@ func (s *server) adminKeysMove(c *call) int {
 	if s.inTheGame(c, newKnight) {
 		return c.fail("%s's knight is in the dungeon; kick it first", printable(newFP))
 	}
-	if err := s.saver.Flush(); err != nil {
-		return c.fail("the server cannot save just now: %v", err)
-	}
-	rec, err := s.saver.Load(old.Knight)
+	rec, err := s.knights.Knight(old.Knight)
 	if err != nil {
 		return c.fail("could not read the knight: %v", err)
 	}
-	done, err := s.store.Attach(store.Attach{
+	given, err := s.knights.Give(c.ctx, knights.Give{
 		Key:    knights.Key{Fingerprint: newFP, Knight: old.Knight, Comment: "moved from " + oldFP[:min(len(oldFP), 15)] + "… by an admin", Added: time.Now().UTC()},
-		Remove: oldFP, At: time.Now().UTC(),
+		Remove: oldFP, At: s.now().UTC(),
 	})
 	switch {
 	case errors.Is(err, knights.ErrHasKnight):
@@ -229,15 +222,15 @@ func (s *server) adminKeysMove(c *call) int {
 	case errors.Is(err, knights.ErrSameKnight):
 		return c.fail("%s plays that knight already", printable(newFP))
 	case err != nil:
-		return c.fail("the key could not be moved: %v", err)
+		return c.fail("the key could not be moved: %s", giveKeyLine(err))
 	}
-	if done.Gone {
-		s.forgetKnight(c, done.Left) // the dead knight NEW played before
+	if given.Gone {
+		s.forgetKnight(c, given.Left) // the dead knight NEW played before
 	}
 	return s.keyMoved(c, oldFP, newFP, old.Knight, rec.Name)
 }
 
-// keyMoved ends keys move, alone or on a realm, once NEW plays OLD's knight: OLD's
+// keyMoved ends keys move once NEW plays OLD's knight: OLD's
 // games end, saying why, and the admin is told.
 func (s *server) keyMoved(c *call, oldFP, newFP, knight, name string) int {
 	s.tellKeyEnds(oldFP, keyMovedMessage)

@@ -3,6 +3,7 @@ package server
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -65,7 +66,7 @@ func (s *server) cmdWhoami(c *call) int {
 	}
 	rec, online, err := s.engine.Lookup(c.ctx, c.knight)
 	if err == nil && !online {
-		rec, err = s.loadKnight(c.knight)
+		rec, err = s.knights.Knight(c.knight)
 	}
 	if errors.Is(err, store.ErrNotFound) {
 		return c.fail("no knight for key %s yet; connect with a terminal to roll one", c.fp)
@@ -204,7 +205,7 @@ func (s *server) farRows(c *call) []whoJSON {
 // whoTable writes who's rows as a table; a realm's has a column of each knight's realm.
 func (s *server) whoTable(c *call, rows []whoJSON) {
 	tw := tabwriter.NewWriter(c.out, 0, 0, 2, ' ', 0)
-	realm := s.realm != nil
+	realm := slices.ContainsFunc(rows, func(r whoJSON) bool { return r.Realm != "" })
 	heading := "NAME\tLEVEL\tWHERE\tIDLE"
 	if realm {
 		heading = "NAME\tREALM\tLEVEL\tWHERE\tIDLE"
@@ -312,10 +313,10 @@ type scoreJSON struct {
 // scores is the hall of fame as the knight fp (an id) sees it: the top three, then its
 // own retirees.
 func (s *server) scores(fp string) ([]scoreJSON, error) {
-	if err := s.saver.Flush(); err != nil {
+	if err := s.knights.Flush(); err != nil {
 		return nil, err
 	}
-	all, err := s.shared.Fame()
+	all, err := s.knights.Fame()
 	if err != nil {
 		return nil, err
 	}
@@ -405,7 +406,7 @@ func (s *server) cmdKeys(c *call) int {
 		if len(c.args) > 1 || c.json {
 			return c.usageError("keys add takes nothing more")
 		}
-		rec, err := s.loadKnight(c.knight)
+		rec, err := s.knights.Knight(c.knight)
 		if err == nil && rec.Ended() {
 			return c.fail("your knight is dead or retired; connect to roll a new one, then add keys to it")
 		}
@@ -429,7 +430,7 @@ func (s *server) cmdKeys(c *call) int {
 			return c.usageError("name the key by its fingerprint")
 		}
 		fp := c.args[1]
-		k, err := s.shared.KeyOf(fp)
+		k, err := s.knights.KeyOf(fp)
 		if err != nil || k.Knight != c.knight {
 			if err != nil && !errors.Is(err, store.ErrNotFound) {
 				s.log.Error("keys remove", "fingerprint", c.fp, "err", err)
@@ -437,7 +438,7 @@ func (s *server) cmdKeys(c *call) int {
 			}
 			return c.fail("%s is not a key of your knight; `keys` lists them", printable(fp))
 		}
-		if err := s.shared.RemoveKey(fp); errors.Is(err, knights.ErrLastKey) {
+		if err := s.knights.RemoveKey(fp); errors.Is(err, knights.ErrLastKey) {
 			return c.fail("that is your knight's only key; link another first (keys add)")
 		} else if err != nil {
 			s.log.Error("keys remove", "fingerprint", c.fp, "removed", fp, "err", err)
@@ -453,10 +454,10 @@ func (s *server) cmdKeys(c *call) int {
 
 // listKeys is keys: the knight's keys, the first added first.
 func (s *server) listKeys(c *call) int {
-	if err := s.saver.Flush(); err != nil { // a new key's binding is written with its knight
+	if err := s.knights.Flush(); err != nil { // a new key's binding is written with its knight
 		s.log.Error("keys: flush", "err", err)
 	}
-	list, err := s.shared.KeysOf(c.knight)
+	list, err := s.knights.KeysOf(c.knight)
 	if err != nil {
 		s.log.Error("keys", "fingerprint", c.fp, "err", err)
 		return c.fail("your keys could not be read just now; try again later")
@@ -536,53 +537,61 @@ func (s *server) cmdLink(c *call) int {
 		s.codes.giveBack(code, e)
 		return c.fail("this key's knight is in the dungeon; leave the game first")
 	}
-	if s.realm != nil {
-		return s.realmLink(c, code, e)
-	}
-	if err := s.saver.Flush(); err != nil {
-		s.codes.giveBack(code, e)
-		return c.fail("the server cannot save just now; try again later")
-	}
-	rec, err := s.loadKnight(e.knight)
+	rec, err := s.knights.Knight(e.knight)
 	if err != nil {
 		return c.fail("the knight of that code is gone")
 	}
 	if rec.Ended() {
 		return c.fail("the knight of that code, %s, has died or retired: its code is no good; roll a new knight and run `keys add` again", rec.Name)
 	}
-	return s.attach(c, code, e, store.Attach{
-		Key: knights.Key{Fingerprint: c.fp, Knight: e.knight, Type: c.key.Type(), Comment: c.comment, Added: time.Now().UTC()},
-	}, rec.Name)
+	k := knights.Key{Fingerprint: c.fp, Knight: e.knight, Type: c.key.Type(), Comment: c.comment, Added: time.Now().UTC()}
+	return s.giveKey(c, code, e, knights.Give{Key: k}, rec.Name)
 }
 
-// attach gives the call's key to a knight (link and claim), and says what became of the
-// knight the key played before.
-func (s *server) attach(c *call, code string, e codeEntry, a store.Attach, name string) int {
-	a.Replace, a.At = c.replace, time.Now().UTC()
-	a.Death = world.Death{Killer: replacedKiller}
-	done, err := s.store.Attach(a)
+// giveKey gives the call's key to a knight (link and claim, g.Key), and says what
+// became of the knight the key played before; the code is given back when it fails.
+func (s *server) giveKey(c *call, code string, e codeEntry, g knights.Give, name string) int {
+	g.Replace, g.At, g.Death = c.replace, s.now().UTC(), world.Death{Killer: replacedKiller}
+	given, err := s.knights.Give(c.ctx, g)
 	switch {
 	case errors.Is(err, knights.ErrHasKnight):
 		s.codes.giveBack(code, e)
-		old, _ := s.loadKnight(c.knight)
+		old, _ := s.knights.Knight(given.Left)
+		if given.Left == "" {
+			old, _ = s.knights.Knight(c.knight)
+		}
 		return c.fail("this key plays a living knight, %s; run it again with --replace to retire %s into a tombstone", old.Name, old.Name)
-	case errors.Is(err, knights.ErrSameKnight):
-		return c.fail("this key already plays that knight")
 	case err != nil:
 		s.codes.giveBack(code, e)
-		s.log.Error("give a key to a knight", "fingerprint", c.fp, "knight", a.Key.Knight, "err", err)
-		return c.fail("the key could not be given to the knight just now; try again later")
+		s.log.Info("key not given", "fingerprint", c.fp, "knight", g.Key.Knight, "command", c.cmd.name, "err", err)
+		return c.fail("%s", giveKeyLine(err))
 	}
-	if done.Gone {
-		s.forgetKnight(c, done.Left)
+	if given.Gone {
+		s.forgetKnight(c, given.Left)
 	}
-	s.log.Info("key given to a knight", "fingerprint", c.fp, "knight", a.Key.Knight, "left", done.Left, "entombed", done.Entombed, "command", c.cmd.name)
-	c.result = "key given to " + a.Key.Knight
+	s.log.Info("key given to a knight", "fingerprint", c.fp, "knight", g.Key.Knight, "left", given.Left, "entombed", given.Entombed, "command", c.cmd.name)
+	c.result = "key given to " + g.Key.Knight
 	fmt.Fprintf(c.out, "This key now plays %s. Connect to play: %s\n", name, s.sshCommand())
-	if done.Entombed {
+	if given.Entombed {
 		fmt.Fprintln(c.out, "The knight it played before was retired into a tombstone.")
 	}
 	return 0
+}
+
+// giveKeyLine is what a player or admin reads when a key could not be given.
+func giveKeyLine(err error) string {
+	var away *knights.ElsewhereError
+	switch {
+	case errors.Is(err, knights.ErrSameKnight):
+		return "this key already plays that knight"
+	case errors.As(err, &away) && away.Here:
+		return "the knight is leaving the game just now; try again in a moment"
+	case errors.As(err, &away):
+		return fmt.Sprintf("the knight plays in realm %s; leave the game there first, then try again", away.Where)
+	case errors.Is(err, knights.ErrKeyMoved):
+		return "the key changed on another realm meanwhile; try again"
+	}
+	return "the key could not be given to the knight just now; try again later"
 }
 
 // replacedKiller is the "killer" in the tombstone of a knight retired by link or claim
@@ -603,30 +612,23 @@ func (s *server) cmdClaim(c *call) int {
 		s.codes.giveBack(code, e)
 		return c.fail("this key's knight is in the dungeon; leave the game first")
 	}
-	if s.realm != nil {
-		return s.realmClaim(c, code, e)
-	}
-	if err := s.saver.Flush(); err != nil {
-		s.codes.giveBack(code, e)
-		return c.fail("the server cannot save just now; try again later")
-	}
 	rec := e.rec.Clone()
 	rec.ID, rec.Guest = knights.NewKnightID(), false
 	rec.Name = s.keptName(rec.Name, rec.ID)
-	status := s.attach(c, code, e, store.Attach{
-		Key:    knights.Key{Fingerprint: c.fp, Knight: rec.ID, Type: c.key.Type(), Comment: "claimed a guest", Added: time.Now().UTC()},
-		Knight: &rec,
-	}, rec.Name)
-	if status != 0 {
-		s.book().forget(rec.ID) // never stored: its name is free again for the claim run anew
-	}
-	if status == 0 {
-		// Letters reach the claimed knight at once, not only once its key connects.
-		if err := s.engine.KnowKnight(c.ctx, rec.ID, rec.Name); err != nil {
-			s.log.Warn("enter a claimed knight in the book of knights", "knight", rec.ID, "err", err)
+	k := knights.Key{Fingerprint: c.fp, Knight: rec.ID, Type: c.key.Type(), Comment: "claimed a guest", Added: time.Now().UTC()}
+	status := s.giveKey(c, code, e, knights.Give{Key: k, Knight: &rec}, rec.Name)
+	if status != 0 { // never kept: its name is free again for the claim run anew
+		if err := s.knights.ReleaseName(rec.Name, rec.ID); err != nil {
+			s.log.Error("free the name of a claim not made", "knight", rec.ID, "err", err)
 		}
+		s.book().forget(rec.ID)
+		return status
 	}
-	return status
+	// Letters reach the claimed knight at once, not only once its key connects.
+	if err := s.engine.KnowKnight(c.ctx, rec.ID, rec.Name); err != nil {
+		s.log.Warn("enter a claimed knight in the book of knights", "knight", rec.ID, "err", err)
+	}
+	return 0
 }
 
 // keptName is the name a claimed guest keeps: its own without the guest's mark, or with

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"text/tabwriter"
@@ -29,44 +30,46 @@ type realmJSON struct {
 	Answered bool `json:"answered"`
 }
 
+// cmdRealms is realms: the realms this one knows, this one first, from its talk.
 func (s *server) cmdRealms(c *call) int {
-	switch {
-	case s.realm == nil && c.json:
-		return c.writeJSON([]realmJSON{})
-	case s.realm == nil:
-		fmt.Fprintln(c.out, notARealmLine)
-		return 0
-	}
-	rows := s.realmRows(c)
+	rows, note := s.talk.realms(c.ctx, s)
 	if c.json {
-		return c.writeJSON(rows)
+		return c.writeJSON(append([]realmJSON{}, rows...))
 	}
-	tw := tabwriter.NewWriter(c.out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "REALM\tADDRESS\tPLAYERS\tROUND TRIP")
-	for _, r := range rows {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", r.Name, orDash(r.Addr), r.Players, r.rtt())
+	if len(rows) > 0 {
+		tw := tabwriter.NewWriter(c.out, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "REALM\tADDRESS\tPLAYERS\tROUND TRIP")
+		for _, r := range rows {
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", r.Name, orDash(r.Addr), r.Players, r.rtt())
+		}
+		_ = tw.Flush()
 	}
-	_ = tw.Flush()
-	if s.talk == nil {
-		fmt.Fprintln(c.out, noTalkLine)
+	if note != "" {
+		fmt.Fprintln(c.out, note)
 	}
 	return 0
 }
 
-// realmRows are the realms the bus knows, this one first; without talk, this one alone.
-func (s *server) realmRows(c *call) []realmJSON {
-	if s.talk == nil {
-		here := realmJSON{Name: s.cfg.realm, Addr: net.JoinHostPort(s.publicHostPort()), Here: true, Answered: true}
-		if who, err := s.engine.Who(c.ctx); err == nil {
-			here.Players = len(who)
-		}
-		return []realmJSON{here}
+// realms implements talker: a server alone knows no realm; a realm without talk knows
+// itself alone.
+func (n noTalk) realms(ctx context.Context, s *server) ([]realmJSON, string) {
+	if n.realm == "" {
+		return nil, notARealmLine
 	}
+	here := realmJSON{Name: n.realm, Addr: net.JoinHostPort(s.publicHostPort()), Here: true, Answered: true}
+	if who, err := s.engine.Who(ctx); err == nil {
+		here.Players = len(who)
+	}
+	return []realmJSON{here}, noTalkLine
+}
+
+// realms implements talker: the realms the bus knows, this one first.
+func (rt *realmTalk) realms(ctx context.Context, _ *server) ([]realmJSON, string) {
 	var rows []realmJSON
-	for i, r := range s.talk.bus.Realms(c.ctx) {
+	for i, r := range rt.bus.Realms(ctx) {
 		rows = append(rows, realmRow(r, i == 0))
 	}
-	return rows
+	return rows, ""
 }
 
 // realmRow is a realm of the bus's listing as a row.

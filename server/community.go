@@ -13,7 +13,7 @@ import (
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
-// The community's records at the server's edge (issue 20): the world keeps letters,
+// The community's records at the server's edge: the world keeps letters,
 // channels' history, silences and reports in turns and hands letters and reports out to
 // be kept; here they are loaded from the store at start, stamped with the wall clock on
 // their way in, and the store's times turned back into turns.
@@ -34,7 +34,7 @@ const (
 // knights (for letters to knights who are not online), the mailboxes, and the silences
 // still running. Old reports are forgotten on the way.
 func (s *server) communityConfig(st *store.Store) (world.CommunityConfig, error) {
-	names, err := s.shared.KnightNames()
+	names, err := s.knights.KnightNames()
 	if err != nil {
 		return world.CommunityConfig{}, fmt.Errorf("load knights for letters: %w", err)
 	}
@@ -42,15 +42,13 @@ func (s *server) communityConfig(st *store.Store) (world.CommunityConfig, error)
 	for i, n := range names {
 		known[i] = world.KnownKnight{ID: n.Knight, Name: n.Name, Ended: n.Ended}
 	}
-	mail, err := s.shared.Mail()
+	mail, err := s.knights.Mail()
 	if err != nil {
 		return world.CommunityConfig{}, fmt.Errorf("load letters: %w", err)
 	}
-	if s.realm != nil {
-		s.realm.knights.seedMail(mail)
-	}
+	s.keeperNeeds.mailLoaded(mail)
 	now := s.now()
-	silences, err := s.shared.Silences(now)
+	silences, err := s.knights.Silences(now)
 	if err != nil {
 		return world.CommunityConfig{}, fmt.Errorf("load silences: %w", err)
 	}
@@ -143,11 +141,7 @@ type archive struct{ s *server }
 
 // PutMail implements world.Archive.
 func (a archive) PutMail(to string, letters []world.Letter) {
-	if a.s.realm != nil {
-		a.s.realm.knights.putMail(to, letters) // letters are shared: etcd's
-		return
-	}
-	a.s.saver.PutMail(to, letters)
+	a.s.knights.PutMail(to, letters)
 }
 
 // PutReport implements world.Archive: the report is filed now, and each line's age in

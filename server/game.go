@@ -14,6 +14,7 @@ import (
 
 	"github.com/orthanc-ssh/orthanc-ssh/app"
 	"github.com/orthanc-ssh/orthanc-ssh/keys"
+	"github.com/orthanc-ssh/orthanc-ssh/knights"
 	"github.com/orthanc-ssh/orthanc-ssh/store"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
@@ -58,7 +59,7 @@ func (s *server) program(sess ssh.Session) *tea.Program {
 	}
 	rec, online, err := s.engine.Lookup(sess.Context(), fp)
 	if err == nil && !online {
-		rec, err = s.loadKnight(fp)
+		rec, err = s.knights.Knight(fp)
 	}
 	switch {
 	case err == nil:
@@ -110,16 +111,26 @@ func (s *server) program(sess ssh.Session) *tea.Program {
 	return prog
 }
 
-// claimFor claims the knight of a keyed session for this realm (realm.go); held tells
-// that the session holds it, to let go when it ends. A server alone claims nothing.
+// The lines a player reads whose knight could not be claimed for its game.
+const (
+	realmDownLine  = "This realm has lost touch with the realms' records and takes no one in just now; try again in a minute, or on another realm."
+	callingLine    = "Your knight is in realm %s; calling it here (a few seconds)..."
+	stillThereLine = "Your knight is still in realm %s; try again in a moment."
+	unreachLine    = "This realm cannot reach the realms' records just now; nothing was changed. Please try again later."
+)
+
+// claimFor claims the knight of a keyed session (knights.Keeper.Claim), telling the
+// player while it is called from another realm; held tells that the session holds it,
+// to let go when it ends. A guest's knight is its session's alone.
 func (s *server) claimFor(sess ssh.Session, id ident) (held bool, err error) {
-	if s.realm == nil || id.guest {
+	if id.guest {
 		return false, nil
 	}
-	if err := s.realm.claim(sess.Context(), sess, id.knight); err != nil {
+	calling := func(where string) { fmt.Fprintf(sess, callingLine+"\r\n", where) }
+	if err := s.knights.Claim(sess.Context(), id.knight, calling); err != nil {
 		return true, err
 	}
-	s.loadClaimed(id.knight)
+	s.keeperNeeds.claimed(id.knight)
 	return true, nil
 }
 
@@ -128,11 +139,21 @@ func (s *server) unclaim(held bool, id string) {
 	if !held {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), realmCallTimeout)
-	defer cancel()
-	if err := s.realm.knights.leave(ctx, id); err != nil {
-		s.log.Error("realm: check a knight in", "knight", id, "err", err)
+	if err := s.knights.Leave(context.Background(), id); err != nil {
+		s.log.Error("check a knight in", "knight", id, "err", err)
 	}
+}
+
+// claimLine is what a player whose knight could not be claimed reads.
+func claimLine(err error) string {
+	var away *knights.ElsewhereError
+	switch {
+	case errors.Is(err, knights.ErrStopped):
+		return realmDownLine
+	case errors.As(err, &away):
+		return fmt.Sprintf(stillThereLine, away.Where)
+	}
+	return unreachLine
 }
 
 // gameSessions keeps each game session's model, input and output guard from the program

@@ -69,7 +69,7 @@ func TestAGuestPlaysWithOpenSSHAndIsClaimedByANewKey(t *testing.T) {
 	if err := srv.saver.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	if n, err := srv.store.CountAdventurers(); n != 0 || err != nil {
+	if n, err := srv.store.CountKnights(); n != 0 || err != nil {
 		t.Fatalf("a guest's knight was stored: %d, %v", n, err)
 	}
 	if srv.book().taken("Guest Tom", "another guest") {

@@ -71,7 +71,7 @@ func (s *server) knightOf(fp string) (string, error) {
 	if fp == "" {
 		return "", nil
 	}
-	k, err := s.keyOf(fp)
+	k, err := s.knights.KeyOf(fp)
 	if errors.Is(err, store.ErrNotFound) {
 		return "", nil
 	}
@@ -95,9 +95,9 @@ func (s *server) identify(sess ssh.Session, game bool) (id ident, release func()
 	}
 	id.knight = knights.NewKnightID()
 	// A new key is used as it is added: knight shows it last used now, from here.
-	unbind := s.bindKey(knights.Key{Fingerprint: id.fp, Knight: id.knight, Type: key.Type(), Added: time.Now().UTC(),
+	unbind := s.knights.Bind(knights.Key{Fingerprint: id.fp, Knight: id.knight, Type: key.Type(), Added: time.Now().UTC(),
 		LastUsed: s.now().UTC(), LastAddr: hostOf(sess.RemoteAddr())})
-	k, err := s.keyOf(id.fp) // a second session of the key bound it first
+	k, err := s.knights.KeyOf(id.fp) // a second session of the key bound it first
 	if err == nil && k.Knight != id.knight {
 		id.knight = k.Knight
 		return id, unbind, nil
@@ -109,7 +109,7 @@ func (s *server) identify(sess ssh.Session, game bool) (id ident, release func()
 	}
 	return id, func() {
 		unbind()
-		if _, err := s.keyOf(id.fp); errors.Is(err, store.ErrNotFound) {
+		if _, err := s.knights.KeyOf(id.fp); errors.Is(err, store.ErrNotFound) {
 			undo() // the session made no knight after all
 		}
 	}, nil
@@ -124,8 +124,8 @@ const tooManyKnightsLine = "Too many new knights were made from your address in 
 	"or play a knight you have (keys add on its key, then link the code from this one)."
 
 // knightCounter counts the new knights made from each address (addrKey: an IPv6 /64 is
-// one) in the last hour (issue 30: one address made 45 knights in 9 s, each permanent,
-// each taking a name). A place is reserved when a key with no knight opens a game, and
+// one) in the last hour: each knight is kept for ever and takes a name, so one address
+// must not make them by the thousand. A place is reserved when a key with no knight opens a game, and
 // given back when the game ends without a knight made. Safe for concurrent use.
 type knightCounter struct {
 	mu   sync.Mutex
@@ -178,14 +178,14 @@ const touchEvery = 10 * time.Minute
 // always (always set) when its game ends, so knight tells when a knight was last seen
 // and from where.
 func (s *server) touchKey(fp, addr string, always bool) {
-	if fp == "" || s.realmDown() {
+	if fp == "" || (s.knights.Err() != nil) {
 		return // a stopped realm's etcd may not answer: a player leaving does not wait for it
 	}
-	k, err := s.shared.KeyOf(fp)
+	k, err := s.knights.KeyOf(fp)
 	if err != nil || (!always && s.now().Sub(k.LastUsed) < touchEvery && k.LastAddr == addr) {
 		return
 	}
-	if err := s.shared.TouchKey(fp, s.now(), addr); err != nil {
+	if err := s.knights.TouchKey(fp, s.now(), addr); err != nil {
 		s.log.Error("touch key", "fingerprint", fp, "err", err)
 	}
 }
@@ -200,7 +200,7 @@ func (s *server) loadKnightOf(fp string) (world.Adventurer, error) {
 	if knight == "" {
 		return world.Adventurer{}, store.ErrNotFound
 	}
-	return s.loadKnight(knight)
+	return s.knights.Knight(knight)
 }
 
 // guestGoodbye is what a guest's terminal keeps when its game ends: how to keep a

@@ -99,7 +99,7 @@ func (s *server) checkKey(ctx ssh.Context, key ssh.PublicKey) bool {
 		return false
 	}
 	fp := keys.Fingerprint(key)
-	banned, err := s.shared.IsBanned(fp, s.now())
+	banned, err := s.knights.IsBanned(fp, s.now())
 	if err != nil {
 		// The session's own check (refuseBanned) says so to the player.
 		s.log.Error("check ban", "fingerprint", fp, "err", err)
@@ -154,7 +154,7 @@ func (s *server) guestLogin(ctx ssh.Context, _ gossh.KeyboardInteractiveChalleng
 // refuseRealmDown refuses every login on a realm that has stopped (cut off from etcd, its
 // records out of reach), saying so in a banner.
 func (s *server) refuseRealmDown(ctx ssh.Context) bool {
-	if !s.realmDown() {
+	if s.knights.Err() == nil {
 		return false
 	}
 	if c, ok := ctx.Value(preAuthKey).(gossh.ServerPreAuthConn); ok {
@@ -174,7 +174,7 @@ func (s *server) addrBanned(ctx ssh.Context) bool {
 	if err != nil {
 		return false
 	}
-	banned, prefix, err := s.shared.IsAddrBanned(a, s.now())
+	banned, prefix, err := s.knights.IsAddrBanned(a, s.now())
 	if err != nil {
 		s.log.Error("check ban of address", "addr", a.String(), "err", err)
 		return false // the session's own check (refuseBanned) says so to the player

@@ -159,10 +159,10 @@ func (s *server) track(next ssh.Handler) ssh.Handler {
 func (s *server) refuseBanned(next ssh.Handler) ssh.Handler {
 	return func(sess ssh.Session) {
 		fp := keys.Fingerprint(sess.PublicKey())
-		banned, err := s.shared.IsBanned(fp, s.now())
+		banned, err := s.knights.IsBanned(fp, s.now())
 		addrBanned := false
 		if a, perr := netip.ParseAddr(hostOf(sess.RemoteAddr())); perr == nil && err == nil {
-			addrBanned, _, err = s.shared.IsAddrBanned(a, s.now())
+			addrBanned, _, err = s.knights.IsAddrBanned(a, s.now())
 		}
 		if err != nil {
 			s.log.Error("check ban", "fingerprint", fp, "err", err)

@@ -33,7 +33,7 @@ func (s *server) book() *nameBook {
 	if b.loaded {
 		return b
 	}
-	names, err := s.shared.KnightNames()
+	names, err := s.knights.KnightNames()
 	if err != nil {
 		s.log.Error("read knights' names", "err", err)
 		return b
@@ -132,25 +132,24 @@ func (n sessionNames) Claim(name string) bool {
 	if !n.guest && looksLikeAGuest(name) {
 		return false
 	}
-	if n.s.realm != nil && !n.guest && !n.s.claimSharedName(name, n.fp) {
+	if !n.guest && !n.s.claimSharedName(name, n.fp) {
 		return false
 	}
 	return n.s.book().claim(name, n.fp)
 }
 
-// claimSharedName claims a name for knight id across the realms (a guest's is its
-// realm's only); a name another realm's knight took is refused.
+// claimSharedName claims a name for knight id wherever the knights are kept (a guest's
+// is this server's only): a name another realm's knight took is refused.
 func (s *server) claimSharedName(name, id string) bool {
-	ok, err := s.realm.recs.ClaimName(name, id)
+	ok, err := s.knights.ClaimName(name, id)
 	if err != nil {
-		s.log.Error("realm: claim a name", "knight", id, "err", err)
+		s.log.Error("claim a name", "knight", id, "err", err)
 	}
 	return ok && err == nil
 }
 
 // looksLikeAGuest reports whether a name is a guest's: any name that begins with "Guest",
-// in any case (issue 30: "Guestly" was taken by a keyed knight, and read as a guest to
-// moderators).
+// in any case: moderators would take a keyed knight named "Guestly" for a guest.
 func looksLikeAGuest(name string) bool {
 	return strings.HasPrefix(strings.ToLower(strings.TrimSpace(name)), "guest")
 }

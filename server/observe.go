@@ -169,9 +169,7 @@ func newObserver(s *server) *observer {
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "orthanc_build_info", Help: "Always 1; its labels name the server's build.",
 			ConstLabels: prometheus.Labels{"version": version(), "goversion": goVersion()}}, func() float64 { return 1 }),
 	)
-	if s.realm != nil {
-		o.reg.MustRegister(s.realm.knights.collectors()...)
-	}
+	o.reg.MustRegister(s.keeperNeeds.collectors...)
 	return o
 }
 
@@ -180,7 +178,7 @@ func newObserver(s *server) *observer {
 var chatLineKinds = []string{"say", "emote", "shout", "whisper", "party", "channel"}
 
 // talkCollector reads the world's counts of what was said and refused, once a scrape,
-// into the community's metrics (issue 20).
+// into the community's metrics.
 type talkCollector struct {
 	s                               *server
 	lines, refused, letters, report *prometheus.Desc
@@ -247,12 +245,12 @@ func (c *storeCollector) Describe(ch chan<- *prometheus.Desc) {
 // Collect implements prometheus.Collector. A count the store cannot give is left out of
 // the scrape (and logged), not reported as 0.
 func (c *storeCollector) Collect(ch chan<- prometheus.Metric) {
-	if n, err := c.s.store.CountAdventurers(); err != nil {
+	if n, err := c.s.knights.CountKnights(); err != nil {
 		c.s.log.Error("metrics: count knights", "err", err)
 	} else {
 		ch <- prometheus.MustNewConstMetric(c.knights, prometheus.GaugeValue, float64(n))
 	}
-	keys, addrs, err := c.s.store.CountBans(c.s.now())
+	keys, addrs, err := c.s.knights.CountBans(c.s.now())
 	if err != nil {
 		c.s.log.Error("metrics: count bans", "err", err)
 		return

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"time"
 
@@ -19,98 +18,66 @@ import (
 )
 
 // A realm (-realm, -etcd; DESIGN §13): this server keeps its dungeon, levels and host
-// key in its store, and takes its knights from etcd, where every realm finds them. A
-// knight plays in one realm at a time: it is claimed when its game opens (taken from the
-// realm that holds it, which its player there is told), written only under that claim
-// (realmKnights), and checked in when its last session here ends.
+// key in its store, and its knights in etcd (records.Keeper), where every realm finds
+// them. This file wires a realm's keeper to the server: what it is told of (a knight
+// called away, lost, beaten to its key, a mailbox merged) and what the server does of it.
+// Everything else reads and writes knights through knights.Keeper, realm or not.
 
 // The lines a realm's players read.
 const (
-	realmDownLine  = "This realm has lost touch with the realms' records and takes no one in just now; try again in a minute, or on another realm."
-	realmCutLine   = "This realm has lost touch with the realms' records: your knight is saved as of its last checkpoint, a few seconds ago. Try again in a minute, or on another realm."
-	calledLine     = "Your knight was called to realm %s; it is saved."
-	callingLine    = "Your knight is in realm %s; calling it here (a few seconds)..."
-	stillThereLine = "Your knight is still in realm %s; try again in a moment."
-	realmLostLine  = "Your knight plays in another realm now; what it did here since its last checkpoint is lost."
-	unreachLine    = "This realm cannot reach the realms' records just now; nothing was changed. Please try again later."
+	realmCutLine  = "This realm has lost touch with the realms' records: your knight is saved as of its last checkpoint, a few seconds ago. Try again in a minute, or on another realm."
+	calledLine    = "Your knight was called to realm %s; it is saved."
+	realmLostLine = "Your knight plays in another realm now; what it did here since its last checkpoint is lost."
+	beatenLine    = "This key made a knight on another realm at the same moment, and that knight keeps it; this one is not kept. Connect again to play it."
 )
 
 // realmCallTimeout bounds one call to etcd.
 const realmCallTimeout = 5 * time.Second
 
-// errRealmDown is a login refused because the realm has stopped (cut off, or its lease lost).
-var errRealmDown = errors.New("the realm has stopped")
-
-// realmSide is the server's place among the realms.
+// realmSide is the server's place among the realms: its etcd client and the keeper of
+// its knights there.
 type realmSide struct {
-	cli     *clientv3.Client
-	r       *realm.Realm
-	recs    *records.Store
-	knights *realmKnights
-	ttl     time.Duration
-	log     *slog.Logger
+	cli    *clientv3.Client
+	keeper *records.Keeper
 }
 
 // openRealm connects to etcd and opens the realm cfg names (waiting, up to its lease's
-// time, for an earlier process of the same name to let go); asked is told of each
-// request of another realm for a knight held here.
-func openRealm(cfg config, log *slog.Logger, asked func(realm.Request), lost func(string)) (*realmSide, error) {
+// time, for an earlier process of the same name to let go), its keeper telling s.
+func (s *server) openRealm(cfg config, log *slog.Logger) (*realmSide, error) {
 	cli, err := openEtcd(cfg)
 	if err != nil {
 		return nil, err
 	}
-	rs := &realmSide{cli: cli, recs: records.New(cli, records.Options{}), ttl: cfg.realmTTL, log: log}
-	rs.knights = newRealmKnights(cfg.realm, rs.recs, log)
-	rs.knights.lost = lost
 	ctx, cancel := context.WithTimeout(context.Background(), 2*cfg.realmTTL+realmCallTimeout)
 	defer cancel()
-	rs.r, err = realm.Open(ctx, cli, realm.Config{Name: cfg.realm, TTL: cfg.realmTTL, OnRelease: asked})
+	r, err := realm.Open(ctx, cli, realm.Config{Name: cfg.realm, TTL: cfg.realmTTL, OnRelease: s.realmAsked})
 	if err != nil {
 		cli.Close()
 		return nil, fmt.Errorf("open realm %s on etcd %v: %w", cfg.realm, cfg.etcd, err)
 	}
 	log.Info("realm open", "realm", cfg.realm, "etcd", cfg.etcd, "ttl", cfg.realmTTL, "tls", etcdUsesTLS(cfg))
-	return rs, nil
+	keeper := records.NewKeeper(records.New(cli, records.Options{}), records.KeeperConfig{
+		Realm: r, TTL: cfg.realmTTL, Log: log,
+		Lost: s.realmLost, Beaten: s.realmBeaten, Merged: s.handMail, Mailed: s.mailWritten,
+	})
+	return &realmSide{cli: cli, keeper: keeper}, nil
 }
 
-// claim claims knight id for a session's game, writing to w while it calls the knight
-// from another realm. A knight another session here plays already is shared.
-func (rs *realmSide) claim(ctx context.Context, w io.Writer, id string) error {
-	if rs.r.Err() != nil {
-		return errRealmDown
-	}
-	if rs.knights.join(id) {
-		return nil
-	}
-	ctx, cancel := context.WithTimeout(ctx, rs.ttl+realmCallTimeout)
-	defer cancel()
-	f, err := rs.claimHere(ctx, id)
-	var held *realm.ClaimedError
-	if errors.As(err, &held) && !held.Here {
-		fmt.Fprintf(w, callingLine+"\r\n", held.Holder)
-		f, err = rs.r.Take(ctx, id)
-	}
-	if err != nil {
-		return err
-	}
-	sheet, err := rs.sheetOf(f)
-	if err != nil {
-		_ = f.Release(ctx)
-		return err
-	}
-	rs.knights.hold(f, sheet)
-	return nil
+// close checks in every knight still held and closes the realm and its client.
+func (rs *realmSide) close() error {
+	err := rs.keeper.Close()
+	rs.cli.Close()
+	return err
 }
 
 // loadClaimed reads from etcd what another realm may have changed of a knight just
 // claimed here without this realm hearing of it (talk down, or none): its mailbox and
 // its silence. The claim stands if they cannot be read: talk brings them later.
 func (s *server) loadClaimed(id string) {
-	if err := s.realm.loadMail(s.engine, id); err != nil {
-		s.log.Error("realm: read the mailbox of a knight claimed", "knight", id, "err", err)
-	}
+	s.loadMail(id)
+	s.takeRenamed(id)
 	now := s.now().UTC()
-	sl, on, err := s.realm.recs.SilenceOf(id, now)
+	sl, on, err := s.realm.keeper.SilenceOf(id, now)
 	if err != nil {
 		s.log.Error("realm: read the silence of a knight claimed", "knight", id, "err", err)
 		return
@@ -126,65 +93,50 @@ func (s *server) loadClaimed(id string) {
 	}
 }
 
-// claimHere claims id, waiting while this realm's own last hold of it ends (a session
-// that has just left and is checking it in).
-func (rs *realmSide) claimHere(ctx context.Context, id string) (*realm.Fenced, error) {
-	for {
-		f, err := rs.r.Claim(ctx, id)
-		var held *realm.ClaimedError
-		if !errors.As(err, &held) || !held.Here {
-			return f, err
-		}
-		select {
-		case <-ctx.Done():
-			return nil, err
-		case <-time.After(50 * time.Millisecond):
-		}
+// takeRenamed hands the world the rename an admin of another realm made of knight id
+// while it played elsewhere, which its claim here applied: it is told as it joins.
+func (s *server) takeRenamed(id string) {
+	old, ok := s.realm.keeper.Renamed(id)
+	if !ok {
+		return
 	}
-}
-
-// sheetOf is the knight's sheet the claim read, nil for a knight never saved. A knight
-// that comes from another realm starts at this realm's entrance: levels and squares are
-// each realm's own.
-func (rs *realmSide) sheetOf(f *realm.Fenced) (*world.Adventurer, error) {
-	if f.Sheet() == nil {
-		return nil, nil
-	}
-	a, from, err := records.DecodeSheet(f.Knight(), f.Sheet())
+	rec, err := s.realm.keeper.Knight(id)
 	if err != nil {
-		return nil, err
+		s.log.Error("realm: read a knight renamed elsewhere", "knight", id, "err", err)
+		return
 	}
-	if from != rs.r.Name() {
-		a.Depth, a.X, a.Y = 1, -1, -1
-		rs.log.Info("realm: a knight arrives", "knight", a.ID, "from", from)
-	}
-	return &a, nil
-}
-
-// claimLine is what a player whose knight could not be claimed reads.
-func claimLine(err error) string {
-	var held *realm.ClaimedError
-	switch {
-	case errors.Is(err, errRealmDown):
-		return realmDownLine
-	case errors.As(err, &held):
-		return fmt.Sprintf(stillThereLine, held.Holder)
-	}
-	return unreachLine
-}
-
-// shutdown checks in every knight still held and closes the realm and its client.
-func (rs *realmSide) shutdown() error {
+	s.book().rename(rec.Name, id)
+	before := rec.Clone()
+	before.Name = old
 	ctx, cancel := context.WithTimeout(context.Background(), realmCallTimeout)
 	defer cancel()
-	err := rs.knights.checkInAll(ctx)
-	err = errors.Join(err, rs.knights.flushMail(), rs.r.Close())
-	rs.cli.Close()
-	return err
+	if _, err := s.engine.Rename(ctx, id, rec.Name, &before); err != nil {
+		s.log.Error("realm: hand the world a knight renamed elsewhere", "knight", id, "err", err)
+	}
 }
 
-// realmDown reports whether this server is a realm that has stopped.
-func (s *server) realmDown() bool { return s.realm != nil && s.realm.r.Err() != nil }
+// loadMail reads the mailbox of id from etcd and hands it to the world: when its knight
+// is claimed here (a letter written while talk was down, or that another realm's word
+// never brought, is not missed), and when another realm says it wrote it.
+func (s *server) loadMail(id string) {
+	letters, ok, err := s.realm.keeper.ReadMail(id)
+	if err != nil {
+		s.log.Error("realm: read a knight's mailbox", "knight", id, "err", err)
+	}
+	if ok { // else this realm's own write waits: it merges, and hands the world the result
+		s.handMail(id, letters)
+	}
+}
+
+// handMail hands the world a mailbox read from etcd or merged with another realm's
+// writes.
+func (s *server) handMail(id string, ls []world.Letter) {
+	ctx, cancel := context.WithTimeout(context.Background(), realmCallTimeout)
+	defer cancel()
+	if err := s.engine.SetMail(ctx, id, ls, func(ls []world.Letter) { s.realm.keeper.Handed(id, ls) }); err != nil {
+		s.log.Error("realm: hand the world a mailbox", "knight", id, "err", err)
+	}
+}
 
 // realmAsked hands another realm's request for a knight to the sessions that play it
 // here, which end and check it in; one no session plays is checked in at once.
@@ -193,9 +145,7 @@ func (s *server) realmAsked(req realm.Request) {
 	progs := s.programsOfKnight(id)
 	if len(progs) == 0 {
 		go func() {
-			ctx, cancel := context.WithTimeout(context.Background(), realmCallTimeout)
-			defer cancel()
-			if err := s.realm.knights.leaveAll(ctx, id); err != nil {
+			if err := s.realm.keeper.LetGo(context.Background(), id); err != nil {
 				s.log.Error("realm: let a knight go", "knight", id, "err", err)
 			}
 		}()
@@ -208,9 +158,15 @@ func (s *server) realmAsked(req realm.Request) {
 }
 
 // realmLost ends the sessions of a knight whose claim went while it played here.
-func (s *server) realmLost(id string) {
+func (s *server) realmLost(id string) { s.endKnight(id, realmLostLine) }
+
+// realmBeaten ends the sessions of a knight another realm's knight took the key of.
+func (s *server) realmBeaten(id string) { s.endKnight(id, beatenLine) }
+
+// endKnight ends every game session of knight id, telling it why.
+func (s *server) endKnight(id, why string) {
 	for _, p := range s.programsOfKnight(id) {
-		go p.Send(app.Farewell{Reason: realmLostLine})
+		go p.Send(app.Farewell{Reason: why})
 	}
 }
 
@@ -227,11 +183,11 @@ func (s *server) programsOfKnight(id string) []*tea.Program {
 func (s *server) watchRealm(ctx context.Context) {
 	select {
 	case <-ctx.Done():
-	case <-s.realm.r.Done():
-		if errors.Is(s.realm.r.Err(), realm.ErrClosed) {
+	case <-s.realm.keeper.Done():
+		if err := s.realm.keeper.Err(); err == nil || errors.Is(err, realm.ErrClosed) {
 			return
 		}
-		s.log.Error("realm stopped: taking no one in; players told and disconnected", "err", s.realm.r.Err())
+		s.log.Error("realm stopped: taking no one in; players told and disconnected", "err", s.realm.keeper.Err())
 		s.farewell(realmCutLine)
 	}
 }

@@ -2,13 +2,11 @@ package server
 
 import (
 	"io"
-	"log/slog"
 	"net/http"
 	"testing"
 	"time"
 
 	"github.com/orthanc-ssh/orthanc-ssh/internal/etcdtest"
-	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
 // A realm's metrics say how far etcd is behind the world: each knight's record written
@@ -40,24 +38,4 @@ func TestRealmMetricsTellTheCheckpointsAge(t *testing.T) {
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	t.Run("promtool", func(t *testing.T) { promtoolCheck(t, body) })
-}
-
-// The lag is the age of the oldest record filed and not yet written: a newer record of
-// the same knight does not make it younger.
-func TestRealmLagIsTheOldestRecordWaiting(t *testing.T) {
-	k := newRealmKnights("A", nil, slog.New(slog.DiscardHandler))
-	now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
-	k.now = func() time.Time { return now }
-	k.held["k1"] = &heldKnight{refs: 1}
-	k.held["k2"] = &heldKnight{refs: 1}
-	if got := k.lag(); got != 0 {
-		t.Fatalf("lag with nothing filed = %v, want 0", got)
-	}
-	k.Put(world.Adventurer{ID: "k1"})
-	now = now.Add(time.Second)
-	k.Put(world.Adventurer{ID: "k1"}, world.Adventurer{ID: "k2"})
-	now = now.Add(2 * time.Second)
-	if got := k.lag(); got != 3*time.Second {
-		t.Errorf("lag = %v, want 3s (k1's first record)", got)
-	}
 }

@@ -26,6 +26,33 @@ import (
 // announcement, up to 5 s later.
 const presenceCheck = 250 * time.Millisecond
 
+// talker is the server's talk with the other realms: a realm's bus (realmTalk), or none
+// (noTalk) for a server alone or a realm without NATS. openKeeper chooses it.
+type talker interface {
+	// start hands the talk the world, once the address players reach is known, until
+	// ctx ends.
+	start(ctx context.Context, s *server)
+	// abroad takes the world's lines for the other realms; nil for none.
+	abroad() world.Abroad
+	// moderate tells the other realms of a ban or silence of a knight made here.
+	moderate(m talk.Moderation)
+	// mailCame tells the other realms of a mailbox written here.
+	mailCame(knight string)
+	// realms lists the realms known, this one first, and a line to say under them.
+	realms(ctx context.Context, s *server) ([]realmJSON, string)
+	// close says goodbye to the other realms.
+	close()
+}
+
+// noTalk is no talk: realm is the realm's name, "" for a server alone.
+type noTalk struct{ realm string }
+
+func (noTalk) start(context.Context, *server) {}
+func (noTalk) abroad() world.Abroad           { return nil }
+func (noTalk) moderate(talk.Moderation)       {}
+func (noTalk) mailCame(string)                {}
+func (noTalk) close()                         {}
+
 // realmTalk is the bus, and the nats-server this process runs for it (nil with -nats).
 type realmTalk struct {
 	bus *talk.Bus
@@ -86,22 +113,28 @@ func natsTLSError(err error) error {
 	return err
 }
 
-// startTalk hands the bus the world, once the server knows the address players reach it
-// at, and keeps the other realms told of who plays here until ctx ends.
-func (s *server) startTalk(ctx context.Context) {
-	if s.talk == nil {
-		return
-	}
-	s.talk.bus.SetAddr(net.JoinHostPort(s.publicHostPort()))
-	if err := s.talk.bus.Start(s.engine); err != nil {
+// start implements talker: the bus is handed the world, and the other realms are kept
+// told of who plays here until ctx ends.
+func (rt *realmTalk) start(ctx context.Context, s *server) {
+	rt.bus.SetAddr(net.JoinHostPort(s.publicHostPort()))
+	if err := rt.bus.Start(s.engine); err != nil {
 		s.log.Error("realm: the talk with the other realms did not start; this realm talks alone", "err", err)
 		return
 	}
-	go s.watchPresence(ctx)
+	go rt.watchPresence(ctx, s.engine)
 }
 
+// abroad implements talker.
+func (rt *realmTalk) abroad() world.Abroad { return rt.bus }
+
+// moderate implements talker.
+func (rt *realmTalk) moderate(m talk.Moderation) { rt.bus.Moderate(m) }
+
+// mailCame implements talker.
+func (rt *realmTalk) mailCame(knight string) { rt.bus.MailCame(knight) }
+
 // watchPresence announces the realm's knights as soon as they change.
-func (s *server) watchPresence(ctx context.Context) {
+func (rt *realmTalk) watchPresence(ctx context.Context, e *world.Engine) {
 	t := time.NewTicker(presenceCheck)
 	defer t.Stop()
 	last := ""
@@ -111,13 +144,13 @@ func (s *server) watchPresence(ctx context.Context) {
 			return
 		case <-t.C:
 		}
-		who, err := s.engine.Who(ctx)
+		who, err := e.Who(ctx)
 		if err != nil {
 			continue
 		}
 		if sig := presenceSig(who); sig != last {
 			last = sig
-			_ = s.talk.bus.Announce(ctx)
+			_ = rt.bus.Announce(ctx)
 		}
 	}
 }
@@ -131,11 +164,9 @@ func presenceSig(who []world.WhoEntry) string {
 	return b.String()
 }
 
-// close says goodbye to the other realms and stops the nats-server.
+// close implements talker: it says goodbye to the other realms and stops the
+// nats-server.
 func (rt *realmTalk) close() {
-	if rt == nil {
-		return
-	}
 	if rt.bus != nil {
 		rt.bus.Close()
 	}
@@ -155,6 +186,9 @@ func logNoTalk(log *slog.Logger, cfg config) {
 // to the world: a banned knight's sessions here end (its title screen and commands too).
 func (s *server) farModeration(m talk.Moderation) {
 	s.log.Info("realm: moderation from another realm", "kind", m.Kind, "knight", m.Knight, "realm", m.Realm)
+	if m.Kind == talk.ModRename {
+		s.book().rename(m.Name, m.Knight)
+	}
 	if m.Kind != talk.ModBan {
 		return
 	}
@@ -169,35 +203,38 @@ func (s *server) farModeration(m talk.Moderation) {
 
 // tellRealms tells the other realms of a ban or silence made here; nothing without talk.
 func (s *server) tellRealms(m talk.Moderation) {
-	if s.talk != nil && m.Knight != "" && !strings.HasPrefix(m.Knight, guestIDPrefix) {
-		s.talk.bus.Moderate(m)
+	if m.Knight != "" && !strings.HasPrefix(m.Knight, guestIDPrefix) {
+		s.talk.moderate(m)
 	}
 }
 
 // farMail reads anew a mailbox another realm wrote, for the world.
 func (s *server) farMail(id string) {
-	if err := s.realm.loadMail(s.engine, id); err != nil {
-		s.log.Error("realm: read a mailbox another realm wrote", "knight", id, "err", err)
-	}
+	s.loadMail(id)
 }
 
 // mailWritten tells the other realms of a mailbox written here.
 func (s *server) mailWritten(id string) {
-	if s.talk != nil {
-		s.talk.bus.MailCame(id)
-	}
+	s.talk.mailCame(id)
 }
 
-// farWho lists the knights of the other realms, none without talk.
+// farWho lists the knights of the other realms the world heard of, none without talk.
 func (s *server) farWho(ctx context.Context) []world.FarKnight {
-	if s.talk == nil {
-		return nil
-	}
 	far, err := s.engine.FarWho(ctx)
 	if err != nil {
 		return nil
 	}
 	return far
+}
+
+// farRealmOf is the realm of another realm's knight id playing now, "" for none.
+func (s *server) farRealmOf(ctx context.Context, id string) string {
+	for _, k := range s.farWho(ctx) {
+		if k.ID == id {
+			return k.Realm
+		}
+	}
+	return ""
 }
 
 // farNamed is the ids of the knights of other realms with the name or id (no guest).

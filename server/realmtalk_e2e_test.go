@@ -38,13 +38,13 @@ func threeRealms(t *testing.T, admins ...gossh.Signer) (a, b, c *testServer, sa 
 	t.Helper()
 	etcd := etcdtest.Start(t)
 	a, sa = startTalkingRealm(t, "A", etcd, defaultSeed, nil, admins...)
-	route := []string{sa.talk.srv.ClusterAddr()}
+	route := []string{sa.talk.(*realmTalk).srv.ClusterAddr()}
 	b, sb := startTalkingRealm(t, "B", etcd, defaultSeed+1, route)
 	c, sc := startTalkingRealm(t, "C", etcd, defaultSeed+2, route)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	for _, s := range []*server{sa, sb, sc} {
-		if err := s.talk.srv.WaitRoutes(ctx, 2); err != nil {
+		if err := s.talk.(*realmTalk).srv.WaitRoutes(ctx, 2); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -67,11 +67,11 @@ func TestRealmsOverTLS(t *testing.T) {
 	ca := testcerts.New(t, "realms")
 	etcd := tlsEtcd(t, ca)
 	a, sa := startTLSRealm(t, ca, "A", etcd, defaultSeed, nil)
-	b, sb := startTLSRealm(t, ca, "B", etcd, defaultSeed+1, []string{sa.talk.srv.ClusterAddr()})
+	b, sb := startTLSRealm(t, ca, "B", etcd, defaultSeed+1, []string{sa.talk.(*realmTalk).srv.ClusterAddr()})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	for _, s := range []*server{sa, sb} {
-		if err := s.talk.srv.WaitRoutes(ctx, 1); err != nil {
+		if err := s.talk.(*realmTalk).srv.WaitRoutes(ctx, 1); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -16,7 +16,7 @@ import (
 	"github.com/orthanc-ssh/orthanc-ssh/web"
 )
 
-// The web page's replays (issue 33): each hall-of-fame entry and each recent death whose
+// The web page's replays: each hall-of-fame entry and each recent death whose
 // record is kept, and not private, links its asciicast file, which the page asks webCast
 // for. The cast is the watching screen a replay's session shows, drawn at 80×24 by the
 // app's own Model with no program (app.Headless), over the public timeline.

@@ -7,7 +7,7 @@ import (
 	"github.com/orthanc-ssh/orthanc-ssh/store"
 )
 
-// Replays (issue 33): the recorder takes every view of every keyed knight's session and
+// Replays: the recorder takes every view of every keyed knight's session and
 // hands its chunks to the store's replay writer, through replaySink; the replay command
 // (commands_replay.go) plays them back.
 

@@ -22,7 +22,7 @@ import (
 // grow 70 % past what is live between collections, not Go's 100 %. A player's live heap
 // is about 115 KB and its goroutines' stacks about 160 KB, so the headroom was a third of
 // its memory; at 70 a thousand players take 397 KB each instead of 443, for about 3 % more
-// CPU (docs/PERFORMANCE.md, issue 19).
+// CPU (docs/PERFORMANCE.md).
 const DefaultGCPercent = 70
 
 // Run is the orthanc-ssh command: it parses args (and the ORTHANC_ variables getenv

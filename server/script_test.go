@@ -265,7 +265,7 @@ var scriptCommands = map[string]func(ts *testscript.TestScript, neg bool, args [
 		ts.Check(err)
 		defer st.Close()
 		ts.Check(st.Check())
-		n, err := st.CountAdventurers()
+		n, err := st.CountKnights()
 		ts.Check(err)
 		fmt.Fprintf(ts.Stdout(), "knights: %d\n", n)
 	},

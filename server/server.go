@@ -75,12 +75,16 @@ type server struct {
 	log   *slog.Logger
 	store *store.Store
 	saver *store.Saver
-	// shared is where knights' shared records live: store, or the realm's etcd.
-	shared knights.Records
+	// knights is where the knights are kept, read and written: the store and its saver
+	// for a server alone, etcd for a realm; chosen once, in newServer.
+	knights knights.Keeper
+	// keeperNeeds is what the keeper needs of the server beyond its contract (keeper.go).
+	keeperNeeds keeperNeeds
 	// realm is the server's place among the realms (realm.go); nil for a server alone.
+	// Only the wiring reads it.
 	realm *realmSide
-	// talk is a realm's talk with the other realms (realmtalk.go); nil without it.
-	talk *realmTalk
+	// talk is the talk with the other realms (realmtalk.go): noTalk without it.
+	talk talker
 	// recorder and replayWriter record the knights' play (replays.go); nil when replays
 	// are off. Set before the server takes sessions.
 	recorder     *replay.Recorder
@@ -159,23 +163,9 @@ func newServer(cfg config, log *slog.Logger) (*server, error) {
 	s := &server{cfg: cfg, log: log, store: st, saver: store.NewSaver(st, log), live: newRegistry(),
 		perKey: keyCounter{n: map[string]int{}}, crash: make(chan crashed, 1)}
 	s.admins.Store(admins)
-	s.shared = st
-	if cfg.realm != "" {
-		if s.realm, err = openRealm(cfg, log, s.realmAsked, s.realmLost); err != nil {
-			st.Close()
-			return nil, err
-		}
-		s.shared = s.realm.recs
-		s.realm.knights.merged = s.handMail
-		s.realm.knights.beat = s.realmBeaten
-		if cfg.natsURL != "" || cfg.natsListen != "" {
-			if s.talk, err = s.openTalk(); err != nil {
-				s.closeStores()
-				return nil, err
-			}
-			s.realm.knights.mailed = s.mailWritten
-		}
-		logNoTalk(log, cfg)
+	if err := s.openKeeper(); err != nil {
+		st.Close()
+		return nil, err
 	}
 	s.obs = newObserver(s)
 	s.hostKey = signer.PublicKey()
@@ -185,18 +175,12 @@ func newServer(cfg config, log *slog.Logger) (*server, error) {
 		return nil, err
 	}
 	s.useMOTD(motd)
-	if err := s.openCodes(st); err != nil {
-		s.closeStores()
-		return nil, err
-	}
 	community, err := s.communityConfig(st)
 	if err != nil {
 		s.closeStores()
 		return nil, err
 	}
-	if s.talk != nil {
-		community.Abroad = s.talk.bus
-	}
+	community.Abroad = s.talk.abroad()
 	s.engine = world.New(world.Config{
 		Levels:             levels,
 		Seed:               cfg.seed,
@@ -208,7 +192,7 @@ func newServer(cfg config, log *slog.Logger) (*server, error) {
 		Tick:               cfg.tick,
 		IdleRefreshTurns:   max(1, int(idleRefresh/cfg.tick)),
 		ActiveRefreshTurns: max(1, int(activeRefresh/cfg.tick)),
-		Saver:              s.worldSaver(),
+		Saver:              worldSaver{s.knights, s.saver},
 		Community:          community,
 	})
 	s.ssh, err = wish.NewServer(
@@ -273,9 +257,8 @@ func (s *server) serve(ctx context.Context, ln net.Listener) error {
 	}
 	realmCtx, stopRealm := context.WithCancel(context.Background())
 	defer stopRealm()
-	if s.realm != nil {
-		go s.realm.knights.run(realmCtx)
-		go s.watchRealm(realmCtx)
+	for _, run := range s.keeperNeeds.background {
+		go run(realmCtx)
 	}
 	saverCtx, stopSaver := context.WithCancel(context.Background())
 	saverDone := make(chan struct{})
@@ -296,7 +279,7 @@ func (s *server) serve(ctx context.Context, ln net.Listener) error {
 		s.obs.refusals.WithLabelValues(reason).Inc()
 		s.log.Debug("connection refused", "reason", reason, "addr", addr.String())
 	})
-	s.startTalk(realmCtx) // once the address players reach it at is known
+	s.talk.start(realmCtx, s) // once the address players reach it at is known
 	go func() { serveErr <- s.ssh.Serve(s.limits) }()
 
 	var err error
@@ -351,12 +334,10 @@ func (s *server) serve(ctx context.Context, ln net.Listener) error {
 		err = ferr
 	}
 	stopRealm()
-	if s.realm != nil {
-		if rerr := s.realm.shutdown(); rerr != nil {
-			// Checking in, the letters or the lease's revoke did not reach etcd: a knight
-			// still claimed is free once the lease lapses, at its last checkpoint.
-			s.log.Error("realm: the stop did not reach etcd; knights still claimed are freed when the lease lapses, at their last checkpoints", "err", rerr)
-		}
+	if rerr := s.closeKeeper(); rerr != nil {
+		// Checking in, the letters or the lease's revoke did not reach etcd: a knight
+		// still claimed is free once the lease lapses, at its last checkpoint.
+		s.log.Error("the stop did not reach the knights' records; knights still claimed are freed when the lease lapses, at their last checkpoints", "err", rerr)
 	}
 	if cerr := s.store.Close(); cerr != nil && err == nil {
 		err = cerr
@@ -453,34 +434,24 @@ func (s *server) close() {
 	s.closeStores()
 }
 
-// closeStores closes the realm (its knights checked in) and the store.
+// closeStores closes the keeper (its knights checked in) and the store.
 func (s *server) closeStores() {
 	s.talk.close()
-	if s.realm != nil {
-		if err := s.realm.shutdown(); err != nil {
-			s.log.Error("realm: close", "err", err)
-		}
+	if err := s.closeKeeper(); err != nil {
+		s.log.Error("close the knights' records", "err", err)
 	}
 	_ = s.store.Close()
 }
 
-// worldSaver is where the world hands its records: the saver, or for a realm the
-// knights to etcd under their claims and the levels to the saver.
-func (s *server) worldSaver() world.Saver {
-	if s.realm == nil {
-		return s.saver
-	}
-	return realmSaver{s.saver, s.realm.knights}
-}
-
-// realmSaver is a realm's world.Saver.
-type realmSaver struct {
+// worldSaver is where the world hands its records: the knights to the keeper, the
+// levels to the saver.
+type worldSaver struct {
+	knights knights.Keeper
 	levels  *store.Saver
-	knights *realmKnights
 }
 
-func (r realmSaver) Put(recs ...world.Adventurer)         { r.knights.Put(recs...) }
-func (r realmSaver) PutLevels(states ...world.LevelState) { r.levels.PutLevels(states...) }
+func (w worldSaver) Put(recs ...world.Adventurer)         { w.knights.Put(recs...) }
+func (w worldSaver) PutLevels(states ...world.LevelState) { w.levels.PutLevels(states...) }
 
 // farewell tells every game session, whatever screen it is on, that the server is going
 // down; each closes itself (its knight leaves the world and is saved). It returns how

@@ -41,9 +41,8 @@ const (
 
 // webConfig is the web page's caps and its trusted proxies (flags -http-*).
 //
-// The page's connections have a share of their own (issue 30: one address held 3000
-// of them, 10 000 cost 97 MB of heap, and under a 1500-descriptor limit a web flood made
-// SSH logins take 4.35 s instead of 0.1 s). With every place taken the listener accepts
+// The page's connections have a share of their own, so that a flood of them can hold
+// neither the heap nor the descriptors SSH logins need. With every place taken the listener accepts
 // nothing until one frees (the rest wait in the kernel's queue, holding no descriptor and
 // costing no work); a connection past its address's cap is closed as soon as it is
 // accepted. So the page never holds the descriptors SSH needs. A trusted proxy carries
@@ -195,7 +194,7 @@ func (s *server) webStatus(ctx context.Context) (web.Status, error) {
 	for _, k := range s.farWho(ctx) { // the other realms' knights, by realm
 		st.Online = append(st.Online, web.Player{Name: k.Name, Level: k.Level, Guest: k.Guest, Realm: k.Realm, Far: true})
 	}
-	if err := s.saver.Flush(); err != nil {
+	if err := s.knights.Flush(); err != nil {
 		return web.Status{}, fmt.Errorf("write pending knights: %w", err)
 	}
 	if err := s.webRecords(&st); err != nil {
@@ -211,7 +210,7 @@ func (s *server) webRecords(st *web.Status) error {
 	if err != nil {
 		return fmt.Errorf("list the replays: %w", err)
 	}
-	fame, err := s.shared.Fame()
+	fame, err := s.knights.Fame()
 	if err != nil {
 		return err
 	}
@@ -220,7 +219,7 @@ func (s *server) webRecords(st *web.Status) error {
 		st.Fame = append(st.Fame, web.Fame{Rank: i + 1, Name: a.Name, Level: a.Level, Experience: a.Experience,
 			PercentKills: a.PercentKills(), Retired: f.Retired, Replay: castLink(kept, a.ID, replay.KindRetired, f.Retired)})
 	}
-	tombs, err := s.shared.Tombstones()
+	tombs, err := s.knights.Tombstones()
 	if err != nil {
 		return err
 	}

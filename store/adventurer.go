@@ -188,8 +188,8 @@ func (s *Store) DeleteAdventurer(fp string) error {
 	return nil
 }
 
-// CountAdventurers returns how many knights are stored.
-func (s *Store) CountAdventurers() (int, error) {
+// CountKnights returns how many knights are stored, living or not.
+func (s *Store) CountKnights() (int, error) {
 	n := 0
 	err := s.db.View(func(tx *bolt.Tx) error {
 		c := tx.Bucket(bucketKnights).Cursor()

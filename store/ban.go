@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/netip"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/orthanc-ssh/orthanc-ssh/knights"
@@ -201,21 +200,4 @@ func decodeBan(k, v []byte) (knights.Ban, error) {
 		return knights.Ban{}, fmt.Errorf("decode ban %s: value version %d, this program knows %d: %w", k, bv.V, ValueVersion, ErrUnknownVersion)
 	}
 	return bv.Ban, nil
-}
-
-// KnightsByName returns the ids of the stored knights named name, compared without
-// regard to case (names are not unique, so there may be several), in id order.
-func (s *Store) KnightsByName(name string) ([]string, error) {
-	name = strings.TrimSpace(name)
-	all, err := s.KnightNames()
-	if err != nil {
-		return nil, fmt.Errorf("find adventurers named %q: %w", name, err)
-	}
-	var out []string
-	for _, k := range all {
-		if strings.EqualFold(k.Name, name) {
-			out = append(out, k.Knight)
-		}
-	}
-	return out, nil
 }

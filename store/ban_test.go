@@ -4,14 +4,12 @@ import (
 	"errors"
 	"net/netip"
 	"path/filepath"
-	"slices"
 	"testing"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/orthanc-ssh/orthanc-ssh/knights"
-	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
 func TestBanUnbanRoundTrip(t *testing.T) {
@@ -89,32 +87,6 @@ func TestATimedBanLapses(t *testing.T) {
 	}
 }
 
-// CountBans counts the bans in force by kind, leaving the lapsed ones (which it does not
-// count) for Bans to delete.
-func TestCountBans(t *testing.T) {
-	st := openTemp(t)
-	at := time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)
-	for _, b := range []knights.Ban{
-		{Fingerprint: "SHA256:a", At: at}, {Fingerprint: "SHA256:b", At: at, Until: at.Add(time.Hour)},
-		{Addr: "203.0.113.7/32", At: at}, {Addr: "2001:db8::/64", At: at, Until: at.Add(time.Minute)},
-	} {
-		if err := st.Ban(b); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, tc := range []struct {
-		now         time.Time
-		keys, addrs int
-	}{{at, 2, 2}, {at.Add(time.Minute), 2, 1}, {at.Add(time.Hour), 1, 1}} {
-		if keys, addrs, err := st.CountBans(tc.now); err != nil || keys != tc.keys || addrs != tc.addrs {
-			t.Errorf("at +%v: %d keys, %d addresses, %v; want %d, %d", tc.now.Sub(at), keys, addrs, err, tc.keys, tc.addrs)
-		}
-	}
-	if bans, _ := st.Bans(at); len(bans) != 4 {
-		t.Errorf("CountBans deleted lapsed bans: %d left", len(bans))
-	}
-}
-
 // A file written before the bans bucket existed gets it on Open, with no version change.
 func TestOpenAddsTheBansBucketToAnOlderFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "orthanc.db")
@@ -136,31 +108,6 @@ func TestOpenAddsTheBansBucketToAnOlderFile(t *testing.T) {
 	}
 	if banned, err := st.IsBanned("SHA256:x", time.Now()); banned || err != nil {
 		t.Fatalf("IsBanned on the upgraded file: %v, %v", banned, err)
-	}
-}
-
-func TestKnightsByName(t *testing.T) {
-	st := openTemp(t)
-	recs := []world.Adventurer{
-		{ID: "SHA256:1", Name: "Sir Kay"},
-		{ID: "SHA256:2", Name: "Bors"},
-		{ID: "SHA256:3", Name: "sir kay"},
-	}
-	if err := st.SaveAdventurers(recs); err != nil {
-		t.Fatal(err)
-	}
-	for _, tc := range []struct {
-		name string
-		want []string
-	}{
-		{"SIR KAY", []string{"SHA256:1", "SHA256:3"}},
-		{" bors ", []string{"SHA256:2"}},
-		{"Lancelot", nil},
-	} {
-		got, err := st.KnightsByName(tc.name)
-		if err != nil || !slices.Equal(got, tc.want) {
-			t.Errorf("KnightsByName(%q) = %v, %v; want %v", tc.name, got, err, tc.want)
-		}
 	}
 }
 

@@ -10,7 +10,6 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/orthanc-ssh/orthanc-ssh/knights"
-	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
 type keyValue struct {
@@ -141,33 +140,6 @@ func (s *Store) TouchKey(fp string, at time.Time, addr string) error {
 	return nil
 }
 
-// Attach is what Attach does: which key goes to which knight, and how.
-type Attach struct {
-	// Key is the key to give, with the knight it is to play.
-	Key knights.Key
-	// Knight, when set, is stored first as the new knight Key.Knight (a claimed guest's).
-	Knight *world.Adventurer
-	// Replace lets the key leave a living knight it plays: when that knight has no other
-	// key it is retired into a tombstone with Death, and its record goes.
-	Replace bool
-	Death   world.Death
-	// Remove is a key that loses its place to Key (an admin's keys move OLD NEW); empty
-	// for none.
-	Remove string
-	// At is when it happens, for the tombstone.
-	At time.Time
-}
-
-// Attached is what Attach did.
-type Attached struct {
-	// Left is the knight the key played before, when another; Gone is true when that
-	// knight, left with no key, was taken out of knights, and Entombed when it was living
-	// and became a tombstone.
-	Left     string
-	Gone     bool
-	Entombed bool
-}
-
 // Attach gives a key to a knight, in one transaction: the key's entry now names a.Key.Knight (a
 // new key is added). The knight the key played before loses it; a knight left with no
 // key goes from knights (its name and its letters with it): a dead or retired one has its
@@ -175,8 +147,8 @@ type Attached struct {
 // a.Replace, and is then written into tombstones. A key that already plays the knight is ErrSameKnight.
 // The knight must be stored (or given in a.Knight); the caller has flushed its Saver,
 // and keeps the knights concerned out of the world meanwhile.
-func (s *Store) Attach(a Attach) (Attached, error) {
-	var done Attached
+func (s *Store) Attach(a knights.Give) (knights.Given, error) {
+	var done knights.Given
 	fp := []byte(a.Key.Fingerprint)
 	var newRec []byte
 	if a.Knight != nil {
@@ -201,7 +173,7 @@ func (s *Store) Attach(a Attach) (Attached, error) {
 		return err
 	})
 	if err != nil {
-		return Attached{}, fmt.Errorf("give key %s to knight %s: %w", fp, a.Key.Knight, err)
+		return knights.Given{}, fmt.Errorf("give key %s to knight %s: %w", fp, a.Key.Knight, err)
 	}
 	return done, nil
 }
@@ -223,7 +195,7 @@ func putAttachedKnight(tx *bolt.Tx, id string, rec []byte) error {
 
 // moveKey writes a.Key's entry (keeping the date an existing key was added) and removes
 // a.Remove; it returns the knight the key played before, "" when it is new.
-func moveKey(tx *bolt.Tx, a Attach) (left string, err error) {
+func moveKey(tx *bolt.Tx, a knights.Give) (left string, err error) {
 	keys := open(tx, bucketKeys)
 	fp := []byte(a.Key.Fingerprint)
 	if v, err := keys.get(fp); err != nil {
@@ -259,7 +231,7 @@ func moveKey(tx *bolt.Tx, a Attach) (left string, err error) {
 // leaveKnight takes the knight id, which a key has just left, out of knights (its letters
 // with it) when it has no key left: a living one is refused with ErrHasKnight unless
 // a.Replace, and is then written into tombstones with a.Death.
-func leaveKnight(tx *bolt.Tx, id string, a Attach) (gone, entombed bool, err error) {
+func leaveKnight(tx *bolt.Tx, id string, a knights.Give) (gone, entombed bool, err error) {
 	rest, err := keysOf(tx, id)
 	if err != nil || len(rest) > 0 {
 		return false, false, err // the knight left behind keeps its other keys

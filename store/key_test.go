@@ -29,7 +29,7 @@ func TestKeysOfAKnight(t *testing.T) {
 
 	// A second key for K-AAAA, from a key that has a knight of its own: refused while
 	// that knight lives, unless asked to replace it; then that knight is a tombstone.
-	link := Attach{Key: knights.Key{Fingerprint: "SHA256:desktop", Knight: "K-AAAA", Comment: "desktop", Added: at.Add(time.Hour)}, At: at, Death: world.Death{Killer: "its player's other knight"}}
+	link := knights.Give{Key: knights.Key{Fingerprint: "SHA256:desktop", Knight: "K-AAAA", Comment: "desktop", Added: at.Add(time.Hour)}, At: at, Death: world.Death{Killer: "its player's other knight"}}
 	if _, err := st.Attach(link); !errors.Is(err, knights.ErrHasKnight) {
 		t.Fatalf("Attach over a living knight = %v, want ErrHasKnight", err)
 	}
@@ -55,7 +55,7 @@ func TestKeysOfAKnight(t *testing.T) {
 	if _, err := st.Attach(link); !errors.Is(err, knights.ErrSameKnight) {
 		t.Errorf("Attach of a key to its own knight = %v, want ErrSameKnight", err)
 	}
-	if _, err := st.Attach(Attach{Key: knights.Key{Fingerprint: "SHA256:x", Knight: "K-NONE"}}); !errors.Is(err, ErrNotFound) {
+	if _, err := st.Attach(knights.Give{Key: knights.Key{Fingerprint: "SHA256:x", Knight: "K-NONE"}}); !errors.Is(err, ErrNotFound) {
 		t.Errorf("Attach to a knight not stored = %v, want ErrNotFound", err)
 	}
 
@@ -72,7 +72,7 @@ func TestKeysOfAKnight(t *testing.T) {
 
 	// An admin's keys move: the new key takes the lost one's place.
 	saveKnight(t, st, "K-CCCC", "SHA256:lost", at)
-	if _, err := st.Attach(Attach{Key: knights.Key{Fingerprint: "SHA256:found", Knight: "K-CCCC"}, Remove: "SHA256:lost"}); err != nil {
+	if _, err := st.Attach(knights.Give{Key: knights.Key{Fingerprint: "SHA256:found", Knight: "K-CCCC"}, Remove: "SHA256:lost"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := st.KeyOf("SHA256:lost"); !errors.Is(err, ErrNotFound) {
@@ -84,10 +84,10 @@ func TestKeysOfAKnight(t *testing.T) {
 
 	// A claimed guest: the knight is stored with its key in one go.
 	guest := fullAdventurer("K-DDDD", 1)
-	if _, err := st.Attach(Attach{Key: knights.Key{Fingerprint: "SHA256:new", Knight: "K-DDDD"}, Knight: &guest}); err != nil {
+	if _, err := st.Attach(knights.Give{Key: knights.Key{Fingerprint: "SHA256:new", Knight: "K-DDDD"}, Knight: &guest}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.Attach(Attach{Key: knights.Key{Fingerprint: "SHA256:new2", Knight: "K-DDDD"}, Knight: &guest}); err == nil {
+	if _, err := st.Attach(knights.Give{Key: knights.Key{Fingerprint: "SHA256:new2", Knight: "K-DDDD"}, Knight: &guest}); err == nil {
 		t.Error("a new knight was stored over a stored one")
 	}
 	if err := st.Check(); err != nil {
@@ -118,7 +118,7 @@ func TestAttachFromADeadKnight(t *testing.T) {
 	if err := st.SaveAdventurers([]world.Adventurer{dead}); err != nil {
 		t.Fatal(err)
 	}
-	done, err := st.Attach(Attach{Key: knights.Key{Fingerprint: "SHA256:b", Knight: "K-LIVE"}})
+	done, err := st.Attach(knights.Give{Key: knights.Key{Fingerprint: "SHA256:b", Knight: "K-LIVE"}})
 	if err != nil || done.Left != "K-DEAD" || done.Entombed || !done.Gone {
 		t.Fatalf("Attach = %+v, %v", done, err)
 	}
@@ -138,7 +138,7 @@ func TestAGoneKnightsLettersGoWithIt(t *testing.T) {
 	if err := st.Save(Batch{Mail: mail}); err != nil {
 		t.Fatal(err)
 	}
-	done, err := st.Attach(Attach{Key: knights.Key{Fingerprint: "SHA256:b", Knight: "K-KEEP"}, Replace: true, At: at})
+	done, err := st.Attach(knights.Give{Key: knights.Key{Fingerprint: "SHA256:b", Knight: "K-KEEP"}, Replace: true, At: at})
 	if err != nil || !done.Gone || done.Left != "K-GONE" {
 		t.Fatalf("Attach = %+v, %v", done, err)
 	}

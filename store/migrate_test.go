@@ -122,8 +122,8 @@ func checkMigratedKnights(t *testing.T, st *Store, knights ...world.Adventurer) 
 			t.Errorf("KeysOf(%s) = %v, %v; want its one key", want.ID, keys, err)
 		}
 	}
-	if n, err := st.CountAdventurers(); n != len(knights) || err != nil {
-		t.Errorf("CountAdventurers = %d, %v; want %d", n, err, len(knights))
+	if n, err := st.CountKnights(); n != len(knights) || err != nil {
+		t.Errorf("CountKnights = %d, %v; want %d", n, err, len(knights))
 	}
 }
 

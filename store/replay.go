@@ -13,7 +13,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// Replays (issue 33): each knight's rolling record, chunk by chunk, and the records kept
+// Replays: each knight's rolling record, chunk by chunk, and the records kept
 // with a death, a retirement or a report. A chunk's bytes are the replay package's; the
 // store keeps them as given, and keeps the whole bucket under a bound, oldest first out.
 //

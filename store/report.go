@@ -14,8 +14,8 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// Reports are bounded (issue 30: 4 keyed and 10 guest reporters grew a database from 64
-// KB to 16 MB in 72 s): a reporter has one open report about a knight, which a new one
+// Reports are bounded, so that a few reporters cannot grow the database without end: a
+// reporter has one open report about a knight, which a new one
 // updates; the lines a report quotes are stored once, in reportlines, however many
 // reports quote them; and the reports and their lines together are held under
 // MaxReportBytes, the oldest closed reports dropped first. How often a knight may report

@@ -38,13 +38,13 @@
 // A knight id is opaque: a new knight's is random (NewKnightID); a knight from schema
 // 1 kept its key's fingerprint as its id.
 //
-// Schema 1 (until issue 18) had one bucket adventurers, fingerprint → the same value
+// Schema 1 had one bucket adventurers, fingerprint → the same value
 // as knights, in place of knights and keys; Open migrates such a file in place
-// (migrate.go), after writing a copy of it beside it; schema 2 (until issue 30) had the
+// (migrate.go), after writing a copy of it beside it; schema 2 had the
 // same buckets, its values without checksums, and is sealed in place the same way. silences, letters and reports
-// (issue 20) came after schema 2 without a version change, like bans before them: Open
+// came after schema 2 without a version change, like bans before them: Open
 // creates them in a file that lacks them, a migrated one included, and a program that
-// does not know them leaves them alone; so did replays (issue 33).
+// does not know them leaves them alone; so did replays.
 //
 // SchemaVersion versions the layout above; the "v" in each value versions
 // that value's encoding. A program refuses a file or a value whose version it

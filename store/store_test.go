@@ -89,8 +89,8 @@ func TestOpenCreatesLayout(t *testing.T) {
 	if err := st.Check(); err != nil {
 		t.Errorf("Check on a new store: %v", err)
 	}
-	if n, err := st.CountAdventurers(); err != nil || n != 0 {
-		t.Errorf("CountAdventurers = %d, %v", n, err)
+	if n, err := st.CountKnights(); err != nil || n != 0 {
+		t.Errorf("CountKnights = %d, %v", n, err)
 	}
 	if err := st.Close(); err != nil {
 		t.Fatal(err)
@@ -133,8 +133,8 @@ func TestAdventurerRoundTrip(t *testing.T) {
 	if got.Maps[0].Seen[49] != a.Maps[0].Seen[49] || len(got.Maps[0].Seen) != 50 {
 		t.Errorf("bitset did not survive: %x", got.Maps[0].Seen)
 	}
-	if n, err := st.CountAdventurers(); err != nil || n != 2 {
-		t.Errorf("CountAdventurers = %d, %v; want 2", n, err)
+	if n, err := st.CountKnights(); err != nil || n != 2 {
+		t.Errorf("CountKnights = %d, %v; want 2", n, err)
 	}
 
 	a.Hits, a.Turn = 1, 9
@@ -154,8 +154,8 @@ func TestAdventurerRoundTrip(t *testing.T) {
 	if err := st.DeleteAdventurer(b.ID); err != nil {
 		t.Errorf("deleting again: %v", err)
 	}
-	if n, _ := st.CountAdventurers(); n != 1 {
-		t.Errorf("CountAdventurers = %d, want 1", n)
+	if n, _ := st.CountKnights(); n != 1 {
+		t.Errorf("CountKnights = %d, want 1", n)
 	}
 
 	// Survives closing and reopening.
@@ -193,7 +193,7 @@ func TestSaveRejectsMissingFingerprint(t *testing.T) {
 	if err := st.SaveAdventurers([]world.Adventurer{good, bad}); err == nil {
 		t.Fatal("record without fingerprint was saved")
 	}
-	if n, _ := st.CountAdventurers(); n != 0 {
+	if n, _ := st.CountKnights(); n != 0 {
 		t.Errorf("%d records written from a refused batch", n)
 	}
 }
@@ -414,7 +414,7 @@ func TestClosedStoreErrors(t *testing.T) {
 	if err := st.SaveAdventurers([]world.Adventurer{fullAdventurer("SHA256:xxxx", 1)}); err == nil {
 		t.Error("Save on closed store succeeded")
 	}
-	if _, err := st.CountAdventurers(); err == nil {
+	if _, err := st.CountKnights(); err == nil {
 		t.Error("Count on closed store succeeded")
 	}
 	if err := st.Check(); err == nil {

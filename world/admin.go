@@ -307,9 +307,10 @@ func RenamedNote(old, name string) string {
 
 // Rename gives the knight id the name, which the server has checked (CleanName) and made
 // its own. A knight online takes it at once, is told (RenamedNote), and its record goes
-// to the Saver. One offline has stored, its record as the server read it, renamed and
-// handed to the Saver; it is told at its next join, which takes the name even from a
-// record its session read before. Letters reach the knight by its new name only.
+// to the Saver. One offline has stored, its record as the server read it, which the
+// server renames where it keeps it; it is told at its next join, which takes the name
+// even from a record its session read before. Letters reach the knight by its new name
+// only.
 func (e *Engine) Rename(ctx context.Context, id, name string, stored *Adventurer) (Renamed, error) {
 	var done Renamed
 	err := e.query(ctx, func() {
@@ -321,11 +322,7 @@ func (e *Engine) Rename(ctx context.Context, id, name string, stored *Adventurer
 			e.saveNow(p)
 			e.publish()
 		} else if stored != nil {
-			rec := stored.Clone()
-			done.Old, rec.Name, ended = rec.Name, name, rec.Ended()
-			if e.cfg.Saver != nil {
-				e.put(rec)
-			}
+			done.Old, ended = stored.Name, stored.Ended()
 			if e.renamed == nil {
 				e.renamed = map[string]string{}
 			}

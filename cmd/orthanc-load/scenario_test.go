@@ -89,7 +89,7 @@ func TestSeedWritesReturningPlayers(t *testing.T) {
 			t.Errorf("knight %d: %+v", i, rec)
 		}
 	}
-	if count, err := st.CountAdventurers(); err != nil || count != n {
+	if count, err := st.CountKnights(); err != nil || count != n {
 		t.Errorf("%d knights stored (%v), want %d", count, err, n)
 	}
 

@@ -17,6 +17,8 @@ var tests = []struct {
 	name string
 	run  func(t *testing.T, st Backend)
 }{
+	{"KnightsAreCounted", testKnightsAreCounted},
+	{"CountBans", testCountBans},
 	{"BanUnbanRoundTrip", testBanUnbanRoundTrip},
 	{"ATimedBanLapses", testATimedBanLapses},
 	{"AddressBans", testAddressBans},
@@ -374,5 +376,50 @@ func testSilencesRoundTripAndEnd(t *testing.T, st Backend) {
 	}
 	if list, _ = st.Silences(at); len(list) != 0 {
 		t.Fatalf("after unsilence: %+v", list)
+	}
+}
+
+// testKnightsAreCounted: every knight kept is counted, living, retired or dead.
+func testKnightsAreCounted(t *testing.T, st Backend) {
+	if n, err := st.CountKnights(); err != nil || n != 0 {
+		t.Fatalf("knights kept at first: %d, %v", n, err)
+	}
+	at := time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)
+	if err := st.AddKey(world.Adventurer{ID: "K-1", Name: "Kay"}, knights.Key{Fingerprint: "SHA256:k", Knight: "K-1", Added: at}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Retire(knights.FameEntry{Retired: at, Adventurer: world.Adventurer{ID: "K-2", Name: "Bors"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Bury(knights.Tombstone{Died: at, Adventurer: world.Adventurer{ID: "K-3", Name: "Gawain"}}); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := st.CountKnights(); err != nil || n != 3 {
+		t.Fatalf("knights kept: %d, %v; want 3", n, err)
+	}
+}
+
+// CountBans counts the bans in force by kind, leaving the lapsed ones (which it does not
+// count) for Bans to delete.
+func testCountBans(t *testing.T, st Backend) {
+	at := time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)
+	for _, b := range []knights.Ban{
+		{Fingerprint: "SHA256:a", At: at}, {Fingerprint: "SHA256:b", At: at, Until: at.Add(time.Hour)},
+		{Addr: "203.0.113.7/32", At: at}, {Addr: "2001:db8::/64", At: at, Until: at.Add(time.Minute)},
+	} {
+		if err := st.Ban(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		now         time.Time
+		keys, addrs int
+	}{{at, 2, 2}, {at.Add(time.Minute), 2, 1}, {at.Add(time.Hour), 1, 1}} {
+		if keys, addrs, err := st.CountBans(tc.now); err != nil || keys != tc.keys || addrs != tc.addrs {
+			t.Errorf("at +%v: %d keys, %d addresses, %v; want %d, %d", tc.now.Sub(at), keys, addrs, err, tc.keys, tc.addrs)
+		}
+	}
+	if bans, _ := st.Bans(at); len(bans) != 4 {
+		t.Errorf("CountBans deleted lapsed bans: %d left", len(bans))
 	}
 }

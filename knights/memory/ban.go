@@ -103,3 +103,20 @@ func (r *Records) Bans(now time.Time) ([]knights.Ban, error) {
 	})
 	return out, nil
 }
+
+// CountBans counts the bans in force at now, of keys and of addresses, leaving the
+// lapsed ones.
+func (r *Records) CountBans(now time.Time) (keys, addrs int, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, b := range r.bans {
+		switch {
+		case b.Lapsed(now):
+		case b.Addr != "":
+			addrs++
+		default:
+			keys++
+		}
+	}
+	return keys, addrs, nil
+}

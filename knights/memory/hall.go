@@ -21,6 +21,13 @@ func (r *Records) LoadAdventurer(id string) (world.Adventurer, error) {
 	return sheet(a), nil
 }
 
+// CountKnights is how many knights' sheets are kept, living or not.
+func (r *Records) CountKnights() (int, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.sheets), nil
+}
+
 // Retire keeps a retired knight's last sheet (e.Adventurer) with its hall-of-fame
 // entry, as the store's saver writes them in one batch. An entry of the same knight
 // and time replaces the earlier one; a knight without an id is refused.

@@ -151,6 +151,31 @@ func (s *Store) Bans(now time.Time) ([]knights.Ban, error) {
 	return out, nil
 }
 
+// CountBans counts the bans in force at now, of keys and of addresses; the lapsed ones
+// are left for Bans to delete, so a scrape of the metrics writes nothing.
+func (s *Store) CountBans(now time.Time) (keys, addrs int, err error) {
+	ctx, cancel := s.call()
+	defer cancel()
+	resp, err := s.cli.Get(ctx, s.banKey(""), clientv3.WithPrefix())
+	if err != nil {
+		return 0, 0, fmt.Errorf("count bans: %w", err)
+	}
+	for _, kv := range resp.Kvs {
+		b, err := decodeBan(kv.Key, kv.Value)
+		if err != nil {
+			return 0, 0, err
+		}
+		switch {
+		case b.Lapsed(now):
+		case b.Addr != "":
+			addrs++
+		default:
+			keys++
+		}
+	}
+	return keys, addrs, nil
+}
+
 func decodeBan(k, v []byte) (knights.Ban, error) {
 	var bv banValue
 	if err := json.Unmarshal(v, &bv); err != nil {

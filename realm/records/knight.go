@@ -1,6 +1,8 @@
 package records
 
 import (
+	clientv3 "go.etcd.io/etcd/client/v3"
+
 	"bytes"
 	"context"
 	"encoding/json"
@@ -91,4 +93,15 @@ func Checkpoint(ctx context.Context, f *realm.Fenced, a *world.Adventurer) error
 		return err
 	}
 	return f.Checkpoint(ctx, data)
+}
+
+// CountKnights is how many knights' sheets etcd keeps, living or not.
+func (s *Store) CountKnights() (int, error) {
+	ctx, cancel := s.call()
+	defer cancel()
+	resp, err := s.cli.Get(ctx, s.prefix+"knight/", clientv3.WithPrefix(), clientv3.WithCountOnly())
+	if err != nil {
+		return 0, fmt.Errorf("count knights: %w", err)
+	}
+	return int(resp.Count), nil
 }

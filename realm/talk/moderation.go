@@ -9,10 +9,11 @@ import (
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
-// Moderation across realms: a ban or a silence an admin makes in one realm is an event
-// for the others to act on at once — the banned knight's session dropped, the silenced
-// knight muted. The records themselves are kept where the knights are (etcd, later); the
-// event only spares the wait.
+// Moderation across realms: a ban, a silence, a kick or a rename an admin makes in one
+// realm is an event for the others to act on at once — the banned or kicked knight's
+// session dropped, the silenced knight muted, the renamed one told its new name. The
+// records themselves are kept where the knights are (etcd); the event only spares the
+// wait, or reaches a knight playing in another realm.
 
 // ModKind is what a moderation event does.
 type ModKind string
@@ -22,7 +23,18 @@ const (
 	ModBan       ModKind = "ban"       // drop the knight's sessions
 	ModSilence   ModKind = "silence"   // silence the knight For as long
 	ModUnsilence ModKind = "unsilence" // lift its silence
+	ModKick      ModKind = "kick"      // remove the knight from the dungeon, telling it Reason
+	ModRename    ModKind = "rename"    // give the knight Name, telling it
 )
+
+// known reports whether k is a moderation event this program knows.
+func (k ModKind) known() bool {
+	switch k {
+	case ModBan, ModSilence, ModUnsilence, ModKick, ModRename:
+		return true
+	}
+	return false
+}
 
 // Moderation is a moderation event.
 type Moderation struct {
@@ -35,12 +47,14 @@ type Moderation struct {
 	For    time.Duration
 	Until  string
 	Reason string
+	// Name is a rename's new name.
+	Name string
 }
 
-// Moderate tells the other realms of a ban or silence made here.
+// Moderate tells the other realms of a moderation event made here.
 func (b *Bus) Moderate(m Moderation) {
 	b.publish(b.subject("mod"), modMsg{V: version, Realm: b.cfg.Realm, Kind: string(m.Kind), Knight: m.Knight,
-		Seconds: int64(m.For / time.Second), Until: m.Until, Reason: m.Reason}, maxSmallBytes)
+		Seconds: int64(m.For / time.Second), Until: m.Until, Reason: m.Reason, Name: m.Name}, maxSmallBytes)
 }
 
 // onModeration takes an event from another realm and applies it to the world.
@@ -49,7 +63,10 @@ func (b *Bus) onModeration(msg *nats.Msg) {
 	m := Moderation{Kind: ModKind(wm.Kind), Realm: cleanRealm(wm.Realm), Knight: cleanID(wm.Knight),
 		For: time.Duration(max(wm.Seconds, 0)) * time.Second, Until: world.CleanText(wm.Until, 40),
 		Reason: world.CleanText(wm.Reason, world.MaxBroadcastRunes)}
-	if err == nil && (m.Realm == "" || m.Knight == "" || (m.Kind != ModBan && m.Kind != ModSilence && m.Kind != ModUnsilence)) {
+	if err == nil && m.Kind == ModRename {
+		m.Name, err = world.CleanName(wm.Name)
+	}
+	if err == nil && (m.Realm == "" || m.Knight == "" || !m.Kind.known()) {
 		err = errInvalid
 	}
 	if err != nil {
@@ -72,8 +89,11 @@ func (b *Bus) onModeration(msg *nats.Msg) {
 // apply carries an event out in the world.
 func (b *Bus) apply(ctx context.Context, m Moderation) error {
 	switch m.Kind {
-	case ModBan:
+	case ModBan, ModKick:
 		_, err := b.w.Kick(ctx, m.Knight, m.Reason)
+		return err
+	case ModRename:
+		_, err := b.w.Rename(ctx, m.Knight, m.Name, nil)
 		return err
 	case ModSilence:
 		turns := max(uint64(m.For/b.cfg.Tick), 1)

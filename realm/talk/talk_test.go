@@ -120,7 +120,8 @@ func TestRealmsListsEveryRealmWithItsRoundTrip(t *testing.T) {
 	}
 }
 
-// A ban made in one realm drops the knight's session in another at once; a silence mutes it.
+// A ban made in one realm drops the knight's session in another at once; a silence mutes it;
+// a kick removes it; a rename renames it and tells it, and a rename to a bad name is refused.
 func TestModerationCrossesRealms(t *testing.T) {
 	srvs := cluster(t, 2)
 	var mu sync.Mutex
@@ -131,7 +132,22 @@ func TestModerationCrossesRealms(t *testing.T) {
 	})
 	avalon.join(t, "gawain", "Gawain")
 	avalon.join(t, "mordred", "Mordred")
+	avalon.join(t, "kay", "Rudeword")
+	avalon.join(t, "bors", "Bors")
 	waitFor(t, "Avalon to answer a ping", func() bool { _, ok := camelot.bus.Ping(context.Background(), "Avalon"); return ok })
+
+	camelot.bus.Moderate(Moderation{Kind: ModRename, Knight: "kay", Name: "Bad!Name"}) // refused: no such name
+	camelot.bus.Moderate(Moderation{Kind: ModRename, Knight: "kay", Name: "Kay"})
+	avalon.waitLine(t, "kay", world.RenamedNote("Rudeword", "Kay"))
+	camelot.bus.Moderate(Moderation{Kind: ModKick, Knight: "bors", Reason: "a rest"})
+	waitFor(t, "Bors removed", func() bool { return avalon.views["bors"].ended() == world.KickedFor("a rest") })
+	waitFor(t, "the server told of both", func() bool { mu.Lock(); defer mu.Unlock(); return len(told) == 2 })
+	mu.Lock()
+	if told[0].Kind != ModRename || told[0].Name != "Kay" || told[1].Kind != ModKick {
+		t.Errorf("the server was told %+v", told)
+	}
+	told = nil
+	mu.Unlock()
 
 	camelot.bus.Moderate(Moderation{Kind: ModSilence, Knight: "gawain", For: time.Hour, Until: "13:00 UTC", Reason: "spam"})
 	avalon.waitLine(t, "gawain", "An admin has silenced you until 13:00 UTC (spam). You can play on, but what you say, shout, whisper or write reaches no one until then.")

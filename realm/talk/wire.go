@@ -88,8 +88,9 @@ type pingMsg struct {
 type modMsg struct {
 	V       int    `json:"v"`
 	Realm   string `json:"realm"`
-	Kind    string `json:"kind"` // "ban", "silence", "unsilence"
+	Kind    string `json:"kind"` // "ban", "silence", "unsilence", "kick", "rename"
 	Knight  string `json:"knight"`
+	Name    string `json:"name,omitempty"`    // a rename's new name
 	Seconds int64  `json:"seconds,omitempty"` // a silence's length
 	Until   string `json:"until,omitempty"`   // when it ends, as the knight is told
 	Reason  string `json:"reason,omitempty"`

@@ -1,27 +1,23 @@
-package server
+package records
 
 import (
 	"context"
 	"errors"
 
-	"github.com/orthanc-ssh/orthanc-ssh/app"
 	"github.com/orthanc-ssh/orthanc-ssh/realm"
 )
 
 // Two realms that each made a first knight for one new key at the same moment: the key is
-// bound to a knight only where etcd has none (records.KeyWrite), with the knight's first
+// bound to a knight only where etcd has none (KeyWrite), with the knight's first
 // sheet, so the first realm to write wins and the second's knight is never written. The
 // second realm lets it go (its claim and its name) and its player is told to connect
 // again, to play the first's knight: no knight is left in etcd without a key.
-
-// beatenLine is what the second realm's player reads.
-const beatenLine = "This key made a knight on another realm at the same moment, and that knight keeps it; this one is not kept. Connect again to play it."
 
 // errKeyWritten is a retry after a write that bound the key but whose answer was lost.
 var errKeyWritten = errors.New("the key was bound by an earlier try; writing the rest again")
 
 // beaten handles h's write refused because a key it was to bind has an entry already.
-func (k *realmKnights) beaten(ctx context.Context, h *heldKnight, p pending) error {
+func (k *sheets) beaten(ctx context.Context, h *heldKnight, p pending) error {
 	id := h.f.Knight()
 	for _, fp := range p.keys {
 		key, err := k.recs.KeyOf(fp)
@@ -49,15 +45,8 @@ func (k *realmKnights) beaten(ctx context.Context, h *heldKnight, p pending) err
 }
 
 // unbind forgets a new key's binding.
-func (k *realmKnights) unbind(fp string) {
+func (k *sheets) unbind(fp string) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	delete(k.bound, fp)
-}
-
-// realmBeaten ends the sessions of a knight another realm's knight took the key of.
-func (s *server) realmBeaten(id string) {
-	for _, p := range s.programsOfKnight(id) {
-		go p.Send(app.Farewell{Reason: beatenLine})
-	}
 }

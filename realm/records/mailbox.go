@@ -1,8 +1,7 @@
-package server
+package records
 
 import (
 	"cmp"
-	"context"
 	"errors"
 	"fmt"
 	"maps"
@@ -10,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/orthanc-ssh/orthanc-ssh/realm/records"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
@@ -40,15 +38,15 @@ const (
 
 // mailbox is what this realm knows of one mailbox in etcd.
 type mailbox struct {
-	seen  records.Mailbox      // etcd's, as last read or written here
+	seen  Mailbox              // etcd's, as last read or written here
 	rev   int64                // its mod revision (0: none)
 	fresh bool                 // rev is seen's: a write conditioned on it needs no read first
-	held  map[string]bool      // the letters the world holds, by records.LetterID
+	held  map[string]bool      // the letters the world holds, by LetterID
 	gone  map[string]time.Time // letters the world deleted, not yet written as tombstones
 }
 
 // box is the mailbox of id; the caller holds k.mu.
-func (k *realmKnights) box(id string) *mailbox {
+func (k *sheets) box(id string) *mailbox {
 	b := k.boxes[id]
 	if b == nil {
 		b = &mailbox{held: map[string]bool{}, gone: map[string]time.Time{}}
@@ -59,7 +57,7 @@ func (k *realmKnights) box(id string) *mailbox {
 
 // holds notes the letters the world holds of the mailbox of id, as it handed them over:
 // one it held before and holds no more it deleted. The caller holds k.mu.
-func (k *realmKnights) holds(id string, letters []world.Letter) {
+func (k *sheets) holds(id string, letters []world.Letter) {
 	b := k.box(id)
 	now := letterIDs(letters)
 	for lid := range b.held {
@@ -72,24 +70,24 @@ func (k *realmKnights) holds(id string, letters []world.Letter) {
 
 // handed notes a mailbox the world was handed (SetMail), once it replaced its own: what
 // it held before is gone without its knight deleting anything.
-func (k *realmKnights) handed(id string, letters []world.Letter) {
+func (k *sheets) handed(id string, letters []world.Letter) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	k.box(id).held = letterIDs(letters)
 }
 
-// letterIDs is the set of the letters' records.LetterID.
+// letterIDs is the set of the letters' LetterID.
 func letterIDs(ls []world.Letter) map[string]bool {
 	ids := make(map[string]bool, len(ls))
 	for _, l := range ls {
-		ids[records.LetterID(l)] = true
+		ids[LetterID(l)] = true
 	}
 	return ids
 }
 
 // sawMail notes the mailbox of id as read from etcd at rev, and reports whether the
 // world may be handed it: not while a write of the world's own waits.
-func (k *realmKnights) sawMail(id string, box records.Mailbox, rev int64) bool {
+func (k *sheets) sawMail(id string, box Mailbox, rev int64) bool {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if _, waits := k.mail[id]; waits {
@@ -102,7 +100,7 @@ func (k *realmKnights) sawMail(id string, box records.Mailbox, rev int64) bool {
 
 // flushMail writes the mailboxes waiting; one that fails waits for the next try unless a
 // newer one came meanwhile.
-func (k *realmKnights) flushMail() error {
+func (k *sheets) flushMail() error {
 	k.mu.Lock()
 	mail := k.mail
 	k.mail = map[string][]world.Letter{}
@@ -124,7 +122,7 @@ func (k *realmKnights) flushMail() error {
 }
 
 // writeMail writes ours, the world's mailbox of to, merged with what other realms wrote.
-func (k *realmKnights) writeMail(to string, ours []world.Letter) error {
+func (k *sheets) writeMail(to string, ours []world.Letter) error {
 	seen, rev, fresh, gone := k.mailBase(to)
 	theirs := seen
 	for range mailTries {
@@ -136,7 +134,7 @@ func (k *realmKnights) writeMail(to string, ours []world.Letter) error {
 		}
 		merged := mergeMail(seen.Letters, ours, theirs, gone, time.Now())
 		newRev, err := k.recs.PutMailIf(to, merged, rev)
-		if errors.Is(err, records.ErrMailChanged) {
+		if errors.Is(err, ErrMailChanged) {
 			fresh = false
 			continue
 		}
@@ -149,12 +147,12 @@ func (k *realmKnights) writeMail(to string, ours []world.Letter) error {
 		}
 		return nil
 	}
-	return fmt.Errorf("write letters of %q: %w, %d times", to, records.ErrMailChanged, mailTries)
+	return fmt.Errorf("write letters of %q: %w, %d times", to, ErrMailChanged, mailTries)
 }
 
 // mailBase is what this realm knows of the mailbox to, to merge the world's with, and
 // the letters the world deleted from it since it was last written.
-func (k *realmKnights) mailBase(to string) (seen records.Mailbox, rev int64, fresh bool, gone map[string]time.Time) {
+func (k *sheets) mailBase(to string) (seen Mailbox, rev int64, fresh bool, gone map[string]time.Time) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	b := k.box(to)
@@ -162,7 +160,7 @@ func (k *realmKnights) mailBase(to string) (seen records.Mailbox, rev int64, fre
 }
 
 // wroteMail notes a mailbox written, with the deletions written in it as tombstones.
-func (k *realmKnights) wroteMail(to string, box records.Mailbox, rev int64, written map[string]time.Time) {
+func (k *sheets) wroteMail(to string, box Mailbox, rev int64, written map[string]time.Time) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	b := k.box(to)
@@ -177,17 +175,17 @@ func (k *realmKnights) wroteMail(to string, box records.Mailbox, rev int64, writ
 // last wrote): theirs' letters but the deleted ones (in theirs' tombstones or in gone),
 // then ours' letters etcd never had (new here) and no realm deleted; a letter read on
 // either side is read. The tombstones are theirs and gone, for goneFor from now.
-func mergeMail(base, ours []world.Letter, theirs records.Mailbox, gone map[string]time.Time, now time.Time) records.Mailbox {
+func mergeMail(base, ours []world.Letter, theirs Mailbox, gone map[string]time.Time, now time.Time) Mailbox {
 	dead := deadLetters(theirs.Gone, gone)
 	mine := map[string]world.Letter{}
 	for _, l := range ours {
-		mine[records.LetterID(l)] = l
+		mine[LetterID(l)] = l
 	}
 	had := letterIDs(base)
 	out := make([]world.Letter, 0, len(theirs.Letters)+len(ours))
 	done := map[string]bool{}
 	for _, l := range theirs.Letters {
-		id := records.LetterID(l)
+		id := LetterID(l)
 		if _, deleted := dead[id]; deleted {
 			continue
 		}
@@ -196,17 +194,17 @@ func mergeMail(base, ours []world.Letter, theirs records.Mailbox, gone map[strin
 		out, done[id] = append(out, l), true
 	}
 	for _, l := range ours {
-		id := records.LetterID(l)
+		id := LetterID(l)
 		if _, deleted := dead[id]; !done[id] && !had[id] && !deleted {
 			out = append(out, l)
 		}
 	}
 	slices.SortStableFunc(out, func(a, b world.Letter) int { return a.Sent.Compare(b.Sent) })
-	return records.Mailbox{Letters: out, Gone: keptGone(dead, now)}
+	return Mailbox{Letters: out, Gone: keptGone(dead, now)}
 }
 
 // deadLetters is every letter deleted: in a mailbox's tombstones, or deleted here.
-func deadLetters(tombs []records.GoneLetter, here map[string]time.Time) map[string]time.Time {
+func deadLetters(tombs []GoneLetter, here map[string]time.Time) map[string]time.Time {
 	dead := make(map[string]time.Time, len(tombs)+len(here))
 	for _, g := range tombs {
 		dead[g.ID] = g.At
@@ -221,14 +219,14 @@ func deadLetters(tombs []records.GoneLetter, here map[string]time.Time) map[stri
 
 // keptGone is the tombstones a mailbox keeps: those of goneFor up to now, the newest
 // maxGone, oldest first.
-func keptGone(dead map[string]time.Time, now time.Time) []records.GoneLetter {
-	var out []records.GoneLetter
+func keptGone(dead map[string]time.Time, now time.Time) []GoneLetter {
+	var out []GoneLetter
 	for id, at := range dead {
 		if now.Sub(at) < goneFor {
-			out = append(out, records.GoneLetter{ID: id, At: at.UTC()})
+			out = append(out, GoneLetter{ID: id, At: at.UTC()})
 		}
 	}
-	slices.SortFunc(out, func(a, b records.GoneLetter) int {
+	slices.SortFunc(out, func(a, b GoneLetter) int {
 		return cmp.Or(a.At.Compare(b.At), strings.Compare(a.ID, b.ID))
 	})
 	return out[max(0, len(out)-maxGone):]
@@ -237,42 +235,17 @@ func keptGone(dead map[string]time.Time, now time.Time) []records.GoneLetter {
 // sameMail reports whether two mailboxes hold the same letters, read alike.
 func sameMail(a, b []world.Letter) bool {
 	return slices.EqualFunc(a, b, func(x, y world.Letter) bool {
-		return records.LetterID(x) == records.LetterID(y) && x.Read == y.Read
+		return LetterID(x) == LetterID(y) && x.Read == y.Read
 	})
 }
 
 // seedMail notes the mailboxes loaded at start as this realm's last sight of them (their
 // revisions unknown: the first write reads them anew), and as what the world holds.
-func (k *realmKnights) seedMail(mail map[string][]world.Letter) {
+func (k *sheets) seedMail(mail map[string][]world.Letter) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	for id, ls := range mail {
-		k.box(id).seen = records.Mailbox{Letters: slices.Clone(ls)}
+		k.box(id).seen = Mailbox{Letters: slices.Clone(ls)}
 		k.holds(id, ls)
-	}
-}
-
-// loadMail reads the mailbox of id from etcd and hands it to the world: when its knight
-// is claimed here (a letter written while talk was down, or that another realm's word
-// never brought, is not missed), and when another realm says it wrote it.
-func (rs *realmSide) loadMail(e *world.Engine, id string) error {
-	box, rev, err := rs.recs.MailAt(id)
-	if err != nil {
-		return err
-	}
-	if !rs.knights.sawMail(id, box, rev) {
-		return nil // this realm's own write waits: it merges, and hands the world the result
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), realmCallTimeout)
-	defer cancel()
-	return e.SetMail(ctx, id, box.Letters, func(ls []world.Letter) { rs.knights.handed(id, ls) })
-}
-
-// handMail hands the world a mailbox merged with another realm's writes.
-func (s *server) handMail(id string, ls []world.Letter) {
-	ctx, cancel := context.WithTimeout(context.Background(), realmCallTimeout)
-	defer cancel()
-	if err := s.engine.SetMail(ctx, id, ls, func(ls []world.Letter) { s.realm.knights.handed(id, ls) }); err != nil {
-		s.log.Error("realm: hand the world a merged mailbox", "knight", id, "err", err)
 	}
 }

@@ -1,4 +1,4 @@
-package server
+package records
 
 import (
 	"log/slog"
@@ -8,19 +8,18 @@ import (
 
 	"github.com/orthanc-ssh/orthanc-ssh/knights"
 	"github.com/orthanc-ssh/orthanc-ssh/realm"
-	"github.com/orthanc-ssh/orthanc-ssh/realm/records"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
-// realmKnights is what a realm's saver is for its knights: the world hands it records
+// sheets is what a realm's saver is for its knights: the world hands it records
 // (world.Saver's Put) and never waits; its run goroutine writes each knight's newest
 // record through the knight's claim (realm.Fenced), batched per knight, with the new
 // keys bound to it and its end (tombstone, fame) in the same transaction. A pending
 // record keeps the claim it was made under, so a record made before a knight left
 // can never be written under a later claim. Safe for concurrent use.
-type realmKnights struct {
+type sheets struct {
 	realm string // this realm's name, written in each sheet
-	recs  *records.Store
+	recs  *Store
 	log   *slog.Logger
 	// lost is told of a knight whose claim went while it played here (ErrFenced).
 	lost func(knight string)
@@ -61,13 +60,13 @@ type binding struct {
 	refs int
 }
 
-func newRealmKnights(name string, recs *records.Store, log *slog.Logger) *realmKnights {
-	return &realmKnights{realm: name, recs: recs, log: log, lost: func(string) {}, beat: func(string) {}, mailed: func(string) {}, merged: func(string, []world.Letter) {}, kick: make(chan struct{}, 1), now: time.Now, ages: newRealmAges(),
+func newSheets(name string, recs *Store, log *slog.Logger) *sheets {
+	return &sheets{realm: name, recs: recs, log: log, lost: func(string) {}, beat: func(string) {}, mailed: func(string) {}, merged: func(string, []world.Letter) {}, kick: make(chan struct{}, 1), now: time.Now, ages: newRealmAges(),
 		held: map[string]*heldKnight{}, bound: map[string]*binding{}, mail: map[string][]world.Letter{}, boxes: map[string]*mailbox{}}
 }
 
 // hold keeps f, a claim just made, with its sheet (nil for a knight never saved).
-func (k *realmKnights) hold(f *realm.Fenced, sheet *world.Adventurer) {
+func (k *sheets) hold(f *realm.Fenced, sheet *world.Adventurer) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	h := &heldKnight{f: f, refs: 1}
@@ -78,7 +77,7 @@ func (k *realmKnights) hold(f *realm.Fenced, sheet *world.Adventurer) {
 }
 
 // join counts one more session of a knight held here already, and reports whether it was.
-func (k *realmKnights) join(id string) bool {
+func (k *sheets) join(id string) bool {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	h := k.held[id]
@@ -90,7 +89,7 @@ func (k *realmKnights) join(id string) bool {
 }
 
 // Put files the world's records of held knights, to be written (world.Saver).
-func (k *realmKnights) Put(recs ...world.Adventurer) {
+func (k *sheets) Put(recs ...world.Adventurer) {
 	k.mu.Lock()
 	now := k.now()
 	for _, rec := range recs {
@@ -119,9 +118,9 @@ func endOf(rec world.Adventurer) (realm.Write, bool) {
 	var err error
 	switch {
 	case rec.Death != nil:
-		w, err = records.TombstoneWrite(knights.Tombstone{Died: now, Adventurer: rec.Clone()})
+		w, err = TombstoneWrite(knights.Tombstone{Died: now, Adventurer: rec.Clone()})
 	case rec.Retirement != nil:
-		w, err = records.FameWrite(knights.FameEntry{Retired: now, Adventurer: rec.Clone()})
+		w, err = FameWrite(knights.FameEntry{Retired: now, Adventurer: rec.Clone()})
 	default:
 		return w, false
 	}
@@ -129,7 +128,7 @@ func endOf(rec world.Adventurer) (realm.Write, bool) {
 }
 
 // putMail files a mailbox to be written (the world's Archive).
-func (k *realmKnights) putMail(to string, letters []world.Letter) {
+func (k *sheets) putMail(to string, letters []world.Letter) {
 	k.mu.Lock()
 	k.mail[to] = slices.Clone(letters)
 	k.holds(to, letters) // a letter gone since the world's last is deleted here (realmmail.go)
@@ -137,7 +136,7 @@ func (k *realmKnights) putMail(to string, letters []world.Letter) {
 	k.wake()
 }
 
-func (k *realmKnights) wake() {
+func (k *sheets) wake() {
 	select {
 	case k.kick <- struct{}{}:
 	default:
@@ -146,7 +145,7 @@ func (k *realmKnights) wake() {
 
 // bind holds a new key until its knight's first sheet is written with it; release lets
 // it go when the session that bound it ends.
-func (k *realmKnights) bind(key knights.Key) (release func()) {
+func (k *sheets) bind(key knights.Key) (release func()) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	b := k.bound[key.Fingerprint]
@@ -168,7 +167,7 @@ func (k *realmKnights) bind(key knights.Key) (release func()) {
 }
 
 // keyOf is a key bound here, or the shared one.
-func (k *realmKnights) keyOf(fp string) (knights.Key, error) {
+func (k *sheets) keyOf(fp string) (knights.Key, error) {
 	k.mu.Lock()
 	b := k.bound[fp]
 	k.mu.Unlock()
@@ -179,7 +178,7 @@ func (k *realmKnights) keyOf(fp string) (knights.Key, error) {
 }
 
 // load is the newest record of a knight held here, or its shared sheet.
-func (k *realmKnights) load(id string) (world.Adventurer, error) {
+func (k *sheets) load(id string) (world.Adventurer, error) {
 	k.mu.Lock()
 	h := k.held[id]
 	var rec world.Adventurer

@@ -1,4 +1,4 @@
-package server
+package records
 
 import (
 	"context"
@@ -8,10 +8,9 @@ import (
 	"time"
 
 	"github.com/orthanc-ssh/orthanc-ssh/realm"
-	"github.com/orthanc-ssh/orthanc-ssh/realm/records"
 )
 
-// The writing side of realmKnights: its run goroutine, and the check-in of a knight
+// The writing side of sheets: its run goroutine, and the check-in of a knight
 // whose last session here has ended.
 
 // realmRetry is how soon a realm's failed write (etcd slow or out of reach) is tried
@@ -19,7 +18,7 @@ import (
 const realmRetry = time.Second
 
 // run writes what the world files, batched per knight, until ctx ends.
-func (k *realmKnights) run(ctx context.Context) {
+func (k *sheets) run(ctx context.Context) {
 	var retry <-chan time.Time
 	for {
 		select {
@@ -38,16 +37,16 @@ func (k *realmKnights) run(ctx context.Context) {
 
 // flush writes every knight with a record waiting, several to a transaction
 // (realm.CommitAll), then the mailboxes.
-func (k *realmKnights) flush(ctx context.Context) error {
+func (k *sheets) flush(ctx context.Context) error {
 	errs := k.writeAll(ctx, k.heldWhere(func(h *heldKnight) bool { return h.dirty }), false)
 	return errors.Join(append(errs, k.flushMail())...)
 }
 
 // writeAll writes the newest records of hs, several knights to a transaction; checkIn
 // lets them go too, each in the transaction of its sheet.
-func (k *realmKnights) writeAll(ctx context.Context, hs []*heldKnight, checkIn bool) []error {
+func (k *sheets) writeAll(ctx context.Context, hs []*heldKnight, checkIn bool) []error {
 	w := k.takeAll(hs, checkIn)
-	wctx, cancel := context.WithTimeout(ctx, realmCallTimeout)
+	wctx, cancel := context.WithTimeout(ctx, callTimeout)
 	errs := realm.CommitAll(wctx, w.entries)
 	cancel()
 	for i, h := range w.knights {
@@ -59,7 +58,7 @@ func (k *realmKnights) writeAll(ctx context.Context, hs []*heldKnight, checkIn b
 
 // heldWhere is the knights held here that pass, in the knights' order: the order their
 // write locks are taken in, so that two takers never wait on each other.
-func (k *realmKnights) heldWhere(pass func(*heldKnight) bool) []*heldKnight {
+func (k *sheets) heldWhere(pass func(*heldKnight) bool) []*heldKnight {
 	k.mu.Lock()
 	var hs []*heldKnight
 	for _, h := range k.held {
@@ -81,7 +80,7 @@ type taken struct {
 
 // takeAll takes the writes of hs, holding the write lock of each with any (or, to check
 // them in, of each still held).
-func (k *realmKnights) takeAll(hs []*heldKnight, checkIn bool) taken {
+func (k *sheets) takeAll(hs []*heldKnight, checkIn bool) taken {
 	var w taken
 	for _, h := range hs {
 		if p, ok := k.take(h, checkIn); ok {
@@ -94,7 +93,7 @@ func (k *realmKnights) takeAll(hs []*heldKnight, checkIn bool) taken {
 
 // take takes h's writes under its write lock, and keeps the lock if there are any to
 // write, or to check it in, if h is still held.
-func (k *realmKnights) take(h *heldKnight, checkIn bool) (pending, bool) {
+func (k *sheets) take(h *heldKnight, checkIn bool) (pending, bool) {
 	h.write.Lock()
 	k.mu.Lock()
 	held := k.held[h.f.Knight()] == h
@@ -115,7 +114,7 @@ func (k *realmKnights) take(h *heldKnight, checkIn bool) (pending, bool) {
 
 // leave ends one session's hold of a knight: the last to leave checks the knight in,
 // its newest record written and its claim let go in one transaction.
-func (k *realmKnights) leave(ctx context.Context, id string) error {
+func (k *sheets) leave(ctx context.Context, id string) error {
 	k.mu.Lock()
 	h := k.held[id]
 	last := h != nil && h.refs > 0
@@ -132,14 +131,14 @@ func (k *realmKnights) leave(ctx context.Context, id string) error {
 
 // checkInAll checks in every knight still held, when the realm stops: several to a
 // transaction, each's newest record written and its claim let go.
-func (k *realmKnights) checkInAll(ctx context.Context) error {
+func (k *sheets) checkInAll(ctx context.Context) error {
 	return errors.Join(k.writeAll(ctx, k.heldWhere(func(*heldKnight) bool { return true }), true)...)
 }
 
 // write writes h's newest record, its new keys and its ends under its claim; checkIn
 // lets the knight go too. A claim lost or a realm stopped drops what waited: it can
 // never be written.
-func (k *realmKnights) write(ctx context.Context, h *heldKnight, checkIn bool) error {
+func (k *sheets) write(ctx context.Context, h *heldKnight, checkIn bool) error {
 	h.write.Lock()
 	defer h.write.Unlock()
 	k.mu.Lock()
@@ -155,7 +154,7 @@ func (k *realmKnights) write(ctx context.Context, h *heldKnight, checkIn bool) e
 // settle is what follows h's write of p: forget what it wrote, or, its key taken, let it
 // go; a claim lost or a realm stopped drops what waited: it can never be written. Any
 // other error leaves it waiting, to be written again. The caller holds h.write.
-func (k *realmKnights) settle(ctx context.Context, h *heldKnight, p pending, checkIn bool, err error) error {
+func (k *sheets) settle(ctx context.Context, h *heldKnight, p pending, checkIn bool, err error) error {
 	id := h.f.Knight()
 	switch {
 	case err == nil:
@@ -187,7 +186,7 @@ type pending struct {
 }
 
 // pendingOf takes h's writes; the caller holds k.mu.
-func (k *realmKnights) pendingOf(h *heldKnight) pending {
+func (k *sheets) pendingOf(h *heldKnight) pending {
 	p := pending{dirty: h.dirty, seq: h.seq, ends: len(h.ends)}
 	if !h.dirty {
 		return p
@@ -196,12 +195,12 @@ func (k *realmKnights) pendingOf(h *heldKnight) pending {
 	p.writes = append(p.writes, h.ends...)
 	for fp, b := range k.bound {
 		if b.key.Knight == h.f.Knight() {
-			if w, err := records.KeyWrite(b.key); err == nil {
+			if w, err := KeyWrite(b.key); err == nil {
 				p.writes, p.keys = append(p.writes, w), append(p.keys, fp)
 			}
 		}
 	}
-	sheet, err := records.SheetWrite(&h.last, k.realm)
+	sheet, err := SheetWrite(&h.last, k.realm)
 	if err != nil {
 		k.log.Error("realm: encode a knight", "knight", h.f.Knight(), "err", err)
 		return pending{}
@@ -212,8 +211,8 @@ func (k *realmKnights) pendingOf(h *heldKnight) pending {
 
 // commit writes p under f: one transaction, then the check-in (the sheet put again and
 // the claim let go) when asked.
-func (k *realmKnights) commit(ctx context.Context, f *realm.Fenced, p pending, checkIn bool) error {
-	ctx, cancel := context.WithTimeout(ctx, realmCallTimeout)
+func (k *sheets) commit(ctx context.Context, f *realm.Fenced, p pending, checkIn bool) error {
+	ctx, cancel := context.WithTimeout(ctx, callTimeout)
 	defer cancel()
 	switch {
 	case !checkIn && len(p.writes) == 0:
@@ -233,7 +232,7 @@ func (k *realmKnights) commit(ctx context.Context, f *realm.Fenced, p pending, c
 }
 
 // written forgets what p wrote, but what came since.
-func (k *realmKnights) written(h *heldKnight, p pending, checkIn bool) {
+func (k *sheets) written(h *heldKnight, p pending, checkIn bool) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if h.seq == p.seq {
@@ -251,7 +250,7 @@ func (k *realmKnights) written(h *heldKnight, p pending, checkIn bool) {
 }
 
 // untaken puts back p's records as waiting, after a write that failed.
-func (k *realmKnights) untaken(h *heldKnight, p pending) {
+func (k *sheets) untaken(h *heldKnight, p pending) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	h.taken = time.Time{}
@@ -261,7 +260,7 @@ func (k *realmKnights) untaken(h *heldKnight, p pending) {
 }
 
 // drop forgets a knight this realm can no longer write.
-func (k *realmKnights) drop(h *heldKnight) {
+func (k *sheets) drop(h *heldKnight) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if k.held[h.f.Knight()] == h {
@@ -271,7 +270,7 @@ func (k *realmKnights) drop(h *heldKnight) {
 
 // leaveAll checks a knight in whatever sessions hold it (another realm asked for it and
 // none plays it here).
-func (k *realmKnights) leaveAll(ctx context.Context, id string) error {
+func (k *sheets) leaveAll(ctx context.Context, id string) error {
 	k.mu.Lock()
 	h := k.held[id]
 	if h != nil {

@@ -1,4 +1,4 @@
-package server
+package records
 
 import (
 	"log/slog"
@@ -8,6 +8,8 @@ import (
 
 	"github.com/orthanc-ssh/orthanc-ssh/internal/etcdtest"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
 )
 
 // Two realms write one mailbox at the same moment, one of them deleting a letter its
@@ -15,7 +17,7 @@ import (
 // still holds the letter from an older copy does not bring it back.
 func TestALetterDeletedUnreadStaysDeletedWhenTwoRealmsWriteAtOnce(t *testing.T) {
 	etcd := etcdtest.Start(t)
-	shared := sharedRecordsOf(t, etcd)
+	shared := storeAt(t, etcd)
 	a, b := mailRealm(t, "A", etcd), mailRealm(t, "B", etcd)
 	sent := time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)
 	l1 := world.Letter{From: "Bors", To: "Kay", Text: "the first letter", Sent: sent}
@@ -58,7 +60,7 @@ func TestALetterDeletedUnreadStaysDeletedWhenTwoRealmsWriteAtOnce(t *testing.T) 
 // deleted here: only a letter gone between two of the world's own hand-overs is.
 func TestALetterReplacedByAHandedMailboxIsNoDeletion(t *testing.T) {
 	etcd := etcdtest.Start(t)
-	shared := sharedRecordsOf(t, etcd)
+	shared := storeAt(t, etcd)
 	a := mailRealm(t, "A", etcd)
 	sent := time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)
 	l1 := world.Letter{From: "Bors", To: "Kay", Text: "one", Sent: sent}
@@ -90,12 +92,12 @@ func TestTombstonesAreKeptForATime(t *testing.T) {
 }
 
 // mailRealm is a realm's knights on etcd, without a server: its mailboxes only.
-func mailRealm(t *testing.T, name, etcd string) *realmKnights {
+func mailRealm(t *testing.T, name, etcd string) *sheets {
 	t.Helper()
-	return newRealmKnights(name, sharedRecordsOf(t, etcd), slog.New(slog.DiscardHandler))
+	return newSheets(name, storeAt(t, etcd), slog.New(slog.DiscardHandler))
 }
 
-func flushMail(t *testing.T, k *realmKnights) {
+func flushMail(t *testing.T, k *sheets) {
 	t.Helper()
 	if err := k.flushMail(); err != nil {
 		t.Fatal(err)
@@ -108,4 +110,25 @@ func texts(ls []world.Letter) []string {
 		out = append(out, l.Text)
 	}
 	return out
+}
+
+// storeAt is the records in the etcd at addr, under the realms' own prefix, as a realm
+// keeps them.
+func storeAt(t *testing.T, addr string) *Store {
+	t.Helper()
+	cli, err := clientv3.New(clientv3.Config{Endpoints: []string{addr}, DialTimeout: 2 * time.Second, Logger: zap.NewNop()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cli.Close() })
+	return New(cli, Options{})
+}
+
+func mailOf(t *testing.T, st *Store, id string) []world.Letter {
+	t.Helper()
+	ls, err := st.MailOf(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return slices.Clip(ls)
 }

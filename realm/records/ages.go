@@ -1,4 +1,4 @@
-package server
+package records
 
 import (
 	"time"
@@ -38,7 +38,7 @@ func (a realmAges) observe(since, now time.Time) {
 }
 
 // collectors are the realm saver's metrics, with the age of the oldest record waiting.
-func (k *realmKnights) collectors() []prometheus.Collector {
+func (k *sheets) collectors() []prometheus.Collector {
 	return []prometheus.Collector{k.ages.wait, k.ages.written,
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "orthanc_realm_checkpoint_lag_seconds",
@@ -48,7 +48,7 @@ func (k *realmKnights) collectors() []prometheus.Collector {
 }
 
 // lag is the age of the oldest record filed that etcd does not hold yet.
-func (k *realmKnights) lag() time.Duration {
+func (k *sheets) lag() time.Duration {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	var oldest time.Time

@@ -1,0 +1,120 @@
+package records
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/orthanc-ssh/orthanc-ssh/knights"
+	"github.com/orthanc-ssh/orthanc-ssh/realm"
+	"github.com/orthanc-ssh/orthanc-ssh/world"
+)
+
+// A rename of a knight that plays in another realm cannot write its sheet: that realm
+// holds the claim. It is kept in etcd as a pending rename (rename/<id>), which whichever
+// realm next claims the knight applies to the sheet it read, if the sheet still has the
+// old name; the admin's realm also tells the realm that plays it, over its talk, so the
+// knight is renamed at once when the talk is up.
+
+// renameValue is a pending rename.
+type renameValue struct {
+	V    int    `json:"v"`
+	Old  string `json:"old"`
+	Name string `json:"name"`
+}
+
+func (s *Store) renameKey(id string) string { return s.prefix + "rename/" + id }
+
+// Rename implements knights.Keeper: the name is claimed across the realms, the sheet
+// renamed under the knight's claim (held here, or made for the write), and old let go.
+func (k *Keeper) Rename(ctx context.Context, id, old, name string) error {
+	ok, err := k.ClaimName(name, id)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return knights.ErrNameTaken
+	}
+	err = k.renameSheet(ctx, id, old, name)
+	var away *knights.ElsewhereError
+	if err != nil && !errors.As(err, &away) {
+		return err
+	}
+	if world.NameKey(old) != world.NameKey(name) {
+		return errors.Join(err, k.ReleaseName(old, id)) // the new name is its own already
+	}
+	return err
+}
+
+// renameSheet writes knight id's sheet renamed. A knight played here is renamed by the
+// world, which checkpoints it; one another realm holds gets a pending rename.
+func (k *Keeper) renameSheet(ctx context.Context, id, old, name string) error {
+	if k.sheets.plays(id) {
+		return nil
+	}
+	f, done, err := k.fenceOf(ctx, id)
+	var held *realm.ClaimedError
+	if errors.As(err, &held) && !held.Here {
+		if perr := k.putRename(id, old, name); perr != nil {
+			return perr
+		}
+		return elsewhere(err)
+	}
+	if err != nil {
+		return elsewhere(err)
+	}
+	defer done()
+	if f.Sheet() == nil {
+		return nil // never saved: its first sheet has the name the world gives it
+	}
+	rec, _, err := DecodeSheet(id, f.Sheet())
+	if err != nil {
+		return err
+	}
+	rec.Name = name
+	sheet, err := SheetWrite(&rec, k.r.Name())
+	if err != nil {
+		return err
+	}
+	_, err = f.Commit(ctx, sheet)
+	return err
+}
+
+// putRename keeps a pending rename of knight id.
+func (k *Keeper) putRename(id, old, name string) error {
+	data, err := json.Marshal(renameValue{V: valueVersion, Old: old, Name: name})
+	if err != nil {
+		return err
+	}
+	ctx, cancel := k.call()
+	defer cancel()
+	if _, err := k.cli.Put(ctx, k.renameKey(id), string(data)); err != nil {
+		return fmt.Errorf("keep the rename of %s: %w", id, err)
+	}
+	return nil
+}
+
+// takeRename applies the pending rename of the knight a claim just read to its sheet a,
+// and forgets it: the old name it was made from is renamed, a sheet renamed since (by
+// the realm the knight played on) stays. It reports the rename applied.
+func (k *Keeper) takeRename(a *world.Adventurer) (old string, ok bool, err error) {
+	ctx, cancel := k.call()
+	defer cancel()
+	resp, err := k.cli.Get(ctx, k.renameKey(a.ID))
+	if err != nil || len(resp.Kvs) == 0 {
+		return "", false, err
+	}
+	var v renameValue
+	if err := decodeVersioned(resp.Kvs[0].Key, resp.Kvs[0].Value, &v, &v.V); err != nil {
+		return "", false, err
+	}
+	if _, err := k.cli.Delete(ctx, k.renameKey(a.ID)); err != nil {
+		return "", false, err
+	}
+	if world.NameKey(a.Name) != world.NameKey(v.Old) {
+		return "", false, nil
+	}
+	old, a.Name = a.Name, v.Name
+	return old, true, nil
+}

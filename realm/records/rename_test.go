@@ -1,0 +1,88 @@
+package records
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/orthanc-ssh/orthanc-ssh/knights"
+	"github.com/orthanc-ssh/orthanc-ssh/realm"
+	"github.com/orthanc-ssh/orthanc-ssh/world"
+)
+
+// keeperOf is realm name's keeper of the test's records.
+func keeperOf(t *testing.T, st *Store, name string) *Keeper {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	r, err := realm.Open(ctx, st.cli, realm.Config{Name: name, Prefix: st.prefix, TTL: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := NewKeeper(st, KeeperConfig{Realm: r, TTL: 2 * time.Second, Log: slog.New(slog.DiscardHandler)})
+	t.Cleanup(func() { _ = k.Close() })
+	return k
+}
+
+// A knight renamed on realm A while it plays on B: its name is A's to give at once, and
+// the sheet B checks in with the old name is renamed when a realm next claims it, which
+// tells its server once. A knight no realm plays is renamed in etcd at once; a name
+// another knight holds is refused.
+func TestARenameReachesAKnightPlayingOnAnotherRealm(t *testing.T) {
+	st := New(newClient(t), Options{Prefix: prefixOf(t)})
+	a, b := keeperOf(t, st, "A"), keeperOf(t, st, "B")
+	ctx := context.Background()
+	kay := world.Adventurer{ID: "K-KAY", Name: "Kay", Level: 3}
+	key := knights.Key{Fingerprint: "SHA256:kay", Knight: kay.ID}
+	if _, err := b.Give(ctx, knights.Give{Key: key, Knight: &kay}); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []struct{ name, id string }{{"Kay", kay.ID}, {"Bors", "K-BORS"}} {
+		if ok, err := st.ClaimName(n.name, n.id); !ok || err != nil {
+			t.Fatalf("claim %s: %v, %v", n.name, ok, err)
+		}
+	}
+	if err := b.Claim(ctx, kay.ID, func(string) { t.Error("B called its own knight") }); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Rename(ctx, kay.ID, "Kay", "Bors"); !errors.Is(err, knights.ErrNameTaken) {
+		t.Fatalf("a rename to another knight's name: %v", err)
+	}
+	var away *knights.ElsewhereError
+	if err := a.Rename(ctx, kay.ID, "Kay", "Kaye"); !errors.As(err, &away) || away.Where != "B" {
+		t.Fatalf("a rename of a knight playing on B: %v", err)
+	}
+	if names, _ := st.KnightNames(); len(knights.Named(names, "Kay")) != 0 || len(knights.Named(names, "Kaye")) != 1 {
+		t.Fatalf("names after the rename: %+v", names)
+	}
+	b.Put(kay) // B's world knew nothing of it
+	if err := b.Leave(ctx, kay.ID); err != nil {
+		t.Fatal(err)
+	}
+	if sheet, _ := st.LoadAdventurer(kay.ID); sheet.Name != "Kay" {
+		t.Fatalf("B checked in %q", sheet.Name)
+	}
+	if err := a.Claim(ctx, kay.ID, func(string) {}); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := a.Knight(kay.ID); err != nil || got.Name != "Kaye" || got.Level != 3 {
+		t.Fatalf("the sheet A claimed: %+v, %v", got, err)
+	}
+	if old, ok := a.Renamed(kay.ID); !ok || old != "Kay" {
+		t.Fatalf("A's server told %q, %v", old, ok)
+	}
+	if _, ok := a.Renamed(kay.ID); ok {
+		t.Fatal("the rename was told twice")
+	}
+	if err := a.Leave(ctx, kay.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Rename(ctx, kay.ID, "Kaye", "Gareth"); err != nil {
+		t.Fatalf("a rename of a knight no realm plays: %v", err)
+	}
+	if sheet, _ := st.LoadAdventurer(kay.ID); sheet.Name != "Gareth" || sheet.Level != 3 {
+		t.Fatalf("the sheet renamed in etcd: %+v", sheet)
+	}
+}

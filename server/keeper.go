@@ -1,0 +1,66 @@
+package server
+
+import (
+	"context"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/orthanc-ssh/orthanc-ssh/store"
+	"github.com/orthanc-ssh/orthanc-ssh/world"
+)
+
+// keeperNeeds is what the keeper of the knights chosen at start needs of the server
+// beyond knights.Keeper: nothing for a server alone; a realm's, to hear of a knight
+// claimed and of the mailboxes the world starts with, its goroutines, its metrics.
+type keeperNeeds struct {
+	claimed    func(knight string)
+	mailLoaded func(mail map[string][]world.Letter)
+	background []func(ctx context.Context)
+	collectors []prometheus.Collector
+	close      func() error
+}
+
+// openKeeper chooses, once, where the server keeps its knights: on a realm (-realm), in
+// etcd, with its talk with the other realms when it has one; alone, in its store, with
+// the one-time codes it kept across a restart. It is the one place that asks which.
+func (s *server) openKeeper() error {
+	s.keeperNeeds = keeperNeeds{claimed: func(string) {}, mailLoaded: func(map[string][]world.Letter) {},
+		close: func() error { return nil }}
+	s.talk = noTalk{realm: s.cfg.realm}
+	if s.cfg.realm == "" {
+		s.knights = store.NewKeeper(s.store, s.saver)
+		codes, err := s.store.Codes(s.now())
+		if err != nil {
+			return err
+		}
+		s.codes.keep = s.store // a server alone's book is its own, kept across a restart
+		s.codes.load(codes)
+		return nil
+	}
+	rs, err := s.openRealm(s.cfg, s.log)
+	if err != nil {
+		return err
+	}
+	s.realm, s.knights = rs, rs.keeper
+	s.codes.keep, s.codes.shared = rs.keeper, rs.keeper // every realm takes them
+	s.keeperNeeds = keeperNeeds{claimed: s.loadClaimed, mailLoaded: rs.keeper.SeedMail,
+		background: []func(context.Context){rs.keeper.Run, s.watchRealm},
+		collectors: rs.keeper.Collectors(), close: rs.close}
+	if s.cfg.natsURL != "" || s.cfg.natsListen != "" {
+		rt, err := s.openTalk()
+		if err != nil {
+			s.closeStores()
+			return err
+		}
+		s.talk = rt
+	}
+	logNoTalk(s.log, s.cfg)
+	return nil
+}
+
+// closeKeeper checks in the knights still held (on a realm), once.
+func (s *server) closeKeeper() error {
+	close := s.keeperNeeds.close
+	s.keeperNeeds.close = func() error { return nil }
+	return close()
+}
