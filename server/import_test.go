@@ -148,7 +148,11 @@ func TestImportKeepsWhatEtcdHasAndRefusesConflicts(t *testing.T) {
 		t.Fatal(err)
 	}
 	played := world.Adventurer{ID: "K-KAY", Name: "Kay", Depth: 3, Experience: 400}
-	if err := records.Checkpoint(ctx, f, &played); err != nil {
+	sheet, err := records.SheetWrite(&played, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Checkpoint(ctx, sheet.Value); err != nil {
 		t.Fatal(err)
 	}
 	shared := records.New(cli, records.Options{})

@@ -2,7 +2,6 @@ package records
 
 import (
 	"cmp"
-	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -12,7 +11,6 @@ import (
 
 	"github.com/orthanc-ssh/orthanc-ssh/knights"
 	"github.com/orthanc-ssh/orthanc-ssh/realm"
-	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
 // endKey is a fame entry's or a tombstone's key: kind, the knight's id, the time; so a
@@ -29,26 +27,6 @@ type fameValue struct {
 type tombstoneValue struct {
 	V int `json:"v"`
 	knights.Tombstone
-}
-
-// Retire writes a retired knight's last sheet and its hall-of-fame entry in one
-// transaction under f's claim: a realm that lost the knight writes neither.
-func Retire(ctx context.Context, f *realm.Fenced, e knights.FameEntry) error {
-	w, err := FameWrite(e)
-	if err != nil {
-		return err
-	}
-	return end(ctx, f, &e.Adventurer, w)
-}
-
-// Bury writes a dead knight's last sheet and its tombstone in one transaction under
-// f's claim.
-func Bury(ctx context.Context, f *realm.Fenced, t knights.Tombstone) error {
-	w, err := TombstoneWrite(t)
-	if err != nil {
-		return err
-	}
-	return end(ctx, f, &t.Adventurer, w)
 }
 
 // FameWrite is e's hall-of-fame entry as a fenced write, for a transaction that writes
@@ -69,18 +47,6 @@ func encodeEnd(key string, value any) (realm.Write, error) {
 		return realm.Write{}, fmt.Errorf("encode %s: %w", key, err)
 	}
 	return realm.Write{Key: key, Value: data}, nil
-}
-
-func end(ctx context.Context, f *realm.Fenced, a *world.Adventurer, entry realm.Write) error {
-	if a.ID != f.Knight() {
-		return fmt.Errorf("records: %s's end written under %s's claim", a.ID, f.Knight())
-	}
-	sheet, err := EncodeKnight(a)
-	if err != nil {
-		return err
-	}
-	_, err = f.Commit(ctx, realm.Write{Key: "knight/" + a.ID, Value: sheet}, entry)
-	return err
 }
 
 // Fame is every retired knight, most experienced first (earlier retirements first

@@ -19,7 +19,7 @@ func TestAnEndIsFenced(t *testing.T) {
 	r := openRealm(t, cli)
 	f := claim(t, r, "k1")
 	a := world.Adventurer{ID: "k1", Name: "Kay", Experience: 100}
-	if err := Checkpoint(context.Background(), f, &a); err != nil {
+	if err := checkpoint(context.Background(), f, &a); err != nil {
 		t.Fatal(err)
 	}
 	if err := f.Release(context.Background()); err != nil {

@@ -4,7 +4,6 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 
@@ -22,9 +21,6 @@ type knightValue struct {
 	Realm      string          `json:"realm,omitempty"`
 	Adventurer json.RawMessage `json:"adventurer"`
 }
-
-// EncodeKnight is a's sheet, as a realm checkpoints it through realm.Fenced.
-func EncodeKnight(a *world.Adventurer) ([]byte, error) { return encodeSheet(a, "") }
 
 func encodeSheet(a *world.Adventurer, realmName string) ([]byte, error) {
 	body, err := json.Marshal(a)
@@ -84,15 +80,6 @@ func (s *Store) LoadAdventurer(id string) (world.Adventurer, error) {
 		return world.Adventurer{}, fmt.Errorf("load knight %s: %w", id, knights.ErrNotFound)
 	}
 	return DecodeKnight(id, resp.Kvs[0].Value)
-}
-
-// Checkpoint saves a's sheet under f's claim.
-func Checkpoint(ctx context.Context, f *realm.Fenced, a *world.Adventurer) error {
-	data, err := EncodeKnight(a)
-	if err != nil {
-		return err
-	}
-	return f.Checkpoint(ctx, data)
 }
 
 // CountKnights is how many knights' sheets etcd keeps, living or not.
