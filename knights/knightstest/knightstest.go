@@ -1,6 +1,7 @@
 // Package knightstest is the contract of knights.Records as tests: every keeper of a
 // knight's records (the bbolt store, etcd's records, the in-memory one) runs the same
-// suite with Run, so that a server reads the same answers whichever keeps them.
+// suite with Run, so that a server reads the same answers whichever keeps them; and of
+// knights.Keeper, the records as a server writes them while knights play (RunKeeper).
 package knightstest
 
 import (
