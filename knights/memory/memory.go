@@ -1,6 +1,7 @@
 // Package memory keeps a knight's records (knights.Records) in memory, under the bbolt
 // store's rules (package store), for tests of the server's commands that want records
-// without a file or an etcd. Nothing here starts a goroutine or does I/O.
+// without a file or an etcd; Keeper writes them as a server alone's knights.Keeper does
+// (store.Keeper), at once. Nothing here starts a goroutine or does I/O.
 //
 // Every value handed in or out is a copy, so a caller changes what is kept only through
 // a method; and what the store never writes (world.Adventurer.Prelude, world.Letter.ID)

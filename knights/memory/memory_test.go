@@ -219,3 +219,18 @@ func TestRecordsAreSafeAtOnce(t *testing.T) {
 		t.Errorf("fame after the writers: %d entries, %v", len(fame), err)
 	}
 }
+
+// The keeper in memory keeps the contract every keeper keeps.
+func TestTheKeeperContract(t *testing.T) {
+	knightstest.RunKeeper(t, func(t *testing.T) knights.Keeper { return memory.NewKeeper() })
+}
+
+// The keeper, read as records (its KeyOf its own), keeps the records' contract too.
+func TestTheKeeperKeepsTheRecordsContract(t *testing.T) {
+	knightstest.Run(t, func(t *testing.T) knightstest.Backend {
+		k := memory.NewKeeper()
+		b := backend(k.Records)
+		b.Records = k
+		return b
+	})
+}
