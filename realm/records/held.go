@@ -31,6 +31,8 @@ type sheets struct {
 	now    func() time.Time
 	ages   realmAges // how long the records waited for etcd (realmages.go)
 
+	mailing sync.Mutex // one flushMail at a time
+
 	mu    sync.Mutex
 	held  map[string]*heldKnight
 	bound map[string]*binding // new keys by fingerprint, written with their knight's first sheet

@@ -99,8 +99,11 @@ func (k *sheets) sawMail(id string, box Mailbox, rev int64) bool {
 }
 
 // flushMail writes the mailboxes waiting; one that fails waits for the next try unless a
-// newer one came meanwhile.
+// newer one came meanwhile. One flush at a time: a Flush returns once what another took
+// just before it is written too.
 func (k *sheets) flushMail() error {
+	k.mailing.Lock()
+	defer k.mailing.Unlock()
 	k.mu.Lock()
 	mail := k.mail
 	k.mail = map[string][]world.Letter{}
