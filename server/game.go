@@ -15,6 +15,7 @@ import (
 	"github.com/orthanc-ssh/orthanc-ssh/app"
 	"github.com/orthanc-ssh/orthanc-ssh/keys"
 	"github.com/orthanc-ssh/orthanc-ssh/knights"
+	"github.com/orthanc-ssh/orthanc-ssh/server/edge"
 	"github.com/orthanc-ssh/orthanc-ssh/store"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
@@ -171,7 +172,7 @@ type gameSessions struct {
 type gameSession struct {
 	model *app.Model
 	guard *ioGuard
-	input *inputPump
+	input *edge.InputPump
 	prog  *tea.Program // for the farewell at shutdown
 	// held is set when the session holds its knight's claim (a realm's), to let go of
 	// when it ends.
@@ -247,12 +248,16 @@ func (g *gameSessions) take(sess ssh.Session) (gs gameSession, ok bool) {
 	return gs, ok
 }
 
+// floodLine is what a session closed for sending keys past the input pump's rate reads.
+const floodLine = "\r\nYou sent keys faster than anyone types, for %v without a pause: this session is closed. " +
+	"Your knight is saved where it stands.\r\n"
+
 // newProgram makes the Bubble Tea program of a game session. Its renderer is off: the
 // model draws its own frames as the cells that changed (app's terminal), where Bubble
 // Tea's renderer parses each whole frame back into cells and compares them all, which
 // cost two thirds of the server's CPU at 1000 players (docs/PERFORMANCE.md). Its input
-// is off too: the session's keys come through an input pump (input.go), which finish
-// stops when the program has ended.
+// is off too: the session's keys come through an input pump (edge.InputPump), which
+// finish stops when the program has ended.
 func (s *server) newProgram(sess ssh.Session, m *app.Model, g *ioGuard) *tea.Program {
 	opts := append(bubbletea.MakeOptions(sess), tea.WithoutSignalHandler(), tea.WithoutRenderer(),
 		// The render ticker runs even without a renderer: once a second is its least.
@@ -260,11 +265,11 @@ func (s *server) newProgram(sess ssh.Session, m *app.Model, g *ioGuard) *tea.Pro
 		tea.WithInput(nil), tea.WithOutput(g)) // after MakeOptions: these input and output win
 	prog := tea.NewProgram(m, opts...)
 	onFlood := func() {
-		g.say(fmt.Sprintf(floodLine, floodClose))
+		g.say(fmt.Sprintf(floodLine, edge.FloodClose))
 		s.log.Info("session input flood: closing", s.sessionAttrs(sess)...)
 		closeConn(sess)
 	}
-	s.games.put(sess, gameSession{model: m, guard: g, input: startInput(g, prog.Send, onFlood), prog: prog})
+	s.games.put(sess, gameSession{model: m, guard: g, input: edge.StartInput(g, prog.Send, onFlood), prog: prog})
 	return prog
 }
 

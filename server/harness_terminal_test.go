@@ -241,6 +241,9 @@ const (
 	keyDown  = "\x1b[B"
 	keyRight = "\x1b[C"
 	keyLeft  = "\x1b[D"
+	// A bracketed paste: the terminal sends the pasted text between these.
+	pasteStart = "\x1b[200~"
+	pasteEnd   = "\x1b[201~"
 )
 
 // press types keys, each as the terminal sends it.

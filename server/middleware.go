@@ -249,8 +249,8 @@ func (s *server) finish(ssh.Handler) ssh.Handler {
 	return func(sess ssh.Session) {
 		gs, ok := s.games.take(sess)
 		if gs.input != nil {
-			gs.input.stopInput() // the program has ended: nothing more is parsed for it
-			if n := gs.input.dropped.Load(); n > 0 {
+			gs.input.Stop() // the program has ended: nothing more is parsed for it
+			if n := gs.input.Dropped(); n > 0 {
 				s.log.Info("session input dropped", s.sessionAttrs(sess, "bytes", n)...)
 			}
 		}

@@ -1,4 +1,4 @@
-package server
+package edge
 
 import (
 	"io"
@@ -16,10 +16,10 @@ import (
 // as bubbletea v2.1.1 runs it) sends each parsed key to the program without watching for
 // the program's end: once the program has quit with keys still unread, the send blocks
 // for ever, and its goroutine keeps the session, the connection and all the input the
-// client sent (issue 17). Each TerminalReader also builds its own table of legacy key
-// sequences, 138 KB of every session's heap at 1000 players (issue 19), though the
-// decoder it wraps knows those sequences already. So the pump decodes with ultraviolet's
-// EventDecoder alone, and gathers escape sequences and pastes itself.
+// client sent. Each TerminalReader also builds its own table of legacy key sequences,
+// 138 KB of every session's heap at 1000 players, though the decoder it wraps knows those
+// sequences already. So the pump decodes with ultraviolet's EventDecoder alone, and
+// gathers escape sequences and pastes itself.
 //
 // The pump also bounds what one session's input can hold in memory:
 //
@@ -34,18 +34,18 @@ import (
 // game takes keys in gains nothing by it. A paste is never dropped by the queue (its
 // length is bounded already), so its end marker always reaches the parser.
 //
-// A session's keys are limited in rate too (issue 30: one client sending 15 MB/s of h took
-// the server from 7 % to 73 % of a core): a burst for pastes and held keys, then a steady
+// A session's keys are limited in rate too, as one client sending 15 MB/s of h took the
+// server from 7 % to 73 % of a core: a burst for pastes and held keys, then a steady
 // rate far above any typist's (a held arrow key sends about 90 bytes a second); keys past
 // it are dropped, the pump then reads nothing until a chunk fits again (so the channel's
-// window fills and the client waits), and a client still past it after floodClose is told
+// window fills and the client waits), and a client still past it after FloodClose is told
 // why and closed.
 // A bracketed paste is charged to the rate but never dropped by it (it is bounded already),
 // and only what passes the paste's own cut is charged.
 //
 //	keyRate       1 KiB/s  steady rate of keys, in bytes
 //	keyBurst      4 KiB    sent at once before the rate holds
-//	floodClose    10 s     past the rate this long without a pause (the burst back full) closes the session
+//	FloodClose    10 s     past the rate this long without a pause (the burst back full) closes the session
 const (
 	readChunk   = 1 << 10
 	inputQueue  = 8
@@ -54,12 +54,11 @@ const (
 	escTimeout  = uv.DefaultEscTimeout
 	keyRate     = 1 << 10
 	keyBurst    = 4 << 10
-	floodClose  = 10 * time.Second
 )
 
-// floodLine is what a session closed for sending keys past the rate reads.
-const floodLine = "\r\nYou sent keys faster than anyone types, for %v without a pause: this session is closed. " +
-	"Your knight is saved where it stands.\r\n"
+// FloodClose is how long a client may send keys past the rate, without a pause, before
+// its session is closed.
+const FloodClose = 10 * time.Second
 
 // keyBucket is the rate of one session's keys: a token bucket of bytes.
 type keyBucket struct {
@@ -75,7 +74,7 @@ func (b *keyBucket) wait(n int) time.Duration {
 
 // take charges n bytes at now and reports whether they fit; a paste always fits, and
 // takes what the bucket holds up to its length. flooding is true once the client has
-// been past the rate for floodClose.
+// been past the rate for FloodClose.
 func (b *keyBucket) take(n int, paste bool, now time.Time) (fits, flooding bool) {
 	if b.last.IsZero() {
 		b.tokens, b.last = keyBurst, now
@@ -96,7 +95,7 @@ func (b *keyBucket) take(n int, paste bool, now time.Time) (fits, flooding bool)
 		b.over = now
 	}
 	fits = fits || paste
-	return fits, !b.over.IsZero() && now.Sub(b.over) >= floodClose
+	return fits, !b.over.IsZero() && now.Sub(b.over) >= FloodClose
 }
 
 // Bracketed paste markers: a terminal sends the pasted text between them.
@@ -105,9 +104,9 @@ const (
 	pasteEnd   = "\x1b[201~"
 )
 
-// inputPump is one game session's input: a goroutine reading the client into a bounded
+// InputPump is one game session's input: a goroutine reading the client into a bounded
 // queue (fill), and one decoding the queue and handing the events to the program (parse).
-type inputPump struct {
+type InputPump struct {
 	chunks chan []byte   // read from the client, oldest first; closed by fill when the client's input ends
 	stop   chan struct{} // closed when the game has ended
 	once   sync.Once
@@ -117,27 +116,33 @@ type inputPump struct {
 	onFlood func()       // closes the session, told why
 }
 
-// startInput starts parsing what the client types on r and handing the events to send
+// StartInput starts parsing what the client types on r and handing the events to send
 // (the program's Send, which returns at once once the program has ended, so the parser
 // is never left blocked); onFlood closes the session of a client past the key rate for
-// floodClose (with no onFlood, the keys are not limited in rate: the parser's tests).
-// Call stopInput once the program has ended.
-func startInput(r io.Reader, send func(uv.Event), onFlood func()) *inputPump {
-	p := &inputPump{chunks: make(chan []byte, inputQueue), stop: make(chan struct{}), onFlood: onFlood}
+// FloodClose (with no onFlood, the keys are not limited in rate: the parser's tests).
+// Call Stop once the program has ended.
+func StartInput(r io.Reader, send func(uv.Event), onFlood func()) *InputPump {
+	p := &InputPump{chunks: make(chan []byte, inputQueue), stop: make(chan struct{}), onFlood: onFlood}
 	go p.fill(r)
 	go p.parse(send)
 	return p
 }
 
-// stopInput ends the pump's parsing. The goroutine reading the client ends when its read
+// Stop ends the pump's parsing. The goroutine reading the client ends when its read
 // does (the session closes).
-func (p *inputPump) stopInput() {
+func (p *InputPump) Stop() {
 	p.once.Do(func() { close(p.stop) })
+}
+
+// Dropped is how many bytes of keys were dropped because the queue was full or they
+// came past the rate.
+func (p *InputPump) Dropped() int64 {
+	return p.dropped.Load()
 }
 
 // fill reads the client into the queue until the client's input ends or the game has,
 // cutting long pastes and dropping keys that do not fit.
-func (p *inputPump) fill(r io.Reader) {
+func (p *InputPump) fill(r io.Reader) {
 	defer close(p.chunks)
 	buf := make([]byte, readChunk)
 	var paste pasteLimit
@@ -183,8 +188,8 @@ func (p *inputPump) fill(r io.Reader) {
 // then reads no more until a chunk's worth fits again (the SSH channel's window fills and
 // the client waits, instead of the server reading and decrypting a flood only to drop it).
 // ok is false once the pump is to stop: the game has ended, or the client has flooded
-// for floodClose and its session is closed.
-func (p *inputPump) limit(rate *keyBucket, n, charged int, paste bool) (fits, ok bool) {
+// for FloodClose and its session is closed.
+func (p *InputPump) limit(rate *keyBucket, n, charged int, paste bool) (fits, ok bool) {
 	if p.onFlood == nil {
 		return true, true
 	}
@@ -210,7 +215,7 @@ func (p *inputPump) limit(rate *keyBucket, n, charged int, paste bool) (fits, ok
 // parse decodes the queue into events for send until the game or the client's input
 // ends. Input that may be the start of a longer sequence waits for more, for at most
 // escTimeout or until maxUnparsed bytes wait.
-func (p *inputPump) parse(send func(uv.Event)) {
+func (p *InputPump) parse(send func(uv.Event)) {
 	var d decoder
 	wait := time.NewTimer(escTimeout)
 	wait.Stop()
