@@ -23,6 +23,7 @@ import (
 	"github.com/orthanc-ssh/orthanc-ssh/internal/testtools"
 	"github.com/orthanc-ssh/orthanc-ssh/keys"
 	"github.com/orthanc-ssh/orthanc-ssh/knights"
+	"github.com/orthanc-ssh/orthanc-ssh/server/edge"
 	"github.com/orthanc-ssh/orthanc-ssh/store"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
@@ -360,7 +361,7 @@ func TestABanOfANewKnightBansTheKeyItPlaysWith(t *testing.T) {
 	rec := world.NewAdventurer(knights.NewKnightID(), "Percival", world.Stats{Str: 10, Int: 10, Con: 10, Dex: 10}, 12)
 	joinKnight(t, srv.engine, rec)
 	fp := keys.Fingerprint(player.PublicKey())
-	remove := srv.live.add(liveSession{fp: fp, knight: rec.ID, game: true, start: time.Now(), sent: new(atomic.Int64), close: func() {}})
+	remove := srv.live.Add(edge.LiveSession{Fingerprint: fp, Knight: rec.ID, Game: true, Start: time.Now(), Sent: new(atomic.Int64), Close: func() {}})
 	defer remove()
 	if stored, err := srv.store.KeysOf(rec.ID); err != nil || len(stored) != 0 {
 		t.Fatalf("the knight's keys are stored already (%v, %v): the test would not test the moment before", stored, err)

@@ -50,7 +50,7 @@ type codeEntry struct {
 	kind    codeKind
 	knight  string            // codeLink: the knight the code gives
 	rec     *world.Adventurer // codeClaim: the guest's knight as it left
-	addr    string            // the address (addrKey) it was made from; empty in the console
+	addr    string            // the address (edge.AddrKey) it was made from; empty in the console
 	expires time.Time
 	made    uint64 // order of making, to drop the oldest
 }

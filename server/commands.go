@@ -15,6 +15,7 @@ import (
 	"charm.land/ssh"
 
 	"github.com/orthanc-ssh/orthanc-ssh/keys"
+	"github.com/orthanc-ssh/orthanc-ssh/server/edge"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
@@ -71,7 +72,7 @@ type call struct {
 	knight string        // the id of the knight it plays; empty when it has none
 	admin  bool          // the key is in the admin allow-list
 	args   []string      // the words after the name, without the flags read below
-	addr   string        // the client's address (addrKey), for counting wrong codes; empty in the console
+	addr   string        // the client's address (edge.AddrKey), for counting wrong codes; empty in the console
 	out    io.Writer
 	errOut io.Writer // in the console, the same as out
 	json   bool      // --json
@@ -285,7 +286,7 @@ func (s *server) runCommand(sess ssh.Session) {
 		args = []string{"help"}
 	}
 	_, _, pty := sess.Pty()
-	_ = sess.Exit(s.runCommandLineFrom(sess.Context(), sess.PublicKey(), addrKey(sess.RemoteAddr()), args, sess, sess.Stderr(), pty, false))
+	_ = sess.Exit(s.runCommandLineFrom(sess.Context(), sess.PublicKey(), edge.AddrKey(sess.RemoteAddr()), args, sess, sess.Stderr(), pty, false))
 }
 
 // consoleHook is the in-game console for a session that authenticated with key: nil

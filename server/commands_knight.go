@@ -216,8 +216,8 @@ func (s *server) lookUpKnight(c *call, id string) (knightJSON, error) {
 			k.LastSeen, k.LastAddr = key.LastUsed, key.LastAddr
 		}
 	}
-	if ls, ok := s.live.game(id); ok {
-		k.LastSeen, k.LastAddr = s.now().UTC(), hostOf(stringAddr(ls.addr))
+	if ls, ok := s.live.Game(id); ok {
+		k.LastSeen, k.LastAddr = s.now().UTC(), ls.Host()
 	}
 	if k.Bans, err = s.bansOf(k); err != nil {
 		return knightJSON{}, err

@@ -193,11 +193,11 @@ func (s *server) resolveBan(ctx context.Context, target string) (banTarget, erro
 	}
 	t := banTarget{knight: ids[0], name: name}
 	if strings.HasPrefix(t.knight, guestIDPrefix) {
-		ls, ok := s.live.game(t.knight)
+		ls, ok := s.live.Game(t.knight)
 		if !ok {
 			return banTarget{}, errNoKnight
 		}
-		p, _ := parseAddrOrPrefix(hostOf(stringAddr(ls.addr)))
+		p, _ := parseAddrOrPrefix(ls.Host())
 		t.addr = p.String()
 		return t, nil
 	}
@@ -275,7 +275,7 @@ func (s *server) keysOfKnight(knight string) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read the knight's keys: %w", err)
 	}
-	fps := s.live.keysOf(knight)
+	fps := s.live.KeysOf(knight)
 	for _, k := range keys {
 		if !slices.Contains(fps, k.Fingerprint) {
 			fps = append(fps, k.Fingerprint)
@@ -303,12 +303,6 @@ func parseAddrOrPrefix(s string) (netip.Prefix, bool) {
 	p, _ := a.Prefix(bits)
 	return p, true
 }
-
-// stringAddr is a net.Addr of an address string, for hostOf.
-type stringAddr string
-
-func (a stringAddr) Network() string { return "tcp" }
-func (a stringAddr) String() string  { return string(a) }
 
 func (s *server) adminBan(c *call) int {
 	target := strings.Join(c.args, " ")
@@ -357,10 +351,10 @@ func (s *server) adminBan(c *call) int {
 	}
 	s.tellRealms(talk.Moderation{Kind: talk.ModBan, Knight: t.knight, Reason: c.reason})
 	for _, fp := range t.fps {
-		s.live.closeKey(fp, kickGrace) // sessions still on the title screen, or running commands
+		s.live.CloseKey(fp, kickGrace) // sessions still on the title screen, or running commands
 	}
 	if t.addr != "" {
-		s.live.closeAddr(t.addr, kickGrace)
+		s.live.CloseAddr(t.addr, kickGrace)
 	}
 	ends := ""
 	if c.hasFor {

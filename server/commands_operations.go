@@ -122,7 +122,7 @@ func (s *server) adminStats(c *call) int {
 	st := statsJSON{
 		Version: version(), GoVersion: goVersion(),
 		UptimeSeconds: time.Since(s.obs.start).Round(time.Second).Seconds(),
-		Sessions:      s.live.len(), PlayersOnline: census.Players, Adventurers: stored, Bans: len(bans),
+		Sessions:      s.live.Len(), PlayersOnline: census.Players, Adventurers: stored, Bans: len(bans),
 		Turn: census.Turn, Fights: census.Fights, MonstersAlive: census.Monsters(),
 		DungeonSeed: s.cfg.seed, Levels: census.Levels, Tick: s.obs.ticks.percentiles(),
 		Saves: saveStatsJSON{Batches: sv.Batches, Records: sv.Records, Errors: sv.Errors, Pending: s.saver.Pending(),
@@ -234,7 +234,7 @@ func (s *server) adminKeysMove(c *call) int {
 // games end, saying why, and the admin is told.
 func (s *server) keyMoved(c *call, oldFP, newFP, knight, name string) int {
 	s.tellKeyEnds(oldFP, keyMovedMessage)
-	s.live.closeKey(oldFP, kickGrace)
+	s.live.CloseKey(oldFP, kickGrace)
 	c.result = fmt.Sprintf("moved %s's key %s to %s", name, oldFP, newFP)
 	if c.json {
 		return c.writeJSON(keysMoveJSON{Old: oldFP, New: newFP, Knight: knight, Name: name})

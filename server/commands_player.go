@@ -169,9 +169,9 @@ func (s *server) cmdWho(c *call) int {
 			IdleSeconds: (time.Duration(e.IdleTurns) * s.cfg.tick).Round(time.Second).Seconds(), Realm: s.cfg.realm}
 		if c.admin {
 			r.Knight = e.ID
-			if ls, ok := s.live.game(e.ID); ok {
-				r.Fingerprint, r.Addr, r.BytesSent = ls.fp, ls.addr, ls.sent.Load()
-				r.ConnectedSeconds = time.Since(ls.start).Round(time.Second).Seconds()
+			if ls, ok := s.live.Game(e.ID); ok {
+				r.Fingerprint, r.Addr, r.BytesSent = ls.Fingerprint, ls.Addr, ls.Sent.Load()
+				r.ConnectedSeconds = time.Since(ls.Start).Round(time.Second).Seconds()
 			}
 		}
 		rows = append(rows, r)
@@ -444,7 +444,7 @@ func (s *server) cmdKeys(c *call) int {
 			s.log.Error("keys remove", "fingerprint", c.fp, "removed", fp, "err", err)
 			return c.fail("the key could not be removed just now; try again later")
 		}
-		s.live.closeKey(fp, kickGrace) // a removed key plays no more
+		s.live.CloseKey(fp, kickGrace) // a removed key plays no more
 		s.log.Info("key removed", "fingerprint", c.fp, "removed", fp, "knight", c.knight)
 		fmt.Fprintf(c.out, "Removed %s from your knight.\n", fp)
 		return 0

@@ -170,9 +170,9 @@ func (a archive) PutReport(r world.Report) {
 func (s *server) tellAdmins(line string) {
 	admins := s.admins.Load().Fingerprints()
 	var ids []string
-	for _, ls := range s.live.list() {
-		if ls.game && ls.knight != "" && slices.Contains(admins, ls.fp) && !slices.Contains(ids, ls.knight) {
-			ids = append(ids, ls.knight)
+	for _, ls := range s.live.List() {
+		if ls.Game && ls.Knight != "" && slices.Contains(admins, ls.Fingerprint) && !slices.Contains(ids, ls.Knight) {
+			ids = append(ids, ls.Knight)
 		}
 	}
 	if len(ids) == 0 {

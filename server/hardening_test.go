@@ -134,26 +134,6 @@ func TestSessionChannelsPerConnection(t *testing.T) {
 	}
 }
 
-// IPv6 clients are counted per /64, IPv4 ones per address.
-func TestAddrKey(t *testing.T) {
-	for _, tc := range []struct{ addr, key string }{
-		{"192.0.2.7:5000", "192.0.2.7"},
-		{"[2001:db8:1:2:3:4:5:6]:22", "2001:db8:1:2::/64"},
-		{"[2001:db8:1:2:ffff::1]:22", "2001:db8:1:2::/64"},
-		{"[2001:db8:1:3::1]:22", "2001:db8:1:3::/64"},
-		{"[::ffff:192.0.2.7]:5000", "192.0.2.7"},
-		{"[fe80::1%eth0]:22", "fe80::/64"},
-	} {
-		a, err := net.ResolveTCPAddr("tcp", tc.addr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := addrKey(a); got != tc.key {
-			t.Errorf("addrKey(%s) = %s, want %s", tc.addr, got, tc.key)
-		}
-	}
-}
-
 // fakeListener hands out in-memory connections that seem to come from the given
 // addresses.
 type fakeListener struct {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/orthanc-ssh/orthanc-ssh/keys"
 	"github.com/orthanc-ssh/orthanc-ssh/knights"
+	"github.com/orthanc-ssh/orthanc-ssh/server/edge"
 	"github.com/orthanc-ssh/orthanc-ssh/store"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
@@ -96,13 +97,13 @@ func (s *server) identify(sess ssh.Session, game bool) (id ident, release func()
 	id.knight = knights.NewKnightID()
 	// A new key is used as it is added: knight shows it last used now, from here.
 	unbind := s.knights.Bind(knights.Key{Fingerprint: id.fp, Knight: id.knight, Type: key.Type(), Added: time.Now().UTC(),
-		LastUsed: s.now().UTC(), LastAddr: hostOf(sess.RemoteAddr())})
+		LastUsed: s.now().UTC(), LastAddr: edge.HostOf(sess.RemoteAddr())})
 	k, err := s.knights.KeyOf(id.fp) // a second session of the key bound it first
 	if err == nil && k.Knight != id.knight {
 		id.knight = k.Knight
 		return id, unbind, nil
 	}
-	undo, ok := s.newKnights.reserve(addrKey(sess.RemoteAddr()), time.Now(), s.cfg.limits.newKnightsPerHour)
+	undo, ok := s.newKnights.reserve(edge.AddrKey(sess.RemoteAddr()), time.Now(), s.cfg.limits.newKnightsPerHour)
 	if !ok {
 		unbind()
 		return id, func() {}, errTooManyKnights
@@ -123,7 +124,7 @@ var errTooManyKnights = errors.New("too many new knights from this address")
 const tooManyKnightsLine = "Too many new knights were made from your address in the last hour; come back later, " +
 	"or play a knight you have (keys add on its key, then link the code from this one)."
 
-// knightCounter counts the new knights made from each address (addrKey: an IPv6 /64 is
+// knightCounter counts the new knights made from each address (edge.AddrKey: an IPv6 /64 is
 // one) in the last hour: each knight is kept for ever and takes a name, so one address
 // must not make them by the thousand. A place is reserved when a key with no knight opens a game, and
 // given back when the game ends without a knight made. Safe for concurrent use.
@@ -205,7 +206,7 @@ func (s *server) loadKnightOf(fp string) (world.Adventurer, error) {
 
 // guestGoodbye is what a guest's terminal keeps when its game ends: how to keep a
 // knight, and for a knight still living, the one-time code that lets a new key adopt it
-// as it stands (rec, its last record, when left), made from addr (addrKey).
+// as it stands (rec, its last record, when left), made from addr (edge.AddrKey).
 func (s *server) guestGoodbye(w io.Writer, rec world.Adventurer, left bool, addr string) {
 	fmt.Fprint(w, "\r\nFarewell. You played as a guest: nothing was saved.\r\n")
 	if left && rec.Guest && !rec.Ended() {

@@ -39,7 +39,7 @@ func settle(srv *server, base, slack int) (int, uint64) {
 	var n int
 	poll(15*time.Second, 50*time.Millisecond, func() bool {
 		n = runtime.NumGoroutine()
-		return srv.live.len() == 0 && n <= base+slack
+		return srv.live.Len() == 0 && n <= base+slack
 	})
 	return n, heapNow()
 }
@@ -68,7 +68,7 @@ func TestNoLeakPerSession(t *testing.T) {
 	_, _ = io.WriteString(in, "j")
 	_ = s.Close()
 	_ = c.Close()
-	waitUntil(t, "the first session to end", func() bool { return srv.live.len() == 0 })
+	waitUntil(t, "the first session to end", func() bool { return srv.live.Len() == 0 })
 	base := runtime.NumGoroutine()
 	baseHeap := heapNow()
 	t.Logf("baseline: %d goroutines, heap %.1f MB", base, float64(baseHeap)/1e6)

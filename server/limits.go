@@ -4,13 +4,14 @@ import (
 	"context"
 	"io"
 	"net"
-	"net/netip"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"charm.land/ssh"
 	gossh "golang.org/x/crypto/ssh"
+
+	"github.com/orthanc-ssh/orthanc-ssh/server/edge"
 )
 
 // limits are the server's protections against too many, too idle or too greedy clients.
@@ -127,7 +128,7 @@ func (l *limitListener) Accept() (net.Conn, error) {
 		if err != nil {
 			return nil, err
 		}
-		addr := addrKey(c.RemoteAddr())
+		addr := edge.AddrKey(c.RemoteAddr())
 		l.mu.Lock()
 		refuse, msg := l.admission(addr, time.Now())
 		var slot *connSlot
@@ -190,30 +191,6 @@ func (l *limitListener) counts() (waiting, playing int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.waiting, l.playing
-}
-
-// addrKey is what the per-address limit counts: an IPv4 address, or the /64 an IPv6
-// address is in (a household or a host is usually given a whole /64, so counting single
-// IPv6 addresses would give it unlimited places).
-func addrKey(a net.Addr) string {
-	host := hostOf(a)
-	ip, err := netip.ParseAddr(host)
-	if err != nil {
-		return host
-	}
-	ip = ip.WithZone("").Unmap()
-	if ip.Is6() {
-		p, _ := ip.Prefix(64)
-		return p.String()
-	}
-	return ip.String()
-}
-
-func hostOf(a net.Addr) string {
-	if host, _, err := net.SplitHostPort(a.String()); err == nil {
-		return host
-	}
-	return a.String()
 }
 
 // connSlot is one admitted connection's place in the limits. Its counts are guarded by

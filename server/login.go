@@ -11,6 +11,7 @@ import (
 	gossh "golang.org/x/crypto/ssh"
 
 	"github.com/orthanc-ssh/orthanc-ssh/keys"
+	"github.com/orthanc-ssh/orthanc-ssh/server/edge"
 )
 
 // The SSH algorithms the server offers, chosen here rather than left to the library's
@@ -170,7 +171,7 @@ func (s *server) addrBanned(ctx ssh.Context) bool {
 	if slot != nil && slot.auth.addrBanned {
 		return true
 	}
-	a, err := netip.ParseAddr(hostOf(ctx.RemoteAddr()))
+	a, err := netip.ParseAddr(edge.HostOf(ctx.RemoteAddr()))
 	if err != nil {
 		return false
 	}

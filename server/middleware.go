@@ -15,6 +15,7 @@ import (
 	"charm.land/wish/v2/bubbletea"
 
 	"github.com/orthanc-ssh/orthanc-ssh/keys"
+	"github.com/orthanc-ssh/orthanc-ssh/server/edge"
 )
 
 // The middlewares every SSH session runs through, in this file in the order a session
@@ -143,11 +144,11 @@ func (s *server) track(next ssh.Handler) ssh.Handler {
 		defer release()
 		s.ids.put(sess, id) // removed by logSessions, after the session's last line
 		s.log.Info("session start", s.sessionAttrs(sess, "pty", pty, "command", len(cmd) > 0)...)
-		s.touchKey(id.fp, hostOf(sess.RemoteAddr()), false)
-		remove := s.live.add(liveSession{
-			fp: id.fp, knight: id.knight, guest: id.guest, addr: sess.RemoteAddr().String(), start: time.Now(),
-			game: game, sent: sent,
-			close: func() { _ = sess.Close() },
+		s.touchKey(id.fp, edge.HostOf(sess.RemoteAddr()), false)
+		remove := s.live.Add(edge.LiveSession{
+			Fingerprint: id.fp, Knight: id.knight, Guest: id.guest, Addr: sess.RemoteAddr().String(), Start: time.Now(),
+			Game: game, Sent: sent,
+			Close: func() { _ = sess.Close() },
 		})
 		defer remove()
 		next(sess)
@@ -161,7 +162,7 @@ func (s *server) refuseBanned(next ssh.Handler) ssh.Handler {
 		fp := keys.Fingerprint(sess.PublicKey())
 		banned, err := s.knights.IsBanned(fp, s.now())
 		addrBanned := false
-		if a, perr := netip.ParseAddr(hostOf(sess.RemoteAddr())); perr == nil && err == nil {
+		if a, perr := netip.ParseAddr(edge.HostOf(sess.RemoteAddr())); perr == nil && err == nil {
 			addrBanned, _, err = s.knights.IsAddrBanned(a, s.now())
 		}
 		if err != nil {
@@ -209,7 +210,7 @@ func (s *server) limitKeys(next ssh.Handler) ssh.Handler {
 		limit, msg := s.cfg.limits.maxPerKey, tooManyPerKey
 		guest := fp == ""
 		if guest {
-			fp, limit, msg = "guest "+addrKey(sess.RemoteAddr()), s.cfg.limits.maxGuestsPerIP, tooManyGuests
+			fp, limit, msg = "guest "+edge.AddrKey(sess.RemoteAddr()), s.cfg.limits.maxGuestsPerIP, tooManyGuests
 		}
 		s.perKey.mu.Lock()
 		over := s.perKey.n[fp] >= limit || (guest && s.perKey.guests >= s.cfg.limits.maxGuests)
@@ -276,9 +277,9 @@ func (s *server) finish(ssh.Handler) ssh.Handler {
 					fmt.Fprintln(sess, why) // the game screen is gone: keep the reason on the terminal
 				}
 				id, _ := s.ids.get(sess)
-				s.touchKey(id.fp, hostOf(sess.RemoteAddr()), true) // last seen: now
+				s.touchKey(id.fp, edge.HostOf(sess.RemoteAddr()), true) // last seen: now
 				if id.guest {
-					s.guestGoodbye(sess, rec, left && err == nil, addrKey(sess.RemoteAddr()))
+					s.guestGoodbye(sess, rec, left && err == nil, edge.AddrKey(sess.RemoteAddr()))
 					s.book().forget(id.knight) // a guest's names go with it (a claim takes one anew)
 				} else if m.Ended() == "" {
 					s.goodbye(sess, rec, left && err == nil)

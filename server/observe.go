@@ -22,7 +22,7 @@ import (
 
 // This file is what the server knows about itself for the admin console and the metrics
 // endpoint: how long each world step takes, how long saves take, what each connection is
-// sent, and the Prometheus registry. The live sessions are in sessions.go.
+// sent, and the Prometheus registry. The live sessions are in edge.Registry.
 
 // Tuning of the observations:
 //
@@ -154,7 +154,7 @@ func newObserver(s *server) *observer {
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		o.tickSeconds, o.saveSeconds, o.authFailures, o.refusals, o.handshakeFails, o.bytesSent, o.keyFrame,
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "orthanc_sessions", Help: "Open SSH sessions (games and commands)."},
-			func() float64 { return float64(s.live.len()) }),
+			func() float64 { return float64(s.live.Len()) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "orthanc_players_online", Help: "Knights in the world."},
 			census(func(p, _, _ int) int { return p })),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "orthanc_monsters_alive", Help: "Live monsters on every level."},

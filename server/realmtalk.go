@@ -197,7 +197,7 @@ func (s *server) farModeration(m talk.Moderation) {
 		s.log.Error("realm: the keys of a knight banned elsewhere", "knight", m.Knight, "err", err)
 	}
 	for _, fp := range fps {
-		s.live.closeKey(fp, kickGrace)
+		s.live.CloseKey(fp, kickGrace)
 	}
 }
 

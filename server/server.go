@@ -21,6 +21,7 @@ import (
 	"github.com/orthanc-ssh/orthanc-ssh/keys"
 	"github.com/orthanc-ssh/orthanc-ssh/knights"
 	"github.com/orthanc-ssh/orthanc-ssh/replay"
+	"github.com/orthanc-ssh/orthanc-ssh/server/edge"
 	"github.com/orthanc-ssh/orthanc-ssh/store"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
@@ -92,8 +93,8 @@ type server struct {
 	engine       *world.Engine
 	admins       atomic.Pointer[keys.AllowList] // read again on SIGHUP (reload)
 	ssh          *ssh.Server
-	live         *registry // open sessions, for the admin's who and stats
-	obs          *observer // tick and save times, metrics
+	live         *edge.Registry // open sessions, for the admin's who and stats
+	obs          *observer      // tick and save times, metrics
 	// limits admits connections (limits.go); set by serve before it accepts any.
 	limits *limitListener
 	crash  chan crashed // a panic of the world or the saver, for serve (capacity 1)
@@ -160,7 +161,7 @@ func newServer(cfg config, log *slog.Logger) (*server, error) {
 		st.Close()
 		return nil, err
 	}
-	s := &server{cfg: cfg, log: log, store: st, saver: store.NewSaver(st, log), live: newRegistry(),
+	s := &server{cfg: cfg, log: log, store: st, saver: store.NewSaver(st, log), live: edge.NewRegistry(),
 		perKey: keyCounter{n: map[string]int{}}, crash: make(chan crashed, 1)}
 	s.admins.Store(admins)
 	if err := s.openKeeper(); err != nil {

@@ -18,6 +18,7 @@ import (
 	"github.com/orthanc-ssh/orthanc-ssh/keys"
 	"github.com/orthanc-ssh/orthanc-ssh/knights"
 	"github.com/orthanc-ssh/orthanc-ssh/replay"
+	"github.com/orthanc-ssh/orthanc-ssh/server/edge"
 	"github.com/orthanc-ssh/orthanc-ssh/web"
 )
 
@@ -109,7 +110,7 @@ func (l *webListener) Accept() (net.Conn, error) {
 			<-l.places
 			return nil, err
 		}
-		addr := addrKey(c.RemoteAddr())
+		addr := edge.AddrKey(c.RemoteAddr())
 		l.mu.Lock()
 		ok := l.perAddr[addr] < l.maxPerAddr || l.isProxy(c.RemoteAddr())
 		if ok {
