@@ -6,6 +6,8 @@ import (
 
 	"charm.land/ssh"
 	gossh "golang.org/x/crypto/ssh"
+
+	"github.com/orthanc-ssh/orthanc-ssh/server/edge"
 )
 
 // A game's frames go straight to its session's SSH channel. The SSH library writes a
@@ -80,4 +82,119 @@ func bareNewline(p []byte) int {
 			return i
 		}
 	}
+}
+
+// Per-session request bounds: env variables a client may set, their size, and requests of
+// any kind on one session.
+const (
+	maxEnvVars     = 32
+	maxEnvBytes    = 1024
+	maxSessionReqs = 10000
+)
+
+// sessionChannel is the SSH "session" channel handler: the library's own, behind a filter
+// of the requests a client sends on the channel.
+// A connection may have at most max-per-key session channels open.
+func (s *server) sessionChannel(srv *ssh.Server, conn *gossh.ServerConn, newChan gossh.NewChannel, ctx ssh.Context) {
+	if slot := edge.SlotOf(ctx); slot != nil {
+		if !slot.OpenChannel() {
+			_ = newChan.Reject(gossh.ResourceShortage, "too many sessions on this connection")
+			return
+		}
+		defer slot.CloseChannel()
+	}
+	cc := &channelContext{Context: ctx} // the session's own
+	ssh.DefaultSessionHandler(srv, conn, filteredChannel{NewChannel: newChan, ctx: cc}, cc)
+}
+
+// filteredChannel accepts the channel, keeps it in the session's context, and filters
+// its requests.
+type filteredChannel struct {
+	gossh.NewChannel
+	ctx *channelContext
+}
+
+// Accept accepts the channel; its requests pass through filterRequests.
+func (f filteredChannel) Accept() (gossh.Channel, <-chan *gossh.Request, error) {
+	ch, reqs, err := f.NewChannel.Accept()
+	if err != nil {
+		return ch, reqs, err
+	}
+	f.ctx.ch = ch
+	out := make(chan *gossh.Request)
+	go filterRequests(reqs, out)
+	return ch, out, nil
+}
+
+// filterRequests passes a session's requests on, except:
+//   - env beyond maxEnvVars variables or maxEnvBytes each, and any request past
+//     maxSessionReqs, are refused, so a client cannot grow a session without bound;
+//   - agent and X11 forwarding requests are refused (only plain sessions are served);
+//   - the PTY request is answered here and held, with any window-changes after it, until
+//     the shell or command: then it is passed on carrying the latest window size. The SSH
+//     library keeps one pending window size between the PTY request and the shell; a
+//     window-change in between blocked its request loop before the shell started, and the
+//     session hung (and passing the change on later races with the handler reading it).
+func filterRequests(in <-chan *gossh.Request, out chan<- *gossh.Request) {
+	defer close(out)
+	env, n := 0, 0
+	started := false
+	var pty *ptyRequest
+	for req := range in {
+		n++
+		if n > maxSessionReqs {
+			_ = req.Reply(false, nil)
+			continue
+		}
+		switch req.Type {
+		case "env":
+			env++
+			if env > maxEnvVars || len(req.Payload) > maxEnvBytes {
+				_ = req.Reply(false, nil)
+				continue
+			}
+		case "auth-agent-req@openssh.com", "x11-req":
+			_ = req.Reply(false, nil)
+			continue
+		case "pty-req":
+			if started || pty != nil {
+				break // the library refuses a second one
+			}
+			var p ptyRequest
+			if gossh.Unmarshal(req.Payload, &p) != nil {
+				break // the library refuses a malformed one
+			}
+			pty = &p
+			_ = req.Reply(true, nil)
+			continue
+		case "window-change":
+			if started || pty == nil {
+				break
+			}
+			var w windowChange
+			if gossh.Unmarshal(req.Payload, &w) == nil {
+				pty.Columns, pty.Rows, pty.Width, pty.Height = w.Columns, w.Rows, w.Width, w.Height
+			}
+			_ = req.Reply(true, nil)
+			continue
+		case "shell", "exec", "subsystem":
+			if pty != nil && !started {
+				out <- &gossh.Request{Type: "pty-req", Payload: gossh.Marshal(pty)}
+			}
+			started = true
+		}
+		out <- req
+	}
+}
+
+// ptyRequest and windowChange are the payloads of RFC 4254's "pty-req" and
+// "window-change" requests.
+type ptyRequest struct {
+	Term                         string
+	Columns, Rows, Width, Height uint32
+	Modes                        string
+}
+
+type windowChange struct {
+	Columns, Rows, Width, Height uint32
 }

@@ -18,7 +18,7 @@ import (
 // OpenSSH, PuTTY and Dropbear still connect.
 
 // A client offering only an algorithm the server dropped cannot connect. Each tries from
-// an address of its own: a failed handshake charges its address (admission.go), and the
+// an address of its own: a failed handshake charges its address (edge.Slot), and the
 // fourth from one address would be refused before the algorithms are compared.
 func TestDroppedAlgorithmsAreRefused(t *testing.T) {
 	ts := startServer(t, t.TempDir())

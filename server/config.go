@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/orthanc-ssh/orthanc-ssh/server/edge"
 	"github.com/orthanc-ssh/orthanc-ssh/web"
 )
 
@@ -23,6 +24,24 @@ const defaultSaveRetry = 2 * time.Minute
 // defaultReplayMB is -replay-store-mb's default: room on a small disk for about a
 // thousand deaths' replays, or a hundred knights' rolling ten minutes and more.
 const defaultReplayMB = 200
+
+// limits are the server's protections against too many, too idle or too greedy clients:
+// the SSH edge's (edge.Limits), and the guests' and new knights', which the server counts
+// itself (middleware.go, identity.go). Each has a flag (parseConfig).
+type limits struct {
+	edge.Limits
+	maxGuestsPerIP    int // guest sessions from one address (an IPv6 /64)
+	maxGuests         int // guest sessions on the server
+	newKnightsPerHour int // new knights made from one address (an IPv6 /64) in an hour
+}
+
+// defaultLimits are the limits' defaults: edge.DefaultLimits, and
+//
+//	limit                default  effect
+//	max-guests-per-ip    2        guests (no key) from one address: a second device, not a crowd
+//	max-guests           50       guests on the server: a tenth of the players' places
+//	new-knights-per-hour 5        knights made from one address in an hour: a family's, not a script's
+var defaultLimits = limits{Limits: edge.DefaultLimits, maxGuestsPerIP: 2, maxGuests: 50, newKnightsPerHour: 5}
 
 // config is the server's settings, from flags first, then ORTHANC_* variables, then defaults.
 type config struct {
@@ -137,20 +156,20 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 		fs.Func(name, fmt.Sprintf("%s (env %s; default %v)", usage, envName, *p), func(v string) error { raw = v; return nil })
 		checks = append(checks, func() error { return parseDur(p, raw, name, envName, p == &c.chatHistory) })
 	}
-	intFlag(&c.limits.maxSessions, "max-sessions", "ORTHANC_MAX_SESSIONS", "connections with a session open (a game or a command)")
-	intFlag(&c.limits.maxHandshakes, "max-handshakes", "ORTHANC_MAX_HANDSHAKES", "connections not in a session: in the SSH handshake, logging in, or yet to open one")
-	intFlag(&c.limits.earlyDropAt, "early-drop-at", "ORTHANC_EARLY_DROP_AT", "connections in the SSH handshake (not logged in yet) from which new ones are dropped at random, 30 % at first, rising to all at max-handshakes")
-	intFlag(&c.limits.maxPerIP, "max-per-ip", "ORTHANC_MAX_PER_IP", "connections from one address (an IPv6 /64)")
-	intFlag(&c.limits.maxShakesPerIP, "max-handshakes-per-ip", "ORTHANC_MAX_HANDSHAKES_PER_IP", "connections from one address (an IPv6 /64) in the SSH handshake at once, not logged in yet")
-	intFlag(&c.limits.maxPerKey, "max-per-key", "ORTHANC_MAX_PER_KEY", "sessions of one key, and of one connection")
+	intFlag(&c.limits.MaxSessions, "max-sessions", "ORTHANC_MAX_SESSIONS", "connections with a session open (a game or a command)")
+	intFlag(&c.limits.MaxHandshakes, "max-handshakes", "ORTHANC_MAX_HANDSHAKES", "connections not in a session: in the SSH handshake, logging in, or yet to open one")
+	intFlag(&c.limits.EarlyDropAt, "early-drop-at", "ORTHANC_EARLY_DROP_AT", "connections in the SSH handshake (not logged in yet) from which new ones are dropped at random, 30 % at first, rising to all at max-handshakes")
+	intFlag(&c.limits.MaxPerIP, "max-per-ip", "ORTHANC_MAX_PER_IP", "connections from one address (an IPv6 /64)")
+	intFlag(&c.limits.MaxShakesPerIP, "max-handshakes-per-ip", "ORTHANC_MAX_HANDSHAKES_PER_IP", "connections from one address (an IPv6 /64) in the SSH handshake at once, not logged in yet")
+	intFlag(&c.limits.MaxPerKey, "max-per-key", "ORTHANC_MAX_PER_KEY", "sessions of one key, and of one connection")
 	intFlag(&c.limits.maxGuestsPerIP, "max-guests-per-ip", "ORTHANC_MAX_GUESTS_PER_IP", "guest sessions from one address (an IPv6 /64)")
 	intFlag(&c.limits.newKnightsPerHour, "new-knights-per-hour", "ORTHANC_NEW_KNIGHTS_PER_HOUR", "new knights made from one address (an IPv6 /64) in an hour")
 	intFlag(&c.limits.maxGuests, "max-guests", "ORTHANC_MAX_GUESTS", "guest sessions on the server")
-	durFlag(&c.limits.handshakeTimeout, "handshake-timeout", "ORTHANC_HANDSHAKE_TIMEOUT", "time to finish the SSH handshake")
-	durFlag(&c.limits.bannerTimeout, "banner-timeout", "ORTHANC_BANNER_TIMEOUT", "a connection that sends nothing (an SSH client's version line) for this long is dropped, and its address charged a penalty")
-	durFlag(&c.limits.channelTimeout, "channel-timeout", "ORTHANC_CHANNEL_TIMEOUT", "a connection with no session open for this long (after logging in, or after its last session) is closed")
-	durFlag(&c.limits.idleTimeout, "idle-timeout", "ORTHANC_IDLE_TIMEOUT", "a game session with no keystroke for this long is closed (knight saved)")
-	durFlag(&c.limits.maxLifetime, "max-lifetime", "ORTHANC_MAX_LIFETIME", "longest a connection may last")
+	durFlag(&c.limits.HandshakeTimeout, "handshake-timeout", "ORTHANC_HANDSHAKE_TIMEOUT", "time to finish the SSH handshake")
+	durFlag(&c.limits.BannerTimeout, "banner-timeout", "ORTHANC_BANNER_TIMEOUT", "a connection that sends nothing (an SSH client's version line) for this long is dropped, and its address charged a penalty")
+	durFlag(&c.limits.ChannelTimeout, "channel-timeout", "ORTHANC_CHANNEL_TIMEOUT", "a connection with no session open for this long (after logging in, or after its last session) is closed")
+	durFlag(&c.limits.IdleTimeout, "idle-timeout", "ORTHANC_IDLE_TIMEOUT", "a game session with no keystroke for this long is closed (knight saved)")
+	durFlag(&c.limits.MaxLifetime, "max-lifetime", "ORTHANC_MAX_LIFETIME", "longest a connection may last")
 	c.web = defaultWeb
 	intFlag(&c.web.maxConns, "http-max-conns", "ORTHANC_HTTP_MAX_CONNS", "connections to the web page at once, from everyone")
 	intFlag(&c.web.maxPerAddr, "http-max-conns-per-ip", "ORTHANC_HTTP_MAX_CONNS_PER_IP", "connections to the web page at once from one address (an IPv6 /64); a trusted proxy has no such cap")
@@ -191,7 +210,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 		"PEM file of the certificate authority that signed the other realms' certificates (for the routes) or -nats's server's, which the realm trusts; default the system's authorities, for -nats only. Any -nats-* file: TLS on the routes (all three needed), or to -nats",
 		"PEM file of the certificate the realm shows on its routes, or to -nats's server when it asks for one")
 	checks = append(checks, c.checkTLS)
-	durFlag(&c.limits.stallTimeout, "stall-timeout", "ORTHANC_STALL_TIMEOUT", "a client that does not take in a frame for this long is closed")
+	durFlag(&c.limits.StallTimeout, "stall-timeout", "ORTHANC_STALL_TIMEOUT", "a client that does not take in a frame for this long is closed")
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
 	}

@@ -74,7 +74,7 @@ func TestConfigTakesFlagsOverVariables(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.limits.maxSessions != 7 || cfg.limits.maxPerKey != 4 || cfg.limits.idleTimeout != 90*time.Second || cfg.chatHistory != 0 {
+	if cfg.limits.MaxSessions != 7 || cfg.limits.MaxPerKey != 4 || cfg.limits.IdleTimeout != 90*time.Second || cfg.chatHistory != 0 {
 		t.Errorf("config %+v: want max-sessions 7 (variable), max-per-key 4 (flag), idle 90s, chat history 0", cfg.limits)
 	}
 	if cfg, _ := parseConfig(nil, envOf(), io.Discard); cfg.limits != defaultLimits {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
-	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -19,13 +18,14 @@ import (
 	bolt "go.etcd.io/bbolt"
 	gossh "golang.org/x/crypto/ssh"
 
+	"github.com/orthanc-ssh/orthanc-ssh/server/edge"
 	"github.com/orthanc-ssh/orthanc-ssh/store"
 )
 
 // Connections over the per-address limit are refused at login, with a banner saying why;
 // when one closes, a new one is let in.
 func TestPerAddressLimit(t *testing.T) {
-	ts := hardened(t, func(l *limits) { l.maxPerIP = 2 })
+	ts := hardened(t, func(l *limits) { l.MaxPerIP = 2 })
 	a, b := dial(t, ts.addr, newKey(t)), dial(t, ts.addr, newKey(t))
 	banner, err := dialBanner(t, ts.addr, newKey(t))
 	if err == nil || !strings.Contains(banner, "too many connections from your address") {
@@ -42,9 +42,9 @@ func TestPerAddressLimit(t *testing.T) {
 // Past the per-address limit, a few connections go through the handshake to be told why;
 // more are closed at once with a line of text.
 func TestPerAddressFloodIsClosedAtOnce(t *testing.T) {
-	ts := hardened(t, func(l *limits) { l.maxPerIP = 1 })
+	ts := hardened(t, func(l *limits) { l.MaxPerIP = 1 })
 	defer dial(t, ts.addr, newKey(t)).Close()
-	holdSilent(t, ts.addr, refusalsPerAddr) // they hold their handshake places
+	holdSilent(t, ts.addr, edge.RefusalsPerAddr) // they hold their handshake places
 	if line := firstLine(t, ts.addr); !strings.Contains(line, "too many connections from your address") {
 		t.Fatalf("a connection past the refusals got %q", line)
 	}
@@ -54,7 +54,7 @@ func TestPerAddressFloodIsClosedAtOnce(t *testing.T) {
 // more is refused at login with a banner. Connections without a session take no
 // player's place.
 func TestServerFull(t *testing.T) {
-	ts := hardened(t, func(l *limits) { l.maxSessions = 1 })
+	ts := hardened(t, func(l *limits) { l.MaxSessions = 1 })
 	idle := dial(t, ts.addr, newKey(t)) // logged in, no session: no player's place
 	defer idle.Close()
 	openTerminal(t, ts.addr, newKey(t), 80, 24, nil).waitFor("Press Enter to begin")
@@ -67,7 +67,7 @@ func TestServerFull(t *testing.T) {
 // A connection that logged in before the server filled up is refused at its first
 // session, on stderr, and its place is not taken.
 func TestServerFillsUpDuringTheLogin(t *testing.T) {
-	ts := hardened(t, func(l *limits) { l.maxSessions = 1 })
+	ts := hardened(t, func(l *limits) { l.MaxSessions = 1 })
 	late := dial(t, ts.addr, newKey(t))
 	defer late.Close()
 	openTerminal(t, ts.addr, newKey(t), 80, 24, nil).waitFor("Press Enter to begin")
@@ -81,7 +81,7 @@ func TestServerFillsUpDuringTheLogin(t *testing.T) {
 // all taken, a player already in plays on, and the next connection is told the server
 // is busy.
 func TestHandshakesHaveTheirOwnPlaces(t *testing.T) {
-	ts := hardened(t, func(l *limits) { l.maxHandshakes = 3 })
+	ts := hardened(t, func(l *limits) { l.MaxHandshakes = 3 })
 	key := newKey(t)
 	tm := openTerminal(t, ts.addr, key, 80, 24, nil)
 	tm.enterDungeon("Steady")
@@ -118,7 +118,7 @@ func TestACommandBesideAGameLeavesTheGameAlone(t *testing.T) {
 // A connection may have at most max-per-key session channels open; one more is refused,
 // so one connection cannot hold the input buffers of many.
 func TestSessionChannelsPerConnection(t *testing.T) {
-	ts := hardened(t, func(l *limits) { l.maxPerKey = 2 })
+	ts := hardened(t, func(l *limits) { l.MaxPerKey = 2 })
 	c := dial(t, ts.addr, newKey(t))
 	defer c.Close()
 	for range 2 {
@@ -134,75 +134,9 @@ func TestSessionChannelsPerConnection(t *testing.T) {
 	}
 }
 
-// fakeListener hands out in-memory connections that seem to come from the given
-// addresses.
-type fakeListener struct {
-	conns chan net.Conn
-}
-
-func (f *fakeListener) Accept() (net.Conn, error) {
-	c, ok := <-f.conns
-	if !ok {
-		return nil, net.ErrClosed
-	}
-	return c, nil
-}
-func (f *fakeListener) Close() error   { return nil }
-func (f *fakeListener) Addr() net.Addr { return &net.TCPAddr{} }
-
-// fromConn is one end of a pipe with a remote address of its own.
-type fromConn struct {
-	net.Conn
-	from net.Addr
-}
-
-func (c fromConn) RemoteAddr() net.Addr { return c.from }
-
-// The per-address limit counts one IPv6 /64 as one address: twenty-odd addresses of one
-// /64 do not get twenty places each.
-func TestPerAddressLimitCountsIPv6Per64(t *testing.T) {
-	f := &fakeListener{conns: make(chan net.Conn, 64)}
-	lim := defaultLimits
-	lim.maxPerIP = 3
-	var mu sync.Mutex
-	refused := 0
-	l := newLimitListener(f, lim, func(string, net.Addr) { mu.Lock(); refused++; mu.Unlock() })
-	var admitted []*limitedConn
-	for i := range 3 + refusalsPerAddr + 2 {
-		server, client := net.Pipe()
-		defer client.Close()
-		go func() { _, _ = io.Copy(io.Discard, client) }()
-		f.conns <- fromConn{server, &net.TCPAddr{IP: net.ParseIP(fmt.Sprintf("2001:db8::%x", i+1)), Port: 40000 + i}}
-	}
-	close(f.conns)
-	for {
-		c, err := l.Accept()
-		if err != nil {
-			break
-		}
-		admitted = append(admitted, c.(*limitedConn))
-	}
-	over := 0
-	for _, c := range admitted {
-		if c.slot.overAddr {
-			over++
-		}
-	}
-	if len(admitted) != 3+refusalsPerAddr || over != refusalsPerAddr || refused != 2 {
-		t.Fatalf("from one /64: %d admitted (%d of them to be refused at login), %d closed at once; want %d, %d, 2",
-			len(admitted), over, refused, 3+refusalsPerAddr, refusalsPerAddr)
-	}
-	for _, c := range admitted {
-		_ = c.Close()
-	}
-	if w, p := l.counts(); w != 0 || p != 0 || len(l.perAddr) != 0 {
-		t.Fatalf("after closing: %d waiting, %d playing, %v", w, p, l.perAddr)
-	}
-}
-
 // A key may have at most max-per-key sessions at once.
 func TestPerKeyLimit(t *testing.T) {
-	ts := hardened(t, func(l *limits) { l.maxPerKey = 1 })
+	ts := hardened(t, func(l *limits) { l.MaxPerKey = 1 })
 	key := newKey(t)
 	openTerminal(t, ts.addr, key, 80, 24, nil).waitFor("Press Enter to begin")
 	_, errOut, code := runCmd(t, ts.addr, key, "whoami")
@@ -216,7 +150,7 @@ func TestPerKeyLimit(t *testing.T) {
 
 // A client that opens a connection and never finishes the handshake is dropped.
 func TestHandshakeTimeout(t *testing.T) {
-	ts := hardened(t, func(l *limits) { l.handshakeTimeout = 300 * time.Millisecond })
+	ts := hardened(t, func(l *limits) { l.HandshakeTimeout = 300 * time.Millisecond })
 	c, err := net.Dial("tcp", ts.addr)
 	if err != nil {
 		t.Fatal(err)
@@ -231,7 +165,7 @@ func TestHandshakeTimeout(t *testing.T) {
 // A game session with no keystroke for the idle timeout is closed with a message and the
 // knight is saved; output alone (other knights moving) does not count as activity.
 func TestIdleTimeout(t *testing.T) {
-	ts := hardened(t, func(l *limits) { l.idleTimeout = 800 * time.Millisecond })
+	ts := hardened(t, func(l *limits) { l.IdleTimeout = 800 * time.Millisecond })
 	key := newKey(t)
 	tm := openTerminal(t, ts.addr, key, 80, 24, nil)
 	tm.enterDungeon("Sleepy")
@@ -251,7 +185,7 @@ func TestIdleTimeout(t *testing.T) {
 // the timeout, and is closed a timeout after its last key.
 func TestKeysKeepASessionFromIdling(t *testing.T) {
 	const idle = 600 * time.Millisecond
-	ts := hardened(t, func(l *limits) { l.idleTimeout = idle })
+	ts := hardened(t, func(l *limits) { l.IdleTimeout = idle })
 	tm := openTerminal(t, ts.addr, newKey(t), 80, 24, nil)
 	tm.enterDungeon("Awake")
 	typing := time.NewTicker(idle / 3)
@@ -275,7 +209,7 @@ func TestKeysKeepASessionFromIdling(t *testing.T) {
 
 // No connection lives longer than max-lifetime.
 func TestMaxLifetime(t *testing.T) {
-	ts := hardened(t, func(l *limits) { l.maxLifetime = 700 * time.Millisecond })
+	ts := hardened(t, func(l *limits) { l.MaxLifetime = 700 * time.Millisecond })
 	tm := openTerminal(t, ts.addr, newKey(t), 80, 24, nil)
 	if !tm.ended(10 * time.Second) {
 		t.Fatal("the connection outlived max-lifetime")
@@ -491,7 +425,7 @@ func stallablePlayer(t *testing.T, addr string, key gossh.Signer) (*stallConn, *
 // A client that stops reading its screen never holds up the world or anyone else: with one
 // client stalled in the dungeon, another walks and is answered at once.
 func TestStalledClientHoldsUpNoOne(t *testing.T) {
-	ts := hardened(t, func(l *limits) { l.stallTimeout = time.Second })
+	ts := hardened(t, func(l *limits) { l.StallTimeout = time.Second })
 	sc, s := stallablePlayer(t, ts.addr, newKey(t))
 	waitUntil(t, "the knight to enter", func() bool {
 		o, _, _ := runCmd(t, ts.addr, newKey(t), "who")

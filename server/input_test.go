@@ -60,7 +60,7 @@ func summariseStacks(all []byte) string {
 // game quits under them, the server is back to its goroutines and heap from before.
 func TestNoLeakPerSession(t *testing.T) {
 	cfg := testConfig(t.TempDir(), defaultSeed)
-	cfg.limits.maxPerIP, cfg.limits.maxSessions = 200, 200
+	cfg.limits.MaxPerIP, cfg.limits.MaxSessions = 200, 200
 	ts, srv := startConfigured(t, cfg)
 	// One session first, so what the server starts once (the world's caches, the
 	// runtime's workers) is in the baseline.

@@ -21,11 +21,14 @@ import (
 // key the game ignored, not a server that slow (the tick histogram would show that).
 const keyFrameMax = 10 * time.Second
 
+// stalledLogLabel is the log line of a session closed by the stall timeout.
+const stalledLogLabel = "session stalled: closing"
+
 // guardIO wraps a game session's input and output: the input marks the last keystroke (for
 // the idle timeout), and a write the client does not take in within the stall timeout
 // closes the session, so one stalled client never holds anything but itself.
 func (s *server) guardIO(sess ssh.Session) *ioGuard {
-	g := &ioGuard{sess: sess, out: sess, stall: s.cfg.limits.stallTimeout, keyFrame: s.obs.keyFrame, done: make(chan struct{}), onStall: func() {
+	g := &ioGuard{sess: sess, out: sess, stall: s.cfg.limits.StallTimeout, keyFrame: s.obs.keyFrame, done: make(chan struct{}), onStall: func() {
 		s.log.Warn(stalledLogLabel, s.sessionAttrs(sess)...)
 		closeConn(sess)
 	}}
@@ -33,9 +36,9 @@ func (s *server) guardIO(sess ssh.Session) *ioGuard {
 		g.out = &frameWriter{ch: ch} // the frames skip the library's copies (channel.go)
 	}
 	g.lastKey.Store(time.Now().UnixNano())
-	g.watchIdle(s.cfg.limits.idleTimeout, func() {
-		g.say(fmt.Sprintf("\r\nYou were idle for %v; your knight is saved where it stands.\r\n", s.cfg.limits.idleTimeout))
-		s.log.Info("session idle: closing", s.sessionAttrs(sess, "idle", s.cfg.limits.idleTimeout)...)
+	g.watchIdle(s.cfg.limits.IdleTimeout, func() {
+		g.say(fmt.Sprintf("\r\nYou were idle for %v; your knight is saved where it stands.\r\n", s.cfg.limits.IdleTimeout))
+		s.log.Info("session idle: closing", s.sessionAttrs(sess, "idle", s.cfg.limits.IdleTimeout)...)
 		closeConn(sess)
 	})
 	return g

@@ -48,11 +48,19 @@ const (
 	bannedAddrMessage = "Your address is banned from this server."
 )
 
+// What a login refused for a ban, or as a guest where guests are off, is told in the SSH
+// login banner, which OpenSSH and other clients show.
+const (
+	bannedMsg     = "orthanc: " + bannedMessage + "\r\n"
+	bannedAddrMsg = "orthanc: " + bannedAddrMessage + "\r\n"
+	noGuestsMsg   = "orthanc: this server takes no guests: make a key (ssh-keygen -t ed25519) and connect again.\r\n"
+)
+
 // serverConfig is the SSH server's base configuration for one connection: the
 // algorithms above, and the login's callbacks: the client's login is kept (for the
 // banner of a banned key) and every failed attempt is logged and counted.
 func (s *server) serverConfig(ctx ssh.Context) *gossh.ServerConfig {
-	slot := slotOf(ctx)
+	slot := edge.SlotOf(ctx)
 	return &gossh.ServerConfig{
 		Config:                  gossh.Config{KeyExchanges: kexAlgorithms, Ciphers: cipherAlgorithms, MACs: macAlgorithms},
 		PublicKeyAuthAlgorithms: userKeyAlgorithms,
@@ -60,13 +68,13 @@ func (s *server) serverConfig(ctx ssh.Context) *gossh.ServerConfig {
 		AuthLogCallback: func(conn gossh.ConnMetadata, method string, err error) {
 			// "none" is how a client asks which methods there are; a refused
 			// connection's attempts are its refusal, logged once.
-			if err == nil || method == "none" || (slot != nil && slot.isRefused()) {
+			if err == nil || method == "none" || (slot != nil && slot.IsRefused()) {
 				return
 			}
 			reason, fp := authMethod, ""
-			if slot != nil && slot.auth.reason != "" {
-				reason, fp = slot.auth.reason, slot.auth.fingerprint
-				slot.auth.reason, slot.auth.fingerprint = "", ""
+			if slot != nil && slot.Auth.Reason != "" {
+				reason, fp = slot.Auth.Reason, slot.Auth.Fingerprint
+				slot.Auth.Reason, slot.Auth.Fingerprint = "", ""
 			}
 			s.authFailed(reason, method, fp, conn.RemoteAddr(), err)
 		},
@@ -76,11 +84,11 @@ func (s *server) serverConfig(ctx ssh.Context) *gossh.ServerConfig {
 // loginBanner is the login banner: for a connection the limits refuse, why. Clients show
 // it before they report that the login failed.
 func (s *server) loginBanner(ctx ssh.Context) string {
-	slot := slotOf(ctx)
+	slot := edge.SlotOf(ctx)
 	if slot == nil {
 		return ""
 	}
-	reason, msg := slot.refusal()
+	reason, msg := slot.Refusal()
 	if reason != "" {
 		s.refused(reason, ctx.RemoteAddr())
 	}
@@ -92,8 +100,8 @@ func (s *server) loginBanner(ctx ssh.Context) string {
 // banner. The key a session then plays as is the one that signed (sess.PublicKey()),
 // never one merely offered here.
 func (s *server) checkKey(ctx ssh.Context, key ssh.PublicKey) bool {
-	slot := slotOf(ctx)
-	if slot != nil && slot.isRefused() {
+	slot := edge.SlotOf(ctx)
+	if slot != nil && slot.IsRefused() {
 		return false
 	}
 	if s.refuseRealmDown(ctx) || s.addrBanned(ctx) {
@@ -110,14 +118,14 @@ func (s *server) checkKey(ctx ssh.Context, key ssh.PublicKey) bool {
 			_ = c.SendAuthBanner(bannedMsg)
 		}
 		if slot != nil {
-			slot.auth.reason, slot.auth.fingerprint = authBanned, fp
-			slot.auth.offeredBanned = true // and no guest, when the client falls back
+			slot.Auth.Reason, slot.Auth.Fingerprint = authBanned, fp
+			slot.Auth.OfferedBanned = true // and no guest, when the client falls back
 		}
 		return false
 	}
 	if slot != nil {
-		slot.auth.offered = true
-		slot.loggedIn()
+		slot.Auth.Offered = true
+		slot.LoggedIn()
 	}
 	return true
 }
@@ -131,23 +139,23 @@ func (s *server) checkKey(ctx ssh.Context, key ssh.PublicKey) bool {
 // is nil: charm's ssh takes the key from the method that succeeded), which is how the
 // server knows it for a guest.
 func (s *server) guestLogin(ctx ssh.Context, _ gossh.KeyboardInteractiveChallenge) bool {
-	slot := slotOf(ctx)
+	slot := edge.SlotOf(ctx)
 	switch {
 	case !s.cfg.guests:
 		if c, ok := ctx.Value(preAuthKey).(gossh.ServerPreAuthConn); ok {
 			_ = c.SendAuthBanner(noGuestsMsg)
 		}
 		return false
-	case slot != nil && slot.isRefused():
+	case slot != nil && slot.IsRefused():
 		return false
-	case slot != nil && slot.auth.offeredBanned:
-		slot.auth.reason = authBanned
+	case slot != nil && slot.Auth.OfferedBanned:
+		slot.Auth.Reason = authBanned
 		return false
 	case s.refuseRealmDown(ctx), s.addrBanned(ctx):
 		return false
 	}
 	if slot != nil {
-		slot.loggedIn()
+		slot.LoggedIn()
 	}
 	return true
 }
@@ -167,8 +175,8 @@ func (s *server) refuseRealmDown(ctx ssh.Context) bool {
 // addrBanned reports whether the connection comes from a banned address, telling it so
 // in a banner the first time.
 func (s *server) addrBanned(ctx ssh.Context) bool {
-	slot := slotOf(ctx)
-	if slot != nil && slot.auth.addrBanned {
+	slot := edge.SlotOf(ctx)
+	if slot != nil && slot.Auth.AddrBanned {
 		return true
 	}
 	a, err := netip.ParseAddr(edge.HostOf(ctx.RemoteAddr()))
@@ -187,8 +195,8 @@ func (s *server) addrBanned(ctx ssh.Context) bool {
 		_ = c.SendAuthBanner(bannedAddrMsg)
 	}
 	if slot != nil {
-		slot.auth.addrBanned = true
-		slot.auth.reason, slot.auth.fingerprint = authBanned, "addr:"+prefix
+		slot.Auth.AddrBanned = true
+		slot.Auth.Reason, slot.Auth.Fingerprint = authBanned, "addr:"+prefix
 	}
 	return true
 }
@@ -201,11 +209,11 @@ func (s *server) addrBanned(ctx ssh.Context) bool {
 func (s *server) connFailed(c net.Conn, err error) {
 	s.obs.handshakeFails.Inc()
 	s.log.Debug("handshake failed", "addr", c.RemoteAddr().String(), "err", err)
-	slot := s.limits.slot(c.RemoteAddr().String())
-	if slot != nil && !slot.isRefused() && !slot.droppedSilent.Load() {
-		s.limits.charge(slot.addr, penaltyFailed) // a refused login was told why, not failed
+	slot := s.limits.Slot(c.RemoteAddr().String())
+	if slot != nil {
+		slot.HandshakeFailed() // its address charged, unless it was refused or dropped silent
 	}
-	if slot == nil || !slot.auth.offered || slot.isRefused() {
+	if slot == nil || !slot.Auth.Offered || slot.IsRefused() {
 		return
 	}
 	var authErr *gossh.ServerAuthError

@@ -38,10 +38,10 @@ func TestRefusalsShownByOpenSSH(t *testing.T) {
 		setup func(t *testing.T, ts *testServer, srv *server, key gossh.Signer)
 		want  string
 	}{
-		{"server full", func(l *limits) { l.maxSessions = 1 }, func(t *testing.T, ts *testServer, _ *server, _ gossh.Signer) {
+		{"server full", func(l *limits) { l.MaxSessions = 1 }, func(t *testing.T, ts *testServer, _ *server, _ gossh.Signer) {
 			openTerminal(t, ts.addr, newKey(t), 80, 24, nil).waitFor("Press Enter to begin")
 		}, "the server is full"},
-		{"too many from the address", func(l *limits) { l.maxPerIP = 1 }, func(t *testing.T, ts *testServer, _ *server, _ gossh.Signer) {
+		{"too many from the address", func(l *limits) { l.MaxPerIP = 1 }, func(t *testing.T, ts *testServer, _ *server, _ gossh.Signer) {
 			c := dial(t, ts.addr, newKey(t))
 			t.Cleanup(func() { c.Close() })
 		}, "too many connections from your address"},

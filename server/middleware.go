@@ -19,7 +19,7 @@ import (
 )
 
 // The middlewares every SSH session runs through, in this file in the order a session
-// meets them. The login (login.go) and the connection's place in the limits (limits.go)
+// meets them. The login (login.go) and the connection's place in the limits (edge.Slot)
 // come before any of them.
 
 // middleware is the chain, listed once. wish runs the last listed first, so a session
@@ -71,18 +71,18 @@ func (s *server) recoverPanics(next ssh.Handler) ssh.Handler {
 // server filled up while the connection logged in.
 func (s *server) holdSlot(next ssh.Handler) ssh.Handler {
 	return func(sess ssh.Session) {
-		slot := slotOf(sess.Context())
+		slot := edge.SlotOf(sess.Context())
 		if slot == nil {
 			next(sess)
 			return
 		}
-		if !slot.startSession() {
-			s.refused(refusedFull, sess.RemoteAddr())
-			fmt.Fprint(sess.Stderr(), serverFullMsg)
+		if !slot.StartSession() {
+			s.refused(edge.RefusedFull, sess.RemoteAddr())
+			fmt.Fprint(sess.Stderr(), edge.ServerFullMsg)
 			_ = sess.Exit(1)
 			return
 		}
-		defer slot.endSession()
+		defer slot.EndSession()
 		next(sess)
 	}
 }
@@ -194,6 +194,12 @@ func (s *server) refuse(sess ssh.Session, msg string) {
 	_ = sess.Exit(1)
 }
 
+// What a session over the per-key limit, or a guest's over the guests' limits, is told.
+const (
+	tooManyPerKey = "Too many sessions with this key are open; close one and try again."
+	tooManyGuests = "Too many guests are playing from your address (or on the server); make a key (ssh-keygen -t ed25519) and connect again."
+)
+
 // keyCounter counts open sessions per key, and guests' sessions per address and in all.
 type keyCounter struct {
 	mu     sync.Mutex
@@ -207,7 +213,7 @@ type keyCounter struct {
 func (s *server) limitKeys(next ssh.Handler) ssh.Handler {
 	return func(sess ssh.Session) {
 		fp := keys.Fingerprint(sess.PublicKey())
-		limit, msg := s.cfg.limits.maxPerKey, tooManyPerKey
+		limit, msg := s.cfg.limits.MaxPerKey, tooManyPerKey
 		guest := fp == ""
 		if guest {
 			fp, limit, msg = "guest "+edge.AddrKey(sess.RemoteAddr()), s.cfg.limits.maxGuestsPerIP, tooManyGuests

@@ -17,6 +17,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/orthanc-ssh/orthanc-ssh/server/edge"
 	"github.com/orthanc-ssh/orthanc-ssh/store"
 )
 
@@ -95,7 +96,7 @@ type observer struct {
 // so that a rate or an alert over them has a series from the first scrape.
 var (
 	authReasons    = []string{authBanned, authSignature, authMethod}
-	refusalReasons = []string{refusedFull, refusedPerAddr, refusedBusy, refusedPenalty, refusedEarly}
+	refusalReasons = []string{edge.RefusedFull, edge.RefusedPerAddr, edge.RefusedBusy, edge.RefusedPenalty, edge.RefusedEarly}
 )
 
 // newObserver makes the measurements and registers the metrics (served only when the
@@ -292,22 +293,19 @@ func (c *countingConn) Write(p []byte) (int, error) {
 
 type connCtxKey int
 
-// Connection context values: the bytes sent, the connection's place in the limits, and
-// its login (for the login banner of a refused key).
+// Connection context values: the bytes sent, and its login (for the login banner of a
+// refused key). The connection's place in the limits is edge's (edge.SlotOf).
 const (
 	sentKey connCtxKey = iota
-	slotKey
 	preAuthKey
 )
 
 // wrapConn is the SSH server's ConnCallback: it counts what each connection is sent, and
-// keeps the connection's place in the limits (limits.go) where its sessions find it.
+// keeps the connection's place in the limits (edge.KeepSlot) where its sessions find it.
 func (s *server) wrapConn(ctx ssh.Context, c net.Conn) net.Conn {
 	sent := &atomic.Int64{}
 	ctx.SetValue(sentKey, sent)
-	if lc, ok := c.(*limitedConn); ok {
-		ctx.SetValue(slotKey, lc.slot)
-	}
+	edge.KeepSlot(ctx, c)
 	return &countingConn{Conn: c, sent: sent, total: s.obs.bytesSent}
 }
 

@@ -95,8 +95,8 @@ type server struct {
 	ssh          *ssh.Server
 	live         *edge.Registry // open sessions, for the admin's who and stats
 	obs          *observer      // tick and save times, metrics
-	// limits admits connections (limits.go); set by serve before it accepts any.
-	limits *limitListener
+	// limits admits connections (edge.Listener); set by serve before it accepts any.
+	limits *edge.Listener
 	crash  chan crashed // a panic of the world or the saver, for serve (capacity 1)
 	hooks  testHooks
 
@@ -202,9 +202,9 @@ func newServer(cfg config, log *slog.Logger) (*server, error) {
 			srv.ConnCallback = s.wrapConn               // counts bytes sent
 			srv.ServerConfigCallback = s.serverConfig   // algorithms, and the login's callbacks (login.go)
 			srv.ConnectionFailedCallback = s.connFailed // counts failed handshakes and forged signatures
-			srv.ConnectionCloseCallback = func(c net.Conn) { s.limits.forget(c.RemoteAddr().String()) }
-			srv.HandshakeTimeout = cfg.limits.handshakeTimeout
-			srv.MaxTimeout = cfg.limits.maxLifetime
+			srv.ConnectionCloseCallback = func(c net.Conn) { s.limits.Forget(c.RemoteAddr().String()) }
+			srv.HandshakeTimeout = cfg.limits.HandshakeTimeout
+			srv.MaxTimeout = cfg.limits.MaxLifetime
 			// Only plain sessions: no port, agent or X11 forwarding, and bounded requests.
 			srv.ChannelHandlers = map[string]ssh.ChannelHandler{"session": s.sessionChannel}
 			return nil
@@ -275,7 +275,7 @@ func (s *server) serve(ctx context.Context, ln net.Listener) error {
 	s.listening.Store(&listening)
 	s.log.Info("listening", "addr", ln.Addr().String(), "data", s.cfg.data, "seed", s.cfg.seed, "tick", s.cfg.tick)
 	serveErr := make(chan error, 1)
-	s.limits = newLimitListener(ln, s.cfg.limits, func(reason string, addr net.Addr) {
+	s.limits = edge.NewListener(ln, s.cfg.limits.Limits, func(reason string, addr net.Addr) {
 		// Closed before SSH begins, perhaps by the thousand: counted, logged quietly.
 		s.obs.refusals.WithLabelValues(reason).Inc()
 		s.log.Debug("connection refused", "reason", reason, "addr", addr.String())

@@ -52,8 +52,8 @@ func TestLoggedInWithoutASessionHoldsNoPlace(t *testing.T) {
 	cfg := testConfig(t.TempDir(), defaultSeed)
 	// The connections are logged in, so admission let them through: their addresses may
 	// each hold 20 waiting, and no early drop comes before every handshake place is taken.
-	cfg.limits.maxShakesPerIP, cfg.limits.earlyDropAt = perAddr, cfg.limits.maxHandshakes
-	cfg.limits.channelTimeout = time.Hour
+	cfg.limits.MaxShakesPerIP, cfg.limits.EarlyDropAt = perAddr, cfg.limits.MaxHandshakes
+	cfg.limits.ChannelTimeout = time.Hour
 	ts, srv := startConfigured(t, cfg)
 	t0 := time.Now()
 	openTerminal(t, ts.addr, newKey(t), 80, 24, nil).waitFor("Press Enter to begin")
@@ -88,7 +88,7 @@ func TestLoggedInWithoutASessionHoldsNoPlace(t *testing.T) {
 	opened := time.Since(start)
 	// The first player, at its title, is playing; the 500 wait.
 	waitUntil(t, "the 500 logged in to wait", func() bool {
-		waiting, playing := srv.limits.counts()
+		waiting, playing := srv.limits.Counts()
 		return waiting == addrs*perAddr && playing == 1
 	})
 	closed := make(chan struct{})
@@ -112,25 +112,19 @@ func TestLoggedInWithoutASessionHoldsNoPlace(t *testing.T) {
 	default:
 	}
 	// The channel timeout passes: each waiting connection's timer runs out.
-	srv.limits.mu.Lock()
-	for _, slot := range srv.limits.byRemote {
-		if slot.sessions == 0 {
-			slot.timer.Reset(0)
-		}
-	}
-	srv.limits.mu.Unlock()
+	srv.limits.ExpireWaiting()
 	timedOut := time.Now()
 	select {
 	case <-closed:
 	case <-time.After(time.Minute):
-		waiting, _ := srv.limits.counts()
+		waiting, _ := srv.limits.Counts()
 		t.Fatalf("%d connections still waiting a minute after their channel timeout", waiting)
 	}
 	gone := time.Since(timedOut)
 	// The server gives a place back once its side of the connection is done, a moment
 	// after the client sees it close.
 	waitUntil(t, "every place but the players' to be given back", func() bool {
-		waiting, playing := srv.limits.counts()
+		waiting, playing := srv.limits.Counts()
 		return waiting == 0 && playing == 2
 	})
 	if !strings.Contains(tm.screen(), "Press Enter") {

@@ -2,7 +2,10 @@
 // connection may cost the server once it is in. It holds the connection-level mechanics
 // that need no game state:
 //
-//   - the address a client is counted by (AddrKey: an IPv6 /64 is one; addr.go);
+//   - the limiting listener (Listener, Limits): a place for each connection, in the
+//     handshake or in a session (Slot), per-address limits, penalties for silent and
+//     failed connections, early drop, the banner and channel timeouts (limits.go,
+//     admission.go), and the address a client is counted by (AddrKey, addr.go);
 //   - a game session's input: the input pump with its key rate and paste cut
 //     (InputPump, input.go);
 //   - the registry of open sessions that who, stats, kick and ban read (Registry,

@@ -1,4 +1,4 @@
-package server
+package edge
 
 import (
 	"fmt"
@@ -6,10 +6,11 @@ import (
 	"time"
 )
 
-// Who is let into the handshake when places are scarce (issue 30: sockets that never sent
-// a byte held handshake places for 10 s, and 60 addresses × 20 sockets held all 1000, so
-// every new login was reset; the per-address limit held, but a spread attacker passes it).
-// Four things, after OpenSSH's MaxStartups and PerSourcePenalties:
+// Who is let into the handshake when places are scarce. Sockets that never send a byte
+// would otherwise hold handshake places for the whole handshake timeout (10 s): 60
+// addresses × 20 such sockets hold all 1000, and every new login is reset; the
+// per-address limit holds, but a spread attacker passes it. Four things, after OpenSSH's
+// MaxStartups and PerSourcePenalties:
 //
 //   - an address has -max-handshakes-per-ip connections in the handshake at once (not
 //     logged in yet): a flood needs many addresses to fill the places;
@@ -43,18 +44,11 @@ const (
 	earlyDropRate = 30
 )
 
-// refusedPenalty is the reason of a refusal of a penalised address; refusedEarly of an
-// early drop.
-const (
-	refusedPenalty = "penalised"
-	refusedEarly   = "early_drop"
-)
-
 // penaltyMsg is what a penalised address is told, before SSH begins.
 const penaltyMsg = "orthanc: too many failed connections from your address; try again in %s\r\n"
 
 // penalise charges addr d; the caller holds l.mu.
-func (l *limitListener) penalise(addr string, d time.Duration, now time.Time) {
+func (l *Listener) penalise(addr string, d time.Duration, now time.Time) {
 	until, ok := l.penalties[addr]
 	if !ok && len(l.penalties) >= maxPenalised {
 		for a, u := range l.penalties {
@@ -77,7 +71,7 @@ func (l *limitListener) penalise(addr string, d time.Duration, now time.Time) {
 }
 
 // penalty returns how long addr is still refused, or zero; the caller holds l.mu.
-func (l *limitListener) penalty(addr string, now time.Time) time.Duration {
+func (l *Listener) penalty(addr string, now time.Time) time.Duration {
 	until, ok := l.penalties[addr]
 	if !ok {
 		return 0
@@ -94,16 +88,25 @@ func (l *limitListener) penalty(addr string, now time.Time) time.Duration {
 }
 
 // charge penalises addr d for a connection's failure (not held: it takes l.mu).
-func (l *limitListener) charge(addr string, d time.Duration) {
+func (l *Listener) charge(addr string, d time.Duration) {
 	l.mu.Lock()
 	l.penalise(addr, d, time.Now())
 	l.mu.Unlock()
 }
 
+// HandshakeFailed charges the connection's address for a handshake that failed, unless
+// its login was refused (it was told why: no failure) or it was dropped at the banner
+// deadline (charged for that already).
+func (c *Slot) HandshakeFailed() {
+	if !c.IsRefused() && !c.droppedSilent.Load() {
+		c.l.charge(c.addr, penaltyFailed)
+	}
+}
+
 // earlyDrop decides at random whether a new connection is dropped, given how many are in
 // the handshake; the caller holds l.mu.
-func (l *limitListener) earlyDrop() bool {
-	start, full := l.lim.earlyDropAt, l.lim.maxHandshakes
+func (l *Listener) earlyDrop() bool {
+	start, full := l.lim.EarlyDropAt, l.lim.MaxHandshakes
 	if l.shaking < start || start >= full {
 		return false
 	}
@@ -113,31 +116,31 @@ func (l *limitListener) earlyDrop() bool {
 
 // admission says whether a connection from addr is refused before the handshake, and
 // the line it is told; the caller holds l.mu.
-func (l *limitListener) admission(addr string, now time.Time) (reason, msg string) {
+func (l *Listener) admission(addr string, now time.Time) (reason, msg string) {
 	if left := l.penalty(addr, now); left > 0 {
-		return refusedPenalty, fmt.Sprintf(penaltyMsg, left.Round(time.Second))
+		return RefusedPenalty, fmt.Sprintf(penaltyMsg, left.Round(time.Second))
 	}
 	switch {
-	case l.waiting >= l.lim.maxHandshakes:
-		return refusedBusy, busyMsg
-	case l.perAddr[addr] >= l.lim.maxPerIP+refusalsPerAddr, l.shakes[addr] >= l.lim.maxShakesPerIP:
-		return refusedPerAddr, tooManyMsg
+	case l.waiting >= l.lim.MaxHandshakes:
+		return RefusedBusy, busyMsg
+	case l.perAddr[addr] >= l.lim.MaxPerIP+RefusalsPerAddr, l.shakes[addr] >= l.lim.MaxShakesPerIP:
+		return RefusedPerAddr, tooManyMsg
 	case l.earlyDrop():
-		return refusedEarly, busyMsg
+		return RefusedEarly, busyMsg
 	}
 	return "", ""
 }
 
 // listen starts the banner deadline, at the server's first read: a server too busy to
 // begin reading a client in time never takes it for a silent one.
-func (c *connSlot) listen() {
+func (c *Slot) listen() {
 	if c.listening.CompareAndSwap(false, true) && !c.spoke.Load() {
-		c.banner.Reset(c.l.lim.bannerTimeout)
+		c.banner.Reset(c.l.lim.BannerTimeout)
 	}
 }
 
 // heard marks that the client has sent something: the banner deadline no longer applies.
-func (c *connSlot) heard() {
+func (c *Slot) heard() {
 	if c.spoke.CompareAndSwap(false, true) {
 		c.banner.Stop()
 	}
@@ -145,7 +148,7 @@ func (c *connSlot) heard() {
 
 // silent drops a connection that has sent nothing by the banner deadline, and charges its
 // address.
-func (c *connSlot) silent() {
+func (c *Slot) silent() {
 	if c.spoke.Load() {
 		return
 	}
