@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"sync"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"charm.land/ssh"
@@ -171,7 +172,7 @@ type gameSessions struct {
 // guard (nil for a session it refused with a message), and its input pump.
 type gameSession struct {
 	model *app.Model
-	guard *ioGuard
+	guard *edge.Guard
 	input *edge.InputPump
 	prog  *tea.Program // for the farewell at shutdown
 	// held is set when the session holds its knight's claim (a realm's), to let go of
@@ -248,6 +249,26 @@ func (g *gameSessions) take(sess ssh.Session) (gs gameSession, ok bool) {
 	return gs, ok
 }
 
+// stalledLogLabel is the log line of a session closed by the stall timeout.
+const stalledLogLabel = "session stalled: closing"
+
+// guardIO wraps a game session's input and output (edge.Guard): the input marks the last
+// keystroke, for the idle timeout, and a write the client does not take in within the
+// stall timeout closes the session, so one stalled client never holds anything but itself.
+func (s *server) guardIO(sess ssh.Session) *edge.Guard {
+	keyFrame := func(d time.Duration) { s.obs.keyFrame.Observe(d.Seconds()) }
+	g := edge.NewGuard(sess, s.cfg.limits.StallTimeout, keyFrame, func() {
+		s.log.Warn(stalledLogLabel, s.sessionAttrs(sess)...)
+		edge.CloseConn(sess)
+	})
+	g.WatchIdle(s.cfg.limits.IdleTimeout, func() {
+		g.Say(fmt.Sprintf("\r\nYou were idle for %v; your knight is saved where it stands.\r\n", s.cfg.limits.IdleTimeout))
+		s.log.Info("session idle: closing", s.sessionAttrs(sess, "idle", s.cfg.limits.IdleTimeout)...)
+		edge.CloseConn(sess)
+	})
+	return g
+}
+
 // floodLine is what a session closed for sending keys past the input pump's rate reads.
 const floodLine = "\r\nYou sent keys faster than anyone types, for %v without a pause: this session is closed. " +
 	"Your knight is saved where it stands.\r\n"
@@ -258,16 +279,16 @@ const floodLine = "\r\nYou sent keys faster than anyone types, for %v without a 
 // cost two thirds of the server's CPU at 1000 players (docs/PERFORMANCE.md). Its input
 // is off too: the session's keys come through an input pump (edge.InputPump), which
 // finish stops when the program has ended.
-func (s *server) newProgram(sess ssh.Session, m *app.Model, g *ioGuard) *tea.Program {
+func (s *server) newProgram(sess ssh.Session, m *app.Model, g *edge.Guard) *tea.Program {
 	opts := append(bubbletea.MakeOptions(sess), tea.WithoutSignalHandler(), tea.WithoutRenderer(),
 		// The render ticker runs even without a renderer: once a second is its least.
 		tea.WithFPS(1),
 		tea.WithInput(nil), tea.WithOutput(g)) // after MakeOptions: these input and output win
 	prog := tea.NewProgram(m, opts...)
 	onFlood := func() {
-		g.say(fmt.Sprintf(floodLine, edge.FloodClose))
+		g.Say(fmt.Sprintf(floodLine, edge.FloodClose))
 		s.log.Info("session input flood: closing", s.sessionAttrs(sess)...)
-		closeConn(sess)
+		edge.CloseConn(sess)
 	}
 	s.games.put(sess, gameSession{model: m, guard: g, input: edge.StartInput(g, prog.Send, onFlood), prog: prog})
 	return prog

@@ -257,8 +257,8 @@ func TestEnvFlood(t *testing.T) {
 	if s.Setenv("BIG", strings.Repeat("z", 5000)) == nil {
 		t.Fatal("a 5000-byte variable was accepted")
 	}
-	if accepted != maxEnvVars {
-		t.Fatalf("%d variables accepted, want %d", accepted, maxEnvVars)
+	if accepted != edge.MaxEnvVars {
+		t.Fatalf("%d variables accepted, want %d", accepted, edge.MaxEnvVars)
 	}
 	out, err := s.Output("help")
 	if err != nil || !strings.Contains(string(out), "whoami") {
@@ -442,53 +442,6 @@ func TestStalledClientHoldsUpNoOne(t *testing.T) {
 	start := time.Now()
 	h.stepOut("the healthy player to move", before, func() whoami { return whoamiJSON(t, ts.addr, healthy) })
 	t.Logf("with a stalled client in the dungeon, a move showed in whoami after %v", time.Since(start).Round(time.Millisecond))
-}
-
-// A frame the client does not take in within the stall timeout closes the session.
-func TestStallTimeoutClosesTheSession(t *testing.T) {
-	w, r := net.Pipe() // nobody reads r: a write blocks, as to a client that stopped reading
-	defer r.Close()
-	fired := make(chan time.Duration, 1)
-	start := time.Now()
-	g := &ioGuard{stall: 200 * time.Millisecond, onStall: func() { fired <- time.Since(start); w.Close() }}
-	g.sess = nil
-	done := make(chan error, 1)
-	go func() { _, err := g.writeTo(w, []byte("frame")); done <- err }()
-	select {
-	case d := <-fired:
-		if d < 200*time.Millisecond || d > 2*time.Second {
-			t.Fatalf("stall fired after %v, want 200ms", d)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("a blocked write never fired the stall timeout")
-	}
-	if err := <-done; err == nil {
-		t.Fatal("the blocked write did not fail once the session was closed")
-	}
-	// The watch is the same timer, set again for each write: a write taken in at once
-	// fires nothing, and a write that stalls again fires again.
-	w2, r2 := net.Pipe()
-	defer r2.Close()
-	go func() { _, _ = io.Copy(io.Discard, r2) }()
-	if _, err := g.writeTo(w2, []byte("frame")); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case d := <-fired:
-		t.Fatalf("a write taken in at once fired the stall watch after %v", d)
-	case <-time.After(400 * time.Millisecond): // twice the stall timeout: nothing fired
-	}
-	w3, r3 := net.Pipe()
-	defer r3.Close()
-	start = time.Now()
-	go func() { _, err := g.writeTo(w3, []byte("frame")); done <- err }()
-	select {
-	case <-fired:
-	case <-time.After(5 * time.Second):
-		t.Fatal("a second blocked write never fired the stall timeout")
-	}
-	_ = w3.Close()
-	<-done
 }
 
 // A damaged or foreign data file, a file of a newer schema, or a data folder that cannot be

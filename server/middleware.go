@@ -262,7 +262,7 @@ func (s *server) finish(ssh.Handler) ssh.Handler {
 			}
 		}
 		if gs.guard != nil {
-			gs.guard.stopWatching()
+			gs.guard.StopWatching()
 		}
 		if ok {
 			if m := gs.model; m != nil {

@@ -206,7 +206,7 @@ func newServer(cfg config, log *slog.Logger) (*server, error) {
 			srv.HandshakeTimeout = cfg.limits.HandshakeTimeout
 			srv.MaxTimeout = cfg.limits.MaxLifetime
 			// Only plain sessions: no port, agent or X11 forwarding, and bounded requests.
-			srv.ChannelHandlers = map[string]ssh.ChannelHandler{"session": s.sessionChannel}
+			srv.ChannelHandlers = map[string]ssh.ChannelHandler{"session": edge.SessionChannel}
 			return nil
 		},
 		// Every key may play but a banned one; a connection the limits refuse is told why

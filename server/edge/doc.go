@@ -6,8 +6,12 @@
 //     handshake or in a session (Slot), per-address limits, penalties for silent and
 //     failed connections, early drop, the banner and channel timeouts (limits.go,
 //     admission.go), and the address a client is counted by (AddrKey, addr.go);
-//   - a game session's input: the input pump with its key rate and paste cut
-//     (InputPump, input.go);
+//   - the session channel (SessionChannel): at most max-per-key of them on a connection,
+//     each with a context of its own, the requests a client may send on it, and its
+//     frames written straight to the SSH channel (channel.go);
+//   - a game session's input and output: the input pump with its key rate and paste cut
+//     (InputPump, input.go), and the stall and idle watch of its frames (Guard,
+//     ioguard.go);
 //   - the registry of open sessions that who, stats, kick and ban read (Registry,
 //     sessions.go).
 //

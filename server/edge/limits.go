@@ -290,9 +290,9 @@ func (c *Slot) EndSession() {
 	c.timer.Reset(c.l.lim.ChannelTimeout)
 }
 
-// OpenChannel counts a session channel; it is false past max-per-key channels, which
+// openChannel counts a session channel; it is false past max-per-key channels, which
 // bounds what one connection holds (each channel may buffer the client's unread input).
-func (c *Slot) OpenChannel() bool {
+func (c *Slot) openChannel() bool {
 	c.l.mu.Lock()
 	defer c.l.mu.Unlock()
 	if c.channels >= c.l.lim.MaxPerKey {
@@ -302,8 +302,7 @@ func (c *Slot) OpenChannel() bool {
 	return true
 }
 
-// CloseChannel counts a session channel out.
-func (c *Slot) CloseChannel() {
+func (c *Slot) closeChannel() {
 	c.l.mu.Lock()
 	c.channels--
 	c.l.mu.Unlock()

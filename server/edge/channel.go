@@ -1,4 +1,4 @@
-package server
+package edge
 
 import (
 	"bytes"
@@ -6,8 +6,6 @@ import (
 
 	"charm.land/ssh"
 	gossh "golang.org/x/crypto/ssh"
-
-	"github.com/orthanc-ssh/orthanc-ssh/server/edge"
 )
 
 // A game's frames go straight to its session's SSH channel. The SSH library writes a
@@ -29,7 +27,7 @@ type channelContext struct {
 }
 
 // rawChannel returns the SSH channel of the session whose context ctx is, or nil (a
-// session that did not come through sessionChannel, as in unit tests).
+// session that did not come through SessionChannel, as in unit tests).
 func rawChannel(ctx ssh.Context) gossh.Channel {
 	if cc, ok := ctx.(*channelContext); ok {
 		return cc.ch
@@ -84,24 +82,25 @@ func bareNewline(p []byte) int {
 	}
 }
 
-// Per-session request bounds: env variables a client may set, their size, and requests of
-// any kind on one session.
+// Per-session request bounds: env variables a client may set (MaxEnvVars), their size,
+// and requests of any kind on one session.
 const (
-	maxEnvVars     = 32
+	MaxEnvVars     = 32
 	maxEnvBytes    = 1024
 	maxSessionReqs = 10000
 )
 
-// sessionChannel is the SSH "session" channel handler: the library's own, behind a filter
-// of the requests a client sends on the channel.
-// A connection may have at most max-per-key session channels open.
-func (s *server) sessionChannel(srv *ssh.Server, conn *gossh.ServerConn, newChan gossh.NewChannel, ctx ssh.Context) {
-	if slot := edge.SlotOf(ctx); slot != nil {
-		if !slot.OpenChannel() {
+// SessionChannel is the SSH "session" channel handler (an ssh.ChannelHandler): the
+// library's own, behind a filter of the requests a client sends on the channel, with a
+// context of the session's own. A connection may have at most max-per-key session
+// channels open.
+func SessionChannel(srv *ssh.Server, conn *gossh.ServerConn, newChan gossh.NewChannel, ctx ssh.Context) {
+	if slot := SlotOf(ctx); slot != nil {
+		if !slot.openChannel() {
 			_ = newChan.Reject(gossh.ResourceShortage, "too many sessions on this connection")
 			return
 		}
-		defer slot.CloseChannel()
+		defer slot.closeChannel()
 	}
 	cc := &channelContext{Context: ctx} // the session's own
 	ssh.DefaultSessionHandler(srv, conn, filteredChannel{NewChannel: newChan, ctx: cc}, cc)
@@ -127,7 +126,7 @@ func (f filteredChannel) Accept() (gossh.Channel, <-chan *gossh.Request, error) 
 }
 
 // filterRequests passes a session's requests on, except:
-//   - env beyond maxEnvVars variables or maxEnvBytes each, and any request past
+//   - env beyond MaxEnvVars variables or maxEnvBytes each, and any request past
 //     maxSessionReqs, are refused, so a client cannot grow a session without bound;
 //   - agent and X11 forwarding requests are refused (only plain sessions are served);
 //   - the PTY request is answered here and held, with any window-changes after it, until
@@ -149,7 +148,7 @@ func filterRequests(in <-chan *gossh.Request, out chan<- *gossh.Request) {
 		switch req.Type {
 		case "env":
 			env++
-			if env > maxEnvVars || len(req.Payload) > maxEnvBytes {
+			if env > MaxEnvVars || len(req.Payload) > maxEnvBytes {
 				_ = req.Reply(false, nil)
 				continue
 			}

@@ -1,51 +1,42 @@
-package server
+package edge
 
 import (
-	"fmt"
 	"io"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"charm.land/ssh"
-	"github.com/prometheus/client_golang/prometheus"
 	gossh "golang.org/x/crypto/ssh"
 )
 
 // The stall watch: a game session's input and output, watched for a client that stops
 // taking frames in (the stall timeout) or stops typing (the idle timeout). The same watch
-// times each key to the frame that answers it (orthanc_key_to_frame_seconds): the oldest
-// key read since the last frame, to the next frame written in full. A key that changes
-// nothing on the screen is counted at whatever frame comes next (a turn of the world,
-// someone walking by), unless that is more than keyFrameMax later: a wait so long is a
-// key the game ignored, not a server that slow (the tick histogram would show that).
+// times each key to the frame that answers it (the server's orthanc_key_to_frame_seconds):
+// the oldest key read since the last frame, to the next frame written in full. A key that
+// changes nothing on the screen is counted at whatever frame comes next (a turn of the
+// world, someone walking by), unless that is more than keyFrameMax later: a wait so long
+// is a key the game ignored, not a server that slow (the tick histogram would show that).
 const keyFrameMax = 10 * time.Second
 
-// stalledLogLabel is the log line of a session closed by the stall timeout.
-const stalledLogLabel = "session stalled: closing"
-
-// guardIO wraps a game session's input and output: the input marks the last keystroke (for
-// the idle timeout), and a write the client does not take in within the stall timeout
-// closes the session, so one stalled client never holds anything but itself.
-func (s *server) guardIO(sess ssh.Session) *ioGuard {
-	g := &ioGuard{sess: sess, out: sess, stall: s.cfg.limits.StallTimeout, keyFrame: s.obs.keyFrame, done: make(chan struct{}), onStall: func() {
-		s.log.Warn(stalledLogLabel, s.sessionAttrs(sess)...)
-		closeConn(sess)
-	}}
+// NewGuard wraps a game session's input and output: the input marks the last keystroke
+// (for the idle timeout, which WatchIdle starts), and a write the client does not take
+// in within stall calls onStall, which closes the session, so one stalled client never
+// holds anything but itself. keyFrame, when not nil, is told how long each key took to
+// the frame that answered it. The frames of a session with an emulated terminal go
+// straight to its SSH channel (frameWriter) when it has one.
+func NewGuard(sess ssh.Session, stall time.Duration, keyFrame func(time.Duration), onStall func()) *Guard {
+	g := &Guard{sess: sess, out: sess, stall: stall, keyFrame: keyFrame, done: make(chan struct{}), onStall: onStall}
 	if ch := rawChannel(sess.Context()); ch != nil && sess.EmulatedPty() {
 		g.out = &frameWriter{ch: ch} // the frames skip the library's copies (channel.go)
 	}
 	g.lastKey.Store(time.Now().UnixNano())
-	g.watchIdle(s.cfg.limits.IdleTimeout, func() {
-		g.say(fmt.Sprintf("\r\nYou were idle for %v; your knight is saved where it stands.\r\n", s.cfg.limits.IdleTimeout))
-		s.log.Info("session idle: closing", s.sessionAttrs(sess, "idle", s.cfg.limits.IdleTimeout)...)
-		closeConn(sess)
-	})
 	return g
 }
 
-// ioGuard is one game session's input and output, watched.
-type ioGuard struct {
+// Guard is one game session's input and output, watched: the session's reader and
+// writer, for its program.
+type Guard struct {
 	sess    ssh.Session
 	out     io.Writer // the session's output: its channel, through a frameWriter, when it has one
 	stall   time.Duration
@@ -54,7 +45,7 @@ type ioGuard struct {
 	// keyAt is the unix nanoseconds of the oldest key read since the last frame, 0 for
 	// none; keyFrame times each such key to the next frame (nil: not timed).
 	keyAt    atomic.Int64
-	keyFrame prometheus.Observer
+	keyFrame func(time.Duration)
 	done     chan struct{} // closed when the game has ended: the idle watch stops
 	once     sync.Once
 
@@ -68,9 +59,9 @@ type ioGuard struct {
 	stallTimer *time.Timer
 }
 
-// stopWatching ends the idle watch once the game has ended (the connection may go on,
+// StopWatching ends the idle watch once the game has ended (the connection may go on,
 // with other sessions).
-func (g *ioGuard) stopWatching() {
+func (g *Guard) StopWatching() {
 	g.once.Do(func() {
 		g.mu.Lock()
 		defer g.mu.Unlock()
@@ -82,7 +73,7 @@ func (g *ioGuard) stopWatching() {
 }
 
 // Read reads keys from the client, noting when.
-func (g *ioGuard) Read(p []byte) (int, error) {
+func (g *Guard) Read(p []byte) (int, error) {
 	n, err := g.sess.Read(p)
 	if n > 0 {
 		now := time.Now().UnixNano()
@@ -93,7 +84,7 @@ func (g *ioGuard) Read(p []byte) (int, error) {
 }
 
 // Write writes a frame, closing the session if the client does not take it in time.
-func (g *ioGuard) Write(p []byte) (int, error) {
+func (g *Guard) Write(p []byte) (int, error) {
 	n, err := g.writeTo(g.out, p)
 	if err == nil {
 		g.answered()
@@ -102,19 +93,19 @@ func (g *ioGuard) Write(p []byte) (int, error) {
 }
 
 // answered times the oldest key read since the last frame to the frame just written.
-func (g *ioGuard) answered() {
+func (g *Guard) answered() {
 	at := g.keyAt.Swap(0)
 	if at == 0 || g.keyFrame == nil {
 		return
 	}
 	if d := time.Duration(time.Now().UnixNano() - at); d <= keyFrameMax {
-		g.keyFrame.Observe(d.Seconds())
+		g.keyFrame(d)
 	}
 }
 
 // writeTo writes p to w under the stall watch. Writes take turns: the watch is of the
 // one under way.
-func (g *ioGuard) writeTo(w io.Writer, p []byte) (int, error) {
+func (g *Guard) writeTo(w io.Writer, p []byte) (int, error) {
 	g.writing.Lock()
 	defer g.writing.Unlock()
 	if g.stallTimer == nil {
@@ -126,17 +117,17 @@ func (g *ioGuard) writeTo(w io.Writer, p []byte) (int, error) {
 	return w.Write(p)
 }
 
-// say writes a line of the server's own, outside any frame, taking its turn with the
+// Say writes a line of the server's own, outside any frame, taking its turn with the
 // frames: the channel must not be written from two goroutines at once (x/crypto's
 // channel shares its packet buffer between writes).
-func (g *ioGuard) say(line string) {
+func (g *Guard) Say(line string) {
 	_, _ = g.writeTo(g.out, []byte(line))
 }
 
-// watchIdle closes the session once no key has come for the idle timeout. It is a timer
-// set for when the session would be idle, not a goroutine: each goroutine's stack was a
-// tenth of a player's memory.
-func (g *ioGuard) watchIdle(idle time.Duration, onIdle func()) {
+// WatchIdle calls onIdle, which closes the session, once no key has come for idle while
+// the session is open. It is a timer set for when the session would be idle, not a
+// goroutine: each goroutine's stack was a tenth of a player's memory.
+func (g *Guard) WatchIdle(idle time.Duration, onIdle func()) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.idle = time.AfterFunc(idle, func() {
@@ -159,9 +150,9 @@ func (g *ioGuard) watchIdle(idle time.Duration, onIdle func()) {
 	})
 }
 
-// closeConn closes a session's whole connection: that ends its context, so the game stops
-// and the knight leaves the world (and is saved) the usual way.
-func closeConn(sess ssh.Session) {
+// CloseConn closes a session's whole connection: that ends its context, so the game
+// stops and the knight leaves the world (and is saved) the usual way.
+func CloseConn(sess ssh.Session) {
 	if c, ok := sess.Context().Value(ssh.ContextKeyConn).(gossh.Conn); ok {
 		_ = c.Close()
 		return
