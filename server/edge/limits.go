@@ -76,13 +76,13 @@ const (
 	RefusedEarly   = "early_drop"
 )
 
-// Listener admits connections within the limits (and admission.go's). It counts each
-// connection in one of two pools: waiting (not in a session: in the handshake, logging in, or yet to open a
-// session, at most the channel timeout) and playing (a session open), so connections
-// that are not playing can never take the places of those that are. A connection past
-// the per-address limit, or arriving when every player's place is taken, is still let
-// through the handshake (a few per address) so that its login banner can say why it is
-// refused.
+// Listener admits connections within the limits, and into the handshake as admission.go
+// says. It counts each connection in one of two pools: waiting (not in a session: in the
+// handshake, logging in, or yet to open a session, at most the channel timeout) and
+// playing (a session open), so connections that are not playing can never take the
+// places of those that are. A connection past the per-address limit, or arriving when
+// every player's place is taken, is still let through the handshake (a few per address)
+// so that its login banner can say why it is refused.
 type Listener struct {
 	net.Listener
 	lim      Limits
