@@ -3,11 +3,13 @@ package records
 import (
 	"context"
 	"testing"
+	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/orthanc-ssh/orthanc-ssh/knights"
 	"github.com/orthanc-ssh/orthanc-ssh/knights/knightstest"
+	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
 // A realm's keeper keeps the contract every keeper keeps.
@@ -28,4 +30,33 @@ func TestTheKeeperContract(t *testing.T) {
 		t.Cleanup(func() { cancel(); <-done })
 		return k
 	})
+}
+
+// A check-in that fails (etcd did not answer in time) is tried again by the keeper's run
+// loop: the knight is free to be claimed again soon after, here or on another realm,
+// rather than held with no one playing it until the realm stops.
+func TestAFailedCheckInIsTriedAgain(t *testing.T) {
+	st := New(newClient(t), Options{Prefix: prefixOf(t)})
+	a := keeperOf(t, st, "A")
+	ctx, stop := context.WithCancel(context.Background())
+	t.Cleanup(stop)
+	go a.Run(ctx)
+	kay := world.Adventurer{ID: "K-KAY", Name: "Kay", Level: 2}
+	if err := a.Claim(ctx, kay.ID, func(string) {}); err != nil {
+		t.Fatal(err)
+	}
+	a.Put(kay)
+	gone, cancel := context.WithCancel(ctx)
+	cancel()
+	if err := a.Leave(gone, kay.ID); err == nil {
+		t.Fatal("a check-in with no time to run did not fail")
+	}
+	claimed, cancelClaim := context.WithTimeout(ctx, 3*time.Second) // less than a claim's own wait
+	defer cancelClaim()
+	if err := a.Claim(claimed, kay.ID, func(string) {}); err != nil {
+		t.Fatalf("the knight could not be claimed again: %v", err)
+	}
+	if got, err := a.Knight(kay.ID); err != nil || got.Level != 2 {
+		t.Fatalf("the sheet claimed again: %+v, %v", got, err)
+	}
 }

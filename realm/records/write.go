@@ -38,7 +38,10 @@ func (k *sheets) run(ctx context.Context) {
 // flush writes every knight with a record waiting, several to a transaction
 // (realm.CommitAll), then the mailboxes.
 func (k *sheets) flush(ctx context.Context) error {
-	errs := k.writeAll(ctx, k.heldWhere(func(h *heldKnight) bool { return h.dirty }), false)
+	errs := k.writeAll(ctx, k.heldWhere(func(h *heldKnight) bool { return h.dirty && h.refs > 0 }), false)
+	// A knight whose last session left but whose check-in failed is still claimed here
+	// with no one playing it: its check-in is tried again, or no realm could claim it.
+	errs = append(errs, k.writeAll(ctx, k.heldWhere(func(h *heldKnight) bool { return h.refs == 0 }), true)...)
 	return errors.Join(append(errs, k.flushMail())...)
 }
 
@@ -126,7 +129,11 @@ func (k *sheets) leave(ctx context.Context, id string) error {
 	if !last {
 		return nil
 	}
-	return k.write(ctx, h, true)
+	err := k.write(ctx, h, true)
+	if err != nil {
+		k.wake() // the run loop tries the check-in again
+	}
+	return err
 }
 
 // checkInAll checks in every knight still held, when the realm stops: several to a
