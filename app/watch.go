@@ -358,7 +358,7 @@ func (m *Model) drawWatch(c *canvas) {
 		name = m.watch.replay.Name()
 	}
 	if !m.watch.have {
-		c.text(2, 2, fmt.Sprintf("Waiting for %s's screen...", name), clsText)
+		c.paragraph(2, 2, c.w-4, fmt.Sprintf("Waiting for %s's screen...", name), clsText)
 		return
 	}
 	m.drawUnder(c)
@@ -371,6 +371,17 @@ func (m *Model) drawWatch(c *canvas) {
 	if m.watch.only {
 		stop = "q or Esc leaves"
 	}
-	bar := fmt.Sprintf(" WATCHING %s, read-only. %s ", name, stop)
-	c.text(0, 0, bar+fmt.Sprintf("%*s", max(0, c.w-len([]rune(bar))), ""), clsOther)
+	bar := watchBar(c.w, name, stop)
+	c.text(0, 0, bar+fmt.Sprintf("%*s", max(0, c.w-textWidth(bar)), ""), clsOther)
+}
+
+// watchBar is the watching screen's top line at width w: the longest of its forms that
+// fits, so that how to stop is always on it, whole, on a phone too.
+func watchBar(w int, name, stop string) string {
+	for _, form := range []string{" WATCHING %s, read-only. %s ", " WATCHING %s. %s ", " %s. %s "} {
+		if bar := fmt.Sprintf(form, name, stop); textWidth(bar) <= w {
+			return bar
+		}
+	}
+	return " " + stop + " "
 }

@@ -661,7 +661,23 @@ func TestEveryScreenIsWholeAtEverySize(t *testing.T) {
 		{name: "retirement", open: func(m *Model) {
 			m.screen, m.retired = screenDead, &world.Retirement{Level: 9, Experience: 123456}
 		}, key: "enter", after: func(m *Model) bool { return m.screen == screenRoll }},
+		{name: "joining", open: func(m *Model) { m.screen = screenJoining }, key: "x",
+			after: func(m *Model) bool { return m.screen == screenJoining }},
+		{name: "ended", open: func(m *Model) {
+			m.screen, m.ended = screenEnded, strings.Repeat("An admin has removed you from the dungeon. ", 4)
+		}, key: "x", after: func(m *Model) bool { return m.screen == screenEnded }},
+		{name: "watch", open: func(m *Model) {
+			m.screen, m.watch = screenWatch, watching{view: crowdedView(t), have: true}
+		}, key: "q", after: func(m *Model) bool { return m.screen != screenWatch }},
 	}
+	seen := map[screen]bool{}
+	defer func() {
+		for sc := range screen(numScreens) {
+			if !seen[sc] {
+				t.Errorf("screen %d of the screens table has no case in TestEveryScreenIsWholeAtEverySize: add one, so that it is checked at every size", sc)
+			}
+		}
+	}()
 	for _, sz := range phoneSizes {
 		w, h := sz[0], sz[1]
 		for _, tc := range cases {
@@ -672,6 +688,7 @@ func TestEveryScreenIsWholeAtEverySize(t *testing.T) {
 			m, _ := viewModel(t, view(t), w, h)
 			m.p.Fame = func() []string { return []string{"1  " + longName + "  10  900000"} }
 			tc.open(m)
+			seen[m.screen] = true
 			what := fmt.Sprintf("%s at %d×%d", tc.name, w, h)
 			s := frameOf(t, tc.name, m)
 			if tc.knight && !strings.Contains(s, "()") {
@@ -795,6 +812,23 @@ func TestOtherRealmsKnightsAreWhole(t *testing.T) {
 		shown := strings.Count(s, "in Avalon")
 		if shown < 30 && !strings.Contains(s, fmt.Sprintf("and %d more", 30-shown)) || shown == 0 {
 			t.Errorf("%d×%d: %d of 30 shown, and the rest not counted:\n%s", w, h, shown, s)
+		}
+	}
+}
+
+// The watching screen's top line says how to stop whole at every width, naming the
+// knight watched where it fits.
+func TestTheWatchBarSaysHowToStopAtEveryWidth(t *testing.T) {
+	for _, sz := range phoneSizes {
+		w := sz[0]
+		for _, stop := range []string{"Esc stops watching", "q or Esc leaves"} {
+			bar := watchBar(w, longName, stop)
+			if textWidth(bar) > w || !strings.Contains(bar, stop) {
+				t.Errorf("at %d columns: %q (%d wide)", w, bar, textWidth(bar))
+			}
+			if w >= 80 && !strings.Contains(bar, "WATCHING "+longName+", read-only.") {
+				t.Errorf("at %d columns the bar leaves out what fits: %q", w, bar)
+			}
 		}
 	}
 }
