@@ -514,7 +514,7 @@ func TestMetrics(t *testing.T) {
 	admin := newKey(t)
 	writeAdminKeys(t, dir, admin)
 	cfg := testConfig(dir, defaultSeed)
-	cfg.metricsAddr = "127.0.0.1:0"
+	cfg.MetricsAddr = "127.0.0.1:0"
 	ts, srv := startConfigured(t, cfg)
 	player := newKey(t)
 	tm := openTerminal(t, ts.addr, player, 80, 24, nil)
@@ -606,9 +606,9 @@ func TestBadMetricsAddressFailsAtStart(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	cfg := testConfig(dir, defaultSeed)
-	cfg.metricsAddr = "256.0.0.1:1"
-	_, err := newServer(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	cfg.MetricsAddr = "256.0.0.1:1"
+	_, err := New(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err == nil || !strings.Contains(err.Error(), "metrics listen 256.0.0.1:1") {
-		t.Fatalf("newServer with a bad metrics address: %v", err)
+		t.Fatalf("New with a bad metrics address: %v", err)
 	}
 }

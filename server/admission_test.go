@@ -150,7 +150,7 @@ func TestTheWebPageHasAShareOfItsOwn(t *testing.T) {
 		web.mu.Lock()
 		most = max(most, web.all)
 		for addr, n := range web.perAddr {
-			if n > defaultWeb.maxPerAddr {
+			if n > defaultWeb.MaxPerAddr {
 				t.Errorf("%d connections to the page from %s", n, addr)
 			}
 		}
@@ -164,8 +164,8 @@ func TestTheWebPageHasAShareOfItsOwn(t *testing.T) {
 	t.Logf("SSH logins without the web flood %v (median %v), with it %v (median %v); the page held %d at most, the flood opened %d, %d closed at once",
 		before, median(before), during, median(during), most, opened, web.refused.Load())
 	mu.Unlock()
-	if most > defaultWeb.maxConns {
-		t.Errorf("the page held %d connections, more than %d", most, defaultWeb.maxConns)
+	if most > defaultWeb.MaxConns {
+		t.Errorf("the page held %d connections, more than %d", most, defaultWeb.MaxConns)
 	}
 	if d := median(during) - median(before); d > 100*time.Millisecond {
 		t.Errorf("the web flood made an SSH login %v slower", d)

@@ -20,8 +20,8 @@ const (
 
 // runTicks steps the world on every tick until ctx ends or the world stops, timing each
 // step. The engine's Run gets no ticker of its own: the clock is read here, at the edge.
-func (s *server) runTicks(ctx context.Context) {
-	t := time.NewTicker(s.cfg.tick)
+func (s *Server) runTicks(ctx context.Context) {
+	t := time.NewTicker(s.cfg.Tick)
 	defer t.Stop()
 	start, done := time.Now(), 0
 	for {
@@ -32,7 +32,7 @@ func (s *server) runTicks(ctx context.Context) {
 		case now = <-t.C:
 		}
 		var n int
-		n, done = turnsDue(now.Sub(start), s.cfg.tick, done)
+		n, done = turnsDue(now.Sub(start), s.cfg.Tick, done)
 		if n == 0 {
 			continue
 		}

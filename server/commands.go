@@ -46,7 +46,7 @@ type command struct {
 	// shell is why the command runs only from a shell (ssh host NAME), never in the game's
 	// console; empty for a command that runs in both.
 	shell string
-	run   func(s *server, c *call) int
+	run   func(s *Server, c *call) int
 }
 
 // takes is what a command reads after its name. Anything else is a usage error.
@@ -103,74 +103,74 @@ var commands []command
 func init() {
 	commands = []command{
 		{name: "help", usage: "help [monsters | COMMAND] [--json]", summary: "this list; help monsters: the monster tables; help COMMAND: its help",
-			guests: true, takes: takesWords | takesJSON, run: (*server).cmdHelp},
+			guests: true, takes: takesWords | takesJSON, run: (*Server).cmdHelp},
 		{name: "whoami", usage: "whoami [--json]", summary: "your knight: characteristics, hits, where it stands",
-			takes: takesJSON, run: (*server).cmdWhoami},
+			takes: takesJSON, run: (*Server).cmdWhoami},
 		{name: "who", usage: "who [--json]", summary: "the knights in the dungeon now",
 			help: "Everyone sees how long each knight has been idle and who is away (/afk), with the reason.\n" +
 				"Guests are marked. Admins also see each knight's key fingerprint, address, time connected and bytes sent.",
-			guests: true, takes: takesJSON, run: (*server).cmdWho},
+			guests: true, takes: takesJSON, run: (*Server).cmdWho},
 		{name: "realms", usage: "realms [--json]", summary: "the realms that share the knights: address, players, round trip from here",
 			help: "On a realm (a server that shares its knights with others), every realm it hears from, this one\n" +
 				"first: the address players connect to, how many play there, and a ping's round trip from this\n" +
 				"realm, so you can pick the nearest. Your knight plays in any of them, one at a time.\n" +
 				"On a server alone it says so.",
-			guests: true, takes: takesJSON, run: (*server).cmdRealms},
+			guests: true, takes: takesJSON, run: (*Server).cmdRealms},
 		{name: "scores", usage: "scores [--json]", summary: "the hall of fame: the top three retired knights, and yours",
-			guests: true, takes: takesJSON, run: (*server).cmdScores},
+			guests: true, takes: takesJSON, run: (*Server).cmdScores},
 		{name: "motd", usage: "motd [--json]", summary: "the server's message of the day",
-			guests: true, takes: takesJSON, run: (*server).cmdMOTD},
+			guests: true, takes: takesJSON, run: (*Server).cmdMOTD},
 		{name: "keys", usage: "keys [add | remove FINGERPRINT] [--json]", summary: "your knight's keys; add: a code to link another key",
 			help: "keys lists the keys that play your knight: fingerprint (as ssh-keygen -l prints it), type,\n" +
 				"comment, when added and when last used.\n" +
 				"keys add prints a one-time code, good once for " + codeLifeWords + ": from your other key run\n" +
 				"  ssh -p PORT host link CODE\n" +
 				"keys remove FINGERPRINT takes a key from your knight; its last key stays.",
-			takes: takesWords | takesJSON, run: (*server).cmdKeys},
+			takes: takesWords | takesJSON, run: (*Server).cmdKeys},
 		{name: "link", usage: "link CODE [--replace] [--comment TEXT]", summary: "from another key: play the knight whose `keys add` gave CODE",
 			help: "A key that already plays a living knight is refused unless --replace: that knight is then\n" +
 				"retired into a tombstone (unless it has other keys, which keep it). --comment names the key\n" +
 				"in `keys` (the comment in your key file never reaches the server).",
-			takes: takesWords | takesReplace | takesComment, run: (*server).cmdLink},
+			takes: takesWords | takesReplace | takesComment, run: (*Server).cmdLink},
 		{name: "claim", usage: "claim CODE [--replace]", summary: "from a key: adopt the guest knight you played, with the code it was given",
 			help:  "A guest is told a code when it leaves; for " + codeLifeWords + " a key may claim the knight with it, as it stood.",
-			takes: takesWords | takesReplace, run: (*server).cmdClaim},
+			takes: takesWords | takesReplace, run: (*Server).cmdClaim},
 		{name: "play", usage: "play [--plain]", summary: "with a terminal (ssh -t): the game; --plain for screen-reader mode",
 			takes: takesLine, shell: "play opens a game of its own; run it from a shell: ssh -t -p PORT host play [--plain]",
-			run: (*server).cmdPlay},
+			run: (*Server).cmdPlay},
 		{name: "watch", usage: "watch NAME", summary: "with a terminal (ssh -t): watch a player's screen, read-only",
 			takes: takesLine, shell: "watch opens a screen of its own; run it from a shell: ssh -t -p PORT host watch NAME, or press w in the game",
-			run: (*server).cmdWatch},
+			run: (*Server).cmdWatch},
 		{name: "replay", usage: replayUsage, summary: "your replays; with a terminal (ssh -t), play one, or another knight's death",
 			help: replayHelp, takes: takesLine, shell: "replay opens a screen of its own; run it from a shell: ssh -t -p PORT host replay NAME --death",
-			run: (*server).cmdReplay},
+			run: (*Server).cmdReplay},
 
 		{name: "regen", usage: "regen <level|all> [--seed N] [--json]", summary: "rebuild one level, or all, now, from a new seed",
 			help: "Level d becomes the one dungeon seed N builds for depth d (N is random unless given, and printed).\n" +
 				"Knights on a rebuilt level move to its up stairs and are told; fights there end and the\n" +
 				"old monsters vanish; no knight dies or loses anything. The level is saved at once and\n" +
 				"stays rebuilt across restarts until `revert`.",
-			admin: true, takes: takesWords | takesJSON | takesSeed, run: (*server).adminRegen},
+			admin: true, takes: takesWords | takesJSON | takesSeed, run: (*Server).adminRegen},
 		{name: "revert", usage: "revert [level|all] [--json]", summary: "rebuild levels from the original seed (all by default)",
 			help: "The original dungeon comes back byte for byte, freshly stocked: broken doors are whole and\n" +
 				"the original guards are back. Knights on a reverted level move to its up stairs.",
-			admin: true, takes: takesWords | takesJSON, run: (*server).adminRevert},
+			admin: true, takes: takesWords | takesJSON, run: (*Server).adminRevert},
 		{name: "kick", usage: "kick <name|fingerprint> [--json] [--reason TEXT]", summary: "remove a knight from the dungeon (it is saved and may come back)",
 			help: "The knight's game ends with \"" + world.KickedMessage + "\", and with --reason,\n" +
 				"\"Reason: \" and the text, cleaned, on its screen before the connection closes. --reason\n" +
 				"takes the rest of the line, so it comes last.",
-			admin: true, takes: takesWords | takesJSON | takesReason, run: (*server).adminKick},
+			admin: true, takes: takesWords | takesJSON | takesReason, run: (*Server).adminKick},
 		{name: "knight", usage: "knight <name|fingerprint|id> [--json]", summary: "a knight, online or not: keys, created, last seen and from where, bans and silences",
 			help: "The knight is found as for ban: by a key's fingerprint, by its id (K-…, as reports show it),\n" +
 				"or by name among the knights online first, then among every stored knight. Last seen is\n" +
 				"now for a knight in the game, else when its keys last opened a session or left the game.",
-			admin: true, takes: takesWords | takesJSON, run: (*server).adminKnight},
+			admin: true, takes: takesWords | takesJSON, run: (*Server).adminKnight},
 		{name: "rename", usage: "rename <name|fingerprint|id> NEW [--json]", summary: "give a knight a new name (an offensive one, say); it is told",
 			help: "The knight is the first word (a name of several words: give its id, as knight shows it);\n" +
 				"NEW is the rest, checked as the name prompt checks a name, and unique. A knight online is\n" +
 				"told at once, one offline when it next plays. Letters reach it by its new name only.\n" +
 				"A guest is not renamed (its name goes with its session), nor a dead or retired knight.",
-			admin: true, takes: takesWords | takesJSON, run: (*server).adminRename},
+			admin: true, takes: takesWords | takesJSON, run: (*Server).adminRename},
 		{name: "ban", usage: "ban <name|fingerprint|address> [--for DURATION] [--reason TEXT] [--json]", summary: "refuse a knight's keys (or an address) at login, and remove the knight now",
 			help: "A name is looked up among the knights online first, then among every stored knight\n" +
 				"(without regard to case); when several share it, ban by fingerprint (see `who`). A name\n" +
@@ -179,11 +179,11 @@ func init() {
 				"With --for (30m, 2h, 7d, 2w) every ban it writes lapses by itself after that long;\n" +
 				"without, it lasts until unban. --reason takes the rest of the line, so it comes last.\n" +
 				"An admin's key cannot be banned: take it out of the admin keys file first.",
-			admin: true, takes: takesWords | takesJSON | takesReason | takesFor, run: (*server).adminBan},
+			admin: true, takes: takesWords | takesJSON | takesReason | takesFor, run: (*Server).adminBan},
 		{name: "unban", usage: "unban <name|fingerprint|address> [--json]", summary: "lift a ban",
-			admin: true, takes: takesWords | takesJSON, run: (*server).adminUnban},
+			admin: true, takes: takesWords | takesJSON, run: (*Server).adminUnban},
 		{name: "bans", usage: "bans [--json]", summary: "the banned keys and addresses, and until when",
-			admin: true, takes: takesJSON, run: (*server).adminBans},
+			admin: true, takes: takesJSON, run: (*Server).adminBans},
 		{name: "silence", usage: "silence <name|fingerprint> <DURATION> [--reason TEXT] [--json]", summary: "let a knight play but not talk, for a time",
 			help: "The knight is told why and until when; what it says, shouts, whispers, writes on a\n" +
 				"channel or in a letter, or gives as an away reason, reaches no one. DURATION is 30m,\n" +
@@ -191,11 +191,11 @@ func init() {
 				"It is kept by the knight's id, so it holds whichever of the knight's keys plays; a\n" +
 				"guest's lasts while the guest plays, not kept in the database (ban a guest to keep it out).\n" +
 				"The knight is named as for ban. --reason takes the rest of the line, so it comes last.",
-			admin: true, takes: takesWords | takesJSON | takesReason, run: (*server).adminSilence},
+			admin: true, takes: takesWords | takesJSON | takesReason, run: (*Server).adminSilence},
 		{name: "unsilence", usage: "unsilence <name|fingerprint> [--json]", summary: "end a silence now",
-			admin: true, takes: takesWords | takesJSON, run: (*server).adminUnsilence},
+			admin: true, takes: takesWords | takesJSON, run: (*Server).adminUnsilence},
 		{name: "silences", usage: "silences [--json]", summary: "the knights silenced now, and until when",
-			admin: true, takes: takesJSON, run: (*server).adminSilences},
+			admin: true, takes: takesJSON, run: (*Server).adminSilences},
 		{name: "reports", usage: "reports [--json]", summary: "the reports players filed, open ones first, with the lines the reported knight said",
 			help: "Each report has a number and says who reported whom, when and why, and carries what the\n" +
 				"reported knight said aloud in the 10 minutes before (says, emotes, shouts, channels) and its\n" +
@@ -206,46 +206,46 @@ func init() {
 				"What a keyed knight did in the 2 minutes before is kept with the report: with a terminal,\n" +
 				"`replay --report N` plays it (what anyone may see: no whispers, party talk or channels).\n" +
 				"Reports are kept 30 days, and all of them in 256 KiB: past it the oldest closed go first.",
-			admin: true, takes: takesJSON, run: (*server).adminReports},
+			admin: true, takes: takesJSON, run: (*Server).adminReports},
 		{name: "reports resolve", usage: "reports resolve <number> [--json]", summary: "close a report: dealt with",
-			admin: true, takes: takesWords | takesJSON, run: (*server).adminReportsResolve},
+			admin: true, takes: takesWords | takesJSON, run: (*Server).adminReportsResolve},
 		{name: "reports dismiss", usage: "reports dismiss <number> [--json]", summary: "close a report: nothing to do",
-			admin: true, takes: takesWords | takesJSON, run: (*server).adminReportsDismiss},
+			admin: true, takes: takesWords | takesJSON, run: (*Server).adminReportsDismiss},
 		{name: "broadcast", usage: "broadcast <text>", summary: "a line in every knight's messages, marked [admin]",
 			help: fmt.Sprintf("Control characters, escape sequences and direction overrides are removed, and the\n"+
 				"text is cut to %d characters.", world.MaxBroadcastRunes),
-			admin: true, takes: takesLine, run: (*server).adminBroadcast},
+			admin: true, takes: takesLine, run: (*Server).adminBroadcast},
 		{name: "backup", usage: "backup", summary: "a consistent copy of the database on stdout",
 			help: "Run it without a terminal and redirect it: ssh -p PORT host backup > orthanc.db\n" +
 				"The copy is taken in one read transaction while the game runs, after the saver has\n" +
 				"written what it holds; it opens with bbolt like the live file.",
 			shell: "backup streams the database as binary; run it from a shell: ssh -p PORT host backup > orthanc.db",
-			admin: true, run: (*server).adminBackup},
+			admin: true, run: (*Server).adminBackup},
 		{name: "check", usage: "check [--json]", summary: "verify every record of the live database: pages, checksums, decoding",
 			help: "Runs while the game goes on, in one read transaction, after the saver has written what it\n" +
 				"holds. Exit status 1 when a problem is found, each named by its bucket and key. A stopped\n" +
 				"server's database is checked with orthanc-ssh -check.",
-			admin: true, takes: takesJSON, run: (*server).adminCheck},
+			admin: true, takes: takesJSON, run: (*Server).adminCheck},
 		{name: "stats", usage: "stats [--json]", summary: "sessions, players, levels and seeds, tick and save times, memory",
-			admin: true, takes: takesJSON, run: (*server).adminStats},
+			admin: true, takes: takesJSON, run: (*Server).adminStats},
 		{name: "motd set", usage: "motd set <text>", summary: "set the message of the day (title screen and web page)",
 			help:  fmt.Sprintf("Control characters and escape sequences are removed, and the text is cut to %d characters.", world.MaxBroadcastRunes),
-			admin: true, takes: takesLine, run: (*server).adminMOTDSet},
+			admin: true, takes: takesLine, run: (*Server).adminMOTDSet},
 		{name: "motd clear", usage: "motd clear", summary: "clear the message of the day",
-			admin: true, run: (*server).adminMOTDClear},
+			admin: true, run: (*Server).adminMOTDClear},
 		{name: "reload", usage: "reload [--json]", summary: "read the admin keys and the message of the day's file again; no one is dropped",
 			help: "SIGHUP does the same. Each admin key added or removed is named by its fingerprint, here\n" +
 				"and in the log; a key taken out is refused at its next admin command. The message of the\n" +
 				"day is the file's (-motd-file, <data>/motd by default) while the file exists, else the one\n" +
 				"motd set stored. A file that cannot be read keeps what was there.",
-			admin: true, takes: takesJSON, run: (*server).adminReload},
+			admin: true, takes: takesJSON, run: (*Server).adminReload},
 		{name: "admins", usage: "admins [--json]", summary: "the admin keys loaded: fingerprint, type and comment",
-			admin: true, takes: takesJSON, run: (*server).adminAdmins},
+			admin: true, takes: takesJSON, run: (*Server).adminAdmins},
 		{name: "keys move", usage: "keys move OLD NEW", summary: "for a player who lost a key: key NEW (a fingerprint) takes OLD's place",
 			help: "NEW must play no living knight (a dead one's record goes). NEW is a fingerprint as ssh-keygen -l\n" +
 				"prints it: have the player send it, with `ssh-keygen -lf ~/.ssh/id_ed25519.pub`.\n" +
 				"A game open with OLD ends, telling its player why; the knight is saved.",
-			admin: true, takes: takesWords | takesJSON, run: (*server).adminKeysMove},
+			admin: true, takes: takesWords | takesJSON, run: (*Server).adminKeysMove},
 	}
 }
 
@@ -274,13 +274,13 @@ func findCommand(args []string) (*command, int) {
 
 // isAdmin reports whether key, the key a session authenticated with, is in the admin
 // allow-list. The gate asks it once a command; the console asks it before it opens.
-func (s *server) isAdmin(key ssh.PublicKey) bool {
+func (s *Server) isAdmin(key ssh.PublicKey) bool {
 	return key != nil && s.admins.Load().Contains(key)
 }
 
 // runCommand runs a session's command, for a session without a game, and ends the
 // session with its exit status: 0 on success, 1 on any error (with one line on stderr).
-func (s *server) runCommand(sess ssh.Session) {
+func (s *Server) runCommand(sess ssh.Session) {
 	args := sess.Command()
 	if len(args) == 0 {
 		args = []string{"help"}
@@ -292,7 +292,7 @@ func (s *server) runCommand(sess ssh.Session) {
 // consoleHook is the in-game console for a session that authenticated with key: nil
 // unless the key is an admin's. Each line goes through the gate; its output and errors
 // both go to the console's panel.
-func (s *server) consoleHook(ctx context.Context, key ssh.PublicKey) func(line string) (string, bool) {
+func (s *Server) consoleHook(ctx context.Context, key ssh.PublicKey) func(line string) (string, bool) {
 	if !s.isAdmin(key) {
 		return nil
 	}
@@ -312,12 +312,12 @@ func (s *server) consoleHook(ctx context.Context, key ssh.PublicKey) func(line s
 // is not an admin's gets exactly "permission denied" and status 1, whatever it asked
 // (--help too): this is the one check of the table's admin flag. Every admin command is
 // logged once, with the outcome.
-func (s *server) runCommandLine(ctx context.Context, key ssh.PublicKey, args []string, out, errOut io.Writer, pty, console bool) int {
+func (s *Server) runCommandLine(ctx context.Context, key ssh.PublicKey, args []string, out, errOut io.Writer, pty, console bool) int {
 	return s.runCommandLineFrom(ctx, key, "", args, out, errOut, pty, console)
 }
 
 // runCommandLineFrom is runCommandLine for a client at addr.
-func (s *server) runCommandLineFrom(ctx context.Context, key ssh.PublicKey, addr string, args []string, out, errOut io.Writer, pty, console bool) int {
+func (s *Server) runCommandLineFrom(ctx context.Context, key ssh.PublicKey, addr string, args []string, out, errOut io.Writer, pty, console bool) int {
 	cmd, words := findCommand(args)
 	if cmd == nil {
 		try := "`help`"
@@ -354,7 +354,7 @@ func (s *server) runCommandLineFrom(ctx context.Context, key ssh.PublicKey, addr
 
 // run runs the call's command with the arguments after its name, once the gate has let
 // it through: --help, then the console's refusal of a shell command, then the arguments.
-func (c *call) run(s *server, args []string) int {
+func (c *call) run(s *Server, args []string) int {
 	if slices.ContainsFunc(args, func(a string) bool { return a == "--help" || a == "-h" }) {
 		s.writeCommandHelp(c.out, c.cmd)
 		return 0
@@ -493,7 +493,7 @@ func (c *call) writeJSON(v any) int {
 
 // cmdHelp lists the commands the key may run, from the table: admin commands to admins
 // only, and in the console only what runs there. help monsters prints the monster tables.
-func (s *server) cmdHelp(c *call) int {
+func (s *Server) cmdHelp(c *call) int {
 	if len(c.args) > 0 {
 		return s.helpTopic(c)
 	}
@@ -525,7 +525,7 @@ func (s *server) cmdHelp(c *call) int {
 
 // writeCommandHelp prints a command's usage, summary and help, as NAME --help and
 // help NAME do.
-func (s *server) writeCommandHelp(w io.Writer, cmd *command) {
+func (s *Server) writeCommandHelp(w io.Writer, cmd *command) {
 	fmt.Fprintf(w, "usage: %s\n  %s\n", cmd.usage, cmd.summary)
 	if cmd.help != "" {
 		fmt.Fprintf(w, "\n%s\n", s.withSSH(cmd.help))
@@ -535,7 +535,7 @@ func (s *server) writeCommandHelp(w io.Writer, cmd *command) {
 // withSSH is text written with "ssh -p PORT host" or "ssh -t -p PORT host" for the
 // command that reaches this server, with this server's real one in their place
 // (sshCommand), so a newcomer can run the line as it reads.
-func (s *server) withSSH(text string) string {
+func (s *Server) withSSH(text string) string {
 	return strings.NewReplacer(
 		"ssh -t -p PORT host", s.sshCommand("-t"),
 		"ssh -p PORT host", s.sshCommand(),
@@ -544,7 +544,7 @@ func (s *server) withSSH(text string) string {
 
 // helpTopic is help with a topic: help monsters prints the monster tables; help NAME a
 // command's help, as NAME --help does (an admin's commands for admins only).
-func (s *server) helpTopic(c *call) int {
+func (s *Server) helpTopic(c *call) int {
 	if cmd, n := findCommand(c.args); cmd != nil && n == len(c.args) && (!cmd.admin || c.admin) && cmd.name != "help" {
 		s.writeCommandHelp(c.out, cmd)
 		return 0

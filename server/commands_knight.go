@@ -32,7 +32,7 @@ type renameJSON struct {
 // the knight's id) takes the name NEW, checked as the name prompt checks a name and kept
 // unique by the name book and the keeper. A knight online is told at once, here or on
 // the realm it plays on; one offline when it next plays.
-func (s *server) adminRename(c *call) int {
+func (s *Server) adminRename(c *call) int {
 	if len(c.args) < 2 {
 		return c.usageError("name the knight, then its new name")
 	}
@@ -69,7 +69,7 @@ func (s *server) adminRename(c *call) int {
 // renameKept renames the knight where it is kept (knights.Keeper.Rename); a knight
 // playing in another realm is told there over the talk, and far is that realm. A refusal
 // is reported, and the name book given back the old name.
-func (s *server) renameKept(c *call, t banTarget, name string) (far string, err error) {
+func (s *Server) renameKept(c *call, t banTarget, name string) (far string, err error) {
 	err = s.knights.Rename(c.ctx, t.knight, t.name, name)
 	var away *knights.ElsewhereError
 	switch {
@@ -91,7 +91,7 @@ func (s *server) renameKept(c *call, t banTarget, name string) (far string, err 
 // renameChecked finds the knight rename names and checks its new name, and takes the
 // name in the name book; it reports a refusal itself. stored is the knight's record when
 // it is not in the world.
-func (s *server) renameChecked(c *call) (t banTarget, name string, stored *world.Adventurer, ok bool) {
+func (s *Server) renameChecked(c *call) (t banTarget, name string, stored *world.Adventurer, ok bool) {
 	t, ok = s.resolveKnight(c, c.args[0], "rename", false)
 	if !ok {
 		return t, "", nil, false
@@ -125,7 +125,7 @@ func (s *server) renameChecked(c *call) (t banTarget, name string, stored *world
 
 // checkNewName checks a new name for the knight id as the name prompt checks one: the
 // name cleaned, or why it is refused, in the prompt's words.
-func (s *server) checkNewName(raw, id string) (string, string) {
+func (s *Server) checkNewName(raw, id string) (string, string) {
 	name, err := world.CleanName(raw)
 	switch {
 	case err != nil:
@@ -139,7 +139,7 @@ func (s *server) checkNewName(raw, id string) (string, string) {
 }
 
 // offlineRecord is the knight's stored record when it is not in the world; nil when it is.
-func (s *server) offlineRecord(c *call, id string) (*world.Adventurer, error) {
+func (s *Server) offlineRecord(c *call, id string) (*world.Adventurer, error) {
 	if _, online, err := s.engine.Lookup(c.ctx, id); err != nil || online {
 		return nil, err
 	}
@@ -170,7 +170,7 @@ type knightJSON struct {
 }
 
 // adminKnight is knight NAME: a knight, online or not, as an admin needs it.
-func (s *server) adminKnight(c *call) int {
+func (s *Server) adminKnight(c *call) int {
 	target := strings.Join(c.args, " ")
 	if target == "" {
 		return c.usageError("name the knight")
@@ -192,7 +192,7 @@ func (s *server) adminKnight(c *call) int {
 }
 
 // lookUpKnight gathers what knight shows of the knight id.
-func (s *server) lookUpKnight(c *call, id string) (knightJSON, error) {
+func (s *Server) lookUpKnight(c *call, id string) (knightJSON, error) {
 	rec, online, err := s.engine.Lookup(c.ctx, id)
 	if err == nil && !online {
 		rec, err = s.knights.Knight(id)
@@ -241,7 +241,7 @@ func knightStatus(rec world.Adventurer, online bool) string {
 
 // bansOf are the bans in force of the knight's keys, and of the addresses its keys were
 // last used from.
-func (s *server) bansOf(k knightJSON) ([]knights.Ban, error) {
+func (s *Server) bansOf(k knightJSON) ([]knights.Ban, error) {
 	all, err := s.knights.Bans(s.now())
 	if err != nil {
 		return nil, err
@@ -267,7 +267,7 @@ func (s *server) bansOf(k knightJSON) ([]knights.Ban, error) {
 }
 
 // silencesOf is the knight's silence in force, if any: the store's, or a guest's.
-func (s *server) silencesOf(id string, online bool) ([]silenceJSON, error) {
+func (s *Server) silencesOf(id string, online bool) ([]silenceJSON, error) {
 	now := s.now()
 	list, err := s.knights.Silences(now)
 	if err != nil {

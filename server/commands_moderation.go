@@ -55,7 +55,7 @@ func keyAndName(fp, name string) string {
 // does (resolveBan): by a key's fingerprint, or by name among the knights online first,
 // then among the stored ones. An address names no knight. It reports a failure itself;
 // with notAdmin, the knight of an admin's key is refused too.
-func (s *server) resolveKnight(c *call, target, verb string, notAdmin bool) (banTarget, bool) {
+func (s *Server) resolveKnight(c *call, target, verb string, notAdmin bool) (banTarget, bool) {
 	if _, ok := parseAddrOrPrefix(target); ok {
 		c.usageError("%s names a knight or a key, not an address", verb)
 		return banTarget{}, false
@@ -92,7 +92,7 @@ func (s *server) resolveKnight(c *call, target, verb string, notAdmin bool) (ban
 	return t, true
 }
 
-func (s *server) adminKick(c *call) int {
+func (s *Server) adminKick(c *call) int {
 	who := strings.Join(c.args, " ")
 	if who == "" {
 		return c.usageError("name the knight")
@@ -139,7 +139,7 @@ func (s *server) adminKick(c *call) int {
 
 // kickFar kicks the one knight of another realm with the name or id target, through
 // that realm: it returns the realm, "" when no other realm has one such knight.
-func (s *server) kickFar(c *call, target string) string {
+func (s *Server) kickFar(c *call, target string) string {
 	var found []world.FarKnight
 	for _, k := range s.farWho(c.ctx) {
 		if !k.Guest && (k.ID == target || strings.EqualFold(k.Name, strings.TrimSpace(target))) {
@@ -171,7 +171,7 @@ type banTarget struct {
 // resolveBan finds what a ban names: an address or address prefix as given; a
 // fingerprint as given; or the knight with the id or the name, among the knights online
 // first, then among the stored ones, and every key of it (a guest online: its address).
-func (s *server) resolveBan(ctx context.Context, target string) (banTarget, error) {
+func (s *Server) resolveBan(ctx context.Context, target string) (banTarget, error) {
 	if p, ok := parseAddrOrPrefix(target); ok {
 		return banTarget{addr: p.String()}, nil
 	}
@@ -208,7 +208,7 @@ func (s *server) resolveBan(ctx context.Context, target string) (banTarget, erro
 }
 
 // keyTarget is a ban of the key fp, with its knight and the knight's name if it has one.
-func (s *server) keyTarget(fp string, who []world.WhoEntry) (banTarget, error) {
+func (s *Server) keyTarget(fp string, who []world.WhoEntry) (banTarget, error) {
 	t := banTarget{fps: []string{fp}}
 	var err error
 	if t.knight, err = s.knightOf(fp); err != nil || t.knight == "" {
@@ -228,7 +228,7 @@ func (s *server) keyTarget(fp string, who []world.WhoEntry) (banTarget, error) {
 // knightsNamed is the ids of the knights target names (an id or a name), looked for in
 // turn among the knights online, a kept knight's id, the knights of other realms and
 // the kept names, and the name of the one found.
-func (s *server) knightsNamed(ctx context.Context, target string, who []world.WhoEntry) (ids []string, name string, err error) {
+func (s *Server) knightsNamed(ctx context.Context, target string, who []world.WhoEntry) (ids []string, name string, err error) {
 	for _, w := range who {
 		if (w.ID == target || strings.EqualFold(w.Name, strings.TrimSpace(target))) && !slices.Contains(ids, w.ID) {
 			ids, name = append(ids, w.ID), w.Name
@@ -255,7 +255,7 @@ func (s *server) knightsNamed(ctx context.Context, target string, who []world.Wh
 }
 
 // knightsByName lists the knights kept with the name (without regard to case).
-func (s *server) knightsByName(name string) ([]string, error) {
+func (s *Server) knightsByName(name string) ([]string, error) {
 	if err := s.knights.Flush(); err != nil {
 		return nil, fmt.Errorf("write pending knights before the search: %w", err)
 	}
@@ -270,7 +270,7 @@ func (s *server) knightsByName(name string) ([]string, error) {
 // sessions play it with. A new knight's key is written with its first record, so for a
 // moment after it enters the game only its session knows the key (a ban then banned no
 // key at all).
-func (s *server) keysOfKnight(knight string) ([]string, error) {
+func (s *Server) keysOfKnight(knight string) ([]string, error) {
 	keys, err := s.knights.KeysOf(knight)
 	if err != nil {
 		return nil, fmt.Errorf("read the knight's keys: %w", err)
@@ -304,7 +304,7 @@ func parseAddrOrPrefix(s string) (netip.Prefix, bool) {
 	return p, true
 }
 
-func (s *server) adminBan(c *call) int {
+func (s *Server) adminBan(c *call) int {
 	target := strings.Join(c.args, " ")
 	if target == "" {
 		return c.usageError("name the knight, the key or the address")
@@ -377,7 +377,7 @@ func (s *server) adminBan(c *call) int {
 	return 0
 }
 
-func (s *server) adminUnban(c *call) int {
+func (s *Server) adminUnban(c *call) int {
 	target := strings.Join(c.args, " ")
 	if target == "" {
 		return c.usageError("name the knight, the key or the address")
@@ -428,7 +428,7 @@ func banKeyOf(b knights.Ban) string {
 	return b.Fingerprint
 }
 
-func (s *server) adminBans(c *call) int {
+func (s *Server) adminBans(c *call) int {
 	bans, err := s.knights.Bans(s.now())
 	if err != nil {
 		return c.fail("could not read the bans: %v", err)
@@ -469,7 +469,7 @@ type silenceJSON struct {
 // is kept by the knight's id, so it holds whichever of the knight's keys plays, across
 // restarts; a guest's, which has no id beyond its session, lasts while it plays and is
 // not kept.
-func (s *server) adminSilence(c *call) int {
+func (s *Server) adminSilence(c *call) int {
 	if len(c.args) < 2 {
 		return c.usageError("name the knight, then how long")
 	}
@@ -512,7 +512,7 @@ func (s *server) adminSilence(c *call) int {
 	return 0
 }
 
-func (s *server) adminUnsilence(c *call) int {
+func (s *Server) adminUnsilence(c *call) int {
 	target := strings.Join(c.args, " ")
 	if target == "" {
 		return c.usageError("name the knight or the key")
@@ -545,7 +545,7 @@ func (s *server) adminUnsilence(c *call) int {
 
 // adminSilences lists the silences running: the knights' from the store, then those of
 // the guests online (kept in memory only, for their sessions).
-func (s *server) adminSilences(c *call) int {
+func (s *Server) adminSilences(c *call) int {
 	now := s.now()
 	list, err := s.knights.Silences(now)
 	if err != nil {
@@ -602,7 +602,7 @@ func reportedKnight(name, id string, guest bool) string {
 
 // adminReports lists the reports filed, the open ones first, each with the lines it
 // carries; reports older than reportKeep are forgotten first.
-func (s *server) adminReports(c *call) int {
+func (s *Server) adminReports(c *call) int {
 	if err := s.saver.Flush(); err != nil {
 		s.log.Error("admin: flush before reports", "err", err)
 		fmt.Fprintf(c.errOut, "orthanc: warning: reports filed in the last moments may be missing: %v\n", err)
@@ -658,13 +658,13 @@ func reportState(r store.Report) string {
 }
 
 // adminReportsResolve closes a report as dealt with.
-func (s *server) adminReportsResolve(c *call) int { return s.closeReport(c, store.Resolved) }
+func (s *Server) adminReportsResolve(c *call) int { return s.closeReport(c, store.Resolved) }
 
 // adminReportsDismiss closes a report as needing nothing.
-func (s *server) adminReportsDismiss(c *call) int { return s.closeReport(c, store.Dismissed) }
+func (s *Server) adminReportsDismiss(c *call) int { return s.closeReport(c, store.Dismissed) }
 
 // closeReport closes the report numbered in c's one word with outcome.
-func (s *server) closeReport(c *call, outcome string) int {
+func (s *Server) closeReport(c *call, outcome string) int {
 	if len(c.args) != 1 {
 		return c.usageError("give the number of one report, as reports lists it")
 	}

@@ -17,7 +17,7 @@ import (
 // The admin commands that keep the server running: backups, the server's numbers, and
 // moving a lost key's knight to a new key.
 
-func (s *server) adminBackup(c *call) int {
+func (s *Server) adminBackup(c *call) int {
 	if c.pty {
 		return c.fail("backup writes binary and a terminal would mangle it; run it without -t: %s backup > orthanc.db", s.sshCommand())
 	}
@@ -74,7 +74,7 @@ type replayStatsJSON struct {
 }
 
 // replayStats is what the replays take, or nil when the server records none.
-func (s *server) replayStats() (*replayStatsJSON, error) {
+func (s *Server) replayStats() (*replayStatsJSON, error) {
 	if s.replayWriter == nil {
 		return nil, nil
 	}
@@ -82,7 +82,7 @@ func (s *server) replayStats() (*replayStatsJSON, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &replayStatsJSON{StoredBytes: n, LimitBytes: int64(s.cfg.replayMB) << 20}, nil
+	return &replayStatsJSON{StoredBytes: n, LimitBytes: int64(s.cfg.ReplayMB) << 20}, nil
 }
 
 // replayRow is stats' line of the replays.
@@ -99,7 +99,7 @@ type memoryJSON struct {
 	Goroutines     int    `json:"goroutines"`
 }
 
-func (s *server) adminStats(c *call) int {
+func (s *Server) adminStats(c *call) int {
 	census, err := s.engine.Census(c.ctx)
 	if err != nil {
 		return c.fail("the world is not answering: %v", err)
@@ -124,7 +124,7 @@ func (s *server) adminStats(c *call) int {
 		UptimeSeconds: time.Since(s.obs.start).Round(time.Second).Seconds(),
 		Sessions:      s.live.Len(), PlayersOnline: census.Players, Adventurers: stored, Bans: len(bans),
 		Turn: census.Turn, Fights: census.Fights, MonstersAlive: census.Monsters(),
-		DungeonSeed: s.cfg.seed, Levels: census.Levels, Tick: s.obs.ticks.percentiles(),
+		DungeonSeed: s.cfg.Seed, Levels: census.Levels, Tick: s.obs.ticks.percentiles(),
 		Saves: saveStatsJSON{Batches: sv.Batches, Records: sv.Records, Errors: sv.Errors, Pending: s.saver.Pending(),
 			LastLatencyMS: ms(sv.LastLatency), Latency: s.obs.saves.percentiles()},
 		Memory:   memoryJSON{HeapAllocBytes: mem.HeapAlloc, SysBytes: mem.Sys, Goroutines: runtime.NumGoroutine()},
@@ -171,7 +171,7 @@ const keyMovedMessage = "An admin has moved your knight to another key: this key
 // tellKeyEnds ends every game session of the key fp, whatever screen it is on, with why:
 // each leaves the world (its knight saved) and its terminal keeps the reason. Send waits
 // until a program takes the message, so each is sent on its own goroutine.
-func (s *server) tellKeyEnds(fp, why string) {
+func (s *Server) tellKeyEnds(fp, why string) {
 	for _, prog := range s.games.programsOfKey(fp) {
 		go prog.Send(app.Farewell{Reason: why})
 	}
@@ -187,7 +187,7 @@ type keysMoveJSON struct {
 
 // adminKeysMove is keys move OLD NEW: for a player who lost a key, the key NEW takes
 // OLD's place with OLD's knight.
-func (s *server) adminKeysMove(c *call) int {
+func (s *Server) adminKeysMove(c *call) int {
 	if len(c.args) != 2 || !strings.HasPrefix(c.args[0], "SHA256:") || !strings.HasPrefix(c.args[1], "SHA256:") {
 		return c.usageError("give two key fingerprints, SHA256:...")
 	}
@@ -232,7 +232,7 @@ func (s *server) adminKeysMove(c *call) int {
 
 // keyMoved ends keys move once NEW plays OLD's knight: OLD's
 // games end, saying why, and the admin is told.
-func (s *server) keyMoved(c *call, oldFP, newFP, knight, name string) int {
+func (s *Server) keyMoved(c *call, oldFP, newFP, knight, name string) int {
 	s.tellKeyEnds(oldFP, keyMovedMessage)
 	s.live.CloseKey(oldFP, kickGrace)
 	c.result = fmt.Sprintf("moved %s's key %s to %s", name, oldFP, newFP)
@@ -252,7 +252,7 @@ type checkJSON struct {
 
 // adminCheck verifies every record of the live database (store.Check): bbolt's pages,
 // every value's checksum, every value decoded. Exit status 1 on a problem.
-func (s *server) adminCheck(c *call) int {
+func (s *Server) adminCheck(c *call) int {
 	if err := s.saver.Flush(); err != nil {
 		s.log.Error("admin: flush before check", "err", err)
 	}
@@ -278,7 +278,7 @@ func (s *server) adminCheck(c *call) int {
 
 // adminReload reads the admin keys and the message of the day again (reload.go), as
 // SIGHUP does, and says what changed.
-func (s *server) adminReload(c *call) int {
+func (s *Server) adminReload(c *call) int {
 	r := s.reload()
 	c.result = fmt.Sprintf("%d admin keys, %d added, %d removed, motd changed %v", r.Admins, len(r.Added), len(r.Removed), r.MOTDChanged)
 	if c.json {
@@ -317,7 +317,7 @@ func writeReloaded(c *call, r reloaded) {
 }
 
 // adminAdmins lists the admin keys loaded, in the file's order.
-func (s *server) adminAdmins(c *call) int {
+func (s *Server) adminAdmins(c *call) int {
 	list := s.admins.Load().Entries()
 	if list == nil {
 		list = []keys.Entry{} // --json: [], not null
@@ -326,7 +326,7 @@ func (s *server) adminAdmins(c *call) int {
 	if c.json {
 		return c.writeJSON(list)
 	}
-	fmt.Fprintf(c.out, "%d admin keys, from %s:\n", len(list), s.cfg.adminKeys)
+	fmt.Fprintf(c.out, "%d admin keys, from %s:\n", len(list), s.cfg.AdminKeys)
 	tw := tabwriter.NewWriter(c.out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "FINGERPRINT\tTYPE\tCOMMENT")
 	for _, e := range list {

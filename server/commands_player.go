@@ -60,7 +60,7 @@ type equipment struct {
 	Worn bool   `json:"worn,omitempty"`
 }
 
-func (s *server) cmdWhoami(c *call) int {
+func (s *Server) cmdWhoami(c *call) int {
 	if c.knight == "" {
 		return c.fail("no knight for key %s yet; connect with a terminal to roll one", c.fp)
 	}
@@ -158,7 +158,7 @@ type whoJSON struct {
 // cmdWho lists the knights in the world, then those of the other realms (realmtalk.go);
 // an admin's list also has each knight's key and the address, time connected and bytes
 // sent of its game session here.
-func (s *server) cmdWho(c *call) int {
+func (s *Server) cmdWho(c *call) int {
 	who, err := s.engine.Who(c.ctx)
 	if err != nil {
 		return c.fail("the world is not answering; try again later")
@@ -166,7 +166,7 @@ func (s *server) cmdWho(c *call) int {
 	rows := make([]whoJSON, 0, len(who))
 	for _, e := range who {
 		r := whoJSON{Name: e.Name, Level: e.Level, Depth: e.Depth, Guest: e.Guest, Away: e.Away, AwayReason: e.AwayReason,
-			IdleSeconds: (time.Duration(e.IdleTurns) * s.cfg.tick).Round(time.Second).Seconds(), Realm: s.cfg.realm}
+			IdleSeconds: (time.Duration(e.IdleTurns) * s.cfg.Tick).Round(time.Second).Seconds(), Realm: s.cfg.Realm}
 		if c.admin {
 			r.Knight = e.ID
 			if ls, ok := s.live.Game(e.ID); ok {
@@ -189,7 +189,7 @@ func (s *server) cmdWho(c *call) int {
 }
 
 // farRows are who's rows of the knights of the other realms.
-func (s *server) farRows(c *call) []whoJSON {
+func (s *Server) farRows(c *call) []whoJSON {
 	var rows []whoJSON
 	for _, k := range s.farWho(c.ctx) {
 		r := whoJSON{Name: k.Name, Level: k.Level, Guest: k.Guest, Away: k.Away, AwayReason: k.AwayReason,
@@ -203,7 +203,7 @@ func (s *server) farRows(c *call) []whoJSON {
 }
 
 // whoTable writes who's rows as a table; a realm's has a column of each knight's realm.
-func (s *server) whoTable(c *call, rows []whoJSON) {
+func (s *Server) whoTable(c *call, rows []whoJSON) {
 	tw := tabwriter.NewWriter(c.out, 0, 0, 2, ' ', 0)
 	realm := slices.ContainsFunc(rows, func(r whoJSON) bool { return r.Realm != "" })
 	heading := "NAME\tLEVEL\tWHERE\tIDLE"
@@ -312,7 +312,7 @@ type scoreJSON struct {
 
 // scores is the hall of fame as the knight fp (an id) sees it: the top three, then its
 // own retirees.
-func (s *server) scores(fp string) ([]scoreJSON, error) {
+func (s *Server) scores(fp string) ([]scoreJSON, error) {
 	if err := s.knights.Flush(); err != nil {
 		return nil, err
 	}
@@ -332,7 +332,7 @@ func (s *server) scores(fp string) ([]scoreJSON, error) {
 	return out, nil
 }
 
-func (s *server) cmdScores(c *call) int {
+func (s *Server) cmdScores(c *call) int {
 	list, err := s.scores(c.knight)
 	if err != nil {
 		s.log.Error("scores", "err", err)
@@ -368,11 +368,11 @@ func scoreLines(list []scoreJSON) []string {
 
 // cmdPlay and cmdWatch answer play and watch run without a terminal: they need one. With
 // a terminal, the program handler runs them (game.go, spectate.go).
-func (s *server) cmdPlay(c *call) int {
+func (s *Server) cmdPlay(c *call) int {
 	return c.fail("play needs a terminal: %s play [--plain]", s.sshCommand("-t"))
 }
 
-func (s *server) cmdWatch(c *call) int {
+func (s *Server) cmdWatch(c *call) int {
 	return c.fail("watch needs a terminal: %s watch NAME", s.sshCommand("-t"))
 }
 
@@ -394,7 +394,7 @@ type keyJSON struct {
 }
 
 // cmdKeys is keys, keys add and keys remove FINGERPRINT: the keys of the key's knight.
-func (s *server) cmdKeys(c *call) int {
+func (s *Server) cmdKeys(c *call) int {
 	if c.knight == "" {
 		return c.fail("no knight for key %s yet; connect with a terminal to roll one", c.fp)
 	}
@@ -453,7 +453,7 @@ func (s *server) cmdKeys(c *call) int {
 }
 
 // listKeys is keys: the knight's keys, the first added first.
-func (s *server) listKeys(c *call) int {
+func (s *Server) listKeys(c *call) int {
 	if err := s.knights.Flush(); err != nil { // a new key's binding is written with its knight
 		s.log.Error("keys: flush", "err", err)
 	}
@@ -511,7 +511,7 @@ func (c *call) codeFailure(err error, again string) int {
 // inTheGame reports whether the knight is in the world (or the world does not answer):
 // a call that gives its key elsewhere waits until it has left, since its record there
 // would be saved over what the call changes.
-func (s *server) inTheGame(c *call, knight string) bool {
+func (s *Server) inTheGame(c *call, knight string) bool {
 	if knight == "" {
 		return false
 	}
@@ -520,7 +520,7 @@ func (s *server) inTheGame(c *call, knight string) bool {
 }
 
 // cmdLink is link CODE: the key joins the knight whose keys add gave the code.
-func (s *server) cmdLink(c *call) int {
+func (s *Server) cmdLink(c *call) int {
 	if len(c.args) != 1 {
 		return c.usageError("give the code that `keys add` printed")
 	}
@@ -550,7 +550,7 @@ func (s *server) cmdLink(c *call) int {
 
 // giveKey gives the call's key to a knight (link and claim, g.Key), and says what
 // became of the knight the key played before; the code is given back when it fails.
-func (s *server) giveKey(c *call, code string, e codeEntry, g knights.Give, name string) int {
+func (s *Server) giveKey(c *call, code string, e codeEntry, g knights.Give, name string) int {
 	g.Replace, g.At, g.Death = c.replace, s.now().UTC(), world.Death{Killer: replacedKiller}
 	given, err := s.knights.Give(c.ctx, g)
 	switch {
@@ -599,7 +599,7 @@ func giveKeyLine(err error) string {
 const replacedKiller = "its player, who took its key to another knight"
 
 // cmdClaim is claim CODE: the key adopts the guest knight that was given the code.
-func (s *server) cmdClaim(c *call) int {
+func (s *Server) cmdClaim(c *call) int {
 	if len(c.args) != 1 {
 		return c.usageError("give the code you were shown when your guest knight left")
 	}
@@ -633,7 +633,7 @@ func (s *server) cmdClaim(c *call) int {
 
 // keptName is the name a claimed guest keeps: its own without the guest's mark, or with
 // a number added when another knight has it.
-func (s *server) keptName(guestName, knight string) string {
+func (s *Server) keptName(guestName, knight string) string {
 	base := strings.TrimSpace(strings.TrimPrefix(guestName, app.GuestPrefix))
 	if base == "" {
 		base = "Knight"
@@ -646,7 +646,7 @@ func (s *server) keptName(guestName, knight string) string {
 }
 
 // cmdMOTD prints the message of the day.
-func (s *server) cmdMOTD(c *call) int {
+func (s *Server) cmdMOTD(c *call) int {
 	m := s.motd()
 	if c.json {
 		return c.writeJSON(map[string]string{"motd": m})

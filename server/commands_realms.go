@@ -31,7 +31,7 @@ type realmJSON struct {
 }
 
 // cmdRealms is realms: the realms this one knows, this one first, from its talk.
-func (s *server) cmdRealms(c *call) int {
+func (s *Server) cmdRealms(c *call) int {
 	rows, note := s.talk.realms(c.ctx, s)
 	if c.json {
 		return c.writeJSON(append([]realmJSON{}, rows...))
@@ -52,7 +52,7 @@ func (s *server) cmdRealms(c *call) int {
 
 // realms implements talker: a server alone knows no realm; a realm without talk knows
 // itself alone.
-func (n noTalk) realms(ctx context.Context, s *server) ([]realmJSON, string) {
+func (n noTalk) realms(ctx context.Context, s *Server) ([]realmJSON, string) {
 	if n.realm == "" {
 		return nil, notARealmLine
 	}
@@ -64,7 +64,7 @@ func (n noTalk) realms(ctx context.Context, s *server) ([]realmJSON, string) {
 }
 
 // realms implements talker: the realms the bus knows, this one first.
-func (rt *realmTalk) realms(ctx context.Context, _ *server) ([]realmJSON, string) {
+func (rt *realmTalk) realms(ctx context.Context, _ *Server) ([]realmJSON, string) {
 	var rows []realmJSON
 	for i, r := range rt.bus.Realms(ctx) {
 		rows = append(rows, realmRow(r, i == 0))

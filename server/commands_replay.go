@@ -100,7 +100,7 @@ func (a *replayArgs) readName(joined string) {
 }
 
 // cmdReplay lists the key's records; playing one needs a terminal.
-func (s *server) cmdReplay(c *call) int {
+func (s *Server) cmdReplay(c *call) int {
 	a := readReplayArgs(c.args)
 	switch {
 	case a.problem != "":
@@ -136,7 +136,7 @@ type ownReplay struct {
 
 // ownReplays are a knight's records: its rolling record first, then what was kept of its
 // deaths and retirements (its forebears' too: they had its id), newest first.
-func (s *server) ownReplays(knight string) ([]ownReplay, error) {
+func (s *Server) ownReplays(knight string) ([]ownReplay, error) {
 	s.recorder.Cut(knight) // a knight playing now: its last seconds too
 	if err := s.replayWriter.Flush(); err != nil {
 		return nil, err
@@ -183,7 +183,7 @@ func (e errNoReplay) Error() string { return e.line }
 
 // findReplay finds what the words ask to play, for the knight of a key (admin: an
 // admin's key).
-func (s *server) findReplay(a replayArgs, knight string, admin bool) (replayShow, error) {
+func (s *Server) findReplay(a replayArgs, knight string, admin bool) (replayShow, error) {
 	if err := s.replayWriter.Flush(); err != nil {
 		return replayShow{}, err
 	}
@@ -203,7 +203,7 @@ func (s *server) findReplay(a replayArgs, knight string, admin bool) (replayShow
 }
 
 // ownShow is the key's own record number n, shown whole.
-func (s *server) ownShow(n int, knight string) (replayShow, error) {
+func (s *Server) ownShow(n int, knight string) (replayShow, error) {
 	if knight == "" {
 		return replayShow{}, errNoReplay{"You have no replays yet."}
 	}
@@ -230,7 +230,7 @@ func (s *server) ownShow(n int, knight string) (replayShow, error) {
 }
 
 // keptShow is the newest kept record that match says to, or notFound.
-func (s *server) keptShow(match func(store.Replay) bool, knight, notFound string) (replayShow, error) {
+func (s *Server) keptShow(match func(store.Replay) bool, knight, notFound string) (replayShow, error) {
 	kept, err := s.store.KeptReplays(match)
 	if err != nil {
 		return replayShow{}, err
@@ -243,7 +243,7 @@ func (s *server) keptShow(match func(store.Replay) bool, knight, notFound string
 
 // showKept reads a kept record for the eyes of knight's key: the record's own key sees
 // it whole; any other, as the public may, unless its knight keeps it private.
-func (s *server) showKept(r store.Replay, knight string) (replayShow, error) {
+func (s *Server) showKept(r store.Replay, knight string) (replayShow, error) {
 	own := r.Knight == knight
 	if r.Private && !own && r.Kind != string(replay.KindReport) {
 		return replayShow{}, errNoReplay{fmt.Sprintf("%s keeps the replays of its deaths private.", r.Name)}
@@ -270,7 +270,7 @@ func chunksOf(cs []store.ReplayChunk) []replay.Chunk {
 
 // replayProgram builds the program that plays a replay (`ssh -t host replay ...`), or
 // refuses the session with a line and returns nil.
-func (s *server) replayProgram(sess ssh.Session, args []string) *tea.Program {
+func (s *Server) replayProgram(sess ssh.Session, args []string) *tea.Program {
 	refuse := func(msg string) *tea.Program {
 		s.refuse(sess, msg)
 		s.games.put(sess, gameSession{})
@@ -305,7 +305,7 @@ func (s *server) replayProgram(sess ssh.Session, args []string) *tea.Program {
 }
 
 // playReplay starts the player and the session's program that shows it.
-func (s *server) playReplay(sess ssh.Session, show replayShow, opts world.Options, plain bool) *tea.Program {
+func (s *Server) playReplay(sess ssh.Session, show replayShow, opts world.Options, plain bool) *tea.Program {
 	ptyReq, _, _ := sess.Pty()
 	box := app.NewViewSlot()
 	player := replay.NewPlayer(show.name, show.ms, box)
@@ -323,7 +323,7 @@ func (s *server) playReplay(sess ssh.Session, show replayShow, opts world.Option
 		Plain:       plain,
 		Out:         g,
 		Term:        ptyReq.Term,
-		Tick:        s.cfg.tick,
+		Tick:        s.cfg.Tick,
 	})
 	return s.newProgram(sess, m, g)
 }
@@ -339,7 +339,7 @@ const replayHelp = "replay alone lists your records: your knight's last 10 minut
 
 // fellFor is the death screen's replay for the knight of a session (app.Params.Fell):
 // the last minute of its newest kept death, seen whole by its own key.
-func (s *server) fellFor(knight string) func(ctx context.Context) (app.ReplayControl, *app.ViewSlot, error) {
+func (s *Server) fellFor(knight string) func(ctx context.Context) (app.ReplayControl, *app.ViewSlot, error) {
 	if s.recorder == nil {
 		return nil
 	}
@@ -371,7 +371,7 @@ const fellWindow = time.Minute
 
 // reportShow is what was kept of the reported knight with report n: the newest record of
 // its knight kept between the report's filing and its last update.
-func (s *server) reportShow(n int, knight string) (replayShow, error) {
+func (s *Server) reportShow(n int, knight string) (replayShow, error) {
 	none := errNoReplay{fmt.Sprintf("No replay is kept with report %d.", n)}
 	s.syncReplays()
 	if err := s.replayWriter.Flush(); err != nil {
@@ -402,7 +402,7 @@ func keptWith(r store.Replay, rp store.Report) bool {
 }
 
 // reportReplays are the reports of list that have a replay kept with them.
-func (s *server) reportReplays(list []store.Report) map[uint64]bool {
+func (s *Server) reportReplays(list []store.Report) map[uint64]bool {
 	if s.replayWriter == nil {
 		return nil
 	}
@@ -424,7 +424,7 @@ func (s *server) reportReplays(list []store.Report) map[uint64]bool {
 
 // syncReplays waits until the recorder has taken every view and keep queued so far, so a
 // report's keep, asked for before, has been filed.
-func (s *server) syncReplays() {
+func (s *Server) syncReplays() {
 	ctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
 	s.recorder.Flush(ctx)

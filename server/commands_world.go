@@ -36,7 +36,7 @@ type regenJSON struct {
 	Levels      []world.LevelInfo `json:"levels"`
 }
 
-func (s *server) adminRegen(c *call) int {
+func (s *Server) adminRegen(c *call) int {
 	if len(c.args) != 1 {
 		return c.usageError("name one level, or all")
 	}
@@ -52,7 +52,7 @@ func (s *server) adminRegen(c *call) int {
 	return s.rebuilt(c, "Regenerated", seed, infos, err)
 }
 
-func (s *server) adminRevert(c *call) int {
+func (s *Server) adminRevert(c *call) int {
 	depth := 0
 	switch len(c.args) {
 	case 0:
@@ -65,11 +65,11 @@ func (s *server) adminRevert(c *call) int {
 		return c.usageError("name one level, or all")
 	}
 	infos, err := s.engine.Revert(c.ctx, depth)
-	return s.rebuilt(c, "Reverted", s.cfg.seed, infos, err)
+	return s.rebuilt(c, "Reverted", s.cfg.Seed, infos, err)
 }
 
 // rebuilt saves and reports the levels regen or revert rebuilt.
-func (s *server) rebuilt(c *call, verb string, seed uint64, infos []world.LevelInfo, err error) int {
+func (s *Server) rebuilt(c *call, verb string, seed uint64, infos []world.LevelInfo, err error) int {
 	if errors.Is(err, world.ErrNoSuchLevel) {
 		return c.fail("there is no such level: the dungeon has levels 1 to %d", s.engine.Levels())
 	}
@@ -107,7 +107,7 @@ func writeLevels(w io.Writer, infos []world.LevelInfo) {
 	_ = tw.Flush()
 }
 
-func (s *server) adminBroadcast(c *call) int {
+func (s *Server) adminBroadcast(c *call) int {
 	text := strings.Join(c.args, " ") // the whole line is the text (takesLine): no flags
 	if strings.TrimSpace(text) == "" {
 		return c.usageError("say something")
@@ -128,7 +128,7 @@ func (s *server) adminBroadcast(c *call) int {
 	return 0
 }
 
-func (s *server) adminMOTDSet(c *call) int {
+func (s *Server) adminMOTDSet(c *call) int {
 	if f := s.motdSource(); f != "" {
 		return c.fail("%s", motdFileRules(f))
 	}
@@ -145,7 +145,7 @@ func (s *server) adminMOTDSet(c *call) int {
 	return 0
 }
 
-func (s *server) adminMOTDClear(c *call) int {
+func (s *Server) adminMOTDClear(c *call) int {
 	if f := s.motdSource(); f != "" {
 		return c.fail("%s", motdFileRules(f))
 	}

@@ -33,7 +33,7 @@ const (
 // communityConfig loads what the world's community needs from the store: the stored
 // knights (for letters to knights who are not online), the mailboxes, and the silences
 // still running. Old reports are forgotten on the way.
-func (s *server) communityConfig(st *store.Store) (world.CommunityConfig, error) {
+func (s *Server) communityConfig(st *store.Store) (world.CommunityConfig, error) {
 	names, err := s.knights.KnightNames()
 	if err != nil {
 		return world.CommunityConfig{}, fmt.Errorf("load knights for letters: %w", err)
@@ -59,8 +59,8 @@ func (s *server) communityConfig(st *store.Store) (world.CommunityConfig, error)
 	if _, err := st.ForgetReportsBefore(now.Add(-reportKeep)); err != nil {
 		return world.CommunityConfig{}, fmt.Errorf("forget old reports: %w", err)
 	}
-	history := s.turns(s.cfg.chatHistory)
-	if s.cfg.chatHistory == 0 {
+	history := s.turns(s.cfg.ChatHistory)
+	if s.cfg.ChatHistory == 0 {
 		history = -1 // kept not at all
 	}
 	return world.CommunityConfig{
@@ -77,7 +77,7 @@ func (s *server) communityConfig(st *store.Store) (world.CommunityConfig, error)
 // forgetKnight lets go of a knight the store no longer has (Attach took it out of
 // knights): its names, in the name book, and the community's hold on it, so its name
 // takes no more letters and the letters it had are gone with it (the store dropped them).
-func (s *server) forgetKnight(c *call, id string) {
+func (s *Server) forgetKnight(c *call, id string) {
 	s.book().forget(id)
 	if err := s.engine.ForgetKnight(c.ctx, id); err != nil {
 		s.log.Error("forget a knight no longer stored", "knight", id, "err", err)
@@ -125,10 +125,10 @@ func (b *guestSilenceBook) running(now time.Time, online map[string]bool) []knig
 }
 
 // turns is a wall-clock time as turns of the world, at least one.
-func (s *server) turns(d time.Duration) int { return max(1, int(d/s.cfg.tick)) }
+func (s *Server) turns(d time.Duration) int { return max(1, int(d/s.cfg.Tick)) }
 
 // worldSilence is a stored silence as the world runs it, from now.
-func (s *server) worldSilence(sl knights.Silence, now time.Time) world.Silence {
+func (s *Server) worldSilence(sl knights.Silence, now time.Time) world.Silence {
 	return world.Silence{Knight: sl.Knight, Turns: uint64(s.turns(sl.Until.Sub(now))),
 		Until: untilText(sl.Until), Reason: sl.Reason}
 }
@@ -137,7 +137,7 @@ func (s *server) worldSilence(sl knights.Silence, now time.Time) world.Silence {
 func untilText(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 MST") }
 
 // archive is the world's Archive: the saver, with reports stamped with the wall clock.
-type archive struct{ s *server }
+type archive struct{ s *Server }
 
 // PutMail implements world.Archive.
 func (a archive) PutMail(to string, letters []world.Letter) {
@@ -151,7 +151,7 @@ func (a archive) PutReport(r world.Report) {
 	out := store.Report{Filed: now, From: r.From, FromKnight: r.FromKnight, FromGuest: r.FromGuest, About: r.About,
 		AboutKnight: r.AboutKnight, AboutGuest: r.AboutGuest, Reason: r.Reason, Lines: make([]store.ReportLine, len(r.Lines))}
 	for i, l := range r.Lines {
-		at := now.Add(-time.Duration(l.Ago) * a.s.cfg.tick).Truncate(time.Second)
+		at := now.Add(-time.Duration(l.Ago) * a.s.cfg.Tick).Truncate(time.Second)
 		out.Lines[i] = store.ReportLine{At: at, Where: l.Where, Line: l.Line}
 	}
 	a.s.saver.PutReport(out)
@@ -167,7 +167,7 @@ func (a archive) PutReport(r world.Report) {
 
 // tellAdmins puts a line in the messages of every admin in the game: the knights of the
 // game sessions open with a key in the admin keys file.
-func (s *server) tellAdmins(line string) {
+func (s *Server) tellAdmins(line string) {
 	admins := s.admins.Load().Fingerprints()
 	var ids []string
 	for _, ls := range s.live.List() {

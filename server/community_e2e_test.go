@@ -271,7 +271,7 @@ func TestAReportListsTheReportedKnightsRecentLines(t *testing.T) {
 	admin := newKey(t)
 	writeAdminKeys(t, dir, admin)
 	cfg := testConfig(dir, defaultSeed)
-	cfg.metricsAddr = "127.0.0.1:0"
+	cfg.MetricsAddr = "127.0.0.1:0"
 	ts, srv := startConfigured(t, cfg)
 	kr, kk := newKey(t), newKey(t)
 	r := openTerminal(t, ts.addr, kr, 100, 30, nil)

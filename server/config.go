@@ -25,14 +25,14 @@ const defaultSaveRetry = 2 * time.Minute
 // thousand deaths' replays, or a hundred knights' rolling ten minutes and more.
 const defaultReplayMB = 200
 
-// limits are the server's protections against too many, too idle or too greedy clients:
+// Limits are the server's protections against too many, too idle or too greedy clients:
 // the SSH edge's (edge.Limits), and the guests' and new knights', which the server counts
 // itself (middleware.go, identity.go). Each has a flag (parseConfig).
-type limits struct {
+type Limits struct {
 	edge.Limits
-	maxGuestsPerIP    int // guest sessions from one address (an IPv6 /64)
-	maxGuests         int // guest sessions on the server
-	newKnightsPerHour int // new knights made from one address (an IPv6 /64) in an hour
+	MaxGuestsPerIP    int // guest sessions from one address (an IPv6 /64)
+	MaxGuests         int // guest sessions on the server
+	NewKnightsPerHour int // new knights made from one address (an IPv6 /64) in an hour
 }
 
 // defaultLimits are the limits' defaults: edge.DefaultLimits, and
@@ -41,39 +41,39 @@ type limits struct {
 //	max-guests-per-ip    2        guests (no key) from one address: a second device, not a crowd
 //	max-guests           50       guests on the server: a tenth of the players' places
 //	new-knights-per-hour 5        knights made from one address in an hour: a family's, not a script's
-var defaultLimits = limits{Limits: edge.DefaultLimits, maxGuestsPerIP: 2, maxGuests: 50, newKnightsPerHour: 5}
+var defaultLimits = Limits{Limits: edge.DefaultLimits, MaxGuestsPerIP: 2, MaxGuests: 50, NewKnightsPerHour: 5}
 
-// config is the server's settings, from flags first, then ORTHANC_* variables, then defaults.
-type config struct {
-	addr      string
-	data      string
-	adminKeys string
-	// motdFile is the message of the day's file: when it exists, its text is the message,
+// Config is the server's settings, from flags first, then ORTHANC_* variables, then defaults.
+type Config struct {
+	Addr      string
+	Data      string
+	AdminKeys string
+	// MOTDFile is the message of the day's file: when it exists, its text is the message,
 	// read again on reload, and motd set is refused (reload.go).
-	motdFile string
-	seed     uint64
-	tick     time.Duration
-	// metricsAddr is where /metrics is served in Prometheus text format; empty: nowhere.
-	metricsAddr string
-	// battleGrace is how long a hero who holds up the others of its battle has to choose
+	MOTDFile string
+	Seed     uint64
+	Tick     time.Duration
+	// MetricsAddr is where /metrics is served in Prometheus text format; empty: nowhere.
+	MetricsAddr string
+	// BattleGrace is how long a hero who holds up the others of its battle has to choose
 	// (a knight alone is never hurried; DESIGN §3).
-	battleGrace time.Duration
-	// chatHistory is how long what is said aloud is kept for reports and channel history;
+	BattleGrace time.Duration
+	// ChatHistory is how long what is said aloud is kept for reports and channel history;
 	// zero keeps none.
-	chatHistory time.Duration
-	limits      limits
+	ChatHistory time.Duration
+	Limits      Limits
 
-	// name is the server's name, for the web page and the listing; publicAddr the
+	// Name is the server's name, for the web page and the listing; PublicAddr the
 	// host[:port] players connect to, as the web page and messages show it (empty: this
 	// machine's name and the listen port).
-	name       string
-	publicAddr string
-	// guests lets a client with no key in, as a guest (keyboard-interactive, login.go).
-	guests bool
-	// httpAddr is where the web page is served (web/); empty: nowhere. web is its caps
+	Name       string
+	PublicAddr string
+	// Guests lets a client with no key in, as a guest (keyboard-interactive, login.go).
+	Guests bool
+	// HTTPAddr is where the web page is served (web/); empty: nowhere. Web is its caps
 	// and the proxies trusted in front of it.
-	httpAddr string
-	web      webConfig
+	HTTPAddr string
+	Web      WebConfig
 	// clock is the wall clock of the server's edge (timed bans and silences); nil is
 	// time.Now. No flag sets it: tests inject one, so a ban lapses exactly when they say.
 	clock func() time.Time
@@ -88,31 +88,31 @@ type config struct {
 	log logConfig
 	// envNames are the ORTHANC_ variables the flags read, to warn of others (env.go).
 	envNames []string
-	// saveRetry is how long a server that is stopping retries a save that fails (a full
+	// SaveRetry is how long a server that is stopping retries a save that fails (a full
 	// disk) before it gives up.
-	saveRetry time.Duration
-	// replayMB bounds the replays kept in the database, in megabytes; 0 records none.
-	replayMB int
-	// realm is this server's realm name and etcd the endpoints of the etcd that keeps
+	SaveRetry time.Duration
+	// ReplayMB bounds the replays kept in the database, in megabytes; 0 records none.
+	ReplayMB int
+	// Realm is this server's realm name and Etcd the endpoints of the etcd that keeps
 	// the realms' shared records (realm.go); both empty: a server alone, as ever.
-	// realmTTL is the realm's lease: how long a dead realm holds its knights.
-	realm    string
-	etcd     []string
-	realmTTL time.Duration
-	// nats is how a realm talks with the others (realmtalk.go): natsURL an external
-	// nats-server, or natsListen the address an embedded one takes the other realms'
-	// routes at, with natsRoutes the others' such addresses. All empty: no talk.
-	natsURL    string
-	natsListen string
-	natsRoutes []string
-	// etcdTLS and natsTLS are the PEM files of TLS to etcd, and on NATS (the embedded
+	// RealmTTL is the realm's lease: how long a dead realm holds its knights.
+	Realm    string
+	Etcd     []string
+	RealmTTL time.Duration
+	// The NATS settings are how a realm talks with the others (realmtalk.go): NATSURL an
+	// external nats-server, or NATSListen the address an embedded one takes the other
+	// realms' routes at, with NATSRoutes the others' such addresses. All empty: no talk.
+	NATSURL    string
+	NATSListen string
+	NATSRoutes []string
+	// EtcdTLS and NATSTLS are the PEM files of TLS to etcd, and on NATS (the embedded
 	// server's routes, or the connection to -nats) (configtls.go); empty: plaintext.
-	etcdTLS tlsFiles
-	natsTLS tlsFiles
+	EtcdTLS TLSFiles
+	NATSTLS TLSFiles
 }
 
 // parseConfig reads flags and environment (DESIGN §2).
-func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (config, error) {
+func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (Config, error) {
 	env := func(name, def string) string {
 		if v := getenv(name); v != "" {
 			return v
@@ -121,18 +121,18 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	}
 	fs := flag.NewFlagSet("orthanc-ssh", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	var c config
+	var c Config
 	var seed, tick string
-	fs.StringVar(&c.addr, "addr", env("ORTHANC_ADDR", ":2222"), "listen address (env ORTHANC_ADDR)")
-	fs.StringVar(&c.data, "data", env("ORTHANC_DATA", "./data"), "folder for orthanc.db and the host key (env ORTHANC_DATA)")
-	fs.StringVar(&c.adminKeys, "admin-keys", getenv("ORTHANC_ADMIN_KEYS"), "authorized_keys file of admin keys (env ORTHANC_ADMIN_KEYS; default <data>/admin_keys)")
-	fs.StringVar(&c.motdFile, "motd-file", getenv("ORTHANC_MOTD_FILE"), "file of the message of the day; when it exists it is the message, read again on reload (SIGHUP), and motd set is refused (env ORTHANC_MOTD_FILE; default <data>/motd)")
+	fs.StringVar(&c.Addr, "addr", env("ORTHANC_ADDR", ":2222"), "listen address (env ORTHANC_ADDR)")
+	fs.StringVar(&c.Data, "data", env("ORTHANC_DATA", "./data"), "folder for orthanc.db and the host key (env ORTHANC_DATA)")
+	fs.StringVar(&c.AdminKeys, "admin-keys", getenv("ORTHANC_ADMIN_KEYS"), "authorized_keys file of admin keys (env ORTHANC_ADMIN_KEYS; default <data>/admin_keys)")
+	fs.StringVar(&c.MOTDFile, "motd-file", getenv("ORTHANC_MOTD_FILE"), "file of the message of the day; when it exists it is the message, read again on reload (SIGHUP), and motd set is refused (env ORTHANC_MOTD_FILE; default <data>/motd)")
 	fs.StringVar(&seed, "seed", env("ORTHANC_SEED", strconv.Itoa(defaultSeed)), "seed of the original dungeon (env ORTHANC_SEED)")
-	fs.StringVar(&c.metricsAddr, "metrics-addr", getenv("ORTHANC_METRICS_ADDR"), "serve Prometheus metrics at http://ADDR/metrics, such as 127.0.0.1:9222; off when empty (env ORTHANC_METRICS_ADDR)")
+	fs.StringVar(&c.MetricsAddr, "metrics-addr", getenv("ORTHANC_METRICS_ADDR"), "serve Prometheus metrics at http://ADDR/metrics, such as 127.0.0.1:9222; off when empty (env ORTHANC_METRICS_ADDR)")
 	fs.StringVar(&tick, "tick", env("ORTHANC_TICK", "25ms"), "wall time of one game turn; ten turns make a round (env ORTHANC_TICK)")
-	fs.StringVar(&c.httpAddr, "http-addr", getenv("ORTHANC_HTTP_ADDR"), "serve the server's web page (who is on, the hall of fame, how to connect) at http://ADDR/, such as :8080; off when empty (env ORTHANC_HTTP_ADDR)")
-	fs.StringVar(&c.name, "name", env("ORTHANC_NAME", "Orthanc"), "the server's name, on its web page and in the listing for MUD directories (env ORTHANC_NAME)")
-	fs.StringVar(&c.publicAddr, "public-addr", getenv("ORTHANC_PUBLIC_ADDR"), "host[:port] players connect to, as the web page and messages show it; default this machine's name and the listen port (env ORTHANC_PUBLIC_ADDR)")
+	fs.StringVar(&c.HTTPAddr, "http-addr", getenv("ORTHANC_HTTP_ADDR"), "serve the server's web page (who is on, the hall of fame, how to connect) at http://ADDR/, such as :8080; off when empty (env ORTHANC_HTTP_ADDR)")
+	fs.StringVar(&c.Name, "name", env("ORTHANC_NAME", "Orthanc"), "the server's name, on its web page and in the listing for MUD directories (env ORTHANC_NAME)")
+	fs.StringVar(&c.PublicAddr, "public-addr", getenv("ORTHANC_PUBLIC_ADDR"), "host[:port] players connect to, as the web page and messages show it; default this machine's name and the listen port (env ORTHANC_PUBLIC_ADDR)")
 	fs.BoolVar(&c.check, "check", false, "verify every record of the database in -data (pages, checksums, decoding; -data may name a backup's file instead) without writing to it, and exit: 0 when sound, 1 otherwise; the server does not start (a running server's: the admin command check)")
 	fs.BoolVar(&c.importing, "import", false, "copy the knights of the server alone in -data (sheets, keys, names, bans, fame, tombstones, letters) into the etcd of -etcd, as realm -realm's, and exit: 0 when all is there, 1 when something was refused or did not read back; what etcd has already stands. Stop the server first")
 	fs.BoolVar(&c.showVersion, "version", false, "print the server's version (its release, or the commit it was built from) and exit")
@@ -142,115 +142,115 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	guests := env("ORTHANC_GUESTS", "true")
 	fs.Func("guests", "let a client with no key play as a guest, not saved (env ORTHANC_GUESTS)", func(v string) error { guests = v; return nil })
 	fs.Lookup("guests").DefValue = "true"
-	c.limits = defaultLimits
+	c.Limits = defaultLimits
 	// A number's or a duration's value, from the flag or else the variable, is read
 	// after the flags, so that a bad one is refused naming both.
 	var checks []func() error
 	intFlag := func(p *int, name, envName, usage string) {
 		raw := getenv(envName)
 		fs.Func(name, fmt.Sprintf("%s (env %s; default %d)", usage, envName, *p), func(v string) error { raw = v; return nil })
-		checks = append(checks, func() error { return parseInt(p, raw, name, envName, p == &c.replayMB) })
+		checks = append(checks, func() error { return parseInt(p, raw, name, envName, p == &c.ReplayMB) })
 	}
 	durFlag := func(p *time.Duration, name, envName, usage string) {
 		raw := getenv(envName)
 		fs.Func(name, fmt.Sprintf("%s (env %s; default %v)", usage, envName, *p), func(v string) error { raw = v; return nil })
-		checks = append(checks, func() error { return parseDur(p, raw, name, envName, p == &c.chatHistory) })
+		checks = append(checks, func() error { return parseDur(p, raw, name, envName, p == &c.ChatHistory) })
 	}
-	intFlag(&c.limits.MaxSessions, "max-sessions", "ORTHANC_MAX_SESSIONS", "connections with a session open (a game or a command)")
-	intFlag(&c.limits.MaxHandshakes, "max-handshakes", "ORTHANC_MAX_HANDSHAKES", "connections not in a session: in the SSH handshake, logging in, or yet to open one")
-	intFlag(&c.limits.EarlyDropAt, "early-drop-at", "ORTHANC_EARLY_DROP_AT", "connections in the SSH handshake (not logged in yet) from which new ones are dropped at random, 30 % at first, rising to all at max-handshakes")
-	intFlag(&c.limits.MaxPerIP, "max-per-ip", "ORTHANC_MAX_PER_IP", "connections from one address (an IPv6 /64)")
-	intFlag(&c.limits.MaxShakesPerIP, "max-handshakes-per-ip", "ORTHANC_MAX_HANDSHAKES_PER_IP", "connections from one address (an IPv6 /64) in the SSH handshake at once, not logged in yet")
-	intFlag(&c.limits.MaxPerKey, "max-per-key", "ORTHANC_MAX_PER_KEY", "sessions of one key, and of one connection")
-	intFlag(&c.limits.maxGuestsPerIP, "max-guests-per-ip", "ORTHANC_MAX_GUESTS_PER_IP", "guest sessions from one address (an IPv6 /64)")
-	intFlag(&c.limits.newKnightsPerHour, "new-knights-per-hour", "ORTHANC_NEW_KNIGHTS_PER_HOUR", "new knights made from one address (an IPv6 /64) in an hour")
-	intFlag(&c.limits.maxGuests, "max-guests", "ORTHANC_MAX_GUESTS", "guest sessions on the server")
-	durFlag(&c.limits.HandshakeTimeout, "handshake-timeout", "ORTHANC_HANDSHAKE_TIMEOUT", "time to finish the SSH handshake")
-	durFlag(&c.limits.BannerTimeout, "banner-timeout", "ORTHANC_BANNER_TIMEOUT", "a connection that sends nothing (an SSH client's version line) for this long is dropped, and its address charged a penalty")
-	durFlag(&c.limits.ChannelTimeout, "channel-timeout", "ORTHANC_CHANNEL_TIMEOUT", "a connection with no session open for this long (after logging in, or after its last session) is closed")
-	durFlag(&c.limits.IdleTimeout, "idle-timeout", "ORTHANC_IDLE_TIMEOUT", "a game session with no keystroke for this long is closed (knight saved)")
-	durFlag(&c.limits.MaxLifetime, "max-lifetime", "ORTHANC_MAX_LIFETIME", "longest a connection may last")
-	c.web = defaultWeb
-	intFlag(&c.web.maxConns, "http-max-conns", "ORTHANC_HTTP_MAX_CONNS", "connections to the web page at once, from everyone")
-	intFlag(&c.web.maxPerAddr, "http-max-conns-per-ip", "ORTHANC_HTTP_MAX_CONNS_PER_IP", "connections to the web page at once from one address (an IPv6 /64); a trusted proxy has no such cap")
-	intFlag(&c.web.rate, "http-rate", "ORTHANC_HTTP_RATE", "requests to the web page a second from one client address, on average (more are answered 429)")
-	intFlag(&c.web.burst, "http-burst", "ORTHANC_HTTP_BURST", "requests to the web page one client address may make at once")
+	intFlag(&c.Limits.MaxSessions, "max-sessions", "ORTHANC_MAX_SESSIONS", "connections with a session open (a game or a command)")
+	intFlag(&c.Limits.MaxHandshakes, "max-handshakes", "ORTHANC_MAX_HANDSHAKES", "connections not in a session: in the SSH handshake, logging in, or yet to open one")
+	intFlag(&c.Limits.EarlyDropAt, "early-drop-at", "ORTHANC_EARLY_DROP_AT", "connections in the SSH handshake (not logged in yet) from which new ones are dropped at random, 30 % at first, rising to all at max-handshakes")
+	intFlag(&c.Limits.MaxPerIP, "max-per-ip", "ORTHANC_MAX_PER_IP", "connections from one address (an IPv6 /64)")
+	intFlag(&c.Limits.MaxShakesPerIP, "max-handshakes-per-ip", "ORTHANC_MAX_HANDSHAKES_PER_IP", "connections from one address (an IPv6 /64) in the SSH handshake at once, not logged in yet")
+	intFlag(&c.Limits.MaxPerKey, "max-per-key", "ORTHANC_MAX_PER_KEY", "sessions of one key, and of one connection")
+	intFlag(&c.Limits.MaxGuestsPerIP, "max-guests-per-ip", "ORTHANC_MAX_GUESTS_PER_IP", "guest sessions from one address (an IPv6 /64)")
+	intFlag(&c.Limits.NewKnightsPerHour, "new-knights-per-hour", "ORTHANC_NEW_KNIGHTS_PER_HOUR", "new knights made from one address (an IPv6 /64) in an hour")
+	intFlag(&c.Limits.MaxGuests, "max-guests", "ORTHANC_MAX_GUESTS", "guest sessions on the server")
+	durFlag(&c.Limits.HandshakeTimeout, "handshake-timeout", "ORTHANC_HANDSHAKE_TIMEOUT", "time to finish the SSH handshake")
+	durFlag(&c.Limits.BannerTimeout, "banner-timeout", "ORTHANC_BANNER_TIMEOUT", "a connection that sends nothing (an SSH client's version line) for this long is dropped, and its address charged a penalty")
+	durFlag(&c.Limits.ChannelTimeout, "channel-timeout", "ORTHANC_CHANNEL_TIMEOUT", "a connection with no session open for this long (after logging in, or after its last session) is closed")
+	durFlag(&c.Limits.IdleTimeout, "idle-timeout", "ORTHANC_IDLE_TIMEOUT", "a game session with no keystroke for this long is closed (knight saved)")
+	durFlag(&c.Limits.MaxLifetime, "max-lifetime", "ORTHANC_MAX_LIFETIME", "longest a connection may last")
+	c.Web = defaultWeb
+	intFlag(&c.Web.MaxConns, "http-max-conns", "ORTHANC_HTTP_MAX_CONNS", "connections to the web page at once, from everyone")
+	intFlag(&c.Web.MaxPerAddr, "http-max-conns-per-ip", "ORTHANC_HTTP_MAX_CONNS_PER_IP", "connections to the web page at once from one address (an IPv6 /64); a trusted proxy has no such cap")
+	intFlag(&c.Web.Rate, "http-rate", "ORTHANC_HTTP_RATE", "requests to the web page a second from one client address, on average (more are answered 429)")
+	intFlag(&c.Web.Burst, "http-burst", "ORTHANC_HTTP_BURST", "requests to the web page one client address may make at once")
 	proxies := getenv("ORTHANC_HTTP_TRUSTED_PROXIES")
 	fs.Func("http-trusted-proxies", "reverse proxies in front of the web page, as addresses or CIDR prefixes separated by commas, such as 127.0.0.1,10.0.0.0/8: from them the client's address is read from X-Forwarded-For, for the rate cap and the logs; never from anyone else (env ORTHANC_HTTP_TRUSTED_PROXIES; default none)",
 		func(v string) error { proxies = v; return nil })
 	checks = append(checks, func() (err error) {
-		if c.web.trusted, err = web.ParsePrefixes(proxies); err != nil {
+		if c.Web.Trusted, err = web.ParsePrefixes(proxies); err != nil {
 			return fmt.Errorf("%s %w", named("http-trusted-proxies", "ORTHANC_HTTP_TRUSTED_PROXIES"), err)
 		}
 		return nil
 	})
-	c.battleGrace = defaultBattleGrace
-	durFlag(&c.battleGrace, "battle-grace", "ORTHANC_BATTLE_GRACE", "how long a hero who holds up the others of its battle has to choose; a knight alone is never hurried, a screen-reader player has three times as long")
-	c.saveRetry = defaultSaveRetry
-	durFlag(&c.saveRetry, "save-retry", "ORTHANC_SAVE_RETRY", "how long a server that is stopping keeps retrying a save that fails (a full disk), the players told and playing on, before it gives up")
-	c.replayMB = defaultReplayMB
-	intFlag(&c.replayMB, "replay-store-mb", "ORTHANC_REPLAY_STORE_MB", "megabytes of the database the replays may take (each knight's last 10 minutes, the last 5 before each death and retirement, 2 before each report), the oldest going first; 0 records none")
-	c.chatHistory = defaultChatHistory
-	durFlag(&c.chatHistory, "chat-history", "ORTHANC_CHAT_HISTORY", "how long what is said aloud (says, emotes, shouts, channels) is kept in memory for players' reports and channel history; 0 keeps none (whispers: 10 minutes at most)")
-	fs.StringVar(&c.realm, "realm", getenv("ORTHANC_REALM"), "this server's realm name, among servers that share their knights in etcd (needs -etcd); empty: a server alone (env ORTHANC_REALM)")
+	c.BattleGrace = defaultBattleGrace
+	durFlag(&c.BattleGrace, "battle-grace", "ORTHANC_BATTLE_GRACE", "how long a hero who holds up the others of its battle has to choose; a knight alone is never hurried, a screen-reader player has three times as long")
+	c.SaveRetry = defaultSaveRetry
+	durFlag(&c.SaveRetry, "save-retry", "ORTHANC_SAVE_RETRY", "how long a server that is stopping keeps retrying a save that fails (a full disk), the players told and playing on, before it gives up")
+	c.ReplayMB = defaultReplayMB
+	intFlag(&c.ReplayMB, "replay-store-mb", "ORTHANC_REPLAY_STORE_MB", "megabytes of the database the replays may take (each knight's last 10 minutes, the last 5 before each death and retirement, 2 before each report), the oldest going first; 0 records none")
+	c.ChatHistory = defaultChatHistory
+	durFlag(&c.ChatHistory, "chat-history", "ORTHANC_CHAT_HISTORY", "how long what is said aloud (says, emotes, shouts, channels) is kept in memory for players' reports and channel history; 0 keeps none (whispers: 10 minutes at most)")
+	fs.StringVar(&c.Realm, "realm", getenv("ORTHANC_REALM"), "this server's realm name, among servers that share their knights in etcd (needs -etcd); empty: a server alone (env ORTHANC_REALM)")
 	etcd := getenv("ORTHANC_ETCD")
 	fs.Func("etcd", "etcd endpoints (host:port, separated by commas) that keep the realms' knights, keys, names, bans, fame and letters (needs -realm) (env ORTHANC_ETCD)", func(v string) error { etcd = v; return nil })
-	c.realmTTL = defaultRealmTTL
-	durFlag(&c.realmTTL, "realm-ttl", "ORTHANC_REALM_TTL", "the realm's lease in etcd, in whole seconds of 2 or more: a realm that dies holds its knights this long, and one cut off stops a quarter of it before it could lapse")
+	c.RealmTTL = defaultRealmTTL
+	durFlag(&c.RealmTTL, "realm-ttl", "ORTHANC_REALM_TTL", "the realm's lease in etcd, in whole seconds of 2 or more: a realm that dies holds its knights this long, and one cut off stops a quarter of it before it could lapse")
 	checks = append(checks, func() error { return c.checkRealm(etcd) })
-	fs.StringVar(&c.natsURL, "nats", getenv("ORTHANC_NATS"), "a realm's NATS server (nats://host:4222, or several separated by commas), through which it talks with the other realms: shouts, whispers, channels, who, bans (needs -realm; or -nats-listen) (env ORTHANC_NATS)")
-	fs.StringVar(&c.natsListen, "nats-listen", getenv("ORTHANC_NATS_LISTEN"), "run a nats-server in this process for the realm's talk, taking the other realms' routes at this host:port (needs -realm; not with -nats) (env ORTHANC_NATS_LISTEN)")
+	fs.StringVar(&c.NATSURL, "nats", getenv("ORTHANC_NATS"), "a realm's NATS server (nats://host:4222, or several separated by commas), through which it talks with the other realms: shouts, whispers, channels, who, bans (needs -realm; or -nats-listen) (env ORTHANC_NATS)")
+	fs.StringVar(&c.NATSListen, "nats-listen", getenv("ORTHANC_NATS_LISTEN"), "run a nats-server in this process for the realm's talk, taking the other realms' routes at this host:port (needs -realm; not with -nats) (env ORTHANC_NATS_LISTEN)")
 	routes := getenv("ORTHANC_NATS_ROUTES")
 	fs.Func("nats-routes", "the other realms' -nats-listen addresses (host:port, separated by commas) the embedded nats-server joins by routes (needs -nats-listen) (env ORTHANC_NATS_ROUTES)", func(v string) error { routes = v; return nil })
 	checks = append(checks, func() error { return c.checkNATS(routes) })
-	tlsFlags(fs, &c.etcdTLS, getenv, "etcd", "ORTHANC_ETCD",
+	tlsFlags(fs, &c.EtcdTLS, getenv, "etcd", "ORTHANC_ETCD",
 		"PEM file of the certificate authority that signed etcd's certificate (its --cert-file), which the realm trusts; default the system's authorities. Any -etcd-* file: TLS to etcd",
 		"PEM file of the certificate the realm shows etcd, which asks for one with --client-cert-auth")
-	tlsFlags(fs, &c.natsTLS, getenv, "nats", "ORTHANC_NATS",
+	tlsFlags(fs, &c.NATSTLS, getenv, "nats", "ORTHANC_NATS",
 		"PEM file of the certificate authority that signed the other realms' certificates (for the routes) or -nats's server's, which the realm trusts; default the system's authorities, for -nats only. Any -nats-* file: TLS on the routes (all three needed), or to -nats",
 		"PEM file of the certificate the realm shows on its routes, or to -nats's server when it asks for one")
 	checks = append(checks, c.checkTLS)
-	durFlag(&c.limits.StallTimeout, "stall-timeout", "ORTHANC_STALL_TIMEOUT", "a client that does not take in a frame for this long is closed")
+	durFlag(&c.Limits.StallTimeout, "stall-timeout", "ORTHANC_STALL_TIMEOUT", "a client that does not take in a frame for this long is closed")
 	if err := fs.Parse(args); err != nil {
-		return config{}, err
+		return Config{}, err
 	}
 	if fs.NArg() > 0 {
-		return config{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+		return Config{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
 	for _, check := range checks {
 		if err := check(); err != nil {
-			return config{}, err
+			return Config{}, err
 		}
 	}
-	if c.importing && c.realm == "" {
-		return config{}, fmt.Errorf("-import needs %s and %s: the realm this server becomes, and the etcd to copy its knights into",
+	if c.importing && c.Realm == "" {
+		return Config{}, fmt.Errorf("-import needs %s and %s: the realm this server becomes, and the etcd to copy its knights into",
 			named("realm", "ORTHANC_REALM"), named("etcd", "ORTHANC_ETCD"))
 	}
 	c.envNames = envNames(fs)
 	var err error
 	if c.log.level, err = parseLogLevel(logLevel); err != nil {
-		return config{}, fmt.Errorf("%s %w", named("log-level", "ORTHANC_LOG_LEVEL"), err)
+		return Config{}, fmt.Errorf("%s %w", named("log-level", "ORTHANC_LOG_LEVEL"), err)
 	}
 	if c.log.json, err = parseLogFormat(logFormat); err != nil {
-		return config{}, fmt.Errorf("%s %w", named("log-format", "ORTHANC_LOG_FORMAT"), err)
+		return Config{}, fmt.Errorf("%s %w", named("log-format", "ORTHANC_LOG_FORMAT"), err)
 	}
-	if c.guests, err = strconv.ParseBool(guests); err != nil {
-		return config{}, fmt.Errorf("%s %q: want true or false", named("guests", "ORTHANC_GUESTS"), guests)
+	if c.Guests, err = strconv.ParseBool(guests); err != nil {
+		return Config{}, fmt.Errorf("%s %q: want true or false", named("guests", "ORTHANC_GUESTS"), guests)
 	}
-	if c.seed, err = strconv.ParseUint(seed, 10, 64); err != nil {
-		return config{}, fmt.Errorf("%s %q: want a whole number from 0 to 18446744073709551615", named("seed", "ORTHANC_SEED"), seed)
+	if c.Seed, err = strconv.ParseUint(seed, 10, 64); err != nil {
+		return Config{}, fmt.Errorf("%s %q: want a whole number from 0 to 18446744073709551615", named("seed", "ORTHANC_SEED"), seed)
 	}
-	if c.tick, err = time.ParseDuration(tick); err != nil || c.tick < time.Millisecond || c.tick > time.Second {
-		return config{}, fmt.Errorf("%s %q: want a duration from 1ms to 1s, such as 25ms", named("tick", "ORTHANC_TICK"), tick)
+	if c.Tick, err = time.ParseDuration(tick); err != nil || c.Tick < time.Millisecond || c.Tick > time.Second {
+		return Config{}, fmt.Errorf("%s %q: want a duration from 1ms to 1s, such as 25ms", named("tick", "ORTHANC_TICK"), tick)
 	}
-	if c.data == "" {
-		return config{}, fmt.Errorf("%s: the data folder must not be empty", named("data", "ORTHANC_DATA"))
+	if c.Data == "" {
+		return Config{}, fmt.Errorf("%s: the data folder must not be empty", named("data", "ORTHANC_DATA"))
 	}
-	if c.adminKeys == "" {
-		c.adminKeys = filepath.Join(c.data, "admin_keys")
+	if c.AdminKeys == "" {
+		c.AdminKeys = filepath.Join(c.Data, "admin_keys")
 	}
-	if c.motdFile == "" {
-		c.motdFile = filepath.Join(c.data, "motd")
+	if c.MOTDFile == "" {
+		c.MOTDFile = filepath.Join(c.Data, "motd")
 	}
 	return c, nil
 }
@@ -259,41 +259,41 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 const defaultRealmTTL = 10 * time.Second
 
 // checkRealm reads -etcd and checks that -realm and -etcd come together.
-func (c *config) checkRealm(etcd string) error {
+func (c *Config) checkRealm(etcd string) error {
 	for _, e := range strings.Split(etcd, ",") {
 		if e = strings.TrimSpace(e); e != "" {
-			c.etcd = append(c.etcd, e)
+			c.Etcd = append(c.Etcd, e)
 		}
 	}
 	switch {
-	case c.realm != "" && len(c.etcd) == 0:
-		return fmt.Errorf("%s %q needs %s: the etcd that keeps the realms' knights", named("realm", "ORTHANC_REALM"), c.realm, named("etcd", "ORTHANC_ETCD"))
-	case c.realm == "" && len(c.etcd) > 0:
+	case c.Realm != "" && len(c.Etcd) == 0:
+		return fmt.Errorf("%s %q needs %s: the etcd that keeps the realms' knights", named("realm", "ORTHANC_REALM"), c.Realm, named("etcd", "ORTHANC_ETCD"))
+	case c.Realm == "" && len(c.Etcd) > 0:
 		return fmt.Errorf("%s needs %s: this server's realm name", named("etcd", "ORTHANC_ETCD"), named("realm", "ORTHANC_REALM"))
-	case strings.ContainsAny(c.realm, "/ \x00") || len(c.realm) > 32:
-		return fmt.Errorf("%s %q: want a name of at most 32 characters, without spaces or slashes", named("realm", "ORTHANC_REALM"), c.realm)
-	case c.realmTTL%time.Second != 0 || c.realmTTL < 2*time.Second:
-		return fmt.Errorf("%s %v: want whole seconds, 2s or more", named("realm-ttl", "ORTHANC_REALM_TTL"), c.realmTTL)
+	case strings.ContainsAny(c.Realm, "/ \x00") || len(c.Realm) > 32:
+		return fmt.Errorf("%s %q: want a name of at most 32 characters, without spaces or slashes", named("realm", "ORTHANC_REALM"), c.Realm)
+	case c.RealmTTL%time.Second != 0 || c.RealmTTL < 2*time.Second:
+		return fmt.Errorf("%s %v: want whole seconds, 2s or more", named("realm-ttl", "ORTHANC_REALM_TTL"), c.RealmTTL)
 	}
 	return nil
 }
 
 // checkNATS reads -nats-routes and checks that the talk's settings go together: on a
 // realm only, either an external server or an embedded one.
-func (c *config) checkNATS(routes string) error {
+func (c *Config) checkNATS(routes string) error {
 	for _, r := range strings.Split(routes, ",") {
 		if r = strings.TrimSpace(r); r != "" {
-			c.natsRoutes = append(c.natsRoutes, r)
+			c.NATSRoutes = append(c.NATSRoutes, r)
 		}
 	}
 	switch {
-	case c.realm == "" && c.natsURL != "":
+	case c.Realm == "" && c.NATSURL != "":
 		return fmt.Errorf("%s needs %s: only a realm talks with others", named("nats", "ORTHANC_NATS"), named("realm", "ORTHANC_REALM"))
-	case c.realm == "" && c.natsListen != "":
+	case c.Realm == "" && c.NATSListen != "":
 		return fmt.Errorf("%s needs %s: only a realm talks with others", named("nats-listen", "ORTHANC_NATS_LISTEN"), named("realm", "ORTHANC_REALM"))
-	case c.natsURL != "" && c.natsListen != "":
+	case c.NATSURL != "" && c.NATSListen != "":
 		return fmt.Errorf("%s and %s: give one, an external server or an embedded one", named("nats", "ORTHANC_NATS"), named("nats-listen", "ORTHANC_NATS_LISTEN"))
-	case len(c.natsRoutes) > 0 && c.natsListen == "":
+	case len(c.NATSRoutes) > 0 && c.NATSListen == "":
 		return fmt.Errorf("%s needs %s: the routes join this realm's embedded nats-server to the others'", named("nats-routes", "ORTHANC_NATS_ROUTES"), named("nats-listen", "ORTHANC_NATS_LISTEN"))
 	}
 	return nil

@@ -74,17 +74,17 @@ func TestConfigTakesFlagsOverVariables(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.limits.MaxSessions != 7 || cfg.limits.MaxPerKey != 4 || cfg.limits.IdleTimeout != 90*time.Second || cfg.chatHistory != 0 {
-		t.Errorf("config %+v: want max-sessions 7 (variable), max-per-key 4 (flag), idle 90s, chat history 0", cfg.limits)
+	if cfg.Limits.MaxSessions != 7 || cfg.Limits.MaxPerKey != 4 || cfg.Limits.IdleTimeout != 90*time.Second || cfg.ChatHistory != 0 {
+		t.Errorf("config %+v: want max-sessions 7 (variable), max-per-key 4 (flag), idle 90s, chat history 0", cfg.Limits)
 	}
-	if cfg, _ := parseConfig(nil, envOf(), io.Discard); cfg.limits != defaultLimits {
-		t.Errorf("limits with nothing set %+v, want the defaults %+v", cfg.limits, defaultLimits)
+	if cfg, _ := parseConfig(nil, envOf(), io.Discard); cfg.Limits != defaultLimits {
+		t.Errorf("limits with nothing set %+v, want the defaults %+v", cfg.Limits, defaultLimits)
 	}
 	cfg, err = parseConfig([]string{"-http-burst", "40"}, envOf("ORTHANC_HTTP_TRUSTED_PROXIES", "127.0.0.1, 10.0.0.0/8,2001:db8::/32", "ORTHANC_HTTP_RATE", "5"), io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if w := cfg.web; w.burst != 40 || w.rate != 5 || w.maxConns != defaultWeb.maxConns || fmt.Sprint(w.trusted) != "[127.0.0.1/32 10.0.0.0/8 2001:db8::/32]" {
+	if w := cfg.Web; w.Burst != 40 || w.Rate != 5 || w.MaxConns != defaultWeb.MaxConns || fmt.Sprint(w.Trusted) != "[127.0.0.1/32 10.0.0.0/8 2001:db8::/32]" {
 		t.Errorf("web config %+v", w)
 	}
 }

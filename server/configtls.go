@@ -15,63 +15,63 @@ import (
 // anything listens. The connections read them again themselves (etcd's TLSInfo, nats'
 // options), so a certificate renewed in place is taken at the next connection.
 
-// tlsFiles are the PEM files of one side's TLS; all empty: plaintext.
-type tlsFiles struct {
-	// ca is the certificate of the authority that signed the other end's; empty: the
+// TLSFiles are the PEM files of one side's TLS; all empty: plaintext.
+type TLSFiles struct {
+	// CA is the certificate of the authority that signed the other end's; empty: the
 	// system's authorities.
-	ca string
-	// cert and key are this end's certificate and key, shown to an end that asks for one
+	CA string
+	// Cert and Key are this end's certificate and key, shown to an end that asks for one
 	// (etcd's --client-cert-auth, a route's other server).
-	cert, key string
+	Cert, Key string
 }
 
-func (f tlsFiles) empty() bool { return f == tlsFiles{} }
+func (f TLSFiles) empty() bool { return f == TLSFiles{} }
 
 // tlsFlags declares the three flags of one side, -NAME-ca, -NAME-cert and -NAME-key, and
 // their variables ORTHANC_ENV_CA, _CERT and _KEY; ca and cert are the first two's help.
-func tlsFlags(fs *flag.FlagSet, f *tlsFiles, getenv func(string) string, name, env, ca, cert string) {
-	fs.StringVar(&f.ca, name+"-ca", getenv(env+"_CA"), fmt.Sprintf("%s (env %s_CA)", ca, env))
-	fs.StringVar(&f.cert, name+"-cert", getenv(env+"_CERT"), fmt.Sprintf("%s; with -%s-key (env %s_CERT)", cert, name, env))
-	fs.StringVar(&f.key, name+"-key", getenv(env+"_KEY"), fmt.Sprintf("PEM file of the private key of -%s-cert (env %s_KEY)", name, env))
+func tlsFlags(fs *flag.FlagSet, f *TLSFiles, getenv func(string) string, name, env, ca, cert string) {
+	fs.StringVar(&f.CA, name+"-ca", getenv(env+"_CA"), fmt.Sprintf("%s (env %s_CA)", ca, env))
+	fs.StringVar(&f.Cert, name+"-cert", getenv(env+"_CERT"), fmt.Sprintf("%s; with -%s-key (env %s_CERT)", cert, name, env))
+	fs.StringVar(&f.Key, name+"-key", getenv(env+"_KEY"), fmt.Sprintf("PEM file of the private key of -%s-cert (env %s_KEY)", name, env))
 }
 
 // check reads the files: each must be there, readable and PEM, the certificate and key
 // given together and matching. The error names the flag (-NAME-...) and variable.
-func (f tlsFiles) check(name, env string) error {
+func (f TLSFiles) check(name, env string) error {
 	ca, cert, key := named(name+"-ca", env+"_CA"), named(name+"-cert", env+"_CERT"), named(name+"-key", env+"_KEY")
 	switch {
-	case f.cert != "" && f.key == "":
+	case f.Cert != "" && f.Key == "":
 		return fmt.Errorf("%s needs %s: the certificate's private key", cert, key)
-	case f.key != "" && f.cert == "":
+	case f.Key != "" && f.Cert == "":
 		return fmt.Errorf("%s needs %s: the key's certificate", key, cert)
 	}
-	if f.ca != "" {
-		data, err := readPEM(f.ca, ca, "CERTIFICATE")
+	if f.CA != "" {
+		data, err := readPEM(f.CA, ca, "CERTIFICATE")
 		if err != nil {
 			return err
 		}
 		if !x509.NewCertPool().AppendCertsFromPEM(data) {
-			return fmt.Errorf("%s %q: its certificate cannot be read", ca, f.ca)
+			return fmt.Errorf("%s %q: its certificate cannot be read", ca, f.CA)
 		}
 	}
-	if f.cert == "" {
+	if f.Cert == "" {
 		return nil
 	}
 	return f.checkPair(cert, key)
 }
 
 // checkPair reads the certificate and key, named cert and key, and checks they match.
-func (f tlsFiles) checkPair(cert, key string) error {
-	certPEM, err := readPEM(f.cert, cert, "CERTIFICATE")
+func (f TLSFiles) checkPair(cert, key string) error {
+	certPEM, err := readPEM(f.Cert, cert, "CERTIFICATE")
 	if err != nil {
 		return err
 	}
-	keyPEM, err := readPEM(f.key, key, "PRIVATE KEY")
+	keyPEM, err := readPEM(f.Key, key, "PRIVATE KEY")
 	if err != nil {
 		return err
 	}
 	if _, err := tls.X509KeyPair(certPEM, keyPEM); err != nil {
-		return fmt.Errorf("%s %q and %s %q: %v (is it that certificate's key?)", key, f.key, cert, f.cert, strings.TrimPrefix(err.Error(), "tls: "))
+		return fmt.Errorf("%s %q and %s %q: %v (is it that certificate's key?)", key, f.Key, cert, f.Cert, strings.TrimPrefix(err.Error(), "tls: "))
 	}
 	return nil
 }
@@ -96,11 +96,11 @@ func readPEM(path, setting, kind string) ([]byte, error) {
 
 // checkTLS checks the realm's TLS settings: their files, and that they go with the
 // connections they are for.
-func (c *config) checkTLS() error {
-	if err := c.etcdTLS.check("etcd", "ORTHANC_ETCD"); err != nil {
+func (c *Config) checkTLS() error {
+	if err := c.EtcdTLS.check("etcd", "ORTHANC_ETCD"); err != nil {
 		return err
 	}
-	if err := c.natsTLS.check("nats", "ORTHANC_NATS"); err != nil {
+	if err := c.NATSTLS.check("nats", "ORTHANC_NATS"); err != nil {
 		return err
 	}
 	if err := c.checkEtcdTLS(); err != nil {
@@ -110,15 +110,15 @@ func (c *config) checkTLS() error {
 }
 
 // checkEtcdTLS checks that TLS to etcd has an etcd, whose endpoints are not plaintext.
-func (c *config) checkEtcdTLS() error {
-	if c.etcdTLS.empty() {
+func (c *Config) checkEtcdTLS() error {
+	if c.EtcdTLS.empty() {
 		return nil
 	}
-	given := firstGiven(c.etcdTLS, "etcd", "ORTHANC_ETCD")
-	if len(c.etcd) == 0 {
+	given := firstGiven(c.EtcdTLS, "etcd", "ORTHANC_ETCD")
+	if len(c.Etcd) == 0 {
 		return fmt.Errorf("%s needs %s: the etcd to reach over TLS", given, named("etcd", "ORTHANC_ETCD"))
 	}
-	for _, e := range c.etcd {
+	for _, e := range c.Etcd {
 		if strings.HasPrefix(e, "http://") {
 			return fmt.Errorf("%s %q is plaintext, but %s asks for TLS: write https://", named("etcd", "ORTHANC_ETCD"), e, given)
 		}
@@ -128,15 +128,15 @@ func (c *config) checkEtcdTLS() error {
 
 // checkNATSTLS checks that TLS on NATS has a NATS, and that routes have all three files:
 // each end of a route shows its certificate and verifies the other's.
-func (c *config) checkNATSTLS() error {
-	f := c.natsTLS
+func (c *Config) checkNATSTLS() error {
+	f := c.NATSTLS
 	switch {
 	case f.empty():
 		return nil
-	case c.natsURL == "" && c.natsListen == "":
+	case c.NATSURL == "" && c.NATSListen == "":
 		return fmt.Errorf("%s needs %s or %s: the NATS to reach over TLS", firstGiven(f, "nats", "ORTHANC_NATS"),
 			named("nats", "ORTHANC_NATS"), named("nats-listen", "ORTHANC_NATS_LISTEN"))
-	case c.natsListen != "" && (f.ca == "" || f.cert == ""):
+	case c.NATSListen != "" && (f.CA == "" || f.Cert == ""):
 		return fmt.Errorf("%s with TLS needs %s, %s and %s: the routes' servers show their certificates and verify each other's",
 			named("nats-listen", "ORTHANC_NATS_LISTEN"), named("nats-cert", "ORTHANC_NATS_CERT"), named("nats-key", "ORTHANC_NATS_KEY"), named("nats-ca", "ORTHANC_NATS_CA"))
 	}
@@ -144,11 +144,11 @@ func (c *config) checkNATSTLS() error {
 }
 
 // firstGiven names the first of a side's TLS settings that is given.
-func firstGiven(f tlsFiles, name, env string) string {
+func firstGiven(f TLSFiles, name, env string) string {
 	switch {
-	case f.ca != "":
+	case f.CA != "":
 		return named(name+"-ca", env+"_CA")
-	case f.cert != "":
+	case f.Cert != "":
 		return named(name+"-cert", env+"_CERT")
 	}
 	return named(name+"-key", env+"_KEY")

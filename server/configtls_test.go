@@ -70,18 +70,18 @@ func TestTLSConfigTakesFlagsAndVariables(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (tlsFiles{ca: p.CA, cert: p.Cert, key: p.Key}); cfg.etcdTLS != want {
-		t.Errorf("etcd's TLS %+v, want %+v", cfg.etcdTLS, want)
+	if want := (TLSFiles{CA: p.CA, Cert: p.Cert, Key: p.Key}); cfg.EtcdTLS != want {
+		t.Errorf("etcd's TLS %+v, want %+v", cfg.EtcdTLS, want)
 	}
-	if want := (tlsFiles{ca: q.CA}); cfg.natsTLS != want || natsTLS(cfg).CA != q.CA {
-		t.Errorf("NATS's TLS %+v, want %+v", cfg.natsTLS, want)
+	if want := (TLSFiles{CA: q.CA}); cfg.NATSTLS != want || natsTLS(cfg).CA != q.CA {
+		t.Errorf("NATS's TLS %+v, want %+v", cfg.NATSTLS, want)
 	}
 	for _, v := range []string{"ORTHANC_ETCD_CA", "ORTHANC_ETCD_CERT", "ORTHANC_ETCD_KEY", "ORTHANC_NATS_CA", "ORTHANC_NATS_CERT", "ORTHANC_NATS_KEY"} {
 		if !slices.Contains(cfg.envNames, v) {
 			t.Errorf("%s is not among the known variables", v)
 		}
 	}
-	if cfg, err := parseConfig([]string{"-realm", "A", "-etcd", "e:2379"}, envOf(), io.Discard); err != nil || !cfg.etcdTLS.empty() || etcdUsesTLS(cfg) || natsTLS(cfg) != nil {
-		t.Errorf("no TLS asked for: %+v %+v, %v", cfg.etcdTLS, cfg.natsTLS, err)
+	if cfg, err := parseConfig([]string{"-realm", "A", "-etcd", "e:2379"}, envOf(), io.Discard); err != nil || !cfg.EtcdTLS.empty() || etcdUsesTLS(cfg) || natsTLS(cfg) != nil {
+		t.Errorf("no TLS asked for: %+v %+v, %v", cfg.EtcdTLS, cfg.NATSTLS, err)
 	}
 }

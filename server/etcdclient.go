@@ -25,38 +25,38 @@ import (
 // saying which, when a certificate is refused either way, or when etcd hangs up on it in
 // plaintext (it serves TLS).
 
-// errEtcdTrust is a start refused because the realm does not trust etcd's certificate;
-// errEtcdRefused, because etcd refused the realm's (or its lack of one); errEtcdPlain,
+// ErrEtcdTrust is a start refused because the realm does not trust etcd's certificate;
+// ErrEtcdRefused, because etcd refused the realm's (or its lack of one); ErrEtcdPlain,
 // because etcd hung up on the realm's plaintext.
 var (
-	errEtcdTrust   = errors.New("etcd's certificate is not trusted")
-	errEtcdRefused = errors.New("etcd refused this realm's TLS")
-	errEtcdPlain   = errors.New("etcd hung up on this realm's plaintext")
+	ErrEtcdTrust   = errors.New("etcd's certificate is not trusted")
+	ErrEtcdRefused = errors.New("etcd refused this realm's TLS")
+	ErrEtcdPlain   = errors.New("etcd hung up on this realm's plaintext")
 )
 
 // openEtcd connects to the etcd of cfg, having asked it for its version first.
-func openEtcd(cfg config) (*clientv3.Client, error) {
+func openEtcd(cfg Config) (*clientv3.Client, error) {
 	tc, err := etcdTLSConfig(cfg)
 	if err != nil {
 		return nil, err
 	}
-	if err := probeEtcd(cfg.etcd, tc); err != nil {
+	if err := probeEtcd(cfg.Etcd, tc); err != nil {
 		return nil, err
 	}
-	cli, err := clientv3.New(clientv3.Config{Endpoints: cfg.etcd, TLS: tc, DialTimeout: realmCallTimeout, Logger: zap.NewNop()})
+	cli, err := clientv3.New(clientv3.Config{Endpoints: cfg.Etcd, TLS: tc, DialTimeout: realmCallTimeout, Logger: zap.NewNop()})
 	if err != nil {
-		return nil, fmt.Errorf("etcd %v: %w", cfg.etcd, err)
+		return nil, fmt.Errorf("etcd %v: %w", cfg.Etcd, err)
 	}
 	return cli, nil
 }
 
 // etcdTLSConfig is the TLS to etcd, built by etcd's own TLSInfo; nil: plaintext.
-func etcdTLSConfig(cfg config) (*tls.Config, error) {
+func etcdTLSConfig(cfg Config) (*tls.Config, error) {
 	if !etcdUsesTLS(cfg) {
 		return nil, nil
 	}
-	f := cfg.etcdTLS
-	tc, err := transport.TLSInfo{CertFile: f.cert, KeyFile: f.key, TrustedCAFile: f.ca}.ClientConfig()
+	f := cfg.EtcdTLS
+	tc, err := transport.TLSInfo{CertFile: f.Cert, KeyFile: f.Key, TrustedCAFile: f.CA}.ClientConfig()
 	if err != nil {
 		return nil, fmt.Errorf("TLS to etcd: %w", err)
 	}
@@ -65,8 +65,8 @@ func etcdTLSConfig(cfg config) (*tls.Config, error) {
 
 // etcdUsesTLS reports whether the realm reaches etcd over TLS: with a TLS file, or an
 // https:// endpoint.
-func etcdUsesTLS(cfg config) bool {
-	return !cfg.etcdTLS.empty() || slices.ContainsFunc(cfg.etcd, func(e string) bool { return strings.HasPrefix(e, "https://") })
+func etcdUsesTLS(cfg Config) bool {
+	return !cfg.EtcdTLS.empty() || slices.ContainsFunc(cfg.Etcd, func(e string) bool { return strings.HasPrefix(e, "https://") })
 }
 
 // probeEtcd asks every endpoint for its version at once, over tc (nil: plaintext). It
@@ -113,16 +113,16 @@ func probeEndpoint(ctx context.Context, c *http.Client, endpoint string, secure 
 	trust, refused := tlsTrouble(err)
 	switch {
 	case trust:
-		return fmt.Errorf("%w: %s: %v", errEtcdTrust, endpoint, tlsCause(err))
+		return fmt.Errorf("%w: %s: %v", ErrEtcdTrust, endpoint, tlsCause(err))
 	case refused:
-		return fmt.Errorf("%w: %s: %v", errEtcdRefused, endpoint, tlsCause(err))
+		return fmt.Errorf("%w: %s: %v", ErrEtcdRefused, endpoint, tlsCause(err))
 	case !hungUp(err):
 		return nil
 	case secure:
 		// Its alert lost to the race of its close with the request's write.
-		return fmt.Errorf("%w: %s: it closed the connection unanswered", errEtcdRefused, endpoint)
+		return fmt.Errorf("%w: %s: it closed the connection unanswered", ErrEtcdRefused, endpoint)
 	}
-	return fmt.Errorf("%w: %s: it closed the connection unanswered", errEtcdPlain, endpoint)
+	return fmt.Errorf("%w: %s: it closed the connection unanswered", ErrEtcdPlain, endpoint)
 }
 
 // hungUp reports whether err is the other end closing the connection.

@@ -27,7 +27,7 @@ import (
 
 // program builds the game for a session with a terminal; sessions without one (or with a
 // command other than play) get nil and go on to the command line.
-func (s *server) program(sess ssh.Session) *tea.Program {
+func (s *Server) program(sess ssh.Session) *tea.Program {
 	ptyReq, _, isPty := sess.Pty()
 	cmd := sess.Command()
 	if isPty && len(cmd) > 0 && cmd[0] == "watch" {
@@ -103,7 +103,7 @@ func (s *server) program(sess ssh.Session) *tea.Program {
 		Names: s.namesFor(fp, id.guest),
 		Out:   g,
 		Term:  ptyReq.Term,
-		Tick:  s.cfg.tick,
+		Tick:  s.cfg.Tick,
 		Now:   s.now,
 		// The web page's command, with the host and port players reach the server at.
 		PlainCommand: s.sshCommand("-t") + " play --plain",
@@ -124,7 +124,7 @@ const (
 // claimFor claims the knight of a keyed session (knights.Keeper.Claim), telling the
 // player while it is called from another realm; held tells that the session holds it,
 // to let go when it ends. A guest's knight is its session's alone.
-func (s *server) claimFor(sess ssh.Session, id ident) (held bool, err error) {
+func (s *Server) claimFor(sess ssh.Session, id ident) (held bool, err error) {
 	if id.guest {
 		return false, nil
 	}
@@ -137,7 +137,7 @@ func (s *server) claimFor(sess ssh.Session, id ident) (held bool, err error) {
 }
 
 // unclaim lets go of a session's hold of knight id, taken by claimFor.
-func (s *server) unclaim(held bool, id string) {
+func (s *Server) unclaim(held bool, id string) {
 	if !held {
 		return
 	}
@@ -255,15 +255,15 @@ const stalledLogLabel = "session stalled: closing"
 // guardIO wraps a game session's input and output (edge.Guard): the input marks the last
 // keystroke, for the idle timeout, and a write the client does not take in within the
 // stall timeout closes the session, so one stalled client never holds anything but itself.
-func (s *server) guardIO(sess ssh.Session) *edge.Guard {
+func (s *Server) guardIO(sess ssh.Session) *edge.Guard {
 	keyFrame := func(d time.Duration) { s.obs.keyFrame.Observe(d.Seconds()) }
-	g := edge.NewGuard(sess, s.cfg.limits.StallTimeout, keyFrame, func() {
+	g := edge.NewGuard(sess, s.cfg.Limits.StallTimeout, keyFrame, func() {
 		s.log.Warn(stalledLogLabel, s.sessionAttrs(sess)...)
 		edge.CloseConn(sess)
 	})
-	g.WatchIdle(s.cfg.limits.IdleTimeout, func() {
-		g.Say(fmt.Sprintf("\r\nYou were idle for %v; your knight is saved where it stands.\r\n", s.cfg.limits.IdleTimeout))
-		s.log.Info("session idle: closing", s.sessionAttrs(sess, "idle", s.cfg.limits.IdleTimeout)...)
+	g.WatchIdle(s.cfg.Limits.IdleTimeout, func() {
+		g.Say(fmt.Sprintf("\r\nYou were idle for %v; your knight is saved where it stands.\r\n", s.cfg.Limits.IdleTimeout))
+		s.log.Info("session idle: closing", s.sessionAttrs(sess, "idle", s.cfg.Limits.IdleTimeout)...)
 		edge.CloseConn(sess)
 	})
 	return g
@@ -279,7 +279,7 @@ const floodLine = "\r\nYou sent keys faster than anyone types, for %v without a 
 // cost two thirds of the server's CPU at 1000 players (docs/PERFORMANCE.md). Its input
 // is off too: the session's keys come through an input pump (edge.InputPump), which
 // finish stops when the program has ended.
-func (s *server) newProgram(sess ssh.Session, m *app.Model, g *edge.Guard) *tea.Program {
+func (s *Server) newProgram(sess ssh.Session, m *app.Model, g *edge.Guard) *tea.Program {
 	opts := append(bubbletea.MakeOptions(sess), tea.WithoutSignalHandler(), tea.WithoutRenderer(),
 		// The render ticker runs even without a renderer: once a second is its least.
 		tea.WithFPS(1),

@@ -98,7 +98,7 @@ func TestAGuestPlaysWithOpenSSHAndIsClaimedByANewKey(t *testing.T) {
 
 // liveRecord is the live record of the knight online with the name, once its last key
 // has reached the world.
-func liveRecord(t *testing.T, srv *server, name string) world.Adventurer {
+func liveRecord(t *testing.T, srv *Server, name string) world.Adventurer {
 	t.Helper()
 	var rec world.Adventurer
 	waitUntil(t, name+" in the world", func() bool {
@@ -189,7 +189,7 @@ func TestABannedKeyNeverComesBackAsAGuest(t *testing.T) {
 // to make a key.
 func TestGuestsCanBeTurnedOff(t *testing.T) {
 	cfg := testConfig(t.TempDir(), defaultSeed)
-	cfg.guests = false
+	cfg.Guests = false
 	ts, _ := startConfigured(t, cfg)
 	var banner string
 	gc := clientConfig(gossh.KeyboardInteractive(func(string, string, []string, []bool) ([]string, error) { return nil, nil }))
@@ -212,7 +212,7 @@ func TestGuestsCanBeTurnedOff(t *testing.T) {
 func TestGuestLimits(t *testing.T) {
 	ts := startServer(t, t.TempDir())
 	var held []*terminal
-	for range defaultLimits.maxGuestsPerIP {
+	for range defaultLimits.MaxGuestsPerIP {
 		c, err := dialGuest(ts.addr)
 		if err != nil {
 			t.Fatal(err)

@@ -25,7 +25,7 @@ import (
 // Connections over the per-address limit are refused at login, with a banner saying why;
 // when one closes, a new one is let in.
 func TestPerAddressLimit(t *testing.T) {
-	ts := hardened(t, func(l *limits) { l.MaxPerIP = 2 })
+	ts := hardened(t, func(l *Limits) { l.MaxPerIP = 2 })
 	a, b := dial(t, ts.addr, newKey(t)), dial(t, ts.addr, newKey(t))
 	banner, err := dialBanner(t, ts.addr, newKey(t))
 	if err == nil || !strings.Contains(banner, "too many connections from your address") {
@@ -42,7 +42,7 @@ func TestPerAddressLimit(t *testing.T) {
 // Past the per-address limit, a few connections go through the handshake to be told why;
 // more are closed at once with a line of text.
 func TestPerAddressFloodIsClosedAtOnce(t *testing.T) {
-	ts := hardened(t, func(l *limits) { l.MaxPerIP = 1 })
+	ts := hardened(t, func(l *Limits) { l.MaxPerIP = 1 })
 	defer dial(t, ts.addr, newKey(t)).Close()
 	holdSilent(t, ts.addr, edge.RefusalsPerAddr) // they hold their handshake places
 	if line := firstLine(t, ts.addr); !strings.Contains(line, "too many connections from your address") {
@@ -54,7 +54,7 @@ func TestPerAddressFloodIsClosedAtOnce(t *testing.T) {
 // more is refused at login with a banner. Connections without a session take no
 // player's place.
 func TestServerFull(t *testing.T) {
-	ts := hardened(t, func(l *limits) { l.MaxSessions = 1 })
+	ts := hardened(t, func(l *Limits) { l.MaxSessions = 1 })
 	idle := dial(t, ts.addr, newKey(t)) // logged in, no session: no player's place
 	defer idle.Close()
 	openTerminal(t, ts.addr, newKey(t), 80, 24, nil).waitFor("Press Enter to begin")
@@ -67,7 +67,7 @@ func TestServerFull(t *testing.T) {
 // A connection that logged in before the server filled up is refused at its first
 // session, on stderr, and its place is not taken.
 func TestServerFillsUpDuringTheLogin(t *testing.T) {
-	ts := hardened(t, func(l *limits) { l.MaxSessions = 1 })
+	ts := hardened(t, func(l *Limits) { l.MaxSessions = 1 })
 	late := dial(t, ts.addr, newKey(t))
 	defer late.Close()
 	openTerminal(t, ts.addr, newKey(t), 80, 24, nil).waitFor("Press Enter to begin")
@@ -81,7 +81,7 @@ func TestServerFillsUpDuringTheLogin(t *testing.T) {
 // all taken, a player already in plays on, and the next connection is told the server
 // is busy.
 func TestHandshakesHaveTheirOwnPlaces(t *testing.T) {
-	ts := hardened(t, func(l *limits) { l.MaxHandshakes = 3 })
+	ts := hardened(t, func(l *Limits) { l.MaxHandshakes = 3 })
 	key := newKey(t)
 	tm := openTerminal(t, ts.addr, key, 80, 24, nil)
 	tm.enterDungeon("Steady")
@@ -97,7 +97,7 @@ func TestHandshakesHaveTheirOwnPlaces(t *testing.T) {
 // OpenSSH client runs it) found the game's model there when it finished, and took the
 // knight out of the world. The game now plays on.
 func TestACommandBesideAGameLeavesTheGameAlone(t *testing.T) {
-	ts := hardened(t, func(*limits) {})
+	ts := hardened(t, func(*Limits) {})
 	key := newKey(t)
 	tm := openTerminal(t, ts.addr, key, 80, 24, nil)
 	tm.enterDungeon("Beside")
@@ -118,7 +118,7 @@ func TestACommandBesideAGameLeavesTheGameAlone(t *testing.T) {
 // A connection may have at most max-per-key session channels open; one more is refused,
 // so one connection cannot hold the input buffers of many.
 func TestSessionChannelsPerConnection(t *testing.T) {
-	ts := hardened(t, func(l *limits) { l.MaxPerKey = 2 })
+	ts := hardened(t, func(l *Limits) { l.MaxPerKey = 2 })
 	c := dial(t, ts.addr, newKey(t))
 	defer c.Close()
 	for range 2 {
@@ -136,7 +136,7 @@ func TestSessionChannelsPerConnection(t *testing.T) {
 
 // A key may have at most max-per-key sessions at once.
 func TestPerKeyLimit(t *testing.T) {
-	ts := hardened(t, func(l *limits) { l.MaxPerKey = 1 })
+	ts := hardened(t, func(l *Limits) { l.MaxPerKey = 1 })
 	key := newKey(t)
 	openTerminal(t, ts.addr, key, 80, 24, nil).waitFor("Press Enter to begin")
 	_, errOut, code := runCmd(t, ts.addr, key, "whoami")
@@ -150,7 +150,7 @@ func TestPerKeyLimit(t *testing.T) {
 
 // A client that opens a connection and never finishes the handshake is dropped.
 func TestHandshakeTimeout(t *testing.T) {
-	ts := hardened(t, func(l *limits) { l.HandshakeTimeout = 300 * time.Millisecond })
+	ts := hardened(t, func(l *Limits) { l.HandshakeTimeout = 300 * time.Millisecond })
 	c, err := net.Dial("tcp", ts.addr)
 	if err != nil {
 		t.Fatal(err)
@@ -165,7 +165,7 @@ func TestHandshakeTimeout(t *testing.T) {
 // A game session with no keystroke for the idle timeout is closed with a message and the
 // knight is saved; output alone (other knights moving) does not count as activity.
 func TestIdleTimeout(t *testing.T) {
-	ts := hardened(t, func(l *limits) { l.IdleTimeout = 800 * time.Millisecond })
+	ts := hardened(t, func(l *Limits) { l.IdleTimeout = 800 * time.Millisecond })
 	key := newKey(t)
 	tm := openTerminal(t, ts.addr, key, 80, 24, nil)
 	tm.enterDungeon("Sleepy")
@@ -185,7 +185,7 @@ func TestIdleTimeout(t *testing.T) {
 // the timeout, and is closed a timeout after its last key.
 func TestKeysKeepASessionFromIdling(t *testing.T) {
 	const idle = 600 * time.Millisecond
-	ts := hardened(t, func(l *limits) { l.IdleTimeout = idle })
+	ts := hardened(t, func(l *Limits) { l.IdleTimeout = idle })
 	tm := openTerminal(t, ts.addr, newKey(t), 80, 24, nil)
 	tm.enterDungeon("Awake")
 	typing := time.NewTicker(idle / 3)
@@ -209,7 +209,7 @@ func TestKeysKeepASessionFromIdling(t *testing.T) {
 
 // No connection lives longer than max-lifetime.
 func TestMaxLifetime(t *testing.T) {
-	ts := hardened(t, func(l *limits) { l.MaxLifetime = 700 * time.Millisecond })
+	ts := hardened(t, func(l *Limits) { l.MaxLifetime = 700 * time.Millisecond })
 	tm := openTerminal(t, ts.addr, newKey(t), 80, 24, nil)
 	if !tm.ended(10 * time.Second) {
 		t.Fatal("the connection outlived max-lifetime")
@@ -218,7 +218,7 @@ func TestMaxLifetime(t *testing.T) {
 
 // Only plain sessions are served: port forwarding, agent forwarding and X11 are refused.
 func TestNoForwarding(t *testing.T) {
-	ts := hardened(t, func(*limits) {})
+	ts := hardened(t, func(*Limits) {})
 	c := dial(t, ts.addr, newKey(t))
 	defer c.Close()
 	if conn, err := c.Dial("tcp", "127.0.0.1:1"); err == nil {
@@ -240,7 +240,7 @@ func TestNoForwarding(t *testing.T) {
 // A client may set a bounded number of environment variables; the rest are refused and
 // the session still works.
 func TestEnvFlood(t *testing.T) {
-	ts := hardened(t, func(*limits) {})
+	ts := hardened(t, func(*Limits) {})
 	c := dial(t, ts.addr, newKey(t))
 	defer c.Close()
 	s, err := c.NewSession()
@@ -270,7 +270,7 @@ func TestEnvFlood(t *testing.T) {
 // shell; a window-change sent in between blocked its request loop and the session hung. The
 // filter holds it back until the shell has started.
 func TestWindowChangeBeforeShellDoesNotHang(t *testing.T) {
-	ts := hardened(t, func(*limits) {})
+	ts := hardened(t, func(*Limits) {})
 	c := dial(t, ts.addr, newKey(t))
 	defer c.Close()
 	s, err := c.NewSession()
@@ -327,7 +327,7 @@ func TestWindowChangeBeforeShellDoesNotHang(t *testing.T) {
 // Absurd window sizes and a flood of arbitrary bytes (invalid UTF-8, escape sequences,
 // controls) neither crash the server nor disturb another player.
 func TestAbsurdSizesAndByteFloods(t *testing.T) {
-	ts := hardened(t, func(*limits) {})
+	ts := hardened(t, func(*Limits) {})
 	other := newKey(t)
 	calm := openTerminal(t, ts.addr, other, 80, 24, nil)
 	calm.enterDungeon("Calm")
@@ -354,7 +354,7 @@ func TestAbsurdSizesAndByteFloods(t *testing.T) {
 // The same key connecting twice: the second connection takes the knight over, and the
 // first is told and closed — never two sessions driving one knight.
 func TestSameKeyTakeover(t *testing.T) {
-	ts := hardened(t, func(*limits) {})
+	ts := hardened(t, func(*Limits) {})
 	key := newKey(t)
 	first := openTerminal(t, ts.addr, key, 80, 24, nil)
 	first.enterDungeon("Twice")
@@ -425,7 +425,7 @@ func stallablePlayer(t *testing.T, addr string, key gossh.Signer) (*stallConn, *
 // A client that stops reading its screen never holds up the world or anyone else: with one
 // client stalled in the dungeon, another walks and is answered at once.
 func TestStalledClientHoldsUpNoOne(t *testing.T) {
-	ts := hardened(t, func(l *limits) { l.StallTimeout = time.Second })
+	ts := hardened(t, func(l *Limits) { l.StallTimeout = time.Second })
 	sc, s := stallablePlayer(t, ts.addr, newKey(t))
 	waitUntil(t, "the knight to enter", func() bool {
 		o, _, _ := runCmd(t, ts.addr, newKey(t), "who")
@@ -556,7 +556,7 @@ func (p *panicSession) Exit(code int) error { p.exited = code; return nil }
 // session with status 1.
 func TestPanicInASessionIsRecovered(t *testing.T) {
 	var logs bytes.Buffer
-	s := &server{log: slog.New(slog.NewTextHandler(&logs, nil))}
+	s := &Server{log: slog.New(slog.NewTextHandler(&logs, nil))}
 	sess := &panicSession{exited: -1}
 	s.recoverPanics(func(ssh.Session) { panic("boom") })(sess)
 	if sess.exited != 1 || !strings.Contains(logs.String(), "session panic") || !strings.Contains(logs.String(), "boom") || !strings.Contains(logs.String(), "goroutine") {

@@ -38,19 +38,19 @@ const testTick = 5 * time.Millisecond
 
 // testConfig is the server's configuration in tests: loopback, a fast tick, default limits
 // but for new knights, which the tests make by the dozen from one address (testLimits).
-func testConfig(dir string, seed uint64) config {
-	return config{addr: "127.0.0.1:0", data: dir, adminKeys: filepath.Join(dir, "admin_keys"), motdFile: filepath.Join(dir, "motd"),
-		seed: seed, tick: testTick, battleGrace: defaultBattleGrace, chatHistory: defaultChatHistory, limits: testLimits(),
-		web: defaultWeb, name: "Orthanc", publicAddr: "localhost", guests: true, replayMB: defaultReplayMB}
+func testConfig(dir string, seed uint64) Config {
+	return Config{Addr: "127.0.0.1:0", Data: dir, AdminKeys: filepath.Join(dir, "admin_keys"), MOTDFile: filepath.Join(dir, "motd"),
+		Seed: seed, Tick: testTick, BattleGrace: defaultBattleGrace, ChatHistory: defaultChatHistory, Limits: testLimits(),
+		Web: defaultWeb, Name: "Orthanc", PublicAddr: "localhost", Guests: true, ReplayMB: defaultReplayMB}
 }
 
 // testKnightsPerHour is the new knights a test server takes from one address in an hour.
 const testKnightsPerHour = 1000
 
 // testLimits are the default limits with testKnightsPerHour.
-func testLimits() limits {
+func testLimits() Limits {
 	l := defaultLimits
-	l.newKnightsPerHour = testKnightsPerHour
+	l.NewKnightsPerHour = testKnightsPerHour
 	return l
 }
 
@@ -69,15 +69,15 @@ func startServerSeed(t *testing.T, dir string, seed uint64) *testServer {
 
 // startConfigured starts the real server with cfg on a free loopback port and returns it
 // too, so a test can reach its internals (the metrics listener, the engine).
-func startConfigured(t testing.TB, cfg config) (*testServer, *server) {
+func startConfigured(t testing.TB, cfg Config) (*testServer, *Server) {
 	t.Helper()
 	return startLogging(t, cfg, io.Discard)
 }
 
 // startLogging is startConfigured with the server's log written to log.
-func startLogging(t testing.TB, cfg config, log io.Writer) (*testServer, *server) {
+func startLogging(t testing.TB, cfg Config, log io.Writer) (*testServer, *Server) {
 	t.Helper()
-	srv, err := newServer(cfg, slog.New(slog.NewTextHandler(log, nil)))
+	srv, err := New(cfg, slog.New(slog.NewTextHandler(log, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,10 +87,10 @@ func startLogging(t testing.TB, cfg config, log io.Writer) (*testServer, *server
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- srv.serve(ctx, ln) }()
+	go func() { done <- srv.Serve(ctx, ln) }()
 	var once sync.Once
 	var stopErr error
-	ts := &testServer{addr: ln.Addr().String(), dir: cfg.data}
+	ts := &testServer{addr: ln.Addr().String(), dir: cfg.Data}
 	ts.stop = func() error {
 		once.Do(func() {
 			cancel()
@@ -108,18 +108,18 @@ func startLogging(t testing.TB, cfg config, log io.Writer) (*testServer, *server
 
 // startWorld makes the server with the admins' keys and runs its world, without
 // listening: a test calls the server's functions (the command gate, the console) itself.
-func startWorld(t testing.TB, admins ...gossh.Signer) *server {
+func startWorld(t testing.TB, admins ...gossh.Signer) *Server {
 	t.Helper()
 	dir := t.TempDir()
 	writeAdminKeys(t, dir, admins...)
-	srv, err := newServer(testConfig(dir, defaultSeed), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	srv, err := New(testConfig(dir, defaultSeed), slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { srv.engine.Run(ctx, nil); close(done) }()
-	t.Cleanup(func() { cancel(); <-done; srv.close() })
+	t.Cleanup(func() { cancel(); <-done; srv.Close() })
 	return srv
 }
 
@@ -147,10 +147,10 @@ func startAdminServer(t *testing.T) (*testServer, gossh.Signer) {
 }
 
 // hardened starts a server with the default limits changed by tweak.
-func hardened(t *testing.T, tweak func(*limits)) *testServer {
+func hardened(t *testing.T, tweak func(*Limits)) *testServer {
 	t.Helper()
 	cfg := testConfig(t.TempDir(), defaultSeed)
-	tweak(&cfg.limits)
+	tweak(&cfg.Limits)
 	ts, _ := startConfigured(t, cfg)
 	return ts
 }
@@ -248,7 +248,7 @@ func newFakeClock(t time.Time) *fakeClock { return &fakeClock{t: t} }
 // clockedConfig is a test server's config in a new folder with one admin key, whose clock
 // is a fake one standing at 2025-06-01 14:00 UTC, so moments (a silence's end, a timed
 // ban's lapse) are exact.
-func clockedConfig(t *testing.T) (config, gossh.Signer, *fakeClock) {
+func clockedConfig(t *testing.T) (Config, gossh.Signer, *fakeClock) {
 	t.Helper()
 	dir := t.TempDir()
 	admin := newKey(t)

@@ -16,7 +16,7 @@ func TestHintsNameThePublicAddress(t *testing.T) {
 	admin, alice := newKey(t), newKey(t)
 	writeAdminKeys(t, dir, admin)
 	cfg := testConfig(dir, defaultSeed)
-	cfg.publicAddr = "play.example.org:22"
+	cfg.PublicAddr = "play.example.org:22"
 	ts, _ := startConfigured(t, cfg)
 	a := openTerminal(t, ts.addr, alice, 80, 24, nil)
 	a.enterDungeon("Kay")

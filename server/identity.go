@@ -68,7 +68,7 @@ func (ids *identities) get(sess ssh.Session) (ident, bool) {
 
 // knightOf returns the id of the knight the key fp plays, or "" for a key that plays
 // none (or a guest's empty fingerprint).
-func (s *server) knightOf(fp string) (string, error) {
+func (s *Server) knightOf(fp string) (string, error) {
 	if fp == "" {
 		return "", nil
 	}
@@ -85,7 +85,7 @@ func (s *server) knightOf(fp string) (string, error) {
 // identify works out who a session is, for the track middleware: a guest gets a knight
 // id of its own; a key with no knight that opens a game gets a new one, bound in the
 // saver for the session's time. release ends what identify holds.
-func (s *server) identify(sess ssh.Session, game bool) (id ident, release func(), err error) {
+func (s *Server) identify(sess ssh.Session, game bool) (id ident, release func(), err error) {
 	key := sess.PublicKey()
 	if key == nil {
 		return ident{guest: true, knight: guestIDPrefix + knights.NewKnightID()[2:]}, func() {}, nil
@@ -103,7 +103,7 @@ func (s *server) identify(sess ssh.Session, game bool) (id ident, release func()
 		id.knight = k.Knight
 		return id, unbind, nil
 	}
-	undo, ok := s.newKnights.reserve(edge.AddrKey(sess.RemoteAddr()), time.Now(), s.cfg.limits.newKnightsPerHour)
+	undo, ok := s.newKnights.reserve(edge.AddrKey(sess.RemoteAddr()), time.Now(), s.cfg.Limits.NewKnightsPerHour)
 	if !ok {
 		unbind()
 		return id, func() {}, errTooManyKnights
@@ -178,7 +178,7 @@ const touchEvery = 10 * time.Minute
 // port): when a session opens, at most every touchEvery unless the address is new, and
 // always (always set) when its game ends, so knight tells when a knight was last seen
 // and from where.
-func (s *server) touchKey(fp, addr string, always bool) {
+func (s *Server) touchKey(fp, addr string, always bool) {
 	if fp == "" || (s.knights.Err() != nil) {
 		return // a stopped realm's etcd may not answer: a player leaving does not wait for it
 	}
@@ -193,7 +193,7 @@ func (s *server) touchKey(fp, addr string, always bool) {
 
 // loadKnightOf returns the newest saved record of the knight the key fp plays (an
 // error wrapping store.ErrNotFound when it plays none).
-func (s *server) loadKnightOf(fp string) (world.Adventurer, error) {
+func (s *Server) loadKnightOf(fp string) (world.Adventurer, error) {
 	knight, err := s.knightOf(fp)
 	if err != nil {
 		return world.Adventurer{}, err
@@ -207,7 +207,7 @@ func (s *server) loadKnightOf(fp string) (world.Adventurer, error) {
 // guestGoodbye is what a guest's terminal keeps when its game ends: how to keep a
 // knight, and for a knight still living, the one-time code that lets a new key adopt it
 // as it stands (rec, its last record, when left), made from addr (edge.AddrKey).
-func (s *server) guestGoodbye(w io.Writer, rec world.Adventurer, left bool, addr string) {
+func (s *Server) guestGoodbye(w io.Writer, rec world.Adventurer, left bool, addr string) {
 	fmt.Fprint(w, "\r\nFarewell. You played as a guest: nothing was saved.\r\n")
 	if left && rec.Guest && !rec.Ended() {
 		code, err := s.codes.add(codeEntry{kind: codeClaim, rec: &rec, addr: addr})
@@ -229,7 +229,7 @@ func (s *server) guestGoodbye(w io.Writer, rec world.Adventurer, left bool, addr
 // goodbye is what a player's terminal keeps when it leaves the game by its own choice (q
 // then y in the game, quit, q on the title or the death screen; a kick, a ban or a
 // shutdown leaves its own reason instead): its knight is saved, and how to come back.
-func (s *server) goodbye(w io.Writer, rec world.Adventurer, left bool) {
+func (s *Server) goodbye(w io.Writer, rec world.Adventurer, left bool) {
 	if left && rec.Name != "" && !rec.Ended() {
 		fmt.Fprintf(w, "\r\nFarewell, %s. Your knight is saved where it stands; to play on: %s\r\n", rec.Name, s.sshCommand())
 		return

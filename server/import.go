@@ -41,8 +41,8 @@ type standalone struct {
 // importKnights is -import; it returns the exit code: 0 when every record is in etcd
 // (written now or before), 1 when one was refused, did not read back, or the store or
 // etcd could not be read.
-func importKnights(cfg config, log *slog.Logger) int {
-	db := filepath.Join(cfg.data, "orthanc.db")
+func importKnights(cfg Config, log *slog.Logger) int {
+	db := filepath.Join(cfg.Data, "orthanc.db")
 	st, err := store.Open(db, store.Options{Timeout: time.Second})
 	if err != nil {
 		fix := startAdvice(err, cfg)
@@ -60,11 +60,11 @@ func importKnights(cfg config, log *slog.Logger) int {
 	}
 	cli, err := openEtcd(cfg)
 	if err != nil {
-		log.Error("import", "etcd", cfg.etcd, "err", err, "fix", startAdvice(err, cfg))
+		log.Error("import", "etcd", cfg.Etcd, "err", err, "fix", startAdvice(err, cfg))
 		return 1
 	}
 	defer cli.Close()
-	im := newImporter(records.New(cli, records.Options{}), cfg.realm, log)
+	im := newImporter(records.New(cli, records.Options{}), cfg.Realm, log)
 	return im.run(src)
 }
 

@@ -35,7 +35,7 @@ func heapNow() uint64 {
 
 // settle waits (up to 15 s) until the server has no session open and the process's
 // goroutines are within slack of base, and returns the goroutine count and heap then.
-func settle(srv *server, base, slack int) (int, uint64) {
+func settle(srv *Server, base, slack int) (int, uint64) {
 	var n int
 	poll(15*time.Second, 50*time.Millisecond, func() bool {
 		n = runtime.NumGoroutine()
@@ -60,7 +60,7 @@ func summariseStacks(all []byte) string {
 // game quits under them, the server is back to its goroutines and heap from before.
 func TestNoLeakPerSession(t *testing.T) {
 	cfg := testConfig(t.TempDir(), defaultSeed)
-	cfg.limits.MaxPerIP, cfg.limits.MaxSessions = 200, 200
+	cfg.Limits.MaxPerIP, cfg.Limits.MaxSessions = 200, 200
 	ts, srv := startConfigured(t, cfg)
 	// One session first, so what the server starts once (the world's caches, the
 	// runtime's workers) is in the baseline.

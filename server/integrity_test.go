@@ -70,7 +70,7 @@ func TestCheckALiveAndAStoppedDatabase(t *testing.T) {
 	if code != 1 || !strings.Contains(log, "bucket meta") || !strings.Contains(log, `key \"motd\"`) || !strings.Contains(log, "checksum mismatch") {
 		t.Errorf("-check of a flipped bit: %d\n%s", code, log)
 	}
-	if _, err := newServer(testConfig(ts.dir, defaultSeed), slog.New(slog.NewTextHandler(io.Discard, nil))); !errors.Is(err, store.ErrChecksum) {
+	if _, err := New(testConfig(ts.dir, defaultSeed), slog.New(slog.NewTextHandler(io.Discard, nil))); !errors.Is(err, store.ErrChecksum) {
 		t.Errorf("the server started on a flipped bit: %v", err)
 	}
 	after, err := os.ReadFile(path)

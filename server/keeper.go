@@ -23,11 +23,11 @@ type keeperNeeds struct {
 // openKeeper chooses, once, where the server keeps its knights: on a realm (-realm), in
 // etcd, with its talk with the other realms when it has one; alone, in its store, with
 // the one-time codes it kept across a restart. It is the one place that asks which.
-func (s *server) openKeeper() error {
+func (s *Server) openKeeper() error {
 	s.keeperNeeds = keeperNeeds{claimed: func(string) {}, mailLoaded: func(map[string][]world.Letter) {},
 		close: func() error { return nil }}
-	s.talk = noTalk{realm: s.cfg.realm}
-	if s.cfg.realm == "" {
+	s.talk = noTalk{realm: s.cfg.Realm}
+	if s.cfg.Realm == "" {
 		s.knights = store.NewKeeper(s.store, s.saver)
 		codes, err := s.store.Codes(s.now())
 		if err != nil {
@@ -46,7 +46,7 @@ func (s *server) openKeeper() error {
 	s.keeperNeeds = keeperNeeds{claimed: s.loadClaimed, mailLoaded: rs.keeper.SeedMail,
 		background: []func(context.Context){rs.keeper.Run, s.watchRealm},
 		collectors: rs.keeper.Collectors(), close: rs.close}
-	if s.cfg.natsURL != "" || s.cfg.natsListen != "" {
+	if s.cfg.NATSURL != "" || s.cfg.NATSListen != "" {
 		rt, err := s.openTalk()
 		if err != nil {
 			s.closeStores()
@@ -59,7 +59,7 @@ func (s *server) openKeeper() error {
 }
 
 // closeKeeper checks in the knights still held (on a realm), once.
-func (s *server) closeKeeper() error {
+func (s *Server) closeKeeper() error {
 	close := s.keeperNeeds.close
 	s.keeperNeeds.close = func() error { return nil }
 	return close()

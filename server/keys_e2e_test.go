@@ -59,7 +59,7 @@ func TestOneKnightOnTwoMachines(t *testing.T) {
 type twoMachines struct {
 	t               *testing.T
 	ts              *testServer
-	srv             *server
+	srv             *Server
 	laptop, desktop gossh.Signer
 	third           gossh.Signer // a key with a knight of its own, then linked with --replace
 	knight          string       // Gawain's id

@@ -59,7 +59,7 @@ const (
 // serverConfig is the SSH server's base configuration for one connection: the
 // algorithms above, and the login's callbacks: the client's login is kept (for the
 // banner of a banned key) and every failed attempt is logged and counted.
-func (s *server) serverConfig(ctx ssh.Context) *gossh.ServerConfig {
+func (s *Server) serverConfig(ctx ssh.Context) *gossh.ServerConfig {
 	slot := edge.SlotOf(ctx)
 	return &gossh.ServerConfig{
 		Config:                  gossh.Config{KeyExchanges: kexAlgorithms, Ciphers: cipherAlgorithms, MACs: macAlgorithms},
@@ -83,7 +83,7 @@ func (s *server) serverConfig(ctx ssh.Context) *gossh.ServerConfig {
 
 // loginBanner is the login banner: for a connection the limits refuse, why. Clients show
 // it before they report that the login failed.
-func (s *server) loginBanner(ctx ssh.Context) string {
+func (s *Server) loginBanner(ctx ssh.Context) string {
 	slot := edge.SlotOf(ctx)
 	if slot == nil {
 		return ""
@@ -99,7 +99,7 @@ func (s *server) loginBanner(ctx ssh.Context) string {
 // limits refuse, a banned key, and any key from a banned address, which are told so in a
 // banner. The key a session then plays as is the one that signed (sess.PublicKey()),
 // never one merely offered here.
-func (s *server) checkKey(ctx ssh.Context, key ssh.PublicKey) bool {
+func (s *Server) checkKey(ctx ssh.Context, key ssh.PublicKey) bool {
 	slot := edge.SlotOf(ctx)
 	if slot != nil && slot.IsRefused() {
 		return false
@@ -138,10 +138,10 @@ func (s *server) checkKey(ctx ssh.Context, key ssh.PublicKey) bool {
 // whose key was let in never gets here. A guest's session has no key (sess.PublicKey()
 // is nil: charm's ssh takes the key from the method that succeeded), which is how the
 // server knows it for a guest.
-func (s *server) guestLogin(ctx ssh.Context, _ gossh.KeyboardInteractiveChallenge) bool {
+func (s *Server) guestLogin(ctx ssh.Context, _ gossh.KeyboardInteractiveChallenge) bool {
 	slot := edge.SlotOf(ctx)
 	switch {
-	case !s.cfg.guests:
+	case !s.cfg.Guests:
 		if c, ok := ctx.Value(preAuthKey).(gossh.ServerPreAuthConn); ok {
 			_ = c.SendAuthBanner(noGuestsMsg)
 		}
@@ -162,7 +162,7 @@ func (s *server) guestLogin(ctx ssh.Context, _ gossh.KeyboardInteractiveChalleng
 
 // refuseRealmDown refuses every login on a realm that has stopped (cut off from etcd, its
 // records out of reach), saying so in a banner.
-func (s *server) refuseRealmDown(ctx ssh.Context) bool {
+func (s *Server) refuseRealmDown(ctx ssh.Context) bool {
 	if s.knights.Err() == nil {
 		return false
 	}
@@ -174,7 +174,7 @@ func (s *server) refuseRealmDown(ctx ssh.Context) bool {
 
 // addrBanned reports whether the connection comes from a banned address, telling it so
 // in a banner the first time.
-func (s *server) addrBanned(ctx ssh.Context) bool {
+func (s *Server) addrBanned(ctx ssh.Context) bool {
 	slot := edge.SlotOf(ctx)
 	if slot != nil && slot.Auth.AddrBanned {
 		return true
@@ -206,7 +206,7 @@ func (s *server) addrBanned(ctx ssh.Context) bool {
 // connection that ends with an error of its own after a key was let in for signing is
 // logged and counted as that auth failure. Failed logins end with the attempts already
 // logged; hang-ups and timeouts are no failure of authentication.
-func (s *server) connFailed(c net.Conn, err error) {
+func (s *Server) connFailed(c net.Conn, err error) {
 	s.obs.handshakeFails.Inc()
 	s.log.Debug("handshake failed", "addr", c.RemoteAddr().String(), "err", err)
 	slot := s.limits.Slot(c.RemoteAddr().String())
@@ -226,7 +226,7 @@ func (s *server) connFailed(c net.Conn, err error) {
 }
 
 // authFailed logs and counts one failed login attempt.
-func (s *server) authFailed(reason, method, fp string, addr net.Addr, err error) {
+func (s *Server) authFailed(reason, method, fp string, addr net.Addr, err error) {
 	s.obs.authFailures.WithLabelValues(reason).Inc()
 	args := []any{"addr", addr.String(), "method", method, "reason", reason, "err", err}
 	if fp != "" {
@@ -236,7 +236,7 @@ func (s *server) authFailed(reason, method, fp string, addr net.Addr, err error)
 }
 
 // refused logs and counts a connection the limits refuse.
-func (s *server) refused(reason string, addr net.Addr) {
+func (s *Server) refused(reason string, addr net.Addr) {
 	s.obs.refusals.WithLabelValues(reason).Inc()
 	s.log.Info("connection refused", "reason", reason, "addr", addr.String())
 }

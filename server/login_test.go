@@ -34,18 +34,18 @@ func TestRefusalsShownByOpenSSH(t *testing.T) {
 	clientBinary(t, "ssh", "openssh-client")
 	for _, tc := range []struct {
 		name  string
-		tweak func(*limits)
-		setup func(t *testing.T, ts *testServer, srv *server, key gossh.Signer)
+		tweak func(*Limits)
+		setup func(t *testing.T, ts *testServer, srv *Server, key gossh.Signer)
 		want  string
 	}{
-		{"server full", func(l *limits) { l.MaxSessions = 1 }, func(t *testing.T, ts *testServer, _ *server, _ gossh.Signer) {
+		{"server full", func(l *Limits) { l.MaxSessions = 1 }, func(t *testing.T, ts *testServer, _ *Server, _ gossh.Signer) {
 			openTerminal(t, ts.addr, newKey(t), 80, 24, nil).waitFor("Press Enter to begin")
 		}, "the server is full"},
-		{"too many from the address", func(l *limits) { l.MaxPerIP = 1 }, func(t *testing.T, ts *testServer, _ *server, _ gossh.Signer) {
+		{"too many from the address", func(l *Limits) { l.MaxPerIP = 1 }, func(t *testing.T, ts *testServer, _ *Server, _ gossh.Signer) {
 			c := dial(t, ts.addr, newKey(t))
 			t.Cleanup(func() { c.Close() })
 		}, "too many connections from your address"},
-		{"banned", func(*limits) {}, func(t *testing.T, _ *testServer, srv *server, key gossh.Signer) {
+		{"banned", func(*Limits) {}, func(t *testing.T, _ *testServer, srv *Server, key gossh.Signer) {
 			if err := srv.store.Ban(knights.Ban{Fingerprint: keys.Fingerprint(key.PublicKey()), By: "SHA256:test", At: time.Now()}); err != nil {
 				t.Fatal(err)
 			}
@@ -53,7 +53,7 @@ func TestRefusalsShownByOpenSSH(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := testConfig(t.TempDir(), defaultSeed)
-			tc.tweak(&cfg.limits)
+			tc.tweak(&cfg.Limits)
 			ts, srv := startConfigured(t, cfg)
 			key, keyPath := newKeyFile(t)
 			tc.setup(t, ts, srv, key)
@@ -100,7 +100,7 @@ func (f forger) Sign(r io.Reader, data []byte) (*gossh.Signature, error) {
 // client asking which methods there are ("none") does not.
 func TestAuthFailuresAreLoggedAndCounted(t *testing.T) {
 	cfg := testConfig(t.TempDir(), defaultSeed)
-	cfg.metricsAddr = "127.0.0.1:0"
+	cfg.MetricsAddr = "127.0.0.1:0"
 	var log lockedBuffer
 	ts, srv := startLogging(t, cfg, &log)
 

@@ -39,7 +39,7 @@ import (
 //     the others;
 //   - finish, innermost: after the game, the knight leaves the world (and is saved); a
 //     session without a game runs the command line instead (commands.go).
-func (s *server) middleware() []wish.Middleware {
+func (s *Server) middleware() []wish.Middleware {
 	return []wish.Middleware{
 		s.finish,
 		bubbletea.MiddlewareWithProgramHandler(s.program),
@@ -54,7 +54,7 @@ func (s *server) middleware() []wish.Middleware {
 
 // recoverPanics is the outermost middleware: a panic in one session is logged with its
 // stack and ends only that session.
-func (s *server) recoverPanics(next ssh.Handler) ssh.Handler {
+func (s *Server) recoverPanics(next ssh.Handler) ssh.Handler {
 	return func(sess ssh.Session) {
 		defer func() {
 			if r := recover(); r != nil {
@@ -69,7 +69,7 @@ func (s *server) recoverPanics(next ssh.Handler) ssh.Handler {
 // holdSlot is a middleware that counts the session in its connection's place: the first
 // session of a connection takes a player's place, and is refused (server full) when the
 // server filled up while the connection logged in.
-func (s *server) holdSlot(next ssh.Handler) ssh.Handler {
+func (s *Server) holdSlot(next ssh.Handler) ssh.Handler {
 	return func(sess ssh.Session) {
 		slot := edge.SlotOf(sess.Context())
 		if slot == nil {
@@ -89,7 +89,7 @@ func (s *server) holdSlot(next ssh.Handler) ssh.Handler {
 
 // logSessions logs each session's end with its key, knight, address and duration (track
 // logs its start, once the knight is known), and counts open sessions for shutdown.
-func (s *server) logSessions(next ssh.Handler) ssh.Handler {
+func (s *Server) logSessions(next ssh.Handler) ssh.Handler {
 	return func(sess ssh.Session) {
 		s.sessions.Add(1)
 		defer s.sessions.Done()
@@ -103,7 +103,7 @@ func (s *server) logSessions(next ssh.Handler) ssh.Handler {
 // sessionAttrs are a session's log attributes, then more: its key's fingerprint ("guest"
 // for none), its knight's name (its id until it has one) once the track middleware knows
 // it, and its address.
-func (s *server) sessionAttrs(sess ssh.Session, more ...any) []any {
+func (s *Server) sessionAttrs(sess ssh.Session, more ...any) []any {
 	fp := keys.Fingerprint(sess.PublicKey())
 	if fp == "" {
 		fp = "guest" // keyboard-interactive: no key (login.go)
@@ -121,7 +121,7 @@ func (s *server) sessionAttrs(sess ssh.Session, more ...any) []any {
 
 // track works out who the session is (identity.go) and registers it for the admin's who
 // and stats while it is open.
-func (s *server) track(next ssh.Handler) ssh.Handler {
+func (s *Server) track(next ssh.Handler) ssh.Handler {
 	return func(sess ssh.Session) {
 		_, _, pty := sess.Pty()
 		cmd := sess.Command()
@@ -157,7 +157,7 @@ func (s *server) track(next ssh.Handler) ssh.Handler {
 
 // refuseBanned is the middleware that turns a banned key away at login, before the game
 // or any command: one line (on the screen with a terminal, else on stderr) and status 1.
-func (s *server) refuseBanned(next ssh.Handler) ssh.Handler {
+func (s *Server) refuseBanned(next ssh.Handler) ssh.Handler {
 	return func(sess ssh.Session) {
 		fp := keys.Fingerprint(sess.PublicKey())
 		banned, err := s.knights.IsBanned(fp, s.now())
@@ -185,7 +185,7 @@ func (s *server) refuseBanned(next ssh.Handler) ssh.Handler {
 
 // refuse ends a session with one line and status 1. With a terminal, the line goes to
 // the screen (as sshd would merge stderr into the terminal), else to stderr.
-func (s *server) refuse(sess ssh.Session, msg string) {
+func (s *Server) refuse(sess ssh.Session, msg string) {
 	if _, _, pty := sess.Pty(); pty {
 		fmt.Fprintln(sess, msg)
 	} else {
@@ -210,16 +210,16 @@ type keyCounter struct {
 // limitKeys is a middleware refusing a key's sessions over the per-key limit, and a
 // guest's over the guests' limits (per address, and on the server): a guest has no key
 // to count it by, and takes the place of a player who may have none either.
-func (s *server) limitKeys(next ssh.Handler) ssh.Handler {
+func (s *Server) limitKeys(next ssh.Handler) ssh.Handler {
 	return func(sess ssh.Session) {
 		fp := keys.Fingerprint(sess.PublicKey())
-		limit, msg := s.cfg.limits.MaxPerKey, tooManyPerKey
+		limit, msg := s.cfg.Limits.MaxPerKey, tooManyPerKey
 		guest := fp == ""
 		if guest {
-			fp, limit, msg = "guest "+edge.AddrKey(sess.RemoteAddr()), s.cfg.limits.maxGuestsPerIP, tooManyGuests
+			fp, limit, msg = "guest "+edge.AddrKey(sess.RemoteAddr()), s.cfg.Limits.MaxGuestsPerIP, tooManyGuests
 		}
 		s.perKey.mu.Lock()
-		over := s.perKey.n[fp] >= limit || (guest && s.perKey.guests >= s.cfg.limits.maxGuests)
+		over := s.perKey.n[fp] >= limit || (guest && s.perKey.guests >= s.cfg.Limits.MaxGuests)
 		if !over {
 			s.perKey.n[fp]++
 			if guest {
@@ -252,7 +252,7 @@ func (s *server) limitKeys(next ssh.Handler) ssh.Handler {
 
 // finish runs after the game ends (taking the knight out of the world, which saves it),
 // or runs the command line for sessions without a game.
-func (s *server) finish(ssh.Handler) ssh.Handler {
+func (s *Server) finish(ssh.Handler) ssh.Handler {
 	return func(sess ssh.Session) {
 		gs, ok := s.games.take(sess)
 		if gs.input != nil {

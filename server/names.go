@@ -23,7 +23,7 @@ type nameBook struct {
 // book is the name book, read from the store the first time it is needed. A store that
 // cannot be read leaves it with the names claimed since the start, and it is read again
 // next time.
-func (s *server) book() *nameBook {
+func (s *Server) book() *nameBook {
 	b := &s.names
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -112,7 +112,7 @@ func (b *nameBook) forget(fp string) {
 
 // sessionNames is the name book as one knight's session sees it (app.Names).
 type sessionNames struct {
-	s     *server
+	s     *Server
 	fp    string // the knight's id
 	guest bool
 }
@@ -120,7 +120,7 @@ type sessionNames struct {
 // namesFor is the app's view of the name book for the knight fp (an id). A guest's
 // names are the app's, which puts guestPrefix before them; a knight with a key may not
 // take a name that looks like a guest's.
-func (s *server) namesFor(fp string, guest bool) app.Names { return sessionNames{s, fp, guest} }
+func (s *Server) namesFor(fp string, guest bool) app.Names { return sessionNames{s, fp, guest} }
 
 // Taken implements app.Names.
 func (n sessionNames) Taken(name string) bool {
@@ -140,7 +140,7 @@ func (n sessionNames) Claim(name string) bool {
 
 // claimSharedName claims a name for knight id wherever the knights are kept (a guest's
 // is this server's only): a name another realm's knight took is refused.
-func (s *server) claimSharedName(name, id string) bool {
+func (s *Server) claimSharedName(name, id string) bool {
 	ok, err := s.knights.ClaimName(name, id)
 	if err != nil {
 		s.log.Error("claim a name", "knight", id, "err", err)

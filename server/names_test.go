@@ -137,7 +137,7 @@ func TestCodesAreBoundedAndKept(t *testing.T) {
 // a key with a knight plays on. A name that begins with "Guest" is refused a keyed knight.
 func TestNewKnightsPerAddressAreLimited(t *testing.T) {
 	cfg := testConfig(t.TempDir(), defaultSeed)
-	cfg.limits.newKnightsPerHour = 2
+	cfg.Limits.NewKnightsPerHour = 2
 	ts, _ := startConfigured(t, cfg)
 	left := openTerminal(t, ts.addr, newKey(t), 80, 24, nil)
 	left.waitFor("Press Enter to begin")

@@ -101,7 +101,7 @@ var (
 
 // newObserver makes the measurements and registers the metrics (served only when the
 // server has a metrics address).
-func newObserver(s *server) *observer {
+func newObserver(s *Server) *observer {
 	o := &observer{
 		start: time.Now(),
 		reg:   prometheus.NewRegistry(),
@@ -181,11 +181,11 @@ var chatLineKinds = []string{"say", "emote", "shout", "whisper", "party", "chann
 // talkCollector reads the world's counts of what was said and refused, once a scrape,
 // into the community's metrics.
 type talkCollector struct {
-	s                               *server
+	s                               *Server
 	lines, refused, letters, report *prometheus.Desc
 }
 
-func newTalkCollector(s *server) *talkCollector {
+func newTalkCollector(s *Server) *talkCollector {
 	return &talkCollector{s: s,
 		lines: prometheus.NewDesc("orthanc_chat_lines_total",
 			"Lines of chat sent, by kind: say, emote, shout, whisper (replies too), party, channel.", []string{"kind"}, nil),
@@ -226,11 +226,11 @@ func (c *talkCollector) Collect(ch chan<- prometheus.Metric) {
 // the bans in force. Counting reads every key of the knights' bucket (no value) and
 // every ban: milliseconds for tens of thousands of knights, beside a scrape a minute.
 type storeCollector struct {
-	s             *server
+	s             *Server
 	knights, bans *prometheus.Desc
 }
 
-func newStoreCollector(s *server) *storeCollector {
+func newStoreCollector(s *Server) *storeCollector {
 	return &storeCollector{s: s,
 		knights: prometheus.NewDesc("orthanc_stored_knights", "Knights in the database, alive, dead or retired (the saver's last batch written).", nil, nil),
 		bans:    prometheus.NewDesc("orthanc_bans", "Bans in force, by kind: key (a knight's key) or address.", []string{"kind"}, nil),
@@ -302,7 +302,7 @@ const (
 
 // wrapConn is the SSH server's ConnCallback: it counts what each connection is sent, and
 // keeps the connection's place in the limits (edge.KeepSlot) where its sessions find it.
-func (s *server) wrapConn(ctx ssh.Context, c net.Conn) net.Conn {
+func (s *Server) wrapConn(ctx ssh.Context, c net.Conn) net.Conn {
 	sent := &atomic.Int64{}
 	ctx.SetValue(sentKey, sent)
 	edge.KeepSlot(ctx, c)
@@ -310,7 +310,7 @@ func (s *server) wrapConn(ctx ssh.Context, c net.Conn) net.Conn {
 }
 
 // serveMetrics serves /metrics on ln until ctx ends.
-func (s *server) serveMetrics(ctx context.Context, ln net.Listener) {
+func (s *Server) serveMetrics(ctx context.Context, ln net.Listener) {
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(s.obs.reg, promhttp.HandlerOpts{}))
 	// The Go profiler, for finding where a loaded server spends its time (docs/PERFORMANCE.md).
@@ -329,13 +329,13 @@ func (s *server) serveMetrics(ctx context.Context, ln net.Listener) {
 }
 
 // listenMetrics opens the metrics listener, if the server has a metrics address.
-func (s *server) listenMetrics() (net.Listener, error) {
-	if s.cfg.metricsAddr == "" {
+func (s *Server) listenMetrics() (net.Listener, error) {
+	if s.cfg.MetricsAddr == "" {
 		return nil, nil
 	}
-	ln, err := net.Listen("tcp", s.cfg.metricsAddr)
+	ln, err := net.Listen("tcp", s.cfg.MetricsAddr)
 	if err != nil {
-		return nil, fmt.Errorf("metrics listen %s: %w", s.cfg.metricsAddr, err)
+		return nil, fmt.Errorf("metrics listen %s: %w", s.cfg.MetricsAddr, err)
 	}
 	return ln, nil
 }

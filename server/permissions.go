@@ -29,7 +29,7 @@ func (w permissionWarning) String() string {
 // permissionWarnings checks the modes of the server's files: at start (logged) and for
 // the admin's stats. A file that does not exist is no warning. Windows keeps no such
 // modes, so there it finds nothing.
-func permissionWarnings(cfg config) []permissionWarning {
+func permissionWarnings(cfg Config) []permissionWarning {
 	if runtime.GOOS == "windows" {
 		return nil
 	}
@@ -42,10 +42,10 @@ func permissionWarnings(cfg config) []permissionWarning {
 		out = append(out, permissionWarning{Path: path, Mode: fmt.Sprintf("%04o", fi.Mode().Perm()), Problem: problem, Fix: fix + " " + path})
 	}
 	const byOthers, writeByOthers = 0o044, 0o022 // read, write by the group or anyone
-	check(cfg.data, writeByOthers, "the data folder can be written by other users", "chmod 700")
-	check(filepath.Join(cfg.data, keys.HostKeyFile), byOthers, "the host key can be read by other users", "chmod 600")
-	check(filepath.Join(cfg.data, "orthanc.db"), byOthers, "the database can be read by other users", "chmod 600")
-	check(cfg.adminKeys, writeByOthers, "the admin keys file can be written by other users", "chmod 644")
-	check(cfg.motdFile, writeByOthers, "the message of the day's file can be written by other users", "chmod 644")
+	check(cfg.Data, writeByOthers, "the data folder can be written by other users", "chmod 700")
+	check(filepath.Join(cfg.Data, keys.HostKeyFile), byOthers, "the host key can be read by other users", "chmod 600")
+	check(filepath.Join(cfg.Data, "orthanc.db"), byOthers, "the database can be read by other users", "chmod 600")
+	check(cfg.AdminKeys, writeByOthers, "the admin keys file can be written by other users", "chmod 644")
+	check(cfg.MOTDFile, writeByOthers, "the message of the day's file can be written by other users", "chmod 644")
 	return out
 }

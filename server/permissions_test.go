@@ -79,7 +79,7 @@ func TestUnreadableHostKeyAdvice(t *testing.T) {
 	if err := os.WriteFile(path, []byte("a key"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	err := fmt.Errorf("%w: read host key %s: %w", errHostKey, path, &fs.PathError{Op: "open", Path: path, Err: fs.ErrPermission})
+	err := fmt.Errorf("%w: read host key %s: %w", ErrHostKey, path, &fs.PathError{Op: "open", Path: path, Err: fs.ErrPermission})
 	if advice := startAdvice(err, testConfig(dir, defaultSeed)); !strings.Contains(advice, path+" cannot be read") {
 		t.Fatalf("advice for an unreadable host key: %q", advice)
 	}

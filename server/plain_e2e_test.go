@@ -79,7 +79,7 @@ func TestScreenReaderModeWritesNoEscape(t *testing.T) {
 		a.Options.Plain = true
 	})
 	cfg := testConfig(dir, seed)
-	cfg.tick = time.Millisecond
+	cfg.Tick = time.Millisecond
 	srv, game := startConfigured(t, cfg)
 	turn := func() uint64 {
 		c, err := game.engine.Census(context.Background())

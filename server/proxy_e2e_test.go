@@ -23,9 +23,9 @@ import (
 func proxiedWeb(t *testing.T, trusted string) (page, proxy string, log *lockedBuffer) {
 	t.Helper()
 	cfg := testConfig(t.TempDir(), defaultSeed)
-	cfg.httpAddr = "127.0.0.1:0"
+	cfg.HTTPAddr = "127.0.0.1:0"
 	var err error
-	if cfg.web.trusted, err = web.ParsePrefixes(trusted); err != nil {
+	if cfg.Web.Trusted, err = web.ParsePrefixes(trusted); err != nil {
 		t.Fatal(err)
 	}
 	log = &lockedBuffer{}
@@ -94,9 +94,9 @@ func flood(n int, do func(i int) int) (got map[int]int, took time.Duration) {
 // cap does it: burst served at once, plus what the allowance refilled while the flood
 // went on (none on a quick machine; a busy one may take longer than a refill).
 func capped(got map[int]int, took time.Duration, n int) bool {
-	refilled := int(took.Seconds() * float64(defaultWeb.rate))
+	refilled := int(took.Seconds() * float64(defaultWeb.Rate))
 	ok := got[http.StatusOK]
-	return ok+got[http.StatusTooManyRequests] == n && ok >= defaultWeb.burst && ok <= defaultWeb.burst+refilled
+	return ok+got[http.StatusTooManyRequests] == n && ok >= defaultWeb.Burst && ok <= defaultWeb.Burst+refilled
 }
 
 // Issue 32: behind a reverse proxy every visitor shared the proxy's rate cap (9 of 30
@@ -114,7 +114,7 @@ func TestBehindATrustedProxyEachClientHasItsOwnCap(t *testing.T) {
 	flooder := fromAddr("127.0.0.77")
 	got, took := flood(30, func(int) int { return status(t, flooder, proxy+"/api/who") })
 	if !capped(got, took, 30) {
-		t.Errorf("one client's 30 through the proxy: %v in %v, want %d × 200 and a refill", got, took, defaultWeb.burst)
+		t.Errorf("one client's 30 through the proxy: %v in %v, want %d × 200 and a refill", got, took, defaultWeb.Burst)
 	}
 	waitUntil(t, "the flooder named in the log", func() bool {
 		return strings.Contains(log.String(), "over its rate") && strings.Contains(log.String(), "addr=127.0.0.77")
@@ -126,7 +126,7 @@ func TestBehindATrustedProxyEachClientHasItsOwnCap(t *testing.T) {
 	_, untrusting, _ := proxiedWeb(t, "")
 	got, took = flood(30, func(i int) int { return status(t, fromAddr(fmt.Sprintf("127.0.0.%d", 10+i)), untrusting+"/api/who") })
 	if !capped(got, took, 30) {
-		t.Errorf("30 clients through a proxy not trusted: %v in %v, want %d × 200 and a refill", got, took, defaultWeb.burst)
+		t.Errorf("30 clients through a proxy not trusted: %v in %v, want %d × 200 and a refill", got, took, defaultWeb.Burst)
 	}
 }
 
@@ -138,7 +138,7 @@ func TestAForgedForwardedForIsIgnored(t *testing.T) {
 	direct := fromAddr("127.0.0.2")
 	got, took := flood(30, func(i int) int { return status(t, direct, page+"/api/who", fmt.Sprintf("198.51.100.%d", i)) })
 	if !capped(got, took, 30) {
-		t.Errorf("30 forged headers straight to the page: %v in %v, want %d × 200 and a refill", got, took, defaultWeb.burst)
+		t.Errorf("30 forged headers straight to the page: %v in %v, want %d × 200 and a refill", got, took, defaultWeb.Burst)
 	}
 	// Through the proxy the header reads "198.51.100.i, 127.0.0.3": the client's own
 	// address is the rightmost untrusted one, and it is the one capped.
@@ -147,6 +147,6 @@ func TestAForgedForwardedForIsIgnored(t *testing.T) {
 		return status(t, through, proxy+"/api/who", fmt.Sprintf("198.51.100.%d", i), "127.0.0.1")
 	})
 	if !capped(got, took, 30) {
-		t.Errorf("30 forged headers through the proxy: %v in %v, want %d × 200 and a refill", got, took, defaultWeb.burst)
+		t.Errorf("30 forged headers through the proxy: %v in %v, want %d × 200 and a refill", got, took, defaultWeb.Burst)
 	}
 }

@@ -43,21 +43,21 @@ type realmSide struct {
 
 // openRealm connects to etcd and opens the realm cfg names (waiting, up to its lease's
 // time, for an earlier process of the same name to let go), its keeper telling s.
-func (s *server) openRealm(cfg config, log *slog.Logger) (*realmSide, error) {
+func (s *Server) openRealm(cfg Config, log *slog.Logger) (*realmSide, error) {
 	cli, err := openEtcd(cfg)
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*cfg.realmTTL+realmCallTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*cfg.RealmTTL+realmCallTimeout)
 	defer cancel()
-	r, err := realm.Open(ctx, cli, realm.Config{Name: cfg.realm, TTL: cfg.realmTTL, OnRelease: s.realmAsked})
+	r, err := realm.Open(ctx, cli, realm.Config{Name: cfg.Realm, TTL: cfg.RealmTTL, OnRelease: s.realmAsked})
 	if err != nil {
 		cli.Close()
-		return nil, fmt.Errorf("open realm %s on etcd %v: %w", cfg.realm, cfg.etcd, err)
+		return nil, fmt.Errorf("open realm %s on etcd %v: %w", cfg.Realm, cfg.Etcd, err)
 	}
-	log.Info("realm open", "realm", cfg.realm, "etcd", cfg.etcd, "ttl", cfg.realmTTL, "tls", etcdUsesTLS(cfg))
+	log.Info("realm open", "realm", cfg.Realm, "etcd", cfg.Etcd, "ttl", cfg.RealmTTL, "tls", etcdUsesTLS(cfg))
 	keeper := records.NewKeeper(records.New(cli, records.Options{}), records.KeeperConfig{
-		Realm: r, TTL: cfg.realmTTL, Log: log,
+		Realm: r, TTL: cfg.RealmTTL, Log: log,
 		Lost: s.realmLost, Beaten: s.realmBeaten, Merged: s.handMail, Mailed: s.mailWritten,
 	})
 	return &realmSide{cli: cli, keeper: keeper}, nil
@@ -73,7 +73,7 @@ func (rs *realmSide) close() error {
 // loadClaimed reads from etcd what another realm may have changed of a knight just
 // claimed here without this realm hearing of it (talk down, or none): its mailbox and
 // its silence. The claim stands if they cannot be read: talk brings them later.
-func (s *server) loadClaimed(id string) {
+func (s *Server) loadClaimed(id string) {
 	s.loadMail(id)
 	s.takeRenamed(id)
 	now := s.now().UTC()
@@ -95,7 +95,7 @@ func (s *server) loadClaimed(id string) {
 
 // takeRenamed hands the world the rename an admin of another realm made of knight id
 // while it played elsewhere, which its claim here applied: it is told as it joins.
-func (s *server) takeRenamed(id string) {
+func (s *Server) takeRenamed(id string) {
 	old, ok := s.realm.keeper.Renamed(id)
 	if !ok {
 		return
@@ -118,7 +118,7 @@ func (s *server) takeRenamed(id string) {
 // loadMail reads the mailbox of id from etcd and hands it to the world: when its knight
 // is claimed here (a letter written while talk was down, or that another realm's word
 // never brought, is not missed), and when another realm says it wrote it.
-func (s *server) loadMail(id string) {
+func (s *Server) loadMail(id string) {
 	letters, ok, err := s.realm.keeper.ReadMail(id)
 	if err != nil {
 		s.log.Error("realm: read a knight's mailbox", "knight", id, "err", err)
@@ -130,7 +130,7 @@ func (s *server) loadMail(id string) {
 
 // handMail hands the world a mailbox read from etcd or merged with another realm's
 // writes.
-func (s *server) handMail(id string, ls []world.Letter) {
+func (s *Server) handMail(id string, ls []world.Letter) {
 	ctx, cancel := context.WithTimeout(context.Background(), realmCallTimeout)
 	defer cancel()
 	if err := s.engine.SetMail(ctx, id, ls, func(ls []world.Letter) { s.realm.keeper.Handed(id, ls) }); err != nil {
@@ -140,7 +140,7 @@ func (s *server) handMail(id string, ls []world.Letter) {
 
 // realmAsked hands another realm's request for a knight to the sessions that play it
 // here, which end and check it in; one no session plays is checked in at once.
-func (s *server) realmAsked(req realm.Request) {
+func (s *Server) realmAsked(req realm.Request) {
 	id := req.Knight.Knight()
 	progs := s.programsOfKnight(id)
 	if len(progs) == 0 {
@@ -158,20 +158,20 @@ func (s *server) realmAsked(req realm.Request) {
 }
 
 // realmLost ends the sessions of a knight whose claim went while it played here.
-func (s *server) realmLost(id string) { s.endKnight(id, realmLostLine) }
+func (s *Server) realmLost(id string) { s.endKnight(id, realmLostLine) }
 
 // realmBeaten ends the sessions of a knight another realm's knight took the key of.
-func (s *server) realmBeaten(id string) { s.endKnight(id, beatenLine) }
+func (s *Server) realmBeaten(id string) { s.endKnight(id, beatenLine) }
 
 // endKnight ends every game session of knight id, telling it why.
-func (s *server) endKnight(id, why string) {
+func (s *Server) endKnight(id, why string) {
 	for _, p := range s.programsOfKnight(id) {
 		go p.Send(app.Farewell{Reason: why})
 	}
 }
 
 // programsOfKnight lists the game programs playing knight id.
-func (s *server) programsOfKnight(id string) []*tea.Program {
+func (s *Server) programsOfKnight(id string) []*tea.Program {
 	return s.games.programsWhere(func(sess ssh.Session) bool {
 		who, ok := s.ids.get(sess)
 		return ok && !who.guest && who.knight == id
@@ -180,7 +180,7 @@ func (s *server) programsOfKnight(id string) []*tea.Program {
 
 // watchRealm tells every player and refuses new logins when the realm stops before ctx
 // ends (cut off from etcd, or its lease gone).
-func (s *server) watchRealm(ctx context.Context) {
+func (s *Server) watchRealm(ctx context.Context) {
 	select {
 	case <-ctx.Done():
 	case <-s.realm.keeper.Done():

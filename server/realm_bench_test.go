@@ -31,14 +31,14 @@ func BenchmarkLoginToFirstFrame(b *testing.B) {
 	b.Run("realm", func(b *testing.B) {
 		etcd := etcdtest.Start(b)
 		cfg := testConfig(b.TempDir(), defaultSeed)
-		cfg.realm, cfg.etcd, cfg.realmTTL = "A", []string{etcd}, 5*time.Second
+		cfg.Realm, cfg.Etcd, cfg.RealmTTL = "A", []string{etcd}, 5*time.Second
 		ts := startConfigured1(b, cfg)
 		benchLogin(b, ts, func(knight string) bool { return !claimHeld(b, etcd, knight) })
 	})
 }
 
 // startConfigured1 is startConfigured for a benchmark.
-func startConfigured1(b *testing.B, cfg config) *testServer {
+func startConfigured1(b *testing.B, cfg Config) *testServer {
 	ts, _ := startConfigured(b, cfg)
 	return ts
 }
@@ -74,7 +74,7 @@ func BenchmarkMoveRealmsToFirstFrame(b *testing.B) {
 	realms := make([]*testServer, 2)
 	for i, name := range []string{"A", "B"} {
 		cfg := testConfig(b.TempDir(), defaultSeed)
-		cfg.realm, cfg.etcd, cfg.realmTTL = name, []string{etcd}, 5*time.Second
+		cfg.Realm, cfg.Etcd, cfg.RealmTTL = name, []string{etcd}, 5*time.Second
 		realms[i] = startConfigured1(b, cfg)
 	}
 	key := newKey(b)

@@ -25,7 +25,7 @@ func startRealm(t *testing.T, name, etcd string, seed uint64, admins ...gossh.Si
 	dir := t.TempDir()
 	writeAdminKeys(t, dir, admins...)
 	cfg := testConfig(dir, seed)
-	cfg.realm, cfg.etcd, cfg.realmTTL = name, []string{etcd}, 3*time.Second
+	cfg.Realm, cfg.Etcd, cfg.RealmTTL = name, []string{etcd}, 3*time.Second
 	ts, _ := startConfigured(t, cfg)
 	return ts
 }

@@ -20,7 +20,7 @@ func twoRealms(t *testing.T, admins ...gossh.Signer) (a, b *testServer) {
 	b, sb := startTalkingRealm(t, "B", etcd, defaultSeed+1, []string{sa.talk.(*realmTalk).srv.ClusterAddr()}, admins...)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	for _, s := range []*server{sa, sb} {
+	for _, s := range []*Server{sa, sb} {
 		if err := s.talk.(*realmTalk).srv.WaitRoutes(ctx, 1); err != nil {
 			t.Fatal(err)
 		}

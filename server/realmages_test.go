@@ -15,8 +15,8 @@ import (
 func TestRealmMetricsTellTheCheckpointsAge(t *testing.T) {
 	etcd := etcdtest.Start(t)
 	cfg := testConfig(t.TempDir(), defaultSeed)
-	cfg.realm, cfg.etcd, cfg.realmTTL = "A", []string{etcd}, 3*time.Second
-	cfg.metricsAddr = "127.0.0.1:0"
+	cfg.Realm, cfg.Etcd, cfg.RealmTTL = "A", []string{etcd}, 3*time.Second
+	cfg.MetricsAddr = "127.0.0.1:0"
 	ts, srv := startConfigured(t, cfg)
 	stepAndCheckpoint(t, ts.addr, newKey(t), "Kay", sharedRecordsOf(t, etcd))
 	addr := srv.metrics.Addr().String()

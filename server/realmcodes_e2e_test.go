@@ -88,10 +88,10 @@ func TestCodesGivenOnOneRealmWorkOnAnother(t *testing.T) {
 }
 
 // startRealmServer is startRealm with the server, for a test that reaches into it.
-func startRealmServer(t *testing.T, name, etcd string, seed uint64) (*testServer, *server) {
+func startRealmServer(t *testing.T, name, etcd string, seed uint64) (*testServer, *Server) {
 	t.Helper()
 	cfg := testConfig(t.TempDir(), seed)
-	cfg.realm, cfg.etcd, cfg.realmTTL = name, []string{etcd}, 3*time.Second
+	cfg.Realm, cfg.Etcd, cfg.RealmTTL = name, []string{etcd}, 3*time.Second
 	return startConfigured(t, cfg)
 }
 

@@ -31,7 +31,7 @@ const presenceCheck = 250 * time.Millisecond
 type talker interface {
 	// start hands the talk the world, once the address players reach is known, until
 	// ctx ends.
-	start(ctx context.Context, s *server)
+	start(ctx context.Context, s *Server)
 	// abroad takes the world's lines for the other realms; nil for none.
 	abroad() world.Abroad
 	// moderate tells the other realms of a ban or silence of a knight made here.
@@ -39,7 +39,7 @@ type talker interface {
 	// mailCame tells the other realms of a mailbox written here.
 	mailCame(knight string)
 	// realms lists the realms known, this one first, and a line to say under them.
-	realms(ctx context.Context, s *server) ([]realmJSON, string)
+	realms(ctx context.Context, s *Server) ([]realmJSON, string)
 	// close says goodbye to the other realms.
 	close()
 }
@@ -47,7 +47,7 @@ type talker interface {
 // noTalk is no talk: realm is the realm's name, "" for a server alone.
 type noTalk struct{ realm string }
 
-func (noTalk) start(context.Context, *server) {}
+func (noTalk) start(context.Context, *Server) {}
 func (noTalk) abroad() world.Abroad           { return nil }
 func (noTalk) moderate(talk.Moderation)       {}
 func (noTalk) mailCame(string)                {}
@@ -61,21 +61,21 @@ type realmTalk struct {
 
 // openTalk starts the embedded nats-server, if the realm runs one, and connects the bus.
 // The bus takes nothing until startTalk.
-func (s *server) openTalk() (*realmTalk, error) {
+func (s *Server) openTalk() (*realmTalk, error) {
 	rt := &realmTalk{}
-	url, tls := s.cfg.natsURL, natsTLS(s.cfg)
-	if s.cfg.natsListen != "" {
+	url, tls := s.cfg.NATSURL, natsTLS(s.cfg)
+	if s.cfg.NATSListen != "" {
 		// The realm reaches its own server on loopback, in the clear; the routes, which
 		// cross the network, take the TLS.
-		srv, err := talk.StartServer(talk.ServerConfig{Name: s.cfg.realm, Cluster: s.cfg.natsListen, Routes: s.cfg.natsRoutes,
+		srv, err := talk.StartServer(talk.ServerConfig{Name: s.cfg.Realm, Cluster: s.cfg.NATSListen, Routes: s.cfg.NATSRoutes,
 			RouteTLS: tls, Log: s.log})
 		if err != nil {
-			return nil, fmt.Errorf("nats-server for -nats-listen %s: %w", s.cfg.natsListen, err)
+			return nil, fmt.Errorf("nats-server for -nats-listen %s: %w", s.cfg.NATSListen, err)
 		}
-		s.log.Info("realm: nats-server", "routes_at", srv.ClusterAddr(), "routes", s.cfg.natsRoutes, "tls", tls != nil)
+		s.log.Info("realm: nats-server", "routes_at", srv.ClusterAddr(), "routes", s.cfg.NATSRoutes, "tls", tls != nil)
 		rt.srv, url, tls = srv, srv.ClientURL(), nil
 	}
-	bus, err := talk.Open(talk.Config{Realm: s.cfg.realm, URL: url, TLS: tls, Tick: s.cfg.tick,
+	bus, err := talk.Open(talk.Config{Realm: s.cfg.Realm, URL: url, TLS: tls, Tick: s.cfg.Tick,
 		OnModeration: s.farModeration, OnMail: s.farMail})
 	if err != nil {
 		rt.close()
@@ -88,34 +88,34 @@ func (s *server) openTalk() (*realmTalk, error) {
 
 // natsTLS is the TLS of -nats-ca, -nats-cert and -nats-key; nil when none is given (a
 // tls:// URL of -nats then still asks for TLS, trusting the system's authorities).
-func natsTLS(cfg config) *talk.TLS {
-	if cfg.natsTLS.empty() {
+func natsTLS(cfg Config) *talk.TLS {
+	if cfg.NATSTLS.empty() {
 		return nil
 	}
-	return &talk.TLS{CA: cfg.natsTLS.ca, Cert: cfg.natsTLS.cert, Key: cfg.natsTLS.key}
+	return &talk.TLS{CA: cfg.NATSTLS.CA, Cert: cfg.NATSTLS.Cert, Key: cfg.NATSTLS.Key}
 }
 
-// errNATSTrust is a start refused because the realm does not trust -nats's server's
-// certificate; errNATSRefused, because the server refused the realm's (or its lack).
+// ErrNATSTrust is a start refused because the realm does not trust -nats's server's
+// certificate; ErrNATSRefused, because the server refused the realm's (or its lack).
 var (
-	errNATSTrust   = errors.New("the NATS server's certificate is not trusted")
-	errNATSRefused = errors.New("the NATS server refused this realm's TLS")
+	ErrNATSTrust   = errors.New("the NATS server's certificate is not trusted")
+	ErrNATSRefused = errors.New("the NATS server refused this realm's TLS")
 )
 
 // natsTLSError marks err, of connecting to -nats, when TLS failed, for startAdvice.
 func natsTLSError(err error) error {
 	switch trust, refused := tlsTrouble(err); {
 	case trust:
-		return fmt.Errorf("%w: %w", errNATSTrust, err)
+		return fmt.Errorf("%w: %w", ErrNATSTrust, err)
 	case refused, errors.Is(err, talk.ErrTLS): // the server hung up right after the handshake
-		return fmt.Errorf("%w: %w", errNATSRefused, err)
+		return fmt.Errorf("%w: %w", ErrNATSRefused, err)
 	}
 	return err
 }
 
 // start implements talker: the bus is handed the world, and the other realms are kept
 // told of who plays here until ctx ends.
-func (rt *realmTalk) start(ctx context.Context, s *server) {
+func (rt *realmTalk) start(ctx context.Context, s *Server) {
 	rt.bus.SetAddr(net.JoinHostPort(s.publicHostPort()))
 	if err := rt.bus.Start(s.engine); err != nil {
 		s.log.Error("realm: the talk with the other realms did not start; this realm talks alone", "err", err)
@@ -176,15 +176,15 @@ func (rt *realmTalk) close() {
 }
 
 // logNoTalk says at start that a realm without NATS talks only with itself.
-func logNoTalk(log *slog.Logger, cfg config) {
-	if cfg.realm != "" && cfg.natsURL == "" && cfg.natsListen == "" {
+func logNoTalk(log *slog.Logger, cfg Config) {
+	if cfg.Realm != "" && cfg.NATSURL == "" && cfg.NATSListen == "" {
 		log.Info("realm: no talk with the other realms (no -nats or -nats-listen): shouts, whispers, channels, letters as they come, who and the realms listing stay in this realm")
 	}
 }
 
 // farModeration acts on a ban or silence another realm made, which the bus has applied
 // to the world: a banned knight's sessions here end (its title screen and commands too).
-func (s *server) farModeration(m talk.Moderation) {
+func (s *Server) farModeration(m talk.Moderation) {
 	s.log.Info("realm: moderation from another realm", "kind", m.Kind, "knight", m.Knight, "realm", m.Realm)
 	if m.Kind == talk.ModRename {
 		s.book().rename(m.Name, m.Knight)
@@ -202,24 +202,24 @@ func (s *server) farModeration(m talk.Moderation) {
 }
 
 // tellRealms tells the other realms of a ban or silence made here; nothing without talk.
-func (s *server) tellRealms(m talk.Moderation) {
+func (s *Server) tellRealms(m talk.Moderation) {
 	if m.Knight != "" && !strings.HasPrefix(m.Knight, guestIDPrefix) {
 		s.talk.moderate(m)
 	}
 }
 
 // farMail reads anew a mailbox another realm wrote, for the world.
-func (s *server) farMail(id string) {
+func (s *Server) farMail(id string) {
 	s.loadMail(id)
 }
 
 // mailWritten tells the other realms of a mailbox written here.
-func (s *server) mailWritten(id string) {
+func (s *Server) mailWritten(id string) {
 	s.talk.mailCame(id)
 }
 
 // farWho lists the knights of the other realms the world heard of, none without talk.
-func (s *server) farWho(ctx context.Context) []world.FarKnight {
+func (s *Server) farWho(ctx context.Context) []world.FarKnight {
 	far, err := s.engine.FarWho(ctx)
 	if err != nil {
 		return nil
@@ -228,7 +228,7 @@ func (s *server) farWho(ctx context.Context) []world.FarKnight {
 }
 
 // farRealmOf is the realm of another realm's knight id playing now, "" for none.
-func (s *server) farRealmOf(ctx context.Context, id string) string {
+func (s *Server) farRealmOf(ctx context.Context, id string) string {
 	for _, k := range s.farWho(ctx) {
 		if k.ID == id {
 			return k.Realm
@@ -238,7 +238,7 @@ func (s *server) farRealmOf(ctx context.Context, id string) string {
 }
 
 // farNamed is the ids of the knights of other realms with the name or id (no guest).
-func (s *server) farNamed(ctx context.Context, target string) (ids []string, name string) {
+func (s *Server) farNamed(ctx context.Context, target string) (ids []string, name string) {
 	for _, k := range s.farWho(ctx) {
 		if !k.Guest && (k.ID == target || strings.EqualFold(k.Name, strings.TrimSpace(target))) && !slices.Contains(ids, k.ID) {
 			ids, name = append(ids, k.ID), k.Name

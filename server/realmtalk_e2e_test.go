@@ -20,21 +20,21 @@ import (
 
 // startTalkingRealm starts a realm whose embedded nats-server takes routes on a free
 // loopback port and joins those given.
-func startTalkingRealm(t *testing.T, name, etcd string, seed uint64, routes []string, admins ...gossh.Signer) (*testServer, *server) {
+func startTalkingRealm(t *testing.T, name, etcd string, seed uint64, routes []string, admins ...gossh.Signer) (*testServer, *Server) {
 	t.Helper()
 	dir := t.TempDir()
 	writeAdminKeys(t, dir, admins...)
 	cfg := testConfig(dir, seed)
-	cfg.realm, cfg.etcd, cfg.realmTTL = name, []string{etcd}, 3*time.Second
-	cfg.natsListen, cfg.natsRoutes = "127.0.0.1:0", routes
-	cfg.httpAddr = "127.0.0.1:0"
+	cfg.Realm, cfg.Etcd, cfg.RealmTTL = name, []string{etcd}, 3*time.Second
+	cfg.NATSListen, cfg.NATSRoutes = "127.0.0.1:0", routes
+	cfg.HTTPAddr = "127.0.0.1:0"
 	return startConfigured(t, cfg)
 }
 
 // threeRealms starts realms A, B and C, B and C routed to A, and waits until every
 // nats-server has its routes to the two others; A's admins are given. It returns A's
 // server too, for its web page.
-func threeRealms(t *testing.T, admins ...gossh.Signer) (a, b, c *testServer, sa *server) {
+func threeRealms(t *testing.T, admins ...gossh.Signer) (a, b, c *testServer, sa *Server) {
 	t.Helper()
 	etcd := etcdtest.Start(t)
 	a, sa = startTalkingRealm(t, "A", etcd, defaultSeed, nil, admins...)
@@ -43,7 +43,7 @@ func threeRealms(t *testing.T, admins ...gossh.Signer) (a, b, c *testServer, sa 
 	c, sc := startTalkingRealm(t, "C", etcd, defaultSeed+2, route)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	for _, s := range []*server{sa, sb, sc} {
+	for _, s := range []*Server{sa, sb, sc} {
 		if err := s.talk.(*realmTalk).srv.WaitRoutes(ctx, 2); err != nil {
 			t.Fatal(err)
 		}
@@ -145,7 +145,7 @@ func TestARealmWithoutTalkSaysSo(t *testing.T) {
 	etcd := etcdtest.Start(t)
 	dir := t.TempDir()
 	cfg := testConfig(dir, defaultSeed)
-	cfg.realm, cfg.etcd, cfg.realmTTL = "A", []string{etcd}, 3*time.Second
+	cfg.Realm, cfg.Etcd, cfg.RealmTTL = "A", []string{etcd}, 3*time.Second
 	var log lockedBuffer
 	a, _ := startLogging(t, cfg, &log)
 	if !strings.Contains(log.String(), "realm: no talk with the other realms") {

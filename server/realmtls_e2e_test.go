@@ -30,16 +30,16 @@ func tlsEtcd(t *testing.T, ca *testcerts.CA) string {
 }
 
 // filesOf are a pair's files as a realm's TLS settings.
-func filesOf(p testcerts.Pair) tlsFiles { return tlsFiles{ca: p.CA, cert: p.Cert, key: p.Key} }
+func filesOf(p testcerts.Pair) TLSFiles { return TLSFiles{CA: p.CA, Cert: p.Cert, Key: p.Key} }
 
 // startTLSRealm starts a realm on the TLS etcd at etcd, its nats-server routing over TLS
 // to routes, with a certificate of ca for both.
-func startTLSRealm(t *testing.T, ca *testcerts.CA, name, etcd string, seed uint64, routes []string) (*testServer, *server) {
+func startTLSRealm(t *testing.T, ca *testcerts.CA, name, etcd string, seed uint64, routes []string) (*testServer, *Server) {
 	t.Helper()
 	cfg := testConfig(t.TempDir(), seed)
-	cfg.realm, cfg.etcd, cfg.realmTTL = name, []string{etcd}, 3*time.Second
-	cfg.etcdTLS, cfg.natsTLS = filesOf(ca.Issue(t, "realm-"+name)), filesOf(ca.Issue(t, "nats-"+name))
-	cfg.natsListen, cfg.natsRoutes = "127.0.0.1:0", routes
+	cfg.Realm, cfg.Etcd, cfg.RealmTTL = name, []string{etcd}, 3*time.Second
+	cfg.EtcdTLS, cfg.NATSTLS = filesOf(ca.Issue(t, "realm-"+name)), filesOf(ca.Issue(t, "nats-"+name))
+	cfg.NATSListen, cfg.NATSRoutes = "127.0.0.1:0", routes
 	return startConfigured(t, cfg)
 }
 
@@ -70,7 +70,7 @@ func TestRealmsOverTLS(t *testing.T) {
 	b, sb := startTLSRealm(t, ca, "B", etcd, defaultSeed+1, []string{sa.talk.(*realmTalk).srv.ClusterAddr()})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	for _, s := range []*server{sa, sb} {
+	for _, s := range []*Server{sa, sb} {
 		if err := s.talk.(*realmTalk).srv.WaitRoutes(ctx, 1); err != nil {
 			t.Fatal(err)
 		}
@@ -193,8 +193,8 @@ func TestRealmsTalkThroughANATSServerOverTLS(t *testing.T) {
 	var addrs []string
 	for _, name := range []string{"A", "B"} {
 		cfg := testConfig(t.TempDir(), defaultSeed)
-		cfg.realm, cfg.etcd, cfg.realmTTL = name, []string{etcd}, 3*time.Second
-		cfg.natsURL, cfg.natsTLS = nats, filesOf(ca.Issue(t, "realm-"+name))
+		cfg.Realm, cfg.Etcd, cfg.RealmTTL = name, []string{etcd}, 3*time.Second
+		cfg.NATSURL, cfg.NATSTLS = nats, filesOf(ca.Issue(t, "realm-"+name))
 		ts, _ := startConfigured(t, cfg)
 		bors := openTerminal(t, ts.addr, newKey(t), 100, 30, nil)
 		bors.enterDungeon("Bors" + name)

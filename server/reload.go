@@ -35,13 +35,13 @@ type motdRead struct {
 
 // readMOTD reads the message of the day from its file when there is one, else from
 // the store.
-func (s *server) readMOTD() (motdRead, error) {
-	text, found, err := readMOTDFile(s.cfg.motdFile)
+func (s *Server) readMOTD() (motdRead, error) {
+	text, found, err := readMOTDFile(s.cfg.MOTDFile)
 	if err != nil {
 		return motdRead{}, fmt.Errorf("%s: %w", named("motd-file", "ORTHANC_MOTD_FILE"), err)
 	}
 	if found {
-		m := motdRead{text: world.CleanText(text, world.MaxBroadcastRunes), file: s.cfg.motdFile}
+		m := motdRead{text: world.CleanText(text, world.MaxBroadcastRunes), file: s.cfg.MOTDFile}
 		m.cut = m.text != world.CleanText(text, 0)
 		return m, nil
 	}
@@ -76,7 +76,7 @@ func readMOTDFile(path string) (text string, found bool, err error) {
 }
 
 // useMOTD makes m the message of the day shown from now on.
-func (s *server) useMOTD(m motdRead) {
+func (s *Server) useMOTD(m motdRead) {
 	s.motdText.Store(&m.text)
 	s.motdFile.Store(&m.file)
 	if m.cut {
@@ -103,10 +103,10 @@ type reloaded struct {
 // reload, and logs what changed: each admin key added or removed, by fingerprint, and the
 // message. A file that cannot be read keeps what was there. No session is closed: a key
 // taken out of the file is refused at its next admin command.
-func (s *server) reload() reloaded {
+func (s *Server) reload() reloaded {
 	s.reloading.Lock()
 	defer s.reloading.Unlock()
-	r := reloaded{AdminKeysFile: s.cfg.adminKeys, Added: []keys.Entry{}, Removed: []keys.Entry{}}
+	r := reloaded{AdminKeysFile: s.cfg.AdminKeys, Added: []keys.Entry{}, Removed: []keys.Entry{}}
 	s.reloadAdmins(&r)
 	old, oldFile := s.motd(), s.motdSource()
 	if m, err := s.readMOTD(); err != nil {
@@ -125,16 +125,16 @@ func (s *server) reload() reloaded {
 }
 
 // reloadAdmins reads the admin keys file again into r, logging each key added or removed.
-func (s *server) reloadAdmins(r *reloaded) {
-	admins, bad, err := keys.LoadAllowList(s.cfg.adminKeys)
+func (s *Server) reloadAdmins(r *reloaded) {
+	admins, bad, err := keys.LoadAllowList(s.cfg.AdminKeys)
 	if err != nil {
 		r.KeysError = err.Error()
-		s.log.Error("reload: admin keys kept as they were", "file", s.cfg.adminKeys, "err", err)
+		s.log.Error("reload: admin keys kept as they were", "file", s.cfg.AdminKeys, "err", err)
 		return
 	}
 	for _, e := range bad {
 		r.Skipped = append(r.Skipped, e.Error())
-		s.log.Warn("admin keys: skipped a bad line", "file", s.cfg.adminKeys, "err", e)
+		s.log.Warn("admin keys: skipped a bad line", "file", s.cfg.AdminKeys, "err", e)
 	}
 	before := s.admins.Swap(admins)
 	r.Added = entriesNotIn(admins.Entries(), before)
@@ -161,7 +161,7 @@ func entriesNotIn(entries []keys.Entry, al *keys.AllowList) []keys.Entry {
 }
 
 // motdSource is the file the message of the day shown came from, "" for the stored one.
-func (s *server) motdSource() string {
+func (s *Server) motdSource() string {
 	if f := s.motdFile.Load(); f != nil {
 		return *f
 	}

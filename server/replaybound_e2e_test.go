@@ -35,7 +35,7 @@ func TestTheReplaysStayWithinTheirBoundOldestFirstOut(t *testing.T) {
 		ks = append(ks, k)
 	}
 	cfg := testConfig(dir, defaultSeed)
-	cfg.replayMB = 1
+	cfg.ReplayMB = 1
 	ts, srv := startConfigured(t, cfg)
 	const limit = 1 << 20
 

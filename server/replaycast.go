@@ -45,7 +45,7 @@ func publicCastID(r store.Replay) string {
 
 // publicKept lists the kept records the page may link: deaths and retirements not kept
 // private. None when the server records no replays.
-func (s *server) publicKept() ([]store.Replay, error) {
+func (s *Server) publicKept() ([]store.Replay, error) {
 	if s.replayWriter == nil {
 		return nil, nil
 	}
@@ -75,7 +75,7 @@ func castLink(kept []store.Replay, knight string, kind replay.Kind, at time.Time
 }
 
 // webCast is the asciicast file of the public record named id (web.CastFunc).
-func (s *server) webCast(ctx context.Context, id string) ([]byte, error) {
+func (s *Server) webCast(ctx context.Context, id string) ([]byte, error) {
 	kept, err := s.publicKept()
 	if err != nil {
 		return nil, err
@@ -92,7 +92,7 @@ func (s *server) webCast(ctx context.Context, id string) ([]byte, error) {
 			return nil, err
 		}
 		ms := replay.Last(replay.Timeline(chunksOf(full.Chunks), true), r.Window)
-		return castOf(ctx, r, ms, s.cfg.tick)
+		return castOf(ctx, r, ms, s.cfg.Tick)
 	}
 	return nil, web.ErrNoCast
 }

@@ -34,7 +34,7 @@ func TestTheWebPageLinksEachDeathsReplayWhichAsciinemaPlays(t *testing.T) {
 	in, room := seedDoomed(t, dir, key)
 	seedKnight(t, dir, elder, func(a *world.Adventurer) { a.Name, a.Depth = "Elder", 0 })
 	cfg := testConfig(dir, defaultSeed)
-	cfg.httpAddr = "127.0.0.1:0"
+	cfg.HTTPAddr = "127.0.0.1:0"
 	ts, srv := startConfigured(t, cfg)
 	base := "http://" + srv.httpLn.Addr().String()
 
@@ -142,7 +142,7 @@ func httpGet(t *testing.T, url string, want int) string {
 // no longer kept, each with a line that says why.
 func TestTheWebPageRefusesPrivateReplays(t *testing.T) {
 	cfg := testConfig(t.TempDir(), defaultSeed)
-	cfg.httpAddr = "127.0.0.1:0"
+	cfg.HTTPAddr = "127.0.0.1:0"
 	_, srv := startConfigured(t, cfg)
 	base := "http://" + srv.httpLn.Addr().String()
 	at := time.Now().Add(-time.Minute)

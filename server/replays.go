@@ -28,12 +28,12 @@ func (s replaySink) Keep(k replay.Keep) {
 // startReplays makes the recorder and the writer when replays are on (-replay-store-mb
 // above 0), and runs them until ctx ends; the returned wait returns once both have
 // handed over and written what they held.
-func (s *server) startReplays(ctx context.Context) (wait func()) {
-	if s.cfg.replayMB <= 0 {
+func (s *Server) startReplays(ctx context.Context) (wait func()) {
+	if s.cfg.ReplayMB <= 0 {
 		return func() {}
 	}
-	s.replayWriter = store.NewReplayWriter(s.store, int64(s.cfg.replayMB)<<20, replay.Rolling, s.log)
-	s.recorder = replay.NewRecorder(replaySink{s.replayWriter}, s.cfg.tick, s.now, s.log)
+	s.replayWriter = store.NewReplayWriter(s.store, int64(s.cfg.ReplayMB)<<20, replay.Rolling, s.log)
+	s.recorder = replay.NewRecorder(replaySink{s.replayWriter}, s.cfg.Tick, s.now, s.log)
 	recDone, writerDone := make(chan struct{}), make(chan struct{})
 	writerCtx, stopWriter := context.WithCancel(context.Background())
 	go func() { defer close(writerDone); s.replayWriter.Run(writerCtx) }()

@@ -39,7 +39,7 @@ func TestAReportFloodIsBounded(t *testing.T) {
 	admin := newKey(t)
 	writeAdminKeys(t, dir, admin)
 	cfg := testConfig(dir, defaultSeed)
-	cfg.limits.maxGuestsPerIP = 10
+	cfg.Limits.MaxGuestsPerIP = 10
 	ts, _ := startConfigured(t, cfg)
 	path := filepath.Join(dir, "orthanc.db")
 	size := func() int64 {

@@ -26,7 +26,7 @@ func TestTheRulingsTimes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.battleGrace != 30*time.Second || c.tick != tick {
-		t.Errorf("the flags' defaults: grace %v, tick %v; want 30 s and 25 ms", c.battleGrace, c.tick)
+	if c.BattleGrace != 30*time.Second || c.Tick != tick {
+		t.Errorf("the flags' defaults: grace %v, tick %v; want 30 s and 25 ms", c.BattleGrace, c.Tick)
 	}
 }

@@ -60,7 +60,7 @@ func runWith(ctx context.Context, args []string, getenv func(string) string, std
 	if cfg.importing {
 		return importKnights(cfg, log)
 	}
-	srv, err := newServer(cfg, log)
+	srv, err := New(cfg, log)
 	if err != nil {
 		log.Error("start", "err", err, "fix", startAdvice(err, cfg))
 		return 1
@@ -81,13 +81,13 @@ func runWith(ctx context.Context, args []string, getenv func(string) string, std
 			}
 		}
 	}()
-	ln, err := net.Listen("tcp", cfg.addr)
+	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
-		log.Error("listen", "addr", cfg.addr, "err", err)
-		srv.close()
+		log.Error("listen", "addr", cfg.Addr, "err", err)
+		srv.Close()
 		return 1
 	}
-	if err := srv.serve(ctx, ln); err != nil {
+	if err := srv.Serve(ctx, ln); err != nil {
 		log.Error("serve", "err", err)
 		return 1
 	}
@@ -98,10 +98,10 @@ func runWith(ctx context.Context, args []string, getenv func(string) string, std
 // and returns the exit code (0 sound, 1 not, or it could not be read). cfg.data may
 // also name a file, a copy as the backup command wrote it, so that a backup is checked
 // where it lies rather than put in a folder of its own first.
-func checkDatabase(cfg config, log *slog.Logger) int {
-	db, copied := filepath.Join(cfg.data, "orthanc.db"), false
-	if fi, err := os.Stat(cfg.data); err == nil && fi.Mode().IsRegular() {
-		db, copied = cfg.data, true
+func checkDatabase(cfg Config, log *slog.Logger) int {
+	db, copied := filepath.Join(cfg.Data, "orthanc.db"), false
+	if fi, err := os.Stat(cfg.Data); err == nil && fi.Mode().IsRegular() {
+		db, copied = cfg.Data, true
 	}
 	version, err := store.CheckFile(db, store.Options{})
 	switch {
@@ -121,13 +121,13 @@ func checkDatabase(cfg config, log *slog.Logger) int {
 
 // startAdvice says what an operator can do about a server that will not start. The server
 // never overwrites a file it cannot read: it refuses to start and leaves it as it is.
-func startAdvice(err error, cfg config) string {
-	db := filepath.Join(cfg.data, "orthanc.db")
-	hostKey := filepath.Join(cfg.data, keys.HostKeyFile)
+func startAdvice(err error, cfg Config) string {
+	db := filepath.Join(cfg.Data, "orthanc.db")
+	hostKey := filepath.Join(cfg.Data, keys.HostKeyFile)
 	switch {
-	case errors.Is(err, errHostKey) && fileExists(hostKey) && errors.Is(err, fs.ErrPermission):
+	case errors.Is(err, ErrHostKey) && fileExists(hostKey) && errors.Is(err, fs.ErrPermission):
 		return "the host key " + hostKey + " cannot be read by this user: give it to the user the server runs as (chown), mode 0600"
-	case errors.Is(err, errHostKey) && fileExists(hostKey):
+	case errors.Is(err, ErrHostKey) && fileExists(hostKey):
 		return "the host key " + hostKey + " cannot be used: restore it from a copy, or move it away for a new one (players' clients will warn of a changed host key)"
 	case errors.Is(err, store.ErrLocked):
 		return "another orthanc-ssh is using " + db + "; stop it, or give this one another -data folder"
@@ -136,18 +136,18 @@ func startAdvice(err error, cfg config) string {
 			"(ssh -p PORT host backup > orthanc.db, taken while it ran), or start a new dungeon with -data naming another folder"
 	case errors.Is(err, store.ErrUnknownVersion):
 		return db + " was written by a newer orthanc-ssh and was left untouched: run that version, or restore a backup made by this one"
-	case errors.Is(err, errEtcdTrust):
+	case errors.Is(err, ErrEtcdTrust):
 		return "give -etcd-ca the certificate of the authority that signed etcd's (its --cert-file), which must name the endpoint's host or address"
-	case errors.Is(err, errEtcdRefused):
+	case errors.Is(err, ErrEtcdRefused):
 		return "give -etcd-cert and -etcd-key a certificate signed by the authority etcd trusts (its --trusted-ca-file), and check that etcd serves TLS there (https:// in its --listen-client-urls)"
-	case errors.Is(err, errNATSTrust):
+	case errors.Is(err, ErrNATSTrust):
 		return "give -nats-ca the certificate of the authority that signed the NATS server's (its tls block's cert_file), which must name the host or address of -nats"
-	case errors.Is(err, errNATSRefused):
+	case errors.Is(err, ErrNATSRefused):
 		return "give -nats-cert and -nats-key a certificate signed by the authority the NATS server trusts (its tls block's ca_file)"
-	case errors.Is(err, errEtcdPlain):
+	case errors.Is(err, ErrEtcdPlain):
 		return "if etcd serves TLS (https:// in its --listen-client-urls), write the endpoints https:// and give -etcd-ca, and -etcd-cert and -etcd-key if it asks for a client certificate (--client-cert-auth)"
 	case errors.Is(err, fs.ErrPermission), errors.Is(err, syscall.ENOTDIR), errors.Is(err, syscall.EROFS):
-		return "the data folder " + cfg.data + " cannot be written: fix its permissions or give another -data folder"
+		return "the data folder " + cfg.Data + " cannot be written: fix its permissions or give another -data folder"
 	}
 	return "see the error above"
 }

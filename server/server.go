@@ -67,17 +67,17 @@ const farewellWait = 2 * time.Second
 // shutdownGrace bounds how long shutdown waits for sessions to save and close.
 const shutdownGrace = 5 * time.Second
 
-// errHostKey marks an error of loading or creating the host key, for the advice at start.
-var errHostKey = errors.New("host key")
+// ErrHostKey marks an error of loading or creating the host key, for the advice at start.
+var ErrHostKey = errors.New("host key")
 
-// server is the running game: store, world engine and SSH listener.
-type server struct {
-	cfg   config
+// Server is the running game: store, world engine and SSH listener.
+type Server struct {
+	cfg   Config
 	log   *slog.Logger
 	store *store.Store
 	saver *store.Saver
 	// knights is where the knights are kept, read and written: the store and its saver
-	// for a server alone, etcd for a realm; chosen once, in newServer.
+	// for a server alone, etcd for a realm; chosen once, in New.
 	knights knights.Keeper
 	// keeperNeeds is what the keeper needs of the server beyond its contract (keeper.go).
 	keeperNeeds keeperNeeds
@@ -124,29 +124,29 @@ type server struct {
 }
 
 // now is the wall clock of the edge: the configured one, in tests, or the system's.
-func (s *server) now() time.Time {
+func (s *Server) now() time.Time {
 	if s.cfg.clock != nil {
 		return s.cfg.clock()
 	}
 	return time.Now()
 }
 
-func newServer(cfg config, log *slog.Logger) (*server, error) {
-	signer, keyPath, created, err := keys.LoadOrCreateHostKey(cfg.data)
+func New(cfg Config, log *slog.Logger) (*Server, error) {
+	signer, keyPath, created, err := keys.LoadOrCreateHostKey(cfg.Data)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", errHostKey, err)
+		return nil, fmt.Errorf("%w: %w", ErrHostKey, err)
 	}
 	if created {
 		log.Info("created host key", "path", keyPath, "fingerprint", keys.Fingerprint(signer.PublicKey()))
 	}
-	admins, bad, err := keys.LoadAllowList(cfg.adminKeys)
+	admins, bad, err := keys.LoadAllowList(cfg.AdminKeys)
 	if err != nil {
 		return nil, fmt.Errorf("admin keys: %w", err)
 	}
 	for _, e := range bad {
-		log.Warn("admin keys: skipped a bad line", "file", cfg.adminKeys, "err", e)
+		log.Warn("admin keys: skipped a bad line", "file", cfg.AdminKeys, "err", e)
 	}
-	st, err := store.Open(filepath.Join(cfg.data, "orthanc.db"), store.Options{})
+	st, err := store.Open(filepath.Join(cfg.Data, "orthanc.db"), store.Options{})
 	if err != nil {
 		return nil, err
 	}
@@ -161,7 +161,7 @@ func newServer(cfg config, log *slog.Logger) (*server, error) {
 		st.Close()
 		return nil, err
 	}
-	s := &server{cfg: cfg, log: log, store: st, saver: store.NewSaver(st, log), live: edge.NewRegistry(),
+	s := &Server{cfg: cfg, log: log, store: st, saver: store.NewSaver(st, log), live: edge.NewRegistry(),
 		perKey: keyCounter{n: map[string]int{}}, crash: make(chan crashed, 1)}
 	s.admins.Store(admins)
 	if err := s.openKeeper(); err != nil {
@@ -184,15 +184,15 @@ func newServer(cfg config, log *slog.Logger) (*server, error) {
 	community.Abroad = s.talk.abroad()
 	s.engine = world.New(world.Config{
 		Levels:             levels,
-		Seed:               cfg.seed,
-		CheckpointTurns:    max(1, int(checkpointEvery/cfg.tick)),
-		GraceTurns:         max(1, int(cfg.battleGrace/cfg.tick)),
-		ChatWindowTurns:    max(1, int(chatWindow/cfg.tick)),
-		IdleTurns:          max(1, int(idleAfter/cfg.tick)),
-		SafeTurns:          max(1, int(safeArrival/cfg.tick)),
-		Tick:               cfg.tick,
-		IdleRefreshTurns:   max(1, int(idleRefresh/cfg.tick)),
-		ActiveRefreshTurns: max(1, int(activeRefresh/cfg.tick)),
+		Seed:               cfg.Seed,
+		CheckpointTurns:    max(1, int(checkpointEvery/cfg.Tick)),
+		GraceTurns:         max(1, int(cfg.BattleGrace/cfg.Tick)),
+		ChatWindowTurns:    max(1, int(chatWindow/cfg.Tick)),
+		IdleTurns:          max(1, int(idleAfter/cfg.Tick)),
+		SafeTurns:          max(1, int(safeArrival/cfg.Tick)),
+		Tick:               cfg.Tick,
+		IdleRefreshTurns:   max(1, int(idleRefresh/cfg.Tick)),
+		ActiveRefreshTurns: max(1, int(activeRefresh/cfg.Tick)),
 		Saver:              worldSaver{s.knights, s.saver},
 		Community:          community,
 	})
@@ -203,8 +203,8 @@ func newServer(cfg config, log *slog.Logger) (*server, error) {
 			srv.ServerConfigCallback = s.serverConfig   // algorithms, and the login's callbacks (login.go)
 			srv.ConnectionFailedCallback = s.connFailed // counts failed handshakes and forged signatures
 			srv.ConnectionCloseCallback = func(c net.Conn) { s.limits.Forget(c.RemoteAddr().String()) }
-			srv.HandshakeTimeout = cfg.limits.HandshakeTimeout
-			srv.MaxTimeout = cfg.limits.MaxLifetime
+			srv.HandshakeTimeout = cfg.Limits.HandshakeTimeout
+			srv.MaxTimeout = cfg.Limits.MaxLifetime
 			// Only plain sessions: no port, agent or X11 forwarding, and bounded requests.
 			srv.ChannelHandlers = map[string]ssh.ChannelHandler{"session": edge.SessionChannel}
 			return nil
@@ -234,10 +234,10 @@ func newServer(cfg config, log *slog.Logger) (*server, error) {
 	return s, nil
 }
 
-// serve runs the world, the saver and the SSH server on ln until ctx ends, then shuts
+// Serve runs the world, the saver and the SSH server on ln until ctx ends, then shuts
 // down in order: stop accepting, close sessions (each saves its knight), save every
 // knight still in the world, stop the world, write everything, close the store.
-func (s *server) serve(ctx context.Context, ln net.Listener) error {
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	worldCtx, stopWorld := context.WithCancel(context.Background())
 	worldDone := make(chan struct{})
 	ticksDone := make(chan struct{})
@@ -273,9 +273,9 @@ func (s *server) serve(ctx context.Context, ln net.Listener) error {
 
 	listening := ln.Addr().String()
 	s.listening.Store(&listening)
-	s.log.Info("listening", "addr", ln.Addr().String(), "data", s.cfg.data, "seed", s.cfg.seed, "tick", s.cfg.tick)
+	s.log.Info("listening", "addr", ln.Addr().String(), "data", s.cfg.Data, "seed", s.cfg.Seed, "tick", s.cfg.Tick)
 	serveErr := make(chan error, 1)
-	s.limits = edge.NewListener(ln, s.cfg.limits.Limits, func(reason string, addr net.Addr) {
+	s.limits = edge.NewListener(ln, s.cfg.Limits.Limits, func(reason string, addr net.Addr) {
 		// Closed before SSH begins, perhaps by the thousand: counted, logged quietly.
 		s.obs.refusals.WithLabelValues(reason).Inc()
 		s.log.Debug("connection refused", "reason", reason, "addr", addr.String())
@@ -300,7 +300,7 @@ func (s *server) serve(ctx context.Context, ln net.Listener) error {
 	// A disk that cannot be written to (full, say) is retried for -save-retry, the players
 	// told and still playing, before anyone is sent away; what is left then is retried
 	// until the same deadline after they have gone.
-	saveUntil := time.Now().Add(s.cfg.saveRetry)
+	saveUntil := time.Now().Add(s.cfg.SaveRetry)
 	if ferr := s.flushRetrying(saveUntil, s.tellUnsaved); ferr != nil {
 		s.log.Error("shutting down with unsaved records", "err", ferr)
 	}
@@ -366,7 +366,7 @@ type testHooks struct {
 // keepGoing runs fn (the world's or the saver's loop) and closes done when it returns. A
 // panic is recovered here, where its stack is still known, and handed to serve, which
 // stops the server.
-func (s *server) keepGoing(where string, done chan<- struct{}, fn func()) {
+func (s *Server) keepGoing(where string, done chan<- struct{}, fn func()) {
 	defer close(done)
 	defer func() {
 		if r := recover(); r != nil {
@@ -382,7 +382,7 @@ func (s *server) keepGoing(where string, done chan<- struct{}, fn func()) {
 // flushRetrying writes what the saver holds, retrying a failed write every second or so
 // until it succeeds or until; tell, when set, is called at the first failure and then
 // every 30 s. It returns the last failure.
-func (s *server) flushRetrying(until time.Time, tell func(left time.Duration, err error)) error {
+func (s *Server) flushRetrying(until time.Time, tell func(left time.Duration, err error)) error {
 	told := time.Time{}
 	for {
 		err := s.finalFlush()
@@ -400,7 +400,7 @@ func (s *server) flushRetrying(until time.Time, tell func(left time.Duration, er
 }
 
 // tellUnsaved tells the players that the server, stopping, cannot save yet.
-func (s *server) tellUnsaved(left time.Duration, _ error) {
+func (s *Server) tellUnsaved(left time.Duration, _ error) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	_, _ = s.engine.Broadcast(ctx, fmt.Sprintf("The server is stopping but cannot save just now (its disk may be full); "+
@@ -409,7 +409,7 @@ func (s *server) tellUnsaved(left time.Duration, _ error) {
 
 // finalFlush writes what the saver holds when the server stops. After a panic in the
 // saver, the same bug may strike again: that panic is an error here.
-func (s *server) finalFlush() (err error) {
+func (s *Server) finalFlush() (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			s.log.Error("saver panic in the final flush", "panic", r, "stack", string(debug.Stack()))
@@ -424,8 +424,8 @@ func (s *server) finalFlush() (err error) {
 	return s.saver.Flush()
 }
 
-// close releases what newServer opened, for a server that never served.
-func (s *server) close() {
+// Close releases what New opened, for a server that never served.
+func (s *Server) Close() {
 	if s.metrics != nil {
 		_ = s.metrics.Close()
 	}
@@ -436,7 +436,7 @@ func (s *server) close() {
 }
 
 // closeStores closes the keeper (its knights checked in) and the store.
-func (s *server) closeStores() {
+func (s *Server) closeStores() {
 	s.talk.close()
 	if err := s.closeKeeper(); err != nil {
 		s.log.Error("close the knights' records", "err", err)
@@ -458,7 +458,7 @@ func (w worldSaver) PutLevels(states ...world.LevelState) { w.levels.PutLevels(s
 // down; each closes itself (its knight leaves the world and is saved). It returns how
 // many were told. Send waits until the program takes the message, so each is sent on its
 // own goroutine, which ends when the program does.
-func (s *server) farewell(reason string) int {
+func (s *Server) farewell(reason string) int {
 	told := 0
 	for _, prog := range s.games.programs() {
 		go prog.Send(app.Farewell{Reason: reason})
@@ -470,7 +470,7 @@ func (s *server) farewell(reason string) int {
 // sshCommand is how a player connects, as messages and the web page show it: "ssh -p
 // PORT HOST" (without -p for port 22), from -public-addr, else this machine's name and
 // the port the server listens on.
-func (s *server) sshCommand(flags ...string) string {
+func (s *Server) sshCommand(flags ...string) string {
 	host, port := s.publicHostPort()
 	cmd := strings.Join(append([]string{"ssh"}, flags...), " ")
 	if port == "22" {
@@ -480,12 +480,12 @@ func (s *server) sshCommand(flags ...string) string {
 }
 
 // publicHostPort is the host and port players connect to.
-func (s *server) publicHostPort() (host, port string) {
-	_, port, _ = net.SplitHostPort(s.cfg.addr)
+func (s *Server) publicHostPort() (host, port string) {
+	_, port, _ = net.SplitHostPort(s.cfg.Addr)
 	if a := s.listening.Load(); a != nil {
 		_, port, _ = net.SplitHostPort(*a)
 	}
-	host = s.cfg.publicAddr
+	host = s.cfg.PublicAddr
 	if h, p, err := net.SplitHostPort(host); err == nil {
 		host, port = h, p
 	}
@@ -502,7 +502,7 @@ func (s *server) publicHostPort() (host, port string) {
 }
 
 // motd is the message of the day, as last set ("" for none).
-func (s *server) motd() string {
+func (s *Server) motd() string {
 	if m := s.motdText.Load(); m != nil {
 		return *m
 	}
@@ -510,7 +510,7 @@ func (s *server) motd() string {
 }
 
 // setMOTD saves the message of the day and shows it from now on.
-func (s *server) setMOTD(m store.MOTD) error {
+func (s *Server) setMOTD(m store.MOTD) error {
 	if err := s.store.SetMOTD(m); err != nil {
 		return err
 	}

@@ -52,8 +52,8 @@ func TestLoggedInWithoutASessionHoldsNoPlace(t *testing.T) {
 	cfg := testConfig(t.TempDir(), defaultSeed)
 	// The connections are logged in, so admission let them through: their addresses may
 	// each hold 20 waiting, and no early drop comes before every handshake place is taken.
-	cfg.limits.MaxShakesPerIP, cfg.limits.EarlyDropAt = perAddr, cfg.limits.MaxHandshakes
-	cfg.limits.ChannelTimeout = time.Hour
+	cfg.Limits.MaxShakesPerIP, cfg.Limits.EarlyDropAt = perAddr, cfg.Limits.MaxHandshakes
+	cfg.Limits.ChannelTimeout = time.Hour
 	ts, srv := startConfigured(t, cfg)
 	t0 := time.Now()
 	openTerminal(t, ts.addr, newKey(t), 80, 24, nil).waitFor("Press Enter to begin")

@@ -23,7 +23,7 @@ const watchUsage = "usage: ssh -t -p PORT host watch NAME"
 
 // watchProgram builds the spectator's program for `watch NAME...` (the words after
 // watch are the name: names may hold spaces), or refuses the session and returns nil.
-func (s *server) watchProgram(sess ssh.Session, args []string) *tea.Program {
+func (s *Server) watchProgram(sess ssh.Session, args []string) *tea.Program {
 	refuse := func(msg string) *tea.Program {
 		s.refuse(sess, msg)
 		s.games.put(sess, gameSession{})
@@ -64,7 +64,7 @@ func (s *server) watchProgram(sess ssh.Session, args []string) *tea.Program {
 		Options:     opts,
 		Out:         g,
 		Term:        ptyReq.Term,
-		Tick:        s.cfg.tick,
+		Tick:        s.cfg.Tick,
 	})
 	return s.newProgram(sess, m, g)
 }

@@ -28,13 +28,13 @@ func chromium(t *testing.T) string {
 
 // webServer starts the server with its web page on a free loopback port, with a hall
 // of fame and a message of the day, and returns the page's address.
-func webServer(t *testing.T) (*testServer, *server, string) {
+func webServer(t *testing.T) (*testServer, *Server, string) {
 	t.Helper()
 	dir := t.TempDir()
 	seedFame(t, dir, "Galahad", "Gareth")
 	seedDeath(t, dir, "Mordred", "a Balrog", 7)
 	cfg := testConfig(dir, defaultSeed)
-	cfg.httpAddr = "127.0.0.1:0"
+	cfg.HTTPAddr = "127.0.0.1:0"
 	ts, srv := startConfigured(t, cfg)
 	if err := srv.setMOTD(storeMOTD("The <b>Balrog</b> wakes on Fridays.")); err != nil {
 		t.Fatal(err)

@@ -40,7 +40,7 @@ const (
 	webIdleTimeout  = 60 * time.Second
 )
 
-// webConfig is the web page's caps and its trusted proxies (flags -http-*).
+// WebConfig is the web page's caps and its trusted proxies (flags -http-*).
 //
 // The page's connections have a share of their own, so that a flood of them can hold
 // neither the heap nor the descriptors SSH logins need. With every place taken the listener accepts
@@ -51,30 +51,30 @@ const (
 // the rate cap counts its requests by the client each is for (web.ClientAddr).
 //
 //	field       default  effect
-//	maxConns    256      connections to the page at once, from everyone
-//	maxPerAddr  8        connections to the page at once from one address (an IPv6 /64): a browser opens 6
-//	rate        2        requests a second one client address may make, on average
-//	burst       20       requests one client address may make at once
-type webConfig struct {
-	maxConns, maxPerAddr, rate, burst int
-	trusted                           []netip.Prefix
+//	MaxConns    256      connections to the page at once, from everyone
+//	MaxPerAddr  8        connections to the page at once from one address (an IPv6 /64): a browser opens 6
+//	Rate        2        requests a second one client address may make, on average
+//	Burst       20       requests one client address may make at once
+type WebConfig struct {
+	MaxConns, MaxPerAddr, Rate, Burst int
+	Trusted                           []netip.Prefix
 }
 
-var defaultWeb = webConfig{maxConns: 256, maxPerAddr: 8, rate: web.DefaultRatePerSecond, burst: web.DefaultRateBurst}
+var defaultWeb = WebConfig{MaxConns: 256, MaxPerAddr: 8, Rate: web.DefaultRatePerSecond, Burst: web.DefaultRateBurst}
 
 // listenHTTP opens the web page's listener, if the server has an HTTP address, so a bad
 // address fails at start.
-func (s *server) listenHTTP() (net.Listener, error) {
-	if s.cfg.httpAddr == "" {
+func (s *Server) listenHTTP() (net.Listener, error) {
+	if s.cfg.HTTPAddr == "" {
 		return nil, nil
 	}
-	ln, err := net.Listen("tcp", s.cfg.httpAddr)
+	ln, err := net.Listen("tcp", s.cfg.HTTPAddr)
 	if err != nil {
-		return nil, fmt.Errorf("web page listen %s: %w", s.cfg.httpAddr, err)
+		return nil, fmt.Errorf("web page listen %s: %w", s.cfg.HTTPAddr, err)
 	}
-	w := s.cfg.web
-	return &webListener{Listener: ln, perAddr: map[string]int{}, maxPerAddr: w.maxPerAddr, trusted: w.trusted,
-		places: make(chan struct{}, w.maxConns), closed: make(chan struct{})}, nil
+	w := s.cfg.Web
+	return &webListener{Listener: ln, perAddr: map[string]int{}, maxPerAddr: w.MaxPerAddr, trusted: w.Trusted,
+		places: make(chan struct{}, w.MaxConns), closed: make(chan struct{})}, nil
 }
 
 // webListener caps the page's connections, per address and in all.
@@ -155,10 +155,10 @@ func (c *webConn) Close() error {
 }
 
 // serveWeb serves the page on ln until ctx ends.
-func (s *server) serveWeb(ctx context.Context, ln net.Listener) {
+func (s *Server) serveWeb(ctx context.Context, ln net.Listener) {
 	hs := &http.Server{
 		Handler: web.New(s.webStatus, s.log.With("part", "web"), web.Options{
-			RatePerSecond: float64(s.cfg.web.rate), RateBurst: s.cfg.web.burst, TrustedProxies: s.cfg.web.trusted,
+			RatePerSecond: float64(s.cfg.Web.Rate), RateBurst: s.cfg.Web.Burst, TrustedProxies: s.cfg.Web.Trusted,
 			Cast: s.webCast}),
 		ReadHeaderTimeout: 5 * time.Second, ReadTimeout: webReadTimeout, WriteTimeout: webWriteTimeout,
 		IdleTimeout: webIdleTimeout, MaxHeaderBytes: 8 << 10,
@@ -175,22 +175,22 @@ func (s *server) serveWeb(ctx context.Context, ln net.Listener) {
 // webStatus gathers what the page shows: who is online from the world; the hall of fame
 // and the latest deaths from the store, after the saver has written what it holds, with
 // the addresses of their replays.
-func (s *server) webStatus(ctx context.Context) (web.Status, error) {
+func (s *Server) webStatus(ctx context.Context) (web.Status, error) {
 	host, port := s.publicHostPort()
 	portN, _ := strconv.Atoi(port)
 	st := web.Status{
-		Name: s.cfg.name, MOTD: s.motd(), Host: host, Port: portN,
+		Name: s.cfg.Name, MOTD: s.motd(), Host: host, Port: portN,
 		SSH: s.sshCommand(), Plain: s.sshCommand("-t") + " play --plain",
 		HostKey: keys.Fingerprint(s.hostKey), HostKeyType: s.hostKey.Type(),
 		KnownHosts: knownhosts.Line([]string{knownhosts.Normalize(net.JoinHostPort(host, port))}, s.hostKey),
-		Guests:     s.cfg.guests, Started: s.obs.start, Version: version(),
+		Guests:     s.cfg.Guests, Started: s.obs.start, Version: version(),
 	}
 	who, err := s.engine.Who(ctx)
 	if err != nil {
 		return web.Status{}, fmt.Errorf("ask the world who is online: %w", err)
 	}
 	for _, w := range who {
-		st.Online = append(st.Online, web.Player{Name: w.Name, Level: w.Level, Depth: w.Depth, Guest: w.Guest, Realm: s.cfg.realm})
+		st.Online = append(st.Online, web.Player{Name: w.Name, Level: w.Level, Depth: w.Depth, Guest: w.Guest, Realm: s.cfg.Realm})
 	}
 	for _, k := range s.farWho(ctx) { // the other realms' knights, by realm
 		st.Online = append(st.Online, web.Player{Name: k.Name, Level: k.Level, Guest: k.Guest, Realm: k.Realm, Far: true})
@@ -206,7 +206,7 @@ func (s *server) webStatus(ctx context.Context) (web.Status, error) {
 
 // webRecords fills in the hall of fame and the latest deaths, each with its replay's
 // address when a public one is kept.
-func (s *server) webRecords(st *web.Status) error {
+func (s *Server) webRecords(st *web.Status) error {
 	kept, err := s.publicKept()
 	if err != nil {
 		return fmt.Errorf("list the replays: %w", err)
