@@ -120,7 +120,7 @@ func (s *Server) adminStats(c *call) int {
 	runtime.ReadMemStats(&mem)
 	sv := s.saver.Stats()
 	st := statsJSON{
-		Version: version(), GoVersion: goVersion(),
+		Version: s.cfg.Version, GoVersion: runtime.Version(),
 		UptimeSeconds: time.Since(s.obs.start).Round(time.Second).Seconds(),
 		Sessions:      s.live.Len(), PlayersOnline: census.Players, Adventurers: stored, Bans: len(bans),
 		Turn: census.Turn, Fights: census.Fights, MonstersAlive: census.Monsters(),

@@ -109,6 +109,10 @@ type Config struct {
 	// server's routes, or the connection to -nats) (configtls.go); empty: plaintext.
 	EtcdTLS TLSFiles
 	NATSTLS TLSFiles
+	// Version names the server's build, in its stats, web page and metrics: the command's
+	// own version, which the server cannot read from its build when it is a library.
+	// Empty: "devel".
+	Version string
 }
 
 // parseConfig reads flags and environment (DESIGN §2).
@@ -227,6 +231,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (C
 			named("realm", "ORTHANC_REALM"), named("etcd", "ORTHANC_ETCD"))
 	}
 	c.envNames = envNames(fs)
+	c.Version = version()
 	var err error
 	if c.log.level, err = parseLogLevel(logLevel); err != nil {
 		return Config{}, fmt.Errorf("%s %w", named("log-level", "ORTHANC_LOG_LEVEL"), err)

@@ -41,8 +41,12 @@ const testTick = 5 * time.Millisecond
 func testConfig(dir string, seed uint64) Config {
 	return Config{Addr: "127.0.0.1:0", Data: dir, AdminKeys: filepath.Join(dir, "admin_keys"), MOTDFile: filepath.Join(dir, "motd"),
 		Seed: seed, Tick: testTick, BattleGrace: defaultBattleGrace, ChatHistory: defaultChatHistory, Limits: testLimits(),
-		Web: defaultWeb, Name: "Orthanc", PublicAddr: "localhost", Guests: true, ReplayMB: defaultReplayMB}
+		Web: defaultWeb, Name: "Orthanc", PublicAddr: "localhost", Guests: true, ReplayMB: defaultReplayMB,
+		Version: testVersion}
 }
+
+// testVersion is the version a test server is given, as the command gives its build's.
+const testVersion = "v0.0.0-test"
 
 // testKnightsPerHour is the new knights a test server takes from one address in an hour.
 const testKnightsPerHour = 1000

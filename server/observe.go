@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/pprof"
+	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -168,7 +169,7 @@ func newObserver(s *Server) *observer {
 			func() float64 { return float64(s.saver.Stats().Errors) }),
 		newTalkCollector(s), newStoreCollector(s),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "orthanc_build_info", Help: "Always 1; its labels name the server's build.",
-			ConstLabels: prometheus.Labels{"version": version(), "goversion": goVersion()}}, func() float64 { return 1 }),
+			ConstLabels: prometheus.Labels{"version": s.cfg.Version, "goversion": runtime.Version()}}, func() float64 { return 1 }),
 	)
 	o.reg.MustRegister(s.keeperNeeds.collectors...)
 	return o

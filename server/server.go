@@ -132,6 +132,9 @@ func (s *Server) now() time.Time {
 }
 
 func New(cfg Config, log *slog.Logger) (*Server, error) {
+	if cfg.Version == "" {
+		cfg.Version = "devel"
+	}
 	signer, keyPath, created, err := keys.LoadOrCreateHostKey(cfg.Data)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrHostKey, err)

@@ -183,7 +183,7 @@ func (s *Server) webStatus(ctx context.Context) (web.Status, error) {
 		SSH: s.sshCommand(), Plain: s.sshCommand("-t") + " play --plain",
 		HostKey: keys.Fingerprint(s.hostKey), HostKeyType: s.hostKey.Type(),
 		KnownHosts: knownhosts.Line([]string{knownhosts.Normalize(net.JoinHostPort(host, port))}, s.hostKey),
-		Guests:     s.cfg.Guests, Started: s.obs.start, Version: version(),
+		Guests:     s.cfg.Guests, Started: s.obs.start, Version: s.cfg.Version,
 	}
 	who, err := s.engine.Who(ctx)
 	if err != nil {
