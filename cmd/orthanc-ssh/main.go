@@ -20,7 +20,7 @@ var stampedVersion string
 func main() {
 	server.StampVersion(stampedVersion)
 	if len(os.Args) > 1 && os.Args[1] == "health" { // the subcommand a HEALTHCHECK runs
-		os.Exit(server.Health(os.Args[2:], os.Getenv, os.Stdout, os.Stderr))
+		os.Exit(health(os.Args[2:], os.Getenv, os.Stdout, os.Stderr))
 	}
 	if os.Getenv("GOGC") == "" { // an operator's GOGC wins
 		debug.SetGCPercent(server.DefaultGCPercent)

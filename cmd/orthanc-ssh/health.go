@@ -1,4 +1,4 @@
-package server
+package main
 
 import (
 	"bufio"
@@ -29,9 +29,9 @@ const defaultHealthTimeout = 3 * time.Second
 // lets a server send other lines before it, and ours sends one (a refusal) at most.
 const maxBannerLines = 10
 
-// Health runs the health subcommand (orthanc-ssh health) with its arguments and
+// health runs the health subcommand (orthanc-ssh health) with its arguments and
 // returns the exit code.
-func Health(args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+func health(args []string, getenv func(string) string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("orthanc-ssh health", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	addr := getenv("ORTHANC_ADDR")

@@ -1,8 +1,7 @@
-package server
+package main
 
 import (
 	"net"
-	"os/exec"
 	"strings"
 	"testing"
 )
@@ -17,37 +16,25 @@ func runHealth(envAddr string, args ...string) (code int, stdout, stderr string)
 		}
 		return ""
 	}
-	code = Health(args, getenv, &out, &errOut)
+	code = health(args, getenv, &out, &errOut)
 	return code, out.String(), errOut.String()
 }
 
 // A running server answers the probe as SSH: 0 and one line naming its version, whether
 // the address comes from -addr or from ORTHANC_ADDR as the server's own would.
 func TestHealthOfARunningServer(t *testing.T) {
-	ts := startServer(t, t.TempDir())
+	addr, _ := startServer(t, "-data", t.TempDir())
 	for name, run := range map[string]func() (int, string, string){
-		"flag": func() (int, string, string) { return runHealth("", "-addr", ts.addr) },
-		"env":  func() (int, string, string) { return runHealth(ts.addr) },
+		"flag": func() (int, string, string) { return runHealth("", "-addr", addr) },
+		"env":  func() (int, string, string) { return runHealth(addr) },
 	} {
 		code, out, errOut := run()
 		if code != 0 || errOut != "" {
 			t.Errorf("%s: health exited %d, stderr %q; want 0 and nothing", name, code, errOut)
 		}
-		if want := "orthanc-ssh health: ok: " + ts.addr + " answered SSH-2.0-"; !strings.HasPrefix(out, want) || strings.Count(out, "\n") != 1 {
+		if want := "orthanc-ssh health: ok: " + addr + " answered SSH-2.0-"; !strings.HasPrefix(out, want) || strings.Count(out, "\n") != 1 {
 			t.Errorf("%s: health said %q; want one line beginning %q", name, out, want)
 		}
-	}
-}
-
-// The binary dispatches `health` to the probe, as the image's HEALTHCHECK runs it.
-func TestHealthSubcommandOfTheBinary(t *testing.T) {
-	ts := startServer(t, t.TempDir())
-	out, err := exec.Command(serverBinary(t), "health", "-addr", ts.addr).CombinedOutput()
-	if err != nil {
-		t.Fatalf("orthanc-ssh health: %v, output %q", err, out)
-	}
-	if !strings.Contains(string(out), "ok: "+ts.addr+" answered SSH-2.0-") {
-		t.Errorf("orthanc-ssh health said %q; want ok and the server's version line", out)
 	}
 }
 
