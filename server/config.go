@@ -11,6 +11,7 @@ import (
 
 	"github.com/orthanc-ssh/orthanc-ssh/server/edge"
 	"github.com/orthanc-ssh/orthanc-ssh/web"
+	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
 // defaultSeed is the seed of the "original" dungeon: every server that keeps the default
@@ -25,9 +26,12 @@ const defaultSaveRetry = 2 * time.Minute
 // thousand deaths' replays, or a hundred knights' rolling ten minutes and more.
 const defaultReplayMB = 200
 
+// defaultRealmTTL is -realm-ttl's default: a dead realm's knights wait this long.
+const defaultRealmTTL = 10 * time.Second
+
 // Limits are the server's protections against too many, too idle or too greedy clients:
 // the SSH edge's (edge.Limits), and the guests' and new knights', which the server counts
-// itself (middleware.go, identity.go). Each has a flag (parseConfig).
+// itself (middleware.go, identity.go). Each has a flag of cmd/orthanc-ssh.
 type Limits struct {
 	edge.Limits
 	MaxGuestsPerIP    int // guest sessions from one address (an IPv6 /64)
@@ -43,16 +47,26 @@ type Limits struct {
 //	new-knights-per-hour 5        knights made from one address in an hour: a family's, not a script's
 var defaultLimits = Limits{Limits: edge.DefaultLimits, MaxGuestsPerIP: 2, MaxGuests: 50, NewKnightsPerHour: 5}
 
-// Config is the server's settings, from flags first, then ORTHANC_* variables, then defaults.
+// Config is what a server is started with (New). cmd/orthanc-ssh fills it from its flags
+// and ORTHANC_ variables, a test or another program in code; DefaultConfig has the
+// defaults. New refuses only a Config it cannot start with (no Data, no Tick): a bad
+// value is the caller's to refuse, naming the setting the operator gave.
 type Config struct {
-	Addr      string
-	Data      string
+	// Addr is the address the server listens on, as ":2222". Serve is given its listener;
+	// until it listens, the port players are told comes from here.
+	Addr string
+	// Data is the folder of orthanc.db and the host key, made if need be.
+	Data string
+	// AdminKeys is the authorized_keys file of the admins' keys, read again on Reload;
+	// empty: Data/admin_keys.
 	AdminKeys string
 	// MOTDFile is the message of the day's file: when it exists, its text is the message,
-	// read again on reload, and motd set is refused (reload.go).
+	// read again on Reload, and motd set is refused (reload.go). Empty: Data/motd.
 	MOTDFile string
-	Seed     uint64
-	Tick     time.Duration
+	// Seed is the seed of the original dungeon.
+	Seed uint64
+	// Tick is the wall time of one game turn, from 1 ms to 1 s; ten turns make a round.
+	Tick time.Duration
 	// MetricsAddr is where /metrics is served in Prometheus text format; empty: nowhere.
 	MetricsAddr string
 	// BattleGrace is how long a hero who holds up the others of its battle has to choose
@@ -61,22 +75,50 @@ type Config struct {
 	// ChatHistory is how long what is said aloud is kept for reports and channel history;
 	// zero keeps none.
 	ChatHistory time.Duration
-	Limits      Limits
+	// Limits are the caps on connections, sessions, guests and new knights, and their
+	// timeouts.
+	Limits Limits
 
-	// Name is the server's name, for the web page and the listing; PublicAddr the
-	// host[:port] players connect to, as the web page and messages show it (empty: this
-	// machine's name and the listen port).
-	Name       string
+	// Name is the server's name, for the web page and the listing.
+	Name string
+	// PublicAddr is the host[:port] players connect to, as the web page and messages show
+	// it; empty: this machine's name and the listen port.
 	PublicAddr string
 	// Guests lets a client with no key in, as a guest (keyboard-interactive, login.go).
 	Guests bool
-	// HTTPAddr is where the web page is served (web/); empty: nowhere. Web is its caps
-	// and the proxies trusted in front of it.
+	// HTTPAddr is where the web page is served (web/); empty: nowhere.
 	HTTPAddr string
-	Web      WebConfig
+	// Web is the web page's caps and the proxies trusted in front of it.
+	Web WebConfig
 	// clock is the wall clock of the server's edge (timed bans and silences); nil is
 	// time.Now. No flag sets it: tests inject one, so a ban lapses exactly when they say.
 	clock func() time.Time
+	// SaveRetry is how long a server that is stopping retries a save that fails (a full
+	// disk) before it gives up.
+	SaveRetry time.Duration
+	// ReplayMB bounds the replays kept in the database, in megabytes; 0 records none.
+	ReplayMB int
+	// Realm is this server's realm name, among the servers that share their knights in
+	// the etcd of Etcd (realm.go); both empty: a server alone, as ever.
+	Realm string
+	// Etcd are the endpoints of the etcd that keeps the realms' shared records.
+	Etcd []string
+	// RealmTTL is the realm's lease, in whole seconds of 2 or more: how long a dead realm
+	// holds its knights.
+	RealmTTL time.Duration
+	// NATSURL is the external nats-server through which a realm talks with the others
+	// (realmtalk.go), or several separated by commas; empty: none.
+	NATSURL string
+	// NATSListen is the address at which a nats-server run in this process takes the other
+	// realms' routes, instead of NATSURL. All the NATS settings empty: no talk.
+	NATSListen string
+	// NATSRoutes are the other realms' NATSListen addresses, which this one's joins.
+	NATSRoutes []string
+	// EtcdTLS are the PEM files of TLS to etcd; empty: plaintext.
+	EtcdTLS TLSFiles
+	// NATSTLS are the PEM files of TLS on NATS: the embedded server's routes, or the
+	// connection to NATSURL; empty: plaintext.
+	NATSTLS TLSFiles
 	// check verifies the database in data and exits; the server does not start.
 	check bool
 	// importing copies the knights of the store in data into etcd (-import, import.go)
@@ -88,31 +130,18 @@ type Config struct {
 	log logConfig
 	// envNames are the ORTHANC_ variables the flags read, to warn of others (env.go).
 	envNames []string
-	// SaveRetry is how long a server that is stopping retries a save that fails (a full
-	// disk) before it gives up.
-	SaveRetry time.Duration
-	// ReplayMB bounds the replays kept in the database, in megabytes; 0 records none.
-	ReplayMB int
-	// Realm is this server's realm name and Etcd the endpoints of the etcd that keeps
-	// the realms' shared records (realm.go); both empty: a server alone, as ever.
-	// RealmTTL is the realm's lease: how long a dead realm holds its knights.
-	Realm    string
-	Etcd     []string
-	RealmTTL time.Duration
-	// The NATS settings are how a realm talks with the others (realmtalk.go): NATSURL an
-	// external nats-server, or NATSListen the address an embedded one takes the other
-	// realms' routes at, with NATSRoutes the others' such addresses. All empty: no talk.
-	NATSURL    string
-	NATSListen string
-	NATSRoutes []string
-	// EtcdTLS and NATSTLS are the PEM files of TLS to etcd, and on NATS (the embedded
-	// server's routes, or the connection to -nats) (configtls.go); empty: plaintext.
-	EtcdTLS TLSFiles
-	NATSTLS TLSFiles
 	// Version names the server's build, in its stats, web page and metrics: the command's
 	// own version, which the server cannot read from its build when it is a library.
 	// Empty: "devel".
 	Version string
+}
+
+// DefaultConfig is the configuration of a server given no flag: the original dungeon,
+// on :2222, in ./data.
+func DefaultConfig() Config {
+	return Config{Addr: ":2222", Data: "./data", Seed: defaultSeed, Tick: world.DefaultTick, BattleGrace: defaultBattleGrace,
+		ChatHistory: defaultChatHistory, Limits: defaultLimits, Name: "Orthanc", Guests: true, Web: defaultWeb,
+		SaveRetry: defaultSaveRetry, ReplayMB: defaultReplayMB, RealmTTL: defaultRealmTTL}
 }
 
 // parseConfig reads flags and environment (DESIGN §2).
@@ -125,17 +154,17 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (C
 	}
 	fs := flag.NewFlagSet("orthanc-ssh", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	var c Config
+	c := DefaultConfig() // the flags' defaults
 	var seed, tick string
-	fs.StringVar(&c.Addr, "addr", env("ORTHANC_ADDR", ":2222"), "listen address (env ORTHANC_ADDR)")
-	fs.StringVar(&c.Data, "data", env("ORTHANC_DATA", "./data"), "folder for orthanc.db and the host key (env ORTHANC_DATA)")
+	fs.StringVar(&c.Addr, "addr", env("ORTHANC_ADDR", c.Addr), "listen address (env ORTHANC_ADDR)")
+	fs.StringVar(&c.Data, "data", env("ORTHANC_DATA", c.Data), "folder for orthanc.db and the host key (env ORTHANC_DATA)")
 	fs.StringVar(&c.AdminKeys, "admin-keys", getenv("ORTHANC_ADMIN_KEYS"), "authorized_keys file of admin keys (env ORTHANC_ADMIN_KEYS; default <data>/admin_keys)")
 	fs.StringVar(&c.MOTDFile, "motd-file", getenv("ORTHANC_MOTD_FILE"), "file of the message of the day; when it exists it is the message, read again on reload (SIGHUP), and motd set is refused (env ORTHANC_MOTD_FILE; default <data>/motd)")
-	fs.StringVar(&seed, "seed", env("ORTHANC_SEED", strconv.Itoa(defaultSeed)), "seed of the original dungeon (env ORTHANC_SEED)")
+	fs.StringVar(&seed, "seed", env("ORTHANC_SEED", strconv.FormatUint(c.Seed, 10)), "seed of the original dungeon (env ORTHANC_SEED)")
 	fs.StringVar(&c.MetricsAddr, "metrics-addr", getenv("ORTHANC_METRICS_ADDR"), "serve Prometheus metrics at http://ADDR/metrics, such as 127.0.0.1:9222; off when empty (env ORTHANC_METRICS_ADDR)")
-	fs.StringVar(&tick, "tick", env("ORTHANC_TICK", "25ms"), "wall time of one game turn; ten turns make a round (env ORTHANC_TICK)")
+	fs.StringVar(&tick, "tick", env("ORTHANC_TICK", c.Tick.String()), "wall time of one game turn; ten turns make a round (env ORTHANC_TICK)")
 	fs.StringVar(&c.HTTPAddr, "http-addr", getenv("ORTHANC_HTTP_ADDR"), "serve the server's web page (who is on, the hall of fame, how to connect) at http://ADDR/, such as :8080; off when empty (env ORTHANC_HTTP_ADDR)")
-	fs.StringVar(&c.Name, "name", env("ORTHANC_NAME", "Orthanc"), "the server's name, on its web page and in the listing for MUD directories (env ORTHANC_NAME)")
+	fs.StringVar(&c.Name, "name", env("ORTHANC_NAME", c.Name), "the server's name, on its web page and in the listing for MUD directories (env ORTHANC_NAME)")
 	fs.StringVar(&c.PublicAddr, "public-addr", getenv("ORTHANC_PUBLIC_ADDR"), "host[:port] players connect to, as the web page and messages show it; default this machine's name and the listen port (env ORTHANC_PUBLIC_ADDR)")
 	fs.BoolVar(&c.check, "check", false, "verify every record of the database in -data (pages, checksums, decoding; -data may name a backup's file instead) without writing to it, and exit: 0 when sound, 1 otherwise; the server does not start (a running server's: the admin command check)")
 	fs.BoolVar(&c.importing, "import", false, "copy the knights of the server alone in -data (sheets, keys, names, bans, fame, tombstones, letters) into the etcd of -etcd, as realm -realm's, and exit: 0 when all is there, 1 when something was refused or did not read back; what etcd has already stands. Stop the server first")
@@ -143,10 +172,9 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (C
 	logLevel, logFormat := env("ORTHANC_LOG_LEVEL", "info"), env("ORTHANC_LOG_FORMAT", "text")
 	fs.Func("log-level", "least level of the lines logged: debug, info, warn or error (env ORTHANC_LOG_LEVEL; default info)", func(v string) error { logLevel = v; return nil })
 	fs.Func("log-format", "text (key=value) or json, one object a line (env ORTHANC_LOG_FORMAT; default text)", func(v string) error { logFormat = v; return nil })
-	guests := env("ORTHANC_GUESTS", "true")
+	guests := env("ORTHANC_GUESTS", strconv.FormatBool(c.Guests))
 	fs.Func("guests", "let a client with no key play as a guest, not saved (env ORTHANC_GUESTS)", func(v string) error { guests = v; return nil })
-	fs.Lookup("guests").DefValue = "true"
-	c.Limits = defaultLimits
+	fs.Lookup("guests").DefValue = strconv.FormatBool(c.Guests)
 	// A number's or a duration's value, from the flag or else the variable, is read
 	// after the flags, so that a bad one is refused naming both.
 	var checks []func() error
@@ -174,7 +202,6 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (C
 	durFlag(&c.Limits.ChannelTimeout, "channel-timeout", "ORTHANC_CHANNEL_TIMEOUT", "a connection with no session open for this long (after logging in, or after its last session) is closed")
 	durFlag(&c.Limits.IdleTimeout, "idle-timeout", "ORTHANC_IDLE_TIMEOUT", "a game session with no keystroke for this long is closed (knight saved)")
 	durFlag(&c.Limits.MaxLifetime, "max-lifetime", "ORTHANC_MAX_LIFETIME", "longest a connection may last")
-	c.Web = defaultWeb
 	intFlag(&c.Web.MaxConns, "http-max-conns", "ORTHANC_HTTP_MAX_CONNS", "connections to the web page at once, from everyone")
 	intFlag(&c.Web.MaxPerAddr, "http-max-conns-per-ip", "ORTHANC_HTTP_MAX_CONNS_PER_IP", "connections to the web page at once from one address (an IPv6 /64); a trusted proxy has no such cap")
 	intFlag(&c.Web.Rate, "http-rate", "ORTHANC_HTTP_RATE", "requests to the web page a second from one client address, on average (more are answered 429)")
@@ -188,18 +215,13 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (C
 		}
 		return nil
 	})
-	c.BattleGrace = defaultBattleGrace
 	durFlag(&c.BattleGrace, "battle-grace", "ORTHANC_BATTLE_GRACE", "how long a hero who holds up the others of its battle has to choose; a knight alone is never hurried, a screen-reader player has three times as long")
-	c.SaveRetry = defaultSaveRetry
 	durFlag(&c.SaveRetry, "save-retry", "ORTHANC_SAVE_RETRY", "how long a server that is stopping keeps retrying a save that fails (a full disk), the players told and playing on, before it gives up")
-	c.ReplayMB = defaultReplayMB
 	intFlag(&c.ReplayMB, "replay-store-mb", "ORTHANC_REPLAY_STORE_MB", "megabytes of the database the replays may take (each knight's last 10 minutes, the last 5 before each death and retirement, 2 before each report), the oldest going first; 0 records none")
-	c.ChatHistory = defaultChatHistory
 	durFlag(&c.ChatHistory, "chat-history", "ORTHANC_CHAT_HISTORY", "how long what is said aloud (says, emotes, shouts, channels) is kept in memory for players' reports and channel history; 0 keeps none (whispers: 10 minutes at most)")
 	fs.StringVar(&c.Realm, "realm", getenv("ORTHANC_REALM"), "this server's realm name, among servers that share their knights in etcd (needs -etcd); empty: a server alone (env ORTHANC_REALM)")
 	etcd := getenv("ORTHANC_ETCD")
 	fs.Func("etcd", "etcd endpoints (host:port, separated by commas) that keep the realms' knights, keys, names, bans, fame and letters (needs -realm) (env ORTHANC_ETCD)", func(v string) error { etcd = v; return nil })
-	c.RealmTTL = defaultRealmTTL
 	durFlag(&c.RealmTTL, "realm-ttl", "ORTHANC_REALM_TTL", "the realm's lease in etcd, in whole seconds of 2 or more: a realm that dies holds its knights this long, and one cut off stops a quarter of it before it could lapse")
 	checks = append(checks, func() error { return c.checkRealm(etcd) })
 	fs.StringVar(&c.NATSURL, "nats", getenv("ORTHANC_NATS"), "a realm's NATS server (nats://host:4222, or several separated by commas), through which it talks with the other realms: shouts, whispers, channels, who, bans (needs -realm; or -nats-listen) (env ORTHANC_NATS)")
@@ -259,9 +281,6 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (C
 	}
 	return c, nil
 }
-
-// defaultRealmTTL is -realm-ttl's default: a dead realm's knights wait this long.
-const defaultRealmTTL = 10 * time.Second
 
 // checkRealm reads -etcd and checks that -realm and -etcd come together.
 func (c *Config) checkRealm(etcd string) error {

@@ -20,9 +20,11 @@ type TLSFiles struct {
 	// CA is the certificate of the authority that signed the other end's; empty: the
 	// system's authorities.
 	CA string
-	// Cert and Key are this end's certificate and key, shown to an end that asks for one
-	// (etcd's --client-cert-auth, a route's other server).
-	Cert, Key string
+	// Cert is this end's certificate, shown to an end that asks for one (etcd's
+	// --client-cert-auth, a route's other server).
+	Cert string
+	// Key is the private key of Cert.
+	Key string
 }
 
 func (f TLSFiles) empty() bool { return f == TLSFiles{} }

@@ -38,30 +38,32 @@ type standalone struct {
 	mail    map[string][]world.Letter
 }
 
-// importKnights is -import; it returns the exit code: 0 when every record is in etcd
-// (written now or before), 1 when one was refused, did not read back, or the store or
-// etcd could not be read.
-func importKnights(cfg Config, log *slog.Logger) int {
+// Import is -import: it copies the knights of the server alone in cfg.Data into the etcd
+// of cfg.Etcd, as realm cfg.Realm's, logging to log. It reports whether every record is
+// in etcd (written now or before): not when one was refused, did not read back, or the
+// store or etcd could not be read. advise is the fix an operator is told for an error
+// opening either, the command's advice at start.
+func Import(cfg Config, log *slog.Logger, advise func(error) string) bool {
 	db := filepath.Join(cfg.Data, "orthanc.db")
 	st, err := store.Open(db, store.Options{Timeout: time.Second})
 	if err != nil {
-		fix := startAdvice(err, cfg)
+		fix := advise(err)
 		if errors.Is(err, store.ErrLocked) {
 			fix = "stop the server first: the import reads the database whole, and a running server holds it"
 		}
 		log.Error("import", "db", db, "err", err, "fix", fix)
-		return 1
+		return false
 	}
 	defer st.Close()
 	src, err := readStandalone(st, time.Now())
 	if err != nil {
 		log.Error("import: read the store", "db", db, "err", err)
-		return 1
+		return false
 	}
 	cli, err := openEtcd(cfg)
 	if err != nil {
-		log.Error("import", "etcd", cfg.Etcd, "err", err, "fix", startAdvice(err, cfg))
-		return 1
+		log.Error("import", "etcd", cfg.Etcd, "err", err, "fix", advise(err))
+		return false
 	}
 	defer cli.Close()
 	im := newImporter(records.New(cli, records.Options{}), cfg.Realm, log)
@@ -123,13 +125,14 @@ func newImporter(recs *records.Store, realmName string, log *slog.Logger) *impor
 	return im
 }
 
-// run imports src, reports the counts, reads it all back, and returns the exit code.
-func (im *importer) run(src standalone) int {
+// run imports src, reports the counts, reads it all back, and reports whether every
+// record is in etcd.
+func (im *importer) run(src standalone) bool {
 	err := im.importAll(src)
 	im.report()
 	if err != nil {
 		im.log.Error("import stopped", "err", err, "fix", "run it again when etcd answers: what was written stands")
-		return 1
+		return false
 	}
 	bad := im.verify(src)
 	refused := 0
@@ -138,10 +141,10 @@ func (im *importer) run(src standalone) int {
 	}
 	if bad > 0 || refused > 0 {
 		im.log.Error("import: not all is in etcd", "refused", refused, "unread", bad)
-		return 1
+		return false
 	}
 	im.log.Info("import: every record is in etcd, read back", "realm", im.realm)
-	return 0
+	return true
 }
 
 // note counts r as kind's record id.

@@ -102,7 +102,7 @@ var (
 	ErrNATSRefused = errors.New("the NATS server refused this realm's TLS")
 )
 
-// natsTLSError marks err, of connecting to -nats, when TLS failed, for startAdvice.
+// natsTLSError marks err, of connecting to -nats, when TLS failed, for the advice at start.
 func natsTLSError(err error) error {
 	switch trust, refused := tlsTrouble(err); {
 	case trust:

@@ -58,7 +58,10 @@ func runWith(ctx context.Context, args []string, getenv func(string) string, std
 		return checkDatabase(cfg, log)
 	}
 	if cfg.importing {
-		return importKnights(cfg, log)
+		if !Import(cfg, log, func(err error) string { return startAdvice(err, cfg) }) {
+			return 1
+		}
+		return 0
 	}
 	srv, err := New(cfg, log)
 	if err != nil {
@@ -75,7 +78,7 @@ func runWith(ctx context.Context, args []string, getenv func(string) string, std
 		for {
 			select {
 			case <-hup:
-				srv.reload()
+				srv.Reload()
 			case <-done:
 				return
 			}

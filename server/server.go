@@ -131,7 +131,19 @@ func (s *Server) now() time.Time {
 	return time.Now()
 }
 
+// New opens what the server keeps (its data folder, host key and database; a realm's
+// etcd and NATS) and the metrics' and web page's listeners, and makes the world; it
+// logs to log. Serve then runs it; Close releases a server that will not serve.
 func New(cfg Config, log *slog.Logger) (*Server, error) {
+	if cfg.Data == "" || cfg.Tick <= 0 {
+		return nil, errors.New("server: the configuration needs a data folder and a tick")
+	}
+	if cfg.AdminKeys == "" {
+		cfg.AdminKeys = filepath.Join(cfg.Data, "admin_keys")
+	}
+	if cfg.MOTDFile == "" {
+		cfg.MOTDFile = filepath.Join(cfg.Data, "motd")
+	}
 	if cfg.Version == "" {
 		cfg.Version = "devel"
 	}
@@ -427,7 +439,12 @@ func (s *Server) finalFlush() (err error) {
 	return s.saver.Flush()
 }
 
-// Close releases what New opened, for a server that never served.
+// Reload reads the admin keys and the message of the day's file again, logging what
+// changed (SIGHUP's; the admin's reload command does the same).
+func (s *Server) Reload() { s.reload() }
+
+// Close releases what New opened, for a server that never served: Serve releases it
+// all itself when it returns.
 func (s *Server) Close() {
 	if s.metrics != nil {
 		_ = s.metrics.Close()

@@ -49,15 +49,19 @@ const (
 // accepted. So the page never holds the descriptors SSH needs. A trusted proxy carries
 // many visitors on its connections, so it has no cap of its own, only the share of all;
 // the rate cap counts its requests by the client each is for (web.ClientAddr).
-//
-//	field       default  effect
-//	MaxConns    256      connections to the page at once, from everyone
-//	MaxPerAddr  8        connections to the page at once from one address (an IPv6 /64): a browser opens 6
-//	Rate        2        requests a second one client address may make, on average
-//	Burst       20       requests one client address may make at once
 type WebConfig struct {
-	MaxConns, MaxPerAddr, Rate, Burst int
-	Trusted                           []netip.Prefix
+	// MaxConns is the connections to the page at once, from everyone (default 256).
+	MaxConns int
+	// MaxPerAddr is the connections to the page at once from one address, an IPv6 /64
+	// (default 8: a browser opens 6).
+	MaxPerAddr int
+	// Rate is the requests a second one client address may make, on average (default 2).
+	Rate int
+	// Burst is the requests one client address may make at once (default 20).
+	Burst int
+	// Trusted are the reverse proxies in front of the page, from which the client's
+	// address is read from X-Forwarded-For; never from anyone else.
+	Trusted []netip.Prefix
 }
 
 var defaultWeb = WebConfig{MaxConns: 256, MaxPerAddr: 8, Rate: web.DefaultRatePerSecond, Burst: web.DefaultRateBurst}
