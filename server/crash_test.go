@@ -14,39 +14,24 @@ import (
 // Regression (issue 17): a panic in the world engine or the saver goroutine ended the
 // process at once, with no final save.
 
-// runCrashing runs the server (run's code, in the test process) on dir with hooks, and
-// returns its address, its log, and a channel that gets its exit code.
-func runCrashing(t *testing.T, dir string, hooks testHooks) (addr string, log *lockedBuffer, exit <-chan int) {
-	t.Helper()
-	log = &lockedBuffer{}
-	code := make(chan int, 1)
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	go func() {
-		code <- runWith(ctx, []string{"-addr", "127.0.0.1:0", "-data", dir, "-tick", "5ms"}, func(string) string { return "" }, log, hooks)
-	}()
-	waitUntil(t, "the server to listen", func() bool { return listeningAddr.MatchString(log.String()) })
-	return listeningAddr.FindStringSubmatch(log.String())[1], log, code
-}
-
-// stoppedOnPanic checks that the server stopped with status 1 after the panic, logging it
-// with its stack, and takes no connection any more.
-func stoppedOnPanic(t *testing.T, addr string, log *lockedBuffer, exit <-chan int, where, value string) {
+// stoppedOnPanic checks that the server stopped with an error after the panic (the
+// command's exit status 1), logging it with its stack, and takes no connection any more.
+func stoppedOnPanic(t *testing.T, h hookedServer, where, value string) {
 	t.Helper()
 	select {
-	case code := <-exit:
-		if code != 1 {
-			t.Fatalf("exit status %d after a panic in the %s, want 1:\n%s", code, where, log)
+	case err := <-h.served:
+		if err == nil || !strings.Contains(err.Error(), value) {
+			t.Fatalf("Serve returned %v after a panic in the %s, want its error (exit status 1):\n%s", err, where, h.log)
 		}
 	case <-time.After(20 * time.Second):
-		t.Fatalf("the server kept running after a panic in the %s:\n%s", where, log)
+		t.Fatalf("the server kept running after a panic in the %s:\n%s", where, h.log)
 	}
 	for _, want := range []string{`msg="` + where + ` panic: stopping"`, value, "goroutine ", "msg=stopped"} {
-		if !strings.Contains(log.String(), want) {
-			t.Errorf("the log lacks %q:\n%s", want, log)
+		if !strings.Contains(h.log.String(), want) {
+			t.Errorf("the log lacks %q:\n%s", want, h.log)
 		}
 	}
-	if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
+	if c, err := net.DialTimeout("tcp", h.addr, time.Second); err == nil {
 		c.Close()
 		t.Error("the stopped server still accepts connections")
 	}
@@ -58,7 +43,7 @@ func stoppedOnPanic(t *testing.T, addr string, log *lockedBuffer, exit <-chan in
 func TestPanicInTheWorldStopsTheServer(t *testing.T) {
 	dir := t.TempDir()
 	arm := make(chan struct{})
-	addr, log, exit := runCrashing(t, dir, testHooks{step: func() {
+	h := startHooked(t, testConfig(dir, defaultSeed), testHooks{step: func() {
 		select {
 		case <-arm:
 			panic("injected world panic")
@@ -66,10 +51,10 @@ func TestPanicInTheWorldStopsTheServer(t *testing.T) {
 		}
 	}})
 	key := newKey(t)
-	tm := openTerminal(t, addr, key, 80, 24, nil)
+	tm := openTerminal(t, h.addr, key, 80, 24, nil)
 	tm.enterDungeon("Doomed") // saved on joining
 	close(arm)
-	stoppedOnPanic(t, addr, log, exit, "world", "injected world panic")
+	stoppedOnPanic(t, h, "world", "injected world panic")
 	st, err := store.Open(filepath.Join(dir, "orthanc.db"), store.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -86,7 +71,7 @@ func TestPanicInTheWorldStopsTheServer(t *testing.T) {
 func TestPanicInTheSaverStopsTheServer(t *testing.T) {
 	dir := t.TempDir()
 	arm := make(chan struct{})
-	addr, log, exit := runCrashing(t, dir, testHooks{saverRun: func(ctx context.Context, sv *store.Saver) {
+	h := startHooked(t, testConfig(dir, defaultSeed), testHooks{saverRun: func(ctx context.Context, sv *store.Saver) {
 		c, cancel := context.WithCancel(ctx)
 		defer cancel()
 		go func() {
@@ -104,12 +89,12 @@ func TestPanicInTheSaverStopsTheServer(t *testing.T) {
 		}
 	}})
 	key := newKey(t)
-	tm := openTerminal(t, addr, key, 80, 24, nil)
+	tm := openTerminal(t, h.addr, key, 80, 24, nil)
 	tm.enterDungeon("Unlucky")
-	start := whoamiJSON(t, addr, key)
-	moved := tm.stepOut("the step", start, func() whoami { return whoamiJSON(t, addr, key) })
+	start := whoamiJSON(t, h.addr, key)
+	moved := tm.stepOut("the step", start, func() whoami { return whoamiJSON(t, h.addr, key) })
 	close(arm) // within the checkpoint interval: the step is not handed to the saver yet
-	stoppedOnPanic(t, addr, log, exit, "saver", "injected saver panic")
+	stoppedOnPanic(t, h, "saver", "injected saver panic")
 	st, err := store.Open(filepath.Join(dir, "orthanc.db"), store.Options{})
 	if err != nil {
 		t.Fatal(err)

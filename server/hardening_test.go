@@ -2,12 +2,10 @@ package server
 
 import (
 	"bytes"
-	"context"
 	"crypto/rand"
 	"io"
 	"log/slog"
 	"net"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -15,7 +13,6 @@ import (
 	"time"
 
 	"charm.land/ssh"
-	bolt "go.etcd.io/bbolt"
 	gossh "golang.org/x/crypto/ssh"
 
 	"github.com/orthanc-ssh/orthanc-ssh/server/edge"
@@ -442,68 +439,6 @@ func TestStalledClientHoldsUpNoOne(t *testing.T) {
 	start := time.Now()
 	h.stepOut("the healthy player to move", before, func() whoami { return whoamiJSON(t, ts.addr, healthy) })
 	t.Logf("with a stalled client in the dungeon, a move showed in whoami after %v", time.Since(start).Round(time.Millisecond))
-}
-
-// A damaged or foreign data file, a file of a newer schema, or a data folder that cannot be
-// written: the server refuses to start with a message naming the file and the fix, and
-// leaves the file byte for byte as it was.
-func TestBadDataRefusesToStart(t *testing.T) {
-	good := t.TempDir()
-	ts := startServer(t, good)
-	_ = ts.stop()
-	real, err := os.ReadFile(filepath.Join(good, "orthanc.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, tc := range []struct {
-		name  string
-		setup func(dir string) string // returns the -data folder
-		want  []string
-	}{
-		{"garbage", func(dir string) string {
-			_ = os.WriteFile(filepath.Join(dir, "orthanc.db"), bytes.Repeat([]byte("not a database "), 4096), 0o600)
-			return dir
-		}, []string{"orthanc.db", "left untouched", "restore it from a backup"}},
-		{"truncated", func(dir string) string {
-			_ = os.WriteFile(filepath.Join(dir, "orthanc.db"), real[:len(real)/3], 0o600)
-			return dir
-		}, []string{"orthanc.db", "restore it from a backup"}},
-		{"newer schema", func(dir string) string {
-			db, err := bolt.Open(filepath.Join(dir, "orthanc.db"), 0o600, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			_ = db.Update(func(tx *bolt.Tx) error {
-				b, _ := tx.CreateBucketIfNotExists([]byte("meta"))
-				return b.Put([]byte("version"), []byte("99"))
-			})
-			_ = db.Close()
-			return dir
-		}, []string{"orthanc.db", "newer orthanc-ssh"}},
-		{"folder not writable", func(dir string) string {
-			f := filepath.Join(dir, "a-file")
-			_ = os.WriteFile(f, nil, 0o600)
-			return filepath.Join(f, "data") // a folder inside a file cannot be made
-		}, []string{"cannot be written", "-data"}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			data := tc.setup(t.TempDir())
-			before, _ := os.ReadFile(filepath.Join(data, "orthanc.db"))
-			var stderr strings.Builder
-			code := run(context.Background(), []string{"-addr", "127.0.0.1:0", "-data", data}, func(string) string { return "" }, &stderr)
-			if code != 1 {
-				t.Fatalf("exit %d, want 1", code)
-			}
-			for _, w := range tc.want {
-				if !strings.Contains(stderr.String(), w) {
-					t.Fatalf("message lacks %q:\n%s", w, stderr.String())
-				}
-			}
-			if after, _ := os.ReadFile(filepath.Join(data, "orthanc.db")); !bytes.Equal(before, after) {
-				t.Fatal("the data file was changed")
-			}
-		})
-	}
 }
 
 // Shutting down with players connected, one of them stalled: everyone is told, everyone is

@@ -81,7 +81,13 @@ func startConfigured(t testing.TB, cfg Config) (*testServer, *Server) {
 // startLogging is startConfigured with the server's log written to log.
 func startLogging(t testing.TB, cfg Config, log io.Writer) (*testServer, *Server) {
 	t.Helper()
-	srv, err := New(cfg, slog.New(slog.NewTextHandler(log, nil)))
+	return startLogger(t, cfg, slog.New(slog.NewTextHandler(log, nil)))
+}
+
+// startLogger is startConfigured with the server logging to log.
+func startLogger(t testing.TB, cfg Config, log *slog.Logger) (*testServer, *Server) {
+	t.Helper()
+	srv, err := New(cfg, log)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,6 +114,40 @@ func startLogging(t testing.TB, cfg Config, log io.Writer) (*testServer, *Server
 	}
 	t.Cleanup(func() { _ = ts.stop() })
 	return ts, srv
+}
+
+// hookedServer is a real server started with test hooks, as the command starts one: its
+// log is read as the command's would be, and what Serve returns is the exit code's
+// ground (the command exits 1 on an error, 0 on nil).
+type hookedServer struct {
+	addr   string
+	log    *lockedBuffer
+	srv    *Server
+	stop   context.CancelFunc // as SIGTERM does
+	served <-chan error       // what Serve returned, once it has
+}
+
+// startHooked starts the real server with cfg and hooks on a free loopback port.
+func startHooked(t *testing.T, cfg Config, hooks testHooks) hookedServer {
+	t.Helper()
+	h := hookedServer{log: &lockedBuffer{}}
+	srv, err := New(cfg, slog.New(slog.NewTextHandler(h.log, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.hooks = hooks
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		srv.Close()
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ctx, ln) }()
+	waitUntil(t, "the server to listen", func() bool { return listeningAddr.MatchString(h.log.String()) })
+	h.addr, h.srv, h.stop, h.served = ln.Addr().String(), srv, cancel, served
+	return h
 }
 
 // startWorld makes the server with the admins' keys and runs its world, without

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bytes"
 	"context"
 	"path/filepath"
 	"strings"
@@ -67,10 +66,7 @@ func standaloneStore(t *testing.T) string {
 // exit code and log.
 func importInto(t *testing.T, dir, etcd string) (int, string) {
 	t.Helper()
-	var out bytes.Buffer
-	code := run(context.Background(), []string{"-data", dir, "-realm", "europe", "-etcd", etcd, "-import"},
-		func(string) string { return "" }, &out)
-	return code, out.String()
+	return runBinary(t, "-data", dir, "-realm", "europe", "-etcd", etcd, "-import")
 }
 
 // wantLines fails unless log has each of lines (substrings of its lines).

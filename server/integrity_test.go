@@ -2,7 +2,6 @@ package server
 
 import (
 	"bytes"
-	"context"
 	"crypto/sha256"
 	"errors"
 	"io"
@@ -36,11 +35,7 @@ func TestCheckALiveAndAStoppedDatabase(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	check := func() (int, string) {
-		var log bytes.Buffer
-		code := run(context.Background(), []string{"-check", "-data", ts.dir}, func(string) string { return "" }, &log)
-		return code, log.String()
-	}
+	check := func() (int, string) { return runBinary(t, "-check", "-data", ts.dir) }
 	if code, log := check(); code != 0 || !strings.Contains(log, "sound") {
 		t.Fatalf("-check of a sound database: %d\n%s", code, log)
 	}
@@ -93,11 +88,7 @@ func TestCheckABackupFile(t *testing.T) {
 	if err := os.WriteFile(path, []byte(mustRun(t, ts.addr, admin, "backup")), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	check := func() (int, string) {
-		var log bytes.Buffer
-		code := run(context.Background(), []string{"-check", "-data", path}, func(string) string { return "" }, &log)
-		return code, log.String()
-	}
+	check := func() (int, string) { return runBinary(t, "-check", "-data", path) }
 	if code, log := check(); code != 0 || !strings.Contains(log, "the database is sound") || !strings.Contains(log, "db="+path) {
 		t.Fatalf("-check of a sound backup file: %d\n%s", code, log)
 	}

@@ -1,66 +1,20 @@
 package server
 
 import (
-	"context"
 	"encoding/json"
-	"io"
 	"log/slog"
 	"net"
+	"slices"
 	"strings"
 	"testing"
-	"time"
 )
 
-// -log-level and -log-format, or their variables, set the log; the flag wins over the
-// variable, and a bad value is refused naming both.
-func TestLogFlags(t *testing.T) {
-	env := envOf
-	for _, c := range []struct {
-		args []string
-		env  func(string) string
-		want logConfig
-	}{
-		{nil, env(), logConfig{level: slog.LevelInfo}},
-		{[]string{"-log-level", "debug", "-log-format", "json"}, env(), logConfig{level: slog.LevelDebug, json: true}},
-		{nil, env("ORTHANC_LOG_LEVEL", "WARN", "ORTHANC_LOG_FORMAT", "json"), logConfig{level: slog.LevelWarn, json: true}},
-		{[]string{"-log-level", "error", "-log-format", "text"}, env("ORTHANC_LOG_LEVEL", "debug", "ORTHANC_LOG_FORMAT", "json"), logConfig{level: slog.LevelError}},
-	} {
-		cfg, err := parseConfig(c.args, c.env, io.Discard)
-		if err != nil || cfg.log != c.want {
-			t.Errorf("parseConfig(%q) log = %+v, %v; want %+v", c.args, cfg.log, err, c.want)
-		}
-	}
-	for _, c := range []struct {
-		args []string
-		env  func(string) string
-		want []string
-	}{
-		{[]string{"-log-level", "verbose"}, env(), []string{"-log-level", "ORTHANC_LOG_LEVEL", `"verbose"`, "debug, info, warn or error"}},
-		{nil, env("ORTHANC_LOG_LEVEL", "loud"), []string{"-log-level", "ORTHANC_LOG_LEVEL", `"loud"`}},
-		{[]string{"-log-format", "xml"}, env(), []string{"-log-format", "ORTHANC_LOG_FORMAT", `"xml"`, "text or json"}},
-		{nil, env("ORTHANC_LOG_FORMAT", "logfmt"), []string{"-log-format", "ORTHANC_LOG_FORMAT", `"logfmt"`}},
-	} {
-		_, err := parseConfig(c.args, c.env, io.Discard)
-		for _, w := range c.want {
-			if err == nil || !strings.Contains(err.Error(), w) {
-				t.Errorf("parseConfig(%q) = %v; want an error with %q", c.args, err, w)
-			}
-		}
-	}
-}
-
-// A server run with -log-format json -log-level debug writes JSON lines, the version
-// first and debug lines among them, and every line of a knight's session names the knight.
+// A server logging JSON at debug level (-log-format json -log-level debug; the command's
+// tests hold the flags to it) writes JSON lines, debug lines among them, and every line of
+// a knight's session names the knight.
 func TestJSONDebugLogNamesTheKnight(t *testing.T) {
-	dir := t.TempDir()
 	log := &lockedBuffer{}
-	ctx, stop := context.WithCancel(context.Background())
-	defer stop()
-	code := make(chan int, 1)
-	go func() {
-		code <- run(ctx, []string{"-addr", "127.0.0.1:0", "-data", dir, "-tick", "5ms", "-log-format", "json", "-log-level", "debug"},
-			func(string) string { return "" }, log)
-	}()
+	ts, _ := startLogger(t, testConfig(t.TempDir(), defaultSeed), slog.New(slog.NewJSONHandler(log, &slog.HandlerOptions{Level: slog.LevelDebug})))
 	lines := func() []map[string]any {
 		var out []map[string]any
 		for l := range strings.Lines(log.String()) {
@@ -75,18 +29,10 @@ func TestJSONDebugLogNamesTheKnight(t *testing.T) {
 		}
 		return out
 	}
-	var addr string
-	waitUntil(t, "the server to listen", func() bool {
-		for _, m := range lines() {
-			if m["msg"] == "listening" {
-				addr, _ = m["addr"].(string)
-			}
-		}
-		return addr != ""
+	addr := ts.addr
+	waitUntil(t, "the listening line", func() bool {
+		return slices.ContainsFunc(lines(), func(m map[string]any) bool { return m["msg"] == "listening" })
 	})
-	if first := lines()[0]; first["msg"] != "orthanc-ssh" || first["version"] != version() {
-		t.Errorf("the first line %v: want the version %s", first, version())
-	}
 	tm := openTerminal(t, addr, newKey(t), 80, 24, nil)
 	tm.enterDungeon("Lancelot")
 	tm.close()
@@ -116,10 +62,7 @@ func TestJSONDebugLogNamesTheKnight(t *testing.T) {
 	if end := session[len(session)-1]; end["knight"] != "Lancelot" {
 		t.Errorf("the session's end names %v, want Lancelot", end["knight"])
 	}
-	stop()
-	select {
-	case <-code:
-	case <-time.After(15 * time.Second):
-		t.Fatal("the server did not stop")
+	if err := ts.stop(); err != nil {
+		t.Errorf("the stop: %v", err)
 	}
 }

@@ -1,10 +1,8 @@
 package server
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -71,20 +69,6 @@ func TestPermissionWarnings(t *testing.T) {
 	}
 }
 
-// A host key the server's user cannot read is reported as that ("cannot be read"), not
-// as a data folder that cannot be written.
-func TestUnreadableHostKeyAdvice(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, keys.HostKeyFile)
-	if err := os.WriteFile(path, []byte("a key"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	err := fmt.Errorf("%w: read host key %s: %w", ErrHostKey, path, &fs.PathError{Op: "open", Path: path, Err: fs.ErrPermission})
-	if advice := startAdvice(err, testConfig(dir, defaultSeed)); !strings.Contains(advice, path+" cannot be read") {
-		t.Fatalf("advice for an unreadable host key: %q", advice)
-	}
-}
-
 // A server that cannot read its host key refuses to start saying so. Run as root (who
 // reads any file), the test starts the server binary as the user nobody.
 func TestUnreadableHostKeyRefusesToStart(t *testing.T) {
@@ -99,9 +83,7 @@ func TestUnreadableHostKeyRefusesToStart(t *testing.T) {
 		if err := os.Chmod(key, 0); err != nil {
 			t.Fatal(err)
 		}
-		var stderr strings.Builder
-		code = run(context.Background(), []string{"-addr", "127.0.0.1:0", "-data", data}, func(string) string { return "" }, &stderr)
-		out = stderr.String()
+		code, out = runBinary(t, "-addr", "127.0.0.1:0", "-data", data)
 	} else {
 		bin := serverBinary(t)
 		// nobody may pass through the folders and run the binary, and read nothing else.

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bytes"
 	"context"
 	"strings"
 	"testing"
@@ -15,6 +14,7 @@ import (
 	"github.com/orthanc-ssh/orthanc-ssh/internal/etcdtest"
 	"github.com/orthanc-ssh/orthanc-ssh/internal/testcerts"
 	"github.com/orthanc-ssh/orthanc-ssh/realm/records"
+	"github.com/orthanc-ssh/orthanc-ssh/realm/talk"
 )
 
 // Realms over TLS end to end: an etcd that asks its clients for certificates, realms
@@ -27,6 +27,22 @@ func tlsEtcd(t *testing.T, ca *testcerts.CA) string {
 	t.Helper()
 	p := ca.Issue(t, "etcd")
 	return etcdtest.StartTLS(t, etcdtest.TLS{CA: p.CA, Cert: p.Cert, Key: p.Key, ClientCertAuth: true})
+}
+
+// A realm's TLS settings reach its connections: TLS to etcd with any file, or with an
+// https:// endpoint alone; NATS's files as the bus's. None asked for: plaintext.
+func TestTLSSettingsReachTheConnections(t *testing.T) {
+	cfg := Config{Realm: "A", Etcd: []string{"https://e1:2379", "e2:2379"}, NATSURL: "tls://n:4222",
+		EtcdTLS: TLSFiles{CA: "etcd-ca.pem", Cert: "realm.pem", Key: "realm-key.pem"}, NATSTLS: TLSFiles{CA: "nats-ca.pem"}}
+	if !etcdUsesTLS(cfg) || natsTLS(cfg) == nil || *natsTLS(cfg) != (talk.TLS{CA: "nats-ca.pem"}) {
+		t.Errorf("TLS asked for: etcd %v, NATS %+v", etcdUsesTLS(cfg), natsTLS(cfg))
+	}
+	if https := (Config{Realm: "A", Etcd: []string{"https://e1:2379"}}); !etcdUsesTLS(https) {
+		t.Error("an https:// endpoint without files is reached over plaintext")
+	}
+	if plain := (Config{Realm: "A", Etcd: []string{"e:2379"}}); etcdUsesTLS(plain) || natsTLS(plain) != nil {
+		t.Errorf("no TLS asked for: etcd %v, NATS %+v", etcdUsesTLS(plain), natsTLS(plain))
+	}
 }
 
 // filesOf are a pair's files as a realm's TLS settings.
@@ -98,15 +114,12 @@ func TestRealmsOverTLS(t *testing.T) {
 // within a few seconds.
 func startRefused(t *testing.T, args ...string) (int, string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	var out bytes.Buffer
 	began := time.Now()
-	code := run(ctx, append([]string{"-data", t.TempDir(), "-addr", "127.0.0.1:0"}, args...), envOf(), &out)
+	code, out := runBinary(t, append([]string{"-data", t.TempDir(), "-addr", "127.0.0.1:0"}, args...)...)
 	if took := time.Since(began); took > realmCallTimeout+2*time.Second {
 		t.Errorf("the server took %v to stop", took.Round(time.Millisecond))
 	}
-	return code, out.String()
+	return code, out
 }
 
 // A realm that cannot verify etcd's certificate (its -etcd-ca is another authority's)
@@ -148,16 +161,15 @@ func TestImportOverTLS(t *testing.T) {
 	etcd := tlsEtcd(t, ca)
 	dir := standaloneStore(t)
 	mine := ca.Issue(t, "import")
-	var out bytes.Buffer
 	args := []string{"-data", dir, "-realm", "europe", "-etcd", etcd, "-import", "-etcd-ca", ca.CAFile}
-	if code := run(context.Background(), args, envOf(), &out); code != 1 || !strings.Contains(out.String(), "etcd refused this realm's TLS") {
-		t.Fatalf("an import without a client certificate: exit %d:\n%s", code, out.String())
+	if code, out := runBinary(t, args...); code != 1 || !strings.Contains(out, "etcd refused this realm's TLS") {
+		t.Fatalf("an import without a client certificate: exit %d:\n%s", code, out)
 	}
-	out.Reset()
-	if code := run(context.Background(), append(args, "-etcd-cert", mine.Cert, "-etcd-key", mine.Key), envOf(), &out); code != 0 {
-		t.Fatalf("import: exit %d:\n%s", code, out.String())
+	code, out := runBinary(t, append(args, "-etcd-cert", mine.Cert, "-etcd-key", mine.Key)...)
+	if code != 0 {
+		t.Fatalf("import: exit %d:\n%s", code, out)
 	}
-	wantLines(t, out.String(), "kind=knights written=4", "import: every record is in etcd")
+	wantLines(t, out, "kind=knights written=4", "import: every record is in etcd")
 	if kay, err := sharedRecordsTLS(t, ca, etcd).LoadAdventurer("K-KAY"); err != nil || kay.Name != "Kay" {
 		t.Fatalf("Kay in etcd: %+v, %v", kay, err)
 	}

@@ -38,7 +38,8 @@ type motdRead struct {
 func (s *Server) readMOTD() (motdRead, error) {
 	text, found, err := readMOTDFile(s.cfg.MOTDFile)
 	if err != nil {
-		return motdRead{}, fmt.Errorf("%s: %w", named("motd-file", "ORTHANC_MOTD_FILE"), err)
+		// Named as the operator gave it, at start and on reload alike.
+		return motdRead{}, fmt.Errorf("-motd-file (env ORTHANC_MOTD_FILE): %w", err)
 	}
 	if found {
 		m := motdRead{text: world.CleanText(text, world.MaxBroadcastRunes), file: s.cfg.MOTDFile}

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"io"
 	"testing"
 	"time"
 
@@ -22,11 +21,8 @@ func TestTheRulingsTimes(t *testing.T) {
 	if world.PlainGraceFactor != 3 {
 		t.Errorf("a screen-reader player's grace is %d times as long, want 3", world.PlainGraceFactor)
 	}
-	c, err := parseConfig(nil, func(string) string { return "" }, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c.BattleGrace != 30*time.Second || c.Tick != tick {
-		t.Errorf("the flags' defaults: grace %v, tick %v; want 30 s and 25 ms", c.BattleGrace, c.Tick)
+	// The command's flags take their defaults from here (its TestTheFlagsDefaults).
+	if c := DefaultConfig(); c.BattleGrace != 30*time.Second || c.Tick != tick {
+		t.Errorf("the default configuration: grace %v, tick %v; want 30 s and 25 ms", c.BattleGrace, c.Tick)
 	}
 }

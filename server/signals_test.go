@@ -1,7 +1,6 @@
 package server
 
 import (
-	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -51,39 +50,33 @@ func TestStoppingOnAFullDiskRetries(t *testing.T) {
 	dir := t.TempDir()
 	var full atomic.Bool
 	full.Store(true)
-	log := &lockedBuffer{}
-	code := make(chan int, 1)
-	ctx, stop := context.WithCancel(context.Background())
-	defer stop()
 	hooks := testHooks{flush: func() error {
 		if full.Load() {
 			return errors.New("write orthanc.db: no space left on device")
 		}
 		return nil
 	}}
-	go func() {
-		code <- runWith(ctx, []string{"-addr", "127.0.0.1:0", "-data", dir, "-tick", "5ms", "-save-retry", "30s"},
-			func(string) string { return "" }, log, hooks)
-	}()
-	waitUntil(t, "the server to listen", func() bool { return listeningAddr.MatchString(log.String()) })
-	addr := listeningAddr.FindStringSubmatch(log.String())[1]
+	cfg := testConfig(dir, defaultSeed)
+	cfg.SaveRetry = 30 * time.Second
+	h := startHooked(t, cfg, hooks)
+	addr, log := h.addr, h.log
 	key := newKey(t)
 	tm := openTerminal(t, addr, key, 100, 30, nil)
 	tm.enterDungeon("Patient")
 	moved := tm.stepOut("the step", whoamiJSON(t, addr, key), func() whoami { return whoamiJSON(t, addr, key) })
 
-	stop() // as SIGTERM does
+	h.stop() // as SIGTERM does
 	tm.waitFor("cannot save just now")
 	select {
-	case c := <-code:
-		t.Fatalf("the server exited %d while its disk was full:\n%s", c, log)
+	case err := <-h.served:
+		t.Fatalf("the server stopped (%v) while its disk was full:\n%s", err, log)
 	default:
 	}
 	full.Store(false)
 	select {
-	case c := <-code:
-		if c != 0 {
-			t.Fatalf("exit status %d once the disk took writes:\n%s", c, log)
+	case err := <-h.served:
+		if err != nil {
+			t.Fatalf("Serve returned %v once the disk took writes, want nil (exit status 0):\n%s", err, log)
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatalf("the server did not stop once the disk took writes:\n%s", log)
@@ -102,13 +95,15 @@ func TestStoppingOnAFullDiskRetries(t *testing.T) {
 	}
 }
 
-// Issue 32: SIGHUP reads the admin keys and the message of the day's file again without
-// dropping a player, and logs each key added by its fingerprint and the message changed.
-func TestSIGHUPReloadsWithoutDroppingAPlayer(t *testing.T) {
+// Issue 32: SIGHUP (Reload; the command's test sends the signal) reads the admin keys and
+// the message of the day's file again without dropping a player, and logs each key added
+// by its fingerprint and the message changed.
+func TestReloadWithoutDroppingAPlayer(t *testing.T) {
 	dir := t.TempDir()
 	first, second := newKey(t), newKey(t)
 	writeAdminKeys(t, dir, first)
-	addr, log, _ := runCrashing(t, dir, testHooks{})
+	h := startHooked(t, testConfig(dir, defaultSeed), testHooks{})
+	addr, log := h.addr, h.log
 	player := newKey(t)
 	tm := openTerminal(t, addr, player, 100, 30, nil)
 	tm.enterDungeon("Steadfast")
@@ -121,9 +116,7 @@ func TestSIGHUPReloadsWithoutDroppingAPlayer(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "motd"), []byte("The moat is closed today.\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := syscall.Kill(os.Getpid(), syscall.SIGHUP); err != nil {
-		t.Fatal(err)
-	}
+	h.srv.Reload()
 	waitUntil(t, "the reload to be logged", func() bool { return strings.Contains(log.String(), "msg=reloaded") })
 	for _, want := range []string{
 		`msg="reload: admin key added" fingerprint=` + keys.Fingerprint(second.PublicKey()) + ` comment="the second admin"`,

@@ -7,8 +7,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/orthanc-ssh/orthanc-ssh/server"
 )
 
 // The command's tests run it as main does, in the test process: with arguments and a
@@ -64,8 +62,9 @@ func waitUntil(t testing.TB, what string, cond func() bool) {
 	}
 }
 
-// listeningAddr finds the address in the log line of a server that listens.
-var listeningAddr = regexp.MustCompile(`msg=listening addr=(\S+)`)
+// listeningAddr finds the address in the log line of a server that listens, as text or
+// JSON.
+var listeningAddr = regexp.MustCompile(`msg=listening addr=(\S+)|"msg":"listening","addr":"([^"]+)"`)
 
 // startServer runs the command with args on a free loopback port and a fast tick until
 // the test ends, and returns the address it listens on and its log; the test fails if
@@ -76,7 +75,7 @@ func startServer(t *testing.T, args ...string) (addr string, log *lockedBuffer) 
 	ctx, stop := context.WithCancel(context.Background())
 	code := make(chan int, 1)
 	go func() {
-		code <- server.Run(ctx, append([]string{"-addr", "127.0.0.1:0", "-tick", "5ms"}, args...), envOf(), log)
+		code <- run(ctx, append([]string{"-addr", "127.0.0.1:0", "-tick", "5ms"}, args...), envOf(), log)
 	}()
 	t.Cleanup(func() {
 		stop()
@@ -90,5 +89,6 @@ func startServer(t *testing.T, args ...string) (addr string, log *lockedBuffer) 
 		}
 	})
 	waitUntil(t, "the server to listen", func() bool { return listeningAddr.MatchString(log.String()) })
-	return listeningAddr.FindStringSubmatch(log.String())[1], log
+	m := listeningAddr.FindStringSubmatch(log.String())
+	return m[1] + m[2], log
 }

@@ -1,4 +1,4 @@
-package server
+package main
 
 import (
 	"context"
@@ -15,32 +15,25 @@ import (
 	"syscall"
 
 	"github.com/orthanc-ssh/orthanc-ssh/keys"
+	"github.com/orthanc-ssh/orthanc-ssh/server"
 	"github.com/orthanc-ssh/orthanc-ssh/store"
 )
 
-// DefaultGCPercent is the garbage collector's target unless GOGC sets one: the heap may
+// defaultGCPercent is the garbage collector's target unless GOGC sets one: the heap may
 // grow 70 % past what is live between collections, not Go's 100 %. A player's live heap
 // is about 115 KB and its goroutines' stacks about 160 KB, so the headroom was a third of
 // its memory; at 70 a thousand players take 397 KB each instead of 443, for about 3 % more
 // CPU (docs/PERFORMANCE.md).
-const DefaultGCPercent = 70
+const defaultGCPercent = 70
 
-// Run is the orthanc-ssh command: it parses args (and the ORTHANC_ variables getenv
-// reads), starts the server and blocks until ctx ends, then shuts down; it returns the
-// exit code (see run).
-func Run(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) int {
-	return run(ctx, args, getenv, stderr)
-}
+// listen opens the server's listener: net.Listen, but in a test of a server that stops
+// on an error.
+var listen = net.Listen
 
 // run starts the server and blocks until ctx ends, then shuts down; it returns the exit
 // code: 0 after a shutdown by signal, 1 when the server cannot start or stops on an
 // error (a panic in the world or the saver among them), 2 for bad flags.
 func run(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) int {
-	return runWith(ctx, args, getenv, stderr, testHooks{})
-}
-
-// runWith is run with test hooks set on the server.
-func runWith(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer, hooks testHooks) int {
 	cfg, err := parseConfig(args, getenv, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
@@ -55,20 +48,19 @@ func runWith(ctx context.Context, args []string, getenv func(string) string, std
 	}
 	log := startLog(cfg, stderr)
 	if cfg.check {
-		return checkDatabase(cfg, log)
+		return checkDatabase(cfg.Data, log)
 	}
 	if cfg.importing {
-		if !Import(cfg, log, func(err error) string { return startAdvice(err, cfg) }) {
+		if !server.Import(cfg.Config, log, func(err error) string { return startAdvice(err, cfg.Data) }) {
 			return 1
 		}
 		return 0
 	}
-	srv, err := New(cfg, log)
+	srv, err := server.New(cfg.Config, log)
 	if err != nil {
-		log.Error("start", "err", err, "fix", startAdvice(err, cfg))
+		log.Error("start", "err", err, "fix", startAdvice(err, cfg.Data))
 		return 1
 	}
-	srv.hooks = hooks
 	// SIGHUP (the terminal that runs the server closing, or an operator) reloads what
 	// can be reloaded, and never ends the server.
 	hup, done := make(chan os.Signal, 1), make(chan struct{})
@@ -84,7 +76,7 @@ func runWith(ctx context.Context, args []string, getenv func(string) string, std
 			}
 		}
 	}()
-	ln, err := net.Listen("tcp", cfg.Addr)
+	ln, err := listen("tcp", cfg.Addr)
 	if err != nil {
 		log.Error("listen", "addr", cfg.Addr, "err", err)
 		srv.Close()
@@ -97,14 +89,14 @@ func runWith(ctx context.Context, args []string, getenv func(string) string, std
 	return 0
 }
 
-// checkDatabase is -check: it verifies the database in cfg.data without writing to it,
-// and returns the exit code (0 sound, 1 not, or it could not be read). cfg.data may
-// also name a file, a copy as the backup command wrote it, so that a backup is checked
-// where it lies rather than put in a folder of its own first.
-func checkDatabase(cfg Config, log *slog.Logger) int {
-	db, copied := filepath.Join(cfg.Data, "orthanc.db"), false
-	if fi, err := os.Stat(cfg.Data); err == nil && fi.Mode().IsRegular() {
-		db, copied = cfg.Data, true
+// checkDatabase is -check: it verifies the database in data without writing to it, and
+// returns the exit code (0 sound, 1 not, or it could not be read). data may also name a
+// file, a copy as the backup command wrote it, so that a backup is checked where it
+// lies rather than put in a folder of its own first.
+func checkDatabase(data string, log *slog.Logger) int {
+	db, copied := filepath.Join(data, "orthanc.db"), false
+	if fi, err := os.Stat(data); err == nil && fi.Mode().IsRegular() {
+		db, copied = data, true
 	}
 	version, err := store.CheckFile(db, store.Options{})
 	switch {
@@ -115,22 +107,23 @@ func checkDatabase(cfg Config, log *slog.Logger) int {
 		log.Error("check", "db", db, "err", err, "fix", "do not restore this copy: take a new one (ssh -p PORT host backup > FILE) and check that")
 		return 1
 	case err != nil:
-		log.Error("check", "db", db, "err", err, "fix", startAdvice(err, cfg))
+		log.Error("check", "db", db, "err", err, "fix", startAdvice(err, data))
 		return 1
 	}
 	log.Info("check: the database is sound", "db", db, "schema", version)
 	return 0
 }
 
-// startAdvice says what an operator can do about a server that will not start. The server
-// never overwrites a file it cannot read: it refuses to start and leaves it as it is.
-func startAdvice(err error, cfg Config) string {
-	db := filepath.Join(cfg.Data, "orthanc.db")
-	hostKey := filepath.Join(cfg.Data, keys.HostKeyFile)
+// startAdvice says what an operator can do about a server that will not start on the
+// data folder data. The server never overwrites a file it cannot read: it refuses to
+// start and leaves it as it is.
+func startAdvice(err error, data string) string {
+	db := filepath.Join(data, "orthanc.db")
+	hostKey := filepath.Join(data, keys.HostKeyFile)
 	switch {
-	case errors.Is(err, ErrHostKey) && fileExists(hostKey) && errors.Is(err, fs.ErrPermission):
+	case errors.Is(err, server.ErrHostKey) && fileExists(hostKey) && errors.Is(err, fs.ErrPermission):
 		return "the host key " + hostKey + " cannot be read by this user: give it to the user the server runs as (chown), mode 0600"
-	case errors.Is(err, ErrHostKey) && fileExists(hostKey):
+	case errors.Is(err, server.ErrHostKey) && fileExists(hostKey):
 		return "the host key " + hostKey + " cannot be used: restore it from a copy, or move it away for a new one (players' clients will warn of a changed host key)"
 	case errors.Is(err, store.ErrLocked):
 		return "another orthanc-ssh is using " + db + "; stop it, or give this one another -data folder"
@@ -139,18 +132,18 @@ func startAdvice(err error, cfg Config) string {
 			"(ssh -p PORT host backup > orthanc.db, taken while it ran), or start a new dungeon with -data naming another folder"
 	case errors.Is(err, store.ErrUnknownVersion):
 		return db + " was written by a newer orthanc-ssh and was left untouched: run that version, or restore a backup made by this one"
-	case errors.Is(err, ErrEtcdTrust):
+	case errors.Is(err, server.ErrEtcdTrust):
 		return "give -etcd-ca the certificate of the authority that signed etcd's (its --cert-file), which must name the endpoint's host or address"
-	case errors.Is(err, ErrEtcdRefused):
+	case errors.Is(err, server.ErrEtcdRefused):
 		return "give -etcd-cert and -etcd-key a certificate signed by the authority etcd trusts (its --trusted-ca-file), and check that etcd serves TLS there (https:// in its --listen-client-urls)"
-	case errors.Is(err, ErrNATSTrust):
+	case errors.Is(err, server.ErrNATSTrust):
 		return "give -nats-ca the certificate of the authority that signed the NATS server's (its tls block's cert_file), which must name the host or address of -nats"
-	case errors.Is(err, ErrNATSRefused):
+	case errors.Is(err, server.ErrNATSRefused):
 		return "give -nats-cert and -nats-key a certificate signed by the authority the NATS server trusts (its tls block's ca_file)"
-	case errors.Is(err, ErrEtcdPlain):
+	case errors.Is(err, server.ErrEtcdPlain):
 		return "if etcd serves TLS (https:// in its --listen-client-urls), write the endpoints https:// and give -etcd-ca, and -etcd-cert and -etcd-key if it asks for a client certificate (--client-cert-auth)"
 	case errors.Is(err, fs.ErrPermission), errors.Is(err, syscall.ENOTDIR), errors.Is(err, syscall.EROFS):
-		return "the data folder " + cfg.Data + " cannot be written: fix its permissions or give another -data folder"
+		return "the data folder " + data + " cannot be written: fix its permissions or give another -data folder"
 	}
 	return "see the error above"
 }

@@ -1,4 +1,4 @@
-package server
+package main
 
 import (
 	"runtime"
@@ -6,15 +6,10 @@ import (
 	"sync"
 )
 
-// stampedVersion is a version the build gave the binary (StampVersion), for a build with
-// no VCS information to read: the Dockerfile's, whose build is sent no .git. Empty
-// otherwise.
+// stampedVersion is the version a build without VCS information is given with -ldflags
+// "-X main.stampedVersion=V": the Dockerfile's, whose build is sent no .git. Empty
+// otherwise; it wins over what the build information says.
 var stampedVersion string
-
-// StampVersion names this build v, over what its build information says: the command
-// passes the version its own build was stamped with (-ldflags "-X main.stampedVersion=V").
-// It must be called before the server starts.
-func StampVersion(v string) { stampedVersion = v }
 
 // version is this binary's version, read once from its build information.
 var version = sync.OnceValue(func() string {

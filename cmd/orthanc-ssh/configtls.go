@@ -1,4 +1,4 @@
-package server
+package main
 
 import (
 	"crypto/tls"
@@ -8,38 +8,25 @@ import (
 	"fmt"
 	"os"
 	"strings"
+
+	"github.com/orthanc-ssh/orthanc-ssh/server"
 )
 
 // TLS settings of a realm (-etcd-ca, -etcd-cert, -etcd-key; -nats-ca, -nats-cert,
-// -nats-key): PEM files, read once at start to refuse a bad one naming its flag before
-// anything listens. The connections read them again themselves (etcd's TLSInfo, nats'
-// options), so a certificate renewed in place is taken at the next connection.
-
-// TLSFiles are the PEM files of one side's TLS; all empty: plaintext.
-type TLSFiles struct {
-	// CA is the certificate of the authority that signed the other end's; empty: the
-	// system's authorities.
-	CA string
-	// Cert is this end's certificate, shown to an end that asks for one (etcd's
-	// --client-cert-auth, a route's other server).
-	Cert string
-	// Key is the private key of Cert.
-	Key string
-}
-
-func (f TLSFiles) empty() bool { return f == TLSFiles{} }
+// -nats-key): PEM files (server.TLSFiles), read once at start to refuse a bad one naming
+// its flag before anything listens. The connections read them again themselves.
 
 // tlsFlags declares the three flags of one side, -NAME-ca, -NAME-cert and -NAME-key, and
 // their variables ORTHANC_ENV_CA, _CERT and _KEY; ca and cert are the first two's help.
-func tlsFlags(fs *flag.FlagSet, f *TLSFiles, getenv func(string) string, name, env, ca, cert string) {
+func tlsFlags(fs *flag.FlagSet, f *server.TLSFiles, getenv func(string) string, name, env, ca, cert string) {
 	fs.StringVar(&f.CA, name+"-ca", getenv(env+"_CA"), fmt.Sprintf("%s (env %s_CA)", ca, env))
 	fs.StringVar(&f.Cert, name+"-cert", getenv(env+"_CERT"), fmt.Sprintf("%s; with -%s-key (env %s_CERT)", cert, name, env))
 	fs.StringVar(&f.Key, name+"-key", getenv(env+"_KEY"), fmt.Sprintf("PEM file of the private key of -%s-cert (env %s_KEY)", name, env))
 }
 
-// check reads the files: each must be there, readable and PEM, the certificate and key
-// given together and matching. The error names the flag (-NAME-...) and variable.
-func (f TLSFiles) check(name, env string) error {
+// checkTLSFiles reads f's files: each must be there, readable and PEM, the certificate
+// and key given together and matching. The error names the flag (-NAME-...) and variable.
+func checkTLSFiles(f server.TLSFiles, name, env string) error {
 	ca, cert, key := named(name+"-ca", env+"_CA"), named(name+"-cert", env+"_CERT"), named(name+"-key", env+"_KEY")
 	switch {
 	case f.Cert != "" && f.Key == "":
@@ -59,11 +46,11 @@ func (f TLSFiles) check(name, env string) error {
 	if f.Cert == "" {
 		return nil
 	}
-	return f.checkPair(cert, key)
+	return checkPair(f, cert, key)
 }
 
 // checkPair reads the certificate and key, named cert and key, and checks they match.
-func (f TLSFiles) checkPair(cert, key string) error {
+func checkPair(f server.TLSFiles, cert, key string) error {
 	certPEM, err := readPEM(f.Cert, cert, "CERTIFICATE")
 	if err != nil {
 		return err
@@ -98,11 +85,11 @@ func readPEM(path, setting, kind string) ([]byte, error) {
 
 // checkTLS checks the realm's TLS settings: their files, and that they go with the
 // connections they are for.
-func (c *Config) checkTLS() error {
-	if err := c.EtcdTLS.check("etcd", "ORTHANC_ETCD"); err != nil {
+func (c *options) checkTLS() error {
+	if err := checkTLSFiles(c.EtcdTLS, "etcd", "ORTHANC_ETCD"); err != nil {
 		return err
 	}
-	if err := c.NATSTLS.check("nats", "ORTHANC_NATS"); err != nil {
+	if err := checkTLSFiles(c.NATSTLS, "nats", "ORTHANC_NATS"); err != nil {
 		return err
 	}
 	if err := c.checkEtcdTLS(); err != nil {
@@ -112,8 +99,8 @@ func (c *Config) checkTLS() error {
 }
 
 // checkEtcdTLS checks that TLS to etcd has an etcd, whose endpoints are not plaintext.
-func (c *Config) checkEtcdTLS() error {
-	if c.EtcdTLS.empty() {
+func (c *options) checkEtcdTLS() error {
+	if c.EtcdTLS == (server.TLSFiles{}) {
 		return nil
 	}
 	given := firstGiven(c.EtcdTLS, "etcd", "ORTHANC_ETCD")
@@ -130,10 +117,10 @@ func (c *Config) checkEtcdTLS() error {
 
 // checkNATSTLS checks that TLS on NATS has a NATS, and that routes have all three files:
 // each end of a route shows its certificate and verifies the other's.
-func (c *Config) checkNATSTLS() error {
+func (c *options) checkNATSTLS() error {
 	f := c.NATSTLS
 	switch {
-	case f.empty():
+	case f == (server.TLSFiles{}):
 		return nil
 	case c.NATSURL == "" && c.NATSListen == "":
 		return fmt.Errorf("%s needs %s or %s: the NATS to reach over TLS", firstGiven(f, "nats", "ORTHANC_NATS"),
@@ -146,7 +133,7 @@ func (c *Config) checkNATSTLS() error {
 }
 
 // firstGiven names the first of a side's TLS settings that is given.
-func firstGiven(f TLSFiles, name, env string) string {
+func firstGiven(f server.TLSFiles, name, env string) string {
 	switch {
 	case f.CA != "":
 		return named(name+"-ca", env+"_CA")

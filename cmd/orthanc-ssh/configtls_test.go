@@ -1,4 +1,4 @@
-package server
+package main
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/orthanc-ssh/orthanc-ssh/internal/testcerts"
+	"github.com/orthanc-ssh/orthanc-ssh/server"
 )
 
 // Every bad TLS setting is refused at start, exit 2, before anything listens, in one line
@@ -70,10 +71,10 @@ func TestTLSConfigTakesFlagsAndVariables(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (TLSFiles{CA: p.CA, Cert: p.Cert, Key: p.Key}); cfg.EtcdTLS != want {
+	if want := (server.TLSFiles{CA: p.CA, Cert: p.Cert, Key: p.Key}); cfg.EtcdTLS != want {
 		t.Errorf("etcd's TLS %+v, want %+v", cfg.EtcdTLS, want)
 	}
-	if want := (TLSFiles{CA: q.CA}); cfg.NATSTLS != want || natsTLS(cfg).CA != q.CA {
+	if want := (server.TLSFiles{CA: q.CA}); cfg.NATSTLS != want {
 		t.Errorf("NATS's TLS %+v, want %+v", cfg.NATSTLS, want)
 	}
 	for _, v := range []string{"ORTHANC_ETCD_CA", "ORTHANC_ETCD_CERT", "ORTHANC_ETCD_KEY", "ORTHANC_NATS_CA", "ORTHANC_NATS_CERT", "ORTHANC_NATS_KEY"} {
@@ -81,7 +82,7 @@ func TestTLSConfigTakesFlagsAndVariables(t *testing.T) {
 			t.Errorf("%s is not among the known variables", v)
 		}
 	}
-	if cfg, err := parseConfig([]string{"-realm", "A", "-etcd", "e:2379"}, envOf(), io.Discard); err != nil || !cfg.EtcdTLS.empty() || etcdUsesTLS(cfg) || natsTLS(cfg) != nil {
+	if cfg, err := parseConfig([]string{"-realm", "A", "-etcd", "e:2379"}, envOf(), io.Discard); err != nil || cfg.EtcdTLS != (server.TLSFiles{}) || cfg.NATSTLS != (server.TLSFiles{}) {
 		t.Errorf("no TLS asked for: %+v %+v, %v", cfg.EtcdTLS, cfg.NATSTLS, err)
 	}
 }

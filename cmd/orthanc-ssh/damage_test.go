@@ -1,4 +1,4 @@
-package server
+package main
 
 import (
 	"bytes"
@@ -72,9 +72,8 @@ func startOnce(t *testing.T, data string) (int, string) {
 func seededData(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	ts := startServer(t, dir)
-	if err := ts.stop(); err != nil {
-		t.Fatal(err)
+	if code, log := startOnce(t, dir); code != 0 {
+		t.Fatalf("the server did not start on a new folder: exit %d:\n%s", code, log)
 	}
 	st, err := store.Open(filepath.Join(dir, "orthanc.db"), store.Options{})
 	if err != nil {

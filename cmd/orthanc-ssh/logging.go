@@ -1,4 +1,4 @@
-package server
+package main
 
 import (
 	"fmt"
@@ -8,7 +8,7 @@ import (
 	"strings"
 )
 
-// logConfig is how the server logs: the least level written, and text (key=value) or
+// logConfig is how the command and its server log: the least level written, and text (key=value) or
 // JSON lines.
 type logConfig struct {
 	level slog.Level
@@ -40,7 +40,7 @@ func parseLogFormat(v string) (json bool, err error) {
 // startLog makes the server's logger as cfg asks and writes what comes first: the
 // version, so that every log says which build wrote it, then a warning for each
 // ORTHANC_ variable of the environment that the server does not read.
-func startLog(cfg Config, w io.Writer) *slog.Logger {
+func startLog(cfg options, w io.Writer) *slog.Logger {
 	log := newLogger(cfg.log, w)
 	warnUnknownEnv(log, os.Environ(), cfg.envNames)
 	return log
