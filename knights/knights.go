@@ -1,7 +1,8 @@
 // Package knights holds what a knight is across the server's doors: its records (keys,
 // bans, silences, codes, names, fame, tombstones) as values, the errors of their
-// contract, and the contract itself (contract.go), which the bbolt store keeps for a
-// server alone and etcd for realms (realm/records). Nothing here does I/O.
+// contract, the contract itself (contract.go), which the bbolt store keeps for a server
+// alone and etcd for realms (realm/records), and the services a server keeps on it (the
+// book of one-time codes, codebook.go). Nothing here does I/O but through the contract.
 package knights
 
 import (

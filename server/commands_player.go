@@ -414,7 +414,7 @@ func (s *Server) cmdKeys(c *call) int {
 			s.log.Error("keys add", "fingerprint", c.fp, "err", err)
 			return c.fail("your knight could not be read just now; try again later")
 		}
-		code, err := s.codes.add(codeEntry{kind: codeLink, knight: c.knight, addr: c.addr})
+		code, err := s.codes.Add(knights.CodeEntry{Kind: knights.CodeLink, Knight: c.knight, Addr: c.addr})
 		if err != nil {
 			s.log.Error("keep a link code", "fingerprint", c.fp, "err", err)
 		}
@@ -499,10 +499,10 @@ func orDash(s string) string {
 
 // codeFailure says why a code was not taken.
 func (c *call) codeFailure(err error, again string) int {
-	if errors.Is(err, errTooManyBad) {
+	if errors.Is(err, knights.ErrTooManyBad) {
 		return c.fail("too many wrong codes from this key or address; wait %s and try again", codeLifeWords)
 	}
-	if errors.Is(err, errCodesUnread) {
+	if errors.Is(err, knights.ErrCodesUnread) {
 		return c.fail("the codes could not be read just now; try again later")
 	}
 	return c.fail("no such code, or it has expired or been used; %s", again)
@@ -525,44 +525,44 @@ func (s *Server) cmdLink(c *call) int {
 		return c.usageError("give the code that `keys add` printed")
 	}
 	code := c.args[0]
-	e, err := s.codes.take(code, codeLink, c.fp, c.addr)
+	e, err := s.codes.Take(code, knights.CodeLink, c.fp, c.addr)
 	if err != nil {
 		return c.codeFailure(err, "run `keys add` again with your other key")
 	}
-	if e.knight == c.knight {
-		s.codes.giveBack(code, e)
+	if e.Knight == c.knight {
+		s.codes.GiveBack(code, e)
 		return c.fail("this key already plays that knight")
 	}
 	if s.inTheGame(c, c.knight) {
-		s.codes.giveBack(code, e)
+		s.codes.GiveBack(code, e)
 		return c.fail("this key's knight is in the dungeon; leave the game first")
 	}
-	rec, err := s.knights.Knight(e.knight)
+	rec, err := s.knights.Knight(e.Knight)
 	if err != nil {
 		return c.fail("the knight of that code is gone")
 	}
 	if rec.Ended() {
 		return c.fail("the knight of that code, %s, has died or retired: its code is no good; roll a new knight and run `keys add` again", rec.Name)
 	}
-	k := knights.Key{Fingerprint: c.fp, Knight: e.knight, Type: c.key.Type(), Comment: c.comment, Added: time.Now().UTC()}
+	k := knights.Key{Fingerprint: c.fp, Knight: e.Knight, Type: c.key.Type(), Comment: c.comment, Added: time.Now().UTC()}
 	return s.giveKey(c, code, e, knights.Give{Key: k}, rec.Name)
 }
 
 // giveKey gives the call's key to a knight (link and claim, g.Key), and says what
 // became of the knight the key played before; the code is given back when it fails.
-func (s *Server) giveKey(c *call, code string, e codeEntry, g knights.Give, name string) int {
+func (s *Server) giveKey(c *call, code string, e knights.CodeEntry, g knights.Give, name string) int {
 	g.Replace, g.At, g.Death = c.replace, s.now().UTC(), world.Death{Killer: replacedKiller}
 	given, err := s.knights.Give(c.ctx, g)
 	switch {
 	case errors.Is(err, knights.ErrHasKnight):
-		s.codes.giveBack(code, e)
+		s.codes.GiveBack(code, e)
 		old, _ := s.knights.Knight(given.Left)
 		if given.Left == "" {
 			old, _ = s.knights.Knight(c.knight)
 		}
 		return c.fail("this key plays a living knight, %s; run it again with --replace to retire %s into a tombstone", old.Name, old.Name)
 	case err != nil:
-		s.codes.giveBack(code, e)
+		s.codes.GiveBack(code, e)
 		s.log.Info("key not given", "fingerprint", c.fp, "knight", g.Key.Knight, "command", c.cmd.name, "err", err)
 		return c.fail("%s", giveKeyLine(err))
 	}
@@ -604,15 +604,15 @@ func (s *Server) cmdClaim(c *call) int {
 		return c.usageError("give the code you were shown when your guest knight left")
 	}
 	code := c.args[0]
-	e, err := s.codes.take(code, codeClaim, c.fp, c.addr)
+	e, err := s.codes.Take(code, knights.CodeClaim, c.fp, c.addr)
 	if err != nil {
 		return c.codeFailure(err, "a guest knight's code is good for "+codeLifeWords+" after it leaves")
 	}
 	if s.inTheGame(c, c.knight) {
-		s.codes.giveBack(code, e)
+		s.codes.GiveBack(code, e)
 		return c.fail("this key's knight is in the dungeon; leave the game first")
 	}
-	rec := e.rec.Clone()
+	rec := e.Guest.Clone()
 	rec.ID, rec.Guest = knights.NewKnightID(), false
 	rec.Name = s.keptName(rec.Name, rec.ID)
 	k := knights.Key{Fingerprint: c.fp, Knight: rec.ID, Type: c.key.Type(), Comment: "claimed a guest", Added: time.Now().UTC()}

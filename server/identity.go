@@ -116,6 +116,13 @@ func (s *Server) identify(sess ssh.Session, game bool) (id ident, release func()
 	}, nil
 }
 
+// codeLifeWords says knights.CodeLife to a player.
+const codeLifeWords = "10 minutes"
+
+// codeNotKeptLine is what a player reads instead of a code that could not be kept where
+// the other realms take it.
+const codeNotKeptLine = "the realms' records did not answer: no code could be made just now; try again later"
+
 // errTooManyKnights refuses a key with no knight a game, when its address has made
 // -new-knights-per-hour knights in the last hour.
 var errTooManyKnights = errors.New("too many new knights from this address")
@@ -210,7 +217,7 @@ func (s *Server) loadKnightOf(fp string) (world.Adventurer, error) {
 func (s *Server) guestGoodbye(w io.Writer, rec world.Adventurer, left bool, addr string) {
 	fmt.Fprint(w, "\r\nFarewell. You played as a guest: nothing was saved.\r\n")
 	if left && rec.Guest && !rec.Ended() {
-		code, err := s.codes.add(codeEntry{kind: codeClaim, rec: &rec, addr: addr})
+		code, err := s.codes.Add(knights.CodeEntry{Kind: knights.CodeClaim, Guest: &rec, Addr: addr})
 		if err != nil {
 			s.log.Error("keep a guest's claim code", "err", err)
 		}

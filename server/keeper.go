@@ -5,6 +5,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/orthanc-ssh/orthanc-ssh/knights"
 	"github.com/orthanc-ssh/orthanc-ssh/store"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
@@ -33,8 +34,8 @@ func (s *Server) openKeeper() error {
 		if err != nil {
 			return err
 		}
-		s.codes.keep = s.store // a server alone's book is its own, kept across a restart
-		s.codes.load(codes)
+		s.codes = knights.NewCodeBook(s.store, nil) // a server alone's book is its own, kept across a restart
+		s.codes.Load(codes)
 		return nil
 	}
 	rs, err := s.openRealm(s.cfg, s.log)
@@ -42,7 +43,7 @@ func (s *Server) openKeeper() error {
 		return err
 	}
 	s.realm, s.knights = rs, rs.keeper
-	s.codes.keep, s.codes.shared = rs.keeper, rs.keeper // every realm takes them
+	s.codes = knights.NewCodeBook(rs.keeper, rs.keeper) // every realm takes them
 	s.keeperNeeds = keeperNeeds{claimed: s.loadClaimed, mailLoaded: rs.keeper.SeedMail,
 		background: []func(context.Context){rs.keeper.Run, s.watchRealm},
 		collectors: rs.keeper.Collectors(), close: rs.close}

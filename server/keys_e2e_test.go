@@ -10,6 +10,7 @@ import (
 	gossh "golang.org/x/crypto/ssh"
 
 	"github.com/orthanc-ssh/orthanc-ssh/keys"
+	"github.com/orthanc-ssh/orthanc-ssh/knights"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
@@ -116,15 +117,11 @@ func (m *twoMachines) keysListBoth() {
 func (m *twoMachines) anExpiredCodeIsRefused() {
 	t, addr := m.t, m.ts.addr
 	code := keysAdd(t, addr, m.laptop)
-	m.srv.codes.mu.Lock()
-	m.srv.codes.now = func() time.Time { return time.Now().Add(codeLife + time.Second) }
-	m.srv.codes.mu.Unlock()
+	m.srv.codes.SetClock(func() time.Time { return time.Now().Add(knights.CodeLife + time.Second) })
 	if _, errOut, c := runCmd(t, addr, newKey(t), "link "+code); c != 1 || !strings.Contains(errOut, "no such code") {
 		t.Fatalf("an expired code: %d %q", c, errOut)
 	}
-	m.srv.codes.mu.Lock()
-	m.srv.codes.now = nil
-	m.srv.codes.mu.Unlock()
+	m.srv.codes.SetClock(nil)
 }
 
 // linkOverALivingKnight: a key with a living knight of its own is refused, then with
@@ -202,7 +199,7 @@ func (m *twoMachines) aDeadKnightsCodeIsRefused() {
 	}
 }
 
-// Wrong codes are counted per key and per address: after maxCodeTries even the right
+// Wrong codes are counted per key and per address: after knights.MaxCodeTries even the right
 // code is refused, so a code cannot be guessed.
 func TestWrongCodesAreCounted(t *testing.T) {
 	ts := startServer(t, t.TempDir())
@@ -211,11 +208,11 @@ func TestWrongCodesAreCounted(t *testing.T) {
 	tm.enterDungeon("Tristan")
 	tm.quit()
 	code := keysAdd(t, ts.addr, owner)
-	for range maxCodeTries {
+	for range knights.MaxCodeTries {
 		runCmd(t, ts.addr, guesser, "link AAAA-AAAA")
 	}
 	if _, errOut, c := runCmd(t, ts.addr, guesser, "link "+code); c != 1 || !strings.Contains(errOut, "too many wrong codes") {
-		t.Fatalf("after %d wrong codes: %d %q", maxCodeTries, c, errOut)
+		t.Fatalf("after %d wrong codes: %d %q", knights.MaxCodeTries, c, errOut)
 	}
 }
 

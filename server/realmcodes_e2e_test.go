@@ -10,6 +10,7 @@ import (
 
 	"github.com/orthanc-ssh/orthanc-ssh/internal/etcdtest"
 	"github.com/orthanc-ssh/orthanc-ssh/keys"
+	"github.com/orthanc-ssh/orthanc-ssh/knights"
 )
 
 // Codes are shared by the realms: a link code given on A links on B; a guest's claim
@@ -65,15 +66,11 @@ func TestCodesGivenOnOneRealmWorkOnAnother(t *testing.T) {
 	}
 
 	code = linkCode(t, a.addr, kayKey)
-	bs.codes.mu.Lock()
-	bs.codes.now = func() time.Time { return time.Now().Add(codeLife + time.Second) }
-	bs.codes.mu.Unlock()
+	bs.codes.SetClock(func() time.Time { return time.Now().Add(knights.CodeLife + time.Second) })
 	if _, errOut, st := runCmd(t, b.addr, newKey(t), "link "+code); st != 1 || !strings.Contains(errOut, "no such code, or it has expired or been used") {
 		t.Fatalf("an expired code on B (exit %d): %s", st, errOut)
 	}
-	bs.codes.mu.Lock()
-	bs.codes.now = nil
-	bs.codes.mu.Unlock()
+	bs.codes.SetClock(nil)
 
 	guestCode := guestClaimCode(t, a.addr, "Tom")
 	tomKey := newKey(t)

@@ -101,12 +101,12 @@ type Server struct {
 	hooks  testHooks
 
 	sessions   sync.WaitGroup
-	games      gameSessions  // game sessions' models, from the program handler to finish
-	perKey     keyCounter    // open sessions per key, for the per-key limit
-	names      nameBook      // knights' names, kept unique (names.go)
-	ids        identities    // who each open session is (identity.go)
-	codes      codeBook      // one-time codes of keys add and guests' claims (identity.go)
-	newKnights knightCounter // new knights made per address (identity.go)
+	games      gameSessions      // game sessions' models, from the program handler to finish
+	perKey     keyCounter        // open sessions per key, for the per-key limit
+	names      nameBook          // knights' names, kept unique (names.go)
+	ids        identities        // who each open session is (identity.go)
+	codes      *knights.CodeBook // one-time codes of keys add and guests' claims, set by openKeeper
+	newKnights knightCounter     // new knights made per address (identity.go)
 	// guestSilences are the silences of guests, which the store never keeps (community.go).
 	guestSilences guestSilenceBook
 	// metrics is the listener /metrics is served on, nil when metrics are off. It is
