@@ -2,7 +2,7 @@
 // bans, silences, codes, names, fame, tombstones) as values, the errors of their
 // contract, the contract itself (contract.go), which the bbolt store keeps for a server
 // alone and etcd for realms (realm/records), and the services a server keeps on it (the
-// book of one-time codes, codebook.go). Nothing here does I/O but through the contract.
+// books of one-time codes and of names). Nothing here does I/O but through the contract.
 package knights
 
 import (

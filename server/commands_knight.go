@@ -79,7 +79,7 @@ func (s *Server) renameKept(c *call, t banTarget, name string) (far string, err 
 	case err == nil:
 		return "", nil
 	}
-	s.book().rename(t.name, t.knight)
+	s.book().Rename(t.name, t.knight)
 	if errors.Is(err, knights.ErrNameTaken) {
 		c.fail("cannot rename to %q: %s", name, app.TakenNameNote)
 		return "", err
@@ -112,7 +112,7 @@ func (s *Server) renameChecked(c *call) (t banTarget, name string, stored *world
 		c.fail("could not read the knight: %v", err)
 	case stored != nil && stored.Ended():
 		c.fail("%s has died or retired: rename changes a living knight", keyAndName(t.knight, stored.Name))
-	case !s.book().rename(name, t.knight):
+	case !s.book().Rename(name, t.knight):
 		c.fail("cannot rename to %q: %s", name, app.TakenNameNote)
 	default:
 		if stored != nil && t.name == "" {
@@ -132,7 +132,7 @@ func (s *Server) checkNewName(raw, id string) (string, string) {
 		return "", app.BadNameNote
 	case looksLikeAGuest(name):
 		return "", app.GuestNameNote
-	case s.book().taken(name, id):
+	case s.book().Taken(name, id):
 		return "", app.TakenNameNote
 	}
 	return name, ""

@@ -621,7 +621,7 @@ func (s *Server) cmdClaim(c *call) int {
 		if err := s.knights.ReleaseName(rec.Name, rec.ID); err != nil {
 			s.log.Error("free the name of a claim not made", "knight", rec.ID, "err", err)
 		}
-		s.book().forget(rec.ID)
+		s.book().Forget(rec.ID)
 		return status
 	}
 	// Letters reach the claimed knight at once, not only once its key connects.

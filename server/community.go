@@ -78,7 +78,7 @@ func (s *Server) communityConfig(st *store.Store) (world.CommunityConfig, error)
 // knights): its names, in the name book, and the community's hold on it, so its name
 // takes no more letters and the letters it had are gone with it (the store dropped them).
 func (s *Server) forgetKnight(c *call, id string) {
-	s.book().forget(id)
+	s.book().Forget(id)
 	if err := s.engine.ForgetKnight(c.ctx, id); err != nil {
 		s.log.Error("forget a knight no longer stored", "knight", id, "err", err)
 	}

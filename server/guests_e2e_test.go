@@ -72,7 +72,7 @@ func TestAGuestPlaysWithOpenSSHAndIsClaimedByANewKey(t *testing.T) {
 	if n, err := srv.store.CountKnights(); n != 0 || err != nil {
 		t.Fatalf("a guest's knight was stored: %d, %v", n, err)
 	}
-	if srv.book().taken("Guest Tom", "another guest") {
+	if srv.book().Taken("Guest Tom", "another guest") {
 		t.Fatal("a guest's name stayed taken after it left")
 	}
 

@@ -23,8 +23,18 @@ type keeperNeeds struct {
 
 // openKeeper chooses, once, where the server keeps its knights: on a realm (-realm), in
 // etcd, with its talk with the other realms when it has one; alone, in its store, with
-// the one-time codes it kept across a restart. It is the one place that asks which.
+// the one-time codes it kept across a restart. It is the one place that asks which. The
+// books of codes and of names are kept on what it chose.
 func (s *Server) openKeeper() error {
+	if err := s.chooseKeeper(); err != nil {
+		return err
+	}
+	s.names = knights.NewNameBook(s.knights.KnightNames, func(err error) { s.log.Error("read knights' names", "err", err) })
+	return nil
+}
+
+// chooseKeeper is openKeeper's choice.
+func (s *Server) chooseKeeper() error {
 	s.keeperNeeds = keeperNeeds{claimed: func(string) {}, mailLoaded: func(map[string][]world.Letter) {},
 		close: func() error { return nil }}
 	s.talk = noTalk{realm: s.cfg.Realm}

@@ -152,7 +152,7 @@ func (m *twoMachines) linkOverALivingKnight() {
 	if err != nil || len(tombs) != 1 || tombs[0].Adventurer.Name != "Percival" || tombs[0].Adventurer.Death == nil {
 		t.Fatalf("tombstones: %+v %v", tombs, err)
 	}
-	if m.srv.book().taken("Percival", "K-ANOTHER") {
+	if m.srv.book().Taken("Percival", "K-ANOTHER") {
 		t.Error("the retired knight's name is still taken")
 	}
 }

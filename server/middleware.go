@@ -110,7 +110,7 @@ func (s *Server) sessionAttrs(sess ssh.Session, more ...any) []any {
 	}
 	attrs := []any{"fingerprint", fp}
 	if id, ok := s.ids.get(sess); ok && id.knight != "" {
-		name := s.book().nameOf(id.knight)
+		name := s.book().NameOf(id.knight)
 		if name == "" {
 			name = id.knight
 		}
@@ -286,7 +286,7 @@ func (s *Server) finish(ssh.Handler) ssh.Handler {
 				s.touchKey(id.fp, edge.HostOf(sess.RemoteAddr()), true) // last seen: now
 				if id.guest {
 					s.guestGoodbye(sess, rec, left && err == nil, edge.AddrKey(sess.RemoteAddr()))
-					s.book().forget(id.knight) // a guest's names go with it (a claim takes one anew)
+					s.book().Forget(id.knight) // a guest's names go with it (a claim takes one anew)
 				} else if m.Ended() == "" {
 					s.goodbye(sess, rec, left && err == nil)
 				}

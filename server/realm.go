@@ -105,7 +105,7 @@ func (s *Server) takeRenamed(id string) {
 		s.log.Error("realm: read a knight renamed elsewhere", "knight", id, "err", err)
 		return
 	}
-	s.book().rename(rec.Name, id)
+	s.book().Rename(rec.Name, id)
 	before := rec.Clone()
 	before.Name = old
 	ctx, cancel := context.WithTimeout(context.Background(), realmCallTimeout)

@@ -187,7 +187,7 @@ func logNoTalk(log *slog.Logger, cfg Config) {
 func (s *Server) farModeration(m talk.Moderation) {
 	s.log.Info("realm: moderation from another realm", "kind", m.Kind, "knight", m.Knight, "realm", m.Realm)
 	if m.Kind == talk.ModRename {
-		s.book().rename(m.Name, m.Knight)
+		s.book().Rename(m.Name, m.Knight)
 	}
 	if m.Kind != talk.ModBan {
 		return

@@ -103,7 +103,7 @@ type Server struct {
 	sessions   sync.WaitGroup
 	games      gameSessions      // game sessions' models, from the program handler to finish
 	perKey     keyCounter        // open sessions per key, for the per-key limit
-	names      nameBook          // knights' names, kept unique (names.go)
+	names      *knights.NameBook // knights' names, kept unique; set by openKeeper
 	ids        identities        // who each open session is (identity.go)
 	codes      *knights.CodeBook // one-time codes of keys add and guests' claims, set by openKeeper
 	newKnights knightCounter     // new knights made per address (identity.go)
