@@ -174,6 +174,11 @@ type Give struct {
 	At      time.Time
 }
 
+// ReplacedKiller is the "killer" in the tombstone of a knight a Give with Replace
+// entombed (link or claim --replace): its player took its last key to another knight.
+// It is no death, so the web page lists no such tombstone among the dead.
+const ReplacedKiller = "its player, who took its key to another knight"
+
 // Given is what a Give did: Left is the knight the key played before, if another; Gone
 // when that knight has no key now, and Entombed when it was living and is entombed.
 type Given struct {

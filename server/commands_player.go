@@ -551,7 +551,7 @@ func (s *Server) cmdLink(c *call) int {
 // giveKey gives the call's key to a knight (link and claim, g.Key), and says what
 // became of the knight the key played before; the code is given back when it fails.
 func (s *Server) giveKey(c *call, code string, e knights.CodeEntry, g knights.Give, name string) int {
-	g.Replace, g.At, g.Death = c.replace, s.now().UTC(), world.Death{Killer: replacedKiller}
+	g.Replace, g.At, g.Death = c.replace, s.now().UTC(), world.Death{Killer: knights.ReplacedKiller}
 	given, err := s.knights.Give(c.ctx, g)
 	switch {
 	case errors.Is(err, knights.ErrHasKnight):
@@ -593,10 +593,6 @@ func giveKeyLine(err error) string {
 	}
 	return "the key could not be given to the knight just now; try again later"
 }
-
-// replacedKiller is the "killer" in the tombstone of a knight retired by link or claim
-// --replace: its player took its last key to another knight.
-const replacedKiller = "its player, who took its key to another knight"
 
 // cmdClaim is claim CODE: the key adopts the guest knight that was given the code.
 func (s *Server) cmdClaim(c *call) int {

@@ -60,7 +60,7 @@ func TestKeysOnARealm(t *testing.T) {
 	if k, err := shared.KeyOf(fp(k3)); err != nil || k.Knight != kayID {
 		t.Fatalf("Gawain's key after link --replace: %+v, %v", k, err)
 	}
-	entombed(t, shared, gawainID, replacedKiller)
+	entombed(t, shared, gawainID, knights.ReplacedKiller)
 
 	if out, errOut, st := runCmd(t, a.addr, admin, "keys move "+fp(k2)+" "+fp(k4)); st != 0 || !strings.Contains(out, "Kay is now played by") {
 		t.Fatalf("keys move on A (exit %d): %s %s", st, out, errOut)
@@ -99,7 +99,7 @@ func TestKeysOnARealm(t *testing.T) {
 	if out, errOut, st := runCmd(t, a.addr, tomKey, "claim "+m[1]+" --replace"); st != 0 || !strings.Contains(out, "This key now plays Tom") || !strings.Contains(out, "retired into a tombstone") {
 		t.Fatalf("claim --replace on A (exit %d): %s %s", st, out, errOut)
 	}
-	entombed(t, shared, percivalID, replacedKiller)
+	entombed(t, shared, percivalID, knights.ReplacedKiller)
 	tom := openTerminal(t, b.addr, tomKey, 80, 24, nil)
 	tom.continueKnight()
 	if w := whoamiJSON(t, b.addr, tomKey); w.Name != "Tom" || !w.Online {

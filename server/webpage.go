@@ -231,7 +231,7 @@ func (s *Server) webRecords(st *web.Status) error {
 	slices.SortStableFunc(tombs, func(a, b knights.Tombstone) int { return b.Died.Compare(a.Died) })
 	for _, t := range tombs {
 		d := t.Adventurer.Death
-		if d == nil || d.Killer == replacedKiller {
+		if d == nil || d.Killer == knights.ReplacedKiller {
 			continue // a knight its player retired for another is no death
 		}
 		st.Deaths = append(st.Deaths, web.Death{Name: t.Adventurer.Name, Level: d.Level, Killer: d.Killer, Depth: d.Depth, Died: t.Died,
