@@ -10,6 +10,8 @@ import (
 	"time"
 
 	gossh "golang.org/x/crypto/ssh"
+
+	"github.com/orthanc-ssh/orthanc-ssh/server/webpage"
 )
 
 // silentFlood holds n sockets from the loopback address src to addr that never send a
@@ -127,14 +129,14 @@ func median(ds []time.Duration) time.Duration {
 
 // Regression (issue 30): the web page took any number of sockets from one address, and
 // shared descriptors with SSH, so a web flood slowed SSH logins from 0.1 s to 4.35 s.
-// The page holds at most maxPerAddr connections of an address and maxConns in all (defaultWeb),
+// The page holds at most maxPerAddr connections of an address and maxConns in all (webpage.DefaultConfig),
 // while 60 addresses open 20 each and reconnect a second after they are closed; an SSH login
 // takes no more than 100 ms longer than without the flood.
 func TestTheWebPageHasAShareOfItsOwn(t *testing.T) {
 	ts, srv, _ := webServer(t)
 	key := newKey(t)
 	before := loginTimes(t, ts.addr, key, 5)
-	web := srv.httpLn.(*webListener)
+	web := srv.httpLn.(*webpage.Listener)
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -147,14 +149,13 @@ func TestTheWebPageHasAShareOfItsOwn(t *testing.T) {
 	most := 0
 	deadline := time.Now().Add(3 * time.Second)
 	for time.Now().Before(deadline) { // bounded: the flood's first seconds, sampled
-		web.mu.Lock()
-		most = max(most, web.all)
-		for addr, n := range web.perAddr {
-			if n > defaultWeb.MaxPerAddr {
+		all, perAddr := web.Held()
+		most = max(most, all)
+		for addr, n := range perAddr {
+			if n > webpage.DefaultConfig.MaxPerAddr {
 				t.Errorf("%d connections to the page from %s", n, addr)
 			}
 		}
-		web.mu.Unlock()
 		time.Sleep(10 * time.Millisecond)
 	}
 	during := loginTimes(t, ts.addr, key, 5)
@@ -162,10 +163,10 @@ func TestTheWebPageHasAShareOfItsOwn(t *testing.T) {
 	wg.Wait()
 	mu.Lock()
 	t.Logf("SSH logins without the web flood %v (median %v), with it %v (median %v); the page held %d at most, the flood opened %d, %d closed at once",
-		before, median(before), during, median(during), most, opened, web.refused.Load())
+		before, median(before), during, median(during), most, opened, web.Refused())
 	mu.Unlock()
-	if most > defaultWeb.MaxConns {
-		t.Errorf("the page held %d connections, more than %d", most, defaultWeb.MaxConns)
+	if most > webpage.DefaultConfig.MaxConns {
+		t.Errorf("the page held %d connections, more than %d", most, webpage.DefaultConfig.MaxConns)
 	}
 	if d := median(during) - median(before); d > 100*time.Millisecond {
 		t.Errorf("the web flood made an SSH login %v slower", d)

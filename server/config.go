@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/orthanc-ssh/orthanc-ssh/server/edge"
+	"github.com/orthanc-ssh/orthanc-ssh/server/webpage"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
@@ -82,7 +83,7 @@ type Config struct {
 	// HTTPAddr is where the web page is served (web/); empty: nowhere.
 	HTTPAddr string
 	// Web is the web page's caps and the proxies trusted in front of it.
-	Web WebConfig
+	Web webpage.Config
 	// clock is the wall clock of the server's edge (timed bans and silences); nil is
 	// time.Now. No flag sets it: tests inject one, so a ban lapses exactly when they say.
 	clock func() time.Time
@@ -122,7 +123,7 @@ type Config struct {
 // on :2222, in ./data.
 func DefaultConfig() Config {
 	return Config{Addr: ":2222", Data: "./data", Seed: defaultSeed, Tick: world.DefaultTick, BattleGrace: defaultBattleGrace,
-		ChatHistory: defaultChatHistory, Limits: defaultLimits, Name: "Orthanc", Guests: true, Web: defaultWeb,
+		ChatHistory: defaultChatHistory, Limits: defaultLimits, Name: "Orthanc", Guests: true, Web: webpage.DefaultConfig,
 		SaveRetry: defaultSaveRetry, ReplayMB: defaultReplayMB, RealmTTL: defaultRealmTTL}
 }
 

@@ -19,6 +19,8 @@ import (
 	"time"
 
 	gossh "golang.org/x/crypto/ssh"
+
+	"github.com/orthanc-ssh/orthanc-ssh/server/webpage"
 )
 
 // The tests' servers: the real server started in the test (or as its own process), its
@@ -41,7 +43,7 @@ const testTick = 5 * time.Millisecond
 func testConfig(dir string, seed uint64) Config {
 	return Config{Addr: "127.0.0.1:0", Data: dir, AdminKeys: filepath.Join(dir, "admin_keys"), MOTDFile: filepath.Join(dir, "motd"),
 		Seed: seed, Tick: testTick, BattleGrace: defaultBattleGrace, ChatHistory: defaultChatHistory, Limits: testLimits(),
-		Web: defaultWeb, Name: "Orthanc", PublicAddr: "localhost", Guests: true, ReplayMB: defaultReplayMB,
+		Web: webpage.DefaultConfig, Name: "Orthanc", PublicAddr: "localhost", Guests: true, ReplayMB: defaultReplayMB,
 		Version: testVersion}
 }
 

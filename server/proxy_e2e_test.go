@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orthanc-ssh/orthanc-ssh/server/webpage"
 	"github.com/orthanc-ssh/orthanc-ssh/web"
 )
 
@@ -94,9 +95,9 @@ func flood(n int, do func(i int) int) (got map[int]int, took time.Duration) {
 // cap does it: burst served at once, plus what the allowance refilled while the flood
 // went on (none on a quick machine; a busy one may take longer than a refill).
 func capped(got map[int]int, took time.Duration, n int) bool {
-	refilled := int(took.Seconds() * float64(defaultWeb.Rate))
+	refilled := int(took.Seconds() * float64(webpage.DefaultConfig.Rate))
 	ok := got[http.StatusOK]
-	return ok+got[http.StatusTooManyRequests] == n && ok >= defaultWeb.Burst && ok <= defaultWeb.Burst+refilled
+	return ok+got[http.StatusTooManyRequests] == n && ok >= webpage.DefaultConfig.Burst && ok <= webpage.DefaultConfig.Burst+refilled
 }
 
 // Issue 32: behind a reverse proxy every visitor shared the proxy's rate cap (9 of 30
@@ -114,7 +115,7 @@ func TestBehindATrustedProxyEachClientHasItsOwnCap(t *testing.T) {
 	flooder := fromAddr("127.0.0.77")
 	got, took := flood(30, func(int) int { return status(t, flooder, proxy+"/api/who") })
 	if !capped(got, took, 30) {
-		t.Errorf("one client's 30 through the proxy: %v in %v, want %d × 200 and a refill", got, took, defaultWeb.Burst)
+		t.Errorf("one client's 30 through the proxy: %v in %v, want %d × 200 and a refill", got, took, webpage.DefaultConfig.Burst)
 	}
 	waitUntil(t, "the flooder named in the log", func() bool {
 		return strings.Contains(log.String(), "over its rate") && strings.Contains(log.String(), "addr=127.0.0.77")
@@ -126,7 +127,7 @@ func TestBehindATrustedProxyEachClientHasItsOwnCap(t *testing.T) {
 	_, untrusting, _ := proxiedWeb(t, "")
 	got, took = flood(30, func(i int) int { return status(t, fromAddr(fmt.Sprintf("127.0.0.%d", 10+i)), untrusting+"/api/who") })
 	if !capped(got, took, 30) {
-		t.Errorf("30 clients through a proxy not trusted: %v in %v, want %d × 200 and a refill", got, took, defaultWeb.Burst)
+		t.Errorf("30 clients through a proxy not trusted: %v in %v, want %d × 200 and a refill", got, took, webpage.DefaultConfig.Burst)
 	}
 }
 
@@ -138,7 +139,7 @@ func TestAForgedForwardedForIsIgnored(t *testing.T) {
 	direct := fromAddr("127.0.0.2")
 	got, took := flood(30, func(i int) int { return status(t, direct, page+"/api/who", fmt.Sprintf("198.51.100.%d", i)) })
 	if !capped(got, took, 30) {
-		t.Errorf("30 forged headers straight to the page: %v in %v, want %d × 200 and a refill", got, took, defaultWeb.Burst)
+		t.Errorf("30 forged headers straight to the page: %v in %v, want %d × 200 and a refill", got, took, webpage.DefaultConfig.Burst)
 	}
 	// Through the proxy the header reads "198.51.100.i, 127.0.0.3": the client's own
 	// address is the rightmost untrusted one, and it is the one capped.
@@ -147,6 +148,6 @@ func TestAForgedForwardedForIsIgnored(t *testing.T) {
 		return status(t, through, proxy+"/api/who", fmt.Sprintf("198.51.100.%d", i), "127.0.0.1")
 	})
 	if !capped(got, took, 30) {
-		t.Errorf("30 forged headers through the proxy: %v in %v, want %d × 200 and a refill", got, took, defaultWeb.Burst)
+		t.Errorf("30 forged headers through the proxy: %v in %v, want %d × 200 and a refill", got, took, webpage.DefaultConfig.Burst)
 	}
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/orthanc-ssh/orthanc-ssh/internal/testtools"
 	"github.com/orthanc-ssh/orthanc-ssh/replay"
+	"github.com/orthanc-ssh/orthanc-ssh/server/webpage"
 	"github.com/orthanc-ssh/orthanc-ssh/store"
 	"github.com/orthanc-ssh/orthanc-ssh/web"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
@@ -159,15 +160,15 @@ func TestTheWebPageRefusesPrivateReplays(t *testing.T) {
 	if err := w.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	if cast := httpGet(t, base+web.CastPath(publicCastID(records[0])), 200); !strings.HasPrefix(cast, `{"version":2,"width":80,"height":24,`) {
+	if cast := httpGet(t, base+web.CastPath(webpage.CastID(records[0])), 200); !strings.HasPrefix(cast, `{"version":2,"width":80,"height":24,`) {
 		t.Fatalf("the public record's cast:\n%s", cast)
 	}
 	for _, r := range records[1:] {
-		if b := httpGet(t, base+web.CastPath(publicCastID(r)), 404); !strings.Contains(b, "keeps it private") {
+		if b := httpGet(t, base+web.CastPath(webpage.CastID(r)), 404); !strings.Contains(b, "keeps it private") {
 			t.Errorf("%s's record: %q", r.Name, b)
 		}
 	}
 	gone := records[0]
 	gone.At = at.Add(-time.Hour)
-	httpGet(t, base+web.CastPath(publicCastID(gone)), 404)
+	httpGet(t, base+web.CastPath(webpage.CastID(gone)), 404)
 }

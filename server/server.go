@@ -269,7 +269,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	replaysDone := s.startReplays(replayCtx)
 	if s.httpLn != nil { // after the replays' writer is made: the page reads it
 		s.log.Info("web page", "addr", s.httpLn.Addr().String())
-		go s.serveWeb(metricsCtx, s.httpLn)
+		go s.page().Serve(metricsCtx, s.httpLn)
 	}
 	realmCtx, stopRealm := context.WithCancel(context.Background())
 	defer stopRealm()

@@ -1,4 +1,4 @@
-package server
+package webpage
 
 import (
 	"context"
@@ -15,6 +15,9 @@ import (
 	"github.com/orthanc-ssh/orthanc-ssh/store"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
+
+// defaultDungeon is the seed of the dungeon a server makes with no -seed.
+const defaultDungeon = 1977
 
 // chunkSink keeps one knight's chunks.
 type chunkSink struct {
@@ -56,7 +59,7 @@ func (t teeSub) Deliver(v world.View) { t.a.Deliver(v); t.b.Deliver(v) }
 // ORTHANC_CAST_ROOM=N starts it in room N of the level (0 by default); ORTHANC_CAST_DIR
 // keeps the cast there, as walker.cast.
 //
-//	ORTHANC_CAST_BUDGET=1 go test -run TestCastBudget -v ./server
+//	ORTHANC_CAST_BUDGET=1 go test -run TestCastBudget -v ./server/webpage
 func TestCastBudget(t *testing.T) {
 	if os.Getenv("ORTHANC_CAST_BUDGET") == "" {
 		t.Skip("set ORTHANC_CAST_BUDGET=1 to measure")
@@ -71,7 +74,7 @@ func TestCastBudget(t *testing.T) {
 	sink := &chunkSink{}
 	rec := replay.NewRecorder(sink, tick, now, nil)
 	go rec.Run(ctx)
-	e := world.New(world.Config{Seed: defaultSeed})
+	e := world.New(world.Config{Seed: defaultDungeon})
 	ticks := make(chan time.Time)
 	go e.Run(ctx, ticks)
 	room, _ := strconv.Atoi(os.Getenv("ORTHANC_CAST_ROOM"))

@@ -1,4 +1,4 @@
-package server
+package webpage
 
 import (
 	"bytes"
@@ -17,7 +17,7 @@ import (
 )
 
 // The web page's replays: each hall-of-fame entry and each recent death whose
-// record is kept, and not private, links its asciicast file, which the page asks webCast
+// record is kept, and not private, links its asciicast file, which the page asks Cast
 // for. The cast is the watching screen a replay's session shows, drawn at 80×24 by the
 // app's own Model with no program (app.Headless), over the public timeline.
 //
@@ -37,23 +37,20 @@ const (
 	castMatch     = time.Minute
 )
 
-// publicCastID names a kept record on the page: a hash, so the knight's id is not shown.
-func publicCastID(r store.Replay) string {
+// CastID names a kept record on the page (its cast is at web.CastPath(CastID(r))): a
+// hash, so the knight's id is not shown.
+func CastID(r store.Replay) string {
 	sum := sha256.Sum256([]byte(r.Knight + "/" + r.Kind + "/" + strconv.FormatInt(r.At.UnixMilli(), 10)))
 	return hex.EncodeToString(sum[:8])
 }
 
 // publicKept lists the kept records the page may link: deaths and retirements not kept
 // private. None when the server records no replays.
-func (s *Server) publicKept() ([]store.Replay, error) {
-	if s.replayWriter == nil {
+func (p *Page) publicKept() ([]store.Replay, error) {
+	if p.Replays == nil {
 		return nil, nil
 	}
-	s.syncReplays() // a death's keep, queued before its tombstone was written, is filed
-	if err := s.replayWriter.Flush(); err != nil {
-		return nil, err
-	}
-	return s.store.KeptReplays(func(r store.Replay) bool {
+	return p.Replays.Kept(func(r store.Replay) bool {
 		return !r.Private && (r.Kind == string(replay.KindDeath) || r.Kind == string(replay.KindRetired))
 	})
 }
@@ -71,28 +68,29 @@ func castLink(kept []store.Replay, knight string, kind replay.Kind, at time.Time
 	if best < 0 {
 		return ""
 	}
-	return web.CastPath(publicCastID(kept[best]))
+	return web.CastPath(CastID(kept[best]))
 }
 
-// webCast is the asciicast file of the public record named id (web.CastFunc).
-func (s *Server) webCast(ctx context.Context, id string) ([]byte, error) {
-	kept, err := s.publicKept()
+// Cast is the asciicast file of the public record named id (web.CastFunc);
+// web.ErrNoCast when no public record is kept by that name.
+func (p *Page) Cast(ctx context.Context, id string) ([]byte, error) {
+	kept, err := p.publicKept()
 	if err != nil {
 		return nil, err
 	}
 	for _, r := range kept {
-		if publicCastID(r) != id {
+		if CastID(r) != id {
 			continue
 		}
-		full, err := s.store.KeptReplay(r)
+		chunks, err := p.Replays.Chunks(r)
 		if errors.Is(err, store.ErrNotFound) {
 			return nil, web.ErrNoCast
 		}
 		if err != nil {
 			return nil, err
 		}
-		ms := replay.Last(replay.Timeline(chunksOf(full.Chunks), true), r.Window)
-		return castOf(ctx, r, ms, s.cfg.Tick)
+		ms := replay.Last(replay.Timeline(chunks, true), r.Window)
+		return castOf(ctx, r, ms, p.Tick)
 	}
 	return nil, web.ErrNoCast
 }

@@ -1,0 +1,148 @@
+package webpage
+
+import (
+	"context"
+	"crypto/ed25519"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"golang.org/x/crypto/ssh"
+
+	"github.com/orthanc-ssh/orthanc-ssh/knights"
+	"github.com/orthanc-ssh/orthanc-ssh/replay"
+	"github.com/orthanc-ssh/orthanc-ssh/store"
+	"github.com/orthanc-ssh/orthanc-ssh/web"
+	"github.com/orthanc-ssh/orthanc-ssh/world"
+)
+
+// fakeWorld has one knight here and one on another realm; far fails when set.
+type fakeWorld struct{ far error }
+
+func (fakeWorld) Who(context.Context) ([]world.WhoEntry, error) {
+	return []world.WhoEntry{{Name: "Here", Level: 3, Depth: 2}}, nil
+}
+
+func (w fakeWorld) FarWho(context.Context) ([]world.FarKnight, error) {
+	return []world.FarKnight{{Realm: "east", Name: "Far", Level: 5}}, w.far
+}
+
+// fakeKnights are records in memory; flushed counts the flushes.
+type fakeKnights struct {
+	fame    []knights.FameEntry
+	tombs   []knights.Tombstone
+	flushed int
+}
+
+func (k *fakeKnights) Fame() ([]knights.FameEntry, error)       { return k.fame, nil }
+func (k *fakeKnights) Tombstones() ([]knights.Tombstone, error) { return k.tombs, nil }
+func (k *fakeKnights) Flush() error                             { k.flushed++; return nil }
+
+// fakeReplays keeps records without chunks: each one asked for is gone.
+type fakeReplays []store.Replay
+
+func (r fakeReplays) Kept(keep func(store.Replay) bool) ([]store.Replay, error) {
+	var out []store.Replay
+	for _, x := range r {
+		if keep(x) {
+			out = append(out, x)
+		}
+	}
+	return out, nil
+}
+
+func (fakeReplays) Chunks(store.Replay) ([]replay.Chunk, error) {
+	return nil, fmt.Errorf("read: %w", store.ErrNotFound)
+}
+
+func testPage(t *testing.T, k Knights, r Replays) *Page {
+	t.Helper()
+	pub, _, err := ed25519.GenerateKey(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hk, err := ssh.NewPublicKey(pub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Page{Name: "Orthanc", Realm: "west", Guests: true, Version: "v1", HostKey: hk,
+		MOTD: func() string { return "hello" }, HostPort: func() (string, string) { return "example.org", "2222" },
+		SSHCommand: func(flags ...string) string { return fmt.Sprint("ssh", flags, " -p 2222 example.org") },
+		World:      fakeWorld{far: errors.New("etcd is away")}, Knights: k, Replays: r}
+}
+
+func tomb(id, name, killer string, died time.Time) knights.Tombstone {
+	return knights.Tombstone{Died: died, Adventurer: world.Adventurer{ID: id, Name: name, Death: &world.Death{Killer: killer, Level: 1}}}
+}
+
+// The status lists who plays here and far (a far realm that cannot be asked still
+// gives its last answer), the records after a flush, the dead newest first and at
+// most deathsShown of them, never a knight its player retired for another, and links
+// only the public replays kept near each record's time.
+func TestStatusGathersTheRecordsAndTheirPublicReplays(t *testing.T) {
+	at := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	k := &fakeKnights{}
+	for i := range deathsShown + 2 {
+		k.tombs = append(k.tombs, tomb(fmt.Sprintf("K-%d", i), fmt.Sprintf("Dead%d", i), "a rat", at.Add(-time.Duration(i)*time.Hour)))
+	}
+	k.tombs = append(k.tombs, tomb("K-replaced", "Replaced", knights.ReplacedKiller, at.Add(time.Hour)))
+	for i := range fameShown + 1 {
+		k.fame = append(k.fame, knights.FameEntry{Retired: at, Adventurer: world.Adventurer{ID: fmt.Sprintf("F-%d", i), Name: "Elder"}})
+	}
+	death := store.Replay{Knight: "K-0", Kind: string(replay.KindDeath), At: at.Add(30 * time.Second)}
+	r := fakeReplays{
+		death,
+		{Knight: "K-1", Kind: string(replay.KindDeath), At: at.Add(-time.Hour), Private: true},
+		{Knight: "K-2", Kind: string(replay.KindDeath), At: at.Add(-2*time.Hour + 2*time.Minute)}, // too far from its death
+		{Knight: "F-0", Kind: string(replay.KindRetired), At: at},
+	}
+	st, err := testPage(t, k, r).Status(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k.flushed != 1 {
+		t.Errorf("the knights were flushed %d times, want once", k.flushed)
+	}
+	if len(st.Online) != 2 || st.Online[0].Realm != "west" || !st.Online[1].Far || st.Online[1].Realm != "east" {
+		t.Errorf("online: %+v", st.Online)
+	}
+	if st.Port != 2222 || st.MOTD != "hello" || st.HostKeyType != ssh.KeyAlgoED25519 || st.KnownHosts == "" || st.Plain == "" {
+		t.Errorf("status: %+v", st)
+	}
+	if len(st.Deaths) != deathsShown || st.Deaths[0].Name != "Dead0" || st.Deaths[1].Name != "Dead1" {
+		t.Fatalf("deaths: %+v", st.Deaths)
+	}
+	if want := web.CastPath(CastID(death)); st.Deaths[0].Replay != want || st.Deaths[1].Replay != "" || st.Deaths[2].Replay != "" {
+		t.Errorf("deaths' replays: %q %q %q, want %q, none, none", st.Deaths[0].Replay, st.Deaths[1].Replay, st.Deaths[2].Replay, want)
+	}
+	if len(st.Fame) != fameShown || st.Fame[0].Rank != 1 || st.Fame[0].Replay != web.CastPath(CastID(r[3])) || st.Fame[1].Replay != "" {
+		t.Errorf("fame: %+v", st.Fame)
+	}
+	if _, err := testPage(t, k, r).Cast(context.Background(), CastID(death)); !errors.Is(err, web.ErrNoCast) {
+		t.Errorf("the cast of a record gone: %v, want web.ErrNoCast", err)
+	}
+	for _, id := range []string{CastID(r[1]), "nothing"} {
+		if _, err := testPage(t, k, r).Cast(context.Background(), id); !errors.Is(err, web.ErrNoCast) {
+			t.Errorf("the cast %s: %v, want web.ErrNoCast", id, err)
+		}
+	}
+}
+
+// With replays off the page links none and has no cast.
+func TestNoReplaysNoLinks(t *testing.T) {
+	at := time.Now()
+	k := &fakeKnights{tombs: []knights.Tombstone{tomb("K-0", "Dead", "a rat", at)}}
+	p := testPage(t, k, nil)
+	st, err := p.Status(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Deaths) != 1 || st.Deaths[0].Replay != "" {
+		t.Errorf("deaths: %+v", st.Deaths)
+	}
+	r := store.Replay{Knight: "K-0", Kind: string(replay.KindDeath), At: at}
+	if _, err := p.Cast(context.Background(), CastID(r)); !errors.Is(err, web.ErrNoCast) {
+		t.Errorf("a cast with replays off: %v", err)
+	}
+}
