@@ -159,11 +159,9 @@ func (cb *CodeBook) Add(e CodeEntry) (string, error) {
 	return code, err
 }
 
-// ErrCodeNotKept is a code a realm could not write to etcd: it was not given.
+// ErrCodeNotKept is a code that could not be written where other servers take it: it
+// was not given.
 var ErrCodeNotKept = errors.New("the code could not be kept")
-
-// codeNotKeptLine is what a player reads instead of the code.
-const codeNotKeptLine = "the realms' records did not answer: no code could be made just now; try again later"
 
 func (cb *CodeBook) init() {
 	if cb.codes == nil {
