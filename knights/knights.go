@@ -1,8 +1,9 @@
 // Package knights holds what a knight is across the server's doors: its records (keys,
 // bans, silences, codes, names, fame, tombstones) as values, the errors of their
 // contract, the contract itself (contract.go), which the bbolt store keeps for a server
-// alone and etcd for realms (realm/records), and the services a server keeps on it (the
-// books of one-time codes and of names). Nothing here does I/O but through the contract.
+// alone and etcd for realms (realm/records), and the services a server keeps on it: the
+// books of one-time codes and of names, and the arrivals of keys. Nothing here does I/O
+// but through the contract.
 package knights
 
 import (

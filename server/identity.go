@@ -1,10 +1,8 @@
 package server
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"sync"
 	"time"
 
@@ -68,52 +66,22 @@ func (ids *identities) get(sess ssh.Session) (ident, bool) {
 
 // knightOf returns the id of the knight the key fp plays, or "" for a key that plays
 // none (or a guest's empty fingerprint).
-func (s *Server) knightOf(fp string) (string, error) {
-	if fp == "" {
-		return "", nil
-	}
-	k, err := s.knights.KeyOf(fp)
-	if errors.Is(err, store.ErrNotFound) {
-		return "", nil
-	}
-	if err != nil {
-		return "", err
-	}
-	return k.Knight, nil
-}
+func (s *Server) knightOf(fp string) (string, error) { return s.arrivals.KnightOf(fp) }
 
 // identify works out who a session is, for the track middleware: a guest gets a knight
-// id of its own; a key with no knight that opens a game gets a new one, bound in the
-// saver for the session's time. release ends what identify holds.
+// id of its own; a key with no knight that opens a game gets a new one, bound for the
+// session's time (knights.Arrivals). release ends what identify holds.
 func (s *Server) identify(sess ssh.Session, game bool) (id ident, release func(), err error) {
 	key := sess.PublicKey()
 	if key == nil {
 		return ident{guest: true, knight: guestIDPrefix + knights.NewKnightID()[2:]}, func() {}, nil
 	}
 	id.fp = keys.Fingerprint(key)
-	if id.knight, err = s.knightOf(id.fp); err != nil || id.knight != "" || !game {
-		return id, func() {}, err
-	}
-	id.knight = knights.NewKnightID()
 	// A new key is used as it is added: knight shows it last used now, from here.
-	unbind := s.knights.Bind(knights.Key{Fingerprint: id.fp, Knight: id.knight, Type: key.Type(), Added: time.Now().UTC(),
-		LastUsed: s.now().UTC(), LastAddr: edge.HostOf(sess.RemoteAddr())})
-	k, err := s.knights.KeyOf(id.fp) // a second session of the key bound it first
-	if err == nil && k.Knight != id.knight {
-		id.knight = k.Knight
-		return id, unbind, nil
-	}
-	undo, ok := s.newKnights.reserve(edge.AddrKey(sess.RemoteAddr()), time.Now(), s.cfg.Limits.NewKnightsPerHour)
-	if !ok {
-		unbind()
-		return id, func() {}, errTooManyKnights
-	}
-	return id, func() {
-		unbind()
-		if _, err := s.knights.KeyOf(id.fp); errors.Is(err, store.ErrNotFound) {
-			undo() // the session made no knight after all
-		}
-	}, nil
+	k := knights.Key{Fingerprint: id.fp, Type: key.Type(), Added: time.Now().UTC(), LastUsed: s.now().UTC(),
+		LastAddr: edge.HostOf(sess.RemoteAddr())}
+	id.knight, release, err = s.arrivals.Arrive(k, edge.AddrKey(sess.RemoteAddr()), game)
+	return id, release, err
 }
 
 // codeLifeWords says knights.CodeLife to a player.
@@ -123,59 +91,9 @@ const codeLifeWords = "10 minutes"
 // the other realms take it.
 const codeNotKeptLine = "the realms' records did not answer: no code could be made just now; try again later"
 
-// errTooManyKnights refuses a key with no knight a game, when its address has made
-// -new-knights-per-hour knights in the last hour.
-var errTooManyKnights = errors.New("too many new knights from this address")
-
 // tooManyKnightsLine is what such a key reads.
 const tooManyKnightsLine = "Too many new knights were made from your address in the last hour; come back later, " +
 	"or play a knight you have (keys add on its key, then link the code from this one)."
-
-// knightCounter counts the new knights made from each address (edge.AddrKey: an IPv6 /64 is
-// one) in the last hour: each knight is kept for ever and takes a name, so one address
-// must not make them by the thousand. A place is reserved when a key with no knight opens a game, and
-// given back when the game ends without a knight made. Safe for concurrent use.
-type knightCounter struct {
-	mu   sync.Mutex
-	made map[string][]time.Time
-}
-
-// maxKnightAddrs is how many addresses' counts are kept before the old ones are swept.
-const maxKnightAddrs = 10000
-
-// reserve counts a new knight from addr at now, unless addr has made limit in the last
-// hour; undo takes it back.
-func (k *knightCounter) reserve(addr string, now time.Time, limit int) (undo func(), ok bool) {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	if k.made == nil {
-		k.made = map[string][]time.Time{}
-	}
-	recent := func(a string) []time.Time {
-		ts := slices.DeleteFunc(k.made[a], func(t time.Time) bool { return now.Sub(t) >= time.Hour })
-		if len(ts) == 0 {
-			delete(k.made, a)
-		}
-		return ts
-	}
-	if len(k.made) >= maxKnightAddrs {
-		for a := range k.made {
-			recent(a)
-		}
-	}
-	ts := recent(addr)
-	if len(ts) >= limit {
-		return nil, false
-	}
-	k.made[addr] = append(ts, now)
-	return func() {
-		k.mu.Lock()
-		defer k.mu.Unlock()
-		if i := slices.Index(k.made[addr], now); i >= 0 {
-			k.made[addr] = slices.Delete(k.made[addr], i, i+1)
-		}
-	}, true
-}
 
 // touchEvery is how seldom a key's "last used" is written: a key that opens sessions
 // all day from one address writes it once in this time, not once a session.

@@ -24,12 +24,13 @@ type keeperNeeds struct {
 // openKeeper chooses, once, where the server keeps its knights: on a realm (-realm), in
 // etcd, with its talk with the other realms when it has one; alone, in its store, with
 // the one-time codes it kept across a restart. It is the one place that asks which. The
-// books of codes and of names are kept on what it chose.
+// books of codes and of names, and the arrivals of keys, are kept on what it chose.
 func (s *Server) openKeeper() error {
 	if err := s.chooseKeeper(); err != nil {
 		return err
 	}
 	s.names = knights.NewNameBook(s.knights.KnightNames, func(err error) { s.log.Error("read knights' names", "err", err) })
+	s.arrivals = knights.NewArrivals(s.knights, s.cfg.Limits.NewKnightsPerHour, nil)
 	return nil
 }
 

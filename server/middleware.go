@@ -15,6 +15,7 @@ import (
 	"charm.land/wish/v2/bubbletea"
 
 	"github.com/orthanc-ssh/orthanc-ssh/keys"
+	"github.com/orthanc-ssh/orthanc-ssh/knights"
 	"github.com/orthanc-ssh/orthanc-ssh/server/edge"
 )
 
@@ -131,7 +132,7 @@ func (s *Server) track(next ssh.Handler) ssh.Handler {
 		}
 		game := pty && (len(cmd) == 0 || cmd[0] == "play")
 		id, release, err := s.identify(sess, game)
-		if errors.Is(err, errTooManyKnights) {
+		if errors.Is(err, knights.ErrTooManyKnights) {
 			s.log.Info("refused a new knight", "fingerprint", id.fp, "addr", sess.RemoteAddr().String())
 			s.refuse(sess, tooManyKnightsLine)
 			return

@@ -100,13 +100,13 @@ type Server struct {
 	crash  chan crashed // a panic of the world or the saver, for serve (capacity 1)
 	hooks  testHooks
 
-	sessions   sync.WaitGroup
-	games      gameSessions      // game sessions' models, from the program handler to finish
-	perKey     keyCounter        // open sessions per key, for the per-key limit
-	names      *knights.NameBook // knights' names, kept unique; set by openKeeper
-	ids        identities        // who each open session is (identity.go)
-	codes      *knights.CodeBook // one-time codes of keys add and guests' claims, set by openKeeper
-	newKnights knightCounter     // new knights made per address (identity.go)
+	sessions sync.WaitGroup
+	games    gameSessions      // game sessions' models, from the program handler to finish
+	perKey   keyCounter        // open sessions per key, for the per-key limit
+	names    *knights.NameBook // knights' names, kept unique; set by openKeeper
+	ids      identities        // who each open session is (identity.go)
+	codes    *knights.CodeBook // one-time codes of keys add and guests' claims, set by openKeeper
+	arrivals *knights.Arrivals // which knight a key plays, new knights counted per address; set by openKeeper
 	// guestSilences are the silences of guests, which the store never keeps (community.go).
 	guestSilences guestSilenceBook
 	// metrics is the listener /metrics is served on, nil when metrics are off. It is
