@@ -424,3 +424,50 @@ func TestKnightAwayDuringARegenStartsOnTheStairs(t *testing.T) {
 		t.Fatalf("at %v, want the up stairs %v", p.rec.Pos(), l.Up)
 	}
 }
+
+// A wounded monster is still wounded after a restart, and its fight panel shows its
+// hits out of the hits it appeared with (a restart kept its hits but not its maximum,
+// so a guard at 30/30 showed 28/28 after a blow of 2).
+func TestAWoundedMonsterStaysWoundedAcrossARestart(t *testing.T) {
+	saver := &recorder{}
+	e := New(Config{Seed: 1977, Saver: saver, WanderChance: -1})
+	var hurt *monster
+	for _, m := range e.state[0].monsters {
+		if m.maxHits >= 3 {
+			hurt = m
+			break
+		}
+	}
+	if hurt == nil {
+		t.Fatal("no monster on level 1 with 3 hits or more")
+	}
+	full := hurt.maxHits
+	hurt.hits = full - 2
+	e.saveAll()
+	var levels []LevelState
+	for i := len(saver.levels) - 1; i >= 0; i-- {
+		if ls := saver.levels[i]; ls.Depth == 1 {
+			levels = append(levels, ls)
+			break
+		}
+	}
+	again := New(Config{Seed: 1977, Levels: levels, WanderChance: -1})
+	var back *monster
+	for _, m := range again.state[0].monsters {
+		if m.pos == hurt.pos && m.kind == hurt.kind {
+			back = m
+		}
+	}
+	if back == nil || back.hits != full-2 || back.maxHits != full {
+		t.Fatalf("after the restart: %+v; want %d of %d hits", back, full-2, full)
+	}
+	rec := knight("kay", 12)
+	again.join(rec, &recorder{})
+	p := again.players["kay"]
+	again.place(p, 1, back.pos)
+	again.startFight(p, back)
+	fv := again.fightView(p, p.fight)
+	if m := fv.Monsters[0]; m.Hits != full-2 || m.MaxHits != full {
+		t.Fatalf("the fight panel shows %d/%d; want %d/%d", m.Hits, m.MaxHits, full-2, full)
+	}
+}

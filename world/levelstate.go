@@ -37,7 +37,10 @@ type MonsterState struct {
 	X    int       `json:"x"`
 	Y    int       `json:"y"`
 	Hits int       `json:"hits"`
-	Room int       `json:"room"`
+	// MaxHits is its hits when it appeared, so a wounded monster is shown wounded after
+	// a restart; 0 in a state saved before it was kept (its hits then stand for it).
+	MaxHits int `json:"max_hits,omitempty"`
+	Room    int `json:"room"`
 }
 
 // levelSnapshot is the level's state to save now.
@@ -46,7 +49,7 @@ func (e *Engine) levelSnapshot(depth int) LevelState {
 	ls := LevelState{Depth: depth, Seed: e.levels[depth-1].Seed, Guards: st.guards,
 		Broken: append([]int(nil), st.broken...), Monsters: make([]MonsterState, 0, len(st.monsters))}
 	for _, m := range st.monsters {
-		ls.Monsters = append(ls.Monsters, MonsterState{Kind: m.kind, X: m.pos.X, Y: m.pos.Y, Hits: m.hits, Room: m.room})
+		ls.Monsters = append(ls.Monsters, MonsterState{Kind: m.kind, X: m.pos.X, Y: m.pos.Y, Hits: m.hits, MaxHits: m.maxHits, Room: m.room})
 	}
 	return ls
 }
@@ -83,7 +86,8 @@ func (e *Engine) restore(ls LevelState) bool {
 			room = -1
 		}
 		e.nextMonster++
-		st.monsters = append(st.monsters, &monster{id: e.nextMonster, kind: ms.Kind, depth: ls.Depth, pos: pos, hits: ms.Hits, room: room})
+		st.monsters = append(st.monsters, &monster{id: e.nextMonster, kind: ms.Kind, depth: ls.Depth, pos: pos,
+			hits: ms.Hits, maxHits: max(ms.MaxHits, ms.Hits), room: room})
 	}
 	st.guards = ls.Guards
 	return true
