@@ -114,6 +114,10 @@ func (e *Engine) canCast(p *player, s SpellID) (bool, string) {
 		if p.rec.Depth == 0 {
 			return false, "That spell is for the dungeon."
 		}
+	case SpellCure:
+		if p.rec.Hits >= p.rec.MaxHits {
+			return false, "You are at full hits: Cure would heal nothing."
+		}
 	}
 	return true, ""
 }
@@ -140,7 +144,7 @@ func (e *Engine) castEffect(p *player, c Cast) {
 		// Seed 000: "Heals wounds. Replenishes hits in doses of 2-7, modified by your intelligence."
 		n := min(CureAmount(e.rng, p.rec.Int), p.rec.MaxHits-p.rec.Hits)
 		p.rec.Hits += n
-		e.say(p, fmt.Sprintf("You cast Cure and recover %d hits.", n))
+		e.say(p, fmt.Sprintf("You cast Cure and recover %s.", english.Count(n, "hit")))
 	case SpellDepth:
 		e.say(p, fmt.Sprintf("You cast Depth: you are on level %d of the dungeon.", p.rec.Depth))
 	case SpellFindTraps:

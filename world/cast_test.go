@@ -398,8 +398,19 @@ func TestCureNeverHealsPastTheMaximum(t *testing.T) {
 	e, p, sub := caster(t, 10)
 	p.rec.Hits = p.rec.MaxHits - 1
 	do(e, "a", Cast{Spell: SpellCure})
-	if p.rec.Hits != p.rec.MaxHits || sub.lastMessage() != "You cast Cure and recover 1 hits." {
+	if p.rec.Hits != p.rec.MaxHits || sub.lastMessage() != "You cast Cure and recover 1 hit." {
 		t.Fatalf("Cure one hit short of the maximum: %d/%d, %q", p.rec.Hits, p.rec.MaxHits, sub.lastMessage())
+	}
+}
+
+// Cure at full hits would heal nothing: it is refused before a unit is spent (it took a
+// unit for "You recover 0 hits").
+func TestCureAtFullHitsCostsNothing(t *testing.T) {
+	e, p, sub := caster(t, 10)
+	p.rec.Hits = p.rec.MaxHits
+	do(e, "a", Cast{Spell: SpellCure})
+	if p.rec.SpellUnits != 10 || p.rec.Hits != p.rec.MaxHits || sub.lastMessage() != "You are at full hits: Cure would heal nothing." {
+		t.Fatalf("Cure at full hits: %d units, %d/%d, %q", p.rec.SpellUnits, p.rec.Hits, p.rec.MaxHits, sub.lastMessage())
 	}
 }
 
