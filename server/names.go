@@ -5,6 +5,7 @@ import (
 
 	"github.com/orthanc-ssh/orthanc-ssh/app"
 	"github.com/orthanc-ssh/orthanc-ssh/knights"
+	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
 // book is the name book (knights.NameBook), read from the keeper the first time it is
@@ -49,8 +50,13 @@ func (s *Server) claimSharedName(name, id string) bool {
 	return ok && err == nil
 }
 
-// looksLikeAGuest reports whether a name is a guest's: any name that begins with "Guest",
-// in any case: moderators would take a keyed knight named "Guestly" for a guest.
+// looksLikeAGuest reports whether a name is a guest's: any name that begins with "Guest"
+// as names are told apart (world.NameKey: in any case, with hyphens, apostrophes and
+// spaces left out, and look-alike characters as one), so that moderators never take a
+// keyed knight named "Guestly", "Gu-est Kay" or "Gue5t" for a guest.
 func looksLikeAGuest(name string) bool {
-	return strings.HasPrefix(strings.ToLower(strings.TrimSpace(name)), "guest")
+	return strings.HasPrefix(world.NameKey(name), guestKey)
 }
+
+// guestKey is "Guest" as NameKey folds it.
+var guestKey = world.NameKey("Guest")
