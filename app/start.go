@@ -175,18 +175,51 @@ func (m *Model) drawDead(c *canvas) {
 	if how := deathLines(d); len(how) > 0 {
 		lines = append(append(lines, how...), "")
 	}
+	var way []string // how to go on: always on the screen, whole
 	if m.p.Fell != nil {
-		lines = append(lines, "r: see how you fell (the last minute).")
+		way = append(way, "r: see how you fell (the last minute).")
 	}
-	lines = append(lines, "Death is permanent. Press Enter to roll a new knight, q to leave.")
-	y := max(1, c.h/2-len(lines)/2-2)
+	way = append(way, "Death is permanent. Press Enter to roll a new knight, q to leave.")
+	wayRows := rowsOf(way, c.w-4)
+	if rowsOf(lines, c.w-4)+wayRows <= c.h-2 { // it all fits: centred, as a tombstone
+		y := max(1, c.h/2-rowsOf(append(lines, way...), c.w-4)/2-2)
+		y = tombstone(c, y, c.h, lines)
+		centred(c, y, way, clsText)
+		return
+	}
+	// A small screen: the stone as far as it goes, the way on at the bottom.
+	tombstone(c, 0, c.h-wayRows, lines)
+	centred(c, c.h-wayRows, way, clsText)
+}
+
+// tombstone draws the death screen's lines centred from row y, the first and the name
+// as titles, up to row end; a line that would pass it is left out, and so is a heading
+// ("The last blows:") whose first line would.
+func tombstone(c *canvas, y, end int, lines []string) int {
 	for i, s := range lines {
+		rows := len(wrap(s, c.w-4))
+		if strings.HasSuffix(s, ":") && i+1 < len(lines) {
+			rows += len(wrap(lines[i+1], c.w-4))
+		}
+		if y+rows > end {
+			break
+		}
 		cls := clsText
 		if i == 0 || i == 2 {
 			cls = clsTitle
 		}
 		y = centred(c, y, []string{s}, cls)
 	}
+	return y
+}
+
+// rowsOf is how many rows centred takes for lines at width w.
+func rowsOf(lines []string, w int) int {
+	n := 0
+	for _, s := range lines {
+		n += len(wrap(s, w))
+	}
+	return n
 }
 
 func (m *Model) roll() {

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"fmt"
 	"regexp"
 	"slices"
@@ -830,6 +831,28 @@ func TestTheWatchBarSaysHowToStopAtEveryWidth(t *testing.T) {
 			if w >= 80 && !strings.Contains(bar, "WATCHING "+longName+", read-only.") {
 				t.Errorf("at %d columns the bar leaves out what fits: %q", w, bar)
 			}
+		}
+	}
+}
+
+// At every size the death screen says how to go on, whole: the way on is kept at the
+// bottom of a small screen, and the stone above it is cut short rather than the way on
+// (at 40×20 the screen ended at "r: see how you fell (the last").
+func TestTheDeathScreenSaysHowToGoOnAtEverySize(t *testing.T) {
+	d := &world.Death{Killer: "a Sabre-tooth Tiger", Depth: 10, Level: 9, Experience: 123456,
+		LastBlows: []world.Blow{{By: "a Sabre-tooth Tiger", Damage: 12, HitsLeft: 20}, {By: "a Sabre-tooth Tiger", Damage: 11, HitsLeft: 9},
+			{By: "a Sabre-tooth Tiger", Damage: 14, HitsLeft: 0}},
+		Hints: []string{"Sleep might have held the tiger for the fight: it sleeps.", "You had 6 spell units left: Magic Missile strikes from afar."}}
+	for _, sz := range phoneSizes {
+		w, h := sz[0], sz[1]
+		m, _ := viewModel(t, crowdedView(t), w, h)
+		m.p.Fell = func(context.Context) (ReplayControl, *ViewSlot, error) { return nil, nil, nil }
+		m.screen, m.tomb = screenDead, d
+		s := frameOf(t, "the death screen", m)
+		what := fmt.Sprintf("the death screen at %d×%d", w, h)
+		checkWhole(t, what, s, 0, w, "R. I. P.", "r: see how you fell (the last minute).")
+		if !strings.Contains(strings.Join(strings.Fields(s), " "), "Death is permanent. Press Enter to roll a new knight, q to leave.") {
+			t.Errorf("%s does not say how to go on:\n%s", what, s)
 		}
 	}
 }
