@@ -10,6 +10,8 @@ import (
 	"crypto/rand"
 	"encoding/base32"
 	"errors"
+	"fmt"
+	"net/netip"
 	"slices"
 	"strings"
 	"time"
@@ -58,6 +60,40 @@ type Ban struct {
 
 // Lapsed reports whether the ban has run out at now.
 func (b Ban) Lapsed(now time.Time) bool { return !b.Until.IsZero() && !now.Before(b.Until) }
+
+// AddrBanPrefix starts the key of a ban of an address prefix: bans of keys and of
+// addresses share one set of keys, so "addr:" and a prefix reads as a fingerprint too
+// (Unban takes either).
+const AddrBanPrefix = "addr:"
+
+// Key is the key the ban is kept under: its fingerprint, or AddrBanPrefix and its
+// address prefix.
+func (b Ban) Key() string {
+	if b.Addr != "" {
+		return AddrBanPrefix + b.Addr
+	}
+	return b.Fingerprint
+}
+
+// ErrNoBanKey is a ban of neither a key nor an address.
+var ErrNoBanKey = errors.New("a ban of no fingerprint or address")
+
+// Kept is the ban as every keeper keeps it: an address prefix masked ("203.0.113.7/24"
+// is 203.0.113.0/24), and then no fingerprint. A prefix that does not parse, or a ban of
+// neither, is an error.
+func (b Ban) Kept() (Ban, error) {
+	if b.Addr != "" {
+		p, err := netip.ParsePrefix(b.Addr)
+		if err != nil {
+			return Ban{}, fmt.Errorf("ban %q: %w", b.Addr, err)
+		}
+		b.Addr, b.Fingerprint = p.Masked().String(), ""
+	}
+	if b.Key() == "" {
+		return Ban{}, fmt.Errorf("ban: %w", ErrNoBanKey)
+	}
+	return b, nil
+}
 
 // Silence is an admin's silencing of a knight until a time: it plays but cannot talk. It
 // is kept by the knight's id, so it holds whichever of the knight's keys plays it, and a

@@ -17,40 +17,22 @@ type banValue struct {
 	Ban knights.Ban `json:"ban"`
 }
 
-// addrBanPrefix starts the bans bucket's keys of bans by address.
-const addrBanPrefix = "addr:"
-
-// banKey is the bans bucket's key of b: its fingerprint, or addrBanPrefix and its
-// address prefix.
-func banKey(b knights.Ban) string {
-	if b.Addr != "" {
-		return addrBanPrefix + b.Addr
-	}
-	return b.Fingerprint
-}
-
 // Ban stores b under its fingerprint (or its address), replacing an earlier ban of
 // the same key (or address prefix). An address must parse as a prefix.
 func (s *Store) Ban(b knights.Ban) error {
-	if b.Addr != "" {
-		p, err := netip.ParsePrefix(b.Addr)
-		if err != nil {
-			return fmt.Errorf("ban %q: %w", b.Addr, err)
-		}
-		b.Addr, b.Fingerprint = p.Masked().String(), ""
-	}
-	if banKey(b) == "" {
-		return fmt.Errorf("ban: %w", errNoFingerprint)
+	b, err := b.Kept()
+	if err != nil {
+		return err
 	}
 	data, err := json.Marshal(banValue{V: ValueVersion, Ban: b})
 	if err != nil {
-		return fmt.Errorf("encode ban %s: %w", banKey(b), err)
+		return fmt.Errorf("encode ban %s: %w", b.Key(), err)
 	}
 	err = s.db.Update(func(tx *bolt.Tx) error {
-		return open(tx, bucketBans).put([]byte(banKey(b)), data)
+		return open(tx, bucketBans).put([]byte(b.Key()), data)
 	})
 	if err != nil {
-		return fmt.Errorf("ban %s in %s: %w", banKey(b), s.path, err)
+		return fmt.Errorf("ban %s in %s: %w", b.Key(), s.path, err)
 	}
 	return nil
 }
@@ -103,7 +85,7 @@ func (s *Store) IsAddrBanned(addr netip.Addr, now time.Time) (bool, string, erro
 	err := s.db.View(func(tx *bolt.Tx) error {
 		bans := open(tx, bucketBans)
 		c := bans.b.Cursor()
-		pre := []byte(addrBanPrefix)
+		pre := []byte(knights.AddrBanPrefix)
 		for k, sealed := c.Seek(pre); k != nil && bytes.HasPrefix(k, pre); k, sealed = c.Next() {
 			p, err := netip.ParsePrefix(string(k[len(pre):]))
 			if err != nil || !p.Contains(addr) {

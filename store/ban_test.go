@@ -121,7 +121,7 @@ func TestABanThatCannotBeReadIsAnError(t *testing.T) {
 		if err := b.put([]byte("SHA256:newer"), []byte(`{"v":99,"ban":{}}`)); err != nil {
 			return err
 		}
-		return b.put([]byte(addrBanPrefix+"198.51.100.0/24"), []byte(`{"v":99,"ban":{}}`))
+		return b.put([]byte(knights.AddrBanPrefix+"198.51.100.0/24"), []byte(`{"v":99,"ban":{}}`))
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -2,7 +2,6 @@ package memory
 
 import (
 	"cmp"
-	"fmt"
 	"net/netip"
 	"slices"
 	"strings"
@@ -11,35 +10,17 @@ import (
 	"github.com/orthanc-ssh/orthanc-ssh/knights"
 )
 
-// addrBanPrefix starts the key of a ban of an address prefix, as in the store: keys and
-// addresses share one set of keys, so "addr:" and a prefix reads as a fingerprint too.
-const addrBanPrefix = "addr:"
-
-// banKey is the key b is kept under: its fingerprint, or addrBanPrefix and its prefix.
-func banKey(b knights.Ban) string {
-	if b.Addr != "" {
-		return addrBanPrefix + b.Addr
-	}
-	return b.Fingerprint
-}
-
 // Ban keeps b under its fingerprint, or its address prefix (masked, and then without
 // a fingerprint), replacing an earlier ban of the same. A prefix that does not parse,
 // or a ban of neither, is refused.
 func (r *Records) Ban(b knights.Ban) error {
-	if b.Addr != "" {
-		p, err := netip.ParsePrefix(b.Addr)
-		if err != nil {
-			return fmt.Errorf("ban %q: %w", b.Addr, err)
-		}
-		b.Addr, b.Fingerprint = p.Masked().String(), ""
-	}
-	if banKey(b) == "" {
-		return fmt.Errorf("ban: %w", errNoID)
+	b, err := b.Kept()
+	if err != nil {
+		return err
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.bans[banKey(b)] = b
+	r.bans[b.Key()] = b
 	return nil
 }
 
@@ -70,13 +51,13 @@ func (r *Records) IsAddrBanned(addr netip.Addr, now time.Time) (bool, string, er
 	defer r.mu.Unlock()
 	var keys []string
 	for k := range r.bans {
-		if strings.HasPrefix(k, addrBanPrefix) {
+		if strings.HasPrefix(k, knights.AddrBanPrefix) {
 			keys = append(keys, k)
 		}
 	}
 	slices.Sort(keys)
 	for _, k := range keys {
-		p, err := netip.ParsePrefix(k[len(addrBanPrefix):])
+		p, err := netip.ParsePrefix(k[len(knights.AddrBanPrefix):])
 		if err != nil || !p.Contains(addr) || r.bans[k].Lapsed(now) {
 			continue
 		}
@@ -99,7 +80,7 @@ func (r *Records) Bans(now time.Time) ([]knights.Ban, error) {
 		out = append(out, b)
 	}
 	slices.SortFunc(out, func(a, b knights.Ban) int {
-		return cmp.Or(a.At.Compare(b.At), strings.Compare(banKey(a), banKey(b)))
+		return cmp.Or(a.At.Compare(b.At), strings.Compare(a.Key(), b.Key()))
 	})
 	return out, nil
 }

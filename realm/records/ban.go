@@ -17,9 +17,6 @@ import (
 // valueVersion versions each value's encoding, as the store versions its own.
 const valueVersion = 1
 
-// addrBan starts the key of a ban of an address prefix, as in the store.
-const addrBan = "addr:"
-
 var errNoKey = errors.New("no fingerprint or address")
 
 type banValue struct {
@@ -44,20 +41,13 @@ func (s *Store) Ban(b knights.Ban) error {
 	return nil
 }
 
-// banEntry is b's id (its fingerprint, or "addr:" and its masked prefix) and value.
+// banEntry is b's id (knights.Ban.Key, as kept) and value.
 func banEntry(b knights.Ban) (string, []byte, error) {
-	id := b.Fingerprint
-	if b.Addr != "" {
-		p, err := netip.ParsePrefix(b.Addr)
-		if err != nil {
-			return "", nil, fmt.Errorf("ban %q: %w", b.Addr, err)
-		}
-		b.Addr, b.Fingerprint = p.Masked().String(), ""
-		id = addrBan + b.Addr
+	b, err := b.Kept()
+	if err != nil {
+		return "", nil, err
 	}
-	if id == "" {
-		return "", nil, fmt.Errorf("ban: %w", errNoKey)
-	}
+	id := b.Key()
 	data, err := json.Marshal(banValue{V: valueVersion, Ban: b})
 	if err != nil {
 		return "", nil, fmt.Errorf("encode ban %s: %w", id, err)
@@ -100,7 +90,7 @@ func (s *Store) IsAddrBanned(addr netip.Addr, now time.Time) (bool, string, erro
 	addr = addr.Unmap()
 	ctx, cancel := s.call()
 	defer cancel()
-	pre := s.banKey(addrBan)
+	pre := s.banKey(knights.AddrBanPrefix)
 	resp, err := s.cli.Get(ctx, pre, clientv3.WithPrefix())
 	if err != nil {
 		return false, "", fmt.Errorf("check ban of address %s: %w", addr, err)
