@@ -10,13 +10,14 @@ import (
 	gossh "golang.org/x/crypto/ssh"
 
 	"github.com/orthanc-ssh/orthanc-ssh/internal/etcdtest"
+	"github.com/orthanc-ssh/orthanc-ssh/realm/talk"
 )
 
 // twoRealms starts realms A and B on one etcd, talking over routes, A's admins given.
-func twoRealms(t *testing.T, admins ...gossh.Signer) (a, b *testServer) {
+func twoRealms(t *testing.T, admins ...gossh.Signer) (a, b *testServer, sa *Server) {
 	t.Helper()
 	etcd := etcdtest.Start(t)
-	a, sa := startTalkingRealm(t, "A", etcd, defaultSeed, nil, admins...)
+	a, sa = startTalkingRealm(t, "A", etcd, defaultSeed, nil, admins...)
 	b, sb := startTalkingRealm(t, "B", etcd, defaultSeed+1, []string{sa.talk.(*realmTalk).srv.ClusterAddr()}, admins...)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -25,7 +26,13 @@ func twoRealms(t *testing.T, admins ...gossh.Signer) (a, b *testServer) {
 			t.Fatal(err)
 		}
 	}
-	return a, b
+	return a, b, sa
+}
+
+// kayID is the id of the knight named Kaye, as knight --json says on addr.
+func kayID(t *testing.T, addr string, admin gossh.Signer) string {
+	t.Helper()
+	return runJSON[knightJSON](t, dial(t, addr, admin), "knight Kaye --json").Knight
 }
 
 // An admin's commands on realm A act on knights wherever they play, as on a server alone:
@@ -34,7 +41,7 @@ func twoRealms(t *testing.T, admins ...gossh.Signer) (a, b *testServer) {
 // renamed on A plays on B under its new name; stats counts the knights the realms keep.
 func TestAdminCommandsReachEveryRealm(t *testing.T) {
 	admin := newKey(t)
-	a, b := twoRealms(t, admin)
+	a, b, sa := twoRealms(t, admin)
 	borsKey := newKey(t)
 	bors := openTerminal(t, b.addr, borsKey, 100, 30, nil)
 	bors.enterDungeon("Bors")
@@ -61,7 +68,18 @@ func TestAdminCommandsReachEveryRealm(t *testing.T) {
 			t.Fatalf("the old name still finds the knight on %s:\n%s", addr, out)
 		}
 	}
-	if out, errOut, code := runCmd(t, a.addr, admin, "kick Kaye --reason a rest"); code != 0 || out != "Removed Kaye from the dungeon of realm B, telling it why: a rest\n" {
+	// A rename anyone on the talk could send, with no rename of an admin's in etcd, is
+	// refused; an admin's next one is told from the name the knight really has.
+	sa.talk.(*realmTalk).bus.Moderate(talk.Moderation{Kind: talk.ModRename, Knight: kayID(t, a.addr, admin), Name: "Forged"})
+	if out, errOut, code := runCmd(t, a.addr, admin, "rename Kaye Kai"); code != 0 {
+		t.Fatalf("a second rename on A (exit %d):\n%s%s", code, out, errOut)
+	}
+	kay.waitFor("An admin has renamed your knight: you are now Kai (you were Kaye).")
+	if strings.Contains(kay.rawOutput(), "Forged") {
+		t.Fatal("a rename etcd does not hold renamed the knight")
+	}
+	waitWho(t, a.addr, "Kai", "B")
+	if out, errOut, code := runCmd(t, a.addr, admin, "kick Kai --reason a rest"); code != 0 || out != "Removed Kai from the dungeon of realm B, telling it why: a rest\n" {
 		t.Fatalf("kick on A (exit %d):\n%s%s", code, out, errOut)
 	}
 	if out := screenWords(kay.finalOutput()); !strings.Contains(out, "a rest") {

@@ -187,7 +187,7 @@ func logNoTalk(log *slog.Logger, cfg Config) {
 func (s *Server) farModeration(m talk.Moderation) {
 	s.log.Info("realm: moderation from another realm", "kind", m.Kind, "knight", m.Knight, "realm", m.Realm)
 	if m.Kind == talk.ModRename {
-		s.book().Rename(m.Name, m.Knight)
+		s.farRename(m)
 	}
 	if m.Kind != talk.ModBan {
 		return
@@ -199,6 +199,23 @@ func (s *Server) farModeration(m talk.Moderation) {
 	for _, fp := range fps {
 		s.live.CloseKey(fp, kickGrace)
 	}
+}
+
+// farRename renames a knight playing here whom an admin of another realm renamed, once
+// etcd holds that rename (records.Keeper.PendingRename): the talk alone is not believed.
+func (s *Server) farRename(m talk.Moderation) {
+	name, ok, err := s.realm.keeper.PendingRename(m.Knight)
+	if err != nil || !ok || name != m.Name {
+		s.log.Warn("realm: a rename etcd does not hold is refused", "knight", m.Knight, "name", m.Name, "realm", m.Realm, "err", err)
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), realmCallTimeout)
+	defer cancel()
+	if _, err := s.engine.Rename(ctx, m.Knight, name, nil); err != nil {
+		s.log.Error("realm: rename a knight renamed on another realm", "knight", m.Knight, "err", err)
+		return
+	}
+	s.book().Rename(name, m.Knight)
 }
 
 // tellRealms tells the other realms of a ban or silence made here; nothing without talk.

@@ -95,6 +95,23 @@ func (k *Keeper) putRename(id, old, name string) error {
 	return nil
 }
 
+// PendingRename is the name an admin gave knight id while another realm played it, kept
+// in etcd; ok is false for none. A realm told of a rename over the talk believes the
+// rename only when etcd has it: anyone who reaches the talk could say one.
+func (k *Keeper) PendingRename(id string) (name string, ok bool, err error) {
+	ctx, cancel := k.call()
+	defer cancel()
+	resp, err := k.cli.Get(ctx, k.renameKey(id))
+	if err != nil || len(resp.Kvs) == 0 {
+		return "", false, err
+	}
+	var v renameValue
+	if err := decodeVersioned(resp.Kvs[0].Key, resp.Kvs[0].Value, &v, &v.V); err != nil {
+		return "", false, err
+	}
+	return v.Name, true, nil
+}
+
 // takeRename applies the pending rename of the knight a claim just read to its sheet a,
 // and forgets it: the old name it was made from is renamed, a sheet renamed since (by
 // the realm the knight played on) stays. It reports the rename applied.

@@ -227,10 +227,6 @@ func (f *fakeWorld) Silence(context.Context, world.Silence) (world.Silenced, err
 
 func (f *fakeWorld) Kick(context.Context, string, string) (bool, error) { return false, nil }
 
-func (f *fakeWorld) Rename(context.Context, string, string, *world.Adventurer) (world.Renamed, error) {
-	return world.Renamed{}, nil
-}
-
 // fakeBus opens a bus on url for a stand-in world.
 func fakeBus(t testing.TB, name, url string, w World, tweak ...func(*Config)) *Bus {
 	t.Helper()

@@ -24,7 +24,7 @@ const (
 	ModSilence   ModKind = "silence"   // silence the knight For as long
 	ModUnsilence ModKind = "unsilence" // lift its silence
 	ModKick      ModKind = "kick"      // remove the knight from the dungeon, telling it Reason
-	ModRename    ModKind = "rename"    // give the knight Name, telling it
+	ModRename    ModKind = "rename"    // the knight was given Name: the server checks it with etcd, then renames
 )
 
 // known reports whether k is a moderation event this program knows.
@@ -93,8 +93,7 @@ func (b *Bus) apply(ctx context.Context, m Moderation) error {
 		_, err := b.w.Kick(ctx, m.Knight, m.Reason)
 		return err
 	case ModRename:
-		_, err := b.w.Rename(ctx, m.Knight, m.Name, nil)
-		return err
+		return nil // the server renames, once etcd says an admin did (its pending rename)
 	case ModSilence:
 		turns := max(uint64(m.For/b.cfg.Tick), 1)
 		_, err := b.w.Silence(ctx, world.Silence{Knight: m.Knight, Turns: turns, Until: m.Until, Reason: m.Reason})

@@ -45,7 +45,6 @@ type World interface {
 	SetPresence(ctx context.Context, realm string, knights []world.FarKnight) error
 	Silence(ctx context.Context, s world.Silence) (world.Silenced, error)
 	Kick(ctx context.Context, who, reason string) (bool, error)
-	Rename(ctx context.Context, id, name string, stored *world.Adventurer) (world.Renamed, error)
 }
 
 // Config says how a realm talks.
