@@ -24,16 +24,17 @@ import (
 	"github.com/orthanc-ssh/orthanc-ssh/internal/testtools"
 	"github.com/orthanc-ssh/orthanc-ssh/keys"
 	"github.com/orthanc-ssh/orthanc-ssh/knights"
+	"github.com/orthanc-ssh/orthanc-ssh/server/command"
 	"github.com/orthanc-ssh/orthanc-ssh/server/edge"
 	"github.com/orthanc-ssh/orthanc-ssh/store"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
 // adminCommands is the admin console: the rows of the command table only admins may run.
-func adminCommands() []command {
-	var out []command
-	for _, c := range commands {
-		if c.admin {
+func adminCommands(t testing.TB) []command.Command {
+	var out []command.Command
+	for _, c := range tableRows(t) {
+		if c.Admin {
 			out = append(out, c)
 		}
 	}
@@ -137,8 +138,8 @@ func TestEveryAdminCommandRefusesANonAdmin(t *testing.T) {
 	t.Parallel()
 	srv, admin := startAdminServer(t)
 	player := newKey(t)
-	for _, c := range adminCommands() {
-		for _, line := range []string{c.name, c.name + " --help", c.name + " all --seed 1 --json"} {
+	for _, c := range adminCommands(t) {
+		for _, line := range []string{c.Name, c.Name + " --help", c.Name + " all --seed 1 --json"} {
 			out, errOut, code := runCmd(t, srv.addr, player, line)
 			if code != 1 || out != "" || errOut != "permission denied\n" {
 				t.Errorf("%q as a player: exit %d, stdout %q, stderr %q", line, code, out, errOut)
@@ -147,12 +148,12 @@ func TestEveryAdminCommandRefusesANonAdmin(t *testing.T) {
 	}
 	out, _, _ := runCmd(t, srv.addr, player, "help")
 	adminOut, _, _ := runCmd(t, srv.addr, admin, "help")
-	for _, c := range adminCommands() {
-		if strings.Contains(out, c.usage) {
-			t.Errorf("help shows %q to a player", c.usage)
+	for _, c := range adminCommands(t) {
+		if strings.Contains(out, c.Usage) {
+			t.Errorf("help shows %q to a player", c.Usage)
 		}
-		if !strings.Contains(adminOut, c.usage) {
-			t.Errorf("help does not show %q to an admin", c.usage)
+		if !strings.Contains(adminOut, c.Usage) {
+			t.Errorf("help does not show %q to an admin", c.Usage)
 		}
 	}
 	if out, _, _ := runCmd(t, srv.addr, admin, "bans --json"); strings.TrimSpace(out) != "[]" {
@@ -164,10 +165,10 @@ func TestEveryAdminCommandRefusesANonAdmin(t *testing.T) {
 func TestEveryAdminCommandAnswersHelp(t *testing.T) {
 	t.Parallel()
 	srv, admin := startAdminServer(t)
-	for _, c := range adminCommands() {
-		out, errOut, code := runCmd(t, srv.addr, admin, c.name+" --help")
-		if code != 0 || !strings.Contains(out, "usage: "+c.usage) || errOut != "" {
-			t.Errorf("%s --help: exit %d, stdout %q, stderr %q", c.name, code, out, errOut)
+	for _, c := range adminCommands(t) {
+		out, errOut, code := runCmd(t, srv.addr, admin, c.Name+" --help")
+		if code != 0 || !strings.Contains(out, "usage: "+c.Usage) || errOut != "" {
+			t.Errorf("%s --help: exit %d, stdout %q, stderr %q", c.Name, code, out, errOut)
 		}
 	}
 }
@@ -179,19 +180,19 @@ func TestEveryCommandAnswersHelp(t *testing.T) {
 	t.Parallel()
 	admin, player := newKey(t), newKey(t)
 	srv := startWorld(t, admin)
-	for _, c := range commands {
+	for _, c := range srv.commands.Rows() {
 		key := publicKey(t, player)
-		if c.admin {
+		if c.Admin {
 			key = publicKey(t, admin)
 		}
 		var out, errOut bytes.Buffer
-		code := srv.runCommandLine(context.Background(), key, []string{c.name, "--help"}, &out, &errOut, false, false)
-		want := "usage: " + c.usage + "\n  " + c.summary + "\n"
-		if c.help != "" {
-			want += "\n" + srv.withSSH(c.help) + "\n"
+		code := srv.runCommandLine(context.Background(), key, []string{c.Name, "--help"}, &out, &errOut)
+		want := "usage: " + c.Usage + "\n  " + c.Summary + "\n"
+		if c.Help != "" {
+			want += "\n" + srv.commands.WithSSH(c.Help) + "\n"
 		}
 		if code != 0 || out.String() != want || errOut.Len() != 0 || strings.Contains(out.String(), "PORT host") {
-			t.Errorf("%s --help: exit %d, stdout %q, stderr %q; want %q", c.name, code, out.String(), errOut.String(), want)
+			t.Errorf("%s --help: exit %d, stdout %q, stderr %q; want %q", c.Name, code, out.String(), errOut.String(), want)
 		}
 	}
 	for _, tc := range []struct {
@@ -199,17 +200,17 @@ func TestEveryCommandAnswersHelp(t *testing.T) {
 		admin bool
 	}{{player, false}, {admin, true}} {
 		var out, errOut bytes.Buffer
-		if code := srv.runCommandLine(context.Background(), publicKey(t, tc.key), []string{"help", "--json"}, &out, &errOut, false, false); code != 0 {
+		if code := srv.runCommandLine(context.Background(), publicKey(t, tc.key), []string{"help", "--json"}, &out, &errOut); code != 0 {
 			t.Fatalf("help --json: exit %d: %s", code, errOut.String())
 		}
-		var got []commandJSON
+		var got []struct{ Name string }
 		if err := json.Unmarshal(out.Bytes(), &got); err != nil {
 			t.Fatalf("help --json: %v in %q", err, out.String())
 		}
 		var want []string
-		for _, c := range commands {
-			if !c.admin || tc.admin {
-				want = append(want, c.name)
+		for _, c := range srv.commands.Rows() {
+			if !c.Admin || tc.admin {
+				want = append(want, c.Name)
 			}
 		}
 		var names []string
@@ -241,18 +242,18 @@ func TestTheConsoleRunsTheCommandTable(t *testing.T) {
 		if !ok || !strings.HasPrefix(out, "Admin console (") {
 			t.Fatalf("%q in the console: ok %v:\n%s", line, ok, out)
 		}
-		for _, c := range commands {
-			if shown := strings.Contains(out, "  "+c.usage+" "); shown != (c.shell == "") {
-				t.Errorf("%q in the console shows %q: %v", line, c.usage, shown)
+		for _, c := range srv.commands.Rows() {
+			if shown := strings.Contains(out, "  "+c.Usage+" "); shown != (c.Shell == "") {
+				t.Errorf("%q in the console shows %q: %v", line, c.Usage, shown)
 			}
 		}
 	}
-	for _, c := range commands {
-		if c.shell == "" {
+	for _, c := range srv.commands.Rows() {
+		if c.Shell == "" {
 			continue
 		}
-		if out, ok := console(c.name); ok || out != "orthanc: "+srv.withSSH(c.shell)+"\n" || strings.Contains(out, "PORT") {
-			t.Errorf("%s in the console: ok %v, %q", c.name, ok, out)
+		if out, ok := console(c.Name); ok || out != "orthanc: "+srv.commands.WithSSH(c.Shell)+"\n" || strings.Contains(out, "PORT") {
+			t.Errorf("%s in the console: ok %v, %q", c.Name, ok, out)
 		}
 	}
 	if out, ok := console("who"); !ok || !strings.Contains(out, "FINGERPRINT") || !strings.Contains(out, "SHA256:console-test") {
@@ -369,7 +370,7 @@ func TestABanOfANewKnightBansTheKeyItPlaysWith(t *testing.T) {
 	}
 
 	var out, errOut bytes.Buffer
-	code := srv.runCommandLine(context.Background(), publicKey(t, admin), []string{"ban", "Percival"}, &out, &errOut, false, false)
+	code := srv.runCommandLine(context.Background(), publicKey(t, admin), []string{"ban", "Percival"}, &out, &errOut)
 	if want := "Banned Percival (" + fp + "). Its knight was removed from the dungeon.\n"; code != 0 || out.String() != want {
 		t.Fatalf("ban: exit %d, stdout %q, stderr %q; want %q", code, out.String(), errOut.String(), want)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/orthanc-ssh/orthanc-ssh/app"
 	"github.com/orthanc-ssh/orthanc-ssh/knights"
 	"github.com/orthanc-ssh/orthanc-ssh/realm/talk"
+	"github.com/orthanc-ssh/orthanc-ssh/server/command"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
@@ -32,9 +33,9 @@ type renameJSON struct {
 // the knight's id) takes the name NEW, checked as the name prompt checks a name and kept
 // unique by the name book and the keeper. A knight online is told at once, here or on
 // the realm it plays on; one offline when it next plays.
-func (s *Server) adminRename(c *call) int {
-	if len(c.args) < 2 {
-		return c.usageError("name the knight, then its new name")
+func (s *Server) adminRename(c *command.Call) int {
+	if len(c.Args) < 2 {
+		return c.UsageError("name the knight, then its new name")
 	}
 	t, name, stored, ok := s.renameChecked(c)
 	if !ok {
@@ -44,16 +45,16 @@ func (s *Server) adminRename(c *call) int {
 	if err != nil {
 		return 1
 	}
-	done, err := s.engine.Rename(c.ctx, t.knight, name, stored)
+	done, err := s.engine.Rename(c.Ctx, t.knight, name, stored)
 	if err != nil {
-		return c.fail("the world is not answering: %v", err)
+		return c.Fail("the world is not answering: %v", err)
 	}
 	if done.Old == "" {
 		done.Old = t.name
 	}
-	c.result = fmt.Sprintf("renamed %s from %s to %s", t.knight, done.Old, name)
-	if c.json {
-		return c.writeJSON(renameJSON{Knight: t.knight, Old: done.Old, Name: name, Online: done.Online || far != "", Realm: far})
+	c.Result = fmt.Sprintf("renamed %s from %s to %s", t.knight, done.Old, name)
+	if c.JSON {
+		return c.WriteJSON(renameJSON{Knight: t.knight, Old: done.Old, Name: name, Online: done.Online || far != "", Realm: far})
 	}
 	told := "It will be told when it next plays."
 	switch {
@@ -62,15 +63,15 @@ func (s *Server) adminRename(c *call) int {
 	case far != "":
 		told = fmt.Sprintf("It plays in realm %s, which has been told.", far)
 	}
-	fmt.Fprintf(c.out, "Renamed %s to %s. %s\n", keyAndName(t.knight, done.Old), name, told)
+	fmt.Fprintf(c.Out, "Renamed %s to %s. %s\n", keyAndName(t.knight, done.Old), name, told)
 	return 0
 }
 
 // renameKept renames the knight where it is kept (knights.Keeper.Rename); a knight
 // playing in another realm is told there over the talk, and far is that realm. A refusal
 // is reported, and the name book given back the old name.
-func (s *Server) renameKept(c *call, t banTarget, name string) (far string, err error) {
-	err = s.knights.Rename(c.ctx, t.knight, t.name, name)
+func (s *Server) renameKept(c *command.Call, t banTarget, name string) (far string, err error) {
+	err = s.knights.Rename(c.Ctx, t.knight, t.name, name)
 	var away *knights.ElsewhereError
 	switch {
 	case errors.As(err, &away) && !away.Here:
@@ -81,39 +82,39 @@ func (s *Server) renameKept(c *call, t banTarget, name string) (far string, err 
 	}
 	s.book().Rename(t.name, t.knight)
 	if errors.Is(err, knights.ErrNameTaken) {
-		c.fail("cannot rename to %q: %s", name, app.TakenNameNote)
+		c.Fail("cannot rename to %q: %s", name, app.TakenNameNote)
 		return "", err
 	}
-	c.fail("the knight could not be renamed just now: %s", giveKeyLine(err))
+	c.Fail("the knight could not be renamed just now: %s", giveKeyLine(err))
 	return "", err
 }
 
 // renameChecked finds the knight rename names and checks its new name, and takes the
 // name in the name book; it reports a refusal itself. stored is the knight's record when
 // it is not in the world.
-func (s *Server) renameChecked(c *call) (t banTarget, name string, stored *world.Adventurer, ok bool) {
-	t, ok = s.resolveKnight(c, c.args[0], "rename", false)
+func (s *Server) renameChecked(c *command.Call) (t banTarget, name string, stored *world.Adventurer, ok bool) {
+	t, ok = s.resolveKnight(c, c.Args[0], "rename", false)
 	if !ok {
 		return t, "", nil, false
 	}
 	if strings.HasPrefix(t.knight, guestIDPrefix) {
-		c.fail("%s is a guest: its name goes with its session (kick it, or ban its address)", keyAndName(t.knight, t.name))
+		c.Fail("%s is a guest: its name goes with its session (kick it, or ban its address)", keyAndName(t.knight, t.name))
 		return t, "", nil, false
 	}
-	raw := strings.Join(c.args[1:], " ")
+	raw := strings.Join(c.Args[1:], " ")
 	name, refusal := s.checkNewName(raw, t.knight)
 	if refusal != "" {
-		c.fail("cannot rename to %q: %s", printable(raw), refusal)
+		c.Fail("cannot rename to %q: %s", command.Printable(raw), refusal)
 		return t, "", nil, false
 	}
 	stored, err := s.offlineRecord(c, t.knight)
 	switch {
 	case err != nil:
-		c.fail("could not read the knight: %v", err)
+		c.Fail("could not read the knight: %v", err)
 	case stored != nil && stored.Ended():
-		c.fail("%s has died or retired: rename changes a living knight", keyAndName(t.knight, stored.Name))
+		c.Fail("%s has died or retired: rename changes a living knight", keyAndName(t.knight, stored.Name))
 	case !s.book().Rename(name, t.knight):
-		c.fail("cannot rename to %q: %s", name, app.TakenNameNote)
+		c.Fail("cannot rename to %q: %s", name, app.TakenNameNote)
 	default:
 		if stored != nil && t.name == "" {
 			t.name = stored.Name
@@ -139,8 +140,8 @@ func (s *Server) checkNewName(raw, id string) (string, string) {
 }
 
 // offlineRecord is the knight's stored record when it is not in the world; nil when it is.
-func (s *Server) offlineRecord(c *call, id string) (*world.Adventurer, error) {
-	if _, online, err := s.engine.Lookup(c.ctx, id); err != nil || online {
+func (s *Server) offlineRecord(c *command.Call, id string) (*world.Adventurer, error) {
+	if _, online, err := s.engine.Lookup(c.Ctx, id); err != nil || online {
 		return nil, err
 	}
 	rec, err := s.knights.Knight(id)
@@ -170,10 +171,10 @@ type knightJSON struct {
 }
 
 // adminKnight is knight NAME: a knight, online or not, as an admin needs it.
-func (s *Server) adminKnight(c *call) int {
-	target := strings.Join(c.args, " ")
+func (s *Server) adminKnight(c *command.Call) int {
+	target := strings.Join(c.Args, " ")
 	if target == "" {
-		return c.usageError("name the knight")
+		return c.UsageError("name the knight")
 	}
 	t, ok := s.resolveKnight(c, target, "look up", false)
 	if !ok {
@@ -181,19 +182,19 @@ func (s *Server) adminKnight(c *call) int {
 	}
 	k, err := s.lookUpKnight(c, t.knight)
 	if err != nil {
-		return c.fail("could not read the knight: %v", err)
+		return c.Fail("could not read the knight: %v", err)
 	}
-	c.result = "shown " + t.knight
-	if c.json {
-		return c.writeJSON(k)
+	c.Result = "shown " + t.knight
+	if c.JSON {
+		return c.WriteJSON(k)
 	}
 	writeKnight(c, k)
 	return 0
 }
 
 // lookUpKnight gathers what knight shows of the knight id.
-func (s *Server) lookUpKnight(c *call, id string) (knightJSON, error) {
-	rec, online, err := s.engine.Lookup(c.ctx, id)
+func (s *Server) lookUpKnight(c *command.Call, id string) (knightJSON, error) {
+	rec, online, err := s.engine.Lookup(c.Ctx, id)
 	if err == nil && !online {
 		rec, err = s.knights.Knight(id)
 	}
@@ -202,7 +203,7 @@ func (s *Server) lookUpKnight(c *call, id string) (knightJSON, error) {
 	}
 	far := ""
 	if !online {
-		far = s.farRealmOf(c.ctx, id)
+		far = s.farRealmOf(c.Ctx, id)
 	}
 	k := knightJSON{Knight: id, Name: rec.Name, Guest: rec.Guest, Status: knightStatus(rec, online || far != ""),
 		Realm: far, Level: rec.Level, Depth: rec.Depth, Created: rec.Created, Keys: []knights.Key{}}
@@ -288,8 +289,8 @@ func (s *Server) silencesOf(id string, online bool) ([]silenceJSON, error) {
 }
 
 // writeKnight prints what knight found.
-func writeKnight(c *call, k knightJSON) {
-	tw := tabwriter.NewWriter(c.out, 0, 0, 2, ' ', 0)
+func writeKnight(c *command.Call, k knightJSON) {
+	tw := tabwriter.NewWriter(c.Out, 0, 0, 2, ' ', 0)
 	row := func(key, format string, args ...any) {
 		fmt.Fprintf(tw, "%s\t"+format+"\n", append([]any{key}, args...)...)
 	}
@@ -306,24 +307,24 @@ func writeKnight(c *call, k knightJSON) {
 	row("last seen", "%s", whenOr(k.LastSeen, "never since it was made"))
 	row("last address", "%s", orDash(k.LastAddr))
 	_ = tw.Flush()
-	fmt.Fprintln(c.out)
+	fmt.Fprintln(c.Out)
 	if len(k.Keys) > 0 {
-		tw = tabwriter.NewWriter(c.out, 0, 0, 2, ' ', 0)
+		tw = tabwriter.NewWriter(c.Out, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "KEY\tTYPE\tCOMMENT\tADDED\tLAST USED\tLAST ADDRESS")
 		for _, key := range k.Keys {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", key.Fingerprint, orDash(key.Type), orDash(world.CleanLine(key.Comment)),
 				key.Added.UTC().Format(time.DateOnly), whenOr(key.LastUsed, "-"), orDash(key.LastAddr))
 		}
 		_ = tw.Flush()
-		fmt.Fprintln(c.out)
+		fmt.Fprintln(c.Out)
 	}
 	writeHolds(c, k)
 }
 
 // writeHolds prints the bans and silences in force that hold the knight.
-func writeHolds(c *call, k knightJSON) {
+func writeHolds(c *command.Call, k knightJSON) {
 	if len(k.Bans) == 0 && len(k.Silences) == 0 {
-		fmt.Fprintln(c.out, "No ban or silence holds it.")
+		fmt.Fprintln(c.Out, "No ban or silence holds it.")
 		return
 	}
 	for _, b := range k.Bans {
@@ -331,10 +332,10 @@ func writeHolds(c *call, k knightJSON) {
 		if !b.Until.IsZero() {
 			until = "until " + untilText(b.Until)
 		}
-		fmt.Fprintf(c.out, "Banned: %s since %s, %s: %s\n", banKeyOf(b), b.At.UTC().Format(time.DateTime), until, orDash(b.Reason))
+		fmt.Fprintf(c.Out, "Banned: %s since %s, %s: %s\n", banKeyOf(b), b.At.UTC().Format(time.DateTime), until, orDash(b.Reason))
 	}
 	for _, sl := range k.Silences {
-		fmt.Fprintf(c.out, "Silenced until %s: %s\n", untilText(sl.Until), orDash(sl.Reason))
+		fmt.Fprintf(c.Out, "Silenced until %s: %s\n", untilText(sl.Until), orDash(sl.Reason))
 	}
 }
 
@@ -344,4 +345,23 @@ func whenOr(t time.Time, none string) string {
 		return none
 	}
 	return t.UTC().Format(time.DateTime) + " UTC"
+}
+
+// knightCommand is the row of knight.
+func (s *Server) knightCommand() command.Command {
+	return command.Command{Name: "knight", Usage: "knight <name|fingerprint|id> [--json]", Summary: "a knight, online or not: keys, created, last seen and from where, bans and silences",
+		Help: "The knight is found as for ban: by a key's fingerprint, by its id (K-…, as reports show it),\n" +
+			"or by name among the knights online first, then among every stored knight. Last seen is\n" +
+			"now for a knight in the game, else when its keys last opened a session or left the game.",
+		Admin: true, Takes: command.TakesWords | command.TakesJSON, Run: s.adminKnight}
+}
+
+// renameCommand is the row of rename.
+func (s *Server) renameCommand() command.Command {
+	return command.Command{Name: "rename", Usage: "rename <name|fingerprint|id> NEW [--json]", Summary: "give a knight a new name (an offensive one, say); it is told",
+		Help: "The knight is the first word (a name of several words: give its id, as knight shows it);\n" +
+			"NEW is the rest, checked as the name prompt checks a name, and unique. A knight online is\n" +
+			"told at once, one offline when it next plays. Letters reach it by its new name only.\n" +
+			"A guest is not renamed (its name goes with its session), nor a dead or retired knight.",
+		Admin: true, Takes: command.TakesWords | command.TakesJSON, Run: s.adminRename}
 }

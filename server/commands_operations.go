@@ -11,27 +11,28 @@ import (
 	"github.com/orthanc-ssh/orthanc-ssh/app"
 	"github.com/orthanc-ssh/orthanc-ssh/keys"
 	"github.com/orthanc-ssh/orthanc-ssh/knights"
+	"github.com/orthanc-ssh/orthanc-ssh/server/command"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
 // The admin commands that keep the server running: backups, the server's numbers, and
 // moving a lost key's knight to a new key.
 
-func (s *Server) adminBackup(c *call) int {
-	if c.pty {
-		return c.fail("backup writes binary and a terminal would mangle it; run it without -t: %s backup > orthanc.db", s.sshCommand())
+func (s *Server) adminBackup(c *command.Call) int {
+	if c.PTY {
+		return c.Fail("backup writes binary and a terminal would mangle it; run it without -t: %s backup > orthanc.db", s.sshCommand())
 	}
 	if err := s.saver.Flush(); err != nil {
 		// The copy is still consistent; it lacks what the saver could not write.
 		s.log.Error("admin: flush before backup", "err", err)
-		fmt.Fprintf(c.errOut, "orthanc: warning: the last %d changes could not be written first: %v\n", s.saver.Pending(), err)
+		fmt.Fprintf(c.ErrOut, "orthanc: warning: the last %d changes could not be written first: %v\n", s.saver.Pending(), err)
 	}
-	n, err := s.store.Backup(c.out)
+	n, err := s.store.Backup(c.Out)
 	if err != nil {
 		s.log.Error("admin: backup", "bytes", n, "err", err)
-		return c.fail("backup failed after %d bytes: %v", n, err)
+		return c.Fail("backup failed after %d bytes: %v", n, err)
 	}
-	c.result = fmt.Sprintf("%d bytes", n)
+	c.Result = fmt.Sprintf("%d bytes", n)
 	return 0
 }
 
@@ -99,22 +100,22 @@ type memoryJSON struct {
 	Goroutines     int    `json:"goroutines"`
 }
 
-func (s *Server) adminStats(c *call) int {
-	census, err := s.engine.Census(c.ctx)
+func (s *Server) adminStats(c *command.Call) int {
+	census, err := s.engine.Census(c.Ctx)
 	if err != nil {
-		return c.fail("the world is not answering: %v", err)
+		return c.Fail("the world is not answering: %v", err)
 	}
 	stored, err := s.knights.CountKnights()
 	if err != nil {
-		return c.fail("could not count the stored knights: %v", err)
+		return c.Fail("could not count the stored knights: %v", err)
 	}
 	bans, err := s.knights.Bans(s.now())
 	if err != nil {
-		return c.fail("could not read the bans: %v", err)
+		return c.Fail("could not read the bans: %v", err)
 	}
 	replays, err := s.replayStats()
 	if err != nil {
-		return c.fail("could not measure the replays: %v", err)
+		return c.Fail("could not measure the replays: %v", err)
 	}
 	var mem runtime.MemStats
 	runtime.ReadMemStats(&mem)
@@ -131,11 +132,11 @@ func (s *Server) adminStats(c *call) int {
 		Replays:  replays,
 		Warnings: permissionWarnings(s.cfg),
 	}
-	c.result = "shown"
-	if c.json {
-		return c.writeJSON(st)
+	c.Result = "shown"
+	if c.JSON {
+		return c.WriteJSON(st)
 	}
-	tw := tabwriter.NewWriter(c.out, 0, 0, 2, ' ', 0)
+	tw := tabwriter.NewWriter(c.Out, 0, 0, 2, ' ', 0)
 	row := func(k, format string, args ...any) { fmt.Fprintf(tw, "%s\t"+format+"\n", append([]any{k}, args...)...) }
 	row("version", "%s (%s)", st.Version, st.GoVersion)
 	row("uptime", "%s", time.Duration(st.UptimeSeconds)*time.Second)
@@ -159,8 +160,8 @@ func (s *Server) adminStats(c *call) int {
 		row("warning", "%s", w)
 	}
 	_ = tw.Flush()
-	fmt.Fprintln(c.out)
-	writeLevels(c.out, st.Levels)
+	fmt.Fprintln(c.Out)
+	writeLevels(c.Out, st.Levels)
 	return 0
 }
 
@@ -187,42 +188,42 @@ type keysMoveJSON struct {
 
 // adminKeysMove is keys move OLD NEW: for a player who lost a key, the key NEW takes
 // OLD's place with OLD's knight.
-func (s *Server) adminKeysMove(c *call) int {
-	if len(c.args) != 2 || !strings.HasPrefix(c.args[0], "SHA256:") || !strings.HasPrefix(c.args[1], "SHA256:") {
-		return c.usageError("give two key fingerprints, SHA256:...")
+func (s *Server) adminKeysMove(c *command.Call) int {
+	if len(c.Args) != 2 || !strings.HasPrefix(c.Args[0], "SHA256:") || !strings.HasPrefix(c.Args[1], "SHA256:") {
+		return c.UsageError("give two key fingerprints, SHA256:...")
 	}
-	oldFP, newFP := c.args[0], c.args[1]
+	oldFP, newFP := c.Args[0], c.Args[1]
 	if oldFP == newFP {
-		return c.fail("the two keys are the same")
+		return c.Fail("the two keys are the same")
 	}
 	old, err := s.knights.KeyOf(oldFP) // a key bound and not yet written counts
 	if errors.Is(err, knights.ErrNotFound) {
-		return c.fail("%s plays no knight", printable(oldFP))
+		return c.Fail("%s plays no knight", command.Printable(oldFP))
 	} else if err != nil {
-		return c.fail("could not read the key: %v", err)
+		return c.Fail("could not read the key: %v", err)
 	}
 	newKnight, err := s.knightOf(newFP)
 	if err != nil {
-		return c.fail("could not read the key: %v", err)
+		return c.Fail("could not read the key: %v", err)
 	}
 	if s.inTheGame(c, newKnight) {
-		return c.fail("%s's knight is in the dungeon; kick it first", printable(newFP))
+		return c.Fail("%s's knight is in the dungeon; kick it first", command.Printable(newFP))
 	}
 	rec, err := s.knights.Knight(old.Knight)
 	if err != nil {
-		return c.fail("could not read the knight: %v", err)
+		return c.Fail("could not read the knight: %v", err)
 	}
-	given, err := s.knights.Give(c.ctx, knights.Give{
+	given, err := s.knights.Give(c.Ctx, knights.Give{
 		Key:    knights.Key{Fingerprint: newFP, Knight: old.Knight, Comment: "moved from " + oldFP[:min(len(oldFP), 15)] + "… by an admin", Added: time.Now().UTC()},
 		Remove: oldFP, At: s.now().UTC(),
 	})
 	switch {
 	case errors.Is(err, knights.ErrHasKnight):
-		return c.fail("%s plays a living knight of its own; it cannot take another", printable(newFP))
+		return c.Fail("%s plays a living knight of its own; it cannot take another", command.Printable(newFP))
 	case errors.Is(err, knights.ErrSameKnight):
-		return c.fail("%s plays that knight already", printable(newFP))
+		return c.Fail("%s plays that knight already", command.Printable(newFP))
 	case err != nil:
-		return c.fail("the key could not be moved: %s", giveKeyLine(err))
+		return c.Fail("the key could not be moved: %s", giveKeyLine(err))
 	}
 	if given.Gone {
 		s.forgetKnight(c, given.Left) // the dead knight NEW played before
@@ -232,14 +233,14 @@ func (s *Server) adminKeysMove(c *call) int {
 
 // keyMoved ends keys move once NEW plays OLD's knight: OLD's
 // games end, saying why, and the admin is told.
-func (s *Server) keyMoved(c *call, oldFP, newFP, knight, name string) int {
+func (s *Server) keyMoved(c *command.Call, oldFP, newFP, knight, name string) int {
 	s.tellKeyEnds(oldFP, keyMovedMessage)
 	s.live.CloseKey(oldFP, kickGrace)
-	c.result = fmt.Sprintf("moved %s's key %s to %s", name, oldFP, newFP)
-	if c.json {
-		return c.writeJSON(keysMoveJSON{Old: oldFP, New: newFP, Knight: knight, Name: name})
+	c.Result = fmt.Sprintf("moved %s's key %s to %s", name, oldFP, newFP)
+	if c.JSON {
+		return c.WriteJSON(keysMoveJSON{Old: oldFP, New: newFP, Knight: knight, Name: name})
 	}
-	fmt.Fprintf(c.out, "%s is now played by %s in place of %s.\n", name, newFP, oldFP)
+	fmt.Fprintf(c.Out, "%s is now played by %s in place of %s.\n", name, newFP, oldFP)
 	return 0
 }
 
@@ -252,7 +253,7 @@ type checkJSON struct {
 
 // adminCheck verifies every record of the live database (store.Check): bbolt's pages,
 // every value's checksum, every value decoded. Exit status 1 on a problem.
-func (s *Server) adminCheck(c *call) int {
+func (s *Server) adminCheck(c *command.Call) int {
 	if err := s.saver.Flush(); err != nil {
 		s.log.Error("admin: flush before check", "err", err)
 	}
@@ -262,40 +263,40 @@ func (s *Server) adminCheck(c *call) int {
 		out.Problems = strings.Split(err.Error(), "\n")
 		s.log.Error("admin: check found problems", "err", err)
 	}
-	c.result = fmt.Sprintf("sound: %v", out.Sound)
-	if c.json {
-		if code := c.writeJSON(out); code != 0 || out.Sound {
+	c.Result = fmt.Sprintf("sound: %v", out.Sound)
+	if c.JSON {
+		if code := c.WriteJSON(out); code != 0 || out.Sound {
 			return code
 		}
 		return 1
 	}
 	if out.Sound {
-		fmt.Fprintf(c.out, "%s is sound: every page, checksum and record read.\n", out.Path)
+		fmt.Fprintf(c.Out, "%s is sound: every page, checksum and record read.\n", out.Path)
 		return 0
 	}
-	return c.fail("%s", err)
+	return c.Fail("%s", err)
 }
 
 // adminReload reads the admin keys and the message of the day again (reload.go), as
 // SIGHUP does, and says what changed.
-func (s *Server) adminReload(c *call) int {
+func (s *Server) adminReload(c *command.Call) int {
 	r := s.reload()
-	c.result = fmt.Sprintf("%d admin keys, %d added, %d removed, motd changed %v", r.Admins, len(r.Added), len(r.Removed), r.MOTDChanged)
-	if c.json {
-		return c.writeJSON(r)
+	c.Result = fmt.Sprintf("%d admin keys, %d added, %d removed, motd changed %v", r.Admins, len(r.Added), len(r.Removed), r.MOTDChanged)
+	if c.JSON {
+		return c.WriteJSON(r)
 	}
 	writeReloaded(c, r)
 	return 0
 }
 
 // writeReloaded prints what a reload did.
-func writeReloaded(c *call, r reloaded) {
+func writeReloaded(c *command.Call, r reloaded) {
 	if r.KeysError != "" {
-		fmt.Fprintf(c.out, "Admin keys: kept as they were (%d): %s\n", r.Admins, r.KeysError)
+		fmt.Fprintf(c.Out, "Admin keys: kept as they were (%d): %s\n", r.Admins, r.KeysError)
 	} else {
-		fmt.Fprintf(c.out, "Admin keys: %d, from %s.\n", r.Admins, r.AdminKeysFile)
+		fmt.Fprintf(c.Out, "Admin keys: %d, from %s.\n", r.Admins, r.AdminKeysFile)
 	}
-	tw := tabwriter.NewWriter(c.out, 0, 0, 2, ' ', 0)
+	tw := tabwriter.NewWriter(c.Out, 0, 0, 2, ' ', 0)
 	for _, e := range r.Added {
 		fmt.Fprintf(tw, "  added\t%s\t%s\n", e.Fingerprint, world.CleanLine(e.Comment))
 	}
@@ -304,34 +305,84 @@ func writeReloaded(c *call, r reloaded) {
 	}
 	_ = tw.Flush()
 	for _, line := range r.Skipped {
-		fmt.Fprintf(c.out, "  skipped %s\n", world.CleanLine(line))
+		fmt.Fprintf(c.Out, "  skipped %s\n", world.CleanLine(line))
 	}
 	switch {
 	case r.MOTDError != "":
-		fmt.Fprintf(c.out, "Message of the day: kept as it was: %s\n", r.MOTDError)
+		fmt.Fprintf(c.Out, "Message of the day: kept as it was: %s\n", r.MOTDError)
 	case r.MOTDChanged:
-		fmt.Fprintf(c.out, "Message of the day: changed, from %s.\n", motdFrom(r.MOTDFile))
+		fmt.Fprintf(c.Out, "Message of the day: changed, from %s.\n", motdFrom(r.MOTDFile))
 	default:
-		fmt.Fprintf(c.out, "Message of the day: unchanged, from %s.\n", motdFrom(r.MOTDFile))
+		fmt.Fprintf(c.Out, "Message of the day: unchanged, from %s.\n", motdFrom(r.MOTDFile))
 	}
 }
 
 // adminAdmins lists the admin keys loaded, in the file's order.
-func (s *Server) adminAdmins(c *call) int {
+func (s *Server) adminAdmins(c *command.Call) int {
 	list := s.admins.Load().Entries()
 	if list == nil {
 		list = []keys.Entry{} // --json: [], not null
 	}
-	c.result = fmt.Sprintf("%d admin keys", len(list))
-	if c.json {
-		return c.writeJSON(list)
+	c.Result = fmt.Sprintf("%d admin keys", len(list))
+	if c.JSON {
+		return c.WriteJSON(list)
 	}
-	fmt.Fprintf(c.out, "%d admin keys, from %s:\n", len(list), s.cfg.AdminKeys)
-	tw := tabwriter.NewWriter(c.out, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(c.Out, "%d admin keys, from %s:\n", len(list), s.cfg.AdminKeys)
+	tw := tabwriter.NewWriter(c.Out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "FINGERPRINT\tTYPE\tCOMMENT")
 	for _, e := range list {
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", e.Fingerprint, e.Type, world.CleanLine(e.Comment))
 	}
 	_ = tw.Flush()
 	return 0
+}
+
+// backupCommand is the row of backup.
+func (s *Server) backupCommand() command.Command {
+	return command.Command{Name: "backup", Usage: "backup", Summary: "a consistent copy of the database on stdout",
+		Help: "Run it without a terminal and redirect it: ssh -p PORT host backup > orthanc.db\n" +
+			"The copy is taken in one read transaction while the game runs, after the saver has\n" +
+			"written what it holds; it opens with bbolt like the live file.",
+		Shell: "backup streams the database as binary; run it from a shell: ssh -p PORT host backup > orthanc.db",
+		Admin: true, Run: s.adminBackup}
+}
+
+// checkCommand is the row of check.
+func (s *Server) checkCommand() command.Command {
+	return command.Command{Name: "check", Usage: "check [--json]", Summary: "verify every record of the live database: pages, checksums, decoding",
+		Help: "Runs while the game goes on, in one read transaction, after the saver has written what it\n" +
+			"holds. Exit status 1 when a problem is found, each named by its bucket and key. A stopped\n" +
+			"server's database is checked with orthanc-ssh -check.",
+		Admin: true, Takes: command.TakesJSON, Run: s.adminCheck}
+}
+
+// statsCommand is the row of stats.
+func (s *Server) statsCommand() command.Command {
+	return command.Command{Name: "stats", Usage: "stats [--json]", Summary: "sessions, players, levels and seeds, tick and save times, memory",
+		Admin: true, Takes: command.TakesJSON, Run: s.adminStats}
+}
+
+// reloadCommand is the row of reload.
+func (s *Server) reloadCommand() command.Command {
+	return command.Command{Name: "reload", Usage: "reload [--json]", Summary: "read the admin keys and the message of the day's file again; no one is dropped",
+		Help: "SIGHUP does the same. Each admin key added or removed is named by its fingerprint, here\n" +
+			"and in the log; a key taken out is refused at its next admin command. The message of the\n" +
+			"day is the file's (-motd-file, <data>/motd by default) while the file exists, else the one\n" +
+			"motd set stored. A file that cannot be read keeps what was there.",
+		Admin: true, Takes: command.TakesJSON, Run: s.adminReload}
+}
+
+// adminsCommand is the row of admins.
+func (s *Server) adminsCommand() command.Command {
+	return command.Command{Name: "admins", Usage: "admins [--json]", Summary: "the admin keys loaded: fingerprint, type and comment",
+		Admin: true, Takes: command.TakesJSON, Run: s.adminAdmins}
+}
+
+// keysMoveCommand is the row of keys move.
+func (s *Server) keysMoveCommand() command.Command {
+	return command.Command{Name: "keys move", Usage: "keys move OLD NEW", Summary: "for a player who lost a key: key NEW (a fingerprint) takes OLD's place",
+		Help: "NEW must play no living knight (a dead one's record goes). NEW is a fingerprint as ssh-keygen -l\n" +
+			"prints it: have the player send it, with `ssh-keygen -lf ~/.ssh/id_ed25519.pub`.\n" +
+			"A game open with OLD ends, telling its player why; the knight is saved.",
+		Admin: true, Takes: command.TakesWords | command.TakesJSON, Run: s.adminKeysMove}
 }

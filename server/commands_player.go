@@ -10,6 +10,7 @@ import (
 
 	"github.com/orthanc-ssh/orthanc-ssh/app"
 	"github.com/orthanc-ssh/orthanc-ssh/knights"
+	"github.com/orthanc-ssh/orthanc-ssh/server/command"
 	"github.com/orthanc-ssh/orthanc-ssh/store"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
@@ -60,25 +61,25 @@ type equipment struct {
 	Worn bool   `json:"worn,omitempty"`
 }
 
-func (s *Server) cmdWhoami(c *call) int {
-	if c.knight == "" {
-		return c.fail("no knight for key %s yet; connect with a terminal to roll one", c.fp)
+func (s *Server) cmdWhoami(c *command.Call) int {
+	if c.Knight == "" {
+		return c.Fail("no knight for key %s yet; connect with a terminal to roll one", c.FP)
 	}
-	rec, online, err := s.engine.Lookup(c.ctx, c.knight)
+	rec, online, err := s.engine.Lookup(c.Ctx, c.Knight)
 	if err == nil && !online {
-		rec, err = s.knights.Knight(c.knight)
+		rec, err = s.knights.Knight(c.Knight)
 	}
 	if errors.Is(err, store.ErrNotFound) {
-		return c.fail("no knight for key %s yet; connect with a terminal to roll one", c.fp)
+		return c.Fail("no knight for key %s yet; connect with a terminal to roll one", c.FP)
 	}
 	if err != nil {
-		s.log.Error("whoami", "fingerprint", c.fp, "err", err)
-		return c.fail("your knight could not be read just now; try again later")
+		s.log.Error("whoami", "fingerprint", c.FP, "err", err)
+		return c.Fail("your knight could not be read just now; try again later")
 	}
-	out := whoamiOf(c.fp, rec, online)
-	members, err := s.engine.Party(c.ctx, c.knight)
+	out := whoamiOf(c.FP, rec, online)
+	members, err := s.engine.Party(c.Ctx, c.Knight)
 	if err != nil {
-		s.log.Error("whoami party", "fingerprint", c.fp, "err", err)
+		s.log.Error("whoami party", "fingerprint", c.FP, "err", err)
 	}
 	for _, m := range members {
 		if m.Leader {
@@ -86,8 +87,8 @@ func (s *Server) cmdWhoami(c *call) int {
 		}
 		out.Party.Members = append(out.Party.Members, m.Name)
 	}
-	if c.json {
-		return c.writeJSON(out)
+	if c.JSON {
+		return c.WriteJSON(out)
 	}
 	partyLine := "none"
 	if len(members) > 0 {
@@ -102,7 +103,7 @@ func (s *Server) cmdWhoami(c *call) int {
 		{"treasure_experience", out.TreasureExperience}, {"percent_kills", out.PercentKills},
 		{"party", partyLine},
 	} {
-		fmt.Fprintf(c.out, "%s: %v\n", kv[0], kv[1])
+		fmt.Fprintf(c.Out, "%s: %v\n", kv[0], kv[1])
 	}
 	return 0
 }
@@ -158,16 +159,16 @@ type whoJSON struct {
 // cmdWho lists the knights in the world, then those of the other realms (realmtalk.go);
 // an admin's list also has each knight's key and the address, time connected and bytes
 // sent of its game session here.
-func (s *Server) cmdWho(c *call) int {
-	who, err := s.engine.Who(c.ctx)
+func (s *Server) cmdWho(c *command.Call) int {
+	who, err := s.engine.Who(c.Ctx)
 	if err != nil {
-		return c.fail("the world is not answering; try again later")
+		return c.Fail("the world is not answering; try again later")
 	}
 	rows := make([]whoJSON, 0, len(who))
 	for _, e := range who {
 		r := whoJSON{Name: e.Name, Level: e.Level, Depth: e.Depth, Guest: e.Guest, Away: e.Away, AwayReason: e.AwayReason,
 			IdleSeconds: (time.Duration(e.IdleTurns) * s.cfg.Tick).Round(time.Second).Seconds(), Realm: s.cfg.Realm}
-		if c.admin {
+		if c.Admin {
 			r.Knight = e.ID
 			if ls, ok := s.live.Game(e.ID); ok {
 				r.Fingerprint, r.Addr, r.BytesSent = ls.Fingerprint, ls.Addr, ls.Sent.Load()
@@ -177,11 +178,11 @@ func (s *Server) cmdWho(c *call) int {
 		rows = append(rows, r)
 	}
 	rows = append(rows, s.farRows(c)...)
-	if c.json {
-		return c.writeJSON(rows)
+	if c.JSON {
+		return c.WriteJSON(rows)
 	}
 	if len(rows) == 0 {
-		fmt.Fprintln(c.out, "No one is in the dungeon.")
+		fmt.Fprintln(c.Out, "No one is in the dungeon.")
 		return 0
 	}
 	s.whoTable(c, rows)
@@ -189,12 +190,12 @@ func (s *Server) cmdWho(c *call) int {
 }
 
 // farRows are who's rows of the knights of the other realms.
-func (s *Server) farRows(c *call) []whoJSON {
+func (s *Server) farRows(c *command.Call) []whoJSON {
 	var rows []whoJSON
-	for _, k := range s.farWho(c.ctx) {
+	for _, k := range s.farWho(c.Ctx) {
 		r := whoJSON{Name: k.Name, Level: k.Level, Guest: k.Guest, Away: k.Away, AwayReason: k.AwayReason,
 			IdleSeconds: float64(k.IdleSeconds), Realm: k.Realm, far: true}
-		if c.admin {
+		if c.Admin {
 			r.Knight = k.ID
 		}
 		rows = append(rows, r)
@@ -203,14 +204,14 @@ func (s *Server) farRows(c *call) []whoJSON {
 }
 
 // whoTable writes who's rows as a table; a realm's has a column of each knight's realm.
-func (s *Server) whoTable(c *call, rows []whoJSON) {
-	tw := tabwriter.NewWriter(c.out, 0, 0, 2, ' ', 0)
+func (s *Server) whoTable(c *command.Call, rows []whoJSON) {
+	tw := tabwriter.NewWriter(c.Out, 0, 0, 2, ' ', 0)
 	realm := slices.ContainsFunc(rows, func(r whoJSON) bool { return r.Realm != "" })
 	heading := "NAME\tLEVEL\tWHERE\tIDLE"
 	if realm {
 		heading = "NAME\tREALM\tLEVEL\tWHERE\tIDLE"
 	}
-	if c.admin {
+	if c.Admin {
 		heading += "\tADDRESS\tCONNECTED\tSENT\tFINGERPRINT\tKNIGHT"
 	}
 	heading += "\tAWAY" // last: a reason is as long as its knight made it
@@ -221,7 +222,7 @@ func (s *Server) whoTable(c *call, rows []whoJSON) {
 			fmt.Fprintf(tw, "%s\t", r.Realm)
 		}
 		fmt.Fprintf(tw, "%d\t%s\t%s", r.Level, r.where(), idleText(r.IdleSeconds))
-		if c.admin {
+		if c.Admin {
 			fmt.Fprintf(tw, "\t%s\t%s\t%d KiB\t%s\t%s", orDash(r.Addr), time.Duration(r.ConnectedSeconds)*time.Second, r.BytesSent/1024, orDash(r.Fingerprint), r.Knight)
 		}
 		fmt.Fprintf(tw, "\t%s\n", awayText(r.Away, r.AwayReason))
@@ -265,36 +266,6 @@ func awayText(away bool, reason string) string {
 	return "away: " + reason
 }
 
-// monsterJSON is one row of `help monsters --json`.
-type monsterJSON struct {
-	Name            string `json:"name"`
-	Class           string `json:"class"`
-	Level           int    `json:"level"`
-	HitDice         string `json:"hit_dice"`
-	AttackDice      string `json:"attack_dice"`
-	Dexterity       int    `json:"dexterity"`
-	Experience      int    `json:"experience"`
-	Speed           int    `json:"speed"`
-	AttacksPerRound int    `json:"attacks_per_round"`
-	Glyph           string `json:"glyph"`
-}
-
-// cmdHelpMonsters prints the monster tables, as the seed's help lesson did.
-func cmdHelpMonsters(c *call) int {
-	if c.json {
-		list := make([]monsterJSON, 0, len(world.Monsters))
-		for _, k := range world.Monsters {
-			list = append(list, monsterJSON{k.Name, k.Class.String(), k.Level, k.HitDice.String(), k.AttackDice.String(),
-				k.Dex, k.Experience, k.Speed, k.AttacksPerRound, k.Glyph})
-		}
-		return c.writeJSON(list)
-	}
-	for _, l := range world.MonsterTableLines() {
-		fmt.Fprintln(c.out, l)
-	}
-	return 0
-}
-
 // fameTop is how many retirees the hall of fame shows server-wide (seed 000: "The top three
 // retirees are saved.").
 const fameTop = 3
@@ -332,17 +303,17 @@ func (s *Server) scores(fp string) ([]scoreJSON, error) {
 	return out, nil
 }
 
-func (s *Server) cmdScores(c *call) int {
-	list, err := s.scores(c.knight)
+func (s *Server) cmdScores(c *command.Call) int {
+	list, err := s.scores(c.Knight)
 	if err != nil {
 		s.log.Error("scores", "err", err)
-		return c.fail("the hall of fame could not be read just now; try again later")
+		return c.Fail("the hall of fame could not be read just now; try again later")
 	}
-	if c.json {
-		return c.writeJSON(list)
+	if c.JSON {
+		return c.WriteJSON(list)
 	}
 	for _, l := range scoreLines(list) {
-		fmt.Fprintln(c.out, l)
+		fmt.Fprintln(c.Out, l)
 	}
 	return 0
 }
@@ -368,20 +339,13 @@ func scoreLines(list []scoreJSON) []string {
 
 // cmdPlay and cmdWatch answer play and watch run without a terminal: they need one. With
 // a terminal, the program handler runs them (game.go, spectate.go).
-func (s *Server) cmdPlay(c *call) int {
-	return c.fail("play needs a terminal: %s play [--plain]", s.sshCommand("-t"))
+func (s *Server) cmdPlay(c *command.Call) int {
+	return c.Fail("play needs a terminal: %s play [--plain]", s.sshCommand("-t"))
 }
 
-func (s *Server) cmdWatch(c *call) int {
-	return c.fail("watch needs a terminal: %s watch NAME", s.sshCommand("-t"))
+func (s *Server) cmdWatch(c *command.Call) int {
+	return c.Fail("watch needs a terminal: %s watch NAME", s.sshCommand("-t"))
 }
-
-// guestNeedsKey is what a guest is told of a command that needs a key (through withSSH).
-const guestNeedsKey = "orthanc: guests have no key, and this needs one. Make a key (ssh-keygen -t ed25519) and connect again;\n" +
-	"a guest knight can be kept with the code it is given when it leaves: ssh -p PORT host claim CODE"
-
-// maxCommentRunes is the longest comment of a key.
-const maxCommentRunes = 40
 
 // keyJSON is one row of `keys --json`.
 type keyJSON struct {
@@ -394,87 +358,87 @@ type keyJSON struct {
 }
 
 // cmdKeys is keys, keys add and keys remove FINGERPRINT: the keys of the key's knight.
-func (s *Server) cmdKeys(c *call) int {
-	if c.knight == "" {
-		return c.fail("no knight for key %s yet; connect with a terminal to roll one", c.fp)
+func (s *Server) cmdKeys(c *command.Call) int {
+	if c.Knight == "" {
+		return c.Fail("no knight for key %s yet; connect with a terminal to roll one", c.FP)
 	}
-	if len(c.args) == 0 {
+	if len(c.Args) == 0 {
 		return s.listKeys(c)
 	}
-	switch c.args[0] {
+	switch c.Args[0] {
 	case "add":
-		if len(c.args) > 1 || c.json {
-			return c.usageError("keys add takes nothing more")
+		if len(c.Args) > 1 || c.JSON {
+			return c.UsageError("keys add takes nothing more")
 		}
-		rec, err := s.knights.Knight(c.knight)
+		rec, err := s.knights.Knight(c.Knight)
 		if err == nil && rec.Ended() {
-			return c.fail("your knight is dead or retired; connect to roll a new one, then add keys to it")
+			return c.Fail("your knight is dead or retired; connect to roll a new one, then add keys to it")
 		}
 		if err != nil && !errors.Is(err, store.ErrNotFound) {
-			s.log.Error("keys add", "fingerprint", c.fp, "err", err)
-			return c.fail("your knight could not be read just now; try again later")
+			s.log.Error("keys add", "fingerprint", c.FP, "err", err)
+			return c.Fail("your knight could not be read just now; try again later")
 		}
-		code, err := s.codes.Add(knights.CodeEntry{Kind: knights.CodeLink, Knight: c.knight, Addr: c.addr})
+		code, err := s.codes.Add(knights.CodeEntry{Kind: knights.CodeLink, Knight: c.Knight, Addr: c.Addr})
 		if err != nil {
-			s.log.Error("keep a link code", "fingerprint", c.fp, "err", err)
+			s.log.Error("keep a link code", "fingerprint", c.FP, "err", err)
 		}
 		if code == "" {
-			return c.fail("%s", codeNotKeptLine)
+			return c.Fail("%s", codeNotKeptLine)
 		}
-		c.result = "made a link code"
-		fmt.Fprintf(c.out, "Your code: %s (good once, for %s).\nFrom your other key, run:\n  %s link %s\n",
+		c.Result = "made a link code"
+		fmt.Fprintf(c.Out, "Your code: %s (good once, for %s).\nFrom your other key, run:\n  %s link %s\n",
 			code, codeLifeWords, s.sshCommand(), code)
 		return 0
 	case "remove":
-		if len(c.args) != 2 || c.json {
-			return c.usageError("name the key by its fingerprint")
+		if len(c.Args) != 2 || c.JSON {
+			return c.UsageError("name the key by its fingerprint")
 		}
-		fp := c.args[1]
+		fp := c.Args[1]
 		k, err := s.knights.KeyOf(fp)
-		if err != nil || k.Knight != c.knight {
+		if err != nil || k.Knight != c.Knight {
 			if err != nil && !errors.Is(err, store.ErrNotFound) {
-				s.log.Error("keys remove", "fingerprint", c.fp, "err", err)
-				return c.fail("your keys could not be read just now; try again later")
+				s.log.Error("keys remove", "fingerprint", c.FP, "err", err)
+				return c.Fail("your keys could not be read just now; try again later")
 			}
-			return c.fail("%s is not a key of your knight; `keys` lists them", printable(fp))
+			return c.Fail("%s is not a key of your knight; `keys` lists them", command.Printable(fp))
 		}
 		if err := s.knights.RemoveKey(fp); errors.Is(err, knights.ErrLastKey) {
-			return c.fail("that is your knight's only key; link another first (keys add)")
+			return c.Fail("that is your knight's only key; link another first (keys add)")
 		} else if err != nil {
-			s.log.Error("keys remove", "fingerprint", c.fp, "removed", fp, "err", err)
-			return c.fail("the key could not be removed just now; try again later")
+			s.log.Error("keys remove", "fingerprint", c.FP, "removed", fp, "err", err)
+			return c.Fail("the key could not be removed just now; try again later")
 		}
 		s.live.CloseKey(fp, kickGrace) // a removed key plays no more
-		s.log.Info("key removed", "fingerprint", c.fp, "removed", fp, "knight", c.knight)
-		fmt.Fprintf(c.out, "Removed %s from your knight.\n", fp)
+		s.log.Info("key removed", "fingerprint", c.FP, "removed", fp, "knight", c.Knight)
+		fmt.Fprintf(c.Out, "Removed %s from your knight.\n", fp)
 		return 0
 	}
-	return c.usageError("unknown %q", printable(c.args[0]))
+	return c.UsageError("unknown %q", command.Printable(c.Args[0]))
 }
 
 // listKeys is keys: the knight's keys, the first added first.
-func (s *Server) listKeys(c *call) int {
+func (s *Server) listKeys(c *command.Call) int {
 	if err := s.knights.Flush(); err != nil { // a new key's binding is written with its knight
 		s.log.Error("keys: flush", "err", err)
 	}
-	list, err := s.knights.KeysOf(c.knight)
+	list, err := s.knights.KeysOf(c.Knight)
 	if err != nil {
-		s.log.Error("keys", "fingerprint", c.fp, "err", err)
-		return c.fail("your keys could not be read just now; try again later")
+		s.log.Error("keys", "fingerprint", c.FP, "err", err)
+		return c.Fail("your keys could not be read just now; try again later")
 	}
 	rows := make([]keyJSON, 0, len(list))
 	for _, k := range list {
 		r := keyJSON{Fingerprint: k.Fingerprint, Type: k.Type, Comment: k.Comment,
-			Added: k.Added.UTC().Format(time.RFC3339), This: k.Fingerprint == c.fp}
+			Added: k.Added.UTC().Format(time.RFC3339), This: k.Fingerprint == c.FP}
 		if !k.LastUsed.IsZero() {
 			r.LastUsed = k.LastUsed.UTC().Format(time.RFC3339)
 		}
 		rows = append(rows, r)
 	}
-	if c.json {
-		return c.writeJSON(rows)
+	if c.JSON {
+		return c.WriteJSON(rows)
 	}
-	tw := tabwriter.NewWriter(c.out, 0, 0, 2, ' ', 0)
+	tw := tabwriter.NewWriter(c.Out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "FINGERPRINT\tTYPE\tCOMMENT\tADDED\tLAST USED\t")
 	for _, r := range rows {
 		last, this := "-", ""
@@ -498,82 +462,82 @@ func orDash(s string) string {
 }
 
 // codeFailure says why a code was not taken.
-func (c *call) codeFailure(err error, again string) int {
+func codeFailure(c *command.Call, err error, again string) int {
 	if errors.Is(err, knights.ErrTooManyBad) {
-		return c.fail("too many wrong codes from this key or address; wait %s and try again", codeLifeWords)
+		return c.Fail("too many wrong codes from this key or address; wait %s and try again", codeLifeWords)
 	}
 	if errors.Is(err, knights.ErrCodesUnread) {
-		return c.fail("the codes could not be read just now; try again later")
+		return c.Fail("the codes could not be read just now; try again later")
 	}
-	return c.fail("no such code, or it has expired or been used; %s", again)
+	return c.Fail("no such code, or it has expired or been used; %s", again)
 }
 
 // inTheGame reports whether the knight is in the world (or the world does not answer):
 // a call that gives its key elsewhere waits until it has left, since its record there
 // would be saved over what the call changes.
-func (s *Server) inTheGame(c *call, knight string) bool {
+func (s *Server) inTheGame(c *command.Call, knight string) bool {
 	if knight == "" {
 		return false
 	}
-	_, online, err := s.engine.Lookup(c.ctx, knight)
+	_, online, err := s.engine.Lookup(c.Ctx, knight)
 	return err != nil || online
 }
 
 // cmdLink is link CODE: the key joins the knight whose keys add gave the code.
-func (s *Server) cmdLink(c *call) int {
-	if len(c.args) != 1 {
-		return c.usageError("give the code that `keys add` printed")
+func (s *Server) cmdLink(c *command.Call) int {
+	if len(c.Args) != 1 {
+		return c.UsageError("give the code that `keys add` printed")
 	}
-	code := c.args[0]
-	e, err := s.codes.Take(code, knights.CodeLink, c.fp, c.addr)
+	code := c.Args[0]
+	e, err := s.codes.Take(code, knights.CodeLink, c.FP, c.Addr)
 	if err != nil {
-		return c.codeFailure(err, "run `keys add` again with your other key")
+		return codeFailure(c, err, "run `keys add` again with your other key")
 	}
-	if e.Knight == c.knight {
+	if e.Knight == c.Knight {
 		s.codes.GiveBack(code, e)
-		return c.fail("this key already plays that knight")
+		return c.Fail("this key already plays that knight")
 	}
-	if s.inTheGame(c, c.knight) {
+	if s.inTheGame(c, c.Knight) {
 		s.codes.GiveBack(code, e)
-		return c.fail("this key's knight is in the dungeon; leave the game first")
+		return c.Fail("this key's knight is in the dungeon; leave the game first")
 	}
 	rec, err := s.knights.Knight(e.Knight)
 	if err != nil {
-		return c.fail("the knight of that code is gone")
+		return c.Fail("the knight of that code is gone")
 	}
 	if rec.Ended() {
-		return c.fail("the knight of that code, %s, has died or retired: its code is no good; roll a new knight and run `keys add` again", rec.Name)
+		return c.Fail("the knight of that code, %s, has died or retired: its code is no good; roll a new knight and run `keys add` again", rec.Name)
 	}
-	k := knights.Key{Fingerprint: c.fp, Knight: e.Knight, Type: c.key.Type(), Comment: c.comment, Added: time.Now().UTC()}
+	k := knights.Key{Fingerprint: c.FP, Knight: e.Knight, Type: c.Key.Type(), Comment: c.Comment, Added: time.Now().UTC()}
 	return s.giveKey(c, code, e, knights.Give{Key: k}, rec.Name)
 }
 
 // giveKey gives the call's key to a knight (link and claim, g.Key), and says what
 // became of the knight the key played before; the code is given back when it fails.
-func (s *Server) giveKey(c *call, code string, e knights.CodeEntry, g knights.Give, name string) int {
-	g.Replace, g.At, g.Death = c.replace, s.now().UTC(), world.Death{Killer: knights.ReplacedKiller}
-	given, err := s.knights.Give(c.ctx, g)
+func (s *Server) giveKey(c *command.Call, code string, e knights.CodeEntry, g knights.Give, name string) int {
+	g.Replace, g.At, g.Death = c.Replace, s.now().UTC(), world.Death{Killer: knights.ReplacedKiller}
+	given, err := s.knights.Give(c.Ctx, g)
 	switch {
 	case errors.Is(err, knights.ErrHasKnight):
 		s.codes.GiveBack(code, e)
 		old, _ := s.knights.Knight(given.Left)
 		if given.Left == "" {
-			old, _ = s.knights.Knight(c.knight)
+			old, _ = s.knights.Knight(c.Knight)
 		}
-		return c.fail("this key plays a living knight, %s; run it again with --replace to retire %s into a tombstone", old.Name, old.Name)
+		return c.Fail("this key plays a living knight, %s; run it again with --replace to retire %s into a tombstone", old.Name, old.Name)
 	case err != nil:
 		s.codes.GiveBack(code, e)
-		s.log.Info("key not given", "fingerprint", c.fp, "knight", g.Key.Knight, "command", c.cmd.name, "err", err)
-		return c.fail("%s", giveKeyLine(err))
+		s.log.Info("key not given", "fingerprint", c.FP, "knight", g.Key.Knight, "command", c.Cmd.Name, "err", err)
+		return c.Fail("%s", giveKeyLine(err))
 	}
 	if given.Gone {
 		s.forgetKnight(c, given.Left)
 	}
-	s.log.Info("key given to a knight", "fingerprint", c.fp, "knight", g.Key.Knight, "left", given.Left, "entombed", given.Entombed, "command", c.cmd.name)
-	c.result = "key given to " + g.Key.Knight
-	fmt.Fprintf(c.out, "This key now plays %s. Connect to play: %s\n", name, s.sshCommand())
+	s.log.Info("key given to a knight", "fingerprint", c.FP, "knight", g.Key.Knight, "left", given.Left, "entombed", given.Entombed, "command", c.Cmd.Name)
+	c.Result = "key given to " + g.Key.Knight
+	fmt.Fprintf(c.Out, "This key now plays %s. Connect to play: %s\n", name, s.sshCommand())
 	if given.Entombed {
-		fmt.Fprintln(c.out, "The knight it played before was retired into a tombstone.")
+		fmt.Fprintln(c.Out, "The knight it played before was retired into a tombstone.")
 	}
 	return 0
 }
@@ -595,23 +559,23 @@ func giveKeyLine(err error) string {
 }
 
 // cmdClaim is claim CODE: the key adopts the guest knight that was given the code.
-func (s *Server) cmdClaim(c *call) int {
-	if len(c.args) != 1 {
-		return c.usageError("give the code you were shown when your guest knight left")
+func (s *Server) cmdClaim(c *command.Call) int {
+	if len(c.Args) != 1 {
+		return c.UsageError("give the code you were shown when your guest knight left")
 	}
-	code := c.args[0]
-	e, err := s.codes.Take(code, knights.CodeClaim, c.fp, c.addr)
+	code := c.Args[0]
+	e, err := s.codes.Take(code, knights.CodeClaim, c.FP, c.Addr)
 	if err != nil {
-		return c.codeFailure(err, "a guest knight's code is good for "+codeLifeWords+" after it leaves")
+		return codeFailure(c, err, "a guest knight's code is good for "+codeLifeWords+" after it leaves")
 	}
-	if s.inTheGame(c, c.knight) {
+	if s.inTheGame(c, c.Knight) {
 		s.codes.GiveBack(code, e)
-		return c.fail("this key's knight is in the dungeon; leave the game first")
+		return c.Fail("this key's knight is in the dungeon; leave the game first")
 	}
 	rec := e.Guest.Clone()
 	rec.ID, rec.Guest = knights.NewKnightID(), false
 	rec.Name = s.keptName(rec.Name, rec.ID)
-	k := knights.Key{Fingerprint: c.fp, Knight: rec.ID, Type: c.key.Type(), Comment: "claimed a guest", Added: time.Now().UTC()}
+	k := knights.Key{Fingerprint: c.FP, Knight: rec.ID, Type: c.Key.Type(), Comment: "claimed a guest", Added: time.Now().UTC()}
 	status := s.giveKey(c, code, e, knights.Give{Key: k, Knight: &rec}, rec.Name)
 	if status != 0 { // never kept: its name is free again for the claim run anew
 		if err := s.knights.ReleaseName(rec.Name, rec.ID); err != nil {
@@ -621,7 +585,7 @@ func (s *Server) cmdClaim(c *call) int {
 		return status
 	}
 	// Letters reach the claimed knight at once, not only once its key connects.
-	if err := s.engine.KnowKnight(c.ctx, rec.ID, rec.Name); err != nil {
+	if err := s.engine.KnowKnight(c.Ctx, rec.ID, rec.Name); err != nil {
 		s.log.Warn("enter a claimed knight in the book of knights", "knight", rec.ID, "err", err)
 	}
 	return 0
@@ -642,15 +606,82 @@ func (s *Server) keptName(guestName, knight string) string {
 }
 
 // cmdMOTD prints the message of the day.
-func (s *Server) cmdMOTD(c *call) int {
+func (s *Server) cmdMOTD(c *command.Call) int {
 	m := s.motd()
-	if c.json {
-		return c.writeJSON(map[string]string{"motd": m})
+	if c.JSON {
+		return c.WriteJSON(map[string]string{"motd": m})
 	}
 	if m == "" {
-		fmt.Fprintln(c.out, "No message of the day.")
+		fmt.Fprintln(c.Out, "No message of the day.")
 		return 0
 	}
-	fmt.Fprintln(c.out, m)
+	fmt.Fprintln(c.Out, m)
 	return 0
+}
+
+// whoamiCommand is the row of whoami.
+func (s *Server) whoamiCommand() command.Command {
+	return command.Command{Name: "whoami", Usage: "whoami [--json]", Summary: "your knight: characteristics, hits, where it stands",
+		Takes: command.TakesJSON, Run: s.cmdWhoami}
+}
+
+// whoCommand is the row of who.
+func (s *Server) whoCommand() command.Command {
+	return command.Command{Name: "who", Usage: "who [--json]", Summary: "the knights in the dungeon now",
+		Help: "Everyone sees how long each knight has been idle and who is away (/afk), with the reason.\n" +
+			"Guests are marked. Admins also see each knight's key fingerprint, address, time connected and bytes sent.",
+		Guests: true, Takes: command.TakesJSON, Run: s.cmdWho}
+}
+
+// scoresCommand is the row of scores.
+func (s *Server) scoresCommand() command.Command {
+	return command.Command{Name: "scores", Usage: "scores [--json]", Summary: "the hall of fame: the top three retired knights, and yours",
+		Guests: true, Takes: command.TakesJSON, Run: s.cmdScores}
+}
+
+// motdCommand is the row of motd.
+func (s *Server) motdCommand() command.Command {
+	return command.Command{Name: "motd", Usage: "motd [--json]", Summary: "the server's message of the day",
+		Guests: true, Takes: command.TakesJSON, Run: s.cmdMOTD}
+}
+
+// keysCommand is the row of keys.
+func (s *Server) keysCommand() command.Command {
+	return command.Command{Name: "keys", Usage: "keys [add | remove FINGERPRINT] [--json]", Summary: "your knight's keys; add: a code to link another key",
+		Help: "keys lists the keys that play your knight: fingerprint (as ssh-keygen -l prints it), type,\n" +
+			"comment, when added and when last used.\n" +
+			"keys add prints a one-time code, good once for " + codeLifeWords + ": from your other key run\n" +
+			"  ssh -p PORT host link CODE\n" +
+			"keys remove FINGERPRINT takes a key from your knight; its last key stays.",
+		Takes: command.TakesWords | command.TakesJSON, Run: s.cmdKeys}
+}
+
+// linkCommand is the row of link.
+func (s *Server) linkCommand() command.Command {
+	return command.Command{Name: "link", Usage: "link CODE [--replace] [--comment TEXT]", Summary: "from another key: play the knight whose `keys add` gave CODE",
+		Help: "A key that already plays a living knight is refused unless --replace: that knight is then\n" +
+			"retired into a tombstone (unless it has other keys, which keep it). --comment names the key\n" +
+			"in `keys` (the comment in your key file never reaches the server).",
+		Takes: command.TakesWords | command.TakesReplace | command.TakesComment, Run: s.cmdLink}
+}
+
+// claimCommand is the row of claim.
+func (s *Server) claimCommand() command.Command {
+	return command.Command{Name: "claim", Usage: "claim CODE [--replace]", Summary: "from a key: adopt the guest knight you played, with the code it was given",
+		Help:  "A guest is told a code when it leaves; for " + codeLifeWords + " a key may claim the knight with it, as it stood.",
+		Takes: command.TakesWords | command.TakesReplace, Run: s.cmdClaim}
+}
+
+// playCommand is the row of play.
+func (s *Server) playCommand() command.Command {
+	return command.Command{Name: "play", Usage: "play [--plain]", Summary: "with a terminal (ssh -t): the game; --plain for screen-reader mode",
+		Takes: command.TakesLine, Shell: "play opens a game of its own; run it from a shell: ssh -t -p PORT host play [--plain]",
+		Run: s.cmdPlay}
+}
+
+// watchCommand is the row of watch.
+func (s *Server) watchCommand() command.Command {
+	return command.Command{Name: "watch", Usage: "watch NAME", Summary: "with a terminal (ssh -t): watch a player's screen, read-only",
+		Takes: command.TakesLine, Shell: "watch opens a screen of its own; run it from a shell: ssh -t -p PORT host watch NAME, or press w in the game",
+		Run: s.cmdWatch}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/orthanc-ssh/orthanc-ssh/realm/talk"
+	"github.com/orthanc-ssh/orthanc-ssh/server/command"
 )
 
 // realms: the realms this one talks with, each with the address players reach it at, its
@@ -31,13 +32,13 @@ type realmJSON struct {
 }
 
 // cmdRealms is realms: the realms this one knows, this one first, from its talk.
-func (s *Server) cmdRealms(c *call) int {
-	rows, note := s.talk.realms(c.ctx, s)
-	if c.json {
-		return c.writeJSON(append([]realmJSON{}, rows...))
+func (s *Server) cmdRealms(c *command.Call) int {
+	rows, note := s.talk.realms(c.Ctx, s)
+	if c.JSON {
+		return c.WriteJSON(append([]realmJSON{}, rows...))
 	}
 	if len(rows) > 0 {
-		tw := tabwriter.NewWriter(c.out, 0, 0, 2, ' ', 0)
+		tw := tabwriter.NewWriter(c.Out, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "REALM\tADDRESS\tPLAYERS\tROUND TRIP")
 		for _, r := range rows {
 			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", r.Name, orDash(r.Addr), r.Players, r.rtt())
@@ -45,7 +46,7 @@ func (s *Server) cmdRealms(c *call) int {
 		_ = tw.Flush()
 	}
 	if note != "" {
-		fmt.Fprintln(c.out, note)
+		fmt.Fprintln(c.Out, note)
 	}
 	return 0
 }
@@ -90,4 +91,14 @@ func (r realmJSON) rtt() string {
 		return "no answer"
 	}
 	return fmt.Sprintf("%.2f ms", r.RTTms)
+}
+
+// realmsCommand is the row of realms.
+func (s *Server) realmsCommand() command.Command {
+	return command.Command{Name: "realms", Usage: "realms [--json]", Summary: "the realms that share the knights: address, players, round trip from here",
+		Help: "On a realm (a server that shares its knights with others), every realm it hears from, this one\n" +
+			"first: the address players connect to, how many play there, and a ping's round trip from this\n" +
+			"realm, so you can pick the nearest. Your knight plays in any of them, one at a time.\n" +
+			"On a server alone it says so.",
+		Guests: true, Takes: command.TakesJSON, Run: s.cmdRealms}
 }

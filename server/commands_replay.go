@@ -17,6 +17,7 @@ import (
 	"github.com/orthanc-ssh/orthanc-ssh/internal/english"
 	"github.com/orthanc-ssh/orthanc-ssh/keys"
 	"github.com/orthanc-ssh/orthanc-ssh/replay"
+	"github.com/orthanc-ssh/orthanc-ssh/server/command"
 	"github.com/orthanc-ssh/orthanc-ssh/store"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
@@ -100,30 +101,30 @@ func (a *replayArgs) readName(joined string) {
 }
 
 // cmdReplay lists the key's records; playing one needs a terminal.
-func (s *Server) cmdReplay(c *call) int {
-	a := readReplayArgs(c.args)
+func (s *Server) cmdReplay(c *command.Call) int {
+	a := readReplayArgs(c.Args)
 	switch {
 	case a.problem != "":
-		return c.usageError("%s", a.problem)
+		return c.UsageError("%s", a.problem)
 	case s.replayWriter == nil:
-		return c.fail("this server records no replays")
+		return c.Fail("this server records no replays")
 	case a.plays():
-		return c.fail("replay needs a terminal to play one: %s replay %s", s.sshCommand("-t"), strings.Join(c.args, " "))
-	case c.knight == "":
-		return c.fail("no knight for key %s yet; connect with a terminal to roll one", c.fp)
+		return c.Fail("replay needs a terminal to play one: %s replay %s", s.sshCommand("-t"), strings.Join(c.Args, " "))
+	case c.Knight == "":
+		return c.Fail("no knight for key %s yet; connect with a terminal to roll one", c.FP)
 	}
-	list, err := s.ownReplays(c.knight)
+	list, err := s.ownReplays(c.Knight)
 	if err != nil {
 		s.log.Error("replay list", "err", err)
-		return c.fail("the replays could not be read just now; try again later")
+		return c.Fail("the replays could not be read just now; try again later")
 	}
 	if len(list) == 0 {
-		fmt.Fprintln(c.out, "You have no replays yet: a knight's last 10 minutes are kept as it plays.")
+		fmt.Fprintln(c.Out, "You have no replays yet: a knight's last 10 minutes are kept as it plays.")
 		return 0
 	}
-	fmt.Fprintf(c.out, "Your replays (%s replay N plays one):\n", s.sshCommand("-t"))
+	fmt.Fprintf(c.Out, "Your replays (%s replay N plays one):\n", s.sshCommand("-t"))
 	for i, r := range list {
-		fmt.Fprintf(c.out, "%3d  %s\n", i+1, r.line)
+		fmt.Fprintf(c.Out, "%3d  %s\n", i+1, r.line)
 	}
 	return 0
 }
@@ -190,7 +191,7 @@ func (s *Server) findReplay(a replayArgs, knight string, admin bool) (replayShow
 	switch {
 	case a.report > 0:
 		if !admin {
-			return replayShow{}, errNoReplay{permissionDenied}
+			return replayShow{}, errNoReplay{command.PermissionDenied}
 		}
 		return s.reportShow(a.report, knight)
 	case a.n > 0:
@@ -428,4 +429,11 @@ func (s *Server) syncReplays() {
 	ctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
 	s.recorder.Flush(ctx)
+}
+
+// replayCommand is the row of replay.
+func (s *Server) replayCommand() command.Command {
+	return command.Command{Name: "replay", Usage: replayUsage, Summary: "your replays; with a terminal (ssh -t), play one, or another knight's death",
+		Help: replayHelp, Takes: command.TakesLine, Shell: "replay opens a screen of its own; run it from a shell: ssh -t -p PORT host replay NAME --death",
+		Run: s.cmdReplay}
 }

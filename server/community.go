@@ -9,6 +9,7 @@ import (
 
 	"github.com/orthanc-ssh/orthanc-ssh/knights"
 	"github.com/orthanc-ssh/orthanc-ssh/replay"
+	"github.com/orthanc-ssh/orthanc-ssh/server/command"
 	"github.com/orthanc-ssh/orthanc-ssh/store"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
@@ -77,9 +78,9 @@ func (s *Server) communityConfig(st *store.Store) (world.CommunityConfig, error)
 // forgetKnight lets go of a knight the store no longer has (Attach took it out of
 // knights): its names, in the name book, and the community's hold on it, so its name
 // takes no more letters and the letters it had are gone with it (the store dropped them).
-func (s *Server) forgetKnight(c *call, id string) {
+func (s *Server) forgetKnight(c *command.Call, id string) {
 	s.book().Forget(id)
-	if err := s.engine.ForgetKnight(c.ctx, id); err != nil {
+	if err := s.engine.ForgetKnight(c.Ctx, id); err != nil {
 		s.log.Error("forget a knight no longer stored", "knight", id, "err", err)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/orthanc-ssh/orthanc-ssh/server/command"
 )
 
 // FuzzAdminCommandLine runs arbitrary command lines, as an admin and as a player, through
@@ -35,7 +37,7 @@ func FuzzAdminCommandLine(f *testing.F) {
 		c, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		var out, errOut bytes.Buffer
-		code := srv.runCommandLine(c, adminKey, args, &out, &errOut, false, false)
+		code := srv.runCommandLine(c, adminKey, args, &out, &errOut)
 		if code != 0 && code != 1 {
 			t.Fatalf("%q: exit %d", line, code)
 		}
@@ -44,9 +46,9 @@ func FuzzAdminCommandLine(f *testing.F) {
 		}
 		out.Reset()
 		errOut.Reset()
-		code = srv.runCommandLine(c, playerKey, args, &out, &errOut, false, false)
-		if cmd, _ := findCommand(args); cmd != nil && cmd.admin {
-			if code != 1 || strings.TrimSpace(errOut.String()) != permissionDenied || out.Len() != 0 {
+		code = srv.runCommandLine(c, playerKey, args, &out, &errOut)
+		if cmd, _ := srv.commands.Find(args); cmd != nil && cmd.Admin {
+			if code != 1 || strings.TrimSpace(errOut.String()) != command.PermissionDenied || out.Len() != 0 {
 				t.Fatalf("player ran %q: exit %d, %q %q", line, code, out.String(), errOut.String())
 			}
 			return

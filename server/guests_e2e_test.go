@@ -15,6 +15,7 @@ import (
 
 	"github.com/orthanc-ssh/orthanc-ssh/keys"
 	"github.com/orthanc-ssh/orthanc-ssh/knights"
+	"github.com/orthanc-ssh/orthanc-ssh/server/command"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
@@ -118,7 +119,7 @@ func liveRecord(t *testing.T, srv *Server, name string) world.Adventurer {
 // needs a key: the claim command it names is the server's own (-public-addr localhost).
 func guestNeedsKeyAt(addr string) string {
 	_, port, _ := net.SplitHostPort(addr)
-	return strings.Replace(guestNeedsKey, "ssh -p PORT host", "ssh -p "+port+" localhost", 1)
+	return strings.Replace(command.GuestNeedsKey, "ssh -p PORT host", "ssh -p "+port+" localhost", 1)
 }
 
 // A guest who dies or leaves before it has a knight gets no code: only how to make a key.
@@ -134,7 +135,7 @@ func TestAGuestHasNoKey(t *testing.T) {
 		_, errOut, code := runOn(t, c, cmd)
 		want := guestNeedsKeyAt(ts.addr)
 		if cmd == "regen 1" {
-			want = permissionDenied
+			want = command.PermissionDenied
 		}
 		if code != 1 || !strings.Contains(errOut, want) {
 			t.Errorf("a guest ran %q: %d %q", cmd, code, errOut)
@@ -303,7 +304,7 @@ func TestOfferingTheAdminKeyThenComingInAsAGuestIsNoAdmin(t *testing.T) {
 	if !foreign.signed.Load() {
 		t.Fatal("the server never asked for the offered key's signature: the test tests nothing")
 	}
-	if _, errOut, code := runOn(t, c, "stats"); code != 1 || strings.TrimSpace(errOut) != permissionDenied {
+	if _, errOut, code := runOn(t, c, "stats"); code != 1 || strings.TrimSpace(errOut) != command.PermissionDenied {
 		t.Fatalf("stats after the forged offer: %d %q", code, errOut)
 	}
 	if _, errOut, code := runOn(t, c, "whoami"); code != 1 || !strings.Contains(errOut, guestNeedsKeyAt(ts.addr)) {

@@ -18,8 +18,10 @@ import (
 	"testing"
 	"time"
 
+	"charm.land/ssh"
 	gossh "golang.org/x/crypto/ssh"
 
+	"github.com/orthanc-ssh/orthanc-ssh/server/command"
 	"github.com/orthanc-ssh/orthanc-ssh/server/webpage"
 )
 
@@ -335,4 +337,12 @@ func (l *lockedBuffer) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.String()
+}
+
+// tableRows are the rows of a server's command table.
+func tableRows(t testing.TB) []command.Command { return startWorld(t).commands.Rows() }
+
+// runCommandLine runs a command line for key outside a session, through the gate.
+func (s *Server) runCommandLine(ctx context.Context, key ssh.PublicKey, args []string, out, errOut io.Writer) int {
+	return s.commands.Run(ctx, command.Session{Key: key, Out: out, ErrOut: errOut}, args)
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/orthanc-ssh/orthanc-ssh/server/command"
 	"github.com/orthanc-ssh/orthanc-ssh/store"
 )
 
@@ -28,7 +29,7 @@ func TestCheckALiveAndAStoppedDatabase(t *testing.T) {
 	if out := mustRun(t, ts.addr, admin, "check --json"); !strings.Contains(out, `"sound":true`) {
 		t.Errorf("check --json: %s", out)
 	}
-	if _, errOut, code := runCmd(t, ts.addr, newKey(t), "check"); code != 1 || !strings.Contains(errOut, permissionDenied) {
+	if _, errOut, code := runCmd(t, ts.addr, newKey(t), "check"); code != 1 || !strings.Contains(errOut, command.PermissionDenied) {
 		t.Errorf("check by a player: %q %d", errOut, code)
 	}
 	if err := ts.stop(); err != nil {

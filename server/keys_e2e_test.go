@@ -11,6 +11,7 @@ import (
 
 	"github.com/orthanc-ssh/orthanc-ssh/keys"
 	"github.com/orthanc-ssh/orthanc-ssh/knights"
+	"github.com/orthanc-ssh/orthanc-ssh/server/command"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
@@ -253,7 +254,7 @@ func TestAdminMovesALostKey(t *testing.T) {
 	tm.enterDungeon("Lamorak")
 	tm.quit()
 	oldFP, newFP := keys.Fingerprint(lost.PublicKey()), keys.Fingerprint(found.PublicKey())
-	if _, errOut, c := runCmd(t, ts.addr, found, "keys move "+oldFP+" "+newFP); c != 1 || strings.TrimSpace(errOut) != permissionDenied {
+	if _, errOut, c := runCmd(t, ts.addr, found, "keys move "+oldFP+" "+newFP); c != 1 || strings.TrimSpace(errOut) != command.PermissionDenied {
 		t.Fatalf("a player ran keys move: %d %q", c, errOut)
 	}
 	out, errOut, c := runCmd(t, ts.addr, admin, "keys move "+oldFP+" "+newFP)
@@ -283,7 +284,7 @@ func TestAdminMovesALostKey(t *testing.T) {
 func TestMessageOfTheDay(t *testing.T) {
 	ts, admin := startAdminServer(t)
 	player := newKey(t)
-	if _, errOut, c := runCmd(t, ts.addr, player, "motd set hello"); c != 1 || strings.TrimSpace(errOut) != permissionDenied {
+	if _, errOut, c := runCmd(t, ts.addr, player, "motd set hello"); c != 1 || strings.TrimSpace(errOut) != command.PermissionDenied {
 		t.Fatalf("a player set the motd: %d %q", c, errOut)
 	}
 	if out, errOut, c := runCmd(t, ts.addr, admin, "motd set Welcome to the \x1b[31mdungeon\x1b[0m; the Balrog is on level 9."); c != 0 {

@@ -9,6 +9,7 @@ import (
 
 	gossh "golang.org/x/crypto/ssh"
 
+	"github.com/orthanc-ssh/orthanc-ssh/server/command"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
@@ -107,7 +108,7 @@ func TestAnAdminReplaysAReportedKnight(t *testing.T) {
 		t.Fatalf("the report's replay shows a whisper:\n%s", r.screen())
 	}
 	refused := openTerminalCmd(t, srv.addr, alice, 80, 24, "replay --report 1")
-	refused.waitFor(permissionDenied)
+	refused.waitFor(command.PermissionDenied)
 	none := openTerminalCmd(t, srv.addr, admin, 80, 24, "replay --report 7")
 	none.waitFor("No replay is kept with report 7.")
 }

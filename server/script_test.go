@@ -362,10 +362,10 @@ func TestEveryCommandHasAScript(t *testing.T) {
 		}
 		all.Write(b)
 	}
-	for _, c := range commands {
-		run := regexp.MustCompile(`(?m)^(! )?(ssh \S+|admin|guest) ` + regexp.QuoteMeta(c.name) + `( |$)`)
+	for _, c := range tableRows(t) {
+		run := regexp.MustCompile(`(?m)^(! )?(ssh \S+|admin|guest) ` + regexp.QuoteMeta(c.Name) + `( |$)`)
 		if !run.MatchString(all.String()) {
-			t.Errorf("no script in testdata/script runs %q", c.name)
+			t.Errorf("no script in testdata/script runs %q", c.Name)
 		}
 	}
 }

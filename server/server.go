@@ -21,6 +21,7 @@ import (
 	"github.com/orthanc-ssh/orthanc-ssh/keys"
 	"github.com/orthanc-ssh/orthanc-ssh/knights"
 	"github.com/orthanc-ssh/orthanc-ssh/replay"
+	"github.com/orthanc-ssh/orthanc-ssh/server/command"
 	"github.com/orthanc-ssh/orthanc-ssh/server/edge"
 	"github.com/orthanc-ssh/orthanc-ssh/store"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
@@ -94,6 +95,7 @@ type Server struct {
 	admins       atomic.Pointer[keys.AllowList] // read again on SIGHUP (reload)
 	ssh          *ssh.Server
 	live         *edge.Registry // open sessions, for the admin's who and stats
+	commands     *command.Table // the command line (commands.go)
 	obs          *observer      // tick and save times, metrics
 	// limits admits connections (edge.Listener); set by serve before it accepts any.
 	limits *edge.Listener
@@ -211,6 +213,7 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 		Saver:              worldSaver{s.knights, s.saver},
 		Community:          community,
 	})
+	s.commands = s.newCommands()
 	s.ssh, err = wish.NewServer(
 		func(srv *ssh.Server) error {
 			srv.AddHostKey(signer)

@@ -13,6 +13,7 @@ import (
 	gossh "golang.org/x/crypto/ssh"
 
 	"github.com/orthanc-ssh/orthanc-ssh/keys"
+	"github.com/orthanc-ssh/orthanc-ssh/server/command"
 	"github.com/orthanc-ssh/orthanc-ssh/store"
 )
 
@@ -23,7 +24,7 @@ func TestSIGHUPReloadsTheAdminKeys(t *testing.T) {
 	dir := t.TempDir()
 	cmd, addr := startProcess(t, dir)
 	admin := newKey(t)
-	if _, errOut, code := runCmd(t, addr, admin, "stats"); code != 1 || !strings.Contains(errOut, permissionDenied) {
+	if _, errOut, code := runCmd(t, addr, admin, "stats"); code != 1 || !strings.Contains(errOut, command.PermissionDenied) {
 		t.Fatalf("stats before the key is an admin's: %d %q", code, errOut)
 	}
 	writeAdminKeys(t, dir, admin)

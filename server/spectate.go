@@ -31,7 +31,7 @@ func (s *Server) watchProgram(sess ssh.Session, args []string) *tea.Program {
 	}
 	name := strings.TrimSpace(strings.Join(args, " "))
 	if name == "" || strings.HasPrefix(name, "-") {
-		return refuse(s.withSSH(watchUsage))
+		return refuse(s.commands.WithSSH(watchUsage))
 	}
 	ptyReq, _, _ := sess.Pty()
 	fp := keys.Fingerprint(sess.PublicKey())
