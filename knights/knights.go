@@ -176,6 +176,15 @@ func NewKnightID() string {
 	return "K-" + knightIDEncoding.EncodeToString(b[:])
 }
 
+// guestIDPrefix starts the knight id of a guest, which is never kept.
+const guestIDPrefix = "guest-"
+
+// NewGuestID returns a new random knight id for a guest, "guest-" and 16 characters.
+func NewGuestID() string { return guestIDPrefix + NewKnightID()[2:] }
+
+// IsGuest reports whether id is a guest's knight id, kept nowhere.
+func IsGuest(id string) bool { return strings.HasPrefix(id, guestIDPrefix) }
+
 // ErrNameTaken is a name another knight holds.
 var ErrNameTaken = errors.New("the name is another knight's")
 

@@ -97,7 +97,7 @@ func (s *Server) renameChecked(c *command.Call) (t banTarget, name string, store
 	if !ok {
 		return t, "", nil, false
 	}
-	if strings.HasPrefix(t.knight, guestIDPrefix) {
+	if knights.IsGuest(t.knight) {
 		c.Fail("%s is a guest: its name goes with its session (kick it, or ban its address)", keyAndName(t.knight, t.name))
 		return t, "", nil, false
 	}

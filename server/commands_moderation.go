@@ -77,7 +77,7 @@ func (s *Server) resolveKnight(c *command.Call, target, verb string, notAdmin bo
 		c.Fail("%s plays no knight", command.Printable(target))
 		return banTarget{}, false
 	}
-	if notAdmin && !strings.HasPrefix(t.knight, guestIDPrefix) {
+	if notAdmin && !knights.IsGuest(t.knight) {
 		fps, err := s.keysOfKnight(t.knight)
 		if err != nil {
 			c.Fail("could not read the knight's keys: %v", err)
@@ -193,7 +193,7 @@ func (s *Server) resolveBan(ctx context.Context, target string) (banTarget, erro
 		return banTarget{}, fmt.Errorf("%w: %s", errSeveral, strings.Join(ids, ", "))
 	}
 	t := banTarget{knight: ids[0], name: name}
-	if strings.HasPrefix(t.knight, guestIDPrefix) {
+	if knights.IsGuest(t.knight) {
 		ls, ok := s.live.Game(t.knight)
 		if !ok {
 			return banTarget{}, errNoKnight
@@ -483,7 +483,7 @@ func (s *Server) adminSilence(c *command.Call) int {
 	if !ok {
 		return 1
 	}
-	guest := strings.HasPrefix(t.knight, guestIDPrefix)
+	guest := knights.IsGuest(t.knight)
 	now := s.now().UTC()
 	sl := knights.Silence{Knight: t.knight, Name: t.name, Reason: c.Reason, By: c.FP, At: now, Until: now.Add(d)}
 	if guest {
@@ -522,7 +522,7 @@ func (s *Server) adminUnsilence(c *command.Call) int {
 	if !ok {
 		return 1
 	}
-	guest := strings.HasPrefix(t.knight, guestIDPrefix)
+	guest := knights.IsGuest(t.knight)
 	found, err := s.knights.Unsilence(t.knight)
 	if err != nil {
 		return c.Fail("the silence could not be lifted: %v", err)

@@ -86,7 +86,7 @@ func TestAGuestPlaysWithOpenSSHAndIsClaimedByANewKey(t *testing.T) {
 		t.Fatalf("claim: %d %q %q", code, out, errOut)
 	}
 	w := whoamiJSON(t, ts.addr, claimer)
-	if w.Name != "Tom" || w.Knight == "" || strings.HasPrefix(w.Knight, guestIDPrefix) || w.X != before.X || w.Y != before.Y {
+	if w.Name != "Tom" || w.Knight == "" || knights.IsGuest(w.Knight) || w.X != before.X || w.Y != before.Y {
 		t.Fatalf("the claimed knight: %+v, the guest stood at %v", w, before)
 	}
 	if _, errOut, code := runCmd(t, ts.addr, newKey(t), "claim "+m[1]); code != 1 || !strings.Contains(errOut, "no such code") {

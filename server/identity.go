@@ -22,9 +22,6 @@ import (
 // (keyboard-interactive, login.go) is a guest: a knight id of its own for the session
 // only, never saved; when it leaves, a one-time code lets a key claim the knight.
 
-// guestIDPrefix starts the knight id of a guest, which is never stored.
-const guestIDPrefix = "guest-"
-
 // ident is who one session is: its key's fingerprint (empty for a guest) and the
 // knight it plays (empty for a key with no knight, outside a game).
 type ident struct {
@@ -74,7 +71,7 @@ func (s *Server) knightOf(fp string) (string, error) { return s.arrivals.KnightO
 func (s *Server) identify(sess ssh.Session, game bool) (id ident, release func(), err error) {
 	key := sess.PublicKey()
 	if key == nil {
-		return ident{guest: true, knight: guestIDPrefix + knights.NewKnightID()[2:]}, func() {}, nil
+		return ident{guest: true, knight: knights.NewGuestID()}, func() {}, nil
 	}
 	id.fp = keys.Fingerprint(key)
 	// A new key is used as it is added: knight shows it last used now, from here.

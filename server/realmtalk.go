@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/orthanc-ssh/orthanc-ssh/knights"
 	"github.com/orthanc-ssh/orthanc-ssh/realm/talk"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
@@ -220,7 +221,7 @@ func (s *Server) farRename(m talk.Moderation) {
 
 // tellRealms tells the other realms of a ban or silence made here; nothing without talk.
 func (s *Server) tellRealms(m talk.Moderation) {
-	if m.Knight != "" && !strings.HasPrefix(m.Knight, guestIDPrefix) {
+	if m.Knight != "" && !knights.IsGuest(m.Knight) {
 		s.talk.moderate(m)
 	}
 }
