@@ -83,7 +83,10 @@ func regenLevelOne(t *testing.T, addr string, admin gossh.Signer) uint64 {
 	if code != 0 {
 		t.Fatalf("regen: exit %d: %s", code, errOut)
 	}
-	var got regenJSON
+	var got struct {
+		DungeonSeed uint64            `json:"dungeon_seed"`
+		Levels      []world.LevelInfo `json:"levels"`
+	}
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatalf("regen --json: %v in %q", err, out)
 	}

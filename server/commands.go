@@ -20,10 +20,12 @@ import (
 // newCommands is the server's command table.
 func (s *Server) newCommands() *command.Table {
 	gate := command.Gate{Log: s.log, IsAdmin: s.isAdmin, KnightOf: s.knightOf, SSH: s.sshCommand}
+	levels := command.Levels{Log: s.log, World: s.engine, Save: s.saver.Flush, Seed: s.cfg.Seed}
+	motd := command.MOTD{Log: s.log, File: s.motdSource, Set: s.setMOTD, Now: s.now}
 	return command.NewTable(gate,
 		s.whoamiCommand(),
 		s.whoCommand(),
-		s.realmsCommand(),
+		command.RealmsRow(func(ctx context.Context) ([]command.Realm, string) { return s.talk.realms(ctx, s) }),
 		s.scoresCommand(),
 		s.motdCommand(),
 		s.keysCommand(),
@@ -31,9 +33,9 @@ func (s *Server) newCommands() *command.Table {
 		s.claimCommand(),
 		s.playCommand(),
 		s.watchCommand(),
-		s.replayCommand(),
-		s.regenCommand(),
-		s.revertCommand(),
+		command.Replays{Log: s.log, Recording: func() bool { return s.replayWriter != nil }, Own: s.ownReplayLines}.Row(),
+		levels.Regen(),
+		levels.Revert(),
 		s.kickCommand(),
 		s.knightCommand(),
 		s.renameCommand(),
@@ -46,12 +48,12 @@ func (s *Server) newCommands() *command.Table {
 		s.reportsCommand(),
 		s.reportsResolveCommand(),
 		s.reportsDismissCommand(),
-		s.broadcastCommand(),
+		command.Broadcast(s.engine),
 		s.backupCommand(),
 		s.checkCommand(),
 		s.statsCommand(),
-		s.motdSetCommand(),
-		s.motdClearCommand(),
+		motd.SetRow(),
+		motd.ClearRow(),
 		s.reloadCommand(),
 		s.adminsCommand(),
 		s.keysMoveCommand(),

@@ -161,7 +161,7 @@ func (s *Server) adminStats(c *command.Call) int {
 	}
 	_ = tw.Flush()
 	fmt.Fprintln(c.Out)
-	writeLevels(c.Out, st.Levels)
+	command.WriteLevels(c.Out, st.Levels)
 	return 0
 }
 

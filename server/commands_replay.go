@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
-	"strconv"
-	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -28,105 +26,14 @@ import (
 // may see it, and an admin's `replay --report N` plays the minutes kept with a report.
 // Playing needs a terminal (ssh -t): it is the watching screen, fed by a replay.Player.
 
-// replayUsage is the usage line of replay.
-const replayUsage = "replay [N | NAME --death] [--plain]"
-
-// replayArgs are the words of a replay command, read.
-type replayArgs struct {
-	name    string // a knight's name, for --death and --retired
-	n       int    // a number of the key's own list
-	kind    string // "death" or "retired", with a name
-	report  int    // --report N
-	plain   bool   // --plain: screen-reader mode
-	problem string // what is wrong with the words, if anything
-}
-
-// plays reports whether the words ask to play a replay, not to list.
-func (a replayArgs) plays() bool { return a.name != "" || a.n > 0 || a.report > 0 }
-
-// readReplayArgs reads the words after replay: its flags, then what the other words
-// name.
-func readReplayArgs(words []string) replayArgs {
-	a, name := readReplayFlags(words)
-	if a.problem == "" {
-		a.readName(strings.Join(name, " "))
-	}
-	return a
-}
-
-// readReplayFlags reads the flags among the words, and returns the other words.
-func readReplayFlags(words []string) (a replayArgs, name []string) {
-	for i := 0; i < len(words); i++ {
-		switch w := words[i]; w {
-		case "--plain":
-			a.plain = true
-		case "--death", "--retired":
-			a.kind = strings.TrimPrefix(w, "--")
-		case "--report":
-			if i+1 < len(words) {
-				i++
-				a.report, _ = strconv.Atoi(words[i])
-			}
-			if a.report < 1 {
-				a.problem = "--report needs a report's number"
-			}
-		default:
-			if strings.HasPrefix(w, "-") {
-				a.problem = fmt.Sprintf("unknown flag %q", world.CleanText(w, 20))
-			}
-			name = append(name, w)
-		}
-	}
-	return a, name
-}
-
-// readName reads the words that are not flags, joined: a number of the key's own list,
-// or a knight's name with --death or --retired; nothing with --report.
-func (a *replayArgs) readName(joined string) {
-	switch n, err := strconv.Atoi(joined); {
-	case a.report > 0 && (joined != "" || a.kind != ""):
-		a.problem = "--report N takes no name"
-	case err == nil && a.kind == "":
-		a.n = n
-		if n < 1 {
-			a.problem = "a replay's number is 1 or more"
-		}
-	case joined != "" && a.kind == "":
-		a.problem = "say whose: NAME --death or NAME --retired"
-	case joined == "" && a.kind != "":
-		a.problem = "--" + a.kind + " needs a knight's name"
-	default:
-		a.name = joined
-	}
-}
-
-// cmdReplay lists the key's records; playing one needs a terminal.
-func (s *Server) cmdReplay(c *command.Call) int {
-	a := readReplayArgs(c.Args)
-	switch {
-	case a.problem != "":
-		return c.UsageError("%s", a.problem)
-	case s.replayWriter == nil:
-		return c.Fail("this server records no replays")
-	case a.plays():
-		return c.Fail("replay needs a terminal to play one: %s replay %s", s.sshCommand("-t"), strings.Join(c.Args, " "))
-	case c.Knight == "":
-		return c.Fail("no knight for key %s yet; connect with a terminal to roll one", c.FP)
-	}
-	list, err := s.ownReplays(c.Knight)
-	if err != nil {
-		s.log.Error("replay list", "err", err)
-		return c.Fail("the replays could not be read just now; try again later")
-	}
-	if len(list) == 0 {
-		fmt.Fprintln(c.Out, "You have no replays yet: a knight's last 10 minutes are kept as it plays.")
-		return 0
-	}
-	fmt.Fprintf(c.Out, "Your replays (%s replay N plays one):\n", s.sshCommand("-t"))
+// ownReplayLines is the replay command's list of a knight's records.
+func (s *Server) ownReplayLines(knight string) ([]string, error) {
+	list, err := s.ownReplays(knight)
+	lines := make([]string, len(list))
 	for i, r := range list {
-		fmt.Fprintf(c.Out, "%3d  %s\n", i+1, r.line)
+		lines[i] = r.line
 	}
-	return 0
+	return lines, err
 }
 
 // ownReplay is one of a key's records: how the list says it, and how to play it.
@@ -184,23 +91,23 @@ func (e errNoReplay) Error() string { return e.line }
 
 // findReplay finds what the words ask to play, for the knight of a key (admin: an
 // admin's key).
-func (s *Server) findReplay(a replayArgs, knight string, admin bool) (replayShow, error) {
+func (s *Server) findReplay(a command.ReplayArgs, knight string, admin bool) (replayShow, error) {
 	if err := s.replayWriter.Flush(); err != nil {
 		return replayShow{}, err
 	}
 	switch {
-	case a.report > 0:
+	case a.Report > 0:
 		if !admin {
 			return replayShow{}, errNoReplay{command.PermissionDenied}
 		}
-		return s.reportShow(a.report, knight)
-	case a.n > 0:
-		return s.ownShow(a.n, knight)
+		return s.reportShow(a.Report, knight)
+	case a.N > 0:
+		return s.ownShow(a.N, knight)
 	}
-	key := world.NameKey(a.name)
-	what := map[string]string{"death": "death", "retired": "retirement"}[a.kind]
-	return s.keptShow(func(r store.Replay) bool { return r.Kind == a.kind && world.NameKey(r.Name) == key },
-		knight, fmt.Sprintf("No replay of %s's %s is kept.", world.CleanText(a.name, world.MaxNameLen+10), what))
+	key := world.NameKey(a.Name)
+	what := map[string]string{"death": "death", "retired": "retirement"}[a.Kind]
+	return s.keptShow(func(r store.Replay) bool { return r.Kind == a.Kind && world.NameKey(r.Name) == key },
+		knight, fmt.Sprintf("No replay of %s's %s is kept.", world.CleanText(a.Name, world.MaxNameLen+10), what))
 }
 
 // ownShow is the key's own record number n, shown whole.
@@ -277,9 +184,9 @@ func (s *Server) replayProgram(sess ssh.Session, args []string) *tea.Program {
 		s.games.put(sess, gameSession{})
 		return nil
 	}
-	a := readReplayArgs(args)
-	if a.problem != "" {
-		return refuse(fmt.Sprintf("%s; usage: %s", a.problem, replayUsage))
+	a := command.ReadReplayArgs(args)
+	if a.Problem != "" {
+		return refuse(fmt.Sprintf("%s; usage: %s", a.Problem, command.ReplayUsage))
 	}
 	if s.replayWriter == nil {
 		return refuse("this server records no replays")
@@ -302,7 +209,7 @@ func (s *Server) replayProgram(sess ssh.Session, args []string) *tea.Program {
 		return refuse("That replay could not be read just now; try again later.")
 	}
 	s.log.Info("replay", s.sessionAttrs(sess, "replayed", show.name, "public", show.public)...)
-	return s.playReplay(sess, show, opts, a.plain || opts.Plain)
+	return s.playReplay(sess, show, opts, a.Plain || opts.Plain)
 }
 
 // playReplay starts the player and the session's program that shows it.
@@ -328,15 +235,6 @@ func (s *Server) playReplay(sess ssh.Session, show replayShow, opts world.Option
 	})
 	return s.newProgram(sess, m, g)
 }
-
-// replayHelp is the replay command's help.
-const replayHelp = "replay alone lists your records: your knight's last 10 minutes, and the last 5 minutes\n" +
-	"before each of your knights' deaths and retirements. replay N plays one of them, whole.\n" +
-	"replay NAME --death (or --retired) plays the last 5 minutes of another knight, as anyone\n" +
-	"may see them: what happened and what was said aloud; never whispers, party talk,\n" +
-	"channels or letters. A knight may keep its deaths' replays private (options, g).\n" +
-	"Playing: p pause, f faster, s slower, i skip ahead, b back 10 s, q leave; --plain tells\n" +
-	"it in sentences. An admin's replay --report N plays the 2 minutes kept with a report."
 
 // fellFor is the death screen's replay for the knight of a session (app.Params.Fell):
 // the last minute of its newest kept death, seen whole by its own key.
@@ -429,11 +327,4 @@ func (s *Server) syncReplays() {
 	ctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
 	s.recorder.Flush(ctx)
-}
-
-// replayCommand is the row of replay.
-func (s *Server) replayCommand() command.Command {
-	return command.Command{Name: "replay", Usage: replayUsage, Summary: "your replays; with a terminal (ssh -t), play one, or another knight's death",
-		Help: replayHelp, Takes: command.TakesLine, Shell: "replay opens a screen of its own; run it from a shell: ssh -t -p PORT host replay NAME --death",
-		Run: s.cmdReplay}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/orthanc-ssh/orthanc-ssh/app"
 	"github.com/orthanc-ssh/orthanc-ssh/keys"
 	"github.com/orthanc-ssh/orthanc-ssh/knights"
+	"github.com/orthanc-ssh/orthanc-ssh/server/command"
 	"github.com/orthanc-ssh/orthanc-ssh/server/edge"
 	"github.com/orthanc-ssh/orthanc-ssh/store"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
@@ -33,7 +34,7 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 	if isPty && len(cmd) > 0 && cmd[0] == "watch" {
 		return s.watchProgram(sess, cmd[1:]) // spectate.go
 	}
-	if isPty && len(cmd) > 0 && cmd[0] == "replay" && readReplayArgs(cmd[1:]).plays() {
+	if isPty && len(cmd) > 0 && cmd[0] == "replay" && command.ReadReplayArgs(cmd[1:]).Plays() {
 		return s.replayProgram(sess, cmd[1:]) // commands_replay.go; a list is a command
 	}
 	if !isPty || (len(cmd) > 0 && cmd[0] != "play") {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/orthanc-ssh/orthanc-ssh/knights"
 	"github.com/orthanc-ssh/orthanc-ssh/realm/talk"
+	"github.com/orthanc-ssh/orthanc-ssh/server/command"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
@@ -40,7 +41,7 @@ type talker interface {
 	// mailCame tells the other realms of a mailbox written here.
 	mailCame(knight string)
 	// realms lists the realms known, this one first, and a line to say under them.
-	realms(ctx context.Context, s *Server) ([]realmJSON, string)
+	realms(ctx context.Context, s *Server) ([]command.Realm, string)
 	// close says goodbye to the other realms.
 	close()
 }

@@ -12,6 +12,7 @@ import (
 	gossh "golang.org/x/crypto/ssh"
 
 	"github.com/orthanc-ssh/orthanc-ssh/internal/etcdtest"
+	"github.com/orthanc-ssh/orthanc-ssh/server/command"
 	"github.com/orthanc-ssh/orthanc-ssh/web"
 )
 
@@ -100,7 +101,7 @@ func TestTalkAcrossRealms(t *testing.T) {
 			t.Fatalf("realms on A (exit %d) does not match %s:\n%s", code, want, out)
 		}
 	}
-	rows := runJSON[[]realmJSON](t, dial(t, c.addr, newKey(t)), "realms --json")
+	rows := runJSON[[]command.Realm](t, dial(t, c.addr, newKey(t)), "realms --json")
 	if len(rows) != 3 || rows[0].Name != "C" || !rows[0].Here || rows[1].Name != "A" || !rows[1].Answered || rows[1].RTTms <= 0 {
 		t.Fatalf("realms --json on C: %+v", rows)
 	}

@@ -1,0 +1,143 @@
+package command
+
+import (
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+
+	"github.com/orthanc-ssh/orthanc-ssh/world"
+)
+
+// The replay command: `replay` lists the key's own records (its knight's last minutes,
+// and the deaths and retirements of its knights); `replay N` plays one of them whole,
+// `replay NAME --death` and `replay NAME --retired` play another knight's, as anyone
+// may see it, and an admin's `replay --report N` plays the minutes kept with a report.
+// Playing needs a terminal (ssh -t): the server's program handler runs it, reading the
+// words with ReadReplayArgs; this row answers the rest.
+
+// Replays is what the replay command uses.
+type Replays struct {
+	Log *slog.Logger
+	// Recording reports whether the server records replays (it starts to when it serves).
+	Recording func() bool
+	// Own lists a knight's records, as the list says each.
+	Own func(knight string) ([]string, error)
+}
+
+// Row is replay's row.
+func (r Replays) Row() Command {
+	return Command{Name: "replay", Usage: ReplayUsage, Summary: "your replays; with a terminal (ssh -t), play one, or another knight's death",
+		Help: replayHelp, Takes: TakesLine, Shell: "replay opens a screen of its own; run it from a shell: ssh -t -p PORT host replay NAME --death",
+		Run: r.list}
+}
+
+// cmdReplay lists the key's records; playing one needs a terminal.
+func (r Replays) list(c *Call) int {
+	a := ReadReplayArgs(c.Args)
+	switch {
+	case a.Problem != "":
+		return c.UsageError("%s", a.Problem)
+	case !r.Recording():
+		return c.Fail("this server records no replays")
+	case a.Plays():
+		return c.Fail("replay needs a terminal to play one: %s replay %s", c.SSH("-t"), strings.Join(c.Args, " "))
+	case c.Knight == "":
+		return c.Fail("no knight for key %s yet; connect with a terminal to roll one", c.FP)
+	}
+	list, err := r.Own(c.Knight)
+	if err != nil {
+		r.Log.Error("replay list", "err", err)
+		return c.Fail("the replays could not be read just now; try again later")
+	}
+	if len(list) == 0 {
+		fmt.Fprintln(c.Out, "You have no replays yet: a knight's last 10 minutes are kept as it plays.")
+		return 0
+	}
+	fmt.Fprintf(c.Out, "Your replays (%s replay N plays one):\n", c.SSH("-t"))
+	for i, line := range list {
+		fmt.Fprintf(c.Out, "%3d  %s\n", i+1, line)
+	}
+	return 0
+}
+
+// replayHelp is the replay command's help.
+const replayHelp = "replay alone lists your records: your knight's last 10 minutes, and the last 5 minutes\n" +
+	"before each of your knights' deaths and retirements. replay N plays one of them, whole.\n" +
+	"replay NAME --death (or --retired) plays the last 5 minutes of another knight, as anyone\n" +
+	"may see them: what happened and what was said aloud; never whispers, party talk,\n" +
+	"channels or letters. A knight may keep its deaths' replays private (options, g).\n" +
+	"Playing: p pause, f faster, s slower, i skip ahead, b back 10 s, q leave; --plain tells\n" +
+	"it in sentences. An admin's replay --report N plays the 2 minutes kept with a report."
+
+// ReplayUsage is the usage line of replay.
+const ReplayUsage = "replay [N | NAME --death] [--plain]"
+
+// ReplayArgs are the words of a replay command, read.
+type ReplayArgs struct {
+	Name    string // a knight's name, for --death and --retired
+	N       int    // a number of the key's own list
+	Kind    string // "death" or "retired", with a name
+	Report  int    // --report N
+	Plain   bool   // --plain: screen-reader mode
+	Problem string // what is wrong with the words, if anything
+}
+
+// Plays reports whether the words ask to play a replay, not to list.
+func (a ReplayArgs) Plays() bool { return a.Name != "" || a.N > 0 || a.Report > 0 }
+
+// ReadReplayArgs reads the words after replay: its flags, then what the other words
+// name.
+func ReadReplayArgs(words []string) ReplayArgs {
+	a, name := readReplayFlags(words)
+	if a.Problem == "" {
+		a.readName(strings.Join(name, " "))
+	}
+	return a
+}
+
+// readReplayFlags reads the flags among the words, and returns the other words.
+func readReplayFlags(words []string) (a ReplayArgs, name []string) {
+	for i := 0; i < len(words); i++ {
+		switch w := words[i]; w {
+		case "--plain":
+			a.Plain = true
+		case "--death", "--retired":
+			a.Kind = strings.TrimPrefix(w, "--")
+		case "--report":
+			if i+1 < len(words) {
+				i++
+				a.Report, _ = strconv.Atoi(words[i])
+			}
+			if a.Report < 1 {
+				a.Problem = "--report needs a report's number"
+			}
+		default:
+			if strings.HasPrefix(w, "-") {
+				a.Problem = fmt.Sprintf("unknown flag %q", world.CleanText(w, 20))
+			}
+			name = append(name, w)
+		}
+	}
+	return a, name
+}
+
+// readName reads the words that are not flags, joined: a number of the key's own list,
+// or a knight's name with --death or --retired; nothing with --report.
+func (a *ReplayArgs) readName(joined string) {
+	switch n, err := strconv.Atoi(joined); {
+	case a.Report > 0 && (joined != "" || a.Kind != ""):
+		a.Problem = "--report N takes no name"
+	case err == nil && a.Kind == "":
+		a.N = n
+		if n < 1 {
+			a.Problem = "a replay's number is 1 or more"
+		}
+	case joined != "" && a.Kind == "":
+		a.Problem = "say whose: NAME --death or NAME --retired"
+	case joined == "" && a.Kind != "":
+		a.Problem = "--" + a.Kind + " needs a knight's name"
+	default:
+		a.Name = joined
+	}
+}

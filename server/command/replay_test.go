@@ -1,0 +1,76 @@
+package command
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/orthanc-ssh/orthanc-ssh/keys"
+)
+
+// The words of replay: a number of one's own list, a name with --death or --retired, an
+// admin's --report N; --plain anywhere; and what is wrong with anything else.
+func TestReadReplayArgs(t *testing.T) {
+	for _, tc := range []struct {
+		words string
+		want  ReplayArgs
+	}{
+		{"", ReplayArgs{}},
+		{"2", ReplayArgs{N: 2}},
+		{"Sir Kay --death --plain", ReplayArgs{Name: "Sir Kay", Kind: "death", Plain: true}},
+		{"--retired Aled", ReplayArgs{Name: "Aled", Kind: "retired"}},
+		{"--report 4", ReplayArgs{Report: 4}},
+		{"--report", ReplayArgs{Problem: "--report needs a report's number"}},
+		{"--report 0", ReplayArgs{Report: 0, Problem: "--report needs a report's number"}},
+		{"--report 3 Kay", ReplayArgs{Report: 3, Problem: "--report N takes no name"}},
+		{"0", ReplayArgs{N: 0, Problem: "a replay's number is 1 or more"}},
+		{"Kay", ReplayArgs{Problem: "say whose: NAME --death or NAME --retired"}},
+		{"--death", ReplayArgs{Kind: "death", Problem: "--death needs a knight's name"}},
+		{"--fast", ReplayArgs{Problem: `unknown flag "--fast"`}},
+	} {
+		if got := ReadReplayArgs(splitWords(tc.words)); got != tc.want {
+			t.Errorf("replay %s: %+v, want %+v", tc.words, got, tc.want)
+		}
+	}
+}
+
+// replay lists a key's records, numbered; playing one needs a terminal; a key with no
+// knight, a server without replays and a list that cannot be read are each told so.
+func TestReplayList(t *testing.T) {
+	key := newKey(t)
+	fp := keys.Fingerprint(key)
+	var lines []string
+	var fail error
+	r := Replays{Log: quietLog(), Recording: func() bool { return true }, Own: func(knight string) ([]string, error) {
+		if knight != "K-1" {
+			t.Errorf("the list of %q, want K-1's", knight)
+		}
+		return lines, fail
+	}}
+	tb := testTable(nil, map[string]string{fp: "K-1"}, r.Row())
+	if a := runLine(t, tb, key, "replay"); a.code != 0 || a.out != "You have no replays yet: a knight's last 10 minutes are kept as it plays.\n" {
+		t.Errorf("replay with none: %+v", a)
+	}
+	lines = []string{"your last 10 minutes, as they are now", "Cador died"}
+	want := "Your replays (ssh -t -p 2222 example.org replay N plays one):\n  1  your last 10 minutes, as they are now\n  2  Cador died\n"
+	if a := runLine(t, tb, key, "replay"); a.code != 0 || a.out != want {
+		t.Errorf("replay: %+v, want %q", a, want)
+	}
+	if a := runLine(t, tb, key, "replay 2"); a.code != 1 || a.errOut != "orthanc: replay needs a terminal to play one: ssh -t -p 2222 example.org replay 2\n" {
+		t.Errorf("replay 2 without a terminal: %+v", a)
+	}
+	if a := runLine(t, tb, key, "replay Kay"); a.code != 1 || a.errOut != "orthanc: say whose: NAME --death or NAME --retired; usage: "+ReplayUsage+"\n" {
+		t.Errorf("replay Kay: %+v", a)
+	}
+	fail = errors.New("bbolt: timeout")
+	if a := runLine(t, tb, key, "replay"); a.code != 1 || a.errOut != "orthanc: the replays could not be read just now; try again later\n" {
+		t.Errorf("replay failing: %+v", a)
+	}
+	other := newKey(t)
+	if a := runLine(t, tb, other, "replay"); a.code != 1 || a.errOut != "orthanc: no knight for key "+keys.Fingerprint(other)+" yet; connect with a terminal to roll one\n" {
+		t.Errorf("replay with no knight: %+v", a)
+	}
+	tb = testTable(nil, nil, Replays{Log: quietLog(), Recording: func() bool { return false }}.Row())
+	if a := runLine(t, tb, key, "replay"); a.code != 1 || a.errOut != "orthanc: this server records no replays\n" {
+		t.Errorf("replay without replays: %+v", a)
+	}
+}
