@@ -25,14 +25,14 @@ func TestRegenAndRevert(t *testing.T) {
 		t.Fatalf("revert 2 --json: %+v, %d saves", a, saves)
 	}
 	for line, want := range map[string]string{
-		"regen":             "orthanc: name one level, or all; usage: regen <level|all> [--seed N] [--json]\n",
-		"regen 0":           "orthanc: level \"0\": want a level number from 1, or all; usage: regen <level|all> [--seed N] [--json]\n",
-		"regen 99":          "orthanc: there is no such level: the dungeon has levels 1 to 10\n",
-		"regen 1 --seed x":  "orthanc: seed \"x\" is not a whole number from 0 to 18446744073709551615; usage: regen <level|all> [--seed N] [--json]\n",
-		"regen 1 --seed":    "orthanc: --seed needs a number; usage: regen <level|all> [--seed N] [--json]\n",
-		"revert 1 2":        "orthanc: name one level, or all; usage: revert [level|all] [--json]\n",
-		"revert --seed 1":   "orthanc: unknown flag \"--seed\"; usage: revert [level|all] [--json]\n",
-		"revert high":       "orthanc: level \"high\": want a level number from 1, or all; usage: revert [level|all] [--json]\n",
+		"regen":              "orthanc: name one level, or all; usage: regen <level|all> [--seed N] [--json]\n",
+		"regen 0":            "orthanc: level \"0\": want a level number from 1, or all; usage: regen <level|all> [--seed N] [--json]\n",
+		"regen 99":           "orthanc: there is no such level: the dungeon has levels 1 to 10\n",
+		"regen 1 --seed x":   "orthanc: seed \"x\" is not a whole number from 0 to 18446744073709551615; usage: regen <level|all> [--seed N] [--json]\n",
+		"regen 1 --seed":     "orthanc: --seed needs a number; usage: regen <level|all> [--seed N] [--json]\n",
+		"revert 1 2":         "orthanc: name one level, or all; usage: revert [level|all] [--json]\n",
+		"revert --seed 1":    "orthanc: unknown flag \"--seed\"; usage: revert [level|all] [--json]\n",
+		"revert high":        "orthanc: level \"high\": want a level number from 1, or all; usage: revert [level|all] [--json]\n",
 		"regen 1 --frob\x1b": "orthanc: unknown flag \"--frob\"; usage: regen <level|all> [--seed N] [--json]\n",
 	} {
 		if a := runLine(t, tb, admin, line); a.code != 1 || a.errOut != want || a.out != "" {
