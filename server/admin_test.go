@@ -402,7 +402,7 @@ func TestBanRefusesTheKeyAtLoginAndUnbanLetsItIn(t *testing.T) {
 	if !strings.Contains(tm.rawOutput(), "An admin has removed you") {
 		t.Errorf("the banned player was not told; the screen shows:\n%s", tm.screen())
 	}
-	if banner, err := dialBanner(t, srv.addr, player); err == nil || !strings.Contains(banner, bannedMessage) {
+	if banner, err := dialBanner(t, srv.addr, player); err == nil || !strings.Contains(banner, edge.BannedMessage) {
 		t.Fatalf("a banned key's login: banner %q, err %v", banner, err)
 	}
 
@@ -575,7 +575,7 @@ func TestMetrics(t *testing.T) {
 			t.Errorf("orthanc_connections_refused_total{reason=%q} = %v (present %v), want 0", r, v, ok)
 		}
 	}
-	for _, r := range authReasons {
+	for _, r := range edge.AuthReasons {
 		if _, ok := m[`orthanc_auth_failures_total{reason="`+r+`"}`]; !ok {
 			t.Errorf("orthanc_auth_failures_total{reason=%q} missing", r)
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/orthanc-ssh/orthanc-ssh/keys"
 	"github.com/orthanc-ssh/orthanc-ssh/replay"
 	"github.com/orthanc-ssh/orthanc-ssh/server/command"
+	"github.com/orthanc-ssh/orthanc-ssh/server/edge"
 	"github.com/orthanc-ssh/orthanc-ssh/store"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
@@ -180,7 +181,7 @@ func chunksOf(cs []store.ReplayChunk) []replay.Chunk {
 // refuses the session with a line and returns nil.
 func (s *Server) replayProgram(sess ssh.Session, args []string) *tea.Program {
 	refuse := func(msg string) *tea.Program {
-		s.refuse(sess, msg)
+		edge.Refuse(sess, msg)
 		s.games.put(sess, gameSession{})
 		return nil
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/orthanc-ssh/orthanc-ssh/keys"
+	"github.com/orthanc-ssh/orthanc-ssh/server/edge"
 	"github.com/orthanc-ssh/orthanc-ssh/store"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
@@ -249,7 +250,7 @@ func TestATimedBanLapses(t *testing.T) {
 		t.Fatalf("bans:\n%s", out)
 	}
 	clock.add(2*time.Hour - time.Second)
-	if banner, err := dialBanner(t, ts.addr, player); err == nil || !strings.Contains(banner, bannedMessage) {
+	if banner, err := dialBanner(t, ts.addr, player); err == nil || !strings.Contains(banner, edge.BannedMessage) {
 		t.Fatalf("a second before the end: banner %q, err %v", banner, err)
 	}
 	clock.add(time.Second)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/orthanc-ssh/orthanc-ssh/keys"
 	"github.com/orthanc-ssh/orthanc-ssh/knights"
+	"github.com/orthanc-ssh/orthanc-ssh/server/edge"
 )
 
 // End-to-end tests of issue 20 with issue 18's knights: a knight of several keys is one
@@ -73,7 +74,7 @@ func TestLettersAndSilencesHoldForEveryKeyOfAKnight(t *testing.T) {
 		t.Fatalf("bans --json: %+v %v", bans, err)
 	}
 	for _, key := range []gossh.Signer{laptop, desktop} {
-		if banner, err := dialBanner(t, ts.addr, key); err == nil || !strings.Contains(banner, bannedMessage) {
+		if banner, err := dialBanner(t, ts.addr, key); err == nil || !strings.Contains(banner, edge.BannedMessage) {
 			t.Fatalf("a key of the banned knight: banner %q, err %v", banner, err)
 		}
 	}

@@ -42,7 +42,7 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 	}
 	plain, ok := playArgs(cmd)
 	if !ok {
-		s.refuse(sess, "usage: play [--plain]   (--plain: screen-reader mode)")
+		edge.Refuse(sess, "usage: play [--plain]   (--plain: screen-reader mode)")
 		s.games.put(sess, gameSession{})
 		return nil
 	}

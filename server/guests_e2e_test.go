@@ -16,6 +16,7 @@ import (
 	"github.com/orthanc-ssh/orthanc-ssh/keys"
 	"github.com/orthanc-ssh/orthanc-ssh/knights"
 	"github.com/orthanc-ssh/orthanc-ssh/server/command"
+	"github.com/orthanc-ssh/orthanc-ssh/server/edge"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
@@ -177,7 +178,7 @@ func TestABannedKeyNeverComesBackAsAGuest(t *testing.T) {
 		t.Fatalf("OpenSSH did not fall back to keyboard-interactive:\n%s", out)
 	}
 	if err == nil || !errors.As(err, &exit) || exit.ExitCode() != 255 || !strings.Contains(out, "Permission denied") ||
-		!strings.Contains(out, bannedMessage) || strings.Contains(out, "NAME") {
+		!strings.Contains(out, edge.BannedMessage) || strings.Contains(out, "NAME") {
 		t.Fatalf("a banned key's fallback was let in (%v):\n%s", err, out)
 	}
 	// The same client with no key at all is a guest.
@@ -228,7 +229,7 @@ func TestGuestLimits(t *testing.T) {
 	}
 	_, errOut, code := runOn(t, c, "who")
 	c.Close()
-	if code != 1 || !strings.Contains(errOut, tooManyGuests) {
+	if code != 1 || !strings.Contains(errOut, edge.TooManyGuests) {
 		t.Fatalf("a third guest from one address: %d %q", code, errOut)
 	}
 	if _, _, code := runCmd(t, ts.addr, newKey(t), "who"); code != 0 {
@@ -271,7 +272,7 @@ func TestBanningAGuestBansItsAddress(t *testing.T) {
 		c.Close()
 		t.Fatal("a guest from a banned address was let in")
 	}
-	if !strings.Contains(banner, bannedAddrMessage) {
+	if !strings.Contains(banner, edge.BannedAddrMessage) {
 		t.Fatalf("banner %q", banner)
 	}
 }

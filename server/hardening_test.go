@@ -1,10 +1,8 @@
 package server
 
 import (
-	"bytes"
 	"crypto/rand"
 	"io"
-	"log/slog"
 	"net"
 	"path/filepath"
 	"strings"
@@ -12,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"charm.land/ssh"
 	gossh "golang.org/x/crypto/ssh"
 
 	"github.com/orthanc-ssh/orthanc-ssh/server/edge"
@@ -477,24 +474,4 @@ func TestShutdownWithAStalledClient(t *testing.T) {
 		}
 	}
 	t.Logf("shutdown with a stalled client took %v", time.Since(start).Round(10*time.Millisecond))
-}
-
-// panicSession is just enough of a session for the recover middleware.
-type panicSession struct {
-	ssh.Session
-	exited int
-}
-
-func (p *panicSession) Exit(code int) error { p.exited = code; return nil }
-
-// A panic in a session's handler is recovered, logged with its stack, and ends only that
-// session with status 1.
-func TestPanicInASessionIsRecovered(t *testing.T) {
-	var logs bytes.Buffer
-	s := &Server{log: slog.New(slog.NewTextHandler(&logs, nil))}
-	sess := &panicSession{exited: -1}
-	s.recoverPanics(func(ssh.Session) { panic("boom") })(sess)
-	if sess.exited != 1 || !strings.Contains(logs.String(), "session panic") || !strings.Contains(logs.String(), "boom") || !strings.Contains(logs.String(), "goroutine") {
-		t.Fatalf("exit %d, log %q", sess.exited, logs.String())
-	}
 }

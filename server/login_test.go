@@ -13,6 +13,7 @@ import (
 
 	"github.com/orthanc-ssh/orthanc-ssh/keys"
 	"github.com/orthanc-ssh/orthanc-ssh/knights"
+	"github.com/orthanc-ssh/orthanc-ssh/server/edge"
 )
 
 // Regression (issue 17): "server full" and "too many connections" were written before
@@ -49,7 +50,7 @@ func TestRefusalsShownByOpenSSH(t *testing.T) {
 			if err := srv.store.Ban(knights.Ban{Fingerprint: keys.Fingerprint(key.PublicKey()), By: "SHA256:test", At: time.Now()}); err != nil {
 				t.Fatal(err)
 			}
-		}, bannedMessage},
+		}, edge.BannedMessage},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := testConfig(t.TempDir(), defaultSeed)
@@ -78,7 +79,7 @@ func TestBanOnAnOpenConnection(t *testing.T) {
 	if err := srv.store.Ban(knights.Ban{Fingerprint: keys.Fingerprint(key.PublicKey()), By: "SHA256:test", At: time.Now()}); err != nil {
 		t.Fatal(err)
 	}
-	if _, errOut, code := runOn(t, c, "whoami"); code != 1 || !strings.Contains(errOut, bannedMessage) {
+	if _, errOut, code := runOn(t, c, "whoami"); code != 1 || !strings.Contains(errOut, edge.BannedMessage) {
 		t.Fatalf("a session of a key banned meanwhile: exit %d, %q", code, errOut)
 	}
 }
@@ -134,9 +135,9 @@ func TestAuthFailuresAreLoggedAndCounted(t *testing.T) {
 	}
 
 	want := map[string]string{
-		authBanned:    "fingerprint=" + keys.Fingerprint(banned.PublicKey()),
-		authSignature: "method=publickey",
-		authMethod:    "ssh-rsa",
+		edge.AuthBanned:    "fingerprint=" + keys.Fingerprint(banned.PublicKey()),
+		edge.AuthSignature: "method=publickey",
+		edge.AuthMethod:    "ssh-rsa",
 	}
 	waitUntil(t, "the three failures to be counted", func() bool {
 		m := scrape(t, srv.metrics.Addr().String())

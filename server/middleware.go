@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
-	"runtime/debug"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -19,22 +17,22 @@ import (
 	"github.com/orthanc-ssh/orthanc-ssh/server/edge"
 )
 
-// The middlewares every SSH session runs through, in this file in the order a session
-// meets them. The login (login.go) and the connection's place in the limits (edge.Slot)
-// come before any of them.
+// The middlewares every SSH session runs through, in the order a session meets them.
+// The login (edge.Login) and the connection's place in the limits (edge.Slot) come
+// before any of them.
 
 // middleware is the chain, listed once. wish runs the last listed first, so a session
 // goes through it from the bottom up:
 //
-//   - recoverPanics, outermost: a panic anywhere below ends only its own session;
-//   - holdSlot: the first session of a connection takes a player's place, and is refused
+//   - edge.RecoverPanics, outermost: a panic anywhere below ends only its own session;
+//   - edge.HoldSlot: the first session of a connection takes a player's place, and is refused
 //     when the server filled up while the connection logged in;
 //   - logSessions: the session's start and end, with key, address and duration, and the
 //     count of open sessions that shutdown waits for;
 //   - track: who the session is (its key's knight, a new key's new knight id, or a
 //     guest; identity.go), and the session in the registry the admin's who and stats read;
 //   - refuseBanned: a key or an address banned since its connection logged in is turned away;
-//   - limitKeys: a key's sessions past the per-key limit are refused, and a guest's past
+//   - edge.KeyLimits: a key's sessions past the per-key limit are refused, and a guest's past
 //     the guests' limits;
 //   - the program handler: the game for a session with a terminal (game.go), nothing for
 //     the others;
@@ -44,47 +42,12 @@ func (s *Server) middleware() []wish.Middleware {
 	return []wish.Middleware{
 		s.finish,
 		bubbletea.MiddlewareWithProgramHandler(s.program),
-		s.limitKeys,
+		s.perKey.Middleware,
 		s.refuseBanned,
 		s.track,
 		s.logSessions,
-		s.holdSlot,
-		s.recoverPanics,
-	}
-}
-
-// recoverPanics is the outermost middleware: a panic in one session is logged with its
-// stack and ends only that session.
-func (s *Server) recoverPanics(next ssh.Handler) ssh.Handler {
-	return func(sess ssh.Session) {
-		defer func() {
-			if r := recover(); r != nil {
-				s.log.Error("session panic", "panic", r, "stack", string(debug.Stack()))
-				_ = sess.Exit(1)
-			}
-		}()
-		next(sess)
-	}
-}
-
-// holdSlot is a middleware that counts the session in its connection's place: the first
-// session of a connection takes a player's place, and is refused (server full) when the
-// server filled up while the connection logged in.
-func (s *Server) holdSlot(next ssh.Handler) ssh.Handler {
-	return func(sess ssh.Session) {
-		slot := edge.SlotOf(sess.Context())
-		if slot == nil {
-			next(sess)
-			return
-		}
-		if !slot.StartSession() {
-			s.refused(edge.RefusedFull, sess.RemoteAddr())
-			fmt.Fprint(sess.Stderr(), edge.ServerFullMsg)
-			_ = sess.Exit(1)
-			return
-		}
-		defer slot.EndSession()
-		next(sess)
+		edge.HoldSlot(s.refused),
+		edge.RecoverPanics(s.log),
 	}
 }
 
@@ -134,12 +97,12 @@ func (s *Server) track(next ssh.Handler) ssh.Handler {
 		id, release, err := s.identify(sess, game)
 		if errors.Is(err, knights.ErrTooManyKnights) {
 			s.log.Info("refused a new knight", "fingerprint", id.fp, "addr", sess.RemoteAddr().String())
-			s.refuse(sess, tooManyKnightsLine)
+			edge.Refuse(sess, tooManyKnightsLine)
 			return
 		}
 		if err != nil {
 			s.log.Error("find the key's knight", "fingerprint", id.fp, "err", err)
-			s.refuse(sess, "The server cannot read your knight just now; nothing was changed. Please try again later.")
+			edge.Refuse(sess, "The server cannot read your knight just now; nothing was changed. Please try again later.")
 			return
 		}
 		defer release()
@@ -168,85 +131,18 @@ func (s *Server) refuseBanned(next ssh.Handler) ssh.Handler {
 		}
 		if err != nil {
 			s.log.Error("check ban", "fingerprint", fp, "err", err)
-			s.refuse(sess, "The server cannot check your key just now; please try again later.")
+			edge.Refuse(sess, "The server cannot check your key just now; please try again later.")
 			return
 		}
 		if banned || addrBanned {
 			s.log.Info("refused a banned key or address", "fingerprint", fp, "addr", sess.RemoteAddr().String())
-			msg := bannedMessage
+			msg := edge.BannedMessage
 			if addrBanned {
-				msg = bannedAddrMessage
+				msg = edge.BannedAddrMessage
 			}
-			s.refuse(sess, msg)
+			edge.Refuse(sess, msg)
 			return
 		}
-		next(sess)
-	}
-}
-
-// refuse ends a session with one line and status 1. With a terminal, the line goes to
-// the screen (as sshd would merge stderr into the terminal), else to stderr.
-func (s *Server) refuse(sess ssh.Session, msg string) {
-	if _, _, pty := sess.Pty(); pty {
-		fmt.Fprintln(sess, msg)
-	} else {
-		fmt.Fprintln(sess.Stderr(), msg)
-	}
-	_ = sess.Exit(1)
-}
-
-// What a session over the per-key limit, or a guest's over the guests' limits, is told.
-const (
-	tooManyPerKey = "Too many sessions with this key are open; close one and try again."
-	tooManyGuests = "Too many guests are playing from your address (or on the server); make a key (ssh-keygen -t ed25519) and connect again."
-)
-
-// keyCounter counts open sessions per key, and guests' sessions per address and in all.
-type keyCounter struct {
-	mu     sync.Mutex
-	n      map[string]int
-	guests int
-}
-
-// limitKeys is a middleware refusing a key's sessions over the per-key limit, and a
-// guest's over the guests' limits (per address, and on the server): a guest has no key
-// to count it by, and takes the place of a player who may have none either.
-func (s *Server) limitKeys(next ssh.Handler) ssh.Handler {
-	return func(sess ssh.Session) {
-		fp := keys.Fingerprint(sess.PublicKey())
-		limit, msg := s.cfg.Limits.MaxPerKey, tooManyPerKey
-		guest := fp == ""
-		if guest {
-			fp, limit, msg = "guest "+edge.AddrKey(sess.RemoteAddr()), s.cfg.Limits.MaxGuestsPerIP, tooManyGuests
-		}
-		s.perKey.mu.Lock()
-		over := s.perKey.n[fp] >= limit || (guest && s.perKey.guests >= s.cfg.Limits.MaxGuests)
-		if !over {
-			s.perKey.n[fp]++
-			if guest {
-				s.perKey.guests++
-			}
-		}
-		s.perKey.mu.Unlock()
-		if over {
-			fmt.Fprintln(sess.Stderr(), msg)
-			_ = sess.Exit(1)
-			return
-		}
-		if guest {
-			defer func() {
-				s.perKey.mu.Lock()
-				s.perKey.guests--
-				s.perKey.mu.Unlock()
-			}()
-		}
-		defer func() {
-			s.perKey.mu.Lock()
-			if s.perKey.n[fp]--; s.perKey.n[fp] <= 0 {
-				delete(s.perKey.n, fp)
-			}
-			s.perKey.mu.Unlock()
-		}()
 		next(sess)
 	}
 }

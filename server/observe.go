@@ -96,7 +96,6 @@ type observer struct {
 // The label values of the labelled counters, every one made at 0 when the server starts
 // so that a rate or an alert over them has a series from the first scrape.
 var (
-	authReasons    = []string{authBanned, authSignature, authMethod}
 	refusalReasons = []string{edge.RefusedFull, edge.RefusedPerAddr, edge.RefusedBusy, edge.RefusedPenalty, edge.RefusedEarly}
 )
 
@@ -134,7 +133,7 @@ func newObserver(s *Server) *observer {
 			Buckets: prometheus.ExponentialBuckets(0.001, 2, 13), // 1 ms to about 4 s
 		}),
 	}
-	for _, r := range authReasons {
+	for _, r := range edge.AuthReasons {
 		o.authFailures.WithLabelValues(r)
 	}
 	for _, r := range refusalReasons {
@@ -294,12 +293,9 @@ func (c *countingConn) Write(p []byte) (int, error) {
 
 type connCtxKey int
 
-// Connection context values: the bytes sent, and its login (for the login banner of a
-// refused key). The connection's place in the limits is edge's (edge.SlotOf).
-const (
-	sentKey connCtxKey = iota
-	preAuthKey
-)
+// sentKey keeps a connection's count of bytes sent in its context. Its place in the
+// limits and its login are edge's (edge.SlotOf, edge.Login).
+const sentKey connCtxKey = 0
 
 // wrapConn is the SSH server's ConnCallback: it counts what each connection is sent, and
 // keeps the connection's place in the limits (edge.KeepSlot) where its sessions find it.

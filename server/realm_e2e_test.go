@@ -12,6 +12,7 @@ import (
 	"github.com/orthanc-ssh/orthanc-ssh/internal/etcdtest"
 	"github.com/orthanc-ssh/orthanc-ssh/internal/tcpproxy"
 	"github.com/orthanc-ssh/orthanc-ssh/realm/records"
+	"github.com/orthanc-ssh/orthanc-ssh/server/edge"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
@@ -85,7 +86,7 @@ func TestABanOnOneRealmHoldsOnAnother(t *testing.T) {
 	if out, errOut, code := runCmd(t, a.addr, admin, "ban Mordred --reason spamming"); code != 0 {
 		t.Fatalf("ban (exit %d): %s %s", code, out, errOut)
 	}
-	if banner, err := dialBanner(t, b.addr, player); err == nil || !strings.Contains(banner, bannedMessage) {
+	if banner, err := dialBanner(t, b.addr, player); err == nil || !strings.Contains(banner, edge.BannedMessage) {
 		t.Fatalf("the banned key on B: %v, banner %q", err, banner)
 	}
 }

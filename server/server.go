@@ -104,7 +104,7 @@ type Server struct {
 
 	sessions sync.WaitGroup
 	games    gameSessions      // game sessions' models, from the program handler to finish
-	perKey   keyCounter        // open sessions per key, for the per-key limit
+	perKey   *edge.KeyLimits   // open sessions per key and guests', for their limits
 	names    *knights.NameBook // knights' names, kept unique; set by openKeeper
 	ids      identities        // who each open session is (identity.go)
 	codes    *knights.CodeBook // one-time codes of keys add and guests' claims, set by openKeeper
@@ -179,8 +179,9 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{cfg: cfg, log: log, store: st, saver: store.NewSaver(st, log), live: edge.NewRegistry(),
-		perKey: keyCounter{n: map[string]int{}}, crash: make(chan crashed, 1)}
+		crash: make(chan crashed, 1)}
 	s.admins.Store(admins)
+	s.perKey = edge.NewKeyLimits(cfg.Limits.MaxPerKey, cfg.Limits.MaxGuestsPerIP, cfg.Limits.MaxGuests)
 	if err := s.openKeeper(); err != nil {
 		st.Close()
 		return nil, err
@@ -214,12 +215,13 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 		Community:          community,
 	})
 	s.commands = s.newCommands()
+	login := s.login()
 	s.ssh, err = wish.NewServer(
 		func(srv *ssh.Server) error {
 			srv.AddHostKey(signer)
-			srv.ConnCallback = s.wrapConn               // counts bytes sent
-			srv.ServerConfigCallback = s.serverConfig   // algorithms, and the login's callbacks (login.go)
-			srv.ConnectionFailedCallback = s.connFailed // counts failed handshakes and forged signatures
+			srv.ConnCallback = s.wrapConn                   // counts bytes sent
+			srv.ServerConfigCallback = login.ServerConfig   // algorithms, and the login's callbacks
+			srv.ConnectionFailedCallback = login.ConnFailed // counts failed handshakes and forged signatures
 			srv.ConnectionCloseCallback = func(c net.Conn) { s.limits.Forget(c.RemoteAddr().String()) }
 			srv.HandshakeTimeout = cfg.Limits.HandshakeTimeout
 			srv.MaxTimeout = cfg.Limits.MaxLifetime
@@ -229,9 +231,9 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 		},
 		// Every key may play but a banned one; a connection the limits refuse is told why
 		// in the login banner (login.go).
-		wish.WithPublicKeyAuth(s.checkKey),
-		wish.WithKeyboardInteractiveAuth(s.guestLogin), // guests: no key (refused when -guests=false)
-		wish.WithBannerHandler(s.loginBanner),
+		wish.WithPublicKeyAuth(login.CheckKey),
+		wish.WithKeyboardInteractiveAuth(login.Guest), // guests: no key (refused when -guests=false)
+		wish.WithBannerHandler(login.Banner),
 		wish.WithMiddleware(s.middleware()...), // middleware.go, in chain order
 	)
 	if err != nil {

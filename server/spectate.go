@@ -10,6 +10,7 @@ import (
 
 	"github.com/orthanc-ssh/orthanc-ssh/app"
 	"github.com/orthanc-ssh/orthanc-ssh/keys"
+	"github.com/orthanc-ssh/orthanc-ssh/server/edge"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
@@ -25,7 +26,7 @@ const watchUsage = "usage: ssh -t -p PORT host watch NAME"
 // watch are the name: names may hold spaces), or refuses the session and returns nil.
 func (s *Server) watchProgram(sess ssh.Session, args []string) *tea.Program {
 	refuse := func(msg string) *tea.Program {
-		s.refuse(sess, msg)
+		edge.Refuse(sess, msg)
 		s.games.put(sess, gameSession{})
 		return nil
 	}

@@ -13,7 +13,12 @@
 //     (InputPump, input.go), and the stall and idle watch of its frames (Guard,
 //     ioguard.go);
 //   - the registry of open sessions that who, stats, kick and ban read (Registry,
-//     sessions.go).
+//     sessions.go);
+//   - the login (Login): the algorithms offered, keys and guests let in or refused by
+//     the bans and limits it is given, each refusal told in the banner (login.go);
+//   - the middlewares that need no game: a panic ends only its session, a session takes
+//     its connection's place, sessions per key and guests per address are bounded
+//     (RecoverPanics, HoldSlot, KeyLimits; middleware.go).
 //
 // The server decides who a key is, what it plays and what it is told; edge counts,
 // bounds and closes. It imports nothing of the game.

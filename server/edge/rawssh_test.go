@@ -1,4 +1,4 @@
-package server
+package edge
 
 import (
 	"slices"
@@ -14,10 +14,10 @@ func TestRawReferenceOffersTheGamesAlgorithms(t *testing.T) {
 		name      string
 		game, raw []string
 	}{
-		{"key exchanges", kexAlgorithms, rawssh.KeyExchanges},
-		{"ciphers", cipherAlgorithms, rawssh.Ciphers},
-		{"MACs", macAlgorithms, rawssh.MACs},
-		{"user key algorithms", userKeyAlgorithms, rawssh.UserKeyAlgorithms},
+		{"key exchanges", KeyExchanges, rawssh.KeyExchanges},
+		{"ciphers", Ciphers, rawssh.Ciphers},
+		{"MACs", MACs, rawssh.MACs},
+		{"user key algorithms", UserKeyAlgorithms, rawssh.UserKeyAlgorithms},
 	} {
 		if !slices.Equal(c.game, c.raw) {
 			t.Errorf("%s: the game offers %q, the raw reference %q", c.name, c.game, c.raw)
