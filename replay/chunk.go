@@ -29,9 +29,11 @@ const chunkVersion = 3
 // maxChunkRaw, past which only its last frame goes.
 const maxFrames = 4 << 20
 
-// Chunk is a chunk's bytes and when it began.
+// Chunk is a chunk's bytes and when it began. Born is the life of the knight it holds
+// (world.Self.Born): a chunk is one life's, so what is kept of a life holds no other.
 type Chunk struct {
 	Start time.Time
+	Born  time.Time
 	Data  []byte
 }
 
@@ -56,6 +58,7 @@ type writer struct {
 	self, fight, market []byte
 	first               uint64 // the turn of its first view
 	start               time.Time
+	born                time.Time // the life of the knight whose views it holds
 	frames              int
 }
 
@@ -157,7 +160,7 @@ func (w *writer) finish(tick time.Duration) Chunk {
 		out = appendPiece(out, s.m.compressed())
 		at = s.at
 	}
-	return Chunk{Start: w.start, Data: w.piece(out, at, w.buf.size)}
+	return Chunk{Start: w.start, Born: w.born, Data: w.piece(out, at, w.buf.size)}
 }
 
 // piece appends the frames' bytes from..to, compressed, as a piece.

@@ -55,7 +55,10 @@ const (
 // Keep asks a Sink to keep the last Window of a knight's rolling record, as it is once
 // every chunk handed over before has been written.
 type Keep struct {
-	Knight  string
+	Knight string
+	// Born is the life whose end is kept (world.Self.Born); zero for a report's, which
+	// keeps the knight's newest life.
+	Born    time.Time
 	Name    string // the knight's name then
 	Kind    Kind
 	At      time.Time
@@ -195,11 +198,16 @@ func (r *Recorder) Run(ctx context.Context) {
 type loop struct {
 	r    *Recorder
 	open map[string]*writer
-	sc   scratch
-	v    world.View
+	// ended is the life of each knight whose end was kept, so the views of its death
+	// screen that follow keep it no more; a knight leaves it when its next life begins.
+	ended map[string]time.Time
+	sc    scratch
+	v     world.View
 }
 
-func newLoop(r *Recorder) *loop { return &loop{r: r, open: map[string]*writer{}} }
+func newLoop(r *Recorder) *loop {
+	return &loop{r: r, open: map[string]*writer{}, ended: map[string]time.Time{}}
+}
 
 // take handles one item.
 func (l *loop) take(it item) {
@@ -222,8 +230,15 @@ func (l *loop) take(it item) {
 // record adds a view to its knight's chunk; the end of a knight keeps its last minutes.
 func (l *loop) record(knight string, v *world.View) {
 	w := l.open[knight]
+	if w != nil && !w.born.Equal(v.Self.Born) { // a new life: the last one's chunk ends
+		l.done(knight)
+		w = nil
+	}
+	if born, ok := l.ended[knight]; ok && !born.Equal(v.Self.Born) {
+		delete(l.ended, knight)
+	}
 	if w == nil {
-		w = &writer{start: l.r.now(), sc: &l.sc}
+		w = &writer{start: l.r.now(), born: v.Self.Born, sc: &l.sc}
 		l.open[knight] = w
 	}
 	l.r.views.Add(1)
@@ -241,7 +256,11 @@ func (l *loop) record(knight string, v *world.View) {
 		return
 	}
 	l.done(knight)
-	l.r.sink.Keep(Keep{Knight: knight, Name: v.Self.Name, Kind: kind, At: l.r.now(),
+	if born, ok := l.ended[knight]; ok && born.Equal(v.Self.Born) {
+		return // its end is kept already
+	}
+	l.ended[knight] = v.Self.Born
+	l.r.sink.Keep(Keep{Knight: knight, Born: v.Self.Born, Name: v.Self.Name, Kind: kind, At: l.r.now(),
 		Private: v.Self.Options.PrivateReplays, Window: DeathWindow})
 }
 

@@ -139,6 +139,38 @@ func TestRecorderChunksAndKeepsADeath(t *testing.T) {
 	}
 }
 
+// A key's next knight shares the id of the one before: its first view ends the last
+// life's chunk, so every chunk is one life's (Born), and its death's keep names its life.
+func TestRecorderCutsAChunkWhereALifeBegins(t *testing.T) {
+	r, s, ctx := runRecorder(t)
+	rec := r.For("K-cad")
+	cador, cadoc := time.Date(2026, 6, 1, 13, 0, 0, 0, time.UTC), time.Date(2026, 6, 1, 14, 0, 0, 0, time.UTC)
+	rec.Deliver(world.View{Turn: 1, Self: world.Self{Name: "Cador", Born: cador}})
+	rec.Deliver(world.View{Turn: 2, Self: world.Self{Name: "Cador", Born: cador}, Dead: &world.Death{Killer: "a Wolf"}})
+	rec.Deliver(world.View{Turn: 3, Self: world.Self{Name: "Cador", Born: cador}, Dead: &world.Death{Killer: "a Wolf"}})
+	rec.Deliver(world.View{Turn: 9, Self: world.Self{Name: "Cadoc", Born: cadoc}})
+	rec.Deliver(world.View{Turn: 10, Self: world.Self{Name: "Cadoc", Born: cadoc}, Dead: &world.Death{Killer: "an Orc"}})
+	r.Flush(ctx)
+	var borns []time.Time
+	for _, c := range s.of("K-cad") {
+		borns = append(borns, c.Born)
+		for _, m := range Timeline([]Chunk{c}, false) {
+			if m.View.Self.Name != map[bool]string{true: "Cador", false: "Cadoc"}[c.Born.Equal(cador)] {
+				t.Errorf("a chunk of the life born %v holds %s's view", c.Born, m.View.Self.Name)
+			}
+		}
+	}
+	if want := []time.Time{cador, cador, cadoc}; !slices.EqualFunc(borns, want, time.Time.Equal) {
+		t.Fatalf("chunks of lives %v, want %v", borns, want)
+	}
+	s.mu.Lock()
+	keeps := slices.Clone(s.keeps)
+	s.mu.Unlock()
+	if len(keeps) != 2 || !keeps[0].Born.Equal(cador) || !keeps[1].Born.Equal(cadoc) || keeps[1].Name != "Cadoc" {
+		t.Fatalf("keeps = %+v", keeps)
+	}
+}
+
 // A view that shows only others moving is left out within othersGap of the knight's last
 // frame, but for the last one held, which ends the chunk; the knight's own steps are all
 // kept, at their turns.

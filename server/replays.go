@@ -16,12 +16,12 @@ type replaySink struct{ w *store.ReplayWriter }
 
 // PutChunk files a chunk of the knight's rolling record.
 func (s replaySink) PutChunk(knight string, c replay.Chunk) {
-	s.w.PutChunk(knight, store.ReplayChunk{Start: c.Start, Data: c.Data})
+	s.w.PutChunk(knight, store.ReplayChunk{Start: c.Start, Born: c.Born, Data: c.Data})
 }
 
 // Keep files a kept record.
 func (s replaySink) Keep(k replay.Keep) {
-	s.w.Keep(store.Replay{Knight: k.Knight, Name: k.Name, Kind: string(k.Kind), At: k.At,
+	s.w.Keep(store.Replay{Knight: k.Knight, Born: k.Born, Name: k.Name, Kind: string(k.Kind), At: k.At,
 		Private: k.Private, Report: k.Report, Window: k.Window})
 }
 

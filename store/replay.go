@@ -19,7 +19,8 @@ import (
 //
 //	replays
 //	├── K/<at>/<knight>/<kind>[/<n>]   a kept record: its header (JSON {"v":1,"replay":{...}}) and its chunks
-//	└── T/<at>/<knight>/<start>        a chunk of the knight's rolling record, written at at (unix ms, 16 hex digits)
+//	└── T/<at>/<knight>[~<born>]/<start>  a chunk of the knight's rolling record, written at at (unix ms, 16 hex digits),
+//	                                      of its life born at born (none for a knight named before lives were told apart)
 //
 // Both are in time order, so writes append to the bucket's end and the oldest leave from
 // its head (replayindex.go finds a knight's chunks). The first layout's rolling records,
@@ -35,13 +36,18 @@ var bucketReplays = []byte("replays")
 type ReplayChunk struct {
 	Start   time.Time
 	Written time.Time
+	Born    time.Time // the life it is of (world.Self.Born); zero in a kept record
 	Data    []byte
 }
 
 // Replay is a kept record: whose, why and when it was kept, and its chunks (empty in a
 // listing).
 type Replay struct {
-	Knight  string        `json:"knight"`
+	Knight string `json:"knight"`
+	// Born is the life it is of (world.Self.Born, the knight's Created): a key's later
+	// knights share Knight. Zero for a report's asked (the knight's newest life is kept)
+	// and for a record kept before lives were told apart.
+	Born    time.Time     `json:"born,omitzero"`
 	Name    string        `json:"name"`
 	Kind    string        `json:"kind"` // "death", "retired" or "report"
 	At      time.Time     `json:"at"`
@@ -62,23 +68,35 @@ type replayKeep struct{ r Replay }
 // stamp is a time as a key's 16 hex digits of unix milliseconds, which sort as the times do.
 func stamp(t time.Time) string { return fmt.Sprintf("%016x", t.UnixMilli()) }
 
+// bornTime is a chunk key's birth as a time, zero for none told.
+func bornTime(ms int64) time.Time {
+	if ms == 0 {
+		return time.Time{}
+	}
+	return time.UnixMilli(ms).UTC()
+}
+
 func unstamp(s string) (time.Time, bool) {
 	ms, err := strconv.ParseUint(s, 16, 64)
 	return time.UnixMilli(int64(ms)).UTC(), err == nil && len(s) == 16
 }
 
 // liveChunk is where a chunk of a knight's rolling record is: when its batch was
-// written and when it began (unix ms).
-type liveChunk struct{ at, start int64 }
+// written, when it began and when the life it is of was born (unix ms; 0: not told).
+type liveChunk struct{ at, start, born int64 }
 
-// key is the chunk's key: T/<at>/<knight>/<start>. It is ordered by the batch's time, not
+// key is the chunk's key: T/<at>/<knight>[~<born>]/<start>. It is ordered by the batch's time, not
 // the chunk's start, as chunks come in the order they end, not begin: a second's batch
 // is appended at the end of the bucket, where keys by their starts (up to a chunk's
 // 10 s before) would go in among the last thousand.
 func (c liveChunk) key(knight string) []byte {
-	k := make([]byte, 0, 36+len(knight))
+	k := make([]byte, 0, 53+len(knight))
 	k = fmt.Appendf(k, "T/%016x/", c.at)
-	return fmt.Appendf(append(k, knight...), "/%016x", c.start)
+	k = append(k, knight...)
+	if c.born != 0 {
+		k = fmt.Appendf(k, "~%016x", c.born)
+	}
+	return fmt.Appendf(k, "/%016x", c.start)
 }
 
 // parseChunkKey reads a chunk's key.
@@ -89,7 +107,24 @@ func parseChunkKey(k []byte) (c liveChunk, knight string, ok bool) {
 	}
 	at, ok1 := unstamp(string(k[2:18]))
 	start, ok2 := unstamp(string(k[n-16:]))
-	return liveChunk{at.UnixMilli(), start.UnixMilli()}, string(k[19 : n-17]), ok1 && ok2
+	knight = string(k[19 : n-17])
+	var born time.Time
+	if i := strings.LastIndexByte(knight, '~'); i >= 0 {
+		var ok3 bool
+		if born, ok3 = unstamp(knight[i+1:]); !ok3 {
+			return liveChunk{}, "", false
+		}
+		knight = knight[:i]
+	}
+	return liveChunk{at.UnixMilli(), start.UnixMilli(), bornMilli(born)}, knight, ok1 && ok2
+}
+
+// bornMilli is a life's birth as a chunk's key keeps it: unix ms, 0 for none told.
+func bornMilli(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixMilli()
 }
 
 // keptKey orders kept records by when they were kept.
@@ -182,7 +217,8 @@ func (s *Store) LiveReplay(knight string) ([]ReplayChunk, error) {
 				if err != nil {
 					return err
 				}
-				out = append(out, ReplayChunk{Start: time.UnixMilli(c.start).UTC(), Written: time.UnixMilli(c.at).UTC(), Data: bytes.Clone(v)})
+				out = append(out, ReplayChunk{Start: time.UnixMilli(c.start).UTC(), Written: time.UnixMilli(c.at).UTC(),
+					Born: bornTime(c.born), Data: bytes.Clone(v)})
 			}
 			return nil
 		})
@@ -282,7 +318,7 @@ func (ix *replayIndex) write(t table, chunks []pendingChunk, keeps []replayKeep,
 		ix.last = max(ix.last, c.c.Start.UnixMilli())
 	}
 	for _, c := range chunks {
-		if err := ix.put(t, c.knight, liveChunk{ix.last, c.c.Start.UnixMilli()}, c.c.Data); err != nil {
+		if err := ix.put(t, c.knight, liveChunk{ix.last, c.c.Start.UnixMilli(), bornMilli(c.c.Born)}, c.c.Data); err != nil {
 			return err
 		}
 		if err := ix.cutBefore(t, c.knight, c.c.Start.Add(-rolling).UnixMilli()); err != nil {
@@ -334,11 +370,21 @@ func (ix *replayIndex) cutBefore(t table, knight string, ms int64) error {
 }
 
 // keep makes a kept record of the chunks of r's knight that its window covers (the
-// chunk it begins in too).
+// chunk it begins in too), of r's life only: a key's later knights share an id, and
+// what is kept of one holds nothing of the knight before it. A record asked with no
+// life (a report's) is of the knight's newest life.
 func (ix *replayIndex) keep(t table, r Replay) error {
 	l := ix.live[r.Knight]
+	born := bornMilli(r.Born)
+	if born == 0 && len(l) > 0 {
+		born = l[len(l)-1].born
+		r.Born = bornTime(born)
+	}
 	i, _ := ix.find(r.Knight, r.At.Add(-r.Window).UnixMilli()+1)
 	for _, c := range l[max(i-1, 0):] { // the one before began before the window, inside it
+		if c.born != born {
+			continue
+		}
 		v, err := t.get(c.key(r.Knight))
 		if err != nil {
 			return err

@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -113,7 +114,7 @@ func TestReplaysOfTheFirstLayoutAreDropped(t *testing.T) {
 	path := st.Path()
 	err := st.db.Update(func(tx *bolt.Tx) error {
 		tb := open(tx, bucketReplays)
-		if err := tb.delete(liveChunk{t0.UnixMilli(), t0.UnixMilli()}.key("K-KAY")); err != nil {
+		if err := tb.delete(liveChunk{t0.UnixMilli(), t0.UnixMilli(), 0}.key("K-KAY")); err != nil {
 			return err
 		}
 		return tb.put([]byte("L/K-KAY/"+stamp(t0)), []byte("old"))
@@ -147,5 +148,68 @@ func TestReplaysOfTheFirstLayoutAreDropped(t *testing.T) {
 	}
 	if err := st.Check(); err != nil {
 		t.Fatalf("check: %v", err)
+	}
+}
+
+// A key's later knights share an id: what is kept of one life holds only that life's
+// chunks, even the chunk before its window; a report's keep (no life named) is of the
+// newest life; the rolling record holds both lives in order, each chunk telling its life,
+// across a restart.
+func TestAKeptRecordIsOneLifes(t *testing.T) {
+	st := openTemp(t)
+	t0 := time.Date(2026, 6, 1, 14, 0, 0, 0, time.UTC)
+	cador, cadoc := t0.Add(-time.Hour), t0.Add(40*time.Second)
+	w := NewReplayWriter(st, 0, 10*time.Minute, nil)
+	for i := range 4 { // Cador: 0 s to 30 s, dying at 35 s
+		c := chunkAt(t0.Add(time.Duration(i)*10*time.Second), 100)
+		c.Born = cador
+		w.PutChunk("K-CAD", c)
+	}
+	w.Keep(Replay{Knight: "K-CAD", Born: cador, Name: "Cador", Kind: "death", At: t0.Add(35 * time.Second), Window: 5 * time.Minute})
+	for i := 4; i < 7; i++ { // Cadoc: 40 s to 60 s, retiring at 65 s
+		c := chunkAt(t0.Add(time.Duration(i)*10*time.Second), 100)
+		c.Born = cadoc
+		w.PutChunk("K-CAD", c)
+	}
+	w.Keep(Replay{Knight: "K-CAD", Born: cadoc, Name: "Cadoc", Kind: "retired", At: t0.Add(65 * time.Second), Window: 5 * time.Minute})
+	w.Keep(Replay{Knight: "K-CAD", Name: "Cadoc", Kind: "report", Report: 1, At: t0.Add(66 * time.Second), Window: 2 * time.Minute})
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	kept, err := st.KeptReplays(func(Replay) bool { return true })
+	if err != nil || len(kept) != 3 {
+		t.Fatalf("kept %+v, %v", kept, err)
+	}
+	for _, tc := range []struct {
+		r      Replay
+		born   time.Time
+		starts []int
+	}{{kept[0], cador, []int{0, 10, 20, 30}}, {kept[1], cadoc, []int{40, 50, 60}}, {kept[2], cadoc, []int{40, 50, 60}}} {
+		whole, err := st.KeptReplay(tc.r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var starts []int
+		for _, c := range whole.Chunks {
+			starts = append(starts, int(c.Start.Sub(t0)/time.Second))
+		}
+		if !whole.Born.Equal(tc.born) || !slices.Equal(starts, tc.starts) {
+			t.Errorf("%s's %s: born %v, chunks at %v s; want born %v, chunks at %v s", whole.Name, whole.Kind, whole.Born, starts, tc.born, tc.starts)
+		}
+	}
+	path := st.Path()
+	st.Close()
+	if st, err = Open(path, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	live, err := st.LiveReplay("K-CAD")
+	if err != nil || len(live) != 7 {
+		t.Fatalf("the rolling record after a restart: %d chunks, %v", len(live), err)
+	}
+	for i, c := range live {
+		if want := map[bool]time.Time{true: cador, false: cadoc}[i < 4]; !c.Born.Equal(want) {
+			t.Errorf("chunk %d after a restart is of the life born %v, want %v", i, c.Born, want)
+		}
 	}
 }

@@ -495,7 +495,7 @@ func (e *Engine) view(p *player) View {
 		FightSeq: p.fightSeq,
 		Watchers: p.watcherNames(),
 		Self: Self{
-			Name: p.rec.Name, ID: p.rec.ID, Level: p.rec.Level,
+			Name: p.rec.Name, ID: p.rec.ID, Born: p.rec.Created, Level: p.rec.Level,
 			Experience: p.rec.Experience, Hits: p.rec.Hits, MaxHits: p.rec.MaxHits,
 			SpellUnits: p.rec.SpellUnits, Str: p.rec.Str, Int: p.rec.Int, Con: p.rec.Con,
 			Dex: p.rec.Dex, Depth: p.rec.Depth, Pos: p.rec.Pos(),

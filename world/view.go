@@ -1,6 +1,9 @@
 package world
 
-import "slices"
+import (
+	"slices"
+	"time"
+)
 
 // View is what one player's screen is drawn from: an immutable snapshot the engine hands
 // to a session. Nothing in a View is written after it is delivered, so a session may read
@@ -71,8 +74,11 @@ type View struct {
 
 // Self is the player's own status, as the status line shows it.
 type Self struct {
-	Name       string
-	ID         string
+	Name string
+	ID   string
+	// Born is when the knight was named (Adventurer.Created): with ID, which a key's
+	// later knights share, it tells one life from the next (a replay is one life's).
+	Born       time.Time
 	Level      int
 	Experience int
 	Hits       int
