@@ -154,8 +154,8 @@ func (s *Server) keptShow(match func(store.Replay) bool, knight, notFound string
 // it whole; any other, as the public may, unless its knight keeps it private.
 func (s *Server) showKept(r store.Replay, knight string) (replayShow, error) {
 	own := r.Knight == knight
-	if r.Private && !own && r.Kind != string(replay.KindReport) {
-		return replayShow{}, errNoReplay{fmt.Sprintf("%s keeps the replays of its deaths private.", r.Name)}
+	if !own && r.Kind != string(replay.KindReport) && !s.replayPublic(context.Background(), r) {
+		return replayShow{}, errNoReplay{fmt.Sprintf("%s keeps its replays private.", r.Name)}
 	}
 	full, err := s.store.KeptReplay(r)
 	if errors.Is(err, store.ErrNotFound) {

@@ -2,7 +2,9 @@ package server
 
 import (
 	"context"
+	"errors"
 
+	"github.com/orthanc-ssh/orthanc-ssh/knights"
 	"github.com/orthanc-ssh/orthanc-ssh/replay"
 	"github.com/orthanc-ssh/orthanc-ssh/store"
 )
@@ -23,6 +25,30 @@ func (s replaySink) PutChunk(knight string, c replay.Chunk) {
 func (s replaySink) Keep(k replay.Keep) {
 	s.w.Keep(store.Replay{Knight: k.Knight, Born: k.Born, Name: k.Name, Kind: string(k.Kind), At: k.At,
 		Private: k.Private, Report: k.Report, Window: k.Window})
+}
+
+// replayPublic reports whether anyone but its own key may see a kept record now: its
+// knight kept it public, and keeps its replays public still. Privacy is the knight's,
+// then and after: turning replays private hides every record kept before, at once (the
+// world's record of a knight playing, else the one kept). A record the server cannot
+// check is kept from others.
+func (s *Server) replayPublic(ctx context.Context, r store.Replay) bool {
+	if r.Private || r.Kind == string(replay.KindReport) {
+		return false
+	}
+	rec, online, err := s.engine.Lookup(ctx, r.Knight)
+	if err != nil {
+		return false
+	}
+	if !online {
+		if rec, err = s.knights.Knight(r.Knight); errors.Is(err, knights.ErrNotFound) {
+			return true // gone with its key (entombed): it chose when it was kept
+		} else if err != nil {
+			s.log.Error("replays: read a knight's privacy", "knight", r.Knight, "err", err)
+			return false
+		}
+	}
+	return !rec.Options.PrivateReplays
 }
 
 // startReplays makes the recorder and the writer when replays are on (-replay-store-mb

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"net"
 
 	"github.com/orthanc-ssh/orthanc-ssh/replay"
@@ -44,6 +45,11 @@ func (r pageReplays) Kept(keep func(store.Replay) bool) ([]store.Replay, error) 
 		return nil, err
 	}
 	return r.s.store.KeptReplays(keep)
+}
+
+// Public reports whether anyone may see a kept record now (replayPublic).
+func (r pageReplays) Public(ctx context.Context, rec store.Replay) bool {
+	return r.s.replayPublic(ctx, rec)
 }
 
 // Chunks reads one kept record's chunks.

@@ -14,6 +14,7 @@ import (
 	"github.com/orthanc-ssh/orthanc-ssh/replay"
 	"github.com/orthanc-ssh/orthanc-ssh/store"
 	"github.com/orthanc-ssh/orthanc-ssh/web"
+	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
 // The web page's replays: each hall-of-fame entry and each recent death whose
@@ -27,14 +28,12 @@ import (
 //	castIdle       2 s      a longer stretch with nothing drawn is cut to this, and said in the header
 //	castMaxBytes   8 MB     a cast past this is made again from the last half of its record, down to castMinWindow
 //	castMinWindow  30 s     the shortest end of a record a cast is made of
-//	castMatch      1 min    a kept record belongs to the tombstone or hall-of-fame entry this close in time
 const (
 	castWidth     = 80
 	castHeight    = 24
 	castIdle      = 2 * time.Second
 	castMaxBytes  = 8 << 20
 	castMinWindow = 30 * time.Second
-	castMatch     = time.Minute
 )
 
 // CastID names a kept record on the page (its cast is at web.CastPath(CastID(r))): a
@@ -44,37 +43,37 @@ func CastID(r store.Replay) string {
 	return hex.EncodeToString(sum[:8])
 }
 
-// publicKept lists the kept records the page may link: deaths and retirements not kept
-// private. None when the server records no replays.
-func (p *Page) publicKept() ([]store.Replay, error) {
+// publicKept lists the kept records the page may link: deaths and retirements that
+// anyone may see now. None when the server records no replays.
+func (p *Page) publicKept(ctx context.Context) ([]store.Replay, error) {
 	if p.Replays == nil {
 		return nil, nil
 	}
 	return p.Replays.Kept(func(r store.Replay) bool {
-		return !r.Private && (r.Kind == string(replay.KindDeath) || r.Kind == string(replay.KindRetired))
+		return (r.Kind == string(replay.KindDeath) || r.Kind == string(replay.KindRetired)) && p.Replays.Public(ctx, r)
 	})
 }
 
-// castLink is the page's address of the record of knight's kind kept nearest to at,
-// within castMatch, or "".
-func castLink(kept []store.Replay, knight string, kind replay.Kind, at time.Time) string {
-	best, bestGap := -1, castMatch
-	for i, r := range kept {
-		gap := r.At.Sub(at).Abs()
-		if r.Knight == knight && r.Kind == string(kind) && gap <= bestGap {
-			best, bestGap = i, gap
-		}
-	}
-	if best < 0 {
+// castLink is the page's address of the record of a's end of kind, or "". A record is
+// linked only when it is provably that knight's: the same id and the same life (a key's
+// later knights share an id; a life is told by when the knight was named). A knight
+// named before lives were told apart has no link.
+func castLink(kept []store.Replay, a world.Adventurer, kind replay.Kind) string {
+	if a.Created.IsZero() {
 		return ""
 	}
-	return web.CastPath(CastID(kept[best]))
+	for i := len(kept) - 1; i >= 0; i-- {
+		if r := kept[i]; r.Knight == a.ID && r.Born.Equal(a.Created) && r.Kind == string(kind) {
+			return web.CastPath(CastID(r))
+		}
+	}
+	return ""
 }
 
 // Cast is the asciicast file of the public record named id (web.CastFunc);
 // web.ErrNoCast when no public record is kept by that name.
 func (p *Page) Cast(ctx context.Context, id string) ([]byte, error) {
-	kept, err := p.publicKept()
+	kept, err := p.publicKept(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -59,6 +59,9 @@ type Replays interface {
 	// Kept is the kept records keep accepts, with every record already made filed
 	// first (a death's keep is queued before its tombstone is written).
 	Kept(keep func(store.Replay) bool) ([]store.Replay, error)
+	// Public reports whether anyone may see kept record r now: its knight kept it
+	// public and keeps its replays public still.
+	Public(ctx context.Context, r store.Replay) bool
 	// Chunks is kept record r's chunks; an error wrapping store.ErrNotFound when it is
 	// kept no more.
 	Chunks(r store.Replay) ([]replay.Chunk, error)
@@ -140,7 +143,7 @@ func (p *Page) Status(ctx context.Context) (web.Status, error) {
 	if err := p.Knights.Flush(); err != nil {
 		return web.Status{}, fmt.Errorf("write pending knights: %w", err)
 	}
-	if err := p.records(&st); err != nil {
+	if err := p.records(ctx, &st); err != nil {
 		return web.Status{}, err
 	}
 	return st, nil
@@ -148,8 +151,8 @@ func (p *Page) Status(ctx context.Context) (web.Status, error) {
 
 // records fills in the hall of fame and the latest deaths, each with its replay's
 // address when a public one is kept.
-func (p *Page) records(st *web.Status) error {
-	kept, err := p.publicKept()
+func (p *Page) records(ctx context.Context, st *web.Status) error {
+	kept, err := p.publicKept(ctx)
 	if err != nil {
 		return fmt.Errorf("list the replays: %w", err)
 	}
@@ -160,7 +163,7 @@ func (p *Page) records(st *web.Status) error {
 	for i, f := range fame[:min(len(fame), fameShown)] {
 		a := f.Adventurer
 		st.Fame = append(st.Fame, web.Fame{Rank: i + 1, Name: a.Name, Level: a.Level, Experience: a.Experience,
-			PercentKills: a.PercentKills(), Retired: f.Retired, Replay: castLink(kept, a.ID, replay.KindRetired, f.Retired)})
+			PercentKills: a.PercentKills(), Retired: f.Retired, Replay: castLink(kept, a, replay.KindRetired)})
 	}
 	tombs, err := p.Knights.Tombstones()
 	if err != nil {
@@ -173,7 +176,7 @@ func (p *Page) records(st *web.Status) error {
 			continue // a knight its player retired for another is no death
 		}
 		st.Deaths = append(st.Deaths, web.Death{Name: t.Adventurer.Name, Level: d.Level, Killer: d.Killer, Depth: d.Depth, Died: t.Died,
-			Replay: castLink(kept, t.Adventurer.ID, replay.KindDeath, t.Died)})
+			Replay: castLink(kept, t.Adventurer, replay.KindDeath)})
 		if len(st.Deaths) == deathsShown {
 			break
 		}

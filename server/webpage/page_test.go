@@ -5,6 +5,7 @@ import (
 	"crypto/ed25519"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -52,6 +53,12 @@ func (r fakeReplays) Kept(keep func(store.Replay) bool) ([]store.Replay, error) 
 	return out, nil
 }
 
+// Public is the record's own privacy, and its knight's now: a knight whose id starts
+// "P-" keeps its replays private now.
+func (fakeReplays) Public(_ context.Context, r store.Replay) bool {
+	return !r.Private && !strings.HasPrefix(r.Knight, "P-")
+}
+
 func (fakeReplays) Chunks(store.Replay) ([]replay.Chunk, error) {
 	return nil, fmt.Errorf("read: %w", store.ErrNotFound)
 }
@@ -72,30 +79,40 @@ func testPage(t *testing.T, k Knights, r Replays) *Page {
 		World:      fakeWorld{far: errors.New("etcd is away")}, Knights: k, Replays: r}
 }
 
+// tomb is a knight named an hour before it died.
 func tomb(id, name, killer string, died time.Time) knights.Tombstone {
-	return knights.Tombstone{Died: died, Adventurer: world.Adventurer{ID: id, Name: name, Death: &world.Death{Killer: killer, Level: 1}}}
+	return knights.Tombstone{Died: died, Adventurer: world.Adventurer{ID: id, Name: name, Created: died.Add(-time.Hour),
+		Death: &world.Death{Killer: killer, Level: 1}}}
 }
 
 // The status lists who plays here and far (a far realm that cannot be asked still
 // gives its last answer), the records after a flush, the dead newest first and at
 // most deathsShown of them, never a knight its player retired for another, and links
-// only the public replays kept near each record's time.
+// only the public replays of each record's own life: not one its knight kept private or
+// keeps private now, nor one of the life before it of the same key (the same id), nor
+// one of a knight named before lives were told apart.
 func TestStatusGathersTheRecordsAndTheirPublicReplays(t *testing.T) {
 	at := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
 	k := &fakeKnights{}
 	for i := range deathsShown + 2 {
 		k.tombs = append(k.tombs, tomb(fmt.Sprintf("K-%d", i), fmt.Sprintf("Dead%d", i), "a rat", at.Add(-time.Duration(i)*time.Hour)))
 	}
+	k.tombs[2].Adventurer.ID = "P-2" // its knight keeps its replays private now
+	k.tombs[3].Adventurer.Created = time.Time{}
 	k.tombs = append(k.tombs, tomb("K-replaced", "Replaced", knights.ReplacedKiller, at.Add(time.Hour)))
 	for i := range fameShown + 1 {
-		k.fame = append(k.fame, knights.FameEntry{Retired: at, Adventurer: world.Adventurer{ID: fmt.Sprintf("F-%d", i), Name: "Elder"}})
+		k.fame = append(k.fame, knights.FameEntry{Retired: at, Adventurer: world.Adventurer{ID: fmt.Sprintf("F-%d", i), Name: "Elder", Created: at.Add(-time.Duration(i+1) * time.Hour)}})
 	}
-	death := store.Replay{Knight: "K-0", Kind: string(replay.KindDeath), At: at.Add(30 * time.Second)}
+	born := func(i int) time.Time { return k.tombs[i].Adventurer.Created }
+	death := store.Replay{Knight: "K-0", Born: born(0), Kind: string(replay.KindDeath), At: at.Add(30 * time.Second)}
 	r := fakeReplays{
 		death,
-		{Knight: "K-1", Kind: string(replay.KindDeath), At: at.Add(-time.Hour), Private: true},
-		{Knight: "K-2", Kind: string(replay.KindDeath), At: at.Add(-2*time.Hour + 2*time.Minute)}, // too far from its death
-		{Knight: "F-0", Kind: string(replay.KindRetired), At: at},
+		{Knight: "K-1", Born: born(1), Kind: string(replay.KindDeath), At: at.Add(-time.Hour), Private: true},
+		{Knight: "P-2", Born: born(2), Kind: string(replay.KindDeath), At: at.Add(-2 * time.Hour)},
+		{Knight: "K-3", Kind: string(replay.KindDeath), At: at.Add(-3 * time.Hour)},
+		{Knight: "F-0", Born: k.fame[0].Adventurer.Created, Kind: string(replay.KindRetired), At: at},
+		{Knight: "F-1", Born: k.fame[0].Adventurer.Created, Kind: string(replay.KindRetired), At: at}, // F-0's life, not F-1's
+		{Knight: "F-2", Born: k.fame[2].Adventurer.Created, Kind: string(replay.KindDeath), At: at},   // its death is no retirement
 	}
 	st, err := testPage(t, k, r).Status(context.Background())
 	if err != nil {
@@ -113,16 +130,16 @@ func TestStatusGathersTheRecordsAndTheirPublicReplays(t *testing.T) {
 	if len(st.Deaths) != deathsShown || st.Deaths[0].Name != "Dead0" || st.Deaths[1].Name != "Dead1" {
 		t.Fatalf("deaths: %+v", st.Deaths)
 	}
-	if want := web.CastPath(CastID(death)); st.Deaths[0].Replay != want || st.Deaths[1].Replay != "" || st.Deaths[2].Replay != "" {
-		t.Errorf("deaths' replays: %q %q %q, want %q, none, none", st.Deaths[0].Replay, st.Deaths[1].Replay, st.Deaths[2].Replay, want)
+	if want := web.CastPath(CastID(death)); st.Deaths[0].Replay != want || st.Deaths[1].Replay != "" || st.Deaths[2].Replay != "" || st.Deaths[3].Replay != "" {
+		t.Errorf("deaths' replays: %+v, want %q then none", st.Deaths, want)
 	}
-	if len(st.Fame) != fameShown || st.Fame[0].Rank != 1 || st.Fame[0].Replay != web.CastPath(CastID(r[3])) || st.Fame[1].Replay != "" {
+	if len(st.Fame) != fameShown || st.Fame[0].Rank != 1 || st.Fame[0].Replay != web.CastPath(CastID(r[4])) || st.Fame[1].Replay != "" || st.Fame[2].Replay != "" {
 		t.Errorf("fame: %+v", st.Fame)
 	}
 	if _, err := testPage(t, k, r).Cast(context.Background(), CastID(death)); !errors.Is(err, web.ErrNoCast) {
 		t.Errorf("the cast of a record gone: %v, want web.ErrNoCast", err)
 	}
-	for _, id := range []string{CastID(r[1]), "nothing"} {
+	for _, id := range []string{CastID(r[1]), CastID(r[2]), "nothing"} {
 		if _, err := testPage(t, k, r).Cast(context.Background(), id); !errors.Is(err, web.ErrNoCast) {
 			t.Errorf("the cast %s: %v, want web.ErrNoCast", id, err)
 		}
