@@ -26,6 +26,7 @@ import (
 	gossh "golang.org/x/crypto/ssh"
 
 	"github.com/orthanc-ssh/orthanc-ssh/internal/testtools"
+	"github.com/orthanc-ssh/orthanc-ssh/server/command"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
@@ -292,11 +293,11 @@ func whoamiLive(t *testing.T, tm *terminal) whoami {
 }
 
 // statsJSONOf runs `stats --json` as the admin.
-func statsJSONOf(t *testing.T, addr string, admin gossh.Signer) statsJSON {
+func statsJSONOf(t *testing.T, addr string, admin gossh.Signer) command.StatsJSON {
 	t.Helper()
 	c := dial(t, addr, admin)
 	defer c.Close()
-	return runJSON[statsJSON](t, c, "stats --json")
+	return runJSON[command.StatsJSON](t, c, "stats --json")
 }
 
 // whereIs is a knight's square as whoami tells it.

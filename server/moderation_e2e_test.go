@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/orthanc-ssh/orthanc-ssh/keys"
+	"github.com/orthanc-ssh/orthanc-ssh/server/command"
 )
 
 // Issue 32's moderation tools, as the players see them over SSH.
@@ -41,7 +42,7 @@ func TestKeysMoveTellsTheOldSessionWhy(t *testing.T) {
 	tm.enterDungeon("Lucan")
 	mustRun(t, srv.addr, admin, "keys move "+keys.Fingerprint(old.PublicKey())+" "+keys.Fingerprint(found.PublicKey()))
 	tm.waitFor("An admin has moved your knight to another key")
-	if raw := tm.finalOutput(); !strings.Contains(raw[max(0, len(raw)-300):], keyMovedMessage) {
+	if raw := tm.finalOutput(); !strings.Contains(raw[max(0, len(raw)-300):], command.KeyMovedMessage) {
 		t.Errorf("the terminal does not keep why the game ended: %q", raw[max(0, len(raw)-300):])
 	}
 	again := openTerminal(t, srv.addr, found, 100, 30, nil)

@@ -16,6 +16,7 @@ import (
 
 	gossh "golang.org/x/crypto/ssh"
 
+	"github.com/orthanc-ssh/orthanc-ssh/server/command"
 	"github.com/orthanc-ssh/orthanc-ssh/store"
 )
 
@@ -117,7 +118,7 @@ func sampleTurn(addr string, admin gossh.Signer) (n uint64, at time.Time, ok boo
 	start := time.Now()
 	out, _, code := runCmdQuiet(addr, admin, "stats --json")
 	end := time.Now()
-	var st statsJSON
+	var st command.StatsJSON
 	if code != 0 || json.Unmarshal([]byte(out), &st) != nil {
 		return 0, time.Time{}, false
 	}

@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/orthanc-ssh/orthanc-ssh/keys"
+	"github.com/orthanc-ssh/orthanc-ssh/server/command"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
@@ -85,29 +86,14 @@ func (s *Server) useMOTD(m motdRead) {
 	}
 }
 
-// reloaded is what a reload did, as the log, the reload command and its --json say it.
-type reloaded struct {
-	AdminKeysFile string       `json:"admin_keys_file"`
-	Admins        int          `json:"admin_keys"`
-	Added         []keys.Entry `json:"admin_keys_added"`
-	Removed       []keys.Entry `json:"admin_keys_removed"`
-	// KeysError is why the admin keys were kept as they were: the file could not be read.
-	KeysError string   `json:"admin_keys_error,omitempty"`
-	Skipped   []string `json:"admin_keys_skipped,omitempty"` // bad lines, each skipped
-	// MOTDFile is the file the message of the day came from, "" for the stored one.
-	MOTDFile    string `json:"motd_file,omitempty"`
-	MOTDChanged bool   `json:"motd_changed"`
-	MOTDError   string `json:"motd_error,omitempty"` // why the message was kept as it was
-}
-
 // reload reads the admin keys and the message of the day again, on SIGHUP or an admin's
 // reload, and logs what changed: each admin key added or removed, by fingerprint, and the
 // message. A file that cannot be read keeps what was there. No session is closed: a key
 // taken out of the file is refused at its next admin command.
-func (s *Server) reload() reloaded {
+func (s *Server) reload() command.Reloaded {
 	s.reloading.Lock()
 	defer s.reloading.Unlock()
-	r := reloaded{AdminKeysFile: s.cfg.AdminKeys, Added: []keys.Entry{}, Removed: []keys.Entry{}}
+	r := command.Reloaded{AdminKeysFile: s.cfg.AdminKeys, Added: []keys.Entry{}, Removed: []keys.Entry{}}
 	s.reloadAdmins(&r)
 	old, oldFile := s.motd(), s.motdSource()
 	if m, err := s.readMOTD(); err != nil {
@@ -117,7 +103,7 @@ func (s *Server) reload() reloaded {
 		s.useMOTD(m)
 		r.MOTDFile, r.MOTDChanged = m.file, m.text != old || m.file != oldFile
 		if r.MOTDChanged {
-			s.log.Info("reload: message of the day changed", "from", motdFrom(m.file), "motd", m.text)
+			s.log.Info("reload: message of the day changed", "from", command.MOTDFrom(m.file), "motd", m.text)
 		}
 	}
 	r.Admins = s.admins.Load().Len()
@@ -126,7 +112,7 @@ func (s *Server) reload() reloaded {
 }
 
 // reloadAdmins reads the admin keys file again into r, logging each key added or removed.
-func (s *Server) reloadAdmins(r *reloaded) {
+func (s *Server) reloadAdmins(r *command.Reloaded) {
 	admins, bad, err := keys.LoadAllowList(s.cfg.AdminKeys)
 	if err != nil {
 		r.KeysError = err.Error()
@@ -167,12 +153,4 @@ func (s *Server) motdSource() string {
 		return *f
 	}
 	return ""
-}
-
-// motdFrom says where a message of the day came from, for the log and reload.
-func motdFrom(file string) string {
-	if file == "" {
-		return "the stored message (motd set)"
-	}
-	return file
 }

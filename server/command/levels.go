@@ -114,12 +114,12 @@ func (l Levels) rebuilt(c *Call, verb string, seed uint64, infos []world.LevelIn
 		return c.WriteJSON(regenJSON{DungeonSeed: seed, Levels: infos})
 	}
 	fmt.Fprintf(c.Out, "%s with dungeon seed %d:\n", verb, seed)
-	WriteLevels(c.Out, infos)
+	writeLevels(c.Out, infos)
 	return 0
 }
 
-// WriteLevels prints levels as a table (regen, revert, stats).
-func WriteLevels(w io.Writer, infos []world.LevelInfo) {
+// writeLevels prints levels as a table (regen, revert, stats).
+func writeLevels(w io.Writer, infos []world.LevelInfo) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "LEVEL\tSEED\tORIGINAL\tMONSTERS\tKNIGHTS")
 	for _, in := range infos {
