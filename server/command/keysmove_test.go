@@ -11,8 +11,8 @@ import (
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
-// giveKnight keeps a new knight id, named name, played by the key fp; dead when dead.
-func giveKnight(t *testing.T, f *opsFixture, fp, id, name string, dead bool) world.Adventurer {
+// opsGiveKnight keeps a new knight id, named name, played by the key fp; dead when dead.
+func opsGiveKnight(t *testing.T, f *opsFixture, fp, id, name string, dead bool) world.Adventurer {
 	t.Helper()
 	a := world.NewAdventurer(id, name, world.Stats{Str: 10, Int: 10, Con: 10, Dex: 10}, 12)
 	if dead {
@@ -32,7 +32,7 @@ func giveKnight(t *testing.T, f *opsFixture, fp, id, name string, dead bool) wor
 func TestKeysMoveGivesTheKnightToTheNewKey(t *testing.T) {
 	t.Parallel() // the sessions close a second after the move
 	f := newOpsFixture(t)
-	giveKnight(t, f, "SHA256:old", "K-1", "Kay", false)
+	opsGiveKnight(t, f, "SHA256:old", "K-1", "Kay", false)
 	closed := make(chan struct{})
 	f.ops.Sessions.Add(edge.LiveSession{Fingerprint: "SHA256:old", Knight: "K-1", Game: true, Close: func() { close(closed) }})
 	f.ops.Sessions.Add(edge.LiveSession{Fingerprint: "SHA256:another", Close: func() { t.Error("another key's session closed") }})
@@ -63,8 +63,8 @@ func TestKeysMoveGivesTheKnightToTheNewKey(t *testing.T) {
 // keys move --json says what moved; a dead knight the new key played goes, with its name.
 func TestKeysMoveFromADeadKnightsKey(t *testing.T) {
 	f := newOpsFixture(t)
-	giveKnight(t, f, "SHA256:old", "K-1", "Kay", false)
-	giveKnight(t, f, "SHA256:new", "K-2", "Bors", true)
+	opsGiveKnight(t, f, "SHA256:old", "K-1", "Kay", false)
+	opsGiveKnight(t, f, "SHA256:new", "K-2", "Bors", true)
 	out, errOut, code := f.adminRun("keys", "move", "--json", "SHA256:old", "SHA256:new")
 	if want := `{"old":"SHA256:old","new":"SHA256:new","knight":"K-1","name":"Kay"}` + "\n"; out != want || errOut != "" || code != 0 {
 		t.Fatalf("keys move --json: out %q, err %q, exit %d", out, errOut, code)
@@ -80,14 +80,14 @@ func TestKeysMoveFromADeadKnightsKey(t *testing.T) {
 // keys move refuses what it cannot do, and changes nothing then.
 func TestKeysMoveRefuses(t *testing.T) {
 	f := newOpsFixture(t)
-	giveKnight(t, f, "SHA256:old", "K-1", "Kay", false)
-	giveKnight(t, f, "SHA256:living", "K-2", "Bors", false)
-	giveKnight(t, f, "SHA256:\x1b[2Jliving", "K-4", "Percival", false) // a fingerprint with an escape in it
+	opsGiveKnight(t, f, "SHA256:old", "K-1", "Kay", false)
+	opsGiveKnight(t, f, "SHA256:living", "K-2", "Bors", false)
+	opsGiveKnight(t, f, "SHA256:\x1b[2Jliving", "K-4", "Percival", false) // a fingerprint with an escape in it
 	if _, err := f.keeper.Give(context.Background(), knights.Give{Key: knights.Key{Fingerprint: "SHA256:second", Knight: "K-1"}}); err != nil {
 		t.Fatal(err)
 	}
-	playing := giveKnight(t, f, "SHA256:playing", "K-3", "Lancelot", false)
-	if _, err := f.world.Join(context.Background(), playing, noViews{}); err != nil {
+	playing := opsGiveKnight(t, f, "SHA256:playing", "K-3", "Lancelot", false)
+	if _, err := f.world.Join(context.Background(), playing, opsNoViews{}); err != nil {
 		t.Fatal(err)
 	}
 	const usage = "; usage: keys move OLD NEW\n"

@@ -21,21 +21,21 @@ import (
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
-// noViews is a subscriber that drops every view.
-type noViews struct{}
+// opsNoViews is a subscriber that drops every view.
+type opsNoViews struct{}
 
-func (noViews) Deliver(world.View) {}
+func (opsNoViews) Deliver(world.View) {}
 
-// statsWorld gives the fixture something to count: a stored knight, in the world, two
+// opsStatsWorld gives the fixture something to count: a stored knight, in the world, two
 // sessions, a ban of a key and one of an address in force and a lapsed one.
-func statsWorld(t *testing.T, f *opsFixture) {
+func opsStatsWorld(t *testing.T, f *opsFixture) {
 	t.Helper()
 	ctx := context.Background()
 	kay := world.NewAdventurer("K-1", "Kay", world.Stats{Str: 10, Int: 10, Con: 10, Dex: 10}, 12)
 	if _, err := f.keeper.Give(ctx, knights.Give{Key: knights.Key{Fingerprint: "SHA256:kay", Knight: "K-1"}, Knight: &kay}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.world.Join(ctx, kay, noViews{}); err != nil {
+	if _, err := f.world.Join(ctx, kay, opsNoViews{}); err != nil {
 		t.Fatal(err)
 	}
 	now := time.Now()
@@ -52,13 +52,13 @@ func statsWorld(t *testing.T, f *opsFixture) {
 	f.ops.Sessions.Add(edge.LiveSession{Fingerprint: "SHA256:other", Close: func() {}})
 }
 
-// statsMemory is stats' line of the memory, whose figures change from run to run.
-var statsMemory = regexp.MustCompile(`^memory {10}heap \d+\.\d MiB, from the system \d+\.\d MiB, \d+ goroutines$`)
+// opsStatsMemory is stats' line of the memory, whose figures change from run to run.
+var opsStatsMemory = regexp.MustCompile(`^memory {10}heap \d+\.\d MiB, from the system \d+\.\d MiB, \d+ goroutines$`)
 
 // stats shows the server's numbers as a table, then the levels as the world counts them.
 func TestStatsShowsTheServersNumbers(t *testing.T) {
 	f := newOpsFixture(t)
-	statsWorld(t, f)
+	opsStatsWorld(t, f)
 	f.ops.Warnings = func() []PermissionWarning {
 		return []PermissionWarning{{Path: "/data/host_key", Mode: "0644", Problem: "the host key can be read by other users", Fix: "chmod 600 /data/host_key"}}
 	}
@@ -101,7 +101,7 @@ func TestStatsShowsTheServersNumbers(t *testing.T) {
 	for i, w := range want {
 		switch {
 		case w == "memory":
-			if !statsMemory.MatchString(got[i]) {
+			if !opsStatsMemory.MatchString(got[i]) {
 				t.Errorf("line %d: %q is not the memory's", i+1, got[i])
 			}
 		case i > len(want)-len(census.Levels)-2: // the levels' table: its columns
@@ -121,7 +121,7 @@ func TestStatsShowsTheServersNumbers(t *testing.T) {
 // with no warning they are null, and without replays there is no replays key.
 func TestStatsJSONKeepsItsShape(t *testing.T) {
 	f := newOpsFixture(t)
-	statsWorld(t, f)
+	opsStatsWorld(t, f)
 	out, errOut, code := f.adminRun("stats", "--json")
 	if errOut != "" || code != 0 || strings.Count(out, "\n") != 1 {
 		t.Fatalf("stats --json: out %q, err %q, exit %d", out, errOut, code)
