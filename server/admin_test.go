@@ -51,7 +51,7 @@ func TestAdminRegenMovesAPlayingKnightToTheNewLevel(t *testing.T) {
 	tm := openTerminal(t, srv.addr, player, 80, 24, nil)
 	tm.enterDungeon("Gareth")
 	start := whoamiJSON(t, srv.addr, player)
-	tm.stepOut("the first step", start, func() whoami { return whoamiJSON(t, srv.addr, player) })
+	tm.stepOut("the first step", start, func() command.Whoami { return whoamiJSON(t, srv.addr, player) })
 
 	seed := regenLevelOne(t, srv.addr, admin)
 	tm.waitFor("level 1 is remade", "You stand on its exit")
@@ -445,7 +445,7 @@ func TestKickBroadcastAndWho(t *testing.T) {
 		t.Fatalf("who as an admin:\n%s", out)
 	}
 	out, _, _ = runCmd(t, srv.addr, admin, "who --json")
-	var rows []whoJSON
+	var rows []command.WhoRow
 	if err := json.Unmarshal([]byte(out), &rows); err != nil || len(rows) != 2 || !strings.HasPrefix(rows[0].Addr, "127.0.0.1:") || rows[0].BytesSent == 0 {
 		t.Fatalf("who --json as an admin: %v %s", err, out)
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/orthanc-ssh/orthanc-ssh/keys"
+	"github.com/orthanc-ssh/orthanc-ssh/server/command"
 	"github.com/orthanc-ssh/orthanc-ssh/server/edge"
 	"github.com/orthanc-ssh/orthanc-ssh/store"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
@@ -351,7 +352,7 @@ func TestWhoShowsIdleAndAway(t *testing.T) {
 	b.press("w")
 	b.waitFor("WHO IS IN THE GAME", "(away: gone fishing)")
 	b.press("q")
-	rows := runJSON[[]whoJSON](t, dial(t, srv.addr, kb), "who --json")
+	rows := runJSON[[]command.WhoRow](t, dial(t, srv.addr, kb), "who --json")
 	if len(rows) != 2 || !rows[0].Away || rows[0].AwayReason != "gone fishing" || rows[1].Away || rows[0].Fingerprint != "" {
 		t.Fatalf("who --json: %+v", rows)
 	}
@@ -362,7 +363,7 @@ func TestWhoShowsIdleAndAway(t *testing.T) {
 	a.waitFor("Map of level 1")
 	a.press("q")
 	a.waitFor("You are back.")
-	if rows := runJSON[[]whoJSON](t, dial(t, srv.addr, kb), "who --json"); rows[0].Away {
+	if rows := runJSON[[]command.WhoRow](t, dial(t, srv.addr, kb), "who --json"); rows[0].Away {
 		t.Fatalf("who --json after a key: %+v", rows)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orthanc-ssh/orthanc-ssh/server/command"
 	"github.com/orthanc-ssh/orthanc-ssh/store"
 )
 
@@ -92,7 +93,7 @@ func TestPanicInTheSaverStopsTheServer(t *testing.T) {
 	tm := openTerminal(t, h.addr, key, 80, 24, nil)
 	tm.enterDungeon("Unlucky")
 	start := whoamiJSON(t, h.addr, key)
-	moved := tm.stepOut("the step", start, func() whoami { return whoamiJSON(t, h.addr, key) })
+	moved := tm.stepOut("the step", start, func() command.Whoami { return whoamiJSON(t, h.addr, key) })
 	close(arm) // within the checkpoint interval: the step is not handed to the saver yet
 	stoppedOnPanic(t, h, "saver", "injected saver panic")
 	st, err := store.Open(filepath.Join(dir, "orthanc.db"), store.Options{})

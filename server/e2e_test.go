@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/orthanc-ssh/orthanc-ssh/keys"
+	"github.com/orthanc-ssh/orthanc-ssh/server/command"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
@@ -158,7 +159,7 @@ func TestShutdownWithPlayersConnectedSavesThem(t *testing.T) {
 	tm := openTerminal(t, srv.addr, key, 80, 24, nil)
 	tm.enterDungeon("Kay")
 	before := whoamiJSON(t, srv.addr, key)
-	moved := tm.stepOut("the move", before, func() whoami { return whoamiJSON(t, srv.addr, key) })
+	moved := tm.stepOut("the move", before, func() command.Whoami { return whoamiJSON(t, srv.addr, key) })
 	start := time.Now()
 	if err := srv.stop(); err != nil {
 		t.Fatal(err)

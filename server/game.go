@@ -92,12 +92,12 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 		Height:      ptyReq.Window.Height,
 		Rand:        rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())),
 		Fame: func() []string {
-			list, err := s.scores(fp)
+			list, err := command.HallOfFame(s.knights, fp)
 			if err != nil {
 				s.log.Error("scores", "err", err)
 				return []string{"The hall of fame could not be read just now."}
 			}
-			return scoreLines(list)
+			return command.ScoreLines(list)
 		},
 		Admin: s.consoleHook(sess.Context(), key), // nil unless the key is an admin's
 		Plain: plain,

@@ -51,7 +51,7 @@ func TestAGuestPlaysWithOpenSSHAndIsClaimedByANewKey(t *testing.T) {
 	if !strings.Contains(out, "Guest Tom") {
 		t.Fatalf("who:\n%s", out)
 	}
-	var rows []whoJSON
+	var rows []command.WhoRow
 	o, _, _ := runCmd(t, ts.addr, watcher, "who --json")
 	if err := json.Unmarshal([]byte(o), &rows); err != nil || len(rows) != 1 || !rows[0].Guest {
 		t.Fatalf("who --json = %s (%v)", o, err)

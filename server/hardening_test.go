@@ -12,6 +12,7 @@ import (
 
 	gossh "golang.org/x/crypto/ssh"
 
+	"github.com/orthanc-ssh/orthanc-ssh/server/command"
 	"github.com/orthanc-ssh/orthanc-ssh/server/edge"
 	"github.com/orthanc-ssh/orthanc-ssh/store"
 )
@@ -83,7 +84,7 @@ func TestHandshakesHaveTheirOwnPlaces(t *testing.T) {
 	if line := firstLine(t, ts.addr); !strings.Contains(line, "the server is busy") {
 		t.Fatalf("a connection with every handshake place taken got %q", line)
 	}
-	tm.stepOut("the player already in to walk", whoamiLive(t, tm), func() whoami { return whoamiLive(t, tm) })
+	tm.stepOut("the player already in to walk", whoamiLive(t, tm), func() command.Whoami { return whoamiLive(t, tm) })
 }
 
 // Regression (issue 17): a session's context is its connection's, shared by every
@@ -338,7 +339,7 @@ func TestAbsurdSizesAndByteFloods(t *testing.T) {
 	wg.Add(1)
 	go func() { defer wg.Done(); _, _ = wild.stdin.Write(junk) }()
 	// The calm player keeps playing meanwhile.
-	calm.stepOut("the calm player to move", whoamiJSON(t, ts.addr, other), func() whoami { return whoamiJSON(t, ts.addr, other) })
+	calm.stepOut("the calm player to move", whoamiJSON(t, ts.addr, other), func() command.Whoami { return whoamiJSON(t, ts.addr, other) })
 	wg.Wait()
 	if _, _, code := runCmd(t, ts.addr, newKey(t), "help"); code != 0 {
 		t.Fatal("the server stopped serving after the flood")
@@ -434,7 +435,7 @@ func TestStalledClientHoldsUpNoOne(t *testing.T) {
 	h.enterDungeon("Healthy")
 	before := whoamiJSON(t, ts.addr, healthy)
 	start := time.Now()
-	h.stepOut("the healthy player to move", before, func() whoami { return whoamiJSON(t, ts.addr, healthy) })
+	h.stepOut("the healthy player to move", before, func() command.Whoami { return whoamiJSON(t, ts.addr, healthy) })
 	t.Logf("with a stalled client in the dungeon, a move showed in whoami after %v", time.Since(start).Round(time.Millisecond))
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/orthanc-ssh/orthanc-ssh/keys"
 	"github.com/orthanc-ssh/orthanc-ssh/knights"
+	"github.com/orthanc-ssh/orthanc-ssh/server/command"
 	"github.com/orthanc-ssh/orthanc-ssh/store"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
@@ -193,11 +194,11 @@ func pathToGuard(t *testing.T) ([]string, []world.Pos) {
 // stepOut presses the key that leads off the entrance of the default dungeon and waits
 // until ask, a whoami of the knight, shows it has left from's square; it returns that
 // whoami.
-func (tm *terminal) stepOut(what string, from whoami, ask func() whoami) whoami {
+func (tm *terminal) stepOut(what string, from command.Whoami, ask func() command.Whoami) command.Whoami {
 	tm.t.Helper()
 	_, k := openDir(tm.t)
 	tm.press(k)
-	var w whoami
+	var w command.Whoami
 	waitUntil(tm.t, what, func() bool { w = ask(); return w.X != from.X || w.Y != from.Y })
 	return w
 }
@@ -208,7 +209,7 @@ func walk(t *testing.T, tm *terminal, addr string, key gossh.Signer, keys []stri
 	t.Helper()
 	for i, k := range keys {
 		want := squares[i]
-		var w whoami
+		var w command.Whoami
 		if !poll(20*time.Second, 60*time.Millisecond, func() bool {
 			if w = whoamiJSON(t, addr, key); w.X == want.X && w.Y == want.Y {
 				return true

@@ -278,18 +278,18 @@ func runJSON[T any](t testing.TB, c *gossh.Client, cmd string) T {
 }
 
 // whoamiJSON is `whoami --json` for the key, on a new connection.
-func whoamiJSON(t testing.TB, addr string, key gossh.Signer) whoami {
+func whoamiJSON(t testing.TB, addr string, key gossh.Signer) command.Whoami {
 	t.Helper()
 	c := dial(t, addr, key)
 	defer c.Close()
-	return runJSON[whoami](t, c, "whoami --json")
+	return runJSON[command.Whoami](t, c, "whoami --json")
 }
 
 // whoamiLive is `whoami --json` on the terminal's own connection (a new connection would
 // need a handshake place).
-func whoamiLive(t *testing.T, tm *terminal) whoami {
+func whoamiLive(t *testing.T, tm *terminal) command.Whoami {
 	t.Helper()
-	return runJSON[whoami](t, tm.client, "whoami --json")
+	return runJSON[command.Whoami](t, tm.client, "whoami --json")
 }
 
 // statsJSONOf runs `stats --json` as the admin.

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orthanc-ssh/orthanc-ssh/server/command"
 	"github.com/orthanc-ssh/orthanc-ssh/server/edge"
 )
 
@@ -139,7 +140,7 @@ func TestEndlessPasteIsBounded(t *testing.T) {
 	}
 	tm.press(pasteEnd)
 	start := whoamiJSON(t, ts.addr, key)
-	tm.stepOut("the knight to walk after the paste", start, func() whoami { return whoamiJSON(t, ts.addr, key) })
+	tm.stepOut("the knight to walk after the paste", start, func() command.Whoami { return whoamiJSON(t, ts.addr, key) })
 }
 
 // Regression (issue 30): a client sending h as fast as it could took two thirds of a core,

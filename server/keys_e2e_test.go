@@ -30,10 +30,10 @@ func keysAdd(t *testing.T, addr string, key gossh.Signer) string {
 }
 
 // keysOf is keys --json of key.
-func keysOf(t *testing.T, addr string, key gossh.Signer) []keyJSON {
+func keysOf(t *testing.T, addr string, key gossh.Signer) []command.KeyRow {
 	t.Helper()
 	out, errOut, code := runCmd(t, addr, key, "keys --json")
-	var rows []keyJSON
+	var rows []command.KeyRow
 	if code != 0 || json.Unmarshal([]byte(out), &rows) != nil {
 		t.Fatalf("keys --json: %d %q %q", code, out, errOut)
 	}

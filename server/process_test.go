@@ -34,7 +34,7 @@ func TestSignalSavesEveryoneAndExitsZero(t *testing.T) {
 			tm := openTerminal(t, addr, key, 80, 24, nil)
 			tm.enterDungeon("Lucan")
 			start := whoamiJSON(t, addr, key)
-			moved := tm.stepOut("the move", start, func() whoami { return whoamiJSON(t, addr, key) })
+			moved := tm.stepOut("the move", start, func() command.Whoami { return whoamiJSON(t, addr, key) })
 			if err := cmd.Process.Signal(sig); err != nil {
 				t.Fatal(err)
 			}
@@ -58,7 +58,7 @@ func TestKillNineLosesAtMostACheckpoint(t *testing.T) {
 	tm := openTerminal(t, addr, key, 80, 24, nil)
 	tm.enterDungeon("Gaheris")
 	start := whoamiJSON(t, addr, key)
-	moved := tm.stepOut("the move", start, func() whoami { return whoamiJSON(t, addr, key) })
+	moved := tm.stepOut("the move", start, func() command.Whoami { return whoamiJSON(t, addr, key) })
 	time.Sleep(checkpointEvery + time.Second) // one checkpoint has certainly happened since
 	if err := cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
@@ -182,10 +182,10 @@ func (k *killLoop) round(round int, walkFor time.Duration) {
 		}()
 	}
 	time.Sleep(walkFor)
-	last := map[string]whoami{}
+	last := map[string]command.Whoami{}
 	for _, key := range k.players {
 		if o, _, code := runCmdQuiet(addr, key, "whoami --json"); code == 0 {
-			var w whoami
+			var w command.Whoami
 			if json.Unmarshal([]byte(o), &w) == nil {
 				last[w.Knight] = w
 			}
@@ -246,7 +246,7 @@ func walkUntilKilled(t *testing.T, addr string, key gossh.Signer, i int, stop <-
 // checkFile opens the file after a kill: it passes bbolt's consistency check, each
 // knight sampled just before the kill is there as checkKnight wants it, and every knight
 // of an earlier round is still there. It returns the turn of the newest knight's record.
-func (k *killLoop) checkFile(round int, last map[string]whoami) (newest uint64) {
+func (k *killLoop) checkFile(round int, last map[string]command.Whoami) (newest uint64) {
 	t := k.t
 	st, err := store.Open(filepath.Join(k.dir, "orthanc.db"), store.Options{})
 	if err != nil {
@@ -270,7 +270,7 @@ func (k *killLoop) checkFile(round int, last map[string]whoami) (newest uint64) 
 // checkKnight checks the knight id, which whoami showed as w just before the kill, in
 // the file: it is there, carrying what it carried, wearing no item twice. It returns the
 // turn of its record.
-func (k *killLoop) checkKnight(round int, st *store.Store, id string, w whoami) uint64 {
+func (k *killLoop) checkKnight(round int, st *store.Store, id string, w command.Whoami) uint64 {
 	t := k.t
 	a, err := st.LoadAdventurer(id)
 	if err != nil {

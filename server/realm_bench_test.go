@@ -8,6 +8,7 @@ import (
 	gossh "golang.org/x/crypto/ssh"
 
 	"github.com/orthanc-ssh/orthanc-ssh/internal/etcdtest"
+	"github.com/orthanc-ssh/orthanc-ssh/server/command"
 )
 
 // Realms measured through SSH (docs/PERFORMANCE.md "Realms on etcd"): real clients,
@@ -54,7 +55,7 @@ func benchLogin(b *testing.B, ts *testServer, gone func(knight string) bool) {
 		b.StopTimer()
 		waitUntil(b, "the knight checked in", func() bool {
 			out, _, code := runCmdQuiet(ts.addr, key, "whoami --json")
-			var w whoami
+			var w command.Whoami
 			return code == 0 && json.Unmarshal([]byte(out), &w) == nil && !w.Online && (gone == nil || gone(knight))
 		})
 		b.StartTimer()

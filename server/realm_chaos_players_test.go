@@ -8,6 +8,8 @@ import (
 	"time"
 
 	gossh "golang.org/x/crypto/ssh"
+
+	"github.com/orthanc-ssh/orthanc-ssh/server/command"
 )
 
 // TestRealmChaos's players: each a key playing its knight through real SSH terminals,
@@ -200,7 +202,7 @@ func (p *chaosPlayer) walk() {
 // settle waits for the knight to stand still (two whoamis alike) and reads etcd's
 // revision: the save a player is then told of comes after it. ok is false when the
 // realm does not answer, or the knight is dead.
-func (p *chaosPlayer) settle() (w whoami, rev int64, ok bool) {
+func (p *chaosPlayer) settle() (w command.Whoami, rev int64, ok bool) {
 	have := false
 	stood := poll(8*time.Second, 150*time.Millisecond, func() bool {
 		n, ok := whoamiWithin(p.tm.client, 3*time.Second)
@@ -270,7 +272,7 @@ func (p *chaosPlayer) move() {
 }
 
 // ack notes a save a player was told of.
-func (c *realmChaos) ack(player int, w whoami, realm string, rev int64, how string) {
+func (c *realmChaos) ack(player int, w command.Whoami, realm string, rev int64, how string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.acks = append(c.acks, chaosAck{player: player, knight: w.Knight, realm: realm, depth: w.Depth, x: w.X, y: w.Y, after: rev, how: how})

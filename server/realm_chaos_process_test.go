@@ -18,6 +18,7 @@ import (
 
 	"github.com/orthanc-ssh/orthanc-ssh/internal/etcdtest"
 	"github.com/orthanc-ssh/orthanc-ssh/internal/tcpproxy"
+	"github.com/orthanc-ssh/orthanc-ssh/server/command"
 )
 
 var (
@@ -431,21 +432,21 @@ func dialWithin(addr string, key gossh.Signer, d time.Duration) (*gossh.Client, 
 }
 
 // whoamiWithin runs whoami --json on c, for at most d.
-func whoamiWithin(c *gossh.Client, d time.Duration) (whoami, bool) {
+func whoamiWithin(c *gossh.Client, d time.Duration) (command.Whoami, bool) {
 	type answer struct {
-		w  whoami
+		w  command.Whoami
 		ok bool
 	}
 	got := make(chan answer, 1)
 	go func() {
 		out, _, code, err := runSession(c, "whoami --json")
-		var w whoami
+		var w command.Whoami
 		got <- answer{w, err == nil && code == 0 && json.Unmarshal([]byte(out), &w) == nil}
 	}()
 	select {
 	case a := <-got:
 		return a.w, a.ok
 	case <-time.After(d):
-		return whoami{}, false
+		return command.Whoami{}, false
 	}
 }

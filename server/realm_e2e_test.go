@@ -12,6 +12,7 @@ import (
 	"github.com/orthanc-ssh/orthanc-ssh/internal/etcdtest"
 	"github.com/orthanc-ssh/orthanc-ssh/internal/tcpproxy"
 	"github.com/orthanc-ssh/orthanc-ssh/realm/records"
+	"github.com/orthanc-ssh/orthanc-ssh/server/command"
 	"github.com/orthanc-ssh/orthanc-ssh/server/edge"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
@@ -110,12 +111,12 @@ func TestACutOffRealmTellsItsPlayersAndRefusesLogins(t *testing.T) {
 // stepAndCheckpoint enters the dungeon on the realm at addr as a new knight called name,
 // takes one step, and waits for that step's checkpoint in etcd: the terminal, and where
 // the knight stands.
-func stepAndCheckpoint(t *testing.T, addr string, key gossh.Signer, name string, shared *records.Store) (*terminal, whoami) {
+func stepAndCheckpoint(t *testing.T, addr string, key gossh.Signer, name string, shared *records.Store) (*terminal, command.Whoami) {
 	t.Helper()
 	tm := openTerminal(t, addr, key, 80, 24, nil)
 	tm.enterDungeon(name)
 	before := whoamiJSON(t, addr, key)
-	moved := tm.stepOut("the move", before, func() whoami { return whoamiJSON(t, addr, key) })
+	moved := tm.stepOut("the move", before, func() command.Whoami { return whoamiJSON(t, addr, key) })
 	waitUntil(t, "the realm's checkpoint of the move in etcd", func() bool {
 		rec, err := shared.LoadAdventurer(moved.Knight)
 		return err == nil && rec.X == moved.X && rec.Y == moved.Y

@@ -11,6 +11,7 @@ import (
 	gossh "golang.org/x/crypto/ssh"
 
 	"github.com/orthanc-ssh/orthanc-ssh/internal/etcdtest"
+	"github.com/orthanc-ssh/orthanc-ssh/server/command"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
@@ -50,12 +51,12 @@ func TestARealmWritesTheOthersWhenOneKnightsClaimWent(t *testing.T) {
 }
 
 // stepBack walks a knight that took openDir's step from the entrance back onto it.
-func stepBack(t *testing.T, tm *terminal, addr string, key gossh.Signer, from whoami) whoami {
+func stepBack(t *testing.T, tm *terminal, addr string, key gossh.Signer, from command.Whoami) command.Whoami {
 	t.Helper()
 	d, _ := openDir(t)
 	back := map[world.Dir]string{world.North: keyDown, world.South: keyUp, world.East: keyLeft, world.West: keyRight}[d]
 	tm.press(back)
-	var w whoami
+	var w command.Whoami
 	waitUntil(t, "the step back", func() bool { w = whoamiJSON(t, addr, key); return w.X != from.X || w.Y != from.Y })
 	return w
 }
@@ -69,7 +70,7 @@ func TestARealmStoppingChecksItsKnightsIn(t *testing.T) {
 	shared := sharedRecordsOf(t, etcd)
 	type player struct {
 		key gossh.Signer
-		at  whoami
+		at  command.Whoami
 	}
 	var players []player
 	for _, name := range []string{"Kay", "Gawain", "Lucan"} {
@@ -77,7 +78,7 @@ func TestARealmStoppingChecksItsKnightsIn(t *testing.T) {
 		tm := openTerminal(t, a.addr, key, 80, 24, nil)
 		tm.enterDungeon(name)
 		before := whoamiJSON(t, a.addr, key)
-		players = append(players, player{key, tm.stepOut(name+"'s move", before, func() whoami { return whoamiJSON(t, a.addr, key) })})
+		players = append(players, player{key, tm.stepOut(name+"'s move", before, func() command.Whoami { return whoamiJSON(t, a.addr, key) })})
 	}
 	if err := a.stop(); err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/orthanc-ssh/orthanc-ssh/internal/english"
 	"github.com/orthanc-ssh/orthanc-ssh/keys"
+	"github.com/orthanc-ssh/orthanc-ssh/server/command"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
@@ -237,13 +238,13 @@ func TestDungeonScreensWholeAt80x24(t *testing.T) {
 	tm.waitFor("Depth 1")
 
 	// The hall of fame: its lines as the server writes them.
-	list, err := srv.scores(keys.Fingerprint(key.PublicKey()))
+	list, err := command.HallOfFame(srv.knights, keys.Fingerprint(key.PublicKey()))
 	if err != nil {
 		t.Fatal(err)
 	}
 	tm.press("F")
 	s = tm.waitFor("HALL OF FAME")
-	mustBeWhole(t, "the hall of fame", []string{s}, 0, 80, scoreLines(list)...)
+	mustBeWhole(t, "the hall of fame", []string{s}, 0, 80, command.ScoreLines(list)...)
 }
 
 // The surface's screens at 80×24, for a knight leading a party of six: the party screen

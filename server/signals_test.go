@@ -64,7 +64,7 @@ func TestStoppingOnAFullDiskRetries(t *testing.T) {
 	key := newKey(t)
 	tm := openTerminal(t, addr, key, 100, 30, nil)
 	tm.enterDungeon("Patient")
-	moved := tm.stepOut("the step", whoamiJSON(t, addr, key), func() whoami { return whoamiJSON(t, addr, key) })
+	moved := tm.stepOut("the step", whoamiJSON(t, addr, key), func() command.Whoami { return whoamiJSON(t, addr, key) })
 
 	h.stop() // as SIGTERM does
 	tm.waitFor("cannot save just now")
