@@ -10,7 +10,6 @@ import (
 
 	"github.com/orthanc-ssh/orthanc-ssh/knights"
 	"github.com/orthanc-ssh/orthanc-ssh/server/edge"
-	"github.com/orthanc-ssh/orthanc-ssh/store"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
@@ -158,7 +157,7 @@ func (k Keyring) add(c *Call) int {
 	if err == nil && rec.Ended() {
 		return c.Fail("your knight is dead or retired; connect to roll a new one, then add keys to it")
 	}
-	if err != nil && !errors.Is(err, store.ErrNotFound) {
+	if err != nil && !errors.Is(err, knights.ErrNotFound) {
 		k.Log.Error("keys add", "fingerprint", c.FP, "err", err)
 		return c.Fail("your knight could not be read just now; try again later")
 	}
@@ -179,7 +178,7 @@ func (k Keyring) add(c *Call) int {
 func (k Keyring) remove(c *Call, fp string) int {
 	key, err := k.Knights.KeyOf(fp)
 	if err != nil || key.Knight != c.Knight {
-		if err != nil && !errors.Is(err, store.ErrNotFound) {
+		if err != nil && !errors.Is(err, knights.ErrNotFound) {
 			k.Log.Error("keys remove", "fingerprint", c.FP, "err", err)
 			return c.Fail("your keys could not be read just now; try again later")
 		}

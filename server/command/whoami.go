@@ -9,7 +9,6 @@ import (
 
 	"github.com/orthanc-ssh/orthanc-ssh/knights"
 	"github.com/orthanc-ssh/orthanc-ssh/server/edge"
-	"github.com/orthanc-ssh/orthanc-ssh/store"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
@@ -94,7 +93,7 @@ func (p Player) whoami(c *Call) int {
 	if err == nil && !online {
 		rec, err = p.Knights.Knight(c.Knight)
 	}
-	if errors.Is(err, store.ErrNotFound) {
+	if errors.Is(err, knights.ErrNotFound) {
 		return c.Fail("no knight for key %s yet; connect with a terminal to roll one", c.FP)
 	}
 	if err != nil {

@@ -1,0 +1,61 @@
+package command
+
+import (
+	"testing"
+	"time"
+
+	"github.com/orthanc-ssh/orthanc-ssh/knights"
+	"github.com/orthanc-ssh/orthanc-ssh/world"
+)
+
+// scores is the top three retirees, then the key's knight's own, for anyone (a guest
+// too); the game's title screen shows the same lines.
+func TestScoresIsTheHallOfFame(t *testing.T) {
+	d := newPlayerDesk(t, "")
+	kay := newPlayerKey(t)
+	d.wantRun(nil, "scores", "No knight has retired yet.\n", "", 0)
+	d.wantRun(nil, "scores --json", "[]\n", "", 0)
+
+	kayID := d.knight("Kay", kay, time.Now())
+	day := time.Date(2024, 5, 1, 23, 30, 0, 0, time.FixedZone("east", 3*3600)) // 20:30 UTC: the day is UTC's
+	for i, r := range []struct {
+		id, name          string
+		level, xp, wealth int
+	}{
+		{"K-A", "Arthur", 9, 9000, 900}, {"K-B", "Bedivere", 8, 8000, 0}, {"K-C", "Cai", 7, 7000, 7000},
+		{"K-D", "Dagonet", 6, 6000, 0}, {kayID, "Kay", 2, 500, 100},
+	} {
+		a := world.Adventurer{ID: r.id, Name: r.name, Level: r.level, Experience: r.xp, TreasureExperience: r.wealth}
+		if err := d.keeper.Retire(knights.FameEntry{Retired: day.Add(time.Duration(i) * 24 * time.Hour), Adventurer: a}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	top := "RANK  NAME      LEVEL  EXPERIENCE  KILLS  RETIRED     \n" +
+		"1     Arthur    9      9000        90%    2024-05-01  \n" +
+		"2     Bedivere  8      8000        100%   2024-05-02  \n" +
+		"3     Cai       7      7000        0%     2024-05-03  \n"
+	d.wantRun(nil, "scores", top, "", 0)
+	d.wantRun(kay, "scores", "RANK  NAME      LEVEL  EXPERIENCE  KILLS  RETIRED     \n"+
+		"1     Arthur    9      9000        90%    2024-05-01  \n"+
+		"2     Bedivere  8      8000        100%   2024-05-02  \n"+
+		"3     Cai       7      7000        0%     2024-05-03  \n"+
+		"5     Kay       2      500         80%    2024-05-05  (yours)\n", "", 0)
+	out, _, _ := d.run(kay, "scores --json")
+	want := `[{"rank":1,"name":"Arthur","level":9,"experience":9000,"percent_kills":90,"retired":"2024-05-01","yours":false},` +
+		`{"rank":2,"name":"Bedivere","level":8,"experience":8000,"percent_kills":100,"retired":"2024-05-02","yours":false},` +
+		`{"rank":3,"name":"Cai","level":7,"experience":7000,"percent_kills":0,"retired":"2024-05-03","yours":false},` +
+		`{"rank":5,"name":"Kay","level":2,"experience":500,"percent_kills":80,"retired":"2024-05-05","yours":true}]` + "\n"
+	if out != want {
+		t.Fatalf("scores --json:\n%s\nwant:\n%s", out, want)
+	}
+
+	// The title screen's lines are the command's.
+	list, err := HallOfFame(d.keeper, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ScoreLines(list); len(got) != 4 || got[0]+"\n"+got[1]+"\n"+got[2]+"\n"+got[3]+"\n" != top {
+		t.Fatalf("ScoreLines: %q", got)
+	}
+	d.wantRun(nil, "scores all", "", "orthanc: unexpected \"all\"; usage: scores [--json]\n", 1)
+}
