@@ -70,8 +70,8 @@ func (p Player) who(c *Call) int {
 	return 0
 }
 
-// farRows are who's rows of the knights of the other realms the world heard of: none
-// when it does not answer, or hears no other realm, for the knights here come first.
+// farRows are who's rows of the knights of the other realms the world heard of; none
+// when it does not answer, so the knights here are listed all the same.
 func (p Player) farRows(c *Call) []WhoRow {
 	far, err := p.World.FarWho(c.Ctx)
 	if err != nil {
