@@ -7,6 +7,7 @@ import (
 
 	"charm.land/ssh"
 
+	"github.com/orthanc-ssh/orthanc-ssh/app"
 	"github.com/orthanc-ssh/orthanc-ssh/server/command"
 	"github.com/orthanc-ssh/orthanc-ssh/server/edge"
 )
@@ -30,6 +31,13 @@ func (s *Server) newCommands() *command.Table {
 		Realm: s.cfg.Realm, MessageOfTheDay: s.motd}
 	keyring := command.Keyring{Log: s.log, World: s.engine, Knights: s.knights, Codes: s.codes, Names: s.names,
 		Sessions: s.live, Now: s.now, ClaimName: func(name, knight string) bool { return s.namesFor(knight, false).Claim(name) }}
+	find := command.Finder{Log: s.log, World: s.engine, Knights: s.knights, Arrivals: s.arrivals, Sessions: s.live}
+	mod := command.Moderation{Finder: find, Admins: &s.admins, Guests: &s.guestSilences, WorldSilence: s.worldSilence,
+		TellRealms: s.tellRealms, Now: s.now}
+	knight := command.KnightAdmin{Finder: find, Guests: &s.guestSilences, Names: s.book(), CheckName: s.checkNewName,
+		TakenName: app.TakenNameNote, TellRealms: s.tellRealms, Now: s.now}
+	reports := command.Reports{Log: s.log, Store: s.store, Saver: s.saver, Replays: s.reportReplays, Now: s.now,
+		Keep: reportKeep, Window: reportWindow}
 	return command.NewTable(gate,
 		player.Whoami(),
 		player.Who(),
@@ -44,18 +52,18 @@ func (s *Server) newCommands() *command.Table {
 		command.Replays{Log: s.log, Recording: func() bool { return s.replayWriter != nil }, Own: s.ownReplayLines}.Row(),
 		levels.Regen(),
 		levels.Revert(),
-		s.kickCommand(),
-		s.knightCommand(),
-		s.renameCommand(),
-		s.banCommand(),
-		s.unbanCommand(),
-		s.bansCommand(),
-		s.silenceCommand(),
-		s.unsilenceCommand(),
-		s.silencesCommand(),
-		s.reportsCommand(),
-		s.reportsResolveCommand(),
-		s.reportsDismissCommand(),
+		mod.Kick(),
+		knight.Knight(),
+		knight.Rename(),
+		mod.Ban(),
+		mod.Unban(),
+		mod.Bans(),
+		mod.Silence(),
+		mod.Unsilence(),
+		mod.Silences(),
+		reports.Reports(),
+		reports.Resolve(),
+		reports.Dismiss(),
 		command.Broadcast(s.engine),
 		ops.Backup(),
 		ops.Check(),

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/orthanc-ssh/orthanc-ssh/knights"
@@ -83,46 +82,6 @@ func (s *Server) forgetKnight(c *command.Call, id string) {
 	if err := s.engine.ForgetKnight(c.Ctx, id); err != nil {
 		s.log.Error("forget a knight no longer stored", "knight", id, "err", err)
 	}
-}
-
-// guestSilenceBook keeps the admins' silences of guests, in memory: a guest's knight id is
-// its session's, so the store never keeps them (the world runs them). silences lists those
-// of the guests still online whose silence has not ended. It is safe for concurrent use.
-type guestSilenceBook struct {
-	mu sync.Mutex
-	m  map[string]knights.Silence // by the guest's knight id
-}
-
-func (b *guestSilenceBook) put(sl knights.Silence) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.m == nil {
-		b.m = map[string]knights.Silence{}
-	}
-	b.m[sl.Knight] = sl
-}
-
-func (b *guestSilenceBook) remove(id string) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	delete(b.m, id)
-}
-
-// running returns the silences still running at now of the guests online, soonest to
-// end first, and forgets the others.
-func (b *guestSilenceBook) running(now time.Time, online map[string]bool) []knights.Silence {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	var out []knights.Silence
-	for id, sl := range b.m {
-		if !online[id] || !now.Before(sl.Until) {
-			delete(b.m, id)
-			continue
-		}
-		out = append(out, sl)
-	}
-	slices.SortFunc(out, func(a, b knights.Silence) int { return a.Until.Compare(b.Until) })
-	return out
 }
 
 // turns is a wall-clock time as turns of the world, at least one.

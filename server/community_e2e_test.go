@@ -182,7 +182,7 @@ func TestASilencedKnightIsToldUntilWhen(t *testing.T) {
 		strings.Contains(s, "HEAR ME") || strings.Contains(s, "psst") || strings.Contains(s, "letter") {
 		t.Fatalf("a silenced knight was heard:\n%s", s)
 	}
-	var list []silenceJSON
+	var list []command.SilenceJSON
 	if err := json.Unmarshal([]byte(mustRun(t, ts.addr, admin, "silences --json")), &list); err != nil || len(list) != 1 ||
 		list[0].Name != "Mordred" || list[0].Knight != mordred || !list[0].Until.Equal(time.Date(2025, 6, 1, 15, 30, 0, 0, time.UTC)) {
 		t.Fatalf("silences --json: %+v, %v", list, err)

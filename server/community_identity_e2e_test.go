@@ -9,6 +9,7 @@ import (
 
 	"github.com/orthanc-ssh/orthanc-ssh/keys"
 	"github.com/orthanc-ssh/orthanc-ssh/knights"
+	"github.com/orthanc-ssh/orthanc-ssh/server/command"
 	"github.com/orthanc-ssh/orthanc-ssh/server/edge"
 )
 
@@ -43,7 +44,7 @@ func TestLettersAndSilencesHoldForEveryKeyOfAKnight(t *testing.T) {
 	if !strings.Contains(out, "Silenced Bors ("+knight+")") {
 		t.Fatalf("silence: %q", out)
 	}
-	var list []silenceJSON
+	var list []command.SilenceJSON
 	if err := json.Unmarshal([]byte(mustRun(t, ts.addr, admin, "silences --json")), &list); err != nil || len(list) != 1 || list[0].Knight != knight {
 		t.Fatalf("silences --json: %+v %v", list, err)
 	}

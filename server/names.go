@@ -60,3 +60,18 @@ func looksLikeAGuest(name string) bool {
 
 // guestKey is "Guest" as NameKey folds it.
 var guestKey = world.NameKey("Guest")
+
+// checkNewName checks a new name for the knight id as the name prompt checks one: the
+// name cleaned, or why it is refused, in the prompt's words (rename's CheckName).
+func (s *Server) checkNewName(raw, id string) (string, string) {
+	name, err := world.CleanName(raw)
+	switch {
+	case err != nil:
+		return "", app.BadNameNote
+	case looksLikeAGuest(name):
+		return "", app.GuestNameNote
+	case s.book().Taken(name, id):
+		return "", app.TakenNameNote
+	}
+	return name, ""
+}

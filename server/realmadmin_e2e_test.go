@@ -11,6 +11,7 @@ import (
 
 	"github.com/orthanc-ssh/orthanc-ssh/internal/etcdtest"
 	"github.com/orthanc-ssh/orthanc-ssh/realm/talk"
+	"github.com/orthanc-ssh/orthanc-ssh/server/command"
 )
 
 // twoRealms starts realms A and B on one etcd, talking over routes, A's admins given.
@@ -32,7 +33,7 @@ func twoRealms(t *testing.T, admins ...gossh.Signer) (a, b *testServer, sa *Serv
 // kayID is the id of the knight named Kaye, as knight --json says on addr.
 func kayID(t *testing.T, addr string, admin gossh.Signer) string {
 	t.Helper()
-	return runJSON[knightJSON](t, dial(t, addr, admin), "knight Kaye --json").Knight
+	return runJSON[command.KnightJSON](t, dial(t, addr, admin), "knight Kaye --json").Knight
 }
 
 // An admin's commands on realm A act on knights wherever they play, as on a server alone:

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"slices"
 	"strings"
 	"time"
 
@@ -194,7 +193,7 @@ func (s *Server) farModeration(m talk.Moderation) {
 	if m.Kind != talk.ModBan {
 		return
 	}
-	fps, err := s.keysOfKnight(m.Knight)
+	fps, err := command.KeysOfKnight(s.knights, s.live, m.Knight)
 	if err != nil {
 		s.log.Error("realm: the keys of a knight banned elsewhere", "knight", m.Knight, "err", err)
 	}
@@ -244,24 +243,4 @@ func (s *Server) farWho(ctx context.Context) []world.FarKnight {
 		return nil
 	}
 	return far
-}
-
-// farRealmOf is the realm of another realm's knight id playing now, "" for none.
-func (s *Server) farRealmOf(ctx context.Context, id string) string {
-	for _, k := range s.farWho(ctx) {
-		if k.ID == id {
-			return k.Realm
-		}
-	}
-	return ""
-}
-
-// farNamed is the ids of the knights of other realms with the name or id (no guest).
-func (s *Server) farNamed(ctx context.Context, target string) (ids []string, name string) {
-	for _, k := range s.farWho(ctx) {
-		if !k.Guest && (k.ID == target || strings.EqualFold(k.Name, strings.TrimSpace(target))) && !slices.Contains(ids, k.ID) {
-			ids, name = append(ids, k.ID), k.Name
-		}
-	}
-	return ids, name
 }

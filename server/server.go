@@ -65,6 +65,10 @@ const farewellMessage = "The server is going down for now. Your knight is saved 
 // before it closes every connection.
 const farewellWait = 2 * time.Second
 
+// kickGrace is how long the sessions of a key that no longer plays (banned, removed or
+// moved) stay open, so the game's last screen reaches the player before the line drops.
+const kickGrace = command.KickGrace
+
 // shutdownGrace bounds how long shutdown waits for sessions to save and close.
 const shutdownGrace = 5 * time.Second
 
@@ -109,8 +113,9 @@ type Server struct {
 	ids      identities        // who each open session is (identity.go)
 	codes    *knights.CodeBook // one-time codes of keys add and guests' claims, set by openKeeper
 	arrivals *knights.Arrivals // which knight a key plays, new knights counted per address; set by openKeeper
-	// guestSilences are the silences of guests, which the store never keeps (community.go).
-	guestSilences guestSilenceBook
+	// guestSilences are the silences of guests, which the store never keeps: the
+	// moderation commands fill and read them (command.GuestSilences).
+	guestSilences command.GuestSilences
 	// metrics is the listener /metrics is served on, nil when metrics are off. It is
 	// opened with the server, so a bad address fails at start.
 	metrics net.Listener
