@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -28,12 +29,14 @@ import (
 //	castIdle       2 s      a longer stretch with nothing drawn is cut to this, and said in the header
 //	castMaxBytes   8 MB     a cast past this is made again from the last half of its record, down to castMinWindow
 //	castMinWindow  30 s     the shortest end of a record a cast is made of
+//	castMatch      1 min    a record of no life told belongs to the end of a knight of none this close in time
 const (
 	castWidth     = 80
 	castHeight    = 24
 	castIdle      = 2 * time.Second
 	castMaxBytes  = 8 << 20
 	castMinWindow = 30 * time.Second
+	castMatch     = time.Minute
 )
 
 // CastID names a kept record on the page (its cast is at web.CastPath(CastID(r))): a
@@ -49,21 +52,29 @@ func (p *Page) publicKept(ctx context.Context) ([]store.Replay, error) {
 	if p.Replays == nil {
 		return nil, nil
 	}
-	return p.Replays.Kept(func(r store.Replay) bool {
-		return (r.Kind == string(replay.KindDeath) || r.Kind == string(replay.KindRetired)) && p.Replays.Public(ctx, r)
+	kept, err := p.Replays.Kept(func(r store.Replay) bool {
+		return r.Kind == string(replay.KindDeath) || r.Kind == string(replay.KindRetired)
 	})
+	if err != nil {
+		return nil, err
+	}
+	// Asked after the listing, not within it: the privacy is read from the knights'
+	// records, which the listing's read of the store must not wait on.
+	return slices.DeleteFunc(kept, func(r store.Replay) bool { return !p.Replays.Public(ctx, r) }), nil
 }
 
-// castLink is the page's address of the record of a's end of kind, or "". A record is
-// linked only when it is provably that knight's: the same id and the same life (a key's
-// later knights share an id; a life is told by when the knight was named). A knight
-// named before lives were told apart has no link.
-func castLink(kept []store.Replay, a world.Adventurer, kind replay.Kind) string {
-	if a.Created.IsZero() {
-		return ""
-	}
+// castLink is the page's address of the record of a's end of kind, at, or "". A record
+// is linked only when it is that knight's: the same id and the same life (a key's later
+// knights share an id; a life is told by when the knight was named, Created). A knight
+// named before lives were told apart has no Created, nor have its records a life: its
+// record is the one kept within castMatch of its end, as before.
+func castLink(kept []store.Replay, a world.Adventurer, kind replay.Kind, at time.Time) string {
 	for i := len(kept) - 1; i >= 0; i-- {
-		if r := kept[i]; r.Knight == a.ID && r.Born.Equal(a.Created) && r.Kind == string(kind) {
+		r := kept[i]
+		if r.Knight != a.ID || r.Kind != string(kind) || !r.Born.Equal(a.Created) {
+			continue
+		}
+		if !a.Created.IsZero() || r.At.Sub(at).Abs() <= castMatch {
 			return web.CastPath(CastID(r))
 		}
 	}

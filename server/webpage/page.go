@@ -163,7 +163,7 @@ func (p *Page) records(ctx context.Context, st *web.Status) error {
 	for i, f := range fame[:min(len(fame), fameShown)] {
 		a := f.Adventurer
 		st.Fame = append(st.Fame, web.Fame{Rank: i + 1, Name: a.Name, Level: a.Level, Experience: a.Experience,
-			PercentKills: a.PercentKills(), Retired: f.Retired, Replay: castLink(kept, a, replay.KindRetired)})
+			PercentKills: a.PercentKills(), Retired: f.Retired, Replay: castLink(kept, a, replay.KindRetired, f.Retired)})
 	}
 	tombs, err := p.Knights.Tombstones()
 	if err != nil {
@@ -176,7 +176,7 @@ func (p *Page) records(ctx context.Context, st *web.Status) error {
 			continue // a knight its player retired for another is no death
 		}
 		st.Deaths = append(st.Deaths, web.Death{Name: t.Adventurer.Name, Level: d.Level, Killer: d.Killer, Depth: d.Depth, Died: t.Died,
-			Replay: castLink(kept, t.Adventurer, replay.KindDeath)})
+			Replay: castLink(kept, t.Adventurer, replay.KindDeath, t.Died)})
 		if len(st.Deaths) == deathsShown {
 			break
 		}

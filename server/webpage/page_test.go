@@ -97,8 +97,9 @@ func TestStatusGathersTheRecordsAndTheirPublicReplays(t *testing.T) {
 	for i := range deathsShown + 2 {
 		k.tombs = append(k.tombs, tomb(fmt.Sprintf("K-%d", i), fmt.Sprintf("Dead%d", i), "a rat", at.Add(-time.Duration(i)*time.Hour)))
 	}
-	k.tombs[2].Adventurer.ID = "P-2" // its knight keeps its replays private now
-	k.tombs[3].Adventurer.Created = time.Time{}
+	k.tombs[2].Adventurer.ID = "P-2"            // its knight keeps its replays private now
+	k.tombs[3].Adventurer.Created = time.Time{} // named before lives were told apart
+	k.tombs[4].Adventurer.Created = time.Time{}
 	k.tombs = append(k.tombs, tomb("K-replaced", "Replaced", knights.ReplacedKiller, at.Add(time.Hour)))
 	for i := range fameShown + 1 {
 		k.fame = append(k.fame, knights.FameEntry{Retired: at, Adventurer: world.Adventurer{ID: fmt.Sprintf("F-%d", i), Name: "Elder", Created: at.Add(-time.Duration(i+1) * time.Hour)}})
@@ -109,7 +110,9 @@ func TestStatusGathersTheRecordsAndTheirPublicReplays(t *testing.T) {
 		death,
 		{Knight: "K-1", Born: born(1), Kind: string(replay.KindDeath), At: at.Add(-time.Hour), Private: true},
 		{Knight: "P-2", Born: born(2), Kind: string(replay.KindDeath), At: at.Add(-2 * time.Hour)},
-		{Knight: "K-3", Kind: string(replay.KindDeath), At: at.Add(-3 * time.Hour)},
+		{Knight: "K-3", Kind: string(replay.KindDeath), At: at.Add(-3*time.Hour + 30*time.Second)}, // its end's
+		{Knight: "K-4", Kind: string(replay.KindDeath), At: at.Add(-4*time.Hour + 2*time.Minute)},  // too far from its end
+		{Knight: "K-0", Born: born(0).Add(-time.Hour), Kind: string(replay.KindDeath), At: at},     // the key's knight before
 		{Knight: "F-0", Born: k.fame[0].Adventurer.Created, Kind: string(replay.KindRetired), At: at},
 		{Knight: "F-1", Born: k.fame[0].Adventurer.Created, Kind: string(replay.KindRetired), At: at}, // F-0's life, not F-1's
 		{Knight: "F-2", Born: k.fame[2].Adventurer.Created, Kind: string(replay.KindDeath), At: at},   // its death is no retirement
@@ -130,10 +133,11 @@ func TestStatusGathersTheRecordsAndTheirPublicReplays(t *testing.T) {
 	if len(st.Deaths) != deathsShown || st.Deaths[0].Name != "Dead0" || st.Deaths[1].Name != "Dead1" {
 		t.Fatalf("deaths: %+v", st.Deaths)
 	}
-	if want := web.CastPath(CastID(death)); st.Deaths[0].Replay != want || st.Deaths[1].Replay != "" || st.Deaths[2].Replay != "" || st.Deaths[3].Replay != "" {
-		t.Errorf("deaths' replays: %+v, want %q then none", st.Deaths, want)
+	if want, old := web.CastPath(CastID(death)), web.CastPath(CastID(r[3])); st.Deaths[0].Replay != want || st.Deaths[1].Replay != "" ||
+		st.Deaths[2].Replay != "" || st.Deaths[3].Replay != old || st.Deaths[4].Replay != "" {
+		t.Errorf("deaths' replays: %+v, want %q, none, none, %q, none", st.Deaths, want, old)
 	}
-	if len(st.Fame) != fameShown || st.Fame[0].Rank != 1 || st.Fame[0].Replay != web.CastPath(CastID(r[4])) || st.Fame[1].Replay != "" || st.Fame[2].Replay != "" {
+	if len(st.Fame) != fameShown || st.Fame[0].Rank != 1 || st.Fame[0].Replay != web.CastPath(CastID(r[6])) || st.Fame[1].Replay != "" || st.Fame[2].Replay != "" {
 		t.Errorf("fame: %+v", st.Fame)
 	}
 	if _, err := testPage(t, k, r).Cast(context.Background(), CastID(death)); !errors.Is(err, web.ErrNoCast) {
