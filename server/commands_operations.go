@@ -20,11 +20,7 @@ func (s *Server) measures() command.Measures {
 // permissionWarningsNow are the server's files other users could read or change, for
 // stats (nil for none, which stats --json says as null).
 func (s *Server) permissionWarningsNow() []command.PermissionWarning {
-	var out []command.PermissionWarning
-	for _, w := range permissionWarnings(s.cfg) {
-		out = append(out, command.PermissionWarning(w))
-	}
-	return out
+	return permissionWarnings(s.cfg)
 }
 
 // replays is the replays' writer, nil when the server records none (stats).

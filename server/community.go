@@ -74,27 +74,14 @@ func (s *Server) communityConfig(st *store.Store) (world.CommunityConfig, error)
 	}, nil
 }
 
-// forgetKnight lets go of a knight the store no longer has (Attach took it out of
-// knights): its names, in the name book, and the community's hold on it, so its name
-// takes no more letters and the letters it had are gone with it (the store dropped them).
-func (s *Server) forgetKnight(c *command.Call, id string) {
-	s.book().Forget(id)
-	if err := s.engine.ForgetKnight(c.Ctx, id); err != nil {
-		s.log.Error("forget a knight no longer stored", "knight", id, "err", err)
-	}
-}
-
 // turns is a wall-clock time as turns of the world, at least one.
 func (s *Server) turns(d time.Duration) int { return max(1, int(d/s.cfg.Tick)) }
 
 // worldSilence is a stored silence as the world runs it, from now.
 func (s *Server) worldSilence(sl knights.Silence, now time.Time) world.Silence {
 	return world.Silence{Knight: sl.Knight, Turns: uint64(s.turns(sl.Until.Sub(now))),
-		Until: untilText(sl.Until), Reason: sl.Reason}
+		Until: command.UntilText(sl.Until), Reason: sl.Reason}
 }
-
-// untilText is when something ends, as a player is told it.
-func untilText(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 MST") }
 
 // archive is the world's Archive: the saver, with reports stamped with the wall clock.
 type archive struct{ s *Server }

@@ -78,7 +78,7 @@ type Config struct {
 	// PublicAddr is the host[:port] players connect to, as the web page and messages show
 	// it; empty: this machine's name and the listen port.
 	PublicAddr string
-	// Guests lets a client with no key in, as a guest (keyboard-interactive, login.go).
+	// Guests lets a client with no key in, as a guest (keyboard-interactive, edge.Login).
 	Guests bool
 	// HTTPAddr is where the web page is served (web/); empty: nowhere.
 	HTTPAddr string

@@ -10,6 +10,7 @@ import (
 
 	"github.com/orthanc-ssh/orthanc-ssh/keys"
 	"github.com/orthanc-ssh/orthanc-ssh/knights"
+	"github.com/orthanc-ssh/orthanc-ssh/server/command"
 	"github.com/orthanc-ssh/orthanc-ssh/server/edge"
 	"github.com/orthanc-ssh/orthanc-ssh/store"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
@@ -19,7 +20,7 @@ import (
 // (a knight may have several keys, DESIGN §12 "Keys and guests"); a key that has none
 // yet is given a new knight id when it opens a game, held by the saver until the
 // knight's first record is written with it. A session that logged in with no key
-// (keyboard-interactive, login.go) is a guest: a knight id of its own for the session
+// (keyboard-interactive, edge.Login) is a guest: a knight id of its own for the session
 // only, never saved; when it leaves, a one-time code lets a key claim the knight.
 
 // ident is who one session is: its key's fingerprint (empty for a guest) and the
@@ -81,13 +82,6 @@ func (s *Server) identify(sess ssh.Session, game bool) (id ident, release func()
 	return id, release, err
 }
 
-// codeLifeWords says knights.CodeLife to a player.
-const codeLifeWords = "10 minutes"
-
-// codeNotKeptLine is what a player reads instead of a code that could not be kept where
-// the other realms take it.
-const codeNotKeptLine = "the realms' records did not answer: no code could be made just now; try again later"
-
 // tooManyKnightsLine is what such a key reads.
 const tooManyKnightsLine = "Too many new knights were made from your address in the last hour; come back later, " +
 	"or play a knight you have (keys add on its key, then link the code from this one)."
@@ -137,12 +131,12 @@ func (s *Server) guestGoodbye(w io.Writer, rec world.Adventurer, left bool, addr
 			s.log.Error("keep a guest's claim code", "err", err)
 		}
 		if code == "" {
-			fmt.Fprintf(w, "%s\r\n", codeNotKeptLine)
+			fmt.Fprintf(w, "%s\r\n", command.CodeNotKept)
 			return
 		}
 		fmt.Fprintf(w, "To keep %s as it stands, make a key and, within %s, claim it:\r\n"+
 			"  ssh-keygen -t ed25519\r\n"+
-			"  %s claim %s\r\n", rec.Name, codeLifeWords, s.sshCommand(), code)
+			"  %s claim %s\r\n", rec.Name, command.CodeLifeWords, s.sshCommand(), code)
 		return
 	}
 	fmt.Fprintf(w, "To keep a knight, make a key (ssh-keygen -t ed25519) and connect again: %s\r\n", s.sshCommand())

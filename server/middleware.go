@@ -70,7 +70,7 @@ func (s *Server) logSessions(next ssh.Handler) ssh.Handler {
 func (s *Server) sessionAttrs(sess ssh.Session, more ...any) []any {
 	fp := keys.Fingerprint(sess.PublicKey())
 	if fp == "" {
-		fp = "guest" // keyboard-interactive: no key (login.go)
+		fp = "guest" // keyboard-interactive: no key (edge.Login)
 	}
 	attrs := []any{"fingerprint", fp}
 	if id, ok := s.ids.get(sess); ok && id.knight != "" {

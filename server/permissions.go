@@ -8,23 +8,16 @@ import (
 	"runtime"
 
 	"github.com/orthanc-ssh/orthanc-ssh/keys"
+	"github.com/orthanc-ssh/orthanc-ssh/server/command"
 )
 
-// permissionWarning is a file of the server's that other users of the machine could read
-// or change: the host key or the database read (the host key lets anyone pose as this
-// server; the database holds every knight and ban), the data folder or the admin keys
-// written (anyone could then replace the database, or make themselves an admin), the
-// message of the day's file written (anyone could speak to every player as the server).
-type permissionWarning struct {
-	Path    string `json:"path"`
-	Mode    string `json:"mode"`
-	Problem string `json:"problem"`
-	Fix     string `json:"fix"`
-}
-
-func (w permissionWarning) String() string {
-	return fmt.Sprintf("%s: %s (mode %s); fix: %s", w.Problem, w.Path, w.Mode, w.Fix)
-}
+// A permissionWarning (command.PermissionWarning, which stats shows) is a file of the
+// server's that other users of the machine could read or change: the host key or the
+// database read (the host key lets anyone pose as this server; the database holds every
+// knight and ban), the data folder or the admin keys written (anyone could then replace
+// the database, or make themselves an admin), the message of the day's file written
+// (anyone could speak to every player as the server).
+type permissionWarning = command.PermissionWarning
 
 // permissionWarnings checks the modes of the server's files: at start (logged) and for
 // the admin's stats. A file that does not exist is no warning. Windows keeps no such

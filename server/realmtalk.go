@@ -198,7 +198,7 @@ func (s *Server) farModeration(m talk.Moderation) {
 		s.log.Error("realm: the keys of a knight banned elsewhere", "knight", m.Knight, "err", err)
 	}
 	for _, fp := range fps {
-		s.live.CloseKey(fp, kickGrace)
+		s.live.CloseKey(fp, command.KickGrace)
 	}
 }
 
@@ -234,13 +234,4 @@ func (s *Server) farMail(id string) {
 // mailWritten tells the other realms of a mailbox written here.
 func (s *Server) mailWritten(id string) {
 	s.talk.mailCame(id)
-}
-
-// farWho lists the knights of the other realms the world heard of, none without talk.
-func (s *Server) farWho(ctx context.Context) []world.FarKnight {
-	far, err := s.engine.FarWho(ctx)
-	if err != nil {
-		return nil
-	}
-	return far
 }

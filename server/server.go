@@ -65,10 +65,6 @@ const farewellMessage = "The server is going down for now. Your knight is saved 
 // before it closes every connection.
 const farewellWait = 2 * time.Second
 
-// kickGrace is how long the sessions of a key that no longer plays (banned, removed or
-// moved) stay open, so the game's last screen reaches the player before the line drops.
-const kickGrace = command.KickGrace
-
 // shutdownGrace bounds how long shutdown waits for sessions to save and close.
 const shutdownGrace = 5 * time.Second
 
@@ -235,7 +231,7 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 			return nil
 		},
 		// Every key may play but a banned one; a connection the limits refuse is told why
-		// in the login banner (login.go).
+		// in the login banner (edge.Login).
 		wish.WithPublicKeyAuth(login.CheckKey),
 		wish.WithKeyboardInteractiveAuth(login.Guest), // guests: no key (refused when -guests=false)
 		wish.WithBannerHandler(login.Banner),

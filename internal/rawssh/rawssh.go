@@ -6,7 +6,7 @@
 //
 // What it sets, so that the two do the same cryptographic work:
 //
-//   - the algorithms the game server offers (server/login.go, and a test there
+//   - the algorithms the game server offers (server/edge/login.go, and a test there
 //     holds the lists equal): key exchanges mlkem768x25519-sha256, curve25519-sha256 and
 //     diffie-hellman-group16-sha512; ciphers chacha20-poly1305, AES-GCM and AES-CTR; MACs
 //     hmac-sha2-256-etm and hmac-sha2-512-etm; players' keys ed25519, ECDSA and RSA with
@@ -37,7 +37,7 @@ import (
 	gossh "golang.org/x/crypto/ssh"
 )
 
-// The algorithms, as the game server offers them (server/login.go).
+// The algorithms, as the game server offers them (server/edge/login.go).
 var (
 	KeyExchanges = []string{gossh.KeyExchangeMLKEM768X25519, gossh.KeyExchangeCurve25519, gossh.KeyExchangeDH16SHA512}
 	Ciphers      = []string{gossh.CipherChaCha20Poly1305, gossh.CipherAES256GCM, gossh.CipherAES128GCM,

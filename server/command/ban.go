@@ -12,10 +12,6 @@ import (
 	"github.com/orthanc-ssh/orthanc-ssh/realm/talk"
 )
 
-// KickGrace is how long a banned key's sessions stay open after the ban, so the game's
-// last screen ("An admin has removed you...") reaches the player before the line drops.
-const KickGrace = time.Second
-
 // Ban is ban's row.
 func (m Moderation) Ban() Command {
 	return Command{Name: "ban", Usage: "ban <name|fingerprint|address> [--for DURATION] [--reason TEXT] [--json]", Summary: "refuse a knight's keys (or an address) at login, and remove the knight now",

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/ed25519"
-	"io"
-	"log/slog"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -61,7 +59,7 @@ func modStartKeeping(t *testing.T, wrap func(*memory.Keeper) knights.Keeper) *mo
 	go func() { m.world.Run(ctx, nil); close(done) }()
 	t.Cleanup(func() { cancel(); <-done })
 	m.names = knights.NewNameBook(m.keeper.KnightNames, func(err error) { t.Error(err) })
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	log := quietLog()
 	var kept knights.Keeper = m.keeper
 	if wrap != nil {
 		kept = wrap(m.keeper)

@@ -45,10 +45,6 @@ const CodeLifeWords = "10 minutes"
 // other realms take it.
 const CodeNotKept = "the realms' records did not answer: no code could be made just now; try again later"
 
-// removedKeyGrace is how long a removed key's sessions stay open, as a kicked knight's,
-// so their last screen reaches the player.
-const removedKeyGrace = time.Second
-
 // guestMark starts the name of every guest's knight (app.GuestPrefix, which this package
 // does not import): a claimed guest keeps its name without it.
 const guestMark = "Guest "
@@ -190,7 +186,7 @@ func (k Keyring) remove(c *Call, fp string) int {
 		k.Log.Error("keys remove", "fingerprint", c.FP, "removed", fp, "err", err)
 		return c.Fail("the key could not be removed just now; try again later")
 	}
-	k.Sessions.CloseKey(fp, removedKeyGrace) // a removed key plays no more
+	k.Sessions.CloseKey(fp, KickGrace) // a removed key plays no more
 	k.Log.Info("key removed", "fingerprint", c.FP, "removed", fp, "knight", c.Knight)
 	fmt.Fprintf(c.Out, "Removed %s from your knight.\n", fp)
 	return 0

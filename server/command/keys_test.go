@@ -32,7 +32,7 @@ func keyCells(out string) [][]string {
 // asks marked; a key with no knight, a guest and a word keys does not know are refused.
 func TestKeysListsTheKnightsKeys(t *testing.T) {
 	d := newPlayerDesk(t, "")
-	laptop, desktop := newPlayerKey(t), newPlayerKey(t)
+	laptop, desktop := newKey(t), newKey(t)
 	added := time.Date(2024, 5, 1, 10, 0, 0, 0, time.UTC)
 	id := d.knight("Kay", laptop, added)
 	rec, _ := d.keeper.Knight(id)
@@ -52,7 +52,7 @@ func TestKeysListsTheKnightsKeys(t *testing.T) {
 	d.wantRun(laptop, "keys --json", `[{"fingerprint":"`+keys.Fingerprint(laptop)+`","type":"ssh-ed25519","added":"2024-05-01T10:00:00Z","last_used":"2024-05-02T10:00:00Z","this":true},`+
 		`{"fingerprint":"`+keys.Fingerprint(desktop)+`","comment":"the desktop","added":"2024-05-03T10:00:00Z"}]`+"\n", "", 0)
 
-	stranger := newPlayerKey(t)
+	stranger := newKey(t)
 	d.wantRun(stranger, "keys", "", "orthanc: no knight for key "+keys.Fingerprint(stranger)+" yet; connect with a terminal to roll one\n", 1)
 	d.wantRun(nil, "keys", "", playerGuestRefusal(), 1)
 	d.wantRun(laptop, "keys frob", "", "orthanc: unknown \"frob\"; "+keysUsage+"\n", 1)
@@ -88,7 +88,7 @@ func (d *playerDesk) keysOf(key ssh.PublicKey) []KeyRow {
 // knight already gives the code back, unused.
 func TestKeysAddGivesACodeThatLinksAnotherKey(t *testing.T) {
 	d := newPlayerDesk(t, "")
-	laptop, desktop := newPlayerKey(t), newPlayerKey(t)
+	laptop, desktop := newKey(t), newKey(t)
 	id := d.knight("Kay", laptop, time.Now())
 	code := d.keysAdd(laptop)
 	d.wantRun(laptop, "link "+code, "", "orthanc: this key already plays that knight\n", 1)
@@ -99,7 +99,7 @@ func TestKeysAddGivesACodeThatLinksAnotherKey(t *testing.T) {
 	if k, err := d.keeper.KeyOf(keys.Fingerprint(desktop)); err != nil || k.Knight != id {
 		t.Fatalf("the linked key: %+v %v", k, err)
 	}
-	d.wantRun(newPlayerKey(t), "link "+code, "", "orthanc: no such code, or it has expired or been used; run `keys add` again with your other key\n", 1)
+	d.wantRun(newKey(t), "link "+code, "", "orthanc: no such code, or it has expired or been used; run `keys add` again with your other key\n", 1)
 	d.wantRun(desktop, "link", "", "orthanc: give the code that `keys add` printed; usage: link CODE [--replace] [--comment TEXT]\n", 1)
 	d.wantRun(desktop, "link A B", "", "orthanc: give the code that `keys add` printed; usage: link CODE [--replace] [--comment TEXT]\n", 1)
 	d.wantRun(nil, "link "+code, "", playerGuestRefusal(), 1)
@@ -110,7 +110,7 @@ func TestKeysAddGivesACodeThatLinksAnotherKey(t *testing.T) {
 // it has left; a code of a knight that has ended since is no good.
 func TestLinkFromAKeyThatPlaysAnotherKnight(t *testing.T) {
 	d := newPlayerDesk(t, "")
-	kay, bors := newPlayerKey(t), newPlayerKey(t)
+	kay, bors := newKey(t), newKey(t)
 	kayID, borsID := d.knight("Kay", kay, time.Now()), d.knight("Bors", bors, time.Now())
 	if !d.names.Claim("Bors", borsID) {
 		t.Fatal("the name book refuses Bors his name")
@@ -137,7 +137,7 @@ func TestLinkFromAKeyThatPlaysAnotherKnight(t *testing.T) {
 	rec, _ := d.keeper.Knight(kayID)
 	rec.Death = &world.Death{Killer: "a giant rat"}
 	d.keeper.Put(rec)
-	d.wantRun(newPlayerKey(t), "link "+code, "", "orthanc: the knight of that code, Kay, has died or retired: its code is no good; roll a new knight and run `keys add` again\n", 1)
+	d.wantRun(newKey(t), "link "+code, "", "orthanc: the knight of that code, Kay, has died or retired: its code is no good; roll a new knight and run `keys add` again\n", 1)
 	d.wantRun(kay, "keys add", "", "orthanc: your knight is dead or retired; connect to roll a new one, then add keys to it\n", 1)
 }
 
@@ -145,7 +145,7 @@ func TestLinkFromAKeyThatPlaysAnotherKnight(t *testing.T) {
 // refused, for a while.
 func TestWrongCodesAreCounted(t *testing.T) {
 	d := newPlayerDesk(t, "")
-	kay, guesser := newPlayerKey(t), newPlayerKey(t)
+	kay, guesser := newKey(t), newKey(t)
 	d.knight("Kay", kay, time.Now())
 	code := d.keysAdd(kay)
 	for range knights.MaxCodeTries {
@@ -159,7 +159,7 @@ func TestWrongCodesAreCounted(t *testing.T) {
 // nor a key of another knight.
 func TestKeysRemove(t *testing.T) {
 	d := newPlayerDesk(t, "")
-	laptop, desktop, other := newPlayerKey(t), newPlayerKey(t), newPlayerKey(t)
+	laptop, desktop, other := newKey(t), newKey(t), newKey(t)
 	d.knight("Kay", laptop, time.Now())
 	d.knight("Bors", other, time.Now())
 	d.wantRun(desktop, "link "+d.keysAdd(laptop), "This key now plays Kay. Connect to play: ssh -p 2222 host\n", "", 0)
@@ -196,7 +196,7 @@ func (d *playerDesk) guestCode(name string) string {
 // mark (a number added when another knight has it); a claim refused lets the name go.
 func TestClaimAdoptsAGuestsKnight(t *testing.T) {
 	d := newPlayerDesk(t, "")
-	first, second, bors := newPlayerKey(t), newPlayerKey(t), newPlayerKey(t)
+	first, second, bors := newKey(t), newKey(t), newKey(t)
 	d.wantRun(first, "claim "+d.guestCode("Tom"), "This key now plays Tom. Connect to play: ssh -p 2222 host\n", "", 0)
 	out, _, _ := d.run(first, "whoami --json")
 	var w Whoami

@@ -22,10 +22,6 @@ func (o Operations) KeysMove() Command {
 // to another key.
 const KeyMovedMessage = "An admin has moved your knight to another key: this key no longer plays it. Your knight is saved where it stands."
 
-// movedKeyGrace is how long the old key's sessions stay open once its games are told
-// why they end, so the farewell can be drawn.
-const movedKeyGrace = time.Second
-
 // keysMoveJSON is the --json output of keys move.
 type keysMoveJSON struct {
 	Old    string `json:"old"`
@@ -83,7 +79,7 @@ func (o Operations) keysMove(c *Call) int {
 // the admin is told.
 func (o Operations) keyMoved(c *Call, oldFP, newFP, knight, name string) int {
 	o.EndGames(oldFP, KeyMovedMessage)
-	o.Sessions.CloseKey(oldFP, movedKeyGrace)
+	o.Sessions.CloseKey(oldFP, KickGrace)
 	c.Result = fmt.Sprintf("moved %s's key %s to %s", name, oldFP, newFP)
 	if c.JSON {
 		return c.WriteJSON(keysMoveJSON{Old: oldFP, New: newFP, Knight: knight, Name: name})

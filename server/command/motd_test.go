@@ -9,6 +9,6 @@ func TestMOTDIsTheMessageOfTheDay(t *testing.T) {
 	d.wantRun(nil, "motd --json", `{"motd":""}`+"\n", "", 0)
 	d.motd = "The king's tournament is on Sunday."
 	d.wantRun(nil, "motd", "The king's tournament is on Sunday.\n", "", 0)
-	d.wantRun(newPlayerKey(t), "motd --json", `{"motd":"The king's tournament is on Sunday."}`+"\n", "", 0)
+	d.wantRun(newKey(t), "motd --json", `{"motd":"The king's tournament is on Sunday."}`+"\n", "", 0)
 	d.wantRun(nil, "motd set Hello", "", "orthanc: unexpected \"set\"; usage: motd [--json]\n", 1)
 }

@@ -3,11 +3,7 @@ package command
 import (
 	"bytes"
 	"context"
-	"crypto/ed25519"
-	"crypto/rand"
 	"errors"
-	"io"
-	"log/slog"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -51,7 +47,7 @@ type opsFixture struct {
 // an empty store; the server's own figures are fixed ones a test may change before run.
 func newOpsFixture(t *testing.T) *opsFixture {
 	t.Helper()
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	log := quietLog()
 	st, err := store.Open(filepath.Join(t.TempDir(), "orthanc.db"), store.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -64,7 +60,7 @@ func newOpsFixture(t *testing.T) *opsFixture {
 	stop := func() { cancel(); <-done }
 	t.Cleanup(stop)
 	keeper := memory.NewKeeper()
-	f := &opsFixture{t: t, keeper: keeper, world: engine, store: st, admin: newOpsKey(t), stopWorld: stop}
+	f := &opsFixture{t: t, keeper: keeper, world: engine, store: st, admin: newKey(t), stopWorld: stop}
 	f.ops = Operations{Log: log, Store: st, Saver: store.NewSaver(st, log), World: engine, Knights: keeper,
 		Names:    knights.NewNameBook(keeper.KnightNames, func(err error) { t.Errorf("read the names: %v", err) }),
 		Sessions: edge.NewRegistry(), Now: time.Now, Version: "v1.2.3", Seed: 7, ReplayLimit: 8 << 20,
@@ -121,20 +117,6 @@ func (f *opsFixture) adminRun(line ...string) (out, errOut string, code int) {
 	return f.run(Session{}, line...)
 }
 
-// newOpsKey is a new ed25519 public key.
-func newOpsKey(t *testing.T) ssh.PublicKey {
-	t.Helper()
-	pub, _, err := ed25519.GenerateKey(rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pk, err := gossh.NewPublicKey(pub)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pk
-}
-
 // opsAllowList is an allow-list of key with its comment, as the admin keys file holds it.
 func opsAllowList(t *testing.T, key ssh.PublicKey, comment string) *keys.AllowList {
 	t.Helper()
@@ -150,7 +132,7 @@ func opsAllowList(t *testing.T, key ssh.PublicKey, comment string) *keys.AllowLi
 // whatever it asks, --help too.
 func TestTheOperatorsCommandsRefuseANonAdmin(t *testing.T) {
 	f := newOpsFixture(t)
-	player := newOpsKey(t)
+	player := newKey(t)
 	for _, line := range [][]string{{"backup"}, {"check"}, {"stats", "--json"}, {"reload"}, {"admins"},
 		{"keys", "move", "SHA256:a", "SHA256:b"}, {"stats", "--help"}} {
 		out, errOut, code := f.run(Session{Key: player}, line...)

@@ -6,7 +6,7 @@ import "testing"
 // is in a game already, says they run from a shell.
 func TestPlayAndWatchNeedATerminal(t *testing.T) {
 	d := newPlayerDesk(t, "")
-	key := newPlayerKey(t)
+	key := newKey(t)
 	d.wantRun(key, "play", "", "orthanc: play needs a terminal: ssh -t -p 2222 host play [--plain]\n", 1)
 	d.wantRun(key, "play --plain", "", "orthanc: play needs a terminal: ssh -t -p 2222 host play [--plain]\n", 1)
 	d.wantRun(key, "watch Kay", "", "orthanc: watch needs a terminal: ssh -t -p 2222 host watch NAME\n", 1)

@@ -3,16 +3,11 @@ package command
 import (
 	"bytes"
 	"context"
-	"crypto/ed25519"
-	"crypto/rand"
-	"io"
-	"log/slog"
 	"strings"
 	"testing"
 	"time"
 
 	"charm.land/ssh"
-	gossh "golang.org/x/crypto/ssh"
 
 	"github.com/orthanc-ssh/orthanc-ssh/keys"
 	"github.com/orthanc-ssh/orthanc-ssh/knights"
@@ -56,7 +51,7 @@ func newPlayerDesk(t *testing.T, realm string) *playerDesk {
 	d.ctx = ctx
 	d.codes = knights.NewCodeBook(d.keeper, nil)
 	d.names = knights.NewNameBook(d.keeper.KnightNames, func(err error) { t.Errorf("read knights' names: %v", err) })
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	log := quietLog()
 	d.player = Player{Log: log, World: d.world, Knights: d.keeper, Sessions: d.sessions, Tick: time.Second, Realm: realm,
 		MessageOfTheDay: func() string { return d.motd }}
 	d.keyring = Keyring{Log: log, World: d.world, Knights: d.keeper, Codes: d.codes, Names: d.names, Sessions: d.sessions,
@@ -88,20 +83,6 @@ func (d *playerDesk) console(key ssh.PublicKey, line string) (out string, code i
 	var o bytes.Buffer
 	code = d.table.Run(d.ctx, Session{Key: key, Out: &o, ErrOut: &o, Console: true}, strings.Fields(line))
 	return o.String(), code
-}
-
-// newPlayerKey is a new ed25519 key.
-func newPlayerKey(t *testing.T) ssh.PublicKey {
-	t.Helper()
-	pub, _, err := ed25519.GenerateKey(rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	key, err := gossh.NewPublicKey(pub)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return key
 }
 
 // knight keeps a first-level knight named name, with key as its one key, added at

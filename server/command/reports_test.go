@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
-	"log/slog"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -35,7 +33,7 @@ func reportsOpen(t *testing.T, replayed ...uint64) *reportsDesk {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = st.Close() })
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	log := quietLog()
 	d := &reportsDesk{t: t, saver: store.NewSaver(st, log), admin: modKey(t, 1), now: time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)}
 	r := Reports{Log: log, Store: st, Saver: d.saver, Now: func() time.Time { return d.now }, Keep: 30 * 24 * time.Hour, Window: 10 * time.Minute,
 		Replays: func(list []store.Report) map[uint64]bool {

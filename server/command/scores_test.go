@@ -12,7 +12,7 @@ import (
 // too); the game's title screen shows the same lines.
 func TestScoresIsTheHallOfFame(t *testing.T) {
 	d := newPlayerDesk(t, "")
-	kay := newPlayerKey(t)
+	kay := newKey(t)
 	d.wantRun(nil, "scores", "No knight has retired yet.\n", "", 0)
 	d.wantRun(nil, "scores --json", "[]\n", "", 0)
 

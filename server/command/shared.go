@@ -13,6 +13,10 @@ import (
 
 // What several families of commands say or do the same way.
 
+// KickGrace is how long the sessions of a key that no longer plays (banned, removed or
+// moved) stay open, so the game's last screen reaches the player before the line drops.
+const KickGrace = time.Second
+
 // orDash is s, or "-" for nothing, for a table's cell.
 func orDash(s string) string {
 	if s == "" {

@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"log/slog"
 	"maps"
 	"regexp"
 	"runtime"
@@ -160,7 +158,7 @@ func TestStatsJSONKeepsItsShape(t *testing.T) {
 // With replays recorded, stats says what they take of their bound.
 func TestStatsShowsTheReplays(t *testing.T) {
 	f := newOpsFixture(t)
-	w := store.NewReplayWriter(f.store, 8<<20, time.Minute, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	w := store.NewReplayWriter(f.store, 8<<20, time.Minute, quietLog())
 	f.ops.Replays = func() *store.ReplayWriter { return w }
 	out, _, code := f.adminRun("stats")
 	if code != 0 || !strings.Contains(out, "\nreplays stored  0.0 MB of 8 MB\n") {

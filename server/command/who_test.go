@@ -16,7 +16,7 @@ import (
 // sees each one's key and game session, and no one else does.
 func TestWhoListsTheKnights(t *testing.T) {
 	d := newPlayerDesk(t, "")
-	kay, bors := newPlayerKey(t), newPlayerKey(t)
+	kay, bors := newKey(t), newKey(t)
 	d.wantRun(nil, "who", "No one is in the dungeon.\n", "", 0)
 	d.wantRun(nil, "who --json", "[]\n", "", 0)
 
@@ -78,7 +78,7 @@ func TestWhoListsTheKnights(t *testing.T) {
 // world heard of after its own: where they stand is their realm's to say.
 func TestWhoOnARealmListsTheOtherRealms(t *testing.T) {
 	d := newPlayerDesk(t, "south")
-	kay := newPlayerKey(t)
+	kay := newKey(t)
 	d.join(d.knight("Kay", kay, time.Now()))
 	far := []world.FarKnight{{Name: "Gawain", ID: "K-GAWAIN", Level: 3, IdleSeconds: 3725, Away: true},
 		{Name: "Guest Tom", ID: "guest-tom", Level: 1, IdleSeconds: 61, Guest: true}}

@@ -15,7 +15,7 @@ import (
 // while it plays, with its party; a key with no knight, or a word too many, is refused.
 func TestWhoamiTellsTheKeysKnight(t *testing.T) {
 	d := newPlayerDesk(t, "")
-	kay, bors := newPlayerKey(t), newPlayerKey(t)
+	kay, bors := newKey(t), newKey(t)
 	kayID := d.knight("Kay", kay, time.Now())
 	borsID := d.knight("Bors", bors, time.Now())
 	fp := keys.Fingerprint(kay)
@@ -54,7 +54,7 @@ func TestWhoamiTellsTheKeysKnight(t *testing.T) {
 		t.Fatalf("whoami --json of a knight playing in a party: %s (%v)", out, err)
 	}
 
-	stranger := newPlayerKey(t)
+	stranger := newKey(t)
 	d.wantRun(stranger, "whoami", "", "orthanc: no knight for key "+keys.Fingerprint(stranger)+" yet; connect with a terminal to roll one\n", 1)
 	d.wantRun(kay, "whoami extra", "", "orthanc: unexpected \"extra\"; usage: whoami [--json]\n", 1)
 	d.wantRun(kay, "whoami --bogus", "", "orthanc: unknown flag \"--bogus\"; usage: whoami [--json]\n", 1)
@@ -64,7 +64,7 @@ func TestWhoamiTellsTheKeysKnight(t *testing.T) {
 // A dead knight's whoami says so, and what killed it.
 func TestWhoamiOfADeadKnight(t *testing.T) {
 	d := newPlayerDesk(t, "")
-	key := newPlayerKey(t)
+	key := newKey(t)
 	rec, err := d.keeper.Knight(d.knight("Kay", key, time.Now()))
 	if err != nil {
 		t.Fatal(err)
