@@ -36,8 +36,10 @@ func (s *Server) newCommands() *command.Table {
 		TellRealms: s.tellRealms, Now: s.now}
 	knight := command.KnightAdmin{Finder: find, Guests: &s.guestSilences, Names: s.book(), CheckName: s.checkNewName,
 		TakenName: app.TakenNameNote, TellRealms: s.tellRealms, Now: s.now}
-	reports := command.Reports{Log: s.log, Store: s.store, Saver: s.saver, Replays: s.reportReplays, Now: s.now,
+	reports := command.Reports{Log: s.log, Store: s.store, Saver: s.saver, Replays: s.reportReplays, Forget: s.forgetReportReplay, Now: s.now,
 		Keep: reportKeep, Window: reportWindow}
+	replays := command.Replays{Log: s.log, Recording: func() bool { return s.replayWriter != nil }, Own: s.ownReplayLines,
+		Remove: s.removeReplay}
 	return command.NewTable(gate,
 		player.Whoami(),
 		player.Who(),
@@ -49,7 +51,7 @@ func (s *Server) newCommands() *command.Table {
 		keyring.Claim(),
 		command.Play(),
 		command.Watch(),
-		command.Replays{Log: s.log, Recording: func() bool { return s.replayWriter != nil }, Own: s.ownReplayLines}.Row(),
+		replays.Row(),
 		levels.Regen(),
 		levels.Revert(),
 		mod.Kick(),
@@ -64,6 +66,7 @@ func (s *Server) newCommands() *command.Table {
 		reports.Reports(),
 		reports.Resolve(),
 		reports.Dismiss(),
+		replays.RemoveRow(),
 		command.Broadcast(s.engine),
 		ops.Backup(),
 		ops.Check(),

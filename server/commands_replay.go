@@ -322,6 +322,60 @@ func (s *Server) reportReplays(list []store.Report) map[uint64]bool {
 	return out
 }
 
+// forgetReportReplay drops the replay kept with a report once it is closed.
+func (s *Server) forgetReportReplay(rep store.Report) {
+	if s.replayWriter == nil {
+		return
+	}
+	s.syncReplays()
+	if err := s.replayWriter.Flush(); err != nil {
+		s.log.Error("admin: flush before a report's replay goes", "err", err)
+	}
+	kept, err := s.store.KeptReplays(func(r store.Replay) bool { return keptWith(r, rep) })
+	if err != nil {
+		s.log.Error("admin: the replay of a closed report", "report", rep.ID, "err", err)
+		return
+	}
+	for _, r := range kept {
+		if err := s.store.RemoveKept(r); err != nil && !errors.Is(err, store.ErrNotFound) {
+			s.log.Error("admin: remove the replay of a closed report", "report", rep.ID, "err", err)
+		}
+	}
+}
+
+// removeReplay is replay remove: the kept record named id, or else the newest of the
+// end of kind of the knight named name.
+func (s *Server) removeReplay(id, name, kind string) (string, error) {
+	s.syncReplays()
+	if err := s.replayWriter.Flush(); err != nil {
+		return "", err
+	}
+	key := world.NameKey(name)
+	kept, err := s.store.KeptReplays(func(r store.Replay) bool {
+		if id != "" {
+			return r.ID() == id
+		}
+		return r.Kind == kind && world.NameKey(r.Name) == key
+	})
+	if err != nil {
+		return "", err
+	}
+	if len(kept) == 0 {
+		return "", command.ErrNoReplay
+	}
+	r := kept[len(kept)-1]
+	if err := s.store.RemoveKept(r); errors.Is(err, store.ErrNotFound) {
+		return "", command.ErrNoReplay
+	} else if err != nil {
+		return "", err
+	}
+	what := map[string]string{string(replay.KindDeath): "death", string(replay.KindRetired): "retirement"}[r.Kind]
+	if r.Kind == string(replay.KindReport) {
+		what = fmt.Sprintf("report #%d", r.Report)
+	}
+	return fmt.Sprintf("%s's %s (%s)", r.Name, what, r.ID()), nil
+}
+
 // syncReplays waits until the recorder has taken every view and keep queued so far, so a
 // report's keep, asked for before, has been filed.
 func (s *Server) syncReplays() {

@@ -20,6 +20,9 @@ const defaultSaveRetry = 2 * time.Minute
 // thousand deaths' replays, or a hundred knights' rolling ten minutes and more.
 const defaultReplayMB = 200
 
+// defaultReplayKeep is -replay-keep's default: a month, as reports are kept.
+const defaultReplayKeep = 30 * 24 * time.Hour
+
 // defaultRealmTTL is -realm-ttl's default: a dead realm's knights wait this long.
 const defaultRealmTTL = 10 * time.Second
 
@@ -92,6 +95,9 @@ type Config struct {
 	SaveRetry time.Duration
 	// ReplayMB bounds the replays kept in the database, in megabytes; 0 records none.
 	ReplayMB int
+	// ReplayKeep is how long a kept replay is kept (0: until the bound takes it). A
+	// knight's rolling record is kept replay.Rolling, however long ago it played.
+	ReplayKeep time.Duration
 	// Realm is this server's realm name, among the servers that share their knights in
 	// the etcd of Etcd (realm.go); both empty: a server alone, as ever.
 	Realm string
@@ -124,7 +130,7 @@ type Config struct {
 func DefaultConfig() Config {
 	return Config{Addr: ":2222", Data: "./data", Seed: defaultSeed, Tick: world.DefaultTick, BattleGrace: defaultBattleGrace,
 		ChatHistory: defaultChatHistory, Limits: defaultLimits, Name: "Orthanc", Guests: true, Web: webpage.DefaultConfig,
-		SaveRetry: defaultSaveRetry, ReplayMB: defaultReplayMB, RealmTTL: defaultRealmTTL}
+		SaveRetry: defaultSaveRetry, ReplayMB: defaultReplayMB, ReplayKeep: defaultReplayKeep, RealmTTL: defaultRealmTTL}
 }
 
 // TLSFiles are the PEM files of one side's TLS; all empty: plaintext. The connections

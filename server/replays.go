@@ -59,6 +59,7 @@ func (s *Server) startReplays(ctx context.Context) (wait func()) {
 		return func() {}
 	}
 	s.replayWriter = store.NewReplayWriter(s.store, int64(s.cfg.ReplayMB)<<20, replay.Rolling, s.log)
+	s.replayWriter.Expire(s.cfg.ReplayKeep, s.now)
 	s.recorder = replay.NewRecorder(replaySink{s.replayWriter}, s.cfg.Tick, s.now, s.log)
 	recDone, writerDone := make(chan struct{}), make(chan struct{})
 	writerCtx, stopWriter := context.WithCancel(context.Background())

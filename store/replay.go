@@ -3,7 +3,9 @@ package store
 import (
 	"bytes"
 	"cmp"
+	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -55,6 +57,13 @@ type Replay struct {
 	Report  int           `json:"report,omitempty"`
 	Window  time.Duration `json:"window"`
 	Chunks  []ReplayChunk `json:"-"`
+}
+
+// ID names a kept record to players and admins (the web page's address of its cast,
+// `replay remove ID`): a hash, so the knight's id is not shown.
+func (r Replay) ID() string {
+	sum := sha256.Sum256([]byte(r.Knight + "/" + r.Kind + "/" + strconv.FormatInt(r.At.UnixMilli(), 10)))
+	return hex.EncodeToString(sum[:8])
 }
 
 type replayValue struct {
@@ -281,6 +290,25 @@ func (s *Store) KeptReplay(r Replay) (Replay, error) {
 	return out, nil
 }
 
+// RemoveKept deletes a kept record, as KeptReplays listed it; ErrNotFound when it has
+// gone already.
+func (s *Store) RemoveKept(r Replay) error {
+	k := keptKey(&r)
+	err := s.withReplays(func(ix *replayIndex) error {
+		return s.db.Update(func(tx *bolt.Tx) error {
+			t := open(tx, bucketReplays)
+			if t.b.Get(k) == nil {
+				return ErrNotFound
+			}
+			return ix.deleteKeys(t, [][]byte{k})
+		})
+	})
+	if err != nil {
+		return fmt.Errorf("remove replay %s from %s: %w", k, s.path, err)
+	}
+	return nil
+}
+
 // ReplayBytes is how many bytes the replays' keys and values take.
 func (s *Store) ReplayBytes() (int64, error) {
 	var n int64
@@ -293,16 +321,26 @@ func (s *Store) ReplayBytes() (int64, error) {
 	return n, err
 }
 
+// replayBounds are what a batch's write holds the replays to: each knight's rolling
+// record to its last rolling window, the bucket to limit bytes (0: no limit), and, when
+// set, nothing older than their ages: chunks written before rollingBefore and records
+// kept before keptBefore go.
+type replayBounds struct {
+	rolling                   time.Duration
+	limit                     int64
+	rollingBefore, keptBefore time.Time
+}
+
 // writeReplays writes a batch in one transaction: the chunks, each knight's record cut to
-// its last rolling window, the keeps (each taking the chunks its window covers), and
-// then the oldest of everything out until the bucket is within limit bytes (0: no
-// limit).
-func (s *Store) writeReplays(chunks []pendingChunk, keeps []replayKeep, rolling time.Duration, limit int64) error {
+// its last rolling window, the keeps (each taking the chunks its window covers), what is
+// past its age, and then the oldest of everything out until the bucket is within its
+// bound.
+func (s *Store) writeReplays(chunks []pendingChunk, keeps []replayKeep, b replayBounds) error {
 	return s.withReplays(func(ix *replayIndex) error {
 		err := s.db.Update(func(tx *bolt.Tx) error {
 			t := open(tx, bucketReplays)
 			t.b.FillPercent = 1 // appended at the end, deleted from the head: pages full
-			return ix.write(t, chunks, keeps, rolling, limit)
+			return ix.write(t, chunks, keeps, b)
 		})
 		if err != nil {
 			ix.loaded = false // the index has what was undone: built again at the next use
@@ -313,7 +351,7 @@ func (s *Store) writeReplays(chunks []pendingChunk, keeps []replayKeep, rolling 
 
 // write is writeReplays in its transaction. The batch's chunks are keyed at its newest
 // start, or the last batch's time if later, so each batch comes after the one before.
-func (ix *replayIndex) write(t table, chunks []pendingChunk, keeps []replayKeep, rolling time.Duration, limit int64) error {
+func (ix *replayIndex) write(t table, chunks []pendingChunk, keeps []replayKeep, b replayBounds) error {
 	for _, c := range chunks {
 		ix.last = max(ix.last, c.c.Start.UnixMilli())
 	}
@@ -321,7 +359,7 @@ func (ix *replayIndex) write(t table, chunks []pendingChunk, keeps []replayKeep,
 		if err := ix.put(t, c.knight, liveChunk{ix.last, c.c.Start.UnixMilli(), bornMilli(c.c.Born)}, c.c.Data); err != nil {
 			return err
 		}
-		if err := ix.cutBefore(t, c.knight, c.c.Start.Add(-rolling).UnixMilli()); err != nil {
+		if err := ix.cutBefore(t, c.knight, c.c.Start.Add(-b.rolling).UnixMilli()); err != nil {
 			return err
 		}
 	}
@@ -330,8 +368,49 @@ func (ix *replayIndex) write(t table, chunks []pendingChunk, keeps []replayKeep,
 			return err
 		}
 	}
-	if limit > 0 && ix.bytes > limit {
-		return ix.prune(t, ix.bytes-limit*9/10)
+	for _, x := range []struct {
+		prefix string
+		before time.Time
+	}{{"T/", b.rollingBefore}, {"K/", b.keptBefore}} {
+		if err := ix.expire(t, x.prefix, x.before); err != nil {
+			return err
+		}
+	}
+	if b.limit > 0 && ix.bytes > b.limit {
+		return ix.prune(t, ix.bytes-b.limit*9/10)
+	}
+	return nil
+}
+
+// expire deletes the values under prefix (T/ chunks, K/ kept records) whose time is
+// before before, oldest first; nothing when before is zero. Both are in time order.
+func (ix *replayIndex) expire(t table, prefix string, before time.Time) error {
+	if before.IsZero() {
+		return nil
+	}
+	var gone [][]byte
+	c := t.b.Cursor()
+	for k, _ := c.Seek([]byte(prefix)); k != nil && bytes.HasPrefix(k, []byte(prefix)); k, _ = c.Next() {
+		if at, ok := keyTime(k); !ok || !at.Before(before) {
+			break
+		}
+		gone = append(gone, bytes.Clone(k))
+	}
+	return ix.deleteKeys(t, gone)
+}
+
+// deleteKeys deletes values of the bucket, chunks from the index too.
+func (ix *replayIndex) deleteKeys(t table, gone [][]byte) error {
+	for _, k := range gone {
+		if c, knight, ok := parseChunkKey(k); ok {
+			ix.remove(knight, c.start)
+		}
+		if v := t.b.Get(k); v != nil {
+			ix.bytes -= int64(len(k) + len(v))
+		}
+		if err := t.delete(k); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -429,16 +508,5 @@ func (ix *replayIndex) prune(t table, need int64) error {
 			n = need // nothing left
 		}
 	}
-	for _, k := range gone {
-		if c, knight, ok := parseChunkKey(k); ok {
-			ix.remove(knight, c.start)
-		}
-		if v := t.b.Get(k); v != nil {
-			ix.bytes -= int64(len(k) + len(v))
-		}
-		if err := t.delete(k); err != nil {
-			return err
-		}
-	}
-	return nil
+	return ix.deleteKeys(t, gone)
 }

@@ -2,6 +2,7 @@ package store
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"slices"
 	"testing"
@@ -211,5 +212,96 @@ func TestAKeptRecordIsOneLifes(t *testing.T) {
 		if want := map[bool]time.Time{true: cador, false: cadoc}[i < 4]; !c.Born.Equal(want) {
 			t.Errorf("chunk %d after a restart is of the life born %v, want %v", i, c.Born, want)
 		}
+	}
+}
+
+// With ages set, a rolling record goes once its chunks are older than the rolling window,
+// though its knight wrote nothing since (it left), and a kept record once older than its
+// age; a write with nothing filed still ages them. Without ages only the bound counts.
+func TestReplaysExpireByAge(t *testing.T) {
+	st := openTemp(t)
+	t0 := time.Date(2026, 6, 1, 14, 0, 0, 0, time.UTC)
+	now := t0
+	w := NewReplayWriter(st, 0, 10*time.Minute, nil)
+	w.Expire(30*24*time.Hour, func() time.Time { return now })
+	w.PutChunk("K-KAY", chunkAt(t0, 100))
+	w.Keep(Replay{Knight: "K-KAY", Name: "Kay", Kind: "death", At: t0, Window: 5 * time.Minute})
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	count := func() (live, kept int) {
+		t.Helper()
+		l, err := st.LiveReplay("K-KAY")
+		if err != nil {
+			t.Fatal(err)
+		}
+		k, err := st.KeptReplays(func(Replay) bool { return true })
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(l), len(k)
+	}
+	now = t0.Add(9 * time.Minute)
+	if err := w.write(true); err != nil {
+		t.Fatal(err)
+	}
+	if l, k := count(); l != 1 || k != 1 {
+		t.Fatalf("after 9 minutes: %d chunks, %d kept; want 1 and 1", l, k)
+	}
+	now = t0.Add(11 * time.Minute)
+	if err := w.write(true); err != nil {
+		t.Fatal(err)
+	}
+	if l, k := count(); l != 0 || k != 1 {
+		t.Fatalf("after 11 minutes: %d chunks, %d kept; want 0 and 1", l, k)
+	}
+	now = t0.Add(30*24*time.Hour - time.Second)
+	if err := w.write(true); err != nil {
+		t.Fatal(err)
+	}
+	if _, k := count(); k != 1 {
+		t.Fatalf("a kept record went before its 30 days")
+	}
+	now = t0.Add(30*24*time.Hour + time.Second)
+	if err := w.write(true); err != nil {
+		t.Fatal(err)
+	}
+	if _, k := count(); k != 0 {
+		t.Fatalf("a kept record stays past its 30 days")
+	}
+	if n, err := st.ReplayBytes(); err != nil || n != 0 || w.Bytes() != 0 {
+		t.Fatalf("the bucket holds %d bytes (%d counted), %v", n, w.Bytes(), err)
+	}
+}
+
+// An admin removes a kept record: it is gone from the list and its bytes from the count;
+// removing it again says it is gone.
+func TestRemoveKeptReplay(t *testing.T) {
+	st := openTemp(t)
+	t0 := time.Date(2026, 6, 1, 14, 0, 0, 0, time.UTC)
+	w := NewReplayWriter(st, 0, 10*time.Minute, nil)
+	w.PutChunk("K-KAY", chunkAt(t0, 100))
+	w.Keep(Replay{Knight: "K-KAY", Name: "Kay", Kind: "death", At: t0, Window: 5 * time.Minute})
+	w.Keep(Replay{Knight: "K-KAY", Name: "Kay", Kind: "report", Report: 3, At: t0, Window: 2 * time.Minute})
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	before := w.Bytes()
+	kept, err := st.KeptReplays(func(r Replay) bool { return r.Kind == "death" })
+	if err != nil || len(kept) != 1 {
+		t.Fatalf("kept %v, %v", kept, err)
+	}
+	if err := st.RemoveKept(kept[0]); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.RemoveKept(kept[0]); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("removing it again: %v, want ErrNotFound", err)
+	}
+	left, err := st.KeptReplays(func(Replay) bool { return true })
+	if err != nil || len(left) != 1 || left[0].Kind != "report" {
+		t.Fatalf("left %+v, %v", left, err)
+	}
+	if n, _ := st.ReplayBytes(); n != w.Bytes() || n >= before {
+		t.Fatalf("the bucket holds %d bytes, counted %d, %d before", n, w.Bytes(), before)
 	}
 }

@@ -16,6 +16,10 @@ type ReplayWriter struct {
 	log     *slog.Logger
 	limit   int64
 	rolling time.Duration
+	// keptFor is how long a kept record is kept (0: until the bound takes it), and now
+	// the clock that ages them and the rolling records (nil: no ages, only the bound).
+	keptFor time.Duration
+	now     func() time.Time
 	kick    chan struct{}
 
 	mu      sync.Mutex // guards the pending batch; never held during disk I/O
@@ -46,6 +50,17 @@ func NewReplayWriter(st *Store, limit int64, rolling time.Duration, log *slog.Lo
 	}
 	return &ReplayWriter{st: st, log: log, limit: limit, rolling: rolling, kick: make(chan struct{}, 1)}
 }
+
+// Expire has each batch, and a write at least every expireEvery while nothing comes,
+// delete what is past its age by now: a rolling record's chunks once older than the
+// rolling window (a knight who stopped playing keeps none longer), a kept record once
+// older than keptFor (0: until the bound takes it). Call it before Run.
+func (w *ReplayWriter) Expire(keptFor time.Duration, now func() time.Time) {
+	w.keptFor, w.now = keptFor, now
+}
+
+// expireEvery is how often an idle writer still deletes what is past its age.
+const expireEvery = time.Minute
 
 // PutChunk files a chunk of the knight's record.
 func (w *ReplayWriter) PutChunk(knight string, c ReplayChunk) {
@@ -81,6 +96,7 @@ func (w *ReplayWriter) wake() {
 func (w *ReplayWriter) Run(ctx context.Context) {
 	t := time.NewTicker(replayBatchEvery)
 	defer t.Stop()
+	var expired time.Time
 	for {
 		select {
 		case <-ctx.Done():
@@ -88,27 +104,47 @@ func (w *ReplayWriter) Run(ctx context.Context) {
 			return
 		case <-t.C:
 		}
+		idle := true
 		select {
 		case <-w.kick:
-			if err := w.Flush(); err != nil {
-				w.log.Error("replays: write", "err", err)
-			}
+			idle = false
 		default:
+		}
+		if idle && (w.now == nil || w.now().Sub(expired) < expireEvery) {
+			continue
+		}
+		if w.now != nil {
+			expired = w.now()
+		}
+		if err := w.write(true); err != nil {
+			w.log.Error("replays: write", "err", err)
 		}
 	}
 }
 
 // Flush writes everything filed so far and returns when it is on disk. A batch that
 // fails is dropped: a replay is worth less than holding the memory for a full disk.
-func (w *ReplayWriter) Flush() error {
+func (w *ReplayWriter) Flush() error { return w.write(false) }
+
+// write writes what is filed; with always, also when nothing is, for what is past its
+// age to go.
+func (w *ReplayWriter) write(always bool) error {
 	w.mu.Lock()
 	chunks, keeps := w.chunks, w.keeps
 	w.chunks, w.keeps, w.pending = nil, nil, 0
 	w.mu.Unlock()
-	if len(chunks) == 0 && len(keeps) == 0 {
+	if len(chunks) == 0 && len(keeps) == 0 && (!always || w.now == nil) {
 		return nil
 	}
-	return w.st.writeReplays(chunks, keeps, w.rolling, w.limit)
+	b := replayBounds{rolling: w.rolling, limit: w.limit}
+	if w.now != nil {
+		now := w.now()
+		b.rollingBefore = now.Add(-w.rolling)
+		if w.keptFor > 0 {
+			b.keptBefore = now.Add(-w.keptFor)
+		}
+	}
+	return w.st.writeReplays(chunks, keeps, b)
 }
 
 // Bytes is the bucket's size as the store last knew it (-1 before its first use).

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -43,6 +44,7 @@ func CastPath(id string) string { return "/replay/" + id + ".cast" }
 // casts are the made casts kept, and the turns to make more.
 type casts struct {
 	make  CastFunc
+	shown func(ctx context.Context, id string) bool // nil: a cast kept is served
 	turns chan struct{}
 	wait  time.Duration // castWait; tests shorten it
 	mu    sync.Mutex
@@ -60,6 +62,10 @@ func newCasts(f CastFunc, max int) *casts {
 // get is the cast of id, kept or made now.
 func (c *casts) get(ctx context.Context, id string) ([]byte, error) {
 	if b := c.lookup(id); b != nil {
+		if c.shown != nil && !c.shown(ctx, id) {
+			c.forget(id)
+			return nil, ErrNoCast
+		}
 		return b, nil
 	}
 	wait := time.NewTimer(c.wait)
@@ -89,6 +95,16 @@ func (c *casts) lookup(id string) []byte {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.kept[id]
+}
+
+// forget drops id's cast.
+func (c *casts) forget(id string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.kept[id]; ok {
+		delete(c.kept, id)
+		c.order = slices.DeleteFunc(c.order, func(x string) bool { return x == id })
+	}
 }
 
 // keep keeps b as id's cast, forgetting the oldest past castKept.

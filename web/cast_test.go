@@ -104,3 +104,24 @@ func TestCastsAreMadeFewAtATime(t *testing.T) {
 		t.Errorf("the first cast = %d", code)
 	}
 }
+
+// A cast made before is served again only while CastShown says anyone may see it: once
+// its knight makes its replays private, or an admin removes it, the cast kept in memory
+// is 404 too, and made anew if it is shown again.
+func TestACastKeptIsServedOnlyWhileShown(t *testing.T) {
+	var made atomic.Int32
+	h := castHandler(t, 0, &made, nil, nil)
+	var hidden atomic.Bool
+	h.casts.shown = func(_ context.Context, id string) bool { return id == "abc1" && !hidden.Load() }
+	if r := get(h, "GET", "/replay/abc1.cast", "192.0.2.1:5000"); r.StatusCode != 200 {
+		t.Fatalf("GET the cast = %d", r.StatusCode)
+	}
+	hidden.Store(true)
+	if r := get(h, "GET", "/replay/abc1.cast", "192.0.2.1:5000"); r.StatusCode != 404 {
+		t.Fatalf("GET the cast made private = %d, want 404", r.StatusCode)
+	}
+	hidden.Store(false)
+	if r := get(h, "GET", "/replay/abc1.cast", "192.0.2.1:5000"); r.StatusCode != 200 || made.Load() != 2 {
+		t.Fatalf("GET the cast shown again = %d, made %d times, want 200 and twice", r.StatusCode, made.Load())
+	}
+}

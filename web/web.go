@@ -133,6 +133,9 @@ type Options struct {
 	// MaxCasts are made at once; zero is DefaultMaxCasts.
 	Cast     CastFunc
 	MaxCasts int
+	// CastShown, when set, is asked before a cast made before is served again: a
+	// replay its knight has since made private, or an admin removed, is not (ErrNoCast).
+	CastShown func(ctx context.Context, id string) bool
 }
 
 // Codebase, Genre and Language are what the listing for MUD directories says of the game.
@@ -203,6 +206,7 @@ func New(status StatusFunc, log *slog.Logger, opt Options) *Handler {
 	h.mux.HandleFunc("GET /replay/{file}", h.serveCast)
 	if opt.Cast != nil {
 		h.casts = newCasts(opt.Cast, opt.MaxCasts)
+		h.casts.shown = opt.CastShown
 	}
 	return h
 }

@@ -71,7 +71,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (o
 	durFlag := func(p *time.Duration, name, envName, usage string) {
 		raw := getenv(envName)
 		fs.Func(name, fmt.Sprintf("%s (env %s; default %v)", usage, envName, *p), func(v string) error { raw = v; return nil })
-		checks = append(checks, func() error { return parseDur(p, raw, name, envName, p == &c.ChatHistory) })
+		checks = append(checks, func() error { return parseDur(p, raw, name, envName, p == &c.ChatHistory || p == &c.ReplayKeep) })
 	}
 	intFlag(&c.Limits.MaxSessions, "max-sessions", "ORTHANC_MAX_SESSIONS", "connections with a session open (a game or a command)")
 	intFlag(&c.Limits.MaxHandshakes, "max-handshakes", "ORTHANC_MAX_HANDSHAKES", "connections not in a session: in the SSH handshake, logging in, or yet to open one")
@@ -103,6 +103,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (o
 	durFlag(&c.BattleGrace, "battle-grace", "ORTHANC_BATTLE_GRACE", "how long a hero who holds up the others of its battle has to choose; a knight alone is never hurried, a screen-reader player has three times as long")
 	durFlag(&c.SaveRetry, "save-retry", "ORTHANC_SAVE_RETRY", "how long a server that is stopping keeps retrying a save that fails (a full disk), the players told and playing on, before it gives up")
 	intFlag(&c.ReplayMB, "replay-store-mb", "ORTHANC_REPLAY_STORE_MB", "megabytes of the database the replays may take (each knight's last 10 minutes, the last 5 before each death and retirement, 2 before each report), the oldest going first; 0 records none")
+	durFlag(&c.ReplayKeep, "replay-keep", "ORTHANC_REPLAY_KEEP", "how long a kept replay (a death's, a retirement's, a report's) is kept before it goes (a report's goes sooner, when the report is closed); 0 keeps them until -replay-store-mb takes the oldest")
 	durFlag(&c.ChatHistory, "chat-history", "ORTHANC_CHAT_HISTORY", "how long what is said aloud (says, emotes, shouts, channels) is kept in memory for players' reports and channel history; 0 keeps none (whispers: 10 minutes at most)")
 	fs.StringVar(&c.Realm, "realm", getenv("ORTHANC_REALM"), "this server's realm name, among servers that share their knights in etcd (needs -etcd); empty: a server alone (env ORTHANC_REALM)")
 	etcd := getenv("ORTHANC_ETCD")

@@ -1,6 +1,7 @@
 package command
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"strconv"
@@ -23,6 +24,71 @@ type Replays struct {
 	Recording func() bool
 	// Own lists a knight's records, as the list says each.
 	Own func(knight string) ([]string, error)
+	// Remove removes a kept record: the one named id (as the web page's address of its
+	// cast shows it), or else the newest of the knight named name's end of kind ("death"
+	// or "retired"). It says whose it was ("Kay's death"), or ErrNoReplay.
+	Remove func(id, name, kind string) (string, error)
+}
+
+// ErrNoReplay is a replay that is not kept.
+var ErrNoReplay = errors.New("no such replay is kept")
+
+// RemoveRow is replay remove's row: an admin takes a kept replay away, for everyone.
+func (r Replays) RemoveRow() Command {
+	return Command{Name: "replay remove", Usage: "replay remove <ID | NAME --death | NAME --retired>",
+		Summary: "remove a kept replay, for everyone: its id (/replay/ID.cast on the web page) or a knight's end",
+		Help: "ID is the replay's name on the web page (/replay/ID.cast). NAME --death or NAME --retired\n" +
+			"removes the newest kept record of that knight's death or retirement. It is gone at once,\n" +
+			"over SSH and on the web page, and the removal is logged.",
+		Admin: true, Takes: TakesLine, Run: r.remove}
+}
+
+func (r Replays) remove(c *Call) int {
+	id, name, kind, problem := removeArgs(c.Args)
+	if problem != "" {
+		return c.UsageError("%s", problem)
+	}
+	if !r.Recording() {
+		return c.Fail("this server records no replays")
+	}
+	whose, err := r.Remove(id, name, kind)
+	switch {
+	case errors.Is(err, ErrNoReplay):
+		return c.Fail("no such replay is kept: %s", Printable(strings.Join(c.Args, " ")))
+	case err != nil:
+		r.Log.Error("admin: replay remove", "err", err)
+		return c.Fail("the replay could not be removed just now; try again later")
+	}
+	c.Result = "removed " + whose
+	fmt.Fprintf(c.Out, "Removed the replay of %s.\n", whose)
+	return 0
+}
+
+// removeArgs reads replay remove's words: one id, or a name with --death or --retired.
+func removeArgs(words []string) (id, name, kind, problem string) {
+	a, rest := readReplayFlags(words)
+	switch {
+	case a.Problem != "" || a.Plain || a.Report > 0:
+		return "", "", "", "say which: an ID, or NAME --death or NAME --retired"
+	case a.Kind != "" && len(rest) > 0:
+		return "", strings.Join(rest, " "), a.Kind, ""
+	case a.Kind == "" && len(rest) == 1 && isReplayID(rest[0]):
+		return rest[0], "", "", ""
+	}
+	return "", "", "", "say which: an ID, or NAME --death or NAME --retired"
+}
+
+// isReplayID reports whether s is a replay's id: 16 hexadecimal digits.
+func isReplayID(s string) bool {
+	if len(s) != 16 {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= '0' && r <= '9' || r >= 'a' && r <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // Row is replay's row.

@@ -2,8 +2,10 @@ package command
 
 import (
 	"errors"
+	"slices"
 	"testing"
 
+	"charm.land/ssh"
 	"github.com/orthanc-ssh/orthanc-ssh/keys"
 )
 
@@ -72,5 +74,52 @@ func TestReplayList(t *testing.T) {
 	tb = testTable(nil, nil, Replays{Log: quietLog(), Recording: func() bool { return false }}.Row())
 	if a := runLine(t, tb, key, "replay"); a.code != 1 || a.errOut != "orthanc: this server records no replays\n" {
 		t.Errorf("replay without replays: %+v", a)
+	}
+}
+
+// An admin removes a kept replay by its id or as NAME --death / --retired; what it
+// removed is said and logged; bad words, an id that is no replay's and a server without
+// replays are each told so; a player may not.
+func TestReplayRemove(t *testing.T) {
+	admin := newKey(t)
+	type asked struct{ id, name, kind string }
+	var got []asked
+	r := Replays{Log: quietLog(), Recording: func() bool { return true }, Remove: func(id, name, kind string) (string, error) {
+		got = append(got, asked{id, name, kind})
+		if id == "ffffffffffffffff" {
+			return "", ErrNoReplay
+		}
+		return "Kay's death (3f2a9c1d0b7e6a45)", nil
+	}}
+	tb := testTable([]ssh.PublicKey{admin}, nil, r.Row(), r.RemoveRow())
+	for _, tc := range []struct {
+		line, out, errOut string
+	}{
+		{"replay remove 3f2a9c1d0b7e6a45", "Removed the replay of Kay's death (3f2a9c1d0b7e6a45).\n", ""},
+		{"replay remove Sir Kay --death", "Removed the replay of Kay's death (3f2a9c1d0b7e6a45).\n", ""},
+		{"replay remove --retired Kay", "Removed the replay of Kay's death (3f2a9c1d0b7e6a45).\n", ""},
+		{"replay remove ffffffffffffffff", "", "orthanc: no such replay is kept: ffffffffffffffff\n"},
+		{"replay remove", "", "orthanc: say which: an ID, or NAME --death or NAME --retired; usage: replay remove <ID | NAME --death | NAME --retired>\n"},
+		{"replay remove Kay", "", "orthanc: say which: an ID, or NAME --death or NAME --retired; usage: replay remove <ID | NAME --death | NAME --retired>\n"},
+		{"replay remove 3F2A9C1D0B7E6A45", "", "orthanc: say which: an ID, or NAME --death or NAME --retired; usage: replay remove <ID | NAME --death | NAME --retired>\n"},
+		{"replay remove --report 2", "", "orthanc: say which: an ID, or NAME --death or NAME --retired; usage: replay remove <ID | NAME --death | NAME --retired>\n"},
+		{"replay remove --death", "", "orthanc: say which: an ID, or NAME --death or NAME --retired; usage: replay remove <ID | NAME --death | NAME --retired>\n"},
+	} {
+		a := runLine(t, tb, admin, tc.line)
+		if a.out != tc.out || a.errOut != tc.errOut || a.code != map[bool]int{true: 0, false: 1}[tc.errOut == ""] {
+			t.Errorf("%q: %+v, want %q %q", tc.line, a, tc.out, tc.errOut)
+		}
+	}
+	want := []asked{{"3f2a9c1d0b7e6a45", "", ""}, {"", "Sir Kay", "death"}, {"", "Kay", "retired"}, {"ffffffffffffffff", "", ""}}
+	if !slices.Equal(got, want) {
+		t.Errorf("asked to remove %+v, want %+v", got, want)
+	}
+	if a := runLine(t, tb, newKey(t), "replay remove 3f2a9c1d0b7e6a45"); a.code != 1 || a.errOut != PermissionDenied+"\n" || len(got) != 4 {
+		t.Errorf("a player's replay remove: %+v", a)
+	}
+	r.Recording = func() bool { return false }
+	tb = testTable([]ssh.PublicKey{admin}, nil, r.RemoveRow())
+	if a := runLine(t, tb, admin, "replay remove 3f2a9c1d0b7e6a45"); a.code != 1 || a.errOut != "orthanc: this server records no replays\n" {
+		t.Errorf("replay remove without replays: %+v", a)
 	}
 }

@@ -24,6 +24,9 @@ type Reports struct {
 	// Replays tells which reports have a replay kept (the replay command's, which stays
 	// with the server's recorder).
 	Replays func([]store.Report) map[uint64]bool
+	// Forget drops what is kept with a report once it is closed: its replay was kept for
+	// the admins to judge the report, and goes with it.
+	Forget func(rep store.Report)
 	// Now is the wall clock.
 	Now func() time.Time
 	// Keep is how long a report is kept: older ones are forgotten when reports lists them.
@@ -155,6 +158,7 @@ func (r Reports) close(c *Call, outcome string) int {
 		return c.Fail("could not close report #%d: %v", id, err)
 	}
 	c.Result = fmt.Sprintf("report #%d %s", id, outcome)
+	r.Forget(rep)
 	if c.JSON {
 		return c.WriteJSON(rep)
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -22,6 +23,8 @@ type reportsDesk struct {
 	table *Table
 	admin ssh.PublicKey
 	now   time.Time
+	// forgot are the reports whose replay Forget was asked to drop, in order.
+	forgot []uint64
 }
 
 // reportsOpen is a reportsDesk whose store is closed when the test ends; replayed are the
@@ -36,6 +39,7 @@ func reportsOpen(t *testing.T, replayed ...uint64) *reportsDesk {
 	log := quietLog()
 	d := &reportsDesk{t: t, saver: store.NewSaver(st, log), admin: modKey(t, 1), now: time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)}
 	r := Reports{Log: log, Store: st, Saver: d.saver, Now: func() time.Time { return d.now }, Keep: 30 * 24 * time.Hour, Window: 10 * time.Minute,
+		Forget: func(rep store.Report) { d.forgot = append(d.forgot, rep.ID) },
 		Replays: func(list []store.Report) map[uint64]bool {
 			out := map[uint64]bool{}
 			for _, id := range replayed {
@@ -76,6 +80,9 @@ func TestReportsListsAndClosesTheReportsFiled(t *testing.T) {
 	fp := keys.Fingerprint(d.admin)
 	d.want("reports resolve #1", "Report #1 (Kay about Bors) is resolved.\n", "", 0)
 	d.want("reports resolve 1", "", "orthanc: report #1 is closed already\n", 1)
+	if !slices.Equal(d.forgot, []uint64{1}) {
+		t.Errorf("the replays dropped with closed reports: %v, want report 1's only", d.forgot)
+	}
 	d.want("reports dismiss 9", "", "orthanc: no report #9\n", 1)
 	var o bytes.Buffer
 	d.table.Run(context.Background(), Session{Key: d.admin, Out: &o, ErrOut: &o}, []string{"reports", "dismiss", "2", "--json"})

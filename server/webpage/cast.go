@@ -2,13 +2,11 @@ package webpage
 
 import (
 	"bytes"
+	"cmp"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"time"
 
 	"github.com/orthanc-ssh/orthanc-ssh/app"
@@ -39,12 +37,9 @@ const (
 	castMatch     = time.Minute
 )
 
-// CastID names a kept record on the page (its cast is at web.CastPath(CastID(r))): a
-// hash, so the knight's id is not shown.
-func CastID(r store.Replay) string {
-	sum := sha256.Sum256([]byte(r.Knight + "/" + r.Kind + "/" + strconv.FormatInt(r.At.UnixMilli(), 10)))
-	return hex.EncodeToString(sum[:8])
-}
+// CastID names a kept record on the page (its cast is at web.CastPath(CastID(r))), as
+// store.Replay.ID does everywhere.
+func CastID(r store.Replay) string { return r.ID() }
 
 // publicKept lists the kept records the page may link: deaths and retirements that
 // anyone may see now. None when the server records no replays.
@@ -84,25 +79,42 @@ func castLink(kept []store.Replay, a world.Adventurer, kind replay.Kind, at time
 // Cast is the asciicast file of the public record named id (web.CastFunc);
 // web.ErrNoCast when no public record is kept by that name.
 func (p *Page) Cast(ctx context.Context, id string) ([]byte, error) {
-	kept, err := p.publicKept(ctx)
+	r, ok, err := p.shown(ctx, id)
+	if err != nil || !ok {
+		return nil, cmp.Or(err, web.ErrNoCast)
+	}
+	chunks, err := p.Replays.Chunks(r)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, web.ErrNoCast
+	}
 	if err != nil {
 		return nil, err
 	}
-	for _, r := range kept {
-		if CastID(r) != id {
-			continue
-		}
-		chunks, err := p.Replays.Chunks(r)
-		if errors.Is(err, store.ErrNotFound) {
-			return nil, web.ErrNoCast
-		}
-		if err != nil {
-			return nil, err
-		}
-		ms := replay.Last(replay.Timeline(chunks, true), r.Window)
-		return castOf(ctx, r, ms, p.Tick)
+	ms := replay.Last(replay.Timeline(chunks, true), r.Window)
+	return castOf(ctx, r, ms, p.Tick)
+}
+
+// CastShown reports whether the record named id is kept and anyone may see it now
+// (web.Options.CastShown): a cast made before is served again only then.
+func (p *Page) CastShown(ctx context.Context, id string) bool {
+	_, ok, err := p.shown(ctx, id)
+	return ok && err == nil
+}
+
+// shown is the record named id, if it is kept, a death or a retirement, and anyone may
+// see it now. Its privacy is asked after the listing, outside its read of the store.
+func (p *Page) shown(ctx context.Context, id string) (store.Replay, bool, error) {
+	if p.Replays == nil {
+		return store.Replay{}, false, nil
 	}
-	return nil, web.ErrNoCast
+	kept, err := p.Replays.Kept(func(r store.Replay) bool {
+		return (r.Kind == string(replay.KindDeath) || r.Kind == string(replay.KindRetired)) && CastID(r) == id
+	})
+	if err != nil || len(kept) == 0 {
+		return store.Replay{}, false, err
+	}
+	r := kept[len(kept)-1]
+	return r, p.Replays.Public(ctx, r), nil
 }
 
 // castOf draws ms as a cast of r at castWidth×castHeight; a cast too big is made again

@@ -103,7 +103,7 @@ func (p *Page) Serve(ctx context.Context, ln net.Listener) {
 	hs := &http.Server{
 		Handler: web.New(p.Status, p.Log.With("part", "web"), web.Options{
 			RatePerSecond: float64(p.Config.Rate), RateBurst: p.Config.Burst, TrustedProxies: p.Config.Trusted,
-			Cast: p.Cast}),
+			Cast: p.Cast, CastShown: p.CastShown}),
 		ReadHeaderTimeout: readHeaderTimeout, ReadTimeout: readTimeout, WriteTimeout: writeTimeout,
 		IdleTimeout: idleTimeout, MaxHeaderBytes: maxHeaderBytes,
 	}
