@@ -10,6 +10,7 @@ import (
 	"errors"
 	"math/rand/v2"
 	"slices"
+	"sync/atomic"
 	"time"
 )
 
@@ -314,9 +315,23 @@ func (f from) carryOut(e *Engine, do func(p *player)) {
 type queryReq struct {
 	fn   func()
 	done chan struct{}
+	// state is queryPending until the engine takes the query (queryRun) or its caller
+	// gives up waiting (queryAbandoned), whichever comes first: an abandoned query never
+	// runs, so it never writes what its caller has gone on to read.
+	state *atomic.Int32
 }
 
+// The states of a query.
+const (
+	queryPending int32 = iota
+	queryRun
+	queryAbandoned
+)
+
 func (m queryReq) handle(*Engine) {
+	if !m.state.CompareAndSwap(queryPending, queryRun) {
+		return
+	}
 	m.fn()
 	close(m.done)
 }
@@ -335,16 +350,26 @@ func (e *Engine) send(ctx context.Context, r request) error {
 
 // query runs fn on the engine goroutine and waits for it.
 func (e *Engine) query(ctx context.Context, fn func()) error {
-	q := queryReq{fn: fn, done: make(chan struct{})}
+	q := queryReq{fn: fn, done: make(chan struct{}), state: new(atomic.Int32)}
 	if err := e.send(ctx, q); err != nil {
 		return err
 	}
+	var err error
 	select {
 	case <-q.done:
 		return nil
 	case <-ctx.Done():
-		return ctx.Err()
+		err = ctx.Err()
 	case <-e.done:
+		err = ErrStopped
+	}
+	if q.state.CompareAndSwap(queryPending, queryAbandoned) {
+		return err
+	}
+	select { // the engine is running it: done in a moment, and its results whole
+	case <-q.done:
+		return nil
+	case <-e.done: // it stopped in it (a panic): fn writes nothing more
 		return ErrStopped
 	}
 }
