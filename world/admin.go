@@ -318,7 +318,7 @@ func (e *Engine) Rename(ctx context.Context, id, name string, stored *Adventurer
 		if p, ok := e.players[id]; ok {
 			done = Renamed{Online: true, Old: p.rec.Name}
 			p.rec.Name = name
-			e.say(p, RenamedNote(done.Old, name))
+			e.tell(p, MsgOwn, RenamedNote(done.Old, name))
 			e.saveNow(p)
 			e.publish()
 		} else if stored != nil {

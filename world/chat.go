@@ -114,7 +114,7 @@ func (m chatReq) handle(e *Engine) {
 	m.carryOut(e, func(p *player) {
 		l, note := e.address(p, m.chat)
 		if note != "" {
-			e.say(p, note)
+			e.tell(p, MsgOwn, note) // a refusal: who it tried to whisper to is its own affair
 			return
 		}
 		e.soc.counts.said[chatTalk[l.kind]]++

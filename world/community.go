@@ -126,10 +126,10 @@ func (e *Engine) greet(p *player) {
 		e.soc.known[NameKey(p.rec.Name)] = KnownKnight{ID: p.rec.ID, Name: p.rec.Name}
 	}
 	if n := e.unread(p); n > 0 {
-		e.say(p, unreadNote(n))
+		e.tell(p, MsgLetter, unreadNote(n))
 	}
 	if names := e.channelsOf(p); len(names) > 0 {
-		e.say(p, onChannelsNote(names))
+		e.tell(p, MsgChannel, onChannelsNote(names))
 	}
 }
 

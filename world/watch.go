@@ -154,9 +154,11 @@ func (p *player) watcherNames() []string {
 	if len(p.watchers) == 0 {
 		return nil
 	}
-	out := make([]string, len(p.watchers))
-	for i, w := range p.watchers {
-		out[i] = w.name
+	out := make([]string, 0, len(p.watchers))
+	for _, w := range p.watchers {
+		if !slices.Contains(out, w.name) { // a knight watching from two sessions is one watcher
+			out = append(out, w.name)
+		}
 	}
 	return out
 }
