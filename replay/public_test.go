@@ -17,7 +17,7 @@ var (
 	publicView = map[string]string{
 		"Turn": "seen", "Self": "self", "Level": "seen", "Visible": "seen", "Known": "seen",
 		"FoundDoors": "seen", "Traps": "seen", "Others": "seen", "crowd": "seen", "viewer": "seen",
-		"Messages": "lines", "Said": "lines", "Kinds": "lines", "FightSeq": "seen",
+		"Messages": "lines", "Said": "lines", "Kinds": "lines", "publicSaid": "lines", "FightSeq": "seen",
 		"Watchers": "count", "Monsters": "seen", "Shadows": "seen", "Fight": "seen", "LastFight": "seen",
 		"Dead": "no last lines", "Retired": "seen", "Party": "seen", "Invites": "hidden", "Asks": "hidden",
 		"Surface": "seen", "Ended": "hidden",

@@ -3,7 +3,6 @@ package replay
 import (
 	"time"
 
-	"github.com/orthanc-ssh/orthanc-ssh/internal/english"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
@@ -68,10 +67,6 @@ type builder struct {
 	kinds      []world.MsgKind
 	said       uint64 // lines of the knight's log read so far
 	shown      uint64 // lines put in this replay's log
-	// watchers is what a public view says of its spectators (a count: watched), shared
-	// by the views while the count stays.
-	watchers []string
-	watched  int
 }
 
 // apply takes a frame's fields into the state, and its new lines into the log.
@@ -138,23 +133,7 @@ func (b *builder) view(turn uint64) world.View {
 	return v
 }
 
-// hide takes out of a public view what only the knight's own eyes may see: its id (the
-// web page names no knight by it), its options (its mutes, its privacy), its unread letters, the invitations waiting for it, its last
-// lines (they may hold a whisper), and who watches it (a count is left). The log keeps
-// only its public lines (lines). TestAPublicViewHoldsNothingPrivate holds every field of
-// a view to this.
-func (b *builder) hide(v *world.View) {
-	v.Self.ID, v.Self.Options, v.Self.Unread = "", world.Options{}, 0
-	v.Invites, v.Asks = nil, nil
-	if n := len(v.Watchers); n > 0 {
-		if len(b.watchers) != 1 || b.watched != n {
-			b.watchers, b.watched = []string{english.Count(n, "spectator")}, n
-		}
-		v.Watchers = b.watchers
-	}
-	if v.Dead != nil && len(v.Dead.LastLines) > 0 {
-		d := *v.Dead
-		d.LastLines = nil
-		v.Dead = &d
-	}
-}
+// hide takes out of a public view what only the knight's own eyes may see
+// (world.View.WithoutOwn); its log holds only public lines already (lines).
+// TestAPublicViewHoldsNothingPrivate holds every field of a view to this.
+func (b *builder) hide(v *world.View) { *v = v.WithoutOwn() }

@@ -466,6 +466,9 @@ func noteKind(p *player, k MsgKind, msg string) {
 	p.msgs = append(p.msgs, msg)
 	p.kinds = append(p.kinds, k)
 	p.said++
+	if k.Public() {
+		p.publicSaid++
+	}
 	if p.fight != nil {
 		p.heard += words(msg) // a screen-reader player's grace gives time to hear it
 	}
@@ -504,8 +507,11 @@ func (e *Engine) publish() {
 			if p.sub != nil {
 				p.sub.Deliver(v)
 			}
-			for _, w := range p.watchers {
-				w.sub.Deliver(v) // views are immutable: every watcher shares this one
+			if len(p.watchers) > 0 {
+				pv := v.Public()
+				for _, w := range p.watchers {
+					w.sub.Deliver(pv) // views are immutable: every watcher shares this one
+				}
 			}
 		}
 	}
@@ -513,12 +519,13 @@ func (e *Engine) publish() {
 
 func (e *Engine) view(p *player) View {
 	v := View{
-		Turn:     e.turn,
-		Messages: p.msgs[:len(p.msgs):len(p.msgs)], // shared: note never writes over a line a view holds
-		Kinds:    p.kinds[:len(p.kinds):len(p.kinds)],
-		Said:     p.said,
-		FightSeq: p.fightSeq,
-		Watchers: p.watcherNames(),
+		publicSaid: p.publicSaid,
+		Turn:       e.turn,
+		Messages:   p.msgs[:len(p.msgs):len(p.msgs)], // shared: note never writes over a line a view holds
+		Kinds:      p.kinds[:len(p.kinds):len(p.kinds)],
+		Said:       p.said,
+		FightSeq:   p.fightSeq,
+		Watchers:   p.watcherNames(),
 		Self: Self{
 			Name: p.rec.Name, ID: p.rec.ID, Born: p.rec.Created, Level: p.rec.Level,
 			Experience: p.rec.Experience, Hits: p.rec.Hits, MaxHits: p.rec.MaxHits,

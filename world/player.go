@@ -23,8 +23,10 @@ type player struct {
 	msgs    []string
 	kinds   []MsgKind // each line's kind, beside msgs
 	said    uint64    // messages ever said to it, so a session can tell the new ones
-	dirty   bool      // its view must be sent again
-	changed bool      // its record must be saved at the next checkpoint
+	// publicSaid counts the public ones among them, for its spectators' views (Public).
+	publicSaid uint64
+	dirty      bool // its view must be sent again
+	changed    bool // its record must be saved at the next checkpoint
 
 	prev      Pos        // the square it came from, where running takes it back
 	fight     *encounter // the fight it is in, if any

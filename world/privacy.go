@@ -1,5 +1,12 @@
 package world
 
+import (
+	"slices"
+	"time"
+
+	"github.com/orthanc-ssh/orthanc-ssh/internal/english"
+)
+
 // Which lines of a knight's log others may read: a replay of a knight's play
 // shown to anyone else (replay NAME --death, the web page's file) keeps only the public
 // lines; the knight's own replays show them all. Every line is written with its kind, so
@@ -25,4 +32,41 @@ func (k MsgKind) Public() bool { return k == MsgGame }
 func (e *Engine) tell(p *player, k MsgKind, msg string) {
 	noteKind(p, k, msg)
 	p.dirty = true
+}
+
+// WithoutOwn is v without what only its knight's eyes may see: its id, its life's
+// birth, its options (its mutes, its privacy), its unread letters, the invitations waiting
+// for it, its last lines (they may hold a whisper), and who watches it (a count is left).
+// Its log is as it was (Public takes its private lines out too).
+func (v View) WithoutOwn() View {
+	v.Self.ID, v.Self.Born, v.Self.Options, v.Self.Unread = "", time.Time{}, Options{}, 0
+	v.Invites, v.Asks = nil, nil
+	if n := len(v.Watchers); n > 0 {
+		v.Watchers = []string{english.Count(n, "spectator")}
+	}
+	if v.Dead != nil && len(v.Dead.LastLines) > 0 {
+		d := *v.Dead
+		d.LastLines = nil
+		v.Dead = &d
+	}
+	return v
+}
+
+// Public is v as a spectator sees it: WithoutOwn, and only the public lines of its log
+// (no whisper to or from the knight, no party talk, channel line or letter), Said
+// counting those.
+func (v View) Public() View {
+	v = v.WithoutOwn()
+	if !slices.ContainsFunc(v.Kinds, func(k MsgKind) bool { return !k.Public() }) {
+		v.Said = v.publicSaid
+		return v
+	}
+	msgs, kinds := make([]string, 0, len(v.Messages)), make([]MsgKind, 0, len(v.Kinds))
+	for i, m := range v.Messages {
+		if i < len(v.Kinds) && v.Kinds[i].Public() {
+			msgs, kinds = append(msgs, m), append(kinds, v.Kinds[i])
+		}
+	}
+	v.Messages, v.Kinds, v.Said = msgs, kinds, v.publicSaid
+	return v
 }

@@ -30,6 +30,8 @@ type View struct {
 	// turn; viewer is the player's own place in it (its join order).
 	crowd  *Crowd
 	viewer uint64
+	// publicSaid counts the public lines ever put in Messages (Public's Said).
+	publicSaid uint64
 	// Messages is the player's recent message log (game messages, chat and
 	// announcements), oldest first; Said counts every message ever put in it, so a
 	// session that skipped views can tell how many of the last ones are new.
@@ -41,7 +43,8 @@ type View struct {
 	// FightSeq counts the fight log lines written while the player was in a fight, in
 	// the same way: the newest of them end Fight.Log (or LastFight once the fight is over).
 	FightSeq uint64
-	// Watchers are the names of those watching this player's screen.
+	// Watchers are the names of those watching this player's screen (a count, "2
+	// spectators", in a Public view).
 	Watchers []string
 	// Monsters are the monsters the player sees now.
 	Monsters []SeenMonster

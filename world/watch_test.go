@@ -124,3 +124,33 @@ func TestAKnightIsToldWhenItIsItsMove(t *testing.T) {
 		}
 	}
 }
+
+// A spectator sees what anyone nearby may: a whisper to the knight it watches, or from
+// it, never reaches its screen, nor the knight's options, letters or the spectators'
+// names (a count); its Said counts the lines it is shown, so a screen reader says each
+// once.
+func TestASpectatorSeesNoWhisper(t *testing.T) {
+	e := fixtureEngine(t, nil)
+	a := &recorder{}
+	e.join(knight("a", 10), a)
+	e.join(knight("b", 10), &recorder{})
+	spy := &recorder{}
+	if _, err := e.watch(watchReq{target: "Kay a", name: "Kay b", sub: spy}); err != nil {
+		t.Fatal(err)
+	}
+	said := spy.last().Said
+	sayAs(e, "b", Chat{Kind: ChatWhisper, To: "Kay a", Text: "the secret is under the stairs"})
+	sayAs(e, "a", Chat{Kind: ChatWhisper, To: "Kay b", Text: "my secret answer"})
+	sayAs(e, "a", Chat{Kind: ChatSay, Text: "hello all"})
+	if !strings.Contains(strings.Join(a.last().Messages, "\n"), "the secret is under the stairs") {
+		t.Fatalf("the knight did not get the whisper:\n%s", strings.Join(a.last().Messages, "\n"))
+	}
+	v := spy.last()
+	log := strings.Join(v.Messages, "\n")
+	if strings.Contains(log, "secret") || !strings.Contains(log, "hello all") {
+		t.Fatalf("the spectator's log:\n%s", log)
+	}
+	if v.Said != said+1 || !slices.Equal(v.Watchers, []string{"1 spectator"}) || v.Self.ID != "" {
+		t.Fatalf("the spectator's view: said %d (was %d), watchers %q, id %q", v.Said, said, v.Watchers, v.Self.ID)
+	}
+}
