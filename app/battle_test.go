@@ -394,3 +394,18 @@ func TestOnlyPossibleActionsAreOffered(t *testing.T) {
 		t.Errorf("one monster standing, the prompt offers a target: %q", p)
 	}
 }
+
+// The last fight's panel tells its knight to walk on to close it; a spectator or a
+// replay's viewer walks no knight, so it is not told so.
+func TestOnlyTheKnightIsToldToWalkOnFromItsLastFight(t *testing.T) {
+	v := twoOnTwo(t)
+	v.LastFight, v.Fight = v.Fight.Log, nil
+	m, _ := viewModel(t, v, 80, 24)
+	if s := m.Text(); !strings.Contains(s, "Walk on to close this.") {
+		t.Fatalf("the knight's last fight:\n%s", s)
+	}
+	m.screen, m.watch = screenWatch, watching{view: v, have: true}
+	if s := m.Text(); !strings.Contains(s, "LAST FIGHT") || strings.Contains(s, "Walk on") {
+		t.Fatalf("a spectator's last fight:\n%s", s)
+	}
+}

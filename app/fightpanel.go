@@ -85,8 +85,10 @@ func (m *Model) drawFight(c *canvas, top, h int) {
 	} else {
 		title = " LAST FIGHT "
 		log = v.LastFight
-		for _, l := range wrap("Walk on to close this.", inner) {
-			foot = append(foot, panelLine{l, clsTitle})
+		if m.screen != screenWatch { // a spectator, or a replay's viewer, walks no knight
+			for _, l := range wrap("Walk on to close this.", inner) {
+				foot = append(foot, panelLine{l, clsTitle})
+			}
 		}
 	}
 	for _, l := range logLines(log, inner, rows-len(lines)-len(foot)) {

@@ -42,11 +42,11 @@ func (h *Headless) Draw(v world.View) {
 	h.m.View()
 }
 
-// End gives the cursor back and the colours, as a session's end does, the cursor at the
-// start of the last row: what a terminal writes after it (a shell's prompt) covers the
-// least of the last frame.
+// End gives the cursor back and the colours, as a session's end does, the cursor on a
+// new line under the last row: what a terminal writes after it (a shell's prompt) covers
+// nothing of the last frame.
 func (h *Headless) End() {
-	h.m.term.write([]byte(ansi.ResetStyle + ansi.CursorPosition(1, h.m.height) + ansi.SetModeTextCursorEnable))
+	h.m.term.write([]byte(ansi.ResetStyle + ansi.CursorPosition(1, h.m.height) + "\r\n" + ansi.SetModeTextCursorEnable))
 }
 
 // Text is the screen last drawn, without colour.

@@ -61,10 +61,17 @@ func WriteCast(ctx context.Context, w io.Writer, h CastHeader, ms []Moment, draw
 	if err := enc.Encode(hd); err != nil {
 		return err
 	}
+	// t is the cast's time: the record's, each stretch between two events that draw
+	// something cut to the idle limit (moments that draw nothing make no stretch of
+	// their own).
 	var t, prev time.Duration
 	for i, m := range ms {
 		if i%64 == 0 && ctx.Err() != nil {
 			return ctx.Err()
+		}
+		out := draw(i, m)
+		if len(out) == 0 {
+			continue
 		}
 		gap := m.At - prev
 		if h.IdleLimit > 0 {
@@ -72,7 +79,7 @@ func WriteCast(ctx context.Context, w io.Writer, h CastHeader, ms []Moment, draw
 		}
 		t += gap
 		prev = m.At
-		if err := writeEvent(bw, t, draw(i, m)); err != nil {
+		if err := writeEvent(bw, t, out); err != nil {
 			return err
 		}
 	}

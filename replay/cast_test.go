@@ -62,7 +62,7 @@ func TestWriteCastIsAsciicastV2(t *testing.T) {
 		}
 		times, texts = append(times, sec), append(texts, text)
 	}
-	wantTimes := []float64{0, 0.04, 2.09, 2.59, 2.59} // the 29.91 s wait cut to 2
+	wantTimes := []float64{0, 0.04, 2.04, 2.54, 2.54} // the 29.96 s from "b" to "d" cut to 2: "c" drew nothing
 	if len(times) != len(wantTimes) {
 		t.Fatalf("%d events at %v, want %v", len(times), times, wantTimes)
 	}

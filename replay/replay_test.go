@@ -243,3 +243,24 @@ func TestRecorderKeepsEveryLineOfViewsLeftOut(t *testing.T) {
 	r.Cut("K-kay")
 	end("left")
 }
+
+// CutIdle cuts every stretch longer than its limit to the limit, bringing the later
+// moments forward, and leaves the shorter ones; with no limit it cuts nothing.
+func TestCutIdleCutsLongStretches(t *testing.T) {
+	at := func(ds ...time.Duration) []Moment {
+		ms := make([]Moment, len(ds))
+		for i, d := range ds {
+			ms[i].At = d
+		}
+		return ms
+	}
+	s := time.Second
+	got := CutIdle(at(0, s, 61*s, 62*s, 200*s), IdleCut)
+	want := at(0, s, 3*s, 4*s, 6*s)
+	if !slices.EqualFunc(got, want, func(a, b Moment) bool { return a.At == b.At }) {
+		t.Fatalf("cut: %v, want %v", got, want)
+	}
+	if got := CutIdle(at(0, 61*s), 0); got[1].At != 61*s {
+		t.Fatalf("no limit cut %v", got[1].At)
+	}
+}

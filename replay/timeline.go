@@ -39,6 +39,28 @@ func Timeline(chunks []Chunk, public bool) []Moment {
 	return out
 }
 
+// IdleCut is the longest stretch a replay holds with nothing happening, over SSH and on
+// the web page: a knight that stood still a minute is replayed standing 2 s.
+const IdleCut = 2 * time.Second
+
+// CutIdle is ms with every stretch between two moments longer than limit cut to limit
+// (0: none cut), the later moments brought forward.
+func CutIdle(ms []Moment, limit time.Duration) []Moment {
+	if limit <= 0 || len(ms) == 0 {
+		return ms
+	}
+	out := make([]Moment, len(ms))
+	var cut time.Duration
+	for i, m := range ms {
+		if i > 0 {
+			cut += max(0, m.At-ms[i-1].At-limit)
+		}
+		m.At -= cut
+		out[i] = m
+	}
+	return out
+}
+
 // Last is the end of a timeline: its moments of the last d, the first of them at 0.
 func Last(ms []Moment, d time.Duration) []Moment {
 	if len(ms) == 0 {

@@ -210,6 +210,7 @@ func (s *Server) replayProgram(sess ssh.Session, args []string) *tea.Program {
 		return refuse("That replay could not be read just now; try again later.")
 	}
 	s.log.Info("replay", s.sessionAttrs(sess, "replayed", show.name, "public", show.public)...)
+	show.ms = replay.CutIdle(show.ms, a.Idle)
 	return s.playReplay(sess, show, opts, a.Plain || opts.Plain)
 }
 
@@ -260,7 +261,7 @@ func (s *Server) fellFor(knight string) func(ctx context.Context) (app.ReplayCon
 			return nil, nil, errors.New("the replays could not be read just now")
 		}
 		box := app.NewViewSlot()
-		player := replay.NewPlayer(show.name, replay.Last(show.ms, fellWindow), box)
+		player := replay.NewPlayer(show.name, replay.CutIdle(replay.Last(show.ms, fellWindow), replay.IdleCut), box)
 		go player.Run(ctx)
 		return player, box, nil
 	}

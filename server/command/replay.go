@@ -6,7 +6,9 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
+	"time"
 
+	"github.com/orthanc-ssh/orthanc-ssh/replay"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
@@ -134,18 +136,22 @@ const replayHelp = "replay alone lists your records: your knight's last 10 minut
 	"may see them: what happened and what was said aloud; never whispers, party talk,\n" +
 	"channels or letters. A knight may keep its deaths' replays private (options, g).\n" +
 	"Playing: p pause, f faster, s slower, i skip ahead, b back 10 s, q leave; --plain tells\n" +
-	"it in sentences. An admin's replay --report N plays the 2 minutes kept with a report."
+	"it in sentences; a stretch with nothing happening is cut to 2 s (--idle SECONDS to change\n" +
+	"it, --idle 0 for none). An admin's replay --report N plays the 2 minutes kept with a report."
 
 // ReplayUsage is the usage line of replay.
 const ReplayUsage = "replay [N | NAME --death] [--plain]"
 
 // ReplayArgs are the words of a replay command, read.
 type ReplayArgs struct {
-	Name    string // a knight's name, for --death and --retired
-	N       int    // a number of the key's own list
-	Kind    string // "death" or "retired", with a name
-	Report  int    // --report N
-	Plain   bool   // --plain: screen-reader mode
+	Name   string // a knight's name, for --death and --retired
+	N      int    // a number of the key's own list
+	Kind   string // "death" or "retired", with a name
+	Report int    // --report N
+	Plain  bool   // --plain: screen-reader mode
+	// Idle is the longest stretch with nothing happening it plays (--idle SECONDS;
+	// replay.IdleCut unless given, 0 plays every stretch as it was).
+	Idle    time.Duration
 	Problem string // what is wrong with the words, if anything
 }
 
@@ -164,8 +170,21 @@ func ReadReplayArgs(words []string) ReplayArgs {
 
 // readReplayFlags reads the flags among the words, and returns the other words.
 func readReplayFlags(words []string) (a ReplayArgs, name []string) {
+	a.Idle = replay.IdleCut
 	for i := 0; i < len(words); i++ {
 		switch w := words[i]; w {
+		case "--idle":
+			secs := -1
+			if i+1 < len(words) {
+				i++
+				if n, err := strconv.Atoi(words[i]); err == nil {
+					secs = n
+				}
+			}
+			if secs < 0 || secs > 3600 {
+				a.Problem = "--idle needs a number of seconds, 0 to 3600"
+			}
+			a.Idle = time.Duration(max(secs, 0)) * time.Second
 		case "--plain":
 			a.Plain = true
 		case "--death", "--retired":

@@ -4,9 +4,11 @@ import (
 	"errors"
 	"slices"
 	"testing"
+	"time"
 
 	"charm.land/ssh"
 	"github.com/orthanc-ssh/orthanc-ssh/keys"
+	"github.com/orthanc-ssh/orthanc-ssh/replay"
 )
 
 // The words of replay: a number of one's own list, a name with --death or --retired, an
@@ -16,18 +18,23 @@ func TestReadReplayArgs(t *testing.T) {
 		words string
 		want  ReplayArgs
 	}{
-		{"", ReplayArgs{}},
-		{"2", ReplayArgs{N: 2}},
-		{"Sir Kay --death --plain", ReplayArgs{Name: "Sir Kay", Kind: "death", Plain: true}},
-		{"--retired Aled", ReplayArgs{Name: "Aled", Kind: "retired"}},
-		{"--report 4", ReplayArgs{Report: 4}},
-		{"--report", ReplayArgs{Problem: "--report needs a report's number"}},
-		{"--report 0", ReplayArgs{Report: 0, Problem: "--report needs a report's number"}},
-		{"--report 3 Kay", ReplayArgs{Report: 3, Problem: "--report N takes no name"}},
-		{"0", ReplayArgs{N: 0, Problem: "a replay's number is 1 or more"}},
-		{"Kay", ReplayArgs{Problem: "say whose: NAME --death or NAME --retired"}},
-		{"--death", ReplayArgs{Kind: "death", Problem: "--death needs a knight's name"}},
-		{"--fast", ReplayArgs{Problem: `unknown flag "--fast"`}},
+		{"", ReplayArgs{Idle: replay.IdleCut}},
+		{"2", ReplayArgs{N: 2, Idle: replay.IdleCut}},
+		{"Sir Kay --death --plain", ReplayArgs{Name: "Sir Kay", Kind: "death", Plain: true, Idle: replay.IdleCut}},
+		{"--retired Aled", ReplayArgs{Name: "Aled", Kind: "retired", Idle: replay.IdleCut}},
+		{"--report 4", ReplayArgs{Report: 4, Idle: replay.IdleCut}},
+		{"--report", ReplayArgs{Problem: "--report needs a report's number", Idle: replay.IdleCut}},
+		{"--report 0", ReplayArgs{Report: 0, Problem: "--report needs a report's number", Idle: replay.IdleCut}},
+		{"--report 3 Kay", ReplayArgs{Report: 3, Problem: "--report N takes no name", Idle: replay.IdleCut}},
+		{"0", ReplayArgs{N: 0, Problem: "a replay's number is 1 or more", Idle: replay.IdleCut}},
+		{"Kay", ReplayArgs{Problem: "say whose: NAME --death or NAME --retired", Idle: replay.IdleCut}},
+		{"--death", ReplayArgs{Kind: "death", Problem: "--death needs a knight's name", Idle: replay.IdleCut}},
+		{"--fast", ReplayArgs{Problem: `unknown flag "--fast"`, Idle: replay.IdleCut}},
+		{"2 --idle 0", ReplayArgs{N: 2}},
+		{"2 --idle 30", ReplayArgs{N: 2, Idle: 30 * time.Second}},
+		{"2 --idle", ReplayArgs{Problem: "--idle needs a number of seconds, 0 to 3600"}},
+		{"2 --idle -1", ReplayArgs{Problem: "--idle needs a number of seconds, 0 to 3600"}},
+		{"2 --idle x", ReplayArgs{Problem: "--idle needs a number of seconds, 0 to 3600"}},
 	} {
 		if got := ReadReplayArgs(splitWords(tc.words)); got != tc.want {
 			t.Errorf("replay %s: %+v, want %+v", tc.words, got, tc.want)

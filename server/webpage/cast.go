@@ -31,7 +31,7 @@ import (
 const (
 	castWidth     = 80
 	castHeight    = 24
-	castIdle      = 2 * time.Second
+	castIdle      = replay.IdleCut
 	castMaxBytes  = 8 << 20
 	castMinWindow = 30 * time.Second
 	castMatch     = time.Minute
@@ -121,7 +121,11 @@ func (p *Page) shown(ctx context.Context, id string) (store.Replay, bool, error)
 // of the last half of ms, and so on.
 func castOf(ctx context.Context, r store.Replay, ms []replay.Moment, tick time.Duration) ([]byte, error) {
 	what := map[string]string{string(replay.KindDeath): "death", string(replay.KindRetired): "retirement"}[r.Kind]
-	h := replay.CastHeader{Width: castWidth, Height: castHeight, Timestamp: r.At, IdleLimit: castIdle,
+	began := r.At // asciicast v2's timestamp is when the recording began: the record's first moment
+	if len(ms) > 0 {
+		began = r.At.Add(-ms[len(ms)-1].At)
+	}
+	h := replay.CastHeader{Width: castWidth, Height: castHeight, Timestamp: began, IdleLimit: castIdle,
 		Term: "xterm-256color", Title: fmt.Sprintf("The %s of %s", what, r.Name)}
 	window := r.Window
 	for {
