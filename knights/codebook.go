@@ -18,7 +18,7 @@ const CodeLife = 10 * time.Minute
 // knight would be lost):
 //
 //	constant         value  effect
-//	MaxCodes         1000   codes of one kind waiting at once; past it the oldest of that kind goes, so link codes never evict a guest's claim
+//	MaxCodes         1000   codes of one kind waiting at once; past it the oldest of that kind from the address with the most goes, so link codes never evict a guest's claim, nor a flood from many addresses one guest's
 //	MaxCodesPerAddr  3      codes made from one address (an IPv6 /64) waiting at once; past it that address's oldest goes
 //	MaxCodeTries     5      wrong codes a key or an address may give in CodeLife; then it is told to wait
 //	MaxTriers        10000  keys and addresses whose wrong codes are counted; past it the counts start again
@@ -124,8 +124,8 @@ func (cb *CodeBook) clock() time.Time {
 }
 
 // Add keeps e under a new code and returns the code. A knight's waiting link code is
-// replaced; past MaxCodesPerAddr of e's address, or MaxCodes of e's kind, the oldest
-// such goes. The error is keep's, for any code it wrote or deleted: the code works
+// replaced; past MaxCodesPerAddr of e's address its oldest goes, and past MaxCodes of
+// e's kind the oldest of that kind made from the address that has made the most. The error is keep's, for any code it wrote or deleted: the code works
 // all the same until a restart.
 func (cb *CodeBook) Add(e CodeEntry) (string, error) {
 	cb.mu.Lock()
@@ -141,7 +141,7 @@ func (cb *CodeBook) Add(e CodeEntry) (string, error) {
 	if e.Addr != "" {
 		cb.dropOldest(MaxCodesPerAddr, func(x CodeEntry) bool { return x.Addr == e.Addr })
 	}
-	cb.dropOldest(MaxCodes, func(x CodeEntry) bool { return x.Kind == e.Kind })
+	cb.dropFairly(MaxCodes, e.Kind)
 	cb.made++
 	e.made, e.Expires = cb.made, now.Add(CodeLife)
 	code := newCode()
@@ -173,20 +173,52 @@ func (cb *CodeBook) init() {
 // holds mu.
 func (cb *CodeBook) dropOldest(limit int, match func(CodeEntry) bool) {
 	for {
-		n, oldest, first := 0, "", uint64(0)
-		for c, e := range cb.codes {
+		n := 0
+		for _, e := range cb.codes {
 			if match(e) {
 				n++
-				if oldest == "" || e.made < first {
-					oldest, first = c, e.made
-				}
 			}
 		}
 		if n < limit {
 			return
 		}
-		cb.drop(oldest)
+		cb.drop(cb.oldest(match))
 	}
+}
+
+// dropFairly drops codes of kind until fewer than limit are waiting: each time the
+// oldest of the address that made the most (an admin's console's counts as one
+// address), so departures from a few hundred addresses cannot push out the one code a
+// guest from another was given. The caller holds mu.
+func (cb *CodeBook) dropFairly(limit int, kind CodeKind) {
+	for {
+		per, n := map[string]int{}, 0
+		for _, e := range cb.codes {
+			if e.Kind == kind {
+				per[e.Addr]++
+				n++
+			}
+		}
+		if n < limit {
+			return
+		}
+		most := 0
+		for _, k := range per {
+			most = max(most, k)
+		}
+		cb.drop(cb.oldest(func(x CodeEntry) bool { return x.Kind == kind && per[x.Addr] == most }))
+	}
+}
+
+// oldest is the oldest code that matches, "" for none; the caller holds mu.
+func (cb *CodeBook) oldest(match func(CodeEntry) bool) string {
+	oldest, first := "", uint64(0)
+	for c, e := range cb.codes {
+		if match(e) && (oldest == "" || e.made < first) {
+			oldest, first = c, e.made
+		}
+	}
+	return oldest
 }
 
 // drop forgets code, in keep too; the caller holds mu.

@@ -117,3 +117,36 @@ func TestCodesAreBoundedAndKept(t *testing.T) {
 		t.Error("a code taken is still kept")
 	}
 }
+
+// Guests leaving from many addresses, each given its claim code, fill the book: past
+// MaxCodes the oldest code of the address that made the most goes, so one guest's code
+// from another address outlives a flood of 334 addresses' three each, the flood's own
+// codes going first; when every address has made as many, the oldest goes.
+func TestAFloodOfClaimsFromManyAddressesKeepsAnotherGuestsCode(t *testing.T) {
+	cb := NewCodeBook(nil, nil)
+	guest := &world.Adventurer{ID: "guest-1", Name: "Guest Tom"}
+	mine, err := cb.Add(CodeEntry{Kind: CodeClaim, Guest: guest, Addr: "203.0.113.7"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 334 * MaxCodesPerAddr {
+		addr := fmt.Sprintf("198.51.%d.%d", i/MaxCodesPerAddr/250, i/MaxCodesPerAddr%250)
+		if _, err := cb.Add(CodeEntry{Kind: CodeClaim, Guest: guest, Addr: addr}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, ok := cb.codes[mine]; !ok {
+		t.Fatal("a flood of claims from 334 addresses evicted another address's claim code")
+	}
+	if n := cb.Len(); n != MaxCodes {
+		t.Fatalf("%d codes kept, want %d", n, MaxCodes)
+	}
+	for i := range MaxCodes { // as many addresses as codes: the oldest, mine, goes at last
+		if _, err := cb.Add(CodeEntry{Kind: CodeClaim, Guest: guest, Addr: fmt.Sprintf("192.0.%d.%d", i/250, i%250)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, ok := cb.codes[mine]; ok {
+		t.Fatal("the oldest code outlived a thousand addresses with one code each")
+	}
+}
