@@ -617,3 +617,40 @@ func TestBadMetricsAddressFailsAtStart(t *testing.T) {
 		t.Fatalf("New with a bad metrics address: %v", err)
 	}
 }
+
+// An admin keys file that is not there is warned about, at start and on reload, with
+// the fix; a junk one logs its first bad lines and a count of the rest, not a line each,
+// and reload answers the same.
+func TestTheAdminKeysFileIsWarnedAboutOnce(t *testing.T) {
+	dir := t.TempDir()
+	var log bytes.Buffer
+	srv, err := New(testConfig(dir, defaultSeed), slog.New(slog.NewTextHandler(&log, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	missing := `level=WARN msg="admin keys: no such file, so no key may run admin commands"`
+	if n := strings.Count(log.String(), missing); n != 1 || !strings.Contains(log.String(), "then run reload or send SIGHUP") {
+		t.Fatalf("a missing admin keys file at start, %d warnings:\n%s", n, log.String())
+	}
+	junk := strings.Repeat("not a key at all\n", 5000)
+	if err := os.WriteFile(filepath.Join(dir, "admin_keys"), []byte(junk), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	log.Reset()
+	r := srv.reload()
+	if n := strings.Count(log.String(), "level=WARN"); n != badLinesShown+1 || !strings.Contains(log.String(), `msg="admin keys: skipped and 4997 more bad lines"`) {
+		t.Fatalf("a junk admin keys file on reload, %d warnings:\n%s", n, log.String())
+	}
+	if len(r.Skipped) != badLinesShown+1 || r.Skipped[badLinesShown] != "and 4997 more bad lines" {
+		t.Fatalf("reload's answer names %d skipped lines: %q", len(r.Skipped), r.Skipped[len(r.Skipped)-1])
+	}
+	if err := os.Remove(filepath.Join(dir, "admin_keys")); err != nil {
+		t.Fatal(err)
+	}
+	log.Reset()
+	srv.reload()
+	if !strings.Contains(log.String(), missing) {
+		t.Fatalf("a missing admin keys file on reload:\n%s", log.String())
+	}
+}

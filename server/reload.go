@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"log/slog"
 	"os"
 	"slices"
 
@@ -119,10 +120,7 @@ func (s *Server) reloadAdmins(r *command.Reloaded) {
 		s.log.Error("reload: admin keys kept as they were", "file", s.cfg.AdminKeys, "err", err)
 		return
 	}
-	for _, e := range bad {
-		r.Skipped = append(r.Skipped, e.Error())
-		s.log.Warn("admin keys: skipped a bad line", "file", s.cfg.AdminKeys, "err", e)
-	}
+	r.Skipped = noteAdminKeys(s.log, s.cfg.AdminKeys, admins, bad)
 	before := s.admins.Swap(admins)
 	r.Added = entriesNotIn(admins.Entries(), before)
 	r.Removed = entriesNotIn(before.Entries(), admins)
@@ -132,6 +130,32 @@ func (s *Server) reloadAdmins(r *command.Reloaded) {
 	for _, e := range r.Removed {
 		s.log.Info("reload: admin key removed", "fingerprint", e.Fingerprint, "comment", e.Comment)
 	}
+}
+
+// badLinesShown is how many bad lines of the admin keys file are named one by one; the
+// rest are counted, so a junk file gives a few lines of log, not one a line.
+const badLinesShown = 3
+
+// noteAdminKeys logs what is wrong with the admin keys file at path, as loaded (admins,
+// its bad lines): a file that is not there (no key may run an admin command), and its
+// bad lines, the first few named and the rest counted. It returns those same lines, for
+// reload's answer.
+func noteAdminKeys(log *slog.Logger, path string, admins *keys.AllowList, bad []error) (skipped []string) {
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		log.Warn("admin keys: no such file, so no key may run admin commands", "file", path,
+			"fix", "put an admin's public key (a line of its .pub file) in "+path+", then run reload or send SIGHUP")
+	}
+	for i, e := range bad {
+		if i == badLinesShown {
+			more := fmt.Sprintf("and %d more bad lines", len(bad)-badLinesShown)
+			log.Warn("admin keys: skipped "+more, "file", path, "keys_loaded", len(admins.Entries()))
+			skipped = append(skipped, more)
+			break
+		}
+		skipped = append(skipped, e.Error())
+		log.Warn("admin keys: skipped a bad line", "file", path, "err", e)
+	}
+	return skipped
 }
 
 // entriesNotIn are the entries whose keys are not on the list al (never nil: --json

@@ -68,8 +68,13 @@ const farewellWait = 2 * time.Second
 // shutdownGrace bounds how long shutdown waits for sessions to save and close.
 const shutdownGrace = 5 * time.Second
 
-// ErrHostKey marks an error of loading or creating the host key, for the advice at start.
-var ErrHostKey = errors.New("host key")
+// Errors New marks, for the advice at start: the host key could not be loaded or made;
+// the metrics' or the web page's address could not be listened on.
+var (
+	ErrHostKey     = errors.New("host key")
+	ErrMetricsAddr = errors.New("-metrics-addr")
+	ErrHTTPAddr    = errors.New("-http-addr")
+)
 
 // Server is the running game: store, world engine and SSH listener.
 type Server struct {
@@ -161,9 +166,7 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("admin keys: %w", err)
 	}
-	for _, e := range bad {
-		log.Warn("admin keys: skipped a bad line", "file", cfg.AdminKeys, "err", e)
-	}
+	noteAdminKeys(log, cfg.AdminKeys, admins, bad)
 	st, err := store.Open(filepath.Join(cfg.Data, "orthanc.db"), store.Options{})
 	if err != nil {
 		return nil, err
@@ -243,9 +246,10 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 	}
 	if s.metrics, err = s.listenMetrics(); err != nil {
 		s.closeStores()
-		return nil, err
+		return nil, fmt.Errorf("%w: %w", ErrMetricsAddr, err)
 	}
 	if s.httpLn, err = s.listenHTTP(); err != nil {
+		err = fmt.Errorf("%w: %w", ErrHTTPAddr, err)
 		if s.metrics != nil {
 			_ = s.metrics.Close()
 		}

@@ -51,14 +51,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		return checkDatabase(cfg.Data, log)
 	}
 	if cfg.importing {
-		if !server.Import(cfg.Config, log, func(err error) string { return startAdvice(err, cfg.Data) }) {
+		if !server.Import(cfg.Config, log, func(err error) string { return startAdvice(err, cfg.Config) }) {
 			return 1
 		}
 		return 0
 	}
 	srv, err := server.New(cfg.Config, log)
 	if err != nil {
-		log.Error("start", "err", err, "fix", startAdvice(err, cfg.Data))
+		log.Error("start", "err", err, "fix", startAdvice(err, cfg.Config))
 		return 1
 	}
 	// SIGHUP (the terminal that runs the server closing, or an operator) reloads what
@@ -78,7 +78,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	}()
 	ln, err := listen("tcp", cfg.Addr)
 	if err != nil {
-		log.Error("listen", "addr", cfg.Addr, "err", err)
+		log.Error("listen", "addr", cfg.Addr, "err", err, "fix", listenAdvice(err, "-addr", cfg.Addr))
 		srv.Close()
 		return 1
 	}
@@ -107,20 +107,25 @@ func checkDatabase(data string, log *slog.Logger) int {
 		log.Error("check", "db", db, "err", err, "fix", "do not restore this copy: take a new one (ssh -p PORT host backup > FILE) and check that")
 		return 1
 	case err != nil:
-		log.Error("check", "db", db, "err", err, "fix", startAdvice(err, data))
+		log.Error("check", "db", db, "err", err, "fix", startAdvice(err, server.Config{Data: data}))
 		return 1
 	}
 	log.Info("check: the database is sound", "db", db, "schema", version)
 	return 0
 }
 
-// startAdvice says what an operator can do about a server that will not start on the
-// data folder data. The server never overwrites a file it cannot read: it refuses to
-// start and leaves it as it is.
-func startAdvice(err error, data string) string {
+// startAdvice says what an operator can do about a server of cfg that will not start.
+// The server never overwrites a file it cannot read: it refuses to start and leaves it
+// as it is.
+func startAdvice(err error, cfg server.Config) string {
+	data := cfg.Data
 	db := filepath.Join(data, "orthanc.db")
 	hostKey := filepath.Join(data, keys.HostKeyFile)
 	switch {
+	case errors.Is(err, server.ErrMetricsAddr):
+		return listenAdvice(err, "-metrics-addr", cfg.MetricsAddr)
+	case errors.Is(err, server.ErrHTTPAddr):
+		return listenAdvice(err, "-http-addr", cfg.HTTPAddr)
 	case errors.Is(err, server.ErrHostKey) && fileExists(hostKey) && errors.Is(err, fs.ErrPermission):
 		return "the host key " + hostKey + " cannot be read by this user: give it to the user the server runs as (chown), mode 0600"
 	case errors.Is(err, server.ErrHostKey) && fileExists(hostKey):
@@ -146,6 +151,20 @@ func startAdvice(err error, data string) string {
 		return "the data folder " + data + " cannot be written: fix its permissions or give another -data folder"
 	}
 	return "see the error above"
+}
+
+// listenAdvice says what to do about an address, given by flag, that cannot be listened on.
+func listenAdvice(err error, flag, addr string) string {
+	_, port, _ := net.SplitHostPort(addr)
+	switch {
+	case errors.Is(err, syscall.EADDRINUSE):
+		return fmt.Sprintf("another program listens on %s (ss -ltnp 'sport = :%s' names it): stop it, or give %s another port", addr, port, flag)
+	case errors.Is(err, fs.ErrPermission), errors.Is(err, syscall.EACCES):
+		return fmt.Sprintf("this user may not listen on %s: give %s a port above 1023, or let the binary bind low ports (setcap cap_net_bind_service=+ep)", addr, flag)
+	case errors.Is(err, syscall.EADDRNOTAVAIL):
+		return fmt.Sprintf("%s is no address of this machine: give %s one of its addresses, or :PORT for all", addr, flag)
+	}
+	return fmt.Sprintf("give %s an address this machine can listen on, as host:port or :port (%v)", flag, err)
 }
 
 // fileExists reports whether path names something that exists (even unreadable).

@@ -109,7 +109,7 @@ func TestUnreadableHostKeyAdvice(t *testing.T) {
 		t.Fatal(err)
 	}
 	err := fmt.Errorf("%w: read host key %s: %w", server.ErrHostKey, path, &fs.PathError{Op: "open", Path: path, Err: fs.ErrPermission})
-	if advice := startAdvice(err, dir); !strings.Contains(advice, path+" cannot be read") {
+	if advice := startAdvice(err, server.Config{Data: dir}); !strings.Contains(advice, path+" cannot be read") {
 		t.Fatalf("advice for an unreadable host key: %q", advice)
 	}
 }
@@ -148,5 +148,28 @@ func TestAServerStoppedByAnErrorExitsOne(t *testing.T) {
 	code := run(context.Background(), []string{"-addr", "127.0.0.1:0", "-data", t.TempDir(), "-tick", "5ms"}, envOf(), &log)
 	if code != 1 || !strings.Contains(log.String(), `msg=serve err="the listener broke"`) || !strings.Contains(log.String(), "msg=stopped") {
 		t.Errorf("exit %d, want 1 and the error logged:\n%s", code, log.String())
+	}
+}
+
+// A port another program holds stops the start with exit status 1 and a line that
+// names the flag and the fix: the SSH address, the metrics' and the web page's.
+func TestAPortInUseNamesItsFlagAndTheFix(t *testing.T) {
+	held, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	addr := held.Addr().String()
+	_, port, _ := net.SplitHostPort(addr)
+	for _, flag := range []string{"-addr", "-metrics-addr", "-http-addr"} {
+		args := []string{"-addr", "127.0.0.1:0", "-data", t.TempDir(), flag, addr}
+		var stderr bytes.Buffer
+		if code := run(context.Background(), args, func(string) string { return "" }, &stderr); code != 1 {
+			t.Fatalf("%s in use: exit %d\n%s", flag, code, stderr.String())
+		}
+		want := "another program listens on " + addr + " (ss -ltnp 'sport = :" + port + "' names it): stop it, or give " + flag + " another port"
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("%s in use: the log does not say %q:\n%s", flag, want, stderr.String())
+		}
 	}
 }
