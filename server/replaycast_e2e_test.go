@@ -104,6 +104,11 @@ func TestTheWebPageLinksEachDeathsReplayWhichAsciinemaPlays(t *testing.T) {
 			t.Errorf("the cast's last screen lacks %q:\n%s", want, screen)
 		}
 	}
+	// The cast ends with the cursor on the last row, left empty: what the terminal prints
+	// next covers nothing of the frame.
+	if rows := strings.Split(strings.TrimRight(screen, "\n"), "\n"); len(rows) > 23 && strings.TrimSpace(rows[23]) != "" {
+		t.Errorf("the cast's last row is not left empty: %q", rows[23])
+	}
 	t.Logf("the cast: %d bytes, %d lines", len(cast), bytes.Count(cast, []byte("\n")))
 }
 

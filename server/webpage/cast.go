@@ -23,7 +23,7 @@ import (
 //
 //	constant       value    effect
 //	castWidth      80       columns of a cast
-//	castHeight     24       rows of a cast
+//	castHeight     24       rows of a cast: the screen is drawn in the 23 above the last
 //	castIdle       2 s      a longer stretch with nothing drawn is cut to this, and said in the header
 //	castMaxBytes   8 MB     a cast past this is made again from the last half of its record, down to castMinWindow
 //	castMinWindow  30 s     the shortest end of a record a cast is made of
@@ -143,7 +143,9 @@ func castOf(ctx context.Context, r store.Replay, ms []replay.Moment, tick time.D
 func drawCast(ctx context.Context, h replay.CastHeader, name string, ms []replay.Moment, tick time.Duration) ([]byte, error) {
 	var out, frame bytes.Buffer
 	stand := replay.NewStand(name, ms)
-	hl := app.NewHeadless(stand, h.Width, h.Height, tick, &frame)
+	// Drawn a row shorter than the cast: its end leaves the cursor on the last row,
+	// empty, where a shell's prompt after asciinema play covers nothing of the frame.
+	hl := app.NewHeadless(stand, h.Width, h.Height-1, tick, &frame)
 	take := func() []byte { // read before the next frame is drawn
 		b := frame.Bytes()
 		frame.Reset()
