@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/orthanc-ssh/orthanc-ssh/server/command"
 	"github.com/orthanc-ssh/orthanc-ssh/store"
@@ -113,5 +114,45 @@ func TestCheckABackupFile(t *testing.T) {
 	}
 	if code, log := check(); code != 1 || !strings.Contains(log, "checksum mismatch") || !strings.Contains(log, "do not restore this copy") {
 		t.Errorf("-check of a damaged backup file: %d\n%s", code, log)
+	}
+}
+
+// A flipped byte in a record the game can live without (a report) does not stop the
+// server: it starts, and says what it took out and that there is nothing to do.
+func TestADamagedReportDoesNotStopTheServer(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "orthanc.db")
+	st, err := store.Open(path, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reason := "a reason that stands once in the file"
+	if err := st.Save(store.Batch{Reports: []store.Report{{Filed: time.Now(), From: "Kay", About: "Mordred", Reason: reason}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := bytes.Index(data, []byte(reason))
+	if i < 0 {
+		t.Fatal("the reason is not in the file")
+	}
+	data[i] ^= 0x01
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var log bytes.Buffer
+	srv, err := New(testConfig(dir, defaultSeed), slog.New(slog.NewTextHandler(&log, nil)))
+	if err != nil {
+		t.Fatalf("a damaged report stopped the server: %v", err)
+	}
+	srv.Close()
+	if !strings.Contains(log.String(), `level=WARN msg="took a damaged value out of the database" bucket=reports key=0000000001`) ||
+		!strings.Contains(log.String(), "fix=\"nothing to do") {
+		t.Fatalf("the log does not say what was taken out:\n%s", log.String())
 	}
 }

@@ -174,6 +174,10 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 	if m, ok := st.Migrated(); ok {
 		log.Info("migrated the database", "from_schema", m.From, "to_schema", m.To, "backup", m.Backup)
 	}
+	for _, d := range st.Quarantined() {
+		log.Warn("took a damaged value out of the database", "bucket", d.Bucket, "key", d.Key, "err", d.Err,
+			"fix", "nothing to do: the game does without it (a report, a replay); if it comes back, check the disk")
+	}
 	for _, w := range permissionWarnings(cfg) {
 		log.Warn("permissions: "+w.Problem, "path", w.Path, "mode", w.Mode, "fix", w.Fix)
 	}

@@ -233,3 +233,50 @@ func TestTruncatedFileRefused(t *testing.T) {
 		})
 	}
 }
+
+// A damaged value in a bucket the game can live without (a report) does not stop the
+// file from opening: Open takes it out and says which; the rest is kept. A damaged
+// knight still stops it (TestDamagedValueRefusedWithoutWriting), as does -check's read.
+func TestADamagedReportIsTakenOutAndTheStoreOpens(t *testing.T) {
+	path := seededFile(t, 3)
+	st, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 6, 1, 14, 0, 0, 0, time.UTC)
+	reports := []Report{{From: "Kay", About: "Bors", Reason: "XYZZY-DAMAGED-REASON", Filed: at}, {From: "Kay", About: "Lot", Reason: "spam", Filed: at}}
+	if err := st.Save(Batch{Reports: reports}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	data := readFile(t, path)
+	i := bytes.Index(data, []byte("XYZZY-DAMAGED-REASON"))
+	if i < 0 {
+		t.Fatal("the report's reason is not in the file")
+	}
+	data[i] ^= 0x01
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := CheckFile(path, Options{}); !errors.Is(err, ErrNotDatabase) {
+		t.Fatalf("-check of the damaged report: %v, want ErrNotDatabase", err)
+	}
+	st, err = Open(path, Options{})
+	if err != nil {
+		t.Fatalf("a damaged report stopped the store from opening: %v", err)
+	}
+	defer st.Close()
+	q := st.Quarantined()
+	if len(q) != 1 || q[0].Bucket != "reports" || !errors.Is(q[0].Err, ErrNotDatabase) {
+		t.Fatalf("quarantined %+v, want the one report", q)
+	}
+	left, err := st.Reports()
+	if err != nil || len(left) != 1 || left[0].About != "Lot" {
+		t.Fatalf("reports after: %+v, %v", left, err)
+	}
+	if err := st.Check(); err != nil {
+		t.Fatalf("the store after taking it out: %v", err)
+	}
+}

@@ -63,6 +63,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"syscall"
 	"time"
@@ -145,6 +146,9 @@ type Store struct {
 	path string
 	// migrated is what Open migrated, nil when the file was of the current schema.
 	migrated *Migration
+	// quarantined are the damaged values Open took out of buckets the game can live
+	// without.
+	quarantined []Damaged
 	// replays finds each knight's rolling record (replayindex.go).
 	replays replayIndex
 }
@@ -157,6 +161,23 @@ type Migration struct {
 	// Backup is the copy of the file as it was, written beside it first.
 	Backup string
 }
+
+// Damaged is a value Open found damaged (a flipped byte, a value that does not decode)
+// in a bucket the game can live without, and took out so the server starts: a report, a
+// replay's chunk or kept record. The store does no logging of its own: the server says
+// which.
+type Damaged struct {
+	Bucket, Key string
+	Err         error
+}
+
+// expendable are the buckets whose damaged values Open takes out rather than refusing
+// the file: no knight, key, ban or level is in them.
+var expendable = [][]byte{bucketReports, bucketReplays}
+
+// Quarantined returns the damaged values Open took out of the buckets the game can live
+// without.
+func (s *Store) Quarantined() []Damaged { return s.quarantined }
 
 // Migrated returns what Open migrated, and false when it migrated nothing.
 func (s *Store) Migrated() (Migration, bool) {
@@ -188,19 +209,24 @@ func Open(path string, opts Options) (st *Store, err error) {
 	fi, statErr := os.Stat(path)
 	exists := statErr == nil && fi.Mode().IsRegular()
 	needsInit, version := true, 0
+	var damaged []Damaged
 	if exists {
 		if fi.Size() == 0 {
 			// bbolt would take an empty file as a new database: a restore that failed
 			// (backup > orthanc.db) would start an empty dungeon unnoticed.
 			return nil, fmt.Errorf("open store %s: the file is empty (zero length): %w", path, ErrNotDatabase)
 		}
-		if needsInit, version, err = inspect(path, timeout, fi.Size()); err != nil {
+		if needsInit, version, damaged, err = inspect(path, timeout, fi.Size(), true); err != nil {
 			return nil, err
 		}
 	}
 	db, err := openBolt(path, timeout, false, true)
 	if err != nil {
 		return nil, classifyOpenError(path, timeout, exists, err)
+	}
+	if err := quarantine(db, damaged); err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("open store %s: take out damaged values: %w", path, err)
 	}
 	var migrated *Migration
 	if version == schemaV1 || version == schemaV2 {
@@ -217,7 +243,24 @@ func Open(path string, opts Options) (st *Store, err error) {
 			return nil, fmt.Errorf("open store %s: %w", path, err)
 		}
 	}
-	return &Store{db: db, path: path, migrated: migrated}, nil
+	return &Store{db: db, path: path, migrated: migrated, quarantined: damaged}, nil
+}
+
+// quarantine deletes the damaged values inspect found in the expendable buckets.
+func quarantine(db *bolt.DB, damaged []Damaged) error {
+	if len(damaged) == 0 {
+		return nil
+	}
+	return db.Update(func(tx *bolt.Tx) error {
+		for _, d := range damaged {
+			if b := tx.Bucket([]byte(d.Bucket)); b != nil {
+				if err := b.Delete([]byte(d.Key)); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
 }
 
 // openBolt opens the bbolt file, turning a panic or memory fault while
@@ -244,30 +287,35 @@ func openBolt(path string, timeout time.Duration, readOnly, freelist bool) (db *
 // on it, bbolt's consistency check, the schema version, and that every value
 // of the layout's buckets decodes (a value of an unknown version is no damage:
 // it is refused when read). It reports whether the file lacks a bucket or the schema
-// version, and the schema version stored (0 for none).
-func inspect(path string, timeout time.Duration, size int64) (needsInit bool, version int, err error) {
+// version, and the schema version stored (0 for none). With lenient, a damaged value of
+// an expendable bucket is no damage of the file: it is returned, for Open to take out.
+func inspect(path string, timeout time.Duration, size int64, lenient bool) (needsInit bool, version int, damaged []Damaged, err error) {
 	// First bbolt reads only the meta pages (and takes a shared lock): the structure
 	// it would follow is checked from the file itself before it reads any more.
 	db, err := openBolt(path, timeout, true, false)
 	if err != nil {
-		return false, 0, classifyOpenError(path, timeout, true, err)
+		return false, 0, nil, classifyOpenError(path, timeout, true, err)
 	}
 	var txid uint64
 	_ = db.View(func(tx *bolt.Tx) error { txid = uint64(tx.ID()); return nil })
 	err = checkStructure(path, size, db.Info().PageSize, txid)
 	_ = db.Close()
 	if err != nil {
-		return false, 0, fmt.Errorf("open store %s: %w: %w", path, ErrNotDatabase, err)
+		return false, 0, nil, fmt.Errorf("open store %s: %w: %w", path, ErrNotDatabase, err)
 	}
 	if db, err = openBolt(path, timeout, true, true); err != nil {
-		return false, 0, classifyOpenError(path, timeout, true, err)
+		return false, 0, nil, classifyOpenError(path, timeout, true, err)
 	}
 	defer db.Close()
-	needsInit, version, err = readWhole(db, size)
-	if err != nil {
-		return false, 0, fmt.Errorf("open store %s: %w", path, err)
+	var found *[]Damaged
+	if lenient {
+		found = &damaged
 	}
-	return needsInit, version, nil
+	needsInit, version, err = readWhole(db, size, found)
+	if err != nil {
+		return false, 0, nil, fmt.Errorf("open store %s: %w", path, err)
+	}
+	return needsInit, version, damaged, nil
 }
 
 // checkStructure is checkFile; a test replaces it to reach bbolt's own reading
@@ -278,7 +326,7 @@ var checkStructure = checkFile
 // here first, on a goroutine where a memory fault (a damaged page pointing
 // outside the file) becomes a panic that is recovered, because bbolt's check
 // runs on a goroutine of its own where a fault would end the process.
-func readWhole(db *bolt.DB, size int64) (needsInit bool, version int, err error) {
+func readWhole(db *bolt.DB, size int64, damaged *[]Damaged) (needsInit bool, version int, err error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if r := recover(); r != nil {
@@ -299,7 +347,7 @@ func readWhole(db *bolt.DB, size int64) (needsInit bool, version int, err error)
 		// A file of schema 1 or 2 has no checksums yet; a new one (no version) has no values.
 		sealed := version != schemaV1 && version != schemaV2
 		h := fnv.New64a()
-		if err := tx.ForEach(func(name []byte, b *bolt.Bucket) error { return readBucket(h, name, b, sealed) }); err != nil {
+		if err := tx.ForEach(func(name []byte, b *bolt.Bucket) error { return readBucket(h, name, b, sealed, damaged) }); err != nil {
 			return err
 		}
 		var problems []error
@@ -322,21 +370,27 @@ func readWhole(db *bolt.DB, size int64) (needsInit bool, version int, err error)
 
 // readBucket reads every key and value of bucket name and its sub-buckets
 // into h, and checks the values of the layout's buckets: their checksums when
-// sealed (schema 3), and that they decode.
-func readBucket(h hash.Hash64, name []byte, b *bolt.Bucket, sealed bool) error {
+// sealed (schema 3), and that they decode. With damaged, a damaged value of an
+// expendable bucket is added to it rather than failing the read.
+func readBucket(h hash.Hash64, name []byte, b *bolt.Bucket, sealed bool, damaged *[]Damaged) error {
 	c := b.Cursor()
 	for k, v := c.First(); k != nil; k, v = c.Next() {
 		_, _ = h.Write(k)
 		if v == nil { // a sub-bucket
 			if sub := b.Bucket(k); sub != nil {
-				if err := readBucket(h, k, sub, sealed); err != nil {
+				if err := readBucket(h, k, sub, sealed, nil); err != nil {
 					return err
 				}
 			}
 			continue
 		}
 		_, _ = h.Write(v)
-		if err := checkValue(name, k, v, sealed); err != nil {
+		err := checkValue(name, k, v, sealed)
+		if err != nil && damaged != nil && slices.ContainsFunc(expendable, func(e []byte) bool { return bytes.Equal(e, name) }) {
+			*damaged = append(*damaged, Damaged{Bucket: string(name), Key: string(k), Err: err})
+			continue
+		}
+		if err != nil {
 			return err
 		}
 	}
@@ -569,7 +623,7 @@ func CheckFile(path string, opts Options) (version int, err error) {
 	if fi.Size() == 0 {
 		return 0, fmt.Errorf("check store %s: the file is empty (zero length): %w", path, ErrNotDatabase)
 	}
-	if _, version, err = inspect(path, timeout, fi.Size()); err != nil {
+	if _, version, _, err = inspect(path, timeout, fi.Size(), false); err != nil {
 		return version, err
 	}
 	if version != SchemaVersion {
