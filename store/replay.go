@@ -32,6 +32,9 @@ import (
 // bucketReplays holds the replays.
 var bucketReplays = []byte("replays")
 
+// kindReport is the Kind of a report's record (replay.KindReport).
+const kindReport = "report"
+
 // ReplayChunk is a few seconds of a knight's record, as the replay package wrote it.
 // Written is when its batch was written (zero in a kept record): the bound lets rolling
 // chunks go in that order, oldest written first.
@@ -47,8 +50,9 @@ type ReplayChunk struct {
 type Replay struct {
 	Knight string `json:"knight"`
 	// Born is the life it is of (world.Self.Born, the knight's Created): a key's later
-	// knights share Knight. Zero for a report's asked (the knight's newest life is kept)
-	// and for a record kept before lives were told apart.
+	// knights share Knight. Zero for a report's asked (the knight's newest life is kept),
+	// for a record kept before lives were told apart, and for a death's or a retirement's
+	// of a knight named before then (its Created is zero).
 	Born    time.Time     `json:"born,omitzero"`
 	Name    string        `json:"name"`
 	Kind    string        `json:"kind"` // "death", "retired" or "report"
@@ -450,12 +454,14 @@ func (ix *replayIndex) cutBefore(t table, knight string, ms int64) error {
 
 // keep makes a kept record of the chunks of r's knight that its window covers (the
 // chunk it begins in too), of r's life only: a key's later knights share an id, and
-// what is kept of one holds nothing of the knight before it. A record asked with no
-// life (a report's) is of the knight's newest life.
+// what is kept of one holds nothing of the knight before it. A report's record, asked
+// with no life, is of the knight's newest life; a death or a retirement with no life is
+// of a knight named before lives were told apart, whose chunks tell none, though its
+// key's next knight may have written one since.
 func (ix *replayIndex) keep(t table, r Replay) error {
 	l := ix.live[r.Knight]
 	born := bornMilli(r.Born)
-	if born == 0 && len(l) > 0 {
+	if born == 0 && r.Kind == kindReport && len(l) > 0 {
 		born = l[len(l)-1].born
 		r.Born = bornTime(born)
 	}

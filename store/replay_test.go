@@ -215,6 +215,49 @@ func TestAKeptRecordIsOneLifes(t *testing.T) {
 	}
 }
 
+// A knight named before lives were told apart has no life told: what is kept of its death
+// is of the chunks of no life, even when its key's next knight (a life told) has a chunk
+// in the same batch, written before the keep. Only a report's keep, which names no life,
+// is of the newest life.
+func TestAKeptRecordOfALifeNotToldIsNotTheNextLifes(t *testing.T) {
+	st := openTemp(t)
+	t0 := time.Date(2026, 6, 1, 14, 0, 0, 0, time.UTC)
+	next := t0.Add(40 * time.Second)
+	w := NewReplayWriter(st, 0, 10*time.Minute, nil)
+	for i := range 4 { // Elder, named before lives were told: 0 s to 30 s, dying at 35 s
+		w.PutChunk("K-OLD", chunkAt(t0.Add(time.Duration(i)*10*time.Second), 100))
+	}
+	w.Keep(Replay{Knight: "K-OLD", Name: "Elder", Kind: "death", At: t0.Add(35 * time.Second), Window: 5 * time.Minute})
+	c := chunkAt(next, 100) // its key's next knight, named at 40 s
+	c.Born = next
+	w.PutChunk("K-OLD", c)
+	w.Keep(Replay{Knight: "K-OLD", Name: "Young", Kind: "report", At: t0.Add(45 * time.Second), Window: 2 * time.Minute})
+	if err := w.Flush(); err != nil { // one batch: its chunks are written before its keeps
+		t.Fatal(err)
+	}
+	kept, err := st.KeptReplays(func(Replay) bool { return true })
+	if err != nil || len(kept) != 2 {
+		t.Fatalf("kept %+v, %v", kept, err)
+	}
+	for _, tc := range []struct {
+		r      Replay
+		born   time.Time
+		starts []int
+	}{{kept[0], time.Time{}, []int{0, 10, 20, 30}}, {kept[1], next, []int{40}}} {
+		whole, err := st.KeptReplay(tc.r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var starts []int
+		for _, c := range whole.Chunks {
+			starts = append(starts, int(c.Start.Sub(t0)/time.Second))
+		}
+		if !whole.Born.Equal(tc.born) || !slices.Equal(starts, tc.starts) {
+			t.Errorf("%s's %s: born %v, chunks at %v s; want born %v, chunks at %v s", whole.Name, whole.Kind, whole.Born, starts, tc.born, tc.starts)
+		}
+	}
+}
+
 // With ages set, a rolling record goes once its chunks are older than the rolling window,
 // though its knight wrote nothing since (it left), and a kept record once older than its
 // age; a write with nothing filed still ages them. Without ages only the bound counts.
