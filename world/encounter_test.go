@@ -357,6 +357,116 @@ func TestQuickerKnightStrikesFirstInARoom(t *testing.T) {
 	}
 }
 
+// wandererComes joins the knights of heroes (a party when there are two or more) to the
+// fight level, walks each to the corridor's dead end at 0,1, and lets a wanderer of the
+// named kind, set down at 1,1, take the one step it has: onto them, which starts the
+// fight as a wandering monster's step does.
+func wandererComes(t *testing.T, name string, heroes ...Adventurer) (*Engine, []*player, *monster) {
+	t.Helper()
+	e := fightEngine(t, nil)
+	var ps []*player
+	for _, rec := range heroes {
+		e.join(rec, &recorder{})
+		ps = append(ps, e.players[rec.ID])
+	}
+	if len(ps) > 1 {
+		var others []string
+		for _, p := range ps[1:] {
+			others = append(others, p.rec.ID)
+		}
+		form(t, e, ps[0].rec.ID, others...)
+	}
+	for _, p := range ps {
+		do(e, p.rec.ID, Move{Dir: South}) // acting ends its safe arrival
+	}
+	m := e.spawn(1, mustMonster(t, name), Pos{1, 1}, -1, e.rng)
+	stepUntil(t, e, "the "+name+" to come", func() bool { return m.fight != nil })
+	for _, p := range ps {
+		if p.fight != m.fight {
+			t.Fatalf("%s is not in the fight with the %s", p.rec.Name, name)
+		}
+	}
+	return e, ps, m
+}
+
+// The quicker one strikes first, whatever the slower side does first (DESIGN §12, "Who
+// swings first"). Seed 000: with Speed "you will have the choice of what you want to do
+// first", and without it the knight gets that first choice only when its Dexterity is at
+// least the monster's; Dexterity rules "your speed and reactions in fighting and/or
+// conjuring". So a slower knight's first move, whichever of the moves the seeds give it
+// (a blow, a spell, an arrow, a potion, running), comes after the quicker monster's whole
+// first volley. The fights start with a wanderer's step onto the knights, whose time
+// once handed them the first move: Samwise's Sleep landed before the Wolf's first bite.
+func TestTheQuickerMonsterStrikesBeforeAnyFirstMove(t *testing.T) {
+	samwise := func(fp string, items ...Item) Adventurer {
+		rec := knight(fp, 10)
+		rec.Name = "Samwise " + fp
+		rec.Dex, rec.Int, rec.SpellUnits = 8, 18, 4 // slower than the Wolf (12) and the Hippogriff (13)
+		rec.Hits, rec.MaxHits = 1000, 1000
+		rec.Items = append(rec.Items, items...)
+		return rec
+	}
+	wounded := func(rec Adventurer) Adventurer { rec.Hits = 900; return rec }
+	for _, c := range []struct {
+		what    string
+		monster string
+		heroes  []Adventurer
+		first   Command
+		line    string // how the knight's first move begins in the battle's log, after its name
+	}{
+		{"a blow", "wolf", []Adventurer{samwise("a")}, Fight{}, ""},
+		{"Sleep", "wolf", []Adventurer{samwise("a")}, Cast{Spell: SpellSleep}, "casts Sleep"},
+		{"Magic Missile", "wolf", []Adventurer{samwise("a")}, Cast{Spell: SpellMagicMissile}, "casts Magic Missile"},
+		{"an arrow", "hippogriff", []Adventurer{samwise("a", Item{Kind: ItemQuiver, Count: 3})}, Shoot{}, "shoots"},
+		{"a potion", "wolf", []Adventurer{wounded(samwise("a", Item{Kind: ItemPotionHealing}))}, UseItem{Index: 1}, "drinks"},
+		{"running", "wolf", []Adventurer{samwise("a")}, Run{}, ""},
+		{"a party's blows", "hippogriff", []Adventurer{samwise("a"), samwise("b")}, Fight{}, ""},
+		{"a party's Sleep", "hippogriff", []Adventurer{samwise("a"), samwise("b")}, Cast{Spell: SpellSleep}, "casts Sleep"},
+	} {
+		t.Run(c.what, func(t *testing.T) {
+			e, ps, m := wandererComes(t, c.monster, c.heroes...)
+			enc := m.fight
+			k := m.Kind()
+			for _, p := range ps {
+				if v := e.view(p); v.Fight == nil || v.Fight.YourMove {
+					t.Fatalf("%s is told it is its move before the %s has struck:\n%s", p.rec.Name, k.Name, log(enc))
+				}
+				e.enqueue(p.rec.ID, p.session, c.first) // at once, as a player who presses its key on seeing the fight
+			}
+			moved := func() bool {
+				for _, p := range ps {
+					if len(p.queue) > 0 {
+						return false
+					}
+				}
+				return true
+			}
+			stepUntil(t, e, "the knights' first moves", moved)
+			volley, firstMove := -1, -1
+			attacks := 0
+			for i, l := range enc.log {
+				for _, p := range ps {
+					if strings.HasPrefix(l, p.rec.Name+" "+c.line) && !strings.HasPrefix(l, p.rec.Name+" is ") && firstMove < 0 {
+						firstMove = i
+					}
+				}
+				if strings.HasPrefix(l, "The "+k.Name+" ") && !strings.HasPrefix(l, "The "+k.Name+" is quicker") {
+					if attacks++; attacks == k.AttacksPerRound {
+						volley = i
+					}
+				}
+			}
+			if !strings.Contains(log(enc), "The "+k.Name+" is quicker than "+ps[0].rec.Name+"!") {
+				t.Fatalf("the battle's opening does not say the %s is quicker:\n%s", k.Name, log(enc))
+			}
+			if firstMove < 0 || volley < 0 || volley > firstMove {
+				t.Fatalf("the knights' first move (line %d) came before the %s's first volley of %d attacks (line %d):\n%s",
+					firstMove, k.Name, k.AttacksPerRound, volley, log(enc))
+			}
+		})
+	}
+}
+
 // A charmed, held or sleeping monster lets a knight walk away, even from a room.
 func TestWalkingAwayFromAHeldMonster(t *testing.T) {
 	e := fightEngine(t, nil)

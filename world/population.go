@@ -155,6 +155,11 @@ func (e *Engine) wander() {
 					m.stuck = e.rng.IntN(7) != 0
 				default:
 					e.stepWanderer(m)
+					if m.fight != nil {
+						// The step started a fight, which has set who strikes first (seed
+						// 000); charging the step now would hand the knight the first blow.
+						continue
+					}
 				}
 				m.energy.Spend(MoveCost(m.Kind().Speed))
 			}
