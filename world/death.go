@@ -61,24 +61,29 @@ func (e *Engine) hurt(p *player, by string, dmg int) {
 
 // couldHave is what a knight brought down by a monster of kind k could have done: the
 // spells that stop a monster, said for those its spell units paid for, and Sleep's limits
-// said always (the spell a knight reaches for first); running, or that a room allows none;
-// a potion it carried; arrows against a mythical monster; Teleport, which saves a knight
-// either way.
+// (its level, the undead, the animated) said always (the spell a knight reaches for
+// first); running, or that a room allows none; a potion it carried; arrows against a
+// mythical monster; Teleport, which saves a knight either way.
 func (e *Engine) couldHave(p *player, enc *encounter, k *MonsterKind) []string {
 	r := &p.rec
 	var hints []string
 	a := english.A(k.Name)
+	units := english.Count(r.SpellUnits, "spell unit")
 	switch {
 	case !Affects(SpellSleep, k) && k.Class == Undead:
 		hints = append(hints, fmt.Sprintf("Sleep would not work on %s: undead do not sleep.", a))
+	case !Affects(SpellSleep, k) && k.Class == Animated:
+		// Seed 000: "Only level 4 spells affect animated type monsters", whatever
+		// their level: an Animated Broom is level 1.
+		hints = append(hints, fmt.Sprintf("Sleep would not work on %s: only level 4 spells work on animated monsters.", a))
 	case !Affects(SpellSleep, k):
 		hints = append(hints, fmt.Sprintf("Sleep would not work on %s (level %d; it works up to level 4).", a, k.Level))
 	case r.SpellUnits >= SpellSleep.Info().Level:
-		hints = append(hints, fmt.Sprintf("Sleep would have put %s to sleep (you had %d spell units).", a, r.SpellUnits))
+		hints = append(hints, fmt.Sprintf("Sleep would have put %s to sleep (you had %s).", a, units))
 	}
 	for _, s := range []SpellID{SpellCharm, SpellHoldPerson, SpellHoldMonster, SpellTeleport} {
 		if info := s.Info(); Affects(s, k) && r.SpellUnits >= info.Level {
-			hints = append(hints, fmt.Sprintf("%s works on %s (fails %d-%d%%; you had %d spell units).", info.Name, a, info.FailMin, info.FailMax, r.SpellUnits))
+			hints = append(hints, fmt.Sprintf("%s works on %s (fails %d-%d%%; you had %s).", info.Name, a, info.FailMin, info.FailMax, units))
 		}
 	}
 	if r.SpellUnits == 0 {

@@ -92,3 +92,111 @@ func TestAFallIsTheLastBlow(t *testing.T) {
 		t.Fatalf("death by a pit: %+v", d)
 	}
 }
+
+// slainBy has knight "a", set up by setup, with 1 hit and a sword arm that never hits
+// (Dexterity 3), meet a monster of the named kind: a guard of the room it walks into, or
+// a wanderer that walks onto it in the corridor, and fight until it falls. It returns the
+// death, and fails if the knight's spell units changed (a unit recovered in a long fight
+// would change the hints it reads).
+func slainBy(t *testing.T, name string, inRoom bool, setup func(*Adventurer)) *Death {
+	t.Helper()
+	rec := knight("a", 10)
+	rec.Dex, rec.Hits, rec.MaxHits, rec.SpellUnits = 3, 1, 1, 0
+	setup(&rec)
+	units := rec.SpellUnits
+	var e *Engine
+	var p *player
+	if inRoom {
+		e = fightEngine(t, nil)
+		e.join(rec, &recorder{})
+		p = e.players["a"]
+		e.spawn(1, mustMonster(t, name), Pos{3, 1}, 0, e.rng)
+		do(e, "a", Move{Dir: East})
+		e.enqueue("a", p.session, Move{Dir: East, Door: true})
+		stepUntil(t, e, "the guard to fight", func() bool { return p.fight != nil })
+	} else {
+		var ps []*player
+		e, ps, _ = wandererComes(t, name, rec)
+		p = ps[0]
+	}
+	if p.fight.inRoom != inRoom {
+		t.Fatalf("%s: the fight is in a room %v, want %v", name, p.fight.inRoom, inRoom)
+	}
+	stepUntil(t, e, "the knight to fall", func() bool {
+		if p.fight != nil && len(p.queue) == 0 {
+			e.enqueue("a", p.session, Fight{})
+		}
+		return p.rec.Death != nil
+	})
+	if p.rec.SpellUnits != units {
+		t.Fatalf("%s: the knight had %d spell units when it fell, not %d: it fought too long for this test", name, p.rec.SpellUnits, units)
+	}
+	return p.rec.Death
+}
+
+// What might have saved the knight (DESIGN §12, "Death and retiring"), hint by hint: each
+// spell that stops the monster is said only when the knight's spell units paid for it
+// (from exactly its level's cost), Sleep's limits always (a level above 4, the undead, an
+// animated monster), no units left; running, or a room's none; a potion of healing, not
+// another potion; arrows against a mythical monster only, and only with arrows left.
+func TestEveryDeathHint(t *testing.T) {
+	const (
+		run    = "You could have run: this was no room."
+		noRun  = "There is no running from a room: enter one with more hits."
+		noUnit = "You had no spell units left: a successful exit replenishes them."
+		potion = "You carried a potion of healing."
+		arrow  = "An arrow of slaying kills any mythical monster: s shoots."
+	)
+	kit := func(units int, items ...Item) func(*Adventurer) {
+		return func(r *Adventurer) {
+			r.SpellUnits = units
+			r.Items = append(r.Items, items...)
+		}
+	}
+	for _, c := range []struct {
+		name    string
+		monster string
+		inRoom  bool
+		setup   func(*Adventurer)
+		hints   []string
+	}{
+		{"every spell paid for, a potion", "orc", false, kit(4, Item{Kind: ItemPotionHealing}), []string{
+			"Sleep would have put an Orc to sleep (you had 4 spell units).",
+			"Charm works on an Orc (fails 30-50%; you had 4 spell units).",
+			"Hold Person works on an Orc (fails 10-30%; you had 4 spell units).",
+			"Teleport works on an Orc (fails 40-60%; you had 4 spell units).",
+			run, potion}},
+		{"a unit pays for level 1 alone, in a room", "orc", true, kit(1), []string{
+			"Sleep would have put an Orc to sleep (you had 1 spell unit).",
+			"Charm works on an Orc (fails 30-50%; you had 1 spell unit).",
+			noRun}},
+		{"no units, another potion", "orc", false, kit(0, Item{Kind: ItemPotionSpellUnits}), []string{noUnit, run}},
+		{"an animal, three units, arrows", "wolf", true, kit(3, Item{Kind: ItemQuiver, Count: 5}), []string{
+			"Sleep would have put a Wolf to sleep (you had 3 spell units).",
+			"Hold Monster works on a Wolf (fails 10-30%; you had 3 spell units).",
+			noRun}},
+		{"above Sleep's level", "troll", false, kit(2), []string{
+			"Sleep would not work on a Troll (level 6; it works up to level 4).",
+			"Charm works on a Troll (fails 30-50%; you had 2 spell units).",
+			"Hold Person works on a Troll (fails 10-30%; you had 2 spell units).",
+			run}},
+		{"the undead, no units", "skeleton", true, kit(0), []string{
+			"Sleep would not work on a Skeleton: undead do not sleep.", noUnit, noRun}},
+		{"an animated monster", "animated broom", false, kit(4), []string{
+			"Sleep would not work on an Animated Broom: only level 4 spells work on animated monsters.",
+			"Teleport works on an Animated Broom (fails 40-60%; you had 4 spell units).",
+			run}},
+		{"a mythical monster, arrows", "hippogriff", false, kit(4, Item{Kind: ItemQuiver, Count: 1}), []string{
+			"Sleep would have put a Hippogriff to sleep (you had 4 spell units).",
+			"Teleport works on a Hippogriff (fails 40-60%; you had 4 spell units).",
+			run, arrow}},
+		{"a mythical monster, an empty quiver", "harpy", true, kit(0, Item{Kind: ItemQuiver}), []string{noUnit, noRun}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			d := slainBy(t, c.monster, c.inRoom, c.setup)
+			if !slices.Equal(d.Hints, c.hints) {
+				t.Fatalf("hints\n  %s\nwant\n  %s", strings.Join(d.Hints, "\n  "), strings.Join(c.hints, "\n  "))
+			}
+		})
+	}
+}
