@@ -531,7 +531,7 @@ func (e *Engine) fightView(p *player, enc *encounter) *FightView {
 	for _, q := range enc.players {
 		fv.Knights = append(fv.Knights, FightKnight{Name: q.rec.Name, Level: q.rec.Level,
 			Hits: q.rec.Hits, MaxHits: q.rec.MaxHits, SpellUnits: q.rec.SpellUnits,
-			Str: q.rec.Str, Int: q.rec.Int, Con: q.rec.Con, Dex: q.rec.Dex,
+			Str: e.str(q), Int: q.rec.Int, Con: q.rec.Con, Dex: q.rec.Dex,
 			Sword: best(q.rec.Items, ItemSword), Shield: best(q.rec.Items, ItemShield),
 			Armour: best(q.rec.Items, ItemArmour), Blows: Blows(q.rec.Dex, q.rec.Level),
 			Dodge: DodgePercent(e.dieSides(q)), Fainted: q.fainted, Choosing: e.choosing(q)})

@@ -529,7 +529,7 @@ func (e *Engine) view(p *player) View {
 		Self: Self{
 			Name: p.rec.Name, ID: p.rec.ID, Born: p.rec.Created, Level: p.rec.Level,
 			Experience: p.rec.Experience, Hits: p.rec.Hits, MaxHits: p.rec.MaxHits,
-			SpellUnits: p.rec.SpellUnits, Str: p.rec.Str, Int: p.rec.Int, Con: p.rec.Con,
+			SpellUnits: p.rec.SpellUnits, Str: e.str(p), Int: p.rec.Int, Con: p.rec.Con,
 			Dex: p.rec.Dex, Depth: p.rec.Depth, Pos: p.rec.Pos(),
 			Gold: p.rec.Gold, TreasureExperience: p.rec.TreasureExperience,
 			Items: slices.Clone(p.rec.Items), Light: e.lit(p),

@@ -87,7 +87,7 @@ type Self struct {
 	Hits       int
 	MaxHits    int
 	SpellUnits int
-	Str        int
+	Str        int // less what poison has taken for now (seed 001): the Strength every rule reads
 	Int        int
 	Con        int
 	Dex        int
@@ -188,7 +188,7 @@ type FightKnight struct {
 	Hits       int
 	MaxHits    int
 	SpellUnits int
-	Str        int
+	Str        int // as Self.Str: less what poison has taken for now
 	Int        int
 	Con        int
 	Dex        int
