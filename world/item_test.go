@@ -183,6 +183,47 @@ func TestWearingBootsOfSpeed(t *testing.T) {
 	everyGap(t, "boots taken off", stepTurns(t, e, "a", 4), 10)
 }
 
+// One pair of boots at a time (DESIGN §12, "Equipment"): putting on a pair takes off the
+// pair worn, of the other kind or the same, and says so; rings stay on, and putting on a
+// ring leaves the boots on. Seed 000's boots of speed work "like a continuous Speed
+// spell", of levitation "like a continuous Levitation spell": only the pair worn works.
+func TestOnePairOfBootsAtATime(t *testing.T) {
+	e, p, _ := inventoryEngine(t, Item{Kind: ItemBootsOfSpeed}, Item{Kind: ItemBootsOfLevitation},
+		Item{Kind: ItemBootsOfSpeed}, Item{Kind: ItemRingOfLight, Worn: true}, Item{Kind: ItemRingOfProtection})
+	worn := func() string {
+		var on []string
+		for i, it := range p.rec.Items {
+			if it.Worn {
+				on = append(on, fmt.Sprint(i))
+			}
+		}
+		return strings.Join(on, " ")
+	}
+	for _, c := range []struct {
+		use          int
+		worn         string
+		took         string // the line that says which pair came off, if one did
+		haste, float bool
+	}{
+		{1, "1 4", "", true, false},
+		{2, "2 4", "You take off the boots of speed.", false, true},
+		{3, "3 4", "You take off the boots of levitation.", true, false},
+		{1, "1 4", "You take off the boots of speed.", true, false},  // a pair of the same kind
+		{5, "1 4 5", "", true, false},                                // a ring: the boots stay on
+		{1, "4 5", "You take off the boots of speed.", false, false}, // off: no pair is worn
+	} {
+		n := len(p.msgs)
+		do(e, "a", UseItem{Index: c.use})
+		lines := strings.Join(p.msgs[n:], "\n")
+		if got := worn(); got != c.worn || e.hasted(p) != c.haste || e.levitating(p) != c.float {
+			t.Fatalf("using item %d: worn %q (want %q), hasted %v, levitating %v:\n%s", c.use, got, c.worn, e.hasted(p), e.levitating(p), lines)
+		}
+		if c.took != "" && !strings.Contains(lines, c.took) || c.took == "" && strings.Count(lines, "You take off") > 0 {
+			t.Fatalf("using item %d, the knight was told:\n%s\nwant %q", c.use, lines, c.took)
+		}
+	}
+}
+
 func TestTwoRingsAtMost(t *testing.T) {
 	e, p, sub := inventoryEngine(t, Item{Kind: ItemRingOfLight}, Item{Kind: ItemRingOfProtection}, Item{Kind: ItemRingOfRegeneration})
 	do(e, "a", UseItem{Index: 1})
