@@ -11,7 +11,7 @@ type LevelState struct {
 	Seed     uint64         `json:"seed"`
 	Broken   []int          `json:"broken,omitempty"` // forced locked doors (Level.EdgeIndex), plain doors now
 	Monsters []MonsterState `json:"monsters"`
-	Guards   int            `json:"guards"` // guards placed at the last stocking, for the restock rule
+	Guards   int            `json:"guards"` // guards in the rooms after the last stocking, for the restock rule
 	// Markets is the stock of the surface's markets: only in the surface's state (depth
 	// 0, Seed the engine's seed, which made the surface).
 	Markets []MarketState `json:"markets,omitempty"`

@@ -44,20 +44,27 @@ func (m *monster) Kind() *MonsterKind { return m.kind.Kind() }
 // LevelState (levelstate.go) is the part of it that is saved.
 type liveLevel struct {
 	monsters []*monster
-	guards   int   // guards placed at the last (re)stock
+	guards   int   // guards in the level's rooms after its last (re)stock, survivors included
 	broken   []int // locked doors forced open, as Level.EdgeIndex values
 	changed  bool  // something here changed since the level was last saved
 }
 
-// stock puts a guard in most rooms of the level. It draws from its own generator, seeded
-// from the level, so the original dungeon's guards are the same on every server.
+// stock puts a guard in most rooms of the level that have none. It draws from its own
+// generator, seeded from the level, so the original dungeon's guards are the same on
+// every server. The level's guards are then every guard in its rooms, the ones that lived
+// through a restock too: counting only the new ones, a restock that placed none would
+// leave a level that never restocked again.
 func (e *Engine) stock(depth int, r *rand.Rand) {
 	l := e.levels[depth-1]
 	st := &e.state[depth-1]
 	st.guards = 0
 	st.changed = true
 	for i, room := range l.Rooms {
-		if e.roomGuard(depth, i) != nil || r.Float64() >= guardChance {
+		if e.roomGuard(depth, i) != nil {
+			st.guards++
+			continue
+		}
+		if r.Float64() >= guardChance {
 			continue
 		}
 		pos := Pos{room.X + r.IntN(room.W), room.Y + r.IntN(room.H)}
@@ -113,7 +120,7 @@ func (e *Engine) removeMonster(m *monster) {
 	}
 	alive := 0
 	for _, x := range st.monsters {
-		if x.room >= 0 {
+		if x.room >= 0 { // a wanderer is no guard, nor is a guard a spell sent off to wander
 			alive++
 		}
 	}

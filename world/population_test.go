@@ -1,6 +1,8 @@
 package world
 
 import (
+	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -97,4 +99,122 @@ func TestGuardsStayWhereTheyAre(t *testing.T) {
 	if !moved {
 		t.Fatal("the wanderer never moved")
 	}
+}
+
+// slayGuard has knight p step from the corridor into room x of threeRooms (its door below
+// x,0) and kill its guard with one blow, through the engine.
+func slayGuard(t *testing.T, e *Engine, p *player, x int) {
+	t.Helper()
+	g := e.monsterAt(1, Pos{x, 1})
+	if g == nil || g.room < 0 {
+		t.Fatalf("no guard in the room at %d,1", x)
+	}
+	enterRoom(t, e, p, x)
+	g.hits = 1
+	p.rec.Dex = 60 // its blow cannot miss, and an Ogre (Dex 8) never dodges
+	stepUntil(t, e, "the guard to fall", func() bool {
+		if p.fight != nil && len(p.queue) == 0 {
+			e.enqueue(p.rec.ID, p.session, Fight{})
+		}
+		return p.fight == nil
+	})
+	if e.alive(g) {
+		t.Fatalf("the guard at %d,1 lives", x)
+	}
+}
+
+// enterRoom sets knight p down on the corridor above room x's door and has it step in,
+// which starts the fight with the room's guard.
+func enterRoom(t *testing.T, e *Engine, p *player, x int) {
+	t.Helper()
+	p.rec.Hits, p.rec.MaxHits = 1<<20, 1<<20
+	e.place(p, 1, Pos{x, 0})
+	p.energy = 0
+	e.enqueue(p.rec.ID, p.session, Move{Dir: South, Door: true})
+	stepUntil(t, e, "the guard to fight", func() bool { return p.fight != nil })
+}
+
+// What counts as a level's living guards (DESIGN §12, "Where monsters are"): the monsters
+// in its rooms. A wanderer is none, nor is a guard Dimension Door sent off to wander: the
+// level restocks when its last guard falls though they live, and a room whose guard was
+// sent off is empty at the restock. The guards of a level are those in its rooms after
+// its last stocking, the ones that lived through a restock included.
+func TestWhatCountsAsALevelsLivingGuards(t *testing.T) {
+	const stirs = "Somewhere on this level, the dungeon stirs: new monsters have come."
+	restocked := func(p *player, since uint64) bool { return slices.Contains(saidSince(p, since), stirs) }
+	t.Run("a wanderer is no guard", func(t *testing.T) {
+		e, _ := threeGuards(t)
+		p := e.players["a"]
+		rat := e.spawn(1, mustMonster(t, "giant rat"), Pos{5, 0}, -1, e.rng)
+		rat.asleep = true // it stays at the corridor's end, out of the knight's way
+		for _, x := range []int{0, 2} {
+			slayGuard(t, e, p, x)
+		}
+		n := p.said
+		slayGuard(t, e, p, 4)
+		if !restocked(p, n) || !e.alive(rat) {
+			t.Fatalf("the last guard fell with a wanderer alive: restocked %v, the wanderer alive %v", restocked(p, n), e.alive(rat))
+		}
+	})
+	t.Run("a guard sent off is no guard", func(t *testing.T) {
+		e, guards := threeGuards(t)
+		p := e.players["a"]
+		p.rec.Int = 18
+		slayGuard(t, e, p, 2)
+		enterRoom(t, e, p, 0)
+		sent := guards[0]
+		stepUntil(t, e, "Dimension Door to send the guard off", func() bool {
+			if p.fight != nil && len(p.queue) == 0 {
+				p.rec.SpellUnits = 4
+				e.enqueue(p.rec.ID, p.session, Cast{Spell: SpellDimensionDoor})
+			}
+			return p.fight == nil
+		})
+		if sent.room != -1 || !e.alive(sent) {
+			t.Fatalf("after Dimension Door the guard of room 0 guards room %d (alive %v)", sent.room, e.alive(sent))
+		}
+		sent.asleep, sent.pos = true, Pos{5, 0} // out of the knight's way
+		n := p.said
+		slayGuard(t, e, p, 4)
+		if !restocked(p, n) || !e.alive(sent) {
+			t.Fatalf("the last guard in a room fell: restocked %v, the guard sent off alive %v", restocked(p, n), e.alive(sent))
+		}
+		if g := e.roomGuard(1, 0); g == sent {
+			t.Fatal("the guard sent off guards its room again")
+		}
+	})
+	t.Run("guards that live through a restock count", func(t *testing.T) {
+		// Seven guards placed, two alive: room 0's guard falls and the level restocks
+		// around the guards of rooms 1 and 2. The restock gives room 0 a guard 85% of
+		// the time; the seed is the first for which it does not, so the level's guards
+		// are the two that lived through it, and it restocks when both have fallen.
+		for seed := uint64(1); ; seed++ {
+			if seed > 100 {
+				t.Fatal("no seed in 100 leaves room 0 empty at the restock")
+			}
+			e, _ := threeGuards(t)
+			e.rng = rand.New(rand.NewPCG(seed, 1))
+			p := e.players["a"]
+			e.state[0].guards = 7
+			n := p.said
+			slayGuard(t, e, p, 0)
+			if !restocked(p, n) {
+				t.Fatal("two of seven guards alive: no restock")
+			}
+			if e.roomGuard(1, 0) != nil {
+				continue
+			}
+			n = p.said
+			slayGuard(t, e, p, 2)
+			if restocked(p, n) {
+				t.Fatal("one of two guards alive: the level restocked")
+			}
+			n = p.said
+			slayGuard(t, e, p, 4)
+			if !restocked(p, n) {
+				t.Fatalf("seed %d: both guards that lived through the restock fell, and the level did not restock", seed)
+			}
+			return
+		}
+	})
 }
