@@ -16,14 +16,14 @@ func TestAFaintedHeroIsRevivedWhenThePartyWins(t *testing.T) {
 	a, b := e.players["a"], e.players["b"]
 	rat := enc.monsters[0]
 	a.rec.Hits = 1
-	for !a.fainted {
+	attackUntil(t, e, enc, rat, "Kay a to faint", func() bool {
 		if rat.fight == nil {
 			t.Fatal("the battle ended before the rat felled anyone")
 		}
 		rat.hits = 1000 // the rat cannot die yet
 		b.rec.Hits = b.rec.MaxHits
-		e.monsterAttack(enc, rat)
-	}
+		return a.fainted
+	})
 	if a.rec.Hits != 0 || a.rec.Death != nil || a.fight != enc {
 		t.Fatalf("fainted hero: hits %d, death %v, still in the battle %v", a.rec.Hits, a.rec.Death, a.fight == enc)
 	}
@@ -72,9 +72,7 @@ func TestWhenTheLastHeroFallsThePartyDies(t *testing.T) {
 	ogre := enc.monsters[0]
 	a.fainted, a.rec.Hits = true, 0
 	b.rec.Hits = 1
-	for e.players["b"] != nil {
-		e.monsterAttack(enc, ogre)
-	}
+	attackUntil(t, e, enc, ogre, "the last hero to fall", func() bool { return e.players["b"] == nil })
 	if b.rec.Death == nil || a.rec.Death == nil || e.players["a"] != nil {
 		t.Fatalf("deaths: standing %v, fainted %v", b.rec.Death, a.rec.Death)
 	}
@@ -89,9 +87,7 @@ func TestAHeroAloneDies(t *testing.T) {
 	enc := battleOf(t, e, []string{"a"}, "ogre")
 	a := e.players["a"]
 	a.rec.Hits = 1
-	for e.players["a"] != nil {
-		e.monsterAttack(enc, enc.monsters[0])
-	}
+	attackUntil(t, e, enc, enc.monsters[0], "the hero to fall", func() bool { return e.players["a"] == nil })
 	if a.rec.Death == nil || a.fainted {
 		t.Fatalf("death %v, fainted %v", a.rec.Death, a.fainted)
 	}

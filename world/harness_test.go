@@ -415,6 +415,20 @@ func stepUntil(t *testing.T, e *Engine, what string, cond func() bool) {
 	t.Fatalf("never happened: %s", what)
 }
 
+// attackUntil has monster m attack in battle enc until cond holds, failing after many
+// attacks: a rule that breaks fainting or dying then fails the test at once instead of
+// hanging it.
+func attackUntil(t *testing.T, e *Engine, enc *encounter, m *monster, what string, cond func() bool) {
+	t.Helper()
+	for range 10000 {
+		if cond() {
+			return
+		}
+		e.monsterAttack(enc, m)
+	}
+	t.Fatalf("never happened in 10000 attacks: %s", what)
+}
+
 // costOf carries out cmd for knight fp, ready to act, and measures what it cost in
 // percent of a round: the turns from the one it was done in until the knight may act
 // again, each TurnEnergy. A cost between two tens measures as the next ten.
