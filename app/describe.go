@@ -402,10 +402,10 @@ func inventoryText(v world.View) []string {
 	}
 	var items []string
 	for i, it := range s.Items {
-		if i >= 26 {
+		if i >= listLetters {
 			break
 		}
-		w := fmt.Sprintf("%c: %s", 'a'+i, it.Name())
+		w := fmt.Sprintf("%c: %s", listLetter(i), it.Name())
 		if info := it.Info(); info.Wearable && it.Worn {
 			w += " (worn)"
 		} else if mark := inUseMark(s.Items, i); mark != "" {

@@ -29,8 +29,8 @@ func (m *Model) inventoryPage() invPage {
 	var p invPage
 	for i, it := range m.view.Self.Items {
 		letter := "   " // no letter is left for it: screen-reader mode's use reaches it by name
-		if i < 26 {
-			letter = fmt.Sprintf("%c  ", 'a'+i)
+		if i < listLetters {
+			letter = fmt.Sprintf("%c  ", listLetter(i))
 		}
 		line := letter + it.Name()
 		switch info := it.Info(); {
@@ -234,18 +234,14 @@ func (m *Model) inventoryKey(k tea.KeyPressMsg) tea.Cmd {
 	if p := m.inventoryPage(); len(p.lines) > p.page && m.inv.scrollBy(s, len(p.lines), p.page) {
 		return nil
 	}
-	if len(s) == 1 && s[0] >= 'a' && s[0] <= 'z' {
-		if i := int(s[0] - 'a'); i < len(m.view.Self.Items) {
-			m.do(world.UseItem{Index: i})
-		}
-		return nil
+	switch i, capital := listIndex(s); {
+	case i < 0:
+		m.screen = screenPlay
+	case i >= len(m.view.Self.Items):
+	case capital:
+		m.do(world.Drop{Index: i})
+	default:
+		m.do(world.UseItem{Index: i})
 	}
-	if len(s) == 1 && s[0] >= 'A' && s[0] <= 'Z' {
-		if i := int(s[0] - 'A'); i < len(m.view.Self.Items) {
-			m.do(world.Drop{Index: i})
-		}
-		return nil
-	}
-	m.screen = screenPlay
 	return nil
 }

@@ -250,6 +250,45 @@ func keyHelpLines() []string {
 // or Enter; not Esc, Tab, a shifted arrow or a function key.
 func phoneKey(key string) bool { return len([]rune(key)) == 1 || key == "enter" }
 
+// closeKey says a key closes the screen it is pressed on: q or Backspace, on every
+// screen but a text field (a phone has no Esc). So no list picks with q (listLetter).
+func closeKey(key string) bool { return key == "q" || key == "backspace" }
+
+// listLetters is how many entries of a list have letters: a to z without q.
+const listLetters = 25
+
+// listLetter is the letter of entry i of a list a screen's letters pick from (the
+// inventory, the letters, the who-list, a market): a to z without q, which closes the
+// screen; the 17th entry is r. Its capital (without Q) is the entry's second act (drop,
+// delete). Screen-reader mode's words use the same letters.
+func listLetter(i int) rune {
+	r := rune('a' + i)
+	if r >= 'q' {
+		r++
+	}
+	return r
+}
+
+// listIndex is the entry of a list a key's letter picks, and whether it is the capital;
+// -1 for a key that is no list's letter (q and Q among them).
+func listIndex(key string) (i int, capital bool) {
+	if len(key) != 1 {
+		return -1, false
+	}
+	c := key[0]
+	if capital = c >= 'A' && c <= 'Z'; capital {
+		c += 'a' - 'A'
+	}
+	if c < 'a' || c > 'z' || c == 'q' {
+		return -1, false
+	}
+	i = int(c - 'a')
+	if c > 'q' {
+		i--
+	}
+	return i, capital
+}
+
 // phoneKeysLine is the help's short list of the game's keys as a phone types them (every
 // row of gameKeys has one): "h j k l walk  H J K L d open a door  > down ...".
 func phoneKeysLine() string {

@@ -2,9 +2,12 @@ package app
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
+
+	tea "charm.land/bubbletea/v2"
 
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
@@ -76,21 +79,7 @@ func TestAPhoneKeyboardIsEnough(t *testing.T) {
 	if m.console.open {
 		t.Error("Backspace on an empty console line does not close it")
 	}
-	for _, screenKey := range []string{"m", "?", "M", "o", "F", "P", "1", "i"} {
-		keys(m, screenKey)
-		opened := m.screen
-		keys(m, "backspace")
-		if m.screen != screenPlay {
-			t.Errorf("Backspace does not close the screen %q opens (%d)", screenKey, opened)
-			m.screen = screenPlay
-		}
-		keys(m, screenKey, "q")
-		if m.screen != screenPlay && screenKey != "i" { // q may be a thing's letter
-			t.Errorf("q does not close the screen %q opens (%d)", screenKey, opened)
-			m.screen = screenPlay
-		}
-		m.screen = screenPlay
-	}
+	// Backspace and q close every screen: TestQAndBackspaceCloseEveryScreen.
 
 	m, _ = viewModel(t, surfaceView(world.Pos{X: 2, Y: 0}), 40, 20)
 	keys(m, "b", "2")
@@ -100,5 +89,130 @@ func TestAPhoneKeyboardIsEnough(t *testing.T) {
 	keys(m, "1")
 	if m.mk.selling {
 		t.Error("1 on a market does not turn to buying")
+	}
+}
+
+// longScreens put a model on each screen of the screens table, at w×h, its list (where
+// it has one) longer than the screen and longer than 17 entries, so that q would be a
+// letter of it if its letters did not skip q. A screen with no keys (key nil) needs
+// none; any other screen of the table without one fails the tests that walk it.
+func longScreens(t *testing.T, w, h int) map[screen]func() *Model {
+	model := func(v world.View) *Model {
+		m, _ := viewModel(t, v, w, h)
+		return m
+	}
+	over := func(v world.View, open func(m *Model)) func() *Model {
+		return func() *Model { m := model(v); open(m); return m }
+	}
+	crowded := crowdedView(t)
+	carrying := crowdedView(t)
+	for len(carrying.Self.Items) < 30 {
+		carrying.Self.Items = append(carrying.Self.Items, allItems()...)
+	}
+	chatty := crowdedView(t)
+	for i := range 80 {
+		chatty.Messages = append(chatty.Messages, fmt.Sprintf("Message %d of the long day.", i))
+	}
+	market := surfaceView(world.Pos{X: 2, Y: 0})
+	market.Self.Items = carrying.Self.Items
+	var letters []world.Letter
+	var who []world.WhoEntry
+	var fame []string
+	for i := range 30 {
+		letters = append(letters, world.Letter{ID: uint64(i + 1), From: fmt.Sprintf("Knight %d", i), Text: "Well met."})
+		who = append(who, world.WhoEntry{ID: fmt.Sprintf("SHA256:%d", i), Name: fmt.Sprintf("Knight %d", i), Level: 2, Depth: 1, Watchable: true})
+	}
+	for i := range 60 {
+		fame = append(fame, fmt.Sprintf("%2d  Knight %d  10  900000", i+1, i))
+	}
+	return map[screen]func() *Model{
+		screenTitle:     over(crowded, func(m *Model) { m.screen = screenTitle }),
+		screenRoll:      over(crowded, func(m *Model) { m.screen = screenTitle; keys(m, "enter") }),
+		screenName:      over(crowded, func(m *Model) { m.screen = screenTitle; keys(m, "enter", "enter") }),
+		screenPlay:      over(crowded, func(*Model) {}),
+		screenMap:       over(crowded, func(m *Model) { keys(m, "m") }),
+		screenHelp:      over(crowded, func(m *Model) { keys(m, "?") }),
+		screenInventory: over(carrying, func(m *Model) { keys(m, "i") }),
+		screenFame: over(crowded, func(m *Model) {
+			m.p.Fame = func() []string { return fame }
+			keys(m, "F")
+		}),
+		screenSpells: over(crowded, func(m *Model) { keys(m, "1") }),
+		screenESP:    over(crowded, func(m *Model) { m.screen = screenESP }),
+		screenRetire: over(surfaceView(world.Pos{X: 3, Y: 2}), func(m *Model) { keys(m, "R") }),
+		screenQuit:   over(crowded, func(m *Model) { keys(m, "q") }),
+		screenDead: over(crowded, func(m *Model) {
+			m.screen, m.tomb = screenDead, &world.Death{Killer: "a Sabre-tooth Tiger", Depth: 10, Level: 9, Experience: 123456}
+		}),
+		screenLog:     over(chatty, func(m *Model) { keys(m, "M") }),
+		screenWho:     over(crowded, func(m *Model) { m.screen, m.who = screenWho, whoList{entries: who} }),
+		screenOptions: over(crowded, func(m *Model) { keys(m, "o") }),
+		screenWatch: over(crowded, func(m *Model) {
+			m.screen, m.watch = screenWatch, watching{view: crowdedView(t), have: true}
+		}),
+		screenStats:  over(sixOnSix(t, false), func(m *Model) { keys(m, "x") }),
+		screenParty:  over(sixKnights(crowded), func(m *Model) { keys(m, "P") }),
+		screenMarket: over(market, func(m *Model) { keys(m, "b", "2") }),
+		screenMail:   over(crowded, func(m *Model) { m.screen, m.mail = screenMail, mailState{have: true, letters: letters} }),
+	}
+}
+
+// press presses one key and says whether the session ended with it.
+func press(m *Model, k string) (quit bool) {
+	for _, msg := range keyMsgs(k) {
+		_, cmd := m.Update(msg)
+		quit = cmd != nil && reflect.ValueOf(cmd).Pointer() == reflect.ValueOf(tea.Quit).Pointer()
+	}
+	return quit
+}
+
+// standOn are the screens the session stands on rather than over another: q leaves
+// the game from them (the dungeon asks first), and Backspace, with nothing under them
+// to go back to, does nothing, so that a stray one ends nothing. typing are the text
+// fields, where q and Backspace are typed.
+var (
+	standOn = map[screen]bool{screenTitle: true, screenRoll: true, screenPlay: true, screenDead: true}
+	typing  = map[screen]bool{screenName: true}
+)
+
+// Backspace or q closes any screen, as the README says: on every screen of the screens
+// table that is no text field, q and Backspace each leave it (for the one under it, or,
+// q on a screen the session stands on, out of the game), at every size, with lists of 30
+// things, letters and knights, whose letters skip q.
+func TestQAndBackspaceCloseEveryScreen(t *testing.T) {
+	for _, sz := range phoneSizes {
+		w, h := sz[0], sz[1]
+		setups := longScreens(t, w, h)
+		for s := range screen(numScreens) {
+			setup, ok := setups[s]
+			switch {
+			case screens[s].key == nil || typing[s]:
+				continue
+			case !ok:
+				t.Fatalf("screen %d of the screens table has no case in longScreens: add one", s)
+			}
+			for _, k := range []string{"q", "backspace"} {
+				m := setup()
+				if m.screen != s {
+					t.Fatalf("longScreens' case for screen %d opens screen %d", s, m.screen)
+				}
+				before := m.Text()
+				quit := press(m, k)
+				left := quit || m.screen != s
+				if k == "backspace" && standOn[s] {
+					if left || m.Text() != before {
+						t.Errorf("%d×%d: Backspace on screen %d, which stands, did something", w, h, s)
+					}
+					continue
+				}
+				if !left {
+					t.Errorf("%d×%d: %s does not close screen %d:\n%s", w, h, k, s, m.Text())
+				}
+				// It only closes: no letter picked with it (a reply begun, a thing used).
+				if sent := m.bt.to.(*recorder).take(); len(sent) > 0 || m.chat.open {
+					t.Errorf("%d×%d: %s on screen %d sent %v, or opened the chat line (%v)", w, h, k, s, sent, m.chat.open)
+				}
+			}
+		}
 	}
 }

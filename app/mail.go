@@ -98,8 +98,8 @@ func (m *Model) mailPage() (lines, foot []string, page int) {
 	w, h := m.frameSize()
 	for i, l := range m.mail.letters {
 		key := "   " // past z: screen-reader mode's mail delete N reaches it
-		if i < 26 {
-			key = fmt.Sprintf("%c  ", 'a'+i)
+		if i < listLetters {
+			key = fmt.Sprintf("%c  ", listLetter(i))
 		}
 		lines = append(lines, wrapHang(key+letterHead(l), w-6, 3)...)
 		lines = append(lines, wrapHang("   "+l.Text, w-6, 3)...)
@@ -155,18 +155,14 @@ func (m *Model) mailKey(k tea.KeyPressMsg) tea.Cmd {
 	if lines, _, page := m.mailPage(); len(lines) > page && m.mail.scrollBy(s, len(lines), page) {
 		return nil
 	}
-	if len(s) == 1 && s[0] >= 'a' && s[0] <= 'z' {
-		if i := int(s[0] - 'a'); i < len(m.mail.letters) {
-			return m.openChatWith("/mail " + nameForLine(m.mail.letters[i].From) + " ")
-		}
+	switch i, capital := listIndex(s); {
+	case i < 0 || i >= len(m.mail.letters):
+		m.screen = screenPlay
+	case capital:
+		m.deleteLetter(i)
+	default:
+		return m.openChatWith("/mail " + nameForLine(m.mail.letters[i].From) + " ")
 	}
-	if len(s) == 1 && s[0] >= 'A' && s[0] <= 'Z' {
-		if i := int(s[0] - 'A'); i < len(m.mail.letters) {
-			m.deleteLetter(i)
-			return nil
-		}
-	}
-	m.screen = screenPlay
 	return nil
 }
 

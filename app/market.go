@@ -49,30 +49,6 @@ func (m *Model) closeMarketIfLeft() {
 	}
 }
 
-// marketLetter is the letter of entry i of a market list: a to z without q.
-func marketLetter(i int) rune {
-	r := rune('a' + i)
-	if r >= 'q' {
-		r++
-	}
-	return r
-}
-
-// marketIndex is the entry a key letters, or -1.
-func marketIndex(s string) int {
-	if len(s) != 1 || s[0] < 'a' || s[0] > 'z' || s[0] == 'q' {
-		return -1
-	}
-	i := int(s[0] - 'a')
-	if s[0] > 'q' {
-		i--
-	}
-	return i
-}
-
-// marketMax is the most entries a list letters (a to z without q).
-const marketMax = 25
-
 // marketKey handles a key on the market screen.
 func (m *Model) marketKey(k tea.KeyPressMsg) tea.Cmd {
 	s := k.String()
@@ -81,14 +57,14 @@ func (m *Model) marketKey(k tea.KeyPressMsg) tea.Cmd {
 		m.screen = screenPlay
 		return nil
 	}
-	switch s {
-	case "esc", "q":
+	switch {
+	case s == "esc", closeKey(s):
 		m.screen = screenPlay
 		return nil
-	case "tab", "shift+tab":
+	case s == "tab", s == "shift+tab":
 		m.mk.selling = !m.mk.selling
 		return nil
-	case "1", "2": // a phone's keyboard has no Tab: 1 buys, 2 sells
+	case s == "1", s == "2": // a phone's keyboard has no Tab: 1 buys, 2 sells
 		m.mk.selling = s == "2"
 		return nil
 	}
@@ -100,9 +76,9 @@ func (m *Model) marketKey(k tea.KeyPressMsg) tea.Cmd {
 	if len(lines) > p.rows && m.mk.lists[active].scrollBy(s, len(lines), p.rows-1) {
 		return nil
 	}
-	i := marketIndex(s)
+	i, capital := listIndex(s)
 	switch {
-	case i < 0:
+	case i < 0, capital:
 	case m.mk.selling && i < len(m.view.Self.Items):
 		m.do(world.Sell{Index: i})
 	case !m.mk.selling && i < len(mv.Wares):
@@ -134,8 +110,8 @@ type marketPage struct {
 // when long) with tail at the end of its last line, colW wide.
 func marketEntry(i int, name, tail string, colW int, cls class) []panelLine {
 	letter := "   " // past the letters: screen-reader mode's buy and sell reach it by number
-	if i < marketMax {
-		letter = fmt.Sprintf("%c  ", marketLetter(i))
+	if i < listLetters {
+		letter = fmt.Sprintf("%c  ", listLetter(i))
 	}
 	lines := wrapHang(letter+name, colW-textWidth(tail)-1, 3)
 	out := make([]panelLine, len(lines))

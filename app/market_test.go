@@ -100,14 +100,20 @@ func TestPlainMarketGreeting(t *testing.T) {
 
 // Letters skip q, which always leaves: the seventeenth thing is r.
 func TestMarketLettersSkipQ(t *testing.T) {
-	for i := range marketMax {
-		l := marketLetter(i)
-		if l == 'q' || marketIndex(string(l)) != i {
-			t.Fatalf("entry %d has letter %c, which indexes %d", i, l, marketIndex(string(l)))
+	for i := range listLetters {
+		l := listLetter(i)
+		if j, capital := listIndex(string(l)); l == 'q' || j != i || capital {
+			t.Fatalf("entry %d has letter %c, which indexes %d", i, l, j)
+		}
+		if j, capital := listIndex(strings.ToUpper(string(l))); j != i || !capital {
+			t.Fatalf("entry %d's capital indexes %d", i, j)
 		}
 	}
-	if marketLetter(16) != 'r' || marketIndex("q") != -1 || marketIndex("A") != -1 {
+	if i, _ := listIndex("q"); listLetter(16) != 'r' || i != -1 {
 		t.Fatal("q is not skipped")
+	}
+	if i, _ := listIndex("Q"); i != -1 {
+		t.Fatal("Q is not skipped")
 	}
 	v := surfaceView(world.Pos{X: 2, Y: 0})
 	for range 18 {
@@ -119,7 +125,7 @@ func TestMarketLettersSkipQ(t *testing.T) {
 		t.Fatalf("r sold %#v, want the seventeenth thing", got)
 	}
 	s := m.Text()
-	last := string(marketLetter(len(v.Self.Items)-1)) + "  shield"
+	last := string(listLetter(len(v.Self.Items)-1)) + "  shield"
 	if !strings.Contains(s, "(more: up and down scroll)") || strings.Contains(s, last) {
 		t.Fatalf("%d things at 80×24 do not say there are more:\n%s", len(v.Self.Items), s)
 	}

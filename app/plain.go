@@ -443,8 +443,8 @@ func (m *Model) itemArg(args []string) (int, bool) {
 		return 0, false
 	}
 	a := strings.ToLower(strings.Join(args, " "))
-	if len(a) == 1 && a[0] >= 'a' && int(a[0]-'a') < len(items) {
-		return int(a[0] - 'a'), true
+	if i, _ := listIndex(a); i >= 0 && i < len(items) {
+		return i, true
 	}
 	for i, it := range items {
 		if strings.HasPrefix(strings.ToLower(it.Name()), a) {

@@ -49,12 +49,12 @@ var replayKeys = []replayKey{
 	{"q", "stop", "leave", nil},
 }
 
-// replayKeyPress handles a key of a replay; Esc leaves too.
+// replayKeyPress handles a key of a replay; Esc and Backspace leave too.
 func (m *Model) replayKeyPress(k tea.KeyPressMsg) tea.Cmd {
 	s := k.String()
 	i := slices.IndexFunc(replayKeys, func(r replayKey) bool { return r.key == s })
 	switch {
-	case s == "esc", i >= 0 && replayKeys[i].do == nil:
+	case s == "esc", s == "backspace", i >= 0 && replayKeys[i].do == nil:
 		return m.leaveReplay()
 	case i >= 0:
 		replayKeys[i].do(m.watch.replay)

@@ -114,7 +114,7 @@ func (m *Model) drawRollAt(c *canvas) int {
 		y += gap
 	}
 	if m.screen == screenRoll {
-		y += c.paragraph(2, y, c.w-4, "Press r to roll again, Enter to keep this knight.", clsTitle)
+		y += c.paragraph(2, y, c.w-4, "Press r to roll again, Enter to keep this knight, q to leave.", clsTitle)
 	}
 	return y
 }
@@ -438,13 +438,15 @@ func (m *Model) titleKey(k tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
-// rollKey is a key on the roll: r rolls again, Enter keeps the knight.
+// rollKey is a key on the roll: r rolls again, Enter keeps the knight, q leaves.
 func (m *Model) rollKey(k tea.KeyPressMsg) tea.Cmd {
 	switch k.String() {
 	case "r":
 		m.roll()
 	case "enter":
 		return m.toName()
+	case "q":
+		return tea.Quit
 	}
 	return nil
 }

@@ -209,15 +209,15 @@ func (m *Model) drawUnder(c *canvas) {
 	c.blit(&m.watch.sub, 0, 1)
 }
 
-// watchKey handles a key while watching: the screen is read-only, so Esc, q or w stop
-// (and end a spectator's session); other keys do nothing.
+// watchKey handles a key while watching: the screen is read-only, so Esc, q, Backspace
+// or w stop (and end a spectator's session); other keys do nothing.
 func (m *Model) watchKey(k tea.KeyPressMsg) tea.Cmd {
 	if m.watch.replay != nil {
 		return m.replayKeyPress(k)
 	}
 	s := k.String()
 	switch s {
-	case "esc", "q", "w":
+	case "esc", "q", "backspace", "w":
 		if m.watch.only {
 			return tea.Quit
 		}
@@ -229,11 +229,8 @@ func (m *Model) watchKey(k tea.KeyPressMsg) tea.Cmd {
 // whoKey handles a key on the who-list: a letter watches that knight; any other key
 // returns to the game.
 func (m *Model) whoKey(k tea.KeyPressMsg) tea.Cmd {
-	s := k.String()
-	if len(s) == 1 && s[0] >= 'a' && s[0] <= 'z' {
-		if i := int(s[0] - 'a'); i < len(m.who.entries) {
-			return m.pickWatch(m.who.entries[i])
-		}
+	if i, capital := listIndex(k.String()); i >= 0 && !capital && i < len(m.who.entries) {
+		return m.pickWatch(m.who.entries[i])
 	}
 	m.screen = screenPlay
 	return nil
@@ -263,7 +260,7 @@ func (m *Model) drawWho(c *canvas) {
 	}
 	y := 4
 	for i, e := range m.who.entries {
-		if y >= c.h-4 || i >= 26 {
+		if y >= c.h-4 || i >= listLetters {
 			// No row or letter is left: the rest are counted (screen-reader mode's who
 			// names everyone).
 			c.text(4, y, fmt.Sprintf("and %d more", len(m.who.entries)-i), clsDim)
@@ -280,7 +277,7 @@ func (m *Model) drawWho(c *canvas) {
 		case !e.Watchable:
 			note = "(no spectators)"
 		}
-		row := fmt.Sprintf("%c  %-20s level %-3d %-9s %-8s %s", 'a'+i, e.Name, e.Level, where, m.idleFor(e), note)
+		row := fmt.Sprintf("%c  %-20s level %-3d %-9s %-8s %s", listLetter(i), e.Name, e.Level, where, m.idleFor(e), note)
 		if e.Away {
 			row += " " + awayWords(e)
 		}
