@@ -165,7 +165,7 @@ type screenRow struct {
 	// ask is the question a screen over the dungeon asks in its message line.
 	ask string
 	// list is the list the screen scrolls, if it has one: opening the screen shows it
-	// from its start (open).
+	// from its start (open), and space and - page it (TestEveryListPagesBothWays).
 	list func(*Model) *pager
 }
 
@@ -199,7 +199,7 @@ func screenTable() [numScreens]screenRow {
 		screenMap:       {draw: (*Model).drawMap, key: (*Model).mapKey},
 		screenHelp:      {draw: (*Model).drawHelp, key: (*Model).helpKey, list: func(m *Model) *pager { return &m.help.pager }},
 		screenInventory: {draw: (*Model).drawInventory, key: (*Model).inventoryKey, list: func(m *Model) *pager { return &m.inv }},
-		screenFame:      {draw: (*Model).drawFame, key: (*Model).fameKey},
+		screenFame:      {draw: (*Model).drawFame, key: (*Model).fameKey, list: func(m *Model) *pager { return &m.fame.pager }},
 		screenSpells:    {draw: (*Model).drawSpells, key: (*Model).spellsKey},
 		screenESP:       {draw: (*Model).drawDungeon, key: (*Model).espKey, ask: "ESP: which direction do you look? (an arrow)"},
 		screenRetire:    {draw: (*Model).drawDungeon, key: (*Model).retireKey, ask: "Retire this knight into the hall of fame? Its adventures end. (y/n)"},
@@ -207,13 +207,13 @@ func screenTable() [numScreens]screenRow {
 		screenDead:      {draw: (*Model).drawDead, key: (*Model).deadKey, typed: (*Model).deadLine, speak: (*Model).sayEnd},
 		screenEnded:     {draw: (*Model).drawEnded, typed: (*Model).endedLine},
 		screenLog:       {draw: (*Model).drawLog, key: (*Model).logKey, list: func(m *Model) *pager { return &m.log }},
-		screenWho:       {draw: (*Model).drawWho, key: (*Model).whoKey},
+		screenWho:       {draw: (*Model).drawWho, key: (*Model).whoKey, list: func(m *Model) *pager { return &m.who.pager }},
 		screenOptions:   {draw: (*Model).drawOptions, key: (*Model).optionsKey},
 		screenWatch:     {draw: (*Model).drawWatch, key: (*Model).watchKey, typed: (*Model).watchLine},
 		screenStats:     {draw: (*Model).drawStats, key: (*Model).statsKey, list: func(m *Model) *pager { return &m.bt.stats }},
 		screenParty:     {draw: (*Model).drawPartyScreen, key: (*Model).partyKey, list: func(m *Model) *pager { return &m.bt.party }},
-		screenMarket:    {draw: (*Model).drawMarket, key: (*Model).marketKey},
-		screenMail:      {draw: (*Model).drawMail, key: (*Model).mailKey},
+		screenMarket:    {draw: (*Model).drawMarket, key: (*Model).marketKey, list: (*Model).marketList},
+		screenMail:      {draw: (*Model).drawMail, key: (*Model).mailKey, list: func(m *Model) *pager { return &m.mail.pager }},
 	}
 }
 

@@ -19,7 +19,7 @@ func (m *Model) statsKey(k tea.KeyPressMsg) tea.Cmd {
 	case "t", "tab", "shift+tab", "T":
 		return m.targetKey(keyPress{key: s})
 	}
-	if m.bt.stats.scrollBy(s, unmeasured, 1) { // drawStats stops it at the end
+	if m.bt.stats.scrollBy(s, unmeasured, m.bt.stats.shown) { // drawStats stops it at the end
 		return nil
 	}
 	m.do(fightCommand(s)) // f, r and s act from here too; anything else just goes back
@@ -301,7 +301,7 @@ func (m *Model) drawStats(c *canvas) {
 		// Tables taller than the screen scroll, and the keys say which lines show (the
 		// room is reckoned with the widest numbers).
 		where := func(first, rows int) string {
-			return fmt.Sprintf("lines %d-%d of %d: up and down scroll", first+1, min(first+rows, len(body)), len(body))
+			return fmt.Sprintf("lines %d-%d of %d: %s pages, up and down scroll", first+1, min(first+rows, len(body)), len(body), pageKeysHint)
 		}
 		rows -= len(pack(append(keys, where(len(body), len(body))), w))
 		keyLines = pack(append(keys, where(m.bt.stats.first(len(body), rows), rows)), w)

@@ -554,7 +554,7 @@ func inputTail(in string, w int) string {
 }
 
 // logFoot is the message log's keys.
-const logFoot = "arrows, space and b scroll; Enter in the dungeon opens the chat line; any other key returns"
+const logFoot = pageKeysHint + " pages, arrows scroll; Enter in the dungeon opens the chat line; any other key returns"
 
 // logPage is the message log at the screen's size: every message wrapped to the width
 // (a long one hangs under its start), the keys, and how many rows show the messages.

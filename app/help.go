@@ -125,9 +125,9 @@ func (m *Model) drawHelp(c *canvas) {
 	if from == 1 {
 		c.text(2, 1, lines[0], clsTitle)
 	}
-	more := fit(c.w-2, fmt.Sprintf("lines %d-%d of %d: arrows, space and b scroll; any other key returns", from, to, len(lines)),
-		fmt.Sprintf("lines %d-%d of %d: arrows, j k scroll; q returns", from, to, len(lines)),
-		fmt.Sprintf("%d-%d of %d: j k scroll, q returns", from, to, len(lines)))
+	more := fit(c.w-2, fmt.Sprintf("lines %d-%d of %d: %s pages, arrows scroll; any other key returns", from, to, len(lines), pageKeysHint),
+		fmt.Sprintf("lines %d-%d of %d: %s pages, j k scroll; q returns", from, to, len(lines), pageKeysHint),
+		fmt.Sprintf("%d-%d of %d: %s page, q returns", from, to, len(lines), pageKeysHint))
 	c.text(2, c.h-1, more, clsTitle)
 }
 

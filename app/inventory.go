@@ -51,7 +51,7 @@ func (m *Model) inventoryPage() invPage {
 	p.keys = wrap(invFoot, w-4)
 	p.page = h - 1 - 5 - len(p.msg) - len(p.keys) // a blank row above the foot
 	if len(p.lines) > p.page {
-		p.keys = wrap(invFoot+" Up and down scroll the list.", w-4)
+		p.keys = wrap(invFoot+" "+pageKeysHint+" pages the list, up and down scroll it.", w-4)
 		p.page = h - 1 - 5 - len(p.msg) - len(p.keys) - 1 // and the line saying what is shown
 	}
 	p.page = max(1, p.page)
@@ -114,8 +114,8 @@ func (m *Model) drawFame(c *canvas) {
 	foot := "Any key returns."
 	if len(lines) > page {
 		from, to := m.fame.span(len(lines), page)
-		foot = fit(c.w-4, fmt.Sprintf("Lines %d-%d of %d: up and down scroll; any other key returns.", from, to, len(lines)),
-			fmt.Sprintf("Lines %d-%d of %d: up/down scroll", from, to, len(lines)), fmt.Sprintf("%d-%d of %d", from, to, len(lines)))
+		foot = fit(c.w-4, fmt.Sprintf("Lines %d-%d of %d: %s pages, up and down scroll; any other key returns.", from, to, len(lines), pageKeysHint),
+			fmt.Sprintf("Lines %d-%d of %d: %s pages", from, to, len(lines), pageKeysHint), fmt.Sprintf("%d-%d of %d, %s", from, to, len(lines), pageKeysHint))
 	}
 	c.text(2, c.h-2, foot, clsTitle)
 }
@@ -227,8 +227,8 @@ func (m *Model) espKey(k tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
-// inventoryKey is a key on the inventory: the arrows scroll a long list, a letter uses
-// that item, a capital drops it; any other key returns to the game.
+// inventoryKey is a key on the inventory: the arrows, space and - scroll a long list, a
+// letter uses that item, a capital drops it; any other key returns to the game.
 func (m *Model) inventoryKey(k tea.KeyPressMsg) tea.Cmd {
 	s := k.String()
 	if p := m.inventoryPage(); len(p.lines) > p.page && m.inv.scrollBy(s, len(p.lines), p.page) {

@@ -303,7 +303,7 @@ func phoneKeysLine() string {
 		parts = append(parts, strings.Join(ks, " ")+" "+r.label+";")
 	}
 	line := strings.Join(parts, " ")
-	return line[:len(line)-1] + "; Backspace or q closes a screen."
+	return line[:len(line)-1] + "; Backspace or q closes a screen; space and - page a list."
 }
 
 // Where a row applies.
@@ -394,7 +394,7 @@ func (m *Model) sellKey(keyPress) tea.Cmd {
 }
 
 func (m *Model) whoOpenKey(keyPress) tea.Cmd {
-	m.screen, m.who.entries, m.who.far, m.who.note = screenWho, nil, nil, ""
+	m.screen, m.who = screenWho, whoList{}
 	return m.askWho()
 }
 

@@ -56,7 +56,7 @@ func TestAPhoneKeyboardIsEnough(t *testing.T) {
 		}
 	}
 	line := phoneKeysLine()
-	for _, want := range []string{"k j h l walk", "K J H L d open a door", "t T target", "? help", "' chat", "Backspace or q closes a screen"} {
+	for _, want := range []string{"k j h l walk", "K J H L d open a door", "t T target", "? help", "' chat", "Backspace or q closes a screen", "space and - page a list"} {
 		if !strings.Contains(line, want) {
 			t.Errorf("the phone's keys line does not say %q: %s", want, line)
 		}
@@ -212,6 +212,49 @@ func TestQAndBackspaceCloseEveryScreen(t *testing.T) {
 				if sent := m.bt.to.(*recorder).take(); len(sent) > 0 || m.chat.open {
 					t.Errorf("%d×%d: %s on screen %d sent %v, or opened the chat line (%v)", w, h, k, s, sent, m.chat.open)
 				}
+			}
+		}
+	}
+}
+
+// Space pages down every long list and - pages it back up, keys a phone's keyboard has
+// (it has no PgUp), and the list says so: every screen of the screens table with a list,
+// at every size, the list longer than the screen.
+func TestEveryListPagesBothWays(t *testing.T) {
+	for _, sz := range phoneSizes {
+		w, h := sz[0], sz[1]
+		setups := longScreens(t, w, h)
+		for s := range screen(numScreens) {
+			list := screens[s].list
+			if list == nil {
+				continue
+			}
+			setup, ok := setups[s]
+			if !ok {
+				t.Fatalf("screen %d of the screens table has no case in longScreens: add one", s)
+			}
+			m := setup()
+			first := m.Text()
+			// A list shown from its start pages down and back; one that shows its newest
+			// (the log) pages up and back down.
+			there, back := "space", "-"
+			if list(m).follow {
+				there, back = "-", "space"
+			}
+			press(m, there)
+			paged, says := m.screen == s && m.Text() != first, strings.Contains(first, pageKeysHint)
+			switch {
+			case paged && !says:
+				t.Errorf("%d×%d: screen %d's list pages, and does not say %q pages it:\n%s", w, h, s, pageKeysHint, first)
+			case !paged && (says || w == MinWidth):
+				t.Errorf("%d×%d: %s does not page screen %d's list:\n%s", w, h, there, s, m.Text())
+			}
+			if !paged {
+				continue
+			}
+			press(m, back)
+			if m.screen != s || m.Text() != first {
+				t.Errorf("%d×%d: %s does not page screen %d's list back:\n%s\nwant:\n%s", w, h, back, s, m.Text(), first)
 			}
 		}
 	}

@@ -141,8 +141,8 @@ func (m *Model) drawMail(c *canvas) {
 	m.mail.draw(c, 4, 3, lines, page, clsText)
 	if len(lines) > page {
 		from, to := m.mail.span(len(lines), page)
-		c.text(4, 3+page, fit(c.w-4, fmt.Sprintf("(lines %d-%d of %d; up and down scroll)", from, to, len(lines)),
-			fmt.Sprintf("(more: %d-%d of %d, up/down)", from, to, len(lines))), clsDim)
+		c.text(4, 3+page, fit(c.w-4, fmt.Sprintf("(lines %d-%d of %d; %s pages, up and down scroll)", from, to, len(lines), pageKeysHint),
+			fmt.Sprintf("(more: %d-%d of %d, %s)", from, to, len(lines), pageKeysHint)), clsDim)
 	}
 	for i, l := range foot {
 		c.text(2, c.h-len(foot)+i, l, clsTitle)

@@ -49,6 +49,14 @@ func (m *Model) closeMarketIfLeft() {
 	}
 }
 
+// marketList is the list the market's letters work on, which its keys scroll.
+func (m *Model) marketList() *pager {
+	if m.mk.selling {
+		return &m.mk.lists[1]
+	}
+	return &m.mk.lists[0]
+}
+
 // marketKey handles a key on the market screen.
 func (m *Model) marketKey(k tea.KeyPressMsg) tea.Cmd {
 	s := k.String()
@@ -170,7 +178,7 @@ func (m *Model) marketLayout(mv *world.MarketView) marketPage {
 	// The lists end above a blank row, the messages, the keys and the status line.
 	p.rows = max(2, h-len(p.status)-len(p.keys)-len(p.msgs)-1-p.listTop)
 	if len(p.wares) > p.rows || len(p.things) > p.rows {
-		p.keys = packSep(append(keys, "up and down: more"), w-p.x0, "   ")
+		p.keys = packSep(append(keys, pageKeysHint+", up and down: more"), w-p.x0, "   ")
 		p.rows = max(2, h-len(p.status)-len(p.keys)-len(p.msgs)-1-p.listTop)
 	}
 	return p
@@ -179,7 +187,7 @@ func (m *Model) marketLayout(mv *world.MarketView) marketPage {
 // marketMore is the line ending a list too long for its column: where the rest is.
 func marketMore(active bool) string {
 	if active {
-		return "(more: up and down scroll)"
+		return "(more: " + pageKeysHint + " pages)"
 	}
 	return "(more: Tab, then up and down)"
 }

@@ -126,7 +126,7 @@ func TestMarketLettersSkipQ(t *testing.T) {
 	}
 	s := m.Text()
 	last := string(listLetter(len(v.Self.Items)-1)) + "  shield"
-	if !strings.Contains(s, "(more: up and down scroll)") || strings.Contains(s, last) {
+	if !strings.Contains(s, "(more: "+pageKeysHint+" pages)") || strings.Contains(s, last) {
 		t.Fatalf("%d things at 80×24 do not say there are more:\n%s", len(v.Self.Items), s)
 	}
 	// The list scrolls, its letters staying the things' own.

@@ -269,7 +269,7 @@ func (m *Model) drawPartyScreen(c *canvas) {
 	if page := c.h - len(keyLines) - top; len(body) > page {
 		// Too long for the screen (a phone's): the list scrolls over the messages, and
 		// the keys say so.
-		keyLines = pack(append(keys, "up/down: more"), c.w-4)
+		keyLines = pack(append(keys, pageKeysHint+", up/down: more"), c.w-4)
 		page = c.h - len(keyLines) - top
 		m.bt.party.drawLines(c, 2, top, body, page)
 		for i, l := range keyLines {
@@ -396,7 +396,7 @@ func (m *Model) partyKey(k tea.KeyPressMsg) tea.Cmd {
 		}
 		return nil
 	}
-	if m.bt.party.scrollBy(s, unmeasured, 1) { // drawPartyScreen stops it at the end
+	if m.bt.party.scrollBy(s, unmeasured, m.bt.party.shown) { // drawPartyScreen stops it at the end
 		return nil
 	}
 	m.screen = screenPlay

@@ -23,8 +23,9 @@ type whoList struct {
 	entries []world.WhoEntry
 	// far are the knights of the other realms (none for a server alone), listed after
 	// this realm's without letters: they cannot be watched from here.
-	far  []world.FarKnight
-	note string
+	far   []world.FarKnight
+	note  string
+	pager // the list, when it is longer than the screen
 }
 
 // watching is the player this session watches, if any. It is part of the Model.
@@ -226,10 +227,14 @@ func (m *Model) watchKey(k tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
-// whoKey handles a key on the who-list: a letter watches that knight; any other key
-// returns to the game.
+// whoKey handles a key on the who-list: the arrows, space and - scroll a long list, a
+// letter watches that knight; any other key returns to the game.
 func (m *Model) whoKey(k tea.KeyPressMsg) tea.Cmd {
-	if i, capital := listIndex(k.String()); i >= 0 && !capital && i < len(m.who.entries) {
+	s := k.String()
+	if lines, page := m.whoPage(); len(lines) > page && m.who.scrollBy(s, len(lines), page) {
+		return nil
+	}
+	if i, capital := listIndex(s); i >= 0 && !capital && i < len(m.who.entries) {
 		return m.pickWatch(m.who.entries[i])
 	}
 	m.screen = screenPlay
@@ -250,21 +255,16 @@ func (m *Model) pickWatch(e world.WhoEntry) tea.Cmd {
 	return nil
 }
 
-// drawWho draws the who-list.
-func (m *Model) drawWho(c *canvas) {
-	c.text(2, 1, "WHO IS IN THE GAME", clsTitle)
-	c.text(2, 2, fit(c.w-4, "A letter watches that knight's screen, read-only; any other key returns.",
-		"A letter watches them; other keys return.", "a-z watch; others return"), clsText)
-	if m.who.entries == nil && m.who.note == "" {
-		c.text(4, 4, "Asking...", clsDim)
-	}
-	y := 4
+// whoPage lays out the who-list at the screen's size: a knight a line (an away reason
+// wrapping under the name), those of the other realms under a heading, and how many
+// rows show at once; a list longer than that scrolls, with a line saying which part
+// shows.
+func (m *Model) whoPage() (lines []panelLine, page int) {
+	w, h := m.frameSize()
 	for i, e := range m.who.entries {
-		if y >= c.h-4 || i >= listLetters {
-			// No row or letter is left: the rest are counted (screen-reader mode's who
-			// names everyone).
-			c.text(4, y, fmt.Sprintf("and %d more", len(m.who.entries)-i), clsDim)
-			break
+		letter := ' ' // no letter is left for it: screen-reader mode's watch takes its name
+		if i < listLetters {
+			letter = listLetter(i)
 		}
 		where := fmt.Sprintf("depth %d", e.Depth)
 		if e.Depth == 0 {
@@ -277,49 +277,52 @@ func (m *Model) drawWho(c *canvas) {
 		case !e.Watchable:
 			note = "(no spectators)"
 		}
-		row := fmt.Sprintf("%c  %-20s level %-3d %-9s %-8s %s", listLetter(i), e.Name, e.Level, where, m.idleFor(e), note)
+		row := fmt.Sprintf("%c  %-20s level %-3d %-9s %-8s %s", letter, e.Name, e.Level, where, m.idleFor(e), note)
 		if e.Away {
 			row += " " + awayWords(e)
 		}
-		for _, l := range wrapHang(strings.TrimRight(row, " "), c.w-6, 3) { // an away reason wraps under the name
-			if y < c.h-4 {
-				c.text(4, y, l, clsText)
-			}
-			y++
+		for _, l := range wrapHang(strings.TrimRight(row, " "), w-6, 3) {
+			lines = append(lines, panelLine{l, clsText})
 		}
 	}
-	m.drawFarWho(c, y)
-	if m.who.note != "" {
-		lines := wrap(m.who.note, c.w-6)
-		for i, l := range lines {
-			c.text(4, c.h-1-len(lines)+i, l, clsTitle)
-		}
+	if len(m.who.far) > 0 {
+		lines = append(lines, panelLine{}, panelLine{"In other realms:", clsTitle})
 	}
-}
-
-// drawFarWho draws the knights of the other realms from row y, under a heading, while
-// rows are left; a row too long for the width (a long realm's name, an away reason)
-// wraps under the name, as the realm's own rows do.
-func (m *Model) drawFarWho(c *canvas, y int) {
-	if len(m.who.far) == 0 || y+1 >= c.h-4 {
-		return
-	}
-	c.text(4, y+1, "In other realms:", clsTitle)
-	y += 2
-	for i, k := range m.who.far {
+	for _, k := range m.who.far {
 		row := fmt.Sprintf("   %-20s level %-3d in %s", k.Name, k.Level, k.Realm)
 		if k.Away {
 			row += " " + awayWords(world.WhoEntry{AwayReason: k.AwayReason})
 		}
-		lines := wrapHang(strings.TrimRight(row, " "), c.w-6, 3)
-		// A knight is drawn whole or not at all, and a row is kept to say how many are not.
-		if room := c.h - 4 - y; len(lines) > room || (i < len(m.who.far)-1 && len(lines) == room) {
-			c.text(4, y, fmt.Sprintf("and %d more", len(m.who.far)-i), clsDim)
-			return
+		for _, l := range wrapHang(strings.TrimRight(row, " "), w-6, 3) {
+			lines = append(lines, panelLine{l, clsText})
 		}
-		for _, l := range lines {
-			c.text(4, y, l, clsText)
-			y++
+	}
+	page = h - 8 // rows 4 to 4 from the bottom, above the note
+	if len(lines) > page {
+		page-- // and the line saying which part shows
+	}
+	return lines, max(1, page)
+}
+
+// drawWho draws the who-list.
+func (m *Model) drawWho(c *canvas) {
+	c.text(2, 1, "WHO IS IN THE GAME", clsTitle)
+	c.text(2, 2, fit(c.w-4, "A letter watches that knight's screen, read-only; any other key returns.",
+		"A letter watches them; other keys return.", "a-z watch; others return"), clsText)
+	if m.who.entries == nil && m.who.note == "" {
+		c.text(4, 4, "Asking...", clsDim)
+	}
+	lines, page := m.whoPage()
+	m.who.drawLines(c, 4, 4, lines, page)
+	if len(lines) > page {
+		from, to := m.who.span(len(lines), page)
+		c.text(4, 4+page, fit(c.w-6, fmt.Sprintf("(lines %d-%d of %d; %s pages, arrows scroll)", from, to, len(lines), pageKeysHint),
+			fmt.Sprintf("(%d-%d of %d; %s pages)", from, to, len(lines), pageKeysHint)), clsDim)
+	}
+	if m.who.note != "" {
+		lines := wrap(m.who.note, c.w-6)
+		for i, l := range lines {
+			c.text(4, c.h-1-len(lines)+i, l, clsTitle)
 		}
 	}
 }

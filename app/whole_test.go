@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -238,7 +237,7 @@ func TestHelpIsWhole(t *testing.T) {
 			checkFrame(t, s, w, h)
 		}
 		wholeSomewhere(t, fmt.Sprintf("%d×%d help", w, h), screens, w, helpLines...)
-		checkWhole(t, "help", screens[0], 0, w, fmt.Sprintf("lines 1-%d of", h-3), "arrows, space and b scroll; any other key returns")
+		checkWhole(t, "help", screens[0], 0, w, fmt.Sprintf("lines 1-%d of", h-3), pageKeysHint+" pages, arrows scroll; any other key returns")
 	}
 }
 
@@ -805,16 +804,21 @@ func TestOtherRealmsKnightsAreWhole(t *testing.T) {
 		checkFrame(t, s, w, h)
 		checkWhole(t, fmt.Sprintf("%d×%d who in other realms", w, h), s, 0, w, "In other realms:", longName,
 			"level 10 in Lyonesse-Under-The-Sea", "(away: "+away+")")
-		// More than the screen holds: those drawn are whole, and the rest are counted.
+		// More than the screen holds: the list says so, and paging it shows every knight
+		// whole.
+		var names []string
 		for i := range 30 {
 			m.who.far = append(m.who.far, world.FarKnight{Realm: "Avalon", Name: fmt.Sprintf("Knight %d", i), Level: 1})
+			names = append(names, fmt.Sprintf("Knight %-2d", i))
 		}
-		s = m.Text()
-		checkFrame(t, s, w, h)
-		shown := len(regexp.MustCompile(`Knight \d+ `).FindAllString(s, -1)) // a row may wrap before "in Avalon"
-		if shown < 30 && !strings.Contains(s, fmt.Sprintf("and %d more", 30-shown)) || shown == 0 {
-			t.Errorf("%d×%d: %d of 30 shown, and the rest not counted:\n%s", w, h, shown, s)
+		pages := scrolled(m, "space")
+		for _, s := range pages {
+			checkFrame(t, s, w, h)
 		}
+		if len(pages) > 1 != strings.Contains(pages[0], pageKeysHint+" pages") {
+			t.Errorf("%d×%d: 31 knights in other realms page %d times, and the list says otherwise:\n%s", w, h, len(pages)-1, pages[0])
+		}
+		wholeSomewhere(t, fmt.Sprintf("%d×%d who in other realms, paged", w, h), pages, w, names...)
 	}
 }
 

@@ -142,6 +142,9 @@ type pager struct {
 	// scrolled up, and again once it is scrolled to the end; follow says it does now.
 	tail, follow bool
 	keys         scrollKeys // the keys that scroll it; nil: listKeys
+	// shown is the page it was last drawn with, the page of a key that comes before its
+	// screen lays the lines out (unmeasured).
+	shown int
 }
 
 // A scroll is what a key does to a pager.
@@ -159,17 +162,23 @@ const (
 // scrollKeys are the keys a pager takes, by what each does.
 type scrollKeys map[string]scroll
 
+// pageKeysHint is how a long list says it pages: space a page down and - a page up,
+// keys a phone's keyboard has (it has no PgUp), in every list.
+const pageKeysHint = "space/-"
+
 var (
 	// listKeys scroll a list on a screen whose letters are its own (the inventory's
-	// letters use things): the arrows, PgUp and PgDn, space, Home and End.
+	// letters use things): the arrows, PgUp and PgDn, space and -, Home and End.
 	listKeys = scrollKeys{"up": lineUp, "down": lineDown, "pgup": pageUp, "pgdown": pageDown, "space": pageDown, " ": pageDown,
-		"home": toStart, "end": toEnd}
+		"-": pageUp, "home": toStart, "end": toEnd}
 	// letterKeys are listKeys and letters, for a screen with no letters of its own (the
 	// help, the message log): k and j a line, b a page up, g and G to the start and the end.
 	letterKeys = scrollKeys{"up": lineUp, "down": lineDown, "pgup": pageUp, "pgdown": pageDown, "space": pageDown, " ": pageDown,
-		"home": toStart, "end": toEnd, "k": lineUp, "j": lineDown, "b": pageUp, "g": toStart, "G": toEnd}
-	// lineKeys move a line at a time only (a battle's statistics, whose other keys act).
-	lineKeys = scrollKeys{"up": lineUp, "k": lineUp, "down": lineDown, "j": lineDown}
+		"-": pageUp, "home": toStart, "end": toEnd, "k": lineUp, "j": lineDown, "b": pageUp, "g": toStart, "G": toEnd}
+	// lineKeys are listKeys without Home and End and with k and j, for a battle's
+	// statistics, whose letters act.
+	lineKeys = scrollKeys{"up": lineUp, "k": lineUp, "down": lineDown, "j": lineDown, "pgup": pageUp, "pgdown": pageDown,
+		"space": pageDown, " ": pageDown, "-": pageUp}
 )
 
 // unmeasured is the length of lines a pager is told when a key comes before the screen
@@ -218,6 +227,7 @@ func (p *pager) scrollBy(key string, n, page int) bool {
 
 // first is the first of n lines shown page at a time, which the pager keeps from now on.
 func (p *pager) first(n, page int) int {
+	p.shown = page
 	if p.follow {
 		return max(0, n-page)
 	}

@@ -29,11 +29,19 @@ func TestPager(t *testing.T) {
 	if log.scrollBy("G", 30, 5); !log.follow || log.first(40, 5) != 35 {
 		t.Fatal("scrolled to the end, it does not follow the newest again")
 	}
+	// A pager whose keys come before its lines are measured (a battle's statistics)
+	// pages by the page it was last drawn with.
 	stats := pager{keys: lineKeys}
 	for range 3 {
-		stats.scrollBy("down", unmeasured, 1)
+		stats.scrollBy("down", unmeasured, stats.shown)
 	}
-	if stats.scrollBy("space", unmeasured, 1) || stats.first(10, 8) != 2 {
+	if stats.scrollBy("home", unmeasured, stats.shown) || stats.first(10, 4) != 3 {
 		t.Fatalf("a line pager: top %d", stats.top)
+	}
+	if stats.scrollBy("-", unmeasured, stats.shown); stats.first(10, 4) != 0 {
+		t.Fatalf("- pages up a line pager by %d: top %d", stats.shown, stats.top)
+	}
+	if stats.scrollBy("space", unmeasured, stats.shown); stats.first(10, 4) != 4 {
+		t.Fatalf("space pages down a line pager by %d: top %d", stats.shown, stats.top)
 	}
 }

@@ -221,7 +221,7 @@ func TestDungeonScreensWholeAt80x24(t *testing.T) {
 	tm.press("M")
 	s = tm.waitFor("MESSAGES AND CHAT")
 	mustBeWhole(t, "the message log", []string{s}, 0, 80, shout,
-		"arrows, space and b scroll; Enter in the dungeon opens the chat line; any other key returns")
+		"space/- pages, arrows scroll; Enter in the dungeon opens the chat line; any other key returns")
 	tm.press("\x1b")
 	tm.waitFor("Depth 1")
 
@@ -375,7 +375,7 @@ func TestPartyMarketAndBattleWholeAt80x24(t *testing.T) {
 	// column.
 	tm.press("x")
 	tm.waitFor("BATTLE STATISTICS")
-	screens = tm.pages(keyDown, regexp.MustCompile(`lines \d+-(\d+) of (\d+): up and down scroll`))
+	screens = tm.pages(keyDown, regexp.MustCompile(`lines \d+-(\d+) of (\d+): space/- pages, up and down scroll`))
 	heroCol := [2]int{columnOf(t, screens[0], "Hero"), columnOf(t, screens[0], "Lvl") - 1}
 	for _, k := range f.Knights {
 		n := k.Name
