@@ -54,8 +54,10 @@ type Params struct {
 	// Admin runs a line of the in-game admin console (':'); nil for a player who is not
 	// an admin, who is told the console is for admins.
 	Admin AdminFunc
-	// Plain starts the session in screen-reader mode (play --plain); it is remembered
-	// with the knight like the title's question.
+	// Plain starts the session in screen-reader mode (play --plain), for this connection
+	// only: the knight keeps it for the key's next ones only when the player asks (set
+	// plain on, the options' a, the title's question), so an ordinary ssh after one
+	// play --plain draws the screen.
 	Plain bool
 	// Names keeps knights' names unique; nil accepts any name CleanName accepts.
 	Names Names
@@ -297,12 +299,10 @@ func New(ctx context.Context, p Params) *Model {
 	case p.Saved != nil:
 		m.opts = p.Saved.Options.Clone()
 	}
-	if p.Plain {
-		m.opts.Plain = true
-	}
+	m.opts.PlainHere = p.Plain // this connection's own, not that of a play --plain one whose knight it takes over
 	m.term.out, m.term.bce = p.Out, erasesInColour(p.Term)
 	m.restyle()
-	m.pl.active = m.opts.Plain
+	m.pl.active = m.opts.ScreenReader()
 	return m
 }
 

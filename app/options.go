@@ -75,7 +75,7 @@ func (m *Model) setOptions(o world.Options) tea.Cmd {
 	if o.Theme != old.Theme || o.Colour != old.Colour {
 		m.restyle()
 	}
-	m.setPlain(o.Plain)
+	m.setPlain(o.ScreenReader())
 	m.sendOptions()
 	return nil
 }
@@ -165,7 +165,7 @@ func (m *Model) optionRows() [][2]string {
 		muted = strings.Join(o.Muted, ", ")
 	}
 	return [][2]string{
-		{"Screen-reader mode", onOff(o.Plain, "on", "off")},
+		{"Screen-reader mode", onOff(o.Plain, "on", onOff(o.PlainHere, "on for this connection (set plain on keeps it)", "off"))},
 		{"Theme", theme},
 		{"Colours", colour},
 		{"Key help line", onOff(o.HideKeys, "hidden", "shown")},
@@ -216,7 +216,7 @@ func (m *Model) optionsKey(k tea.KeyPressMsg) tea.Cmd {
 	o := m.opts.Clone()
 	switch s {
 	case "a":
-		o.Plain = !o.Plain
+		o.Plain, o.PlainHere = !o.ScreenReader(), false
 	case "b":
 		if o.Theme == themeContrast {
 			o.Theme = themePlato

@@ -559,7 +559,7 @@ func (m *Model) plainOptions(line string) tea.Cmd {
 			"To change one, type set and its name and value: set plain off; set theme contrast or plato; set colour auto, truecolor, 256, 16 or none; set keys on or off; set spectators on or off; set replays private or public. mute NAME and unmute NAME filter chat.")
 		return nil
 	}
-	o := m.opts.Clone()
+	o, done := m.opts.Clone(), "Done."
 	on := f[2] == "on" || f[2] == "yes" || f[2] == "true"
 	switch f[1] {
 	case "plain", "reader", "screenreader", "screen-reader":
@@ -571,7 +571,7 @@ func (m *Model) plainOptions(line string) tea.Cmd {
 				"To come back, press o for the options and then a, or connect with play --plain. Type yes to turn it off, anything else to keep it.")
 			return nil
 		}
-		o.Plain = on
+		o.Plain, done = true, "Done: every connection of your key starts in screen-reader mode."
 	case "theme":
 		if f[2] == "contrast" || f[2] == "high" {
 			o.Theme = themeContrast
@@ -595,7 +595,7 @@ func (m *Model) plainOptions(line string) tea.Cmd {
 		m.say(fmt.Sprintf("There is no option %q. Type options for the list.", world.CleanText(f[1], 20)))
 		return nil
 	}
-	m.say("Done.")
+	m.say(done)
 	return m.setOptions(o)
 }
 

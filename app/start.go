@@ -357,6 +357,9 @@ const (
 func (m *Model) plainIntro() {
 	m.say("ORTHANC: a dungeon of the PLATO age, shared by everyone connected.",
 		"Screen-reader mode is on: the game speaks in lines; type a command and press Enter. Type help at any time, and options to change the settings.")
+	if m.opts.PlainHere && !m.opts.Plain && !m.watch.only {
+		m.say(plainHereLine)
+	}
 	if m.p.MOTD != "" {
 		m.say("Message of the day: " + m.p.MOTD)
 	}
@@ -380,6 +383,10 @@ func (m *Model) plainIntro() {
 		m.say(plainNewbieLine)
 	}
 }
+
+// plainHereLine tells a play --plain session that the mode is its own: the key's next
+// ssh draws the screen unless the player keeps it.
+const plainHereLine = "This connection only: type set plain on to keep screen-reader mode for your key."
 
 // sayRoll speaks the character roll.
 func (m *Model) sayRoll() {

@@ -386,7 +386,7 @@ func (m *Model) wordYes(c plainCall) tea.Cmd {
 		return m.leaveNow()
 	case "plain off":
 		o := m.opts.Clone()
-		o.Plain = false
+		o.Plain, o.PlainHere = false, false
 		return m.setOptions(o)
 	default:
 		m.say("There is no question to answer.")

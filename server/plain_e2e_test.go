@@ -190,3 +190,49 @@ func plainFightBack(p *terminal, seen *int, orMove bool) bool {
 	}
 	return false
 }
+
+// play --plain is for its connection, through real SSH: a phone that once needed it,
+// connecting again with an ordinary ssh, has the drawn screen, whose title asks the
+// screen-reader question again. Asked to keep it (set plain on), the key's next ordinary
+// ssh speaks in lines.
+func TestPlayPlainIsForItsConnection(t *testing.T) {
+	srv := startServer(t, t.TempDir())
+	key := newKey(t)
+	leave := func(tm *terminal) {
+		t.Helper()
+		tm.press("quit", keyEnter)
+		tm.waitRaw("Type yes to leave")
+		tm.press("yes", keyEnter)
+		if !tm.ended(10 * time.Second) {
+			t.Fatalf("the session did not end:\n%s", tm.rawOutput())
+		}
+	}
+
+	p := openTerminalCmd(t, srv.addr, key, 80, 24, "play --plain")
+	p.waitRaw("Screen-reader mode is on", "This connection only: type set plain on to keep screen-reader mode for your key.")
+	p.enterPlain("Percival")
+	leave(p)
+
+	tm := openTerminal(t, srv.addr, key, 80, 24, nil)
+	tm.waitFor("Do you use a screen reader? y/N", "Press Enter to continue your adventure")
+	tm.continueKnight()
+	tm.press("q", "y")
+	if !tm.ended(10 * time.Second) {
+		t.Fatalf("the session did not end:\n%s", tm.screen())
+	}
+
+	p = openTerminalCmd(t, srv.addr, key, 80, 24, "play --plain")
+	p.waitRaw("This connection only", "Welcome back, Percival")
+	p.press(keyEnter)
+	p.waitRaw("on level 1")
+	p.press("set plain on", keyEnter)
+	p.waitRaw("Done: every connection of your key starts in screen-reader mode.")
+	leave(p)
+
+	kept := openTerminal(t, srv.addr, key, 80, 24, nil)
+	raw := kept.waitRaw("Screen-reader mode is on", "Welcome back, Percival")
+	if strings.Contains(raw, "This connection only") {
+		t.Fatalf("a kept screen-reader mode is said to be this connection's only:\n%s", raw)
+	}
+	noEscape(t, raw)
+}

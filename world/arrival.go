@@ -16,7 +16,7 @@ const DefaultSafeTurns = 400
 // keepSafe starts a knight's safe arrival. A screen-reader player's lasts until it first
 // acts, however long: its arrival's lines take 20 s and more to hear.
 func (e *Engine) keepSafe(p *player) {
-	if p.rec.Options.Plain {
+	if p.rec.Options.ScreenReader() {
 		p.safeUntil = math.MaxUint64
 		return
 	}

@@ -432,7 +432,7 @@ func (e *Engine) holdsUp(p *player, enc *encounter) bool {
 // (heard) at PlainListenWPM, plus PlainGraceMargin, which leaves time for the session's
 // own prompt (what may be done, a few dozen words) and for thinking.
 func (e *Engine) graceOf(p *player) int {
-	if !p.rec.Options.Plain {
+	if !p.rec.Options.ScreenReader() {
 		return e.cfg.GraceTurns
 	}
 	hear := time.Duration(p.heard)*time.Minute/PlainListenWPM + PlainGraceMargin

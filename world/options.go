@@ -10,11 +10,15 @@ import (
 // Options are a player's settings, kept with the knight in the store and handed on to
 // the key's next knight, so they belong to the key. The zero value is the default: the
 // full screen in PLATO orange, colours as the terminal says, the key help line shown,
-// spectators allowed, nobody muted. The world reads only NoSpectators and Muted; the rest
-// is the terminal's business, kept here so it is saved per key.
+// spectators allowed, nobody muted. The world reads only NoSpectators, Muted and
+// ScreenReader; the rest is the terminal's business, kept here so it is saved per key.
 type Options struct {
-	// Plain is screen-reader mode: an append-only transcript of sentences, no drawing.
+	// Plain is screen-reader mode, kept for the key: an append-only transcript of
+	// sentences, no drawing, from every connection.
 	Plain bool `json:"plain,omitempty"`
+	// PlainHere is screen-reader mode for this connection only (play --plain), never
+	// saved: a phone that once needed it is not held to it from an ordinary ssh.
+	PlainHere bool `json:"-"`
 	// Theme names the colours: "" is PLATO orange on black, "contrast" the high-contrast one.
 	Theme string `json:"theme,omitempty"`
 	// Colour forces a colour profile: "" follows the terminal; "truecolor", "256", "16"
@@ -36,6 +40,10 @@ const (
 	maxMuted      = 50
 	maxOptionText = 16
 )
+
+// ScreenReader reports whether the knight's connection speaks in screen-reader mode, kept
+// or for this connection only: the world then gives it a listener's time.
+func (o Options) ScreenReader() bool { return o.Plain || o.PlainHere }
 
 // Clone copies the options.
 func (o Options) Clone() Options {

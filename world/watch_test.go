@@ -1,7 +1,9 @@
 package world
 
 import (
+	"encoding/json"
 	"errors"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -152,5 +154,29 @@ func TestASpectatorSeesNoWhisper(t *testing.T) {
 	}
 	if v.Said != said+1 || !slices.Equal(v.Watchers, []string{"1 spectator"}) || v.Self.ID != "" {
 		t.Fatalf("the spectator's view: said %d (was %d), watchers %q, id %q", v.Said, said, v.Watchers, v.Self.ID)
+	}
+}
+
+// Screen-reader mode for one connection (play --plain) gives the knight a listener's
+// time as the kept mode does (a safe arrival until it acts, three times the grace), and
+// is not saved: the knight's record, as the store and the realm write it, does not have
+// it.
+func TestAConnectionsOwnScreenReaderModeIsNotSaved(t *testing.T) {
+	e := fixtureEngine(t, nil)
+	rec := knight("a", 10)
+	rec.Options.PlainHere = true
+	e.join(rec, &recorder{})
+	p := e.players["a"]
+	if p.safeUntil != math.MaxUint64 || e.graceOf(p) != e.cfg.GraceTurns*PlainGraceFactor {
+		t.Fatalf("this connection's screen-reader mode: safe until %d, grace %d turns; want until it acts, %d", p.safeUntil, e.graceOf(p), e.cfg.GraceTurns*PlainGraceFactor)
+	}
+	left, _ := e.leave("a", p.session)
+	b, err := json.Marshal(left)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Adventurer
+	if err := json.Unmarshal(b, &back); err != nil || back.Options.ScreenReader() {
+		t.Fatalf("saved %s: screen-reader mode %v (%v)", b, back.Options.ScreenReader(), err)
 	}
 }
