@@ -134,6 +134,24 @@ func TestMarketLettersSkipQ(t *testing.T) {
 	if s := m.Text(); !strings.Contains(s, last) || strings.Contains(s, "│ a  sword") {
 		t.Fatalf("End does not show the end of the list:\n%s", s)
 	}
+	// The inventory's letters are the market's, on the screen and in words: r is the
+	// seventeenth thing, R drops it.
+	keys(m, "esc", "i", "r", "R")
+	if got := rec.take(); !reflect.DeepEqual(got, []world.Command{world.UseItem{Index: 16}, world.Drop{Index: 16}}) {
+		t.Fatalf("r and R on the inventory sent %#v, want the seventeenth thing used and dropped", got)
+	}
+	if keys(m, "end"); !strings.Contains(m.Text(), "r  shield") || strings.Contains(m.Text(), "q  shield") {
+		t.Fatalf("the inventory's letters are not the market's:\n%s", m.Text())
+	}
+	m.screen, m.pl.active = screenPlay, true
+	m.plainLine("use r")
+	m.plainLine("drop r")
+	if got := rec.take(); !reflect.DeepEqual(got, []world.Command{world.UseItem{Index: 16}, world.Drop{Index: 16}}) {
+		t.Fatalf("use r and drop r sent %#v, want the seventeenth thing used and dropped", got)
+	}
+	if said := strings.Join(inventoryText(m.view), " "); !strings.Contains(said, "r: shield") || strings.Contains(said, "q: shield") {
+		t.Fatalf("the inventory in words does not letter as the screen does: %s", said)
+	}
 }
 
 // Leaving the market's space (the party moves on) closes its screen.
