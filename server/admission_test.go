@@ -5,6 +5,7 @@ import (
 	"io"
 	"net"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -171,4 +172,34 @@ func TestTheWebPageHasAShareOfItsOwn(t *testing.T) {
 	if d := median(during) - median(before); d > 100*time.Millisecond {
 		t.Errorf("the web flood made an SSH login %v slower", d)
 	}
+}
+
+// A player through its key exchange is out of the banner deadline's reach, places scarce
+// or not, while it logs in: OpenSSH may be asking for its key's passphrase. Its deadline
+// runs out while it logs in, with a silent socket making places scarce (early-drop-at 2).
+func TestAPlayerThroughTheKeyExchangeOutlivesTheBannerDeadline(t *testing.T) {
+	ts := hardened(t, func(l *Limits) { l.BannerTimeout, l.EarlyDropAt = time.Second, 2 })
+	key := newKey(t)
+	var heard []byte
+	auth := gossh.PublicKeysCallback(func() ([]gossh.Signer, error) {
+		// The server reads this socket after the player's, so once it is dropped at its
+		// deadline, the player's has run out too.
+		d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP("127.0.0.2")}}
+		c, err := d.Dial("tcp", ts.addr)
+		if err != nil {
+			return nil, err
+		}
+		defer c.Close()
+		_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		heard, err = io.ReadAll(c) // the server's version line, then nothing until it drops us
+		return []gossh.Signer{key}, err
+	})
+	c, err := gossh.Dial("tcp", ts.addr, clientConfig(auth))
+	if !strings.HasPrefix(string(heard), "SSH-2.0-") {
+		t.Fatalf("the silent socket was told %q, want the server's version line", heard)
+	}
+	if err != nil {
+		t.Fatalf("a player logging in past the banner deadline, places scarce: %v", err)
+	}
+	c.Close()
 }

@@ -83,7 +83,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (o
 	intFlag(&c.Limits.NewKnightsPerHour, "new-knights-per-hour", "ORTHANC_NEW_KNIGHTS_PER_HOUR", "new knights made from one address (an IPv6 /64) in an hour")
 	intFlag(&c.Limits.MaxGuests, "max-guests", "ORTHANC_MAX_GUESTS", "guest sessions on the server")
 	durFlag(&c.Limits.HandshakeTimeout, "handshake-timeout", "ORTHANC_HANDSHAKE_TIMEOUT", "time to finish the SSH handshake")
-	durFlag(&c.Limits.BannerTimeout, "banner-timeout", "ORTHANC_BANNER_TIMEOUT", "a connection that sends nothing (an SSH client's version line) for this long is dropped, and its address charged a penalty")
+	durFlag(&c.Limits.BannerTimeout, "banner-timeout", "ORTHANC_BANNER_TIMEOUT", "a connection that sends nothing (an SSH client's version line) for this long is dropped, and its address charged a penalty; so is one not through its key exchange while handshake places are scarce (-early-drop-at)")
 	durFlag(&c.Limits.ChannelTimeout, "channel-timeout", "ORTHANC_CHANNEL_TIMEOUT", "a connection with no session open for this long (after logging in, or after its last session) is closed")
 	durFlag(&c.Limits.IdleTimeout, "idle-timeout", "ORTHANC_IDLE_TIMEOUT", "a game session with no keystroke for this long is closed (knight saved)")
 	durFlag(&c.Limits.MaxLifetime, "max-lifetime", "ORTHANC_MAX_LIFETIME", "longest a connection may last")

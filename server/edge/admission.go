@@ -6,22 +6,25 @@ import (
 	"time"
 )
 
-// Who is let into the handshake when places are scarce. Sockets that never send a byte
-// would otherwise hold handshake places for the whole handshake timeout (10 s): 60
-// addresses × 20 such sockets hold all 1000, and every new login is reset; the
-// per-address limit holds, but a spread attacker passes it. Four things, after OpenSSH's
-// MaxStartups and PerSourcePenalties:
+// Who is let into the handshake when places are scarce. Sockets that stop short of a
+// login would otherwise hold handshake places for the whole handshake timeout (10 s):
+// 60 addresses × 20 silent sockets, or 100 × 8 that sent a version line, hold enough that
+// most new logins are dropped; the per-address limit holds, but a spread attacker passes
+// it. Four things, after OpenSSH's MaxStartups and PerSourcePenalties:
 //
 //   - an address has -max-handshakes-per-ip connections in the handshake at once (not
 //     logged in yet): a flood needs many addresses to fill the places;
 //
-//   - the banner deadline: a connection that sends nothing (an SSH client sends its
-//     version line at once) is dropped -banner-timeout after the server began to read
-//     it, not at the handshake timeout;
+//   - the banner deadline, -banner-timeout after the server began to read a connection: one
+//     that has sent nothing by then (an SSH client sends its version line at once) is
+//     dropped; so is one that has not got through the key exchange, whatever it sent,
+//     while places are scarce (-early-drop-at in the handshake). With places to spare it
+//     keeps the handshake timeout, as OpenSSH asks a new player whether to trust the host
+//     key in the middle of the key exchange, and a player may read that for a while;
 //
-//   - penalties: an address whose connection was dropped silent, or whose handshake
-//     failed, is charged time; once its charge is past penaltyGrace it is refused at
-//     once, with a line, until the charge runs down;
+//   - penalties: an address whose connection was dropped at the banner deadline, or whose
+//     handshake failed, is charged time; once its charge is past penaltyGrace it is
+//     refused at once, with a line, until the charge runs down;
 //
 //   - early drop: once -early-drop-at connections are in the handshake (not logged in
 //     yet: a connection logged in without a session is the channel timeout's), a new one
@@ -29,14 +32,14 @@ import (
 //     -max-handshakes, so a flood never takes the last place for sure.
 //
 //     constant       value  effect
-//     penaltySilent  10s    charged for a connection dropped at the banner deadline (OpenSSH's grace-exceeded)
+//     penaltyLate    10s    charged for a connection dropped at the banner deadline (OpenSSH's grace-exceeded)
 //     penaltyFailed  1s     charged for a handshake that failed (OpenSSH's noauth)
 //     penaltyGrace   15s    an address is refused only once its charge is past this (OpenSSH's min)
 //     penaltyMax     10m    the most an address is charged (OpenSSH's max)
 //     maxPenalised   65536  addresses charged at once; past it new charges wait for old ones to run out
 //     earlyDropRate  30     percent of new connections dropped at -early-drop-at in the handshake
 const (
-	penaltySilent = 10 * time.Second
+	penaltyLate   = 10 * time.Second
 	penaltyFailed = time.Second
 	penaltyGrace  = 15 * time.Second
 	penaltyMax    = 10 * time.Minute
@@ -98,10 +101,14 @@ func (l *Listener) charge(addr string, d time.Duration) {
 // its login was refused (it was told why: no failure) or it was dropped at the banner
 // deadline (charged for that already).
 func (c *Slot) HandshakeFailed() {
-	if !c.IsRefused() && !c.droppedSilent.Load() {
+	if !c.IsRefused() && !c.droppedLate.Load() {
 		c.l.charge(c.addr, penaltyFailed)
 	}
 }
+
+// scarce reports whether handshake places are scarce: -early-drop-at connections in the
+// handshake; the caller holds l.mu.
+func (l *Listener) scarce() bool { return l.shaking >= l.lim.EarlyDropAt }
 
 // earlyDrop decides at random whether a new connection is dropped, given how many are in
 // the handshake; the caller holds l.mu.
@@ -134,25 +141,40 @@ func (l *Listener) admission(addr string, now time.Time) (reason, msg string) {
 // listen starts the banner deadline, at the server's first read: a server too busy to
 // begin reading a client in time never takes it for a silent one.
 func (c *Slot) listen() {
-	if c.listening.CompareAndSwap(false, true) && !c.spoke.Load() {
+	if c.listening.CompareAndSwap(false, true) {
 		c.banner.Reset(c.l.lim.BannerTimeout)
 	}
 }
 
-// heard marks that the client has sent something: the banner deadline no longer applies.
-func (c *Slot) heard() {
-	if c.spoke.CompareAndSwap(false, true) {
-		c.banner.Stop()
-	}
+// heard marks that the client has sent something: past the banner deadline it is dropped
+// only while handshake places are scarce.
+func (c *Slot) heard() { c.spoke.Store(true) }
+
+// KeyExchanged marks that the client has got through the key exchange: the banner
+// deadline no longer applies. The login's PreAuthConnCallback calls it.
+func (c *Slot) KeyExchanged() {
+	c.exchanged.Store(true)
+	c.banner.Stop()
 }
 
-// silent drops a connection that has sent nothing by the banner deadline, and charges its
-// address.
-func (c *Slot) silent() {
-	if c.spoke.Load() {
+// bannerDeadline runs at the banner deadline, and again every -banner-timeout until the
+// key exchange is through or the handshake timeout ends the connection. It drops a
+// connection that has sent nothing, or that has not got through the key exchange while
+// places are scarce, and charges its address.
+func (c *Slot) bannerDeadline() {
+	c.l.mu.Lock()
+	// Under the mutex: a connection released (closed) meanwhile is not charged, nor its
+	// deadline armed again. One logged in is through the key exchange, whatever was told.
+	over := c.closed || !c.shaking || c.exchanged.Load()
+	if !over && c.spoke.Load() && !c.l.scarce() {
+		c.banner.Reset(c.l.lim.BannerTimeout) // a player may be reading the host key prompt
+		over = true
+	}
+	c.l.mu.Unlock()
+	if over {
 		return
 	}
-	c.droppedSilent.Store(true)
-	c.l.charge(c.addr, penaltySilent)
+	c.droppedLate.Store(true)
+	c.l.charge(c.addr, penaltyLate)
 	_ = c.conn.Close()
 }

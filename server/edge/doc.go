@@ -3,9 +3,10 @@
 // that need no game state:
 //
 //   - the limiting listener (Listener, Limits): a place for each connection, in the
-//     handshake or in a session (Slot), per-address limits, penalties for silent and
-//     failed connections, early drop, the banner and channel timeouts (limits.go,
-//     admission.go), and the address a client is counted by (AddrKey, addr.go);
+//     handshake or in a session (Slot), per-address limits, penalties for connections
+//     dropped at the banner deadline and failed ones, early drop, the banner and channel
+//     timeouts (limits.go, admission.go), and the address a client is counted by
+//     (AddrKey, addr.go);
 //   - the session channel (SessionChannel): at most max-per-key of them on a connection,
 //     each with a context of its own, the requests a client may send on it, and its
 //     frames written straight to the SSH channel (channel.go);

@@ -19,9 +19,9 @@ type Limits struct {
 	MaxPerIP         int           // connections from one address (an IPv6 /64), in a session or not
 	MaxShakesPerIP   int           // connections from one address in the handshake, not logged in yet
 	MaxPerKey        int           // sessions of one key, and session channels of one connection
-	EarlyDropAt      int           // connections waiting from which new ones are dropped at random (admission.go)
+	EarlyDropAt      int           // connections in the handshake from which places are scarce: early drop, the banner deadline (admission.go)
 	HandshakeTimeout time.Duration // to finish the SSH handshake
-	BannerTimeout    time.Duration // to send the first byte (an SSH client's version line)
+	BannerTimeout    time.Duration // to send the first byte (an SSH client's version line); with places scarce, to get through the key exchange
 	ChannelTimeout   time.Duration // a connection with no session open for this long is closed
 	IdleTimeout      time.Duration // since the last keystroke (not output) in the game
 	MaxLifetime      time.Duration // of one connection
@@ -38,7 +38,7 @@ type Limits struct {
 //	max-handshakes-per-ip 8    handshakes at once from one address: 60 addresses hold fewer than early-drop-at
 //	max-per-key       4        a game, a watcher and commands at once; a fifth is refused
 //	handshake         10s      a client that never finishes the handshake is dropped
-//	banner            3s       a client that sends nothing is dropped, its address charged a penalty
+//	banner            3s       a client that sends nothing is dropped, its address charged a penalty; with handshake places scarce, one not through the key exchange
 //	channel           20s      a connection that logs in and opens no session is dropped
 //	idle              30m      an AFK knight is saved and its session closed
 //	lifetime          12h      no connection lives forever
@@ -125,7 +125,7 @@ func (l *Listener) Accept() (net.Conn, error) {
 			l.perAddr[addr]++
 			l.byRemote[slot.remote] = slot
 			slot.timer = time.AfterFunc(l.lim.ChannelTimeout, slot.noSession)
-			slot.banner = time.AfterFunc(time.Hour, slot.silent)
+			slot.banner = time.AfterFunc(time.Hour, slot.bannerDeadline)
 			slot.banner.Stop() // armed by the server's first read (admission.go)
 		}
 		l.mu.Unlock()
@@ -199,11 +199,12 @@ type Slot struct {
 	conn     net.Conn
 	overAddr bool // admitted past the per-address limit, to be refused at login
 	timer    *time.Timer
-	banner   *time.Timer // the banner deadline, stopped by the client's first byte (admission.go)
+	banner   *time.Timer // the banner deadline, stopped by the end of the key exchange (admission.go)
 
-	listening     atomic.Bool // the server has begun to read the client: the banner deadline runs
-	spoke         atomic.Bool // the client has sent a byte
-	droppedSilent atomic.Bool // dropped at the banner deadline, its address charged already
+	listening   atomic.Bool // the server has begun to read the client: the banner deadline runs
+	spoke       atomic.Bool // the client has sent a byte
+	exchanged   atomic.Bool // the client has got through the key exchange: the banner deadline is over
+	droppedLate atomic.Bool // dropped at the banner deadline, its address charged already
 
 	shaking  bool   // counted in its address's handshakes (admission.go): not logged in yet
 	sessions int    // sessions running on the connection
@@ -355,7 +356,7 @@ type limitedConn struct {
 	slot *Slot
 }
 
-// Read notes the client's first byte, which ends the banner deadline.
+// Read starts the banner deadline, and notes the client's first byte.
 func (c *limitedConn) Read(b []byte) (int, error) {
 	if !c.slot.listening.Load() {
 		c.slot.listen()

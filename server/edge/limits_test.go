@@ -8,18 +8,22 @@ import (
 	"testing"
 )
 
-// fakeListener hands out in-memory connections that seem to come from the given
-// addresses.
+// fakeListener hands out the in-memory connections queued on conns, which seem to come
+// from the given addresses, and an error once none is queued: a test whose connection is
+// refused fails rather than waits for another.
 type fakeListener struct {
 	conns chan net.Conn
 }
 
 func (f *fakeListener) Accept() (net.Conn, error) {
-	c, ok := <-f.conns
-	if !ok {
-		return nil, net.ErrClosed
+	select {
+	case c, ok := <-f.conns:
+		if ok {
+			return c, nil
+		}
+	default:
 	}
-	return c, nil
+	return nil, net.ErrClosed
 }
 func (f *fakeListener) Close() error   { return nil }
 func (f *fakeListener) Addr() net.Addr { return &net.TCPAddr{} }

@@ -88,14 +88,21 @@ type Login struct {
 type preAuthKey struct{}
 
 // ServerConfig is the SSH server's base configuration for one connection: the
-// algorithms above, and the login's callbacks: the client's login is kept (for the
+// algorithms above, and the login's callbacks: the end of the key exchange is told to
+// the connection's place (its banner deadline), the client's login is kept (for the
 // banner of a banned key) and every failed attempt is reported.
 func (l *Login) ServerConfig(ctx ssh.Context) *gossh.ServerConfig {
 	slot := SlotOf(ctx)
 	return &gossh.ServerConfig{
 		Config:                  gossh.Config{KeyExchanges: KeyExchanges, Ciphers: Ciphers, MACs: MACs},
 		PublicKeyAuthAlgorithms: UserKeyAlgorithms,
-		PreAuthConnCallback:     func(c gossh.ServerPreAuthConn) { ctx.SetValue(preAuthKey{}, c) },
+		// Called once the key exchange is through, which ends the banner deadline.
+		PreAuthConnCallback: func(c gossh.ServerPreAuthConn) {
+			ctx.SetValue(preAuthKey{}, c)
+			if slot != nil {
+				slot.KeyExchanged()
+			}
+		},
 		AuthLogCallback: func(conn gossh.ConnMetadata, method string, err error) {
 			// "none" is how a client asks which methods there are; a refused
 			// connection's attempts are its refusal, reported once.
@@ -241,7 +248,7 @@ func (l *Login) ConnFailed(c net.Conn, err error) {
 	l.Log.Debug("handshake failed", "addr", c.RemoteAddr().String(), "err", err)
 	slot := l.Slot(c.RemoteAddr().String())
 	if slot != nil {
-		slot.HandshakeFailed() // its address charged, unless it was refused or dropped silent
+		slot.HandshakeFailed() // its address charged, unless it was refused or dropped at the banner deadline
 	}
 	if slot == nil || !slot.Auth.Offered || slot.IsRefused() {
 		return
