@@ -119,7 +119,7 @@ func newObserver(s *Server) *observer {
 		}, []string{"reason"}),
 		refusals: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "orthanc_connections_refused_total",
-			Help: "Connections refused by the limits, by reason: server_full, per_address, handshakes_full, penalised (an address charged for failed connections), early_drop (dropped at random with the handshakes nearly full).",
+			Help: "Connections refused by the limits, by reason: server_full, per_address, handshakes_full, penalised (an address charged for failed connections), early_drop (dropped with the handshakes nearly full, the address holding some already).",
 		}, []string{"reason"}),
 		handshakeFails: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "orthanc_handshake_failures_total", Help: "SSH connections that ended before a session could start.",

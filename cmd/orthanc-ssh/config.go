@@ -75,7 +75,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (o
 	}
 	intFlag(&c.Limits.MaxSessions, "max-sessions", "ORTHANC_MAX_SESSIONS", "connections with a session open (a game or a command)")
 	intFlag(&c.Limits.MaxHandshakes, "max-handshakes", "ORTHANC_MAX_HANDSHAKES", "connections not in a session: in the SSH handshake, logging in, or yet to open one")
-	intFlag(&c.Limits.EarlyDropAt, "early-drop-at", "ORTHANC_EARLY_DROP_AT", "connections in the SSH handshake (not logged in yet) from which new ones are dropped at random, 30 % at first, rising to all at max-handshakes")
+	intFlag(&c.Limits.EarlyDropAt, "early-drop-at", "ORTHANC_EARLY_DROP_AT", "connections in the SSH handshake (not logged in yet) from which places are scarce: new ones from an address with some there are dropped past its share, else at random, 30 % at first, rising to all at max-handshakes")
 	intFlag(&c.Limits.MaxPerIP, "max-per-ip", "ORTHANC_MAX_PER_IP", "connections from one address (an IPv6 /64)")
 	intFlag(&c.Limits.MaxShakesPerIP, "max-handshakes-per-ip", "ORTHANC_MAX_HANDSHAKES_PER_IP", "connections from one address (an IPv6 /64) in the SSH handshake at once, not logged in yet")
 	intFlag(&c.Limits.MaxPerKey, "max-per-key", "ORTHANC_MAX_PER_KEY", "sessions of one key, and of one connection")

@@ -28,8 +28,12 @@ import (
 //
 //   - early drop: once -early-drop-at connections are in the handshake (not logged in
 //     yet: a connection logged in without a session is the channel timeout's), a new one
-//     is dropped at random, earlyDropRate percent at first, rising to all at
-//     -max-handshakes, so a flood never takes the last place for sure.
+//     from an address with none in the handshake is let in while places are left, and one
+//     from an address with some is dropped: always once the address holds its share
+//     (-max-handshakes-per-ip at -early-drop-at, falling to one with the last places),
+//     else at random, earlyDropRate percent at first, rising to all at -max-handshakes.
+//     So addresses that each hold several never take the last places: a player from an
+//     address of its own gets in while any is left.
 //
 //     constant       value  effect
 //     penaltyLate    10s    charged for a connection dropped at the banner deadline (OpenSSH's grace-exceeded)
@@ -37,7 +41,7 @@ import (
 //     penaltyGrace   15s    an address is refused only once its charge is past this (OpenSSH's min)
 //     penaltyMax     10m    the most an address is charged (OpenSSH's max)
 //     maxPenalised   65536  addresses charged at once; past it new charges wait for old ones to run out
-//     earlyDropRate  30     percent of new connections dropped at -early-drop-at in the handshake
+//     earlyDropRate  30     percent of new connections dropped at -early-drop-at in the handshake, from addresses with some there
 const (
 	penaltyLate   = 10 * time.Second
 	penaltyFailed = time.Second
@@ -110,12 +114,24 @@ func (c *Slot) HandshakeFailed() {
 // handshake; the caller holds l.mu.
 func (l *Listener) scarce() bool { return l.shaking >= l.lim.EarlyDropAt }
 
-// earlyDrop decides at random whether a new connection is dropped, given how many are in
-// the handshake; the caller holds l.mu.
-func (l *Listener) earlyDrop() bool {
+// share is how many connections an address may have in the handshake with places scarce:
+// -max-handshakes-per-ip at -early-drop-at, falling to one with the last places; the
+// caller holds l.mu.
+func (l *Listener) share() int {
 	start, full := l.lim.EarlyDropAt, l.lim.MaxHandshakes
-	if l.shaking < start || start >= full {
+	return max(1, l.lim.MaxShakesPerIP*(full-l.shaking)/(full-start))
+}
+
+// earlyDrop decides whether a new connection from addr is dropped, given how many are in
+// the handshake and how many of them are addr's; the caller holds l.mu.
+func (l *Listener) earlyDrop(addr string) bool {
+	start, full := l.lim.EarlyDropAt, l.lim.MaxHandshakes
+	held := l.shakes[addr]
+	switch {
+	case l.shaking < start || start >= full || held == 0:
 		return false
+	case held >= l.share():
+		return true
 	}
 	pct := earlyDropRate + (100-earlyDropRate)*min(l.shaking-start, full-start)/(full-start)
 	return rand.IntN(100) < pct
@@ -132,7 +148,7 @@ func (l *Listener) admission(addr string, now time.Time) (reason, msg string) {
 		return RefusedBusy, busyMsg
 	case l.perAddr[addr] >= l.lim.MaxPerIP+RefusalsPerAddr, l.shakes[addr] >= l.lim.MaxShakesPerIP:
 		return RefusedPerAddr, tooManyMsg
-	case l.earlyDrop():
+	case l.earlyDrop(addr):
 		return RefusedEarly, busyMsg
 	}
 	return "", ""

@@ -11,7 +11,8 @@ import (
 
 // An address is charged for each connection dropped at the banner deadline or failed, and
 // refused once its charge is past penaltyGrace, until it runs down, never for more than
-// penaltyMax; early drop takes none below early-drop-at and all at max-handshakes.
+// penaltyMax; early drop takes none below early-drop-at, and all from an address with a
+// handshake under way at max-handshakes.
 func TestPenaltiesAndEarlyDrop(t *testing.T) {
 	lim := DefaultLimits
 	l := NewListener(nil, lim, nil)
@@ -37,11 +38,12 @@ func TestPenaltiesAndEarlyDrop(t *testing.T) {
 	if left := l.penalty("192.0.2.3", now); left != penaltyMax-penaltyGrace {
 		t.Errorf("a thousand charges refuse for %s, want %s", left, penaltyMax-penaltyGrace)
 	}
+	l.shakes["192.0.2.4"] = 1
 	drops := func(waiting int) int {
 		l.shaking = waiting
 		n := 0
 		for range 1000 {
-			if l.earlyDrop() {
+			if l.earlyDrop("192.0.2.4") {
 				n++
 			}
 		}
@@ -53,8 +55,61 @@ func TestPenaltiesAndEarlyDrop(t *testing.T) {
 	if n := drops(lim.EarlyDropAt); n < 200 || n > 400 {
 		t.Errorf("%d of 1000 dropped at early-drop-at, want about 300", n)
 	}
-	if n := drops(lim.MaxHandshakes - 1); n < 980 {
-		t.Errorf("%d of 1000 dropped with one place left, want nearly all", n)
+	if n := drops(lim.MaxHandshakes - 1); n != 1000 {
+		t.Errorf("%d of 1000 dropped with one place left, want all", n)
+	}
+}
+
+// With handshake places scarce, admission is fair across addresses: one with no handshake
+// under way is let in while any place is left; one with some may hold its share, which
+// falls from max-handshakes-per-ip at early-drop-at to one with the last places; below it,
+// it is dropped at random.
+func TestEarlyDropKeepsPlacesForAddressesWithNone(t *testing.T) {
+	lim := DefaultLimits
+	l := NewListener(nil, lim, nil)
+	now := time.Now()
+	const fresh, busy = "192.0.2.1", "192.0.2.2"
+	for _, shaking := range []int{lim.EarlyDropAt, (lim.EarlyDropAt + lim.MaxHandshakes) / 2, lim.MaxHandshakes - 1} {
+		l.shaking, l.waiting = shaking, shaking
+		for range 1000 {
+			if reason, _ := l.admission(fresh, now); reason != "" {
+				t.Fatalf("%d in the handshake: an address with none there is refused: %s", shaking, reason)
+			}
+		}
+	}
+	l.shaking, l.waiting = lim.MaxHandshakes, lim.MaxHandshakes
+	if reason, _ := l.admission(fresh, now); reason != RefusedBusy {
+		t.Errorf("every place taken: an address with none there is %q, want %q", reason, RefusedBusy)
+	}
+	// The share at each bound: the most an address may hold and still be let in, at
+	// random, and the fewest from which it is always dropped.
+	half := lim.EarlyDropAt + (lim.MaxHandshakes-lim.EarlyDropAt)/2
+	for _, c := range []struct{ shaking, share int }{
+		{lim.EarlyDropAt, lim.MaxShakesPerIP},
+		{half, lim.MaxShakesPerIP / 2},
+		{lim.MaxHandshakes - 1, 1},
+	} {
+		l.shaking, l.waiting = c.shaking, c.shaking
+		for held := 1; held <= lim.MaxShakesPerIP; held++ {
+			l.shakes[busy] = held
+			dropped := 0
+			for range 1000 {
+				if l.earlyDrop(busy) {
+					dropped++
+				}
+			}
+			switch {
+			case held >= c.share && dropped != 1000:
+				t.Errorf("%d in the handshake, %d of them an address's (its share %d): %d of 1000 dropped, want all", c.shaking, held, c.share, dropped)
+			case held < c.share && (dropped == 0 || dropped == 1000):
+				t.Errorf("%d in the handshake, %d of them an address's (its share %d): %d of 1000 dropped, want some at random", c.shaking, held, c.share, dropped)
+			}
+		}
+	}
+	l.shaking, l.waiting = lim.EarlyDropAt-1, lim.EarlyDropAt-1
+	l.shakes[busy] = lim.MaxShakesPerIP - 1
+	if l.earlyDrop(busy) {
+		t.Errorf("below early-drop-at an address with %d in the handshake is dropped", lim.MaxShakesPerIP-1)
 	}
 }
 

@@ -33,7 +33,7 @@ type Limits struct {
 //	limit             default  effect
 //	max-sessions      500      about what a 2-core box serves (p99 352 ms with 50 of 500 walking; docs/PERFORMANCE.md)
 //	max-handshakes    1000     connections not yet in a session never take a player's place; more are closed at once
-//	early-drop-at     500      from 500 connections in the handshake, new ones are dropped at random (30 %, rising to all at max-handshakes)
+//	early-drop-at     500      from 500 connections in the handshake, new ones from addresses with some there are dropped (past their share, else 30 % rising to all at max-handshakes)
 //	max-per-ip        20       a household or a classroom behind one address still fits
 //	max-handshakes-per-ip 8    handshakes at once from one address: 60 addresses hold fewer than early-drop-at
 //	max-per-key       4        a game, a watcher and commands at once; a fifth is refused
