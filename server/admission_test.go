@@ -381,8 +381,8 @@ func TestTheWebPageHasAShareOfItsOwn(t *testing.T) {
 	during := loginTimes(t, ts.addr, key, 5)
 	f.end()
 	opened, _ := f.counts()
-	t.Logf("SSH logins without the web flood %v (median %v), with it %v (median %v); the page held %d at most, the flood opened %d, %d closed at once",
-		before, median(before), during, median(during), most, opened, web.Refused())
+	t.Logf("SSH logins without the web flood %v (median %v), with it %v (median %v); the page held %d at most, the flood opened %d, %d closed at once, %d given up for another",
+		before, median(before), during, median(during), most, opened, web.Refused(), web.Evicted())
 	if most > webpage.DefaultConfig.MaxConns {
 		t.Errorf("the page held %d connections, more than %d", most, webpage.DefaultConfig.MaxConns)
 	}

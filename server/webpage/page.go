@@ -29,9 +29,12 @@ const (
 )
 
 // The web server's timeouts: a client that sends its request slowly, or reads the answer
-// slowly, holds a connection no longer than these.
+// slowly, holds a connection no longer than these (and, when every place is taken, only
+// as long as Listener's graces). No route reads a body, so none is waited for
+// (web.Handler); readTimeout is the whole request's, handler included, which a cast
+// waiting for its turn (5 s) and then drawn must fit in.
 const (
-	readHeaderTimeout = 5 * time.Second
+	readHeaderTimeout = 2 * time.Second
 	readTimeout       = 10 * time.Second
 	writeTimeout      = 10 * time.Second
 	idleTimeout       = 60 * time.Second
@@ -106,6 +109,9 @@ func (p *Page) Serve(ctx context.Context, ln net.Listener) {
 			Cast: p.Cast, CastShown: p.CastShown}),
 		ReadHeaderTimeout: readHeaderTimeout, ReadTimeout: readTimeout, WriteTimeout: writeTimeout,
 		IdleTimeout: idleTimeout, MaxHeaderBytes: maxHeaderBytes,
+	}
+	if l, ok := ln.(*Listener); ok {
+		hs.ConnState = l.ConnState // which connections wait on their clients, to free a place from
 	}
 	go func() {
 		<-ctx.Done()
