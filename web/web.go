@@ -212,9 +212,17 @@ func New(status StatusFunc, log *slog.Logger, opt Options) *Handler {
 }
 
 // ServeHTTP answers a request: over the address's rate, 429; a method but GET or HEAD,
-// 405; a path the page does not have, 404.
+// 405; a path the page does not have, 404. A request with a body is answered without
+// waiting for it, and its connection closed.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hd := w.Header()
+	if r.ContentLength != 0 {
+		// No route reads a body; the server would read what is left of one (256 KiB)
+		// before the next request, which a client sending it a byte at a time makes last
+		// until the read deadline, holding its connection.
+		hd.Set("Connection", "close")
+		_ = http.NewResponseController(w).SetReadDeadline(time.Now())
+	}
 	hd.Set("X-Content-Type-Options", "nosniff")
 	hd.Set("Referrer-Policy", "no-referrer")
 	hd.Set("Content-Security-Policy", "default-src 'none'; style-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")

@@ -1,13 +1,16 @@
 package web
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"html"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -330,5 +333,43 @@ func TestARealmsPageNamesEachKnightsRealm(t *testing.T) {
 	var m map[string]string
 	if err := json.Unmarshal([]byte(body(t, get(h, "GET", "/mssp.json", "192.0.2.1:1"))), &m); err != nil || m["PLAYERS"] != "1" {
 		t.Errorf("mssp PLAYERS = %q, %v", m["PLAYERS"], err)
+	}
+}
+
+// A request that says it has a body, and sends none, is answered at once and its
+// connection closed: no route reads a body, and the server would otherwise read what is
+// left of it (up to 256 KiB), a byte at a time as a slow client sends it, before it
+// answered.
+func TestABodyIsNotWaitedFor(t *testing.T) {
+	h, _, _ := handler(t, func() (Status, error) { return fixed(), nil })
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	for _, req := range []string{
+		"GET / HTTP/1.1\r\nHost: orthanc\r\nContent-Length: 1000\r\n\r\n",
+		"POST /api/who HTTP/1.1\r\nHost: orthanc\r\nTransfer-Encoding: chunked\r\n\r\n",
+	} {
+		c, err := net.Dial("tcp", srv.Listener.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Closed before the server's Close, which waits for its connections; the deadline
+		// bounds the test (without the fix the server would wait for the body forever).
+		defer c.Close()
+		_ = c.SetDeadline(time.Now().Add(5 * time.Second))
+		if _, err := io.WriteString(c, req); err != nil {
+			t.Fatal(err)
+		}
+		r, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			t.Fatalf("%q: no answer: %v", req, err)
+		}
+		rest, err := io.ReadAll(r.Body)
+		r.Body.Close()
+		if err != nil || !r.Close { // Connection: close, which ReadResponse takes out of the header
+			t.Fatalf("%q: %d %q, the body read: %v, the connection kept", req, r.StatusCode, rest, err)
+		}
+		if n, err := c.Read(make([]byte, 1)); err == nil || errors.Is(err, os.ErrDeadlineExceeded) {
+			t.Fatalf("%q: the connection was not closed after the answer: %d, %v", req, n, err)
+		}
 	}
 }
