@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -12,9 +13,14 @@ import (
 
 // Replays as asciicast files: GET /replay/ID.cast is the public replay of a
 // death or a retirement that the page links, drawn at 80×24 by the server's CastFunc. A
-// cast costs the server real work (drawing every frame of up to 5 minutes), so at most
-// MaxCasts are made at once, a request waits at most castWait for its turn, and the
-// newest castKept are kept: a kept record never changes, so neither does its cast.
+// cast costs the server real work (reading and drawing every frame of up to 5 minutes),
+// so at most MaxCasts are made at once, a request waits at most castWait for its turn, and
+// the newest castKept are kept: a kept record never changes, so neither does its cast.
+// A request for a cast not kept (to be made, or none the public may see) is counted
+// against its client's allowance of them: castMisses at once, then one a castMissEvery,
+// beyond which it is answered 429; a cast kept is served whatever the allowance. So
+// visitors asking for casts nobody else has asked for, each at the page's rate, make a
+// few a second between them, not one for every request.
 
 // CastFunc makes the asciicast file of the public replay named id (as the status's links
 // give it); ErrNoCast when there is none the public may see.
@@ -32,10 +38,14 @@ const CastType = "application/x-asciicast"
 //	DefaultMaxCasts  2       casts made at once, from all requests (one core each while it lasts)
 //	castWait         5 s     how long a request waits for its turn before a 503
 //	castKept         16      casts kept made, the newest asked for; each is bounded by the server
+//	castMisses       3       requests for casts not kept one client address may make at once
+//	castMissEvery    20 s    and then one each this often (a cast plays for up to 5 minutes)
 const (
 	DefaultMaxCasts = 2
 	castWait        = 5 * time.Second
 	castKept        = 16
+	castMisses      = 3
+	castMissEvery   = 20 * time.Second
 )
 
 // CastPath is the page's address of the replay id.
@@ -43,30 +53,36 @@ func CastPath(id string) string { return "/replay/" + id + ".cast" }
 
 // casts are the made casts kept, and the turns to make more.
 type casts struct {
-	make  CastFunc
-	shown func(ctx context.Context, id string) bool // nil: a cast kept is served
-	turns chan struct{}
-	wait  time.Duration // castWait; tests shorten it
-	mu    sync.Mutex
-	kept  map[string][]byte
-	order []string // ids of kept, oldest asked for first
+	make   CastFunc
+	shown  func(ctx context.Context, id string) bool // nil: a cast kept is served
+	turns  chan struct{}
+	wait   time.Duration // castWait; tests shorten it
+	misses *limiter      // each client address's allowance of requests for casts not kept
+	mu     sync.Mutex
+	kept   map[string][]byte
+	order  []string // ids of kept, oldest asked for first
 }
 
 func newCasts(f CastFunc, max int) *casts {
 	if max <= 0 {
 		max = DefaultMaxCasts
 	}
-	return &casts{make: f, turns: make(chan struct{}, max), wait: castWait, kept: map[string][]byte{}}
+	return &casts{make: f, turns: make(chan struct{}, max), wait: castWait, kept: map[string][]byte{},
+		misses: newLimiter(1/castMissEvery.Seconds(), castMisses)}
 }
 
-// get is the cast of id, kept or made now.
-func (c *casts) get(ctx context.Context, id string) ([]byte, error) {
+// get is the cast of id, kept or made now for the client addr (its key) at now:
+// errCastMisses when the client may ask for no more casts not kept just now.
+func (c *casts) get(ctx context.Context, id, addr string, now time.Time) ([]byte, error) {
 	if b := c.lookup(id); b != nil {
 		if c.shown != nil && !c.shown(ctx, id) {
 			c.forget(id)
 			return nil, ErrNoCast
 		}
 		return b, nil
+	}
+	if ok, _ := c.misses.take(addr, now); !ok {
+		return nil, errCastMisses
 	}
 	wait := time.NewTimer(c.wait)
 	defer wait.Stop()
@@ -89,7 +105,10 @@ func (c *casts) get(ctx context.Context, id string) ([]byte, error) {
 	return b, nil
 }
 
-var errCastsBusy = errors.New("casts busy")
+var (
+	errCastsBusy  = errors.New("casts busy")
+	errCastMisses = errors.New("over the client's allowance of casts not kept")
+)
 
 func (c *casts) lookup(id string) []byte {
 	c.mu.Lock()
@@ -142,10 +161,14 @@ func (h *Handler) serveCast(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "no public replay at this address: replays are at /replay/ID.cast, linked from the page", http.StatusNotFound)
 		return
 	}
-	b, err := h.casts.get(r.Context(), id)
+	b, err := h.casts.get(r.Context(), id, h.clientKey(r), h.now())
 	switch {
 	case errors.Is(err, ErrNoCast):
 		http.Error(w, "no public replay of that name: it is not kept (the oldest go first), or its knight keeps it private", http.StatusNotFound)
+		return
+	case errors.Is(err, errCastMisses):
+		w.Header().Set("Retry-After", strconv.Itoa(int(castMissEvery.Seconds())))
+		http.Error(w, "too many replays asked for that nobody else has; try again in a moment", http.StatusTooManyRequests)
 		return
 	case errors.Is(err, errCastsBusy):
 		w.Header().Set("Retry-After", "5")

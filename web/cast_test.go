@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -123,5 +124,55 @@ func TestACastKeptIsServedOnlyWhileShown(t *testing.T) {
 	hidden.Store(false)
 	if r := get(h, "GET", "/replay/abc1.cast", "192.0.2.1:5000"); r.StatusCode != 200 || made.Load() != 2 {
 		t.Fatalf("GET the cast shown again = %d, made %d times, want 200 and twice", r.StatusCode, made.Load())
+	}
+}
+
+// Regression: requests for casts nobody else had asked for were each made, or looked for,
+// however many: 60 addresses asking in turn at the page's rate (2 a second each) for casts
+// not kept made 120 a second, the server's CPU a core's half. Now each address may ask for
+// castMisses at once and one a castMissEvery after (the rest are 429 with Retry-After),
+// so over two minutes of it the casts made are a few a second; a cast kept is served to
+// an address past its allowance all the same.
+func TestCastsNotKeptAreCountedPerAddress(t *testing.T) {
+	var made atomic.Int32
+	h := New(func(context.Context) (Status, error) { return fixed(), nil }, nil, Options{
+		Cast: func(_ context.Context, id string) ([]byte, error) {
+			made.Add(1)
+			return []byte(`{"version":2,"width":80,"height":24}` + "\n"), nil
+		}})
+	now := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
+	h.now = func() time.Time { return now }
+	const addrs, rate, span = 60, 2, 2 * time.Minute
+	every := time.Second / (addrs * rate)
+	codes := map[int]int{}
+	var served string // the last cast made
+	for k := range int(span / every) {
+		addr, path := fmt.Sprintf("198.51.100.%d:4000", k%addrs), fmt.Sprintf("/replay/c%06d.cast", k) // each a cast not kept
+		r := get(h, "GET", path, addr)
+		codes[r.StatusCode]++
+		if r.StatusCode == 200 {
+			served = path
+		}
+		if r.StatusCode == http.StatusTooManyRequests && r.Header.Get("Retry-After") != "20" {
+			t.Fatalf("429 with Retry-After %q", r.Header.Get("Retry-After"))
+		}
+		now = now.Add(every)
+	}
+	most := addrs * (castMisses + int(span/castMissEvery))
+	t.Logf("%v of %d addresses at %d a second: %v, %d casts made (%.1f a second)", span, addrs, rate, codes, made.Load(), float64(made.Load())/span.Seconds())
+	if n := int(made.Load()); n > most || codes[200] != n {
+		t.Errorf("%d casts made (%d answered 200), want at most %d", n, codes[200], most)
+	}
+	if codes[http.StatusTooManyRequests] == 0 {
+		t.Error("no request was refused")
+	}
+	// An address past its allowance is served the cast last made, which is kept.
+	for i := 0; get(h, "GET", fmt.Sprintf("/replay/more%d.cast", i), "198.51.100.0:4000").StatusCode != 429; i++ {
+		if i > castMisses {
+			t.Fatal("an address's allowance of casts not kept never ran out")
+		}
+	}
+	if r := get(h, "GET", served, "198.51.100.0:4000"); r.StatusCode != 200 {
+		t.Errorf("GET %s, kept, past the allowance = %d, want 200", served, r.StatusCode)
 	}
 }

@@ -171,17 +171,25 @@ type Handler struct {
 	cached  Status
 	at      time.Time // when cached was gathered
 
-	rate    float64 // per second
-	burst   float64
-	trusted []netip.Prefix
-
-	mu    sync.Mutex // guards the rate cap
-	rates map[string]*bucket
+	requests *limiter // the rate cap
+	trusted  []netip.Prefix
 
 	casts *casts // nil: no replays
 }
 
-// bucket is one address's allowance of requests: tokens, refilled at the rate.
+// limiter is an allowance for each address: tokens, refilled at rate a second up to
+// burst. It remembers at most maxAddrs addresses.
+type limiter struct {
+	rate, burst float64
+	mu          sync.Mutex
+	buckets     map[string]*bucket
+}
+
+func newLimiter(rate, burst float64) *limiter {
+	return &limiter{rate: rate, burst: burst, buckets: map[string]*bucket{}}
+}
+
+// bucket is one address's allowance: tokens, refilled at the rate.
 type bucket struct {
 	tokens float64
 	last   time.Time
@@ -194,9 +202,9 @@ func New(status StatusFunc, log *slog.Logger, opt Options) *Handler {
 	if log == nil {
 		log = slog.Default()
 	}
-	h := &Handler{status: status, log: log, now: time.Now, mux: http.NewServeMux(), rates: map[string]*bucket{},
-		rate: cmp.Or(opt.RatePerSecond, DefaultRatePerSecond), burst: float64(cmp.Or(opt.RateBurst, DefaultRateBurst)),
-		trusted: opt.TrustedProxies}
+	h := &Handler{status: status, log: log, now: time.Now, mux: http.NewServeMux(),
+		requests: newLimiter(cmp.Or(opt.RatePerSecond, DefaultRatePerSecond), float64(cmp.Or(opt.RateBurst, DefaultRateBurst))),
+		trusted:  opt.TrustedProxies}
 	h.mux.HandleFunc("GET /{$}", h.serveIndex)
 	h.mux.HandleFunc("GET /style.css", h.serveStyle)
 	h.mux.HandleFunc("GET /api/status", h.serveJSON(func(s Status) any { return s }))
@@ -226,7 +234,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hd.Set("X-Content-Type-Options", "nosniff")
 	hd.Set("Referrer-Policy", "no-referrer")
 	hd.Set("Content-Security-Policy", "default-src 'none'; style-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
-	if !h.allow(rateKey(ClientAddr(r, h.trusted))) {
+	if !h.allow(h.clientKey(r)) {
 		hd.Set("Retry-After", "1")
 		http.Error(w, "too many requests; try again in a moment", http.StatusTooManyRequests)
 		return
@@ -238,6 +246,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	h.mux.ServeHTTP(w, r)
 }
+
+// clientKey is the key r's client is counted by (rateKey of ClientAddr).
+func (h *Handler) clientKey(r *http.Request) string { return rateKey(ClientAddr(r, h.trusted)) }
 
 // rateKey is the key an address is counted by: the address, or for IPv6 its /64.
 func rateKey(a netip.Addr) string {
@@ -251,28 +262,27 @@ func rateKey(a netip.Addr) string {
 // allow takes one request from the address's allowance and reports whether there was
 // one. The first refusal of a run is logged, naming the address.
 func (h *Handler) allow(addr string) bool {
-	ok, first := h.take(addr)
+	ok, first := h.requests.take(addr, h.now())
 	if first {
 		h.log.Info("web: an address is over its rate; its requests are answered 429", "addr", addr)
 	}
 	return ok
 }
 
-// take takes one request from the address's allowance, reporting whether there was one
-// and whether this is the first refusal since the last request allowed.
-func (h *Handler) take(addr string) (ok, first bool) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	now := h.now()
-	b := h.rates[addr]
+// take takes one from the address's allowance at now, reporting whether there was one
+// and whether this is the first refusal since the last one allowed.
+func (l *limiter) take(addr string, now time.Time) (ok, first bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	b := l.buckets[addr]
 	if b == nil {
-		if len(h.rates) >= maxAddrs {
-			h.forgetFull(now)
+		if len(l.buckets) >= maxAddrs {
+			l.forgetFull(now)
 		}
-		b = &bucket{tokens: h.burst, last: now}
-		h.rates[addr] = b
+		b = &bucket{tokens: l.burst, last: now}
+		l.buckets[addr] = b
 	}
-	b.tokens = min(h.burst, b.tokens+now.Sub(b.last).Seconds()*h.rate)
+	b.tokens = min(l.burst, b.tokens+now.Sub(b.last).Seconds()*l.rate)
 	b.last = now
 	if b.tokens < 1 {
 		first = !b.capped
@@ -287,14 +297,14 @@ func (h *Handler) take(addr string) (ok, first bool) {
 // forgetFull drops the addresses whose allowance has filled up again (they would start
 // full anyway); the caller holds mu. If every one is busy, all are dropped: the cap is
 // there to spare the server, not to remember attackers.
-func (h *Handler) forgetFull(now time.Time) {
-	for a, b := range h.rates {
-		if b.tokens+now.Sub(b.last).Seconds()*h.rate >= h.burst {
-			delete(h.rates, a)
+func (l *limiter) forgetFull(now time.Time) {
+	for a, b := range l.buckets {
+		if b.tokens+now.Sub(b.last).Seconds()*l.rate >= l.burst {
+			delete(l.buckets, a)
 		}
 	}
-	if len(h.rates) >= maxAddrs {
-		clear(h.rates)
+	if len(l.buckets) >= maxAddrs {
+		clear(l.buckets)
 	}
 }
 

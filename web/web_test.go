@@ -219,9 +219,9 @@ func TestFloodsAndOddRequests(t *testing.T) {
 	for i := range maxAddrs + 500 {
 		get(h2, "GET", "/style.css", "10.0."+string(rune('0'+i%10))+"."+string(rune('0'+(i/10)%10))+":1")
 	}
-	h2.mu.Lock()
-	n := len(h2.rates)
-	h2.mu.Unlock()
+	h2.requests.mu.Lock()
+	n := len(h2.requests.buckets)
+	h2.requests.mu.Unlock()
 	if n > maxAddrs {
 		t.Errorf("%d addresses remembered, more than %d", n, maxAddrs)
 	}
