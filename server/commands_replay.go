@@ -370,6 +370,9 @@ func (s *Server) removeReplay(id, name, kind string) (string, error) {
 	} else if err != nil {
 		return "", err
 	}
+	if s.webPage != nil {
+		s.webPage.KeptChanged() // its cast, if the page made it, is served no more
+	}
 	what := map[string]string{string(replay.KindDeath): "death", string(replay.KindRetired): "retirement"}[r.Kind]
 	if r.Kind == string(replay.KindReport) {
 		what = fmt.Sprintf("report #%d", r.Report)

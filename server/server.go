@@ -23,6 +23,7 @@ import (
 	"github.com/orthanc-ssh/orthanc-ssh/replay"
 	"github.com/orthanc-ssh/orthanc-ssh/server/command"
 	"github.com/orthanc-ssh/orthanc-ssh/server/edge"
+	"github.com/orthanc-ssh/orthanc-ssh/server/webpage"
 	"github.com/orthanc-ssh/orthanc-ssh/store"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
@@ -121,7 +122,9 @@ type Server struct {
 	// opened with the server, so a bad address fails at start.
 	metrics net.Listener
 	// httpLn is the listener of the web page, nil when it is off; opened with the server.
-	httpLn net.Listener
+	// webPage is the page served on it, set before the SSH listener serves anyone.
+	httpLn  net.Listener
+	webPage *webpage.Page
 	// hostKey is the server's host key, for the web page's fingerprint.
 	hostKey ssh.PublicKey
 	// listening is the address the SSH listener has, once serve has it.
@@ -283,7 +286,8 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	replaysDone := s.startReplays(replayCtx)
 	if s.httpLn != nil { // after the replays' writer is made: the page reads it
 		s.log.Info("web page", "addr", s.httpLn.Addr().String())
-		go s.page().Serve(metricsCtx, s.httpLn)
+		s.webPage = s.page()
+		go s.webPage.Serve(metricsCtx, s.httpLn)
 	}
 	realmCtx, stopRealm := context.WithCancel(context.Background())
 	defer stopRealm()

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/orthanc-ssh/orthanc-ssh/app"
@@ -41,15 +42,80 @@ const (
 // store.Replay.ID does everywhere.
 func CastID(r store.Replay) string { return r.ID() }
 
+// keptList is the kept deaths and retirements by id (CastID), as last listed. Listing
+// them reads every kept record, after the recorder and the writer have filed what they
+// hold, so a cast's request does not: it is answered from a listing at most keptFresh
+// old, a cast asked for that is not in it is none (ErrNoCast) however many are asked for,
+// and one that is, is read alone. The page's status lists them anew each time it is
+// gathered (at most every web.CacheFor), so every cast it links is in the listing.
+type keptList struct {
+	mu   sync.Mutex // held while listing: one at a time, the others wait and share it
+	at   time.Time  // when byID was listed
+	byID map[string]store.Replay
+	now  func() time.Time // time.Now when nil; tests move it
+}
+
+// keptFresh is how old a listing of the kept records may be for a cast's request: as old
+// as the page's status.
+const keptFresh = web.CacheFor
+
+// listKept lists the kept deaths and retirements anew, and keeps them by id; the caller
+// holds p.kept.mu.
+func (p *Page) listKept() ([]store.Replay, error) {
+	now := time.Now
+	if p.kept.now != nil {
+		now = p.kept.now
+	}
+	at := now()
+	kept, err := p.Replays.Kept(func(r store.Replay) bool {
+		return r.Kind == string(replay.KindDeath) || r.Kind == string(replay.KindRetired)
+	})
+	if err != nil {
+		return nil, err
+	}
+	byID := make(map[string]store.Replay, len(kept))
+	for _, r := range kept {
+		byID[CastID(r)] = r // the last of an id, as before
+	}
+	p.kept.byID, p.kept.at = byID, at
+	return kept, nil
+}
+
+// keptByID is the kept deaths and retirements by id, listed anew when the last listing
+// is keptFresh old. The map is never changed after: a listing makes another.
+func (p *Page) keptByID() (map[string]store.Replay, error) {
+	p.kept.mu.Lock()
+	defer p.kept.mu.Unlock()
+	now := time.Now
+	if p.kept.now != nil {
+		now = p.kept.now
+	}
+	if p.kept.byID != nil && now().Sub(p.kept.at) < keptFresh {
+		return p.kept.byID, nil
+	}
+	if _, err := p.listKept(); err != nil {
+		return nil, err
+	}
+	return p.kept.byID, nil
+}
+
+// KeptChanged says a kept record has gone (an admin removed it): the next cast asked for
+// lists them anew, so a cast made of it before is served no more.
+func (p *Page) KeptChanged() {
+	p.kept.mu.Lock()
+	p.kept.byID = nil
+	p.kept.mu.Unlock()
+}
+
 // publicKept lists the kept records the page may link: deaths and retirements that
 // anyone may see now. None when the server records no replays.
 func (p *Page) publicKept(ctx context.Context) ([]store.Replay, error) {
 	if p.Replays == nil {
 		return nil, nil
 	}
-	kept, err := p.Replays.Kept(func(r store.Replay) bool {
-		return r.Kind == string(replay.KindDeath) || r.Kind == string(replay.KindRetired)
-	})
+	p.kept.mu.Lock()
+	kept, err := p.listKept()
+	p.kept.mu.Unlock()
 	if err != nil {
 		return nil, err
 	}
@@ -101,19 +167,21 @@ func (p *Page) CastShown(ctx context.Context, id string) bool {
 	return ok && err == nil
 }
 
-// shown is the record named id, if it is kept, a death or a retirement, and anyone may
-// see it now. Its privacy is asked after the listing, outside its read of the store.
+// shown is the record named id, if it is kept (keptByID), a death or a retirement, and
+// anyone may see it now. Its privacy is asked after the listing, outside its read of the
+// store, and every time: a knight's replays made private are hidden at once.
 func (p *Page) shown(ctx context.Context, id string) (store.Replay, bool, error) {
 	if p.Replays == nil {
 		return store.Replay{}, false, nil
 	}
-	kept, err := p.Replays.Kept(func(r store.Replay) bool {
-		return (r.Kind == string(replay.KindDeath) || r.Kind == string(replay.KindRetired)) && CastID(r) == id
-	})
-	if err != nil || len(kept) == 0 {
+	byID, err := p.keptByID()
+	if err != nil {
 		return store.Replay{}, false, err
 	}
-	r := kept[len(kept)-1]
+	r, ok := byID[id]
+	if !ok {
+		return store.Replay{}, false, nil
+	}
 	return r, p.Replays.Public(ctx, r), nil
 }
 

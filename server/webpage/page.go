@@ -99,6 +99,8 @@ type Page struct {
 	Config Config
 	// Log is where the page's server logs.
 	Log *slog.Logger
+
+	kept keptList // the kept records by id, for the casts
 }
 
 // Serve serves the page on ln until ctx ends.

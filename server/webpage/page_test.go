@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -165,5 +166,73 @@ func TestNoReplaysNoLinks(t *testing.T) {
 	r := store.Replay{Knight: "K-0", Kind: string(replay.KindDeath), At: at}
 	if _, err := p.Cast(context.Background(), CastID(r)); !errors.Is(err, web.ErrNoCast) {
 		t.Errorf("a cast with replays off: %v", err)
+	}
+}
+
+// countedReplays counts the listings of the kept records, and may gain records.
+type countedReplays struct {
+	fakeReplays
+	mu       sync.Mutex
+	more     fakeReplays
+	listings int
+}
+
+func (r *countedReplays) Kept(keep func(store.Replay) bool) ([]store.Replay, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.listings++
+	return append(r.fakeReplays, r.more...).Kept(keep)
+}
+
+func (r *countedReplays) listed() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.listings
+}
+
+// Regression: each request for a cast listed every kept record (reading all of them,
+// after filing what the recorder and the writer held), a cast made before included, so
+// requests for casts of no replay, or of one made already, cost the server a listing
+// each. Now they are answered from a listing at most keptFresh old: a cast of no replay
+// is none, however many are asked for; a record kept since is found once the listing is
+// that old, or at once after the page's status is gathered (which lists anew), or after
+// a record is removed (KeptChanged).
+func TestCastsAskTheStoreOncePerListing(t *testing.T) {
+	at := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	open := store.Replay{Knight: "K-open", Kind: string(replay.KindDeath), At: at}
+	r := &countedReplays{fakeReplays: fakeReplays{open}}
+	p := testPage(t, &fakeKnights{}, r)
+	now := at
+	p.kept.now = func() time.Time { return now }
+	ctx := context.Background()
+	for i := range 100 {
+		if _, err := p.Cast(ctx, fmt.Sprintf("%016x", i)); !errors.Is(err, web.ErrNoCast) {
+			t.Fatalf("the cast of no replay: %v", err)
+		}
+		if !p.CastShown(ctx, CastID(open)) {
+			t.Fatal("a public record kept is not shown")
+		}
+	}
+	if n := r.listed(); n != 1 {
+		t.Fatalf("100 casts of no replay and 100 of one kept listed the records %d times, want once", n)
+	}
+	later := store.Replay{Knight: "K-later", Kind: string(replay.KindDeath), At: at.Add(time.Minute)}
+	r.mu.Lock()
+	r.more = fakeReplays{later}
+	r.mu.Unlock()
+	if p.CastShown(ctx, CastID(later)) {
+		t.Fatal("a record kept after the listing was found without listing anew")
+	}
+	now = now.Add(keptFresh)
+	if !p.CastShown(ctx, CastID(later)) || r.listed() != 2 {
+		t.Fatalf("a record kept since, the listing %v old: not found, or listed %d times (want 2)", keptFresh, r.listed())
+	}
+	if _, err := p.Status(ctx); err != nil || r.listed() != 3 {
+		t.Fatalf("the status (%v) listed the records %d times in all, want 3", err, r.listed())
+	}
+	p.KeptChanged()
+	p.CastShown(ctx, CastID(open))
+	if r.listed() != 4 {
+		t.Fatalf("a record removed: the records listed %d times in all, want 4", r.listed())
 	}
 }
