@@ -113,6 +113,14 @@
 // limits write, closed, timeout, auth, handshake), with -pid the server's CPU, and the
 // load average. The load tool does the client's half of every key exchange and
 // signature, as much work as the server's: on a small box the two share the cores.
+//
+// Casts mode measures the web page's replays (casts.go): -n loopback addresses of their
+// own ask for /replay/ID.cast in turn, -rate a second each, for -duration; the ids go
+// round the casts file that seed -kept writes (-casts), or are random, none a replay's.
+// The report gives the answers by status, their times, and with -pid the server's CPU:
+//
+//	go run ./cmd/orthanc-load seed -data DIR -n 10 -kept 40
+//	go run ./cmd/orthanc-load -mode casts -addr 127.0.0.1:8080 -n 60 -rate 2 -duration 30s -casts DIR/load-casts -pid PID
 package main
 
 import (
@@ -148,6 +156,21 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 0
 	case err != nil:
 		return 2
+	}
+	if cfg.Mode == ModeCasts {
+		cc := CastsConfig{Addr: cfg.Addr, Addrs: cfg.N, Rate: cfg.Rate, Duration: cfg.Duration, ServerPID: cfg.ServerPID}
+		if opts.castsFile != "" {
+			ids, err := readCastsFile(opts.castsFile)
+			if err != nil {
+				fmt.Fprintln(stderr, "orthanc-load: -casts:", err)
+				return 2
+			}
+			cc.IDs = ids
+		}
+		if !opts.quiet {
+			cc.Progress = stderr
+		}
+		return runCastsMode(ctx, cc, opts.asJSON, stdout, stderr)
 	}
 	if cfg.Mode == ModeHandshake {
 		hc := HandshakeConfig{Addr: cfg.Addr, N: cfg.N, Concurrency: opts.concurrency, Timeout: cfg.WalkTimeout, ServerPID: cfg.ServerPID}
@@ -193,6 +216,7 @@ type options struct {
 	adminKey      string
 	keysFile      string
 	cpuProfile    string
+	castsFile     string // casts mode's
 }
 
 // parseFlags reads the command line; flag.ErrHelp for -help, another error (already
@@ -210,8 +234,9 @@ func parseFlags(args []string, stderr io.Writer) (Config, options, error) {
 	fs.DurationVar(&cfg.Duration, "duration", 30*time.Second, "measured window, after every session has arrived")
 	fs.DurationVar(&cfg.Ramp, "ramp", 10*time.Second, "time over which the connections start, evenly spread")
 	fs.DurationVar(&cfg.WalkTimeout, "walk-timeout", 30*time.Second, "longest a session may take from dial to the dungeon")
-	fs.StringVar(&cfg.Mode, "mode", ModeGame, "game: walk the start screens; bare: the bare reference (first frame is arrival); handshake: log in and close, -n times")
+	fs.StringVar(&cfg.Mode, "mode", ModeGame, "game: walk the start screens; bare: the bare reference (first frame is arrival); handshake: log in and close, -n times; casts: ask the web page (-addr) for replays' casts from -n loopback addresses, -rate a second each")
 	fs.IntVar(&o.concurrency, "concurrency", 50, "handshake mode: connections in the handshake at once")
+	fs.StringVar(&o.castsFile, "casts", "", "casts mode: the casts' ids, one a line (seed -kept writes DIR/"+castsFileName+"); none: random ids, no replay's")
 	fs.Uint64Var(&cfg.Seed, "seed", 1, "seed of the keys the sessions choose")
 	fs.StringVar(&o.keysFile, "keys", "", "keys file of returning players (orthanc-load seed writes DIR/load-keys): session i plays line i's knight")
 	fs.StringVar(&cfg.Scenario, "scenario", ScenarioWalk, "how active sessions walk (game mode): walk, at random; rooms, towards doors and through them into the rooms' fights")

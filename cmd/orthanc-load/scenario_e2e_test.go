@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/ed25519"
 	"crypto/rand"
 	"net"
@@ -24,6 +25,7 @@ import (
 type gameProcess struct {
 	cmd  *exec.Cmd
 	addr string
+	web  string // the web page's address, with -http-addr
 
 	mu        sync.Mutex
 	log       []string
@@ -33,7 +35,7 @@ type gameProcess struct {
 // runGame starts the game server on data, listening on addr, and waits until it
 // listens. Its errors go to a pipe the test reads, which a server started again from it
 // (its standard error reopened) writes to as well. The test ends it if it still runs.
-func runGame(t *testing.T, data, addr string) *gameProcess {
+func runGame(t *testing.T, data, addr string, flags ...string) *gameProcess {
 	t.Helper()
 	r, w, err := os.Pipe()
 	if err != nil {
@@ -42,7 +44,7 @@ func runGame(t *testing.T, data, addr string) *gameProcess {
 	g := &gameProcess{listening: make(chan string, 4)}
 	// Every session dials from loopback, and a restart's sessions come back at once:
 	// the limits of one address are a crowd's here.
-	g.cmd = exec.Command(gameBinary(t), "-addr", addr, "-data", data, "-max-per-ip", "200", "-max-handshakes-per-ip", "200")
+	g.cmd = exec.Command(gameBinary(t), append([]string{"-addr", addr, "-data", data, "-max-per-ip", "200", "-max-handshakes-per-ip", "200"}, flags...)...)
 	g.cmd.Stderr = w
 	if err := g.cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -57,6 +59,11 @@ func runGame(t *testing.T, data, addr string) *gameProcess {
 			g.mu.Lock()
 			g.log = append(g.log, line)
 			g.mu.Unlock()
+			if _, web, ok := strings.Cut(line, `msg="web page" addr=`); ok { // logged before "listening"
+				g.mu.Lock()
+				g.web, _, _ = strings.Cut(web, " ")
+				g.mu.Unlock()
+			}
 			if strings.Contains(line, "msg=listening") {
 				_, a, _ := strings.Cut(line, " addr=")
 				a, _, _ = strings.Cut(a, " ")
@@ -82,6 +89,13 @@ func runGame(t *testing.T, data, addr string) *gameProcess {
 		t.Fatalf("the game server does not listen:\n%s", g.logText())
 	}
 	return g
+}
+
+// webAddr is the web page's address, once the server listens.
+func (g *gameProcess) webAddr() string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.web
 }
 
 func (g *gameProcess) logText() string {
@@ -236,5 +250,43 @@ func TestRestartBringsEveryoneBack(t *testing.T) {
 	}
 	if rep.Keys.Sent == 0 || rep.Server == nil || rep.Server.PID != rs.NewPID {
 		t.Errorf("keys %+v, server %+v", rep.Keys, rep.Server)
+	}
+}
+
+// The casts mode through the real server: seed -kept keeps deaths whose casts the page
+// makes, every request answered 200; random ids are no replay's, and each of the three
+// addresses may ask for web.castMisses (3) casts not kept before it is answered 429, one
+// of them taken already by the first cast it asked for (address i asks for cast i).
+func TestCastsMode(t *testing.T) {
+	t.Parallel()
+	data, _ := seedTestFolder(t, 1, placeFloor, 1)
+	casts := filepath.Join(data, castsFileName)
+	if err := seedKept(filepath.Join(data, "orthanc.db"), casts, serverDefaultSeed, 3); err != nil {
+		t.Fatal(err)
+	}
+	ids, err := readCastsFile(casts)
+	if err != nil || len(ids) != 3 {
+		t.Fatalf("the casts file: %v, %v", ids, err)
+	}
+	g := runGame(t, data, "127.0.0.1:0", "-http-addr", "127.0.0.1:0")
+	cfg := CastsConfig{Addr: g.webAddr(), Addrs: 3, Rate: 4, Duration: 1500 * time.Millisecond, IDs: ids, ServerPID: g.cmd.Process.Pid}
+	rep, err := RunCasts(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%+v", *rep)
+	if rep.Sent != 18 || rep.Answers["200"] != 18 || rep.Failed != 0 || rep.Server == nil || rep.IDs != 3 {
+		t.Fatalf("the kept casts: sent %d, answers %v, failed %d %v, server %v", rep.Sent, rep.Answers, rep.Failed, rep.Errors, rep.Server)
+	}
+	cfg.IDs = nil
+	if rep, err = RunCasts(t.Context(), cfg); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Answers["404"] != 6 || rep.Answers["429"] != 12 {
+		t.Fatalf("random ids from 3 addresses: answers %v, want 6 404 (2 each) and 12 429", rep.Answers)
+	}
+	var text bytes.Buffer
+	if err := rep.writeText(&text); err != nil || !strings.Contains(text.String(), "random ids") || !strings.Contains(text.String(), "404: 6, 429: 12") {
+		t.Errorf("the report: %v\n%s", err, text.String())
 	}
 }

@@ -59,6 +59,7 @@ type seedConfig struct {
 	DungeonSeed uint64
 	Levels      int    // knights go on levels 1..Levels, evenly
 	Place       string // placeFloor or placeDoors
+	Kept        int    // deaths kept with their replays (castseed.go)
 }
 
 // loadKey is one line of the keys file: a knight's key and where it was seeded.
@@ -82,8 +83,9 @@ func runSeed(args []string, stdout, stderr io.Writer) int {
 	fs.Uint64Var(&c.DungeonSeed, "dungeon-seed", serverDefaultSeed, "seed of the dungeon (the server's -seed; its default)")
 	fs.IntVar(&c.Levels, "levels", world.DefaultDepth, "spread the knights evenly over levels 1 to this")
 	fs.StringVar(&c.Place, "place", placeFloor, "floor: each on a corridor square; doors: each outside a door of a guarded room")
+	fs.IntVar(&c.Kept, "kept", 0, "also keep this many deaths with their last 5 minutes (one walk recorded), for the web page's casts; their ids go to DIR/"+castsFileName)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: orthanc-load seed -data DIR [-n 1000] [-seed 1] [-place floor|doors] [-levels 10]")
+		fmt.Fprintln(stderr, "usage: orthanc-load seed -data DIR [-n 1000] [-seed 1] [-place floor|doors] [-levels 10] [-kept 0]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -115,6 +117,13 @@ func runSeed(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "wrote %d knights (%s) to %s and their keys to %s\nknights by level: %s\n",
 		len(ks), c.Place, filepath.Join(c.Dir, "orthanc.db"), filepath.Join(c.Dir, keysFileName), strings.Join(parts, " "))
+	if c.Kept > 0 {
+		if err := seedKept(filepath.Join(c.Dir, "orthanc.db"), filepath.Join(c.Dir, castsFileName), c.DungeonSeed, c.Kept); err != nil {
+			fmt.Fprintln(stderr, "orthanc-load seed:", err)
+			return 1
+		}
+		fmt.Fprintf(stdout, "kept %d deaths' replays, their ids in %s\n", c.Kept, filepath.Join(c.Dir, castsFileName))
+	}
 	return 0
 }
 
@@ -137,6 +146,8 @@ func (c seedConfig) check() error {
 		return fmt.Errorf("-levels %d: must be between 1 and %d", c.Levels, world.DefaultDepth)
 	case c.Place != placeFloor && c.Place != placeDoors:
 		return fmt.Errorf("-place %q: must be %s or %s", c.Place, placeFloor, placeDoors)
+	case c.Kept < 0:
+		return fmt.Errorf("-kept %d: must be 0 or more", c.Kept)
 	}
 	return nil
 }
