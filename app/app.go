@@ -287,10 +287,10 @@ func New(ctx context.Context, p Params) *Model {
 		p.Rand = rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
 	}
 	m := &Model{ctx: ctx, p: p, width: p.Width, height: p.Height,
-		rolled: rollState{name: lineInput{prompt: "Name: ", limit: world.MaxNameLen}}, views: NewViewSlot(), console: newConsole(),
+		rolled: rollState{name: lineInput{limit: world.MaxNameLen}}, views: NewViewSlot(), console: newConsole(),
 		chat: newChatLine(), optScreen: optionsScreen{mute: lineInput{prompt: "Mute or unmute: ", limit: world.MaxNameLen}},
 		help: helpScreen{pager: pager{keys: letterKeys}}, log: pager{keys: letterKeys, tail: true, follow: true},
-		bt: battle{stats: pager{keys: lineKeys}}}
+		bt: battle{stats: pager{keys: lineKeys}}, pl: plainState{line: lineInput{prompt: plainPrompt, limit: plainInputLimit}}}
 	switch {
 	case p.Watch != nil, p.Replay != nil:
 		m.opts = p.Options.Clone()
@@ -437,7 +437,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case tea.KeyPressMsg:
 		return m.pressed(msg)
 	}
-	return m.typed(msg)
+	return nil
 }
 
 // end ends the session, the reason kept on the player's terminal.
@@ -524,18 +524,17 @@ func (m *Model) pressed(msg tea.KeyPressMsg) tea.Cmd {
 	return m.key(msg)
 }
 
-// typed gives any other message (pasted text, the cursor's blink) to the line being
-// typed, the knight's name or the chat line, if one is open on the full screen.
-func (m *Model) typed(msg tea.Msg) tea.Cmd {
-	var cmd tea.Cmd
+// typed gives pasted text to the line being typed, the knight's name or the chat line,
+// if one is open on the full screen.
+func (m *Model) typed(msg tea.PasteMsg) tea.Cmd {
 	switch {
 	case m.pl.active:
 	case m.screen == screenName:
-		*m.rolled.name.in(), cmd = m.rolled.name.in().Update(msg)
+		m.rolled.name.insert(msg.Content)
 	case m.chat.open:
-		*m.chat.input.in(), cmd = m.chat.input.in().Update(msg)
+		m.chat.input.insert(msg.Content)
 	}
-	return cmd
+	return nil
 }
 
 // Farewell ends the session with a reason the player keeps on the terminal, on whatever

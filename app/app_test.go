@@ -156,7 +156,7 @@ func TestKeysChangeNothingBehindTheTooSmallMessage(t *testing.T) {
 		t.Errorf("keys behind the message changed it:\n%s", m.Text())
 	}
 	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
-	if after := m.Text(); after != before || m.screen != screenPlay || !m.chat.open || m.chat.input.in().Value() != "hel" {
+	if after := m.Text(); after != before || m.screen != screenPlay || !m.chat.open || m.chat.input.value() != "hel" {
 		t.Errorf("the screen after growing again is not the one before:\n%s\nwant:\n%s", after, before)
 	}
 }

@@ -459,7 +459,8 @@ func (m *Model) comeBack() {
 // openChat opens the chat line (Enter or ' on the dungeon screen).
 func (m *Model) openChat() tea.Cmd {
 	m.chat.open = true
-	return m.chat.input.open(&m.chat.history)
+	m.chat.input.open(&m.chat.history)
+	return nil
 }
 
 // chatKey handles a key for the chat line: while it is open every key is its own.
@@ -472,11 +473,11 @@ func (m *Model) chatKey(k tea.KeyPressMsg) (cmd tea.Cmd, handled bool) {
 		return nil, false
 	}
 	switch {
-	case s == "esc", s == "backspace" && ch.input.in().Value() == "": // a phone has no Esc
+	case s == "esc", s == "backspace" && ch.input.empty(): // a phone has no Esc
 		ch.open = false
 		ch.input.close()
 	case s == "enter":
-		line := strings.TrimSpace(ch.input.in().Value())
+		line := strings.TrimSpace(ch.input.value())
 		ch.open = false
 		ch.input.close()
 		if line == "" {
@@ -487,11 +488,9 @@ func (m *Model) chatKey(k tea.KeyPressMsg) (cmd tea.Cmd, handled bool) {
 		ch.note, cmd = m.sendChat(line)
 		return cmd, true
 	case s == "up", s == "down":
-		ch.history.recall(s == "up", ch.input.in())
+		ch.history.recall(s == "up", &ch.input)
 	default:
-		var c tea.Cmd
-		*ch.input.in(), c = ch.input.in().Update(k)
-		return c, true
+		ch.input.key(k)
 	}
 	return nil, true
 }
@@ -502,11 +501,9 @@ func (m *Model) openChatWith(text string) tea.Cmd {
 	m.screen = screenPlay
 	ch := &m.chat
 	ch.open, ch.note = true, ""
-	ch.history.reset()
-	ch.input.in().Reset()
-	ch.input.in().SetValue(text)
-	ch.input.in().CursorEnd()
-	return ch.input.in().Focus()
+	ch.input.open(&ch.history)
+	ch.input.set(text)
+	return nil
 }
 
 // chatLineHelp is what the open chat line takes, shown above it.
@@ -529,8 +526,7 @@ func (m *Model) drawChat(c *canvas) {
 	}
 	drawAbove(c, row-1, wrap(chatLineHelp, c.w), clsDim)
 	c.text(0, row, blank, clsText)
-	in := ch.input.in().Prompt + ch.input.in().Value() + "_"
-	c.text(0, row, inputTail(in, c.w), clsSelf)
+	c.text(0, row, ch.input.tail(c.w, "_"), clsSelf)
 }
 
 // drawAbove writes lines on blanked rows ending at row bottom, over whatever is there.
@@ -541,16 +537,6 @@ func drawAbove(c *canvas, bottom int, lines []string, cls class) {
 		c.text(0, y, blank, cls)
 		c.text(0, y, l, cls)
 	}
-}
-
-// inputTail is the end of a typed line that fits in w columns: an input field shows
-// where the typing is, as every line editor does.
-func inputTail(in string, w int) string {
-	r := []rune(in)
-	for len(r) > 0 && textWidth(string(r)) > w {
-		r = r[1:]
-	}
-	return string(r)
 }
 
 // logFoot is the message log's keys.

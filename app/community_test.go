@@ -85,8 +85,8 @@ func TestTheLettersScreen(t *testing.T) {
 	d.key("e")
 	d.waitText("LETTERS: 1 letter, 1 new", "a  from Bors the Bold, 2025-06-01 14:00 UTC (new)", "meet me at the exit")
 	d.key("a")
-	if m.screen != screenPlay || !m.chat.open || m.chat.input.in().Value() != `/mail "Bors the Bold" ` {
-		t.Fatalf("a reply: screen %v, chat line %q", m.screen, m.chat.input.in().Value())
+	if m.screen != screenPlay || !m.chat.open || m.chat.input.value() != `/mail "Bors the Bold" ` {
+		t.Fatalf("a reply: screen %v, chat line %q", m.screen, m.chat.input.value())
 	}
 	d.key("esc")
 	if strings.Contains(m.Text(), "1 letter (e)") {

@@ -67,7 +67,8 @@ func (m *Model) openConsole() tea.Cmd {
 		return nil
 	}
 	cs.open, cs.follow = true, true
-	return cs.input.open(&cs.history)
+	cs.input.open(&cs.history)
+	return nil
 }
 
 // consoleKey handles a key for the console: while it is open every key is its own.
@@ -80,15 +81,15 @@ func (m *Model) consoleKey(k tea.KeyPressMsg) (cmd tea.Cmd, handled bool) {
 		return nil, false
 	}
 	switch {
-	case s == "esc", s == "backspace" && cs.input.in().Value() == "": // a phone has no Esc
+	case s == "esc", s == "backspace" && cs.input.empty(): // a phone has no Esc
 		cs.open = false
-		cs.input.in().Blur()
+		cs.input.close()
 	case s == "enter":
-		line := strings.TrimSpace(cs.input.in().Value())
+		line := strings.TrimSpace(cs.input.value())
 		if line == "" || cs.busy {
 			return nil, true
 		}
-		cs.input.in().Reset()
+		cs.input.reset()
 		cs.history.add(line)
 		cs.add(": "+line, clsSelf)
 		cs.anchor = len(cs.out) - 1
@@ -108,11 +109,9 @@ func (m *Model) consoleKey(k tea.KeyPressMsg) (cmd tea.Cmd, handled bool) {
 		}
 		cs.top, cs.follow = min(max(0, top), max(0, len(lines)-rows)), false
 	case s == "up", s == "down":
-		cs.history.recall(s == "up", cs.input.in())
+		cs.history.recall(s == "up", &cs.input)
 	default:
-		var c tea.Cmd
-		*cs.input.in(), c = cs.input.in().Update(k)
-		return c, true
+		cs.input.key(k)
 	}
 	return nil, true
 }
@@ -203,9 +202,9 @@ func (m *Model) drawConsole(c *canvas) {
 		c.text(0, top+1+i, o.text, o.cls)
 	}
 	c.text(0, inputRow, blank, clsText)
-	in := cs.input.in().Prompt + cs.input.in().Value() + "_"
+	end := "_"
 	if cs.busy {
-		in += "  (running...)"
+		end += "  (running...)"
 	}
-	c.text(0, inputRow, inputTail(in, c.w), clsSelf)
+	c.text(0, inputRow, cs.input.tail(c.w, end), clsSelf)
 }

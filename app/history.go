@@ -1,10 +1,5 @@
 package app
 
-import (
-	"charm.land/bubbles/v2/textinput"
-	tea "charm.land/bubbletea/v2"
-)
-
 // lineHistory is what the chat line, the admin console and the screen-reader command line
 // recall with up and down: the last maxConsoleHistory lines typed, without repeats in a row.
 type lineHistory struct {
@@ -50,46 +45,12 @@ func (h *lineHistory) next() (line string, ok bool) {
 
 // recall puts the line before (up) or after (down) the one recalled into a text field, if
 // there is one: the chat line's and the console's up and down.
-func (h *lineHistory) recall(up bool, in *textinput.Model) {
+func (h *lineHistory) recall(up bool, in *lineInput) {
 	next := h.next
 	if up {
 		next = h.prev
 	}
 	if line, ok := next(); ok {
-		in.SetValue(line)
-		in.CursorEnd()
+		in.set(line)
 	}
 }
-
-// lineInput is a one-line text input, made when first used: a textinput.Model is 8 KB,
-// and of the four a session has (the name, the chat line, the console, the mute list)
-// most sessions type in one or none.
-type lineInput struct {
-	prompt string
-	limit  int // most characters
-	m      *textinput.Model
-}
-
-// in is the input, made now if it was not yet.
-func (l *lineInput) in() *textinput.Model {
-	if l.m == nil {
-		ti := textinput.New()
-		ti.CharLimit, ti.Prompt = l.limit, l.prompt
-		// The screens draw the line and its cursor themselves ("_"): the input's own
-		// cursor, hidden, sends no blinks. Its blinks, each a message that drew the
-		// screen again for nothing, were an eighth of a busy server's frames.
-		ti.SetVirtualCursor(false)
-		l.m = &ti
-	}
-	return l.m
-}
-
-// open starts a line afresh, empty and at the end of its history h, and focuses it.
-func (l *lineInput) open(h *lineHistory) tea.Cmd {
-	h.reset()
-	l.in().Reset()
-	return l.in().Focus()
-}
-
-// close lets the input go, once its line is closed: it is made again when next typed in.
-func (l *lineInput) close() { l.m = nil }

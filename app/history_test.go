@@ -6,22 +6,17 @@ import (
 	tea "charm.land/bubbletea/v2"
 )
 
-// A line input's cursor sends no blinks: the screens draw the line and its cursor
-// themselves, and each blink was a message that drew the whole screen again for
-// nothing (an eighth of a busy server's frames, the chat line's keys each starting one).
+// A line input sends no blinks: the screens draw the line and its cursor themselves, and
+// each blink was a message that drew the whole screen again for nothing (an eighth of a
+// busy server's frames, the chat line's keys each starting one).
 func TestLineInputsSendNoBlinks(t *testing.T) {
-	l := lineInput{prompt: "Say: ", limit: 40}
-	if cmd := l.in().Focus(); cmd != nil {
-		t.Fatalf("focusing the input sends %T", cmd())
-	}
-	for _, r := range "hello" {
-		var cmd tea.Cmd
-		*l.in(), cmd = l.in().Update(tea.KeyPressMsg{Code: r, Text: string(r)})
-		if cmd != nil {
-			t.Fatalf("typing %q sends %T", r, cmd())
+	m, _ := viewModel(t, crowdedView(t), 80, 24)
+	for _, k := range append([]tea.KeyPressMsg{namedKeys["enter"]}, textMsgs("hello")...) {
+		if _, cmd := m.Update(k); cmd != nil {
+			t.Fatalf("%s on the chat line sends %T", k, cmd())
 		}
 	}
-	if got := l.in().Value(); got != "hello" {
+	if got := m.chat.input.value(); got != "hello" {
 		t.Fatalf("the input holds %q, want hello", got)
 	}
 }

@@ -194,11 +194,11 @@ func (m *Model) optionsKey(k tea.KeyPressMsg) tea.Cmd {
 	s := k.String()
 	if m.optScreen.muting {
 		switch {
-		case s == "esc", s == "backspace" && m.optScreen.mute.in().Value() == "": // a phone has no Esc
+		case s == "esc", s == "backspace" && m.optScreen.mute.empty(): // a phone has no Esc
 			m.optScreen.muting = false
 		case s == "enter":
 			m.optScreen.muting = false
-			if v := strings.TrimSpace(m.optScreen.mute.in().Value()); v != "" {
+			if v := strings.TrimSpace(m.optScreen.mute.value()); v != "" {
 				if m.opts.Mutes(v) {
 					m.chat.note = m.setMuted(v, false)
 				} else {
@@ -206,9 +206,7 @@ func (m *Model) optionsKey(k tea.KeyPressMsg) tea.Cmd {
 				}
 			}
 		default:
-			var cmd tea.Cmd
-			*m.optScreen.mute.in(), cmd = m.optScreen.mute.in().Update(k)
-			return cmd
+			m.optScreen.mute.key(k)
 		}
 		return nil
 	}
@@ -237,8 +235,8 @@ func (m *Model) optionsKey(k tea.KeyPressMsg) tea.Cmd {
 		o.NoSpectators = !o.NoSpectators
 	case "f":
 		m.optScreen.muting = true
-		m.optScreen.mute.in().Reset()
-		return m.optScreen.mute.in().Focus()
+		m.optScreen.mute.reset()
+		return nil
 	case "g":
 		o.PrivateReplays = !o.PrivateReplays
 	default:
@@ -288,7 +286,7 @@ func (m *Model) drawOptions(c *canvas) {
 		}
 	}
 	if m.optScreen.muting {
-		c.text(4, y+1, inputTail(m.optScreen.mute.in().Prompt+m.optScreen.mute.in().Value()+"_", c.w-6), clsSelf)
+		c.text(4, y+1, m.optScreen.mute.tail(c.w-6, "_"), clsSelf)
 		c.paragraph(4, y+2, c.w-6, "Enter mutes or unmutes that name; Esc cancels.", clsDim)
 	} else if m.chat.note != "" {
 		c.paragraph(4, y+1, c.w-6, m.chat.note, clsText)

@@ -164,8 +164,8 @@ func TestPartyScreen(t *testing.T) {
 		}
 	}
 	keys(m, "i")
-	if m.screen != screenPlay || !m.chat.open || m.chat.input.in().Value() != "/invite " {
-		t.Fatalf("i: screen %v, chat open %v with %q", m.screen, m.chat.open, m.chat.input.in().Value())
+	if m.screen != screenPlay || !m.chat.open || m.chat.input.value() != "/invite " {
+		t.Fatalf("i: screen %v, chat open %v with %q", m.screen, m.chat.open, m.chat.input.value())
 	}
 	keys(m, "Bors")
 	keys(m, "enter")

@@ -39,7 +39,7 @@ const (
 // plainState is screen-reader mode's state. It is part of the Model.
 type plainState struct {
 	active  bool
-	line    []rune // the line being typed
+	line    lineInput // the line being typed
 	history lineHistory
 	out     []string // lines waiting to be printed (by View)
 	// transcript is what has been printed, newest last (the last plainKeep lines).
@@ -83,7 +83,8 @@ var graceMarks = []time.Duration{30 * time.Second, 10 * time.Second}
 // reset clears what belongs to one stretch of the mode (the typed line, lines not yet
 // printed, a question); the history and the transcript stay.
 func (ps *plainState) reset() {
-	ps.line, ps.out, ps.pending, ps.awaiting = nil, nil, "", false
+	ps.out, ps.pending, ps.awaiting = nil, "", false
+	ps.line.close()
 	ps.own.yourMove, ps.watched.yourMove = false, false
 	ps.own.offered, ps.watched.offered = "", ""
 }
@@ -111,19 +112,11 @@ const plainPrompt = "> "
 
 // promptLine is the input line screen-reader mode shows, the cursor at its end (where a
 // screen reader looks): the end of a line longer than the terminal, where the typing is.
-func (m *Model) promptLine() string {
-	line := plainPrompt + string(m.pl.line)
-	if w := m.width; w > 0 {
-		if r := []rune(line); len(r) >= w {
-			line = string(r[len(r)-w+1:])
-		}
-	}
-	return line
-}
+func (m *Model) promptLine() string { return m.pl.line.lastRunes(m.width) }
 
 // plainText is the transcript and the input line, for tests.
 func (m *Model) plainText() string {
-	return strings.Join(append(append([]string(nil), m.pl.transcript...), plainPrompt+string(m.pl.line)), "\n")
+	return strings.Join(append(append([]string(nil), m.pl.transcript...), plainPrompt+m.pl.line.value()), "\n")
 }
 
 // paste adds pasted text to the typed line.
@@ -133,9 +126,10 @@ func (ps *plainState) paste(s string) {
 	}
 }
 
+// typeRune types r, if it prints: the line keeps only what a screen reader can say.
 func (ps *plainState) typeRune(r rune) {
-	if unicode.IsPrint(r) && len(ps.line) < plainInputLimit {
-		ps.line = append(ps.line, r)
+	if unicode.IsPrint(r) {
+		ps.line.push(r)
 	}
 }
 
@@ -163,25 +157,18 @@ func (m *Model) plainKey(k tea.KeyPressMsg) tea.Cmd {
 	case "enter":
 		return m.plainEnter()
 	case "backspace", "ctrl+h":
-		if n := len(ps.line); n > 0 {
-			ps.line = ps.line[:n-1]
-		}
+		ps.line.backspace()
 	case "ctrl+u", "esc":
-		ps.line = nil
+		ps.line.reset()
 	case "ctrl+w":
-		t := strings.TrimRight(string(ps.line), " ")
-		if i := strings.LastIndexByte(t, ' '); i >= 0 {
-			ps.line = []rune(t[:i+1])
-		} else {
-			ps.line = nil
-		}
+		ps.line.deleteWordBackward()
 	case "up", "ctrl+p":
 		if line, ok := ps.history.prev(); ok {
-			ps.line = []rune(line)
+			ps.line.set(line)
 		}
 	case "down", "ctrl+n":
 		if line, ok := ps.history.next(); ok {
-			ps.line = []rune(line)
+			ps.line.set(line)
 		}
 	case "space":
 		ps.typeRune(' ')
@@ -198,8 +185,8 @@ func (m *Model) plainKey(k tea.KeyPressMsg) tea.Cmd {
 // at most plainPromptWait.
 func (m *Model) plainEnter() tea.Cmd {
 	ps := &m.pl
-	line := strings.TrimSpace(string(ps.line))
-	ps.line = nil
+	line := strings.TrimSpace(ps.line.value())
+	ps.line.reset()
 	m.say(plainPrompt + line)
 	if line != "" {
 		ps.history.add(line)

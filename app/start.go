@@ -126,7 +126,7 @@ func (m *Model) drawName(c *canvas) {
 	if c.h >= MinFullHeight {
 		y++
 	}
-	c.text(4, y, inputTail(m.rolled.name.in().Value()+"_", c.w-6), clsSelf)
+	c.text(4, y, m.rolled.name.tail(c.w-6, "_"), clsSelf)
 	if c.h >= MinFullHeight {
 		y++
 	}
@@ -270,11 +270,10 @@ func (m *Model) begin() tea.Cmd {
 // toName goes from the roll to the name prompt, suggesting a name nobody has.
 func (m *Model) toName() tea.Cmd {
 	m.rolled.suggested = m.suggestName()
-	m.rolled.name.in().Placeholder = m.rolled.suggested
-	m.rolled.name.in().Reset()
+	m.rolled.name.reset()
 	m.rolled.nameErr = ""
 	m.screen = screenName
-	return m.rolled.name.in().Focus()
+	return nil
 }
 
 // suggestName is a random knight's name that no other key's knight has: a few tries of
@@ -341,7 +340,7 @@ func (m *Model) nameKnight(raw string) (tea.Cmd, string) {
 	rec.Guest = m.p.Guest
 	rec.Created = m.now().UTC().Truncate(time.Second)
 	rec.Prelude = m.prelude() // its log begins with the last moments of the knight that fell
-	m.rolled.name.m = nil     // named: the prompt is done with until the next knight
+	m.rolled.name.close()     // named: the prompt is done with until the next knight
 	return m.join(rec), ""
 }
 
@@ -461,14 +460,13 @@ func (m *Model) rollKey(k tea.KeyPressMsg) tea.Cmd {
 // nameKey is a key on the name prompt: Enter names the knight, other keys edit the name.
 func (m *Model) nameKey(k tea.KeyPressMsg) tea.Cmd {
 	if k.String() == "enter" {
-		cmd, note := m.nameKnight(m.rolled.name.in().Value())
+		cmd, note := m.nameKnight(m.rolled.name.value())
 		m.rolled.nameErr = note
 		return cmd
 	}
 	m.rolled.nameErr = ""
-	var cmd tea.Cmd
-	*m.rolled.name.in(), cmd = m.rolled.name.in().Update(k)
-	return cmd
+	m.rolled.name.key(k)
+	return nil
 }
 
 // deadKey is a key on the tombstone: Enter rolls a new knight, q leaves.

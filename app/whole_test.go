@@ -614,7 +614,7 @@ func TestEveryScreenIsWholeAtEverySize(t *testing.T) {
 			m.screen = screenRoll
 			keys(m, "enter")
 			m.rolled.nameErr, m.rolled.suggested = TakenNameNote, longName
-		}, key: "K", after: func(m *Model) bool { return m.rolled.name.in().Value() == "K" }},
+		}, key: "K", after: func(m *Model) bool { return m.rolled.name.value() == "K" }},
 		{name: "dungeon", open: func(*Model) {}, knight: true, key: "m", after: func(m *Model) bool { return m.screen == screenMap }},
 		{name: "fight", view: twoOnTwo, open: func(*Model) {}, knight: true, key: "t", after: func(m *Model) bool { return m.screen == screenPlay }},
 		{name: "last fight", view: func(t *testing.T) world.View {
@@ -726,7 +726,7 @@ func TestResizeKeepsEveryState(t *testing.T) {
 		t.Errorf("back at 80×24 the screen is not as it was:\n%s\nwant:\n%s", m.Text(), first)
 	}
 	keys(m, "ssing")
-	if v := m.chat.input.in().Value(); v != "the troll is missing" {
+	if v := m.chat.input.value(); v != "the troll is missing" {
 		t.Errorf("the chat line typed across the resizes is %q", v)
 	}
 }

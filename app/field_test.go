@@ -1,0 +1,185 @@
+package app
+
+import (
+	"runtime"
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
+)
+
+// typingField is a text field of the game on its screen: how to open it, and the field.
+type typingField struct {
+	name  string
+	open  func(t *testing.T, w, h int) *Model
+	field func(m *Model) *lineInput
+	lead  string // typed before the line's text (a letter's command)
+}
+
+// onDungeon is a knight on the dungeon screen, w×h, with keys pressed.
+func onDungeon(ks ...string) func(t *testing.T, w, h int) *Model {
+	return func(t *testing.T, w, h int) *Model {
+		m, _ := viewModel(t, crowdedView(t), w, h)
+		m.p.Admin = func(string) (string, bool) { return "", true }
+		keys(m, ks...)
+		return m
+	}
+}
+
+// typingFields are every text field of the game.
+var typingFields = []typingField{
+	{name: "chat line", open: onDungeon("enter"), field: func(m *Model) *lineInput { return &m.chat.input }},
+	{name: "letter", open: func(t *testing.T, w, h int) *Model {
+		m := onDungeon()(t, w, h)
+		m.openChatWith("/mail Gawain ")
+		return m
+	}, field: func(m *Model) *lineInput { return &m.chat.input }, lead: "/mail Gawain "},
+	{name: "console", open: onDungeon(":"), field: func(m *Model) *lineInput { return &m.console.input }},
+	{name: "name prompt", open: func(t *testing.T, w, h int) *Model {
+		m := playModel(t, nil, "SHA256:namer", Params{Width: w, Height: h})
+		m.screen = screenRoll
+		keys(m, "enter")
+		return m
+	}, field: func(m *Model) *lineInput { return &m.rolled.name }},
+	{name: "mute list", open: onDungeon("o", "f"), field: func(m *Model) *lineInput { return &m.optScreen.mute }},
+	{name: "screen-reader line", open: func(t *testing.T, w, h int) *Model {
+		m := onDungeon()(t, w, h)
+		m.pl.active = true
+		return m
+	}, field: func(m *Model) *lineInput { return &m.pl.line }},
+}
+
+// fill makes the field's line lead and text, its limit lifted.
+func (f typingField) fill(m *Model, text string) {
+	l := f.field(m)
+	l.limit = 0
+	l.set(f.lead + text)
+}
+
+// typingCost is what typing a letter and erasing it costs on m, drawing the frame after
+// each key as a session does: the runes the field measured, moved or copied, the
+// allocations and the bytes allocated, each a pair of keys.
+func typingCost(m *Model, l *lineInput) (work, allocs, bytes float64) {
+	x, back := tea.KeyPressMsg{Code: 'x', Text: "x"}, namedKeys["backspace"]
+	pair := func() {
+		m.Update(x)
+		m.View()
+		m.Update(back)
+		m.View()
+	}
+	pair()
+	const runs = 10
+	w0 := l.work
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range runs {
+		pair()
+	}
+	runtime.ReadMemStats(&after)
+	work = float64(l.work-w0) / runs
+	return work, testing.AllocsPerRun(runs, pair), float64(after.TotalAlloc-before.TotalAlloc) / runs
+}
+
+// A key costs the same on a line of 10,000 runes as on one of 200 (both longer than the
+// screen is wide): on every text field, typing a letter and erasing it, each with its
+// frame, measures and copies as many runes and allocates as often and as much. Drawing
+// the whole line again for each key (its tail cut a rune at a time) had one client
+// typing at the key rate take a core; this holds the work to the screen's width.
+func TestTypingCostsTheSameOnAnyLine(t *testing.T) {
+	for _, f := range typingFields {
+		var cost [2][3]float64
+		for i, n := range []int{200, 10000} {
+			m := f.open(t, 80, 24)
+			m.term.out, m.term.bce = &countWriter{}, true
+			m.Update(tea.ColorProfileMsg{Profile: colorprofile.TrueColor})
+			f.fill(m, strings.Repeat("abcdefghij", n/10))
+			m.View()
+			cost[i][0], cost[i][1], cost[i][2] = typingCost(m, f.field(m))
+		}
+		short, long := cost[0], cost[1]
+		t.Logf("%s: a letter and a backspace at 200 runes: %v runes of work, %v allocations, %v bytes; at 10,000: %v, %v, %v",
+			f.name, short[0], short[1], short[2], long[0], long[1], long[2])
+		if long[0] != short[0] || long[0] > 2*(80+20) {
+			t.Errorf("%s: a letter and a backspace take %v runes of work at 10,000 runes, %v at 200: the work grows with the line", f.name, long[0], short[0])
+		}
+		slack := 0.0
+		if raceDetector {
+			slack = 4 // fmt's buffers, which the race detector's sync.Pool drops now and then
+		}
+		if long[1] > short[1]+slack || long[1] < short[1]-slack {
+			t.Errorf("%s: a letter and a backspace allocate %v times at 10,000 runes, %v at 200", f.name, long[1], short[1])
+		}
+		if long[2] > short[2]+512 {
+			t.Errorf("%s: a letter and a backspace allocate %v bytes at 10,000 runes, %v at 200", f.name, long[2], short[2])
+		}
+	}
+}
+
+// The field edits as bubbles' textinput did, which the fields used before: moving by a
+// rune and by a word, erasing a rune, a word and to either end, typing in the middle,
+// pasted text cleaned, and the limit.
+func TestLineInputEdits(t *testing.T) {
+	type step struct {
+		key  string // a key's name, or text to type
+		want string // the line after it, "|" at the cursor
+	}
+	k := func(s string) tea.KeyPressMsg {
+		if msg, ok := namedKeys[s]; ok {
+			return msg
+		}
+		mods := map[string]tea.KeyMod{"ctrl": tea.ModCtrl, "alt": tea.ModAlt}
+		if mod, key, ok := strings.Cut(s, "+"); ok && mods[mod] != 0 {
+			codes := map[string]rune{"left": tea.KeyLeft, "right": tea.KeyRight, "backspace": tea.KeyBackspace, "delete": tea.KeyDelete}
+			code, named := codes[key]
+			if !named {
+				code = rune(key[0])
+			}
+			return tea.KeyPressMsg{Code: code, Mod: mods[mod]}
+		}
+		return tea.KeyPressMsg{Code: []rune(s)[0], Text: s}
+	}
+	shown := func(l *lineInput) string {
+		b := make([]rune, 0, l.size()+1)
+		b = append(b, l.before.r...)
+		b = append(b, '|')
+		for i := len(l.after.r) - 1; i >= 0; i-- {
+			b = append(b, l.after.r[i])
+		}
+		return string(b)
+	}
+	l := lineInput{limit: 20}
+	l.insert("go north\tnow\x07")
+	if got := shown(&l); got != "go north now|" {
+		t.Fatalf("typed: %q", got)
+	}
+	for _, s := range []step{
+		{"alt+b", "go north |now"}, {"ctrl+left", "go |north now"}, {"left", "go| north now"},
+		{"ctrl+f", "go |north now"}, {"alt+f", "go north| now"}, {"right", "go north |now"},
+		{"home", "|go north now"}, {"end", "go north now|"}, {"ctrl+a", "|go north now"},
+		{"alt+d", "| north now"}, {"ctrl+e", " north now|"}, {"ctrl+w", " north |"},
+		{"ctrl+w", "|"}, {"a", "a|"}, {"b", "ab|"}, {"left", "a|b"}, {"alt+d", "a|"},
+		{"c", "ac|"}, {"left", "a|c"}, {"x", "ax|c"}, {"backspace", "a|c"}, {"delete", "a|"},
+		{"ctrl+b", "|a"}, {"ctrl+d", "|"}, {"ctrl+h", "|"},
+	} {
+		l.key(k(s.key))
+		if got := shown(&l); got != s.want {
+			t.Fatalf("after %s: %q, want %q", s.key, got, s.want)
+		}
+	}
+	l.insert("one two three four five six")
+	if got := shown(&l); got != "one two three four f|" {
+		t.Fatalf("typed past the limit: %q", got)
+	}
+	l.key(k("ctrl+a"))
+	l.key(k("alt+f"))
+	l.key(k("ctrl+k"))
+	if got := shown(&l); got != "one|" {
+		t.Fatalf("ctrl+k: %q", got)
+	}
+	l.key(k("left"))
+	l.key(k("ctrl+u"))
+	if got := shown(&l); got != "|e" || l.value() != "e" {
+		t.Fatalf("ctrl+u: %q", got)
+	}
+}
