@@ -40,6 +40,13 @@ type console struct {
 	follow  bool         // show the last command's output from its start
 	history lineHistory
 	note    string // a one-line note shown in the message area while the console is closed
+	// wrapped is out wrapped to wrappedW columns, and at[i] the first of out[i]'s lines
+	// in it, made again when out or the width changes and not for every key typed:
+	// wrapping 500 lines again for each frame made a key on the console cost a millisecond.
+	wrapped  []consoleOut
+	at       []int
+	wrappedW int
+	wrapOK   bool
 }
 
 // consoleOut is one line of console output.
@@ -84,6 +91,7 @@ func (m *Model) consoleKey(k tea.KeyPressMsg) (cmd tea.Cmd, handled bool) {
 	case s == "esc", s == "backspace" && cs.input.empty(): // a phone has no Esc
 		cs.open = false
 		cs.input.close()
+		cs.wrapped, cs.at, cs.wrapOK = nil, nil, false
 	case s == "enter":
 		line := strings.TrimSpace(cs.input.value())
 		if line == "" || cs.busy {
@@ -140,6 +148,7 @@ func (cs *console) showResult(msg consoleResultMsg) {
 
 func (cs *console) add(text string, cls class) {
 	cs.out = append(cs.out, consoleOut{text, cls})
+	cs.wrapOK = false
 	if over := len(cs.out) - maxConsoleLines; over > 0 {
 		cs.out = cs.out[over:]
 		cs.anchor = max(0, cs.anchor-over)
@@ -154,14 +163,20 @@ func (m *Model) consoleRows() int { return max(3, (m.height-2)/2) }
 // when it is longer than the panel (a pager's habit), else the newest lines.
 func (m *Model) consoleWindow(w int) (lines []consoleOut, top, rows int) {
 	cs := &m.console
+	if !cs.wrapOK || cs.wrappedW != w {
+		cs.wrapped, cs.at = cs.wrapped[:0], cs.at[:0]
+		for _, o := range cs.out {
+			cs.at = append(cs.at, len(cs.wrapped))
+			for _, part := range wrapHang(o.text, w, hangOf(o.text)) { // a table row hangs under its text
+				cs.wrapped = append(cs.wrapped, consoleOut{part, o.cls})
+			}
+		}
+		cs.wrappedW, cs.wrapOK = w, true
+	}
+	lines = cs.wrapped
 	anchor := 0
-	for i, o := range cs.out {
-		if i == cs.anchor {
-			anchor = len(lines)
-		}
-		for _, part := range wrapHang(o.text, w, hangOf(o.text)) { // a table row hangs under its text
-			lines = append(lines, consoleOut{part, o.cls})
-		}
+	if cs.anchor < len(cs.at) {
+		anchor = cs.at[cs.anchor]
 	}
 	rows = min(m.consoleRows(), len(lines))
 	last := max(0, len(lines)-rows)

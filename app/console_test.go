@@ -1,10 +1,12 @@
 package app
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
 )
 
 func TestAdminConsoleRunsALineAndShowsCleanOutput(t *testing.T) {
@@ -65,5 +67,42 @@ func TestConsoleIsForAdmins(t *testing.T) {
 	d.key("x")
 	if strings.Contains(m.Text(), consoleForAdmins) {
 		t.Fatal("the note stays after the next key")
+	}
+}
+
+// A key on the console costs the same with its panel full (the 500 lines it keeps) as
+// with it empty: the output is wrapped again when it grows or the width changes, not for
+// every frame (500 lines wrapped each key made a key cost a millisecond). What the
+// panel shows follows the output and the width all the same.
+func TestConsoleKeyCostsTheSameWithItsPanelFull(t *testing.T) {
+	var allocs [2]float64
+	for i, lines := range []int{0, maxConsoleLines} {
+		m := onDungeon(":")(t, 80, 24)
+		m.term.out, m.term.bce = &countWriter{}, true
+		m.Update(tea.ColorProfileMsg{Profile: colorprofile.TrueColor})
+		for n := range lines {
+			m.console.add(fmt.Sprintf("line %d of what a command printed, long enough to wrap on a phone's screen", n), clsText)
+		}
+		m.console.anchor = max(0, lines-1) // the panel follows from its last line on
+		m.View()
+		allocs[i] = testing.AllocsPerRun(20, func() {
+			keys(m, "x")
+			m.View()
+			keys(m, "backspace")
+			m.View()
+		})
+		if lines == 0 {
+			continue
+		}
+		last := fmt.Sprintf("line %d of what a command printed, long enough to wrap on a phone's screen", lines-1)
+		checkWhole(t, "a full panel", m.Text(), 0, 80, last)
+		m.console.add("one more line", clsText)
+		checkWhole(t, "a line added", m.Text(), 0, 80, last, "one more line")
+		m.Update(tea.WindowSizeMsg{Width: 40, Height: 20})
+		s := frameOf(t, "a full panel at 40×20", m)
+		checkWhole(t, "a full panel at 40×20", s, 0, 40, "one more line")
+	}
+	if allocs[1] > allocs[0]+1 {
+		t.Errorf("a key on the console allocates %v times with the panel full, %v with it empty", allocs[1], allocs[0])
 	}
 }
