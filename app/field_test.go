@@ -1,6 +1,7 @@
 package app
 
 import (
+	"fmt"
 	"runtime"
 	"strings"
 	"testing"
@@ -9,12 +10,18 @@ import (
 	"github.com/charmbracelet/colorprofile"
 )
 
-// typingField is a text field of the game on its screen: how to open it, and the field.
+// typingField is a text field of the game on its screen: how to open it, the field, and
+// where its line is drawn (from column x, in the width less cut columns; the
+// screen-reader line is printed, not drawn).
 type typingField struct {
 	name  string
 	open  func(t *testing.T, w, h int) *Model
 	field func(m *Model) *lineInput
 	lead  string // typed before the line's text (a letter's command)
+	x     int
+	cut   int
+	end   func(m *Model) string
+	plain bool
 }
 
 // onDungeon is a knight on the dungeon screen, w×h, with keys pressed.
@@ -27,27 +34,34 @@ func onDungeon(ks ...string) func(t *testing.T, w, h int) *Model {
 	}
 }
 
+func underscore(*Model) string { return "_" }
+
 // typingFields are every text field of the game.
 var typingFields = []typingField{
-	{name: "chat line", open: onDungeon("enter"), field: func(m *Model) *lineInput { return &m.chat.input }},
+	{name: "chat line", open: onDungeon("enter"), field: func(m *Model) *lineInput { return &m.chat.input }, end: underscore},
 	{name: "letter", open: func(t *testing.T, w, h int) *Model {
 		m := onDungeon()(t, w, h)
 		m.openChatWith("/mail Gawain ")
 		return m
-	}, field: func(m *Model) *lineInput { return &m.chat.input }, lead: "/mail Gawain "},
-	{name: "console", open: onDungeon(":"), field: func(m *Model) *lineInput { return &m.console.input }},
+	}, field: func(m *Model) *lineInput { return &m.chat.input }, lead: "/mail Gawain ", end: underscore},
+	{name: "console", open: onDungeon(":"), field: func(m *Model) *lineInput { return &m.console.input }, end: func(m *Model) string {
+		if m.console.busy {
+			return "_  (running...)"
+		}
+		return "_"
+	}},
 	{name: "name prompt", open: func(t *testing.T, w, h int) *Model {
 		m := playModel(t, nil, "SHA256:namer", Params{Width: w, Height: h})
 		m.screen = screenRoll
 		keys(m, "enter")
 		return m
-	}, field: func(m *Model) *lineInput { return &m.rolled.name }},
-	{name: "mute list", open: onDungeon("o", "f"), field: func(m *Model) *lineInput { return &m.optScreen.mute }},
+	}, field: func(m *Model) *lineInput { return &m.rolled.name }, x: 4, cut: 6, end: underscore},
+	{name: "mute list", open: onDungeon("o", "f"), field: func(m *Model) *lineInput { return &m.optScreen.mute }, x: 4, cut: 6, end: underscore},
 	{name: "screen-reader line", open: func(t *testing.T, w, h int) *Model {
 		m := onDungeon()(t, w, h)
 		m.pl.active = true
 		return m
-	}, field: func(m *Model) *lineInput { return &m.pl.line }},
+	}, field: func(m *Model) *lineInput { return &m.pl.line }, plain: true},
 }
 
 // fill makes the field's line lead and text, its limit lifted.
@@ -112,6 +126,63 @@ func TestTypingCostsTheSameOnAnyLine(t *testing.T) {
 		}
 		if long[2] > short[2]+512 {
 			t.Errorf("%s: a letter and a backspace allocate %v bytes at 10,000 runes, %v at 200", f.name, long[2], short[2])
+		}
+	}
+}
+
+// tailBefore is how the line's end was cut before a key's cost was bounded: runes taken
+// off its start, one at a time, until the rest fits in w columns.
+func tailBefore(in string, w int) string {
+	r := []rune(in)
+	for len(r) > 0 && textWidth(string(r)) > w {
+		r = r[1:]
+	}
+	return string(r)
+}
+
+// promptLineBefore is how screen-reader mode's line was shown on a terminal w wide.
+func promptLineBefore(line string, w int) string {
+	if r := []rune(line); w > 0 && len(r) >= w {
+		return string(r[len(r)-w+1:])
+	}
+	return line
+}
+
+// A line of 10,000 runes, wide ones and combining marks among them, is drawn as it was
+// before, on every field at 40, 80 and 160 columns: the end of the line that fits, the
+// cursor after it, and nothing drawn off the screen.
+func TestALongLineDrawsTheTailItDrewBefore(t *testing.T) {
+	text := typedText(10000)
+	// tailBefore takes a second a line of 10,000 runes. It cuts at the same rune in the
+	// line's last 2,000, which are wider than any screen here: it is given those.
+	last := string([]rune(text)[10000-2000:])
+	if textWidth(last) <= 160 {
+		t.Fatalf("the line's last 2,000 runes are %d columns", textWidth(last))
+	}
+	for _, f := range typingFields {
+		for _, sz := range [][2]int{{40, 20}, {80, 24}, {160, 50}} {
+			w, h := sz[0], sz[1]
+			what := fmt.Sprintf("%s at %d×%d", f.name, w, h)
+			m := f.open(t, w, h)
+			f.fill(m, text)
+			if f.plain {
+				if got, want := m.promptLine(), promptLineBefore(plainPrompt+text, w); got != want {
+					t.Errorf("%s: the line shows\n%q, want\n%q", what, got, want)
+				}
+				continue
+			}
+			cols := w - f.cut
+			row := newCanvas(cols, 1)
+			row.text(0, 0, tailBefore(last+f.end(m), cols), clsSelf)
+			want := strings.Repeat(" ", f.x) + strings.TrimRight(row.render(m.theme, true), " ")
+			s := frameOf(t, f.name, m)
+			found := false
+			for _, l := range strings.Split(s, "\n") {
+				found = found || strings.TrimRight(l, " ") == want
+			}
+			if !found {
+				t.Errorf("%s: no row is the line's tail\n%q; the screen:\n%s", what, want, s)
+			}
 		}
 	}
 }

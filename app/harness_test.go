@@ -200,7 +200,7 @@ func checkFrame(t *testing.T, s string, w, h int) {
 		t.Fatalf("frame has %d lines, want %d:\n%s", len(lines), h, s)
 	}
 	for i, l := range lines {
-		if n := len([]rune(l)); n != w {
+		if n := textWidth(l); n != w { // a wide character is two columns
 			t.Fatalf("line %d is %d columns, want %d:\n%s", i, n, w, s)
 		}
 	}

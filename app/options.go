@@ -286,8 +286,17 @@ func (m *Model) drawOptions(c *canvas) {
 		}
 	}
 	if m.optScreen.muting {
-		c.text(4, y+1, m.optScreen.mute.tail(c.w-6, "_"), clsSelf)
-		c.paragraph(4, y+2, c.w-6, "Enter mutes or unmutes that name; Esc cancels.", clsDim)
+		// Under the options where they leave room, else over the last of them: the name
+		// being typed is in sight on a phone too.
+		const how = "Enter mutes or unmutes that name; Esc cancels."
+		hows := wrap(how, c.w-6)
+		py := min(y+1, c.h-3-len(hows))
+		blank := strings.Repeat(" ", c.w)
+		for r := py; r <= py+len(hows); r++ {
+			c.text(0, r, blank, clsText)
+		}
+		c.text(4, py, m.optScreen.mute.tail(c.w-6, "_"), clsSelf)
+		c.paragraph(4, py+1, c.w-6, how, clsDim)
 	} else if m.chat.note != "" {
 		c.paragraph(4, y+1, c.w-6, m.chat.note, clsText)
 	}
