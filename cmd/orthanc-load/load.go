@@ -25,6 +25,7 @@ const (
 const (
 	ScenarioWalk  = "walk"  // at random, turning at walls
 	ScenarioRooms = "rooms" // towards doors and through them, into rooms and their guards' fights
+	ScenarioType  = "type"  // standing still, typing a long line on the chat line (typer.go)
 )
 
 // Config is one load run.
@@ -50,8 +51,8 @@ type Config struct {
 	// command): session i plays Keys[i], which the server knows, and walks in as a
 	// returning knight. Without them every session is a new player with a new key.
 	Keys []loadKey
-	// Scenario is how the active sessions walk in game mode: ScenarioWalk (the default)
-	// or ScenarioRooms.
+	// Scenario is how the active sessions walk in game mode: ScenarioWalk (the default),
+	// ScenarioRooms or ScenarioType.
 	Scenario string
 
 	// ServerPID, when not zero, is the server process read from /proc for CPU and RSS.
@@ -140,8 +141,8 @@ func (c *Config) checkScenario() error {
 		c.Scenario = ScenarioWalk
 	}
 	switch {
-	case c.Scenario != ScenarioWalk && c.Scenario != ScenarioRooms:
-		return fmt.Errorf("-scenario %q: must be %s or %s", c.Scenario, ScenarioWalk, ScenarioRooms)
+	case c.Scenario != ScenarioWalk && c.Scenario != ScenarioRooms && c.Scenario != ScenarioType:
+		return fmt.Errorf("-scenario %q: must be %s, %s or %s", c.Scenario, ScenarioWalk, ScenarioRooms, ScenarioType)
 	case c.Scenario != ScenarioWalk && c.Mode != ModeGame:
 		return fmt.Errorf("-scenario %s needs -mode %s", c.Scenario, ModeGame)
 	}
@@ -475,6 +476,7 @@ func (s *session) setUp(cfg Config) error {
 		s.signer, s.script = signer, returningScript
 	}
 	s.seekDoors = s.active && cfg.Scenario == ScenarioRooms
+	s.typist = s.active && cfg.Scenario == ScenarioType
 	return nil
 }
 

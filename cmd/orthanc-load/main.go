@@ -71,7 +71,9 @@
 // With a folder seeded -place doors every knight starts outside a guarded room. In game
 // mode the report counts the battles the active sessions' screens showed in the window
 // (fights.go): started, won, lost, ended otherwise, deaths, and battles a minute in all
-// and per session.
+// and per session. -scenario type has the active sessions stand and type a long line
+// on the chat line, a rune a key (typer.go): at -rate 1000, a client typing at the
+// game's key rate.
 //
 // A restart. -restart-after D, with -pid, sends SIGTERM to the server D into the window,
 // waits for it to exit, starts it again with the command line, folder and environment it
@@ -239,7 +241,7 @@ func parseFlags(args []string, stderr io.Writer) (Config, options, error) {
 	fs.StringVar(&o.castsFile, "casts", "", "casts mode: the casts' ids, one a line (seed -kept writes DIR/"+castsFileName+"); none: random ids, no replay's")
 	fs.Uint64Var(&cfg.Seed, "seed", 1, "seed of the keys the sessions choose")
 	fs.StringVar(&o.keysFile, "keys", "", "keys file of returning players (orthanc-load seed writes DIR/load-keys): session i plays line i's knight")
-	fs.StringVar(&cfg.Scenario, "scenario", ScenarioWalk, "how active sessions walk (game mode): walk, at random; rooms, towards doors and through them into the rooms' fights")
+	fs.StringVar(&cfg.Scenario, "scenario", ScenarioWalk, "how active sessions play (game mode): walk, at random; rooms, towards doors and through them into the rooms' fights; type, a long line on the chat line, a key a rune")
 	fs.IntVar(&cfg.ServerPID, "pid", 0, "server process id, to read its CPU and RSS from /proc (Linux)")
 	fs.DurationVar(&cfg.RestartAfter, "restart-after", 0, "this long into the window, restart the server (-pid) with its own command line; every session comes back")
 	fs.StringVar(&o.adminKey, "admin-key", "", "private key file of a game admin, to read the world's step times with the stats command")

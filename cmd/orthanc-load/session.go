@@ -112,8 +112,8 @@ type session struct {
 	// known one; nil in bare mode.
 	script []step
 	// seekDoors steers the knight towards doors and through them (-scenario rooms), where
-	// the others walk at random.
-	seekDoors bool
+	// the others walk at random; typist types on the chat line instead (-scenario type).
+	seekDoors, typist bool
 
 	conn   net.Conn
 	client *gossh.Client
@@ -149,6 +149,7 @@ type session struct {
 	depth       int        // the level the status line showed on arrival (0 outside); -1 until then
 	fight       fightWatch // the battles its screen showed
 	doors       doorSeeker // the way to the next door (-scenario rooms)
+	typing      typing     // the line being typed (-scenario type)
 
 	stallAfterArrival bool // stop reading output once in the dungeon (a hung client)
 }
@@ -446,8 +447,12 @@ func (s *session) recover() string {
 
 // playKey is a key of play on the screen scr: mostly an arrow, sometimes the map or the
 // help page (the next key then goes back), in game mode now and then a line in the chat,
-// and for a door seeker the way to a door; s.mu is held.
+// and for a door seeker the way to a door; a typist's next key on the chat line; s.mu is
+// held.
 func (s *session) playKey(scr string, rng *rand.Rand) string {
+	if s.typist && s.walk != nil {
+		return s.typing.key(scr, len(s.pending) > 0)
+	}
 	switch r := rng.Float64(); {
 	case r < pMap:
 		s.back = true

@@ -1,0 +1,50 @@
+package main
+
+import "strings"
+
+// The type scenario (-scenario type): each active session stands where it arrived, opens
+// the chat line and types on it, a key a rune, at -rate keys a second: up to typeLine
+// runes, longer than the screen is wide, and then, so that the line keeps that length and
+// every key still changes the screen, a backspace and a letter in turn. It never presses
+// Enter: nothing is said, and what is measured is the line and its frames alone. At
+// -rate 1000 a typist sends 1000 bytes a second, just under the game's key rate (1 KiB/s).
+//
+//	typeLine   500   runes typed before the line keeps its length (the chat line holds 600)
+
+const typeLine = 500
+
+// chatOpenText is on the screen while the chat line is open: the first words of what it
+// takes, shown above it.
+const chatOpenText = "Enter sends, Esc or Backspace cancels"
+
+// keyBackspace is what a terminal's Backspace key sends.
+const keyBackspace = "\x7f"
+
+// typing is a typist's line: whether it has opened the chat line, and how many runes it
+// has typed on it.
+type typing struct {
+	open  bool
+	typed int
+}
+
+// key is the typist's next key on the screen scr; waiting says keys sent are still
+// unanswered, so the screen may not show them yet. A chat line the screen shows closed
+// while nothing is waiting (Esc, the recovery key, closed it, or the knight died) is
+// opened again, on the dungeon screen, and typed afresh; elsewhere the typist waits ("").
+func (t *typing) key(scr string, waiting bool) string {
+	if t.open && !waiting && !strings.Contains(scr, chatOpenText) {
+		t.open = false
+	}
+	if !t.open {
+		if !strings.Contains(scr, dungeonStatus) && !strings.Contains(scr, outsideStatus) {
+			return ""
+		}
+		t.open, t.typed = true, 0
+		return keyEnter
+	}
+	t.typed++
+	if t.typed > typeLine && t.typed%2 == 0 {
+		return keyBackspace
+	}
+	return string(rune('a' + t.typed%26))
+}
