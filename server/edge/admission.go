@@ -180,7 +180,8 @@ func (c *Slot) KeyExchanged() {
 func (c *Slot) bannerDeadline() {
 	c.l.mu.Lock()
 	// Under the mutex: a connection released (closed) meanwhile is not charged, nor its
-	// deadline armed again. One logged in is through the key exchange, whatever was told.
+	// deadline armed again. One logged in (out of the handshake) is through the key
+	// exchange, told so or not.
 	over := c.closed || !c.shaking || c.exchanged.Load()
 	if !over && c.spoke.Load() && !c.l.scarce() {
 		c.banner.Reset(c.l.lim.BannerTimeout) // a player may be reading the host key prompt
