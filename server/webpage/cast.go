@@ -49,10 +49,18 @@ func CastID(r store.Replay) string { return r.ID() }
 // and one that is, is read alone. The page's status lists them anew each time it is
 // gathered (at most every web.CacheFor), so every cast it links is in the listing.
 type keptList struct {
-	mu   sync.Mutex // held while listing: one at a time, the others wait and share it
+	mu   sync.Mutex // held while listing: one at a time, a cast's request waiting shares it
 	at   time.Time  // when byID was listed
 	byID map[string]store.Replay
 	now  func() time.Time // time.Now when nil; tests move it
+}
+
+// time is the list's clock.
+func (k *keptList) time() time.Time {
+	if k.now != nil {
+		return k.now()
+	}
+	return time.Now()
 }
 
 // keptFresh is how old a listing of the kept records may be for a cast's request: as old
@@ -62,11 +70,7 @@ const keptFresh = web.CacheFor
 // listKept lists the kept deaths and retirements anew, and keeps them by id; the caller
 // holds p.kept.mu.
 func (p *Page) listKept() ([]store.Replay, error) {
-	now := time.Now
-	if p.kept.now != nil {
-		now = p.kept.now
-	}
-	at := now()
+	at := p.kept.time()
 	kept, err := p.Replays.Kept(func(r store.Replay) bool {
 		return r.Kind == string(replay.KindDeath) || r.Kind == string(replay.KindRetired)
 	})
@@ -86,11 +90,7 @@ func (p *Page) listKept() ([]store.Replay, error) {
 func (p *Page) keptByID() (map[string]store.Replay, error) {
 	p.kept.mu.Lock()
 	defer p.kept.mu.Unlock()
-	now := time.Now
-	if p.kept.now != nil {
-		now = p.kept.now
-	}
-	if p.kept.byID != nil && now().Sub(p.kept.at) < keptFresh {
+	if p.kept.byID != nil && p.kept.time().Sub(p.kept.at) < keptFresh {
 		return p.kept.byID, nil
 	}
 	if _, err := p.listKept(); err != nil {
