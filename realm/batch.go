@@ -70,7 +70,7 @@ func CommitAll(ctx context.Context, entries []Entry) []error {
 }
 
 // groups splits entries, by their indexes, into transactions within the bounds, each of
-// one realm and writing no key twice (etcd refuses a transaction that puts a key twice).
+// one realm's term and writing no key twice (etcd refuses a transaction that puts a key twice).
 func groups(entries []Entry) [][]int {
 	var out [][]int
 	var cur []int
@@ -79,7 +79,7 @@ func groups(entries []Entry) [][]int {
 	for i, e := range entries {
 		eOps, eBytes := e.cost()
 		if len(cur) > 0 && (ops+eOps > batchOps || bytes+eBytes > batchBytes ||
-			e.Knight.realm != entries[cur[0]].Knight.realm || e.repeats(keys)) {
+			e.Knight.term != entries[cur[0]].Knight.term || e.repeats(keys)) {
 			out, cur = append(out, cur), nil
 		}
 		if len(cur) == 0 {
@@ -123,15 +123,15 @@ func (e Entry) repeats(keys map[string]bool) bool {
 	return false
 }
 
-// commitGroup writes the entries of idx, all of one realm, in one transaction; when a
-// condition fails, it sets the errors of the knights it failed for and writes the rest
-// again. Each round drops a knight at least, so it ends.
+// commitGroup writes the entries of idx, all of one realm's term, in one transaction;
+// when a condition fails, it sets the errors of the knights it failed for and writes the
+// rest again. Each round drops a knight at least, so it ends.
 func commitGroup(ctx context.Context, entries []Entry, idx []int, errs []error) {
-	r := entries[idx[0]].Knight.realm
-	ctx, cancel := r.bound(ctx)
+	r, t := entries[idx[0]].Knight.realm, entries[idx[0]].Knight.term
+	ctx, cancel := t.bound(ctx)
 	defer cancel()
 	for len(idx) > 0 {
-		if err := r.Err(); err != nil {
+		if err := t.Err(); err != nil {
 			setAll(errs, idx, err)
 			return
 		}
@@ -167,7 +167,7 @@ func refused(entries []Entry, idx []int, resps []*pb.ResponseOp, errs []error) [
 		case err == nil:
 			rest = append(rest, i)
 		case errors.Is(err, ErrFenced):
-			f.realm.forget(f)
+			f.term.forget(f)
 		}
 		errs[i] = err
 	}
@@ -182,7 +182,7 @@ func refused(entries []Entry, idx []int, resps []*pb.ResponseOp, errs []error) [
 func forgetLetGo(entries []Entry, idx []int) {
 	for _, i := range idx {
 		if e := entries[i]; e.LetGo {
-			e.Knight.realm.forget(e.Knight)
+			e.Knight.term.forget(e.Knight)
 		}
 	}
 }

@@ -100,7 +100,7 @@ func TestCommitAllWritesTheOthersWhenOneLostItsClaim(t *testing.T) {
 		t.Errorf("B's sheet of k2 = %q, want A's last", g.Sheet())
 	}
 	a.mu.Lock()
-	_, held := a.held["k2"]
+	_, held := a.t.held["k2"]
 	a.mu.Unlock()
 	if held {
 		t.Error("A still holds k2")
@@ -157,8 +157,9 @@ func TestCommitAllKeepsWithinEtcdsLimits(t *testing.T) {
 // The groups keep every bound, one realm each, and never a key twice.
 func TestGroupsKeepTheirBounds(t *testing.T) {
 	a, b := &Realm{keys: "/a/"}, &Realm{keys: "/b/"}
+	a.t, b.t = &term{r: a}, &term{r: b}
 	knight := func(r *Realm, id string, writes ...Write) Entry {
-		return Entry{Knight: &Fenced{realm: r, knight: id}, Writes: writes}
+		return Entry{Knight: &Fenced{realm: r, term: r.t, knight: id}, Writes: writes}
 	}
 	sheet := Write{Key: "knight/k", Value: []byte("s")}
 	var es []Entry
@@ -214,7 +215,7 @@ func TestCommitAllLetsKnightsGo(t *testing.T) {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if _, ok := a.held["k0"]; ok || a.held["k2"] == nil {
-		t.Errorf("A holds %v, want k2 alone of the three", a.held)
+	if _, ok := a.t.held["k0"]; ok || a.t.held["k2"] == nil {
+		t.Errorf("A holds %v, want k2 alone of the three", a.t.held)
 	}
 }

@@ -26,35 +26,42 @@ func (e *ClaimedError) Error() string {
 // Claim claims a knight for this realm, if no realm holds it, and reads its last
 // checkpoint with the claim (Fenced.Sheet). A held knight gives a *ClaimedError.
 func (r *Realm) Claim(ctx context.Context, knight string) (*Fenced, error) {
-	if err := r.begin(knight); err != nil {
+	return r.current().claim(ctx, knight)
+}
+
+func (t *term) claim(ctx context.Context, knight string) (*Fenced, error) {
+	if err := t.begin(knight); err != nil {
 		return nil, err
 	}
-	resp, err := r.claimTxn(ctx, knight)
+	resp, err := t.claimTxn(ctx, knight)
 	if err != nil {
-		r.end(knight, nil)
+		t.end(knight, nil)
 		return nil, fmt.Errorf("realm: claim %s: %w", knight, err)
 	}
 	if !resp.Succeeded {
-		r.end(knight, nil)
-		return nil, r.claimedBy(knight, resp)
+		t.end(knight, nil)
+		return nil, t.claimedBy(knight, resp)
 	}
-	f := &Fenced{realm: r, knight: knight, token: resp.Header.Revision}
+	f := &Fenced{realm: t.r, term: t, knight: knight, token: resp.Header.Revision}
 	if kvs := resp.Responses[2].GetResponseRange().Kvs; len(kvs) > 0 {
 		f.sheet = kvs[0].Value
 	}
-	r.end(knight, f)
+	if !t.end(knight, f) {
+		return nil, t.Err() // stopped meanwhile: the claim is the old lease's, and goes with it
+	}
 	return f, nil
 }
 
 // claimTxn is the claim's transaction: if no claim exists, put this realm's on its
 // lease, delete the request it answers and read the sheet; else read the claim.
-func (r *Realm) claimTxn(ctx context.Context, knight string) (*clientv3.TxnResponse, error) {
+func (t *term) claimTxn(ctx context.Context, knight string) (*clientv3.TxnResponse, error) {
+	r := t.r
 	key := r.keys.claim(knight)
-	ctx, cancel := r.bound(ctx)
+	ctx, cancel := t.bound(ctx)
 	defer cancel()
 	return r.cli.Txn(ctx).
 		If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
-		Then(clientv3.OpPut(key, r.cfg.Name, clientv3.WithLease(r.lease)),
+		Then(clientv3.OpPut(key, r.cfg.Name, clientv3.WithLease(t.lease)),
 			clientv3.OpDelete(r.keys.release(knight)),
 			clientv3.OpGet(r.keys.sheet(knight))).
 		Else(clientv3.OpGet(key)).
@@ -62,65 +69,69 @@ func (r *Realm) claimTxn(ctx context.Context, knight string) (*clientv3.TxnRespo
 }
 
 // claimedBy is the error of a claim refused, from the claim key read in its place.
-func (r *Realm) claimedBy(knight string, resp *clientv3.TxnResponse) error {
+func (t *term) claimedBy(knight string, resp *clientv3.TxnResponse) error {
 	e := &ClaimedError{Knight: knight}
 	if kvs := resp.Responses[0].GetResponseRange().Kvs; len(kvs) > 0 {
 		e.Holder, e.Token = string(kvs[0].Value), kvs[0].CreateRevision
-		e.Here = clientv3.LeaseID(kvs[0].Lease) == r.lease
+		e.Here = clientv3.LeaseID(kvs[0].Lease) == t.lease
 	}
 	return e
 }
 
 // begin notes a claim in flight, so that a request for the knight coming before the
-// claim's answer is kept for it; a stopped realm claims nothing.
-func (r *Realm) begin(knight string) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.err != nil {
-		return r.err
+// claim's answer is kept for it; a stopped term claims nothing.
+func (t *term) begin(knight string) error {
+	t.r.mu.Lock()
+	defer t.r.mu.Unlock()
+	if t.err != nil {
+		return t.err
 	}
-	if _, ok := r.claiming[knight]; ok {
-		return &ClaimedError{Knight: knight, Holder: r.cfg.Name, Here: true}
+	if _, ok := t.claiming[knight]; ok {
+		return &ClaimedError{Knight: knight, Holder: t.r.cfg.Name, Here: true}
 	}
-	r.claiming[knight] = struct{}{}
+	t.claiming[knight] = struct{}{}
 	return nil
 }
 
 // end closes a claim in flight: f holds the knight now, or nil if the claim failed.
-// A request that came meanwhile is handed on.
-func (r *Realm) end(knight string, f *Fenced) {
-	r.mu.Lock()
-	delete(r.claiming, knight)
-	by, asked := r.early[knight]
-	delete(r.early, knight)
-	if f != nil && r.err == nil {
-		r.held[knight] = f
+// A request that came meanwhile is handed on. It reports whether f is held: false if
+// the term stopped meanwhile.
+func (t *term) end(knight string, f *Fenced) bool {
+	t.r.mu.Lock()
+	delete(t.claiming, knight)
+	by, asked := t.early[knight]
+	delete(t.early, knight)
+	held := f != nil && t.err == nil
+	if held {
+		t.held[knight] = f
 	}
-	r.mu.Unlock()
-	if f != nil && asked {
-		r.cfg.OnRelease(Request{Knight: f, By: by})
+	t.r.mu.Unlock()
+	if held && asked {
+		t.r.cfg.OnRelease(Request{Knight: f, By: by})
 	}
+	return held
 }
 
 // Take claims a knight, asking the realm that holds it to let go and waiting, until ctx
 // ends, for it to do so or for its lease to lapse.
 func (r *Realm) Take(ctx context.Context, knight string) (*Fenced, error) {
+	t := r.current()
 	asked := false
 	defer func() {
 		if asked {
-			r.withdraw(knight)
+			t.withdraw(knight)
 		}
 	}()
-	ctx, cancel := r.bound(ctx)
+	ctx, cancel := t.bound(ctx)
 	defer cancel()
 	for {
-		f, err := r.Claim(ctx, knight)
+		f, err := t.claim(ctx, knight)
 		var held *ClaimedError
 		if !errors.As(err, &held) || held.Here {
 			return f, err
 		}
 		if _, err := r.cli.Put(ctx, r.keys.release(knight), r.cfg.Name,
-			clientv3.WithLease(r.lease)); err != nil {
+			clientv3.WithLease(t.lease)); err != nil {
 			return nil, fmt.Errorf("realm: ask for %s: %w", knight, err)
 		}
 		asked = true
@@ -132,19 +143,20 @@ func (r *Realm) Take(ctx context.Context, knight string) (*Fenced, error) {
 
 // withdraw takes back this realm's request for a knight, unless another realm's
 // request has replaced it (a claim deletes the request it answers).
-func (r *Realm) withdraw(knight string) {
-	ctx, cancel := context.WithTimeout(r.ctx, r.cfg.TTL/3)
+func (t *term) withdraw(knight string) {
+	r := t.r
+	ctx, cancel := context.WithTimeout(t.ctx, r.cfg.TTL/3)
 	defer cancel()
 	key := r.keys.release(knight)
 	_, _ = r.cli.Txn(ctx).
-		If(clientv3.Compare(clientv3.LeaseValue(key), "=", r.lease)).
+		If(clientv3.Compare(clientv3.LeaseValue(key), "=", t.lease)).
 		Then(clientv3.OpDelete(key)).
 		Commit()
 }
 
-// bound is ctx, ended also when the realm stops; call the cancel when done with it.
-func (r *Realm) bound(ctx context.Context) (context.Context, context.CancelFunc) {
+// bound is ctx, ended also when the term stops; call the cancel when done with it.
+func (t *term) bound(ctx context.Context) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancel(ctx)
-	stop := context.AfterFunc(r.ctx, cancel)
+	stop := context.AfterFunc(t.ctx, cancel)
 	return ctx, func() { stop(); cancel() }
 }

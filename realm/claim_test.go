@@ -110,7 +110,7 @@ func TestFencedWriteRefusedAfterClaimLost(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The lease's end, as etcd sees it, before A hears of it.
-	if _, err := cli.Revoke(ctx, a.lease); err != nil {
+	if _, err := cli.Revoke(ctx, a.t.lease); err != nil {
 		t.Fatal(err)
 	}
 	if err := f.Checkpoint(ctx, []byte("2")); !errors.Is(err, ErrFenced) {

@@ -20,6 +20,7 @@ var ErrTaken = errors.New("realm: a key to create has a value already")
 // when claimed (the token), so no realm writes a knight it no longer holds.
 type Fenced struct {
 	realm  *Realm
+	term   *term // the lease's life it was claimed in: it is written only in it
 	knight string
 	token  int64
 	sheet  []byte
@@ -33,6 +34,11 @@ func (f *Fenced) Token() int64 { return f.token }
 
 // Sheet is the knight's checkpoint read with the claim; nil for a knight never saved.
 func (f *Fenced) Sheet() []byte { return f.sheet }
+
+// Err is why the claim can write no more (the realm's term it was made in stopped), or
+// nil while its term runs. A claim of a stopped term is never written again, even once
+// the realm runs a new term.
+func (f *Fenced) Err() error { return f.term.Err() }
 
 // Write is one key's change in a fenced transaction; Key is under the realm's prefix.
 type Write struct {
@@ -68,7 +74,7 @@ func (f *Fenced) Release(ctx context.Context) error {
 func (f *Fenced) letGo(ctx context.Context, writes ...Write) error {
 	_, err := f.Commit(ctx, append(writes, Write{Key: "claim/" + f.knight, Delete: true})...)
 	if err == nil {
-		f.realm.forget(f)
+		f.term.forget(f)
 	}
 	return err
 }
@@ -83,15 +89,15 @@ func (f *Fenced) Commit(ctx context.Context, writes ...Write) (int64, error) {
 // knights at once (a key that leaves one for the other, which is entombed) is written
 // only while this realm holds both. Either claim lost gives ErrFenced.
 func (f *Fenced) CommitWith(ctx context.Context, also *Fenced, writes ...Write) (int64, error) {
-	if also.realm != f.realm {
+	if also.term != f.term {
 		return 0, fmt.Errorf("realm: write %s with %s: claims of two realms", f.knight, also.knight)
 	}
 	return f.commit(ctx, []*Fenced{f, also}, writes)
 }
 
 func (f *Fenced) commit(ctx context.Context, fences []*Fenced, writes []Write) (int64, error) {
-	r := f.realm
-	if err := r.Err(); err != nil {
+	r, t := f.realm, f.term
+	if err := t.Err(); err != nil {
 		return 0, err
 	}
 	conds, ops, reads := f.txnOf(writes)
@@ -100,7 +106,7 @@ func (f *Fenced) commit(ctx context.Context, fences []*Fenced, writes []Write) (
 		conds = append(conds, clientv3.Compare(clientv3.CreateRevision(claim), "=", g.token))
 		reads = append(reads, clientv3.OpGet(claim, clientv3.WithKeysOnly()))
 	}
-	ctx, cancel := r.bound(ctx)
+	ctx, cancel := t.bound(ctx)
 	defer cancel()
 	resp, err := r.cli.Txn(ctx).If(conds...).Then(ops...).Else(reads...).Commit()
 	if err != nil {
@@ -118,11 +124,11 @@ func (f *Fenced) refused(fences []*Fenced, writes []Write, resp *clientv3.TxnRes
 	at, err := f.blame(writes, resp.Responses, 0) // f's claim and keys to create
 	fenced := errors.Is(err, ErrFenced)
 	if fenced {
-		f.realm.forget(f)
+		f.term.forget(f)
 	}
 	for _, g := range fences[1:] {
 		if kvs := resp.Responses[at].GetResponseRange().Kvs; len(kvs) != 1 || kvs[0].CreateRevision != g.token {
-			f.realm.forget(g)
+			g.term.forget(g)
 			fenced = true
 		}
 		at++
@@ -133,11 +139,11 @@ func (f *Fenced) refused(fences []*Fenced, writes []Write, resp *clientv3.TxnRes
 	return ErrTaken
 }
 
-// forget drops a knight this realm no longer holds.
-func (r *Realm) forget(f *Fenced) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.held[f.knight] == f {
-		delete(r.held, f.knight)
+// forget drops a knight the term no longer holds.
+func (t *term) forget(f *Fenced) {
+	t.r.mu.Lock()
+	defer t.r.mu.Unlock()
+	if t.held[f.knight] == f {
+		delete(t.held, f.knight)
 	}
 }

@@ -19,6 +19,7 @@ func newClient(t testing.TB, addr string) *clientv3.Client {
 	cli, err := clientv3.New(clientv3.Config{
 		Endpoints:   []string{addr},
 		DialTimeout: 2 * time.Second,
+		DialOptions: DialOptions(),
 		Logger:      zapNop,
 	})
 	if err != nil {

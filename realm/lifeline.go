@@ -1,7 +1,6 @@
 package realm
 
 import (
-	"context"
 	"errors"
 	"time"
 
@@ -19,8 +18,21 @@ type lifeline struct {
 	renewAt     time.Time // send the next keep-alive then
 }
 
-// retryEvery is how often of a TTL an unanswered keep-alive is tried again.
-const retryDivisor = 8
+// How often a realm renews its lease, as parts of its TTL. A pause of etcd (frozen,
+// restarted, or the way to it stalled) stops nothing while the last keep-alive answered
+// before it, plus the pause, plus the answer after it, stay under TTL - Margin:
+//
+//	TTL   renew every   a failed one again   pause survived (Margin TTL/4, answer ~0.5s)
+//	10s   1.25s         0.5s                 about 5.5s
+//	5s    0.625s        0.25s                about 2.6s
+//	3s    0.375s        0.15s                about 1.5s
+//
+// A keep-alive in flight is waited for until the realm would stop: one sent into a
+// frozen etcd is answered when it thaws, and etcd counts the TTL from then.
+const (
+	renewDivisor = 8
+	retryDivisor = 20
+)
 
 func newLifeline(ttl, margin time.Duration, sentAt time.Time, granted time.Duration) *lifeline {
 	l := &lifeline{ttl: ttl, margin: margin}
@@ -33,7 +45,7 @@ func (l *lifeline) renewed(sentAt time.Time, granted time.Duration) {
 	if until := sentAt.Add(granted - l.margin); until.After(l.safeUntil) {
 		l.safeUntil = until
 	}
-	l.renewAt = sentAt.Add(l.ttl / 3)
+	l.renewAt = sentAt.Add(l.ttl / renewDivisor)
 }
 
 // failed records a keep-alive that went unanswered at now: try again soon.
@@ -61,43 +73,42 @@ type renewal struct {
 	err     error
 }
 
-// keepAlive renews the lease until the realm stops, and stops it when the lease is gone
-// or might lapse before the next answer.
-func (r *Realm) keepAlive(l *lifeline) {
-	defer r.wg.Done()
+// keepAlive renews the term's lease until the term stops, and stops it when the lease
+// is gone or might lapse before the next answer.
+func (t *term) keepAlive(l *lifeline) {
+	defer t.wg.Done()
+	clock := t.r.cfg.Clock
 	answers := make(chan renewal, 1)
 	renewing := false
 	for {
-		now := r.cfg.Clock.Now()
+		now := clock.Now()
 		if l.over(now) {
-			r.stop(ErrCutOff)
+			t.stop(ErrCutOff)
 			return
 		}
 		if !renewing && !now.Before(l.renewAt) {
 			renewing = true
-			r.wg.Add(1)
-			go r.renew(now, answers)
+			t.wg.Add(1)
+			go t.renew(now, answers)
 		}
 		select {
-		case <-r.ctx.Done():
+		case <-t.ctx.Done():
 			return
-		case <-r.cfg.Clock.After(l.wait(now, renewing)):
+		case <-clock.After(l.wait(now, renewing)):
 		case a := <-answers:
 			renewing = false
-			if r.settle(l, a) != nil {
+			if t.settle(l, a) != nil {
 				return
 			}
 		}
 	}
 }
 
-// renew sends one keep-alive and hands back its answer; it gives up after a third of
-// the TTL, the realm's end ending it sooner.
-func (r *Realm) renew(sentAt time.Time, answers chan<- renewal) {
-	defer r.wg.Done()
-	ctx, cancel := context.WithTimeout(r.ctx, r.cfg.TTL/3)
-	defer cancel()
-	resp, err := r.cli.KeepAliveOnce(ctx, r.lease)
+// renew sends one keep-alive and hands back its answer; it waits for it as long as the
+// term lives, which keepAlive ends when the lease could lapse without it.
+func (t *term) renew(sentAt time.Time, answers chan<- renewal) {
+	defer t.wg.Done()
+	resp, err := t.r.cli.KeepAliveOnce(t.ctx, t.lease)
 	a := renewal{sentAt: sentAt, err: err}
 	if err == nil {
 		a.granted = time.Duration(resp.TTL) * time.Second
@@ -105,14 +116,14 @@ func (r *Realm) renew(sentAt time.Time, answers chan<- renewal) {
 	answers <- a
 }
 
-// settle records an answer, and stops the realm if etcd says the lease is gone.
-func (r *Realm) settle(l *lifeline, a renewal) error {
+// settle records an answer, and stops the term if etcd says the lease is gone.
+func (t *term) settle(l *lifeline, a renewal) error {
 	switch {
 	case errors.Is(a.err, rpctypes.ErrLeaseNotFound):
-		r.stop(ErrLeaseLost)
+		t.stop(ErrLeaseLost)
 		return ErrLeaseLost
 	case a.err != nil:
-		l.failed(r.cfg.Clock.Now())
+		l.failed(t.r.cfg.Clock.Now())
 	default:
 		l.renewed(a.sentAt, a.granted)
 	}

@@ -40,7 +40,7 @@ func TestPartitionedRealmStopsBeforeItsLeaseLapses(t *testing.T) {
 		t.Errorf("A's checkpoint after it stopped: %v, want ErrCutOff", err)
 	}
 	// Even had A not stopped, etcd would refuse A's token now that the claim is B's.
-	stale := &Fenced{realm: b, knight: "k1", token: f.Token()}
+	stale := &Fenced{realm: b, term: b.current(), knight: "k1", token: f.Token()}
 	if err := stale.Checkpoint(ctx, []byte("stale")); !errors.Is(err, ErrFenced) {
 		t.Errorf("a checkpoint under A's token: %v, want ErrFenced", err)
 	}

@@ -18,7 +18,8 @@
 // A realm that dies holds its knights until its lease lapses. A realm cut off from etcd
 // stops (Done is closed, Err says ErrCutOff) before its lease can lapse: it knows the
 // lease lives at least TTL from when it sent the last keep-alive that was answered, and
-// stops Margin before that (lifeline.go).
+// stops Margin before that (lifeline.go). Once etcd answers again, Reopen starts a new
+// term: the old lease revoked (its claims with it), the name put on a new one.
 //
 // Nothing here knows the game: a knight is an opaque id and its sheet opaque bytes.
 // Realm's own state (the knights it holds) is shared by the caller's goroutines, the
@@ -33,6 +34,7 @@ import (
 	"sync"
 	"time"
 
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
@@ -74,46 +76,77 @@ type Request struct {
 	By string
 }
 
-// Realm is one server's place among the realms: its lease, the knights it holds, and
-// the watch for requests to let them go. Its methods may be called from any goroutine.
+// Realm is one server's place among the realms: its name, and the term it runs in
+// now. Its methods may be called from any goroutine.
 type Realm struct {
-	cfg   Config
-	cli   *clientv3.Client
-	lease clientv3.LeaseID
-	keys  layout
+	cfg  Config
+	cli  *clientv3.Client
+	keys layout
 
-	ctx    context.Context // ends when the realm stops; in-flight calls end with it
+	mu     sync.Mutex
+	t      *term // the term now, stopped or running
+	closed bool  // Close was called: no term opens again
+}
+
+// term is one lease's life in a realm, from its registration to its stop: the lease,
+// the knights claimed on it, the keep-alive and the watch for requests. A knight
+// claimed in a term is written only in it (Fenced keeps its term), so a realm that
+// opens a new term (Reopen) never writes a knight under a claim of the old one; etcd's
+// fence refuses it as well. Its maps and err are guarded by the realm's mutex.
+type term struct {
+	r     *Realm
+	lease clientv3.LeaseID
+
+	ctx    context.Context // ends when the term stops; in-flight calls end with it
 	cancel context.CancelFunc
 	done   chan struct{}
 	wg     sync.WaitGroup
 
-	mu       sync.Mutex
 	err      error               // why it stopped, set before done is closed
-	held     map[string]*Fenced  // the knights held here, by id
+	held     map[string]*Fenced  // the knights held in this term, by id
 	claiming map[string]struct{} // claims in flight
 	early    map[string]string   // requests that came while their claim was in flight
 }
 
 // Open starts a realm on cli: it registers the name on a lease of its own (waiting,
 // until ctx ends, for an earlier process of the same name to let go of it or for its
-// lease to lapse) and starts keeping the lease alive and watching for requests.
+// lease to lapse; refusing at once a name another process keeps alive) and starts
+// keeping the lease alive and watching for requests.
 func Open(ctx context.Context, cli *clientv3.Client, cfg Config) (*Realm, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
 		return nil, err
 	}
-	r := &Realm{cfg: cfg, cli: cli, keys: layout(cfg.Prefix), done: make(chan struct{}),
-		held: map[string]*Fenced{}, claiming: map[string]struct{}{}, early: map[string]string{}}
-	sentAt, granted, rev, err := r.register(ctx)
-	if err != nil {
+	r := &Realm{cfg: cfg, cli: cli, keys: layout(cfg.Prefix)}
+	if err := r.begin(ctx); err != nil {
 		return nil, err
 	}
-	r.ctx, r.cancel = context.WithCancel(context.Background())
-	l := newLifeline(cfg.TTL, cfg.Margin, sentAt, granted)
-	r.wg.Add(2)
-	go r.keepAlive(l)
-	go r.watchRequests(rev + 1)
 	return r, nil
+}
+
+// begin registers the realm on a new lease and starts a term on it.
+func (r *Realm) begin(ctx context.Context) error {
+	reg, err := r.register(ctx)
+	if err != nil {
+		return err
+	}
+	t := &term{r: r, lease: reg.lease, done: make(chan struct{}),
+		held: map[string]*Fenced{}, claiming: map[string]struct{}{}, early: map[string]string{}}
+	t.ctx, t.cancel = context.WithCancel(context.Background())
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		t.cancel()
+		revokeQuietly(r.cli, reg.lease)
+		return ErrClosed
+	}
+	r.t = t
+	r.mu.Unlock()
+	l := newLifeline(r.cfg.TTL, r.cfg.Margin, reg.sentAt, reg.granted)
+	t.wg.Add(2)
+	go t.keepAlive(l)
+	go t.watchRequests(reg.rev + 1)
+	return nil
 }
 
 func (c Config) withDefaults() (Config, error) {
@@ -148,45 +181,105 @@ func (c Config) withDefaults() (Config, error) {
 // Name is the realm's name.
 func (r *Realm) Name() string { return r.cfg.Name }
 
-// Done is closed when the realm stops: closed, cut off or its lease lost. Its sessions
-// select on it to tell their players and disconnect them.
-func (r *Realm) Done() <-chan struct{} { return r.done }
-
-// Err says why the realm stopped, or nil while it runs.
-func (r *Realm) Err() error {
+// current is the term now.
+func (r *Realm) current() *term {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.err
+	return r.t
+}
+
+// Done is closed when the realm's term now stops: closed, cut off or its lease lost.
+// Its sessions select on it to tell their players and disconnect them. After Reopen,
+// Done is the new term's.
+func (r *Realm) Done() <-chan struct{} { return r.current().done }
+
+// Err says why the realm stopped, or nil while it runs.
+func (r *Realm) Err() error { return r.current().Err() }
+
+// Err says why the term stopped, or nil while it runs.
+func (t *term) Err() error {
+	t.r.mu.Lock()
+	defer t.r.mu.Unlock()
+	return t.err
+}
+
+// Reopen starts a new term in a realm that stopped for another reason than Close (cut
+// off, or its lease lost): it revokes the old lease, which ends every
+// claim of the old term at once, registers the name on a new lease and starts keeping
+// it. It waits for etcd until ctx ends; a realm running is left as it is. Call it once
+// the old term's sessions have ended: their knights are written no more.
+func (r *Realm) Reopen(ctx context.Context) error {
+	r.mu.Lock()
+	old, closed := r.t, r.closed
+	r.mu.Unlock()
+	switch err := old.Err(); {
+	case closed || errors.Is(err, ErrClosed):
+		return ErrClosed
+	case err == nil:
+		return nil
+	}
+	old.wg.Wait()
+	if err := r.revoke(ctx, old.lease); err != nil {
+		return fmt.Errorf("realm: end the lease of the stopped term: %w", err)
+	}
+	return r.begin(ctx)
+}
+
+// revoke revokes a lease, trying again until ctx ends; a lease gone already is revoked.
+func (r *Realm) revoke(ctx context.Context, id clientv3.LeaseID) error {
+	for {
+		cctx, cancel := context.WithTimeout(ctx, r.cfg.TTL/4)
+		_, err := r.cli.Revoke(cctx, id)
+		cancel()
+		if err == nil || errors.Is(err, rpctypes.ErrLeaseNotFound) {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-r.cfg.Clock.After(r.cfg.TTL / retryDivisor):
+		}
+	}
 }
 
 // Close stops the realm and revokes its lease, which ends every claim it still holds:
 // check the knights in first. It waits for the realm's goroutines.
 func (r *Realm) Close() error {
-	r.halt(ErrClosed)
+	r.mu.Lock()
+	r.closed = true
+	t := r.t
+	r.mu.Unlock()
+	t.halt(ErrClosed)
 	ctx, cancel := context.WithTimeout(context.Background(), r.cfg.TTL)
 	defer cancel()
-	_, err := r.cli.Revoke(ctx, r.lease)
+	_, err := r.cli.Revoke(ctx, t.lease)
+	if errors.Is(err, rpctypes.ErrLeaseNotFound) {
+		return nil
+	}
 	return err
 }
 
-// halt stops the realm without a word to etcd, as a crash would (the lease lives on
-// until it lapses), and waits for its goroutines.
-func (r *Realm) halt(why error) {
-	r.stop(why)
-	r.wg.Wait()
+// halt stops the realm's term without a word to etcd, as a crash would (the lease lives
+// on until it lapses), and waits for its goroutines.
+func (r *Realm) halt(why error) { r.current().halt(why) }
+
+// halt stops the term without a word to etcd and waits for its goroutines.
+func (t *term) halt(why error) {
+	t.stop(why)
+	t.wg.Wait()
 }
 
-// stop records why the realm stopped and ends its work; the first reason wins.
-func (r *Realm) stop(why error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.err != nil {
+// stop records why the term stopped and ends its work; the first reason wins.
+func (t *term) stop(why error) {
+	t.r.mu.Lock()
+	defer t.r.mu.Unlock()
+	if t.err != nil {
 		return
 	}
-	r.err = why
-	r.held = map[string]*Fenced{}
-	r.cancel()
-	close(r.done)
+	t.err = why
+	t.held = map[string]*Fenced{}
+	t.cancel()
+	close(t.done)
 }
 
 func revokeQuietly(cli *clientv3.Client, id clientv3.LeaseID) {

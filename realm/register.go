@@ -1,6 +1,7 @@
 package realm
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -9,36 +10,52 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
+// ErrNameInUse is a realm's name that another process keeps: its lease is renewed as
+// the realm waits, so that process runs, and waiting for it would be in vain.
+var ErrNameInUse = errors.New("realm: the name is held by a realm that runs (its lease is kept alive)")
+
+// registration is a realm's name put on a new lease: the lease, when its grant was
+// asked and for how long it was granted, and the revision of the put.
+type registration struct {
+	lease   clientv3.LeaseID
+	sentAt  time.Time
+	granted time.Duration
+	rev     int64
+}
+
 // register takes a lease and puts the realm's name on it, waiting first, until ctx
 // ends, for an earlier holder of the name to go (its lease to be revoked or lapse):
 // a lease taken before the wait could lapse during it.
-func (r *Realm) register(ctx context.Context) (sentAt time.Time, granted time.Duration, rev int64, err error) {
+func (r *Realm) register(ctx context.Context) (registration, error) {
 	key := r.keys.realm(r.cfg.Name)
 	for {
 		if err := r.waitForName(ctx, key); err != nil {
-			return sentAt, 0, 0, err
+			return registration{}, err
 		}
-		sentAt = r.cfg.Clock.Now()
+		reg := registration{sentAt: r.cfg.Clock.Now()}
 		g, err := r.cli.Grant(ctx, int64(r.cfg.TTL/time.Second))
 		if err != nil {
-			return sentAt, 0, 0, fmt.Errorf("realm: lease: %w", err)
+			return registration{}, fmt.Errorf("realm: lease: %w", err)
 		}
-		r.lease = g.ID
+		reg.lease, reg.granted = g.ID, time.Duration(g.TTL)*time.Second
 		resp, err := r.cli.Txn(ctx).
 			If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
-			Then(clientv3.OpPut(key, r.cfg.Name, clientv3.WithLease(r.lease))).
+			Then(clientv3.OpPut(key, r.cfg.Name, clientv3.WithLease(g.ID))).
 			Commit()
 		if err == nil && resp.Succeeded {
-			return sentAt, time.Duration(g.TTL) * time.Second, resp.Header.Revision, nil
+			reg.rev = resp.Header.Revision
+			return reg, nil
 		}
 		revokeQuietly(r.cli, g.ID) // another process took the name meanwhile: wait again
 		if err != nil {
-			return sentAt, 0, 0, fmt.Errorf("realm: register %q: %w", r.cfg.Name, err)
+			return registration{}, fmt.Errorf("realm: register %q: %w", r.cfg.Name, err)
 		}
 	}
 }
 
-// waitForName waits until no process holds the realm's name key.
+// waitForName waits until no process holds the realm's name key: the lease of a
+// process that died lapses by itself. A holder whose lease is renewed meanwhile runs,
+// and is refused at once (ErrNameInUse) rather than waited for.
 func (r *Realm) waitForName(ctx context.Context, key string) error {
 	seen, err := r.cli.Get(ctx, key)
 	if err != nil {
@@ -47,10 +64,60 @@ func (r *Realm) waitForName(ctx context.Context, key string) error {
 	if len(seen.Kvs) == 0 {
 		return nil
 	}
-	if err := waitGone(ctx, r.cli, key, seen.Kvs[0].CreateRevision); err != nil {
-		return fmt.Errorf("realm: %q is up elsewhere: %w", r.cfg.Name, err)
+	kv := seen.Kvs[0]
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	gone := make(chan error, 1)
+	go func() { gone <- waitGone(ctx, r.cli, key, kv.CreateRevision) }()
+	alive := make(chan bool, 1)
+	go func() { alive <- r.keptAlive(ctx, clientv3.LeaseID(kv.Lease)) }()
+	for {
+		select {
+		case err := <-gone:
+			if err != nil {
+				return fmt.Errorf("realm: %q is up elsewhere: %w", r.cfg.Name, err)
+			}
+			return nil
+		case kept := <-alive:
+			if kept {
+				return fmt.Errorf("%w: %q", ErrNameInUse, r.cfg.Name)
+			}
+			alive = nil // lapsing: wait for it to go
+		}
 	}
-	return nil
+}
+
+// nameLeasePoll is how often a name's lease is asked for its time to live, to tell a
+// holder that renews it (a realm that runs) from one that lets it lapse (one that died).
+const nameLeasePoll = 200 * time.Millisecond
+
+// keptAlive reports whether lease is renewed while it is watched: its time to live
+// grows (etcd tells it in whole seconds), or it lives past the time it had to live when
+// first read. It returns false once the lease is gone or ctx ends. A lease's time to
+// live also grows when etcd's leader changes (the new leader renews every lease): a
+// realm started then is refused once, wrongly, and its supervisor starts it again.
+func (r *Realm) keptAlive(ctx context.Context, lease clientv3.LeaseID) bool {
+	last := int64(-1)
+	var deadline time.Time // when the lease would be gone unless renewed
+	for {
+		resp, err := r.cli.TimeToLive(ctx, lease)
+		switch {
+		case err != nil && ctx.Err() != nil, err == nil && resp.TTL <= 0:
+			return false
+		case err == nil && last >= 0 && (resp.TTL > last || time.Now().After(deadline)):
+			return true
+		case err == nil:
+			if last < 0 {
+				deadline = time.Now().Add(time.Duration(resp.TTL+1)*time.Second + nameLeasePoll)
+			}
+			last = resp.TTL
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(nameLeasePoll):
+		}
+	}
 }
 
 var errWatchClosed = errors.New("realm: watch closed")
@@ -76,22 +143,27 @@ func waitGone(ctx context.Context, cli *clientv3.Client, key string, created int
 	}
 	for resp := range w {
 		if err := resp.Err(); err != nil {
-			return err
+			return cmp.Or(ctx.Err(), err)
 		}
 		if len(resp.Events) > 0 {
 			return nil
 		}
 	}
-	return watchErr(ctx, clientv3.WatchResponse{Canceled: true})
-}
-
-// watchErr is why a watch's response ends the wait: its error, the context's end, or
-// a watch closed for no reason given.
-func watchErr(ctx context.Context, resp clientv3.WatchResponse) error {
-	if err := resp.Err(); err != nil {
+	if err := ctx.Err(); err != nil {
 		return err
 	}
+	return errWatchClosed
+}
+
+// watchErr is why a watch's response ends the wait: the context's end, its error, or a
+// watch closed for no reason given. The context comes first: a watch ended by its
+// context is closed, and clientv3 reads a response cancelled with no reason as
+// ErrFutureRev ("required revision is a future revision"), which was never so.
+func watchErr(ctx context.Context, resp clientv3.WatchResponse) error {
 	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := resp.Err(); err != nil {
 		return err
 	}
 	if resp.Canceled || (!resp.Created && len(resp.Events) == 0) {

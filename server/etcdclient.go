@@ -16,6 +16,8 @@ import (
 	"go.etcd.io/etcd/client/pkg/v3/transport"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
+
+	"github.com/orthanc-ssh/orthanc-ssh/realm"
 )
 
 // The realm's client of etcd, over TLS when -etcd-ca, -etcd-cert or -etcd-key is given or
@@ -43,7 +45,8 @@ func openEtcd(cfg Config) (*clientv3.Client, error) {
 	if err := probeEtcd(cfg.Etcd, tc); err != nil {
 		return nil, err
 	}
-	cli, err := clientv3.New(clientv3.Config{Endpoints: cfg.Etcd, TLS: tc, DialTimeout: realmCallTimeout, Logger: zap.NewNop()})
+	cli, err := clientv3.New(clientv3.Config{Endpoints: cfg.Etcd, TLS: tc, DialTimeout: realmCallTimeout,
+		DialOptions: realm.DialOptions(), Logger: zap.NewNop()})
 	if err != nil {
 		return nil, fmt.Errorf("etcd %v: %w", cfg.Etcd, err)
 	}

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"sync"
 	"testing"
 	"time"
 
@@ -96,19 +97,93 @@ func start(tls *TLS) (addr string, stop func(), err error) {
 	cfg.ListenClientUrls, cfg.AdvertiseClientUrls = []url.URL{*client}, []url.URL{*client}
 	cfg.ListenPeerUrls, cfg.AdvertisePeerUrls = []url.URL{*peer}, []url.URL{*peer}
 	cfg.InitialCluster = cfg.Name + "=" + peer.String()
-	e, err := embed.StartEtcd(cfg)
+	e, err := startEmbed(cfg)
 	if err != nil {
 		os.RemoveAll(dir)
-		return "", nil, fmt.Errorf("etcdtest: %w", err)
+		return "", nil, err
 	}
-	stop = func() { e.Close(); os.RemoveAll(dir) }
+	return client.Host, func() { e.Close(); os.RemoveAll(dir) }, nil
+}
+
+// startEmbed starts an etcd of cfg and waits, a minute at most, for it to serve.
+func startEmbed(cfg *embed.Config) (*embed.Etcd, error) {
+	e, err := embed.StartEtcd(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("etcdtest: %w", err)
+	}
 	select {
 	case <-e.Server.ReadyNotify():
+		return e, nil
 	case <-time.After(time.Minute):
-		stop()
-		return "", nil, fmt.Errorf("etcdtest: not ready in a minute")
+		e.Close()
+		return nil, fmt.Errorf("etcdtest: not ready in a minute")
 	}
-	return client.Host, stop, nil
+}
+
+// Member is an etcd a test stops and starts again on its data and ports, as an
+// operator restarting etcd would.
+type Member struct {
+	t    testing.TB
+	cfg  *embed.Config
+	addr string
+
+	mu sync.Mutex
+	e  *embed.Etcd // nil while stopped
+}
+
+// StartMember starts one etcd as Start does, which the test may stop and start again;
+// it is stopped with the test.
+func StartMember(t testing.TB) *Member {
+	t.Helper()
+	dir := t.TempDir()
+	cfg := embed.NewConfig()
+	cfg.Dir = dir
+	cfg.UnsafeNoFsync = true
+	cfg.ZapLoggerBuilder = embed.NewZapLoggerBuilder(zap.NewNop())
+	client, peer := freeURL(), freeURL()
+	if client == nil || peer == nil {
+		t.Fatal("etcdtest: no free port")
+	}
+	cfg.ListenClientUrls, cfg.AdvertiseClientUrls = []url.URL{*client}, []url.URL{*client}
+	cfg.ListenPeerUrls, cfg.AdvertisePeerUrls = []url.URL{*peer}, []url.URL{*peer}
+	cfg.InitialCluster = cfg.Name + "=" + peer.String()
+	m := &Member{t: t, cfg: cfg, addr: client.Host}
+	m.Start()
+	t.Cleanup(m.Stop)
+	return m
+}
+
+// Addr is the member's client address, host:port.
+func (m *Member) Addr() string { return m.addr }
+
+// Stop stops the member, as a SIGTERM would: its clients' connections close, and new
+// ones are refused until Start.
+func (m *Member) Stop() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.e != nil {
+		m.e.Close()
+		m.e = nil
+	}
+}
+
+// Start starts the stopped member again on its data and ports, and waits for it to
+// serve; it fails the test if it cannot.
+func (m *Member) Start() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.e != nil {
+		return
+	}
+	m.cfg.ClusterState = embed.ClusterStateFlagNew
+	if _, err := os.Stat(m.cfg.Dir + "/member"); err == nil {
+		m.cfg.ClusterState = embed.ClusterStateFlagExisting
+	}
+	e, err := startEmbed(m.cfg)
+	if err != nil {
+		m.t.Fatal(err)
+	}
+	m.e = e
 }
 
 // freeURL is an http URL on a loopback port free a moment ago.

@@ -20,6 +20,7 @@ type Proxy struct {
 
 	mu    sync.Mutex
 	cut   bool
+	down  bool          // a server that stopped: each new connection closed at once
 	open  chan struct{} // closed while not stalled
 	conns map[net.Conn]struct{}
 }
@@ -46,6 +47,10 @@ func (p *Proxy) serve() {
 		c, err := p.ln.Accept()
 		if err != nil {
 			return
+		}
+		if p.isDown() {
+			c.Close()
+			continue
 		}
 		if !p.track(c) || p.isCut() {
 			continue // held open and silent until the cut heals or the proxy closes
@@ -121,6 +126,27 @@ func (p *Proxy) isCut() bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.cut
+}
+
+func (p *Proxy) isDown() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.down
+}
+
+// SetDown makes the target look stopped, or started again, as its clients see a
+// restart: the connections open now are closed, and while down each new one is closed
+// as soon as it is made, so the client tries again at its own pace (gRPC's reconnect
+// backoff). An embedded etcd takes seconds to close (it waits for its streams), during
+// which its clients can open no new stream: the proxy makes the pause the test's length.
+func (p *Proxy) SetDown(down bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.down = down
+	for c := range p.conns {
+		c.Close()
+	}
+	clear(p.conns)
 }
 
 // SetCut cuts or heals; either way the connections open now are closed, so a client
