@@ -240,6 +240,19 @@ func (g *gameSessions) programsOfKey(fp string) []*tea.Program {
 	return out
 }
 
+// holding reports whether a game session holds its knight's claim: one of a realm's
+// term that stopped holds it until it ends, and a new term waits for it.
+func (g *gameSessions) holding() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for _, gs := range g.m {
+		if gs.held {
+			return true
+		}
+	}
+	return false
+}
+
 // take returns and forgets what the program handler made of a session; ok is false for a
 // session it left to the command line.
 func (g *gameSessions) take(sess ssh.Session) (gs gameSession, ok bool) {

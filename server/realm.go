@@ -25,7 +25,7 @@ import (
 
 // The lines a realm's players read.
 const (
-	realmCutLine  = "This realm has lost touch with the realms' records: your knight is saved as of its last checkpoint, a few seconds ago. Try again in a minute, or on another realm."
+	realmCutLine  = "This realm has lost touch with the realms' records: your knight is saved as of its last checkpoint, a few seconds ago. The realm takes players again by itself once it reaches them: try again in a minute, or on another realm."
 	calledLine    = "Your knight was called to realm %s; it is saved."
 	realmLostLine = "Your knight plays in another realm now; what it did here since its last checkpoint is lost."
 	beatenLine    = "This key made a knight on another realm at the same moment, and that knight keeps it; this one is not kept. Connect again to play it."
@@ -179,15 +179,62 @@ func (s *Server) programsOfKnight(id string) []*tea.Program {
 }
 
 // watchRealm tells every player and refuses new logins when the realm stops before ctx
-// ends (cut off from etcd, or its lease gone).
+// ends (cut off from etcd, or its lease gone), and takes players again once it has
+// started anew (healRealm).
 func (s *Server) watchRealm(ctx context.Context) {
-	select {
-	case <-ctx.Done():
-	case <-s.realm.keeper.Done():
-		if err := s.realm.keeper.Err(); err == nil || errors.Is(err, realm.ErrClosed) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-s.realm.keeper.Done():
+		}
+		err := s.realm.keeper.Err()
+		if err == nil || errors.Is(err, realm.ErrClosed) {
 			return
 		}
-		s.log.Error("realm stopped: taking no one in; players told and disconnected", "err", s.realm.keeper.Err())
+		s.log.Error("realm stopped: taking no one in; players told and disconnected", "err", err)
 		s.farewell(realmCutLine)
+		if !s.healRealm(ctx) {
+			return
+		}
+	}
+}
+
+// realmHealEvery is how often a stopped realm tries to start anew while etcd is out of
+// reach.
+const realmHealEvery = time.Second
+
+// healRealm starts a stopped realm anew once its sessions have ended and etcd answers
+// (records.Keeper.Reopen): a new lease, the old one revoked, which frees its knights at
+// once for every realm. It reports false when ctx ended first or the realm was closed.
+func (s *Server) healRealm(ctx context.Context) bool {
+	stopped := time.Now()
+	for s.games.holding() { // the old term's sessions, told to leave, are leaving
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	waiting := false
+	for {
+		rctx, cancel := context.WithTimeout(ctx, realmCallTimeout)
+		err := s.realm.keeper.Reopen(rctx)
+		cancel()
+		switch {
+		case err == nil:
+			s.log.Info("realm up again: taking players in", "down", time.Since(stopped).Round(time.Millisecond))
+			return true
+		case ctx.Err() != nil, errors.Is(err, realm.ErrClosed):
+			return false
+		case !waiting:
+			s.log.Info("realm: waiting for etcd to start again", "err", err)
+			waiting = true
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(realmHealEvery):
+		}
 	}
 }

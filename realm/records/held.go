@@ -78,13 +78,25 @@ func (k *sheets) hold(f *realm.Fenced, sheet *world.Adventurer) {
 	k.held[f.Knight()] = h
 }
 
+// dropStopped forgets the knights held under claims of a realm's term that stopped:
+// they can never be written.
+func (k *sheets) dropStopped() {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	for id, h := range k.held {
+		if h.f.Err() != nil {
+			delete(k.held, id)
+		}
+	}
+}
+
 // join counts one more session of a knight held here already, and reports whether it was.
 func (k *sheets) join(id string) bool {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	h := k.held[id]
-	if h == nil || h.refs == 0 {
-		return false
+	if h == nil || h.refs == 0 || h.f.Err() != nil {
+		return false // a claim of a realm's stopped term is no one's to share
 	}
 	h.refs++
 	return true

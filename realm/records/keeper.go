@@ -141,7 +141,19 @@ func (k *Keeper) Claim(ctx context.Context, id string, calling func(where string
 		return err
 	}
 	k.sheets.hold(f, sheet)
+	if f.Err() != nil { // the realm stopped meanwhile: the claim writes nothing
+		k.sheets.dropStopped()
+		return knights.ErrStopped
+	}
 	return nil
+}
+
+// Reopen starts the realm anew after it stopped (realm.Reopen: the old lease revoked,
+// the name on a new one), once no session plays a knight of the old term: those
+// knights are forgotten here, as their claims can write no more.
+func (k *Keeper) Reopen(ctx context.Context) error {
+	k.sheets.dropStopped()
+	return k.r.Reopen(ctx)
 }
 
 // claimHere claims id, waiting while this realm's own last hold of it ends (a session

@@ -225,6 +225,9 @@ type AuthState struct {
 	// as a guest. AddrBanned once it was found to come from a banned address.
 	OfferedBanned bool
 	AddrBanned    bool
+	// Closed is set once the connection was refused because the server takes no one in
+	// (Login.Closed): it is told and logged once. ClosedLogged once it is logged.
+	Closed, ClosedLogged bool
 }
 
 // Refusal decides at the start of the login whether the connection is refused, and why

@@ -38,10 +38,11 @@ const (
 	AuthBanned    = "banned"    // a banned key
 	AuthSignature = "signature" // a key whose signature did not verify, or a malformed login
 	AuthMethod    = "method"    // a method or key algorithm the server does not take
+	AuthClosed    = "closed"    // the server takes no one in just now (a realm cut off from its records)
 )
 
 // AuthReasons are every reason a login attempt fails for.
-var AuthReasons = []string{AuthBanned, AuthSignature, AuthMethod}
+var AuthReasons = []string{AuthBanned, AuthSignature, AuthMethod, AuthClosed}
 
 // BannedMessage is what a banned key is told; BannedAddrMessage what a connection from a
 // banned address is told.
@@ -107,6 +108,15 @@ func (l *Login) ServerConfig(ctx ssh.Context) *gossh.ServerConfig {
 			// "none" is how a client asks which methods there are; a refused
 			// connection's attempts are its refusal, reported once.
 			if err == nil || method == "none" || (slot != nil && slot.IsRefused()) {
+				return
+			}
+			if slot != nil && slot.Auth.Closed {
+				// Every attempt of a closed server's connection is the one refusal.
+				if slot.Auth.ClosedLogged {
+					return
+				}
+				slot.Auth.ClosedLogged = true
+				l.Failed(AuthClosed, method, slot.Auth.Fingerprint, conn.RemoteAddr(), err)
 				return
 			}
 			reason, fp := AuthMethod, ""
@@ -201,13 +211,21 @@ func (l *Login) Guest(ctx ssh.Context, _ gossh.KeyboardInteractiveChallenge) boo
 	return true
 }
 
-// closed refuses every login while the server takes none, saying why in a banner.
+// closed refuses every login while the server takes none, saying why in a banner once
+// (a client tries a key, then keyboard-interactive).
 func (l *Login) closed(ctx ssh.Context) bool {
+	slot := SlotOf(ctx)
+	if slot != nil && slot.Auth.Closed {
+		return true
+	}
 	why := l.Closed()
 	if why == "" {
 		return false
 	}
 	banner(ctx, why+"\r\n")
+	if slot != nil {
+		slot.Auth.Closed = true
+	}
 	return true
 }
 
