@@ -531,9 +531,10 @@ func TestMetrics(t *testing.T) {
 	}
 	addr := srv.metrics.Addr().String()
 	var m map[string]float64
-	waitUntil(t, "a save to be measured", func() bool {
+	// A loaded machine may have run few turns by then: wait for both, not only the save.
+	waitUntil(t, "a save and some turns to be measured", func() bool {
 		m = scrape(t, addr)
-		return m["orthanc_save_duration_seconds_count"] > 0
+		return m["orthanc_save_duration_seconds_count"] > 0 && m["orthanc_tick_duration_seconds_count"] > 10
 	})
 	for name, want := range map[string]func(float64) bool{
 		"orthanc_sessions":                             func(v float64) bool { return v >= 1 },
