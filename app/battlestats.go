@@ -28,11 +28,12 @@ func (m *Model) statsKey(k tea.KeyPressMsg) tea.Cmd {
 }
 
 // column is one column of a table: a short and a long heading (the long ones are used
-// when the whole table fits with them), its cells, and whether it is aligned left.
+// when the whole table fits with them), its cells, whether it is aligned left, and
+// whether its cells may wrap onto more lines (names do; a mark, a number never).
 type column struct {
 	short, long string
 	cells       []string
-	left        bool
+	left, wraps bool
 }
 
 // tableWidths are the widths of a table's columns in w columns, the gap between them and
@@ -61,11 +62,12 @@ func tableWidths(cols []column, w int) (ws []int, gap int, long bool) {
 		gap = 1
 		ws, total = widths(false)
 	}
-	// Narrow the names, widest first, each to no less than its longest word.
+	// Narrow the names, widest first, each to no less than its longest word or its
+	// heading's, so that neither is cut mid-word.
 	least := make([]int, len(cols))
 	for i, c := range cols {
 		least[i] = 1
-		for _, s := range c.cells {
+		for _, s := range append([]string{c.short}, c.cells...) {
 			for _, word := range strings.Fields(s) {
 				least[i] = max(least[i], textWidth(word))
 			}
@@ -74,7 +76,7 @@ func tableWidths(cols []column, w int) (ws []int, gap int, long bool) {
 	for total > w {
 		widest := -1
 		for i, c := range cols {
-			if c.left && ws[i] > least[i] && (widest < 0 || ws[i] > ws[widest]) {
+			if c.wraps && ws[i] > least[i] && (widest < 0 || ws[i] > ws[widest]) {
 				widest = i
 			}
 		}
@@ -188,7 +190,7 @@ func heroTable(v world.View, w int) []tableLine { return table(heroColumns(v), w
 func heroColumns(v world.View) []column {
 	f := v.Fight
 	cols := []column{
-		{short: "Hero", long: "Hero", left: true}, {short: "Lvl", long: "Level"}, {short: "Hits", long: "Hits"},
+		{short: "Hero", long: "Hero", left: true, wraps: true}, {short: "Lvl", long: "Level"}, {short: "Hits", long: "Hits"},
 		{short: "SU", long: "Spell units"}, {short: "Str", long: "Str"}, {short: "Int", long: "Int"},
 		{short: "Con", long: "Con"}, {short: "Dex", long: "Dex"}, {short: "Swd", long: "Sword"},
 		{short: "Shd", long: "Shield"}, {short: "Arm", long: "Armour"}, {short: "Blows", long: "Blows"},
@@ -218,8 +220,8 @@ func monsterTable(f *world.FightView, w int) []tableLine { return table(monsterC
 // monsterColumns are monsterTable's columns.
 func monsterColumns(f *world.FightView) []column {
 	cols := []column{
-		{short: "", long: "", left: true}, {short: "Monster", long: "Monster", left: true},
-		{short: "Class", long: "Class", left: true}, {short: "Lvl", long: "Level"}, {short: "Hits", long: "Hits"},
+		{short: "", long: "", left: true}, {short: "Monster", long: "Monster", left: true, wraps: true},
+		{short: "Class", long: "Class", left: true, wraps: true}, {short: "Lvl", long: "Level"}, {short: "Hits", long: "Hits"},
 		{short: "Attack", long: "Attack"}, {short: "To-hit", long: "To-hit die"}, {short: "Spd", long: "Speed"},
 		{short: "Dodge", long: "Dodge"}, {short: "Exp", long: "Experience"}, {short: "", long: "", left: true},
 	}

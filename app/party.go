@@ -314,8 +314,8 @@ func partyBody(v world.View, w int) []panelLine {
 		}
 		body = append(body, panelLine{})
 	} else {
-		cols := []column{{short: "", long: "", left: true}, {short: "Knight", long: "Knight", left: true},
-			{short: "Level", long: "Level"}, {short: "Hits", long: "Hits"}, {short: "Where", long: "Where", left: true}}
+		cols := []column{{short: "", long: "", left: true}, {short: "Knight", long: "Knight", left: true, wraps: true},
+			{short: "Level", long: "Level"}, {short: "Hits", long: "Hits"}, {short: "Where", long: "Where", left: true, wraps: true}}
 		for _, pm := range v.Party {
 			mark, name := "", pm.Name
 			if pm.Leader {
