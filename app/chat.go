@@ -558,12 +558,17 @@ func (m *Model) logPage() (lines, foot []string, page int) {
 func (m *Model) drawLog(c *canvas) {
 	msgs := m.view.Messages
 	lines, foot, page := m.logPage()
-	title := "MESSAGES AND CHAT: the last " + english.Count(len(msgs), "message", "messages")
+	// The heading says less on a phone rather than be cut: which lines show before how
+	// many messages there are.
+	count := english.Count(len(msgs), "message", "messages")
+	title := fit(c.w-2, "MESSAGES AND CHAT: the last "+count, "MESSAGES AND CHAT: "+count, "MESSAGES: "+count)
 	if len(lines) > page {
 		from, to := m.log.span(len(lines), page)
-		title += fmt.Sprintf(", lines %d-%d of %d", from, to, len(lines))
+		title = fit(c.w-2, fmt.Sprintf("MESSAGES AND CHAT: the last %s, lines %d-%d of %d", count, from, to, len(lines)),
+			fmt.Sprintf("MESSAGES AND CHAT: lines %d-%d of %d", from, to, len(lines)),
+			fmt.Sprintf("MESSAGES AND CHAT, %d-%d of %d", from, to, len(lines)), fmt.Sprintf("MESSAGES %d-%d of %d", from, to, len(lines)))
 	}
-	c.text(2, 0, title, clsTitle) // at most 67 columns
+	c.text(2, 0, title, clsTitle)
 	m.log.draw(c, 2, 1, lines, page, clsText)
 	if len(msgs) == 0 {
 		c.text(2, 2, "Nothing yet.", clsDim)

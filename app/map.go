@@ -19,7 +19,8 @@ func (m *Model) drawMap(c *canvas) {
 	d := v.Self.Depth
 	c.text(0, 0, fit(c.w, fmt.Sprintf("Map of level %d: where you have been. Arrows or h j k l move it, c centres, ? the legend.", d),
 		fmt.Sprintf("Map of level %d: arrows or h j k l move it, c centres, ? the legend.", d),
-		fmt.Sprintf("Map of level %d: h j k l move, ? legend", d), fmt.Sprintf("Level %d: h j k l, ?", d)), clsTitle)
+		fmt.Sprintf("Map of level %d: h j k l move, c centres, ? legend", d), fmt.Sprintf("Map %d: h j k l move, c centres, ? legend", d),
+		fmt.Sprintf("Map %d: hjkl move, c centres, ? legend", d), fmt.Sprintf("Level %d: hjkl, c centres, ?", d)), clsTitle)
 	if m.mapScr == nil {
 		m.mapScr = mapScreens.Get().(*mapScreen)
 	}
