@@ -41,14 +41,106 @@ var (
 	}
 )
 
-// helpLines is the whole help: the lesson with the keys, then the monster tables. It is
-// made by init (app.go), once gameKeys is.
-var helpLines []string
+// helpLines is the whole help: the lesson with the keys, then the monster tables (from
+// line helpMonstersAt). It is made by init (app.go), once gameKeys is.
+var (
+	helpLines      []string
+	helpMonstersAt int
+)
 
-// makeHelp is the whole help.
+// makeHelp is the whole help. Lines of prose, which start at the margin, are joined into
+// paragraphs, so that each screen wraps them to its own width: a line broken for 80
+// columns, wrapped again on a phone, left a word alone on a line ("and / now / and then").
 func makeHelp() []string {
-	lines := slices.Concat(helpLesson, []string{phoneKeysLine(), ""}, keyHelpLines(), helpRules, world.MonsterTableLines())
+	lines := paragraphs(slices.Concat(helpLesson, []string{phoneKeysLine(), ""}, keyHelpLines(), helpRules))
+	helpMonstersAt = len(lines)
+	lines = append(lines, paragraphs(world.MonsterTableLines())...)
 	return slices.Clip(lines)
+}
+
+// paragraphs is lines with each run of lines of prose (not indented, not blank) joined
+// into one.
+func paragraphs(lines []string) []string {
+	var out []string
+	prose := func(l string) bool { return l != "" && l[0] != ' ' }
+	for i, l := range lines {
+		if i > 0 && prose(l) && prose(lines[i-1]) && len(out) > 0 {
+			out[len(out)-1] += " " + l
+			continue
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+// helpNarrow is the most columns a screen's help has where its tables take a phone's
+// layout: a key's text under its name rather than beside it, and the monster tables
+// with short headings, stacked when they are still too wide.
+const helpNarrow = 60
+
+// narrowHelp is the help's lines laid out for w columns of a phone's screen.
+func narrowHelp(w int) []string {
+	var lines []string
+	for _, l := range helpLines[:helpMonstersAt] {
+		hang := hangOf(l)
+		if hang > 0 {
+			// "  walk          arrows, or h j k l" becomes "  walk  arrows, or h j k l",
+			// its text hanging shortHang columns in.
+			lead := len(l) - len(strings.TrimLeft(l, " "))
+			if i := strings.Index(l[lead:], "  "); i >= 0 {
+				l, hang = l[:lead+i]+"  "+strings.TrimLeft(l[lead+i:], " "), shortHang
+			}
+		}
+		lines = append(lines, wrapHang(l, w, hang)...)
+	}
+	lines = append(lines, wrap(monsterKey, w)...)
+	lines = append(lines, "")
+	for c := range world.NumMonsterClasses {
+		cols := []column{{short: "Name", long: "Name", left: true, wraps: true}, {short: "Lvl", long: "Lvl"}, {short: "Hit", long: "Hit"},
+			{short: "Att", long: "Att"}, {short: "Dex", long: "Dex"}, {short: "Exp", long: "Exp"}, {short: "Spd", long: "Spd"}, {short: "×", long: "×"}}
+		for _, k := range world.Monsters {
+			if k.Class != c {
+				continue
+			}
+			for i, s := range []string{k.Name, fmt.Sprint(k.Level), k.HitDice.String(), k.AttackDice.String(), fmt.Sprint(k.Dex),
+				fmt.Sprint(k.Experience), fmt.Sprintf("%+d", k.Speed), fmt.Sprint(k.AttacksPerRound)} {
+				cols[i].cells = append(cols[i].cells, s)
+			}
+		}
+		lines = append(lines, c.String())
+		lines = append(lines, indented(table(cols, w-1))...)
+		lines = append(lines, "")
+	}
+	lines = append(lines, wrap(oddsKey, w)...)
+	cols := []column{{short: "Lvl", long: "Lvl"}}
+	for d := range world.MonsterLevelOdds {
+		col := column{short: fmt.Sprintf("D%d", d+1), long: fmt.Sprintf("D%d", d+1)}
+		for ml := range len(world.MonsterLevelOdds[d]) {
+			if d == 0 {
+				cols[0].cells = append(cols[0].cells, fmt.Sprint(ml+1))
+			}
+			col.cells = append(col.cells, fmt.Sprint(world.MonsterLevelOdds[d][ml]))
+		}
+		cols = append(cols, col)
+	}
+	return append(lines, indented(table(cols, w-1))...)
+}
+
+// monsterKey and oddsKey say what the narrow monster tables' short headings mean.
+const (
+	monsterKey = "Lvl: level; Hit and Att: " +
+		"the dice of its hits and of its attack; Dex: its to-hit die; Exp: the experience it is worth; Spd: its speed; ×: attacks a round."
+	oddsKey = "Where are the monsters? The chance in percent of meeting each monster level (Lvl, down) on each dungeon level " +
+		"(D1 to D10, across)."
+)
+
+// indented is a table's lines, a column in from the margin.
+func indented(t []tableLine) []string {
+	out := make([]string, len(t))
+	for i, l := range t {
+		out[i] = " " + l.text
+	}
+	return out
 }
 
 // helpScreen is what the help screen keeps: where it is scrolled to, and its lines as
@@ -90,8 +182,12 @@ func (wh *wrappedHelp) at(w int) []string {
 	if ok {
 		return lines
 	}
-	for _, l := range helpLines {
-		lines = append(lines, wrapHang(l, w-4, hangOf(l))...)
+	if w-4 <= helpNarrow {
+		lines = narrowHelp(w - 4)
+	} else {
+		for _, l := range helpLines {
+			lines = append(lines, wrapHang(l, w-4, hangOf(l))...)
+		}
 	}
 	lines = slices.Clip(lines) // an append by a reader never writes into the shared array
 	wh.mu.Lock()
