@@ -64,32 +64,50 @@ func (l playLayout) msgRow() int { return l.msgTop + len(l.msgs) - 1 }
 func underMax(h int) int { return max(4, h/6) }
 
 // layoutPlay shares out a w×h screen showing v, with extra as the newest message (a
-// question the screen asks), if any. sight is v.InSight().
-func layoutPlay(v world.View, sight []world.Other, w, h int, extra string, memo *underMemo) playLayout {
-	panel := v.Fight != nil || len(v.LastFight) > 0
+// question the screen asks), if any. sight is v.InSight(). panelLog, when set, is which
+// entries of the fight's log the battle panel shows at a height: the messages leave out
+// those, and only those, so that a line the panel has no room for (who guards the room,
+// the newest blow, on a phone) is still read under the view.
+func layoutPlay(v world.View, sight []world.Other, w, h int, extra string, memo *underMemo, panelLog func(h int) []string) playLayout {
+	var log []string
+	switch {
+	case v.Fight != nil:
+		log = v.Fight.Log
+	case len(v.LastFight) > 0:
+		log = v.LastFight
+	}
+	panel := log != nil || v.Fight != nil
 	underW := w
 	if panel {
 		underW -= fightPanelWidth(w)
 	}
-	l := playLayout{mapTop: 1, under: underLinesOf(v, sight, underW, underMax(h), memo), status: memo.statusLines(v.Self, w)}
-	msgs := v.Messages
-	if v.Fight != nil {
-		msgs = withoutLines(msgs, v.Fight.Log, msgLines) // the panel shows the fight's own
-	} else if len(v.LastFight) > 0 {
-		msgs = withoutLines(msgs, v.LastFight, msgLines)
+	under, status := underLinesOf(v, sight, underW, underMax(h), memo), memo.statusLines(v.Self, w)
+	lay := func(shown []string) playLayout {
+		l := playLayout{mapTop: 1, under: under, status: status}
+		msgs := v.Messages
+		if panel {
+			msgs = withoutLines(msgs, shown, msgLines)
+		}
+		if extra != "" {
+			msgs = append(append([]string(nil), msgs...), extra)
+		}
+		l.msgs = memo.messageLines(msgs, w, msgLines)
+		if h < MinFullHeight {
+			l.mapTop = 0 // a low screen (a phone in landscape) drops the header first
+		}
+		l.keepView(h, underW)
+		l.msgTop = h - len(l.status) - len(l.msgs)
+		l.mapH = max(1, l.msgTop-len(l.under)-l.mapTop)
+		if panel {
+			l.panelH = l.msgTop - l.mapTop
+		}
+		return l
 	}
-	if extra != "" {
-		msgs = append(append([]string(nil), msgs...), extra)
-	}
-	l.msgs = memo.messageLines(msgs, w, msgLines)
-	if h < MinFullHeight {
-		l.mapTop = 0 // a low screen (a phone in landscape) drops the header first
-	}
-	l.keepView(h)
-	l.msgTop = h - len(l.status) - len(l.msgs)
-	l.mapH = max(1, l.msgTop-len(l.under)-l.mapTop)
-	if panel {
-		l.panelH = l.msgTop - l.mapTop
+	l := lay(log) // the panel shows the fight's own lines, when it has the room
+	if panelLog != nil && len(log) > 0 {
+		if shown := panelLog(l.panelH); len(shown) < len(log) {
+			l = lay(shown)
+		}
 	}
 	return l
 }
@@ -170,16 +188,16 @@ func (mm *underMemo) messageLines(msgs []string, w, rows int) []panelLine {
 // and one each side of it.
 const minViewRows = 5
 
-// keepView gives the view minViewRows of an h-row screen: the lines under the view, then
-// the older messages, then the newest message's last lines give way, each cut at a whole
-// line and ending in a line that says where the rest is.
-func (l *playLayout) keepView(h int) {
+// keepView gives the view minViewRows of an h-row screen: the lines under the view (underW
+// columns wide), then the older messages, then the newest message's last lines give way,
+// each cut at a whole line and ending in a line that says where the rest is.
+func (l *playLayout) keepView(h, underW int) {
 	room := h - l.mapTop - minViewRows - len(l.status)
 	if len(l.under)+len(l.msgs) <= room {
 		return
 	}
 	if keep := room - len(l.msgs); keep < len(l.under) {
-		l.under = moreLines(l.under, max(0, keep), underMore)
+		l.under = moreLines(l.under, max(0, keep), fit(underW, underMore, underMoreShort))
 	}
 	if over := len(l.under) + len(l.msgs) - room; over > 0 {
 		msgs := l.msgs
@@ -202,8 +220,9 @@ func (l *playLayout) keepView(h int) {
 // underMore and msgMore end the lines under the view and the newest message where a
 // small screen cuts them.
 const (
-	underMore = "(more: w lists who is here)"
-	msgMore   = "(more: M shows it whole)"
+	underMore      = "(more: w lists who is here)"
+	underMoreShort = "(more: w)" // beside a phone's battle box
+	msgMore        = "(more: M shows it whole)"
 )
 
 // moreLines is the first n lines, the last of them more when some are left out (none for
@@ -407,7 +426,10 @@ func (m *Model) drawPlay(c *canvas) {
 	// the view both need it, and a crowd is dozens of knights.
 	m.dun.sight = v.AppendInSight(m.dun.sight[:0])
 	sight := m.dun.sight
-	l := layoutPlay(v, sight, c.w, c.h, extra, &m.dun.under)
+	l := layoutPlay(v, sight, c.w, c.h, extra, &m.dun.under, func(h int) []string {
+		_, _, shown := m.fightPanel(v, fightPanelWidth(c.w), h)
+		return shown
+	})
 	m.dun.lay = l
 	mapTop, mapH := l.mapTop, l.mapH
 	fightPanel := l.panelH > 0 // drawn beside the dungeon and the surface, not on the way in

@@ -20,7 +20,7 @@ func TestACrowdInSightIsCounted(t *testing.T) {
 	for i := range 40 {
 		v.Others = append(v.Others, world.Other{Name: fmt.Sprintf("Knight %d the Tall", i), Pos: world.Pos{X: 10, Y: 1}})
 	}
-	l := layoutPlay(v, v.InSight(), 80, 24, "", nil)
+	l := layoutPlay(v, v.InSight(), 80, 24, "", nil, nil)
 	if len(l.under) != underMax(24) {
 		t.Fatalf("the lines under the view take %d rows, want %d: %q", len(l.under), underMax(24), l.under)
 	}

@@ -22,19 +22,25 @@ func fightPanelWidth(w int) int { return min(46, w/2) }
 // battle is over it shows that battle's log until the knight walks on. The combatants
 // come first; the log shows the newest entries that fit whole.
 func (m *Model) drawFight(c *canvas, top, h int) {
-	v := m.shown()
 	w := fightPanelWidth(c.w)
+	title, lines, _ := m.fightPanel(m.shown(), w, h)
 	x := c.w - w
+	box(c, x, top, w, h, title)
+	for i, l := range lines {
+		c.text(x+2, top+1+i, l.text, l.cls)
+	}
+}
+
+// fightPanel is what the battle panel w columns wide and h rows high shows of v: its
+// title, its lines, and the entries of the log among them (the messages under the view
+// show the rest).
+func (m *Model) fightPanel(v world.View, w, h int) (title string, lines []panelLine, shownLog []string) {
 	inner := w - 4
 	rows := h - 2
-	var lines, foot []panelLine
+	var foot []panelLine
 	var log []string
-	title := " FIGHT "
 	if f := v.Fight; f != nil {
-		title = fmt.Sprintf(" FIGHT, ROUND %d ", max(1, f.Round))
-		if f.Surface {
-			title = fmt.Sprintf(" BATTLE, ROUND %d ", max(1, f.Round))
-		}
+		title = fightTitle(f, w-4)
 		cls := clsDim
 		if f.YourMove {
 			cls = clsTitle
@@ -78,7 +84,8 @@ func (m *Model) drawFight(c *canvas, top, h int) {
 				lines, _ = combatantLines(v, inner, rows-len(foot))
 			}
 		}
-		if len(lines) < rows-len(foot)-1 {
+		// The rule goes above the log only when the newest entry fits whole under it.
+		if n := len(f.Log); len(lines) < rows-len(foot)-1 && (n == 0 || len(wrap(f.Log[n-1], inner)) <= rows-len(foot)-len(lines)-1) {
 			lines = append(lines, panelLine{strings.Repeat("╌", inner), clsWall})
 		}
 		log = f.Log
@@ -91,20 +98,27 @@ func (m *Model) drawFight(c *canvas, top, h int) {
 			}
 		}
 	}
-	for _, l := range logLines(log, inner, rows-len(lines)-len(foot)) {
+	logText, from := logShown(log, inner, rows-len(lines)-len(foot))
+	for _, l := range logText {
 		lines = append(lines, panelLine{l, clsText})
 	}
 	for len(lines) < rows-len(foot) {
 		lines = append(lines, panelLine{})
 	}
 	lines = append(lines, foot...)
-	box(c, x, top, w, h, title)
-	for i, l := range lines {
-		if i >= rows {
-			break
-		}
-		c.text(x+2, top+1+i, l.text, l.cls)
+	return title, lines[:min(len(lines), max(0, rows))], log[from:]
+}
+
+// fightTitle is the battle box's title in room columns: a fight in the dungeon or a
+// battle on the surface, and its round, said shorter in a phone's narrow box rather than
+// left out.
+func fightTitle(f *world.FightView, room int) string {
+	kind, round := "FIGHT", max(1, f.Round)
+	if f.Surface {
+		kind = "BATTLE"
 	}
+	return fit(room, fmt.Sprintf(" %s, ROUND %d ", kind, round), fmt.Sprintf(" %s ROUND %d ", kind, round),
+		fmt.Sprintf(" %s, RND %d ", kind, round), fmt.Sprintf(" %s %d ", kind, round))
 }
 
 // panelLine is one line of a panel, with its look.
@@ -133,6 +147,7 @@ const (
 func combatantLines(v world.View, w, rows int) (lines []panelLine, form int) {
 	f := v.Fight
 	var mons, standingMons, heroes []panelLine
+	var standingEnds []int // where each standing monster's lines end in standingMons
 	fallen := 0
 	for i, mo := range f.Monsters {
 		mark := " "
@@ -155,6 +170,9 @@ func combatantLines(v world.View, w, rows int) (lines []panelLine, form int) {
 			if !mo.Dead {
 				standingMons = append(standingMons, panelLine{l, cls})
 			}
+		}
+		if !mo.Dead {
+			standingEnds = append(standingEnds, len(standingMons))
 		}
 	}
 	var shared []string // the heroes in a sentence, for a panel too short for a line each
@@ -186,9 +204,20 @@ func combatantLines(v world.View, w, rows int) (lines []panelLine, form int) {
 			return append(append(append([]panelLine(nil), t[0]...), rule), t[1]...), form
 		}
 	}
-	out := append(append(append([]panelLine(nil), standingMons...), rule), sharedLines...)
-	more := wrap("and more: x shows everyone", w)
-	out = out[:max(0, rows-len(more))]
+	// Cut short: as many standing monsters as fit whole, a name never without its end.
+	more := wrap(fit(w, "and more: x shows everyone", "and more: x"), w)
+	var out []panelLine
+	if n := len(standingMons) + 1 + len(sharedLines); n <= rows-len(more) {
+		out = append(append(append(out, standingMons...), rule), sharedLines...)
+	} else {
+		shown := 0
+		for _, end := range standingEnds {
+			if end <= rows-len(more) {
+				shown = end
+			}
+		}
+		out = append(out, standingMons[:shown]...)
+	}
 	for _, l := range more {
 		out = append(out, panelLine{l, clsDim})
 	}
@@ -198,15 +227,21 @@ func combatantLines(v world.View, w, rows int) (lines []panelLine, form int) {
 // logLines are the newest whole lines of a log wrapped to w, in at most rows lines: an
 // entry that does not fit whole is left out, with every older one.
 func logLines(log []string, w, rows int) []string {
-	var out []string
+	out, _ := logShown(log, w, rows)
+	return out
+}
+
+// logShown is logLines, and the first entry of the log they show (len(log) for none).
+func logShown(log []string, w, rows int) (out []string, from int) {
+	from = len(log)
 	for i := len(log) - 1; i >= 0; i-- {
 		lines := wrap(log[i], w)
 		if len(out)+len(lines) > rows {
 			break
 		}
-		out = append(lines, out...)
+		out, from = append(lines, out...), i
 	}
-	return out
+	return out, from
 }
 
 // graceBar is how much of its grace (total turns) a knight has left to choose, as a bar of
