@@ -449,7 +449,7 @@ func (m *Model) drawPlay(c *canvas) {
 		sub := m.dun.mapCanvas.sized(mapW, mapH) // paint draws every cell
 		// What the knight sees now is bright; what it remembers of the level is faint.
 		lp := m.painter(v.Known, true, sight)
-		lp.bright, lp.dim, lp.memo = v.Visible, true, &m.dun.mapMemo
+		lp.bright, lp.dim, lp.memo, lp.follow = v.Visible, true, &m.dun.mapMemo, true
 		lp.paint(sub, s.Pos)
 		c.blit(sub, 0, mapTop)
 	}

@@ -258,6 +258,10 @@ type levelPainter struct {
 	// is drawn faint.
 	bright []byte
 	dim    bool
+	// follow keeps the focus in the middle where the level is narrower (or lower) than
+	// the canvas, as long as no square shown goes off it: the dungeon view follows the
+	// knight, where the map shows a small level whole and still.
+	follow bool
 	found  []int // secret doors this player has found (by EdgeIndex)
 	light  bool  // seed 000: with light "secret doors will always appear"
 	// marks are what stands on squares (the player, others, monsters, traps), drawn in
@@ -412,11 +416,20 @@ func featureMark(f world.Feature) (string, bool) {
 }
 
 // paint draws the level into every cell of c, so that square center sits in the middle
-// of c (or the whole level is centred when it fits).
+// of c (or the whole level is centred when it fits, unless follow is set).
 func (lp *levelPainter) paint(c *canvas, center world.Pos) {
 	fullW, fullH := lp.l.W*colsPerSquare+1, lp.l.H*rowsPerSquare+1
 	ox := offset(fullW, c.w, center.X*colsPerSquare+1)
 	oy := offset(fullH, c.h, center.Y*rowsPerSquare+1)
+	if lp.follow && (fullW <= c.w || fullH <= c.h) {
+		x0, y0, x1, y1 := lp.shownBounds(center)
+		if fullW <= c.w {
+			ox = followOffset(c.w, center.X*colsPerSquare+1, x0*colsPerSquare, x1*colsPerSquare+1)
+		}
+		if fullH <= c.h {
+			oy = followOffset(c.h, center.Y*rowsPerSquare+1, y0*rowsPerSquare, y1*rowsPerSquare+1)
+		}
+	}
 	switch mm := lp.memo; {
 	case mm == nil:
 		c.blank(c.w, c.h)
@@ -487,6 +500,27 @@ func (lp *levelPainter) paintMark(c *canvas, ox, oy int, m squareMark) {
 		r, cls := lp.glyphAt(cx+2, cy)
 		c.set(x+2, y, r, lp.look(cx+2, cy, r, cls))
 	}
+}
+
+// shownBounds are the squares shown and square p, as a box: from (x0, y0) to (x1, y1),
+// both included.
+func (lp *levelPainter) shownBounds(p world.Pos) (x0, y0, x1, y1 int) {
+	x0, y0, x1, y1 = p.X, p.Y, p.X, p.Y
+	w := lp.l.W
+	for i := range w * lp.l.H {
+		if world.Bit(lp.shown, i) {
+			x, y := i%w, i/w
+			x0, y0, x1, y1 = min(x0, x), min(y0, y), max(x1, x), max(y1, y)
+		}
+	}
+	return x0, y0, x1, y1
+}
+
+// followOffset is the first canvas column (or row) a window of size win shows of a level
+// picture that fits in it, keeping focus in the middle as far as the drawn part of the
+// picture, from lo to hi (both included), stays in the window.
+func followOffset(win, focus, lo, hi int) int {
+	return max(hi-win+1, min(focus-win/2, lo))
 }
 
 // offset is the first canvas column (or row) of the level picture that a window of
