@@ -578,6 +578,14 @@ func TestOtherScreensAreWhole(t *testing.T) {
 	}
 }
 
+// tigersDeath is a death with all a tombstone shows: the last blows and hints.
+func tigersDeath() *world.Death {
+	return &world.Death{Killer: "a Sabre-tooth Tiger", Depth: 10, Level: 9, Experience: 123456,
+		LastBlows: []world.Blow{{By: "a Sabre-tooth Tiger", Damage: 12, HitsLeft: 20}, {By: "a Sabre-tooth Tiger", Damage: 11, HitsLeft: 9},
+			{By: "a Sabre-tooth Tiger", Damage: 14, HitsLeft: 0}},
+		Hints: []string{"Sleep might have held the tiger for the fight: it sleeps.", "You had 6 spell units left: Magic Missile strikes from afar."}}
+}
+
 // phoneSizes are the terminal sizes players play at: phones in portrait (40×20, 46×19,
 // 50×25, 60×30) and landscape (100×18), the PLATO layout's 80×24, and a large terminal.
 var phoneSizes = [][2]int{{40, 20}, {46, 19}, {50, 25}, {60, 30}, {80, 24}, {100, 18}, {160, 50}}
@@ -607,6 +615,12 @@ func TestEveryScreenIsWholeAtEverySize(t *testing.T) {
 		knight bool // the screen shows the knight's square: "()" is on it
 		key    string
 		after  func(m *Model) bool // what the key did
+		// needs are the texts the screen must show whole at every size: its title, its
+		// way on, what a player needs to know there.
+		needs func(m *Model) []string
+		// check checks what else the screen must be at every size; open makes the
+		// screen afresh, for a check that scrolls it.
+		check func(t *testing.T, what string, open func() *Model)
 	}{
 		{name: "title", open: func(m *Model) { m.screen = screenTitle }, key: "enter", after: func(m *Model) bool { return m.screen == screenRoll }},
 		{name: "roll", open: func(m *Model) { m.screen = screenRoll }, key: "enter", after: func(m *Model) bool { return m.screen == screenName }},
@@ -616,7 +630,13 @@ func TestEveryScreenIsWholeAtEverySize(t *testing.T) {
 			m.rolled.nameErr, m.rolled.suggested = TakenNameNote, longName
 		}, key: "K", after: func(m *Model) bool { return m.rolled.name.value() == "K" }},
 		{name: "dungeon", open: func(*Model) {}, knight: true, key: "m", after: func(m *Model) bool { return m.screen == screenMap }},
-		{name: "fight", view: twoOnTwo, open: func(*Model) {}, knight: true, key: "t", after: func(m *Model) bool { return m.screen == screenPlay }},
+		{name: "dungeon, a level narrower than the screen", view: farEast, open: func(*Model) {}, knight: true, key: "m",
+			after: func(m *Model) bool { return m.screen == screenMap }, check: checkCentred},
+		{name: "fight", view: roundTwelve, open: func(*Model) {}, knight: true, key: "t", after: func(m *Model) bool { return m.screen == screenPlay },
+			needs: func(m *Model) []string { return newestLine(m) }, check: checkTitle("FIGHT", 12)},
+		{name: "fight begins", view: guardedRoom, open: func(*Model) {}, knight: true, key: "f",
+			after: func(m *Model) bool { return m.screen == screenPlay }, needs: func(m *Model) []string { return m.view.Fight.Log },
+			check: checkTitle("FIGHT", 1)},
 		{name: "last fight", view: func(t *testing.T) world.View {
 			v := twoOnTwo(t)
 			v.LastFight, v.Fight = v.Fight.Log, nil
@@ -624,18 +644,26 @@ func TestEveryScreenIsWholeAtEverySize(t *testing.T) {
 		}, open: func(*Model) {}, knight: true, key: "m", after: func(m *Model) bool { return m.screen == screenMap }},
 		{name: "party battle", view: func(t *testing.T) world.View { return sixOnSix(t, false) }, open: func(*Model) {}, knight: true,
 			key: "x", after: func(m *Model) bool { return m.screen == screenStats }},
-		{name: "surface battle", view: func(t *testing.T) world.View { return sixOnSix(t, true) }, open: func(*Model) {}, knight: true,
-			key: "x", after: func(m *Model) bool { return m.screen == screenStats }},
+		{name: "surface battle", view: func(t *testing.T) world.View {
+			v := sixOnSix(t, true)
+			v.Messages = append(v.Messages, v.Fight.Log...) // as the world writes them
+			return v
+		}, open: func(*Model) {}, knight: true,
+			key: "x", after: func(m *Model) bool { return m.screen == screenStats }, needs: func(m *Model) []string { return newestLine(m) },
+			check: checkTitle("BATTLE", 12)},
 		{name: "surface", view: func(*testing.T) world.View { return surfaceView(world.Pos{X: 2, Y: 0}) }, open: func(*Model) {}, knight: true,
 			key: "b", after: func(m *Model) bool { return m.screen == screenMarket }},
 		{name: "market", view: func(*testing.T) world.View { return surfaceView(world.Pos{X: 2, Y: 0}) }, open: func(m *Model) { keys(m, "b") },
 			key: "q", after: func(m *Model) bool { return m.screen == screenPlay }},
-		{name: "map", open: func(m *Model) { keys(m, "m") }, knight: true, key: "q", after: func(m *Model) bool { return m.screen == screenPlay }},
+		{name: "map", open: func(m *Model) { keys(m, "m") }, knight: true, key: "q", after: func(m *Model) bool { return m.screen == screenPlay },
+			needs: func(*Model) []string { return []string{"c centres"} }},
 		{name: "inventory", view: func(t *testing.T) world.View { v := crowdedView(t); v.Self.Items = allItems(); return v },
 			open: func(m *Model) { keys(m, "i") }, key: "esc", after: func(m *Model) bool { return m.screen == screenPlay }},
 		{name: "spells", open: func(m *Model) { keys(m, "1") }, key: "esc", after: func(m *Model) bool { return m.screen == screenPlay }},
-		{name: "help", open: func(m *Model) { keys(m, "?") }, key: "down", after: func(m *Model) bool { return m.help.pager.top > 0 }},
-		{name: "log", open: func(m *Model) { keys(m, "M") }, key: "x", after: func(m *Model) bool { return m.screen == screenPlay }},
+		{name: "help", open: func(m *Model) { keys(m, "?") }, key: "down", after: func(m *Model) bool { return m.help.pager.top > 0 },
+			needs: func(*Model) []string { return []string{"HELP: the knight's lesson"} }, check: checkHelpLines},
+		{name: "log", view: longLog, open: func(m *Model) { keys(m, "M") }, key: "x", after: func(m *Model) bool { return m.screen == screenPlay },
+			needs: func(*Model) []string { return []string{"MESSAGES AND CHAT"} }},
 		{name: "letters", open: func(m *Model) {
 			m.screen, m.mail = screenMail, mailState{have: true, letters: []world.Letter{{ID: 1, From: longName, Text: strings.Repeat("a long letter ", 40)}}}
 		}, key: "esc", after: func(m *Model) bool { return m.screen == screenPlay }},
@@ -647,7 +675,9 @@ func TestEveryScreenIsWholeAtEverySize(t *testing.T) {
 		{name: "party", view: func(t *testing.T) world.View { return sixKnights(crowdedView(t)) }, open: func(m *Model) { keys(m, "P") },
 			key: "esc", after: func(m *Model) bool { return m.screen == screenPlay }},
 		{name: "statistics", view: func(t *testing.T) world.View { return sixOnSix(t, false) }, open: func(m *Model) { keys(m, "x") },
-			key: "esc", after: func(m *Model) bool { return m.screen == screenPlay }},
+			key: "esc", after: func(m *Model) bool { return m.screen == screenPlay }, check: checkStats},
+		{name: "statistics, one monster", view: guardedRoom, open: func(m *Model) { keys(m, "x") },
+			key: "esc", after: func(m *Model) bool { return m.screen == screenPlay }, check: checkStats},
 		{name: "chat line", open: func(m *Model) { keys(m, "enter", "hello there") }, knight: true, key: "esc",
 			after: func(m *Model) bool { return !m.chat.open }},
 		{name: "console", open: func(m *Model) { m.p.Admin = func(string) (string, bool) { return "", true }; keys(m, ":") }, knight: true, key: "esc",
@@ -657,11 +687,16 @@ func TestEveryScreenIsWholeAtEverySize(t *testing.T) {
 		{name: "retire", view: func(*testing.T) world.View { return surfaceView(world.Pos{X: 3, Y: 2}) }, open: func(m *Model) { keys(m, "R") },
 			knight: true, key: "n", after: func(m *Model) bool { return m.screen == screenPlay }},
 		{name: "death", open: func(m *Model) {
-			m.screen, m.tomb = screenDead, &world.Death{Killer: "a Sabre-tooth Tiger", Depth: 10, Level: 9, Experience: 123456}
-		}, key: "enter", after: func(m *Model) bool { return m.screen == screenRoll }},
+			m.p.Fell = func(context.Context) (ReplayControl, *ViewSlot, error) { return nil, nil, nil }
+			m.screen, m.tomb = screenDead, tigersDeath()
+		}, key: "enter", after: func(m *Model) bool { return m.screen == screenRoll },
+			needs: func(*Model) []string {
+				return []string{"R. I. P.", "r: see how you fell (the last minute).", "Death is permanent. Press Enter to roll a new knight, q to leave."}
+			}},
 		{name: "retirement", open: func(m *Model) {
 			m.screen, m.retired = screenDead, &world.Retirement{Level: 9, Experience: 123456}
-		}, key: "enter", after: func(m *Model) bool { return m.screen == screenRoll }},
+		}, key: "enter", after: func(m *Model) bool { return m.screen == screenRoll },
+			needs: func(*Model) []string { return []string{"Press Enter to roll a new knight, q to leave."} }},
 		{name: "joining", open: func(m *Model) { m.screen = screenJoining }, key: "x",
 			after: func(m *Model) bool { return m.screen == screenJoining }},
 		{name: "ended", open: func(m *Model) {
@@ -694,6 +729,17 @@ func TestEveryScreenIsWholeAtEverySize(t *testing.T) {
 			s := frameOf(t, tc.name, m)
 			if tc.knight && !strings.Contains(s, "()") {
 				t.Errorf("%s: the knight is not in view:\n%s", what, s)
+			}
+			if tc.needs != nil {
+				checkNeeds(t, what, s, m, tc.needs(m))
+			}
+			checkPanel(t, what, s, m)
+			if tc.check != nil {
+				tc.check(t, what, func() *Model {
+					m, _ := viewModel(t, view(t), w, h)
+					tc.open(m)
+					return m
+				})
 			}
 			keys(m, tc.key)
 			if !tc.after(m) {
@@ -843,10 +889,7 @@ func TestTheWatchBarSaysHowToStopAtEveryWidth(t *testing.T) {
 // bottom of a small screen, and the stone above it is cut short rather than the way on
 // (at 40×20 the screen ended at "r: see how you fell (the last").
 func TestTheDeathScreenSaysHowToGoOnAtEverySize(t *testing.T) {
-	d := &world.Death{Killer: "a Sabre-tooth Tiger", Depth: 10, Level: 9, Experience: 123456,
-		LastBlows: []world.Blow{{By: "a Sabre-tooth Tiger", Damage: 12, HitsLeft: 20}, {By: "a Sabre-tooth Tiger", Damage: 11, HitsLeft: 9},
-			{By: "a Sabre-tooth Tiger", Damage: 14, HitsLeft: 0}},
-		Hints: []string{"Sleep might have held the tiger for the fight: it sleeps.", "You had 6 spell units left: Magic Missile strikes from afar."}}
+	d := tigersDeath()
 	for _, sz := range phoneSizes {
 		w, h := sz[0], sz[1]
 		m, _ := viewModel(t, crowdedView(t), w, h)
@@ -857,6 +900,228 @@ func TestTheDeathScreenSaysHowToGoOnAtEverySize(t *testing.T) {
 		checkWhole(t, what, s, 0, w, "R. I. P.", "r: see how you fell (the last minute).")
 		if !strings.Contains(strings.Join(strings.Fields(s), " "), "Death is permanent. Press Enter to roll a new knight, q to leave.") {
 			t.Errorf("%s does not say how to go on:\n%s", what, s)
+		}
+	}
+}
+
+// Issue 43: played on a phone (40×20, 46×19) and in landscape (100×18), screens dropped
+// what a player needs: the fight box's title from round 10 and in every surface battle,
+// the line saying who guards the room, the newest blow (the battle box left its row
+// blank), the statistics' headings and marks (cut mid-word: "Monste / r", "> Rot / a
+// Grub"), the message log's heading, the map's c; the help broke a line of its lesson
+// early ("and / now / and then") and took 512 lines; the knight stood at column 70 of a
+// level narrower than the screen, 60 blank columns to its left; a line under the view ran
+// over the battle box's edge. The cases of TestEveryScreenIsWholeAtEverySize use what
+// follows to check these at every size.
+
+// roundTwelve is twoOnTwo in its twelfth round, its log begun as the world begins one.
+func roundTwelve(t *testing.T) world.View {
+	v := twoOnTwo(t)
+	v.Fight.Round = 12
+	v.Fight.Log = append([]string{"A Troll (Giant, level 4) guards this room!", "A Goblin (Goblin, level 1) guards this room!"}, v.Fight.Log...)
+	v.Messages = append([]string{"You force the door open."}, v.Fight.Log...) // the world writes the log to the messages too
+	return v
+}
+
+// guardedRoom is a fight one on one just begun in a room, as the world begins it: the
+// guard and who is quicker.
+func guardedRoom(t *testing.T) world.View {
+	v := twoOnTwo(t)
+	f := v.Fight
+	f.Monsters, f.Knights, f.Target, f.GraceLeft, f.Round = f.Monsters[:1], f.Knights[:1], 0, 0, 1
+	f.Monsters[0].Name, f.Monsters[0].Class, f.Monsters[0].Level, f.Monsters[0].Hits, f.Monsters[0].MaxHits = "Rot Grub", "Insect", 1, 4, 4
+	f.Log = []string{"A Rot Grub (Insect, level 1) guards this room!", "Sir Kay is quicker and may strike first."}
+	v.Others, v.Monsters = nil, v.Monsters[:1]
+	v.Messages = append([]string{"You break the locked door down!"}, f.Log...)
+	return v
+}
+
+// newestLine is the newest line of the fight's log: it must show, in the battle box or
+// under the view.
+func newestLine(m *Model) []string {
+	log := m.view.Fight.Log
+	return log[len(log)-1:]
+}
+
+// longLog is the crowded view with more messages than a screen shows.
+func longLog(t *testing.T) world.View {
+	v := crowdedView(t)
+	for i := range 40 {
+		v.Messages = append(v.Messages, fmt.Sprintf("%d: %s", i, longLine))
+	}
+	return v
+}
+
+// checkNeeds fails for every text that is whole neither across the screen nor inside
+// the battle box.
+func checkNeeds(t *testing.T, what, s string, m *Model, texts []string) {
+	t.Helper()
+	x0, x1 := 0, 0
+	if l := m.dun.lay; l.panelH > 0 && m.screen == screenPlay {
+		x0, x1 = m.width-fightPanelWidth(m.width)+2, m.width-2
+	}
+	for _, text := range texts {
+		if !wholeIn(s, 0, m.width, text) && (x1 == 0 || !wholeIn(s, x0, x1, text)) {
+			t.Errorf("%s: %q is not whole on the screen:\n%s", what, text, s)
+		}
+	}
+}
+
+// checkPanel fails when the battle box beside the view is not whole: a corner or an edge
+// written over, or a monster's name begun in it and not ended.
+func checkPanel(t *testing.T, what, s string, m *Model) {
+	t.Helper()
+	l := m.dun.lay
+	if !slices.Contains([]screen{screenPlay, screenESP, screenQuit, screenRetire}, m.screen) || l.panelH == 0 {
+		return
+	}
+	rows := strings.Split(s, "\n")
+	at := func(x, y int) rune {
+		if r := []rune(rows[y]); x < len(r) {
+			return r[x]
+		}
+		return ' '
+	}
+	pw := fightPanelWidth(m.width)
+	x0, x1, y0, y1 := m.width-pw, m.width-1, l.mapTop, l.mapTop+l.panelH-1
+	bad := at(x0, y0) != '┌' || at(x1, y0) != '┐' || at(x0, y1) != '└' || at(x1, y1) != '┘'
+	for y := y0 + 1; y < y1; y++ {
+		bad = bad || at(x0, y) != '│' || at(x1, y) != '│'
+	}
+	for x := x0 + 1; x < x1; x++ {
+		bad = bad || at(x, y1) != '─'
+	}
+	if bad {
+		t.Errorf("%s: the battle box is not whole (its edges are at columns %d-%d, rows %d-%d):\n%s", what, x0, x1, y0, y1, s)
+	}
+	if f := m.view.Fight; f != nil {
+		inside := area(s, x0+2, x1-1)
+		for i, mo := range f.Monsters {
+			name := monsterLetter(i) + " " + english.Capital(mo.Name)
+			if begun := strings.Fields(name)[:2]; strings.Contains(inside, strings.Join(begun, " ")) && !strings.Contains(inside, words(name)) {
+				t.Errorf("%s: the battle box begins %q and does not end it:\n%s", what, name, s)
+			}
+		}
+	}
+}
+
+// checkTitle checks that the battle box's title says what it is and its round.
+func checkTitle(kind string, round int) func(t *testing.T, what string, open func() *Model) {
+	return func(t *testing.T, what string, open func() *Model) {
+		t.Helper()
+		m := open()
+		s := frameOf(t, what, m)
+		top := strings.Split(s, "\n")[m.dun.lay.mapTop]
+		top = string([]rune(top)[m.width-fightPanelWidth(m.width):])
+		if !strings.Contains(top, " "+kind) || !strings.Contains(top, fmt.Sprintf(" %d ", round)) {
+			t.Errorf("%s: the battle box's title does not say %s and round %d: %q\n%s", what, kind, round, top, s)
+		}
+	}
+}
+
+// checkCentred checks that the knight stands in the middle of the view's columns when
+// the level is narrower than the screen, and of its rows when it is lower.
+func checkCentred(t *testing.T, what string, open func() *Model) {
+	t.Helper()
+	m := open()
+	s := frameOf(t, what, m)
+	l, lv := m.dun.lay, m.view.Level
+	for y, row := range strings.Split(s, "\n") {
+		i := strings.Index(row, "()")
+		if i < 0 {
+			continue
+		}
+		x := len([]rune(row[:i]))
+		if lv.W*colsPerSquare+1 <= m.width && (x+1 < m.width/2-2 || x+1 > m.width/2+2) {
+			t.Errorf("%s: the knight stands at column %d of %d, a level %d columns wide:\n%s", what, x, m.width, lv.W*colsPerSquare+1, s)
+		}
+		if mid := l.mapTop + l.mapH/2; lv.H*rowsPerSquare+1 <= l.mapH && (y < mid-1 || y > mid+1) {
+			t.Errorf("%s: the knight stands on row %d, the view's middle is %d:\n%s", what, y, mid, s)
+		}
+		return
+	}
+	t.Errorf("%s: no knight on the screen:\n%s", what, s)
+}
+
+// farEast is a knight at the far east of level 2, which it has only begun to walk: only
+// the squares near it are known.
+func farEast(t *testing.T) world.View {
+	v := crowdedView(t)
+	v.Level = world.Generate(2, world.LevelSeed(1977, 2), false)
+	v.Self.Pos = world.Pos{X: v.Level.W - 1, Y: v.Level.H / 2}
+	v.Known = make([]byte, (v.Level.W*v.Level.H+7)/8)
+	for y := range v.Level.H {
+		for x := range v.Level.W {
+			if abs(x-v.Self.Pos.X) <= 3 && abs(y-v.Self.Pos.Y) <= 2 {
+				v.Known[(y*v.Level.W+x)/8] |= 1 << ((y*v.Level.W + x) % 8)
+			}
+		}
+	}
+	v.Visible, v.Others, v.Monsters = v.Known, nil, nil
+	return v
+}
+
+// checkHelpLines checks the help's lesson reads as paragraphs (no line of it ends where
+// the next line's first word would have fitted), and that on a phone it is not much
+// longer than it needs to be.
+func checkHelpLines(t *testing.T, what string, open func() *Model) {
+	t.Helper()
+	m := open()
+	lines, _ := m.helpPage()
+	room := m.width - 4
+	for i := 1; i < len(lines); i++ {
+		prev, next := lines[i-1], lines[i]
+		if prev == "" || next == "" || prev[0] == ' ' || next[0] == ' ' {
+			continue // a table's lines, or a paragraph's end
+		}
+		if first := strings.Fields(next)[0]; textWidth(prev)+1+textWidth(first) <= room {
+			t.Errorf("%s: a line of the help ends early, %q before %q", what, prev, next)
+		}
+	}
+	if m.width <= 50 && len(lines) > helpLinesMost {
+		t.Errorf("%s: the help is %d lines long, more than %d", what, len(lines), helpLinesMost)
+	}
+}
+
+// helpLinesMost is how long the help may be at a phone's width: the lesson, the keys and
+// the monster tables, each laid out for a narrow screen.
+const helpLinesMost = 400
+
+// checkStats checks that the statistics show every heading whole at some point of their
+// scrolling (a short heading or its long form), and each monster with its mark and
+// letter on the line of its name.
+func checkStats(t *testing.T, what string, open func() *Model) {
+	t.Helper()
+	m := open()
+	screens := scrolled(m, "down")
+	tokens := map[string]bool{}
+	for _, s := range screens {
+		for _, tok := range strings.Fields(s) {
+			tokens[tok] = true
+		}
+	}
+	for _, cols := range [][]column{heroColumns(m.view), monsterColumns(m.view.Fight)} {
+		for _, c := range cols {
+			if c.short != "" && !tokens[c.short] && !strings.Contains(strings.Join(screens, "\n"), c.long) {
+				t.Errorf("%s: the heading %q is whole on none of the %d screens; the first:\n%s", what, c.short, len(screens), screens[0])
+			}
+		}
+	}
+	f := m.view.Fight
+	for i, mo := range f.Monsters {
+		mark := "  " + monsterLetter(i)
+		if i == f.Target {
+			mark = "> " + monsterLetter(i)
+		}
+		first := strings.Fields(mo.Name)[0]
+		found := false
+		for _, s := range screens {
+			for _, row := range strings.Split(s, "\n") {
+				found = found || strings.Contains(row, mark+" ") && strings.Contains(row, " "+first)
+			}
+		}
+		if !found {
+			t.Errorf("%s: no line has %q and %q together:\n%s", what, mark, first, strings.Join(screens, "\n--\n"))
 		}
 	}
 }
