@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -436,6 +437,83 @@ func TestEveryScreenOpensAtEverySize(t *testing.T) {
 			}
 			tm.press("ping", keyEnter)
 			tm.log("You say: still typing")
+		})
+	}
+}
+
+// Issue 43: played through ssh on a phone, at 40×20 the battle box lost its title from
+// round 10, the line saying who guards the room was nowhere, the statistics' headings
+// broke mid-word ("Monste / r"), and the death screen ended before its way on; at 100×18
+// the knight stood at column 70 with the unwalked level blank to its left. Through a real
+// SSH connection with a PTY of each size, a knight steps into a guarded room: the box's
+// title, the guard's line and the statistics' headings are whole; a knight too weak to
+// live dies there, and its tombstone says how to go on; a knight on a level narrower than
+// the screen stands in its middle.
+func TestFightAndDeathWholeAtEverySize(t *testing.T) {
+	for _, sz := range [][2]int{{40, 20}, {46, 19}, {50, 25}, {100, 18}, {80, 24}, {160, 50}} {
+		w, h := sz[0], sz[1]
+		t.Run(fmt.Sprintf("%dx%d", w, h), func(t *testing.T) {
+			dir := t.TempDir()
+			strong, weak, east := newKey(t), newKey(t), newKey(t)
+			in, _ := seedAtTheGuardsDoor(t, dir, strong, func(a *world.Adventurer) {
+				a.Name, a.Depth, a.Hits, a.MaxHits, a.Str, a.Dex = "Samwise", 1, 400, 400, 18, 18
+			})
+			seedAtTheGuardsDoor(t, dir, weak, func(a *world.Adventurer) {
+				a.Name, a.Depth, a.Hits, a.MaxHits, a.Dex = "Pippin", 1, 1, 12, 3 // slower than any guard, and hit once is dead
+			})
+			l := world.Generate(1, world.LevelSeed(defaultSeed, 1), false)
+			seedKnight(t, dir, east, func(a *world.Adventurer) {
+				a.Name, a.Depth, a.X, a.Y = "Merry", 1, l.W-1, l.H/2
+			})
+			ts := startServer(t, dir)
+
+			tm := openTerminal(t, ts.addr, strong, w, h, map[string]string{"NO_COLOR": "1"})
+			tm.waitWords("Welcome back, Samwise")
+			tm.press(keyEnter)
+			tm.waitWords("Samwise │")
+			tm.press(in...)
+			guard := regexp.MustCompile(`An? [A-Z][a-z]+( [A-Z][a-z]+)? \([A-Za-z ]+, level \d+\) guards this room!`)
+			tm.waitScreen("the fight's box, its title and who guards the room", func(s string) bool {
+				if !strings.Contains(s, "┌─ FIGHT") {
+					return false
+				}
+				x0, x1 := panelArea(s)
+				return guard.MatchString(screenArea(s, 0, w)) || guard.MatchString(screenArea(s, x0, x1))
+			})
+			tm.press("x")
+			s := tm.waitFor("BATTLE STATISTICS")
+			for _, heading := range []string{"Hero", "Monster"} {
+				if !slices.Contains(strings.Fields(s), heading) {
+					t.Errorf("the heading %q is not whole:\n%s", heading, s)
+				}
+			}
+			tm.close()
+
+			tm = openTerminal(t, ts.addr, weak, w, h, map[string]string{"NO_COLOR": "1"})
+			tm.waitWords("Welcome back, Pippin")
+			tm.press(keyEnter)
+			tm.waitWords("Pippin │")
+			tm.press(in...)
+			// It never hits (a d3 to hit), and fights until the guard does.
+			if !poll(60*time.Second, 100*time.Millisecond, func() bool {
+				if strings.Contains(screenWords(tm.screen()), "R. I. P.") {
+					return true
+				}
+				tm.press("f")
+				return false
+			}) {
+				t.Fatalf("the weak knight never died:\n%s", tm.screen())
+			}
+			tm.waitWords("Death is permanent. Press Enter to roll a new knight, q to leave.")
+			tm.close()
+
+			tm = openTerminal(t, ts.addr, east, w, h, map[string]string{"NO_COLOR": "1"})
+			tm.waitWords("Welcome back, Merry")
+			tm.press(keyEnter)
+			s = tm.waitFor("()")
+			if x := columnOf(t, s, "()"); l.W*3+1 <= w && (x+1 < w/2-2 || x+1 > w/2+2) {
+				t.Errorf("the knight stands at column %d of %d, on a level %d columns wide:\n%s", x, w, l.W*3+1, s)
+			}
 		})
 	}
 }
