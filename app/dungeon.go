@@ -82,7 +82,7 @@ func layoutPlay(v world.View, sight []world.Other, w, h int, extra string, memo 
 		underW -= fightPanelWidth(w)
 	}
 	under, status := underLinesOf(v, sight, underW, underMax(h), memo), memo.statusLines(v.Self, w)
-	lay := func(shown []string) playLayout {
+	lay := func(shown []string, most int) playLayout {
 		l := playLayout{mapTop: 1, under: under, status: status}
 		msgs := v.Messages
 		if panel {
@@ -91,7 +91,7 @@ func layoutPlay(v world.View, sight []world.Other, w, h int, extra string, memo 
 		if extra != "" {
 			msgs = append(append([]string(nil), msgs...), extra)
 		}
-		l.msgs = memo.messageLines(msgs, w, msgLines)
+		l.msgs = memo.messageLines(msgs, w, msgLines, most)
 		if h < MinFullHeight {
 			l.mapTop = 0 // a low screen (a phone in landscape) drops the header first
 		}
@@ -103,11 +103,16 @@ func layoutPlay(v world.View, sight []world.Other, w, h int, extra string, memo 
 		}
 		return l
 	}
-	l := lay(log) // the panel shows the fight's own lines, when it has the room
-	if panelLog != nil && len(log) > 0 {
-		if shown := panelLog(l.panelH); len(shown) < len(log) {
-			l = lay(shown)
+	l := lay(log, msgLines) // the panel shows the fight's own lines, when it has the room
+	// The messages take up to twice their rows for the lines the panel leaves them (who
+	// guards the room and the hint on a phone), which leaves the panel lower: until the
+	// panel shows no fewer, so that no line is in neither.
+	for n, tries := len(log), 0; panelLog != nil && n > 0 && tries < 4; tries++ {
+		shown := panelLog(l.panelH)
+		if len(shown) >= n {
+			break
 		}
+		n, l = len(shown), lay(shown, 2*msgLines)
 	}
 	return l
 }
@@ -134,9 +139,9 @@ type underMemo struct {
 	statusOf   []string // Self.Status the status line was made with
 	statusText []string
 
-	msgW, msgRows int
-	msgs          []string // the newest messages the lines were made from
-	msgLines      []panelLine
+	msgW, msgRows, msgMost int
+	msgs                   []string // the newest messages the lines were made from
+	msgLines               []panelLine
 }
 
 // statusKey is what the status line is made from, but Self.Status.
@@ -169,17 +174,18 @@ func (mm *underMemo) statusLines(s world.Self, w int) []string {
 	return mm.statusText
 }
 
-// messageLines is messageLines(msgs, w, rows), wrapped once for the same newest messages:
-// a message takes a line at least, so only the newest rows of them can show.
-func (mm *underMemo) messageLines(msgs []string, w, rows int) []panelLine {
+// messageLines is messageLines(msgs, w, rows), taking up to most rows for whole older
+// messages, wrapped once for the same newest messages: a message takes a line at least,
+// so only the newest most of them can show.
+func (mm *underMemo) messageLines(msgs []string, w, rows, most int) []panelLine {
 	if mm == nil {
-		return messageLines(msgs, w, rows)
+		return appendMessageLines(nil, msgs, w, rows, most)
 	}
-	newest := msgs[max(0, len(msgs)-rows):]
-	if mm.msgLines == nil || mm.msgW != w || mm.msgRows != rows || !slices.Equal(mm.msgs, newest) {
-		mm.msgW, mm.msgRows = w, rows
+	newest := msgs[max(0, len(msgs)-most):]
+	if mm.msgLines == nil || mm.msgW != w || mm.msgRows != rows || mm.msgMost != most || !slices.Equal(mm.msgs, newest) {
+		mm.msgW, mm.msgRows, mm.msgMost = w, rows, most
 		mm.msgs = append(mm.msgs[:0], newest...)
-		mm.msgLines = appendMessageLines(mm.msgLines[:0], newest, w, rows) // read only until the next change
+		mm.msgLines = appendMessageLines(mm.msgLines[:0], newest, w, rows, most) // read only until the next change
 	}
 	return mm.msgLines
 }
@@ -498,11 +504,12 @@ const msgLines = 3
 // as many whole messages as fit, and all of the newest however long it is. Blank lines
 // fill the rows above when the messages are fewer.
 func messageLines(msgs []string, w, rows int) []panelLine {
-	return appendMessageLines(nil, msgs, w, rows)
+	return appendMessageLines(nil, msgs, w, rows, rows)
 }
 
-// appendMessageLines is messageLines appended to out.
-func appendMessageLines(out []panelLine, msgs []string, w, rows int) []panelLine {
+// appendMessageLines is messageLines appended to out, taking up to most rows for whole
+// older messages.
+func appendMessageLines(out []panelLine, msgs []string, w, rows, most int) []panelLine {
 	start := len(out)
 	// Newest first, each message's lines backwards, and the whole turned round at the end.
 	n := 0 // lines so far
@@ -513,7 +520,7 @@ func appendMessageLines(out []panelLine, msgs []string, w, rows int) []panelLine
 		}
 		at := len(out)
 		wrapEach(msgs[i], w, 0, -1, func(_, text string) { out = append(out, panelLine{text, cls}) })
-		if n > 0 && n+len(out)-at > rows {
+		if n > 0 && n+len(out)-at > most {
 			out = out[:at]
 			break
 		}

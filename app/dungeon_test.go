@@ -81,8 +81,8 @@ func TestStatusAndMessagesAreWrappedOnceForTheSameText(t *testing.T) {
 	v.Self.Status = []string{"stuck (5 tries)"}
 	v.Messages = []string{"You hear a door creak somewhere below.", "A Rot Grub guards the treasure.", "You swing and miss."}
 	var memo underMemo
-	status, msgs := memo.statusLines(v.Self, 80), memo.messageLines(v.Messages, 80, msgLines)
-	if s, m := memo.statusLines(v.Self, 80), memo.messageLines(v.Messages, 80, msgLines); &s[0] != &status[0] || &m[0] != &msgs[0] {
+	status, msgs := memo.statusLines(v.Self, 80), memo.messageLines(v.Messages, 80, msgLines, msgLines)
+	if s, m := memo.statusLines(v.Self, 80), memo.messageLines(v.Messages, 80, msgLines, msgLines); &s[0] != &status[0] || &m[0] != &msgs[0] {
 		t.Fatal("the same status and messages at the same size were wrapped again")
 	}
 	statusChanges := map[string]func(*world.Self){
@@ -116,14 +116,14 @@ func TestStatusAndMessagesAreWrappedOnceForTheSameText(t *testing.T) {
 		"a new message":  append(slices.Clone(v.Messages), "You killed the Rot Grub."),
 		"a line changed": {v.Messages[0], v.Messages[1], "You swing and hit."},
 	} {
-		if got, want := memo.messageLines(ms, 80, msgLines), messageLines(ms, 80, msgLines); !slices.Equal(got, want) {
+		if got, want := memo.messageLines(ms, 80, msgLines, msgLines), messageLines(ms, 80, msgLines); !slices.Equal(got, want) {
 			t.Errorf("%s: the messages are %q, want %q", what, got, want)
 		}
 	}
-	if got, want := memo.messageLines(v.Messages, 20, msgLines), messageLines(v.Messages, 20, msgLines); !slices.Equal(got, want) {
+	if got, want := memo.messageLines(v.Messages, 20, msgLines, msgLines), messageLines(v.Messages, 20, msgLines); !slices.Equal(got, want) {
 		t.Errorf("a narrower screen: the messages are %q, want %q", got, want)
 	}
-	if got, want := memo.messageLines(v.Messages, 20, 2), messageLines(v.Messages, 20, 2); !slices.Equal(got, want) {
+	if got, want := memo.messageLines(v.Messages, 20, 2, 2), messageLines(v.Messages, 20, 2); !slices.Equal(got, want) {
 		t.Errorf("fewer rows: the messages are %q, want %q", got, want)
 	}
 }

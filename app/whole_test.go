@@ -932,7 +932,7 @@ func guardedRoom(t *testing.T) world.View {
 	f.Monsters[0].Name, f.Monsters[0].Class, f.Monsters[0].Level, f.Monsters[0].Hits, f.Monsters[0].MaxHits = "Rot Grub", "Insect", 1, 4, 4
 	f.Log = []string{"A Rot Grub (Insect, level 1) guards this room!", "Sir Kay is quicker and may strike first."}
 	v.Others, v.Monsters = nil, v.Monsters[:1]
-	v.Messages = append([]string{"You break the locked door down!"}, f.Log...)
+	v.Messages = append(append([]string{"You break the locked door down!"}, f.Log...), "You are in a fight! f fights; there is no running from a room.")
 	return v
 }
 
