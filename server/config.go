@@ -114,6 +114,10 @@ type Config struct {
 	NATSListen string
 	// NATSRoutes are the other realms' NATSListen addresses, which this one's joins.
 	NATSRoutes []string
+	// RealmSecret admits the realm to the talk: with NATSListen the routes' credential,
+	// the same on every realm (required unless NATSTLS puts the routes under TLS); with
+	// NATSURL the realm's password on that server, whose user is the realm's name.
+	RealmSecret string
 	// EtcdTLS are the PEM files of TLS to etcd; empty: plaintext.
 	EtcdTLS TLSFiles
 	// NATSTLS are the PEM files of TLS on NATS: the embedded server's routes, or the

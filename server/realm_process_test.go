@@ -58,6 +58,7 @@ type realmSpec struct {
 	name, etcd, dir string
 	seed            uint64
 	ttl             time.Duration
+	extra           []string // more flags
 }
 
 // launchRealm runs the binary as spec says and waits, 30 s at most, for it to listen;
@@ -66,6 +67,7 @@ func launchRealm(t *testing.T, spec realmSpec) (*realmProcess, error) {
 	cmd := exec.Command(serverBinary(t), "-addr", "127.0.0.1:0", "-data", spec.dir, "-tick", "5ms",
 		"-seed", fmt.Sprint(spec.seed), "-realm", spec.name, "-etcd", spec.etcd, "-realm-ttl", spec.ttl.String(),
 		"-new-knights-per-hour", fmt.Sprint(testKnightsPerHour))
+	cmd.Args = append(cmd.Args, spec.extra...)
 	cmd.Env = append(os.Environ(), "ORTHANC_SEED=")
 	stderr, err := cmd.StderrPipe()
 	if err != nil {

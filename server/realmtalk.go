@@ -64,26 +64,31 @@ type realmTalk struct {
 // The bus takes nothing until startTalk.
 func (s *Server) openTalk() (*realmTalk, error) {
 	rt := &realmTalk{}
-	url, tls := s.cfg.NATSURL, natsTLS(s.cfg)
+	cfg := talk.Config{Realm: s.cfg.Realm, URL: s.cfg.NATSURL, Password: s.cfg.RealmSecret, TLS: natsTLS(s.cfg), Tick: s.cfg.Tick,
+		OnModeration: s.farModeration, OnMail: s.farMail}
+	via := talk.RedactURLs(s.cfg.NATSURL)
 	if s.cfg.NATSListen != "" {
-		// The realm reaches its own server on loopback, in the clear; the routes, which
-		// cross the network, take the TLS.
+		// The realm reaches its own server in-process; the routes, which cross the
+		// network, take the secret and the TLS.
 		srv, err := talk.StartServer(talk.ServerConfig{Name: s.cfg.Realm, Cluster: s.cfg.NATSListen, Routes: s.cfg.NATSRoutes,
-			RouteTLS: tls, Log: s.log})
+			Secret: s.cfg.RealmSecret, RouteTLS: cfg.TLS, Log: s.log})
+		if errors.Is(err, talk.ErrNoRouteAuth) {
+			return nil, fmt.Errorf("%w: %w", ErrNoRouteAuth, err)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("nats-server for -nats-listen %s: %w", s.cfg.NATSListen, err)
 		}
-		s.log.Info("realm: nats-server", "routes_at", srv.ClusterAddr(), "routes", s.cfg.NATSRoutes, "tls", tls != nil)
-		rt.srv, url, tls = srv, srv.ClientURL(), nil
+		s.log.Info("realm: nats-server", "routes_at", srv.ClusterAddr(), "routes", s.cfg.NATSRoutes, "tls", cfg.TLS != nil,
+			"secret", s.cfg.RealmSecret != "")
+		rt.srv, cfg.Server, cfg.TLS, cfg.Password, via = srv, srv, nil, "", "in-process"
 	}
-	bus, err := talk.Open(talk.Config{Realm: s.cfg.Realm, URL: url, TLS: tls, Tick: s.cfg.Tick,
-		OnModeration: s.farModeration, OnMail: s.farMail})
+	bus, err := talk.Open(cfg)
 	if err != nil {
 		rt.close()
-		return nil, natsTLSError(err)
+		return nil, natsError(err)
 	}
 	rt.bus = bus
-	s.log.Info("realm: talking with the other realms", "nats", url)
+	s.log.Info("realm: talking with the other realms", "nats", via)
 	return rt, nil
 }
 
@@ -98,14 +103,26 @@ func natsTLS(cfg Config) *talk.TLS {
 
 // ErrNATSTrust is a start refused because the realm does not trust -nats's server's
 // certificate; ErrNATSRefused, because the server refused the realm's (or its lack).
+// ErrNATSAuth: the server refused the realm's user and password (-realm-secret);
+// ErrNATSOpen: the server would let the realm speak as another (it has no users, or
+// they lack the realms' permissions). ErrNoRouteAuth: -nats-listen with neither
+// -realm-secret nor TLS on the routes.
 var (
 	ErrNATSTrust   = errors.New("the NATS server's certificate is not trusted")
 	ErrNATSRefused = errors.New("the NATS server refused this realm's TLS")
+	ErrNATSAuth    = errors.New("the NATS server refused this realm's user and password")
+	ErrNATSOpen    = errors.New("the NATS server does not hold the realms to their own subjects")
+	ErrNoRouteAuth = errors.New("the embedded nats-server's routes need a credential")
 )
 
-// natsTLSError marks err, of connecting to -nats, when TLS failed, for the advice at start.
-func natsTLSError(err error) error {
+// natsError marks err, of connecting to NATS, when TLS or the realm's credentials
+// failed, for the advice at start.
+func natsError(err error) error {
 	switch trust, refused := tlsTrouble(err); {
+	case errors.Is(err, talk.ErrNotConfined):
+		return fmt.Errorf("%w: %w", ErrNATSOpen, err)
+	case errors.Is(err, talk.ErrAuth):
+		return fmt.Errorf("%w: %w", ErrNATSAuth, err)
 	case trust:
 		return fmt.Errorf("%w: %w", ErrNATSTrust, err)
 	case refused, errors.Is(err, talk.ErrTLS): // the server hung up right after the handshake

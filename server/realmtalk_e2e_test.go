@@ -27,7 +27,7 @@ func startTalkingRealm(t *testing.T, name, etcd string, seed uint64, routes []st
 	writeAdminKeys(t, dir, admins...)
 	cfg := testConfig(dir, seed)
 	cfg.Realm, cfg.Etcd, cfg.RealmTTL = name, []string{etcd}, 3*time.Second
-	cfg.NATSListen, cfg.NATSRoutes = "127.0.0.1:0", routes
+	cfg.NATSListen, cfg.NATSRoutes, cfg.RealmSecret = "127.0.0.1:0", routes, testRealmSecret
 	cfg.HTTPAddr = "127.0.0.1:0"
 	return startConfigured(t, cfg)
 }

@@ -176,16 +176,27 @@ func TestImportOverTLS(t *testing.T) {
 }
 
 // tlsNATS starts a nats-server that takes clients over TLS only, each showing a
-// certificate of ca, and returns its tls:// URL.
-func tlsNATS(t *testing.T, ca *testcerts.CA) string {
+// certificate of ca, and returns its tls:// URL. Its users are the realms named, with
+// the permissions OPERATIONS shows (talk.NATSUser), each with the password in the file
+// natsPassword writes.
+func tlsNATS(t *testing.T, ca *testcerts.CA, realms ...string) string {
 	t.Helper()
 	p := ca.Issue(t, "nats")
 	tc, err := natsserver.GenTLSConfig(&natsserver.TLSConfigOpts{CertFile: p.Cert, KeyFile: p.Key, CaFile: p.CA, Verify: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := natsserver.NewServer(&natsserver.Options{Host: "127.0.0.1", Port: natsserver.RANDOM_PORT, NoLog: true, NoSigs: true,
-		TLS: true, TLSVerify: true, TLSConfig: tc, TLSTimeout: 5})
+	opts := &natsserver.Options{}
+	var users strings.Builder
+	for _, r := range realms {
+		users.WriteString(talk.NATSUser("orthanc", r, natsPassword(r)))
+	}
+	if err := opts.ProcessConfigString("authorization {\n  users = [\n" + users.String() + "  ]\n}\n"); err != nil {
+		t.Fatal(err)
+	}
+	opts.Host, opts.Port, opts.NoLog, opts.NoSigs = "127.0.0.1", natsserver.RANDOM_PORT, true, true
+	opts.TLS, opts.TLSVerify, opts.TLSConfig, opts.TLSTimeout = true, true, tc, 5
+	s, err := natsserver.NewServer(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,12 +212,12 @@ func tlsNATS(t *testing.T, ca *testcerts.CA) string {
 // realm that does not trust its certificate, or shows none, stops at start saying which.
 func TestRealmsTalkThroughANATSServerOverTLS(t *testing.T) {
 	ca := testcerts.New(t, "realms")
-	etcd, nats := etcdtest.Start(t), tlsNATS(t, ca)
+	etcd, nats := etcdtest.Start(t), tlsNATS(t, ca, "A", "B", "C")
 	var addrs []string
 	for _, name := range []string{"A", "B"} {
 		cfg := testConfig(t.TempDir(), defaultSeed)
 		cfg.Realm, cfg.Etcd, cfg.RealmTTL = name, []string{etcd}, 3*time.Second
-		cfg.NATSURL, cfg.NATSTLS = nats, filesOf(ca.Issue(t, "realm-"+name))
+		cfg.NATSURL, cfg.NATSTLS, cfg.RealmSecret = nats, filesOf(ca.Issue(t, "realm-"+name)), natsPassword(name)
 		ts, _ := startConfigured(t, cfg)
 		bors := openTerminal(t, ts.addr, newKey(t), 100, 30, nil)
 		bors.enterDungeon("Bors" + name)
@@ -223,7 +234,7 @@ func TestRealmsTalkThroughANATSServerOverTLS(t *testing.T) {
 			[]string{"the NATS server's certificate is not trusted", "unknown authority", "give -nats-ca"}},
 		{[]string{"-nats-ca", ca.CAFile}, []string{"the NATS server refused this realm's TLS", "give -nats-cert and -nats-key"}},
 	} {
-		code, out := startRefused(t, append([]string{"-realm", "C", "-etcd", etcd, "-nats", nats}, c.args...)...)
+		code, out := startRefused(t, append([]string{"-realm", "C", "-etcd", etcd, "-nats", nats, "-realm-secret", secretFile(t, natsPassword("C"))}, c.args...)...)
 		if code != 1 || strings.Count(out, "level=ERROR") != 1 {
 			t.Errorf("%q: exit %d, want 1 and one error line:\n%s", c.args, code, out)
 		}

@@ -23,6 +23,11 @@ type options struct {
 	importing bool
 	// showVersion prints the version and exits; the server does not start.
 	showVersion bool
+	// secretFile is -realm-secret's file, read into RealmSecret (configsecret.go).
+	secretFile string
+	// makeSecret is -make-realm-secret's file: a new secret is written there, and the
+	// server does not start.
+	makeSecret string
 	// log is the log's level and format (logging.go).
 	log logConfig
 	// envNames are the ORTHANC_ variables the flags read, to warn of others (env.go).
@@ -122,12 +127,17 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (o
 		"PEM file of the certificate authority that signed the other realms' certificates (for the routes) or -nats's server's, which the realm trusts; default the system's authorities, for -nats only. Any -nats-* file: TLS on the routes (all three needed), or to -nats",
 		"PEM file of the certificate the realm shows on its routes, or to -nats's server when it asks for one")
 	checks = append(checks, c.checkTLS)
+	secretFlags(fs, &c, getenv)
+	checks = append(checks, c.readSecret)
 	durFlag(&c.Limits.StallTimeout, "stall-timeout", "ORTHANC_STALL_TIMEOUT", "a client that does not take in a frame for this long is closed")
 	if err := fs.Parse(args); err != nil {
 		return options{}, err
 	}
 	if fs.NArg() > 0 {
 		return options{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	if c.makeSecret != "" {
+		return c, nil
 	}
 	for _, check := range checks {
 		if err := check(); err != nil {

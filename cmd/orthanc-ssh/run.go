@@ -42,6 +42,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		fmt.Fprintln(stderr, "orthanc-ssh:", err)
 		return 2
 	}
+	if cfg.makeSecret != "" {
+		if err := makeRealmSecret(cfg.makeSecret); err != nil {
+			fmt.Fprintln(stderr, "orthanc-ssh:", err)
+			return 1
+		}
+		return 0
+	}
 	if cfg.showVersion {
 		fmt.Fprintln(os.Stdout, "orthanc-ssh", version(), goVersion())
 		return 0
@@ -145,6 +152,12 @@ func startAdvice(err error, cfg server.Config) string {
 		return "give -nats-ca the certificate of the authority that signed the NATS server's (its tls block's cert_file), which must name the host or address of -nats"
 	case errors.Is(err, server.ErrNATSRefused):
 		return "give -nats-cert and -nats-key a certificate signed by the authority the NATS server trusts (its tls block's ca_file)"
+	case errors.Is(err, server.ErrNATSAuth):
+		return "give -realm-secret the file of the password the NATS server's authorization block gives the user named as this realm (OPERATIONS, Talk between realms)"
+	case errors.Is(err, server.ErrNATSOpen):
+		return "give the NATS server an authorization block with a user for each realm, named as the realm, and the permissions OPERATIONS shows (Talk between realms), and give the realm its password with -realm-secret"
+	case errors.Is(err, server.ErrNoRouteAuth):
+		return "make a secret with orthanc-ssh -make-realm-secret FILE and give every realm that file with -realm-secret, or put the routes under TLS (-nats-ca, -nats-cert, -nats-key)"
 	case errors.Is(err, server.ErrEtcdPlain):
 		return "if etcd serves TLS (https:// in its --listen-client-urls), write the endpoints https:// and give -etcd-ca, and -etcd-cert and -etcd-key if it asks for a client certificate (--client-cert-auth)"
 	case errors.Is(err, fs.ErrPermission), errors.Is(err, syscall.ENOTDIR), errors.Is(err, syscall.EROFS):

@@ -15,11 +15,11 @@ import (
 //
 //	go test -run '^$' -bench ShoutsThroughTheBus -benchtime 100000x ./realm/talk
 func BenchmarkShoutsThroughTheBus(b *testing.B) {
-	srvs := cluster(b, 2)
+	srvs := cluster(b, "Camelot", "Avalon")
 	big := func(c *Config) { c.Queue = 1 << 18 }
 	heard := newFakeWorld()
-	to := fakeBus(b, "Avalon", srvs[1].ClientURL(), heard, big)
-	from := fakeBus(b, "Camelot", srvs[0].ClientURL(), newFakeWorld(), big)
+	to := fakeBus(b, "Avalon", srvs[1], heard, big)
+	from := fakeBus(b, "Camelot", srvs[0], newFakeWorld(), big)
 	waitFor(b, "Avalon to answer a ping", func() bool { _, ok := from.Ping(context.Background(), "Avalon"); return ok })
 	l := world.FarLine{Kind: world.ChatShout, From: "Arthur", FromID: "SHA256:abcdefghijklmnopqrstuvwxyz0123456789ABCDEFG", Text: "to arms, knights of the realm, the dragon is at the gate"}
 	b.ResetTimer()

@@ -40,13 +40,17 @@ func waitFor(t testing.TB, what string, ok func() bool) {
 	}
 }
 
-// cluster starts n embedded servers joined by routes and waits until every one has a route
-// to every other.
-func cluster(t testing.TB, n int) []*Server {
+// testSecret is the cluster's credential in the tests.
+const testSecret = "0123456789abcdef0123456789abcdef"
+
+// cluster starts an embedded server for each realm named, joined by routes with the
+// cluster's secret, and waits until every one has a route to every other.
+func cluster(t testing.TB, names ...string) []*Server {
 	t.Helper()
 	var srvs []*Server
-	for i := range n {
-		cfg := ServerConfig{Name: "s" + string(rune('a'+i)), Cluster: "127.0.0.1:0"}
+	n := len(names)
+	for i, name := range names {
+		cfg := ServerConfig{Name: name, Cluster: "127.0.0.1:0", Secret: testSecret}
 		if i > 0 {
 			cfg.Routes = []string{srvs[0].ClusterAddr()}
 		}
@@ -77,11 +81,11 @@ type testRealm struct {
 	views   map[string]*lastView
 }
 
-// newRealm opens a realm on the NATS server at url, its world stepping every few
-// milliseconds until the test ends.
-func newRealm(t testing.TB, name, url string, tweak ...func(*Config)) *testRealm {
+// newRealm opens a realm on its embedded server srv (nil: tweak says which external
+// server), its world stepping every few milliseconds until the test ends.
+func newRealm(t testing.TB, name string, srv *Server, tweak ...func(*Config)) *testRealm {
 	t.Helper()
-	cfg := Config{Realm: name, Addr: strings.ToLower(name) + ".example:2222", URL: url, AnnounceEvery: time.Hour}
+	cfg := Config{Realm: name, Addr: strings.ToLower(name) + ".example:2222", Server: srv, AnnounceEvery: time.Hour}
 	for _, f := range tweak {
 		f(&cfg)
 	}
@@ -153,15 +157,22 @@ func (l *lastView) ended() string { l.mu.Lock(); defer l.mu.Unlock(); return l.v
 
 func (l *lastView) text() string { return strings.Join(l.lines(), "\n") }
 
-// rawClient is a plain NATS client, for what a misbehaving realm might send.
-func rawClient(t testing.TB, url string) *nats.Conn {
+// realmConn is a plain NATS client connected as srv's realm, for what a misbehaving
+// realm might send: what its server lets it.
+func realmConn(t testing.TB, srv *Server) *nats.Conn {
 	t.Helper()
-	nc, err := nats.Connect(url)
+	quiet := nats.ErrorHandler(func(*nats.Conn, *nats.Subscription, error) {}) // its refusals are read with LastError
+	nc, err := nats.Connect("", append(srv.clientOptions(), nats.CustomInboxPrefix(inboxPrefix(srv.realm)), quiet)...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(nc.Close)
 	return nc
+}
+
+// external is a realm's connection to an external server at url, as its user.
+func external(url, password string) func(*Config) {
+	return func(c *Config) { c.URL, c.Password = url, password }
 }
 
 // fakeWorld stands in for the world in the bus's own tests: it counts what it hears, and
@@ -227,10 +238,10 @@ func (f *fakeWorld) Silence(context.Context, world.Silence) (world.Silenced, err
 
 func (f *fakeWorld) Kick(context.Context, string, string) (bool, error) { return false, nil }
 
-// fakeBus opens a bus on url for a stand-in world.
-func fakeBus(t testing.TB, name, url string, w World, tweak ...func(*Config)) *Bus {
+// fakeBus opens a bus on its embedded server srv for a stand-in world.
+func fakeBus(t testing.TB, name string, srv *Server, w World, tweak ...func(*Config)) *Bus {
 	t.Helper()
-	cfg := Config{Realm: name, URL: url, AnnounceEvery: time.Hour}
+	cfg := Config{Realm: name, Server: srv, AnnounceEvery: time.Hour}
 	for _, f := range tweak {
 		f(&cfg)
 	}

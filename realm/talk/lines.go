@@ -2,7 +2,6 @@ package talk
 
 import (
 	"context"
-	"strings"
 
 	"github.com/nats-io/nats.go"
 
@@ -28,10 +27,10 @@ func (b *Bus) Send(l world.FarLine) {
 func (b *Bus) sendLine(ctx context.Context, l world.FarLine) {
 	switch l.Kind {
 	case world.ChatShout:
-		b.publish(b.subject("shout"), toLine(l), maxLineBytes)
+		b.publish(b.from("shout"), toLine(l), maxLineBytes)
 	case world.ChatChannel:
 		if validWord(l.To) {
-			b.publish(b.subject("channel", l.To), toLine(l), maxLineBytes)
+			b.publish(b.from("channel", l.To), toLine(l), maxLineBytes)
 		}
 	case world.ChatWhisper:
 		select {
@@ -62,7 +61,7 @@ func (b *Bus) whisper(ctx context.Context, l world.FarLine) {
 	ctx, cancel := context.WithTimeout(ctx, b.cfg.Timeout)
 	defer cancel()
 	b.counts.sent.Add(1)
-	reply, err := b.nc.RequestWithContext(ctx, b.subject("whisper", l.ToRealm), data)
+	reply, err := b.nc.RequestWithContext(ctx, b.from("whisper", l.ToRealm), data)
 	if err != nil { // no one listens for that realm (nats.ErrNoResponders), or it did not answer in time
 		b.answered(l, world.FarAnswer{Status: world.FarUnreachable})
 		return
@@ -94,6 +93,9 @@ func (b *Bus) readLine(msg *nats.Msg) (world.FarLine, bool) {
 		return world.FarLine{}, false
 	}
 	l, err := fromLine(m)
+	if err == nil && l.Realm != sender(msg.Subject) {
+		err = errInvalid // a line says it comes from a realm other than the one that sent it
+	}
 	if err != nil {
 		b.refused(err)
 		return l, false
@@ -107,7 +109,7 @@ func (b *Bus) onLine(msg *nats.Msg) {
 	if !ok || l.Kind == world.ChatWhisper {
 		return
 	}
-	if l.Kind == world.ChatChannel && !strings.HasSuffix(msg.Subject, "."+l.To) {
+	if l.Kind == world.ChatChannel && msg.Subject != b.subject("channel", l.To, l.Realm) {
 		b.counts.bad.Add(1) // a channel line on another channel's subject
 		return
 	}

@@ -23,7 +23,7 @@ func (m mailMsg) ver() int { return m.V }
 // MailCame tells the other realms that knight's mailbox was written here.
 func (b *Bus) MailCame(knight string) {
 	if b.started.Load() {
-		b.publish(b.subject("mail"), mailMsg{V: version, Realm: b.cfg.Realm, Knight: knight}, maxSmallBytes)
+		b.publish(b.from("mail"), mailMsg{V: version, Realm: b.cfg.Realm, Knight: knight}, maxSmallBytes)
 	}
 }
 
@@ -32,7 +32,7 @@ func (b *Bus) MailCame(knight string) {
 func (b *Bus) onMail(msg *nats.Msg) {
 	m, err := decode[mailMsg](msg.Data, maxSmallBytes)
 	realm, knight := cleanRealm(m.Realm), cleanID(m.Knight)
-	if err == nil && (realm == "" || knight == "") {
+	if err == nil && (realm == "" || realm != sender(msg.Subject) || knight == "") {
 		err = errInvalid
 	}
 	if err != nil {

@@ -13,7 +13,9 @@ import (
 // realm is an event for the others to act on at once — the banned or kicked knight's
 // session dropped, the silenced knight muted, the renamed one told its new name. The
 // records themselves are kept where the knights are (etcd); the event only spares the
-// wait, or reaches a knight playing in another realm.
+// wait, or reaches a knight playing in another realm. An event is taken only from the
+// realm its subject names, which that realm's NATS server held it to (permissions.go),
+// and only when its own realm field says the same.
 
 // ModKind is what a moderation event does.
 type ModKind string
@@ -53,7 +55,7 @@ type Moderation struct {
 
 // Moderate tells the other realms of a moderation event made here.
 func (b *Bus) Moderate(m Moderation) {
-	b.publish(b.subject("mod"), modMsg{V: version, Realm: b.cfg.Realm, Kind: string(m.Kind), Knight: m.Knight,
+	b.publish(b.from("mod"), modMsg{V: version, Realm: b.cfg.Realm, Kind: string(m.Kind), Knight: m.Knight,
 		Seconds: int64(m.For / time.Second), Until: m.Until, Reason: m.Reason, Name: m.Name}, maxSmallBytes)
 }
 
@@ -66,7 +68,7 @@ func (b *Bus) onModeration(msg *nats.Msg) {
 	if err == nil && m.Kind == ModRename {
 		m.Name, err = world.CleanName(wm.Name)
 	}
-	if err == nil && (m.Realm == "" || m.Knight == "" || !m.Kind.known()) {
+	if err == nil && (m.Realm == "" || m.Realm != sender(msg.Subject) || m.Knight == "" || !m.Kind.known()) {
 		err = errInvalid
 	}
 	if err != nil {

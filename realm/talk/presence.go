@@ -79,7 +79,7 @@ func (b *Bus) Announce(ctx context.Context) error {
 		m.Knights = append(m.Knights, knightMsg{Name: e.Name, ID: e.ID, Level: e.Level,
 			Idle: int(time.Duration(e.IdleTurns) * b.cfg.Tick / time.Second), Away: e.Away, AwayReason: e.AwayReason, Guest: e.Guest})
 	}
-	b.publish(b.subject("realm", b.cfg.Realm), fitAnnounce(m), maxAnnounceBytes)
+	b.publish(b.from("realm"), fitAnnounce(m), maxAnnounceBytes)
 	return nil
 }
 
@@ -99,7 +99,7 @@ func fitAnnounce(m announceMsg) announceMsg {
 // onAnnounce takes another realm's presence.
 func (b *Bus) onAnnounce(msg *nats.Msg) {
 	m, err := decode[announceMsg](msg.Data, maxAnnounceBytes)
-	if err == nil && (cleanRealm(m.Realm) == "" || msg.Subject != b.subject("realm", m.Realm)) {
+	if err == nil && (cleanRealm(m.Realm) == "" || m.Realm != sender(msg.Subject)) {
 		err = errInvalid // a realm speaks only for itself
 	}
 	if err != nil {
@@ -144,7 +144,11 @@ func (b *Bus) expire() {
 
 // onPing answers a ping at once.
 func (b *Bus) onPing(msg *nats.Msg) {
-	if _, err := decode[pingMsg](msg.Data, maxSmallBytes); err != nil {
+	m, err := decode[pingMsg](msg.Data, maxSmallBytes)
+	if err == nil && m.Realm != sender(msg.Subject) {
+		err = errInvalid
+	}
+	if err != nil {
 		b.refused(err)
 		return
 	}
@@ -184,7 +188,7 @@ func (b *Bus) Ping(ctx context.Context, realm string) (time.Duration, bool) {
 	ctx, cancel := context.WithTimeout(ctx, b.cfg.Timeout)
 	defer cancel()
 	start := b.cfg.Now()
-	reply, err := b.nc.RequestWithContext(ctx, b.subject("ping", realm), data)
+	reply, err := b.nc.RequestWithContext(ctx, b.from("ping", realm), data)
 	if err != nil {
 		return 0, false
 	}

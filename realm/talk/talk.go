@@ -5,15 +5,16 @@
 // realm can talk through the nats-server a distribution ships (2.9 and later) as well as
 // through the one it can embed (server.go), joined to the others' by routes.
 //
-// The subjects, under a prefix ("orthanc" by default):
+// The subjects, under a prefix ("orthanc" by default), each ending with the realm that
+// publishes it (FROM), which the NATS server holds it to (permissions.go):
 //
-//	PREFIX.shout            a shout, for every realm
-//	PREFIX.channel.NAME     a line on the channel NAME
-//	PREFIX.whisper.REALM    a whisper (or reply) for a knight of REALM; REALM answers how it went
-//	PREFIX.realm.REALM      REALM's presence, every AnnounceEvery and when it closes
-//	PREFIX.ping.REALM       a ping REALM answers at once, for the round trip
-//	PREFIX.mod              a ban or a silence, for every realm
-//	PREFIX.mail             a knight's mailbox was written, for every realm to read anew
+//	PREFIX.shout.FROM             a shout, for every realm
+//	PREFIX.channel.NAME.FROM      a line on the channel NAME
+//	PREFIX.whisper.REALM.FROM     a whisper (or reply) for a knight of REALM; REALM answers how it went
+//	PREFIX.realm.FROM             FROM's presence, every AnnounceEvery and when it closes
+//	PREFIX.ping.REALM.FROM        a ping REALM answers at once, for the round trip
+//	PREFIX.mod.FROM               a ban, silence, kick or rename, for every realm
+//	PREFIX.mail.FROM              a knight's mailbox was written, for every realm to read anew
 //
 // Nothing here waits on the world or holds it up: the world hands lines to Send, which
 // queues them (bounded; a full queue drops and counts); what arrives is read under a size
@@ -27,6 +28,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -53,9 +55,15 @@ type Config struct {
 	Realm string
 	// Addr is the realm's public SSH address, which the realms listing shows.
 	Addr string
-	// URL is the NATS server (or several, comma-separated) the realm talks through: the
-	// embedded server's (Server.ClientURL) or an external one.
+	// Server is the embedded server the realm talks through, connected in-process; when
+	// nil, the external server of URL.
+	Server *Server
+	// URL is the external NATS server (or several, comma-separated) the realm talks
+	// through when Server is nil.
 	URL string
+	// Password is the realm's password on the external server, whose user is the realm's
+	// name (NATSUser); empty: none given (a server that asks for one refuses the realm).
+	Password string
 	// TLS, when set, is the TLS to the NATS server: CA (or the system's when empty) to
 	// trust its certificate, and Cert and Key, when set, to show the realm's.
 	TLS *TLS
@@ -97,6 +105,14 @@ const (
 
 // ErrBadConfig is returned by Open for a realm name or prefix that cannot be a subject.
 var ErrBadConfig = errors.New("talk: bad configuration")
+
+// ErrNotConfined is Open's refusal of a NATS server that lets the realm publish on a
+// subject naming another realm: on it any realm, or anyone who may connect, could speak
+// as another (its users want the permissions of NATSUser).
+var ErrNotConfined = errors.New("talk: the NATS server lets this realm publish under other realms' names")
+
+// ErrAuth is in Open's error when the NATS server refused the realm's user and password.
+var ErrAuth = nats.ErrAuthorization
 
 // ErrTLS is in Open's error when the TLS with the server failed: its certificate not
 // trusted, or the server hanging up on the realm's (or on its lack of one).
@@ -140,25 +156,77 @@ func Open(cfg Config) (*Bus, error) {
 	if err := cfg.defaults(); err != nil {
 		return nil, err
 	}
-	nc, err := nats.Connect(cfg.URL, cfg.options()...)
-	if err != nil {
-		return nil, fmt.Errorf("talk: connecting to %s: %w", cfg.URL, err)
-	}
-	b := &Bus{cfg: cfg, nc: nc, out: newQueue(cfg.Queue), in: newQueue(cfg.Queue),
-		inFlight: make(chan struct{}, cfg.InFlight)}
+	b := &Bus{cfg: cfg, out: newQueue(cfg.Queue), in: newQueue(cfg.Queue), inFlight: make(chan struct{}, cfg.InFlight)}
 	b.peers.m = map[string]peer{}
-	nc.SetErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
-		if errors.Is(err, nats.ErrSlowConsumer) {
-			b.counts.slow.Add(1)
-		}
-	})
+	nc, err := nats.Connect(cfg.URL, append(cfg.options(), nats.ErrorHandler(b.onError))...)
+	if err != nil {
+		return nil, fmt.Errorf("talk: connecting to %s: %w", cfg.where(), err)
+	}
+	if err := cfg.confined(nc); err != nil {
+		nc.Close()
+		return nil, err
+	}
+	b.nc = nc
 	return b, nil
 }
 
-// options are the connection's options: reconnecting forever, and TLS when asked for.
+// onError counts what NATS dropped for a handler too slow; the permissions violation
+// the probe at Open asks for is not news.
+func (b *Bus) onError(_ *nats.Conn, _ *nats.Subscription, err error) {
+	if errors.Is(err, nats.ErrSlowConsumer) {
+		b.counts.slow.Add(1)
+	}
+}
+
+// where names the server the realm talks through, for errors: the URL without any
+// password in it.
+func (c *Config) where() string {
+	if c.Server != nil {
+		return "the embedded nats-server"
+	}
+	return RedactURLs(c.URL)
+}
+
+// RedactURLs is a list of NATS URLs, separated by commas, as a log may show it: without
+// a password written in them.
+func RedactURLs(urls string) string {
+	var out []string
+	for _, u := range strings.Split(urls, ",") {
+		if pu, err := url.Parse(strings.TrimSpace(u)); err == nil {
+			u = pu.Redacted()
+		}
+		out = append(out, u)
+	}
+	return strings.Join(out, ",")
+}
+
+// confined checks that the server holds the realm to its own subjects: a publish on a
+// subject that names no realm must be refused (a permissions violation, which the server
+// sends before it answers the flush's ping).
+func (c *Config) confined(nc *nats.Conn) error {
+	if err := nc.Publish(c.Prefix+".probe", nil); err != nil {
+		return fmt.Errorf("talk: %w", err)
+	}
+	if err := nc.FlushTimeout(c.Timeout); err != nil {
+		return fmt.Errorf("talk: %w", err)
+	}
+	if !errors.Is(nc.LastError(), nats.ErrPermissionViolation) {
+		return fmt.Errorf("%w (%s)", ErrNotConfined, c.where())
+	}
+	return nil
+}
+
+// options are the connection's options: reconnecting forever, the realm's own reply
+// inbox, in-process to the embedded server or with the password and TLS asked for.
 func (c *Config) options() []nats.Option {
 	opts := []nats.Option{nats.Name("orthanc-" + c.Realm), nats.NoEcho(),
-		nats.MaxReconnects(-1), nats.ReconnectWait(time.Second)}
+		nats.MaxReconnects(-1), nats.ReconnectWait(time.Second), nats.CustomInboxPrefix(inboxPrefix(c.Realm))}
+	if c.Server != nil {
+		return append(opts, c.Server.clientOptions()...)
+	}
+	if c.Password != "" {
+		opts = append(opts, nats.UserInfo(c.Realm, c.Password))
+	}
 	if c.TLS == nil {
 		return opts
 	}
@@ -226,13 +294,13 @@ func (b *Bus) Start(w World) error {
 // subscribe takes the subjects the realm listens to, each with its handler and limits.
 func (b *Bus) subscribe() error {
 	for subj, h := range map[string]nats.MsgHandler{
-		b.subject("shout"):                b.onLine,
-		b.subject("channel", "*"):         b.onLine,
-		b.subject("whisper", b.cfg.Realm): b.onWhisper,
-		b.subject("realm", "*"):           b.onAnnounce,
-		b.subject("ping", b.cfg.Realm):    b.onPing,
-		b.subject("mod"):                  b.onModeration,
-		b.subject("mail"):                 b.onMail,
+		b.subject("shout", "*"):                b.onLine,
+		b.subject("channel", "*", "*"):         b.onLine,
+		b.subject("whisper", b.cfg.Realm, "*"): b.onWhisper,
+		b.subject("realm", "*"):                b.onAnnounce,
+		b.subject("ping", b.cfg.Realm, "*"):    b.onPing,
+		b.subject("mod", "*"):                  b.onModeration,
+		b.subject("mail", "*"):                 b.onMail,
 	} {
 		sub, err := b.nc.Subscribe(subj, h)
 		if err != nil {
@@ -252,11 +320,22 @@ func (b *Bus) subject(words ...string) string {
 	return b.cfg.Prefix + "." + strings.Join(words, ".")
 }
 
+// from is a subject this realm publishes on: the prefix, the words, and the realm.
+func (b *Bus) from(words ...string) string {
+	return b.subject(append(words, b.cfg.Realm)...)
+}
+
+// sender is the realm that published on subj: its last word, which the server held the
+// publisher to.
+func sender(subj string) string {
+	return subj[strings.LastIndexByte(subj, '.')+1:]
+}
+
 // Close tells the other realms this one is going, and stops.
 func (b *Bus) Close() {
 	if b.started.Swap(false) {
 		b.announcing.Lock()
-		b.publish(b.subject("realm", b.cfg.Realm), announceMsg{V: version, Realm: b.cfg.Realm, Gone: true}, maxAnnounceBytes)
+		b.publish(b.from("realm"), announceMsg{V: version, Realm: b.cfg.Realm, Gone: true}, maxAnnounceBytes)
 		b.announcing.Unlock()
 		_ = b.nc.FlushTimeout(b.cfg.Timeout)
 		b.stop()

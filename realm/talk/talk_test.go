@@ -17,10 +17,10 @@ import (
 // Three realms on three servers joined by routes: a whisper and its reply, a shout and a
 // channel line reach knights wherever they play, marked with their realm and cleaned.
 func TestTalkAcrossThreeRealms(t *testing.T) {
-	srvs := cluster(t, 3)
-	camelot := newRealm(t, "Camelot", srvs[0].ClientURL())
-	avalon := newRealm(t, "Avalon", srvs[1].ClientURL())
-	lyonesse := newRealm(t, "Lyonesse", srvs[2].ClientURL())
+	srvs := cluster(t, "Camelot", "Avalon", "Lyonesse")
+	camelot := newRealm(t, "Camelot", srvs[0])
+	avalon := newRealm(t, "Avalon", srvs[1])
+	lyonesse := newRealm(t, "Lyonesse", srvs[2])
 	camelot.join(t, "arthur", "Arthur")
 	avalon.join(t, "gawain", "Gawain the Green")
 	lyonesse.join(t, "tristan", "Tristan")
@@ -52,10 +52,14 @@ func TestTalkAcrossThreeRealms(t *testing.T) {
 // What another realm's bytes carry is cleaned on receipt, a message over its limit or of
 // an unknown version is refused, and a realm cannot speak for another.
 func TestWhatArrivesIsCleanedOrRefused(t *testing.T) {
-	srvs := cluster(t, 1)
-	avalon := newRealm(t, "Avalon", srvs[0].ClientURL())
+	srvs := cluster(t, "Avalon", "Evil")
+	avalon := newRealm(t, "Avalon", srvs[0])
 	avalon.join(t, "gawain", "Gawain")
-	nc := rawClient(t, srvs[0].ClientURL())
+	nc := realmConn(t, srvs[1])
+	waitFor(t, "Avalon to answer Evil's ping", func() bool {
+		_, err := nc.Request("orthanc.ping.Avalon.Evil", []byte(`{"v":1,"realm":"Evil"}`), time.Second)
+		return err == nil
+	})
 	publish := func(subj string, m any) {
 		t.Helper()
 		data, _ := json.Marshal(m)
@@ -64,10 +68,10 @@ func TestWhatArrivesIsCleanedOrRefused(t *testing.T) {
 		}
 	}
 	huge := lineMsg{V: version, Kind: "shout", Realm: "Evil", From: "Mordred", FromID: "mordred", Text: strings.Repeat("x", maxLineBytes)}
-	publish("orthanc.shout", huge)
-	publish("orthanc.shout", lineMsg{V: 2, Kind: "shout", Realm: "Evil", From: "Mordred", FromID: "mordred", Text: "from the future"})
-	publish("orthanc.realm.Avalon", announceMsg{V: version, Realm: "Camelot", Players: 1})
-	publish("orthanc.shout", lineMsg{V: version, Kind: "shout", Realm: "Evil", From: "Mor\x1b[5mdred\u200b", FromID: "mordred",
+	publish("orthanc.shout.Evil", huge)
+	publish("orthanc.shout.Evil", lineMsg{V: 2, Kind: "shout", Realm: "Evil", From: "Mordred", FromID: "mordred", Text: "from the future"})
+	publish("orthanc.realm.Evil", announceMsg{V: version, Realm: "Camelot", Players: 1})
+	publish("orthanc.shout.Evil", lineMsg{V: version, Kind: "shout", Realm: "Evil", From: "Mor\x1b[5mdred\u200b", FromID: "mordred",
 		Text: "\x1b]52;c;cGF3bmVk\x07hello\r\n\x1b[1;1Hall\u202e\u009b2J"})
 	avalon.waitLine(t, "gawain", "Mordred (in Evil) shouts: hello all")
 	for _, l := range avalon.views["gawain"].lines() {
@@ -83,9 +87,9 @@ func TestWhatArrivesIsCleanedOrRefused(t *testing.T) {
 
 // A realm that is gone (its server closed) gives the whisperer a clear line.
 func TestAWhisperToARealmGoneIsToldSo(t *testing.T) {
-	srvs := cluster(t, 2)
-	camelot := newRealm(t, "Camelot", srvs[0].ClientURL(), func(c *Config) { c.Timeout = time.Second })
-	avalon := newRealm(t, "Avalon", srvs[1].ClientURL())
+	srvs := cluster(t, "Camelot", "Avalon")
+	camelot := newRealm(t, "Camelot", srvs[0], func(c *Config) { c.Timeout = time.Second })
+	avalon := newRealm(t, "Avalon", srvs[1])
 	camelot.join(t, "arthur", "Arthur")
 	avalon.join(t, "gawain", "Gawain")
 	camelot.knows(t, avalon, "Gawain")
@@ -100,9 +104,9 @@ func TestAWhisperToARealmGoneIsToldSo(t *testing.T) {
 // The realms listing: every realm with its address and players, and the round trip of a
 // ping to each.
 func TestRealmsListsEveryRealmWithItsRoundTrip(t *testing.T) {
-	srvs := cluster(t, 2)
-	camelot := newRealm(t, "Camelot", srvs[0].ClientURL())
-	avalon := newRealm(t, "Avalon", srvs[1].ClientURL())
+	srvs := cluster(t, "Camelot", "Avalon")
+	camelot := newRealm(t, "Camelot", srvs[0])
+	avalon := newRealm(t, "Avalon", srvs[1])
 	avalon.join(t, "gawain", "Gawain")
 	camelot.knows(t, avalon, "Gawain")
 	var rs []RealmInfo
@@ -124,11 +128,11 @@ func TestRealmsListsEveryRealmWithItsRoundTrip(t *testing.T) {
 // a kick removes it; a rename goes to the server, which renames only what etcd holds, and a
 // rename to a bad name is refused.
 func TestModerationCrossesRealms(t *testing.T) {
-	srvs := cluster(t, 2)
+	srvs := cluster(t, "Camelot", "Avalon")
 	var mu sync.Mutex
 	var told []Moderation
-	camelot := newRealm(t, "Camelot", srvs[0].ClientURL())
-	avalon := newRealm(t, "Avalon", srvs[1].ClientURL(), func(c *Config) {
+	camelot := newRealm(t, "Camelot", srvs[0])
+	avalon := newRealm(t, "Avalon", srvs[1], func(c *Config) {
 		c.OnModeration = func(m Moderation) { mu.Lock(); told = append(told, m); mu.Unlock() }
 	})
 	avalon.join(t, "gawain", "Gawain")
@@ -164,11 +168,12 @@ func TestModerationCrossesRealms(t *testing.T) {
 // A world that does not keep up never holds up the bus, nor the bus the world: a full queue
 // drops, and counts what it dropped.
 func TestASlowWorldDropsAndCounts(t *testing.T) {
-	srvs := cluster(t, 1)
+	srvs := cluster(t, "Avalon", "Camelot")
 	slow := newFakeWorld()
 	slow.hold = make(chan struct{})
-	b := fakeBus(t, "Avalon", srvs[0].ClientURL(), slow, func(c *Config) { c.Queue = 4 })
-	sender := fakeBus(t, "Camelot", srvs[0].ClientURL(), newFakeWorld(), func(c *Config) { c.Queue = 4 })
+	b := fakeBus(t, "Avalon", srvs[0], slow, func(c *Config) { c.Queue = 4 })
+	sender := fakeBus(t, "Camelot", srvs[1], newFakeWorld(), func(c *Config) { c.Queue = 4 })
+	waitFor(t, "Avalon to answer a ping", func() bool { _, ok := sender.Ping(context.Background(), "Avalon"); return ok })
 
 	start := time.Now()
 	for range 1000 {
@@ -198,14 +203,19 @@ func TestASlowWorldDropsAndCounts(t *testing.T) {
 // A realm that says nothing for three periods is gone from presence, and one that says it
 // is closing at once.
 func TestPresenceForgetsRealmsGoneQuiet(t *testing.T) {
-	srvs := cluster(t, 1)
+	srvs := cluster(t, "Camelot", "Avalon")
 	var now atomic.Int64 // minutes
 	start := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
 	clock := func() time.Time { return start.Add(time.Duration(now.Load()) * time.Minute) }
 	w := newFakeWorld()
-	b := fakeBus(t, "Camelot", srvs[0].ClientURL(), w, func(c *Config) { c.Now = clock; c.AnnounceEvery = time.Minute })
-	other := fakeBus(t, "Avalon", srvs[0].ClientURL(), newFakeWorld())
-	waitFor(t, "Avalon's presence", func() bool { return w.knows("Avalon") }) // said when it started
+	b := fakeBus(t, "Camelot", srvs[0], w, func(c *Config) { c.Now = clock; c.AnnounceEvery = time.Minute })
+	other := fakeBus(t, "Avalon", srvs[1], newFakeWorld())
+	// Avalon said who plays in it when it started, maybe before Camelot's subscriptions
+	// crossed the route to its server; once Camelot answers its ping they all have (they
+	// came over the route before the answer), and it says it again.
+	waitFor(t, "Camelot to answer a ping", func() bool { _, ok := other.Ping(context.Background(), "Camelot"); return ok })
+	_ = other.Announce(context.Background())
+	waitFor(t, "Avalon's presence", func() bool { return w.knows("Avalon") })
 	now.Store(2)
 	b.expire()
 	if !w.knows("Avalon") {
@@ -245,16 +255,16 @@ func TestALongPresenceIsCutToItsLimit(t *testing.T) {
 // A mailbox written in one realm is news to the others, once each; a notice that names
 // no knight is refused.
 func TestMailNoticesCrossRealms(t *testing.T) {
-	srvs := cluster(t, 2)
+	srvs := cluster(t, "Camelot", "Avalon")
 	var mu sync.Mutex
 	var told []string
-	camelot := newRealm(t, "Camelot", srvs[0].ClientURL())
-	avalon := newRealm(t, "Avalon", srvs[1].ClientURL(), func(c *Config) {
+	camelot := newRealm(t, "Camelot", srvs[0])
+	avalon := newRealm(t, "Avalon", srvs[1], func(c *Config) {
 		c.OnMail = func(k string) { mu.Lock(); told = append(told, k); mu.Unlock() }
 	})
 	waitFor(t, "Avalon to answer a ping", func() bool { _, ok := camelot.bus.Ping(context.Background(), "Avalon"); return ok })
-	raw := rawClient(t, srvs[0].ClientURL())
-	if err := raw.Publish("orthanc.mail", []byte(`{"v":1,"realm":"Camelot","knight":""}`)); err != nil {
+	raw := realmConn(t, srvs[0])
+	if err := raw.Publish("orthanc.mail.Camelot", []byte(`{"v":1,"realm":"Camelot","knight":""}`)); err != nil {
 		t.Fatal(err)
 	}
 	camelot.bus.MailCame("K-GAWAIN")

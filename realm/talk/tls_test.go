@@ -36,8 +36,8 @@ func tlsServer(t *testing.T, name string, p testcerts.Pair, log *slog.Logger, ro
 // whisper crosses.
 func TestRoutesWithTLS(t *testing.T) {
 	ca := testcerts.New(t, "realms")
-	a := tlsServer(t, "a", ca.Issue(t, "a"), nil)
-	b := tlsServer(t, "b", ca.Issue(t, "b"), nil, a.ClusterAddr())
+	a := tlsServer(t, "Camelot", ca.Issue(t, "a"), nil)
+	b := tlsServer(t, "Avalon", ca.Issue(t, "b"), nil, a.ClusterAddr())
 	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 	defer cancel()
 	for _, s := range []*Server{a, b} {
@@ -45,7 +45,7 @@ func TestRoutesWithTLS(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	camelot, avalon := newRealm(t, "Camelot", a.ClientURL()), newRealm(t, "Avalon", b.ClientURL())
+	camelot, avalon := newRealm(t, "Camelot", a), newRealm(t, "Avalon", b)
 	camelot.join(t, "arthur", "Arthur")
 	avalon.join(t, "gawain", "Gawain")
 	camelot.knows(t, avalon, "Gawain")
@@ -73,21 +73,23 @@ func TestABusConnectsOverTLS(t *testing.T) {
 	ca := testcerts.New(t, "nats")
 	url := clientTLSServer(t, ca.Issue(t, "server"))
 	client := ca.Issue(t, "realm")
-	camelot := newRealm(t, "Camelot", url, func(c *Config) { c.TLS = &TLS{Cert: client.Cert, Key: client.Key, CA: client.CA} })
-	avalon := newRealm(t, "Avalon", url, func(c *Config) { c.TLS = &TLS{Cert: client.Cert, Key: client.Key, CA: client.CA} })
+	tlsTo := func(c *Config) { c.TLS = &TLS{Cert: client.Cert, Key: client.Key, CA: client.CA} }
+	camelot := newRealm(t, "Camelot", nil, external(url, "pw-Camelot"), tlsTo)
+	avalon := newRealm(t, "Avalon", nil, external(url, "pw-Avalon"), tlsTo)
 	camelot.join(t, "arthur", "Arthur")
 	avalon.join(t, "gawain", "Gawain")
 	camelot.knows(t, avalon, "Gawain")
 
 	stranger := testcerts.New(t, "strangers").Issue(t, "realm")
-	_, err := Open(Config{Realm: "Lyonesse", URL: url, TLS: &TLS{Cert: stranger.Cert, Key: stranger.Key, CA: stranger.CA}})
+	_, err := Open(Config{Realm: "Lyonesse", URL: url, Password: "pw-Lyonesse", TLS: &TLS{Cert: stranger.Cert, Key: stranger.Key, CA: stranger.CA}})
 	if err == nil || !strings.Contains(err.Error(), "certificate signed by unknown authority") {
 		t.Fatalf("a bus trusting another CA: %v", err)
 	}
 }
 
 // clientTLSServer starts a nats-server that takes clients only over TLS, with a certificate
-// the pair's CA signed, and returns its tls:// URL.
+// the pair's CA signed, and returns its tls:// URL. Its users are the realms Camelot,
+// Avalon and Lyonesse, each with the password "pw-" and its name.
 func clientTLSServer(t *testing.T, p testcerts.Pair) string {
 	t.Helper()
 	tc, err := server.GenTLSConfig(&server.TLSConfigOpts{CertFile: p.Cert, KeyFile: p.Key, CaFile: p.CA, Verify: true})
@@ -96,7 +98,7 @@ func clientTLSServer(t *testing.T, p testcerts.Pair) string {
 	}
 	tc.ClientAuth = tls.RequireAndVerifyClientCert
 	s, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: server.RANDOM_PORT, NoLog: true, NoSigs: true,
-		TLS: true, TLSVerify: true, TLSConfig: tc, TLSTimeout: 5})
+		TLS: true, TLSVerify: true, TLSConfig: tc, TLSTimeout: 5, Users: usersOf("Camelot", "Avalon", "Lyonesse")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,6 +108,16 @@ func clientTLSServer(t *testing.T, p testcerts.Pair) string {
 		t.Fatal("nats server did not start")
 	}
 	return strings.Replace(s.ClientURL(), "nats://", "tls://", 1)
+}
+
+// usersOf are the realms named as users of an external server, each with the password
+// "pw-" and its name.
+func usersOf(realms ...string) []*server.User {
+	var us []*server.User
+	for _, r := range realms {
+		us = append(us, realmUser("orthanc", r, "pw-"+r))
+	}
+	return us
 }
 
 // syncBuffer is a buffer several goroutines write.
