@@ -17,10 +17,12 @@ import (
 	"testing"
 	"time"
 
+	natsserver "github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 
 	"github.com/orthanc-ssh/orthanc-ssh/internal/etcdtest"
 	"github.com/orthanc-ssh/orthanc-ssh/internal/testtools"
+	"github.com/orthanc-ssh/orthanc-ssh/realm/talk"
 )
 
 // Strangers on the realms' talk (issue 41): the embedded nats-server's client port took
@@ -265,4 +267,71 @@ func stockServerRoutesTo(t *testing.T, route string, forged map[string]string) {
 			}
 		}
 	})
+}
+
+// A realm refuses, at start, a nats-server that anyone may use (no users, as a
+// distribution installs it: on it anyone could read the talk and speak as any realm), and
+// one that refuses its password, each saying what to do.
+func TestARealmRefusesAnOpenNATSServerAndAWrongPassword(t *testing.T) {
+	etcd := etcdtest.Start(t)
+	open, err := natsserver.NewServer(&natsserver.Options{Host: "127.0.0.1", Port: natsserver.RANDOM_PORT, NoLog: true, NoSigs: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	open.Start()
+	t.Cleanup(open.Shutdown)
+	if !open.ReadyForConnections(10 * time.Second) {
+		t.Fatal("nats-server did not start")
+	}
+	guarded := usersNATS(t, "C")
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"-nats", open.ClientURL()}, []string{"the NATS server does not hold the realms to their own subjects", "lets this realm publish under other realms' names", "give the NATS server an authorization block"}},
+		{[]string{"-nats", guarded, "-realm-secret", secretFile(t, natsPassword("D"))}, []string{"the NATS server refused this realm's user and password", "give -realm-secret the file of the password"}},
+	} {
+		code, out := startRefused(t, append([]string{"-realm", "C", "-etcd", etcd}, c.args...)...)
+		if code != 1 || strings.Count(out, "level=ERROR") != 1 {
+			t.Errorf("%q: exit %d, want 1 and one error line:\n%s", c.args, code, out)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("%q: the server said\n%s\nwant %q in it", c.args, out, w)
+			}
+		}
+	}
+}
+
+// usersNATS starts a nats-server without TLS whose users are the realms named
+// (realmsNATSOptions), and returns its URL.
+func usersNATS(t *testing.T, realms ...string) string {
+	t.Helper()
+	s, err := natsserver.NewServer(realmsNATSOptions(t, realms...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Start()
+	t.Cleanup(s.Shutdown)
+	if !s.ReadyForConnections(10 * time.Second) {
+		t.Fatal("nats-server did not start")
+	}
+	return s.ClientURL()
+}
+
+// realmsNATSOptions are a nats-server's options on a free loopback port, its users the
+// realms named with the permissions OPERATIONS shows (talk.NATSUser) and the passwords
+// of natsPassword, read from the configuration block an operator writes.
+func realmsNATSOptions(t *testing.T, realms ...string) *natsserver.Options {
+	t.Helper()
+	opts := &natsserver.Options{}
+	var users strings.Builder
+	for _, r := range realms {
+		users.WriteString(talk.NATSUser("orthanc", r, natsPassword(r)))
+	}
+	if err := opts.ProcessConfigString("authorization {\n  users = [\n" + users.String() + "  ]\n}\n"); err != nil {
+		t.Fatal(err)
+	}
+	opts.Host, opts.Port, opts.NoLog, opts.NoSigs = "127.0.0.1", natsserver.RANDOM_PORT, true, true
+	return opts
 }

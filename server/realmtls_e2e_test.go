@@ -176,9 +176,8 @@ func TestImportOverTLS(t *testing.T) {
 }
 
 // tlsNATS starts a nats-server that takes clients over TLS only, each showing a
-// certificate of ca, and returns its tls:// URL. Its users are the realms named, with
-// the permissions OPERATIONS shows (talk.NATSUser), each with the password in the file
-// natsPassword writes.
+// certificate of ca, and returns its tls:// URL. Its users are the realms named
+// (realmsNATSOptions).
 func tlsNATS(t *testing.T, ca *testcerts.CA, realms ...string) string {
 	t.Helper()
 	p := ca.Issue(t, "nats")
@@ -186,15 +185,7 @@ func tlsNATS(t *testing.T, ca *testcerts.CA, realms ...string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := &natsserver.Options{}
-	var users strings.Builder
-	for _, r := range realms {
-		users.WriteString(talk.NATSUser("orthanc", r, natsPassword(r)))
-	}
-	if err := opts.ProcessConfigString("authorization {\n  users = [\n" + users.String() + "  ]\n}\n"); err != nil {
-		t.Fatal(err)
-	}
-	opts.Host, opts.Port, opts.NoLog, opts.NoSigs = "127.0.0.1", natsserver.RANDOM_PORT, true, true
+	opts := realmsNATSOptions(t, realms...)
 	opts.TLS, opts.TLSVerify, opts.TLSConfig, opts.TLSTimeout = true, true, tc, 5
 	s, err := natsserver.NewServer(opts)
 	if err != nil {
