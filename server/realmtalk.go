@@ -79,7 +79,7 @@ func (s *Server) openTalk() (*realmTalk, error) {
 			return nil, fmt.Errorf("nats-server for -nats-listen %s: %w", s.cfg.NATSListen, err)
 		}
 		s.log.Info("realm: nats-server", "routes_at", srv.ClusterAddr(), "routes", s.cfg.NATSRoutes, "tls", cfg.TLS != nil,
-			"secret", s.cfg.RealmSecret != "")
+			"secret", s.cfg.RealmSecret != "", "client_at", srv.ClientAddr())
 		rt.srv, cfg.Server, cfg.TLS, cfg.Password, via = srv, srv, nil, "", "in-process"
 	}
 	bus, err := talk.Open(cfg)

@@ -209,13 +209,16 @@ func TestPresenceForgetsRealmsGoneQuiet(t *testing.T) {
 	clock := func() time.Time { return start.Add(time.Duration(now.Load()) * time.Minute) }
 	w := newFakeWorld()
 	b := fakeBus(t, "Camelot", srvs[0], w, func(c *Config) { c.Now = clock; c.AnnounceEvery = time.Minute })
+	// Avalon says who plays in it once, when it starts: only once Camelot's subscriptions
+	// have crossed the route to Avalon's server (they came over it before Camelot's answer
+	// to a ping from there).
+	probe := realmConn(t, srvs[1])
+	waitFor(t, "Camelot to answer a ping from Avalon's server", func() bool {
+		_, err := probe.Request("orthanc.ping.Camelot.Avalon", []byte(`{"v":1,"realm":"Avalon"}`), time.Second)
+		return err == nil
+	})
 	other := fakeBus(t, "Avalon", srvs[1], newFakeWorld())
-	// Avalon said who plays in it when it started, maybe before Camelot's subscriptions
-	// crossed the route to its server; once Camelot answers its ping they all have (they
-	// came over the route before the answer), and it says it again.
-	waitFor(t, "Camelot to answer a ping", func() bool { _, ok := other.Ping(context.Background(), "Camelot"); return ok })
-	_ = other.Announce(context.Background())
-	waitFor(t, "Avalon's presence", func() bool { return w.knows("Avalon") })
+	waitFor(t, "Avalon's presence", func() bool { return w.knows("Avalon") }) // said when it started
 	now.Store(2)
 	b.expire()
 	if !w.knows("Avalon") {
