@@ -203,8 +203,8 @@ func RedactURLs(urls string) string {
 }
 
 // confined checks that an external server holds the realm to its own subjects: a
-// publish on a subject that names no realm must be refused (a permissions violation, which the server
-// sends before it answers the flush's ping).
+// publish on a subject that names no realm must be refused (a permissions violation,
+// which the server sends before it answers the flush's ping).
 func (c *Config) confined(nc *nats.Conn) error {
 	if err := nc.Publish(c.Prefix+".probe", nil); err != nil {
 		return fmt.Errorf("talk: %w", err)
