@@ -219,3 +219,23 @@ func Named(names []KnightName, name string) []string {
 	}
 	return ids
 }
+
+// Tally is how many records of each kind a realm world holds in etcd, at one revision:
+// stats shows it, and an export says what it wrote.
+type Tally struct {
+	// Revision is etcd's revision the records were read at.
+	Revision int64 `json:"revision"`
+	Knights  int   `json:"knights"` // sheets, living, dead or retired
+	Names    int   `json:"names"`
+	Keys     int   `json:"keys"`
+	// Mailboxes are those with letters in them, Letters every letter, read or not.
+	Mailboxes  int `json:"mailboxes"`
+	Letters    int `json:"letters"`
+	Fame       int `json:"fame"`
+	Tombstones int `json:"tombstones"`
+	// Bans and Silences are those in force; Renames the renames an admin made of a knight
+	// playing elsewhere, not applied yet.
+	Bans     int `json:"bans"`
+	Silences int `json:"silences"`
+	Renames  int `json:"renames"`
+}

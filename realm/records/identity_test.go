@@ -33,3 +33,29 @@ func TestAMailboxIsReadAlone(t *testing.T) {
 		t.Fatalf("the mailbox: %v, %v", ls, err)
 	}
 }
+
+// FindName finds the first of several names a knight holds, across a case, in one read;
+// none is no error.
+func TestFindNameFindsTheFirstNameHeld(t *testing.T) {
+	st := New(newClient(t), Options{Prefix: prefixOf(t)})
+	if ok, err := st.ClaimName("Kay", "K-KAY"); !ok || err != nil {
+		t.Fatal(ok, err)
+	}
+	if ok, err := st.ClaimName("Kay the Bold", "K-BOLD"); !ok || err != nil {
+		t.Fatal(ok, err)
+	}
+	for _, tc := range []struct {
+		names []string
+		want  string
+	}{
+		{[]string{"kay the bold", "kay the", "kay"}, "K-BOLD"},
+		{[]string{"Kay hello", "KAY"}, "K-KAY"},
+		{[]string{"Lancelot"}, ""},
+		{nil, ""},
+	} {
+		n, ok, err := st.FindName(tc.names...)
+		if err != nil || ok != (tc.want != "") || n.Knight != tc.want {
+			t.Errorf("FindName(%q) = %+v, %v, %v; want %q", tc.names, n, ok, err, tc.want)
+		}
+	}
+}

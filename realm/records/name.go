@@ -86,3 +86,34 @@ func (s *Store) ReleaseName(name, knight string) error {
 		Then(clientv3.OpDelete(key)).Commit()
 	return wrap("release name "+name, err)
 }
+
+// FindName is the knight of the first of names that a knight has claimed, read in one
+// transaction; ok is false when none is. A realm asks it of a name its world does not
+// know: a knight imported, or made on another realm, since the realm started.
+func (s *Store) FindName(names ...string) (n knights.KnightName, ok bool, err error) {
+	if len(names) == 0 {
+		return n, false, nil
+	}
+	ops := make([]clientv3.Op, len(names))
+	for i, name := range names {
+		ops[i] = clientv3.OpGet(s.nameKey(name))
+	}
+	ctx, cancel := s.call()
+	defer cancel()
+	resp, err := s.cli.Txn(ctx).Then(ops...).Commit()
+	if err != nil {
+		return n, false, fmt.Errorf("find a knight named %q: %w", names[0], err)
+	}
+	for _, r := range resp.Responses {
+		kvs := r.GetResponseRange().Kvs
+		if len(kvs) == 0 {
+			continue
+		}
+		var v nameValue
+		if err := decodeVersioned(kvs[0].Key, kvs[0].Value, &v, &v.V); err != nil {
+			return n, false, err
+		}
+		return knights.KnightName{Knight: v.Knight, Name: v.Name}, true, nil
+	}
+	return n, false, nil
+}
