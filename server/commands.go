@@ -23,7 +23,7 @@ func (s *Server) newCommands() *command.Table {
 	gate := command.Gate{Log: s.log, IsAdmin: s.isAdmin, KnightOf: s.knightOf, SSH: s.sshCommand}
 	levels := command.Levels{Log: s.log, World: s.engine, Save: s.saver.Flush, Seed: s.cfg.Seed}
 	motd := command.MOTD{Log: s.log, File: s.motdSource, Set: s.setMOTD, Now: s.now}
-	ops := command.Operations{Log: s.log, Store: s.store, Saver: s.saver, World: s.engine, Knights: s.knights, Names: s.names,
+	ops := command.Operations{Log: s.log, Store: s.store, Saver: s.saver, World: s.engine, Knights: s.knights, Shared: s.shared(), Names: s.names,
 		Sessions: s.live, Now: s.now, Version: s.cfg.Version, Seed: s.cfg.Seed, ReplayLimit: int64(s.cfg.ReplayMB) << 20,
 		Replays: s.replays, Measure: s.measures, Warnings: s.permissionWarningsNow,
 		ReadAgain: s.reload, AdminKeys: s.admins.Load, AdminKeysFile: s.cfg.AdminKeys, EndGames: s.tellKeyEnds}
@@ -69,6 +69,7 @@ func (s *Server) newCommands() *command.Table {
 		replays.RemoveRow(),
 		command.Broadcast(s.engine),
 		ops.Backup(),
+		ops.Export(),
 		ops.Check(),
 		ops.Stats(),
 		motd.SetRow(),

@@ -1,9 +1,11 @@
 package server
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -16,7 +18,9 @@ import (
 // -import (with -data, -realm, -etcd) moves a server alone's knights into etcd, for it
 // to become realm -realm: a flag like -check, since it reads the same -data and -etcd
 // the server is given (its unit's settings), and exits. The store is opened as the
-// server opens it, so a running server's lock refuses the import: stop it first.
+// server opens it, so a running server's lock refuses the import: stop it first. -data
+// may name a file instead: a copy of a server alone's database (backup's), or a realm
+// world's export (export's), which restores it into an etcd.
 //
 // The rule: each record is written only where etcd has none (records.Import*), so what
 // etcd has stands (a knight a realm claims or has played since is never overwritten),
@@ -27,9 +31,13 @@ import (
 // importKinds are the kinds of records, in the order imported and reported.
 var importKinds = []string{"knights", "names", "keys", "fame", "tombstones", "letters", "bans", "silences"}
 
-// standalone is what a server alone keeps of its knights, read whole from its store.
+// standalone is what a server alone keeps of its knights, read whole from its store, or
+// a realm world from its export.
 type standalone struct {
 	knights []world.Adventurer
+	// realms are the realms that wrote the sheets of an export, by knight id; a knight
+	// not there (every one of a server alone's) is the importing realm's.
+	realms  map[string]string
 	keys    []knights.Key
 	bans    []knights.Ban
 	silence []knights.Silence
@@ -44,20 +52,8 @@ type standalone struct {
 // store or etcd could not be read. advise is the fix an operator is told for an error
 // opening either, the command's advice at start.
 func Import(cfg Config, log *slog.Logger, advise func(error) string) bool {
-	db := filepath.Join(cfg.Data, "orthanc.db")
-	st, err := store.Open(db, store.Options{Timeout: time.Second})
-	if err != nil {
-		fix := advise(err)
-		if errors.Is(err, store.ErrLocked) {
-			fix = "stop the server first: the import reads the database whole, and a running server holds it"
-		}
-		log.Error("import", "db", db, "err", err, "fix", fix)
-		return false
-	}
-	defer st.Close()
-	src, err := readStandalone(st, time.Now())
-	if err != nil {
-		log.Error("import: read the store", "db", db, "err", err)
+	src, ok := readSource(cfg.Data, log, advise)
+	if !ok {
 		return false
 	}
 	cli, err := openEtcd(cfg)
@@ -68,6 +64,68 @@ func Import(cfg Config, log *slog.Logger, advise func(error) string) bool {
 	defer cli.Close()
 	im := newImporter(records.New(cli, records.Options{}), cfg.Realm, log)
 	return im.run(src)
+}
+
+// readSource reads what data holds: a server alone's folder, or a file, which is an
+// export or a database's copy. It logs why it could not.
+func readSource(data string, log *slog.Logger, advise func(error) string) (standalone, bool) {
+	db := filepath.Join(data, "orthanc.db")
+	if fi, err := os.Stat(data); err == nil && fi.Mode().IsRegular() {
+		db = data
+		if export, err := readExportFile(data); err != nil || export != nil {
+			if err != nil {
+				log.Error("import: read the export", "file", data, "err", err,
+					"fix", "take the export again (ssh -p PORT host export > FILE) and import that")
+				return standalone{}, false
+			}
+			log.Info("import: an export of a realm world", "file", data, "revision", export.Revision,
+				"taken", export.Taken.Format(time.RFC3339), "records", export.Records)
+			return exportedStandalone(export), true
+		}
+	}
+	st, err := store.Open(db, store.Options{Timeout: time.Second})
+	if err != nil {
+		fix := advise(err)
+		if errors.Is(err, store.ErrLocked) {
+			fix = "stop the server first: the import reads the database whole, and a running server holds it"
+		}
+		log.Error("import", "db", db, "err", err, "fix", fix)
+		return standalone{}, false
+	}
+	defer st.Close()
+	src, err := readStandalone(st, time.Now())
+	if err != nil {
+		log.Error("import: read the store", "db", db, "err", err)
+		return standalone{}, false
+	}
+	return src, true
+}
+
+// readExportFile reads the file path as an export, nil when it is none (a database).
+func readExportFile(path string) (*records.Exported, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	br := bufio.NewReader(f)
+	head, _ := br.Peek(64)
+	if !records.IsExport(head) {
+		return nil, nil
+	}
+	x, err := records.ReadExport(br, time.Now())
+	return &x, err
+}
+
+// exportedStandalone is the records of an export, to import as a server alone's are.
+func exportedStandalone(x *records.Exported) standalone {
+	src := standalone{realms: map[string]string{}, keys: x.Keys, bans: x.Bans, silence: x.Silences,
+		fame: x.Fame, tombs: x.Tombstones, mail: x.Mail}
+	for _, k := range x.Knights {
+		src.knights = append(src.knights, k.Adventurer)
+		src.realms[k.Adventurer.ID] = k.Realm
+	}
+	return src
 }
 
 // readStandalone reads every knight's records from st; bans and silences ended at now
@@ -112,6 +170,8 @@ type importer struct {
 	counts map[string]*[4]int
 	// refused are the knights left out whole.
 	refused map[string]bool
+	// realms are the realms of an export's sheets (standalone.realms).
+	realms map[string]string
 	// done is each record's outcome by kind and id, for the check.
 	done map[string]records.Outcome
 }
@@ -128,6 +188,7 @@ func newImporter(recs *records.Store, realmName string, log *slog.Logger) *impor
 // run imports src, reports the counts, reads it all back, and reports whether every
 // record is in etcd.
 func (im *importer) run(src standalone) bool {
+	im.realms = src.realms
 	err := im.importAll(src)
 	im.report()
 	if err != nil {
@@ -198,7 +259,7 @@ func (im *importer) knight(a *world.Adventurer) error {
 		im.log.Warn("import: refused: the name is another knight's in etcd", "knight", a.ID, "name", a.Name, "other", r.By)
 		return nil
 	}
-	r, err = im.recs.ImportSheet(a, im.realm)
+	r, err = im.recs.ImportSheet(a, im.realmOf(a.ID))
 	if err != nil {
 		return err
 	}
@@ -207,6 +268,15 @@ func (im *importer) knight(a *world.Adventurer) error {
 		im.log.Info("import: etcd's sheet stands", "knight", a.ID, "name", a.Name, "holder", r.By)
 	}
 	return nil
+}
+
+// realmOf is the realm knight's sheet is written as: the one that wrote it, for an
+// export's; the importing realm, for a server alone's.
+func (im *importer) realmOf(knight string) string {
+	if r, ok := im.realms[knight]; ok {
+		return r
+	}
+	return im.realm
 }
 
 // keys imports every key of a knight not refused; one another knight plays in etcd is

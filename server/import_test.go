@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -220,4 +221,48 @@ func etcdRevision(t *testing.T, etcd string) int64 {
 		t.Fatal(err)
 	}
 	return resp.Header.Revision
+}
+
+// -data may name a copy of a server alone's database, as backup writes it: the import
+// reads the copy as it reads the folder's, so a server need not stop for its knights to
+// be moved into etcd.
+func TestImportReadsACopyOfTheDatabase(t *testing.T) {
+	etcd := etcdtest.Start(t)
+	db, err := os.ReadFile(filepath.Join(standaloneStore(t), "orthanc.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	copied := filepath.Join(t.TempDir(), "orthanc-2026-06-01.db")
+	if err := os.WriteFile(copied, db, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, log := importInto(t, copied, etcd)
+	if code != 0 {
+		t.Fatalf("import of a copy: exit %d:\n%s", code, log)
+	}
+	wantLines(t, log, "kind=knights written=4", "kind=keys written=5", "kind=letters written=1", "import: every record is in etcd")
+	if kay, err := sharedRecordsOf(t, etcd).LoadAdventurer("K-KAY"); err != nil || kay.Depth != 2 || kay.X != 5 {
+		t.Fatalf("Kay in etcd: %+v, %v", kay, err)
+	}
+}
+
+// An export cut short (a connection lost while it streamed) is refused whole, saying
+// to take it again; nothing is written to etcd.
+func TestImportRefusesAnExportCutShort(t *testing.T) {
+	etcd := etcdtest.Start(t)
+	path := filepath.Join(t.TempDir(), "world.export")
+	cut := `{"orthanc":"export","v":1,"revision":7,"taken":"2026-06-01T00:00:00Z"}` + "\n" +
+		`{"key":"name/kay","value":{"v":1,"knight":"K-KAY","name":"Kay"}}` + "\n"
+	if err := os.WriteFile(path, []byte(cut), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	rev := etcdRevision(t, etcd)
+	code, log := importInto(t, path, etcd)
+	if code != 1 {
+		t.Fatalf("import of a cut export: exit %d, want 1:\n%s", code, log)
+	}
+	wantLines(t, log, `msg="import: read the export"`, "not a whole export of a realm world", "take the export again")
+	if got := etcdRevision(t, etcd); got != rev {
+		t.Errorf("the refused import wrote to etcd: revision %d, then %d", rev, got)
+	}
 }

@@ -72,8 +72,8 @@ func (im *importer) sameSheet(a *world.Adventurer) []error {
 	if err != nil {
 		return []error{importLine("knight", a.ID, err)}
 	}
-	want, err1 := records.SheetWrite(a, im.realm)
-	have, err2 := records.SheetWrite(&got, im.realm)
+	want, err1 := records.SheetWrite(a, im.realmOf(a.ID))
+	have, err2 := records.SheetWrite(&got, im.realmOf(a.ID))
 	if err := errors.Join(err1, err2); err != nil {
 		return []error{importLine("knight", a.ID, err)}
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/orthanc-ssh/orthanc-ssh/app"
 	"github.com/orthanc-ssh/orthanc-ssh/realm"
 	"github.com/orthanc-ssh/orthanc-ssh/realm/records"
+	"github.com/orthanc-ssh/orthanc-ssh/server/command"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
@@ -237,4 +238,12 @@ func (s *Server) healRealm(ctx context.Context) bool {
 		case <-time.After(realmHealEvery):
 		}
 	}
+}
+
+// shared is the records the realms share, for the admin commands; nil on a server alone.
+func (s *Server) shared() command.SharedRecords {
+	if s.realm == nil {
+		return nil
+	}
+	return s.realm.keeper.Store
 }

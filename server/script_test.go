@@ -17,7 +17,9 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 	gossh "golang.org/x/crypto/ssh"
 
+	"github.com/orthanc-ssh/orthanc-ssh/internal/etcdtest"
 	"github.com/orthanc-ssh/orthanc-ssh/keys"
+	"github.com/orthanc-ssh/orthanc-ssh/realm/records"
 	"github.com/orthanc-ssh/orthanc-ssh/store"
 )
 
@@ -45,11 +47,13 @@ var updateScripts = flag.Bool("update-scripts", false, "rewrite the scripts' exp
 //	grab VAR REGEXP              $VAR is REGEXP's first group in the last stdout
 //	clock DURATION               move the server's clock on
 //	dbcheck FILE                 FILE opens as the game's database and passes bbolt's check
+//	exportcheck FILE             FILE reads whole as a realm world's export; its records counted
 //	adminkeys NAME...            the admin keys file holds the keys NAME, each with its name as comment
 //
 // A key NAME is made at its first use, the same key in every run, and sets $FP_NAME, its
 // fingerprint, and $FPRE_NAME, the fingerprint quoted for a regexp. $PORT is the
-// server's port, $DATA its data folder.
+// server's port, $DATA its data folder. A script whose archive has a file "realm" runs
+// its server as the realm that file names, on an etcd of its own.
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:                "testdata/script",
@@ -85,6 +89,9 @@ func setupScript(env *testscript.Env) error {
 	clock := newFakeClock(time.Date(2025, 6, 1, 14, 0, 0, 0, time.UTC))
 	cfg := testConfig(dir, defaultSeed)
 	cfg.clock = clock.now
+	if name, err := os.ReadFile(filepath.Join(env.WorkDir, "realm")); err == nil {
+		cfg.Realm, cfg.Etcd, cfg.RealmTTL = strings.TrimSpace(string(name)), []string{etcdtest.Start(t)}, 3*time.Second
+	}
 	ts, _ := startConfigured(t, cfg)
 	s := &scriptServer{t: t, dir: dir, addr: ts.addr, clock: clock, keys: map[string]gossh.Signer{"admin": admin}, terms: map[string]*terminal{}}
 	setFingerprint(env.Setenv, "admin", admin)
@@ -268,6 +275,23 @@ var scriptCommands = map[string]func(ts *testscript.TestScript, neg bool, args [
 		n, err := st.CountKnights()
 		ts.Check(err)
 		fmt.Fprintf(ts.Stdout(), "knights: %d\n", n)
+	},
+	"exportcheck": func(ts *testscript.TestScript, neg bool, args []string) {
+		if len(args) != 1 {
+			ts.Fatalf("usage: exportcheck FILE")
+		}
+		f, err := os.Open(ts.MkAbs(args[0]))
+		ts.Check(err)
+		defer f.Close()
+		s, _ := state(ts)
+		x, err := records.ReadExport(f, s.clock.now())
+		ts.Check(err)
+		letters := 0
+		for _, ls := range x.Mail {
+			letters += len(ls)
+		}
+		fmt.Fprintf(ts.Stdout(), "records: %d\nknights: %d\nkeys: %d\nletters: %d\nfame: %d\ntombstones: %d\nbans: %d\nsilences: %d\n",
+			x.Records, len(x.Knights), len(x.Keys), letters, len(x.Fame), len(x.Tombstones), len(x.Bans), len(x.Silences))
 	},
 	"adminkeys": func(ts *testscript.TestScript, neg bool, args []string) {
 		s, t := state(ts)

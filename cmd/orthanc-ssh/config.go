@@ -18,7 +18,8 @@ type options struct {
 	server.Config
 	// check verifies the database in Data and exits; the server does not start.
 	check bool
-	// importing copies the knights of the store in Data into etcd (-import) and exits;
+	// importing copies the knights of the store in Data (or of the export or database
+	// copy Data names) into etcd (-import) and exits;
 	// the server does not start.
 	importing bool
 	// showVersion prints the version and exits; the server does not start.
@@ -57,7 +58,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (o
 	fs.StringVar(&c.Name, "name", env("ORTHANC_NAME", c.Name), "the server's name, on its web page and in the listing for MUD directories (env ORTHANC_NAME)")
 	fs.StringVar(&c.PublicAddr, "public-addr", getenv("ORTHANC_PUBLIC_ADDR"), "host[:port] players connect to, as the web page and messages show it; default this machine's name and the listen port (env ORTHANC_PUBLIC_ADDR)")
 	fs.BoolVar(&c.check, "check", false, "verify every record of the database in -data (pages, checksums, decoding; -data may name a backup's file instead) without writing to it, and exit: 0 when sound, 1 otherwise; the server does not start (a running server's: the admin command check)")
-	fs.BoolVar(&c.importing, "import", false, "copy the knights of the server alone in -data (sheets, keys, names, bans, fame, tombstones, letters) into the etcd of -etcd, as realm -realm's, and exit: 0 when all is there, 1 when something was refused or did not read back; what etcd has already stands. Stop the server first")
+	fs.BoolVar(&c.importing, "import", false, "copy the knights of the server alone in -data (sheets, keys, names, bans, fame, tombstones, letters) into the etcd of -etcd, as realm -realm's, and exit: 0 when all is there, 1 when something was refused or did not read back; what etcd has already stands. Stop the server first. -data may name a file instead: a copy of the database (backup), or a realm world's export (export), whose sheets stay the realms' that wrote them")
 	fs.BoolVar(&c.showVersion, "version", false, "print the server's version (its release, or the commit it was built from) and exit")
 	logLevel, logFormat := env("ORTHANC_LOG_LEVEL", "info"), env("ORTHANC_LOG_FORMAT", "text")
 	fs.Func("log-level", "least level of the lines logged: debug, info, warn or error (env ORTHANC_LOG_LEVEL; default info)", func(v string) error { logLevel = v; return nil })

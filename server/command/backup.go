@@ -7,7 +7,8 @@ func (o Operations) Backup() Command {
 	return Command{Name: "backup", Usage: "backup", Summary: "a consistent copy of the database on stdout",
 		Help: "Run it without a terminal and redirect it: ssh -p PORT host backup > orthanc.db\n" +
 			"The copy is taken in one read transaction while the game runs, after the saver has\n" +
-			"written what it holds; it opens with bbolt like the live file.",
+			"written what it holds; it opens with bbolt like the live file. On a realm it holds the\n" +
+			"realm's own levels, reports and replays: the knights are in etcd, which export copies.",
 		Shell: "backup streams the database as binary; run it from a shell: ssh -p PORT host backup > orthanc.db",
 		Admin: true, Run: o.backup}
 }
@@ -29,5 +30,10 @@ func (o Operations) backup(c *Call) int {
 		return c.Fail("backup failed after %d bytes: %v", n, err)
 	}
 	c.Result = fmt.Sprintf("%d bytes", n)
+	if o.Shared != nil {
+		c.Result += "; the knights are in etcd"
+		fmt.Fprintf(c.ErrOut, "orthanc: this copy holds this realm's own levels, reports and replays; the knights are in etcd, "+
+			"shared by the realms: back them up with %s export > %s\n", c.SSH(), exportFile)
+	}
 	return 0
 }

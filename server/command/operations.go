@@ -12,7 +12,7 @@ import (
 )
 
 // Operations is what the admin commands that keep the server running use: backup and
-// check (the database, once the saver has written), stats (the server's numbers), reload
+// check (the database, once the saver has written), export (a realm's knights in etcd), stats (the server's numbers), reload
 // and admins (the admin keys and the message of the day), and keys move (a lost key's
 // knight given to a new key).
 type Operations struct {
@@ -26,6 +26,9 @@ type Operations struct {
 	// Knights are the knights' records: stats counts them and their bans, keys move
 	// gives a knight to another key.
 	Knights knights.Keeper
+	// Shared is the records the realms share in etcd, nil on a server alone: export
+	// writes them, stats counts them, backup says they are not in its copy.
+	Shared SharedRecords
 	// Names is the book of the knights' names, which lets go of a knight keys move
 	// entombed.
 	Names *knights.NameBook

@@ -95,7 +95,7 @@ func (f *opsFixture) newTable() *Table {
 		},
 		SSH: opsSSH}
 	o := f.ops
-	return NewTable(gate, o.Backup(), o.Check(), o.Stats(), o.Reload(), o.Admins(), o.KeysMove())
+	return NewTable(gate, o.Backup(), o.Export(), o.Check(), o.Stats(), o.Reload(), o.Admins(), o.KeysMove())
 }
 
 // run runs a command line as from over ssh, as the admin unless from names another key,

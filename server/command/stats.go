@@ -1,12 +1,14 @@
 package command
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"runtime"
 	"text/tabwriter"
 	"time"
 
+	"github.com/orthanc-ssh/orthanc-ssh/knights"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
@@ -66,6 +68,8 @@ type StatsJSON struct {
 	Saves         saveStatsJSON     `json:"saves"`
 	Memory        memoryJSON        `json:"memory"`
 	Replays       *replayStatsJSON  `json:"replays,omitempty"` // none when the server records none
+	// Etcd is what etcd holds of the knights, on a realm (Adventurers and Bans are its).
+	Etcd *knights.Tally `json:"etcd,omitempty"`
 	// Warnings are the server's files other users could read or change.
 	Warnings []PermissionWarning `json:"permission_warnings"`
 }
@@ -99,13 +103,9 @@ func (o Operations) stats(c *Call) int {
 	if err != nil {
 		return c.Fail("the world is not answering: %v", err)
 	}
-	stored, err := o.Knights.CountKnights()
+	stored, bans, tally, err := o.countRecords(c.Ctx)
 	if err != nil {
-		return c.Fail("could not count the stored knights: %v", err)
-	}
-	keyBans, addrBans, err := o.Knights.CountBans(o.Now())
-	if err != nil {
-		return c.Fail("could not read the bans: %v", err)
+		return c.Fail("%v", err)
 	}
 	replays, err := o.replayStats()
 	if err != nil {
@@ -117,7 +117,7 @@ func (o Operations) stats(c *Call) int {
 	st := StatsJSON{
 		Version: o.Version, GoVersion: runtime.Version(),
 		UptimeSeconds: m.Uptime.Round(time.Second).Seconds(),
-		Sessions:      o.Sessions.Len(), PlayersOnline: census.Players, Adventurers: stored, Bans: keyBans + addrBans,
+		Sessions:      o.Sessions.Len(), PlayersOnline: census.Players, Adventurers: stored, Bans: bans, Etcd: tally,
 		Turn: census.Turn, Fights: census.Fights, MonstersAlive: census.Monsters(),
 		DungeonSeed: o.Seed, Levels: census.Levels, Tick: m.Tick,
 		Saves: saveStatsJSON{Batches: sv.Batches, Records: sv.Records, Errors: sv.Errors, Pending: o.Saver.Pending(),
@@ -143,8 +143,15 @@ func writeStats(w io.Writer, st StatsJSON, window uint64) {
 	row("uptime", "%s", time.Duration(st.UptimeSeconds)*time.Second)
 	row("sessions", "%d", st.Sessions)
 	row("players online", "%d", st.PlayersOnline)
-	row("knights stored", "%d", st.Adventurers)
+	if st.Etcd == nil {
+		row("knights stored", "%d", st.Adventurers)
+	} else {
+		row("knights stored", "%d (in etcd, shared by the realms)", st.Adventurers)
+	}
 	row("keys banned", "%d", st.Bans)
+	if st.Etcd != nil {
+		row("in etcd", "%s (revision %d)", tallyText(*st.Etcd), st.Etcd.Revision)
+	}
 	row("turn", "%d", st.Turn)
 	row("fights", "%d", st.Fights)
 	row("monsters alive", "%d", st.MonstersAlive)
@@ -163,6 +170,26 @@ func writeStats(w io.Writer, st StatsJSON, window uint64) {
 	_ = tw.Flush()
 	fmt.Fprintln(w)
 	writeLevels(w, st.Levels)
+}
+
+// countRecords counts the knights stored and the bans in force: in the database, or on
+// a realm in etcd, with all else etcd holds of the knights, at one revision.
+func (o Operations) countRecords(ctx context.Context) (stored, bans int, tally *knights.Tally, err error) {
+	if o.Shared != nil {
+		t, err := o.Shared.Tally(ctx, o.Now())
+		if err != nil {
+			return 0, 0, nil, fmt.Errorf("could not count the records in etcd: %w", err)
+		}
+		return t.Knights, t.Bans, &t, nil
+	}
+	if stored, err = o.Knights.CountKnights(); err != nil {
+		return 0, 0, nil, fmt.Errorf("could not count the stored knights: %w", err)
+	}
+	keyBans, addrBans, err := o.Knights.CountBans(o.Now())
+	if err != nil {
+		return 0, 0, nil, fmt.Errorf("could not read the bans: %w", err)
+	}
+	return stored, keyBans + addrBans, nil, nil
 }
 
 // replayStats is what the replays take, or nil when the server records none.
