@@ -88,6 +88,11 @@ type Params struct {
 	// Record also gets every view of the session's knight, for its replays;
 	// nil records nothing.
 	Record world.Subscriber
+	// FindKnight finds a knight by the first of names in the records every realm
+	// shares, for a letter to a knight the world does not know (one imported, or made on
+	// another realm, since this realm started); nil on a server alone, whose world knows
+	// every knight it keeps. It is called off the world, from a command of the session.
+	FindKnight func(ctx context.Context, names []string) (world.KnownKnight, bool)
 	// PlainCommand is the command that plays this game in screen-reader mode from
 	// anywhere (the web page's, "ssh -t -p 2222 host play --plain"): a terminal too small
 	// for the game is told it. Empty tells no command.
@@ -421,6 +426,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.startFell(msg)
 	case lettersMsg:
 		return m.gotLetters(msg)
+	case chatNoteMsg:
+		m.chatNote(string(msg))
+		return nil
 	case plainPromptMsg:
 		m.promptShown(msg)
 		return nil

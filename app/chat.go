@@ -64,7 +64,41 @@ func (a chatChannel) do(m *Model) (string, tea.Cmd) {
 }
 
 func (a chatLetter) do(m *Model) (string, tea.Cmd) {
-	return m.toWorld(func(pl *world.Player) error { return pl.SendLetter(m.ctx, a.name, a.text, m.now()) }), nil
+	find := m.p.FindKnight
+	if find == nil || m.p.Guest { // the world knows every knight there is, or tells the guest it cannot write
+		return m.toWorld(func(pl *world.Player) error { return pl.SendLetter(m.ctx, a.name, a.text, m.now()) }), nil
+	}
+	pl := m.player.Load()
+	if pl == nil {
+		return notInTheGame, nil
+	}
+	ctx, e, sent := m.ctx, m.p.Engine, m.now()
+	// The records are asked off the world and off the screen's program: a knight the
+	// world does not know is looked up, made known to it, then written to.
+	return "", func() tea.Msg {
+		if names, err := pl.UnknownRecipient(ctx, a.name, a.text); err == nil && len(names) > 0 {
+			if k, ok := find(ctx, names); ok {
+				_ = e.KnowKnight(ctx, k.ID, k.Name) // not known, the world says so to the letter
+			}
+		}
+		if pl.SendLetter(ctx, a.name, a.text, sent) != nil {
+			return chatNoteMsg(lineNotSent)
+		}
+		return nil
+	}
+}
+
+// chatNoteMsg is a note for the player that came after its chat line was sent.
+type chatNoteMsg string
+
+// chatNote shows a note that came after the chat line was sent: said in plain mode,
+// shown until the next key otherwise.
+func (m *Model) chatNote(note string) {
+	if m.pl.active {
+		m.say(note)
+		return
+	}
+	m.chat.note = note
 }
 
 func (a chatReport) do(m *Model) (string, tea.Cmd) {
@@ -99,6 +133,9 @@ func (n chatNote) do(*Model) (string, tea.Cmd) { return string(n), nil }
 // notInTheGame answers an action that asks the world when the session has no knight in it.
 const notInTheGame = "You are not in the game."
 
+// lineNotSent is the note of a chat line the world did not take.
+const lineNotSent = "The world is not answering; your line was not sent."
+
 // toWorld sends an action to the world as the session's knight, and returns the note a
 // failure leaves the player, or none.
 func (m *Model) toWorld(send func(pl *world.Player) error) string {
@@ -107,7 +144,7 @@ func (m *Model) toWorld(send func(pl *world.Player) error) string {
 		return notInTheGame
 	}
 	if send(pl) != nil {
-		return "The world is not answering; your line was not sent."
+		return lineNotSent
 	}
 	return ""
 }

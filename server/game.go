@@ -99,13 +99,14 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 			}
 			return command.ScoreLines(list)
 		},
-		Admin: s.consoleHook(sess.Context(), key), // nil unless the key is an admin's
-		Plain: plain,
-		Names: s.namesFor(fp, id.guest),
-		Out:   g,
-		Term:  ptyReq.Term,
-		Tick:  s.cfg.Tick,
-		Now:   s.now,
+		Admin:      s.consoleHook(sess.Context(), key), // nil unless the key is an admin's
+		Plain:      plain,
+		Names:      s.namesFor(fp, id.guest),
+		FindKnight: s.knightFinder(),
+		Out:        g,
+		Term:       ptyReq.Term,
+		Tick:       s.cfg.Tick,
+		Now:        s.now,
 		// The web page's command, with the host and port players reach the server at.
 		PlainCommand: s.sshCommand("-t") + " play --plain",
 	})

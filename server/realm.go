@@ -247,3 +247,22 @@ func (s *Server) shared() command.SharedRecords {
 	}
 	return s.realm.keeper.Store
 }
+
+// knightFinder finds a knight by the first of names in etcd, for a letter to a knight
+// this realm's world does not know (imported, or made on another realm, since it
+// started); nil on a server alone. The names may be a letter's first words: they are
+// not logged.
+func (s *Server) knightFinder() func(ctx context.Context, names []string) (world.KnownKnight, bool) {
+	if s.realm == nil {
+		return nil
+	}
+	shared := s.realm.keeper.Store
+	return func(_ context.Context, names []string) (world.KnownKnight, bool) {
+		n, ok, err := shared.FindName(names...)
+		if err != nil {
+			s.log.Error("realm: look up a letter's knight", "err", err)
+			return world.KnownKnight{}, false
+		}
+		return world.KnownKnight{ID: n.Knight, Name: n.Name}, ok
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/orthanc-ssh/orthanc-ssh/internal/english"
 )
@@ -290,6 +291,41 @@ func (e *Engine) knightIn(name, text, whom string, spoke bool) (k namedKnight, r
 
 func unknownKnightNote(name string) string {
 	return fmt.Sprintf("No knight named %s has been here.", CleanText(name, MaxNameLen+10))
+}
+
+// UnknownRecipient is whom a letter to to (or, to empty, to the knight whose name starts
+// text) may be for when the world knows no such knight: the names to look up elsewhere,
+// longest first; none when the world knows the knight, or the letter names no one. A
+// realm's world knows the knights it read at start and those it has met since; a knight
+// imported into etcd, or made on another realm, since then is found in the realms'
+// records by the session, off the world, and handed to it (KnowKnight) before the letter.
+func (p *Player) UnknownRecipient(ctx context.Context, to, text string) ([]string, error) {
+	var names []string
+	err := p.e.query(ctx, func() { names = p.e.unknownRecipient(to, text) })
+	return names, err
+}
+
+// unknownRecipient is UnknownRecipient on the engine's goroutine: the names knightIn
+// would try, when it would find none.
+func (e *Engine) unknownRecipient(to, text string) []string {
+	if to = strings.TrimSpace(to); to != "" {
+		if _, ok := e.knightNamed(to, false); ok {
+			return nil
+		}
+		return []string{to}
+	}
+	words := strings.Fields(text)
+	var names []string
+	for n := min(len(words), MaxNameLen); n >= 1; n-- {
+		name := strings.Join(words[:n], " ")
+		if _, ok := e.knightNamed(name, false); ok {
+			return nil
+		}
+		if utf8.RuneCountInString(name) <= MaxNameLen {
+			names = append(names, name)
+		}
+	}
+	return names
 }
 
 type knowReq struct{ k KnownKnight }

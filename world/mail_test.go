@@ -2,6 +2,7 @@ package world
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -147,4 +148,35 @@ func TestAClaimedKnightCanBeWrittenToAtOnce(t *testing.T) {
 			t.Errorf("the claimed knight has %d letters, want 1 (told %q)", n, lastMsg(e.players["kay"]))
 		}
 	})
+}
+
+// A letter to a knight the world does not know names the names to look up elsewhere,
+// longest first (those no longer than a name may be); one to a knight it knows, online
+// or not, names none. A knight then made known takes the letter.
+func TestALetterToAnUnknownKnightNamesWhomToLookUp(t *testing.T) {
+	e, a := mailEngine(t, []KnownKnight{{ID: "bors", Name: "Bors the Bold"}}, nil)
+	e.join(knight("a", 10), &recorder{})
+	for _, tc := range []struct {
+		to, text string
+		want     []string
+	}{
+		{"Bors the Bold", "hi", nil},
+		{"", "bors the bold meet me", nil},
+		{"Kay a", "hi", nil}, // online
+		{"  Lancelot ", "hi", []string{"Lancelot"}},
+		{"", "Lancelot du Lac meet me", []string{"Lancelot du Lac meet", "Lancelot du Lac", "Lancelot du", "Lancelot"}},
+		{"", "", nil},
+	} {
+		if got := e.unknownRecipient(tc.to, tc.text); !slices.Equal(got, tc.want) {
+			t.Errorf("to %q, %q: %q, want %q", tc.to, tc.text, got, tc.want)
+		}
+	}
+	knowReq{KnownKnight{ID: "lancelot", Name: "Lancelot du Lac"}}.handle(e)
+	if got := e.unknownRecipient("", "Lancelot du Lac meet me"); got != nil {
+		t.Errorf("a knight made known: %q", got)
+	}
+	mailAs(e, "a", "", "Lancelot du Lac meet me")
+	if len(a.mail["lancelot"]) != 1 {
+		t.Fatalf("the letter to the knight made known:\n%s", said(e, "a"))
+	}
 }

@@ -102,7 +102,7 @@ func (s *Store) FindName(names ...string) (n knights.KnightName, ok bool, err er
 	defer cancel()
 	resp, err := s.cli.Txn(ctx).Then(ops...).Commit()
 	if err != nil {
-		return n, false, fmt.Errorf("find a knight named %q: %w", names[0], err)
+		return n, false, fmt.Errorf("find a knight by name: %w", err)
 	}
 	for _, r := range resp.Responses {
 		kvs := r.GetResponseRange().Kvs
