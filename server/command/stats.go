@@ -143,11 +143,7 @@ func writeStats(w io.Writer, st StatsJSON, window uint64) {
 	row("uptime", "%s", time.Duration(st.UptimeSeconds)*time.Second)
 	row("sessions", "%d", st.Sessions)
 	row("players online", "%d", st.PlayersOnline)
-	if st.Etcd == nil {
-		row("knights stored", "%d", st.Adventurers)
-	} else {
-		row("knights stored", "%d (in etcd, shared by the realms)", st.Adventurers)
-	}
+	row("knights stored", "%d", st.Adventurers)
 	row("keys banned", "%d", st.Bans)
 	if st.Etcd != nil {
 		row("in etcd", "%s (revision %d)", tallyText(*st.Etcd), st.Etcd.Revision)
