@@ -117,11 +117,12 @@ func TestTypingCostsTheSameOnAnyLine(t *testing.T) {
 		if long[0] != short[0] || long[0] > 2*(80+20) {
 			t.Errorf("%s: a letter and a backspace take %v runes of work at 10,000 runes, %v at 200: the work grows with the line", f.name, long[0], short[0])
 		}
-		slack := 0.0
 		if raceDetector {
-			slack = 4 // fmt's buffers, which the race detector's sync.Pool drops now and then
+			// The race detector's sync.Pool drops fmt's buffers at random, so the
+			// allocations counted vary run to run; the runes of work above do not.
+			continue
 		}
-		if long[1] > short[1]+slack || long[1] < short[1]-slack {
+		if long[1] != short[1] {
 			t.Errorf("%s: a letter and a backspace allocate %v times at 10,000 runes, %v at 200", f.name, long[1], short[1])
 		}
 		if long[2] > short[2]+512 {
