@@ -109,11 +109,21 @@ func whoTable(c *Call, rows []WhoRow) {
 		}
 		fmt.Fprintf(tw, "%d\t%s\t%s", r.Level, r.where(), idleText(r.IdleSeconds))
 		if c.Admin {
-			fmt.Fprintf(tw, "\t%s\t%s\t%d KiB\t%s\t%s", orDash(r.Addr), time.Duration(r.ConnectedSeconds)*time.Second, r.BytesSent/1024, orDash(r.Fingerprint), r.Knight)
+			fmt.Fprintf(tw, "\t%s\t%s\t%s\t%s", orDash(r.Addr), r.session(), orDash(r.Fingerprint), r.Knight)
 		}
 		fmt.Fprintf(tw, "\t%s\n", awayText(r.Away, r.AwayReason))
 	}
 	_ = tw.Flush()
+}
+
+// session is an admin's row's CONNECTED and SENT: "-" for a knight with no game session
+// here (another realm's, or one whose session just ended), whose figures are not known,
+// rather than a connection of no time that sent nothing.
+func (r WhoRow) session() string {
+	if r.far || r.Fingerprint == "" {
+		return "-\t-"
+	}
+	return fmt.Sprintf("%s\t%d KiB", time.Duration(r.ConnectedSeconds)*time.Second, r.BytesSent/1024)
 }
 
 // where is a row's WHERE: its depth, outside, or for another realm's knight "-" (its
