@@ -309,8 +309,8 @@ func RenamedNote(old, name string) string {
 // its own. A knight online takes it at once, is told (RenamedNote), and its record goes
 // to the Saver. One offline has stored, its record as the server read it, which the
 // server renames where it keeps it; it is told at its next join, which takes the name
-// even from a record its session read before. Letters reach the knight by its new name
-// only.
+// even from a record its session read before. A knight another realm plays (stored nil)
+// is listed by its new name at once. Letters reach the knight by its new name only.
 func (e *Engine) Rename(ctx context.Context, id, name string, stored *Adventurer) (Renamed, error) {
 	var done Renamed
 	err := e.query(ctx, func() {
@@ -335,6 +335,16 @@ func (e *Engine) Rename(ctx context.Context, id, name string, stored *Adventurer
 			}
 		}
 		e.soc.known[NameKey(name)] = KnownKnight{ID: id, Name: name, Ended: ended}
+		// Another realm's knight is named by its realm's presence, which says the new name
+		// only at its next word: until then, who and the admin's commands here would
+		// still find it by the old one.
+		for _, ks := range e.soc.far {
+			for i := range ks {
+				if ks[i].ID == id {
+					ks[i].Name = name
+				}
+			}
+		}
 	})
 	return done, err
 }

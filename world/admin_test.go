@@ -413,3 +413,27 @@ func TestRenameOnlineAndOffline(t *testing.T) {
 		}
 	})
 }
+
+// A knight that plays in another realm, renamed there or by an admin here, is listed and
+// found by its new name at once, not at its realm's next word; letters reach it by the
+// new name only.
+func TestRenameOfAKnightOfAnotherRealm(t *testing.T) {
+	e := New(Config{Seed: 1977, WanderChance: -1})
+	ctx := running(t, e)
+	if err := e.SetPresence(ctx, "north", []FarKnight{{Name: "Kay", ID: "K-KAY", Level: 2}, {Name: "Bors", ID: "K-BORS"}}); err != nil {
+		t.Fatal(err)
+	}
+	done, err := e.Rename(ctx, "K-KAY", "Kaye", nil)
+	if err != nil || done.Online {
+		t.Fatalf("rename of another realm's knight: %+v, %v", done, err)
+	}
+	far, err := e.FarWho(ctx)
+	if err != nil || len(far) != 2 || far[0].Name != "Kaye" || far[0].ID != "K-KAY" || far[1].Name != "Bors" {
+		t.Fatalf("the other realms' knights after the rename: %+v, %v", far, err)
+	}
+	on(t, e, func() {
+		if _, old := e.soc.known[NameKey("Kay")]; old || e.soc.known[NameKey("Kaye")].ID != "K-KAY" {
+			t.Errorf("letters' book of knights: %+v", e.soc.known)
+		}
+	})
+}
