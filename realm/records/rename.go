@@ -48,7 +48,9 @@ func (k *Keeper) Rename(ctx context.Context, id, old, name string) error {
 }
 
 // renameSheet writes knight id's sheet renamed. A knight played here is renamed by the
-// world, which checkpoints it; one another realm holds gets a pending rename.
+// world, which checkpoints it; one another realm holds gets a pending rename; one no
+// realm holds is renamed in etcd, and gets a pending rename too, so that the realm that
+// next claims it, whichever it is, tells it.
 func (k *Keeper) renameSheet(ctx context.Context, id, old, name string) error {
 	if k.sheets.plays(id) {
 		return nil
@@ -77,8 +79,10 @@ func (k *Keeper) renameSheet(ctx context.Context, id, old, name string) error {
 	if err != nil {
 		return err
 	}
-	_, err = f.Commit(ctx, sheet)
-	return err
+	if _, err = f.Commit(ctx, sheet); err != nil {
+		return err
+	}
+	return k.putRename(id, old, name)
 }
 
 // putRename keeps a pending rename of knight id.
@@ -114,7 +118,8 @@ func (k *Keeper) PendingRename(id string) (name string, ok bool, err error) {
 
 // takeRename applies the pending rename of the knight a claim just read to its sheet a,
 // and forgets it: the old name it was made from is renamed, a sheet renamed since (by
-// the realm the knight played on) stays. It reports the rename applied.
+// the realm the knight played on) stays. It reports the rename to tell the knight: one
+// applied now, or one the admin's realm wrote to the sheet while no realm held it.
 func (k *Keeper) takeRename(a *world.Adventurer) (old string, ok bool, err error) {
 	ctx, cancel := k.call()
 	defer cancel()
@@ -129,9 +134,12 @@ func (k *Keeper) takeRename(a *world.Adventurer) (old string, ok bool, err error
 	if _, err := k.cli.Delete(ctx, k.renameKey(a.ID)); err != nil {
 		return "", false, err
 	}
-	if world.NameKey(a.Name) != world.NameKey(v.Old) {
-		return "", false, nil
+	switch world.NameKey(a.Name) {
+	case world.NameKey(v.Old):
+		old, a.Name = a.Name, v.Name
+		return old, true, nil
+	case world.NameKey(v.Name):
+		return v.Old, true, nil
 	}
-	old, a.Name = a.Name, v.Name
-	return old, true, nil
+	return "", false, nil
 }

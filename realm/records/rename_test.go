@@ -85,4 +85,27 @@ func TestARenameReachesAKnightPlayingOnAnotherRealm(t *testing.T) {
 	if sheet, _ := st.LoadAdventurer(kay.ID); sheet.Name != "Gareth" || sheet.Level != 3 {
 		t.Fatalf("the sheet renamed in etcd: %+v", sheet)
 	}
+	// The realm that next claims it, not the one that renamed it, tells it, once; and
+	// other realms told over the talk find the rename in etcd.
+	if name, ok, err := a.PendingRename(kay.ID); err != nil || !ok || name != "Gareth" {
+		t.Fatalf("the rename of a knight no realm plays is not kept for the others: %q, %v, %v", name, ok, err)
+	}
+	if err := a.Claim(ctx, kay.ID, func(string) {}); err != nil {
+		t.Fatal(err)
+	}
+	if old, ok := a.Renamed(kay.ID); !ok || old != "Kaye" {
+		t.Fatalf("A's server told %q, %v, of a rename B made while no realm played the knight", old, ok)
+	}
+	if got, err := a.Knight(kay.ID); err != nil || got.Name != "Gareth" {
+		t.Fatalf("the sheet A claimed: %+v, %v", got, err)
+	}
+	if err := a.Leave(ctx, kay.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Claim(ctx, kay.ID, func(string) {}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := a.Renamed(kay.ID); ok {
+		t.Fatal("the rename was told again at the next claim")
+	}
 }

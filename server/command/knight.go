@@ -33,8 +33,8 @@ type KnightAdmin struct {
 	// TakenName is the prompt's words for a name taken (app.TakenNameNote), for a name
 	// taken meanwhile.
 	TakenName string
-	// TellRealms tells the other realms of a rename of a knight that plays there: the
-	// server's, since it holds the talk.
+	// TellRealms tells the other realms of a rename of a knight that is not in the world
+	// here: the server's, since it holds the talk.
 	TellRealms func(talk.Moderation)
 	// Now is the wall clock.
 	Now func() time.Time

@@ -42,7 +42,7 @@ func (k KnightAdmin) rename(c *Call) int {
 	if !ok {
 		return 1
 	}
-	far, err := k.renameKept(c, t, name)
+	far, err := k.renameKept(c, t, name, stored != nil)
 	if err != nil {
 		return 1
 	}
@@ -69,9 +69,11 @@ func (k KnightAdmin) rename(c *Call) int {
 }
 
 // renameKept renames the knight where it is kept (knights.Keeper.Rename); a knight
-// playing in another realm is told there over the talk, and far is that realm. A refusal
+// playing in another realm is told there over the talk, and far is that realm. The other
+// realms are told of a knight offline (not in the world here) too, so their worlds and
+// name books know it by its new name at once: letters written there reach it. A refusal
 // is reported, and the name book given back the old name.
-func (k KnightAdmin) renameKept(c *Call, t banTarget, name string) (far string, err error) {
+func (k KnightAdmin) renameKept(c *Call, t banTarget, name string, offline bool) (far string, err error) {
 	err = k.Knights.Rename(c.Ctx, t.knight, t.name, name)
 	var away *knights.ElsewhereError
 	switch {
@@ -79,6 +81,9 @@ func (k KnightAdmin) renameKept(c *Call, t banTarget, name string) (far string, 
 		k.TellRealms(talk.Moderation{Kind: talk.ModRename, Knight: t.knight, Name: name})
 		return away.Where, nil
 	case err == nil:
+		if offline {
+			k.TellRealms(talk.Moderation{Kind: talk.ModRename, Knight: t.knight, Name: name})
+		}
 		return "", nil
 	}
 	k.Names.Rename(t.name, t.knight)
