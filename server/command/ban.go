@@ -78,10 +78,13 @@ func (m Moderation) ban(c *Call) int {
 			return c.Fail("the ban could not be saved: %v", err)
 		}
 	}
-	kicked := false
+	kicked, far := false, ""
 	if t.knight != "" {
 		if kicked, err = m.World.Kick(c.Ctx, t.knight, c.Reason); err != nil {
 			m.Log.Error("admin: kick the banned knight", "knight", t.knight, "err", err)
+		}
+		if !kicked {
+			far = m.farRealmOf(c.Ctx, t.knight)
 		}
 	}
 	m.TellRealms(talk.Moderation{Kind: talk.ModBan, Knight: t.knight, Reason: c.Reason})
@@ -102,11 +105,14 @@ func (m Moderation) ban(c *Call) int {
 		if len(t.fps) > 0 {
 			fp = t.fps[0]
 		}
-		return c.WriteJSON(actionJSON{Fingerprint: fp, Fingerprints: t.fps, Addr: t.addr, Name: t.name, Kicked: kicked, Banned: true, Until: until})
+		return c.WriteJSON(actionJSON{Fingerprint: fp, Fingerprints: t.fps, Addr: t.addr, Name: t.name, Kicked: kicked || far != "", Realm: far, Banned: true, Until: until})
 	}
 	fmt.Fprintf(c.Out, "Banned %s%s.", keyAndName(banned, t.name), ends)
-	if kicked {
+	switch {
+	case kicked:
 		fmt.Fprint(c.Out, " Its knight was removed from the dungeon.")
+	case far != "":
+		fmt.Fprintf(c.Out, " It plays in realm %s, which has been told.", far)
 	}
 	fmt.Fprintln(c.Out)
 	return 0

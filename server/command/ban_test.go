@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/netip"
+	"strings"
 	"testing"
 	"time"
 
@@ -90,5 +91,22 @@ func TestBanRefusesWhatItCannotDo(t *testing.T) {
 	}
 	if _, online, _ := m.world.Lookup(context.Background(), "K-arthur"); online {
 		t.Error("Arthur is online")
+	}
+}
+
+// A ban of a knight that plays on another realm says so: that realm was told, and
+// removes it.
+func TestBanOfAKnightOfAnotherRealmNamesItsRealm(t *testing.T) {
+	m := modStart(t)
+	m.keep("K-tristan", "Tristan", 2)
+	if err := m.world.SetPresence(context.Background(), "north", []world.FarKnight{{ID: "K-tristan", Name: "Tristan"}}); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := m.run("ban Tristan")
+	if code != 0 || !strings.HasPrefix(out, "Banned Tristan (SHA256:") || !strings.HasSuffix(out, "). It plays in realm north, which has been told.\n") {
+		t.Fatalf("ban of a knight of another realm (exit %d): %q %q", code, out, errOut)
+	}
+	if told := m.toldRealms(); len(told) != 1 || told[0] != (talk.Moderation{Kind: talk.ModBan, Knight: "K-tristan"}) {
+		t.Errorf("the realms were told %+v", told)
 	}
 }

@@ -46,6 +46,8 @@ type SilenceJSON struct {
 	Reason string    `json:"reason,omitempty"`
 	Online bool      `json:"online"`
 	Guest  bool      `json:"guest,omitempty"`
+	// Realm is the realm the knight plays on, when another.
+	Realm string `json:"realm,omitempty"`
 }
 
 // GuestSilences keeps the admins' silences of guests, in memory: a guest's knight id is
@@ -122,14 +124,20 @@ func (m Moderation) silence(c *Call) int {
 		return c.Fail("the silence is saved but the world is not answering: %v", err)
 	}
 	m.TellRealms(talk.Moderation{Kind: talk.ModSilence, Knight: t.knight, For: d, Until: UntilText(sl.Until), Reason: sl.Reason})
-	online := done.Online
+	far := ""
+	if !done.Online {
+		far = m.farRealmOf(c.Ctx, t.knight)
+	}
 	c.Result = fmt.Sprintf("silenced %s (%s) until %s", t.knight, t.name, UntilText(sl.Until))
 	if c.JSON {
-		return c.WriteJSON(SilenceJSON{Knight: t.knight, Name: t.name, Until: sl.Until, Reason: sl.Reason, Online: online, Guest: guest})
+		return c.WriteJSON(SilenceJSON{Knight: t.knight, Name: t.name, Until: sl.Until, Reason: sl.Reason, Online: done.Online || far != "", Guest: guest, Realm: far})
 	}
 	fmt.Fprintf(c.Out, "Silenced %s until %s.", keyAndName(t.knight, t.name), UntilText(sl.Until))
-	if online {
+	switch {
+	case done.Online:
 		fmt.Fprint(c.Out, " Its knight has been told.")
+	case far != "":
+		fmt.Fprintf(c.Out, " It plays in realm %s, which has been told.", far)
 	}
 	if guest {
 		fmt.Fprint(c.Out, " A guest's silence lasts while it plays, not kept in the database; to keep it out, ban it (its address).")

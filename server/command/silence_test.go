@@ -1,8 +1,10 @@
 package command
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/orthanc-ssh/orthanc-ssh/world"
 	"testing"
 	"time"
 
@@ -97,5 +99,20 @@ func TestSilenceRefusesWhatItCannotDo(t *testing.T) {
 	m.want("unsilence Nobody", "", "orthanc: no knight \"Nobody\", online or stored; unsilence by fingerprint\n", 1)
 	if list, _ := m.keeper.Silences(m.now); len(list) != 0 {
 		t.Errorf("silences kept: %+v", list)
+	}
+}
+
+// A silence of a knight that plays on another realm says so: that realm was told.
+func TestSilenceOfAKnightOfAnotherRealmNamesItsRealm(t *testing.T) {
+	m := modStart(t)
+	m.keep("K-tristan", "Tristan", 2)
+	if err := m.world.SetPresence(context.Background(), "north", []world.FarKnight{{ID: "K-tristan", Name: "Tristan"}}); err != nil {
+		t.Fatal(err)
+	}
+	m.want("silence Tristan 1h", "Silenced Tristan (K-tristan) until 2025-03-01 13:00 UTC. It plays in realm north, which has been told.\n", "", 0)
+	out, _, code := m.run("silence Tristan 2h --json")
+	var got SilenceJSON
+	if err := json.Unmarshal([]byte(out), &got); err != nil || code != 0 || !got.Online || got.Realm != "north" {
+		t.Errorf("silence --json: %q %d: %+v %v", out, code, got, err)
 	}
 }
