@@ -23,6 +23,7 @@ import (
 // realmProcess is a realm server run as its own process, with its log.
 type realmProcess struct {
 	cmd  *exec.Cmd
+	spec realmSpec
 	addr string
 	mu   sync.Mutex
 	log  strings.Builder
@@ -77,7 +78,7 @@ func launchRealm(t *testing.T, spec realmSpec) (*realmProcess, error) {
 		return nil, err
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	p := &realmProcess{cmd: cmd}
+	p := &realmProcess{cmd: cmd, spec: spec}
 	addr := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(stderr)
