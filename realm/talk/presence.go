@@ -16,6 +16,12 @@ import (
 // in it; the others hand the knights to their worlds (whispers find them there) and keep
 // the rest for the realms listing, with a ping for each realm's round trip. A realm that
 // says it is going, or says nothing for goneAfter periods, is gone.
+//
+// A realm that knows no other (it has just started, or restarted) asks for theirs: its
+// presence carries a NATS reply subject, and a realm that hears such a presence
+// announces at once, so who lists every realm's knights as soon as a realm starts, not
+// up to AnnounceEvery later. The message itself is the same; a realm that does not look
+// at the reply subject answers at its next period, as before.
 
 // maxAnnounceKnights caps the knights of one announcement; Players still counts them all.
 const maxAnnounceKnights = 5000
@@ -55,6 +61,7 @@ func (b *Bus) announceLoop(ctx context.Context) {
 		b.expire()
 		select {
 		case <-t.C:
+		case <-b.soon:
 		case <-ctx.Done():
 			return
 		}
@@ -79,8 +86,31 @@ func (b *Bus) Announce(ctx context.Context) error {
 		m.Knights = append(m.Knights, knightMsg{Name: e.Name, ID: e.ID, Level: e.Level,
 			Idle: int(time.Duration(e.IdleTurns) * b.cfg.Tick / time.Second), Away: e.Away, AwayReason: e.AwayReason, Guest: e.Guest})
 	}
-	b.publish(b.from("realm"), fitAnnounce(m), maxAnnounceBytes)
+	reply := ""
+	if b.peers.none() {
+		// Any reply subject asks; the others answer by announcing. One no one listens
+		// on: while no realm hears this one, NATS says so there (no responders), and
+		// such a status on the presence subjects would be read as a bad presence.
+		reply = b.nc.NewInbox()
+	}
+	b.publishReply(b.from("realm"), reply, fitAnnounce(m), maxAnnounceBytes)
 	return nil
+}
+
+// none reports whether no other realm is known.
+func (p *peers) none() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.m) == 0
+}
+
+// announceSoon has the announcement loop announce now; asks that come while one is
+// pending make one announcement.
+func (b *Bus) announceSoon() {
+	select {
+	case b.soon <- struct{}{}:
+	default:
+	}
 }
 
 // fitAnnounce cuts an announcement's knights by halves until it is under its limit:
@@ -117,6 +147,9 @@ func (b *Bus) onAnnounce(msg *nats.Msg) {
 		b.peers.m[m.Realm] = peer{addr: world.CleanText(m.Addr, 100), players: max(m.Players, 0), seen: b.cfg.Now()}
 	}
 	b.peers.mu.Unlock()
+	if msg.Reply != "" && !m.Gone { // a realm that knows no other asks who plays here
+		b.announceSoon()
+	}
 	ks := fromAnnounce(m)
 	if m.Gone {
 		ks = nil

@@ -134,6 +134,10 @@ type Bus struct {
 	stop       context.CancelFunc
 	wg         sync.WaitGroup
 	started    atomic.Bool
+
+	// soon asks the announcement loop to announce now, not at its next period: another
+	// realm asked for this one's presence.
+	soon chan struct{}
 }
 
 // counts are the bus's counters (Stats).
@@ -156,7 +160,8 @@ func Open(cfg Config) (*Bus, error) {
 	if err := cfg.defaults(); err != nil {
 		return nil, err
 	}
-	b := &Bus{cfg: cfg, out: newQueue(cfg.Queue), in: newQueue(cfg.Queue), inFlight: make(chan struct{}, cfg.InFlight)}
+	b := &Bus{cfg: cfg, out: newQueue(cfg.Queue), in: newQueue(cfg.Queue), inFlight: make(chan struct{}, cfg.InFlight),
+		soon: make(chan struct{}, 1)}
 	b.peers.m = map[string]peer{}
 	nc, err := nats.Connect(cfg.URL, append(cfg.options(), nats.ErrorHandler(b.onError))...)
 	if err != nil {
@@ -368,14 +373,17 @@ func (b *Bus) Stats() Stats {
 }
 
 // publish sends a message, counting it, or counting why it was not sent.
-func (b *Bus) publish(subj string, m any, limit int) {
+func (b *Bus) publish(subj string, m any, limit int) { b.publishReply(subj, "", m, limit) }
+
+// publishReply is publish with NATS's reply subject set ("" for none).
+func (b *Bus) publishReply(subj, reply string, m any, limit int) {
 	data, err := encode(m, limit)
 	switch {
 	case errors.Is(err, errTooBig):
 		b.counts.oversize.Add(1)
 	case err != nil:
 		b.counts.bad.Add(1)
-	case b.nc.Publish(subj, data) == nil:
+	case reply == "" && b.nc.Publish(subj, data) == nil, reply != "" && b.nc.PublishRequest(subj, reply, data) == nil:
 		b.counts.sent.Add(1)
 	}
 }

@@ -234,6 +234,25 @@ func TestPresenceForgetsRealmsGoneQuiet(t *testing.T) {
 	waitFor(t, "Avalon gone when it closed", func() bool { return !w.knows("Avalon") })
 }
 
+// A realm that starts hears at once who plays in the realms already running, not at
+// their next presence (an hour away here): knowing no other realm, it asks for theirs.
+// Camelot, started first, asked too, when no one heard; it answers Avalon's ask.
+func TestARealmStartingHearsTheOthersAtOnce(t *testing.T) {
+	srvs := cluster(t, "Camelot", "Avalon")
+	camelot, avalon := newFakeWorld(), newFakeWorld()
+	fakeBus(t, "Camelot", srvs[0], camelot)
+	// Avalon asks once, when it starts: only once Camelot's subscriptions have crossed
+	// the route to Avalon's server.
+	probe := realmConn(t, srvs[1])
+	waitFor(t, "Camelot to answer a ping from Avalon's server", func() bool {
+		_, err := probe.Request("orthanc.ping.Camelot.Avalon", []byte(`{"v":1,"realm":"Avalon"}`), time.Second)
+		return err == nil
+	})
+	fakeBus(t, "Avalon", srvs[1], avalon)
+	waitFor(t, "Camelot to hear of Avalon", func() bool { return camelot.knows("Avalon") })
+	waitFor(t, "Avalon to hear of Camelot", func() bool { return avalon.knows("Camelot") })
+}
+
 func TestOpenRefusesNamesThatCannotBeSubjects(t *testing.T) {
 	for _, c := range []Config{{Realm: ""}, {Realm: "a.b"}, {Realm: "a*"}, {Realm: strings.Repeat("a", 33)}, {Realm: "ok", Prefix: "a..b"}} {
 		if _, err := Open(c); !errors.Is(err, ErrBadConfig) {
