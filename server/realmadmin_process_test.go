@@ -3,6 +3,7 @@ package server
 import (
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -193,4 +194,44 @@ func (p *realmProcess) routesAddr() string {
 		return m[1]
 	}
 	return ""
+}
+
+// A realm restarted lists the other realms' knights, and they list its own, as soon as
+// it takes players: not 5 s later, at the others' next presence.
+func TestARestartedRealmKnowsWhoPlaysElsewhereAtOnce(t *testing.T) {
+	tr := startRealmTrio(t)
+	kay := openTerminal(t, tr.a.addr, newKey(t), 100, 30, nil)
+	kay.enterDungeon("Kay")
+	waitWho(t, tr.b.addr, "Kay", "A")
+
+	spec := tr.b.spec
+	if err := tr.b.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	_ = tr.b.cmd.Wait()
+	b, err := launchRealm(t, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	up := time.Now()
+	gawain := openTerminal(t, b.addr, newKey(t), 100, 30, nil)
+	gawain.enterDungeon("Gawain")
+	entered := time.Now()
+	kayRow, gawainRow := regexp.MustCompile(`(?m)^Kay +A `), regexp.MustCompile(`(?m)^Gawain +B `)
+	var onB, onC time.Duration
+	if !poll(10*time.Second, 10*time.Millisecond, func() bool {
+		if out, _, _ := runCmdQuiet(b.addr, tr.admin, "who"); onB == 0 && kayRow.MatchString(out) {
+			onB = time.Since(up)
+		}
+		if out, _, _ := runCmdQuiet(tr.c.addr, tr.admin, "who"); onC == 0 && gawainRow.MatchString(out) {
+			onC = time.Since(entered)
+		}
+		return onB != 0 && onC != 0
+	}) {
+		t.Fatalf("after B's restart, who on B lists Kay of A after %v, who on C lists Gawain of B after %v (0: not in 10 s)", onB, onC)
+	}
+	t.Logf("after B's restart: Kay of A listed on B %v after B listened, Gawain of B listed on C %v after it entered", onB, onC)
+	if limit := 2 * time.Second; onB > limit || onC > limit {
+		t.Fatalf("after B's restart, who on B lists Kay of A after %v, who on C lists Gawain of B after %v: over %v", onB, onC, limit)
+	}
 }
