@@ -10,6 +10,7 @@ import (
 	gossh "golang.org/x/crypto/ssh"
 
 	"github.com/orthanc-ssh/orthanc-ssh/internal/etcdtest"
+	"github.com/orthanc-ssh/orthanc-ssh/keys"
 )
 
 // An admin's commands across three realms, each the binary run as its own process on one
@@ -144,6 +145,21 @@ func TestAdminCommandsReachThreeRealmProcesses(t *testing.T) {
 		bors.waitFor("from Kaye, ", "the letter from B")
 		bors.press("q")
 		bors.quit()
+	})
+
+	// keys move on A: the key of a knight kept on C goes to a new key, which plays it on
+	// B; a knight playing on B keeps its key until it leaves there.
+	t.Run("keys move", func(t *testing.T) {
+		newBors := newKey(t)
+		tr.adminRun(t, tr.a.addr, "keys move "+keys.Fingerprint(borsKey.PublicKey())+" "+keys.Fingerprint(newBors.PublicKey()), `^Borsa is now played by `)
+		if out, errOut, code := runCmd(t, tr.b.addr, newBors, "whoami"); code != 0 || !strings.Contains(out, "name: Borsa") {
+			t.Fatalf("whoami on B with the key moved to (exit %d):\n%s%s", code, out, errOut)
+		}
+		borsKey = newBors
+		out, errOut, code := runCmd(t, tr.a.addr, tr.admin, "keys move "+keys.Fingerprint(kayKey.PublicKey())+" "+keys.Fingerprint(newKey(t).PublicKey()))
+		if code == 0 || !strings.Contains(errOut, "the knight plays in realm B; leave the game there first") {
+			t.Fatalf("keys move of a knight playing on B (exit %d):\n%s%s", code, out, errOut)
+		}
 	})
 
 	// silence made on A holds on B at once, and every realm lists it; lifted on C.
