@@ -97,6 +97,11 @@
 // (with a restart, the old server's exit and another -walk-timeout may add to it);
 // Ctrl-C ends it sooner with what was measured.
 //
+// The delay command is a TCP proxy that holds every byte a time each way, to put a
+// realm far from etcd on one box (tcpproxy.Delay):
+//
+//	orthanc-load delay -listen 127.0.0.1:23795 -to 127.0.0.1:2379 -delay 75ms
+//
 // Handshake mode measures logins a second instead, against the game server or the raw
 // reference in cmd/orthanc-load/rawssh (golang.org/x/crypto/ssh alone, with the game's
 // algorithms):
@@ -151,6 +156,9 @@ func main() {
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "seed" {
 		return runSeed(args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "delay" {
+		return runDelay(ctx, args[1:], stdout, stderr)
 	}
 	cfg, opts, err := parseFlags(args, stderr)
 	switch {

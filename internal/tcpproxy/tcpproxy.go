@@ -1,6 +1,6 @@
 // Package tcpproxy is a TCP proxy a test puts between a program and a server (a realm
-// and etcd) to cut or stall the way between them, as a partition does. Only tests
-// import it.
+// and etcd) to cut or stall the way between them, as a partition does, or to make it
+// long (Delay). Tests import it, and the load tool for a distant etcd; no server does.
 package tcpproxy
 
 import (
