@@ -2,12 +2,14 @@ package server
 
 import (
 	"encoding/json"
+	"os"
 	"testing"
 	"time"
 
 	gossh "golang.org/x/crypto/ssh"
 
 	"github.com/orthanc-ssh/orthanc-ssh/internal/etcdtest"
+	"github.com/orthanc-ssh/orthanc-ssh/internal/tcpproxy"
 	"github.com/orthanc-ssh/orthanc-ssh/server/command"
 )
 
@@ -69,13 +71,18 @@ func benchLogin(b *testing.B, ts *testServer, gone func(knight string) bool) {
 
 // A knight moving realms through SSH: while it plays on one realm, its key logs in on
 // the other; from the dial to the first frame there (the knight called, checked in by
-// the realm it leaves, and claimed). It goes back and forth between A and B.
+// the realm it leaves, and claimed). It goes back and forth between A and B. With
+// ORTHANC_BENCH_ETCD_DELAY (a duration, say 75ms), B reaches etcd through a proxy that
+// holds every byte that long each way, as a realm far from etcd does.
 func BenchmarkMoveRealmsToFirstFrame(b *testing.B) {
 	etcd := etcdtest.Start(b)
 	realms := make([]*testServer, 2)
 	for i, name := range []string{"A", "B"} {
 		cfg := testConfig(b.TempDir(), defaultSeed)
 		cfg.Realm, cfg.Etcd, cfg.RealmTTL = name, []string{etcd}, 5*time.Second
+		if d := os.Getenv("ORTHANC_BENCH_ETCD_DELAY"); d != "" && name == "B" {
+			cfg.Etcd = []string{delayedEtcd(b, etcd, d)}
+		}
 		realms[i] = startConfigured1(b, cfg)
 	}
 	key := newKey(b)
@@ -102,4 +109,18 @@ func openTerminalTimed(b *testing.B, addr string, key gossh.Signer) *terminal {
 	tm := openTerminal(b, addr, key, 80, 24, nil)
 	untilScreen(b, tm, "Press Enter to continue")
 	return tm
+}
+
+// delayedEtcd is a proxy to etcd that holds every byte delay (a duration) each way.
+func delayedEtcd(b *testing.B, etcd, delay string) string {
+	d, err := time.ParseDuration(delay)
+	if err != nil {
+		b.Fatalf("ORTHANC_BENCH_ETCD_DELAY: %v", err)
+	}
+	p, err := tcpproxy.ListenDelay("127.0.0.1:0", etcd, d)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = p.Close() })
+	return p.Addr()
 }

@@ -14,7 +14,8 @@
 #
 # SERVER is an orthanc-ssh binary (default: built from this tree), OUT a folder for the
 # samples, the report and the logs (default: a new temporary folder). DURATION (default
-# 60s) is the load tool's window; the ramp is N/10 seconds.
+# 60s) is the load tool's window; the ramp is N/10 seconds. ETCD_DELAY (say 75ms) puts
+# the realm that far from etcd each way, through the load tool's delay proxy.
 set -euo pipefail
 
 N=${1:?walkers}
@@ -57,11 +58,17 @@ etcd --name m1 --data-dir "$OUT/etcd" --listen-client-urls "http://$ETCD" --adve
 etcd_pid=$!
 pids=("$etcd_pid")
 wait_url "http://$ETCD/health"
-"$SERVER" -realm A -etcd "$ETCD" -data "$OUT/data" -addr "$ADDR" -metrics-addr "$METRICS" \
+REALM_ETCD=$ETCD
+if [ -n "${ETCD_DELAY:-}" ]; then
+	REALM_ETCD=127.0.0.1:23795
+	"$OUT/orthanc-load" delay -listen "$REALM_ETCD" -to "$ETCD" -delay "$ETCD_DELAY" >&2 &
+	pids=($! "${pids[@]}")
+fi
+"$SERVER" -realm A -etcd "$REALM_ETCD" -data "$OUT/data" -addr "$ADDR" -metrics-addr "$METRICS" \
 	-max-sessions 5000 -max-per-ip 5000 -max-handshakes 5000 -max-handshakes-per-ip 5000 -early-drop-at 5000 \
 	-new-knights-per-hour 1000000 2>"$OUT/server.log" &
 srv=$!
-pids=("$srv" "$etcd_pid")
+pids=("$srv" "${pids[@]}")
 wait_url "http://$METRICS/metrics"
 
 # The sampler: "time name value" lines, every 2 s.
@@ -76,7 +83,7 @@ wait_url "http://$METRICS/metrics"
 		sleep 2
 	done
 ) &
-pids=($! "$srv" "$etcd_pid")
+pids=($! "${pids[@]}")
 
 echo "== $N walkers, load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 "$OUT/orthanc-load" -addr "$ADDR" -n "$N" -ramp "$((N / 10))s" -walk-timeout 90s -duration "$DURATION" \
