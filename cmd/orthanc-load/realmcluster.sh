@@ -82,7 +82,8 @@ rm -rf "$OUT"/etcd? "$OUT"/data? "$OUT"/events "$OUT"/samples.* && mkdir -p "$OU
 for i in 0 1 2; do start_member "$i" new; done
 for i in 0 1 2; do wait_url "http://${CLIENT[$i]}/health"; done
 
-limits=(-max-sessions 5000 -max-per-ip 5000 -max-handshakes 5000 -max-handshakes-per-ip 5000 -early-drop-at 5000 -new-knights-per-hour 1000000)
+rm -f "$OUT/realm.secret" && "$SERVER" -make-realm-secret "$OUT/realm.secret"
+limits=(-realm-secret "$OUT/realm.secret" -max-sessions 5000 -max-per-ip 5000 -max-handshakes 5000 -max-handshakes-per-ip 5000 -early-drop-at 5000 -new-knights-per-hour 1000000)
 "$SERVER" -realm A -etcd "$ENDPOINTS" -data "$OUT/dataA" -addr 127.0.0.1:23881 -metrics-addr 127.0.0.1:23891 \
 	-nats-listen 127.0.0.1:23901 "${limits[@]}" 2>"$OUT/realmA.log" &
 realmA=$!
