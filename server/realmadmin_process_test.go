@@ -124,7 +124,8 @@ func TestAdminCommandsReachThreeRealmProcesses(t *testing.T) {
 	})
 
 	// rename of a knight kept on C, offline: a letter written on B reaches it by its new
-	// name, and it is told of the rename when it next plays, on C.
+	// name, it is told of the rename when it next plays, on C, and its old name is free
+	// on B.
 	t.Run("rename a knight kept in etcd", func(t *testing.T) {
 		kay.t = t
 		tr.adminRun(t, tr.a.addr, "rename Bors Borsa", `^Renamed Bors \(K-\S+\) to Borsa\. It will be told when it next plays\.\n$`)
@@ -145,6 +146,11 @@ func TestAdminCommandsReachThreeRealmProcesses(t *testing.T) {
 		bors.waitFor("from Kaye, ", "the letter from B")
 		bors.press("q")
 		bors.quit()
+		// The old name is free on every realm: B, whose name book had it, lets a new
+		// knight take it.
+		newBors := openTerminal(t, tr.b.addr, newKey(t), 100, 30, nil)
+		newBors.enterDungeon("Bors")
+		newBors.quit()
 	})
 
 	// keys move on A: the key of a knight kept on C goes to a new key, which plays it on
