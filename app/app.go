@@ -97,6 +97,10 @@ type Params struct {
 	// anywhere (the web page's, "ssh -t -p 2222 host play --plain"): a terminal too small
 	// for the game is told it. Empty tells no command.
 	PlainCommand string
+	// KeyFrameGap is the least time between two frames drawn for keys that come faster
+	// than anyone types (pace.go; the server's sessions use KeyFrameGap); zero draws a
+	// frame for every key.
+	KeyFrameGap time.Duration
 }
 
 // DefaultTick is the server's default wall time of one game turn.
@@ -265,6 +269,7 @@ type Model struct {
 	term    terminal
 	frameOK bool
 	keep    bool
+	pacing  framePace // when keys' frames are drawn (pace.go)
 
 	// The screens' and panels' own state.
 	rolled    rollState     // a new knight's characteristics and name (start.go)
@@ -295,7 +300,8 @@ func New(ctx context.Context, p Params) *Model {
 		rolled: rollState{name: lineInput{limit: world.MaxNameLen}}, views: NewViewSlot(), console: newConsole(),
 		chat: newChatLine(), optScreen: optionsScreen{mute: lineInput{prompt: "Mute or unmute: ", limit: world.MaxNameLen}},
 		help: helpScreen{pager: pager{keys: letterKeys}}, log: pager{keys: letterKeys, tail: true, follow: true},
-		bt: battle{stats: pager{keys: lineKeys}}, pl: plainState{line: lineInput{prompt: plainPrompt, limit: plainInputLimit}}}
+		bt: battle{stats: pager{keys: lineKeys}}, pl: plainState{line: lineInput{prompt: plainPrompt, limit: plainInputLimit}},
+		pacing: framePace{gap: p.KeyFrameGap}}
 	switch {
 	case p.Watch != nil, p.Replay != nil:
 		m.opts = p.Options.Clone()
@@ -398,7 +404,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	m.keep = false
 	cmd := m.update(msg)
 	m.frameOK = m.frameOK && m.keep
-	return m, cmd
+	return m, m.pace(msg, cmd)
 }
 
 // update handles one message by its kind: the terminal's size and colours, what the
@@ -437,6 +443,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return nil
 	case consoleResultMsg:
 		m.gotConsoleResult(msg)
+		return nil
+	case frameDueMsg:
+		m.frameIsDue()
 		return nil
 	case Farewell:
 		return m.end(msg.Reason)
@@ -617,11 +626,18 @@ func (m *Model) do(c world.Command) {
 // new. Bubble Tea calls it after every message, on the program's goroutine (Headless
 // does the same without a program); to read the screen, call Text, which writes nothing.
 // Nothing is written (and the lines keep waiting) while the terminal's colours are
-// unknown (Bubble Tea sends them first thing) or Out is nil.
+// unknown (Bubble Tea sends them first thing) or Out is nil, nor while keys' frame is
+// held for the gap's end (pace.go).
 func (m *Model) View() tea.View {
-	if _, ok := m.profile(); !ok || m.term.out == nil {
+	if _, ok := m.profile(); !ok || m.term.out == nil || m.pacing.held {
 		return tea.View{}
 	}
+	writes := m.term.writes
+	defer func() {
+		if m.term.writes != writes {
+			m.drew()
+		}
+	}()
 	if m.pl.active {
 		lines := m.pl.out
 		m.pl.out = nil

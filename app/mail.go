@@ -32,7 +32,8 @@ type lettersMsg struct {
 	err     error
 }
 
-// now is the wall clock of the session, for the date a letter is sent.
+// now is the wall clock of the session, for the date a letter is sent and the frames'
+// pace (pace.go).
 func (m *Model) now() time.Time {
 	if m.p.Now != nil {
 		return m.p.Now()

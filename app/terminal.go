@@ -36,6 +36,7 @@ type terminal struct {
 	promptOK bool
 	buf      []byte
 	failed   bool // a write failed: the connection is going, and nothing more is written
+	writes   int  // the writes made (a frame, or screen-reader mode's lines), for the frames' pace
 }
 
 // termMode is which screen the terminal is on.
@@ -374,6 +375,7 @@ func (t *terminal) write(b []byte) {
 	if t.out == nil || t.failed || len(b) == 0 {
 		return
 	}
+	t.writes++
 	if _, err := t.out.Write(b); err != nil {
 		t.failed = true // the connection is closing; the session ends on its own
 	}

@@ -234,6 +234,7 @@ func (s *Server) playReplay(sess ssh.Session, show replayShow, opts world.Option
 		Out:         g,
 		Term:        ptyReq.Term,
 		Tick:        s.cfg.Tick,
+		KeyFrameGap: app.KeyFrameGap, // keys faster than anyone types drawn together
 	})
 	return s.newProgram(sess, m, g)
 }

@@ -109,6 +109,7 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 		Now:        s.now,
 		// The web page's command, with the host and port players reach the server at.
 		PlainCommand: s.sshCommand("-t") + " play --plain",
+		KeyFrameGap:  app.KeyFrameGap, // keys faster than anyone types drawn together
 	})
 	prog := s.newProgram(sess, m, g)
 	s.games.hold(sess, held)

@@ -66,6 +66,7 @@ func (s *Server) watchProgram(sess ssh.Session, args []string) *tea.Program {
 		Out:         g,
 		Term:        ptyReq.Term,
 		Tick:        s.cfg.Tick,
+		KeyFrameGap: app.KeyFrameGap, // keys faster than anyone types drawn together
 	})
 	return s.newProgram(sess, m, g)
 }
