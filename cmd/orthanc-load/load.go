@@ -54,6 +54,9 @@ type Config struct {
 	// Scenario is how the active sessions walk in game mode: ScenarioWalk (the default),
 	// ScenarioRooms or ScenarioType.
 	Scenario string
+	// TypeBurst is how many keys a typist (ScenarioType) writes at once, in one SSH
+	// packet: Rate keys a second go as Rate/TypeBurst packets. 0 is 1, a key a packet.
+	TypeBurst int
 
 	// ServerPID, when not zero, is the server process read from /proc for CPU and RSS.
 	ServerPID int
@@ -145,7 +148,12 @@ func (c *Config) checkScenario() error {
 		return fmt.Errorf("-scenario %q: must be %s, %s or %s", c.Scenario, ScenarioWalk, ScenarioRooms, ScenarioType)
 	case c.Scenario != ScenarioWalk && c.Mode != ModeGame:
 		return fmt.Errorf("-scenario %s needs -mode %s", c.Scenario, ModeGame)
+	case c.TypeBurst < 0:
+		return fmt.Errorf("-type-burst %d: must not be negative", c.TypeBurst)
+	case c.TypeBurst > 1 && c.Scenario != ScenarioType:
+		return fmt.Errorf("-type-burst needs -scenario %s", ScenarioType)
 	}
+	c.TypeBurst = max(c.TypeBurst, 1)
 	return nil
 }
 
@@ -260,7 +268,11 @@ func (lr *loadRun) walkInAndPlay(ctx, keysCtx context.Context, s *session) {
 	ok := s.walkIn(ctx, lr.cfg, lr.record, &lr.walked)
 	if ok && s.active {
 		rng := rand.New(rand.NewPCG(lr.cfg.Seed, uint64(s.id)))
-		if err := s.play(keysCtx, lr.cfg.Rate, rng); err != nil {
+		rate := lr.cfg.Rate
+		if s.typist {
+			rate /= float64(s.typeBurst) // the packets a second; each holds typeBurst keys
+		}
+		if err := s.play(keysCtx, rate, rng); err != nil {
 			lr.record(err)
 		}
 	}
@@ -477,6 +489,7 @@ func (s *session) setUp(cfg Config) error {
 	}
 	s.seekDoors = s.active && cfg.Scenario == ScenarioRooms
 	s.typist = s.active && cfg.Scenario == ScenarioType
+	s.typeBurst = max(cfg.TypeBurst, 1)
 	return nil
 }
 

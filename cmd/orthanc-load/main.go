@@ -73,7 +73,8 @@
 // (fights.go): started, won, lost, ended otherwise, deaths, and battles a minute in all
 // and per session. -scenario type has the active sessions stand and type a long line
 // on the chat line, a rune a key (typer.go): at -rate 1000, a client typing at the
-// game's key rate.
+// game's key rate; -type-burst N writes N keys at once, in one SSH packet, at -rate/N
+// packets a second.
 //
 // A restart. -restart-after D, with -pid, sends SIGTERM to the server D into the window,
 // waits for it to exit, starts it again with the command line, folder and environment it
@@ -250,6 +251,7 @@ func parseFlags(args []string, stderr io.Writer) (Config, options, error) {
 	fs.Uint64Var(&cfg.Seed, "seed", 1, "seed of the keys the sessions choose")
 	fs.StringVar(&o.keysFile, "keys", "", "keys file of returning players (orthanc-load seed writes DIR/load-keys): session i plays line i's knight")
 	fs.StringVar(&cfg.Scenario, "scenario", ScenarioWalk, "how active sessions play (game mode): walk, at random; rooms, towards doors and through them into the rooms' fights; type, a long line on the chat line, a key a rune")
+	fs.IntVar(&cfg.TypeBurst, "type-burst", 1, "-scenario type: keys a write (an SSH packet); -rate keys a second go as -rate/N writes of N keys")
 	fs.IntVar(&cfg.ServerPID, "pid", 0, "server process id, to read its CPU and RSS from /proc (Linux)")
 	fs.DurationVar(&cfg.RestartAfter, "restart-after", 0, "this long into the window, restart the server (-pid) with its own command line; every session comes back")
 	fs.StringVar(&o.adminKey, "admin-key", "", "private key file of a game admin, to read the world's step times with the stats command")

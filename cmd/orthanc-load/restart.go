@@ -398,7 +398,7 @@ func (r *restarter) bringBack(ctx context.Context, old *session, deadline time.T
 	var lastErr error
 	for {
 		s := newSession(old.id, old.active, old.win)
-		s.signer, s.seekDoors, s.typist, s.stallAfterArrival = old.signer, old.seekDoors, old.typist, old.stallAfterArrival
+		s.signer, s.seekDoors, s.typist, s.typeBurst, s.stallAfterArrival = old.signer, old.seekDoors, old.typist, old.typeBurst, old.stallAfterArrival
 		if old.script != nil {
 			s.script = returningScript
 		}

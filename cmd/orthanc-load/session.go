@@ -112,8 +112,10 @@ type session struct {
 	// known one; nil in bare mode.
 	script []step
 	// seekDoors steers the knight towards doors and through them (-scenario rooms), where
-	// the others walk at random; typist types on the chat line instead (-scenario type).
+	// the others walk at random; typist types on the chat line instead (-scenario type),
+	// typeBurst keys a write.
 	seekDoors, typist bool
+	typeBurst         int
 
 	conn   net.Conn
 	client *gossh.Client
@@ -389,14 +391,20 @@ func (s *session) press(rng *rand.Rand) error {
 		s.mu.Unlock()
 		return nil // a player waits for its move
 	}
+	n := 1
+	if s.typist {
+		n = len(key) // a typist's keys are a byte each (typer.go): a burst is its bytes
+	}
 	if measured && len(s.pending) > 0 && s.win.in(now) {
-		s.overlapped++
+		s.overlapped += n
 	}
 	measured = measured && s.win.in(now)
 	if measured {
-		s.sent++
+		s.sent += n
 	}
-	s.pending = append(s.pending, pendingKey{at: now, measured: measured})
+	for range n { // each key of a burst waits for the same output
+		s.pending = append(s.pending, pendingKey{at: now, measured: measured})
+	}
 	stdin := s.stdin
 	s.mu.Unlock()
 	if _, err := io.WriteString(stdin, key); err != nil {
@@ -451,7 +459,7 @@ func (s *session) recover() string {
 // held.
 func (s *session) playKey(scr string, rng *rand.Rand) string {
 	if s.typist && s.walk != nil {
-		return s.typing.key(scr, len(s.pending) > 0)
+		return s.typing.keys(scr, len(s.pending) > 0, s.typeBurst)
 	}
 	switch r := rng.Float64(); {
 	case r < pMap:

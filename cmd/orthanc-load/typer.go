@@ -8,6 +8,9 @@ import "strings"
 // every key still changes the screen, a backspace and a letter in turn. It never presses
 // Enter: nothing is said, and what is measured is the line and its frames alone. At
 // -rate 1000 a typist sends 1000 bytes a second, just under the game's key rate (1 KiB/s).
+// It writes a key at a time, an SSH packet each, or -type-burst N keys at once, a packet
+// of N keys at -rate/N packets a second: what the server pays for a packet, and what for
+// a key, then show apart.
 //
 //	typeLine   500   runes typed before the line keeps its length (the chat line holds 600)
 
@@ -47,4 +50,19 @@ func (t *typing) key(scr string, waiting bool) string {
 		return keyBackspace
 	}
 	return string(rune('a' + t.typed%26))
+}
+
+// keys is the typist's next n keys, written at once (-type-burst): the first as key
+// gives it, the rest typed on the line it opens or has open. "" when the typist waits.
+func (t *typing) keys(scr string, waiting bool, n int) string {
+	first := t.key(scr, waiting)
+	if first == "" || n <= 1 {
+		return first
+	}
+	var b strings.Builder
+	b.WriteString(first)
+	for range n - 1 {
+		b.WriteString(t.key(scr, true)) // the line is open (first opened it, or it was)
+	}
+	return b.String()
 }

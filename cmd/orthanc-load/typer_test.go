@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -43,26 +44,81 @@ func TestTypistKeys(t *testing.T) {
 	}
 }
 
+// A burst of keys (-type-burst) is the keys one at a time would be, written together:
+// the Enter that opens the line and letters after it, then letters and backspaces.
+func TestTypistBursts(t *testing.T) {
+	dungeon := "the level\n" + dungeonStatus + "1"
+	var one, burst typing
+	var want strings.Builder
+	want.WriteString(one.key(dungeon, false))
+	for range typeLine + 19 {
+		want.WriteString(one.key(dungeon, true))
+	}
+	var got strings.Builder
+	for got.Len() < want.Len() {
+		got.WriteString(burst.keys(dungeon, got.Len() > 0, 10))
+	}
+	if !strings.HasPrefix(got.String(), want.String()) {
+		t.Fatalf("bursts of 10 typed %q,\nkeys one at a time %q", got.String(), want.String())
+	}
+	var off typing
+	if k := off.keys("Name your knight", false, 10); k != "" {
+		t.Fatalf("off the dungeon screen a burst is %q, want nothing", k)
+	}
+}
+
 // A typist against the game server: it types past the screen's width, and every key,
-// a letter or a backspace, changes the screen (none unanswered, none recovered).
+// a letter or a backspace, changes the screen (none unanswered, none recovered), a key a
+// write or ten.
 func TestTypeScenarioTypesALongLine(t *testing.T) {
 	t.Parallel()
-	data := filepath.Join(t.TempDir(), "data")
-	if err := os.Mkdir(data, 0o700); err != nil {
-		t.Fatal(err)
+	for _, burst := range []int{1, 10} {
+		t.Run(fmt.Sprintf("burst=%d", burst), func(t *testing.T) {
+			t.Parallel()
+			data := filepath.Join(t.TempDir(), "data")
+			if err := os.Mkdir(data, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			g := runGame(t, data, "127.0.0.1:0")
+			rep, err := Run(t.Context(), Config{
+				Addr: g.addr, N: 1, Active: 1, Rate: 300, Duration: 3 * time.Second,
+				Mode: ModeGame, Scenario: ScenarioType, TypeBurst: burst, Drain: time.Second,
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%+v", *rep)
+			checkClean(t, rep, 1)
+			k := rep.Keys
+			if k.Sent < typeLine || k.Unanswered != 0 || k.Recoveries != 0 || k.Answered != k.Sent {
+				t.Fatalf("keys %+v: want more than %d sent, every one answered", k, typeLine)
+			}
+		})
 	}
-	g := runGame(t, data, "127.0.0.1:0")
-	rep, err := Run(t.Context(), Config{
-		Addr: g.addr, N: 1, Active: 1, Rate: 300, Duration: 3 * time.Second,
-		Mode: ModeGame, Scenario: ScenarioType, Drain: time.Second,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("%+v", *rep)
-	checkClean(t, rep, 1)
-	k := rep.Keys
-	if k.Sent < typeLine || k.Unanswered != 0 || k.Recoveries != 0 || k.Answered != k.Sent {
-		t.Fatalf("keys %+v: want more than %d sent, every one answered", k, typeLine)
+}
+
+// -type-burst is a typist's: other scenarios refuse it, and 0 is a key a write.
+func TestTypeBurstIsATypists(t *testing.T) {
+	base := Config{Addr: "127.0.0.1:1", N: 1, Active: 1, Rate: 1000, Duration: time.Second, Mode: ModeGame}
+	for _, tc := range []struct {
+		scenario string
+		burst    int
+		want     int // the burst checked; 0: refused
+	}{
+		{ScenarioType, 10, 10},
+		{ScenarioType, 0, 1},
+		{ScenarioType, -1, 0},
+		{ScenarioWalk, 10, 0},
+		{ScenarioWalk, 1, 1},
+	} {
+		cfg := base
+		cfg.Scenario, cfg.TypeBurst = tc.scenario, tc.burst
+		err := cfg.check()
+		switch {
+		case tc.want == 0 && err == nil:
+			t.Errorf("-scenario %s -type-burst %d: accepted", tc.scenario, tc.burst)
+		case tc.want != 0 && (err != nil || cfg.TypeBurst != tc.want):
+			t.Errorf("-scenario %s -type-burst %d: %d, %v; want %d", tc.scenario, tc.burst, cfg.TypeBurst, err, tc.want)
+		}
 	}
 }
