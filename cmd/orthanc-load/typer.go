@@ -3,16 +3,19 @@ package main
 import "strings"
 
 // The type scenario (-scenario type): each active session stands where it arrived, opens
-// the chat line and types on it, a key a rune, at -rate keys a second: up to typeLine
-// runes, longer than the screen is wide, and then, so that the line keeps that length and
-// every key still changes the screen, a backspace and a letter in turn. It never presses
-// Enter: nothing is said, and what is measured is the line and its frames alone. At
-// -rate 1000 a typist sends 1000 bytes a second, just under the game's key rate (1 KiB/s).
-// It writes a key at a time, an SSH packet each, or -type-burst N keys at once, a packet
-// of N keys at -rate/N packets a second: what the server pays for a packet, and what for
-// a key, then show apart.
+// the chat line and types on it, a key a rune, at -rate keys a second: typeLine runes,
+// longer than the screen is wide, then Ctrl-U, which erases the line, and typeLine runes
+// again, and so on. Every key changes the line, and the line never comes back to what it
+// was within typeLine keys: the server draws keys that come faster than anyone types
+// together, a frame for many, and keys that undid one another within a frame (a letter
+// and a backspace) would leave the frame as it was, with nothing written to answer them.
+// It never presses Enter: nothing is said, and what is measured is the line and its
+// frames alone. At -rate 1000 a typist sends 1000 bytes a second, just under the game's
+// key rate (1 KiB/s). It writes a key at a time, an SSH packet each, or -type-burst N
+// keys at once, a packet of N keys at -rate/N packets a second: what the server pays for
+// a packet, and what for a key, then show apart.
 //
-//	typeLine   500   runes typed before the line keeps its length (the chat line holds 600)
+//	typeLine   500   runes typed before the line is erased (the chat line holds 600)
 
 const typeLine = 500
 
@@ -20,11 +23,12 @@ const typeLine = 500
 // takes, shown above it.
 const chatOpenText = "Enter sends, Esc or Backspace cancels"
 
-// keyBackspace is what a terminal's Backspace key sends.
-const keyBackspace = "\x7f"
+// keyEraseLine is what a terminal sends for Ctrl-U, which erases the line before the
+// cursor.
+const keyEraseLine = "\x15"
 
-// typing is a typist's line: whether it has opened the chat line, and how many runes it
-// has typed on it.
+// typing is a typist's line: whether it has opened the chat line, and how many runes are
+// on it.
 type typing struct {
 	open  bool
 	typed int
@@ -45,10 +49,11 @@ func (t *typing) key(scr string, waiting bool) string {
 		t.open, t.typed = true, 0
 		return keyEnter
 	}
-	t.typed++
-	if t.typed > typeLine && t.typed%2 == 0 {
-		return keyBackspace
+	if t.typed == typeLine {
+		t.typed = 0
+		return keyEraseLine
 	}
+	t.typed++
 	return string(rune('a' + t.typed%26))
 }
 

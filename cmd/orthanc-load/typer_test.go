@@ -9,8 +9,8 @@ import (
 	"time"
 )
 
-// A typist opens the chat line on the dungeon screen, types typeLine runes and then a
-// backspace and a letter in turn; a chat line the screen shows closed, once nothing is
+// A typist opens the chat line on the dungeon screen, types typeLine runes, erases them
+// with Ctrl-U and types them again; a chat line the screen shows closed, once nothing is
 // waiting, is opened and typed afresh; off the dungeon screen it waits.
 func TestTypistKeys(t *testing.T) {
 	dungeon := "the level\n" + dungeonStatus + "1"
@@ -27,14 +27,19 @@ func TestTypistKeys(t *testing.T) {
 		// The screen has not caught up (keys wait): the typist goes on.
 		typed.WriteString(ty.key(dungeon, true))
 	}
-	if s := typed.String(); len(s) != typeLine || strings.ContainsAny(s, keyBackspace+keyEnter) {
-		t.Fatalf("the first %d keys: %q", typeLine, s)
+	first := typed.String()
+	if len(first) != typeLine || strings.ContainsAny(first, keyEraseLine+keyEnter) {
+		t.Fatalf("the first %d keys: %q", typeLine, first)
 	}
-	for i := range 6 {
-		k := ty.key(open, false)
-		if back := i%2 == 1; (k == keyBackspace) != back || len(k) != 1 {
-			t.Fatalf("key %d past the line's length: %q", typeLine+i+1, k)
-		}
+	if k := ty.key(open, false); k != keyEraseLine {
+		t.Fatalf("key %d: %q, want Ctrl-U", typeLine+1, k)
+	}
+	typed.Reset()
+	for range typeLine {
+		typed.WriteString(ty.key(open, false))
+	}
+	if typed.String() != first {
+		t.Fatalf("after Ctrl-U: %q, want the line again", typed.String())
 	}
 	if k := ty.key(dungeon, true); k == keyEnter {
 		t.Fatal("a screen behind the keys closed the line")
