@@ -294,13 +294,15 @@ const floodLine = "\r\nYou sent keys faster than anyone types, for %v without a 
 // Tea's renderer parses each whole frame back into cells and compares them all, which
 // cost two thirds of the server's CPU at 1000 players (docs/PERFORMANCE.md). Its input
 // is off too: the session's keys come through an input pump (edge.InputPump), which
-// finish stops when the program has ended.
+// finish stops when the program has ended; its connection's reads are paced
+// (edge.PaceReads).
 func (s *Server) newProgram(sess ssh.Session, m *app.Model, g *edge.Guard) *tea.Program {
 	opts := append(bubbletea.MakeOptions(sess), tea.WithoutSignalHandler(), tea.WithoutRenderer(),
 		// The render ticker runs even without a renderer: once a second is its least.
 		tea.WithFPS(1),
 		tea.WithInput(nil), tea.WithOutput(g)) // after MakeOptions: these input and output win
 	prog := tea.NewProgram(m, opts...)
+	edge.PaceReads(sess.Context()) // packets faster than anyone types read together
 	onFlood := func() {
 		g.Say(fmt.Sprintf(floodLine, edge.FloodClose))
 		s.log.Info("session input flood: closing", s.sessionAttrs(sess)...)

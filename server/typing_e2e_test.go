@@ -6,12 +6,16 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/orthanc-ssh/orthanc-ssh/server/edge"
 )
 
 // Issue 42: one client typing at the key rate, a key an SSH packet, cost the server a
-// frame a key, written and encrypted: a thousand frames a second. Keys that come faster
-// than anyone types are drawn together, a frame a gap (app.KeyFrameGap), and the last one
-// always; a key that acts (Esc, Enter, the y that leaves) is never held.
+// frame a key, written and encrypted, and a wake-up of its threads a packet: a thousand
+// of each a second. Keys that come faster than anyone types are drawn together, a frame a
+// gap (app.KeyFrameGap), and the last one always; a key that acts (Esc, Enter, the y that
+// leaves) is never held; and a game session's connection is read at most once a
+// edge.ReadGap while its packets come faster than that.
 
 // chatRow is the row (from 0) of the open chat line on screen s, or -1.
 func chatRow(s string) int {
@@ -63,4 +67,42 @@ func TestABurstOfKeysIsDrawnTogether(t *testing.T) {
 	if !strings.Contains(tm.rawOutput(), "Farewell") {
 		t.Fatalf("q and y in one write left no goodbye:\n%s", tm.rawOutput())
 	}
+}
+
+// A typist's keys, each an SSH packet of its own a millisecond apart (faster than the
+// read gap), all reach the line, in order; the game session's connection is paced.
+func TestKeysAPacketEachAreAllRead(t *testing.T) {
+	t.Parallel()
+	ts, srv := startConfigured(t, testConfig(t.TempDir(), defaultSeed))
+	key := newKey(t)
+	tm := openTerminal(t, ts.addr, key, 80, 24, nil)
+	tm.enterDungeon("Kay")
+	paced := func() []bool {
+		srv.games.mu.Lock()
+		defer srv.games.mu.Unlock()
+		var out []bool
+		for sess := range srv.games.m {
+			out = append(out, edge.SlotOf(sess.Context()).Paced())
+		}
+		return out
+	}
+	if p := paced(); len(p) != 1 || !p[0] {
+		t.Fatalf("the game session's connection paced: %v, want [true]", p)
+	}
+	tm.press(keyEnter)
+	tm.waitFor("Say: _")
+	const keys = 200
+	var typed strings.Builder
+	tick := time.NewTicker(time.Millisecond)
+	defer tick.Stop()
+	for i := range keys {
+		<-tick.C // the typist's pace: faster than the read gap
+		k := string(rune('a' + i%26))
+		typed.WriteString(k)
+		tm.press(k) // a write, and so a packet, a key
+	}
+	line := typed.String()
+	tm.waitFor(line[len(line)-70:] + "_") // the line's end: it is wider than the screen
+	tm.press(strings.Repeat("\x7f", keys-5))
+	tm.waitFor("Say: " + line[:5] + "_")
 }

@@ -11,8 +11,8 @@
 //     each with a context of its own, the requests a client may send on it, and its
 //     frames written straight to the SSH channel (channel.go);
 //   - a game session's input and output: the input pump with its key rate and paste cut
-//     (InputPump, input.go), and the stall and idle watch of its frames (Guard,
-//     ioguard.go);
+//     (InputPump, input.go), its connection's reads paced (PaceReads, readpace.go), and
+//     the stall and idle watch of its frames (Guard, ioguard.go);
 //   - the registry of open sessions that who, stats, kick and ban read (Registry,
 //     sessions.go);
 //   - the login (Login): the algorithms offered, keys and guests let in or refused by

@@ -205,6 +205,7 @@ type Slot struct {
 	spoke       atomic.Bool // the client has sent a byte
 	exchanged   atomic.Bool // the client has got through the key exchange: the banner deadline is over
 	droppedLate atomic.Bool // dropped at the banner deadline, its address charged already
+	pace        readPace    // a game session's reads, paced (readpace.go)
 
 	shaking  bool   // counted in its address's handshakes (admission.go): not logged in yet
 	sessions int    // sessions running on the connection
@@ -359,12 +360,15 @@ type limitedConn struct {
 	slot *Slot
 }
 
-// Read starts the banner deadline, and notes the client's first byte.
+// Read starts the banner deadline, notes the client's first byte, and paces a game
+// session's reads (readpace.go).
 func (c *limitedConn) Read(b []byte) (int, error) {
 	if !c.slot.listening.Load() {
 		c.slot.listen()
 	}
+	c.slot.pace.wait()
 	n, err := c.Conn.Read(b)
+	c.slot.pace.read(n, len(b))
 	if n > 0 && !c.slot.spoke.Load() {
 		c.slot.heard()
 	}
