@@ -633,23 +633,22 @@ func (m *Model) View() tea.View {
 		return tea.View{}
 	}
 	writes := m.term.writes
-	defer func() {
-		if m.term.writes != writes {
-			m.drew()
-		}
-	}()
-	if m.pl.active {
+	switch {
+	case m.pl.active:
 		lines := m.pl.out
 		m.pl.out = nil
 		m.term.plain(lines, m.promptLine(), m.pl.awaiting, m.width)
-		return tea.View{}
-	}
-	m.pl.out = nil
-	if !m.frameOK {
+	case !m.frameOK:
+		m.pl.out = nil
 		c := m.term.canvas(m.frameSize())
 		m.draw(c)
 		m.term.paint(c, m.theme)
 		m.frameOK = true
+	default:
+		m.pl.out = nil
+	}
+	if m.term.writes != writes {
+		m.drew() // the frames' pace counts from here (pace.go)
 	}
 	return tea.View{}
 }

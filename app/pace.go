@@ -7,21 +7,22 @@ import (
 )
 
 // Keys that come faster than anyone types (a client sending a key a packet, a paste sent
-// as keys) are drawn together, at most a frame a gap, not a frame each: one client typing
-// at the key rate drew a thousand frames a second, and writing them out over SSH was most
-// of what that client cost. A key that comes less than the gap after the last frame drawn
-// leaves the screen to be drawn when the gap ends, with every key after it; the keys are
-// taken at once all the same, only their frame waits. A person typing fast leaves 60 ms
-// or more between keys, so each of their keys is drawn at once.
+// as keys) are drawn together, at most a frame a gap, not a frame each: a frame a key
+// would be a thousand frames a second for one client typing at the key rate, and writing
+// them out over SSH half of what that client costs. A key that comes less than the gap
+// after the last frame drawn leaves the screen to be drawn when the gap ends, with every
+// key after it; the keys are taken at once all the same, only their frame waits. A person
+// typing fast leaves 60 ms or more between keys, so each of their keys is drawn at once.
 //
 //	KeyFrameGap   frames a second for keys, at most   a key's frame waits, at most
-//	0             one a key (a thousand at the key rate)   nothing
-//	20 ms         50                                   20 ms, under a frame of a 50 Hz screen
+//	0             one a key (1000 at the key rate)    nothing
+//	20 ms         50                                  20 ms, under a frame of a 50 Hz screen
 //
-// A key with a command of its own (quit, Enter, Esc, Ctrl-C, one that starts something)
-// is drawn at once, with the keys held before it: what it does (a line sent, a screen
-// closed, the session's end) is never late. While a frame is held, the world's views wait
-// for it too (they are drawn with it); anything else is drawn at once.
+// A key with a command of its own (Enter, Esc, one that returns a command: Ctrl-C and the
+// other keys that leave) is drawn at once, with the keys held before it: what it does (a
+// line sent, a screen closed, the session's end) is never late. While a frame is held,
+// the world's views wait for it too (they are drawn with it); the view that ends the
+// session, and anything else, is drawn at once.
 
 // KeyFrameGap is the least time between two frames drawn for keys in the server's
 // sessions (Params.KeyFrameGap).
