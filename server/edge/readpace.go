@@ -7,18 +7,21 @@ import (
 )
 
 // Read pacing: a game session's connection is read at most once a ReadGap while its
-// packets come faster than that. One client typing at the key rate, a key an SSH packet,
-// woke the server a thousand times a second: each packet was read from the socket on its
-// own, and passed by the SSH library's goroutines, the input pump's and the program's
-// from one to the next, each hand-off waking a thread. On a shared 2-core box the
-// wake-ups, not the work, were most of what that client cost (8.8 % of a core with its
-// frames already drawn a frame a gap, app.KeyFrameGap; 3.8 % paced). Paced, the packets
-// that come within the gap wait in the socket and are read together, in one read: the
-// wake-ups are paid once for all of them.
+// packets come faster than that. Unpaced, one client typing at the key rate, a key an SSH
+// packet, wakes the server a thousand times a second: each packet is read from the
+// socket on its own and handed from the SSH library's goroutines to the input pump's and
+// the program's, each hand-off waking a thread, and on a shared 2-core box those
+// wake-ups, not the work, are most of what the client costs (docs/PERFORMANCE.md
+// "Typing"). Paced, the packets that come within the gap wait in the socket and are read
+// together, in one read: the wake-ups are paid once for all of them.
 //
-//	ReadGap   reads a second, at most, while packets come faster   a packet waits, at most
-//	0         one a packet (a thousand at the key rate)             nothing
-//	10 ms     100                                                   10 ms
+//	ReadGap   reads a second, at most, while    a packet waits,   one typist at the key rate,
+//	          packets come faster               at most           a key a packet (PERFORMANCE)
+//	0         one a packet (1000 at the rate)   nothing           6.7–7.6 % of a core
+//	10 ms     100                               10 ms             3.3–4.7 %
+//	20 ms     50                                20 ms             3.0–3.9 % (3.8–4.1 % at 10 ms,
+//	                                                              in turn), but a held key's
+//	                                                              fastest repeats reach the gap
 //
 // A packet after a pause of a gap or more is read at once: a person's keys, 60 ms apart or
 // more, and a held key's repeats (30 or 40 a second) are never held back. A read that
