@@ -61,7 +61,7 @@ func (m *Model) drawTitle(c *canvas) {
 		lines = append(lines, fmt.Sprintf("Your last knight, %s, retired with %d experience.", sv.Name, sv.Retirement.Experience),
 			"", "Press Enter to roll a new knight.")
 	} else if sv != nil && sv.Death != nil {
-		lines = append(lines, fmt.Sprintf("Your last knight, %s, was slain by %s on level %d.", sv.Name, sv.Death.Killer, sv.Death.Depth),
+		lines = append(lines, fmt.Sprintf("Your last knight, %s, was slain by %s %s.", sv.Name, sv.Death.Killer, sv.Death.Where()),
 			"", "Press Enter to roll a new knight.")
 	} else if sv != nil {
 		lines = append(lines, fmt.Sprintf("Welcome back, %s.", sv.Name), "", "Press Enter to continue your adventure.")
@@ -169,7 +169,7 @@ func (m *Model) drawDead(c *canvas) {
 		name,
 		fmt.Sprintf("level %d, %d experience", d.Level, d.Experience),
 		fmt.Sprintf("slain by %s", d.Killer),
-		fmt.Sprintf("on level %d of the dungeon", d.Depth),
+		tombWhere(*d),
 		"",
 	}
 	if how := deathLines(d); len(how) > 0 {
@@ -366,7 +366,7 @@ func (m *Model) plainIntro() {
 	case sv != nil && sv.Retirement != nil:
 		m.say(fmt.Sprintf("Your last knight, %s, retired with %d experience. Press Enter to roll a new knight.", sv.Name, sv.Retirement.Experience))
 	case sv != nil && sv.Death != nil:
-		m.say(fmt.Sprintf("Your last knight, %s, was slain by %s on level %d. Press Enter to roll a new knight.", sv.Name, sv.Death.Killer, sv.Death.Depth))
+		m.say(fmt.Sprintf("Your last knight, %s, was slain by %s %s. Press Enter to roll a new knight.", sv.Name, sv.Death.Killer, sv.Death.Where()))
 	case sv != nil:
 		m.say(fmt.Sprintf("Welcome back, %s. Press Enter to continue your adventure.", sv.Name))
 	case m.watch.replay != nil:
@@ -409,11 +409,30 @@ func (m *Model) sayEnd() {
 	if r := m.retired; r != nil {
 		m.say(fmt.Sprintf("Retired with honour: %s, level %d, %d experience, %d%% from kills. The king is pleased.", name, r.Level, r.Experience, r.PercentKills))
 	} else if d := m.tomb; d != nil {
-		m.say(fmt.Sprintf("R.I.P. %s, level %d, %d experience, slain by %s on level %d of the dungeon. Death is permanent.", name, d.Level, d.Experience, d.Killer, d.Depth))
+		m.say(fmt.Sprintf("R.I.P. %s, level %d, %d experience, slain by %s %s. Death is permanent.", name, d.Level, d.Experience, d.Killer, tombWhere(*d)))
 		m.say(deathLines(d)...)
 		if m.p.Fell != nil {
 			m.say("Type replay to hear how you fell, the last minute told again.")
 		}
+	}
+	m.say("Press Enter to roll a new knight, or type quit to leave.")
+}
+
+// tombWhere is where the tombstone says the knight fell: "on level 3 of the dungeon", or
+// "on the surface".
+func tombWhere(d world.Death) string {
+	if d.Depth == 0 {
+		return d.Where()
+	}
+	return d.Where() + " of the dungeon"
+}
+
+// sayWayOn says, back at the tombstone from its replay, where the player is and its way
+// on: the tombstone itself was said before the replay.
+func (m *Model) sayWayOn() {
+	m.say("You are back at your knight's tombstone.")
+	if m.p.Fell != nil && m.tomb != nil {
+		m.say("Type replay to hear how you fell again.")
 	}
 	m.say("Press Enter to roll a new knight, or type quit to leave.")
 }

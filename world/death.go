@@ -36,6 +36,15 @@ type Blow struct {
 	HitsLeft int    `json:"hits_left"` // 0 or less: the blow that killed
 }
 
+// Where says where the knight died, after "slain by a Wolf": "on level 3", or "on the
+// surface" for a battle outside (depth 0 is no level).
+func (d Death) Where() string {
+	if d.Depth == 0 {
+		return "on the surface"
+	}
+	return fmt.Sprintf("on level %d", d.Depth)
+}
+
 // LastBlowsKept is how many of its last blows a knight's death keeps; LastLinesKept how
 // many lines of its log.
 const (

@@ -296,7 +296,7 @@ func (e *Engine) announce(except *player, msg string) {
 func farewell(p *player) string {
 	switch r := p.rec; {
 	case r.Death != nil:
-		return fmt.Sprintf("%s has been slain by %s on level %d.", r.Name, r.Death.Killer, r.Death.Depth)
+		return fmt.Sprintf("%s has been slain by %s %s.", r.Name, r.Death.Killer, r.Death.Where())
 	case r.Retirement != nil:
 		return fmt.Sprintf("%s retires with honour into the hall of fame.", r.Name)
 	}
