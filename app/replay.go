@@ -63,19 +63,13 @@ func (m *Model) replayKeyPress(k tea.KeyPressMsg) tea.Cmd {
 }
 
 // leaveReplay ends a replay: a replay's session ends, and the death screen's replay goes
-// back to the death screen.
+// back to the death screen, which says the way on.
 func (m *Model) leaveReplay() tea.Cmd {
 	if m.watch.only {
 		return tea.Quit
 	}
-	if m.watch.cancel != nil {
-		m.watch.cancel() // the player's goroutine and the wait for its views
-	}
-	m.watch = watching{}
-	m.screen = screenDead
-	if m.pl.active {
-		m.sayEnd()
-	}
+	m.say("You stop the replay.")
+	m.stopWatching("") // back to the screen it was asked from
 	return nil
 }
 
@@ -109,7 +103,7 @@ func (m *Model) startFell(msg fellMsg) tea.Cmd {
 		}
 		return nil
 	}
-	m.watch = watching{box: msg.box, ctx: msg.ctx, cancel: msg.cancel, replay: msg.ctl}
+	m.watch = watching{box: msg.box, ctx: msg.ctx, cancel: msg.cancel, replay: msg.ctl, from: screenDead}
 	m.pl.watched = told{}
 	m.screen = screenWatch
 	if m.pl.active {

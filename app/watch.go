@@ -44,6 +44,9 @@ type watching struct {
 	cast bool
 	// endTold is set once screen-reader mode has said the replay has come to its end.
 	endTold bool
+	// from is the screen the watch goes back to when it stops: the death screen its
+	// replay was asked from, or else (zero: the title, which starts no watch) the game.
+	from screen
 	// sub and cells are the canvas a low screen draws the watched knight's on (drawUnder).
 	sub   canvas
 	cells []cell
@@ -178,13 +181,21 @@ func (m *Model) stopWatching(note string) {
 	if m.watch.cancel != nil {
 		m.watch.cancel()
 	}
+	from := m.watch.from
 	m.watch = watching{}
 	if m.screen == screenWatch {
 		m.screen = screenPlay
+		if from != 0 {
+			m.screen = from
+		}
 	}
 	m.chat.note = note
 	if note != "" {
 		m.say(note)
+	}
+	if m.screen == screenDead {
+		m.sayWayOn()
+		return
 	}
 	if m.pl.active && m.haveView {
 		// What was said to the player's own knight meanwhile, then where it stands.

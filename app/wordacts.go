@@ -318,10 +318,14 @@ func (m *Model) wordWatch(c plainCall) tea.Cmd {
 	return m.watchName(c.rest)
 }
 
-// wordStop stops watching (and ends a spectator's session).
+// wordStop stops watching (and ends a spectator's session); a replay goes back to the
+// screen it was asked from.
 func (m *Model) wordStop(plainCall) tea.Cmd {
 	if m.watch.only {
 		return tea.Quit
+	}
+	if m.watch.replay != nil {
+		return m.leaveReplay()
 	}
 	m.stopWatching("You stop watching.")
 	return nil

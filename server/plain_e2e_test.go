@@ -236,3 +236,69 @@ func TestPlayPlainIsForItsConnection(t *testing.T) {
 	}
 	noEscape(t, raw)
 }
+
+// Slain on the surface, then replay, then stop, in screen-reader mode (issue 44): the
+// tombstone says where the knight fell ("on the surface", not "on level 0"); stop brings
+// the player back to the tombstone, said so with its way on, instead of the surface
+// described as if the knight lived and no answer to anything after; Enter then rolls a
+// new knight.
+func TestASurfaceDeathReplayedAndStoppedComesBackToTheTombstone(t *testing.T) {
+	dir := t.TempDir()
+	market, common, there, back := firstMarket(t, defaultSeed)
+	key := newKey(t)
+	seedKnight(t, dir, key, func(a *world.Adventurer) {
+		a.Name, a.Hits, a.MaxHits, a.Dex, a.Str = "Doomed", 2, 2, 3, 3
+		a.Depth, a.X, a.Y = 0, market.X, market.Y
+		a.Options.Plain = true
+	})
+	srv := startServer(t, dir)
+	p := openTerminalCmd(t, srv.addr, key, 80, 24, "play --plain")
+	p.waitRaw("Welcome back, Doomed")
+	p.press(keyEnter)
+	p.waitRaw("outside the dungeon")
+
+	// Off the market onto common ground and back until a band meets the knight, then
+	// fight until it falls.
+	if !poll(60*time.Second, 0, func() bool {
+		out := p.rawOutput()
+		switch {
+		case strings.Contains(out, "R.I.P."):
+			return true
+		case strings.Contains(out, "Your move"):
+			seen := len(out)
+			p.press("fight", keyEnter)
+			poll(2*time.Second, pollEvery, func() bool { return len(p.rawOutput()) > seen })
+			return false
+		}
+		at := whereIs(t, srv.addr, key)
+		k, to := there, common
+		if at == common {
+			k, to = back, market
+		}
+		p.press(k)
+		poll(2*time.Second, pollEvery, func() bool {
+			return whereIs(t, srv.addr, key) == to || strings.Contains(p.rawOutput(), "Your move")
+		})
+		return false
+	}) {
+		t.Fatalf("the knight never fell:\n%s", p.rawOutput())
+	}
+	rip := p.waitRaw("R.I.P. Doomed", "Type replay to hear how you fell")
+	if !strings.Contains(rip, "on the surface") || strings.Contains(rip, "level 0") {
+		t.Fatalf("the tombstone does not say the knight fell on the surface:\n%s", rip)
+	}
+
+	p.press("replay", keyEnter)
+	p.waitRaw("How you fell, the last minute told again.")
+	told := len(p.rawOutput())
+	p.press("stop", keyEnter)
+	after := p.waitRaw("You stop the replay.", "You are back at your knight's tombstone.", "Press Enter to roll a new knight, or type quit to leave.")[told:]
+	for _, wrong := range []string{"You stop watching.", "outside the dungeon", "You are at"} {
+		if strings.Contains(after, wrong) {
+			t.Fatalf("stop said %q, as if the knight lived:\n%s", wrong, after)
+		}
+	}
+	p.press(keyEnter)
+	p.waitRaw("The dice have spoken")
+	noEscape(t, p.rawOutput())
+}
