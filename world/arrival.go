@@ -1,17 +1,27 @@
 package world
 
-import "math"
+import (
+	"math"
+	"time"
+)
 
 // A safe arrival (DESIGN §12, "Fair play"): a knight that joins the world, new, returning
-// or rolled after a death, that takes its knight over from another connection, or that a
-// rebuilt level moves, has not read its screen yet. Until it first acts or SafeTurns pass,
+// or rolled after a death, that takes its knight over from another connection, that a
+// rebuilt level moves, or that comes onto a level by any way (stairs down or up, down
+// from the surface, a chute, a pit), has not read its screen yet. Until it first acts or SafeTurns pass,
 // no wanderer appears on or next to its square or steps onto it, and no monster starts a
 // fight with it. A knight that got away from a fight has the same time before a wanderer
 // starts another (respiteUntil), so the one it fled does not catch it on the next step.
 //
 //	constant           value   effect at the default 25 ms tick
 //	DefaultSafeTurns   400     a safe arrival lasts at most 10 s (a screen-reader player's, until it acts); so does the respite after a run
-const DefaultSafeTurns = 400
+//	PlainPlaceWords    45      a screen-reader player's respite begins once its answer is heard: the run's line and
+//	                           about this many words of where it now stands, at PlainListenWPM (a run line and 45
+//	                           words: about 21 s, then the 10 s)
+const (
+	DefaultSafeTurns = 400
+	PlainPlaceWords  = 45
+)
 
 // keepSafe starts a knight's safe arrival. A screen-reader player's lasts until it first
 // acts, however long: its arrival's lines take 20 s and more to hear.
@@ -21,6 +31,18 @@ func (e *Engine) keepSafe(p *player) {
 		return
 	}
 	p.safeUntil = e.turn + uint64(e.cfg.SafeTurns)
+}
+
+// respiteTurns is how long after a run no wanderer starts a fight with the knight:
+// SafeTurns, and for a screen-reader player counted from the end of its answer's speech,
+// the run's line (said) and its session's words of where it now stands, which a
+// sighted player reads at a glance and a listener hears for a quarter of a minute.
+func (e *Engine) respiteTurns(p *player, said string) int {
+	if !p.rec.Options.ScreenReader() {
+		return e.cfg.SafeTurns
+	}
+	hear := time.Duration(words(said)+PlainPlaceWords) * time.Minute / PlainListenWPM
+	return e.turns(hear) + e.cfg.SafeTurns
 }
 
 // safe reports whether the knight is in its safe arrival.

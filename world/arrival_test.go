@@ -3,6 +3,7 @@ package world
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 // Issue 14: a new knight was attacked on the exit of level 1 before it had read its first
@@ -252,5 +253,96 @@ func TestAQuickerGuardStrikesFirstWhenTheArrivalEnds(t *testing.T) {
 	}
 	if p.fight == nil || ogre.acted == 0 {
 		t.Fatalf("when the arrival ended: fighting %v, the Ogre attacked %d times; it is quicker and strikes first", p.fight != nil, ogre.acted)
+	}
+}
+
+// Issue 44: going down from the surface had no safe arrival (a Centipede attacked 8.6 s
+// after the 10.2 s answer began), nor had the stairs or a chute. Every way onto a level
+// starts one: the stairs down and up, down from the surface, a chute; a screen-reader
+// player's lasts until it acts, a sighted one's SafeTurns.
+func TestEveryArrivalIsSafe(t *testing.T) {
+	for _, plain := range []bool{false, true} {
+		e := New(Config{Seed: 5, WanderChance: -1})
+		rec := knight("a", 10)
+		rec.Options.Plain = plain
+		e.join(rec, &recorder{})
+		p := e.players["a"]
+		chute := Pos{-1, -1}
+		for i := range e.levels[1].W * e.levels[1].H {
+			if q := (Pos{i % e.levels[1].W, i / e.levels[1].W}); e.levels[1].Feature(q) == FeatChute {
+				chute = q
+			}
+		}
+		if chute.X < 0 {
+			t.Fatal("level 2 has no chute")
+		}
+		ways := []struct {
+			name  string
+			from  func()
+			do    Command
+			depth int
+		}{
+			{"stairs down", func() { e.place(p, 1, e.levels[0].Down) }, Climb{Down: true}, 2},
+			{"stairs up", func() { e.place(p, 2, e.levels[1].Up) }, Climb{}, 1},
+			{"down from the surface", func() { e.place(p, 0, e.outside.grid.Entrance) }, Enter{}, 1},
+			{"a chute", func() { e.place(p, 2, chute) }, Climb{Down: true}, 0}, // one level or two
+		}
+		for _, w := range ways {
+			w.from()
+			p.safeUntil = 0 // arrived long ago
+			do(e, "a", w.do)
+			if d := p.rec.Depth; w.depth > 0 && d != w.depth || w.depth == 0 && d < 3 {
+				t.Fatalf("plain %v, %s: at depth %d", plain, w.name, d)
+			}
+			if !e.safe(p) {
+				t.Fatalf("plain %v: arriving by %s is no safe arrival", plain, w.name)
+			}
+			at := p.rec.Pos()
+			rat := e.spawn(p.rec.Depth, mustMonster(t, "giant rat"), at, -1, e.rng) // on the knight's very square
+			for range e.cfg.SafeTurns - 1 {
+				e.Step()
+				if p.fight != nil {
+					t.Fatalf("plain %v, %s: the rat attacked on turn %d of the arrival", plain, w.name, e.turn)
+				}
+			}
+			e.removeMonster(rat)
+		}
+	}
+}
+
+// Issue 44: a monster attacked a screen-reader player again 5.8 s after "runs away": the
+// respite (10 s) ran while its answer (12.6 to 14.9 s of speech) was still being heard.
+// A listener's respite is counted from the end of its answer: the run's line and
+// PlainPlaceWords words of where it stands, at PlainListenWPM; a sighted knight's is
+// SafeTurns as before.
+func TestAListenersRespiteBeginsOnceItsAnswerIsHeard(t *testing.T) {
+	for _, plain := range []bool{false, true} {
+		e := fightEngine(t, nil)
+		rec := knight("a", 10)
+		rec.Hits, rec.MaxHits, rec.Options.Plain = 500, 500, plain
+		e.join(rec, &recorder{})
+		p := e.players["a"]
+		do(e, "a", Move{Dir: East})
+		rat := e.spawn(1, mustMonster(t, "giant rat"), Pos{1, 0}, -1, e.rng)
+		e.startFight(p, rat)
+		stepUntil(t, e, "the knight to get away", func() bool {
+			if p.fight != nil && len(p.queue) == 0 {
+				e.enqueue("a", p.session, Run{})
+			}
+			return p.fight == nil
+		})
+		got := e.turn
+		want := uint64(e.cfg.SafeTurns)
+		if plain {
+			run := "Kay a runs away from the Giant Rat!"
+			want += uint64(e.turns(time.Duration(words(run)+PlainPlaceWords) * time.Minute / PlainListenWPM))
+		}
+		if p.respiteUntil-got != want {
+			t.Fatalf("plain %v: a respite of %d turns, want %d", plain, p.respiteUntil-got, want)
+		}
+		stepUntil(t, e, "the rat to come for the knight again", func() bool { return p.fight != nil })
+		if e.turn-got < want-1 {
+			t.Fatalf("plain %v: the rat attacked again %d turns after the run, within the respite of %d", plain, e.turn-got, want)
+		}
 	}
 }

@@ -226,6 +226,7 @@ func (e *Engine) place(p *player, depth int, pos Pos) {
 		e.state[oldDepth-1].changed = true   // save it once more as the knight leaves it
 	}
 	e.arrive(p)
+	e.keepSafe(p)               // a new level, whatever the way in: read before anything attacks
 	e.moved(p, depth, pos, pos) // those who see it arrive
 }
 
