@@ -2,12 +2,14 @@ package server
 
 import (
 	"context"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	gossh "golang.org/x/crypto/ssh"
 
+	"github.com/orthanc-ssh/orthanc-ssh/store"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
@@ -300,5 +302,143 @@ func TestASurfaceDeathReplayedAndStoppedComesBackToTheTombstone(t *testing.T) {
 	}
 	p.press(keyEnter)
 	p.waitRaw("The dice have spoken")
+	noEscape(t, p.rawOutput())
+}
+
+// seedWanderers writes level depth's state before the server starts: no guards, and a
+// wanderer of kind name on each square of at.
+func seedWanderers(t *testing.T, dir string, seed uint64, depth int, name string, at ...world.Pos) {
+	t.Helper()
+	kind, ok := world.MonsterByName(name)
+	if !ok {
+		t.Fatalf("no monster %q", name)
+	}
+	ls := world.LevelState{Depth: depth, Seed: world.New(world.Config{Seed: seed}).Level(depth).Seed}
+	for _, q := range at {
+		ls.Monsters = append(ls.Monsters, world.MonsterState{Kind: kind, X: q.X, Y: q.Y, Hits: 500, MaxHits: 500, Room: -1})
+	}
+	st, err := store.Open(filepath.Join(dir, "orthanc.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if err := st.Save(store.Batch{Levels: []world.LevelState{ls}}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// plainWords counts the words of screen-reader mode's bytes, as a screen reader speaks them.
+func plainWords(raw string) int { return len(strings.Fields(raw)) }
+
+// Issue 44, every timer at least its speech, over SSH in screen-reader mode: going down
+// from the surface is a safe arrival (a Centipede attacked 8.6 s after the 10.2 s answer
+// began), here with two wanderers of 500 hits beside the exit of level 1 left alone for
+// as long as the knight does not act; and once the knight has run from one, the respite
+// lasts its answer's speech (at 175 words a minute, the issue's pace) and 10 s more
+// before a wanderer comes again (it came 5.8 s after "runs away", within a 12.6 to
+// 14.9 s answer). Timed in the world's turns at a 1 ms tick.
+func TestScreenReaderTimersLastTheirSpeech(t *testing.T) {
+	dir := t.TempDir()
+	const seed = defaultSeed
+	exit := world.New(world.Config{Seed: seed}).Level(1).Up
+	var beside []world.Pos
+	var out string // the key that steps from the exit to beside[0]
+	l := world.New(world.Config{Seed: seed}).Level(1)
+	dirKeys := map[world.Dir]string{world.North: keyUp, world.South: keyDown, world.East: keyRight, world.West: keyLeft}
+	for _, d := range world.Dirs {
+		if q := exit.Step(d); l.In(q) && l.Terrain(q) == world.Corridor && l.Edge(exit, d) == world.EdgeOpen {
+			beside = append(beside, q)
+			if out == "" {
+				out = dirKeys[d]
+			}
+		}
+	}
+	if len(beside) == 0 {
+		t.Fatal("no corridor beside the exit")
+	}
+	seedWanderers(t, dir, seed, 1, "giant rat", beside...)
+	key := newKey(t)
+	entrance := world.GenerateSurface(seed, world.DefaultSurfaceSize).Entrance
+	seedKnight(t, dir, key, func(a *world.Adventurer) {
+		a.Name, a.Hits, a.MaxHits, a.Dex = "Percival", 500, 500, 18
+		a.Depth, a.X, a.Y = 0, entrance.X, entrance.Y
+		a.Options.Plain = true
+	})
+	cfg := testConfig(dir, seed)
+	cfg.Tick = time.Millisecond
+	srv, game := startConfigured(t, cfg)
+	turn := func() uint64 {
+		c, err := game.engine.Census(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c.Turn
+	}
+	safe := uint64(10 * time.Second / cfg.Tick) // the safe arrival's and the respite's 10 s
+	fight := func(s string) bool {
+		return strings.Contains(s, "Your move") || strings.Contains(s, "You are in a fight")
+	}
+
+	p := openTerminalCmd(t, srv.addr, key, 80, 24, "play --plain")
+	p.waitRaw("Welcome back, Percival")
+	p.press(keyEnter)
+	p.waitRaw("outside the dungeon")
+	p.press("down", keyEnter)
+	p.waitRaw("You climb back down into the dungeon.")
+	from, told := turn(), len(p.rawOutput())
+	// Past the 10 s a sighted knight has: a listener that has not acted is still safe.
+	if !poll(60*time.Second, pollEvery, func() bool { return turn() >= from+safe+safe/2 }) {
+		t.Fatalf("the world ran %d turns", turn()-from)
+	}
+	if after := p.rawOutput()[told:]; fight(after) {
+		t.Fatalf("a wanderer attacked a knight that came down from the surface and had not acted:\n%s", after)
+	}
+
+	// Act (a step; look is the session's own), to and fro beside the exit until a rat
+	// meets the knight, and run.
+	if !poll(60*time.Second, 0, func() bool {
+		said := p.rawOutput()[told:]
+		if strings.Contains(said, "runs away from") {
+			return true
+		}
+		if fight(said) {
+			told += len(said)
+			p.press("run", keyEnter)
+			poll(time.Second, pollEvery, func() bool { return len(p.rawOutput()) > told })
+			return false
+		}
+		k, to := out, beside[0]
+		if whereIs(t, srv.addr, key) == beside[0] {
+			k, to = opposite(out), exit
+		}
+		p.press(k)
+		poll(time.Second, pollEvery, func() bool { return whereIs(t, srv.addr, key) == to || fight(p.rawOutput()[told:]) })
+		return false
+	}) {
+		t.Fatalf("the knight never got away from a rat:\n%s", p.rawOutput())
+	}
+	ran := turn()
+	raw := p.rawOutput()
+	answerAt := strings.LastIndex(raw, "runs away from")
+	answerAt = strings.LastIndex(raw[:answerAt], "\n") + 1
+	// The answer: what was said for the run until the prompt came back.
+	waitUntil(t, "the prompt after the run", func() bool { return strings.HasSuffix(p.rawOutput(), "\r\n> ") })
+	answer := p.rawOutput()[answerAt:]
+	answer = answer[:strings.LastIndex(answer, "\r\n> ")]
+	heard := time.Duration(plainWords(answer)) * time.Minute / 175
+	if n := plainWords(answer); n > 10+world.PlainPlaceWords {
+		t.Fatalf("the run's answer is %d words, more than the world allows for it (%d):\n%s", n, 10+world.PlainPlaceWords, answer)
+	}
+	t.Logf("the run's answer: %d words, %.1f s at 175 words a minute:\n%s", plainWords(answer), heard.Seconds(), answer)
+	until := ran + uint64(heard/cfg.Tick) + safe
+	if !poll(90*time.Second, pollEvery, func() bool {
+		return turn() >= until || fight(p.rawOutput()[answerAt+len(answer):])
+	}) {
+		t.Fatalf("the world ran %d turns of %d", turn()-ran, until-ran)
+	}
+	if at := turn(); at < until && fight(p.rawOutput()[answerAt+len(answer):]) {
+		t.Fatalf("a wanderer attacked %.1f s after the run, before its answer (%.1f s at 175 words a minute) and 10 s had passed:\n%s",
+			float64(at-ran)*cfg.Tick.Seconds(), heard.Seconds(), p.rawOutput()[answerAt:])
+	}
 	noEscape(t, p.rawOutput())
 }

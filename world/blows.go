@@ -89,7 +89,7 @@ func (e *Engine) run(p *player, enc *encounter) float64 {
 		enc.logf("%s runs away from %s!", p.rec.Name, foes)
 	}
 	e.leaveFight(p)
-	p.respiteUntil = e.turn + uint64(e.cfg.SafeTurns) // the monster does not follow at once
+	p.respiteUntil = e.turn + uint64(e.respiteTurns(p, enc.log[len(enc.log)-1])) // the monster does not follow at once
 	if p.rec.Depth > 0 {
 		if to, ok := e.fleeSquare(p, enc.pos); ok {
 			e.place(p, p.rec.Depth, to)
