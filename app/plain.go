@@ -2,6 +2,7 @@ package app
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -75,6 +76,9 @@ type told struct {
 	seen           sightings
 	graceTold      time.Duration // the last of the grace's marks (30 s, 10 s) said in this move
 	waitingFor     string        // the heroes this knight's battle was last said to wait for
+	// faintWait is set once a fainted knight has been told whom its battle waits for:
+	// it can do nothing until the battle ends, so each round's wait is no news to it.
+	faintWait bool
 }
 
 // graceMarks are the times left of a battle's grace that screen-reader mode says.
@@ -588,14 +592,15 @@ func (m *Model) plainOptions(line string) tea.Cmd {
 
 // sayWaits tells the waiting of a battle of several heroes, which would otherwise be
 // silence between "joins the fight" and the result: the grace left to choose, at 30 s
-// and at 10 s, and, once the knight has chosen, which heroes the battle waits for.
+// and at 10 s, and, once the knight has chosen, which heroes the battle waits for; a
+// fainted knight hears that once, not at every round it cannot act in.
 func (m *Model) sayWaits(ps *told, v world.View) {
 	f := v.Fight
 	if f == nil || !f.YourMove || !ps.yourMove {
 		ps.graceTold = 0
 	}
 	if f == nil {
-		ps.waitingFor = ""
+		ps.waitingFor, ps.faintWait = "", false
 		return
 	}
 	if f.YourMove && f.GraceLeft > 0 {
@@ -619,8 +624,13 @@ func (m *Model) sayWaits(ps *told, v world.View) {
 	if f.YourMove {
 		w = "" // the others wait with it: once it has chosen, whom it waits for is news
 	}
-	if w != "" && w != ps.waitingFor {
+	fainted := slices.ContainsFunc(f.Knights, func(k world.FightKnight) bool { return k.Name == v.Self.Name && k.Fainted })
+	if !fainted {
+		ps.faintWait = false
+	}
+	if w != "" && w != ps.waitingFor && !(fainted && ps.faintWait) {
 		m.say("The battle waits for " + w + ".")
+		ps.faintWait = fainted
 	}
 	ps.waitingFor = w
 }

@@ -267,3 +267,38 @@ func TestHitsAndUnitsAreSaid(t *testing.T) {
 		t.Fatalf("the spell was told as %q", got)
 	}
 }
+
+// Issue 44: a fainted hero heard "The battle waits for Lis." 9 times, once a round, while
+// it could do nothing. It is told once while it lies fainted; on its feet again, the
+// waits are news again.
+func TestAFaintedHeroHearsTheWaitOnce(t *testing.T) {
+	v := twoOnTwo(t)
+	v.Fight.Knights[0].Fainted, v.Fight.Knights[0].Hits = true, 0 // Sir Kay lies fainted
+	v.Fight.Knights[1].Fainted, v.Fight.Knights[1].Hits = false, 11
+	v.Fight.YourMove = false
+	m, _ := viewModel(t, world.View{}, 80, 24)
+	m.haveView = false
+	m.pl.active = true
+	m.ownView(v)
+	start := len(m.pl.transcript)
+	for range 9 { // nine rounds: Gawain chooses, acts, and chooses again
+		for _, choosing := range []bool{true, false} {
+			v.Turn++
+			v.Fight.Knights[1].Choosing = choosing
+			m.ownView(v)
+		}
+	}
+	said := strings.Join(m.pl.transcript[start:], "\n")
+	if n := strings.Count(said, "The battle waits for Gawain."); n != 1 {
+		t.Fatalf("a fainted hero was told the wait %d times in nine rounds:\n%s", n, said)
+	}
+	v.Fight.Knights[0].Fainted, v.Fight.Knights[0].Hits = false, 3 // up again, and it has chosen
+	for _, choosing := range []bool{false, true} {
+		v.Turn++
+		v.Fight.Knights[1].Choosing = choosing
+		m.ownView(v)
+	}
+	if said := strings.Join(m.pl.transcript[start:], "\n"); strings.Count(said, "The battle waits for Gawain.") != 2 {
+		t.Fatalf("on its feet again, the hero was not told the wait:\n%s", said)
+	}
+}

@@ -442,3 +442,98 @@ func TestScreenReaderTimersLastTheirSpeech(t *testing.T) {
 	}
 	noEscape(t, p.rawOutput())
 }
+
+// Issue 44: a fainted hero heard "The battle waits for Lis." 9 times, a line for every
+// round it could do nothing in. Over SSH in screen-reader mode, Kay and Bors walk the
+// surface as a party until a band meets them; Bors (1 hit) faints, and Kay fights on for
+// several rounds: Bors is told once whom the battle waits for.
+func TestAFaintedHeroIsToldTheWaitOnce(t *testing.T) {
+	dir := t.TempDir()
+	market, common, there, back := firstMarket(t, defaultSeed)
+	kay, bors := newKey(t), newKey(t)
+	seedKnight(t, dir, kay, func(a *world.Adventurer) {
+		a.Name, a.Str, a.Dex, a.Hits, a.MaxHits = "Kay", 3, 10, 400, 400 // long battles: it hits softly
+		a.Depth, a.X, a.Y = 0, market.X, market.Y
+		a.Options.Plain = true
+	})
+	seedKnight(t, dir, bors, func(a *world.Adventurer) {
+		a.Name, a.Str, a.Dex, a.Hits, a.MaxHits = "Bors", 3, 3, 1, 1 // faints at the first blow
+		a.Depth, a.X, a.Y = 0, market.X, market.Y
+		a.Options.Plain = true
+	})
+	srv, game := startConfigured(t, testConfig(dir, defaultSeed))
+	turn := func() uint64 {
+		c, err := game.engine.Census(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c.Turn
+	}
+	tk := openTerminalCmd(t, srv.addr, kay, 80, 24, "play --plain")
+	tb := openTerminalCmd(t, srv.addr, bors, 80, 24, "play --plain")
+	for _, tm := range []*terminal{tk, tb} {
+		tm.waitRaw("Welcome back")
+		tm.press(keyEnter)
+		tm.waitRaw("You are on the surface")
+	}
+	tk.press("invite Bors", keyEnter)
+	tb.waitRaw("Kay invites you to join the party.")
+	tb.press("accept", keyEnter)
+	tk.waitRaw("Bors joins the party.")
+
+	fainted := func() int { return strings.Index(tb.rawOutput(), "Bors faints!") }
+	// pending reports whether the session was asked for its move and has not answered.
+	pending := func(tm *terminal) bool {
+		out := tm.rawOutput()
+		return strings.LastIndex(out, "Your move") > strings.LastIndex(out, "> fight")
+	}
+	at := market
+	if !poll(90*time.Second, 0, func() bool {
+		if fainted() >= 0 {
+			return true
+		}
+		told := len(tk.rawOutput()) + len(tb.rawOutput())
+		news := func() bool { return len(tk.rawOutput())+len(tb.rawOutput()) > told || fainted() >= 0 }
+		switch {
+		case pending(tk) || pending(tb):
+			for _, tm := range []*terminal{tk, tb} {
+				if pending(tm) {
+					tm.press("fight", keyEnter)
+				}
+			}
+			poll(5*time.Second, pollEvery, news)
+		default: // walk, off the market and back, until a band meets the party
+			k, to := there, common
+			if at == common {
+				k, to = back, market
+			}
+			tk.press(k)
+			poll(2*time.Second, pollEvery, func() bool { return whereIs(t, srv.addr, kay) == to || news() })
+			at = whereIs(t, srv.addr, kay)
+		}
+		return false
+	}) {
+		t.Fatalf("Bors never fainted:\n%s", tb.rawOutput())
+	}
+	from := fainted()
+	// Kay fights on, thinking 40 turns over each move as a player does (Bors's screen is
+	// refreshed within 4): every one of its moves is a round the fainted Bors cannot act in.
+	rounds := 0
+	for range 6 {
+		if !poll(3*time.Second, pollEvery, func() bool { return pending(tk) }) {
+			break // the battle is over
+		}
+		asked := turn()
+		poll(5*time.Second, pollEvery, func() bool { return turn() >= asked+40 })
+		tk.press("fight", keyEnter)
+		rounds++
+	}
+	if rounds < 2 {
+		t.Fatalf("Kay fought only %d rounds after Bors fainted, too few to tell:\n%s", rounds, tk.rawOutput())
+	}
+	heard := strings.Count(tb.rawOutput()[from:], "The battle waits for Kay.")
+	if heard > 1 {
+		t.Fatalf("fainted Bors was told the battle waits for Kay %d times in Kay's %d rounds:\n%s", heard, rounds, tb.rawOutput()[from:])
+	}
+	noEscape(t, tb.rawOutput())
+}
