@@ -293,6 +293,10 @@ func (m *Model) narrate(prev, v world.View, first bool) {
 		ps.fightSeq = v.FightSeq - min(v.FightSeq, 3)
 		ps.yourMove = false
 	}
+	if ps.seen != nil {
+		newMsgs := v.Messages[len(v.Messages)-min(int(v.Said-ps.said), len(v.Messages)):]
+		ps.seen.forgetFallen(v, newMsgs) // before anything is said of what went out of sight
+	}
 	news := m.tellMessages(ps, prev, v, first)
 	fought := v.FightSeq > ps.fightSeq
 	ps.said, ps.fightSeq = v.Said, v.FightSeq
@@ -372,10 +376,10 @@ func (m *Model) tellPlace(ps *told, prev, v world.View, first, news bool) (walki
 	case news && ps == &m.pl.own && m.walkBroken():
 		m.say(m.lookText(v, false)...)
 	default:
-		m.say(ps.seen.update(v, false, m.quietTurns())...)
+		m.say(ps.seen.update(v, false, m.quietTurns(), m.memoryTurns())...)
 		return false
 	}
-	ps.seen.update(v, true, m.quietTurns()) // all in sight has been told
+	ps.seen.update(v, true, m.quietTurns(), m.memoryTurns()) // all in sight has been told
 	return walking
 }
 

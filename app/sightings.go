@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/orthanc-ssh/orthanc-ssh/internal/english"
@@ -12,28 +13,46 @@ import (
 )
 
 // What screen-reader mode says of the monsters and knights in sight while the knight
-// stands still: each is told once when it comes into sight, known by its identity and
-// not by its name and square, and once when it has gone; its steps are told only when it
-// comes within sightNear squares, at most once in sightQuiet, so a wandering monster in
-// view is a line or two a minute rather than a line for every step it takes. look tells
-// where everything is at any time.
+// stands still: each is told when it comes into sight, known by its identity and not by
+// its name and square, and when it has gone; its steps are told only when it comes within
+// sightNear squares, at most once in sightQuiet. One seen in the last sightMemory is
+// remembered: coming back it is not new (it is told again only when it comes near), and
+// no line a minute about it is told past sightLines, so a wanderer pacing at the edge of
+// sight is a line or three a minute rather than a line for every turn it makes. A
+// monster that dies is forgotten without a word. look tells where everything is at any
+// time.
 
 // Sightings tuning:
 //
-//	constant     value   effect
-//	sightQuiet   5 s     at most one line a sighting in this time; gone only after this long out of sight
-//	sightNear    2       squares (steps, not as the crow flies) within which a step is told
+//	constant      value   effect
+//	sightQuiet    5 s     at most one step told in this time; gone only after this long out of sight
+//	sightNear     2       squares (steps, not as the crow flies) within which a step, or a return, is told
+//	sightMemory   60 s    a monster or knight seen this recently is not new; its lines are counted over it
+//	sightLines    3       the most lines about one monster or knight in sightMemory
 const (
-	sightQuiet = 5 * time.Second
-	sightNear  = 2
+	sightQuiet  = 5 * time.Second
+	sightNear   = 2
+	sightMemory = time.Minute
+	sightLines  = 3
 )
 
-// sighting is what the player has been told of one monster or knight it sees.
+// sighting is what the player has been told of one monster or knight it sees, or saw
+// within sightMemory.
 type sighting struct {
-	the  string    // how a line names it after the first: "the Centipede", "Bors"
-	pos  world.Pos // where it was last said to be
-	seen uint64    // the turn it was last in sight
-	said uint64    // the turn of its last line
+	the   string    // how a line names it after the first: "the Centipede", "Bors"
+	pos   world.Pos // where it was last said to be
+	seen  uint64    // the turn it was last in sight
+	said  []uint64  // the turns of its lines within sightMemory, oldest first
+	shown bool      // the player was last told it is in sight
+}
+
+// may reports whether one more line about it may be said at turn now, within
+// sightLines in memory turns, and forgets the turns of its lines older than that.
+func (s *sighting) may(now, memory uint64) bool {
+	for len(s.said) > 0 && now >= s.said[0]+memory {
+		s.said = s.said[1:]
+	}
+	return len(s.said) < sightLines
 }
 
 // sightings are the sightings of one followed knight, by key (sightKey).
@@ -63,28 +82,40 @@ func inSight(v world.View) []seenThing {
 
 // update brings the sightings up to the view and returns what is to be said. told says
 // the view's text has just said everything in sight (a look, a step): it is then all
-// known, and what went out of sight is forgotten without a word. quiet is sightQuiet in
-// turns.
-func (ss sightings) update(v world.View, told bool, quiet uint64) []string {
+// known, and what went out of sight is known gone without a word. quiet is sightQuiet
+// and memory sightMemory, in turns.
+func (ss sightings) update(v world.View, told bool, quiet, memory uint64) []string {
 	now, p := v.Turn, v.Self.Pos
 	var out []string
+	line := func(s *sighting, l string) {
+		out = append(out, l)
+		s.said = append(s.said, now)
+	}
 	here := map[string]bool{}
 	for _, t := range inSight(v) {
 		here[t.key] = true
 		s := ss[t.key]
+		near := steps(p, t.pos) <= sightNear
 		switch {
 		case s == nil:
-			ss[t.key] = &sighting{the: t.the, pos: t.pos, seen: now, said: now}
+			s = &sighting{the: t.the, pos: t.pos, seen: now, shown: true}
+			ss[t.key] = s
 			if !told {
-				out = append(out, fmt.Sprintf("%s comes into sight, %s.", t.a, place(p, t.pos)))
+				line(s, fmt.Sprintf("%s comes into sight, %s.", t.a, place(p, t.pos)))
 			}
 		case told:
-			s.pos, s.seen = t.pos, now
+			s.pos, s.seen, s.shown = t.pos, now, true
+		case !s.shown: // back within the memory: no news until it comes near
+			s.seen = now
+			if near && s.may(now, memory) {
+				line(s, fmt.Sprintf("%s is back, %s.", english.Capital(t.the), place(p, t.pos)))
+				s.pos, s.shown = t.pos, true
+			}
 		default:
 			s.seen = now
-			if t.pos != s.pos && steps(p, t.pos) <= sightNear && now >= s.said+quiet {
-				out = append(out, fmt.Sprintf("%s is now %s.", english.Capital(t.the), place(p, t.pos)))
-				s.pos, s.said = t.pos, now
+			if t.pos != s.pos && near && (len(s.said) == 0 || now >= s.said[len(s.said)-1]+quiet) && s.may(now, memory) {
+				line(s, fmt.Sprintf("%s is now %s.", english.Capital(t.the), place(p, t.pos)))
+				s.pos = t.pos
 			}
 		}
 	}
@@ -92,15 +123,51 @@ func (ss sightings) update(v world.View, told bool, quiet uint64) []string {
 		s := ss[key]
 		switch {
 		case here[key]:
+		case now >= s.seen+memory:
+			delete(ss, key)
 		case told:
-			delete(ss, key)
-		case now >= s.seen+quiet:
-			out = append(out, english.Capital(s.the)+" goes out of sight.")
-			delete(ss, key)
+			s.shown = false
+		case s.shown && now >= s.seen+quiet && s.may(now, memory):
+			line(s, english.Capital(s.the)+" goes out of sight.")
+			s.shown = false
 		}
 	}
 	return out
 }
 
+// forgetFallen forgets, without a word, the monsters the view tells have died: those its
+// knight's battle shows dead, and those a line of its new messages (news) says died
+// ("The Giant Rat dies.") that are no longer in sight.
+func (ss sightings) forgetFallen(v world.View, news []string) {
+	if f := v.Fight; f != nil {
+		for _, mo := range f.Monsters {
+			if mo.Dead && mo.ID != 0 {
+				delete(ss, "m"+strconv.Itoa(mo.ID))
+			}
+		}
+	}
+	if len(news) == 0 {
+		return
+	}
+	here := map[string]bool{}
+	for _, t := range inSight(v) {
+		here[t.key] = true
+	}
+	for key, s := range ss {
+		if here[key] || !strings.HasPrefix(key, "m") {
+			continue
+		}
+		for _, msg := range news {
+			if strings.Contains(msg, english.Capital(s.the)+" dies.") || strings.Contains(msg, "killed "+s.the+".") {
+				delete(ss, key)
+				break
+			}
+		}
+	}
+}
+
 // quietTurns is sightQuiet in the game's turns.
 func (m *Model) quietTurns() uint64 { return uint64(max(sightQuiet/m.tick(), 1)) }
+
+// memoryTurns is sightMemory in the game's turns.
+func (m *Model) memoryTurns() uint64 { return uint64(max(sightMemory/m.tick(), 1)) }

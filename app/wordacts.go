@@ -133,7 +133,7 @@ func (m *Model) wordLook(c plainCall) tea.Cmd {
 	}
 	m.say(m.lookText(c.v, true)...)
 	if ps := &m.pl.own; c.at != atWatch && ps.seen != nil {
-		ps.seen.update(c.v, true, m.quietTurns()) // all in sight is told
+		ps.seen.update(c.v, true, m.quietTurns(), m.memoryTurns()) // all in sight is told
 	}
 	if c.at == atBattle && len(c.args) == 0 {
 		m.say(statsSentences(c.v)[1:]...)

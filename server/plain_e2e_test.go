@@ -537,3 +537,70 @@ func TestAFaintedHeroIsToldTheWaitOnce(t *testing.T) {
 	}
 	noEscape(t, tb.rawOutput())
 }
+
+// Issue 44: standing still 60 s, one Animated Broom got 7 lines in 28 s ("comes into
+// sight" three times, "goes out of sight" three times); DESIGN claims at most 3 a minute.
+// Over SSH in screen-reader mode, a knight stands at the exit of level 1, a dead end, for
+// a minute of the world's clock (60000 turns of a 1 ms tick) with three wanderers of three
+// kinds pacing the corridors beside it (none attacks: the knight has not acted since it
+// came, a safe arrival): at most 3 lines are about each.
+func TestWanderersBesideAStillKnightAreAFewLinesAMinute(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	const seed = defaultSeed
+	l := world.New(world.Config{Seed: seed}).Level(1)
+	exit := l.Up
+	// The corridor squares nearest the exit, by a walk out from it.
+	near, seen := []world.Pos{exit}, map[world.Pos]bool{exit: true}
+	for i := 0; i < len(near) && len(near) < 4; i++ {
+		for _, d := range world.Dirs {
+			if q := near[i].Step(d); l.In(q) && !seen[q] && l.Terrain(q) == world.Corridor && l.Edge(near[i], d) == world.EdgeOpen {
+				seen[q] = true
+				near = append(near, q)
+			}
+		}
+	}
+	kinds := []string{"Ogre", "Giant Rat", "Centipede"}
+	for i, k := range kinds {
+		seedWanderers(t, dir, seed, 1, k, near[1+i])
+	}
+	key := newKey(t)
+	seedKnight(t, dir, key, func(a *world.Adventurer) {
+		a.Name, a.Depth, a.X, a.Y = "Percival", 1, exit.X, exit.Y
+		a.Options.Plain = true
+	})
+	cfg := testConfig(dir, seed)
+	cfg.Tick = time.Millisecond
+	srv, game := startConfigured(t, cfg)
+	turn := func() uint64 {
+		c, err := game.engine.Census(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c.Turn
+	}
+	p := openTerminalCmd(t, srv.addr, key, 80, 24, "play --plain")
+	p.waitRaw("Welcome back, Percival")
+	p.press(keyEnter)
+	p.waitRaw("on level 1")
+	waitUntil(t, "the prompt after the first look", func() bool { return strings.HasSuffix(p.rawOutput(), "\r\n> ") })
+	from, told := turn(), len(p.rawOutput())
+	minute := uint64(time.Minute / cfg.Tick)
+	if !poll(3*time.Minute, 100*time.Millisecond, func() bool { return turn() >= from+minute }) {
+		t.Fatalf("the world ran %d turns of %d", turn()-from, minute)
+	}
+	said := p.rawOutput()[told:]
+	for _, k := range kinds {
+		var about []string
+		for _, line := range strings.Split(said, "\n") {
+			if strings.Contains(line, k) {
+				about = append(about, strings.TrimSpace(line))
+			}
+		}
+		if len(about) > 3 {
+			t.Errorf("a minute standing beside a wandering %s told %d lines about it:\n%s", k, len(about), strings.Join(about, "\n"))
+		}
+	}
+	t.Logf("a minute beside three wanderers:\n%s", said)
+	noEscape(t, p.rawOutput())
+}

@@ -520,7 +520,7 @@ func (e *Engine) fightView(p *player, enc *encounter) *FightView {
 	}
 	for i, m := range enc.monsters {
 		k := m.Kind()
-		fv.Monsters = append(fv.Monsters, FightMonster{Name: k.Name, Class: k.Class.String(), Glyph: k.Glyph,
+		fv.Monsters = append(fv.Monsters, FightMonster{ID: m.id, Name: k.Name, Class: k.Class.String(), Glyph: k.Glyph,
 			Level: k.Level, Hits: max(0, m.hits), MaxHits: max(m.maxHits, m.hits), Dex: k.Dex, Attack: k.AttackDice,
 			AttacksPerRound: k.AttacksPerRound, Speed: k.Speed, Experience: k.Experience,
 			Dodge: DodgePercent(k.Dex), Held: m.held, Dead: enc.gone[i]})

@@ -165,6 +165,9 @@ type FightView struct {
 // FightMonster is one monster in a battle, with the statistics seed 002 lets a hero look
 // at without spending the turn.
 type FightMonster struct {
+	// ID is the monster's own, as SeenMonster's: a session that saw it wander knows it
+	// died, and says nothing of it going out of sight.
+	ID              int `json:",omitempty"`
 	Name            string
 	Class           string
 	Glyph           string
