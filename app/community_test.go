@@ -144,7 +144,7 @@ func TestPlainCommunityWords(t *testing.T) {
 		{"join ooc", "You join ooc: out of character"},
 		{"leave ooc", "You leave ooc."},
 		{"leave", "Type leave party to leave your party, leave and a channel's name"},
-		{"channels", "Channels (/join NAME"},
+		{"channels", "Channels (join NAME, leave NAME, a channel's name and your words)"},
 		{"mail", "You have no letters."},
 		{"mail Nobody hello", "No knight named Nobody has been here."},
 		{"mail delete 3", "Delete which letter?"},

@@ -2,6 +2,7 @@ package app
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -61,6 +62,9 @@ type plainState struct {
 	// awaited counts the lines that did, so a late plainPromptMsg is told from a timely one.
 	awaiting, asked bool
 	awaited         uint64
+	// sold says a sale was asked for: when it is done, the knight's things and the
+	// market's wares are numbered anew, and that is said (renumbered).
+	sold bool
 }
 
 // plainPromptMsg says the answer of the awaited line it counts is late: the prompt is
@@ -257,10 +261,12 @@ func (m *Model) sayConsole(msg consoleResultMsg) {
 
 // plainKeys turns the keys world messages name into the words screen-reader mode takes.
 var plainKeys = strings.NewReplacer(
-	"Shift+arrow (or d, then a direction) opens it.", "Type open and the direction (or press shift and the arrow) to open it.",
 	"Press < to", "Type up to",
 	"Press > to", "Type down to",
 	"; b buys, s sells.", ": type market for its wares.",
+	"You are in a fight! f fights, r runs.", "You are in a fight! Type fight, or run.",
+	"You are in a fight! f fights; there is no running from a room.", "You are in a fight! Type fight; there is no running from a room.",
+	"There are no stairs down here.", "There are no stairs down here: way down says the way to the stairs you know.",
 	// Key hints for sighted players, said as the words that do it.
 	" (i to wear it)", " (type use and its letter to wear it)",
 	" (i to read it)", " (type use and its letter to read it)",
@@ -268,15 +274,65 @@ var plainKeys = strings.NewReplacer(
 	"(/mail reads it.)", "(Type mail to read it.)",
 	"(/mail reads them.)", "(Type mail to read them.)",
 	"The next key you press brings you back.", "The next line you type brings you back.",
-	// The channels, as the talking words say them (the slash forms work too).
+	// The channels, as the talking words say them.
 	"where questions are welcome: /newbie TEXT asks everyone on it. (/channels lists the channels.)",
 	"where questions are welcome: type newbie and your question to ask everyone on it. (Type channels for the list.)",
 	"(/channels lists the channels; /NAME TEXT talks on one.)",
 	"(Type channels for the list, and a channel's name and your words to talk on it.)",
+	"(/c NAME TEXT; /channels lists them.)", "(Type a channel's name and your words; channels lists them.)",
+	"/c NAME TEXT or /NAME TEXT", "a channel's name and your words",
 )
 
-// plainMessage adapts a world message to typed commands where it names keys.
-func plainMessage(s string) string { return plainKeys.Replace(s) }
+// plainDoor is the door hint of the world's messages, which names keys: said in plain
+// mode as the word and the very direction ("Type open east to open it.").
+var plainDoor = regexp.MustCompile(`blocks the way (north|south|east|west)\. Shift\+arrow \(or d, then a direction\) (opens it|tries to break it down)\.`)
+
+// plainSlash is a chat command's slash form in a world message ("(/accept Lis or
+// /decline Lis)"): plain mode says the word that does it, without the slash.
+var plainSlash = regexp.MustCompile(`(^|[\s(])/([a-z#]+)`)
+
+// slashWord is the word of screen-reader mode that a chat command's slash form is (w is
+// whisper, p is party), or "" when there is none.
+func slashWord(cmd string) string {
+	for _, c := range chatCommands {
+		if slices.Contains(c.words, "/"+cmd) && c.word != nil {
+			if slices.Contains(c.word.words, cmd) {
+				return cmd // ooc is a word as newbie is
+			}
+			return c.word.words[0]
+		}
+	}
+	for _, r := range plainWords {
+		if slices.Contains(r.words, cmd) {
+			return cmd
+		}
+	}
+	if world.ChannelNamed(cmd) != nil {
+		return cmd
+	}
+	return ""
+}
+
+// plainMessage adapts a world message to typed commands where it names keys or slash
+// commands.
+func plainMessage(s string) string {
+	s = plainKeys.Replace(s)
+	s = plainDoor.ReplaceAllStringFunc(s, func(hint string) string {
+		m := plainDoor.FindStringSubmatch(hint)
+		act := "open it"
+		if m[2] != "opens it" {
+			act = "try to break it down"
+		}
+		return fmt.Sprintf("blocks the way %s. Type open %s to %s.", m[1], m[1], act)
+	})
+	return plainSlash.ReplaceAllStringFunc(s, func(form string) string {
+		m := plainSlash.FindStringSubmatch(form)
+		if w := slashWord(m[2]); w != "" {
+			return m[1] + w
+		}
+		return form
+	})
+}
 
 // narrate tells what changed between two views of the knight this session follows (its
 // own, or the one it watches): new fight lines and messages, where it now stands after a
@@ -298,6 +354,10 @@ func (m *Model) narrate(prev, v world.View, first bool) {
 		ps.seen.forgetFallen(v, newMsgs) // before anything is said of what went out of sight
 	}
 	news := m.tellMessages(ps, prev, v, first)
+	if ps == &m.pl.own && m.pl.sold && len(v.Self.Items) < len(prev.Self.Items) {
+		m.pl.sold = false
+		m.say(renumbered(prev, v)...)
+	}
 	fought := v.FightSeq > ps.fightSeq
 	ps.said, ps.fightSeq = v.Said, v.FightSeq
 	if v.Dead != nil || v.Retired != nil || m.tellPlace(ps, prev, v, first, news) {
@@ -322,9 +382,13 @@ func (m *Model) narrate(prev, v world.View, first bool) {
 func (m *Model) tellMessages(ps *told, prev, v world.View, first bool) (news bool) {
 	if n := min(int(v.Said-ps.said), len(v.Messages)); n > 0 {
 		news = true
+		moved := v.Outside() && (prev.Self.Pos != v.Self.Pos || prev.Self.Depth != v.Self.Depth)
 		for _, msg := range v.Messages[len(v.Messages)-n:] {
 			if ps == &m.pl.own && msg == v.Self.Name+" hesitates." {
 				msg = "You hesitate: the battle goes on without your move."
+			}
+			if moved && !first && surfaceArrival(msg) {
+				continue // the step's own words say the place, and its word (surface.go)
 			}
 			m.say(plainMessage(msg))
 		}
@@ -333,6 +397,33 @@ func (m *Model) tellMessages(ps *told, prev, v world.View, first bool) (news boo
 		m.say(changeText(prev.Self, v.Self, news)...)
 	}
 	return news
+}
+
+// renumbered says, after a sale, that the numbers of the market's list changed with it:
+// the knight's things that follow the one sold move up one, and a ware the market did not
+// have before goes on its list.
+func renumbered(prev, v world.View) []string {
+	var out []string
+	if len(v.Self.Items) == 0 {
+		out = append(out, "You have nothing more to sell.")
+	} else {
+		var is []string
+		for i, it := range v.Self.Items {
+			is = append(is, fmt.Sprintf("%d, %s", i+1, it.Name()))
+		}
+		out = append(out, "Your things are numbered anew: "+strings.Join(is, "; ")+".")
+	}
+	if p, n := prev.Surface, v.Surface; p != nil && n != nil && p.Market != nil && n.Market != nil && len(n.Market.Wares) != len(p.Market.Wares) {
+		out = append(out, "The market's wares are numbered anew too: type market for the list.")
+	}
+	return out
+}
+
+// surfaceArrival reports whether a world message is the line a knight stepping onto a
+// market or the dungeon entrance is given ("You are at the entrance of the dungeon
+// (EX)."), which screen-reader mode's description of the step says again.
+func surfaceArrival(msg string) bool {
+	return strings.HasPrefix(msg, "You are at ") && (strings.HasSuffix(msg, "; b buys, s sells.") || strings.HasPrefix(msg, "You are at the entrance of the dungeon"))
 }
 
 // tellOwnWhileWatching tells the player's own new messages while it watches another

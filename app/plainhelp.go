@@ -61,7 +61,13 @@ var helpTopics = []helpTopic{
 		return []string{"Your map keeps every square you have seen on each level. map says what is on it, from where you stand; map grid draws it in characters, with a legend."}
 	}},
 	{names: []string{"things", "items", "inventory"}, words: []plainTopic{topicThings}},
-	{names: []string{"outside", "surface", "market"}, words: []plainTopic{topicOutside}},
+	{names: []string{"outside", "surface", "market"}, words: []plainTopic{topicOutside}, rows: []string{"down", "retire"}, lesson: func(world.View) []string {
+		return []string{
+			"Outside the dungeon is the surface, a land of 8 by 8 spaces around the dungeon entrance. north, south, east and west walk it a space at a time; look says where you stand and what is around, map the whole surface, way and where the way to the entrance.",
+			"Common ground is dangerous: one step in six on it meets a band of monsters, one for each knight of your party, and there you may run. The markets never start a battle; on one, market lists its wares and your things with numbers, to buy or sell.",
+			"Gems and jewelry carried out of the dungeon sell for gold. down at the entrance goes back into the dungeon; retire, anywhere outside, retires your knight into the hall of fame.",
+		}
+	}},
 	{names: []string{"others", "other", "settings"}, words: []plainTopic{topicOthers}},
 }
 

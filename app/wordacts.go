@@ -291,7 +291,8 @@ func (m *Model) wordMarket(c plainCall) tea.Cmd {
 }
 
 func (m *Model) wordTrade(c plainCall) tea.Cmd {
-	m.plainTrade(c.word == "sell", c.args) // market.go
+	m.pl.sold = m.pl.sold || c.word == "sell" // the numbers move once it is sold (renumbered)
+	m.plainTrade(c.word == "sell", c.args)    // market.go
 	return nil
 }
 

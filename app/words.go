@@ -115,7 +115,7 @@ func plainWordTable() []plainWord {
 			words = append(words, w)
 		}
 	}
-	return append(words, plainWord{prefixes: []string{"/"}, usage: "/COMMAND", help: "works as on the chat line (/help lists them)",
+	return append(words, plainWord{prefixes: []string{"/"}, usage: "/COMMAND", help: "works as on the drawn screen's chat line; each has its word here too",
 		topic: topicTalking, when: playing, run: (*Model).wordSlash})
 }
 

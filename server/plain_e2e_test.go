@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -603,4 +604,94 @@ func TestWanderersBesideAStillKnightAreAFewLinesAMinute(t *testing.T) {
 	}
 	t.Logf("a minute beside three wanderers:\n%s", said)
 	noEscape(t, p.rawOutput())
+}
+
+// Issue 44's words, over SSH in screen-reader mode. In the dungeon, d alone (down, as in
+// a MUD) says where to look for the stairs rather than only that there are none here, and
+// walking into the guarded room's door names the plain word and the way ("Type open
+// east"), not "Shift+arrow (or d, then a direction)". On the surface, an invitation is
+// answered with words, not "/accept Kay"; a step onto the dungeon entrance says the place
+// once, not twice; after a sale the knight is told its things are numbered anew; and
+// help outside tells the surface, not only its market.
+func TestScreenReaderWordsAreWordsItTakes(t *testing.T) {
+	dir := t.TempDir()
+	percival := newKey(t)
+	_, room := seedAtTheGuardsDoor(t, dir, percival, func(a *world.Adventurer) {
+		a.Name, a.Options.Plain = "Percival", true
+	})
+	market, _, _, _ := firstMarket(t, defaultSeed)
+	g := world.GenerateSurface(defaultSeed, world.DefaultSurfaceSize)
+	var nextTo world.Pos
+	var onto string
+	for _, s := range []struct {
+		dx, dy int
+		key    string
+	}{{1, 0, keyLeft}, {-1, 0, keyRight}, {0, 1, keyUp}, {0, -1, keyDown}} {
+		if q := (world.Pos{X: g.Entrance.X + s.dx, Y: g.Entrance.Y + s.dy}); g.At(q) == world.SurfaceCommon || g.At(q) == world.SurfaceMarket {
+			nextTo, onto = q, s.key
+		}
+	}
+	if onto == "" {
+		t.Fatal("nothing walkable beside the dungeon entrance")
+	}
+	kay, bors := newKey(t), newKey(t)
+	seedKnight(t, dir, kay, func(a *world.Adventurer) {
+		a.Name, a.Depth, a.X, a.Y = "Kay", 0, market.X, market.Y
+		a.Items = append(a.Items, world.Item{Kind: world.ItemGem, Value: 40}, world.Item{Kind: world.ItemGem, Value: 60})
+		a.Options.Plain = true
+	})
+	seedKnight(t, dir, bors, func(a *world.Adventurer) {
+		a.Name, a.Depth, a.X, a.Y = "Bors", 0, nextTo.X, nextTo.Y
+		a.Options.Plain = true
+	})
+	srv := startServer(t, dir)
+	enter := func(key gossh.Signer, name string) *terminal {
+		tm := openTerminalCmd(t, srv.addr, key, 80, 24, "play --plain")
+		tm.waitRaw("Welcome back, " + name)
+		tm.press(keyEnter)
+		tm.waitRaw("Welcome, " + name)
+		waitUntil(t, name+"'s prompt", func() bool { return strings.HasSuffix(tm.rawOutput(), "\r\n> ") })
+		return tm
+	}
+
+	p := enter(percival, "Percival")
+	p.press("d", keyEnter)
+	p.waitRaw("There are no stairs down here: way down says the way to the stairs you know.")
+	door := whereIs(t, srv.addr, percival)
+	way := map[world.Pos]string{{X: 1}: "east", {X: -1}: "west", {Y: 1}: "south", {Y: -1}: "north"}[world.Pos{X: room[0].X - door.X, Y: room[0].Y - door.Y}]
+	told := len(p.rawOutput())
+	p.press(way, keyEnter)
+	hint := p.waitRawFor("the door's hint", func(s string) bool { return strings.Contains(s[told:], "door blocks the way "+way) })[told:]
+	if !strings.Contains(hint, "Type open "+way+" to ") || strings.Contains(hint, "Shift+arrow") || strings.Contains(hint, "then a direction") {
+		t.Fatalf("the door's hint names keys, or not the word and the way:\n%s", hint)
+	}
+
+	k, b := enter(kay, "Kay"), enter(bors, "Bors")
+	k.press("invite Bors", keyEnter)
+	inv := b.waitRaw("Kay invites you to join the party.")
+	if !strings.Contains(inv, "(accept Kay or decline Kay)") || strings.Contains(inv, "/accept") {
+		t.Fatalf("the invitation is answered with slash forms:\n%s", inv)
+	}
+
+	told = len(b.rawOutput())
+	b.press(onto)
+	b.waitRaw("at the dungeon entrance: type down to go down.")
+	waitUntil(t, "the prompt after the step", func() bool { return strings.HasSuffix(b.rawOutput(), "\r\n> ") })
+	if step := b.rawOutput()[told:]; strings.Contains(step, "You are at the entrance of the dungeon (EX)") {
+		t.Fatalf("the step onto the entrance says the place twice:\n%s", step)
+	}
+
+	v := whoamiJSON(t, srv.addr, kay)
+	first := len(v.Equipment) - 1 // the first of the two gems, counting from 1
+	k.press("sell "+strconv.Itoa(first), keyEnter)
+	// The other gem is said at its new number, the one the sold gem had.
+	k.waitRawFor("the things numbered anew", func(s string) bool {
+		i := strings.LastIndex(s, "Your things are numbered anew:")
+		return i >= 0 && strings.Contains(s[i:], strconv.Itoa(first)+", gem worth 60")
+	})
+	k.press("help outside", keyEnter)
+	k.waitRaw("Outside the dungeon is the surface", "Common ground is dangerous", "down at the entrance goes back into the dungeon")
+	for _, tm := range []*terminal{p, k, b} {
+		noEscape(t, tm.rawOutput())
+	}
 }
