@@ -255,3 +255,5 @@ func fakeBus(t testing.TB, name string, srv *Server, w World, tweak ...func(*Con
 	t.Cleanup(b.Close)
 	return b
 }
+
+func (f *fakeWorld) Broadcast(context.Context, string) (int, error) { return 0, nil }

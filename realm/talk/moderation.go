@@ -27,12 +27,13 @@ const (
 	ModUnsilence ModKind = "unsilence" // lift its silence
 	ModKick      ModKind = "kick"      // remove the knight from the dungeon, telling it Reason
 	ModRename    ModKind = "rename"    // the knight was given Name: the server checks it with etcd, then renames
+	// ModBroadcast (admin.go): an admin's line for every knight, Reason its text; no Knight.
 )
 
 // known reports whether k is a moderation event this program knows.
 func (k ModKind) known() bool {
 	switch k {
-	case ModBan, ModSilence, ModUnsilence, ModKick, ModRename:
+	case ModBan, ModSilence, ModUnsilence, ModKick, ModRename, ModBroadcast:
 		return true
 	}
 	return false
@@ -68,7 +69,8 @@ func (b *Bus) onModeration(msg *nats.Msg) {
 	if err == nil && m.Kind == ModRename {
 		m.Name, err = world.CleanName(wm.Name)
 	}
-	if err == nil && (m.Realm == "" || m.Realm != sender(msg.Subject) || m.Knight == "" || !m.Kind.known()) {
+	if err == nil && (m.Realm == "" || m.Realm != sender(msg.Subject) || !m.Kind.known() ||
+		(m.Kind == ModBroadcast) != (m.Knight == "") || m.Kind == ModBroadcast && m.Reason == "") {
 		err = errInvalid
 	}
 	if err != nil {
@@ -76,6 +78,10 @@ func (b *Bus) onModeration(msg *nats.Msg) {
 		return
 	}
 	if m.Realm == b.cfg.Realm {
+		return
+	}
+	if m.Kind == ModBroadcast { // its text is the reason's field, cleaned as one
+		b.hearBroadcast(m)
 		return
 	}
 	b.counts.received.Add(1)

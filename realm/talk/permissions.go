@@ -20,12 +20,12 @@ import (
 // Permissions are the subjects realm may publish on and subscribe to, as a nats-server's
 // permissions take them. Publishing: subjects whose last word is realm. Subscribing:
 // what every realm hears (shouts, channels, presence, moderation, mail) and what is sent
-// to realm alone (its whispers, its pings), and realm's own reply inbox. Besides these a
+// to realm alone (its whispers, its pings, the asks of its reports), and realm's own reply inbox. Besides these a
 // realm may answer a request it received (allow_responses), once.
 func Permissions(prefix, realm string) (publish, subscribe []string) {
 	publish = []string{prefix + ".*." + realm, prefix + ".*.*." + realm}
 	subscribe = []string{prefix + ".shout.*", prefix + ".channel.*.*", prefix + ".whisper." + realm + ".*",
-		prefix + ".realm.*", prefix + ".ping." + realm + ".*", prefix + ".mod.*", prefix + ".mail.*",
+		prefix + ".realm.*", prefix + ".ping." + realm + ".*", prefix + ".reports." + realm + ".*", prefix + ".mod.*", prefix + ".mail.*",
 		inboxPrefix(realm) + ".>"}
 	return publish, subscribe
 }

@@ -37,6 +37,8 @@ type peer struct {
 type peers struct {
 	mu sync.Mutex
 	m  map[string]peer
+	// broadcast is when each realm's last broadcast was shown here (hearBroadcast).
+	broadcast map[string]time.Time
 }
 
 // RealmInfo is a realm of the listing.

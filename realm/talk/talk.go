@@ -15,6 +15,7 @@
 //	PREFIX.ping.REALM.FROM        a ping REALM answers at once, for the round trip
 //	PREFIX.mod.FROM               a ban, silence, kick or rename, for every realm
 //	PREFIX.mail.FROM              a knight's mailbox was written, for every realm to read anew
+//	PREFIX.reports.REALM.FROM     an admin's ask of REALM's reports (list, close one), answered (admin.go)
 //
 // Nothing here waits on the world or holds it up: the world hands lines to Send, which
 // queues them (bounded; a full queue drops and counts); what arrives is read under a size
@@ -36,6 +37,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
+	"github.com/orthanc-ssh/orthanc-ssh/store"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
@@ -47,6 +49,7 @@ type World interface {
 	SetPresence(ctx context.Context, realm string, knights []world.FarKnight) error
 	Silence(ctx context.Context, s world.Silence) (world.Silenced, error)
 	Kick(ctx context.Context, who, reason string) (bool, error)
+	Broadcast(ctx context.Context, text string) (int, error)
 }
 
 // Config says how a realm talks.
@@ -86,6 +89,10 @@ type Config struct {
 	// OnMail is called, off the world's goroutine, when another realm has written a
 	// knight's mailbox (MailCame): the server reads it anew for its world.
 	OnMail func(knight string)
+	// OnReports answers another realm's admin's ask of this realm's reports, off NATS's
+	// goroutine: the list, or the one report closed (store.ErrNotFound, store.ErrClosed
+	// when it cannot be). Nil: the realm does not answer.
+	OnReports func(ctx context.Context, ask ReportsAsk) ([]store.Report, error)
 }
 
 // Defaults, with their effect:
@@ -308,6 +315,7 @@ func (b *Bus) subscribe() error {
 		b.subject("ping", b.cfg.Realm, "*"):    b.onPing,
 		b.subject("mod", "*"):                  b.onModeration,
 		b.subject("mail", "*"):                 b.onMail,
+		b.subject("reports", b.cfg.Realm, "*"): b.onReports,
 	} {
 		sub, err := b.nc.Subscribe(subj, h)
 		if err != nil {
