@@ -36,8 +36,7 @@ func (s *Server) newCommands() *command.Table {
 		TellRealms: s.tellRealms, Now: s.now}
 	knight := command.KnightAdmin{Finder: find, Guests: &s.guestSilences, Names: s.book(), CheckName: s.checkNewName,
 		TakenName: app.TakenNameNote, TellRealms: s.tellRealms, Now: s.now}
-	reports := command.Reports{Log: s.log, Store: s.store, Saver: s.saver, Replays: s.reportReplays, Forget: s.forgetReportReplay, Now: s.now,
-		Keep: reportKeep, Window: reportWindow}
+	reports := s.reportsDesk()
 	replays := command.Replays{Log: s.log, Recording: func() bool { return s.replayWriter != nil }, Own: s.ownReplayLines,
 		Remove: s.removeReplay}
 	return command.NewTable(gate,
@@ -67,7 +66,7 @@ func (s *Server) newCommands() *command.Table {
 		reports.Resolve(),
 		reports.Dismiss(),
 		replays.RemoveRow(),
-		command.Broadcast(s.engine),
+		command.Broadcast(s.engine, s.talk.broadcast),
 		ops.Backup(),
 		ops.Export(),
 		ops.Check(),
@@ -114,4 +113,11 @@ func (s *Server) consoleHook(ctx context.Context, key ssh.PublicKey) func(line s
 		code := s.commands.Run(ctx, command.Session{Key: key, Out: &out, ErrOut: &out, Console: true}, args)
 		return out.String(), code == 0
 	}
+}
+
+// reportsDesk is what the reports commands use, and what answers another realm's ask of
+// this realm's reports.
+func (s *Server) reportsDesk() command.Reports {
+	return command.Reports{Log: s.log, Store: s.store, Saver: s.saver, Replays: s.reportReplays, Forget: s.forgetReportReplay, Now: s.now,
+		Keep: reportKeep, Window: reportWindow, Realm: s.cfg.Realm, Others: s.talk.othersReports, CloseThere: s.talk.closeReport}
 }

@@ -178,6 +178,26 @@ func TestAdminCommandsReachThreeRealmProcesses(t *testing.T) {
 		kay.waitWords("An admin has lifted your silence: you may talk again.")
 	})
 
+	// broadcast on A: read on B by its knight, saying which realm's admin.
+	t.Run("broadcast", func(t *testing.T) {
+		kay.t = t
+		tr.adminRun(t, tr.a.addr, "broadcast the gates close at noon", `(?m)^Sent to the other realms' knights too\.$`)
+		kay.waitWords("[admin] realm A: the gates close at noon")
+	})
+
+	// a report filed on B, by Gawain about Kaye: listed on A numbered with its realm,
+	// resolved from A, and closed on B.
+	t.Run("reports", func(t *testing.T) {
+		gawain := openTerminal(t, tr.b.addr, newKey(t), 100, 30, nil)
+		gawain.enterDungeon("Gawain")
+		gawain.chat("/report Kaye rude \x1b[31mwords")
+		gawain.waitWords("Your report about Kaye is with the admins")
+		tr.adminRun(t, tr.a.addr, "reports", `(?m)^#B-1 open  .*  Gawain \(K-\S+\) reported Kaye \(K-\S+\): rude words$`)
+		tr.adminRun(t, tr.a.addr, "reports resolve B-1", `^Report #B-1 \(Gawain about Kaye\) is resolved\.\n$`)
+		tr.adminRun(t, tr.b.addr, "reports", `(?m)^#1 resolved by SHA256:\S+ at `)
+		gawain.quit()
+	})
+
 	t.Run("kick", func(t *testing.T) {
 		kay.t = t
 		tr.adminRun(t, tr.a.addr, "kick Kaye --reason a rest", `^Removed Kaye from the dungeon of realm B, telling it why: a rest\n$`)

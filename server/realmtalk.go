@@ -12,6 +12,7 @@ import (
 	"github.com/orthanc-ssh/orthanc-ssh/knights"
 	"github.com/orthanc-ssh/orthanc-ssh/realm/talk"
 	"github.com/orthanc-ssh/orthanc-ssh/server/command"
+	"github.com/orthanc-ssh/orthanc-ssh/store"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
@@ -39,6 +40,13 @@ type talker interface {
 	moderate(m talk.Moderation)
 	// mailCame tells the other realms of a mailbox written here.
 	mailCame(knight string)
+	// broadcast tells the other realms' knights an admin's line; false when no realm is
+	// told.
+	broadcast(text string) bool
+	// othersReports asks the other realms for their reports; none without talk.
+	othersReports(ctx context.Context) []talk.RealmReports
+	// closeReport closes a report of another realm there.
+	closeReport(ctx context.Context, realm string, id uint64, outcome, by string) (store.Report, error)
 	// realms lists the realms known, this one first, and a line to say under them.
 	realms(ctx context.Context, s *Server) ([]command.Realm, string)
 	// close says goodbye to the other realms.
@@ -53,6 +61,13 @@ func (noTalk) abroad() world.Abroad           { return nil }
 func (noTalk) moderate(talk.Moderation)       {}
 func (noTalk) mailCame(string)                {}
 func (noTalk) close()                         {}
+func (noTalk) broadcast(string) bool          { return false }
+func (noTalk) othersReports(context.Context) []talk.RealmReports {
+	return nil
+}
+func (noTalk) closeReport(_ context.Context, realm string, _ uint64, _, _ string) (store.Report, error) {
+	return store.Report{}, fmt.Errorf("no realm %s: this realm talks with no other", realm)
+}
 
 // realmTalk is the bus, and the nats-server this process runs for it (nil with -nats).
 type realmTalk struct {
@@ -65,7 +80,7 @@ type realmTalk struct {
 func (s *Server) openTalk() (*realmTalk, error) {
 	rt := &realmTalk{}
 	cfg := talk.Config{Realm: s.cfg.Realm, URL: s.cfg.NATSURL, Password: s.cfg.RealmSecret, TLS: natsTLS(s.cfg), Tick: s.cfg.Tick,
-		OnModeration: s.farModeration, OnMail: s.farMail}
+		OnModeration: s.farModeration, OnMail: s.farMail, OnReports: s.answerReports}
 	via := talk.RedactURLs(s.cfg.NATSURL)
 	if s.cfg.NATSListen != "" {
 		// The realm reaches its own server in-process; the routes, which cross the
@@ -150,6 +165,19 @@ func (rt *realmTalk) moderate(m talk.Moderation) { rt.bus.Moderate(m) }
 
 // mailCame implements talker.
 func (rt *realmTalk) mailCame(knight string) { rt.bus.MailCame(knight) }
+
+// broadcast implements talker.
+func (rt *realmTalk) broadcast(text string) bool { return rt.bus.Broadcast(text) }
+
+// othersReports implements talker.
+func (rt *realmTalk) othersReports(ctx context.Context) []talk.RealmReports {
+	return rt.bus.OthersReports(ctx)
+}
+
+// closeReport implements talker.
+func (rt *realmTalk) closeReport(ctx context.Context, realm string, id uint64, outcome, by string) (store.Report, error) {
+	return rt.bus.CloseReport(ctx, realm, id, outcome, by)
+}
 
 // watchPresence announces the realm's knights as soon as they change.
 func (rt *realmTalk) watchPresence(ctx context.Context, e *world.Engine) {
@@ -251,4 +279,19 @@ func (s *Server) farMail(id string) {
 // mailWritten tells the other realms of a mailbox written here.
 func (s *Server) mailWritten(id string) {
 	s.talk.mailCame(id)
+}
+
+// answerReports answers another realm's admin's ask of this realm's reports: the list as
+// reports here lists it, or one closed here, its replay dropped with it.
+func (s *Server) answerReports(_ context.Context, ask talk.ReportsAsk) ([]store.Report, error) {
+	r := s.reportsDesk()
+	if ask.Close == 0 {
+		return r.Here()
+	}
+	rep, err := r.CloseHere(ask.Close, ask.Outcome, ask.By)
+	if err != nil {
+		return nil, err
+	}
+	s.log.Info("admin: report closed from another realm", "report", ask.Close, "outcome", ask.Outcome, "realm", ask.Realm, "by", ask.By)
+	return []store.Report{rep}, nil
 }

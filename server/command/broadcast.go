@@ -8,15 +8,18 @@ import (
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
-// Broadcast is broadcast's row: a line in every knight's messages, sent through w.
-func Broadcast(w *world.Engine) Command {
+// Broadcast is broadcast's row: a line in every knight's messages, sent through w, and
+// through abroad to the other realms' knights (nil, or false from it: no other realm is
+// told).
+func Broadcast(w *world.Engine, abroad func(text string) bool) Command {
 	return Command{Name: "broadcast", Usage: "broadcast <text>", Summary: "a line in every knight's messages, marked [admin]",
 		Help: fmt.Sprintf("Control characters, escape sequences and direction overrides are removed, and the\n"+
-			"text is cut to %d characters.", world.MaxBroadcastRunes),
-		Admin: true, Takes: TakesLine, Run: func(c *Call) int { return broadcast(c, w) }}
+			"text is cut to %d characters. On a realm it reaches every realm's knights, the others'\n"+
+			"reading \"[admin] realm NAME: TEXT\" (one broadcast of a realm each half second).", world.MaxBroadcastRunes),
+		Admin: true, Takes: TakesLine, Run: func(c *Call) int { return broadcast(c, w, abroad) }}
 }
 
-func broadcast(c *Call, w *world.Engine) int {
+func broadcast(c *Call, w *world.Engine, abroad func(string) bool) int {
 	text := strings.Join(c.Args, " ") // the whole line is the text (TakesLine): no flags
 	if strings.TrimSpace(text) == "" {
 		return c.UsageError("say something")
@@ -34,5 +37,9 @@ func broadcast(c *Call, w *world.Engine) int {
 	}
 	c.Result = fmt.Sprintf("sent to %d %s", n, knights)
 	fmt.Fprintf(c.Out, "Sent to %d %s: [admin] %s\n", n, knights, world.CleanText(text, world.MaxBroadcastRunes))
+	if abroad != nil && abroad(text) {
+		c.Result += " and the other realms"
+		fmt.Fprintln(c.Out, "Sent to the other realms' knights too.")
+	}
 	return 0
 }
