@@ -346,3 +346,13 @@ func tableRows(t testing.TB) []command.Command { return startWorld(t).commands.R
 func (s *Server) runCommandLine(ctx context.Context, key ssh.PublicKey, args []string, out, errOut io.Writer) int {
 	return s.commands.Run(ctx, command.Session{Key: key, Out: out, ErrOut: errOut}, args)
 }
+
+// turnOf is the world's turn now: tests that count turns wait on it, not on the clock.
+func turnOf(t testing.TB, game *Server) uint64 {
+	t.Helper()
+	c, err := game.engine.Census(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c.Turn
+}

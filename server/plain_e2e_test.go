@@ -1,7 +1,6 @@
 package server
 
 import (
-	"context"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -84,13 +83,7 @@ func TestScreenReaderModeWritesNoEscape(t *testing.T) {
 	cfg := testConfig(dir, seed)
 	cfg.Tick = time.Millisecond
 	srv, game := startConfigured(t, cfg)
-	turn := func() uint64 {
-		c, err := game.engine.Census(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		return c.Turn
-	}
+	turn := func() uint64 { return turnOf(t, game) }
 	start := turn()
 	p := openTerminalCmd(t, srv.addr, key, 80, 24, "play --plain")
 	p.waitRaw("Screen-reader mode is on", "Welcome back, Percival")
@@ -368,13 +361,7 @@ func TestScreenReaderTimersLastTheirSpeech(t *testing.T) {
 	cfg := testConfig(dir, seed)
 	cfg.Tick = time.Millisecond
 	srv, game := startConfigured(t, cfg)
-	turn := func() uint64 {
-		c, err := game.engine.Census(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		return c.Turn
-	}
+	turn := func() uint64 { return turnOf(t, game) }
 	safe := uint64(10 * time.Second / cfg.Tick) // the safe arrival's and the respite's 10 s
 	fight := func(s string) bool {
 		return strings.Contains(s, "Your move") || strings.Contains(s, "You are in a fight")
@@ -468,13 +455,7 @@ func TestAFaintedHeroIsToldTheWaitOnce(t *testing.T) {
 		a.Options.Plain = true
 	})
 	srv, game := startConfigured(t, testConfig(dir, defaultSeed))
-	turn := func() uint64 {
-		c, err := game.engine.Census(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		return c.Turn
-	}
+	turn := func() uint64 { return turnOf(t, game) }
 	tk := openTerminalCmd(t, srv.addr, kay, 80, 24, "play --plain")
 	tb := openTerminalCmd(t, srv.addr, bors, 80, 24, "play --plain")
 	for _, tm := range []*terminal{tk, tb} {
@@ -578,13 +559,7 @@ func TestWanderersBesideAStillKnightAreAFewLinesAMinute(t *testing.T) {
 	cfg := testConfig(dir, seed)
 	cfg.Tick = time.Millisecond
 	srv, game := startConfigured(t, cfg)
-	turn := func() uint64 {
-		c, err := game.engine.Census(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		return c.Turn
-	}
+	turn := func() uint64 { return turnOf(t, game) }
 	p := openTerminalCmd(t, srv.addr, key, 80, 24, "play --plain")
 	p.waitRaw("Welcome back, Percival")
 	p.press(keyEnter)

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"context"
 	"strconv"
 	"strings"
 	"testing"
@@ -211,13 +210,7 @@ func TestScreenReaderFightOverSSH(t *testing.T) {
 		a.Options.Plain = true
 	})
 	srv, game := startConfigured(t, testConfig(dir, defaultSeed))
-	turn := func() uint64 {
-		c, err := game.engine.Census(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		return c.Turn
-	}
+	turn := func() uint64 { return turnOf(t, game) }
 	p := openTerminalCmd(t, srv.addr, key, 80, 24, "")
 	p.waitRaw("Screen-reader mode is on", "Welcome back, Lancelot")
 	p.press(keyEnter)
