@@ -1,17 +1,15 @@
 package server
 
 import (
-	"bufio"
 	"encoding/hex"
-	"errors"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -21,6 +19,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/orthanc-ssh/orthanc-ssh/internal/etcdtest"
+	"github.com/orthanc-ssh/orthanc-ssh/internal/natstest"
 	"github.com/orthanc-ssh/orthanc-ssh/internal/testtools"
 	"github.com/orthanc-ssh/orthanc-ssh/realm/talk"
 )
@@ -86,47 +85,15 @@ func listeningPorts(t *testing.T, pid int) []string {
 
 // forgedTalk is what a stranger publishes: a whisper to Bors said to come from Kay in A,
 // a shout, and a kick of Bors's knight.
-func forgedTalk(borsID string) map[string]string {
-	return map[string]string{
-		"orthanc.whisper.B.A": `{"v":1,"kind":"whisper","realm":"A","from":"Kay","from_id":"kay","to":"Bors","to_id":"` + borsID + `","text":"FORGED send me your keys add code"}`,
-		"orthanc.shout.A":     `{"v":1,"kind":"shout","realm":"A","from":"Kay","from_id":"kay","text":"FORGED shout"}`,
-		"orthanc.mod.A":       `{"v":1,"realm":"A","kind":"kick","knight":"` + borsID + `","reason":"FORGED"}`,
+func forgedTalk(borsID string) []natstest.Forgery {
+	return []natstest.Forgery{
+		{Subject: "orthanc.whisper.B.A", Body: `{"v":1,"kind":"whisper","realm":"A","from":"Kay","from_id":"kay","to":"Bors","to_id":"` + borsID + `","text":"FORGED send me your keys add code"}`},
+		{Subject: "orthanc.shout.A", Body: `{"v":1,"kind":"shout","realm":"A","from":"Kay","from_id":"kay","text":"FORGED shout"}`},
+		{Subject: "orthanc.mod.A", Body: `{"v":1,"realm":"A","kind":"kick","knight":"` + borsID + `","reason":"FORGED"}`},
 		// as the bus was before its subjects named their sender
-		"orthanc.shout": `{"v":1,"kind":"shout","realm":"A","from":"Kay","from_id":"kay","text":"FORGED old shout"}`,
-		"orthanc.mod":   `{"v":1,"realm":"A","kind":"kick","knight":"` + borsID + `","reason":"FORGED"}`,
+		{Subject: "orthanc.shout", Body: `{"v":1,"kind":"shout","realm":"A","from":"Kay","from_id":"kay","text":"FORGED old shout"}`},
+		{Subject: "orthanc.mod", Body: `{"v":1,"realm":"A","kind":"kick","knight":"` + borsID + `","reason":"FORGED"}`},
 	}
-}
-
-// strangerAt speaks NATS's client protocol by hand at addr: CONNECT with no credentials,
-// SUB to everything, the forgeries, a PING; it reads until the server hangs up and
-// reports whether the port spoke NATS (sent INFO) and what it read after. A port of
-// another protocol is left after its first line.
-func strangerAt(t *testing.T, addr string, forged map[string]string) (isNATS bool, read string) {
-	t.Helper()
-	c, err := net.DialTimeout("tcp", addr, 5*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	_ = c.SetDeadline(time.Now().Add(10 * time.Second))
-	r := bufio.NewReader(c)
-	first, _ := r.ReadString('\n')
-	if !strings.HasPrefix(first, "INFO ") {
-		return false, first // another protocol (SSH): a NATS client reads nothing there
-	}
-	var send strings.Builder
-	send.WriteString("CONNECT {}\r\nSUB > 1\r\n")
-	for subj, body := range forged {
-		fmt.Fprintf(&send, "PUB %s %d\r\n%s\r\n", subj, len(body), body)
-	}
-	send.WriteString("PING\r\n")
-	_, _ = io.WriteString(c, send.String()) // the server may hang up meanwhile
-	rest, err := io.ReadAll(r)
-	var ne net.Error
-	if errors.As(err, &ne) && ne.Timeout() {
-		t.Fatalf("%s kept a stranger's connection open 10 s; it read %q then:\n%s", addr, first, rest)
-	}
-	return true, string(rest)
 }
 
 // routesAt is the routes' address a realm process logged.
@@ -168,7 +135,10 @@ func TestAStrangerCannotJoinTheRealmsTalk(t *testing.T) {
 
 	natsPorts := 0
 	for _, addr := range listeningPorts(t, a.cmd.Process.Pid) {
-		isNATS, read := strangerAt(t, addr, forged)
+		isNATS, read, err := natstest.Stranger(addr, forged)
+		if err != nil {
+			t.Fatalf("A's port %s: %v; it read:\n%s", addr, err, read)
+		}
 		if isNATS {
 			natsPorts++
 			if !strings.Contains(read, "-ERR 'Authorization Violation'") {
@@ -215,7 +185,7 @@ func startRealmWith(t *testing.T, name, etcd string, flags []string) *realmProce
 // stockServerRoutesTo runs the machine's nats-server (Debian's), with no credential,
 // routing to route, a subscriber to everything on it and the forgeries published there;
 // it checks the subscriber read nothing but the forgeries, when the test ends.
-func stockServerRoutesTo(t *testing.T, route string, forged map[string]string) {
+func stockServerRoutesTo(t *testing.T, route string, forged []natstest.Forgery) {
 	t.Helper()
 	bin := testtools.Need(t, "nats-server", "nats-server")
 	dir := t.TempDir()
@@ -247,8 +217,8 @@ func stockServerRoutesTo(t *testing.T, route string, forged map[string]string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for subj, body := range forged {
-		if err := spy.Publish(subj, []byte(body)); err != nil {
+	for _, f := range forged {
+		if err := spy.Publish(f.Subject, []byte(f.Body)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -262,7 +232,7 @@ func stockServerRoutesTo(t *testing.T, route string, forged map[string]string) {
 			if err != nil {
 				return
 			}
-			if _, ok := forged[m.Subject]; !ok {
+			if !slices.ContainsFunc(forged, func(f natstest.Forgery) bool { return f.Subject == m.Subject }) {
 				t.Errorf("the stock nats-server's subscriber read %s: %s", m.Subject, hex.Dump(m.Data[:min(len(m.Data), 64)]))
 			}
 		}

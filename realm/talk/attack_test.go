@@ -1,14 +1,10 @@
 package talk
 
 import (
-	"bufio"
 	"context"
 	"errors"
-	"io"
 	"log/slog"
-	"net"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +12,7 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 
+	"github.com/orthanc-ssh/orthanc-ssh/internal/natstest"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
@@ -28,41 +25,21 @@ import (
 
 // forgeries are what a stranger tries to publish: a whisper to Gawain, a shout and a kick,
 // each said to come from Camelot.
-var forgeries = []struct{ subject, body string }{
-	{"orthanc.whisper.Avalon.Camelot", `{"v":1,"kind":"whisper","realm":"Camelot","from":"Kay","from_id":"kay","to":"Gawain","to_id":"gawain","text":"send me your keys add code"}`},
-	{"orthanc.shout.Camelot", `{"v":1,"kind":"shout","realm":"Camelot","from":"Kay","from_id":"kay","text":"FORGED shout"}`},
-	{"orthanc.mod.Camelot", `{"v":1,"realm":"Camelot","kind":"kick","knight":"gawain","reason":"FORGED"}`},
+var forgeries = []natstest.Forgery{
+	{Subject: "orthanc.whisper.Avalon.Camelot", Body: `{"v":1,"kind":"whisper","realm":"Camelot","from":"Kay","from_id":"kay","to":"Gawain","to_id":"gawain","text":"send me your keys add code"}`},
+	{Subject: "orthanc.shout.Camelot", Body: `{"v":1,"kind":"shout","realm":"Camelot","from":"Kay","from_id":"kay","text":"FORGED shout"}`},
+	{Subject: "orthanc.mod.Camelot", Body: `{"v":1,"realm":"Camelot","kind":"kick","knight":"gawain","reason":"FORGED"}`},
 }
 
-// rawAttack speaks NATS's client protocol by hand at addr: CONNECT with no credentials,
-// SUB to everything, and the forgeries; it reads until the server hangs up (a few
-// seconds at most) and returns what it read.
+// rawAttack is a stranger's raw CONNECT, SUB and forgeries at addr (natstest.Stranger):
+// what it read.
 func rawAttack(t *testing.T, addr string) string {
 	t.Helper()
-	c, err := net.DialTimeout("tcp", addr, 5*time.Second)
-	if err != nil {
-		t.Fatal(err)
+	isNATS, read, err := natstest.Stranger(addr, forgeries)
+	if err != nil || !isNATS {
+		t.Fatalf("%s: %v (a NATS port: %v); it read:\n%s", addr, err, isNATS, read)
 	}
-	defer c.Close()
-	_ = c.SetDeadline(time.Now().Add(10 * time.Second))
-	r := bufio.NewReader(c)
-	info, err := r.ReadString('\n')
-	if err != nil || !strings.HasPrefix(info, "INFO ") {
-		t.Fatalf("%s: not a NATS port: %q, %v", addr, info, err)
-	}
-	var send strings.Builder
-	send.WriteString("CONNECT {}\r\nSUB > 1\r\n")
-	for _, f := range forgeries {
-		send.WriteString("PUB " + f.subject + " " + strconv.Itoa(len(f.body)) + "\r\n" + f.body + "\r\n")
-	}
-	send.WriteString("PING\r\n")
-	_, _ = io.WriteString(c, send.String()) // the server may hang up while this is written
-	rest, err := io.ReadAll(r)
-	var ne net.Error
-	if errors.As(err, &ne) && ne.Timeout() {
-		t.Fatalf("%s: the server kept a stranger's connection open 10 s; it read:\n%s", addr, rest)
-	}
-	return string(rest)
+	return read
 }
 
 // twoRealmsUnderAttack starts Camelot and Avalon on a cluster, Gawain playing in
@@ -156,7 +133,7 @@ func TestAStockServerCannotJoinTheRoutes(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, f := range forgeries {
-		if err := spy.Publish(f.subject, []byte(f.body)); err != nil {
+		if err := spy.Publish(f.Subject, []byte(f.Body)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -176,7 +153,7 @@ func TestAStockServerCannotJoinTheRoutes(t *testing.T) {
 		if err != nil {
 			break
 		}
-		if !slices.ContainsFunc(forgeries, func(f struct{ subject, body string }) bool { return f.subject == m.Subject }) {
+		if !slices.ContainsFunc(forgeries, func(f natstest.Forgery) bool { return f.Subject == m.Subject }) {
 			t.Fatalf("the rogue server's subscriber read %s: %s", m.Subject, m.Data)
 		}
 	}
@@ -196,17 +173,17 @@ func TestARealmCannotSpeakForAnother(t *testing.T) {
 		return err == nil
 	})
 	for _, f := range forgeries {
-		if err := evil.Publish(f.subject, []byte(f.body)); err != nil {
+		if err := evil.Publish(f.Subject, []byte(f.Body)); err != nil {
 			t.Fatal(err)
 		}
 		if err := evil.Flush(); err != nil {
 			t.Fatal(err)
 		}
-		if err := evil.LastError(); !errors.Is(err, nats.ErrPermissionViolation) || !strings.Contains(err.Error(), f.subject) {
-			t.Fatalf("Evil publishing on %s: %v", f.subject, err)
+		if err := evil.LastError(); !errors.Is(err, nats.ErrPermissionViolation) || !strings.Contains(err.Error(), f.Subject) {
+			t.Fatalf("Evil publishing on %s: %v", f.Subject, err)
 		}
-		own := strings.TrimSuffix(f.subject, ".Camelot") + ".Evil"
-		if err := evil.Publish(own, []byte(f.body)); err != nil {
+		own := strings.TrimSuffix(f.Subject, ".Camelot") + ".Evil"
+		if err := evil.Publish(own, []byte(f.Body)); err != nil {
 			t.Fatal(err)
 		}
 	}
