@@ -1,0 +1,334 @@
+package edge
+
+import (
+	"fmt"
+	"io"
+	"net"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	uv "github.com/charmbracelet/ultraviolet"
+)
+
+// The numbers of docs/DESIGN.md's Hardening rulings and docs/OPERATIONS.md's defaults, written
+// out here rather than read from the constants: a test that reads a bound from the code
+// it tests passes whatever the bound becomes.
+const (
+	rulingKeyBurst     = 4 << 10          // a session's keys at once
+	rulingKeyRate      = 1 << 10          // then a second
+	rulingFloodClose   = 10 * time.Second // past the rate this long, without the burst filling again
+	rulingQueue        = 8                // KiB of keys waiting
+	rulingPaste        = 16 << 10         // of one bracketed paste
+	rulingUnparsed     = 32 << 10         // of one escape sequence
+	rulingPenaltyLate  = 10 * time.Second // a connection dropped at the banner deadline
+	rulingPenaltyFail  = time.Second      // a failed handshake
+	rulingPenaltyGrace = 15 * time.Second // charge an address holds before it is refused
+	rulingPenaltyMax   = 10 * time.Minute // the most an address is charged
+)
+
+// The defaults are the ones docs/OPERATIONS.md lists and docs/DESIGN.md rules on.
+func TestDefaultLimitsAreTheRulings(t *testing.T) {
+	want := Limits{
+		MaxSessions: 500, MaxHandshakes: 1000, EarlyDropAt: 500, MaxPerIP: 20, MaxShakesPerIP: 8, MaxPerKey: 4,
+		HandshakeTimeout: 10 * time.Second, BannerTimeout: 3 * time.Second, ChannelTimeout: 20 * time.Second,
+		IdleTimeout: 30 * time.Minute, MaxLifetime: 12 * time.Hour, StallTimeout: 30 * time.Second,
+	}
+	if DefaultLimits != want {
+		t.Errorf("DefaultLimits = %+v\nthe rulings: %+v", DefaultLimits, want)
+	}
+	if RefusalsPerAddr != 4 || FloodClose != rulingFloodClose {
+		t.Errorf("RefusalsPerAddr %d, FloodClose %v; the rulings: 4, %v", RefusalsPerAddr, FloodClose, rulingFloodClose)
+	}
+}
+
+// Both bounds of a session's key bucket: the burst (4 KiB at once, however long the pause
+// before) and the rate (1 KiB a second after it); a paste takes what the bucket holds,
+// leaving keys after it to the rate.
+func TestKeyBucketBurstAndRate(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	var b keyBucket
+	if fits, _ := b.take(rulingKeyBurst+1, false, now); fits {
+		t.Error("more than the burst passed at once")
+	}
+	if fits, _ := b.take(rulingKeyBurst, false, now); !fits {
+		t.Error("the burst was dropped")
+	}
+	now = now.Add(time.Second)
+	if fits, _ := b.take(rulingKeyRate+1, false, now); fits {
+		t.Error("more than a second's rate passed a second after the burst")
+	}
+	if fits, _ := b.take(rulingKeyRate, false, now); !fits {
+		t.Error("a second's rate was dropped a second after the burst")
+	}
+	now = now.Add(time.Hour) // a long pause fills the bucket to the burst, no more
+	if fits, _ := b.take(rulingKeyBurst+1, false, now); fits {
+		t.Error("after an hour's pause more than the burst passed at once")
+	}
+	if fits, _ := b.take(rulingKeyBurst-100, false, now); !fits {
+		t.Error("after an hour's pause the burst was dropped")
+	}
+	if fits, _ := b.take(rulingPaste, true, now); !fits {
+		t.Error("a paste was dropped")
+	}
+	if fits, _ := b.take(1, false, now); fits {
+		t.Error("a key passed right after a paste that emptied the bucket")
+	}
+	if w := b.wait(readChunk); w < 900*time.Millisecond || w > time.Second {
+		t.Errorf("a chunk fits again in %v after the bucket emptied, want a second", w)
+	}
+}
+
+// The flood clock: a client past the rate for 10 s without the bucket filling again is
+// flooding; a pause that fills it starts the clock again, one that does not leaves it.
+func TestTheFloodClockRunsUntilTheBucketFills(t *testing.T) {
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	// flood sends 2 KiB every 100 ms (20 KiB/s) from now for d, and reports whether the
+	// bucket says the client is flooding by the end.
+	flood := func(b *keyBucket, now *time.Time, d time.Duration) bool {
+		flooding := false
+		for end := now.Add(d); !now.After(end); *now = now.Add(100 * time.Millisecond) {
+			_, flooding = b.take(2<<10, false, *now)
+		}
+		return flooding
+	}
+	var b keyBucket
+	now := start
+	if flood(&b, &now, rulingFloodClose-time.Second) {
+		t.Fatalf("flooding after %v past the rate", rulingFloodClose-time.Second)
+	}
+	if !flood(&b, &now, 2*time.Second) {
+		t.Fatalf("not flooding after %v past the rate", rulingFloodClose+time.Second)
+	}
+
+	b, now = keyBucket{}, start
+	flood(&b, &now, rulingFloodClose-2*time.Second)
+	now = now.Add(rulingKeyBurst/rulingKeyRate*time.Second + time.Second) // the bucket fills again
+	if flood(&b, &now, rulingFloodClose-2*time.Second) {
+		t.Error("a pause that filled the bucket did not start the flood clock again")
+	}
+
+	b, now = keyBucket{}, start
+	flood(&b, &now, rulingFloodClose-2*time.Second)
+	now = now.Add(time.Second) // a pause too short to fill it
+	if !flood(&b, &now, 3*time.Second) {
+		t.Error("a pause that left the bucket short started the flood clock again")
+	}
+}
+
+// chunks is input of 1 KiB reads of h for ever (until done is closed), counting the reads
+// and when each came.
+type chunks struct {
+	mu    sync.Mutex
+	times []time.Time
+	done  chan struct{}
+}
+
+func (c *chunks) Read(p []byte) (int, error) {
+	select {
+	case <-c.done:
+		return 0, io.EOF
+	default:
+	}
+	c.mu.Lock()
+	c.times = append(c.times, time.Now())
+	c.mu.Unlock()
+	n := min(len(p), readChunk)
+	for i := range n {
+		p[i] = 'h'
+	}
+	return n, nil
+}
+
+func (c *chunks) read(i int) (time.Time, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if i >= len(c.times) {
+		return time.Time{}, false
+	}
+	return c.times[i], true
+}
+
+// Past the key rate the pump reads nothing until a chunk fits again (about a second), so
+// a flooder waits on its own channel's window instead of having the server read and
+// decrypt what it drops.
+func TestThePumpStopsReadingPastTheRate(t *testing.T) {
+	in := &chunks{done: make(chan struct{})}
+	defer close(in.done)
+	p := StartInput(in, func(uv.Event) {}, func() {})
+	defer p.Stop()
+	// The burst is 4 reads; the fifth is dropped; the sixth waits for the rate.
+	const dropped = rulingKeyBurst/readChunk + 1
+	waitUntil(t, "the read past the burst", func() bool { _, ok := in.read(dropped - 1); return ok })
+	waitUntil(t, "the read after it", func() bool { _, ok := in.read(dropped); return ok })
+	before, _ := in.read(dropped - 1)
+	after, _ := in.read(dropped)
+	if gap := after.Sub(before); gap < 500*time.Millisecond {
+		t.Errorf("the pump read again %v after a read past the rate, want about a second", gap)
+	}
+	if d := p.Dropped(); d < readChunk {
+		t.Errorf("%d bytes dropped past the burst, want the read past it", d)
+	}
+}
+
+// gated is input that sends one chunk, then waits for open before sending more chunks of
+// keys, then ends.
+type gated struct {
+	open chan struct{}
+	more int          // chunks after the gate
+	sent atomic.Int64 // chunks sent; the test reads it as the pump reads
+}
+
+func (g *gated) Read(p []byte) (int, error) {
+	if g.sent.Load() == 1 {
+		<-g.open
+	}
+	if g.sent.Load() > int64(g.more) {
+		return 0, io.EOF
+	}
+	g.sent.Add(1)
+	n := min(len(p), readChunk)
+	for i := range n {
+		p[i] = 'j'
+	}
+	return n, nil
+}
+
+// A game that does not take its keys holds 8 KiB of them waiting, beyond which keys are
+// dropped.
+func TestKeysWaitingAreBounded(t *testing.T) {
+	in := &gated{open: make(chan struct{}), more: 20}
+	blocked := make(chan struct{})
+	release := make(chan struct{})
+	var once sync.Once
+	p := StartInput(in, func(uv.Event) {
+		once.Do(func() { close(blocked) })
+		<-release // the game takes no key: the parser waits on its first
+	}, nil)
+	defer p.Stop()
+	defer close(release)
+	select {
+	case <-blocked:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the first key never reached the game")
+	}
+	close(in.open) // the parser holds the first chunk: the rest fill the queue
+	waitUntil(t, "the client's input to end", func() bool { return in.sent.Load() > int64(in.more) })
+	want := int64((in.more - rulingQueue) * readChunk)
+	waitUntil(t, fmt.Sprintf("%d bytes to be dropped", want), func() bool { return p.Dropped() >= want })
+	if d := p.Dropped(); d != want {
+		t.Errorf("%d bytes dropped of %d KiB sent to a game that took none, want all but %d KiB waiting", d, in.more, rulingQueue)
+	}
+}
+
+// A bracketed paste reaches the game cut at 16 KiB, and an escape sequence that never ends
+// is given up after 32 KiB, the numbers of the ruling.
+func TestPasteAndSequenceBoundsAreTheRulings(t *testing.T) {
+	var l pasteLimit
+	long := strings.Repeat("x", rulingPaste+100)
+	got := l.filter(nil, []byte(pasteStart+long+pasteEnd))
+	if want := len(pasteStart) + rulingPaste + len(pasteEnd); len(got) != want {
+		t.Errorf("a paste of %d bytes passed as %d, want it cut at %d", len(long), len(got), rulingPaste)
+	}
+
+	in := &endless{start: []byte("\x1b]52;c;"), filler: 'A', done: make(chan struct{})}
+	defer close(in.done)
+	var given atomic.Int64
+	p := StartInput(in, func(ev uv.Event) {
+		if u, ok := ev.(uv.UnknownEvent); ok {
+			given.CompareAndSwap(0, int64(len(u)))
+		}
+	}, nil)
+	defer p.Stop()
+	waitUntil(t, "the sequence to be given up", func() bool { return given.Load() > 0 })
+	if n := given.Load(); n <= rulingUnparsed || n > rulingUnparsed+rulingQueue*readChunk+readChunk {
+		t.Errorf("an endless sequence was given up after %d bytes, want just past %d", n, rulingUnparsed)
+	}
+}
+
+// A failed handshake charges its address 1 s, so sixteen in a row put it past the 15 s
+// grace and it is refused; a refused login is no failure (it was told why); the charge is
+// never more than 10 minutes, however many.
+func TestAFailedHandshakeChargesASecond(t *testing.T) {
+	f := &fakeListener{conns: make(chan net.Conn, 32)}
+	lim := DefaultLimits
+	lim.BannerTimeout = time.Hour
+	l := NewListener(f, lim, nil)
+	const addr = "192.0.2.1"
+	refused := func() string {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		reason, _ := l.admission(addr, time.Now())
+		return reason
+	}
+	h := admit(t, f, l, addr)
+	h.slot.HandshakeFailed()
+	if c := l.charged(addr); c <= rulingPenaltyFail-100*time.Millisecond || c > rulingPenaltyFail {
+		t.Fatalf("a failed handshake charged %v, want %v", c, rulingPenaltyFail)
+	}
+	_ = h.Close()
+	for i := 1; i < int(rulingPenaltyGrace/rulingPenaltyFail); i++ {
+		h := admit(t, f, l, addr)
+		h.slot.HandshakeFailed()
+		_ = h.Close()
+	}
+	if r := refused(); r != "" {
+		t.Fatalf("15 failed handshakes refuse the address: %s", r)
+	}
+	last := admit(t, f, l, addr)
+	last.slot.HandshakeFailed()
+	_ = last.Close()
+	if r := refused(); r != RefusedPenalty {
+		t.Fatalf("16 failed handshakes: %q, want %q", r, RefusedPenalty)
+	}
+
+	const other = "192.0.2.2"
+	told := admit(t, f, l, other)
+	told.slot.overAddr = true // refused at login, and told so
+	told.slot.Refusal()
+	told.slot.HandshakeFailed()
+	if c := l.charged(other); c != 0 {
+		t.Errorf("a login refused and told why charged its address %v", c)
+	}
+
+	now := time.Now()
+	l.mu.Lock()
+	for range 1000 {
+		l.penalise("192.0.2.3", rulingPenaltyLate, now)
+	}
+	left := l.penalty("192.0.2.3", now)
+	l.mu.Unlock()
+	if left != rulingPenaltyMax-rulingPenaltyGrace {
+		t.Errorf("a thousand charges refuse for %v, want %v", left, rulingPenaltyMax-rulingPenaltyGrace)
+	}
+}
+
+// The charges are kept for 65536 addresses at once: past it a new address's charge waits
+// for an old one to run out, which is then forgotten to make room.
+func TestChargedAddressesAreBounded(t *testing.T) {
+	const bound = 65536
+	l := NewListener(nil, DefaultLimits, nil)
+	now := time.Now()
+	for i := range bound - 1 {
+		l.penalise(fmt.Sprintf("10.%d.%d.%d", i>>16, i>>8&0xff, i&0xff), rulingPenaltyLate, now)
+	}
+	l.penalise("192.0.2.1", rulingPenaltyLate, now)
+	if _, ok := l.penalties["192.0.2.1"]; !ok {
+		t.Fatalf("the %dth address charged was not kept", bound)
+	}
+	l.penalise("192.0.2.2", rulingPenaltyLate, now)
+	if _, ok := l.penalties["192.0.2.2"]; ok || len(l.penalties) != bound {
+		t.Fatalf("past %d addresses charged a new one was kept (%d kept)", bound, len(l.penalties))
+	}
+	l.penalise("192.0.2.1", rulingPenaltyLate, now)
+	if left := l.penalties["192.0.2.1"].Sub(now); left != 2*rulingPenaltyLate {
+		t.Errorf("an address kept was charged again to %v, want %v", left, 2*rulingPenaltyLate)
+	}
+	later := now.Add(time.Minute) // every charge has run out
+	l.penalise("192.0.2.2", rulingPenaltyLate, later)
+	if _, ok := l.penalties["192.0.2.2"]; !ok || len(l.penalties) != 1 {
+		t.Errorf("with every charge run out a new address was not kept (%d kept)", len(l.penalties))
+	}
+}
