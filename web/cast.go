@@ -110,10 +110,17 @@ var (
 	errCastMisses = errors.New("over the client's allowance of casts not kept")
 )
 
+// lookup is id's cast if it is kept, which makes it the newest asked for: the casts
+// people watch stay made while casts asked for once are pushed out.
 func (c *casts) lookup(id string) []byte {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.kept[id]
+	b, ok := c.kept[id]
+	if ok {
+		i := slices.Index(c.order, id)
+		c.order = append(slices.Delete(c.order, i, i+1), id)
+	}
+	return b
 }
 
 // forget drops id's cast.

@@ -176,3 +176,40 @@ func TestCastsNotKeptAreCountedPerAddress(t *testing.T) {
 		t.Errorf("GET %s, kept, past the allowance = %d, want 200", served, r.StatusCode)
 	}
 }
+
+// Regression (issue 42): 16 casts are kept made, the newest asked for, but a cast served
+// from the cache stayed where its making had put it, so the seventeenth cast made pushed
+// out the one everyone was watching. Now a cast asked for again is the newest, and the
+// seventeenth pushes out the one asked for longest ago, which is then made again.
+func TestSixteenCastsAreKept(t *testing.T) {
+	var made atomic.Int32
+	h := New(func(context.Context) (Status, error) { return fixed(), nil }, nil, Options{
+		RateBurst: 1000,
+		Cast: func(_ context.Context, id string) ([]byte, error) {
+			made.Add(1)
+			return []byte(`{"version":2,"width":80,"height":24}` + "\n"), nil
+		}})
+	ask := func(i int) {
+		t.Helper()
+		// each from an address of its own: none past its allowance of casts not kept
+		if r := get(h, "GET", fmt.Sprintf("/replay/c%02d.cast", i), fmt.Sprintf("198.51.100.%d:4000", made.Load())); r.StatusCode != 200 {
+			t.Fatalf("cast %d: %d", i, r.StatusCode)
+		}
+	}
+	for i := range 16 {
+		ask(i)
+	}
+	ask(0) // now the newest asked for; 1 is the oldest
+	if made.Load() != 16 {
+		t.Fatalf("%d casts made for %d and one asked again, want %d", made.Load(), 16, 16)
+	}
+	ask(16) // the seventeenth pushes out 1
+	ask(0)
+	if made.Load() != 16+1 {
+		t.Errorf("cast 0, asked for again, was made anew (%d made)", made.Load())
+	}
+	ask(1)
+	if made.Load() != 16+2 {
+		t.Errorf("cast 1, the oldest asked for, outlived the seventeenth (%d made)", made.Load())
+	}
+}
