@@ -214,17 +214,6 @@ func TestFloodsAndOddRequests(t *testing.T) {
 		t.Errorf("refused requests gathered the status")
 	}
 
-	// Remembered addresses are bounded.
-	h2, _, _ := handler(t, func() (Status, error) { return fixed(), nil })
-	for i := range maxAddrs + 500 {
-		get(h2, "GET", "/style.css", "10.0."+string(rune('0'+i%10))+"."+string(rune('0'+(i/10)%10))+":1")
-	}
-	h2.requests.mu.Lock()
-	n := len(h2.requests.buckets)
-	h2.requests.mu.Unlock()
-	if n > maxAddrs {
-		t.Errorf("%d addresses remembered, more than %d", n, maxAddrs)
-	}
 }
 
 // A status that cannot be gathered is a 503 that says to try again, never a page

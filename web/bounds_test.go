@@ -1,0 +1,133 @@
+package web
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// The numbers of docs/DESIGN.md's web page rulings, written out here rather than read from
+// the constants, which a test would follow wherever they went.
+const (
+	rulingBurst    = 20
+	rulingRate     = 2 // a second
+	rulingAddrs    = 10000
+	rulingMisses   = 3
+	rulingCasts    = 2
+	rulingCastWait = 5 * time.Second
+)
+
+// An address may make 20 requests at once and 2 a second after, and a pause of any length
+// gives it back 20, no more.
+func TestTheRateCapIsTheRuling(t *testing.T) {
+	h, _, now := handler(t, func() (Status, error) { return fixed(), nil })
+	served := func(n int) int {
+		ok := 0
+		for range n {
+			if get(h, "GET", "/style.css", "198.51.100.7:4000").StatusCode == 200 {
+				ok++
+			}
+		}
+		return ok
+	}
+	if n := served(rulingBurst + 5); n != rulingBurst {
+		t.Errorf("%d of %d requests at once served, want %d", n, rulingBurst+5, rulingBurst)
+	}
+	*now = now.Add(time.Second)
+	if n := served(rulingRate + 1); n != rulingRate {
+		t.Errorf("a second later %d of %d served, want %d", n, rulingRate+1, rulingRate)
+	}
+	*now = now.Add(time.Hour)
+	if n := served(rulingBurst + 5); n != rulingBurst {
+		t.Errorf("an hour later %d of %d at once served, want %d", n, rulingBurst+5, rulingBurst)
+	}
+}
+
+// The rate cap remembers 10000 addresses: past them the ones whose allowance has filled
+// again are forgotten (they would start full anyway), and those still short of it are
+// kept, so a flooder is not let off by a flood of others.
+func TestRememberedAddressesAreBounded(t *testing.T) {
+	h, _, now := handler(t, func() (Status, error) { return fixed(), nil })
+	addr := func(i int) string { return fmt.Sprintf("10.%d.%d.%d:4000", i>>16, i>>8&0xff, i&0xff) }
+	for i := range rulingAddrs {
+		n := 1
+		if i%2 == 0 {
+			n = rulingBurst // emptied its allowance
+		}
+		for range n {
+			get(h, "GET", "/style.css", addr(i))
+		}
+	}
+	h.requests.mu.Lock()
+	if n := len(h.requests.buckets); n != rulingAddrs {
+		t.Fatalf("%d addresses remembered of %d", n, rulingAddrs)
+	}
+	h.requests.mu.Unlock()
+	*now = now.Add(time.Second)
+	get(h, "GET", "/style.css", "192.0.2.1:4000")
+	h.requests.mu.Lock()
+	n := len(h.requests.buckets)
+	h.requests.mu.Unlock()
+	if n != rulingAddrs/2+1 {
+		t.Errorf("past %d addresses %d are remembered, want the %d still short of their allowance and the new one", rulingAddrs, n, rulingAddrs/2)
+	}
+	ok := 0
+	for range rulingRate + 1 {
+		if get(h, "GET", "/style.css", addr(0)).StatusCode == 200 {
+			ok++
+		}
+	}
+	if ok != rulingRate {
+		t.Errorf("a flooder kept: %d of %d served a second on, want %d", ok, rulingRate+1, rulingRate)
+	}
+}
+
+// An address may ask for 3 casts not kept at once; its fourth is 429.
+func TestThreeCastsNotKeptAtOnce(t *testing.T) {
+	h := New(func(context.Context) (Status, error) { return fixed(), nil }, nil, Options{
+		RateBurst: 1000,
+		Cast: func(_ context.Context, id string) ([]byte, error) {
+			return []byte(`{"version":2,"width":80,"height":24}` + "\n"), nil
+		}})
+	var codes []int
+	for i := range rulingMisses + 1 {
+		codes = append(codes, get(h, "GET", fmt.Sprintf("/replay/m%d.cast", i), "198.51.100.7:4000").StatusCode)
+	}
+	if want := []int{200, 200, 200, http.StatusTooManyRequests}; fmt.Sprint(codes) != fmt.Sprint(want) {
+		t.Errorf("four casts not kept at once from an address: %v, want %v", codes, want)
+	}
+}
+
+// Two casts are made at once by default: a third request waits, and with no turn free
+// within its wait it is 503; the wait is 5 s.
+func TestTwoCastsAreMadeAtOnce(t *testing.T) {
+	var made atomic.Int32
+	started, block := make(chan struct{}), make(chan struct{})
+	h := castHandler(t, 0, &made, started, block)
+	if h.casts.wait != rulingCastWait {
+		t.Errorf("a cast waits %v for its turn, want %v", h.casts.wait, rulingCastWait)
+	}
+	h.casts.wait = 50 * time.Millisecond
+	first := make(chan int, rulingCasts)
+	for i := range rulingCasts {
+		go func() { first <- get(h, "GET", "/replay/abc1.cast", fmt.Sprintf("192.0.2.%d:5000", i+1)).StatusCode }()
+		select {
+		case <-started:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("cast %d of %d at once did not start", i+1, rulingCasts)
+		}
+	}
+	r := get(h, "GET", "/replay/abc1.cast", "192.0.2.9:5000")
+	close(block)
+	if r.StatusCode != http.StatusServiceUnavailable {
+		t.Errorf("a third cast while two are made = %d, want 503", r.StatusCode)
+	}
+	for range rulingCasts {
+		if code := <-first; code != 200 {
+			t.Errorf("a cast made = %d", code)
+		}
+	}
+}
