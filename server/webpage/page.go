@@ -105,13 +105,7 @@ type Page struct {
 
 // Serve serves the page on ln until ctx ends.
 func (p *Page) Serve(ctx context.Context, ln net.Listener) {
-	hs := &http.Server{
-		Handler: web.New(p.Status, p.Log.With("part", "web"), web.Options{
-			RatePerSecond: float64(p.Config.Rate), RateBurst: p.Config.Burst, TrustedProxies: p.Config.Trusted,
-			Cast: p.Cast, CastShown: p.CastShown}),
-		ReadHeaderTimeout: readHeaderTimeout, ReadTimeout: readTimeout, WriteTimeout: writeTimeout,
-		IdleTimeout: idleTimeout, MaxHeaderBytes: maxHeaderBytes,
-	}
+	hs := p.server()
 	if l, ok := ln.(*Listener); ok {
 		hs.ConnState = l.ConnState // which connections wait on their clients, to free a place from
 	}
@@ -121,6 +115,17 @@ func (p *Page) Serve(ctx context.Context, ln net.Listener) {
 	}()
 	if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		p.Log.Error("web page server", "addr", ln.Addr().String(), "err", err)
+	}
+}
+
+// server is the page's HTTP server, within its timeouts.
+func (p *Page) server() *http.Server {
+	return &http.Server{
+		Handler: web.New(p.Status, p.Log.With("part", "web"), web.Options{
+			RatePerSecond: float64(p.Config.Rate), RateBurst: p.Config.Burst, TrustedProxies: p.Config.Trusted,
+			Cast: p.Cast, CastShown: p.CastShown}),
+		ReadHeaderTimeout: readHeaderTimeout, ReadTimeout: readTimeout, WriteTimeout: writeTimeout,
+		IdleTimeout: idleTimeout, MaxHeaderBytes: maxHeaderBytes,
 	}
 }
 
