@@ -93,3 +93,73 @@ func TestAPublicViewHoldsNothingPrivate(t *testing.T) {
 		t.Errorf("a public view lost what anyone saw: %+v", got.Self)
 	}
 }
+
+// fill sets every exported field of v, a settable value, to something that is not its
+// zero: the words hold secret, so a test can look for it.
+func fill(v reflect.Value, secret string) {
+	switch v.Kind() {
+	case reflect.String:
+		v.SetString(secret)
+	case reflect.Bool:
+		v.SetBool(true)
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		v.SetInt(3)
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		v.SetUint(3)
+	case reflect.Slice:
+		s := reflect.MakeSlice(v.Type(), 1, 1)
+		fill(s.Index(0), secret)
+		v.Set(s)
+	case reflect.Pointer:
+		p := reflect.New(v.Type().Elem())
+		fill(p.Elem(), secret)
+		v.Set(p)
+	case reflect.Struct:
+		if v.Type() == reflect.TypeFor[time.Time]() {
+			v.Set(reflect.ValueOf(time.Date(2026, 6, 1, 13, 0, 0, 0, time.UTC)))
+			return
+		}
+		for i := range v.NumField() {
+			if v.Type().Field(i).IsExported() {
+				fill(v.Field(i), secret)
+			}
+		}
+	}
+}
+
+// Every field decided hidden (publicView, publicSelf), set whole, every field of it
+// (the options, each one), comes out of a public replay empty, and out of the view a
+// spectator is sent (world.View.Public). A field added to the options, or a field decided
+// hidden, is held by this test without a word more.
+func TestEveryHiddenFieldIsEmptyInAPublicView(t *testing.T) {
+	const secret = "SECRET"
+	v := world.View{Turn: 7, Self: world.Self{Name: "Cador", Level: 3, Hits: 9, MaxHits: 12}}
+	for typ, decided := range map[reflect.Type]map[string]string{reflect.TypeFor[world.View](): publicView, reflect.TypeFor[world.Self](): publicSelf} {
+		target := reflect.ValueOf(&v).Elem()
+		if typ == reflect.TypeFor[world.Self]() {
+			target = target.FieldByName("Self")
+		}
+		for name, d := range decided {
+			if d == "hidden" {
+				fill(target.FieldByName(name), secret)
+			}
+		}
+	}
+	if v.Self.Options.Colour == "" || !v.Self.Options.HideKeys || v.Self.ID == "" || v.Ended == "" {
+		t.Fatalf("the hidden fields were not all set: %+v", v)
+	}
+	ms := Timeline(encode(t, []world.View{v}, 1), true)
+	for what, got := range map[string]world.View{"a public replay": ms[len(ms)-1].View, "a spectator's view": v.Public()} {
+		for typ, decided := range map[reflect.Type]map[string]string{reflect.TypeFor[world.View](): publicView, reflect.TypeFor[world.Self](): publicSelf} {
+			value := reflect.ValueOf(got)
+			if typ == reflect.TypeFor[world.Self]() {
+				value = value.FieldByName("Self")
+			}
+			for name, d := range decided {
+				if f := value.FieldByName(name); d == "hidden" && !f.IsZero() {
+					t.Errorf("%s holds %s.%s: %+v", what, typ.Name(), name, f.Interface())
+				}
+			}
+		}
+	}
+}

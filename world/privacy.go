@@ -36,11 +36,12 @@ func (e *Engine) tell(p *player, k MsgKind, msg string) {
 
 // WithoutOwn is v without what only its knight's eyes may see: its id, its life's
 // birth, its options (its mutes, its privacy), its unread letters, the invitations waiting
-// for it, its last lines (they may hold a whisper), and who watches it (a count is left).
+// for it, its last lines (they may hold a whisper), why its session ends (an admin's
+// reason, for it alone; a watcher is told apart), and who watches it (a count is left).
 // Its log is as it was (Public takes its private lines out too).
 func (v View) WithoutOwn() View {
 	v.Self.ID, v.Self.Born, v.Self.Options, v.Self.Unread = "", time.Time{}, Options{}, 0
-	v.Invites, v.Asks = nil, nil
+	v.Invites, v.Asks, v.Ended = nil, nil, ""
 	if n := len(v.Watchers); n > 0 {
 		v.Watchers = []string{english.Count(n, "spectator")}
 	}
