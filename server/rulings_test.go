@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orthanc-ssh/orthanc-ssh/server/edge"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
@@ -24,5 +25,25 @@ func TestTheRulingsTimes(t *testing.T) {
 	// The command's flags take their defaults from here (its TestTheFlagsDefaults).
 	if c := DefaultConfig(); c.BattleGrace != 30*time.Second || c.Tick != tick {
 		t.Errorf("the default configuration: grace %v, tick %v; want 30 s and 25 ms", c.BattleGrace, c.Tick)
+	}
+}
+
+// Issue 42: the Hardening rulings the server sets, named as numbers: 2 guests an address
+// and 50 in all, 5 new knights an address an hour, and chat's window of 10 s, which is the
+// engine's default of 400 turns at the default tick.
+func TestTheHardeningRulingsNumbers(t *testing.T) {
+	if defaultLimits.MaxGuestsPerIP != 2 || defaultLimits.MaxGuests != 50 || defaultLimits.NewKnightsPerHour != 5 {
+		t.Errorf("guests %d an address and %d in all, %d new knights an hour; want 2, 50, 5",
+			defaultLimits.MaxGuestsPerIP, defaultLimits.MaxGuests, defaultLimits.NewKnightsPerHour)
+	}
+	if defaultLimits.Limits != edge.DefaultLimits {
+		t.Error("the server's edge limits are not the edge's defaults")
+	}
+	tick := DefaultConfig().Tick
+	if chatWindow != 10*time.Second || int(chatWindow/tick) != world.DefaultChatWindowTurns {
+		t.Errorf("chat's window %v, %d turns; want 10 s, the engine's %d", chatWindow, chatWindow/tick, world.DefaultChatWindowTurns)
+	}
+	if int(time.Hour/tick) != world.DefaultHourTurns {
+		t.Errorf("an hour is %d turns, the engine's default %d", time.Hour/tick, world.DefaultHourTurns)
 	}
 }
