@@ -332,3 +332,130 @@ func TestChargedAddressesAreBounded(t *testing.T) {
 		t.Errorf("with every charge run out a new address was not kept (%d kept)", len(l.penalties))
 	}
 }
+
+// An address has 8 connections in the handshake at once: the ninth is refused before
+// SSH; one logged in is out of the handshake and makes room, and one closed gives its
+// place back, so the counts come back to none.
+func TestAnAddressHasEightHandshakes(t *testing.T) {
+	f := &fakeListener{conns: make(chan net.Conn, 16)}
+	var refused []string
+	l := NewListener(f, DefaultLimits, func(reason string, _ net.Addr) { refused = append(refused, reason) })
+	const addr = "192.0.2.1"
+	var held []halfOpen
+	for range 8 {
+		held = append(held, admit(t, f, l, addr))
+	}
+	server, client := net.Pipe()
+	defer client.Close()
+	go func() { _, _ = io.Copy(io.Discard, client) }()
+	f.conns <- fromConn{server, &net.TCPAddr{IP: net.ParseIP(addr), Port: 40000}}
+	if _, err := l.Accept(); err == nil || len(refused) != 1 || refused[0] != RefusedPerAddr {
+		t.Fatalf("a ninth handshake from an address: %v, refused %v", err, refused)
+	}
+	held[0].slot.LoggedIn()
+	held = append(held, admit(t, f, l, addr)) // room made by the login
+	if l.shaking != 8 || l.shakes[addr] != 8 {
+		t.Errorf("%d in the handshake, %d of the address's; want 8", l.shaking, l.shakes[addr])
+	}
+	for _, h := range held {
+		_ = h.Close()
+	}
+	if w, p := l.Counts(); w != 0 || p != 0 || l.shaking != 0 || len(l.shakes) != 0 || len(l.perAddr) != 0 {
+		t.Errorf("all closed: %d waiting, %d playing, %d in the handshake %v, %v", w, p, l.shaking, l.shakes, l.perAddr)
+	}
+}
+
+// Early drop's chance rises from 30 % at early-drop-at to all at max-handshakes: at the
+// half-way mark, 65 % of the new connections of an address under its share are dropped.
+func TestEarlyDropRisesToAll(t *testing.T) {
+	lim := DefaultLimits
+	l := NewListener(nil, lim, nil)
+	l.shaking = (lim.EarlyDropAt + lim.MaxHandshakes) / 2
+	l.shakes["192.0.2.1"] = 1 // under its share of 4 there
+	n := 0
+	for range 10000 {
+		if l.earlyDrop("192.0.2.1") {
+			n++
+		}
+	}
+	if n < 6200 || n > 6800 {
+		t.Errorf("%d of 10000 dropped half-way to max-handshakes, want about 6500", n)
+	}
+}
+
+// The flood clock ends a session exactly 10 s after keys were first dropped, not a read
+// later: a client sending a read of 1 KiB every 100 ms is flooding at the hundredth read after its
+// first dropped one.
+func TestTheFloodClockEndsAtTenSeconds(t *testing.T) {
+	var b keyBucket
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	var first time.Time
+	for range 1000 {
+		fits, flooding := b.take(readChunk, false, now)
+		if !fits && first.IsZero() {
+			first = now
+		}
+		if flooding {
+			if d := now.Sub(first); d != rulingFloodClose {
+				t.Errorf("flooding %v after keys were first dropped, want %v", d, rulingFloodClose)
+			}
+			return
+		}
+		now = now.Add(100 * time.Millisecond)
+	}
+	t.Fatal("never flooding")
+}
+
+// keyEvents is input of the given reads, one after another, then nothing until done.
+type keyEvents struct {
+	reads []string
+	done  chan struct{}
+}
+
+func (k *keyEvents) Read(p []byte) (int, error) {
+	if len(k.reads) == 0 {
+		<-k.done
+		return 0, io.EOF
+	}
+	n := copy(p, k.reads[0])
+	k.reads = k.reads[1:]
+	return n, nil
+}
+
+// Through the pump, a lone Esc reaches the game once the input pauses, and an arrow's
+// sequence cut across two reads reaches it whole.
+func TestThePumpWaitsForASequencesEnd(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		reads []string
+		want  string
+	}{
+		{"a lone Esc", []string{"\x1b"}, "esc"},
+		{"an arrow in two reads", []string{"\x1b[", "A"}, "up"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			in := &keyEvents{reads: c.reads, done: make(chan struct{})}
+			defer close(in.done)
+			got := make(chan string, 8)
+			p := StartInput(in, func(ev uv.Event) {
+				if k, ok := ev.(uv.KeyPressEvent); ok {
+					got <- k.String()
+				}
+			}, func() {})
+			defer p.Stop()
+			select {
+			case k := <-got:
+				if k != c.want {
+					t.Fatalf("the game got %q first, want %q", k, c.want)
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatalf("%q never reached the game", c.want)
+			}
+			select {
+			case k := <-got:
+				t.Errorf("then %q, want nothing more", k)
+			case <-time.After(200 * time.Millisecond): // four times the wait for a sequence's end
+			}
+		})
+	}
+}
