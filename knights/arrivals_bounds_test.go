@@ -74,6 +74,20 @@ func TestNewKnightsAreCountedForAnHour(t *testing.T) {
 	}
 }
 
+// An address's first new knight of the hour, its game left before the knight was made,
+// gives its place back: with one an hour, the next game gets one.
+func TestTheFirstPlaceIsGivenBack(t *testing.T) {
+	a := knights.NewArrivals(memory.NewKeeper(), 1, nil)
+	_, leave, err := a.Arrive(knights.Key{Fingerprint: "SHA256:a"}, "192.0.2.1", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	leave()
+	if _, _, err := a.Arrive(knights.Key{Fingerprint: "SHA256:b"}, "192.0.2.1", true); err != nil {
+		t.Fatalf("the hour's one place, given back: %v", err)
+	}
+}
+
 // Counts are kept for 10000 addresses; past them, those with no knight in the last hour
 // are forgotten.
 func TestNewKnightsAreCountedForTenThousandAddresses(t *testing.T) {
