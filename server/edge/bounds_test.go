@@ -459,3 +459,37 @@ func TestThePumpWaitsForASequencesEnd(t *testing.T) {
 		})
 	}
 }
+
+// What the pump waits past the rate is the time until a chunk fits: a second from an
+// empty bucket, half of one from a bucket half a chunk full.
+func TestThePumpWaitsUntilAChunkFits(t *testing.T) {
+	var b keyBucket
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	b.take(rulingKeyBurst, false, now)
+	if w := b.wait(readChunk); w != time.Second {
+		t.Errorf("from an empty bucket a chunk fits in %v, want 1s", w)
+	}
+	b.take(readChunk, false, now.Add(time.Second/2)) // dropped: half a chunk there
+	if w := b.wait(readChunk); w != time.Second/2 {
+		t.Errorf("from half a chunk a chunk fits in %v, want 500ms", w)
+	}
+}
+
+// At early-drop-at exactly 30 in 100 of an address's new connections are dropped: of a
+// million, within 2500 of 300000 (five and a half standard deviations); 31 in 100
+// would be 310000.
+func TestEarlyDropIsThirtyInAHundred(t *testing.T) {
+	lim := DefaultLimits
+	l := NewListener(nil, lim, nil)
+	l.shaking = lim.EarlyDropAt
+	l.shakes["192.0.2.1"] = 1
+	n := 0
+	for range 1000000 {
+		if l.earlyDrop("192.0.2.1") {
+			n++
+		}
+	}
+	if n < 297500 || n > 302500 {
+		t.Errorf("%d of a million dropped at early-drop-at, want 300000", n)
+	}
+}
