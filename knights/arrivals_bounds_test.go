@@ -109,3 +109,37 @@ func TestNewKnightsAreCountedForTenThousandAddresses(t *testing.T) {
 		t.Errorf("past 10000 addresses an hour on, %d are counted, want the one of this hour", n)
 	}
 }
+
+// hiding is a keeper that does not show the next key it is asked for, as a keeper does
+// to a session that asked just before another bound it.
+type hiding struct {
+	knights.Keeper
+	hide int
+}
+
+func (h *hiding) KeyOf(fp string) (knights.Key, error) {
+	if h.hide > 0 {
+		h.hide--
+		return knights.Key{}, knights.ErrNotFound
+	}
+	return h.Keeper.KeyOf(fp)
+}
+
+// Two sessions of a new key opened at once: the second, which found no knight before the
+// first bound one, plays the first's knight and takes no place of the address's.
+func TestTwoSessionsOfANewKeyPlayOneKnight(t *testing.T) {
+	keeper := &hiding{Keeper: memory.NewKeeper()}
+	a := knights.NewArrivals(keeper, 2, nil)
+	first, _, err := a.Arrive(knights.Key{Fingerprint: "SHA256:a"}, "192.0.2.1", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keeper.hide = 1 // the second session asks before the first's binding shows
+	second, _, err := a.Arrive(knights.Key{Fingerprint: "SHA256:a"}, "192.0.2.1", true)
+	if err != nil || second != first {
+		t.Fatalf("the second session plays %q (%v), want the first's %q", second, err, first)
+	}
+	if _, _, err := a.Arrive(knights.Key{Fingerprint: "SHA256:b"}, "192.0.2.1", true); err != nil {
+		t.Fatalf("another key's new knight, the second session having taken no place: %v", err)
+	}
+}

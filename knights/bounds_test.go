@@ -159,3 +159,110 @@ func TestAThousandCodesOfAKind(t *testing.T) {
 		t.Errorf("%d link codes kept, want %d", n, rulingMaxCodes)
 	}
 }
+
+// failingKeeper keeps codes in memory, but fails every write while fail, and every
+// delete while failDelete.
+type failingKeeper struct {
+	memKeeper
+	fail, failDelete bool
+}
+
+func (f *failingKeeper) PutCode(c Code) error {
+	if f.fail {
+		return errors.New("disk full")
+	}
+	return f.memKeeper.PutCode(c)
+}
+
+func (f *failingKeeper) DeleteCode(code string) error {
+	if f.fail || f.failDelete {
+		return errors.New("disk full")
+	}
+	return f.memKeeper.DeleteCode(code)
+}
+
+func (f *failingKeeper) TakeCode(code, kind string, now time.Time) (Code, error) {
+	c, ok := f.memKeeper[code]
+	if !ok {
+		return Code{}, ErrNotFound
+	}
+	delete(f.memKeeper, code)
+	return c, nil
+}
+
+// A code the keeper could not write works all the same on a server alone (until a
+// restart), and the caller is told; shared with other servers, it is no code, for no
+// other could take it. A keeper that cannot delete a replaced code says so too.
+func TestACodeNotKept(t *testing.T) {
+	keep := &failingKeeper{memKeeper: memKeeper{}}
+	alone := NewCodeBook(keep, nil)
+	old, err := alone.Add(CodeEntry{Kind: CodeLink, Knight: "K-A"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	keep.failDelete = true
+	replaced, err := alone.Add(CodeEntry{Kind: CodeLink, Knight: "K-A"}) // replaces old, whose delete fails
+	if replaced == "" || err == nil {
+		t.Fatalf("a code whose forebear could not be forgotten: %q, %v; want the code and the error", replaced, err)
+	}
+	keep.fail = true
+	code, err := alone.Add(CodeEntry{Kind: CodeLink, Knight: "K-A"})
+	if code == "" || err == nil {
+		t.Fatalf("a code not kept on a server alone: %q, %v; want the code and the error", code, err)
+	}
+	if _, err := alone.Take(code, CodeLink, "fp"); err != nil {
+		t.Errorf("the code not kept, taken: %v", err)
+	}
+	for _, c := range []string{old, replaced} {
+		if _, err := alone.Take(c, CodeLink, "fp"); !errors.Is(err, ErrBadCode) {
+			t.Errorf("a replaced code: %v", err)
+		}
+	}
+
+	shared := &failingKeeper{memKeeper: memKeeper{}, fail: true}
+	realm := NewCodeBook(shared, shared)
+	if code, err := realm.Add(CodeEntry{Kind: CodeLink, Knight: "K-B"}); code != "" || !errors.Is(err, ErrCodeNotKept) || realm.Len() != 0 {
+		t.Errorf("a shared code not kept: %q, %v, %d in the book; want none and ErrCodeNotKept", code, err, realm.Len())
+	}
+	shared.fail = false
+	if code, err := realm.Add(CodeEntry{Kind: CodeLink, Knight: "K-B"}); code == "" || err != nil {
+		t.Errorf("a shared code kept: %q, %v", code, err)
+	}
+}
+
+// Codes are kept as "link" and "claim", and a book loaded from them takes both kinds, and
+// counts the loaded oldest first: an address's fourth code after a restart pushes out
+// its code that expires first.
+func TestCodesLoadedAreTakenOldestFirst(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	keep := memKeeper{}
+	cb := clocked(NewCodeBook(keep, nil), func() time.Time { return now })
+	var codes []string
+	for i := range rulingCodesPerAddr {
+		code, _ := cb.Add(CodeEntry{Kind: CodeLink, Knight: fmt.Sprint("K-", i), Addr: "192.0.2.1"})
+		codes = append(codes, code)
+		now = now.Add(time.Minute)
+	}
+	claim, _ := cb.Add(CodeEntry{Kind: CodeClaim, Guest: &world.Adventurer{ID: "guest-1"}, Addr: "192.0.2.9"})
+	if keep[codes[0]].Kind != "link" || keep[claim].Kind != "claim" {
+		t.Fatalf("kept as %q and %q, want link and claim", keep[codes[0]].Kind, keep[claim].Kind)
+	}
+	again := clocked(NewCodeBook(keep, nil), func() time.Time { return now })
+	var kept []Code
+	for i := len(codes) - 1; i >= 0; i-- { // in any order
+		kept = append(kept, keep[codes[i]])
+	}
+	again.Load(append(kept, keep[claim]))
+	again.Add(CodeEntry{Kind: CodeLink, Knight: "K-new", Addr: "192.0.2.1"})
+	if _, err := again.Take(codes[0], CodeLink, "fp"); !errors.Is(err, ErrBadCode) {
+		t.Errorf("the address's oldest code outlived its fourth after a restart: %v", err)
+	}
+	for _, code := range codes[1:] {
+		if _, err := again.Take(code, CodeLink, "fp"); err != nil {
+			t.Errorf("a loaded link code: %v", err)
+		}
+	}
+	if _, err := again.Take(claim, CodeClaim, "fp"); err != nil {
+		t.Errorf("a loaded claim code: %v", err)
+	}
+}

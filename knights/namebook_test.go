@@ -44,3 +44,14 @@ func TestTheNameBookKeepsNamesUnique(t *testing.T) {
 		t.Error("a forgotten knight's name is still taken")
 	}
 }
+
+// A knight read with more than one name (its old names still kept) is known by the first
+// read, the one the keeper gives as its own; each name is still its.
+func TestAKnightReadWithTwoNamesKeepsTheFirst(t *testing.T) {
+	b := NewNameBook(func() ([]KnightName, error) {
+		return []KnightName{{Knight: "K-1", Name: "Kay"}, {Knight: "K-1", Name: "Sir Kay"}}, nil
+	}, nil)
+	if b.NameOf("K-1") != "Kay" || !b.Taken("Sir Kay", "K-2") || b.Taken("Sir Kay", "K-1") {
+		t.Errorf("a knight read with two names is %q", b.NameOf("K-1"))
+	}
+}
