@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -129,5 +130,44 @@ func TestTwoCastsAreMadeAtOnce(t *testing.T) {
 		if code := <-first; code != 200 {
 			t.Errorf("a cast made = %d", code)
 		}
+	}
+}
+
+// A cast's name is its id, of lowercase letters, digits and dashes, a to z and 0 to 9
+// included, at most 64 of them.
+func TestACastsName(t *testing.T) {
+	long := strings.Repeat("a", 64)
+	for file, want := range map[string]bool{
+		"az09-.cast": true, long + ".cast": true, long + "b.cast": false,
+		"a{.cast": false, "a/.cast": false, "A.cast": false, ".cast": false, "abc": false,
+	} {
+		if _, ok := castID(file); ok != want {
+			t.Errorf("castID(%q) is a cast's: %v, want %v", file, ok, want)
+		}
+	}
+}
+
+// A cast forgotten (made private) leaves the others counted: however many are made after,
+// no more than 16 are kept.
+func TestACastForgottenLeavesTheBound(t *testing.T) {
+	var made atomic.Int32
+	h := New(func(context.Context) (Status, error) { return fixed(), nil }, nil, Options{
+		RateBurst: 1000,
+		Cast: func(_ context.Context, id string) ([]byte, error) {
+			made.Add(1)
+			return []byte(`{"version":2,"width":80,"height":24}` + "\n"), nil
+		}})
+	hidden := "c01"
+	h.casts.shown = func(_ context.Context, id string) bool { return id != hidden }
+	for i := range 40 {
+		if i == 3 {
+			get(h, "GET", "/replay/c01.cast", "192.0.2.1:4000") // kept, now private: forgotten
+		}
+		get(h, "GET", fmt.Sprintf("/replay/c%02d.cast", i), fmt.Sprintf("198.51.100.%d:4000", i))
+	}
+	h.casts.mu.Lock()
+	defer h.casts.mu.Unlock()
+	if len(h.casts.kept) > 16 || len(h.casts.order) != len(h.casts.kept) {
+		t.Errorf("%d casts kept, %d in order; want at most 16, each in order", len(h.casts.kept), len(h.casts.order))
 	}
 }
