@@ -171,3 +171,18 @@ func TestACastForgottenLeavesTheBound(t *testing.T) {
 		t.Errorf("%d casts kept, %d in order; want at most 16, each in order", len(h.casts.kept), len(h.casts.order))
 	}
 }
+
+// With every one of the 10000 addresses still short of its allowance, a new one makes the
+// cap forget them all: it is there to spare the server, not to remember attackers.
+func TestTenThousandBusyAddressesAreAllForgotten(t *testing.T) {
+	h, _, _ := handler(t, func() (Status, error) { return fixed(), nil })
+	for i := range rulingAddrs {
+		get(h, "GET", "/style.css", fmt.Sprintf("10.%d.%d.%d:4000", i>>16, i>>8&0xff, i&0xff))
+	}
+	get(h, "GET", "/style.css", "192.0.2.1:4000")
+	h.requests.mu.Lock()
+	defer h.requests.mu.Unlock()
+	if n := len(h.requests.buckets); n != 1 {
+		t.Errorf("past %d busy addresses %d are remembered, want the new one", rulingAddrs, n)
+	}
+}
