@@ -186,3 +186,23 @@ func TestTenThousandBusyAddressesAreAllForgotten(t *testing.T) {
 		t.Errorf("past %d busy addresses %d are remembered, want the new one", rulingAddrs, n)
 	}
 }
+
+// The status is given 2 s to be gathered: a world that does not answer holds no request
+// longer (the page then says to try again).
+func TestTheStatusIsGatheredWithinTwoSeconds(t *testing.T) {
+	var left time.Duration
+	h := New(func(ctx context.Context) (Status, error) {
+		dl, ok := ctx.Deadline()
+		if !ok {
+			t.Error("the status is gathered with no deadline")
+		}
+		left = time.Until(dl)
+		return fixed(), nil
+	}, nil, Options{})
+	if r := get(h, "GET", "/", "192.0.2.1:4000"); r.StatusCode != 200 {
+		t.Fatalf("GET / = %d", r.StatusCode)
+	}
+	if left <= 1500*time.Millisecond || left > 2*time.Second {
+		t.Errorf("the status had %v left to be gathered, want 2 s", left)
+	}
+}
