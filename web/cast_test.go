@@ -190,7 +190,6 @@ func TestSixteenCastsAreKept(t *testing.T) {
 			return []byte(`{"version":2,"width":80,"height":24}` + "\n"), nil
 		}})
 	ask := func(i int) {
-		t.Helper()
 		// each from an address of its own: none past its allowance of casts not kept
 		if r := get(h, "GET", fmt.Sprintf("/replay/c%02d.cast", i), fmt.Sprintf("198.51.100.%d:4000", made.Load())); r.StatusCode != 200 {
 			t.Fatalf("cast %d: %d", i, r.StatusCode)
