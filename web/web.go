@@ -58,6 +58,8 @@ type Status struct {
 	Deaths  []Death   `json:"deaths"`
 	// Taken is when the status was gathered.
 	Taken time.Time `json:"taken"`
+	// Play is the play page's address, when the server serves one (set by the page).
+	Play string `json:"play,omitempty"`
 }
 
 // Replays reports whether the page links any replay.
@@ -136,6 +138,12 @@ type Options struct {
 	// CastShown, when set, is asked before a cast made before is served again: a
 	// replay its knight has since made private, or an admin removed, is not (ErrNoCast).
 	CastShown func(ctx context.Context, id string) bool
+	// Play runs a browser's game (the play page, play.go); nil serves no play page.
+	// PlayOrigins are the host patterns (path.Match's) of the origins, besides the
+	// request's own host, whose pages may open its socket: the public host behind a
+	// proxy that does not pass the Host header on.
+	Play        PlayFunc
+	PlayOrigins []string
 }
 
 // Codebase, Genre and Language are what the listing for MUD directories says of the game.
@@ -145,7 +153,7 @@ const (
 	Language = "English"
 )
 
-//go:embed page.html style.css
+//go:embed page.html style.css play.html play.js play.css
 var files embed.FS
 
 var page = template.Must(template.New("page.html").Funcs(template.FuncMap{
@@ -158,7 +166,12 @@ var page = template.Must(template.New("page.html").Funcs(template.FuncMap{
 	"date": func(t time.Time) string { return t.UTC().Format("2006-01-02") },
 }).ParseFS(files, "page.html"))
 
-var style, _ = files.ReadFile("style.css")
+var (
+	style, _      = files.ReadFile("style.css")
+	playPage, _   = files.ReadFile("play.html")
+	playScript, _ = files.ReadFile("play.js")
+	playStyle, _  = files.ReadFile("play.css")
+)
 
 // Handler serves the page. It is safe for concurrent use.
 type Handler struct {
@@ -175,6 +188,9 @@ type Handler struct {
 	trusted  []netip.Prefix
 
 	casts *casts // nil: no replays
+
+	play    PlayFunc // nil: no play page
+	origins []string // besides the request's host, for the play socket
 }
 
 // limiter is an allowance for each address: tokens, refilled at rate a second up to
@@ -204,7 +220,7 @@ func New(status StatusFunc, log *slog.Logger, opt Options) *Handler {
 	}
 	h := &Handler{status: status, log: log, now: time.Now, mux: http.NewServeMux(),
 		requests: newLimiter(cmp.Or(opt.RatePerSecond, DefaultRatePerSecond), float64(cmp.Or(opt.RateBurst, DefaultRateBurst))),
-		trusted:  opt.TrustedProxies}
+		trusted:  opt.TrustedProxies, play: opt.Play, origins: opt.PlayOrigins}
 	h.mux.HandleFunc("GET /{$}", h.serveIndex)
 	h.mux.HandleFunc("GET /style.css", h.serveStyle)
 	h.mux.HandleFunc("GET /api/status", h.serveJSON(func(s Status) any { return s }))
@@ -212,6 +228,10 @@ func New(status StatusFunc, log *slog.Logger, opt Options) *Handler {
 	h.mux.HandleFunc("GET /api/fame", h.serveJSON(func(s Status) any { return s.Fame }))
 	h.mux.HandleFunc("GET /mssp.json", h.serveJSON(mssp))
 	h.mux.HandleFunc("GET /replay/{file}", h.serveCast)
+	h.mux.HandleFunc("GET "+PlayPath, h.servePlayFile(playPage, "text/html; charset=utf-8"))
+	h.mux.HandleFunc("GET /play.js", h.servePlayFile(playScript, "text/javascript; charset=utf-8"))
+	h.mux.HandleFunc("GET /play.css", h.servePlayFile(playStyle, "text/css; charset=utf-8"))
+	h.mux.HandleFunc("GET "+PlaySocketPath, h.servePlaySocket)
 	if opt.Cast != nil {
 		h.casts = newCasts(opt.Cast, opt.MaxCasts)
 		h.casts.shown = opt.CastShown
@@ -331,6 +351,9 @@ func (h *Handler) snapshot(ctx context.Context) (Status, error) {
 	}
 	if st.Deaths == nil {
 		st.Deaths = []Death{}
+	}
+	if h.play != nil {
+		st.Play = PlayPath
 	}
 	h.cached, h.at = st, now
 	return st, nil
