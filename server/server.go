@@ -110,6 +110,7 @@ type Server struct {
 
 	sessions sync.WaitGroup
 	games    gameSessions      // game sessions' models, from the program handler to finish
+	plays    plays             // browsers' games (play.go)
 	perKey   *edge.KeyLimits   // open sessions per key and guests', for their limits
 	names    *knights.NameBook // knights' names, kept unique; set by openKeeper
 	ids      identities        // who each open session is (identity.go)
@@ -285,9 +286,8 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	replayCtx, stopReplays := context.WithCancel(context.Background())
 	replaysDone := s.startReplays(replayCtx)
 	if s.httpLn != nil { // after the replays' writer is made: the page reads it
-		s.log.Info("web page", "addr", s.httpLn.Addr().String())
+		s.log.Info("web page", "addr", s.httpLn.Addr().String()) // before "listening", which tools wait for
 		s.webPage = s.page()
-		go s.webPage.Serve(metricsCtx, s.httpLn)
 	}
 	realmCtx, stopRealm := context.WithCancel(context.Background())
 	defer stopRealm()
@@ -313,6 +313,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		s.obs.refusals.WithLabelValues(reason).Inc()
 		s.log.Debug("connection refused", "reason", reason, "addr", addr.String())
 	})
+	if s.webPage != nil { // after the limits: its games take places in them
+		go s.webPage.Serve(metricsCtx, s.httpLn)
+	}
 	s.talk.start(realmCtx, s) // once the address players reach it at is known
 	go func() { serveErr <- s.ssh.Serve(s.limits) }()
 
@@ -498,7 +501,7 @@ func (w worldSaver) PutLevels(states ...world.LevelState) { w.levels.PutLevels(s
 // own goroutine, which ends when the program does.
 func (s *Server) farewell(reason string) int {
 	told := 0
-	for _, prog := range s.games.programs() {
+	for _, prog := range append(s.games.programs(), s.plays.programs()...) {
 		go prog.Send(app.Farewell{Reason: reason})
 		told++
 	}

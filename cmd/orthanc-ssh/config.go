@@ -106,6 +106,17 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (o
 		}
 		return nil
 	})
+	origins := getenv("ORTHANC_HTTP_ORIGINS")
+	fs.Func("http-origins", "host names (with a port if not the default, * as a wildcard) of the web page's public address behind a proxy that does not pass the Host header on, separated by commas: the play page's socket is opened only from the page's own origin or these (env ORTHANC_HTTP_ORIGINS; default none)",
+		func(v string) error { origins = v; return nil })
+	checks = append(checks, func() error {
+		for o := range strings.SplitSeq(origins, ",") {
+			if o = strings.TrimSpace(o); o != "" {
+				c.Web.Origins = append(c.Web.Origins, o)
+			}
+		}
+		return nil
+	})
 	durFlag(&c.BattleGrace, "battle-grace", "ORTHANC_BATTLE_GRACE", "how long a hero who holds up the others of its battle has to choose; a knight alone is never hurried, a screen-reader player has three times as long")
 	durFlag(&c.SaveRetry, "save-retry", "ORTHANC_SAVE_RETRY", "how long a server that is stopping keeps retrying a save that fails (a full disk), the players told and playing on, before it gives up")
 	intFlag(&c.ReplayMB, "replay-store-mb", "ORTHANC_REPLAY_STORE_MB", "megabytes of the database the replays may take (each knight's last 10 minutes, the last 5 before each death and retirement, 2 before each report), the oldest going first; 0 records none")

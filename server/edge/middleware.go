@@ -134,3 +134,13 @@ func (k *KeyLimits) give(fp string, guest bool) {
 		delete(k.n, fp)
 	}
 }
+
+// TakeGuest counts a browser guest's game from addr (AddrKey's form) as a guest's
+// session, or says why it is one too many; give ends the count.
+func (k *KeyLimits) TakeGuest(addr string) (give func(), refusal string) {
+	fp := "guest " + addr
+	if msg := k.take(fp, true); msg != "" {
+		return nil, msg
+	}
+	return func() { k.give(fp, true) }, ""
+}

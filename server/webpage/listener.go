@@ -39,6 +39,10 @@ type Config struct {
 	// Trusted are the reverse proxies in front of the page, from which the client's
 	// address is read from X-Forwarded-For; never from anyone else.
 	Trusted []netip.Prefix
+	// Origins are the host patterns of pages, besides the request's own host, that may
+	// open the play page's socket (web.Options.PlayOrigins): the public host behind a
+	// proxy that rewrites the Host header.
+	Origins []string
 }
 
 // DefaultConfig is the page's caps when no flag says otherwise.

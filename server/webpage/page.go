@@ -99,6 +99,8 @@ type Page struct {
 	Config Config
 	// Log is where the page's server logs.
 	Log *slog.Logger
+	// Play runs a browser's game on the play page; nil serves none.
+	Play web.PlayFunc
 
 	kept keptList // the kept records by id, for the casts
 }
@@ -123,7 +125,7 @@ func (p *Page) server() *http.Server {
 	return &http.Server{
 		Handler: web.New(p.Status, p.Log.With("part", "web"), web.Options{
 			RatePerSecond: float64(p.Config.Rate), RateBurst: p.Config.Burst, TrustedProxies: p.Config.Trusted,
-			Cast: p.Cast, CastShown: p.CastShown}),
+			Cast: p.Cast, CastShown: p.CastShown, Play: p.Play, PlayOrigins: p.Config.Origins}),
 		ReadHeaderTimeout: readHeaderTimeout, ReadTimeout: readTimeout, WriteTimeout: writeTimeout,
 		IdleTimeout: idleTimeout, MaxHeaderBytes: maxHeaderBytes,
 	}

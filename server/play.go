@@ -1,0 +1,198 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"net/netip"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
+
+	"github.com/orthanc-ssh/orthanc-ssh/app"
+	"github.com/orthanc-ssh/orthanc-ssh/knights"
+	"github.com/orthanc-ssh/orthanc-ssh/server/command"
+	"github.com/orthanc-ssh/orthanc-ssh/server/edge"
+	"github.com/orthanc-ssh/orthanc-ssh/web"
+)
+
+// A browser's game (the web page's play socket, web.PlaySession): the same Bubble Tea
+// program as an SSH session's, a guest knight as SSH's keyless guest, drawn on the page's
+// terminal, which the web package keeps and sends to the page. It is let in by the same
+// rules: the address's bans, the realm's state, guests allowed, a player's place counted
+// with SSH's (edge.Listener.AdmitPlay) and the guests' limits (edge.KeyLimits), and its
+// keys go through the same input pump, with its rate.
+
+// playTerm is the terminal type a browser's game is drawn for: the page's terminal is
+// x/vt's, which follows xterm (it erases in the background colour in effect).
+const playTerm = "xterm-256color"
+
+// playLines are what a browser refused its game reads.
+const (
+	playNoGuestsLine = "This server takes no guests: play over ssh with a key (ssh-keygen -t ed25519)."
+	playBannedLine   = "Your address is banned from this server."
+	playCheckLine    = "The server cannot check your address just now; please try again later."
+)
+
+// plays are the browsers' games open now, for the shutdown's farewell.
+type plays struct {
+	mu sync.Mutex
+	m  map[*tea.Program]struct{}
+}
+
+func (p *plays) add(prog *tea.Program) (remove func()) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.m == nil {
+		p.m = map[*tea.Program]struct{}{}
+	}
+	p.m[prog] = struct{}{}
+	return func() {
+		p.mu.Lock()
+		delete(p.m, prog)
+		p.mu.Unlock()
+	}
+}
+
+func (p *plays) programs() []*tea.Program {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := make([]*tea.Program, 0, len(p.m))
+	for prog := range p.m {
+		out = append(out, prog)
+	}
+	return out
+}
+
+// play runs a browser's game (web.PlayFunc) until it ends or the page goes.
+func (s *Server) play(ctx context.Context, p web.PlaySession) {
+	say := func(line string) { fmt.Fprintf(p.Screen, "%s\r\n", line) }
+	addr := edge.AddrKeyOf(p.Addr)
+	attrs := []any{"fingerprint", "guest", "addr", p.Remote, "client", p.Addr.String(), "web", true}
+	if why := s.playRefusal(p); why != "" {
+		s.log.Info("web game refused", append(attrs, "reason", why)...)
+		say(why)
+		return
+	}
+	release, reason, msg := s.limits.AdmitPlay(addr)
+	if release == nil {
+		s.refusedPlay(reason, p)
+		say(msg)
+		return
+	}
+	defer release()
+	give, refusal := s.perKey.TakeGuest(addr)
+	if give == nil {
+		say(refusal)
+		return
+	}
+	defer give()
+	s.sessions.Add(1) // the shutdown waits for the knight to leave the world
+	defer s.sessions.Done()
+
+	id := knights.NewGuestID()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	sent := new(atomic.Int64)
+	// Listed by the client's address (through a trusted proxy, the one it is for), which
+	// a ban of an address closes by.
+	remove := s.live.Add(edge.LiveSession{Knight: id, Guest: true, Addr: netip.AddrPortFrom(p.Addr, 0).String(), Start: time.Now(), Game: true,
+		Sent: sent, Close: cancel})
+	defer remove()
+	s.log.Info("session start", append(attrs, "pty", true)...)
+	start := time.Now()
+	defer func() {
+		s.log.Info("session end", append(attrs, "duration", time.Since(start).Round(time.Millisecond))...)
+	}()
+
+	m := app.New(ctx, app.Params{
+		Fingerprint: id,
+		Guest:       true,
+		MOTD:        s.motd(),
+		Engine:      s.engine,
+		Width:       p.Size.W,
+		Height:      p.Size.H,
+		Rand:        rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())),
+		Fame: func() []string {
+			list, err := command.HallOfFame(s.knights, id)
+			if err != nil {
+				s.log.Error("scores", "err", err)
+				return []string{"The hall of fame could not be read just now."}
+			}
+			return command.ScoreLines(list)
+		},
+		Names:        s.namesFor(id, true),
+		FindKnight:   s.knightFinder(),
+		Out:          p.Screen,
+		Term:         playTerm,
+		Tick:         s.cfg.Tick,
+		Now:          s.now,
+		PlainCommand: s.sshCommand("-t") + " play --plain",
+	})
+	prog := tea.NewProgram(m, tea.WithContext(ctx), tea.WithoutSignalHandler(), tea.WithoutRenderer(), tea.WithFPS(1),
+		tea.WithInput(nil), tea.WithOutput(p.Screen), tea.WithColorProfile(colorprofile.TrueColor),
+		tea.WithEnvironment([]string{"TERM=" + playTerm}), tea.WithWindowSize(p.Size.W, p.Size.H))
+	defer s.plays.add(prog)()
+	onFlood := func() {
+		say(fmt.Sprintf(floodLine, edge.FloodClose))
+		s.log.Info("session input flood: closing", attrs...)
+		cancel()
+	}
+	input := edge.StartInput(p.Keys, prog.Send, onFlood)
+	defer input.Stop()
+	go func() {
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case sz := <-p.Resized:
+				prog.Send(tea.WindowSizeMsg{Width: sz.W, Height: sz.H})
+			}
+		}
+	}()
+	if _, err := prog.Run(); err != nil && ctx.Err() == nil {
+		s.log.Error("web game", append(attrs, "err", err)...)
+	}
+	input.Stop()
+	m.Close()
+	lctx, lcancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer lcancel()
+	rec, left, err := m.Leave(lctx)
+	if err != nil {
+		s.log.Error("leave", append(attrs, "err", err)...)
+	}
+	if why := m.Ended(); why != "" {
+		say(why)
+	}
+	s.guestGoodbye(p.Screen, rec, left && err == nil, addr)
+	s.book().Forget(id)
+}
+
+// playRefusal is why a browser may not play, or "": guests not let in, its address
+// banned, or the realm taking no one in.
+func (s *Server) playRefusal(p web.PlaySession) string {
+	if !s.cfg.Guests {
+		return playNoGuestsLine
+	}
+	if s.knights.Err() != nil {
+		return realmDownLine
+	}
+	banned, _, err := s.knights.IsAddrBanned(p.Addr, s.now())
+	switch {
+	case err != nil:
+		s.log.Error("check ban", "addr", p.Addr.String(), "err", err)
+		return playCheckLine
+	case banned:
+		return playBannedLine
+	}
+	return ""
+}
+
+// refusedPlay logs and counts a browser's game the limits refuse, as a connection's.
+func (s *Server) refusedPlay(reason string, p web.PlaySession) {
+	s.obs.refusals.WithLabelValues(reason).Inc()
+	s.log.Info("connection refused", "reason", reason, "addr", p.Remote, "client", p.Addr.String(), "web", true)
+}
