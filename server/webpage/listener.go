@@ -245,6 +245,9 @@ func (l *Listener) victim() (v *conn, wait time.Duration) {
 	defer l.mu.Unlock()
 	now := l.now()
 	for _, c := range l.held {
+		if c.game {
+			continue
+		}
 		due := c.due(now)
 		if due > 0 {
 			if wait == 0 || due < wait {
@@ -263,6 +266,15 @@ func (l *Listener) victim() (v *conn, wait time.Duration) {
 // is being answered or waits on its client, and since when.
 func (l *Listener) ConnState(nc net.Conn, s http.ConnState) {
 	c, ok := nc.(*conn)
+	if ok && s == http.StateHijacked {
+		// A browser's game (the play socket): it holds its connection as long as it
+		// plays, counted as a player by the server's limits, and is never taken for a
+		// slow client.
+		l.mu.Lock()
+		c.game = true
+		l.mu.Unlock()
+		return
+	}
 	if !ok || s != http.StateActive && s != http.StateIdle {
 		return
 	}
@@ -304,6 +316,7 @@ type conn struct {
 	at        int
 	answering bool
 	since     time.Time
+	game      bool // hijacked for a game: it never gives up its place
 }
 
 // due is how long until c may give up its place (0 or less: now); the caller holds l.mu.

@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -190,5 +191,50 @@ func TestASlowConnectionGivesUpItsPlace(t *testing.T) {
 	defer l.mu.Unlock()
 	if len(l.waitingBy) != 0 || len(l.held) != 3 {
 		t.Errorf("waiting by address %v, %d held; want none waiting, 3 held", l.waitingBy, len(l.held))
+	}
+}
+
+// A connection hijacked for a game (the play socket) never gives up its place, however
+// long it has been "answered": with every place taken a new connection takes a slow
+// one's instead. (It took the game's, the longest answered, before.)
+func TestAGamesConnectionKeepsItsPlace(t *testing.T) {
+	ln, err := Listen("127.0.0.1:0", Config{MaxConns: 2, MaxPerAddr: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	l := ln.(*Listener)
+	var clock atomic.Int64
+	start := time.Now()
+	clock.Store(start.UnixNano())
+	l.now = func() time.Time { return time.Unix(0, clock.Load()) }
+	got := accepted(ln)
+	next := func(what string) net.Conn {
+		t.Helper()
+		select {
+		case c := <-got:
+			return c
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%s was not accepted", what)
+			return nil
+		}
+	}
+	game := dial(t, ln.Addr().String())
+	sg := next("the game's")
+	slow := dial(t, ln.Addr().String())
+	ss := next("the slow one's")
+	l.ConnState(sg, http.StateActive)
+	clock.Store(start.Add(time.Second).UnixNano())
+	l.ConnState(ss, http.StateActive)
+	l.ConnState(sg, http.StateHijacked)
+	clock.Store(start.Add(time.Minute).UnixNano()) // both long past their grace
+
+	dial(t, ln.Addr().String())
+	next("a new connection with every place taken")
+	if !closedByServer(slow, 5*time.Second) {
+		t.Fatal("the slow connection kept its place")
+	}
+	if closedByServer(game, 100*time.Millisecond) {
+		t.Fatal("the game's connection gave up its place")
 	}
 }
