@@ -1,0 +1,124 @@
+package server
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+
+	"github.com/orthanc-ssh/orthanc-ssh/web"
+)
+
+// A guest plays in real Chromium: the play page's script connects, paints the title,
+// and the keyboard's Enter, letters and arrows take it through the roll and naming into
+// the dungeon, where a step changes the screen. The page comes with a CSP of scripts from
+// the server only, under which its script runs. Shot at a phone's size and a desktop's
+// (into ORTHANC_SCREENSHOTS when set, to look at).
+func TestAGuestPlaysInTheBrowser(t *testing.T) {
+	exe := chromium(t)
+	_, _, base := webServer(t)
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(exe), chromedp.Headless, chromedp.DisableGPU, chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("no-sandbox", true), chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
+		chromedp.UserDataDir(t.TempDir()),
+	}
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer cancelAlloc()
+	ctx, cancel := chromedp.NewContext(actx)
+	defer cancel()
+	ctx, cancelTime := context.WithTimeout(ctx, 90*time.Second)
+	defer cancelTime()
+
+	screen := func() string {
+		s, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById("screen").innerText`))
+		if err != nil {
+			t.Fatalf("the page's screen: %v", err)
+		}
+		return s
+	}
+	waitFor := func(want ...string) string {
+		t.Helper()
+		var s string
+		if !poll(20*time.Second, pollEvery, func() bool { s = screen(); return containsAll(s, want) }) {
+			t.Fatalf("the page never showed %q; it shows:\n%s", want, s)
+		}
+		return s
+	}
+	press := func(keys string) {
+		t.Helper()
+		if err := chromedp.Do(ctx, chromedp.KeyEvent(keys)); err != nil {
+			t.Fatalf("press %q: %v", keys, err)
+		}
+	}
+
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 800)); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := chromedp.Run(ctx, chromedp.NavigateResponse(base+web.PlayPath))
+	if err != nil {
+		t.Fatalf("open the play page: %v", err)
+	}
+	csp, _ := resp.Headers["Content-Security-Policy"].(string)
+	if !strings.Contains(csp, "script-src 'self'") || strings.Contains(csp, "unsafe") {
+		t.Errorf("the play page's CSP is %q; want scripts from the server only", csp)
+	}
+	waitFor("Press Enter to begin")
+	press(kb.Enter)
+	waitFor("Press r to roll again")
+	press(kb.Enter)
+	waitFor("Name your knight")
+	press("Bors")
+	press(kb.Enter)
+	before := waitFor("Depth 1")
+	desktop := shot(t, ctx, 1280, 800)
+	for _, k := range []string{kb.ArrowRight, kb.ArrowLeft, kb.ArrowDown, kb.ArrowUp} {
+		press(k)
+	}
+	if !poll(10*time.Second, pollEvery, func() bool { return screen() != before }) {
+		t.Fatalf("walking changed nothing on the page:\n%s", before)
+	}
+	// A phone's screen: the page asks for its new size, the game draws at it.
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(390, 844)); err != nil {
+		t.Fatal(err)
+	}
+	if !poll(10*time.Second, pollEvery, func() bool {
+		lines := strings.Split(screen(), "\n")
+		return len(lines) > 30 && len(strings.TrimRight(lines[len(lines)-1], " \u00a0")) < 60
+	}) {
+		t.Fatalf("the page at a phone's size was not drawn anew:\n%s", screen())
+	}
+	waitFor("Depth 1")
+	phone := shot(t, ctx, 390, 844)
+
+	dir := os.Getenv("ORTHANC_SCREENSHOTS")
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	for name, png := range map[string][]byte{"play-phone.png": phone, "play-desktop.png": desktop} {
+		if len(png) < 1000 {
+			t.Errorf("%s: %d bytes", name, len(png))
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), png, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// shot is a screenshot of the browser's page at w×h.
+func shot(t *testing.T, ctx context.Context, w, h int64) []byte {
+	t.Helper()
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(w, h)); err != nil {
+		t.Fatalf("the browser at %d×%d: %v", w, h, err)
+	}
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatalf("a screenshot at %d×%d: %v", w, h, err)
+	}
+	return png
+}
