@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net/netip"
 	"sync"
@@ -136,12 +137,27 @@ func (s *Server) play(ctx context.Context, p web.PlaySession) {
 		tea.WithInput(nil), tea.WithOutput(p.Screen), tea.WithColorProfile(colorprofile.TrueColor),
 		tea.WithEnvironment([]string{"TERM=" + playTerm}), tea.WithWindowSize(p.Size.W, p.Size.H))
 	defer s.plays.add(prog)()
-	onFlood := func() {
-		say(fmt.Sprintf(floodLine, edge.FloodClose))
-		s.log.Info("session input flood: closing", attrs...)
+	// Why the server closed the game, said once the game's screen is gone.
+	var closed atomic.Pointer[string]
+	closeFor := func(why string) {
+		closed.CompareAndSwap(nil, &why)
 		cancel()
 	}
-	input := edge.StartInput(p.Keys, prog.Send, onFlood)
+	onFlood := func() {
+		closeFor(fmt.Sprintf(floodLine, edge.FloodClose))
+		s.log.Info("session input flood: closing", attrs...)
+	}
+	keys := &typed{r: p.Keys}
+	keys.last.Store(time.Now().UnixNano())
+	idle := s.cfg.Limits.IdleTimeout
+	if idle > 0 {
+		stop := watchIdle(keys, idle, func() {
+			s.log.Info("session idle: closing", append(attrs, "idle", idle)...)
+			closeFor(fmt.Sprintf("You were idle for %v; your knight is saved where it stands.", idle))
+		})
+		defer stop()
+	}
+	input := edge.StartInput(keys, prog.Send, onFlood)
 	defer input.Stop()
 	go func() {
 		for {
@@ -158,6 +174,9 @@ func (s *Server) play(ctx context.Context, p web.PlaySession) {
 	}
 	input.Stop()
 	m.Close()
+	if why := closed.Load(); why != nil {
+		fmt.Fprint(p.Screen, *why)
+	}
 	lctx, lcancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer lcancel()
 	rec, left, err := m.Leave(lctx)
@@ -195,4 +214,45 @@ func (s *Server) playRefusal(p web.PlaySession) string {
 func (s *Server) refusedPlay(reason string, p web.PlaySession) {
 	s.obs.refusals.WithLabelValues(reason).Inc()
 	s.log.Info("connection refused", "reason", reason, "addr", p.Remote, "client", p.Addr.String(), "web", true)
+}
+
+// typed is a browser's keys, noting when the last came, for the idle timeout.
+type typed struct {
+	r    io.Reader
+	last atomic.Int64 // unix nanoseconds
+}
+
+func (t *typed) Read(b []byte) (int, error) {
+	n, err := t.r.Read(b)
+	if n > 0 {
+		t.last.Store(time.Now().UnixNano())
+	}
+	return n, err
+}
+
+// watchIdle calls idle once no key has come for d (as SSH's idle timeout, edge.Guard);
+// stop ends the watch.
+func watchIdle(keys *typed, d time.Duration, idle func()) (stop func()) {
+	var mu sync.Mutex
+	stopped := false
+	var timer *time.Timer
+	timer = time.AfterFunc(d, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if stopped {
+			return
+		}
+		if left := d - time.Since(time.Unix(0, keys.last.Load())); left > 0 {
+			timer.Reset(left)
+			return
+		}
+		stopped = true
+		idle()
+	})
+	return func() {
+		mu.Lock()
+		stopped = true
+		mu.Unlock()
+		timer.Stop()
+	}
 }

@@ -254,3 +254,29 @@ func TestThePlaySocketKeepsSSHsRules(t *testing.T) {
 	banned.waitFor(playBannedLine)
 	<-banned.done
 }
+
+// A browser's game idle past -idle-timeout is told so and closed, as an SSH session's;
+// keys keep it open.
+func TestAnIdleBrowserGameIsClosed(t *testing.T) {
+	cfg := testConfig(t.TempDir(), defaultSeed)
+	cfg.HTTPAddr = "127.0.0.1:0"
+	cfg.Limits.IdleTimeout = time.Second
+	_, srv := startConfigured(t, cfg)
+	p := openPlay(t, "http://"+srv.httpLn.Addr().String(), 80, 24)
+	p.waitFor("Press Enter to begin")
+	for range 4 { // 1.5 s of keys, each within the timeout
+		time.Sleep(300 * time.Millisecond) // a player's pace: the keys' spacing is what is tested
+		p.press("x")
+	}
+	select {
+	case <-p.done:
+		t.Fatal("a game with keys coming was closed as idle")
+	default:
+	}
+	select {
+	case <-p.done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("an idle browser game stayed open")
+	}
+	p.waitFor("You were idle for 1s")
+}
