@@ -77,6 +77,7 @@ func mapText(v world.View) []string {
 	if ds := corridorDoors(v); len(ds) > 0 {
 		out = append(out, "Doors in the corridors: "+strings.Join(ds, "; ")+".")
 	}
+	out = append(out, openingsText(v))
 	return append(out, "Type way exit, way up, way down, or way room and a room's number, for the way there along what you know; map grid for a picture of it in plain characters.")
 }
 
@@ -205,7 +206,7 @@ func wayText(v world.View, args []string) string {
 		return "You are outside the dungeon: map says where everything is."
 	}
 	l := v.Level
-	const ask = "Way where? way exit, way up, way down, or way room and a number from map."
+	const ask = "Way where? way exit, way up, way down, way room and a number from map, or way on for the nearest unexplored opening."
 	if len(args) == 0 {
 		return ask
 	}
@@ -218,6 +219,8 @@ func wayText(v world.View, args []string) string {
 		if v.Self.Depth == 1 {
 			what = "the exit"
 		}
+	case w == "on" || w == "explore" || w == "unexplored" || w == "new":
+		return nearestOpeningText(v)
 	case w == "down":
 		goal = func(q world.Pos) bool { return l.Feature(q) == world.FeatStairsDown }
 		what = "the stairs down"
@@ -236,7 +239,7 @@ func wayText(v world.View, args []string) string {
 	steps, ok := l.Route(v.Known, v.FoundDoors, v.Self.Pos, func(q world.Pos) bool { return known(v, q) && goal(q) })
 	switch {
 	case !ok:
-		return fmt.Sprintf("You know no way to %s yet.", what)
+		return fmt.Sprintf("You know no way to %s yet. %s", what, nearestOpeningText(v))
 	case len(steps) == 0:
 		return fmt.Sprintf("You are at %s.", what)
 	}
@@ -309,9 +312,20 @@ func whereText(v world.View) string {
 	}
 	s := fmt.Sprintf("You are on level %d, column %d, row %d.", v.Self.Depth, p.X+1, p.Y+1)
 	if len(ws) == 0 {
-		return s + " Your map has no landmarks yet."
+		return fmt.Sprintf("%s Your map has no landmarks yet: you have seen %s of this level. %s", s, squares(knownSquares(v)), nearestOpeningText(v))
 	}
 	return s + " Nearest on your map: " + strings.Join(ws, "; ") + "."
+}
+
+// knownSquares counts the squares on the knight's map.
+func knownSquares(v world.View) int {
+	n := 0
+	for i := range v.Level.W * v.Level.H {
+		if world.Bit(v.Known, i) {
+			n++
+		}
+	}
+	return n
 }
 
 // roomDoors names the doors of room r the knight knows, by wall: "a locked door in its

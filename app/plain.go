@@ -51,10 +51,14 @@ type plainState struct {
 	own, watched told
 	pending      string // a question waiting for its answer ("retire")
 	// walk is a walk of several squares (west 7) under way: its way, the squares still
-	// to go after the one asked for, and the squares walked.
+	// to go after the one asked for, and the squares walked. explore says it is an
+	// explore, which chooses each step's way itself; knownAt is the knight's map when
+	// the explore began, so what it finds is told from what it walks through.
 	walk struct {
 		dir          world.Dir
 		left, walked int
+		explore      bool
+		knownAt      []byte
 	}
 	// awaiting says a line entered asked the world (or the server) and its answer has
 	// not come: the prompt is written after the answer, not before it, or
@@ -95,6 +99,11 @@ func (ps *plainState) reset() {
 	ps.line.close()
 	ps.own.yourMove, ps.watched.yourMove = false, false
 	ps.own.offered, ps.watched.offered = "", ""
+}
+
+// endWalk ends a walk or an explore under way.
+func (ps *plainState) endWalk() {
+	ps.walk.left, ps.walk.walked, ps.walk.explore, ps.walk.knownAt = 0, 0, false, nil
 }
 
 // say queues lines to be printed in screen-reader mode (and does nothing otherwise).
@@ -156,7 +165,7 @@ func (m *Model) plainKey(k tea.KeyPressMsg) tea.Cmd {
 	if s != "enter" {
 		ps.awaiting = false // the player goes on: the prompt is written with the key
 	}
-	ps.walk.left, ps.walk.walked = 0, 0 // any key stops a walk
+	ps.endWalk() // any key stops a walk
 	if mv, ok := plainArrows[s]; ok && m.screen == screenPlay && m.haveView && (!m.view.Outside() || m.onSurface()) {
 		m.walk(mv)
 		return nil

@@ -62,7 +62,7 @@ func TestTheWayOutFollowedLeadsOut(t *testing.T) {
 		t.Fatalf("way room 1 said %q", s)
 	}
 	v.Known = make([]byte, len(all)) // nothing known
-	if s := wayText(v, []string{"down"}); s != "You know no way to the stairs down yet." {
+	if s := wayText(v, []string{"down"}); !strings.HasPrefix(s, "You know no way to the stairs down yet.") {
 		t.Fatalf("a way off the map said %q", s)
 	}
 }

@@ -3,6 +3,7 @@ package app
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -37,46 +38,195 @@ func (m *Model) wordWalk(c plainCall) tea.Cmd {
 	return nil
 }
 
-// walkSquares walks n squares that way, stopping at anything new (walkOn).
+// walkSquares walks n squares that way, stopping at anything new (walkOn). A walk of
+// several squares does not step onto a known danger: it stops before it, and says that
+// the way alone takes the step.
 func (m *Model) walkSquares(c plainCall, d world.Dir, n int) {
 	if c.at == atBattle {
 		m.say(walkInBattle)
 		return
 	}
-	m.pl.walk.left, m.pl.walk.walked = 0, 0 // a new word ends any walk before it
+	m.pl.endWalk() // a new word ends any walk before it
 	if n > 1 && !c.v.Outside() {
+		if w := dangerAhead(c.v, c.v.Self.Pos, d); w != "" {
+			m.say(w)
+			return
+		}
 		m.pl.walk.dir, m.pl.walk.left = d, min(n, maxWalk)-1
 	}
 	m.walk(world.Move{Dir: d})
 }
 
 // walkOn takes a step of a walk of several squares: with nothing new (no message, no
-// fight, nothing more in sight, no room or level entered, nothing underfoot) it asks
-// for the next square and reports true, the step left unsaid. Else the walk stops here,
-// and the player is told how far it went before the step is told.
+// fight, nothing more in sight, no room or level entered, nothing underfoot, no side
+// way, no known danger ahead) it asks for the next square and reports true, the step
+// left unsaid. Else the walk stops here, and the player is told how far it went and
+// why before the step is told.
 func (m *Model) walkOn(prev, v world.View, news bool) bool {
 	w := &m.pl.walk
-	if w.left == 0 && w.walked == 0 {
+	if w.left == 0 && w.walked == 0 && !w.explore {
 		return false
 	}
-	w.walked++
-	fresh := false
-	for _, t := range inSight(v) {
-		fresh = fresh || m.pl.own.seen[t.key] == nil
+	if w.explore {
+		return m.exploreOn(prev, v, news)
 	}
-	room := v.Level != nil && v.Level.RoomAt(v.Self.Pos) >= 0 && (prev.Level == nil || prev.Level.RoomAt(prev.Self.Pos) != v.Level.RoomAt(v.Self.Pos))
-	if w.left > 0 && !news && !fresh && !room && v.Fight == nil && v.Self.Depth == prev.Self.Depth && v.Self.Feature == world.FeatNone {
+	w.walked++
+	why := m.walkNews(prev, v, news)
+	var ways []string
+	if why == "" && w.left > 0 && v.Level != nil {
+		ways = sideWays(v, v.Self.Pos, w.dir)
+		if d := dangerAhead(v, v.Self.Pos, w.dir); d != "" {
+			ways = append(ways, d)
+		}
+	}
+	if w.left > 0 && why == "" && len(ways) == 0 {
 		w.left--
 		m.do(world.Move{Dir: w.dir})
 		return true
 	}
-	if w.left > 0 {
-		m.say(fmt.Sprintf("You stop after %s %s: something is new.", squares(w.walked), w.dir))
-	} else if w.walked > 1 {
+	switch {
+	case w.left > 0 && why != "":
+		m.say(fmt.Sprintf("You stop after %s %s: %s.", squares(w.walked), w.dir, why))
+	case w.left > 0:
+		m.say(fmt.Sprintf("You stop after %s %s.", squares(w.walked), w.dir))
+		m.say(ways...)
+	case w.walked > 1:
 		m.say(fmt.Sprintf("You walk %s %s.", squares(w.walked), w.dir))
 	}
-	w.left, w.walked = 0, 0
+	m.pl.endWalk()
 	return false
+}
+
+// walkNews says why a step of a walk is worth stopping at ("something is new"), or ""
+// for a step with nothing new: a message, a fight, something more in sight, a room or a
+// level entered, a feature underfoot.
+func (m *Model) walkNews(prev, v world.View, news bool) string {
+	fresh := m.freshInSight(v)
+	room := v.Level != nil && v.Level.RoomAt(v.Self.Pos) >= 0 && (prev.Level == nil || prev.Level.RoomAt(prev.Self.Pos) != v.Level.RoomAt(v.Self.Pos))
+	if news || fresh || room || v.Fight != nil || v.Self.Depth != prev.Self.Depth || v.Self.Feature != world.FeatNone {
+		return "something is new"
+	}
+	return ""
+}
+
+// freshInSight reports whether something in sight has not been told.
+func (m *Model) freshInSight(v world.View) bool {
+	for _, t := range inSight(v) {
+		if m.pl.own.seen[t.key] == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// wordExplore walks towards the nearest unexplored opening on the knight's map, keeping
+// off known dangers, and on through it, until something is worth a word (exploreOn).
+func (m *Model) wordExplore(c plainCall) tea.Cmd {
+	switch {
+	case c.at == atBattle:
+		m.say(walkInBattle)
+		return nil
+	case c.v.Outside() || c.v.Level == nil:
+		m.say("You are outside the dungeon: type down to climb back in.")
+		return nil
+	}
+	m.pl.endWalk()
+	w := &m.pl.walk
+	w.explore, w.knownAt = true, slices.Clone(c.v.Known)
+	if !m.exploreStep(c.v, true) {
+		m.pl.endWalk()
+	}
+	return nil
+}
+
+// exploreStep asks for an explore's next step, towards the nearest unexplored opening,
+// and reports true; or says why the explore stops here and reports false. The first
+// step of an explore goes through the opening or the door it stands at, the others
+// stop there, for the listener to choose.
+func (m *Model) exploreStep(v world.View, first bool) bool {
+	w := &m.pl.walk
+	stop := func(why string) bool {
+		if w.walked > 0 {
+			why = fmt.Sprintf("You stop after exploring %s: %s", squares(w.walked), why)
+		}
+		m.say(english.Capital(why))
+		return false
+	}
+	os := nearestOpenings(v, 1)
+	if len(os) == 0 {
+		return stop("you know no unexplored opening on this level that a known way leads to, keeping off known dangers. " +
+			"Type map for what you know, way up or way down for the stairs.")
+	}
+	o := os[0]
+	d, e := o.dir, o.edge
+	if len(o.steps) > 0 {
+		d, e = o.steps[0].Dir, o.steps[0].Edge
+	}
+	switch {
+	case first:
+	case len(o.steps) == 0:
+		return stop(openingWord(o.opening) + " leads where you have not been; explore goes through it.")
+	case e != world.EdgeOpen:
+		return stop(fmt.Sprintf("%s is to the %s on the way; explore goes through it.", edgeWord(seenEdge(v, v.Self.Pos, d)), d))
+	}
+	w.dir = d
+	m.do(world.Move{Dir: d, Door: e != world.EdgeOpen})
+	return true
+}
+
+// exploreOn takes an explore's next step after one taken, or stops it, saying why: at
+// anything a walk stops at (a message, a fight, something in sight, a level, a feature
+// underfoot), at a room or a junction it had not seen, at a feature it had not seen,
+// at an unexplored opening or a door (exploreStep), after maxWalk squares.
+func (m *Model) exploreOn(prev, v world.View, news bool) bool {
+	w := &m.pl.walk
+	w.walked++
+	l, p := v.Level, v.Self.Pos
+	why := ""
+	var ways []string
+	switch {
+	case news || v.Fight != nil || l == nil || v.Self.Depth != prev.Self.Depth:
+		why = "something is new."
+	case m.freshInSight(v):
+		why = "something comes into sight."
+	case v.Self.Feature != world.FeatNone:
+		why = "you come to the " + v.Self.Feature.String() + "."
+	case l.RoomAt(p) >= 0 && !world.Bit(w.knownAt, p.Y*l.W+p.X):
+		why = "you come into a room."
+	case newFeature(v, w.knownAt) != "":
+		why = "you see the " + newFeature(v, w.knownAt) + "."
+	case !world.Bit(w.knownAt, p.Y*l.W+p.X):
+		ways = sideWays(v, p, w.dir)
+	}
+	if why == "" && len(ways) == 0 && w.walked >= maxWalk {
+		why = "explore goes on when you type it again."
+	}
+	switch {
+	case why != "":
+		m.say(fmt.Sprintf("You stop after exploring %s: %s", squares(w.walked), why))
+	case len(ways) > 0:
+		m.say(fmt.Sprintf("You stop after exploring %s.", squares(w.walked)))
+		m.say(ways...)
+	case m.exploreStep(v, false):
+		return true
+	}
+	m.pl.endWalk()
+	return false
+}
+
+// newFeature names a feature in the knight's sight that was not on its map in known,
+// or "".
+func newFeature(v world.View, known []byte) string {
+	l := v.Level
+	for y := range l.H {
+		for x := range l.W {
+			q := world.Pos{X: x, Y: y}
+			if f := l.Feature(q); f != world.FeatNone && visible(v, q) && !world.Bit(known, y*l.W+x) {
+				return f.String()
+			}
+		}
+	}
+	return ""
 }
 
 // walkBroken ends a walk of several squares that a message broke into without a step
@@ -84,13 +234,16 @@ func (m *Model) walkOn(prev, v world.View, news bool) bool {
 // whether there was one, so the place it stopped at is told (its steps were not).
 func (m *Model) walkBroken() bool {
 	w := &m.pl.walk
-	if w.left == 0 && w.walked == 0 {
+	if w.left == 0 && w.walked == 0 && !w.explore {
 		return false
 	}
-	if w.walked > 0 {
+	switch {
+	case w.walked > 0 && w.explore:
+		m.say(fmt.Sprintf("You stop after exploring %s.", squares(w.walked)))
+	case w.walked > 0:
 		m.say(fmt.Sprintf("You stop after %s %s.", squares(w.walked), w.dir))
 	}
-	w.left, w.walked = 0, 0
+	m.pl.endWalk()
 	return true
 }
 

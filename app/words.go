@@ -131,8 +131,10 @@ func ownWords() []plainWord {
 			topic: topicLooking, when: following, run: (*Model).wordMap},
 		{words: []string{"where", "position"}, help: "says your square and the nearest landmarks on your map",
 			topic: topicLooking, when: following, run: (*Model).wordWhere},
-		{words: []string{"way", "route"}, usage: "way exit", help: "says the way along what you know to the exit (way up, way down, way room 2 too)",
+		{words: []string{"way", "route"}, usage: "way exit", help: "says the way along what you know to the exit (way up, way down, way room 2 too; way on to the nearest unexplored opening)",
 			topic: topicLooking, when: following, run: (*Model).wordWay},
+		{words: []string{"explore"}, help: "walks to the nearest opening you have not been through and on, stopping at anything new, a junction, a door or a known danger, and says why",
+			topic: topicWalking, when: playing, run: (*Model).wordExplore},
 		{words: []string{"messages", "msgs", "msg", "log"}, help: "repeats the last ten messages (messages 30 for more)",
 			topic: topicLooking, when: following, run: (*Model).wordMessages},
 
