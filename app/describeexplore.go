@@ -170,6 +170,20 @@ func sideWays(v world.View, p world.Pos, d world.Dir) []string {
 	return out
 }
 
+// waysOut counts the sides of p a knight may leave by: openings and doors.
+func waysOut(v world.View, p world.Pos) int {
+	n := 0
+	for _, d := range dirWords {
+		switch seenEdge(v, p, d) {
+		case world.EdgeOpen, world.EdgeDoor, world.EdgeLocked:
+			if v.Level.In(p.Step(d)) {
+				n++
+			}
+		}
+	}
+	return n
+}
+
 // dangerAhead says the known danger one step from p going d, through an opening, or "".
 func dangerAhead(v world.View, p world.Pos, d world.Dir) string {
 	if v.Level.Edge(p, d) != world.EdgeOpen {

@@ -195,8 +195,8 @@ func (m *Model) exploreOn(prev, v world.View, news bool) bool {
 		why = "you come into a room."
 	case newFeature(v, w.knownAt) != "":
 		why = "you see the " + newFeature(v, w.knownAt) + "."
-	case !world.Bit(w.knownAt, p.Y*l.W+p.X):
-		ways = sideWays(v, p, w.dir)
+	case !world.Bit(w.knownAt, p.Y*l.W+p.X) && waysOut(v, p) > 2:
+		ways = sideWays(v, p, w.dir) // a junction found is a choice; a bend is none
 	}
 	if why == "" && len(ways) == 0 && w.walked >= maxWalk {
 		why = "explore goes on when you type it again."

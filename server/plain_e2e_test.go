@@ -1,7 +1,9 @@
 package server
 
 import (
+	"fmt"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -674,4 +676,82 @@ func TestScreenReaderWordsAreWordsItTakes(t *testing.T) {
 	for _, tm := range []*terminal{p, k, b} {
 		noEscape(t, tm.rawOutput())
 	}
+}
+
+// Exploring by ear through real SSH (issue 44: 16 commands on a level without finding
+// its stairs, one square a command): a knight at the top of level 1 of the default seed
+// reaches the stairs down by explore and way down alone, each way followed as it is said
+// (a door on it opened), in a bounded number of lines. A wanderer met on the way is
+// fought until it is over.
+func TestExploreAndWayReachTheStairsDown(t *testing.T) {
+	dir := t.TempDir()
+	const seed = defaultSeed
+	l := world.New(world.Config{Seed: seed}).Level(1)
+	key := newKey(t)
+	seedKnight(t, dir, key, func(a *world.Adventurer) {
+		a.Name, a.Hits, a.MaxHits, a.Str, a.Dex = "Percival", 900, 900, 18, 18
+		a.Depth, a.X, a.Y = 1, l.Up.X, l.Up.Y
+		a.Options.Plain = true
+	})
+	cfg := testConfig(dir, seed)
+	cfg.Tick = time.Millisecond
+	srv, _ := startConfigured(t, cfg)
+	p := openTerminalCmd(t, srv.addr, key, 200, 24, "play --plain")
+	p.waitRaw("Welcome back, Percival")
+	p.press(keyEnter)
+	p.waitRaw("on level 1")
+	waitUntil(t, "the first prompt", func() bool { return strings.HasSuffix(p.rawOutput(), "\r\n> ") })
+
+	// say types a line and returns its answer: what is told until the prompt ends the
+	// output again, a fight on the way fought out first.
+	lines := 0
+	say := func(line string) string {
+		t.Helper()
+		lines++
+		from := len(p.rawOutput())
+		seen := from
+		p.press(line, keyEnter)
+		if !poll(20*time.Second, pollEvery, func() bool {
+			plainFightBack(p, &seen, true)
+			out := p.rawOutput()[from:]
+			_, after, echoed := strings.Cut(out, line+"\r\n")
+			return echoed && after != "> " && strings.HasSuffix(after, "\r\n> ")
+		}) {
+			t.Fatalf("no answer to %q:\n%s", line, p.rawOutput()[from:])
+		}
+		return strings.Join(strings.Fields(p.rawOutput()[from:]), " ")
+	}
+	leg := regexp.MustCompile(`^(north|south|east|west) (\d+)( through the (door|locked door|secret door))?`)
+	const most = 60
+	for !strings.Contains(p.rawOutput(), "You stand on the stairs down") {
+		if lines > most {
+			t.Fatalf("not at the stairs down after %d lines:\n%s", lines, p.rawOutput())
+		}
+		way := say("way down")
+		_, route, ok := strings.Cut(way, "The way to the stairs down: ")
+		if !ok {
+			say("explore")
+			continue
+		}
+		route, _, _ = strings.Cut(route, ".")
+		for _, part := range strings.Split(route, ", ") {
+			m := leg.FindStringSubmatch(strings.ToLower(part))
+			if m == nil {
+				t.Fatalf("a leg of the way is %q, in %q", part, route)
+			}
+			n, _ := strconv.Atoi(m[2])
+			if m[3] != "" {
+				if n > 1 {
+					say(fmt.Sprintf("%s %d", m[1], n-1))
+				}
+				say("open " + m[1])
+				continue
+			}
+			if said := say(fmt.Sprintf("%s %d", m[1], n)); strings.Contains(said, "You stop after") {
+				break // the walk stopped short (a side way, a wanderer): ask the way again
+			}
+		}
+	}
+	t.Logf("the stairs down reached in %d lines", lines)
+	noEscape(t, p.rawOutput())
 }
