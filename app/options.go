@@ -175,6 +175,28 @@ func (m *Model) optionRows() [][2]string {
 	}
 }
 
+// listeningRows are the options of what screen-reader mode says, which its options list
+// adds to optionRows; the drawn screen, which says none of it, leaves them out.
+func (m *Model) listeningRows() [][2]string {
+	o := m.opts
+	said := func(off bool) string {
+		if off {
+			return "not said"
+		}
+		return "said"
+	}
+	steps := "brief"
+	if o.Verbose {
+		steps = "in full"
+	}
+	return [][2]string{
+		{"Steps", steps},
+		{"Sightings", said(o.NoSightings)},
+		{"Others' movements", said(o.NoMovements)},
+		{"Party chatter", said(o.NoPartyChat)},
+	}
+}
+
 // profileName says a colour profile in words.
 func profileName(p colorprofile.Profile) string {
 	switch p {

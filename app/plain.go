@@ -399,6 +399,9 @@ func (m *Model) tellMessages(ps *told, prev, v world.View, first bool) (news boo
 			if moved && !first && surfaceArrival(msg) {
 				continue // the step's own words say the place, and its word (surface.go)
 			}
+			if ps == &m.pl.own && m.opts.NoPartyChat && partyChatter(v, msg) {
+				continue
+			}
 			m.say(plainMessage(msg))
 		}
 	}
@@ -406,6 +409,18 @@ func (m *Model) tellMessages(ps *told, prev, v world.View, first bool) (news boo
 		m.say(changeText(prev.Self, v.Self, news)...)
 	}
 	return news
+}
+
+// partyChatter reports whether a line of the view's messages is another member's party
+// talk, which the NoPartyChat option quiets; the party's invitations and comings and
+// goings are said still.
+func partyChatter(v world.View, msg string) bool {
+	for i := len(v.Messages) - 1; i >= 0; i-- {
+		if v.Messages[i] == msg {
+			return i < len(v.Kinds) && v.Kinds[i] == world.MsgParty && strings.Contains(msg, " (party): ")
+		}
+	}
+	return false
 }
 
 // renumbered says, after a sale, that the numbers of the market's list changed with it:
@@ -476,7 +491,7 @@ func (m *Model) tellPlace(ps *told, prev, v world.View, first, news bool) (walki
 	case news && ps == &m.pl.own && m.walkBroken():
 		m.say(m.lookText(v, false)...)
 	default:
-		m.say(ps.seen.update(v, false, m.quietTurns(), m.memoryTurns())...)
+		m.say(ps.seen.updateHushed(v, false, m.quietTurns(), m.memoryTurns(), m.hushedSightings)...)
 		return false
 	}
 	ps.seen.update(v, true, m.quietTurns(), m.memoryTurns()) // all in sight has been told
@@ -647,11 +662,11 @@ func (m *Model) plainOptions(line string) tea.Cmd {
 	f := strings.Fields(strings.ToLower(line))
 	if len(f) < 3 {
 		var ws []string
-		for _, r := range m.optionRows() {
+		for _, r := range append(m.optionRows(), m.listeningRows()...) {
 			ws = append(ws, r[0]+": "+r[1])
 		}
 		m.say("Options: "+strings.Join(ws, "; ")+".",
-			"To change one, type set and its name and value: set plain off; set theme contrast or plato; set colour auto, truecolor, 256, 16 or none; set keys on or off; set spectators on or off; set replays private or public. mute NAME and unmute NAME filter chat.")
+			"To change one, type set and its name and value: set plain off; set theme contrast or plato; set colour auto, truecolor, 256, 16 or none; set keys on or off; set spectators on or off; set replays private or public; set verbose on or off (brief or verbose alone too); set sightings, movements or party on or off. mute NAME and unmute NAME filter chat.")
 		return nil
 	}
 	o, done := m.opts.Clone(), "Done."
@@ -686,6 +701,16 @@ func (m *Model) plainOptions(line string) tea.Cmd {
 		o.NoSpectators = !on
 	case "replays", "replay":
 		o.PrivateReplays = f[2] == "private" || f[2] == "off" || f[2] == "no"
+	case "verbose":
+		o.Verbose = on
+	case "brief":
+		o.Verbose = !on
+	case "sightings", "sighting", "monsters":
+		o.NoSightings = !on
+	case "movements", "movement", "moves", "others":
+		o.NoMovements = !on
+	case "party", "chatter":
+		o.NoPartyChat = !on
 	default:
 		m.say(fmt.Sprintf("There is no option %q. Type options for the list.", world.CleanText(f[1], 20)))
 		return nil

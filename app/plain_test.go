@@ -444,7 +444,7 @@ func TestThePromptComesAfterTheAnswer(t *testing.T) {
 	step.Turn++
 	m.ownView(step)
 	m.View()
-	if got := written(); !strings.HasPrefix(got, "You are on level 2") || !strings.HasSuffix(got, "\r\n"+plainPrompt) {
+	if got := written(); !strings.HasPrefix(got, "West. ") || !strings.HasSuffix(got, "\r\n"+plainPrompt) {
 		t.Fatalf("the step was told as %q, want its lines and then the prompt", got)
 	}
 

@@ -85,14 +85,24 @@ func inSight(v world.View) []seenThing {
 // known, and what went out of sight is known gone without a word. quiet is sightQuiet
 // and memory sightMemory, in turns.
 func (ss sightings) update(v world.View, told bool, quiet, memory uint64) []string {
+	return ss.updateHushed(v, told, quiet, memory, nil)
+}
+
+// updateHushed is update with the lines about the things whose key hush holds left
+// unsaid (the options' filters: hushedSightings), though kept as said.
+func (ss sightings) updateHushed(v world.View, told bool, quiet, memory uint64, hush func(key string) bool) []string {
 	now, p := v.Turn, v.Self.Pos
 	var out []string
+	key := ""
 	line := func(s *sighting, l string) {
-		out = append(out, l)
+		if hush == nil || !hush(key) {
+			out = append(out, l)
+		}
 		s.said = append(s.said, now)
 	}
 	here := map[string]bool{}
 	for _, t := range inSight(v) {
+		key = t.key
 		here[t.key] = true
 		s := ss[t.key]
 		near := steps(p, t.pos) <= sightNear
@@ -119,7 +129,8 @@ func (ss sightings) update(v world.View, told bool, quiet, memory uint64) []stri
 			}
 		}
 	}
-	for _, key := range slices.Sorted(maps.Keys(ss)) {
+	for _, k := range slices.Sorted(maps.Keys(ss)) {
+		key = k
 		s := ss[key]
 		switch {
 		case here[key]:
@@ -164,6 +175,12 @@ func (ss sightings) forgetFallen(v world.View, news []string) {
 			}
 		}
 	}
+}
+
+// hushedSightings is what the options quiet of what comes into sight and goes: the
+// monsters (NoSightings) and the other knights (NoMovements), by their sightings' keys.
+func (m *Model) hushedSightings(key string) bool {
+	return strings.HasPrefix(key, "m") && m.opts.NoSightings || strings.HasPrefix(key, "k") && m.opts.NoMovements
 }
 
 // quietTurns is sightQuiet in the game's turns.

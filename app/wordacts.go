@@ -109,6 +109,18 @@ func (m *Model) walkNews(prev, v world.View, news bool) string {
 	return ""
 }
 
+// wordStyle is brief and verbose: how a step is said, kept with the key's options.
+func (m *Model) wordStyle(c plainCall) tea.Cmd {
+	o := m.opts.Clone()
+	o.Verbose = c.word == "verbose"
+	if o.Verbose {
+		m.say("Done: every step is said in full. Type brief for a few words a step.")
+	} else {
+		m.say("Done: a step that changes little is said in a few words. Type verbose for every step in full, look for where you are.")
+	}
+	return m.setOptions(o)
+}
+
 // freshInSight reports whether something in sight has not been told.
 func (m *Model) freshInSight(v world.View) bool {
 	for _, t := range inSight(v) {

@@ -135,6 +135,10 @@ func ownWords() []plainWord {
 			topic: topicLooking, when: following, run: (*Model).wordWay},
 		{words: []string{"explore"}, help: "walks to the nearest opening you have not been through and on, stopping at anything new, a junction, a door or a known danger, and says why",
 			topic: topicWalking, when: playing, run: (*Model).wordExplore},
+		{words: []string{"brief"}, help: "says a step that changes little in a few words (the default)",
+			topic: topicLooking, when: playing, only: func(c plainCall) bool { return c.rest == "" }, run: (*Model).wordStyle},
+		{words: []string{"verbose"}, help: "says every step in full", topic: topicLooking, when: playing,
+			only: func(c plainCall) bool { return c.rest == "" }, run: (*Model).wordStyle},
 		{words: []string{"messages", "msgs", "msg", "log"}, help: "repeats the last ten messages (messages 30 for more)",
 			topic: topicLooking, when: following, run: (*Model).wordMessages},
 

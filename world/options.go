@@ -31,6 +31,16 @@ type Options struct {
 	// PrivateReplays keeps the replays of the knight's death and retirement for its own
 	// key: no one else may play them, and the web page does not offer them.
 	PrivateReplays bool `json:"private_replays,omitempty"`
+	// Verbose says every step in full in screen-reader mode, where the default is brief:
+	// a step that changes little is a few words ("East. Passage goes on north and east.").
+	Verbose bool `json:"verbose,omitempty"`
+	// NoSightings, NoMovements and NoPartyChat quiet kinds of screen-reader mode's lines,
+	// as MUDs for blind players let them: monsters coming into sight and going, other
+	// knights' comings and goings in sight, and the party's talk. A step and look still
+	// say all that is in sight.
+	NoSightings bool `json:"no_sightings,omitempty"`
+	NoMovements bool `json:"no_movements,omitempty"`
+	NoPartyChat bool `json:"no_party_chat,omitempty"`
 	// Muted are the names whose chat this player does not see.
 	Muted []string `json:"muted,omitempty"`
 }

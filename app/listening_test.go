@@ -1,0 +1,63 @@
+package app
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/orthanc-ssh/orthanc-ssh/world"
+)
+
+// The pace of speech (issue 44: a step took 11.6 s to hear at 175 words a minute). A
+// step that changes little is a few words by default; verbose says every step in full
+// and brief goes back; set sightings off quiets monsters coming into sight.
+
+// A corridor step is its way and where the passage goes on; verbose says it in full.
+func TestAStepIsBriefUnlessVerbose(t *testing.T) {
+	w := newForkWalk(t, 3)
+	w.m.opts.Plain = true
+	enterLine(w.m, "east")
+	w.lines()
+	w.step()
+	if said := strings.Join(w.lines(), "\n"); said != "East. Passage goes on east." {
+		t.Fatalf("a brief step said %q", said)
+	}
+	enterLine(w.m, "verbose")
+	if said := strings.Join(w.lines(), "\n"); !strings.Contains(said, "every step is said in full") || !w.m.opts.Verbose {
+		t.Fatalf("verbose said %q, verbose kept %v", said, w.m.opts.Verbose)
+	}
+	enterLine(w.m, "east")
+	w.lines()
+	w.step()
+	if said := strings.Join(w.lines(), "\n"); !strings.HasPrefix(said, "You are on level 1, in a corridor running east and west.") {
+		t.Fatalf("a verbose step said %q", said)
+	}
+	enterLine(w.m, "brief")
+	if w.m.opts.Verbose {
+		t.Fatal("brief kept verbose")
+	}
+	enterLine(w.m, "options")
+	if said := strings.Join(w.lines(), "\n"); !strings.Contains(said, "Steps: brief; Sightings: said; Others' movements: said; Party chatter: said.") {
+		t.Fatalf("options do not list what screen-reader mode says:\n%s", said)
+	}
+}
+
+// set sightings off quiets a monster coming into sight and going; a step still says it.
+func TestSightingsOffQuietsMonstersComingIntoSight(t *testing.T) {
+	for _, off := range []bool{false, true} {
+		w := newCorridorWatch(t)
+		w.m.opts.Plain = true
+		w.m.view = w.v
+		if off {
+			enterLine(w.m, "set sightings off")
+			if !w.m.opts.NoSightings {
+				t.Fatal("set sightings off did not keep it")
+			}
+		}
+		w.lines()
+		w.show([]world.SeenMonster{{ID: 3, Name: "Wolf", Glyph: "Wo", Pos: world.Pos{X: 5, Y: 0}}})
+		said := strings.Join(w.lines(), "\n")
+		if told := strings.Contains(said, "A Wolf comes into sight"); told == off {
+			t.Fatalf("sightings off %v, a Wolf coming into sight said %q", off, said)
+		}
+	}
+}
