@@ -52,7 +52,7 @@ var helpTopics = []helpTopic{
 			"A chute drops you one or more levels and a pit hurts you; levitation floats over both.",
 		}
 	}},
-	{names: []string{"monsters", "monster"}, lesson: func(world.View) []string { return monsterSentences() }},
+	{names: []string{"monsters", "monster"}, lesson: monsterSentences},
 	{names: []string{"party", "parties", "group"}, words: []plainTopic{topicParties}, lesson: func(world.View) []string {
 		return []string{"A party fights together: members on your square share your battles, and the experience and treasure. One who falls while another stands faints, and comes to if the party wins."}
 	}},
@@ -107,48 +107,52 @@ func topicHelp(name string, v world.View) (out []string, ok bool) {
 	return out, true
 }
 
-// monsterSentences are the monster tables said as sentences: each class with its
-// monsters' names, which monster levels each dungeon level holds, and how to hear a
-// class's numbers (monsterClassSentences); the numbers of all 60 monsters at once were
-// 1900 words.
-func monsterSentences() []string {
-	out := []string{"Eight classes of monsters live in the dungeon."}
+// monsterSentences are help monsters: the classes, what the knight's level holds, and
+// how to hear more, in a few sentences (the whole table, names and numbers, was 664
+// words, near five minutes of speech at 175 words a minute).
+func monsterSentences(v world.View) []string {
+	var cs []string
 	for c := world.MonsterClass(0); c < world.NumMonsterClasses; c++ {
+		cs = append(cs, c.String())
+	}
+	out := []string{fmt.Sprintf("Eight classes of monsters live in the dungeon: %s.", english.List(cs))}
+	d := min(max(v.Self.Depth, 1), len(world.MonsterLevelOdds)) - 1
+	var ls []string
+	for ml, pc := range world.MonsterLevelOdds[d] {
+		if pc > 0 {
+			ls = append(ls, fmt.Sprintf("level %d %d%%", ml+1, pc))
+		}
+	}
+	out = append(out, fmt.Sprintf("On dungeon level %d the monsters met are of %s.", d+1, english.List(ls)))
+	return append(out, "help monsters and a class (help monsters undead) names its monsters; help monster and a name (help monster giant ant) gives one's numbers.")
+}
+
+// monsterClassSentences are one class's monsters by name and level, or nil for no
+// such class.
+func monsterClassSentences(class string) []string {
+	for c := world.MonsterClass(0); c < world.NumMonsterClasses; c++ {
+		if !strings.EqualFold(strings.ReplaceAll(c.String(), " ", ""), strings.ReplaceAll(class, " ", "")) {
+			continue
+		}
 		var ms []string
 		for _, k := range world.Monsters {
 			if k.Class == c {
 				ms = append(ms, fmt.Sprintf("%s (level %d)", k.Name, k.Level))
 			}
 		}
-		out = append(out, fmt.Sprintf("%s: %s.", english.Capital(c.String()), strings.Join(ms, ", ")))
+		return []string{fmt.Sprintf("%s: %s. help monster and a name gives one's numbers.", english.Capital(c.String()), strings.Join(ms, ", "))}
 	}
-	for d, odds := range world.MonsterLevelOdds {
-		var ls []string
-		for ml, pc := range odds {
-			if pc > 0 {
-				ls = append(ls, fmt.Sprintf("level %d %d%%", ml+1, pc))
-			}
-		}
-		out = append(out, fmt.Sprintf("On dungeon level %d the monsters met are of %s.", d+1, english.List(ls)))
-	}
-	return append(out, "help monsters and a class (help monsters undead) gives its monsters' numbers.")
+	return nil
 }
 
-// monsterClassSentences are one class's rows of the monster table as sentences, or nil
-// for no such class.
-func monsterClassSentences(class string) []string {
-	for c := world.MonsterClass(0); c < world.NumMonsterClasses; c++ {
-		if !strings.EqualFold(strings.ReplaceAll(c.String(), " ", ""), strings.ReplaceAll(class, " ", "")) {
-			continue
+// oneMonsterSentences are one monster's row of the table as a sentence, or nil for no
+// monster of that name.
+func oneMonsterSentences(name string) []string {
+	for _, k := range world.Monsters {
+		if strings.EqualFold(strings.ReplaceAll(k.Name, " ", ""), strings.ReplaceAll(name, " ", "")) {
+			return []string{fmt.Sprintf("%s, %s: level %d, hit dice %s, attack %s, Dexterity %d, %d experience, speed %+d, %s.",
+				k.Name, k.Class, k.Level, k.HitDice, k.AttackDice, k.Dex, k.Experience, k.Speed, english.Count(k.AttacksPerRound, "attack a round"))}
 		}
-		out := []string{fmt.Sprintf("%s, each with its level, hit dice, attack dice, Dexterity, experience, speed and attacks a round:", english.Capital(c.String()))}
-		for _, k := range world.Monsters {
-			if k.Class == c {
-				out = append(out, fmt.Sprintf("%s: level %d, hit dice %s, attack %s, Dexterity %d, %d experience, speed %+d, %s.",
-					k.Name, k.Level, k.HitDice, k.AttackDice, k.Dex, k.Experience, k.Speed, english.Count(k.AttacksPerRound, "attack")))
-			}
-		}
-		return out
 	}
 	return nil
 }

@@ -31,15 +31,16 @@ func TestHelpByTopic(t *testing.T) {
 	}
 	all := said("help all")
 	for topic, want := range map[string][]string{
-		"fighting":        {"rolls over 6", "fight (or f, attack, kill, k, hit) strikes at your target."},
-		"spells":          {"Level 1 spells", "cast 1 e"},
-		"doors":           {"Locked doors lead into rooms", "open DIRECTION"},
-		"traps":           {"bear trap", "levitation"},
-		"monsters":        {"Insect: Giant Ant (level 1)", "On dungeon level 1 the monsters met are of level 1", "help monsters undead"},
-		"monsters insect": {"Giant Ant: level 1, hit dice 1d8, attack 1d4, Dexterity 8, 25 experience, speed +0, 1 attack."},
-		"party":           {"A party fights together", "invite NAME invites a knight"},
-		"talking":         {"say TEXT", "whisper NAME TEXT"},
-		"map":             {"map grid", "where (or position) says your square", "way exit (or route)"},
+		"fighting":          {"rolls over 6", "fight (or f, attack, kill, k, hit) strikes at your target."},
+		"spells":            {"Level 1 spells", "cast 1 e"},
+		"doors":             {"Locked doors lead into rooms", "open DIRECTION"},
+		"traps":             {"bear trap", "levitation"},
+		"monsters":          {"Eight classes of monsters live in the dungeon: Insect", "On dungeon level 2 the monsters met are of level 1", "help monsters undead", "help monster giant ant"},
+		"monsters insect":   {"Insect: Giant Ant (level 1)"},
+		"monster giant ant": {"Giant Ant, Insect: level 1, hit dice 1d8, attack 1d4, Dexterity 8, 25 experience, speed +0, 1 attack a round."},
+		"party":             {"A party fights together", "invite NAME invites a knight"},
+		"talking":           {"say TEXT", "whisper NAME TEXT"},
+		"map":               {"map grid", "where (or position) says your square", "way exit (or route)"},
 	} {
 		s := said("help " + topic)
 		for _, w := range want {
@@ -50,6 +51,9 @@ func TestHelpByTopic(t *testing.T) {
 		if len(s) >= len(all) {
 			t.Errorf("help %s is as long as all the help (%d characters)", topic, len(s))
 		}
+	}
+	if s := said("help monsters"); len(strings.Fields(s)) > 80 {
+		t.Errorf("help monsters is %d words, want a short list (at most 80):\n%s", len(strings.Fields(s)), s)
 	}
 	if s := said("help knitting"); !strings.Contains(s, `There is no help on "knitting".`) || !strings.Contains(s, "Type help and a topic") {
 		t.Errorf("help of no topic said %q", s)

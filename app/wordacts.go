@@ -600,10 +600,14 @@ func (m *Model) wordHelp(c plainCall) tea.Cmd {
 	case len(c.args) == 0:
 		m.say(helpIndex())
 	case strings.HasPrefix(strings.ToLower(c.args[0]), "monster") && len(c.args) > 1:
-		if lines := monsterClassSentences(strings.Join(c.args[1:], " ")); lines != nil {
+		what := strings.Join(c.args[1:], " ")
+		if lines := monsterClassSentences(what); lines != nil {
+			m.say(lines...)
+		} else if lines := oneMonsterSentences(what); lines != nil {
 			m.say(lines...)
 		} else {
-			m.say(monsterSentences()...)
+			m.say(fmt.Sprintf("No monster or class is called %q.", world.CleanText(what, 30)))
+			m.say(monsterSentences(c.v)...)
 		}
 	default:
 		if lines, ok := topicHelp(c.args[0], c.v); ok {
