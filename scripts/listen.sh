@@ -10,6 +10,7 @@
 # into OUT-DIR the raw bytes (raw), the lines said (lines: what a screen reader reads,
 # the player's own typed lines left out) and a summary (summary): lines, words and
 # seconds of speech at 175 words a minute, espeak-ng's default, in all and per minute.
+# Each walking step's answer is timed too (step-NN), and their median said.
 # The same script against two builds compares them (docs/PERFORMANCE.md, "Listening").
 # Needs ssh, ssh-keygen, espeak-ng and perl; takes about five and a half minutes.
 set -euo pipefail
@@ -63,6 +64,27 @@ perl -ne '
 	print "$l\n" if $l =~ /\S/ && $l !~ /^(help|look|north|east|west|south|open west|fight|say hello, is anyone about\?|help fighting|map|quit|yes)$/;
 ' "$out/raw" >"$out/lines"
 
+# Each walking step's answer: the lines said after a step's typed line until the next
+# typed line, one file a step, each timed as the whole is.
+rm -f "$out"/step-*
+OUT=$out perl -ne '
+	BEGIN { $n = 0; $f = undef }
+	s/\e\[[0-9;?]*[ -\/]*[@-~]//g; s/\e[()][A-Z0-9]//g; s/\e.//g;
+	my @parts = grep { /\S/ } split /\r/; next unless @parts;
+	my $l = $parts[-1]; $l =~ s/^(> )+//; $l =~ s/\s+$//;
+	next unless $l =~ /\S/;
+	if ($l =~ /^(north|east|west|south)$/) { $n++; open($f, ">", sprintf("%s/step-%02d", $ENV{OUT}, $n)) or die; next }
+	if ($l =~ /^(help|look|open west|fight|say hello, is anyone about\?|help fighting|map|quit|yes)$/) { $f = undef; next }
+	print $f "$l\n" if $f;
+' "$out/raw"
+steps=()
+for f in "$out"/step-*; do
+	[ -e "$f" ] || continue
+	b=$(espeak-ng -s 175 --stdout -f "$f" | wc -c)
+	steps+=("$(awk "BEGIN { printf \"%.1f\", ($b - 44) / 44100 }")")
+done
+median=$(printf '%s\n' "${steps[@]:-0}" | sort -n | awk '{ a[NR] = $1 } END { print (NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2) }')
+
 lines=$(wc -l <"$out/lines")
 words=$(wc -w <"$out/lines")
 # espeak-ng writes 16-bit mono WAV at 22050 Hz: its bytes after the 44 of the header
@@ -74,5 +96,6 @@ speech=$(awk "BEGIN { printf \"%.0f\", ($bytes - 44) / 44100 }")
 	echo "lines: $lines ($(awk "BEGIN { printf \"%.1f\", $lines / $minutes }") a minute)"
 	echo "words: $words"
 	echo "speech at 175 wpm: ${speech} s ($(awk "BEGIN { printf \"%.0f\", $speech / $minutes }") s a minute)"
+	echo "walking steps: ${#steps[@]}, speech each: ${steps[*]:-} s; median ${median} s"
 	echo "escape bytes: $(tr -cd '\033' <"$out/raw" | wc -c)"
 } | tee "$out/summary"
