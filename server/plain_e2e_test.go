@@ -11,6 +11,7 @@ import (
 
 	gossh "golang.org/x/crypto/ssh"
 
+	"github.com/orthanc-ssh/orthanc-ssh/internal/english"
 	"github.com/orthanc-ssh/orthanc-ssh/store"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
@@ -753,5 +754,70 @@ func TestExploreAndWayReachTheStairsDown(t *testing.T) {
 		}
 	}
 	t.Logf("the stairs down reached in %d lines", lines)
+	if raw := strings.Join(strings.Fields(p.rawOutput()), " "); !strings.Contains(raw, "You stop after exploring") || !strings.Contains(raw, "A passage opens") {
+		t.Fatalf("no explore stopped at a side passage and named it:\n%s", p.rawOutput())
+	}
+	noEscape(t, p.rawOutput())
+}
+
+// The pace of speech through real SSH (issue 44: a step 11.6 s of speech, help monsters
+// 664 words): a step that changes little is its way and where the passage goes on;
+// verbose says it in full, and is kept with the key with set sightings off, as the next
+// connection's options say; help monsters is short and help monster NAME gives one.
+func TestScreenReaderPaceOverSSH(t *testing.T) {
+	dir := t.TempDir()
+	const seed = defaultSeed
+	l := world.New(world.Config{Seed: seed}).Level(1)
+	key := newKey(t)
+	seedKnight(t, dir, key, func(a *world.Adventurer) {
+		a.Name, a.Hits, a.MaxHits = "Percival", 900, 900
+		a.Depth, a.X, a.Y = 1, l.Up.X, l.Up.Y
+		a.Options.Plain = true
+	})
+	srv, _ := startConfigured(t, testConfig(dir, seed))
+	var out world.Dir
+	for _, d := range world.Dirs {
+		if l.Edge(l.Up, d) == world.EdgeOpen {
+			out = d
+		}
+	}
+	p := openTerminalCmd(t, srv.addr, key, 200, 24, "play --plain")
+	p.waitRaw("Welcome back, Percival")
+	p.press(keyEnter)
+	p.waitRaw("on level 1")
+	// answer types a line and returns what is told after it once want is.
+	answer := func(line string, want ...string) string {
+		t.Helper()
+		from := len(p.rawOutput())
+		p.press(line, keyEnter)
+		var said string
+		waitUntil(t, fmt.Sprintf("the answer to %q", line), func() bool {
+			said = strings.Join(strings.Fields(p.rawOutput()[from:]), " ")
+			return containsAll(said, want)
+		})
+		return said
+	}
+	name := english.Capital(out.String())
+	if said := answer(out.String(), name+". Passage goes on"); strings.Contains(said, "You are on level 1") {
+		t.Fatalf("a brief step said it in full: %s", said)
+	}
+	answer("verbose", "every step is said in full")
+	answer(out.Opposite().String(), "You are on level 1")
+	answer("set sightings off", "Done.")
+	if said := answer("help monsters", "Eight classes of monsters", "help monster and a name"); len(strings.Fields(said)) > 100 {
+		t.Fatalf("help monsters is %d words: %s", len(strings.Fields(said)), said)
+	}
+	answer("help monster giant ant", "Giant Ant, Insect: level 1, hit dice 1d8")
+	answer("quit", "Type yes to leave")
+	p.press("yes", keyEnter)
+	if !p.ended(10 * time.Second) {
+		t.Fatalf("the session did not end:\n%s", p.rawOutput())
+	}
+
+	p = openTerminalCmd(t, srv.addr, key, 200, 24, "play --plain")
+	p.waitRaw("Welcome back, Percival")
+	p.press(keyEnter)
+	p.waitRaw("on level 1")
+	answer("options", "Steps: in full; Sightings: not said; Others' movements: said; Party chatter: said.")
 	noEscape(t, p.rawOutput())
 }
