@@ -61,3 +61,29 @@ func TestSightingsOffQuietsMonstersComingIntoSight(t *testing.T) {
 		}
 	}
 }
+
+// set movements off quiets other knights coming into sight, and only them: a monster is
+// still told. With it on, both are.
+func TestMovementsOffQuietsKnightsComingIntoSight(t *testing.T) {
+	for _, off := range []bool{false, true} {
+		w := newCorridorWatch(t)
+		w.m.opts.Plain = true
+		w.m.view = w.v
+		if off {
+			enterLine(w.m, "set movements off")
+			if !w.m.opts.NoMovements {
+				t.Fatal("set movements off did not keep it")
+			}
+		}
+		w.lines()
+		w.v.Others = []world.Other{{Name: "Gawain", Pos: world.Pos{X: 4, Y: 0}}}
+		w.show([]world.SeenMonster{{ID: 3, Name: "Wolf", Glyph: "Wo", Pos: world.Pos{X: 5, Y: 0}}})
+		said := strings.Join(w.lines(), "\n")
+		if told := strings.Contains(said, "Gawain comes into sight"); told == off {
+			t.Fatalf("movements off %v, Gawain coming into sight said %q", off, said)
+		}
+		if !strings.Contains(said, "A Wolf comes into sight") {
+			t.Fatalf("movements off %v quieted a monster too: %q", off, said)
+		}
+	}
+}
