@@ -22,18 +22,7 @@ import (
 func TestAGuestPlaysInTheBrowser(t *testing.T) {
 	exe := chromium(t)
 	_, _, base := webServer(t)
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(exe), chromedp.Headless, chromedp.DisableGPU, chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck,
-		chromedp.Flag("no-sandbox", true), chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
-		chromedp.UserDataDir(t.TempDir()),
-	}
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelAlloc()
-	ctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
-	ctx, cancelTime := context.WithTimeout(ctx, 90*time.Second)
-	defer cancelTime()
+	ctx := headless(t, exe, 90*time.Second)
 
 	screen := func() string {
 		s, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById("screen").innerText`))

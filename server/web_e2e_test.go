@@ -26,6 +26,23 @@ func chromium(t *testing.T) string {
 	return testtools.Need(t, "chromium", "chromium", "chromium-browser", "google-chrome")
 }
 
+// headless starts Chromium at exe without a window, in a profile of its own, for at most
+// d; it is closed when the test ends.
+func headless(t *testing.T, exe string, d time.Duration) context.Context {
+	t.Helper()
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(exe), chromedp.Headless, chromedp.DisableGPU, chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("no-sandbox", true), chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
+		chromedp.UserDataDir(t.TempDir()),
+	}
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancel := chromedp.NewContext(actx)
+	ctx, cancelTime := context.WithTimeout(ctx, d)
+	t.Cleanup(func() { cancelTime(); cancel(); cancelAlloc() })
+	return ctx
+}
+
 // webServer starts the server with its web page on a free loopback port, with a hall
 // of fame and a message of the day, and returns the page's address.
 func webServer(t *testing.T) (*testServer, *Server, string) {
@@ -59,18 +76,7 @@ func TestTheWebPageInABrowser(t *testing.T) {
 	guest := terminalOn(t, g, 80, 24, nil, "")
 	guest.enterDungeon("Tom")
 
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(exe), chromedp.Headless, chromedp.DisableGPU, chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck,
-		chromedp.Flag("no-sandbox", true), chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
-		chromedp.UserDataDir(t.TempDir()),
-	}
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelAlloc()
-	ctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
-	ctx, cancelTime := context.WithTimeout(ctx, 60*time.Second)
-	defer cancelTime()
+	ctx := headless(t, exe, 60*time.Second)
 
 	shot := func(w, h int64) []byte {
 		t.Helper()
