@@ -2,8 +2,6 @@ package server
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -85,18 +83,7 @@ func TestAGuestPlaysInTheBrowser(t *testing.T) {
 	waitFor("Depth 1")
 	phone := shot(t, ctx, 390, 844)
 
-	dir := os.Getenv("ORTHANC_SCREENSHOTS")
-	if dir == "" {
-		dir = t.TempDir()
-	}
-	for name, png := range map[string][]byte{"play-phone.png": phone, "play-desktop.png": desktop} {
-		if len(png) < 1000 {
-			t.Errorf("%s: %d bytes", name, len(png))
-		}
-		if err := os.WriteFile(filepath.Join(dir, name), png, 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
+	keepShots(t, map[string][]byte{"play-phone.png": phone, "play-desktop.png": desktop})
 }
 
 // shot is a screenshot of the browser's page at w×h.

@@ -26,6 +26,24 @@ func chromium(t *testing.T) string {
 	return testtools.Need(t, "chromium", "chromium", "chromium-browser", "google-chrome")
 }
 
+// keepShots checks each screenshot is a picture (not an empty capture) and writes it
+// under its name into ORTHANC_SCREENSHOTS when set (to look at), else a temporary folder.
+func keepShots(t *testing.T, shots map[string][]byte) {
+	t.Helper()
+	dir := os.Getenv("ORTHANC_SCREENSHOTS")
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	for name, png := range shots {
+		if len(png) < 1000 {
+			t.Errorf("%s: %d bytes", name, len(png))
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), png, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // headless starts Chromium at exe without a window, in a profile of its own, for at most
 // d; it is closed when the test ends.
 func headless(t *testing.T, exe string, d time.Duration) context.Context {
@@ -111,18 +129,7 @@ func TestTheWebPageInABrowser(t *testing.T) {
 	if overflow {
 		t.Error("the page is wider than a phone's screen")
 	}
-	dir := os.Getenv("ORTHANC_SCREENSHOTS")
-	if dir == "" {
-		dir = t.TempDir()
-	}
-	for name, png := range map[string][]byte{"page-phone.png": phone, "page-desktop.png": desktop} {
-		if len(png) < 1000 {
-			t.Errorf("%s: %d bytes", name, len(png))
-		}
-		if err := os.WriteFile(filepath.Join(dir, name), png, 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
+	keepShots(t, map[string][]byte{"page-phone.png": phone, "page-desktop.png": desktop})
 }
 
 // The page's JSON, read over real HTTP from the running server: who is online (the

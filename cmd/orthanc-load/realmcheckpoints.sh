@@ -33,23 +33,7 @@ go build -o "$OUT/orthanc-load" ./cmd/orthanc-load
 
 # At the end the sampler stops, then the server, which checks its knights in to etcd,
 # then etcd.
-pids=()
-cleanup() {
-	for p in "${pids[@]}"; do
-		kill "$p" 2>/dev/null || true
-		wait "$p" 2>/dev/null || true
-	done
-}
-trap cleanup EXIT
-
-wait_url() { # wait until an http URL answers
-	for _ in $(seq 100); do
-		curl -sf "$1" >/dev/null && return 0
-		sleep 0.1
-	done
-	echo "nothing answers at $1" >&2
-	return 1
-}
+. cmd/orthanc-load/procs.sh # pids, cleanup, wait_url (the script runs from the repository's root)
 
 rm -rf "$OUT/etcd" "$OUT/data" && mkdir -p "$OUT/data"
 etcd --name m1 --data-dir "$OUT/etcd" --listen-client-urls "http://$ETCD" --advertise-client-urls "http://$ETCD" \

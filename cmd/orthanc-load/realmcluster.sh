@@ -35,23 +35,7 @@ PEER=(127.0.0.1:23871 127.0.0.1:23872 127.0.0.1:23873)
 ENDPOINTS=$(IFS=,; echo "${CLIENT[*]}")
 CLUSTER=m1=http://${PEER[0]},m2=http://${PEER[1]},m3=http://${PEER[2]}
 
-pids=()
-cleanup() {
-	for p in "${pids[@]}"; do
-		kill "$p" 2>/dev/null || true
-		wait "$p" 2>/dev/null || true
-	done
-}
-trap cleanup EXIT
-
-wait_url() { # wait until an http URL answers
-	for _ in $(seq 100); do
-		curl -sf "$1" >/dev/null && return 0
-		sleep 0.1
-	done
-	echo "nothing answers at $1" >&2
-	return 1
-}
+. cmd/orthanc-load/procs.sh # pids, cleanup, wait_url (the script runs from the repository's root)
 
 declare -A member_pid
 start_member() { # start_member I STATE: member I (0..2), cluster state new or existing
