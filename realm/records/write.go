@@ -129,7 +129,10 @@ func (k *sheets) leave(ctx context.Context, id string) error {
 	if !last {
 		return nil
 	}
-	err := k.write(ctx, h, true)
+	err := ctx.Err() // a caller out of time writes nothing: a write batched at once could land after it gave up
+	if err == nil {
+		err = k.write(ctx, h, true)
+	}
 	if err != nil {
 		k.wake() // the run loop tries the check-in again
 	}
