@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"crypto/ed25519"
 	"encoding/json"
 	"errors"
 	"io"
@@ -61,6 +62,12 @@ type PlaySession struct {
 	Keys io.Reader
 	// Screen is the page's terminal: what is written to it is what the page shows.
 	Screen io.Writer
+	// Key is the browser's own key, proved on this socket (playkey.go); nil when the
+	// page proved none, and then NoKey says why ("" for a page that asked no challenge).
+	Key   ed25519.PublicKey
+	NoKey string
+	// Tell tells the page who it plays as, once the server has decided.
+	Tell func(PlayWho)
 }
 
 // PlayFunc runs one browser's game until it ends or ctx is done (the page went); it
@@ -116,6 +123,7 @@ func (h *Handler) servePlaySocket(w http.ResponseWriter, r *http.Request) {
 	c.SetReadLimit(playReadLimit)
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
+	ask := askKey(ctx, c, r) // the browser's key, when the page asks to prove one
 	scr := newPlayScreen(ctx, c, size)
 	defer scr.close()
 	keys, keysIn := io.Pipe()
@@ -124,9 +132,11 @@ func (h *Handler) servePlaySocket(w http.ResponseWriter, r *http.Request) {
 	reading.Go(func() {
 		defer cancel() // the page went: the game ends
 		defer keysIn.Close()
-		h.readPlay(ctx, c, keysIn, scr, resized)
+		h.readPlay(ctx, c, keysIn, scr, resized, ask)
 	})
-	h.play(ctx, PlaySession{Addr: addr, Remote: r.RemoteAddr, Size: size, Resized: resized, Keys: keys, Screen: scr})
+	key, noKey := ask.wait(ctx)
+	h.play(ctx, PlaySession{Addr: addr, Remote: r.RemoteAddr, Size: size, Resized: resized, Keys: keys, Screen: scr,
+		Key: key, NoKey: noKey, Tell: func(w PlayWho) { tellWho(ctx, c, w) }})
 	_ = keys.Close() // a read loop blocked handing on keys is let go
 	if ctx.Err() == nil {
 		_ = c.Close(websocket.StatusNormalClosure, "the game has ended")
@@ -139,11 +149,14 @@ func (h *Handler) servePlaySocket(w http.ResponseWriter, r *http.Request) {
 // readPlay reads the page's messages until it goes: keys to keys (which waits while the
 // game's input is past its rate, as an SSH channel's window fills), sizes to the screen
 // and to resized.
-func (h *Handler) readPlay(ctx context.Context, c *websocket.Conn, keys io.Writer, scr *playScreen, resized chan Size) {
+func (h *Handler) readPlay(ctx context.Context, c *websocket.Conn, keys io.Writer, scr *playScreen, resized chan Size, ask *keyAsk) {
 	for {
 		_, data, err := c.Read(ctx)
 		if err != nil {
 			return
+		}
+		if ask.take(data) { // the page's proof of its key
+			continue
 		}
 		var m playMessage
 		if err := json.Unmarshal(data, &m); err != nil {

@@ -126,13 +126,17 @@
   function connect() {
     size = cells();
     var proto = location.protocol === "https:" ? "wss:" : "ws:";
-    sock = new WebSocket(proto + "//" + location.host + "/play/socket?w=" + size[0] + "&h=" + size[1]);
+    var key = window.playKey ? "&key=1" : ""; // playkey.js proves the browser's key
+    sock = new WebSocket(proto + "//" + location.host + "/play/socket?w=" + size[0] + "&h=" + size[1] + key);
     sock.onopen = function () {
       status.textContent = "";
       screen.focus();
     };
     sock.onmessage = function (e) {
-      paint(JSON.parse(e.data));
+      var m = JSON.parse(e.data);
+      if (!(window.playKey && window.playKey.handle(m, send))) {
+        paint(m);
+      }
     };
     sock.onclose = function (e) {
       ended(e.code === 1000 ? "The game has ended." : "The connection was lost.");

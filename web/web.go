@@ -144,6 +144,9 @@ type Options struct {
 	// proxy that does not pass the Host header on.
 	Play        PlayFunc
 	PlayOrigins []string
+	// PlayLink links a browser's key to a knight with a code (playkey.go); nil serves
+	// no link socket.
+	PlayLink PlayLinkFunc
 }
 
 // Codebase, Genre and Language are what the listing for MUD directories says of the game.
@@ -154,6 +157,7 @@ const (
 )
 
 //go:embed page.html style.css play.html play.js play.css
+//go:embed playkey.js
 var files embed.FS
 
 var page = template.Must(template.New("page.html").Funcs(template.FuncMap{
@@ -171,6 +175,7 @@ var (
 	playPage, _   = files.ReadFile("play.html")
 	playScript, _ = files.ReadFile("play.js")
 	playStyle, _  = files.ReadFile("play.css")
+	playKeyJS, _  = files.ReadFile("playkey.js")
 )
 
 // Handler serves the page. It is safe for concurrent use.
@@ -189,8 +194,9 @@ type Handler struct {
 
 	casts *casts // nil: no replays
 
-	play    PlayFunc // nil: no play page
-	origins []string // besides the request's host, for the play socket
+	play    PlayFunc     // nil: no play page
+	origins []string     // besides the request's host, for the play socket
+	link    PlayLinkFunc // nil: no link socket
 }
 
 // limiter is an allowance for each address: tokens, refilled at rate a second up to
@@ -220,7 +226,7 @@ func New(status StatusFunc, log *slog.Logger, opt Options) *Handler {
 	}
 	h := &Handler{status: status, log: log, now: time.Now, mux: http.NewServeMux(),
 		requests: newLimiter(cmp.Or(opt.RatePerSecond, DefaultRatePerSecond), float64(cmp.Or(opt.RateBurst, DefaultRateBurst))),
-		trusted:  opt.TrustedProxies, play: opt.Play, origins: opt.PlayOrigins}
+		trusted:  opt.TrustedProxies, play: opt.Play, origins: opt.PlayOrigins, link: opt.PlayLink}
 	h.mux.HandleFunc("GET /{$}", h.serveIndex)
 	h.mux.HandleFunc("GET /style.css", h.serveStyle)
 	h.mux.HandleFunc("GET /api/status", h.serveJSON(func(s Status) any { return s }))
@@ -232,6 +238,8 @@ func New(status StatusFunc, log *slog.Logger, opt Options) *Handler {
 	h.mux.HandleFunc("GET /play.js", h.servePlayFile(playScript, "text/javascript; charset=utf-8"))
 	h.mux.HandleFunc("GET /play.css", h.servePlayFile(playStyle, "text/css; charset=utf-8"))
 	h.mux.HandleFunc("GET "+PlaySocketPath, h.servePlaySocket)
+	h.mux.HandleFunc("GET /playkey.js", h.servePlayFile(playKeyJS, "text/javascript; charset=utf-8"))
+	h.mux.HandleFunc("GET "+PlayLinkPath, h.servePlayLink)
 	if opt.Cast != nil {
 		h.casts = newCasts(opt.Cast, opt.MaxCasts)
 		h.casts.shown = opt.CastShown
