@@ -28,6 +28,10 @@ type Key struct {
 	// Type is the key's algorithm (ssh-ed25519), when known: a key from the store's
 	// schema 1 has none.
 	Type string `json:"type,omitempty"`
+	// Kind is KindBrowser for a key a web browser made (the play page's, proved by a
+	// signature over the socket rather than an SSH login); empty for an SSH client's.
+	// Older records have none, which reads as an SSH client's: no migration is needed.
+	Kind string `json:"kind,omitempty"`
 	// Comment is what the player called the key when linking it (the comment in a key
 	// file never reaches the server).
 	Comment string `json:"comment,omitempty"`
@@ -38,6 +42,9 @@ type Key struct {
 	LastUsed time.Time `json:"last_used,omitzero"`
 	LastAddr string    `json:"last_addr,omitempty"`
 }
+
+// KindBrowser is Key.Kind for a key made by a browser on the play page.
+const KindBrowser = "browser"
 
 // Ban is a key, or an address, an admin has banned: its sessions are refused at login,
 // for ever or until a time.

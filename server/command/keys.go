@@ -53,6 +53,7 @@ const guestMark = "Guest "
 type KeyRow struct {
 	Fingerprint string `json:"fingerprint"`
 	Type        string `json:"type,omitempty"`
+	Kind        string `json:"kind,omitempty"` // "browser" for a key the play page made
 	Comment     string `json:"comment,omitempty"`
 	Added       string `json:"added"`
 	LastUsed    string `json:"last_used,omitempty"`
@@ -121,7 +122,7 @@ func (k Keyring) list(c *Call) int {
 	}
 	rows := make([]KeyRow, 0, len(list))
 	for _, key := range list {
-		r := KeyRow{Fingerprint: key.Fingerprint, Type: key.Type, Comment: key.Comment,
+		r := KeyRow{Fingerprint: key.Fingerprint, Type: key.Type, Kind: key.Kind, Comment: key.Comment,
 			Added: key.Added.UTC().Format(time.RFC3339), This: key.Fingerprint == c.FP}
 		if !key.LastUsed.IsZero() {
 			r.LastUsed = key.LastUsed.UTC().Format(time.RFC3339)
@@ -141,7 +142,11 @@ func (k Keyring) list(c *Call) int {
 		if r.This {
 			this = "(this key)"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Fingerprint, orDash(r.Type), orDash(r.Comment), r.Added[:10], last, this)
+		typ := orDash(r.Type)
+		if r.Kind != "" {
+			typ += " (" + r.Kind + ")" // a browser's key: the TYPE column says so
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Fingerprint, typ, orDash(r.Comment), r.Added[:10], last, this)
 	}
 	_ = tw.Flush()
 	return 0
@@ -192,6 +197,15 @@ func (k Keyring) remove(c *Call, fp string) int {
 	return 0
 }
 
+// keyKind is the kind a key linked by the call is kept as: a browser's, or an SSH
+// client's ("").
+func keyKind(c *Call) string {
+	if c.Browser {
+		return knights.KindBrowser
+	}
+	return ""
+}
+
 // codeFailure says why a code was not taken.
 func codeFailure(c *Call, err error, again string) int {
 	if errors.Is(err, knights.ErrTooManyBad) {
@@ -229,7 +243,7 @@ func (k Keyring) link(c *Call) int {
 	if rec.Ended() {
 		return c.Fail("the knight of that code, %s, has died or retired: its code is no good; roll a new knight and run `keys add` again", rec.Name)
 	}
-	key := knights.Key{Fingerprint: c.FP, Knight: e.Knight, Type: c.Key.Type(), Comment: c.Comment, Added: time.Now().UTC()}
+	key := knights.Key{Fingerprint: c.FP, Knight: e.Knight, Type: c.Key.Type(), Kind: keyKind(c), Comment: c.Comment, Added: time.Now().UTC()}
 	return k.give(c, code, e, knights.Give{Key: key}, rec.Name)
 }
 

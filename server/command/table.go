@@ -82,6 +82,9 @@ type Session struct {
 	ErrOut  io.Writer
 	PTY     bool
 	Console bool // typed in the game's admin console
+	// Browser is set for a browser's key, proved on the play page (not an SSH login):
+	// a key it links is kept as knights.KindBrowser.
+	Browser bool
 }
 
 // Run is the gate: it runs the command args[0] for the session's key and returns its
@@ -103,7 +106,7 @@ func (t *Table) Run(ctx context.Context, from Session, args []string) int {
 		return 1
 	}
 	c := &Call{Ctx: ctx, Cmd: cmd, Key: from.Key, FP: keys.Fingerprint(from.Key), Admin: from.Key != nil && t.gate.IsAdmin(from.Key),
-		Addr: from.Addr, Out: from.Out, ErrOut: from.ErrOut, PTY: from.PTY, Console: from.Console, table: t}
+		Addr: from.Addr, Out: from.Out, ErrOut: from.ErrOut, PTY: from.PTY, Console: from.Console, Browser: from.Browser, table: t}
 	var err error
 	if c.Knight, err = t.gate.KnightOf(c.FP); err != nil {
 		t.gate.Log.Error("find the key's knight", "fingerprint", c.FP, "err", err)
