@@ -266,9 +266,16 @@ func testKeysLeadToTheirKnight(t *testing.T, st Backend) {
 	if err := st.AddKey(kay, first); err != nil {
 		t.Fatal(err)
 	}
-	if err := st.AddKey(world.Adventurer{ID: "K-2", Name: "Bors"},
-		knights.Key{Fingerprint: "SHA256:c", Knight: "K-2", Added: at}); err != nil {
+	// A browser's key (the play page's) is kept with its kind, and keeps it when touched.
+	browser := knights.Key{Fingerprint: "SHA256:c", Knight: "K-2", Type: "ssh-ed25519", Kind: knights.KindBrowser, Added: at}
+	if err := st.AddKey(world.Adventurer{ID: "K-2", Name: "Bors"}, browser); err != nil {
 		t.Fatal(err)
+	}
+	if err := st.TouchKey("SHA256:c", at.Add(time.Hour), "203.0.113.9"); err != nil {
+		t.Fatal(err)
+	}
+	if k, err := st.KeyOf("SHA256:c"); err != nil || k.Kind != knights.KindBrowser || k.Type != "ssh-ed25519" {
+		t.Fatalf("a browser's key = %+v, %v; want its kind kept", k, err)
 	}
 	k, err := st.KeyOf("SHA256:a")
 	if err != nil || k != first {

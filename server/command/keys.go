@@ -67,7 +67,8 @@ func (k Keyring) Keys() Command {
 			"comment, when added and when last used.\n" +
 			"keys add prints a one-time code, good once for " + CodeLifeWords + ": from your other key run\n" +
 			"  ssh -p PORT host link CODE\n" +
-			"keys remove FINGERPRINT takes a key from your knight; its last key stays.",
+			"keys remove FINGERPRINT takes a key from your knight; its last key stays.\n" +
+			"A browser's own key, linked with a code on the play page, is listed as (browser).",
 		Takes: TakesWords | TakesJSON, Run: k.keys}
 }
 
