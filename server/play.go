@@ -18,6 +18,7 @@ import (
 	"github.com/orthanc-ssh/orthanc-ssh/server/command"
 	"github.com/orthanc-ssh/orthanc-ssh/server/edge"
 	"github.com/orthanc-ssh/orthanc-ssh/web"
+	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
 // A browser's game (the web page's play socket, web.PlaySession): the same Bubble Tea
@@ -72,8 +73,15 @@ func (p *plays) programs() []*tea.Program {
 func (s *Server) play(ctx context.Context, p web.PlaySession) {
 	say := func(line string) { fmt.Fprintf(p.Screen, "%s\r\n", line) }
 	addr := edge.AddrKeyOf(p.Addr)
-	attrs := []any{"fingerprint", "guest", "addr", p.Remote, "client", p.Addr.String(), "web", true}
-	if why := s.playRefusal(p); why != "" {
+	who, tell, why := s.playIdentity(p) // play_key.go: the browser's key, or a guest
+	if p.Tell != nil {
+		p.Tell(tell)
+	}
+	attrs := []any{"fingerprint", who.logFP(), "addr", p.Remote, "client", p.Addr.String(), "web", true}
+	if why == "" {
+		why = s.playRefusal(p, who.guest)
+	}
+	if why != "" {
 		s.log.Info("web game refused", append(attrs, "reason", why)...)
 		say(why)
 		return
@@ -85,7 +93,7 @@ func (s *Server) play(ctx context.Context, p web.PlaySession) {
 		return
 	}
 	defer release()
-	give, refusal := s.perKey.TakeGuest(addr)
+	give, refusal := who.take(s, addr)
 	if give == nil {
 		say(refusal)
 		return
@@ -94,24 +102,42 @@ func (s *Server) play(ctx context.Context, p web.PlaySession) {
 	s.sessions.Add(1) // the shutdown waits for the knight to leave the world
 	defer s.sessions.Done()
 
-	id := knights.NewGuestID()
+	id := who.knight
+	if who.guest {
+		id = knights.NewGuestID()
+	}
+	saved, held, refusal := s.playClaim(ctx, who, p.Screen)
+	if refusal != "" {
+		say(refusal)
+		return
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	sent := new(atomic.Int64)
 	// Listed by the client's address (through a trusted proxy, the one it is for), which
 	// a ban of an address closes by.
-	remove := s.live.Add(edge.LiveSession{Knight: id, Guest: true, Addr: netip.AddrPortFrom(p.Addr, 0).String(), Start: time.Now(), Game: true,
+	remove := s.live.Add(edge.LiveSession{Fingerprint: who.fp, Knight: id, Guest: who.guest, Addr: netip.AddrPortFrom(p.Addr, 0).String(), Start: time.Now(), Game: true,
 		Sent: sent, Close: cancel})
 	defer remove()
 	s.log.Info("session start", append(attrs, "pty", true)...)
+	s.touchKey(who.fp, p.Addr.String(), false)
 	start := time.Now()
 	defer func() {
 		s.log.Info("session end", append(attrs, "duration", time.Since(start).Round(time.Millisecond))...)
 	}()
 
+	var record world.Subscriber
+	var fell func(context.Context) (app.ReplayControl, *app.ViewSlot, error)
+	if s.recorder != nil && !who.guest { // a guest is not kept, nor its replays
+		record, fell = s.recorder.For(id), s.fellFor(id)
+	}
 	m := app.New(ctx, app.Params{
 		Fingerprint: id,
-		Guest:       true,
+		Guest:       who.guest,
+		Saved:       saved,
+		Record:      record,
+		Fell:        fell,
+		Admin:       s.consoleHook(ctx, who.key), // nil unless the key is an admin's
 		MOTD:        s.motd(),
 		Engine:      s.engine,
 		Width:       p.Size.W,
@@ -125,7 +151,7 @@ func (s *Server) play(ctx context.Context, p web.PlaySession) {
 			}
 			return command.ScoreLines(list)
 		},
-		Names:        s.namesFor(id, true),
+		Names:        s.namesFor(id, who.guest),
 		FindKnight:   s.knightFinder(),
 		Out:          p.Screen,
 		Term:         playTerm,
@@ -186,14 +212,25 @@ func (s *Server) play(ctx context.Context, p web.PlaySession) {
 	if why := m.Ended(); why != "" {
 		say(why)
 	}
+	if !who.guest {
+		if s.recorder != nil {
+			s.recorder.Cut(id) // its last seconds written
+		}
+		s.unclaim(held, id) // checked in: its newest record written, its claim let go
+		s.touchKey(who.fp, p.Addr.String(), true)
+		if m.Ended() == "" {
+			playGoodbye(p.Screen, rec, left && err == nil)
+		}
+		return
+	}
 	s.guestGoodbye(p.Screen, rec, left && err == nil, addr)
 	s.book().Forget(id)
 }
 
-// playRefusal is why a browser may not play, or "": guests not let in, its address
-// banned, or the realm taking no one in.
-func (s *Server) playRefusal(p web.PlaySession) string {
-	if !s.cfg.Guests {
+// playRefusal is why a browser may not play, or "": guests not let in (guest: it plays
+// as one), its address banned, or the realm taking no one in.
+func (s *Server) playRefusal(p web.PlaySession, guest bool) string {
+	if guest && !s.cfg.Guests {
 		return playNoGuestsLine
 	}
 	if s.knights.Err() != nil {

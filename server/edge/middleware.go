@@ -144,3 +144,12 @@ func (k *KeyLimits) TakeGuest(addr string) (give func(), refusal string) {
 	}
 	return func() { k.give(fp, true) }, ""
 }
+
+// TakeKey counts a browser's game played with the key fp (the play page's own key) as
+// a session of that key, or says why it is one too many; give ends the count.
+func (k *KeyLimits) TakeKey(fp string) (give func(), refusal string) {
+	if msg := k.take(fp, false); msg != "" {
+		return nil, msg
+	}
+	return func() { k.give(fp, false) }, ""
+}

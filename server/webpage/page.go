@@ -101,6 +101,8 @@ type Page struct {
 	Log *slog.Logger
 	// Play runs a browser's game on the play page; nil serves none.
 	Play web.PlayFunc
+	// PlayLink links a browser's key to a knight with a code; nil serves no link.
+	PlayLink web.PlayLinkFunc
 
 	kept keptList // the kept records by id, for the casts
 }
@@ -125,7 +127,7 @@ func (p *Page) server() *http.Server {
 	return &http.Server{
 		Handler: web.New(p.Status, p.Log.With("part", "web"), web.Options{
 			RatePerSecond: float64(p.Config.Rate), RateBurst: p.Config.Burst, TrustedProxies: p.Config.Trusted,
-			Cast: p.Cast, CastShown: p.CastShown, Play: p.Play, PlayOrigins: p.Config.Origins}),
+			Cast: p.Cast, CastShown: p.CastShown, Play: p.Play, PlayOrigins: p.Config.Origins, PlayLink: p.PlayLink}),
 		ReadHeaderTimeout: readHeaderTimeout, ReadTimeout: readTimeout, WriteTimeout: writeTimeout,
 		IdleTimeout: idleTimeout, MaxHeaderBytes: maxHeaderBytes,
 	}

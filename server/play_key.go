@@ -1,0 +1,169 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	gossh "golang.org/x/crypto/ssh"
+
+	"github.com/orthanc-ssh/orthanc-ssh/keys"
+	"github.com/orthanc-ssh/orthanc-ssh/server/command"
+	"github.com/orthanc-ssh/orthanc-ssh/server/edge"
+	"github.com/orthanc-ssh/orthanc-ssh/store"
+	"github.com/orthanc-ssh/orthanc-ssh/web"
+	"github.com/orthanc-ssh/orthanc-ssh/world"
+)
+
+// Who a browser's game plays as. The play page proves a key of its own on the socket
+// (web.PlaySession.Key, an Ed25519 key the browser made); it is taken as the ssh-ed25519
+// key it is, so its fingerprint is an SSH key's and the records, bans and the admin
+// allow-list treat it as one. A key that plays a knight plays it, as an SSH key does; a
+// key that plays none is a guest until the page links it (web.PlayLinkFunc, with the code
+// of `keys add`): unlike SSH, a browser never rolls a knight of its own, so a page opened
+// once makes no knight nobody can find again. A page with no key is a guest, as SSH's
+// keyless login.
+
+// playWho is who a browser's game plays as: a guest, or the key's knight.
+type playWho struct {
+	key    gossh.PublicKey // the browser's key; nil for a page that proved none
+	fp     string          // its fingerprint
+	knight string          // the knight it plays; a guest's id is made for the game
+	guest  bool
+}
+
+// The lines a browser's page is told (web.PlayWho.Why) or reads on its screen.
+const (
+	playNotLinkedWhy = "this browser's key plays no knight yet"
+	playKeyBannedWhy = "This browser's key is banned from this server."
+	playKeyCheckLine = "The server cannot check your key just now; please try again later."
+)
+
+// playIdentity decides who a browser's game plays as, as the SSH login and the track
+// middleware do: what the page is told, and a refusal ("" for none) for a banned key or
+// records that do not answer. A page with no key, or whose key plays no knight, is a guest.
+func (s *Server) playIdentity(p web.PlaySession) (who playWho, tell web.PlayWho, refusal string) {
+	if p.Key == nil {
+		return playWho{guest: true}, web.PlayWho{Guest: true, Why: p.NoKey}, ""
+	}
+	key, err := gossh.NewPublicKey(p.Key)
+	if err != nil { // an ed25519.PublicKey of the right size always wraps
+		return playWho{guest: true}, web.PlayWho{Guest: true, Why: "this browser's key could not be read"}, ""
+	}
+	fp := keys.Fingerprint(key)
+	banned, err := s.knights.IsBanned(fp, s.now())
+	switch {
+	case err != nil:
+		s.log.Error("check ban", "fingerprint", fp, "err", err)
+		return playWho{}, web.PlayWho{Key: fp}, playKeyCheckLine
+	case banned:
+		return playWho{}, web.PlayWho{Key: fp}, playKeyBannedWhy
+	}
+	knight, err := s.knightOf(fp)
+	if err != nil {
+		s.log.Error("find the key's knight", "fingerprint", fp, "err", err)
+		return playWho{}, web.PlayWho{Key: fp}, "The server cannot read your knight just now; nothing was changed. Please try again later."
+	}
+	if knight == "" {
+		return playWho{guest: true, fp: fp}, web.PlayWho{Guest: true, Key: fp, Why: playNotLinkedWhy, Link: true,
+			Add: s.sshCommand() + " keys add"}, ""
+	}
+	return playWho{key: key, fp: fp, knight: knight}, web.PlayWho{Key: fp}, ""
+}
+
+// take counts the game in the limits: a guest's by its address, a key's by its key.
+func (w playWho) take(s *Server, addr string) (give func(), refusal string) {
+	if w.guest {
+		return s.perKey.TakeGuest(addr)
+	}
+	return s.perKey.TakeKey(w.fp)
+}
+
+// logFP is the fingerprint the game's log lines name: "guest" for a guest's.
+func (w playWho) logFP() string {
+	if w.guest {
+		return "guest"
+	}
+	return w.fp
+}
+
+// claim claims a key's knight for the game (knights.Keeper.Claim: on a realm, calling
+// it from another), and loads its newest record: the world's if it plays now, else the
+// saved one. A guest's game claims nothing. held tells that the game holds the claim;
+// a refusal is the line to show.
+func (s *Server) playClaim(ctx context.Context, w playWho, screen io.Writer) (saved *world.Adventurer, held bool, refusal string) {
+	if w.guest {
+		return nil, false, ""
+	}
+	calling := func(where string) { fmt.Fprintf(screen, callingLine+"\r\n", where) }
+	if err := s.knights.Claim(ctx, w.knight, calling); err != nil {
+		s.log.Info("realm: claim refused", "fingerprint", w.fp, "knight", w.knight, "err", err, "web", true)
+		return nil, false, claimLine(err)
+	}
+	s.keeperNeeds.claimed(w.knight)
+	rec, online, err := s.engine.Lookup(ctx, w.knight)
+	if err == nil && !online {
+		rec, err = s.knights.Knight(w.knight)
+	}
+	switch {
+	case err == nil:
+		return &rec, true, ""
+	case errors.Is(err, store.ErrNotFound):
+		return nil, true, ""
+	}
+	s.log.Error("load adventurer", "fingerprint", w.fp, "knight", w.knight, "err", err, "web", true)
+	s.unclaim(true, w.knight)
+	return nil, false, "Your knight could not be loaded just now; nothing was changed. Please try again later."
+}
+
+// playLink links a browser's key to a knight with the code of `keys add`
+// (web.PlayLinkFunc): the link command, run for the browser's key as a key's session
+// runs it, with the bans and the realm's state checked first as SSH's login checks them.
+func (s *Server) playLink(ctx context.Context, l web.PlayLink) (bool, string) {
+	key, err := gossh.NewPublicKey(l.Key)
+	if err != nil {
+		return false, "this browser's key could not be read"
+	}
+	fp := keys.Fingerprint(key)
+	if s.knights.Err() != nil {
+		return false, realmDownLine
+	}
+	banned, err := s.knights.IsBanned(fp, s.now())
+	if err == nil && !banned {
+		banned, _, err = s.knights.IsAddrBanned(l.Addr, s.now())
+	}
+	switch {
+	case err != nil:
+		s.log.Error("check ban", "fingerprint", fp, "err", err)
+		return false, playKeyCheckLine
+	case banned:
+		s.log.Info("refused a banned key or address", "fingerprint", fp, "client", l.Addr.String(), "web", true)
+		return false, playKeyBannedWhy
+	}
+	var out bytes.Buffer
+	code := s.commands.Run(ctx, command.Session{Key: key, Addr: edge.AddrKeyOf(l.Addr), Out: &out, ErrOut: &out, Browser: true},
+		[]string{"link", strings.TrimSpace(l.Code), "--comment", "browser"})
+	if code != 0 {
+		return false, strings.TrimSpace(strings.TrimPrefix(out.String(), "orthanc: "))
+	}
+	name := ""
+	if knight, err := s.knightOf(fp); err == nil && knight != "" {
+		name = s.book().NameOf(knight)
+	}
+	if name == "" {
+		return true, "This browser now plays your knight."
+	}
+	return true, fmt.Sprintf("This browser now plays %s.", name)
+}
+
+// playGoodbye is what a keyed browser's page keeps when its game ends by its own choice.
+func playGoodbye(w io.Writer, rec world.Adventurer, left bool) {
+	if left && rec.Name != "" && !rec.Ended() {
+		fmt.Fprintf(w, "\r\nFarewell, %s. Your knight is saved where it stands.\r\n", rec.Name)
+		return
+	}
+	fmt.Fprint(w, "\r\nFarewell.\r\n")
+}
