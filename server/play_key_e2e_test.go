@@ -318,3 +318,64 @@ func TestABrowsersKeyOnARealm(t *testing.T) {
 	}
 	p.waitFor("Welcome back, Kay.")
 }
+
+// The admin allow-list holds a browser's key as it holds an SSH key: a browser whose key
+// is listed there has the admin console in its game (':'), and one whose key is not is
+// told the console is for admins.
+func TestABrowsersKeyInTheAdminAllowList(t *testing.T) {
+	dir := t.TempDir()
+	laptop, admin, player := newKey(t), newBrowserKey(t), newBrowserKey(t)
+	signer, err := gossh.NewSignerFromKey(admin.priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeAdminKeys(t, dir, signer)
+	cfg := testConfig(dir, defaultSeed)
+	cfg.HTTPAddr = "127.0.0.1:0"
+	ts, srv := startConfigured(t, cfg)
+	base := "http://" + srv.httpLn.Addr().String()
+	tm := openTerminal(t, ts.addr, laptop, 80, 24, nil)
+	tm.enterDungeon("Ector")
+	tm.quit()
+	for _, k := range []browserKey{admin, player} {
+		if ok, text := linkBrowser(t, base, k, keysAdd(t, ts.addr, laptop)); !ok {
+			t.Fatalf("link: %s", text)
+		}
+	}
+	for _, c := range []struct {
+		key  browserKey
+		want string
+	}{{admin, "── console"}, {player, "The console is for admins."}} {
+		p, _ := openKeyedPlay(t, base, c.key)
+		p.waitFor("Welcome back, Ector.")
+		p.press("\r")
+		p.waitFor("Depth 1")
+		p.press(":")
+		p.waitFor(c.want)
+		_ = p.conn.CloseNow()
+	}
+}
+
+// A page served over plain http from a host that is not this machine is no secure
+// context, where a browser makes no WebCrypto key: the page plays as a guest and says
+// why (the host is mapped to the loopback address in Chromium, so the page is served
+// by the real server under another name).
+func TestABrowserWithoutASecureContextPlaysAsAGuest(t *testing.T) {
+	exe := chromium(t)
+	_, srv, _ := webServer(t)
+	_, port, _ := strings.Cut(srv.httpLn.Addr().String(), ":")
+	ctx := headless(t, exe, 60*time.Second, chromedp.Flag("host-resolver-rules", "MAP play.example 127.0.0.1"))
+	if err := chromedp.Do(ctx, chromedp.Navigate("http://play.example:"+port+web.PlayPath)); err != nil {
+		t.Fatalf("open the play page: %v", err)
+	}
+	var who string
+	if !poll(20*time.Second, pollEvery, func() bool {
+		who, _ = chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById("who").innerText`))
+		return strings.Contains(who, "You play as a guest: this page is not a secure one")
+	}) {
+		t.Fatalf("the page without a secure context says %q; want that it plays as a guest, and why", who)
+	}
+	if secure, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`window.isSecureContext`)); err != nil || secure {
+		t.Fatalf("the page at play.example is a secure context (%v); the test proves nothing", err)
+	}
+}

@@ -45,8 +45,8 @@ func keepShots(t *testing.T, shots map[string][]byte) {
 }
 
 // headless starts Chromium at exe without a window, in a profile of its own, for at most
-// d; it is closed when the test ends.
-func headless(t *testing.T, exe string, d time.Duration) context.Context {
+// d, with the extra options given; it is closed when the test ends.
+func headless(t *testing.T, exe string, d time.Duration, extra ...chromedp.ExecAllocatorOption) context.Context {
 	t.Helper()
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(exe), chromedp.Headless, chromedp.DisableGPU, chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck,
@@ -54,6 +54,7 @@ func headless(t *testing.T, exe string, d time.Duration) context.Context {
 		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
 		chromedp.UserDataDir(t.TempDir()),
 	}
+	opts = append(opts, extra...)
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancel := chromedp.NewContext(actx)
 	ctx, cancelTime := context.WithTimeout(ctx, d)

@@ -66,7 +66,8 @@ type PlaySession struct {
 	// page proved none, and then NoKey says why ("" for a page that asked no challenge).
 	Key   ed25519.PublicKey
 	NoKey string
-	// Tell tells the page who it plays as, once the server has decided.
+	// Tell tells the page who it plays as, once the server has decided (a page that
+	// asked no challenge is told nothing).
 	Tell func(PlayWho)
 }
 
@@ -136,7 +137,7 @@ func (h *Handler) servePlaySocket(w http.ResponseWriter, r *http.Request) {
 	})
 	key, noKey := ask.wait(ctx)
 	h.play(ctx, PlaySession{Addr: addr, Remote: r.RemoteAddr, Size: size, Resized: resized, Keys: keys, Screen: scr,
-		Key: key, NoKey: noKey, Tell: func(w PlayWho) { tellWho(ctx, c, w) }})
+		Key: key, NoKey: noKey, Tell: func(w PlayWho) { ask.tell(ctx, c, w) }})
 	_ = keys.Close() // a read loop blocked handing on keys is let go
 	if ctx.Err() == nil {
 		_ = c.Close(websocket.StatusNormalClosure, "the game has ended")

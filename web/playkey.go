@@ -206,8 +206,12 @@ func (a *keyAsk) wait(ctx context.Context) (ed25519.PublicKey, string) {
 	}
 }
 
-// tellWho sends the page who it plays as: {"who": w}.
-func tellWho(ctx context.Context, c *websocket.Conn, w PlayWho) {
+// tell sends the page who it plays as, {"who": w}, when it asked for a challenge: a
+// page that did not reads only frames.
+func (a *keyAsk) tell(ctx context.Context, c *websocket.Conn, w PlayWho) {
+	if a == nil {
+		return
+	}
 	b, _ := json.Marshal(map[string]PlayWho{"who": w})
 	wctx, cancel := context.WithTimeout(ctx, PlayWriteTimeout)
 	defer cancel()

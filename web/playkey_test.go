@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -240,5 +241,27 @@ func TestTheLinkSocket(t *testing.T) {
 		t.Error("another origin's page opened the link socket")
 	} else if resp == nil || resp.StatusCode != http.StatusForbidden {
 		t.Errorf("another origin: %v %v; want 403", resp, err)
+	}
+}
+
+// The key's script is the page's own: served with the play page's CSP, loaded by the
+// page before play.js (which hands it the messages that are not frames), and small.
+func TestTheKeysScriptIsServed(t *testing.T) {
+	base, _ := keyServer(t, nil)
+	resp, err := http.Get(base + "/playkey.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if csp := resp.Header.Get("Content-Security-Policy"); resp.StatusCode != http.StatusOK || csp != playCSP {
+		t.Errorf("/playkey.js: %d, CSP %q; want 200 with the play page's", resp.StatusCode, csp)
+	}
+	if len(b)+len(playScript) > 30<<10 {
+		t.Errorf("the play page's scripts are %d bytes; want under 30 KiB", len(b)+len(playScript))
+	}
+	page := string(playPage)
+	if k, p := strings.Index(page, `src="/playkey.js"`), strings.Index(page, `src="/play.js"`); k < 0 || k > p {
+		t.Errorf("the play page does not load playkey.js before play.js:\n%s", page)
 	}
 }
