@@ -11,7 +11,7 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
-	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
@@ -144,7 +144,7 @@ func pageHost(r *http.Request) string {
 // the answer in (take), the game waits for it (wait).
 type keyAsk struct {
 	host, challenge string
-	once            sync.Once
+	answered        atomic.Bool // the page's messages after its answer are read as keys and sizes only
 	answer          chan playHello
 }
 
@@ -167,7 +167,7 @@ func askKey(ctx context.Context, c *websocket.Conn, r *http.Request) *keyAsk {
 // take hands in the page's answer, the first one only, and reports whether data was
 // one (to be read no further).
 func (a *keyAsk) take(data []byte) bool {
-	if a == nil {
+	if a == nil || a.answered.Load() {
 		return false
 	}
 	var h playHello
@@ -177,7 +177,9 @@ func (a *keyAsk) take(data []byte) bool {
 	if len(h.NoKey) > playMaxNoKey {
 		h.NoKey = h.NoKey[:playMaxNoKey] // the page's words, shown back to it only
 	}
-	a.once.Do(func() { a.answer <- h })
+	if a.answered.CompareAndSwap(false, true) {
+		a.answer <- h
+	}
 	return true
 }
 
