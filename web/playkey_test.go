@@ -265,3 +265,15 @@ func TestTheKeysScriptIsServed(t *testing.T) {
 		t.Errorf("the play page does not load playkey.js before play.js:\n%s", page)
 	}
 }
+
+// BenchmarkVerifyProof is the server's cost of a browser's proof, paid once a connection.
+func BenchmarkVerifyProof(b *testing.B) {
+	_, priv, _ := ed25519.GenerateKey(rand.Reader)
+	challenge := newChallenge()
+	p := sign(priv, playProofDomain, "orthanc.example", challenge)
+	for b.Loop() {
+		if _, err := verifyProof("orthanc.example", challenge, p); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
