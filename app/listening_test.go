@@ -87,3 +87,46 @@ func TestMovementsOffQuietsKnightsComingIntoSight(t *testing.T) {
 		}
 	}
 }
+
+// set movements off quiets every line of another knight's comings and goings: joining
+// and leaving the game, as well as coming into sight; a death is news and is said, and
+// so is everything else. set party off quiets the other members' party talk and nothing
+// of the party's own business (an invitation, a member joining).
+func TestTheFiltersQuietTheirKindOfLineAndOnlyIt(t *testing.T) {
+	lines := []struct {
+		msg      string
+		kind     world.MsgKind
+		movement bool // quieted by set movements off
+		chatter  bool // quieted by set party off
+	}{
+		{"Gawain joins the game.", world.MsgComing, true, false},
+		{"Bors leaves the game.", world.MsgComing, true, false},
+		{"Lis has been slain by a Troll on level 2.", world.MsgGame, false, false},
+		{"Gawain says: joins the game.", world.MsgGame, false, false},
+		{"Gawain (party): wait for me", world.MsgParty, false, true},
+		{"You tell the party: I wait", world.MsgParty, false, false},
+		{"Gawain invites you to join the party. (accept Gawain or decline Gawain)", world.MsgParty, false, false},
+		{"Bors joins the party.", world.MsgParty, false, false},
+	}
+	for _, set := range []string{"", "set movements off", "set party off"} {
+		w := newCorridorWatch(t)
+		w.m.opts.Plain = true
+		w.m.view = w.v
+		if set != "" {
+			enterLine(w.m, set)
+		}
+		w.lines()
+		for _, l := range lines {
+			w.v.Messages, w.v.Kinds = append(w.v.Messages, l.msg), append(w.v.Kinds, l.kind)
+		}
+		w.v.Said = uint64(len(w.v.Messages))
+		w.show(nil)
+		said := strings.Join(w.lines(), "\n")
+		for _, l := range lines {
+			quiet := set == "set movements off" && l.movement || set == "set party off" && l.chatter
+			if told := strings.Contains(said, plainMessage(l.msg)); told == quiet {
+				t.Errorf("%q: %q told %v:\n%s", set, l.msg, told, said)
+			}
+		}
+	}
+}

@@ -392,14 +392,18 @@ func (m *Model) tellMessages(ps *told, prev, v world.View, first bool) (news boo
 	if n := min(int(v.Said-ps.said), len(v.Messages)); n > 0 {
 		news = true
 		moved := v.Outside() && (prev.Self.Pos != v.Self.Pos || prev.Self.Depth != v.Self.Depth)
-		for _, msg := range v.Messages[len(v.Messages)-n:] {
+		for i := len(v.Messages) - n; i < len(v.Messages); i++ {
+			msg, kind := v.Messages[i], world.MsgGame
+			if i < len(v.Kinds) {
+				kind = v.Kinds[i]
+			}
 			if ps == &m.pl.own && msg == v.Self.Name+" hesitates." {
 				msg = "You hesitate: the battle goes on without your move."
 			}
 			if moved && !first && surfaceArrival(msg) {
 				continue // the step's own words say the place, and its word (surface.go)
 			}
-			if ps == &m.pl.own && m.opts.NoPartyChat && partyChatter(v, msg) {
+			if m.hushedLine(kind, msg) {
 				continue
 			}
 			m.say(plainMessage(msg))
@@ -411,14 +415,16 @@ func (m *Model) tellMessages(ps *told, prev, v world.View, first bool) (news boo
 	return news
 }
 
-// partyChatter reports whether a line of the view's messages is another member's party
-// talk, which the NoPartyChat option quiets; the party's invitations and comings and
-// goings are said still.
-func partyChatter(v world.View, msg string) bool {
-	for i := len(v.Messages) - 1; i >= 0; i-- {
-		if v.Messages[i] == msg {
-			return i < len(v.Kinds) && v.Kinds[i] == world.MsgParty && strings.Contains(msg, " (party): ")
-		}
+// hushedLine reports whether the options' filters quiet a line of the messages of kind
+// kind: another member's party talk (NoPartyChat; the party's invitations and comings
+// and goings are said still), and another knight joining or leaving the game
+// (NoMovements; a death or a retirement is said still).
+func (m *Model) hushedLine(kind world.MsgKind, msg string) bool {
+	switch kind {
+	case world.MsgParty:
+		return m.opts.NoPartyChat && strings.Contains(msg, " (party): ")
+	case world.MsgComing:
+		return m.opts.NoMovements
 	}
 	return false
 }
@@ -486,7 +492,9 @@ func (m *Model) tellPlace(ps *told, prev, v world.View, first, news bool) (walki
 			m.say(m.stepText(prev, v)...)
 		}
 	case v.Outside():
-		m.say(surfaceComings(prev, v)...) // surface.go
+		if !m.opts.NoMovements {
+			m.say(surfaceComings(prev, v)...) // surface.go
+		}
 		return false
 	case news && ps == &m.pl.own && m.walkBroken():
 		m.say(m.lookText(v, false)...)

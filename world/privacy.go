@@ -23,10 +23,11 @@ const (
 	MsgChannel                // a channel's talk and its joining and leaving
 	MsgLetter                 // letters sent and come
 	MsgOwn                    // the knight's own affairs: options and mutes, being away, reports, silences, its forebear's last lines
+	MsgComing                 // another knight joining or leaving the game: public as MsgGame, kept apart for screen-reader mode's movements filter
 )
 
 // Public reports whether a line of kind k may be shown to others.
-func (k MsgKind) Public() bool { return k == MsgGame }
+func (k MsgKind) Public() bool { return k == MsgGame || k == MsgComing }
 
 // tell adds a line of kind k to the player's log and asks for a new view.
 func (e *Engine) tell(p *player, k MsgKind, msg string) {

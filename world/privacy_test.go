@@ -90,3 +90,28 @@ func TestAnAbandonedQueryNeverRuns(t *testing.T) {
 		t.Fatal("a query its caller gave up on ran after all")
 	}
 }
+
+// Another knight joining or leaving the game is a line of its own kind, public as the
+// world's lines are, so screen-reader mode's movements filter quiets it without reading
+// its words; a death is the world's news, said as ever.
+func TestComingsAndGoingsAreTheirOwnKind(t *testing.T) {
+	e := fixtureEngine(t, nil)
+	e.join(knight("a", 10), &recorder{})
+	e.join(knight("b", 10), &recorder{})
+	e.join(knight("c", 10), &recorder{})
+	e.remove(e.players["b"])
+	e.players["c"].rec.Death = &Death{Killer: "a Troll", Depth: 1}
+	e.remove(e.players["c"])
+	for _, tc := range []struct {
+		text string
+		want MsgKind
+	}{
+		{"Kay b joins the game.", MsgComing},
+		{"Kay b leaves the game.", MsgComing},
+		{"Kay c has been slain", MsgGame},
+	} {
+		if k, ok := kindOf(e, "a", tc.text); !ok || k != tc.want || !k.Public() {
+			t.Errorf("%q: kind %d (found %v, public %v), want %d:\n%s", tc.text, k, ok, k.Public(), tc.want, said(e, "a"))
+		}
+	}
+}

@@ -171,7 +171,7 @@ func (e *Engine) join(rec Adventurer, sub Subscriber) *Player {
 	renamed := e.takeRename(p) // before anyone reads its name; told after the welcome
 	e.keepSafe(p)              // nothing attacks it before it has read its first screen
 	e.levelsChanged()
-	e.announce(nil, p.rec.Name+" joins the game.")
+	e.announce(nil, MsgComing, p.rec.Name+" joins the game.")
 	e.players[rec.ID] = p
 	e.order = append(e.order, p)
 	defer e.saveNow(p) // a new knight exists on disk from its first moment
@@ -227,7 +227,11 @@ func (e *Engine) remove(p *player) Adventurer {
 	e.levelsChanged()
 	bye := farewell(p)
 	e.endWatches(p, bye)
-	e.announce(nil, bye)
+	kind := MsgComing // a knight leaving; a death or a retirement is news
+	if p.rec.Death != nil || p.rec.Retirement != nil {
+		kind = MsgGame
+	}
+	e.announce(nil, kind, bye)
 	if p.rec.Depth > 0 {
 		e.moved(p, p.rec.Depth, p.rec.Pos(), p.rec.Pos()) // those who saw it go
 		e.state[p.rec.Depth-1].changed = true
@@ -274,8 +278,8 @@ func (e *Engine) who() []WhoEntry {
 	return out
 }
 
-// announce puts a line in the messages of everyone online but except (which may be nil):
-// joins, leaves, deaths and retirements.
+// announce puts a line of kind k in the messages of everyone online but except (which
+// may be nil): joins and leaves (MsgComing), deaths and retirements.
 //
 // The line does not send a view at once: with many knights online, a view for everyone
 // at every join would cost the square of their number (the load tool measured the server
@@ -283,10 +287,10 @@ func (e *Engine) who() []WhoEntry {
 // refresh (newsDue) if none comes first: at most a view a second for each knight however
 // many join, and none for a knight walking, whose steps bring it. The next view alone is
 // not enough: a knight standing with nothing in sight may not be sent one for minutes.
-func (e *Engine) announce(except *player, msg string) {
+func (e *Engine) announce(except *player, k MsgKind, msg string) {
 	for _, q := range e.order {
 		if q != except {
-			e.note(q, msg)
+			noteKind(q, k, msg)
 			q.news = true
 		}
 	}
