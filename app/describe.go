@@ -320,6 +320,43 @@ func thingsSaid(v world.View, full bool, old func(q world.Pos) bool) []string {
 	return out
 }
 
+// shadowSentences say what the knight's light shows beyond its sight (View.Shadows): a
+// guard's hoard as treasure, a monster by its shadow ("Your light shows treasure 2
+// north and 1 east, beyond your sight."). With prev set, only the
+// treasure prev did not show: a step says a hoard once, when the light first reaches
+// it, and not the shadows that move with every turn.
+func shadowSentences(v world.View, prev *world.View) []string {
+	var out []string
+	for _, sh := range v.Shadows {
+		what := "treasure"
+		if !sh.Treasure {
+			if prev != nil {
+				continue
+			}
+			what = "the shadow of a monster"
+			for _, k := range world.Monsters {
+				if k.Glyph == sh.Glyph {
+					what = "the shadow of " + english.A(k.Name)
+				}
+			}
+		} else if prev != nil && slices.Contains(prev.Shadows, sh) {
+			continue
+		}
+		out = append(out, fmt.Sprintf("Your light shows %s %s, beyond your sight.", what, rel(v.Self.Pos, sh.Pos)))
+	}
+	return out
+}
+
+// newTreasure reports whether v's light shows a hoard that prev's did not.
+func newTreasure(prev, v world.View) bool {
+	for _, sh := range v.Shadows {
+		if sh.Treasure && !slices.Contains(prev.Shadows, sh) {
+			return true
+		}
+	}
+	return false
+}
+
 // place is "here" or "2 squares north", as the end of "X is ...".
 func place(p, q world.Pos) string {
 	if p == q {
@@ -355,7 +392,8 @@ func (m *Model) lookText(v world.View, full bool) []string {
 	if f := fightSentence(v); f != "" {
 		out = append(out, f)
 	}
-	return append(out, thingSentences(v, full)...)
+	out = append(out, thingSentences(v, full)...)
+	return append(out, shadowSentences(v, nil)...)
 }
 
 // stepText is what a move says: the new place, briefly; a room's doors when the knight
@@ -378,7 +416,11 @@ func (m *Model) stepText(prev, v world.View) []string {
 	if f := fightSentence(v); f != "" {
 		out = append(out, f)
 	}
-	return append(out, thingsSaid(v, entered, old)...)
+	out = append(out, thingsSaid(v, entered, old)...)
+	if old != nil {
+		return append(out, shadowSentences(v, &prev)...)
+	}
+	return append(out, shadowSentences(v, nil)...)
 }
 
 // stepDir is the way of a step of one square from prev to v, on one level.

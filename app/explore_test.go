@@ -160,3 +160,35 @@ func TestAfterAFallWayOffersTheNearestUnexploredWay(t *testing.T) {
 		t.Fatalf("where after a fall said %q", s)
 	}
 }
+
+// explore stops where the knight's light first shows a hoard (a guard's treasure, the
+// only thing in the dungeon that lies waiting to be taken) and says so and where it
+// lies; a hoard the light showed already is no stop. look says what the light shows,
+// a monster's shadow by its kind.
+func TestExploreStopsWhereTheLightShowsTreasure(t *testing.T) {
+	w := newForkWalk(t, 0)
+	w.v.Self.Light = true
+	enterLine(w.m, "explore")
+	w.step() // x 1
+	w.v.Shadows = []world.Shadow{{Pos: world.Pos{X: 4, Y: 2}, Treasure: true}}
+	w.step() // x 2: the light reaches the hoard
+	said := strings.Join(w.lines(), "\n")
+	if !strings.Contains(said, "You stop after exploring 2 squares: your light shows treasure.") ||
+		!strings.Contains(said, "Your light shows treasure 2 south and 2 east, beyond your sight.") {
+		t.Fatalf("explore did not stop where the light showed treasure:\n%s", said)
+	}
+	if cmds := w.rec.take(); len(cmds) != 0 {
+		t.Fatalf("explore went on past the treasure: %v", cmds)
+	}
+	enterLine(w.m, "explore")
+	w.step() // 2, 1: the opening south, the hoard still in the light
+	if said := strings.Join(w.lines(), "\n"); strings.Contains(said, "treasure") || !strings.Contains(said, "a passage south leads where you have not been") {
+		t.Fatalf("explore stopped again for the treasure shown already:\n%s", said)
+	}
+	w.v.Shadows = append(w.v.Shadows, world.Shadow{Pos: world.Pos{X: 5, Y: 2}, Glyph: "An"})
+	w.m.view = w.v
+	enterLine(w.m, "look")
+	if said := strings.Join(w.lines(), "\n"); !strings.Contains(said, "Your light shows treasure") || !strings.Contains(said, "Your light shows the shadow of a Giant Ant") {
+		t.Fatalf("look does not say what the light shows:\n%s", said)
+	}
+}

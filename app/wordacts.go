@@ -99,11 +99,11 @@ func (m *Model) walkOn(prev, v world.View, news bool) bool {
 
 // walkNews says why a step of a walk is worth stopping at ("something is new"), or ""
 // for a step with nothing new: a message, a fight, something more in sight, a room or a
-// level entered, a feature underfoot.
+// level entered, a feature underfoot, treasure the knight's light shows.
 func (m *Model) walkNews(prev, v world.View, news bool) string {
 	fresh := m.freshInSight(v)
 	room := v.Level != nil && v.Level.RoomAt(v.Self.Pos) >= 0 && (prev.Level == nil || prev.Level.RoomAt(prev.Self.Pos) != v.Level.RoomAt(v.Self.Pos))
-	if news || fresh || room || v.Fight != nil || v.Self.Depth != prev.Self.Depth || v.Self.Feature != world.FeatNone {
+	if news || fresh || room || v.Fight != nil || v.Self.Depth != prev.Self.Depth || v.Self.Feature != world.FeatNone || newTreasure(prev, v) {
 		return "something is new"
 	}
 	return ""
@@ -187,8 +187,8 @@ func (m *Model) exploreStep(v world.View, first bool) bool {
 }
 
 // exploreOn takes an explore's next step after one taken, or stops it, saying why: at
-// anything a walk stops at (a message, a fight, something in sight, a level, a feature
-// underfoot), at a room or a junction it had not seen, at a feature it had not seen,
+// anything a walk stops at (a message, a fight, something in sight, treasure the light
+// shows, a level, a feature underfoot), at a room or a junction it had not seen, at a feature it had not seen,
 // at an unexplored opening or a door (exploreStep), after maxWalk squares.
 func (m *Model) exploreOn(prev, v world.View, news bool) bool {
 	w := &m.pl.walk
@@ -201,6 +201,8 @@ func (m *Model) exploreOn(prev, v world.View, news bool) bool {
 		why = "something is new."
 	case m.freshInSight(v):
 		why = "something comes into sight."
+	case newTreasure(prev, v):
+		why = "your light shows treasure."
 	case v.Self.Feature != world.FeatNone:
 		why = "you come to the " + v.Self.Feature.String() + "."
 	case l.RoomAt(p) >= 0 && !world.Bit(w.knownAt, p.Y*l.W+p.X):

@@ -63,7 +63,7 @@ func emptyLevels(t *testing.T, dir string, seed uint64, depths ...int) {
 	}
 }
 
-// seenMap is a map of level 1 of the seed's dungeon with the squares marked seen.
+// seenMap is a map of the level with the squares marked seen.
 func seenMap(l *world.Level, squares ...world.Pos) world.LevelMap {
 	m := world.LevelMap{Depth: l.Depth, Seed: l.Seed, W: l.W, H: l.H, Seen: make([]byte, (l.W*l.H+7)/8)}
 	for _, q := range squares {
@@ -170,6 +170,104 @@ func TestAWalkStopsBeforeAKnownChuteAndAfterTheFallOffersAWay(t *testing.T) {
 	}
 	if said := plainAnswer(t, p, "explore"); !strings.Contains(said, "You stop after exploring") && !strings.Contains(said, "leads where you have not been") {
 		t.Fatalf("explore after the fall said %q", said)
+	}
+	noEscape(t, p.rawOutput())
+}
+
+// darkHoard finds a corridor square, on one of the first levels of a dungeon, with a
+// way to another from which a knight's light reaches a guard's hoard that it does not
+// reach from the first, and a way on from that one, to the side, to a third square
+// (out of sight from the first). It returns the seed, the level, the first square, the
+// way to the second, and the third. The hoard lies across its room from its guard
+// (world's hoardSquare: the guard's square mirrored through the room's middle).
+func darkHoard(t *testing.T) (seed uint64, depth int, from world.Pos, d world.Dir, beyond world.Pos) {
+	t.Helper()
+	lit := func(p, q world.Pos) bool {
+		return max(p.X-q.X, q.X-p.X) <= world.LightRange && max(p.Y-q.Y, q.Y-p.Y) <= world.LightRange
+	}
+	for seed = 1; seed < 200; seed++ {
+		e := world.New(world.Config{Seed: seed})
+		for depth = 1; depth <= 3; depth++ {
+			l := e.Level(depth)
+			var hoards []world.Pos
+			for _, m := range e.Monsters(depth) {
+				if r := l.RoomAt(m.Pos); r >= 0 {
+					rr := l.Rooms[r]
+					if h := (world.Pos{X: 2*rr.X + rr.W - 1 - m.Pos.X, Y: 2*rr.Y + rr.H - 1 - m.Pos.Y}); h != m.Pos {
+						hoards = append(hoards, h)
+					}
+				}
+			}
+			plain := func(q world.Pos) bool {
+				return l.In(q) && l.Terrain(q) == world.Corridor && l.Feature(q) == world.FeatNone && l.Trap(q) == world.TrapNone
+			}
+			for y := range l.H {
+				for x := range l.W {
+					from = world.Pos{X: x, Y: y}
+					for _, d = range world.Dirs {
+						to := from.Step(d)
+						if !plain(from) || l.Edge(from, d) != world.EdgeOpen || !plain(to) {
+							continue
+						}
+						seen, near := false, false
+						for _, h := range hoards {
+							seen = seen || lit(from, h)
+							near = near || lit(to, h)
+						}
+						for _, w := range world.Dirs {
+							if beyond = to.Step(w); near && !seen && w != d && w != d.Opposite() && l.Edge(to, w) == world.EdgeOpen {
+								return seed, depth, from, d, beyond
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	t.Fatal("no corridor a step from a guard's hoard's light")
+	return
+}
+
+// Issue 44: explore was to stop at an item as at a monster, a door or a danger. The
+// dungeon's things lie in its guards' hoards, which a knight's light shows through the
+// walls as treasure on the drawn screen; screen-reader mode said nothing of them.
+// Through real SSH: a knight wearing a ring of light, knowing its level but for one
+// square, explores towards it, and stops at its first step, where the light first
+// reaches a hoard, saying so and where it lies; look says it again.
+func TestExploreStopsWhereTheLightShowsTreasureOverSSH(t *testing.T) {
+	seed, depth, from, d, beyond := darkHoard(t)
+	l := world.New(world.Config{Seed: seed}).Level(depth)
+	var all []world.Pos
+	for y := range l.H {
+		for x := range l.W {
+			if q := (world.Pos{X: x, Y: y}); q != beyond {
+				all = append(all, q)
+			}
+		}
+	}
+	dir := t.TempDir()
+	key := newKey(t)
+	seedKnight(t, dir, key, func(a *world.Adventurer) {
+		a.Name, a.Hits, a.MaxHits, a.Str, a.Dex = "Percival", 900, 900, 18, 18
+		a.Depth, a.X, a.Y = depth, from.X, from.Y
+		a.Items = append(a.Items, world.Item{Kind: world.ItemRingOfLight, Worn: true})
+		a.Maps = []world.LevelMap{seenMap(l, all...)}
+	})
+	srv, _ := startConfigured(t, testConfig(dir, seed))
+	p := openPlain(t, srv.addr, key, "Percival")
+	if said := plainAnswer(t, p, "look"); strings.Contains(said, "treasure") {
+		t.Fatalf("where explore starts the light already shows treasure: %s", said)
+	}
+	said := plainAnswer(t, p, "explore")
+	if !strings.Contains(said, "You stop after exploring 1 square: your light shows treasure.") ||
+		!regexp.MustCompile(`Your light shows treasure \d+ (north|south|east|west)( and \d+ (east|west))?, beyond your sight\.`).MatchString(said) {
+		t.Fatalf("explore %s said %q", d, said)
+	}
+	if w := whoamiJSON(t, srv.addr, key); (world.Pos{X: w.X, Y: w.Y}) != from.Step(d) {
+		t.Fatalf("explore stopped at %d,%d, want %v", w.X, w.Y, from.Step(d))
+	}
+	if said := plainAnswer(t, p, "look"); !strings.Contains(said, "Your light shows treasure") {
+		t.Fatalf("look does not say the treasure the light shows: %s", said)
 	}
 	noEscape(t, p.rawOutput())
 }
