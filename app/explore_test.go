@@ -1,6 +1,7 @@
 package app
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -190,5 +191,21 @@ func TestExploreStopsWhereTheLightShowsTreasure(t *testing.T) {
 	enterLine(w.m, "look")
 	if said := strings.Join(w.lines(), "\n"); !strings.Contains(said, "Your light shows treasure") || !strings.Contains(said, "Your light shows the shadow of a Giant Ant") {
 		t.Fatalf("look does not say what the light shows:\n%s", said)
+	}
+}
+
+// explore names what it stops for with the article it takes: "you see a chute" (a level
+// has many), "you see the exit"; it said "you see the chute" of one of several.
+func TestExploreNamesAFeatureItSeesWithItsArticle(t *testing.T) {
+	w := newForkWalk(t, 0)
+	for _, tc := range []struct {
+		unknown world.Pos
+		want    string
+	}{{world.Pos{X: 6}, "a chute"}, {world.Pos{}, "the exit"}} {
+		known := slices.Clone(w.v.Known)
+		known[tc.unknown.X/8] &^= 1 << (tc.unknown.X % 8)
+		if got := newFeature(w.v, known); got != tc.want {
+			t.Errorf("a %v not on the map is named %q, want %q", w.v.Level.Feature(tc.unknown), got, tc.want)
+		}
 	}
 }

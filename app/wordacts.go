@@ -208,7 +208,7 @@ func (m *Model) exploreOn(prev, v world.View, news bool) bool {
 	case l.RoomAt(p) >= 0 && !world.Bit(w.knownAt, p.Y*l.W+p.X):
 		why = "you come into a room."
 	case newFeature(v, w.knownAt) != "":
-		why = "you see the " + newFeature(v, w.knownAt) + "."
+		why = "you see " + newFeature(v, w.knownAt) + "."
 	case !world.Bit(w.knownAt, p.Y*l.W+p.X) && waysOut(v, p) > 2:
 		ways = sideWays(v, p, w.dir) // a junction found is a choice; a bend is none
 	}
@@ -228,15 +228,20 @@ func (m *Model) exploreOn(prev, v world.View, news bool) bool {
 	return false
 }
 
-// newFeature names a feature in the knight's sight that was not on its map in known,
-// or "".
+// newFeature names a feature in the knight's sight that was not on its map in known
+// ("the stairs down", "a chute": a level has one of each stairs and many chutes), or "".
 func newFeature(v world.View, known []byte) string {
 	l := v.Level
 	for y := range l.H {
 		for x := range l.W {
 			q := world.Pos{X: x, Y: y}
-			if f := l.Feature(q); f != world.FeatNone && visible(v, q) && !world.Bit(known, y*l.W+x) {
-				return f.String()
+			f := l.Feature(q)
+			switch {
+			case f == world.FeatNone || !visible(v, q) || world.Bit(known, y*l.W+x):
+			case f == world.FeatChute || f == world.FeatPit:
+				return english.A(f.String())
+			default:
+				return "the " + f.String()
 			}
 		}
 	}
