@@ -102,6 +102,9 @@ func TestAWalkStopsAtASidePassageAndBeforeAChute(t *testing.T) {
 	if !strings.Contains(said, "You stop after 3 squares east.\nA chute is 1 square east: a walk stops before it. Type east alone to step onto it.") {
 		t.Fatalf("the walk did not stop before the chute:\n%s", said)
 	}
+	if n := strings.Count(said, "A chute is 1 square east"); n != 1 {
+		t.Fatalf("the chute was said %d times:\n%s", n, said)
+	}
 	if cmds := w.rec.take(); len(cmds) != 0 {
 		t.Fatalf("the walk went on onto the chute: %v", cmds)
 	}

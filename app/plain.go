@@ -69,6 +69,9 @@ type plainState struct {
 	// sold says a sale was asked for: when it is done, the knight's things and the
 	// market's wares are numbered anew, and that is said (renumbered).
 	sold bool
+	// warned is the square of a known danger a walk has just stopped before, saying so:
+	// the step's description leaves it out rather than say it twice (warnedOut).
+	warned *world.Pos
 }
 
 // plainPromptMsg says the answer of the awaited line it counts is late: the prompt is
@@ -489,7 +492,7 @@ func (m *Model) tellPlace(ps *told, prev, v world.View, first, news bool) (walki
 	case v.Self.Depth != prev.Self.Depth || v.Self.Pos != prev.Self.Pos:
 		walking = ps == &m.pl.own && m.walkOn(prev, v, news)
 		if !walking {
-			m.say(m.stepText(prev, v)...)
+			m.say(m.warnedOut(v, m.stepText(prev, v))...)
 		}
 	case v.Outside():
 		if !m.opts.NoMovements {
@@ -504,6 +507,19 @@ func (m *Model) tellPlace(ps *told, prev, v world.View, first, news bool) (walki
 	}
 	ps.seen.update(v, true, m.quietTurns(), m.memoryTurns()) // all in sight has been told
 	return walking
+}
+
+// warnedOut leaves out of a step's lines the known danger a walk has just stopped
+// before (Model.pl.warned): the walk's own line said where it is and how to step onto it.
+func (m *Model) warnedOut(v world.View, lines []string) []string {
+	q := m.pl.warned
+	if m.pl.warned = nil; q == nil || v.Level == nil {
+		return lines
+	}
+	at := rel(v.Self.Pos, *q)
+	return slices.DeleteFunc(lines, func(l string) bool {
+		return l == featureThere(v.Level.Feature(*q), at) || l == "A known trap: "+at+"."
+	})
 }
 
 // sayMessages repeats the last messages of a view: ten, or as many as the line asks.

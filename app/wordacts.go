@@ -77,6 +77,8 @@ func (m *Model) walkOn(prev, v world.View, news bool) bool {
 		ways = sideWays(v, v.Self.Pos, w.dir)
 		if d := dangerAhead(v, v.Self.Pos, w.dir); d != "" {
 			ways = append(ways, d)
+			ahead := v.Self.Pos.Step(w.dir)
+			m.pl.warned = &ahead
 		}
 	}
 	if w.left > 0 && why == "" && len(ways) == 0 {

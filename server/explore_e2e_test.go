@@ -140,8 +140,8 @@ func TestAWalkStopsBeforeAKnownChuteAndAfterTheFallOffersAWay(t *testing.T) {
 	}
 	said := plainAnswer(t, p, way+" 9")
 	want := fmt.Sprintf("You stop after %d squares %s. A chute is 1 square %s: a walk stops before it. Type %s alone to step onto it.", run-1, way, way, way)
-	if !strings.Contains(said, want) {
-		t.Fatalf("%s 9 towards the known chute said %q, want %q", way, said, want)
+	if !strings.Contains(said, want) || strings.Count(said, "A chute is") != 1 {
+		t.Fatalf("%s 9 towards the known chute said %q, want %q, the chute once", way, said, want)
 	}
 	if w := whoamiJSON(t, srv.addr, key); w.Depth != 1 || (world.Pos{X: w.X, Y: w.Y}) != corridor[run-1] {
 		t.Fatalf("after %s 9 the knight is on level %d at %d,%d, want level 1 at %v, before the chute", way, w.Depth, w.X, w.Y, corridor[run-1])
