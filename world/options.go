@@ -36,8 +36,9 @@ type Options struct {
 	Verbose bool `json:"verbose,omitempty"`
 	// NoSightings, NoMovements and NoPartyChat quiet kinds of screen-reader mode's lines,
 	// as MUDs for blind players let them: monsters coming into sight and going, other
-	// knights' comings and goings in sight, and the party's talk. A step and look still
-	// say all that is in sight.
+	// knights' comings and goings (in sight, on the surface, into the game and out of
+	// it: MsgComing), and the other members' party talk. A step and look still say all
+	// that is in sight.
 	NoSightings bool `json:"no_sightings,omitempty"`
 	NoMovements bool `json:"no_movements,omitempty"`
 	NoPartyChat bool `json:"no_party_chat,omitempty"`
