@@ -77,6 +77,7 @@ func (e *Engine) retire(p *player) {
 	p.rec.Retirement = &Retirement{Level: p.rec.Level, Experience: p.rec.Experience,
 		PercentKills: p.rec.PercentKills(), Turn: e.turn}
 	e.say(p, fmt.Sprintf("%s retires with honour near the seat of the king, with %d experience.", p.rec.Name, p.rec.Experience))
+	e.proclaim(p, TidingRetirement)
 	v := e.view(p)
 	v.Retired = p.rec.Retirement
 	e.remove(p)

@@ -160,6 +160,7 @@ func (e *Engine) die(p *player, killer string, hints ...string) {
 	e.leaveFight(p)
 	e.say(p, fmt.Sprintf("You have been slain by %s.", killer))
 	p.rec.Death.LastLines = lastLines(p)
+	e.proclaim(p, TidingDeath)
 	v := e.view(p)
 	v.Dead = p.rec.Death
 	e.remove(p)

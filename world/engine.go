@@ -75,6 +75,8 @@ type Config struct {
 	Tick time.Duration
 	// Community configures channels, letters, history and silences (community.go).
 	Community CommunityConfig
+	// Herald takes the tidings told beyond the world (tiding.go); nil: none.
+	Herald Herald
 }
 
 // Engine is the game world. Its state is owned by the goroutine running Run (or, in

@@ -237,11 +237,15 @@ func (e *Engine) place(p *player, depth int, pos Pos) {
 // units are replenished." Ruling: a rest in the daylight also heals every wound.
 func (e *Engine) successfulExit(p *player) {
 	r := &p.rec
+	first := r.Level == 1
 	for lvl := LevelForExperience(r.Experience); r.Level < lvl; {
 		r.Level++
 		gain := max(1, 1+e.rng.IntN(8)+ConBonus(r.Con))
 		r.MaxHits += gain
 		e.say(p, fmt.Sprintf("You have reached level %d! (+%d hits)", r.Level, gain))
+	}
+	if first && r.Level > 1 {
+		e.proclaim(p, TidingFirstLevel)
 	}
 	r.Hits = r.MaxHits
 	r.SpellUnits = SpellUnitsForLevel(r.Level)
