@@ -66,7 +66,7 @@ func (s *Server) newCommands() *command.Table {
 		reports.Resolve(),
 		reports.Dismiss(),
 		replays.RemoveRow(),
-		command.Broadcast(s.engine, s.talk.broadcast),
+		command.Broadcast(s.engine, s.talk.broadcast, s.postBroadcast),
 		ops.Backup(),
 		ops.Export(),
 		ops.Check(),

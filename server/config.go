@@ -123,6 +123,10 @@ type Config struct {
 	// NATSTLS are the PEM files of TLS on NATS: the embedded server's routes, or the
 	// connection to NATSURL; empty: plaintext.
 	NATSTLS TLSFiles
+	// Webhook is the URL the server posts its public events to (webhook.go): deaths,
+	// retirements, new knights' first levels, admins' broadcasts; empty: none. Its path
+	// may hold a secret (a Discord webhook's token), never logged.
+	Webhook string
 	// Version names the server's build, in its stats, web page and metrics: the command's
 	// own version, which the server cannot read from its build when it is a library.
 	// Empty: "devel".

@@ -25,6 +25,7 @@ import (
 	"github.com/orthanc-ssh/orthanc-ssh/server/edge"
 	"github.com/orthanc-ssh/orthanc-ssh/server/webpage"
 	"github.com/orthanc-ssh/orthanc-ssh/store"
+	"github.com/orthanc-ssh/orthanc-ssh/webhook"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
@@ -126,6 +127,9 @@ type Server struct {
 	// webPage is the page served on it, set before the SSH listener serves anyone.
 	httpLn  net.Listener
 	webPage *webpage.Page
+	// hook posts the public events (webhook.go); nil without -webhook. Made in New,
+	// started and stopped by Serve.
+	hook *webhook.Poster
 	// hostKey is the server's host key, for the web page's fingerprint.
 	hostKey ssh.PublicKey
 	// listening is the address the SSH listener has, once serve has it.
@@ -198,6 +202,10 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 		st.Close()
 		return nil, err
 	}
+	if err := s.openWebhook(); err != nil {
+		s.closeStores()
+		return nil, err
+	}
 	s.obs = newObserver(s)
 	s.hostKey = signer.PublicKey()
 	motd, err := s.readMOTD()
@@ -225,6 +233,7 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 		ActiveRefreshTurns: max(1, int(activeRefresh/cfg.Tick)),
 		Saver:              worldSaver{s.knights, s.saver},
 		Community:          community,
+		Herald:             s.herald(),
 	})
 	s.commands = s.newCommands()
 	login := s.login()
@@ -274,6 +283,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	worldCtx, stopWorld := context.WithCancel(context.Background())
 	worldDone := make(chan struct{})
 	ticksDone := make(chan struct{})
+	s.hook.Start() // before the world, whose tidings it takes
 	// The engine gets no ticker: runTicks steps it, timing each step at the edge.
 	go s.keepGoing("world", worldDone, func() { s.engine.Run(worldCtx, nil) })
 	go s.keepGoing("tick loop", ticksDone, func() { s.runTicks(worldCtx) })
@@ -363,6 +373,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	stopWorld()
 	<-worldDone
 	<-ticksDone
+	s.hook.Stop(webhookGrace) // the world's last tidings, and any broadcast, posted if they can be
 	stopReplays()
 	replaysDone()
 	stopSaver()

@@ -57,7 +57,7 @@ func TestRegenAndRevert(t *testing.T) {
 func TestBroadcast(t *testing.T) {
 	e := runningWorld(t)
 	admin := newKey(t)
-	tb := testTable([]ssh.PublicKey{admin}, nil, Broadcast(e, nil))
+	tb := testTable([]ssh.PublicKey{admin}, nil, Broadcast(e, nil, nil))
 	if a := runLine(t, tb, admin, "broadcast the --json gate closes"); a.code != 0 || a.out != "Sent to 0 knights: [admin] the --json gate closes\n" {
 		t.Errorf("broadcast: %+v", a)
 	}
