@@ -10,6 +10,7 @@ import (
 
 	"github.com/orthanc-ssh/orthanc-ssh/server"
 	"github.com/orthanc-ssh/orthanc-ssh/web"
+	"github.com/orthanc-ssh/orthanc-ssh/webhook"
 )
 
 // options are the command's settings: the server's configuration, and what the command
@@ -117,6 +118,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (o
 		}
 		return nil
 	})
+	webhookFlag(fs, &c, getenv, &checks)
 	durFlag(&c.BattleGrace, "battle-grace", "ORTHANC_BATTLE_GRACE", "how long a hero who holds up the others of its battle has to choose; a knight alone is never hurried, a screen-reader player has three times as long")
 	durFlag(&c.SaveRetry, "save-retry", "ORTHANC_SAVE_RETRY", "how long a server that is stopping keeps retrying a save that fails (a full disk), the players told and playing on, before it gives up")
 	intFlag(&c.ReplayMB, "replay-store-mb", "ORTHANC_REPLAY_STORE_MB", "megabytes of the database the replays may take (each knight's last 10 minutes, the last 5 before each death and retirement, 2 before each report), the oldest going first; 0 records none")
@@ -182,6 +184,25 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (o
 		return options{}, fmt.Errorf("%s: the data folder must not be empty", named("data", "ORTHANC_DATA"))
 	}
 	return c, nil
+}
+
+// webhookFlag declares -webhook. Its value may hold a secret (a Discord webhook's token),
+// so it is read by a function, whose help prints no default, and a bad one is refused
+// without repeating it.
+func webhookFlag(fs *flag.FlagSet, c *options, getenv func(string) string, checks *[]func() error) {
+	raw := getenv("ORTHANC_WEBHOOK")
+	fs.Func("webhook", "post deaths, retirements, new knights' first levels and admins' broadcasts as JSON, with a Discord-compatible content field, to this http or https URL, such as a Discord channel's webhook https://discord.com/api/webhooks/ID/TOKEN; the URL is a secret: give it by the variable (env ORTHANC_WEBHOOK; default none)",
+		func(v string) error { raw = v; return nil })
+	*checks = append(*checks, func() error {
+		if raw == "" {
+			return nil
+		}
+		if err := webhook.Validate(raw); err != nil {
+			return fmt.Errorf("%s: %w", named("webhook", "ORTHANC_WEBHOOK"), err)
+		}
+		c.Webhook = raw
+		return nil
+	})
 }
 
 // checkRealm reads -etcd and checks that -realm and -etcd come together.
