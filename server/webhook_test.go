@@ -166,3 +166,11 @@ func dieInTheGuardsRoom(t *testing.T, addr string, key gossh.Signer, name string
 	}
 	return m[1]
 }
+
+// Issue 47: a stopping server lets the webhook post what is queued for 3 s (DESIGN §12
+// "A bridge out", OPERATIONS "Posting to Discord").
+func TestTheWebhooksGrace(t *testing.T) {
+	if webhookGrace != 3*time.Second {
+		t.Errorf("the webhook's grace at the stop is %v, want 3 s", webhookGrace)
+	}
+}
