@@ -209,7 +209,7 @@ func (p *Poster) Post(e Event) bool {
 	}
 	e.Server, e.Realm = p.server, p.realm
 	if e.Time.IsZero() {
-		e.Time = time.Now()
+		e.Time = time.Now().UTC()
 	}
 	select {
 	case <-p.closing:
