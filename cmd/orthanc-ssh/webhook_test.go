@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 )
@@ -50,5 +52,18 @@ func TestTheWebhookFlagTakesOnlyHTTPURLs(t *testing.T) {
 	run(context.Background(), []string{"-h"}, envOf("ORTHANC_WEBHOOK", "https://discord.com/api/webhooks/1/Zk9TOKEN"), &help)
 	if h := help.String(); !strings.Contains(h, "-webhook") || strings.Contains(h, "Zk9TOKEN") {
 		t.Errorf("-h with ORTHANC_WEBHOOK set:\n%s", h)
+	}
+}
+
+// The command started with -webhook posts through it: its log names the receiver by its
+// scheme and host alone, never the URL's path (a Discord webhook's token), and it stops
+// cleanly, exit 0, with the webhook's sender.
+func TestTheCommandStartsWithAWebhookAndLogsNoToken(t *testing.T) {
+	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) }))
+	defer receiver.Close()
+	_, log := startServer(t, "-data", t.TempDir(), "-webhook", receiver.URL+"/api/webhooks/1/Zk9TOKEN")
+	want := "msg=webhook url=" + receiver.URL + "/… queue=256"
+	if l := log.String(); !strings.Contains(l, want) || strings.Contains(l, "Zk9TOKEN") {
+		t.Errorf("the log, wanting %q and no token:\n%s", want, l)
 	}
 }
