@@ -213,7 +213,7 @@ func (p *Poster) Post(e Event) bool {
 	}
 	select {
 	case <-p.closing:
-		p.drop(1)
+		p.drop()
 		return false
 	default:
 	}
@@ -221,14 +221,15 @@ func (p *Poster) Post(e Event) bool {
 	case p.queue <- e:
 		return true
 	default:
-		p.drop(1)
+		p.drop()
 		return false
 	}
 }
 
-func (p *Poster) drop(n uint64) {
-	p.dropped.Add(n)
-	p.burst.Add(n)
+// drop counts an event dropped, and for the next line of the log.
+func (p *Poster) drop() {
+	p.dropped.Add(1)
+	p.burst.Add(1)
 }
 
 // Start starts the sender, which posts the queued events in order until Stop.
@@ -283,7 +284,7 @@ func (p *Poster) run() {
 // and, once a try is over, how many were dropped meanwhile.
 func (p *Poster) deliver(e Event) {
 	if p.ctx.Err() != nil { // past Stop's grace: what is left is dropped
-		p.drop(1)
+		p.drop()
 		return
 	}
 	b, err := Encode(e)
@@ -300,7 +301,7 @@ func (p *Poster) deliver(e Event) {
 			return
 		}
 		if p.ctx.Err() != nil { // Stop's grace is over: Stop logs what was dropped
-			p.drop(1)
+			p.drop()
 			return
 		}
 		p.noteDrops()
@@ -315,7 +316,7 @@ func (p *Poster) deliver(e Event) {
 		case <-t.C:
 		case <-p.ctx.Done():
 			t.Stop()
-			p.drop(1)
+			p.drop()
 			return
 		}
 	}
