@@ -100,6 +100,7 @@ func TestTheWebhookPostsPublicEventsAndNothingPrivate(t *testing.T) {
 	if got := strings.Join(kinds, ", "); got != "death Doomed, death Hidden, first_level Ywain, retirement Ywain, broadcast " {
 		t.Errorf("the posts: %s", got)
 	}
+	t.Logf("the receiver got:\n%s", strings.Join(raw, "\n"))
 	for _, r := range raw {
 		if strings.Contains(r, "secret") || strings.Contains(r, "TOKEN") {
 			t.Errorf("a post holds private talk: %s", r)
