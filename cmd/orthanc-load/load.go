@@ -58,6 +58,13 @@ type Config struct {
 	// packet: Rate keys a second go as Rate/TypeBurst packets. 0 is 1, a key a packet.
 	TypeBurst int
 
+	// Web, when set, is the game server's web page (http://host:port): Browsers of the
+	// N sessions open its play socket instead of an SSH session, as guests
+	// (websession.go), spread evenly over the active sessions and over the idle ones.
+	// Browsers -1 is all of them.
+	Web      string
+	Browsers int
+
 	// ServerPID, when not zero, is the server process read from /proc for CPU and RSS.
 	ServerPID int
 	// AdminKey, when set, signs in to the game server as an admin to read `stats
@@ -76,7 +83,7 @@ type Config struct {
 // check checks the run's figures, its mode and way in, the restart and the scenario, in
 // that order, and fills in the defaults of what was left unset.
 func (c *Config) check() error {
-	for _, check := range []func() error{c.checkLoad, c.checkMode, c.checkRestart, c.checkScenario} {
+	for _, check := range []func() error{c.checkLoad, c.checkMode, c.checkRestart, c.checkScenario, c.checkWeb} {
 		if err := check(); err != nil {
 			return err
 		}
@@ -157,8 +164,62 @@ func (c *Config) checkScenario() error {
 	return nil
 }
 
+// checkWeb checks the browsers' sessions: the game's, new guests only, no restart; all
+// N for Browsers -1, none without a web page.
+func (c *Config) checkWeb() error {
+	if c.Web == "" {
+		if c.Browsers > 0 {
+			return fmt.Errorf("-browsers %d needs -web, the game's web page", c.Browsers)
+		}
+		c.Browsers = 0
+		return nil
+	}
+	if c.Browsers < 0 {
+		c.Browsers = c.N
+	}
+	if _, _, err := webSocketURL(c.Web, termWidth, termHeight); err != nil {
+		return fmt.Errorf("-web: %w", err)
+	}
+	switch {
+	case c.Browsers > c.N:
+		return fmt.Errorf("-browsers %d: must be between 0 and -n (%d)", c.Browsers, c.N)
+	case c.Browsers > 0 && c.Mode != ModeGame:
+		return fmt.Errorf("-web: browsers play the game: -mode %s", ModeGame)
+	case c.Browsers > 0 && len(c.Keys) > 0:
+		return errors.New("-web: browsers play as guests, with no key: no -keys")
+	case c.Browsers > 0 && c.RestartAfter > 0:
+		return errors.New("-web: browsers do not come back after a restart: no -restart-after")
+	}
+	return nil
+}
+
 // isActive spreads the active sessions evenly over the N (and so over the ramp).
 func isActive(i, active, n int) bool { return (i+1)*active/n > i*active/n }
+
+// browserSessions says which of the N sessions are browsers: cfg.Browsers of them,
+// spread evenly over the active sessions and, apart, over the idle ones, so that in a
+// mixed run each kind has its share of both.
+func browserSessions(cfg Config) []bool {
+	out := make([]bool, cfg.N)
+	if cfg.Browsers == 0 {
+		return out
+	}
+	activeBrowsers := (cfg.Browsers*cfg.Active + cfg.N/2) / cfg.N
+	idle := cfg.N - cfg.Active
+	activeBrowsers = max(min(activeBrowsers, cfg.Active), cfg.Browsers-idle)
+	idleBrowsers := cfg.Browsers - activeBrowsers
+	a, d := 0, 0 // the ranks among the active and among the idle
+	for i := range out {
+		if isActive(i, cfg.Active, cfg.N) {
+			out[i] = isActive(a, activeBrowsers, cfg.Active)
+			a++
+		} else {
+			out[i] = isActive(d, idleBrowsers, idle)
+			d++
+		}
+	}
+	return out
+}
 
 // Run opens the sessions, walks them in, measures the window and closes everything. It
 // returns within about Ramp + WalkTimeout + Duration + Drain + 10 s, sooner when ctx ends
@@ -176,7 +237,18 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	rampDone := lr.rampUp(ctx, keysCtx)
 	m := lr.measure(ctx, keysCtx, stopKeys)
 	rst := lr.closeAll(ctx, rampDone)
-	return lr.report(m, rst), ctx.Err()
+	rep := lr.report(m, rst)
+	if lr.cfg.Browsers > 0 && ctx.Err() == nil {
+		page, err := pageWeight(ctx, lr.cfg.Web)
+		if err != nil {
+			var e errorCounts
+			e.counts, e.examples = rep.Errors, rep.ErrorExamples
+			e.add("page", err)
+			rep.Errors, rep.ErrorExamples = e.counts, e.examples
+		}
+		rep.Page = page
+	}
+	return rep, ctx.Err()
 }
 
 // loadRun is one Run under way: its sessions, the restart if there is one, and the
@@ -207,8 +279,12 @@ func newLoadRun(cfg Config) (*loadRun, error) {
 		}
 	}
 	lr.loadBase, _ = readProc("self")
+	browsers := browserSessions(cfg)
 	for i := range lr.sessions {
 		s := newSession(i, isActive(i, cfg.Active, cfg.N), lr.win)
+		if browsers[i] {
+			s.webURL = cfg.Web
+		}
 		s.stallAfterArrival = !s.active && stalledSoFar(lr.sessions[:i]) < cfg.Stalled
 		if err := s.setUp(cfg); err != nil {
 			return nil, err
@@ -392,15 +468,18 @@ func (lr *loadRun) report(m *windowReadings, rst *Restart) *Report {
 	if len(cfg.Keys) > 0 {
 		rep.Returning = &Returning{Keys: cfg.N, Depths: map[int]int{}}
 	}
+	results := make([]result, len(lr.sessions))
 	var t tally
 	for i, s := range lr.sessions {
 		r := s.result()
+		results[i] = r
 		if !r.established {
 			rep.Failed++
 			continue
 		}
 		if b := lr.cameBack(i); b != nil {
 			r.add(b.result())
+			results[i] = r
 		}
 		if r.dropped {
 			lr.record(fail("disconnected", r.readErr))
@@ -411,6 +490,8 @@ func (lr *loadRun) report(m *windowReadings, rst *Restart) *Report {
 		t.add(rep, r, s.active, m.secs, m.bytes1[i]-m.bytes0[i])
 	}
 	t.summarise(rep, m.secs)
+	rep.Browsers = cfg.Browsers
+	rep.Kinds = lr.kinds(results, m)
 	if m.srvPID != 0 {
 		rep.Server = procStats(m.srvPID, lr.srvBase, m.srv0, m.srv1, rep.Established)
 	}
@@ -440,6 +521,38 @@ func (lr *loadRun) report(m *windowReadings, rst *Restart) *Report {
 		rep.Errors = map[string]int{}
 	}
 	return rep
+}
+
+// kinds are the report's figures for each kind of session, SSH's and browsers', when the
+// run had browsers.
+func (lr *loadRun) kinds(results []result, m *windowReadings) []KindStats {
+	if lr.cfg.Browsers == 0 {
+		return nil
+	}
+	var out []KindStats
+	for _, web := range []bool{false, true} {
+		sub := &Report{}
+		var t tally
+		n := 0
+		for i, s := range lr.sessions {
+			r := results[i]
+			if r.web != web {
+				continue
+			}
+			n++
+			if !r.established {
+				sub.Failed++
+				continue
+			}
+			t.add(sub, r, s.active, m.secs, m.bytes1[i]-m.bytes0[i])
+		}
+		if n == 0 {
+			continue
+		}
+		t.summarise(sub, m.secs)
+		out = append(out, sub.kindStats(web, n))
+	}
+	return out
 }
 
 // walkIn connects the session and waits until it is in the dungeon, it fails, or

@@ -98,6 +98,24 @@
 // (with a restart, the old server's exit and another -walk-timeout may add to it);
 // Ctrl-C ends it sooner with what was measured.
 //
+// Browsers. -web http://HOST:PORT (the server's -http-addr) makes sessions browsers:
+// each opens the play page's socket (/play/socket) with the page's own origin and an
+// 80×24 screen, as a guest, as a browser without a key of its own plays, and walks in and
+// plays as an SSH session does, reading its screen from the frames the server sends (a
+// cell grid kept from their rows' runs: webScreen). A key is answered by the next frame.
+// -browsers M makes M of the -n browsers and the rest SSH's, in one run against one
+// server: M spread evenly over the active sessions and over the idle ones. The report
+// then gives each kind's keys, latency, bytes and frames a second, and bytes a frame (an
+// SSH session's burst of output, a browser's frame message), and the play page's weight
+// (/play, /play.js, /play.css: raw, and gzipped). Per-session CPU and memory of each
+// kind come from a run of that kind alone (webbudget.sh runs both, and the mix). The
+// server's limits of an address for guests (-max-guests-per-ip, -max-guests) and for the
+// web page (-http-max-conns, -http-max-conns-per-ip, -http-rate, -http-burst) must be a
+// crowd's, as SSH's are:
+//
+//	orthanc-ssh -http-addr 127.0.0.1:8080 ... &
+//	orthanc-load -n 200 -web http://127.0.0.1:8080 -browsers 100 -pid $!
+//
 // The delay command is a TCP proxy that holds every byte a time each way, to put a
 // realm far from etcd on one box (tcpproxy.Delay):
 //
@@ -251,6 +269,8 @@ func parseFlags(args []string, stderr io.Writer) (Config, options, error) {
 	fs.Uint64Var(&cfg.Seed, "seed", 1, "seed of the keys the sessions choose")
 	fs.StringVar(&o.keysFile, "keys", "", "keys file of returning players (orthanc-load seed writes DIR/load-keys): session i plays line i's knight")
 	fs.StringVar(&cfg.Scenario, "scenario", ScenarioWalk, "how active sessions play (game mode): walk, at random; rooms, towards doors and through them into the rooms' fights; type, a long line on the chat line, a key a rune")
+	fs.StringVar(&cfg.Web, "web", "", "the game's web page, http://HOST:PORT (its -http-addr): -browsers of the sessions play in it, as a browser's guest on the play page's socket, instead of over SSH")
+	fs.IntVar(&cfg.Browsers, "browsers", -1, "with -web, how many of the -n sessions are browsers (-1: all), spread evenly over the active and the idle; the rest are SSH's, in the same run")
 	fs.IntVar(&cfg.TypeBurst, "type-burst", 1, "-scenario type: keys a write (an SSH packet); -rate keys a second go as -rate/N writes of N keys")
 	fs.IntVar(&cfg.ServerPID, "pid", 0, "server process id, to read its CPU and RSS from /proc (Linux)")
 	fs.DurationVar(&cfg.RestartAfter, "restart-after", 0, "this long into the window, restart the server (-pid) with its own command line; every session comes back")

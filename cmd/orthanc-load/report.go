@@ -69,6 +69,57 @@ func rates(xs []float64) Rates {
 	return Rates{Sessions: len(xs), Mean: round3(sum / float64(len(xs))), P50: round3(rank(xs, 0.5)), Max: round3(xs[len(xs)-1])}
 }
 
+// Sizes summarises sizes in bytes: their count, mean and nearest-rank percentiles.
+type Sizes struct {
+	Count int     `json:"count"`
+	Mean  float64 `json:"mean"`
+	P50   int32   `json:"p50"`
+	P99   int32   `json:"p99"`
+	Max   int32   `json:"max"`
+}
+
+// sizes sorts xs in place and summarises it.
+func sizes(xs []int32) Sizes {
+	if len(xs) == 0 {
+		return Sizes{}
+	}
+	slices.Sort(xs)
+	var sum int64
+	for _, x := range xs {
+		sum += int64(x)
+	}
+	return Sizes{Count: len(xs), Mean: round3(float64(sum) / float64(len(xs))), P50: rank(xs, 0.5), P99: rank(xs, 0.99), Max: xs[len(xs)-1]}
+}
+
+// KindStats are a run's figures for one kind of session, SSH's or browsers', as the
+// report's of the same names.
+type KindStats struct {
+	Kind         string      `json:"kind"` // "ssh" or "web"
+	Sessions     int         `json:"sessions"`
+	Established  int         `json:"established"`
+	Failed       int         `json:"failed"`
+	Dropped      int         `json:"dropped"`
+	Arrival      Percentiles `json:"arrival"`
+	Keys         Keys        `json:"keys"`
+	Latency      Percentiles `json:"latency"`
+	BytesActive  Rates       `json:"bytes_per_second_active"`
+	BytesIdle    Rates       `json:"bytes_per_second_idle"`
+	FramesActive Rates       `json:"frames_per_second_active"`
+	FramesIdle   Rates       `json:"frames_per_second_idle"`
+	FrameBytes   Sizes       `json:"frame_bytes"`
+}
+
+// kindStats are r's figures as one kind's, of n sessions.
+func (r *Report) kindStats(web bool, n int) KindStats {
+	kind := "ssh"
+	if web {
+		kind = "web"
+	}
+	return KindStats{Kind: kind, Sessions: n, Established: r.Established, Failed: r.Failed, Dropped: r.Dropped,
+		Arrival: r.Arrival, Keys: r.Keys, Latency: r.Latency, BytesActive: r.BytesActive, BytesIdle: r.BytesIdle,
+		FramesActive: r.BurstsActive, FramesIdle: r.BurstsIdle, FrameBytes: r.FrameBytes}
+}
+
 // Keys counts the keystrokes sent in the measured window.
 type Keys struct {
 	// Sent is every measured key: keys written by active sessions during the window,
@@ -193,6 +244,17 @@ type Report struct {
 	BytesIdle    Rates `json:"bytes_per_second_idle"`
 	BurstsActive Rates `json:"bursts_per_second_active"`
 	BurstsIdle   Rates `json:"bursts_per_second_idle"`
+	// FrameBytes are the bytes of each frame in the window, every session's: an SSH
+	// session's burst of output, a browser's frame message (its JSON; the WebSocket's
+	// header adds 2 to 4 bytes).
+	FrameBytes Sizes `json:"frame_bytes"`
+
+	// Browsers is how many of the N were browsers' sessions (-web); Kinds then gives
+	// the figures above for each kind apart, SSH's and browsers', and Page the play
+	// page's weight.
+	Browsers int         `json:"browsers,omitempty"`
+	Kinds    []KindStats `json:"kinds,omitempty"`
+	Page     []PageFile  `json:"page,omitempty"`
 
 	Fights    *Fights    `json:"fights,omitempty"`
 	Returning *Returning `json:"returning,omitempty"`
@@ -221,6 +283,12 @@ func (r *Report) writeText(w io.Writer) error {
 			return "none"
 		}
 		return fmt.Sprintf("mean %.0f  p50 %.0f  max %.0f %s  (%d sessions)", x.Mean, x.P50, x.Max, unit, x.Sessions)
+	}
+	sz := func(x Sizes) string {
+		if x.Count == 0 {
+			return "none"
+		}
+		return fmt.Sprintf("mean %.0f  p50 %d  p99 %d  max %d B  (%d frames)", x.Mean, x.P50, x.P99, x.Max, x.Count)
 	}
 	if r.Scenario != "" {
 		row("target", "%s (%s mode, %s)", r.Addr, r.Mode, r.Scenario)
@@ -251,6 +319,17 @@ func (r *Report) writeText(w io.Writer) error {
 	row("bytes/s idle", "%s", rt(r.BytesIdle, "B/s"))
 	row("bursts/s active", "%s", rt(r.BurstsActive, "/s"))
 	row("bursts/s idle", "%s", rt(r.BurstsIdle, "/s"))
+	row("bytes a frame", "%s", sz(r.FrameBytes))
+	for _, k := range r.Kinds {
+		row(k.Kind, "%d sessions: %d established, %d failed, %d dropped; keys %d sent, %d unanswered; key to frame %s",
+			k.Sessions, k.Established, k.Failed, k.Dropped, k.Keys.Sent, k.Keys.Unanswered, pct(k.Latency))
+		row("  bytes/s", "active %s; idle %s", rt(k.BytesActive, "B/s"), rt(k.BytesIdle, "B/s"))
+		row("  frames/s", "active %s; idle %s", rt(k.FramesActive, "/s"), rt(k.FramesIdle, "/s"))
+		row("  bytes a frame", "%s", sz(k.FrameBytes))
+	}
+	for _, p := range r.Page {
+		row("page "+p.Path, "%d bytes, %d gzipped", p.Bytes, p.GzipBytes)
+	}
 	if f := r.Fights; f != nil {
 		row("battles", "%d started, %d won, %d lost, %d other; %d deaths  (%d sessions)", f.Started, f.Won, f.Lost, f.Other, f.Deaths, f.Sessions)
 		if f.Sessions > 0 {
@@ -304,7 +383,10 @@ type errorCounts struct {
 
 func (e *errorCounts) add(kind string, err error) {
 	if e.counts == nil {
-		e.counts, e.examples = map[string]int{}, map[string]string{}
+		e.counts = map[string]int{}
+	}
+	if e.examples == nil {
+		e.examples = map[string]string{}
 	}
 	e.counts[kind]++
 	if _, ok := e.examples[kind]; !ok && err != nil {
@@ -318,6 +400,7 @@ type tally struct {
 	bytesActive, bytesIdle   []float64 // bytes a second
 	burstsActive, burstsIdle []float64 // output bursts a second
 	fightRates               []float64 // battles started a minute
+	frameSizes               []int32
 }
 
 // add counts the result r of an established session, active or idle, into rep and t:
@@ -330,6 +413,7 @@ func (t *tally) add(rep *Report, r result, active bool, secs float64, bytes int6
 	t.first = append(t.first, r.firstFrame)
 	t.arrival = append(t.arrival, r.arrival)
 	t.latency = append(t.latency, r.latencies...)
+	t.frameSizes = append(t.frameSizes, r.frameSizes...)
 	rep.Keys.Sent += r.sent
 	rep.Keys.Answered += len(r.latencies)
 	rep.Keys.Unanswered += r.unanswered
@@ -358,6 +442,7 @@ func (t *tally) summarise(rep *Report, secs float64) {
 	rep.FirstFrame, rep.Arrival, rep.Latency = percentiles(t.first), percentiles(t.arrival), percentiles(t.latency)
 	rep.BytesActive, rep.BytesIdle = rates(t.bytesActive), rates(t.bytesIdle)
 	rep.BurstsActive, rep.BurstsIdle = rates(t.burstsActive), rates(t.burstsIdle)
+	rep.FrameBytes = sizes(t.frameSizes)
 	if f := rep.Fights; f != nil && secs > 0 {
 		f.PerMinute = round3(float64(f.Started) / secs * 60)
 		f.PerSession = rates(t.fightRates)

@@ -203,14 +203,27 @@ func TestConfigCheck(t *testing.T) {
 	if ok.WalkTimeout == 0 || ok.Drain == 0 || ok.StatsEvery == 0 {
 		t.Errorf("defaults not set: %+v", ok)
 	}
+	all := ok
+	all.Web, all.Browsers = "http://127.0.0.1:1", -1
+	if err := all.check(); err != nil || all.Browsers != all.N {
+		t.Errorf("-browsers -1: %v, %d browsers, want all %d", err, all.Browsers, all.N)
+	}
 	for name, mut := range map[string]func(*Config){
-		"no addr":     func(c *Config) { c.Addr = "" },
-		"n 0":         func(c *Config) { c.N = 0 },
-		"active > n":  func(c *Config) { c.Active = 11 },
-		"rate 0":      func(c *Config) { c.Rate = 0 },
-		"no duration": func(c *Config) { c.Duration = 0 },
-		"bad mode":    func(c *Config) { c.Mode = "x" },
-		"neg ramp":    func(c *Config) { c.Ramp = -time.Second },
+		"no addr":                 func(c *Config) { c.Addr = "" },
+		"n 0":                     func(c *Config) { c.N = 0 },
+		"active > n":              func(c *Config) { c.Active = 11 },
+		"rate 0":                  func(c *Config) { c.Rate = 0 },
+		"no duration":             func(c *Config) { c.Duration = 0 },
+		"bad mode":                func(c *Config) { c.Mode = "x" },
+		"neg ramp":                func(c *Config) { c.Ramp = -time.Second },
+		"browsers without a page": func(c *Config) { c.Browsers = 2 },
+		"a page not http":         func(c *Config) { c.Web, c.Browsers = "ws://127.0.0.1:1", 2 },
+		"browsers > n":            func(c *Config) { c.Web, c.Browsers = "http://127.0.0.1:1", 11 },
+		"browsers in bare mode":   func(c *Config) { c.Web, c.Browsers, c.Mode = "http://127.0.0.1:1", 2, ModeBare },
+		"browsers with keys":      func(c *Config) { c.Web, c.Browsers, c.Keys = "http://127.0.0.1:1", 2, make([]loadKey, 10) },
+		"browsers and a restart": func(c *Config) {
+			c.Web, c.Browsers, c.ServerPID, c.RestartAfter = "http://127.0.0.1:1", 2, 1, time.Millisecond
+		},
 	} {
 		c := ok
 		mut(&c)

@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/coder/websocket"
 	gossh "golang.org/x/crypto/ssh"
 )
 
@@ -117,8 +118,15 @@ type session struct {
 	seekDoors, typist bool
 	typeBurst         int
 
+	// webURL, when set, makes the session a browser's: it opens the play page's socket
+	// of the web page there (websession.go) instead of an SSH session.
+	webURL string
+
 	conn   net.Conn
 	client *gossh.Client
+	ws     *websocket.Conn    // a browser's socket
+	wsStop context.CancelFunc // ends the socket's reads
+	webScr *webScreen         // a browser's screen, while it keeps one
 	stdin  io.Writer
 
 	dialAt     time.Time
@@ -128,12 +136,18 @@ type session struct {
 	readDone   chan struct{} // closed when the reader ends
 	bytes      atomic.Int64
 
-	mu         sync.Mutex
-	walk       *walker // the screen: nil in bare mode, and once an idle session is in
-	closing    bool    // the run is closing the session: its end is not a drop
-	readErr    error   // why the reader ended, unless the run closed it
-	lastOut    time.Time
-	bursts     int
+	mu      sync.Mutex
+	walk    *walker // the screen: nil in bare mode, and once an idle session is in
+	closing bool    // the run is closing the session: its end is not a drop
+	readErr error   // why the reader ended, unless the run closed it
+	lastOut time.Time
+	bursts  int
+	// frameSizes are the bytes of each frame in the window: a browser's frame message,
+	// or a terminal's burst of output; frameBytes is the frame under way's, and
+	// frameIn whether it began in the window.
+	frameSizes []int32
+	frameBytes int64
+	frameIn    bool
 	pending    []pendingKey
 	latencies  []time.Duration
 	sent       int
@@ -178,6 +192,9 @@ func fail(kind string, err error) error { return &failure{kind: kind, err: err} 
 // presses Enter through the start screens (s.script); in bare mode the first frame is
 // the arrival. The deadline bounds the handshake.
 func (s *session) connect(ctx context.Context, addr string, deadline time.Time) error {
+	if s.webURL != "" {
+		return s.connectWeb(ctx, deadline)
+	}
 	if s.signer == nil {
 		_, priv, err := ed25519.GenerateKey(nil)
 		if err != nil {
@@ -306,16 +323,35 @@ func (s *session) output(now time.Time, b []byte) {
 			s.arrive(now)
 		}
 	}
+	s.answer(now, len(b), now.Sub(s.lastOut) > burstGap)
+}
+
+// answer takes size bytes of output that arrived at now, newFrame when they begin a
+// frame: they answer every key waiting, and count in the window's frames. s.mu is held.
+func (s *session) answer(now time.Time, size int, newFrame bool) {
 	for _, p := range s.pending {
 		if p.measured {
 			s.latencies = append(s.latencies, now.Sub(p.at))
 		}
 	}
 	s.pending = s.pending[:0]
-	if s.win.in(now) && now.Sub(s.lastOut) > burstGap {
-		s.bursts++
+	if newFrame {
+		s.endFrame()
+		s.frameIn = s.win.in(now)
+		if s.frameIn {
+			s.bursts++
+		}
 	}
+	s.frameBytes += int64(size)
 	s.lastOut = now
+}
+
+// endFrame counts the frame under way, if it began in the window; s.mu is held.
+func (s *session) endFrame() {
+	if s.frameIn {
+		s.frameSizes = append(s.frameSizes, int32(min(s.frameBytes, 1<<31-1)))
+	}
+	s.frameIn, s.frameBytes = false, 0
 }
 
 // arrive marks the session in the dungeon; s.mu is held.
@@ -549,9 +585,11 @@ func (s *session) blocked() bool {
 func (s *session) close() {
 	s.mu.Lock()
 	s.closing = true
-	client, conn := s.client, s.conn
+	client, conn, ws, wsStop := s.client, s.conn, s.ws, s.wsStop
 	s.mu.Unlock()
-	if client != nil {
+	if ws != nil {
+		closeWeb(ws, wsStop)
+	} else if client != nil {
 		_ = client.Close()
 	} else if conn != nil {
 		_ = conn.Close()
@@ -574,6 +612,8 @@ type result struct {
 	depth       int // the level it arrived on (0 outside, -1 unknown)
 	fights      fightCounts
 	reads       bool // it kept its screen, and so could tell its battles
+	web         bool // a browser's session
+	frameSizes  []int32
 }
 
 // add takes in what the session that came back after a restart measured: a slot's keys,
@@ -590,13 +630,15 @@ func (r *result) add(b result) {
 	r.overlapped += b.overlapped
 	r.bursts += b.bursts
 	r.fights.add(b.fights)
+	r.frameSizes = append(r.frameSizes, b.frameSizes...)
 }
 
 // result collects the session's measurements; keys still waiting are unanswered.
 func (s *session) result() result {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	r := result{
+	s.endFrame()
+	r := result{web: s.webURL != "", frameSizes: s.frameSizes,
 		established: s.arrival > 0, firstFrame: s.firstFrame, arrival: s.arrival,
 		latencies: s.latencies, sent: s.sent, unanswered: s.unanswered, recoveries: s.recoveries, overlapped: s.overlapped, bursts: s.bursts,
 		depth: s.depth, fights: s.fight.n, reads: s.active && s.script != nil,

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -106,12 +107,21 @@ func screenDepth(screen string) int {
 	return d
 }
 
-// walker reads a session's screen (textScreen). Every session uses it on the way into
-// the dungeon; after that only active sessions keep it, to steer their knight (see
-// session.press). Idle sessions drop it: their steady state needs only byte counts and
-// timestamps.
+// screenText is a session's screen as a walker reads it: a terminal's (textScreen, kept
+// from the output's bytes) or a browser's (webScreen, kept from the frames' rows, which
+// takes no bytes: its Write does nothing).
+type screenText interface {
+	io.Writer
+	screen() string
+	lines(from, to int) string
+	cell(x, y int) string
+}
+
+// walker reads a session's screen. Every session uses it on the way into the dungeon;
+// after that only active sessions keep it, to steer their knight (see session.press).
+// Idle sessions drop it: their steady state needs only byte counts and timestamps.
 type walker struct {
-	text  *textScreen
+	text  screenText
 	steps []step
 	next  int
 	name  string // the knight's name, typed at the name prompt
@@ -122,6 +132,11 @@ func newWalker(steps []step, w, h int, name string) *walker {
 	return &walker{text: newTextScreen(w, h), steps: steps, name: name}
 }
 
+// newWebWalker starts a walker over a browser's screen, which the session paints.
+func newWebWalker(steps []step, scr *webScreen, name string) *walker {
+	return &walker{text: scr, steps: steps, name: name}
+}
+
 // feed gives the walker output from the server. It returns what to send now, one write
 // each (at most one step's worth per call, so a screen that is still being drawn is not
 // answered twice), and whether the session has arrived. The step answered is the first
@@ -129,6 +144,12 @@ func newWalker(steps []step, w, h int, name string) *walker {
 // sessions see (returningScript's roll for a knight that died).
 func (wk *walker) feed(b []byte) (send []string, arrived bool) {
 	_, _ = wk.text.Write(b)
+	return wk.advance()
+}
+
+// advance is feed's answer to the screen as it is now: for a browser's screen, which
+// the frames paint, once a frame is painted.
+func (wk *walker) advance() (send []string, arrived bool) {
 	if wk.next >= len(wk.steps) {
 		return nil, true
 	}
