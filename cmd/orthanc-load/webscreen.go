@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
@@ -46,80 +49,262 @@ func (s *webScreen) resize(w, h int) {
 	}
 }
 
-// wireFrame is a frame as the socket carries it; Rows is nil in a message of another
-// kind.
+// wireFrame is a frame as the socket carries it: the screen's size and each row sent,
+// its runs' text joined.
 type wireFrame struct {
-	W    int               `json:"w"`
-	H    int               `json:"h"`
-	Rows []json.RawMessage `json:"rows"`
+	W, H int
+	Rows []wireRow
+}
+
+// wireRow is one row of a frame: its number and its text, a character a cell.
+type wireRow struct {
+	Y    int
+	Text string
 }
 
 // errNotFrame is decodeFrame's error for a message that is not a frame.
 var errNotFrame = errors.New("not a frame")
 
 // decodeFrame reads one message of the socket as a frame: errNotFrame when it is valid
-// JSON of another kind (no rows, or no size).
+// JSON of another kind (no rows, or no size). It reads the frame's JSON by hand (jsonScan)
+// rather than through encoding/json, which took most of the tool's CPU at a thousand
+// browsers, on the box of the server it measures.
 func decodeFrame(msg []byte) (wireFrame, error) {
 	var f wireFrame
-	if err := json.Unmarshal(msg, &f); err != nil {
-		return f, err
+	sc := jsonScan{b: msg}
+	rows := false
+	sc.object(func(key []byte) {
+		switch string(key) {
+		case "w":
+			f.W = sc.integer()
+		case "h":
+			f.H = sc.integer()
+		case "rows":
+			rows = true
+			sc.array(func() { f.Rows = append(f.Rows, sc.row()) })
+		default:
+			sc.skip()
+		}
+	})
+	if sc.space(); sc.err == nil && sc.i != len(sc.b) {
+		sc.fail()
 	}
-	if f.Rows == nil || f.W < 1 || f.H < 1 {
+	if sc.err != nil {
+		return f, sc.err
+	}
+	if !rows || f.W < 1 || f.H < 1 {
 		return f, errNotFrame
 	}
 	return f, nil
 }
 
 // apply paints frame f: a new size blanks the screen first, then each row sent replaces
-// that row. A row it cannot read is an error, and the rest are painted.
+// that row. A row off the screen is an error, and the rest are painted.
 func (s *webScreen) apply(f wireFrame) error {
 	if f.W != s.w || f.H != s.h {
 		s.resize(f.W, f.H)
 	}
-	var errs []error
-	for _, raw := range f.Rows {
-		if err := s.paintRow(raw); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	return errors.Join(errs...)
-}
-
-// paintRow paints one row of a frame, [y, runs].
-func (s *webScreen) paintRow(raw json.RawMessage) error {
-	var row [2]json.RawMessage
-	if err := json.Unmarshal(raw, &row); err != nil {
-		return err
-	}
-	var y int
-	if err := json.Unmarshal(row[0], &y); err != nil {
-		return err
-	}
-	if y < 0 || y >= s.h {
-		return errors.New("a row off the screen")
-	}
-	var runs []json.RawMessage
-	if err := json.Unmarshal(row[1], &runs); err != nil {
-		return err
-	}
-	var text strings.Builder
-	text.Grow(s.w)
-	for _, r := range runs {
-		var run []json.RawMessage
-		if err := json.Unmarshal(r, &run); err != nil {
-			return err
-		}
-		var t string
-		if len(run) == 0 {
+	var err error
+	for _, r := range f.Rows {
+		if r.Y < 0 || r.Y >= s.h {
+			err = errors.New("a row off the screen")
 			continue
 		}
-		if err := json.Unmarshal(run[0], &t); err != nil {
-			return err
-		}
-		text.WriteString(t)
+		s.setRow(r.Y, r.Text)
 	}
-	s.setRow(y, text.String())
+	return err
+}
+
+// jsonScan reads the JSON of a frame: objects, arrays, integers and strings where a frame
+// has them, and skips any other value. Its first error stays, and makes every read after
+// it a no-op.
+type jsonScan struct {
+	b   []byte
+	i   int
+	err error
+	buf []byte // a row's text as its runs are read
+}
+
+var errBadJSON = errors.New("bad JSON")
+
+func (sc *jsonScan) fail() {
+	if sc.err == nil {
+		sc.err = fmt.Errorf("%w at byte %d", errBadJSON, sc.i)
+	}
+	sc.i = len(sc.b)
+}
+
+// space skips white space.
+func (sc *jsonScan) space() {
+	for sc.i < len(sc.b) && (sc.b[sc.i] == ' ' || sc.b[sc.i] == '\t' || sc.b[sc.i] == '\n' || sc.b[sc.i] == '\r') {
+		sc.i++
+	}
+}
+
+// peek is the next byte that is not white space, 0 at the end.
+func (sc *jsonScan) peek() byte {
+	sc.space()
+	if sc.i >= len(sc.b) {
+		return 0
+	}
+	return sc.b[sc.i]
+}
+
+// want takes the byte c, or fails.
+func (sc *jsonScan) want(c byte) {
+	if sc.peek() != c {
+		sc.fail()
+		return
+	}
+	sc.i++
+}
+
+// object reads an object, calling field with each key; field reads the value.
+func (sc *jsonScan) object(field func(key []byte)) {
+	sc.want('{')
+	if sc.peek() == '}' {
+		sc.i++
+		return
+	}
+	for sc.err == nil {
+		key := sc.str()
+		sc.want(':')
+		field(key)
+		switch sc.peek() {
+		case ',':
+			sc.i++
+		case '}':
+			sc.i++
+			return
+		default:
+			sc.fail()
+		}
+	}
+}
+
+// array reads an array, calling elem to read each element.
+func (sc *jsonScan) array(elem func()) {
+	sc.want('[')
+	if sc.peek() == ']' {
+		sc.i++
+		return
+	}
+	for sc.err == nil {
+		elem()
+		switch sc.peek() {
+		case ',':
+			sc.i++
+		case ']':
+			sc.i++
+			return
+		default:
+			sc.fail()
+		}
+	}
+}
+
+// integer reads a whole number.
+func (sc *jsonScan) integer() int {
+	sc.space()
+	start := sc.i
+	if sc.i < len(sc.b) && sc.b[sc.i] == '-' {
+		sc.i++
+	}
+	for sc.i < len(sc.b) && sc.b[sc.i] >= '0' && sc.b[sc.i] <= '9' {
+		sc.i++
+	}
+	n, err := strconv.Atoi(string(sc.b[start:sc.i]))
+	if err != nil {
+		sc.fail()
+	}
+	return n
+}
+
+// str reads a string: the message's own bytes when it has no escape, else its value
+// unescaped by encoding/json.
+func (sc *jsonScan) str() []byte {
+	if sc.peek() != '"' {
+		sc.fail()
+		return nil
+	}
+	start := sc.i
+	sc.i++
+	escaped := false
+	for sc.i < len(sc.b) {
+		switch sc.b[sc.i] {
+		case '\\':
+			escaped = true
+			sc.i += 2
+			continue
+		case '"':
+			sc.i++
+			if !escaped {
+				return sc.b[start+1 : sc.i-1]
+			}
+			var s string
+			if err := json.Unmarshal(sc.b[start:sc.i], &s); err != nil {
+				sc.fail()
+			}
+			return []byte(s)
+		}
+		sc.i++
+	}
+	sc.fail()
 	return nil
+}
+
+// row reads a row, [y, runs], each run [text, ...]: its number and its runs' text.
+func (sc *jsonScan) row() wireRow {
+	var r wireRow
+	sc.buf = sc.buf[:0]
+	n := 0
+	sc.array(func() {
+		switch n {
+		case 0:
+			r.Y = sc.integer()
+		case 1:
+			sc.array(func() {
+				m := 0
+				sc.array(func() {
+					if m == 0 {
+						sc.buf = append(sc.buf, sc.str()...)
+					} else {
+						sc.skip()
+					}
+					m++
+				})
+			})
+		default:
+			sc.skip()
+		}
+		n++
+	})
+	r.Text = string(sc.buf)
+	return r
+}
+
+// skip skips one value of any kind.
+func (sc *jsonScan) skip() {
+	switch c := sc.peek(); {
+	case c == '"':
+		sc.str()
+	case c == '{':
+		sc.object(func([]byte) { sc.skip() })
+	case c == '[':
+		sc.array(sc.skip)
+	case c == '-' || c >= '0' && c <= '9':
+		for sc.i < len(sc.b) && strings.IndexByte("+-.eE0123456789", sc.b[sc.i]) >= 0 {
+			sc.i++
+		}
+	case c == 't' && bytes.HasPrefix(sc.b[sc.i:], []byte("true")):
+		sc.i += 4
+	case c == 'f' && bytes.HasPrefix(sc.b[sc.i:], []byte("false")):
+		sc.i += 5
+	case c == 'n' && bytes.HasPrefix(sc.b[sc.i:], []byte("null")):
+		sc.i += 4
+	default:
+		sc.fail()
+	}
 }
 
 // setRow puts text into row y, a character a cell (two for a wide one), blank past its

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"encoding/json"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -95,6 +97,48 @@ func TestBrowserSessionsSpread(t *testing.T) {
 		}
 		if all != tc.browsers || active != tc.activeBrowsers {
 			t.Errorf("%+v: %d browsers, %d of them active: %v", tc, all, active, got)
+		}
+	}
+}
+
+// A frame read by hand is the frame encoding/json reads: random rows of runs whose text
+// has escapes (quotes, < > &, control characters, U+2028, characters beyond ASCII), with
+// white space and fields of other kinds around; broken JSON is an error, never a panic.
+func TestDecodeFrameIsEncodingJSONs(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	pieces := []string{"a", "─┐", "<&>", `"`, `\`, "\n", "\x01", "é", "騎", "\u2028", " ", "()"}
+	for range 500 {
+		type run = []any
+		var rows []any
+		want := map[int]string{}
+		for y := range r.IntN(5) {
+			var runs []any
+			var text strings.Builder
+			for range 1 + r.IntN(4) {
+				var t strings.Builder
+				for range r.IntN(5) {
+					t.WriteString(pieces[r.IntN(len(pieces))])
+				}
+				text.WriteString(t.String())
+				runs = append(runs, run{t.String(), "#ff8c00", "", r.IntN(32)})
+			}
+			rows = append(rows, []any{y, runs})
+			want[y] = text.String()
+		}
+		msg, _ := json.MarshalIndent(map[string]any{"w": 80, "h": 24, "rows": rows, "kind": map[string]any{"x": []any{1.5e3, true, nil, "s"}}}, "", " ")
+		f, err := decodeFrame(msg)
+		if err != nil && len(rows) > 0 || len(f.Rows) != len(rows) {
+			t.Fatalf("%s: %v, %d rows", msg, err, len(f.Rows))
+		}
+		for _, row := range f.Rows {
+			if row.Text != want[row.Y] {
+				t.Fatalf("%s: row %d %q, want %q", msg, row.Y, row.Text, want[row.Y])
+			}
+		}
+		for cut := range len(msg) { // every prefix is broken JSON
+			if _, err := decodeFrame(msg[:cut]); err == nil {
+				t.Fatalf("%s: no error", msg[:cut])
+			}
 		}
 	}
 }
