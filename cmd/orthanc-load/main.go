@@ -107,9 +107,9 @@
 // server: M spread evenly over the active sessions and over the idle ones. The report
 // then gives each kind's keys, latency, bytes and frames a second, and bytes a frame (an
 // SSH session's burst of output, a browser's frame message), and the play page's weight
-// (/play, /play.js, /play.css: raw, and gzipped). Per-session CPU and memory of each
-// kind come from a run of that kind alone (webbudget.sh runs both, and the mix). The
-// server's limits of an address for guests (-max-guests-per-ip, -max-guests) and for the
+// (/play and the scripts and style it loads: raw, and gzipped). Per-session CPU and
+// memory of each kind come from a run of that kind alone (webbudget.sh runs both, and the
+// mix). The server's limits of an address for guests (-max-guests-per-ip, -max-guests) and for the
 // web page (-http-max-conns, -http-max-conns-per-ip, -http-rate, -http-burst) must be a
 // crowd's, as SSH's are:
 //

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -47,7 +48,9 @@ func TestBrowsersWalk(t *testing.T) {
 			t.Errorf("%s: bytes a frame %+v", k.Kind, f)
 		}
 	}
-	if len(rep.Page) != 3 {
+	// The page and what it loads: its style and its scripts.
+	if len(rep.Page) < 3 || rep.Page[0].Path != "/play" || !slices.ContainsFunc(rep.Page, func(p PageFile) bool { return p.Path == "/play.js" }) ||
+		!slices.ContainsFunc(rep.Page, func(p PageFile) bool { return p.Path == "/play.css" }) {
 		t.Fatalf("page %+v", rep.Page)
 	}
 	for _, p := range rep.Page {

@@ -11,6 +11,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"time"
 
@@ -214,56 +215,68 @@ type PageFile struct {
 	ContentEncoding string `json:"content_encoding,omitempty"`
 }
 
-// playFiles are the play page and what it loads.
-var playFiles = []string{"/play", "/play.js", "/play.css"}
+// playPagePath is the play page.
+const playPagePath = "/play"
 
-// pageWeight fetches the play page's files from the web page at base and weighs them.
+// pageLoads finds what a page loads from its own server: its scripts' src and its
+// links' href that are paths on it.
+var pageLoads = regexp.MustCompile(`<(?:script|link)\b[^>]*\b(?:src|href)="(/[^"/][^"]*)"`)
+
+// pageWeight fetches the play page from the web page at base, and each script and style
+// it loads from there, and weighs them.
 func pageWeight(ctx context.Context, base string) ([]PageFile, error) {
-	var out []PageFile
-	for _, p := range playFiles {
-		f, err := weigh(ctx, strings.TrimRight(base, "/")+p)
+	base = strings.TrimRight(base, "/")
+	page, body, err := weigh(ctx, base+playPagePath)
+	if err != nil {
+		return nil, err
+	}
+	page.Path = playPagePath
+	out := []PageFile{page}
+	for _, m := range pageLoads.FindAllSubmatch(body, -1) {
+		f, _, err := weigh(ctx, base+string(m[1]))
 		if err != nil {
 			return out, err
 		}
-		f.Path = p
+		f.Path = string(m[1])
 		out = append(out, f)
 	}
 	return out, nil
 }
 
-// weigh fetches one file as a browser that takes gzip asks for it.
-func weigh(ctx context.Context, u string) (PageFile, error) {
+// weigh fetches one file as a browser that takes gzip asks for it; it returns its
+// weight and its bytes.
+func weigh(ctx context.Context, u string) (PageFile, []byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
-		return PageFile{}, fmt.Errorf("weigh %s: %w", u, err)
+		return PageFile{}, nil, fmt.Errorf("weigh %s: %w", u, err)
 	}
 	// Asked for by hand, the transport hands the body on as the server sent it.
 	req.Header.Set("Accept-Encoding", "gzip")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return PageFile{}, fmt.Errorf("weigh %s: %w", u, err)
+		return PageFile{}, nil, fmt.Errorf("weigh %s: %w", u, err)
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
 	if err != nil {
-		return PageFile{}, fmt.Errorf("weigh %s: %w", u, err)
+		return PageFile{}, nil, fmt.Errorf("weigh %s: %w", u, err)
 	}
 	if resp.StatusCode != http.StatusOK {
-		return PageFile{}, fmt.Errorf("weigh %s: %s", u, resp.Status)
+		return PageFile{}, nil, fmt.Errorf("weigh %s: %s", u, resp.Status)
 	}
 	f := PageFile{Bytes: len(body), ContentEncoding: resp.Header.Get("Content-Encoding")}
 	if f.ContentEncoding == "gzip" {
 		f.GzipBytes = len(body)
 		if body, err = gunzip(body); err != nil {
-			return f, fmt.Errorf("weigh %s: %w", u, err)
+			return f, nil, fmt.Errorf("weigh %s: %w", u, err)
 		}
 		f.Bytes = len(body)
-		return f, nil
+		return f, body, nil
 	}
 	f.GzipBytes = gzipSize(body)
-	return f, nil
+	return f, body, nil
 }
 
 // gzipSize is the length of b gzipped at the best compression.
