@@ -143,11 +143,7 @@ func (k Keyring) list(c *Call) int {
 		if r.This {
 			this = "(this key)"
 		}
-		typ := orDash(r.Type)
-		if r.Kind != "" {
-			typ += " (" + r.Kind + ")" // a browser's key: the TYPE column says so
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Fingerprint, typ, orDash(r.Comment), r.Added[:10], last, this)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Fingerprint, keyTypeText(r.Type, r.Kind), orDash(r.Comment), r.Added[:10], last, this)
 	}
 	_ = tw.Flush()
 	return 0
@@ -196,6 +192,16 @@ func (k Keyring) remove(c *Call, fp string) int {
 	k.Log.Info("key removed", "fingerprint", c.FP, "removed", fp, "knight", c.Knight)
 	fmt.Fprintf(c.Out, "Removed %s from your knight.\n", fp)
 	return 0
+}
+
+// keyTypeText is a key's TYPE column, as keys and knight print it: its type, and its
+// kind after it for a browser's key ("ssh-ed25519 (browser)"), since the type alone
+// cannot tell a browser's key from an SSH client's.
+func keyTypeText(typ, kind string) string {
+	if kind != "" {
+		return orDash(typ) + " (" + kind + ")"
+	}
+	return orDash(typ)
 }
 
 // keyKind is the kind a key linked by the call is kept as: a browser's, or an SSH

@@ -210,7 +210,7 @@ func writeKnight(c *Call, k KnightJSON) {
 		tw = tabwriter.NewWriter(c.Out, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "KEY\tTYPE\tCOMMENT\tADDED\tLAST USED\tLAST ADDRESS")
 		for _, key := range k.Keys {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", key.Fingerprint, orDash(key.Type), orDash(world.CleanLine(key.Comment)),
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", key.Fingerprint, keyTypeText(key.Type, key.Kind), orDash(world.CleanLine(key.Comment)),
 				key.Added.UTC().Format(time.DateOnly), whenOr(key.LastUsed, "-"), orDash(key.LastAddr))
 		}
 		_ = tw.Flush()

@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/orthanc-ssh/orthanc-ssh/keys"
 	"github.com/orthanc-ssh/orthanc-ssh/knights"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
@@ -41,6 +43,26 @@ func TestKnightShowsItsKeysAndWhatHoldsIt(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &k); err != nil || k.Knight != "K-kay" || k.Status != "offline" || len(k.Keys) != 1 ||
 		len(k.Bans) != 1 || len(k.Silences) != 1 || k.LastAddr != "203.0.113.7" {
 		t.Errorf("knight --json = %+v, %v", k, err)
+	}
+}
+
+// knight lists a browser's key as keys does, its kind after its type: an admin who
+// reads the keys of a knight tells the browser the player linked from the SSH keys.
+func TestKnightMarksABrowsersKey(t *testing.T) {
+	m := modStart(t)
+	m.keep("K-kay", "Kay", 2)
+	browser := keys.Fingerprint(modKey(t, 3))
+	if _, err := m.keeper.Give(context.Background(), knights.Give{Key: knights.Key{Fingerprint: browser, Knight: "K-kay",
+		Type: "ssh-ed25519", Kind: knights.KindBrowser, Comment: "browser", Added: m.now}, At: m.now}); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := m.run("knight Kay")
+	want := browser + "  ssh-ed25519 (browser)  browser  2025-03-01"
+	if code != 0 || !strings.Contains(out, want) {
+		t.Errorf("knight Kay does not mark the browser's key; want a row starting %q:\n%s%s", want, out, errOut)
+	}
+	if strings.Count(out, "(browser)") != 1 {
+		t.Errorf("knight Kay marks %d keys as a browser's; want only the browser's:\n%s", strings.Count(out, "(browser)"), out)
 	}
 }
 
