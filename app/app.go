@@ -40,6 +40,9 @@ type Params struct {
 	// Guest is set for a client with no key: its knight is not saved, its name starts
 	// with GuestPrefix, and the title says how to keep a knight.
 	Guest bool
+	// Browser is set for a game on the web page's play page: its player has no SSH
+	// client at hand, so the words it reads name what the page offers, not ssh commands.
+	Browser bool
 	// MOTD is the server's message of the day, shown on the title; empty for none.
 	MOTD string
 	// Saved is the player's stored knight, or nil for a new key.
@@ -688,6 +691,9 @@ func (m *Model) frameSize() (w, h int) {
 func (m *Model) tooSmall() (string, bool) {
 	if !m.small() {
 		return "", false
+	}
+	if m.p.Browser { // the page's window is the terminal; play --plain needs an ssh client
+		return fmt.Sprintf("Please enlarge the window to at least %d×%d letters (it is %d×%d now).", MinWidth, MinHeight, m.width, m.height), true
 	}
 	msg := fmt.Sprintf("Please enlarge your terminal to at least %d×%d (it is %d×%d now).", MinWidth, MinHeight, m.width, m.height)
 	if m.p.PlainCommand != "" {

@@ -3,6 +3,8 @@ package app
 import (
 	"strings"
 	"testing"
+
+	tea "charm.land/bubbletea/v2"
 )
 
 // A guest's title says its knight is not saved and how to make a key, under the message
@@ -87,4 +89,50 @@ func TestAGuestAsksOnNewbieAndHasNoLetters(t *testing.T) {
 	d.key("enter")
 	d.line("/mail Bors hello")
 	d.waitText("Guests cannot send or receive letters")
+}
+
+// A browser's game (Params.Browser) has no SSH client at hand: what its guest reads on
+// the title, drawn and spoken, and a window too small, names no ssh command or SSH key
+// (the page itself offers to keep the knight); an SSH guest's keeps its ssh words.
+func TestABrowsersGuestReadsNoSSHWords(t *testing.T) {
+	e, tick := runWorld(t)
+	ticker(t, tick)
+	noSSH := func(where, s string) {
+		t.Helper()
+		for _, bad := range []string{"ssh", "SSH"} {
+			if strings.Contains(s, bad) {
+				t.Errorf("%s names %q for a browser:\n%s", where, bad, s)
+			}
+		}
+	}
+	m := playModel(t, e, "guest-page", Params{Guest: true, Browser: true, Names: fakeNames{}, PlainCommand: "ssh -t play.example play --plain"})
+	title := m.Text()
+	for _, want := range browserGuestTitle {
+		if !strings.Contains(words(title), want) {
+			t.Errorf("the browser guest's title lacks %q:\n%s", want, title)
+		}
+	}
+	noSSH("the title", title)
+	m.Update(tea.WindowSizeMsg{Width: 30, Height: 12})
+	small := words(m.Text())
+	if !strings.Contains(small, "Please enlarge the window to at least 40×18") {
+		t.Errorf("a small window is told %q", small)
+	}
+	noSSH("the too-small message", small)
+
+	p := playModel(t, e, "guest-page-plain", Params{Guest: true, Browser: true, Plain: true, Names: fakeNames{}})
+	d := newDriver(t, p)
+	said := d.waitOut(browserGuestTitle[0], browserGuestTitle[1])
+	noSSH("the spoken title", said)
+
+	k := playModel(t, e, "SHA256:browser", Params{Browser: true})
+	if s := words(k.Text()); !strings.Contains(s, "This browser's key is your account") {
+		t.Errorf("a browser's key with no knight reads:\n%s", s)
+	}
+	noSSH("a key's title", k.Text())
+
+	ssh := playModel(t, e, "guest-ssh", Params{Guest: true, Names: fakeNames{}})
+	if s := ssh.Text(); !strings.Contains(s, "ssh-keygen -t ed25519") {
+		t.Errorf("an SSH guest's title lost its ssh words:\n%s", s)
+	}
 }

@@ -66,9 +66,10 @@ func (m *Model) drawTitle(c *canvas) {
 	} else if sv != nil {
 		lines = append(lines, fmt.Sprintf("Welcome back, %s.", sv.Name), "", "Press Enter to continue your adventure.")
 	} else if m.p.Guest {
-		lines = append(lines, guestTitle[0], guestTitle[1], "", "Press Enter to begin.")
+		t := m.guestTitle()
+		lines = append(lines, t[0], t[1], "", "Press Enter to begin.")
 	} else {
-		lines = append(lines, "Your SSH key is your account: a new key rolls a new knight.", "", "Press Enter to begin.")
+		lines = append(lines, m.accountLine(), "", "Press Enter to begin.")
 	}
 	// The screen-reader question is answered by the same key that starts the game: Enter
 	// is no, so pressing Enter through the start still reaches the dungeon.
@@ -232,10 +233,34 @@ func (m *Model) roll() {
 // guest; a knight with a key may not take such a name.
 const GuestPrefix = "Guest "
 
-// guestTitle is what the title tells a guest: its knight is not kept, and how to keep one.
+// guestTitle is what the title tells a guest over SSH: its knight is not kept, and how
+// to keep one.
 var guestTitle = [2]string{
 	"You are a guest (no SSH key): this knight is not saved.",
 	"To keep a knight, make a key (ssh-keygen -t ed25519) and connect again.",
+}
+
+// browserGuestTitle is guestTitle for a guest on the play page, which may have no SSH
+// client: the page itself offers to keep the knight, or says how, when it leaves.
+var browserGuestTitle = [2]string{
+	"You are a guest: this knight is not saved.",
+	"When you leave, the page offers to keep it, or tells you how.",
+}
+
+// guestTitle is the title's two lines for this guest.
+func (m *Model) guestTitle() [2]string {
+	if m.p.Browser {
+		return browserGuestTitle
+	}
+	return guestTitle
+}
+
+// accountLine is what the title tells a key with no knight yet.
+func (m *Model) accountLine() string {
+	if m.p.Browser {
+		return "This browser's key is your account: a new knight is rolled for it."
+	}
+	return "Your SSH key is your account: a new key rolls a new knight."
 }
 
 // guestQuitQuestion asks a guest whether to leave: its knight is not saved, but it is
@@ -375,10 +400,11 @@ func (m *Model) plainIntro() {
 	case m.watch.only:
 		m.say(fmt.Sprintf("You watch %s. What happens to them is told to you. Type look, status, map or messages; stop to leave.", m.watch.w.Name()))
 	case m.p.Guest:
-		m.say(guestTitle[0] + " " + guestTitle[1] + " Press Enter to begin.")
+		t := m.guestTitle()
+		m.say(t[0] + " " + t[1] + " Press Enter to begin.")
 		m.say(plainNewbieLine)
 	default:
-		m.say("Your SSH key is your account: a new key rolls a new knight. Press Enter to begin.")
+		m.say(m.accountLine() + " Press Enter to begin.")
 		m.say(plainNewbieLine)
 	}
 }

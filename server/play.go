@@ -134,6 +134,7 @@ func (s *Server) play(ctx context.Context, p web.PlaySession) {
 	m := app.New(ctx, app.Params{
 		Fingerprint: id,
 		Guest:       who.guest,
+		Browser:     true,
 		Saved:       saved,
 		Record:      record,
 		Fell:        fell,

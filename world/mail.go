@@ -241,7 +241,7 @@ func (e *Engine) archiveMail(id string) {
 
 // GuestLettersNote is what a guest is told when it would write a letter, or read its
 // letters.
-const GuestLettersNote = "Guests cannot send or receive letters: a guest is not saved. Make a key (ssh-keygen -t ed25519) and connect with it to keep a knight, and its letters."
+const GuestLettersNote = "Guests cannot send or receive letters: a guest is not saved. Keep your knight with the code you are given when you leave, and letters reach it."
 
 // namedKnight is a knight a letter or a report names: a stored one, or a guest online.
 type namedKnight struct {

@@ -301,7 +301,7 @@ const guestsReported = ""
 const (
 	reportsPerHourNote = "You have filed %d reports in the last hour; the admins have them. Wait before you report again."
 	guestReportNote    = "A guest may file one report, and the admins take only a few from guests in an hour. " +
-		"Make a key (ssh-keygen) and come back with it to report more."
+		"Keep your knight with the code you are given when you leave, and it may report more."
 )
 
 // reportAllowed counts a report of p now, or says why it is not taken.
