@@ -34,9 +34,8 @@ const playTerm = "xterm-256color"
 
 // playLines are what a browser refused its game reads.
 const (
-	playNoGuestsLine = "This server takes no guests: play over ssh with a key (ssh-keygen -t ed25519)."
-	playBannedLine   = "Your address is banned from this server."
-	playCheckLine    = "The server cannot check your address just now; please try again later."
+	playBannedLine = "Your address is banned from this server."
+	playCheckLine  = "The server cannot check your address just now; please try again later."
 )
 
 // plays are the browsers' games open now, for the shutdown's farewell.
@@ -79,7 +78,7 @@ func (s *Server) play(ctx context.Context, p web.PlaySession) {
 	}
 	attrs := []any{"fingerprint", who.logFP(), "addr", p.Remote, "client", p.Addr.String(), "web", true}
 	if why == "" {
-		why = s.playRefusal(p, who.guest)
+		why = s.playRefusal(p)
 	}
 	if why != "" {
 		s.log.Info("web game refused", append(attrs, "reason", why)...)
@@ -224,16 +223,13 @@ func (s *Server) play(ctx context.Context, p web.PlaySession) {
 		}
 		return
 	}
-	s.guestGoodbye(p.Screen, rec, left && err == nil, addr)
+	s.playGuestGoodbye(p, who, rec, left && err == nil, addr) // play_key.go
 	s.book().Forget(id)
 }
 
-// playRefusal is why a browser may not play, or "": guests not let in (guest: it plays
-// as one), its address banned, or the realm taking no one in.
-func (s *Server) playRefusal(p web.PlaySession, guest bool) string {
-	if guest && !s.cfg.Guests {
-		return playNoGuestsLine
-	}
+// playRefusal is why a browser may not play, or "": its address banned, or the realm
+// taking no one in (guests not let in is playIdentity's, which knows the page's key).
+func (s *Server) playRefusal(p web.PlaySession) string {
 	if s.knights.Err() != nil {
 		return realmDownLine
 	}

@@ -68,10 +68,14 @@ func (p *playPage) read() {
 		var f struct {
 			H    int               `json:"h"`
 			Rows []json.RawMessage `json:"rows"`
+			Who  json.RawMessage   `json:"who"` // who the page plays as: not a frame
 		}
 		if err := json.Unmarshal(data, &f); err != nil {
 			p.t.Errorf("a frame that is not JSON: %v: %q", err, data)
 			return
+		}
+		if f.Who != nil {
+			continue
 		}
 		p.mu.Lock()
 		for len(p.rows) < f.H {

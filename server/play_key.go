@@ -11,6 +11,7 @@ import (
 	gossh "golang.org/x/crypto/ssh"
 
 	"github.com/orthanc-ssh/orthanc-ssh/keys"
+	"github.com/orthanc-ssh/orthanc-ssh/knights"
 	"github.com/orthanc-ssh/orthanc-ssh/server/command"
 	"github.com/orthanc-ssh/orthanc-ssh/server/edge"
 	"github.com/orthanc-ssh/orthanc-ssh/store"
@@ -40,6 +41,12 @@ const (
 	playNotLinkedWhy = "this browser's key plays no knight yet"
 	playKeyBannedWhy = "This browser's key is banned from this server."
 	playKeyCheckLine = "The server cannot check your key just now; please try again later."
+	// playOnlyLinkedLine is an unlinked browser's key on a server that takes no guests:
+	// the page offers the link box with it.
+	playOnlyLinkedLine = "This server plays only knights of linked keys, and takes no guests: link this browser to your knight."
+	// playNoGuestsLine is a page with no key on such a server: both ways in.
+	playNoGuestsLine = "This server takes no guests: play your knight over SSH with its key, " +
+		"or link a browser that can keep a key of its own (a page over https) to it."
 )
 
 // playIdentity decides who a browser's game plays as, as the SSH login and the track
@@ -47,6 +54,9 @@ const (
 // records that do not answer. A page with no key, or whose key plays no knight, is a guest.
 func (s *Server) playIdentity(p web.PlaySession) (who playWho, tell web.PlayWho, refusal string) {
 	if p.Key == nil {
+		if !s.cfg.Guests {
+			return playWho{guest: true}, web.PlayWho{Guest: true, Refused: true, Why: playNoGuestsLine}, playNoGuestsLine
+		}
 		return playWho{guest: true}, web.PlayWho{Guest: true, Why: p.NoKey}, ""
 	}
 	key, err := gossh.NewPublicKey(p.Key)
@@ -68,8 +78,12 @@ func (s *Server) playIdentity(p web.PlaySession) (who playWho, tell web.PlayWho,
 		return playWho{}, web.PlayWho{Key: fp}, "The server cannot read your knight just now; nothing was changed. Please try again later."
 	}
 	if knight == "" {
-		return playWho{guest: true, fp: fp}, web.PlayWho{Guest: true, Key: fp, Why: playNotLinkedWhy, Link: true,
-			Add: s.sshCommand() + " keys add"}, ""
+		tell := web.PlayWho{Guest: true, Key: fp, Why: playNotLinkedWhy, Link: true, Add: s.sshCommand() + " keys add"}
+		if !s.cfg.Guests {
+			tell.Refused, tell.Why = true, playOnlyLinkedLine
+			return playWho{guest: true, fp: fp}, tell, playOnlyLinkedLine
+		}
+		return playWho{guest: true, fp: fp}, tell, ""
 	}
 	return playWho{key: key, fp: fp, knight: knight}, web.PlayWho{Key: fp}, ""
 }
@@ -119,9 +133,10 @@ func (s *Server) playClaim(ctx context.Context, w playWho, screen io.Writer) (sa
 	return nil, false, "Your knight could not be loaded just now; nothing was changed. Please try again later."
 }
 
-// playLink links a browser's key to a knight with the code of `keys add`
-// (web.PlayLinkFunc): the link command, run for the browser's key as a key's session
-// runs it, with the bans and the realm's state checked first as SSH's login checks them.
+// playLink links a browser's key to a knight with the code of `keys add`, or keeps a
+// guest's knight with its claim code (web.PlayLinkFunc): the link or claim command, run
+// for the browser's key as a key's session runs it, with the bans and the realm's state
+// checked first as SSH's login checks them.
 func (s *Server) playLink(ctx context.Context, l web.PlayLink) (bool, string) {
 	key, err := gossh.NewPublicKey(l.Key)
 	if err != nil {
@@ -143,9 +158,12 @@ func (s *Server) playLink(ctx context.Context, l web.PlayLink) (bool, string) {
 		s.log.Info("refused a banned key or address", "fingerprint", fp, "client", l.Addr.String(), "web", true)
 		return false, playKeyBannedWhy
 	}
+	args := []string{"link", strings.TrimSpace(l.Code), "--comment", "browser"}
+	if l.Claim { // a guest's knight, kept as claim keeps it over SSH
+		args = []string{"claim", strings.TrimSpace(l.Code)}
+	}
 	var out bytes.Buffer
-	code := s.commands.Run(ctx, command.Session{Key: key, Addr: edge.AddrKeyOf(l.Addr), Out: &out, ErrOut: &out, Browser: true},
-		[]string{"link", strings.TrimSpace(l.Code), "--comment", "browser"})
+	code := s.commands.Run(ctx, command.Session{Key: key, Addr: edge.AddrKeyOf(l.Addr), Out: &out, ErrOut: &out, Browser: true}, args)
 	if code != 0 {
 		return false, strings.TrimSpace(strings.TrimPrefix(out.String(), "orthanc: "))
 	}
@@ -166,4 +184,38 @@ func playGoodbye(w io.Writer, rec world.Adventurer, left bool) {
 		return
 	}
 	fmt.Fprint(w, "\r\nFarewell.\r\n")
+}
+
+// playGuestGoodbye is what a browser guest's page keeps when its game ends: as SSH's
+// guestGoodbye, a knight that left alive is given a claim code, but the words are the
+// page's. A page with a key of its own is told the code (web.PlayWho.Keep) and offers
+// "Keep this knight", which claims it for that key; a page without one is told how to
+// keep it from a browser that can keep a key, or over SSH, both.
+func (s *Server) playGuestGoodbye(p web.PlaySession, who playWho, rec world.Adventurer, left bool, addr string) {
+	fmt.Fprint(p.Screen, "\r\nFarewell. You played as a guest: nothing was saved.\r\n")
+	if !left || !rec.Guest || rec.Ended() {
+		fmt.Fprint(p.Screen, "A guest's knight that leaves the game alive can be kept, with the code it is given.\r\n")
+		return
+	}
+	code, err := s.codes.Add(knights.CodeEntry{Kind: knights.CodeClaim, Guest: &rec, Addr: addr})
+	if err != nil {
+		s.log.Error("keep a guest's claim code", "err", err, "web", true)
+	}
+	if code == "" {
+		fmt.Fprintf(p.Screen, "%s\r\n", command.CodeNotKept)
+		return
+	}
+	claim := s.sshCommand() + " claim " + code
+	if who.fp != "" {
+		fmt.Fprintf(p.Screen, "To keep %s as it stands, choose Keep this knight on this page\r\n"+
+			"within %s. Or, from an SSH key:\r\n  %s\r\n", rec.Name, command.CodeLifeWords, claim)
+	} else {
+		fmt.Fprintf(p.Screen, "To keep %s as it stands, within %s, use its code %s:\r\n"+
+			"  in a browser that can keep a key (a page over https), under\r\n"+
+			"  Keep a guest's knight; or over SSH, from a key (ssh-keygen -t ed25519):\r\n"+
+			"  %s\r\n", rec.Name, command.CodeLifeWords, code, claim)
+	}
+	if p.Tell != nil {
+		p.Tell(web.PlayWho{Guest: true, Key: who.fp, Keep: code, Name: rec.Name})
+	}
 }

@@ -198,6 +198,13 @@ func openKeyedPlay(t *testing.T, base string, k browserKey) (*playPage, web.Play
 // box does, and returns the answer.
 func linkBrowser(t *testing.T, base string, k browserKey, code string) (ok bool, text string) {
 	t.Helper()
+	return giveBrowserCode(t, base, k, code, false)
+}
+
+// giveBrowserCode gives code on the link socket for the browser's key: a code of keys
+// add, or with claim a guest's, which keeps that guest's knight.
+func giveBrowserCode(t *testing.T, base string, k browserKey, code string, claim bool) (ok bool, text string) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(base, "http")+web.PlayLinkPath,
@@ -208,7 +215,7 @@ func linkBrowser(t *testing.T, base string, k browserKey, code string) (ok bool,
 	defer c.CloseNow()
 	var ch struct{ Challenge string }
 	readMessage(t, c, &ch)
-	writeMessage(t, c, map[string]any{"proof": k.proof(base, ch.Challenge), "code": code})
+	writeMessage(t, c, map[string]any{"proof": k.proof(base, ch.Challenge), "code": code, "claim": claim})
 	var a struct {
 		OK   bool
 		Text string

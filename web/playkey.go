@@ -85,14 +85,24 @@ type PlayWho struct {
 	Link  bool   `json:"link,omitempty"`
 	// Add is the command that makes a code to link with (ssh ... keys add).
 	Add string `json:"add,omitempty"`
+	// Refused is set when the server plays no game for the page (guests not taken, and
+	// this page's key linked to no knight): Why is then said alone, not as a guest's.
+	Refused bool `json:"refused,omitempty"`
+	// Keep is a guest's claim code, told when its game ends, and Name the knight it
+	// keeps: a page with a key (Key set) offers "Keep this knight", which claims it on
+	// the link socket (PlayLink.Claim); one without shows the code.
+	Keep string `json:"keep,omitempty"`
+	Name string `json:"name,omitempty"`
 }
 
 // PlayLink is a page's ask to link its key to a knight: the key it proved and the code
-// `keys add` made, from the client's address (ClientAddr).
+// `keys add` made, from the client's address (ClientAddr). With Claim, the code is a
+// guest's, told as its game ended, and the key is to keep that guest's knight.
 type PlayLink struct {
-	Addr netip.Addr
-	Key  ed25519.PublicKey
-	Code string
+	Addr  netip.Addr
+	Key   ed25519.PublicKey
+	Code  string
+	Claim bool
 }
 
 // PlayLinkFunc links a browser's key with a code, and says what came of it, in words
@@ -220,10 +230,12 @@ func (a *keyAsk) tell(ctx context.Context, c *websocket.Conn, w PlayWho) {
 	_ = c.Write(wctx, websocket.MessageText, b) // a page gone is seen by the game's next frame
 }
 
-// linkAsk is what a page sends on the link socket: its proof and the code.
+// linkAsk is what a page sends on the link socket: its proof and the code, of keys add
+// or (claim) of a guest's end.
 type linkAsk struct {
 	Proof *playProof `json:"proof"`
 	Code  string     `json:"code"`
+	Claim bool       `json:"claim,omitempty"`
 }
 
 // linkAnswer is what the link socket answers.
@@ -264,7 +276,7 @@ func (h *Handler) servePlayLink(w http.ResponseWriter, r *http.Request) {
 	if json.Unmarshal(data, &ask) == nil && ask.Proof != nil {
 		key, err := verifyProof(pageHost(r), challenge, *ask.Proof)
 		if err == nil {
-			answer.OK, answer.Text = h.link(ctx, PlayLink{Addr: addr, Key: key, Code: ask.Code})
+			answer.OK, answer.Text = h.link(ctx, PlayLink{Addr: addr, Key: key, Code: ask.Code, Claim: ask.Claim})
 		} else {
 			h.log.Info("web: link proof refused", "addr", addr.String(), "err", err)
 		}

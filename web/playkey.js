@@ -76,8 +76,9 @@
     return p;
   }
 
-  // link links the key with code on the link socket, and says what came of it.
-  function link(code, said) {
+  // link links the key with code on the link socket, and says what came of it; with
+  // claim, code is a guest's and the key keeps that guest's knight.
+  function link(code, said, claim) {
     said.textContent = "Linking…";
     var proto = location.protocol === "https:" ? "wss:" : "ws:";
     var s = new WebSocket(proto + "//" + location.host + "/play/link");
@@ -86,7 +87,7 @@
       var m = JSON.parse(e.data);
       if (m.challenge) {
         prove(m.challenge).then(function (proof) {
-          s.send(JSON.stringify({ proof: proof, code: code }));
+          s.send(JSON.stringify({ proof: proof, code: code, claim: !!claim }));
         }, function (err) {
           said.textContent = "This browser's key cannot be used: " + err.message + ".";
           s.close();
@@ -109,7 +110,67 @@
     };
   }
 
-  // show tells the player who this page plays as; a guest with a key is offered the link.
+  function button(id, text, onclick) {
+    var b = document.createElement("button");
+    b.type = "button";
+    b.id = id;
+    b.textContent = text;
+    b.addEventListener("click", onclick);
+    return b;
+  }
+
+  // linkBox is the box's form for a key that plays no knight: a code of keys add links
+  // it to a knight, a guest's code keeps that guest's knight.
+  function linkBox(who) {
+    var label = document.createElement("label");
+    label.textContent = "Link to my knight: ";
+    var code = document.createElement("input");
+    code.id = "link-code";
+    code.placeholder = "code from keys add";
+    code.autocomplete = "off";
+    label.appendChild(code);
+    var said = document.createElement("p");
+    said.id = "link-said";
+    said.setAttribute("role", "status");
+    var go = button("link", "Link to my knight", function () {
+      if (code.value.trim()) {
+        link(code.value.trim(), said, false);
+      }
+    });
+    var keep = button("keep-code", "Keep a guest's knight", function () {
+      if (code.value.trim()) {
+        link(code.value.trim(), said, true);
+      }
+    });
+    code.addEventListener("keydown", function (e) {
+      if (e.key === "Enter") {
+        go.click();
+      }
+    });
+    return [line("On a machine that plays your knight, run " + (who.add || "keys add") + " and give its code here" +
+      "; or give the code a guest's knight was given as it left, to keep it."), label, go, keep, said];
+  }
+
+  // keepBox is the box's words at a guest's end: a page with a key keeps the knight
+  // with a button, one without is told where its code can keep it.
+  function keepBox(who) {
+    var out = [line("You played as a guest: nothing was saved.")];
+    if (!who.key) {
+      out.push(line("To keep " + who.name + ", give its code " + who.keep + " within 10 minutes in a browser " +
+        "that can keep a key (a page over https), under Keep a guest's knight, or over SSH as the screen says."));
+      return out;
+    }
+    var said = document.createElement("p");
+    said.id = "link-said";
+    said.setAttribute("role", "status");
+    out.push(line("This browser can keep " + who.name + " as it stands, for its own key, within 10 minutes."));
+    out.push(button("keep", "Keep this knight", function () { link(who.keep, said, true); }));
+    out.push(said);
+    return out;
+  }
+
+  // show tells the player who this page plays as; a guest with a key is offered the
+  // link, and at its end a guest is offered to keep its knight.
   function show(who) {
     box.replaceChildren();
     if (!who.guest) {
@@ -123,37 +184,16 @@
     close.setAttribute("aria-label", "close");
     close.addEventListener("click", function () { box.hidden = true; });
     box.appendChild(close);
-    box.appendChild(line("You play as a guest: " + (who.why || "this browser has no key") + "."));
-    if (who.link) {
-      var label = document.createElement("label");
-      label.textContent = "Link to my knight: ";
-      var code = document.createElement("input");
-      code.id = "link-code";
-      code.placeholder = "code from keys add";
-      code.autocomplete = "off";
-      label.appendChild(code);
-      var go = document.createElement("button");
-      go.type = "button";
-      go.id = "link";
-      go.textContent = "Link to my knight";
-      var said = document.createElement("p");
-      said.id = "link-said";
-      said.setAttribute("role", "status");
-      go.addEventListener("click", function () {
-        if (code.value.trim()) {
-          link(code.value.trim(), said);
-        }
-      });
-      code.addEventListener("keydown", function (e) {
-        if (e.key === "Enter") {
-          go.click();
-        }
-      });
-      box.appendChild(line("On a machine that plays your knight, run " + (who.add || "keys add") + " and give its code here."));
-      box.appendChild(label);
-      box.appendChild(go);
-      box.appendChild(said);
+    var parts;
+    if (who.keep) {
+      parts = keepBox(who);
+    } else {
+      parts = [line(who.refused ? who.why : "You play as a guest: " + (who.why || "this browser has no key") + ".")];
+      if (who.link) {
+        parts = parts.concat(linkBox(who));
+      }
     }
+    parts.forEach(function (p) { box.appendChild(p); });
     box.hidden = false;
   }
 

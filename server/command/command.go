@@ -68,7 +68,7 @@ type Call struct {
 	PTY    bool      // the ssh session has a terminal
 	// Console is set for a line typed in the game's console rather than run over ssh.
 	Console bool
-	// Browser is set for a browser's key (the play page's): link keeps it as one.
+	// Browser is set for a browser's key (the play page's): link and claim keep it as one.
 	Browser bool
 
 	Seed      uint64 // --seed, when HasSeed

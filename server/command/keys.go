@@ -271,7 +271,7 @@ func (k Keyring) claim(c *Call) int {
 	rec := e.Guest.Clone()
 	rec.ID, rec.Guest = knights.NewKnightID(), false
 	rec.Name = k.keptName(rec.Name, rec.ID)
-	key := knights.Key{Fingerprint: c.FP, Knight: rec.ID, Type: c.Key.Type(), Comment: "claimed a guest", Added: time.Now().UTC()}
+	key := knights.Key{Fingerprint: c.FP, Knight: rec.ID, Type: c.Key.Type(), Kind: keyKind(c), Comment: "claimed a guest", Added: time.Now().UTC()}
 	status := k.give(c, code, e, knights.Give{Key: key, Knight: &rec}, rec.Name)
 	if status != 0 { // never kept: its name is free again for the claim run anew
 		if err := k.Knights.ReleaseName(rec.Name, rec.ID); err != nil {

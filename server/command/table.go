@@ -83,7 +83,7 @@ type Session struct {
 	PTY     bool
 	Console bool // typed in the game's admin console
 	// Browser is set for a browser's key, proved on the play page (not an SSH login):
-	// a key it links is kept as knights.KindBrowser.
+	// a key it links, or that claims a guest, is kept as knights.KindBrowser.
 	Browser bool
 }
 
