@@ -104,6 +104,10 @@ type Params struct {
 	// than anyone types (pace.go; the server's sessions use KeyFrameGap); zero draws a
 	// frame for every key.
 	KeyFrameGap time.Duration
+	// PlainUnbroken leaves screen-reader mode's lines whole, not broken at the width:
+	// the play page shows them in a log that wraps them itself, where a sentence broken
+	// in two would be read as two.
+	PlainUnbroken bool
 }
 
 // DefaultTick is the server's default wall time of one game turn.
@@ -441,6 +445,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case plainPromptMsg:
 		m.promptShown(msg)
 		return nil
+	case PlainMsg:
+		return m.plainAsked(bool(msg))
 	case whoMsg:
 		m.gotWho(msg)
 		return nil
@@ -640,7 +646,7 @@ func (m *Model) View() tea.View {
 	case m.pl.active:
 		lines := m.pl.out
 		m.pl.out = nil
-		m.term.plain(lines, m.promptLine(), m.pl.awaiting, m.width)
+		m.term.plain(lines, m.promptLine(), m.pl.awaiting, m.plainWidth())
 	case !m.frameOK:
 		m.pl.out = nil
 		c := m.term.canvas(m.frameSize())

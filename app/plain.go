@@ -807,3 +807,28 @@ func changeText(was, now world.Self, news bool) []string {
 	}
 	return out
 }
+
+// PlainMsg turns screen-reader mode on or off for this connection, as the play page's
+// switch asks: on as play --plain starts it (for this connection only), off as plain off
+// (for the key's next connections too).
+type PlainMsg bool
+
+// plainAsked turns screen-reader mode on or off as a PlainMsg asks.
+func (m *Model) plainAsked(on bool) tea.Cmd {
+	o := m.opts.Clone()
+	if on {
+		o.PlainHere = true
+	} else {
+		o.Plain, o.PlainHere = false, false
+	}
+	return m.setOptions(o)
+}
+
+// plainWidth is the width screen-reader mode's lines are broken at: the terminal's, or
+// 0 (never) for a log that wraps them itself (Params.PlainUnbroken).
+func (m *Model) plainWidth() int {
+	if m.p.PlainUnbroken {
+		return 0
+	}
+	return m.width
+}
