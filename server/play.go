@@ -158,6 +158,9 @@ func (s *Server) play(ctx context.Context, p web.PlaySession) {
 		Tick:         s.cfg.Tick,
 		Now:          s.now,
 		PlainCommand: s.sshCommand("-t") + " play --plain",
+		// Screen-reader mode's lines go to the page's log, which wraps them (web/playlog.go).
+		Plain:         p.Plain,
+		PlainUnbroken: true,
 	})
 	prog := tea.NewProgram(m, tea.WithContext(ctx), tea.WithoutSignalHandler(), tea.WithoutRenderer(), tea.WithFPS(1),
 		tea.WithInput(nil), tea.WithOutput(p.Screen), tea.WithColorProfile(colorprofile.TrueColor),
@@ -192,6 +195,8 @@ func (s *Server) play(ctx context.Context, p web.PlaySession) {
 				return
 			case sz := <-p.Resized:
 				prog.Send(tea.WindowSizeMsg{Width: sz.W, Height: sz.H})
+			case on := <-p.Plained: // the page's screen-reader switch
+				prog.Send(app.PlainMsg(on))
 			}
 		}
 	}()

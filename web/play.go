@@ -69,6 +69,11 @@ type PlaySession struct {
 	// Tell tells the page who it plays as, once the server has decided (a page that
 	// asked no challenge is told nothing).
 	Tell func(PlayWho)
+	// Plain says the page shows screen-reader mode's lines in its log (?plain=1): the
+	// game starts in that mode. Plained gives each turn of the page's switch after
+	// (only the newest is kept while the game has not taken it).
+	Plain   bool
+	Plained <-chan bool
 }
 
 // PlayFunc runs one browser's game until it ends or ctx is done (the page went); it
@@ -98,8 +103,9 @@ func (h *Handler) servePlayFile(body []byte, contentType string) http.HandlerFun
 
 // playMessage is what a page sends: keys typed, as a terminal's bytes, or its new size.
 type playMessage struct {
-	Keys string  `json:"keys,omitempty"`
-	Size *[2]int `json:"size,omitempty"`
+	Keys  string  `json:"keys,omitempty"`
+	Size  *[2]int `json:"size,omitempty"`
+	Plain *bool   `json:"plain,omitempty"`
 }
 
 // servePlaySocket runs a browser's game on a WebSocket: the origin must be this
@@ -127,17 +133,20 @@ func (h *Handler) servePlaySocket(w http.ResponseWriter, r *http.Request) {
 	ask := askKey(ctx, c, r) // the browser's key, when the page asks to prove one
 	scr := newPlayScreen(ctx, c, size)
 	defer scr.close()
+	plain := r.URL.Query().Get("plain") == "1"
+	scr.setLines(plain)
 	keys, keysIn := io.Pipe()
 	resized := make(chan Size, 1)
+	plained := make(chan bool, 1)
 	var reading sync.WaitGroup
 	reading.Go(func() {
 		defer cancel() // the page went: the game ends
 		defer keysIn.Close()
-		h.readPlay(ctx, c, keysIn, scr, resized, ask)
+		h.readPlay(ctx, c, keysIn, scr, resized, plained, ask)
 	})
 	key, noKey := ask.wait(ctx)
 	h.play(ctx, PlaySession{Addr: addr, Remote: r.RemoteAddr, Size: size, Resized: resized, Keys: keys, Screen: scr,
-		Key: key, NoKey: noKey, Tell: func(w PlayWho) { ask.tell(ctx, c, w) }})
+		Key: key, NoKey: noKey, Tell: func(w PlayWho) { ask.tell(ctx, c, w) }, Plain: plain, Plained: plained})
 	_ = keys.Close() // a read loop blocked handing on keys is let go
 	if ctx.Err() == nil {
 		_ = c.Close(websocket.StatusNormalClosure, "the game has ended")
@@ -149,8 +158,8 @@ func (h *Handler) servePlaySocket(w http.ResponseWriter, r *http.Request) {
 
 // readPlay reads the page's messages until it goes: keys to keys (which waits while the
 // game's input is past its rate, as an SSH channel's window fills), sizes to the screen
-// and to resized.
-func (h *Handler) readPlay(ctx context.Context, c *websocket.Conn, keys io.Writer, scr *playScreen, resized chan Size, ask *keyAsk) {
+// and to resized, the screen-reader switch to the screen and to plained.
+func (h *Handler) readPlay(ctx context.Context, c *websocket.Conn, keys io.Writer, scr *playScreen, resized chan Size, plained chan bool, ask *keyAsk) {
 	for {
 		_, data, err := c.Read(ctx)
 		if err != nil {
@@ -179,6 +188,9 @@ func (h *Handler) readPlay(ctx context.Context, c *websocket.Conn, keys io.Write
 			default:
 			}
 			resized <- sz
+		}
+		if m.Plain != nil {
+			switchPlain(scr, plained, *m.Plain)
 		}
 	}
 }

@@ -26,6 +26,10 @@ type playScreen struct {
 	shown []uint64
 	// row and msg are a row's and a frame's encodings, their memory kept for the next.
 	row, msg []byte
+	// lines says the page shows the game's lines in its log (playlog.go); alt that the
+	// game is on its screen; log the transcript's line under way.
+	lines, alt bool
+	log        lineLog
 }
 
 // playFrame is what the page is sent: its screen's size and the rows that changed, each
@@ -64,6 +68,13 @@ func (s *playScreen) setSize(size Size) {
 	s.shown = make([]uint64, size.H)
 }
 
+// wholeNext has the next frame send every row, whatever the page was sent before; the
+// caller holds mu.
+func (s *playScreen) wholeNext() {
+	clear(s.shown)
+	s.term.touchAll()
+}
+
 // close is called as the socket ends; the terminal holds no goroutine or file to let go.
 func (s *playScreen) close() {}
 
@@ -84,6 +95,9 @@ func (s *playScreen) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	_, _ = s.term.Write(p) // never fails
+	if sent, err := s.logged(p); sent || err != nil {
+		return len(p), err
+	}
 	b, rows := s.appendFrame(s.msg[:0])
 	s.msg = b
 	if rows == 0 {

@@ -1,0 +1,140 @@
+package web
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/coder/websocket"
+)
+
+// Screen-reader mode on the play page: the page shows the game's lines in a log (an
+// aria-live region a screen reader reads as lines come) instead of the grid. The game
+// in that mode writes a transcript with no escape sequence (app's terminal.plain): lines
+// ended by CR LF, the prompt after the last, typed characters echoed, a backspace as
+// BS SP BS, news written over the prompt from a CR. Here that stream is read as a
+// terminal's line would show it, and each line ended is sent whole, as its own message
+// kind (playLines): no escape byte reaches the page. When the game draws its screen
+// (the alternate screen), its frames are sent, as without the log.
+
+// playLines is a message of lines for the page's log.
+type playLines struct {
+	Lines []string `json:"lines"`
+}
+
+// playPlainOff tells the page the game left screen-reader mode of its own (plain off):
+// the page shows the grid again.
+type playPlainOff struct {
+	Plain bool `json:"plain"`
+}
+
+// Sequences the game enters and leaves its screen with (app's enterFull and leaveFull);
+// which came last says which the game shows.
+var (
+	altScreenOn  = []byte(ansi.SetModeAltScreenSaveCursor)
+	altScreenOff = []byte(ansi.ResetModeAltScreenSaveCursor)
+)
+
+// lineLog reads a transcript as the line a terminal's cursor is on: the lines it ends.
+type lineLog struct {
+	line []rune
+	x    int
+}
+
+// take reads text (escape sequences removed) and returns the lines it ended, right
+// spaces trimmed, blank ones left out.
+func (l *lineLog) take(text string) []string {
+	var out []string
+	for _, r := range text {
+		switch {
+		case r == '\r':
+			l.x = 0
+		case r == '\n':
+			if s := strings.TrimRight(string(l.line), " "); s != "" {
+				out = append(out, s)
+			}
+			l.line, l.x = l.line[:0], 0
+		case r == '\b':
+			l.x = max(l.x-1, 0)
+		case r < ' ' || r == 0x7f:
+			// another control: nothing a line shows
+		case l.x < len(l.line):
+			l.line[l.x] = r
+			l.x++
+		default:
+			l.line = append(l.line, r)
+			l.x++
+		}
+	}
+	return out
+}
+
+// reset forgets the line under way.
+func (l *lineLog) reset() { l.line, l.x = l.line[:0], 0 }
+
+// setLines says whether the page shows the log (its switch, or ?plain=1).
+func (s *playScreen) setLines(on bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.lines = on
+	s.log.reset()
+}
+
+// logged sends the page the lines p ends when the page shows the log and the game is not
+// on its screen; sent false leaves p to the grid. The caller holds mu and has given p to
+// the emulator. A game that comes to its screen while the page shows the log has left
+// screen-reader mode of its own: the page is told, and shown the grid whole.
+func (s *playScreen) logged(p []byte) (sent bool, err error) {
+	was := s.alt
+	on, off := bytes.LastIndex(p, altScreenOn), bytes.LastIndex(p, altScreenOff)
+	if on != off { // -1 both when neither came
+		s.alt = on > off
+	}
+	if !s.lines {
+		return false, nil
+	}
+	if s.alt {
+		if !was {
+			s.lines = false
+			s.log.reset()
+			s.wholeNext()
+			return false, s.send(playPlainOff{Plain: false})
+		}
+		return false, nil // the game has not taken the page's switch yet
+	}
+	s.wholeNext() // the grid is sent whole when it comes back
+	lines := s.log.take(ansi.Strip(string(p)))
+	if len(lines) == 0 {
+		return true, nil
+	}
+	return true, s.send(playLines{Lines: lines})
+}
+
+// send sends the page one message, as JSON, within PlayWriteTimeout.
+func (s *playScreen) send(m any) error {
+	b, err := json.Marshal(m)
+	if err != nil {
+		return fmt.Errorf("play screen: encode: %w", err)
+	}
+	ctx, cancel := context.WithTimeout(s.ctx, PlayWriteTimeout)
+	defer cancel()
+	if err := s.conn.Write(ctx, websocket.MessageText, b); err != nil {
+		return fmt.Errorf("play screen: send: %w", err)
+	}
+	return nil
+}
+
+// switchPlain takes a turn of the page's screen-reader switch: the screen sends lines
+// (or frames) from now, and the game is asked to change modes (only the newest turn
+// waits for it).
+func switchPlain(scr *playScreen, plained chan bool, on bool) {
+	scr.setLines(on)
+	select {
+	case <-plained:
+	default:
+	}
+	plained <- on
+}
