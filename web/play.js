@@ -6,15 +6,16 @@
   var screen = document.getElementById("screen");
   var status = document.getElementById("status");
   var measure = document.getElementById("measure");
+  var main = document.getElementById("main");
   var sock = null;
   var rows = [];
   var size = [0, 0];
 
-  // The window's size in cells of the screen's font.
+  // The screen's room in cells of its font: the window's, less the bar and the touch keys.
   function cells() {
     var r = measure.getBoundingClientRect();
     var cw = r.width / measure.textContent.length, ch = r.height;
-    return [Math.max(1, Math.floor(window.innerWidth / cw)), Math.max(1, Math.floor(window.innerHeight / ch))];
+    return [Math.max(1, Math.floor(main.clientWidth / cw)), Math.max(1, Math.floor(main.clientHeight / ch))];
   }
 
   // ensureRows makes the screen h rows high.
@@ -89,7 +90,11 @@
   }
 
   document.addEventListener("keydown", function (e) {
+    if (ownKeys(e.target)) {
+      return;
+    }
     var b = keyBytes(e);
+    keyed = e.target === typeBox && b !== "";
     if (b) {
       e.preventDefault();
       send({ keys: b });
@@ -103,16 +108,18 @@
     }
   });
 
+  // sendSize tells the server the screen's new room, when it changed.
+  function sendSize() {
+    var s = cells();
+    if (s[0] !== size[0] || s[1] !== size[1]) {
+      size = s;
+      send({ size: s });
+    }
+  }
   var resizing = null;
   window.addEventListener("resize", function () {
     clearTimeout(resizing);
-    resizing = setTimeout(function () {
-      var s = cells();
-      if (s[0] !== size[0] || s[1] !== size[1]) {
-        size = s;
-        send({ size: s });
-      }
-    }, 100);
+    resizing = setTimeout(sendSize, 100);
   });
 
   function ended(text) {
@@ -127,14 +134,21 @@
     size = cells();
     var proto = location.protocol === "https:" ? "wss:" : "ws:";
     var key = window.playKey ? "&key=1" : ""; // playkey.js proves the browser's key
-    sock = new WebSocket(proto + "//" + location.host + "/play/socket?w=" + size[0] + "&h=" + size[1] + key);
+    sock = new WebSocket(proto + "//" + location.host + "/play/socket?w=" + size[0] + "&h=" + size[1] + key +
+      (plain ? "&plain=1" : ""));
     sock.onopen = function () {
       status.textContent = "";
-      screen.focus();
+      (plain ? words : screen).focus();
     };
     sock.onmessage = function (e) {
       var m = JSON.parse(e.data);
-      if (!(window.playKey && window.playKey.handle(m, send))) {
+      if (window.playKey && window.playKey.handle(m, send)) {
+        // the key's business, done by playkey.js
+      } else if (m.lines) {
+        addLines(m.lines);
+      } else if ("plain" in m) {
+        showPlain(m.plain);
+      } else {
         paint(m);
       }
     };
@@ -142,5 +156,112 @@
       ended(e.code === 1000 ? "The game has ended." : "The connection was lost.");
     };
   }
+  // Touch screens: the keys a phone's keyboard lacks, beside the screen (play.html's
+  // pad); a tap sends the key, Talk opens the chat line and the phone's keyboard.
+  var pad = document.getElementById("pad");
+  var typeBox = document.getElementById("type");
+  var touch = window.matchMedia("(pointer: coarse)").matches;
+  document.body.classList.toggle("touch", touch);
+  pad.hidden = !touch;
+  pad.addEventListener("click", function (e) {
+    var b = e.target.closest("button[data-key]");
+    if (!b) {
+      return;
+    }
+    var k = b.getAttribute("data-key");
+    send({ keys: named[k] || k });
+    if (b.hasAttribute("data-type")) {
+      typeBox.focus();
+    }
+  });
+  // A phone's keyboard may not say which key it typed (Android's say "Unidentified"), and
+  // then the keydown above sends nothing: the text it puts in the box is sent instead.
+  var keyed = false; // the keydown sent this key already
+  typeBox.addEventListener("input", function (e) {
+    var t = e.inputType;
+    if (keyed) {
+      keyed = false;
+    } else if (t === "insertLineBreak") {
+      send({ keys: "\r" });
+    } else if (t === "deleteContentBackward") {
+      send({ keys: "\x7f" });
+    } else if (e.data && !e.isComposing) {
+      send({ keys: e.data });
+    }
+    if (!e.isComposing) {
+      typeBox.value = "";
+    }
+  });
+  typeBox.addEventListener("compositionend", function (e) {
+    if (e.data) {
+      send({ keys: e.data });
+    }
+    typeBox.value = "";
+  });
+
+  // Screen-reader mode: the switch (kept in the browser; ?plain=1 or 0 sets it) runs the
+  // game in that mode, whose lines come as their own messages into the log (aria-live),
+  // and the words typed in the box go on Enter. The grid is hidden, out of the
+  // accessibility tree. The log keeps its last logKeep lines.
+  var logKeep = 500;
+  var reader = document.getElementById("reader");
+  var listen = document.getElementById("listen");
+  var log = document.getElementById("log");
+  var words = document.getElementById("words");
+  var asked = new URLSearchParams(location.search).get("plain");
+  var plain = asked === "1" || (asked !== "0" && stored() === "1");
+
+  function stored(v) {
+    try {
+      return v === undefined ? localStorage.getItem("orthanc.plain") : localStorage.setItem("orthanc.plain", v);
+    } catch (e) {
+      return null; // storage refused: the switch is not remembered
+    }
+  }
+
+  // showPlain shows the log (on) or the grid.
+  function showPlain(on) {
+    plain = on;
+    reader.checked = on;
+    stored(on ? "1" : "0");
+    listen.hidden = !on;
+    screen.hidden = on;
+    pad.hidden = on || !touch;
+    sendSize();
+  }
+
+  function addLines(lines) {
+    lines.forEach(function (l) {
+      var p = document.createElement("p");
+      p.textContent = l;
+      log.appendChild(p);
+    });
+    while (log.childElementCount > logKeep) {
+      log.removeChild(log.firstElementChild);
+    }
+    log.scrollTop = log.scrollHeight;
+  }
+
+  // ownKeys says the keys typed in el are the page's: the command box's, the switch's, a
+  // button's. The touch box's go to the game.
+  function ownKeys(el) {
+    return el !== typeBox && (el.tagName === "INPUT" || el.tagName === "BUTTON");
+  }
+
+  reader.addEventListener("change", function () {
+    showPlain(reader.checked);
+    send({ plain: plain });
+    (plain ? words : screen).focus();
+  });
+  document.getElementById("say").addEventListener("submit", function (e) {
+    e.preventDefault();
+    send({ keys: words.value + "\r" });
+    words.value = "";
+  });
+
+  reader.checked = plain;
+  listen.hidden = !plain;
+  screen.hidden = plain;
+  pad.hidden = plain || !touch;
   connect();
 })();
