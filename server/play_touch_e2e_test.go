@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 
 	"github.com/orthanc-ssh/orthanc-ssh/web"
 )
@@ -186,6 +187,20 @@ func TestThePlayPageOnATouchScreen(t *testing.T) {
 		}
 	}
 	walks("upright")
+	// A keyboard's keys, with a touch key focused by its tap (a tablet's keyboard), play too.
+	eval[bool](p, `(() => { document.querySelector('#pad [data-key="Enter"]').focus(); return true; })()`)
+	if err := chromedp.Do(p.ctx, chromedp.KeyEvent(kb.ArrowUp)); err != nil {
+		t.Fatal(err)
+	}
+	if !poll(10*time.Second, pollEvery, exitBelow) {
+		t.Fatalf("the keyboard's up, a touch key focused, did not walk north:\n%s", eval[string](p, screenJS))
+	}
+	if err := chromedp.Do(p.ctx, chromedp.KeyEvent(kb.ArrowDown)); err != nil {
+		t.Fatal(err)
+	}
+	if !poll(10*time.Second, pollEvery, onExit) {
+		t.Fatalf("the keyboard's down, a touch key focused, did not walk back south:\n%s", eval[string](p, screenJS))
+	}
 	phone := shotAs(t, p.ctx, 390, 844)
 
 	p.touchScreen(844, 390)

@@ -242,10 +242,10 @@
     log.scrollTop = log.scrollHeight;
   }
 
-  // ownKeys says the keys typed in el are the page's: the command box's, the switch's, a
-  // button's. The touch box's go to the game.
+  // ownKeys says the keys typed in el are the page's: the command box's, the switch's, the
+  // Send button's. The touch box's and the touch keys' (focused by a tap) go to the game.
   function ownKeys(el) {
-    return el !== typeBox && (el.tagName === "INPUT" || el.tagName === "BUTTON");
+    return !pad.contains(el) && (el.tagName === "INPUT" || el.tagName === "BUTTON");
   }
 
   reader.addEventListener("change", function () {
