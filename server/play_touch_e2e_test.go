@@ -84,6 +84,7 @@ type touchLayout struct {
 	Drawn   box            `json:"drawn"`
 	Window  box            `json:"window"`
 	Keys    map[string]box `json:"keys"`
+	Who     box            `json:"who"` // who the page plays as (a guest's link box); empty when hidden
 	Columns int            `json:"columns"`
 	Rows    int            `json:"rows"`
 }
@@ -97,7 +98,7 @@ const touchLayoutJS = `(() => {
   const keys = {};
   document.querySelectorAll("#pad button, #pad input").forEach(k => { keys[k.getAttribute("aria-label") || k.textContent] = r(k); });
   return {touch: document.body.classList.contains("touch"), screen: r(document.getElementById("screen")), drawn,
-    window: [0, 0, innerWidth, innerHeight], keys, rows: rows.length,
+    window: [0, 0, innerWidth, innerHeight], keys, who: r(document.getElementById("who")), rows: rows.length,
     columns: Math.max(0, ...rows.map(d => d.textContent.length))};
 })()`
 
@@ -125,7 +126,14 @@ func (p browserPage) checkTouchLayout(w, h int64) touchLayout {
 			p.t.Errorf("at %d×%d the touch key %q %v is not all in the window %v", w, h, k, b, l.Window)
 		case b.overlaps(l.Screen):
 			p.t.Errorf("at %d×%d the touch key %q %v covers the screen %v", w, h, k, b, l.Screen)
+		case b.overlaps(l.Who):
+			p.t.Errorf("at %d×%d the who box %v covers the touch key %q %v", w, h, l.Who, k, b)
 		}
+	}
+	if l.Who.empty() {
+		p.t.Errorf("at %d×%d the guest's who box is not shown", w, h)
+	} else if l.Who.overlaps(l.Screen) {
+		p.t.Errorf("at %d×%d the who box %v covers the screen %v", w, h, l.Who, l.Screen)
 	}
 	if l.Columns < 40 || l.Rows < 20 {
 		p.t.Errorf("at %d×%d the screen is %d×%d cells; the game plays from 40×20", w, h, l.Columns, l.Rows)

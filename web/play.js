@@ -117,10 +117,15 @@
     }
   }
   var resizing = null;
-  window.addEventListener("resize", function () {
+  function resized() {
     clearTimeout(resizing);
     resizing = setTimeout(sendSize, 100);
-  });
+  }
+  window.addEventListener("resize", resized);
+  // The screen's room changes without the window too: the who box shows or goes.
+  if (window.ResizeObserver) {
+    new ResizeObserver(resized).observe(main);
+  }
 
   function ended(text) {
     status.textContent = text + " ";

@@ -188,8 +188,29 @@
     if (who.keep) {
       parts = keepBox(who);
     } else {
-      parts = [line(who.refused ? who.why : "You play as a guest: " + (who.why || "this browser has no key") + ".")];
-      if (who.link) {
+      var said = who.refused ? who.why : "You play as a guest: " + (who.why || "this browser has no key") + ".";
+      parts = [line(said)];
+      if (who.link && !who.refused) {
+        // The link's form folds under the guest's line, open where there is room: on a
+        // short screen (a phone on its side) the box is one line and the map keeps its rows.
+        var more = document.createElement("details");
+        var roomy = function () { return window.innerHeight >= 600; };
+        more.open = roomy();
+        var sum = document.createElement("summary");
+        sum.textContent = said + " Link to my knight…";
+        more.appendChild(sum);
+        linkBox(who).forEach(function (p) { more.appendChild(p); });
+        // Folded or unfolded by the player, it stays so; else it follows the window (a
+        // phone turned on its side folds it).
+        var chosen = false;
+        sum.addEventListener("click", function () { chosen = true; });
+        window.addEventListener("resize", function () {
+          if (!chosen && more.open !== roomy()) {
+            more.open = roomy();
+          }
+        });
+        parts = [more];
+      } else if (who.link) {
         parts = parts.concat(linkBox(who));
       }
     }
