@@ -296,6 +296,7 @@ type Model struct {
 	bt        battle        // group battles and parties (battle.go, party.go)
 	mk        marketState   // the market screen (market.go)
 	mail      mailState     // the letters screen (mail.go)
+	alert     alertState    // the bell and the status line's mark (alert.go)
 }
 
 // New makes the model for one session; ctx ends when the connection does.
@@ -526,6 +527,7 @@ func (m *Model) pasted(msg tea.PasteMsg) tea.Cmd {
 		return nil
 	}
 	m.comeBack()
+	m.alertKey()
 	if m.pl.active {
 		m.pl.paste(msg.Content)
 		return nil
@@ -544,10 +546,13 @@ func (m *Model) pressed(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	}
 	m.comeBack()
+	m.alertKey()
 	if m.pl.active {
 		return m.plainKey(msg)
 	}
-	return m.key(msg)
+	cmd := m.key(msg)
+	m.alertLooked()
+	return cmd
 }
 
 // typed gives pasted text to the line being typed, the knight's name or the chat line,
@@ -593,6 +598,7 @@ func (m *Model) ownView(v world.View) tea.Cmd {
 	m.view, m.haveView = v, true
 	m.backSent = m.backSent && v.Self.Away
 	m.closeMarketIfLeft()
+	m.alertOn(v)
 	if !m.synced {
 		// This session's options win over what the world held (a saved record, or the
 		// knight's other connection): send them once the knight is in.
@@ -605,6 +611,7 @@ func (m *Model) ownView(v world.View) tea.Cmd {
 	case m.pl.active && had:
 		m.tellOwnWhileWatching(prev, v) // plain.go
 	}
+	m.sayBattleAlert()
 	return m.waitView()
 }
 
@@ -640,6 +647,12 @@ func (m *Model) do(c world.Command) {
 func (m *Model) View() tea.View {
 	if _, ok := m.profile(); !ok || m.term.out == nil || m.pacing.held {
 		return tea.View{}
+	}
+	if m.alert.ring {
+		m.alert.ring = false
+		if !m.pl.active { // screen-reader mode says its alerts in words (alert.go)
+			m.term.bell()
+		}
 	}
 	writes := m.term.writes
 	switch {

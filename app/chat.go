@@ -53,6 +53,7 @@ type (
 		mute bool
 	}
 	chatNote string // only a note for the player
+	chatBell string // the bell's setting (alert.go), or "" to be told it
 )
 
 func (a chatSay) do(m *Model) (string, tea.Cmd) {
@@ -129,6 +130,8 @@ func (chatScreen) do(m *Model) (string, tea.Cmd) {
 func (a chatMute) do(m *Model) (string, tea.Cmd) { return m.setMuted(a.name, a.mute), nil }
 
 func (n chatNote) do(*Model) (string, tea.Cmd) { return string(n), nil }
+
+func (b chatBell) do(m *Model) (string, tea.Cmd) { return m.setBell(string(b)), nil }
 
 // notInTheGame answers an action that asks the world when the session has no knight in it.
 const notInTheGame = "You are not in the game."
@@ -263,6 +266,10 @@ func chatCommandTable() []chatCommand {
 				}
 				return chatMute{rest, false}
 			}},
+		{words: []string{"/bell"}, usage: "/bell all|mentions|off", help: "chooses what rings your bell when you are on another screen or away (mentions: whispers, your name, invitations, battles)",
+			word: &plainWord{words: []string{"bell"}, usage: "bell all, mentions or off",
+				help: `chooses what is said with "Alert:" before it when you have pressed no key for 30 seconds (mentions: whispers, your name, invitations, battles; all: every line said to you too)`},
+			parse: func(_, rest string) chatAction { return chatBell(rest) }},
 		{words: []string{"/report"}, usage: "/report NAME REASON", help: "tells the admins",
 			word: &plainWord{words: []string{"report"}, usage: "report NAME REASON", help: "tells the admins about a knight, with what it said lately"},
 			parse: func(_, rest string) chatAction {

@@ -64,11 +64,11 @@ func (l playLayout) msgRow() int { return l.msgTop + len(l.msgs) - 1 }
 func underMax(h int) int { return max(4, h/6) }
 
 // layoutPlay shares out a w×h screen showing v, with extra as the newest message (a
-// question the screen asks), if any. sight is v.InSight(). panelLog, when set, is which
+// question the screen asks), if any, and mark first on the status line (alert.go), if any. sight is v.InSight(). panelLog, when set, is which
 // entries of the fight's log the battle panel shows at a height: the messages leave out
 // those, and only those, so that a line the panel has no room for (who guards the room,
 // the newest blow, on a phone) is still read under the view.
-func layoutPlay(v world.View, sight []world.Other, w, h int, extra string, memo *underMemo, panelLog func(h int) []string) playLayout {
+func layoutPlay(v world.View, sight []world.Other, w, h int, extra, mark string, memo *underMemo, panelLog func(h int) []string) playLayout {
 	var log []string
 	switch {
 	case v.Fight != nil:
@@ -81,7 +81,7 @@ func layoutPlay(v world.View, sight []world.Other, w, h int, extra string, memo 
 	if panel {
 		underW -= fightPanelWidth(w)
 	}
-	under, status := underLinesOf(v, sight, underW, underMax(h), memo), memo.statusLines(v.Self, w)
+	under, status := underLinesOf(v, sight, underW, underMax(h), memo), memo.statusLines(v.Self, mark, w)
 	lay := func(shown []string, most int) playLayout {
 		l := playLayout{mapTop: 1, under: under, status: status}
 		msgs := v.Messages
@@ -151,6 +151,7 @@ type statusKey struct {
 	level, hits, maxHits, spells, exp, depth, unread int
 	feature                                          world.Feature
 	away                                             bool
+	mark                                             string
 }
 
 // statsLine is the header's "Str 12  Int 9  Con 14  Dex 11", made again only when one
@@ -162,14 +163,14 @@ func (mm *underMemo) statsLine(s world.Self) string {
 	return mm.stats
 }
 
-// statusLines is statusLines(s, w), wrapped once for the same status.
-func (mm *underMemo) statusLines(s world.Self, w int) []string {
+// statusLines is statusLines(s, mark, w), wrapped once for the same status.
+func (mm *underMemo) statusLines(s world.Self, mark string, w int) []string {
 	if mm == nil {
-		return statusLines(s, w)
+		return statusLines(s, mark, w)
 	}
-	k := statusKey{w, s.Name, s.Level, s.Hits, s.MaxHits, s.SpellUnits, s.Experience, s.Depth, s.Unread, s.Feature, s.Away}
+	k := statusKey{w, s.Name, s.Level, s.Hits, s.MaxHits, s.SpellUnits, s.Experience, s.Depth, s.Unread, s.Feature, s.Away, mark}
 	if mm.statusText == nil || k != mm.status || !slices.Equal(mm.statusOf, s.Status) {
-		mm.status, mm.statusOf, mm.statusText = k, slices.Clone(s.Status), statusLines(s, w)
+		mm.status, mm.statusOf, mm.statusText = k, slices.Clone(s.Status), statusLines(s, mark, w)
 	}
 	return mm.statusText
 }
@@ -432,7 +433,7 @@ func (m *Model) drawPlay(c *canvas) {
 	// the view both need it, and a crowd is dozens of knights.
 	m.dun.sight = v.AppendInSight(m.dun.sight[:0])
 	sight := m.dun.sight
-	l := layoutPlay(v, sight, c.w, c.h, extra, &m.dun.under, func(h int) []string {
+	l := layoutPlay(v, sight, c.w, c.h, extra, m.statusMark(), &m.dun.under, func(h int) []string {
 		_, _, shown := m.fightPanel(v, fightPanelWidth(c.w), h)
 		return shown
 	})
@@ -560,8 +561,15 @@ func statusFields(s world.Self) []string {
 // statusSep is what stands between the fields of the status line.
 const statusSep = " │ "
 
-// statusLines is the status line wrapped to w columns between its fields.
-func statusLines(s world.Self, w int) []string { return packSep(statusFields(s), w, statusSep) }
+// statusLines is the status line wrapped to w columns between its fields, mark (an
+// alert's, alert.go) first when there is one: where a phone's narrow line shows it.
+func statusLines(s world.Self, mark string, w int) []string {
+	fields := statusFields(s)
+	if mark != "" {
+		fields = append([]string{mark}, fields...)
+	}
+	return packSep(fields, w, statusSep)
+}
 
 func drawOutside(c *canvas, top, h int) {
 	lines := []string{

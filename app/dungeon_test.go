@@ -20,7 +20,7 @@ func TestACrowdInSightIsCounted(t *testing.T) {
 	for i := range 40 {
 		v.Others = append(v.Others, world.Other{Name: fmt.Sprintf("Knight %d the Tall", i), Pos: world.Pos{X: 10, Y: 1}})
 	}
-	l := layoutPlay(v, v.InSight(), 80, 24, "", nil, nil)
+	l := layoutPlay(v, v.InSight(), 80, 24, "", "", nil, nil)
 	if len(l.under) != underMax(24) {
 		t.Fatalf("the lines under the view take %d rows, want %d: %q", len(l.under), underMax(24), l.under)
 	}
@@ -81,8 +81,8 @@ func TestStatusAndMessagesAreWrappedOnceForTheSameText(t *testing.T) {
 	v.Self.Status = []string{"stuck (5 tries)"}
 	v.Messages = []string{"You hear a door creak somewhere below.", "A Rot Grub guards the treasure.", "You swing and miss."}
 	var memo underMemo
-	status, msgs := memo.statusLines(v.Self, 80), memo.messageLines(v.Messages, 80, msgLines, msgLines)
-	if s, m := memo.statusLines(v.Self, 80), memo.messageLines(v.Messages, 80, msgLines, msgLines); &s[0] != &status[0] || &m[0] != &msgs[0] {
+	status, msgs := memo.statusLines(v.Self, "", 80), memo.messageLines(v.Messages, 80, msgLines, msgLines)
+	if s, m := memo.statusLines(v.Self, "", 80), memo.messageLines(v.Messages, 80, msgLines, msgLines); &s[0] != &status[0] || &m[0] != &msgs[0] {
 		t.Fatal("the same status and messages at the same size were wrapped again")
 	}
 	statusChanges := map[string]func(*world.Self){
@@ -96,7 +96,7 @@ func TestStatusAndMessagesAreWrappedOnceForTheSameText(t *testing.T) {
 	for what, change := range statusChanges {
 		s := v.Self
 		change(&s)
-		if got, want := memo.statusLines(s, 80), statusLines(s, 80); !slices.Equal(got, want) {
+		if got, want := memo.statusLines(s, "", 80), statusLines(s, "", 80); !slices.Equal(got, want) {
 			t.Errorf("%s changed: the status line is %q, want %q", what, got, want)
 		}
 	}
@@ -109,7 +109,7 @@ func TestStatusAndMessagesAreWrappedOnceForTheSameText(t *testing.T) {
 			t.Errorf("stat %d changed: the header says %q, want %q", i, got, want)
 		}
 	}
-	if got, want := memo.statusLines(v.Self, 30), statusLines(v.Self, 30); !slices.Equal(got, want) {
+	if got, want := memo.statusLines(v.Self, "", 30), statusLines(v.Self, "", 30); !slices.Equal(got, want) {
 		t.Errorf("a narrower screen: the status line is %q, want %q", got, want)
 	}
 	for what, ms := range map[string][]string{

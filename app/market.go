@@ -172,7 +172,7 @@ func (m *Model) marketLayout(mv *world.MarketView) marketPage {
 	if m.mk.selling {
 		keys = []string{"a letter sells that thing", "Tab or 1: buy instead", "Esc or q: back"}
 	}
-	p.status = statusLines(s, w)
+	p.status = statusLines(s, m.statusMark(), w)
 	p.keys = packSep(keys, w-p.x0, "   ")
 	p.msgs = messageLines(m.view.Messages, w-p.x0, msgLines)
 	// The lists end above a blank row, the messages, the keys and the status line.

@@ -172,6 +172,7 @@ func (m *Model) optionRows() [][2]string {
 		{"Spectators", spect},
 		{"Muted players", muted},
 		{"Death replays", onOff(o.PrivateReplays, "yours alone", "anyone may watch them")},
+		{"Bell", bellChoices[bellChoice(o.Bell)].word},
 	}
 }
 
@@ -261,6 +262,8 @@ func (m *Model) optionsKey(k tea.KeyPressMsg) tea.Cmd {
 		return nil
 	case "g":
 		o.PrivateReplays = !o.PrivateReplays
+	case "h":
+		o.Bell = bellChoices[(bellChoice(o.Bell)+1)%len(bellChoices)].key
 	default:
 		m.screen = m.optScreen.back
 		return nil

@@ -409,6 +409,10 @@ func (m *Model) tellMessages(ps *told, prev, v world.View, first bool) (news boo
 			if m.hushedLine(kind, msg) {
 				continue
 			}
+			if ps == &m.pl.own {
+				m.say(m.alertLine(v.Said-uint64(len(v.Messages)-i)+1, plainMessage(msg)))
+				continue
+			}
 			m.say(plainMessage(msg))
 		}
 	}
@@ -467,8 +471,8 @@ func (m *Model) tellOwnWhileWatching(prev, v world.View) {
 		return // a view older than what was told: narrate catches up after the watch
 	}
 	if n := min(int(v.Said-ps.said), len(v.Messages)); n > 0 {
-		for _, msg := range v.Messages[len(v.Messages)-n:] {
-			m.say("Your own game: " + plainMessage(msg))
+		for i, msg := range v.Messages[len(v.Messages)-n:] {
+			m.say("Your own game: " + m.alertLine(v.Said-uint64(n-i)+1, plainMessage(msg)))
 		}
 	}
 	if v.Fight == nil && prev.Self.Name == v.Self.Name {
@@ -690,7 +694,7 @@ func (m *Model) plainOptions(line string) tea.Cmd {
 			ws = append(ws, r[0]+": "+r[1])
 		}
 		m.say("Options: "+strings.Join(ws, "; ")+".",
-			"To change one, type set and its name and value: set plain off; set theme contrast or plato; set colour auto, truecolor, 256, 16 or none; set keys on or off; set spectators on or off; set replays private or public; set verbose on or off (brief or verbose alone too); set sightings, movements or party on or off. mute NAME and unmute NAME filter chat.")
+			"To change one, type set and its name and value: set plain off; set theme contrast or plato; set colour auto, truecolor, 256, 16 or none; set keys on or off; set spectators on or off; set replays private or public; set verbose on or off (brief or verbose alone too); set sightings, movements or party on or off; set bell all, mentions or off. mute NAME and unmute NAME filter chat.")
 		return nil
 	}
 	o, done := m.opts.Clone(), "Done."
@@ -735,6 +739,9 @@ func (m *Model) plainOptions(line string) tea.Cmd {
 		o.NoMovements = !on
 	case "party", "chatter":
 		o.NoPartyChat = !on
+	case "bell", "alerts":
+		m.say(m.setBell(f[2]))
+		return nil
 	default:
 		m.say(fmt.Sprintf("There is no option %q. Type options for the list.", world.CleanText(f[1], 20)))
 		return nil

@@ -369,6 +369,10 @@ func (t *terminal) restore() {
 	t.mode = termNone
 }
 
+// bell rings the terminal's bell: BEL, which every terminal takes as a bell (a sound, a
+// flash, an urgent window) and no terminal draws.
+func (t *terminal) bell() { t.write(append(t.buf[:0], '\a')) }
+
 // write sends one frame's bytes in one write, keeping the buffer for the next.
 func (t *terminal) write(b []byte) {
 	t.buf = b[:0]

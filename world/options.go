@@ -42,6 +42,10 @@ type Options struct {
 	NoSightings bool `json:"no_sightings,omitempty"`
 	NoMovements bool `json:"no_movements,omitempty"`
 	NoPartyChat bool `json:"no_party_chat,omitempty"`
+	// Bell says what rings the terminal's bell (the session's alerts): "" for whispers,
+	// the knight's name said, party invitations and battles waiting for it; "all" for
+	// every line another knight says to it besides; "off" for nothing.
+	Bell string `json:"bell,omitempty"`
 	// Muted are the names whose chat this player does not see.
 	Muted []string `json:"muted,omitempty"`
 }
@@ -79,6 +83,7 @@ func (o Options) mutesKey(k string) bool {
 func (o Options) clean() Options {
 	o.Theme = CleanText(o.Theme, maxOptionText)
 	o.Colour = CleanText(o.Colour, maxOptionText)
+	o.Bell = CleanText(o.Bell, maxOptionText)
 	var muted []string
 	for _, m := range o.Muted {
 		name, err := CleanName(m)
