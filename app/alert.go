@@ -16,7 +16,7 @@ import (
 // line another knight says to it too.
 //
 // A call rings when the screen in front of the player does not show it, or when no key
-// has come for alertIdle: a call's line shows on the dungeon screen, the screens over it
+// has come for AlertIdle: a call's line shows on the dungeon screen, the screens over it
 // (the questions), the market and the message log, and a battle on the dungeon screen and
 // its statistics. The mark, "(!) whisper from Lis", is the first field of the status
 // line until the player opens the message log or presses a key on a screen with the
@@ -28,15 +28,18 @@ import (
 // Alert tuning:
 //
 //	constant    value   effect
-//	bellGap     5 s     the least time between two bells: a burst of whispers rings once;
+//	BellGap     5 s     the least time between two bells: a burst of whispers rings once;
 //	                    the mark still names the newest call
-//	alertIdle   30 s    no key for this long and a call rings even on the screen that
+//	AlertIdle   30 s    no key for this long and a call rings even on the screen that
 //	                    shows it (the player may have looked away); a battle's grace
 //	                    (30 s) is the same, so a knight that has played within it sees
 //	                    its battle waiting
 const (
-	bellGap   = 5 * time.Second
-	alertIdle = 30 * time.Second
+	// BellGap is the least time between two bells of a session.
+	BellGap = 5 * time.Second
+	// AlertIdle is how long a session goes without a key before a call rings even where
+	// it shows.
+	AlertIdle = 30 * time.Second
 )
 
 // The values of world.Options.Bell: what rings the bell.
@@ -239,7 +242,7 @@ func (m *Model) calls(v world.View) []call {
 
 // alertOn takes the calls in a new view of the knight: each the bell's setting lets
 // through and the player would not see marks the status line (or, in screen-reader mode,
-// is said as an alert), and the first rings the bell unless it rang within bellGap.
+// is said as an alert), and the first rings the bell unless it rang within BellGap.
 func (m *Model) alertOn(v world.View) {
 	a := &m.alert
 	a.alerted = a.alerted[:0]
@@ -258,17 +261,17 @@ func (m *Model) alertOn(v world.View) {
 			continue
 		}
 		a.mark = markPrefix + row.mark(c.from)
-		if a.lastBell.IsZero() || now.Sub(a.lastBell) >= bellGap {
+		if a.lastBell.IsZero() || now.Sub(a.lastBell) >= BellGap {
 			a.lastBell, a.ring = now, true
 		}
 	}
 }
 
 // seesCall reports whether the player sees a call of row now: it pressed a key within
-// alertIdle, and the screen it is on shows the call (screen-reader mode says every line
+// AlertIdle, and the screen it is on shows the call (screen-reader mode says every line
 // of its own knight's, but while it watches another).
 func (m *Model) seesCall(row callRow) bool {
-	if m.now().Sub(m.alert.lastKey) >= alertIdle {
+	if m.now().Sub(m.alert.lastKey) >= AlertIdle {
 		return false
 	}
 	s := m.screen

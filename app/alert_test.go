@@ -148,9 +148,9 @@ func (s *alertSession) wantMark(what, mark string) {
 }
 
 // The bell's rules: a whisper rings when the screen does not show it (the map) and marks
-// the status line; a second within bellGap rings no more, the mark naming it; after the
+// the status line; a second within BellGap rings no more, the mark naming it; after the
 // gap one rings again. On the dungeon screen, where the line shows, a whisper rings only
-// once the player has pressed no key for alertIdle. A key on the dungeon screen or the
+// once the player has pressed no key for AlertIdle. A key on the dungeon screen or the
 // message log clears the mark. Talk that does not name the knight rings only with the
 // bell at all; the bell off rings for nothing.
 func TestBellRules(t *testing.T) {
@@ -168,7 +168,7 @@ func TestBellRules(t *testing.T) {
 	s.hear(world.MsgWhisper, "Bors whispers: and me")
 	s.wantBells("a second whisper a second later", 1)
 	s.wantMark("a second whisper", "(!) whisper from Bors")
-	s.now = s.now.Add(bellGap)
+	s.now = s.now.Add(BellGap)
 	s.hear(world.MsgGame, "Lis says: kay, look")
 	s.wantBells("a mention after the gap", 2)
 	s.wantMark("a mention", "(!) Lis named you")
@@ -178,11 +178,11 @@ func TestBellRules(t *testing.T) {
 	s.key("x")
 	s.wantMark("a key on the dungeon screen", "")
 
-	s.now = s.now.Add(bellGap)
+	s.now = s.now.Add(BellGap)
 	s.hear(world.MsgWhisper, "Lis whispers: here")
 	s.wantBells("a whisper on the dungeon screen with a key just pressed", 2)
 	s.wantMark("a whisper seen", "")
-	s.now = s.now.Add(alertIdle)
+	s.now = s.now.Add(AlertIdle)
 	s.hear(world.MsgWhisper, "Lis whispers: still there?")
 	s.wantBells("a whisper to an idle knight", 3)
 	s.wantMark("a whisper to an idle knight", "(!) whisper from Lis")
@@ -191,14 +191,14 @@ func TestBellRules(t *testing.T) {
 
 	s.key("q")
 	s.key("m")
-	s.now = s.now.Add(bellGap)
+	s.now = s.now.Add(BellGap)
 	s.hear(world.MsgGame, "Lis says: nice weather")
 	s.wantBells("talk that names no one, the bell at mentions", 3)
 	s.m.opts.Bell = bellAll
 	s.hear(world.MsgGame, "Lis says: nice weather")
 	s.wantBells("talk that names no one, the bell at all", 4)
 	s.m.opts.Bell = bellOff
-	s.now = s.now.Add(bellGap)
+	s.now = s.now.Add(BellGap)
 	s.hear(world.MsgWhisper, "Lis whispers: hello?")
 	s.wantBells("a whisper with the bell off", 4)
 	s.m.opts.Bell = bellMentions
@@ -220,7 +220,7 @@ func TestBellForABattle(t *testing.T) {
 	s.view()
 	s.wantBells("a battle waiting for the knight", 1)
 	s.wantMark("a battle waiting", "(!) the battle waits for you")
-	s.now = s.now.Add(bellGap)
+	s.now = s.now.Add(BellGap)
 	s.v.Fight = &world.FightView{Round: 1, YourMove: true, GraceLeft: 900}
 	s.view()
 	s.wantBells("the same round's next view", 1)
@@ -229,7 +229,7 @@ func TestBellForABattle(t *testing.T) {
 	s.wantBells("the next round", 2)
 	s.key("q")
 	s.key("x")
-	s.now = s.now.Add(bellGap)
+	s.now = s.now.Add(BellGap)
 	s.v.Fight = &world.FightView{Round: 3, YourMove: true, GraceLeft: 1000}
 	s.view()
 	s.wantBells("the next round on the dungeon screen, at the keys", 2)
@@ -281,7 +281,7 @@ func TestPlainAlertsInWords(t *testing.T) {
 	s.plain()
 	s.key("x")
 	s.hear(world.MsgWhisper, "Lis whispers: at the keys")
-	s.now = s.now.Add(alertIdle)
+	s.now = s.now.Add(AlertIdle)
 	s.hear(world.MsgWhisper, "Lis whispers: are you there?")
 	s.v.Fight = &world.FightView{Round: 1, YourMove: true, GraceLeft: 1000}
 	s.view()
