@@ -13,13 +13,15 @@ import (
 // knight that has pressed no key for 30 seconds rings the bell (one BEL byte in its
 // terminal's raw output) and marks its status line; a second whisper within the bell's
 // gap rings no more; a mention of its name in a say rings, a say that names no one does
-// not; /bell off silences it; on the map a whisper rings at once, idle or not.
+// not; /bell off silences it; on the map a whisper rings at once, idle or not; /bell all
+// is kept for the key's next connection.
 func TestBellOverSSH(t *testing.T) {
 	cfg, _, clock := clockedConfig(t)
 	srv, _ := startConfigured(t, cfg)
 	a := openTerminal(t, srv.addr, newKey(t), 100, 30, nil)
 	a.enterDungeon("Gawain")
-	b := openTerminal(t, srv.addr, newKey(t), 100, 30, nil)
+	kb := newKey(t)
+	b := openTerminal(t, srv.addr, kb, 100, 30, nil)
 	b.enterDungeon("Bors")
 	b.waitFor("With you: Gawain")
 	bells := func() int { return strings.Count(b.rawOutput(), "\a") }
@@ -80,6 +82,15 @@ func TestBellOverSSH(t *testing.T) {
 		return strings.Contains(s, "Bors │ Level 1") && !strings.Contains(s, "(!)")
 	})
 	want("the end", 3)
+
+	// The setting is kept with the key's options, for its next connection.
+	b.chat("/bell all")
+	b.waitFor("The bell rings for every line said to you")
+	b.quit()
+	again := openTerminal(t, srv.addr, kb, 100, 30, nil)
+	again.continueKnight()
+	again.press("o")
+	again.waitFor("OPTIONS", "h  Bell                 all")
 }
 
 // Screen-reader mode over real SSH writes no bell (a screen reader may read the byte out):
