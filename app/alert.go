@@ -4,6 +4,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
@@ -194,15 +195,13 @@ func mentions(text, name string) bool {
 // wordBefore and wordAfter report whether a letter or digit stands just before or just
 // after byte i of s: a name found there is part of a longer word.
 func wordBefore(s string, i int) bool {
-	r := []rune(s[:i])
-	return len(r) > 0 && wordRune(r[len(r)-1])
+	r, n := utf8.DecodeLastRuneInString(s[:i])
+	return n > 0 && wordRune(r)
 }
 
 func wordAfter(s string, i int) bool {
-	for _, r := range s[i:] {
-		return wordRune(r)
-	}
-	return false
+	r, n := utf8.DecodeRuneInString(s[i:])
+	return n > 0 && wordRune(r)
 }
 
 func wordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
