@@ -68,7 +68,9 @@ func (p *plays) programs() []*tea.Program {
 	return out
 }
 
-// play runs a browser's game (web.PlayFunc) until it ends or the page goes.
+// play runs a browser's game (web.PlayFunc) until it ends, or its page has gone past the
+// grace (web.PlayResumeGrace): while the page is away the game runs on, the knight in the
+// world as a quiet SSH player's, its place and goroutines held.
 func (s *Server) play(ctx context.Context, p web.PlaySession) {
 	say := func(line string) { fmt.Fprintf(p.Screen, "%s\r\n", line) }
 	addr := edge.AddrKeyOf(p.Addr)
@@ -76,7 +78,7 @@ func (s *Server) play(ctx context.Context, p web.PlaySession) {
 	if p.Tell != nil {
 		p.Tell(tell)
 	}
-	attrs := []any{"fingerprint", who.logFP(), "addr", p.Remote, "client", p.Addr.String(), "web", true}
+	attrs := []any{"fingerprint", who.logFP(), "addr", p.Remote, "client", p.Addr.String(), "web", true, "game", p.ID}
 	if why == "" {
 		why = s.playRefusal(p)
 	}
@@ -238,10 +240,18 @@ func (s *Server) playRefusal(p web.PlaySession) string {
 	if s.knights.Err() != nil {
 		return realmDownLine
 	}
-	banned, _, err := s.knights.IsAddrBanned(p.Addr, s.now())
+	return s.playBanned(p.Addr)
+}
+
+// playBanned is why a browser at addr may not play, or take up a game held for it
+// (web.Options.PlayRefusal): its address banned, or the bans not to be read; else "".
+// A game taken up from another address (a phone's changes with its network) keeps its
+// place and its listing at the one it began from.
+func (s *Server) playBanned(addr netip.Addr) string {
+	banned, _, err := s.knights.IsAddrBanned(addr, s.now())
 	switch {
 	case err != nil:
-		s.log.Error("check ban", "addr", p.Addr.String(), "err", err)
+		s.log.Error("check ban", "addr", addr.String(), "err", err)
 		return playCheckLine
 	case banned:
 		return playBannedLine

@@ -135,30 +135,101 @@
     status.appendChild(a);
   }
 
+  // A dropped socket (a phone that slept, a network that changed) comes back to the same
+  // game with the token the server gave for it: kept in this tab's sessionStorage, so a
+  // reload takes the game up and another tab does not. The server holds the game for
+  // grace seconds; the page tries again, at growing intervals, until then.
+  var tokenKey = "orthanc.play.resume";
+  var grace = 60, lostAt = 0, retry = null, delay = 500, painted = false, taken = "";
+
+  function token() {
+    try { return sessionStorage.getItem(tokenKey) || ""; } catch (e) { return ""; }
+  }
+  function keep(t) {
+    try {
+      if (t) { sessionStorage.setItem(tokenKey, t); } else { sessionStorage.removeItem(tokenKey); }
+    } catch (e) { /* no storage: the game still plays, but cannot be taken up again */ }
+  }
+
+  // A page that starts another game (a browser's key linked to a knight) forgets this one.
+  window.playResume = { forget: function () { keep(""); } };
+
+  function comeBack() {
+    clearTimeout(retry);
+    retry = null;
+    if (Date.now() - lostAt > (grace + 5) * 1000) {
+      keep("");
+      ended("The connection was lost.");
+      return;
+    }
+    connect();
+  }
+
+  function lost() {
+    if (!lostAt) { lostAt = Date.now(); delay = 500; }
+    status.textContent = "The connection was lost; coming back…";
+    retry = setTimeout(comeBack, delay);
+    delay = Math.min(delay * 2, 8000);
+  }
+  // Back on the network, or the phone awake: try at once.
+  function now() { if (retry) { comeBack(); } }
+  window.addEventListener("online", now);
+  document.addEventListener("visibilitychange", function () {
+    if (document.visibilityState === "visible") { now(); }
+  });
+
   function connect() {
     size = cells();
     var proto = location.protocol === "https:" ? "wss:" : "ws:";
     var key = window.playKey ? "&key=1" : ""; // playkey.js proves the browser's key
+    var t = token();
     sock = new WebSocket(proto + "//" + location.host + "/play/socket?w=" + size[0] + "&h=" + size[1] + key +
-      (plain ? "&plain=1" : ""));
+      (plain ? "&plain=1" : "") + (t ? "&resume=" + encodeURIComponent(t) : ""));
     sock.onopen = function () {
       status.textContent = "";
       (plain ? words : screen).focus();
     };
     sock.onmessage = function (e) {
       var m = JSON.parse(e.data);
+      if (m.resume) {
+        keep(m.resume);
+        grace = m.grace || grace;
+        lostAt = 0;
+        return;
+      }
+      if (m.taken) { // another page took the game up: this one stays down
+        taken = m.taken;
+        return;
+      }
       if (window.playKey && window.playKey.handle(m, send)) {
         // the key's business, done by playkey.js
       } else if (m.lines) {
+        painted = true;
         addLines(m.lines);
-      } else if ("plain" in m) {
+      } else if ("plain" in m) { // the game's mode: its own change, or a game taken up
         showPlain(m.plain);
       } else {
+        painted = true;
         paint(m);
       }
     };
     sock.onclose = function (e) {
-      ended(e.code === 1000 ? "The game has ended." : "The connection was lost.");
+      sock = null;
+      if (e.code === 4000 && !painted) { // a game left in this tab before, gone: a new one
+        keep("");
+        connect();
+        return;
+      }
+      if (taken || e.code === 1000 || e.code >= 4000) {
+        keep("");
+        ended(taken || (e.code === 1000 ? "The game has ended." : e.reason));
+        return;
+      }
+      if (token()) {
+        lost();
+        return;
+      }
+      ended("The connection was lost.");
     };
   }
   // Touch screens: the keys a phone's keyboard lacks, beside the screen (play.html's

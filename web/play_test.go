@@ -1,13 +1,16 @@
 package web
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -36,20 +39,49 @@ func echoPlay(_ context.Context, s PlaySession) {
 // playServer is the page with echoPlay as its game, on a real listener.
 func playServer(t *testing.T, origins ...string) string {
 	t.Helper()
-	h := New(func(context.Context) (Status, error) { return fixed(), nil }, nil, Options{Play: echoPlay, PlayOrigins: origins})
+	return playServerWith(t, Options{Play: echoPlay, PlayOrigins: origins})
+}
+
+// playServerWith is the page with opt, on a real listener.
+func playServerWith(t *testing.T, opt Options) string {
+	t.Helper()
+	h := New(func(context.Context) (Status, error) { return fixed(), nil }, nil, opt)
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	return srv.URL
 }
 
-// readFrame reads the next frame the page is sent, as text rows by number.
-func readFrame(t *testing.T, c *websocket.Conn) (w, h int, rows map[int]string) {
+// readMessage reads the next message the page is sent.
+func readMessage(t *testing.T, c *websocket.Conn) []byte {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	_, data, err := c.Read(ctx)
 	if err != nil {
-		t.Fatalf("read a frame: %v", err)
+		t.Fatalf("read a message: %v", err)
+	}
+	return data
+}
+
+// readToken reads the message a socket that takes up a game is sent first: the token
+// that takes it up again.
+func readToken(t *testing.T, c *websocket.Conn) string {
+	t.Helper()
+	data := readMessage(t, c)
+	var m playResume
+	if err := json.Unmarshal(data, &m); err != nil || len(m.Resume) < 20 || m.Grace < 1 {
+		t.Fatalf("the first message is %s; want a resume token and the grace", data)
+	}
+	return m.Resume
+}
+
+// readFrame reads the next frame the page is sent, as text rows by number, past the
+// resume token a socket is sent first.
+func readFrame(t *testing.T, c *websocket.Conn) (w, h int, rows map[int]string) {
+	t.Helper()
+	data := readMessage(t, c)
+	if bytes.HasPrefix(data, []byte(`{"resume"`)) {
+		data = readMessage(t, c)
 	}
 	var f struct {
 		W, H int
@@ -167,5 +199,233 @@ func TestNoPlayPageWithoutAGame(t *testing.T) {
 	}
 	if r := get(h, "GET", "/", "192.0.2.1:1"); strings.Contains(body(t, r), `href="/play"`) {
 		t.Error("the front page links a play page there is not")
+	}
+}
+
+// lockedLog is a log's text, written by the handler's goroutines and read by the test.
+type lockedLog struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// A dropped socket takes its game up again: the page is sent a token when its socket
+// opens, and a socket that comes with it within the grace is sent the screen whole, as
+// the game drew it while no page showed it, and its keys reach the same game. A token is
+// good once: each socket is sent its own. Two pages with one token: the newest takes the
+// game, the older is told and closed. Past the grace the game ends, and its
+// token takes nothing up (PlayGone). The log says when a game is held, taken up, ended.
+func TestAPlaySocketResumes(t *testing.T) {
+	draw := make(chan string)
+	ended := make(chan struct{})
+	game := func(ctx context.Context, s PlaySession) {
+		defer close(ended)
+		go func() {
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case line := <-draw:
+					fmt.Fprintf(s.Screen, "%s\r\n", line)
+				}
+			}
+		}()
+		echoPlay(ctx, s)
+	}
+	var logged lockedLog
+	const grace = 300 * time.Millisecond
+	h := New(func(context.Context) (Status, error) { return fixed(), nil }, slog.New(slog.NewTextHandler(&logged, nil)),
+		Options{Play: game, PlayGrace: grace})
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("the log:\n%s", logged.String())
+		}
+	})
+	ws := "ws" + strings.TrimPrefix(srv.URL, "http") + PlaySocketPath + "?w=50&h=20"
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	dial := func(token string) *websocket.Conn {
+		t.Helper()
+		u := ws
+		if token != "" {
+			u += "&resume=" + token
+		}
+		c, _, err := websocket.Dial(ctx, u, &websocket.DialOptions{HTTPHeader: http.Header{"Origin": {srv.URL}}})
+		if err != nil {
+			t.Fatalf("open the play socket: %v", err)
+		}
+		t.Cleanup(func() { _ = c.CloseNow() })
+		return c
+	}
+	press := func(c *websocket.Conn, k string) {
+		t.Helper()
+		b, _ := json.Marshal(playMessage{Keys: k})
+		if err := c.Write(ctx, websocket.MessageText, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	closedWith := func(c *websocket.Conn) websocket.StatusCode {
+		t.Helper()
+		for {
+			if _, _, err := c.Read(ctx); err != nil {
+				return websocket.CloseStatus(err)
+			}
+		}
+	}
+
+	first := dial("")
+	token1 := readToken(t, first)
+	if _, _, rows := readFrame(t, first); rows[0] != "size 50x20" {
+		t.Fatalf("the game's first frame: %v", rows)
+	}
+	press(first, "a")
+	readFrame(t, first)
+	_ = first.CloseNow() // the network goes: no close from the page
+	if !poll(5*time.Second, func() bool { return strings.Contains(logged.String(), "the game is held") }) {
+		t.Fatalf("a dropped socket's game is not held; the log:\n%s", logged.String())
+	}
+	select {
+	case draw <- "drawn while away":
+	case <-ended:
+		t.Fatal("the game ended as its socket dropped")
+	}
+
+	if c := dial("NOSUCHTOKEN"); closedWith(c) != PlayGone {
+		t.Error("a token no game was given took one up")
+	}
+	second := dial(token1)
+	token2 := readToken(t, second)
+	if token2 == token1 {
+		t.Error("a socket that took a game up was sent the token it came with")
+	}
+	_, _, rows := readFrame(t, second)
+	if rows[0] != "size 50x20" || rows[1] != `typed "a"` || rows[2] != "drawn while away" || len(rows) != 20 {
+		t.Fatalf("the page that came back was sent %v; want the whole screen as the game drew it", rows)
+	}
+	press(second, "b")
+	if _, _, rows := readFrame(t, second); rows[3] != `typed "b"` {
+		t.Fatalf("a key after coming back: %v; want it typed into the same game", rows)
+	}
+	if c := dial(token1); closedWith(c) != PlayGone {
+		t.Error("a token took a game up twice")
+	}
+
+	// Another page with the same token: it takes the game, the older page is told.
+	third := dial(token2)
+	token3 := readToken(t, third)
+	readFrame(t, third)
+	if got := string(readMessage(t, second)); got != `{"taken":"`+playTakenLine+`"}` {
+		t.Errorf("the page whose game another took up was sent %s; want it told", got)
+	}
+	closedWith(second)
+	press(third, "c")
+	if _, _, rows := readFrame(t, third); rows[4] != `typed "c"` {
+		t.Fatalf("a key of the page that took the game up: %v", rows)
+	}
+	select {
+	case <-ended:
+		t.Fatal("the game ended when another page took it up")
+	default:
+	}
+
+	// Past the grace, the game ends, and its token takes nothing up.
+	_ = third.CloseNow()
+	select {
+	case <-ended:
+	case <-time.After(5 * time.Second):
+		t.Fatal("a game held past its grace did not end")
+	}
+	if c := dial(token3); closedWith(c) != PlayGone {
+		t.Error("a token took up a game past its grace")
+	}
+	h.gamesMu.Lock()
+	held := len(h.games)
+	h.gamesMu.Unlock()
+	if held != 0 {
+		t.Errorf("past the grace the handler still holds %d games", held)
+	}
+	for _, want := range []string{"web: play game resumed", "taken=true", "web: held play game ended: its page did not come back", "grace=300ms"} {
+		if !strings.Contains(logged.String(), want) {
+			t.Errorf("the log does not say %q:\n%s", want, logged.String())
+		}
+	}
+}
+
+// poll calls cond until it holds or within passes.
+func poll(within time.Duration, cond func() bool) bool {
+	deadline := time.Now().Add(within)
+	for !cond() {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return true
+}
+
+// A page that takes up a game in screen-reader mode but asked for the grid (or the other
+// way round) is told the game's mode, {"plain": ...}, which it then shows; one that asked
+// for the game's mode is told nothing of it, and a game in that mode sends it its lines.
+func TestAPageTakingAGameUpIsToldItsMode(t *testing.T) {
+	base := playServerWith(t, Options{Play: echoPlay, PlayGrace: 10 * time.Second})
+	ws := "ws" + strings.TrimPrefix(base, "http") + PlaySocketPath + "?w=50&h=20"
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	dial := func(query string) *websocket.Conn {
+		t.Helper()
+		c, _, err := websocket.Dial(ctx, ws+query, &websocket.DialOptions{HTTPHeader: http.Header{"Origin": {base}}})
+		if err != nil {
+			t.Fatalf("open the play socket: %v", err)
+		}
+		t.Cleanup(func() { _ = c.CloseNow() })
+		return c
+	}
+	first := dial("&plain=1")
+	token := readToken(t, first)
+	if got := string(readMessage(t, first)); got != `{"lines":["size 50x20"]}` {
+		t.Fatalf("a game in screen-reader mode sent %s; want its line", got)
+	}
+	_ = first.CloseNow()
+
+	grid := dial("&resume=" + token)
+	token = readToken(t, grid)
+	if got := string(readMessage(t, grid)); got != `{"plain":true}` {
+		t.Fatalf("a page asking for the grid took up a game in screen-reader mode and was sent %s; want told the mode", got)
+	}
+	_ = grid.CloseNow()
+
+	log := dial("&plain=1&resume=" + token)
+	readToken(t, log)
+	b, _ := json.Marshal(playMessage{Keys: "x"})
+	if err := log.Write(ctx, websocket.MessageText, b); err != nil {
+		t.Fatal(err)
+	}
+	if got := string(readMessage(t, log)); got != `{"lines":["typed \"x\""]}` {
+		t.Fatalf("a page asking for the log took up a game in it and was sent %s; want the game's next line", got)
+	}
+}
+
+// The play page's rulings' times, named as numbers (DESIGN, "A socket that drops"): a
+// game is held a minute for its page, which is pinged every 20 s; with no grace given,
+// the handler holds it the minute.
+func TestThePlayRulingsTimes(t *testing.T) {
+	if PlayResumeGrace != time.Minute || PlayPingEvery != 20*time.Second || PlayWriteTimeout != 30*time.Second {
+		t.Errorf("grace %v, pings every %v, a frame's timeout %v; want 1 min, 20 s, 30 s", PlayResumeGrace, PlayPingEvery, PlayWriteTimeout)
+	}
+	if h := New(func(context.Context) (Status, error) { return fixed(), nil }, nil, Options{Play: echoPlay}); h.grace != PlayResumeGrace {
+		t.Errorf("with no grace given a game is held %v; want %v", h.grace, PlayResumeGrace)
 	}
 }

@@ -218,18 +218,6 @@ func (a *keyAsk) wait(ctx context.Context) (ed25519.PublicKey, string) {
 	}
 }
 
-// tell sends the page who it plays as, {"who": w}, when it asked for a challenge: a
-// page that did not reads only frames.
-func (a *keyAsk) tell(ctx context.Context, c *websocket.Conn, w PlayWho) {
-	if a == nil {
-		return
-	}
-	b, _ := json.Marshal(map[string]PlayWho{"who": w})
-	wctx, cancel := context.WithTimeout(ctx, PlayWriteTimeout)
-	defer cancel()
-	_ = c.Write(wctx, websocket.MessageText, b) // a page gone is seen by the game's next frame
-}
-
 // linkAsk is what a page sends on the link socket: its proof and the code, of keys add
 // or (claim) of a guest's end.
 type linkAsk struct {

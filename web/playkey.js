@@ -97,6 +97,8 @@
       answered = true;
       said.textContent = m.text + " ";
       if (m.ok) {
+        // The next load plays the knight, not this guest's game (play.js keeps it).
+        if (window.playResume) { window.playResume.forget(); }
         var a = document.createElement("a");
         a.href = "/play";
         a.textContent = "Play it now";

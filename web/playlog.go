@@ -2,13 +2,9 @@ package web
 
 import (
 	"bytes"
-	"context"
-	"encoding/json"
-	"fmt"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
-	"github.com/coder/websocket"
 )
 
 // Screen-reader mode on the play page: the page shows the game's lines in a log (an
@@ -25,9 +21,10 @@ type playLines struct {
 	Lines []string `json:"lines"`
 }
 
-// playPlainOff tells the page the game left screen-reader mode of its own (plain off):
-// the page shows the grid again.
-type playPlainOff struct {
+// playPlain tells the page which the game shows: the log (plain on) or the grid. It is
+// sent when the game left screen-reader mode of its own (the page shows the grid again),
+// and to a page that takes a game up.
+type playPlain struct {
 	Plain bool `json:"plain"`
 }
 
@@ -101,7 +98,7 @@ func (s *playScreen) logged(p []byte) (sent bool, err error) {
 			s.lines = false
 			s.log.reset()
 			s.wholeNext()
-			return false, s.send(playPlainOff{Plain: false})
+			return false, s.send(playPlain{Plain: false})
 		}
 		return false, nil // the game has not taken the page's switch yet
 	}
@@ -113,28 +110,10 @@ func (s *playScreen) logged(p []byte) (sent bool, err error) {
 	return true, s.send(playLines{Lines: lines})
 }
 
-// send sends the page one message, as JSON, within PlayWriteTimeout.
-func (s *playScreen) send(m any) error {
-	b, err := json.Marshal(m)
-	if err != nil {
-		return fmt.Errorf("play screen: encode: %w", err)
-	}
-	ctx, cancel := context.WithTimeout(s.ctx, PlayWriteTimeout)
-	defer cancel()
-	if err := s.conn.Write(ctx, websocket.MessageText, b); err != nil {
-		return fmt.Errorf("play screen: send: %w", err)
-	}
-	return nil
-}
-
 // switchPlain takes a turn of the page's screen-reader switch: the screen sends lines
 // (or frames) from now, and the game is asked to change modes (only the newest turn
 // waits for it).
 func switchPlain(scr *playScreen, plained chan bool, on bool) {
 	scr.setLines(on)
-	select {
-	case <-plained:
-	default:
-	}
-	plained <- on
+	offerNewest(plained, on)
 }

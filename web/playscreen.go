@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"hash/maphash"
 	"strconv"
@@ -12,14 +13,17 @@ import (
 	"github.com/coder/websocket"
 )
 
-// playScreen is a browser's terminal, kept here: the game writes to it as to an SSH
-// client's terminal, a terminal of cells (playTerm) takes the writes in, and after each
-// one the rows that differ from what the page shows are sent to it (playFrame).
+// playScreen is a browser's terminal, kept here for the game's life: the game writes to
+// it as to an SSH client's terminal, a terminal of cells (playTerm) takes the writes in,
+// and after each one the rows that differ from what the page shows are sent to it
+// (playFrame). While no page shows the game (its socket dropped) the terminal still takes
+// the game's writes in, nothing encoded, and a page that takes the game up is sent it
+// whole.
 type playScreen struct {
-	ctx  context.Context
-	conn *websocket.Conn
-
-	mu   sync.Mutex // the game's writes and the page's resizes
+	mu   sync.Mutex      // the game's writes, the page's resizes, sockets taking it up and going
+	conn *websocket.Conn // the page's socket; nil while none shows the game
+	gen  uint64          // the newest socket's to take the game up (playGame.gen)
+	who  []byte          // {"who": ...}, what the page was told of who it plays as, for a page that takes the game up
 	term *playTerm
 	size Size
 	// shown is each row as last sent, as a hash of its encoding; 0 rows are sent.
@@ -54,10 +58,76 @@ const (
 // rowSeed seeds the hashes of the rows shown.
 var rowSeed = maphash.MakeSeed()
 
-func newPlayScreen(ctx context.Context, c *websocket.Conn, size Size) *playScreen {
-	s := &playScreen{ctx: ctx, conn: c}
+func newPlayScreen(size Size) *playScreen {
+	s := &playScreen{}
 	s.setSize(size)
 	return s
+}
+
+// attach makes c the page the screen is sent to, at size: first is sent first, then,
+// with whole, who the page plays as, which of the grid and the log the game shows when
+// the page asked for the other (plain, its ?plain=1: {"plain": ...}, the game's mode
+// being what the page then shows) and the grid as it stands, for a page that takes up a
+// game already drawn. It reports whether the size changed, which the game is to be told
+// of. A page that cannot be sent to is let go (its socket closed). gen is the socket's
+// place in the order the game was taken up in: an older one than the screen's (another
+// page took the game up meanwhile) is not attached.
+func (s *playScreen) attach(c *websocket.Conn, gen uint64, size Size, plain bool, first any, whole bool) (resized bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if gen < s.gen {
+		return false
+	}
+	s.conn, s.gen = c, gen
+	if size != s.size {
+		s.setSize(size)
+		resized = true
+	}
+	s.wholeNext() // the new page has been sent nothing
+	err := s.send(first)
+	if err == nil && whole && s.who != nil {
+		err = s.write(s.who)
+	}
+	if err == nil && whole && plain != s.lines {
+		err = s.send(playPlain{Plain: s.lines})
+	}
+	if err == nil && whole && (!s.lines || s.alt) {
+		err = s.sendChanged()
+	}
+	if err != nil {
+		s.drop()
+	}
+	return resized
+}
+
+// tell tells the page who it plays as, {"who": w}, and each page that takes the game up
+// after it.
+func (s *playScreen) tell(w PlayWho) {
+	b, _ := json.Marshal(map[string]PlayWho{"who": w})
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.who = b
+	if s.write(b) != nil {
+		s.drop()
+	}
+}
+
+// detach stops sending to c, if it is the page the screen is sent to.
+func (s *playScreen) detach(c *websocket.Conn) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.conn == c {
+		s.conn = nil
+	}
+}
+
+// drop lets the page go, its socket closed (which ends its reading, and the game is
+// held); the caller holds mu.
+func (s *playScreen) drop() {
+	if s.conn != nil {
+		_ = s.conn.CloseNow()
+	}
+	s.conn = nil
 }
 
 // setSize makes a new terminal of size; the caller holds mu, or is the only user.
@@ -75,40 +145,74 @@ func (s *playScreen) wholeNext() {
 	s.term.touchAll()
 }
 
-// close is called as the socket ends; the terminal holds no goroutine or file to let go.
+// close is called as the game ends; the terminal holds no goroutine or file to let go.
 func (s *playScreen) close() {}
 
 // resize gives the page's terminal a new size: blank, as a terminal's after a resize is
-// to the game, which draws its frame again whole on the size's message.
-func (s *playScreen) resize(size Size) {
+// to the game, which draws its frame again whole on the size's message. It reports
+// whether the size changed.
+func (s *playScreen) resize(size Size) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if size == s.size {
-		return
+		return false
 	}
 	s.setSize(size)
+	return true
 }
 
-// Write takes what the game draws in, and sends the page the rows it changed; an
-// error once the page does not take a frame in within PlayWriteTimeout, or has gone.
+// Write takes what the game draws in, and sends the page (if one shows the game) the
+// rows it changed, or the lines it ended when the page shows the log. A page that does
+// not take a frame in within PlayWriteTimeout, or has gone, is let go: the game goes on,
+// held, and never sees an error for it. While no page shows the game the rows changed
+// stay marked, for the next page's whole screen, and the log's lines are lost.
 func (s *playScreen) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	_, _ = s.term.Write(p) // never fails
-	if sent, err := s.logged(p); sent || err != nil {
-		return len(p), err
+	sent, err := s.logged(p)
+	if err == nil && !sent && s.conn != nil {
+		err = s.sendChanged()
 	}
+	if err != nil {
+		s.drop()
+	}
+	return len(p), nil
+}
+
+// sendChanged sends the page the rows that differ from what it was last sent; the
+// caller holds mu, with a page to send to.
+func (s *playScreen) sendChanged() error {
 	b, rows := s.appendFrame(s.msg[:0])
 	s.msg = b
 	if rows == 0 {
-		return len(p), nil
+		return nil
 	}
-	ctx, cancel := context.WithTimeout(s.ctx, PlayWriteTimeout)
+	return s.write(b)
+}
+
+// send sends the page m, as JSON (nothing while no page shows the game); the caller
+// holds mu.
+func (s *playScreen) send(m any) error {
+	b, err := json.Marshal(m)
+	if err != nil {
+		return fmt.Errorf("play screen: encode: %w", err)
+	}
+	return s.write(b)
+}
+
+// write sends the page one message within PlayWriteTimeout (nothing while no page shows
+// the game); the caller holds mu.
+func (s *playScreen) write(b []byte) error {
+	if s.conn == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), PlayWriteTimeout)
 	defer cancel()
 	if err := s.conn.Write(ctx, websocket.MessageText, b); err != nil {
-		return 0, fmt.Errorf("play screen: send a frame: %w", err)
+		return fmt.Errorf("play screen: send: %w", err)
 	}
-	return len(p), nil
+	return nil
 }
 
 // appendFrame appends to b the frame of the rows that changed since the last one, as

@@ -68,10 +68,11 @@ func BenchmarkPlayScreenWrite(b *testing.B) {
 	}
 	b.SetBytes(int64(bytes))
 	for b.Loop() {
-		s := newPlayScreen(context.Background(), c, Size{W: 80, H: 24})
+		s := newPlayScreen(Size{W: 80, H: 24})
+		s.conn = c // as attach makes it, without the token sent first
 		for _, p := range walk {
-			if _, err := s.Write(p); err != nil {
-				b.Fatal(err)
+			if _, err := s.Write(p); err != nil || s.conn == nil {
+				b.Fatalf("the page was let go: %v", err)
 			}
 		}
 		s.close()

@@ -147,6 +147,12 @@ type Options struct {
 	// PlayLink links a browser's key to a knight with a code (playkey.go); nil serves
 	// no link socket.
 	PlayLink PlayLinkFunc
+	// PlayGrace is how long a game whose socket dropped is held for its page to come
+	// back; zero is PlayResumeGrace.
+	PlayGrace time.Duration
+	// PlayRefusal, when set, says why a page at an address may not take up a held game
+	// (its address banned), or "".
+	PlayRefusal func(netip.Addr) string
 }
 
 // Codebase, Genre and Language are what the listing for MUD directories says of the game.
@@ -197,6 +203,11 @@ type Handler struct {
 	play    PlayFunc     // nil: no play page
 	origins []string     // besides the request's host, for the play socket
 	link    PlayLinkFunc // nil: no link socket
+	grace   time.Duration
+	refuse  func(netip.Addr) string // nil: none
+
+	gamesMu sync.Mutex
+	games   map[string]*playGame // by the token that takes each up
 }
 
 // limiter is an allowance for each address: tokens, refilled at rate a second up to
@@ -226,7 +237,8 @@ func New(status StatusFunc, log *slog.Logger, opt Options) *Handler {
 	}
 	h := &Handler{status: status, log: log, now: time.Now, mux: http.NewServeMux(),
 		requests: newLimiter(cmp.Or(opt.RatePerSecond, DefaultRatePerSecond), float64(cmp.Or(opt.RateBurst, DefaultRateBurst))),
-		trusted:  opt.TrustedProxies, play: opt.Play, origins: opt.PlayOrigins, link: opt.PlayLink}
+		trusted:  opt.TrustedProxies, play: opt.Play, origins: opt.PlayOrigins, link: opt.PlayLink,
+		grace: cmp.Or(opt.PlayGrace, PlayResumeGrace), refuse: opt.PlayRefusal, games: map[string]*playGame{}}
 	h.mux.HandleFunc("GET /{$}", h.serveIndex)
 	h.mux.HandleFunc("GET /style.css", h.serveStyle)
 	h.mux.HandleFunc("GET /api/status", h.serveJSON(func(s Status) any { return s }))

@@ -43,6 +43,10 @@ type Config struct {
 	// open the play page's socket (web.Options.PlayOrigins): the public host behind a
 	// proxy that rewrites the Host header.
 	Origins []string
+	// PlayGrace is how long a browser's game whose socket dropped is held for its page
+	// to come back (web.Options.PlayGrace; zero is web.PlayResumeGrace). No flag sets it:
+	// tests shorten it.
+	PlayGrace time.Duration
 }
 
 // DefaultConfig is the page's caps when no flag says otherwise.

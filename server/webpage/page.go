@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"slices"
 	"strconv"
 	"time"
@@ -99,8 +100,10 @@ type Page struct {
 	Config Config
 	// Log is where the page's server logs.
 	Log *slog.Logger
-	// Play runs a browser's game on the play page; nil serves none.
-	Play web.PlayFunc
+	// Play runs a browser's game on the play page; nil serves none. PlayRefusal says why
+	// a page may not take up a held game from its address (web.Options.PlayRefusal).
+	Play        web.PlayFunc
+	PlayRefusal func(netip.Addr) string
 	// PlayLink links a browser's key to a knight with a code; nil serves no link.
 	PlayLink web.PlayLinkFunc
 
@@ -127,7 +130,8 @@ func (p *Page) server() *http.Server {
 	return &http.Server{
 		Handler: web.New(p.Status, p.Log.With("part", "web"), web.Options{
 			RatePerSecond: float64(p.Config.Rate), RateBurst: p.Config.Burst, TrustedProxies: p.Config.Trusted,
-			Cast: p.Cast, CastShown: p.CastShown, Play: p.Play, PlayOrigins: p.Config.Origins, PlayLink: p.PlayLink}),
+			Cast: p.Cast, CastShown: p.CastShown, Play: p.Play, PlayOrigins: p.Config.Origins, PlayLink: p.PlayLink,
+			PlayGrace: p.Config.PlayGrace, PlayRefusal: p.PlayRefusal}),
 		ReadHeaderTimeout: readHeaderTimeout, ReadTimeout: readTimeout, WriteTimeout: writeTimeout,
 		IdleTimeout: idleTimeout, MaxHeaderBytes: maxHeaderBytes,
 	}
