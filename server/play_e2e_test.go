@@ -21,18 +21,19 @@ import (
 // playPage is a browser's game as the tests see it: the play socket, and the screen its
 // frames paint, row by row as the page's script does.
 type playPage struct {
-	t    *testing.T
-	conn *websocket.Conn
-	mu   sync.Mutex
-	rows []string
-	done chan struct{} // closed when the socket ends
-	code websocket.StatusCode
+	t     *testing.T
+	conn  *websocket.Conn
+	mu    sync.Mutex
+	rows  []string
+	token string        // the newest the socket was sent, which takes its game up again
+	done  chan struct{} // closed when the socket ends
+	code  websocket.StatusCode
 }
 
 // dialPlay opens the play socket of the page at base (http://host:port) at w×h, from a
-// page of origin.
-func dialPlay(ctx context.Context, base, origin string, w, h int) (*websocket.Conn, *http.Response, error) {
-	u := "ws" + strings.TrimPrefix(base, "http") + web.PlaySocketPath + "?w=" + itoa(w) + "&h=" + itoa(h)
+// page of origin, with the query's more (as "&resume=TOKEN").
+func dialPlay(ctx context.Context, base, origin string, w, h int, more ...string) (*websocket.Conn, *http.Response, error) {
+	u := "ws" + strings.TrimPrefix(base, "http") + web.PlaySocketPath + "?w=" + itoa(w) + "&h=" + itoa(h) + strings.Join(more, "")
 	return websocket.Dial(ctx, u, &websocket.DialOptions{HTTPHeader: http.Header{"Origin": {origin}}})
 }
 
@@ -41,9 +42,22 @@ func itoa(n int) string { return strconv.Itoa(n) }
 // openPlay opens a game at w×h from the page's own origin and paints its frames.
 func openPlay(t *testing.T, base string, w, h int) *playPage {
 	t.Helper()
+	return openPlayQuery(t, base, w, h)
+}
+
+// resumePlay opens a socket at w×h that takes up the game token was given for.
+func resumePlay(t *testing.T, base, token string, w, h int) *playPage {
+	t.Helper()
+	return openPlayQuery(t, base, w, h, "&resume="+token)
+}
+
+// openPlayQuery opens the play socket at w×h with the query's more, and paints its
+// frames.
+func openPlayQuery(t *testing.T, base string, w, h int, more ...string) *playPage {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	c, _, err := dialPlay(ctx, base, base, w, h)
+	c, _, err := dialPlay(ctx, base, base, w, h, more...)
 	if err != nil {
 		t.Fatalf("open the play socket: %v", err)
 	}
@@ -66,9 +80,10 @@ func (p *playPage) read() {
 			return
 		}
 		var f struct {
-			H    int               `json:"h"`
-			Rows []json.RawMessage `json:"rows"`
-			Who  json.RawMessage   `json:"who"` // who the page plays as: not a frame
+			H      int               `json:"h"`
+			Rows   []json.RawMessage `json:"rows"`
+			Who    json.RawMessage   `json:"who"` // who the page plays as: not a frame
+			Resume string            `json:"resume"`
 		}
 		if err := json.Unmarshal(data, &f); err != nil {
 			p.t.Errorf("a frame that is not JSON: %v: %q", err, data)
@@ -78,6 +93,11 @@ func (p *playPage) read() {
 			continue
 		}
 		p.mu.Lock()
+		if f.Resume != "" {
+			p.token = f.Resume
+			p.mu.Unlock()
+			continue
+		}
 		for len(p.rows) < f.H {
 			p.rows = append(p.rows, "")
 		}
@@ -120,6 +140,35 @@ func (p *playPage) waitFor(want ...string) string {
 		p.t.Fatalf("the page never showed %q; it shows:\n%s", want, s)
 	}
 	return s
+}
+
+// resumeToken waits for the token the socket is sent, which takes its game up again.
+func (p *playPage) resumeToken() string {
+	p.t.Helper()
+	var token string
+	if !poll(10*time.Second, pollEvery, func() bool { p.mu.Lock(); token = p.token; p.mu.Unlock(); return token != "" }) {
+		p.t.Fatal("the play socket was sent no resume token")
+	}
+	return token
+}
+
+// drop cuts the socket as a network that goes does: no close from the page.
+func (p *playPage) drop() {
+	_ = p.conn.CloseNow()
+	<-p.done
+}
+
+// closedWith waits for the server to close the socket and returns its code.
+func (p *playPage) closedWith() websocket.StatusCode {
+	p.t.Helper()
+	select {
+	case <-p.done:
+	case <-time.After(10 * time.Second):
+		p.t.Fatal("the play socket was not closed")
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.code
 }
 
 // press sends keys, as the page's script does: each as a terminal's bytes.
@@ -172,9 +221,12 @@ func TestAGuestPlaysOverThePlaySocket(t *testing.T) {
 		t.Errorf("another origin's socket: %v, %v; want 403", resp, err)
 	}
 
-	// The page goes: the knight leaves the world and its place is given back.
-	_ = p.conn.CloseNow()
-	<-p.done
+	// The page goes: the game is held for the grace, its place still taken; then the
+	// knight leaves the world and its place is given back.
+	p.drop()
+	if _, playing := srv.limits.Counts(); playing != 1 || srv.live.Len() != 1 {
+		t.Fatalf("a dropped socket's game is not held: %d places taken, %d sessions listed", playing, srv.live.Len())
+	}
 	if !poll(10*time.Second, pollEvery, func() bool { _, playing := srv.limits.Counts(); return playing == 0 }) {
 		_, playing := srv.limits.Counts()
 		t.Fatalf("a dropped socket left %d players' places taken", playing)
@@ -211,14 +263,14 @@ func TestThePlaySocketKeepsSSHsRules(t *testing.T) {
 	cfg := testConfig(dir, defaultSeed)
 	cfg.HTTPAddr = "127.0.0.1:0"
 	cfg.Limits.MaxPerIP = 2
+	cfg.Web.PlayGrace = 500 * time.Millisecond
 	ts, srv := startConfigured(t, cfg)
 	base := "http://" + srv.httpLn.Addr().String()
 
 	// Warmed up: the page's server and the world's goroutines are all running.
 	warm := openPlay(t, base, 80, 24)
 	warm.waitFor("Press Enter to begin")
-	_ = warm.conn.CloseNow()
-	<-warm.done
+	warm.drop()
 	if !poll(10*time.Second, pollEvery, func() bool { return srv.live.Len() == 0 }) {
 		t.Fatal("the warm-up game stayed open")
 	}
@@ -228,15 +280,18 @@ func TestThePlaySocketKeepsSSHsRules(t *testing.T) {
 	p.waitFor("Press Enter to begin")
 	p.press("\r")
 	p.waitFor("Press r to roll again")
-	_ = p.conn.CloseNow()
-	<-p.done
+	p.drop()
+	// Held for the grace, then nothing left: no goroutine, no place, no listing.
+	if _, playing := srv.limits.Counts(); playing != 1 {
+		t.Fatalf("a game held for its grace takes %d players' places; want 1", playing)
+	}
 	var now int
 	if !poll(10*time.Second, pollEvery, func() bool { now = runtime.NumGoroutine(); return now <= before }) {
 		buf := make([]byte, 1<<20)
-		t.Fatalf("a dropped socket left goroutines: %d before, %d after:\n%s", before, now, buf[:runtime.Stack(buf, true)])
+		t.Fatalf("a dropped socket left goroutines past the grace: %d before, %d after:\n%s", before, now, buf[:runtime.Stack(buf, true)])
 	}
-	if _, playing := srv.limits.Counts(); playing != 0 {
-		t.Fatalf("a dropped socket left %d players' places", playing)
+	if _, playing := srv.limits.Counts(); playing != 0 || srv.live.Len() != 0 {
+		t.Fatalf("a dropped socket left %d players' places and %d sessions past the grace", playing, srv.live.Len())
 	}
 
 	// One SSH connection and one browser: the address's two places; a third is refused.

@@ -198,8 +198,14 @@ func openPlayAnswering(t *testing.T, base string, hello map[string]any) (*playPa
 	var ch struct{ Challenge string }
 	readMessage(t, c, &ch)
 	writeMessage(t, c, hello)
-	var who struct{ Who web.PlayWho }
+	var who struct {
+		Who    web.PlayWho
+		Resume string
+	}
 	readMessage(t, c, &who)
+	if who.Resume != "" { // the token that takes the game up again comes before
+		readMessage(t, c, &who)
+	}
 	p := &playPage{t: t, conn: c, done: make(chan struct{})}
 	t.Cleanup(func() { _ = c.CloseNow(); <-p.done })
 	go p.read()

@@ -198,11 +198,18 @@ func TestTheScreenReaderModeInTheBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// Remembered: the page opened again, with no ?plain, is in screen-reader mode.
+	// Remembered: the page opened again, with no ?plain, is in screen-reader mode, and
+	// (a reload in its tab) takes its game up in it: the game speaks to its log.
+	const tokenJS = `sessionStorage.getItem("orthanc.play.resume") || ""`
+	before := eval[string](p, tokenJS)
 	if _, err := chromedp.Run(p.ctx, chromedp.Navigate(base+web.PlayPath)); err != nil {
 		t.Fatalf("open the play page again: %v", err)
 	}
-	p.waitText(logJS, "Press Enter to begin")
+	if !poll(20*time.Second, pollEvery, func() bool { s := eval[string](p, tokenJS); return s != "" && s != before }) {
+		t.Fatal("the page opened again did not take its game up")
+	}
+	say("look")
+	p.waitText(logJS, "> look", "You are on level 1")
 	if !eval[bool](p, `document.getElementById("reader").checked && document.getElementById("screen").hidden`) {
 		t.Error("the page opened again forgot the screen-reader switch")
 	}

@@ -62,6 +62,10 @@ func headless(t *testing.T, exe string, d time.Duration, extra ...chromedp.ExecA
 	return ctx
 }
 
+// testPlayGrace is how long the test servers hold a browser's game whose socket dropped:
+// time for a test's socket to come back, and soon over for one that waits for the end.
+const testPlayGrace = 3 * time.Second
+
 // webServer starts the server with its web page on a free loopback port, with a hall
 // of fame and a message of the day, and returns the page's address.
 func webServer(t *testing.T) (*testServer, *Server, string) {
@@ -71,6 +75,7 @@ func webServer(t *testing.T) (*testServer, *Server, string) {
 	seedDeath(t, dir, "Mordred", "a Balrog", 7)
 	cfg := testConfig(dir, defaultSeed)
 	cfg.HTTPAddr = "127.0.0.1:0"
+	cfg.Web.PlayGrace = testPlayGrace
 	ts, srv := startConfigured(t, cfg)
 	if err := srv.setMOTD(storeMOTD("The <b>Balrog</b> wakes on Fridays.")); err != nil {
 		t.Fatal(err)
