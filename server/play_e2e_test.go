@@ -93,9 +93,13 @@ func (p *playPage) read() {
 			continue
 		}
 		p.mu.Lock()
-		if f.Resume != "" {
+		if f.Resume != "" { // kept, and sent back, as the page does
 			p.token = f.Resume
 			p.mu.Unlock()
+			b, _ := json.Marshal(map[string]string{"resume": f.Resume})
+			wctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			_ = p.conn.Write(wctx, websocket.MessageText, b) // a socket gone is the test's to see
+			cancel()
 			continue
 		}
 		for len(p.rows) < f.H {

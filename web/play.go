@@ -129,16 +129,20 @@ func (h *Handler) servePlayFile(body []byte, contentType string) http.HandlerFun
 	}
 }
 
-// playMessage is what a page sends: keys typed, as a terminal's bytes, or its new size.
+// playMessage is what a page sends: keys typed, as a terminal's bytes, its new size, a turn
+// of the screen-reader switch, or the token it kept.
 type playMessage struct {
 	Keys  string  `json:"keys,omitempty"`
 	Size  *[2]int `json:"size,omitempty"`
 	Plain *bool   `json:"plain,omitempty"`
+	// Resume is the token the socket was sent, sent back once the page has kept it.
+	Resume string `json:"resume,omitempty"`
 }
 
 // playResume is what a socket that takes up a game (a new one too) is sent first: the
-// token that takes the game up again once this socket drops, good once, and the seconds
-// the game is held for it.
+// token that takes the game up again once this socket drops, and the seconds the game is
+// held for it. The page sends it back, {"resume": token}, once it has kept it: until
+// then the token it came with stays good too (playGame.token).
 type playResume struct {
 	Resume string `json:"resume"`
 	Grace  int    `json:"grace"`
@@ -156,13 +160,19 @@ type playGame struct {
 	plained chan bool          // the page's screen-reader switch (PlaySession.Plained)
 	end     context.CancelFunc // ends the game
 
-	mu    sync.Mutex
-	token string      // takes the game up; the handler's games holds it while it is good
-	sock  *playSocket // the page showing the game; nil while the game is held
-	gen   uint64      // sockets that have taken the game up, the newest's place (playScreen.attach)
-	held  time.Time   // when its last socket dropped
-	grace *time.Timer // ends the game held past the grace
-	over  bool        // ended, or its grace ran out: no page may take it up
+	mu sync.Mutex
+	// The tokens that take the game up, each in the handler's games while it is good:
+	// token the one the page is known to hold (it came with it, or sent it back), sent
+	// the one sent since to the newest socket and not sent back yet. A page is known to
+	// hold a token once it comes back with it or sends it back, and then every token sent
+	// before it is spent; so a socket that drops after its token was sent but before the
+	// page kept it leaves the page one that still takes the game up.
+	token, sent string
+	sock        *playSocket // the page showing the game; nil while the game is held
+	gen         uint64      // sockets that have taken the game up, the newest's place (playScreen.attach)
+	held        time.Time   // when its last socket dropped
+	grace       *time.Timer // ends the game held past the grace
+	over        bool        // ended, or its grace ran out: no page may take it up
 }
 
 // playSocket is one page's socket to a game.
@@ -202,7 +212,7 @@ func (h *Handler) servePlaySocket(w http.ResponseWriter, r *http.Request) {
 	if token == "" {
 		ask := askKey(r.Context(), c, r) // the browser's key, when the page asks to prove one
 		g, begin := h.newGame(addr, r.RemoteAddr, size, plain, ask)
-		h.runSocket(r.Context(), g, c, addr, size, plain, ask, begin)
+		h.runSocket(r.Context(), g, c, "", addr, size, plain, ask, begin)
 		return
 	}
 	// The token is the secret, not the address: a phone's changes with its network. An
@@ -214,13 +224,13 @@ func (h *Handler) servePlaySocket(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	g := h.takeGame(token)
+	g := h.gameOf(token)
 	if g == nil {
 		h.log.Info("web: play resume refused: no such game", "client", addr.String())
 		_ = c.Close(PlayGone, playGoneReason)
 		return
 	}
-	h.runSocket(r.Context(), g, c, addr, size, plain, nil, nil)
+	h.runSocket(r.Context(), g, c, token, addr, size, plain, nil, nil)
 }
 
 // playGoneReason is what a page that comes back too late is told.
@@ -263,7 +273,7 @@ func (h *Handler) endGame(g *playGame) {
 	if g.grace != nil {
 		g.grace.Stop()
 	}
-	h.setToken(g, "")
+	h.forgetTokens(g)
 	g.mu.Unlock()
 	g.scr.close()
 	if sock != nil {
@@ -271,33 +281,60 @@ func (h *Handler) endGame(g *playGame) {
 	}
 }
 
-// setToken makes token the one that takes g up ("" none); the caller holds g.mu.
-func (h *Handler) setToken(g *playGame, token string) {
+// keptToken records that the page holds token (it came back with it, or sent it back):
+// the tokens sent before it are spent. A token not g's (spent meanwhile) changes nothing,
+// and keptToken says so. The caller holds g.mu.
+func (h *Handler) keptToken(g *playGame, token string) bool {
+	h.gamesMu.Lock()
+	defer h.gamesMu.Unlock()
+	switch token {
+	case g.token:
+	case g.sent:
+		delete(h.games, g.token)
+		g.token = token
+	default:
+		return false
+	}
+	g.sent = ""
+	return true
+}
+
+// sendToken makes token the one sent to the newest socket, good with the one the page
+// holds until the page sends it back; one sent before it and never sent back is spent.
+// The caller holds g.mu.
+func (h *Handler) sendToken(g *playGame, token string) {
+	h.gamesMu.Lock()
+	defer h.gamesMu.Unlock()
+	if g.sent != "" {
+		delete(h.games, g.sent)
+	}
+	g.sent = token
+	h.games[token] = g
+}
+
+// forgetTokens spends g's tokens: it ended. The caller holds g.mu.
+func (h *Handler) forgetTokens(g *playGame) {
 	h.gamesMu.Lock()
 	defer h.gamesMu.Unlock()
 	delete(h.games, g.token)
-	g.token = token
-	if token != "" {
-		h.games[token] = g
-	}
+	delete(h.games, g.sent)
+	g.token, g.sent = "", ""
 }
 
-// takeGame is the game token takes up, or nil; the token is good once.
-func (h *Handler) takeGame(token string) *playGame {
+// gameOf is the game token takes up, or nil.
+func (h *Handler) gameOf(token string) *playGame {
 	h.gamesMu.Lock()
 	defer h.gamesMu.Unlock()
-	g := h.games[token]
-	delete(h.games, token)
-	return g
+	return h.games[token]
 }
 
-// runSocket shows g on the page's socket c until the socket ends: the page is sent a
-// new token, then the screen (whole, when it takes up a game already drawn); its keys
+// runSocket shows g on the page's socket c, which came with came (the token it holds;
+// "" for a new game), until the socket ends: the page is sent a new token, then the screen (whole, when it takes up a game already drawn); its keys
 // and sizes go to the game, which begin starts (nil: a game begun before, taken up), the
 // page's answer to ask's challenge to the game's wait for it (nil: none asked). A
 // page that showed the game before is told another took it up, and closed. When the
 // socket drops, the game is held for the grace.
-func (h *Handler) runSocket(ctx context.Context, g *playGame, c *websocket.Conn, addr netip.Addr, size Size, plain bool, ask *keyAsk, begin func()) {
+func (h *Handler) runSocket(ctx context.Context, g *playGame, c *websocket.Conn, came string, addr netip.Addr, size Size, plain bool, ask *keyAsk, begin func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	sock := &playSocket{conn: c}
@@ -305,7 +342,7 @@ func (h *Handler) runSocket(ctx context.Context, g *playGame, c *websocket.Conn,
 	resumed := begin == nil
 
 	g.mu.Lock()
-	if g.over {
+	if g.over || (came != "" && !h.keptToken(g, came)) { // ended, or the token spent meanwhile
 		g.mu.Unlock()
 		_ = c.Close(PlayGone, playGoneReason)
 		return
@@ -318,7 +355,7 @@ func (h *Handler) runSocket(ctx context.Context, g *playGame, c *websocket.Conn,
 		g.grace.Stop()
 		g.grace = nil
 	}
-	h.setToken(g, token)
+	h.sendToken(g, token)
 	g.mu.Unlock()
 	if old != nil {
 		// Told, then closed (a close handshake begun here while the older socket's own
@@ -347,7 +384,14 @@ func (h *Handler) runSocket(ctx context.Context, g *playGame, c *websocket.Conn,
 
 	var pinging sync.WaitGroup
 	pinging.Go(func() { pingPlay(ctx, c) })
-	h.readPlay(ctx, c, g.keys, g.scr, g.resized, g.plained, ask)
+	kept := func(t string) {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		if !g.over {
+			h.keptToken(g, t)
+		}
+	}
+	h.readPlay(ctx, c, g.keys, g.scr, g.resized, g.plained, kept, ask)
 	cancel()
 	pinging.Wait()
 
@@ -371,7 +415,7 @@ func (h *Handler) graceOver(g *playGame) {
 		return
 	}
 	g.over = true
-	h.setToken(g, "")
+	h.forgetTokens(g)
 	g.mu.Unlock()
 	h.log.Info("web: held play game ended: its page did not come back", "game", g.id, "grace", h.grace)
 	g.end()
@@ -419,7 +463,7 @@ func offerNewest[T any](ch chan T, v T) {
 // readPlay reads the page's messages until it goes: keys to keys (which waits while the
 // game's input is past its rate, as an SSH channel's window fills), sizes to the screen
 // and to resized, the screen-reader switch to the screen and to plained.
-func (h *Handler) readPlay(ctx context.Context, c *websocket.Conn, keys io.Writer, scr *playScreen, resized chan Size, plained chan bool, ask *keyAsk) {
+func (h *Handler) readPlay(ctx context.Context, c *websocket.Conn, keys io.Writer, scr *playScreen, resized chan Size, plained chan bool, kept func(string), ask *keyAsk) {
 	for {
 		_, data, err := c.Read(ctx)
 		if err != nil {
@@ -448,6 +492,9 @@ func (h *Handler) readPlay(ctx context.Context, c *websocket.Conn, keys io.Write
 		}
 		if m.Plain != nil {
 			switchPlain(scr, plained, *m.Plain)
+		}
+		if m.Resume != "" {
+			kept(m.Resume)
 		}
 	}
 }

@@ -137,7 +137,8 @@
 
   // A dropped socket (a phone that slept, a network that changed) comes back to the same
   // game with the token the server gave for it: kept in this tab's sessionStorage, so a
-  // reload takes the game up and another tab does not. The server holds the game for
+  // reload takes the game up and another tab does not, and sent back once kept (until
+  // then the server holds the one this tab came with good too). The server holds the game for
   // grace seconds; the page tries again, at growing intervals, until then.
   var tokenKey = "orthanc.play.resume";
   var grace = 60, lostAt = 0, retry = null, delay = 500, painted = false, taken = "";
@@ -193,6 +194,7 @@
       var m = JSON.parse(e.data);
       if (m.resume) {
         keep(m.resume);
+        send({ resume: m.resume }); // kept: the token this tab came with is spent
         grace = m.grace || grace;
         lostAt = 0;
         return;

@@ -64,8 +64,22 @@ func readMessage(t *testing.T, c *websocket.Conn) []byte {
 }
 
 // readToken reads the message a socket that takes up a game is sent first: the token
-// that takes it up again.
+// that takes it up again, which it sends back, kept, as the page does.
 func readToken(t *testing.T, c *websocket.Conn) string {
+	t.Helper()
+	token := readUnkeptToken(t, c)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	b, _ := json.Marshal(playMessage{Resume: token})
+	if err := c.Write(ctx, websocket.MessageText, b); err != nil {
+		t.Fatalf("send the token back: %v", err)
+	}
+	return token
+}
+
+// readUnkeptToken reads the token a socket is sent first, and does not send it back: a
+// page whose socket dropped before it kept it.
+func readUnkeptToken(t *testing.T, c *websocket.Conn) string {
 	t.Helper()
 	data := readMessage(t, c)
 	var m playResume
@@ -222,8 +236,9 @@ func (l *lockedLog) String() string {
 
 // A dropped socket takes its game up again: the page is sent a token when its socket
 // opens, and a socket that comes with it within the grace is sent the screen whole, as
-// the game drew it while no page showed it, and its keys reach the same game. A token is
-// good once: each socket is sent its own. Two pages with one token: the newest takes the
+// the game drew it while no page showed it, and its keys reach the same game. Each socket
+// is sent its own token, and the one it came with is spent once the page sends the new
+// one back. Two pages with one token: the newest takes the
 // game, the older is told and closed. Past the grace the game ends, and its
 // token takes nothing up (PlayGone). The log says when a game is held, taken up, ended.
 func TestAPlaySocketResumes(t *testing.T) {
@@ -427,5 +442,61 @@ func TestThePlayRulingsTimes(t *testing.T) {
 	}
 	if h := New(func(context.Context) (Status, error) { return fixed(), nil }, nil, Options{Play: echoPlay}); h.grace != PlayResumeGrace {
 		t.Errorf("with no grace given a game is held %v; want %v", h.grace, PlayResumeGrace)
+	}
+}
+
+// Issue 45: a socket that drops after the server sent it a new token but before the page
+// kept it (sent it back) leaves the page the token it came with, which still takes the
+// game up; once the page keeps a newer one, the older ones take nothing up.
+func TestATokenNotKeptLeavesThePageTheOneItHad(t *testing.T) {
+	base := playServerWith(t, Options{Play: echoPlay, PlayGrace: 10 * time.Second})
+	ws := "ws" + strings.TrimPrefix(base, "http") + PlaySocketPath + "?w=50&h=20"
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	dial := func(token string) *websocket.Conn {
+		t.Helper()
+		c, _, err := websocket.Dial(ctx, ws+"&resume="+token, &websocket.DialOptions{HTTPHeader: http.Header{"Origin": {base}}})
+		if err != nil {
+			t.Fatalf("open the play socket: %v", err)
+		}
+		t.Cleanup(func() { _ = c.CloseNow() })
+		return c
+	}
+	gone := func(c *websocket.Conn) bool {
+		for {
+			if _, _, err := c.Read(ctx); err != nil {
+				return websocket.CloseStatus(err) == PlayGone
+			}
+		}
+	}
+
+	first := dial("")
+	kept := readToken(t, first)
+	readFrame(t, first)
+	_ = first.CloseNow()
+
+	second := dial(kept)
+	lost := readUnkeptToken(t, second) // sent, but the socket drops before the page keeps it
+	_ = second.CloseNow()
+
+	third := dial(kept)
+	_, data, err := third.Read(ctx)
+	var m playResume
+	if err != nil || json.Unmarshal(data, &m) != nil || m.Resume == "" {
+		t.Fatalf("a page with the token it kept, the next one lost, was sent %s (%v); want its game taken up", data, err)
+	}
+	for _, msg := range []playMessage{{Resume: m.Resume}, {Keys: "x"}} { // kept, then a key
+		b, _ := json.Marshal(msg)
+		if err := third.Write(ctx, websocket.MessageText, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, _, rows := readFrame(t, third); rows[0] != "size 50x20" {
+		t.Fatalf("the page that took its game up was sent %v; want the game's screen", rows)
+	}
+	readFrame(t, third) // the key typed: the token sent back before it was read
+	// Kept: the older tokens are spent, both the one it came with and the one it lost.
+	if !gone(dial(kept)) || !gone(dial(lost)) {
+		t.Error("a token older than the one the page kept took the game up")
 	}
 }
