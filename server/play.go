@@ -116,10 +116,13 @@ func (s *Server) play(ctx context.Context, p web.PlaySession) {
 	defer cancel()
 	sent := new(atomic.Int64)
 	// Listed by the client's address (through a trusted proxy, the one it is for), which
-	// a ban of an address closes by.
-	remove := s.live.Add(edge.LiveSession{Fingerprint: who.fp, Knight: id, Guest: who.guest, Addr: netip.AddrPortFrom(p.Addr, 0).String(), Start: time.Now(), Game: true,
+	// a ban of an address closes by: the newest page's, when one takes the game up from
+	// another address (p.Moved). Its place in the caps stays where it was admitted.
+	remove, move := s.live.AddMoving(edge.LiveSession{Fingerprint: who.fp, Knight: id, Guest: who.guest, Addr: netip.AddrPortFrom(p.Addr, 0).String(), Start: time.Now(), Game: true,
 		Sent: sent, Close: cancel})
 	defer remove()
+	client := new(atomic.Pointer[netip.Addr]) // the newest page's address
+	client.Store(&p.Addr)
 	s.log.Info("session start", append(attrs, "pty", true)...)
 	s.touchKey(who.fp, p.Addr.String(), false)
 	start := time.Now()
@@ -199,6 +202,16 @@ func (s *Server) play(ctx context.Context, p web.PlaySession) {
 				prog.Send(tea.WindowSizeMsg{Width: sz.W, Height: sz.H})
 			case on := <-p.Plained: // the page's screen-reader switch
 				prog.Send(app.PlainMsg(on))
+			case a := <-p.Moved:
+				// Listed at the new address, and checked against the bans again: one
+				// written since the page was let in, while the listing still named the
+				// old address, is not missed.
+				client.Store(&a)
+				move(netip.AddrPortFrom(a, 0).String())
+				s.log.Info("web game moved", append(attrs, "to", a.String())...)
+				if s.playBanned(a) == playBannedLine {
+					closeFor(playBannedLine)
+				}
 			}
 		}
 	}()
@@ -224,7 +237,7 @@ func (s *Server) play(ctx context.Context, p web.PlaySession) {
 			s.recorder.Cut(id) // its last seconds written
 		}
 		s.unclaim(held, id) // checked in: its newest record written, its claim let go
-		s.touchKey(who.fp, p.Addr.String(), true)
+		s.touchKey(who.fp, client.Load().String(), true)
 		if m.Ended() == "" {
 			playGoodbye(p.Screen, rec, left && err == nil)
 		}
@@ -245,8 +258,9 @@ func (s *Server) playRefusal(p web.PlaySession) string {
 
 // playBanned is why a browser at addr may not play, or take up a game held for it
 // (web.Options.PlayRefusal): its address banned, or the bans not to be read; else "".
-// A game taken up from another address (a phone's changes with its network) keeps its
-// place and its listing at the one it began from.
+// A game taken up from another address (a phone's changes with its network) is listed at
+// the new one (PlaySession.Moved), and keeps its place in the caps at the one it began
+// from.
 func (s *Server) playBanned(addr netip.Addr) string {
 	banned, _, err := s.knights.IsAddrBanned(addr, s.now())
 	switch {

@@ -287,3 +287,60 @@ func TestABrowserKeyFloodIsClosed(t *testing.T) {
 	p.waitFor("You sent keys faster than anyone types")
 	waitUntil(t, "the flooder's game gone, not held", func() bool { return srv.live.Len() == 0 })
 }
+
+// Issue 45: a game taken up from another address mid-grace (a phone that changed
+// networks) is listed at the new one, so a ban of only the new address closes it; its
+// place in the caps stays at the address it was admitted from. Behind a trusted proxy,
+// X-Forwarded-For names each socket's client.
+func TestABrowserGameMovedIsListedAtItsNewAddress(t *testing.T) {
+	dir := t.TempDir()
+	admin := newKey(t)
+	writeAdminKeys(t, dir, admin)
+	cfg := testConfig(dir, defaultSeed)
+	cfg.HTTPAddr = "127.0.0.1:0"
+	var err error
+	if cfg.Web.Trusted, err = web.ParsePrefixes("127.0.0.1/32"); err != nil {
+		t.Fatal(err)
+	}
+	_, srv := startConfigured(t, cfg)
+	base := "http://" + srv.httpLn.Addr().String()
+	from := func(client string, more ...string) *playPage {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		u := "ws" + strings.TrimPrefix(base, "http") + web.PlaySocketPath + "?w=80&h=24" + strings.Join(more, "")
+		c, _, err := websocket.Dial(ctx, u, &websocket.DialOptions{HTTPHeader: http.Header{"Origin": {base}, "X-Forwarded-For": {client}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.SetReadLimit(1 << 20)
+		p := &playPage{t: t, conn: c, done: make(chan struct{})}
+		t.Cleanup(func() { _ = c.CloseNow(); <-p.done })
+		go p.read()
+		return p
+	}
+	listed := func() string {
+		var addrs []string
+		for _, s := range srv.live.List() {
+			addrs = append(addrs, s.Host())
+		}
+		return strings.Join(addrs, " ")
+	}
+
+	home := from("203.0.113.9")
+	home.enterDungeon("Percival")
+	token := home.resumeToken()
+	home.drop()
+	phone := from("198.51.100.20", "&resume="+token)
+	phone.waitFor("Percival", "Depth 1")
+	waitUntil(t, "the game listed at the address it was taken up from", func() bool { return listed() == "198.51.100.20" })
+
+	var out, errOut strings.Builder
+	if code := srv.runCommandLine(context.Background(), publicKey(t, admin), []string{"ban", "198.51.100.20"}, &out, &errOut); code != 0 {
+		t.Fatalf("ban: exit %d: %s %s", code, out.String(), errOut.String())
+	}
+	if code := phone.closedWith(); code != websocket.StatusNormalClosure {
+		t.Errorf("the moved game's page was closed with %v", code)
+	}
+	waitUntil(t, "the moved game closed by the ban of its new address", func() bool { return srv.live.Len() == 0 })
+}

@@ -101,6 +101,10 @@ type PlaySession struct {
 	// (only the newest is kept while the game has not taken it).
 	Plain   bool
 	Plained <-chan bool
+	// Moved gives the client's address (as Addr) each time a page takes the game up from
+	// an address other than the one before (a phone's changes with its network; only the
+	// newest is kept while the game has not taken it).
+	Moved <-chan netip.Addr
 }
 
 // PlayFunc runs one browser's game until it ends or ctx is done (its page went, and did
@@ -158,6 +162,7 @@ type playGame struct {
 	keys    *io.PipeWriter // into the game's input, from whichever socket shows it
 	resized chan Size
 	plained chan bool          // the page's screen-reader switch (PlaySession.Plained)
+	moved   chan netip.Addr    // the newest page's address, when it changed (PlaySession.Moved)
 	end     context.CancelFunc // ends the game
 
 	mu sync.Mutex
@@ -170,6 +175,7 @@ type playGame struct {
 	token, sent string
 	sock        *playSocket // the page showing the game; nil while the game is held
 	gen         uint64      // sockets that have taken the game up, the newest's place (playScreen.attach)
+	addr        netip.Addr  // the newest socket's client
 	held        time.Time   // when its last socket dropped
 	grace       *time.Timer // ends the game held past the grace
 	over        bool        // ended, or its grace ran out: no page may take it up
@@ -244,7 +250,7 @@ func (h *Handler) newGame(addr netip.Addr, remote string, size Size, plain bool,
 	ctx, cancel := context.WithCancel(context.Background())
 	keys, keysIn := io.Pipe()
 	g = &playGame{id: rand.Text()[:10], scr: newPlayScreen(size), keys: keysIn, resized: make(chan Size, 1),
-		plained: make(chan bool, 1), end: cancel}
+		plained: make(chan bool, 1), moved: make(chan netip.Addr, 1), addr: addr, end: cancel}
 	g.scr.setLines(plain)
 	return g, func() {
 		context.AfterFunc(ctx, func() { _ = keysIn.Close() }) // the game's keys end with it
@@ -256,7 +262,7 @@ func (h *Handler) newGame(addr netip.Addr, remote string, size Size, plain bool,
 				tell = g.scr.tell
 			}
 			h.play(ctx, PlaySession{ID: g.id, Addr: addr, Remote: remote, Size: size, Resized: g.resized, Keys: keys, Screen: g.scr,
-				Key: key, NoKey: noKey, Tell: tell, Plain: plain, Plained: g.plained})
+				Key: key, NoKey: noKey, Tell: tell, Plain: plain, Plained: g.plained, Moved: g.moved})
 			_ = keys.Close() // a socket's reader blocked handing on keys is let go
 			h.endGame(g)
 		}()
@@ -356,6 +362,10 @@ func (h *Handler) runSocket(ctx context.Context, g *playGame, c *websocket.Conn,
 		g.grace = nil
 	}
 	h.sendToken(g, token)
+	if addr != g.addr { // told under mu, so the game hears of moves in their order
+		g.addr = addr
+		offerNewest(g.moved, addr)
+	}
 	g.mu.Unlock()
 	if old != nil {
 		// Told, then closed (a close handshake begun here while the older socket's own

@@ -44,16 +44,33 @@ func NewRegistry() *Registry { return &Registry{m: map[uint64]*LiveSession{}} }
 
 // Add registers a session and returns the function that removes it.
 func (r *Registry) Add(s LiveSession) (remove func()) {
+	remove, _ = r.AddMoving(s)
+	return remove
+}
+
+// AddMoving is Add for a session whose client may change address while it lasts (a
+// browser's game taken up from another network): move lists it at addr (Addr's form)
+// from then on, where who shows it and a ban of the address closes it.
+func (r *Registry) AddMoving(s LiveSession) (remove func(), move func(addr string)) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.next++
 	s.id = r.next
 	r.m[s.id] = &s
-	return func() {
+	id := s.id
+	remove = func() {
 		r.mu.Lock()
-		delete(r.m, s.id)
+		delete(r.m, id)
 		r.mu.Unlock()
 	}
+	move = func(addr string) {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if l, ok := r.m[id]; ok {
+			l.Addr = addr
+		}
+	}
+	return remove, move
 }
 
 // Len is the number of open sessions.
