@@ -98,6 +98,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (o
 	intFlag(&c.Web.MaxPerAddr, "http-max-conns-per-ip", "ORTHANC_HTTP_MAX_CONNS_PER_IP", "connections to the web page at once from one address (an IPv6 /64); a trusted proxy has no such cap")
 	intFlag(&c.Web.Rate, "http-rate", "ORTHANC_HTTP_RATE", "requests to the web page a second from one client address, on average (more are answered 429)")
 	intFlag(&c.Web.Burst, "http-burst", "ORTHANC_HTTP_BURST", "requests to the web page one client address may make at once")
+	durFlag(&c.Web.PlayGrace, "http-play-grace", "ORTHANC_HTTP_PLAY_GRACE", "how long a browser's game whose socket dropped (a phone that slept, a network that changed) goes on for its page to come back to it; then it ends as a closed page's, its place in the caps held till then")
 	proxies := getenv("ORTHANC_HTTP_TRUSTED_PROXIES")
 	fs.Func("http-trusted-proxies", "reverse proxies in front of the web page, as addresses or CIDR prefixes separated by commas, such as 127.0.0.1,10.0.0.0/8: from them the client's address is read from X-Forwarded-For, for the rate cap and the logs; never from anyone else (env ORTHANC_HTTP_TRUSTED_PROXIES; default none)",
 		func(v string) error { proxies = v; return nil })

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/orthanc-ssh/orthanc-ssh/server"
+	"github.com/orthanc-ssh/orthanc-ssh/web"
 )
 
 // Regression (issue 32): ORTHANC_MAX_SESSIONS=abc said "session limits must be at least
@@ -35,6 +36,8 @@ func TestConfigErrorsNameFlagAndVariable(t *testing.T) {
 		{[]string{"-http-trusted-proxies", "proxy.example"}, envOf(), []string{"-http-trusted-proxies", "ORTHANC_HTTP_TRUSTED_PROXIES", `"proxy.example"`}},
 		{[]string{"-http-rate", "0"}, envOf(), []string{"-http-rate", "ORTHANC_HTTP_RATE", `"0"`}},
 		{nil, envOf("ORTHANC_HTTP_BURST", "many"), []string{"-http-burst", "ORTHANC_HTTP_BURST", `"many"`}},
+		{[]string{"-http-play-grace", "0s"}, envOf(), []string{"-http-play-grace", "ORTHANC_HTTP_PLAY_GRACE", `"0s"`, "more than 0"}},
+		{nil, envOf("ORTHANC_HTTP_PLAY_GRACE", "a while"), []string{"-http-play-grace", "ORTHANC_HTTP_PLAY_GRACE", `"a while"`}},
 		{[]string{"-nats", "nats://127.0.0.1:4222"}, envOf(), []string{"-nats", "ORTHANC_NATS", "-realm", "ORTHANC_REALM"}},
 		{nil, envOf("ORTHANC_NATS_LISTEN", ":6222"), []string{"-nats-listen", "ORTHANC_NATS_LISTEN", "-realm", "ORTHANC_REALM"}},
 		{[]string{"-realm", "A", "-etcd", "127.0.0.1:2379", "-nats-routes", "b:6222"}, envOf(), []string{"-nats-routes", "ORTHANC_NATS_ROUTES", "-nats-listen"}},
@@ -74,6 +77,13 @@ func TestConfigTakesFlagsOverVariables(t *testing.T) {
 	}
 	if w := cfg.Web; w.Burst != 40 || w.Rate != 5 || w.MaxConns != server.DefaultConfig().Web.MaxConns || fmt.Sprint(w.Trusted) != "[127.0.0.1/32 10.0.0.0/8 2001:db8::/32]" {
 		t.Errorf("web config %+v", w)
+	}
+	if g := cfg.Web.PlayGrace; g != web.PlayResumeGrace {
+		t.Errorf("a browser's game is held %v with no -http-play-grace; want %v", g, web.PlayResumeGrace)
+	}
+	cfg, err = parseConfig([]string{"-http-play-grace", "5m"}, envOf("ORTHANC_HTTP_PLAY_GRACE", "2m"), io.Discard)
+	if err != nil || cfg.Web.PlayGrace != 5*time.Minute {
+		t.Errorf("-http-play-grace 5m over the variable's 2m: %v, %v", cfg.Web.PlayGrace, err)
 	}
 }
 

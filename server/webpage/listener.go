@@ -44,13 +44,13 @@ type Config struct {
 	// proxy that rewrites the Host header.
 	Origins []string
 	// PlayGrace is how long a browser's game whose socket dropped is held for its page
-	// to come back (web.Options.PlayGrace; zero is web.PlayResumeGrace). No flag sets it:
-	// tests shorten it.
+	// to come back (web.Options.PlayGrace; zero is web.PlayResumeGrace): -http-play-grace.
 	PlayGrace time.Duration
 }
 
 // DefaultConfig is the page's caps when no flag says otherwise.
-var DefaultConfig = Config{MaxConns: 256, MaxPerAddr: 8, Rate: web.DefaultRatePerSecond, Burst: web.DefaultRateBurst}
+var DefaultConfig = Config{MaxConns: 256, MaxPerAddr: 8, Rate: web.DefaultRatePerSecond, Burst: web.DefaultRateBurst,
+	PlayGrace: web.PlayResumeGrace}
 
 // Who gives up its place when every one is taken: one that has waited on its client
 // (a request begun and not whole, or idle between requests) at least waitingGrace; else
