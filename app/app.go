@@ -108,6 +108,11 @@ type Params struct {
 	// the play page shows them in a log that wraps them itself, where a sentence broken
 	// in two would be read as two.
 	PlainUnbroken bool
+	// PlainChanged, if set, is told each time screen-reader mode turns on or off for the
+	// connection (the title's y, the options, plain off): the play page shows its log or
+	// its grid to match, so a player who answers the title's question in the page is
+	// read the game's lines. It is called on the program's goroutine.
+	PlainChanged func(on bool)
 }
 
 // DefaultTick is the server's default wall time of one game turn.

@@ -95,6 +95,9 @@ func (m *Model) setPlain(on bool) {
 	}
 	m.pl.reset()
 	m.pl.active = on
+	if m.p.PlainChanged != nil {
+		m.p.PlainChanged(on)
+	}
 	m.chat.open, m.console.open, m.optScreen.muting = false, false, false
 	if !on {
 		return

@@ -166,6 +166,7 @@ func (s *Server) play(ctx context.Context, p web.PlaySession) {
 		// Screen-reader mode's lines go to the page's log, which wraps them (web/playlog.go).
 		Plain:         p.Plain,
 		PlainUnbroken: true,
+		PlainChanged:  p.ShowPlain,
 	})
 	prog := tea.NewProgram(m, tea.WithContext(ctx), tea.WithoutSignalHandler(), tea.WithoutRenderer(), tea.WithFPS(1),
 		tea.WithInput(nil), tea.WithOutput(p.Screen), tea.WithColorProfile(colorprofile.TrueColor),

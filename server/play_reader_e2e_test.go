@@ -215,3 +215,43 @@ func TestTheScreenReaderModeInTheBrowser(t *testing.T) {
 	}
 	keepShots(t, map[string][]byte{"play-reader-1280x800.png": reader, "play-grid-1280x800.png": desktop})
 }
+
+// A player who answers the title's "Do you use a screen reader?" with y in the page (its
+// switch off) is read the game from then on: the game's turn of the mode shows the page's
+// log, the grid leaves the accessibility tree, the words box takes the keys, and the
+// switch is left on for the next visit.
+func TestTheTitlesQuestionAnsweredInThePageShowsTheLog(t *testing.T) {
+	exe := chromium(t)
+	_, _, base := webServer(t)
+	p := browserPage{t: t, ctx: headless(t, exe, 60*time.Second)}
+	const logJS = `document.getElementById("log").innerText`
+	if err := chromedp.Do(p.ctx, chromedp.EmulateViewport(1280, 800)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Run(p.ctx, chromedp.Navigate(base+web.PlayPath+"?plain=0")); err != nil {
+		t.Fatalf("open the play page: %v", err)
+	}
+	p.waitText(`document.getElementById("screen").innerText`, "Do you use a screen reader?")
+	if err := chromedp.Do(p.ctx, chromedp.Focus("#screen"), chromedp.KeyEvent("y")); err != nil {
+		t.Fatal(err)
+	}
+	if !poll(10*time.Second, pollEvery, func() bool {
+		return eval[bool](p, `document.getElementById("reader").checked && !document.getElementById("listen").hidden && document.getElementById("screen").hidden`)
+	}) {
+		t.Fatal("the game's screen-reader mode, turned on at its title, left the page showing the grid")
+	}
+	p.waitText(logJS, "Screen-reader mode is on")
+	if n := find(p.axTree(), "image", ""); n != nil {
+		t.Errorf("the grid is in the accessibility tree in screen-reader mode: %q", n.name)
+	}
+	if !eval[bool](p, `document.activeElement === document.getElementById("words")`) {
+		t.Error("the words box does not have the focus")
+	}
+	if err := chromedp.Do(p.ctx, chromedp.KeyEvent(kb.Enter)); err != nil { // typed into the focused box
+		t.Fatal(err)
+	}
+	p.waitText(logJS, "The dice have spoken")
+	if v := eval[string](p, `localStorage.getItem("orthanc.plain") || ""`); v != "1" {
+		t.Errorf("the page's switch is kept as %q, want 1", v)
+	}
+}

@@ -93,6 +93,9 @@ type PlaySession struct {
 	// page proved none, and then NoKey says why ("" for a page that asked no challenge).
 	Key   ed25519.PublicKey
 	NoKey string
+	// ShowPlain shows the page the game's lines in its log (on) or its grid: the game
+	// turned screen-reader mode on or off of its own (app.Params.PlainChanged).
+	ShowPlain func(on bool)
 	// Tell tells the page who it plays as, once the server has decided (a page that
 	// asked no challenge is told nothing).
 	Tell func(PlayWho)
@@ -262,7 +265,7 @@ func (h *Handler) newGame(addr netip.Addr, remote string, size Size, plain bool,
 				tell = g.scr.tell
 			}
 			h.play(ctx, PlaySession{ID: g.id, Addr: addr, Remote: remote, Size: size, Resized: g.resized, Keys: keys, Screen: g.scr,
-				Key: key, NoKey: noKey, Tell: tell, Plain: plain, Plained: g.plained, Moved: g.moved})
+				Key: key, NoKey: noKey, Tell: tell, Plain: plain, Plained: g.plained, Moved: g.moved, ShowPlain: g.scr.showPlain})
 			_ = keys.Close() // a socket's reader blocked handing on keys is let go
 			h.endGame(g)
 		}()

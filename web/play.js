@@ -306,6 +306,9 @@
     screen.hidden = on;
     pad.hidden = on || !touch;
     sendSize();
+    if (on && !ownKeys(document.activeElement)) {
+      words.focus(); // the game turned the mode on (its title's y): the words go to the box
+    }
   }
 
   function addLines(lines) {

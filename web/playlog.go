@@ -22,8 +22,8 @@ type playLines struct {
 }
 
 // playPlain tells the page which the game shows: the log (plain on) or the grid. It is
-// sent when the game left screen-reader mode of its own (the page shows the grid again),
-// and to a page that takes a game up.
+// sent when the game turned screen-reader mode on or off of its own (showPlain, or its
+// screen seen again while the page showed the log), and to a page that takes a game up.
 type playPlain struct {
 	Plain bool `json:"plain"`
 }
@@ -78,6 +78,25 @@ func (s *playScreen) setLines(on bool) {
 	defer s.mu.Unlock()
 	s.lines = on
 	s.log.reset()
+}
+
+// showPlain has the page show the log (on) or the grid because the game turned
+// screen-reader mode on or off of its own: the page is told, and a grid coming back is
+// sent whole.
+func (s *playScreen) showPlain(on bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.lines == on {
+		return
+	}
+	s.lines = on
+	s.log.reset()
+	if !on {
+		s.wholeNext()
+	}
+	if s.conn != nil && s.send(playPlain{Plain: on}) != nil {
+		s.drop()
+	}
 }
 
 // logged sends the page the lines p ends when the page shows the log and the game is not
