@@ -239,7 +239,16 @@ func serverBinary(t *testing.T) string {
 // startProcess runs the server binary on a free port and returns it with its address.
 func startProcess(t *testing.T, dir string) (*exec.Cmd, string) {
 	t.Helper()
-	cmd := exec.Command(serverBinary(t), "-addr", "127.0.0.1:0", "-data", dir, "-tick", "5ms", "-new-knights-per-hour", fmt.Sprint(testKnightsPerHour))
+	cmd, addr, _ := startProcessWith(t, dir)
+	return cmd, addr
+}
+
+// startProcessWith is startProcess with more flags; metrics is the address the server
+// serves /metrics and the profiler on, when a flag asks for one ("" otherwise).
+func startProcessWith(t *testing.T, dir string, flags ...string) (cmd *exec.Cmd, addr, metrics string) {
+	t.Helper()
+	args := append([]string{"-addr", "127.0.0.1:0", "-data", dir, "-tick", "5ms", "-new-knights-per-hour", fmt.Sprint(testKnightsPerHour)}, flags...)
+	cmd = exec.Command(serverBinary(t), args...)
 	cmd.Env = append(os.Environ(), "ORTHANC_SEED=")
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
@@ -249,23 +258,30 @@ func startProcess(t *testing.T, dir string) (*exec.Cmd, string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	addr := make(chan string, 1)
+	found := make(chan [2]string, 1)
 	go func() {
 		sc := bufio.NewScanner(stderr)
+		var metrics string // logged before "listening"
 		for sc.Scan() {
+			if m := metricsAddr.FindStringSubmatch(sc.Text()); m != nil {
+				metrics = m[1]
+			}
 			if m := listeningAddr.FindStringSubmatch(sc.Text()); m != nil {
-				addr <- m[1]
+				found <- [2]string{m[1], metrics}
 			}
 		}
 	}()
 	select {
-	case a := <-addr:
-		return cmd, a
+	case a := <-found:
+		return cmd, a[0], a[1]
 	case <-time.After(20 * time.Second):
 		t.Fatal("server did not report its address")
 	}
-	return nil, ""
+	return nil, "", ""
 }
+
+// metricsAddr finds the address in the log line of a server that serves metrics.
+var metricsAddr = regexp.MustCompile(`msg=metrics addr=(\S+)`)
 
 // waitExit waits for the server process to exit, for at most within, and returns its
 // exit status.
