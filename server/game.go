@@ -22,9 +22,36 @@ import (
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
-// A session with a terminal plays the game: the program handler (program, in the
-// middleware chain) builds its Bubble Tea program, and finish ends it. Spectating builds
+// A session with a terminal plays the game: runProgram (in the middleware chain) runs the
+// Bubble Tea program the program handler builds, and finish ends it. Spectating builds
 // its own (spectate.go).
+
+// runProgram runs the program of a session with a terminal (program), or passes a
+// session without one on. It is wish's program middleware without its goroutine a
+// session: the program quits when the session's context ends (context.AfterFunc), and
+// the terminal's size changes reach it from the goroutine that reads the session's
+// requests (edge.WatchWindow).
+func (s *Server) runProgram(next ssh.Handler) ssh.Handler {
+	return func(sess ssh.Session) {
+		prog := s.program(sess)
+		if prog == nil {
+			next(sess)
+			return
+		}
+		ptyReq, _, _ := sess.Pty() // the size the program begins with (wish's MakeOptions)
+		stopWatching := edge.WatchWindow(sess.Context(), ptyReq.Window.Width, ptyReq.Window.Height, func(w, h int) {
+			prog.Send(tea.WindowSizeMsg{Width: w, Height: h})
+		})
+		stopQuit := context.AfterFunc(sess.Context(), prog.Quit)
+		if _, err := prog.Run(); err != nil {
+			s.log.Error("game program", s.sessionAttrs(sess, "err", err)...)
+		}
+		stopQuit()
+		stopWatching()
+		prog.Kill() // whatever it left running ends, as wish's middleware ends it
+		next(sess)
+	}
+}
 
 // program builds the game for a session with a terminal; sessions without one (or with a
 // command other than play) get nil and go on to the command line.

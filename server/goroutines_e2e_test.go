@@ -27,15 +27,12 @@ var sessionGoroutines = map[string]int{
 	"golang.org/x/crypto/ssh.(*handshakeTransport).kexLoop":  1,
 	"golang.org/x/crypto/ssh.(*mux).loop":                    1,
 	// charm ssh: the connection (its new channels), its global requests, the session
-	// channel (its requests), the session's handler (the middleware, the program's loop).
+	// channel (its requests, filtered: edge.SessionChannel), the session's handler (the
+	// middleware, the program's loop).
 	"charm.land/ssh.(*Server).HandleConn":            1,
 	"charm.land/ssh.(*Server).handleConn.func3":      1,
 	"charm.land/ssh.(*Server).handleConn.func4":      1,
 	"charm.land/ssh.(*session).handleRequests.func1": 1,
-	// the session's requests filtered (edge.SessionChannel)
-	"github.com/orthanc-ssh/orthanc-ssh/server/edge.filterRequests": 1,
-	// wish's window changes and quit at the session's end
-	"github.com/orthanc-ssh/orthanc-ssh/server.(*Server).middleware.MiddlewareWithProgramHandler.func1.1.1": 1,
 	// Bubble Tea: the commands' loop, a command (the wait for the next view), the render ticker
 	"charm.land/bubbletea/v2.(*Program).handleCommands.func1":   1,
 	"charm.land/bubbletea/v2.(*Program).handleCommands.func1.1": 1,
@@ -128,24 +125,35 @@ func serverGoroutines(t *testing.T, metrics string) map[string]int {
 }
 
 // countGoroutines counts the goroutines of a dump in Go's panic format (as the profiler
-// writes with debug=2) by goroutineName.
+// writes with debug=2) by goroutineName. The HTTP server's goroutines are left out: they
+// serve the profile being read, and come and go with it.
 func countGoroutines(r io.Reader) (map[string]int, error) {
 	m := map[string]int{}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(nil, 1<<20)
 	var entry string // the last function of the stack being read: where it started
+	inHTTP := false
+	end := func() {
+		if entry != "" && !inHTTP {
+			m[goroutineName(entry)]++
+		}
+		entry, inHTTP = "", false
+	}
 	for sc.Scan() {
 		line := sc.Text()
 		switch {
 		case strings.HasPrefix(line, "goroutine "):
-			entry = ""
-		case strings.HasPrefix(line, "created by "), line == "" && entry != "":
-			m[goroutineName(entry)]++
-			entry = ""
-		case !strings.HasPrefix(line, "\t") && line != "":
+			entry, inHTTP = "", false
+		case strings.HasPrefix(line, "created by "), line == "":
+			end()
+		case strings.HasPrefix(line, "\t"), strings.HasPrefix(line, "runtime.goexit("):
+			// a frame's file and line; the frame under a goroutine not yet run
+		default:
 			entry = line
+			inHTTP = inHTTP || strings.HasPrefix(line, "net/http.")
 		}
 	}
+	end()
 	return m, sc.Err()
 }
 

@@ -10,7 +10,6 @@ import (
 
 	"charm.land/ssh"
 	"charm.land/wish/v2"
-	"charm.land/wish/v2/bubbletea"
 
 	"github.com/orthanc-ssh/orthanc-ssh/keys"
 	"github.com/orthanc-ssh/orthanc-ssh/knights"
@@ -34,14 +33,14 @@ import (
 //   - refuseBanned: a key or an address banned since its connection logged in is turned away;
 //   - edge.KeyLimits: a key's sessions past the per-key limit are refused, and a guest's past
 //     the guests' limits;
-//   - the program handler: the game for a session with a terminal (game.go), nothing for
-//     the others;
+//   - runProgram: the game for a session with a terminal (game.go), nothing for the
+//     others;
 //   - finish, innermost: after the game, the knight leaves the world (and is saved); a
 //     session without a game runs the command line instead (commands.go).
 func (s *Server) middleware() []wish.Middleware {
 	return []wish.Middleware{
 		s.finish,
-		bubbletea.MiddlewareWithProgramHandler(s.program),
+		s.runProgram,
 		s.perKey.Middleware,
 		s.refuseBanned,
 		s.track,

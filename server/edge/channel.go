@@ -3,6 +3,7 @@ package edge
 import (
 	"bytes"
 	"io"
+	"sync"
 
 	"charm.land/ssh"
 	gossh "golang.org/x/crypto/ssh"
@@ -17,9 +18,17 @@ const (
 )
 
 // SessionChannel is the SSH "session" channel handler (an ssh.ChannelHandler): the
-// library's own, behind a filter of the requests a client sends on the channel, with a
-// context of the session's own. A connection may have at most max-per-key session
+// library's own session, behind a filter of the requests a client sends on the channel,
+// with a context of the session's own. A connection may have at most max-per-key session
 // channels open.
+//
+// The library answers a session's requests on a goroutine of its own for the session's
+// whole life, and the filter needed another in front of it: two goroutines' stacks a
+// session, for the few requests a game takes after its start (a window change now and
+// then). So the library's loop has the requests only until the shell or the command
+// starts the session (on a goroutine that ends then), and the filter, on the channel's
+// goroutine, answers the rest itself: window changes go to the session's program
+// (WatchWindow), anything else is refused, as the library refused it once started.
 func SessionChannel(srv *ssh.Server, conn *gossh.ServerConn, newChan gossh.NewChannel, ctx ssh.Context) {
 	if slot := SlotOf(ctx); slot != nil {
 		if !slot.openChannel() {
@@ -28,88 +37,126 @@ func SessionChannel(srv *ssh.Server, conn *gossh.ServerConn, newChan gossh.NewCh
 		}
 		defer slot.closeChannel()
 	}
-	cc := &channelContext{Context: ctx} // the session's own
-	ssh.DefaultSessionHandler(srv, conn, filteredChannel{NewChannel: newChan, ctx: cc}, cc)
-}
-
-// filteredChannel accepts the channel, keeps it in the session's context, and filters
-// its requests.
-type filteredChannel struct {
-	gossh.NewChannel
-	ctx *channelContext
-}
-
-// Accept accepts the channel; its requests pass through filterRequests.
-func (f filteredChannel) Accept() (gossh.Channel, <-chan *gossh.Request, error) {
-	ch, reqs, err := f.NewChannel.Accept()
+	ch, reqs, err := newChan.Accept()
 	if err != nil {
-		return ch, reqs, err
+		return // the client has gone
 	}
-	f.ctx.ch = ch
-	out := make(chan *gossh.Request)
-	go filterRequests(reqs, out)
-	return ch, out, nil
+	cc := &channelContext{Context: ctx, ch: ch} // the session's own
+	toLibrary := make(chan *gossh.Request)
+	libraryDone := make(chan struct{})
+	go func() {
+		defer close(libraryDone)
+		ssh.DefaultSessionHandler(srv, conn, acceptedChannel{NewChannel: newChan, ch: ch, reqs: toLibrary}, cc)
+	}()
+	var f requestFilter
+	for req := range reqs {
+		pass, started := f.beforeStart(req)
+		if started && f.pty != nil {
+			cc.setWindow(int(f.pty.Columns), int(f.pty.Rows)) // before the program can watch it
+		}
+		for _, r := range pass {
+			toLibrary <- r
+		}
+		if started {
+			break
+		}
+	}
+	close(toLibrary)
+	<-libraryDone
+	for req := range reqs {
+		f.afterStart(cc, req)
+	}
 }
 
-// filterRequests passes a session's requests on, except:
+// acceptedChannel is a session channel accepted already, given to the library's session
+// handler with the requests the filter passes on.
+type acceptedChannel struct {
+	gossh.NewChannel
+	ch   gossh.Channel
+	reqs <-chan *gossh.Request
+}
+
+// Accept returns the channel and the filtered requests.
+func (a acceptedChannel) Accept() (gossh.Channel, <-chan *gossh.Request, error) {
+	return a.ch, a.reqs, nil
+}
+
+// requestFilter filters one session's requests:
 //   - env beyond MaxEnvVars variables or maxEnvBytes each, and any request past
 //     maxSessionReqs, are refused, so a client cannot grow a session without bound;
-//   - agent and X11 forwarding requests are refused (only plain sessions are served);
+//   - agent and X11 forwarding requests, and subsystems, are refused (only plain
+//     sessions are served);
 //   - the PTY request is answered here and held, with any window-changes after it, until
 //     the shell or command: then it is passed on carrying the latest window size. The SSH
 //     library keeps one pending window size between the PTY request and the shell; a
 //     window-change in between blocked its request loop before the shell started, and the
 //     session hung (and passing the change on later races with the handler reading it).
-func filterRequests(in <-chan *gossh.Request, out chan<- *gossh.Request) {
-	defer close(out)
-	env, n := 0, 0
-	started := false
-	var pty *ptyRequest
-	for req := range in {
-		n++
-		if n > maxSessionReqs {
-			_ = req.Reply(false, nil)
-			continue
-		}
-		switch req.Type {
-		case "env":
-			env++
-			if env > MaxEnvVars || len(req.Payload) > maxEnvBytes {
-				_ = req.Reply(false, nil)
-				continue
-			}
-		case "auth-agent-req@openssh.com", "x11-req":
-			_ = req.Reply(false, nil)
-			continue
-		case "pty-req":
-			if started || pty != nil {
-				break // the library refuses a second one
-			}
-			var p ptyRequest
-			if gossh.Unmarshal(req.Payload, &p) != nil {
-				break // the library refuses a malformed one
-			}
-			pty = &p
-			_ = req.Reply(true, nil)
-			continue
-		case "window-change":
-			if started || pty == nil {
-				break
-			}
-			var w windowChange
-			if gossh.Unmarshal(req.Payload, &w) == nil {
-				pty.Columns, pty.Rows, pty.Width, pty.Height = w.Columns, w.Rows, w.Width, w.Height
-			}
-			_ = req.Reply(true, nil)
-			continue
-		case "shell", "exec", "subsystem":
-			if pty != nil && !started {
-				out <- &gossh.Request{Type: "pty-req", Payload: gossh.Marshal(pty)}
-			}
-			started = true
-		}
-		out <- req
+type requestFilter struct {
+	env, n int
+	pty    *ptyRequest
+}
+
+// beforeStart filters a request that came before the session started: pass is what the
+// library is to answer (none when the filter answered it), the PTY request held before
+// the shell or command; started says that request started the session.
+func (f *requestFilter) beforeStart(req *gossh.Request) (pass []*gossh.Request, started bool) {
+	f.n++
+	if f.n > maxSessionReqs {
+		_ = req.Reply(false, nil)
+		return nil, false
 	}
+	switch req.Type {
+	case "env":
+		f.env++
+		if f.env > MaxEnvVars || len(req.Payload) > maxEnvBytes {
+			_ = req.Reply(false, nil)
+			return nil, false
+		}
+	case "auth-agent-req@openssh.com", "x11-req", "subsystem":
+		_ = req.Reply(false, nil)
+		return nil, false
+	case "pty-req":
+		if f.pty != nil {
+			break // the library refuses a second one
+		}
+		var p ptyRequest
+		if gossh.Unmarshal(req.Payload, &p) != nil {
+			break // the library refuses a malformed one
+		}
+		f.pty = &p
+		_ = req.Reply(true, nil)
+		return nil, false
+	case "window-change":
+		if f.pty == nil {
+			break
+		}
+		var w windowChange
+		if gossh.Unmarshal(req.Payload, &w) == nil {
+			f.pty.Columns, f.pty.Rows, f.pty.Width, f.pty.Height = w.Columns, w.Rows, w.Width, w.Height
+		}
+		_ = req.Reply(true, nil)
+		return nil, false
+	case "shell", "exec":
+		if f.pty != nil {
+			pass = append(pass, &gossh.Request{Type: "pty-req", Payload: gossh.Marshal(f.pty)})
+		}
+		return append(pass, req), true
+	}
+	return []*gossh.Request{req}, false
+}
+
+// afterStart answers a request that came once the session had started: a window change
+// of a session with a terminal goes to its program; the rest the library refused then.
+func (f *requestFilter) afterStart(cc *channelContext, req *gossh.Request) {
+	f.n++
+	var w windowChange
+	if f.n > maxSessionReqs || req.Type != "window-change" || f.pty == nil || gossh.Unmarshal(req.Payload, &w) != nil {
+		_ = req.Reply(false, nil)
+		return
+	}
+	_ = req.Reply(true, nil)
+	cc.setWindow(int(w.Columns), int(w.Rows))
+	cc.sendWindow()
 }
 
 // ptyRequest and windowChange are the payloads of RFC 4254's "pty-req" and
@@ -140,6 +187,57 @@ type windowChange struct {
 type channelContext struct {
 	ssh.Context
 	ch gossh.Channel
+
+	mu     sync.Mutex // guards the window and resize
+	w, h   int        // the terminal's size, latest first
+	resize func(w, h int)
+	// sending is held through a call of resize: the calls take turns, and each passes
+	// the latest size, so the last one called passes the last size the client sent.
+	sending sync.Mutex
+}
+
+// setWindow keeps the terminal's size.
+func (c *channelContext) setWindow(w, h int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.w, c.h = w, h
+}
+
+// sendWindow passes the latest size to the session's program, if it watches.
+func (c *channelContext) sendWindow() {
+	c.sending.Lock()
+	defer c.sending.Unlock()
+	c.mu.Lock()
+	resize, w, h := c.resize, c.w, c.h
+	c.mu.Unlock()
+	if resize != nil {
+		resize(w, h)
+	}
+}
+
+// WatchWindow calls resize with each change of the terminal's size the client sends on
+// the session whose context ctx is, until stop is called. The calls take turns, on the
+// goroutine that reads the session's requests; resize may block until the program takes
+// the size in (the client's next requests wait). w and h are the size the program began
+// with: a change that came since the session started is passed at once, from a goroutine
+// of its own. A session that did not come through SessionChannel has none to watch.
+func WatchWindow(ctx ssh.Context, w, h int, resize func(w, h int)) (stop func()) {
+	cc, ok := ctx.(*channelContext)
+	if !ok {
+		return func() {}
+	}
+	cc.mu.Lock()
+	cc.resize = resize
+	changed := cc.w != w || cc.h != h
+	cc.mu.Unlock()
+	if changed {
+		go cc.sendWindow()
+	}
+	return func() {
+		cc.mu.Lock()
+		defer cc.mu.Unlock()
+		cc.resize = nil
+	}
 }
 
 // rawChannel returns the SSH channel of the session whose context ctx is, or nil (a
