@@ -113,6 +113,10 @@ type Params struct {
 	// its grid to match, so a player who answers the title's question in the page is
 	// read the game's lines. It is called on the program's goroutine.
 	PlainChanged func(on bool)
+	// ViewsWaited says the session's input pump waits for the knight's views (ViewWait)
+	// beside its keys, in place of a command of the program's, which waited on a goroutine
+	// of its own for the whole session.
+	ViewsWaited bool
 }
 
 // DefaultTick is the server's default wall time of one game turn.
@@ -263,6 +267,7 @@ type Model struct {
 	view     world.View
 	haveView bool
 	waitCmd  tea.Cmd           // waitView's command
+	arm      chan struct{}     // a token asks for the next view (Params.ViewsWaited)
 	tomb     *world.Death      // the knight's death, on the death screen
 	retired  *world.Retirement // the knight's retirement, on the retirement screen
 	ended    string
@@ -310,7 +315,7 @@ func New(ctx context.Context, p Params) *Model {
 		p.Rand = rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
 	}
 	m := &Model{ctx: ctx, p: p, width: p.Width, height: p.Height,
-		rolled: rollState{name: lineInput{limit: world.MaxNameLen}}, views: NewViewSlot(), console: newConsole(),
+		rolled: rollState{name: lineInput{limit: world.MaxNameLen}}, views: NewViewSlot(), arm: make(chan struct{}, 1), console: newConsole(),
 		chat: newChatLine(), optScreen: optionsScreen{mute: lineInput{prompt: "Mute or unmute: ", limit: world.MaxNameLen}},
 		help: helpScreen{pager: pager{keys: letterKeys}}, log: pager{keys: letterKeys, tail: true, follow: true},
 		bt: battle{stats: pager{keys: lineKeys}}, pl: plainState{line: lineInput{prompt: plainPrompt, limit: plainInputLimit}},
@@ -395,12 +400,27 @@ func (t teeViews) Deliver(v world.View) {
 }
 
 // waitView is the command that waits for the next view: one function made once, not a
-// new closure for every frame.
+// new closure for every frame. When the session's pump waits for the views
+// (Params.ViewsWaited), it is asked to, and there is no command.
 func (m *Model) waitView() tea.Cmd {
+	if m.p.ViewsWaited {
+		select {
+		case m.arm <- struct{}{}:
+		default: // asked already
+		}
+		return nil
+	}
 	if m.waitCmd == nil {
 		m.waitCmd = m.viewReady
 	}
 	return m.waitCmd
+}
+
+// ViewWait is the wait for the knight's next view, for a pump that waits for it
+// (Params.ViewsWaited): after a token on arm, a token on ready says a view may wait in
+// the view slot, and msg tells the program so.
+func (m *Model) ViewWait() (arm, ready <-chan struct{}, msg tea.Msg) {
+	return m.arm, m.views.ready, viewReadyMsg{}
 }
 
 // viewReady waits until a view may wait in the view slot.

@@ -137,6 +137,7 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 		// The web page's command, with the host and port players reach the server at.
 		PlainCommand: s.sshCommand("-t") + " play --plain",
 		KeyFrameGap:  app.KeyFrameGap, // keys faster than anyone types drawn together
+		ViewsWaited:  true,            // by the input pump (newProgram)
 	})
 	prog := s.newProgram(sess, m, g)
 	s.games.hold(sess, held)
@@ -335,7 +336,10 @@ func (s *Server) newProgram(sess ssh.Session, m *app.Model, g *edge.Guard) *tea.
 		s.log.Info("session input flood: closing", s.sessionAttrs(sess)...)
 		edge.CloseConn(sess)
 	}
-	s.games.put(sess, gameSession{model: m, guard: g, input: edge.StartInput(g, prog.Send, onFlood), prog: prog})
+	// The pump waits for the world's views beside the keys: one goroutine fewer a session.
+	arm, ready, msg := m.ViewWait()
+	input := edge.StartInputWaiting(g, prog.Send, onFlood, edge.Wait{Arm: arm, Ready: ready, Msg: msg})
+	s.games.put(sess, gameSession{model: m, guard: g, input: input, prog: prog})
 	return prog
 }
 

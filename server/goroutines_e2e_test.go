@@ -33,11 +33,10 @@ var sessionGoroutines = map[string]int{
 	"charm.land/ssh.(*Server).handleConn.func3":      1,
 	"charm.land/ssh.(*Server).handleConn.func4":      1,
 	"charm.land/ssh.(*session).handleRequests.func1": 1,
-	// Bubble Tea: the commands' loop, a command (the wait for the next view), the render ticker
-	"charm.land/bubbletea/v2.(*Program).handleCommands.func1":   1,
-	"charm.land/bubbletea/v2.(*Program).handleCommands.func1.1": 1,
-	"charm.land/bubbletea/v2.(*Program).startRenderer.func1":    1,
-	// the input pump: the client read, the keys decoded
+	// Bubble Tea: the commands' loop, the render ticker
+	"charm.land/bubbletea/v2.(*Program).handleCommands.func1": 1,
+	"charm.land/bubbletea/v2.(*Program).startRenderer.func1":  1,
+	// the input pump: the client read, the keys decoded and the world's views waited for
 	"github.com/orthanc-ssh/orthanc-ssh/server/edge.(*InputPump).fill":  1,
 	"github.com/orthanc-ssh/orthanc-ssh/server/edge.(*InputPump).parse": 1,
 }

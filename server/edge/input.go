@@ -105,15 +105,26 @@ const (
 )
 
 // InputPump is one game session's input: a goroutine reading the client into a bounded
-// queue (fill), and one decoding the queue and handing the events to the program (parse).
+// queue (fill), and one decoding the queue and handing the events to the program (parse),
+// which waits for the program's views too (Wait).
 type InputPump struct {
 	chunks chan []byte   // read from the client, oldest first; closed by fill when the client's input ends
 	stop   chan struct{} // closed when the game has ended
 	once   sync.Once
+	wait   Wait
 
 	dropped atomic.Int64 // bytes of keys dropped because the queue was full or past the rate
 	flooded atomic.Bool  // the session was closed for sending keys past the rate
 	onFlood func()       // closes the session, told why
+}
+
+// Wait is something else a session's program waits for, which the pump's parser waits
+// for beside the input, in place of a goroutine of its own (each goroutine's stack is
+// kilobytes a session): after a token on Arm, the first token on Ready sends Msg. A game
+// waits so for the world's next view (app's ViewWait).
+type Wait struct {
+	Arm, Ready <-chan struct{}
+	Msg        any
 }
 
 // StartInput starts parsing what the client types on r and handing the events to send
@@ -122,7 +133,13 @@ type InputPump struct {
 // FloodClose (with no onFlood, the keys are not limited in rate: the parser's tests).
 // Call Stop once the program has ended.
 func StartInput(r io.Reader, send func(uv.Event), onFlood func()) *InputPump {
-	p := &InputPump{chunks: make(chan []byte, inputQueue), stop: make(chan struct{}), onFlood: onFlood}
+	return StartInputWaiting(r, send, onFlood, Wait{})
+}
+
+// StartInputWaiting is StartInput with the parser waiting for w too, until Stop, even
+// after the client's input has ended.
+func StartInputWaiting(r io.Reader, send func(uv.Event), onFlood func(), w Wait) *InputPump {
+	p := &InputPump{chunks: make(chan []byte, inputQueue), stop: make(chan struct{}), onFlood: onFlood, wait: w}
 	go p.fill(r)
 	go p.parse(send)
 	return p
@@ -212,14 +229,16 @@ func (p *InputPump) limit(rate *keyBucket, n, charged int, paste bool) (fits, ok
 	}
 }
 
-// parse decodes the queue into events for send until the game or the client's input
-// ends. Input that may be the start of a longer sequence waits for more, for at most
-// escTimeout or until maxUnparsed bytes wait.
+// parse decodes the queue into events for send until the game ends, or the client's input
+// does when the pump waits for nothing else. Input that may be the start of a longer
+// sequence waits for more, for at most escTimeout or until maxUnparsed bytes wait.
 func (p *InputPump) parse(send func(uv.Event)) {
 	var d decoder
 	wait := time.NewTimer(escTimeout)
 	wait.Stop()
 	defer wait.Stop()
+	chunks, arm := p.chunks, p.wait.Arm
+	var ready <-chan struct{} // p.wait.Ready once armed
 	for {
 		var expired <-chan time.Time
 		if len(d.buf) > 0 {
@@ -228,10 +247,14 @@ func (p *InputPump) parse(send func(uv.Event)) {
 		select {
 		case <-p.stop:
 			return
-		case c, ok := <-p.chunks:
+		case c, ok := <-chunks:
 			if !ok {
 				d.scan(true, send)
-				return
+				if arm == nil && ready == nil {
+					return
+				}
+				chunks = nil // the input has ended; the views go on
+				continue
 			}
 			d.buf = append(d.buf, c...)
 			d.scan(len(d.buf) > maxUnparsed, send)
@@ -240,6 +263,11 @@ func (p *InputPump) parse(send func(uv.Event)) {
 			}
 		case <-expired:
 			d.scan(true, send)
+		case <-arm:
+			arm, ready = nil, p.wait.Ready
+		case <-ready:
+			arm, ready = p.wait.Arm, nil
+			send(p.wait.Msg)
 		}
 	}
 }

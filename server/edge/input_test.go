@@ -188,3 +188,42 @@ func TestKeyBucket(t *testing.T) {
 		}
 	}
 }
+
+// viewReady stands for the program's message that a view waits.
+type viewReady struct{}
+
+// The pump's parser waits for a session's views beside its keys (Wait): a token on
+// Ready sends the message only once the program has asked (a token on Arm), one message
+// an ask, and the wait goes on after the client's input has ended, until Stop.
+func TestPumpWaitsForViews(t *testing.T) {
+	arm, ready := make(chan struct{}, 1), make(chan struct{}, 1)
+	got := make(chan uv.Event, 4)
+	r, w := io.Pipe()
+	p := StartInputWaiting(r, func(ev uv.Event) { got <- ev }, nil, Wait{Arm: arm, Ready: ready, Msg: viewReady{}})
+	defer p.Stop()
+	next := func(what string) uv.Event {
+		t.Helper()
+		select {
+		case ev := <-got:
+			return ev
+		case <-time.After(5 * time.Second):
+			t.Fatalf("no %s in 5 s", what)
+			return nil
+		}
+	}
+	ready <- struct{}{} // a view, before the program asked
+	_, _ = w.Write([]byte("j"))
+	if ev, ok := next("key").(uv.KeyPressEvent); !ok || ev.Text != "j" {
+		t.Fatalf("got %#v, want the key j (a view not asked for is not told)", ev)
+	}
+	arm <- struct{}{}
+	if ev := next("view"); ev != (viewReady{}) {
+		t.Fatalf("got %#v, want the view's message", ev)
+	}
+	_ = w.Close() // the client's input ends; the views go on
+	ready <- struct{}{}
+	arm <- struct{}{}
+	if ev := next("view after the input ended"); ev != (viewReady{}) {
+		t.Fatalf("got %#v, want the view's message", ev)
+	}
+}
