@@ -336,9 +336,10 @@ func (s *Server) newProgram(sess ssh.Session, m *app.Model, g *edge.Guard) *tea.
 		s.log.Info("session input flood: closing", s.sessionAttrs(sess)...)
 		edge.CloseConn(sess)
 	}
-	// The pump waits for the world's views beside the keys: one goroutine fewer a session.
+	// The pump waits for the world's views beside the keys, and answers the session's
+	// requests: a goroutine fewer a session for each.
 	arm, ready, msg := m.ViewWait()
-	input := edge.StartInputWaiting(g, prog.Send, onFlood, edge.Wait{Arm: arm, Ready: ready, Msg: msg})
+	input := edge.StartGameInput(sess.Context(), g, prog.Send, onFlood, edge.Wait{Arm: arm, Ready: ready, Msg: msg})
 	s.games.put(sess, gameSession{model: m, guard: g, input: input, prog: prog})
 	return prog
 }

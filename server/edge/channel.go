@@ -30,29 +30,31 @@ const (
 // goroutine, answers the rest itself: window changes go to the session's program
 // (WatchWindow), anything else is refused, as the library refused it once started.
 func SessionChannel(srv *ssh.Server, conn *gossh.ServerConn, newChan gossh.NewChannel, ctx ssh.Context) {
+	release := func() {}
 	if slot := SlotOf(ctx); slot != nil {
 		if !slot.openChannel() {
 			_ = newChan.Reject(gossh.ResourceShortage, "too many sessions on this connection")
 			return
 		}
-		defer slot.closeChannel()
+		release = slot.closeChannel
 	}
 	ch, reqs, err := newChan.Accept()
 	if err != nil {
+		release()
 		return // the client has gone
 	}
-	cc := &channelContext{Context: ctx, ch: ch} // the session's own
+	cc := &channelContext{Context: ctx, ch: ch, handoff: make(chan *sessionRequests)} // the session's own
 	toLibrary := make(chan *gossh.Request)
 	libraryDone := make(chan struct{})
 	go func() {
 		defer close(libraryDone)
 		ssh.DefaultSessionHandler(srv, conn, acceptedChannel{NewChannel: newChan, ch: ch, reqs: toLibrary}, cc)
 	}()
-	var f requestFilter
+	rs := &sessionRequests{cc: cc, reqs: reqs, release: release}
 	for req := range reqs {
-		pass, started := f.beforeStart(req)
-		if started && f.pty != nil {
-			cc.setWindow(int(f.pty.Columns), int(f.pty.Rows)) // before the program can watch it
+		pass, started := rs.f.beforeStart(req)
+		if started && rs.f.pty != nil {
+			cc.setWindow(int(rs.f.pty.Columns), int(rs.f.pty.Rows)) // before the program can watch it
 		}
 		for _, r := range pass {
 			toLibrary <- r
@@ -63,9 +65,60 @@ func SessionChannel(srv *ssh.Server, conn *gossh.ServerConn, newChan gossh.NewCh
 	}
 	close(toLibrary)
 	<-libraryDone
-	for req := range reqs {
-		f.afterStart(cc, req)
+	for {
+		select {
+		case req, ok := <-reqs:
+			if !ok {
+				release()
+				return
+			}
+			rs.f.afterStart(cc, req)
+		case cc.handoff <- rs:
+			return // a game's input pump answers them from now on (TakeRequests)
+		}
 	}
+}
+
+// sessionRequests are a session's requests once it has started, with their filter, for
+// the goroutine that answers them: the channel's, or a game's input pump, which takes
+// them over so that a game session has one goroutine fewer.
+type sessionRequests struct {
+	cc      *channelContext
+	reqs    <-chan *gossh.Request
+	f       requestFilter
+	release func() // the channel's place in the connection's, given back when the requests end
+}
+
+// answer answers one request; ok is false once the requests have ended (the channel has
+// closed), and the channel's place is given back.
+func (rs *sessionRequests) answer(req *gossh.Request, ok bool) bool {
+	if !ok {
+		rs.release()
+		return false
+	}
+	rs.f.afterStart(rs.cc, req)
+	return true
+}
+
+// drain answers the requests until they end: what a pump that took them and stopped
+// leaves, for the session's last moments.
+func (rs *sessionRequests) drain() {
+	for {
+		req, ok := <-rs.reqs
+		if !rs.answer(req, ok) {
+			return
+		}
+	}
+}
+
+// takeRequests is where a game's input pump takes its session's requests over from the
+// channel's goroutine, which then ends; nil for a session that did not come through
+// SessionChannel.
+func takeRequests(ctx ssh.Context) <-chan *sessionRequests {
+	if cc, ok := ctx.(*channelContext); ok {
+		return cc.handoff
+	}
+	return nil
 }
 
 // acceptedChannel is a session channel accepted already, given to the library's session
@@ -186,7 +239,8 @@ type windowChange struct {
 // reads and writes through, and the channel, once accepted. The session's Context is it.
 type channelContext struct {
 	ssh.Context
-	ch gossh.Channel
+	ch      gossh.Channel
+	handoff chan *sessionRequests // the session's requests, to a game's pump (takeRequests)
 
 	mu     sync.Mutex // guards the window and resize
 	w, h   int        // the terminal's size, latest first

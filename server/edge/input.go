@@ -7,8 +7,10 @@ import (
 	"sync/atomic"
 	"time"
 
+	"charm.land/ssh"
 	uv "github.com/charmbracelet/ultraviolet"
 	"github.com/charmbracelet/x/ansi"
+	gossh "golang.org/x/crypto/ssh"
 )
 
 // A game session's keys reach its Bubble Tea program through an input pump, not through
@@ -112,6 +114,9 @@ type InputPump struct {
 	stop   chan struct{} // closed when the game has ended
 	once   sync.Once
 	wait   Wait
+	// handoff gives the pump its session's requests to answer (takeRequests), when it
+	// is a game's over SSH.
+	handoff <-chan *sessionRequests
 
 	dropped atomic.Int64 // bytes of keys dropped because the queue was full or past the rate
 	flooded atomic.Bool  // the session was closed for sending keys past the rate
@@ -133,13 +138,18 @@ type Wait struct {
 // FloodClose (with no onFlood, the keys are not limited in rate: the parser's tests).
 // Call Stop once the program has ended.
 func StartInput(r io.Reader, send func(uv.Event), onFlood func()) *InputPump {
-	return StartInputWaiting(r, send, onFlood, Wait{})
+	return StartGameInput(nil, r, send, onFlood, Wait{})
 }
 
-// StartInputWaiting is StartInput with the parser waiting for w too, until Stop, even
-// after the client's input has ended.
-func StartInputWaiting(r io.Reader, send func(uv.Event), onFlood func(), w Wait) *InputPump {
+// StartGameInput is StartInput for a game session: the parser waits for w too, until
+// Stop, even after the client's input has ended, and answers the session's requests
+// once it has started (SessionChannel's, in place of the channel's goroutine); ctx is
+// the session's context (nil for none).
+func StartGameInput(ctx ssh.Context, r io.Reader, send func(uv.Event), onFlood func(), w Wait) *InputPump {
 	p := &InputPump{chunks: make(chan []byte, inputQueue), stop: make(chan struct{}), onFlood: onFlood, wait: w}
+	if ctx != nil {
+		p.handoff = takeRequests(ctx)
+	}
 	go p.fill(r)
 	go p.parse(send)
 	return p
@@ -237,8 +247,15 @@ func (p *InputPump) parse(send func(uv.Event)) {
 	wait := time.NewTimer(escTimeout)
 	wait.Stop()
 	defer wait.Stop()
-	chunks, arm := p.chunks, p.wait.Arm
+	chunks, arm, handoff := p.chunks, p.wait.Arm, p.handoff
 	var ready <-chan struct{} // p.wait.Ready once armed
+	var rs *sessionRequests   // the session's requests, once taken over
+	var reqs <-chan *gossh.Request
+	defer func() {
+		if reqs != nil {
+			go rs.drain() // the session's last moments: the channel closes soon
+		}
+	}()
 	for {
 		var expired <-chan time.Time
 		if len(d.buf) > 0 {
@@ -250,10 +267,10 @@ func (p *InputPump) parse(send func(uv.Event)) {
 		case c, ok := <-chunks:
 			if !ok {
 				d.scan(true, send)
-				if arm == nil && ready == nil {
+				if arm == nil && ready == nil && reqs == nil && handoff == nil {
 					return
 				}
-				chunks = nil // the input has ended; the views go on
+				chunks = nil // the input has ended; the views and the requests go on
 				continue
 			}
 			d.buf = append(d.buf, c...)
@@ -268,6 +285,12 @@ func (p *InputPump) parse(send func(uv.Event)) {
 		case <-ready:
 			arm, ready = p.wait.Arm, nil
 			send(p.wait.Msg)
+		case rs = <-handoff:
+			handoff, reqs = nil, rs.reqs
+		case req, ok := <-reqs:
+			if !rs.answer(req, ok) {
+				reqs = nil
+			}
 		}
 	}
 }

@@ -199,7 +199,7 @@ func TestPumpWaitsForViews(t *testing.T) {
 	arm, ready := make(chan struct{}, 1), make(chan struct{}, 1)
 	got := make(chan uv.Event, 4)
 	r, w := io.Pipe()
-	p := StartInputWaiting(r, func(ev uv.Event) { got <- ev }, nil, Wait{Arm: arm, Ready: ready, Msg: viewReady{}})
+	p := StartGameInput(nil, r, func(ev uv.Event) { got <- ev }, nil, Wait{Arm: arm, Ready: ready, Msg: viewReady{}})
 	defer p.Stop()
 	next := func(what string) uv.Event {
 		t.Helper()
