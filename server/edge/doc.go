@@ -8,11 +8,14 @@
 //     timeouts (limits.go, admission.go), and the address a client is counted by
 //     (AddrKey, addr.go);
 //   - the session channel (SessionChannel): at most max-per-key of them on a connection,
-//     each with a context of its own, the requests a client may send on it, and its
-//     frames written straight to the SSH channel (channel.go);
-//   - a game session's input and output: the input pump with its key rate and paste cut
-//     (InputPump, input.go), its connection's reads paced (PaceReads, readpace.go), and
-//     the stall and idle watch of its frames (Guard, ioguard.go);
+//     each with a context of its own, the requests a client may send on it (a window
+//     change to the program, WatchWindow), and its frames written straight to the SSH
+//     channel (channel.go);
+//   - a game session's input and output: the input pump with its key rate and paste cut,
+//     which waits for the world's views too and answers the session's requests once it
+//     has started, so a session holds few goroutines (InputPump, Wait, input.go), its
+//     connection's reads paced (PaceReads, readpace.go), and the stall and idle watch of
+//     its frames (Guard, ioguard.go);
 //   - the registry of open sessions that who, stats, kick and ban read (Registry,
 //     sessions.go);
 //   - the login (Login): the algorithms offered, keys and guests let in or refused by
