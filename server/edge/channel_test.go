@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"time"
 )
 
 // recordingWriter keeps what it was given, and the slice itself, last.
@@ -108,5 +109,39 @@ func TestFrameWriterReportsWhatItWasGiven(t *testing.T) {
 	n, err := w.Write([]byte("ab\ncd\n"))
 	if n != 6 || !errors.Is(err, boom) {
 		t.Fatalf("Write = %d, %v; want 6, %v", n, err, boom)
+	}
+}
+
+// A program that starts watching the terminal's size after the client changed it (the
+// change came between the shell and the program) is told the latest size at once; later
+// changes reach it in turn, and none after it stops watching.
+func TestWatchWindowTellsAChangeBeforeTheWatch(t *testing.T) {
+	cc := &channelContext{}
+	cc.setWindow(80, 24) // the PTY request's
+	cc.setWindow(100, 30)
+	got := make(chan [2]int, 4)
+	told := func(want [2]int) {
+		t.Helper()
+		select {
+		case size := <-got:
+			if size != want {
+				t.Fatalf("told %v, want %v", size, want)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("not told %v in 5 s", want)
+		}
+	}
+	stop := WatchWindow(cc, 80, 24, func(w, h int) { got <- [2]int{w, h} })
+	told([2]int{100, 30})
+	cc.setWindow(120, 40)
+	cc.sendWindow()
+	told([2]int{120, 40})
+	stop()
+	cc.setWindow(60, 20)
+	cc.sendWindow() // on this goroutine: had it called resize, got would hold the size now
+	select {
+	case size := <-got:
+		t.Fatalf("told %v after the watch stopped", size)
+	default:
 	}
 }
