@@ -500,3 +500,70 @@ func TestATokenNotKeptLeavesThePageTheOneItHad(t *testing.T) {
 		t.Error("a token older than the one the page kept took the game up")
 	}
 }
+
+// What a game in screen-reader mode says while no page shows it (a phone asleep in a
+// fight) reaches the page that takes the game up, after a line that says so: a listener
+// hears what the monster did while the page was away.
+func TestAPageComingBackIsReadWhatItMissed(t *testing.T) {
+	say := make(chan string)
+	game := func(ctx context.Context, s PlaySession) {
+		go func() {
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case line := <-say:
+					fmt.Fprintf(s.Screen, "%s\r\n", line)
+				}
+			}
+		}()
+		echoPlay(ctx, s)
+	}
+	var logged lockedLog
+	h := New(func(context.Context) (Status, error) { return fixed(), nil }, slog.New(slog.NewTextHandler(&logged, nil)),
+		Options{Play: game, PlayGrace: 10 * time.Second})
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	ws := "ws" + strings.TrimPrefix(srv.URL, "http") + PlaySocketPath + "?w=50&h=20&plain=1"
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	dial := func(query string) *websocket.Conn {
+		t.Helper()
+		c, _, err := websocket.Dial(ctx, ws+query, &websocket.DialOptions{HTTPHeader: http.Header{"Origin": {srv.URL}}})
+		if err != nil {
+			t.Fatalf("open the play socket: %v", err)
+		}
+		t.Cleanup(func() { _ = c.CloseNow() })
+		return c
+	}
+	first := dial("")
+	token := readToken(t, first)
+	if got := string(readMessage(t, first)); got != `{"lines":["size 50x20"]}` {
+		t.Fatalf("the game's first line: %s", got)
+	}
+	_ = first.CloseNow()
+	if !poll(5*time.Second, func() bool { return strings.Contains(logged.String(), "the game is held") }) {
+		t.Fatalf("a dropped socket's game is not held; the log:\n%s", logged.String())
+	}
+	say <- "The Gnoll hits you for 3."
+	say <- "You have 7 hits left."
+	for i := range playMissedKeep { // more than are kept: the oldest go
+		say <- fmt.Sprintf("line %d", i)
+	}
+
+	back := dial("&resume=" + token)
+	readToken(t, back)
+	var m playLines
+	if data := readMessage(t, back); json.Unmarshal(data, &m) != nil || len(m.Lines) == 0 {
+		t.Fatalf("the page that came back was sent %s; want the lines it missed", data)
+	}
+	if m.Lines[0] != playMissedLine || len(m.Lines) != playMissedKeep+1 || m.Lines[1] != "line 0" ||
+		m.Lines[playMissedKeep] != fmt.Sprintf("line %d", playMissedKeep-1) {
+		t.Fatalf("the page that came back was sent %d lines, %q … %q; want %q and the last %d said",
+			len(m.Lines), m.Lines[0], m.Lines[len(m.Lines)-1], playMissedLine, playMissedKeep)
+	}
+	say <- "The Gnoll flees."
+	if got := string(readMessage(t, back)); got != `{"lines":["The Gnoll flees."]}` {
+		t.Fatalf("after what it missed the page was sent %s; want the game's next line alone", got)
+	}
+}

@@ -78,6 +78,7 @@ func (s *playScreen) setLines(on bool) {
 	defer s.mu.Unlock()
 	s.lines = on
 	s.log.reset()
+	s.missed = nil
 }
 
 // showPlain has the page show the log (on) or the grid because the game turned
@@ -91,6 +92,7 @@ func (s *playScreen) showPlain(on bool) {
 	}
 	s.lines = on
 	s.log.reset()
+	s.missed = nil
 	if !on {
 		s.wholeNext()
 	}
@@ -126,7 +128,23 @@ func (s *playScreen) logged(p []byte) (sent bool, err error) {
 	if len(lines) == 0 {
 		return true, nil
 	}
-	return true, s.send(playLines{Lines: lines})
+	if s.conn == nil {
+		s.miss(lines)
+		return true, nil
+	}
+	if err := s.send(playLines{Lines: lines}); err != nil {
+		s.miss(lines) // the page went as they were sent: the next one is sent them
+		return true, err
+	}
+	return true, nil
+}
+
+// miss keeps lines no page was shown, the last playMissedKeep of them; the caller holds mu.
+func (s *playScreen) miss(lines []string) {
+	s.missed = append(s.missed, lines...)
+	if n := len(s.missed) - playMissedKeep; n > 0 {
+		s.missed = append(s.missed[:0], s.missed[n:]...)
+	}
 }
 
 // switchPlain takes a turn of the page's screen-reader switch: the screen sends lines

@@ -34,7 +34,17 @@ type playScreen struct {
 	// game is on its screen; log the transcript's line under way.
 	lines, alt bool
 	log        lineLog
+	// missed is what the game said in the log's mode while no page showed it (a phone
+	// asleep), its last playMissedKeep lines, for the page that takes the game up.
+	missed []string
 }
+
+// playMissedKeep is how many of the lines said while no page showed the game are kept
+// for the page that comes back: a minute's grace of a fight is well under it.
+const playMissedKeep = 200
+
+// playMissedLine comes before the lines a page that comes back missed.
+const playMissedLine = "While this page was away:"
 
 // playFrame is what the page is sent: its screen's size and the rows that changed, each
 // [y, runs], a run being [text, foreground, background, attributes], the colours as
@@ -93,6 +103,12 @@ func (s *playScreen) attach(c *websocket.Conn, gen uint64, size Size, plain bool
 	}
 	if err == nil && whole && (!s.lines || s.alt) {
 		err = s.sendChanged()
+	}
+	if err == nil && whole && s.lines && len(s.missed) > 0 {
+		err = s.send(playLines{Lines: append([]string{playMissedLine}, s.missed...)})
+		if err == nil {
+			s.missed = nil
+		}
 	}
 	if err != nil {
 		s.drop()
