@@ -22,27 +22,8 @@ func TestAGuestPlaysInTheBrowser(t *testing.T) {
 	_, _, base := webServer(t)
 	ctx := headless(t, exe, 90*time.Second)
 
-	screen := func() string {
-		s, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById("screen").innerText`))
-		if err != nil {
-			t.Fatalf("the page's screen: %v", err)
-		}
-		return s
-	}
-	waitFor := func(want ...string) string {
-		t.Helper()
-		var s string
-		if !poll(20*time.Second, pollEvery, func() bool { s = screen(); return containsAll(s, want) }) {
-			t.Fatalf("the page never showed %q; it shows:\n%s", want, s)
-		}
-		return s
-	}
-	press := func(keys string) {
-		t.Helper()
-		if err := chromedp.Do(ctx, chromedp.KeyEvent(keys)); err != nil {
-			t.Fatalf("press %q: %v", keys, err)
-		}
-	}
+	p := browserPage{t: t, ctx: ctx}
+	screen, waitFor, press := p.screenText, p.waitScreen, p.press
 
 	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 800)); err != nil {
 		t.Fatal(err)

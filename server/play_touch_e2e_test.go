@@ -13,32 +13,6 @@ import (
 	"github.com/orthanc-ssh/orthanc-ssh/web"
 )
 
-// browserPage drives the play page in headless Chromium for a test.
-type browserPage struct {
-	t   *testing.T
-	ctx context.Context
-}
-
-// eval is the value of a script's expression on the page.
-func eval[T any](p browserPage, js string) T {
-	p.t.Helper()
-	v, err := chromedp.Run(p.ctx, chromedp.Evaluate[T](js))
-	if err != nil {
-		p.t.Fatalf("evaluate %s: %v", js, err)
-	}
-	return v
-}
-
-// waitText waits until the page's text at js (an expression) holds every want.
-func (p browserPage) waitText(js string, want ...string) string {
-	p.t.Helper()
-	var s string
-	if !poll(20*time.Second, pollEvery, func() bool { s = eval[string](p, js); return containsAll(s, want) }) {
-		p.t.Fatalf("the page never showed %q; it shows:\n%s", want, s)
-	}
-	return s
-}
-
 // tap taps the middle of the element sel, as a finger would.
 func (p browserPage) tap(sel string) {
 	p.t.Helper()
@@ -150,7 +124,6 @@ func TestThePlayPageOnATouchScreen(t *testing.T) {
 	exe := chromium(t)
 	_, _, base := webServer(t)
 	p := browserPage{t: t, ctx: headless(t, exe, 90*time.Second)}
-	const screenJS = `document.getElementById("screen").innerText`
 
 	p.touchScreen(390, 844)
 	if _, err := chromedp.Run(p.ctx, chromedp.Navigate(base+web.PlayPath+"?plain=0")); err != nil {
