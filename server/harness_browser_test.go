@@ -46,10 +46,36 @@ func (p browserPage) waitScreen(want ...string) string {
 	return p.waitText(screenJS, want...)
 }
 
-// press types keys into the page, as a keyboard would.
-func (p browserPage) press(keys string) {
+// press types each of keys into the page, as a keyboard would.
+func (p browserPage) press(keys ...string) {
 	p.t.Helper()
-	if err := chromedp.Do(p.ctx, chromedp.KeyEvent(keys)); err != nil {
-		p.t.Fatalf("press %q: %v", keys, err)
+	for _, k := range keys {
+		if err := chromedp.Do(p.ctx, chromedp.KeyEvent(k)); err != nil {
+			p.t.Fatalf("press %q: %v", k, err)
+		}
 	}
+}
+
+// open opens url in the page.
+func (p browserPage) open(url string) {
+	p.t.Helper()
+	if err := chromedp.Do(p.ctx, chromedp.Navigate(url)); err != nil {
+		p.t.Fatalf("open %s: %v", url, err)
+	}
+}
+
+// text is the text of the element sel, "" when there is none.
+func (p browserPage) text(sel string) string {
+	p.t.Helper()
+	return eval[string](p, `(document.querySelector("`+sel+`") || {}).innerText || ""`)
+}
+
+// waitFor waits until the element sel shows every one of want, and returns its text.
+func (p browserPage) waitFor(sel string, want ...string) string {
+	p.t.Helper()
+	var s string
+	if !poll(20*time.Second, pollEvery, func() bool { s = p.text(sel); return containsAll(s, want) }) {
+		p.t.Fatalf("%s never showed %q; it shows:\n%s", sel, want, s)
+	}
+	return s
 }

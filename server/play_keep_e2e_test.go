@@ -1,32 +1,23 @@
 package server
 
 import (
-	"context"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
-	"github.com/coder/websocket"
 
 	"github.com/orthanc-ssh/orthanc-ssh/knights"
 	"github.com/orthanc-ssh/orthanc-ssh/web"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
-// chromePage is the play page in headless Chromium, as the tests read and drive it.
-type chromePage struct {
-	t   *testing.T
-	ctx context.Context
-}
-
 // openChromePage opens the play page at base in a new headless Chromium at 1280×800,
 // and skips when this Chromium makes no Ed25519 key with WebCrypto.
-func openChromePage(t *testing.T, base string) chromePage {
+func openChromePage(t *testing.T, base string) browserPage {
 	t.Helper()
-	c := chromePage{t: t, ctx: headless(t, chromium(t), 120*time.Second)}
+	c := browserPage{t: t, ctx: headless(t, chromium(t), 120*time.Second)}
 	if err := chromedp.Do(c.ctx, chromedp.EmulateViewport(1280, 800)); err != nil {
 		t.Fatal(err)
 	}
@@ -39,43 +30,7 @@ func openChromePage(t *testing.T, base string) chromePage {
 	return c
 }
 
-func (c chromePage) open(url string) {
-	c.t.Helper()
-	if err := chromedp.Do(c.ctx, chromedp.Navigate(url)); err != nil {
-		c.t.Fatalf("open %s: %v", url, err)
-	}
-}
-
-// text is the text of the element sel, "" when there is none.
-func (c chromePage) text(sel string) string {
-	c.t.Helper()
-	s, err := chromedp.Run(c.ctx, chromedp.Evaluate[string](`(document.querySelector("`+sel+`") || {}).innerText || ""`))
-	if err != nil {
-		c.t.Fatalf("read %s: %v", sel, err)
-	}
-	return s
-}
-
-// waitFor waits until the element sel shows every one of want, and returns its text.
-func (c chromePage) waitFor(sel string, want ...string) string {
-	c.t.Helper()
-	var s string
-	if !poll(20*time.Second, pollEvery, func() bool { s = c.text(sel); return containsAll(s, want) }) {
-		c.t.Fatalf("%s never showed %q; it shows:\n%s", sel, want, s)
-	}
-	return s
-}
-
-func (c chromePage) press(keys ...string) {
-	c.t.Helper()
-	for _, k := range keys {
-		if err := chromedp.Do(c.ctx, chromedp.KeyEvent(k)); err != nil {
-			c.t.Fatalf("press %q: %v", k, err)
-		}
-	}
-}
-
-func (c chromePage) click(sel string) {
+func (c browserPage) click(sel string) {
 	c.t.Helper()
 	if err := chromedp.Do(c.ctx, chromedp.Click(chromedp.CSS(sel))); err != nil {
 		c.t.Fatalf("click %s: %v", sel, err)
@@ -187,29 +142,7 @@ func TestABrowserWithoutAKeyIsToldBothWaysToKeepItsGuest(t *testing.T) {
 // with hello (here, why the page has no key), and returns it with what it was told.
 func openPlayAnswering(t *testing.T, base string, hello map[string]any) (*playPage, web.PlayWho) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	u := "ws" + strings.TrimPrefix(base, "http") + web.PlaySocketPath + "?w=80&h=24&key=1"
-	c, _, err := websocket.Dial(ctx, u, &websocket.DialOptions{HTTPHeader: http.Header{"Origin": {base}}})
-	if err != nil {
-		t.Fatalf("open the play socket: %v", err)
-	}
-	c.SetReadLimit(1 << 20)
-	var ch struct{ Challenge string }
-	readMessage(t, c, &ch)
-	writeMessage(t, c, hello)
-	var who struct {
-		Who    web.PlayWho
-		Resume string
-	}
-	readMessage(t, c, &who)
-	if who.Resume != "" { // the token that takes the game up again comes before
-		readMessage(t, c, &who)
-	}
-	p := &playPage{t: t, conn: c, done: make(chan struct{})}
-	t.Cleanup(func() { _ = c.CloseNow(); <-p.done })
-	go p.read()
-	return p, who.Who
+	return openPlayAnswer(t, base, func(string) map[string]any { return hello })
 }
 
 // A server that takes no guests, met by a browser whose key plays no knight: the page

@@ -175,6 +175,16 @@ func writeMessage(t *testing.T, c *websocket.Conn, v any) {
 // returns it with what the page was told of who it plays as.
 func openKeyedPlay(t *testing.T, base string, k browserKey) (*playPage, web.PlayWho) {
 	t.Helper()
+	return openPlayAnswer(t, base, func(challenge string) map[string]any {
+		return map[string]any{"proof": k.proof(base, challenge)}
+	})
+}
+
+// openPlayAnswer opens a game at 80×24 that asks for the challenge, sends answer's
+// message for it, and returns the game with what the page was told of who it plays as
+// (past the resume token, which comes first).
+func openPlayAnswer(t *testing.T, base string, answer func(challenge string) map[string]any) (*playPage, web.PlayWho) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	u := "ws" + strings.TrimPrefix(base, "http") + web.PlaySocketPath + "?w=80&h=24&key=1"
@@ -185,7 +195,7 @@ func openKeyedPlay(t *testing.T, base string, k browserKey) (*playPage, web.Play
 	c.SetReadLimit(1 << 20)
 	var ch struct{ Challenge string }
 	readMessage(t, c, &ch)
-	writeMessage(t, c, map[string]any{"proof": k.proof(base, ch.Challenge)})
+	writeMessage(t, c, answer(ch.Challenge))
 	var who struct {
 		Who    web.PlayWho
 		Resume string
