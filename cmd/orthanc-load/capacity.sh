@@ -54,18 +54,7 @@ go build -o "$OUT/bin/rawssh" ./cmd/orthanc-load/rawssh
 
 listening() { (exec 3<>"/dev/tcp/${1%:*}/${1##*:}") 2>/dev/null; }
 
-wait_port() { # wait until the server just started (pid) listens on host:port
-	for _ in $(seq 100); do
-		if ! kill -0 "$pid" 2>/dev/null; then
-			echo "the server for $1 has exited; its log is in $OUT" >&2
-			return 1
-		fi
-		listening "$1" && return 0
-		sleep 0.1
-	done
-	echo "nothing listens on $1" >&2
-	return 1
-}
+. cmd/orthanc-load/waitport.sh
 
 for addr in "$GAME_ADDR" "$RAW_ADDR"; do
 	if listening "$addr"; then

@@ -45,15 +45,7 @@ ALL_ROWS=(
 	"b100idle bare 100 0   2 10s"
 )
 
-wait_port() { # wait until host:port accepts connections
-	local host=${1%:*} port=${1##*:}
-	for _ in $(seq 100); do
-		(exec 3<>"/dev/tcp/$host/$port") 2>/dev/null && return 0
-		sleep 0.1
-	done
-	echo "nothing listens on $1" >&2
-	return 1
-}
+. cmd/orthanc-load/waitport.sh
 
 run_row() {
 	local name=$1 mode=$2 n=$3 active=$4 rate=$5 ramp=$6 addr pid

@@ -28,15 +28,7 @@ ulimit -n 20000 2>/dev/null || ulimit -n "$(ulimit -Hn)"
 go build -o "$OUT/bin/orthanc-ssh" ./cmd/orthanc-ssh
 go build -o "$OUT/bin/orthanc-load" ./cmd/orthanc-load
 
-wait_port() { # wait until host:port accepts connections
-	local host=${1%:*} port=${1##*:}
-	for _ in $(seq 100); do
-		(exec 3<>"/dev/tcp/$host/$port") 2>/dev/null && return 0
-		sleep 0.1
-	done
-	echo "nothing listens on $1" >&2
-	return 1
-}
+. cmd/orthanc-load/waitport.sh
 
 # run NAME N BROWSERS: one server, N sessions all walking, BROWSERS of them on the socket.
 run() {
