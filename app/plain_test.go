@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
@@ -503,5 +504,58 @@ func TestKeyHintsAreSaidAsWords(t *testing.T) {
 		} else if c.word != "" && !slices.ContainsFunc(plainWords, func(w plainWord) bool { return slices.Contains(w.words, c.word) }) {
 			t.Errorf("%q is said with %q, which screen-reader mode does not take", c.world, c.word)
 		}
+	}
+}
+
+// writeLog is a terminal that keeps each write apart.
+type writeLog []string
+
+func (w *writeLog) Write(p []byte) (int, error) {
+	*w = append(*w, string(p))
+	return len(p), nil
+}
+
+// A line typed in one burst in screen-reader mode (a paste, a fast typist, a screen
+// reader's own echo; issue 44) is echoed once, as typed: its first key at once, the rest
+// with Enter, appended to it, and not the whole line written again over the prompt
+// ("\r> north 9"), which a screen reader reads a second time. Typed a key at a time, each
+// key is echoed once, as it comes. Keys' frames are paced as the server's sessions pace
+// them (KeyFrameGap), on the test's clock.
+func TestABurstIsEchoedOnce(t *testing.T) {
+	v := twoOnTwo(t)
+	v.Fight = nil
+	for _, c := range []struct {
+		name string
+		gap  time.Duration // between two keys
+	}{
+		{"in one burst", 0},
+		{"a key at a time", 200 * time.Millisecond},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m, _ := viewModel(t, v, 80, 24)
+			now := time.Date(2026, 12, 7, 9, 0, 0, 0, time.UTC)
+			var out writeLog
+			m.term.out, m.pacing.gap = &out, KeyFrameGap
+			m.p.Now = func() time.Time { return now }
+			m.pl.active = true
+			m.Update(tea.ColorProfileMsg{Profile: colorprofile.ASCII})
+			m.View()
+			out = nil
+			now = now.Add(time.Second)
+			for _, msg := range keyMsgs("north 9") {
+				m.Update(msg)
+				m.View()
+				now = now.Add(c.gap)
+			}
+			m.Update(namedKeys["enter"])
+			m.View()
+			echo := strings.Join(out, "")
+			if !strings.HasPrefix(echo, "north 9\r\n") || strings.Count(echo, "north 9") != 1 {
+				t.Fatalf("north 9 was echoed as %q, want its keys once each and the line ended", out)
+			}
+			if c.gap > 0 && !slices.Equal(out[:7], []string{"n", "o", "r", "t", "h", " ", "9"}) {
+				t.Fatalf("typed a key at a time, the keys were echoed as %q, want each as it came", out)
+			}
+		})
 	}
 }

@@ -290,8 +290,13 @@ func (t *terminal) plain(lines []string, prompt string, hold bool, w int) {
 		return
 	}
 	if t.promptOK {
-		if lines[0] == t.prompt {
-			// The first line is the typed line as it stands (Enter): it stays as typed.
+		if typed, ok := t.typedOn(lines[0], w); ok {
+			// The first line is the typed line (Enter): it stays as typed, and the keys
+			// that came with Enter, whose frame was held (app.KeyFrameGap), are echoed
+			// after it as if drawn on their own. Written over the prompt, a line typed in
+			// one burst (a paste, a screen reader's own echo) would be heard twice: its
+			// first key, then the whole line (issue 44).
+			b = append(b, typed...)
 			b = append(b, "\r\n"...)
 		} else {
 			// A line the game says comes over the prompt, which follows it again.
@@ -318,6 +323,19 @@ func (t *terminal) plain(lines []string, prompt string, hold bool, w int) {
 		t.prompt = prompt
 	}
 	t.write(b)
+}
+
+// typedOn reports whether line is the prompt shown, or the prompt with the keys typed
+// since its last frame added at its end, and returns those keys: echoed after the
+// prompt, they show line as it would be written over it. A longer line that would be
+// broken at the width w, or that holds a line break, is written over the prompt as the
+// game's lines are.
+func (t *terminal) typedOn(line string, w int) (string, bool) {
+	typed, ok := strings.CutPrefix(line, t.prompt)
+	if !ok || (typed != "" && (strings.ContainsAny(typed, "\r\n") || (w > 0 && displaywidth.String(line) >= w))) {
+		return "", false
+	}
+	return typed, true
 }
 
 // breakLine is a line of the transcript in the rows it takes on a terminal w columns wide:

@@ -821,3 +821,44 @@ func TestScreenReaderPaceOverSSH(t *testing.T) {
 	answer("options", "Steps: in full; Sightings: not said; Others' movements: said; Party chatter: said.")
 	noEscape(t, p.rawOutput())
 }
+
+// A line typed in one burst in screen-reader mode over SSH (a paste, a fast typist, a
+// screen reader's own echo; issue 44), read from the raw bytes: "north 9" and Enter in one
+// write are echoed once, as typed, and the line is not written again over the prompt
+// ("\r> north 9"), which a screen reader reads a second time. Typed a key a write, each
+// waited for, each key is echoed once, as it comes.
+func TestScreenReaderEchoesABurstOnce(t *testing.T) {
+	srv := startServer(t, t.TempDir())
+	p := openTerminalCmd(t, srv.addr, newKey(t), 80, 24, "play --plain")
+	p.enterPlain("Percival")
+	prompted := func() int {
+		t.Helper()
+		return len(p.waitRawFor("the prompt", func(s string) bool { return strings.HasSuffix(s, "\r\n"+"> ") }))
+	}
+	// echoed waits for the line typed since mark to end, and checks it was echoed once.
+	echoed := func(how string, mark int) {
+		t.Helper()
+		raw := p.waitRawFor("the typed line ended", func(s string) bool { return strings.Contains(s[mark:], "north 9\r\n") })
+		echo := raw[mark:]
+		echo = echo[:strings.Index(echo, "north 9\r\n")+len("north 9\r\n")]
+		if strings.Count(echo, "north 9") != 1 || strings.Contains(echo, "\r> n") {
+			t.Fatalf("north 9 %s was echoed as %q, want each key once and no line written over the prompt", how, echo)
+		}
+	}
+
+	mark := prompted()
+	p.press("north 9" + keyEnter)
+	echoed("in one write", mark)
+	noEscape(t, p.rawOutput())
+
+	mark = prompted()
+	typed := ""
+	for _, r := range "north 9" {
+		typed += string(r)
+		p.press(string(r))
+		p.waitRawFor(fmt.Sprintf("the echo of %q", r), func(s string) bool { return strings.HasSuffix(s, typed) })
+	}
+	p.press(keyEnter)
+	echoed("a key a write", mark)
+	noEscape(t, p.rawOutput())
+}
