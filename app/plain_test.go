@@ -525,11 +525,13 @@ func TestABurstIsEchoedOnce(t *testing.T) {
 	v := twoOnTwo(t)
 	v.Fight = nil
 	for _, c := range []struct {
-		name string
-		gap  time.Duration // between two keys
+		name  string
+		gap   time.Duration // between two keys
+		pause bool          // the held frame is drawn before Enter
 	}{
-		{"in one burst", 0},
-		{"a key at a time", 200 * time.Millisecond},
+		{"in one burst", 0, false},
+		{"in one burst, Enter after a pause", 0, true},
+		{"a key at a time", 200 * time.Millisecond, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			m, _ := viewModel(t, v, 80, 24)
@@ -547,11 +549,19 @@ func TestABurstIsEchoedOnce(t *testing.T) {
 				m.View()
 				now = now.Add(c.gap)
 			}
+			if c.pause {
+				now = now.Add(KeyFrameGap)
+				m.Update(frameDueMsg{})
+				m.View()
+			}
 			m.Update(namedKeys["enter"])
 			m.View()
 			echo := strings.Join(out, "")
 			if !strings.HasPrefix(echo, "north 9\r\n") || strings.Count(echo, "north 9") != 1 {
 				t.Fatalf("north 9 was echoed as %q, want its keys once each and the line ended", out)
+			}
+			if c.gap == 0 && !c.pause && len(out) != 2 {
+				t.Fatalf("in one burst, the keys and Enter took %d writes (%q), want 2: the first key's and Enter's, no frame added", len(out), out)
 			}
 			if c.gap > 0 && !slices.Equal(out[:7], []string{"n", "o", "r", "t", "h", " ", "9"}) {
 				t.Fatalf("typed a key at a time, the keys were echoed as %q, want each as it came", out)
