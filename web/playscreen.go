@@ -46,13 +46,15 @@ const playMissedKeep = 200
 // playMissedLine comes before the lines a page that comes back missed.
 const playMissedLine = "While this page was away:"
 
-// playFrame is what the page is sent: its screen's size and the rows that changed, each
+// playFrame is what the page is sent: its screen's size, whether the game rang the bell
+// since the last frame (the field only when it did), and the rows that changed, each
 // [y, runs], a run being [text, foreground, background, attributes], the colours as
 // "#rrggbb" or "" for the page's own, the attributes playBold and the rest. It is
 // written by hand (appendFrame), as encoding/json writes this type.
 type playFrame struct {
 	W    int   `json:"w"`
 	H    int   `json:"h"`
+	Bell bool  `json:"bell,omitempty"`
 	Rows []any `json:"rows"`
 }
 
@@ -148,7 +150,9 @@ func (s *playScreen) drop() {
 
 // setSize makes a new terminal of size; the caller holds mu, or is the only user.
 func (s *playScreen) setSize(size Size) {
+	bell := s.term != nil && s.term.bell // a bell not yet sent rings after the resize
 	s.term = newPlayTerm(size.W, size.H)
+	s.term.bell = bell
 	s.term.touchAll()
 	s.size = size
 	s.shown = make([]uint64, size.H)
@@ -199,9 +203,9 @@ func (s *playScreen) Write(p []byte) (int, error) {
 // sendChanged sends the page the rows that differ from what it was last sent; the
 // caller holds mu, with a page to send to.
 func (s *playScreen) sendChanged() error {
-	b, rows := s.appendFrame(s.msg[:0])
+	b, ok := s.appendFrame(s.msg[:0])
 	s.msg = b
-	if rows == 0 {
+	if !ok {
 		return nil
 	}
 	return s.write(b)
@@ -232,14 +236,20 @@ func (s *playScreen) write(b []byte) error {
 }
 
 // appendFrame appends to b the frame of the rows that changed since the last one, as
-// encoding/json would write a playFrame, and says how many rows it holds; none, and b
-// as it was, when nothing changed.
-func (s *playScreen) appendFrame(b []byte) ([]byte, int) {
+// encoding/json would write a playFrame, and says whether it did: not, and b as it was,
+// when nothing changed and no bell rang. A bell with no row changed is a frame of no
+// rows, so that it rings when it came and not with the next change.
+func (s *playScreen) appendFrame(b []byte) ([]byte, bool) {
 	start := len(b)
+	bell := s.term.bell
+	s.term.bell = false
 	b = append(b, `{"w":`...)
 	b = strconv.AppendInt(b, int64(s.size.W), 10)
 	b = append(b, `,"h":`...)
 	b = strconv.AppendInt(b, int64(s.size.H), 10)
+	if bell {
+		b = append(b, `,"bell":true`...)
+	}
 	b = append(b, `,"rows":[`...)
 	rows := 0
 	for y, dirty := range s.term.dirty {
@@ -259,10 +269,10 @@ func (s *playScreen) appendFrame(b []byte) ([]byte, int) {
 		b = append(b, s.row...)
 		rows++
 	}
-	if rows == 0 {
-		return b[:start], 0
+	if rows == 0 && !bell {
+		return b[:start], false
 	}
-	return append(b, "]}"...), rows
+	return append(b, "]}"...), true
 }
 
 // appendRow appends row y of the terminal as the page is sent it, [y, runs], as

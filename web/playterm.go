@@ -13,7 +13,8 @@ import (
 // and the attributes the page paints, from what the game writes. It follows the
 // sequences the game sends (app's terminal), as x/vt's emulator takes them: printable
 // text and its wrap at the right edge, cursor moves (CUP, HVP, CUU, CUD, CUF, CUB, CHA,
-// VPA, CR, LF, BS, TAB, IND, NEL, RI, DECSC and DECRC), erases in the background colour
+// VPA, CR, LF, BS, TAB, IND, NEL, RI, DECSC and DECRC), the bell (BEL, noted for the
+// next frame), erases in the background colour
 // in effect (ECH, EL, ED, RIS), SGR (read by ultraviolet's ReadStyle, as x/vt reads it),
 // the alternate screen, and line feeds that scroll. Other modes and strings (OSC, DCS)
 // are read and dropped; so are sequences the game never sends (insert and delete, scroll
@@ -41,6 +42,9 @@ type playTerm struct {
 	// glyphOf their codes.
 	glyphs  []string
 	glyphOf map[string]uint16
+	// bell says the game rang the bell (a BEL on its own, not one that ends a string)
+	// since the last frame: the page is told, as a terminal rings (issue 47).
+	bell bool
 }
 
 // termScreen is one of a terminal's screens: its cells (nil while the screen is blank
@@ -363,6 +367,8 @@ func (t *playTerm) control(c byte) {
 		t.moveTo(cur.x-1, cur.y)
 	case '\t': // to the next tab stop; a cursor waiting to wrap waits on (x/vt)
 		cur.x = min((cur.x/8+1)*8, t.w-1)
+	case '\a':
+		t.bell = true
 	}
 }
 

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"image/color"
@@ -101,18 +102,28 @@ func cssColour(c color.Color) string {
 // frame writes p to the play screen and is the frame it would send, nil for none.
 func (s *playScreen) frame(p []byte) []byte {
 	_, _ = s.term.Write(p)
-	b, n := s.appendFrame(nil)
-	if n == 0 {
+	b, ok := s.appendFrame(nil)
+	if !ok {
 		return nil
 	}
 	return b
+}
+
+// withoutBell is frame f as it would be had no bell rung: its bell field taken out, and
+// nil for a frame that only rang it.
+func withoutBell(f []byte) []byte {
+	g := bytes.Replace(f, []byte(`,"bell":true,`), []byte(`,`), 1)
+	if bytes.HasSuffix(g, []byte(`,"rows":[]}`)) {
+		return nil
+	}
+	return g
 }
 
 // randomFrame is output of the kinds the game writes (app's terminal), at random, on a
 // w×h screen: stretches of text from cursor moves (ASCII, walls, wide characters,
 // accents, characters JSON escapes), colours and attributes set and reset, blanks and
 // lines erased in colour, the screen cleared, the alternate screen left and entered,
-// modes and a title string, the cursor saved and restored, and transcript lines that
+// modes, a title string and the bell, the cursor saved and restored, and transcript lines that
 // scroll at the bottom.
 func randomFrame(r *rand.Rand, w, h int) string {
 	words := []string{"Bot qkxetmaw", "()", "│", "──┐", "┌┼╴", "In sight: ", "騎士", "Ga", " ", "EX", "é", "a\u0301",
@@ -158,7 +169,7 @@ func randomFrame(r *rand.Rand, w, h int) string {
 				b.WriteString([]string{"\x1b[H\x1b[2J", "\x1b[m\x1b[H\x1b[J", "\x1b[44m\x1b[5;5H\x1b[1J"}[r.IntN(3)])
 			}
 		case 8:
-			b.WriteString([]string{"\x1b[?25l", "\x1b[?2004h", "\x1b]0;title\x07", "\x1b[?1049h", "\x1b(B", "\x1b[?25h"}[r.IntN(6)])
+			b.WriteString([]string{"\x1b[?25l", "\x1b[?2004h", "\x1b]0;title\x07", "\x1b[?1049h", "\x1b(B", "\x1b[?25h", "\a"}[r.IntN(7)])
 		case 9:
 			if r.IntN(3) == 0 {
 				b.WriteString("\x1b[?1049l")
@@ -187,7 +198,8 @@ func TestPlayScreenSendsTheSameFrames(t *testing.T) {
 		s := &playScreen{}
 		s.setSize(size)
 		for i, p := range writes {
-			want, got := ref.frame(p), s.frame(p)
+			// x/vt rings no bell: the frames are the same but for it.
+			want, got := ref.frame(p), withoutBell(s.frame(p))
 			if string(got) != string(want) {
 				t.Fatalf("write %d (%q):\n%s", i, p, frameDiff(got, want))
 			}
@@ -216,6 +228,45 @@ func TestPlayScreenSendsTheSameFrames(t *testing.T) {
 			}
 			check(t, size, writes)
 		})
+	}
+}
+
+// The bell the game rings (issue 47) reaches the page in the next frame, as "bell":true,
+// once: with the rows that changed, or in a frame of no rows when none did. A frame
+// without a bell has no such field, and the BEL that ends a string (a title) is no bell.
+func TestPlayScreenRingsTheBell(t *testing.T) {
+	s := newPlayScreen(Size{W: 20, H: 4})
+	s.frame([]byte("first")) // the whole screen, sent
+	for _, c := range []struct {
+		name, write string
+		bell        bool
+		rows        int
+	}{
+		{"text", "\x1b[2;1Hno bell", false, 1},
+		{"a bell with text", "\x1b[3;1Hcalled\a", true, 1},
+		{"the next frame", "\x1b[3;1Hcalled again", false, 1},
+		{"a bell alone", "\a", true, 0},
+		{"two bells in one write", "\a\x1b[4;1Hx\a", true, 1},
+		{"a title's BEL", "\x1b]0;title\a\x1b[1;1Hy", false, 1},
+		{"nothing", "", false, -1},
+	} {
+		f := s.frame([]byte(c.write))
+		if c.rows < 0 {
+			if f != nil {
+				t.Fatalf("%s: a frame, %s", c.name, f)
+			}
+			continue
+		}
+		var got playFrame
+		if err := json.Unmarshal(f, &got); err != nil {
+			t.Fatalf("%s: %s: %v", c.name, f, err)
+		}
+		if got.Bell != c.bell || len(got.Rows) != c.rows {
+			t.Fatalf("%s: %s: want bell %v and %d rows", c.name, f, c.bell, c.rows)
+		}
+		if !c.bell && bytes.Contains(f, []byte(`"bell":`)) {
+			t.Fatalf("%s: a bell field in %s", c.name, f)
+		}
 	}
 }
 
