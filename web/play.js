@@ -176,7 +176,59 @@
   function now() { if (retry) { comeBack(); } }
   window.addEventListener("online", now);
   document.addEventListener("visibilitychange", function () {
-    if (document.visibilityState === "visible") { now(); }
+    if (document.visibilityState === "visible") {
+      unmark();
+      now();
+    }
+  });
+
+  // The bell the game rings (a frame's "bell"): the page flashes (play.css's .bell),
+  // a hidden tab's title is marked "(!) " until the tab is seen again, and a short tone
+  // sounds once the player has touched the page, as browsers allow sound no sooner.
+  // body's data-bells counts the bells rung, for the tests.
+  var flashing = 0, audio = null;
+  var mark = "(!) ";
+  function ring() {
+    document.body.dataset.bells = String(Number(document.body.dataset.bells || 0) + 1);
+    document.body.classList.add("bell");
+    clearTimeout(flashing);
+    flashing = setTimeout(function () { document.body.classList.remove("bell"); }, 300);
+    if (document.hidden && document.title.indexOf(mark) !== 0) {
+      document.title = mark + document.title;
+    }
+    tone();
+  }
+  function unmark() {
+    if (document.title.indexOf(mark) === 0) {
+      document.title = document.title.slice(mark.length);
+    }
+  }
+  function tone() {
+    if (!audio || audio.state !== "running") {
+      return;
+    }
+    var o = audio.createOscillator(), g = audio.createGain(), t = audio.currentTime;
+    o.frequency.value = 880;
+    g.gain.setValueAtTime(0.2, t);
+    g.gain.exponentialRampToValueAtTime(0.001, t + 0.12); // no click at the end
+    o.connect(g);
+    g.connect(audio.destination);
+    o.start(t);
+    o.stop(t + 0.12);
+  }
+  // The first touch of the page (a key, a tap, a click) makes the audio context: made
+  // in the gesture, it may sound.
+  function hear() {
+    var A = window.AudioContext || window.webkitAudioContext;
+    if (!audio && A) {
+      audio = new A();
+    }
+    if (audio && audio.state === "suspended") {
+      audio.resume();
+    }
+  }
+  ["keydown", "pointerdown"].forEach(function (t) {
+    document.addEventListener(t, hear, { capture: true, passive: true });
   });
 
   function connect() {
@@ -213,6 +265,7 @@
       } else {
         painted = true;
         paint(m);
+        if (m.bell) { ring(); }
       }
     };
     sock.onclose = function (e) {
