@@ -505,20 +505,14 @@ func TestATokenNotKeptLeavesThePageTheOneItHad(t *testing.T) {
 // fight) reaches the page that takes the game up, after a line that says so: a listener
 // hears what the monster did while the page was away.
 func TestAPageComingBackIsReadWhatItMissed(t *testing.T) {
-	say := make(chan string)
+	screens := make(chan io.Writer, 1)
 	game := func(ctx context.Context, s PlaySession) {
-		go func() {
-			for {
-				select {
-				case <-ctx.Done():
-					return
-				case line := <-say:
-					fmt.Fprintf(s.Screen, "%s\r\n", line)
-				}
-			}
-		}()
+		screens <- s.Screen
 		echoPlay(ctx, s)
 	}
+	var screen io.Writer
+	// say writes a line as the game would, and returns once the screen has taken it.
+	say := func(line string) { fmt.Fprintf(screen, "%s\r\n", line) }
 	var logged lockedLog
 	h := New(func(context.Context) (Status, error) { return fixed(), nil }, slog.New(slog.NewTextHandler(&logged, nil)),
 		Options{Play: game, PlayGrace: 10 * time.Second})
@@ -541,14 +535,15 @@ func TestAPageComingBackIsReadWhatItMissed(t *testing.T) {
 	if got := string(readMessage(t, first)); got != `{"lines":["size 50x20"]}` {
 		t.Fatalf("the game's first line: %s", got)
 	}
+	screen = <-screens
 	_ = first.CloseNow()
 	if !poll(5*time.Second, func() bool { return strings.Contains(logged.String(), "the game is held") }) {
 		t.Fatalf("a dropped socket's game is not held; the log:\n%s", logged.String())
 	}
-	say <- "The Gnoll hits you for 3."
-	say <- "You have 7 hits left."
+	say("The Gnoll hits you for 3.")
+	say("You have 7 hits left.")
 	for i := range playMissedKeep { // more than are kept: the oldest go
-		say <- fmt.Sprintf("line %d", i)
+		say(fmt.Sprintf("line %d", i))
 	}
 
 	back := dial("&resume=" + token)
@@ -562,7 +557,7 @@ func TestAPageComingBackIsReadWhatItMissed(t *testing.T) {
 		t.Fatalf("the page that came back was sent %d lines, %q … %q; want %q and the last %d said",
 			len(m.Lines), m.Lines[0], m.Lines[len(m.Lines)-1], playMissedLine, playMissedKeep)
 	}
-	say <- "The Gnoll flees."
+	say("The Gnoll flees.")
 	if got := string(readMessage(t, back)); got != `{"lines":["The Gnoll flees."]}` {
 		t.Fatalf("after what it missed the page was sent %s; want the game's next line alone", got)
 	}
