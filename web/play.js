@@ -71,7 +71,16 @@
       return "";
     }
     if (named[e.key]) {
-      return e.shiftKey && e.key === "Tab" ? "\x1b[Z" : named[e.key];
+      if (e.shiftKey && e.key === "Tab") {
+        return "\x1b[Z";
+      }
+      // An arrow with Shift or Ctrl is sent as xterm sends it (ESC [ 1 ; mod X): Shift and
+      // an arrow opens a door, as the game's hint says.
+      var mod = 1 + (e.shiftKey ? 1 : 0) + (e.ctrlKey ? 4 : 0);
+      if (mod > 1 && e.key.indexOf("Arrow") === 0) {
+        return "\x1b[1;" + mod + named[e.key].slice(2);
+      }
+      return named[e.key];
     }
     if (e.key.length !== 1) {
       return "";
