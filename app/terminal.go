@@ -295,7 +295,7 @@ func (t *terminal) plain(lines []string, prompt string, hold bool, w int) {
 			// that came with Enter, whose frame was held (app.KeyFrameGap), are echoed
 			// after it as if drawn on their own. Written over the prompt, a line typed in
 			// one burst (a paste, a screen reader's own echo) would be heard twice: its
-			// first key, then the whole line (issue 44).
+			// first key, then the whole line.
 			b = append(b, typed...)
 			b = append(b, "\r\n"...)
 		} else {

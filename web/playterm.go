@@ -43,7 +43,7 @@ type playTerm struct {
 	glyphs  []string
 	glyphOf map[string]uint16
 	// bell says the game rang the bell (a BEL on its own, not one that ends a string)
-	// since the last frame: the page is told, as a terminal rings (issue 47).
+	// since the last frame: the page is told, as a terminal rings.
 	bell bool
 }
 
