@@ -393,10 +393,12 @@ func (m *Model) join(rec world.Adventurer) tea.Cmd {
 // teeViews gives the knight's views to the session and to its record alike.
 type teeViews struct{ slot, record world.Subscriber }
 
-// Deliver hands v to both; neither blocks.
+// Deliver hands v to both; neither blocks. The record has it first: a player who sees
+// its knight's death can ask at once for the death's replay (the death screen's r), which
+// cuts the record; the death must be in the record's queue before that cut.
 func (t teeViews) Deliver(v world.View) {
-	t.slot.Deliver(v)
 	t.record.Deliver(v)
+	t.slot.Deliver(v)
 }
 
 // waitView is the command that waits for the next view: one function made once, not a

@@ -130,3 +130,31 @@ func TestScreenReaderModeSaysWhenAReplayEnds(t *testing.T) {
 		t.Fatalf("the end after back is told %d times in all", n)
 	}
 }
+
+// deliverFunc is a Subscriber made of a function.
+type deliverFunc func(world.View)
+
+func (f deliverFunc) Deliver(v world.View) { f(v) }
+
+// The record of a knight's views has each before the session sees it: a death seen on the
+// screen and its replay asked for at once (r) finds the death in the record's queue ahead
+// of the cut, not behind it ("it was not recorded").
+func TestTheRecordHasAViewBeforeTheSessionSeesIt(t *testing.T) {
+	recorded := 0
+	seen := 0
+	tee := teeViews{
+		slot: deliverFunc(func(world.View) {
+			if recorded != seen+1 {
+				t.Errorf("the session saw view %d when the record had %d", seen+1, recorded)
+			}
+			seen++
+		}),
+		record: deliverFunc(func(world.View) { recorded++ }),
+	}
+	for range 3 {
+		tee.Deliver(world.View{})
+	}
+	if seen != 3 || recorded != 3 {
+		t.Fatalf("seen %d, recorded %d; want 3 each", seen, recorded)
+	}
+}
