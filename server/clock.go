@@ -3,6 +3,8 @@ package server
 import (
 	"context"
 	"time"
+
+	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
 // The world's clock: the server steps the engine on a ticker and times each step, so the
@@ -24,6 +26,7 @@ func (s *Server) runTicks(ctx context.Context) {
 	t := time.NewTicker(s.cfg.Tick)
 	defer t.Stop()
 	start, done := time.Now(), 0
+	week := world.WeekOf(s.now()) // the engine's, from its Config
 	for {
 		var now time.Time
 		select {
@@ -52,6 +55,13 @@ func (s *Server) runTicks(ctx context.Context) {
 		}
 		for _, d := range steps[:n] {
 			s.obs.tick(d)
+		}
+		// The week of the boards turns by the edge's clock (a test's moves it).
+		if w := world.WeekOf(s.now()); w != week {
+			if s.engine.SetWeek(ctx, w) != nil {
+				return
+			}
+			week = w
 		}
 		s.obs.sampleSaver(s.saver.Stats())
 	}

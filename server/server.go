@@ -234,6 +234,7 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 		Saver:              worldSaver{s.knights, s.saver},
 		Community:          community,
 		Herald:             s.herald(),
+		Week:               world.WeekOf(s.now()), // the boards' week; runTicks tells it the next
 	})
 	s.commands = s.newCommands()
 	login := s.login()

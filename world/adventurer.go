@@ -51,6 +51,16 @@ type Adventurer struct {
 	// Maps is what the adventurer has seen, one entry per level visited.
 	Maps []LevelMap `json:"maps,omitempty"`
 
+	// Deepest is the deepest dungeon level the knight has stood on; Slain the monsters
+	// it killed (its blow or spell the last); GoldWon the gold it won, the coins of
+	// hoards and purses and the worth of the gems and jewelry it took, counted when
+	// taken (a market's trade moves the purse, not this). Week is the same for one week.
+	// The boards rank the living by them (board.go).
+	Deepest int       `json:"deepest,omitempty"`
+	Slain   int       `json:"slain,omitempty"`
+	GoldWon int       `json:"gold_won,omitempty"`
+	Week    WeekTally `json:"week,omitzero"`
+
 	// Death is set when the knight has died: the record is then its tombstone.
 	Death *Death `json:"death,omitempty"`
 	// Retirement is set when the knight has retired into the hall of fame.

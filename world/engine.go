@@ -77,6 +77,9 @@ type Config struct {
 	Community CommunityConfig
 	// Herald takes the tidings told beyond the world (tiding.go); nil: none.
 	Herald Herald
+	// Week is the week it is when the engine starts, as WeekOf names it from the
+	// server's clock; SetWeek tells it the next. Knights' week tallies count in it.
+	Week string
 }
 
 // Engine is the game world. Its state is owned by the goroutine running Run (or, in

@@ -283,7 +283,7 @@ func TestThePartyWalksTogether(t *testing.T) {
 // walks the common ground until a battle starts and wins it has the monster's
 // experience and its purse (SurfacePurse) as gold, and the log says what it carried; two
 // heroes share a purse as they share a hoard's coins. Purses are coins only: no treasure
-// experience, no gems, no magic.
+// experience, no gems, no magic. The purse is gold won, for the boards.
 func TestWinningASurfaceBattlePaysGold(t *testing.T) {
 	e := fightEngine(t, nil)
 	g := e.outside.grid
@@ -305,6 +305,9 @@ func TestWinningASurfaceBattlePaysGold(t *testing.T) {
 	if p.rec.Gold <= 0 || p.rec.Experience != k.Experience || p.rec.TreasureExperience != 0 || len(p.rec.Items) != items {
 		t.Fatalf("after winning: %d gold, %d experience (want the %s's %d), %d treasure experience, %d items (had %d)",
 			p.rec.Gold, p.rec.Experience, k.Name, k.Experience, p.rec.TreasureExperience, len(p.rec.Items), items)
+	}
+	if p.rec.GoldWon != p.rec.Gold || p.rec.Week.GoldWon != p.rec.Gold || p.rec.Slain != 1 {
+		t.Fatalf("the purse of %d gold counted %d won (%d this week), %d slain", p.rec.Gold, p.rec.GoldWon, p.rec.Week.GoldWon, p.rec.Slain)
 	}
 	if want := fmt.Sprintf("(+%d gold)", p.rec.Gold); !strings.Contains(said(e, "a"), "The "+k.Name+" carried ") || !strings.Contains(said(e, "a"), want) {
 		t.Fatalf("the messages do not tell the purse of %d gold:\n%s", p.rec.Gold, said(e, "a"))

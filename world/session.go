@@ -179,6 +179,7 @@ func (e *Engine) join(rec Adventurer, sub Subscriber) *Player {
 		p.rec.Depth = 1 // the dungeon has fewer levels than when it left: back to the top
 		p.rec.X, p.rec.Y = -1, -1
 	}
+	e.beginWeek(p)
 	if p.rec.Depth > 0 {
 		l := e.levels[p.rec.Depth-1]
 		if pos := p.rec.Pos(); !l.In(pos) || l.Terrain(pos) == Rock || p.rec.regenerated(l) {

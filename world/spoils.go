@@ -16,6 +16,10 @@ import (
 // (takeTreasure), and the battle is won when no monster stands.
 func (e *Engine) monsterKilled(enc *encounter, m *monster, killer *player) {
 	k := m.Kind()
+	if killer != nil {
+		killer.rec.slew(e.cfg.Week)
+		killer.changed = true
+	}
 	share := max(1, k.Experience/max(1, len(enc.players)))
 	for _, p := range enc.players {
 		p.rec.Experience += share
@@ -79,6 +83,8 @@ func (e *Engine) takeTreasure(enc *encounter, killer *player, t Treasure) {
 		p.rec.Experience += share
 		p.rec.TreasureExperience += share
 		p.rec.Gold += coins
+		p.rec.won(coins, e.cfg.Week)
+		p.changed = true
 		msg := "You find " + strings.Join(t.Lines, ", ") + "."
 		if n > 1 {
 			msg += fmt.Sprintf(" Your share is worth %d experience and %d gold.", share, coins)
@@ -92,6 +98,7 @@ func (e *Engine) takeTreasure(enc *encounter, killer *player, t Treasure) {
 	}
 	for _, it := range t.Valuables {
 		e.carry(killer, it) // already named in the "You find" line above
+		killer.rec.won(it.Value, e.cfg.Week)
 	}
 	if t.Item != nil {
 		e.gain(killer, *t.Item)
@@ -106,6 +113,7 @@ func (e *Engine) takePurse(enc *encounter, k *MonsterKind) {
 	share := gold / n
 	for _, p := range enc.players {
 		p.rec.Gold += share
+		p.rec.won(share, e.cfg.Week)
 		p.changed = true
 		msg := fmt.Sprintf("%s carried %s. (+%d gold)", english.Capital(theName(k)), line, share)
 		if n > 1 {
