@@ -42,6 +42,9 @@ type Hall interface {
 	Tombstones() ([]Tombstone, error)
 	// CountKnights is how many knights' sheets are kept, living or not.
 	CountKnights() (int, error)
+	// Living is the last sheet of every living knight kept (neither dead nor retired),
+	// by knight id: what the boards rank. Guests are never kept.
+	Living() ([]world.Adventurer, error)
 }
 
 // Keys lead to knights: each SSH key's entry names the knight it plays, with what

@@ -89,6 +89,28 @@ func (s *Store) LoadAdventurer(fp string) (world.Adventurer, error) {
 	return decodeAdventurer(fp, data)
 }
 
+// Living is the last sheet of every living knight in the file (neither dead nor
+// retired), by knight id; nil for none.
+func (s *Store) Living() ([]world.Adventurer, error) {
+	var out []world.Adventurer
+	err := s.db.View(func(tx *bolt.Tx) error {
+		return open(tx, bucketKnights).forEach(func(k, v []byte) error {
+			a, err := decodeAdventurer(string(k), v)
+			if err != nil {
+				return err
+			}
+			if !a.Ended() && !a.Guest {
+				out = append(out, a)
+			}
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read the living knights from %s: %w", s.path, err)
+	}
+	return out, nil
+}
+
 // SaveAdventurers stores each record under its knight id (its Fingerprint field),
 // replacing what was there, all in one transaction: either every record is written or
 // none is. A record without an id fails the whole call.

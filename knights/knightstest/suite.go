@@ -26,6 +26,7 @@ var tests = []struct {
 	{"ACodeTakenAtOnceIsTakenOnce", testACodeTakenAtOnceIsTakenOnce},
 	{"TheHallOfFameIsByExperienceThenTime", testTheHallOfFameIsByExperienceThenTime},
 	{"TombstonesAreByKnightThenTime", testTombstonesAreByKnightThenTime},
+	{"TheLivingAreTheKnightsNotEnded", testTheLivingAreTheKnightsNotEnded},
 	{"KeysLeadToTheirKnight", testKeysLeadToTheirKnight},
 	{"NamesAreKnightsNames", testNamesAreKnightsNames},
 	{"LettersWaitInTheirMailbox", testLettersWaitInTheirMailbox},
@@ -234,6 +235,40 @@ func testTheHallOfFameIsByExperienceThenTime(t *testing.T, st Backend) {
 	}
 	if _, err := st.LoadAdventurer("nobody"); !errors.Is(err, knights.ErrNotFound) {
 		t.Errorf("a knight never saved: %v, want ErrNotFound", err)
+	}
+}
+
+// testTheLivingAreTheKnightsNotEnded: the boards' knights are the living, by id, their
+// tallies kept as written.
+func testTheLivingAreTheKnightsNotEnded(t *testing.T, st Backend) {
+	if living, err := st.Living(); err != nil || len(living) != 0 {
+		t.Fatalf("the living at first: %v, %v", living, err)
+	}
+	at := time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)
+	week := world.WeekTally{Name: "2024-W18", Deepest: 3, Slain: 2, GoldWon: 40, Deeds: 1}
+	for i, id := range []string{"K-2", "K-1"} {
+		a := world.Adventurer{ID: id, Name: "Knight " + id, Deepest: 3 + i, Slain: 10 + i, GoldWon: 100 + i, Week: week}
+		if err := st.AddKey(a, knights.Key{Fingerprint: "SHA256:" + id, Knight: id, Added: at}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := st.Retire(knights.FameEntry{Retired: at, Adventurer: world.Adventurer{ID: "K-3", Name: "Knight K-3",
+		Retirement: &world.Retirement{Level: 2}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Bury(knights.Tombstone{Died: at, Adventurer: world.Adventurer{ID: "K-4", Name: "Knight K-4",
+		Death: &world.Death{Killer: "an Ogre"}}}); err != nil {
+		t.Fatal(err)
+	}
+	living, err := st.Living()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(living) != 2 || living[0].ID != "K-1" || living[1].ID != "K-2" {
+		t.Fatalf("the living: %+v, want K-1 and K-2", living)
+	}
+	if a := living[0]; a.Deepest != 4 || a.Slain != 11 || a.GoldWon != 101 || a.Week != week || a.Name != "Knight K-1" {
+		t.Errorf("K-1's tallies read back: deepest %d, slain %d, gold won %d, week %+v", a.Deepest, a.Slain, a.GoldWon, a.Week)
 	}
 }
 

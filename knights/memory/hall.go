@@ -28,6 +28,19 @@ func (r *Records) CountKnights() (int, error) {
 	return len(r.sheets), nil
 }
 
+// Living is the last sheet of every living knight kept, by knight id; nil for none.
+func (r *Records) Living() ([]world.Adventurer, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []world.Adventurer
+	for _, id := range sortedKeys(r.sheets) {
+		if a := r.sheets[id]; !a.Ended() && !a.Guest {
+			out = append(out, sheet(a))
+		}
+	}
+	return out, nil
+}
+
 // Retire keeps a retired knight's last sheet (e.Adventurer) with its hall-of-fame
 // entry, as the store's saver writes them in one batch. An entry of the same knight
 // and time replaces the earlier one; a knight without an id is refused.

@@ -1,6 +1,8 @@
 package records
 
 import (
+	"context"
+
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"bytes"
@@ -80,6 +82,32 @@ func (s *Store) LoadAdventurer(id string) (world.Adventurer, error) {
 		return world.Adventurer{}, fmt.Errorf("load knight %s: %w", id, knights.ErrNotFound)
 	}
 	return DecodeKnight(id, resp.Kvs[0].Value)
+}
+
+// Living is the last sheet of every living knight etcd keeps (neither dead nor
+// retired), by knight id, read at one revision a page at a time; nil for none.
+func (s *Store) Living() ([]world.Adventurer, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), s.timeout)
+	rev, err := s.revision(ctx)
+	cancel()
+	if err != nil {
+		return nil, fmt.Errorf("read the living knights: %w", err)
+	}
+	var out []world.Adventurer
+	err = s.scan(context.Background(), "knight/", rev, func(id string, v []byte) error {
+		a, err := DecodeKnight(id, v)
+		if err != nil {
+			return err
+		}
+		if !a.Ended() && !a.Guest {
+			out = append(out, a)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read the living knights: %w", err)
+	}
+	return out, nil
 }
 
 // CountKnights is how many knights' sheets etcd keeps, living or not.
