@@ -43,7 +43,8 @@ type Hall interface {
 	// CountKnights is how many knights' sheets are kept, living or not.
 	CountKnights() (int, error)
 	// Living is the last sheet of every living knight kept (neither dead nor retired),
-	// by knight id: what the boards rank. Guests are never kept.
+	// by knight id: what the boards rank. Guests are never kept. A sheet may come
+	// without its maps, things, options and channels (SheetWithoutMaps).
 	Living() ([]world.Adventurer, error)
 }
 

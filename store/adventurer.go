@@ -90,12 +90,12 @@ func (s *Store) LoadAdventurer(fp string) (world.Adventurer, error) {
 }
 
 // Living is the last sheet of every living knight in the file (neither dead nor
-// retired), by knight id; nil for none.
+// retired), by knight id, without its maps (knights.Hall); nil for none.
 func (s *Store) Living() ([]world.Adventurer, error) {
 	var out []world.Adventurer
 	err := s.db.View(func(tx *bolt.Tx) error {
 		return open(tx, bucketKnights).forEach(func(k, v []byte) error {
-			a, err := decodeAdventurer(string(k), v)
+			a, err := decodeLiving(string(k), v)
 			if err != nil {
 				return err
 			}
@@ -109,6 +109,32 @@ func (s *Store) Living() ([]world.Adventurer, error) {
 		return nil, fmt.Errorf("read the living knights from %s: %w", s.path, err)
 	}
 	return out, nil
+}
+
+// decodeLiving decodes the value of knight id fp as Living reads it, without its maps
+// (knights.SheetWithoutMaps), refusing what decodeAdventurer refuses.
+func decodeLiving(fp string, data []byte) (world.Adventurer, error) {
+	var sheet knights.SheetWithoutMaps
+	v := struct {
+		V          int                       `json:"v"`
+		Adventurer *knights.SheetWithoutMaps `json:"adventurer"`
+	}{Adventurer: &sheet}
+	if err := json.Unmarshal(data, &v); err != nil {
+		return world.Adventurer{}, fmt.Errorf("decode adventurer %s: %w", fp, err)
+	}
+	if v.V != ValueVersion {
+		return world.Adventurer{}, fmt.Errorf("decode adventurer %s: value version %d, this program knows %d: %w",
+			fp, v.V, ValueVersion, ErrUnknownVersion)
+	}
+	a := sheet.Adventurer
+	switch a.ID {
+	case fp:
+	case "":
+		a.ID = fp
+	default:
+		return world.Adventurer{}, fmt.Errorf("decode adventurer %s: record says fingerprint %s", fp, a.ID)
+	}
+	return a, nil
 }
 
 // SaveAdventurers stores each record under its knight id (its Fingerprint field),

@@ -5,7 +5,9 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"testing"
+	"time"
 
+	"github.com/orthanc-ssh/orthanc-ssh/knights"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
@@ -93,3 +95,32 @@ func BenchmarkSaverPut1000(b *testing.B) {
 		b.Fatalf("%d records pending, want %d", s.Pending(), len(recs))
 	}
 }
+
+// BenchmarkBoards10000 is a board read at 10 000 living knights, each with its ten
+// levels' maps: the scan of every sheet (Living) and the ranking (knights.Standings), as
+// a board read once its last scan is knights.BoardsStale old.
+func BenchmarkBoards10000(b *testing.B) {
+	st := openBench(b)
+	recs := benchAdventurers(10000)
+	for i := range recs {
+		recs[i].Slain, recs[i].Deepest = i%997, recs[i].Depth
+	}
+	if err := st.SaveAdventurers(recs); err != nil {
+		b.Fatal(err)
+	}
+	now := time.Date(2026, 12, 7, 15, 0, 0, 0, time.UTC)
+	s := knights.NewStandings(flushed{st}, func() time.Time { return now })
+	b.ReportAllocs()
+	for b.Loop() {
+		now = now.Add(knights.BoardsStale) // every read scans
+		p, err := s.Board(world.BoardSlain, false, recs[5].ID)
+		if err != nil || len(p.Rows) != knights.BoardTop+1 {
+			b.Fatalf("%+v, %v", p, err)
+		}
+	}
+}
+
+// flushed is the store as the boards read it, with nothing waiting to be written.
+type flushed struct{ *Store }
+
+func (flushed) Flush() error { return nil }

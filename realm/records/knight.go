@@ -68,6 +68,27 @@ func DecodeSheet(id string, data []byte) (world.Adventurer, string, error) {
 	return a, v.Realm, nil
 }
 
+// decodeLiving reads the sheet of knight id as Living does, without its maps
+// (knights.SheetWithoutMaps), refusing what DecodeSheet refuses.
+func decodeLiving(id string, data []byte) (world.Adventurer, error) {
+	var v knightValue
+	if err := json.Unmarshal(data, &v); err != nil {
+		return world.Adventurer{}, fmt.Errorf("decode knight %s: %w", id, err)
+	}
+	if v.V != valueVersion {
+		return world.Adventurer{}, fmt.Errorf("decode knight %s: value version %d, this program knows %d: %w",
+			id, v.V, valueVersion, knights.ErrUnknownVersion)
+	}
+	var sheet knights.SheetWithoutMaps
+	if err := json.Unmarshal(v.Adventurer, &sheet); err != nil {
+		return world.Adventurer{}, fmt.Errorf("decode knight %s: %w", id, err)
+	}
+	if sheet.ID != id {
+		return world.Adventurer{}, fmt.Errorf("decode knight %s: the sheet says %q", id, sheet.ID)
+	}
+	return sheet.Adventurer, nil
+}
+
 // LoadAdventurer is knight id's last checkpoint, or an error wrapping knights.ErrNotFound.
 // It is for reading a knight no realm plays (a realm playing one has its sheet from its
 // claim).
@@ -85,7 +106,8 @@ func (s *Store) LoadAdventurer(id string) (world.Adventurer, error) {
 }
 
 // Living is the last sheet of every living knight etcd keeps (neither dead nor
-// retired), by knight id, read at one revision a page at a time; nil for none.
+// retired), by knight id, without its maps (knights.Hall), read at one revision a page
+// at a time; nil for none.
 func (s *Store) Living() ([]world.Adventurer, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), s.timeout)
 	rev, err := s.revision(ctx)
@@ -95,7 +117,7 @@ func (s *Store) Living() ([]world.Adventurer, error) {
 	}
 	var out []world.Adventurer
 	err = s.scan(context.Background(), "knight/", rev, func(id string, v []byte) error {
-		a, err := DecodeKnight(id, v)
+		a, err := decodeLiving(id, v)
 		if err != nil {
 			return err
 		}
