@@ -27,7 +27,7 @@ func (s *Server) newCommands() *command.Table {
 		Sessions: s.live, Now: s.now, Version: s.cfg.Version, Seed: s.cfg.Seed, ReplayLimit: int64(s.cfg.ReplayMB) << 20,
 		Replays: s.replays, Measure: s.measures, Warnings: s.permissionWarningsNow,
 		ReadAgain: s.reload, AdminKeys: s.admins.Load, AdminKeysFile: s.cfg.AdminKeys, EndGames: s.tellKeyEnds}
-	player := command.Player{Log: s.log, World: s.engine, Knights: s.knights, Sessions: s.live, Tick: s.cfg.Tick,
+	player := command.Player{Log: s.log, World: s.engine, Knights: s.knights, Boards: s.boards, Sessions: s.live, Tick: s.cfg.Tick,
 		Realm: s.cfg.Realm, MessageOfTheDay: s.motd}
 	keyring := command.Keyring{Log: s.log, World: s.engine, Knights: s.knights, Codes: s.codes, Names: s.names,
 		Sessions: s.live, Now: s.now, ClaimName: func(name, knight string) bool { return s.namesFor(knight, false).Claim(name) }}

@@ -31,6 +31,7 @@ func (s *Server) openKeeper() error {
 	}
 	s.names = knights.NewNameBook(s.knights.KnightNames, func(err error) { s.log.Error("read knights' names", "err", err) })
 	s.arrivals = knights.NewArrivals(s.knights, s.cfg.Limits.NewKnightsPerHour, nil)
+	s.boards = knights.NewStandings(s.knights, s.now)
 	return nil
 }
 

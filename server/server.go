@@ -110,13 +110,14 @@ type Server struct {
 	hooks  testHooks
 
 	sessions sync.WaitGroup
-	games    gameSessions      // game sessions' models, from the program handler to finish
-	plays    plays             // browsers' games (play.go)
-	perKey   *edge.KeyLimits   // open sessions per key and guests', for their limits
-	names    *knights.NameBook // knights' names, kept unique; set by openKeeper
-	ids      identities        // who each open session is (identity.go)
-	codes    *knights.CodeBook // one-time codes of keys add and guests' claims, set by openKeeper
-	arrivals *knights.Arrivals // which knight a key plays, new knights counted per address; set by openKeeper
+	games    gameSessions       // game sessions' models, from the program handler to finish
+	plays    plays              // browsers' games (play.go)
+	perKey   *edge.KeyLimits    // open sessions per key and guests', for their limits
+	names    *knights.NameBook  // knights' names, kept unique; set by openKeeper
+	ids      identities         // who each open session is (identity.go)
+	codes    *knights.CodeBook  // one-time codes of keys add and guests' claims, set by openKeeper
+	arrivals *knights.Arrivals  // which knight a key plays, new knights counted per address; set by openKeeper
+	boards   *knights.Standings // the boards of the living, read from the knights; set by openKeeper
 	// guestSilences are the silences of guests, which the store never keeps: the
 	// moderation commands fill and read them (command.GuestSilences).
 	guestSilences command.GuestSilences

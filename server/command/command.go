@@ -38,7 +38,7 @@ type Command struct {
 }
 
 // Takes is what a command reads after its name. Anything else is a usage error.
-type Takes uint8
+type Takes uint16
 
 // What a command may take.
 const (
@@ -50,6 +50,7 @@ const (
 	TakesReplace                   // --replace: give up the knight the key has
 	TakesComment                   // --comment TEXT: the rest of the line, cleaned
 	TakesFor                       // --for DURATION, or --for=DURATION: how long (a timed ban)
+	TakesBoard                     // --board NAME, or --board=NAME, and --week: a board of the living
 )
 
 // Call is one run of a command: who asked, from where, and what it gave.
@@ -79,6 +80,9 @@ type Call struct {
 	Comment   string        // --comment
 	Span      time.Duration // --for, when HasFor
 	HasFor    bool
+	Board     string // --board, when HasBoard
+	HasBoard  bool
+	Week      bool // --week
 
 	// Result is what an admin command did, for the log.
 	Result string

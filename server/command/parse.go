@@ -61,6 +61,18 @@ func (c *Call) parse(args []string) bool {
 				return false
 			}
 			c.Span, c.HasFor = d, true
+		case name == "--board" && t&TakesBoard != 0:
+			if !hasValue {
+				if i+1 >= len(args) {
+					c.UsageError("--board needs a board's name: %s", strings.Join(world.BoardNames(), ", "))
+					return false
+				}
+				i++
+				value = args[i]
+			}
+			c.Board, c.HasBoard = value, true
+		case arg == "--week" && t&TakesBoard != 0:
+			c.Week = true
 		case name == "--reason" && t&TakesReason != 0:
 			c.Reason = world.CleanText(restOf(args[i+1:], value, hasValue), world.MaxBroadcastRunes)
 			c.HasReason = true

@@ -52,7 +52,7 @@ func newPlayerDesk(t *testing.T, realm string) *playerDesk {
 	d.codes = knights.NewCodeBook(d.keeper, nil)
 	d.names = knights.NewNameBook(d.keeper.KnightNames, func(err error) { t.Errorf("read knights' names: %v", err) })
 	log := quietLog()
-	d.player = Player{Log: log, World: d.world, Knights: d.keeper, Sessions: d.sessions, Tick: time.Second, Realm: realm,
+	d.player = Player{Log: log, World: d.world, Knights: d.keeper, Boards: knights.NewStandings(d.keeper, time.Now), Sessions: d.sessions, Tick: time.Second, Realm: realm,
 		MessageOfTheDay: func() string { return d.motd }}
 	d.keyring = Keyring{Log: log, World: d.world, Knights: d.keeper, Codes: d.codes, Names: d.names, Sessions: d.sessions,
 		Now: time.Now, ClaimName: func(name, knight string) bool {

@@ -6,6 +6,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/orthanc-ssh/orthanc-ssh/knights"
+	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
 // fameTop is how many retirees the hall of fame shows server-wide (seed 000: "The top
@@ -25,12 +26,28 @@ type Score struct {
 
 // Scores is scores's row.
 func (p Player) Scores() Command {
-	return Command{Name: "scores", Usage: "scores [--json]", Summary: "the hall of fame: the top three retired knights, and yours",
-		Guests: true, Takes: TakesJSON, Run: p.scores}
+	return Command{Name: "scores", Usage: "scores [--board NAME [--week]] [--json]",
+		Summary: "the hall of fame: the top three retired knights, and yours; or a board of the living",
+		Help: "A board ranks the living knights (guests are not ranked) by " + boardsHelp() +
+			", for all time or, with --week, this week (ISO weeks, UTC): the top " + fmt.Sprint(knights.BoardTop) +
+			" and yours. A board may be a few seconds behind the game.",
+		Guests: true, Takes: TakesJSON | TakesBoard, Run: p.scores}
 }
 
-// scores prints the hall of fame as the key's knight sees it.
+// boardsHelp names each board and what it ranks: "deepest (the deepest level reached), ...".
+func boardsHelp() string {
+	var parts []string
+	for _, b := range world.Boards {
+		parts = append(parts, fmt.Sprintf("%s (%s)", b.Name, strings.ToLower(b.Title)))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// scores prints the hall of fame, or a board, as the key's knight sees it.
 func (p Player) scores(c *Call) int {
+	if c.HasBoard || c.Week {
+		return p.board(c)
+	}
 	list, err := HallOfFame(p.Knights, c.Knight)
 	if err != nil {
 		p.Log.Error("scores", "err", err)
@@ -43,6 +60,61 @@ func (p Player) scores(c *Call) int {
 		fmt.Fprintln(c.Out, l)
 	}
 	return 0
+}
+
+// board prints the board --board names, for all time or --week.
+func (p Player) board(c *Call) int {
+	if !c.HasBoard {
+		return c.UsageError("--week is a board's: give --board NAME (%s)", strings.Join(world.BoardNames(), ", "))
+	}
+	b, ok := world.BoardByName(strings.ToLower(c.Board))
+	if !ok {
+		return c.Fail("there is no board %q; the boards are %s", Printable(c.Board), strings.Join(world.BoardNames(), ", "))
+	}
+	page, err := p.Boards.Board(b, c.Week, c.Knight)
+	if err != nil {
+		p.Log.Error("scores", "board", c.Board, "err", err)
+		return c.Fail("the board could not be read just now; try again later")
+	}
+	if c.JSON {
+		return c.WriteJSON(page)
+	}
+	for _, l := range BoardLines(page) {
+		fmt.Fprintln(c.Out, l)
+	}
+	return 0
+}
+
+// BoardLines writes a board as lines of text, its title first, for the command and the
+// game's pages.
+func BoardLines(page knights.BoardPage) []string {
+	title := page.Title + ", for all time"
+	if page.Week != "" {
+		title = page.Title + ", this week (" + page.Week + ")"
+	}
+	if len(page.Rows) == 0 {
+		none := "No knight is on this board yet."
+		if page.Week != "" {
+			none = "No knight is on this board this week yet."
+		}
+		return []string{title, none}
+	}
+	col := page.Board
+	if b, ok := world.BoardByName(page.Board); ok {
+		col = world.Boards[b].Column
+	}
+	var sb strings.Builder
+	w := tabwriter.NewWriter(&sb, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(w, "RANK\tNAME\tLEVEL\t%s\t\n", col)
+	for _, r := range page.Rows {
+		mine := ""
+		if r.Yours {
+			mine = "(yours)"
+		}
+		fmt.Fprintf(w, "%d\t%s\t%d\t%d\t%s\n", r.Rank, r.Name, r.Level, r.Value, mine)
+	}
+	_ = w.Flush()
+	return append([]string{title}, strings.Split(strings.TrimRight(sb.String(), "\n"), "\n")...)
 }
 
 // HallOfFame is the hall of fame as the knight (an id; "" for none) sees it: the top

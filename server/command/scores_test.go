@@ -57,5 +57,25 @@ func TestScoresIsTheHallOfFame(t *testing.T) {
 	if got := ScoreLines(list); len(got) != 4 || got[0]+"\n"+got[1]+"\n"+got[2]+"\n"+got[3]+"\n" != top {
 		t.Fatalf("ScoreLines: %q", got)
 	}
-	d.wantRun(nil, "scores all", "", "orthanc: unexpected \"all\"; usage: scores [--json]\n", 1)
+	d.wantRun(nil, "scores all", "", "orthanc: unexpected \"all\"; usage: scores [--board NAME [--week]] [--json]\n", 1)
+}
+
+// scores --board ranks the living by a board's tally, for all time or --week, in text or
+// JSON, the key's knight's row marked; a board not known is answered with the names.
+func TestScoresBoard(t *testing.T) {
+	d := newPlayerDesk(t, "")
+	kay := newKey(t)
+	kayID := d.knight("Kay", kay, time.Now())
+	week := world.WeekOf(time.Now())
+	d.keeper.Put(world.Adventurer{ID: "K-A", Name: "Arthur", Level: 3, Deepest: 5, Slain: 7},
+		world.Adventurer{ID: kayID, Name: "Kay", Level: 2, Deepest: 2, Slain: 9, Week: world.WeekTally{Name: week, Deepest: 2, Slain: 1}})
+	d.wantRun(kay, "scores --board slain", "Monsters slain, for all time\n"+
+		"RANK  NAME    LEVEL  SLAIN  \n"+
+		"1     Kay     2      9      (yours)\n"+
+		"2     Arthur  3      7      \n", "", 0)
+	d.wantRun(nil, "scores --board=deepest --week --json",
+		`{"board":"deepest","title":"Deepest level reached","week":"`+week+`","rows":[{"rank":1,"name":"Kay","level":2,"value":2,"yours":false}]}`+"\n", "", 0)
+	d.wantRun(nil, "scores --board gold --week", "Gold won, this week ("+week+")\nNo knight is on this board this week yet.\n", "", 0)
+	d.wantRun(nil, "scores --board kills", "", "orthanc: there is no board \"kills\"; the boards are deepest, slain, gold\n", 1)
+	d.wantRun(nil, "scores --week", "", "orthanc: --week is a board's: give --board NAME (deepest, slain, gold); usage: scores [--board NAME [--week]] [--json]\n", 1)
 }

@@ -20,6 +20,8 @@ type Player struct {
 	World *world.Engine
 	// Knights are the knights' records: whoami of a knight not online, the hall of fame.
 	Knights knights.Keeper
+	// Boards are the boards of the living, read from Knights.
+	Boards *knights.Standings
 	// Sessions are the open sessions: an admin's who shows each knight's game session.
 	Sessions *edge.Registry
 	// Tick is the wall time of one of the world's turns, for how long a knight is idle.
