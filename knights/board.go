@@ -23,24 +23,6 @@ const (
 	BoardsStale = 5 * time.Second
 )
 
-// BoardRow is one knight's row of a board.
-type BoardRow struct {
-	Rank  int    `json:"rank"`
-	Name  string `json:"name"`
-	Level int    `json:"level"`
-	Value int    `json:"value"`
-	Yours bool   `json:"yours"`
-}
-
-// BoardPage is one board as a knight sees it: the top BoardTop, then its own row when it
-// is ranked below them. Week names the week it counts ("" for all time).
-type BoardPage struct {
-	Board string     `json:"board"`
-	Title string     `json:"title"`
-	Week  string     `json:"week,omitempty"`
-	Rows  []BoardRow `json:"rows"`
-}
-
 // Living is what the boards read: the knights' records, flushed first so a knight
 // playing now counts (Keeper).
 type Living interface {
@@ -98,14 +80,14 @@ func NewStandings(k Living, now func() time.Time) *Standings {
 // Board is board b as knight (an id, "" for none) sees it, for the week it is now by the
 // server's clock when week is set, else for all time. Knights with nothing on it are
 // not ranked; equal values share a rank, in name order.
-func (s *Standings) Board(b world.BoardID, week bool, knight string) (BoardPage, error) {
+func (s *Standings) Board(b world.BoardID, week bool, knight string) (world.BoardPage, error) {
 	now := s.now()
 	all, err := s.scan(now)
 	if err != nil {
-		return BoardPage{}, err
+		return world.BoardPage{}, err
 	}
 	bd := world.Boards[b]
-	page := BoardPage{Board: bd.Name, Title: bd.Title, Rows: []BoardRow{}}
+	page := world.BoardPage{Board: bd.Name, Title: bd.Title, Rows: []world.BoardRow{}}
 	if week {
 		page.Week = world.WeekOf(now)
 	}
@@ -137,7 +119,7 @@ func (s *Standings) Board(b world.BoardID, week bool, knight string) (BoardPage,
 		}
 		mine := knight != "" && r.id == knight
 		if i < BoardTop || mine {
-			page.Rows = append(page.Rows, BoardRow{Rank: rank, Name: r.name, Level: r.level, Value: r.value, Yours: mine})
+			page.Rows = append(page.Rows, world.BoardRow{Rank: rank, Name: r.name, Level: r.level, Value: r.value, Yours: mine})
 		}
 	}
 	return page, nil

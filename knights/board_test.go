@@ -21,6 +21,11 @@ func (s *sheets) Living() ([]world.Adventurer, error) {
 	return s.all, nil
 }
 
+// row is a board's row.
+func row(rank int, name string, level, value int, yours bool) world.BoardRow {
+	return world.BoardRow{Rank: rank, Name: name, Level: level, Value: value, Yours: yours}
+}
+
 // A board ranks the living by its tally, most first, equal values sharing a rank in name
 // order; the top BoardTop, then the asker's own row; nothing is no rank; a week's board
 // counts only tallies of that week, by the server's clock.
@@ -48,12 +53,12 @@ func TestABoardRanksTheLiving(t *testing.T) {
 	if p.Board != "slain" || p.Title != "Monsters slain" || p.Week != "" || len(p.Rows) != BoardTop+1 {
 		t.Fatalf("page: %+v", p)
 	}
-	if r := p.Rows; r[0] != (BoardRow{1, "Knight 00", 1, 100, false}) || r[2].Rank != 3 || r[3].Rank != 3 || r[3].Value != 98 ||
-		r[4].Rank != 5 || r[BoardTop] != (BoardRow{14, "Knight 13", 1, 87, true}) {
+	if r := p.Rows; r[0] != row(1, "Knight 00", 1, 100, false) || r[2].Rank != 3 || r[3].Rank != 3 || r[3].Value != 98 ||
+		r[4].Rank != 5 || r[BoardTop] != row(14, "Knight 13", 1, 87, true) {
 		t.Fatalf("rows: %+v", r)
 	}
 	p, _ = s.Board(world.BoardSlain, true, "")
-	if want := []BoardRow{{1, "Knight 12", 1, 5, false}, {2, "Knight 13", 1, 2, false}}; p.Week != "2026-W50" || !reflect.DeepEqual(p.Rows, want) {
+	if want := []world.BoardRow{row(1, "Knight 12", 1, 5, false), row(2, "Knight 13", 1, 2, false)}; p.Week != "2026-W50" || !reflect.DeepEqual(p.Rows, want) {
 		t.Fatalf("this week: %+v", p)
 	}
 	p, _ = s.Board(world.BoardGold, false, "K-01")
@@ -71,7 +76,7 @@ func TestABoardRanksTheLiving(t *testing.T) {
 		t.Fatalf("a scan within BoardsStale: %+v", p.Rows[0])
 	}
 	now = now.Add(time.Millisecond)
-	if p, _ = s.Board(world.BoardSlain, false, ""); p.Rows[0] != (BoardRow{1, "Knight 13", 1, 1000, false}) || k.scans != 2 || k.flushes != 2 {
+	if p, _ = s.Board(world.BoardSlain, false, ""); p.Rows[0] != row(1, "Knight 13", 1, 1000, false) || k.scans != 2 || k.flushes != 2 {
 		t.Fatalf("after BoardsStale: %+v, %d scans", p.Rows[0], k.scans)
 	}
 }

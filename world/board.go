@@ -84,6 +84,8 @@ type Board struct {
 	Name   string
 	Title  string
 	Column string
+	// Say is a value in words, for screen-reader mode: "%d monsters slain".
+	Say    string
 	Ever   func(a *Adventurer) int
 	InWeek func(t *WeekTally) int
 }
@@ -91,11 +93,11 @@ type Board struct {
 // Boards is the table of boards. A knight's value for a week is InWeek of its tally when
 // the tally is of that week, and 0 when not (Value).
 var Boards = [NumBoards]Board{
-	BoardDeepest: {Name: "deepest", Title: "Deepest level reached", Column: "LEVEL",
+	BoardDeepest: {Name: "deepest", Title: "Deepest level reached", Column: "DEEPEST", Say: "deepest level %d",
 		Ever: func(a *Adventurer) int { return a.Deepest }, InWeek: func(t *WeekTally) int { return t.Deepest }},
-	BoardSlain: {Name: "slain", Title: "Monsters slain", Column: "SLAIN",
+	BoardSlain: {Name: "slain", Title: "Monsters slain", Column: "SLAIN", Say: "%d monsters slain",
 		Ever: func(a *Adventurer) int { return a.Slain }, InWeek: func(t *WeekTally) int { return t.Slain }},
-	BoardGold: {Name: "gold", Title: "Gold won", Column: "GOLD",
+	BoardGold: {Name: "gold", Title: "Gold won", Column: "GOLD", Say: "%d gold won",
 		Ever: func(a *Adventurer) int { return a.GoldWon }, InWeek: func(t *WeekTally) int { return t.GoldWon }},
 }
 
@@ -128,6 +130,24 @@ func (b Board) Value(a *Adventurer, week string) int {
 		return 0
 	}
 	return b.InWeek(&a.Week)
+}
+
+// BoardRow is one knight's row of a board.
+type BoardRow struct {
+	Rank  int    `json:"rank"`
+	Name  string `json:"name"`
+	Level int    `json:"level"`
+	Value int    `json:"value"`
+	Yours bool   `json:"yours"`
+}
+
+// BoardPage is one board as a knight sees it: the top of it, then its own row when it is
+// ranked below them (knights.Standings). Week names the week it counts ("" for all time).
+type BoardPage struct {
+	Board string     `json:"board"`
+	Title string     `json:"title"`
+	Week  string     `json:"week,omitempty"`
+	Rows  []BoardRow `json:"rows"`
 }
 
 // weekReq tells the engine the week it is now.

@@ -79,25 +79,29 @@ func (p Player) board(c *Call) int {
 	if c.JSON {
 		return c.WriteJSON(page)
 	}
+	fmt.Fprintln(c.Out, BoardTitle(page))
 	for _, l := range BoardLines(page) {
 		fmt.Fprintln(c.Out, l)
 	}
 	return 0
 }
 
-// BoardLines writes a board as lines of text, its title first, for the command and the
-// game's pages.
-func BoardLines(page knights.BoardPage) []string {
-	title := page.Title + ", for all time"
+// BoardTitle is a board's title and its time: "Monsters slain, this week (2026-W50)".
+func BoardTitle(page world.BoardPage) string {
 	if page.Week != "" {
-		title = page.Title + ", this week (" + page.Week + ")"
+		return page.Title + ", this week (" + page.Week + ")"
 	}
+	return page.Title + ", for all time"
+}
+
+// BoardLines writes a board's rows as lines of text (a table, or a line saying it is
+// empty), for the command and the game's pages.
+func BoardLines(page world.BoardPage) []string {
 	if len(page.Rows) == 0 {
-		none := "No knight is on this board yet."
 		if page.Week != "" {
-			none = "No knight is on this board this week yet."
+			return []string{"No knight is on this board this week yet."}
 		}
-		return []string{title, none}
+		return []string{"No knight is on this board yet."}
 	}
 	col := page.Board
 	if b, ok := world.BoardByName(page.Board); ok {
@@ -114,7 +118,7 @@ func BoardLines(page knights.BoardPage) []string {
 		fmt.Fprintf(w, "%d\t%s\t%d\t%d\t%s\n", r.Rank, r.Name, r.Level, r.Value, mine)
 	}
 	_ = w.Flush()
-	return append([]string{title}, strings.Split(strings.TrimRight(sb.String(), "\n"), "\n")...)
+	return strings.Split(strings.TrimRight(sb.String(), "\n"), "\n")
 }
 
 // HallOfFame is the hall of fame as the knight (an id; "" for none) sees it: the top
