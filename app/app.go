@@ -54,6 +54,9 @@ type Params struct {
 	Rand *rand.Rand
 	// Fame reads the hall of fame for the scores screen; nil shows none.
 	Fame FameFunc
+	// Board reads a board of the living for the scores screen's pages (boards.go); nil
+	// shows none.
+	Board BoardFunc
 	// Admin runs a line of the in-game admin console (':'); nil for a player who is not
 	// an admin, who is told the console is for admins.
 	Admin AdminFunc
@@ -142,6 +145,10 @@ type Names interface {
 // FameFunc returns the hall of fame as lines to show (the server reads the store).
 type FameFunc func() []string
 
+// BoardFunc returns a board of the living, for the week it is now or for all time (the
+// server reads the knights' records, and logs an error it returns).
+type BoardFunc func(b world.BoardID, week bool) (world.BoardPage, error)
+
 // screen is which of the game's screens a session shows; screens says what each does.
 type screen int
 
@@ -154,7 +161,7 @@ const (
 	screenMap                     // the map of where the knight has been
 	screenHelp                    // the help
 	screenInventory               // what the knight carries
-	screenFame                    // the hall of fame
+	screenFame                    // the hall of fame and the boards of the living, a page each
 	screenSpells                  // a spell menu over the dungeon
 	screenESP                     // ESP's question: which way to look
 	screenRetire                  // the question whether to retire
@@ -295,7 +302,7 @@ type Model struct {
 	mapPan    mapPan        // where the map screen looks (map.go)
 	help      helpScreen    // the help (help.go)
 	inv       pager         // the inventory (inventory.go)
-	fame      fameScreen    // the hall of fame (inventory.go)
+	fame      fameScreen    // the hall of fame and the boards (boards.go)
 	log       pager         // the message log, which follows the newest lines (chat.go)
 	console   console       // the admin console over the dungeon screen
 	chat      chatLine      // the chat line over the dungeon screen

@@ -8,7 +8,7 @@ import (
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
-// The knight's own pages: the inventory, the spell menus, and the hall of fame.
+// The knight's own pages: the inventory and the spell menus.
 
 // invFoot is the inventory's keys.
 const invFoot = "A letter wears, takes off, reads or drinks that item; a capital drops it; other keys return."
@@ -77,55 +77,6 @@ func (m *Model) drawInventory(c *canvas) {
 		c.text(2, y, l, clsTitle)
 		y++
 	}
-}
-
-// fameScreen is what the hall of fame keeps while it shows: its lines, read when it
-// opens, and where they are scrolled to.
-type fameScreen struct {
-	pager
-	lines []string
-}
-
-// fameOpenKey opens the hall of fame, reading it.
-func (m *Model) fameOpenKey(keyPress) tea.Cmd {
-	m.screen = screenFame
-	m.fame.home()
-	m.fame.lines = nil
-	if m.p.Fame != nil {
-		m.fame.lines = m.p.Fame()
-	}
-	if len(m.fame.lines) == 0 {
-		m.fame.lines = []string{"No knight has retired yet."}
-	}
-	return nil
-}
-
-// famePage is how many lines of the hall of fame show at once.
-func (m *Model) famePage() int {
-	_, h := m.frameSize()
-	return max(1, h-6)
-}
-
-func (m *Model) drawFame(c *canvas) {
-	c.text(2, 1, "HALL OF FAME", clsTitle)
-	c.text(2, 2, fit(c.w-4, "The knights who retired with honour near the seat of the king.", "Knights retired with honour."), clsText)
-	lines, page := m.fame.lines, m.famePage()
-	m.fame.draw(c, 4, 4, lines, page, clsText)
-	foot := "Any key returns."
-	if len(lines) > page {
-		from, to := m.fame.span(len(lines), page)
-		foot = fit(c.w-4, fmt.Sprintf("Lines %d-%d of %d: %s pages, up and down scroll; any other key returns.", from, to, len(lines), pageKeysHint),
-			fmt.Sprintf("Lines %d-%d of %d: %s pages", from, to, len(lines), pageKeysHint), fmt.Sprintf("%d-%d of %d, %s", from, to, len(lines), pageKeysHint))
-	}
-	c.text(2, c.h-2, foot, clsTitle)
-}
-
-// fameKey scrolls a long hall of fame; any other key returns to the game.
-func (m *Model) fameKey(k tea.KeyPressMsg) tea.Cmd {
-	if lines, page := m.fame.lines, m.famePage(); len(lines) <= page || !m.fame.scrollBy(k.String(), len(lines), page) {
-		m.screen = screenPlay
-	}
-	return nil
 }
 
 // drawSpells draws the menu of one level's spells over the dungeon view, each spell's help

@@ -515,7 +515,62 @@ func (m *Model) wordFame(plainCall) tea.Cmd {
 	for _, l := range fameSentences(lines) {
 		m.say(world.CleanLine(l))
 	}
+	m.say("The boards of the living: board and a name (" + strings.Join(world.BoardNames(), ", ") + "), and week for this week.")
 	return nil
+}
+
+// wordBoard says a board of the living (board NAME [week]), or, alone, names the boards.
+func (m *Model) wordBoard(c plainCall) tea.Cmd {
+	names := strings.Join(world.BoardNames(), ", ")
+	if len(c.args) == 0 {
+		m.say("The boards of the living: " + names + ". Say board and a name, and week for this week: board slain week.")
+		return nil
+	}
+	b, ok := world.BoardByName(strings.ToLower(c.args[0]))
+	week := len(c.args) == 2 && strings.EqualFold(c.args[1], "week")
+	switch {
+	case !ok:
+		m.say(fmt.Sprintf("There is no board %s; the boards are %s.", world.CleanLine(c.args[0]), names))
+		return nil
+	case len(c.args) > 1 && !week:
+		m.say("Say board and a name, and week for this week: board " + world.Boards[b].Name + " week.")
+		return nil
+	case m.p.Board == nil:
+		m.say("The boards cannot be read here.")
+		return nil
+	}
+	page, err := m.p.Board(b, week)
+	if err != nil {
+		m.say("The board could not be read just now.")
+		return nil
+	}
+	for _, l := range boardSentences(page, week) {
+		m.say(l)
+	}
+	return nil
+}
+
+// boardSentences says a board as sentences, its title first: "1. Kay, level 2: 9
+// monsters slain (yours)."
+func boardSentences(page world.BoardPage, week bool) []string {
+	b, _ := world.BoardByName(page.Board)
+	bd := world.Boards[b]
+	title := bd.Title + ", for all time:"
+	if week {
+		title = bd.Title + ", this week:"
+	}
+	out := []string{title}
+	if len(page.Rows) == 0 {
+		return append(out, "No knight is on it yet.")
+	}
+	for _, r := range page.Rows {
+		s := fmt.Sprintf("%d. %s, level %d: "+bd.Say, r.Rank, world.CleanLine(r.Name), r.Level, r.Value)
+		if r.Yours {
+			s += " (yours)"
+		}
+		out = append(out, s+".")
+	}
+	return out
 }
 
 // fameColumns splits a row of the hall of fame's table: its columns are two spaces

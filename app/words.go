@@ -165,6 +165,8 @@ func ownWords() []plainWord {
 		{words: []string{"stop", "q", "quit", "leave", "exit", "unwatch"}, help: "stops watching",
 			topic: topicOthers, when: atWatch, run: (*Model).wordStop},
 		{words: []string{"fame", "scores", "hall"}, help: "reads the hall of fame", topic: topicOthers, when: playing, run: (*Model).wordFame},
+		{words: []string{"board", "boards"}, usage: "board NAME [week]", help: "reads a board of the living (board alone names them), for all time or this week",
+			topic: topicOthers, when: playing, run: (*Model).wordBoard},
 		{words: []string{"retire"}, help: "retires your knight into the hall of fame, outside the dungeon; you are asked first",
 			topic: topicOthers, when: playing, run: (*Model).wordRetire},
 		{words: []string{"yes", "y"}, help: "answers the question asked", topic: topicOthers, when: playing, run: (*Model).wordYes},
