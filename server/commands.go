@@ -10,6 +10,7 @@ import (
 	"github.com/orthanc-ssh/orthanc-ssh/app"
 	"github.com/orthanc-ssh/orthanc-ssh/server/command"
 	"github.com/orthanc-ssh/orthanc-ssh/server/edge"
+	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
 // The command line (package command): what a key runs with `ssh -p PORT host NAME
@@ -120,4 +121,16 @@ func (s *Server) consoleHook(ctx context.Context, key ssh.PublicKey) func(line s
 func (s *Server) reportsDesk() command.Reports {
 	return command.Reports{Log: s.log, Store: s.store, Saver: s.saver, Replays: s.reportReplays, Forget: s.forgetReportReplay, Now: s.now,
 		Keep: reportKeep, Window: reportWindow, Realm: s.cfg.Realm, Others: s.talk.othersReports, CloseThere: s.talk.closeReport}
+}
+
+// boardFor reads the boards for knight id's game (app.Params.Board), logging what kept
+// one from being read.
+func (s *Server) boardFor(id string) app.BoardFunc {
+	return func(b world.BoardID, week bool) (world.BoardPage, error) {
+		page, err := s.boards.Board(b, week, id)
+		if err != nil {
+			s.log.Error("scores", "board", world.Boards[b].Name, "err", err)
+		}
+		return page, err
+	}
 }

@@ -126,6 +126,7 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 			}
 			return command.ScoreLines(list)
 		},
+		Board:      s.boardFor(fp),
 		Admin:      s.consoleHook(sess.Context(), key), // nil unless the key is an admin's
 		Plain:      plain,
 		Names:      s.namesFor(fp, id.guest),

@@ -156,6 +156,7 @@ func (s *Server) play(ctx context.Context, p web.PlaySession) {
 			}
 			return command.ScoreLines(list)
 		},
+		Board:        s.boardFor(id),
 		Names:        s.namesFor(id, who.guest),
 		FindKnight:   s.knightFinder(),
 		Out:          p.Screen,
