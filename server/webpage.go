@@ -27,7 +27,7 @@ func (s *Server) page() *webpage.Page {
 	p := &webpage.Page{
 		Name: s.cfg.Name, Realm: s.cfg.Realm, Guests: s.cfg.Guests, Started: s.obs.start, Version: s.cfg.Version,
 		HostKey: s.hostKey, MOTD: s.motd, HostPort: s.publicHostPort, SSHCommand: s.sshCommand,
-		World: s.engine, Knights: s.knights, Tick: s.cfg.Tick, Config: s.cfg.Web, Log: s.log,
+		World: s.engine, Knights: s.knights, Boards: s.boards, Tick: s.cfg.Tick, Config: s.cfg.Web, Log: s.log,
 		Play: s.play, PlayLink: s.playLink, PlayRefusal: s.playBanned, // play.go, play_key.go
 	}
 	if s.replayWriter != nil {

@@ -56,6 +56,8 @@ type Status struct {
 	Online  []Player  `json:"online"`
 	Fame    []Fame    `json:"fame"`
 	Deaths  []Death   `json:"deaths"`
+	// Boards are the boards of the living, in the game's order.
+	Boards []Board `json:"boards"`
 	// Taken is when the status was gathered.
 	Taken time.Time `json:"taken"`
 	// Play is the play page's address, when the server serves one (set by the page).
@@ -91,6 +93,26 @@ type Fame struct {
 	// Replay is the address of its last 5 minutes as an asciicast file (CastPath); empty
 	// when none is kept or its knight keeps it private.
 	Replay string `json:"replay,omitempty"`
+}
+
+// Board is one board of the living (guests are not ranked): its top for all time and
+// for this week, the week Week (ISO, UTC).
+type Board struct {
+	Name  string `json:"name"`
+	Title string `json:"title"`
+	// Column heads its value.
+	Column   string     `json:"column"`
+	Week     string     `json:"week"`
+	AllTime  []BoardRow `json:"all_time"`
+	ThisWeek []BoardRow `json:"this_week"`
+}
+
+// BoardRow is one knight's row of a board.
+type BoardRow struct {
+	Rank  int    `json:"rank"`
+	Name  string `json:"name"`
+	Level int    `json:"level"`
+	Value int    `json:"value"`
 }
 
 // Death is one knight slain.
@@ -244,6 +266,7 @@ func New(status StatusFunc, log *slog.Logger, opt Options) *Handler {
 	h.mux.HandleFunc("GET /api/status", h.serveJSON(func(s Status) any { return s }))
 	h.mux.HandleFunc("GET /api/who", h.serveJSON(func(s Status) any { return s.Online }))
 	h.mux.HandleFunc("GET /api/fame", h.serveJSON(func(s Status) any { return s.Fame }))
+	h.mux.HandleFunc("GET /api/boards", h.serveJSON(func(s Status) any { return s.Boards }))
 	h.mux.HandleFunc("GET /mssp.json", h.serveJSON(mssp))
 	h.mux.HandleFunc("GET /replay/{file}", h.serveCast)
 	h.mux.HandleFunc("GET "+PlayPath, h.servePlayFile(playPage, "text/html; charset=utf-8"))
@@ -371,6 +394,18 @@ func (h *Handler) snapshot(ctx context.Context) (Status, error) {
 	}
 	if st.Deaths == nil {
 		st.Deaths = []Death{}
+	}
+	if st.Boards == nil {
+		st.Boards = []Board{}
+	}
+	for i := range st.Boards {
+		b := &st.Boards[i]
+		if b.AllTime == nil {
+			b.AllTime = []BoardRow{}
+		}
+		if b.ThisWeek == nil {
+			b.ThisWeek = []BoardRow{}
+		}
 	}
 	if h.play != nil {
 		st.Play = PlayPath

@@ -29,6 +29,8 @@ func fixed() Status {
 		Online:  []Player{{Name: "Lancelot", Level: 3, Depth: 2}, {Name: "Guest Tom", Level: 1, Guest: true}},
 		Fame:    []Fame{{Rank: 1, Name: "Galahad", Level: 9, Experience: 500000, PercentKills: 70, Retired: time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)}},
 		Deaths:  []Death{{Name: "Mordred", Level: 2, Killer: "a <b>Balrog</b>", Depth: 7, Died: time.Now()}},
+		Boards: []Board{{Name: "slain", Title: "Monsters slain", Column: "Slain", Week: "2026-W50",
+			AllTime: []BoardRow{{Rank: 1, Name: "Bors <i>the</i> Bold", Level: 4, Value: 917}}}},
 	}
 }
 
@@ -75,17 +77,19 @@ func TestThePageShowsTheStatusEscaped(t *testing.T) {
 	for _, want := range []string{"Lancelot", "Guest Tom", `<span class="guest">guest</span>`, "Galahad", "500000",
 		"SHA256:abcdefABCDEF0123456789+/abcdefABCDEF0123456", "[play.example]:2222 ssh-ed25519 AAAAC3Nza",
 		"ssh -p 2222 play.example", "play --plain", "level 2", "outside",
-		"Phones play too", "40 columns by 18 rows", "ssh -t -p 2222 play.example play --plain</code>"} {
+		"Phones play too", "40 columns by 18 rows", "ssh -t -p 2222 play.example play --plain</code>",
+		`<section id="board-slain" class="board">`, "<h2>Monsters slain</h2>", "<th>Slain</th>", "917", "This week (2026-W50)",
+		"No knight is on this board this week yet."} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the page lacks %q", want)
 		}
 	}
-	for _, want := range []string{"Test &lt;Orthanc&gt;", "&lt;script&gt;", "a &lt;b&gt;Balrog&lt;/b&gt;"} {
+	for _, want := range []string{"Test &lt;Orthanc&gt;", "&lt;script&gt;", "a &lt;b&gt;Balrog&lt;/b&gt;", "Bors &lt;i&gt;the&lt;/i&gt; Bold"} {
 		if !strings.Contains(raw, want) {
 			t.Errorf("the page lacks %q", want)
 		}
 	}
-	for _, bad := range []string{"<script", "<b>Balrog"} {
+	for _, bad := range []string{"<script", "<b>Balrog", "<i>the"} {
 		if strings.Contains(raw, bad) {
 			t.Errorf("the page holds %q unescaped", bad)
 		}
@@ -106,6 +110,10 @@ func TestTheAPI(t *testing.T) {
 	if err := json.Unmarshal([]byte(body(t, get(h, "GET", "/api/fame", "192.0.2.1:1"))), &fame); err != nil || len(fame) != 1 || fame[0].Name != "Galahad" {
 		t.Errorf("/api/fame = %+v, %v", fame, err)
 	}
+	if got := body(t, get(h, "GET", "/api/boards", "192.0.2.1:1")); got != `[{"name":"slain","title":"Monsters slain","column":"Slain",`+
+		`"week":"2026-W50","all_time":[{"rank":1,"name":"Bors \u003ci\u003ethe\u003c/i\u003e Bold","level":4,"value":917}],"this_week":[]}]`+"\n" {
+		t.Errorf("/api/boards = %s", got)
+	}
 	var st Status
 	if err := json.Unmarshal([]byte(body(t, get(h, "GET", "/api/status", "192.0.2.1:1"))), &st); err != nil || st.HostKey != fixed().HostKey || st.MOTD != fixed().MOTD {
 		t.Errorf("/api/status = %+v, %v", st, err)
@@ -124,6 +132,9 @@ func TestTheAPI(t *testing.T) {
 	h2, _, _ := handler(t, func() (Status, error) { return Status{Name: "x"}, nil })
 	if got := body(t, get(h2, "GET", "/api/who", "192.0.2.1:1")); got != "[]\n" {
 		t.Errorf("/api/who of an empty world = %q", got)
+	}
+	if got := body(t, get(h2, "GET", "/api/boards", "192.0.2.1:1")); got != "[]\n" {
+		t.Errorf("/api/boards of a server without boards = %q", got)
 	}
 }
 

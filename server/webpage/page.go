@@ -10,11 +10,13 @@ import (
 	"net/netip"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"golang.org/x/crypto/ssh"
 	"golang.org/x/crypto/ssh/knownhosts"
 
+	"github.com/orthanc-ssh/orthanc-ssh/internal/english"
 	"github.com/orthanc-ssh/orthanc-ssh/keys"
 	"github.com/orthanc-ssh/orthanc-ssh/knights"
 	"github.com/orthanc-ssh/orthanc-ssh/replay"
@@ -58,6 +60,11 @@ type Knights interface {
 	Flush() error
 }
 
+// Boards are the boards of the living as the page reads them (*knights.Standings).
+type Boards interface {
+	Board(b world.BoardID, week bool, knight string) (world.BoardPage, error)
+}
+
 // Replays are the kept replays the page links and draws.
 type Replays interface {
 	// Kept is the kept records keep accepts, with every record already made filed
@@ -92,6 +99,8 @@ type Page struct {
 	// World is who plays; Knights the records listed.
 	World   World
 	Knights Knights
+	// Boards are the boards of the living (knights.Standings); nil shows none.
+	Boards Boards
 	// Replays are the kept replays; nil when the server records none.
 	Replays Replays
 	// Tick is the wall time of one game turn, the casts' pace.
@@ -167,7 +176,39 @@ func (p *Page) Status(ctx context.Context) (web.Status, error) {
 	if err := p.records(ctx, &st); err != nil {
 		return web.Status{}, err
 	}
+	if err := p.boards(&st); err != nil {
+		return web.Status{}, err
+	}
 	return st, nil
+}
+
+// boards fills in every board of the living, for all time and this week.
+func (p *Page) boards(st *web.Status) error {
+	if p.Boards == nil {
+		return nil
+	}
+	for b, bd := range world.Boards {
+		ever, err := p.Boards.Board(world.BoardID(b), false, "")
+		if err != nil {
+			return err
+		}
+		week, err := p.Boards.Board(world.BoardID(b), true, "")
+		if err != nil {
+			return err
+		}
+		st.Boards = append(st.Boards, web.Board{Name: bd.Name, Title: bd.Title, Column: english.Capital(strings.ToLower(bd.Column)), Week: week.Week,
+			AllTime: webRows(ever.Rows), ThisWeek: webRows(week.Rows)})
+	}
+	return nil
+}
+
+// webRows are a board's rows as the page shows them.
+func webRows(rows []world.BoardRow) []web.BoardRow {
+	out := make([]web.BoardRow, len(rows))
+	for i, r := range rows {
+		out[i] = web.BoardRow{Rank: r.Rank, Name: r.Name, Level: r.Level, Value: r.Value}
+	}
+	return out
 }
 
 // records fills in the hall of fame and the latest deaths, each with its replay's
