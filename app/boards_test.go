@@ -78,7 +78,9 @@ func TestAnEmptyBoardSaysSo(t *testing.T) {
 	}
 	keys(m, "F", "l", "l", "w")
 	checkWhole(t, "an empty board", frameOf(t, "empty", m), 0, 40, "No knight on it this week yet.")
-	m.p.Board = func(world.BoardID, bool) (world.BoardPage, error) { return world.BoardPage{}, errors.New("etcd is away") }
+	m.p.Board = func(world.BoardID, bool) (world.BoardPage, error) {
+		return world.BoardPage{}, errors.New("etcd is away")
+	}
 	keys(m, "l")
 	checkWhole(t, "an unread board", frameOf(t, "unread", m), 0, 40, "Not read just now; try again.")
 }
