@@ -559,11 +559,14 @@ func (s *Store) Backup(w io.Writer) (int64, error) {
 
 // Check runs bbolt's consistency check over the whole file, checks every stored
 // value's checksum and decodes it, returning all problems found joined in one error, or
-// nil. A key that names a knight that is not stored is a problem too. It reads in one
-// read transaction, so it runs on a live database as the game goes on.
+// nil. A key that names a knight that is not stored is a problem too. It runs on a live
+// database as the game goes on, in a writable transaction that writes nothing and is
+// rolled back: bbolt's check reads the free list, which only a writable transaction
+// keeps still (in a read-only one it races with the writer releasing pages; bbolt's
+// Tx.Check says so). The saver and the replays wait for it meanwhile.
 func (s *Store) Check() error {
 	var problems []error
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.inRolledBack(func(tx *bolt.Tx) error {
 		for err := range tx.Check() {
 			problems = append(problems, err)
 		}
@@ -603,6 +606,20 @@ func (s *Store) Check() error {
 		return fmt.Errorf("check store %s: %d problems: %w", s.path, len(problems), errors.Join(problems...))
 	}
 	return nil
+}
+
+// inRolledBack runs fn in a writable transaction and rolls it back, whatever fn did; on
+// a file opened read-only (CheckFile's), where no one writes, in a read transaction.
+func (s *Store) inRolledBack(fn func(tx *bolt.Tx) error) error {
+	if s.db.IsReadOnly() {
+		return s.db.View(fn)
+	}
+	tx, err := s.db.Begin(true)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tx.Rollback() }()
+	return fn(tx)
 }
 
 // CheckFile checks the database at path without writing to it, for a server that is not
