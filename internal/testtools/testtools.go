@@ -6,6 +6,7 @@
 package testtools
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"maps"
@@ -13,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -84,6 +86,22 @@ func Main(m *testing.M) {
 		tell(s)
 	}
 	os.Exit(code)
+}
+
+// Waiting sets how many of a package's t.Parallel tests run at once, n, unless the
+// command line says (-parallel): go test's default is the number of cores, which suits
+// tests that compute, while end-to-end tests spend most of their time waiting on
+// processes, sockets and the game's clock, so more of them fit on a core. A TestMain
+// calls it before Main.
+func Waiting(n int) {
+	if !flag.Parsed() {
+		flag.Parse()
+	}
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+	if !given {
+		_ = flag.Set("test.parallel", strconv.Itoa(n))
+	}
 }
 
 // tell writes s where whoever runs go test sees it. `go test ./...` shows what a passing

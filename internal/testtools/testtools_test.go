@@ -1,6 +1,10 @@
 package testtools
 
 import (
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 )
@@ -27,5 +31,33 @@ func TestNeedSkipsAndTheSummaryTells(t *testing.T) {
 	}
 	if p := Need(t, "coreutils", "no-such-program-of-orthanc", "sh"); !strings.HasSuffix(p, "/sh") {
 		t.Errorf("Need found %q, want the second name's sh", p)
+	}
+}
+
+// Waiting raises the parallel tests' number when the command line does not give one,
+// and leaves a -parallel given alone. The test binary runs itself to see it from a
+// fresh command line.
+func TestWaitingSetsParallelUnlessGiven(t *testing.T) {
+	if os.Getenv("TESTTOOLS_WAITING") != "" {
+		Waiting(7)
+		fmt.Printf("parallel=%s\n", flag.Lookup("test.parallel").Value)
+		return
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "parallel=7"},
+		{[]string{"-test.parallel=3"}, "parallel=3"},
+	} {
+		cmd := exec.Command(os.Args[0], append([]string{"-test.run=^TestWaitingSetsParallelUnlessGiven$"}, c.args...)...)
+		cmd.Env = append(os.Environ(), "TESTTOOLS_WAITING=1")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%v: %v\n%s", c.args, err, out)
+		}
+		if !strings.Contains(string(out), c.want+"\n") {
+			t.Errorf("with %q the tests run %q at once; want %s", c.args, out, c.want)
+		}
 	}
 }
