@@ -17,6 +17,7 @@ import (
 
 // The binary dispatches `health` to the probe, as the image's HEALTHCHECK runs it.
 func TestHealthSubcommandOfTheBinary(t *testing.T) {
+	t.Parallel()
 	ts := startServer(t, t.TempDir())
 	out, err := exec.Command(serverBinary(t), "health", "-addr", ts.addr).CombinedOutput()
 	if err != nil {

@@ -67,6 +67,7 @@ var trapMessages = map[world.TrapKind]string{
 // it goes off (seed 001: avoided 47.5% of the time): the screen shows MAG's message, and the
 // trap shows on the knight's map as dots.
 func TestSteppingOnATrap(t *testing.T) {
+	t.Parallel()
 	// The first dungeon seed whose level 1 has a trap a new knight can walk to without
 	// passing a guarded room.
 	var trap world.TrapKind

@@ -2,6 +2,7 @@ package server
 
 import (
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -20,9 +21,13 @@ import (
 //
 // and here, waiting: poll is the one polling loop, and every wait is a use of it.
 
-// TestMain runs the tests, then says which were skipped for want of a program (an SSH
-// client, the browser, promtool), once.
-func TestMain(m *testing.M) { testtools.Main(m) }
+// TestMain runs the tests, twice as many parallel ones at once as there are cores (they
+// wait on servers, processes and browsers far more than they compute), then says which
+// were skipped for want of a program (an SSH client, the browser, promtool), once.
+func TestMain(m *testing.M) {
+	testtools.Waiting(2 * runtime.GOMAXPROCS(0))
+	testtools.Main(m)
+}
 
 // Waiting.
 

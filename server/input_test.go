@@ -148,6 +148,7 @@ func TestEndlessPasteIsBounded(t *testing.T) {
 // keys are dropped, and a client still past it after edge.FloodClose is told why and closed;
 // its knight is saved, and a player beside it walks on.
 func TestAKeyFloodIsClosed(t *testing.T) {
+	t.Parallel()
 	ts := startServer(t, t.TempDir())
 	flooder := openTerminal(t, ts.addr, newKey(t), 80, 24, nil)
 	flooder.enterDungeon("Flood")

@@ -75,6 +75,7 @@ func reverse(k string) string { o := opposite(k); return k[:len(k)-1] + o[len(o)
 // sequence is sent: no colours, no cursor moves, no line erased and written again, no
 // bracketed paste; and once the session is still, the prompt is the last thing said.
 func TestScreenReaderModeWritesNoEscape(t *testing.T) {
+	t.Parallel()
 	seed, there, again, thereSq, againSq, on, off, trapSq, trap, guard, guardSq := plainTrapAndGuard(t)
 	dir := t.TempDir()
 	key := newKey(t)
@@ -335,6 +336,7 @@ func plainWords(raw string) int { return len(strings.Fields(raw)) }
 // before a wanderer comes again (it came 5.8 s after "runs away", within a 12.6 to
 // 14.9 s answer). Timed in the world's turns at a 1 ms tick.
 func TestScreenReaderTimersLastTheirSpeech(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	const seed = defaultSeed
 	exit := world.New(world.Config{Seed: seed}).Level(1).Up
@@ -444,6 +446,7 @@ func TestScreenReaderTimersLastTheirSpeech(t *testing.T) {
 // surface as a party until a band meets them; Bors (1 hit) faints, and Kay fights on for
 // several rounds: Bors is told once whom the battle waits for.
 func TestAFaintedHeroIsToldTheWaitOnce(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	market, common, there, back := firstMarket(t, defaultSeed)
 	kay, bors := newKey(t), newKey(t)
@@ -685,6 +688,7 @@ func TestScreenReaderWordsAreWordsItTakes(t *testing.T) {
 // (a door on it opened), in a bounded number of lines. A wanderer met on the way is
 // fought until it is over.
 func TestExploreAndWayReachTheStairsDown(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	const seed = defaultSeed
 	l := world.New(world.Config{Seed: seed}).Level(1)

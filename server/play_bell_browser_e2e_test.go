@@ -18,6 +18,7 @@ import (
 // (body's data-bells counts it), and a hidden tab's title is marked "(!) " until the tab
 // is seen again; a second whisper within the bell's gap rings no more.
 func TestTheBellInTheBrowser(t *testing.T) {
+	t.Parallel()
 	exe := chromium(t)
 	cfg, _, clock := clockedConfig(t)
 	cfg.HTTPAddr = "127.0.0.1:0"

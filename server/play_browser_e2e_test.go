@@ -18,6 +18,7 @@ import (
 // the server only, under which its script runs. Shot at a phone's size and a desktop's
 // (into ORTHANC_SCREENSHOTS when set, to look at).
 func TestAGuestPlaysInTheBrowser(t *testing.T) {
+	t.Parallel()
 	exe := chromium(t)
 	_, _, base := webServer(t)
 	ctx := headless(t, exe, 90*time.Second)

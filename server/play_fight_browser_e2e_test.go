@@ -16,6 +16,7 @@ import (
 // arrows along the way to a guarded room (Shift and an arrow through its door, sent as
 // xterm sends it), and f until the fight ends (the monster dead, or the knight).
 func TestAGuestFightsInTheBrowser(t *testing.T) {
+	t.Parallel()
 	exe := chromium(t)
 	_, srv, base := webServer(t)
 	p := browserPage{t: t, ctx: headless(t, exe, 120*time.Second)}

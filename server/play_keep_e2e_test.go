@@ -54,6 +54,7 @@ func noSSHWords(t *testing.T, where, s string) {
 // the knight for the browser's key, through claim as over SSH: the page, reloaded, plays
 // that knight by its kept name, and the key is kept as a browser's.
 func TestABrowserGuestKeepsItsKnight(t *testing.T) {
+	t.Parallel()
 	_, srv, base := webServer(t)
 	c := openChromePage(t, base)
 
@@ -150,6 +151,7 @@ func openPlayAnswering(t *testing.T, base string, hello map[string]any) (*playPa
 // offers the link box; the code of keys add links it, and the page then plays the
 // knight. A page with no key is told both ways in: SSH with a key, or a browser with one.
 func TestAServerWithoutGuestsOffersABrowserTheLink(t *testing.T) {
+	t.Parallel()
 	cfg := testConfig(t.TempDir(), defaultSeed)
 	cfg.HTTPAddr, cfg.Guests = "127.0.0.1:0", false
 	ts, srv := startConfigured(t, cfg)

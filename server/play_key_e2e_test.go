@@ -30,6 +30,7 @@ import (
 // ssh-ed25519 key; `keys remove` closes the browser's game, and the page, opened again,
 // is a guest and is told so.
 func TestABrowsersKeyPlaysAKnight(t *testing.T) {
+	t.Parallel()
 	exe := chromium(t)
 	ts, _, base := webServer(t)
 	laptop := newKey(t)

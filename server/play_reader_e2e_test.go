@@ -95,6 +95,7 @@ func find(tree []*axNode, role, name string) *axNode {
 // the box, answers with the walk. The switch turns the grid back mid-game, and the
 // mode again.
 func TestTheScreenReaderModeInTheBrowser(t *testing.T) {
+	t.Parallel()
 	exe := chromium(t)
 	_, _, base := webServer(t)
 	p := browserPage{t: t, ctx: headless(t, exe, 90*time.Second)}
@@ -221,6 +222,7 @@ func TestTheScreenReaderModeInTheBrowser(t *testing.T) {
 // log, the grid leaves the accessibility tree, the words box takes the keys, and the
 // switch is left on for the next visit.
 func TestTheTitlesQuestionAnsweredInThePageShowsTheLog(t *testing.T) {
+	t.Parallel()
 	exe := chromium(t)
 	_, _, base := webServer(t)
 	p := browserPage{t: t, ctx: headless(t, exe, 60*time.Second)}

@@ -77,6 +77,7 @@ func (c *cutter) cut() {
 // there, in the same game (one session, not two); a reload of the tab takes the game up
 // as well, on the screen it was on.
 func TestABrowserComesBackAfterItsNetworkIsCut(t *testing.T) {
+	t.Parallel()
 	exe := chromium(t)
 	_, srv, base := webServer(t)
 	net := newCutter(t, strings.TrimPrefix(base, "http://"))

@@ -84,6 +84,7 @@ func walkPlay(t *testing.T, srv *Server, p *playPage, id string, keys []string, 
 // screen: the same knight, the same fight, which it fights on. The log says the game
 // was held and taken up, under the game's id of its session lines.
 func TestABrowserGameResumesInItsFight(t *testing.T) {
+	t.Parallel()
 	cfg := testConfig(t.TempDir(), defaultSeed)
 	cfg.HTTPAddr = "127.0.0.1:0" // the grace is web.PlayResumeGrace's minute
 	log := &lockedBuffer{}
@@ -257,6 +258,7 @@ func TestABrowserBehindATrustedProxyIsItsClient(t *testing.T) {
 // past it for edge.FloodClose is told why and closed, as an SSH client is, and its game
 // is not held for a page to come back to.
 func TestABrowserKeyFloodIsClosed(t *testing.T) {
+	t.Parallel()
 	_, srv, base := webServer(t)
 	p := openPlay(t, base, 80, 24)
 	p.enterDungeon("Flood")

@@ -121,6 +121,7 @@ func (p browserPage) checkTouchLayout(w, h int64) touchLayout {
 // room left, upright (390×844) and on its side (844×390). Tapping them plays: Enter
 // through the title and the roll, the name typed in the box, a direction walks.
 func TestThePlayPageOnATouchScreen(t *testing.T) {
+	t.Parallel()
 	exe := chromium(t)
 	_, _, base := webServer(t)
 	p := browserPage{t: t, ctx: headless(t, exe, 90*time.Second)}

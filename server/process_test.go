@@ -52,6 +52,7 @@ func TestSignalSavesEveryoneAndExitsZero(t *testing.T) {
 // kill -9 loses at most the last checkpoint interval of walking and never the knight or
 // the database.
 func TestKillNineLosesAtMostACheckpoint(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cmd, addr := startProcess(t, dir)
 	key := newKey(t)
@@ -130,6 +131,7 @@ func sampleTurn(addr string, admin gossh.Signer) (n uint64, at time.Time, ok boo
 // check, no knight is lost, and the walking lost (the time from the newest record on
 // disk to the kill) stays within walkLossBound, what README and OPERATIONS state.
 func TestKillLoop(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	rounds := killLoopRounds()
 	seed := killLoopSeed()

@@ -43,6 +43,7 @@ const realmChaosTTL = 3 * time.Second
 // taken out of realm.Fenced.Commit it fails: a frozen realm, thawed, writes over the
 // knight another realm has taken since.
 func TestRealmChaos(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("plays for half a minute")
 	}

@@ -47,6 +47,7 @@ func sharedRecordsOf(t *testing.T, etcd string) *records.Store {
 // knight went and disconnected, and B plays the knight with A's last checkpoint, at
 // B's entrance.
 func TestAKnightMovesBetweenRealms(t *testing.T) {
+	t.Parallel()
 	etcd := etcdtest.Start(t)
 	a := startRealm(t, "A", etcd, defaultSeed)
 	b := startRealm(t, "B", etcd, defaultSeed+1)
@@ -94,6 +95,7 @@ func TestABanOnOneRealmHoldsOnAnother(t *testing.T) {
 
 // A realm cut off from etcd tells its players and takes no one in.
 func TestACutOffRealmTellsItsPlayersAndRefusesLogins(t *testing.T) {
+	t.Parallel()
 	etcd := etcdtest.Start(t)
 	p := tcpproxy.New(t, etcd)
 	a := startRealm(t, "A", p.Addr(), defaultSeed)

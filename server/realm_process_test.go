@@ -106,6 +106,7 @@ func launchRealm(t *testing.T, spec realmSpec) (*realmProcess, error) {
 // knight walks; the same key on B is told the knight is in A and waits while A's lease
 // holds its claim, then plays on B from A's last checkpoint; then C calls it from B.
 func TestAKilledRealmsKnightPlaysElsewhereAfterItsLease(t *testing.T) {
+	t.Parallel()
 	etcd := etcdtest.Start(t)
 	a := startRealmProcess(t, "A", etcd, defaultSeed)
 	b := startRealmProcess(t, "B", etcd, defaultSeed+1)

@@ -79,6 +79,7 @@ func (tr realmTrio) adminRun(t *testing.T, addr, cmd, want string) string {
 }
 
 func TestAdminCommandsReachThreeRealmProcesses(t *testing.T) {
+	t.Parallel()
 	tr := startRealmTrio(t)
 	borsKey, kayKey := newKey(t), newKey(t)
 	bors := openTerminal(t, tr.c.addr, borsKey, 100, 30, nil)

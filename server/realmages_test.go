@@ -13,6 +13,7 @@ import (
 // is timed from the world filing it, the knights written are counted, and the oldest
 // record waiting is a gauge; promtool finds nothing to say of them.
 func TestRealmMetricsTellTheCheckpointsAge(t *testing.T) {
+	t.Parallel()
 	etcd := etcdtest.Start(t)
 	cfg := testConfig(t.TempDir(), defaultSeed)
 	cfg.Realm, cfg.Etcd, cfg.RealmTTL = "A", []string{etcd}, 3*time.Second

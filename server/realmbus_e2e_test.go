@@ -106,6 +106,7 @@ var routesAt = regexp.MustCompile(`realm: nats-server" routes_at=(\S+)`)
 // and kick reach no one; a whisper from a knight on A to one on B, over real SSH, still
 // crosses.
 func TestAStrangerCannotJoinTheRealmsTalk(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS != "linux" {
 		t.Skip("the ports a process listens on are read from /proc")
 	}

@@ -18,6 +18,7 @@ import (
 // it stood on B, reads its letter, plays from either key; the hall of fame, the ban and
 // the silence are there, and stats counts them.
 func TestARealmWorldExportedIsRestoredIntoAFreshEtcd(t *testing.T) {
+	t.Parallel()
 	etcd := etcdtest.Start(t)
 	shared := sharedRecordsOf(t, etcd)
 	admin := newKey(t)

@@ -19,6 +19,7 @@ import (
 // banner line and one log line saying why; once etcd serves again the realm takes
 // players by itself, and the knight plays on from its last checkpoint.
 func TestARealmCutOffFromEtcdTakesPlayersAgainOnceEtcdIsBack(t *testing.T) {
+	t.Parallel()
 	m := etcdtest.StartMember(t)
 	a := startRealmProcess(t, "A", m.Addr(), defaultSeed)
 	key := newKey(t)

@@ -67,6 +67,7 @@ func waitWho(t *testing.T, addr, name, realm string) {
 // is heard in every realm; who lists each realm's knights with their realm; realms lists
 // the three with a round trip; a letter written on A is read on B.
 func TestTalkAcrossRealms(t *testing.T) {
+	t.Parallel()
 	a, b, c, sa := threeRealms(t)
 	kay := openTerminal(t, a.addr, newKey(t), 100, 30, nil)
 	kay.enterDungeon("Kay")

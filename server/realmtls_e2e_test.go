@@ -80,6 +80,7 @@ func sharedRecordsTLS(t *testing.T, ca *testcerts.CA, etcd string) *records.Stor
 // over TLS: a knight moves from A to B with its checkpoint, and whispers from B to a
 // knight on A.
 func TestRealmsOverTLS(t *testing.T) {
+	t.Parallel()
 	ca := testcerts.New(t, "realms")
 	etcd := tlsEtcd(t, ca)
 	a, sa := startTLSRealm(t, ca, "A", etcd, defaultSeed, nil)
@@ -202,6 +203,7 @@ func tlsNATS(t *testing.T, ca *testcerts.CA, realms ...string) string {
 // Two realms talk through a nats-server that asks for TLS and client certificates; a
 // realm that does not trust its certificate, or shows none, stops at start saying which.
 func TestRealmsTalkThroughANATSServerOverTLS(t *testing.T) {
+	t.Parallel()
 	ca := testcerts.New(t, "realms")
 	etcd, nats := etcdtest.Start(t), tlsNATS(t, ca, "A", "B", "C")
 	var addrs []string

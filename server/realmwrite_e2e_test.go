@@ -20,6 +20,7 @@ import (
 // might). That knight's player is told at its next checkpoint and its sheet in etcd stays
 // as it was; the other's next steps are written all the same.
 func TestARealmWritesTheOthersWhenOneKnightsClaimWent(t *testing.T) {
+	t.Parallel()
 	etcd := etcdtest.Start(t)
 	a := startRealm(t, "A", etcd, defaultSeed)
 	shared := sharedRecordsOf(t, etcd)
@@ -65,6 +66,7 @@ func stepBack(t *testing.T, tm *terminal, addr string, key gossh.Signer, from co
 // checkInAll): each's newest sheet is in etcd and no claim is left, so they play at once
 // on another realm.
 func TestARealmStoppingChecksItsKnightsIn(t *testing.T) {
+	t.Parallel()
 	etcd := etcdtest.Start(t)
 	a := startRealm(t, "A", etcd, defaultSeed)
 	shared := sharedRecordsOf(t, etcd)

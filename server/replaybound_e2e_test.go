@@ -24,6 +24,7 @@ import (
 // the first knight's record is gone, and every chunk still kept is newer than every chunk
 // that went (oldest first out).
 func TestTheReplaysStayWithinTheirBoundOldestFirstOut(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	admin := newKey(t)
 	writeAdminKeys(t, dir, admin)

@@ -30,6 +30,7 @@ import (
 // and its screen, read through a terminal emulator at 80×24, shows the replay's bar, the
 // blow that killed and the tombstone, and never the whisper.
 func TestTheWebPageLinksEachDeathsReplayWhichAsciinemaPlays(t *testing.T) {
+	t.Parallel()
 	asciinema := testtools.Need(t, "asciinema", "asciinema")
 	dir := t.TempDir()
 	key, elder, other := newKey(t), newKey(t), newKey(t)

@@ -35,6 +35,7 @@ func reportFlood(t *testing.T) time.Duration {
 // file grows by less than 1 MB however long the flood lasts. The admin resolves and
 // dismisses; open reports are listed first.
 func TestAReportFloodIsBounded(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	admin := newKey(t)
 	writeAdminKeys(t, dir, admin)

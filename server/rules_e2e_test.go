@@ -35,6 +35,7 @@ func TestSuccessfulExitRaisesTheLevelOverSSH(t *testing.T) {
 // and what might have saved it), the next connection
 // offers a new knight, and the key rolls one.
 func TestDeathOverSSH(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	key := newKey(t)
 	in, room := seedAtTheGuardsDoor(t, dir, key, func(a *world.Adventurer) {

@@ -20,6 +20,7 @@ var injections = []string{"\x1b]0;", "\x1b]2;", "\x1b]52", "\x1b[2J", "\u009b", 
 // knight; a shout reaches a knight on another level, a plain line does not; a flood is
 // slowed with a note to the sender.
 func TestChatBetweenPlayers(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t, t.TempDir())
 	ka, kb, kc := newKey(t), newKey(t), newKey(t)
 	a := openTerminal(t, srv.addr, ka, 100, 30, nil)
@@ -203,6 +204,7 @@ func TestScreenReaderMode(t *testing.T) {
 // fight is told line by line, and `messages` repeats it with everything else; a knight
 // fighting alone is never hurried; shutdown tells the player.
 func TestScreenReaderFightOverSSH(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	key := newKey(t)
 	in, _ := seedAtTheGuardsDoor(t, dir, key, func(a *world.Adventurer) {

@@ -89,6 +89,7 @@ func webServer(t *testing.T) (*testServer, *Server, string) {
 // hall of fame; it fits a phone's width without sideways scrolling, and is shot at a
 // phone's and a desktop's width (into ORTHANC_SCREENSHOTS when set, to look at).
 func TestTheWebPageInABrowser(t *testing.T) {
+	t.Parallel()
 	exe := chromium(t)
 	ts, srv, base := webServer(t)
 	knight := openTerminal(t, ts.addr, newKey(t), 80, 24, nil)

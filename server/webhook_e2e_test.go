@@ -18,6 +18,7 @@ import (
 // talk in their party, on a channel, write a letter and say a line aloud: none of it is
 // in any post.
 func TestTheWebhookPostsPublicEventsAndNothingPrivate(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	doomed, hidden, ywain, kay, bors, admin := newKey(t), newKey(t), newKey(t), newKey(t), newKey(t), newKey(t)
 	writeAdminKeys(t, dir, admin)
