@@ -9,6 +9,7 @@ import (
 	"github.com/chromedp/chromedp/kb"
 
 	"github.com/orthanc-ssh/orthanc-ssh/web"
+	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
 // Issue 45: a guest plays in real Chromium from the title to a fight and through it,
@@ -51,18 +52,10 @@ func TestAGuestFightsInTheBrowser(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for i, k := range keys {
-		want := squares[i]
-		if !poll(20*time.Second, 60*time.Millisecond, func() bool {
-			if rec, _ := knightNow(t, srv, id); rec.X == want.X && rec.Y == want.Y {
-				return true
-			}
-			press(k) // a locked door may hold: the knight throws itself at it again
-			return false
-		}) {
-			t.Fatalf("step %d: stuck on the way to %v\n%s", i, want, p.screenText())
-		}
-	}
+	followPath(t, keys, squares, press, func() world.Pos {
+		rec, _ := knightNow(t, srv, id)
+		return world.Pos{X: rec.X, Y: rec.Y}
+	}, p.screenText)
 	p.waitScreen("FIGHT", "guards this")
 	fight := p.screenText()
 	if !poll(60*time.Second, 50*time.Millisecond, func() bool {

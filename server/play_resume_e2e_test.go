@@ -58,23 +58,14 @@ func knightNow(t *testing.T, srv *Server, id string) (world.Adventurer, bool) {
 }
 
 // walkPlay presses the keys of a path on the page, waiting for the world to show the
-// knight id on each square (a locked door may hold: the knight throws itself at it
-// again).
+// knight id on each square (followPath: a locked door may hold, and the knight throws
+// itself at it again).
 func walkPlay(t *testing.T, srv *Server, p *playPage, id string, keys []string, squares []world.Pos) {
 	t.Helper()
-	for i, k := range keys {
-		want := squares[i]
-		var rec world.Adventurer
-		if !poll(20*time.Second, 60*time.Millisecond, func() bool {
-			if rec, _ = knightNow(t, srv, id); rec.X == want.X && rec.Y == want.Y {
-				return true
-			}
-			p.press(k)
-			return false
-		}) {
-			t.Fatalf("step %d: stuck at %d,%d on the way to %v\n%s", i, rec.X, rec.Y, want, p.screen())
-		}
-	}
+	followPath(t, keys, squares, func(k string) { p.press(k) }, func() world.Pos {
+		rec, _ := knightNow(t, srv, id)
+		return world.Pos{X: rec.X, Y: rec.Y}
+	}, p.screen)
 }
 
 // Issue 45: a phone that sleeps, or changes networks, drops its socket in the middle of
