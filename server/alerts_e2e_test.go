@@ -16,6 +16,7 @@ import (
 // not; /bell off silences it; on the map a whisper rings at once, idle or not; /bell all
 // is kept for the key's next connection.
 func TestBellOverSSH(t *testing.T) {
+	t.Parallel()
 	cfg, _, clock := clockedConfig(t)
 	srv, _ := startConfigured(t, cfg)
 	a := openTerminal(t, srv.addr, newKey(t), 100, 30, nil)

@@ -30,6 +30,7 @@ func TestHealthSubcommandOfTheBinary(t *testing.T) {
 
 // -version prints the version of the binary and exits 0, starting nothing.
 func TestVersionFlag(t *testing.T) {
+	t.Parallel()
 	out, err := exec.Command(serverBinary(t), "-version", "-data", t.TempDir()).Output()
 	if err != nil {
 		t.Fatalf("-version: %v", err)

@@ -115,6 +115,7 @@ func openPlain(t *testing.T, addr string, key gossh.Signer, name string) *termin
 // way up, knowing no way to the stairs, offers that way; map lists the unexplored
 // openings by direction and distance; and explore walks on from there.
 func TestAWalkStopsBeforeAKnownChuteAndAfterTheFallOffersAWay(t *testing.T) {
+	t.Parallel()
 	const run = 4
 	seed, from, d, chute := straightToAChute(t, run)
 	l := world.New(world.Config{Seed: seed}).Level(1)

@@ -15,6 +15,7 @@ import (
 // it out with f: it ends with the monster dead or the knight's tombstone, and after a
 // death the player is offered a new knight.
 func TestWalkIntoARoomAndFight(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t, t.TempDir())
 	key := newKey(t)
 	tm := openTerminal(t, srv.addr, key, 100, 30, nil)

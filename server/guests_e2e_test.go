@@ -30,6 +30,7 @@ var claimCodeRe = regexp.MustCompile(`claim ([A-Z0-9]{4}-[A-Z0-9]{4})`)
 // keep it, with a code. Nothing of it is stored; a new key claims it with the code, as it
 // stood, and the code is good only once.
 func TestAGuestPlaysWithOpenSSHAndIsClaimedByANewKey(t *testing.T) {
+	t.Parallel()
 	ts, srv := startConfigured(t, testConfig(t.TempDir(), defaultSeed))
 	tm := openSSHTerminal(t, 80, 24, opensshArgs(ts.addr, "")...)
 	title := tm.waitFor("You are a guest (no SSH key): this knight is not saved.", "ssh-keygen -t ed25519")

@@ -82,6 +82,7 @@ func wantLines(t *testing.T, log string, lines ...string) {
 
 // An import copies every record; run again, it writes nothing and changes nothing.
 func TestImportCopiesAStandaloneIntoEtcdOnce(t *testing.T) {
+	t.Parallel()
 	etcd := etcdtest.Start(t)
 	dir := standaloneStore(t)
 	code, log := importInto(t, dir, etcd)
@@ -195,6 +196,7 @@ func addToStandalone(t *testing.T, dir string, a world.Adventurer, fp string) {
 
 // The import refuses a store a running server holds, saying to stop it.
 func TestImportRefusesARunningServersStore(t *testing.T) {
+	t.Parallel()
 	dir := standaloneStore(t)
 	st, err := store.Open(filepath.Join(dir, "orthanc.db"), store.Options{})
 	if err != nil {
@@ -227,6 +229,7 @@ func etcdRevision(t *testing.T, etcd string) int64 {
 // reads the copy as it reads the folder's, so a server need not stop for its knights to
 // be moved into etcd.
 func TestImportReadsACopyOfTheDatabase(t *testing.T) {
+	t.Parallel()
 	etcd := etcdtest.Start(t)
 	db, err := os.ReadFile(filepath.Join(standaloneStore(t), "orthanc.db"))
 	if err != nil {

@@ -19,6 +19,7 @@ import (
 // hero; both heroes act, Kay drinks the potion as its move, and both screens show the
 // same battle log; the party wins and both come out of the battle.
 func TestPartyBattleOnTheSurface(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	market, common, there, back := firstMarket(t, defaultSeed)
 	kay, bors := newKey(t), newKey(t)
@@ -162,6 +163,7 @@ func TestPartyBattleOnTheSurface(t *testing.T) {
 // long it has ("you have 90 seconds to choose"); once Kay acts the round goes on and both
 // are told their move again. Not one escape sequence reaches either.
 func TestPartyBattleInScreenReaderMode(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	market, common, there, back := firstMarket(t, defaultSeed)
 	kay, bors := newKey(t), newKey(t)

@@ -196,6 +196,7 @@ func plainFightBack(p *terminal, seen *int, orMove bool) bool {
 // screen-reader question again. Asked to keep it (set plain on), the key's next ordinary
 // ssh speaks in lines.
 func TestPlayPlainIsForItsConnection(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t, t.TempDir())
 	key := newKey(t)
 	leave := func(tm *terminal) {
@@ -243,6 +244,7 @@ func TestPlayPlainIsForItsConnection(t *testing.T) {
 // described as if the knight lived and no answer to anything after; Enter then rolls a
 // new knight.
 func TestASurfaceDeathReplayedAndStoppedComesBackToTheTombstone(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	market, common, there, back := firstMarket(t, defaultSeed)
 	key := newKey(t)

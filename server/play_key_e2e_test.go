@@ -247,6 +247,7 @@ func giveBrowserCode(t *testing.T, base string, k browserKey, code string, claim
 // listed by whoami's knight; banned by its fingerprint, its game and its links are
 // refused; and an address ban refuses its link as SSH's login refuses a key.
 func TestABrowsersKeyIsAKeyToTheBans(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	admin, laptop := newKey(t), newKey(t)
 	writeAdminKeys(t, dir, admin)
@@ -386,6 +387,7 @@ func TestABrowsersKeyInTheAdminAllowList(t *testing.T) {
 // why (the host is mapped to the loopback address in Chromium, so the page is served
 // by the real server under another name).
 func TestABrowserWithoutASecureContextPlaysAsAGuest(t *testing.T) {
+	t.Parallel()
 	exe := chromium(t)
 	_, srv, _ := webServer(t)
 	_, port, _ := strings.Cut(srv.httpLn.Addr().String(), ":")

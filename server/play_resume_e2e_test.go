@@ -178,6 +178,7 @@ func TestBrowsersAndSSHShareTheAddressCap(t *testing.T) {
 // A ban of an address closes its browsers' games, the one playing and the one held for
 // its page, and a page of that address does not take a held game up.
 func TestABanClosesBrowserGames(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	admin := newKey(t)
 	writeAdminKeys(t, dir, admin)
@@ -286,6 +287,7 @@ func TestABrowserKeyFloodIsClosed(t *testing.T) {
 // place in the caps stays at the address it was admitted from. Behind a trusted proxy,
 // X-Forwarded-For names each socket's client.
 func TestABrowserGameMovedIsListedAtItsNewAddress(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	admin := newKey(t)
 	writeAdminKeys(t, dir, admin)

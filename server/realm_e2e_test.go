@@ -78,6 +78,7 @@ func TestAKnightMovesBetweenRealms(t *testing.T) {
 
 // A ban made on realm A refuses the key on realm B.
 func TestABanOnOneRealmHoldsOnAnother(t *testing.T) {
+	t.Parallel()
 	etcd := etcdtest.Start(t)
 	admin := newKey(t)
 	a := startRealm(t, "A", etcd, defaultSeed, admin)

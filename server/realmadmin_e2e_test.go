@@ -41,6 +41,7 @@ func kayID(t *testing.T, addr string, admin gossh.Signer) string {
 // and the new name is the one every realm finds; kick removes it from B; a knight offline
 // renamed on A plays on B under its new name; stats counts the knights the realms keep.
 func TestAdminCommandsReachEveryRealm(t *testing.T) {
+	t.Parallel()
 	admin := newKey(t)
 	a, b, sa := twoRealms(t, admin)
 	borsKey := newKey(t)

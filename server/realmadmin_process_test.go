@@ -242,6 +242,7 @@ func (p *realmProcess) routesAddr() string {
 // A realm restarted lists the other realms' knights, and they list its own, as soon as
 // it takes players: not 5 s later, at the others' next presence.
 func TestARestartedRealmKnowsWhoPlaysElsewhereAtOnce(t *testing.T) {
+	t.Parallel()
 	tr := startRealmTrio(t)
 	kay := openTerminal(t, tr.a.addr, newKey(t), 100, 30, nil)
 	kay.enterDungeon("Kay")

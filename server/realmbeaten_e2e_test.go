@@ -18,6 +18,7 @@ import (
 // claim, its name free), its player is told to connect again, and the key plays A's
 // knight.
 func TestTwoRealmsMakingAFirstKnightForOneKey(t *testing.T) {
+	t.Parallel()
 	etcd := etcdtest.Start(t)
 	shared := sharedRecordsOf(t, etcd)
 	a := startRealm(t, "A", etcd, defaultSeed)

@@ -244,6 +244,7 @@ func stockServerRoutesTo(t *testing.T, route string, forged []natstest.Forgery) 
 // distribution installs it: on it anyone could read the talk and speak as any realm), and
 // one that refuses its password, each saying what to do.
 func TestARealmRefusesAnOpenNATSServerAndAWrongPassword(t *testing.T) {
+	t.Parallel()
 	etcd := etcdtest.Start(t)
 	open, err := natsserver.NewServer(&natsserver.Options{Host: "127.0.0.1", Port: natsserver.RANDOM_PORT, NoLog: true, NoSigs: true})
 	if err != nil {

@@ -17,6 +17,7 @@ import (
 // code given on A claims on B; one code given on two realms at once binds one key; an
 // expired code is refused on another realm with the line a server alone says.
 func TestCodesGivenOnOneRealmWorkOnAnother(t *testing.T) {
+	t.Parallel()
 	etcd := etcdtest.Start(t)
 	shared := sharedRecordsOf(t, etcd)
 	a, _ := startRealmServer(t, "A", etcd, defaultSeed)

@@ -16,6 +16,7 @@ import (
 // letter to Lancelot (its name starting the text, as /mail reads it) is sent, found in
 // etcd off B's world, and read by Lancelot on A.
 func TestALetterReachesAKnightImportedWhileTheRealmRan(t *testing.T) {
+	t.Parallel()
 	etcd := etcdtest.Start(t)
 	shared := sharedRecordsOf(t, etcd)
 	b := launched(t, realmSpec{name: "B", etcd: etcd, dir: t.TempDir(), seed: defaultSeed + 1, ttl: 5 * time.Second})

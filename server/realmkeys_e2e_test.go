@@ -20,6 +20,7 @@ import (
 // knight's place to a new key; a guest is claimed by a new key, or by one that plays a
 // living knight with --replace, and the knight plays on another realm.
 func TestKeysOnARealm(t *testing.T) {
+	t.Parallel()
 	etcd := etcdtest.Start(t)
 	shared := sharedRecordsOf(t, etcd)
 	admin := newKey(t)

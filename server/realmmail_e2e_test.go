@@ -12,6 +12,7 @@ import (
 // read when the knight is claimed on B; a letter B's knight deleted is not brought back
 // by A writing the mailbox from its older copy, nor is the read mark lost.
 func TestLettersBetweenRealmsWithoutTalk(t *testing.T) {
+	t.Parallel()
 	etcd := etcdtest.Start(t)
 	shared := sharedRecordsOf(t, etcd)
 	b := startRealm(t, "B", etcd, defaultSeed+1)

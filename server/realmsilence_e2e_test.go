@@ -11,6 +11,7 @@ import (
 // plays on B, which was running already, and on C, started after it (as a realm restarted
 // would be); lifted on A, it is lifted on B at the knight's next login.
 func TestASilenceOnOneRealmHoldsOnEvery(t *testing.T) {
+	t.Parallel()
 	etcd := etcdtest.Start(t)
 	admin := newKey(t)
 	a := startRealm(t, "A", etcd, defaultSeed, admin)

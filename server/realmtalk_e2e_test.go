@@ -116,6 +116,7 @@ func TestTalkAcrossRealms(t *testing.T) {
 
 // A ban made on realm A closes the banned knight's session on realm B at once.
 func TestABanOnOneRealmClosesTheSessionOnAnother(t *testing.T) {
+	t.Parallel()
 	admin := newKey(t)
 	a, b, _, _ := threeRealms(t, admin)
 	mordred := openTerminal(t, b.addr, newKey(t), 100, 30, nil)

@@ -158,6 +158,7 @@ func TestARealmWithTheWrongCertificatesStopsAtStart(t *testing.T) {
 // -import reaches etcd with the realm's TLS settings, and is refused as a realm is
 // without a client certificate.
 func TestImportOverTLS(t *testing.T) {
+	t.Parallel()
 	ca := testcerts.New(t, "realms")
 	etcd := tlsEtcd(t, ca)
 	dir := standaloneStore(t)

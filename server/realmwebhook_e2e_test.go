@@ -15,6 +15,7 @@ import (
 // posts in order, so once a later marker of each realm is in, anything either would have
 // posted before it is in too.
 func TestEachEventIsPostedOnceRealmWide(t *testing.T) {
+	t.Parallel()
 	etcd := etcdtest.Start(t)
 	rc := newHookReceiver(t, false)
 	admin := newKey(t)

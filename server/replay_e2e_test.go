@@ -83,6 +83,7 @@ func TestAReplayOfADeathShowsTheBlowsToAnyoneAndTheWhisperOnlyToItsKnight(t *tes
 // the 2 minutes kept with it, and `replay --report N` plays them (what anyone may see of
 // them); a player's key is refused, and a report with nothing kept says so.
 func TestAnAdminReplaysAReportedKnight(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	admin, alice, bob := newKey(t), newKey(t), newKey(t)
 	writeAdminKeys(t, dir, admin)
