@@ -191,7 +191,7 @@ func (s *Store) Save(batch Batch) error {
 		}
 		keyVals[i] = v
 	}
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := s.update(func(tx *bolt.Tx) error {
 		b := open(tx, bucketKnights)
 		for i := range keys {
 			if err := b.put(keys[i], vals[i]); err != nil {
@@ -227,7 +227,7 @@ func (s *Store) Save(batch Batch) error {
 // DeleteAdventurer removes the knight stored under id fp. Deleting one that is not
 // there is not an error.
 func (s *Store) DeleteAdventurer(fp string) error {
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := s.update(func(tx *bolt.Tx) error {
 		return tx.Bucket(bucketKnights).Delete([]byte(fp))
 	})
 	if err != nil {

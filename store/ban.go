@@ -28,7 +28,7 @@ func (s *Store) Ban(b knights.Ban) error {
 	if err != nil {
 		return fmt.Errorf("encode ban %s: %w", b.Key(), err)
 	}
-	err = s.db.Update(func(tx *bolt.Tx) error {
+	err = s.update(func(tx *bolt.Tx) error {
 		return open(tx, bucketBans).put([]byte(b.Key()), data)
 	})
 	if err != nil {
@@ -41,7 +41,7 @@ func (s *Store) Ban(b knights.Ban) error {
 // Bans lists it) and reports whether there was one.
 func (s *Store) Unban(fp string) (bool, error) {
 	found := false
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := s.update(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketBans)
 		found = b.Get([]byte(fp)) != nil
 		if !found {
@@ -117,7 +117,7 @@ func (s *Store) IsAddrBanned(addr netip.Addr, now time.Time) (bool, string, erro
 // deleted.
 func (s *Store) Bans(now time.Time) ([]knights.Ban, error) {
 	out := []knights.Ban{}
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := s.update(func(tx *bolt.Tx) error {
 		bk := open(tx, bucketBans)
 		var lapsed [][]byte
 		err := bk.forEach(func(k, v []byte) error {

@@ -24,7 +24,7 @@ func (s *Store) PutCode(c knights.Code) error {
 	if err != nil {
 		return fmt.Errorf("encode code: %w", err)
 	}
-	err = s.db.Update(func(tx *bolt.Tx) error { return open(tx, bucketCodes).put([]byte(c.Code), data) })
+	err = s.update(func(tx *bolt.Tx) error { return open(tx, bucketCodes).put([]byte(c.Code), data) })
 	if err != nil {
 		return fmt.Errorf("keep a code in %s: %w", s.path, err)
 	}
@@ -36,7 +36,7 @@ func (s *Store) PutCode(c knights.Code) error {
 // the other kind is ErrCodeKind, and kept.
 func (s *Store) TakeCode(code, kind string, now time.Time) (knights.Code, error) {
 	var c knights.Code
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := s.update(func(tx *bolt.Tx) error {
 		b := open(tx, bucketCodes)
 		v, err := b.get([]byte(code))
 		if err != nil || v == nil {
@@ -61,7 +61,7 @@ func (s *Store) TakeCode(code, kind string, now time.Time) (knights.Code, error)
 
 // DeleteCode forgets a code, used or replaced.
 func (s *Store) DeleteCode(code string) error {
-	err := s.db.Update(func(tx *bolt.Tx) error { return open(tx, bucketCodes).delete([]byte(code)) })
+	err := s.update(func(tx *bolt.Tx) error { return open(tx, bucketCodes).delete([]byte(code)) })
 	if err != nil {
 		return fmt.Errorf("forget a code in %s: %w", s.path, err)
 	}
@@ -71,7 +71,7 @@ func (s *Store) DeleteCode(code string) error {
 // Codes returns the codes that have not expired by now, and deletes the others.
 func (s *Store) Codes(now time.Time) ([]knights.Code, error) {
 	var out []knights.Code
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := s.update(func(tx *bolt.Tx) error {
 		b := open(tx, bucketCodes)
 		var expired [][]byte
 		err := b.forEach(func(k, v []byte) error {

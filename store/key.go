@@ -114,7 +114,7 @@ func keysOf(tx *bolt.Tx, knight string) ([]knights.Key, error) {
 // TouchKey records that the key fp was used at time at, from addr (kept as it was when
 // empty). A key that plays no knight is left alone.
 func (s *Store) TouchKey(fp string, at time.Time, addr string) error {
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := s.update(func(tx *bolt.Tx) error {
 		b := open(tx, bucketKeys)
 		v, err := b.get([]byte(fp))
 		if v == nil {
@@ -160,7 +160,7 @@ func (s *Store) Attach(a knights.Give) (knights.Given, error) {
 			return done, err
 		}
 	}
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := s.update(func(tx *bolt.Tx) error {
 		if err := putAttachedKnight(tx, a.Key.Knight, newRec); err != nil {
 			return err
 		}
@@ -266,7 +266,7 @@ func leaveKnight(tx *bolt.Tx, id string, a knights.Give) (gone, entombed bool, e
 // RemoveKey takes the key fp from its knight; the knight's last key is refused with
 // ErrLastKey, and a key that plays no knight is ErrNotFound.
 func (s *Store) RemoveKey(fp string) error {
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := s.update(func(tx *bolt.Tx) error {
 		b := open(tx, bucketKeys)
 		v, err := b.get([]byte(fp))
 		if err != nil {

@@ -22,7 +22,7 @@ type motdValue struct {
 
 // SetMOTD stores the message of the day; an empty text clears it.
 func (s *Store) SetMOTD(m MOTD) error {
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := s.update(func(tx *bolt.Tx) error {
 		b := open(tx, bucketMeta)
 		if m.Text == "" {
 			return b.delete(keyMOTD)

@@ -299,7 +299,7 @@ func (s *Store) KeptReplay(r Replay) (Replay, error) {
 func (s *Store) RemoveKept(r Replay) error {
 	k := keptKey(&r)
 	err := s.withReplays(func(ix *replayIndex) error {
-		return s.db.Update(func(tx *bolt.Tx) error {
+		return s.update(func(tx *bolt.Tx) error {
 			t := open(tx, bucketReplays)
 			if t.b.Get(k) == nil {
 				return ErrNotFound
@@ -341,7 +341,7 @@ type replayBounds struct {
 // bound.
 func (s *Store) writeReplays(chunks []pendingChunk, keeps []replayKeep, b replayBounds) error {
 	return s.withReplays(func(ix *replayIndex) error {
-		err := s.db.Update(func(tx *bolt.Tx) error {
+		err := s.update(func(tx *bolt.Tx) error {
 			t := open(tx, bucketReplays)
 			t.b.FillPercent = 1 // appended at the end, deleted from the head: pages full
 			return ix.write(t, chunks, keeps, b)
@@ -411,6 +411,7 @@ func (ix *replayIndex) deleteKeys(t table, gone [][]byte) error {
 		}
 		if v := t.b.Get(k); v != nil {
 			ix.bytes -= int64(len(k) + len(v))
+			ix.deleted += int64(len(k) + len(v))
 		}
 		if err := t.delete(k); err != nil {
 			return err
@@ -428,6 +429,7 @@ func (ix *replayIndex) put(t table, knight string, c liveChunk, data []byte) err
 	}
 	k := c.key(knight)
 	ix.bytes += int64(len(k) + len(data) + sumLen)
+	ix.written += int64(len(k) + len(data) + sumLen)
 	ix.add(knight, c)
 	return t.put(k, data)
 }
@@ -437,6 +439,7 @@ func (ix *replayIndex) del(t table, knight string, c liveChunk) error {
 	k := c.key(knight)
 	if v := t.b.Get(k); v != nil {
 		ix.bytes -= int64(len(k) + len(v))
+		ix.deleted += int64(len(k) + len(v))
 	}
 	ix.remove(knight, c.start)
 	return t.delete(k)
@@ -486,8 +489,10 @@ func (ix *replayIndex) keep(t table, r Replay) error {
 	k := keptKey(&r)
 	if old := t.b.Get(k); old != nil {
 		ix.bytes -= int64(len(k) + len(old))
+		ix.deleted += int64(len(k) + len(old))
 	}
 	ix.bytes += int64(len(k) + len(v) + sumLen)
+	ix.written += int64(len(k) + len(v) + sumLen)
 	return t.put(k, v)
 }
 

@@ -23,6 +23,9 @@ type replayIndex struct {
 	live   map[string][]liveChunk // knight → its chunks, oldest first
 	last   int64                  // the newest batch's time (unix ms)
 	bytes  int64                  // the bucket's keys and values
+	// written and deleted are the bytes of keys and values put and deleted since Open
+	// (a write undone counted too): the churn the bound makes.
+	written, deleted int64
 }
 
 // withReplays calls fn holding the index, built first if need be (a write transaction:
@@ -32,7 +35,7 @@ func (s *Store) withReplays(fn func(ix *replayIndex) error) error {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	if !ix.loaded {
-		if err := s.db.Update(ix.load); err != nil {
+		if err := s.update(ix.load); err != nil {
 			return err
 		}
 	}
@@ -90,6 +93,23 @@ func (ix *replayIndex) remove(knight string, start int64) {
 		return
 	}
 	ix.live[knight] = l
+}
+
+// ReplayChurn is the bytes of the replays' keys and values written and deleted since
+// Open (once the bound is reached, what is written is deleted), and the bucket's bytes
+// (-1 before its first use).
+type ReplayChurn struct{ Written, Deleted, Bytes int64 }
+
+// ReplayChurn reads the replays' churn since Open.
+func (s *Store) ReplayChurn() ReplayChurn {
+	ix := &s.replays
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	n := ix.bytes
+	if !ix.loaded {
+		n = -1
+	}
+	return ReplayChurn{Written: ix.written, Deleted: ix.deleted, Bytes: n}
 }
 
 // size is the bucket's size as the index knows it, -1 before it is built.

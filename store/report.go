@@ -367,7 +367,7 @@ func (s *Store) Reports() ([]Report, error) {
 // key is by, at at. A closed report is kept until MaxReportBytes or its age drops it.
 func (s *Store) CloseReport(id uint64, outcome, by string, at time.Time) (Report, error) {
 	var r Report
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := s.update(func(tx *bolt.Tx) error {
 		rs := reportsIn(tx)
 		v, err := rs.byID.get(reportKey(id))
 		if err != nil {
@@ -395,7 +395,7 @@ func (s *Store) CloseReport(id uint64, outcome, by string, at time.Time) (Report
 // only they quoted, and reports how many it deleted.
 func (s *Store) ForgetReportsBefore(t time.Time) (int, error) {
 	n := 0
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := s.update(func(tx *bolt.Tx) error {
 		rs := reportsIn(tx)
 		all, err := rs.list()
 		if err != nil {

@@ -24,7 +24,7 @@ func (s *Store) Silence(sl knights.Silence) error {
 	if err != nil {
 		return fmt.Errorf("encode silence %s: %w", sl.Knight, err)
 	}
-	err = s.db.Update(func(tx *bolt.Tx) error {
+	err = s.update(func(tx *bolt.Tx) error {
 		return open(tx, bucketSilences).put([]byte(sl.Knight), data)
 	})
 	if err != nil {
@@ -37,7 +37,7 @@ func (s *Store) Silence(sl knights.Silence) error {
 // one.
 func (s *Store) Unsilence(fp string) (bool, error) {
 	found := false
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := s.update(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketSilences)
 		if found = b.Get([]byte(fp)) != nil; !found {
 			return nil
@@ -54,7 +54,7 @@ func (s *Store) Unsilence(fp string) (bool, error) {
 // have ended are deleted.
 func (s *Store) Silences(now time.Time) ([]knights.Silence, error) {
 	out := []knights.Silence{}
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := s.update(func(tx *bolt.Tx) error {
 		b := open(tx, bucketSilences)
 		var ended [][]byte
 		err := b.forEach(func(k, v []byte) error {

@@ -151,6 +151,8 @@ type Store struct {
 	quarantined []Damaged
 	// replays finds each knight's rolling record (replayindex.go).
 	replays replayIndex
+	// commits times the write transactions (diskstats.go).
+	commits commitTimes
 }
 
 // Migration is what Open did to a file of an older schema: the store does no logging
