@@ -166,7 +166,7 @@ func newObserver(s *Server) *observer {
 			func() float64 { return float64(s.saver.Stats().Batches) }),
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "orthanc_save_errors_total", Help: "Batches the saver failed to write (it retries)."},
 			func() float64 { return float64(s.saver.Stats().Errors) }),
-		newTalkCollector(s), newStoreCollector(s),
+		newTalkCollector(s), newStoreCollector(s), newDiskCollector(s),
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "orthanc_webhook_posts_total", Help: "Events the webhook's receiver took (a 2xx); 0 without -webhook."},
 			func() float64 { return float64(s.hook.Stats().Posted) }),
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "orthanc_webhook_failures_total", Help: "Events the webhook gave up: the receiver refused them (a 4xx other than 429), or every try failed."},
