@@ -64,10 +64,11 @@ table() {
 	{
 		echo "| min | load avg | written MB/s | file MB | free pages | pending | freelist KB | replays MB | replays written / deleted MB | commits/s | commit mean / p99 ms |"
 		echo "|---|---|---|---|---|---|---|---|---|---|---|"
-		awk -F, -v every="$ROW_EVERY" 'NR > 1 && ($1 % every < '"$SAMPLE"' || $1 == last) {
+		awk -F, -v every="$ROW_EVERY" -v last="$(tail -1 "$OUT/soak.csv" | cut -d, -f1)" 'NR > 1 && ($1 >= row || $1 == last) {
+			row += every
 			printf "| %.1f | %s | %.2f | %.1f | %s | %s | %.1f | %.1f | %.0f / %.0f | %.2f | %s / %s |\n",
 				$1 / 60, $2, $4 / 1048576, $5 / 1048576, $6, $7, $8 / 1024, $11 / 1048576, $12 / 1048576, $13 / 1048576, $15, $16, $17
-		}' last="$(tail -1 "$OUT/soak.csv" | cut -d, -f1)" "$OUT/soak.csv"
+		}' "$OUT/soak.csv"
 		echo
 		first=$(ls "$OUT/scrapes" | sort -n | awk -v r="$ramp_s" '$0 + 0 >= r' | head -1)
 		last=$(ls "$OUT/scrapes" | sort -n | tail -1)
