@@ -244,6 +244,7 @@ func TestPlayPlainIsForItsConnection(t *testing.T) {
 // described as if the knight lived and no answer to anything after; Enter then rolls a
 // new knight.
 func TestASurfaceDeathReplayedAndStoppedComesBackToTheTombstone(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	market, common, there, back := firstMarket(t, defaultSeed)
 	key := newKey(t)

@@ -21,6 +21,7 @@ import (
 // with the whisper; its death screen's r plays the last minute. After a restart the
 // replay is still there.
 func TestAReplayOfADeathShowsTheBlowsToAnyoneAndTheWhisperOnlyToItsKnight(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	key, other := newKey(t), newKey(t)
 	in, room := seedDoomed(t, dir, key)

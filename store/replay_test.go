@@ -348,3 +348,53 @@ func TestRemoveKeptReplay(t *testing.T) {
 		t.Fatalf("the bucket holds %d bytes, counted %d, %d before", n, w.Bytes(), before)
 	}
 }
+
+// A Flush returns once what was filed before it is on disk, though another write took it:
+// the death screen's replay flushes while the writer's own batch may be mid-commit, and
+// then reads the death's keep.
+func TestAFlushWaitsForTheBatchAnotherWriteTook(t *testing.T) {
+	st := openTemp(t)
+	w := NewReplayWriter(st, 0, 10*time.Minute, nil)
+	t0 := time.Date(2026, 6, 1, 14, 0, 0, 0, time.UTC)
+	w.PutChunk("K-KAY", chunkAt(t0, 100))
+	w.Keep(Replay{Knight: "K-KAY", Name: "Kay", Kind: "death", At: t0.Add(time.Second), Window: 5 * time.Minute})
+	hold, err := st.db.Begin(true) // the disk busy: the first write waits for bbolt's writer
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = hold.Rollback() }) // before the store closes, on a failure too
+	first := make(chan error, 1)
+	go func() { first <- w.Flush() }()
+	deadline := time.Now().Add(10 * time.Second)
+	for { // until the first write has taken the batch
+		w.mu.Lock()
+		taken := len(w.keeps) == 0
+		w.mu.Unlock()
+		if taken {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the first flush never took the batch")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	second := make(chan error, 1)
+	go func() { second <- w.Flush() }()
+	select {
+	case <-second:
+		t.Fatal("a flush returned while the batch filed before it was still being written")
+	case <-time.After(100 * time.Millisecond):
+	}
+	if err := hold.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []chan error{first, second} {
+		if err := <-c; err != nil {
+			t.Fatal(err)
+		}
+	}
+	kept, err := st.KeptReplays(func(r Replay) bool { return r.Knight == "K-KAY" })
+	if err != nil || len(kept) != 1 {
+		t.Fatalf("kept %+v, %v; want the death", kept, err)
+	}
+}

@@ -22,6 +22,10 @@ type ReplayWriter struct {
 	now     func() time.Time
 	kick    chan struct{}
 
+	// writing is held through a write, from taking the batch to its commit: a Flush
+	// that finds nothing pending while Run writes what it took waits for that to be on
+	// disk (the death screen's replay flushes, then reads the death's keep).
+	writing sync.Mutex
 	mu      sync.Mutex // guards the pending batch; never held during disk I/O
 	chunks  []pendingChunk
 	keeps   []replayKeep
@@ -129,6 +133,8 @@ func (w *ReplayWriter) Flush() error { return w.write(false) }
 // write writes what is filed; with always, also when nothing is, for what is past its
 // age to go.
 func (w *ReplayWriter) write(always bool) error {
+	w.writing.Lock()
+	defer w.writing.Unlock()
 	w.mu.Lock()
 	chunks, keeps := w.chunks, w.keeps
 	w.chunks, w.keeps, w.pending = nil, nil, 0
