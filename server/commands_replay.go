@@ -8,7 +8,6 @@ import (
 	"slices"
 	"time"
 
-	tea "charm.land/bubbletea/v2"
 	"charm.land/ssh"
 
 	"github.com/orthanc-ssh/orthanc-ssh/app"
@@ -179,8 +178,8 @@ func chunksOf(cs []store.ReplayChunk) []replay.Chunk {
 
 // replayProgram builds the program that plays a replay (`ssh -t host replay ...`), or
 // refuses the session with a line and returns nil.
-func (s *Server) replayProgram(sess ssh.Session, args []string) *tea.Program {
-	refuse := func(msg string) *tea.Program {
+func (s *Server) replayProgram(sess ssh.Session, args []string) *sessionLoop {
+	refuse := func(msg string) *sessionLoop {
 		edge.Refuse(sess, msg)
 		s.games.put(sess, gameSession{})
 		return nil
@@ -215,7 +214,7 @@ func (s *Server) replayProgram(sess ssh.Session, args []string) *tea.Program {
 }
 
 // playReplay starts the player and the session's program that shows it.
-func (s *Server) playReplay(sess ssh.Session, show replayShow, opts world.Options, plain bool) *tea.Program {
+func (s *Server) playReplay(sess ssh.Session, show replayShow, opts world.Options, plain bool) *sessionLoop {
 	ptyReq, _, _ := sess.Pty()
 	box := app.NewViewSlot()
 	player := replay.NewPlayer(show.name, show.ms, box)

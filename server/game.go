@@ -4,14 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"sync"
 	"time"
 
-	tea "charm.land/bubbletea/v2"
 	"charm.land/ssh"
 	"charm.land/wish/v2"
-	"charm.land/wish/v2/bubbletea"
+	"github.com/charmbracelet/colorprofile"
 
 	"github.com/orthanc-ssh/orthanc-ssh/app"
 	"github.com/orthanc-ssh/orthanc-ssh/keys"
@@ -23,39 +23,36 @@ import (
 )
 
 // A session with a terminal plays the game: runProgram (in the middleware chain) runs the
-// Bubble Tea program the program handler builds, and finish ends it. Spectating builds
-// its own (spectate.go).
+// model the program handler builds in the session's own loop (sessionLoop), and finish
+// ends it. Spectating builds its own (spectate.go).
 
-// runProgram runs the program of a session with a terminal (program), or passes a
-// session without one on. It is wish's program middleware without its goroutine a
-// session: the program quits when the session's context ends (context.AfterFunc), and
-// the terminal's size changes reach it from the goroutine that reads the session's
-// requests (edge.WatchWindow).
+// runProgram runs the loop of a session with a terminal (program), or passes a session
+// without one on. It is wish's program middleware without a tea.Program and without a
+// goroutine a session: the loop quits when the session's context ends
+// (context.AfterFunc), and the terminal's size changes reach it from whichever goroutine
+// answers the session's requests (edge.WatchWindow).
 func (s *Server) runProgram(next ssh.Handler) ssh.Handler {
 	return func(sess ssh.Session) {
-		prog := s.program(sess)
-		if prog == nil {
+		loop := s.program(sess)
+		if loop == nil {
 			next(sess)
 			return
 		}
-		ptyReq, _, _ := sess.Pty() // the size the program begins with (wish's MakeOptions)
-		stopWatching := edge.WatchWindow(sess.Context(), ptyReq.Window.Width, ptyReq.Window.Height, func(w, h int) {
-			prog.Send(tea.WindowSizeMsg{Width: w, Height: h})
-		})
-		stopQuit := context.AfterFunc(sess.Context(), prog.Quit)
-		if _, err := prog.Run(); err != nil {
+		ptyReq, _, _ := sess.Pty() // the size the loop begins with
+		stopWatching := edge.WatchWindow(sess.Context(), ptyReq.Window.Width, ptyReq.Window.Height, loop.resized)
+		stopQuit := context.AfterFunc(sess.Context(), loop.Quit)
+		if err := loop.run(); err != nil {
 			s.log.Error("game program", s.sessionAttrs(sess, "err", err)...)
 		}
 		stopQuit()
 		stopWatching()
-		prog.Kill() // whatever it left running ends, as wish's middleware ends it
 		next(sess)
 	}
 }
 
 // program builds the game for a session with a terminal; sessions without one (or with a
 // command other than play) get nil and go on to the command line.
-func (s *Server) program(sess ssh.Session) *tea.Program {
+func (s *Server) program(sess ssh.Session) *sessionLoop {
 	ptyReq, _, isPty := sess.Pty()
 	cmd := sess.Command()
 	if isPty && len(cmd) > 0 && cmd[0] == "watch" {
@@ -206,7 +203,7 @@ type gameSession struct {
 	model *app.Model
 	guard *edge.Guard
 	input *edge.InputPump
-	prog  *tea.Program // for the farewell at shutdown
+	prog  *sessionLoop // for the farewell at shutdown
 	// held is set when the session holds its knight's claim (a realm's), to let go of
 	// when it ends.
 	held bool
@@ -223,10 +220,10 @@ func (g *gameSessions) put(sess ssh.Session, gs gameSession) {
 }
 
 // programs lists the programs of the game sessions open now.
-func (g *gameSessions) programs() []*tea.Program {
+func (g *gameSessions) programs() []*sessionLoop {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	var out []*tea.Program
+	var out []*sessionLoop
 	for _, gs := range g.m {
 		if gs.prog != nil {
 			out = append(out, gs.prog)
@@ -246,10 +243,10 @@ func (g *gameSessions) hold(sess ssh.Session, held bool) {
 }
 
 // programsWhere lists the programs of the game sessions open now that match.
-func (g *gameSessions) programsWhere(match func(ssh.Session) bool) []*tea.Program {
+func (g *gameSessions) programsWhere(match func(ssh.Session) bool) []*sessionLoop {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	var out []*tea.Program
+	var out []*sessionLoop
 	for sess, gs := range g.m {
 		if gs.prog != nil && match(sess) {
 			out = append(out, gs.prog)
@@ -259,10 +256,10 @@ func (g *gameSessions) programsWhere(match func(ssh.Session) bool) []*tea.Progra
 }
 
 // programsOfKey lists the programs of the game sessions open now with the key fp.
-func (g *gameSessions) programsOfKey(fp string) []*tea.Program {
+func (g *gameSessions) programsOfKey(fp string) []*sessionLoop {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	var out []*tea.Program
+	var out []*sessionLoop
 	for sess, gs := range g.m {
 		if gs.prog != nil && fp != "" && keys.Fingerprint(sess.PublicKey()) == fp {
 			out = append(out, gs.prog)
@@ -318,19 +315,14 @@ func (s *Server) guardIO(sess ssh.Session) *edge.Guard {
 const floodLine = "\r\nYou sent keys faster than anyone types, for %v without a pause: this session is closed. " +
 	"Your knight is saved where it stands.\r\n"
 
-// newProgram makes the Bubble Tea program of a game session. Its renderer is off: the
-// model draws its own frames as the cells that changed (app's terminal), where Bubble
-// Tea's renderer parses each whole frame back into cells and compares them all, which
-// cost two thirds of the server's CPU at 1000 players (docs/PERFORMANCE.md). Its input
-// is off too: the session's keys come through an input pump (edge.InputPump), which
-// finish stops when the program has ended; its connection's reads are paced
-// (edge.PaceReads).
-func (s *Server) newProgram(sess ssh.Session, m *app.Model, g *edge.Guard) *tea.Program {
-	opts := append(bubbletea.MakeOptions(sess), tea.WithoutSignalHandler(), tea.WithoutRenderer(),
-		// The render ticker runs even without a renderer: once a second is its least.
-		tea.WithFPS(1),
-		tea.WithInput(nil), tea.WithOutput(g)) // after MakeOptions: these input and output win
-	prog := tea.NewProgram(m, opts...)
+// newProgram makes the loop of a game session (sessionLoop), which runs the model on the
+// session's goroutine. The model draws its own frames as the cells that changed (app's
+// terminal), where Bubble Tea's renderer parses each whole frame back into cells and
+// compares them all, which cost two thirds of the server's CPU at 1000 players
+// (docs/PERFORMANCE.md). The session's keys come through an input pump
+// (edge.InputPump), whose parser the loop runs in, and which finish stops when the loop
+// has ended; its connection's reads are paced (edge.PaceReads).
+func (s *Server) newProgram(sess ssh.Session, m *app.Model, g *edge.Guard) *sessionLoop {
 	edge.PaceReads(sess.Context()) // packets faster than anyone types read together
 	onFlood := func() {
 		g.Say(fmt.Sprintf(floodLine, edge.FloodClose))
@@ -340,9 +332,22 @@ func (s *Server) newProgram(sess ssh.Session, m *app.Model, g *edge.Guard) *tea.
 	// The pump waits for the world's views beside the keys, and answers the session's
 	// requests: a goroutine fewer a session for each.
 	arm, ready, msg := m.ViewWait()
-	input := edge.StartGameInput(sess.Context(), g, prog.Send, onFlood, edge.Wait{Arm: arm, Ready: ready, Msg: msg})
-	s.games.put(sess, gameSession{model: m, guard: g, input: input, prog: prog})
-	return prog
+	input := edge.NewGameInput(sess.Context(), g, onFlood, edge.Wait{Arm: arm, Ready: ready, Msg: msg})
+	ptyReq, _, _ := sess.Pty()
+	loop := newSessionLoop(m, input, ptyReq.Window.Width, ptyReq.Window.Height, sessionProfile(sess, g))
+	s.games.put(sess, gameSession{model: m, guard: g, input: input, prog: loop})
+	return loop
+}
+
+// sessionProfile is the colours a session's terminal shows, as wish tells a program: from
+// the session's environment and its terminal's name.
+func sessionProfile(sess ssh.Session, out io.Writer) colorprofile.Profile {
+	ptyReq, _, _ := sess.Pty()
+	env := append(sess.Environ(), "TERM="+ptyReq.Term)
+	if sess.EmulatedPty() {
+		return colorprofile.Env(env)
+	}
+	return colorprofile.Detect(out, env)
 }
 
 // playArgs reads the arguments of `play`: --plain asks for screen-reader mode. ok is

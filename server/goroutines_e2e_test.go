@@ -27,17 +27,14 @@ var sessionGoroutines = map[string]int{
 	"golang.org/x/crypto/ssh.(*handshakeTransport).kexLoop":  1,
 	"golang.org/x/crypto/ssh.(*mux).loop":                    1,
 	// charm ssh: the connection (its new channels), its global requests, the session's
-	// handler (the middleware, the program's loop).
+	// handler (the middleware, then the session's loop: the model, the keys decoded, the
+	// world's views waited for, the commands' messages, and the session's requests
+	// answered once it has started, edge.SessionChannel).
 	"charm.land/ssh.(*Server).HandleConn":            1,
 	"charm.land/ssh.(*Server).handleConn.func3":      1,
 	"charm.land/ssh.(*session).handleRequests.func1": 1,
-	// Bubble Tea: the commands' loop, the render ticker
-	"charm.land/bubbletea/v2.(*Program).handleCommands.func1": 1,
-	"charm.land/bubbletea/v2.(*Program).startRenderer.func1":  1,
-	// the input pump: the client read; the keys decoded, the world's views waited for and
-	// the session's requests answered once it has started (edge.SessionChannel)
-	"github.com/orthanc-ssh/orthanc-ssh/server/edge.(*InputPump).fill":  1,
-	"github.com/orthanc-ssh/orthanc-ssh/server/edge.(*InputPump).parse": 1,
+	// the input pump's read of the client (a read blocks)
+	"github.com/orthanc-ssh/orthanc-ssh/server/edge.(*InputPump).fill": 1,
 }
 
 func TestGoroutinesOfAGameSession(t *testing.T) {

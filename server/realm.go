@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"time"
 
-	tea "charm.land/bubbletea/v2"
 	"charm.land/ssh"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
@@ -172,7 +171,7 @@ func (s *Server) endKnight(id, why string) {
 }
 
 // programsOfKnight lists the game programs playing knight id.
-func (s *Server) programsOfKnight(id string) []*tea.Program {
+func (s *Server) programsOfKnight(id string) []*sessionLoop {
 	return s.games.programsWhere(func(sess ssh.Session) bool {
 		who, ok := s.ids.get(sess)
 		return ok && !who.guest && who.knight == id

@@ -514,7 +514,11 @@ func (w worldSaver) PutLevels(states ...world.LevelState) { w.levels.PutLevels(s
 // own goroutine, which ends when the program does.
 func (s *Server) farewell(reason string) int {
 	told := 0
-	for _, prog := range append(s.games.programs(), s.plays.programs()...) {
+	for _, loop := range s.games.programs() {
+		go loop.Send(app.Farewell{Reason: reason})
+		told++
+	}
+	for _, prog := range s.plays.programs() {
 		go prog.Send(app.Farewell{Reason: reason})
 		told++
 	}

@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 	"strings"
 
-	tea "charm.land/bubbletea/v2"
 	"charm.land/ssh"
 
 	"github.com/orthanc-ssh/orthanc-ssh/app"
@@ -24,8 +23,8 @@ const watchUsage = "usage: ssh -t -p PORT host watch NAME"
 
 // watchProgram builds the spectator's program for `watch NAME...` (the words after
 // watch are the name: names may hold spaces), or refuses the session and returns nil.
-func (s *Server) watchProgram(sess ssh.Session, args []string) *tea.Program {
-	refuse := func(msg string) *tea.Program {
+func (s *Server) watchProgram(sess ssh.Session, args []string) *sessionLoop {
+	refuse := func(msg string) *sessionLoop {
 		edge.Refuse(sess, msg)
 		s.games.put(sess, gameSession{})
 		return nil

@@ -146,13 +146,29 @@ func StartInput(r io.Reader, send func(uv.Event), onFlood func()) *InputPump {
 // once it has started (SessionChannel's, in place of the channel's goroutine); ctx is
 // the session's context (nil for none).
 func StartGameInput(ctx ssh.Context, r io.Reader, send func(uv.Event), onFlood func(), w Wait) *InputPump {
+	p := NewGameInput(ctx, r, onFlood, w)
+	go p.parse(send, nil)
+	return p
+}
+
+// NewGameInput is StartGameInput with the parsing left to the caller's goroutine
+// (Parse): a session whose program's loop is its own parses there, a goroutine fewer.
+// The client is read from a goroutine of its own, for a read blocks.
+func NewGameInput(ctx ssh.Context, r io.Reader, onFlood func(), w Wait) *InputPump {
 	p := &InputPump{chunks: make(chan []byte, inputQueue), stop: make(chan struct{}), onFlood: onFlood, wait: w}
 	if ctx != nil {
 		p.handoff = takeRequests(ctx)
 	}
 	go p.fill(r)
-	go p.parse(send)
 	return p
+}
+
+// Parse decodes the client's input into events for send on the caller's goroutine, and
+// hands send what comes on inbox too (a program's messages from its commands and from
+// other goroutines), in the order they come, until Stop. send runs on the caller's
+// goroutine, so it may call Stop.
+func (p *InputPump) Parse(send func(uv.Event), inbox <-chan uv.Event) {
+	p.parse(send, inbox)
 }
 
 // Stop ends the pump's parsing. The goroutine reading the client ends when its read
@@ -242,7 +258,7 @@ func (p *InputPump) limit(rate *keyBucket, n, charged int, paste bool) (fits, ok
 // parse decodes the queue into events for send until the game ends, or the client's input
 // does when the pump waits for nothing else. Input that may be the start of a longer
 // sequence waits for more, for at most escTimeout or until maxUnparsed bytes wait.
-func (p *InputPump) parse(send func(uv.Event)) {
+func (p *InputPump) parse(send func(uv.Event), inbox <-chan uv.Event) {
 	var d decoder
 	wait := time.NewTimer(escTimeout)
 	wait.Stop()
@@ -267,7 +283,7 @@ func (p *InputPump) parse(send func(uv.Event)) {
 		case c, ok := <-chunks:
 			if !ok {
 				d.scan(true, send)
-				if arm == nil && ready == nil && reqs == nil && handoff == nil {
+				if arm == nil && ready == nil && reqs == nil && handoff == nil && inbox == nil {
 					return
 				}
 				chunks = nil // the input has ended; the views and the requests go on
@@ -280,6 +296,8 @@ func (p *InputPump) parse(send func(uv.Event)) {
 			}
 		case <-expired:
 			d.scan(true, send)
+		case msg := <-inbox:
+			send(msg)
 		case <-arm:
 			arm, ready = nil, p.wait.Ready
 		case <-ready:
