@@ -22,8 +22,9 @@ type dungeonScreen struct {
 	spellLvl int        // the spell level whose menu is open
 	lay      playLayout // how the dungeon screen last drawn shared out its rows
 	under    underMemo  // the lines under the view last drawn, wrapped once for the same text
-	// mapMemo is the level picture last drawn under the marks, and mapCanvas and marks
-	// the dungeon screen's map and marks, kept from frame to frame (render.go).
+	// mapMemo is the level picture last drawn under the marks, and marks the dungeon
+	// screen's marks, kept from frame to frame (render.go); mapCanvas the map's canvas,
+	// whose cells are kept only while a frame is drawn.
 	mapMemo   mapMemo
 	mapCanvas canvas
 	marks     []squareMark
@@ -453,12 +454,17 @@ func (m *Model) drawPlay(c *canvas) {
 		if l.panelH > 0 {
 			mapW -= fightPanelWidth(c.w) // keep the knight in view beside the panel
 		}
-		sub := m.dun.mapCanvas.sized(mapW, mapH) // paint draws every cell
+		// The map's canvas is a frame's cells only while it is drawn (spareCells).
+		sub := &m.dun.mapCanvas
+		sub.cells = getCells(mapW * mapH)
+		sub.sized(mapW, mapH) // paint draws every cell
 		// What the knight sees now is bright; what it remembers of the level is faint.
 		lp := m.painter(v.Known, true, sight)
 		lp.bright, lp.dim, lp.memo, lp.follow = v.Visible, true, &m.dun.mapMemo, true
 		lp.paint(sub, s.Pos)
 		c.blit(sub, 0, mapTop)
+		putCells(sub.cells)
+		sub.cells = nil
 	}
 	if fightPanel {
 		m.drawFight(c, mapTop, l.panelH)

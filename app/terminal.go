@@ -4,6 +4,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
@@ -28,7 +29,6 @@ type terminal struct {
 	// frame, new size, new colours), and the next frame clears the screen first.
 	shown []cell
 	w, h  int
-	spare []cell // a frame's cells no longer shown, for the next frame to reuse
 	frame canvas // the canvas the next frame is drawn on (canvas)
 	// prompt is the input line shown in screen-reader mode, if promptOK: the line the
 	// cursor is on shows it.
@@ -69,21 +69,35 @@ func erasesInColour(term string) bool {
 	return false
 }
 
-// canvas gives a blank w×h canvas for the next frame, on the cells of the frame before
-// the one shown when they fit. It is the terminal's own, good until the next call.
+// canvas gives a blank w×h canvas for the next frame, on cells from spareCells. It is
+// the terminal's own, good until the next call; paint keeps its cells as the screen shown.
 func (t *terminal) canvas(w, h int) *canvas {
-	cells := t.spare
-	t.spare = nil
-	if cap(cells) < w*h {
-		cells = make([]cell, w*h)
-	}
-	t.frame.blankOn(w, h, cells[:w*h])
+	t.frame.blankOn(w, h, getCells(w*h))
 	return &t.frame
 }
 
 // redraw forgets what the screen shows, so the next frame is written whole (new colours).
 func (t *terminal) redraw() {
-	t.spare, t.shown = nil, nil
+	t.shown = nil
+}
+
+// spareCells are the cells of frames being drawn, shared by the sessions: a session
+// keeps the cells its screen shows between frames, and takes a frame's from here only
+// while it draws, so a thousand sessions hold a few frames' cells, not a thousand (7.5 KB
+// each at 80×24).
+var spareCells sync.Pool
+
+// getCells gives n cells, whatever they hold.
+func getCells(n int) []cell {
+	if p, ok := spareCells.Get().(*[]cell); ok && cap(*p) >= n {
+		return (*p)[:n]
+	}
+	return make([]cell, n)
+}
+
+// putCells gives cells back to spareCells.
+func putCells(cells []cell) {
+	spareCells.Put(&cells)
 }
 
 // paint shows a frame of the game: the cells that differ from what the screen shows,
@@ -91,6 +105,10 @@ func (t *terminal) redraw() {
 // terminal keeps c's cells; c must not be used after.
 func (t *terminal) paint(c *canvas, th *theme) {
 	b := t.buf[:0]
+	if old := t.shown; len(old) > 0 && (len(c.cells) == 0 || &old[0] != &c.cells[0]) {
+		// The screen shown before this frame: cells for another frame to be drawn on.
+		defer putCells(old)
+	}
 	if t.mode != termFull {
 		b = append(b, enterFull...)
 		t.mode, t.shown = termFull, nil
@@ -120,7 +138,7 @@ func (t *terminal) paint(c *canvas, th *theme) {
 		// Nothing else the session writes (a closing line) inherits the game's colours.
 		b = append(b, th.close[pen]...)
 	}
-	t.spare, t.shown = t.shown, c.cells
+	t.shown = c.cells
 	t.write(b)
 }
 

@@ -1,0 +1,52 @@
+package app
+
+import (
+	"io"
+	"runtime"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
+)
+
+// What a session's Model keeps between frames is memory every knight costs all the time
+// (docs/PERFORMANCE.md, "Where the memory goes"). The cells a frame is drawn on, the
+// screen's and the map's, are taken from spareCells only while the frame is drawn: a
+// session keeps the screen it shows and the map's kept picture, not a second screen and
+// a map canvas of its own (7.5 KB each at 80×24).
+
+// keptPerModel is the heap n sessions showing v keep after each drew frames frames, a
+// session, in bytes.
+func keptPerModel(t *testing.T, n, frames int) float64 {
+	t.Helper()
+	v := twoOnTwo(t)
+	models := make([]*Model, n)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	for i := range models {
+		m := playModel(t, nil, "SHA256:kay", Params{Width: 80, Height: 24, Out: io.Discard})
+		m.screen, m.view, m.haveView, m.synced = screenPlay, v, true, true
+		m.Update(tea.ColorProfileMsg{Profile: colorprofile.ANSI256})
+		for range frames {
+			m.frameOK = false
+			m.View()
+		}
+		models[i] = m
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	runtime.KeepAlive(models)
+	return float64(after.HeapAlloc-before.HeapAlloc) / float64(n)
+}
+
+func TestASessionKeepsOneScreenBetweenFrames(t *testing.T) {
+	// Measured at 80×24 in a battle in the dungeon: 34.2 KB a session with a spare
+	// screen and a map canvas of its own, 23.3 KB without.
+	const most = 28 << 10
+	if kept := keptPerModel(t, 200, 3); kept > most {
+		t.Errorf("a session showing the dungeon keeps %.1f KB between frames, more than %d KB", kept/1024, most>>10)
+	} else {
+		t.Logf("a session showing the dungeon keeps %.1f KB between frames", kept/1024)
+	}
+}
