@@ -104,7 +104,7 @@ func putCells(cells []cell) {
 // each changed stretch of a row written from the cursor position at its start. The
 // terminal keeps c's cells; c must not be used after.
 func (t *terminal) paint(c *canvas, th *theme) {
-	b := t.buf[:0]
+	b := t.buffer()
 	if old := t.shown; len(old) > 0 && (len(c.cells) == 0 || &old[0] != &c.cells[0]) {
 		// The screen shown before this frame: cells for another frame to be drawn on.
 		defer putCells(old)
@@ -264,7 +264,7 @@ func appendCUP(b []byte, x, y int) []byte {
 // is broken between words at the terminal's width w (0: not broken), which would
 // otherwise cut it mid-word ("press Ent" / "er.").
 func (t *terminal) plain(lines []string, prompt string, hold bool, w int) {
-	b := t.buf[:0]
+	b := t.buffer()
 	if t.mode != termPlain {
 		if t.mode == termFull {
 			// The player asked for the mode: leave the game's screen, and paste as keys.
@@ -398,20 +398,28 @@ func narrow(s string) bool {
 func (t *terminal) restore() {
 	switch t.mode {
 	case termFull:
-		t.write(append(append(t.buf[:0], leaveFull...), ansi.ResetModeBracketedPaste...))
+		t.write(append(append(t.buffer(), leaveFull...), ansi.ResetModeBracketedPaste...))
 	case termPlain:
-		t.write(append(t.buf[:0], "\r\n"...))
+		t.write(append(t.buffer(), "\r\n"...))
 	}
 	t.mode = termNone
 }
 
 // bell rings the terminal's bell: BEL, which every terminal takes as a bell (a sound, a
 // flash, an urgent window) and no terminal draws.
-func (t *terminal) bell() { t.write(append(t.buf[:0], '\a')) }
+func (t *terminal) bell() { t.write(append(t.buffer(), '\a')) }
 
-// write sends one frame's bytes in one write, keeping the buffer for the next.
+// write sends one frame's bytes in one write, keeping a small buffer for the next and
+// giving a large one back to frameBytes.
 func (t *terminal) write(b []byte) {
-	t.buf = b[:0]
+	defer func() {
+		if cap(b) > keptBytes {
+			frameBytes.Put(&b)
+			t.buf = nil
+		} else {
+			t.buf = b[:0]
+		}
+	}()
 	if t.out == nil || t.failed || len(b) == 0 {
 		return
 	}
@@ -419,4 +427,24 @@ func (t *terminal) write(b []byte) {
 	if _, err := t.out.Write(b); err != nil {
 		t.failed = true // the connection is closing; the session ends on its own
 	}
+}
+
+// keptBytes is the most of a write's buffer a terminal keeps between writes: enough for
+// a step's frame; a whole screen's (4 KB and more) goes back to frameBytes.
+const keptBytes = 512
+
+// frameBytes are the buffers of frames being written, shared by the sessions, as
+// spareCells are their cells: a session does not keep its largest frame's bytes.
+var frameBytes sync.Pool
+
+// buffer is an empty buffer for the next write: the terminal's own, or one from
+// frameBytes.
+func (t *terminal) buffer() []byte {
+	if t.buf != nil {
+		return t.buf[:0]
+	}
+	if p, ok := frameBytes.Get().(*[]byte); ok {
+		return (*p)[:0]
+	}
+	return make([]byte, 0, 1<<10)
 }
