@@ -20,7 +20,8 @@ import (
 // that draws its own frames (app's terminal) and is fed by the session's input pump. The
 // loop runs on the session's goroutine, inside the pump's parser (edge.InputPump.Parse),
 // so the keys, the world's views, the session's requests and the messages of commands
-// are all waited for in one select.
+// are all waited for in one select. The model's Update and View run on a goroutine that
+// ends (deep), so the session's goroutine keeps the small stack of a wait.
 //
 // What the model relies on, kept as Bubble Tea v2's loop does it:
 //   - first Init, its command started; then the colour profile (ColorProfileMsg, from the
@@ -52,7 +53,8 @@ type sessionLoop struct {
 	size        tea.WindowSizeMsg
 	sizePending bool // a sizeChanged is on its way to the loop
 
-	ended bool // the loop has quit: messages still handed to it are dropped
+	ended bool     // the loop has quit: messages still handed to it are dropped
+	ran   chan any // deep's goroutine's end, and its panic if it had one
 }
 
 // newSessionLoop makes the loop of model for a terminal of width×height in profile.
@@ -106,8 +108,10 @@ func (l *sessionLoop) run() (err error) {
 		l.end()
 		in.Stop()
 	}()
-	l.exec(l.model.Init())
-	l.model.View()
+	l.deep(func() {
+		l.exec(l.model.Init())
+		l.model.View()
+	})
 	l.handle(tea.ColorProfileMsg{Profile: l.profile})
 	l.handle(tea.WindowSizeMsg{Width: l.width, Height: l.height})
 	in.Parse(func(ev uv.Event) {
@@ -145,7 +149,7 @@ func (l *sessionLoop) handle(msg tea.Msg) (ended bool) {
 		return true
 	case tea.QuitMsg:
 		l.ended = true
-		l.model.View() // the last frame, as Bubble Tea draws it when a program quits
+		l.deep(func() { l.model.View() }) // the last frame, as Bubble Tea draws it when a program quits
 		return true
 	case tea.BatchMsg:
 		for _, cmd := range m {
@@ -162,11 +166,31 @@ func (l *sessionLoop) handle(msg tea.Msg) (ended bool) {
 	if size, ok := msg.(tea.WindowSizeMsg); ok && !plausibleSize(size) {
 		return false
 	}
-	var cmd tea.Cmd
-	l.model, cmd = l.model.Update(msg)
-	l.exec(cmd)
-	l.model.View()
+	l.deep(func() {
+		var cmd tea.Cmd
+		l.model, cmd = l.model.Update(msg)
+		l.exec(cmd)
+		l.model.View()
+	})
 	return false
+}
+
+// deep runs f, the model's Update and View, on a goroutine of its own and waits for it:
+// drawing a frame takes a stack of 16 KB, which the goroutine that ran it would keep
+// (a stack shrinks only at a collection, by half, when a quarter of it is in use), and
+// the session's goroutine waits most of its life with little in use. A panic in f is the
+// loop's.
+func (l *sessionLoop) deep(f func()) {
+	if l.ran == nil {
+		l.ran = make(chan any, 1)
+	}
+	go func() {
+		defer func() { l.ran <- recover() }()
+		f()
+	}()
+	if r := <-l.ran; r != nil {
+		panic(r)
+	}
 }
 
 // exec starts cmd on a goroutine of its own, which hands its message to the loop and ends.

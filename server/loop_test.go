@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -26,6 +27,17 @@ type loopModel struct {
 	init   tea.Cmd
 	onKey  func(k tea.KeyPressMsg) tea.Cmd
 	onSeen chan string
+	// loopGoroutine is the goroutine the loop runs on; updatedOn those Update ran on.
+	loopGoroutine string
+	updatedOn     map[string]bool
+}
+
+// goroutineID is the calling goroutine's number, from its stack's first line.
+func goroutineID() string {
+	buf := make([]byte, 64)
+	buf = buf[:runtime.Stack(buf, false)]
+	id, _, _ := strings.Cut(strings.TrimPrefix(string(buf), "goroutine "), " ")
+	return id
 }
 
 type noteMsg string
@@ -52,6 +64,10 @@ func (m *loopModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	}
 	m.mu.Lock()
 	m.seen = append(m.seen, name)
+	if m.updatedOn == nil {
+		m.updatedOn = map[string]bool{}
+	}
+	m.updatedOn[goroutineID()] = true
 	m.mu.Unlock()
 	if m.onSeen != nil {
 		m.onSeen <- name
@@ -78,7 +94,12 @@ func runLoop(t *testing.T, m *loopModel, keys string) (*sessionLoop, func() erro
 	in := edge.NewGameInput(nil, r, nil, edge.Wait{})
 	l := newSessionLoop(m, in, 80, 24, colorprofile.ANSI256)
 	done := make(chan error, 1)
-	go func() { done <- l.run() }()
+	go func() {
+		m.mu.Lock()
+		m.loopGoroutine = goroutineID()
+		m.mu.Unlock()
+		done <- l.run()
+	}()
 	return l, func() error {
 		select {
 		case err := <-done:
@@ -186,5 +207,31 @@ func TestSessionLoopTakesTheNewestSizeFromItsOwnGoroutine(t *testing.T) {
 		case <-deadline:
 			t.Fatal("the new size never reached the model")
 		}
+	}
+}
+
+// The model's Update and View draw a frame, which takes a stack of 16 KB; the goroutine
+// that ran them would keep it, a stack shrinking only by half at a collection. So they
+// run on goroutines that end, and the session's goroutine, waiting most of its life,
+// keeps a small stack: 6-8 KB less a session (docs/PERFORMANCE.md).
+func TestSessionLoopDrawsOnAGoroutineThatEnds(t *testing.T) {
+	m := &loopModel{}
+	m.onKey = func(k tea.KeyPressMsg) tea.Cmd {
+		if k.String() == "q" {
+			return tea.Quit
+		}
+		return nil
+	}
+	_, wait := runLoop(t, m, "abq")
+	if err := wait(); err != nil {
+		t.Fatalf("the loop ended with %v", err)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.updatedOn[m.loopGoroutine] {
+		t.Errorf("Update ran on the loop's own goroutine (%s)", m.loopGoroutine)
+	}
+	if len(m.updatedOn) < 5 {
+		t.Errorf("Update ran on %d goroutines for 5 messages: each runs on one that ends", len(m.updatedOn))
 	}
 }
