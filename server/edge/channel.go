@@ -319,7 +319,7 @@ const frameWriterKeeps = 4 << 10
 func (w *frameWriter) Write(p []byte) (int, error) {
 	i := bareNewline(p)
 	if i < 0 {
-		return w.ch.Write(p)
+		return w.send(p)
 	}
 	b := append(w.buf[:0], p[:i]...)
 	for k := i; k < len(p); k++ {
@@ -333,8 +333,30 @@ func (w *frameWriter) Write(p []byte) (int, error) {
 	} else {
 		w.buf = nil
 	}
-	n, err := w.ch.Write(b)
+	n, err := w.send(b)
 	return min(n, len(p)), err
+}
+
+// sendPiece is the most of a frame handed to the channel at once. x/crypto's channel
+// keeps a packet buffer as large as the largest write it was given, and its cipher
+// another: a whole screen (4 KB and more, written at a session's start and when a screen
+// opens) would leave both that large for the rest of the session, where a step's frame
+// takes a few hundred bytes. A screen in pieces costs a packet a piece.
+const sendPiece = 1 << 10
+
+// send writes b to the channel in pieces of at most sendPiece.
+func (w *frameWriter) send(b []byte) (int, error) {
+	n := 0
+	for len(b) > 0 {
+		piece := b[:min(len(b), sendPiece)]
+		m, err := w.ch.Write(piece)
+		n += m
+		if err != nil {
+			return n, err
+		}
+		b = b[len(piece):]
+	}
+	return n, nil
 }
 
 // bareNewline is the index of the first "\n" in p not after a "\r", or -1.

@@ -11,15 +11,17 @@ import (
 
 // recordingWriter keeps what it was given, and the slice itself, last.
 type recordingWriter struct {
-	got  bytes.Buffer
-	last []byte
-	n    int // when > 0, the count Write reports
-	err  error
+	got     bytes.Buffer
+	last    []byte
+	longest int // the longest write
+	n       int // when > 0, the count Write reports
+	err     error
 }
 
 func (w *recordingWriter) Write(p []byte) (int, error) {
 	w.got.Write(p)
 	w.last = p
+	w.longest = max(w.longest, len(p))
 	if w.n > 0 {
 		return w.n, w.err
 	}
@@ -98,6 +100,30 @@ func TestFrameWriterCopiesNothingItNeedNot(t *testing.T) {
 	}
 	if w.buf != nil {
 		t.Errorf("the writer kept a %d-byte copy after one long write", cap(w.buf))
+	}
+}
+
+// A whole screen goes to the channel in pieces of at most 1 KiB: x/crypto's channel and
+// its cipher each keep a buffer the size of the largest write for the rest of the
+// session, which a screen written whole left at 4 KB and more.
+func TestFrameWriterHandsTheChannelSmallPieces(t *testing.T) {
+	for _, frame := range [][]byte{
+		bytes.Repeat([]byte("\x1b[38;5;94m#\x1b[m"), 700), // a screen in colours, 9.8 KB
+		bytes.Repeat([]byte("A line of the log.\n"), 300), // lines, translated
+	} {
+		var rec recordingWriter
+		w := &frameWriter{ch: &rec}
+		n, err := w.Write(frame)
+		if err != nil || n != len(frame) {
+			t.Fatalf("Write of %d bytes = %d, %v", len(frame), n, err)
+		}
+		if rec.longest > 1<<10 {
+			t.Errorf("a write of %d bytes reached the channel as a write of %d", len(frame), rec.longest)
+		}
+		want := strings.ReplaceAll(string(frame), "\n", "\r\n")
+		if rec.got.String() != want {
+			t.Errorf("the pieces of a write of %d bytes are not the frame", len(frame))
+		}
 	}
 }
 
