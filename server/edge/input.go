@@ -13,8 +13,9 @@ import (
 	gossh "golang.org/x/crypto/ssh"
 )
 
-// A game session's keys reach its Bubble Tea program through an input pump, not through
-// Bubble Tea's own input reader. That reader (ultraviolet's TerminalReader.StreamEvents,
+// A game session's keys reach its model through an input pump (over SSH, the session's
+// own loop runs in the pump's parser; in a browser, a Bubble Tea program's Send), not
+// through Bubble Tea's own input reader. That reader (ultraviolet's TerminalReader.StreamEvents,
 // as bubbletea v2.1.1 runs it) sends each parsed key to the program without watching for
 // the program's end: once the program has quit with keys still unread, the send blocks
 // for ever, and its goroutine keeps the session, the connection and all the input the
@@ -107,8 +108,9 @@ const (
 )
 
 // InputPump is one game session's input: a goroutine reading the client into a bounded
-// queue (fill), and one decoding the queue and handing the events to the program (parse),
-// which waits for the program's views too (Wait).
+// queue (fill), and a parser decoding the queue and handing the events to the program
+// (parse: on a goroutine of its own, or on the session's, Parse), which waits for the
+// program's views too (Wait).
 type InputPump struct {
 	chunks chan []byte   // read from the client, oldest first; closed by fill when the client's input ends
 	stop   chan struct{} // closed when the game has ended
