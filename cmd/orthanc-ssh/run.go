@@ -20,10 +20,18 @@ import (
 )
 
 // defaultGCPercent is the garbage collector's target unless GOGC sets one: the heap may
-// grow 70 % past what is live between collections, not Go's 100 %. A player's live heap
-// is about 115 KB and its goroutines' stacks about 160 KB, so the headroom was a third of
-// its memory; at 70 a thousand players take 397 KB each instead of 443, for about 3 % more
-// CPU (docs/PERFORMANCE.md).
+// grow 70 % past what is live between collections, not Go's 100 %. The runtime holds about
+// the live heap times 1 + GOGC/100, and collects as often as 1/GOGC; a walking player's live
+// heap is about 70 KB and its stacks 35 KB. All walking, on 2 cores (docs/PERFORMANCE.md,
+// "The collector's headroom"):
+//
+//	GOGC   memory a player at 1000   at 2000   collector's CPU at 2000
+//	  70   209 KB                    203 KB    7.7 % of a core
+//	  40   188 KB                    177 KB    23.9 %
+//	  25   157 KB
+//
+// Players in the thousands on a small box are short of CPU first, so the default keeps
+// the collections few; a box short of memory sets GOGC lower (docs/OPERATIONS.md).
 const defaultGCPercent = 70
 
 // listen opens the server's listener: net.Listen, but in a test of a server that stops
