@@ -61,6 +61,9 @@ type Adventurer struct {
 	GoldWon int       `json:"gold_won,omitempty"`
 	Week    WeekTally `json:"week,omitzero"`
 
+	// Deeds are the deeds the knight earned (deed.go), in the order earned.
+	Deeds []Deed `json:"deeds,omitempty"`
+
 	// Death is set when the knight has died: the record is then its tombstone.
 	Death *Death `json:"death,omitempty"`
 	// Retirement is set when the knight has retired into the hall of fame.
@@ -114,6 +117,7 @@ func (a Adventurer) Clone() Adventurer {
 	c.Items = append([]Item(nil), a.Items...)
 	c.Effects = append([]Effect(nil), a.Effects...)
 	c.Status = append([]Status(nil), a.Status...)
+	c.Deeds = append([]Deed(nil), a.Deeds...)
 	c.Options = a.Options.Clone()
 	c.Channels = maps.Clone(a.Channels)
 	c.Maps = make([]LevelMap, len(a.Maps))

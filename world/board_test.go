@@ -29,7 +29,7 @@ func TestTalliesAreCountedWhereTheyHappen(t *testing.T) {
 	rec.X, rec.Y = 3, 1 // on the stairs down
 	e.join(rec, &recorder{})
 	a := e.players["a"]
-	if a.rec.Deepest != 1 || a.rec.Week != (WeekTally{Name: "2026-W49", Deepest: 1}) {
+	if a.rec.Deepest != 1 || a.rec.Week != (WeekTally{Name: "2026-W49", Deepest: 1, Deeds: 1}) { // the deed of level 1
 		t.Fatalf("joined on level 1: deepest %d, week %+v", a.rec.Deepest, a.rec.Week)
 	}
 	do(e, "a", Climb{Down: true})
@@ -102,7 +102,7 @@ func TestALastWeeksTallyIsNotThisWeeks(t *testing.T) {
 	e := fixtureEngine(t, nil)
 	e.cfg.Week = "2026-W49"
 	e.join(rec, &recorder{})
-	if got := e.players["a"].rec; got.Week != (WeekTally{Name: "2026-W49", Deepest: 1}) || got.Slain != 9 || got.Deepest != 5 {
+	if got := e.players["a"].rec; got.Week != (WeekTally{Name: "2026-W49", Deepest: 1, Deeds: 1}) || got.Slain != 9 || got.Deepest != 5 { // the deed of level 1
 		t.Fatalf("joined in W49: week %+v, slain %d, deepest %d", got.Week, got.Slain, got.Deepest)
 	}
 }

@@ -74,6 +74,7 @@ func (e *Engine) retire(p *player) {
 		e.say(p, "You can retire only outside the dungeon.")
 		return
 	}
+	e.earn(p, DeedRetired(p.rec.Level)) // before the record is closed, so the hall of fame shows it
 	p.rec.Retirement = &Retirement{Level: p.rec.Level, Experience: p.rec.Experience,
 		PercentKills: p.rec.PercentKills(), Turn: e.turn}
 	e.say(p, fmt.Sprintf("%s retires with honour near the seat of the king, with %d experience.", p.rec.Name, p.rec.Experience))

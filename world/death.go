@@ -66,6 +66,9 @@ func (e *Engine) hurt(p *player, by string, dmg int) {
 		p.blows = p.blows[:copy(p.blows, p.blows[1:])]
 	}
 	p.blows = append(p.blows, Blow{By: by, Damage: dmg, HitsLeft: p.rec.Hits})
+	if enc := p.fight; enc != nil && dmg > 0 && !slices.Contains(enc.struck, p) {
+		enc.struck = append(enc.struck, p) // whatever took the hits: a blow, a weed
+	}
 }
 
 // couldHave is what a knight brought down by a monster of kind k could have done: the

@@ -57,6 +57,8 @@ type encounter struct {
 	rounds   int // rounds completed
 	over     bool
 	log      []string
+	// struck are the heroes a monster's blow took hits from (Unscathed is the others').
+	struck []*player
 }
 
 // Fight swings at the monster (seed 000 key f).

@@ -112,6 +112,7 @@ func (e *Engine) fallThrough(p *player, chosen bool) bool {
 	e.place(p, depth, e.nearestOpen(depth, p.rec.Pos()))
 	if f == FeatChute {
 		e.say(p, fmt.Sprintf("You slide down a chute to level %d!", depth))
+		e.earn(p, DeedChute) // a chute does not hurt: every knight down one lives
 		return true
 	}
 	n := 1 + e.rng.IntN(6) // ruling: a pit's fall hurts d6

@@ -304,6 +304,7 @@ func (e *Engine) sell(p *player, i int) float64 {
 	m.take(it)
 	e.outside.changed = true
 	e.say(p, fmt.Sprintf("You sell the %s for %d gold; you have %d.", it.Name(), price, p.rec.Gold))
+	e.earnFortune(p)
 	e.saveNow(p)
 	e.touchMarket(p)
 	return 0

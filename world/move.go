@@ -227,6 +227,7 @@ func (e *Engine) place(p *player, depth int, pos Pos) {
 		e.state[oldDepth-1].changed = true   // save it once more as the knight leaves it
 	}
 	e.arrive(p)
+	e.earnDepth(p)              // whatever the way down: stairs, a chute, a pit, a spell
 	e.keepSafe(p)               // a new level, whatever the way in: read before anything attacks
 	e.moved(p, depth, pos, pos) // those who see it arrive
 }
@@ -247,6 +248,7 @@ func (e *Engine) successfulExit(p *player) {
 	}
 	if first && r.Level > 1 {
 		e.proclaim(p, TidingFirstLevel)
+		e.earn(p, DeedFirstLevel)
 	}
 	r.Hits = r.MaxHits
 	r.SpellUnits = SpellUnitsForLevel(r.Level)

@@ -96,6 +96,7 @@ func (e *Engine) surfaceMove(p *player, d Dir) float64 {
 	case SurfaceMarket:
 		for _, q := range heroes {
 			e.say(q, fmt.Sprintf("You are at %s; b buys, s sells.", g.Market(to)))
+			e.earnFortune(q)
 		}
 	case SurfaceEntrance:
 		for _, q := range heroes {

@@ -24,10 +24,11 @@ const (
 	MsgLetter                 // letters sent and come
 	MsgOwn                    // the knight's own affairs: options and mutes, being away, reports, silences, its forebear's last lines
 	MsgComing                 // another knight joining or leaving the game: public as MsgGame, kept apart for screen-reader mode's movements filter
+	MsgDeed                   // a deed the knight earned (deed.go): public as MsgGame, kept apart so a screen can mark it
 )
 
 // Public reports whether a line of kind k may be shown to others.
-func (k MsgKind) Public() bool { return k == MsgGame || k == MsgComing }
+func (k MsgKind) Public() bool { return k == MsgGame || k == MsgComing || k == MsgDeed }
 
 // tell adds a line of kind k to the player's log and asks for a new view.
 func (e *Engine) tell(p *player, k MsgKind, msg string) {

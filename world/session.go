@@ -191,6 +191,7 @@ func (e *Engine) join(rec Adventurer, sub Subscriber) *Player {
 		e.arrive(p)
 		e.moved(p, p.rec.Depth, p.rec.Pos(), p.rec.Pos()) // those who see it arrive
 		e.say(p, fmt.Sprintf("Welcome, %s. You stand on level %d of the dungeon.", p.rec.Name, p.rec.Depth))
+		e.earnDepth(p) // a new knight's first level of the dungeon
 	} else {
 		e.arriveOnSurface(p)
 		e.moved(p, 0, p.rec.Pos(), p.rec.Pos()) // those outside see it come

@@ -30,6 +30,12 @@ func (e *Engine) monsterKilled(enc *encounter, m *monster, killer *player) {
 			e.say(p, fmt.Sprintf("%s killed %s. (+%d experience, your share)", killer.rec.Name, theName(k), share))
 		}
 	}
+	for _, p := range enc.players { // the heroes share the kill, as they share its experience
+		e.earn(p, DeedSlew(k.Class))
+		if k.Name == dragonName {
+			e.earn(p, DeedDragon)
+		}
+	}
 	switch {
 	case m.depth == 0:
 		e.takePurse(enc, k) // a monster of a surface battle (seed 002)
@@ -68,6 +74,12 @@ func (e *Engine) battleWon(enc *encounter) {
 	}
 	e.endFight(enc)
 	for _, p := range players {
+		if !slices.Contains(enc.struck, p) {
+			e.earn(p, DeedUnscathed)
+		}
+		if len(players) > 1 {
+			e.earn(p, DeedPartyVictory)
+		}
 		e.mayLoseMagic(p)
 		e.saveNow(p) // experience and treasure won are saved at once
 	}

@@ -13,6 +13,7 @@ const (
 	TidingDeath      TidingKind = iota + 1 // a knight has died (its record is now a tombstone)
 	TidingRetirement                       // a knight has retired into the hall of fame
 	TidingFirstLevel                       // a knight has gained its first level (from level 1)
+	TidingDeed                             // a knight has earned a rare deed (Deed names it)
 )
 
 // Tiding is one moment told beyond the world: no id, no key, nothing said by anyone.
@@ -30,6 +31,8 @@ type Tiding struct {
 	// Depth and Killer are a death's: where (0 the surface) and by what.
 	Depth  int
 	Killer string
+	// Deed is a rare deed's row.
+	Deed DeedRow
 }
 
 // Herald takes the world's tidings. Proclaim is called from the engine goroutine and must
@@ -50,4 +53,12 @@ func (e *Engine) proclaim(p *player, kind TidingKind) {
 		t.Depth, t.Killer, t.Level = d.Depth, d.Killer, d.Level
 	}
 	h.Proclaim(t)
+}
+
+// proclaimDeed hands p's rare deed to the herald, if there is one.
+func (e *Engine) proclaimDeed(p *player, r DeedRow) {
+	if h := e.cfg.Herald; h != nil {
+		h.Proclaim(Tiding{Kind: TidingDeed, Knight: p.rec.Name, Guest: p.rec.Guest, Private: p.rec.Options.PrivateReplays,
+			Level: p.rec.Level, Experience: p.rec.Experience, Deed: r})
+	}
 }

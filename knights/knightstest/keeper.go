@@ -303,11 +303,13 @@ func testADeathIsBuried(t *testing.T, k knights.Keeper) {
 	}
 }
 
-// A sheet put with its Retirement is written with its entry in the hall of fame.
+// A sheet put with its Retirement is written with its entry in the hall of fame, its deeds
+// with it (the hall shows them).
 func testARetirementIsFamed(t *testing.T, k knights.Keeper) {
 	const id = "K-KAY"
 	claim(t, k, id)
-	k.Put(world.Adventurer{ID: id, Name: "Kay", Level: 5, Experience: 900,
+	deeds := []world.Deed{{ID: world.DeedDragon, Turn: 7}, {ID: world.DeedRetired(5), Turn: 9}}
+	k.Put(world.Adventurer{ID: id, Name: "Kay", Level: 5, Experience: 900, Deeds: deeds,
 		Retirement: &world.Retirement{Level: 5, Experience: 900}})
 	leave(t, k, id)
 	var fame []knights.FameEntry
@@ -316,7 +318,7 @@ func testARetirementIsFamed(t *testing.T, k knights.Keeper) {
 		return len(fame) > 0
 	})
 	if len(fame) != 1 || fame[0].Adventurer.ID != id || fame[0].Adventurer.Retirement == nil ||
-		fame[0].Adventurer.Experience != 900 || fame[0].Retired.IsZero() {
+		fame[0].Adventurer.Experience != 900 || fame[0].Retired.IsZero() || !slices.Equal(fame[0].Adventurer.Deeds, deeds) {
 		t.Fatalf("fame: %+v", fame)
 	}
 	if tombs, err := k.Tombstones(); err != nil || len(tombs) != 0 {
