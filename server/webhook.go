@@ -58,8 +58,10 @@ func (s *Server) postBroadcast(text string) {
 // tidingEvent is a tiding as the webhook posts it, or false when it is not posted: a
 // guest's knight is not saved, ranked or in the hall of fame, and is not told of
 // outside either. A knight that keeps its replays private has only the fact of its death
-// told ("Kay has died."): not what slew it, where or at which level. A retirement and a
-// first level are told in full, as the hall of fame and the who-list show them to anyone.
+// told ("Kay has died."): not what slew it, where or at which level. A retirement, a
+// first level and a rare deed are told in full, as the hall of fame and the who-list
+// show them to anyone (a deed's words name no one else and no place but a dungeon level,
+// which the who-list shows).
 func tidingEvent(t world.Tiding, at time.Time) (webhook.Event, bool) {
 	if t.Guest {
 		return webhook.Event{}, false
@@ -82,6 +84,10 @@ func tidingEvent(t world.Tiding, at time.Time) (webhook.Event, bool) {
 		e.Kind = webhook.KindFirstLevel
 		e.Fields = map[string]any{"level": t.Level}
 		e.Text = fmt.Sprintf("%s, a new knight, has reached level %d.", t.Knight, t.Level)
+	case world.TidingDeed:
+		e.Kind = webhook.KindDeed
+		e.Fields = map[string]any{"deed": t.Deed.ID, "title": t.Deed.Title}
+		e.Text = t.Deed.Said(t.Knight)
 	default:
 		return webhook.Event{}, false
 	}

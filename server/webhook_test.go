@@ -19,9 +19,11 @@ import (
 
 // The tidings in public words (DESIGN §12 "A bridge out"): a death with what slew the
 // knight, where and at which level; a private knight's death as the fact alone; a
-// retirement and a first level in full; a guest's never.
+// retirement, a first level and a rare deed in full (a private knight's too); a guest's
+// never.
 func TestTidingsInPublicWords(t *testing.T) {
 	at := time.Date(2026, 12, 7, 12, 0, 0, 0, time.FixedZone("CET", 3600))
+	dragon, _ := world.DeedByID(world.DeedDragon)
 	for _, c := range []struct {
 		t      world.Tiding
 		ok     bool
@@ -41,6 +43,9 @@ func TestTidingsInPublicWords(t *testing.T) {
 			`{"level":2}`, "Gareth, a new knight, has reached level 2."},
 		{world.Tiding{Kind: world.TidingDeath, Knight: "Guest4821", Guest: true, Level: 1, Depth: 1, Killer: "a Rot Grub"}, false, "", "", ""},
 		{world.Tiding{Kind: world.TidingFirstLevel, Knight: "Guest4821", Guest: true, Level: 2}, false, "", "", ""},
+		{world.Tiding{Kind: world.TidingDeed, Knight: "Gareth", Private: true, Level: 6, Deed: dragon}, true, webhook.KindDeed,
+			`{"deed":"dragon","title":"Dragonslayer"}`, "Gareth earned a rare deed: Dragonslayer — Gareth slew the Dragon."},
+		{world.Tiding{Kind: world.TidingDeed, Knight: "Guest4821", Guest: true, Deed: dragon}, false, "", "", ""},
 	} {
 		e, ok := tidingEvent(c.t, at)
 		if ok != c.ok {

@@ -52,6 +52,7 @@ const (
 	KindRetirement Kind = "retirement"  // a knight retired into the hall of fame
 	KindFirstLevel Kind = "first_level" // a new knight gained its first level
 	KindBroadcast  Kind = "broadcast"   // an admin's broadcast
+	KindDeed       Kind = "deed"        // a knight earned a rare deed
 )
 
 // Event is one thing to tell, in the shape every post has: what happened, when, to
