@@ -176,6 +176,7 @@ const (
 	screenParty                   // the party
 	screenMarket                  // a market's wares and the knight's things
 	screenMail                    // the knight's letters
+	screenSheet                   // the knight's characteristics and deeds
 	numScreens
 )
 
@@ -248,6 +249,7 @@ func screenTable() [numScreens]screenRow {
 		screenParty:     {draw: (*Model).drawPartyScreen, key: (*Model).partyKey, list: func(m *Model) *pager { return &m.bt.party }},
 		screenMarket:    {draw: (*Model).drawMarket, key: (*Model).marketKey, list: (*Model).marketList},
 		screenMail:      {draw: (*Model).drawMail, key: (*Model).mailKey, list: func(m *Model) *pager { return &m.mail.pager }},
+		screenSheet:     {draw: (*Model).drawSheet, key: (*Model).sheetKey, list: func(m *Model) *pager { return &m.sheet }},
 	}
 }
 
@@ -303,6 +305,7 @@ type Model struct {
 	help      helpScreen    // the help (help.go)
 	inv       pager         // the inventory (inventory.go)
 	fame      fameScreen    // the hall of fame and the boards (boards.go)
+	sheet     pager         // the character sheet's deeds (sheet.go)
 	log       pager         // the message log, which follows the newest lines (chat.go)
 	console   console       // the admin console over the dungeon screen
 	chat      chatLine      // the chat line over the dungeon screen

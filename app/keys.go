@@ -78,6 +78,11 @@ func gameKeyTable() []keyRow {
 
 		{keys: []string{"m"}, label: "map", help: "m   where you have been", topic: topicLooking, act: open(screenMap)},
 		{keys: []string{"M", "ctrl+p"}, label: "messages", help: "M   the message and chat log, to scroll back", topic: topicLooking, act: open(screenLog)},
+		{keys: []string{"C"}, label: "your knight", help: "C   your knight: characteristics, and the deeds it has done", topic: topicLooking,
+			act: open(screenSheet), words: []plainWord{
+				{words: []string{"deeds", "deed", "sheet"}, help: "lists your deeds, in the order earned (status says how many, and the newest)",
+					topic: topicLooking, when: playing, run: (*Model).wordDeeds},
+			}},
 
 		// On a market, s sells: sell is before shoot.
 		{keys: []string{"b"}, when: (*Model).onSurface, label: "buy", help: "b   on a market ($)", topic: topicOutside, act: (*Model).buyKey},

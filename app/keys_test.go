@@ -154,6 +154,7 @@ func longScreens(t *testing.T, w, h int) map[screen]func() *Model {
 		screenParty:  over(sixKnights(crowded), func(m *Model) { keys(m, "P") }),
 		screenMarket: over(market, func(m *Model) { keys(m, "b", "2") }),
 		screenMail:   over(crowded, func(m *Model) { m.screen, m.mail = screenMail, mailState{have: true, letters: letters} }),
+		screenSheet:  over(deedful(t), func(m *Model) { keys(m, "C") }),
 	}
 }
 

@@ -672,6 +672,10 @@ func TestEveryScreenIsWholeAtEverySize(t *testing.T) {
 		}, key: "esc", after: func(m *Model) bool { return m.screen == screenPlay }},
 		{name: "options", open: func(m *Model) { keys(m, "o") }, key: "d", after: func(m *Model) bool { return m.opts.HideKeys }},
 		{name: "fame", open: func(m *Model) { keys(m, "F") }, key: "x", after: func(m *Model) bool { return m.screen == screenPlay }},
+		{name: "sheet", view: deedful, open: func(m *Model) { keys(m, "C") }, key: "x", after: func(m *Model) bool { return m.screen == screenPlay },
+			needs: func(m *Model) []string {
+				return []string{"YOUR KNIGHT", deedLine(world.DeedTable[len(world.DeedTable)-1]), sheetHead(m.view.Self, m.width-4)[3]}
+			}},
 		{name: "party", view: func(t *testing.T) world.View { return sixKnights(crowdedView(t)) }, open: func(m *Model) { keys(m, "P") },
 			key: "esc", after: func(m *Model) bool { return m.screen == screenPlay }},
 		{name: "statistics", view: func(t *testing.T) world.View { return sixOnSix(t, false) }, open: func(m *Model) { keys(m, "x") },
@@ -1124,4 +1128,14 @@ func checkStats(t *testing.T, what string, open func() *Model) {
 			t.Errorf("%s: no line has %q and %q together:\n%s", what, mark, first, strings.Join(screens, "\n--\n"))
 		}
 	}
+}
+
+// deedful is the crowded view with every deed of the table earned, in the table's order:
+// more than any screen shows at once.
+func deedful(t *testing.T) world.View {
+	v := crowdedView(t)
+	for i, r := range world.DeedTable {
+		v.Self.Deeds = append(v.Self.Deeds, world.Deed{ID: r.ID, Turn: uint64(i)})
+	}
+	return v
 }

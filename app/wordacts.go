@@ -325,6 +325,11 @@ func (m *Model) wordStatus(c plainCall) tea.Cmd {
 	return nil
 }
 
+func (m *Model) wordDeeds(c plainCall) tea.Cmd {
+	m.say(deedsText(c.v)...)
+	return nil
+}
+
 func (m *Model) wordMap(c plainCall) tea.Cmd {
 	if len(c.args) > 0 && strings.EqualFold(c.args[0], "grid") {
 		m.say(mapGrid(c.v)...)

@@ -70,5 +70,6 @@ func awayNote(q *player) string {
 // whoEntry is p's row of the who-list.
 func (e *Engine) whoEntry(p *player) WhoEntry {
 	return WhoEntry{Name: p.rec.Name, ID: p.rec.ID, Level: p.rec.Level, Depth: p.rec.Depth,
-		Watchable: !p.rec.Options.NoSpectators, Guest: p.rec.Guest, IdleTurns: e.turn - p.active, Away: p.soc.away, AwayReason: p.soc.awayReason}
+		Watchable: !p.rec.Options.NoSpectators, Guest: p.rec.Guest, IdleTurns: e.turn - p.active, Away: p.soc.away, AwayReason: p.soc.awayReason,
+		Deeds: p.rec.Deeds[:len(p.rec.Deeds):len(p.rec.Deeds)]}
 }

@@ -140,6 +140,18 @@ func (r DeedRow) Said(name string) string {
 	return name + " earned a rare deed: " + r.Title + " — " + name + " " + r.Words + "."
 }
 
+// DeedRows are the rows of the deeds, in their order (a deed a newer server wrote, which
+// this one does not know, is left out).
+func DeedRows(deeds []Deed) []DeedRow {
+	out := make([]DeedRow, 0, len(deeds))
+	for _, d := range deeds {
+		if r, ok := DeedByID(d.ID); ok {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 // HasDeed reports whether the knight has earned the deed.
 func (a Adventurer) HasDeed(id string) bool {
 	return slices.ContainsFunc(a.Deeds, func(d Deed) bool { return d.ID == id })

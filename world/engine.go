@@ -539,6 +539,7 @@ func (e *Engine) view(p *player) View {
 			Gold: p.rec.Gold, TreasureExperience: p.rec.TreasureExperience,
 			Items: slices.Clone(p.rec.Items), Light: e.lit(p),
 			Options: p.rec.Options.Clone(),
+			Deeds:   p.rec.Deeds[:len(p.rec.Deeds):len(p.rec.Deeds)], // earn only appends: a view's deeds stay as they were
 		},
 	}
 	for _, ef := range p.rec.Effects {

@@ -79,6 +79,8 @@ type WhoEntry struct {
 	IdleTurns  uint64 `json:"-"`
 	Away       bool   `json:"-"`
 	AwayReason string `json:"-"`
+	// Deeds are the knight's deeds in the order earned (shared: never modify).
+	Deeds []Deed `json:"-"`
 }
 
 // Who lists the players online, in the order they joined.
@@ -190,8 +192,8 @@ func (e *Engine) join(rec Adventurer, sub Subscriber) *Player {
 		p.prev = p.rec.Pos() // a knight turned back from a battle stays where it is
 		e.arrive(p)
 		e.moved(p, p.rec.Depth, p.rec.Pos(), p.rec.Pos()) // those who see it arrive
+		e.earnDepth(p)                                    // a new knight's first level of the dungeon: told before the welcome, which stays in sight
 		e.say(p, fmt.Sprintf("Welcome, %s. You stand on level %d of the dungeon.", p.rec.Name, p.rec.Depth))
-		e.earnDepth(p) // a new knight's first level of the dungeon
 	} else {
 		e.arriveOnSurface(p)
 		e.moved(p, 0, p.rec.Pos(), p.rec.Pos()) // those outside see it come

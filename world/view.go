@@ -110,6 +110,9 @@ type Self struct {
 	// away (away.go): the session sends Back with the next key.
 	Unread int
 	Away   bool
+	// Deeds are the knight's deeds in the order earned (deed.go); shared by its views,
+	// never modify.
+	Deeds []Deed
 }
 
 // Other is another player that this one sees (a view lists only those in sight).
