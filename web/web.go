@@ -27,6 +27,7 @@ import (
 	"net/netip"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -80,6 +81,32 @@ type Player struct {
 	// is set for a knight of another realm, whose depth is not known here.
 	Realm string `json:"realm,omitempty"`
 	Far   bool   `json:"far,omitempty"`
+	// Deeds are the knight's deeds in the order earned (none told of a guest's, nor of a
+	// far knight's).
+	Deeds []Deed `json:"deeds,omitempty"`
+}
+
+// Deed is a deed a knight earned: its id, which never changes, and its title.
+type Deed struct {
+	ID    string `json:"id"`
+	Title string `json:"title"`
+}
+
+// Newest is the title of the newest of the deeds, "" for none.
+func Newest(deeds []Deed) string {
+	if len(deeds) == 0 {
+		return ""
+	}
+	return deeds[len(deeds)-1].Title
+}
+
+// Titles are the deeds' titles, newest first, as one line.
+func Titles(deeds []Deed) string {
+	titles := make([]string, len(deeds))
+	for i, d := range deeds {
+		titles[len(deeds)-1-i] = d.Title
+	}
+	return strings.Join(titles, ", ")
 }
 
 // Fame is one retired knight in the hall of fame.
@@ -93,6 +120,8 @@ type Fame struct {
 	// Replay is the address of its last 5 minutes as an asciicast file (CastPath); empty
 	// when none is kept or its knight keeps it private.
 	Replay string `json:"replay,omitempty"`
+	// Deeds are the retired knight's deeds in the order earned.
+	Deeds []Deed `json:"deeds,omitempty"`
 }
 
 // Board is one board of the living (guests are not ranked): its top for all time and
@@ -195,7 +224,9 @@ var page = template.Must(template.New("page.html").Funcs(template.FuncMap{
 		}
 		return "level " + strconv.Itoa(depth)
 	},
-	"date": func(t time.Time) string { return t.UTC().Format("2006-01-02") },
+	"date":   func(t time.Time) string { return t.UTC().Format("2006-01-02") },
+	"newest": Newest,
+	"titles": Titles,
 }).ParseFS(files, "page.html"))
 
 var (

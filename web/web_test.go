@@ -26,9 +26,11 @@ func fixed() Status {
 		HostKey: "SHA256:abcdefABCDEF0123456789+/abcdefABCDEF0123456", HostKeyType: "ssh-ed25519",
 		KnownHosts: "[play.example]:2222 ssh-ed25519 AAAAC3Nza", Guests: true,
 		Started: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC),
-		Online:  []Player{{Name: "Lancelot", Level: 3, Depth: 2}, {Name: "Guest Tom", Level: 1, Guest: true}},
-		Fame:    []Fame{{Rank: 1, Name: "Galahad", Level: 9, Experience: 500000, PercentKills: 70, Retired: time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)}},
-		Deaths:  []Death{{Name: "Mordred", Level: 2, Killer: "a <b>Balrog</b>", Depth: 7, Died: time.Now()}},
+		Online: []Player{{Name: "Lancelot", Level: 3, Depth: 2, Deeds: []Deed{{"depth-1", "Into the labyrinth"}, {"slew-animal", "Hunter"}}},
+			{Name: "Guest Tom", Level: 1, Guest: true}},
+		Fame: []Fame{{Rank: 1, Name: "Galahad", Level: 9, Experience: 500000, PercentKills: 70, Retired: time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC),
+			Deeds: []Deed{{"dragon", "Dragonslayer"}, {"retired-9", "Honour of level 9"}}}},
+		Deaths: []Death{{Name: "Mordred", Level: 2, Killer: "a <b>Balrog</b>", Depth: 7, Died: time.Now()}},
 		Boards: []Board{{Name: "slain", Title: "Monsters slain", Column: "Slain", Week: "2026-W50",
 			AllTime: []BoardRow{{Rank: 1, Name: "Bors <i>the</i> Bold", Level: 4, Value: 917}}}},
 	}
@@ -79,7 +81,8 @@ func TestThePageShowsTheStatusEscaped(t *testing.T) {
 		"ssh -p 2222 play.example", "play --plain", "level 2", "outside",
 		"Phones play too", "40 columns by 18 rows", "ssh -t -p 2222 play.example play --plain</code>",
 		`<section id="board-slain" class="board">`, "<h2>Monsters slain</h2>", "<th>Slain</th>", "917", "This week (2026-W50)",
-		"No knight is on this board this week yet."} {
+		"No knight is on this board this week yet.",
+		"2, the newest: Hunter", "Deeds (2): Honour of level 9, Dragonslayer"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the page lacks %q", want)
 		}
@@ -103,11 +106,13 @@ func TestThePageShowsTheStatusEscaped(t *testing.T) {
 func TestTheAPI(t *testing.T) {
 	h, _, _ := handler(t, func() (Status, error) { return fixed(), nil })
 	var who []Player
-	if err := json.Unmarshal([]byte(body(t, get(h, "GET", "/api/who", "192.0.2.1:1"))), &who); err != nil || len(who) != 2 || !who[1].Guest {
+	if err := json.Unmarshal([]byte(body(t, get(h, "GET", "/api/who", "192.0.2.1:1"))), &who); err != nil || len(who) != 2 || !who[1].Guest ||
+		len(who[0].Deeds) != 2 || who[0].Deeds[1] != (Deed{"slew-animal", "Hunter"}) || who[1].Deeds != nil {
 		t.Errorf("/api/who = %+v, %v", who, err)
 	}
 	var fame []Fame
-	if err := json.Unmarshal([]byte(body(t, get(h, "GET", "/api/fame", "192.0.2.1:1"))), &fame); err != nil || len(fame) != 1 || fame[0].Name != "Galahad" {
+	if err := json.Unmarshal([]byte(body(t, get(h, "GET", "/api/fame", "192.0.2.1:1"))), &fame); err != nil || len(fame) != 1 || fame[0].Name != "Galahad" ||
+		len(fame[0].Deeds) != 2 || fame[0].Deeds[0] != (Deed{"dragon", "Dragonslayer"}) {
 		t.Errorf("/api/fame = %+v, %v", fame, err)
 	}
 	if got := body(t, get(h, "GET", "/api/boards", "192.0.2.1:1")); got != `[{"name":"slain","title":"Monsters slain","column":"Slain",`+

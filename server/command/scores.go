@@ -22,12 +22,14 @@ type Score struct {
 	PercentKills int    `json:"percent_kills"`
 	Retired      string `json:"retired"`
 	Yours        bool   `json:"yours"`
+	// Deeds are the retired knight's deeds, in the order earned.
+	Deeds []Deed `json:"deeds"`
 }
 
 // Scores is scores's row.
 func (p Player) Scores() Command {
 	return Command{Name: "scores", Usage: "scores [--board NAME [--week]] [--json]",
-		Summary: "the hall of fame: the top three retired knights, and yours; or a board of the living",
+		Summary: "the hall of fame: the top three retired knights, and yours, with their deeds; or a board of the living",
 		Help: "A board ranks the living knights (guests are not ranked) by " + boardsHelp() +
 			", for all time or, with --week, this week (ISO weeks, UTC): the top " + fmt.Sprint(knights.BoardTop) +
 			" and yours. A board may be a few seconds behind the game.",
@@ -137,7 +139,7 @@ func HallOfFame(k knights.Keeper, knight string) ([]Score, error) {
 		mine := knight != "" && a.ID == knight
 		if i < fameTop || mine {
 			out = append(out, Score{i + 1, a.Name, a.Level, a.Experience, a.PercentKills(),
-				f.Retired.UTC().Format("2006-01-02"), mine})
+				f.Retired.UTC().Format("2006-01-02"), mine, DeedsOf(a.Deeds)})
 		}
 	}
 	return out, nil
@@ -151,14 +153,24 @@ func ScoreLines(list []Score) []string {
 	}
 	var b strings.Builder
 	w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(w, "RANK\tNAME\tLEVEL\tEXPERIENCE\tKILLS\tRETIRED\t")
+	fmt.Fprintln(w, "RANK\tNAME\tLEVEL\tEXPERIENCE\tKILLS\tRETIRED\tDEEDS\t")
 	for _, e := range list {
 		mine := ""
 		if e.Yours {
 			mine = "(yours)"
 		}
-		fmt.Fprintf(w, "%d\t%s\t%d\t%d\t%d%%\t%s\t%s\n", e.Rank, e.Name, e.Level, e.Experience, e.PercentKills, e.Retired, mine)
+		fmt.Fprintf(w, "%d\t%s\t%d\t%d\t%d%%\t%s\t%d\t%s\n", e.Rank, e.Name, e.Level, e.Experience, e.PercentKills, e.Retired, len(e.Deeds), mine)
 	}
 	_ = w.Flush()
-	return strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
+	lines := strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
+	for _, e := range list { // each retiree's deeds, a line each, newest first: a narrow screen shows them whole
+		if len(e.Deeds) == 0 {
+			continue
+		}
+		lines = append(lines, "", fmt.Sprintf("Deeds of %s (rank %d), newest first:", e.Name, e.Rank))
+		for i := len(e.Deeds) - 1; i >= 0; i-- {
+			lines = append(lines, "  "+e.Deeds[i].Title)
+		}
+	}
+	return lines
 }

@@ -1,6 +1,7 @@
 package command
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -26,25 +27,28 @@ func TestScoresIsTheHallOfFame(t *testing.T) {
 		{"K-D", "Dagonet", 6, 6000, 0}, {kayID, "Kay", 2, 500, 100},
 	} {
 		a := world.Adventurer{ID: r.id, Name: r.name, Level: r.level, Experience: r.xp, TreasureExperience: r.wealth}
+		if r.name == "Arthur" { // a retired knight's deeds are in its entry
+			a.Deeds = []world.Deed{{ID: world.DeedDragon, Turn: 5}, {ID: world.DeedRetired(9), Turn: 9}}
+		}
 		if err := d.keeper.Retire(knights.FameEntry{Retired: day.Add(time.Duration(i) * 24 * time.Hour), Adventurer: a}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	top := "RANK  NAME      LEVEL  EXPERIENCE  KILLS  RETIRED     \n" +
-		"1     Arthur    9      9000        90%    2024-05-01  \n" +
-		"2     Bedivere  8      8000        100%   2024-05-02  \n" +
-		"3     Cai       7      7000        0%     2024-05-03  \n"
+	table := "RANK  NAME      LEVEL  EXPERIENCE  KILLS  RETIRED     DEEDS  \n" +
+		"1     Arthur    9      9000        90%    2024-05-01  2      \n" +
+		"2     Bedivere  8      8000        100%   2024-05-02  0      \n" +
+		"3     Cai       7      7000        0%     2024-05-03  0      \n"
+	arthurs := "\nDeeds of Arthur (rank 1), newest first:\n  Honour of level 9\n  Dragonslayer\n"
+	top := table + arthurs
 	d.wantRun(nil, "scores", top, "", 0)
-	d.wantRun(kay, "scores", "RANK  NAME      LEVEL  EXPERIENCE  KILLS  RETIRED     \n"+
-		"1     Arthur    9      9000        90%    2024-05-01  \n"+
-		"2     Bedivere  8      8000        100%   2024-05-02  \n"+
-		"3     Cai       7      7000        0%     2024-05-03  \n"+
-		"5     Kay       2      500         80%    2024-05-05  (yours)\n", "", 0)
+	d.wantRun(kay, "scores", table+
+		"5     Kay       2      500         80%    2024-05-05  0      (yours)\n"+arthurs, "", 0)
 	out, _, _ := d.run(kay, "scores --json")
-	want := `[{"rank":1,"name":"Arthur","level":9,"experience":9000,"percent_kills":90,"retired":"2024-05-01","yours":false},` +
-		`{"rank":2,"name":"Bedivere","level":8,"experience":8000,"percent_kills":100,"retired":"2024-05-02","yours":false},` +
-		`{"rank":3,"name":"Cai","level":7,"experience":7000,"percent_kills":0,"retired":"2024-05-03","yours":false},` +
-		`{"rank":5,"name":"Kay","level":2,"experience":500,"percent_kills":80,"retired":"2024-05-05","yours":true}]` + "\n"
+	want := `[{"rank":1,"name":"Arthur","level":9,"experience":9000,"percent_kills":90,"retired":"2024-05-01","yours":false,` +
+		`"deeds":[{"id":"dragon","title":"Dragonslayer","words":"slew the Dragon"},{"id":"retired-9","title":"Honour of level 9","words":"retired with honour at level 9"}]},` +
+		`{"rank":2,"name":"Bedivere","level":8,"experience":8000,"percent_kills":100,"retired":"2024-05-02","yours":false,"deeds":[]},` +
+		`{"rank":3,"name":"Cai","level":7,"experience":7000,"percent_kills":0,"retired":"2024-05-03","yours":false,"deeds":[]},` +
+		`{"rank":5,"name":"Kay","level":2,"experience":500,"percent_kills":80,"retired":"2024-05-05","yours":true,"deeds":[]}]` + "\n"
 	if out != want {
 		t.Fatalf("scores --json:\n%s\nwant:\n%s", out, want)
 	}
@@ -54,7 +58,7 @@ func TestScoresIsTheHallOfFame(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := ScoreLines(list); len(got) != 4 || got[0]+"\n"+got[1]+"\n"+got[2]+"\n"+got[3]+"\n" != top {
+	if got := ScoreLines(list); strings.Join(got, "\n")+"\n" != top {
 		t.Fatalf("ScoreLines: %q", got)
 	}
 	d.wantRun(nil, "scores all", "", "orthanc: unexpected \"all\"; usage: scores [--board NAME [--week]] [--json]\n", 1)

@@ -64,6 +64,37 @@ type Whoami struct {
 	Equipment          []WhoamiItem `json:"equipment"`
 	Effects            []string     `json:"effects"`
 	Party              WhoamiParty  `json:"party"`
+	// Deeds are the knight's deeds in the order earned; always a list, [] for none.
+	Deeds []Deed `json:"deeds"`
+}
+
+// Deed is a deed as whoami and the hall of fame tell it: its id (which never changes),
+// its title and what was done.
+type Deed struct {
+	ID    string `json:"id"`
+	Title string `json:"title"`
+	Words string `json:"words"`
+}
+
+// DeedsOf are the deeds, as Deed, in their order; [] for none.
+func DeedsOf(deeds []world.Deed) []Deed {
+	out := []Deed{}
+	for _, r := range world.DeedRows(deeds) {
+		out = append(out, Deed{r.ID, r.Title, r.Words})
+	}
+	return out
+}
+
+// deedsLine is whoami's line of deeds: how many, and their titles newest first.
+func deedsLine(ds []Deed) string {
+	if len(ds) == 0 {
+		return "0"
+	}
+	titles := make([]string, len(ds))
+	for i, d := range ds {
+		titles[len(ds)-1-i] = d.Title
+	}
+	return fmt.Sprintf("%d (newest first: %s)", len(ds), strings.Join(titles, ", "))
 }
 
 // WhoamiParty is the knight's party in whoami: its leader and every member (the leader
@@ -82,7 +113,7 @@ type WhoamiItem struct {
 
 // Whoami is whoami's row.
 func (p Player) Whoami() Command {
-	return Command{Name: "whoami", Usage: "whoami [--json]", Summary: "your knight: characteristics, hits, where it stands",
+	return Command{Name: "whoami", Usage: "whoami [--json]", Summary: "your knight: characteristics, hits, where it stands, its deeds",
 		Takes: TakesJSON, Run: p.whoami}
 }
 
@@ -127,7 +158,7 @@ func (p Player) whoami(c *Call) int {
 		{"int", out.Int}, {"con", out.Con}, {"dex", out.Dex}, {"depth", out.Depth},
 		{"x", out.X}, {"y", out.Y}, {"gold", out.Gold},
 		{"treasure_experience", out.TreasureExperience}, {"percent_kills", out.PercentKills},
-		{"party", partyLine},
+		{"party", partyLine}, {"deeds", deedsLine(out.Deeds)},
 	} {
 		fmt.Fprintf(c.Out, "%s: %v\n", kv[0], kv[1])
 	}
@@ -157,5 +188,6 @@ func whoamiOf(fp string, rec world.Adventurer, online bool) Whoami {
 		out.Effects = append(out.Effects, st.String())
 	}
 	out.Party.Members = []string{}
+	out.Deeds = DeedsOf(rec.Deeds)
 	return out
 }

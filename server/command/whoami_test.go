@@ -22,7 +22,7 @@ func TestWhoamiTellsTheKeysKnight(t *testing.T) {
 
 	kept := fmt.Sprintf("fingerprint: %s\nknight: %s\nname: Kay\nonline: false\ndead: false\nlevel: 1\nexperience: 0\n"+
 		"hits: 10\nmax_hits: 10\nspell_units: 4\nstr: 12\nint: 11\ncon: 10\ndex: 9\ndepth: 1\nx: -1\ny: -1\ngold: 0\n"+
-		"treasure_experience: 0\npercent_kills: 0\nparty: none\n", fp, kayID)
+		"treasure_experience: 0\npercent_kills: 0\nparty: none\ndeeds: 0\n", fp, kayID)
 	d.wantRun(kay, "whoami", kept, "", 0)
 	out, _, code := d.run(kay, "whoami --json")
 	var w Whoami
@@ -33,7 +33,7 @@ func TestWhoamiTellsTheKeysKnight(t *testing.T) {
 		len(w.Equipment) != 1 || w.Equipment[0].Name == "" || w.Effects == nil {
 		t.Fatalf("whoami --json of a kept knight: %+v", w)
 	}
-	if !strings.Contains(out, `"party":{"leader":"","members":[]}`) || !strings.Contains(out, `"effects":[]`) {
+	if !strings.Contains(out, `"party":{"leader":"","members":[]}`) || !strings.Contains(out, `"effects":[]`) || !strings.Contains(out, `"deeds":[]`) {
 		t.Fatalf("whoami --json does not keep its shape: %s", out)
 	}
 
@@ -46,11 +46,12 @@ func TestWhoamiTellsTheKeysKnight(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, _, code = d.run(bors, "whoami")
-	if code != 0 || !strings.Contains(out, "name: Bors\nonline: true\n") || !strings.HasSuffix(out, "party: Kay, Bors (led by Kay)\n") {
+	if code != 0 || !strings.Contains(out, "name: Bors\nonline: true\n") || !strings.HasSuffix(out, "party: Kay, Bors (led by Kay)\ndeeds: 1 (newest first: Into the labyrinth)\n") {
 		t.Fatalf("whoami of a knight playing in a party: %d\n%s", code, out)
 	}
 	out, _, _ = d.run(kay, "whoami --json")
-	if err := json.Unmarshal([]byte(out), &w); err != nil || !w.Online || w.Party.Leader != "Kay" || strings.Join(w.Party.Members, ",") != "Kay,Bors" {
+	if err := json.Unmarshal([]byte(out), &w); err != nil || !w.Online || w.Party.Leader != "Kay" || strings.Join(w.Party.Members, ",") != "Kay,Bors" ||
+		len(w.Deeds) != 1 || w.Deeds[0] != (Deed{world.DeedDepth(1), "Into the labyrinth", "went down into the dungeon"}) {
 		t.Fatalf("whoami --json of a knight playing in a party: %s (%v)", out, err)
 	}
 

@@ -164,7 +164,11 @@ func (p *Page) Status(ctx context.Context) (web.Status, error) {
 		return web.Status{}, fmt.Errorf("ask the world who is online: %w", err)
 	}
 	for _, w := range who {
-		st.Online = append(st.Online, web.Player{Name: w.Name, Level: w.Level, Depth: w.Depth, Guest: w.Guest, Realm: p.Realm})
+		pl := web.Player{Name: w.Name, Level: w.Level, Depth: w.Depth, Guest: w.Guest, Realm: p.Realm}
+		if !w.Guest { // a guest's deeds are its own: never told to others
+			pl.Deeds = webDeeds(w.Deeds)
+		}
+		st.Online = append(st.Online, pl)
 	}
 	far, _ := p.World.FarWho(ctx) // the other realms' knights, by realm; none when they cannot be asked
 	for _, k := range far {
@@ -225,7 +229,7 @@ func (p *Page) records(ctx context.Context, st *web.Status) error {
 	for i, f := range fame[:min(len(fame), fameShown)] {
 		a := f.Adventurer
 		st.Fame = append(st.Fame, web.Fame{Rank: i + 1, Name: a.Name, Level: a.Level, Experience: a.Experience,
-			PercentKills: a.PercentKills(), Retired: f.Retired, Replay: castLink(kept, a, replay.KindRetired, f.Retired)})
+			PercentKills: a.PercentKills(), Retired: f.Retired, Replay: castLink(kept, a, replay.KindRetired, f.Retired), Deeds: webDeeds(a.Deeds)})
 	}
 	tombs, err := p.Knights.Tombstones()
 	if err != nil {
@@ -244,4 +248,13 @@ func (p *Page) records(ctx context.Context, st *web.Status) error {
 		}
 	}
 	return nil
+}
+
+// webDeeds are the deeds as the page shows them, in the order earned; nil for none.
+func webDeeds(deeds []world.Deed) []web.Deed {
+	var out []web.Deed
+	for _, r := range world.DeedRows(deeds) {
+		out = append(out, web.Deed{ID: r.ID, Title: r.Title})
+	}
+	return out
 }

@@ -19,11 +19,13 @@ import (
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
-// fakeWorld has one knight here and one on another realm; far fails when set.
+// fakeWorld has a knight and a guest here, each with a deed, and one knight on another
+// realm; far fails when set.
 type fakeWorld struct{ far error }
 
 func (fakeWorld) Who(context.Context) ([]world.WhoEntry, error) {
-	return []world.WhoEntry{{Name: "Here", Level: 3, Depth: 2}}, nil
+	return []world.WhoEntry{{Name: "Here", Level: 3, Depth: 2, Deeds: []world.Deed{{ID: world.DeedDepth(1)}, {ID: "a-deed-of-a-newer-server"}}},
+		{Name: "Guest Tom", Level: 1, Depth: 1, Guest: true, Deeds: []world.Deed{{ID: world.DeedDepth(1)}}}}, nil
 }
 
 func (w fakeWorld) FarWho(context.Context) ([]world.FarKnight, error) {
@@ -105,6 +107,7 @@ func TestStatusGathersTheRecordsAndTheirPublicReplays(t *testing.T) {
 	for i := range fameShown + 1 {
 		k.fame = append(k.fame, knights.FameEntry{Retired: at, Adventurer: world.Adventurer{ID: fmt.Sprintf("F-%d", i), Name: "Elder", Created: at.Add(-time.Duration(i+1) * time.Hour)}})
 	}
+	k.fame[0].Adventurer.Deeds = []world.Deed{{ID: world.DeedDragon}}
 	born := func(i int) time.Time { return k.tombs[i].Adventurer.Created }
 	death := store.Replay{Knight: "K-0", Born: born(0), Kind: string(replay.KindDeath), At: at.Add(30 * time.Second)}
 	r := fakeReplays{
@@ -125,8 +128,12 @@ func TestStatusGathersTheRecordsAndTheirPublicReplays(t *testing.T) {
 	if k.flushed != 1 {
 		t.Errorf("the knights were flushed %d times, want once", k.flushed)
 	}
-	if len(st.Online) != 2 || st.Online[0].Realm != "west" || !st.Online[1].Far || st.Online[1].Realm != "east" {
+	if len(st.Online) != 3 || st.Online[0].Realm != "west" || !st.Online[2].Far || st.Online[2].Realm != "east" {
 		t.Errorf("online: %+v", st.Online)
+	}
+	// A knight's deeds that this server knows; a guest's never.
+	if d := st.Online[0].Deeds; len(d) != 1 || d[0] != (web.Deed{ID: world.DeedDepth(1), Title: "Into the labyrinth"}) || st.Online[1].Deeds != nil {
+		t.Errorf("online deeds: %+v", st.Online)
 	}
 	if st.Port != 2222 || st.MOTD != "hello" || st.HostKeyType != ssh.KeyAlgoED25519 || st.KnownHosts == "" || st.Plain == "" {
 		t.Errorf("status: %+v", st)
@@ -138,7 +145,8 @@ func TestStatusGathersTheRecordsAndTheirPublicReplays(t *testing.T) {
 		st.Deaths[2].Replay != "" || st.Deaths[3].Replay != old || st.Deaths[4].Replay != "" {
 		t.Errorf("deaths' replays: %+v, want %q, none, none, %q, none", st.Deaths, want, old)
 	}
-	if len(st.Fame) != fameShown || st.Fame[0].Rank != 1 || st.Fame[0].Replay != web.CastPath(CastID(r[6])) || st.Fame[1].Replay != "" || st.Fame[2].Replay != "" {
+	if len(st.Fame) != fameShown || st.Fame[0].Rank != 1 || st.Fame[0].Replay != web.CastPath(CastID(r[6])) || st.Fame[1].Replay != "" || st.Fame[2].Replay != "" ||
+		len(st.Fame[0].Deeds) != 1 || st.Fame[0].Deeds[0].Title != "Dragonslayer" || st.Fame[1].Deeds != nil {
 		t.Errorf("fame: %+v", st.Fame)
 	}
 	if _, err := testPage(t, k, r).Cast(context.Background(), CastID(death)); !errors.Is(err, web.ErrNoCast) {
