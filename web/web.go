@@ -92,13 +92,11 @@ type Deed struct {
 	Title string `json:"title"`
 }
 
-// Newest is the title of the newest of the deeds, "" for none.
-func Newest(deeds []Deed) string {
-	if len(deeds) == 0 {
-		return ""
-	}
-	return deeds[len(deeds)-1].Title
-}
+// newestShown is how many deeds of a knight online the page names: a row stays short.
+const newestShown = 3
+
+// Newest are the titles of the newest few of the deeds, newest first, as one line.
+func Newest(deeds []Deed) string { return Titles(deeds[max(0, len(deeds)-newestShown):]) }
 
 // Titles are the deeds' titles, newest first, as one line.
 func Titles(deeds []Deed) string {

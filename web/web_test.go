@@ -82,7 +82,7 @@ func TestThePageShowsTheStatusEscaped(t *testing.T) {
 		"Phones play too", "40 columns by 18 rows", "ssh -t -p 2222 play.example play --plain</code>",
 		`<section id="board-slain" class="board">`, "<h2>Monsters slain</h2>", "<th>Slain</th>", "917", "This week (2026-W50)",
 		"No knight is on this board this week yet.",
-		"2, the newest: Hunter", "Deeds (2): Honour of level 9, Dragonslayer"} {
+		"2, the newest: Hunter, Into the labyrinth", "Deeds (2): Honour of level 9, Dragonslayer"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the page lacks %q", want)
 		}
