@@ -194,3 +194,17 @@ func (e *Engine) earnFortune(p *player) {
 		e.earn(p, DeedFortune)
 	}
 }
+
+// DeedsMarkdown is DeedTable as a Markdown table, for docs/DESIGN.md ("Deeds").
+func DeedsMarkdown() string {
+	var b strings.Builder
+	b.WriteString("| id | title | what was done | rare |\n|---|---|---|---|\n")
+	for _, r := range DeedTable {
+		rare := ""
+		if r.Rare {
+			rare = "rare"
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", r.ID, r.Title, r.Words, rare)
+	}
+	return b.String()
+}
