@@ -23,7 +23,7 @@ func deedLine(r world.DeedRow) string { return r.Title + ": " + r.Words + "." }
 // sheetHead is the sheet's lines above its deeds, fitted to w columns.
 func sheetHead(s world.Self, w int) []string {
 	return []string{
-		fit(w, fmt.Sprintf("%s, a knight of level %d", s.Name, s.Level), s.Name, s.Name),
+		fit(w, fmt.Sprintf("%s, a knight of level %d", s.Name, s.Level), fmt.Sprintf("%s, level %d", s.Name, s.Level), s.Name),
 		fit(w, fmt.Sprintf("Strength %d  Intelligence %d  Constitution %d  Dexterity %d", s.Str, s.Int, s.Con, s.Dex),
 			fmt.Sprintf("Str %d  Int %d  Con %d  Dex %d", s.Str, s.Int, s.Con, s.Dex)),
 		fit(w, fmt.Sprintf("Hits %d of %d  Spell units %d  Experience %d  Gold %d", s.Hits, s.MaxHits, s.SpellUnits, s.Experience, s.Gold),
