@@ -67,3 +67,17 @@ func TestTheDeedsInWords(t *testing.T) {
 		t.Fatalf("status says %q", got)
 	}
 }
+
+// Another knight's rare deed on newbie, and the knight's own deed, are no knight speaking:
+// they call no one, whatever the bell's setting ("all" rings for anything said).
+func TestADeedToldIsNoCall(t *testing.T) {
+	r, _ := world.DeedByID(world.DeedDragon)
+	for _, c := range []struct {
+		line string
+		kind world.MsgKind
+	}{{"[newbie] " + r.Said("Lis Kay"), world.MsgChannel}, {r.Line(), world.MsgDeed}} {
+		if kind, from, ok := callIn(c.line, c.kind, "Kay"); ok {
+			t.Errorf("%q read as call %d from %q", c.line, kind, from)
+		}
+	}
+}

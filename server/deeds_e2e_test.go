@@ -101,7 +101,7 @@ func TestRetirementsDeedInTheHallOfFame(t *testing.T) {
 	te.waitFor("RETIRED WITH HONOUR", "Elder")
 
 	retired, _ := world.DeedByID(world.DeedRetired(8))
-	tb.waitFor("[newbie] Elder earned a rare deed: Honour of level 8")
+	tb.waitFor("[newbie] Elder earned a rare deed, Honour of level 8")
 	if p := rc.waitPost(t, "deed", "Elder"); p.Text != retired.Said("Elder") || p.Fields["deed"] != "retired-8" || p.Fields["title"] != "Honour of level 8" {
 		t.Errorf("the deed posted: %+v", p)
 	}

@@ -44,7 +44,7 @@ func TestTidingsInPublicWords(t *testing.T) {
 		{world.Tiding{Kind: world.TidingDeath, Knight: "Guest4821", Guest: true, Level: 1, Depth: 1, Killer: "a Rot Grub"}, false, "", "", ""},
 		{world.Tiding{Kind: world.TidingFirstLevel, Knight: "Guest4821", Guest: true, Level: 2}, false, "", "", ""},
 		{world.Tiding{Kind: world.TidingDeed, Knight: "Gareth", Private: true, Level: 6, Deed: dragon}, true, webhook.KindDeed,
-			`{"deed":"dragon","title":"Dragonslayer"}`, "Gareth earned a rare deed: Dragonslayer — Gareth slew the Dragon."},
+			`{"deed":"dragon","title":"Dragonslayer"}`, "Gareth earned a rare deed, Dragonslayer — Gareth slew the Dragon."},
 		{world.Tiding{Kind: world.TidingDeed, Knight: "Guest4821", Guest: true, Deed: dragon}, false, "", "", ""},
 	} {
 		e, ok := tidingEvent(c.t, at)

@@ -134,10 +134,11 @@ func DeedByID(id string) (DeedRow, bool) {
 // Line is the deed as its knight is told it: "Deed: Dragonslayer — you slew the Dragon."
 func (r DeedRow) Line() string { return "Deed: " + r.Title + " — you " + r.Words + "." }
 
-// Said is the deed as others are told it: "Kay earned a rare deed: Dragonslayer — Kay
-// slew the Dragon."
+// Said is the deed as others are told it: "Kay earned a rare deed, Dragonslayer — Kay
+// slew the Dragon." It has no ": ", so no session takes it for a line a knight said
+// (app's callIn: "[newbie] NAME: TEXT"), which would ring the bell of "all".
 func (r DeedRow) Said(name string) string {
-	return name + " earned a rare deed: " + r.Title + " — " + name + " " + r.Words + "."
+	return name + " earned a rare deed, " + r.Title + " — " + name + " " + r.Words + "."
 }
 
 // DeedRows are the rows of the deeds, in their order (a deed a newer server wrote, which

@@ -58,6 +58,9 @@ func TestDeedTable(t *testing.T) {
 		if r.Words != strings.TrimRight(r.Words, ".") || strings.Contains(r.Words, "your") {
 			t.Fatalf("row %q's words %q do not follow a name", r.ID, r.Words)
 		}
+		if strings.Contains(r.Said("Kay"), ":") || strings.Contains(r.Line(), ": ") != strings.HasPrefix(r.Line(), "Deed: ") {
+			t.Fatalf("row %q is told as %q, %q: a colon would read as a knight speaking", r.ID, r.Said("Kay"), r.Line())
+		}
 	}
 	var want []string
 	want = append(want, DeedFirstLevel, DeedDragon, DeedUnscathed, DeedChute, DeedPartyVictory, DeedFortune)
@@ -101,7 +104,7 @@ func TestDeedTable(t *testing.T) {
 		t.Fatalf("no monster %q", dragonName)
 	}
 	r, _ := DeedByID(DeedDragon)
-	if r.Line() != "Deed: Dragonslayer — you slew the Dragon." || r.Said("Kay") != "Kay earned a rare deed: Dragonslayer — Kay slew the Dragon." {
+	if r.Line() != "Deed: Dragonslayer — you slew the Dragon." || r.Said("Kay") != "Kay earned a rare deed, Dragonslayer — Kay slew the Dragon." {
 		t.Fatalf("the dragon's lines %q, %q", r.Line(), r.Said("Kay"))
 	}
 }
