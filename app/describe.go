@@ -493,7 +493,7 @@ func statusText(v world.View) []string {
 	if len(v.Watchers) > 0 {
 		out = append(out, "Watching you: "+english.List(v.Watchers)+".")
 	}
-	return append(out, deedsSaid(s))
+	return append(out, deedsSaid(s)...)
 }
 
 // inventoryText lists what the knight carries, each with its letter.

@@ -91,15 +91,16 @@ func deedsText(v world.View) []string {
 	return out
 }
 
-// deedsSaid is the status's line of deeds: how many, and the newest few.
-func deedsSaid(s world.Self) string {
+// deedsSaid is the status's line of deeds: how many, and the newest few; none for no
+// deeds (a replay, which records none, says nothing of them).
+func deedsSaid(s world.Self) []string {
 	rows := world.DeedRows(s.Deeds)
 	if len(rows) == 0 {
-		return "No deeds yet."
+		return nil
 	}
 	var newest []string
 	for i := len(rows) - 1; i >= 0 && len(newest) < 3; i-- {
 		newest = append(newest, rows[i].Title)
 	}
-	return fmt.Sprintf("Deeds: %d; the newest %s. (deeds lists them.)", len(rows), english.List(newest))
+	return []string{fmt.Sprintf("Deeds: %d; the newest %s. (deeds lists them.)", len(rows), english.List(newest))}
 }

@@ -45,8 +45,8 @@ func TestTheSheetShowsEveryDeedNewestFirst(t *testing.T) {
 	}
 }
 
-// Screen-reader mode: status says how many deeds and the newest three; deeds lists them
-// all in the order earned.
+// Screen-reader mode: status says how many deeds and the newest three (nothing of none: a
+// replay records none); deeds lists them all in the order earned.
 func TestTheDeedsInWords(t *testing.T) {
 	v := crowdedView(t)
 	for _, id := range []string{world.DeedDepth(1), world.DeedSlew(world.Animal), world.DeedUnscathed, world.DeedDepth(2)} {
@@ -63,8 +63,8 @@ func TestTheDeedsInWords(t *testing.T) {
 		t.Fatalf("deeds says\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 	v.Self.Deeds = nil
-	if got := statusText(v); got[len(got)-1] != "No deeds yet." {
-		t.Fatalf("status says %q", got)
+	if got := statusText(v); strings.Contains(strings.Join(got, " "), "Deeds") {
+		t.Fatalf("status of no deeds says %q", got)
 	}
 }
 

@@ -27,7 +27,7 @@ var (
 		"MaxHits": "seen", "SpellUnits": "seen", "Str": "seen", "Int": "seen", "Con": "seen", "Dex": "seen",
 		"Depth": "seen", "Pos": "seen", "Feature": "seen", "Gold": "seen", "TreasureExperience": "seen",
 		"Items": "seen", "Light": "seen", "Effects": "seen", "Status": "seen", "Options": "hidden",
-		"Unread": "hidden", "Away": "seen",
+		"Unread": "hidden", "Away": "seen", "Deeds": "not recorded",
 	}
 )
 
