@@ -58,9 +58,11 @@ func TestTheBoardsArePagesOfTheFameScreen(t *testing.T) {
 		s = frameOf(t, "gold this week", m)
 		checkWhole(t, what, s, 0, w, "GOLD WON", "[gold]")
 		keys(m, "l")
+		checkWhole(t, what, frameOf(t, "deeds this week", m), 0, w, "DEEDS EARNED", "[deeds]", "fame", "deepest", "slain", "gold")
+		keys(m, "l")
 		checkWhole(t, what, frameOf(t, "fame again", m), 0, w, "HALL OF FAME")
 		keys(m, "left", "h", "w")
-		if want := "deepest false,deepest true,slain true,gold true,gold true,slain true,slain false"; strings.Join(asked, ",") != want {
+		if want := "deepest false,deepest true,slain true,gold true,deeds true,deeds true,gold true,gold false"; strings.Join(asked, ",") != want {
 			t.Errorf("%s: the boards asked for: %s, want %s", what, strings.Join(asked, ","), want)
 		}
 		keys(m, "x")
@@ -93,7 +95,7 @@ func TestABoardIsSaidAsSentences(t *testing.T) {
 	var asked []string
 	m.p.Board = boardOf(2, &asked)
 	m.plainLine("board")
-	if s := m.plainText(); !strings.Contains(s, "The boards of the living: deepest, slain, gold.") {
+	if s := m.plainText(); !strings.Contains(s, "The boards of the living: deepest, slain, gold, deeds.") {
 		t.Fatalf("board alone said %q", s)
 	}
 	m.plainLine("board slain week")
@@ -105,7 +107,7 @@ func TestABoardIsSaidAsSentences(t *testing.T) {
 		t.Fatalf("board slain week said:\n%s\nwant:\n%s\n(asked %v)", s, want, asked)
 	}
 	m.plainLine("board kills")
-	if s := m.plainText(); !strings.Contains(s, "There is no board kills; the boards are deepest, slain, gold.") {
+	if s := m.plainText(); !strings.Contains(s, "There is no board kills; the boards are deepest, slain, gold, deeds.") {
 		t.Fatalf("board kills said %q", s)
 	}
 }

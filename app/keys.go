@@ -142,7 +142,7 @@ func gameKeyTable() []keyRow {
 
 		{keys: []string{"w"}, label: "who", help: "w   who is in the game; a letter watches them", topic: topicOthers, act: (*Model).whoOpenKey},
 		{keys: []string{"F"}, label: "hall of fame", help: "F   the knights who retired with honour, then the boards of the living " +
-			"(deepest level, monsters slain, gold won): h/l or left/right the pages, w this week or all time", topic: topicOthers, act: (*Model).fameOpenKey},
+			"(deepest level, monsters slain, gold won, deeds): h/l or left/right the pages, w this week or all time", topic: topicOthers, act: (*Model).fameOpenKey},
 		{keys: []string{"o"}, label: "options", help: "o   screen-reader mode, theme, colours, spectators, muted players, death replays; " +
 			"the title's y asks for the screen-reader mode (ssh -t host play --plain)", topic: topicOthers, act: (*Model).optionsOpenKey},
 		{keys: []string{"?", "f1"}, label: "help", help: "? or F1   this help", topic: topicOthers, act: open(screenHelp)},

@@ -75,6 +75,7 @@ const (
 	BoardDeepest BoardID = iota
 	BoardSlain
 	BoardGold
+	BoardDeeds
 	NumBoards
 )
 
@@ -99,6 +100,8 @@ var Boards = [NumBoards]Board{
 		Ever: func(a *Adventurer) int { return a.Slain }, InWeek: func(t *WeekTally) int { return t.Slain }},
 	BoardGold: {Name: "gold", Title: "Gold won", Column: "GOLD", Say: "%d gold won",
 		Ever: func(a *Adventurer) int { return a.GoldWon }, InWeek: func(t *WeekTally) int { return t.GoldWon }},
+	BoardDeeds: {Name: "deeds", Title: "Deeds earned", Column: "DEEDS", Say: "%d deeds",
+		Ever: func(a *Adventurer) int { return len(a.Deeds) }, InWeek: func(t *WeekTally) int { return t.Deeds }},
 }
 
 // BoardByName is the board of that name.

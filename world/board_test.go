@@ -89,11 +89,12 @@ func TestTalliesAreCountedWhereTheyHappen(t *testing.T) {
 func TestALastWeeksTallyIsNotThisWeeks(t *testing.T) {
 	rec := knight("a", 10)
 	rec.Deepest, rec.Slain, rec.GoldWon = 5, 9, 300
-	rec.Week = WeekTally{Name: "2026-W48", Deepest: 5, Slain: 4, GoldWon: 100}
+	rec.Deeds = []Deed{{ID: DeedFirstLevel}, {ID: DeedChute}, {ID: DeedUnscathed}}
+	rec.Week = WeekTally{Name: "2026-W48", Deepest: 5, Slain: 4, GoldWon: 100, Deeds: 2}
 	for _, c := range []struct {
 		b          BoardID
 		ever, last int
-	}{{BoardDeepest, 5, 5}, {BoardSlain, 9, 4}, {BoardGold, 300, 100}} {
+	}{{BoardDeepest, 5, 5}, {BoardSlain, 9, 4}, {BoardGold, 300, 100}, {BoardDeeds, 3, 2}} {
 		b := Boards[c.b]
 		if b.Value(&rec, "") != c.ever || b.Value(&rec, "2026-W48") != c.last || b.Value(&rec, "2026-W49") != 0 {
 			t.Errorf("%s: %d for all time, %d in W48, %d in W49", b.Name, b.Value(&rec, ""), b.Value(&rec, "2026-W48"), b.Value(&rec, "2026-W49"))

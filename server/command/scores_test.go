@@ -80,6 +80,6 @@ func TestScoresBoard(t *testing.T) {
 	d.wantRun(nil, "scores --board=deepest --week --json",
 		`{"board":"deepest","title":"Deepest level reached","week":"`+week+`","rows":[{"rank":1,"name":"Kay","level":2,"value":2,"yours":false}]}`+"\n", "", 0)
 	d.wantRun(nil, "scores --board gold --week", "Gold won, this week ("+week+")\nNo knight is on this board this week yet.\n", "", 0)
-	d.wantRun(nil, "scores --board kills", "", "orthanc: there is no board \"kills\"; the boards are deepest, slain, gold\n", 1)
-	d.wantRun(nil, "scores --week", "", "orthanc: --week is a board's: give --board NAME (deepest, slain, gold); usage: scores [--board NAME [--week]] [--json]\n", 1)
+	d.wantRun(nil, "scores --board kills", "", "orthanc: there is no board \"kills\"; the boards are deepest, slain, gold, deeds\n", 1)
+	d.wantRun(nil, "scores --week", "", "orthanc: --week is a board's: give --board NAME (deepest, slain, gold, deeds); usage: scores [--board NAME [--week]] [--json]\n", 1)
 }
