@@ -49,25 +49,44 @@ func decodeAdventurer(fp string, data []byte) (world.Adventurer, error) {
 	if err := json.Unmarshal(data, &raw); err != nil {
 		return world.Adventurer{}, fmt.Errorf("decode adventurer %s: %w", fp, err)
 	}
-	if raw.V != ValueVersion {
-		return world.Adventurer{}, fmt.Errorf("decode adventurer %s: value version %d, this program knows %d: %w",
-			fp, raw.V, ValueVersion, ErrUnknownVersion)
+	if err := checkValueVersion(fp, raw.V); err != nil {
+		return world.Adventurer{}, err
 	}
 	if len(raw.Adventurer) == 0 || bytes.Equal(raw.Adventurer, []byte("null")) {
-		return world.Adventurer{}, fmt.Errorf("decode adventurer %s: value has no adventurer", fp)
+		return world.Adventurer{}, errNoAdventurer(fp)
 	}
 	var a world.Adventurer
 	if err := json.Unmarshal(raw.Adventurer, &a); err != nil {
 		return world.Adventurer{}, fmt.Errorf("decode adventurer %s: %w", fp, err)
 	}
+	return a, ownID(fp, &a)
+}
+
+// checkValueVersion refuses a value of knight fp written in a version this program does not
+// know, rather than half-read it.
+func checkValueVersion(fp string, v int) error {
+	if v != ValueVersion {
+		return fmt.Errorf("decode adventurer %s: value version %d, this program knows %d: %w",
+			fp, v, ValueVersion, ErrUnknownVersion)
+	}
+	return nil
+}
+
+func errNoAdventurer(fp string) error {
+	return fmt.Errorf("decode adventurer %s: value has no adventurer", fp)
+}
+
+// ownID gives a record of knight fp its id: one from before ids were kept takes fp, and
+// one that names another knight is refused.
+func ownID(fp string, a *world.Adventurer) error {
 	switch a.ID {
 	case fp:
 	case "":
 		a.ID = fp
 	default:
-		return world.Adventurer{}, fmt.Errorf("decode adventurer %s: record says fingerprint %s", fp, a.ID)
+		return fmt.Errorf("decode adventurer %s: record says fingerprint %s", fp, a.ID)
 	}
-	return a, nil
+	return nil
 }
 
 // LoadAdventurer returns the knight stored under id fp, or an error wrapping
@@ -122,19 +141,14 @@ func decodeLiving(fp string, data []byte) (world.Adventurer, error) {
 	if err := json.Unmarshal(data, &v); err != nil {
 		return world.Adventurer{}, fmt.Errorf("decode adventurer %s: %w", fp, err)
 	}
-	if v.V != ValueVersion {
-		return world.Adventurer{}, fmt.Errorf("decode adventurer %s: value version %d, this program knows %d: %w",
-			fp, v.V, ValueVersion, ErrUnknownVersion)
+	if err := checkValueVersion(fp, v.V); err != nil {
+		return world.Adventurer{}, err
+	}
+	if v.Adventurer == nil { // "adventurer": null
+		return world.Adventurer{}, errNoAdventurer(fp)
 	}
 	a := sheet.Adventurer
-	switch a.ID {
-	case fp:
-	case "":
-		a.ID = fp
-	default:
-		return world.Adventurer{}, fmt.Errorf("decode adventurer %s: record says fingerprint %s", fp, a.ID)
-	}
-	return a, nil
+	return a, ownID(fp, &a)
 }
 
 // SaveAdventurers stores each record under its knight id (its Fingerprint field),

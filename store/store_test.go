@@ -421,3 +421,24 @@ func TestClosedStoreErrors(t *testing.T) {
 		t.Error("Check on closed store succeeded")
 	}
 }
+
+// The boards' reading of a sheet (Living, without its maps) refuses what a whole sheet's
+// reading does, should a value go bad while the store is open (Open checks them all): a value with no adventurer, another version, another knight's id.
+func TestLivingRefusesWhatLoadRefuses(t *testing.T) {
+	for _, c := range []struct{ fp, value string }{
+		{"K-null", `{"v":1,"adventurer":null}`},
+		{"K-future", `{"v":2,"adventurer":{"fingerprint":"K-future","name":"Z"}}`},
+		{"K-other", `{"v":1,"adventurer":{"fingerprint":"K-else","name":"O"}}`},
+	} {
+		st := openTemp(t) // Open refuses such a file; here it is written while open
+		if err := st.db.Update(func(tx *bolt.Tx) error { return open(tx, bucketKnights).put([]byte(c.fp), []byte(c.value)) }); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := st.LoadAdventurer(c.fp); err == nil {
+			t.Errorf("%s: LoadAdventurer read %s", c.fp, c.value)
+		}
+		if got, err := st.Living(); err == nil {
+			t.Errorf("%s: Living read %s as %+v", c.fp, c.value, got)
+		}
+	}
+}
