@@ -143,7 +143,7 @@ func (s *Standings) scan(now time.Time) ([]standing, error) {
 	all := make([]standing, 0, len(living))
 	for i := range living {
 		a := &living[i]
-		if a.Guest || a.Ended() {
+		if !a.Ranked() {
 			continue
 		}
 		st := standing{id: a.ID, name: a.Name, level: a.Level, weekName: a.Week.Name}

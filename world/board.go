@@ -67,6 +67,10 @@ func (a *Adventurer) won(gold int, week string) {
 	a.inWeek(week).GoldWon += gold
 }
 
+// Ranked reports whether a is ranked on the boards: a living knight (not dead, not
+// retired), never a guest.
+func (a *Adventurer) Ranked() bool { return !a.Guest && !a.Ended() }
+
 // BoardID names a board of Boards.
 type BoardID int
 

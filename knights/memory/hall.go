@@ -34,7 +34,7 @@ func (r *Records) Living() ([]world.Adventurer, error) {
 	defer r.mu.Unlock()
 	var out []world.Adventurer
 	for _, id := range sortedKeys(r.sheets) {
-		if a := r.sheets[id]; !a.Ended() && !a.Guest {
+		if a := r.sheets[id]; a.Ranked() {
 			out = append(out, sheet(a))
 		}
 	}

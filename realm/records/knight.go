@@ -121,7 +121,7 @@ func (s *Store) Living() ([]world.Adventurer, error) {
 		if err != nil {
 			return err
 		}
-		if !a.Ended() && !a.Guest {
+		if a.Ranked() {
 			out = append(out, a)
 		}
 		return nil
