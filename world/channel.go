@@ -163,13 +163,19 @@ func (e *Engine) channelToTalk(p *player, name string) (*Channel, string) {
 // talkOnChannel gives p's line to everyone on the channel who does not mute p.
 func (e *Engine) talkOnChannel(p *player, ch *Channel, text string) {
 	line := channelLine(ch, p.rec.Name, text)
+	e.hearOnChannel(ch, p, p.rec.Name, line)
+	e.tell(p, MsgChannel, line)
+	e.sendAbroad(p, FarLine{Kind: ChatChannel, To: ch.Name, Text: text})
+}
+
+// hearOnChannel gives line, of the knight named name, to everyone on ch but skip (the
+// knight itself, or nil) who does not mute that name.
+func (e *Engine) hearOnChannel(ch *Channel, skip *player, name, line string) {
 	for _, q := range e.order {
-		if q != p && e.onChannel(q, ch) && !q.rec.Options.Mutes(p.rec.Name) {
+		if q != skip && e.onChannel(q, ch) && !q.rec.Options.Mutes(name) {
 			e.hearKind(q, MsgChannel, line)
 		}
 	}
-	e.tell(p, MsgChannel, line)
-	e.sendAbroad(p, FarLine{Kind: ChatChannel, To: ch.Name, Text: text})
 }
 
 // channelLine is a channel line as its listeners read it: "[newbie] Kay: where is the

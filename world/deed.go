@@ -173,12 +173,7 @@ func (e *Engine) earn(p *player, id string) {
 		return
 	}
 	newbie := &Channels[0]
-	line := "[" + newbie.Name + "] " + r.Said(p.rec.Name)
-	for _, q := range e.order {
-		if q != p && e.onChannel(q, newbie) && !q.rec.Options.Mutes(p.rec.Name) {
-			e.hearKind(q, MsgChannel, line)
-		}
-	}
+	e.hearOnChannel(newbie, p, p.rec.Name, "["+newbie.Name+"] "+r.Said(p.rec.Name))
 	e.proclaimDeed(p, r)
 }
 

@@ -333,11 +333,7 @@ func (e *Engine) hearFarChannel(l FarLine) {
 		return
 	}
 	line := channelLine(ch, farName(l.From, l.Realm), l.Text)
-	for _, q := range e.order {
-		if e.onChannel(q, ch) && !q.rec.Options.Mutes(l.From) {
-			e.hearKind(q, MsgChannel, line)
-		}
-	}
+	e.hearOnChannel(ch, nil, l.From, line)
 	e.keepFar(l, ch.Name, "", line)
 }
 
