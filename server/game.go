@@ -334,7 +334,7 @@ func (s *Server) newProgram(sess ssh.Session, m *app.Model, g *edge.Guard) *sess
 	arm, ready, msg := m.ViewWait()
 	input := edge.NewGameInput(sess.Context(), g, onFlood, edge.Wait{Arm: arm, Ready: ready, Msg: msg})
 	ptyReq, _, _ := sess.Pty()
-	loop := newSessionLoop(m, input, ptyReq.Window.Width, ptyReq.Window.Height, sessionProfile(sess, g))
+	loop := newSessionLoop(m, input, ptyReq.Window.Width, ptyReq.Window.Height, sessionProfile(sess, g), s.drawers)
 	s.games.put(sess, gameSession{model: m, guard: g, input: input, prog: loop})
 	return loop
 }

@@ -20,8 +20,9 @@ import (
 // that draws its own frames (app's terminal) and is fed by the session's input pump. The
 // loop runs on the session's goroutine, inside the pump's parser (edge.InputPump.Parse),
 // so the keys, the world's views, the session's requests and the messages of commands
-// are all waited for in one select. The model's Update and View run on a goroutine that
-// ends (deep), so the session's goroutine keeps the small stack of a wait.
+// are all waited for in one select. The model's Update and View run on one of the
+// drawers the sessions share (deep), so the session's goroutine keeps the small stack of
+// a wait.
 //
 // What the model relies on, kept as Bubble Tea v2's loop does it:
 //   - first Init, its command started; then the colour profile (ColorProfileMsg, from the
@@ -53,14 +54,22 @@ type sessionLoop struct {
 	size        tea.WindowSizeMsg
 	sizePending bool // a sizeChanged is on its way to the loop
 
-	ended bool     // the loop has quit: messages still handed to it are dropped
-	ran   chan any // deep's goroutine's end, and its panic if it had one
+	ended   bool     // the loop has quit: messages still handed to it are dropped
+	drawers *drawers // where Update and View run (deep)
+	ran     chan any // a drawer's end of this loop's frame, and its panic if it had one
+	// next is the message update takes, and update the method value deep hands a drawer:
+	// made once, so a frame costs no closure.
+	next   tea.Msg
+	update func()
 }
 
 // newSessionLoop makes the loop of model for a terminal of width×height in profile.
-func newSessionLoop(model tea.Model, in *edge.InputPump, width, height int, profile colorprofile.Profile) *sessionLoop {
-	return &sessionLoop{model: model, in: in, profile: profile, width: width, height: height,
-		msgs: make(chan tea.Msg), done: make(chan struct{})}
+// Its Update and View run on d.
+func newSessionLoop(model tea.Model, in *edge.InputPump, width, height int, profile colorprofile.Profile, d *drawers) *sessionLoop {
+	l := &sessionLoop{model: model, in: in, profile: profile, width: width, height: height,
+		msgs: make(chan tea.Msg), done: make(chan struct{}), drawers: d, ran: make(chan any, 1)}
+	l.update = l.updateAndView
+	return l
 }
 
 // Send hands msg to the loop from any goroutine but the loop's own; once the loop has
@@ -166,29 +175,27 @@ func (l *sessionLoop) handle(msg tea.Msg) (ended bool) {
 	if size, ok := msg.(tea.WindowSizeMsg); ok && !plausibleSize(size) {
 		return false
 	}
-	l.deep(func() {
-		var cmd tea.Cmd
-		l.model, cmd = l.model.Update(msg)
-		l.exec(cmd)
-		l.model.View()
-	})
+	l.next = msg
+	l.deep(l.update)
 	return false
 }
 
-// deep runs f, the model's Update and View, on a goroutine of its own and waits for it:
-// drawing a frame takes a stack of 16 KB, which the goroutine that ran it would keep
-// (a stack shrinks only at a collection, by half, when a quarter of it is in use), and
-// the session's goroutine waits most of its life with little in use. A panic in f is the
-// loop's.
+// updateAndView hands the model l.next and draws the frame it makes.
+func (l *sessionLoop) updateAndView() {
+	msg := l.next
+	l.next = nil
+	var cmd tea.Cmd
+	l.model, cmd = l.model.Update(msg)
+	l.exec(cmd)
+	l.model.View()
+}
+
+// deep runs f, the model's Update and View, on one of the drawers and waits for it:
+// drawing a frame takes a stack of 16 KB, which the session's goroutine would keep (a
+// stack shrinks only at a collection, by half, when a quarter of it is in use), and it
+// waits most of its life with little in use. A panic in f is the loop's.
 func (l *sessionLoop) deep(f func()) {
-	if l.ran == nil {
-		l.ran = make(chan any, 1)
-	}
-	go func() {
-		defer func() { l.ran <- recover() }()
-		f()
-	}()
-	if r := <-l.ran; r != nil {
+	if r := l.drawers.run(f, l.ran); r != nil {
 		panic(r)
 	}
 }

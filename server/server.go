@@ -138,6 +138,8 @@ type Server struct {
 	motdText  atomic.Pointer[string] // the message of the day, read at start and on reload
 	motdFile  atomic.Pointer[string] // the file it came from, "" for the stored one (reload.go)
 	reloading sync.Mutex             // one reload at a time, so each logs what it changed
+	// drawers run the game sessions' Update and View (drawers.go).
+	drawers *drawers
 }
 
 // now is the wall clock of the edge: the configured one, in tests, or the system's.
@@ -196,7 +198,7 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{cfg: cfg, log: log, store: st, saver: store.NewSaver(st, log), live: edge.NewRegistry(),
-		crash: make(chan crashed, 1)}
+		crash: make(chan crashed, 1), drawers: newDrawers(drawerIdle, drawersKept())}
 	s.admins.Store(admins)
 	s.perKey = edge.NewKeyLimits(cfg.Limits.MaxPerKey, cfg.Limits.MaxGuestsPerIP, cfg.Limits.MaxGuests)
 	if err := s.openKeeper(); err != nil {
