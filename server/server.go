@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -59,6 +60,13 @@ const (
 	idleRefresh   = time.Second
 	activeRefresh = 100 * time.Millisecond
 )
+
+// crowdPerCore is how many active players a core shows others' doings to every
+// activeRefresh: with more, the world shows them less often in proportion, up to once a
+// round (world.Config.CrowdRefresh). On two cores 1000 walkers were drawn at 10 frames a
+// second with a p99 of 43 ms, and 2000 at 10 with 167 ms, at 5 with 122
+// (docs/PERFORMANCE.md).
+const crowdPerCore = 500
 
 // farewellMessage is what every player's screen says when the server goes down.
 const farewellMessage = "The server is going down for now. Your knight is saved where it stands."
@@ -234,6 +242,7 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 		Tick:               cfg.Tick,
 		IdleRefreshTurns:   max(1, int(idleRefresh/cfg.Tick)),
 		ActiveRefreshTurns: max(1, int(activeRefresh/cfg.Tick)),
+		CrowdRefresh:       crowdPerCore * runtime.GOMAXPROCS(0),
 		Saver:              worldSaver{s.knights, s.saver},
 		Community:          community,
 		Herald:             s.herald(),

@@ -51,7 +51,8 @@ func (e *Engine) stir(p *player) {
 	}
 }
 
-// refreshDue reports whether p's view, changed only by what others did, is sent now.
+// refreshDue reports whether p's view, changed only by what others did, is sent now, an
+// active player's every turns after its last (activeEvery).
 //
 // An active player's is sent a period after the last view it was sent, whatever that
 // view was for: what others did since waits less than a period, and the view of its own
@@ -62,12 +63,33 @@ func (e *Engine) stir(p *player) {
 // An idle player's is sent at its own turn of the period (by its join order): idle
 // players send no keys, and periods counted from a view that a crowd of them got at
 // once (an announcement) would keep them drawn together, all on one turn.
-func (e *Engine) refreshDue(p *player) bool {
+func (e *Engine) refreshDue(p *player, every uint64) bool {
 	if e.turn-p.active >= uint64(e.cfg.IdleTurns) {
 		return (e.turn+p.seq)%uint64(e.cfg.IdleRefreshTurns) == 0
 	}
-	every := uint64(e.cfg.ActiveRefreshTurns)
 	return every <= 1 || e.turn-p.shown >= every // 1: at once, even on the turn of a view
+}
+
+// activeEvery is how many turns apart an active player's screen shows what others did:
+// ActiveRefreshTurns while at most CrowdRefresh players are active, longer in
+// proportion as more are (twice as long for twice as many), and never longer than a
+// round, so that another knight's every step still shows. The frames others' doings
+// cost grow with the players who see them; past what the server's cores draw at the
+// shorter period, its own keys' frames would wait behind them (DESIGN §12, "Crowds").
+func (e *Engine) activeEvery() uint64 {
+	every := uint64(e.cfg.ActiveRefreshTurns)
+	crowd := uint64(e.cfg.CrowdRefresh)
+	if crowd == 0 || uint64(len(e.order)) <= crowd {
+		return every
+	}
+	active := uint64(0)
+	for _, p := range e.order {
+		if e.turn-p.active < uint64(e.cfg.IdleTurns) {
+			active++
+		}
+	}
+	longest := max(every, TurnsPerRound) // a knight steps at most once a round
+	return min(max(every, (every*active+crowd-1)/crowd), longest)
 }
 
 // newsDue reports whether p's view, waiting only for an announcement (a join, a leaving),

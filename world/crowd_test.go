@@ -272,3 +272,78 @@ func TestACrowdOutsideIsNamedByItsFirstFew(t *testing.T) {
 		t.Fatalf("after k0 stepped away, k7 sees %+v", o)
 	}
 }
+
+// With more active players than CrowdRefresh, what others do shows less often, in
+// proportion, and never less often than once a round, so every step of a knight in
+// sight still shows: a walker among ten walking knights (eleven active) gets a frame
+// every period and no later, as long as the period is.
+func TestACrowdLengthensTheRefreshUpToARound(t *testing.T) {
+	for _, c := range []struct {
+		crowdRefresh int
+		period       uint64
+	}{
+		{0, DefaultActiveRefreshTurns},                     // never lengthened
+		{11, DefaultActiveRefreshTurns},                    // eleven active: not more than it
+		{10, (DefaultActiveRefreshTurns*11 + 10 - 1) / 10}, // 4.4 turns: 5
+		{5, (DefaultActiveRefreshTurns*11 + 5 - 1) / 5},    // 8.8 turns: 9
+		{2, TurnsPerRound},                                 // 22 turns: a round at most
+	} {
+		e := fixtureEngine(t, nil)
+		e.cfg.ActiveRefreshTurns, e.cfg.CrowdRefresh = DefaultActiveRefreshTurns, c.crowdRefresh
+		walker := &recorder{}
+		e.join(knight("walker", 10), walker)
+		const crowd = TurnsPerRound // one of them steps on every turn
+		for i := range crowd {
+			e.join(knight(fmt.Sprintf("c%d", i), 10), &recorder{})
+		}
+		e.Step()
+		w := e.players["walker"]
+		const rounds = 40
+		n, last, longest := len(walker.views), e.turn, uint64(0)
+		for turn := range rounds * TurnsPerRound {
+			cr := fmt.Sprintf("c%d", turn%crowd)
+			e.enqueue(cr, e.players[cr].session, Move{Dir: []Dir{East, West}[turn/crowd%2]})
+			w.active = e.turn // active, as if it typed, with no view asked for: every frame is the crowd's
+			before := len(walker.views)
+			e.Step()
+			if len(walker.views) > before {
+				longest = max(longest, e.turn-last)
+				last = e.turn
+			}
+		}
+		if got := e.activeEvery(); got != c.period {
+			t.Errorf("CrowdRefresh %d with 11 active: a period of %d turns, want %d", c.crowdRefresh, got, c.period)
+		}
+		if longest != c.period {
+			t.Errorf("CrowdRefresh %d: the crowd's steps waited at most %d turns for a frame, want exactly the period, %d",
+				c.crowdRefresh, longest, c.period)
+		}
+		turns := uint64(rounds * TurnsPerRound)
+		if got := uint64(len(walker.views) - n); got < turns/c.period-1 || got > turns/c.period+1 {
+			t.Errorf("CrowdRefresh %d: %d frames in %d turns, want one a period of %d (%d)", c.crowdRefresh, got, turns, c.period, turns/c.period)
+		}
+	}
+}
+
+// Only active players count toward the crowd: a crowd standing idle does not slow what an
+// active player sees.
+func TestAnIdleCrowdDoesNotLengthenTheRefresh(t *testing.T) {
+	e := fixtureEngine(t, nil)
+	e.cfg.ActiveRefreshTurns, e.cfg.CrowdRefresh, e.cfg.IdleTurns = DefaultActiveRefreshTurns, 2, 50
+	for i := range 10 {
+		e.join(knight(fmt.Sprintf("c%d", i), 10), &recorder{})
+	}
+	e.join(knight("walker", 10), &recorder{})
+	for range e.cfg.IdleTurns {
+		e.Step()
+	}
+	e.stir(e.players["walker"])
+	if got := e.activeEvery(); got != DefaultActiveRefreshTurns {
+		t.Errorf("one active player among ten idle: a period of %d turns, want %d", got, DefaultActiveRefreshTurns)
+	}
+	e.stir(e.players["c0"])
+	e.stir(e.players["c1"])
+	if got := e.activeEvery(); got != 6 { // three active over 2: 4×3/2
+		t.Errorf("three active players, CrowdRefresh 2: a period of %d turns, want 6", got)
+	}
+}

@@ -67,6 +67,10 @@ type Config struct {
 	IdleTurns          int
 	IdleRefreshTurns   int
 	ActiveRefreshTurns int
+	// CrowdRefresh is how many active players see what others do every
+	// ActiveRefreshTurns; with more, the period is longer in proportion, up to a round
+	// (activeEvery). Zero: never longer.
+	CrowdRefresh int
 	// SafeTurns is how long a knight's safe arrival lasts at most (arrival.go);
 	// DefaultSafeTurns when zero.
 	SafeTurns int
@@ -502,8 +506,9 @@ func (e *Engine) touchLevel(depth int) {
 
 // publish delivers a fresh view to every player whose view changed.
 func (e *Engine) publish() {
+	every := e.activeEvery()
 	for _, p := range e.order {
-		if p.dirty || (p.seen && e.refreshDue(p)) || (p.news && e.newsDue(p)) {
+		if p.dirty || (p.seen && e.refreshDue(p, every)) || (p.news && e.newsDue(p)) {
 			p.dirty, p.seen, p.news, p.shown = false, false, false, e.turn
 			if p.sub == nil && len(p.watchers) == 0 {
 				continue
