@@ -620,6 +620,8 @@ func procStats(pid int, base, a, b procSample, sessions int) *ProcStats {
 	ps := &ProcStats{PID: pid, CPUPercent: cpuPercent(a, b), RSSBaselineKB: base.rssKB, RSSKB: b.rssKB, RSSPeakKB: b.hwmKB}
 	if sessions > 0 {
 		ps.RSSPerSessionKB = round3(float64(b.rssKB-base.rssKB) / float64(sessions))
+		ps.AnonPerSessionKB = round3(float64(b.anonKB-base.anonKB) / float64(sessions))
+		ps.FilePerSessionKB = round3(float64(b.fileKB-base.fileKB) / float64(sessions))
 	}
 	return ps
 }

@@ -20,6 +20,10 @@ type procSample struct {
 	cpuTicks uint64 // utime + stime
 	rssKB    int64  // VmRSS
 	hwmKB    int64  // VmHWM, the peak RSS
+	// anonKB and fileKB are VmRSS's parts: the process's own memory, and pages of files it
+	// maps (the binary, and the database bbolt maps), which the kernel may drop and read
+	// again.
+	anonKB, fileKB int64
 }
 
 // readProc reads /proc/<pid>/stat and /proc/<pid>/status; pid "self" is this process.
@@ -60,6 +64,10 @@ func readProc(pid string) (procSample, error) {
 			s.rssKB = parseKB(v)
 		case "VmHWM":
 			s.hwmKB = parseKB(v)
+		case "RssAnon":
+			s.anonKB = parseKB(v)
+		case "RssFile":
+			s.fileKB = parseKB(v)
 		}
 	}
 	return s, nil

@@ -153,6 +153,11 @@ type ProcStats struct {
 	RSSPeakKB     int64 `json:"rss_peak_kb"`
 	// RSSPerSessionKB is (RSSKB − RSSBaselineKB) / sessions established.
 	RSSPerSessionKB float64 `json:"rss_per_session_kb"`
+	// AnonPerSessionKB and FilePerSessionKB are RSSPerSessionKB's two parts: the growth of
+	// RssAnon, the process's own memory, and of RssFile, pages of mapped files (for the
+	// game server, mostly its database as bbolt maps it), each over the sessions.
+	AnonPerSessionKB float64 `json:"anon_per_session_kb"`
+	FilePerSessionKB float64 `json:"file_per_session_kb"`
 }
 
 // WorldStats is what the game server's admin `stats --json` said during the window.
@@ -359,8 +364,9 @@ func (r *Report) writeText(w io.Writer) error {
 		if p.s == nil {
 			continue
 		}
-		row(p.name, "pid %d: CPU %.0f%%, RSS %.1f MiB (was %.1f, peak %.1f), %.0f KiB per session",
-			p.s.PID, p.s.CPUPercent, kib2mib(p.s.RSSKB), kib2mib(p.s.RSSBaselineKB), kib2mib(p.s.RSSPeakKB), p.s.RSSPerSessionKB)
+		row(p.name, "pid %d: CPU %.0f%%, RSS %.1f MiB (was %.1f, peak %.1f), %.0f KiB per session (%.0f its own, %.0f mapped files)",
+			p.s.PID, p.s.CPUPercent, kib2mib(p.s.RSSKB), kib2mib(p.s.RSSBaselineKB), kib2mib(p.s.RSSPeakKB), p.s.RSSPerSessionKB,
+			p.s.AnonPerSessionKB, p.s.FilePerSessionKB)
 	}
 	if ws := r.World; ws != nil {
 		row("world", "%.1f turns/s, tick p50 %.3f  p99 %.3f  max %.3f ms, %d players (%d samples, %d errors)",

@@ -181,6 +181,9 @@ func TestProc(t *testing.T) {
 	if a.rssKB <= 0 || a.hwmKB < a.rssKB {
 		t.Errorf("rss %d kB, hwm %d kB", a.rssKB, a.hwmKB)
 	}
+	if a.anonKB <= 0 || a.fileKB <= 0 || a.anonKB+a.fileKB > a.rssKB {
+		t.Errorf("rss %d kB: anonymous %d kB and files %d kB; want both, within it", a.rssKB, a.anonKB, a.fileKB)
+	}
 	b := a
 	b.at = a.at.Add(2 * time.Second)
 	b.cpuTicks = a.cpuTicks + 100 // one second of CPU in two of wall time
