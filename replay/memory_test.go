@@ -1,0 +1,164 @@
+package replay
+
+import (
+	"context"
+	"math/rand/v2"
+	"runtime"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/orthanc-ssh/orthanc-ssh/world"
+)
+
+// What recording costs a walking knight in a crowd (docs/PERFORMANCE.md, "Where the memory
+// goes"): the bytes allocated a view recorded, and the bytes each knight keeps in the
+// recorder between views, its recording handle and its open chunk.
+
+// crowdWalk is a walking knight's views in a crowd: Kay in level 1's largest room with
+// others, each of whom steps (or fights, in a battle) every 20 turns (2 keys a second at
+// 25 ms) and says a line every 100 turns, new ones arriving every 40 turns. Kay steps,
+// or fights, every 20 turns too; every knight lives through its fights. Two chunk spans
+// of play, made once: the tests and the benchmarks share it.
+var crowdWalk = sync.OnceValue(func() []world.View {
+	const crowd, turns = 40, 2 * int(ChunkSpan/(25*time.Millisecond))
+	ctx, cancel := context.WithCancel(context.Background())
+	e := world.New(world.Config{Seed: 1977, Depth: 3, WanderChance: -1})
+	ticks, ran := make(chan time.Time), make(chan struct{})
+	go func() { e.Run(ctx, ticks); close(ran) }()
+	defer func() { cancel(); <-ran }() // gone before anything measures the heap
+	room := largestRoom(e.Level(1))
+	stats := world.Stats{Str: 14, Int: 11, Con: 14, Dex: 12}
+	type walker struct {
+		p *world.Player
+		w *fightWatch
+	}
+	join := func(i int, sub world.Subscriber) walker {
+		rec := world.NewAdventurer("K-"+strconv.Itoa(i), "Knight "+strconv.Itoa(i), stats, 40)
+		rec.X, rec.Y = room[i%len(room)].X, room[i%len(room)].Y
+		rec.Hits, rec.MaxHits = 500, 500
+		w := &fightWatch{}
+		p, err := e.Join(ctx, rec, tee{w, sub})
+		if err != nil {
+			panic(err)
+		}
+		return walker{p, w}
+	}
+	kayViews := &views{}
+	walkers := []walker{join(0, kayViews)}
+	for i := range crowd {
+		walkers = append(walkers, join(i+1, discard{}))
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for turn := range turns {
+		for i, k := range walkers {
+			switch {
+			case (turn+i)%20 == 0 && k.w.fighting.Load():
+				_ = k.p.Do(ctx, world.Fight{})
+			case (turn+i)%20 == 0:
+				_ = k.p.Do(ctx, world.Move{Dir: world.Dir(rng.IntN(4))})
+			case i > 0 && (turn+3*i)%100 == 0:
+				_ = k.p.Chat(ctx, world.Chat{Kind: world.ChatSay, Text: "well met, " + strconv.Itoa(turn) + " turns in"})
+			}
+		}
+		if turn%40 == 0 {
+			walkers = append(walkers, join(len(walkers), discard{}))
+		}
+		ticks <- time.Time{}
+	}
+	if _, err := e.Who(ctx); err != nil {
+		panic(err)
+	}
+	return kayViews.list()
+})
+
+// fightWatch says whether a knight's last view was in a battle.
+type fightWatch struct{ fighting atomic.Bool }
+
+func (w *fightWatch) Deliver(v world.View) { w.fighting.Store(v.Fight != nil) }
+
+// gated are the views of vs a knight's gate queues (gate.go), in order.
+func gated(vs []world.View, tick time.Duration) []world.View {
+	var g gate
+	var out []world.View
+	for i := range vs {
+		if g.pass(&vs[i], tick) {
+			g.passed(&vs[i])
+			out = append(out, vs[i])
+		}
+	}
+	return out
+}
+
+// BenchmarkRecordWalkingKnight is the recorder's goroutine's work for one view of a
+// knight walking in a crowd, a view its gate queued: the frame encoded, and its chunk
+// compressed and handed over when it fills or its span ends (every view of the walk
+// once an iteration of the walk, then the chunk cut). It reports the chunks' bytes a
+// view.
+func BenchmarkRecordWalkingKnight(b *testing.B) {
+	const tick = 25 * time.Millisecond
+	vs := gated(crowdWalk(), tick)
+	sink := &nullSink{}
+	l := newLoop(NewRecorder(sink, tick, nil, nil))
+	b.Logf("%d views of %d queued", len(vs), len(crowdWalk()))
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		if i == len(vs) {
+			l.done("K-0") // the walk begins again: its turns go back
+			i = 0
+		}
+		l.take(item{knight: "K-0", view: vs[i]})
+		i++
+	}
+	b.ReportMetric(float64(sink.bytes)/float64(b.N), "chunkB/view")
+}
+
+// keptPerKnight is the heap n knights walking in a crowd keep in a running recorder,
+// a knight, in bytes: each knight's recording handle has delivered it the views of half
+// a chunk span (the average open chunk), the views shared by all (the world's, not the
+// recorder's).
+func keptPerKnight(tb testing.TB, n int) float64 {
+	tb.Helper()
+	const tick = 25 * time.Millisecond
+	vs := crowdWalk()
+	half := 0
+	for half < len(vs) && time.Duration(vs[half].Turn-vs[0].Turn)*tick < ChunkSpan/2 {
+		half++
+	}
+	vs = vs[:half]
+	ctx, cancel := context.WithCancel(context.Background())
+	r := NewRecorder(&nullSink{}, tick, nil, nil)
+	go r.Run(ctx)
+	defer func() { cancel(); <-r.stopped }() // its chunks gone before the next measure
+	subs := make([]world.Subscriber, n)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	for i := range subs {
+		subs[i] = r.For("K-" + strconv.Itoa(i))
+		for j := range vs {
+			subs[i].Deliver(vs[j])
+		}
+		r.Cut("nobody") // every view queued is taken: the queue holds none
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	runtime.KeepAlive(subs)
+	if st := r.Stats(); st.Dropped > 0 {
+		tb.Fatalf("%d views dropped", st.Dropped)
+	}
+	return float64(int64(after.HeapAlloc)-int64(before.HeapAlloc)) / float64(n)
+}
+
+// BenchmarkKeptPerWalkingKnight reports what keptPerKnight measures, for the record
+// (one iteration is enough: it is a measure, not a speed).
+func BenchmarkKeptPerWalkingKnight(b *testing.B) {
+	var kept float64
+	for b.Loop() {
+		kept = keptPerKnight(b, 1000)
+	}
+	b.ReportMetric(kept, "keptB/knight")
+}
