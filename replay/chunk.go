@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -69,6 +70,35 @@ type scratch struct {
 	level    splice // the level's bytes in the frame being written, at their place in e
 	free     freeBlocks
 	raw, z   []byte // a piece's bytes, and them compressed
+	out      []byte // a chunk's bytes, before the copy handed over (chunk.go, finish)
+	json     jsonScratch
+	// spare is a writer whose chunk is done, emptied for the next chunk begun: a crowd's
+	// chunks fill in seconds, and a writer made anew each time grew its lists anew.
+	spare *writer
+}
+
+// writer is a writer for a chunk begun at start, of the life born: the spare one, or
+// one made.
+func (sc *scratch) writer(start, born time.Time) *writer {
+	w := sc.spare
+	if w == nil {
+		w = &writer{sc: sc}
+	}
+	sc.spare = nil
+	w.start, w.born = start, born
+	return w
+}
+
+// reset empties a writer whose chunk is done, keeping the room of its lists, and makes
+// it its scratch's spare.
+func (w *writer) reset() {
+	w.sc.free.put(&w.buf)
+	clear(w.levels)
+	clear(w.others[:cap(w.others)]) // the names left in its room are the world's to free
+	w.levels, w.others = w.levels[:0], w.others[:0]
+	w.self, w.fight, w.market = w.self[:0], w.fight[:0], w.market[:0]
+	w.prev, w.first, w.frames = world.View{}, 0, 0
+	w.sc.spare = w
 }
 
 // splice is a level and where its bytes go in a chunk's frames.
@@ -148,10 +178,10 @@ func (w *writer) span(tick time.Duration) time.Duration {
 
 // finish compresses the chunk: the frames up to each level, the level's piece as it was
 // compressed once, and the frames after the last.
+// They are made in the scratch's room and copied once, at their size, for the sink.
 func (w *writer) finish(tick time.Duration) Chunk {
 	defer w.sc.free.put(&w.buf)
-	out := make([]byte, 0, w.buf.size/2+64)
-	out = append(out, chunkVersion)
+	out := append(w.sc.out[:0], chunkVersion)
 	out = binary.AppendUvarint(out, w.first)
 	out = binary.AppendUvarint(out, uint64(tick))
 	at := 0
@@ -160,7 +190,8 @@ func (w *writer) finish(tick time.Duration) Chunk {
 		out = appendPiece(out, s.m.compressed())
 		at = s.at
 	}
-	return Chunk{Start: w.start, Born: w.born, Data: w.piece(out, at, w.buf.size)}
+	w.sc.out = w.piece(out, at, w.buf.size)
+	return Chunk{Start: w.start, Born: w.born, Data: bytes.Clone(w.sc.out)}
 }
 
 // piece appends the frames' bytes from..to, compressed, as a piece.

@@ -86,18 +86,35 @@ func (e *enc) put(write func()) bool { write(); return true }
 // putJSON writes x as JSON, unless its bytes are last's (a part the world makes anew
 // with each view, the same in it: a battle's panel, a market); last becomes them.
 func (w *writer) putJSON(e *enc, x any, last *[]byte) bool {
-	b, err := json.Marshal(x)
-	if err != nil {
-		b = []byte("null") // the world's types all encode; a replay shows nothing rather than fail
-	}
+	b := w.sc.json.marshal(x)
 	if last != nil {
 		if w.frames > 0 && bytes.Equal(b, *last) {
 			return false
 		}
-		*last = b
+		*last = append((*last)[:0], b...)
 	}
 	e.bytes(b)
 	return true
+}
+
+// jsonScratch encodes parts as json.Marshal does, into bytes used again: a writer puts
+// five parts as JSON at each chunk's start, and a battle's panel at each view.
+type jsonScratch struct {
+	buf bytes.Buffer
+	enc *json.Encoder
+}
+
+// marshal is x's JSON (json.Marshal's bytes, HTML escaped alike), valid until the next
+// call.
+func (j *jsonScratch) marshal(x any) []byte {
+	if j.enc == nil {
+		j.enc = json.NewEncoder(&j.buf)
+	}
+	j.buf.Reset()
+	if j.enc.Encode(x) != nil {
+		return []byte("null") // the world's types all encode; a replay shows nothing rather than fail
+	}
+	return bytes.TrimSuffix(j.buf.Bytes(), []byte("\n")) // Encode ends it with a newline
 }
 
 func getJSON[T any](d *dec, x *T) {

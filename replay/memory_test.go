@@ -162,3 +162,31 @@ func BenchmarkKeptPerWalkingKnight(b *testing.B) {
 	}
 	b.ReportMetric(kept, "keptB/knight")
 }
+
+// Recording a walk allocates the chunks it hands over and nothing else: a writer, its
+// lists, its blocks and a chunk's bytes before the copy handed over are used again, and
+// the parts put as JSON (a battle's panel at every view of it) are encoded into room
+// used again. A crowd's chunks fill in seconds: each was a writer, its lists grown anew,
+// and its bytes made twice, 850 B a view in all.
+func TestRecordingAWalkAllocatesOnlyItsChunks(t *testing.T) {
+	const tick = 25 * time.Millisecond
+	vs := gated(crowdWalk(), tick)
+	sink := &nullSink{}
+	l := newLoop(NewRecorder(sink, tick, nil, nil))
+	walk := func() {
+		for i := range vs {
+			l.take(item{knight: "K-0", view: vs[i]})
+		}
+		l.done("K-0")
+	}
+	walk() // the room grown once
+	before := sink.chunks
+	allocs := testing.AllocsPerRun(4, walk) // and once more before the runs counted
+	chunks := float64(sink.chunks-before) / 5
+	if chunks < 5 {
+		t.Fatalf("a walk of %d views made %.0f chunks: not a crowd's", len(vs), chunks)
+	}
+	if allocs != chunks {
+		t.Errorf("a walk of %d views allocates %.1f times, for its %.0f chunks' bytes", len(vs), allocs, chunks)
+	}
+}

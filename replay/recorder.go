@@ -238,7 +238,7 @@ func (l *loop) record(knight string, v *world.View) {
 		delete(l.ended, knight)
 	}
 	if w == nil {
-		w = &writer{start: l.r.now(), born: v.Self.Born, sc: &l.sc}
+		w = l.sc.writer(l.r.now(), v.Self.Born)
 		l.open[knight] = w
 	}
 	l.r.views.Add(1)
@@ -282,10 +282,10 @@ func (l *loop) done(knight string) {
 		return
 	}
 	delete(l.open, knight)
-	if w.frames == 0 {
-		return
+	if w.frames > 0 {
+		l.r.sink.PutChunk(knight, w.finish(l.r.tick))
 	}
-	l.r.sink.PutChunk(knight, w.finish(l.r.tick))
+	w.reset()
 }
 
 // doneAll hands over every chunk begun.
