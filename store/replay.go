@@ -103,13 +103,31 @@ type liveChunk struct{ at, start, born int64 }
 // is appended at the end of the bucket, where keys by their starts (up to a chunk's
 // 10 s before) would go in among the last thousand.
 func (c liveChunk) key(knight string) []byte {
-	k := make([]byte, 0, 53+len(knight))
-	k = fmt.Appendf(k, "T/%016x/", c.at)
-	k = append(k, knight...)
+	return c.appendKey(make([]byte, 0, 53+len(knight)), knight)
+}
+
+// appendKey appends the chunk's key to dst.
+func (c liveChunk) appendKey(dst []byte, knight string) []byte {
+	dst = append(appendHex16(append(dst, "T/"...), c.at), '/')
+	dst = append(dst, knight...)
 	if c.born != 0 {
-		k = fmt.Appendf(k, "~%016x", c.born)
+		dst = appendHex16(append(dst, '~'), c.born)
 	}
-	return fmt.Appendf(k, "/%016x", c.start)
+	return appendHex16(append(dst, '/'), c.start)
+}
+
+// appendHex16 appends n as fmt's %016x writes it, without fmt's boxing of n (three
+// values made a chunk's key, and a chunk's key is made at its put and its delete).
+func appendHex16(dst []byte, n int64) []byte {
+	if n < 0 {
+		return fmt.Appendf(dst, "%016x", n)
+	}
+	const digits = "0123456789abcdef"
+	var b [16]byte
+	for i := len(b) - 1; i >= 0; i-- {
+		b[i], n = digits[n&15], n>>4
+	}
+	return append(dst, b[:]...)
 }
 
 // parseChunkKey reads a chunk's key.
@@ -346,6 +364,11 @@ func (s *Store) writeReplays(chunks []pendingChunk, keeps []replayKeep, b replay
 			t.b.FillPercent = 1 // appended at the end, deleted from the head: pages full
 			return ix.write(t, chunks, keeps, b)
 		})
+		// The transaction is over: bbolt holds none of the room's bytes now.
+		ix.room = ix.room[:0]
+		if cap(ix.room) > maxRoom {
+			ix.room = nil // a burst's: the next batch grows its own
+		}
 		if err != nil {
 			ix.loaded = false // the index has what was undone: built again at the next use
 		}
@@ -427,16 +450,19 @@ func (ix *replayIndex) put(t table, knight string, c liveChunk, data []byte) err
 			return err
 		}
 	}
-	k := c.key(knight)
+	at := len(ix.room)
+	ix.room = c.appendKey(ix.room, knight)
+	k := ix.room[at:len(ix.room):len(ix.room)]
 	ix.bytes += int64(len(k) + len(data) + sumLen)
 	ix.written += int64(len(k) + len(data) + sumLen)
 	ix.add(knight, c)
-	return t.put(k, data)
+	return t.putIn(&ix.room, k, data)
 }
 
 // del deletes a chunk.
 func (ix *replayIndex) del(t table, knight string, c liveChunk) error {
-	k := c.key(knight)
+	k := c.appendKey(ix.key[:0], knight) // bbolt keeps no key it deletes
+	ix.key = k
 	if v := t.b.Get(k); v != nil {
 		ix.bytes -= int64(len(k) + len(v))
 		ix.deleted += int64(len(k) + len(v))
@@ -493,7 +519,7 @@ func (ix *replayIndex) keep(t table, r Replay) error {
 	}
 	ix.bytes += int64(len(k) + len(v) + sumLen)
 	ix.written += int64(len(k) + len(v) + sumLen)
-	return t.put(k, v)
+	return t.putIn(&ix.room, k, v)
 }
 
 // prune deletes the oldest values, chunks and kept records alike, until at least need

@@ -26,7 +26,16 @@ type replayIndex struct {
 	// written and deleted are the bytes of keys and values put and deleted since Open
 	// (a write undone counted too): the churn the bound makes.
 	written, deleted int64
+	// room holds the keys and the sealed values a write puts, used again by the next
+	// (bbolt keeps them until the transaction ends): a second's chunks were each copied
+	// into a value made for it, 1.6 MB a second at 2000 walkers. key is a key to read or
+	// delete.
+	room, key []byte
 }
+
+// maxRoom bounds the room kept between writes: a batch's chunks are at most
+// maxPendingReplay, a second's at 2000 walkers about 2 MB.
+const maxRoom = maxPendingReplay / 2
 
 // withReplays calls fn holding the index, built first if need be (a write transaction:
 // the rolling records of the first layout, keyed by knight, are dropped then).

@@ -26,9 +26,13 @@ var ErrChecksum = errors.New("checksum mismatch")
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
+// sep is what the checksum puts between the bucket, the key and the value: a slice made
+// once, for crc32 takes it through a function value and a local one escaped, one each a
+// value sealed or checked.
+var sep = []byte{0}
+
 // checksum is the CRC-32C of a value under its bucket and key.
 func checksum(bucket, k, v []byte) uint32 {
-	sep := []byte{0}
 	c := crc32.Update(0, castagnoli, bucket)
 	c = crc32.Update(c, castagnoli, sep)
 	c = crc32.Update(c, castagnoli, k)
@@ -38,9 +42,12 @@ func checksum(bucket, k, v []byte) uint32 {
 
 // seal returns v with its checksum before it.
 func seal(bucket, k, v []byte) []byte {
-	out := make([]byte, sumLen, sumLen+len(v))
-	binary.BigEndian.PutUint32(out, checksum(bucket, k, v))
-	return append(out, v...)
+	return appendSealed(make([]byte, 0, sumLen+len(v)), bucket, k, v)
+}
+
+// appendSealed appends v with its checksum before it to dst.
+func appendSealed(dst, bucket, k, v []byte) []byte {
+	return append(binary.BigEndian.AppendUint32(dst, checksum(bucket, k, v)), v...)
 }
 
 // unseal checks a sealed value's checksum and returns the value without it (sharing
@@ -96,6 +103,15 @@ func (t table) has(k []byte) bool { return t.b.Get(k) != nil }
 
 // put stores v under k, sealed.
 func (t table) put(k, v []byte) error { return t.b.Put(k, seal(t.name, k, v)) }
+
+// putIn stores v under k, sealed in room, which grows by its bytes: bbolt keeps a
+// value's bytes (and k's) until the transaction ends, so room, and k, are not to be
+// written over before then.
+func (t table) putIn(room *[]byte, k, v []byte) error {
+	at := len(*room)
+	*room = appendSealed(*room, t.name, k, v)
+	return t.b.Put(k, (*room)[at:len(*room):len(*room)])
+}
 
 // delete removes k.
 func (t table) delete(k []byte) error { return t.b.Delete(k) }
