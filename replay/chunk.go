@@ -43,9 +43,9 @@ var ErrBadChunk = errors.New("not a replay chunk this program can read")
 
 // writer is a chunk in the making, owned by the recorder's goroutine: its frames are
 // encoded as the views come, and compressed when it is done. Besides the frames, it
-// keeps what the next frame is written against: the last frame's view (whose parts it
-// shares with the world), the knights in sight then and the bytes of the parts compared
-// as bytes. A level's bytes (about 5 KB, most of a walking knight's chunk) are not
+// keeps what the next frame is written against: the parts of the last frame's view
+// compared as they are (lastView: it shares them with the world), the knights in sight
+// then and the bytes of the parts compared as bytes. A level's bytes (about 5 KB, most of a walking knight's chunk) are not
 // copied into the frames: they are shared by every chunk of the level's snapshot
 // (levelOf), so the frames keep where they go and finish puts them there, compressed
 // once a snapshot: a chunk's pieces are its frames between the levels, each
@@ -54,13 +54,43 @@ type writer struct {
 	buf                 blocks
 	levels              []splice
 	sc                  *scratch
-	prev                world.View
+	prev                lastView
 	others              []world.Other
 	self, fight, market []byte
 	first               uint64 // the turn of its first view
 	start               time.Time
 	born                time.Time // the life of the knight whose views it holds
 	frames              int
+}
+
+// lastView is what a writer keeps of the last frame's view: the parts the next frame is
+// compared with as they are. A whole view is 824 bytes a knight, and it kept alive what
+// the writer never reads again: the log's lines and the level's crowd of that turn (the
+// lines are counted by Said, the knights in sight kept as writer.others, the status as
+// writer.self's bytes).
+type lastView struct {
+	Turn, Said, FightSeq uint64
+	Level                *world.Level
+	Visible, Known       []byte
+	FoundDoors           []int
+	Traps                []world.Pos
+	Monsters             []world.SeenMonster
+	Shadows              []world.Shadow
+	Fight                *world.FightView
+	LastFight, Watchers  []string
+	Dead                 *world.Death
+	Retired              *world.Retirement
+	Party                []world.PartyMember
+	Invites, Asks        []string
+	surface              *world.Surface
+	market               *world.MarketView
+}
+
+func lastOf(v *world.View) lastView {
+	return lastView{Turn: v.Turn, Said: v.Said, FightSeq: v.FightSeq, Level: v.Level, Visible: v.Visible, Known: v.Known,
+		FoundDoors: v.FoundDoors, Traps: v.Traps, Monsters: v.Monsters, Shadows: v.Shadows, Fight: v.Fight,
+		LastFight: v.LastFight, Watchers: v.Watchers, Dead: v.Dead, Retired: v.Retired, Party: v.Party,
+		Invites: v.Invites, Asks: v.Asks, surface: surfaceMap(v), market: marketOf(v)}
 }
 
 // scratch is what a recorder's writers use between views, one at a time.
@@ -97,7 +127,7 @@ func (w *writer) reset() {
 	clear(w.others[:cap(w.others)]) // the names left in its room are the world's to free
 	w.levels, w.others = w.levels[:0], w.others[:0]
 	w.self, w.fight, w.market = w.self[:0], w.fight[:0], w.market[:0]
-	w.prev, w.first, w.frames = world.View{}, 0, 0
+	w.prev, w.first, w.frames = lastView{}, 0, 0
 	w.sc.spare = w
 }
 
@@ -152,7 +182,7 @@ func (w *writer) add(v *world.View) {
 	e.b = append(e.b, parts.b...)
 	putLines(e, v, n)
 	w.buf.write(e.b, &w.sc.free)
-	w.prev = *v
+	w.prev = lastOf(v)
 	w.frames++
 }
 

@@ -69,10 +69,10 @@ var fields = []field{
 		return w.changed(!same) && e.put(func() { e.strs(v.Invites); e.strs(v.Asks) })
 	}, func(d *dec, st *frame) { st.Invites, st.Asks = d.strs(), d.strs() }},
 	{func(w *writer, v *world.View, e *enc) bool {
-		return w.changed(surfaceMap(v) != surfaceMap(&w.prev)) && w.putJSON(e, surfaceMap(v), nil)
+		return w.changed(surfaceMap(v) != w.prev.surface) && w.putJSON(e, surfaceMap(v), nil)
 	}, func(d *dec, st *frame) { st.Surface = nil; getJSON(d, &st.Surface) }},
 	{func(w *writer, v *world.View, e *enc) bool {
-		return w.changed(marketOf(v) != marketOf(&w.prev)) && w.putJSON(e, marketOf(v), &w.market)
+		return w.changed(marketOf(v) != w.prev.market) && w.putJSON(e, marketOf(v), &w.market)
 	}, func(d *dec, st *frame) { st.Market = nil; getJSON(d, &st.Market) }},
 }
 
@@ -91,7 +91,7 @@ func (w *writer) putJSON(e *enc, x any, last *[]byte) bool {
 		if w.frames > 0 && bytes.Equal(b, *last) {
 			return false
 		}
-		*last = append((*last)[:0], b...)
+		*last = refill(*last, b)
 	}
 	e.bytes(b)
 	return true
@@ -183,8 +183,18 @@ func putOthers(w *writer, v *world.View, e *enc) bool {
 		return false
 	}
 	putList(e, w.others, cur, putOther)
-	w.others = append(w.others[:0], cur...)
+	w.others = refill(w.others, cur)
 	return true
+}
+
+// refill is dst holding src's elements, in dst's room when it fits and is not over
+// twice what they take: a writer is used again for chunk after chunk, and room grown for
+// a crowd or a battle's panel was kept, as much again, after they were gone.
+func refill[T any](dst, src []T) []T {
+	if n := len(src); cap(dst) < n || cap(dst) > 2*n+8 {
+		dst = make([]T, 0, n+n/8)
+	}
+	return append(dst[:0], src...)
 }
 
 func putPos(e *enc, p world.Pos) { e.int(p.X); e.int(p.Y) }
