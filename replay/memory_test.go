@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"bytes"
 	"context"
 	"math/rand/v2"
 	"runtime"
@@ -65,6 +66,9 @@ var crowdWalk = sync.OnceValue(func() []world.View {
 		}
 		if turn%40 == 0 {
 			walkers = append(walkers, join(len(walkers), discard{}))
+		}
+		if _, err := e.Who(ctx); err != nil { // the turn's commands are in before its tick: the same walk each time
+			panic(err)
 		}
 		ticks <- time.Time{}
 	}
@@ -195,5 +199,41 @@ func TestRecordingAWalkAllocatesOnlyItsChunks(t *testing.T) {
 	// chunks here, where a writer and its lists made anew for each chunk were 193.
 	if allocs > chunks*3/2 {
 		t.Errorf("a walk of %d views allocates %.1f times, for its %.0f chunks' bytes", len(vs), allocs, chunks)
+	}
+}
+
+// keepSink keeps the chunks' bytes.
+type keepSink struct{ data [][]byte }
+
+func (s *keepSink) PutChunk(_ string, c Chunk) { s.data = append(s.data, c.Data) }
+func (s *keepSink) Keep(Keep)                  {}
+
+// A writer used again for chunk after chunk writes each as a writer made for it does,
+// byte for byte: nothing of the chunk before is left in it.
+func TestAWriterUsedAgainWritesAsANewOne(t *testing.T) {
+	const tick = 25 * time.Millisecond
+	vs := gated(crowdWalk(), tick)
+	record := func(fresh bool) [][]byte {
+		sink := &keepSink{}
+		l := newLoop(NewRecorder(sink, tick, nil, nil))
+		for range 3 {
+			for i := range vs {
+				l.take(item{knight: "K-0", view: vs[i]})
+				if fresh {
+					l.sc.spare = nil // the next chunk's writer is made anew
+				}
+			}
+			l.done("K-0")
+		}
+		return sink.data
+	}
+	again, anew := record(false), record(true)
+	if len(again) != len(anew) || len(anew) < 10 {
+		t.Fatalf("%d chunks from writers used again, %d from new ones", len(again), len(anew))
+	}
+	for i := range anew {
+		if !bytes.Equal(again[i], anew[i]) {
+			t.Fatalf("chunk %d: %d bytes from a writer used again, %d from a new one", i, len(again[i]), len(anew[i]))
+		}
 	}
 }
