@@ -55,7 +55,7 @@ type writer struct {
 	levels              []splice
 	sc                  *scratch
 	prev                lastView
-	others              []world.Other
+	others              []seenKnight
 	self, fight, market []byte
 	first               uint64 // the turn of its first view
 	start               time.Time
@@ -97,6 +97,7 @@ func lastOf(v *world.View) lastView {
 type scratch struct {
 	e, frame enc
 	others   []world.Other
+	seen     []seenKnight
 	level    splice // the level's bytes in the frame being written, at their place in e
 	free     freeBlocks
 	raw, z   []byte // a piece's bytes, and them compressed
