@@ -193,13 +193,14 @@ func putOthers(w *writer, v *world.View, e *enc) bool {
 
 // seenKnight is a knight in sight as a writer keeps it until its next frame: a
 // world.Other in 24 bytes, not 32, for a crowd's 50 in sight are 1.5 KB a knight (a
-// square's place fits an int32 many times over). It is written as putOther writes one.
+// square's place fits an int32 many times over). It is written as a world.Other: its
+// name, then its place (putPos).
 type seenKnight struct {
 	name string
 	x, y int32
 }
 
-func putSeen(e *enc, k seenKnight) { e.str(k.name); e.int(int(k.x)); e.int(int(k.y)) }
+func putSeen(e *enc, k seenKnight) { e.str(k.name); putPos(e, world.Pos{X: int(k.x), Y: int(k.y)}) }
 
 // refill is dst holding src's elements, in dst's room when it fits and is not over
 // twice what they take: a writer is used again for chunk after chunk, and room grown for
@@ -214,8 +215,7 @@ func refill[T any](dst, src []T) []T {
 func putPos(e *enc, p world.Pos) { e.int(p.X); e.int(p.Y) }
 func getPos(d *dec) world.Pos    { return world.Pos{X: d.int(), Y: d.int()} }
 
-func putOther(e *enc, o world.Other) { e.str(o.Name); putPos(e, o.Pos) }
-func getOther(d *dec) world.Other    { return world.Other{Name: d.str(), Pos: getPos(d)} }
+func getOther(d *dec) world.Other { return world.Other{Name: d.str(), Pos: getPos(d)} }
 
 func putMonster(e *enc, m world.SeenMonster) {
 	e.int(m.ID)

@@ -89,7 +89,7 @@ func TestAReplayBatchSealsItsChunksInRoomUsedAgain(t *testing.T) {
 		i++
 	})
 	t.Logf("%.1f allocations a chunk", allocs/knights)
-	if allocs/knights > 8 {
+	if allocs/knights > 8 && !raceDetector { // its sync.Pool drops bbolt's pages at random
 		t.Errorf("a batch allocates %.1f times a chunk, more than bbolt's own", allocs/knights)
 	}
 	// Each batch's values are as they were put, though the next wrote over the room.
