@@ -161,6 +161,20 @@ func keptPerKnight(tb testing.TB, n int) float64 {
 	return float64(int64(after.HeapAlloc)-int64(before.HeapAlloc)) / float64(n)
 }
 
+// A knight walking in a crowd keeps in the recorder its recording handle (and the view
+// it holds), its open chunk's frames and what its next frame is written against. Measured
+// over 1000 knights: 9287 B a knight with a whole view kept as the last frame's and the
+// knights in sight as world.Others, 10148 with writers used again keeping their lists'
+// largest room, 8033 now (of which the open chunks' frames about 5 KB, the handle 1 KB).
+func TestAWalkingKnightKeepsLittleInTheRecorder(t *testing.T) {
+	const most = 8400
+	if kept := keptPerKnight(t, 1000); kept > most {
+		t.Errorf("a knight walking in a crowd keeps %.0f B in the recorder, more than %d", kept, most)
+	} else {
+		t.Logf("a knight walking in a crowd keeps %.0f B in the recorder", kept)
+	}
+}
+
 // BenchmarkKeptPerWalkingKnight reports what keptPerKnight measures, for the record
 // (one iteration is enough: it is a measure, not a speed).
 func BenchmarkKeptPerWalkingKnight(b *testing.B) {
