@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"testing"
 	"time"
@@ -117,5 +118,38 @@ func TestAChunksKeyIsAsItWas(t *testing.T) {
 		if got := c.key("K-kay"); string(got) != want {
 			t.Errorf("%+v: key %q, want %q", c, got, want)
 		}
+	}
+}
+
+// Filing a second's chunks allocates nothing once batches have been written: the next
+// batch is filed in the list the last one was written from.
+func TestFilingReplayChunksAllocatesNothing(t *testing.T) {
+	st, err := Open(filepath.Join(t.TempDir(), "orthanc.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	st.db.NoSync = true
+	w := NewReplayWriter(st, 0, time.Minute, nil)
+	t0 := time.Date(2026, 12, 7, 18, 0, 0, 0, time.UTC)
+	file := func(chunks []pendingChunk) {
+		for _, c := range chunks {
+			w.PutChunk(c.knight, c.c)
+		}
+	}
+	for i := range 2 { // both lists grown
+		file(chunkBatch(400, 64, t0.Add(time.Duration(i)*time.Second)))
+		if err := w.Flush(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	next := chunkBatch(400, 64, t0.Add(2*time.Second))
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	file(next)
+	runtime.ReadMemStats(&after)
+	if n := after.Mallocs - before.Mallocs; n != 0 {
+		t.Errorf("filing 400 chunks allocated %d times", n)
 	}
 }
