@@ -1,0 +1,37 @@
+package world
+
+// appendSeenFrom appends to dst the index of every square from which a knight may see s
+// (Level.visible), s's own among them: the squares of s's room, and those along a
+// corridor's straight lines to s, up to the room, door or wall that ends them. It is
+// visible turned round, so the knights who see a square are found among those standing
+// around it rather than by asking every knight of the level (Engine.moved). A blind
+// knight sees nothing, so it may be among those found and not see s: callers still ask
+// each knight's own set.
+func (l *Level) appendSeenFrom(dst []int32, s Pos) []int32 {
+	if !l.In(s) {
+		return dst
+	}
+	dst = append(dst, int32(l.idx(s)))
+	if r := l.RoomAt(s); r >= 0 {
+		rr := l.Rooms[r]
+		for y := rr.Y; y < rr.Y+rr.H; y++ {
+			for x := rr.X; x < rr.X+rr.W; x++ {
+				if q := (Pos{x, y}); q != s && l.RoomAt(q) == r {
+					dst = append(dst, int32(l.idx(q)))
+				}
+			}
+		}
+	}
+	// A knight in a corridor sees along it up to and with the first square of a room;
+	// one in a room sees only its room.
+	for _, d := range Dirs {
+		for q := s; l.Edge(q, d) == EdgeOpen; {
+			q = q.Step(d)
+			if l.Terrain(q) == Room {
+				break
+			}
+			dst = append(dst, int32(l.idx(q)))
+		}
+	}
+	return dst
+}
