@@ -135,6 +135,7 @@ func (e *Engine) regenerate(depth int, seed uint64) []Adventurer {
 		}
 		p.rec.X, p.rec.Y = l.Up.X, l.Up.Y
 		e.positionsChanged()
+		e.stand(p)
 		p.prev = l.Up
 		p.queue = p.queue[:0] // keys typed for the old level mean nothing on the new one
 		e.arrive(p)           // a map of another generation of the level starts afresh

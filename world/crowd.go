@@ -252,19 +252,18 @@ func (e *Engine) moved(p *player, depth int, from, to Pos) {
 	if depth < 0 || depth > len(e.levels) {
 		return
 	}
-	// Outside (depth 0) is daylight: everyone there sees every space.
-	sees := func(q *player, s Pos) bool { return true }
-	if depth > 0 {
-		l := e.levels[depth-1]
-		sees = func(q *player, s Pos) bool { return l.In(s) && Bit(q.visible, l.idx(s)) }
-	}
 	squares := [2]Pos{from, to}
 	n := 2
 	if from == to {
 		n = 1
 	}
+	if depth > 0 {
+		e.movedInDungeon(p, depth, squares[:n])
+		return
+	}
+	// Outside (depth 0) is daylight: everyone there sees every space.
 	var ahead [2]int // knights other than p on each square who joined before p
-	for _, q := range e.onLevel(depth) {
+	for _, q := range e.onLevel(0) {
 		if q == p || q.seq > p.seq {
 			continue
 		}
@@ -274,22 +273,58 @@ func (e *Engine) moved(p *player, depth int, from, to Pos) {
 			}
 		}
 	}
-	for _, q := range e.onLevel(depth) {
+	for _, q := range e.onLevel(0) {
 		if q == p || q.dirty || q.seen {
 			continue
 		}
 		for i := range n {
-			s := squares[i]
-			if !sees(q, s) {
-				continue
-			}
 			rank := ahead[i]
-			if q.seq < p.seq && q.rec.Pos() == s {
+			if q.seq < p.seq && q.rec.Pos() == squares[i] {
 				rank-- // q does not name itself
 			}
 			if rank < ShownPerSquare {
 				q.seen = true
 				break
+			}
+		}
+	}
+}
+
+// movedInDungeon is moved on a level, where a knight sees its room or along its
+// corridor: the knights on the squares and those who may see them are found where they
+// stand (standing, Level.appendSeenFrom), not by asking every knight of the level.
+func (e *Engine) movedInDungeon(p *player, depth int, squares []Pos) {
+	l := e.levels[depth-1]
+	for _, s := range squares {
+		if !l.In(s) {
+			continue
+		}
+		sq := l.idx(s)
+		ahead := 0 // knights other than p on s who joined before p
+		for _, q := range e.standingOn(depth, sq) {
+			if q.seq > p.seq || ahead > ShownPerSquare {
+				break // in join order; past ShownPerSquare+1 nobody sees a difference
+			}
+			if q != p {
+				ahead++
+			}
+		}
+		if ahead > ShownPerSquare {
+			continue // even a knight among the first on s names ShownPerSquare others before p
+		}
+		e.seenFrom = l.appendSeenFrom(e.seenFrom[:0], s)
+		for _, t := range e.seenFrom {
+			for _, q := range e.standingOn(depth, int(t)) {
+				if q == p || q.dirty || q.seen || !Bit(q.visible, sq) {
+					continue
+				}
+				rank := ahead
+				if q.seq < p.seq && t == int32(sq) {
+					rank-- // q does not name itself
+				}
+				if rank < ShownPerSquare {
+					q.seen = true
+				}
 			}
 		}
 	}

@@ -108,6 +108,8 @@ type Engine struct {
 	talk            map[string]*talker // recent chat by knight id, for flood control
 	outside         surfaceState       // the surface and its markets (outside.go, market.go)
 	occ             occupancy          // who stands on each square (crowd.go)
+	standing        standing           // where each knight in the dungeon stands, kept as they move (standing.go)
+	seenFrom        []int32            // moved's list of the squares that see a step's square
 	levelOrder      [][]*player        // the knights of each level (0 is the surface), in join order
 	levelOrderStale bool
 	crowdSquares    []int32 // scratch for crowd: the squares knights stand on

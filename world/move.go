@@ -194,6 +194,7 @@ func (e *Engine) place(p *player, depth int, pos Pos) {
 		pos = e.outside.grid.Entrance
 	}
 	p.rec.Depth, p.rec.X, p.rec.Y = depth, pos.X, pos.Y
+	e.stand(p)
 	p.rec.reached(depth, e.cfg.Week)
 	if depth != oldDepth {
 		e.levelsChanged()

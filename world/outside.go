@@ -34,6 +34,7 @@ func (e *Engine) arriveOnSurface(p *player) {
 		g := e.outside.grid.Entrance
 		p.rec.X, p.rec.Y = g.X, g.Y
 		e.positionsChanged()
+		e.stand(p)
 		p.changed = true
 	}
 }

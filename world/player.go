@@ -45,6 +45,8 @@ type player struct {
 	recovered, unitsRecovered int        // hits and spell units recovered in this battle (RecoveryCap)
 	roundsAtRisk              int        // rounds of this battle in which a monster could strike it (endRound)
 	seq                       uint64     // when it joined: who is named first on a crowded square
+	standDepth                int        // the level it is filed under in the engine's standing, 0 for none
+	standSq                   int32      // and the square
 	seen                      bool       // what others do in its sight changed its view (crowd.go)
 	news                      bool       // an announcement waits in its log (announce, newsDue)
 	active                    uint64     // the turn it last sent anything

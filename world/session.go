@@ -190,6 +190,7 @@ func (e *Engine) join(rec Adventurer, sub Subscriber) *Player {
 			p.rec.X, p.rec.Y = l.Up.X, l.Up.Y
 		}
 		p.prev = p.rec.Pos() // a knight turned back from a battle stays where it is
+		e.stand(p)
 		e.arrive(p)
 		e.moved(p, p.rec.Depth, p.rec.Pos(), p.rec.Pos()) // those who see it arrive
 		e.earnDepth(p)                                    // a new knight's first level of the dungeon: told before the welcome, which stays in sight
@@ -228,6 +229,7 @@ func (e *Engine) remove(p *player) Adventurer {
 	}
 	delete(e.players, p.rec.ID)
 	e.order = slices.DeleteFunc(e.order, func(q *player) bool { return q == p })
+	e.unstand(p)
 	e.levelsChanged()
 	bye := farewell(p)
 	e.endWatches(p, bye)

@@ -1,6 +1,8 @@
 package world
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"slices"
 	"testing"
 )
@@ -37,5 +39,145 @@ func TestSeenFromHoldsEverySquareThatSees(t *testing.T) {
 				t.Fatalf("level %d: %d squares for %v, seen from %d", depth+1, len(got), sp, len(from[s]))
 			}
 		}
+	}
+}
+
+// movedByAskingEveryone is moved as it was before the standing index: every knight of the
+// level asked whether it sees the squares. It says which knights a step marks seen.
+func movedByAskingEveryone(e *Engine, p *player, depth int, from, to Pos) map[*player]bool {
+	l := e.levels[depth-1]
+	squares := [2]Pos{from, to}
+	n := 2
+	if from == to {
+		n = 1
+	}
+	var ahead [2]int
+	for _, q := range e.onLevel(depth) {
+		if q == p || q.seq > p.seq {
+			continue
+		}
+		for i := range n {
+			if q.rec.Pos() == squares[i] {
+				ahead[i]++
+			}
+		}
+	}
+	marked := map[*player]bool{}
+	for _, q := range e.onLevel(depth) {
+		if q == p || q.dirty || q.seen {
+			continue
+		}
+		for i := range n {
+			s := squares[i]
+			if !l.In(s) || !Bit(q.visible, l.idx(s)) {
+				continue
+			}
+			rank := ahead[i]
+			if q.seq < p.seq && q.rec.Pos() == s {
+				rank--
+			}
+			if rank < ShownPerSquare {
+				marked[q] = true
+				break
+			}
+		}
+	}
+	return marked
+}
+
+// A step marks seen exactly the knights it marked when every knight of the level was
+// asked: 400 knights on level 1, a fifth of them crowded on five squares, taking 5000
+// steps and jumps, with some knights dirty or seen already before each; and the standing
+// index files every knight where it stands throughout.
+func TestMovedMarksWhomAskingEveryKnightMarked(t *testing.T) {
+	e := New(Config{Seed: 1977})
+	l := e.levels[0]
+	rng := rand.New(rand.NewPCG(7, 7))
+	var open []Pos
+	for y := range l.H {
+		for x := range l.W {
+			if l.Terrain(Pos{x, y}) != Rock {
+				open = append(open, Pos{x, y})
+			}
+		}
+	}
+	crowded := open[:5]
+	for i := range 400 {
+		rec := knight(fmt.Sprintf("k%d", i), 10)
+		rec.Depth = 1
+		at := open[rng.IntN(len(open))]
+		if i%5 == 0 {
+			at = crowded[rng.IntN(len(crowded))]
+		}
+		rec.X, rec.Y = at.X, at.Y
+		e.join(rec, &recorder{})
+	}
+	for step := range 5000 {
+		p := e.order[rng.IntN(len(e.order))]
+		from := p.rec.Pos()
+		to := open[rng.IntN(len(open))]
+		if d := Dirs[rng.IntN(len(Dirs))]; step%4 != 0 && l.Edge(from, d) == EdgeOpen {
+			to = from.Step(d)
+		} else if step%3 == 0 {
+			to = crowded[rng.IntN(len(crowded))]
+		}
+		p.rec.X, p.rec.Y = to.X, to.Y
+		e.stand(p)
+		e.look(p)
+		for _, q := range e.order {
+			q.dirty, q.seen = rng.IntN(5) == 0, rng.IntN(5) == 0
+		}
+		wasSeen := map[*player]bool{}
+		for _, q := range e.order {
+			wasSeen[q] = q.seen
+		}
+		want := movedByAskingEveryone(e, p, 1, from, to)
+		e.moved(p, 1, from, to)
+		for _, q := range e.order {
+			if q.seen != (wasSeen[q] || want[q]) {
+				t.Fatalf("step %d, %s from %v to %v: %s (at %v, dirty %v) seen %v, want %v",
+					step, p.rec.Name, from, to, q.rec.Name, q.rec.Pos(), q.dirty, q.seen, wasSeen[q] || want[q])
+			}
+		}
+	}
+	for _, q := range e.order {
+		if !slices.Contains(e.standingOn(1, l.idx(q.rec.Pos())), q) {
+			t.Fatalf("%s at %v is not filed there", q.rec.Name, q.rec.Pos())
+		}
+	}
+}
+
+// Knights walking by their commands, through Step, stay filed where they stand: moved
+// finds a step's watchers, and the knights on its squares, where the index says they are.
+func TestStandingFollowsTheKnightsSteps(t *testing.T) {
+	e := New(Config{Seed: 1977, WanderChance: -1})
+	rng := rand.New(rand.NewPCG(3, 9))
+	for i := range 60 {
+		rec := knight(fmt.Sprintf("k%d", i), 10)
+		rec.Depth, rec.X, rec.Y = 1, -1, -1 // on the up stairs
+		e.join(rec, &recorder{})
+	}
+	for range 400 {
+		for _, p := range e.order {
+			if len(p.queue) == 0 && p.fight == nil {
+				e.enqueue(p.rec.ID, p.session, Move{Dir: Dirs[rng.IntN(len(Dirs))]})
+			}
+		}
+		e.Step()
+	}
+	moves := 0
+	for _, q := range e.order {
+		if d := q.rec.Depth; d >= 1 {
+			l := e.levels[d-1]
+			if !slices.Contains(e.standingOn(d, l.idx(q.rec.Pos())), q) {
+				t.Fatalf("%s on level %d at %v is not filed there", q.rec.Name, d, q.rec.Pos())
+			}
+			if q.rec.Pos() != l.Up {
+				moves++
+			}
+		}
+	}
+	if moves < 30 {
+		t.Fatalf("only %d of 60 knights left the stairs: the walk tested little", moves)
 	}
 }
