@@ -1,0 +1,145 @@
+package app
+
+import (
+	"fmt"
+	"io"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
+
+	"github.com/orthanc-ssh/orthanc-ssh/world"
+)
+
+// What a walking knight costs is mostly its frames in a crowd (docs/PERFORMANCE.md,
+// "Where the memory goes"): every other knight's step and every line said near it is a
+// view, read for its calls (alert.go) and drawn. crowdViews makes such views by hand, so
+// that a benchmark or an allocation count measures the session alone.
+
+// crowdSize is how many other knights the crowd's views show in sight.
+const crowdSize = 24
+
+// crowdLog is a knight's message log in a crowd: most lines others saying things (one in
+// four naming the knight), some arriving and leaving.
+func crowdLog(n int, self string) []string {
+	log := make([]string, n)
+	for i := range log {
+		name := crowdName(i)
+		switch i % 8 {
+		case 0:
+			log[i] = name + " says: " + self + ", over here, the stairs are east"
+		case 1:
+			log[i] = name + " arrives."
+		case 2:
+			log[i] = name + " says: has anyone seen the troll on level two?"
+		case 3:
+			log[i] = name + " shouts: Gold in the north room! Come quickly, friends"
+		case 4:
+			log[i] = "[newbie] " + name + ": how do I open a locked door?"
+		case 5:
+			log[i] = name + " says: okay, " + self + "s are everywhere today"
+		case 6:
+			log[i] = name + " leaves."
+		default:
+			log[i] = name + " says: Ça va, " + self + "?"
+		}
+	}
+	return log
+}
+
+// crowdName is the name of the crowd's knight i.
+func crowdName(i int) string {
+	names := [...]string{"Gawain", "Percival", "Lancelot", "Tristan", "Galahad", "Gareth", "Lamorak", "Bors", "Ywain", "Dagonet", "Ector", "Pelleas"}
+	return fmt.Sprintf("%s %d", names[i%len(names)], i%crowdSize)
+}
+
+// crowdViews are frames views of a knight named self in the largest room of level 1 of
+// e, crowdSize others around it (several to a square in a small room): in each the others step, a line is said (the log is
+// the newest 200 lines, one more each view), and every other one the knight itself
+// steps east or back west.
+func crowdViews(tb testing.TB, e *world.Engine, self string, frames int) []world.View {
+	tb.Helper()
+	l := e.Level(1)
+	room := largestRoom(l)
+	if len(room) < 4 {
+		tb.Fatalf("largest room of level 1 has %d squares", len(room))
+	}
+	const logLen = 200
+	log := crowdLog(logLen+frames, self)
+	kinds := make([]world.MsgKind, len(log))
+	for i, line := range log {
+		if line[0] == '[' {
+			kinds[i] = world.MsgChannel
+		}
+	}
+	known := allSquares(l)
+	here := room[len(room)/2]
+	views := make([]world.View, frames)
+	for f := range views {
+		others := make([]world.Other, crowdSize)
+		for i := range others {
+			others[i] = world.Other{Name: crowdName(i), Pos: room[(i+f)%len(room)]}
+		}
+		me := here
+		if f%4 >= 2 {
+			me.X++
+		}
+		views[f] = world.View{
+			Turn: uint64(f),
+			Self: world.Self{Name: self, Level: 3, Hits: 12, MaxHits: 15, SpellUnits: 8,
+				Str: 14, Int: 12, Con: 11, Dex: 15, Depth: 1, Pos: me},
+			Level: l, Visible: known, Known: known,
+			Others:   others,
+			Messages: log[f : f+logLen],
+			Kinds:    kinds[f : f+logLen],
+			Said:     uint64(logLen + f),
+		}
+	}
+	return views
+}
+
+// crowdModel is a session of Bedivere's on the dungeon screen at w×h, writing its frames
+// to out, with the first of views drawn.
+func crowdModel(tb testing.TB, views []world.View, w, h int, out io.Writer) *Model {
+	tb.Helper()
+	m := playModel(tb, nil, "SHA256:bedivere", Params{Width: w, Height: h, Out: out})
+	m.bt.to = &recorder{}
+	m.screen, m.synced = screenPlay, true
+	m.term.bce = erasesInColour("xterm-256color")
+	m.Update(tea.ColorProfileMsg{Profile: colorprofile.TrueColor})
+	crowdFrame(m, views[0])
+	return m
+}
+
+// crowdFrame takes v as the session's loop does (the view slot, then its message) and
+// draws it.
+func crowdFrame(m *Model, v world.View) {
+	m.views.Deliver(v)
+	m.Update(viewReadyMsg{})
+	m.View()
+}
+
+// crowdFrames is how many views the crowd benchmark cycles through.
+const crowdFrames = 64
+
+// BenchmarkCrowdFrame measures a walking knight's frame in a crowd at 80×24: a view
+// taken, its new line read for calls, the dungeon screen drawn and its changes written.
+func BenchmarkCrowdFrame(b *testing.B) {
+	e := world.New(world.Config{Seed: 1977, Depth: 3})
+	views := crowdViews(b, e, "Bedivere", crowdFrames)
+	out := &countWriter{}
+	m := crowdModel(b, views, 80, 24, out)
+	said := views[len(views)-1].Said
+	b.ReportAllocs()
+	*out = countWriter{}
+	i := 0
+	for b.Loop() {
+		// The views come round again with their count going on, as a log's does.
+		v := views[i%len(views)]
+		v.Said = said + uint64(i)
+		m.alert.lastKey = m.now() // the knight walks: its keys keep the calls seen
+		crowdFrame(m, v)
+		i++
+	}
+	b.ReportMetric(float64(out.n)/float64(max(out.writes, 1)), "bytes/frame")
+}
