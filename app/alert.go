@@ -172,24 +172,47 @@ func callIn(line string, k world.MsgKind, self string) (callKind, string, bool) 
 }
 
 // mentions reports whether text has name in it as a whole word (or words), in any case:
-// "Kay," and "kay's" name Kay; "Kaye" and "Okay" do not.
+// "Kay," and "kay's" name Kay; "Kaye" and "Okay" do not. It reads the text in place, a
+// rune at a time, as the same text and name lowered (strings.ToLower) would compare: a
+// copy of every line read for calls was most of what a crowd's talk cost a session.
 func mentions(text, name string) bool {
 	if name == "" {
 		return false
 	}
-	t, n := strings.ToLower(text), strings.ToLower(name)
-	for from := 0; from < len(t); {
-		i := strings.Index(t[from:], n)
-		if i < 0 {
-			return false
-		}
-		at, end := from+i, from+i+len(n)
-		if !wordBefore(t, at) && !wordAfter(t, end) {
+	for at := 0; at < len(text); {
+		if n, ok := lowerPrefix(text[at:], name); ok && !wordBefore(text, at) && !wordAfter(text, at+n) {
 			return true
 		}
-		from = at + 1
+		if text[at] < utf8.RuneSelf {
+			at++
+		} else {
+			_, size := utf8.DecodeRuneInString(text[at:])
+			at += size
+		}
 	}
 	return false
+}
+
+// lowerPrefix reports whether s starts with name, rune for rune in lower case, and how
+// many bytes of s that takes. Lowering maps each rune to one rune (and a byte that is no
+// UTF-8 to U+FFFD, as decoding it does), so a match of the lowered strings is one of as
+// many runes in each.
+func lowerPrefix(s, name string) (int, bool) {
+	i := 0
+	for _, want := range name {
+		if i >= len(s) {
+			return 0, false
+		}
+		r, size := rune(s[i]), 1
+		if r >= utf8.RuneSelf {
+			r, size = utf8.DecodeRuneInString(s[i:])
+		}
+		if r != want && unicode.ToLower(r) != unicode.ToLower(want) {
+			return 0, false
+		}
+		i += size
+	}
+	return i, true
 }
 
 // wordBefore and wordAfter report whether a letter or digit stands just before or just
@@ -204,17 +227,21 @@ func wordAfter(s string, i int) bool {
 	return n > 0 && wordRune(r)
 }
 
-func wordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+// wordRune reports whether r, lowered as mentions reads it, is a letter or a digit.
+func wordRune(r rune) bool {
+	r = unicode.ToLower(r)
+	return unicode.IsLetter(r) || unicode.IsDigit(r)
+}
 
-// calls are the calls in v since what was read before: its new messages, and its battle
-// waiting for the knight's move in a round not called before. The first view of a knight
-// reads none of its messages: what was said before it came is old news.
-func (m *Model) calls(v world.View) []call {
+// calls hands each to the calls in v since what was read before: its new messages, and
+// its battle waiting for the knight's move in a round not called before. The first view
+// of a knight reads none of its messages: what was said before it came is old news. It
+// makes nothing: a crowd's talk is a view a line, on every session near it.
+func (m *Model) calls(v *world.View, each func(call)) {
 	a := &m.alert
 	if !a.started || v.Said < a.said {
 		a.started, a.said = true, v.Said
 	}
-	var out []call
 	if n := min(int(v.Said-a.said), len(v.Messages)); n > 0 {
 		first := v.Said - uint64(n) + 1 // the number of the first new message
 		for i, line := range v.Messages[len(v.Messages)-n:] {
@@ -223,7 +250,7 @@ func (m *Model) calls(v world.View) []call {
 				kind = v.Kinds[j]
 			}
 			if k, from, ok := callIn(line, kind, v.Self.Name); ok {
-				out = append(out, call{kind: k, from: from, said: first + uint64(i)})
+				each(call{kind: k, from: from, said: first + uint64(i)})
 			}
 		}
 	}
@@ -234,21 +261,20 @@ func (m *Model) calls(v world.View) []call {
 		a.round = 0
 	} else if f.YourMove && f.GraceLeft > 0 && f.Round+1 != a.round {
 		a.round = f.Round + 1
-		out = append(out, call{kind: callBattle})
+		each(call{kind: callBattle})
 	}
-	return out
 }
 
 // alertOn takes the calls in a new view of the knight: each the bell's setting lets
 // through and the player would not see marks the status line (or, in screen-reader mode,
 // is said as an alert), and the first rings the bell unless it rang within BellGap.
-func (m *Model) alertOn(v world.View) {
+func (m *Model) alertOn(v *world.View) {
 	a := &m.alert
 	a.alerted = a.alerted[:0]
-	for _, c := range m.calls(v) {
+	m.calls(v, func(c call) {
 		row := callKinds[c.kind]
 		if m.opts.Bell == bellOff || (!row.everyBell && m.opts.Bell != bellAll) || m.seesCall(row) {
-			continue
+			return
 		}
 		now := m.now()
 		if m.pl.active {
@@ -257,13 +283,13 @@ func (m *Model) alertOn(v world.View) {
 			} else {
 				a.battle = true
 			}
-			continue
+			return
 		}
 		a.mark = markPrefix + row.mark(c.from)
 		if a.lastBell.IsZero() || now.Sub(a.lastBell) >= BellGap {
 			a.lastBell, a.ring = now, true
 		}
-	}
+	})
 }
 
 // seesCall reports whether the player sees a call of row now: it pressed a key within

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
@@ -70,10 +72,94 @@ func TestMentions(t *testing.T) {
 		{"gawain, come", "Gawain the Bold", false},
 		{"éKay", "Kay", false},
 		{"", "Kay", false},
+		// Names and words beyond ASCII: a letter of any script joins a word; lowering is
+		// rune for rune, as strings.ToLower's.
+		{"ÉLISE, à toi", "Élise", true},
+		{"élise's shield", "Élise", true},
+		{"Élisette", "Élise", false},
+		{"merci Élise", "élise", true},
+		{"ΣΟΦΊΑ!", "Σοφία", true},
+		{"σοφίαα", "Σοφία", false},
+		{"ask ÆRWYN", "Ærwyn", true},
+		{"Kayé", "Kay", false},
+		{"Kay·s", "Kay", true},    // a middle dot is no letter
+		{"\u212aay", "Kay", true}, // the Kelvin sign lowers to k
+		{"İlhan geldi", "ilhan", true},
+		{"\xffKay\xfe", "Kay", true}, // bytes that are no UTF-8 are no letters
+		{"Kay\u0301", "Kay", true},   // a combining mark after is no letter either
+		{"竜Kay", "Kay", false},
+		{"竜 Kay", "Kay", true},
+		{"Kay2", "Kay", false},
+		{"Dragonslayer", "竜", false},
+		{"the 竜 sleeps", "竜", true},
 	} {
 		if got := mentions(c.text, c.name); got != c.want {
 			t.Errorf("mentions(%q, %q) = %v, want %v", c.text, c.name, got, c.want)
 		}
+		if got, want := mentions(c.text, c.name), mentionsLowered(c.text, c.name); got != want {
+			t.Errorf("mentions(%q, %q) = %v, lowered copies say %v", c.text, c.name, got, want)
+		}
+	}
+}
+
+// mentionsLowered is mentions as it was first written, on lowered copies of the text and
+// the name: what mentions must answer without making them.
+func mentionsLowered(text, name string) bool {
+	if name == "" {
+		return false
+	}
+	t, n := strings.ToLower(text), strings.ToLower(name)
+	letter := func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+	for from := 0; from < len(t); {
+		i := strings.Index(t[from:], n)
+		if i < 0 {
+			return false
+		}
+		at, end := from+i, from+i+len(n)
+		before, nb := utf8.DecodeLastRuneInString(t[:at])
+		after, na := utf8.DecodeRuneInString(t[end:])
+		if !(nb > 0 && letter(before)) && !(na > 0 && letter(after)) {
+			return true
+		}
+		from = at + 1
+	}
+	return false
+}
+
+// FuzzMentions holds mentions to the lowered copies' answer for any text and name.
+func FuzzMentions(f *testing.F) {
+	for _, c := range [][2]string{{"hi kay!", "Kay"}, {"okay, Kay", "Kay"}, {"ΣΟΦΊΑ!", "Σοφία"},
+		{"\u212aay", "Kay"}, {"İlhan", "ilhan"}, {"\xffKay", "Kay"}, {"gawain the bold", "Gawain the Bold"}} {
+		f.Add(c[0], c[1])
+	}
+	f.Fuzz(func(t *testing.T, text, name string) {
+		if got, want := mentions(text, name), mentionsLowered(text, name); got != want {
+			t.Errorf("mentions(%q, %q) = %v, lowered copies say %v", text, name, got, want)
+		}
+	})
+}
+
+// Reading a view's new lines for calls makes nothing: a crowd's talk is a view a line on
+// every session near it, and each line was lowered whole, the calls gathered in a slice.
+func TestCallsMakeNothing(t *testing.T) {
+	e := world.New(world.Config{Seed: 1977, Depth: 3})
+	views := crowdViews(t, e, "Bedivere", 16)
+	m := playModel(t, nil, "SHA256:bedivere", Params{Width: 80, Height: 24})
+	m.alert.lastKey = m.now().Add(-time.Hour) // away from the keys: every call marks
+	m.opts.Bell = bellAll
+	i, seen := 0, 0
+	next := func() { // eight new lines a view: one of each the crowd says (crowdLog)
+		v := &views[i%len(views)]
+		v.Said = uint64(1000 + 8*i)
+		m.calls(v, func(call) { seen++ })
+		i++
+	}
+	next()
+	if allocs := testing.AllocsPerRun(200, next); allocs != 0 {
+		t.Errorf("reading a view's eight new lines for calls makes %.1f allocations, want none", allocs)
+	}
+	if seen == 0 {
+		t.Fatal("the crowd's lines made no calls")
 	}
 }
 

@@ -635,7 +635,7 @@ func (m *Model) ownView(v world.View) tea.Cmd {
 	m.view, m.haveView = v, true
 	m.backSent = m.backSent && v.Self.Away
 	m.closeMarketIfLeft()
-	m.alertOn(v)
+	m.alertOn(&v)
 	if !m.synced {
 		// This session's options win over what the world held (a saved record, or the
 		// knight's other connection): send them once the knight is in.
