@@ -456,14 +456,15 @@ func (m *Model) drawPlay(c *canvas) {
 		}
 		// The map's canvas is a frame's cells only while it is drawn (spareCells).
 		sub := &m.dun.mapCanvas
-		sub.cells = getCells(mapW * mapH)
+		cells := getCells(mapW * mapH)
+		sub.cells = *cells
 		sub.sized(mapW, mapH) // paint draws every cell
 		// What the knight sees now is bright; what it remembers of the level is faint.
 		lp := m.painter(v.Known, true, sight)
 		lp.bright, lp.dim, lp.memo, lp.follow = v.Visible, true, &m.dun.mapMemo, true
 		lp.paint(sub, s.Pos)
 		c.blit(sub, 0, mapTop)
-		putCells(sub.cells)
+		putCells(cells)
 		sub.cells = nil
 	}
 	if fightPanel {

@@ -97,7 +97,10 @@ func (m *Model) drawSurface(c *canvas, v world.View, top, h int) {
 	if panel {
 		w -= fightPanelWidth(c.w)
 	}
-	sub := newCanvas(w, h)
+	// The dungeon's map canvas, on a frame's cells only while it is drawn (spareCells).
+	sub, cells := &m.dun.mapCanvas, getCells(w*h)
+	sub.blankOn(w, h, *cells)
+	defer func() { putCells(cells); sub.cells = nil }()
 	s := v.Surface.Map
 	l := layoutSurface(s.W, s.H, w, h)
 	if l.gw > w || l.gh > h { // keep the knight in view on a grid bigger than the screen

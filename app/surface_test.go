@@ -1,9 +1,13 @@
 package app
 
 import (
+	"io"
 	"reflect"
 	"strings"
 	"testing"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
 
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
@@ -298,4 +302,31 @@ func TestSurfaceFrames(t *testing.T) {
 	m3, _ := viewModel(t, v, 80, 24)
 	t.Logf("surface battle, 80×24:\n%s", m3.Text())
 	checkSurfaceFrame(t, "surface battle, 80×24", m3.Text(), 80, 24, "THE SURFACE", "()", "BATTLE", "Wolf", "8/8", "14/15", "A wolf springs")
+}
+
+// A frame on the surface draws its grid on a frame's cells from the pool, as the dungeon's
+// map does, not on a canvas of its own made each frame (80×17 cells, 5.4 KB). What it
+// says beside the grid (the market's words) is made anew, and is smaller.
+func TestASurfaceFrameMakesNoCanvas(t *testing.T) {
+	if raceDetector {
+		t.Skip("the race detector's sync.Pool drops what it is given at random")
+	}
+	views := []world.View{surfaceView(world.Pos{X: 3, Y: 3}), surfaceView(world.Pos{X: 3, Y: 4})}
+	m, _ := viewModel(t, views[0], 80, 24)
+	m.term.out, m.term.bce = io.Discard, true
+	m.Update(tea.ColorProfileMsg{Profile: colorprofile.TrueColor})
+	i := 0
+	frame := func() {
+		m.Update(viewMsg(views[i%2]))
+		m.View()
+		i++
+	}
+	for range 4 {
+		frame()
+	}
+	if _, bytes, big := frameCost(20, frame); big > 0 {
+		t.Errorf("a frame on the surface makes %.1f blocks of %d bytes or more (%.0f bytes in all)", big, bigBlock, bytes)
+	} else {
+		t.Logf("a frame on the surface makes %.0f bytes", bytes)
+	}
 }

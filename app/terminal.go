@@ -30,13 +30,17 @@ type terminal struct {
 	shown []cell
 	w, h  int
 	frame canvas // the canvas the next frame is drawn on (canvas)
+	// shownCells and frameCells are spareCells' handles on the cells of shown and of
+	// frame, kept so that giving them back makes nothing.
+	shownCells, frameCells *[]cell
 	// prompt is the input line shown in screen-reader mode, if promptOK: the line the
 	// cursor is on shows it.
 	prompt   string
 	promptOK bool
 	buf      []byte
-	failed   bool // a write failed: the connection is going, and nothing more is written
-	writes   int  // the writes made (a frame, or screen-reader mode's lines), for the frames' pace
+	bufBytes *[]byte // frameBytes' handle on buf's bytes, while they are a pooled buffer's
+	failed   bool    // a write failed: the connection is going, and nothing more is written
+	writes   int     // the writes made (a frame, or screen-reader mode's lines), for the frames' pace
 }
 
 // termMode is which screen the terminal is on.
@@ -72,7 +76,12 @@ func erasesInColour(term string) bool {
 // canvas gives a blank w×h canvas for the next frame, on cells from spareCells. It is
 // the terminal's own, good until the next call; paint keeps its cells as the screen shown.
 func (t *terminal) canvas(w, h int) *canvas {
-	t.frame.blankOn(w, h, getCells(w*h))
+	if t.frameCells == nil {
+		t.frameCells = getCells(w * h)
+	} else {
+		sizeCells(t.frameCells, w*h)
+	}
+	t.frame.blankOn(w, h, *t.frameCells)
 	return &t.frame
 }
 
@@ -81,23 +90,43 @@ func (t *terminal) redraw() {
 	t.shown = nil
 }
 
+// forget forgets what the screen shows, giving its cells back to spareCells.
+func (t *terminal) forget() {
+	if t.shownCells != nil {
+		putCells(t.shownCells)
+	}
+	t.shown, t.shownCells = nil, nil
+}
+
 // spareCells are the cells of frames being drawn, shared by the sessions: a session
 // keeps the cells its screen shows between frames, and takes a frame's from here only
 // while it draws, so a thousand sessions hold a few frames' cells, not a thousand (7.5 KB
 // each at 80×24).
 var spareCells sync.Pool
 
-// getCells gives n cells, whatever they hold.
-func getCells(n int) []cell {
-	if p, ok := spareCells.Get().(*[]cell); ok && cap(*p) >= n {
-		return (*p)[:n]
+// getCells gives n cells, whatever they hold, as the handle that putCells gives back:
+// the pool holds pointers, and a handle kept with its cells puts them back without
+// making one.
+func getCells(n int) *[]cell {
+	p, ok := spareCells.Get().(*[]cell)
+	if !ok {
+		p = new([]cell)
 	}
-	return make([]cell, n)
+	sizeCells(p, n)
+	return p
 }
 
-// putCells gives cells back to spareCells.
-func putCells(cells []cell) {
-	spareCells.Put(&cells)
+// sizeCells makes *p n cells long, whatever they hold, on new cells if it has too few.
+func sizeCells(p *[]cell, n int) {
+	if cap(*p) < n {
+		*p = make([]cell, n)
+	}
+	*p = (*p)[:n]
+}
+
+// putCells gives cells got from getCells back to spareCells.
+func putCells(p *[]cell) {
+	spareCells.Put(p)
 }
 
 // paint shows a frame of the game: the cells that differ from what the screen shows,
@@ -105,7 +134,15 @@ func putCells(cells []cell) {
 // terminal keeps c's cells; c must not be used after.
 func (t *terminal) paint(c *canvas, th *theme) {
 	b := t.buffer()
-	if old := t.shown; len(old) > 0 && (len(c.cells) == 0 || &old[0] != &c.cells[0]) {
+	cells := t.frameCells // the handle on c's cells
+	if c != &t.frame || cells == nil {
+		cells = new([]cell) // a canvas of the caller's (tests): pooled after like any other
+		*cells = c.cells
+	}
+	if c == &t.frame {
+		t.frameCells = nil
+	}
+	if old := t.shownCells; old != nil && old != cells {
 		// The screen shown before this frame: cells for another frame to be drawn on.
 		defer putCells(old)
 	}
@@ -126,7 +163,12 @@ func (t *terminal) paint(c *canvas, th *theme) {
 		b = append(b, clearScreen...)
 		b = append(b, th.open[clsText]...)
 		b = append(b, ansi.CursorHomePosition+ansi.EraseScreenBelow...) // from the top: all of it
-		b, pen = t.appendChanges(b, c, newCanvas(c.w, c.h).cells, th, clsText)
+		blank := getCells(len(c.cells))
+		for i := range *blank {
+			(*blank)[i] = mkCell(' ', clsText)
+		}
+		b, pen = t.appendChanges(b, c, *blank, th, clsText)
+		putCells(blank)
 	default:
 		b = append(b, clearScreen...)
 		for y := range c.h {
@@ -138,7 +180,7 @@ func (t *terminal) paint(c *canvas, th *theme) {
 		// Nothing else the session writes (a closing line) inherits the game's colours.
 		b = append(b, th.close[pen]...)
 	}
-	t.shown = c.cells
+	t.shown, t.shownCells = c.cells, cells
 	t.write(b)
 }
 
@@ -273,7 +315,8 @@ func (t *terminal) plain(lines []string, prompt string, hold bool, w int) {
 		}
 		// The cursor is at the start of a line of its own (the shell's line ended, or the
 		// cursor came back to where it was before the full screen).
-		t.mode, t.shown, t.promptOK = termPlain, nil, false
+		t.mode, t.promptOK = termPlain, false
+		t.forget()
 	}
 	if len(lines) == 0 {
 		switch {
@@ -412,21 +455,23 @@ func (t *terminal) bell() { t.write(append(t.buffer(), '\a')) }
 // write sends one frame's bytes in one write, keeping a small buffer for the next and
 // giving a large one back to frameBytes.
 func (t *terminal) write(b []byte) {
-	defer func() {
-		if cap(b) > keptBytes {
-			frameBytes.Put(&b)
-			t.buf = nil
-		} else {
-			t.buf = b[:0]
+	if t.out != nil && !t.failed && len(b) > 0 {
+		t.writes++
+		if _, err := t.out.Write(b); err != nil {
+			t.failed = true // the connection is closing; the session ends on its own
 		}
-	}()
-	if t.out == nil || t.failed || len(b) == 0 {
+	}
+	if cap(b) <= keptBytes {
+		t.buf = b[:0]
 		return
 	}
-	t.writes++
-	if _, err := t.out.Write(b); err != nil {
-		t.failed = true // the connection is closing; the session ends on its own
+	p := t.bufBytes // the pool's handle, when b is (or grew from) a pooled buffer
+	if p == nil {
+		p = new([]byte)
 	}
+	*p = b[:0]
+	frameBytes.Put(p)
+	t.buf, t.bufBytes = nil, nil
 }
 
 // keptBytes is the most of a write's buffer a terminal keeps between writes: enough for
@@ -444,6 +489,7 @@ func (t *terminal) buffer() []byte {
 		return t.buf[:0]
 	}
 	if p, ok := frameBytes.Get().(*[]byte); ok {
+		t.bufBytes = p
 		return (*p)[:0]
 	}
 	return make([]byte, 0, 1<<10)

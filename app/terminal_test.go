@@ -3,6 +3,7 @@ package app
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -11,6 +12,8 @@ import (
 	uv "github.com/charmbracelet/ultraviolet"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/vt"
+
+	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
 // testRunes are what random frames are made of: blanks, letters, the map's box drawing,
@@ -230,5 +233,24 @@ func TestPlainLinesBreakBetweenWordsAtTheWidth(t *testing.T) {
 	}
 	if !strings.HasSuffix(out.String(), "\r\n> ") {
 		t.Errorf("the prompt does not end the transcript: %q", out.String())
+	}
+}
+
+// A frame written whole (the first, a new size, new colours) on a terminal that erases in
+// its colours is compared with a blank screen from the pool, not with one made for it
+// (80×24 cells, 7.5 KB), and the screen it replaces goes back to the pool.
+func TestAWholeFrameMakesNoScreen(t *testing.T) {
+	if raceDetector {
+		t.Skip("the race detector's sync.Pool drops what it is given at random")
+	}
+	views := crowdViews(t, world.New(world.Config{Seed: 1977, Depth: 3}), "Bedivere", 2)
+	m := crowdModel(t, views, 80, 24, io.Discard)
+	whole := func() {
+		m.term.redraw()
+		m.frameOK = false
+		m.View()
+	}
+	if _, bytes, big := frameCost(20, whole); big > 0 {
+		t.Errorf("a frame written whole makes %.1f blocks of %d bytes or more (%.0f bytes in all)", big, bigBlock, bytes)
 	}
 }

@@ -3,6 +3,9 @@ package app
 import (
 	"fmt"
 	"io"
+	"math"
+	"runtime"
+	"runtime/debug"
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
@@ -142,4 +145,72 @@ func BenchmarkCrowdFrame(b *testing.B) {
 		i++
 	}
 	b.ReportMetric(float64(out.n)/float64(max(out.writes, 1)), "bytes/frame")
+}
+
+// frameCost is what frame makes a call: its allocations, its bytes, and its blocks of
+// bigBlock bytes or more (a canvas's cells, a screen's bytes). The bytes and the blocks
+// are the fewest of five tries (another test's goroutine allocating meanwhile only adds
+// to them), with no collection while measured (one empties the frames' pools, and the
+// next frame's cells are made anew: the collector's cost, not the frame's).
+func frameCost(runs int, frame func()) (allocs, bytes, big float64) {
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	frame()
+	bytes, big = math.MaxFloat64, math.MaxFloat64
+	for range 5 {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		for range runs {
+			frame()
+		}
+		runtime.ReadMemStats(&after)
+		bytes = min(bytes, float64(after.TotalAlloc-before.TotalAlloc)/float64(runs))
+		n := uint64(0)
+		for i, c := range after.BySize {
+			if c.Size >= bigBlock {
+				n += c.Mallocs - before.BySize[i].Mallocs
+			}
+		}
+		// Blocks over the largest size class are counted with none: the bytes show them.
+		big = min(big, float64(n)/float64(runs))
+	}
+	return testing.AllocsPerRun(runs, frame), bytes, big
+}
+
+// bigBlock is the least size frameCost counts as a big block.
+const bigBlock = 4096
+
+// crowdLoop is a frame function for m over views, the view's count going on, as the
+// knight walks (its keys keep the calls seen).
+func crowdLoop(m *Model, views []world.View) func() {
+	i := 0
+	return func() {
+		v := views[i%len(views)]
+		v.Said = 1000 + uint64(i)
+		m.alert.lastKey = m.now()
+		crowdFrame(m, v)
+		i++
+	}
+}
+
+// A walking knight's frame in a crowd that stands still makes nothing: the view's new
+// line read for calls in place, the level's picture and the screen's cells from the
+// pools and back, the bytes written in the terminal's own buffer. Each was made anew
+// for every frame: the line lowered, the calls' slice, the pools' handles.
+func TestACrowdFrameMakesNothing(t *testing.T) {
+	if raceDetector {
+		t.Skip("the race detector's sync.Pool drops what it is given at random")
+	}
+	e := world.New(world.Config{Seed: 1977, Depth: 3})
+	views := crowdViews(t, e, "Bedivere", 8)
+	for i := range views {
+		views[i].Others = views[0].Others // the others stand; the knight walks and hears
+	}
+	m := crowdModel(t, views, 80, 24, io.Discard)
+	frame := crowdLoop(m, views)
+	for range views {
+		frame()
+	}
+	if allocs, bytes, _ := frameCost(64, frame); allocs != 0 {
+		t.Errorf("a frame in a crowd standing still makes %.1f allocations, %.0f bytes; want none", allocs, bytes)
+	}
 }
