@@ -214,3 +214,23 @@ func TestACrowdFrameMakesNothing(t *testing.T) {
 		t.Errorf("a frame in a crowd standing still makes %.1f allocations, %.0f bytes; want none", allocs, bytes)
 	}
 }
+
+// With the crowd walking too, a frame makes only the text of the lines under the view,
+// when the names in sight change.
+func TestACrowdWalkingFrameMakesOnlyTheLinesUnderTheView(t *testing.T) {
+	if raceDetector {
+		t.Skip("the race detector's sync.Pool drops what it is given at random")
+	}
+	e := world.New(world.Config{Seed: 1977, Depth: 3})
+	views := crowdViews(t, e, "Bedivere", crowdFrames)
+	m := crowdModel(t, views, 80, 24, io.Discard)
+	frame := crowdLoop(m, views)
+	for range views {
+		frame()
+	}
+	allocs, bytes, _ := frameCost(len(views), frame)
+	text := len(m.dun.under.wrapped)
+	if allocs > 1 || bytes > float64(text+text/4) {
+		t.Errorf("a frame in a walking crowd makes %.2f allocations, %.0f bytes; want 1 at most, and the lines' text (%d bytes)", allocs, bytes, text)
+	}
+}

@@ -128,6 +128,7 @@ type underMemo struct {
 	w, most                         int
 	here, others, watchers, effects []string // what the lines under the view were made from
 	lines                           []string
+	wrapped                         string   // the text lines are wrapped from
 	shown                           int      // how many of others the lines name
 	hereNow, othersNow              []string // the names of this frame, kept for the next one's
 	text                            []byte   // the buffer the texts tried are built in
@@ -323,10 +324,15 @@ func underLinesOf(v world.View, sight []world.Other, w, most int, memo *underMem
 	}
 	shown := underWrap(text, others, w, most, memo.shown)
 	// The lines go in the memo's own slice: a crowd walking by changes them on most
-	// frames, and they are read only until the next.
-	lines := wrapInto(memo.lineBuf[:0], string(text(shown)), w)
-	memo.lineBuf = lines
-	memo.w, memo.most, memo.lines, memo.shown = w, most, lines, shown
+	// frames, and they are read only until the next. The same text (others' order
+	// changed among those counted, not named) keeps the lines it was wrapped to.
+	if t := text(shown); memo.lines == nil || memo.w != w || bytesView(t) != memo.wrapped {
+		memo.wrapped = string(t)
+		memo.lines = wrapInto(memo.lineBuf[:0], memo.wrapped, w)
+		memo.lineBuf = memo.lines
+	}
+	lines := memo.lines
+	memo.w, memo.most, memo.shown = w, most, shown
 	memo.here, memo.others = append(memo.here[:0], here...), append(memo.others[:0], others...)
 	memo.watchers, memo.effects = append(memo.watchers[:0], v.Watchers...), append(memo.effects[:0], v.Self.Effects...)
 	return lines

@@ -74,6 +74,33 @@ func TestTheLinesUnderTheViewAreWrappedOnceForTheSameText(t *testing.T) {
 	}
 }
 
+// A crowd whose knights change places among those counted, not named, has the same
+// lines under the view: they are not made again (the text alone is built, in the memo's
+// buffer, and compared), as a crowd walking by past the names shown does on most frames.
+func TestTheSameLinesUnderACrowdAreNotMadeAgain(t *testing.T) {
+	v := crowdedView(t)
+	v.Self.Effects, v.Watchers = nil, nil
+	for i := range 40 {
+		v.Others = append(v.Others, world.Other{Name: fmt.Sprintf("Knight %d the Tall", i), Pos: world.Pos{X: 10, Y: 1}})
+	}
+	var memo underMemo
+	first := slices.Clone(underLines(v, 80, 4, &memo))
+	if !strings.Contains(strings.Join(first, " "), "more (w lists everyone)") {
+		t.Fatalf("the crowd is named whole: %q", first)
+	}
+	// The last two knights (counted, not named) swap places, over and over.
+	n := len(v.Others)
+	swap := func() {
+		v.Others[n-1], v.Others[n-2] = v.Others[n-2], v.Others[n-1]
+		if got := underLines(v, 80, 4, &memo); !slices.Equal(got, first) {
+			t.Fatalf("the lines changed: %q, were %q", got, first)
+		}
+	}
+	if allocs := testing.AllocsPerRun(20, swap); allocs != 0 {
+		t.Errorf("the same lines under the view for a crowd in another order make %.1f allocations, want none", allocs)
+	}
+}
+
 // The status line and the newest messages are wrapped once for the same text at the same
 // size, and again when anything they show changes.
 func TestStatusAndMessagesAreWrappedOnceForTheSameText(t *testing.T) {
