@@ -307,7 +307,7 @@ type Model struct {
 	fame      fameScreen    // the hall of fame and the boards (boards.go)
 	sheet     pager         // the character sheet's deeds (sheet.go)
 	log       pager         // the message log, which follows the newest lines (chat.go)
-	console   console       // the admin console over the dungeon screen
+	console   *console      // the admin console over the dungeon screen, made when first opened (console.go)
 	chat      chatLine      // the chat line over the dungeon screen
 	who       whoList       // the who-list (watch.go)
 	watch     watching      // the player this session watches, if any
@@ -325,7 +325,7 @@ func New(ctx context.Context, p Params) *Model {
 		p.Rand = rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
 	}
 	m := &Model{ctx: ctx, p: p, width: p.Width, height: p.Height,
-		rolled: rollState{name: lineInput{limit: world.MaxNameLen}}, views: NewViewSlot(), arm: make(chan struct{}, 1), console: newConsole(),
+		rolled: rollState{name: lineInput{limit: world.MaxNameLen}}, views: NewViewSlot(), arm: make(chan struct{}, 1),
 		chat: newChatLine(), optScreen: optionsScreen{mute: lineInput{prompt: "Mute or unmute: ", limit: world.MaxNameLen}},
 		help: helpScreen{pager: pager{keys: letterKeys}}, log: pager{keys: letterKeys, tail: true, follow: true},
 		bt: battle{stats: pager{keys: lineKeys}}, pl: plainState{line: lineInput{prompt: plainPrompt, limit: plainInputLimit}},
@@ -550,7 +550,9 @@ func (m *Model) gotWho(msg whoMsg) {
 
 // gotConsoleResult shows a console command's result; in screen-reader mode it is said.
 func (m *Model) gotConsoleResult(msg consoleResultMsg) {
-	m.console.showResult(msg)
+	if m.console != nil {
+		m.console.showResult(msg)
+	}
 	if m.pl.active {
 		m.sayConsole(msg)
 	}

@@ -404,7 +404,7 @@ func TestOnlyTheKnightIsToldToWalkOnFromItsLastFight(t *testing.T) {
 	if s := m.Text(); !strings.Contains(s, "Walk on to close this.") {
 		t.Fatalf("the knight's last fight:\n%s", s)
 	}
-	m.screen, m.watch = screenWatch, watching{view: v, have: true}
+	m.screen, m.watch = screenWatch, watching{seen: new(v)}
 	if s := m.Text(); !strings.Contains(s, "LAST FIGHT") || strings.Contains(s, "Walk on") {
 		t.Fatalf("a spectator's last fight:\n%s", s)
 	}

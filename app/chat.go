@@ -556,7 +556,7 @@ const chatLineHelp = "Enter sends, Esc or Backspace cancels. /me, /shout, /w NAM
 // drawChat draws the open chat line in place of the last message, with what it takes on
 // the rows above, or the note of the last line sent.
 func (m *Model) drawChat(c *canvas) {
-	if m.screen != screenPlay || m.console.open {
+	if m.screen != screenPlay || m.consoleOpen() {
 		return
 	}
 	ch := &m.chat

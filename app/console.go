@@ -61,14 +61,21 @@ type consoleResultMsg struct {
 	ok     bool
 }
 
-func newConsole() console {
-	return console{input: lineInput{prompt: ": ", limit: consoleInputLimit}}
+func newConsole() *console {
+	return &console{input: lineInput{prompt: ": ", limit: consoleInputLimit}}
 }
+
+// consoleOpen reports whether the console is open. A session has none until ':' is first
+// pressed in it: most knights are no admins, and it is 0.3 KB a session.
+func (m *Model) consoleOpen() bool { return m.console != nil && m.console.open }
 
 // openConsole opens the console (':' on the dungeon screen), or tells a player who is not
 // an admin that it is not theirs.
 func (m *Model) openConsole() tea.Cmd {
-	cs := &m.console
+	if m.console == nil {
+		m.console = newConsole()
+	}
+	cs := m.console
 	if m.p.Admin == nil {
 		cs.note = consoleForAdmins
 		return nil
@@ -81,7 +88,10 @@ func (m *Model) openConsole() tea.Cmd {
 // consoleKey handles a key for the console: while it is open every key is its own.
 // handled is false for keys the game should have.
 func (m *Model) consoleKey(k tea.KeyPressMsg) (cmd tea.Cmd, handled bool) {
-	cs := &m.console
+	cs := m.console
+	if cs == nil {
+		return nil, false
+	}
 	s := k.String()
 	if !cs.open {
 		cs.note = "" // a note shows until the next key
@@ -162,7 +172,7 @@ func (m *Model) consoleRows() int { return max(3, (m.height-2)/2) }
 // number of rows shown. Following, it shows the last command's output from its start
 // when it is longer than the panel (a pager's habit), else the newest lines.
 func (m *Model) consoleWindow(w int) (lines []consoleOut, top, rows int) {
-	cs := &m.console
+	cs := m.console // open
 	if !cs.wrapOK || cs.wrappedW != w {
 		cs.wrapped, cs.at = cs.wrapped[:0], cs.at[:0]
 		for _, o := range cs.out {
@@ -194,7 +204,10 @@ func (m *Model) drawConsole(c *canvas) {
 	if m.screen != screenPlay {
 		return
 	}
-	cs := &m.console
+	cs := m.console
+	if cs == nil {
+		return
+	}
 	inputRow := m.dun.lay.msgRow() // the last message row, just above the status line
 	blank := strings.Repeat(" ", c.w)
 	if !cs.open {

@@ -28,14 +28,17 @@ type dungeonScreen struct {
 	mapMemo   mapMemo
 	mapCanvas canvas
 	marks     []squareMark
-	lp        levelPainter  // the level's painter, kept from frame to frame (painter)
+	shadows   []squareMark  // the painter's shadows, kept from frame to frame (painter)
 	sight     []world.Other // the knights in sight of the frame drawn last
 }
 
 // shown is the view the dungeon screen draws: the watched player's while watching.
 func (m *Model) shown() world.View {
 	if m.screen == screenWatch {
-		return m.watch.view
+		if m.watch.seen == nil {
+			return world.View{}
+		}
+		return *m.watch.seen
 	}
 	return m.view
 }
@@ -466,7 +469,8 @@ func (m *Model) drawPlay(c *canvas) {
 		sub.cells = *cells
 		sub.sized(mapW, mapH) // paint draws every cell
 		// What the knight sees now is bright; what it remembers of the level is faint.
-		lp := m.painter(v.Known, true, sight)
+		var lp levelPainter
+		m.painter(&lp, v.Known, true, sight)
 		lp.bright, lp.dim, lp.memo, lp.follow = v.Visible, true, &m.dun.mapMemo, true
 		lp.paint(sub, s.Pos)
 		c.blit(sub, 0, mapTop)
@@ -596,12 +600,11 @@ func drawOutside(c *canvas, top, h int) {
 
 // painter draws the level of the current view showing the squares in set; with others
 // set it also draws the knights in sight (sight, v.InSight()), the monsters in sight and
-// the shadows the knight's light shows.
-func (m *Model) painter(set []byte, others bool, sight []world.Other) *levelPainter {
+// the shadows the knight's light shows. It sets up lp, the caller's for the frame.
+func (m *Model) painter(lp *levelPainter, set []byte, others bool, sight []world.Other) {
 	v := m.shown()
-	// The painter and its slices are the model's, made again each frame in place.
-	lp := &m.dun.lp
-	*lp = levelPainter{l: v.Level, shown: set, found: v.FoundDoors, light: v.Self.Light, shadows: lp.shadows[:0]}
+	// The painter's slices are the model's, made again each frame in place.
+	*lp = levelPainter{l: v.Level, shown: set, found: v.FoundDoors, light: v.Self.Light, shadows: m.dun.shadows[:0]}
 	marks := m.dun.marks[:0]
 	if others {
 		for _, o := range sight {
@@ -628,8 +631,7 @@ func (m *Model) painter(set []byte, others bool, sight []world.Other) *levelPain
 			lp.shadows = append(lp.shadows, squareMark{sh.Pos, mark{g, clsDim}})
 		}
 	}
-	m.dun.marks = marks[:0] // the next frame's marks reuse the array
-	return lp
+	m.dun.marks, m.dun.shadows = marks[:0], lp.shadows[:0] // the next frame's reuse the arrays
 }
 
 // drawDungeon draws the dungeon (or surface) screen and what goes over it: the party

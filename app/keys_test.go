@@ -76,7 +76,7 @@ func TestAPhoneKeyboardIsEnough(t *testing.T) {
 	}
 	m.p.Admin = func(string) (string, bool) { return "", true }
 	keys(m, ":", "backspace")
-	if m.console.open {
+	if m.consoleOpen() {
 		t.Error("Backspace on an empty console line does not close it")
 	}
 	// Backspace and q close every screen: TestQAndBackspaceCloseEveryScreen.
@@ -148,7 +148,7 @@ func longScreens(t *testing.T, w, h int) map[screen]func() *Model {
 		screenWho:     over(crowded, func(m *Model) { m.screen, m.who = screenWho, whoList{entries: who} }),
 		screenOptions: over(crowded, func(m *Model) { keys(m, "o") }),
 		screenWatch: over(crowded, func(m *Model) {
-			m.screen, m.watch = screenWatch, watching{view: crowdedView(t), have: true}
+			m.screen, m.watch = screenWatch, watching{seen: new(crowdedView(t))}
 		}),
 		screenStats:  over(sixOnSix(t, false), func(m *Model) { keys(m, "x") }),
 		screenParty:  over(sixKnights(crowded), func(m *Model) { keys(m, "P") }),

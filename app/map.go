@@ -25,7 +25,8 @@ func (m *Model) drawMap(c *canvas) {
 		m.mapScr = mapScreens.Get().(*mapScreen)
 	}
 	sub := m.mapScr.page.blank(c.w, c.h-1)
-	lp := m.painter(v.Known, false, nil)
+	var lp levelPainter
+	m.painter(&lp, v.Known, false, nil)
 	lp.memo = &m.mapScr.memo // the map shows no one else: others' steps change nothing on it
 	lp.paint(sub, m.mapPan.centre(v))
 	c.blit(sub, 0, 1)

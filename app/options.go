@@ -98,7 +98,10 @@ func (m *Model) setPlain(on bool) {
 	if m.p.PlainChanged != nil {
 		m.p.PlainChanged(on)
 	}
-	m.chat.open, m.console.open, m.optScreen.muting = false, false, false
+	m.chat.open, m.optScreen.muting = false, false
+	if m.console != nil {
+		m.console.open = false
+	}
 	if !on {
 		return
 	}

@@ -34,9 +34,10 @@ type watching struct {
 	box    *ViewSlot
 	ctx    context.Context // ends when the watch does, so its waiting command returns
 	cancel context.CancelFunc
-	view   world.View
-	have   bool
-	only   bool // a spectator's session: no knight of its own
+	// seen is the watched player's newest view, nil until the first comes: made once a
+	// watch, so that a session that watches no one keeps no second view (0.8 KB).
+	seen *world.View
+	only bool // a spectator's session: no knight of its own
 	// replay is set for a replay's session (replay.go): its views come from it.
 	replay ReplayControl
 	// cast is a replay drawn into a file (Headless): no one presses its keys, so the
@@ -164,8 +165,14 @@ func (m *Model) watchedView(msg watchViewMsg) tea.Cmd {
 		m.stopWatching(v.Ended)
 		return nil
 	}
-	prev, had := m.watch.view, m.watch.have
-	m.watch.view, m.watch.have = v, true
+	var prev world.View
+	had := m.watch.seen != nil
+	if had {
+		prev = *m.watch.seen
+	} else {
+		m.watch.seen = new(world.View)
+	}
+	*m.watch.seen = v
 	if m.pl.active {
 		m.narrate(prev, v, !had)
 		m.tellReplayEnd()
@@ -368,7 +375,7 @@ func (m *Model) drawWatch(c *canvas) {
 	case m.watch.replay != nil:
 		name = m.watch.replay.Name()
 	}
-	if !m.watch.have {
+	if m.watch.seen == nil {
 		c.paragraph(2, 2, c.w-4, fmt.Sprintf("Waiting for %s's screen...", name), clsText)
 		return
 	}

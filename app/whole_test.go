@@ -685,7 +685,7 @@ func TestEveryScreenIsWholeAtEverySize(t *testing.T) {
 		{name: "chat line", open: func(m *Model) { keys(m, "enter", "hello there") }, knight: true, key: "esc",
 			after: func(m *Model) bool { return !m.chat.open }},
 		{name: "console", open: func(m *Model) { m.p.Admin = func(string) (string, bool) { return "", true }; keys(m, ":") }, knight: true, key: "esc",
-			after: func(m *Model) bool { return !m.console.open }},
+			after: func(m *Model) bool { return !m.consoleOpen() }},
 		{name: "ESP", open: func(m *Model) { m.screen = screenESP }, knight: true, key: "up", after: func(m *Model) bool { return m.screen == screenPlay }},
 		{name: "quit", open: func(m *Model) { keys(m, "q") }, knight: true, key: "n", after: func(m *Model) bool { return m.screen == screenPlay }},
 		{name: "retire", view: func(*testing.T) world.View { return surfaceView(world.Pos{X: 3, Y: 2}) }, open: func(m *Model) { keys(m, "R") },
@@ -707,7 +707,7 @@ func TestEveryScreenIsWholeAtEverySize(t *testing.T) {
 			m.screen, m.ended = screenEnded, strings.Repeat("An admin has removed you from the dungeon. ", 4)
 		}, key: "x", after: func(m *Model) bool { return m.screen == screenEnded }},
 		{name: "watch", open: func(m *Model) {
-			m.screen, m.watch = screenWatch, watching{view: crowdedView(t), have: true}
+			m.screen, m.watch = screenWatch, watching{seen: new(crowdedView(t))}
 		}, key: "q", after: func(m *Model) bool { return m.screen != screenWatch }},
 	}
 	seen := map[screen]bool{}

@@ -197,7 +197,10 @@ func (m *Model) promptAt() plainWhen {
 func (m *Model) plainCall(line string, at plainWhen) plainCall {
 	c := plainCall{line: line, at: at, v: m.view, have: m.haveView}
 	if at == atWatch {
-		c.v, c.have = m.watch.view, m.watch.have
+		c.v, c.have = world.View{}, m.watch.seen != nil
+		if c.have {
+			c.v = *m.watch.seen
+		}
 	}
 	if f := strings.Fields(line); len(f) > 0 {
 		c.word, c.args = strings.ToLower(f[0]), f[1:]

@@ -126,7 +126,7 @@ func TestWatchingTakesTheReadingWords(t *testing.T) {
 	m.pl.active = true
 	watched := v
 	watched.Self.Name, watched.Self.Depth = "Gawain", 3
-	m.screen, m.watch = screenWatch, watching{view: watched, have: true}
+	m.screen, m.watch = screenWatch, watching{seen: new(watched)}
 	said := func(line string) string {
 		before := len(m.pl.transcript)
 		m.plainLine(line)
@@ -157,7 +157,7 @@ func TestWatchingTakesTheReadingWords(t *testing.T) {
 	if s := said("stop"); !strings.Contains(s, "You stop watching.") || m.screen != screenPlay {
 		t.Errorf("stop: screen %v, %q", m.screen, s)
 	}
-	m.screen, m.watch = screenWatch, watching{view: watched, have: true, only: true}
+	m.screen, m.watch = screenWatch, watching{seen: new(watched), only: true}
 	if cmd := m.plainLine("quit"); cmd == nil || cmd() != tea.Quit() {
 		t.Error("quit does not end a spectator's session")
 	}
