@@ -30,6 +30,20 @@ type dungeonScreen struct {
 	marks     []squareMark
 	shadows   []squareMark  // the painter's shadows, kept from frame to frame (painter)
 	sight     []world.Other // the knights in sight of the frame drawn last
+	// panel is the battle panel as the frame being drawn laid it out last: the layout
+	// asks for it, then the drawing, at the same size (fightPanelOnce); panels counts
+	// the panels laid out (tests count them).
+	panel  panelMemo
+	panels int
+}
+
+// panelMemo is a battle panel laid out, at a size, for one frame.
+type panelMemo struct {
+	ok    bool
+	w, h  int
+	title string
+	lines []panelLine
+	shown []string
 }
 
 // shown is the view the dungeon screen draws: the watched player's while watching.
@@ -439,12 +453,14 @@ func (m *Model) drawPlay(c *canvas) {
 	if extra == "" && m.dun.doorMode {
 		extra = "Open a door: which direction?"
 	}
+	m.dun.panel = panelMemo{} // the battle panel is laid out afresh each frame
+	defer func() { m.dun.panel = panelMemo{} }()
 	// Once a frame, into a slice kept from frame to frame: the painter and the lines under
 	// the view both need it, and a crowd is dozens of knights.
 	m.dun.sight = v.AppendInSight(m.dun.sight[:0])
 	sight := m.dun.sight
 	l := layoutPlay(v, sight, c.w, c.h, extra, m.statusMark(), &m.dun.under, func(h int) []string {
-		_, _, shown := m.fightPanel(v, fightPanelWidth(c.w), h)
+		_, _, shown := m.fightPanelOnce(v, fightPanelWidth(c.w), h)
 		return shown
 	})
 	m.dun.lay = l

@@ -23,12 +23,26 @@ func fightPanelWidth(w int) int { return min(46, w/2) }
 // come first; the log shows the newest entries that fit whole.
 func (m *Model) drawFight(c *canvas, top, h int) {
 	w := fightPanelWidth(c.w)
-	title, lines, _ := m.fightPanel(m.shown(), w, h)
+	title, lines, _ := m.fightPanelOnce(m.shown(), w, h)
 	x := c.w - w
 	box(c, x, top, w, h, title)
 	for i, l := range lines {
 		c.text(x+2, top+1+i, l.text, l.cls)
 	}
+}
+
+// fightPanelOnce is fightPanel laid out once a frame at a size: a frame asks for the
+// panel as it shares out its rows and again as it draws it, and laying out a battle is
+// about a hundred allocations. It is asked only while drawPlay draws, which forgets the
+// panel before and after.
+func (m *Model) fightPanelOnce(v world.View, w, h int) (title string, lines []panelLine, shownLog []string) {
+	p := &m.dun.panel
+	if !p.ok || p.w != w || p.h != h {
+		title, lines, shownLog = m.fightPanel(v, w, h)
+		m.dun.panels++
+		*p = panelMemo{ok: true, w: w, h: h, title: title, lines: lines, shown: shownLog}
+	}
+	return p.title, p.lines, p.shown
 }
 
 // fightPanel is what the battle panel w columns wide and h rows high shows of v: its
