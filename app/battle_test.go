@@ -426,3 +426,45 @@ func TestABattleFrameLaysOutItsPanelOnce(t *testing.T) {
 		}
 	}
 }
+
+// The battle box's title is the widest of its four forms that fits the room, the last
+// when none does, made one at a time (it is drawn every frame of a battle).
+func TestFightTitleIsTheWidestFormThatFits(t *testing.T) {
+	for _, surface := range []bool{false, true} {
+		kind := "FIGHT"
+		if surface {
+			kind = "BATTLE"
+		}
+		for _, round := range []int{0, 1, 9, 10, 123} {
+			r := max(1, round)
+			forms := []string{fmt.Sprintf(" %s, ROUND %d ", kind, r), fmt.Sprintf(" %s ROUND %d ", kind, r),
+				fmt.Sprintf(" %s, RND %d ", kind, r), fmt.Sprintf(" %s %d ", kind, r)}
+			for room := range 30 {
+				if got, want := fightTitle(&world.FightView{Round: round, Surface: surface}, room), fit(room, forms...); got != want {
+					t.Errorf("fightTitle(round %d, surface %v, room %d) = %q, want %q", round, surface, room, got, want)
+				}
+			}
+		}
+	}
+	f := &world.FightView{Round: 3}
+	if allocs := testing.AllocsPerRun(20, func() { benchTextSink = fightTitle(f, 40) }); allocs > 1 {
+		t.Errorf("a battle's title makes %.0f allocations, want 1 at most", allocs)
+	}
+}
+
+// Beside the battle panel the messages leave out the fight's own lines, with one slice
+// made for what is left (a set of the log's lines was made for every layout, two or
+// three a frame).
+func TestMessagesBesideTheBattleLeaveOutItsLog(t *testing.T) {
+	log := []string{"You hit the troll.", "The troll misses you.", "You hit the troll."}
+	msgs := []string{"A troll guards this room!", "Gawain says: at last", "You hit the troll.", "Lis arrives.", "The troll misses you.", "You hit the troll."}
+	if got, want := withoutLines(msgs, log, 3), []string{"A troll guards this room!", "Gawain says: at last", "Lis arrives."}; !slices.Equal(got, want) {
+		t.Errorf("withoutLines = %q, want %q", got, want)
+	}
+	if got := withoutLines(msgs, log, 1); !slices.Equal(got, []string{"Lis arrives."}) {
+		t.Errorf("the newest message not in the log is %q", got)
+	}
+	if allocs := testing.AllocsPerRun(20, func() { _ = withoutLines(msgs, log, 3) }); allocs > 1 {
+		t.Errorf("leaving out a battle's lines makes %.0f allocations, want 1", allocs)
+	}
+}

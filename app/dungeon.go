@@ -516,13 +516,10 @@ func (m *Model) drawPlay(c *canvas) {
 // writes a battle's lines to the message log too, and beside the battle panel that shows
 // them they would only push out the rest.
 func withoutLines(msgs, log []string, n int) []string {
-	shown := make(map[string]bool, len(log))
-	for _, l := range log {
-		shown[l] = true
-	}
-	var out []string
+	out := make([]string, 0, n)
 	for i := len(msgs) - 1; i >= 0 && len(out) < n; i-- {
-		if !shown[msgs[i]] {
+		// A fight's log is a few lines: looked through, not made a set each layout.
+		if !slices.Contains(log, msgs[i]) {
 			out = append(out, msgs[i])
 		}
 	}

@@ -127,12 +127,19 @@ func (m *Model) fightPanel(v world.View, w, h int) (title string, lines []panelL
 // battle on the surface, and its round, said shorter in a phone's narrow box rather than
 // left out.
 func fightTitle(f *world.FightView, room int) string {
-	kind, round := "FIGHT", max(1, f.Round)
+	kind, round := "FIGHT", strconv.Itoa(max(1, f.Round))
 	if f.Surface {
 		kind = "BATTLE"
 	}
-	return fit(room, fmt.Sprintf(" %s, ROUND %d ", kind, round), fmt.Sprintf(" %s ROUND %d ", kind, round),
-		fmt.Sprintf(" %s, RND %d ", kind, round), fmt.Sprintf(" %s %d ", kind, round))
+	// The widest form that fits, as fit would choose among the four, each made only when
+	// the one before does not fit: the title is drawn on every frame of a battle. They
+	// are ASCII, a column a byte.
+	for _, between := range [...]string{", ROUND ", " ROUND ", ", RND "} {
+		if 1+len(kind)+len(between)+len(round)+1 <= room {
+			return " " + kind + between + round + " "
+		}
+	}
+	return " " + kind + " " + round + " "
 }
 
 // panelLine is one line of a panel, with its look.
