@@ -29,7 +29,7 @@ const crowdSize = 24
 func crowdLog(n int, self string) []string {
 	log := make([]string, n)
 	for i := range log {
-		name := crowdName(i)
+		name := crowdName(i % crowdSize)
 		switch i % 8 {
 		case 0:
 			log[i] = name + " says: " + self + ", over here, the stairs are east"
@@ -55,14 +55,20 @@ func crowdLog(n int, self string) []string {
 // crowdName is the name of the crowd's knight i.
 func crowdName(i int) string {
 	names := [...]string{"Gawain", "Percival", "Lancelot", "Tristan", "Galahad", "Gareth", "Lamorak", "Bors", "Ywain", "Dagonet", "Ector", "Pelleas"}
-	return fmt.Sprintf("%s %d", names[i%len(names)], i%crowdSize)
+	return fmt.Sprintf("%s %d", names[i%len(names)], i)
 }
 
 // crowdViews are frames views of a knight named self in the largest room of level 1 of
-// e, crowdSize others around it (several to a square in a small room): in each the others step, a line is said (the log is
-// the newest 200 lines, one more each view), and every other one the knight itself
-// steps east or back west.
+// e, crowdSize others around it (several to a square in a small room): in each the
+// others step, a line is said (the log is the newest 200 lines, one more each view), and
+// every other one the knight itself steps east or back west.
 func crowdViews(tb testing.TB, e *world.Engine, self string, frames int) []world.View {
+	tb.Helper()
+	return crowdViewsOf(tb, e, self, frames, crowdSize)
+}
+
+// crowdViewsOf is crowdViews with n others.
+func crowdViewsOf(tb testing.TB, e *world.Engine, self string, frames, n int) []world.View {
 	tb.Helper()
 	l := e.Level(1)
 	room := largestRoom(l)
@@ -81,7 +87,7 @@ func crowdViews(tb testing.TB, e *world.Engine, self string, frames int) []world
 	here := room[len(room)/2]
 	views := make([]world.View, frames)
 	for f := range views {
-		others := make([]world.Other, crowdSize)
+		others := make([]world.Other, n)
 		for i := range others {
 			others[i] = world.Other{Name: crowdName(i), Pos: room[(i+f)%len(room)]}
 		}

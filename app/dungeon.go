@@ -147,7 +147,6 @@ type underMemo struct {
 	lines                           []string
 	wrapped                         string   // the text lines are wrapped from
 	shown                           int      // how many of others the lines name
-	hereNow, othersNow              []string // the names of this frame, kept for the next one's
 	text                            []byte   // the buffer the texts tried are built in
 	lineBuf                         []string // the slice lines are kept in
 
@@ -283,10 +282,13 @@ func underLines(v world.View, w, most int, memo *underMemo) []string {
 
 // underLinesOf is underLines with the knights in sight, v.InSight(), given.
 func underLinesOf(v world.View, sight []world.Other, w, most int, memo *underMemo) []string {
+	if memo != nil && memo.w == w && memo.most == most && memo.sameSight(sight, v.Self.Pos) &&
+		slices.Equal(memo.watchers, v.Watchers) && slices.Equal(memo.effects, v.Self.Effects) {
+		return memo.lines
+	}
 	var here, others []string
-	if memo != nil { // the names go into slices kept from frame to frame
-		here, others = memo.hereNow[:0], memo.othersNow[:0]
-		defer func() { memo.hereNow, memo.othersNow = here[:0], others[:0] }()
+	if memo != nil { // the names go into the memo's own slices, kept from frame to frame
+		here, others = memo.here[:0], memo.others[:0]
 	}
 	for _, o := range sight {
 		if o.Pos == v.Self.Pos {
@@ -294,6 +296,9 @@ func underLinesOf(v world.View, sight []world.Other, w, most int, memo *underMem
 		} else {
 			others = append(others, o.Name)
 		}
+	}
+	if memo != nil {
+		memo.here, memo.others = here, others
 	}
 	// The text naming the first shown of others, built in one buffer: the search below
 	// tries several counts a frame.
@@ -331,10 +336,6 @@ func underLinesOf(v world.View, sight []world.Other, w, most int, memo *underMem
 		buf = b
 		return b
 	}
-	if memo != nil && memo.w == w && memo.most == most && slices.Equal(memo.here, here) && slices.Equal(memo.others, others) &&
-		slices.Equal(memo.watchers, v.Watchers) && slices.Equal(memo.effects, v.Self.Effects) {
-		return memo.lines
-	}
 	if memo == nil {
 		shown := underWrap(text, others, w, most, 0)
 		return wrap(string(text(shown)), w)
@@ -350,9 +351,29 @@ func underLinesOf(v world.View, sight []world.Other, w, most int, memo *underMem
 	}
 	lines := memo.lines
 	memo.w, memo.most, memo.shown = w, most, shown
-	memo.here, memo.others = append(memo.here[:0], here...), append(memo.others[:0], others...)
 	memo.watchers, memo.effects = append(memo.watchers[:0], v.Watchers...), append(memo.effects[:0], v.Self.Effects...)
 	return lines
+}
+
+// sameSight reports whether the knights of sight are those the lines were made from, in
+// the same order, on the square at and off it: read in place, not gathered into lists
+// of names each frame to be compared.
+func (mm *underMemo) sameSight(sight []world.Other, at world.Pos) bool {
+	h, o := 0, 0
+	for _, k := range sight {
+		if k.Pos == at {
+			if h == len(mm.here) || mm.here[h] != k.Name {
+				return false
+			}
+			h++
+		} else {
+			if o == len(mm.others) || mm.others[o] != k.Name {
+				return false
+			}
+			o++
+		}
+	}
+	return h == len(mm.here) && o == len(mm.others)
 }
 
 // appendNamed appends "label a, b. " for names, and nothing for none.

@@ -146,3 +146,32 @@ func BenchmarkRenderFrame80x24(b *testing.B) { benchRender(b, 80, 24) }
 
 // BenchmarkRenderFrame160x50 draws the dungeon screen on a large terminal.
 func BenchmarkRenderFrame160x50(b *testing.B) { benchRender(b, 160, 50) }
+
+// BenchmarkMapMemo measures the dungeon's map drawn from the level picture kept from the
+// frame before (a frame of others' steps: the knight's square, sight and memory the
+// same), and drawn afresh and kept (a frame of the knight's own step), at 80×17.
+func BenchmarkMapMemo(b *testing.B) {
+	e := world.New(world.Config{Seed: 1977, Depth: 3})
+	l := e.Level(1)
+	room := largestRoom(l)
+	all := allSquares(l)
+	var memo mapMemo
+	lp := levelPainter{l: l, shown: all, bright: all, dim: true, follow: true, memo: &memo}
+	var c canvas
+	c.blank(80, 17)
+	lp.paint(&c, room[0])
+	b.Run("reused", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			lp.paint(&c, room[0])
+		}
+	})
+	b.Run("kept", func(b *testing.B) {
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			i++
+			lp.paint(&c, room[i%len(room)])
+		}
+	})
+}
