@@ -588,12 +588,13 @@ func appendMessageLines(out []panelLine, msgs []string, w, rows, most int) []pan
 
 // statusFields are the parts of the status line, in order.
 func statusFields(s world.Self) []string {
-	where := fmt.Sprintf("Depth %d", s.Depth)
-	if s.Depth == 0 {
-		where = "Outside"
+	where := "Outside"
+	if s.Depth != 0 {
+		where = "Depth " + strconv.Itoa(s.Depth)
 	}
-	fields := []string{s.Name, fmt.Sprintf("Level %d", s.Level), fmt.Sprintf("Hits %d/%d", s.Hits, s.MaxHits),
-		fmt.Sprintf("Spells %d", s.SpellUnits), fmt.Sprintf("Exp %d", s.Experience), where}
+	itoa := strconv.Itoa // the fields are made whenever one changes: no fmt
+	fields := []string{s.Name, "Level " + itoa(s.Level), "Hits " + itoa(s.Hits) + "/" + itoa(s.MaxHits),
+		"Spells " + itoa(s.SpellUnits), "Exp " + itoa(s.Experience), where}
 	if f := s.Feature.String(); f != "" {
 		fields = append(fields, "On the "+f)
 	}
@@ -601,7 +602,7 @@ func statusFields(s world.Self) []string {
 		fields = append(fields, english.Capital(strings.Join(s.Status, ", ")))
 	}
 	if s.Unread > 0 {
-		fields = append(fields, fmt.Sprintf("%s (e)", english.Count(s.Unread, "letter", "letters")))
+		fields = append(fields, english.Count(s.Unread, "letter", "letters")+" (e)")
 	}
 	if s.Away {
 		fields = append(fields, "Away")

@@ -227,3 +227,22 @@ func TestTheLinesUnderTheViewNameAllThatFit(t *testing.T) {
 		}
 	}
 }
+
+// The status line made again (a number on it changed) makes its fields and its line, and
+// nothing for each field joined to the line (14 allocations and 448 bytes before, 9 and
+// 248 now).
+func TestAStatusLineMadeAgainMakesLittle(t *testing.T) {
+	s := world.Self{Name: "Bedivere", Level: 3, Hits: 12, MaxHits: 15, SpellUnits: 8, Experience: 1234, Depth: 2}
+	var memo underMemo
+	i := 0
+	change := func() {
+		s.Hits = 10 + i%5
+		i++
+		if got := memo.statusLines(s, "", 80); len(got) != 1 || !strings.HasPrefix(got[0], "Bedivere │ Level 3 │ Hits 1") {
+			t.Fatalf("the status line is %q", got)
+		}
+	}
+	if allocs := testing.AllocsPerRun(20, change); allocs > 9 {
+		t.Errorf("a status line made again makes %.0f allocations, want 9 at most", allocs)
+	}
+}

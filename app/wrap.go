@@ -276,25 +276,54 @@ func rightAlign(left, right string, w int) []string {
 // one (an item wider than a line is wrapped on lines of its own).
 func pack(items []string, w int) []string { return packSep(items, w, "  ") }
 
-// packSep is pack with sep between the items on a line.
+// packSep is pack with sep (not empty) between the items on a line.
 func packSep(items []string, w int, sep string) []string {
 	var out []string
-	cur := ""
-	for _, it := range items {
-		switch {
-		case cur == "":
-		case textWidth(cur)+textWidth(sep)+textWidth(it) <= w:
-			cur += sep + it
-			continue
-		default:
-			out = append(out, cur)
+	// The line being packed is head (an item, or the last line of one wrapped) and after
+	// it items[from:to], each after sep, width columns in all: it is made into one string
+	// once it is done, not a string more for each item (the status line's seven fields,
+	// the battle's keys on every frame of a battle).
+	head, width, from, to := "", 0, 0, 0
+	sepW := textWidth(sep)
+	done := func() {
+		if from == to {
+			out = append(out, head)
+			return
 		}
-		lines := wrap(it, w)
-		out = append(out, lines[:len(lines)-1]...)
-		cur = lines[len(lines)-1]
+		n := len(head) + (to-from)*len(sep)
+		for _, it := range items[from:to] {
+			n += len(it)
+		}
+		var b strings.Builder
+		b.Grow(n)
+		b.WriteString(head)
+		for _, it := range items[from:to] {
+			b.WriteString(sep)
+			b.WriteString(it)
+		}
+		out = append(out, b.String())
 	}
-	if cur != "" {
-		out = append(out, cur)
+	for i, it := range items {
+		itW := textWidth(it)
+		if head != "" || from < to {
+			if width+sepW+itW <= w { // items[from:i] are on the line: it joins them
+				to, width = i+1, width+sepW+itW
+				continue
+			}
+			done()
+		}
+		// An item that starts a line is wrapped, its lines but the last lines of their own.
+		last, some := "", false
+		wrapEach(it, w, 0, -1, func(_, text string) {
+			if some {
+				out = append(out, last)
+			}
+			last, some = text, true
+		})
+		head, width, from, to = last, textWidth(last), i+1, i+1
+	}
+	if head != "" || from < to {
+		done()
 	}
 	return out
 }
