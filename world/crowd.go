@@ -106,10 +106,10 @@ type occupancy struct {
 	valid bool
 	head  [][]int32
 	next  []int32
-	// who is each knight of e.order as a view names it, side by side in memory: a crowd
+	// who is each knight of e.order as a crowd holds it, side by side in memory: a crowd
 	// reads dozens of them, and reaching into each knight's record cost a cache miss
 	// apiece.
-	who []Other
+	who []crowdKnight
 	// crowds are the levels' crowds made since the index was built (nil: not yet).
 	crowds []*Crowd
 }
@@ -149,7 +149,7 @@ func (e *Engine) occupants() *occupancy {
 	o.next, o.who = o.next[:0], o.who[:0]
 	for _, p := range e.order {
 		o.next = append(o.next, -1)
-		o.who = append(o.who, Other{p.rec.Name, p.rec.Pos()})
+		o.who = append(o.who, crowdKnight{p.rec.Name, p.seq})
 	}
 	for i := len(e.order) - 1; i >= 0; i-- {
 		p := e.order[i]
@@ -175,7 +175,12 @@ func (e *Engine) occupants() *occupancy {
 // a knight moves shares it: the engine's work for the knights in sight is one list a
 // level, and each session picks out the ones its knight sees (View.InSight). Nothing
 // changes a crowd once made.
+//
+// A level's crowd is made anew each turn a knight of it moves, so it is kept small: a
+// knight is its name and join order, its square said once for all who stand there, and
+// the squares and their starts are one array.
 type Crowd struct {
+	w       int // the level's width: square s is (s%w, s/w)
 	knights []crowdKnight
 	// squares are the squares knights stand on, in order, and starts[i] the index in
 	// knights of the first on squares[i] (with len(knights) after the last): a view looks
@@ -183,10 +188,10 @@ type Crowd struct {
 	squares, starts []int32
 }
 
-// crowdKnight is one knight of a crowd: as views name it, and its join order.
+// crowdKnight is one knight of a crowd: its name, as views name it, and its join order.
 type crowdKnight struct {
-	Other
-	seq uint64
+	name string
+	seq  uint64
 }
 
 // crowd returns the crowd of level depth (from 1), making it if a knight moved since.
@@ -205,17 +210,24 @@ func (e *Engine) crowd(depth int) *Crowd {
 	slices.Sort(squares)
 	squares = slices.Compact(squares)
 	e.crowdSquares = squares
-	c := &Crowd{knights: make([]crowdKnight, 0, len(squares)*2), squares: slices.Clone(squares),
-		starts: make([]int32, 0, len(squares)+1)}
+	// Counted first, so each array is made once at its size.
+	n := 0
 	for _, sq := range squares {
-		c.starts = append(c.starts, int32(len(c.knights)))
-		n := 0
-		for i := head[sq]; i >= 0 && n <= ShownPerSquare; i = o.next[i] {
-			c.knights = append(c.knights, crowdKnight{o.who[i], e.order[i].seq})
+		for i, k := head[sq], 0; i >= 0 && k <= ShownPerSquare; i, k = o.next[i], k+1 {
 			n++
 		}
 	}
-	c.starts = append(c.starts, int32(len(c.knights)))
+	marks := make([]int32, 2*len(squares)+1)
+	c := &Crowd{w: l.W, knights: make([]crowdKnight, 0, n),
+		squares: marks[:len(squares):len(squares)], starts: marks[len(squares):]}
+	copy(c.squares, squares)
+	for j, sq := range squares {
+		c.starts[j] = int32(len(c.knights))
+		for i, k := head[sq], 0; i >= 0 && k <= ShownPerSquare; i, k = o.next[i], k+1 {
+			c.knights = append(c.knights, o.who[i])
+		}
+	}
+	c.starts[len(squares)] = int32(len(c.knights))
 	o.crowds[depth-1] = c
 	return c
 }

@@ -347,3 +347,48 @@ func TestAnIdleCrowdDoesNotLengthenTheRefresh(t *testing.T) {
 		t.Errorf("three active players, CrowdRefresh 2: a period of %d turns, want 6", got)
 	}
 }
+
+// A level's crowd is made anew at each turn a knight of it moves, by every level with a
+// knight walking: it is three arrays made at their size (the crowd, its knights, its
+// squares and their starts), a knight in it its name and join order, not its square.
+func TestACrowdIsMadeInThreeArraysOfItsSize(t *testing.T) {
+	e := New(Config{Seed: 1977, WanderChance: -1})
+	l := e.levels[0]
+	var open []Pos
+	for sq := range squares(l) {
+		if l.Terrain(sq) != Rock {
+			open = append(open, sq)
+		}
+	}
+	const n = 120
+	if len(open) < n {
+		t.Fatalf("level 1 has %d open squares, want %d", len(open), n)
+	}
+	for i := range n {
+		rec := knight(fmt.Sprint("k", i), 10)
+		sq := open[i]
+		if i >= n-8 {
+			sq = open[0] // a crowded square: the first ShownPerSquare+1 of its 9 are kept
+		}
+		rec.X, rec.Y = sq.X, sq.Y
+		e.join(rec, &recorder{})
+	}
+	c := e.crowd(1)
+	squares, knights := n-8, n-8-1+ShownPerSquare+1
+	if len(c.squares) != squares || len(c.knights) != knights {
+		t.Fatalf("a crowd of %d squares and %d knights, want %d and %d", len(c.squares), len(c.knights), squares, knights)
+	}
+	bytes, allocs := allocated(func() {
+		e.positionsChanged()
+		c = e.crowd(1)
+	})
+	// 24 bytes a knight and 8 a square, rounded up to the allocator's sizes (an eighth
+	// at most), and the Crowd itself.
+	most := uint64(24*knights+8*squares)*9/8 + 128
+	if allocs != 3 || bytes > most {
+		t.Errorf("a crowd of %d knights on %d squares made %d arrays of %d bytes, want 3 of at most %d", knights, squares, allocs, bytes, most)
+	}
+	if got := (View{crowd: c, viewer: e.players["k0"].seq, Visible: e.players["k0"].visible}).InSight(); len(got) == 0 || got[0].Pos != open[0] {
+		t.Errorf("k0 sees %+v, want the knights on its square %v first", got, open[0])
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -751,4 +752,22 @@ var escapeCorpus = []string{
 	"Z\u0336\u0337\u0338\u0339\u033a",            // combining marks
 	"\r\rover\x08\x08written",                    // carriage returns, backspaces
 	"bell\x07\x07",
+}
+
+// --- what the engine allocates ---
+
+// allocated is the bytes and the allocations f makes, the fewest of five runs: a run that
+// met another goroutine's allocation counts more, never less. The tests that call it do
+// not run in parallel.
+func allocated(f func()) (bytes, allocs uint64) {
+	bytes, allocs = math.MaxUint64, math.MaxUint64
+	var before, after runtime.MemStats
+	for range 5 {
+		runtime.ReadMemStats(&before)
+		f()
+		runtime.ReadMemStats(&after)
+		bytes = min(bytes, after.TotalAlloc-before.TotalAlloc)
+		allocs = min(allocs, after.Mallocs-before.Mallocs)
+	}
+	return bytes, allocs
 }

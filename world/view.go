@@ -273,10 +273,10 @@ func (v View) AppendInSight(dst []Other) []Other {
 		if !Bit(v.Visible, int(sq)) {
 			continue
 		}
-		n := 0
+		n, pos := 0, Pos{int(sq) % c.w, int(sq) / c.w}
 		for _, k := range c.knights[c.starts[i]:c.starts[i+1]] {
 			if k.seq != v.viewer && n < ShownPerSquare {
-				dst = append(dst, k.Other)
+				dst = append(dst, Other{k.name, pos})
 				n++
 			}
 		}
