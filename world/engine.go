@@ -544,16 +544,12 @@ func (e *Engine) view(p *player) View {
 			SpellUnits: p.rec.SpellUnits, Str: e.str(p), Int: p.rec.Int, Con: p.rec.Con,
 			Dex: p.rec.Dex, Depth: p.rec.Depth, Pos: p.rec.Pos(),
 			Gold: p.rec.Gold, TreasureExperience: p.rec.TreasureExperience,
-			Items: slices.Clone(p.rec.Items), Light: e.lit(p),
+			Items: p.given.itemsOf(p.rec.Items), Light: e.lit(p),
 			Options: p.rec.Options.Clone(),
 			Deeds:   p.rec.Deeds[:len(p.rec.Deeds):len(p.rec.Deeds)], // earn only appends: a view's deeds stay as they were
+			Effects: p.given.effectsOf(p.rec.Effects),
+			Status:  p.given.statusOf(p.rec.Status),
 		},
-	}
-	for _, ef := range p.rec.Effects {
-		v.Self.Effects = append(v.Self.Effects, ef.String())
-	}
-	for _, st := range p.rec.Status {
-		v.Self.Status = append(v.Self.Status, st.String())
 	}
 	e.fillParty(p, &v)
 	e.fillSocial(p, &v)

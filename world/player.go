@@ -57,6 +57,79 @@ type player struct {
 	// away from a fight, when no wanderer starts one with it.
 	safeUntil, respiteUntil uint64
 	soc                     playerSocial // its replies and being away (community.go)
+	given                   shownSelf    // its items, spells and conditions as its views show them
+}
+
+// shownSelf is what a knight's last view was given of its items, spells and conditions,
+// for the views after it to share while these stay the same: a walking knight's view is
+// made several times a second, and its items change far less often. What was handed to a
+// view is a copy of its own and never changed afterwards (the record's items are changed
+// in place: worn, used, dropped); the copies it was made from are kept to compare with.
+type shownSelf struct {
+	items []Item
+	// spells is nil until the knight has a lasting spell or a condition.
+	spells *shownSpells
+}
+
+// shownSpells are a knight's lasting spells and conditions as its last view showed them:
+// effects and status as they were, effectText and statusText what the view was given.
+type shownSpells struct {
+	effects    []Effect
+	status     []Status
+	effectText []string
+	statusText []string
+}
+
+// itemsOf is items for a view: the last view's copy while they are the same, a new copy
+// when they changed.
+func (s *shownSelf) itemsOf(items []Item) []Item {
+	if len(items) == 0 {
+		return slices.Clone(items)
+	}
+	if !slices.Equal(s.items, items) {
+		s.items = slices.Clip(slices.Clone(items))
+	}
+	return s.items
+}
+
+// effectsOf is the view's text of effects ("Light (24 moves)"), made again only when they
+// changed since the last view.
+func (s *shownSelf) effectsOf(effects []Effect) []string {
+	if len(effects) == 0 {
+		return nil
+	}
+	if s.spells == nil {
+		s.spells = &shownSpells{}
+	}
+	sp := s.spells
+	if sp.effectText == nil || !slices.Equal(sp.effects, effects) {
+		sp.effects = append(sp.effects[:0], effects...)
+		sp.effectText = make([]string, len(effects))
+		for i, ef := range effects {
+			sp.effectText[i] = ef.String()
+		}
+	}
+	return sp.effectText
+}
+
+// statusOf is the view's text of the conditions ("stuck (5 tries)"), made again only
+// when they changed since the last view.
+func (s *shownSelf) statusOf(status []Status) []string {
+	if len(status) == 0 {
+		return nil
+	}
+	if s.spells == nil {
+		s.spells = &shownSpells{}
+	}
+	sp := s.spells
+	if sp.statusText == nil || !slices.Equal(sp.status, status) {
+		sp.status = append(sp.status[:0], status...)
+		sp.statusText = make([]string, len(status))
+		for i, st := range status {
+			sp.statusText[i] = st.String()
+		}
+	}
+	return sp.statusText
 }
 
 // speed is the knight's speed in seed 003's sense: Speed, the spell or boots of speed

@@ -2,6 +2,7 @@ package world
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -128,5 +129,42 @@ func TestAWeakenedKnightHasLessStrengthEverywhere(t *testing.T) {
 	// door one time in twenty.
 	if weak, whole := forcing(t, weakened(knight("a", 1), 2)), forcing(t, knight("a", 1)); weak != whole || !strings.Contains(weak, "1") {
 		t.Fatalf("Strength 1 weakened twice forcing doors:\n%s\nwant as Strength 1:\n%s", weak, whole)
+	}
+}
+
+// A knight's view is made several times a second while it walks, and its items, spells
+// and conditions seldom change: a view shares those the view before it was given while
+// they stay the same, and what a view was given never changes afterwards, though the
+// knight's own are changed in place (a ring put on, a spell's moves counted down).
+func TestAViewSharesItemsSpellsAndConditionsWhileTheyStay(t *testing.T) {
+	e, p, _ := inventoryEngine(t, Item{Kind: ItemRingOfLight}, Item{Kind: ItemQuiver, Count: 5})
+	p.addEffect(SpellSpeed)
+	p.addStatus(StatusStuck, 5)
+	first := e.view(p)
+	items := slices.Clone(first.Self.Items)
+	effects, status := slices.Clone(first.Self.Effects), slices.Clone(first.Self.Status)
+	if len(items) != 3 || len(effects) != 1 || len(status) != 1 {
+		t.Fatalf("a view of %v, %q, %q", items, effects, status)
+	}
+	if _, allocs := allocated(func() { e.view(p) }); allocs != 0 {
+		t.Errorf("a view of a knight whose items, spells and conditions did not change made %d arrays, want none", allocs)
+	}
+
+	e.useItem(p, 1) // the ring put on
+	p.rec.Effects[0].Moves--
+	p.rec.Status[0].Left--
+	next := e.view(p)
+	if !slices.Equal(first.Self.Items, items) || !slices.Equal(first.Self.Effects, effects) || !slices.Equal(first.Self.Status, status) {
+		t.Errorf("the first view changed: %v %q %q, was %v %q %q", first.Self.Items, first.Self.Effects, first.Self.Status, items, effects, status)
+	}
+	if !next.Self.Items[1].Worn || slices.Equal(next.Self.Effects, effects) || slices.Equal(next.Self.Status, status) {
+		t.Errorf("the next view shows %v %q %q: the ring worn, a move less and a try less wanted", next.Self.Items, next.Self.Effects, next.Self.Status)
+	}
+	if want := []string{p.rec.Effects[0].String()}; !slices.Equal(next.Self.Effects, want) {
+		t.Errorf("the next view's spells %q, want %q", next.Self.Effects, want)
+	}
+	p.rec.Effects, p.rec.Status = nil, nil
+	if v := e.view(p); v.Self.Effects != nil || v.Self.Status != nil {
+		t.Errorf("a knight with no spell or condition is shown %q %q", v.Self.Effects, v.Self.Status)
 	}
 }
