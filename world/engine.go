@@ -113,6 +113,7 @@ type Engine struct {
 	levelOrder      [][]*player        // the knights of each level (0 is the surface), in join order
 	levelOrderStale bool
 	crowdSquares    []int32 // scratch for crowd: the squares knights stand on
+	lookScratch     []byte  // scratch for look: what a knight sees, before it is known to be new
 	nextSeq         uint64
 	parties         partyState  // the parties of heroes (party.go)
 	soc             socialState // channels, letters, history, silences (community.go)
@@ -621,12 +622,18 @@ func (e *Engine) arrive(p *player) {
 func (e *Engine) look(p *player) {
 	l := e.levels[p.rec.Depth-1]
 	// Views share the visible and seen sets (view does not copy them), so both are new
-	// arrays whenever they change, never changed in place.
-	vis := make([]byte, bitsetLen(l.W*l.H))
+	// arrays whenever they change, never changed in place. A step across a room sees what
+	// the step before saw: the set is kept.
+	vis := slices.Grow(e.lookScratch[:0], bitsetLen(l.W*l.H))[:bitsetLen(l.W*l.H)]
+	e.lookScratch = vis
+	clear(vis)
 	if p.status(StatusBlind) == nil { // seed 001, blind: "You can't see anything!"
 		l.visible(p.rec.Pos(), vis)
 	}
-	p.visible = vis
+	if !slices.Equal(p.visible, vis) {
+		p.visible = slices.Clone(vis)
+	}
+	vis = p.visible
 	m := &p.rec.Maps[p.mapIdx]
 	for i := range m.Seen {
 		if vis[i]&^m.Seen[i] != 0 {

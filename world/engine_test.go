@@ -471,3 +471,23 @@ func TestAWoundedMonsterStaysWoundedAcrossARestart(t *testing.T) {
 		t.Fatalf("the fight panel shows %d/%d; want %d/%d", m.Hits, m.MaxHits, full-2, full)
 	}
 }
+
+// A step across a room sees what the step before saw: the knight keeps its set of what
+// it sees (which views share) rather than making a new one.
+func TestAStepAcrossARoomKeepsWhatItSees(t *testing.T) {
+	e := fightEngine(t, nil)
+	e.join(knight("a", 10), &recorder{})
+	p := e.players["a"]
+	p.rec.X, p.rec.Y = 2, 0 // the room: 2..3, 0..1
+	e.look(p)
+	vis := p.visible
+	p.rec.X = 3
+	if _, allocs := allocated(func() { e.look(p) }); allocs != 0 || &p.visible[0] != &vis[0] {
+		t.Errorf("a step across the room made %d arrays, and a new set of what it sees: %v", allocs, &p.visible[0] != &vis[0])
+	}
+	p.rec.X, p.rec.Y = 0, 0 // the corridor
+	e.look(p)
+	if slices.Equal(p.visible, vis) || &p.visible[0] == &vis[0] {
+		t.Errorf("out of the room the knight sees %v in the set it saw the room in", p.visible)
+	}
+}
