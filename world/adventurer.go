@@ -104,7 +104,12 @@ type LevelMap struct {
 }
 
 // Clone copies the adventurer, maps included.
-func (a Adventurer) Clone() Adventurer {
+func (a Adventurer) Clone() Adventurer { return a.clone(true) }
+
+// clone copies the adventurer; its maps' seen squares too when copySeen, else they are
+// shared. The engine's may be shared: it never changes a set of seen squares in place
+// (look makes a new one), so a record keeps the squares it was made with.
+func (a Adventurer) clone(copySeen bool) Adventurer {
 	c := a
 	if a.Death != nil {
 		d := *a.Death
@@ -122,7 +127,9 @@ func (a Adventurer) Clone() Adventurer {
 	c.Channels = maps.Clone(a.Channels)
 	c.Maps = make([]LevelMap, len(a.Maps))
 	for i, m := range a.Maps {
-		m.Seen = append([]byte(nil), m.Seen...)
+		if copySeen {
+			m.Seen = append([]byte(nil), m.Seen...)
+		}
 		m.Doors = append([]int(nil), m.Doors...)
 		m.Traps = append([]int(nil), m.Traps...)
 		c.Maps[i] = m

@@ -390,7 +390,7 @@ func (e *Engine) query(ctx context.Context, fn func()) error {
 
 // record is the player's adventurer as it should be saved now.
 func (e *Engine) record(p *player) Adventurer {
-	r := p.rec.Clone()
+	r := p.rec.clone(false) // a record shares the seen squares, as views do (look)
 	r.Turn = e.turn
 	if p.fainted {
 		// A fainted hero is saved as it would leave the battle: come to, with 1 hit, so a
@@ -425,14 +425,22 @@ func (e *Engine) checkpoint() {
 		e.forgetTalk()
 		return
 	}
-	var recs []Adventurer
+	// Counted first: a record is large, and appending a checkpoint's thousand of them
+	// one by one made the array again at each doubling.
+	n := 0
 	for _, p := range e.order {
 		if p.changed {
-			recs = append(recs, e.record(p))
-			p.changed = false
+			n++
 		}
 	}
-	if len(recs) > 0 {
+	if n > 0 {
+		recs := make([]Adventurer, 0, n)
+		for _, p := range e.order {
+			if p.changed {
+				recs = append(recs, e.record(p))
+				p.changed = false
+			}
+		}
 		e.put(recs...)
 	}
 	e.saveLevels(false)
@@ -621,9 +629,9 @@ func (e *Engine) arrive(p *player) {
 // players who can see it.
 func (e *Engine) look(p *player) {
 	l := e.levels[p.rec.Depth-1]
-	// Views share the visible and seen sets (view does not copy them), so both are new
-	// arrays whenever they change, never changed in place. A step across a room sees what
-	// the step before saw: the set is kept.
+	// Views share the visible and seen sets (view does not copy them), and saved records
+	// the seen ones (record), so both are new arrays whenever they change, never changed
+	// in place. A step across a room sees what the step before saw: the set is kept.
 	vis := slices.Grow(e.lookScratch[:0], bitsetLen(l.W*l.H))[:bitsetLen(l.W*l.H)]
 	e.lookScratch = vis
 	clear(vis)

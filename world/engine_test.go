@@ -2,6 +2,7 @@ package world
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -489,5 +490,43 @@ func TestAStepAcrossARoomKeepsWhatItSees(t *testing.T) {
 	e.look(p)
 	if slices.Equal(p.visible, vis) || &p.visible[0] == &vis[0] {
 		t.Errorf("out of the room the knight sees %v in the set it saw the room in", p.visible)
+	}
+}
+
+// A checkpoint hands the Saver the records of every knight changed since the last: the
+// array of them is made once, at its size (a record is half a kilobyte, and appending a
+// thousand made the array again at each doubling), and each record shares the squares
+// its knight has seen with the engine, which never changes them in place.
+func TestACheckpointMakesItsRecordsOnce(t *testing.T) {
+	e := fixtureEngine(t, &discardSaver{})
+	const n = 64
+	for i := range n {
+		e.join(knight(fmt.Sprint("k", i), 10), &recorder{})
+	}
+	p := e.players["k0"]
+	_, base := allocated(func() { e.checkpoint() })
+	_, one := allocated(func() { e.record(p) })
+	_, all := allocated(func() {
+		for _, q := range e.order {
+			q.changed = true
+		}
+		e.checkpoint()
+	})
+	if want := base + 1 + n*one; all != want {
+		t.Errorf("a checkpoint of %d knights made %d arrays, want %d: %d for the records' array, %d a record, %d besides", n, all, want, 1, one, base)
+	}
+
+	r := e.record(p)
+	seen := slices.Clone(r.Maps[0].Seen)
+	if &r.Maps[0].Seen[0] != &p.rec.Maps[0].Seen[0] {
+		t.Error("a record copies the squares its knight has seen")
+	}
+	p.rec.X, p.rec.Y = 3, 0 // behind the door
+	e.look(p)
+	if slices.Equal(p.rec.Maps[0].Seen, seen) {
+		t.Fatal("k0 saw nothing new behind the door")
+	}
+	if !slices.Equal(r.Maps[0].Seen, seen) {
+		t.Error("a record's seen squares changed after it was made")
 	}
 }
