@@ -227,3 +227,42 @@ func TestInUse(t *testing.T) {
 		}
 	}
 }
+
+// A knight walking into walls is told so several times a second, the same line each
+// time: the lines of a refused step are made once, one a direction, and its log holds
+// that one string rather than a copy a bump.
+func TestABumpIsToldWithALineMadeOnce(t *testing.T) {
+	e := fixtureEngine(t, nil)
+	e.join(knight("a", 10), &recorder{})
+	p := e.players["a"] // at E, the corner of level 1: a wall to the north
+	l := e.levels[0]
+	for range maxMessages {
+		e.passEdge(p, l, p.rec.Pos(), Move{Dir: North}, 0)
+	}
+	if got := lastMsg(p); got != "A wall blocks the way north." {
+		t.Fatalf("a bump is told %q", got)
+	}
+	const bumps = 50
+	if _, allocs := allocated(func() {
+		for range bumps {
+			e.passEdge(p, l, p.rec.Pos(), Move{Dir: North}, 0)
+		}
+	}); allocs > 1 { // the log moves to a new array once in a while
+		t.Errorf("%d bumps made %d allocations, want at most the log's one", bumps, allocs)
+	}
+
+	out, _ := outsideKnight(t, e, "o", Pos{0, 0}) // the surface's corner: its edge to the north
+	if e.surfaceMove(out, North); lastMsg(out) != "You are at the edge of the land: you can go no further north." {
+		t.Fatalf("a bump at the edge of the land is told %q", lastMsg(out))
+	}
+	for range maxMessages {
+		e.surfaceMove(out, North)
+	}
+	if _, allocs := allocated(func() {
+		for range bumps {
+			e.surfaceMove(out, North)
+		}
+	}); allocs > 1 {
+		t.Errorf("%d bumps at the edge of the land made %d allocations, want at most the log's one", bumps, allocs)
+	}
+}

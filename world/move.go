@@ -40,6 +40,24 @@ func (e *Engine) move(p *player, m Move) float64 {
 	return cost
 }
 
+// The lines of a step refused, one a direction (as Dir names it), made once: a knight
+// walking into walls is told several times a second, and its log then holds one string
+// for each, not a copy a line.
+var (
+	searchedLines = dirLines("You search the wall to the %s but find no door.")
+	wallLines     = dirLines("A wall blocks the way %s.")
+	lockedLines   = dirLines("A locked door blocks the way %s. Shift+arrow (or d, then a direction) tries to break it down.")
+	doorLines     = dirLines("A door blocks the way %s. Shift+arrow (or d, then a direction) opens it.")
+)
+
+// dirLines is format said of each direction, by the direction's two low bits (Dir.String).
+func dirLines(format string) (lines [4]string) {
+	for _, d := range Dirs {
+		lines[d&3] = fmt.Sprintf(format, d)
+	}
+	return lines
+}
+
 // passEdge crosses the edge of from in m's direction, or says why not: passed is whether
 // the knight steps through, spent what a refused try cost (a search, a locked door that
 // holds; a bump costs nothing).
@@ -53,16 +71,16 @@ func (e *Engine) passEdge(p *player, l *Level, from Pos, m Move, cost float64) (
 		e.say(p, "You pass through the wall.")
 	case edge == EdgeWall || (edge.IsSecret() && !m.Door):
 		if m.Door {
-			e.say(p, fmt.Sprintf("You search the wall to the %s but find no door.", m.Dir))
+			e.say(p, searchedLines[m.Dir&3])
 			return false, cost
 		}
-		e.say(p, fmt.Sprintf("A wall blocks the way %s.", m.Dir))
+		e.say(p, wallLines[m.Dir&3])
 		return false, 0
 	case !m.Door && edge == EdgeLocked:
-		e.say(p, fmt.Sprintf("A locked door blocks the way %s. Shift+arrow (or d, then a direction) tries to break it down.", m.Dir))
+		e.say(p, lockedLines[m.Dir&3])
 		return false, 0
 	case !m.Door:
-		e.say(p, fmt.Sprintf("A door blocks the way %s. Shift+arrow (or d, then a direction) opens it.", m.Dir))
+		e.say(p, doorLines[m.Dir&3])
 		return false, 0
 	case edge == EdgeLocked:
 		return e.forceDoor(p, l, from, m.Dir), cost

@@ -67,6 +67,12 @@ func (e *Engine) fillSurface(p *player, v *View) {
 // matter, and the markets (which never start a battle) stay within reach.
 const surfaceBattleDie = 6
 
+// The lines of a step refused on the surface, made once (as passEdge's are).
+var (
+	landsEndLines   = dirLines("You are at the edge of the land: you can go no further %s.")
+	impassableLines = dirLines("You cannot go %s: that way is impassable.")
+)
+
 // surfaceMove walks a knight, and the members of its party standing with it, one space
 // of the surface (seed 002: "the party can move up, down, left, or right to an adjacent
 // space"). Refused steps cost nothing; a step costs the mover a move (seed 003), the
@@ -77,10 +83,10 @@ func (e *Engine) surfaceMove(p *player, d Dir) float64 {
 	to := from.Step(d)
 	switch {
 	case !g.In(to):
-		e.say(p, fmt.Sprintf("You are at the edge of the land: you can go no further %s.", d))
+		e.say(p, landsEndLines[d&3])
 		return 0
 	case !g.Accessible(to):
-		e.say(p, fmt.Sprintf("You cannot go %s: that way is impassable.", d))
+		e.say(p, impassableLines[d&3])
 		return 0
 	}
 	heroes := e.partyHere(p)
