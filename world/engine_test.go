@@ -530,3 +530,51 @@ func TestACheckpointMakesItsRecordsOnce(t *testing.T) {
 		t.Error("a record's seen squares changed after it was made")
 	}
 }
+
+// The log's views share its arrays, so a line once written is never changed: every view
+// handed out keeps its lines and their kinds exactly, across the log's moves to new
+// arrays. What a line costs is bounded too: the log drops its oldest line by moving its
+// start, and when its array is full moves to one about twice the lines it keeps, so a
+// line costs about two slots (16 bytes each, and a byte for its kind) and a knight's log
+// holds at most about twice maxMessages lines.
+func TestTheLogKeepsWhatEveryViewWasGiven(t *testing.T) {
+	e := fixtureEngine(t, nil)
+	e.join(knight("a", 10), &recorder{})
+	p := e.players["a"]
+	kinds := []MsgKind{MsgGame, MsgOwn, MsgDeed, MsgComing}
+	line := func(i uint64) (string, MsgKind) { return fmt.Sprint("line ", i), kinds[i%uint64(len(kinds))] }
+	start := p.said
+	var views []View
+	for range 5 * maxMessages {
+		msg, k := line(p.said - start)
+		noteKind(p, k, msg)
+		views = append(views, e.view(p))
+	}
+	for _, v := range views {
+		if len(v.Messages) != len(v.Kinds) || len(v.Messages) > maxMessages {
+			t.Fatalf("a view of %d lines and %d kinds", len(v.Messages), len(v.Kinds))
+		}
+		for j := range v.Messages {
+			i := v.Said - uint64(len(v.Messages)) + uint64(j)
+			if i < start {
+				continue // the knight's welcome
+			}
+			if msg, k := line(i - start); v.Messages[j] != msg || v.Kinds[j] != k {
+				t.Fatalf("the view of line %d holds %q (kind %d) where line %d was %q (kind %d)", v.Said-start-1, v.Messages[j], v.Kinds[j], i-start, msg, k)
+			}
+		}
+	}
+
+	const lines = 10 * maxMessages
+	bytes, _ := allocated(func() {
+		for range lines {
+			noteKind(p, MsgGame, "x")
+		}
+	})
+	if perLine := float64(bytes) / lines; perLine > 36 {
+		t.Errorf("a line costs the log %.1f bytes, want at most 36 (two slots and two kinds)", perLine)
+	}
+	if c := max(cap(p.msgs), cap(p.kinds)); c > 2*maxMessages {
+		t.Errorf("the log keeps room for %d lines, want at most %d", c, 2*maxMessages)
+	}
+}
