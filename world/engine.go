@@ -112,8 +112,8 @@ type Engine struct {
 	seenFrom        []int32            // moved's list of the squares that see a step's square
 	levelOrder      [][]*player        // the knights of each level (0 is the surface), in join order
 	levelOrderStale bool
-	crowdSquares    []int32 // scratch for crowd: the squares knights stand on
-	lookScratch     []byte  // scratch for look: what a knight sees, before it is known to be new
+	crowdSquares    []int32  // scratch for crowd: the squares knights stand on
+	sights          []sights // what is seen from the squares of each level, shared (look)
 	nextSeq         uint64
 	parties         partyState  // the parties of heroes (party.go)
 	soc             socialState // channels, letters, history, silences (community.go)
@@ -156,6 +156,7 @@ func newWithLevels(cfg Config, levels []*Level) *Engine {
 		done:    make(chan struct{}),
 	}
 	e.snaps = make([]*Level, len(e.levels))
+	e.sights = make([]sights, len(e.levels))
 	e.state = make([]liveLevel, len(e.levels))
 	for i, l := range e.levels {
 		// Each level's guards come from the level's own seed, so the original dungeon is
@@ -625,23 +626,52 @@ func (e *Engine) arrive(p *player) {
 	e.look(p)
 }
 
+// sights are what is seen from the squares of one level (Level.visible), each set made
+// the first time a knight looks from its square and shared from then on by every knight
+// who stands there and by their views: what a knight sees depends on its square alone, a
+// crowd walks the same squares, and every square of a room sees the room. They belong to
+// the level's snapshot, which is made again whenever the level changes (snapshot), and
+// are never changed in place.
+type sights struct {
+	snap   *Level
+	square [][]byte // by square index; nil: no knight has looked from it yet
+	room   [][]byte // by room index
+	dark   []byte   // what a blind knight sees: nothing
+}
+
+// sight is the set of squares seen from pos on level depth, nothing when blind.
+func (e *Engine) sight(depth int, pos Pos, blind bool) []byte {
+	l, snap, s := e.levels[depth-1], e.snapshot(depth), &e.sights[depth-1]
+	if s.snap != snap || len(s.square) != l.W*l.H || len(s.room) != len(l.Rooms) {
+		*s = sights{snap: snap, square: make([][]byte, l.W*l.H), room: make([][]byte, len(l.Rooms)),
+			dark: make([]byte, bitsetLen(l.W*l.H))}
+	}
+	if blind || !l.In(pos) {
+		return s.dark
+	}
+	i, r := l.idx(pos), l.RoomAt(pos)
+	if s.square[i] == nil {
+		if r >= 0 && r < len(s.room) && s.room[r] != nil {
+			s.square[i] = s.room[r]
+		} else {
+			s.square[i] = make([]byte, bitsetLen(l.W*l.H))
+			l.visible(pos, s.square[i])
+			if r >= 0 && r < len(s.room) {
+				s.room[r] = s.square[i]
+			}
+		}
+	}
+	return s.square[i]
+}
+
 // look recomputes what the player sees, adds it to its map and refreshes the views of
 // players who can see it.
 func (e *Engine) look(p *player) {
-	l := e.levels[p.rec.Depth-1]
 	// Views share the visible and seen sets (view does not copy them), and saved records
 	// the seen ones (record), so both are new arrays whenever they change, never changed
-	// in place. A step across a room sees what the step before saw: the set is kept.
-	vis := slices.Grow(e.lookScratch[:0], bitsetLen(l.W*l.H))[:bitsetLen(l.W*l.H)]
-	e.lookScratch = vis
-	clear(vis)
-	if p.status(StatusBlind) == nil { // seed 001, blind: "You can't see anything!"
-		l.visible(p.rec.Pos(), vis)
-	}
-	if !slices.Equal(p.visible, vis) {
-		p.visible = slices.Clone(vis)
-	}
-	vis = p.visible
+	// in place; what is visible is the square's, shared (sight).
+	vis := e.sight(p.rec.Depth, p.rec.Pos(), p.status(StatusBlind) != nil) // seed 001, blind: "You can't see anything!"
+	p.visible = vis
 	m := &p.rec.Maps[p.mapIdx]
 	for i := range m.Seen {
 		if vis[i]&^m.Seen[i] != 0 {

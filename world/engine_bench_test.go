@@ -122,6 +122,21 @@ func BenchmarkStep1000MovingStaggered(b *testing.B) { benchMoving(b, 1000, nil, 
 // 80th turn also takes a checkpoint of the changed adventurers.
 func BenchmarkStep1000MovingSaver(b *testing.B) { benchMoving(b, 1000, &discardSaver{}, false) }
 
+// BenchmarkStep1000MovingOneLevel is 1000 adventurers all walking on level 1, as the
+// load tool's new knights do: one crowd of them all, made again each turn.
+func BenchmarkStep1000MovingOneLevel(b *testing.B) {
+	w := newBenchWorld(b, 1000, 1, nil)
+	for range 200 {
+		w.step()
+	}
+	views := w.delivered()
+	b.ReportAllocs()
+	for b.Loop() {
+		w.step()
+	}
+	b.ReportMetric(float64(w.delivered()-views)/float64(b.N), "views/step")
+}
+
 // BenchmarkStepMovingPlayers shows how the cost of a busy turn grows with the number of
 // players (one tenth of them per level), joined as in BenchmarkStep1000Moving.
 func BenchmarkStepMovingPlayers(b *testing.B) {

@@ -473,23 +473,51 @@ func TestAWoundedMonsterStaysWoundedAcrossARestart(t *testing.T) {
 	}
 }
 
-// A step across a room sees what the step before saw: the knight keeps its set of what
-// it sees (which views share) rather than making a new one.
-func TestAStepAcrossARoomKeepsWhatItSees(t *testing.T) {
+// What a knight sees depends on its square alone: the set is made the first time a
+// knight looks from the square and shared by every knight who stands there (and every
+// square of a room sees the room), so a step onto a square looked from before makes
+// nothing. The sets go with the level's snapshot: when the level changes they are made
+// again, and the old ones, which views hold, stay as they were.
+func TestKnightsOnASquareShareWhatTheySee(t *testing.T) {
 	e := fightEngine(t, nil)
 	e.join(knight("a", 10), &recorder{})
-	p := e.players["a"]
-	p.rec.X, p.rec.Y = 2, 0 // the room: 2..3, 0..1
-	e.look(p)
-	vis := p.visible
-	p.rec.X = 3
-	if _, allocs := allocated(func() { e.look(p) }); allocs != 0 || &p.visible[0] != &vis[0] {
-		t.Errorf("a step across the room made %d arrays, and a new set of what it sees: %v", allocs, &p.visible[0] != &vis[0])
+	e.join(knight("b", 10), &recorder{})
+	a, b := e.players["a"], e.players["b"]
+	a.rec.X, a.rec.Y = 2, 0 // the room: 2..3, 0..1
+	e.look(a)
+	room := a.visible
+	a.rec.X = 3
+	if _, allocs := allocated(func() { e.look(a) }); allocs != 0 || &a.visible[0] != &room[0] {
+		t.Errorf("a step across the room made %d arrays, and a new set of what it sees: %v", allocs, &a.visible[0] != &room[0])
 	}
-	p.rec.X, p.rec.Y = 0, 0 // the corridor
-	e.look(p)
-	if slices.Equal(p.visible, vis) || &p.visible[0] == &vis[0] {
-		t.Errorf("out of the room the knight sees %v in the set it saw the room in", p.visible)
+	a.rec.X, a.rec.Y = 0, 0 // the corridor, where b stands
+	b.rec.X, b.rec.Y = 0, 0
+	e.look(b)
+	if _, allocs := allocated(func() { e.look(a) }); allocs != 0 || &a.visible[0] != &b.visible[0] {
+		t.Errorf("a knight looking from b's square made %d arrays, and a set of its own: %v", allocs, &a.visible[0] != &b.visible[0])
+	}
+	if slices.Equal(a.visible, room) {
+		t.Fatalf("from the corridor a sees the room's squares %v", room)
+	}
+	want := make([]byte, len(a.visible))
+	e.levels[0].visible(a.rec.Pos(), want)
+	if !slices.Equal(a.visible, want) {
+		t.Errorf("a sees %v from the corridor, want %v", a.visible, want)
+	}
+
+	v := e.view(a)
+	seen := slices.Clone(v.Visible)
+	l := e.levels[0].Clone()
+	l.SetEdge(Pos{1, 0}, East, EdgeOpen) // the door into the room gone: the corridor sees into it
+	e.resetLevel(1, l)
+	e.look(a)
+	want = make([]byte, len(a.visible))
+	l.visible(a.rec.Pos(), want)
+	if !slices.Equal(a.visible, want) || slices.Equal(a.visible, seen) {
+		t.Errorf("after the level changed a sees %v, want %v", a.visible, want)
+	}
+	if !slices.Equal(v.Visible, seen) {
+		t.Errorf("a view's squares in sight changed with the level: %v, was %v", v.Visible, seen)
 	}
 }
 
