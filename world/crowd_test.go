@@ -385,8 +385,8 @@ func TestACrowdIsMadeInThreeArraysOfItsSize(t *testing.T) {
 	// 24 bytes a knight and 8 a square, rounded up to the allocator's sizes (an eighth
 	// at most), and the Crowd itself.
 	most := uint64(24*knights+8*squares)*9/8 + 128
-	if allocs != 3 || bytes > most {
-		t.Errorf("a crowd of %d knights on %d squares made %d arrays of %d bytes, want 3 of at most %d", knights, squares, allocs, bytes, most)
+	if allocs != 3 || bytes > most || cap(c.knights) != len(c.knights) {
+		t.Errorf("a crowd of %d knights (room for %d) on %d squares made %d arrays of %d bytes, want 3 of at most %d", knights, cap(c.knights), squares, allocs, bytes, most)
 	}
 	if got := (View{crowd: c, viewer: e.players["k0"].seq, Visible: e.players["k0"].visible}).InSight(); len(got) == 0 || got[0].Pos != open[0] {
 		t.Errorf("k0 sees %+v, want the knights on its square %v first", got, open[0])
