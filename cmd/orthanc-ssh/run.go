@@ -20,19 +20,22 @@ import (
 )
 
 // defaultGCPercent is the garbage collector's target unless GOGC sets one: the heap may
-// grow 70 % past what is live between collections, not Go's 100 %. The runtime holds about
-// the live heap times 1 + GOGC/100, and collects as often as 1/GOGC; a walking player's live
-// heap is about 70 KB and its stacks 35 KB. All walking, on 2 cores (docs/PERFORMANCE.md,
-// "The collector's headroom"):
+// grow 20 % past what is live (and the stacks) between collections, not Go's 100 %. The
+// runtime holds about the live heap times 1 + GOGC/100, and collects as often as 1/GOGC;
+// a walking player's live heap is about 75 KB and its stacks 30 KB. All walking, 2000 on
+// 2 cores, a quiet box (docs/PERFORMANCE.md, "The collector's headroom"):
 //
-//	GOGC   memory a player at 1000   at 2000   collector's CPU at 2000
-//	  70   209 KB                    203 KB    7.7 % of a core
-//	  40   188 KB                    177 KB    23.9 %
-//	  25   157 KB
+//	GOGC   memory a player at 2000   collector's CPU   server's CPU
+//	  70   188.5 KB                  1.7 % of a core   98 %
+//	  30   153.6 KB                  4.4 %             102 %
+//	  25   147.4 KB                  6.8 %             103 %
+//	  20   141.0 KB                  8.5 %             109 %
 //
-// Players in the thousands on a small box are short of CPU first, so the default keeps
-// the collections few; a box short of memory sets GOGC lower (docs/OPERATIONS.md).
-const defaultGCPercent = 70
+// A frame allocates next to nothing now, so the collections a low GOGC asks for cost
+// little: 20 keeps a player's memory near 140 KB for less of the collector's time than 70
+// cost before (7.7 % of a core). A box short of CPU and not of memory sets GOGC higher
+// (docs/OPERATIONS.md).
+const defaultGCPercent = 20
 
 // listen opens the server's listener: net.Listen, but in a test of a server that stops
 // on an error.
