@@ -151,25 +151,40 @@ func TestAnActiveScreenShowsOthersWithinARefresh(t *testing.T) {
 	}
 }
 
+// crowdSize is the crowd walkerInACrowd puts beside the walker: one of them steps on
+// every turn (crowdSteps).
+const crowdSize = TurnsPerRound
+
+// walkerInACrowd is an engine at the active refresh, the crowd's refresh at crowdRefresh,
+// with a knight "walker" and crowdSize others beside it, a turn stepped: the walker's
+// views, and the walker.
+func walkerInACrowd(t *testing.T, crowdRefresh int) (*Engine, *recorder, *player) {
+	e := fixtureEngine(t, nil)
+	e.cfg.ActiveRefreshTurns, e.cfg.CrowdRefresh = DefaultActiveRefreshTurns, crowdRefresh
+	walker := &recorder{}
+	e.join(knight("walker", 10), walker)
+	for i := range crowdSize {
+		e.join(knight(fmt.Sprintf("c%d", i), 10), &recorder{})
+	}
+	e.Step()
+	return e, walker, e.players["walker"]
+}
+
+// crowdSteps has the crowd's knight of this turn step, east and west by turns.
+func crowdSteps(e *Engine, turn int) {
+	c := fmt.Sprintf("c%d", turn%crowdSize)
+	e.enqueue(c, e.players[c].session, Move{Dir: []Dir{East, West}[turn/crowdSize%2]})
+}
+
 // A knight walking through a crowd gets a frame a refresh period, its own steps
 // among them: what others do waits a period after the last frame, whatever it showed, and
 // never longer (a knight of the crowd steps in sight on every turn).
 func TestAWalkerInACrowdGetsAFrameAPeriod(t *testing.T) {
-	e := fixtureEngine(t, nil)
-	e.cfg.ActiveRefreshTurns = DefaultActiveRefreshTurns
-	walker := &recorder{}
-	e.join(knight("walker", 10), walker)
-	const crowd = TurnsPerRound // one of them steps on every turn
-	for i := range crowd {
-		e.join(knight(fmt.Sprintf("c%d", i), 10), &recorder{})
-	}
-	e.Step()
-	w := e.players["walker"]
+	e, walker, w := walkerInACrowd(t, 0)
 	const rounds = 40
 	n, steps, last := len(walker.views), 0, e.turn
 	for turn := range rounds * TurnsPerRound {
-		c := fmt.Sprintf("c%d", turn%crowd)
-		e.enqueue(c, e.players[c].session, Move{Dir: []Dir{East, West}[turn/crowd%2]})
+		crowdSteps(e, turn)
 		if turn%(2*TurnsPerRound) == 3 { // the walker steps twice a second, as the load tool's walkers
 			e.enqueue("walker", w.session, Move{Dir: []Dir{South, North}[steps%2]})
 			steps++
@@ -288,21 +303,11 @@ func TestACrowdLengthensTheRefreshUpToARound(t *testing.T) {
 		{5, (DefaultActiveRefreshTurns*11 + 5 - 1) / 5},    // 8.8 turns: 9
 		{2, TurnsPerRound},                                 // 22 turns: a round at most
 	} {
-		e := fixtureEngine(t, nil)
-		e.cfg.ActiveRefreshTurns, e.cfg.CrowdRefresh = DefaultActiveRefreshTurns, c.crowdRefresh
-		walker := &recorder{}
-		e.join(knight("walker", 10), walker)
-		const crowd = TurnsPerRound // one of them steps on every turn
-		for i := range crowd {
-			e.join(knight(fmt.Sprintf("c%d", i), 10), &recorder{})
-		}
-		e.Step()
-		w := e.players["walker"]
+		e, walker, w := walkerInACrowd(t, c.crowdRefresh)
 		const rounds = 40
 		n, last, longest := len(walker.views), e.turn, uint64(0)
 		for turn := range rounds * TurnsPerRound {
-			cr := fmt.Sprintf("c%d", turn%crowd)
-			e.enqueue(cr, e.players[cr].session, Move{Dir: []Dir{East, West}[turn/crowd%2]})
+			crowdSteps(e, turn)
 			w.active = e.turn // active, as if it typed, with no view asked for: every frame is the crowd's
 			before := len(walker.views)
 			e.Step()
