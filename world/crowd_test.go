@@ -397,3 +397,47 @@ func TestACrowdIsMadeInThreeArraysOfItsSize(t *testing.T) {
 		t.Errorf("k0 sees %+v, want the knights on its square %v first", got, open[0])
 	}
 }
+
+// Outside, a knight's arrival on a square refreshes whoever would name it there: a
+// knight elsewhere while fewer than ShownPerSquare joined before it stand on the square,
+// and a knight on the square, who does not name itself, while it is among them.
+func TestAnArrivalOutsideRefreshesWhoWouldNameIt(t *testing.T) {
+	for _, c := range []struct {
+		ahead        int  // knights on the square who joined before the arrival
+		watcherThere bool // the watcher stands on the square, among those ahead
+		want         bool
+	}{
+		{ShownPerSquare - 1, false, true},
+		{ShownPerSquare, false, false},
+		{ShownPerSquare, true, true}, // it names only the others ahead: one fewer
+		{ShownPerSquare + 1, true, false},
+	} {
+		e := fightEngine(t, nil)
+		at := e.outside.grid.Entrance
+		var elsewhere Pos
+		for _, d := range Dirs {
+			if q := at.Step(d); e.outside.grid.Accessible(q) {
+				elsewhere = q
+				break
+			}
+		}
+		ahead := c.ahead
+		watcherAt := elsewhere
+		if c.watcherThere {
+			watcherAt, ahead = at, ahead-1
+		}
+		w, _ := outsideKnight(t, e, "watcher", watcherAt)
+		for i := range ahead {
+			outsideKnight(t, e, fmt.Sprintf("k%d", i), at)
+		}
+		p, _ := outsideKnight(t, e, "arrival", elsewhere)
+		for _, q := range e.order {
+			q.dirty, q.seen = false, false
+		}
+		p.rec.X, p.rec.Y = at.X, at.Y
+		e.moved(p, 0, at, at) // its arrival: the square as moved is told of a knight's coming
+		if w.seen != c.want {
+			t.Errorf("%d ahead, the watcher on the square %v: refreshed %v, want %v", c.ahead, c.watcherThere, w.seen, c.want)
+		}
+	}
+}
