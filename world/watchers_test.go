@@ -154,7 +154,7 @@ func TestStandingFollowsTheKnightsSteps(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 9))
 	for i := range 60 {
 		rec := knight(fmt.Sprintf("k%d", i), 10)
-		rec.Depth, rec.X, rec.Y = 1, -1, -1 // on the up stairs
+		rec.Depth, rec.X, rec.Y = i%DefaultDepth+1, -1, -1 // on each level's up stairs, the deepest's too
 		e.join(rec, &recorder{})
 	}
 	for range 400 {
@@ -179,5 +179,21 @@ func TestStandingFollowsTheKnightsSteps(t *testing.T) {
 	}
 	if moves < 30 {
 		t.Fatalf("only %d of 60 knights left the stairs: the walk tested little", moves)
+	}
+	// And nowhere else: every entry is a knight standing there.
+	filed := 0
+	for d, l := range e.levels {
+		for sq := range l.W * l.H {
+			for _, q := range e.standingOn(d+1, sq) {
+				filed++
+				if q.rec.Depth != d+1 || l.idx(q.rec.Pos()) != sq {
+					t.Fatalf("%s is filed on level %d at %v, and stands on level %d at %v",
+						q.rec.Name, d+1, Pos{sq % l.W, sq / l.W}, q.rec.Depth, q.rec.Pos())
+				}
+			}
+		}
+	}
+	if inDungeon := len(e.order) - len(e.onLevel(0)); filed != inDungeon {
+		t.Fatalf("%d entries for the %d knights in the dungeon", filed, inDungeon)
 	}
 }
