@@ -6,6 +6,7 @@ import (
 	"io"
 	"maps"
 	"net/http"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -37,6 +38,9 @@ var sessionGoroutines = map[string]int{
 	"github.com/orthanc-ssh/orthanc-ssh/server/edge.(*InputPump).fill": 1,
 }
 
+// drawerGoroutine is what a drawer runs (drawers.go): the sessions share them.
+const drawerGoroutine = "github.com/orthanc-ssh/orthanc-ssh/server.(*drawers).draw"
+
 func TestGoroutinesOfAGameSession(t *testing.T) {
 	_, addr, metrics := startProcessWith(t, t.TempDir(), "-metrics-addr", "127.0.0.1:0")
 	if metrics == "" {
@@ -55,6 +59,14 @@ func TestGoroutinesOfAGameSession(t *testing.T) {
 	one := settledGoroutines(t, metrics)
 	walk("Secondone")
 	two := settledGoroutines(t, metrics)
+	// The drawers are the sessions' together, not one session's: as many as draw at once
+	// and at most twice GOMAXPROCS waiting (drawersKept), however many sessions there are.
+	for _, m := range []map[string]int{one, two} {
+		if n := m[drawerGoroutine]; n > 2*runtime.GOMAXPROCS(0) {
+			t.Errorf("%d drawers wait with one or two sessions; at most %d", n, 2*runtime.GOMAXPROCS(0))
+		}
+		delete(m, drawerGoroutine)
+	}
 	added := map[string]int{}
 	for name, n := range two {
 		if d := n - one[name]; d != 0 {
