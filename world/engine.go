@@ -158,6 +158,7 @@ func newWithLevels(cfg Config, levels []*Level) *Engine {
 	}
 	e.snaps = make([]*Level, len(e.levels))
 	e.sights = make([]sights, len(e.levels))
+	e.standing.on = make([][][]*player, len(e.levels))
 	e.state = make([]liveLevel, len(e.levels))
 	for i, l := range e.levels {
 		// Each level's guards come from the level's own seed, so the original dungeon is

@@ -33,10 +33,7 @@ func (e *Engine) stand(p *player) {
 	if depth == 0 {
 		return
 	}
-	s := &e.standing
-	if len(s.on) != len(e.levels) {
-		s.on = slices.Grow(s.on[:0], len(e.levels))[:len(e.levels)]
-	}
+	s := &e.standing // its levels are made with the engine (newWithLevels), each one's squares here
 	if l := e.levels[depth-1]; len(s.on[depth-1]) != l.W*l.H {
 		s.on[depth-1] = make([][]*player, l.W*l.H)
 	}

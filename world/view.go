@@ -1,6 +1,7 @@
 package world
 
 import (
+	"iter"
 	"slices"
 	"time"
 )
@@ -309,6 +310,20 @@ func (l *Level) EdgeIndex(p Pos, d Dir) int {
 	return i
 }
 
+// roomSquares are the squares of room r: those of its rectangle that are the room's.
+func (l *Level) roomSquares(r int) iter.Seq[Pos] {
+	return func(yield func(Pos) bool) {
+		rr := l.Rooms[r]
+		for y := rr.Y; y < rr.Y+rr.H; y++ {
+			for x := rr.X; x < rr.X+rr.W; x++ {
+				if q := (Pos{x, y}); l.RoomAt(q) == r && !yield(q) {
+					return
+				}
+			}
+		}
+	}
+}
+
 // visible fills set with the squares seen from p: the whole room when p is in a room,
 // otherwise straight along the corridor in each direction up to the next door, wall or
 // room (DESIGN §11).
@@ -319,13 +334,8 @@ func (l *Level) visible(p Pos, set []byte) {
 	}
 	setBit(set, l.idx(p))
 	if r := l.RoomAt(p); r >= 0 {
-		rr := l.Rooms[r]
-		for y := rr.Y; y < rr.Y+rr.H; y++ {
-			for x := rr.X; x < rr.X+rr.W; x++ {
-				if q := (Pos{x, y}); l.RoomAt(q) == r {
-					setBit(set, l.idx(q))
-				}
-			}
+		for q := range l.roomSquares(r) {
+			setBit(set, l.idx(q))
 		}
 		return
 	}

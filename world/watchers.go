@@ -13,12 +13,9 @@ func (l *Level) appendSeenFrom(dst []int32, s Pos) []int32 {
 	}
 	dst = append(dst, int32(l.idx(s)))
 	if r := l.RoomAt(s); r >= 0 {
-		rr := l.Rooms[r]
-		for y := rr.Y; y < rr.Y+rr.H; y++ {
-			for x := rr.X; x < rr.X+rr.W; x++ {
-				if q := (Pos{x, y}); q != s && l.RoomAt(q) == r {
-					dst = append(dst, int32(l.idx(q)))
-				}
+		for q := range l.roomSquares(r) {
+			if q != s {
+				dst = append(dst, int32(l.idx(q)))
 			}
 		}
 	}
