@@ -224,16 +224,31 @@ func (e *Engine) whisper(p, to *player, text string) {
 }
 
 // aloud gives a line said in the room to the knights who hear the speaker (and do not
-// mute it), and mine to the speaker, saying so when no one heard.
+// mute it), and mine to the speaker, saying so when no one heard. Who hears is who sees
+// the speaker's square or stands on it; outside, everyone outside, together in the
+// daylight. They are found where they stand (appendWatchers): a line said on a level of
+// thousands asks the knights around the speaker, not each of them.
 func (e *Engine) aloud(p *player, mine, theirs string) {
 	heard := false
-	for _, q := range e.order {
-		if q != p && e.hears(q, p) {
-			heard = true
-			if !q.rec.Options.Mutes(p.rec.Name) {
-				e.hear(q, theirs)
-			}
+	give := func(q *player) {
+		if q == p {
+			return
 		}
+		heard = true
+		if !q.rec.Options.Mutes(p.rec.Name) {
+			e.hear(q, theirs)
+		}
+	}
+	if p.rec.Depth == 0 {
+		for _, q := range e.onLevel(0) {
+			give(q)
+		}
+	} else {
+		e.watchers = e.appendWatchers(e.watchers[:0], p.rec.Depth, p.rec.Pos(), true)
+		for _, q := range e.watchers {
+			give(q)
+		}
+		clear(e.watchers) // the scratch list keeps no knight that has left
 	}
 	if !heard {
 		mine += nobodyHears
@@ -282,19 +297,6 @@ func (e *Engine) hear(q *player, line string) { e.hearKind(q, MsgGame, line) }
 func (e *Engine) hearKind(q *player, k MsgKind, line string) {
 	noteKind(q, k, line)
 	q.seen = true
-}
-
-// hears reports whether q hears what p says: q is on p's level and sees p's square, or
-// stands on it; outside the dungeon everyone outside is together in the daylight.
-func (e *Engine) hears(q, p *player) bool {
-	if q.rec.Depth != p.rec.Depth {
-		return false
-	}
-	if p.rec.Depth == 0 || q.rec.Pos() == p.rec.Pos() {
-		return true
-	}
-	l := e.levels[p.rec.Depth-1]
-	return l.In(p.rec.Pos()) && Bit(q.visible, l.idx(p.rec.Pos()))
 }
 
 // whisperee finds who a whisper is for: the knight online named to, or else the knight

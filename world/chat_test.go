@@ -38,7 +38,10 @@ func TestSayReachesTheKnightsWhoSeeTheSpeaker(t *testing.T) {
 		t.Fatalf("a line no one hears:\n%s", got)
 	}
 	// Outside the dungeon everyone outside hears.
-	e.players["dag"].rec.Depth = 0
+	dag := e.players["dag"]
+	dag.rec.Depth = 0
+	e.stand(dag) // off the level's squares, and on the surface's list, as place does it
+	e.levelsChanged()
 	sayAs(e, "ector", Chat{Text: "sunny"})
 	if !strings.Contains(said(e, "dag"), "Ector says: sunny") {
 		t.Fatalf("outside, a knight did not hear:\n%s", said(e, "dag"))

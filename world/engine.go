@@ -111,6 +111,8 @@ type Engine struct {
 	occ             occupancy          // who stands on each square (crowd.go)
 	standing        standing           // where each knight in the dungeon stands, kept as they move (standing.go)
 	seenFrom        []int32            // moved's list of the squares that see a step's square
+	watchFrom       []int32            // appendWatchers' list of the same
+	watchers        []*player          // the knights who see a square, as appendWatchers found them
 	levelOrder      [][]*player        // the knights of each level (0 is the surface), in join order
 	levelOrderStale bool
 	crowdSquares    []int32  // scratch for crowd: the squares knights stand on

@@ -333,6 +333,7 @@ func chatters(t *testing.T, at map[string]where) (*Engine, map[string]*recorder)
 		p := e.players[fp]
 		w := at[fp]
 		p.rec.Depth, p.rec.X, p.rec.Y = w.depth, w.pos.X, w.pos.Y
+		e.stand(p) // filed where it stands, as place files a knight
 		if w.depth > 0 {
 			e.arrive(p)
 		}

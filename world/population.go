@@ -200,14 +200,12 @@ func (e *Engine) spawnWanderer(depth int) {
 	}
 }
 
+// seenByAnyone reports whether a knight sees square p of level depth.
 func (e *Engine) seenByAnyone(depth int, p Pos) bool {
-	i := e.levels[depth-1].idx(p)
-	for _, q := range e.order {
-		if q.rec.Depth == depth && Bit(q.visible, i) {
-			return true
-		}
-	}
-	return false
+	e.watchers = e.appendWatchers(e.watchers[:0], depth, p, false)
+	seen := len(e.watchers) > 0
+	clear(e.watchers)
+	return seen
 }
 
 // stepWanderer moves a wanderer one square through an open edge along the corridors

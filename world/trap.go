@@ -358,15 +358,11 @@ func teleportMonster(e *Engine, m *monster) {
 	e.monsterMoved(m.depth, m.pos)
 }
 
-// sayWhereSeen tells the knights who can see square q of a level.
+// sayWhereSeen tells the knights who can see square q of a level, and returns them.
 func (e *Engine) sayWhereSeen(depth int, q Pos, msg string) []*player {
-	i := e.levels[depth-1].idx(q)
-	var who []*player
-	for _, p := range e.order {
-		if p.rec.Depth == depth && Bit(p.visible, i) {
-			e.say(p, msg)
-			who = append(who, p)
-		}
+	who := e.appendWatchers(nil, depth, q, false)
+	for _, p := range who {
+		e.say(p, msg)
 	}
 	return who
 }

@@ -2,6 +2,7 @@ package world
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -195,5 +196,90 @@ func TestStandingFollowsTheKnightsSteps(t *testing.T) {
 	}
 	if inDungeon := len(e.order) - len(e.onLevel(0)); filed != inDungeon {
 		t.Fatalf("%d entries for the %d knights in the dungeon", filed, inDungeon)
+	}
+}
+
+// A line said aloud, a trap's sight and a wanderer's hiding place ask the knights around
+// a square who sees it (appendWatchers), and find whom asking every knight of the level
+// found: those whose visible set holds the square, and for a line said, those standing on
+// it, a blind one too. 400 knights, a fifth crowded on five squares and a tenth blind,
+// move about level 1 and speak.
+func TestWatchersAreWhomAskingEveryKnightFinds(t *testing.T) {
+	e := New(Config{Seed: 1977})
+	l := e.levels[0]
+	rng := rand.New(rand.NewPCG(11, 3))
+	var open []Pos
+	for y := range l.H {
+		for x := range l.W {
+			if l.Terrain(Pos{x, y}) != Rock {
+				open = append(open, Pos{x, y})
+			}
+		}
+	}
+	crowded := open[:5]
+	for i := range 400 {
+		rec := knight(fmt.Sprintf("k%d", i), 10)
+		rec.Depth = 1
+		at := open[rng.IntN(len(open))]
+		if i%5 == 0 {
+			at = crowded[rng.IntN(len(crowded))]
+		}
+		rec.X, rec.Y = at.X, at.Y
+		e.join(rec, &recorder{})
+	}
+	dark := make([]byte, bitsetLen(l.W*l.H))
+	blind := func(q *player) bool { return q.seq%10 == 3 }
+	for trial := range 2000 {
+		p := e.order[rng.IntN(len(e.order))]
+		to := open[rng.IntN(len(open))]
+		if trial%3 == 0 {
+			to = crowded[rng.IntN(len(crowded))]
+		}
+		p.rec.X, p.rec.Y = to.X, to.Y
+		e.stand(p)
+		e.look(p)
+		for _, q := range e.order {
+			if blind(q) {
+				q.visible = dark
+			}
+		}
+		s := p.rec.Pos()
+		sees := map[*player]bool{}
+		for _, q := range e.order {
+			if Bit(q.visible, l.idx(s)) {
+				sees[q] = true
+			}
+		}
+		found := map[*player]bool{}
+		for _, q := range e.appendWatchers(nil, 1, s, false) {
+			if found[q] {
+				t.Fatalf("trial %d: %s found twice", trial, q.rec.Name)
+			}
+			found[q] = true
+		}
+		if !maps.Equal(found, sees) {
+			t.Fatalf("trial %d at %v: found %d who see it, want %d", trial, s, len(found), len(sees))
+		}
+		if e.seenByAnyone(1, s) != (len(sees) > 0) {
+			t.Fatalf("trial %d at %v: seenByAnyone %v with %d who see it", trial, s, !e.seenByAnyone(1, s), len(sees))
+		}
+
+		line := fmt.Sprintf("trial %d", trial)
+		e.aloud(p, "You say: "+line, line)
+		heard := 0
+		for _, q := range e.order {
+			want := q != p && (sees[q] || q.rec.Pos() == s)
+			got := len(q.msgs) > 0 && q.msgs[len(q.msgs)-1] == line
+			if got != want {
+				t.Fatalf("trial %d, %s at %v says; %s at %v (blind %v) heard %v, want %v",
+					trial, p.rec.Name, s, q.rec.Name, q.rec.Pos(), blind(q), got, want)
+			}
+			if want {
+				heard++
+			}
+		}
+		if mine := p.msgs[len(p.msgs)-1]; (mine == "You say: "+line+nobodyHears) != (heard == 0) {
+			t.Fatalf("trial %d: the speaker's own line %q with %d who heard", trial, mine, heard)
+		}
 	}
 }
