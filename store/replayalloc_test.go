@@ -107,6 +107,35 @@ func TestAReplayBatchSealsItsChunksInRoomUsedAgain(t *testing.T) {
 	}
 }
 
+// A busy server's batch (a second's chunks at 4000 walkers, about 7 MB) is sealed in one
+// room made for it and kept for the next, not grown by append and dropped after each
+// batch: that made twice its bytes a second for the collector.
+func TestABusyServersBatchesShareOneRoom(t *testing.T) {
+	st, err := Open(filepath.Join(t.TempDir(), "orthanc.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	st.db.NoSync = true
+	t0 := time.Date(2026, 12, 7, 18, 0, 0, 0, time.UTC)
+	var batches [][]pendingChunk
+	for i := range 3 {
+		batches = append(batches, chunkBatch(3000, 2<<10, t0.Add(time.Duration(i)*time.Second)))
+	}
+	writeBatches(t, st, batches[:2], t0)
+	if cap(st.replays.room) == 0 {
+		t.Fatal("no room was kept after a busy batch")
+	}
+	room := st.replays.room[:1]
+	writeBatches(t, st, batches[2:], t0.Add(2*time.Second))
+	if again := st.replays.room[:1]; &again[0] != &room[0] {
+		t.Fatalf("the third batch made a room of its own (cap %d, was %d)", cap(st.replays.room), cap(room))
+	}
+	if got, err := st.LiveReplay("K-2999"); err != nil || len(got) != 3 || !bytes.Equal(got[2].Data, batches[2][2999].c.Data) {
+		t.Fatalf("the last knight's chunks: %d back (%v)", len(got), err)
+	}
+}
+
 // A chunk's key is written as fmt wrote it: the bucket's keys of before are found.
 func TestAChunksKeyIsAsItWas(t *testing.T) {
 	for _, c := range []liveChunk{{0, 0, 0}, {1765130400000, 1765130399000, 1765126800000}, {1<<63 - 1, 15, 0}, {-1, -1765130399000, -2}} {

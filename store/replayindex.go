@@ -34,8 +34,9 @@ type replayIndex struct {
 }
 
 // maxRoom bounds the room kept between writes: a batch's chunks are at most
-// maxPendingReplay, a second's at 2000 walkers about 2 MB.
-const maxRoom = maxPendingReplay / 2
+// maxPendingReplay (a second's at 2000 walkers about 2 MB, at 4000 about 7 MB), so the
+// room of a busy server's batches is made once and kept.
+const maxRoom = maxPendingReplay + maxPendingReplay/8
 
 // withReplays calls fn holding the index, built first if need be (a write transaction:
 // the rolling records of the first layout, keyed by knight, are dropped then).
