@@ -145,7 +145,9 @@ type underMemo struct {
 	w, most                         int
 	here, others, watchers, effects []string // what the lines under the view were made from
 	lines                           []string
-	wrapped                         string   // the text lines are wrapped from
+	wrapped                         string    // the text lines are wrapped from: a view of texts[turn]
+	texts                           [2][]byte // the buffers wrapped is kept in, in turn
+	turn                            int
 	shown                           int      // how many of others the lines name
 	text                            []byte   // the buffer the texts tried are built in
 	lineBuf                         []string // the slice lines are kept in
@@ -345,7 +347,15 @@ func underLinesOf(v world.View, sight []world.Other, w, most int, memo *underMem
 	// frames, and they are read only until the next. The same text (others' order
 	// changed among those counted, not named) keeps the lines it was wrapped to.
 	if t := text(shown); memo.lines == nil || memo.w != w || bytesView(t) != memo.wrapped {
-		memo.wrapped = string(t)
+		// The text is kept in the memo's two buffers in turn, and its lines are views
+		// of it: a crowd walking through sight names others on most frames, and a
+		// string made for each text was a fifth of the bytes a server of 2000 walkers
+		// allocated. A buffer is written again two texts later, when the lines of the
+		// first are long done with (they are read only until the next call).
+		memo.turn ^= 1
+		buf := append(memo.texts[memo.turn][:0], t...)
+		memo.texts[memo.turn] = buf
+		memo.wrapped = bytesView(buf)
 		memo.lines = wrapInto(memo.lineBuf[:0], memo.wrapped, w)
 		memo.lineBuf = memo.lines
 	}

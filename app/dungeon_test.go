@@ -55,15 +55,15 @@ func TestTheLinesUnderTheViewAreWrappedOnceForTheSameText(t *testing.T) {
 	if len(first) == 0 || &first[0] != &again[0] {
 		t.Fatal("the same text at the same size was wrapped again")
 	}
-	first = slices.Clone(first) // the memo's lines are good until it makes new ones
+	first = keptLines(first) // the memo's lines are good until it makes new ones
 	for what, got := range map[string][]string{
-		"a knight more": slices.Clone(underLines(func() world.View {
+		"a knight more": keptLines(underLines(func() world.View {
 			w := v
 			w.Others = append(slices.Clone(v.Others), world.Other{Name: "Gawain", Pos: world.Pos{X: 10, Y: 1}})
 			return w
 		}(), 80, 4, &memo)),
-		"a narrower screen": slices.Clone(underLines(v, 60, 4, &memo)),
-		"fewer rows":        slices.Clone(underLines(v, 80, 2, &memo)),
+		"a narrower screen": keptLines(underLines(v, 60, 4, &memo)),
+		"fewer rows":        keptLines(underLines(v, 80, 2, &memo)),
 	} {
 		if slices.Equal(got, first) {
 			t.Errorf("%s: the lines are the old ones: %q", what, got)
@@ -84,7 +84,7 @@ func TestTheSameLinesUnderACrowdAreNotMadeAgain(t *testing.T) {
 		v.Others = append(v.Others, world.Other{Name: fmt.Sprintf("Knight %d the Tall", i), Pos: world.Pos{X: 10, Y: 1}})
 	}
 	var memo underMemo
-	first := slices.Clone(underLines(v, 80, 4, &memo))
+	first := keptLines(underLines(v, 80, 4, &memo))
 	if !strings.Contains(strings.Join(first, " "), "more (w lists everyone)") {
 		t.Fatalf("the crowd is named whole: %q", first)
 	}
@@ -98,6 +98,50 @@ func TestTheSameLinesUnderACrowdAreNotMadeAgain(t *testing.T) {
 	}
 	if allocs := testing.AllocsPerRun(20, swap); allocs != 0 {
 		t.Errorf("the same lines under the view for a crowd in another order make %.1f allocations, want none", allocs)
+	}
+}
+
+// keptLines copies lines the memo made, their text too: the memo's lines are views of
+// its own buffers, good until its next call but one.
+func keptLines(lines []string) []string {
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = strings.Clone(l)
+	}
+	return out
+}
+
+// A crowd walking through sight changes the knights the lines under the view name on
+// most frames: the text is wrapped again each time, in the memo's own buffers, making
+// nothing, and the lines of the last call stay as they were through the next.
+func TestLinesUnderACrowdWalkingThroughSightMakeNothing(t *testing.T) {
+	v := crowdedView(t)
+	v.Self.Effects, v.Watchers = nil, nil
+	w := v
+	for i := range 3 {
+		v.Others = append(v.Others, world.Other{Name: fmt.Sprintf("Knight %d the Tall", i), Pos: world.Pos{X: 10, Y: 1}})
+		w.Others = append(w.Others, world.Other{Name: fmt.Sprintf("Knight %d the Short", i), Pos: world.Pos{X: 10, Y: 1}})
+	}
+	want := [2][]string{keptLines(underLines(v, 40, 4, nil)), keptLines(underLines(w, 40, 4, nil))}
+	var memo underMemo
+	var last []string
+	i := 0
+	walk := func() {
+		views := [2]world.View{v, w}
+		got := underLines(views[i%2], 40, 4, &memo)
+		if !slices.Equal(got, want[i%2]) {
+			t.Fatalf("call %d: the lines are %q, want %q", i, got, want[i%2])
+		}
+		if last != nil && !slices.Equal(last, want[(i+1)%2]) {
+			t.Fatalf("call %d: the last call's lines changed to %q", i, last)
+		}
+		last = append(last[:0], got...) // the strings, not their bytes: the memo reuses its slice
+		i++
+	}
+	walk()
+	walk()
+	if allocs := testing.AllocsPerRun(20, walk); allocs != 0 {
+		t.Errorf("lines under the view wrapped again make %.1f allocations, want none", allocs)
 	}
 }
 
