@@ -65,8 +65,8 @@ const (
 // activeRefresh: with more, the world shows them less often in proportion, up to once a
 // round (world.Config.CrowdRefresh). On two cores 1000 walkers were drawn at 10 frames a
 // second with a p99 of 43 ms, and 2000 at 10 with 167 ms, at 5 with 122; at 500 a core
-// 2000 still passed 100 ms (103–117), at 400, a round's period from 1600 active on two
-// cores, it is 73 (docs/PERFORMANCE.md).
+// 2000 still passed 100 ms (103–117), at 400, a round's period from 2000 active on two
+// cores, it is 68–73 (docs/PERFORMANCE.md).
 const crowdPerCore = 400
 
 // farewellMessage is what every player's screen says when the server goes down.
