@@ -111,11 +111,7 @@ func TestAReplayBatchSealsItsChunksInRoomUsedAgain(t *testing.T) {
 // room made for it and kept for the next, not grown by append and dropped after each
 // batch: that made twice its bytes a second for the collector.
 func TestABusyServersBatchesShareOneRoom(t *testing.T) {
-	st, err := Open(filepath.Join(t.TempDir(), "orthanc.db"), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := openTemp(t)
 	st.db.NoSync = true
 	t0 := time.Date(2026, 12, 7, 18, 0, 0, 0, time.UTC)
 	var batches [][]pendingChunk

@@ -91,28 +91,9 @@ func movedByAskingEveryone(e *Engine, p *player, depth int, from, to Pos) map[*p
 // steps and jumps, with some knights dirty or seen already before each; and the standing
 // index files every knight where it stands throughout.
 func TestMovedMarksWhomAskingEveryKnightMarked(t *testing.T) {
-	e := New(Config{Seed: 1977})
-	l := e.levels[0]
 	rng := rand.New(rand.NewPCG(7, 7))
-	var open []Pos
-	for y := range l.H {
-		for x := range l.W {
-			if l.Terrain(Pos{x, y}) != Rock {
-				open = append(open, Pos{x, y})
-			}
-		}
-	}
-	crowded := open[:5]
-	for i := range 400 {
-		rec := knight(fmt.Sprintf("k%d", i), 10)
-		rec.Depth = 1
-		at := open[rng.IntN(len(open))]
-		if i%5 == 0 {
-			at = crowded[rng.IntN(len(crowded))]
-		}
-		rec.X, rec.Y = at.X, at.Y
-		e.join(rec, &recorder{})
-	}
+	e, open, crowded := crowdOnLevelOne(rng)
+	l := e.levels[0]
 	for step := range 5000 {
 		p := e.order[rng.IntN(len(e.order))]
 		from := p.rec.Pos()
@@ -205,28 +186,9 @@ func TestStandingFollowsTheKnightsSteps(t *testing.T) {
 // it, a blind one too. 400 knights, a fifth crowded on five squares and a tenth blind,
 // move about level 1 and speak.
 func TestWatchersAreWhomAskingEveryKnightFinds(t *testing.T) {
-	e := New(Config{Seed: 1977})
-	l := e.levels[0]
 	rng := rand.New(rand.NewPCG(11, 3))
-	var open []Pos
-	for y := range l.H {
-		for x := range l.W {
-			if l.Terrain(Pos{x, y}) != Rock {
-				open = append(open, Pos{x, y})
-			}
-		}
-	}
-	crowded := open[:5]
-	for i := range 400 {
-		rec := knight(fmt.Sprintf("k%d", i), 10)
-		rec.Depth = 1
-		at := open[rng.IntN(len(open))]
-		if i%5 == 0 {
-			at = crowded[rng.IntN(len(crowded))]
-		}
-		rec.X, rec.Y = at.X, at.Y
-		e.join(rec, &recorder{})
-	}
+	e, open, crowded := crowdOnLevelOne(rng)
+	l := e.levels[0]
 	dark := make([]byte, bitsetLen(l.W*l.H))
 	blind := func(q *player) bool { return q.seq%10 == 3 }
 	for trial := range 2000 {
@@ -282,4 +244,31 @@ func TestWatchersAreWhomAskingEveryKnightFinds(t *testing.T) {
 			t.Fatalf("trial %d: the speaker's own line %q with %d who heard", trial, mine, heard)
 		}
 	}
+}
+
+// crowdOnLevelOne joins 400 knights to level 1 of the default dungeon, on open squares
+// drawn with rng, a fifth of them on the level's first five open squares (crowded). It
+// returns the engine, the level's open squares and the crowded ones.
+func crowdOnLevelOne(rng *rand.Rand) (e *Engine, open, crowded []Pos) {
+	e = New(Config{Seed: 1977})
+	l := e.levels[0]
+	for y := range l.H {
+		for x := range l.W {
+			if l.Terrain(Pos{x, y}) != Rock {
+				open = append(open, Pos{x, y})
+			}
+		}
+	}
+	crowded = open[:5]
+	for i := range 400 {
+		rec := knight(fmt.Sprintf("k%d", i), 10)
+		rec.Depth = 1
+		at := open[rng.IntN(len(open))]
+		if i%5 == 0 {
+			at = crowded[rng.IntN(len(crowded))]
+		}
+		rec.X, rec.Y = at.X, at.Y
+		e.join(rec, &recorder{})
+	}
+	return e, open, crowded
 }
