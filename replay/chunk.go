@@ -1,7 +1,6 @@
 package replay
 
 import (
-	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -209,7 +208,8 @@ func (w *writer) span(tick time.Duration) time.Duration {
 
 // finish compresses the chunk: the frames up to each level, the level's piece as it was
 // compressed once, and the frames after the last.
-// They are made in the scratch's room and copied once, at their size, for the sink.
+// They are made in the scratch's room and copied once, for the sink, into a buffer a
+// sink handed back (Recycle) or a new one.
 func (w *writer) finish(tick time.Duration) Chunk {
 	defer w.sc.free.put(&w.buf)
 	out := append(w.sc.out[:0], chunkVersion)
@@ -222,7 +222,7 @@ func (w *writer) finish(tick time.Duration) Chunk {
 		at = s.at
 	}
 	w.sc.out = w.piece(out, at, w.buf.size)
-	return Chunk{Start: w.start, Born: w.born, Data: bytes.Clone(w.sc.out)}
+	return Chunk{Start: w.start, Born: w.born, Data: takeChunkBytes(w.sc.out)}
 }
 
 // piece appends the frames' bytes from..to, compressed, as a piece.

@@ -67,7 +67,8 @@ type Keep struct {
 	Report  int // the report it is kept with, for KindReport
 }
 
-// Sink takes a recorder's chunks and keeps; neither call may wait on disk.
+// Sink takes a recorder's chunks and keeps; neither call may wait on disk. A chunk's
+// Data is the sink's from PutChunk on; once written it may hand them back (Recycle).
 type Sink interface {
 	PutChunk(knight string, c Chunk)
 	Keep(k Keep)

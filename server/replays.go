@@ -60,6 +60,7 @@ func (s *Server) startReplays(ctx context.Context) (wait func()) {
 	}
 	s.replayWriter = store.NewReplayWriter(s.store, int64(s.cfg.ReplayMB)<<20, replay.Rolling, s.log)
 	s.replayWriter.Expire(s.cfg.ReplayKeep, s.now)
+	s.replayWriter.HandBack(replay.Recycle) // the recorder's chunks go nowhere but the writer (replaySink)
 	s.recorder = replay.NewRecorder(replaySink{s.replayWriter}, s.cfg.Tick, s.now, s.log)
 	recDone, writerDone := make(chan struct{}), make(chan struct{})
 	writerCtx, stopWriter := context.WithCancel(context.Background())

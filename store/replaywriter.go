@@ -35,6 +35,8 @@ type ReplayWriter struct {
 	keeps   []replayKeep
 	pending int64 // bytes of chunks pending
 	dropped uint64
+	// handBack takes each chunk's bytes once the writer is done with them (HandBack).
+	handBack func(data []byte)
 }
 
 // pendingChunk is a chunk waiting to be written.
@@ -67,6 +69,12 @@ func (w *ReplayWriter) Expire(keptFor time.Duration, now func() time.Time) {
 	w.keptFor, w.now = keptFor, now
 }
 
+// HandBack has the writer give each chunk's Data to f once it is done with them: the
+// chunk written, or given up (dropped for a full queue, or its batch's write failed).
+// The bytes are f's then. For a producer that gave them up with PutChunk and keeps no
+// other hold on them (replay.Recycle). Call it before Run.
+func (w *ReplayWriter) HandBack(f func(data []byte)) { w.handBack = f }
+
 // expireEvery is how often an idle writer still deletes what is past its age.
 const expireEvery = time.Minute
 
@@ -76,6 +84,9 @@ func (w *ReplayWriter) PutChunk(knight string, c ReplayChunk) {
 	if w.pending+int64(len(c.Data)) > maxPendingReplay {
 		w.dropped++
 		w.mu.Unlock()
+		if w.handBack != nil {
+			w.handBack(c.Data)
+		}
 		return
 	}
 	w.chunks = append(w.chunks, pendingChunk{knight, c})
@@ -161,8 +172,14 @@ func (w *ReplayWriter) write(always bool) error {
 // maxSpare bounds the list kept for the next batch (its entries, 112 bytes each).
 const maxSpare = 4096
 
-// giveBack keeps a batch's list, written, for the next batch to be filed in.
+// giveBack keeps a batch's list, written, for the next batch to be filed in, and hands
+// its chunks' bytes back (HandBack): bbolt took copies of them.
 func (w *ReplayWriter) giveBack(chunks []pendingChunk) {
+	if w.handBack != nil {
+		for _, c := range chunks {
+			w.handBack(c.c.Data)
+		}
+	}
 	if cap(chunks) == 0 || cap(chunks) > maxSpare {
 		return
 	}
