@@ -98,18 +98,8 @@ func (s *shownSelf) effectsOf(effects []Effect) []string {
 	if len(effects) == 0 {
 		return nil
 	}
-	if s.spells == nil {
-		s.spells = &shownSpells{}
-	}
-	sp := s.spells
-	if sp.effectText == nil || !slices.Equal(sp.effects, effects) {
-		sp.effects = append(sp.effects[:0], effects...)
-		sp.effectText = make([]string, len(effects))
-		for i, ef := range effects {
-			sp.effectText[i] = ef.String()
-		}
-	}
-	return sp.effectText
+	sp := s.spellsShown()
+	return textsOf(&sp.effects, &sp.effectText, effects)
 }
 
 // statusOf is the view's text of the conditions ("stuck (5 tries)"), made again only
@@ -118,18 +108,32 @@ func (s *shownSelf) statusOf(status []Status) []string {
 	if len(status) == 0 {
 		return nil
 	}
+	sp := s.spellsShown()
+	return textsOf(&sp.status, &sp.statusText, status)
+}
+
+// spellsShown is the knight's shownSpells, made when it first has one.
+func (s *shownSelf) spellsShown() *shownSpells {
 	if s.spells == nil {
 		s.spells = &shownSpells{}
 	}
-	sp := s.spells
-	if sp.statusText == nil || !slices.Equal(sp.status, status) {
-		sp.status = append(sp.status[:0], status...)
-		sp.statusText = make([]string, len(status))
-		for i, st := range status {
-			sp.statusText[i] = st.String()
+	return s.spells
+}
+
+// textsOf is the text of each of xs (its String): *text, made from *was, while xs are the
+// same; else made again, and xs kept in *was to compare the next with.
+func textsOf[T interface {
+	comparable
+	String() string
+}](was *[]T, text *[]string, xs []T) []string {
+	if *text == nil || !slices.Equal(*was, xs) {
+		*was = append((*was)[:0], xs...)
+		*text = make([]string, len(xs))
+		for i, x := range xs {
+			(*text)[i] = x.String()
 		}
 	}
-	return sp.statusText
+	return *text
 }
 
 // speed is the knight's speed in seed 003's sense: Speed, the spell or boots of speed
