@@ -163,12 +163,21 @@ func BenchmarkCrowdFrame(b *testing.B) {
 func frameCost(runs int, frame func()) (allocs, bytes, big float64) {
 	defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	frame()
+	bytes, big = fewestAllocated(runs, frame)
+	return testing.AllocsPerRun(runs, frame), bytes, big
+}
+
+// fewestAllocated is the bytes f allocates a call, and its blocks of bigBlock bytes or
+// more (blocks over the largest size class count as none: the bytes show them), each
+// the fewest of five tries of runs calls: another test's goroutine allocating meanwhile
+// only adds to them.
+func fewestAllocated(runs int, f func()) (bytes, big float64) {
 	bytes, big = math.MaxFloat64, math.MaxFloat64
 	for range 5 {
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
 		for range runs {
-			frame()
+			f()
 		}
 		runtime.ReadMemStats(&after)
 		bytes = min(bytes, float64(after.TotalAlloc-before.TotalAlloc)/float64(runs))
@@ -178,10 +187,9 @@ func frameCost(runs int, frame func()) (allocs, bytes, big float64) {
 				n += c.Mallocs - before.BySize[i].Mallocs
 			}
 		}
-		// Blocks over the largest size class are counted with none: the bytes show them.
 		big = min(big, float64(n)/float64(runs))
 	}
-	return testing.AllocsPerRun(runs, frame), bytes, big
+	return bytes, big
 }
 
 // bigBlock is the least size frameCost counts as a big block.

@@ -2,8 +2,6 @@ package app
 
 import (
 	"fmt"
-	"math"
-	"runtime"
 	"runtime/debug"
 	"strings"
 	"testing"
@@ -94,18 +92,7 @@ func typingCost(m *Model, l *lineInput) (work, allocs, bytes float64) {
 		pair()
 	}
 	work = float64(l.work-w0) / runs
-	// The bytes are the process's: the fewest of a few tries, as another test's
-	// goroutine allocating meanwhile only adds to them.
-	bytes = math.MaxFloat64
-	for range 5 {
-		var before, after runtime.MemStats
-		runtime.ReadMemStats(&before)
-		for range runs {
-			pair()
-		}
-		runtime.ReadMemStats(&after)
-		bytes = min(bytes, float64(after.TotalAlloc-before.TotalAlloc)/runs)
-	}
+	bytes, _ = fewestAllocated(runs, pair) // the process's bytes: the fewest of a few tries
 	return work, testing.AllocsPerRun(runs, pair), bytes
 }
 

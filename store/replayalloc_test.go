@@ -41,15 +41,23 @@ func writeBatches(tb testing.TB, st *Store, batches [][]pendingChunk, t0 time.Ti
 	}
 }
 
+// openUnsynced opens a fresh store in a temporary folder that writes without fsync (the
+// allocations are measured, not the disk), closed at the end of the test.
+func openUnsynced(tb testing.TB) *Store {
+	tb.Helper()
+	st, err := Open(filepath.Join(tb.TempDir(), "orthanc.db"), Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { _ = st.Close() })
+	st.db.NoSync = true
+	return st
+}
+
 // BenchmarkWriteReplayBatch writes a second's batch of 200 knights' chunks of 2 KB, in
 // one transaction (no fsync), a minute of them written before.
 func BenchmarkWriteReplayBatch(b *testing.B) {
-	st, err := Open(filepath.Join(b.TempDir(), "orthanc.db"), Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer st.Close()
-	st.db.NoSync = true // the allocations, not the disk
+	st := openUnsynced(b)
 	t0 := time.Date(2026, 12, 7, 18, 0, 0, 0, time.UTC)
 	var batches [][]pendingChunk
 	for i := range 120 {
@@ -71,12 +79,7 @@ func BenchmarkWriteReplayBatch(b *testing.B) {
 // own (its cursors, nodes and pages), 6 allocations a chunk here; the copies, the keys'
 // formatting and the checksum's separator were 6 more.
 func TestAReplayBatchSealsItsChunksInRoomUsedAgain(t *testing.T) {
-	st, err := Open(filepath.Join(t.TempDir(), "orthanc.db"), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	st.db.NoSync = true
+	st := openUnsynced(t)
 	const knights = 100
 	t0 := time.Date(2026, 12, 7, 18, 0, 0, 0, time.UTC)
 	var batches [][]pendingChunk
@@ -111,8 +114,7 @@ func TestAReplayBatchSealsItsChunksInRoomUsedAgain(t *testing.T) {
 // room made for it and kept for the next, not grown by append and dropped after each
 // batch: that made twice its bytes a second for the collector.
 func TestABusyServersBatchesShareOneRoom(t *testing.T) {
-	st := openTemp(t)
-	st.db.NoSync = true
+	st := openUnsynced(t)
 	t0 := time.Date(2026, 12, 7, 18, 0, 0, 0, time.UTC)
 	var batches [][]pendingChunk
 	for i := range 3 {
@@ -149,12 +151,7 @@ func TestAChunksKeyIsAsItWas(t *testing.T) {
 // Filing a second's chunks allocates nothing once batches have been written: the next
 // batch is filed in the list the last one was written from.
 func TestFilingReplayChunksAllocatesNothing(t *testing.T) {
-	st, err := Open(filepath.Join(t.TempDir(), "orthanc.db"), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	st.db.NoSync = true
+	st := openUnsynced(t)
 	w := NewReplayWriter(st, 0, time.Minute, nil)
 	t0 := time.Date(2026, 12, 7, 18, 0, 0, 0, time.UTC)
 	file := func(chunks []pendingChunk) {
@@ -183,8 +180,7 @@ func TestFilingReplayChunksAllocatesNothing(t *testing.T) {
 // chunk dropped for a full queue at once; what it wrote reads back whole though the bytes
 // handed back are written over (bbolt took copies).
 func TestTheReplayWriterHandsBackWhatItWrote(t *testing.T) {
-	st := openTemp(t)
-	st.db.NoSync = true
+	st := openUnsynced(t)
 	w := NewReplayWriter(st, 0, time.Minute, nil)
 	var back [][]byte
 	w.HandBack(func(data []byte) { back = append(back, data) })
