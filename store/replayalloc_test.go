@@ -29,6 +29,15 @@ func chunkBatch(n, size int, start time.Time) []pendingChunk {
 	return out
 }
 
+// chunkSeconds is seconds batches of knights' chunks of 2 KB, one a second from t0.
+func chunkSeconds(seconds, knights int, t0 time.Time) [][]pendingChunk {
+	batches := make([][]pendingChunk, seconds)
+	for i := range batches {
+		batches[i] = chunkBatch(knights, 2<<10, t0.Add(time.Duration(i)*time.Second))
+	}
+	return batches
+}
+
 // writeBatches writes batches to st, one a second of the clock from t0, each knight's
 // rolling record held to a minute (as the store holds it to ten: chunks go as they come).
 func writeBatches(tb testing.TB, st *Store, batches [][]pendingChunk, t0 time.Time) {
@@ -59,10 +68,7 @@ func openUnsynced(tb testing.TB) *Store {
 func BenchmarkWriteReplayBatch(b *testing.B) {
 	st := openUnsynced(b)
 	t0 := time.Date(2026, 12, 7, 18, 0, 0, 0, time.UTC)
-	var batches [][]pendingChunk
-	for i := range 120 {
-		batches = append(batches, chunkBatch(200, 2<<10, t0.Add(time.Duration(i)*time.Second)))
-	}
+	batches := chunkSeconds(120, 200, t0)
 	writeBatches(b, st, batches[:60], t0)
 	b.ReportAllocs()
 	i := 60
@@ -82,10 +88,7 @@ func TestAReplayBatchSealsItsChunksInRoomUsedAgain(t *testing.T) {
 	st := openUnsynced(t)
 	const knights = 100
 	t0 := time.Date(2026, 12, 7, 18, 0, 0, 0, time.UTC)
-	var batches [][]pendingChunk
-	for i := range 40 {
-		batches = append(batches, chunkBatch(knights, 2<<10, t0.Add(time.Duration(i)*time.Second)))
-	}
+	batches := chunkSeconds(40, knights, t0)
 	writeBatches(t, st, batches[:30], t0)
 	i := 30
 	allocs := testing.AllocsPerRun(9, func() {
@@ -116,10 +119,7 @@ func TestAReplayBatchSealsItsChunksInRoomUsedAgain(t *testing.T) {
 func TestABusyServersBatchesShareOneRoom(t *testing.T) {
 	st := openUnsynced(t)
 	t0 := time.Date(2026, 12, 7, 18, 0, 0, 0, time.UTC)
-	var batches [][]pendingChunk
-	for i := range 3 {
-		batches = append(batches, chunkBatch(3000, 2<<10, t0.Add(time.Duration(i)*time.Second)))
-	}
+	batches := chunkSeconds(3, 3000, t0)
 	writeBatches(t, st, batches[:2], t0)
 	if cap(st.replays.room) == 0 {
 		t.Fatal("no room was kept after a busy batch")
