@@ -226,7 +226,7 @@ func (e *Engine) whisper(p, to *player, text string) {
 // aloud gives a line said in the room to the knights who hear the speaker (and do not
 // mute it), and mine to the speaker, saying so when no one heard. Who hears is who sees
 // the speaker's square or stands on it; outside, everyone outside, together in the
-// daylight. They are found where they stand (appendWatchers): a line said on a level of
+// daylight. They are found where they stand (watchersOf): a line said on a level of
 // thousands asks the knights around the speaker, not each of them.
 func (e *Engine) aloud(p *player, mine, theirs string) {
 	heard := false
@@ -244,11 +244,9 @@ func (e *Engine) aloud(p *player, mine, theirs string) {
 			give(q)
 		}
 	} else {
-		e.watchers = e.appendWatchers(e.watchers[:0], p.rec.Depth, p.rec.Pos(), true)
-		for _, q := range e.watchers {
+		for q := range e.watchersOf(p.rec.Depth, p.rec.Pos(), true) {
 			give(q)
 		}
-		clear(e.watchers) // the scratch list keeps no knight that has left
 	}
 	if !heard {
 		mine += nobodyHears

@@ -303,8 +303,8 @@ func (e *Engine) moved(p *player, depth int, from, to Pos) {
 }
 
 // movedInDungeon is moved on a level, where a knight sees its room or along its
-// corridor: the knights on the squares and those who may see them are found where they
-// stand (standing, Level.appendSeenFrom), not by asking every knight of the level.
+// corridor: the knights on the squares and those who see them are found where they
+// stand (watchersOf), not by asking every knight of the level.
 func (e *Engine) movedInDungeon(p *player, depth int, squares []Pos) {
 	l := e.levels[depth-1]
 	for _, s := range squares {
@@ -324,19 +324,16 @@ func (e *Engine) movedInDungeon(p *player, depth int, squares []Pos) {
 		if ahead > ShownPerSquare {
 			continue // even a knight among the first on s names ShownPerSquare others before p
 		}
-		e.seenFrom = l.appendSeenFrom(e.seenFrom[:0], s)
-		for _, t := range e.seenFrom {
-			for _, q := range e.standingOn(depth, int(t)) {
-				if q == p || q.dirty || q.seen || !Bit(q.visible, sq) {
-					continue
-				}
-				rank := ahead
-				if q.seq < p.seq && t == int32(sq) {
-					rank-- // q does not name itself
-				}
-				if rank < ShownPerSquare {
-					q.seen = true
-				}
+		for q := range e.watchersOf(depth, s, false) {
+			if q == p || q.dirty || q.seen {
+				continue
+			}
+			rank := ahead
+			if q.seq < p.seq && q.rec.Pos() == s {
+				rank-- // q does not name itself
+			}
+			if rank < ShownPerSquare {
+				q.seen = true
 			}
 		}
 	}

@@ -110,9 +110,7 @@ type Engine struct {
 	outside         surfaceState       // the surface and its markets (outside.go, market.go)
 	occ             occupancy          // who stands on each square (crowd.go)
 	standing        standing           // where each knight in the dungeon stands, kept as they move (standing.go)
-	seenFrom        []int32            // moved's list of the squares that see a step's square
-	watchFrom       []int32            // appendWatchers' list of the same
-	watchers        []*player          // the knights who see a square, as appendWatchers found them
+	seenFrom        []int32            // watchersOf's list of the squares that may see a square
 	levelOrder      [][]*player        // the knights of each level (0 is the surface), in join order
 	levelOrderStale bool
 	crowdSquares    []int32  // scratch for crowd: the squares knights stand on

@@ -202,10 +202,10 @@ func (e *Engine) spawnWanderer(depth int) {
 
 // seenByAnyone reports whether a knight sees square p of level depth.
 func (e *Engine) seenByAnyone(depth int, p Pos) bool {
-	e.watchers = e.appendWatchers(e.watchers[:0], depth, p, false)
-	seen := len(e.watchers) > 0
-	clear(e.watchers)
-	return seen
+	for range e.watchersOf(depth, p, false) {
+		return true
+	}
+	return false
 }
 
 // stepWanderer moves a wanderer one square through an open edge along the corridors

@@ -3,6 +3,7 @@ package world
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/orthanc-ssh/orthanc-ssh/internal/english"
 )
@@ -360,7 +361,7 @@ func teleportMonster(e *Engine, m *monster) {
 
 // sayWhereSeen tells the knights who can see square q of a level, and returns them.
 func (e *Engine) sayWhereSeen(depth int, q Pos, msg string) []*player {
-	who := e.appendWatchers(nil, depth, q, false)
+	who := slices.Collect(e.watchersOf(depth, q, false))
 	for _, p := range who {
 		e.say(p, msg)
 	}

@@ -1,5 +1,7 @@
 package world
 
+import "iter"
+
 // appendSeenFrom appends to dst the index of every square from which a knight may see s
 // (Level.visible), s's own among them: the squares of s's room, and those along a
 // corridor's straight lines to s, up to the room, door or wall that ends them. It is
@@ -33,24 +35,26 @@ func (l *Level) appendSeenFrom(dst []int32, s Pos) []int32 {
 	return dst
 }
 
-// appendWatchers appends to dst the knights of level depth who see square s, found where
-// they stand (standing, appendSeenFrom) rather than by asking every knight of the level;
-// with onS, also every knight standing on s, seeing or not (a blind knight hears who
-// speaks beside it). The order is the squares', not the knights' join order: callers
-// treat each knight alone. Outside, or off the level, it finds no one.
-func (e *Engine) appendWatchers(dst []*player, depth int, s Pos, onS bool) []*player {
-	if depth < 1 || depth > len(e.levels) || !e.levels[depth-1].In(s) {
-		return dst
-	}
-	l := e.levels[depth-1]
-	sq := l.idx(s)
-	e.watchFrom = l.appendSeenFrom(e.watchFrom[:0], s)
-	for _, t := range e.watchFrom {
-		for _, q := range e.standingOn(depth, int(t)) {
-			if Bit(q.visible, sq) || (onS && t == int32(sq)) {
-				dst = append(dst, q)
+// watchersOf is the knights of level depth who see square s, found where they stand
+// (standing, appendSeenFrom) rather than by asking every knight of the level; with onS,
+// also every knight standing on s, seeing or not (a blind knight hears who speaks beside
+// it). The order is the squares', not the knights' join order: callers treat each knight
+// alone. Outside, or off the level, it has no one. Its loop must not ask for another
+// square's watchers: they share the engine's list of squares.
+func (e *Engine) watchersOf(depth int, s Pos, onS bool) iter.Seq[*player] {
+	return func(yield func(*player) bool) {
+		if depth < 1 || depth > len(e.levels) || !e.levels[depth-1].In(s) {
+			return
+		}
+		l := e.levels[depth-1]
+		sq := l.idx(s)
+		e.seenFrom = l.appendSeenFrom(e.seenFrom[:0], s)
+		for _, t := range e.seenFrom {
+			for _, q := range e.standingOn(depth, int(t)) {
+				if (Bit(q.visible, sq) || onS && t == int32(sq)) && !yield(q) {
+					return
+				}
 			}
 		}
 	}
-	return dst
 }

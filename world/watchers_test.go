@@ -181,7 +181,7 @@ func TestStandingFollowsTheKnightsSteps(t *testing.T) {
 }
 
 // A line said aloud, a trap's sight and a wanderer's hiding place ask the knights around
-// a square who sees it (appendWatchers), and find whom asking every knight of the level
+// a square who sees it (watchersOf), and find whom asking every knight of the level
 // found: those whose visible set holds the square, and for a line said, those standing on
 // it, a blind one too. 400 knights, a fifth crowded on five squares and a tenth blind,
 // move about level 1 and speak.
@@ -213,7 +213,7 @@ func TestWatchersAreWhomAskingEveryKnightFinds(t *testing.T) {
 			}
 		}
 		found := map[*player]bool{}
-		for _, q := range e.appendWatchers(nil, 1, s, false) {
+		for q := range e.watchersOf(1, s, false) {
 			if found[q] {
 				t.Fatalf("trial %d: %s found twice", trial, q.rec.Name)
 			}
