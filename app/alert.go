@@ -242,14 +242,11 @@ func (m *Model) calls(v *world.View, each func(call)) {
 	if !a.started || v.Said < a.said {
 		a.started, a.said = true, v.Said
 	}
-	if n := min(int(v.Said-a.said), len(v.Messages)); n > 0 {
+	if n := min(int(v.Said-a.said), v.Log.Len()); n > 0 {
 		first := v.Said - uint64(n) + 1 // the number of the first new message
-		for i, line := range v.Messages[len(v.Messages)-n:] {
-			kind := world.MsgGame
-			if j := len(v.Messages) - n + i; j < len(v.Kinds) {
-				kind = v.Kinds[j]
-			}
-			if k, from, ok := callIn(line, kind, v.Self.Name); ok {
+		for i := range n {
+			j := v.Log.Len() - n + i
+			if k, from, ok := callIn(v.Log.Line(j), v.Log.Kind(j), v.Self.Name); ok {
 				each(call{kind: k, from: from, said: first + uint64(i)})
 			}
 		}

@@ -180,7 +180,7 @@ func newAlertSession(t *testing.T) *alertSession {
 	s.m.bt.to = &recorder{}
 	s.m.screen, s.m.synced = screenPlay, true
 	s.m.Update(tea.ColorProfileMsg{Profile: colorprofile.ASCII})
-	s.v = world.View{Self: world.Self{Name: "Kay", Level: 1, Hits: 9, MaxHits: 9}, Said: 3, Messages: []string{"a", "b", "c"}}
+	s.v = world.View{Self: world.Self{Name: "Kay", Level: 1, Hits: 9, MaxHits: 9}, Said: 3, Log: world.LogOf([]string{"a", "b", "c"}, nil)}
 	s.view()
 	s.key("x") // the player is at the keys
 	return s
@@ -194,9 +194,7 @@ func (s *alertSession) view() {
 
 // hear gives the session a view with one more message.
 func (s *alertSession) hear(kind world.MsgKind, line string) {
-	s.v.Messages = append(s.v.Messages[:len(s.v.Messages):len(s.v.Messages)], line)
-	s.v.Kinds = append(make([]world.MsgKind, len(s.v.Messages)-1-len(s.v.Kinds)), s.v.Kinds...)
-	s.v.Kinds = append(s.v.Kinds, kind)
+	s.v.Log = withKind(s.v.Log, kind, line)
 	s.v.Said++
 	s.view()
 }

@@ -265,7 +265,7 @@ func TestAStepKeepsTheFrameUntilTheWorldAnswers(t *testing.T) {
 	}
 	moved := v
 	moved.Self.Pos.X++
-	moved.Messages = append(append([]string(nil), v.Messages...), "You walk east.")
+	moved.Log = world.LogOf(append(append([]string(nil), v.Log.Lines()...), "You walk east."), nil)
 	moved.Said++
 	m.Update(viewMsg(moved))
 	if !drawn() {

@@ -457,7 +457,7 @@ func TestFightTitleIsTheWidestFormThatFits(t *testing.T) {
 // three a frame).
 func TestMessagesBesideTheBattleLeaveOutItsLog(t *testing.T) {
 	log := []string{"You hit the troll.", "The troll misses you.", "You hit the troll."}
-	msgs := []string{"A troll guards this room!", "Gawain says: at last", "You hit the troll.", "Lis arrives.", "The troll misses you.", "You hit the troll."}
+	msgs := world.LogOf([]string{"A troll guards this room!", "Gawain says: at last", "You hit the troll.", "Lis arrives.", "The troll misses you.", "You hit the troll."}, nil)
 	if got, want := withoutLines(msgs, log, 3), []string{"A troll guards this room!", "Gawain says: at last", "Lis arrives."}; !slices.Equal(got, want) {
 		t.Errorf("withoutLines = %q, want %q", got, want)
 	}

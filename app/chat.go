@@ -590,7 +590,7 @@ const logFoot = pageKeysHint + " pages, arrows scroll; Enter in the dungeon open
 // (a long one hangs under its start), the keys, and how many rows show the messages.
 func (m *Model) logPage() (lines, foot []string, page int) {
 	w, h := m.frameSize()
-	for _, msg := range m.view.Messages {
+	for _, msg := range m.view.Log.All() {
 		lines = append(lines, wrapHang(msg, w-4, 2)...)
 	}
 	foot = wrap(logFoot, w-4)
@@ -600,11 +600,11 @@ func (m *Model) logPage() (lines, foot []string, page int) {
 // drawLog draws the scroll-back of the player's messages: game messages, chat and
 // announcements, newest at the bottom.
 func (m *Model) drawLog(c *canvas) {
-	msgs := m.view.Messages
+	n := m.view.Log.Len()
 	lines, foot, page := m.logPage()
 	// The heading says less on a phone rather than be cut: which lines show before how
 	// many messages there are.
-	count := english.Count(len(msgs), "message", "messages")
+	count := english.Count(n, "message", "messages")
 	title := fit(c.w-2, "MESSAGES AND CHAT: the last "+count, "MESSAGES AND CHAT: "+count, "MESSAGES: "+count)
 	if len(lines) > page {
 		from, to := m.log.span(len(lines), page)
@@ -614,7 +614,7 @@ func (m *Model) drawLog(c *canvas) {
 	}
 	c.text(2, 0, title, clsTitle)
 	m.log.draw(c, 2, 1, lines, page, clsText)
-	if len(msgs) == 0 {
+	if n == 0 {
 		c.text(2, 2, "Nothing yet.", clsDim)
 	}
 	for i, l := range foot {

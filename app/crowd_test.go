@@ -85,8 +85,15 @@ func crowdViewsOf(tb testing.TB, e *world.Engine, self string, frames, n int) []
 	}
 	known := allSquares(l)
 	here := room[len(room)/2]
+	// Each frame's log is the logLen lines up to its own, written as the world writes
+	// them: the views share the writer's chunks.
+	lw := world.LogWriter{Max: logLen}
+	for i := range logLen - 1 {
+		lw.Add(log[i], kinds[i])
+	}
 	views := make([]world.View, frames)
 	for f := range views {
+		lw.Add(log[f+logLen-1], kinds[f+logLen-1])
 		others := make([]world.Other, n)
 		for i := range others {
 			others[i] = world.Other{Name: crowdName(i), Pos: room[(i+f)%len(room)]}
@@ -100,10 +107,9 @@ func crowdViewsOf(tb testing.TB, e *world.Engine, self string, frames, n int) []
 			Self: world.Self{Name: self, Level: 3, Hits: 12, MaxHits: 15, SpellUnits: 8,
 				Str: 14, Int: 12, Con: 11, Dex: 15, Depth: 1, Pos: me},
 			Level: l, Visible: known, Known: known,
-			Others:   others,
-			Messages: log[f : f+logLen],
-			Kinds:    kinds[f : f+logLen],
-			Said:     uint64(logLen + f),
+			Others: others,
+			Log:    lw.Log(),
+			Said:   uint64(logLen + f),
 		}
 	}
 	return views

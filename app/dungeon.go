@@ -102,14 +102,21 @@ func layoutPlay(v world.View, sight []world.Other, w, h int, extra, mark string,
 	under, status := underLinesOf(v, sight, underW, underMax(h), memo), memo.statusLines(v.Self, mark, w)
 	lay := func(shown []string, most int) playLayout {
 		l := playLayout{mapTop: 1, under: under, status: status}
-		msgs := v.Messages
-		if panel {
-			msgs = withoutLines(msgs, shown, msgLines)
+		switch {
+		case panel || extra != "":
+			var msgs []string
+			if panel {
+				msgs = withoutLines(v.Log, shown, msgLines)
+			} else {
+				msgs = v.Log.AppendLast(nil, most)
+			}
+			if extra != "" {
+				msgs = append(msgs, extra) // a slice of its own: the log's lines stay
+			}
+			l.msgs = memo.messageLines(msgs, w, msgLines, most)
+		default:
+			l.msgs = memo.logLines(v.Log, w, msgLines, most)
 		}
-		if extra != "" {
-			msgs = append(append([]string(nil), msgs...), extra)
-		}
-		l.msgs = memo.messageLines(msgs, w, msgLines, most)
 		if h < MinFullHeight {
 			l.mapTop = 0 // a low screen (a phone in landscape) drops the header first
 		}
@@ -203,12 +210,45 @@ func (mm *underMemo) messageLines(msgs []string, w, rows, most int) []panelLine 
 		return appendMessageLines(nil, msgs, w, rows, most)
 	}
 	newest := msgs[max(0, len(msgs)-most):]
-	if mm.msgLines == nil || mm.msgW != w || mm.msgRows != rows || mm.msgMost != most || !slices.Equal(mm.msgs, newest) {
-		mm.msgW, mm.msgRows, mm.msgMost = w, rows, most
+	if !mm.madeFrom(w, rows, most, len(newest), func(i int) string { return newest[i] }) {
 		mm.msgs = append(mm.msgs[:0], newest...)
-		mm.msgLines = appendMessageLines(mm.msgLines[:0], newest, w, rows, most) // read only until the next change
+		mm.wrapMessages(w, rows, most)
 	}
 	return mm.msgLines
+}
+
+// logLines is messageLines of the log's newest messages, read in place: copied out only
+// when they are not the ones the lines were made from.
+func (mm *underMemo) logLines(log world.Log, w, rows, most int) []panelLine {
+	if mm == nil {
+		return appendMessageLines(nil, log.AppendLast(nil, most), w, rows, most)
+	}
+	n := min(most, log.Len())
+	if !mm.madeFrom(w, rows, most, n, func(i int) string { return log.Line(log.Len() - n + i) }) {
+		mm.msgs = log.AppendLast(mm.msgs[:0], most)
+		mm.wrapMessages(w, rows, most)
+	}
+	return mm.msgLines
+}
+
+// madeFrom is whether the memo's message lines were made at this size from the n
+// messages line gives.
+func (mm *underMemo) madeFrom(w, rows, most, n int, line func(i int) string) bool {
+	if mm.msgLines == nil || mm.msgW != w || mm.msgRows != rows || mm.msgMost != most || len(mm.msgs) != n {
+		return false
+	}
+	for i, m := range mm.msgs {
+		if m != line(i) {
+			return false
+		}
+	}
+	return true
+}
+
+// wrapMessages makes the memo's message lines from its messages, at this size.
+func (mm *underMemo) wrapMessages(w, rows, most int) {
+	mm.msgW, mm.msgRows, mm.msgMost = w, rows, most
+	mm.msgLines = appendMessageLines(mm.msgLines[:0], mm.msgs, w, rows, most) // read only until the next change
 }
 
 // minViewRows is the fewest rows the view keeps on a small screen: the knight's square
@@ -546,12 +586,12 @@ func (m *Model) drawPlay(c *canvas) {
 // withoutLines is the newest n messages that are not lines of a fight's log: the world
 // writes a battle's lines to the message log too, and beside the battle panel that shows
 // them they would only push out the rest.
-func withoutLines(msgs, log []string, n int) []string {
+func withoutLines(msgs world.Log, log []string, n int) []string {
 	out := make([]string, 0, n)
-	for i := len(msgs) - 1; i >= 0 && len(out) < n; i-- {
+	for i := msgs.Len() - 1; i >= 0 && len(out) < n; i-- {
 		// A fight's log is a few lines: looked through, not made a set each layout.
-		if !slices.Contains(log, msgs[i]) {
-			out = append(out, msgs[i])
+		if m := msgs.Line(i); !slices.Contains(log, m) {
+			out = append(out, m)
 		}
 	}
 	slices.Reverse(out)
@@ -565,8 +605,9 @@ const msgLines = 3
 // messageLines are the newest messages wrapped to w, the newest bright, in rows lines:
 // as many whole messages as fit, and all of the newest however long it is. Blank lines
 // fill the rows above when the messages are fewer.
-func messageLines(msgs []string, w, rows int) []panelLine {
-	return appendMessageLines(nil, msgs, w, rows, rows)
+func messageLines(msgs world.Log, w, rows int) []panelLine {
+	// A message takes a row at least: the newest rows of them are all that can show.
+	return appendMessageLines(nil, msgs.AppendLast(nil, rows), w, rows, rows)
 }
 
 // appendMessageLines is messageLines appended to out, taking up to most rows for whole

@@ -150,10 +150,10 @@ func TestLinesUnderACrowdWalkingThroughSightMakeNothing(t *testing.T) {
 func TestStatusAndMessagesAreWrappedOnceForTheSameText(t *testing.T) {
 	v := crowdedView(t)
 	v.Self.Status = []string{"stuck (5 tries)"}
-	v.Messages = []string{"You hear a door creak somewhere below.", "A Rot Grub guards the treasure.", "You swing and miss."}
+	v.Log = world.LogOf([]string{"You hear a door creak somewhere below.", "A Rot Grub guards the treasure.", "You swing and miss."}, nil)
 	var memo underMemo
-	status, msgs := memo.statusLines(v.Self, "", 80), memo.messageLines(v.Messages, 80, msgLines, msgLines)
-	if s, m := memo.statusLines(v.Self, "", 80), memo.messageLines(v.Messages, 80, msgLines, msgLines); &s[0] != &status[0] || &m[0] != &msgs[0] {
+	status, msgs := memo.statusLines(v.Self, "", 80), memo.messageLines(v.Log.Lines(), 80, msgLines, msgLines)
+	if s, m := memo.statusLines(v.Self, "", 80), memo.messageLines(v.Log.Lines(), 80, msgLines, msgLines); &s[0] != &status[0] || &m[0] != &msgs[0] {
 		t.Fatal("the same status and messages at the same size were wrapped again")
 	}
 	statusChanges := map[string]func(*world.Self){
@@ -184,17 +184,17 @@ func TestStatusAndMessagesAreWrappedOnceForTheSameText(t *testing.T) {
 		t.Errorf("a narrower screen: the status line is %q, want %q", got, want)
 	}
 	for what, ms := range map[string][]string{
-		"a new message":  append(slices.Clone(v.Messages), "You killed the Rot Grub."),
-		"a line changed": {v.Messages[0], v.Messages[1], "You swing and hit."},
+		"a new message":  append(slices.Clone(v.Log.Lines()), "You killed the Rot Grub."),
+		"a line changed": {v.Log.Lines()[0], v.Log.Lines()[1], "You swing and hit."},
 	} {
-		if got, want := memo.messageLines(ms, 80, msgLines, msgLines), messageLines(ms, 80, msgLines); !slices.Equal(got, want) {
+		if got, want := memo.messageLines(ms, 80, msgLines, msgLines), messageLines(world.LogOf(ms, nil), 80, msgLines); !slices.Equal(got, want) {
 			t.Errorf("%s: the messages are %q, want %q", what, got, want)
 		}
 	}
-	if got, want := memo.messageLines(v.Messages, 20, msgLines, msgLines), messageLines(v.Messages, 20, msgLines); !slices.Equal(got, want) {
+	if got, want := memo.messageLines(v.Log.Lines(), 20, msgLines, msgLines), messageLines(v.Log, 20, msgLines); !slices.Equal(got, want) {
 		t.Errorf("a narrower screen: the messages are %q, want %q", got, want)
 	}
-	if got, want := memo.messageLines(v.Messages, 20, 2, 2), messageLines(v.Messages, 20, 2); !slices.Equal(got, want) {
+	if got, want := memo.messageLines(v.Log.Lines(), 20, 2, 2), messageLines(v.Log, 20, 2); !slices.Equal(got, want) {
 		t.Errorf("fewer rows: the messages are %q, want %q", got, want)
 	}
 }

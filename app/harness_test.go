@@ -455,7 +455,7 @@ func twoOnTwo(t *testing.T) world.View {
 		Level: l, Visible: allSquares(l), Known: allSquares(l),
 		Others:   []world.Other{{Name: "Gawain", Pos: me}},
 		Monsters: []world.SeenMonster{{Name: "Troll", Glyph: "Tr", Pos: world.Pos{X: 9, Y: 1}}, {Name: "Goblin", Glyph: "Go", Pos: world.Pos{X: 9, Y: 2}}},
-		Messages: []string{"You force the door open.", "A troll and a goblin guard this room!"},
+		Log:      world.LogOf([]string{"You force the door open.", "A troll and a goblin guard this room!"}, nil),
 		Fight: &world.FightView{
 			Monsters: []world.FightMonster{
 				{Name: "Troll", Class: "Giant", Glyph: "Tr", Level: 4, Hits: 17, MaxHits: 24, Dex: 10,
@@ -543,8 +543,22 @@ func surfaceView(p world.Pos) world.View {
 		Self: world.Self{Name: "Sir Kay", Level: 2, Hits: 14, MaxHits: 15, SpellUnits: 6, Str: 14, Int: 12, Con: 11, Dex: 15,
 			Depth: 0, Pos: p, Gold: 120, Items: []world.Item{{Kind: world.ItemSword}, {Kind: world.ItemBootsOfSpeed, Worn: true},
 				{Kind: world.ItemPotionHealing}, {Kind: world.ItemGem, Value: 400}}},
-		Surface:  sv,
-		Others:   []world.Other{{Name: "Gawain", Pos: world.Pos{X: 4, Y: 3}}},
-		Messages: []string{"You climb out into the daylight."},
+		Surface: sv,
+		Others:  []world.Other{{Name: "Gawain", Pos: world.Pos{X: 4, Y: 3}}},
+		Log:     world.LogOf([]string{"You climb out into the daylight."}, nil),
 	}
+}
+
+// withLines is log with lines of kind MsgGame added at its end.
+func withLines(log world.Log, lines ...string) world.Log {
+	return withKind(log, world.MsgGame, lines...)
+}
+
+// withKind is log with lines of kind k added at its end.
+func withKind(log world.Log, k world.MsgKind, lines ...string) world.Log {
+	kinds := log.Kinds()
+	for range lines {
+		kinds = append(kinds, k)
+	}
+	return world.LogOf(append(log.Lines(), lines...), kinds)
 }

@@ -45,8 +45,8 @@ func (m *Model) inventoryPage() invPage {
 		}
 		p.lines = append(p.lines, wrapHang(line, w-6, 3)...)
 	}
-	if msgs := m.view.Messages; len(msgs) > 0 {
-		p.msg = wrap(msgs[len(msgs)-1], w-4)
+	if m.view.Log.Len() > 0 {
+		p.msg = wrap(m.view.Log.Last(), w-4)
 	}
 	p.keys = wrap(invFoot, w-4)
 	p.page = h - 1 - 5 - len(p.msg) - len(p.keys) // a blank row above the foot

@@ -111,7 +111,7 @@ func longScreens(t *testing.T, w, h int) map[screen]func() *Model {
 	}
 	chatty := crowdedView(t)
 	for i := range 80 {
-		chatty.Messages = append(chatty.Messages, fmt.Sprintf("Message %d of the long day.", i))
+		chatty.Log = withLines(chatty.Log, fmt.Sprintf("Message %d of the long day.", i))
 	}
 	market := surfaceView(world.Pos{X: 2, Y: 0})
 	market.Self.Items = carrying.Self.Items

@@ -117,9 +117,9 @@ func TestTheFiltersQuietTheirKindOfLineAndOnlyIt(t *testing.T) {
 		}
 		w.lines()
 		for _, l := range lines {
-			w.v.Messages, w.v.Kinds = append(w.v.Messages, l.msg), append(w.v.Kinds, l.kind)
+			w.v.Log = withKind(w.v.Log, l.kind, l.msg)
 		}
-		w.v.Said = uint64(len(w.v.Messages))
+		w.v.Said = uint64(len(w.v.Log.Lines()))
 		w.show(nil)
 		said := strings.Join(w.lines(), "\n")
 		for _, l := range lines {

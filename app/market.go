@@ -174,7 +174,7 @@ func (m *Model) marketLayout(mv *world.MarketView) marketPage {
 	}
 	p.status = statusLines(s, m.statusMark(), w)
 	p.keys = packSep(keys, w-p.x0, "   ")
-	p.msgs = messageLines(m.view.Messages, w-p.x0, msgLines)
+	p.msgs = messageLines(m.view.Log, w-p.x0, msgLines)
 	// The lists end above a blank row, the messages, the keys and the status line.
 	p.rows = max(2, h-len(p.status)-len(p.keys)-len(p.msgs)-1-p.listTop)
 	if len(p.wares) > p.rows || len(p.things) > p.rows {

@@ -48,7 +48,7 @@ func TestMarketScreenBuysAndSells(t *testing.T) {
 		}
 		// The world answers in the message line.
 		v := surfaceView(world.Pos{X: 2, Y: 0})
-		v.Messages = append(v.Messages, "You sell the boots of speed for 400 gold pieces.")
+		v.Log = withLines(v.Log, "You sell the boots of speed for 400 gold pieces.")
 		v.Self.Gold = 520
 		m.Update(viewMsg(v))
 		if s := m.Text(); m.screen != screenMarket || !strings.Contains(s, "You sell the boots of speed for 400 gold pieces.") || !strings.Contains(s, "Your gold: 520") {

@@ -263,7 +263,7 @@ func (m *Model) drawPartyScreen(c *canvas) {
 	}
 	keys = append(keys, "Esc returns")
 	keyLines := pack(keys, c.w-4)
-	msgs := messageLines(v.Messages, c.w-4, 2)
+	msgs := messageLines(v.Log, c.w-4, 2)
 	msgTop := c.h - len(keyLines) - len(msgs)
 	top := 2
 	if page := c.h - len(keyLines) - top; len(body) > page {

@@ -362,7 +362,7 @@ func (m *Model) narrate(prev, v world.View, first bool) {
 		ps.yourMove = false
 	}
 	if ps.seen != nil {
-		newMsgs := v.Messages[len(v.Messages)-min(int(v.Said-ps.said), len(v.Messages)):]
+		newMsgs := v.Log.AppendLast(nil, int(min(v.Said-ps.said, uint64(v.Log.Len()))))
 		ps.seen.forgetFallen(v, newMsgs) // before anything is said of what went out of sight
 	}
 	news := m.tellMessages(ps, prev, v, first)
@@ -392,14 +392,11 @@ func (m *Model) narrate(prev, v world.View, first bool) {
 // writes them to the message log as they happen), so telling the new messages tells the
 // battle in its order.
 func (m *Model) tellMessages(ps *told, prev, v world.View, first bool) (news bool) {
-	if n := min(int(v.Said-ps.said), len(v.Messages)); n > 0 {
+	if n := min(int(v.Said-ps.said), v.Log.Len()); n > 0 {
 		news = true
 		moved := v.Outside() && (prev.Self.Pos != v.Self.Pos || prev.Self.Depth != v.Self.Depth)
-		for i := len(v.Messages) - n; i < len(v.Messages); i++ {
-			msg, kind := v.Messages[i], world.MsgGame
-			if i < len(v.Kinds) {
-				kind = v.Kinds[i]
-			}
+		for i := v.Log.Len() - n; i < v.Log.Len(); i++ {
+			msg, kind := v.Log.Line(i), v.Log.Kind(i)
 			if ps == &m.pl.own && msg == v.Self.Name+" hesitates." {
 				msg = "You hesitate: the battle goes on without your move."
 			}
@@ -410,7 +407,7 @@ func (m *Model) tellMessages(ps *told, prev, v world.View, first bool) (news boo
 				continue
 			}
 			if ps == &m.pl.own {
-				m.say(m.alertLine(v.Said-uint64(len(v.Messages)-i)+1, plainMessage(msg)))
+				m.say(m.alertLine(v.Said-uint64(v.Log.Len()-i)+1, plainMessage(msg)))
 				continue
 			}
 			m.say(plainMessage(msg))
@@ -470,8 +467,8 @@ func (m *Model) tellOwnWhileWatching(prev, v world.View) {
 	if v.Said < ps.said {
 		return // a view older than what was told: narrate catches up after the watch
 	}
-	if n := min(int(v.Said-ps.said), len(v.Messages)); n > 0 {
-		for i, msg := range v.Messages[len(v.Messages)-n:] {
+	if n := min(int(v.Said-ps.said), v.Log.Len()); n > 0 {
+		for i, msg := range v.Log.AppendLast(nil, n) {
 			m.say("Your own game: " + m.alertLine(v.Said-uint64(n-i)+1, plainMessage(msg)))
 		}
 	}
@@ -534,10 +531,7 @@ func (m *Model) sayMessages(v world.View, line string) {
 			n = k
 		}
 	}
-	msgs := v.Messages
-	if n < len(msgs) {
-		msgs = msgs[len(msgs)-n:]
-	}
+	msgs := v.Log.AppendLast(nil, n)
 	if len(msgs) == 0 {
 		m.say("No messages yet.")
 		return

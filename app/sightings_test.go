@@ -178,9 +178,9 @@ func TestADeadMonsterDoesNotGoOutOfSight(t *testing.T) {
 		switch how {
 		case "battle":
 			w.v.Fight = &world.FightView{Monsters: []world.FightMonster{{ID: 5, Name: "Giant Rat", Dead: true}}}
-			w.v.Messages, w.v.Said = append(w.v.Messages, "You killed the Giant Rat. (+10 experience)"), w.v.Said+1
+			w.v.Log, w.v.Said = withLines(w.v.Log, "You killed the Giant Rat. (+10 experience)"), w.v.Said+1
 		case "trap":
-			w.v.Messages, w.v.Said = append(w.v.Messages, "The Giant Rat dies."), w.v.Said+1
+			w.v.Log, w.v.Said = withLines(w.v.Log, "The Giant Rat dies."), w.v.Said+1
 		}
 		w.show(nil)
 		w.v.Fight = nil
@@ -241,7 +241,7 @@ func TestAWalkAWallStopsIsOver(t *testing.T) {
 	w.v.Self.Pos.X++
 	w.show(nil) // the first step, untold; the second is asked for
 	rec.take()
-	w.v.Messages, w.v.Said = append(w.v.Messages, "A wall blocks the way east."), w.v.Said+1
+	w.v.Log, w.v.Said = withLines(w.v.Log, "A wall blocks the way east."), w.v.Said+1
 	w.show(nil) // the second step is refused
 	said := strings.Join(w.lines(), "\n")
 	if !strings.Contains(said, "A wall blocks the way east.\nYou stop after 1 square east.") || !strings.Contains(said, "You are") {
@@ -280,7 +280,7 @@ func TestTheGraceIsCountedDownAndTheWaitSaid(t *testing.T) {
 	if strings.Count(said, "30 seconds left to choose your move.") != 1 || strings.Count(said, "10 seconds left to choose your move.") != 1 || strings.Count(said, "seconds left") != 2 {
 		t.Fatalf("90 s of grace were counted down as:\n%s", said)
 	}
-	v.Messages = append(v.Messages, "Sir Kay hesitates.")
+	v.Log = withLines(v.Log, "Sir Kay hesitates.")
 	v.Said++
 	v.Fight.YourMove, v.Fight.GraceLeft = false, 0
 	v.Fight.Knights[1].Fainted, v.Fight.Knights[1].Choosing = false, true
@@ -324,7 +324,7 @@ func TestHitsAndUnitsAreSaid(t *testing.T) {
 	w.v.Self.SpellUnits = 4
 	w.show(nil)
 	w.lines()
-	w.v.Messages = append(w.v.Messages, "A spear shoots out of the wall!")
+	w.v.Log = withLines(w.v.Log, "A spear shoots out of the wall!")
 	w.v.Said++
 	w.v.Self.Hits = 7
 	w.show(nil)
@@ -333,7 +333,7 @@ func TestHitsAndUnitsAreSaid(t *testing.T) {
 	}
 	w.v.Self.Hits = 8 // healing slowly: not told
 	w.show(nil)
-	w.v.Messages = append(w.v.Messages, "You cast Light.")
+	w.v.Log = withLines(w.v.Log, "You cast Light.")
 	w.v.Said++
 	w.v.Self.SpellUnits = 3
 	w.show(nil)

@@ -98,7 +98,7 @@ func TestOwnMessagesAreToldWhileWatching(t *testing.T) {
 	m.pl.active = true
 	m.ownView(v)
 	m.screen = screenWatch
-	v.Messages = append(v.Messages, "Bors whispers: come back!")
+	v.Log = withLines(v.Log, "Bors whispers: come back!")
 	v.Said = 3
 	v.Turn++
 	n := len(m.pl.transcript)

@@ -145,7 +145,7 @@ func crowdedView(t *testing.T) world.View {
 	}
 	v.Watchers = []string{"Bedivere the Stout", "Gareth"}
 	v.Others = []world.Other{{Name: "Gawain the Bold", Pos: v.Self.Pos}, {Name: "Lionel", Pos: world.Pos{X: 9, Y: 1}}}
-	v.Messages = append(v.Messages, "You see a stair down.", longLine)
+	v.Log = withLines(v.Log, "You see a stair down.", longLine)
 	return v
 }
 
@@ -280,12 +280,12 @@ func TestMessageLogIsWhole(t *testing.T) {
 		w, h := sz[0], sz[1]
 		v := crowdedView(t)
 		for i := range 40 {
-			v.Messages = append(v.Messages, fmt.Sprintf("%d: %s", i, longLine))
+			v.Log = withLines(v.Log, fmt.Sprintf("%d: %s", i, longLine))
 		}
 		m, _ := viewModel(t, v, w, h)
 		keys(m, "M")
 		screens := scrolled(m, "up")
-		wholeSomewhere(t, fmt.Sprintf("%d×%d log", w, h), screens, w, v.Messages...)
+		wholeSomewhere(t, fmt.Sprintf("%d×%d log", w, h), screens, w, v.Log.Lines()...)
 		for _, s := range screens {
 			checkFrame(t, s, w, h)
 			checkWhole(t, "log", s, 0, w, logFoot)
@@ -353,7 +353,7 @@ func TestPartyTextsAreWhole(t *testing.T) {
 		}
 		// In a view too short for the list, what does not fit is not cut: the list says
 		// where the rest is.
-		fv.Self.Effects, fv.Messages = crowdedView(t).Self.Effects, []string{longLine}
+		fv.Self.Effects, fv.Log = crowdedView(t).Self.Effects, world.LogOf([]string{longLine}, nil)
 		m.Update(viewMsg(fv))
 		s = m.Text()
 		x0, x1 = boxArea(t, s, "┌─ PARTY")
@@ -373,7 +373,7 @@ func TestPartyTextsAreWhole(t *testing.T) {
 		checkWhole(t, what, s, 0, w, pendingLines(v)...)
 		// With nothing waiting for an answer and a short message, the chat line's
 		// commands fit under the party.
-		v.Asks, v.Messages = nil, []string{"Tor joins the party."}
+		v.Asks, v.Log = nil, world.LogOf([]string{"Tor joins the party."}, nil)
 		m.Update(viewMsg(v))
 		s = m.Text()
 		for _, pc := range partyCommands {
@@ -461,7 +461,7 @@ func sixOnSix(t *testing.T, surface bool) world.View {
 	}
 	v.Fight = f
 	v.Party = sixKnights(v).Party
-	v.Messages = []string{"You force the door open.", "Six monsters guard this room!"}
+	v.Log = world.LogOf([]string{"You force the door open.", "Six monsters guard this room!"}, nil)
 	if surface {
 		sv := surfaceView(world.Pos{X: 3, Y: 2})
 		v.Surface, v.Self.Depth, v.Self.Pos, v.Level = sv.Surface, 0, sv.Self.Pos, nil
@@ -646,7 +646,7 @@ func TestEveryScreenIsWholeAtEverySize(t *testing.T) {
 			key: "x", after: func(m *Model) bool { return m.screen == screenStats }},
 		{name: "surface battle", view: func(t *testing.T) world.View {
 			v := sixOnSix(t, true)
-			v.Messages = append(v.Messages, v.Fight.Log...) // as the world writes them
+			v.Log = withLines(v.Log, v.Fight.Log...) // as the world writes them
 			return v
 		}, open: func(*Model) {}, knight: true,
 			key: "x", after: func(m *Model) bool { return m.screen == screenStats }, needs: func(m *Model) []string { return newestLine(m) },
@@ -923,7 +923,7 @@ func roundTwelve(t *testing.T) world.View {
 	v := twoOnTwo(t)
 	v.Fight.Round = 12
 	v.Fight.Log = append([]string{"A Troll (Giant, level 4) guards this room!", "A Goblin (Goblin, level 1) guards this room!"}, v.Fight.Log...)
-	v.Messages = append([]string{"You force the door open."}, v.Fight.Log...) // the world writes the log to the messages too
+	v.Log = world.LogOf(append([]string{"You force the door open."}, v.Fight.Log...), nil) // the world writes the log to the messages too
 	return v
 }
 
@@ -936,7 +936,7 @@ func guardedRoom(t *testing.T) world.View {
 	f.Monsters[0].Name, f.Monsters[0].Class, f.Monsters[0].Level, f.Monsters[0].Hits, f.Monsters[0].MaxHits = "Rot Grub", "Insect", 1, 4, 4
 	f.Log = []string{"A Rot Grub (Insect, level 1) guards this room!", "Sir Kay is quicker and may strike first."}
 	v.Others, v.Monsters = nil, v.Monsters[:1]
-	v.Messages = append(append([]string{"You break the locked door down!"}, f.Log...), "You are in a fight! f fights; there is no running from a room.")
+	v.Log = world.LogOf(append(append([]string{"You break the locked door down!"}, f.Log...), "You are in a fight! f fights; there is no running from a room."), nil)
 	return v
 }
 
@@ -951,7 +951,7 @@ func newestLine(m *Model) []string {
 func longLog(t *testing.T) world.View {
 	v := crowdedView(t)
 	for i := range 40 {
-		v.Messages = append(v.Messages, fmt.Sprintf("%d: %s", i, longLine))
+		v.Log = withLines(v.Log, fmt.Sprintf("%d: %s", i, longLine))
 	}
 	return v
 }

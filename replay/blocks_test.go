@@ -70,7 +70,7 @@ func TestLevelsChangingInAChunkComeBack(t *testing.T) {
 		if i >= 20 && i < 40 {
 			v.Level, v.Self.Depth = l2, 2
 		}
-		v.Messages, v.Said = []string{fmt.Sprintf("step %d, a line long enough to be worth compressing", i)}, uint64(i+1)
+		v.Log, v.Said = world.LogOf([]string{fmt.Sprintf("step %d, a line long enough to be worth compressing", i)}, nil), uint64(i+1)
 		vs = append(vs, v)
 	}
 	w := &writer{start: time.Now()}

@@ -169,7 +169,7 @@ func (w *writer) add(v *world.View) {
 	if w.frames > 0 {
 		n = int(min(v.Said-w.prev.Said, uint64(keyLines*8)))
 	}
-	if n = min(n, len(v.Messages)); set == 0 && n == 0 {
+	if n = min(n, v.Log.Len()); set == 0 && n == 0 {
 		return
 	}
 	e := &w.sc.frame
@@ -190,14 +190,9 @@ func (w *writer) add(v *world.View) {
 func putLines(e *enc, v *world.View, n int) {
 	e.uint(v.Said)
 	e.uint(uint64(n))
-	kinds := len(v.Kinds) == len(v.Messages)
-	for i := len(v.Messages) - n; i < len(v.Messages); i++ {
-		e.str(v.Messages[i])
-		k := world.MsgGame
-		if kinds {
-			k = v.Kinds[i]
-		}
-		e.b = append(e.b, byte(k))
+	for i := v.Log.Len() - n; i < v.Log.Len(); i++ {
+		e.str(v.Log.Line(i))
+		e.b = append(e.b, byte(v.Log.Kind(i)))
 	}
 }
 

@@ -77,8 +77,8 @@ func madeViews() []world.View {
 		Shadows:  []world.Shadow{{Pos: world.Pos{X: 9, Y: 9}, Glyph: "D"}, {Pos: world.Pos{X: 2, Y: 8}, Treasure: true}},
 		Party:    []world.PartyMember{{Name: "Kay", Leader: true, Level: 3, Depth: 2, Pos: world.Pos{X: 4, Y: 5}}, {Name: "Bors", Fighting: true}},
 		Watchers: []string{"Gawain"}, Invites: []string{"Lancelot"}, Asks: []string{"Tristan"},
-		Others:   []world.Other{{Name: "Bors", Pos: world.Pos{X: 4, Y: 6}}},
-		Messages: []string{"You enter."}, Kinds: []world.MsgKind{world.MsgGame}, Said: 1}
+		Others: []world.Other{{Name: "Bors", Pos: world.Pos{X: 4, Y: 6}}},
+		Log:    world.LogOf([]string{"You enter."}, []world.MsgKind{world.MsgGame}), Said: 1}
 	surface := &world.Surface{W: 3, H: 2, Cells: []world.SurfaceKind{0, 1, 2, 1, 0, 3}, Entrance: world.Pos{X: 1, Y: 1}, Markets: map[int]string{2: "the Market of the Golden Lamb"}}
 	steps := []func(v *world.View){
 		func(v *world.View) { v.Self.Pos.X++; v.Visible = []byte{1, 2, 3, 0, 0, 0, 4, 9} },
@@ -88,8 +88,8 @@ func madeViews() []world.View {
 		func(v *world.View) { v.Monsters, v.Party, v.Shadows = nil, v.Party[:1], v.Shadows[1:] },
 		func(v *world.View) {
 			v.Others = append(slices.Clone(v.Others), world.Other{Name: "Gareth"})
-			v.Messages = append(slices.Clone(v.Messages), "Bors whispers: here")
-			v.Kinds, v.Said = append(slices.Clone(v.Kinds), world.MsgWhisper), 2
+			v.Log = world.LogOf(append(v.Log.Lines(), "Bors whispers: here"), append(v.Log.Kinds(), world.MsgWhisper))
+			v.Said = 2
 		},
 		func(v *world.View) {
 			v.Self.Depth, v.Visible, v.Known, v.Traps, v.FoundDoors = 0, nil, nil, nil, nil
@@ -213,7 +213,7 @@ func TestVersion1ChunksStillPlay(t *testing.T) {
 	_ = zw.Close()
 	ms := Timeline([]Chunk{{Data: out.Bytes()}}, false)
 	if len(ms) != 2 || ms[1].View.Self.Pos.X != 4 || ms[1].View.Turn != 104 || ms[1].At != 100*time.Millisecond ||
-		!slices.Equal(ms[1].View.Messages, []string{"You enter.", "Bors says: hi"}) {
+		!slices.Equal(ms[1].View.Log.Lines(), []string{"You enter.", "Bors says: hi"}) {
 		t.Fatalf("moments %+v", ms)
 	}
 }

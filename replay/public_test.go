@@ -17,7 +17,7 @@ var (
 	publicView = map[string]string{
 		"Turn": "seen", "Self": "self", "Level": "seen", "Visible": "seen", "Known": "seen",
 		"FoundDoors": "seen", "Traps": "seen", "Others": "seen", "crowd": "seen", "viewer": "seen",
-		"Messages": "lines", "Said": "lines", "Kinds": "lines", "publicSaid": "lines", "FightSeq": "seen",
+		"Log": "lines", "Said": "lines", "publicSaid": "lines", "FightSeq": "seen",
 		"Watchers": "count", "Monsters": "seen", "Shadows": "seen", "Fight": "seen", "LastFight": "seen",
 		"Dead": "no last lines", "Retired": "seen", "Party": "seen", "Invites": "hidden", "Asks": "hidden",
 		"Surface": "seen", "Ended": "hidden",
@@ -54,27 +54,28 @@ func TestAPublicViewHoldsNothingPrivate(t *testing.T) {
 		Asks:     []string{"Percival" + secret},
 		Dead:     &world.Death{Killer: "a Wolf", LastLines: []string{"Bors whispers: " + secret}},
 	}
+	var log world.LogWriter
 	for k := world.MsgGame; k <= world.MsgOwn; k++ {
 		line := "a public line"
 		if !k.Public() {
 			line = "a line of kind " + string(rune('0'+k)) + " " + secret
 		}
-		v.Messages, v.Kinds = append(v.Messages, line), append(v.Kinds, k)
+		log.Add(line, k)
 	}
-	v.Said = uint64(len(v.Messages))
+	v.Log, v.Said = log.Log(), uint64(log.Len())
 	chunks := encode(t, []world.View{v}, 1)
 
 	own := Timeline(chunks, false)
-	if got := own[len(own)-1].View; len(got.Messages) != len(v.Messages) || got.Self.Options.Muted == nil || got.Self.Unread != 3 || len(got.Watchers) != 2 {
+	if got := own[len(own)-1].View; len(got.Log.Lines()) != len(v.Log.Lines()) || got.Self.Options.Muted == nil || got.Self.Unread != 3 || len(got.Watchers) != 2 {
 		t.Fatalf("the knight's own replay lost what is its own: %+v", got)
 	}
 	ms := Timeline(chunks, true)
 	got := ms[len(ms)-1].View
-	if s := strings.Join(append(append(got.Messages, got.Watchers...), got.Self.Options.Muted...), "|"); strings.Contains(s, secret) {
+	if s := strings.Join(append(append(got.Log.Lines(), got.Watchers...), got.Self.Options.Muted...), "|"); strings.Contains(s, secret) {
 		t.Errorf("a public view holds a private word: %q", s)
 	}
-	if !slices.Equal(got.Messages, []string{"a public line"}) || got.Said != 1 {
-		t.Errorf("a public view's log: %q (said %d), want the public line only", got.Messages, got.Said)
+	if !slices.Equal(got.Log.Lines(), []string{"a public line"}) || got.Said != 1 {
+		t.Errorf("a public view's log: %q (said %d), want the public line only", got.Log.Lines(), got.Said)
 	}
 	if !slices.Equal(got.Watchers, []string{"2 spectators"}) {
 		t.Errorf("a public view's spectators: %q, want a count", got.Watchers)

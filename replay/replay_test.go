@@ -55,8 +55,8 @@ func TestTimelineGivesBackTheViews(t *testing.T) {
 		if !slices.Equal(got.InSight(), want.InSight()) {
 			t.Errorf("chunks of %d: in sight %v, want %v", per, got.InSight(), want.InSight())
 		}
-		if !slices.Equal(got.Messages, want.Messages) {
-			t.Errorf("chunks of %d: log\n%q\nwant\n%q", per, got.Messages, want.Messages)
+		if !slices.Equal(got.Log.Lines(), want.Log.Lines()) {
+			t.Errorf("chunks of %d: log\n%q\nwant\n%q", per, got.Log.Lines(), want.Log.Lines())
 		}
 		if ms[len(ms)-1].At <= ms[0].At {
 			t.Errorf("chunks of %d: times %v..%v", per, ms[0].At, ms[len(ms)-1].At)
@@ -79,8 +79,8 @@ func TestPublicTimelineDropsWhispers(t *testing.T) {
 	chunks := encode(t, w.kayViews.list(), 2)
 	own := Timeline(chunks, false)
 	pub := Timeline(chunks, true)
-	ownLog := strings.Join(own[len(own)-1].View.Messages, "\n")
-	pubLog := strings.Join(pub[len(pub)-1].View.Messages, "\n")
+	ownLog := strings.Join(own[len(own)-1].View.Log.Lines(), "\n")
+	pubLog := strings.Join(pub[len(pub)-1].View.Log.Lines(), "\n")
 	if !strings.Contains(ownLog, "Bors whispers: the secret door is north") {
 		t.Errorf("own replay lacks the whisper:\n%s", ownLog)
 	}
@@ -223,7 +223,7 @@ func TestRecorderKeepsEveryLineOfViewsLeftOut(t *testing.T) {
 		for turn := from; turn < to; turn++ {
 			log = append(log, fmt.Sprintf("Bors says: line %d", turn))
 			kinds = append(kinds, world.MsgGame)
-			rec.Deliver(world.View{Turn: turn, Self: self, Messages: log, Kinds: kinds, Said: uint64(len(log))})
+			rec.Deliver(world.View{Turn: turn, Self: self, Log: world.LogOf(log, kinds), Said: uint64(len(log))})
 		}
 	}
 	end := func(when string) {
@@ -232,7 +232,7 @@ func TestRecorderKeepsEveryLineOfViewsLeftOut(t *testing.T) {
 		if max := len(log)/int(othersGap/(25*time.Millisecond)) + 3; len(ms) > max {
 			t.Errorf("%s: %d frames for %d views of others' lines, want at most %d", when, len(ms), len(log), max)
 		}
-		if got := ms[len(ms)-1].View.Messages; !slices.Equal(got, log) {
+		if got := ms[len(ms)-1].View.Log.Lines(); !slices.Equal(got, log) {
 			t.Fatalf("%s: the record's log ends with %q, want the %d lines said", when, got, len(log))
 		}
 	}

@@ -20,7 +20,7 @@ const maxLog = 200
 // lines of the log (world.MsgKind), and nothing of the knight's own (builder.hide). A
 // chunk that cannot be read is left out.
 func Timeline(chunks []Chunk, public bool) []Moment {
-	b := builder{public: public}
+	b := builder{public: public, log: world.LogWriter{Max: maxLog}}
 	var out []Moment
 	var t0 time.Time
 	var last time.Duration
@@ -85,10 +85,9 @@ type builder struct {
 	st         frame
 	level      *world.Level
 	levelBytes []byte
-	log        []string
-	kinds      []world.MsgKind
-	said       uint64 // lines of the knight's log read so far
-	shown      uint64 // lines put in this replay's log
+	log        world.LogWriter // the last maxLog lines, shared with the views built
+	said       uint64          // lines of the knight's log read so far
+	shown      uint64          // lines put in this replay's log
 }
 
 // apply takes a frame's fields into the state, and its new lines into the log.
@@ -127,10 +126,7 @@ func (b *builder) lines(f *frame) {
 		if b.public && !k.Public() {
 			continue
 		}
-		if len(b.log) >= maxLog {
-			b.log, b.kinds = b.log[1:], b.kinds[1:]
-		}
-		b.log, b.kinds = append(b.log, l), append(b.kinds, k)
+		b.log.Add(l, k)
 		b.shown++
 	}
 	b.said = max(b.said, f.Said)
@@ -145,7 +141,7 @@ func (b *builder) view(turn uint64) world.View {
 		Shadows: st.Shadows, Fight: st.Fight, LastFight: st.LastFight, FightSeq: st.FightSeq,
 		Watchers: st.Watchers, Dead: st.Dead, Retired: st.Retired, Party: st.Party,
 		Invites: st.Invites, Asks: st.Asks,
-		Messages: b.log[:len(b.log):len(b.log)], Kinds: b.kinds[:len(b.kinds):len(b.kinds)], Said: b.shown}
+		Log: b.log.Log(), Said: b.shown}
 	if st.Surface != nil {
 		v.Surface = &world.SurfaceView{Map: st.Surface, Others: st.Others, Market: st.Market}
 	}

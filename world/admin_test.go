@@ -136,7 +136,7 @@ func checkKnightOnTheNewStairs(t *testing.T, e *Engine, id string, before Advent
 	if m.Seed != want || len(m.Doors) != 0 || !slices.Equal(m.Seen, p.visible) {
 		t.Errorf("knight %s's map of level 1 was not started afresh: seed %d", id, m.Seed)
 	}
-	if msg := p.msgs[len(p.msgs)-1]; !strings.Contains(msg, "level 1 is remade") {
+	if msg := p.msgs()[len(p.msgs())-1]; !strings.Contains(msg, "level 1 is remade") {
 		t.Errorf("knight %s was told %q", id, msg)
 	}
 }
@@ -300,10 +300,10 @@ func TestTellReachesOnlyTheKnightsNamed(t *testing.T) {
 		t.Fatalf("Tell: %d, %v", n, err)
 	}
 	on(t, e, func() {
-		if log := subs[0].last().Messages; len(log) == 0 || log[len(log)-1] != "[report] one line" {
+		if log := subs[0].last().Log.Lines(); len(log) == 0 || log[len(log)-1] != "[report] one line" {
 			t.Errorf("the knight named was not told: %q", log)
 		}
-		if log := subs[1].last().Messages; slices.Contains(log, "[report] one line") {
+		if log := subs[1].last().Log.Lines(); slices.Contains(log, "[report] one line") {
 			t.Errorf("a knight not named was told: %q", log)
 		}
 	})
@@ -381,7 +381,7 @@ func TestRenameOnlineAndOffline(t *testing.T) {
 		t.Fatalf("rename online: %+v, %v", done, err)
 	}
 	on(t, e, func() {
-		if log := sub.last().Messages; log[len(log)-1] != RenamedNote("Rude Name", "Kay") {
+		if log := sub.last().Log.Lines(); log[len(log)-1] != RenamedNote("Rude Name", "Kay") {
 			t.Errorf("the knight was not told: %q", log)
 		}
 		if r := saver.lastSaved("a"); r.Name != "Kay" {
@@ -408,8 +408,8 @@ func TestRenameOnlineAndOffline(t *testing.T) {
 		t.Fatalf("who after the join: %+v", who)
 	}
 	on(t, e, func() {
-		if !slices.Contains(later.last().Messages, RenamedNote("Other Rude", "Bors")) {
-			t.Errorf("the knight joining was not told: %q", later.last().Messages)
+		if !slices.Contains(later.last().Log.Lines(), RenamedNote("Other Rude", "Bors")) {
+			t.Errorf("the knight joining was not told: %q", later.last().Log.Lines())
 		}
 	})
 }

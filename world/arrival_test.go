@@ -173,7 +173,7 @@ func TestLeavingMidFightIsNoWayOutOfARoom(t *testing.T) {
 // knight for SafeTurns after it got away.
 func TestAfterARunTheWandererDoesNotFollowAtOnce(t *testing.T) {
 	e, p, _ := runFromARat(t)
-	if msgs := strings.Join(p.msgs, "\n"); !strings.Contains(msgs, "Kay a runs away from the Giant Rat!") {
+	if msgs := strings.Join(p.msgs(), "\n"); !strings.Contains(msgs, "Kay a runs away from the Giant Rat!") {
 		t.Fatalf("the message log does not tell the run:\n%s", msgs)
 	}
 	got := e.turn

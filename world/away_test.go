@@ -42,9 +42,9 @@ func TestAwayAndIdle(t *testing.T) {
 		if !strings.Contains(said(e, "a"), "You are back.") || e.players["a"].soc.away {
 			t.Errorf("coming back:\n%s", said(e, "a"))
 		}
-		n := len(e.players["a"].msgs)
+		n := len(e.players["a"].msgs())
 		awayReq{from{"a", e.players["a"].session}, false, ""}.handle(e)
-		if len(e.players["a"].msgs) != n {
+		if len(e.players["a"].msgs()) != n {
 			t.Error("a knight that is not away was told it is back")
 		}
 		awayReq{from{"a", e.players["a"].session}, true, ""}.handle(e)

@@ -216,7 +216,7 @@ func (b *balanceBot) countFreeRounds() {
 // restocked reports whether the kill just made restocked the level: the engine says so
 // after the kill's own messages.
 func (b *balanceBot) restocked() bool {
-	msgs := b.p.msgs
+	msgs := b.p.msgs()
 	for i := len(msgs) - 1; i >= 0; i-- {
 		if strings.Contains(msgs[i], "the dungeon stirs") {
 			return true

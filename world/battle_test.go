@@ -214,7 +214,7 @@ func TestTargetTakesNoTime(t *testing.T) {
 		t.Fatalf("the battle waits for the knight, but its view says %+v", v.Fight)
 	}
 	e.enqueue("a", a.session, Target{Index: 7})
-	if !strings.Contains(strings.Join(a.msgs, "\n"), "not in the fight") || a.target != enc.monsters[1] {
+	if !strings.Contains(strings.Join(a.msgs(), "\n"), "not in the fight") || a.target != enc.monsters[1] {
 		t.Fatal("a target out of range was not refused")
 	}
 	// A blow goes at the target; once it is dead the next standing monster is the target.
@@ -682,9 +682,9 @@ func TestAMonstersBlowThatTakesTheLastHitsFells(t *testing.T) {
 			}
 			e.Step()
 		}
-		if strings.Contains(strings.Join(p.msgs, "\n"), "The Giant Ant hits Kay a for 2.") {
+		if strings.Contains(strings.Join(p.msgs(), "\n"), "The Giant Ant hits Kay a for 2.") {
 			if _, alive := e.players["a"]; alive || p.rec.Death == nil {
-				t.Fatalf("a knight hit for its last 2 hits lives on with %d:\n%s", p.rec.Hits, strings.Join(p.msgs, "\n"))
+				t.Fatalf("a knight hit for its last 2 hits lives on with %d:\n%s", p.rec.Hits, strings.Join(p.msgs(), "\n"))
 			}
 			slain++
 		}

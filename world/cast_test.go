@@ -153,7 +153,7 @@ func TestTeleportAndDimensionDoor(t *testing.T) {
 			p.energy = 0
 			do(e, "a", Cast{Spell: c.spell})
 			l := e.levels[0]
-			said := strings.Join(p.msgs, "\n") // the fight's lines are the knight's messages too
+			said := strings.Join(p.msgs(), "\n") // the fight's lines are the knight's messages too
 			switch {
 			case strings.Contains(said, "but the spell fails"):
 				failed++
@@ -186,7 +186,7 @@ func TestTeleportAndDimensionDoor(t *testing.T) {
 						c.spell, troll.room, troll.pos, l.Terrain(troll.pos), p.rec.Pos(), p.fight != nil)
 				}
 			default:
-				t.Fatalf("%v did nothing:\n%s", c.spell, strings.Join(p.msgs, "\n"))
+				t.Fatalf("%v did nothing:\n%s", c.spell, strings.Join(p.msgs(), "\n"))
 			}
 		}
 		within(t, c.spell.String()+" failing", float64(failed)/n, c.fails, n)
@@ -207,7 +207,7 @@ func TestLightShowsSecretDoorsFor24Moves(t *testing.T) {
 		t.Fatal("Light ended before 24 moves")
 	}
 	do(e, "a", Move{Dir: West})
-	if e.lit(p) || !strings.Contains(strings.Join(p.msgs, "\n"), "Light spell wears off") {
+	if e.lit(p) || !strings.Contains(strings.Join(p.msgs(), "\n"), "Light spell wears off") {
 		t.Fatal("Light did not wear off after 24 moves")
 	}
 }
@@ -446,7 +446,7 @@ func TestTeleportAndDimensionDoorOnTheSurface(t *testing.T) {
 			foes := e.ambush([]*player{p}, at)
 			p.energy = 0
 			do(e, "a", Cast{Spell: c.spell})
-			said := strings.Join(p.msgs, "\n")
+			said := strings.Join(p.msgs(), "\n")
 			switch {
 			case strings.Contains(said, "but the spell fails"):
 				continue

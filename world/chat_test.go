@@ -28,7 +28,7 @@ func TestSayReachesTheKnightsWhoSeeTheSpeaker(t *testing.T) {
 			t.Fatalf("%s heard a line it should not have:\n%s", fp, got)
 		}
 	}
-	for _, msg := range e.players["bors"].msgs {
+	for _, msg := range e.players["bors"].msgs() {
 		if strings.ContainsAny(msg, "\x1b\x07\u202e") {
 			t.Fatalf("an escape reached another knight: %q", msg)
 		}
@@ -184,10 +184,10 @@ func TestChatThroughThePlayerHandle(t *testing.T) {
 		t.Fatal(err)
 	}
 	v := waitView(t, mb, "the shout", func(v View) bool {
-		n := len(v.Messages)
-		return n > 0 && v.Messages[n-1] == "Kay a shouts: ho"
+		n := len(v.Log.Lines())
+		return n > 0 && v.Log.Lines()[n-1] == "Kay a shouts: ho"
 	})
-	if n := len(v.Messages); v.Said != uint64(n) {
+	if n := len(v.Log.Lines()); v.Said != uint64(n) {
 		t.Fatalf("Said %d for %d messages", v.Said, n)
 	}
 }
@@ -207,7 +207,7 @@ func TestSaidLinesReachListenersAtTheirRefresh(t *testing.T) {
 	}
 	e.stir(e.players["active"])
 	heard := func(fp, line string) bool {
-		return strings.Contains(strings.Join(subs[fp].last().Messages, "\n"), line)
+		return strings.Contains(strings.Join(subs[fp].last().Log.Lines(), "\n"), line)
 	}
 	sayAs(e, "speaker", Chat{Text: "hail"})
 	if !heard("speaker", "You say: hail") {

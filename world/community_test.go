@@ -49,10 +49,10 @@ func FuzzCommunityText(f *testing.F) {
 				}
 			}
 		}
-		for _, m := range e.players["ear"].msgs {
+		for _, m := range e.players["ear"].msgs() {
 			check("the listener's log", m, 0)
 		}
-		for _, m := range e.players["speaker"].msgs {
+		for _, m := range e.players["speaker"].msgs() {
 			check("the speaker's log", m, 0)
 		}
 		for _, l := range e.letters(e.players["ear"], false) {

@@ -80,7 +80,7 @@ func TestViewsDoNotChangeAfterwards(t *testing.T) {
 	}
 	e.publish()
 	v := r.last()
-	msgs := append([]string(nil), v.Messages...)
+	msgs := append([]string(nil), v.Log.Lines()...)
 	seen := append([]byte(nil), v.Known...)
 	visible := append([]byte(nil), v.Visible...)
 	others := v.InSight()
@@ -97,15 +97,15 @@ func TestViewsDoNotChangeAfterwards(t *testing.T) {
 		t.Fatalf("an old view's knights in sight changed: %+v, was %+v", got, others)
 	}
 	for i := range msgs {
-		if v.Messages[i] != msgs[i] {
-			t.Fatalf("message %d of an old view changed: %q, was %q", i, v.Messages[i], msgs[i])
+		if v.Log.Lines()[i] != msgs[i] {
+			t.Fatalf("message %d of an old view changed: %q, was %q", i, v.Log.Lines()[i], msgs[i])
 		}
 	}
 	if string(v.Known) != string(seen) || string(v.Visible) != string(visible) {
 		t.Fatal("an old view's squares changed")
 	}
-	if len(v.Messages) != maxMessages || len(r.last().Messages) != maxMessages {
-		t.Fatalf("logs of %d and %d lines, want %d", len(v.Messages), len(r.last().Messages), maxMessages)
+	if len(v.Log.Lines()) != maxMessages || len(r.last().Log.Lines()) != maxMessages {
+		t.Fatalf("logs of %d and %d lines, want %d", len(v.Log.Lines()), len(r.last().Log.Lines()), maxMessages)
 	}
 }
 

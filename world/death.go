@@ -118,8 +118,7 @@ func (e *Engine) couldHave(p *player, enc *encounter, k *MonsterKind) []string {
 
 // lastLines are the end of the knight's log under a heading, for its death.
 func lastLines(p *player) []string {
-	n := min(LastLinesKept, len(p.msgs))
-	return append([]string{"The last moments of " + p.rec.Name + ":"}, p.msgs[len(p.msgs)-n:]...)
+	return p.log.Log().AppendLast([]string{"The last moments of " + p.rec.Name + ":"}, LastLinesKept)
 }
 
 // prelude begins a new knight's log with the lines its record carries (the last moments

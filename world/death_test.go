@@ -67,7 +67,7 @@ func TestADeathIsExplained(t *testing.T) {
 		nsub := &recorder{}
 		e.join(next, nsub)
 		e.Step()
-		msgs := nsub.last().Messages
+		msgs := nsub.last().Log.Lines()
 		if len(msgs) <= len(d.LastLines) || !slices.Equal(msgs[:len(d.LastLines)], d.LastLines) {
 			t.Fatalf("%s: the next knight's log begins %q, want %q", c.monster, msgs, d.LastLines)
 		}

@@ -26,19 +26,19 @@ func mustEarn(t *testing.T, p *player, id string) {
 		t.Fatalf("no deed %q in the table", id)
 	}
 	if !p.rec.HasDeed(id) {
-		t.Fatalf("%s did not earn %q; its deeds %v:\n%s", p.rec.Name, id, deedIDs(p.rec), strings.Join(p.msgs, "\n"))
+		t.Fatalf("%s did not earn %q; its deeds %v:\n%s", p.rec.Name, id, deedIDs(p.rec), strings.Join(p.msgs(), "\n"))
 	}
 	n := 0
-	for i, m := range p.msgs {
+	for i, m := range p.msgs() {
 		if m == r.Line() {
 			n++
-			if p.kinds[i] != MsgDeed {
-				t.Fatalf("%q told as kind %d, want MsgDeed", m, p.kinds[i])
+			if p.kinds()[i] != MsgDeed {
+				t.Fatalf("%q told as kind %d, want MsgDeed", m, p.kinds()[i])
 			}
 		}
 	}
 	if n != 1 {
-		t.Fatalf("%s was told %q %d times:\n%s", p.rec.Name, r.Line(), n, strings.Join(p.msgs, "\n"))
+		t.Fatalf("%s was told %q %d times:\n%s", p.rec.Name, r.Line(), n, strings.Join(p.msgs(), "\n"))
 	}
 }
 
@@ -315,11 +315,11 @@ func TestRareDeedsAreToldToNewbieAndTheHerald(t *testing.T) {
 			mustEarn(t, a, DeedDragon)
 			r, _ := DeedByID(DeedDragon)
 			line := "[newbie] " + r.Said("A")
-			heard := slices.Contains(b.msgs, line)
-			if heard == guest || slices.Contains(c.msgs, line) || slices.Contains(a.msgs, line) {
-				t.Fatalf("b heard it %v, c (off newbie) %v, a %v", heard, slices.Contains(c.msgs, line), slices.Contains(a.msgs, line))
+			heard := slices.Contains(b.msgs(), line)
+			if heard == guest || slices.Contains(c.msgs(), line) || slices.Contains(a.msgs(), line) {
+				t.Fatalf("b heard it %v, c (off newbie) %v, a %v", heard, slices.Contains(c.msgs(), line), slices.Contains(a.msgs(), line))
 			}
-			if slices.ContainsFunc(b.msgs, func(s string) bool { return strings.Contains(s, "Stuff of legend") }) {
+			if slices.ContainsFunc(b.msgs(), func(s string) bool { return strings.Contains(s, "Stuff of legend") }) {
 				t.Fatal("a common deed was told to others")
 			}
 			var want []Tiding

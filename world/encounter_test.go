@@ -24,7 +24,7 @@ func TestEnteringAGuardedRoomStartsAFight(t *testing.T) {
 	}
 	// Seed 000: "If you are in a room, you may not run."
 	e.enqueue("a", p.session, Run{})
-	stepUntil(t, e, "the run to be refused", func() bool { return strings.Contains(strings.Join(p.msgs, "\n"), "may not run") })
+	stepUntil(t, e, "the run to be refused", func() bool { return strings.Contains(strings.Join(p.msgs(), "\n"), "may not run") })
 	if p.fight == nil {
 		t.Fatal("ran from a room")
 	}
@@ -46,7 +46,7 @@ func TestNoRunningFromAWandererInARoom(t *testing.T) {
 		t.Fatal("want a fight with a wanderer, not a guard")
 	}
 	e.enqueue("a", p.session, Run{})
-	stepUntil(t, e, "the run to be refused", func() bool { return strings.Contains(strings.Join(p.msgs, "\n"), "may not run") })
+	stepUntil(t, e, "the run to be refused", func() bool { return strings.Contains(strings.Join(p.msgs(), "\n"), "may not run") })
 	if p.fight == nil {
 		t.Fatal("ran from a fight in a room")
 	}
@@ -70,7 +70,7 @@ func TestWinningAFight(t *testing.T) {
 		return p.fight == nil
 	})
 	// The message log tells the story (issue 14): the blows, the kill, the loot, in order.
-	story := strings.Join(p.msgs, "\n")
+	story := strings.Join(p.msgs(), "\n")
 	blow, kill, loot := strings.Index(story, "hits the Giant Rat for"), strings.Index(story, "You killed the Giant Rat."), strings.Index(story, "You find ")
 	if blow < 0 || kill < blow || loot < kill || !strings.Contains(story, "The Giant Rat is dead!") {
 		t.Fatalf("the message log does not tell the fight:\n%s", story)
@@ -679,7 +679,7 @@ func TestAScreenReaderPlayersGraceFollowsItsRule(t *testing.T) {
 			e.place(heroes[len(heroes)-1], 1, Pos{1, 1})
 		}
 		kay, bors := heroes[0], heroes[1]
-		before := len(bors.msgs)
+		before := len(bors.msgs())
 		e.startBattle(heroes, []*monster{e.spawn(1, mustMonster(t, "ogre"), Pos{1, 1}, -1, e.rng)}, false)
 		enc := kay.fight
 		enc.monsters[0].energy = 0
@@ -690,7 +690,7 @@ func TestAScreenReaderPlayersGraceFollowsItsRule(t *testing.T) {
 			e.say(bors, c.told)
 		}
 		heard := 0
-		for _, l := range bors.msgs[before:] {
+		for _, l := range bors.msgs()[before:] {
 			heard += len(strings.Fields(l))
 		}
 		want := e.cfg.GraceTurns

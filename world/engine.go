@@ -24,7 +24,6 @@ const (
 	DefaultCheckpointTurns = 80
 	maxQueued              = 2
 	maxMessages            = 200
-	logSlack               = 56 // the lines a full log's array has room for beyond maxMessages (noteKind)
 )
 
 // ErrStopped is returned when the engine is no longer running.
@@ -480,23 +479,7 @@ func note(p *player, msg string) { noteKind(p, MsgGame, msg) }
 
 // noteKind adds a line of kind k to the player's log, without asking for a new view.
 func noteKind(p *player, k MsgKind, msg string) {
-	// Views share the log (see view), so a line once written is never changed: the log
-	// drops its oldest line by moving its start, and moves to a new array when this one is
-	// full. Its kinds move with it, line for line.
-	if len(p.msgs) >= maxMessages {
-		p.msgs, p.kinds = p.msgs[1:], p.kinds[1:]
-	}
-	if len(p.msgs) == cap(p.msgs) || len(p.kinds) == cap(p.kinds) {
-		// A full log's new array has room for logSlack lines more, not as many again as
-		// append would make: every knight keeps one, so 256 slots, not 400 (2.6 KB less
-		// a knight), for copying the 200 lines every 56 (about 80 bytes a line, a small
-		// part of what a session makes).
-		room := min(max(2*len(p.msgs), 8), maxMessages+logSlack)
-		p.msgs = append(make([]string, 0, room), p.msgs...)
-		p.kinds = append(make([]MsgKind, 0, room), p.kinds...)
-	}
-	p.msgs = append(p.msgs, msg)
-	p.kinds = append(p.kinds, k)
+	p.log.Add(msg, k) // views share the log's chunks (see view): a line written stays
 	p.said++
 	if k.Public() {
 		p.publicSaid++
@@ -554,8 +537,7 @@ func (e *Engine) view(p *player) View {
 	v := View{
 		publicSaid: p.publicSaid,
 		Turn:       e.turn,
-		Messages:   p.msgs[:len(p.msgs):len(p.msgs)], // shared: note never writes over a line a view holds
-		Kinds:      p.kinds[:len(p.kinds):len(p.kinds)],
+		Log:        p.log.Log(), // shared: note only writes past the lines a view holds
 		Said:       p.said,
 		FightSeq:   p.fightSeq,
 		Watchers:   p.watcherNames(),

@@ -561,12 +561,12 @@ func TestACheckpointMakesItsRecordsOnce(t *testing.T) {
 	}
 }
 
-// The log's views share its arrays, so a line once written is never changed: every view
-// handed out keeps its lines and their kinds exactly, across the log's moves to new
-// arrays. What a line costs is bounded too: the log drops its oldest line by moving its
-// start, and when its array is full moves to one about twice the lines it keeps, so a
-// line costs about two slots (16 bytes each, and a byte for its kind) and a knight's log
-// holds at most about twice maxMessages lines.
+// The log's views share its chunks, so a line once written is never changed: every view
+// handed out keeps its lines and their kinds exactly, across the log's drops of its
+// oldest lines and its new chunks. What a line costs is bounded too: the log writes each
+// line once into a chunk of 32, so a line costs its slot (16 bytes, and a byte for its
+// kind) and a share of the chunk's list, and a knight's log holds at most its 200 lines
+// and the chunk they began in.
 func TestTheLogKeepsWhatEveryViewWasGiven(t *testing.T) {
 	e := fixtureEngine(t, nil)
 	e.join(knight("a", 10), &recorder{})
@@ -581,17 +581,20 @@ func TestTheLogKeepsWhatEveryViewWasGiven(t *testing.T) {
 		views = append(views, e.view(p))
 	}
 	for _, v := range views {
-		if len(v.Messages) != len(v.Kinds) || len(v.Messages) > maxMessages {
-			t.Fatalf("a view of %d lines and %d kinds", len(v.Messages), len(v.Kinds))
+		if n := v.Log.Len(); n != min(maxMessages, int(v.Said)) || len(v.Log.Lines()) != n || len(v.Log.Kinds()) != n {
+			t.Fatalf("a view of %d lines (%d, %d kinds) after %d said", n, len(v.Log.Lines()), len(v.Log.Kinds()), v.Said)
 		}
-		for j := range v.Messages {
-			i := v.Said - uint64(len(v.Messages)) + uint64(j)
+		for j, l := range v.Log.All() {
+			i := v.Said - uint64(v.Log.Len()) + uint64(j)
 			if i < start {
 				continue // the knight's welcome
 			}
-			if msg, k := line(i - start); v.Messages[j] != msg || v.Kinds[j] != k {
-				t.Fatalf("the view of line %d holds %q (kind %d) where line %d was %q (kind %d)", v.Said-start-1, v.Messages[j], v.Kinds[j], i-start, msg, k)
+			if msg, k := line(i - start); l != msg || v.Log.Line(j) != msg || v.Log.Kind(j) != k {
+				t.Fatalf("the view of line %d holds %q (kind %d) where line %d was %q (kind %d)", v.Said-start-1, l, v.Log.Kind(j), i-start, msg, k)
 			}
+		}
+		if last, _ := line(v.Said - start - 1); v.Log.Last() != last {
+			t.Fatalf("the last line of the view of line %d is %q", v.Said-start-1, v.Log.Last())
 		}
 	}
 
@@ -601,13 +604,14 @@ func TestTheLogKeepsWhatEveryViewWasGiven(t *testing.T) {
 			noteKind(p, MsgGame, "x")
 		}
 	})
-	// A full log moves to a new array of 256 slots every 56 lines: the 200 lines' slots
-	// and kinds copied, about 80 bytes a line.
-	if perLine := float64(bytes) / lines; perLine > 90 {
-		t.Errorf("a line costs the log %.1f bytes, want at most 90 (256 slots and kinds every 56 lines)", perLine)
+	// A chunk of 32 lines and kinds is 576 bytes with the allocator's rounding, and every
+	// chunk a new list of the 7 to 9 chunks: about 20 bytes a line. A log in one array,
+	// copied to a new one of 256 slots every 56 lines, cost 78.
+	if perLine := float64(bytes) / lines; perLine > 22 {
+		t.Errorf("a line costs the log %.1f bytes, want at most 22 (its slot in a chunk of 32)", perLine)
 	}
-	if c := max(cap(p.msgs), cap(p.kinds)); c > maxMessages+logSlack {
-		t.Errorf("the log keeps room for %d lines, want at most %d", c, maxMessages+logSlack)
+	if l := p.log.Log(); l.Len() != maxMessages || len(l.chunks) > maxMessages/logChunkLen+2 {
+		t.Errorf("the log holds %d lines in %d chunks, want %d in at most %d", l.Len(), len(l.chunks), maxMessages, maxMessages/logChunkLen+2)
 	}
 }
 

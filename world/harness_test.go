@@ -593,7 +593,7 @@ func (r *recorder) Deliver(v View)             { r.views = append(r.views, v) }
 func (r *recorder) Put(recs ...Adventurer)     { r.saved = append(r.saved, recs...) }
 func (r *recorder) PutLevels(ls ...LevelState) { r.levels = append(r.levels, ls...) }
 func (r *recorder) last() View                 { return r.views[len(r.views)-1] }
-func (r *recorder) lastMessage() string        { m := r.last().Messages; return m[len(m)-1] }
+func (r *recorder) lastMessage() string        { m := r.last().Log.Lines(); return m[len(m)-1] }
 func (r *recorder) lastSaved(fp string) Adventurer {
 	for i := len(r.saved) - 1; i >= 0; i-- {
 		if r.saved[i].ID == fp {
@@ -604,11 +604,11 @@ func (r *recorder) lastSaved(fp string) Adventurer {
 }
 
 // said is the player's message log as the engine holds it.
-func said(e *Engine, fp string) string { return strings.Join(e.players[fp].msgs, "\n") }
+func said(e *Engine, fp string) string { return strings.Join(e.players[fp].msgs(), "\n") }
 
 // lastSaid is the knight's newest message.
 func lastSaid(e *Engine, fp string) string {
-	m := e.players[fp].msgs
+	m := e.players[fp].msgs()
 	if len(m) == 0 {
 		return ""
 	}
@@ -619,18 +619,18 @@ func lastSaid(e *Engine, fp string) string {
 func hasSaid(t *testing.T, e *Engine, fp string, lines ...string) {
 	t.Helper()
 	for _, l := range lines {
-		if !slices.Contains(e.players[fp].msgs, l) {
+		if !slices.Contains(e.players[fp].msgs(), l) {
 			t.Fatalf("%s was not told %q:\n%s", fp, l, said(e, fp))
 		}
 	}
 }
 
 // lastMsg is the knight's newest message; the knight must have one.
-func lastMsg(p *player) string { return p.msgs[len(p.msgs)-1] }
+func lastMsg(p *player) string { return p.msgs()[len(p.msgs())-1] }
 
 // saidSince is the knight's messages since its count of them was said.
 func saidSince(p *player, said uint64) []string {
-	return p.msgs[len(p.msgs)-int(p.said-said):]
+	return p.msgs()[len(p.msgs())-int(p.said-said):]
 }
 
 // log is the battle's log, a line each.
@@ -772,3 +772,9 @@ func allocated(f func()) (bytes, allocs uint64) {
 	}
 	return bytes, allocs
 }
+
+// msgs is a copy of the knight's message log's lines, oldest first.
+func (p *player) msgs() []string { return p.log.Log().Lines() }
+
+// kinds is a copy of the kinds of the knight's message log's lines.
+func (p *player) kinds() []MsgKind { return p.log.Log().Kinds() }

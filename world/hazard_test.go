@@ -100,8 +100,8 @@ func TestAStunTrapKillsAMonsterOfOneHit(t *testing.T) {
 	if e.alive(rat) {
 		t.Fatalf("a rat of 1 hit lives on after a stun trap, with %d", rat.hits)
 	}
-	if !slices.Contains(p.msgs, "The Giant Rat dies.") {
-		t.Fatalf("the knight who sees the corridor was not told: %q", p.msgs)
+	if !slices.Contains(p.msgs(), "The Giant Rat dies.") {
+		t.Fatalf("the knight who sees the corridor was not told: %q", p.msgs())
 	}
 }
 

@@ -212,9 +212,9 @@ func TestOnePairOfBootsAtATime(t *testing.T) {
 		{5, "1 4 5", "", true, false},                                // a ring: the boots stay on
 		{1, "4 5", "You take off the boots of speed.", false, false}, // off: no pair is worn
 	} {
-		n := len(p.msgs)
+		n := len(p.msgs())
 		do(e, "a", UseItem{Index: c.use})
-		lines := strings.Join(p.msgs[n:], "\n")
+		lines := strings.Join(p.msgs()[n:], "\n")
 		if got := worn(); got != c.worn || e.hasted(p) != c.haste || e.levitating(p) != c.float {
 			t.Fatalf("using item %d: worn %q (want %q), hasted %v, levitating %v:\n%s", c.use, got, c.worn, e.hasted(p), e.levitating(p), lines)
 		}

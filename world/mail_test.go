@@ -54,7 +54,7 @@ func TestBadLettersAreRefused(t *testing.T) {
 	for i := range 6 {
 		e.join(knight(fmt.Sprint(i), 10), &recorder{})
 	}
-	last := func(fp string) string { m := e.players[fp].msgs; return m[len(m)-1] }
+	last := func(fp string) string { m := e.players[fp].msgs(); return m[len(m)-1] }
 	for _, tc := range []struct{ to, text, want string }{
 		{"", "Nobody hello", "No knight named Nobody has been here."},
 		{"", "", "Write to whom? (/mail NAME TEXT)"},

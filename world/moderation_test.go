@@ -36,7 +36,7 @@ func TestASilencedKnightIsHeardNowhere(t *testing.T) {
 			{Kind: ChatParty, Text: "six"}, {Kind: ChatChannel, To: "ooc", Text: "seven"},
 		} {
 			sayAs(e, "loud", c)
-			if m := e.players["loud"].msgs; m[len(m)-1] != refused {
+			if m := e.players["loud"].msgs(); m[len(m)-1] != refused {
 				t.Errorf("kind %d: %q", c.Kind, m[len(m)-1])
 			}
 		}
@@ -133,7 +133,7 @@ func TestAReportCarriesTheLinesSaidLately(t *testing.T) {
 	if !strings.Contains(said(e, "hurt"), "Your report about Rude is with the admins, with the 5 lines Rude said lately. Thank you.") {
 		t.Fatalf("the reporter:\n%s", said(e, "hurt"))
 	}
-	last := func(fp string) string { m := e.players[fp].msgs; return m[len(m)-1] }
+	last := func(fp string) string { m := e.players[fp].msgs(); return m[len(m)-1] }
 	for _, tc := range []struct{ about, text, want string }{
 		{"", "Nobody for nothing", "No knight named Nobody has been here."},
 		{"", "hurt myself", "You cannot report yourself."},

@@ -43,11 +43,11 @@ func TestTheExitLeadsToTheSurfaceEntrance(t *testing.T) {
 	if p.rec.Depth != 0 || p.rec.Pos() != g.Entrance || v.Surface == nil || v.Surface.Map != g || v.Level != nil {
 		t.Fatalf("after the exit: depth %d at %v (entrance %v), surface %+v", p.rec.Depth, p.rec.Pos(), g.Entrance, v.Surface)
 	}
-	if !strings.Contains(strings.Join(v.Messages, "\n"), "daylight") {
-		t.Fatalf("messages %q", v.Messages)
+	if !strings.Contains(strings.Join(v.Log.Lines(), "\n"), "daylight") {
+		t.Fatalf("messages %q", v.Log.Lines())
 	}
-	if cost := e.act(p, Climb{}); cost != 0 || p.msgs[len(p.msgs)-1] != "You are already outside." {
-		t.Fatalf("< outside: cost %v, %q", cost, p.msgs[len(p.msgs)-1])
+	if cost := e.act(p, Climb{}); cost != 0 || p.msgs()[len(p.msgs())-1] != "You are already outside." {
+		t.Fatalf("< outside: cost %v, %q", cost, p.msgs()[len(p.msgs())-1])
 	}
 	// Off the entrance, > does not go down.
 	var off Pos
@@ -57,8 +57,8 @@ func TestTheExitLeadsToTheSurfaceEntrance(t *testing.T) {
 		}
 	}
 	setPos(e, p, off)
-	if cost := e.act(p, Enter{}); cost != 0 || p.rec.Depth != 0 || p.msgs[len(p.msgs)-1] != "The way down is at the entrance (EX)." {
-		t.Fatalf("> off the entrance: cost %v depth %d %q", cost, p.rec.Depth, p.msgs[len(p.msgs)-1])
+	if cost := e.act(p, Enter{}); cost != 0 || p.rec.Depth != 0 || p.msgs()[len(p.msgs())-1] != "The way down is at the entrance (EX)." {
+		t.Fatalf("> off the entrance: cost %v depth %d %q", cost, p.rec.Depth, p.msgs()[len(p.msgs())-1])
 	}
 	setPos(e, p, g.Entrance)
 	if cost := e.act(p, Enter{}); cost != MoveCost(0) || p.rec.Depth != 1 || p.rec.Pos() != e.levels[0].Up {
@@ -78,8 +78,8 @@ func TestSurfaceMoves(t *testing.T) {
 	// Into an inaccessible space: refused, free.
 	at, d := findStep(t, g, SurfaceCommon, SurfaceInaccessible)
 	setPos(e, p, at)
-	if cost := e.act(p, Move{Dir: d}); cost != 0 || p.rec.Pos() != at || !strings.Contains(p.msgs[len(p.msgs)-1], "impassable") {
-		t.Fatalf("into an inaccessible space: cost %v at %v %q\n%s", cost, p.rec.Pos(), p.msgs[len(p.msgs)-1], surfaceASCII(g))
+	if cost := e.act(p, Move{Dir: d}); cost != 0 || p.rec.Pos() != at || !strings.Contains(p.msgs()[len(p.msgs())-1], "impassable") {
+		t.Fatalf("into an inaccessible space: cost %v at %v %q\n%s", cost, p.rec.Pos(), p.msgs()[len(p.msgs())-1], surfaceASCII(g))
 	}
 	// Off the edge: refused, free.
 	for x := range g.W {
@@ -89,8 +89,8 @@ func TestSurfaceMoves(t *testing.T) {
 		}
 	}
 	from := p.rec.Pos()
-	if cost := e.act(p, Move{Dir: North}); cost != 0 || p.rec.Pos() != from || !strings.Contains(p.msgs[len(p.msgs)-1], "edge") {
-		t.Fatalf("off the grid: cost %v at %v %q", cost, p.rec.Pos(), p.msgs[len(p.msgs)-1])
+	if cost := e.act(p, Move{Dir: North}); cost != 0 || p.rec.Pos() != from || !strings.Contains(p.msgs()[len(p.msgs())-1], "edge") {
+		t.Fatalf("off the grid: cost %v at %v %q", cost, p.rec.Pos(), p.msgs()[len(p.msgs())-1])
 	}
 	// Onto a market: a move's cost, and the market says so.
 	at, d = findStep(t, g, SurfaceCommon, SurfaceMarket)
@@ -111,8 +111,8 @@ func TestSurfaceMoves(t *testing.T) {
 	// Onto the entrance.
 	at, d = findStep(t, g, SurfaceCommon, SurfaceEntrance)
 	setPos(e, p, at)
-	if cost := e.act(p, Move{Dir: d}); cost != MoveCost(0) || !strings.Contains(p.msgs[len(p.msgs)-1], "entrance") {
-		t.Fatalf("onto the entrance: cost %v %q", cost, p.msgs[len(p.msgs)-1])
+	if cost := e.act(p, Move{Dir: d}); cost != MoveCost(0) || !strings.Contains(p.msgs()[len(p.msgs())-1], "entrance") {
+		t.Fatalf("onto the entrance: cost %v %q", cost, p.msgs()[len(p.msgs())-1])
 	}
 }
 
@@ -194,8 +194,8 @@ func TestAmbushMatchesTheHeroes(t *testing.T) {
 	for _, q := range []*player{a, b} {
 		q.rec.Items = append(q.rec.Items, Item{Kind: ItemRingOfInvisibility, Worn: true})
 	}
-	if foes := e.ambush([]*player{a, b}, g.Entrance); foes != nil || !strings.Contains(a.msgs[len(a.msgs)-1], "cannot see you") {
-		t.Fatalf("invisible party met %d monsters: %q", len(foes), a.msgs[len(a.msgs)-1])
+	if foes := e.ambush([]*player{a, b}, g.Entrance); foes != nil || !strings.Contains(a.msgs()[len(a.msgs())-1], "cannot see you") {
+		t.Fatalf("invisible party met %d monsters: %q", len(foes), a.msgs()[len(a.msgs())-1])
 	}
 }
 
@@ -264,8 +264,8 @@ func TestThePartyWalksTogether(t *testing.T) {
 	if a.rec.Pos() != at.Step(d) || b.rec.Pos() != at.Step(d) || b.energy != before {
 		t.Fatalf("a at %v, b at %v (energy %v from %v)", a.rec.Pos(), b.rec.Pos(), b.energy, before)
 	}
-	if !strings.Contains(strings.Join(b.msgs, "\n"), "You follow Kay a") {
-		t.Fatalf("b was not told: %q", b.msgs)
+	if !strings.Contains(strings.Join(b.msgs(), "\n"), "You follow Kay a") {
+		t.Fatalf("b was not told: %q", b.msgs())
 	}
 	// At the entrance the party goes down together, as it walks.
 	e.place(a, 0, g.Entrance)
@@ -274,8 +274,8 @@ func TestThePartyWalksTogether(t *testing.T) {
 	if a.rec.Depth != 1 || b.rec.Depth != 1 || b.rec.Pos() != e.levels[0].Up {
 		t.Fatalf("after > at the entrance: a on %d, b on %d at %v", a.rec.Depth, b.rec.Depth, b.rec.Pos())
 	}
-	if !strings.Contains(strings.Join(b.msgs, "\n"), "You follow Kay a down into the dungeon.") {
-		t.Fatalf("b was not told: %q", b.msgs)
+	if !strings.Contains(strings.Join(b.msgs(), "\n"), "You follow Kay a down into the dungeon.") {
+		t.Fatalf("b was not told: %q", b.msgs())
 	}
 }
 

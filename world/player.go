@@ -19,9 +19,8 @@ type player struct {
 	queue   []Command
 	dropped int // commands dropped since the knight was last told (a full queue, a fight starting)
 	visible []byte
-	mapIdx  int // index into rec.Maps for the current level, -1 outside
-	msgs    []string
-	kinds   []MsgKind // each line's kind, beside msgs
+	mapIdx  int       // index into rec.Maps for the current level, -1 outside
+	log     LogWriter // its message log: the last maxMessages lines, and their kinds
 	said    uint64    // messages ever said to it, so a session can tell the new ones
 	// publicSaid counts the public ones among them, for its spectators' views (Public).
 	publicSaid uint64

@@ -1,7 +1,6 @@
 package world
 
 import (
-	"slices"
 	"time"
 
 	"github.com/orthanc-ssh/orthanc-ssh/internal/english"
@@ -60,16 +59,27 @@ func (v View) WithoutOwn() View {
 // counting those.
 func (v View) Public() View {
 	v = v.WithoutOwn()
-	if !slices.ContainsFunc(v.Kinds, func(k MsgKind) bool { return !k.Public() }) {
-		v.Said = v.publicSaid
+	v.Said = v.publicSaid
+	all := v.Log
+	if all.public() {
 		return v
 	}
-	msgs, kinds := make([]string, 0, len(v.Messages)), make([]MsgKind, 0, len(v.Kinds))
-	for i, m := range v.Messages {
-		if i < len(v.Kinds) && v.Kinds[i].Public() {
-			msgs, kinds = append(msgs, m), append(kinds, v.Kinds[i])
+	var w LogWriter
+	for i := range all.Len() {
+		if k := all.Kind(i); k.Public() {
+			w.Add(all.Line(i), k)
 		}
 	}
-	v.Messages, v.Kinds, v.Said = msgs, kinds, v.publicSaid
+	v.Log = w.Log()
 	return v
+}
+
+// public is whether every line of the log is public.
+func (l Log) public() bool {
+	for i := range l.n {
+		if !l.Kind(i).Public() {
+			return false
+		}
+	}
+	return true
 }

@@ -12,9 +12,9 @@ import (
 // kindOf is the kind of the knight's newest line that holds text.
 func kindOf(e *Engine, id, text string) (MsgKind, bool) {
 	p := e.players[id]
-	for i := len(p.msgs) - 1; i >= 0; i-- {
-		if strings.Contains(p.msgs[i], text) {
-			return p.kinds[i], true
+	for i := len(p.msgs()) - 1; i >= 0; i-- {
+		if strings.Contains(p.msgs()[i], text) {
+			return p.kinds()[i], true
 		}
 	}
 	return 0, false

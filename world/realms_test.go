@@ -79,9 +79,9 @@ func TestWhisperersAreToldWhatBecameOfTheirWhisper(t *testing.T) {
 			t.Errorf("%+v: told %q, want %q", c.a, got, c.want)
 		}
 	}
-	before := len(e.players["arthur"].msgs)
+	before := len(e.players["arthur"].msgs())
 	answeredReq{l, FarAnswer{}}.handle(e)
-	if len(e.players["arthur"].msgs) != before {
+	if len(e.players["arthur"].msgs()) != before {
 		t.Fatalf("a whisper delivered to a knight not away was told: %q", lastSaid(e, "arthur"))
 	}
 }

@@ -168,7 +168,8 @@ func (e *Engine) join(rec Adventurer, sub Subscriber) *Player {
 		return &Player{e, from{rec.ID, old.session}}
 	}
 	e.nextSeq++
-	p := &player{rec: rec, session: e.nextSession, sub: sub, mapIdx: -1, dirty: true, changed: true, seq: e.nextSeq, active: e.turn}
+	p := &player{rec: rec, session: e.nextSession, sub: sub, mapIdx: -1, dirty: true, changed: true, seq: e.nextSeq, active: e.turn,
+		log: LogWriter{Max: maxMessages}}
 	e.prelude(p)               // the last moments of the knight its player lost
 	renamed := e.takeRename(p) // before anyone reads its name; told after the welcome
 	e.keepSafe(p)              // nothing attacks it before it has read its first screen

@@ -24,7 +24,7 @@ func TestDroppedCommandsAreCounted(t *testing.T) {
 	if got := p.rec.Pos(); got != (Pos{2, 0}) {
 		t.Fatalf("six steps east took the knight to %v, want the two that waited (2,0)", got)
 	}
-	msgs := rec.last().Messages
+	msgs := rec.last().Log.Lines()
 	if !slices.Contains(msgs, "4 commands dropped: you gave them faster than you can act.") {
 		t.Fatalf("the four dropped steps were not told: %q", msgs)
 	}
@@ -46,7 +46,7 @@ func TestAFightStopsTheWalking(t *testing.T) {
 	if len(p.queue) != 0 {
 		t.Fatalf("the fight kept %d commands given before it", len(p.queue))
 	}
-	msgs := rec.last().Messages
+	msgs := rec.last().Log.Lines()
 	i := slices.IndexFunc(msgs, func(s string) bool { return s == "Your walking stops: 3 commands you gave are dropped." })
 	j := slices.IndexFunc(msgs, func(s string) bool { return s == "A Wolf (Animal, level 2) attacks!" })
 	if i < 0 || j < 0 || i < j {
@@ -57,7 +57,7 @@ func TestAFightStopsTheWalking(t *testing.T) {
 	e.join(knight("b", 10), q)
 	fightWith(t, e, e.players["b"], "Wolf")
 	e.Step()
-	for _, s := range q.last().Messages {
+	for _, s := range q.last().Log.Lines() {
 		if strings.HasPrefix(s, "Your walking stops") {
 			t.Fatalf("a knight that asked for nothing heard %q", s)
 		}
@@ -134,11 +134,11 @@ func TestAJoinOrLeavingIsToldWithinARefresh(t *testing.T) {
 			heard := false
 			for i := 0; i <= e.cfg.IdleRefreshTurns && !heard; i++ {
 				e.Step()
-				m := sub.last().Messages
+				m := sub.last().Log.Lines()
 				heard = len(m) > 0 && m[len(m)-1] == c.what
 			}
 			if !heard {
-				t.Fatalf("idle %v: %q was not told within a refresh: the last view says %q", idle, c.what, sub.last().Messages)
+				t.Fatalf("idle %v: %q was not told within a refresh: the last view says %q", idle, c.what, sub.last().Log.Lines())
 			}
 		}
 	}

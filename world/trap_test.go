@@ -60,10 +60,10 @@ func TestSpearDamageRange(t *testing.T) {
 func stepOn(t *testing.T, e *Engine, p *player) string {
 	t.Helper()
 	for range 200 {
-		before := len(p.msgs)
+		before := len(p.msgs())
 		do(e, "a", Move{Dir: East})
 		if p.rec.Maps[p.mapIdx].Traps != nil {
-			return strings.Join(p.msgs[before:], "\n")
+			return strings.Join(p.msgs()[before:], "\n")
 		}
 		p.rec.X, p.rec.Y = 0, 0
 		e.look(p)
@@ -256,7 +256,7 @@ func TestTheTeleportationTrap(t *testing.T) {
 		landed[p.rec.Pos()]++
 		confused[st.Left]++
 		if p.rec.Depth != 1 || l.Terrain(p.rec.Pos()) == Rock || p.said != said {
-			t.Fatalf("teleported to %v on level %d (%v), saying %q", p.rec.Pos(), p.rec.Depth, l.Terrain(p.rec.Pos()), p.msgs[len(p.msgs)-1])
+			t.Fatalf("teleported to %v on level %d (%v), saying %q", p.rec.Pos(), p.rec.Depth, l.Terrain(p.rec.Pos()), p.msgs()[len(p.msgs())-1])
 		}
 	}
 	if len(landed) != 8 {
@@ -374,7 +374,7 @@ func TestWanderersSpringTraps(t *testing.T) {
 	if !strings.Contains(watcher.lastMessage(), "A bear trap snaps shut on the Giant Rat.") {
 		t.Fatalf("the watcher was told %q", watcher.lastMessage())
 	}
-	if strings.Contains(strings.Join(blind.last().Messages, "\n"), "bear trap") {
+	if strings.Contains(strings.Join(blind.last().Log.Lines(), "\n"), "bear trap") {
 		t.Fatal("a knight who cannot see the rat was told about it")
 	}
 	if !containsInt(e.players["w"].rec.Maps[0].Traps, l.idx(Pos{0, 1})) {

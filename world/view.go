@@ -31,16 +31,14 @@ type View struct {
 	// turn; viewer is the player's own place in it (its join order).
 	crowd  *Crowd
 	viewer uint64
-	// publicSaid counts the public lines ever put in Messages (Public's Said).
+	// publicSaid counts the public lines ever put in the log (Public's Said).
 	publicSaid uint64
-	// Messages is the player's recent message log (game messages, chat and
-	// announcements), oldest first; Said counts every message ever put in it, so a
+	// Log is the player's recent message log (game messages, chat and announcements),
+	// oldest first, each line with its kind: who beyond the knight may read it (a public
+	// replay shows only the public ones). Said counts every message ever put in it, so a
 	// session that skipped views can tell how many of the last ones are new.
-	Messages []string
-	Said     uint64
-	// Kinds are the kinds of the lines of Messages, line for line: who beyond the knight
-	// may read each (a public replay shows only the public ones).
-	Kinds []MsgKind
+	Log  Log
+	Said uint64
 	// FightSeq counts the fight log lines written while the player was in a fight, in
 	// the same way: the newest of them end Fight.Log (or LastFight once the fight is over).
 	FightSeq uint64

@@ -144,11 +144,11 @@ func TestASpectatorSeesNoWhisper(t *testing.T) {
 	sayAs(e, "b", Chat{Kind: ChatWhisper, To: "Kay a", Text: "the secret is under the stairs"})
 	sayAs(e, "a", Chat{Kind: ChatWhisper, To: "Kay b", Text: "my secret answer"})
 	sayAs(e, "a", Chat{Kind: ChatSay, Text: "hello all"})
-	if !strings.Contains(strings.Join(a.last().Messages, "\n"), "the secret is under the stairs") {
-		t.Fatalf("the knight did not get the whisper:\n%s", strings.Join(a.last().Messages, "\n"))
+	if !strings.Contains(strings.Join(a.last().Log.Lines(), "\n"), "the secret is under the stairs") {
+		t.Fatalf("the knight did not get the whisper:\n%s", strings.Join(a.last().Log.Lines(), "\n"))
 	}
 	v := spy.last()
-	log := strings.Join(v.Messages, "\n")
+	log := strings.Join(v.Log.Lines(), "\n")
 	if strings.Contains(log, "secret") || !strings.Contains(log, "hello all") {
 		t.Fatalf("the spectator's log:\n%s", log)
 	}

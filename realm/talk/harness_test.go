@@ -151,7 +151,7 @@ type lastView struct {
 
 func (l *lastView) Deliver(v world.View) { l.mu.Lock(); l.v = v; l.mu.Unlock() }
 
-func (l *lastView) lines() []string { l.mu.Lock(); defer l.mu.Unlock(); return l.v.Messages }
+func (l *lastView) lines() []string { l.mu.Lock(); defer l.mu.Unlock(); return l.v.Log.Lines() }
 
 func (l *lastView) ended() string { l.mu.Lock(); defer l.mu.Unlock(); return l.v.Ended }
 

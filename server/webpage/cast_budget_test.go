@@ -126,7 +126,7 @@ func TestCastBudget(t *testing.T) {
 			fights++
 		}
 	}
-	t.Logf("the walker ends at %d,%d, hits %d, %d log lines, in a fight in %d moments", last.Self.Pos.X, last.Self.Pos.Y, last.Self.Hits, len(last.Messages), fights)
+	t.Logf("the walker ends at %d,%d, hits %d, %d log lines, in a fight in %d moments", last.Self.Pos.X, last.Self.Pos.Y, last.Self.Hits, len(last.Log.Lines()), fights)
 	if d := os.Getenv("ORTHANC_CAST_DIR"); d != "" { // to play it: asciinema play DIR/walker.cast
 		if err := os.WriteFile(filepath.Join(d, "walker.cast"), cast, 0o600); err != nil {
 			t.Fatal(err)
