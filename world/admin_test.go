@@ -136,7 +136,7 @@ func checkKnightOnTheNewStairs(t *testing.T, e *Engine, id string, before Advent
 	if m.Seed != want || len(m.Doors) != 0 || !slices.Equal(m.Seen, p.visible) {
 		t.Errorf("knight %s's map of level 1 was not started afresh: seed %d", id, m.Seed)
 	}
-	if msg := p.msgs()[len(p.msgs())-1]; !strings.Contains(msg, "level 1 is remade") {
+	if msg := lastMsg(p); !strings.Contains(msg, "level 1 is remade") {
 		t.Errorf("knight %s was told %q", id, msg)
 	}
 }

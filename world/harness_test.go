@@ -625,8 +625,8 @@ func hasSaid(t *testing.T, e *Engine, fp string, lines ...string) {
 	}
 }
 
-// lastMsg is the knight's newest message; the knight must have one.
-func lastMsg(p *player) string { return p.msgs()[len(p.msgs())-1] }
+// lastMsg is the knight's newest message, "" when it has none.
+func lastMsg(p *player) string { return p.log.Log().Last() }
 
 // saidSince is the knight's messages since its count of them was said.
 func saidSince(p *player, said uint64) []string {

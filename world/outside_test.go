@@ -46,8 +46,8 @@ func TestTheExitLeadsToTheSurfaceEntrance(t *testing.T) {
 	if !strings.Contains(strings.Join(v.Log.Lines(), "\n"), "daylight") {
 		t.Fatalf("messages %q", v.Log.Lines())
 	}
-	if cost := e.act(p, Climb{}); cost != 0 || p.msgs()[len(p.msgs())-1] != "You are already outside." {
-		t.Fatalf("< outside: cost %v, %q", cost, p.msgs()[len(p.msgs())-1])
+	if cost := e.act(p, Climb{}); cost != 0 || lastMsg(p) != "You are already outside." {
+		t.Fatalf("< outside: cost %v, %q", cost, lastMsg(p))
 	}
 	// Off the entrance, > does not go down.
 	var off Pos
@@ -57,8 +57,8 @@ func TestTheExitLeadsToTheSurfaceEntrance(t *testing.T) {
 		}
 	}
 	setPos(e, p, off)
-	if cost := e.act(p, Enter{}); cost != 0 || p.rec.Depth != 0 || p.msgs()[len(p.msgs())-1] != "The way down is at the entrance (EX)." {
-		t.Fatalf("> off the entrance: cost %v depth %d %q", cost, p.rec.Depth, p.msgs()[len(p.msgs())-1])
+	if cost := e.act(p, Enter{}); cost != 0 || p.rec.Depth != 0 || lastMsg(p) != "The way down is at the entrance (EX)." {
+		t.Fatalf("> off the entrance: cost %v depth %d %q", cost, p.rec.Depth, lastMsg(p))
 	}
 	setPos(e, p, g.Entrance)
 	if cost := e.act(p, Enter{}); cost != MoveCost(0) || p.rec.Depth != 1 || p.rec.Pos() != e.levels[0].Up {
@@ -78,8 +78,8 @@ func TestSurfaceMoves(t *testing.T) {
 	// Into an inaccessible space: refused, free.
 	at, d := findStep(t, g, SurfaceCommon, SurfaceInaccessible)
 	setPos(e, p, at)
-	if cost := e.act(p, Move{Dir: d}); cost != 0 || p.rec.Pos() != at || !strings.Contains(p.msgs()[len(p.msgs())-1], "impassable") {
-		t.Fatalf("into an inaccessible space: cost %v at %v %q\n%s", cost, p.rec.Pos(), p.msgs()[len(p.msgs())-1], surfaceASCII(g))
+	if cost := e.act(p, Move{Dir: d}); cost != 0 || p.rec.Pos() != at || !strings.Contains(lastMsg(p), "impassable") {
+		t.Fatalf("into an inaccessible space: cost %v at %v %q\n%s", cost, p.rec.Pos(), lastMsg(p), surfaceASCII(g))
 	}
 	// Off the edge: refused, free.
 	for x := range g.W {
@@ -89,8 +89,8 @@ func TestSurfaceMoves(t *testing.T) {
 		}
 	}
 	from := p.rec.Pos()
-	if cost := e.act(p, Move{Dir: North}); cost != 0 || p.rec.Pos() != from || !strings.Contains(p.msgs()[len(p.msgs())-1], "edge") {
-		t.Fatalf("off the grid: cost %v at %v %q", cost, p.rec.Pos(), p.msgs()[len(p.msgs())-1])
+	if cost := e.act(p, Move{Dir: North}); cost != 0 || p.rec.Pos() != from || !strings.Contains(lastMsg(p), "edge") {
+		t.Fatalf("off the grid: cost %v at %v %q", cost, p.rec.Pos(), lastMsg(p))
 	}
 	// Onto a market: a move's cost, and the market says so.
 	at, d = findStep(t, g, SurfaceCommon, SurfaceMarket)
@@ -111,8 +111,8 @@ func TestSurfaceMoves(t *testing.T) {
 	// Onto the entrance.
 	at, d = findStep(t, g, SurfaceCommon, SurfaceEntrance)
 	setPos(e, p, at)
-	if cost := e.act(p, Move{Dir: d}); cost != MoveCost(0) || !strings.Contains(p.msgs()[len(p.msgs())-1], "entrance") {
-		t.Fatalf("onto the entrance: cost %v %q", cost, p.msgs()[len(p.msgs())-1])
+	if cost := e.act(p, Move{Dir: d}); cost != MoveCost(0) || !strings.Contains(lastMsg(p), "entrance") {
+		t.Fatalf("onto the entrance: cost %v %q", cost, lastMsg(p))
 	}
 }
 
@@ -194,8 +194,8 @@ func TestAmbushMatchesTheHeroes(t *testing.T) {
 	for _, q := range []*player{a, b} {
 		q.rec.Items = append(q.rec.Items, Item{Kind: ItemRingOfInvisibility, Worn: true})
 	}
-	if foes := e.ambush([]*player{a, b}, g.Entrance); foes != nil || !strings.Contains(a.msgs()[len(a.msgs())-1], "cannot see you") {
-		t.Fatalf("invisible party met %d monsters: %q", len(foes), a.msgs()[len(a.msgs())-1])
+	if foes := e.ambush([]*player{a, b}, g.Entrance); foes != nil || !strings.Contains(lastMsg(a), "cannot see you") {
+		t.Fatalf("invisible party met %d monsters: %q", len(foes), lastMsg(a))
 	}
 }
 

@@ -256,7 +256,7 @@ func TestTheTeleportationTrap(t *testing.T) {
 		landed[p.rec.Pos()]++
 		confused[st.Left]++
 		if p.rec.Depth != 1 || l.Terrain(p.rec.Pos()) == Rock || p.said != said {
-			t.Fatalf("teleported to %v on level %d (%v), saying %q", p.rec.Pos(), p.rec.Depth, l.Terrain(p.rec.Pos()), p.msgs()[len(p.msgs())-1])
+			t.Fatalf("teleported to %v on level %d (%v), saying %q", p.rec.Pos(), p.rec.Depth, l.Terrain(p.rec.Pos()), lastMsg(p))
 		}
 	}
 	if len(landed) != 8 {

@@ -231,7 +231,7 @@ func TestWatchersAreWhomAskingEveryKnightFinds(t *testing.T) {
 		heard := 0
 		for _, q := range e.order {
 			want := q != p && (sees[q] || q.rec.Pos() == s)
-			got := len(q.msgs()) > 0 && q.msgs()[len(q.msgs())-1] == line
+			got := lastMsg(q) == line
 			if got != want {
 				t.Fatalf("trial %d, %s at %v says; %s at %v (blind %v) heard %v, want %v",
 					trial, p.rec.Name, s, q.rec.Name, q.rec.Pos(), blind(q), got, want)
@@ -240,7 +240,7 @@ func TestWatchersAreWhomAskingEveryKnightFinds(t *testing.T) {
 				heard++
 			}
 		}
-		if mine := p.msgs()[len(p.msgs())-1]; (mine == "You say: "+line+nobodyHears) != (heard == 0) {
+		if mine := lastMsg(p); (mine == "You say: "+line+nobodyHears) != (heard == 0) {
 			t.Fatalf("trial %d: the speaker's own line %q with %d who heard", trial, mine, heard)
 		}
 	}
