@@ -60,6 +60,18 @@ const (
 	clearScreen = ansi.ResetStyle + ansi.CursorHomePosition + ansi.EraseEntireScreen
 )
 
+// A frame longer than syncFrom bytes is written between the marks of synchronized
+// output (DEC mode 2026), which a terminal that knows them reads as one update: the
+// server sends a frame in SSH packets of 1 KB (edge's sendPiece), and a screen that
+// opens whole (the message log, the map) would otherwise show half drawn for a moment,
+// its bottom still the screen before. A terminal that does not know the mode ignores
+// it; a step's frame, a few hundred bytes, goes out in one packet and without them.
+const (
+	syncFrom  = 1 << 10
+	syncStart = ansi.SetModeSynchronizedOutput
+	syncEnd   = ansi.ResetModeSynchronizedOutput
+)
+
 // erasesInColour reports whether a terminal of type term (TERM) erases in the background
 // colour in effect (BCE) and knows ECH: xterm and the terminals that follow it, as
 // Bubble Tea's renderer assumes. Others get every cell written.
@@ -181,7 +193,20 @@ func (t *terminal) paint(c *canvas, th *theme) {
 		b = append(b, th.close[pen]...)
 	}
 	t.shown, t.shownCells = c.cells, cells
-	t.write(b)
+	t.write(synchronized(b))
+}
+
+// synchronized is frame b, between the marks of synchronized output when it is longer
+// than syncFrom; the marks go in b's own buffer.
+func synchronized(b []byte) []byte {
+	n := len(b)
+	if n <= syncFrom {
+		return b
+	}
+	b = append(b, syncStart...) // room for the start, before the frame moves along
+	copy(b[len(syncStart):], b[:n])
+	copy(b, syncStart)
+	return append(b, syncEnd...)
 }
 
 // joinGap is how many unchanged cells may lie between two changed stretches of a row

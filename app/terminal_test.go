@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -122,8 +123,8 @@ func TestPaintWritesOnlyWhatChanged(t *testing.T) {
 	c := term.canvas(80, 24)
 	c.text(2, 2, "Bedivere", clsSelf)
 	term.paint(c, &th)
-	if s := out.String(); !strings.HasPrefix(s, enterFull+clearScreen) {
-		t.Fatalf("the first frame does not take the screen and clear it: %q", s[:min(len(s), 40)])
+	if s := out.String(); !strings.HasPrefix(s, syncStart+enterFull+clearScreen) || !strings.HasSuffix(s, syncEnd) {
+		t.Fatalf("the first frame does not take the screen and clear it, as one update: %q", s[:min(len(s), 40)])
 	}
 	whole := out.Len()
 
@@ -252,5 +253,48 @@ func TestAWholeFrameMakesNoScreen(t *testing.T) {
 	}
 	if _, bytes, big := frameCost(20, whole); big > 0 {
 		t.Errorf("a frame written whole makes %.1f blocks of %d bytes or more (%.0f bytes in all)", big, bigBlock, bytes)
+	}
+}
+
+// A frame longer than syncFrom (a screen drawn whole) is one synchronized update, its
+// marks around all of it once; a step's short frame goes without them. The bytes between
+// the marks are the frame as it was.
+func TestALongFrameIsOneSynchronizedUpdate(t *testing.T) {
+	th := themeFor(themePlato, colorprofile.TrueColor)
+	var out bytes.Buffer
+	term := terminal{out: &out}
+	c := term.canvas(80, 24)
+	for y := range 24 {
+		c.text(0, y, strings.Repeat("Bedivere ", 8), clsSelf)
+	}
+	term.paint(c, &th)
+	whole := out.String()
+	if len(whole) <= syncFrom || strings.Count(whole, syncStart) != 1 || strings.Count(whole, syncEnd) != 1 ||
+		!strings.HasPrefix(whole, syncStart) || !strings.HasSuffix(whole, syncEnd) {
+		t.Fatalf("a whole screen of %d bytes is not one synchronized update: %q ... %q", len(whole), whole[:40], whole[len(whole)-20:])
+	}
+	for _, n := range []int{0, 1, syncFrom, syncFrom + 1, 3 * syncFrom} {
+		frame := []byte(strings.Repeat("x", n-min(n, 3)) + "end"[:min(n, 3)])
+		want := string(frame)
+		if n > syncFrom {
+			want = syncStart + want + syncEnd
+		}
+		roomy := append(make([]byte, 0, n+64), frame...) // the marks fit in its buffer: the frame moves along in place
+		for _, b := range [][]byte{slices.Clip(frame), roomy} {
+			if got := string(synchronized(b)); got != want {
+				t.Errorf("a frame of %d bytes (room for %d) is sent as %q..., want %q...", n, cap(b), got[:min(len(got), 12)], want[:min(len(want), 12)])
+			}
+		}
+	}
+
+	out.Reset()
+	c = term.canvas(80, 24)
+	for y := range 24 {
+		c.text(0, y, strings.Repeat("Bedivere ", 8), clsSelf)
+	}
+	c.text(2, 2, "Gawain", clsText)
+	term.paint(c, &th)
+	if s := out.String(); len(s) == 0 || len(s) > syncFrom || strings.Contains(s, syncStart) || strings.Contains(s, syncEnd) {
+		t.Fatalf("a step's frame of %d bytes: %q", len(s), s)
 	}
 }

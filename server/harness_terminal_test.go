@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/vt"
 	"github.com/creack/pty"
 	gossh "golang.org/x/crypto/ssh"
@@ -34,6 +35,13 @@ type terminal struct {
 	em     *vt.Emulator
 	raw    bytes.Buffer // every byte the server sent
 	done   chan struct{}
+	// A synchronized update (DEC mode 2026: a frame the server sends in several
+	// packets) shows whole, as a terminal that knows the mode shows it: while one is
+	// coming the screen read is held as it was before it (held), and carry is the start
+	// of a mark cut by a read, not given to the emulator yet.
+	inSync bool
+	held   string
+	carry  []byte
 }
 
 // openTerminal opens the game on a new connection with key, with env set for the
@@ -146,7 +154,7 @@ func (tm *terminal) pump(out io.Reader) {
 			if n > 0 {
 				tm.mu.Lock()
 				tm.raw.Write(buf[:n])
-				_, _ = tm.em.Write(buf[:n])
+				tm.feed(buf[:n])
 				tm.mu.Unlock()
 			}
 			if err != nil { // the session or the client has ended (EIO on a pseudo-terminal)
@@ -209,10 +217,57 @@ func (tm *terminal) close() {
 	// (vt v0.1.0 reads its closed flag unguarded); that goroutine just stays parked.
 }
 
-// screen is the text on the emulated screen now.
+// The marks of synchronized output, around a frame the server sends in several packets.
+var (
+	syncOn  = []byte(ansi.SetModeSynchronizedOutput)
+	syncOff = []byte(ansi.ResetModeSynchronizedOutput)
+)
+
+// feed gives the emulator b, the next bytes the server sent, and notes where a
+// synchronized update begins and ends: its start holds the screen a test reads, its end
+// lets it go. tm.mu is held.
+func (tm *terminal) feed(b []byte) {
+	data := append(tm.carry, b...)
+	tm.carry = nil
+	for len(data) > 0 {
+		mark := syncOn
+		if tm.inSync {
+			mark = syncOff
+		}
+		i := bytes.Index(data, mark)
+		if i < 0 {
+			keep := cutMark(data, mark)
+			_, _ = tm.em.Write(data[:len(data)-keep])
+			tm.carry = append([]byte(nil), data[len(data)-keep:]...)
+			return
+		}
+		_, _ = tm.em.Write(data[:i+len(mark)])
+		data = data[i+len(mark):]
+		if !tm.inSync {
+			tm.held = tm.em.String()
+		}
+		tm.inSync = !tm.inSync
+	}
+}
+
+// cutMark is how many bytes at the end of data are the start of mark: a mark a read cut.
+func cutMark(data, mark []byte) int {
+	for n := min(len(mark)-1, len(data)); n > 0; n-- {
+		if bytes.HasSuffix(data, mark[:n]) {
+			return n
+		}
+	}
+	return 0
+}
+
+// screen is the text on the emulated screen now: during a synchronized update, as it
+// was before the update, as a terminal shows it.
 func (tm *terminal) screen() string {
 	tm.mu.Lock()
 	defer tm.mu.Unlock()
+	if tm.inSync {
+		return tm.held
+	}
 	return tm.em.String()
 }
 
@@ -427,4 +482,29 @@ func panelArea(screen string) (x0, x1 int) {
 func panelText(screen string) string {
 	x0, x1 := panelArea(screen)
 	return screenArea(screen, x0, x1)
+}
+
+// The tests' terminal shows a synchronized update whole, its marks cut by reads or not:
+// until the update's end the screen read is the one before it.
+func TestTheTestTerminalShowsASynchronizedUpdateWhole(t *testing.T) {
+	tm := &terminal{em: vt.NewEmulator(20, 3)}
+	screen := func() string { return strings.TrimSpace(tm.screen()) }
+	tm.feed([]byte("hello"))
+	tm.feed(syncOn[:3])
+	if s := screen(); s != "hello" {
+		t.Fatalf("before the update: %q", s)
+	}
+	tm.feed(append(append([]byte(nil), syncOn[3:]...), "\r\nworld"...))
+	tm.feed(syncOff[:4])
+	if s := screen(); s != "hello" {
+		t.Fatalf("during the update: %q", s)
+	}
+	tm.feed(append(append([]byte(nil), syncOff[4:]...), "!"...))
+	if s := screen(); s != "hello\nworld!" {
+		t.Fatalf("after the update: %q", s)
+	}
+	tm.feed([]byte("\x1b[2J\x1b[H" + string(syncOn) + "one" + string(syncOff) + " two"))
+	if s := screen(); s != "one two" {
+		t.Fatalf("an update in one read: %q", s)
+	}
 }
