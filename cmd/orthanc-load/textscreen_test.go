@@ -322,3 +322,24 @@ func FuzzTextScreenTakesAnyOutput(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkTextScreenSteer is a walker's use of its screen: a frame or two between
+// keys, and the screen read at each key.
+func BenchmarkTextScreenSteer(b *testing.B) {
+	frames := make([][]byte, 64)
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := range frames {
+		frames[i] = []byte(randomFrame(r))
+	}
+	ts := newTextScreen(termWidth, termHeight)
+	i := 0
+	for b.Loop() {
+		_, _ = ts.Write(frames[i%len(frames)])
+		_, _ = ts.Write(frames[(i+1)%len(frames)])
+		benchScreen = ts.screen()
+		i += 2
+	}
+}
+
+// benchScreen keeps what a benchmark read, so the reading is not left out.
+var benchScreen string
