@@ -135,6 +135,7 @@ type Keeper interface {
 	Knight(id string) (world.Adventurer, error)
 	// Put files the world's newest sheets of knights playing here, to be written; a
 	// death or retirement is written with its tombstone or fame entry (world.Saver).
+	// The sheets are kept as they are given: the caller changes them no more.
 	Put(recs ...world.Adventurer)
 	// PutMail files a knight's whole mailbox, to be written (world.Archive).
 	PutMail(to string, letters []world.Letter)

@@ -82,7 +82,7 @@ func BenchmarkSaveCheckpoint1000(b *testing.B) {
 }
 
 // BenchmarkSaverPut1000 is the part of a checkpoint that runs on the engine goroutine:
-// handing 1000 records to the Saver, which clones them into its pending map.
+// handing 1000 records to the Saver, which files them in its pending map.
 func BenchmarkSaverPut1000(b *testing.B) {
 	s := NewSaver(openBench(b), nil)
 	recs := benchAdventurers(1000)

@@ -83,26 +83,21 @@ func NewSaver(st *Store, log *slog.Logger) *Saver {
 	}
 }
 
-// Put queues records to be written. It never waits on disk: it stores a clone
-// of each record (so the caller may go on changing its own) under the
-// record's fingerprint, replacing any record still pending for that
-// fingerprint (the last Put wins), and wakes Run. A record without a
+// Put queues records to be written. It never waits on disk: it keeps each record as it
+// is under the record's fingerprint, replacing any record still pending for that
+// fingerprint (the last Put wins), and wakes Run. The records are the caller's copies,
+// which nothing changes afterwards (the world's checkpoint makes them for the Saver, the
+// seen squares shared with the engine, which never changes them in place): a copy here
+// again was most of a checkpoint's time on the world's goroutine. A record without a
 // fingerprint cannot be keyed; it is dropped and logged.
 func (s *Saver) Put(recs ...world.Adventurer) {
-	clones := make([]world.Adventurer, 0, len(recs))
-	for i := range recs {
-		if recs[i].ID == "" {
-			s.log.Error("saver: dropping adventurer without fingerprint", "name", recs[i].Name)
-			continue
-		}
-		clones = append(clones, recs[i].Clone())
-	}
-	if len(clones) == 0 {
-		return
-	}
 	now := time.Now()
 	s.mu.Lock()
-	for _, c := range clones {
+	for _, c := range recs {
+		if c.ID == "" {
+			s.log.Error("saver: dropping adventurer without fingerprint", "name", c.Name)
+			continue
+		}
 		s.seq++
 		s.pending[c.ID] = pendingRecord{rec: c, seq: s.seq}
 		if c.Death != nil {

@@ -142,18 +142,22 @@ func TestSaverPutDuringWrite(t *testing.T) {
 	}
 }
 
-func TestSaverPutCopies(t *testing.T) {
+// Put files the records it is handed as they are, with no copy of its own: the world's
+// checkpoint makes them for the Saver (world.Saver), and a copy here again was 1.2 ms of
+// the world's goroutine for 1000 records. Load hands out a copy of its own.
+func TestSaverPutKeepsTheRecordsHanded(t *testing.T) {
 	sv, _, _ := newTestSaver(t)
 	a := fullAdventurer(fp(1), 1)
-	sv.Put(a)
-	a.Maps[0].Seen[0] = 0xff // the engine goes on changing its copy
-	a.Name = "changed"
-	got, _ := sv.Load(fp(1))
-	if got.Maps[0].Seen[0] == 0xff || got.Name == "changed" {
-		t.Error("Put kept the caller's memory")
+	if allocs := testing.AllocsPerRun(20, func() { sv.Put(a) }); allocs != 0 {
+		t.Errorf("Put of a record pending already made %.0f allocations, want none", allocs)
 	}
-	got.Maps[0].Seen[1] = 0xff // and a loaded copy is the caller's
-	if again, _ := sv.Load(fp(1)); again.Maps[0].Seen[1] == 0xff {
+	got, err := sv.Load(fp(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameAdventurer(t, got, a)
+	got.Maps[0].Seen[1] = 0xff // a loaded copy is the caller's
+	if again, _ := sv.Load(fp(1)); again.Maps[0].Seen[1] == 0xff || a.Maps[0].Seen[1] == 0xff {
 		t.Error("Load returned the pending record's memory")
 	}
 }

@@ -32,6 +32,9 @@ var ErrStopped = errors.New("world engine stopped")
 // Saver receives adventurer records and level states to persist. Both are called from the
 // engine goroutine and must not block on disk.
 type Saver interface {
+	// Put files records to be written. They are the engine's copies, made for it (their
+	// seen squares shared, which the engine never changes in place): the Saver keeps them
+	// as they are, and nothing changes them after.
 	Put(recs ...Adventurer)
 	PutLevels(states ...LevelState)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"runtime"
 	"slices"
 	"strings"
@@ -649,4 +650,51 @@ func TestAWalkingKnightKeepsLittle(t *testing.T) {
 		t.Errorf("the engine keeps %d bytes a walking knight, want at most %d", kept, most)
 	}
 	runtime.KeepAlive(e)
+}
+
+// keepingSaver keeps each record it is handed beside a deep copy made then.
+type keepingSaver struct{ recs, copies []Adventurer }
+
+func (k *keepingSaver) Put(recs ...Adventurer) {
+	for _, r := range recs {
+		k.recs, k.copies = append(k.recs, r), append(k.copies, r.Clone())
+	}
+}
+
+func (k *keepingSaver) PutLevels(...LevelState) {}
+
+// A Saver keeps the records the engine hands it as they are (store's makes no copy of
+// its own), so nothing the engine does after may change one: a knight walks about for
+// 3000 turns, seeing new squares, fighting what guards the rooms it walks into and
+// taking what they held, and every record handed over at a checkpoint, or at once for
+// what matters, is as it was.
+func TestRecordsHandedToTheSaverNeverChange(t *testing.T) {
+	s := &keepingSaver{}
+	e := New(Config{Seed: 1977, Saver: s})
+	a := knight("walker", 18)
+	a.Hits, a.MaxHits = 5000, 5000
+	e.join(a, &recorder{})
+	p := e.players["walker"]
+	rng := rand.New(rand.NewPCG(46, 5))
+	for range 3000 {
+		if p.fight != nil {
+			e.act(p, Fight{})
+		} else {
+			e.act(p, Move{Dir: Dir(rng.IntN(4))})
+		}
+		e.Step()
+	}
+	// The walk (seed 46, 5) goes down to level 6 by chutes and trapdoors, and earns 5
+	// deeds: the records differ in all that.
+	if len(s.recs) < 20 || len(p.rec.Maps) < 3 || len(p.rec.Deeds) < 3 {
+		t.Fatalf("%d records handed over in 3000 turns, %d levels mapped, %d deeds", len(s.recs), len(p.rec.Maps), len(p.rec.Deeds))
+	}
+	for i, r := range s.recs {
+		if !reflect.DeepEqual(r, s.copies[i]) {
+			t.Fatalf("record %d of %d changed after it was handed over (turn %d)", i, len(s.recs), r.Turn)
+		}
+	}
+	if reflect.DeepEqual(s.copies[0].Maps, p.rec.Maps) {
+		t.Fatal("the knight saw nothing new in 3000 turns: the test walks nowhere")
+	}
 }

@@ -102,7 +102,8 @@ func (k *sheets) join(id string) bool {
 	return true
 }
 
-// Put files the world's records of held knights, to be written (world.Saver).
+// Put files the world's records of held knights, to be written (world.Saver). They are
+// kept as they are: the world made them for the Keeper, and nothing changes them after.
 func (k *sheets) Put(recs ...world.Adventurer) {
 	k.mu.Lock()
 	now := k.now()
@@ -112,7 +113,7 @@ func (k *sheets) Put(recs ...world.Adventurer) {
 			k.log.Error("realm: a record of a knight not held here is not written", "knight", rec.ID)
 			continue
 		}
-		h.last, h.dirty = rec.Clone(), true
+		h.last, h.dirty = rec, true
 		h.seq++
 		if h.since.IsZero() {
 			h.since = now
