@@ -221,8 +221,7 @@ func TestSaverConcurrent(t *testing.T) {
 			for turn := uint64(1); turn <= turns; turn++ {
 				a := fullAdventurer(fp(w), turn)
 				a.Maps[0].Seen[turn%50] ^= 0x55
-				sv.Put(a, fullAdventurer(shared, turn))
-				a.Maps[0].Seen[0] = 0 // changing it after Put is fine
+				sv.Put(a, fullAdventurer(shared, turn)) // and never changes them after (world.Saver)
 				if turn%20 == 0 {
 					time.Sleep(200 * time.Microsecond) // let writes overlap Puts
 				}
