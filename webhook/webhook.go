@@ -307,8 +307,10 @@ func (p *Poster) deliver(e Event) {
 		}
 		p.noteDrops()
 		if !again || attempt == maxAttempts {
-			p.failed.Add(1)
+			// Logged before it is counted: whoever reads the count (stats, a test) finds
+			// the line written.
 			p.log.Warn("webhook: gave up on an event", "kind", e.Kind, "attempts", attempt, "err", err)
+			p.failed.Add(1)
 			return
 		}
 		p.retried.Add(1)
