@@ -362,7 +362,7 @@ func (m *Model) narrate(prev, v world.View, first bool) {
 		ps.yourMove = false
 	}
 	if ps.seen != nil {
-		newMsgs := v.Log.AppendLast(nil, int(min(v.Said-ps.said, uint64(v.Log.Len()))))
+		newMsgs := v.Log.AppendLast(nil, min(int(v.Said-ps.said), v.Log.Len()))
 		ps.seen.forgetFallen(v, newMsgs) // before anything is said of what went out of sight
 	}
 	news := m.tellMessages(ps, prev, v, first)

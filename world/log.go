@@ -123,8 +123,8 @@ func (w *LogWriter) Add(line string, k MsgKind) {
 	end := l.from + l.n
 	if end == len(l.chunks)*logChunkLen {
 		if len(l.chunks) == cap(l.chunks) {
-			// A new list of chunks, with room for one more: the Logs handed out keep the
-			// old one, and the chunk the next drop leaves behind in it is freed with it.
+			// A new list of chunks, with room for two more: the Logs handed out keep the
+			// old one, and the chunks the drops leave behind in it are freed with it.
 			list := make([]*logChunk, len(l.chunks), len(l.chunks)+2)
 			copy(list, l.chunks)
 			l.chunks = list

@@ -60,14 +60,13 @@ func (v View) WithoutOwn() View {
 func (v View) Public() View {
 	v = v.WithoutOwn()
 	v.Said = v.publicSaid
-	all := v.Log
-	if all.public() {
+	if v.Log.public() {
 		return v
 	}
 	var w LogWriter
-	for i := range all.Len() {
-		if k := all.Kind(i); k.Public() {
-			w.Add(all.Line(i), k)
+	for i := range v.Log.Len() {
+		if k := v.Log.Kind(i); k.Public() {
+			w.Add(v.Log.Line(i), k)
 		}
 	}
 	v.Log = w.Log()
