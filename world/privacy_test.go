@@ -115,3 +115,35 @@ func TestComingsAndGoingsAreTheirOwnKind(t *testing.T) {
 		}
 	}
 }
+
+// What a spectator sees of a knight (Public, WithoutOwn) leaves out its own: the last
+// lines of its death (they may hold a whisper) and its watchers' names, counted; its
+// private lines go and Said counts the public ones. The knight's own view is untouched,
+// and a knight no one watches is not shown "0 spectators".
+func TestAPublicViewLeavesOutTheKnightsOwn(t *testing.T) {
+	own := View{
+		Self:       Self{Name: "Kay", ID: "K-kay", Unread: 2},
+		Dead:       &Death{Killer: "a Wraith", LastLines: []string{"The last moments of Kay:", "Bors whispers: the gold is under the stairs"}},
+		Watchers:   []string{"Bors", "Gawain"},
+		Log:        LogOf([]string{"You enter.", "Bors whispers: psst", "Kay says: hello"}, []MsgKind{MsgGame, MsgWhisper, MsgGame}),
+		Said:       3,
+		publicSaid: 2,
+	}
+	pub := own.Public()
+	if pub.Dead == nil || pub.Dead.Killer != "a Wraith" || len(pub.Dead.LastLines) != 0 {
+		t.Errorf("a public view's death: %+v", pub.Dead)
+	}
+	if len(own.Dead.LastLines) != 2 {
+		t.Error("the knight's own view lost its last lines")
+	}
+	if !slices.Equal(pub.Watchers, []string{"2 spectators"}) || pub.Self.ID != "" || pub.Self.Unread != 0 {
+		t.Errorf("a public view's watchers %q, id %q, unread %d", pub.Watchers, pub.Self.ID, pub.Self.Unread)
+	}
+	if !slices.Equal(pub.Log.Lines(), []string{"You enter.", "Kay says: hello"}) || pub.Said != 2 {
+		t.Errorf("a public view's log %q, said %d", pub.Log.Lines(), pub.Said)
+	}
+	own.Watchers, own.Dead = nil, nil
+	if w := own.Public().Watchers; len(w) != 0 {
+		t.Errorf("a knight no one watches is shown watched by %q", w)
+	}
+}
