@@ -16,8 +16,12 @@
 //   - public-key login only, taking any key (the game takes any key but a banned one);
 //   - a handshake timeout, 10 s by default as the game's -handshake-timeout.
 //
-// It refuses every channel and every global request: a client can log in and nothing
-// more. What it leaves out of the game's login is the game's own cost: the connection
+// By default it refuses every channel and every global request: a client can log in and
+// nothing more. With Frames set it also plays the game's traffic without the game (the
+// floor of a walking player's cost, the load tool's bare mode against it): it takes a
+// session, says yes to its PTY and shell, and answers each read of keys with a frame of
+// the game's size, and sends one more every period unasked, as others' doings are. What it
+// leaves out of the game's login is the game's own cost: the connection
 // limits, the banner, the login's log and counters, the guest's keyboard-interactive
 // method, and charm ssh's context and connection bookkeeping.
 package rawssh
@@ -50,10 +54,20 @@ var (
 // DefaultHandshakeTimeout is the game server's default -handshake-timeout.
 const DefaultHandshakeTimeout = 10 * time.Second
 
+// Frames is the traffic a session is given in the frames mode: Size bytes answer each
+// read of keys, and Size bytes more go every Every unasked (none when Every is 0). A
+// Size of 0 refuses sessions.
+type Frames struct {
+	Size  int
+	Every time.Duration
+}
+
 // Server is the raw reference server.
 type Server struct {
 	conf    *gossh.ServerConfig
 	timeout time.Duration
+	frames  Frames
+	frame   []byte // Size bytes of a frame: a cursor home, then rows of text
 
 	logins atomic.Int64 // handshakes that ended logged in
 	failed atomic.Int64 // handshakes that did not
@@ -86,6 +100,26 @@ func New(handshakeTimeout time.Duration) (*Server, error) {
 	}
 	conf.AddHostKey(signer)
 	return &Server{conf: conf, timeout: handshakeTimeout, conns: map[net.Conn]struct{}{}}, nil
+}
+
+// PlayFrames has the server take sessions and give them f's traffic; call it before
+// Serve.
+func (s *Server) PlayFrames(f Frames) {
+	s.frames = f
+	s.frame = frameOf(f.Size)
+}
+
+// frameOf makes a frame of n bytes as the game's look: the cursor sent home, then rows of
+// text, each begun at its row.
+func frameOf(n int) []byte {
+	b := make([]byte, 0, n)
+	for row := 1; len(b) < n; row++ {
+		b = fmt.Appendf(b, "\x1b[%d;1H", (row-1)%24+1)
+		for i := 0; i < 60 && len(b) < n; i++ {
+			b = append(b, byte('a'+(row+i)%26))
+		}
+	}
+	return b[:n]
 }
 
 // Logins is how many handshakes have ended logged in; Failed how many have not.
@@ -151,7 +185,7 @@ func (s *Server) closeAll() {
 }
 
 // handle runs one connection: the handshake within the timeout, then refusals of
-// whatever the client asks for until it goes away.
+// whatever the client asks for (sessions, in the frames mode, played) until it goes away.
 func (s *Server) handle(c net.Conn) {
 	defer func() {
 		_ = c.Close()
@@ -169,8 +203,57 @@ func (s *Server) handle(c net.Conn) {
 	s.logins.Add(1)
 	_ = c.SetDeadline(time.Time{})
 	go gossh.DiscardRequests(reqs)
+	var sessions sync.WaitGroup
 	for ch := range chans {
-		_ = ch.Reject(gossh.Prohibited, "this server takes logins only")
+		if s.frames.Size <= 0 || ch.ChannelType() != "session" {
+			_ = ch.Reject(gossh.Prohibited, "this server takes logins only")
+			continue
+		}
+		c, reqs, err := ch.Accept()
+		if err != nil {
+			continue
+		}
+		sessions.Go(func() { s.play(c, reqs) })
 	}
 	_ = sc.Close()
+	sessions.Wait()
+}
+
+// play runs a session of the frames mode until the client closes it or goes away: every
+// request (a PTY, a shell, a size) is granted, every read of keys is answered by a frame,
+// and a frame goes every period unasked.
+func (s *Server) play(c gossh.Channel, reqs <-chan *gossh.Request) {
+	defer func() { _ = c.Close() }()
+	go func() {
+		for r := range reqs {
+			_ = r.Reply(true, nil)
+		}
+	}()
+	stop := make(chan struct{})
+	defer close(stop)
+	if s.frames.Every > 0 {
+		go func() {
+			t := time.NewTicker(s.frames.Every)
+			defer t.Stop()
+			for {
+				select {
+				case <-stop:
+					return
+				case <-t.C:
+					if _, err := c.Write(s.frame); err != nil {
+						return
+					}
+				}
+			}
+		}()
+	}
+	buf := make([]byte, 256)
+	for {
+		if _, err := c.Read(buf); err != nil {
+			return
+		}
+		if _, err := c.Write(s.frame); err != nil {
+			return
+		}
+	}
 }

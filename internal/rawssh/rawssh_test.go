@@ -1,9 +1,11 @@
 package rawssh
 
 import (
+	"bytes"
 	"context"
 	"crypto/ed25519"
 	"errors"
+	"io"
 	"net"
 	"testing"
 	"time"
@@ -18,6 +20,12 @@ func start(t *testing.T) (*Server, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return srv, serve(t, srv)
+}
+
+// serve serves srv on a loopback port until the test ends, and returns its address.
+func serve(t *testing.T, srv *Server) string {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -31,7 +39,7 @@ func start(t *testing.T) (*Server, string) {
 			t.Errorf("serve: %v", err)
 		}
 	})
-	return srv, ln.Addr().String()
+	return ln.Addr().String()
 }
 
 func clientConfig(t *testing.T, conf gossh.Config) *gossh.ClientConfig {
@@ -84,5 +92,92 @@ func TestOnlyTheGamesAlgorithms(t *testing.T) {
 	}
 	if srv.Logins() != 0 {
 		t.Errorf("%d logins", srv.Logins())
+	}
+}
+
+// In the frames mode a session is taken: its PTY and shell are granted, each write of
+// keys is answered by a frame of the size set, and frames come unasked every period.
+func TestFramesModePlaysTheGamesTraffic(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		every time.Duration
+	}{{"answers only", 0}, {"and unasked", 5 * time.Millisecond}} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv, err := New(0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv.PlayFrames(Frames{Size: 300, Every: tc.every})
+			addr := serve(t, srv)
+			c, err := gossh.Dial("tcp", addr, clientConfig(t, gossh.Config{}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			sess, err := c.NewSession()
+			if err != nil {
+				t.Fatalf("new session: %v", err)
+			}
+			if err := sess.RequestPty("xterm", 24, 80, gossh.TerminalModes{}); err != nil {
+				t.Fatalf("pty: %v", err)
+			}
+			in, err := sess.StdinPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, err := sess.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := sess.Shell(); err != nil {
+				t.Fatalf("shell: %v", err)
+			}
+			if tc.every == 0 {
+				for range 3 {
+					if _, err := in.Write([]byte("\x1b[A")); err != nil {
+						t.Fatal(err)
+					}
+					frame := make([]byte, 300)
+					if _, err := io.ReadFull(out, frame); err != nil {
+						t.Fatalf("reading the frame: %v", err)
+					}
+					if !bytes.HasPrefix(frame, []byte("\x1b[1;1H")) {
+						t.Errorf("frame begins %q, want a row's start", frame[:8])
+					}
+				}
+			} else {
+				// Nothing is written: the frames still come.
+				if _, err := io.ReadFull(out, make([]byte, 3*300)); err != nil {
+					t.Fatalf("reading unasked frames: %v", err)
+				}
+			}
+		})
+	}
+}
+
+// The frames mode refuses what is not a session.
+func TestFramesModeRefusesOtherChannels(t *testing.T) {
+	srv, err := New(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.PlayFrames(Frames{Size: 10})
+	c, err := gossh.Dial("tcp", serve(t, srv), clientConfig(t, gossh.Config{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_, _, err = c.OpenChannel("direct-tcpip", nil)
+	if oc, ok := errors.AsType[*gossh.OpenChannelError](err); !ok || oc.Reason != gossh.Prohibited {
+		t.Errorf("direct-tcpip: %v, want a prohibited channel", err)
+	}
+}
+
+// A frame is exactly the size asked, whatever the size.
+func TestFrameOfIsItsSize(t *testing.T) {
+	for _, n := range []int{1, 5, 8, 61, 260, 4096} {
+		if got := len(frameOf(n)); got != n {
+			t.Errorf("frameOf(%d) is %d bytes", n, got)
+		}
 	}
 }

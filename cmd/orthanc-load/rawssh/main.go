@@ -10,6 +10,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -34,14 +35,20 @@ func run(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("rawssh", flag.ContinueOnError)
 	addr := fs.String("addr", "127.0.0.1:2224", "listen address")
 	timeout := fs.Duration("handshake-timeout", rawssh.DefaultHandshakeTimeout, "time to finish the SSH handshake")
+	frameBytes := fs.Int("frame-bytes", 0, "bytes of the frame that answers each read of keys in a session (0: sessions refused)")
+	frameEvery := fs.Duration("frame-every", 0, "with -frame-bytes, how often a session is sent a frame unasked (0: never)")
 	if err := fs.Parse(args); err != nil {
 		return fmt.Errorf("flags: %w", err)
+	}
+	if *frameBytes < 0 || *frameEvery < 0 {
+		return errors.New("flags: -frame-bytes and -frame-every may not be negative")
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	srv, err := rawssh.New(*timeout)
 	if err != nil {
 		return err
 	}
+	srv.PlayFrames(rawssh.Frames{Size: *frameBytes, Every: *frameEvery})
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
