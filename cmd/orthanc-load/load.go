@@ -489,6 +489,9 @@ func (lr *loadRun) report(m *windowReadings, rst *Restart) *Report {
 		}
 		t.add(rep, r, s.active, m.secs, m.bytes1[i]-m.bytes0[i])
 	}
+	// Cut before summarise sorts the latencies apart from their times.
+	rep.timeline = slicesOf(lr.win.start.Load(), lr.win.end.Load(), sliceLen, t.answered, t.latency)
+	rep.SlowKeys = slowKeys(rep.timeline, slowAfter, sliceLen)
 	t.summarise(rep, m.secs)
 	rep.Browsers = cfg.Browsers
 	rep.Kinds = lr.kinds(results, m)

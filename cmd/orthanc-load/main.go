@@ -220,6 +220,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		defer stop()
 	}
+	var timeline *os.File
+	if opts.timeline != "" { // made now, so a bad path fails before the run, not after
+		f, err := os.Create(opts.timeline)
+		if err != nil {
+			fmt.Fprintln(stderr, "orthanc-load: -timeline:", err)
+			return 2
+		}
+		timeline = f
+		defer f.Close()
+	}
 	rep, err := Run(ctx, cfg)
 	if rep == nil {
 		fmt.Fprintln(stderr, "orthanc-load:", err)
@@ -231,6 +241,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err := writeReport(stdout, rep, opts.asJSON); err != nil {
 		fmt.Fprintln(stderr, "orthanc-load:", err)
 		return 1
+	}
+	if timeline != nil {
+		if err := writeTimeline(timeline, rep.timeline, slowAfter); err != nil {
+			fmt.Fprintln(stderr, "orthanc-load: -timeline:", err)
+			return 1
+		}
+		if err := timeline.Close(); err != nil {
+			fmt.Fprintln(stderr, "orthanc-load: -timeline:", err)
+			return 1
+		}
 	}
 	if rep.Failed > 0 || rep.Dropped > 0 || err != nil || (rep.Restart != nil && rep.Restart.Back < rep.Restart.Sessions) {
 		return 1
@@ -246,6 +266,7 @@ type options struct {
 	keysFile      string
 	cpuProfile    string
 	castsFile     string // casts mode's
+	timeline      string
 }
 
 // parseFlags reads the command line; flag.ErrHelp for -help, another error (already
@@ -278,6 +299,7 @@ func parseFlags(args []string, stderr io.Writer) (Config, options, error) {
 	fs.DurationVar(&cfg.StatsEvery, "stats-every", 20*time.Second, "how often -admin-key reads the stats in the window")
 	fs.BoolVar(&o.asJSON, "json", false, "print the report as JSON")
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress lines on stderr")
+	fs.StringVar(&o.timeline, "timeline", "", "write the window's keys slice by slice of 100 ms to this file: each slice's keys, p50, p99, longest, and how many took over 100 ms (stalls that a p99 hides)")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write the load tool's own CPU profile to this file (where the tool's share of the box goes)")
 	if err := fs.Parse(args); err != nil {
 		return cfg, o, err

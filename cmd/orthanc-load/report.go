@@ -240,6 +240,11 @@ type Report struct {
 	// Latency is keystroke-to-next-frame: from writing a key to the arrival of the
 	// next byte of output on that session (see the package documentation).
 	Latency Percentiles `json:"latency"`
+	// SlowKeys says whether the keys later than 100 ms came all through the window or
+	// together, in stalls (slow.go).
+	SlowKeys SlowKeys `json:"slow_keys"`
+	// timeline is the window's slices of 100 ms, for -timeline.
+	timeline []slice
 
 	// BytesPerSecond is terminal output received per session per second in the
 	// window (after decryption: what the terminal is sent), for active and idle
@@ -320,6 +325,10 @@ func (r *Report) writeText(w io.Writer) error {
 	row("keys", "%d sent, %d answered, %d unanswered, %d overlapped, %d recoveries",
 		r.Keys.Sent, r.Keys.Answered, r.Keys.Unanswered, r.Keys.Overlapped, r.Keys.Recoveries)
 	row("key to frame", "%s", pct(r.Latency))
+	if sk := r.SlowKeys; sk.Count > 0 {
+		row("slow keys", "%d over %g ms, in %d of %d slices of %g ms; %g %% in the worst twentieth of them",
+			sk.Count, sk.OverMs, sk.WithSlow, sk.Slices, sk.SliceMs, sk.WorstTwentieth)
+	}
 	row("bytes/s active", "%s", rt(r.BytesActive, "B/s"))
 	row("bytes/s idle", "%s", rt(r.BytesIdle, "B/s"))
 	row("bursts/s active", "%s", rt(r.BurstsActive, "/s"))
@@ -403,6 +412,7 @@ func (e *errorCounts) add(kind string, err error) {
 // tally gathers the established sessions' results into a report.
 type tally struct {
 	first, arrival, latency  []time.Duration
+	answered                 []int64   // when each of latency's keys was answered
 	bytesActive, bytesIdle   []float64 // bytes a second
 	burstsActive, burstsIdle []float64 // output bursts a second
 	fightRates               []float64 // battles started a minute
@@ -419,6 +429,7 @@ func (t *tally) add(rep *Report, r result, active bool, secs float64, bytes int6
 	t.first = append(t.first, r.firstFrame)
 	t.arrival = append(t.arrival, r.arrival)
 	t.latency = append(t.latency, r.latencies...)
+	t.answered = append(t.answered, r.answered...)
 	t.frameSizes = append(t.frameSizes, r.frameSizes...)
 	rep.Keys.Sent += r.sent
 	rep.Keys.Answered += len(r.latencies)

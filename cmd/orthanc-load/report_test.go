@@ -124,6 +124,7 @@ func TestReportText(t *testing.T) {
 		ErrorExamples: map[string]string{"walk-in timeout": "not in the dungeon"},
 		Latency:       Percentiles{Count: 120, P50: 20, P95: 35, P99: 48.5, Max: 60},
 		Keys:          Keys{Sent: 120, Answered: 120},
+		SlowKeys:      SlowKeys{OverMs: 100, SliceMs: 100, Count: 7, Slices: 300, WithSlow: 3, WorstTwentieth: 100},
 		BytesIdle:     Rates{Sessions: 7, Mean: 12, P50: 10, Max: 40},
 		Server:        &ProcStats{PID: 42, CPUPercent: 55, RSSKB: 40960, RSSBaselineKB: 20480, RSSPerSessionKB: 2275.6},
 		World:         &WorldStats{Samples: 3, TurnsPerSecond: 40, TickP50: 0.05, TickP99: 1.2},
@@ -133,7 +134,8 @@ func TestReportText(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := buf.String()
-	for _, want := range []string{"9  failed 1  dropped 0", "walk-in timeout 1", "p99 48.5", "mean 12", "pid 42: CPU 55%", "2276 KiB per session", "40.0 turns/s"} {
+	for _, want := range []string{"9  failed 1  dropped 0", "walk-in timeout 1", "p99 48.5", "mean 12", "pid 42: CPU 55%", "2276 KiB per session", "40.0 turns/s",
+		"7 over 100 ms, in 3 of 300 slices of 100 ms; 100 % in the worst twentieth"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q:\n%s", want, out)
 		}
@@ -142,7 +144,7 @@ func TestReportText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`"p99_ms":48.5`, `"established":9`, `"bytes_per_second_idle":{"sessions":7`, `"turns_per_second":40`} {
+	for _, want := range []string{`"p99_ms":48.5`, `"established":9`, `"bytes_per_second_idle":{"sessions":7`, `"turns_per_second":40`, `"slow_keys":{"over_ms":100,"slice_ms":100,"count":7,"slices":300,"slices_with_slow":3,"in_worst_twentieth_percent":100}`} {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("JSON lacks %s: %s", want, b)
 		}

@@ -150,6 +150,7 @@ type session struct {
 	frameIn    bool
 	pending    []pendingKey
 	latencies  []time.Duration
+	answered   []int64 // when each of latencies' keys was answered, unix nanoseconds
 	sent       int
 	unanswered int
 	recoveries int
@@ -332,6 +333,7 @@ func (s *session) answer(now time.Time, size int, newFrame bool) {
 	for _, p := range s.pending {
 		if p.measured {
 			s.latencies = append(s.latencies, now.Sub(p.at))
+			s.answered = append(s.answered, now.UnixNano())
 		}
 	}
 	s.pending = s.pending[:0]
@@ -604,6 +606,7 @@ type result struct {
 	firstFrame  time.Duration
 	arrival     time.Duration
 	latencies   []time.Duration
+	answered    []int64 // when each latency's key was answered, unix nanoseconds
 	sent        int
 	unanswered  int
 	recoveries  int
@@ -624,6 +627,7 @@ func (r *result) add(b result) {
 		r.readErr = b.readErr
 	}
 	r.latencies = append(r.latencies, b.latencies...)
+	r.answered = append(r.answered, b.answered...)
 	r.sent += b.sent
 	r.unanswered += b.unanswered
 	r.recoveries += b.recoveries
@@ -640,7 +644,7 @@ func (s *session) result() result {
 	s.endFrame()
 	r := result{web: s.webURL != "", frameSizes: s.frameSizes,
 		established: s.arrival > 0, firstFrame: s.firstFrame, arrival: s.arrival,
-		latencies: s.latencies, sent: s.sent, unanswered: s.unanswered, recoveries: s.recoveries, overlapped: s.overlapped, bursts: s.bursts,
+		latencies: s.latencies, answered: s.answered, sent: s.sent, unanswered: s.unanswered, recoveries: s.recoveries, overlapped: s.overlapped, bursts: s.bursts,
 		depth: s.depth, fights: s.fight.n, reads: s.active && s.script != nil,
 	}
 	for _, p := range s.pending {
