@@ -41,6 +41,31 @@ func encodeAdventurer(a *world.Adventurer) ([]byte, error) {
 	return data, nil
 }
 
+// valueEncoder encodes the records of a checkpoint one after another in one buffer, as
+// encodeAdventurer does each (the same bytes: json.Marshal's, HTML escaped), so that a
+// record's JSON is made once and sealed into its value, not first copied out of the
+// encoder's buffer into a slice of its own: that copy was a quarter of a checkpoint's
+// bytes allocated.
+type valueEncoder struct {
+	buf bytes.Buffer
+	enc *json.Encoder
+}
+
+func newValueEncoder() *valueEncoder {
+	e := &valueEncoder{}
+	e.enc = json.NewEncoder(&e.buf)
+	return e
+}
+
+// adventurer returns a's stored form, valid until the next call.
+func (e *valueEncoder) adventurer(a *world.Adventurer) ([]byte, error) {
+	e.buf.Reset()
+	if err := e.enc.Encode(adventurerValue{V: ValueVersion, Adventurer: a}); err != nil {
+		return nil, fmt.Errorf("encode adventurer %s: %w", a.ID, err)
+	}
+	return bytes.TrimSuffix(e.buf.Bytes(), []byte{'\n'}), nil // Encode ends a value with a newline; Marshal does not
+}
+
 // decodeAdventurer decodes the value stored under knight id fp (in schema 1, a key
 // fingerprint). Fields it does not know are ignored, so a value written with added
 // fields still reads.
@@ -184,18 +209,20 @@ func (s *Store) Save(batch Batch) error {
 		return nil
 	}
 	recs := batch.Adventurers
-	// Encode before taking bbolt's write lock, to keep the transaction short.
+	// Encode and seal before taking bbolt's write lock, to keep the transaction short.
 	keys := make([][]byte, len(recs))
-	vals := make([][]byte, len(recs))
+	sealed := make([][]byte, len(recs))
+	enc := newValueEncoder()
 	for i := range recs {
 		if recs[i].ID == "" {
 			return fmt.Errorf("save adventurers: record %d (%q): %w", i, recs[i].Name, errNoFingerprint)
 		}
-		v, err := encodeAdventurer(&recs[i])
+		v, err := enc.adventurer(&recs[i])
 		if err != nil {
 			return fmt.Errorf("save adventurers: %w", err)
 		}
-		keys[i], vals[i] = []byte(recs[i].ID), v
+		keys[i] = []byte(recs[i].ID)
+		sealed[i] = seal(bucketKnights, keys[i], v)
 	}
 	keyVals := make([][]byte, len(batch.Keys))
 	for i, k := range batch.Keys {
@@ -208,7 +235,7 @@ func (s *Store) Save(batch Batch) error {
 	err := s.update(func(tx *bolt.Tx) error {
 		b := open(tx, bucketKnights)
 		for i := range keys {
-			if err := b.put(keys[i], vals[i]); err != nil {
+			if err := b.putSealed(keys[i], sealed[i]); err != nil {
 				return fmt.Errorf("put %s: %w", keys[i], err)
 			}
 		}

@@ -104,6 +104,9 @@ func (t table) has(k []byte) bool { return t.b.Get(k) != nil }
 // put stores v under k, sealed.
 func (t table) put(k, v []byte) error { return t.b.Put(k, seal(t.name, k, v)) }
 
+// putSealed stores a value sealed for this table and k already (seal(t.name, k, v)).
+func (t table) putSealed(k, sealed []byte) error { return t.b.Put(k, sealed) }
+
 // putIn stores v under k, sealed in room, which grows by its bytes: bbolt keeps a
 // value's bytes (and k's) until the transaction ends, so room, and k, are not to be
 // written over before then.
