@@ -209,11 +209,11 @@ func (s *Server) handle(c net.Conn) {
 			_ = ch.Reject(gossh.Prohibited, "this server takes logins only")
 			continue
 		}
-		c, reqs, err := ch.Accept()
+		sess, sessReqs, err := ch.Accept()
 		if err != nil {
 			continue
 		}
-		sessions.Go(func() { s.play(c, reqs) })
+		sessions.Go(func() { s.play(sess, sessReqs) })
 	}
 	_ = sc.Close()
 	sessions.Wait()
