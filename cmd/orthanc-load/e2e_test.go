@@ -51,11 +51,7 @@ func serve(t *testing.T, srv func(ctx context.Context, ln net.Listener) error) s
 // two seconds and checks the report is sane.
 func TestLoadBare(t *testing.T) {
 	t.Parallel()
-	b, err := bench.New(bench.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := serve(t, b.Serve)
+	b, addr := serveBare(t)
 	rep, err := Run(t.Context(), Config{
 		Addr: addr, N: 5, Active: 3, Rate: 5, Duration: 2 * time.Second, Ramp: 200 * time.Millisecond,
 		Mode: ModeBare, ServerPID: os.Getpid(), Drain: 500 * time.Millisecond,
@@ -76,6 +72,16 @@ func TestLoadBare(t *testing.T) {
 		t.Errorf("server stats %+v", rep.Server)
 	}
 	checkAllClosed(t, b)
+}
+
+// serveBare serves a new bare reference on a loopback port until the test ends.
+func serveBare(t *testing.T) (*bench.Bare, string) {
+	t.Helper()
+	b, err := bench.New(bench.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b, serve(t, b.Serve)
 }
 
 // checkBareKeys checks the keys and times of TestLoadBare's run: three sessions at 5

@@ -3,14 +3,13 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/orthanc-ssh/orthanc-ssh/internal/bench"
 )
 
 // keysAt makes keys answered at the given offsets from start, each with latency lat.
@@ -76,7 +75,7 @@ func TestSlicesOfTheWindow(t *testing.T) {
 		t.Fatalf("%d slices, want 3", len(sl))
 	}
 	for i, want := range [][]time.Duration{{10 * time.Millisecond, slowAfter}, {slowAfter + 1}, {2 * slowAfter}} {
-		if got := sl[i].lat; !equalDurations(got, want) || sl[i].start != time.Duration(i)*sliceLen {
+		if got := sl[i].lat; !slices.Equal(got, want) || sl[i].start != time.Duration(i)*sliceLen {
 			t.Errorf("slice %d: at %v, %v; want at %v, %v", i, sl[i].start, got, time.Duration(i)*sliceLen, want)
 		}
 	}
@@ -89,18 +88,6 @@ func TestSlicesOfTheWindow(t *testing.T) {
 	if sk := slowKeys(nil, slowAfter, sliceLen); sk.Count != 0 || sk.WorstTwentieth != 0 {
 		t.Errorf("no slices: %+v", sk)
 	}
-}
-
-func equalDurations(a, b []time.Duration) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // The timeline is a line a slice, with its keys' figures.
@@ -126,11 +113,7 @@ func TestWriteTimeline(t *testing.T) {
 // the run.
 func TestTimelineFlag(t *testing.T) {
 	t.Parallel()
-	b, err := bench.New(bench.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := serve(t, b.Serve)
+	_, addr := serveBare(t)
 	path := filepath.Join(t.TempDir(), "timeline.tsv")
 	var out, errOut bytes.Buffer
 	args := []string{"-mode", "bare", "-addr", addr, "-n", "3", "-rate", "5", "-ramp", "100ms", "-duration", "1s", "-quiet", "-json", "-timeline", path}
@@ -151,8 +134,8 @@ func TestTimelineFlag(t *testing.T) {
 		if len(f) != 6 {
 			t.Fatalf("line %q has %d fields", l, len(f))
 		}
-		var n int
-		if _, err := fmt.Sscan(f[1], &n); err != nil {
+		n, err := strconv.Atoi(f[1])
+		if err != nil {
 			t.Fatalf("line %q: %v", l, err)
 		}
 		keys += n
