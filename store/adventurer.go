@@ -33,19 +33,16 @@ type rawAdventurerValue struct {
 	Adventurer json.RawMessage `json:"adventurer"`
 }
 
+// encodeAdventurer is a's stored form in bytes of its own, for a record written alone.
 func encodeAdventurer(a *world.Adventurer) ([]byte, error) {
-	data, err := json.Marshal(adventurerValue{V: ValueVersion, Adventurer: a})
-	if err != nil {
-		return nil, fmt.Errorf("encode adventurer %s: %w", a.ID, err)
-	}
-	return data, nil
+	v, err := newValueEncoder().adventurer(a)
+	return bytes.Clone(v), err
 }
 
-// valueEncoder encodes the records of a checkpoint one after another in one buffer, as
-// encodeAdventurer does each (the same bytes: json.Marshal's, HTML escaped), so that a
-// record's JSON is made once and sealed into its value, not first copied out of the
-// encoder's buffer into a slice of its own: that copy was a quarter of a checkpoint's
-// bytes allocated.
+// valueEncoder encodes the records of a checkpoint one after another in one buffer (the
+// bytes json.Marshal makes, HTML escaped), so that a record's JSON is made once and
+// sealed into its value, not first copied out of the encoder's buffer into a slice of its
+// own: that copy was a quarter of a checkpoint's bytes allocated.
 type valueEncoder struct {
 	buf bytes.Buffer
 	enc *json.Encoder

@@ -459,7 +459,7 @@ func TestASavedKnightIsStoredAsItAlwaysWas(t *testing.T) {
 	}
 	err := st.db.View(func(tx *bolt.Tx) error {
 		for i := range batch {
-			want, err := encodeAdventurer(&batch[i])
+			want, err := json.Marshal(adventurerValue{V: ValueVersion, Adventurer: &batch[i]})
 			if err != nil {
 				return err
 			}
