@@ -13,6 +13,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/orthanc-ssh/orthanc-ssh/knights"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
 
@@ -502,5 +503,34 @@ func TestEncodingACheckpointsKnightsMakesNoCopy(t *testing.T) {
 	runtime.ReadMemStats(&after)
 	if got := after.TotalAlloc - before.TotalAlloc; got >= uint64(size) && !raceDetector { // its sync.Pool drops json's buffers at random
 		t.Errorf("encoding %d knights of up to %d bytes allocated %d bytes: a copy of a value", len(recs), size, got)
+	}
+}
+
+// A batch that holds only a tombstone, only a retired knight or only a key is written: it
+// is not taken for an empty batch and skipped, which would lose a death, a retirement or
+// a player's key.
+func TestABatchOfOnePartAloneIsWritten(t *testing.T) {
+	st := openTemp(t)
+	dead := fullAdventurer("SHA256:dddddddddddddddddddddddddddddddddddddddddddd", 5)
+	retired := fullAdventurer("SHA256:rrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrr", 6)
+	at := time.Date(2026, 12, 8, 1, 0, 0, 0, time.UTC)
+	key := knights.Key{Fingerprint: "SHA256:kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk", Knight: retired.ID, Added: at}
+	for _, b := range []Batch{
+		{Tombstones: []knights.Tombstone{{Died: at, Adventurer: dead}}},
+		{Fame: []knights.FameEntry{{Retired: at, Adventurer: retired}}},
+		{Keys: []knights.Key{key}},
+	} {
+		if err := st.Save(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if tombs, err := st.Tombstones(); err != nil || len(tombs) != 1 || tombs[0].Adventurer.ID != dead.ID {
+		t.Errorf("tombstones %v, %v; want the dead knight's", tombs, err)
+	}
+	if fame, err := st.Fame(); err != nil || len(fame) != 1 || fame[0].Adventurer.ID != retired.ID {
+		t.Errorf("fame %v, %v; want the retired knight's", fame, err)
+	}
+	if k, err := st.KeyOf(key.Fingerprint); err != nil || k.Knight != retired.ID {
+		t.Errorf("key %+v, %v; want the key written", k, err)
 	}
 }
