@@ -9,6 +9,7 @@ import (
 	"github.com/chromedp/chromedp/kb"
 
 	"github.com/orthanc-ssh/orthanc-ssh/knights"
+	"github.com/orthanc-ssh/orthanc-ssh/server/command"
 	"github.com/orthanc-ssh/orthanc-ssh/web"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
 )
@@ -76,7 +77,7 @@ func TestABrowserGuestKeepsItsKnight(t *testing.T) {
 	if strings.Contains(bye, "ssh-keygen") {
 		t.Errorf("a browser with a key is told to make one:\n%s", bye)
 	}
-	c.waitFor("#who", "You played as a guest", "This browser can keep Guest Gawain")
+	c.waitFor("#who", "You played as a guest", "This browser can keep Guest Gawain", "within "+command.CodeLifeWords+".")
 	shots := map[string][]byte{"play-keep-offered.png": shot(t, c.ctx, 1280, 800)}
 	c.click("#keep")
 	c.waitFor("#link-said", "This browser now plays Gawain.")

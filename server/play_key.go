@@ -216,6 +216,6 @@ func (s *Server) playGuestGoodbye(p web.PlaySession, who playWho, rec world.Adve
 			"  %s\r\n", rec.Name, command.CodeLifeWords, code, claim)
 	}
 	if p.Tell != nil {
-		p.Tell(web.PlayWho{Guest: true, Key: who.fp, Keep: code, Name: rec.Name})
+		p.Tell(web.PlayWho{Guest: true, Key: who.fp, Keep: code, Name: rec.Name, Within: command.CodeLifeWords})
 	}
 }

@@ -93,6 +93,9 @@ type PlayWho struct {
 	// the link socket (PlayLink.Claim); one without shows the code.
 	Keep string `json:"keep,omitempty"`
 	Name string `json:"name,omitempty"`
+	// Within is how long Keep is good for, in a player's words ("10 minutes"): the
+	// server's, so the page never says a lifetime the codes do not have.
+	Within string `json:"within,omitempty"`
 }
 
 // PlayLink is a page's ask to link its key to a knight: the key it proved and the code

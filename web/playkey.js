@@ -158,14 +158,14 @@
   function keepBox(who) {
     var out = [line("You played as a guest: nothing was saved.")];
     if (!who.key) {
-      out.push(line("To keep " + who.name + ", give its code " + who.keep + " within 10 minutes in a browser " +
+      out.push(line("To keep " + who.name + ", give its code " + who.keep + " within " + who.within + " in a browser " +
         "that can keep a key (a page over https), under Keep a guest's knight, or over SSH as the screen says."));
       return out;
     }
     var said = document.createElement("p");
     said.id = "link-said";
     said.setAttribute("role", "status");
-    out.push(line("This browser can keep " + who.name + " as it stands, for its own key, within 10 minutes."));
+    out.push(line("This browser can keep " + who.name + " as it stands, for its own key, within " + who.within + "."));
     out.push(button("keep", "Keep this knight", function () { link(who.keep, said, true); }));
     out.push(said);
     return out;

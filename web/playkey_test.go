@@ -11,6 +11,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -245,7 +246,8 @@ func TestTheLinkSocket(t *testing.T) {
 }
 
 // The key's script is the page's own: served with the play page's CSP, loaded by the
-// page before play.js (which hands it the messages that are not frames), and small.
+// page before play.js (which hands it the messages that are not frames), small, and
+// saying no lifetime of a code but the one the server tells.
 func TestTheKeysScriptIsServed(t *testing.T) {
 	base, _ := keyServer(t, nil)
 	resp, err := http.Get(base + "/playkey.js")
@@ -259,6 +261,11 @@ func TestTheKeysScriptIsServed(t *testing.T) {
 	}
 	if len(b)+len(playScript) > 30<<10 {
 		t.Errorf("the play page's scripts are %d bytes; want under 30 KiB", len(b)+len(playScript))
+	}
+	// How long a guest's code is good for is the server's to say (PlayWho.Within): a
+	// lifetime written into the script would go on being said when the codes' changed.
+	if m := regexp.MustCompile(`\d+ (second|minute|hour)s?`).Find(b); m != nil {
+		t.Errorf("playkey.js says a lifetime of its own, %q; want the server's (who.within)", m)
 	}
 	page := string(playPage)
 	if k, p := strings.Index(page, `src="/playkey.js"`), strings.Index(page, `src="/play.js"`); k < 0 || k > p {
