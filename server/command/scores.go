@@ -120,7 +120,18 @@ func BoardLines(page world.BoardPage) []string {
 		fmt.Fprintf(w, "%d\t%s\t%d\t%d\t%s\n", r.Rank, r.Name, r.Level, r.Value, mine)
 	}
 	_ = w.Flush()
-	return strings.Split(strings.TrimRight(sb.String(), "\n"), "\n")
+	return tableLines(sb.String())
+}
+
+// tableLines are a tabwriter's lines without the padding it leaves after the last
+// column: a row with nothing there (not the asker's) would end in spaces that a
+// screen reader says and a copied table carries.
+func tableLines(table string) []string {
+	lines := strings.Split(strings.TrimRight(table, "\n"), "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " ")
+	}
+	return lines
 }
 
 // HallOfFame is the hall of fame as the knight (an id; "" for none) sees it: the top
@@ -162,7 +173,7 @@ func ScoreLines(list []Score) []string {
 		fmt.Fprintf(w, "%d\t%s\t%d\t%d\t%d%%\t%s\t%d\t%s\n", e.Rank, e.Name, e.Level, e.Experience, e.PercentKills, e.Retired, len(e.Deeds), mine)
 	}
 	_ = w.Flush()
-	lines := strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
+	lines := tableLines(b.String())
 	for _, e := range list { // each retiree's deeds, a line each, newest first: a narrow screen shows them whole
 		if len(e.Deeds) == 0 {
 			continue

@@ -34,10 +34,10 @@ func TestScoresIsTheHallOfFame(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	table := "RANK  NAME      LEVEL  EXPERIENCE  KILLS  RETIRED     DEEDS  \n" +
-		"1     Arthur    9      9000        90%    2024-05-01  2      \n" +
-		"2     Bedivere  8      8000        100%   2024-05-02  0      \n" +
-		"3     Cai       7      7000        0%     2024-05-03  0      \n"
+	table := "RANK  NAME      LEVEL  EXPERIENCE  KILLS  RETIRED     DEEDS\n" +
+		"1     Arthur    9      9000        90%    2024-05-01  2\n" +
+		"2     Bedivere  8      8000        100%   2024-05-02  0\n" +
+		"3     Cai       7      7000        0%     2024-05-03  0\n"
 	arthurs := "\nDeeds of Arthur (rank 1), newest first:\n  Honour of level 9\n  Dragonslayer\n"
 	top := table + arthurs
 	d.wantRun(nil, "scores", top, "", 0)
@@ -74,9 +74,9 @@ func TestScoresBoard(t *testing.T) {
 	d.keeper.Put(world.Adventurer{ID: "K-A", Name: "Arthur", Level: 3, Deepest: 5, Slain: 7},
 		world.Adventurer{ID: kayID, Name: "Kay", Level: 2, Deepest: 2, Slain: 9, Week: world.WeekTally{Name: week, Deepest: 2, Slain: 1}})
 	d.wantRun(kay, "scores --board slain", "Monsters slain, for all time\n"+
-		"RANK  NAME    LEVEL  SLAIN  \n"+
+		"RANK  NAME    LEVEL  SLAIN\n"+
 		"1     Kay     2      9      (yours)\n"+
-		"2     Arthur  3      7      \n", "", 0)
+		"2     Arthur  3      7\n", "", 0)
 	d.wantRun(nil, "scores --board=deepest --week --json",
 		`{"board":"deepest","title":"Deepest level reached","week":"`+week+`","rows":[{"rank":1,"name":"Kay","level":2,"value":2,"yours":false}]}`+"\n", "", 0)
 	d.wantRun(nil, "scores --board gold --week", "Gold won, this week ("+week+")\nNo knight is on this board this week yet.\n", "", 0)
