@@ -46,6 +46,7 @@ func TestAGuestPlaysInTheBrowser(t *testing.T) {
 	press(kb.Enter)
 	before := waitFor("Depth 1")
 	desktop := shot(t, ctx, 1280, 800)
+	wallsJoin(p)
 	for _, k := range []string{kb.ArrowRight, kb.ArrowLeft, kb.ArrowDown, kb.ArrowUp} {
 		press(k)
 	}
@@ -79,4 +80,35 @@ func shot(t *testing.T, ctx context.Context, w, h int64) []byte {
 		t.Fatalf("a screenshot at %d×%d: %v", w, h, err)
 	}
 	return png
+}
+
+// wallsJoin fails the test unless every box-drawing character on the page's screen is
+// in a span of its own kind (.x), drawn taller than its row so that walls join across
+// rows, and nothing else is; a box-drawing glyph is a little shorter than a row, and
+// drawn in a plain span it left a seam at every row's edge.
+func wallsJoin(p browserPage) {
+	p.t.Helper()
+	type boxes struct {
+		Boxed, Loose, Flat int
+		Stray              string
+	}
+	got := eval[boxes](p, `(function () {
+		var r = {Boxed: 0, Loose: 0, Flat: 0, Stray: ""};
+		document.querySelectorAll("#screen span").forEach(function (s) {
+			var t = s.textContent;
+			if (!s.classList.contains("x")) {
+				if (/[\u2500-\u257f]/.test(t)) { r.Loose++; r.Stray += t + "|"; }
+				return;
+			}
+			if (!/^[\u2500-\u257f]+$/.test(t)) { r.Stray += t + "|"; }
+			var cs = getComputedStyle(s);
+			if (cs.transform === "none" || cs.display !== "inline-block") { r.Flat++; }
+			r.Boxed++;
+		});
+		return r;
+	})()`)
+	if got.Boxed == 0 || got.Loose != 0 || got.Flat != 0 || got.Stray != "" {
+		p.t.Errorf("the screen's box drawing: %d spans drawn tall, %d of them not (display or transform), %d box-drawing spans drawn plain, stray text %q; want walls only, all drawn tall",
+			got.Boxed, got.Flat, got.Loose, got.Stray)
+	}
 }

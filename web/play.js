@@ -38,25 +38,42 @@
       if (!d) {
         return;
       }
-      var spans = row[1].map(function (run) {
-        var s = document.createElement("span");
-        var fg = run[1], bg = run[2], a = run[3];
-        if (a & 16) { // reverse
-          var t = fg || "#ff8c00";
-          fg = bg || "#000000";
-          bg = t;
-        }
-        if (fg) { s.style.color = fg; }
-        if (bg) { s.style.backgroundColor = bg; }
-        if (a & 1) { s.classList.add("b"); }
-        if (a & 2) { s.classList.add("f"); }
-        if (a & 4) { s.classList.add("i"); }
-        if (a & 8) { s.classList.add("u"); }
-        s.textContent = run[0];
-        return s;
+      var spans = [];
+      row[1].forEach(function (run) {
+        // A run's box-drawing characters go in spans of their own (.x), drawn a little
+        // taller than the row, so that a wall joins the rows above and below it.
+        run[0].split(boxDrawing).forEach(function (text, i) {
+          if (text) {
+            var s = styled(text, run[1], run[2], run[3]);
+            if (i % 2 === 1) { s.classList.add("x"); }
+            spans.push(s);
+          }
+        });
       });
       d.replaceChildren.apply(d, spans);
     });
+  }
+
+  // boxDrawing splits a run into its other text (even parts) and its box-drawing
+  // characters (odd parts).
+  var boxDrawing = /([\u2500-\u257f]+)/;
+
+  // styled is a span of text in colours fg and bg ("" for the page's) and attributes a.
+  function styled(text, fg, bg, a) {
+    var s = document.createElement("span");
+    if (a & 16) { // reverse
+      var t = fg || "#ff8c00";
+      fg = bg || "#000000";
+      bg = t;
+    }
+    if (fg) { s.style.color = fg; }
+    if (bg) { s.style.backgroundColor = bg; }
+    if (a & 1) { s.classList.add("b"); }
+    if (a & 2) { s.classList.add("f"); }
+    if (a & 4) { s.classList.add("i"); }
+    if (a & 8) { s.classList.add("u"); }
+    s.textContent = text;
+    return s;
   }
 
   var named = {
