@@ -137,8 +137,11 @@ func (r DeedRow) Line() string { return "Deed: " + r.Title + " — you " + r.Wor
 // Said is the deed as others are told it: "Kay earned a rare deed, Dragonslayer — Kay
 // slew the Dragon." It has no ": ", so no session takes it for a line a knight said
 // (app's callIn: "[newbie] NAME: TEXT"), which would ring the bell of "all".
-func (r DeedRow) Said(name string) string {
-	return name + " earned a rare deed, " + r.Title + " — " + name + " " + r.Words + "."
+func (r DeedRow) Said(name string) string { return r.saidOf(name, name) }
+
+// saidOf is Said with the knight first named as who ("Kay (in Avalon)"), then by name.
+func (r DeedRow) saidOf(who, name string) string {
+	return who + " earned a rare deed, " + r.Title + " — " + name + " " + r.Words + "."
 }
 
 // DeedRows are the rows of the deeds, in their order (a deed a newer server wrote, which
@@ -159,7 +162,8 @@ func (a Adventurer) HasDeed(id string) bool {
 }
 
 // earn gives p the deed, once: it is kept on the record, told to the knight, and a rare
-// one told to the newbie channel and the herald (a guest's to no one else).
+// one told to the newbie channel, in every realm, and the herald (a guest's to no one
+// else).
 func (e *Engine) earn(p *player, id string) {
 	r, ok := DeedByID(id)
 	if !ok || p.rec.HasDeed(id) {
@@ -173,7 +177,9 @@ func (e *Engine) earn(p *player, id string) {
 		return
 	}
 	newbie := &Channels[0]
-	e.hearOnChannel(newbie, p, p.rec.Name, "["+newbie.Name+"] "+r.Said(p.rec.Name))
+	said := r.Said(p.rec.Name)
+	e.hearOnChannel(newbie, p, p.rec.Name, "["+newbie.Name+"] "+said)
+	e.sendAbroad(p, FarLine{Kind: ChatChannel, To: newbie.Name, Text: said, Deed: r.ID})
 	e.proclaimDeed(p, r)
 }
 

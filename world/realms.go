@@ -34,6 +34,11 @@ type FarLine struct {
 	// To is a whisper's knight (ToID its id, from presence) or a channel line's channel.
 	To, ToID string
 	Text     string
+	// Deed is set on a channel line that tells of a rare deed From earned (its id, on
+	// newbie): the realm that hears it tells it in its own words from its own deeds'
+	// table, so another realm can name a deed but not word it. Text is how the sending
+	// realm said it.
+	Deed string
 }
 
 // FarStatus is what became of a whisper sent to another realm.
@@ -78,6 +83,7 @@ func cleanFar(l FarLine) FarLine {
 	l.From, l.To = CleanText(l.From, MaxNameLen), CleanText(l.To, MaxNameLen)
 	l.FromID, l.ToID = CleanText(l.FromID, maxIDRunes), CleanText(l.ToID, maxIDRunes)
 	l.Text = CleanText(l.Text, MaxChatRunes)
+	l.Deed = CleanText(l.Deed, maxIDRunes)
 	return l
 }
 
@@ -280,7 +286,14 @@ func (m farReq) handle(e *Engine) {
 
 // hearFar tells the line to those it is for and keeps it as a local line is kept.
 func (e *Engine) hearFar(l FarLine) FarAnswer {
-	if l.Text == "" || l.From == "" || l.Realm == "" || e.farSilenced(l.FromID) {
+	if l.Text == "" || l.From == "" || l.Realm == "" {
+		return FarAnswer{}
+	}
+	if l.Deed != "" { // the realm's own announcement, not the knight's speech: no silence stops it
+		e.hearFarDeed(l)
+		return FarAnswer{}
+	}
+	if e.farSilenced(l.FromID) {
 		return FarAnswer{}
 	}
 	switch l.Kind {
@@ -335,6 +348,18 @@ func (e *Engine) hearFarChannel(l FarLine) {
 	line := channelLine(ch, farName(l.From, l.Realm), l.Text)
 	e.hearOnChannel(ch, nil, l.From, line)
 	e.keepFar(l, ch.Name, "", line)
+}
+
+// hearFarDeed tells the knights on newbie of a rare deed earned in another realm, as
+// one earned here is told (earn), the knight's name marked with its realm. A deed this
+// realm does not know, one not rare, or one told on another channel is dropped.
+func (e *Engine) hearFarDeed(l FarLine) {
+	newbie := &Channels[0]
+	r, ok := DeedByID(l.Deed)
+	if !ok || !r.Rare || l.Kind != ChatChannel || l.To != newbie.Name {
+		return
+	}
+	e.hearOnChannel(newbie, nil, l.From, "["+newbie.Name+"] "+r.saidOf(farName(l.From, l.Realm), l.From))
 }
 
 // keepFar keeps a line from another realm as keep keeps a local one: for reports, and a

@@ -161,3 +161,60 @@ func TestLettersCrossRealms(t *testing.T) {
 		t.Fatalf("Gawain's letters in Avalon: %+v", ls)
 	}
 }
+
+// A rare deed is told on newbie in every realm: the world sends it abroad by its id, and
+// a realm that hears one tells its knights on newbie in its own words, the earner's name
+// marked with its realm, even when it silences the earner (the deed is the realm's
+// announcement, not the knight's speech). A deed it does not know, one not rare, or one
+// told on another channel is dropped, whatever words came with it.
+func TestRareDeedsAreToldInEveryRealm(t *testing.T) {
+	e, bus := realmChatters(t, map[string]where{"a": {1, Pos{0, 0}}, "b": {1, Pos{2, 0}}})
+	a := e.players["a"]
+	a.rec.Hits, a.rec.MaxHits, a.rec.Str, a.rec.Dex = 1<<20, 1<<20, 18, 20
+	m := fightWith(t, e, a, "Dragon")
+	m.hits = 1
+	winDuel(t, e, a)
+	mustEarn(t, a, DeedDragon)
+	r, _ := DeedByID(DeedDragon)
+	var deeds []FarLine
+	for _, l := range bus.sent {
+		if l.Deed != "" {
+			deeds = append(deeds, l)
+		}
+	}
+	want := FarLine{Kind: ChatChannel, To: "newbie", From: "A", FromID: "a", Text: r.Said("A"), Deed: DeedDragon}
+	if len(deeds) != 1 || deeds[0] != want {
+		t.Fatalf("deeds sent abroad %+v, want %+v", deeds, []FarLine{want})
+	}
+
+	avalon, _ := realmChatters(t, map[string]where{"gawain": {0, Pos{}}, "kay": {0, Pos{}}})
+	avalon.players["kay"].rec.Channels = map[string]bool{"newbie": false}
+	avalon.soc.silenced["a"] = silence{until: avalon.turn + 100}
+	l := want
+	l.Realm = "Camelot"
+	hearFarAs(avalon, l)
+	told := "[newbie] A (in Camelot) earned a rare deed, Dragonslayer — A slew the Dragon."
+	hasSaid(t, avalon, "gawain", told)
+	if strings.Contains(said(avalon, "kay"), "rare deed") {
+		t.Fatalf("a knight off newbie was told:\n%s", said(avalon, "kay"))
+	}
+
+	forged := FarLine{Kind: ChatChannel, Realm: "Camelot", From: "B", FromID: "b", To: "newbie", Text: "B earned a rare deed, Forged — B lied.", Deed: DeedDragon}
+	for name, change := range map[string]func(*FarLine){
+		"a deed not known": func(l *FarLine) { l.Deed = "no-such-deed" },
+		"a common deed":    func(l *FarLine) { l.Deed = DeedUnscathed },
+		"on ooc":           func(l *FarLine) { l.To = "ooc" },
+		"as a shout":       func(l *FarLine) { l.Kind = ChatShout },
+	} {
+		l := forged
+		change(&l)
+		before := said(avalon, "gawain")
+		hearFarAs(avalon, l)
+		if got := said(avalon, "gawain"); got != before {
+			t.Errorf("%s was told:\n%s", name, strings.TrimPrefix(got, before))
+		}
+	}
+	// The same line untouched is told: each case above fails by its one change alone.
+	hearFarAs(avalon, forged)
+	hasSaid(t, avalon, "gawain", "[newbie] B (in Camelot) earned a rare deed, Dragonslayer — B slew the Dragon.")
+}

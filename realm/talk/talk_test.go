@@ -47,6 +47,12 @@ func TestTalkAcrossThreeRealms(t *testing.T) {
 	lyonesse.chat(t, "tristan", world.Chat{Kind: world.ChatChannel, To: "newbie", Text: "where is the exit?"})
 	camelot.waitLine(t, "arthur", "[newbie] Tristan (in Lyonesse): where is the exit?")
 	avalon.waitLine(t, "gawain", "[newbie] Tristan (in Lyonesse): where is the exit?")
+
+	// A rare deed crosses by its id, and each realm tells it on newbie in its own words.
+	lyonesse.bus.Send(world.FarLine{Kind: world.ChatChannel, To: "newbie", From: "Tristan", FromID: "tristan",
+		Text: "Tristan earned a rare deed (as Lyonesse words it)", Deed: world.DeedDragon})
+	camelot.waitLine(t, "arthur", "[newbie] Tristan (in Lyonesse) earned a rare deed, Dragonslayer — Tristan slew the Dragon.")
+	avalon.waitLine(t, "gawain", "[newbie] Tristan (in Lyonesse) earned a rare deed, Dragonslayer — Tristan slew the Dragon.")
 }
 
 // What another realm's bytes carry is cleaned on receipt, a message over its limit or of

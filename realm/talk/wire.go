@@ -47,6 +47,7 @@ type lineMsg struct {
 	To     string `json:"to,omitempty"`    // a whisper's knight, a channel line's channel
 	ToID   string `json:"to_id,omitempty"` // a whisper's knight's id
 	Text   string `json:"text"`
+	Deed   string `json:"deed,omitempty"` // a rare deed's id, on a newbie line that tells of it
 }
 
 // answerMsg is a realm's answer to a whisper sent to it.
@@ -134,7 +135,7 @@ var lineKinds = map[world.ChatKind]string{world.ChatShout: "shout", world.ChatCh
 
 // toLine is a world's line as the wire carries it.
 func toLine(l world.FarLine) lineMsg {
-	return lineMsg{V: version, Kind: lineKinds[l.Kind], Realm: l.Realm, From: l.From, FromID: l.FromID, To: l.To, ToID: l.ToID, Text: l.Text}
+	return lineMsg{V: version, Kind: lineKinds[l.Kind], Realm: l.Realm, From: l.From, FromID: l.FromID, To: l.To, ToID: l.ToID, Text: l.Text, Deed: l.Deed}
 }
 
 // fromLine is a line from the wire, cleaned, as the world takes it; errInvalid when it
@@ -142,7 +143,7 @@ func toLine(l world.FarLine) lineMsg {
 func fromLine(m lineMsg) (world.FarLine, error) {
 	l := world.FarLine{Realm: cleanRealm(m.Realm), From: world.CleanText(m.From, world.MaxNameLen),
 		FromID: cleanID(m.FromID), To: world.CleanText(m.To, world.MaxNameLen), ToID: cleanID(m.ToID),
-		Text: world.CleanText(m.Text, world.MaxChatRunes)}
+		Text: world.CleanText(m.Text, world.MaxChatRunes), Deed: cleanID(m.Deed)}
 	kind := -1
 	for k, name := range lineKinds {
 		if name == m.Kind {
