@@ -218,3 +218,86 @@ func TestRareDeedsAreToldInEveryRealm(t *testing.T) {
 	hearFarAs(avalon, forged)
 	hasSaid(t, avalon, "gawain", "[newbie] B (in Camelot) earned a rare deed, Dragonslayer — B slew the Dragon.")
 }
+
+// A mailbox another realm wrote tells the knight of each unread letter that came, newest
+// first, and of no letter it had: not an unread one either, nor one from a knight it
+// mutes. The letters that came get ids of their own, after every id the realm gave out,
+// so deleting one deletes it alone.
+func TestAFarMailboxTellsOnlyTheLettersThatCame(t *testing.T) {
+	e, _ := realmChatters(t, map[string]where{"gawain": {0, Pos{}}})
+	g := e.players["gawain"]
+	first := Letter{From: "Kay", To: "Gawain", Text: "the first, unread"}
+	mailboxReq{id: "gawain", letters: []Letter{first}}.handle(e)
+	hasSaid(t, e, "gawain", "A letter from Kay has come. (/mail reads it.)")
+	had := e.letters(g, false)
+
+	g.rec.Options.Muted = append(g.rec.Options.Muted, "Mordred")
+	came := []Letter{had[0], {From: "Mordred", To: "Gawain", Text: "muted"}, {From: "Arthur", To: "Gawain", Text: "one"}, {From: "Bors", To: "Gawain", Text: "two"}}
+	before := len(g.msgs())
+	mailboxReq{id: "gawain", letters: came}.handle(e)
+	told := g.msgs()[before:]
+	want := []string{"A letter from Bors has come. (/mail reads it.)", "A letter from Arthur has come. (/mail reads it.)"}
+	if !slices.Equal(told, want) {
+		t.Fatalf("told %q, want %q", told, want)
+	}
+	ls := e.soc.mail["gawain"]
+	ids := map[uint64]bool{}
+	for _, l := range ls {
+		if l.ID <= had[0].ID && l.Text != first.Text || ids[l.ID] {
+			t.Fatalf("the letters' ids: %+v (the first had %d)", ls, had[0].ID)
+		}
+		ids[l.ID] = true
+	}
+	deleteLetterReq{from{"gawain", g.session}, ls[2].ID}.handle(e)
+	if got := e.soc.mail["gawain"]; len(got) != 3 || slices.ContainsFunc(got, func(l Letter) bool { return l.Text == "one" }) {
+		t.Fatalf("after deleting Arthur's letter: %+v", got)
+	}
+}
+
+// A whisper from another realm finds its knight by id, or by name when the id is one the
+// realm no longer knows (the knight joined again since its presence was told).
+func TestAFarWhisperFindsItsKnightByName(t *testing.T) {
+	e, _ := realmChatters(t, map[string]where{"gawain": {0, Pos{}}})
+	l := FarLine{Kind: ChatWhisper, Realm: "Camelot", From: "Arthur", FromID: "arthur", To: "Gawain", ToID: "stale", Text: "hello"}
+	if a := hearFarAs(e, l); a.Status != FarDelivered {
+		t.Fatalf("answer %+v", a)
+	}
+	hasSaid(t, e, "gawain", "Arthur (in Camelot) whispers: hello")
+}
+
+// A silence from another realm's knight lasts until its turn, and no longer: a line said
+// at that turn is heard.
+func TestAFarSilenceEndsOnItsTurn(t *testing.T) {
+	e, _ := realmChatters(t, map[string]where{"arthur": {0, Pos{}}})
+	e.soc.silenced["gawain"] = silence{until: e.turn + 1}
+	shout := FarLine{Kind: ChatShout, Realm: "Avalon", From: "Gawain", FromID: "gawain", Text: "still silenced"}
+	hearFarAs(e, shout)
+	e.turn++
+	shout.Text = "free again"
+	hearFarAs(e, shout)
+	if got := said(e, "arthur"); strings.Contains(got, "still silenced") || !strings.Contains(got, "free again") {
+		t.Fatalf("arthur read:\n%s", got)
+	}
+}
+
+// A report's lines of a far knight come in the order they were said, its shouts and its
+// whispers to the reporter merged.
+func TestAFarKnightsLinesAreReportedInOrder(t *testing.T) {
+	e, _ := realmChatters(t, map[string]where{"arthur": {0, Pos{}}})
+	for _, l := range []FarLine{
+		{Kind: ChatShout, Text: "one"},
+		{Kind: ChatWhisper, To: "Arthur", ToID: "arthur", Text: "two"},
+		{Kind: ChatShout, Text: "three"},
+	} {
+		l.Realm, l.From, l.FromID = "Avalon", "Gawain", "gawain"
+		hearFarAs(e, l)
+	}
+	var got []string
+	for _, r := range e.saidLately("gawain", "arthur") {
+		got = append(got, r.Line)
+	}
+	want := []string{"Gawain (in Avalon) shouts: one", "Gawain (in Avalon) whispers: two", "Gawain (in Avalon) shouts: three"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("reported %q, want %q", got, want)
+	}
+}
