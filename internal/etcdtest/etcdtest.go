@@ -21,7 +21,7 @@ import (
 // fsync (a test's data need not survive a power cut), runs m with its client address,
 // and stops it. It returns m's exit code; an etcd that would not start is an error.
 func Run(m func(addr string) int) (int, error) {
-	addr, stop, err := start(nil)
+	addr, stop, err := start(nil, nil)
 	if err != nil {
 		return 0, err
 	}
@@ -68,7 +68,7 @@ func StartTLS(t testing.TB, tls TLS) string {
 
 func startFor(t testing.TB, tls *TLS) string {
 	t.Helper()
-	addr, stop, err := start(tls)
+	addr, stop, err := start(tls, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,8 @@ func startFor(t testing.TB, tls *TLS) string {
 	return addr
 }
 
-func start(tls *TLS) (addr string, stop func(), err error) {
+// start starts one etcd; more, when not nil, changes its configuration before it starts.
+func start(tls *TLS, more func(*embed.Config)) (addr string, stop func(), err error) {
 	dir, err := os.MkdirTemp("", "etcdtest-")
 	if err != nil {
 		return "", nil, err
@@ -98,6 +99,9 @@ func start(tls *TLS) (addr string, stop func(), err error) {
 	cfg.ListenClientUrls, cfg.AdvertiseClientUrls = []url.URL{*client}, []url.URL{*client}
 	cfg.ListenPeerUrls, cfg.AdvertisePeerUrls = []url.URL{*peer}, []url.URL{*peer}
 	cfg.InitialCluster = cfg.Name + "=" + peer.String()
+	if more != nil {
+		more(cfg)
+	}
 	e, err := startEmbed(cfg)
 	if err != nil {
 		os.RemoveAll(dir)

@@ -40,3 +40,49 @@ func TestStartTLSAsksForClientCertificates(t *testing.T) {
 		t.Fatal("a client without a certificate was served")
 	}
 }
+
+// A Recorded etcd records the calls made through its watched address, and only those:
+// each with its method and keys, a watch as it is created.
+func TestRecordedRecordsTheWatchedClientsCalls(t *testing.T) {
+	r := StartRecorded(t)
+	client := func(addr string) *clientv3.Client {
+		cli, err := clientv3.New(clientv3.Config{Endpoints: []string{addr}, Logger: zap.NewNop()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cli.Close() })
+		return cli
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	other, watched := client(r.Addr), client(r.Watched)
+	if _, err := other.Put(ctx, "a", "1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := watched.Txn(ctx).If(clientv3.Compare(clientv3.Version("a"), ">", 0)).
+		Then(clientv3.OpGet("b")).Else(clientv3.OpPut("c", "1")).Commit(); err != nil {
+		t.Fatal(err)
+	}
+	wctx, stop := context.WithCancel(ctx)
+	defer stop()
+	w := watched.Watch(wctx, "d", clientv3.WithCreatedNotify())
+	if resp := <-w; !resp.Created {
+		t.Fatalf("the watch: %+v", resp)
+	}
+	calls := r.Calls()
+	if len(calls) != 2 || calls[0].String() != "Txn a b c" || calls[1].String() != "Watch d" {
+		t.Fatalf("recorded %v, want the Txn and the watch", calls)
+	}
+	for _, c := range calls {
+		if c.End.Before(c.Start) {
+			t.Errorf("%v ended at %v, before it began at %v", c, c.End, c.Start)
+		}
+	}
+	r.Reset()
+	if _, err := watched.Get(ctx, "a"); err != nil {
+		t.Fatal(err)
+	}
+	if calls := r.Calls(); len(calls) != 1 || calls[0].String() != "Range a" {
+		t.Fatalf("after Reset: %v", calls)
+	}
+}
