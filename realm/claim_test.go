@@ -1,9 +1,14 @@
 package realm
 
 import (
+	"context"
 	"errors"
+	"slices"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/orthanc-ssh/orthanc-ssh/internal/etcdtest"
 )
 
 func TestSecondClaimIsRefused(t *testing.T) {
@@ -212,5 +217,128 @@ func TestAWriteUnderTwoClaimsNeedsBoth(t *testing.T) {
 	}
 	if _, err := f1.CommitWith(ctx, g, both...); err == nil {
 		t.Fatal("a write under claims of two realms")
+	}
+}
+
+// A take from another realm asks for the knight in its first try, the claim's own
+// transaction, while the claim key's watch is made; a try refused again asks no more;
+// and a take that claims takes nothing back, its claim having deleted the request. A
+// realm far from etcd waits a round trip for each call, so every call more is one.
+func TestATakeAsksWithItsFirstTryAndTakesNothingBack(t *testing.T) {
+	etcd := etcdtest.StartRecorded(t)
+	var asked atomic.Int32
+	a := openRealm(t, newClient(t, etcd.Addr), "A", func(q Request) {
+		asked.Add(1)
+		go func() {
+			// A lets go once B's second try is refused, so that each step of the take
+			// shows: a second call answered besides the watch, made after the watch.
+			waitUntil(t, func() bool { return secondAfterWatch(etcd.Calls()) })
+			checkIn("saved by A")(q)
+		}()
+	})
+	b := openRealm(t, newClient(t, etcd.Watched), "B", nil)
+	ctx := within(t, 10*time.Second)
+	if _, err := a.Claim(ctx, "k1"); err != nil {
+		t.Fatal(err)
+	}
+	etcd.Reset()
+	f, err := b.Take(ctx, "k1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(f.Sheet()) != "saved by A" {
+		t.Errorf("B's sheet = %q, want A's check-in", f.Sheet())
+	}
+	var got []string
+	for _, c := range etcd.Calls() {
+		got = append(got, c.Method)
+	}
+	if len(got) >= 2 && got[0] == "Watch" { // made at once: either may reach etcd first
+		got[0], got[1] = got[1], got[0]
+	}
+	if want := []string{"Txn", "Watch", "Txn", "Txn"}; !slices.Equal(got, want) {
+		t.Errorf("B's calls to etcd: %v, want %v (the claim or the request, with the watch; refused again; claimed)", etcd.Calls(), want)
+	}
+	if n := asked.Load(); n != 1 {
+		t.Errorf("A was asked %d times, want once", n)
+	}
+}
+
+// What a take reads beside the sheet comes with its claim; the holder is told.
+func TestATakeReadsWithItsClaim(t *testing.T) {
+	cli := newClient(t, etcdAddr)
+	a := openRealm(t, cli, "A", checkIn("saved by A"))
+	b := openRealm(t, cli, "B", nil)
+	ctx := within(t, 10*time.Second)
+	put, err := cli.Put(ctx, prefixOf(t)+"mail/k1", "a letter")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Claim(ctx, "k1"); err != nil {
+		t.Fatal(err)
+	}
+	var holder string
+	f, err := b.TakeWith(ctx, "k1", TakeOptions{Read: []string{"mail/k1", "silence/k1"}, Asked: func(h string) { holder = h }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, ok := f.Read("mail/k1"); !ok || string(v.Value) != "a letter" || v.Rev != put.Header.Revision {
+		t.Errorf("the mail read with the claim: %q at %d (%v), want %q at %d", v.Value, v.Rev, ok, "a letter", put.Header.Revision)
+	}
+	if v, ok := f.Read("silence/k1"); ok {
+		t.Errorf("a key with no value read as %q", v.Value)
+	}
+	if holder != "A" {
+		t.Errorf("told the holder %q, want A", holder)
+	}
+}
+
+// A take that runs out takes its request back: the holder, asked, need not let go.
+func TestATakeThatRunsOutTakesItsRequestBack(t *testing.T) {
+	cli := newClient(t, etcdAddr)
+	a := openRealm(t, cli, "A", nil)
+	b := openRealm(t, cli, "B", nil)
+	if _, err := a.Claim(within(t, testTTL), "k1"); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	if _, err := b.Take(ctx, "k1"); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Take that ran out: %v", err)
+	}
+	resp, err := cli.Get(within(t, testTTL), prefixOf(t)+"release/k1")
+	if err != nil || len(resp.Kvs) != 0 {
+		t.Fatalf("the request after the take ran out: %v, %v", resp.Kvs, err)
+	}
+}
+
+// secondAfterWatch reports whether etcd has answered two calls besides a watch, one of
+// them made after the watch was.
+func secondAfterWatch(calls []etcdtest.Call) bool {
+	var made time.Time
+	for _, c := range calls {
+		if c.Method == "Watch" && !c.End.IsZero() {
+			made = c.End
+		}
+	}
+	answered, after := 0, false
+	for _, c := range calls {
+		if c.Method != "Watch" && !c.End.IsZero() {
+			answered++
+			after = after || (!made.IsZero() && c.Start.After(made))
+		}
+	}
+	return answered >= 2 && after
+}
+
+// waitUntil polls cond until it holds, failing the test after 10 s.
+func waitUntil(t testing.TB, cond func() bool) {
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Error("waited 10 s in vain")
+			return
+		}
+		time.Sleep(time.Millisecond)
 	}
 }

@@ -24,6 +24,13 @@ type Fenced struct {
 	knight string
 	token  int64
 	sheet  []byte
+	read   map[string]Value // TakeOptions.Read, as the claim read them
+}
+
+// Value is a key's value as a claim read it, and the revision it was last changed at.
+type Value struct {
+	Value []byte
+	Rev   int64
 }
 
 // Knight is the knight's id.
@@ -34,6 +41,13 @@ func (f *Fenced) Token() int64 { return f.token }
 
 // Sheet is the knight's checkpoint read with the claim; nil for a knight never saved.
 func (f *Fenced) Sheet() []byte { return f.sheet }
+
+// Read is a key of TakeOptions.Read as the claim read it, at the claim's revision; ok
+// is false for a key that had no value then (or was not asked for).
+func (f *Fenced) Read(key string) (v Value, ok bool) {
+	v, ok = f.read[key]
+	return v, ok
+}
 
 // Err is why the claim can write no more (the realm's term it was made in stopped), or
 // nil while its term runs. A claim of a stopped term is never written again, even once

@@ -8,6 +8,7 @@ func (p layout) claim(knight string) string   { return string(p) + "claim/" + kn
 func (p layout) release(knight string) string { return string(p) + "release/" + knight }
 func (p layout) releases() string             { return string(p) + "release/" }
 func (p layout) sheet(knight string) string   { return string(p) + "knight/" + knight }
+func (p layout) under(key string) string      { return string(p) + key }
 
 // knightOfRelease is the knight a release key names.
 func (p layout) knightOfRelease(key string) string { return key[len(p.releases()):] }

@@ -141,6 +141,11 @@ func waitGone(ctx context.Context, cli *clientv3.Client, key string, created int
 	if len(now.Kvs) == 0 || now.Kvs[0].CreateRevision != created {
 		return nil
 	}
+	return nextEvent(ctx, w)
+}
+
+// nextEvent waits, until ctx ends, for an event on a watch w already created.
+func nextEvent(ctx context.Context, w clientv3.WatchChan) error {
 	for resp := range w {
 		if err := resp.Err(); err != nil {
 			return cmp.Or(ctx.Err(), err)
