@@ -70,21 +70,28 @@ func (rs *realmSide) close() error {
 	return err
 }
 
-// loadClaimed reads from etcd what another realm may have changed of a knight just
-// claimed here without this realm hearing of it (talk down, or none): its mailbox and
-// its silence. The claim stands if they cannot be read: talk brings them later.
+// loadClaimed hands the world what another realm may have changed of a knight just
+// claimed here without this realm hearing of it (talk down, or none): its mailbox, a
+// rename, its silence, read with the claim (records.Keeper.Arrived). The claim stands if
+// they cannot be read: talk brings them later.
 func (s *Server) loadClaimed(id string) {
-	s.loadMail(id)
-	s.takeRenamed(id)
-	now := s.now().UTC()
-	sl, on, err := s.realm.keeper.SilenceOf(id, now)
+	a, err := s.realm.keeper.Arrived(id)
 	if err != nil {
-		s.log.Error("realm: read the silence of a knight claimed", "knight", id, "err", err)
+		s.log.Error("realm: read the mailbox or the silence of a knight claimed", "knight", id, "err", err)
+	}
+	if a.MailOK { // else this realm's own write waits: it merges, and hands the world the result
+		s.handMail(id, a.Letters)
+	}
+	if a.Renamed != "" {
+		s.takeRenamed(id, a.Renamed)
+	}
+	if !a.SilenceOK {
 		return
 	}
+	now := s.now().UTC()
 	ws := world.Silence{Knight: id} // none: lifted, or ended, on another realm
-	if on {
-		ws = s.worldSilence(sl, now)
+	if a.Silenced && now.Before(a.Silence.Until) {
+		ws = s.worldSilence(a.Silence, now)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), realmCallTimeout)
 	defer cancel()
@@ -94,12 +101,9 @@ func (s *Server) loadClaimed(id string) {
 }
 
 // takeRenamed hands the world the rename an admin of another realm made of knight id
-// while it played elsewhere, which its claim here applied: it is told as it joins.
-func (s *Server) takeRenamed(id string) {
-	old, ok := s.realm.keeper.Renamed(id)
-	if !ok {
-		return
-	}
+// while it played elsewhere, which its claim here applied: it is told as it joins. old
+// is its name before.
+func (s *Server) takeRenamed(id, old string) {
 	rec, err := s.realm.keeper.Knight(id)
 	if err != nil {
 		s.log.Error("realm: read a knight renamed elsewhere", "knight", id, "err", err)
@@ -115,9 +119,8 @@ func (s *Server) takeRenamed(id string) {
 	}
 }
 
-// loadMail reads the mailbox of id from etcd and hands it to the world: when its knight
-// is claimed here (a letter written while talk was down, or that another realm's word
-// never brought, is not missed), and when another realm says it wrote it.
+// loadMail reads the mailbox of id from etcd and hands it to the world, when another
+// realm says it wrote it (a knight claimed here has it read with its claim).
 func (s *Server) loadMail(id string) {
 	letters, ok, err := s.realm.keeper.ReadMail(id)
 	if err != nil {

@@ -29,8 +29,8 @@ type Keeper struct {
 	ttl    time.Duration
 	log    *slog.Logger
 
-	mu      sync.Mutex
-	renamed map[string]string // knights renamed as claimed here, by id: the old name
+	mu       sync.Mutex
+	arrivals map[string]arrival // what claims here read for their sessions, by knight (Arrived)
 }
 
 var _ knights.Keeper = (*Keeper)(nil)
@@ -65,7 +65,7 @@ func NewKeeper(st *Store, cfg KeeperConfig) *Keeper {
 	if cfg.Merged != nil {
 		s.merged = cfg.Merged
 	}
-	return &Keeper{Store: st, r: cfg.Realm, sheets: s, ttl: cfg.TTL, log: cfg.Log, renamed: map[string]string{}}
+	return &Keeper{Store: st, r: cfg.Realm, sheets: s, ttl: cfg.TTL, log: cfg.Log, arrivals: map[string]arrival{}}
 }
 
 // Name is the realm's name.
@@ -116,7 +116,7 @@ func (k *Keeper) Collectors() []prometheus.Collector { return k.sheets.collector
 
 // Claim implements knights.Keeper: a knight another session here plays is shared; one
 // another realm holds is called here (calling told first), and arrives at this realm's
-// entrance.
+// entrance. What the session brings besides the sheet is read with the claim (Arrived).
 func (k *Keeper) Claim(ctx context.Context, id string, calling func(where string)) error {
 	if k.r.Err() != nil {
 		return knights.ErrStopped
@@ -126,16 +126,11 @@ func (k *Keeper) Claim(ctx context.Context, id string, calling func(where string
 	}
 	ctx, cancel := context.WithTimeout(ctx, k.ttl+callTimeout)
 	defer cancel()
-	f, err := k.claimHere(ctx, id)
-	var held *realm.ClaimedError
-	if errors.As(err, &held) && !held.Here {
-		calling(held.Holder)
-		f, err = k.r.Take(ctx, id)
-	}
+	f, err := k.take(ctx, id, calling)
 	if err != nil {
 		return elsewhere(err)
 	}
-	sheet, err := k.sheetOf(f)
+	sheet, renamed, err := k.sheetOf(f)
 	if err != nil {
 		_ = f.Release(ctx)
 		return err
@@ -145,6 +140,9 @@ func (k *Keeper) Claim(ctx context.Context, id string, calling func(where string
 		k.sheets.dropStopped()
 		return knights.ErrStopped
 	}
+	k.mu.Lock()
+	k.arrivals[id] = arrival{f: f, renamed: renamed}
+	k.mu.Unlock()
 	return nil
 }
 
@@ -156,11 +154,13 @@ func (k *Keeper) Reopen(ctx context.Context) error {
 	return k.r.Reopen(ctx)
 }
 
-// claimHere claims id, waiting while this realm's own last hold of it ends (a session
-// that has just left and is checking it in).
-func (k *Keeper) claimHere(ctx context.Context, id string) (*realm.Fenced, error) {
+// take claims id, calling it from the realm that holds it (calling told), and waiting
+// while this realm's own last hold of it ends (a session that has just left and is
+// checking it in).
+func (k *Keeper) take(ctx context.Context, id string, calling func(where string)) (*realm.Fenced, error) {
+	opt := realm.TakeOptions{Read: claimReads(id), Asked: calling}
 	for {
-		f, err := k.r.Claim(ctx, id)
+		f, err := k.r.TakeWith(ctx, id, opt)
 		var held *realm.ClaimedError
 		if !errors.As(err, &held) || !held.Here {
 			return f, err
@@ -173,41 +173,27 @@ func (k *Keeper) claimHere(ctx context.Context, id string) (*realm.Fenced, error
 	}
 }
 
-// sheetOf is the knight's sheet the claim read, nil for a knight never saved. A knight
-// that comes from another realm starts at this realm's entrance: levels and squares are
-// each realm's own.
-func (k *Keeper) sheetOf(f *realm.Fenced) (*world.Adventurer, error) {
+// sheetOf is the knight's sheet the claim read, nil for a knight never saved, with the
+// name it had before a pending rename the claim applied ("" for none). A knight that
+// comes from another realm starts at this realm's entrance: levels and squares are each
+// realm's own.
+func (k *Keeper) sheetOf(f *realm.Fenced) (*world.Adventurer, string, error) {
 	if f.Sheet() == nil {
-		return nil, nil
+		return nil, "", nil
 	}
 	a, from, err := DecodeSheet(f.Knight(), f.Sheet())
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	if from != k.r.Name() {
 		a.Depth, a.X, a.Y = 1, -1, -1
 		k.log.Info("realm: a knight arrives", "knight", a.ID, "from", from)
 	}
-	old, renamed, err := k.takeRename(&a)
+	old, err := k.takeRename(&a, f)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	if renamed {
-		k.mu.Lock()
-		k.renamed[a.ID] = old
-		k.mu.Unlock()
-	}
-	return &a, nil
-}
-
-// Renamed reports, once, that knight id was renamed by an admin of another realm while
-// it played elsewhere, as its claim here read it: its name before.
-func (k *Keeper) Renamed(id string) (old string, ok bool) {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	old, ok = k.renamed[id]
-	delete(k.renamed, id)
-	return old, ok
+	return &a, old, nil
 }
 
 // Leave implements knights.Keeper: the last session here checks the knight in, its
@@ -225,8 +211,8 @@ func (k *Keeper) LetGo(ctx context.Context, id string) error {
 	return k.sheets.leaveAll(ctx, id)
 }
 
-// ReadMail reads the mailbox of id from etcd, for the world (a knight claimed here, or
-// one another realm wrote to); ok is false while a write of this realm's own waits: it
+// ReadMail reads the mailbox of id from etcd, for the world (one another realm wrote
+// to; a knight claimed here has it read with its claim, Arrived); ok is false while a write of this realm's own waits: it
 // merges, and the world is handed the result. Handed is to be told of what the world
 // holds once it has it.
 func (k *Keeper) ReadMail(id string) (letters []world.Letter, ok bool, err error) {

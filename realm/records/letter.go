@@ -116,11 +116,17 @@ func (s *Store) MailAt(id string) (Mailbox, int64, error) {
 	if len(resp.Kvs) == 0 {
 		return Mailbox{}, 0, nil
 	}
+	box, err := decodeMailbox(string(resp.Kvs[0].Key), resp.Kvs[0].Value)
+	return box, resp.Kvs[0].ModRevision, err
+}
+
+// decodeMailbox is the mailbox kept under key as value.
+func decodeMailbox(key string, value []byte) (Mailbox, error) {
 	var lv lettersValue
-	if err := decodeVersioned(resp.Kvs[0].Key, resp.Kvs[0].Value, &lv, &lv.V); err != nil {
-		return Mailbox{}, 0, err
+	if err := decodeVersioned([]byte(key), value, &lv, &lv.V); err != nil {
+		return Mailbox{}, err
 	}
-	return Mailbox{Letters: lv.Letters, Gone: lv.Gone}, resp.Kvs[0].ModRevision, nil
+	return Mailbox{Letters: lv.Letters, Gone: lv.Gone}, nil
 }
 
 // PutMailIf replaces the mailbox of knight to if its mod revision is still rev (0: it has

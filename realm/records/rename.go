@@ -116,30 +116,32 @@ func (k *Keeper) PendingRename(id string) (name string, ok bool, err error) {
 	return v.Name, true, nil
 }
 
-// takeRename applies the pending rename of the knight a claim just read to its sheet a,
-// and forgets it: the old name it was made from is renamed, a sheet renamed since (by
-// the realm the knight played on) stays. It reports the rename to tell the knight: one
-// applied now, or one the admin's realm wrote to the sheet while no realm held it.
-func (k *Keeper) takeRename(a *world.Adventurer) (old string, ok bool, err error) {
-	ctx, cancel := k.call()
-	defer cancel()
-	resp, err := k.cli.Get(ctx, k.renameKey(a.ID))
-	if err != nil || len(resp.Kvs) == 0 {
-		return "", false, err
+// takeRename applies the pending rename of the knight a claim (f) just read to its
+// sheet a, and forgets it: the old name it was made from is renamed, a sheet renamed
+// since (by the realm the knight played on) stays. It reports the name before the
+// rename to tell the knight ("" for none): one applied now, or one the admin's realm
+// wrote to the sheet while no realm held it. The claim read the pending rename, at its
+// own revision.
+func (k *Keeper) takeRename(a *world.Adventurer, f *realm.Fenced) (old string, err error) {
+	pending, ok := f.Read("rename/" + a.ID)
+	if !ok {
+		return "", nil
 	}
 	var v renameValue
-	if err := decodeVersioned(resp.Kvs[0].Key, resp.Kvs[0].Value, &v, &v.V); err != nil {
-		return "", false, err
+	if err := decodeVersioned([]byte(k.renameKey(a.ID)), pending.Value, &v, &v.V); err != nil {
+		return "", err
 	}
+	ctx, cancel := k.call()
+	defer cancel()
 	if _, err := k.cli.Delete(ctx, k.renameKey(a.ID)); err != nil {
-		return "", false, err
+		return "", err
 	}
 	switch world.NameKey(a.Name) {
 	case world.NameKey(v.Old):
 		old, a.Name = a.Name, v.Name
-		return old, true, nil
+		return old, nil
 	case world.NameKey(v.Name):
-		return v.Old, true, nil
+		return v.Old, nil
 	}
-	return "", false, nil
+	return "", nil
 }

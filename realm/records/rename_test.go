@@ -70,10 +70,10 @@ func TestARenameReachesAKnightPlayingOnAnotherRealm(t *testing.T) {
 	if got, err := a.Knight(kay.ID); err != nil || got.Name != "Kaye" || got.Level != 3 {
 		t.Fatalf("the sheet A claimed: %+v, %v", got, err)
 	}
-	if old, ok := a.Renamed(kay.ID); !ok || old != "Kay" {
+	if old, ok := renamed(t, a, kay.ID); !ok || old != "Kay" {
 		t.Fatalf("A's server told %q, %v", old, ok)
 	}
-	if _, ok := a.Renamed(kay.ID); ok {
+	if _, ok := renamed(t, a, kay.ID); ok {
 		t.Fatal("the rename was told twice")
 	}
 	if err := a.Leave(ctx, kay.ID); err != nil {
@@ -93,7 +93,7 @@ func TestARenameReachesAKnightPlayingOnAnotherRealm(t *testing.T) {
 	if err := a.Claim(ctx, kay.ID, func(string) {}); err != nil {
 		t.Fatal(err)
 	}
-	if old, ok := a.Renamed(kay.ID); !ok || old != "Kaye" {
+	if old, ok := renamed(t, a, kay.ID); !ok || old != "Kaye" {
 		t.Fatalf("A's server told %q, %v, of a rename B made while no realm played the knight", old, ok)
 	}
 	if got, err := a.Knight(kay.ID); err != nil || got.Name != "Gareth" {
@@ -105,7 +105,18 @@ func TestARenameReachesAKnightPlayingOnAnotherRealm(t *testing.T) {
 	if err := a.Claim(ctx, kay.ID, func(string) {}); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := a.Renamed(kay.ID); ok {
+	if _, ok := renamed(t, a, kay.ID); ok {
 		t.Fatal("the rename was told again at the next claim")
 	}
+}
+
+// renamed is the rename a claim of id on k applied, which its server tells the knight, as
+// k's Arrived hands it on: the name before, and whether there was one.
+func renamed(t *testing.T, k *Keeper, id string) (string, bool) {
+	t.Helper()
+	a, err := k.Arrived(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a.Renamed, a.Renamed != ""
 }

@@ -74,18 +74,3 @@ func (s *Store) Silences(now time.Time) ([]knights.Silence, error) {
 	slices.SortStableFunc(out, func(a, b knights.Silence) int { return a.Until.Compare(b.Until) })
 	return out, nil
 }
-
-// SilenceOf is the silence of knight id running at now, if any.
-func (s *Store) SilenceOf(id string, now time.Time) (knights.Silence, bool, error) {
-	ctx, cancel := s.call()
-	defer cancel()
-	resp, err := s.cli.Get(ctx, s.silenceKey(id))
-	if err != nil || len(resp.Kvs) == 0 {
-		return knights.Silence{}, false, wrap("read the silence of "+id, err)
-	}
-	var sv silenceValue
-	if err := decodeVersioned(resp.Kvs[0].Key, resp.Kvs[0].Value, &sv, &sv.V); err != nil {
-		return knights.Silence{}, false, err
-	}
-	return sv.Silence, now.Before(sv.Silence.Until), nil
-}
