@@ -41,38 +41,44 @@ func NewArrivals(keeper Keeper, perHour int, now func() time.Time) *Arrivals {
 // KnightOf is the id of the knight the key fp plays, "" for a key that plays none (or
 // a guest's empty fingerprint).
 func (a *Arrivals) KnightOf(fp string) (string, error) {
+	k, err := a.keyOf(fp)
+	return k.Knight, err
+}
+
+// keyOf is the key fp as kept; one with no Knight for a key that plays none (or a
+// guest's empty fingerprint).
+func (a *Arrivals) keyOf(fp string) (Key, error) {
 	if fp == "" {
-		return "", nil
+		return Key{}, nil
 	}
 	k, err := a.keeper.KeyOf(fp)
 	if errors.Is(err, ErrNotFound) {
-		return "", nil
+		return Key{}, nil
 	}
-	if err != nil {
-		return "", err
-	}
-	return k.Knight, nil
+	return k, err
 }
 
-// Arrive is the knight key (its fingerprint, type, and where it is used from) plays.
-// A key with no knight that opens a game (game) gets a new one, counted against addr
-// (an address as the limits count it); release ends what Arrive holds, when the
-// session ends. A second session of a key that was just given a knight plays that one.
-func (a *Arrivals) Arrive(key Key, addr string, game bool) (knight string, release func(), err error) {
-	if knight, err = a.KnightOf(key.Fingerprint); err != nil || knight != "" || !game {
-		return knight, func() {}, err
+// Arrive is key (its fingerprint, type, and where it is used from) as the keeper has it
+// once it arrives: the knight it plays (Knight; none for a key with none outside a
+// game), its last use as kept. A key with no knight that opens a game (game) gets a new
+// one, bound to key for the session's time and counted against addr (an address as the
+// limits count it); release ends what Arrive holds, when the session ends. A second
+// session of a key that was just given a knight plays that one.
+func (a *Arrivals) Arrive(key Key, addr string, game bool) (kept Key, release func(), err error) {
+	if kept, err = a.keyOf(key.Fingerprint); err != nil || kept.Knight != "" || !game {
+		return kept, func() {}, err
 	}
 	key.Knight = NewKnightID()
 	unbind := a.keeper.Bind(key)
 	if k, err := a.keeper.KeyOf(key.Fingerprint); err == nil && k.Knight != key.Knight {
-		return k.Knight, unbind, nil
+		return k, unbind, nil
 	}
 	undo, ok := a.reserve(addr)
 	if !ok {
 		unbind()
-		return "", func() {}, ErrTooManyKnights
+		return Key{}, func() {}, ErrTooManyKnights
 	}
-	return key.Knight, func() {
+	return key, func() {
 		unbind()
 		if _, err := a.keeper.KeyOf(key.Fingerprint); errors.Is(err, ErrNotFound) {
 			undo() // the session made no knight after all

@@ -23,9 +23,9 @@ func TestNewKnightsAreCountedForAnHour(t *testing.T) {
 	arrive := func(addr string) (func(), error) {
 		made++
 		fp := fmt.Sprint("SHA256:", made)
-		id, release, err := a.Arrive(knights.Key{Fingerprint: fp}, addr, true)
+		k, release, err := a.Arrive(knights.Key{Fingerprint: fp}, addr, true)
 		if err == nil {
-			keeper.Put(world.Adventurer{ID: id, Name: fmt.Sprint("Knight", made)})
+			keeper.Put(world.Adventurer{ID: k.Knight, Name: fmt.Sprint("Knight", made)})
 			if _, err := keeper.KeyOf(fp); err != nil {
 				t.Fatalf("the new knight's key was not written: %v", err)
 			}
@@ -59,7 +59,7 @@ func TestNewKnightsAreCountedForAnHour(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	keeper.Put(world.Adventurer{ID: first, Name: "Kay"})
+	keeper.Put(world.Adventurer{ID: first.Knight, Name: "Kay"})
 	releaseFirst()
 	_, leave, err := b.Arrive(knights.Key{Fingerprint: "SHA256:y"}, "198.51.100.1", true)
 	if err != nil {
@@ -136,8 +136,8 @@ func TestTwoSessionsOfANewKeyPlayOneKnight(t *testing.T) {
 	}
 	keeper.hide = 1 // the second session asks before the first's binding shows
 	second, _, err := a.Arrive(knights.Key{Fingerprint: "SHA256:a"}, "192.0.2.1", true)
-	if err != nil || second != first {
-		t.Fatalf("the second session plays %q (%v), want the first's %q", second, err, first)
+	if err != nil || second.Knight != first.Knight {
+		t.Fatalf("the second session plays %q (%v), want the first's %q", second.Knight, err, first.Knight)
 	}
 	if _, _, err := a.Arrive(knights.Key{Fingerprint: "SHA256:b"}, "192.0.2.1", true); err != nil {
 		t.Fatalf("another key's new knight, the second session having taken no place: %v", err)

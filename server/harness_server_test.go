@@ -91,10 +91,25 @@ func startLogging(t testing.TB, cfg Config, log io.Writer) (*testServer, *Server
 // startLogger is startConfigured with the server logging to log.
 func startLogger(t testing.TB, cfg Config, log *slog.Logger) (*testServer, *Server) {
 	t.Helper()
+	return startChanged(t, cfg, log, func(*Server) {})
+}
+
+// startWrapped is startConfigured with change made to the server before it serves (a
+// keeper wrapped, say).
+func startWrapped(t testing.TB, cfg Config, change func(*Server)) *testServer {
+	t.Helper()
+	ts, _ := startChanged(t, cfg, slog.New(slog.DiscardHandler), change)
+	return ts
+}
+
+// startChanged starts a server of cfg logging to log, change made to it before it serves.
+func startChanged(t testing.TB, cfg Config, log *slog.Logger, change func(*Server)) (*testServer, *Server) {
+	t.Helper()
 	srv, err := New(cfg, log)
 	if err != nil {
 		t.Fatal(err)
 	}
+	change(srv)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

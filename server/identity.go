@@ -68,18 +68,20 @@ func (s *Server) knightOf(fp string) (string, error) { return s.arrivals.KnightO
 
 // identify works out who a session is, for the track middleware: a guest gets a knight
 // id of its own; a key with no knight that opens a game gets a new one, bound for the
-// session's time (knights.Arrivals). release ends what identify holds.
-func (s *Server) identify(sess ssh.Session, game bool) (id ident, release func(), err error) {
+// session's time (knights.Arrivals). kept is the key's entry as read (zero for a guest),
+// for touchRead; release ends what identify holds.
+func (s *Server) identify(sess ssh.Session, game bool) (id ident, kept knights.Key, release func(), err error) {
 	key := sess.PublicKey()
 	if key == nil {
-		return ident{guest: true, knight: knights.NewGuestID()}, func() {}, nil
+		return ident{guest: true, knight: knights.NewGuestID()}, knights.Key{}, func() {}, nil
 	}
 	id.fp = keys.Fingerprint(key)
 	// A new key is used as it is added: knight shows it last used now, from here.
 	k := knights.Key{Fingerprint: id.fp, Type: key.Type(), Added: time.Now().UTC(), LastUsed: s.now().UTC(),
 		LastAddr: edge.HostOf(sess.RemoteAddr())}
-	id.knight, release, err = s.arrivals.Arrive(k, edge.AddrKey(sess.RemoteAddr()), game)
-	return id, release, err
+	kept, release, err = s.arrivals.Arrive(k, edge.AddrKey(sess.RemoteAddr()), game)
+	id.knight = kept.Knight
+	return id, kept, release, err
 }
 
 // tooManyKnightsLine is what such a key reads.
@@ -99,11 +101,19 @@ func (s *Server) touchKey(fp, addr string, always bool) {
 		return // a stopped realm's etcd may not answer: a player leaving does not wait for it
 	}
 	k, err := s.knights.KeyOf(fp)
-	if err != nil || (!always && s.now().Sub(k.LastUsed) < touchEvery && k.LastAddr == addr) {
+	if err != nil {
 		return
 	}
-	if err := s.knights.TouchKey(fp, s.now(), addr); err != nil {
-		s.log.Error("touch key", "fingerprint", fp, "err", err)
+	s.touchRead(k, addr, always)
+}
+
+// touchRead is touchKey for the key k as just read (none for a key with no knight).
+func (s *Server) touchRead(k knights.Key, addr string, always bool) {
+	if k.Knight == "" || s.knights.Err() != nil || (!always && s.now().Sub(k.LastUsed) < touchEvery && k.LastAddr == addr) {
+		return
+	}
+	if err := s.knights.TouchKey(k.Fingerprint, s.now(), addr); err != nil {
+		s.log.Error("touch key", "fingerprint", k.Fingerprint, "err", err)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -82,6 +83,58 @@ func TestBanOnAnOpenConnection(t *testing.T) {
 	if _, errOut, code := runOn(t, c, "whoami"); code != 1 || !strings.Contains(errOut, edge.BannedMessage) {
 		t.Fatalf("a session of a key banned meanwhile: exit %d, %q", code, errOut)
 	}
+}
+
+// A ban made while a session opens, after the session read its bans and before it was
+// listed, finds no session to close; the session, finding that a close came meanwhile
+// (edge.Registry.Closes), reads its bans again and is turned away.
+func TestABanMadeWhileASessionReadsItsBansTurnsItAway(t *testing.T) {
+	key := newKey(t)
+	fp := keys.Fingerprint(key.PublicKey())
+	var srv *Server
+	ts := startWrapped(t, testConfig(t.TempDir(), defaultSeed), func(s *Server) {
+		srv = s
+		s.knights = &banningAfterRead{Keeper: s.knights}
+	})
+	c := dial(t, ts.addr, key)
+	defer c.Close()
+	srv.knights.(*banningAfterRead).arm(func() {
+		if err := srv.store.Ban(knights.Ban{Fingerprint: fp, By: "SHA256:test", At: time.Now()}); err != nil {
+			t.Error(err)
+		}
+		if n := srv.live.CloseKey(fp, 0); n != 0 { // as the ban command does
+			t.Errorf("the ban closed %d sessions; the one opening is not listed yet", n)
+		}
+	})
+	if _, errOut, code := runOn(t, c, "whoami"); code != 1 || !strings.Contains(errOut, edge.BannedMessage) {
+		t.Fatalf("a session whose key was banned as it read its bans: exit %d, %q", code, errOut)
+	}
+}
+
+// banningAfterRead is a keeper that runs a function once, after the next read of a
+// key's ban it is armed for: a ban made just after that read.
+type banningAfterRead struct {
+	knights.Keeper
+	mu   sync.Mutex
+	then func()
+}
+
+func (b *banningAfterRead) arm(then func()) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.then = then
+}
+
+func (b *banningAfterRead) IsBanned(fp string, now time.Time) (bool, error) {
+	banned, err := b.Keeper.IsBanned(fp, now)
+	b.mu.Lock()
+	then := b.then
+	b.then = nil
+	b.mu.Unlock()
+	if then != nil {
+		then()
+	}
+	return banned, err
 }
 
 // forger offers pub and signs with another key: a signature of the right form that does

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -30,7 +31,7 @@ import (
 //     count of open sessions that shutdown waits for;
 //   - track: who the session is (its key's knight, a new key's new knight id, or a
 //     guest; identity.go), and the session in the registry the admin's who and stats read;
-//   - refuseBanned: a key or an address banned since its connection logged in is turned away;
+//     a key or an address banned since its connection logged in is turned away;
 //   - edge.KeyLimits: a key's sessions past the per-key limit are refused, and a guest's past
 //     the guests' limits;
 //   - runProgram: the game for a session with a terminal (game.go), nothing for the
@@ -42,7 +43,6 @@ func (s *Server) middleware() []wish.Middleware {
 		s.finish,
 		s.runProgram,
 		s.perKey.Middleware,
-		s.refuseBanned,
 		s.track,
 		s.logSessions,
 		edge.HoldSlot(s.refused),
@@ -82,8 +82,11 @@ func (s *Server) sessionAttrs(sess ssh.Session, more ...any) []any {
 	return append(append(attrs, "addr", sess.RemoteAddr().String()), more...)
 }
 
-// track works out who the session is (identity.go) and registers it for the admin's who
-// and stats while it is open.
+// track works out who the session is (identity.go), registers it for the admin's who
+// and stats while it is open, and turns it away if its key or address is banned. The
+// bans are read while the key's knight is (a realm far from its records waits one round
+// trip for them all, not three): read before the session is registered, they are read
+// again if a ban's close (edge.Registry.Closes) came meanwhile, which could not find it.
 func (s *Server) track(next ssh.Handler) ssh.Handler {
 	return func(sess ssh.Session) {
 		_, _, pty := sess.Pty()
@@ -93,7 +96,10 @@ func (s *Server) track(next ssh.Handler) ssh.Handler {
 			sent = new(atomic.Int64)
 		}
 		game := pty && (len(cmd) == 0 || cmd[0] == "play")
-		id, release, err := s.identify(sess, game)
+		closes := s.live.Closes()
+		read := make(chan bans, 1)
+		go func() { read <- s.bansOf(sess) }()
+		id, kept, release, err := s.identify(sess, game)
 		if errors.Is(err, knights.ErrTooManyKnights) {
 			s.log.Info("refused a new knight", "fingerprint", id.fp, "addr", sess.RemoteAddr().String())
 			edge.Refuse(sess, tooManyKnightsLine)
@@ -105,45 +111,70 @@ func (s *Server) track(next ssh.Handler) ssh.Handler {
 			return
 		}
 		defer release()
+		b := <-read
 		s.ids.put(sess, id) // removed by logSessions, after the session's last line
 		s.log.Info("session start", s.sessionAttrs(sess, "pty", pty, "command", len(cmd) > 0)...)
-		s.touchKey(id.fp, edge.HostOf(sess.RemoteAddr()), false)
+		s.touchRead(kept, edge.HostOf(sess.RemoteAddr()), false)
 		remove := s.live.Add(edge.LiveSession{
 			Fingerprint: id.fp, Knight: id.knight, Guest: id.guest, Addr: sess.RemoteAddr().String(), Start: time.Now(),
 			Game: game, Sent: sent,
 			Close: func() { _ = sess.Close() },
 		})
 		defer remove()
+		if s.live.Closes() != closes {
+			b = s.bansOf(sess)
+		}
+		if s.refuseBanned(sess, b) {
+			return
+		}
 		next(sess)
 	}
 }
 
-// refuseBanned is the middleware that turns a banned key away at login, before the game
-// or any command: one line (on the screen with a terminal, else on stderr) and status 1.
-func (s *Server) refuseBanned(next ssh.Handler) ssh.Handler {
-	return func(sess ssh.Session) {
-		fp := keys.Fingerprint(sess.PublicKey())
-		banned, err := s.knights.IsBanned(fp, s.now())
-		addrBanned := false
-		if a, perr := netip.ParseAddr(edge.HostOf(sess.RemoteAddr())); perr == nil && err == nil {
-			addrBanned, _, err = s.knights.IsAddrBanned(a, s.now())
-		}
-		if err != nil {
-			s.log.Error("check ban", "fingerprint", fp, "err", err)
-			edge.Refuse(sess, "The server cannot check your key just now; please try again later.")
-			return
-		}
-		if banned || addrBanned {
-			s.log.Info("refused a banned key or address", "fingerprint", fp, "addr", sess.RemoteAddr().String())
-			msg := edge.BannedMessage
-			if addrBanned {
-				msg = edge.BannedAddrMessage
-			}
-			edge.Refuse(sess, msg)
-			return
-		}
-		next(sess)
+// bans is whether a session's key and its address are banned, as read.
+type bans struct {
+	key, addr bool
+	err       error
+}
+
+// bansOf reads whether the session's key and its address are banned, the two at once.
+func (s *Server) bansOf(sess ssh.Session) bans {
+	fp := keys.Fingerprint(sess.PublicKey())
+	var b bans
+	var keyErr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		b.key, keyErr = s.knights.IsBanned(fp, s.now())
+	}()
+	if a, err := netip.ParseAddr(edge.HostOf(sess.RemoteAddr())); err == nil {
+		b.addr, _, b.err = s.knights.IsAddrBanned(a, s.now())
 	}
+	<-done
+	b.err = cmp.Or(keyErr, b.err)
+	return b
+}
+
+// refuseBanned turns a session of a banned key or address away, before the game or any
+// command: one line (on the screen with a terminal, else on stderr) and status 1. It
+// reports whether it did.
+func (s *Server) refuseBanned(sess ssh.Session, b bans) bool {
+	fp := keys.Fingerprint(sess.PublicKey())
+	if b.err != nil {
+		s.log.Error("check ban", "fingerprint", fp, "err", b.err)
+		edge.Refuse(sess, "The server cannot check your key just now; please try again later.")
+		return true
+	}
+	if !b.key && !b.addr {
+		return false
+	}
+	s.log.Info("refused a banned key or address", "fingerprint", fp, "addr", sess.RemoteAddr().String())
+	msg := edge.BannedMessage
+	if b.addr {
+		msg = edge.BannedAddrMessage
+	}
+	edge.Refuse(sess, msg)
+	return true
 }
 
 // finish runs after the game ends (taking the knight out of the world, which saves it),

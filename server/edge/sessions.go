@@ -34,9 +34,10 @@ func (s LiveSession) Host() string {
 // Registry is the set of open sessions. It lives at the server edge (the engine knows
 // nothing of connections), so a mutex guards it.
 type Registry struct {
-	mu   sync.Mutex
-	next uint64
-	m    map[uint64]*LiveSession
+	mu     sync.Mutex
+	next   uint64
+	m      map[uint64]*LiveSession
+	closes atomic.Uint64 // CloseKey and CloseAddr calls so far
 }
 
 // NewRegistry returns an empty registry.
@@ -115,9 +116,15 @@ func (r *Registry) KeysOf(knight string) []string {
 	return fps
 }
 
+// Closes counts the CloseKey and CloseAddr calls so far, each counted before it lists
+// the sessions to close: a session that read its bans before it was added, and finds the
+// count changed once added, reads them again, as a ban's close may have missed it.
+func (r *Registry) Closes() uint64 { return r.closes.Load() }
+
 // CloseKey closes every session of the key after delay (so a last screen can reach the
 // player first) and reports how many it will close.
 func (r *Registry) CloseKey(fp string, delay time.Duration) int {
+	r.closes.Add(1)
 	n := 0
 	for _, s := range r.List() {
 		if s.Fingerprint == fp {
@@ -131,6 +138,7 @@ func (r *Registry) CloseKey(fp string, delay time.Duration) int {
 // CloseAddr closes every session from an address in prefix (a CIDR prefix, as
 // netip.ParsePrefix reads it) after delay, and reports how many it will close.
 func (r *Registry) CloseAddr(prefix string, delay time.Duration) int {
+	r.closes.Add(1)
 	p, err := netip.ParsePrefix(prefix)
 	if err != nil {
 		return 0
