@@ -5,6 +5,7 @@ import (
 	"crypto/rsa"
 	"io"
 	"net"
+	"net/netip"
 	"strings"
 	"sync"
 	"testing"
@@ -135,6 +136,71 @@ func (b *banningAfterRead) IsBanned(fp string, now time.Time) (bool, error) {
 		then()
 	}
 	return banned, err
+}
+
+// A login reads its key's ban and its address's at once, at the handshake and again as
+// its session opens: records far away cost one round trip for the two, not two. Each
+// read here waits for the other kind to be under way, which reads one after the other
+// never are.
+func TestALoginReadsItsBansAtOnce(t *testing.T) {
+	var met *meeting
+	ts := startWrapped(t, testConfig(t.TempDir(), defaultSeed), func(s *Server) {
+		met = &meeting{Keeper: s.knights}
+		s.knights = met
+	})
+	c := dial(t, ts.addr, newKey(t))
+	defer c.Close()
+	if _, errOut, code := runOn(t, c, "whoami"); code != 1 || !strings.Contains(errOut, "no knight for key") {
+		t.Fatalf("whoami: exit %d, %q", code, errOut)
+	}
+	met.mu.Lock()
+	defer met.mu.Unlock()
+	if met.met != 4 || met.alone != 0 {
+		t.Fatalf("of the ban reads, %d met one of the other kind under way and %d did not; want 4 and 0 (two of each)", met.met, met.alone)
+	}
+}
+
+// meeting is a keeper whose reads of a key's ban and of an address's each wait, 5 s at
+// most, until one of the other kind is under way too, and count whether one was.
+type meeting struct {
+	knights.Keeper
+	mu         sync.Mutex
+	waiting    [2]chan struct{} // by kind (0 a key's, 1 an address's): a read waiting
+	met, alone int
+}
+
+func (m *meeting) meet(kind int) {
+	m.mu.Lock()
+	if w := m.waiting[1-kind]; w != nil {
+		close(w)
+		m.waiting[1-kind] = nil
+		m.met += 2
+		m.mu.Unlock()
+		return
+	}
+	w := make(chan struct{})
+	m.waiting[kind] = w
+	m.mu.Unlock()
+	select {
+	case <-w:
+	case <-time.After(5 * time.Second):
+		m.mu.Lock()
+		if m.waiting[kind] == w {
+			m.waiting[kind] = nil
+			m.alone++
+		}
+		m.mu.Unlock()
+	}
+}
+
+func (m *meeting) IsBanned(fp string, now time.Time) (bool, error) {
+	m.meet(0)
+	return m.Keeper.IsBanned(fp, now)
+}
+
+func (m *meeting) IsAddrBanned(a netip.Addr, now time.Time) (bool, string, error) {
+	m.meet(1)
+	return m.Keeper.IsAddrBanned(a, now)
 }
 
 // forger offers pub and signs with another key: a signature of the right form that does

@@ -159,11 +159,26 @@ func (l *Login) CheckKey(ctx ssh.Context, key ssh.PublicKey) bool {
 	if slot != nil && slot.IsRefused() {
 		return false
 	}
-	if l.closed(ctx) || l.addrBanned(ctx) {
+	if l.closed(ctx) {
 		return false
 	}
 	fp := keys.Fingerprint(key)
-	banned, err := l.KeyBanned(fp)
+	// The key's ban is read while the address's is: records far away cost one round trip
+	// for the two, not two.
+	type keyBan struct {
+		banned bool
+		err    error
+	}
+	read := make(chan keyBan, 1)
+	go func() {
+		banned, err := l.KeyBanned(fp)
+		read <- keyBan{banned, err}
+	}()
+	if l.addrBanned(ctx) {
+		return false
+	}
+	kb := <-read
+	banned, err := kb.banned, kb.err
 	if err != nil {
 		// The session's own check says so to the player.
 		l.Log.Error("check ban", "fingerprint", fp, "err", err)
