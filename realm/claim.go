@@ -163,11 +163,15 @@ func (r *Realm) TakeWith(ctx context.Context, knight string, opt TakeOptions) (f
 	t := r.current()
 	ctx, cancel := t.bound(ctx)
 	defer cancel()
-	// The watch is made beside the first try: by the time the holder is heard to be
-	// another realm, the watch is (nearly always) there, and the next try needs no wait.
+	// The watch is made beside the first try (clientv3's Watch returns once etcd has
+	// made it): by the time the holder is heard to be another realm, the watch is
+	// (nearly always) there, and the next try needs no wait.
 	wctx, unwatch := context.WithCancel(ctx)
 	defer unwatch()
-	w := r.cli.Watch(wctx, r.keys.claim(knight), clientv3.WithCreatedNotify(), clientv3.WithFilterPut())
+	watch := make(chan clientv3.WatchChan, 1)
+	go func() {
+		watch <- r.cli.Watch(wctx, r.keys.claim(knight), clientv3.WithCreatedNotify(), clientv3.WithFilterPut())
+	}()
 	f, asked, err := t.claim(ctx, knight, opt.Read, true)
 	defer func() {
 		if asked && err != nil {
@@ -181,6 +185,7 @@ func (r *Realm) TakeWith(ctx context.Context, knight string, opt TakeOptions) (f
 	if opt.Asked != nil {
 		opt.Asked(held.Holder)
 	}
+	w := <-watch
 	if err := watchErr(ctx, <-w); err != nil {
 		return nil, fmt.Errorf("realm: %s stays in %s: %w", knight, held.Holder, err)
 	}

@@ -204,3 +204,25 @@ func keysOf(req any) []string {
 	}
 	return keys
 }
+
+// Rounds groups calls, in the order etcd began them, into the round trips their client
+// made them in, for a client gap or more from etcd each way (tcpproxy.Delay): a call made
+// after an answer reaches etcd at least twice gap after that answer left it, while
+// calls made at once reach it within a moment of each other. So a call begun more than
+// gap after every call before it ended begins a round.
+func Rounds(calls []Call, gap time.Duration) [][]Call {
+	var rounds [][]Call
+	var last time.Time // the latest end so far
+	for _, c := range calls {
+		if len(rounds) == 0 || c.Start.Sub(last) > gap {
+			rounds = append(rounds, nil)
+		}
+		rounds[len(rounds)-1] = append(rounds[len(rounds)-1], c)
+		if end := c.End; end.After(last) {
+			last = end
+		} else if c.Start.After(last) {
+			last = c.Start
+		}
+	}
+	return rounds
+}

@@ -2,6 +2,7 @@ package etcdtest
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -84,5 +85,27 @@ func TestRecordedRecordsTheWatchedClientsCalls(t *testing.T) {
 	}
 	if calls := r.Calls(); len(calls) != 1 || calls[0].String() != "Range a" {
 		t.Fatalf("after Reset: %v", calls)
+	}
+}
+
+// Rounds puts calls begun within gap of the calls before them ending in one round trip,
+// and a call begun later in the next.
+func TestRoundsGroupCallsMadeAtOnce(t *testing.T) {
+	at := func(ms int) time.Time {
+		return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(ms) * time.Millisecond)
+	}
+	calls := []Call{
+		{Method: "Range", Start: at(0), End: at(1)},
+		{Method: "Watch", Start: at(2), End: at(3)},
+		{Method: "Txn", Start: at(5), End: at(40)}, // long: the next begins within gap of its end
+		{Method: "Put", Start: at(55), End: at(56)},
+		{Method: "Txn", Start: at(100), End: at(101)},
+	}
+	var got []int
+	for _, r := range Rounds(calls, 20*time.Millisecond) {
+		got = append(got, len(r))
+	}
+	if want := []int{4, 1}; !slices.Equal(got, want) {
+		t.Fatalf("rounds of %v: %v, want %v", calls, got, want)
 	}
 }
