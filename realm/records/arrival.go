@@ -88,6 +88,14 @@ func (k *Keeper) Arrived(id string) (Arrival, error) {
 	return out, errors.Join(errs...)
 }
 
+// forgetArrival drops what a claim of knight id read and no session took: it is the
+// claim's, and must not reach a session of a later one.
+func (k *Keeper) forgetArrival(id string) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	delete(k.arrivals, id)
+}
+
 // readKeys reads keys, under the prefix, in one transaction: the value of each that has
 // one.
 func (s *Store) readKeys(keys ...string) (map[string]realm.Value, error) {

@@ -199,6 +199,7 @@ func (k *Keeper) sheetOf(f *realm.Fenced) (*world.Adventurer, string, error) {
 // Leave implements knights.Keeper: the last session here checks the knight in, its
 // newest record written and its claim let go in one transaction.
 func (k *Keeper) Leave(ctx context.Context, id string) error {
+	k.forgetArrival(id)
 	ctx, cancel := context.WithTimeout(ctx, callTimeout)
 	defer cancel()
 	return k.sheets.leave(ctx, id)
@@ -206,6 +207,7 @@ func (k *Keeper) Leave(ctx context.Context, id string) error {
 
 // LetGo checks knight id in whatever sessions here hold it: another realm asked for it.
 func (k *Keeper) LetGo(ctx context.Context, id string) error {
+	k.forgetArrival(id)
 	ctx, cancel := context.WithTimeout(ctx, callTimeout)
 	defer cancel()
 	return k.sheets.leaveAll(ctx, id)
