@@ -214,9 +214,9 @@ func (k *Keeper) LetGo(ctx context.Context, id string) error {
 }
 
 // ReadMail reads the mailbox of id from etcd, for the world (one another realm wrote
-// to; a knight claimed here has it read with its claim, Arrived); ok is false while a write of this realm's own waits: it
-// merges, and the world is handed the result. Handed is to be told of what the world
-// holds once it has it.
+// to; a knight claimed here has it read with its claim, Arrived); ok is false while a
+// write of this realm's own waits: it merges, and the world is handed the result. Handed
+// is to be told of what the world holds once it has it.
 func (k *Keeper) ReadMail(id string) (letters []world.Letter, ok bool, err error) {
 	box, rev, err := k.MailAt(id)
 	if err != nil {
