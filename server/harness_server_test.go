@@ -228,6 +228,14 @@ var (
 	buildErr  error
 )
 
+// removeServerBinary removes what serverBinary built, once every test has run: a
+// binary of some 40 MB a run would otherwise stay in the temporary folder.
+func removeServerBinary() {
+	if binPath != "" {
+		_ = os.RemoveAll(filepath.Dir(binPath))
+	}
+}
+
 // serverBinary builds the server once and returns the binary's path.
 func serverBinary(t *testing.T) string {
 	t.Helper()

@@ -26,7 +26,7 @@ import (
 // were skipped for want of a program (an SSH client, the browser, promtool), once.
 func TestMain(m *testing.M) {
 	testtools.Waiting(2 * runtime.GOMAXPROCS(0))
-	testtools.Main(m)
+	testtools.Main(m, removeServerBinary)
 }
 
 // Waiting.

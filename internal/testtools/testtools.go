@@ -78,10 +78,14 @@ func Summary(tests string) string {
 	return b.String()
 }
 
-// Main runs a package's tests, then tells the summary of what they skipped, and exits
-// with the tests' code.
-func Main(m *testing.M) {
+// Main runs a package's tests, then each of after (what the tests left to clean up once
+// all have run: a binary built for them), tells the summary of what they skipped, and
+// exits with the tests' code.
+func Main(m *testing.M, after ...func()) {
 	code := m.Run()
+	for _, f := range after {
+		f()
+	}
 	if s := Summary(strings.TrimSuffix(filepath.Base(os.Args[0]), ".test")); s != "" {
 		tell(s)
 	}
