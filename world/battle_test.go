@@ -618,6 +618,21 @@ func TestTheFightViewSaysWhereAndWhen(t *testing.T) {
 	}
 }
 
+// The battle panel's target is a standing monster while one stands, and none (-1) once
+// none does, as the battle ends.
+func TestTheFightViewsTargetIsAStandingMonster(t *testing.T) {
+	e := fightEngine(t, nil)
+	enc := battleOf(t, e, []string{"a"}, "ogre")
+	a := e.players["a"]
+	if v := e.view(a).Fight; v.Target != 0 {
+		t.Fatalf("the target with the ogre standing: %d, want 0", v.Target)
+	}
+	enc.gone[0], enc.monsters[0].fight = true, nil // slain, on the turn before the battle ends
+	if v := e.view(a).Fight; v.Target != -1 {
+		t.Fatalf("the target with no monster standing: %d, want -1", v.Target)
+	}
+}
+
 // A battle's log keeps its last maxFightLog (40) lines.
 func TestTheBattleLogKeepsItsLastFortyLines(t *testing.T) {
 	e := fightEngine(t, nil)

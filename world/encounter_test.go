@@ -128,9 +128,12 @@ func TestALoneKnightIsNeverHurried(t *testing.T) {
 
 // In a battle of several heroes, one who has not chosen holds up the others for the
 // battle grace at most, shown to every hero as a countdown; then it hesitates and the
-// battle goes on. A screen-reader player's grace is PlainGraceFactor times as long.
+// battle goes on. A screen-reader player's grace is PlainGraceFactor times as long, and
+// at least 90 s: with a short grace the 90 s count (long false), with a long one the
+// three times (long true).
 func TestASilentHeroIsSkippedAfterTheGrace(t *testing.T) {
-	for _, plain := range []bool{false, true} {
+	for _, c := range []struct{ plain, long bool }{{false, false}, {true, false}, {true, true}} {
+		plain := c.plain
 		e := fightEngine(t, nil)
 		enc := battleOf(t, e, []string{"kay", "bors"}, "ogre")
 		kay, bors := e.players["kay"], e.players["bors"]
@@ -144,6 +147,9 @@ func TestASilentHeroIsSkippedAfterTheGrace(t *testing.T) {
 			// A screen-reader player's grace is at least 90 s (TestTimersGiveAScreenReaderPlayerTime
 			// checks its rule): at a turn a second, 90 turns and more.
 			e.cfg.Tick = time.Second
+			if c.long {
+				e.cfg.GraceTurns = 40 // 40 s: three times it is past the 90 s
+			}
 			grace = e.graceOf(bors)
 		}
 		// Both choose nothing: neither holds up the other, and the battle waits.
@@ -159,8 +165,8 @@ func TestASilentHeroIsSkippedAfterTheGrace(t *testing.T) {
 		e.Step()
 		if plain {
 			grace = e.graceOf(bors) // what Bors has heard of Kay's blow counts
-			if grace < 90 {
-				t.Fatalf("a screen-reader player's grace is %d turns of a second, want 90 at least", grace)
+			if want := max(90, PlainGraceFactor*e.cfg.GraceTurns); grace < want {
+				t.Fatalf("a screen-reader player's grace is %d turns of a second, want %d at least", grace, want)
 			}
 		}
 		v := e.view(kay)
