@@ -427,3 +427,14 @@ func TestMonstersMarkdownInDocs(t *testing.T) {
 		}
 	}
 }
+
+// A class is named as the seed names it, and one past the table (a record of a newer
+// server) as unknown, not read past the names.
+func TestMonsterClassNames(t *testing.T) {
+	if got := Undead.String(); got != "Undead" {
+		t.Errorf("Undead is named %q", got)
+	}
+	if got := MonsterClass(NumMonsterClasses).String(); got != "class?" {
+		t.Errorf("a class past the table is named %q, want class?", got)
+	}
+}
