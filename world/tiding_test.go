@@ -11,8 +11,8 @@ type heraldBox struct{ got []Tiding }
 func (h *heraldBox) Proclaim(t Tiding) { h.got = append(h.got, t) }
 
 // Issue 47: the world tells its herald of a knight's death (what slew it, where, its
-// level), its first level gained (once, however many a first exit gains, and never for a
-// later one) and its retirement, with the knight's privacy and guesthood as they stand.
+// level), its first level gained (once, however many a first exit gains, never for an
+// exit that gains none, and never for a later one) and its retirement, with the knight's privacy and guesthood as they stand.
 func TestTheWorldProclaimsDeathsFirstLevelsAndRetirements(t *testing.T) {
 	t.Run("death", func(t *testing.T) {
 		e := fixtureEngine(t, nil)
@@ -33,9 +33,17 @@ func TestTheWorldProclaimsDeathsFirstLevelsAndRetirements(t *testing.T) {
 		h := &heraldBox{}
 		e.cfg.Herald = h
 		rec := knight("a", 10)
-		rec.Experience, rec.Guest = 4000, true // seed 000: level 3 at 4000, both gained at the first exit
+		rec.Guest = true
 		e.join(rec, &recorder{})
 		p := e.players["a"]
+		// An exit that gains no level tells nothing, and earns no deed.
+		e.place(p, 1, e.levels[0].Up)
+		p.energy = 0
+		do(e, "a", Climb{})
+		if len(h.got) != 0 || p.rec.Level != 1 || p.rec.HasDeed(DeedFirstLevel) {
+			t.Fatalf("an exit at level 1 with no experience: tidings %+v, level %d, first level's deed %v", h.got, p.rec.Level, p.rec.HasDeed(DeedFirstLevel))
+		}
+		p.rec.Experience = 4000 // seed 000: level 3 at 4000, both gained at the next exit
 		e.place(p, 1, e.levels[0].Up)
 		p.energy = 0
 		do(e, "a", Climb{})
