@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 
+	clientv3 "go.etcd.io/etcd/client/v3"
+
 	"github.com/orthanc-ssh/orthanc-ssh/knights"
 	"github.com/orthanc-ssh/orthanc-ssh/realm"
 	"github.com/orthanc-ssh/orthanc-ssh/world"
@@ -131,9 +133,13 @@ func (k *Keeper) takeRename(a *world.Adventurer, f *realm.Fenced) (old string, e
 	if err := decodeVersioned([]byte(k.renameKey(a.ID)), pending.Value, &v, &v.V); err != nil {
 		return "", err
 	}
+	// Forgotten only as read: a rename written since (another admin's, while the claim's
+	// read was on its way) stays pending for the next claim, not wiped.
 	ctx, cancel := k.call()
 	defer cancel()
-	if _, err := k.cli.Delete(ctx, k.renameKey(a.ID)); err != nil {
+	key := k.renameKey(a.ID)
+	if _, err := k.cli.Txn(ctx).If(clientv3.Compare(clientv3.ModRevision(key), "=", pending.Rev)).
+		Then(clientv3.OpDelete(key)).Commit(); err != nil {
 		return "", err
 	}
 	switch world.NameKey(a.Name) {

@@ -120,3 +120,62 @@ func renamed(t *testing.T, k *Keeper, id string) (string, bool) {
 	}
 	return a.Renamed, a.Renamed != ""
 }
+
+// A claim forgets the pending rename it read, and only that one: a rename written after
+// the claim's read (another admin's, while it was on its way) stays pending, and the
+// next claim applies it.
+func TestAClaimForgetsOnlyTheRenameItRead(t *testing.T) {
+	st := New(newClient(t), Options{Prefix: prefixOf(t)})
+	a, b := keeperOf(t, st, "A"), keeperOf(t, st, "B")
+	ctx := context.Background()
+	kay := world.Adventurer{ID: "K-KAY", Name: "Kay", Level: 3}
+	if _, err := b.Give(ctx, knights.Give{Key: knights.Key{Fingerprint: "SHA256:kay", Knight: kay.ID}, Knight: &kay}); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Claim(ctx, kay.ID, func(string) {}); err != nil {
+		t.Fatal(err)
+	}
+	var away *knights.ElsewhereError
+	if err := a.Rename(ctx, kay.ID, "Kay", "Kaye"); !errors.As(err, &away) {
+		t.Fatalf("a rename of a knight B plays: %v", err)
+	}
+	b.Put(kay)
+	if err := b.Leave(ctx, kay.ID); err != nil {
+		t.Fatal(err)
+	}
+	// A claims it, reading the pending rename; before A forgets it, B's admin renames
+	// the knight again, which A holds now.
+	f, err := a.r.TakeWith(ctx, kay.ID, realm.TakeOptions{Read: claimReads(kay.ID)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Rename(ctx, kay.ID, "Kaye", "Gareth"); !errors.As(err, &away) {
+		t.Fatalf("a rename of a knight A holds: %v", err)
+	}
+	sheet, _, err := DecodeSheet(kay.ID, f.Sheet())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if old, err := a.takeRename(&sheet, f); err != nil || old != "Kay" || sheet.Name != "Kaye" {
+		t.Fatalf("the rename the claim read: old %q, name %q, %v", old, sheet.Name, err)
+	}
+	if name, ok, err := a.PendingRename(kay.ID); err != nil || !ok || name != "Gareth" {
+		t.Fatalf("the rename written after the claim's read: %q, %v, %v; want Gareth pending", name, ok, err)
+	}
+	checkedIn, err := encodeSheet(&sheet, "A")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.CheckIn(ctx, checkedIn); err != nil { // as A's session would, leaving
+		t.Fatal(err)
+	}
+	if err := a.Claim(ctx, kay.ID, func(string) {}); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := a.Knight(kay.ID); err != nil || got.Name != "Gareth" {
+		t.Fatalf("the next claim's sheet: %+v, %v; want Gareth", got, err)
+	}
+	if old, ok := renamed(t, a, kay.ID); !ok || old != "Kaye" {
+		t.Fatalf("the next claim told %q, %v; want Kaye", old, ok)
+	}
+}
